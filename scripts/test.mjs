@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Runs every workspace's compiled tests (packages/*/dist/test/**/*.test.js) with node's
+// test runner, prints the spec report, and ends with one line: "N passed, N failed".
+// Usage: node scripts/test.mjs [substring ...]  (only test files whose path contains one of them)
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(fileURLToPath(import.meta.url), '..', '..');
+const filters = process.argv.slice(2);
+
+function walk(dir, out) {
+  let entries;
+  try { entries = readdirSync(dir); } catch { return out; }
+  for (const name of entries) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, out);
+    else if (name.endsWith('.test.js')) out.push(full);
+  }
+  return out;
+}
+
+const files = [];
+for (const pkg of readdirSync(join(root, 'packages'))) walk(join(root, 'packages', pkg, 'dist', 'test'), files);
+const selected = files
+  .filter((f) => filters.length === 0 || filters.some((s) => relative(root, f).includes(s)))
+  .sort();
+
+if (selected.length === 0) {
+  console.log('no test files found (did the build run?)');
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+let passed = 0;
+let failed = 0;
+// Suites (describe blocks) report pass/fail too; count only the tests themselves.
+const isSuite = (data) => data.details?.type === 'suite';
+
+const stream = run({ files: selected, concurrency: 2, timeout: 120_000 });
+stream.on('test:pass', (data) => { if (!isSuite(data) && !data.skip && !data.todo) passed++; });
+stream.on('test:fail', (data) => { if (!isSuite(data)) failed++; });
+stream.compose(spec).pipe(process.stdout);
+stream.on('end', () => {
+  // Let the reporter flush before the summary line.
+  setImmediate(() => {
+    console.log(`${passed} passed, ${failed} failed`);
+    process.exitCode = failed > 0 ? 1 : 0;
+  });
+});
