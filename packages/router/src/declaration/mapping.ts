@@ -1,0 +1,115 @@
+/**
+ * Turns one route call, with the scope it was made in, into a normalized RouteSpec: the
+ * handler and action (from `to`, the scope and the module), the segment requirements
+ * (constraints on path params, format included), and the defaults (Rails' `Mapping`).
+ */
+import { ArgumentError } from '../errors.js';
+import { parsePath, segmentKeys } from '../pattern/ast.js';
+import type { RouteSpec } from '../route.js';
+import type { Scope } from './scope.js';
+import { URL_OPTIONS } from './options.js';
+
+export interface RouteCall {
+  name: string | null;
+  /** Normalized, escaped path with its format segment. */
+  path: string;
+  verbs: string[];
+  handler: string | undefined;
+  defaultAction: string | undefined;
+  to: string | undefined;
+  formatted: unknown;
+  anchor: boolean;
+  constraints: unknown;
+  /** What is left of the call's options: extra keys become requirements or defaults. */
+  options: Record<string, unknown>;
+}
+
+const ANCHORS = /^(\\A|\^)|(\\Z|\\z|\$)$/;
+
+/** A constraint as a RegExp: strings match themselves literally, as `Regexp.union` does. */
+export function toRegExp(value: unknown): RegExp {
+  if (value instanceof RegExp) return value;
+  return new RegExp(String(value).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RegExp);
+}
+
+export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
+  const options: Record<string, unknown> = { ...(scope.get('options') ?? {}), ...call.options };
+  let defaults: Record<string, unknown> = { ...(scope.get('defaults') ?? {}) };
+  const pathParams = segmentKeys(parsePath(call.path));
+
+  // Handler and action: `to` first, then the call's and the scope's, then the module prefix.
+  const [toHandler, toAction] = call.to !== undefined && call.to.includes('#') ? call.to.split('#') : [];
+  let handler = toHandler || call.handler;
+  const action = toAction || call.defaultAction;
+  const module = scope.get('module');
+  if (module && handler) handler = handler.startsWith('/') ? handler.slice(1) : `${module}/${handler}`;
+
+  if (!handler && !pathParams.includes('handler')) {
+    throw new ArgumentError('Missing :handler key on routes definition, please check your routes.');
+  }
+  if (handler && !/^[a-z_0-9][a-z_0-9/]*$/.test(handler)) {
+    throw new ArgumentError(
+      `'${handler}' is not a supported handler name. This can lead to potential routing problems. ` +
+        'See https://guides.rubyonrails.org/routing.html#specifying-a-controller-to-use',
+    );
+  }
+  if (!action && !pathParams.includes('action')) {
+    throw new ArgumentError('Missing :action key on routes definition, please check your routes.');
+  }
+
+  // Extra options: a RegExp constrains the segment of that name, anything else is a default.
+  const constraints: Record<string, unknown> = { ...(scope.get('constraints') ?? {}) };
+  const optionDefaults: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (value instanceof RegExp) constraints[key] = value;
+    else optionDefaults[key] = value;
+  }
+  if (isPlainObject(call.constraints)) {
+    const urlDefaults: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(call.constraints)) {
+      if (URL_OPTIONS.includes(key) && (typeof value === 'string' || typeof value === 'number')) urlDefaults[key] = value;
+    }
+    defaults = { ...urlDefaults, ...defaults };
+    Object.assign(constraints, call.constraints);
+  }
+
+  const requirements: Record<string, RegExp> = {};
+  for (const [key, value] of Object.entries(constraints)) {
+    if (!pathParams.includes(key)) continue; // request conditions (subdomain...) are not path requirements
+    const re = toRegExp(value);
+    if (ANCHORS.test(re.source)) {
+      throw new ArgumentError(`Regexp anchor characters are not allowed in routing requirements: :${key}`);
+    }
+    requirements[key] = re;
+  }
+
+  const formatRequirements: Record<string, RegExp> = {};
+  const formatDefaults: Record<string, unknown> = {};
+  if (call.formatted === true) formatRequirements.format = /.+/;
+  else if (call.formatted instanceof RegExp) formatRequirements.format = call.formatted;
+  else if (typeof call.formatted === 'string') {
+    formatRequirements.format = new RegExp(call.formatted);
+    formatDefaults.format = call.formatted;
+  }
+
+  const allDefaults: Record<string, unknown> = { ...formatDefaults, ...defaults, ...optionDefaults };
+  delete allDefaults.handler;
+  delete allDefaults.action;
+  for (const key of Object.keys(allDefaults)) if (allDefaults[key] === undefined) delete allDefaults[key];
+
+  return {
+    name: call.name,
+    verbs: call.verbs,
+    path: call.path,
+    handler: handler ?? '',
+    action: action ?? (pathParams.includes('action') ? 'index' : ''),
+    requirements: { ...formatRequirements, ...requirements },
+    defaults: allDefaults,
+    anchored: call.anchor,
+    formatted: call.formatted !== false,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The mapper's scope: an immutable frame of options linked to its parent and tagged with a
+ * scope level. Every block method pushes a frame and pops it in `finally`, so a block that
+ * throws still leaves the mapper where it was. A lookup walks up to the nearest frame that
+ * holds the key, even when the value held there is `undefined` (shallow scopes rely on that
+ * to clear the path and name prefix).
+ */
+import type { Resource } from './resource.js';
+
+export type ScopeLevel =
+  | 'resources'
+  | 'resource'
+  | 'collection'
+  | 'member'
+  | 'new'
+  | 'nested'
+  | 'root'
+  | 'exclusive'
+  | null;
+
+/** What a frame may hold; the keys mirror Rails' `Scope::OPTIONS` plus the resource in scope. */
+export interface ScopeFrame {
+  path?: string | undefined;
+  shallowPath?: string | undefined;
+  as?: string | undefined;
+  shallowPrefix?: string | undefined;
+  module?: string | undefined;
+  handler?: string | undefined;
+  action?: string | undefined;
+  pathNames?: Record<string, string>;
+  constraints?: Record<string, unknown>;
+  shallow?: boolean;
+  defaults?: Record<string, unknown>;
+  via?: string | string[] | undefined;
+  format?: unknown;
+  options?: Record<string, unknown>;
+  actionOptions?: { only?: unknown; except?: unknown };
+  resource?: Resource;
+}
+
+export const RESOURCE_SCOPES: readonly ScopeLevel[] = Object.freeze(['resource', 'resources']);
+export const RESOURCE_METHOD_SCOPES: readonly ScopeLevel[] = Object.freeze(['collection', 'member', 'new']);
+
+export class Scope {
+  constructor(
+    readonly frame: ScopeFrame,
+    readonly parent: Scope | null,
+    readonly level: ScopeLevel,
+  ) {}
+
+  /** A child frame at the same level. */
+  push(frame: ScopeFrame): Scope {
+    return new Scope(frame, this, this.level);
+  }
+
+  /** A child at another level, holding no options of its own. */
+  pushLevel(level: ScopeLevel): Scope {
+    return new Scope({}, this, level);
+  }
+
+  get<K extends keyof ScopeFrame>(key: K): ScopeFrame[K] {
+    for (let s: Scope | null = this; s !== null; s = s.parent) {
+      if (Object.prototype.hasOwnProperty.call(s.frame, key)) return s.frame[key];
+    }
+    return undefined;
+  }
+
+  /** Every frame from this one up to the root. */
+  *frames(): IterableIterator<Scope> {
+    for (let s: Scope | null = this; s !== null; s = s.parent) yield s;
+  }
+
+  isResourceScope(): boolean {
+    return RESOURCE_SCOPES.includes(this.level);
+  }
+
+  isResourceMethodScope(): boolean {
+    return RESOURCE_METHOD_SCOPES.includes(this.level);
+  }
+
+  /** The parts a route name is built from, ordered by scope level (Rails' `Scope#action_name`). */
+  nameParts(
+    namePrefix: string | undefined,
+    prefix: string | undefined,
+    collectionName: string | undefined,
+    memberName: string | undefined,
+  ): Array<string | undefined> {
+    switch (this.level) {
+      case 'nested':
+        return [namePrefix, prefix];
+      case 'collection':
+        return [prefix, namePrefix, collectionName];
+      case 'new':
+        return [prefix, 'new', namePrefix, memberName];
+      case 'member':
+        return [prefix, namePrefix, memberName];
+      case 'root':
+        return [namePrefix, collectionName, prefix];
+      default:
+        return [namePrefix, memberName, prefix];
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Path spelling rules shared by declaration and recognition, as Rails applies them:
+ * declared paths are squeezed, stripped of trailing slashes and get `(.:format)`;
+ * request paths are squeezed and stripped the same way before matching.
+ */
+
+/** Rails' `Mapper.normalize_path`: one leading slash, no doubled or trailing slashes, `/(` → `(/`. */
+export function normalizePath(path: string): string {
+  let p = ('/' + path).replace(/\/{2,}/g, '/');
+  if (p !== '/') p = p.replace(/\/+$/, '');
+  p = p.replace(/%[a-f0-9]{2}/g, (m) => m.toUpperCase());
+  // "/(/:locale)" reads better as "(/:locale)": move the slash into the optional group.
+  p = p.replace(/\/(\(+)\/?/g, '$1/');
+  // A path of optional segments only keeps a leading "/" so it still generates "/" alone.
+  if (/^(\(+[^)]+\))(\(+\/:[^)]+\))*$/.test(p)) p = p.replace(/^(\(+)\//, '/$1');
+  return p;
+}
+
+/** Rails' `Mapper.normalize_name`: `admin/users` → `admin_users`. */
+export function normalizeName(name: string): string {
+  return normalizePath(name).slice(1).replace(/\//g, '_');
+}
+
+const OPTIONAL_FORMAT = /(?:\(\.:format\)+|\.:format|\/)$/;
+
+/**
+ * Adds the format segment: `true` makes it required, `false` leaves it out, anything else
+ * appends the optional `(.:format)` unless the path already ends with one or with a slash.
+ */
+export function withFormat(path: string, format: unknown): string {
+  if (format === true) return `${path}.:format`;
+  if (format !== false && !OPTIONAL_FORMAT.test(path)) return `${path}(.:format)`;
+  return path;
+}
+
+// Characters URI::DEFAULT_PARSER.escape leaves alone in a declared path.
+const DECLARED_SAFE = /^[-_.!~*'()a-zA-Z0-9;/?:@&=+$,[\]]*$/;
+
+/** Percent-encodes what a declared path may not hold as is (spaces, non-ASCII...). */
+export function escapeDeclaredPath(path: string): string {
+  if (DECLARED_SAFE.test(path)) return path;
+  let out = '';
+  for (const ch of path) out += DECLARED_SAFE.test(ch) ? ch : percentEncode(ch);
+  return out;
+}
+
+function percentEncode(ch: string): string {
+  let out = '';
+  for (const byte of Buffer.from(ch, 'utf8')) out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  return out;
+}
+
+/**
+ * The path a request is matched on: query and fragment dropped, slashes squeezed, trailing
+ * slash removed, percent escapes upper-cased. Already-normal paths are returned untouched.
+ */
+export function normalizeRequestPath(raw: string): string {
+  let path = raw;
+  const query = path.indexOf('?');
+  if (query !== -1) path = path.slice(0, query);
+  const hash = path.indexOf('#');
+  if (hash !== -1) path = path.slice(0, hash);
+  const last = path.length - 1;
+  if (
+    last > 0 && path.charCodeAt(last) === 47 ||
+    path.charCodeAt(0) !== 47 ||
+    path.indexOf('//') !== -1
+  ) {
+    path = ('/' + path).replace(/\/{2,}/g, '/');
+    if (path.length > 1) path = path.replace(/\/+$/, '');
+    if (path === '') path = '/';
+  }
+  if (path.indexOf('%') !== -1) path = path.replace(/%[a-f0-9]{2}/g, (m) => m.toUpperCase());
+  return path;
+}
+
+/** Decodes a matched param value; a malformed escape is kept as written (as Rails does). */
+export function decodeParam(value: string): string {
+  if (value.indexOf('%') === -1) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The compiled route set `draw` returns: the routes in declaration order, and everything
+ * derived from them — recognition (compiled on first use), URL generation and named
+ * helpers, and the node:http dispatcher.
+ */
+import { createNodeListener, type Handlers, type NodeListener } from './adapters/node.js';
+import { ArgumentError } from './errors.js';
+import type { RouteSink } from './declaration/mapper.js';
+import { camelHelperName } from './format/helper-name.js';
+import { compileFastPath, generatePath, paramsFromArgs, urlFor } from './generator/generate.js';
+import { buildParams, Matcher } from './matcher/matcher.js';
+import { normalizeRequestPath } from './pattern/normalize.js';
+import { Route, type RouteSpec } from './route.js';
+import type { Match, RouteHelper, RouteInfo, RouteSetLike, UrlOptions } from './types.js';
+
+const DUPLICATE_NAME =
+  "You may have defined two routes with the same name using the `:as` option, or you may be overriding a route already defined by a resource with the same naming. For the latter, you can restrict the routes created with `resources` as explained here: \nhttps://guides.rubyonrails.org/routing.html#restricting-the-routes-created";
+
+export class RouteSet implements RouteSetLike, RouteSink {
+  private readonly routes: Route[] = [];
+  private readonly named = new Map<string, Route>();
+  private matcher: Matcher | null = null;
+  private helperTable: Record<string, RouteHelper> | null = null;
+  private readonly fastPaths = new Map<Route, ((args: unknown[]) => string | null) | null>();
+
+  /** Host, protocol and port used by `url()` and the `...Url` helpers when a call gives none. */
+  defaultUrlOptions: UrlOptions = {};
+
+  /** Adds a declared route (the mapper calls this). */
+  add(spec: RouteSpec): void {
+    const name = spec.name;
+    if (name !== null) {
+      if (!/^[_a-z]\w*$/i.test(name)) throw new ArgumentError(`Invalid route name: '${name}'`);
+      if (this.named.has(name)) throw new ArgumentError(`Invalid route name, already in use: '${name}' \n${DUPLICATE_NAME}`);
+    }
+    const route = new Route(this.routes.length, spec);
+    this.routes.push(route);
+    if (name !== null) this.named.set(name, route);
+    this.matcher = null;
+    this.helperTable = null;
+  }
+
+  hasNamedRoute(name: string): boolean {
+    return this.named.has(name);
+  }
+
+  /** Every route in declaration order (PATCH and PUT of `update` are two entries). */
+  list(): RouteInfo[] {
+    return this.routes.map((r) => r.info);
+  }
+
+  /** Builds the recognizer now instead of on the first request. */
+  eagerLoad(): this {
+    this.compiled();
+    return this;
+  }
+
+  private compiled(): Matcher {
+    return (this.matcher ??= new Matcher(this.routes));
+  }
+
+  /**
+   * The route a request goes to: `recognize('GET', '/posts/1.json')` →
+   * `{ handler: 'posts', action: 'show', params: { id: '1', format: 'json' } }`.
+   * The first declared route whose path and verb match wins; HEAD falls back to GET routes.
+   */
+  recognize(method: string, path: string): Match | null {
+    const verb = method.toUpperCase();
+    const normalized = normalizeRequestPath(path);
+    const matcher = this.compiled();
+    const found = matcher.find(normalized, verb) ?? (verb === 'HEAD' ? matcher.find(normalized, 'GET') : null);
+    if (found === null) return null;
+    const route = found.leaf.route;
+    const params = buildParams(found.leaf, found.values);
+    const spec = route.spec;
+    return {
+      route: route.info,
+      handler: spec.handler || String(params.handler ?? ''),
+      action: spec.action || String(params.action ?? ''),
+      params,
+    };
+  }
+
+  /** Verbs some route answers for this path (HEAD wherever GET is); empty when no path matches. */
+  allowedMethods(path: string): string[] {
+    const routes = this.compiled().matchingRoutes(normalizeRequestPath(path));
+    const verbs = new Set<string>();
+    for (const route of routes) {
+      if (route.spec.verbs.length === 0) return ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
+      for (const v of route.spec.verbs) verbs.add(v);
+    }
+    if (verbs.has('GET')) verbs.add('HEAD');
+    return [...verbs].sort();
+  }
+
+  private namedRoute(name: string): Route {
+    const route = this.named.get(name);
+    if (route === undefined) throw new Error(`Unknown route name: '${name}'`);
+    return route;
+  }
+
+  /** `path('edit_post_comment', 1, 2)` → `/posts/1/comments/2/edit`; a last object gives keyed params. */
+  path(name: string, ...args: unknown[]): string {
+    return this.pathOf(this.namedRoute(name), args);
+  }
+
+  /** Like `path`, with scheme and host: the params object (or `defaultUrlOptions`) gives host, protocol, port. */
+  url(name: string, ...args: unknown[]): string {
+    return this.urlOf(this.namedRoute(name), args);
+  }
+
+  private pathOf(route: Route, args: unknown[]): string {
+    let fast = this.fastPaths.get(route);
+    if (fast === undefined) this.fastPaths.set(route, (fast = compileFastPath(route)));
+    if (fast !== null) {
+      const path = fast(args);
+      if (path !== null) return path;
+    }
+    return generatePath(route, paramsFromArgs(route, args));
+  }
+
+  private urlOf(route: Route, args: unknown[]): string {
+    const params = paramsFromArgs(route, args);
+    return urlFor(generatePath(route, params), { ...this.defaultUrlOptions, ...params });
+  }
+
+  /** `{ editPostCommentPath(postId, id), editPostCommentUrl(...), ... }` for every named route. */
+  get helpers(): Record<string, RouteHelper> {
+    if (this.helperTable !== null) return this.helperTable;
+    const table: Record<string, RouteHelper> = Object.create(null);
+    for (const [name, route] of this.named) {
+      table[camelHelperName(name, 'Path')] = (...args: unknown[]) => this.pathOf(route, args);
+      table[camelHelperName(name, 'Url')] = (...args: unknown[]) => this.urlOf(route, args);
+    }
+    return (this.helperTable = Object.freeze(table));
+  }
+
+  /** A `(req, res)` listener for node:http that calls `handlers[handler][action](ctx)`. */
+  dispatch(handlers: Handlers): NodeListener {
+    return createNodeListener(this, handlers);
+  }
+}

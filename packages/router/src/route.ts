@@ -1,0 +1,131 @@
+/**
+ * One normalized route: the record the declaration produces and everything else reads.
+ * The matcher, the generator, the table and the typed helpers are all derived from it.
+ */
+import { parsePath, requiredKeys, segmentKeys, type PathNode } from './pattern/ast.js';
+import type { RouteInfo } from './types.js';
+
+export interface RouteSpec {
+  name: string | null;
+  /** Upper-case verbs; empty means any verb. */
+  verbs: string[];
+  /** Normalized path with its format segment: `/posts/:id(.:format)`. */
+  path: string;
+  handler: string;
+  action: string;
+  /** Segment requirements (path params only), format included. */
+  requirements: Record<string, RegExp>;
+  /** Declared defaults other than handler and action. */
+  defaults: Record<string, unknown>;
+  /** False for a prefix match (`anchor: false`). */
+  anchored: boolean;
+  /** False when `format: false` (globs then match greedily, as in Rails). */
+  formatted: boolean;
+}
+
+const DEFAULT_SEGMENT = '[^/.?]+';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+function countGroups(source: string): number {
+  return new RegExp(`${source}|`).exec('')!.length - 1;
+}
+
+export class Route {
+  readonly info: RouteInfo;
+  readonly ast: PathNode[];
+  /** Every param and glob name in path order (Rails' `segment_keys`). */
+  readonly segmentKeys: string[];
+  /** Params outside optional groups, in path order (Rails' `required_parts`). */
+  readonly requiredKeys: string[];
+  /** True when every param uses the default segment pattern and there is no glob: the trie can match it. */
+  readonly simple: boolean;
+  private compiled: { regexp: RegExp; captures: string[] } | null = null;
+
+  constructor(
+    readonly index: number,
+    readonly spec: RouteSpec,
+  ) {
+    this.ast = parsePath(spec.path);
+    this.segmentKeys = segmentKeys(this.ast);
+    this.requiredKeys = requiredKeys(this.ast);
+    const constraints: Record<string, string> = {};
+    for (const [key, re] of Object.entries(spec.requirements)) constraints[key] = re.source;
+    this.info = Object.freeze({
+      name: spec.name,
+      verb: spec.verbs.join('|'),
+      path: spec.path,
+      handler: spec.handler,
+      action: spec.action,
+      constraints: Object.freeze(constraints),
+      defaults: Object.freeze({ ...spec.defaults }),
+    });
+    this.simple =
+      spec.anchored &&
+      !hasGlob(this.ast) &&
+      this.segmentKeys.every((key) => !Object.prototype.hasOwnProperty.call(spec.requirements, key));
+  }
+
+  get name(): string | null {
+    return this.spec.name;
+  }
+
+  /** Whether the route answers this upper-case verb (HEAD is answered by GET routes elsewhere). */
+  allowsVerb(verb: string): boolean {
+    return this.spec.verbs.length === 0 || this.spec.verbs.includes(verb);
+  }
+
+  /** The whole-path regexp Journey would build, with the param name of each capture. */
+  get regexp(): { regexp: RegExp; captures: string[] } {
+    if (this.compiled === null) this.compiled = this.compile();
+    return this.compiled;
+  }
+
+  private compile(): { regexp: RegExp; captures: string[] } {
+    const captures: string[] = [];
+    const requirements = this.spec.requirements;
+    const formatted = this.spec.formatted;
+    const visit = (nodes: PathNode[]): string => {
+      let out = '';
+      for (const node of nodes) {
+        switch (node.type) {
+          case 'slash':
+            out += '/';
+            break;
+          case 'dot':
+            out += '\\.';
+            break;
+          case 'literal':
+            out += escapeRegExp(node.text);
+            break;
+          case 'param':
+          case 'glob': {
+            const req = requirements[node.name];
+            const source = req ? `(?:${req.source})` : node.type === 'param' ? DEFAULT_SEGMENT : formatted ? '.+?' : '.+';
+            captures.push(node.name);
+            // Groups inside a constraint shift the capture numbers after it.
+            const inner = req ? countGroups(req.source) : 0;
+            for (let i = 0; i < inner; i++) captures.push('');
+            out += `(${source})`;
+            break;
+          }
+          case 'group':
+            out += `(?:${visit(node.children)})?`;
+            break;
+        }
+      }
+      return out;
+    };
+    const body = visit(this.ast);
+    let source: string;
+    if (this.spec.anchored) source = `^${body}$`;
+    else source = body === '/' ? '^/' : `^${body}(?:\\b|$|/)`;
+    return { regexp: new RegExp(source), captures };
+  }
+}
+
+function hasGlob(nodes: PathNode[]): boolean {
+  return nodes.some((n) => n.type === 'glob' || (n.type === 'group' && hasGlob(n.children)));
+}
