@@ -8,7 +8,7 @@ import { ArgumentError } from './errors.js';
 import type { RouteSink } from './declaration/mapper.js';
 import { camelHelperName } from './format/helper-name.js';
 import { compileFastPath, generatePath, paramsFromArgs, urlFor } from './generator/generate.js';
-import { buildParams, Matcher } from './matcher/matcher.js';
+import { buildParams, GET_BIT, HEAD_BIT, Matcher, verbBitOf } from './matcher/matcher.js';
 import { normalizeRequestPath } from './pattern/normalize.js';
 import { Route, type RouteSpec } from './route.js';
 import type { Match, RouteHelper, RouteInfo, RouteSetLike, UrlOptions } from './types.js';
@@ -65,10 +65,11 @@ export class RouteSet implements RouteSetLike, RouteSink {
    * The first declared route whose path and verb match wins; HEAD falls back to GET routes.
    */
   recognize(method: string, path: string): Match | null {
-    const verb = method.toUpperCase();
     const normalized = normalizeRequestPath(path);
     const matcher = this.compiled();
-    const found = matcher.find(normalized, verb) ?? (verb === 'HEAD' ? matcher.find(normalized, 'GET') : null);
+    const bit = verbBitOf(method);
+    let found = matcher.find(normalized, bit);
+    if (found === null && bit === HEAD_BIT) found = matcher.find(normalized, GET_BIT);
     if (found === null) return null;
     const route = found.leaf.route;
     const params = buildParams(found.leaf, found.values);

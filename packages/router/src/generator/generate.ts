@@ -109,7 +109,9 @@ export function urlFor(path: string, options: UrlOptions & Record<string, unknow
     );
   }
   protocol = protocol === '' ? 'http' : protocol.replace(/:?(\/\/)?$/, '');
-  const port = options.port === undefined || options.port === null || options.port === '' ? '' : `:${options.port}`;
+  const given = options.port === undefined || options.port === null ? '' : String(options.port);
+  // The protocol's own port is left out, as Rails does.
+  const port = given === '' || (protocol === 'http' && given === '80') || (protocol === 'https' && given === '443') ? '' : `:${given}`;
   return `${protocol}://${host}${port}${path}`;
 }
 

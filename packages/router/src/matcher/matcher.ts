@@ -44,8 +44,17 @@ function verbBit(verb: string, create: boolean): number {
   return VERB_BITS[verb]!;
 }
 
+/** The bit of a request method, any case; `GET` and `HEAD` bits are exported for the HEAD fallback. */
+export function verbBitOf(method: string): number {
+  return VERB_BITS[method] ?? verbBit(method.toUpperCase(), false);
+}
+export const GET_BIT = 1;
+export const HEAD_BIT = 32;
+
 export interface Leaf {
   route: Route;
+  /** The route's declared defaults, or null when it has none (most routes). */
+  defaults: Record<string, unknown> | null;
   key: number;
   verbs: number;
   /** Param name of each captured value, in capture order. */
@@ -63,6 +72,8 @@ class TrieNode {
   param: TrieNode | null = null;
   patterns: PatternEdge[] | null = null;
   leaves: Leaf[] | null = null;
+  /** Leaves of routes whose last segment continues with `.:format` after this node's segment. */
+  formatLeaves: Leaf[] | null = null;
   /** Smallest leaf key in this subtree. */
   min = Infinity;
 }
@@ -72,32 +83,17 @@ export interface Found {
   values: string[];
 }
 
+function defaultsOf(route: Route): Record<string, unknown> | null {
+  const defaults = route.spec.defaults;
+  for (const _ in defaults) return defaults;
+  return null;
+}
+
 function routeVerbs(route: Route): number {
   if (route.spec.verbs.length === 0) return ANY_VERB;
   let bits = 0;
   for (const v of route.spec.verbs) bits |= verbBit(v, true);
   return bits;
-}
-
-/** Splits a shape into segments (the tokens between slashes). */
-function segmentsOf(shape: PathNode[]): PathNode[][] {
-  const segments: PathNode[][] = [];
-  let current: PathNode[] | null = null;
-  for (const node of shape) {
-    if (node.type === 'slash') {
-      current = [];
-      segments.push(current);
-    } else {
-      if (current === null) {
-        current = [];
-        segments.push(current);
-      }
-      current.push(node);
-    }
-  }
-  // "/" alone is the root: no segments.
-  if (segments.length === 1 && segments[0]!.length === 0) return [];
-  return segments;
 }
 
 function escapeRegExp(text: string): string {
@@ -106,89 +102,127 @@ function escapeRegExp(text: string): string {
 
 export class Matcher {
   private readonly root = new TrieNode();
-  private readonly statics = new Map<string, { leaves: Leaf[]; contested: boolean }>();
+  private readonly statics = new Map<string, { leaves: Leaf[]; contested: boolean | undefined }>();
   private readonly custom: Leaf[] = [];
 
   constructor(routes: readonly Route[]) {
     for (const route of routes) {
       const verbs = routeVerbs(route);
       if (!route.simple) {
-        this.custom.push({ route, key: route.index * SHAPES, verbs, names: route.regexp.captures });
+        this.custom.push({ route, defaults: defaultsOf(route), key: route.index * SHAPES, verbs, names: route.regexp.captures });
         continue;
       }
       const shapes = expandOptional(route.ast);
       for (let s = 0; s < shapes.length && s < SHAPES; s++) this.insert(route, verbs, s, shapes[s]!);
     }
-    // A static entry is authoritative unless a dynamic route declared earlier may match it too.
-    for (const [path, entry] of this.statics) {
-      const last = entry.leaves[entry.leaves.length - 1]!.key;
-      const dynamic = this.search(path, ANY_VERB, true);
-      entry.contested = dynamic !== null && dynamic.leaf.key < last;
-    }
   }
 
   private insert(route: Route, verbs: number, shape: number, nodes: PathNode[]): void {
     const names: string[] = [];
+    const key = route.index * SHAPES + shape;
     let node = this.root;
+    if (key < node.min) node.min = key;
     let staticPath = '';
     let isStatic = true;
-    const key = route.index * SHAPES + shape;
-    const trail: TrieNode[] = [node];
-    for (const segment of segmentsOf(nodes)) {
-      const params = segment.filter((n) => n.type === 'param') as Array<{ type: 'param'; name: string }>;
-      if (params.length === 0) {
-        const text = segment.map((n) => (n.type === 'dot' ? '.' : n.type === 'literal' ? n.text : '')).join('');
-        staticPath += '/' + text;
-        node.statics ??= new Map();
-        let child = node.statics.get(text);
-        if (!child) node.statics.set(text, (child = new TrieNode()));
-        node = child;
-      } else if (segment.length === 1) {
+    // A last segment `x.:format` (x a word or a param) ends on x's node, in its formatLeaves:
+    // the walk splits the format off the request's last segment instead of running a regexp.
+    let end = nodes.length;
+    let formatName: string | null = null;
+    const last = nodes[end - 1];
+    const beforeDot = nodes[end - 3];
+    if (
+      end >= 4 && last!.type === 'param' && nodes[end - 2]!.type === 'dot' && nodes[end - 4]!.type === 'slash' &&
+      (beforeDot!.type === 'literal' || beforeDot!.type === 'param')
+    ) {
+      formatName = last!.name;
+      end -= 2;
+    }
+    let i = 0;
+    while (i < end) {
+      // nodes[i] is a slash; the segment runs to the next slash.
+      let j = i + 1;
+      while (j < end && nodes[j]!.type !== 'slash') j++;
+      const first = nodes[i + 1];
+      if (j === i + 2 && first!.type === 'param') {
         isStatic = false;
-        names.push(params[0]!.name);
+        names.push(first!.name);
         node = node.param ??= new TrieNode();
       } else {
-        isStatic = false;
+        let text = '';
         let source = '^';
-        for (const n of segment) {
-          if (n.type === 'dot') source += '\\.';
-          else if (n.type === 'literal') source += escapeRegExp(n.text);
-          else if (n.type === 'param') {
+        let plain = true;
+        for (let k = i + 1; k < j; k++) {
+          const n = nodes[k]!;
+          if (n.type === 'literal') {
+            text += n.text;
+            source += escapeRegExp(n.text);
+          } else if (n.type === 'dot') {
+            text += '.';
+            source += '\\.';
+          } else if (n.type === 'param') {
+            plain = false;
             source += '([^/.?]+)';
             names.push(n.name);
           }
         }
-        source += '$';
-        node.patterns ??= [];
-        let edge = node.patterns.find((e) => e.source === source);
-        if (!edge) node.patterns.push((edge = { source, regexp: new RegExp(source), node: new TrieNode() }));
-        node = edge.node;
+        if (plain) {
+          if (j === i + 1 && j === end && i === 0) {
+            // "/" alone: the root node itself.
+          } else {
+            staticPath += '/' + text;
+            node.statics ??= new Map();
+            let child = node.statics.get(text);
+            if (child === undefined) node.statics.set(text, (child = new TrieNode()));
+            node = child;
+          }
+        } else {
+          isStatic = false;
+          source += '$';
+          node.patterns ??= [];
+          let edge = node.patterns.find((e) => e.source === source);
+          if (edge === undefined) node.patterns.push((edge = { source, regexp: new RegExp(source), node: new TrieNode() }));
+          node = edge.node;
+        }
       }
-      trail.push(node);
+      if (key < node.min) node.min = key;
+      i = j;
     }
-    const leaf: Leaf = { route, key, verbs, names };
+    // Routes arrive in declaration order, so appending keeps every leaf list sorted by key.
+    if (formatName !== null) {
+      names.push(formatName);
+      (node.formatLeaves ??= []).push({ route, defaults: defaultsOf(route), key, verbs, names });
+      return;
+    }
+    const leaf: Leaf = { route, defaults: defaultsOf(route), key, verbs, names };
     (node.leaves ??= []).push(leaf);
-    node.leaves.sort((a, b) => a.key - b.key);
-    for (const n of trail) if (key < n.min) n.min = key;
     if (isStatic) {
       const path = staticPath === '' ? '/' : staticPath;
       const entry = this.statics.get(path);
       if (entry) entry.leaves.push(leaf);
-      else this.statics.set(path, { leaves: [leaf], contested: false });
+      else this.statics.set(path, { leaves: [leaf], contested: undefined });
     }
   }
 
-  /** The winning route for a normalized path and an upper-case verb, or null. */
-  find(path: string, verb: string): Found | null {
-    const bit = verbBit(verb, false);
+    /** The winning route for a normalized path and a verb bit (see `verbBitOf`), or null. */
+  find(path: string, bit: number): Found | null {
     const entry = this.statics.get(path);
-    if (entry !== undefined && !entry.contested) {
+    if (entry !== undefined && !(entry.contested ?? this.isContested(path, entry.leaves))) {
       const leaves = entry.leaves;
       for (let i = 0; i < leaves.length; i++) {
         if ((leaves[i]!.verbs & bit) !== 0) return { leaf: leaves[i]!, values: [] };
       }
     }
     return this.search(path, bit, false);
+  }
+
+  /**
+   * A static entry answers alone unless a dynamic route declared before its last leaf also
+   * matches the path; decided on the entry's first use and remembered.
+   */
+  private isContested(path: string, leaves: Leaf[]): boolean {
+    const entry = this.statics.get(path)!;
+    const dynamic = this.search(path, ANY_VERB, true);
+    return (entry.contested = dynamic !== null && dynamic.leaf.key < leaves[leaves.length - 1]!.key);
   }
 
   /** Trie walk plus the custom routes; `dynamicOnly` skips leaves reached by static segments alone. */
@@ -231,6 +265,14 @@ export class Matcher {
         for (const edge of node.patterns ?? []) if (edge.regexp.test(segment)) collect(edge.node, next);
         if (node.param && isPlainValue(segment)) collect(node.param, next);
       }
+      const dot = segment.lastIndexOf('.');
+      if (end === path.length && dot > 0 && dot < segment.length - 1) {
+        const base = segment.slice(0, dot);
+        const children = [node.statics?.get(base), isPlainValue(base) ? node.param : null];
+        for (const child of children) {
+          for (const leaf of child?.formatLeaves ?? []) if (!seen.has(leaf.route)) seen.add(leaf.route), found.push(leaf.route);
+        }
+      }
     };
     collect(this.root, 1);
     for (const leaf of this.custom) if (leaf.route.regexp.regexp.test(path) && !seen.has(leaf.route)) seen.add(leaf.route), found.push(leaf.route);
@@ -248,9 +290,23 @@ interface SearchState {
   dynamicOnly: boolean;
 }
 
-/** A default-pattern param value: non-empty, no `.`, `/` or `?`. */
+/** A default-pattern param value: non-empty, no `.` (a `?` never reaches the matcher). */
 function isPlainValue(segment: string): boolean {
-  return segment.indexOf('.') === -1 && segment.indexOf('?') === -1;
+  return segment !== '' && segment.indexOf('.') === -1;
+}
+
+/** Takes the first leaf (lowest key) that answers the verb, if it beats the best so far. */
+function take(leaves: Leaf[], state: SearchState): void {
+  for (let i = 0; i < leaves.length; i++) {
+    const leaf = leaves[i]!;
+    if (leaf.key >= state.bestKey) return;
+    if ((leaf.verbs & state.bit) !== 0) {
+      state.best = leaf;
+      state.bestKey = leaf.key;
+      state.values = state.stack.slice();
+      return;
+    }
+  }
 }
 
 function walk(node: TrieNode, state: SearchState, start: number, dynamic: boolean): void {
@@ -258,18 +314,7 @@ function walk(node: TrieNode, state: SearchState, start: number, dynamic: boolea
   const path = state.path;
   // Past the end: every segment consumed ("/" alone has none).
   if (start > path.length || (start === 1 && path.length === 1)) {
-    const leaves = node.leaves;
-    if (leaves === null || (state.dynamicOnly && !dynamic)) return;
-    for (let i = 0; i < leaves.length; i++) {
-      const leaf = leaves[i]!;
-      if (leaf.key >= state.bestKey) return;
-      if ((leaf.verbs & state.bit) !== 0) {
-        state.best = leaf;
-        state.bestKey = leaf.key;
-        state.values = state.stack.slice();
-        return;
-      }
-    }
+    if (node.leaves !== null && (dynamic || !state.dynamicOnly)) take(node.leaves, state);
     return;
   }
   let end = path.indexOf('/', start);
@@ -294,24 +339,44 @@ function walk(node: TrieNode, state: SearchState, start: number, dynamic: boolea
       state.stack.length = depth;
     }
   }
-  const param = node.param;
-  if (param !== null && param.min < state.bestKey) {
-    // The default pattern [^/.?]+ : no dot or question mark in the segment.
-    for (let i = start; i < end; i++) {
-      const c = path.charCodeAt(i);
-      if (c === 46 || c === 63) return;
+  // Where the dots are decides both the plain param (none allowed) and the format split (last one).
+  let firstDot = -1;
+  let lastDot = -1;
+  for (let i = start; i < end; i++) {
+    if (path.charCodeAt(i) === 46) {
+      if (firstDot === -1) firstDot = i;
+      lastDot = i;
     }
+  }
+  const param = node.param;
+  if (param !== null && firstDot === -1 && param.min < state.bestKey) {
     state.stack.push(path.slice(start, end));
     walk(param, state, next, true);
     state.stack.pop();
+  }
+  // The last segment `base.ext` may be a route's `x(.:format)`: base matches x, ext is the format.
+  if (end === path.length && lastDot > start && lastDot < end - 1) {
+    const stack = state.stack;
+    const ext = path.slice(lastDot + 1, end);
+    const staticChild = node.statics?.get(path.slice(start, lastDot));
+    if (staticChild !== undefined && staticChild.formatLeaves !== null) {
+      stack.push(ext);
+      take(staticChild.formatLeaves, state);
+      stack.pop();
+    }
+    if (param !== null && param.formatLeaves !== null && firstDot === lastDot) {
+      stack.push(path.slice(start, lastDot), ext);
+      take(param.formatLeaves, state);
+      stack.length -= 2;
+    }
   }
 }
 
 /** Builds the params object of a match: declared defaults, then the decoded path values. */
 export function buildParams(leaf: Leaf, values: string[]): Record<string, unknown> {
-  const defaults = leaf.route.spec.defaults;
+  const defaults = leaf.defaults;
   const params: Record<string, unknown> = {};
-  for (const key in defaults) params[key] = defaults[key];
+  if (defaults !== null) for (const key in defaults) params[key] = defaults[key];
   const names = leaf.names;
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;

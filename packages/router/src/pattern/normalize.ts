@@ -55,22 +55,34 @@ function percentEncode(ch: string): string {
  * slash removed, percent escapes upper-cased. Already-normal paths are returned untouched.
  */
 export function normalizeRequestPath(raw: string): string {
-  let path = raw;
-  const query = path.indexOf('?');
-  if (query !== -1) path = path.slice(0, query);
-  const hash = path.indexOf('#');
-  if (hash !== -1) path = path.slice(0, hash);
-  const last = path.length - 1;
-  if (
-    last > 0 && path.charCodeAt(last) === 47 ||
-    path.charCodeAt(0) !== 47 ||
-    path.indexOf('//') !== -1
-  ) {
+  // One pass decides whether anything needs fixing; most paths come back as they are.
+  const n = raw.length;
+  let cut = n;
+  let fix = n === 0 || raw.charCodeAt(0) !== 47;
+  let percent = false;
+  let prevSlash = false;
+  for (let i = 0; i < n; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 63 || c === 35) {
+      cut = i; // '?' or '#'
+      break;
+    }
+    if (c === 47) {
+      if (prevSlash) fix = true;
+      prevSlash = true;
+    } else {
+      prevSlash = false;
+      if (c === 37) percent = true;
+    }
+  }
+  let path = cut === n ? raw : raw.slice(0, cut);
+  if (path.length > 1 && prevSlash) fix = true;
+  if (fix) {
     path = ('/' + path).replace(/\/{2,}/g, '/');
     if (path.length > 1) path = path.replace(/\/+$/, '');
     if (path === '') path = '/';
   }
-  if (path.indexOf('%') !== -1) path = path.replace(/%[a-f0-9]{2}/g, (m) => m.toUpperCase());
+  if (percent) path = path.replace(/%[a-f0-9]{2}/g, (m) => m.toUpperCase());
   return path;
 }
 
