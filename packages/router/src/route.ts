@@ -3,6 +3,7 @@
  * The matcher, the generator, the table and the typed helpers are all derived from it.
  */
 import { parsePath, requiredKeys, segmentKeys, type PathNode } from './pattern/ast.js';
+import { inlineFlags } from './pattern/case-fold.js';
 import type { RouteInfo } from './types.js';
 
 export interface RouteSpec {
@@ -33,39 +34,64 @@ function countGroups(source: string): number {
   return new RegExp(`${source}|`).exec('')!.length - 1;
 }
 
+const EMPTY: Readonly<Record<string, string>> = Object.freeze({});
+
 export class Route {
-  readonly info: RouteInfo;
-  readonly ast: PathNode[];
-  /** Every param and glob name in path order (Rails' `segment_keys`). */
-  readonly segmentKeys: string[];
-  /** Params outside optional groups, in path order (Rails' `required_parts`). */
-  readonly requiredKeys: string[];
-  /** True when every param uses the default segment pattern and there is no glob: the trie can match it. */
-  readonly simple: boolean;
+  // Derived lazily: a 10,000-route set should cost little until a route is used or listed.
+  private parsed: PathNode[] | null = null;
+  private keys: string[] | null = null;
+  private required: string[] | null = null;
+  private summary: RouteInfo | null = null;
   private compiled: { regexp: RegExp; captures: string[] } | null = null;
 
   constructor(
     readonly index: number,
     readonly spec: RouteSpec,
-  ) {
-    this.ast = parsePath(spec.path);
-    this.segmentKeys = segmentKeys(this.ast);
-    this.requiredKeys = requiredKeys(this.ast);
-    const constraints: Record<string, string> = {};
-    for (const [key, re] of Object.entries(spec.requirements)) constraints[key] = re.source;
-    this.info = Object.freeze({
+  ) {}
+
+  get ast(): PathNode[] {
+    return (this.parsed ??= parsePath(this.spec.path));
+  }
+
+  /** Every param and glob name in path order (Rails' `segment_keys`). */
+  get segmentKeys(): string[] {
+    return (this.keys ??= segmentKeys(this.ast));
+  }
+
+  /** Params outside optional groups, in path order (Rails' `required_parts`). */
+  get requiredKeys(): string[] {
+    return (this.required ??= requiredKeys(this.ast));
+  }
+
+  /** The public description of the route (one frozen object per route, made on first use). */
+  get info(): RouteInfo {
+    if (this.summary !== null) return this.summary;
+    const spec = this.spec;
+    let constraints = EMPTY;
+    for (const key in spec.requirements) {
+      if (constraints === EMPTY) constraints = {};
+      (constraints as Record<string, string>)[key] = spec.requirements[key]!.source;
+    }
+    return (this.summary = Object.freeze({
       name: spec.name,
       verb: spec.verbs.join('|'),
       path: spec.path,
       handler: spec.handler,
       action: spec.action,
-      constraints: Object.freeze(constraints),
-      defaults: Object.freeze({ ...spec.defaults }),
-    });
-    this.simple =
-      spec.anchored &&
-      !hasGlob(this.ast) &&
-      this.segmentKeys.every((key) => !Object.prototype.hasOwnProperty.call(spec.requirements, key));
+      constraints: constraints === EMPTY ? EMPTY : Object.freeze(constraints),
+      defaults: Object.isFrozen(spec.defaults) ? spec.defaults : Object.freeze({ ...spec.defaults }),
+    }));
+  }
+
+  /**
+   * True when every param uses the default segment pattern and there is no glob: the trie can
+   * match it. Takes a parse so that the matcher's compile does not keep one per route.
+   */
+  isSimple(ast: PathNode[]): boolean {
+    const spec = this.spec;
+    if (!spec.anchored) return false;
+    for (const key in spec.requirements) if (segmentKeys(ast).includes(key)) return false;
+    return !hasGlob(ast);
   }
 
   get name(): string | null {
@@ -103,10 +129,10 @@ export class Route {
           case 'param':
           case 'glob': {
             const req = requirements[node.name];
-            const source = req ? `(?:${req.source})` : node.type === 'param' ? DEFAULT_SEGMENT : formatted ? '.+?' : '.+';
+            const source = req ? `(?:${inlineFlags(req)})` : node.type === 'param' ? DEFAULT_SEGMENT : formatted ? '.+?' : '.+';
             captures.push(node.name);
             // Groups inside a constraint shift the capture numbers after it.
-            const inner = req ? countGroups(req.source) : 0;
+            const inner = req ? countGroups(inlineFlags(req)) : 0;
             for (let i = 0; i < inner; i++) captures.push('');
             out += `(${source})`;
             break;

@@ -4,7 +4,6 @@
  * (constraints on path params, format included), and the defaults (Rails' `Mapping`).
  */
 import { ArgumentError } from '../errors.js';
-import { parsePath, segmentKeys } from '../pattern/ast.js';
 import type { RouteSpec } from '../route.js';
 import type { Scope } from './scope.js';
 import { URL_OPTIONS } from './options.js';
@@ -36,10 +35,35 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RegExp);
 }
 
+const NO_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_REQUIREMENTS: Readonly<Record<string, RegExp>> = Object.freeze({});
+const verbLists = new Map<string, string[]>();
+
+/** The param and glob names of a path (a scan: no need for the full parse here). */
+function paramNames(path: string): string[] {
+  if (path.indexOf(':') === -1 && path.indexOf('*') === -1) return [];
+  const names: string[] = [];
+  for (const m of path.matchAll(/[:*](\w+)/g)) names.push(m[1]!);
+  return names;
+}
+
+/** Routes share one array per verb list: most of 10,000 routes say ['GET']. */
+function internVerbs(verbs: string[]): string[] {
+  const key = verbs.join('|');
+  let list = verbLists.get(key);
+  if (list === undefined) verbLists.set(key, (list = Object.freeze(verbs.slice()) as string[]));
+  return list;
+}
+
+function orShared<T extends object>(value: T, shared: T): T {
+  for (const _ in value) return value;
+  return shared;
+}
+
 export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   const options: Record<string, unknown> = { ...(scope.get('options') ?? {}), ...call.options };
   let defaults: Record<string, unknown> = { ...(scope.get('defaults') ?? {}) };
-  const pathParams = segmentKeys(parsePath(call.path));
+  const pathParams = paramNames(call.path);
 
   // Handler and action: `to` first, then the call's and the scope's, then the module prefix.
   const [toHandler, toAction] = call.to !== undefined && call.to.includes('#') ? call.to.split('#') : [];
@@ -103,12 +127,12 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
 
   return {
     name: call.name,
-    verbs: call.verbs,
+    verbs: internVerbs(call.verbs),
     path: call.path,
     handler: handler ?? '',
     action: action ?? (pathParams.includes('action') ? 'index' : ''),
-    requirements: { ...formatRequirements, ...requirements },
-    defaults: allDefaults,
+    requirements: orShared({ ...formatRequirements, ...requirements }, NO_REQUIREMENTS as Record<string, RegExp>),
+    defaults: orShared(allDefaults, NO_DEFAULTS as Record<string, unknown>),
     anchored: call.anchor,
     formatted: call.formatted !== false,
   };

@@ -64,7 +64,7 @@ export function generatePath(route: Route, params: Record<string, unknown>): str
     if (value === undefined || value === '') missing.push(key);
     else {
       const requirement = route.spec.requirements[key];
-      if (requirement && !new RegExp(`^(?:${requirement.source})$`).test(value)) unmatched.push(key);
+      if (requirement && !new RegExp(`^(?:${requirement.source})$`, requirement.flags.replace(/[gy]/g, '')).test(value)) unmatched.push(key);
     }
   }
   if (missing.length > 0 || unmatched.length > 0) {

@@ -15,7 +15,7 @@
  *  3. the routes the trie cannot express (custom constraints, globs, `anchor: false`),
  *     tried in declaration order with their own regexps, as Journey does.
  */
-import { expandOptional, type PathNode } from '../pattern/ast.js';
+import { expandOptional, parsePath, type PathNode } from '../pattern/ast.js';
 import { decodeParam } from '../pattern/normalize.js';
 import type { Route } from '../route.js';
 
@@ -108,11 +108,12 @@ export class Matcher {
   constructor(routes: readonly Route[]) {
     for (const route of routes) {
       const verbs = routeVerbs(route);
-      if (!route.simple) {
+      const ast = parsePath(route.spec.path);
+      if (!route.isSimple(ast)) {
         this.custom.push({ route, defaults: defaultsOf(route), key: route.index * SHAPES, verbs, names: route.regexp.captures });
         continue;
       }
-      const shapes = expandOptional(route.ast);
+      const shapes = expandOptional(ast);
       for (let s = 0; s < shapes.length && s < SHAPES; s++) this.insert(route, verbs, s, shapes[s]!);
     }
   }
@@ -149,21 +150,12 @@ export class Matcher {
         node = node.param ??= new TrieNode();
       } else {
         let text = '';
-        let source = '^';
         let plain = true;
         for (let k = i + 1; k < j; k++) {
           const n = nodes[k]!;
-          if (n.type === 'literal') {
-            text += n.text;
-            source += escapeRegExp(n.text);
-          } else if (n.type === 'dot') {
-            text += '.';
-            source += '\\.';
-          } else if (n.type === 'param') {
-            plain = false;
-            source += '([^/.?]+)';
-            names.push(n.name);
-          }
+          if (n.type === 'literal') text += n.text;
+          else if (n.type === 'dot') text += '.';
+          else plain = false;
         }
         if (plain) {
           if (j === i + 1 && j === end && i === 0) {
@@ -177,6 +169,16 @@ export class Matcher {
           }
         } else {
           isStatic = false;
+          let source = '^';
+          for (let k = i + 1; k < j; k++) {
+            const n = nodes[k]!;
+            if (n.type === 'literal') source += escapeRegExp(n.text);
+            else if (n.type === 'dot') source += '\\.';
+            else if (n.type === 'param') {
+              source += '([^/.?]+)';
+              names.push(n.name);
+            }
+          }
           source += '$';
           node.patterns ??= [];
           let edge = node.patterns.find((e) => e.source === source);
