@@ -106,7 +106,7 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
     if (!pathParams.includes(key)) continue; // request conditions (subdomain...) are not path requirements
     const re = toRegExp(value);
     if (ANCHORS.test(re.source)) {
-      throw new ArgumentError(`Regexp anchor characters are not allowed in routing requirements: :${key}`);
+      throw new ArgumentError(`Regexp anchor characters are not allowed in routing requirements: ${String(re)}`);
     }
     requirements[key] = re;
   }

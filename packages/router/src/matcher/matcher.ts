@@ -21,6 +21,7 @@ import type { Route } from '../route.js';
 
 /** Shapes per route are numbered below this; keys are `index * SHAPES + shape`. */
 const SHAPES = 64;
+const NO_VALUES: string[] = [];
 const ANY_VERB = 0x7fffffff;
 
 const VERB_BITS: Record<string, number> = Object.assign(Object.create(null), {
@@ -104,6 +105,7 @@ export class Matcher {
   private readonly root = new TrieNode();
   private readonly statics = new Map<string, { leaves: Leaf[]; contested: boolean | undefined }>();
   private readonly custom: Leaf[] = [];
+  private readonly state: SearchState = { path: '', bit: 0, bestKey: Infinity, best: null, values: [], stack: [], dynamicOnly: false };
 
   constructor(routes: readonly Route[]) {
     for (const route of routes) {
@@ -229,7 +231,15 @@ export class Matcher {
 
   /** Trie walk plus the custom routes; `dynamicOnly` skips leaves reached by static segments alone. */
   private search(path: string, bit: number, dynamicOnly: boolean): Found | null {
-    const state: SearchState = { path, bit, bestKey: Infinity, best: null, values: [], stack: [], dynamicOnly };
+    // One state object serves every search: a search never runs inside another.
+    const state = this.state;
+    state.path = path;
+    state.bit = bit;
+    state.bestKey = Infinity;
+    state.best = null;
+    state.values = NO_VALUES;
+    state.stack.length = 0;
+    state.dynamicOnly = dynamicOnly;
     walk(this.root, state, 1, false);
     const custom = this.custom;
     for (let i = 0; i < custom.length; i++) {
@@ -292,6 +302,11 @@ interface SearchState {
   dynamicOnly: boolean;
 }
 
+/** The static child named by `path[start, end)`. */
+function staticChild(node: TrieNode, path: string, start: number, end: number): TrieNode | undefined {
+  return node.statics === null ? undefined : node.statics.get(path.slice(start, end));
+}
+
 /** A default-pattern param value: non-empty, no `.` (a `?` never reaches the matcher). */
 function isPlainValue(segment: string): boolean {
   return segment !== '' && segment.indexOf('.') === -1;
@@ -322,10 +337,8 @@ function walk(node: TrieNode, state: SearchState, start: number, dynamic: boolea
   let end = path.indexOf('/', start);
   if (end === -1) end = path.length;
   const next = end + 1;
-  if (node.statics !== null) {
-    const child = node.statics.get(path.slice(start, end));
-    if (child !== undefined) walk(child, state, next, dynamic);
-  }
+  const child = staticChild(node, path, start, end);
+  if (child !== undefined) walk(child, state, next, dynamic);
   if (end === start) return; // an empty segment matches no param
   const patterns = node.patterns;
   if (patterns !== null) {
@@ -360,10 +373,10 @@ function walk(node: TrieNode, state: SearchState, start: number, dynamic: boolea
   if (end === path.length && lastDot > start && lastDot < end - 1) {
     const stack = state.stack;
     const ext = path.slice(lastDot + 1, end);
-    const staticChild = node.statics?.get(path.slice(start, lastDot));
-    if (staticChild !== undefined && staticChild.formatLeaves !== null) {
+    const base = staticChild(node, path, start, lastDot);
+    if (base !== undefined && base.formatLeaves !== null) {
       stack.push(ext);
-      take(staticChild.formatLeaves, state);
+      take(base.formatLeaves, state);
       stack.pop();
     }
     if (param !== null && param.formatLeaves !== null && firstDot === lastDot) {

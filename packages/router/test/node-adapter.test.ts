@@ -1,0 +1,297 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { createNodeListener, type Context, type Handlers } from '../src/adapters/node.js';
+import type { RouteSetLike } from '../src/types.js';
+import { draw } from '../src/index.js';
+import { StubRouteSet, postsRoutes, route } from './support/stub-route-set.js';
+
+function sampleRoutes(): RouteSetLike {
+  return new StubRouteSet([
+    ...postsRoutes(),
+    route({ name: 'post_comment', verb: 'GET', path: '/posts/:post_id/comments/:id(.:format)', handler: 'comments', action: 'show' }),
+    route({ name: 'raw', verb: 'GET', path: '/raw', handler: 'files', action: 'raw' }),
+    route({ name: 'boom', verb: 'GET', path: '/boom', handler: 'errors', action: 'boom' }),
+    route({ name: 'reject', verb: 'GET', path: '/reject', handler: 'errors', action: 'reject' }),
+    route({ name: 'missing_handler', verb: 'GET', path: '/nohandler', handler: 'nothing', action: 'index' }),
+    route({ name: 'inherited', verb: 'GET', path: '/inherited', handler: 'posts', action: 'toString' }),
+    route({ name: 'manual', verb: 'GET', path: '/manual', handler: 'misc', action: 'manual' }),
+    route({ name: 'created', verb: 'POST', path: '/created', handler: 'misc', action: 'created' }),
+    route({ name: 'redirect', verb: 'GET', path: '/redirect', handler: 'misc', action: 'redirect' }),
+    route({ name: 'nil', verb: 'GET', path: '/nil', handler: 'misc', action: 'nil' }),
+    route({ name: 'slow', verb: 'GET', path: '/slow', handler: 'misc', action: 'slow' }),
+    route({ name: 'query', verb: 'GET', path: '/query', handler: 'misc', action: 'query' }),
+  ]);
+}
+
+class Comments {
+  prefix = 'comment';
+  show(ctx: Context) {
+    return `${this.prefix} ${String(ctx.params.id)} of post ${String(ctx.params.post_id)}`;
+  }
+}
+
+const seen: Context[] = [];
+
+const handlers: Handlers = {
+  posts: {
+    index: () => [{ id: 1, title: 'Hello' }],
+    show: (ctx) => {
+      seen.push(ctx);
+      return { id: ctx.params.id, format: ctx.params.format ?? null };
+    },
+    create: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { created: true };
+    },
+    destroy: () => undefined,
+    // no update, edit, new
+  },
+  comments: new Comments() as unknown as Handlers[string],
+  files: { raw: () => Buffer.from([0, 1, 2, 255]) },
+  errors: {
+    boom: () => {
+      throw new Error('secret internals');
+    },
+    reject: async () => {
+      throw new Error('async secret');
+    },
+  },
+  misc: {
+    manual: ({ res }) => {
+      res.writeHead(202, { 'Content-Type': 'text/html' });
+      res.end('<p>manual</p>');
+      return 'ignored';
+    },
+    created: ({ res }) => {
+      res.statusCode = 201;
+      return { ok: true };
+    },
+    redirect: ({ res }) => {
+      res.statusCode = 302;
+      res.setHeader('Location', '/posts');
+    },
+    nil: () => null,
+    slow: () => new Promise((resolve) => setTimeout(() => resolve('late'), 20)),
+    query: ({ query }) => ({ page: query.get('page'), tags: query.getAll('tag') }),
+  },
+};
+
+let server: Server;
+let base: string;
+let port: number;
+
+before(async () => {
+  server = createServer(createNodeListener(sampleRoutes(), handlers));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+});
+
+after(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+/** The raw bytes of a response, to see that HEAD really carries no body. */
+function rawRequest(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+}
+
+describe('createNodeListener', () => {
+  test('200 JSON with path params; ctx carries route, handler, action, query', async () => {
+    const res = await fetch(`${base}/posts/42.json?x=1`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.deepEqual(await res.json(), { id: '42', format: 'json' });
+    const ctx = seen.at(-1)!;
+    assert.equal(ctx.handler, 'posts');
+    assert.equal(ctx.action, 'show');
+    assert.equal(ctx.route.name, 'post');
+    assert.equal(ctx.query.get('x'), '1');
+  });
+
+  test('query string is split off the path and parsed', async () => {
+    const res = await fetch(`${base}/query?page=3&tag=a&tag=b`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { page: '3', tags: ['a', 'b'] });
+  });
+
+  test('a returned array is JSON', async () => {
+    const res = await fetch(`${base}/posts`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), [{ id: 1, title: 'Hello' }]);
+  });
+
+  test('a string is text/plain; class-instance handlers keep their this', async () => {
+    const res = await fetch(`${base}/posts/7/comments/9`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.equal(await res.text(), 'comment 9 of post 7');
+  });
+
+  test('a Buffer is application/octet-stream', async () => {
+    const res = await fetch(`${base}/raw`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/octet-stream');
+    assert.deepEqual([...new Uint8Array(await res.arrayBuffer())], [0, 1, 2, 255]);
+  });
+
+  test('async handlers: the resolved value is the response', async () => {
+    const res = await fetch(`${base}/posts`, { method: 'POST' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { created: true });
+    const slow = await fetch(`${base}/slow`);
+    assert.equal(await slow.text(), 'late');
+  });
+
+  test('undefined gives 204 with no body', async () => {
+    const res = await fetch(`${base}/posts/1`, { method: 'DELETE' });
+    assert.equal(res.status, 204);
+    assert.equal(await res.text(), '');
+  });
+
+  test('null is JSON null', async () => {
+    const res = await fetch(`${base}/nil`);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), 'null');
+  });
+
+  test('a status set by the handler is kept', async () => {
+    const created = await fetch(`${base}/created`, { method: 'POST' });
+    assert.equal(created.status, 201);
+    assert.deepEqual(await created.json(), { ok: true });
+    const redirect = await fetch(`${base}/redirect`, { redirect: 'manual' });
+    assert.equal(redirect.status, 302);
+    assert.equal(redirect.headers.get('location'), '/posts');
+  });
+
+  test('a response the handler ended itself is left alone', async () => {
+    const res = await fetch(`${base}/manual`);
+    assert.equal(res.status, 202);
+    assert.equal(res.headers.get('content-type'), 'text/html');
+    assert.equal(await res.text(), '<p>manual</p>');
+  });
+
+  test('404 when no route matches', async () => {
+    const res = await fetch(`${base}/x?y=1`);
+    assert.equal(res.status, 404);
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(await res.text(), '{"error":"not_found","reason":"No route matches [GET] \\"/x\\""}');
+  });
+
+  test('405 with Allow when the path answers other verbs only', async () => {
+    const res = await fetch(`${base}/posts`, { method: 'DELETE' });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'GET, HEAD, POST');
+    const body = (await res.json()) as { error: string; reason: string };
+    assert.equal(body.error, 'method_not_allowed');
+    assert.match(body.reason, /No route matches \[DELETE\] "\/posts"/);
+  });
+
+  test('501 naming handler#action when the handler or its action is missing', async () => {
+    const noAction = await fetch(`${base}/posts/1`, { method: 'PATCH' });
+    assert.equal(noAction.status, 501);
+    const a = (await noAction.json()) as { error: string; reason: string };
+    assert.equal(a.error, 'not_implemented');
+    assert.match(a.reason, /posts#update/);
+
+    const noHandler = await fetch(`${base}/nohandler`);
+    assert.equal(noHandler.status, 501);
+    assert.match(((await noHandler.json()) as { reason: string }).reason, /nothing#index/);
+
+    // what every object inherits is not an action
+    const inherited = await fetch(`${base}/inherited`);
+    assert.equal(inherited.status, 501);
+    assert.match(((await inherited.json()) as { reason: string }).reason, /posts#toString/);
+  });
+
+  test('500 on a thrown error or a rejected promise, logged, stack not leaked, server alive', async (t) => {
+    const logged = t.mock.method(console, 'error', () => {});
+    for (const path of ['/boom', '/reject']) {
+      const res = await fetch(`${base}${path}`);
+      assert.equal(res.status, 500);
+      const text = await res.text();
+      assert.deepEqual(JSON.parse(text), { error: 'internal_server_error', reason: 'Internal Server Error' });
+      assert.doesNotMatch(text, /secret|at /);
+    }
+    assert.equal(logged.mock.callCount(), 2);
+    assert.ok(logged.mock.calls.some((c) => c.arguments.some((a) => a instanceof Error && a.message === 'secret internals')));
+    const still = await fetch(`${base}/posts`);
+    assert.equal(still.status, 200);
+  });
+
+  test('HEAD is answered by GET routes, with headers and no body', async () => {
+    const res = await fetch(`${base}/posts/5`, { method: 'HEAD' });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(res.headers.get('content-length'), String(JSON.stringify({ id: '5', format: null }).length));
+    assert.equal(await res.text(), '');
+
+    const raw = await rawRequest('HEAD /posts/5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(raw, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.ok(raw.endsWith('\r\n\r\n'), `no body expected after the headers: ${JSON.stringify(raw)}`);
+
+    const missing = await rawRequest('HEAD /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(missing, /^HTTP\/1\.1 404 Not Found\r\n/);
+    assert.ok(missing.endsWith('\r\n\r\n'), `no body expected on a 404 to HEAD: ${JSON.stringify(missing)}`);
+  });
+});
+
+describe('routes.dispatch with a drawn route set', () => {
+  test('params, percent-decoding, constraints, 404, 405, 501', async () => {
+    const routes = draw((r) => {
+      r.resources('posts', { only: ['index', 'show', 'create'] }, (r) => {
+        r.resources('comments', { only: ['show'] });
+      });
+      r.resources('files', { only: ['show'], constraints: { id: /[^\/]+/ } });
+      r.namespace('admin', (r) => { r.resources('users', { only: ['index'] }); });
+    });
+    const app = createServer(
+      routes.dispatch({
+        posts: { index: () => 'all posts', show: ({ params }) => ({ ...params }) },
+        comments: { show: ({ params, route }) => ({ params, name: route.name }) },
+        files: { show: ({ params }) => `file ${String(params.id)}` },
+      }),
+    );
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    try {
+      assert.equal(await (await fetch(`${url}/posts`)).text(), 'all posts');
+      assert.deepEqual(await (await fetch(`${url}/posts/hello%20world.json`)).json(), { id: 'hello world', format: 'json' });
+      assert.deepEqual(await (await fetch(`${url}/posts/1/comments/2`)).json(), {
+        params: { post_id: '1', id: '2' },
+        name: 'post_comment',
+      });
+      assert.equal(await (await fetch(`${url}/files/report.v2.pdf`)).text(), 'file report.v2.pdf');
+
+      const notFound = await fetch(`${url}/posts/1/edit`);
+      assert.equal(notFound.status, 404);
+      assert.deepEqual(await notFound.json(), { error: 'not_found', reason: 'No route matches [GET] "/posts/1/edit"' });
+
+      const notAllowed = await fetch(`${url}/posts/1`, { method: 'DELETE' });
+      assert.equal(notAllowed.status, 405);
+      assert.equal(notAllowed.headers.get('allow'), routes.allowedMethods('/posts/1').join(', '));
+      assert.match(notAllowed.headers.get('allow') ?? '', /\bGET\b/);
+      await notAllowed.body?.cancel();
+
+      const noHandler = await fetch(`${url}/admin/users`);
+      assert.equal(noHandler.status, 501);
+      assert.match(((await noHandler.json()) as { reason: string }).reason, /admin\/users#index/);
+
+      const create = await fetch(`${url}/posts`, { method: 'POST' });
+      assert.equal(create.status, 501);
+      assert.match(((await create.json()) as { reason: string }).reason, /posts#create/);
+    } finally {
+      app.closeAllConnections();
+      await new Promise<void>((resolve) => app.close(() => resolve()));
+    }
+  });
+});
