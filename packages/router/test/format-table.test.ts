@@ -1,3 +1,4 @@
+import { demoRoutes } from '../src/demo-routes.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -111,30 +112,7 @@ describe('formatRoutes of drawn route sets', () => {
     // rails-routes-demo.txt: `rails routes` (Rails 6.1) of the same declarations in Ruby, with
     // Controller#Action renamed and `{:id=>/[^\/]+/}` written the JavaScript way.
     const expected = readFileSync(fileURLToPath(new URL('../../test/fixtures/rails-routes-demo.txt', import.meta.url)), 'utf8');
-    const routes = draw((r) => {
-      r.root('pages#home');
-      r.resources('photos');
-      r.resources(['books', 'videos'], { only: ['index', 'show'] });
-      r.resources('posts', { except: 'destroy' }, (r) => {
-        r.resources('comments', { shallow: true });
-        r.member((r) => { r.get('preview'); });
-        r.collection((r) => { r.get('search'); });
-        r.new((r) => { r.get('draft'); });
-      });
-      r.resource('profile', { pathNames: { edit: 'change' } });
-      r.namespace('admin', (r) => { r.resources('users'); });
-      r.scope({ module: 'api', path: 'v1', as: 'v1' }, (r) => { r.resources('keys'); });
-      r.scope('blog', (r) => { r.resources('entries'); });
-      r.shallow((r) => { r.resources('a', (r) => r.resources('b')); });
-      r.concern('commentable', (r) => { r.resources('comments'); });
-      r.resources('articles', { concerns: ['commentable'] });
-      r.match('photos/:id', { to: 'photos#show', via: 'get' });
-      r.match({ about: 'pages#about', via: 'get' });
-      r.get('help/faq');
-      r.get('photos/:id/raw', { to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^\/]+/ } });
-      r.resources('files', { constraints: { id: /[^\/]+/ } });
-      r.resourcesPathNames({ new: 'nuevo' });
-    });
+    const routes = demoRoutes();
     assert.equal(`${formatRoutes(routes)}\n`, expected);
   });
 
