@@ -91,7 +91,7 @@ export const CLASSIC = {
   ].map((route, i) => ({ ...route, handler: 'classic', action: `r${i}` })),
   draw(r) {
     for (const route of CLASSIC.routes) {
-      r.match(route.path, { via: route.method.toLowerCase(), to: `${route.handler}#${route.action}`, format: false });
+      r[route.method.toLowerCase()](route.path, { to: `${route.handler}#${route.action}`, format: false });
     }
   },
   cases: [
