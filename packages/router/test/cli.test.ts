@@ -1,3 +1,4 @@
+import { POSTS_TABLE } from './support/posts-table.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -175,18 +176,7 @@ describe('divan-routes FILE', () => {
 });
 
 describe('divan-routes with route files using draw', () => {
-  const POSTS = [
-    '   Prefix Verb   URI Pattern               Handler#Action',
-    '    posts GET    /posts(.:format)          posts#index',
-    '          POST   /posts(.:format)          posts#create',
-    ' new_post GET    /posts/new(.:format)      posts#new',
-    'edit_post GET    /posts/:id/edit(.:format) posts#edit',
-    '     post GET    /posts/:id(.:format)      posts#show',
-    '          PATCH  /posts/:id(.:format)      posts#update',
-    '          PUT    /posts/:id(.:format)      posts#update',
-    '          DELETE /posts/:id(.:format)      posts#destroy',
-    '',
-  ].join('\n');
+  const POSTS = `${POSTS_TABLE}\n`;
 
   for (const name of ['routes.js', 'routes.ts']) {
     test(`prints the table of ${name}`, async () => {

@@ -5,20 +5,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { draw } from '../src/index.js';
 import { formatRoutes, formatRequirements } from '../src/format/table.js';
+import { POSTS_TABLE } from './support/posts-table.js';
 import { StubRouteSet, postsRoutes, route } from './support/stub-route-set.js';
 
-// `rails routes` of `resources :posts` (Rails 6.1), with Handler#Action for Controller#Action.
-const POSTS_TABLE = [
-  '   Prefix Verb   URI Pattern               Handler#Action',
-  '    posts GET    /posts(.:format)          posts#index',
-  '          POST   /posts(.:format)          posts#create',
-  ' new_post GET    /posts/new(.:format)      posts#new',
-  'edit_post GET    /posts/:id/edit(.:format) posts#edit',
-  '     post GET    /posts/:id(.:format)      posts#show',
-  '          PATCH  /posts/:id(.:format)      posts#update',
-  '          PUT    /posts/:id(.:format)      posts#update',
-  '          DELETE /posts/:id(.:format)      posts#destroy',
-].join('\n');
 
 describe('formatRoutes', () => {
   test('prints the rails routes table of resources :posts', () => {

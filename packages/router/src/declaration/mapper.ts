@@ -10,7 +10,7 @@
 import { ArgumentError } from '../errors.js';
 import { escapeDeclaredPath, normalizeName, normalizePath, withFormat } from '../pattern/normalize.js';
 import type { RouteSpec } from '../route.js';
-import { buildRouteSpec, toRegExp } from './mapping.js';
+import { buildRouteSpec, isPlainObject } from './mapping.js';
 import {
   CANONICAL_ACTIONS,
   OPTION_NAMES,
@@ -39,10 +39,6 @@ export interface RouteSink {
 /** A bare word (`preview`, `new-draft`) is an action name, like a Ruby symbol; anything else is a path. */
 function isBareWord(path: string): boolean {
   return /^[A-Za-z0-9_-]+$/.test(path);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RegExp);
 }
 
 function present(value: string | undefined | null): value is string {
@@ -536,7 +532,7 @@ export class Mapper {
       this.decomposedMatch({ action: path, path }, { ...route, to }, { ...options });
     }
     for (const action of paths.filter(isBareWord)) {
-      this.decomposedMatch({ action, path: optionPath, symbol: true }, route, { ...options });
+      this.decomposedMatch({ action, path: optionPath }, route, { ...options });
     }
   }
 
@@ -642,7 +638,6 @@ interface RouteTarget {
   action: string;
   /** An explicit path segment (the path string itself, or the `path` option of a bare word). */
   path?: string | undefined;
-  symbol?: boolean;
 }
 
 interface RouteArgs {
@@ -654,4 +649,3 @@ interface RouteArgs {
   constraints: unknown;
 }
 
-export { toRegExp };

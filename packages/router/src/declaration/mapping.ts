@@ -31,7 +31,8 @@ export function toRegExp(value: unknown): RegExp {
   return new RegExp(String(value).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** An options map: not null, an array or a RegExp. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RegExp);
 }
 
