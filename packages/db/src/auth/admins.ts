@@ -1,0 +1,214 @@
+/**
+ * Server admins, kept hashed in `<dataDir>/admins.json` (`{"admins": {"name": "<hash>"}}`), the
+ * equivalent of CouchDB's `[admins]` ini section. There is no admin party: a server without any
+ * admin gets one with a random password on first start.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { CouchError } from '../errors.js';
+import { DEFAULT_ITERATIONS, DEFAULT_PRF, hashPassword, isHashed, parseHash, verifyPassword } from './passwords.js';
+
+export const ADMINS_FILE_NAME = 'admins.json';
+export const DEFAULT_ADMIN_NAME = 'admin';
+
+export interface AdminCredentials {
+  name: string;
+  password: string;
+}
+
+export interface AdminStore {
+  /** True when `password` is `name`'s password; unknown names are false. */
+  verify(name: string, password: string): boolean;
+  has(name: string): boolean;
+  names(): string[];
+}
+
+export interface LoadAdminsOptions {
+  /** PBKDF2 rounds for hashes written now; CouchDB's 600000 unless given (tests use fewer). */
+  iterations?: number;
+}
+
+export interface LoadedAdmins {
+  admins: AdminStore;
+  /** Set only when this call generated the admin; its password is known nowhere else. */
+  created?: AdminCredentials;
+}
+
+/** Successful verifications remembered; a full PBKDF2 run costs ~0.3 s of blocked CPU. */
+const CACHE_LIMIT = 1000;
+
+class HashedAdminStore implements AdminStore {
+  readonly #hashes: Map<string, string>;
+  // Keys are HMACs under a per-process secret, so the cache holds nothing reusable offline.
+  readonly #cacheSecret = randomBytes(32);
+  readonly #cache = new Set<string>();
+
+  constructor(hashes: Map<string, string>) {
+    this.#hashes = hashes;
+  }
+
+  verify(name: string, password: string): boolean {
+    const stored = this.#hashes.get(name);
+    if (stored === undefined) return false;
+    // The stored hash is part of the key, so a changed password never hits an old entry.
+    const key = createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64');
+    if (this.#cache.has(key)) return true;
+    if (!verifyPassword(password, stored)) return false; // failures are never cached
+    this.remember(key);
+    return true;
+  }
+
+  /** Marks a known-good password as verified (used after hashing it ourselves). */
+  prime(name: string, password: string): void {
+    const stored = this.#hashes.get(name);
+    if (stored === undefined) return;
+    this.remember(createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64'));
+  }
+
+  has(name: string): boolean {
+    return this.#hashes.has(name);
+  }
+
+  names(): string[] {
+    return [...this.#hashes.keys()].sort();
+  }
+
+  private remember(key: string): void {
+    if (this.#cache.size >= CACHE_LIMIT) {
+      const oldest = this.#cache.values().next();
+      if (!oldest.done) this.#cache.delete(oldest.value);
+    }
+    this.#cache.add(key);
+  }
+}
+
+/** An admin store over already-hashed entries (name → hash string), without any file. */
+export function createAdminStore(hashes: Record<string, string>): AdminStore {
+  return new HashedAdminStore(new Map(Object.entries(hashes)));
+}
+
+/** Rejects names HTTP Basic cannot carry (a `:` would end the name) and empty values. */
+export function validateAdminCredentials(admin: AdminCredentials): void {
+  if (admin.name === '') throw new CouchError('bad_request', 'Admin name must not be empty.');
+  if (admin.name.includes(':')) throw new CouchError('bad_request', 'Admin name must not contain ":".');
+  if (admin.password === '') throw new CouchError('bad_request', 'Admin password must not be empty.');
+}
+
+/**
+ * Reads the admins of `dataDir`, storing `configured` (re-hashed only when its password does not
+ * verify against the stored hash, or that hash is weaker than today's default), hashing any
+ * plain-text entries like CouchDB does, and creating `admin` with a random password when there
+ * would otherwise be no admin at all.
+ */
+export function loadAdmins(dataDir: string, configured?: AdminCredentials, options: LoadAdminsOptions = {}): LoadedAdmins {
+  const iterations = options.iterations ?? DEFAULT_ITERATIONS;
+  const file = join(dataDir, ADMINS_FILE_NAME);
+  const hashes = readAdminsFile(file);
+  let dirty = false;
+  const known: AdminCredentials[] = [];
+
+  for (const [name, value] of hashes) {
+    if (!isHashed(value)) {
+      // A hand-edited plain-text password: hash it now, as CouchDB does with its ini file.
+      hashes.set(name, hashPassword(value, { iterations }));
+      known.push({ name, password: value });
+      dirty = true;
+    }
+  }
+
+  let created: AdminCredentials | undefined;
+  if (configured !== undefined) {
+    validateAdminCredentials(configured);
+    const stored = hashes.get(configured.name);
+    if (stored === undefined || isWeaker(stored, iterations) || !verifyPassword(configured.password, stored)) {
+      hashes.set(configured.name, hashPassword(configured.password, { iterations }));
+      dirty = true;
+    }
+    known.push(configured);
+  } else if (hashes.size === 0) {
+    // 18 random bytes → 24 base64url characters.
+    created = { name: DEFAULT_ADMIN_NAME, password: randomBytes(18).toString('base64url') };
+    hashes.set(created.name, hashPassword(created.password, { iterations }));
+    known.push(created);
+    dirty = true;
+  }
+
+  if (dirty) writeAdminsFile(dataDir, file, hashes);
+  const admins = new HashedAdminStore(hashes);
+  for (const admin of known) admins.prime(admin.name, admin.password);
+  return created === undefined ? { admins } : { admins, created };
+}
+
+function isWeaker(stored: string, iterations: number): boolean {
+  const parsed = parseHash(stored);
+  return parsed === null || parsed.scheme !== 'pbkdf2' || parsed.prf !== DEFAULT_PRF || parsed.iterations < iterations;
+}
+
+function readAdminsFile(file: string): Map<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw new CouchError('unknown_error', `Cannot read ${file}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new CouchError('unknown_error', `Cannot parse ${file}: ${(err as Error).message}`);
+  }
+  const admins = (parsed as { admins?: unknown } | null)?.admins;
+  if (typeof admins !== 'object' || admins === null || Array.isArray(admins)) {
+    throw new CouchError('unknown_error', `${file} must hold {"admins": {"<name>": "<password hash>"}}`);
+  }
+  const hashes = new Map<string, string>();
+  for (const [name, value] of Object.entries(admins)) {
+    if (typeof value !== 'string' || value === '') {
+      throw new CouchError('unknown_error', `${file}: the entry of admin "${name}" must be a non-empty string`);
+    }
+    hashes.set(name, value);
+  }
+  return hashes;
+}
+
+/** Temp file + fsync + rename, so a crash leaves either the old or the new file, never half of one. */
+function writeAdminsFile(dataDir: string, file: string, hashes: Map<string, string>): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const admins: Record<string, string> = {};
+    for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const fd = openSync(tmp, 'wx', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify({ admins }, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      renameSync(tmp, file);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+    syncDirectory(dataDir);
+  } catch (err) {
+    if (err instanceof CouchError) throw err;
+    throw new CouchError('unknown_error', `Cannot write ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Makes the rename durable; not every platform can open a directory, so failures are ignored. */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // best effort
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Command-line parsing for `divan`, kept pure (argv and env in, options out) so it is testable.
+ * Every mistake is a `UsageError`, which the CLI turns into a message and exit code 2.
+ */
+import { resolve } from 'node:path';
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type Durability = 'normal' | 'full';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  /** Absolute. */
+  dataDir: string;
+  admin?: { name: string; password: string };
+  maxBodyBytes: number;
+  durability: Durability;
+}
+
+export type CliCommand =
+  | { kind: 'help'; topic?: 'serve' }
+  | { kind: 'version' }
+  | { kind: 'serve'; options: ServeOptions };
+
+export type Env = Record<string, string | undefined>;
+
+export const DEFAULT_PORT = 5984;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_DATA_DIR = './data';
+export const DEFAULT_MAX_BODY = '64mb';
+
+interface FlagSpec {
+  env: string;
+  /** Placeholder in messages and help. */
+  value: string;
+}
+
+const SERVE_FLAGS: Record<string, FlagSpec> = {
+  port: { env: 'DIVAN_PORT', value: 'PORT' },
+  host: { env: 'DIVAN_HOST', value: 'HOST' },
+  data: { env: 'DIVAN_DATA', value: 'DIR' },
+  admin: { env: 'DIVAN_ADMIN', value: 'USER:PASS' },
+  'max-body': { env: 'DIVAN_MAX_BODY', value: 'SIZE' },
+  durability: { env: 'DIVAN_DURABILITY', value: 'normal|full' },
+};
+
+/** The whole command line (without `node` and the script). */
+export function parseCli(argv: readonly string[], env: Env, cwd: string = process.cwd()): CliCommand {
+  const [first, ...rest] = argv;
+  if (first === undefined) throw new UsageError('missing command');
+  if (first === '--help' || first === '-h' || first === 'help') {
+    if (rest.length === 0) return { kind: 'help' };
+    if (rest.length === 1 && rest[0] === 'serve') return { kind: 'help', topic: 'serve' };
+    throw new UsageError(`unknown help topic '${rest.join(' ')}'`);
+  }
+  if (first === '--version' || first === '-v') {
+    if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
+    return { kind: 'version' };
+  }
+  if (first === 'serve') {
+    if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', topic: 'serve' };
+    return { kind: 'serve', options: parseServeArgs(rest, env, cwd) };
+  }
+  if (first.startsWith('-')) throw new UsageError(`unknown option '${first}'`);
+  throw new UsageError(`unknown command '${first}'`);
+}
+
+/** The arguments after `serve`; flags win over `DIVAN_*` environment variables. */
+export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = process.cwd()): ServeOptions {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) {
+      throw new UsageError(arg.startsWith('-') ? `unknown option '${arg}'` : `unexpected argument '${arg}'`);
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = SERVE_FLAGS[name];
+    if (spec === undefined || !Object.hasOwn(SERVE_FLAGS, name)) throw new UsageError(`unknown option '--${name}'`);
+    let value: string;
+    if (eq >= 0) {
+      value = arg.slice(eq + 1);
+    } else {
+      const next = argv[i + 1];
+      // A following flag is not a value (`--port --host x`); values may still start with '-'
+      // when written as `--flag=-value`.
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`option '--${name}' needs a value (${spec.value})`);
+      value = next;
+      i++;
+    }
+    if (flags.has(name)) throw new UsageError(`option '--${name}' given more than once`);
+    flags.set(name, value);
+  }
+
+  // Empty environment variables count as unset; empty flags are an error.
+  const pick = (name: string): { value: string; source: string } | undefined => {
+    const flag = flags.get(name);
+    if (flag !== undefined) return { value: flag, source: `--${name}` };
+    const envName = SERVE_FLAGS[name].env;
+    const fromEnv = env[envName];
+    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: envName };
+    return undefined;
+  };
+
+  const port = pick('port');
+  const host = pick('host');
+  const data = pick('data');
+  const admin = pick('admin');
+  const maxBody = pick('max-body');
+  const durability = pick('durability');
+
+  const options: ServeOptions = {
+    port: port === undefined ? DEFAULT_PORT : parsePort(port.value, port.source),
+    host: host === undefined ? DEFAULT_HOST : nonEmpty(host.value, host.source),
+    dataDir: resolve(cwd, data === undefined ? DEFAULT_DATA_DIR : nonEmpty(data.value, data.source)),
+    maxBodyBytes: parseSize(maxBody === undefined ? DEFAULT_MAX_BODY : maxBody.value, maxBody?.source ?? '--max-body'),
+    durability: durability === undefined ? 'normal' : parseDurability(durability.value, durability.source),
+  };
+  if (admin !== undefined) options.admin = parseAdmin(admin.value, admin.source);
+  return options;
+}
+
+function nonEmpty(value: string, source: string): string {
+  if (value === '') throw new UsageError(`${source} must not be empty`);
+  return value;
+}
+
+export function parsePort(value: string, source = '--port'): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${source} must be a port number (0-65535), got '${value}'`);
+  const port = Number(value);
+  if (port > 65535) throw new UsageError(`${source} must be a port number (0-65535), got '${value}'`);
+  return port;
+}
+
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
+
+/** `1048576`, `512kb`, `64mb`, `1.5gb` (binary units, case-insensitive) → bytes. */
+export function parseSize(value: string, source = '--max-body'): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(value.trim());
+  const unit = match?.[2].toLowerCase();
+  if (match === null || unit === undefined || !Object.hasOwn(UNITS, unit)) {
+    throw new UsageError(`${source} must be a size such as 1048576, 512kb, 64mb or 1gb, got '${value}'`);
+  }
+  const bytes = Math.floor(Number(match[1]) * UNITS[unit]);
+  if (bytes < 1 || !Number.isSafeInteger(bytes)) {
+    throw new UsageError(`${source} must be at least 1 byte and at most ${Number.MAX_SAFE_INTEGER}, got '${value}'`);
+  }
+  return bytes;
+}
+
+function parseDurability(value: string, source: string): Durability {
+  if (value === 'normal' || value === 'full') return value;
+  throw new UsageError(`${source} must be 'normal' or 'full', got '${value}'`);
+}
+
+function parseAdmin(value: string, source: string): { name: string; password: string } {
+  // Split at the first ':' — names cannot contain one (Basic auth could not send it), passwords can.
+  const colon = value.indexOf(':');
+  if (colon <= 0 || colon === value.length - 1) {
+    throw new UsageError(`${source} must be USER:PASS with a non-empty user and password`);
+  }
+  return { name: value.slice(0, colon), password: value.slice(colon + 1) };
+}
+
+export function helpText(topic?: 'serve'): string {
+  const serve = [
+    'Usage: divan serve [options]',
+    '',
+    'Starts the CouchDB-compatible server. Each option can also come from the environment',
+    'variable shown; options on the command line win.',
+    '',
+    `  --port PORT             port to listen on (0 = any free port)  [DIVAN_PORT, default ${DEFAULT_PORT}]`,
+    `  --host HOST             address to bind                        [DIVAN_HOST, default ${DEFAULT_HOST}]`,
+    `  --data DIR              data folder                            [DIVAN_DATA, default ${DEFAULT_DATA_DIR}]`,
+    '  --admin USER:PASS       server admin to (re)store, hashed      [DIVAN_ADMIN]',
+    `  --max-body SIZE         largest request body, e.g. 64mb, 1gb   [DIVAN_MAX_BODY, default ${DEFAULT_MAX_BODY}]`,
+    '  --durability MODE       normal, or full (fsync every commit)   [DIVAN_DURABILITY, default normal]',
+    '',
+    'Without --admin, a first start creates the admin "admin" with a random password, prints it',
+    'once and keeps only its hash in the data folder.',
+  ];
+  if (topic === 'serve') return serve.join('\n') + '\n';
+  return [
+    'Usage: divan <command> [options]',
+    '',
+    'Commands:',
+    '  serve                   run the server (see: divan serve --help)',
+    '',
+    'Options:',
+    '  -h, --help              show this help',
+    '  -v, --version           show the version',
+    '',
+    ...serve,
+  ].join('\n') + '\n';
+}

@@ -1,0 +1,126 @@
+/**
+ * The `divan` command: parses the command line, starts the server, prints where it listens (and
+ * a freshly created admin password, once), and shuts down gracefully on SIGINT/SIGTERM.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMINS_FILE_NAME } from '../auth/admins.js';
+import { startServer } from '../server/start.js';
+import { type Env, helpText, parseCli, UsageError } from './args.js';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processIo: CliIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
+/** The version of @divan/db, from its package.json (found from both src/ and dist/src/). */
+export function version(): string {
+  for (const relative of ['../../../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === '@divan/db' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // try the next location
+    }
+  }
+  return 'unknown';
+}
+
+/**
+ * Runs one command line. Resolves with the exit code for commands that finish (help, version,
+ * usage errors: 2, start failures: 1), or `null` once the server is up — the process then lives
+ * until a signal closes the server.
+ */
+export async function main(argv: readonly string[], env: Env, io: CliIo = processIo): Promise<number | null> {
+  let command;
+  try {
+    command = parseCli(argv, env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.stderr(`divan: ${err.message}\nRun 'divan --help' for usage.\n`);
+    return 2;
+  }
+  if (command.kind === 'help') {
+    io.stdout(helpText(command.topic));
+    return 0;
+  }
+  if (command.kind === 'version') {
+    io.stdout(`${version()}\n`);
+    return 0;
+  }
+
+  const { options } = command;
+  let server;
+  try {
+    server = await startServer({
+      port: options.port,
+      host: options.host,
+      dataDir: options.dataDir,
+      ...(options.admin === undefined ? {} : { admin: options.admin }),
+      maxBodyBytes: options.maxBodyBytes,
+      durability: options.durability,
+      log: (line) => io.stdout(line.endsWith('\n') ? line : `${line}\n`),
+    });
+  } catch (err) {
+    io.stderr(`divan: cannot start the server: ${describe(err)}\n`);
+    return 1;
+  }
+
+  io.stdout(`Divan ${version()} listening on ${server.url} (data: ${options.dataDir})\n`);
+  if (server.createdAdmin !== undefined) {
+    const { name, password } = server.createdAdmin;
+    io.stdout(
+      [
+        '',
+        'No server admin existed, so one was created:',
+        `  name:     ${name}`,
+        `  password: ${password}`,
+        `This password is shown only this once; only its hash is stored, in ${join(options.dataDir, ADMINS_FILE_NAME)}.`,
+        'Use --admin USER:PASS (or DIVAN_ADMIN) to set an admin of your own choosing.',
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+
+  const running = server;
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      io.stderr(`divan: ${signal} again, exiting without waiting\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    stopping = true;
+    io.stderr(`divan: ${signal} received, shutting down (send it again to exit at once)\n`);
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        io.stderr(`divan: error while shutting down: ${describe(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return null;
+}
+
+/** Entry point of bin/divan.js. */
+export async function run(): Promise<void> {
+  try {
+    const code = await main(process.argv.slice(2), process.env);
+    if (code !== null) process.exitCode = code;
+  } catch (err) {
+    process.stderr.write(`divan: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,42 @@
+import { CouchError } from '../errors.js';
+
+export const DESIGN_PREFIX = '_design/';
+export const LOCAL_PREFIX = '_local/';
+
+/**
+ * CouchDB's rules for an id being written (couch_doc:validate_docid). Reads do no validation: a
+ * `GET /db/_foo` is simply a missing document.
+ */
+export function validateDocId(id: unknown): string {
+  if (typeof id !== 'string') throw new CouchError('illegal_docid', 'Document id must be a string');
+  if (id === '') throw new CouchError('illegal_docid', 'Document id must not be empty');
+  if (id.startsWith(DESIGN_PREFIX)) {
+    if (id.length === DESIGN_PREFIX.length) throw new CouchError('illegal_docid', 'Illegal document id `_design/`');
+    return id;
+  }
+  if (id.startsWith(LOCAL_PREFIX)) {
+    if (id.length === LOCAL_PREFIX.length) throw new CouchError('illegal_docid', 'Illegal document id `_local/`');
+    return id;
+  }
+  if (id.startsWith('_')) {
+    throw new CouchError('illegal_docid', 'Only reserved document ids may start with underscore.');
+  }
+  if (!isWellFormed(id)) throw new CouchError('illegal_docid', 'Document id must be valid UTF-8');
+  return id;
+}
+
+/** False when the string holds a lone surrogate (it would not encode as UTF-8). */
+export function isWellFormed(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c >= 0xdc00) return false;
+    const next = text.charCodeAt(i + 1);
+    if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+    i++;
+  }
+  return true;
+}
+
+export const isLocalId = (id: string): boolean => id.startsWith(LOCAL_PREFIX);
+export const isDesignId = (id: string): boolean => id.startsWith(DESIGN_PREFIX);

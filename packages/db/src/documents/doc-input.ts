@@ -1,0 +1,88 @@
+import { CouchError } from '../errors.js';
+import { JsonObject, toPlain, type JsonValue } from '../json/index.js';
+import { parseRev, type Rev } from '../revisions/index.js';
+import { isDesignId } from './doc-id.js';
+import { validateDesignDoc } from './design-doc.js';
+
+/** A document as a client sent it, special members taken apart from the body. */
+export interface DocInput {
+  /** `_id` from the body (the URL's id, when there is one, wins over it). */
+  id: unknown;
+  /** `_rev` of the body. */
+  rev: Rev | undefined;
+  /** `_revisions` of the body: the rev path, newest first. */
+  revisions: { start: number; ids: string[] } | undefined;
+  deleted: boolean;
+  /** The body without special members: what is stored and hashed. */
+  body: JsonObject;
+}
+
+/** Members CouchDB reads from a document, and those it silently drops (couch_doc:transfer_fields). */
+const SPECIAL = new Set(['_id', '_rev', '_deleted', '_revisions', '_attachments', '_conflicts', '_deleted_conflicts', '_local_seq', '_revs_info']);
+
+/** Takes a parsed document apart, with CouchDB's validation of its special members. */
+export function readDocInput(value: JsonValue): DocInput {
+  if (!(value instanceof JsonObject)) throw new CouchError('bad_request', 'Document must be a JSON object');
+  let rev: Rev | undefined;
+  let revisions: DocInput['revisions'];
+  let deleted = false;
+  let hasSpecial = false;
+  for (const [key, member] of value.entries()) {
+    if (key.charCodeAt(0) !== 95 /* _ */) continue;
+    hasSpecial = true;
+    switch (key) {
+      case '_id':
+      case '_conflicts':
+      case '_deleted_conflicts':
+      case '_local_seq':
+      case '_revs_info':
+        break;
+      case '_rev':
+        rev = parseRev(member);
+        break;
+      case '_deleted':
+        if (typeof member !== 'boolean') throw badSpecial(key);
+        deleted = member;
+        break;
+      case '_revisions':
+        revisions = readRevisions(member);
+        break;
+      case '_attachments':
+        if (!(member instanceof JsonObject)) throw badSpecial(key);
+        if (member.size > 0) {
+          throw new CouchError('not_implemented', 'Attachments are not supported by this server yet.');
+        }
+        break;
+      case '_access':
+        break; // CouchDB 3.x accepts and returns it: it stays in the body.
+      default:
+        throw badSpecial(key);
+    }
+  }
+  const body = hasSpecial ? value.without(SPECIAL) : value;
+  return { id: value.get('_id'), rev, revisions, deleted, body };
+}
+
+/** CouchDB's checks on a design document's content before it is saved. */
+export function checkDocBody(id: string, input: DocInput): void {
+  if (isDesignId(id) && !input.deleted) validateDesignDoc(input.body);
+}
+
+function readRevisions(value: JsonValue): DocInput['revisions'] {
+  const plain = value instanceof JsonObject ? (toPlain(value) as Record<string, unknown>) : undefined;
+  const start = plain?.start;
+  const ids = plain?.ids;
+  if (
+    typeof start !== 'number' ||
+    !Number.isInteger(start) ||
+    start < 0 ||
+    !Array.isArray(ids) ||
+    ids.length === 0 ||
+    !ids.every((id) => typeof id === 'string' && id !== '')
+  ) {
+    throw badSpecial('_revisions');
+  }
+  return { start, ids: ids as string[] };
+}
+
+const badSpecial = (key: string): CouchError => new CouchError('doc_validation', `Bad special document member: ${key}`);

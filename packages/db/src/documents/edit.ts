@@ -1,0 +1,70 @@
+/**
+ * How one document edit changes a revision tree: the conflict decision of CouchDB's updater,
+ * pure (no I/O). Interactive edits (`new_edits=true`) must name the leaf they replace; replicated
+ * edits (`new_edits=false`) bring their own revisions and merge in, conflicts and all.
+ */
+import { CouchError, conflict } from '../errors.js';
+import {
+  findRev,
+  mergePath,
+  newRevId,
+  normalizeRevId,
+  winner,
+  type Rev,
+  type RevTree,
+} from '../revisions/index.js';
+import type { DocInput } from './doc-input.js';
+
+export interface Edit {
+  tree: RevTree;
+  /** The revision the edit wrote. */
+  rev: Rev;
+  /** Whether the tree changed at all (a replicated edit of a known revision changes nothing). */
+  changed: boolean;
+  /** Revisions stemmed away (their bodies can go). */
+  stemmed: Rev[];
+}
+
+/** A `new_edits=true` edit: a new revision on top of the leaf the input names (or the tombstone). */
+export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revsLimit: number): Edit {
+  let parent: Rev | null = null;
+  let path: string[] = [];
+  if (input.rev === undefined) {
+    if (tree !== undefined) {
+      // Without a rev only a deleted document can be written again; the new revision continues
+      // the winning tombstone's branch.
+      const top = winner(tree)!;
+      if (!top.deleted) throw conflict();
+      parent = { pos: top.pos, id: top.id };
+      path = top.path;
+    }
+  } else {
+    const found = tree === undefined ? undefined : findRev(tree, input.rev);
+    // Only a live leaf can be edited: an old revision or a tombstone is a conflict.
+    if (found === undefined || !found.isLeaf || found.deleted) throw conflict();
+    parent = input.rev;
+    path = found.path;
+  }
+  const id = newRevId(input.deleted, parent, input.body);
+  const pos = (parent?.pos ?? 0) + 1;
+  const merged = mergePath(tree ?? [], { pos, ids: [id, ...path], deleted: input.deleted, stored: true }, revsLimit);
+  return { tree: merged.tree, rev: { pos, id }, changed: true, stemmed: merged.stemmed };
+}
+
+/** A `new_edits=false` edit: the input's revision path merged in as given (replication). */
+export function replicatedEdit(tree: RevTree | undefined, input: DocInput, revsLimit: number): Edit {
+  let pos: number;
+  let ids: string[];
+  if (input.revisions !== undefined) {
+    pos = input.revisions.start;
+    ids = input.revisions.ids.map(normalizeRevId);
+    if (pos < ids.length) throw new CouchError('bad_request', 'Invalid rev format');
+  } else if (input.rev !== undefined) {
+    pos = input.rev.pos;
+    ids = [normalizeRevId(input.rev.id)];
+  } else {
+    throw new CouchError('bad_request', 'Document rev is required when new_edits is false.');
+  }
+  const merged = mergePath(tree ?? [], { pos, ids, deleted: input.deleted, stored: true }, revsLimit);
+  return { tree: merged.tree, rev: { pos, id: ids[0] }, changed: merged.changed, stemmed: merged.stemmed };
+}

@@ -1,0 +1,107 @@
+/**
+ * The node:http listener: authenticates, recognizes the route with @divan/router, runs the
+ * handler, and turns every CouchError into CouchDB's `{"error","reason"}` with its status. Any
+ * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { anonymous, authenticate } from '../auth/index.js';
+import { CouchError } from '../errors.js';
+import type { CouchServer } from '../server/couch-server.js';
+import type { HandlerTable, RequestContext } from './context.js';
+import { sendError } from './respond.js';
+import { routes } from './routes.js';
+import { allDocsHandlers, allDocsQueries, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
+import { bulk } from './handlers/bulk.js';
+import { changes } from './handlers/changes.js';
+import { databases } from './handlers/databases.js';
+import { documents } from './handlers/documents.js';
+import { errors, server } from './handlers/server.js';
+
+const HANDLERS: HandlerTable = {
+  server,
+  errors,
+  databases,
+  documents,
+  all_docs: { ...allDocsHandlers, queries: allDocsQueries },
+  design_docs: designDocsHandlers,
+  local_docs: localDocsHandlers,
+  changes,
+  bulk,
+};
+
+export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(couch, req, res).catch((error: unknown) => {
+      couch.log(`[error] answering ${req.method} ${req.url}: ${String(error)}`);
+      if (!res.writableEnded) res.destroy();
+    });
+  };
+}
+
+async function handle(couch: CouchServer, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const rawPath = q >= 0 ? url.slice(0, q) : url;
+  const ctx: RequestContext = {
+    req,
+    res,
+    server: couch,
+    params: {},
+    query: new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''),
+    rawPath,
+    method,
+    user: anonymous(),
+  };
+  try {
+    ctx.user = authenticate(req.headers.authorization, req.socket.remoteAddress ?? '', couch.admins, couch.lockout);
+    if (redirectDesignId(ctx)) return;
+    // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
+    const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%20') : rawPath;
+    let match;
+    try {
+      match = routes.recognize(method, path);
+    } catch (error) {
+      if (error instanceof URIError) throw new CouchError('bad_request', 'Malformed URL path');
+      throw error;
+    }
+    if (match === null) throw new CouchError('not_found', 'missing');
+    ctx.params = match.params;
+    const handler = HANDLERS[match.handler]?.[match.action];
+    if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
+    await handler(ctx);
+  } catch (error) {
+    fail(ctx, error);
+  }
+}
+
+function fail(ctx: RequestContext, error: unknown): void {
+  const { res, server } = ctx;
+  const couchError =
+    error instanceof CouchError ? error : new CouchError('unknown_error', error instanceof Error ? error.message : String(error), 500);
+  if (!(error instanceof CouchError) || couchError.status >= 500) {
+    server.log(`[error] ${ctx.method} ${ctx.rawPath}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  } else {
+    server.log(`[info] ${ctx.method} ${ctx.rawPath} ${couchError.status} ${couchError.error}: ${couchError.reason}`);
+  }
+  if (res.headersSent) {
+    if (!res.writableEnded) res.destroy();
+    return;
+  }
+  // Drain what the client still sends so it can read the error (a too-large body, say).
+  ctx.req.resume();
+  const headers: Record<string, string> = {};
+  if (couchError.error === 'method_not_allowed') headers.Allow = String(ctx.params.allow);
+  sendError(ctx, couchError, headers);
+}
+
+/** `GET /db/_design%2Fapp` → 301 to `/db/_design/app`, as CouchDB. */
+function redirectDesignId(ctx: RequestContext): boolean {
+  const match = /^(\/[^/]+\/)_design%2F(.+)$/i.exec(ctx.rawPath);
+  if (match === null || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return false;
+  const search = ctx.req.url!.slice(ctx.rawPath.length);
+  ctx.res.statusCode = 301;
+  ctx.res.setHeader('Location', `${match[1]}_design/${match[2]}${search}`);
+  ctx.res.end();
+  return true;
+}

@@ -1,0 +1,59 @@
+/** `_all_docs`, `_design_docs`, `_local_docs` (GET and POST) and `_all_docs/queries`. */
+import { CouchError } from '../../errors.js';
+import { JsonObject, toPlain } from '../../json/index.js';
+import { allDocs, type AllDocsOptions, type IdSpace } from '../../documents/all-docs.js';
+import type { Database } from '../../documents/database.js';
+import { allDocsOptions } from '../all-docs-params.js';
+import { readJson } from '../body.js';
+import type { RequestContext } from '../context.js';
+import { sendText, streamRows } from '../respond.js';
+import { dbOf } from './databases.js';
+
+async function bodyParams(ctx: RequestContext, checkType: boolean): Promise<Record<string, unknown>> {
+  const body = await readJson(ctx, checkType);
+  if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
+  return toPlain(body) as Record<string, unknown>;
+}
+
+function head(db: Database, options: AllDocsOptions, totalRows: number | null, offset: number | null): string {
+  let out = `{"total_rows":${totalRows},"offset":${offset}`;
+  if (options.updateSeq) out += `,"update_seq":${db.meta().updateSeq}`;
+  return `${out},"rows":[`;
+}
+
+async function answer(ctx: RequestContext, space: IdSpace, options: AllDocsOptions): Promise<void> {
+  const db = dbOf(ctx);
+  const result = allDocs(db, space, options);
+  await streamRows(ctx, 200, head(db, options, result.totalRows, result.offset), result.rows, () => ']}');
+}
+
+function collect(db: Database, space: IdSpace, options: AllDocsOptions): string {
+  const result = allDocs(db, space, options);
+  return `${head(db, options, result.totalRows, result.offset)}${[...result.rows].join(',')}]}`;
+}
+
+function handlersFor(space: IdSpace) {
+  return {
+    index: (ctx: RequestContext) => answer(ctx, space, allDocsOptions(ctx.query)),
+    query: async (ctx: RequestContext) => answer(ctx, space, allDocsOptions(ctx.query, await bodyParams(ctx, true))),
+  };
+}
+
+export const allDocsHandlers = handlersFor('all');
+export const designDocsHandlers = handlersFor('design');
+export const localDocsHandlers = handlersFor('local');
+
+/** `POST /db/_all_docs/queries`: several queries, one answer (CouchDB does not check the Content-Type here). */
+export async function allDocsQueries(ctx: RequestContext): Promise<void> {
+  const db = dbOf(ctx);
+  const body = await bodyParams(ctx, false);
+  const queries = body.queries;
+  if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
+  const results = queries.map((query) => {
+    if (query === null || typeof query !== 'object' || Array.isArray(query)) {
+      throw new CouchError('bad_request', 'Each query must be a JSON object');
+    }
+    return collect(db, 'all', allDocsOptions(new URLSearchParams(), query as Record<string, unknown>));
+  });
+  sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
+}

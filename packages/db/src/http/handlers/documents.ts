@@ -1,0 +1,180 @@
+/**
+ * Document endpoints (`/db/id`, `/db/_design/id`, `/db/_local/id`, `POST /db`): CouchDB's rules
+ * for where a rev may come from, status codes, ETag and Location.
+ */
+import { CouchError, conflict } from '../../errors.js';
+import { fromPlain, parseJson, type JsonObject } from '../../json/index.js';
+import { parseRev, type Rev } from '../../revisions/index.js';
+import { readDocInput, type DocInput } from '../../documents/doc-input.js';
+import { isLocalId } from '../../documents/doc-id.js';
+import { randomId, type Database, type OpenOptions } from '../../documents/database.js';
+import { readJson, checkJsonType } from '../body.js';
+import { param, type RequestContext } from '../context.js';
+import { looseBool } from '../query.js';
+import { sendJson, sendText } from '../respond.js';
+import { dbOf, origin } from './databases.js';
+
+/** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
+export function docIdOf(ctx: RequestContext): string {
+  const prefix = ctx.params.prefix;
+  return (typeof prefix === 'string' ? prefix : '') + param(ctx, 'docid');
+}
+
+export const documents = {
+  show(ctx: RequestContext): void {
+    const db = dbOf(ctx);
+    const id = docIdOf(ctx);
+    const { query } = ctx;
+    if (isLocalId(id)) {
+      const doc = db.local.get(id);
+      return sendText(ctx, 200, db.local.render(doc, looseBool(query, 'revs')));
+    }
+    const openRevs = query.get('open_revs');
+    const options = openOptions(query);
+    if (openRevs !== null) {
+      const revs = openRevs === 'all' ? 'all' : parseRevList(openRevs);
+      const results = db.openRevs(id, revs, options);
+      const parts = results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : `{"missing":${JSON.stringify(r.missing)}}`));
+      return sendText(ctx, 200, `[${parts.join(',')}]`);
+    }
+    const doc = db.openDoc(id, options);
+    if (doc.hasMeta) return sendText(ctx, 200, doc.json);
+    const etag = `"${doc.rev}"`;
+    if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
+    sendText(ctx, 200, doc.json, { ETag: etag });
+  },
+
+  async update(ctx: RequestContext): Promise<void> {
+    const db = dbOf(ctx);
+    const id = docIdOf(ctx);
+    const input = readDocInput(await readJson(ctx));
+    input.rev = revOf(ctx, input.rev);
+    const newEdits = ctx.query.get('new_edits') !== 'false';
+    const result = db.putDoc(id, input, newEdits);
+    respondWritten(ctx, result, input.deleted ? 200 : 201, true);
+  },
+
+  async create(ctx: RequestContext): Promise<void> {
+    const db = dbOf(ctx);
+    checkJsonType(ctx);
+    const input = readDocInput(await readJson(ctx));
+    const result = db.putDoc(input.id === undefined ? randomId() : input.id, input);
+    respondWritten(ctx, result, 201, true);
+  },
+
+  destroy(ctx: RequestContext): void {
+    const db = dbOf(ctx);
+    const id = docIdOf(ctx);
+    if (isLocalId(id)) return sendJson(ctx, 200, db.local.delete(id));
+    db.requireCurrent(id, undefined);
+    const rev = revOf(ctx, undefined);
+    if (rev === undefined) throw conflict();
+    const input: DocInput = { id, rev, revisions: undefined, deleted: true, body: fromPlain({}) as JsonObject };
+    respondWritten(ctx, db.putDoc(id, input), 200, false);
+  },
+
+  copy(ctx: RequestContext): void {
+    const db = dbOf(ctx);
+    const id = docIdOf(ctx);
+    const destination = ctx.req.headers.destination;
+    if (typeof destination !== 'string' || destination === '') {
+      throw new CouchError('bad_request', 'Destination header is mandatory for COPY.');
+    }
+    const q = destination.indexOf('?');
+    const target = decodeURIComponent(q >= 0 ? destination.slice(0, q) : destination);
+    const targetRev = q >= 0 ? new URLSearchParams(destination.slice(q + 1)).get('rev') : null;
+    const body = sourceBody(db, id, ctx.query.get('rev'));
+    const input: DocInput = {
+      id: target,
+      rev: targetRev === null ? undefined : parseRev(targetRev),
+      revisions: undefined,
+      deleted: false,
+      body,
+    };
+    respondWritten(ctx, db.putDoc(target, input), 201, true);
+  },
+
+  /** POST to a document is CouchDB's form upload, which needs a Referer (and attachments). */
+  formUpload(): void {
+    throw new CouchError('bad_request', 'Referer header required.');
+  },
+};
+
+function sourceBody(db: Database, id: string, rev: string | null): JsonObject {
+  if (isLocalId(id)) return parseJson(db.local.get(id).body) as JsonObject;
+  const doc = db.openDoc(id, rev === null ? {} : { rev: parseRev(rev) });
+  const parsed = parseJson(doc.json) as JsonObject;
+  return readDocInput(parsed).body;
+}
+
+function openOptions(query: URLSearchParams): OpenOptions {
+  const rev = query.get('rev');
+  const meta = looseBool(query, 'meta');
+  return {
+    rev: rev === null ? undefined : parseRev(rev),
+    revs: looseBool(query, 'revs'),
+    revsInfo: meta || looseBool(query, 'revs_info'),
+    conflicts: meta || looseBool(query, 'conflicts'),
+    deletedConflicts: meta || looseBool(query, 'deleted_conflicts'),
+    latest: looseBool(query, 'latest'),
+    localSeq: looseBool(query, 'local_seq'),
+  };
+}
+
+function parseRevList(raw: string): Rev[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    throw new CouchError('bad_request', 'invalid UTF-8 JSON');
+  }
+  if (!Array.isArray(list)) throw new CouchError('bad_request', '`open_revs` must be `all` or a JSON array of revisions');
+  return list.map((rev) => parseRev(rev));
+}
+
+/**
+ * The rev of a write: from the body, `?rev=` or `If-Match`; two sources that disagree are a 400,
+ * as CouchDB checks them.
+ */
+function revOf(ctx: RequestContext, bodyRev: Rev | undefined): Rev | undefined {
+  const queryRev = ctx.query.get('rev');
+  const ifMatch = ctx.req.headers['if-match'];
+  const etagRev = typeof ifMatch === 'string' ? ifMatch.replace(/^"|"$/g, '') : undefined;
+  const text = (rev: Rev) => `${rev.pos}-${rev.id}`;
+  if (bodyRev !== undefined) {
+    if (queryRev !== null && queryRev !== text(bodyRev)) {
+      throw new CouchError('bad_request', 'Document rev from request body and query string have different values');
+    }
+    if (etagRev !== undefined && etagRev !== text(bodyRev)) {
+      throw new CouchError('bad_request', 'Document rev and etag have different values');
+    }
+    return bodyRev;
+  }
+  if (queryRev !== null) {
+    if (etagRev !== undefined && etagRev !== queryRev) {
+      throw new CouchError('bad_request', 'Document rev and etag have different values');
+    }
+    return parseRev(queryRev);
+  }
+  return etagRev === undefined ? undefined : parseRev(etagRev);
+}
+
+function respondWritten(
+  ctx: RequestContext,
+  result: { id: string; rev: string },
+  status: number,
+  withLocation: boolean,
+): void {
+  if (ctx.query.get('batch') === 'ok') return sendJson(ctx, 202, { ok: true, id: result.id });
+  const headers: Record<string, string> = { ETag: `"${result.rev}"` };
+  const db = param(ctx, 'db');
+  if (withLocation) headers.Location = `${origin(ctx)}/${encodeURIComponent(db)}/${encodeDocId(result.id)}`;
+  sendJson(ctx, status, { ok: true, id: result.id, rev: result.rev }, headers);
+}
+
+/** CouchDB's Location encoding: like encodeURIComponent, plus `!'()*~` escaped and `:` left as is. */
+export function encodeDocId(id: string): string {
+  return encodeURIComponent(id)
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll('%3A', ':');
+}

@@ -1,0 +1,91 @@
+/**
+ * Responses. JSON bodies are written as text we already have (stored documents are never parsed
+ * again to be sent). Row streams hold status and headers back until the first chunk, so an error
+ * before any row still gets a clean error response; a later one cuts the connection.
+ */
+import type { ServerResponse } from 'node:http';
+import { CouchError } from '../errors.js';
+import type { RequestContext } from './context.js';
+
+const JSON_TYPE = 'application/json';
+
+export function sendJson(ctx: RequestContext, status: number, value: unknown, headers?: Record<string, string>): void {
+  sendText(ctx, status, JSON.stringify(value), headers);
+}
+
+/** Sends JSON text as it is (plus the newline CouchDB ends bodies with). */
+export function sendText(ctx: RequestContext, status: number, json: string, headers?: Record<string, string>): void {
+  const { res } = ctx;
+  const body = `${json}\n`;
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Cache-Control', 'must-revalidate');
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  if (ctx.method === 'HEAD' || status === 304) res.end();
+  else res.end(body);
+}
+
+export function sendError(ctx: RequestContext, error: CouchError, headers?: Record<string, string>): void {
+  sendJson(ctx, error.status, error.toJSON(), headers);
+}
+
+/**
+ * Streams `head` + rows joined by commas + `tail`, chunked, honouring backpressure and stopping
+ * the fold when the client goes away. `rows` is read lazily: nothing is held beyond a chunk.
+ */
+export async function streamRows(
+  ctx: RequestContext,
+  status: number,
+  head: string,
+  rows: Iterable<string>,
+  tail: () => string,
+  headers?: Record<string, string>,
+): Promise<void> {
+  const { res } = ctx;
+  const iterator = rows[Symbol.iterator]();
+  // Pull the first row before committing to a status: errors here still become clean responses.
+  let next = iterator.next();
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Cache-Control', 'must-revalidate');
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+  if (ctx.method === 'HEAD') {
+    iterator.return?.();
+    res.end();
+    return;
+  }
+  let buffer = head;
+  let first = true;
+  while (!next.done) {
+    buffer += first ? `\r\n${next.value}` : `,\r\n${next.value}`;
+    first = false;
+    if (buffer.length >= 64 * 1024) {
+      if (!(await write(res, buffer))) {
+        iterator.return?.();
+        return;
+      }
+      buffer = '';
+    }
+    next = iterator.next();
+  }
+  buffer += `${first ? '' : '\r\n'}${tail()}\n`;
+  res.end(buffer);
+}
+
+/** Writes a chunk; resolves false when the client has gone. */
+function write(res: ServerResponse, chunk: string): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  if (res.write(chunk)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+  });
+}

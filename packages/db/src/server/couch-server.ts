@@ -1,0 +1,75 @@
+/**
+ * The server's state: the storage engine, the open databases, the admins and the lockout. The
+ * HTTP layer asks it for databases by name; nothing here speaks HTTP.
+ */
+import { randomBytes } from 'node:crypto';
+import { Lockout, type AdminStore } from '../auth/index.js';
+import { CouchError, dbNotFound } from '../errors.js';
+import { Database } from '../documents/database.js';
+import { StorageExistsError, type StorageEngine } from '../storage/engine.js';
+import { validateDbName } from './db-names.js';
+
+export interface CouchServerOptions {
+  engine: StorageEngine;
+  admins: AdminStore;
+  maxBodyBytes: number;
+  log: (line: string) => void;
+}
+
+export class CouchServer {
+  readonly engine: StorageEngine;
+  readonly admins: AdminStore;
+  readonly lockout = new Lockout();
+  readonly maxBodyBytes: number;
+  readonly log: (line: string) => void;
+  /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
+  readonly uuid = randomBytes(16).toString('hex');
+  readonly startTime = Date.now();
+  private readonly open = new Map<string, Database>();
+
+  constructor(options: CouchServerOptions) {
+    this.engine = options.engine;
+    this.admins = options.admins;
+    this.maxBodyBytes = options.maxBodyBytes;
+    this.log = options.log;
+  }
+
+  /** The database of that name, or a 404 `Database does not exist.` */
+  db(name: string): Database {
+    let db = this.open.get(name);
+    if (db !== undefined) return db;
+    const store = this.engine.open(name);
+    if (store === undefined) throw dbNotFound();
+    db = new Database(name, store);
+    this.open.set(name, db);
+    return db;
+  }
+
+  createDb(name: string): Database {
+    validateDbName(name);
+    try {
+      const db = new Database(name, this.engine.create(name));
+      this.open.set(name, db);
+      return db;
+    } catch (error) {
+      if (error instanceof StorageExistsError) {
+        throw new CouchError('file_exists', 'The database could not be created, the file already exists.');
+      }
+      throw error;
+    }
+  }
+
+  deleteDb(name: string): void {
+    this.open.delete(name);
+    if (!this.engine.destroy(name)) throw dbNotFound();
+  }
+
+  listDbs(): string[] {
+    return this.engine.listDatabases();
+  }
+
+  close(): void {
+    this.open.clear();
+    this.engine.close();
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The storage contract. Storage knows records, bodies as text and orders (ids by raw UTF-8 bytes,
+ * changes by sequence); it knows nothing of revision trees, winners or HTTP. The documents layer
+ * above it decides what to write; an engine writes it atomically. One engine today (SQLite via
+ * better-sqlite3); PostgreSQL for several server nodes, or node:sqlite, can come in behind the
+ * same interface without touching the document or view layers.
+ *
+ * Every method is synchronous: one writer per database, and a write, its revision tree, its
+ * by-sequence entry and the counters commit in one transaction before the method returns.
+ * Folds are generators that read in pages (keyset pagination), so no statement stays open while
+ * a caller is between two rows (a streamed HTTP response may pause for seconds) and writes can
+ * go on meanwhile.
+ */
+
+/** What storage keeps of one document (not its bodies). */
+export interface DocRecord {
+  id: string;
+  /** The sequence of this document's last change; assigned by `writeDocs`. */
+  seq: number;
+  /** The winning revision, `"3-abc..."`. */
+  rev: string;
+  /** The winning leaf is a deletion: the document counts in `docDelCount`, not `docCount`. */
+  deleted: boolean;
+  /** The serialized revision tree; opaque to storage (the revisions module writes and reads it). */
+  tree: string;
+}
+
+/** One revision's body: canonical JSON text of the document without its special `_` members. */
+export interface RevBody {
+  rev: string;
+  body: string;
+}
+
+/** One document's change in a `writeDocs` batch. */
+export interface DocWrite {
+  /** The document's new record; `writeDocs` gives it the next sequence. */
+  record: Omit<DocRecord, 'seq'>;
+  /** Bodies of revisions new in this write (stored under `(record.id, rev)`). */
+  bodies: RevBody[];
+  /** Revisions whose bodies are no longer needed (stemmed out of the tree). */
+  dropBodies?: string[];
+}
+
+/** A `_local/` document: no revision tree, no sequence, never in `_all_docs` or `_changes`. */
+export interface LocalDoc {
+  /** The full id, `_local/name`. */
+  id: string;
+  /** `"0-N"` */
+  rev: string;
+  /** Canonical JSON text without special members. */
+  body: string;
+}
+
+export interface DbMeta {
+  /** Number of document changes ever written (the latest sequence). */
+  updateSeq: number;
+  /** Documents whose winner is live (design docs included, local docs not). */
+  docCount: number;
+  /** Documents whose winner is deleted. */
+  docDelCount: number;
+  sizes: {
+    /** Bytes on disk (database file and its journal). */
+    file: number;
+    /** Bytes of the current documents' bodies as JSON. */
+    external: number;
+    /** Bytes of live data in the file. */
+    active: number;
+  };
+  /** Milliseconds since the epoch when the database was created. */
+  createdAt: number;
+}
+
+export interface IdRange {
+  /** First id (inclusive); none: from the first (or, descending, the last) id. */
+  start?: string;
+  /** Last id; none: to the end. */
+  end?: string;
+  /** Whether `end` itself is included (default true). */
+  inclusiveEnd?: boolean;
+  /** Walk from high ids to low; `start` is then the high bound. */
+  descending?: boolean;
+  /** Include documents whose winner is deleted (default false). */
+  includeDeleted?: boolean;
+}
+
+export interface DatabaseStore {
+  readonly name: string;
+  meta(): DbMeta;
+
+  getDoc(id: string): DocRecord | undefined;
+  /** One entry per id, in the order given (undefined where there is none). */
+  getDocs(ids: readonly string[]): (DocRecord | undefined)[];
+  /** A revision's body text, or undefined when it was never stored (or was dropped). */
+  getBody(id: string, rev: string): string | undefined;
+
+  /**
+   * Writes every document of the batch in one transaction, in order: each gets the next sequence
+   * (its previous by-sequence entry goes), its new bodies are stored, the counters follow the old
+   * and new `deleted` flags. Returns the sequence given to each write. All or nothing.
+   */
+  writeDocs(writes: readonly DocWrite[]): number[];
+
+  /** Documents by id in raw UTF-8 byte order (code point order), paged internally. */
+  foldDocs(range: IdRange): Generator<DocRecord>;
+  /** How many documents `foldDocs(range)` would give (what `_all_docs` reports as `offset`). */
+  countDocs(range: IdRange): number;
+  /** Documents whose last change is after `since`, by sequence (descending: newest first). */
+  foldChanges(since: number, descending?: boolean): Generator<DocRecord>;
+  /** How many documents changed after `since` (what `_changes` reports as `pending`). */
+  countChanges(since: number): number;
+
+  getLocal(id: string): LocalDoc | undefined;
+  /** Writes (inserts or replaces) a local document. */
+  putLocal(doc: LocalDoc): void;
+  /** Removes a local document; false when there was none. */
+  deleteLocal(id: string): boolean;
+  /** Local documents by id, same ordering rules as `foldDocs` (includeDeleted is meaningless). */
+  foldLocal(range: IdRange): Generator<LocalDoc>;
+
+  /** Small per-database settings as text (`revs_limit`, `security`, ...). */
+  getProp(key: string): string | undefined;
+  setProp(key: string, value: string): void;
+
+  close(): void;
+}
+
+/** A folder of databases. */
+export interface StorageEngine {
+  /** Every database name, in code point order. */
+  listDatabases(): string[];
+  exists(name: string): boolean;
+  /** Creates a database; throws `StorageExistsError` when it exists. */
+  create(name: string): DatabaseStore;
+  /** The open handle of a database (opened on first use, then cached), or undefined. */
+  open(name: string): DatabaseStore | undefined;
+  /** Deletes a database and its files; false when there was none. */
+  destroy(name: string): boolean;
+  /** Closes every open database (checkpointing their journals). */
+  close(): void;
+}
+
+export interface EngineOptions {
+  /** The data folder. */
+  dir: string;
+  /** `'full'` syncs every commit to disk (survives power loss); `'normal'` (default) survives a killed process. */
+  durability?: 'normal' | 'full';
+}
+
+export class StorageExistsError extends Error {
+  constructor(name: string) {
+    super(`database ${name} exists`);
+    this.name = 'StorageExistsError';
+  }
+}

@@ -1,0 +1,101 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CouchError } from '../src/errors.js';
+import {
+  authenticate,
+  createAdminStore,
+  hashPassword,
+  Lockout,
+  requireAdmin,
+  requireDbAccess,
+  type UserCtx,
+} from '../src/auth/index.js';
+
+const basic = (name: string, password: string): string =>
+  `Basic ${Buffer.from(`${name}:${password}`, 'utf8').toString('base64')}`;
+
+const admins = createAdminStore({ root: hashPassword('right', { iterations: 100 }) });
+
+function couchError(status: number, error: string, reason: string) {
+  return (err: unknown): boolean => {
+    assert.ok(err instanceof CouchError, String(err));
+    assert.equal(err.status, status);
+    assert.equal(err.error, error);
+    assert.equal(err.reason, reason);
+    return true;
+  };
+}
+
+const incorrect = couchError(401, 'unauthorized', 'Name or password is incorrect.');
+const locked = couchError(403, 'forbidden', 'Account is temporarily locked due to multiple authentication failures');
+
+describe('authenticate', () => {
+  test('no credentials: anonymous', () => {
+    const lockout = new Lockout();
+    assert.deepEqual(authenticate(undefined, '127.0.0.1', admins, lockout), { name: null, roles: [] });
+    assert.deepEqual(authenticate('Bearer x.y.z', '127.0.0.1', admins, lockout), { name: null, roles: [] });
+  });
+
+  test('an admin gets the _admin role', () => {
+    assert.deepEqual(authenticate(basic('root', 'right'), '127.0.0.1', admins, new Lockout()), {
+      name: 'root',
+      roles: ['_admin'],
+    });
+  });
+
+  test('wrong password or unknown user: 401', () => {
+    const lockout = new Lockout();
+    assert.throws(() => authenticate(basic('root', 'wrong'), '127.0.0.1', admins, lockout), incorrect);
+    assert.throws(() => authenticate(basic('nobody', 'right'), '127.0.0.1', admins, lockout), incorrect);
+  });
+
+  test('invalid base64: 400', () => {
+    assert.throws(
+      () => authenticate('Basic !!!', '127.0.0.1', admins, new Lockout()),
+      couchError(400, 'bad_request', 'Authorization header has invalid base64 value'),
+    );
+  });
+
+  test('5 failures lock the user out from that address, even with the right password', () => {
+    const lockout = new Lockout();
+    for (let i = 0; i < 5; i++) {
+      assert.throws(() => authenticate(basic('root', 'wrong'), '10.0.0.1', admins, lockout), incorrect);
+    }
+    assert.throws(() => authenticate(basic('root', 'wrong'), '10.0.0.1', admins, lockout), locked);
+    assert.throws(() => authenticate(basic('root', 'right'), '10.0.0.1', admins, lockout), locked);
+    // another address is still fine
+    assert.equal(authenticate(basic('root', 'right'), '10.0.0.2', admins, lockout).name, 'root');
+    // anonymous requests from the locked address are not affected
+    assert.equal(authenticate(undefined, '10.0.0.1', admins, lockout).name, null);
+  });
+
+  test('the lock lifts after 5 minutes', () => {
+    let now = 0;
+    const lockout = new Lockout({ now: () => now });
+    for (let i = 0; i < 5; i++) {
+      assert.throws(() => authenticate(basic('root', 'wrong'), 'a', admins, lockout), incorrect);
+    }
+    assert.throws(() => authenticate(basic('root', 'right'), 'a', admins, lockout), locked);
+    now += 5 * 60_000;
+    assert.equal(authenticate(basic('root', 'right'), 'a', admins, lockout).name, 'root');
+  });
+});
+
+describe('authorization helpers', () => {
+  const anon: UserCtx = { name: null, roles: [] };
+  const admin: UserCtx = { name: 'root', roles: ['_admin'] };
+  const member: UserCtx = { name: 'bob', roles: [] };
+
+  test('requireAdmin', () => {
+    requireAdmin(admin);
+    const notAdmin = couchError(401, 'unauthorized', 'You are not a server admin.');
+    assert.throws(() => requireAdmin(anon), notAdmin);
+    assert.throws(() => requireAdmin(member), notAdmin);
+  });
+
+  test('requireDbAccess: databases are admin-only', () => {
+    requireDbAccess(admin);
+    assert.throws(() => requireDbAccess(anon), couchError(401, 'unauthorized', 'You are not authorized to access this db.'));
+    assert.throws(() => requireDbAccess(member), couchError(403, 'forbidden', 'You are not allowed to access this db.'));
+  });
+});

@@ -1,0 +1,151 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { helpText, parseCli, parseServeArgs, parseSize, UsageError } from '../src/cli/args.js';
+
+const CWD = '/srv/divan';
+const serve = (argv: string[], env: Record<string, string | undefined> = {}) => parseServeArgs(argv, env, CWD);
+
+function usage(fn: () => unknown, pattern: RegExp): void {
+  assert.throws(fn, (err: unknown) => {
+    assert.ok(err instanceof UsageError, String(err));
+    assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+describe('parseServeArgs', () => {
+  test('defaults', () => {
+    assert.deepEqual(serve([]), {
+      port: 5984,
+      host: '127.0.0.1',
+      dataDir: resolve(CWD, 'data'),
+      maxBodyBytes: 64 * 1024 * 1024,
+      durability: 'normal',
+    });
+  });
+
+  test('flags, in both --flag value and --flag=value forms', () => {
+    const options = serve([
+      '--port', '6000',
+      '--host=0.0.0.0',
+      '--data', '/var/lib/divan',
+      '--admin=root:s3:cret',
+      '--max-body', '1gb',
+      '--durability=full',
+    ]);
+    assert.deepEqual(options, {
+      port: 6000,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/divan',
+      admin: { name: 'root', password: 's3:cret' },
+      maxBodyBytes: 1024 ** 3,
+      durability: 'full',
+    });
+  });
+
+  test('relative data folders resolve against the working directory', () => {
+    assert.equal(serve(['--data', 'db']).dataDir, '/srv/divan/db');
+    assert.equal(serve([], { DIVAN_DATA: '../x' }).dataDir, '/srv/x');
+  });
+
+  test('environment variables', () => {
+    const options = serve([], {
+      DIVAN_PORT: '7000',
+      DIVAN_HOST: '::1',
+      DIVAN_DATA: '/data',
+      DIVAN_ADMIN: 'ops:pw',
+      DIVAN_MAX_BODY: '512kb',
+      DIVAN_DURABILITY: 'full',
+    });
+    assert.deepEqual(options, {
+      port: 7000,
+      host: '::1',
+      dataDir: '/data',
+      admin: { name: 'ops', password: 'pw' },
+      maxBodyBytes: 512 * 1024,
+      durability: 'full',
+    });
+  });
+
+  test('flags win over the environment; empty variables count as unset', () => {
+    const env = { DIVAN_PORT: '7000', DIVAN_ADMIN: 'env:pw', DIVAN_HOST: '' };
+    const options = serve(['--port', '8000', '--admin', 'flag:pw'], env);
+    assert.equal(options.port, 8000);
+    assert.deepEqual(options.admin, { name: 'flag', password: 'pw' });
+    assert.equal(options.host, '127.0.0.1');
+  });
+
+  test('port 0 (any free port) is allowed', () => {
+    assert.equal(serve(['--port', '0']).port, 0);
+  });
+
+  test('bad values', () => {
+    usage(() => serve(['--port', 'abc']), /--port must be a port number.*'abc'/);
+    usage(() => serve(['--port', '65536']), /--port/);
+    usage(() => serve(['--port', '-1']), /--port/);
+    usage(() => serve([], { DIVAN_PORT: '1.5' }), /DIVAN_PORT must be a port number/);
+    usage(() => serve(['--durability', 'fast']), /--durability must be 'normal' or 'full', got 'fast'/);
+    usage(() => serve(['--max-body', '12parsecs']), /--max-body must be a size/);
+    usage(() => serve([], { DIVAN_MAX_BODY: '0' }), /DIVAN_MAX_BODY must be at least 1 byte/);
+    usage(() => serve(['--admin', 'nopassword']), /--admin must be USER:PASS/);
+    usage(() => serve(['--admin', ':pw']), /--admin must be USER:PASS/);
+    usage(() => serve(['--admin', 'user:']), /--admin must be USER:PASS/);
+    usage(() => serve(['--host=']), /--host must not be empty/);
+  });
+
+  test('unknown, repeated, valueless flags and stray arguments', () => {
+    usage(() => serve(['--prot', '1']), /unknown option '--prot'/);
+    usage(() => serve(['-p', '1']), /unknown option '-p'/);
+    usage(() => serve(['--__proto__', '1']), /unknown option/);
+    usage(() => serve(['extra']), /unexpected argument 'extra'/);
+    usage(() => serve(['--port']), /option '--port' needs a value/);
+    usage(() => serve(['--port', '--host', 'x']), /option '--port' needs a value/);
+    usage(() => serve(['--port', '1', '--port', '2']), /given more than once/);
+  });
+});
+
+describe('parseSize', () => {
+  test('units', () => {
+    assert.equal(parseSize('1048576'), 1048576);
+    assert.equal(parseSize('100b'), 100);
+    assert.equal(parseSize('64mb'), 64 * 1024 * 1024);
+    assert.equal(parseSize('64MB'), 64 * 1024 * 1024);
+    assert.equal(parseSize('64m'), 64 * 1024 * 1024);
+    assert.equal(parseSize('2kib'), 2048);
+    assert.equal(parseSize('1gb'), 1024 ** 3);
+    assert.equal(parseSize('1.5gb'), 1.5 * 1024 ** 3);
+    assert.equal(parseSize('10 mb'), 10 * 1024 * 1024);
+  });
+
+  test('rejects garbage', () => {
+    for (const bad of ['', 'mb', '-1mb', '1tb', '1e6', '0x10', '1.mb']) usage(() => parseSize(bad), /must be a size/);
+  });
+});
+
+describe('parseCli', () => {
+  test('commands', () => {
+    assert.deepEqual(parseCli(['--help'], {}), { kind: 'help' });
+    assert.deepEqual(parseCli(['-h'], {}), { kind: 'help' });
+    assert.deepEqual(parseCli(['help', 'serve'], {}), { kind: 'help', topic: 'serve' });
+    assert.deepEqual(parseCli(['serve', '--help'], {}), { kind: 'help', topic: 'serve' });
+    assert.deepEqual(parseCli(['--version'], {}), { kind: 'version' });
+    const parsed = parseCli(['serve', '--port', '1234'], {}, CWD);
+    assert.equal(parsed.kind, 'serve');
+    assert.equal(parsed.kind === 'serve' && parsed.options.port, 1234);
+  });
+
+  test('unknown or missing commands and options', () => {
+    usage(() => parseCli([], {}), /missing command/);
+    usage(() => parseCli(['start'], {}), /unknown command 'start'/);
+    usage(() => parseCli(['--port', '1'], {}), /unknown option '--port'/);
+    usage(() => parseCli(['--version', 'x'], {}), /unexpected argument 'x'/);
+  });
+
+  test('help mentions every option and its variable', () => {
+    const text = helpText();
+    for (const word of ['serve', '--port', '--host', '--data', '--admin', '--max-body', '--durability', 'DIVAN_PORT', 'DIVAN_HOST', 'DIVAN_DATA', 'DIVAN_ADMIN', 'DIVAN_MAX_BODY', 'DIVAN_DURABILITY', '--version']) {
+      assert.ok(text.includes(word), word);
+    }
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * A real server for integration tests: `startServer` on a loopback port over a fresh temporary
+ * data folder, with a known admin (hashed with few PBKDF2 iterations so tests stay fast), and
+ * `fetch`-based helpers speaking HTTP to it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer } from '../../src/server/start.js';
+
+export const ADMIN = { name: 'admin', password: 'secret' };
+export const AUTH = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON (undefined when it is empty or not JSON). */
+  json: any;
+}
+
+export interface RequestOptions {
+  /** A value sent as JSON, or a string/Buffer sent as is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** false: anonymous; a string: that Authorization header. Default: the admin. */
+  auth?: false | string;
+}
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  server: RunningServer;
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
+  /** Stops the server (keeping the data folder). */
+  stop(): Promise<void>;
+  /** Stops the server and removes its data folder. */
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: { dataDir?: string; maxBodyBytes?: number } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'divan-test-'));
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    admin: ADMIN,
+    hashIterations: 10,
+    maxBodyBytes: options.maxBodyBytes,
+    log: () => {},
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await server.close();
+  };
+  return {
+    url: server.url,
+    dataDir,
+    server,
+    request: (method, path, requestOptions) => request(server.url, method, path, requestOptions),
+    stop,
+    async close() {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth !== false) headers.authorization ??= options.auth ?? AUTH;
+  let body: string | Buffer | undefined;
+  if (options.body !== undefined) {
+    if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) body = options.body;
+    else body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(base + path, { method, headers, body, redirect: 'manual' });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
