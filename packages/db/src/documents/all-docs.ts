@@ -2,9 +2,9 @@
  * `_all_docs`, `_design_docs` and `_local_docs`: rows by id in raw order, or one row per requested
  * key. Rows come out as JSON text, one at a time, so the HTTP layer can stream them.
  */
-import type { DocRecord, IdRange } from '../storage/engine.js';
+import type { DocRecord, IdRange, LocalDoc } from '../storage/engine.js';
 import type { Database } from './database.js';
-import { DESIGN_PREFIX, LOCAL_PREFIX } from './doc-id.js';
+import { DESIGN_PREFIX, isLocalId } from './doc-id.js';
 import { compareIds } from './id-order.js';
 
 export type IdSpace = 'all' | 'design' | 'local';
@@ -31,15 +31,15 @@ export interface AllDocsResult {
 }
 
 export function allDocs(db: Database, space: IdSpace, options: AllDocsOptions): AllDocsResult {
-  if (space === 'local') return localDocs(db, options);
-  const totalRows = space === 'design' ? countDesign(db) : db.meta().docCount;
-  if (options.keys !== undefined) {
-    return { totalRows, offset: null, rows: keyRows(db, options.keys, options) };
-  }
-  const range = rangeOf(space, options);
-  if (range === null) return { totalRows, offset: totalRows === null ? null : 0, rows: [] };
-  const offset = space === 'design' ? totalRows : db.store.countDocs(rangeBefore(range)) + options.skip;
-  return { totalRows, offset, rows: rangeRows(db, range, options) };
+  const totalRows = space === 'local' ? null : space === 'design' ? countDesign(db) : db.meta().docCount;
+  // Keys are opened one by one as documents, whatever the namespace (CouchDB's fabric does so).
+  if (options.keys !== undefined) return { totalRows, offset: null, rows: keyRows(db, options.keys, options) };
+  const { range, empty } = rangeOf(space, options);
+  if (space === 'local') return { totalRows: null, offset: null, rows: empty ? [] : localRows(db, range, options) };
+  // CouchDB 3 reports the design doc count as the offset of `_design_docs`.
+  const offset =
+    space === 'design' ? totalRows : Math.min(totalRows!, db.store.countDocs(rangeBefore(range)) + options.skip);
+  return { totalRows, offset, rows: empty ? [] : rangeRows(db, range, options) };
 }
 
 function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions): Generator<string> {
@@ -59,14 +59,19 @@ function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions): Gene
 function* keyRows(db: Database, keys: readonly unknown[], options: AllDocsOptions): Generator<string> {
   const ordered = options.descending ? [...keys].reverse() : keys;
   const selected = ordered.slice(options.skip, options.limit === undefined ? undefined : options.skip + options.limit);
-  const ids = selected.filter((key): key is string => typeof key === 'string');
+  const ids = [...new Set(selected.filter((key): key is string => typeof key === 'string' && !isLocalId(key)))];
   const records = new Map<string, DocRecord | undefined>();
   const found = db.store.getDocs(ids);
   ids.forEach((id, i) => records.set(id, found[i]));
   for (const key of selected) {
+    if (typeof key === 'string' && isLocalId(key)) {
+      const local = db.store.getLocal(key);
+      yield local === undefined ? notFoundRow(key) : localRow(db, local, options);
+      continue;
+    }
     const record = typeof key === 'string' ? records.get(key) : undefined;
     if (record === undefined) {
-      yield `{"key":${JSON.stringify(key)},"error":"not_found"}`;
+      yield notFoundRow(key);
     } else if (record.deleted) {
       const value = `{"rev":${JSON.stringify(record.rev)},"deleted":true}`;
       yield `{"id":${JSON.stringify(record.id)},"key":${JSON.stringify(key)},"value":${value}${options.includeDocs ? ',"doc":null' : ''}}`;
@@ -74,6 +79,14 @@ function* keyRows(db: Database, keys: readonly unknown[], options: AllDocsOption
       yield rowOf(db, record, key as string, options);
     }
   }
+}
+
+const notFoundRow = (key: unknown): string => `{"key":${JSON.stringify(key)},"error":"not_found"}`;
+
+function localRow(db: Database, doc: LocalDoc, options: AllDocsOptions): string {
+  const id = JSON.stringify(doc.id);
+  const row = `{"id":${id},"key":${id},"value":{"rev":${JSON.stringify(doc.rev)}}`;
+  return `${row}${options.includeDocs ? `,"doc":${db.local.render(doc)}` : ''}}`;
 }
 
 function rowOf(db: Database, record: DocRecord, key: string, options: AllDocsOptions): string {
@@ -84,43 +97,34 @@ function rowOf(db: Database, record: DocRecord, key: string, options: AllDocsOpt
 }
 
 /**
- * The id range of a query, or null when it is empty. Keys that are not strings sort before every
- * string in CouchDB's raw order (numbers, atoms, objects, arrays < binaries), so as a start they
- * mean "from the first id" and as an end "nothing".
+ * The id range of a query, and whether it is empty (bounds reversed for its direction: CouchDB
+ * answers no rows, not an error). As couch_mrview_util's all_docs_key_opts: a bound is the
+ * key when it is a string, else the doc id param when that is one; other keys bound nothing.
  */
-function rangeOf(space: IdSpace, options: AllDocsOptions): IdRange | null {
+function rangeOf(space: IdSpace, options: AllDocsOptions): { range: IdRange; empty: boolean } {
   const { descending } = options;
-  let start: string | undefined;
-  let end: string | undefined;
-  if (options.startkey !== undefined) {
-    if (typeof options.startkey === 'string') start = options.startkey;
-    else if (descending) return null;
-  } else if (options.startkeyDocid !== undefined) {
-    start = options.startkeyDocid;
-  }
-  if (options.endkey !== undefined) {
-    if (typeof options.endkey === 'string') end = options.endkey;
-    else if (!descending) return null;
-  } else if (options.endkeyDocid !== undefined) {
-    end = options.endkeyDocid;
-  }
+  const stringOr = (key: unknown, docid: unknown): string | undefined =>
+    typeof key === 'string' ? key : typeof docid === 'string' ? docid : undefined;
+  let start = stringOr(options.startkey, options.startkeyDocid);
+  let end = stringOr(options.endkey, options.endkeyDocid);
   if (space === 'design') {
-    // The design documents are the ids between "_design/" and "_design0" ('0' follows '/').
+    // couch_db:set_design_doc_keys: the range is clamped to "_design/".."_design0".
     const low = DESIGN_PREFIX;
     const high = '_design0';
     if (descending) {
-      start = start === undefined || compareIds(start, high) >= 0 ? high : start;
+      start = start === undefined || compareIds(start, high) > 0 ? high : start;
       end = end === undefined || compareIds(end, low) < 0 ? low : end;
     } else {
       start = start === undefined || compareIds(start, low) < 0 ? low : start;
-      end = end === undefined || compareIds(end, high) >= 0 ? high : end;
+      end = end === undefined || compareIds(end, high) > 0 ? high : end;
     }
   }
+  let empty = false;
   if (start !== undefined && end !== undefined) {
     const order = compareIds(start, end);
-    if (descending ? order < 0 : order > 0) return null;
+    empty = descending ? order < 0 : order > 0;
   }
-  return { start, end, inclusiveEnd: options.inclusiveEnd, descending };
+  return { range: { start, end, inclusiveEnd: options.inclusiveEnd, descending }, empty };
 }
 
 /** The ids before a range's start, in its direction: what `offset` counts. */
@@ -133,24 +137,16 @@ function countDesign(db: Database): number {
   return db.store.countDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false });
 }
 
-function localDocs(db: Database, options: AllDocsOptions): AllDocsResult {
-  const start = typeof options.startkey === 'string' ? options.startkey : options.descending ? undefined : LOCAL_PREFIX;
-  const end = typeof options.endkey === 'string' ? options.endkey : options.descending ? LOCAL_PREFIX : undefined;
-  function* rows(): Generator<string> {
-    let skip = options.skip;
-    let left = options.limit ?? Infinity;
-    if (left <= 0) return;
-    for (const doc of db.local.fold({ start, end, inclusiveEnd: options.inclusiveEnd, descending: options.descending })) {
-      if (skip > 0) {
-        skip--;
-        continue;
-      }
-      const id = JSON.stringify(doc.id);
-      let row = `{"id":${id},"key":${id},"value":{"rev":${JSON.stringify(doc.rev)}}`;
-      if (options.includeDocs) row += `,"doc":${db.local.render(doc)}`;
-      yield `${row}}`;
-      if (--left <= 0) return;
+function* localRows(db: Database, range: IdRange, options: AllDocsOptions): Generator<string> {
+  let skip = options.skip;
+  let left = options.limit ?? Infinity;
+  if (left <= 0) return;
+  for (const doc of db.local.fold(range)) {
+    if (skip > 0) {
+      skip--;
+      continue;
     }
+    yield localRow(db, doc, options);
+    if (--left <= 0) return;
   }
-  return { totalRows: null, offset: null, rows: rows() };
 }

@@ -109,7 +109,6 @@ export class Database {
         throw new CouchError('bad_request', 'Document rev is required when new_edits is false.');
       }
       const id = input.id === undefined && newEdits ? undefined : validateDocId(input.id);
-      if (id !== undefined) checkDocBody(id, input);
       return { id, input };
     });
     return this.write(
@@ -121,7 +120,6 @@ export class Database {
   /** Writes one document under the given id (`PUT /db/id`); throws on conflict. */
   putDoc(rawId: unknown, input: DocInput, newEdits = true): { ok: true; id: string; rev: string } {
     const id = validateDocId(rawId);
-    checkDocBody(id, input);
     const [result] = this.write([{ id, input }], newEdits);
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
@@ -155,6 +153,9 @@ export class Database {
       }
       let edit: Edit;
       try {
+        // Design documents are checked one by one: a bad one is its own error row (CouchDB's
+        // per-document validation), not a failed request.
+        checkDocBody(id, input);
         edit = newEdits ? interactiveEdit(state.tree, input, limit) : replicatedEdit(state.tree, input, limit);
       } catch (error) {
         if (!(error instanceof CouchError)) throw error;

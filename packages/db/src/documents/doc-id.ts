@@ -10,6 +10,7 @@ export const LOCAL_PREFIX = '_local/';
 export function validateDocId(id: unknown): string {
   if (typeof id !== 'string') throw new CouchError('illegal_docid', 'Document id must be a string');
   if (id === '') throw new CouchError('illegal_docid', 'Document id must not be empty');
+  if (!isWellFormed(id)) throw new CouchError('illegal_docid', 'Document id must be valid UTF-8');
   if (id.startsWith(DESIGN_PREFIX)) {
     if (id.length === DESIGN_PREFIX.length) throw new CouchError('illegal_docid', 'Illegal document id `_design/`');
     return id;
@@ -21,7 +22,6 @@ export function validateDocId(id: unknown): string {
   if (id.startsWith('_')) {
     throw new CouchError('illegal_docid', 'Only reserved document ids may start with underscore.');
   }
-  if (!isWellFormed(id)) throw new CouchError('illegal_docid', 'Document id must be valid UTF-8');
   return id;
 }
 

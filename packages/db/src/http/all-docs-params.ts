@@ -1,31 +1,64 @@
 /**
- * The query parameters of `_all_docs` (and its `_design_docs`/`_local_docs` siblings): from the
- * query string, and for POST also from the body, the query string applied last so it wins.
- * Params apply left to right, so `key` sets both bounds and a later `endkey` overrides one.
+ * The query parameters of `_all_docs` (and its `_design_docs`/`_local_docs` siblings), parsed as
+ * couch_mrview_http does: from the query string, for POST also from the body (already decoded
+ * JSON), the query string applied last so it wins. Params apply left to right, so `key` sets both
+ * bounds and a later `endkey` overrides one. Then couch_mrview_util:validate_args' checks.
  */
 import { CouchError } from '../errors.js';
 import type { AllDocsOptions } from '../documents/all-docs.js';
 import { parseBool, parseJsonParam, parsePositiveInteger } from './query.js';
 
-type Source = 'query' | 'body';
+/** Where a param came from: it decides the error wording for `keys`. */
+export type ParamSource = 'query' | 'body' | 'queries';
 
-export function allDocsOptions(query: URLSearchParams, body?: Record<string, unknown>): AllDocsOptions {
-  const options: AllDocsOptions = { inclusiveEnd: true, descending: false, skip: 0, includeDocs: false, conflicts: false };
-  if (body !== undefined) {
-    for (const name of Object.keys(body)) apply(options, name, body[name], 'body');
+/** couch_mrview's internal maximum limit (2^59 - 1), the default `query_limit`. */
+const MAX_LIMIT = 576460752303423487n;
+
+const qpe = (reason: string): CouchError => new CouchError('query_parse_error', reason);
+
+export function defaultAllDocsOptions(): AllDocsOptions {
+  return { inclusiveEnd: true, descending: false, skip: 0, includeDocs: false, conflicts: false };
+}
+
+/**
+ * Options from the query string and, for POST, the body (`bodySource` says which kind of body:
+ * the POST body of `_all_docs`, or one query of `_all_docs/queries` on top of `base`).
+ */
+export function allDocsOptions(
+  query: URLSearchParams,
+  body?: Record<string, unknown>,
+  bodySource: ParamSource = 'body',
+  base: AllDocsOptions = defaultAllDocsOptions(),
+): AllDocsOptions {
+  const options: AllDocsOptions = { ...base };
+  if (bodySource === 'queries') {
+    // `_all_docs/queries`: the URL params are defaults, each query's members override them.
+    for (const [name, value] of query) apply(options, name, value, 'query');
+    if (body !== undefined) for (const name of Object.keys(body)) apply(options, name, body[name], 'queries');
+  } else {
+    if (body !== undefined) for (const name of Object.keys(body)) apply(options, name, body[name], bodySource);
+    for (const [name, value] of query) apply(options, name, value, 'query');
   }
-  for (const [name, value] of query) apply(options, name, value, 'query');
-  if (options.keys !== undefined && body?.keys !== undefined && query.has('keys')) {
-    throw new CouchError('bad_request', '`keys` is incompatible with `key`, `start_key` and `end_key`');
-  }
+  validate(options);
   return options;
 }
 
-function apply(options: AllDocsOptions, name: string, value: unknown, source: Source): void {
-  const json = (): unknown => (source === 'query' ? parseJsonParam(value as string) : value);
+function validate(options: AllDocsOptions): void {
+  if (options.keys !== undefined && options.keys.length > 0 && (options.startkey !== undefined || options.endkey !== undefined)) {
+    throw qpe('`keys` is incompatible with `key`, `start_key` and `end_key`');
+  }
+  if (options.startkeyDocid !== undefined && typeof options.startkeyDocid !== 'string') {
+    throw qpe('`start_key_docid` must be a string.');
+  }
+  if (options.endkeyDocid !== undefined && typeof options.endkeyDocid !== 'string') {
+    throw qpe('`end_key_docid` must be a string.');
+  }
+}
+
+function apply(options: AllDocsOptions, name: string, value: unknown, source: ParamSource): void {
+  const decoded = source !== 'query';
+  const json = (): unknown => (decoded ? value : parseJsonParam(value as string));
   const bool = (): boolean => (typeof value === 'boolean' ? value : parseBool(String(value)));
-  const int = (): number =>
-    typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : parsePositiveInteger(String(value));
   switch (name) {
     case 'key': {
       const key = json();
@@ -35,7 +68,11 @@ function apply(options: AllDocsOptions, name: string, value: unknown, source: So
     }
     case 'keys': {
       const keys = json();
-      if (!Array.isArray(keys)) throw new CouchError('bad_request', '`keys` member must be an array.');
+      if (!Array.isArray(keys)) {
+        if (source === 'query') throw new CouchError('bad_request', '`keys` parameter must be an array.');
+        if (source === 'body') throw new CouchError('bad_request', '`keys` body member must be an array.');
+        throw qpe('`keys` must be an array of strings.');
+      }
       options.keys = keys;
       break;
     }
@@ -47,13 +84,14 @@ function apply(options: AllDocsOptions, name: string, value: unknown, source: So
     case 'end_key':
       options.endkey = json();
       break;
+    // Doc ids are raw strings in the URL, decoded JSON in a body (checked to be strings later).
     case 'startkey_docid':
     case 'start_key_doc_id':
-      options.startkeyDocid = String(value);
+      options.startkeyDocid = value as string;
       break;
     case 'endkey_docid':
     case 'end_key_doc_id':
-      options.endkeyDocid = String(value);
+      options.endkeyDocid = value as string;
       break;
     case 'inclusive_end':
       options.inclusiveEnd = bool();
@@ -62,10 +100,13 @@ function apply(options: AllDocsOptions, name: string, value: unknown, source: So
       options.descending = bool();
       break;
     case 'limit':
-      options.limit = int();
+      options.limit = positiveInteger(value);
+      if (BigInt(typeof value === 'string' ? value : options.limit) > MAX_LIMIT) {
+        throw qpe(`Limit is too large, must not exceed ${MAX_LIMIT}`);
+      }
       break;
     case 'skip':
-      options.skip = int();
+      options.skip = positiveInteger(value);
       break;
     case 'include_docs':
       options.includeDocs = bool();
@@ -76,17 +117,17 @@ function apply(options: AllDocsOptions, name: string, value: unknown, source: So
     case 'update_seq':
       options.updateSeq = bool();
       break;
-    case 'stale':
-    case 'update':
-    case 'stable':
-    case 'sorted':
-    case 'attachments':
-    case 'att_encoding_info':
-    case 'group':
-    case 'group_level':
-    case 'reduce':
-      break; // view-only or accepted and ignored by _all_docs, as CouchDB
     default:
-      break; // unknown params are ignored, as CouchDB
+      // View-only, cluster-only (stable, update, sorted, ...) and unknown params are ignored, as CouchDB.
+      break;
   }
+}
+
+/** A decoded integer is taken as it is (printed without quotes in the error, as Erlang's ~p). */
+function positiveInteger(value: unknown): number {
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    if (value < 0) throw qpe(`Invalid value for positive integer: ${value}`);
+    return value;
+  }
+  return parsePositiveInteger(String(value));
 }

@@ -3,7 +3,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { allDocs, type AllDocsOptions, type IdSpace } from '../../documents/all-docs.js';
 import type { Database } from '../../documents/database.js';
-import { allDocsOptions } from '../all-docs-params.js';
+import { allDocsOptions, defaultAllDocsOptions } from '../all-docs-params.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { sendText, streamRows } from '../respond.js';
@@ -17,7 +17,8 @@ async function bodyParams(ctx: RequestContext, checkType: boolean): Promise<Reco
 
 function head(db: Database, options: AllDocsOptions, totalRows: number | null, offset: number | null): string {
   let out = `{"total_rows":${totalRows},"offset":${offset}`;
-  if (options.updateSeq) out += `,"update_seq":${db.meta().updateSeq}`;
+  // A keys query reports no sequence (CouchDB 3's fabric sends null there, as for offset).
+  if (options.updateSeq) out += `,"update_seq":${options.keys === undefined ? db.meta().updateSeq : null}`;
   return `${out},"rows":[`;
 }
 
@@ -35,7 +36,10 @@ function collect(db: Database, space: IdSpace, options: AllDocsOptions): string 
 function handlersFor(space: IdSpace) {
   return {
     index: (ctx: RequestContext) => answer(ctx, space, allDocsOptions(ctx.query)),
-    query: async (ctx: RequestContext) => answer(ctx, space, allDocsOptions(ctx.query, await bodyParams(ctx, true))),
+    async query(ctx: RequestContext) {
+      dbOf(ctx); // a missing database is a 404 before anything about the body
+      return answer(ctx, space, allDocsOptions(ctx.query, await bodyParams(ctx, true)));
+    },
   };
 }
 
@@ -43,17 +47,22 @@ export const allDocsHandlers = handlersFor('all');
 export const designDocsHandlers = handlersFor('design');
 export const localDocsHandlers = handlersFor('local');
 
-/** `POST /db/_all_docs/queries`: several queries, one answer (CouchDB does not check the Content-Type here). */
+/**
+ * `POST /db/_all_docs/queries`: several queries, one answer. The URL params are every query's
+ * defaults; CouchDB does not check the Content-Type here.
+ */
 export async function allDocsQueries(ctx: RequestContext): Promise<void> {
   const db = dbOf(ctx);
   const body = await bodyParams(ctx, false);
   const queries = body.queries;
+  if (queries === undefined) throw new CouchError('bad_request', 'POST body must include `queries` parameter.');
   if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
-  const results = queries.map((query) => {
+  // Every query is parsed (and may fail) before any is answered.
+  const parsed = queries.map((query) => {
     if (query === null || typeof query !== 'object' || Array.isArray(query)) {
       throw new CouchError('bad_request', 'Each query must be a JSON object');
     }
-    return collect(db, 'all', allDocsOptions(new URLSearchParams(), query as Record<string, unknown>));
+    return allDocsOptions(ctx.query, query as Record<string, unknown>, 'queries', defaultAllDocsOptions());
   });
-  sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
+  sendText(ctx, 200, `{"results":[${parsed.map((options) => collect(db, 'all', options)).join(',')}]}`);
 }

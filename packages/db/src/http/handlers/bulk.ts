@@ -1,7 +1,11 @@
 /** `_bulk_docs`, `_bulk_get`, `_revs_diff`, `_missing_revs`: the endpoints replication lives on. */
 import { CouchError } from '../../errors.js';
 import { JsonObject, type JsonValue } from '../../json/index.js';
-import { parseRev, type Rev } from '../../revisions/index.js';
+import { formatRev, parseRev, type Rev } from '../../revisions/index.js';
+import { randomId } from '../../documents/database.js';
+import { validateDocId } from '../../documents/doc-id.js';
+import { readDocInput, type DocInput } from '../../documents/doc-input.js';
+import { validateDesignDoc } from '../../documents/design-doc.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { looseBool } from '../query.js';
@@ -14,6 +18,9 @@ async function objectBody(ctx: RequestContext): Promise<JsonObject> {
   return body;
 }
 
+/** What CouchDB answers where its Erlang code crashes on a value of the wrong type. */
+const crash = (reason: string): CouchError => new CouchError('unknown_error', reason, 500);
+
 export const bulk = {
   async docs(ctx: RequestContext): Promise<void> {
     const db = dbOf(ctx);
@@ -21,26 +28,37 @@ export const bulk = {
     const docs = body.get('docs');
     if (docs === undefined) throw new CouchError('bad_request', 'POST body must include `docs` parameter.');
     if (!Array.isArray(docs)) throw new CouchError('bad_request', '`docs` parameter must be an array.');
-    const newEditsValue = body.get('new_edits') ?? true;
-    if (typeof newEditsValue !== 'boolean') throw new CouchError('bad_request', '`new_edits` parameter must be a boolean.');
-    if (body.get('all_or_nothing') === true) {
-      const rows = docs.map((doc) => ({
-        id: doc instanceof JsonObject && typeof doc.get('_id') === 'string' ? doc.get('_id') : null,
-        rev: '0-',
-        error: 'not_implemented',
-        reason: 'all_or_nothing is not supported',
-      }));
+    const newEdits = body.get('new_edits') ?? true;
+    if (typeof newEdits !== 'boolean') {
+      // CouchDB validates each doc, then crashes on the first one (validate_revs has no clause
+      // for a non-boolean); with no docs it gets to its own 400.
+      if (docs.length === 0) throw new CouchError('bad_request', '`new_edits` parameter must be a boolean.');
+      checkDoc(docs[0]);
+      throw crash('function_clause');
+    }
+    if (newEdits && body.get('all_or_nothing') === true) {
+      // Every doc is validated first (one bad doc is still a 400), then the whole batch is refused.
+      const rows = docs.map((doc) => {
+        const input = checkDoc(doc);
+        return {
+          id: typeof input.id === 'string' ? input.id : randomId(),
+          rev: input.rev === undefined ? '0-' : formatRev(input.rev),
+          error: 'not_implemented',
+          reason: 'all_or_nothing is not supported',
+        };
+      });
       return sendJson(ctx, 417, rows);
     }
-    const results = db.bulkDocs(docs, newEditsValue);
-    sendJson(ctx, 201, newEditsValue ? results : results.filter((r) => 'error' in r));
+    const results = db.bulkDocs(docs, newEdits);
+    sendJson(ctx, 201, newEdits ? results : results.filter((r) => 'error' in r));
   },
 
   async get(ctx: RequestContext): Promise<void> {
     const db = dbOf(ctx);
     const body = await objectBody(ctx);
     const docs = body.get('docs');
-    if (!Array.isArray(docs)) throw new CouchError('bad_request', 'Missing JSON list of \'docs\'.');
+    if (docs === undefined) throw new CouchError('bad_request', "Missing JSON list of 'docs'.");
+    if (!Array.isArray(docs)) throw crash('function_clause');
     const revs = looseBool(ctx.query, 'revs');
     const results = docs.map((entry) => bulkGetOne(db, entry, revs));
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
@@ -63,7 +81,7 @@ export const bulk = {
 function revsRequest(body: JsonObject): Map<string, Rev[]> {
   const request = new Map<string, Rev[]>();
   for (const [id, revs] of body.entries()) {
-    if (!Array.isArray(revs)) throw new CouchError('bad_request', `Revisions of ${id} must be a list.`);
+    if (!Array.isArray(revs)) throw crash('function_clause');
     request.set(id, revs.map((rev) => parseRev(rev)));
   }
   return request;
@@ -71,24 +89,40 @@ function revsRequest(body: JsonObject): Map<string, Rev[]> {
 
 type Db = ReturnType<typeof dbOf>;
 
+/** Validates a `_bulk_docs` entry as CouchDB does before writing anything (throws its 400s). */
+function checkDoc(doc: JsonValue): DocInput {
+  const input = readDocInput(doc);
+  if (input.id !== undefined) validateDocId(input.id);
+  return input;
+}
+
+/** The error row of a design doc whose content CouchDB would refuse; undefined for any other doc. */
+
 function bulkGetOne(db: Db, entry: JsonValue, withRevs: boolean): string {
   const id = entry instanceof JsonObject ? entry.get('id') : undefined;
   const revValue = entry instanceof JsonObject ? entry.get('rev') : undefined;
   const error = (docId: unknown, rev: unknown, name: string, reason: string) =>
     `{"error":${JSON.stringify({ id: docId, rev, error: name, reason })}}`;
   const wrap = (docs: string[]) => `{"id":${JSON.stringify(id ?? null)},"docs":[${docs.join(',')}]}`;
-  if (typeof id !== 'string') return wrap([error(null, null, 'bad_request', 'document id missed')]);
+  if (id === undefined) return wrap([error(null, null, 'bad_request', 'document id missed')]);
+  try {
+    validateDocId(id);
+  } catch (failure) {
+    if (!(failure instanceof CouchError)) throw failure;
+    return wrap([error(id, null, failure.error, failure.reason)]);
+  }
+  const docId = id as string;
   let revs: Rev[] | 'all';
   if (revValue === undefined || revValue === null) revs = 'all';
   else {
     try {
       revs = [parseRev(revValue)];
     } catch {
-      return wrap([error(id, revValue, 'bad_request', 'Invalid rev format')]);
+      return wrap([error(docId, revValue, 'bad_request', 'Invalid rev format')]);
     }
   }
-  if (revs === 'all' && db.leafRevs(id).length === 0) return wrap([error(id, 'undefined', 'not_found', 'missing')]);
-  const results = db.openRevs(id, revs, { revs: withRevs });
-  return wrap(results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : error(id, r.missing, 'not_found', 'missing'))));
+  // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
+  if (revs === 'all' && db.leafRevs(docId).length === 0) return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
+  const results = db.openRevs(docId, revs, { revs: withRevs });
+  return wrap(results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : error(docId, r.missing, 'not_found', 'missing'))));
 }
-

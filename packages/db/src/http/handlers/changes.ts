@@ -1,24 +1,29 @@
 /**
  * `_changes`: normal, longpoll and continuous feeds over integer sequences (the seed's and
  * CouchDB 1.x's form; clients treat sequences as opaque). Longpoll and continuous wait on the
- * database's change notifications, never by polling storage.
+ * database's change notifications, never by polling storage. Parameters are parsed as chttpd's
+ * parse_changes_query: from the query string only, booleans are exactly `true`, and values its
+ * Erlang code crashes on (`limit=abc`, `timeout=abc`, `style=bogus`) are 500s.
  */
-import { CouchError } from '../../errors.js';
-import { JsonObject, fromPlain, toPlain } from '../../json/index.js';
+import { createHash } from 'node:crypto';
+import { CouchError, notFound } from '../../errors.js';
+import { JsonObject, toPlain } from '../../json/index.js';
 import { changeRows, type ChangesOptions } from '../../documents/changes.js';
 import type { Database } from '../../documents/database.js';
 import { isDesignId } from '../../documents/doc-id.js';
-import { checkJsonType, readJson } from '../body.js';
+import { checkJsonType, parseBody, readBody } from '../body.js';
 import type { RequestContext } from '../context.js';
-import { boolParam, parseJsonParam, parsePositiveInteger } from '../query.js';
-import { streamRows } from '../respond.js';
+import { parseJsonParam } from '../query.js';
+import { sendText, streamRows } from '../respond.js';
 import { dbOf } from './databases.js';
 
+/** CouchDB's `[chttpd] changes_timeout`: the longest a feed waits without a heartbeat. */
 const DEFAULT_TIMEOUT = 60_000;
 
 interface FeedRequest {
-  feed: 'normal' | 'longpoll' | 'continuous';
+  feed: 'normal' | 'longpoll' | 'continuous' | 'eventsource';
   options: ChangesOptions;
+  /** How long to wait for changes; Infinity with a heartbeat (the feed then never times out). */
   timeout: number;
   heartbeat: number | undefined;
 }
@@ -27,13 +32,12 @@ export const changes = {
   index: (ctx: RequestContext) => serve(ctx, undefined),
 
   async query(ctx: RequestContext): Promise<void> {
-    const filter = ctx.query.get('filter');
-    if (filter === '_doc_ids') checkJsonType(ctx);
-    const body = await readJson(ctx).catch((error) => {
-      // An empty POST body is fine (no doc_ids); anything else must be JSON.
-      if (ctx.req.headers['content-length'] === '0') return fromPlain({});
-      throw error;
-    });
+    dbOf(ctx);
+    if (ctx.query.get('filter') === '_doc_ids') checkJsonType(ctx);
+    const bytes = await readBody(ctx);
+    // An empty POST body is fine (no doc_ids); anything else must be a JSON object.
+    if (bytes.length === 0) return serve(ctx, {});
+    const body = parseBody(bytes);
     if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
     return serve(ctx, toPlain(body) as Record<string, unknown>);
   },
@@ -41,73 +45,153 @@ export const changes = {
 
 async function serve(ctx: RequestContext, body: Record<string, unknown> | undefined): Promise<void> {
   const db = dbOf(ctx);
-  const request = parseRequest(ctx.query, body, db);
-  if (request.feed === 'normal') return normal(ctx, db, request.options);
+  const request = parseRequest(ctx.query, body, db, ctx.req.headers['last-event-id']);
+  if (request.feed === 'normal') return normal(ctx, db, request.options, etagOf(db));
   if (request.feed === 'longpoll') return longpoll(ctx, db, request);
   return continuous(ctx, db, request);
 }
 
-function parseRequest(query: URLSearchParams, body: Record<string, unknown> | undefined, db: Database): FeedRequest {
-  const feedParam = query.get('feed') ?? 'normal';
-  const feed = feedParam === 'eventsource' ? 'continuous' : feedParam;
-  if (feed !== 'normal' && feed !== 'longpoll' && feed !== 'continuous') {
+const crash = (reason: string): CouchError => new CouchError('unknown_error', reason, 500);
+
+/** Erlang's list_to_integer: an optional sign and digits, else badarg (a 500 in CouchDB). */
+function erlangInteger(raw: string): number {
+  if (!/^[+-]?\d+$/.test(raw)) throw crash('badarg');
+  return Number(raw);
+}
+
+function parseRequest(
+  query: URLSearchParams,
+  body: Record<string, unknown> | undefined,
+  db: Database,
+  lastEventId: string | string[] | undefined,
+): FeedRequest {
+  let feed = 'normal';
+  let descending = false;
+  let sinceRaw = '0';
+  let limit: number | undefined;
+  let style = 'main_only';
+  let heartbeat: number | undefined;
+  let timeout: number | undefined;
+  let includeDocs = false;
+  let conflicts = false;
+  let filterName: string | undefined;
+  for (const [rawKey, value] of query) {
+    switch (rawKey.toLowerCase()) {
+      case 'feed':
+        feed = value === 'live' ? 'continuous' : value;
+        break;
+      case 'descending':
+        descending = value === 'true';
+        break;
+      case 'since':
+      case 'last-event-id':
+        sinceRaw = value;
+        break;
+      case 'limit':
+        limit = erlangInteger(value);
+        if (limit < 0) throw crash('badarg');
+        break;
+      case 'style':
+        if (value !== 'main_only' && value !== 'all_docs') throw crash('badarg');
+        style = value;
+        break;
+      case 'heartbeat':
+        heartbeat = value === 'true' ? DEFAULT_TIMEOUT : parseHeartbeat(value);
+        break;
+      case 'timeout':
+        timeout = erlangInteger(value);
+        break;
+      case 'include_docs':
+        includeDocs = value === 'true';
+        break;
+      case 'conflicts':
+        conflicts = value === 'true';
+        break;
+      case 'filter':
+        filterName = value;
+        break;
+      default:
+        break; // unknown params are ignored, as CouchDB
+    }
+  }
+  if (feed !== 'normal' && feed !== 'longpoll' && feed !== 'continuous' && feed !== 'eventsource') {
     throw new CouchError('bad_request', 'Supported `feed` types: normal, continuous, live, longpoll, eventsource');
   }
-  const descending = boolParam(query, 'descending');
-  const sinceRaw = query.get('since') ?? (body?.since === undefined ? '0' : String(body.since));
-  let since: number;
-  if (sinceRaw === 'now') since = descending ? 0 : db.meta().updateSeq;
-  else {
-    // Also accept CouchDB 2+/3 style "N-opaque" sequences a client may hold from elsewhere.
-    const match = /^(\d+)(-.*)?$/.exec(sinceRaw);
-    if (match === null) throw new CouchError('bad_request', "Malformed sequence supplied in 'since' parameter.");
-    since = Number(match[1]);
-  }
-  const limitRaw = query.get('limit');
-  const style = query.get('style') ?? 'main_only';
-  if (style !== 'main_only' && style !== 'all_docs') {
-    throw new CouchError('bad_request', 'Invalid `style` parameter: use main_only or all_docs');
-  }
+  // An EventSource reconnecting resumes from the last id it saw.
+  if (feed === 'eventsource' && typeof lastEventId === 'string') sinceRaw = lastEventId;
   const options: ChangesOptions = {
-    since,
+    since: parseSince(sinceRaw, descending, db),
     descending,
-    limit: limitRaw === null ? undefined : parsePositiveInteger(limitRaw),
-    includeDocs: boolParam(query, 'include_docs'),
-    conflicts: boolParam(query, 'conflicts'),
+    limit,
+    includeDocs,
+    conflicts,
     allLeaves: style === 'all_docs',
-    filter: filterOf(query, body),
+    filter: filterOf(filterName, query, body, db),
   };
-  const timeoutRaw = query.get('timeout');
-  const heartbeatRaw = query.get('heartbeat');
   return {
     feed,
     options,
-    timeout: timeoutRaw === null ? DEFAULT_TIMEOUT : parsePositiveInteger(timeoutRaw),
-    heartbeat:
-      heartbeatRaw === null ? undefined : heartbeatRaw === 'true' ? DEFAULT_TIMEOUT : parsePositiveInteger(heartbeatRaw),
+    timeout: heartbeat !== undefined ? Infinity : Math.min(DEFAULT_TIMEOUT, timeout ?? DEFAULT_TIMEOUT),
+    heartbeat,
   };
 }
 
-function filterOf(query: URLSearchParams, body: Record<string, unknown> | undefined): ChangesOptions['filter'] {
-  const filter = query.get('filter');
-  if (filter === null) return undefined;
-  if (filter === '_design') return (record) => isDesignId(record.id);
-  if (filter === '_doc_ids') {
+function parseHeartbeat(value: string): number {
+  if (!/^[+-]?\d+$/.test(value)) {
+    throw new CouchError('bad_request', 'Invalid heartbeat value. Expecting a positive integer value (in milliseconds).');
+  }
+  const ms = Number(value);
+  if (ms <= 0) throw new CouchError('bad_request', 'The heartbeat value should be a positive integer (in milliseconds).');
+  return ms;
+}
+
+/** `now`, an integer, or a CouchDB 2+/3 style `N-opaque` sequence a client may hold from elsewhere. */
+function parseSince(raw: string, descending: boolean, db: Database): number {
+  // Descending feeds start from the newest change whatever since says.
+  if (raw === 'now') return descending ? 0 : db.meta().updateSeq;
+  const match = /^(\d+)(-.+)?$/.exec(raw);
+  if (match === null) throw new CouchError('bad_request', "Malformed sequence supplied in 'since' parameter.");
+  return Number(match[1]);
+}
+
+function filterOf(
+  name: string | undefined,
+  query: URLSearchParams,
+  body: Record<string, unknown> | undefined,
+  db: Database,
+): ChangesOptions['filter'] {
+  if (name === undefined || name === '') return undefined;
+  if (name === '_design') return (record) => isDesignId(record.id);
+  if (name === '_doc_ids') {
+    // GET reads the JSON param, POST the body (couch_changes:get_doc_ids).
     const raw = query.get('doc_ids');
-    const ids = raw !== null ? parseJsonParam(raw) : body?.doc_ids;
+    const ids = body !== undefined ? body.doc_ids : raw === null ? null : parseJsonParam(raw);
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
       throw new CouchError('bad_request', '`doc_ids` filter parameter is not a list of doc ids.');
     }
     const wanted = new Set(ids as string[]);
     return (record) => wanted.has(record.id);
   }
-  if (filter.startsWith('_')) throw new CouchError('bad_request', `unknown builtin filter name`);
+  if (name === '_selector' || name === '_view') {
+    throw new CouchError('not_implemented', `The ${name} filter is not supported by this server yet.`);
+  }
+  const parts = name.split('/').filter((part) => part !== '');
+  if (parts.length !== 2) throw new CouchError('bad_request', '`filter` must be of the form `designname/filtername`');
+  const ddocId = `_design/${parts[0]}`;
+  if (db.winningBody(ddocId) === undefined) throw notFound(db.record(ddocId)?.deleted ? 'deleted' : 'missing');
   throw new CouchError('not_implemented', 'Design document filter functions are not supported by this server yet.');
 }
 
-/** The rows after `since`, streamed, then `last_seq` and `pending`. */
-async function normal(ctx: RequestContext, db: Database, options: ChangesOptions): Promise<void> {
-  let lastSeq = options.descending ? 0 : options.since;
+/** The normal feed's opaque ETag: it changes with the database, as CouchDB's (db info based). */
+function etagOf(db: Database): string {
+  const meta = db.meta();
+  const digest = createHash('md5').update(`${db.name}\n${meta.createdAt}\n${meta.updateSeq}\n${meta.docCount}\n${meta.docDelCount}`).digest('hex');
+  return `"${BigInt(`0x${digest}`).toString(36).toUpperCase()}"`;
+}
+
+/** The rows after `since`, then `last_seq` and `pending`, as text pieces (head, rows, tail). */
+function feed(db: Database, options: ChangesOptions): { rows: Iterable<string>; tail: () => string } {
+  let lastSeq = options.since;
   let count = 0;
   const rows = (function* () {
     for (const row of changeRows(db, options)) {
@@ -116,21 +200,50 @@ async function normal(ctx: RequestContext, db: Database, options: ChangesOptions
       yield row.json;
     }
   })();
-  await streamRows(ctx, 200, '{"results":[', rows, () => {
+  const tail = () => {
     // Without a limit cut the fold reached the end: last_seq is the database's current sequence.
     const done = options.limit === undefined || count < options.limit;
     if (done && !options.descending) lastSeq = Math.max(lastSeq, db.meta().updateSeq);
     const pending = options.descending || done ? 0 : db.store.countChanges(lastSeq);
     return `],"last_seq":${lastSeq},"pending":${pending}}`;
-  });
+  };
+  return { rows, tail };
+}
+
+async function normal(ctx: RequestContext, db: Database, options: ChangesOptions, etag?: string): Promise<void> {
+  if (etag !== undefined && ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
+  const { rows, tail } = feed(db, options);
+  await streamRows(ctx, 200, '{"results":[', rows, tail, etag === undefined ? undefined : { ETag: etag });
 }
 
 /** Waits for the next change after `since` (or the timeout), then answers as a normal feed. */
 async function longpoll(ctx: RequestContext, db: Database, request: FeedRequest): Promise<void> {
   const { options } = request;
   if (options.descending || options.limit === 0 || hasChanges(db, options)) return normal(ctx, db, options);
-  await waitForChange(ctx, db, options, request.timeout);
-  return normal(ctx, db, options);
+  if (request.heartbeat === undefined) {
+    await waitForChange(ctx, db, options, request.timeout);
+    return normal(ctx, db, options);
+  }
+  // With a heartbeat CouchDB starts the response at once and sends a newline now and then.
+  const { res } = ctx;
+  startStream(ctx);
+  res.write('{"results":[\n');
+  const timer = setInterval(() => res.write('\n'), request.heartbeat);
+  try {
+    await waitForChange(ctx, db, options, Infinity);
+  } finally {
+    clearInterval(timer);
+  }
+  if (res.destroyed) return;
+  const { rows, tail } = feed(db, options);
+  res.end(`${[...rows].join(',\r\n')}\n${tail()}\n`);
+}
+
+function startStream(ctx: RequestContext): void {
+  const { res } = ctx;
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Cache-Control', 'must-revalidate');
 }
 
 function hasChanges(db: Database, options: ChangesOptions): boolean {
@@ -151,27 +264,38 @@ function waitForChange(ctx: RequestContext, db: Database, options: ChangesOption
     const unsubscribe = db.onChange(() => {
       if (hasChanges(db, options)) finish();
     });
-    timer = setTimeout(finish, timeout);
+    // setTimeout would fire at once for Infinity (it overflows to 1 ms).
+    if (Number.isFinite(timeout)) timer = setTimeout(finish, timeout);
     ctx.res.on('close', finish);
   });
 }
 
-/** One JSON object per line as changes happen, until the timeout (or limit), then `last_seq`. */
+/**
+ * One JSON object per line as changes happen, until the timeout (or limit), then `last_seq`.
+ * `eventsource` is the same feed as server-sent events (`data:`/`id:` per change, no last line).
+ */
 async function continuous(ctx: RequestContext, db: Database, request: FeedRequest): Promise<void> {
   const { res } = ctx;
-  const options = { ...request.options };
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Cache-Control', 'must-revalidate');
+  const { options } = request;
+  const events = request.feed === 'eventsource';
+  startStream(ctx);
+  if (events) {
+    res.setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache');
+  }
+  if (ctx.method === 'HEAD') {
+    res.end();
+    return;
+  }
   let since = options.since;
   let left = options.limit ?? Infinity;
   const deadline = Date.now() + request.timeout;
-  const heartbeat =
-    request.heartbeat === undefined ? undefined : setInterval(() => res.write('\n'), Math.max(request.heartbeat, 100));
+  const beat = events ? 'event: heartbeat\ndata: \n\n' : '\n';
+  const heartbeat = request.heartbeat === undefined ? undefined : setInterval(() => res.write(beat), request.heartbeat);
   try {
     while (!res.destroyed && left > 0) {
       for (const row of changeRows(db, { ...options, since, limit: left === Infinity ? undefined : left })) {
-        res.write(`${row.json}\n`);
+        res.write(events ? `data: ${row.json}\nid: ${row.seq}\n\n` : `${row.json}\n`);
         since = row.seq;
         left--;
       }
@@ -184,5 +308,14 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   } finally {
     if (heartbeat !== undefined) clearInterval(heartbeat);
   }
-  if (!res.destroyed) res.end(`{"last_seq":${Math.max(since, options.descending ? 0 : since)},"pending":0}\n`);
+  if (res.destroyed) return;
+  if (events) {
+    res.end();
+    return;
+  }
+  // A feed that ran to its end has seen every change: last_seq is the current sequence then.
+  const cut = left <= 0;
+  const lastSeq = cut || options.descending ? since : Math.max(since, db.meta().updateSeq);
+  const pending = cut && !options.descending ? db.store.countChanges(lastSeq) : 0;
+  res.end(`{"last_seq":${lastSeq},"pending":${pending}}\n`);
 }

@@ -269,9 +269,11 @@ export class SqliteDatabase implements DatabaseStore {
   }
 
   countDocs(range: IdRange): number {
-    const filter = range.includeDeleted === true ? '' : 'deleted = 0';
-    const { where, params } = rangeWhere(range, range.start, range.descending === true ? '<=' : '>=', filter);
-    return this.rangeStatement(`SELECT count(*) FROM docs${where}`).get(...params) as number;
+    const { where, params } = rangeWhere(range, range.start, range.descending === true ? '<=' : '>=', '');
+    if (where === '') return this.counters.docCount + (range.includeDeleted === true ? this.counters.docDelCount : 0);
+    const all = this.rangeStatement(`SELECT count(*) FROM docs${where}`).get(...params) as number;
+    if (range.includeDeleted === true) return all;
+    return all - (this.rangeStatement(`SELECT count(*) FROM docs${where} AND deleted = 1`).get(...params) as number);
   }
 
   *foldChanges(since: number, descending = false): Generator<DocRecord> {

@@ -1,0 +1,421 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { StorageExistsError } from '../src/storage/engine.js';
+import type { DatabaseStore, DocRecord, DocWrite, IdRange, StorageEngine } from '../src/storage/engine.js';
+import { openSqliteEngine } from '../src/storage/sqlite/sqlite-engine.js';
+import { makeTempDir } from './support/tmp-dir.js';
+
+const tmp = makeTempDir('divan-storage-');
+after(() => tmp.cleanup());
+
+let dirCount = 0;
+function freshEngine(durability?: 'normal' | 'full'): { engine: StorageEngine; dir: string } {
+  const dir = join(tmp.dir, `e${++dirCount}`);
+  return { engine: openSqliteEngine({ dir, durability }), dir };
+}
+
+function freshDb(): { db: DatabaseStore; engine: StorageEngine; dir: string } {
+  const { engine, dir } = freshEngine();
+  return { db: engine.create('db'), engine, dir };
+}
+
+/** A write of one revision with its body (`{}` when deleted). */
+function put(id: string, rev: string, opts: { deleted?: boolean; body?: string; drop?: string[] } = {}): DocWrite {
+  const deleted = opts.deleted ?? false;
+  return {
+    record: { id, rev, deleted, tree: `tree:${rev}` },
+    bodies: [{ rev, body: opts.body ?? (deleted ? '{}' : `{"v":"${rev}"}`) }],
+    dropBodies: opts.drop,
+  };
+}
+
+const ids = (docs: Iterable<{ id: string }>): string[] => [...docs].map((d) => d.id);
+const seqs = (docs: Iterable<DocRecord>): number[] => [...docs].map((d) => d.seq);
+
+/** Code point order, which JS string comparison (UTF-16 units) gets wrong past U+FFFF. */
+function byCodePoint(a: string, b: string): number {
+  const ca = [...a].map((c) => c.codePointAt(0)!);
+  const cb = [...b].map((c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(ca.length, cb.length); i++) if (ca[i] !== cb[i]) return ca[i] - cb[i];
+  return ca.length - cb.length;
+}
+
+describe('sqlite engine: databases', () => {
+  it('creates, lists, opens and destroys databases', () => {
+    const { engine, dir } = freshEngine();
+    assert.deepEqual(engine.listDatabases(), []);
+    assert.equal(engine.exists('a/b'), false);
+    assert.equal(engine.open('a/b'), undefined);
+    const ab = engine.create('a/b');
+    assert.equal(ab.name, 'a/b');
+    engine.create('a');
+    engine.create('a-b');
+    engine.create('b$(x)+_1');
+    assert.throws(() => engine.create('a/b'), StorageExistsError);
+    assert.equal(engine.exists('a/b'), true);
+    assert.equal(engine.open('a/b'), ab, 'open returns the cached handle');
+    // '-' (0x2d) < '/' (0x2f): code point order of the names, not of the encoded file names.
+    assert.deepEqual(engine.listDatabases(), ['a', 'a-b', 'a/b', 'b$(x)+_1']);
+    assert.ok(existsSync(join(dir, 'a%2Fb.sqlite')));
+
+    assert.equal(engine.destroy('a/b'), true);
+    assert.equal(engine.destroy('a/b'), false);
+    assert.equal(engine.exists('a/b'), false);
+    assert.equal(engine.open('a/b'), undefined);
+    assert.deepEqual(engine.listDatabases(), ['a', 'a-b', 'b$(x)+_1']);
+    assert.ok(!readdirSync(dir).some((f) => f.startsWith('a%2Fb')), 'files and journals removed');
+    // A destroyed name can be created again, empty.
+    const again = engine.create('a/b');
+    assert.equal(again.meta().updateSeq, 0);
+    engine.close();
+  });
+
+  it('rejects invalid names and ignores foreign files', () => {
+    const { engine, dir } = freshEngine();
+    for (const stray of ['notes.txt', 'X.sqlite', 'a%2fb.sqlite', 'a.sqlite-wal', '.sqlite']) writeFileSync(join(dir, stray), '');
+    for (const bad of ['', 'A', '1a', '../x', 'a.b', '_users', 'a%2fb']) {
+      assert.throws(() => engine.create(bad), /illegal_database_name/, bad);
+      assert.equal(engine.exists(bad), false);
+      assert.equal(engine.open(bad), undefined);
+      assert.equal(engine.destroy(bad), false);
+    }
+    assert.deepEqual(engine.listDatabases(), []);
+    engine.close();
+  });
+
+  it('creates the data folder and reopens everything after close', () => {
+    const { engine, dir } = freshEngine();
+    const db = engine.create('keep');
+    db.writeDocs([put('x', '1-a'), put('y', '1-b'), put('z', '1-c', { deleted: true })]);
+    db.putLocal({ id: '_local/l', rev: '0-1', body: '{"a":1}' });
+    db.setProp('revs_limit', '7');
+    const meta = db.meta();
+    engine.close();
+    assert.throws(() => db.getDoc('x'), 'a closed handle does not read');
+
+    const engine2 = openSqliteEngine({ dir });
+    assert.deepEqual(engine2.listDatabases(), ['keep']);
+    const db2 = engine2.open('keep')!;
+    assert.notEqual(db2, db);
+    const meta2 = db2.meta();
+    assert.deepEqual({ ...meta2, sizes: undefined }, { ...meta, sizes: undefined });
+    assert.equal(meta2.sizes.external, meta.sizes.external);
+    assert.deepEqual(db2.getDoc('y'), { id: 'y', seq: 2, rev: '1-b', deleted: false, tree: 'tree:1-b' });
+    assert.equal(db2.getBody('x', '1-a'), '{"v":"1-a"}');
+    assert.deepEqual(db2.getLocal('_local/l'), { id: '_local/l', rev: '0-1', body: '{"a":1}' });
+    assert.equal(db2.getProp('revs_limit'), '7');
+    assert.deepEqual(db2.writeDocs([put('w', '1-d')]), [4]);
+    engine2.close();
+  });
+
+  it('closing a handle drops it from the engine, which reopens it on demand', () => {
+    const { engine } = freshEngine();
+    const db = engine.create('c');
+    db.writeDocs([put('a', '1-a')]);
+    db.close();
+    db.close();
+    const db2 = engine.open('c')!;
+    assert.notEqual(db2, db);
+    assert.equal(db2.getDoc('a')?.rev, '1-a');
+    engine.close();
+  });
+
+  it('works with durability full', () => {
+    const { engine } = freshEngine('full');
+    const db = engine.create('f');
+    assert.deepEqual(db.writeDocs([put('a', '1-a')]), [1]);
+    engine.close();
+  });
+});
+
+describe('sqlite engine: documents', () => {
+  it('gives consecutive seqs and moves a document to its new seq', () => {
+    const { db, engine } = freshDb();
+    assert.deepEqual(db.writeDocs([put('a', '1-a'), put('b', '1-b'), put('c', '1-c')]), [1, 2, 3]);
+    assert.deepEqual(db.writeDocs([]), []);
+    assert.deepEqual(db.writeDocs([put('a', '2-a')]), [4]);
+    assert.deepEqual(db.getDoc('a'), { id: 'a', seq: 4, rev: '2-a', deleted: false, tree: 'tree:2-a' });
+    assert.deepEqual(seqs(db.foldChanges(0)), [2, 3, 4]);
+    assert.deepEqual(ids(db.foldChanges(0)), ['b', 'c', 'a']);
+    assert.equal(db.meta().updateSeq, 4);
+    // The same id twice in one batch: the later write wins, with the later seq.
+    assert.deepEqual(db.writeDocs([put('b', '2-b'), put('b', '3-b')]), [5, 6]);
+    assert.deepEqual(ids(db.foldChanges(0)), ['c', 'a', 'b']);
+    assert.equal(db.getDoc('b')?.rev, '3-b');
+    assert.equal(db.meta().docCount, 3);
+    engine.close();
+  });
+
+  it('gets records and bodies, keeps old bodies and drops the ones asked', () => {
+    const { db, engine } = freshDb();
+    db.writeDocs([put('a', '1-a')]);
+    db.writeDocs([put('a', '2-a')]);
+    assert.equal(db.getBody('a', '1-a'), '{"v":"1-a"}');
+    assert.equal(db.getBody('a', '2-a'), '{"v":"2-a"}');
+    assert.equal(db.getBody('a', '9-z'), undefined);
+    assert.equal(db.getBody('nope', '1-a'), undefined);
+    db.writeDocs([put('a', '3-a', { drop: ['1-a'] })]);
+    assert.equal(db.getBody('a', '1-a'), undefined);
+    assert.equal(db.getBody('a', '2-a'), '{"v":"2-a"}');
+    // A write with no new body (the winner is a stored revision).
+    db.writeDocs([{ record: { id: 'a', rev: '2-a', deleted: false, tree: 't' }, bodies: [] }]);
+    assert.equal(db.getDoc('a')?.rev, '2-a');
+    assert.equal(db.meta().sizes.external, Buffer.byteLength('{"v":"2-a"}'));
+    const docs = db.getDocs(['a', 'missing', 'a']);
+    assert.deepEqual(docs.map((d) => d?.rev), ['2-a', undefined, '2-a']);
+    assert.equal(db.getDoc('missing'), undefined);
+    engine.close();
+  });
+
+  it('counters follow the deleted flag (live → deleted → live) and sizes', () => {
+    const { db, engine } = freshDb();
+    const counts = (): [number, number, number] => {
+      const m = db.meta();
+      return [m.docCount, m.docDelCount, m.sizes.external];
+    };
+    const body = '{"name":"é😀"}'; // 2- and 4-byte characters: external counts UTF-8 bytes
+    const bytes = Buffer.byteLength(body);
+    assert.equal(bytes, body.length + 1 + 2);
+    db.writeDocs([put('a', '1-a', { body }), put('b', '1-b', { body })]);
+    assert.deepEqual(counts(), [2, 0, 2 * bytes]);
+    db.writeDocs([put('a', '2-a', { deleted: true })]);
+    assert.deepEqual(counts(), [1, 1, bytes]);
+    db.writeDocs([put('a', '3-a', { body: '{}' })]);
+    assert.deepEqual(counts(), [2, 0, bytes + 2]);
+    db.writeDocs([put('c', '1-c', { deleted: true })]);
+    assert.deepEqual(counts(), [2, 1, bytes + 2]);
+    db.writeDocs([put('b', '2-b', { deleted: true }), put('c', '2-c', { body })]);
+    assert.deepEqual(counts(), [2, 1, bytes + 2]);
+    const m = db.meta();
+    assert.equal(m.updateSeq, 7);
+    assert.ok(m.createdAt > Date.now() - 60_000 && m.createdAt <= Date.now());
+    assert.ok(m.sizes.file > 0 && m.sizes.active > 0 && m.sizes.active <= m.sizes.file + 65536);
+    engine.close();
+  });
+
+  it('a failing transaction changes nothing', () => {
+    const { db, engine } = freshDb();
+    db.writeDocs([put('a', '1-a'), put('b', '1-b')]);
+    const before = db.meta();
+    const bad: DocWrite = { record: { id: 'c', rev: '1-c', deleted: false, tree: 't' }, bodies: [{ rev: '1-c', body: { x: 1 } as unknown as string }] };
+    assert.throws(() => db.writeDocs([put('a', '2-a', { deleted: true }), put('d', '1-d'), bad]), TypeError);
+    assert.deepEqual(db.meta().updateSeq, before.updateSeq);
+    assert.deepEqual([db.meta().docCount, db.meta().docDelCount, db.meta().sizes.external], [before.docCount, before.docDelCount, before.sizes.external]);
+    assert.equal(db.getDoc('a')?.rev, '1-a');
+    assert.equal(db.getDoc('d'), undefined);
+    assert.equal(db.getBody('a', '2-a'), undefined);
+    assert.deepEqual(ids(db.foldChanges(0)), ['a', 'b']);
+    // The next write goes on from the old counters, also after a reopen.
+    assert.deepEqual(db.writeDocs([put('d', '1-d')]), [3]);
+    assert.equal(db.meta().docCount, 3);
+    engine.close();
+  });
+});
+
+describe('sqlite engine: folds', () => {
+  // In UTF-16 order the astral character sorts before U+E000; in code point order after U+FFFF.
+  const all = ['a', 'b', 'B', 'ba', '_design/x', 'é', '\uE000', '\uFFFF', '😀', '😀a', 'z'];
+  const sorted = [...all].sort(byCodePoint);
+  let engine: StorageEngine;
+  let db: DatabaseStore;
+  before(() => {
+    ({ engine, db } = freshDb());
+    db.writeDocs(all.map((id) => put(id, '1-x', { deleted: id === 'ba' })));
+  });
+  after(() => engine.close());
+
+  it('orders ids by code point', () => {
+    assert.notDeepEqual([...all].sort(), sorted, 'the sample must tell the two orders apart');
+    assert.deepEqual(ids(db.foldDocs({ includeDeleted: true })), sorted);
+    assert.deepEqual(ids(db.foldDocs({})), sorted.filter((id) => id !== 'ba'));
+    assert.deepEqual(ids(db.foldDocs({ descending: true, includeDeleted: true })), [...sorted].reverse());
+  });
+
+  it('applies start, end, inclusiveEnd and descending', () => {
+    const fold = (range: IdRange): string[] => ids(db.foldDocs({ includeDeleted: true, ...range }));
+    const slice = (from: string, to: string): string[] => sorted.slice(sorted.indexOf(from), sorted.indexOf(to) + 1);
+    assert.deepEqual(fold({ start: 'b', end: '\uFFFF' }), slice('b', '\uFFFF'));
+    assert.deepEqual(fold({ start: 'b', end: '\uFFFF', inclusiveEnd: false }), slice('b', '\uE000'));
+    assert.deepEqual(fold({ start: '\uE000', end: '😀' }), ['\uE000', '\uFFFF', '😀']);
+    assert.deepEqual(fold({ start: 'c' }), slice('z', '😀a'));
+    assert.deepEqual(fold({ end: 'a' }), slice('B', 'a'));
+    assert.deepEqual(fold({ end: 'a', inclusiveEnd: false }), slice('B', '_design/x'));
+    assert.deepEqual(fold({ start: '😀', end: 'b', descending: true }), slice('b', '😀').reverse());
+    assert.deepEqual(fold({ start: '😀', end: 'b', descending: true, inclusiveEnd: false }), slice('ba', '😀').reverse());
+    assert.deepEqual(fold({ start: 'b', descending: true }), slice('B', 'b').reverse());
+    assert.deepEqual(fold({ end: '\uFFFF', descending: true }), slice('\uFFFF', '😀a').reverse());
+    assert.deepEqual(fold({ start: 'z', end: 'a' }), [], 'start after end ascending');
+    assert.deepEqual(ids(db.foldDocs({ start: 'b', end: 'bz' })), ['b'], 'deleted left out');
+  });
+
+  it('counts what foldDocs gives', () => {
+    const ranges: IdRange[] = [
+      {},
+      { includeDeleted: true },
+      { start: 'b', end: '\uFFFF' },
+      { start: 'b', end: '\uFFFF', inclusiveEnd: false, includeDeleted: true },
+      { start: '😀', end: 'b', descending: true },
+      { start: '😀', end: 'b', descending: true, inclusiveEnd: false },
+      { end: '_design0', inclusiveEnd: false, start: '_design/' },
+      { start: 'z', end: 'a' },
+    ];
+    for (const range of ranges) assert.equal(db.countDocs(range), [...db.foldDocs(range)].length, JSON.stringify(range));
+  });
+
+  it('folds changes since a seq, both ways, and counts them', () => {
+    const { db, engine } = freshDb();
+    db.writeDocs(['a', 'b', 'c', 'd'].map((id) => put(id, '1-x')));
+    db.writeDocs([put('b', '2-x', { deleted: true })]);
+    assert.deepEqual(ids(db.foldChanges(0)), ['a', 'c', 'd', 'b']);
+    assert.deepEqual(seqs(db.foldChanges(2)), [3, 4, 5]);
+    assert.deepEqual(seqs(db.foldChanges(0, true)), [5, 4, 3, 1]);
+    assert.deepEqual(seqs(db.foldChanges(3, true)), [5, 4]);
+    assert.deepEqual(seqs(db.foldChanges(5)), []);
+    assert.equal(db.countChanges(0), 4);
+    assert.equal(db.countChanges(1), 3);
+    assert.equal(db.countChanges(3), 2);
+    assert.equal(db.countChanges(5), 0);
+    const changed = [...db.foldChanges(4)][0];
+    assert.deepEqual(changed, { id: 'b', seq: 5, rev: '2-x', deleted: true, tree: 'tree:2-x' });
+    engine.close();
+  });
+
+  it('pages across boundaries (1,234 documents) and survives writes between yields', () => {
+    const { db, engine } = freshDb();
+    const n = 1234;
+    const docIds = Array.from({ length: n }, (_, i) => `doc${String(i).padStart(5, '0')}`);
+    // Written in a shuffled order so id order and seq order differ.
+    const shuffled = docIds.map((id, i) => docIds[(i * 577) % n]);
+    assert.equal(new Set(shuffled).size, n);
+    db.writeDocs(shuffled.map((id) => put(id, '1-x')));
+    assert.deepEqual(ids(db.foldDocs({})), docIds);
+    assert.deepEqual(ids(db.foldDocs({ descending: true })), [...docIds].reverse());
+    assert.deepEqual(ids(db.foldChanges(0)), shuffled);
+    assert.deepEqual(ids(db.foldChanges(0, true)), [...shuffled].reverse());
+    assert.deepEqual(ids(db.foldDocs({ start: docIds[100], end: docIds[1100], inclusiveEnd: false })), docIds.slice(100, 1100));
+    assert.equal(db.countDocs({ start: docIds[100] }), n - 100);
+
+    // Writing while a fold is between two yields: no error, and the fold goes on in order. (A
+    // fold is no snapshot: rows written ahead of the cursor show up unless the last page was read.)
+    const seen = new Set<string>();
+    let last = '';
+    for (const doc of db.foldDocs({})) {
+      assert.ok(doc.id > last);
+      last = doc.id;
+      if (seen.size % 100 === 0) db.writeDocs([put(doc.id, '2-x'), put(`zz${seen.size}`, '1-x')]);
+      seen.add(doc.id);
+    }
+    assert.ok(docIds.every((id) => seen.has(id)));
+    let lastSeq = 0;
+    const changed = new Set<string>();
+    for (const doc of db.foldChanges(0)) {
+      assert.ok(doc.seq > lastSeq);
+      lastSeq = doc.seq;
+      if (changed.size === 70) db.writeDocs([put(doc.id, '3-x')]);
+      changed.add(doc.id);
+    }
+    assert.equal(changed.size, n + 13);
+
+    for (let i = 0; i < n; i++) db.putLocal({ id: `_local/${docIds[i]}`, rev: '0-1', body: '{}' });
+    assert.deepEqual(ids(db.foldLocal({})), docIds.map((id) => `_local/${id}`));
+    assert.equal([...db.foldLocal({ descending: true })].length, n);
+    engine.close();
+  });
+
+  it('stops early without leaving anything open', () => {
+    const { db, engine } = freshDb();
+    db.writeDocs(Array.from({ length: 300 }, (_, i) => put(`d${i}`, '1-x')));
+    const it = db.foldDocs({});
+    assert.equal(it.next().value?.id, 'd0');
+    it.return(undefined);
+    db.writeDocs([put('d0', '2-x')]);
+    engine.close();
+  });
+});
+
+describe('sqlite engine: local documents and props', () => {
+  it('puts, gets, replaces, deletes and folds local docs', () => {
+    const { db, engine } = freshDb();
+    assert.equal(db.getLocal('_local/a'), undefined);
+    db.putLocal({ id: '_local/b', rev: '0-1', body: '{"b":1}' });
+    db.putLocal({ id: '_local/a', rev: '0-1', body: '{"a":1}' });
+    db.putLocal({ id: '_local/a', rev: '0-2', body: '{"a":2}' });
+    db.putLocal({ id: '_local/😀', rev: '0-1', body: '{}' });
+    db.putLocal({ id: '_local/\uFFFF', rev: '0-1', body: '{}' });
+    assert.deepEqual(db.getLocal('_local/a'), { id: '_local/a', rev: '0-2', body: '{"a":2}' });
+    assert.deepEqual(ids(db.foldLocal({})), ['_local/a', '_local/b', '_local/\uFFFF', '_local/😀']);
+    assert.deepEqual(ids(db.foldLocal({ start: '_local/b', descending: true })), ['_local/b', '_local/a']);
+    assert.deepEqual(ids(db.foldLocal({ start: '_local/a', end: '_local/b', inclusiveEnd: false })), ['_local/a']);
+    assert.equal(db.deleteLocal('_local/a'), true);
+    assert.equal(db.deleteLocal('_local/a'), false);
+    assert.equal(db.getLocal('_local/a'), undefined);
+    // Local docs are not documents.
+    const m = db.meta();
+    assert.deepEqual([m.updateSeq, m.docCount, m.docDelCount], [0, 0, 0]);
+    assert.deepEqual([...db.foldDocs({ includeDeleted: true })], []);
+    assert.deepEqual([...db.foldChanges(0)], []);
+    engine.close();
+  });
+
+  it('stores props', () => {
+    const { db, engine } = freshDb();
+    assert.equal(db.getProp('security'), undefined);
+    db.setProp('security', '{"admins":{}}');
+    db.setProp('security', '{"members":{}}');
+    db.setProp('revs_limit', '1000');
+    assert.equal(db.getProp('security'), '{"members":{}}');
+    assert.equal(db.getProp('revs_limit'), '1000');
+    engine.close();
+  });
+});
+
+describe('sqlite engine: crash safety', () => {
+  it('keeps every acknowledged write when the writer gets SIGKILL', async () => {
+    const { dir } = freshEngine();
+    const child = join(fileURLToPath(import.meta.url), '..', 'support', 'storage-kill-child.js');
+    const proc = spawn(process.execPath, [child, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let acked = 0;
+    let lines = 0;
+    let pending = '';
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => proc.on('exit', (_code, signal) => resolve(signal)));
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (chunk: string) => {
+      pending += chunk;
+      const parts = pending.split('\n');
+      pending = parts.pop()!;
+      for (const p of parts) {
+        acked = Number(p);
+        if (++lines === 400) proc.kill('SIGKILL');
+      }
+    });
+    assert.equal(await exited, 'SIGKILL');
+    assert.ok(acked >= 400 * 5, `acked ${acked}`);
+
+    const engine = openSqliteEngine({ dir });
+    const db = engine.open('crash')!;
+    const m = db.meta();
+    assert.ok(m.updateSeq >= acked, `updateSeq ${m.updateSeq} < acknowledged ${acked}`);
+    assert.equal(m.updateSeq % 5, 0, 'whole batches only');
+    // Recompute what the writes 1..updateSeq leave behind and compare it all.
+    const lastWrite = new Map<string, number>();
+    for (let k = 1; k <= m.updateSeq; k++) lastWrite.set(`d${k % 500}`, k);
+    let live = 0;
+    let external = 0;
+    for (const [id, k] of lastWrite) {
+      const deleted = k % 7 === 0;
+      assert.deepEqual(db.getDoc(id), { id, seq: k, rev: `${k}-x`, deleted, tree: `[${k}]` });
+      assert.equal(db.getBody(id, `${k}-x`), `{"k":${k}}`);
+      if (!deleted) {
+        live++;
+        external += `{"k":${k}}`.length;
+      }
+    }
+    assert.deepEqual([m.docCount, m.docDelCount, m.sizes.external], [live, lastWrite.size - live, external]);
+    assert.equal([...db.foldChanges(0)].length, lastWrite.size);
+    engine.close();
+  });
+});
