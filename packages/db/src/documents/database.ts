@@ -14,6 +14,7 @@ import {
   latest as latestLeaves,
   leaves as leavesOf,
   missingRevs,
+  parseRev,
   parseTree,
   possibleAncestors,
   revisions as revisionsOf,
@@ -197,25 +198,21 @@ export class Database {
   openDoc(id: string, options: OpenOptions = {}): OpenedDoc {
     const record = this.store.getDoc(id);
     if (record === undefined) throw notFound('missing');
-    const tree = parseTree(record.tree);
-    let rev: Rev;
-    let deleted: boolean;
+    // The tree is parsed only when an option needs it: a plain GET reads the record's winner.
+    let parsed: RevTree | undefined;
+    const tree = () => (parsed ??= parseTree(record.tree));
     if (options.rev === undefined) {
       if (record.deleted) throw notFound('deleted');
-      rev = winner(tree)!;
-      deleted = false;
-    } else {
-      let target = options.rev;
-      if (options.latest) {
-        const below = latestLeaves(tree, target);
-        if (below.length > 0) target = below[0];
-      }
-      const found = findRev(tree, target);
-      if (found === undefined || !found.stored) throw notFound('missing');
-      rev = target;
-      deleted = found.deleted;
+      return this.renderRevision(record, tree, parseRev(record.rev), false, options);
     }
-    return this.renderRevision(record, tree, rev, deleted, options);
+    let target = options.rev;
+    if (options.latest) {
+      const below = latestLeaves(tree(), target);
+      if (below.length > 0) target = below[0];
+    }
+    const found = findRev(tree(), target);
+    if (found === undefined || !found.stored) throw notFound('missing');
+    return this.renderRevision(record, tree, target, found.deleted, options);
   }
 
   /** `?open_revs=all` or a list: every requested leaf (or revision), `{ok: doc}` or `{missing: rev}`. */
@@ -225,23 +222,24 @@ export class Database {
       if (revs === 'all') throw notFound('missing');
       return revs.map((rev) => ({ missing: formatRev(rev) }));
     }
-    const tree = parseTree(record.tree);
+    const parsed = parseTree(record.tree);
+    const tree = () => parsed;
     if (revs === 'all') {
       // Ascending rev order, as CouchDB lists them.
-      return leavesOf(tree)
+      return leavesOf(parsed)
         .filter((leaf) => leaf.stored)
         .sort(compareRevs)
         .map((leaf) => ({ ok: this.renderRevision(record, tree, leaf, leaf.deleted, options).json }));
     }
     const out: OpenRevsResult[] = [];
     for (const requested of revs) {
-      const targets = options.latest ? latestLeaves(tree, requested) : [requested];
+      const targets = options.latest ? latestLeaves(parsed, requested) : [requested];
       if (targets.length === 0) {
         out.push({ missing: formatRev(requested) });
         continue;
       }
       for (const target of targets) {
-        const found = findRev(tree, target);
+        const found = findRev(parsed, target);
         if (found === undefined || !found.stored) out.push({ missing: formatRev(target) });
         else out.push({ ok: this.renderRevision(record, tree, target, found.deleted, options).json });
       }
@@ -249,26 +247,26 @@ export class Database {
     return out;
   }
 
-  private renderRevision(record: DocRecord, tree: RevTree, rev: Rev, deleted: boolean, options: OpenOptions): OpenedDoc {
+  private renderRevision(record: DocRecord, tree: () => RevTree, rev: Rev, deleted: boolean, options: OpenOptions): OpenedDoc {
     const revText = formatRev(rev);
     const body = this.store.getBody(record.id, revText);
     if (body === undefined) throw notFound('missing');
     const extras: [string, unknown][] = [];
     let hasMeta = false;
-    if (options.revs) extras.push(['_revisions', revisionsOf(tree, rev)]);
+    if (options.revs) extras.push(['_revisions', revisionsOf(tree(), rev)]);
     if (options.revsInfo) {
-      extras.push(['_revs_info', revsInfoOf(tree, rev)]);
+      extras.push(['_revs_info', revsInfoOf(tree(), rev)]);
       hasMeta = true;
     }
     if (options.conflicts) {
-      const list = conflictsOf(tree);
+      const list = conflictsOf(tree());
       if (list.length > 0) {
         extras.push(['_conflicts', list]);
         hasMeta = true;
       }
     }
     if (options.deletedConflicts) {
-      const list = deletedConflictsOf(tree);
+      const list = deletedConflictsOf(tree());
       if (list.length > 0) {
         extras.push(['_deleted_conflicts', list]);
         hasMeta = true;
