@@ -39,6 +39,8 @@ let failed = 0;
 // Suites (describe blocks) report pass/fail too; count only the tests themselves.
 const isSuite = (data) => data.details?.type === 'suite';
 
+// The view sandbox (isolated-vm) needs every test process started with --no-node-snapshot.
+process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --no-node-snapshot`.trim();
 const stream = run({ files: selected, concurrency: 2, timeout: 120_000 });
 stream.on('test:pass', (data) => { if (!isSuite(data) && !data.skip && !data.todo) passed++; });
 stream.on('test:fail', (data) => { if (!isSuite(data)) failed++; });

@@ -111,7 +111,7 @@ const ADMIN = 'bench:bench';
 const SERVERS = {
   divan: (port, dir) => ({
     cmd: process.execPath,
-    args: [join(PACKAGE, 'bin', 'divan.js'), 'serve', '--port', String(port), '--data', dir, '--admin', ADMIN],
+    args: ['--no-node-snapshot', join(PACKAGE, 'bin', 'divan.js'), 'serve', '--port', String(port), '--data', dir, '--admin', ADMIN],
     auth: `Basic ${Buffer.from(ADMIN).toString('base64')}`,
   }),
   'pouchdb-server': (port) => ({

@@ -1,0 +1,94 @@
+import { CouchError } from '../../errors.js';
+import { SandboxFailure, type Sandbox, type SandboxEngine } from './engine.js';
+import { SANDBOX_RUNTIME } from './runtime.js';
+
+type IvmModule = typeof import('isolated-vm');
+type Isolate = import('isolated-vm').Isolate;
+type Reference = import('isolated-vm').Reference;
+
+const FLAG = '--no-node-snapshot';
+/** Set to "1" to use isolated-vm on Node ≥ 20 without `--no-node-snapshot` (not recommended). */
+export const ALLOW_SNAPSHOT_ENV = 'DIVAN_ALLOW_NODE_SNAPSHOT';
+
+/** Whether this node process runs with `--no-node-snapshot` (on the command line or in NODE_OPTIONS). */
+export function hasNoNodeSnapshotFlag(): boolean {
+  if (process.execArgv.includes(FLAG)) return true;
+  return (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes(FLAG);
+}
+
+/**
+ * Node ≥ 20 starts from a V8 startup snapshot whose shared read-only heap isolated-vm's own
+ * isolates do not match; upstream (laverdet/isolated-vm#420, #424) reports SIGSEGV in
+ * `SharedHeapDeserializer` on some platforms — a process crash, nothing to catch. So without
+ * the flag the engine refuses to start instead of risking the server.
+ */
+export function checkNodeSnapshotFlag(): void {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < 20 || hasNoNodeSnapshotFlag() || process.env[ALLOW_SNAPSHOT_ENV] === '1') return;
+  throw new CouchError(
+    'sandbox_unavailable',
+    `The JavaScript view sandbox (isolated-vm) needs node to run with ${FLAG} on Node ${process.versions.node}: ` +
+      `start node with ${FLAG} or set NODE_OPTIONS=${FLAG} (or ${ALLOW_SNAPSHOT_ENV}=1 to run without it at the risk of a crash).`,
+  );
+}
+
+let ivmModule: Promise<IvmModule> | undefined;
+function loadIvm(): Promise<IvmModule> {
+  ivmModule ??= import('isolated-vm').then(
+    (m) => ((m as { default?: IvmModule }).default ?? m) as IvmModule,
+    (err: unknown) => {
+      ivmModule = undefined;
+      throw new CouchError('sandbox_unavailable', `isolated-vm could not be loaded: ${(err as Error).message}`);
+    },
+  );
+  return ivmModule;
+}
+
+/** isolated-vm: one V8 isolate (own heap, own memory cap) per sandbox. */
+export const isolatedVmEngine: SandboxEngine = {
+  name: 'isolated-vm',
+  async create({ memoryLimitMb }) {
+    checkNodeSnapshotFlag();
+    const ivm = await loadIvm();
+    const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, memoryLimitMb) });
+    try {
+      const context = await isolate.createContext();
+      const dispatch = (await context.eval(SANDBOX_RUNTIME, { reference: true, timeout: 5000 })) as Reference;
+      return new IsolatedVmSandbox(isolate, dispatch);
+    } catch (err) {
+      if (!isolate.isDisposed) isolate.dispose();
+      throw err;
+    }
+  },
+};
+
+class IsolatedVmSandbox implements Sandbox {
+  constructor(
+    private readonly isolate: Isolate,
+    private readonly dispatch: Reference,
+  ) {}
+
+  get disposed(): boolean {
+    return this.isolate.isDisposed;
+  }
+
+  async call(method: string, input: string, timeoutMs: number): Promise<string> {
+    if (this.isolate.isDisposed) throw new SandboxFailure('error', 'sandbox is disposed');
+    try {
+      const out: unknown = await this.dispatch.apply(undefined, [method, input], { timeout: timeoutMs });
+      if (typeof out !== 'string') throw new SandboxFailure('error', `sandbox returned ${typeof out}`);
+      return out;
+    } catch (err) {
+      if (err instanceof SandboxFailure) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      if (/memory limit/i.test(message)) throw new SandboxFailure('memory', message);
+      if (/timed out/i.test(message)) throw new SandboxFailure('timeout', message);
+      if (this.isolate.isDisposed) throw new SandboxFailure('memory', message);
+      throw new SandboxFailure('error', message);
+    }
+  }
+
+  dispose(): void {
+    if (!this.isolate.isDisposed) this.isolate.dispose();
+  }
+}

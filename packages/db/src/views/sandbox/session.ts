@@ -1,0 +1,129 @@
+import { CouchError } from '../../errors.js';
+import { SandboxFailure, type Sandbox, type SandboxEngine } from './engine.js';
+import { isolatedVmEngine } from './isolated-vm.js';
+
+/** Where sandbox messages go: `user` for the functions' own log() calls, `error` for failures. */
+export type SandboxLog = (message: string, kind: 'user' | 'error') => void;
+
+export interface SessionOptions {
+  /** Longest one sandbox call (one batch) may run. Default 5000 ms (CouchDB's os_process_timeout). */
+  timeoutMs?: number;
+  /** Heap cap of the sandbox. Default 128 MB. */
+  memoryLimitMb?: number;
+  log?: SandboxLog;
+  /** Default: isolated-vm. */
+  engine?: SandboxEngine;
+}
+
+export interface InitPayload {
+  maps: string[];
+  reduces: string[];
+  lib: unknown;
+  reduceLimit: boolean | 'log';
+  threshold: number;
+  ratio: number;
+}
+
+export interface CompileFailure {
+  kind: 'map' | 'reduce';
+  index: number;
+  message: string;
+}
+
+/**
+ * One sandbox with the runtime initialised for a set of functions. Calls are serialised; after
+ * a timeout or memory failure the sandbox is thrown away and the next call starts a fresh one
+ * (CouchDB likewise kills the couchjs process), so user state never outlives a failure.
+ */
+export class SandboxSession {
+  readonly timeoutMs: number;
+  readonly memoryLimitMb: number;
+  readonly log: SandboxLog;
+  private readonly engine: SandboxEngine;
+  private sandbox: Sandbox | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly payload: InitPayload,
+    options: SessionOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.memoryLimitMb = options.memoryLimitMb ?? 128;
+    this.log = options.log ?? (() => {});
+    this.engine = options.engine ?? isolatedVmEngine;
+  }
+
+  /** Starts the sandbox and compiles the functions; resolves with the first compile failure, if any. */
+  async start(): Promise<CompileFailure | undefined> {
+    try {
+      await this.ensure();
+      return undefined;
+    } catch (err) {
+      if (err instanceof CompileError) return err.failure;
+      throw err;
+    }
+  }
+
+  /** Runs one runtime method; failures of the sandbox itself become CouchErrors. */
+  call(method: string, input: string, what: string): Promise<string> {
+    const run = async (): Promise<string> => {
+      if (this.closed) throw new CouchError('os_process_error', 'the view sandbox was disposed');
+      const sandbox = await this.ensure();
+      try {
+        return await sandbox.call(method, input, this.timeoutMs);
+      } catch (err) {
+        this.discard();
+        const failure = err instanceof SandboxFailure ? err : new SandboxFailure('error', String(err));
+        const reason =
+          failure.kind === 'timeout'
+            ? `${what} exceeded the ${this.timeoutMs} ms time limit`
+            : failure.kind === 'memory'
+              ? `${what} exceeded the ${this.memoryLimitMb} MB memory limit`
+              : `${what} failed: ${failure.message}`;
+        this.log(reason, 'error');
+        throw new CouchError(failure.kind === 'timeout' ? 'os_process_timeout' : 'os_process_error', reason);
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  dispose(): void {
+    this.closed = true;
+    this.discard();
+  }
+
+  private discard(): void {
+    this.sandbox?.dispose();
+    this.sandbox = undefined;
+  }
+
+  private async ensure(): Promise<Sandbox> {
+    if (this.sandbox !== undefined && !this.sandbox.disposed) return this.sandbox;
+    const sandbox = await this.engine.create({ memoryLimitMb: this.memoryLimitMb });
+    let out: string;
+    try {
+      out = await sandbox.call('init', JSON.stringify(this.payload), this.timeoutMs);
+    } catch (err) {
+      sandbox.dispose();
+      const message = err instanceof Error ? err.message : String(err);
+      throw new CompileError({ kind: 'map', index: -1, message: `evaluating the design document's functions failed: ${message}` });
+    }
+    const result = JSON.parse(out) as { ok?: true; compile?: [CompileFailure['kind'], number, string] };
+    if (result.compile !== undefined) {
+      sandbox.dispose();
+      const [kind, index, message] = result.compile;
+      throw new CompileError({ kind, index, message });
+    }
+    this.sandbox = sandbox;
+    return sandbox;
+  }
+}
+
+class CompileError extends Error {
+  constructor(readonly failure: CompileFailure) {
+    super(failure.message);
+  }
+}
