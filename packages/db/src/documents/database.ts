@@ -167,7 +167,11 @@ export class Database {
       results[index] = { ok: true, id, rev };
       if (!edit.changed) return;
       const top = winner(edit.tree)!;
-      const write: DocWrite = state.write ?? { record: { id, rev: '', deleted: false, tree: '' }, bodies: [] };
+      const write: DocWrite = state.write ?? {
+        record: { id, rev: '', deleted: false, tree: '' },
+        bodies: [],
+        isNew: state.record === undefined,
+      };
       write.record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit.tree) };
       write.bodies.push({ rev, body: stringifyJson(input.body) });
       if (edit.stemmed.length > 0) (write.dropBodies ??= []).push(...edit.stemmed.map(formatRev));

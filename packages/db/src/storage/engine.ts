@@ -39,6 +39,11 @@ export interface DocWrite {
   bodies: RevBody[];
   /** Revisions whose bodies are no longer needed (stemmed out of the tree). */
   dropBodies?: string[];
+  /**
+   * The caller looked the id up in this same synchronous step and found no document: the
+   * engine may insert without looking again (a bulk load of new documents does one lookup, not two).
+   */
+  isNew?: boolean;
 }
 
 /** A `_local/` document: no revision tree, no sequence, never in `_all_docs` or `_changes`. */

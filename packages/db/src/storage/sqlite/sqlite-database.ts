@@ -228,13 +228,15 @@ export class SqliteDatabase implements DatabaseStore {
   private applyWrites(writes: readonly DocWrite[]): { seqs: number[]; counters: Counters } {
     const c = { ...this.counters };
     const seqs: number[] = [];
-    for (const { record, bodies, dropBodies } of writes) {
+    for (const { record, bodies, dropBodies, isNew } of writes) {
       for (const b of bodies) {
         if (typeof b.body !== 'string') throw new TypeError(`body of ${record.id} ${b.rev} is not a string`);
       }
       const seq = ++c.updateSeq;
       const deleted = record.deleted ? 1 : 0;
-      const old = this.stmtOld.get(record.id) as [k: number, deleted: number, size: number] | undefined;
+      const old = isNew
+        ? undefined
+        : (this.stmtOld.get(record.id) as [k: number, deleted: number, size: number] | undefined);
       let size = 0;
       if (old === undefined) {
         if (!record.deleted) size = sizeInBatch(bodies, record.rev) ?? 0;
