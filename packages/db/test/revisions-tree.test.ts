@@ -188,6 +188,46 @@ describe('stemming', () => {
     assert.deepEqual(stemTree(tree, 5).tree, tree);
   });
 
+  test('a rev in two trees keeps its body through the repair (fast-check counterexample)', () => {
+    // a ─ b ─ c ─ d ─ e, revs_limit 3. Merging c←b puts 3-c in two trees; merging d←c←b←a
+    // puts 2-b (stored) there twice. Cutting each branch to 3 revs before re-merging (as
+    // couch_key_tree's repair_tree does) dropped the stored copy of 2-b but kept a stub of it
+    // from the other branch: its body was gone, yet it was not reported stemmed.
+    const paths = [path(5, ['e', 'd', 'c']), path(2, ['b']), path(1, ['a']), path(3, ['c', 'b']), path(4, ['d', 'c', 'b', 'a'])];
+    let tree: RevTree = [];
+    const stemmed = new Set<string>();
+    for (const p of paths) {
+      const result = mergePath(tree, p, 3);
+      tree = result.tree;
+      for (const rev of result.stemmed) stemmed.add(`${rev.pos}-${rev.id}`);
+    }
+    assert.deepEqual(tree, [{ pos: 3, node: n('c', n('d', n('e'))) }]);
+    assert.deepEqual([...stemmed].sort(), ['1-a', '2-b']);
+    for (const p of paths) {
+      const found = findRev(tree, { pos: p.pos, id: p.ids[0] });
+      assert.ok(found?.stored || stemmed.has(`${p.pos}-${p.ids[0]}`), `${p.pos}-${p.ids[0]} lost its body`);
+    }
+  });
+
+  test('repairing a rev in two trees: the stored copy wins, then stemming as usual', () => {
+    // x is stored in the second tree, far from its leaf r; the first tree names it only as
+    // the parent of y, a leaf close by.
+    const forest: RevTree = [
+      { pos: 1, node: stub('a', stub('x', n('y'))) },
+      { pos: 2, node: n('x', stub('p', stub('q', n('r')))) },
+    ];
+    assert.deepEqual(stemTree(forest, 3), {
+      tree: [{ pos: 1, node: stub('a', n('x', stub('p', stub('q', n('r'))), n('y'))) }],
+      stemmed: [],
+    });
+    const two = stemTree(forest, 2);
+    assert.deepEqual(two.tree, [
+      { pos: 2, node: n('x', n('y')) },
+      { pos: 4, node: stub('q', n('r')) },
+    ]);
+    assert.deepEqual(two.stemmed.map((r) => `${r.pos}-${r.id}`).sort(), ['1-a', '3-p']);
+  });
+
   test('merging an old stemmed path again after stemming re-adds a disjoint tree, like CouchDB', () => {
     const tree = build([path(3, ['c', 'b', 'a'])], 2);
     assert.deepEqual(tree, [{ pos: 2, node: stub('b', n('c')) }]);

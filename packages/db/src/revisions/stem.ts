@@ -20,9 +20,28 @@ export function stemTree(tree: RevTree, limit: number): { tree: RevTree; stemmed
  * Stems a tree this module owns, in place; returns the removed revs. Like couch_key_tree it
  * first repairs a forest in which one rev sits in two trees (a path that overlapped two
  * disjoint trees was merged into only one of them) by merging all branches again.
+ *
+ * Unlike couch_key_tree's repair_tree, the branches are merged whole and the repaired forest
+ * is then stemmed like any other. repair_tree cuts every branch to `limit` revs before merging,
+ * so a rev that stays in the tree (through a branch with a nearby leaf) can have its stored
+ * copy cut off another branch and come back without its body, though it is not reported
+ * stemmed; and its result can keep revs no leaf is within `limit` of.
  */
 export function stemInPlace(forest: RevTree, limit: number): Rev[] {
-  if (forest.length > 1 && hasDuplicates(forest)) return rebuild(forest, limit);
+  if (forest.length > 1 && hasDuplicates(forest)) {
+    const before = revKeys(forest);
+    rebuild(forest);
+    stemBranches(forest, limit);
+    // Report what is gone; with inconsistent histories (one rev under two parents) a rev can
+    // be cut from one tree yet stay in another.
+    const after = revKeys(forest);
+    return [...before].filter(([key]) => !after.has(key)).map(([, rev]) => rev);
+  }
+  return stemBranches(forest, limit);
+}
+
+/** couch_key_tree's stem of a forest without duplicate revs, in place; returns the removed revs. */
+function stemBranches(forest: RevTree, limit: number): Rev[] {
   const stemmed: Rev[] = [];
   const roots: RevTree = [];
   let changed = false;
@@ -100,26 +119,32 @@ function hasDuplicates(forest: RevTree): boolean {
   return false;
 }
 
+/** Every rev in the forest, by `pos-id`. */
+function revKeys(forest: RevTree): Map<string, Rev> {
+  const keys = new Map<string, Rev>();
+  for (const root of forest) {
+    const stack: [RevNode, number][] = [[root.node, root.pos]];
+    while (stack.length > 0) {
+      const [node, pos] = stack.pop()!;
+      keys.set(`${pos}-${node.id}`, { pos, id: node.id });
+      for (const child of node.children) stack.push([child, pos + 1]);
+    }
+  }
+  return keys;
+}
+
 /**
- * Merges every branch (cut to `limit` revs) into an empty forest again, oldest start first,
- * and replaces the forest's contents with the result. Returns the revs that disappeared.
+ * Merges every branch, whole, into an empty forest again, oldest start first, and replaces the
+ * forest's contents with the result. No rev is lost, and where a rev had a stored copy and one
+ * without a body, the stored one wins (as in any merge).
  */
-function rebuild(forest: RevTree, limit: number): Rev[] {
-  const before = new Map<string, Rev>();
+function rebuild(forest: RevTree): void {
   const branches: { start: number; nodes: RevNode[] }[] = [];
   for (const root of forest) {
     const found: Leaf[] = [];
     collectLeaves(root.node, root.pos, [], found);
     // collectLeaves gives ids; the node values are needed too, so walk the path again.
-    for (const leaf of found) {
-      const nodes = nodesOnPath(root.node, leaf.path);
-      for (let i = 0; i < nodes.length; i++) {
-        const pos = leaf.pos - i;
-        before.set(`${pos}-${nodes[i].id}`, { pos, id: nodes[i].id });
-      }
-      const kept = nodes.slice(0, limit);
-      branches.push({ start: leaf.pos - kept.length + 1, nodes: kept });
-    }
+    for (const leaf of found) branches.push({ start: root.pos, nodes: nodesOnPath(root.node, leaf.path) });
   }
   branches.sort((a, b) => a.start - b.start || compareBranches(a.nodes, b.nodes));
   const result: RevTree = [];
@@ -131,17 +156,7 @@ function rebuild(forest: RevTree, limit: number): Rev[] {
     }
     mergeChain(result, { pos: branch.start, node: chain! }, state);
   }
-  const after = new Set<string>();
-  for (const root of result) {
-    const stack: [RevNode, number][] = [[root.node, root.pos]];
-    while (stack.length > 0) {
-      const [node, pos] = stack.pop()!;
-      after.add(`${pos}-${node.id}`);
-      for (const child of node.children) stack.push([child, pos + 1]);
-    }
-  }
   forest.splice(0, forest.length, ...result);
-  return [...before].filter(([key]) => !after.has(key)).map(([, rev]) => rev);
 }
 
 /** The nodes along a leaf's path (ids newest first), newest first. */
