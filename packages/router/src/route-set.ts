@@ -8,13 +8,18 @@ import { ArgumentError } from './errors.js';
 import type { RouteSink } from './declaration/mapper.js';
 import { camelHelperName } from './format/helper-name.js';
 import { compileFastPath, generatePath, paramsFromArgs, urlFor } from './generator/generate.js';
-import { buildParams, GET_BIT, HEAD_BIT, Matcher, verbBitOf } from './matcher/matcher.js';
+import { Matcher } from './matcher/matcher.js';
 import { normalizeRequestPath } from './pattern/normalize.js';
 import { Route, type RouteSpec } from './route.js';
 import type { Match, RouteHelper, RouteInfo, RouteSetLike, UrlOptions } from './types.js';
 
 const DUPLICATE_NAME =
   "You may have defined two routes with the same name using the `:as` option, or you may be overriding a route already defined by a resource with the same naming. For the latter, you can restrict the routes created with `resources` as explained here: \nhttps://guides.rubyonrails.org/routing.html#restricting-the-routes-created";
+
+/** HEAD requests fall back to GET routes (method names are case-insensitive). */
+function isHead(method: string): boolean {
+  return method === 'HEAD' || (method.length === 4 && method.toUpperCase() === 'HEAD');
+}
 
 export class RouteSet implements RouteSetLike, RouteSink {
   private readonly routes: Route[] = [];
@@ -65,14 +70,12 @@ export class RouteSet implements RouteSetLike, RouteSink {
    * The first declared route whose path and verb match wins; HEAD falls back to GET routes.
    */
   recognize(method: string, path: string): Match | null {
-    const normalized = normalizeRequestPath(path);
-    const matcher = this.compiled();
-    const bit = verbBitOf(method);
-    let found = matcher.find(normalized, bit);
-    if (found === null && bit === HEAD_BIT) found = matcher.find(normalized, GET_BIT);
+    const matcher = this.matcher ?? this.compiled();
+    let found = matcher.find(method, path);
+    if (found === null && isHead(method)) found = matcher.find('GET', path);
     if (found === null) return null;
-    const route = found.leaf.route;
-    const params = buildParams(found.leaf, found.values);
+    const route = found.route;
+    const params = matcher.params(found);
     const spec = route.spec;
     return {
       route: route.info,
@@ -84,12 +87,11 @@ export class RouteSet implements RouteSetLike, RouteSink {
 
   /** Verbs some route answers for this path (HEAD wherever GET is); empty when no path matches. */
   allowedMethods(path: string): string[] {
-    const routes = this.compiled().matchingRoutes(normalizeRequestPath(path));
+    const normalized = normalizeRequestPath(path);
+    const matcher = this.compiled();
+    if (matcher.matchesAnyVerb(normalized)) return ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
     const verbs = new Set<string>();
-    for (const route of routes) {
-      if (route.spec.verbs.length === 0) return ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
-      for (const v of route.spec.verbs) verbs.add(v);
-    }
+    for (const verb of matcher.verbs) if (matcher.find(verb, normalized) !== null) verbs.add(verb);
     if (verbs.has('GET')) verbs.add('HEAD');
     return [...verbs].sort();
   }

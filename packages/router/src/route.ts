@@ -83,17 +83,6 @@ export class Route {
     }));
   }
 
-  /**
-   * True when every param uses the default segment pattern and there is no glob: the trie can
-   * match it. Takes a parse so that the matcher's compile does not keep one per route.
-   */
-  isSimple(ast: PathNode[]): boolean {
-    const spec = this.spec;
-    if (!spec.anchored) return false;
-    for (const key in spec.requirements) if (segmentKeys(ast).includes(key)) return false;
-    return !hasGlob(ast);
-  }
-
   get name(): string | null {
     return this.spec.name;
   }
@@ -150,8 +139,4 @@ export class Route {
     else source = body === '/' ? '^/' : `^${body}(?:\\b|$|/)`;
     return { regexp: new RegExp(source), captures };
   }
-}
-
-function hasGlob(nodes: PathNode[]): boolean {
-  return nodes.some((n) => n.type === 'glob' || (n.type === 'group' && hasGlob(n.children)));
 }

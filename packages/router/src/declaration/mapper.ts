@@ -45,6 +45,16 @@ function present(value: string | undefined | null): value is string {
   return value !== undefined && value !== null && value !== '';
 }
 
+/** The present parts joined with `_` (Rails' `[...].compact.join('_')`, empty strings dropped too). */
+function joinPresent(parts: Array<string | undefined>): string {
+  let out = '';
+  for (const part of parts) if (present(part)) out = out === '' ? part : `${out}_${part}`;
+  return out;
+}
+
+/** Verb lists by `via` string: most routes say `get`. */
+const viaVerbs = new Map<string, string[]>();
+
 const MATCH_VIA_MESSAGE =
   'You should not use the `match` method in your router without specifying an HTTP method.\n' +
   'If you want to expose your action to both GET and POST, add `via: [:get, :post]` option.\n' +
@@ -435,13 +445,13 @@ export class Mapper {
     } else if (isPlainObject(path)) {
       throw new ArgumentError('the map form of match takes no further options');
     } else {
-      opts = { ...(options ?? {}) };
-      paths = (Array.isArray(path) ? path.flat() : [path]).map(String);
+      // Never modified below: the options are read, and what is left of them is copied.
+      opts = options ?? {};
+      paths = typeof path === 'string' ? [path] : (Array.isArray(path) ? path.flat() : [path]).map(String);
     }
     if ('defaults' in opts) {
-      const defaults = opts.defaults as Record<string, unknown>;
-      delete opts.defaults;
-      this.defaults(defaults ?? {}, () => this.mapMatch(paths, opts));
+      const { defaults, ...rest } = opts;
+      this.defaults((defaults as Record<string, unknown>) ?? {}, () => this.mapMatch(paths, rest));
     } else {
       this.mapMatch(paths, opts);
     }
@@ -498,41 +508,50 @@ export class Mapper {
     if (options.on !== undefined && !VALID_ON_OPTIONS.includes(String(options.on))) {
       throw new ArgumentError(`Unknown scope ${String(options.on)} given to :on`);
     }
-    const scopeHandler = this.current.get('handler');
-    const scopeAction = this.current.get('action');
-    if (scopeHandler && scopeAction && options.to === undefined) options.to = `${scopeHandler}#${scopeAction}`;
+    // What is left after the keys read here goes on to the route (the caller's object is not modified).
+    const {
+      handler: handlerOption,
+      path: optionPath,
+      to: toOption,
+      via: viaOption,
+      format: formatOption,
+      anchor: anchorOption,
+      constraints: constraintsOption,
+      ...rest
+    } = options;
+    const scope = this.current;
+    const scopeHandler = scope.get('handler');
+    const scopeAction = scope.get('action');
+    let to = toOption as string | undefined;
+    if (scopeHandler && scopeAction && to === undefined) to = `${scopeHandler}#${scopeAction}`;
 
-    const handler = (options.handler as string | undefined) ?? scopeHandler;
-    delete options.handler;
-    const optionPath = options.path as string | undefined;
-    delete options.path;
-    let to = options.to as string | undefined;
-    delete options.to;
-    const viaValue = 'via' in options ? options.via : this.current.get('via');
-    delete options.via;
-    const via = (Array.isArray(viaValue) ? viaValue : viaValue === undefined || viaValue === null ? [] : [viaValue]).map((v) =>
-      String(v).toLowerCase(),
-    );
-    if (via.length === 0) throw new ArgumentError(MATCH_VIA_MESSAGE);
-    const verbs = via.includes('all') ? [] : via.map((v) => v.toUpperCase());
-    const formatted = 'format' in options ? options.format : this.current.get('format');
-    delete options.format;
-    const anchor = 'anchor' in options ? options.anchor !== false : true;
-    delete options.anchor;
-    const constraints = options.constraints ?? {};
-    delete options.constraints;
+    const handler = (handlerOption as string | undefined) ?? scopeHandler;
+    const viaValue = 'via' in options ? viaOption : scope.get('via');
+    let verbs = typeof viaValue === 'string' ? viaVerbs.get(viaValue) : undefined;
+    if (verbs === undefined) {
+      const via = (Array.isArray(viaValue) ? viaValue : viaValue === undefined || viaValue === null ? [] : [viaValue]).map((v) =>
+        String(v).toLowerCase(),
+      );
+      if (via.length === 0) throw new ArgumentError(MATCH_VIA_MESSAGE);
+      verbs = via.includes('all') ? [] : via.map((v) => v.toUpperCase());
+      if (typeof viaValue === 'string') viaVerbs.set(viaValue, verbs);
+    }
+    const formatted = 'format' in options ? formatOption : scope.get('format');
+    const anchor = 'anchor' in options ? anchorOption !== false : true;
+    const constraints = constraintsOption ?? {};
 
     const route: RouteArgs = { handler, to, verbs, formatted, anchor, constraints };
     // Paths first, then bare words, as Rails groups strings before symbols.
-    for (const path of paths.filter((p) => !isBareWord(p))) {
+    for (const path of paths) {
+      if (isBareWord(path)) continue;
       if (optionPath !== undefined) {
         throw new ArgumentError('Ambiguous route definition. Both :path and the route path were specified as strings.');
       }
-      to = this.toFromPath(path, to, options.action as string | undefined);
-      this.decomposedMatch({ action: path, path }, { ...route, to }, { ...options });
+      to = this.toFromPath(path, to, rest.action as string | undefined);
+      this.decomposedMatch({ action: path, path }, { ...route, to }, rest);
     }
-    for (const action of paths.filter(isBareWord)) {
-      this.decomposedMatch({ action, path: optionPath }, route, { ...options });
+    for (const action of paths) {
+      if (isBareWord(action)) this.decomposedMatch({ action, path: optionPath as string | undefined }, route, rest);
     }
   }
 
@@ -546,8 +565,8 @@ export class Mapper {
   private decomposedMatch(target: RouteTarget, route: RouteArgs, options: Record<string, unknown>): void {
     const on = options.on as string | undefined;
     if (on !== undefined) {
-      delete options.on;
-      const scoped = () => this.decomposedMatch(target, route, options);
+      const { on: _on, ...rest } = options;
+      const scoped = () => this.decomposedMatch(target, route, rest);
       if (on === 'member') this.member(scoped);
       else if (on === 'collection') this.collection(scoped);
       else this.new(scoped);
@@ -564,7 +583,6 @@ export class Mapper {
 
     let action: string | undefined = target.action;
     let defaultAction = (options.action as string | undefined) ?? this.current.get('action');
-    delete options.action;
     if (/^[\w\-/]+$/.test(action)) {
       if (defaultAction === undefined && !action.includes('/')) defaultAction = action.replace(/-/g, '_');
     } else {
@@ -574,7 +592,12 @@ export class Mapper {
     let name: string | null;
     if ('as' in options && (options.as === null || options.as === false || options.as === undefined)) name = null;
     else name = this.nameForAction(options.as as string | undefined, action);
-    delete options.as;
+    // The route's extra options: everything but `action` and `as` (the caller's object stays as is).
+    let extra = options;
+    if ('action' in options || 'as' in options) {
+      const { action: _action, as: _as, ...rest } = options;
+      extra = rest;
+    }
 
     path = withFormat(normalizePath(escapeDeclaredPath(path)), route.formatted);
     const spec = buildRouteSpec(this.current, {
@@ -587,7 +610,7 @@ export class Mapper {
       formatted: route.formatted,
       anchor: route.anchor,
       constraints: route.constraints,
-      options,
+      options: extra,
     });
     this.sink.add(spec);
   }
@@ -611,8 +634,10 @@ export class Mapper {
     let prefix: string | undefined;
     if (present(as)) prefix = as;
     else if (!this.isCanonicalAction(action)) prefix = action;
-    if (prefix !== undefined && prefix !== '/' && prefix !== '') prefix = normalizeName(prefix.replace(/-/g, '_'));
-    else prefix = undefined;
+    if (prefix !== undefined && prefix !== '/' && prefix !== '') {
+      // A plain word (`edit`, `preview`) is its own name part.
+      if (!/^\w+$/.test(prefix)) prefix = normalizeName(prefix.replace(/-/g, '_'));
+    } else prefix = undefined;
 
     const namePrefix = this.current.get('as');
     let collectionName: string | undefined;
@@ -623,7 +648,7 @@ export class Mapper {
       collectionName = resource.collectionName;
       memberName = resource.memberName;
     }
-    const candidate = this.current.nameParts(namePrefix, prefix, collectionName, memberName).filter(present).join('_');
+    const candidate = joinPresent(this.current.nameParts(namePrefix, prefix, collectionName, memberName));
     if (candidate === '') return null;
     if (!present(as)) {
       // An implicit name is dropped when it would be invalid or is already taken.

@@ -40,11 +40,29 @@ const NO_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze({});
 const NO_REQUIREMENTS: Readonly<Record<string, RegExp>> = Object.freeze({});
 const verbLists = new Map<string, string[]>();
 
-/** The param and glob names of a path (a scan: no need for the full parse here). */
+const NO_NAMES: string[] = [];
+
+function isWordChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** The param and glob names of a path, as `/[:*](\w+)/g` finds them (a scan: no need for the full parse here). */
 function paramNames(path: string): string[] {
-  if (path.indexOf(':') === -1 && path.indexOf('*') === -1) return [];
-  const names: string[] = [];
-  for (const m of path.matchAll(/[:*](\w+)/g)) names.push(m[1]!);
+  let names = NO_NAMES;
+  let colon = path.indexOf(':');
+  let star = path.indexOf('*');
+  while (colon !== -1 || star !== -1) {
+    const i = colon === -1 || (star !== -1 && star < colon) ? star : colon;
+    let end = i + 1;
+    while (end < path.length && isWordChar(path.charCodeAt(end))) end++;
+    if (end > i + 1) {
+      if (names === NO_NAMES) names = [];
+      names.push(path.slice(i + 1, end));
+    }
+    const from = Math.max(end, i + 1);
+    if (colon !== -1 && colon < from) colon = path.indexOf(':', from);
+    if (star !== -1 && star < from) star = path.indexOf('*', from);
+  }
   return names;
 }
 
@@ -57,13 +75,26 @@ function internVerbs(verbs: string[]): string[] {
 }
 
 function orShared<T extends object>(value: T, shared: T): T {
-  for (const _ in value) return value;
-  return shared;
+  return isEmpty(value) ? shared : value;
 }
 
+function isEmpty(value: object | undefined): boolean {
+  for (const _ in value) return false;
+  return true;
+}
+
+/** `{ ...a, ...b }` without copying when one side is empty (the result is only read). */
+function merged(a: Record<string, unknown> | undefined, b: Record<string, unknown>): Record<string, unknown> {
+  if (a === undefined || isEmpty(a)) return b;
+  if (isEmpty(b)) return a;
+  return { ...a, ...b };
+}
+
+let lastValidHandler = '';
+
 export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
-  const options: Record<string, unknown> = { ...(scope.get('options') ?? {}), ...call.options };
-  let defaults: Record<string, unknown> = { ...(scope.get('defaults') ?? {}) };
+  const options = merged(scope.get('options'), call.options);
+  let defaults: Record<string, unknown> = scope.get('defaults') ?? NO_DEFAULTS;
   const pathParams = paramNames(call.path);
 
   // Handler and action: `to` first, then the call's and the scope's, then the module prefix.
@@ -76,12 +107,13 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   if (!handler && !pathParams.includes('handler')) {
     throw new ArgumentError('Missing :handler key on routes definition, please check your routes.');
   }
-  if (handler && !/^[a-z_0-9][a-z_0-9/]*$/.test(handler)) {
+  if (handler && handler !== lastValidHandler && !/^[a-z_0-9][a-z_0-9/]*$/.test(handler)) {
     throw new ArgumentError(
       `'${handler}' is not a supported handler name. This can lead to potential routing problems. ` +
         'See https://guides.rubyonrails.org/routing.html#specifying-a-controller-to-use',
     );
   }
+  if (handler) lastValidHandler = handler; // routes come in runs of the same handler
   if (!action && !pathParams.includes('action')) {
     throw new ArgumentError('Missing :action key on routes definition, please check your routes.');
   }
@@ -89,11 +121,12 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   // Extra options: a RegExp constrains the segment of that name, anything else is a default.
   const constraints: Record<string, unknown> = { ...(scope.get('constraints') ?? {}) };
   const optionDefaults: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
+  for (const key in options) {
+    const value = options[key];
     if (value instanceof RegExp) constraints[key] = value;
     else optionDefaults[key] = value;
   }
-  if (isPlainObject(call.constraints)) {
+  if (isPlainObject(call.constraints) && !isEmpty(call.constraints)) {
     const urlDefaults: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(call.constraints)) {
       if (URL_OPTIONS.includes(key) && (typeof value === 'string' || typeof value === 'number')) urlDefaults[key] = value;
@@ -103,7 +136,8 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   }
 
   const requirements: Record<string, RegExp> = {};
-  for (const [key, value] of Object.entries(constraints)) {
+  for (const key in constraints) {
+    const value = constraints[key];
     if (!pathParams.includes(key)) continue; // request conditions (subdomain...) are not path requirements
     const re = toRegExp(value);
     if (ANCHORS.test(re.source)) {
@@ -121,10 +155,13 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
     formatDefaults.format = call.formatted;
   }
 
-  const allDefaults: Record<string, unknown> = { ...formatDefaults, ...defaults, ...optionDefaults };
-  delete allDefaults.handler;
-  delete allDefaults.action;
-  for (const key of Object.keys(allDefaults)) if (allDefaults[key] === undefined) delete allDefaults[key];
+  let allDefaults: Record<string, unknown> = NO_DEFAULTS;
+  if (!isEmpty(formatDefaults) || !isEmpty(defaults) || !isEmpty(optionDefaults)) {
+    allDefaults = { ...formatDefaults, ...defaults, ...optionDefaults };
+    delete allDefaults.handler;
+    delete allDefaults.action;
+    for (const key of Object.keys(allDefaults)) if (allDefaults[key] === undefined) delete allDefaults[key];
+  }
 
   return {
     name: call.name,
@@ -132,7 +169,10 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
     path: call.path,
     handler: handler ?? '',
     action: action ?? (pathParams.includes('action') ? 'index' : ''),
-    requirements: orShared({ ...formatRequirements, ...requirements }, NO_REQUIREMENTS as Record<string, RegExp>),
+    requirements: orShared(
+      isEmpty(formatRequirements) ? requirements : { ...formatRequirements, ...requirements },
+      NO_REQUIREMENTS as Record<string, RegExp>,
+    ),
     defaults: orShared(allDefaults, NO_DEFAULTS as Record<string, unknown>),
     anchored: call.anchor,
     formatted: call.formatted !== false,

@@ -63,8 +63,11 @@ export class Resource {
     return this.routeName;
   }
 
+  private singularName: string | null = null;
+
   get singular(): string {
-    return singularize(this.routeName);
+    // Every route of the resource asks for it; inflecting is regexp work.
+    return (this.singularName ??= singularize(this.routeName));
   }
 
   get memberName(): string {

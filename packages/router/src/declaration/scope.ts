@@ -42,11 +42,25 @@ export const RESOURCE_SCOPES: readonly ScopeLevel[] = Object.freeze(['resource',
 export const RESOURCE_METHOD_SCOPES: readonly ScopeLevel[] = Object.freeze(['collection', 'member', 'new']);
 
 export class Scope {
+  /**
+   * Every key any frame up to the root holds, with the nearest frame's value: each route
+   * declaration reads a dozen keys, so they are resolved once per frame, not once per read.
+   */
+  private readonly resolved: ScopeFrame;
+
   constructor(
     readonly frame: ScopeFrame,
     readonly parent: Scope | null,
     readonly level: ScopeLevel,
-  ) {}
+  ) {
+    const inherited = parent === null ? null : parent.resolved;
+    let own = false;
+    for (const _ in frame) {
+      own = true;
+      break;
+    }
+    this.resolved = !own && inherited !== null ? inherited : { ...inherited, ...frame };
+  }
 
   /** A child frame at the same level. */
   push(frame: ScopeFrame): Scope {
@@ -59,10 +73,7 @@ export class Scope {
   }
 
   get<K extends keyof ScopeFrame>(key: K): ScopeFrame[K] {
-    for (let s: Scope | null = this; s !== null; s = s.parent) {
-      if (Object.prototype.hasOwnProperty.call(s.frame, key)) return s.frame[key];
-    }
-    return undefined;
+    return this.resolved[key];
   }
 
   /** Every frame from this one up to the root. */

@@ -4,8 +4,14 @@
  * request paths are squeezed and stripped the same way before matching.
  */
 
+/** What any rule of `normalizePath` could change: doubled or trailing slashes, escapes, groups. */
+const NOT_PLAIN = /\/\/|\/$|%|\(/;
+
 /** Rails' `Mapper.normalize_path`: one leading slash, no doubled or trailing slashes, `/(` → `(/`. */
 export function normalizePath(path: string): string {
+  // Most paths (`/posts/:post_id/comments`) are normal already and only need their leading slash.
+  const slashed = path.charCodeAt(0) === 47 ? path : '/' + path;
+  if (!NOT_PLAIN.test(slashed)) return slashed;
   let p = ('/' + path).replace(/\/{2,}/g, '/');
   if (p !== '/') p = p.replace(/\/+$/, '');
   p = p.replace(/%[a-f0-9]{2}/g, (m) => m.toUpperCase());

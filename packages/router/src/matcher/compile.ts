@@ -1,0 +1,231 @@
+/**
+ * Puts routes into the tree of one verb. Each route goes in once per shape of its optional
+ * groups (`/posts/:id` and `/posts/:id.:format`), as static text, default-pattern params,
+ * whole-segment regexps (`:a-:b`, where a param is followed by more text) and trailing globs.
+ * Routes the tree cannot express (constraints on path params, other globs, `anchor: false`)
+ * are matched by their own regexp, after the tree, in declaration order (as Journey does).
+ */
+import { expandOptional, parsePath, segmentKeys, type PathNode } from '../pattern/ast.js';
+import { normalizeRequestPath } from '../pattern/normalize.js';
+import type { Route } from '../route.js';
+import { Leaf, type RegexpLeaf } from './leaf.js';
+import { insertText, Node, paramChild, patternChild } from './tree.js';
+
+/** Shapes per route are numbered below this; keys are `index * SHAPES + shape`. */
+export const SHAPES = 64;
+
+const SLASH_ONLY: PathNode[] = [{ type: 'slash' }];
+
+export class Tree {
+  readonly root = new Node('');
+  /** Paths with no params → the first route (of this verb) with that path. */
+  readonly statics = new Map<string, StaticEntry>();
+  readonly custom: RegexpLeaf[] = [];
+  /** Position slots a search needs: two per captured value of the longest shape. */
+  slots = 2;
+  /**
+   * Whether a raw request path may be walked before it is normalized: true unless some route's
+   * text holds what normalizing a request changes (`?`, `#`, `//`, a trailing slash).
+   */
+  rawWalks = true;
+  /** Interned name lists: leaves of the same params share one array. */
+  private readonly nameLists = new Map<string, readonly string[]>();
+
+  add(route: Route): void {
+    const key = route.index * SHAPES;
+    const spec = route.spec;
+    if (this.rawWalks && UNNORMAL_TEXT.test(spec.path)) this.rawWalks = false;
+    const ast = parsePath(spec.path);
+    if (spec.anchored && !constrainsPathParams(route, ast)) {
+      if (!hasGlob(ast)) {
+        const shapes = expandOptional(ast);
+        if (shapes.length <= SHAPES) {
+          for (let s = 0; s < shapes.length; s++) this.insertShape(route, key + s, fromSlash(shapes[s]!));
+          return;
+        }
+      } else if (this.insertGlob(route, key, ast)) return;
+    }
+    this.custom.push({ route, key });
+  }
+
+  private names(list: string[]): readonly string[] {
+    const id = list.join('/');
+    let names = this.nameLists.get(id);
+    if (names === undefined) {
+      this.nameLists.set(id, (names = list));
+      if (2 * list.length > this.slots) this.slots = 2 * list.length;
+    }
+    return names;
+  }
+
+  private insertShape(route: Route, key: number, shape: PathNode[]): void {
+    const names: string[] = [];
+    const node = this.insertNodes(shape, names, key);
+    if (node.leaf !== null) return; // an earlier route has this very shape: this one never wins
+    if (key < node.min) node.min = key;
+    node.leaf = new Leaf(route, key, this.names(names));
+    if (names.length === 0) {
+      const path = staticText(shape);
+      const normal = normalizeRequestPath(path) === path;
+      if (!this.statics.has(path)) this.statics.set(path, { leaf: node.leaf, contested: undefined, normal });
+    }
+  }
+
+  /** Inserts a path shape (starting with a slash) from the root; returns its last node. */
+  private insertNodes(shape: PathNode[], names: string[], key: number): Node {
+    let node = this.root;
+    if (key < node.min) node.min = key;
+    let text = '';
+    let i = 0;
+    while (i < shape.length) {
+      // shape[i] is a slash (or, for a glob's segment, its first token); the segment runs to the next slash.
+      let j = i + 1;
+      while (j < shape.length && shape[j]!.type !== 'slash') j++;
+      if (isSplittable(shape, i + 1, j)) {
+        text += '/';
+        for (let k = i + 1; k < j; k++) {
+          const n = shape[k]!;
+          if (n.type === 'literal') text += n.text;
+          else if (n.type === 'dot') text += '.';
+          else if (n.type === 'param') {
+            node = this.insertText(node, text, key);
+            text = '';
+            names.push(n.name);
+            node = paramChild(node, key);
+          }
+        }
+      } else {
+        node = this.insertText(node, text + '/', key);
+        text = '';
+        node = patternChild(node, segmentSource(shape, i + 1, j, names), key);
+      }
+      i = j;
+    }
+    if (text.length > 1 && text.charCodeAt(text.length - 1) === 47) this.rawWalks = false;
+    return this.insertText(node, text, key);
+  }
+
+  private insertText(node: Node, text: string, key: number): Node {
+    // Left-out optional groups can join two slashes in a shape's text; the rest of what
+    // normalizing changes is looked for once per route path (`add`).
+    if (text.length > 1 && text.indexOf('//') !== -1) this.rawWalks = false;
+    return insertText(node, text, key);
+  }
+
+  /**
+   * `.../*glob` or `.../*glob(.:format)` as the last thing of a route without other optional
+   * groups; false when the route needs its regexp instead.
+   */
+  private insertGlob(route: Route, key: number, ast: PathNode[]): boolean {
+    let end = ast.length;
+    const last = ast[end - 1]!;
+    let formatName: string | null = null;
+    if (last.type === 'group') {
+      const [dot, format] = last.children;
+      if (last.children.length !== 2 || dot!.type !== 'dot' || format!.type !== 'param' || !route.spec.formatted) return false;
+      formatName = format.name;
+      end--;
+    } else if (route.spec.formatted) return false;
+    const glob = ast[end - 1]!;
+    if (glob.type !== 'glob' || end < 2) return false;
+    const prefix = ast.slice(0, end - 1);
+    // The glob's own segment may start with text, not with a param (whose end would be unclear).
+    const before = prefix[prefix.length - 1]!;
+    if (before.type === 'param' || !startsWithSlash(prefix)) return false;
+    for (const n of prefix) if (n.type === 'group' || n.type === 'glob') return false;
+    let slash = prefix.length - 1;
+    while (prefix[slash]!.type !== 'slash') slash--;
+    if (prefix[slash - 1]?.type === 'slash') this.rawWalks = false;
+    const names: string[] = [];
+    // The glob's segment is plain text up to the glob: insert it without its closing part.
+    let node = this.insertNodes(prefix.slice(0, slash), names, key);
+    let text = '/';
+    for (let k = slash + 1; k < prefix.length; k++) {
+      const n = prefix[k]!;
+      text += n.type === 'literal' ? n.text : '.';
+    }
+    node = this.insertText(node, text, key);
+    if (key < node.min) node.min = key;
+    names.push(glob.name);
+    const leaf = new Leaf(route, key, this.names(names));
+    const formatLeaf = formatName === null ? null : new Leaf(route, key, this.names([...names, formatName]));
+    (node.globs ??= []).push({ key, leaf, withFormat: formatLeaf });
+    node.branches = true;
+    return true;
+  }
+}
+
+export interface StaticEntry {
+  leaf: Leaf;
+  /** Whether an earlier dynamic route also matches this path; found out on first use. */
+  contested: boolean | undefined;
+  /** Whether the path is already normalized (a request spelling it exactly needs no normalizing). */
+  normal: boolean;
+}
+
+/** Text a normalized request path cannot hold as is (cut at `?`/`#`, squeezed, escapes upper-cased). */
+const UNNORMAL_TEXT = /[?#]|\/\/|%(?:[a-f][0-9a-f]|[0-9][a-f])/;
+
+/**
+ * A shape as the tree takes it: one that is empty (every group left out) means "/", and one
+ * starting with something else (`.:format` of `(/a)(.:format)`) has that first node read as
+ * the leading slash, as the segment trie before this one always did.
+ */
+function fromSlash(shape: PathNode[]): PathNode[] {
+  if (shape.length === 0) return SLASH_ONLY;
+  if (shape[0]!.type === 'slash') return shape;
+  return [SLASH_ONLY[0]!, ...shape.slice(1)];
+}
+
+function startsWithSlash(shape: PathNode[]): boolean {
+  return shape.length === 0 || shape[0]!.type === 'slash';
+}
+
+function hasGlob(nodes: PathNode[]): boolean {
+  return nodes.some((n) => n.type === 'glob' || (n.type === 'group' && hasGlob(n.children)));
+}
+
+function constrainsPathParams(route: Route, ast: PathNode[]): boolean {
+  const requirements = route.spec.requirements;
+  for (const _ in requirements) {
+    const keys = segmentKeys(ast);
+    for (const key in requirements) if (keys.includes(key)) return true;
+    return false;
+  }
+  return false;
+}
+
+/** A segment is text and params when every param ends at a slash, a dot or the segment's end. */
+function isSplittable(shape: PathNode[], from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const n = shape[k]!;
+    if (n.type === 'glob' || n.type === 'group') return false;
+    if (n.type === 'param' && k + 1 < to && shape[k + 1]!.type !== 'dot') return false;
+  }
+  return true;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** The regexp source of a whole segment, pushing its param names. */
+function segmentSource(shape: PathNode[], from: number, to: number, names: string[]): string {
+  let source = '^';
+  for (let k = from; k < to; k++) {
+    const n = shape[k]!;
+    if (n.type === 'literal') source += escapeRegExp(n.text);
+    else if (n.type === 'dot') source += '\\.';
+    else if (n.type === 'param') {
+      source += '([^/.?]+)';
+      names.push(n.name);
+    }
+  }
+  return source + '$';
+}
+
+function staticText(shape: PathNode[]): string {
+  let text = '';
+  for (const n of shape) text += n.type === 'slash' ? '/' : n.type === 'dot' ? '.' : n.type === 'literal' ? n.text : '';
+  return text;
+}
