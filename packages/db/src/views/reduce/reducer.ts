@@ -69,6 +69,13 @@ export interface Reducer {
   /** Many groups in one sandbox call (group=true queries, index builds). */
   reduceGroups(groups: readonly ReduceGroup[]): Promise<unknown[][]>;
   rereduceGroups(groups: ReadonlyArray<ReadonlyArray<readonly unknown[]>>): Promise<unknown[][]>;
+  /** Resolves when the sandbox (if any) runs, so that the *Sync methods can be called. */
+  ready(): Promise<void>;
+  /** The same as reduce/rereduce, blocking: for B-tree nodes computed inside a storage transaction. */
+  reduceSync(keys: readonly KeyAndId[], values: readonly unknown[]): unknown[];
+  rereduceSync(reductions: ReadonlyArray<readonly unknown[]>): unknown[];
+  reduceGroupsSync(groups: readonly ReduceGroup[]): unknown[][];
+  rereduceGroupsSync(groups: ReadonlyArray<ReadonlyArray<readonly unknown[]>>): unknown[][];
   /** Query values of a reduction array. */
   finalize(reductions: readonly unknown[]): unknown[];
   dispose(): void;
@@ -130,6 +137,28 @@ class ViewReducer implements Reducer {
   }
 
   async reduceGroups(groups: readonly ReduceGroup[]): Promise<unknown[][]> {
+    await this.ready();
+    return this.reduceGroupsSync(groups);
+  }
+
+  async rereduceGroups(groups: ReadonlyArray<ReadonlyArray<readonly unknown[]>>): Promise<unknown[][]> {
+    await this.ready();
+    return this.rereduceGroupsSync(groups);
+  }
+
+  async ready(): Promise<void> {
+    await this.session?.ready();
+  }
+
+  reduceSync(keys: readonly KeyAndId[], values: readonly unknown[]): unknown[] {
+    return this.reduceGroupsSync([{ keys, values }])[0];
+  }
+
+  rereduceSync(reductions: ReadonlyArray<readonly unknown[]>): unknown[] {
+    return this.rereduceGroupsSync([reductions])[0];
+  }
+
+  reduceGroupsSync(groups: readonly ReduceGroup[]): unknown[][] {
     const results = groups.map(() => new Array<unknown>(this.sources.length));
     const builtinOptions = this.builtinOptions();
     for (let g = 0; g < groups.length; g++) {
@@ -147,7 +176,7 @@ class ViewReducer implements Reducer {
         f: this.jsPositions.map((_, i) => i),
         g: groups.map(({ keys, values }) => keys.map((k, i) => [k, values[i]])),
       });
-      const out = await this.callSandbox('reduce', input, `reduce of ${groups.length} group(s)`);
+      const out = this.callSandbox('reduce', input, `reduce of ${groups.length} group(s)`);
       for (let g = 0; g < groups.length; g++) {
         const r = out[g] as unknown[] | { overflow: string };
         for (let j = 0; j < this.jsPositions.length; j++) {
@@ -158,7 +187,7 @@ class ViewReducer implements Reducer {
     return results;
   }
 
-  async rereduceGroups(groups: ReadonlyArray<ReadonlyArray<readonly unknown[]>>): Promise<unknown[][]> {
+  rereduceGroupsSync(groups: ReadonlyArray<ReadonlyArray<readonly unknown[]>>): unknown[][] {
     const results = groups.map(() => new Array<unknown>(this.sources.length));
     const builtinOptions = this.builtinOptions();
     for (let f = 0; f < this.sources.length; f++) {
@@ -184,7 +213,7 @@ class ViewReducer implements Reducer {
         }
       }
       if (pending.length === 0) continue;
-      const out = await this.callSandbox('rereduce', JSON.stringify({ f: j, g: inputs }), `rereduce of ${pending.length} group(s)`);
+      const out = this.callSandbox('rereduce', JSON.stringify({ f: j, g: inputs }), `rereduce of ${pending.length} group(s)`);
       pending.forEach((g, k) => {
         const r = out[k] as unknown[] | { overflow: string };
         results[g][f] = Array.isArray(r) ? r[0] : overflow(r.overflow, this.session!);
@@ -213,9 +242,9 @@ class ViewReducer implements Reducer {
     };
   }
 
-  private async callSandbox(method: string, input: string, what: string): Promise<unknown[]> {
+  private callSandbox(method: string, input: string, what: string): unknown[] {
     const session = this.session!;
-    const out = JSON.parse(await session.call(method, input, what)) as { r: unknown[]; l: string[]; fatal?: [string, string] };
+    const out = JSON.parse(session.callSync(method, input, what)) as { r: unknown[]; l: string[]; fatal?: [string, string] };
     for (const line of out.l) session.log(line, line.startsWith('function raised') ? 'error' : 'user');
     if (out.fatal !== undefined) throw new CouchError(out.fatal[0], out.fatal[1]);
     return out.r;

@@ -18,6 +18,11 @@ export interface Sandbox {
    * unusable and must be disposed.
    */
   call(method: string, input: string, timeoutMs: number): Promise<string>;
+  /**
+   * The same, blocking the caller: index maintenance keeps reductions in B-tree nodes and
+   * computes them inside one synchronous storage transaction. Same failures, thrown.
+   */
+  callSync(method: string, input: string, timeoutMs: number): string;
   readonly disposed: boolean;
   dispose(): void;
 }

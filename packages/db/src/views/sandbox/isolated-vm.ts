@@ -75,17 +75,33 @@ class IsolatedVmSandbox implements Sandbox {
   async call(method: string, input: string, timeoutMs: number): Promise<string> {
     if (this.isolate.isDisposed) throw new SandboxFailure('error', 'sandbox is disposed');
     try {
-      const out: unknown = await this.dispatch.apply(undefined, [method, input], { timeout: timeoutMs });
-      if (typeof out !== 'string') throw new SandboxFailure('error', `sandbox returned ${typeof out}`);
-      return out;
+      return this.checked(await this.dispatch.apply(undefined, [method, input], { timeout: timeoutMs }));
     } catch (err) {
-      if (err instanceof SandboxFailure) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      if (/memory limit/i.test(message)) throw new SandboxFailure('memory', message);
-      if (/timed out/i.test(message)) throw new SandboxFailure('timeout', message);
-      if (this.isolate.isDisposed) throw new SandboxFailure('memory', message);
-      throw new SandboxFailure('error', message);
+      throw this.failure(err);
     }
+  }
+
+  callSync(method: string, input: string, timeoutMs: number): string {
+    if (this.isolate.isDisposed) throw new SandboxFailure('error', 'sandbox is disposed');
+    try {
+      return this.checked(this.dispatch.applySync(undefined, [method, input], { timeout: timeoutMs }));
+    } catch (err) {
+      throw this.failure(err);
+    }
+  }
+
+  private checked(out: unknown): string {
+    if (typeof out !== 'string') throw new SandboxFailure('error', `sandbox returned ${typeof out}`);
+    return out;
+  }
+
+  private failure(err: unknown): SandboxFailure {
+    if (err instanceof SandboxFailure) return err;
+    const message = err instanceof Error ? err.message : String(err);
+    if (/memory limit/i.test(message)) return new SandboxFailure('memory', message);
+    if (/timed out/i.test(message)) return new SandboxFailure('timeout', message);
+    if (this.isolate.isDisposed) return new SandboxFailure('memory', message);
+    return new SandboxFailure('error', message);
   }
 
   dispose(): void {

@@ -73,21 +73,49 @@ export class SandboxSession {
       try {
         return await sandbox.call(method, input, this.timeoutMs);
       } catch (err) {
-        this.discard();
-        const failure = err instanceof SandboxFailure ? err : new SandboxFailure('error', String(err));
-        const reason =
-          failure.kind === 'timeout'
-            ? `${what} exceeded the ${this.timeoutMs} ms time limit`
-            : failure.kind === 'memory'
-              ? `${what} exceeded the ${this.memoryLimitMb} MB memory limit`
-              : `${what} failed: ${failure.message}`;
-        this.log(reason, 'error');
-        throw new CouchError(failure.kind === 'timeout' ? 'os_process_timeout' : 'os_process_error', reason);
+        throw this.failed(err, what);
       }
     };
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => {});
     return result;
+  }
+
+  /** Resolves once the sandbox is running, so that `callSync` can be used. */
+  async ready(): Promise<void> {
+    await this.queue;
+    await this.ensure();
+  }
+
+  /**
+   * `call`, blocking: for code that must stay inside one synchronous step (B-tree maintenance
+   * in a storage transaction). Needs a running sandbox: await `ready()` first.
+   */
+  callSync(method: string, input: string, what: string): string {
+    if (this.closed) throw new CouchError('os_process_error', 'the view sandbox was disposed');
+    const sandbox = this.sandbox;
+    if (sandbox === undefined || sandbox.disposed) {
+      throw new CouchError('os_process_error', `${what}: the view sandbox is restarting, try again`);
+    }
+    try {
+      return sandbox.callSync(method, input, this.timeoutMs);
+    } catch (err) {
+      throw this.failed(err, what);
+    }
+  }
+
+  /** Throws the sandbox away after a failure and says why, as a CouchError. */
+  private failed(err: unknown, what: string): CouchError {
+    this.discard();
+    const failure = err instanceof SandboxFailure ? err : new SandboxFailure('error', String(err));
+    const reason =
+      failure.kind === 'timeout'
+        ? `${what} exceeded the ${this.timeoutMs} ms time limit`
+        : failure.kind === 'memory'
+          ? `${what} exceeded the ${this.memoryLimitMb} MB memory limit`
+          : `${what} failed: ${failure.message}`;
+    this.log(reason, 'error');
+    return new CouchError(failure.kind === 'timeout' ? 'os_process_timeout' : 'os_process_error', reason);
   }
 
   dispose(): void {

@@ -1,0 +1,32 @@
+/**
+ * A view query after parsing and validation (see `http/view-params.ts`): what the view engine
+ * needs, with CouchDB 3's resolution of reduce, grouping and index freshness already applied.
+ */
+export interface ViewQuery {
+  /** Range bounds in iteration order; undefined = not given. `key` sets both. */
+  startkey?: unknown;
+  endkey?: unknown;
+  /** Tie-breaks among rows whose key equals startkey/endkey; undefined = CouchDB's default for the direction. */
+  startkeyDocid?: string;
+  endkeyDocid?: string;
+  /** Multi-key fetch; a one-element list has already been turned into startkey = endkey. */
+  keys?: unknown[];
+  inclusiveEnd: boolean;
+  descending: boolean;
+  /** undefined = unlimited. */
+  limit?: number;
+  skip: number;
+  /** True iff the view has a reduce function and reduce was not disabled. */
+  reduce: boolean;
+  /** Resolved group level (couch_mrview_util:determine_group_level); always 'none' when not reducing. */
+  group: 'none' | 'exact' | number;
+  includeDocs: boolean;
+  conflicts: boolean;
+  updateSeq: boolean;
+  /** Index freshness: `update=` or `stale=` (ok → 'false', update_after → 'lazy'). */
+  update: 'true' | 'false' | 'lazy';
+  stable: boolean;
+  sorted: boolean;
+  attachments: boolean;
+  attEncodingInfo: boolean;
+}
