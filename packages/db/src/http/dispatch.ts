@@ -16,6 +16,7 @@ import { changes } from './handlers/changes.js';
 import { databases } from './handlers/databases.js';
 import { documents } from './handlers/documents.js';
 import { errors, server } from './handlers/server.js';
+import { views } from './handlers/views.js';
 
 const HANDLERS: HandlerTable = {
   server,
@@ -27,6 +28,7 @@ const HANDLERS: HandlerTable = {
   local_docs: localDocsHandlers,
   changes,
   bulk,
+  views,
 };
 
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {

@@ -24,13 +24,13 @@ function notImplemented(r: Mapper, path: string, feature: string): void {
 }
 
 export const routes = draw((r) => {
-  r.scope({ format: false, constraints: { db: SEGMENT, docid: SEGMENT } }, (r) => {
+  r.scope({ format: false, constraints: { db: SEGMENT, docid: SEGMENT, view: SEGMENT } }, (r) => {
     endpoint(r, '/', { get: 'server#welcome' }, 'GET,HEAD');
     endpoint(r, '/_up', { get: 'server#up' }, 'GET,HEAD');
     endpoint(r, '/_uuids', { get: 'server#uuids' }, 'GET');
     endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
     endpoint(r, '/_session', { get: 'server#session' }, 'GET,HEAD,POST,DELETE');
-    endpoint(r, '/_active_tasks', { get: 'server#activeTasks' }, 'GET');
+    endpoint(r, '/_active_tasks', { get: 'views#activeTasks' }, 'GET');
 
     endpoint(
       r,
@@ -51,6 +51,7 @@ export const routes = draw((r) => {
     endpoint(r, '/:db/_revs_limit', { get: 'databases#revsLimit', put: 'databases#setRevsLimit' }, 'GET,PUT');
     endpoint(r, '/:db/_security', { get: 'databases#security', put: 'databases#setSecurity' }, 'GET,PUT');
     endpoint(r, '/:db/_compact', { post: 'databases#compact' }, 'POST');
+    endpoint(r, '/:db/_view_cleanup', { post: 'views#cleanup' }, 'POST');
 
     const doc = {
       get: 'documents#show',
@@ -62,6 +63,9 @@ export const routes = draw((r) => {
     const docAllow = 'DELETE,GET,HEAD,POST,PUT,COPY';
     endpoint(r, '/:db/_local/:docid', doc, docAllow, { prefix: '_local/' });
     endpoint(r, '/:db/_design/:docid', doc, docAllow, { prefix: '_design/' });
+    endpoint(r, '/:db/_design/:docid/_view/:view', { get: 'views#show', post: 'views#query' }, 'GET,POST,HEAD');
+    endpoint(r, '/:db/_design/:docid/_view/:view/queries', { post: 'views#queries' }, 'POST');
+    endpoint(r, '/:db/_design/:docid/_info', { get: 'views#info' }, 'GET');
     notImplemented(r, '/:db/_design/:docid/*rest', 'Design document functions and attachments');
     endpoint(r, '/:db/:docid', doc, docAllow);
     notImplemented(r, '/:db/:docid/*attachment', 'Attachments');

@@ -8,6 +8,7 @@ import { CouchError, dbNotFound } from '../errors.js';
 import { Database } from '../documents/database.js';
 import { StorageExistsError, type StorageEngine } from '../storage/engine.js';
 import { validateDbName } from './db-names.js';
+import { ViewManager } from '../views/view-manager.js';
 
 export interface CouchServerOptions {
   engine: StorageEngine;
@@ -26,6 +27,7 @@ export class CouchServer {
   readonly uuid = randomBytes(16).toString('hex');
   readonly startTime = Date.now();
   private readonly open = new Map<string, Database>();
+  private readonly viewManagers = new Map<Database, ViewManager>();
 
   constructor(options: CouchServerOptions) {
     this.engine = options.engine;
@@ -59,7 +61,27 @@ export class CouchServer {
     }
   }
 
+  /** The view indexes of a database (created on first use). */
+  views(db: Database): ViewManager {
+    let manager = this.viewManagers.get(db);
+    if (manager === undefined) {
+      manager = new ViewManager(db, this.engine.indexDir(db.name), this.log);
+      this.viewManagers.set(db, manager);
+    }
+    return manager;
+  }
+
+  /** Every open view manager (for `_active_tasks`). */
+  allViews(): ViewManager[] {
+    return [...this.viewManagers.values()];
+  }
+
   deleteDb(name: string): void {
+    const db = this.open.get(name);
+    if (db !== undefined) {
+      void this.viewManagers.get(db)?.close();
+      this.viewManagers.delete(db);
+    }
     this.open.delete(name);
     if (!this.engine.destroy(name)) throw dbNotFound();
   }
@@ -68,7 +90,9 @@ export class CouchServer {
     return this.engine.listDatabases();
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    for (const manager of this.viewManagers.values()) await manager.close();
+    this.viewManagers.clear();
     this.open.clear();
     this.engine.close();
   }

@@ -69,7 +69,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         }, CLOSE_GRACE_MS);
         await stopped;
         clearTimeout(timer);
-        couch.close();
+        await couch.close();
       })();
       return closing;
     },

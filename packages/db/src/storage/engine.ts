@@ -140,6 +140,11 @@ export interface StorageEngine {
   open(name: string): DatabaseStore | undefined;
   /** Deletes a database and its files; false when there was none. */
   destroy(name: string): boolean;
+  /**
+   * The folder holding a database's view indexes (one file per view group; they go with the
+   * database when it is deleted).
+   */
+  indexDir(name: string): string;
   /** Closes every open database (checkpointing their journals). */
   close(): void;
 }

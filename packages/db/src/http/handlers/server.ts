@@ -45,10 +45,6 @@ export const server = {
     });
   },
 
-  activeTasks(ctx: RequestContext): void {
-    requireAdmin(ctx.user);
-    sendJson(ctx, 200, []);
-  },
 };
 
 /** The fallback of every endpoint: 405 with the methods it answers, as CouchDB lists them. */

@@ -3,7 +3,8 @@
  * `/` is safe in a file name, and `%` cannot occur in a name, so `/` → `%2F` is injective.
  */
 
-const NAME = /^[a-z][a-z0-9_$()+/-]*$/;
+// System databases (`_users`, ...) are the only names starting with an underscore.
+const NAME = /^(?:_users|_replicator|_global_changes|[a-z][a-z0-9_$()+/-]*)$/;
 const SUFFIX = '.sqlite';
 
 export function isValidDbName(name: string): boolean {

@@ -61,7 +61,12 @@ class SqliteEngine implements StorageEngine {
     // The main file first: once it is gone the database no longer exists, whatever happens next.
     rmSync(path, { force: true });
     removeJournals(path);
+    rmSync(this.indexDir(name), { recursive: true, force: true });
     return existed;
+  }
+
+  indexDir(name: string): string {
+    return `${this.pathOf(name)}.views`;
   }
 
   close(): void {

@@ -1,0 +1,153 @@
+/**
+ * The view query interface of seed 000: `GET/POST /{db}/_design/{ddoc}/_view/{view}` (and
+ * `/queries`), `_info`, `_view_cleanup`, `_active_tasks`. Rows stream as they are read; the ETag
+ * hashes what the answer depends on (index signature and sequence, the parameters), so it
+ * changes exactly when the answer can.
+ */
+import { createHash } from 'node:crypto';
+import { requireAdmin } from '../../auth/index.js';
+import { CouchError } from '../../errors.js';
+import { JsonObject, toPlain } from '../../json/index.js';
+import type { Database } from '../../documents/database.js';
+import { DESIGN_PREFIX } from '../../documents/doc-id.js';
+import { viewGroupOf, viewOf } from '../../views/design.js';
+import type { ViewQuery } from '../../views/query-options.js';
+import { queryMap, reduceRows } from '../../views/query.js';
+import { asReader, type GroupState, type ViewManager } from '../../views/view-manager.js';
+import { readJson } from '../body.js';
+import { param, type RequestContext } from '../context.js';
+import { parseViewQuery } from '../view-params.js';
+import { sendJson, sendText, streamRows } from '../respond.js';
+import { dbOf } from './databases.js';
+
+export const views = {
+  show: (ctx: RequestContext) => answerView(ctx, undefined),
+
+  async query(ctx: RequestContext): Promise<void> {
+    return answerView(ctx, await objectBody(ctx, true));
+  },
+
+  /** Several queries of one view in one request. */
+  async queries(ctx: RequestContext): Promise<void> {
+    const db = dbOf(ctx);
+    const body = await objectBody(ctx, true);
+    const queries = body.queries;
+    if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
+    const { manager, state, viewNo } = await open(ctx, db);
+    const view = state.group.views[viewNo];
+    const parsed = queries.map((query) => {
+      if (query === null || typeof query !== 'object' || Array.isArray(query)) {
+        throw new CouchError('bad_request', 'Each query must be a JSON object');
+      }
+      return parseViewQuery(ctx.query, query as Record<string, unknown>, view, state.group.options);
+    });
+    if (parsed.some((q) => q.update === 'true')) await manager.refresh(state);
+    const results = await asReader(state, async () =>
+      parsed.map((q) => {
+        const { head, rows } = answer(db, state, viewNo, q);
+        return `${head}${[...rows].join(',')}]}`;
+      }),
+    );
+    if (parsed.some((q) => q.update === 'lazy')) void manager.refresh(state).catch(() => {});
+    sendText(ctx, 200, `{"results":[${results.join(',')}]}`, contentType(ctx));
+  },
+
+  async info(ctx: RequestContext): Promise<void> {
+    const db = dbOf(ctx);
+    const ddocId = DESIGN_PREFIX + param(ctx, 'docid');
+    const manager = ctx.server.views(db);
+    const group = manager.groupOf(ddocId);
+    const state = await manager.state(group);
+    const size = state.index.fileSize();
+    sendJson(ctx, 200, {
+      name: param(ctx, 'docid'),
+      view_index: {
+        signature: group.signature,
+        language: group.language,
+        sizes: { file: size, external: 0, active: size },
+        update_seq: state.index.updateSeq,
+        purge_seq: 0,
+        updater_running: state.updating !== undefined,
+        compact_running: false,
+        waiting_clients: 0,
+        waiting_commit: false,
+        updates_pending: { minimum: 0, preferred: 0, total: Math.max(0, db.meta().updateSeq - state.index.updateSeq) },
+      },
+    });
+  },
+
+  async cleanup(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    const db = dbOf(ctx);
+    const live = new Set<string>();
+    for (const record of db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
+      const current = db.winningBody(record.id);
+      if (current !== undefined) live.add(viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>).signature);
+    }
+    await ctx.server.views(db).cleanup(live);
+    sendJson(ctx, 202, { ok: true });
+  },
+
+  async activeTasks(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    const tasks = [];
+    for (const manager of ctx.server.allViews()) tasks.push(...(await manager.tasks()));
+    sendJson(ctx, 200, tasks);
+  },
+};
+
+async function objectBody(ctx: RequestContext, checkType: boolean): Promise<Record<string, unknown>> {
+  const body = await readJson(ctx, checkType);
+  if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
+  return toPlain(body) as Record<string, unknown>;
+}
+
+async function open(ctx: RequestContext, db: Database): Promise<{ manager: ViewManager; state: GroupState; viewNo: number }> {
+  const manager = ctx.server.views(db);
+  const group = manager.groupOf(DESIGN_PREFIX + param(ctx, 'docid'));
+  const { index: viewNo } = viewOf(group, param(ctx, 'view'));
+  return { manager, state: await manager.state(group), viewNo };
+}
+
+async function answerView(ctx: RequestContext, body: Record<string, unknown> | undefined): Promise<void> {
+  const db = dbOf(ctx);
+  if (body?.queries !== undefined) {
+    throw new CouchError('bad_request', 'The `queries` parameter is no longer supported at this endpoint');
+  }
+  const { manager, state, viewNo } = await open(ctx, db);
+  const q = parseViewQuery(ctx.query, body, state.group.views[viewNo], state.group.options);
+  if (q.update === 'true') await manager.refresh(state);
+  const etag = etagOf(state, viewNo, ctx, body);
+  const headers = { ...contentType(ctx), ETag: etag };
+  if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', headers);
+  await asReader(state, async () => {
+    const { head, rows } = answer(db, state, viewNo, q);
+    await streamRows(ctx, 200, head, rows, () => ']}', headers);
+  });
+  if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
+}
+
+/** The head of the response object (everything before the rows) and the rows. */
+function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): { head: string; rows: Iterable<string> } {
+  const view = state.group.views[viewNo];
+  const tree = state.index.trees[viewNo];
+  const seq = q.updateSeq ? `"update_seq":${state.index.updateSeq},` : '';
+  if (q.reduce) return { head: `{${seq}"rows":[`, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
+  const result = queryMap(db, tree, view, q);
+  return { head: `{"total_rows":${result.totalRows},"offset":${result.offset},${seq}"rows":[`, rows: result.rows };
+}
+
+/** Quoted hash of what this answer depends on: the index (signature, sequence) and the request. */
+function etagOf(state: GroupState, viewNo: number, ctx: RequestContext, body: unknown): string {
+  const hash = createHash('md5')
+    .update(`${state.group.signature}:${viewNo}:${state.index.updateSeq}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`)
+    .digest('hex');
+  return `"${hash}"`;
+}
+
+/** The seed: `application/json` when the client accepts it, else `text/plain; charset=utf-8`. */
+function contentType(ctx: RequestContext): Record<string, string> {
+  const accept = ctx.req.headers.accept;
+  const json = accept === undefined || accept.includes('application/json') || accept.includes('*/*');
+  return json ? {} : { 'Content-Type': 'text/plain; charset=utf-8' };
+}

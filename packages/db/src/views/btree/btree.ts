@@ -1,0 +1,1119 @@
+/**
+ * A B+tree with stored reductions: the core of a view index (CouchDB's couch_btree).
+ *
+ * Why. A view query is a range scan ("rows from startkey to endkey"), a count (total_rows,
+ * offset), or a reduction of a range, possibly per group (group=true, group_level=N). A plain
+ * ordered table answers the first cheaply and the others only by scanning every row. Here every
+ * inner-node pointer carries, besides the child's id, its subtree's first and last key, its
+ * entry count and its reduction (CouchDB's `{LastKey, {Ptr, Reduction, SubtreeSize}}`): leaves
+ * are reduced with `reduce(entries)`, inner nodes with `rereduce(child reductions)`. Then
+ *   - count / offset of a range sums the counts left of one root-to-leaf path: O(log n);
+ *   - the reduction of a range uses the stored values of every subtree lying wholly inside it
+ *     and reduces loose entries only at the two edges: O(log n) nodes;
+ *   - foldReduce (group / group_level) uses a subtree's stored value when its first and last
+ *     keys have the same group key as each other (groups are contiguous in key order, so the
+ *     subtree lies wholly inside that group), and descends only at group edges:
+ *     O(groups · log n) nodes, whatever the number of rows.
+ *
+ * Updates. `update` takes a batch of inserts and removes, sorts it once and walks the tree once
+ * (CouchDB's query_modify): each touched leaf is merged with its slice of the batch, and each
+ * touched node is re-chunked into as many nodes as its new content needs, so splits of any
+ * fan-out happen in one pass and a bulk load into an empty tree is a bottom-up build. A node left
+ * below a quarter of the size limit is merged with a neighbour (then re-chunked), so all leaves
+ * stay at one depth and every non-root node is between 1/4 and 1/1 full. Only the changed paths
+ * are rewritten and re-reduced. Nodes are rewritten in place (same id), ids freed by merges are
+ * reused within the batch and deleted at its end. The root id and a generation number are
+ * stored with the nodes; the whole update runs in `store.atomic` (a SAVEPOINT for SQLite), so a
+ * throwing reducer leaves the tree as it was.
+ *
+ * Node size: by encoded bytes, not entry count, because view values range from nothing to whole
+ * documents. Chunks are cut near 85% of `nodeBytes` so a freshly built node absorbs a few inserts
+ * before it splits. Default 2048 bytes (≈ 30 rows of ~30-byte keys and short values, ≈ 25
+ * pointers per inner node, 4 levels for 1M rows). Measured on the 100k/175k-row benchmarks in
+ * test/btree-bench.test.ts: 1279 (CouchDB's chunk size) makes more nodes and SQLite rows
+ * for bulk builds; 4096 and up rewrite more bytes and reduce more loose rows per touched leaf
+ * for small incremental updates and at group edges; 2048 balances both.
+ *
+ * Cache: an LRU of decoded nodes (entries with decoded values, pointers with decoded
+ * reductions), `cacheNodes` nodes (default 20,000 ≈ 600k rows of leaves), so warm queries do
+ * no store reads and no parsing. Writes put the new node in the cache. Before each operation
+ * the tree reads the root id and the store's generation; a generation it did not write (a
+ * rolled-back transaction, another handle) drops the cache.
+ *
+ * Iteration. `fold` and `foldReduce` are generators that fetch nodes by id as they go (no
+ * statement stays open across a yield). They must not be resumed after an `update` or `clear`
+ * of the same tree: they throw if they are.
+ */
+import {
+  NODE_HEADER_BYTES,
+  asBuffer,
+  compareKeys,
+  decodeNode,
+  encodeInner,
+  encodeLeaf,
+  entryBytes,
+  keysEqual,
+  ptrBytes,
+  type Entry,
+  type InnerNode,
+  type LeafNode,
+  type Node,
+  type Ptr,
+} from './node.js';
+import type { NodeStore } from './store.js';
+
+/** Caller-supplied, synchronous reduce functions. R is opaque (e.g. one reduction per view). */
+export interface Reducer<V, R> {
+  /** Reduction of leaf entries (called with [] for an empty range). */
+  reduce(entries: readonly Entry<V>[]): R;
+  /** Reduction of reductions. */
+  rereduce(reductions: readonly R[]): R;
+}
+
+export interface BTreeOptions<V, R> {
+  store: NodeStore;
+  /** Omit for a map-only index: counts are still kept. */
+  reducer?: Reducer<V, R>;
+  /** Default: JSON text. */
+  encodeValue?: (value: V) => Uint8Array;
+  decodeValue?: (bytes: Buffer) => V;
+  /** Default: JSON text. */
+  encodeReduction?: (reduction: R) => Uint8Array;
+  decodeReduction?: (bytes: Buffer) => R;
+  /** Target maximum encoded node size in bytes. Default 2048. */
+  nodeBytes?: number;
+  /** Decoded nodes kept in the LRU cache. Default 20,000; 0 disables the cache. */
+  cacheNodes?: number;
+}
+
+/**
+ * A key range in iteration order: with `descending`, `start` is the high end (start ≥ end).
+ * `start` is inclusive; `end` is inclusive unless `inclusiveEnd: false`. Bounds are compared as
+ * raw bytes with the entry keys; either may be omitted.
+ */
+export interface KeyRange {
+  start?: Buffer;
+  end?: Buffer;
+  inclusiveEnd?: boolean;
+}
+
+export interface FoldOptions {
+  descending?: boolean;
+  /** Entries to skip from the start of the range, in O(log n) using subtree counts. */
+  skip?: number;
+}
+
+export interface FoldReduceOptions {
+  descending?: boolean;
+  /**
+   * The group of an entry, from its key. Entries with byte-equal group keys (or both null)
+   * that are adjacent in key order form one group. Groups must be contiguous in key order (a
+   * group key that is a prefix of the sort key, or a constant, always is).
+   */
+  groupKey(key: Buffer): Buffer | null;
+}
+
+export interface ReduceGroup<V, R> {
+  groupKey: Buffer | null;
+  reduction: R;
+  /** The group's first entry in iteration order (its key and value, e.g. for the row key). */
+  first: Entry<V>;
+}
+
+export interface TreeStats {
+  /** Levels (0 for an empty tree, 1 for a single leaf). */
+  height: number;
+  entries: number;
+  leaves: number;
+  innerNodes: number;
+  /** Smallest and largest encoded size of a non-root node, in bytes (0 when there is none). */
+  minNodeBytes: number;
+  maxNodeBytes: number;
+}
+
+const FILL = 0.85;
+const DEFAULT_NODE_BYTES = 2048;
+const DEFAULT_CACHE_NODES = 20_000;
+
+interface Action<V> {
+  key: Buffer;
+  /** undefined: remove. */
+  entry: Entry<V> | undefined;
+  raw: Buffer | undefined;
+}
+
+/** Content of a node that is not written (yet), because it is below the minimum size. */
+interface PendingLeaf<V> {
+  pending: true;
+  leaf: true;
+  entries: Entry<V>[];
+  raws: Buffer[];
+}
+interface PendingInner<V, R> {
+  pending: true;
+  leaf: false;
+  kids: Kid<V, R>[];
+}
+type Pending<V, R> = PendingLeaf<V> | PendingInner<V, R>;
+type Kid<V, R> = Ptr<R> | Pending<V, R>;
+
+function isPending<V, R>(k: Kid<V, R>): k is Pending<V, R> {
+  return (k as Pending<V, R>).pending === true;
+}
+
+interface Bounds {
+  lo: Buffer | undefined;
+  loIncl: boolean;
+  hi: Buffer | undefined;
+  hiIncl: boolean;
+  desc: boolean;
+}
+
+/** The range in key order; undefined when it is empty. */
+function toBounds(range: KeyRange, desc: boolean): Bounds | undefined {
+  const endIncl = range.inclusiveEnd !== false;
+  const b: Bounds = desc
+    ? { lo: range.end, loIncl: endIncl, hi: range.start, hiIncl: true, desc }
+    : { lo: range.start, loIncl: true, hi: range.end, hiIncl: endIncl, desc };
+  if (b.lo !== undefined && b.hi !== undefined) {
+    const c = compareKeys(b.lo, b.hi);
+    if (c > 0 || (c === 0 && !(b.loIncl && b.hiIncl))) return undefined;
+  }
+  return b;
+}
+
+function aboveLo(key: Buffer, b: Bounds): boolean {
+  if (b.lo === undefined) return true;
+  const c = compareKeys(key, b.lo);
+  return c > 0 || (c === 0 && b.loIncl);
+}
+
+function belowHi(key: Buffer, b: Bounds): boolean {
+  if (b.hi === undefined) return true;
+  const c = compareKeys(key, b.hi);
+  return c < 0 || (c === 0 && b.hiIncl);
+}
+
+/** First entry index at or above the low bound. */
+function lowerIndex(es: readonly Entry<unknown>[], b: Bounds): number {
+  if (b.lo === undefined) return 0;
+  let lo = 0;
+  let hi = es.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (aboveLo(es[m].key, b)) hi = m;
+    else lo = m + 1;
+  }
+  return lo;
+}
+
+/** First entry index above the high bound. */
+function upperIndex(es: readonly Entry<unknown>[], b: Bounds): number {
+  if (b.hi === undefined) return es.length;
+  let lo = 0;
+  let hi = es.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (belowHi(es[m].key, b)) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/** First child whose last key is at or above the low bound (ptrs.length if none). */
+function firstPtrAbove(ps: readonly Ptr<unknown>[], b: Bounds): number {
+  if (b.lo === undefined) return 0;
+  let lo = 0;
+  let hi = ps.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (aboveLo(ps[m].last, b)) hi = m;
+    else lo = m + 1;
+  }
+  return lo;
+}
+
+/** Last child whose first key is at or below the high bound (-1 if none). */
+function lastPtrBelow(ps: readonly Ptr<unknown>[], b: Bounds): number {
+  if (b.hi === undefined) return ps.length - 1;
+  let lo = 0;
+  let hi = ps.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (belowHi(ps[m].first, b)) lo = m + 1;
+    else hi = m;
+  }
+  return lo - 1;
+}
+
+function sameGroup(a: Buffer | null, b: Buffer | null): boolean {
+  return a === b || (a !== null && b !== null && keysEqual(a, b));
+}
+
+/** The group being accumulated by foldReduce: loose entries plus stored reductions. */
+class GroupAcc<V, R> {
+  active = false;
+  key: Buffer | null = null;
+  first: Entry<V> | undefined;
+  runs: Entry<V>[][] = [];
+  reds: R[] = [];
+  constructor(
+    readonly reducer: Reducer<V, R>,
+    readonly groupKey: (key: Buffer) => Buffer | null,
+    readonly desc: boolean,
+  ) {}
+
+  start(key: Buffer | null, first: Entry<V>): void {
+    this.active = true;
+    this.key = key;
+    this.first = first;
+  }
+
+  /** CouchDB's final_reduce: reduce the loose entries, then rereduce with the stored values. */
+  finish(): ReduceGroup<V, R> {
+    const runs = this.runs;
+    const reds = this.reds;
+    if (runs.length > 0) {
+      if (this.desc) runs.reverse();
+      const loose = runs.length === 1 ? runs[0] : ([] as Entry<V>[]).concat(...runs);
+      reds.unshift(this.reducer.reduce(loose));
+    }
+    const reduction = reds.length === 1 ? reds[0] : this.reducer.rereduce(reds);
+    const out: ReduceGroup<V, R> = { groupKey: this.key, reduction, first: this.first! };
+    this.active = false;
+    this.key = null;
+    this.first = undefined;
+    this.runs = [];
+    this.reds = [];
+    return out;
+  }
+}
+
+/** LRU of decoded nodes: a Map in recency order. */
+class NodeCache<V, R> {
+  private readonly map = new Map<number, Node<V, R>>();
+  constructor(readonly capacity: number) {}
+  get(id: number): Node<V, R> | undefined {
+    const node = this.map.get(id);
+    if (node !== undefined) {
+      this.map.delete(id);
+      this.map.set(id, node);
+    }
+    return node;
+  }
+  set(id: number, node: Node<V, R>): void {
+    if (this.capacity <= 0) return;
+    this.map.delete(id);
+    this.map.set(id, node);
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+  }
+  delete(id: number): void {
+    this.map.delete(id);
+  }
+  clear(): void {
+    this.map.clear();
+  }
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+const jsonEncode = (value: unknown): Uint8Array => Buffer.from(JSON.stringify(value) ?? 'null');
+const jsonDecode = (bytes: Buffer): never => JSON.parse(bytes.toString('utf8')) as never;
+
+export class BTree<V, R = undefined> {
+  readonly store: NodeStore;
+  readonly reducer: Reducer<V, R> | undefined;
+  readonly nodeBytes: number;
+  private readonly minBytes: number;
+  private readonly encodeValue: (value: V) => Uint8Array;
+  private readonly decodeValue: (bytes: Buffer) => V;
+  private readonly encodeReduction: (reduction: R) => Uint8Array;
+  private readonly decodeReduction: (bytes: Buffer) => R;
+  private readonly cache: NodeCache<V, R>;
+  private root: number | undefined;
+  /** The store generation the cache reflects (undefined: store without generations). */
+  private gen: number | undefined;
+  /** Set while an update runs, so a failed one drops the cache. */
+  private dirty = false;
+  /** Bumped by every update / clear; running iterators compare it. */
+  private version = 0;
+  /** Ids of nodes dropped during the current update: reused first, deleted at its end. */
+  private freeIds: number[] = [];
+
+  constructor(options: BTreeOptions<V, R>) {
+    this.store = options.store;
+    this.reducer = options.reducer;
+    this.nodeBytes = Math.max(128, options.nodeBytes ?? DEFAULT_NODE_BYTES);
+    this.minBytes = Math.floor(this.nodeBytes / 4);
+    this.encodeValue = options.encodeValue ?? jsonEncode;
+    this.decodeValue = options.decodeValue ?? jsonDecode;
+    this.encodeReduction = options.encodeReduction ?? jsonEncode;
+    this.decodeReduction = options.decodeReduction ?? jsonDecode;
+    this.cache = new NodeCache(options.cacheNodes ?? DEFAULT_CACHE_NODES);
+    this.gen = undefined;
+    this.dirty = true;
+  }
+
+  /** Decoded nodes currently cached. */
+  get cachedNodes(): number {
+    return this.cache.size;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** Entries in the range, in key order (or reverse with `descending`). */
+  *fold(range: KeyRange = {}, options: FoldOptions = {}): Generator<Entry<V>, void, undefined> {
+    this.sync();
+    const version = this.version;
+    const desc = options.descending === true;
+    const b = toBounds(range, desc);
+    if (b === undefined || this.root === undefined) return;
+    const skip = options.skip ?? 0;
+    const stack: InnerNode<R>[] = [];
+    const idxs: number[] = [];
+    let node = this.load(this.root);
+    let i: number;
+    if (skip > 0) {
+      let pos = desc
+        ? (b.hi === undefined ? this.countNode(node) : this.rank(b.hi, b.hiIncl)) - 1 - skip
+        : (b.lo === undefined ? 0 : this.rank(b.lo, !b.loIncl)) + skip;
+      if (pos < 0) return;
+      while (!node.leaf) {
+        const ps = node.ptrs;
+        let c = 0;
+        while (c < ps.length && pos >= ps[c].count) pos -= ps[c++].count;
+        if (c === ps.length) return;
+        stack.push(node);
+        idxs.push(c);
+        node = this.load(ps[c].id);
+      }
+      i = pos;
+    } else {
+      while (!node.leaf) {
+        const ps = node.ptrs;
+        const c = desc ? lastPtrBelow(ps, b) : firstPtrAbove(ps, b);
+        if (c < 0 || c >= ps.length) return;
+        stack.push(node);
+        idxs.push(c);
+        node = this.load(ps[c].id);
+      }
+      i = desc ? upperIndex(node.entries, b) - 1 : lowerIndex(node.entries, b);
+    }
+    let leaf: LeafNode<V> = node;
+    for (;;) {
+      const es = leaf.entries;
+      if (!desc) {
+        // Bound checks are only needed on the leaf that holds the high bound.
+        const last = es.length - 1;
+        const free = b.hi === undefined || (last >= 0 && belowHi(es[last].key, b));
+        for (; i < es.length; i++) {
+          const e = es[i];
+          if (!free && !belowHi(e.key, b)) return;
+          yield e;
+          if (this.version !== version) throw new Error('B-tree modified during fold');
+        }
+      } else {
+        const free = b.lo === undefined || (es.length > 0 && aboveLo(es[0].key, b));
+        for (; i >= 0; i--) {
+          const e = es[i];
+          if (!free && !aboveLo(e.key, b)) return;
+          yield e;
+          if (this.version !== version) throw new Error('B-tree modified during fold');
+        }
+      }
+      let d = stack.length - 1;
+      for (; d >= 0; d--) {
+        const c = idxs[d] + (desc ? -1 : 1);
+        if (c >= 0 && c < stack[d].ptrs.length) {
+          idxs[d] = c;
+          break;
+        }
+        stack.pop();
+        idxs.pop();
+      }
+      if (d < 0) return;
+      let n = this.load(stack[d].ptrs[idxs[d]].id);
+      while (!n.leaf) {
+        const c = desc ? n.ptrs.length - 1 : 0;
+        stack.push(n);
+        idxs.push(c);
+        n = this.load(n.ptrs[c].id);
+      }
+      leaf = n;
+      i = desc ? leaf.entries.length - 1 : 0;
+    }
+  }
+
+  /** The value stored under `key`. */
+  get(key: Buffer): V | undefined {
+    for (const e of this.fold({ start: key, end: key })) return e.value;
+    return undefined;
+  }
+
+  /** Entries in the range, in O(log n). */
+  count(range: KeyRange = {}, options: { descending?: boolean } = {}): number {
+    this.sync();
+    const b = toBounds(range, options.descending === true);
+    if (b === undefined || this.root === undefined) return 0;
+    const hi = b.hi === undefined ? this.countNode(this.load(this.root)) : this.rank(b.hi, b.hiIncl);
+    const lo = b.lo === undefined ? 0 : this.rank(b.lo, !b.loIncl);
+    return Math.max(0, hi - lo);
+  }
+
+  /** Entries with a key below `key` (CouchDB's offset), in O(log n). */
+  countBefore(key: Buffer): number {
+    this.sync();
+    return this.rank(key, false);
+  }
+
+  /** All entries (CouchDB's total_rows): the root's count. */
+  totalCount(): number {
+    this.sync();
+    return this.root === undefined ? 0 : this.countNode(this.load(this.root));
+  }
+
+  /** The reduction of the entries in the range: reduce([]) when it is empty. O(log n) nodes. */
+  reduce(range: KeyRange = {}, options: { descending?: boolean } = {}): R {
+    const reducer = this.requireReducer();
+    const it = this.foldReduce(range, { descending: options.descending, groupKey: () => null });
+    const r = it.next();
+    it.return(undefined);
+    return r.done === true ? reducer.reduce([]) : r.value.reduction;
+  }
+
+  /**
+   * One reduction per group in the range, in iteration order (CouchDB's fold_reduce). A subtree
+   * whose first and last keys have the current group's key contributes its stored reduction;
+   * nodes are descended only where a group starts or ends. Each group is
+   * `rereduce([reduce(loose entries), ...stored])`, or the single stored value / reduce(loose).
+   */
+  *foldReduce(range: KeyRange = {}, options: FoldReduceOptions): Generator<ReduceGroup<V, R>, void, undefined> {
+    const reducer = this.requireReducer();
+    this.sync();
+    const version = this.version;
+    const b = toBounds(range, options.descending === true);
+    if (b === undefined || this.root === undefined) return;
+    const acc = new GroupAcc<V, R>(reducer, options.groupKey, b.desc);
+    yield* this.reduceNode(this.root, b, b.lo === undefined, b.hi === undefined, acc, version);
+    if (acc.active) yield acc.finish();
+  }
+
+  private *reduceNode(
+    id: number,
+    b: Bounds,
+    inLo: boolean,
+    inHi: boolean,
+    acc: GroupAcc<V, R>,
+    version: number,
+  ): Generator<ReduceGroup<V, R>, void, undefined> {
+    const node = this.load(id);
+    const groupKey = acc.groupKey;
+    if (node.leaf) {
+      const es = node.entries;
+      const from = inLo ? 0 : lowerIndex(es, b);
+      const to = inHi ? es.length : upperIndex(es, b);
+      if (!b.desc) {
+        let i = from;
+        while (i < to) {
+          const g = groupKey(es[i].key);
+          // End of the run of entries in group g: the last entry, or a binary search.
+          let j = to;
+          if (!sameGroup(groupKey(es[to - 1].key), g)) {
+            let lo = i;
+            let hi = to - 1;
+            while (hi - lo > 1) {
+              const m = (lo + hi) >>> 1;
+              if (sameGroup(groupKey(es[m].key), g)) lo = m;
+              else hi = m;
+            }
+            j = hi;
+          }
+          if (acc.active && !sameGroup(acc.key, g)) {
+            yield acc.finish();
+            if (this.version !== version) throw new Error('B-tree modified during foldReduce');
+          }
+          if (!acc.active) acc.start(g, es[i]);
+          acc.runs.push(es.slice(i, j));
+          i = j;
+        }
+      } else {
+        let i = to - 1;
+        while (i >= from) {
+          const g = groupKey(es[i].key);
+          let j = from;
+          if (!sameGroup(groupKey(es[from].key), g)) {
+            let lo = from;
+            let hi = i;
+            while (hi - lo > 1) {
+              const m = (lo + hi) >>> 1;
+              if (sameGroup(groupKey(es[m].key), g)) hi = m;
+              else lo = m;
+            }
+            j = hi;
+          }
+          if (acc.active && !sameGroup(acc.key, g)) {
+            yield acc.finish();
+            if (this.version !== version) throw new Error('B-tree modified during foldReduce');
+          }
+          if (!acc.active) acc.start(g, es[i]);
+          acc.runs.push(es.slice(j, i + 1));
+          i = j - 1;
+        }
+      }
+      return;
+    }
+    const ps = node.ptrs;
+    const step = b.desc ? -1 : 1;
+    let c = b.desc ? (inHi ? ps.length - 1 : lastPtrBelow(ps, b)) : inLo ? 0 : firstPtrAbove(ps, b);
+    for (; c >= 0 && c < ps.length; c += step) {
+      const p = ps[c];
+      if (b.desc ? !inLo && !aboveLo(p.last, b) : !inHi && !belowHi(p.first, b)) break;
+      const lo = inLo || aboveLo(p.first, b);
+      const hi = inHi || belowHi(p.last, b);
+      if (lo && hi) {
+        const g = groupKey(p.first);
+        if (sameGroup(g, groupKey(p.last))) {
+          if (acc.active && !sameGroup(acc.key, g)) {
+            yield acc.finish();
+            if (this.version !== version) throw new Error('B-tree modified during foldReduce');
+          }
+          if (!acc.active) acc.start(g, this.edgeEntry(p, b.desc));
+          acc.reds.push(p.red);
+          continue;
+        }
+      }
+      yield* this.reduceNode(p.id, b, lo, hi, acc, version);
+    }
+  }
+
+  /** Number of entries with a key below `key` (or at most `key` when inclusive). */
+  private rank(key: Buffer, inclusive: boolean): number {
+    let id = this.root;
+    if (id === undefined) return 0;
+    let n = 0;
+    for (;;) {
+      const node = this.load(id);
+      if (node.leaf) {
+        const es = node.entries;
+        let lo = 0;
+        let hi = es.length;
+        while (lo < hi) {
+          const m = (lo + hi) >>> 1;
+          const c = compareKeys(es[m].key, key);
+          if (c < 0 || (inclusive && c === 0)) lo = m + 1;
+          else hi = m;
+        }
+        return n + lo;
+      }
+      const ps = node.ptrs;
+      let lo = 0;
+      let hi = ps.length;
+      while (lo < hi) {
+        const m = (lo + hi) >>> 1;
+        const c = compareKeys(ps[m].last, key);
+        if (c < 0 || (inclusive && c === 0)) lo = m + 1;
+        else hi = m;
+      }
+      for (let i = 0; i < lo; i++) n += ps[i].count;
+      if (lo === ps.length) return n;
+      id = ps[lo].id;
+    }
+  }
+
+  private countNode(node: Node<V, R>): number {
+    if (node.leaf) return node.entries.length;
+    let n = 0;
+    for (const p of node.ptrs) n += p.count;
+    return n;
+  }
+
+  /** First (or last, descending) entry of a subtree. */
+  private edgeEntry(p: Ptr<R>, desc: boolean): Entry<V> {
+    let node = this.load(p.id);
+    while (!node.leaf) node = this.load(node.ptrs[desc ? node.ptrs.length - 1 : 0].id);
+    return node.entries[desc ? node.entries.length - 1 : 0];
+  }
+
+  private requireReducer(): Reducer<V, R> {
+    if (this.reducer === undefined) throw new Error('This B-tree has no reducer');
+    return this.reducer;
+  }
+
+  private sync(): void {
+    const gen = this.store.generation?.();
+    if (this.dirty || gen !== this.gen) {
+      this.cache.clear();
+      this.gen = gen;
+      this.dirty = false;
+    }
+    this.root = this.store.getRoot();
+  }
+
+  private load(id: number): Node<V, R> {
+    let node = this.cache.get(id);
+    if (node === undefined) {
+      const bytes = this.store.get(id);
+      if (bytes === undefined) throw new Error(`B-tree node ${id} is missing`);
+      node = decodeNode<V, R>(bytes, this.decodeValue, this.reducer === undefined ? undefined : this.decodeReduction);
+      this.cache.set(id, node);
+    }
+    return node;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Applies a batch: `inserts` (new keys, or new values for existing keys) and `removes` (keys;
+   * absent ones are ignored). A key both removed and inserted ends up inserted; of several
+   * inserts of one key the last wins. The tree takes ownership of the keys and values passed
+   * (they must not be mutated afterwards). Re-inserting a key with byte-identical encoded
+   * value leaves its leaf untouched.
+   */
+  update(inserts: readonly Entry<V>[], removes: readonly Buffer[] = []): void {
+    if (inserts.length === 0 && removes.length === 0) return;
+    const acts = this.prepare(inserts, removes);
+    this.sync();
+    this.version++;
+    this.dirty = true;
+    try {
+      if (this.store.atomic !== undefined) this.store.atomic(() => this.apply(acts));
+      else this.apply(acts);
+    } catch (err) {
+      this.freeIds = [];
+      this.cache.clear();
+      throw err;
+    }
+    this.gen = this.store.generation?.();
+    this.dirty = false;
+  }
+
+  /** Removes every entry. */
+  clear(): void {
+    this.sync();
+    this.version++;
+    this.dirty = true;
+    if (this.store.clear !== undefined) {
+      this.store.clear();
+    } else {
+      const root = this.root;
+      const run = (): void => {
+        if (root !== undefined) this.deleteSubtree(root);
+        this.store.setRoot(undefined);
+      };
+      if (this.store.atomic !== undefined) this.store.atomic(run);
+      else run();
+    }
+    this.cache.clear();
+    this.root = undefined;
+    this.gen = this.store.generation?.();
+    this.dirty = false;
+  }
+
+  private deleteSubtree(id: number): void {
+    const node = this.load(id);
+    if (!node.leaf) for (const p of node.ptrs) this.deleteSubtree(p.id);
+    this.store.delete(id);
+  }
+
+  /** Sorted, deduplicated actions with encoded values. */
+  private prepare(inserts: readonly Entry<V>[], removes: readonly Buffer[]): Action<V>[] {
+    const n = removes.length + inserts.length;
+    const acts: Action<V>[] = new Array(n);
+    let k = 0;
+    for (let i = 0; i < removes.length; i++) acts[k++] = { key: removes[i], entry: undefined, raw: undefined };
+    for (let i = 0; i < inserts.length; i++) {
+      const e = inserts[i];
+      const entry: Entry<V> = { key: e.key, value: e.value };
+      acts[k++] = { key: e.key, entry, raw: asBuffer(this.encodeValue(e.value)) };
+    }
+    let sorted = true;
+    for (let i = 1; i < n; i++) {
+      if (compareKeys(acts[i - 1].key, acts[i].key) >= 0) {
+        sorted = false;
+        break;
+      }
+    }
+    if (sorted) return acts;
+    // Stable: for equal keys, removes (listed first) stay before inserts, inserts in order.
+    acts.sort((a, b) => compareKeys(a.key, b.key));
+    let w = 0;
+    for (let i = 0; i < n; i++) {
+      if (w > 0 && keysEqual(acts[w - 1].key, acts[i].key)) acts[w - 1] = acts[i];
+      else acts[w++] = acts[i];
+    }
+    acts.length = w;
+    return acts;
+  }
+
+  private apply(acts: Action<V>[]): void {
+    let kids: Kid<V, R>[] | null;
+    if (this.root === undefined) {
+      const entries: Entry<V>[] = [];
+      const raws: Buffer[] = [];
+      for (const a of acts) {
+        if (a.entry !== undefined) {
+          entries.push(a.entry);
+          raws.push(a.raw!);
+        }
+      }
+      kids = this.materializeLeaf(entries, raws, false);
+    } else {
+      kids = this.modify(this.root, acts, 0, acts.length);
+    }
+    const root = kids === null ? this.root : this.buildRoot(kids);
+    this.store.setRoot(root);
+    this.root = root;
+    for (const id of this.freeIds) {
+      this.store.delete(id);
+      this.cache.delete(id);
+    }
+    this.freeIds = [];
+  }
+
+  private allocate(): number {
+    return this.freeIds.pop() ?? this.store.allocate();
+  }
+
+  /**
+   * Applies acts[a, b) to the subtree at `id`. Returns what replaces it (written pointers, or
+   * one pending content below the minimum size, or nothing), or null when nothing changed.
+   */
+  private modify(id: number, acts: Action<V>[], a: number, b: number): Kid<V, R>[] | null {
+    const node = this.load(id);
+    if (node.leaf) {
+      const merged = mergeLeaf(node, acts, a, b);
+      if (merged === null) return null;
+      this.freeIds.push(id);
+      return this.materializeLeaf(merged.entries, merged.raws, false);
+    }
+    const ps = node.ptrs;
+    const kids: Kid<V, R>[] = [];
+    let changed = false;
+    let i = a;
+    const lastChild = ps.length - 1;
+    for (let c = 0; c <= lastChild; c++) {
+      const p = ps[c];
+      let j: number;
+      if (i === b) j = b;
+      else if (c === lastChild) j = b;
+      else {
+        // First action above this child's last key.
+        let lo = i;
+        let hi = b;
+        while (lo < hi) {
+          const m = (lo + hi) >>> 1;
+          if (compareKeys(acts[m].key, p.last) <= 0) lo = m + 1;
+          else hi = m;
+        }
+        j = lo;
+      }
+      const out = j === i ? null : this.modify(p.id, acts, i, j);
+      if (out === null) kids.push(p);
+      else {
+        changed = true;
+        for (const k of out) kids.push(k);
+      }
+      i = j;
+    }
+    if (!changed) return null;
+    this.freeIds.push(id);
+    this.normalize(kids);
+    return this.materializeInner(kids, false);
+  }
+
+  /** Merges every pending (underfull) kid with a neighbour, while there is a neighbour. */
+  private normalize(kids: Kid<V, R>[]): void {
+    let i = 0;
+    while (i < kids.length && kids.length > 1) {
+      if (!isPending(kids[i])) {
+        i++;
+        continue;
+      }
+      const lo = i + 1 < kids.length ? i : i - 1;
+      const merged = this.mergeKids(kids[lo], kids[lo + 1]);
+      kids.splice(lo, 2, ...merged);
+      i = lo;
+    }
+  }
+
+  private mergeKids(x: Kid<V, R>, y: Kid<V, R>): Kid<V, R>[] {
+    const cx = this.contentOf(x);
+    const cy = this.contentOf(y);
+    if (cx.leaf !== cy.leaf) throw new Error('B-tree merge of nodes at different levels');
+    if (cx.leaf) {
+      const cyl = cy as PendingLeaf<V>;
+      return this.materializeLeaf(cx.entries.concat(cyl.entries), cx.raws.concat(cyl.raws), false);
+    }
+    const kids = cx.kids.concat((cy as PendingInner<V, R>).kids);
+    this.normalize(kids);
+    return this.materializeInner(kids, false);
+  }
+
+  /** A kid's items; a written node is read and its id freed. */
+  private contentOf(k: Kid<V, R>): Pending<V, R> {
+    if (isPending(k)) return k;
+    const node = this.load(k.id);
+    this.freeIds.push(k.id);
+    return node.leaf
+      ? { pending: true, leaf: true, entries: node.entries as Entry<V>[], raws: node.raws as Buffer[] }
+      : { pending: true, leaf: false, kids: node.ptrs.slice() };
+  }
+
+  /** Stacks levels on the batch's top-level result until one root remains. */
+  private buildRoot(kids: Kid<V, R>[]): number | undefined {
+    for (;;) {
+      if (kids.length === 0) return undefined;
+      if (kids.length === 1) {
+        const k = kids[0];
+        if (!isPending(k)) return k.id;
+        if (k.leaf) kids = this.materializeLeaf(k.entries, k.raws, true);
+        else if (k.kids.length === 1) kids = k.kids; // a root with one child: drop a level
+        else kids = this.materializeInner(k.kids, true);
+        continue;
+      }
+      this.normalize(kids);
+      if (kids.length > 1) kids = this.materializeInner(kids, true);
+    }
+  }
+
+  /** Writes entries as leaves; below the minimum size (unless `force`) returns them pending. */
+  private materializeLeaf(entries: Entry<V>[], raws: Buffer[], force: boolean): Kid<V, R>[] {
+    const n = entries.length;
+    if (n === 0) return [];
+    const sizes: number[] = new Array(n);
+    let total = NODE_HEADER_BYTES;
+    for (let i = 0; i < n; i++) total += sizes[i] = entryBytes(entries[i].key, raws[i]);
+    if (!force && total < this.minBytes) return [{ pending: true, leaf: true, entries, raws }];
+    const ends = this.cuts(sizes, total, 1);
+    const out: Ptr<R>[] = new Array(ends.length);
+    let from = 0;
+    for (let c = 0; c < ends.length; c++) {
+      const to = ends[c];
+      let bytes = NODE_HEADER_BYTES;
+      for (let i = from; i < to; i++) bytes += sizes[i];
+      out[c] = this.writeLeaf(entries, raws, from, to, bytes);
+      from = to;
+    }
+    return out;
+  }
+
+  /** Writes pointers as inner nodes; one kid, or below the minimum size (unless `force`), stays pending. */
+  private materializeInner(kids: Kid<V, R>[], force: boolean): Kid<V, R>[] {
+    const n = kids.length;
+    if (n === 0) return [];
+    if (n === 1) return [{ pending: true, leaf: false, kids }];
+    const ptrs = kids as Ptr<R>[]; // normalize() left no pending kid in a list of two or more
+    const sizes: number[] = new Array(n);
+    let total = NODE_HEADER_BYTES;
+    for (let i = 0; i < n; i++) total += sizes[i] = ptrBytes(ptrs[i]);
+    if (!force && total < this.minBytes) return [{ pending: true, leaf: false, kids }];
+    const ends = this.cuts(sizes, total, 2);
+    const out: Ptr<R>[] = new Array(ends.length);
+    let from = 0;
+    for (let c = 0; c < ends.length; c++) {
+      const to = ends[c];
+      let bytes = NODE_HEADER_BYTES;
+      for (let i = from; i < to; i++) bytes += sizes[i];
+      out[c] = this.writeInner(ptrs, from, to, bytes);
+      from = to;
+    }
+    return out;
+  }
+
+  /**
+   * Chunk ends for items of the given sizes: k = ⌈total / (85% of nodeBytes)⌉ chunks of about
+   * equal size, each at most nodeBytes (unless it has fewer than `minItems` items), a small
+   * last chunk evened out with the one before.
+   */
+  private cuts(sizes: number[], total: number, minItems: number): number[] {
+    const n = sizes.length;
+    const max = this.nodeBytes;
+    if (total <= max || n <= minItems) return [n];
+    const k = Math.ceil(total / (max * FILL));
+    const target = total / k;
+    const ends: number[] = [];
+    let start = 0;
+    let cur = NODE_HEADER_BYTES;
+    for (let i = 0; i < n; i++) {
+      const s = sizes[i];
+      if (i - start >= minItems && (cur + s > max || (ends.length < k - 1 && cur + s / 2 > target))) {
+        ends.push(i);
+        start = i;
+        cur = NODE_HEADER_BYTES;
+      }
+      cur += s;
+    }
+    ends.push(n);
+    const m = ends.length;
+    if (m >= 2 && (cur < this.minBytes || n - start < minItems)) {
+      // Even out the last two chunks.
+      const from = m >= 3 ? ends[m - 3] : 0;
+      let both = 0;
+      for (let i = from; i < n; i++) both += sizes[i];
+      let acc = 0;
+      let split = from;
+      while (split < n - minItems && (split - from < minItems || acc + sizes[split] / 2 < both / 2)) acc += sizes[split++];
+      if (split - from >= minItems && n - split >= minItems) ends[m - 2] = split;
+      else ends.splice(m - 2, 1);
+    }
+    return ends;
+  }
+
+  private writeLeaf(entries: Entry<V>[], raws: Buffer[], from: number, to: number, bytes: number): Ptr<R> {
+    const id = this.allocate();
+    this.store.put(id, encodeLeaf(entries, raws, from, to, bytes));
+    const es = entries.slice(from, to);
+    this.cache.set(id, { leaf: true, entries: es, raws: raws.slice(from, to) });
+    let red: R = undefined as R;
+    let redRaw: Buffer | undefined;
+    if (this.reducer !== undefined) {
+      red = this.reducer.reduce(es);
+      redRaw = asBuffer(this.encodeReduction(red));
+    }
+    return { first: es[0].key, last: es[es.length - 1].key, id, count: es.length, red, redRaw };
+  }
+
+  private writeInner(ptrs: Ptr<R>[], from: number, to: number, bytes: number): Ptr<R> {
+    const id = this.allocate();
+    const withReductions = this.reducer !== undefined;
+    this.store.put(id, encodeInner(ptrs, from, to, bytes, withReductions));
+    const ps = ptrs.slice(from, to);
+    this.cache.set(id, { leaf: false, ptrs: ps });
+    let count = 0;
+    for (const p of ps) count += p.count;
+    let red: R = undefined as R;
+    let redRaw: Buffer | undefined;
+    if (this.reducer !== undefined) {
+      red = this.reducer.rereduce(ps.map((p) => p.red));
+      redRaw = asBuffer(this.encodeReduction(red));
+    }
+    return { first: ps[0].first, last: ps[ps.length - 1].last, id, count, red, redRaw };
+  }
+
+  // ---------------------------------------------------------------- checks
+
+  /**
+   * Walks the whole tree and throws on any broken invariant: key order, pointer first/last keys
+   * and counts, leaves at one depth, inner nodes with at least two children, and (with a
+   * reducer) stored reductions equal to recomputed ones (compared encoded). Returns sizes.
+   */
+  verify(): TreeStats {
+    this.sync();
+    const stats: TreeStats = { height: 0, entries: 0, leaves: 0, innerNodes: 0, minNodeBytes: 0, maxNodeBytes: 0 };
+    if (this.root === undefined) return stats;
+    let minBytes = Infinity;
+    let maxBytes = 0;
+    const walk = (id: number, isRoot: boolean): { depth: number; first: Buffer; last: Buffer; count: number; red: R } => {
+      const node = this.load(id);
+      let bytes = NODE_HEADER_BYTES;
+      let result: { depth: number; first: Buffer; last: Buffer; count: number; red: R };
+      if (node.leaf) {
+        const es = node.entries;
+        if (es.length === 0) throw new Error(`leaf ${id} is empty`);
+        for (let i = 0; i < es.length; i++) {
+          bytes += entryBytes(es[i].key, node.raws[i]);
+          if (i > 0 && compareKeys(es[i - 1].key, es[i].key) >= 0) throw new Error(`leaf ${id} keys out of order at ${i}`);
+        }
+        stats.leaves++;
+        stats.entries += es.length;
+        const red = this.reducer === undefined ? (undefined as R) : this.reducer.reduce(es);
+        result = { depth: 1, first: es[0].key, last: es[es.length - 1].key, count: es.length, red };
+      } else {
+        const ps = node.ptrs;
+        if (ps.length < 2) throw new Error(`inner node ${id} has ${ps.length} children`);
+        let depth = -1;
+        let count = 0;
+        const reds: R[] = [];
+        for (let i = 0; i < ps.length; i++) {
+          const p = ps[i];
+          bytes += ptrBytes(p);
+          const sub = walk(p.id, false);
+          if (depth !== -1 && sub.depth !== depth) throw new Error(`inner node ${id}: leaves at different depths`);
+          depth = sub.depth;
+          if (!keysEqual(sub.first, p.first) || !keysEqual(sub.last, p.last)) throw new Error(`inner node ${id}: wrong first/last key for child ${p.id}`);
+          if (sub.count !== p.count) throw new Error(`inner node ${id}: wrong count for child ${p.id}`);
+          if (i > 0 && compareKeys(ps[i - 1].last, p.first) >= 0) throw new Error(`inner node ${id}: children overlap at ${i}`);
+          if (this.reducer !== undefined) {
+            const stored = Buffer.from(this.encodeReduction(p.red));
+            const computed = Buffer.from(this.encodeReduction(sub.red));
+            if (!stored.equals(computed)) throw new Error(`inner node ${id}: stored reduction of child ${p.id} is ${stored} not ${computed}`);
+          }
+          reds.push(p.red);
+          count += p.count;
+        }
+        stats.innerNodes++;
+        const red = this.reducer === undefined ? (undefined as R) : this.reducer.rereduce(reds);
+        result = { depth: depth + 1, first: ps[0].first, last: ps[ps.length - 1].last, count, red };
+      }
+      if (!isRoot) {
+        minBytes = Math.min(minBytes, bytes);
+        maxBytes = Math.max(maxBytes, bytes);
+      }
+      return result;
+    };
+    stats.height = walk(this.root, true).depth;
+    stats.minNodeBytes = minBytes === Infinity ? 0 : minBytes;
+    stats.maxNodeBytes = maxBytes;
+    return stats;
+  }
+}
+
+/** A leaf merged with its sorted actions; null when nothing changes. */
+function mergeLeaf<V>(node: LeafNode<V>, acts: Action<V>[], a: number, b: number): { entries: Entry<V>[]; raws: Buffer[] } | null {
+  const old = node.entries;
+  const oraws = node.raws;
+  const entries: Entry<V>[] = [];
+  const raws: Buffer[] = [];
+  let changed = false;
+  let i = 0;
+  let j = a;
+  while (i < old.length && j < b) {
+    const act = acts[j];
+    const c = compareKeys(old[i].key, act.key);
+    if (c < 0) {
+      entries.push(old[i]);
+      raws.push(oraws[i++]);
+    } else if (c > 0) {
+      if (act.entry !== undefined) {
+        entries.push(act.entry);
+        raws.push(act.raw!);
+        changed = true;
+      }
+      j++;
+    } else {
+      if (act.entry === undefined) changed = true;
+      else if (act.raw!.equals(oraws[i])) {
+        entries.push(old[i]);
+        raws.push(oraws[i]);
+      } else {
+        entries.push(act.entry);
+        raws.push(act.raw!);
+        changed = true;
+      }
+      i++;
+      j++;
+    }
+  }
+  for (; i < old.length; i++) {
+    entries.push(old[i]);
+    raws.push(oraws[i]);
+  }
+  for (; j < b; j++) {
+    const act = acts[j];
+    if (act.entry !== undefined) {
+      entries.push(act.entry);
+      raws.push(act.raw!);
+      changed = true;
+    }
+  }
+  return changed ? { entries, raws } : null;
+}
+
+/** Several reducers as one whose reduction is the array of theirs (one tree, several reduce functions). */
+export function combineReducers<V>(reducers: readonly Reducer<V, unknown>[]): Reducer<V, unknown[]> {
+  return {
+    reduce: (entries) => reducers.map((r) => r.reduce(entries)),
+    rereduce: (reductions) => reducers.map((r, i) => r.rereduce(reductions.map((red) => red[i]))),
+  };
+}

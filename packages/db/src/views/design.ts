@@ -1,0 +1,82 @@
+/**
+ * A design document read as a view group: its views, their options, the design-level options
+ * (the seed's query defaults, `collation`, `include_design`, `local_seq`), and the signature
+ * that names its index. Any change that can change a view's rows or reductions changes the
+ * signature (CouchDB's rule: map and reduce sources, options, language, `views.lib`); the
+ * collator version is part of it too, so an ICU upgrade builds a new index instead of reading
+ * one ordered by the old rules.
+ */
+import { createHash } from 'node:crypto';
+import { CouchError } from '../errors.js';
+import { collatorVersion } from './collation/index.js';
+
+export interface ViewDef {
+  name: string;
+  map: string;
+  /** JavaScript source or a builtin name (`_count`, ...). */
+  reduce?: string;
+  /** The view's own options (CouchDB 3: `collation`, `include_design`, `local_seq`). */
+  options: Record<string, unknown>;
+  /** `collation: "raw"` in the view's options or (seed) at the root of the ddoc's `options`. */
+  raw: boolean;
+}
+
+export interface ViewGroup {
+  ddocId: string;
+  language: string;
+  views: ViewDef[];
+  /** The ddoc's `options`: query defaults for every view (seed) and index options. */
+  options: Record<string, unknown>;
+  /** Map design docs too. */
+  includeDesign: boolean;
+  /** Give map functions `doc._local_seq`. */
+  localSeq: boolean;
+  /** The design document body, for `require()` of `views.lib` modules. */
+  lib: unknown;
+  signature: string;
+}
+
+/** The view group of a design document's body (a plain object as JSON.parse gives it). */
+export function viewGroupOf(ddocId: string, body: Record<string, unknown>): ViewGroup {
+  const language = typeof body.language === 'string' ? body.language : 'javascript';
+  const options = isObject(body.options) ? body.options : {};
+  const views: ViewDef[] = [];
+  const rawViews = isObject(body.views) ? body.views : {};
+  for (const name of Object.keys(rawViews)) {
+    const view = rawViews[name];
+    if (name === 'lib' || !isObject(view) || typeof view.map !== 'string') continue;
+    const viewOptions = isObject(view.options) ? view.options : {};
+    views.push({
+      name,
+      map: view.map,
+      reduce: typeof view.reduce === 'string' ? view.reduce : undefined,
+      options: viewOptions,
+      raw: viewOptions.collation === 'raw' || options.collation === 'raw',
+    });
+  }
+  const includeDesign = options.include_design === true || views.some((v) => v.options.include_design === true);
+  const localSeq = options.local_seq === true || views.some((v) => v.options.local_seq === true);
+  const lib = isObject(rawViews.lib) ? { views: { lib: rawViews.lib } } : {};
+  const signature = createHash('md5')
+    .update(
+      JSON.stringify({
+        language,
+        views: views.map((v) => [v.name, v.map, v.reduce ?? null, v.options, v.raw]),
+        options,
+        lib,
+        collator: collatorVersion(),
+      }),
+    )
+    .digest('hex');
+  return { ddocId, language, views, options, includeDesign, localSeq, lib, signature };
+}
+
+export function viewOf(group: ViewGroup, name: string): { view: ViewDef; index: number } {
+  const index = group.views.findIndex((v) => v.name === name);
+  if (index < 0) throw new CouchError('not_found', 'missing_named_view');
+  return { view: group.views[index], index };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

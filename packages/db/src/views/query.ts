@@ -1,0 +1,144 @@
+/**
+ * Reading a view: map rows (ranges, keys, skip/limit, offset, include_docs) and reduce groups,
+ * all as JSON text rows generated lazily so the HTTP layer can stream them. Bounds come from
+ * ./collation (byte-comparable row keys); reductions come from the B-tree's stored values.
+ */
+import type { Database } from '../documents/database.js';
+import { parseRev } from '../revisions/index.js';
+import { exactKeyRange, rowKeyRange, type RowKeyRange } from './collation/index.js';
+import type { ViewDef } from './design.js';
+import { groupKeyOf, type Grouping } from './group-key.js';
+import { isReduceOverflowError, type Reducer } from './reduce/index.js';
+import type { RowEntry, RowTree } from './row-tree.js';
+
+/** The parsed, validated query (see ../http/view-params.ts). */
+export interface ViewQueryOptions {
+  startkey?: unknown;
+  endkey?: unknown;
+  startkeyDocid?: string;
+  endkeyDocid?: string;
+  keys?: unknown[];
+  inclusiveEnd: boolean;
+  descending: boolean;
+  limit?: number;
+  skip: number;
+  reduce: boolean;
+  group: Grouping;
+  includeDocs: boolean;
+  conflicts: boolean;
+}
+
+export interface MapResult {
+  totalRows: number;
+  offset: number | null;
+  rows: Iterable<string>;
+}
+
+export function queryMap(db: Database, tree: RowTree, view: ViewDef, q: ViewQueryOptions): MapResult {
+  const totalRows = tree.total();
+  if (q.keys !== undefined) {
+    const ranges = orderedKeys(q).map((key) => keyRange(key, view, q));
+    return { totalRows, offset: null, rows: mapRows(db, tree, ranges, q) };
+  }
+  const range = rowKeyRange(q, view.raw);
+  const before = q.descending
+    ? range.lt === undefined
+      ? 0
+      : tree.countFrom(range.lt)
+    : range.gte === undefined
+      ? 0
+      : tree.countBelow(range.gte);
+  return { totalRows, offset: Math.min(totalRows, before + q.skip), rows: mapRows(db, tree, [range], q) };
+}
+
+function* mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): Generator<string> {
+  let skip = q.skip;
+  let left = q.limit ?? Infinity;
+  if (left <= 0) return;
+  for (const range of ranges) {
+    for (const entry of tree.rows(range, q.descending)) {
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      yield mapRow(db, entry, q);
+      if (--left <= 0) return;
+    }
+  }
+}
+
+function mapRow(db: Database, { value: [keyJson, docId, valueJson] }: RowEntry, q: ViewQueryOptions): string {
+  const row = `{"id":${JSON.stringify(docId)},"key":${keyJson},"value":${valueJson}`;
+  if (!q.includeDocs) return `${row}}`;
+  return `${row},"doc":${includedDoc(db, docId, valueJson, q.conflicts)}}`;
+}
+
+/**
+ * The doc of an include_docs row: the row's document, or the one the value links to
+ * (`{"_id": ..., "_rev"?: ...}`); null when missing or deleted.
+ */
+function includedDoc(db: Database, docId: string, valueJson: string, conflicts: boolean): string {
+  let id = docId;
+  let rev: string | undefined;
+  if (valueJson.startsWith('{')) {
+    const value = JSON.parse(valueJson) as Record<string, unknown>;
+    if ('_id' in value) {
+      if (typeof value._id !== 'string') return 'null';
+      id = value._id;
+      if (typeof value._rev === 'string') rev = value._rev;
+    }
+  }
+  try {
+    if (rev !== undefined) return db.openDoc(id, { rev: parseRev(rev), conflicts }).json;
+    const record = db.record(id);
+    return record === undefined ? 'null' : (db.winningDoc(record, conflicts) ?? 'null');
+  } catch {
+    return 'null';
+  }
+}
+
+/** Reduce rows `{"key","value"}`, one per group, skip/limit counting groups. */
+export function* reduceRows(tree: RowTree, view: ViewDef, reducer: Reducer, q: ViewQueryOptions): Generator<string> {
+  const ranges = q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
+  const grouping = q.group;
+  const groupKey = (key: Buffer) => groupKeyOf(key, grouping, view.raw);
+  let skip = q.skip;
+  let left = q.limit ?? Infinity;
+  if (left <= 0) return;
+  for (const range of ranges) {
+    for (const { first, reduction } of tree.groups(range, q.descending, groupKey)) {
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      const key = groupKeyJson(first.value[0], grouping);
+      const [value] = reducer.finalize(reduction);
+      yield isReduceOverflowError(value)
+        ? `{"key":${key},"error":"reduce_overflow_error","reason":${JSON.stringify(value.reason)}}`
+        : `{"key":${key},"value":${JSON.stringify(value ?? null)}}`;
+      if (--left <= 0) return;
+    }
+  }
+}
+
+/** The key a group shows: null without grouping, the key, or its first N elements (arrays only). */
+function groupKeyJson(keyJson: string, grouping: Grouping): string {
+  if (grouping === 'none') return 'null';
+  if (grouping === 'exact' || !keyJson.startsWith('[')) return keyJson;
+  const key = JSON.parse(keyJson) as unknown[];
+  return key.length <= grouping ? keyJson : JSON.stringify(key.slice(0, grouping));
+}
+
+/** `keys` are read in the order given, reversed with descending=true (CouchDB 3). */
+function orderedKeys(q: ViewQueryOptions): unknown[] {
+  return q.descending ? [...q.keys!].reverse() : q.keys!;
+}
+
+/** The rows of one requested key; docid bounds apply inside it. */
+function keyRange(key: unknown, view: ViewDef, q: ViewQueryOptions): RowKeyRange {
+  if (q.startkeyDocid === undefined && q.endkeyDocid === undefined) return exactKeyRange(key, view.raw);
+  return rowKeyRange(
+    { startkey: key, endkey: key, startkeyDocid: q.startkeyDocid, endkeyDocid: q.endkeyDocid, inclusiveEnd: q.inclusiveEnd, descending: q.descending },
+    view.raw,
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * A view's rows as a ./btree B+tree in a table of the index file: values packed as
+ * `keyJson`, `docId`, `valueJson` with length prefixes (no JSON-in-JSON escaping), the view's
+ * reduce function (builtins in-process, JavaScript through the sandbox's synchronous call)
+ * kept in every inner node.
+ */
+import type Sqlite from 'better-sqlite3';
+import { BTree, SqliteNodeStore, type Entry, type KeyRange, type Reducer as TreeReducer } from './btree/index.js';
+import type { Reducer } from './reduce/index.js';
+import type { RowEntry, RowGroup, RowRange, RowTree, RowValue } from './row-tree.js';
+
+export function makeRowTree(sql: Sqlite.Database, view: number, reducer: Reducer | undefined): RowTree {
+  const tree = new BTree<RowValue, unknown[]>({
+    store: new SqliteNodeStore(sql, `view_${view}`),
+    reducer: reducer === undefined ? undefined : treeReducer(reducer),
+    encodeValue: encodeRow,
+    decodeValue: decodeRow,
+  });
+  return new BTreeRows(tree);
+}
+
+class BTreeRows implements RowTree {
+  constructor(private readonly tree: BTree<RowValue, unknown[]>) {}
+
+  update(inserts: readonly RowEntry[], removes: readonly Buffer[]): void {
+    this.tree.update(inserts, removes);
+  }
+
+  rows(range: RowRange, descending: boolean): Generator<RowEntry> {
+    return this.tree.fold(keyRange(range, descending), { descending });
+  }
+
+  countBelow(key: Buffer): number {
+    return this.tree.countBefore(key);
+  }
+
+  countFrom(key: Buffer): number {
+    return this.tree.totalCount() - this.tree.countBefore(key);
+  }
+
+  total(): number {
+    return this.tree.totalCount();
+  }
+
+  *groups(range: RowRange, descending: boolean, groupKey: (key: Buffer) => Buffer): Generator<RowGroup> {
+    for (const group of this.tree.foldReduce(keyRange(range, descending), { descending, groupKey })) {
+      yield { first: group.first, reduction: group.reduction };
+    }
+  }
+}
+
+/**
+ * `gte <= key < lt` in iteration order. Descending starts at `lt`, inclusively: an upper bound
+ * is always a key prefix followed by 0xFF (./collation rowKeyBound), which no row key equals.
+ */
+function keyRange(range: RowRange, descending: boolean): KeyRange {
+  return descending
+    ? { start: range.lt, end: range.gte, inclusiveEnd: true }
+    : { start: range.gte, end: range.lt, inclusiveEnd: false };
+}
+
+function treeReducer(reducer: Reducer): TreeReducer<RowValue, unknown[]> {
+  return {
+    reduce(entries: readonly Entry<RowValue>[]) {
+      const keys = entries.map((e) => [JSON.parse(e.value[0]), e.value[1]] as [unknown, string]);
+      return reducer.reduceSync(keys, entries.map((e) => JSON.parse(e.value[2])));
+    },
+    rereduce(reductions: readonly unknown[][]) {
+      return reducer.rereduceSync(reductions);
+    },
+  };
+}
+
+/** `[u32 key length][key][u32 id length][id][value]`, the strings as UTF-8. */
+function encodeRow([keyJson, docId, valueJson]: RowValue): Uint8Array {
+  const key = Buffer.from(keyJson);
+  const id = Buffer.from(docId);
+  const value = Buffer.from(valueJson);
+  const out = Buffer.allocUnsafe(8 + key.length + id.length + value.length);
+  out.writeUInt32BE(key.length, 0);
+  key.copy(out, 4);
+  out.writeUInt32BE(id.length, 4 + key.length);
+  id.copy(out, 8 + key.length);
+  value.copy(out, 8 + key.length + id.length);
+  return out;
+}
+
+function decodeRow(bytes: Buffer): RowValue {
+  const keyLength = bytes.readUInt32BE(0);
+  const idLength = bytes.readUInt32BE(4 + keyLength);
+  const idStart = 8 + keyLength;
+  return [
+    bytes.toString('utf8', 4, 4 + keyLength),
+    bytes.toString('utf8', idStart, idStart + idLength),
+    bytes.toString('utf8', idStart + idLength),
+  ];
+}

@@ -1,0 +1,278 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import Database from 'better-sqlite3';
+import { BTree, MemoryNodeStore, SqliteNodeStore, compareKeys, type Entry, type KeyRange, type NodeStore, type Reducer } from '../src/views/btree/index.js';
+
+/**
+ * Model-based properties: random batches of inserts/removes applied to the tree and to a plain
+ * sorted model; then folds, counts, reductions and grouped reductions over random ranges must
+ * match the model, and the tree must stay balanced with node sizes within bounds.
+ */
+
+/** [sum of values, count, smallest key (hex), largest key (hex)]: a grouping mistake changes it. */
+type Red = [number, number, string | null, string | null];
+const hex = (b: Buffer): string => b.toString('hex');
+const minHex = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a < b ? a : b);
+const maxHex = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a > b ? a : b);
+const reducer: Reducer<number, Red> = {
+  reduce(es) {
+    let sum = 0;
+    let min: string | null = null;
+    let max: string | null = null;
+    for (const e of es) {
+      sum += e.value;
+      min = minHex(min, hex(e.key));
+      max = maxHex(max, hex(e.key));
+    }
+    return [sum, es.length, min, max];
+  },
+  rereduce(rs) {
+    let sum = 0;
+    let count = 0;
+    let min: string | null = null;
+    let max: string | null = null;
+    for (const r of rs) {
+      sum += r[0];
+      count += r[1];
+      min = minHex(min, r[2]);
+      max = maxHex(max, r[3]);
+    }
+    return [sum, count, min, max];
+  },
+};
+
+// Keys: 0-4 bytes over a small alphabet (shared prefixes, 0x00 and 0xff edges).
+const byteArb = fc.constantFrom(0x00, 0x01, 0x61, 0x62, 0xff);
+const keyArb = fc.array(byteArb, { minLength: 0, maxLength: 4 }).map((bytes) => Buffer.from(bytes));
+const batchArb = fc.record({
+  inserts: fc.array(fc.record({ key: keyArb, value: fc.integer({ min: -1000, max: 1000 }) }), { maxLength: 40 }),
+  removes: fc.array(keyArb, { maxLength: 40 }),
+});
+const bigBatchArb = fc.record({
+  inserts: fc.array(fc.record({ key: keyArb, value: fc.integer({ min: -1000, max: 1000 }) }), { minLength: 100, maxLength: 400 }),
+  removes: fc.array(keyArb, { maxLength: 300 }),
+});
+const batchesArb = fc.array(fc.oneof({ weight: 4, arbitrary: batchArb }, { weight: 1, arbitrary: bigBatchArb }), { minLength: 1, maxLength: 12 });
+const nodeBytesArb = fc.constantFrom(128, 160, 256, 512);
+const rangeArb = fc.record({
+  start: fc.option(keyArb, { nil: undefined }),
+  end: fc.option(keyArb, { nil: undefined }),
+  inclusiveEnd: fc.boolean(),
+  descending: fc.boolean(),
+});
+type RangeQuery = { start?: Buffer; end?: Buffer; inclusiveEnd: boolean; descending: boolean };
+const queryArb = fc.record({
+  ranges: fc.array(rangeArb, { minLength: 1, maxLength: 6 }),
+  prefixes: fc.array(fc.constantFrom(0, 1, 2, 3, 5, -1), { minLength: 1, maxLength: 3 }),
+  probes: fc.array(keyArb, { minLength: 1, maxLength: 5 }),
+  skip: fc.nat({ max: 30 }),
+});
+
+type Query = typeof queryArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** The model: a map from hex key to [key, value]; sorted on demand. */
+class Model {
+  readonly map = new Map<string, Entry<number>>();
+  apply(inserts: readonly Entry<number>[], removes: readonly Buffer[]): void {
+    for (const key of removes) this.map.delete(hex(key));
+    for (const e of inserts) this.map.set(hex(e.key), e);
+  }
+  sorted(): Entry<number>[] {
+    return [...this.map.values()].sort((a, b) => compareKeys(a.key, b.key));
+  }
+}
+
+function inRange(key: Buffer, q: RangeQuery): boolean {
+  const [lo, hi] = q.descending ? [q.end, q.start] : [q.start, q.end];
+  const loIncl = q.descending ? q.inclusiveEnd : true;
+  const hiIncl = q.descending ? true : q.inclusiveEnd;
+  if (lo !== undefined) {
+    const c = compareKeys(key, lo);
+    if (c < 0 || (c === 0 && !loIncl)) return false;
+  }
+  if (hi !== undefined) {
+    const c = compareKeys(key, hi);
+    if (c > 0 || (c === 0 && !hiIncl)) return false;
+  }
+  return true;
+}
+
+const show = (es: Iterable<Entry<number>>): string[] => [...es].map((e) => `${hex(e.key)}=${e.value}`);
+
+function checkStructure(t: BTree<number, Red>, model: Model): void {
+  const s = t.verify();
+  assert.equal(s.entries, model.map.size);
+  if (s.leaves + s.innerNodes > 1) {
+    assert.ok(s.maxNodeBytes <= t.nodeBytes, `node of ${s.maxNodeBytes} bytes > ${t.nodeBytes}`);
+    assert.ok(s.minNodeBytes >= t.nodeBytes / 4, `node of ${s.minNodeBytes} bytes < ${t.nodeBytes / 4}`);
+  }
+}
+
+function checkQueries(t: BTree<number, Red>, model: Model, q: Query): void {
+  const all = model.sorted();
+  assert.deepEqual(show(t.fold()), show(all));
+  assert.deepEqual(show(t.fold({}, { descending: true })), show([...all].reverse()));
+  assert.equal(t.totalCount(), all.length);
+  for (const key of q.probes) {
+    assert.equal(t.countBefore(key), all.filter((e) => compareKeys(e.key, key) < 0).length);
+    assert.equal(t.get(key), model.map.get(hex(key))?.value);
+  }
+  for (const r of q.ranges) {
+    const range: KeyRange = { start: r.start, end: r.end, inclusiveEnd: r.inclusiveEnd };
+    const opts = { descending: r.descending };
+    const inR = all.filter((e) => inRange(e.key, r));
+    const expected = r.descending ? [...inR].reverse() : inR;
+    assert.deepEqual(show(t.fold(range, opts)), show(expected), `fold ${JSON.stringify(r)}`);
+    assert.deepEqual(show(t.fold(range, { ...opts, skip: q.skip })), show(expected.slice(q.skip)), `fold skip ${q.skip}`);
+    assert.equal(t.count(range, opts), inR.length);
+    assert.deepEqual(t.reduce(range, opts), reducer.reduce(inR));
+    for (const p of q.prefixes) {
+      const groupKey = p < 0 ? () => null : (key: Buffer) => key.subarray(0, p);
+      const groups: { key: string | null; entries: Entry<number>[] }[] = [];
+      for (const e of expected) {
+        const g = groupKey(e.key);
+        const gk = g === null ? null : hex(g);
+        const last = groups[groups.length - 1];
+        if (last !== undefined && last.key === gk) last.entries.push(e);
+        else groups.push({ key: gk, entries: [e] });
+      }
+      const got = [...t.foldReduce(range, { ...opts, groupKey })].map((g) => ({
+        key: g.groupKey === null ? null : hex(g.groupKey),
+        red: g.reduction,
+        first: hex(g.first.key),
+      }));
+      const want = groups.map((g) => ({ key: g.key, red: reducer.reduce(g.entries), first: hex(g.entries[0].key) }));
+      assert.deepEqual(got, want, `foldReduce prefix ${p} ${JSON.stringify(r)}`);
+    }
+  }
+}
+
+const NUM_RUNS = Number(process.env.BTREE_RUNS ?? 60);
+
+describe('btree properties (memory store)', () => {
+  test('random batches: folds, counts, reductions, groups match the model; tree balanced', () => {
+    fc.assert(
+      fc.property(batchesArb, nodeBytesArb, queryArb, (batches, nodeBytes, q) => {
+        const t = new BTree<number, Red>({ store: new MemoryNodeStore(), reducer, nodeBytes });
+        const model = new Model();
+        for (const b of batches) {
+          t.update(b.inserts, b.removes);
+          model.apply(b.inserts, b.removes);
+          checkStructure(t, model);
+        }
+        checkQueries(t, model, q);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  test('a tiny cache (constant evictions) gives the same answers', () => {
+    fc.assert(
+      fc.property(batchesArb, queryArb, (batches, q) => {
+        const t = new BTree<number, Red>({ store: new MemoryNodeStore(), reducer, nodeBytes: 128, cacheNodes: 2 });
+        const model = new Model();
+        for (const b of batches) {
+          t.update(b.inserts, b.removes);
+          model.apply(b.inserts, b.removes);
+        }
+        checkStructure(t, model);
+        checkQueries(t, model, q);
+      }),
+      { numRuns: Math.ceil(NUM_RUNS / 3) },
+    );
+  });
+});
+
+describe('btree properties (SQLite store)', () => {
+  test('same properties, and again after closing and reopening the database file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'btree-prop-'));
+    let n = 0;
+    try {
+      fc.assert(
+        fc.property(batchesArb, nodeBytesArb, queryArb, (batches, nodeBytes, q) => {
+          const file = join(dir, `t${n++}.sqlite`);
+          let db = new Database(file);
+          const open = (d: Database.Database): BTree<number, Red> =>
+            new BTree<number, Red>({ store: new SqliteNodeStore(d, 'view_rows'), reducer, nodeBytes });
+          let t = open(db);
+          const model = new Model();
+          for (const b of batches) {
+            db.transaction(() => t.update(b.inserts, b.removes))();
+            model.apply(b.inserts, b.removes);
+            checkStructure(t, model);
+          }
+          checkQueries(t, model, q);
+          db.close();
+          db = new Database(file);
+          t = open(db);
+          checkStructure(t, model);
+          checkQueries(t, model, q);
+          // Nodes in the table = nodes in the tree (freed ids were deleted), plus 2 metadata rows.
+          const s = t.verify();
+          const rows = db.prepare('SELECT count(*) AS n FROM view_rows').get() as { n: number };
+          assert.equal(rows.n, s.leaves + s.innerNodes + 2);
+          db.close();
+          rmSync(file);
+        }),
+        { numRuns: Math.ceil(NUM_RUNS / 2) },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a rolled-back caller transaction: the tree (and its cache) go back to the committed state", () => {
+    fc.assert(
+      fc.property(batchesArb, batchesArb, queryArb, (committed, rolledBack, q) => {
+        const db = new Database(':memory:');
+        const t = new BTree<number, Red>({ store: new SqliteNodeStore(db, 'rows'), reducer, nodeBytes: 160 });
+        const model = new Model();
+        for (const b of committed) {
+          db.transaction(() => t.update(b.inserts, b.removes))();
+          model.apply(b.inserts, b.removes);
+        }
+        t.totalCount(); // warm the cache
+        assert.throws(() =>
+          db.transaction(() => {
+            for (const b of rolledBack) t.update(b.inserts, b.removes);
+            t.verify(); // the cache now holds the rolled-back nodes
+            throw new Error('rollback');
+          })(),
+        );
+        checkStructure(t, model);
+        checkQueries(t, model, q);
+        // And it keeps working after the rollback.
+        const more = rolledBack[0];
+        db.transaction(() => t.update(more.inserts, more.removes))();
+        model.apply(more.inserts, more.removes);
+        checkStructure(t, model);
+        checkQueries(t, model, q);
+        db.close();
+      }),
+      { numRuns: Math.ceil(NUM_RUNS / 3) },
+    );
+  });
+
+  test('two handles on one table see each other’s updates', () => {
+    const db = new Database(':memory:');
+    const mk = (store: NodeStore) => new BTree<number, Red>({ store, reducer, nodeBytes: 128 });
+    const a = mk(new SqliteNodeStore(db, 'rows'));
+    const b = mk(new SqliteNodeStore(db, 'rows'));
+    const model = new Model();
+    for (let i = 0; i < 20; i++) {
+      const batch = Array.from({ length: 30 }, (_, j) => ({ key: Buffer.from([i, j]), value: i * j }));
+      const removes = [Buffer.from([i - 1, 3]), Buffer.from([i - 2, 5])];
+      (i % 2 === 0 ? a : b).update(batch, removes);
+      model.apply(batch, removes);
+      assert.deepEqual(show(a.fold()), show(model.sorted()));
+      assert.deepEqual(show(b.fold()), show(model.sorted()));
+      assert.deepEqual(a.reduce(), reducer.reduce(model.sorted()));
+    }
+    checkStructure(a, model);
+    db.close();
+  });
+});
