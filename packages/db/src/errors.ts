@@ -27,6 +27,7 @@ const STATUS_OF: Record<string, number> = {
   illegal_docid: 400,
   doc_validation: 400,
   invalid_design_doc: 400,
+  compilation_error: 400,
   illegal_database_name: 400,
   database_name_too_long: 400,
   unauthorized: 401,

@@ -5,3 +5,4 @@ export { Database, type WriteResult } from './documents/database.js';
 export { CouchError } from './errors.js';
 export { routes } from './http/routes.js';
 export type { StorageEngine, DatabaseStore } from './storage/engine.js';
+export { openDivan, Divan, EmbeddedDb, type EmbeddedOptions, type ViewResult } from './embedded.js';

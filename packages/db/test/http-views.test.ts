@@ -181,4 +181,17 @@ describe('views over HTTP', () => {
     assert.ok(!r.json.rows.some((row: any) => row.id === 'p2'));
     assert.ok(r.json.rows.some((row: any) => row.id === 'p1'));
   });
+
+  it('design documents are checked on save: compile errors, unknown reduce; other languages save but cannot be queried', async () => {
+    const broken = await t.request('PUT', '/db/_design/broken', { body: { views: { v: { map: 'function(doc){ emit(doc._id' } } } });
+    assert.equal(broken.status, 400);
+    assert.equal(broken.json.error, 'compilation_error');
+    assert.match(broken.json.reason, /^Compilation of the map function in the 'v' view failed: /);
+    const reduce = await t.request('PUT', '/db/_design/broken', { body: { views: { v: { map: 'function(d){}', reduce: 'function(' } } } });
+    assert.match(reduce.json.reason, /^Compilation of the reduce function in the 'v' view failed: /);
+    const erlang = await t.request('PUT', '/db/_design/erl', { body: { language: 'erlang', views: { v: { map: 'fun(_) -> ok end.' } } } });
+    assert.equal(erlang.status, 201);
+    const query = await t.request('GET', '/db/_design/erl/_view/v');
+    assert.deepEqual([query.status, query.json], [500, { error: 'unknown_query_language', reason: 'erlang' }]);
+  });
 });

@@ -10,6 +10,7 @@ import type { ViewDef } from './design.js';
 import { groupKeyOf, type Grouping } from './group-key.js';
 import { isReduceOverflowError, type Reducer } from './reduce/index.js';
 import type { RowEntry, RowTree } from './row-tree.js';
+import type { GroupState } from './view-manager.js';
 
 /** The parsed, validated query (see ../http/view-params.ts). */
 export interface ViewQueryOptions {
@@ -141,4 +142,26 @@ function keyRange(key: unknown, view: ViewDef, q: ViewQueryOptions): RowKeyRange
     { startkey: key, endkey: key, startkeyDocid: q.startkeyDocid, endkeyDocid: q.endkeyDocid, inclusiveEnd: q.inclusiveEnd, descending: q.descending },
     view.raw,
   );
+}
+
+/** What a view answers besides its rows (`total_rows`/`offset` for map rows, `update_seq` if asked). */
+export interface ViewMeta {
+  total_rows?: number;
+  offset?: number | null;
+  update_seq?: number;
+}
+
+/** The answer to a view query: its members before `rows`, and the rows as JSON text, lazily. */
+export function answerQuery(
+  db: Database,
+  state: GroupState,
+  viewNo: number,
+  q: ViewQueryOptions & { updateSeq: boolean },
+): { meta: ViewMeta; rows: Iterable<string> } {
+  const view = state.group.views[viewNo];
+  const tree = state.index.trees[viewNo];
+  const seq = q.updateSeq ? { update_seq: state.index.updateSeq } : {};
+  if (q.reduce) return { meta: seq, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
+  const result = queryMap(db, tree, view, q);
+  return { meta: { total_rows: result.totalRows, offset: result.offset, ...seq }, rows: result.rows };
 }

@@ -83,7 +83,7 @@ export class ViewManager {
 
   private async open(group: ViewGroup): Promise<GroupState> {
     if (group.language !== 'javascript') {
-      throw new CouchError('invalid_design_doc', `\`${group.language}\` is not a supported language.`, 400);
+      throw new CouchError('unknown_query_language', group.language, 500);
     }
     const reducers = await Promise.all(
       group.views.map((view) =>

@@ -12,7 +12,7 @@ import type { Database } from '../../documents/database.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import { viewGroupOf, viewOf } from '../../views/design.js';
 import type { ViewQuery } from '../../views/query-options.js';
-import { queryMap, reduceRows } from '../../views/query.js';
+import { answerQuery } from '../../views/query.js';
 import { asReader, type GroupState, type ViewManager } from '../../views/view-manager.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
@@ -129,12 +129,9 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
 
 /** The head of the response object (everything before the rows) and the rows. */
 function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): { head: string; rows: Iterable<string> } {
-  const view = state.group.views[viewNo];
-  const tree = state.index.trees[viewNo];
-  const seq = q.updateSeq ? `"update_seq":${state.index.updateSeq},` : '';
-  if (q.reduce) return { head: `{${seq}"rows":[`, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
-  const result = queryMap(db, tree, view, q);
-  return { head: `{"total_rows":${result.totalRows},"offset":${result.offset},${seq}"rows":[`, rows: result.rows };
+  const { meta, rows } = answerQuery(db, state, viewNo, q);
+  const members = JSON.stringify(meta);
+  return { head: `${members.slice(0, -1)}${members.length > 2 ? ',' : ''}"rows":[`, rows };
 }
 
 /** Quoted hash of what this answer depends on: the index (signature, sequence) and the request. */

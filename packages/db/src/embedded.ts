@@ -1,0 +1,111 @@
+/**
+ * Divan in-process, without HTTP: the same databases, documents and views the server has, on a
+ * data folder, for code that embeds the database (and for tests of the engine itself).
+ *
+ *   const divan = openDivan('./data');
+ *   const db = divan.createDb('posts');
+ *   db.put({ _id: '_design/app', views: { by_author: { map: 'function(d){ emit(d.author, 1) }', reduce: '_count' } } });
+ *   db.put({ _id: 'p1', author: 'ann' });
+ *   await db.view('app', 'by_author', { group: true });  // { rows: [{ key: 'ann', value: 1 }] }
+ */
+import { createAdminStore } from './auth/index.js';
+import { readDocInput } from './documents/doc-input.js';
+import type { Database, OpenOptions, WriteResult } from './documents/database.js';
+import { DESIGN_PREFIX } from './documents/doc-id.js';
+import { fromPlain } from './json/index.js';
+import { parseViewQuery } from './http/view-params.js';
+import { CouchServer } from './server/couch-server.js';
+import { openSqliteEngine } from './storage/sqlite/sqlite-engine.js';
+import { viewOf } from './views/design.js';
+import { answerQuery } from './views/query.js';
+import { asReader } from './views/view-manager.js';
+
+export interface EmbeddedOptions {
+  durability?: 'normal' | 'full';
+  log?: (line: string) => void;
+}
+
+export interface ViewResult {
+  total_rows?: number;
+  offset?: number | null;
+  update_seq?: number;
+  rows: unknown[];
+}
+
+export function openDivan(dir: string, options: EmbeddedOptions = {}): Divan {
+  return new Divan(dir, options);
+}
+
+export class Divan {
+  readonly couch: CouchServer;
+
+  constructor(dir: string, options: EmbeddedOptions = {}) {
+    this.couch = new CouchServer({
+      engine: openSqliteEngine({ dir, durability: options.durability }),
+      admins: createAdminStore({}),
+      maxBodyBytes: Infinity,
+      log: options.log ?? (() => {}),
+    });
+  }
+
+  createDb(name: string): EmbeddedDb {
+    return new EmbeddedDb(this.couch, this.couch.createDb(name));
+  }
+
+  db(name: string): EmbeddedDb {
+    return new EmbeddedDb(this.couch, this.couch.db(name));
+  }
+
+  listDbs(): string[] {
+    return this.couch.listDbs();
+  }
+
+  deleteDb(name: string): void {
+    this.couch.deleteDb(name);
+  }
+
+  close(): Promise<void> {
+    return this.couch.close();
+  }
+}
+
+export class EmbeddedDb {
+  constructor(
+    private readonly couch: CouchServer,
+    readonly database: Database,
+  ) {}
+
+  /** Writes one document (its `_id` required; `_rev` to update); throws CouchError on conflict. */
+  put(doc: Record<string, unknown>): { ok: true; id: string; rev: string } {
+    return this.database.putDoc(doc._id, readDocInput(fromPlain(doc)));
+  }
+
+  get(id: string, options: OpenOptions = {}): Record<string, unknown> {
+    return JSON.parse(this.database.openDoc(id, options).json) as Record<string, unknown>;
+  }
+
+  bulkDocs(docs: readonly Record<string, unknown>[], newEdits = true): WriteResult[] {
+    return this.database.bulkDocs(docs.map(fromPlain), newEdits);
+  }
+
+  /**
+   * Queries a view with CouchDB's parameters as a JSON object (`{ startkey, group, limit, ... }`,
+   * as in a POST body), with the same validation and defaults as over HTTP.
+   */
+  async view(ddoc: string, name: string, params: Record<string, unknown> = {}): Promise<ViewResult> {
+    const manager = this.couch.views(this.database);
+    const group = manager.groupOf(DESIGN_PREFIX + ddoc);
+    const { index: viewNo } = viewOf(group, name);
+    const state = await manager.state(group);
+    const q = parseViewQuery(new URLSearchParams(), params, group.views[viewNo], group.options);
+    if (q.update === 'true') await manager.refresh(state);
+    const result = await asReader(state, async () => {
+      const { meta, rows } = answerQuery(this.database, state, viewNo, q);
+      return { ...meta, rows: [...rows].map(parse) };
+    });
+    if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
+    return result;
+  }
+}
+
+const parse = (json: string): unknown => JSON.parse(json);
