@@ -18,7 +18,6 @@ import { CouchServer } from './server/couch-server.js';
 import { openSqliteEngine } from './storage/sqlite/sqlite-engine.js';
 import { viewOf } from './views/design.js';
 import { answerQuery } from './views/query.js';
-import { asReader } from './views/view-manager.js';
 
 export interface EmbeddedOptions {
   durability?: 'normal' | 'full';
@@ -99,10 +98,8 @@ export class EmbeddedDb {
     const state = await manager.state(group);
     const q = parseViewQuery(new URLSearchParams(), params, group.views[viewNo], group.options);
     if (q.update === 'true') await manager.refresh(state);
-    const result = await asReader(state, async () => {
-      const { meta, rows } = answerQuery(this.database, state, viewNo, q);
-      return { ...meta, rows: [...rows].map(parse) };
-    });
+    const { meta, rows } = answerQuery(this.database, state, viewNo, q);
+    const result = { ...meta, rows: [...rows].map(parse) };
     if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
     return result;
   }

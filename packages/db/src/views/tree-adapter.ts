@@ -19,15 +19,39 @@ export function makeRowTree(sql: Sqlite.Database, view: number, reducer: Reducer
   return new BTreeRows(tree);
 }
 
+/**
+ * Reads never block index updates: a read paused between two rows (a slow HTTP client) that
+ * finds the tree updated when it resumes starts a new fold just after the last row (or group)
+ * it gave out. Rows stay in order, none twice; rows further on reflect the newer index.
+ */
 class BTreeRows implements RowTree {
+  /** Bumped by every update, so paused readers notice. */
+  private version = 0;
+
   constructor(private readonly tree: BTree<RowValue, unknown[]>) {}
 
   update(inserts: readonly RowEntry[], removes: readonly Buffer[]): void {
+    this.version++;
     this.tree.update(inserts, removes);
   }
 
-  rows(range: RowRange, descending: boolean): Generator<RowEntry> {
-    return this.tree.fold(keyRange(range, descending), { descending });
+  *rows(range: RowRange, descending: boolean): Generator<RowEntry> {
+    let bounds = keyRange(range, descending);
+    let last: Buffer | undefined;
+    for (;;) {
+      const version = this.version;
+      const fold = this.tree.fold(bounds, { descending });
+      for (;;) {
+        if (this.version !== version) break;
+        const next = fold.next();
+        if (next.done) return;
+        // After a restart the fold begins at the last row given out (inclusive start): skip it.
+        if (last !== undefined && next.value.key.equals(last)) continue;
+        last = next.value.key;
+        yield next.value;
+      }
+      bounds = { ...bounds, start: last };
+    }
   }
 
   countBelow(key: Buffer): number {
@@ -43,11 +67,24 @@ class BTreeRows implements RowTree {
   }
 
   *groups(range: RowRange, descending: boolean, groupKey: (key: Buffer) => Buffer): Generator<RowGroup> {
-    for (const group of this.tree.foldReduce(keyRange(range, descending), { descending, groupKey })) {
-      yield { first: group.first, reduction: group.reduction };
+    let bounds = keyRange(range, descending);
+    for (;;) {
+      const version = this.version;
+      let lastGroup: Buffer | null = null;
+      for (const group of this.tree.foldReduce(bounds, { descending, groupKey })) {
+        yield { first: group.first, reduction: group.reduction };
+        lastGroup = group.groupKey;
+        if (this.version !== version) break;
+      }
+      if (this.version === version || lastGroup === null) return;
+      // Resume past the last group: its rows all start with its group key, and the byte after a
+      // group key in a row is never 0xFF; descending, every row of it sorts above the key itself.
+      bounds = { ...bounds, start: descending ? lastGroup : Buffer.concat([lastGroup, HIGH]) };
     }
   }
 }
+
+const HIGH = Buffer.from([0xff]);
 
 /**
  * `gte <= key < lt` in iteration order. Descending starts at `lt`, inclusively: an upper bound

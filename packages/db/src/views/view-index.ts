@@ -97,9 +97,9 @@ export class ViewIndex {
           let rowKey = encodeRowKey(key, doc.id, raw);
           if (rows.length > 1) {
             seen ??= new Set();
-            const hex = rowKey.toString('latin1');
-            if (seen.has(hex)) rowKey = Buffer.concat([rowKey, Buffer.from([0x01, n >> 8, n & 0xff])]);
-            else seen.add(hex);
+            const bytes = rowKey.toString('latin1');
+            if (seen.has(bytes)) rowKey = Buffer.concat([rowKey, duplicateSuffix(n)]);
+            else seen.add(bytes);
           }
           inserts[view].push({ key: rowKey, value: [JSON.stringify(key), doc.id, JSON.stringify(value ?? null)] });
           back.push([view, rowKey]);
@@ -117,4 +117,12 @@ export class ViewIndex {
   close(): void {
     if (this.sql.open) this.sql.close();
   }
+}
+
+/** 0x01 then the emit index as a u32: orders duplicates by emit, never starts with 0xFF. */
+function duplicateSuffix(n: number): Buffer {
+  const suffix = Buffer.allocUnsafe(5);
+  suffix[0] = 0x01;
+  suffix.writeUInt32BE(n, 1);
+  return suffix;
 }

@@ -7,9 +7,8 @@
  *   sequence waits for the one running update (CouchDB's couch_index waiters), which reads the
  *   changes since the index's sequence in batches, maps them in the sandbox, and writes each
  *   batch in one transaction. Progress shows in `_active_tasks` and in the log.
- * - Readers and the writer take turns: a batch is applied only when no query is walking the
- *   tree, and a query waits for a batch being applied (both are synchronous steps, so the turn
- *   is only ever taken between two batches or two streamed rows).
+ * - Readers never wait for the writer nor the writer for readers: applying a batch is one
+ *   synchronous step, and a read paused mid-stream resumes after its last row (./tree-adapter.ts).
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,10 +45,6 @@ export interface GroupState {
   mapper?: Mapper;
   updating?: Promise<void>;
   task?: ActiveTask;
-  /** Queries walking the trees right now (a batch waits for them: see the module comment). */
-  readers: number;
-  /** Called when the last reader leaves. */
-  onIdle?: () => void;
 }
 
 export class ViewManager {
@@ -94,7 +89,7 @@ export class ViewManager {
     const index = new ViewIndex(group, join(this.dir, `${group.signature}.sqlite`), (sql, view) =>
       makeRowTree(sql, view, reducers[view]),
     );
-    return { group, index, reducers, readers: 0 };
+    return { group, index, reducers };
   }
 
   /**
@@ -143,7 +138,6 @@ export class ViewManager {
           if (batch.length >= BATCH) break;
         }
         if (batch.length === 0) {
-          await untilNoReaders(state);
           index.apply([], target);
           break;
         }
@@ -165,7 +159,6 @@ export class ViewManager {
           });
         }
         await Promise.all(state.reducers.map((r) => r?.ready()));
-        await untilNoReaders(state);
         index.apply(docs, batch[batch.length - 1].seq);
         task.changes_done += batch.length;
         task.progress = Math.min(100, Math.floor((task.changes_done * 100) / Math.max(1, task.total_changes)));
@@ -229,27 +222,4 @@ export class ViewManager {
     return (message: string, kind: 'user' | 'error') =>
       this.log(`[${kind === 'user' ? 'info' : 'error'}] ${this.db.name}/${group.ddocId}: ${message}`);
   }
-}
-
-/**
- * Runs `read` (which walks the trees, possibly pausing between rows) as a reader: index batches
- * wait until every reader is done, so a streamed answer never sees nodes change under it.
- */
-export async function asReader<T>(state: GroupState, read: () => Promise<T>): Promise<T> {
-  state.readers++;
-  try {
-    return await read();
-  } finally {
-    if (--state.readers === 0) state.onIdle?.();
-  }
-}
-
-function untilNoReaders(state: GroupState): Promise<void> {
-  if (state.readers === 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    state.onIdle = () => {
-      state.onIdle = undefined;
-      resolve();
-    };
-  });
 }

@@ -13,7 +13,7 @@ import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import { viewGroupOf, viewOf } from '../../views/design.js';
 import type { ViewQuery } from '../../views/query-options.js';
 import { answerQuery } from '../../views/query.js';
-import { asReader, type GroupState, type ViewManager } from '../../views/view-manager.js';
+import type { GroupState, ViewManager } from '../../views/view-manager.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { parseViewQuery } from '../view-params.js';
@@ -42,12 +42,10 @@ export const views = {
       return parseViewQuery(ctx.query, query as Record<string, unknown>, view, state.group.options);
     });
     if (parsed.some((q) => q.update === 'true')) await manager.refresh(state);
-    const results = await asReader(state, async () =>
-      parsed.map((q) => {
-        const { head, rows } = answer(db, state, viewNo, q);
-        return `${head}${[...rows].join(',')}]}`;
-      }),
-    );
+    const results = parsed.map((q) => {
+      const { head, rows } = answer(db, state, viewNo, q);
+      return `${head}${[...rows].join(',')}]}`;
+    });
     if (parsed.some((q) => q.update === 'lazy')) void manager.refresh(state).catch(() => {});
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`, contentType(ctx));
   },
@@ -120,10 +118,8 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   const etag = etagOf(state, viewNo, ctx, body);
   const headers = { ...contentType(ctx), ETag: etag };
   if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', headers);
-  await asReader(state, async () => {
-    const { head, rows } = answer(db, state, viewNo, q);
-    await streamRows(ctx, 200, head, rows, () => ']}', headers);
-  });
+  const { head, rows } = answer(db, state, viewNo, q);
+  await streamRows(ctx, 200, head, rows, () => ']}', headers);
   if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
 }
 
