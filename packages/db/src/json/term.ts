@@ -31,6 +31,12 @@ export class TermWriter {
   private buf = Buffer.allocUnsafe(256);
   private len = 0;
 
+  /** Empties the writer for reuse (its buffer stays). */
+  reset(): this {
+    this.len = 0;
+    return this;
+  }
+
   /** The bytes written so far (a copy-free view). */
   finish(): Buffer {
     return this.buf.subarray(0, this.len);
@@ -96,7 +102,7 @@ export class TermWriter {
     if (typeof data === 'string') {
       this.reserve(5 + data.length * 3);
       const start = this.len + 5;
-      const size = this.buf.write(data, start, 'utf8');
+      const size = data.length <= 64 ? writeShort(this.buf, data, start) : this.buf.write(data, start, 'utf8');
       this.buf[this.len] = Tag.Binary;
       this.buf.writeUInt32BE(size, this.len + 1);
       this.len = start + size;
@@ -203,4 +209,17 @@ export class TermWriter {
 
 function isByte(item: JsonValue): boolean {
   return typeof item === 'number' && Number.isInteger(item) && item >= 0 && item <= 255;
+}
+
+/**
+ * Short ASCII strings copied byte by byte: cheaper than a call into Buffer.write for the keys
+ * and small values that make up most of a document. Anything else goes through Buffer.write.
+ */
+function writeShort(buf: Buffer, text: string, at: number): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return buf.write(text, at, 'utf8');
+    buf[at + i] = c;
+  }
+  return text.length;
 }
