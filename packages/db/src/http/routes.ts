@@ -71,3 +71,6 @@ export const routes = draw((r) => {
     notImplemented(r, '/:db/:docid/*attachment', 'Attachments');
   });
 });
+
+/** The route table for `divan-routes packages/db/dist/src/http/routes.js`. */
+export default routes;
