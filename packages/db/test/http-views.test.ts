@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -169,6 +171,13 @@ describe('views over HTTP', () => {
     assert.deepEqual(r.json.rows.map((row: any) => row.id), ['p2', 'p3']);
     const info2 = (await t.request('GET', '/db/_design/app/_info')).json;
     assert.notEqual(info2.view_index.signature, info1.view_index.signature);
+    // The old index goes by itself (no other design document has those views).
+    const indexFiles = () => readdirSync(join(t.dataDir, 'db.sqlite.views')).filter((f) => f.endsWith('.sqlite'));
+    for (let i = 0; i < 50 && indexFiles().includes(`${info1.view_index.signature}.sqlite`); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(!indexFiles().includes(`${info1.view_index.signature}.sqlite`));
+    assert.ok(indexFiles().includes(`${info2.view_index.signature}.sqlite`));
     assert.equal((await t.request('POST', '/db/_view_cleanup', { body: {} })).status, 202);
   });
 

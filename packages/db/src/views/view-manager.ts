@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
-import { isDesignId } from '../documents/doc-id.js';
+import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
 import { toPlain } from '../json/index.js';
 import { viewGroupOf, type ViewGroup } from './design.js';
@@ -35,6 +35,16 @@ export interface ActiveTask {
   started_on: number;
   updated_on: number;
   pid: string;
+}
+
+/** One batch of the updater: changed docs, and the texts of those to map. */
+interface Batch {
+  records: number;
+  lastSeq: number;
+  docs: MappedDoc[];
+  /** Index in `docs` of each text in `texts`. */
+  toMap: number[];
+  texts: string[];
 }
 
 export interface GroupState {
@@ -72,8 +82,42 @@ export class ViewManager {
       state = this.open(group);
       this.states.set(group.signature, state);
       state.catch(() => this.states.delete(group.signature));
+      void this.retireOld(group).catch((error) => this.log(`[error] removing an old index of ${group.ddocId}: ${String(error)}`));
     }
     return state;
+  }
+
+  /**
+   * A design document changed: its previous index goes (file included), unless another design
+   * document has the same views (same signature) and still uses it.
+   */
+  private async retireOld(group: ViewGroup): Promise<void> {
+    for (const [signature, pending] of this.states) {
+      if (signature === group.signature) continue;
+      const old = await pending.catch(() => undefined);
+      if (old === undefined || old.group.ddocId !== group.ddocId) continue;
+      if (this.signaturesInUse().has(signature)) continue;
+      await this.drop(signature, old);
+    }
+  }
+
+  /** The signatures of every current design document. */
+  private signaturesInUse(): Set<string> {
+    const live = new Set<string>();
+    for (const record of this.db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
+      const current = this.db.winningBody(record.id);
+      if (current !== undefined) live.add(viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>).signature);
+    }
+    return live;
+  }
+
+  private async drop(signature: string, state: GroupState): Promise<void> {
+    this.states.delete(signature);
+    await state.updating?.catch(() => {});
+    state.mapper?.dispose();
+    state.reducers.forEach((r) => r?.dispose());
+    state.index.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${state.index.file}${suffix}`, { force: true });
   }
 
   private async open(group: ViewGroup): Promise<GroupState> {
@@ -129,44 +173,36 @@ export class ViewManager {
         { views: group.views.map((v) => ({ name: v.name, map: v.map })), lib: group.lib },
         { log: this.sandboxLog(group) },
       );
-      await Promise.all(state.reducers.map((r) => r?.ready()));
-      while (index.updateSeq < target) {
-        const batch = [];
-        for (const record of this.db.store.foldChanges(index.updateSeq)) {
-          if (record.seq > target) break;
-          batch.push(record);
-          if (batch.length >= BATCH) break;
-        }
-        if (batch.length === 0) {
-          index.apply([], target);
-          break;
-        }
-        const docs: MappedDoc[] = batch.map((record) => ({ id: record.id, rows: undefined }));
-        const toMap: number[] = [];
-        const texts: string[] = [];
-        batch.forEach((record, i) => {
-          if (record.deleted || (isDesignId(record.id) && !group.includeDesign)) return;
-          const body = this.db.store.getBody(record.id, record.rev);
-          if (body === undefined) return;
-          const extras = group.localSeq ? [['_local_seq', record.seq] as const] : undefined;
-          toMap.push(i);
-          texts.push(renderDoc(record.id, record.rev, body, false, extras));
-        });
-        if (texts.length > 0) {
-          const mapped = await state.mapper.mapBatch(texts);
-          toMap.forEach((i, k) => {
-            docs[i].rows = mapped.rows[k];
-          });
-        }
+      // A pipeline over two cores: while the sandbox (its own thread) maps the next batch,
+      // this thread writes the current one into the trees.
+      const mapper = state.mapper;
+      const mapBatch = (batch: Batch): Promise<void> =>
+        batch.texts.length === 0
+          ? Promise.resolve()
+          : mapper.mapBatch(batch.texts).then((mapped) => {
+              batch.toMap.forEach((i, k) => {
+                batch.docs[i].rows = mapped.rows[k];
+              });
+            });
+      let current = this.readBatch(group, index.updateSeq, target);
+      if (current.records === 0) index.apply([], target);
+      let mapping = mapBatch(current);
+      while (current.records > 0) {
+        const next = this.readBatch(group, current.lastSeq, target);
+        const nextMapping = mapBatch(next);
+        nextMapping.catch(() => {}); // awaited in its turn; a failure there must not go unhandled
+        await mapping;
         await Promise.all(state.reducers.map((r) => r?.ready()));
-        index.apply(docs, batch[batch.length - 1].seq);
-        task.changes_done += batch.length;
+        index.apply(current.docs, current.lastSeq);
+        task.changes_done += current.records;
         task.progress = Math.min(100, Math.floor((task.changes_done * 100) / Math.max(1, task.total_changes)));
         task.updated_on = Math.floor(Date.now() / 1000);
         if (Date.now() - lastLog > 2000) {
           lastLog = Date.now();
           this.log(`[info] indexing ${this.db.name}/${group.ddocId}: ${task.changes_done}/${task.total_changes} changes (${task.progress}%)`);
         }
+        current = next;
+        mapping = nextMapping;
       }
       if (task.changes_done > 0) {
         this.log(`[info] indexed ${this.db.name}/${group.ddocId}: ${task.changes_done} changes in ${Date.now() - started} ms`);
@@ -174,6 +210,30 @@ export class ViewManager {
     } finally {
       state.task = undefined;
     }
+  }
+
+  /**
+   * The next changes after `since` (up to `target`, at most BATCH), with the JSON text of each
+   * document to map; deleted docs (and design docs unless include_design) are only removed.
+   */
+  private readBatch(group: ViewGroup, since: number, target: number): Batch {
+    const batch: Batch = { records: 0, lastSeq: since, docs: [], toMap: [], texts: [] };
+    for (const record of this.db.store.foldChanges(since)) {
+      if (record.seq > target) break;
+      batch.records++;
+      batch.lastSeq = record.seq;
+      batch.docs.push({ id: record.id, rows: undefined });
+      if (!record.deleted && (group.includeDesign || !isDesignId(record.id))) {
+        const body = this.db.store.getBody(record.id, record.rev);
+        if (body !== undefined) {
+          const extras = group.localSeq ? [['_local_seq', record.seq] as const] : undefined;
+          batch.toMap.push(batch.docs.length - 1);
+          batch.texts.push(renderDoc(record.id, record.rev, body, false, extras));
+        }
+      }
+      if (batch.records >= BATCH) break;
+    }
+    return batch;
   }
 
   /** Running index builds, for `_active_tasks`. */
@@ -187,14 +247,13 @@ export class ViewManager {
   }
 
   /** Removes the index files no current design document uses (`_view_cleanup`). */
-  async cleanup(liveSignatures: ReadonlySet<string>): Promise<void> {
-    for (const [signature, state] of this.states) {
-      if (liveSignatures.has(signature)) continue;
-      this.states.delete(signature);
-      const opened = await state.catch(() => undefined);
-      opened?.mapper?.dispose();
-      opened?.reducers.forEach((r) => r?.dispose());
-      opened?.index.close();
+  async cleanup(): Promise<void> {
+    const live = this.signaturesInUse();
+    for (const [signature, pending] of [...this.states]) {
+      if (live.has(signature)) continue;
+      const state = await pending.catch(() => undefined);
+      if (state !== undefined) await this.drop(signature, state);
+      else this.states.delete(signature);
     }
     let files: string[] = [];
     try {
@@ -203,8 +262,7 @@ export class ViewManager {
       return;
     }
     for (const file of files) {
-      const signature = file.split('.')[0];
-      if (!liveSignatures.has(signature)) rmSync(join(this.dir, file), { force: true });
+      if (!live.has(file.split('.')[0])) rmSync(join(this.dir, file), { force: true });
     }
   }
 

@@ -10,7 +10,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import type { Database } from '../../documents/database.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
-import { viewGroupOf, viewOf } from '../../views/design.js';
+import { viewOf } from '../../views/design.js';
 import type { ViewQuery } from '../../views/query-options.js';
 import { answerQuery } from '../../views/query.js';
 import type { GroupState, ViewManager } from '../../views/view-manager.js';
@@ -76,13 +76,7 @@ export const views = {
 
   async cleanup(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    const db = dbOf(ctx);
-    const live = new Set<string>();
-    for (const record of db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
-      const current = db.winningBody(record.id);
-      if (current !== undefined) live.add(viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>).signature);
-    }
-    await ctx.server.views(db).cleanup(live);
+    await ctx.server.views(dbOf(ctx)).cleanup();
     sendJson(ctx, 202, { ok: true });
   },
 

@@ -60,6 +60,7 @@ import {
   type Node,
   type Ptr,
 } from './node.js';
+import { sortByKey } from './sort.js';
 import type { NodeStore } from './store.js';
 
 /** Caller-supplied, synchronous reduce functions. R is opaque (e.g. one reduction per view). */
@@ -495,96 +496,121 @@ export class BTree<V, R = undefined> {
     const b = toBounds(range, options.descending === true);
     if (b === undefined || this.root === undefined) return;
     const acc = new GroupAcc<V, R>(reducer, options.groupKey, b.desc);
-    yield* this.reduceNode(this.root, b, b.lo === undefined, b.hi === undefined, acc, version);
-    if (acc.active) yield acc.finish();
-  }
-
-  private *reduceNode(
-    id: number,
-    b: Bounds,
-    inLo: boolean,
-    inHi: boolean,
-    acc: GroupAcc<V, R>,
-    version: number,
-  ): Generator<ReduceGroup<V, R>, void, undefined> {
-    const node = this.load(id);
-    const groupKey = acc.groupKey;
-    if (node.leaf) {
-      const es = node.entries;
-      const from = inLo ? 0 : lowerIndex(es, b);
-      const to = inHi ? es.length : upperIndex(es, b);
-      if (!b.desc) {
-        let i = from;
-        while (i < to) {
-          const g = groupKey(es[i].key);
-          // End of the run of entries in group g: the last entry, or a binary search.
-          let j = to;
-          if (!sameGroup(groupKey(es[to - 1].key), g)) {
-            let lo = i;
-            let hi = to - 1;
-            while (hi - lo > 1) {
-              const m = (lo + hi) >>> 1;
-              if (sameGroup(groupKey(es[m].key), g)) lo = m;
-              else hi = m;
+    const groupKey = options.groupKey;
+    const desc = b.desc;
+    const modified = (): never => {
+      throw new Error('B-tree modified during foldReduce');
+    };
+    // Iterative walk (no generator per node): a stack of inner nodes with the next child to
+    // visit and whether the range's low / high bound is already satisfied below them.
+    const nodes: (readonly Ptr<R>[])[] = [];
+    const next: number[] = [];
+    const coveredLo: boolean[] = [];
+    const coveredHi: boolean[] = [];
+    let node: Node<V, R> | undefined = this.load(this.root);
+    let inLo = b.lo === undefined;
+    let inHi = b.hi === undefined;
+    for (;;) {
+      if (node !== undefined && node.leaf) {
+        const es = node.entries;
+        const from = inLo ? 0 : lowerIndex(es, b);
+        const to = inHi ? es.length : upperIndex(es, b);
+        if (!desc) {
+          let i = from;
+          while (i < to) {
+            const g = groupKey(es[i].key);
+            // End of the run of entries in group g: the last entry, or a binary search.
+            let j = to;
+            if (!sameGroup(groupKey(es[to - 1].key), g)) {
+              let lo = i;
+              let hi = to - 1;
+              while (hi - lo > 1) {
+                const m = (lo + hi) >>> 1;
+                if (sameGroup(groupKey(es[m].key), g)) lo = m;
+                else hi = m;
+              }
+              j = hi;
             }
-            j = hi;
-          }
-          if (acc.active && !sameGroup(acc.key, g)) {
-            yield acc.finish();
-            if (this.version !== version) throw new Error('B-tree modified during foldReduce');
-          }
-          if (!acc.active) acc.start(g, es[i]);
-          acc.runs.push(es.slice(i, j));
-          i = j;
-        }
-      } else {
-        let i = to - 1;
-        while (i >= from) {
-          const g = groupKey(es[i].key);
-          let j = from;
-          if (!sameGroup(groupKey(es[from].key), g)) {
-            let lo = from;
-            let hi = i;
-            while (hi - lo > 1) {
-              const m = (lo + hi) >>> 1;
-              if (sameGroup(groupKey(es[m].key), g)) hi = m;
-              else lo = m;
+            if (acc.active && !sameGroup(acc.key, g)) {
+              yield acc.finish();
+              if (this.version !== version) modified();
             }
-            j = hi;
+            if (!acc.active) acc.start(g, es[i]);
+            acc.runs.push(es.slice(i, j));
+            i = j;
           }
-          if (acc.active && !sameGroup(acc.key, g)) {
-            yield acc.finish();
-            if (this.version !== version) throw new Error('B-tree modified during foldReduce');
+        } else {
+          let i = to - 1;
+          while (i >= from) {
+            const g = groupKey(es[i].key);
+            let j = from;
+            if (!sameGroup(groupKey(es[from].key), g)) {
+              let lo = from;
+              let hi = i;
+              while (hi - lo > 1) {
+                const m = (lo + hi) >>> 1;
+                if (sameGroup(groupKey(es[m].key), g)) hi = m;
+                else lo = m;
+              }
+              j = hi;
+            }
+            if (acc.active && !sameGroup(acc.key, g)) {
+              yield acc.finish();
+              if (this.version !== version) modified();
+            }
+            if (!acc.active) acc.start(g, es[i]);
+            acc.runs.push(es.slice(j, i + 1));
+            i = j - 1;
           }
-          if (!acc.active) acc.start(g, es[i]);
-          acc.runs.push(es.slice(j, i + 1));
-          i = j - 1;
         }
+        node = undefined;
+      } else if (node !== undefined) {
+        const ps = node.ptrs;
+        nodes.push(ps);
+        next.push(desc ? (inHi ? ps.length - 1 : lastPtrBelow(ps, b)) : inLo ? 0 : firstPtrAbove(ps, b));
+        coveredLo.push(inLo);
+        coveredHi.push(inHi);
+        node = undefined;
       }
-      return;
-    }
-    const ps = node.ptrs;
-    const step = b.desc ? -1 : 1;
-    let c = b.desc ? (inHi ? ps.length - 1 : lastPtrBelow(ps, b)) : inLo ? 0 : firstPtrAbove(ps, b);
-    for (; c >= 0 && c < ps.length; c += step) {
+      // The next child to visit.
+      const d = nodes.length - 1;
+      if (d < 0) break;
+      const ps = nodes[d];
+      const c = next[d];
+      const cLo = coveredLo[d];
+      const cHi = coveredHi[d];
       const p = ps[c];
-      if (b.desc ? !inLo && !aboveLo(p.last, b) : !inHi && !belowHi(p.first, b)) break;
-      const lo = inLo || aboveLo(p.first, b);
-      const hi = inHi || belowHi(p.last, b);
-      if (lo && hi) {
-        const g = groupKey(p.first);
-        if (sameGroup(g, groupKey(p.last))) {
-          if (acc.active && !sameGroup(acc.key, g)) {
+      if (p === undefined || (desc ? !cLo && !aboveLo(p.last, b) : !cHi && !belowHi(p.first, b))) {
+        nodes.pop();
+        next.pop();
+        coveredLo.pop();
+        coveredHi.pop();
+        continue;
+      }
+      next[d] = c + (desc ? -1 : 1);
+      inLo = cLo || aboveLo(p.first, b);
+      inHi = cHi || belowHi(p.last, b);
+      if (inLo && inHi) {
+        // Wholly in range: use the stored reduction if the subtree lies in one group. Groups are
+        // contiguous, so a subtree whose far end is in the current group is wholly in it.
+        const far = groupKey(desc ? p.first : p.last);
+        if (acc.active && sameGroup(acc.key, far)) {
+          acc.reds.push(p.red);
+          continue;
+        }
+        if (sameGroup(groupKey(desc ? p.last : p.first), far)) {
+          if (acc.active) {
             yield acc.finish();
-            if (this.version !== version) throw new Error('B-tree modified during foldReduce');
+            if (this.version !== version) modified();
           }
-          if (!acc.active) acc.start(g, this.edgeEntry(p, b.desc));
+          acc.start(far, this.edgeEntry(p, desc));
           acc.reds.push(p.red);
           continue;
         }
       }
-      yield* this.reduceNode(p.id, b, lo, hi, acc, version);
+      node = this.load(p.id);
     }
+    if (acc.active) yield acc.finish();
   }
 
   /** Number of entries with a key below `key` (or at most `key` when inclusive). */
@@ -736,14 +762,15 @@ export class BTree<V, R = undefined> {
     }
     if (sorted) return acts;
     // Stable: for equal keys, removes (listed first) stay before inserts, inserts in order.
-    acts.sort((a, b) => compareKeys(a.key, b.key));
+    const sortedActs = sortByKey(acts);
     let w = 0;
     for (let i = 0; i < n; i++) {
-      if (w > 0 && keysEqual(acts[w - 1].key, acts[i].key)) acts[w - 1] = acts[i];
-      else acts[w++] = acts[i];
+      const act = sortedActs[i];
+      if (w > 0 && keysEqual(sortedActs[w - 1].key, act.key)) sortedActs[w - 1] = act;
+      else sortedActs[w++] = act;
     }
-    acts.length = w;
-    return acts;
+    sortedActs.length = w;
+    return sortedActs;
   }
 
   private apply(acts: Action<V>[]): void {
@@ -963,8 +990,9 @@ export class BTree<V, R = undefined> {
   private writeLeaf(entries: Entry<V>[], raws: Buffer[], from: number, to: number, bytes: number): Ptr<R> {
     const id = this.allocate();
     this.store.put(id, encodeLeaf(entries, raws, from, to, bytes));
-    const es = entries.slice(from, to);
-    this.cache.set(id, { leaf: true, entries: es, raws: raws.slice(from, to) });
+    const whole = from === 0 && to === entries.length;
+    const es = whole ? entries : entries.slice(from, to);
+    this.cache.set(id, { leaf: true, entries: es, raws: whole ? raws : raws.slice(from, to) });
     let red: R = undefined as R;
     let redRaw: Buffer | undefined;
     if (this.reducer !== undefined) {
@@ -978,7 +1006,7 @@ export class BTree<V, R = undefined> {
     const id = this.allocate();
     const withReductions = this.reducer !== undefined;
     this.store.put(id, encodeInner(ptrs, from, to, bytes, withReductions));
-    const ps = ptrs.slice(from, to);
+    const ps = from === 0 && to === ptrs.length ? ptrs : ptrs.slice(from, to);
     this.cache.set(id, { leaf: false, ptrs: ps });
     let count = 0;
     for (const p of ps) count += p.count;

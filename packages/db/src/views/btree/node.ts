@@ -77,6 +77,8 @@ export function keysEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 export function varintBytes(n: number): number {
+  if (n < 0x80) return 1;
+  if (n < 0x4000) return 2;
   let bytes = 1;
   while (n >= 0x80) {
     n = Math.floor(n / 0x80);
@@ -106,6 +108,10 @@ class Writer {
   }
   varint(n: number): void {
     const buf = this.buf;
+    if (n < 0x80) {
+      buf[this.pos++] = n;
+      return;
+    }
     while (n >= 0x80) {
       buf[this.pos++] = (n % 0x80) | 0x80;
       n = Math.floor(n / 0x80);
@@ -113,9 +119,17 @@ class Writer {
     buf[this.pos++] = n;
   }
   bytes(b: Uint8Array): void {
-    this.varint(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+    const n = b.length;
+    this.varint(n);
+    const buf = this.buf;
+    let pos = this.pos;
+    // A loop beats TypedArray#set (a call into C++) for the short keys and values of index rows.
+    if (n < 48) for (let i = 0; i < n; i++) buf[pos++] = b[i];
+    else {
+      buf.set(b, pos);
+      pos += n;
+    }
+    this.pos = pos;
   }
   done(): Buffer {
     return this.pos === this.buf.length ? this.buf : this.buf.subarray(0, this.pos);
