@@ -22,8 +22,8 @@ import {
   type ResourcesOptions,
   type ScopeOptions,
 } from './options.js';
-import { Resource, SingletonResource, type ResourceOptions } from './resource.js';
-import { Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
+import { Resource, SingletonResource, type ActionName, type ResourceOptions } from './resource.js';
+import { RESOURCE_METHOD_SCOPES, Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
 
 export type Block = (r: Mapper) => void;
 export type ConcernBlock = (r: Mapper, options: Record<string, unknown>) => void;
@@ -54,6 +54,20 @@ function joinPresent(parts: Array<string | undefined>): string {
 
 /** Verb lists by `via` string: most routes say `get`. */
 const viaVerbs = new Map<string, string[]>();
+
+/** The verbs of a `via` option (`'get'`, `['get', 'post']`, `'all'`: every verb, an empty list). */
+function verbsOf(viaValue: unknown): string[] {
+  const via = (Array.isArray(viaValue) ? viaValue : viaValue === undefined || viaValue === null ? [] : [viaValue]).map((v) =>
+    String(v).toLowerCase(),
+  );
+  if (via.length === 0) throw new ArgumentError(MATCH_VIA_MESSAGE);
+  const verbs = via.includes('all') ? [] : via.map((v) => v.toUpperCase());
+  if (typeof viaValue === 'string') viaVerbs.set(viaValue, verbs);
+  return verbs;
+}
+
+/** Options and constraints of a route declared with none (only read). */
+const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 const MATCH_VIA_MESSAGE =
   'You should not use the `match` method in your router without specifying an HTTP method.\n' +
@@ -321,26 +335,78 @@ export class Mapper {
       const shallow = Boolean(this.current.get('shallow'));
       const resource =
         kind === 'resources' ? new Resource(name, shallow, resourceOptions) : new SingletonResource(name, shallow, resourceOptions);
-      this.within({ resource }, undefined, () => {
-        this.within({ handler: resource.handler }, undefined, () => {
-          this.run(block);
-          if (options.concerns !== undefined) this.concerns(options.concerns as Names);
-          if (kind === 'resources') {
-            this.collection(() => {
-              if (resource.allows('index')) this.get('index');
-              if (resource.allows('create')) this.post('create');
-            });
-            if (resource.allows('new')) this.new(() => this.get('new'));
-            this.setMemberMappingsForResource();
-          } else {
-            if (resource.allows('new')) this.new(() => this.get('new'));
-            this.setMemberMappingsForResource();
-            if (resource.allows('create')) this.collection(() => this.post('create'));
-          }
-        });
+      // One frame for both: a lookup finds each key as it would in two nested frames.
+      this.within({ resource, handler: resource.handler }, undefined, () => {
+        this.run(block);
+        if (options.concerns !== undefined) this.concerns(options.concerns as Names);
+        if (!this.isShallow()) this.declareActions(resource, kind);
+        else if (kind === 'resources') {
+          this.collection(() => {
+            if (resource.allows('index')) this.get('index');
+            if (resource.allows('create')) this.post('create');
+          });
+          if (resource.allows('new')) this.new(() => this.get('new'));
+          this.setMemberMappingsForResource();
+        } else {
+          if (resource.allows('new')) this.new(() => this.get('new'));
+          this.setMemberMappingsForResource();
+          if (resource.allows('create')) this.collection(() => this.post('create'));
+        }
       });
     });
     return this;
+  }
+
+  /**
+   * The resource's own routes, declared directly: the specs `this.get('index')` and the others
+   * would produce inside `collection`, `new` and `member` blocks (above, for shallow resources),
+   * computed the same way but without pushing a scope frame or going through `match` per route
+   * (a large route set is mostly these). Outside a shallow scope those blocks only add a path and
+   * a level, which are given here; options, defaults and constraints come from the same scope.
+   */
+  private declareActions(resource: Resource, kind: 'resources' | 'resource'): void {
+    const scope = this.current;
+    const base = scope.get('path') ?? '';
+    const collection = normalizePath(`${base}/${resource.collectionScope}`);
+    const member = normalizePath(`${base}/${resource.memberScope}`);
+    const declare = (verb: string, action: ActionName, level: ScopeLevel, path: string) => {
+      if (resource.allows(action)) this.addAction(verb, action, level, path);
+    };
+    if (kind === 'resources') {
+      declare('get', 'index', 'collection', collection);
+      declare('post', 'create', 'collection', collection);
+    }
+    if (resource.allows('new')) declare('get', 'new', 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
+    declare('get', 'edit', 'member', member);
+    declare('get', 'show', 'member', member);
+    declare('patch', 'update', 'member', member);
+    declare('put', 'update', 'member', member);
+    declare('delete', 'destroy', 'member', member);
+    if (kind === 'resource') declare('post', 'create', 'collection', collection);
+  }
+
+  /** What `mapMatch` and `addRoute` do for `get('edit')` and the like in a block at `level` with `scopePath`. */
+  private addAction(via: string, action: string, level: ScopeLevel, scopePath: string): void {
+    const scope = this.current;
+    const handler = scope.get('handler');
+    const scopeAction = scope.get('action');
+    const to = handler && scopeAction ? `${handler}#${scopeAction}` : undefined;
+    const canonical = CANONICAL_ACTIONS.includes(action);
+    const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
+    const formatted = scope.get('format');
+    const spec = buildRouteSpec(scope, {
+      name: this.nameForAction(undefined, action, level),
+      path: withFormat(normalizePath(escapeDeclaredPath(path)), formatted),
+      verbs: viaVerbs.get(via) ?? verbsOf(via),
+      handler,
+      defaultAction: scopeAction ?? action,
+      to,
+      formatted,
+      anchor: true,
+      constraints: NO_OPTIONS,
+      options: NO_OPTIONS,
+    });
+    this.sink.add(spec);
   }
 
   /** Declares edit, show, update (PATCH, PUT) and destroy in the member scope. */
@@ -527,15 +593,7 @@ export class Mapper {
 
     const handler = (handlerOption as string | undefined) ?? scopeHandler;
     const viaValue = 'via' in options ? viaOption : scope.get('via');
-    let verbs = typeof viaValue === 'string' ? viaVerbs.get(viaValue) : undefined;
-    if (verbs === undefined) {
-      const via = (Array.isArray(viaValue) ? viaValue : viaValue === undefined || viaValue === null ? [] : [viaValue]).map((v) =>
-        String(v).toLowerCase(),
-      );
-      if (via.length === 0) throw new ArgumentError(MATCH_VIA_MESSAGE);
-      verbs = via.includes('all') ? [] : via.map((v) => v.toUpperCase());
-      if (typeof viaValue === 'string') viaVerbs.set(viaValue, verbs);
-    }
+    const verbs = (typeof viaValue === 'string' ? viaVerbs.get(viaValue) : undefined) ?? verbsOf(viaValue);
     const formatted = 'format' in options ? formatOption : scope.get('format');
     const anchor = 'anchor' in options ? anchorOption !== false : true;
     const constraints = constraintsOption ?? {};
@@ -626,14 +684,15 @@ export class Mapper {
     return this.current.get('pathNames')?.[name] ?? name;
   }
 
-  private isCanonicalAction(action: string | undefined): boolean {
-    return action !== undefined && this.current.isResourceMethodScope() && CANONICAL_ACTIONS.includes(action);
+  private isCanonicalAction(action: string | undefined, level: ScopeLevel = this.current.level): boolean {
+    return action !== undefined && RESOURCE_METHOD_SCOPES.includes(level) && CANONICAL_ACTIONS.includes(action);
   }
 
-  private nameForAction(as: string | undefined, action: string | undefined): string | null {
+  /** The route's name; `level` is the scope level the route is declared at (the current one unless told). */
+  private nameForAction(as: string | undefined, action: string | undefined, level: ScopeLevel = this.current.level): string | null {
     let prefix: string | undefined;
     if (present(as)) prefix = as;
-    else if (!this.isCanonicalAction(action)) prefix = action;
+    else if (!this.isCanonicalAction(action, level)) prefix = action;
     if (prefix !== undefined && prefix !== '/' && prefix !== '') {
       // A plain word (`edit`, `preview`) is its own name part.
       if (!/^\w+$/.test(prefix)) prefix = normalizeName(prefix.replace(/-/g, '_'));
@@ -648,7 +707,7 @@ export class Mapper {
       collectionName = resource.collectionName;
       memberName = resource.memberName;
     }
-    const candidate = joinPresent(this.current.nameParts(namePrefix, prefix, collectionName, memberName));
+    const candidate = joinPresent(this.current.nameParts(namePrefix, prefix, collectionName, memberName, level));
     if (candidate === '') return null;
     if (!present(as)) {
       // An implicit name is dropped when it would be invalid or is already taken.

@@ -95,8 +95,9 @@ export class Scope {
     prefix: string | undefined,
     collectionName: string | undefined,
     memberName: string | undefined,
+    level: ScopeLevel = this.level,
   ): Array<string | undefined> {
-    switch (this.level) {
+    switch (level) {
       case 'nested':
         return [namePrefix, prefix];
       case 'collection':

@@ -8,6 +8,7 @@
 import { expandOptional, parsePath, segmentKeys, type PathNode } from '../pattern/ast.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import type { Route } from '../route.js';
+import type { CompiledWalk } from './compiled-walk.js';
 import { Leaf, type RegexpLeaf } from './leaf.js';
 import { insertText, Node, paramChild, patternChild } from './tree.js';
 
@@ -28,12 +29,17 @@ export class Tree {
    * text holds what normalizing a request changes (`?`, `#`, `//`, a trailing slash).
    */
   rawWalks = true;
+  /** The walk compiled for this tree (compiled-walk.ts), once it has walked often enough. */
+  compiled: CompiledWalk | null = null;
+  /** Walks so far; counted up to the count from which the walk is compiled. */
+  walks = 0;
   /** Interned name lists: leaves of the same params share one array. */
   private readonly nameLists = new Map<string, readonly string[]>();
 
   add(route: Route): void {
     const key = route.index * SHAPES;
     const spec = route.spec;
+    if (spec.anchored && isEmpty(spec.requirements) && this.addSimple(route, key, spec.path)) return;
     if (this.rawWalks && UNNORMAL_TEXT.test(spec.path)) this.rawWalks = false;
     const ast = parsePath(spec.path);
     if (spec.anchored && !constrainsPathParams(route, ast)) {
@@ -46,6 +52,52 @@ export class Tree {
       } else if (this.insertGlob(route, key, ast)) return;
     }
     this.custom.push({ route, key });
+  }
+
+  /**
+   * Most routes (`/posts/:post_id/comments/:id(.:format)`) are slash-separated words and whole
+   * segment params, with an optional format at the end: they are inserted straight from the
+   * path, as what the parse and `insertShape` of their two shapes would make (the shape with
+   * the format first, as `expandOptional` orders them, then the one without). False for any
+   * other path, which takes the general way.
+   */
+  private addSimple(route: Route, key: number, path: string): boolean {
+    const formatted = SIMPLE_FORMATTED.test(path);
+    if (!formatted && !SIMPLE.test(path)) return false;
+    const end = formatted ? path.length - FORMAT_GROUP.length : path.length;
+    // Both shapes share the body; its nodes get the smaller key (the format shape's).
+    const names: string[] = [];
+    const root = this.root;
+    if (key < root.min) root.min = key;
+    let node = root;
+    let from = 0;
+    for (let i = path.indexOf(':'); i !== -1 && i < end; i = path.indexOf(':', from)) {
+      // ':name', a whole segment: the text before it, then the param.
+      node = insertText(node, path.slice(from, i), key);
+      let j = path.indexOf('/', i);
+      if (j === -1 || j > end) j = end;
+      names.push(path.slice(i + 1, j));
+      node = paramChild(node, key);
+      from = j;
+    }
+    node = insertText(node, path.slice(from, end), key);
+    if (formatted) {
+      const format = paramChild(insertText(node, '.', key), key);
+      if (format.leaf === null) {
+        if (key < format.min) format.min = key;
+        format.leaf = new Leaf(route, key, this.names([...names, 'format']));
+      }
+    }
+    const shape = formatted ? key + 1 : key;
+    if (node.leaf === null) {
+      if (shape < node.min) node.min = shape;
+      node.leaf = new Leaf(route, shape, this.names(names));
+      if (names.length === 0 && !this.statics.has(path.slice(0, end))) {
+        const text = path.slice(0, end);
+        this.statics.set(text, { leaf: node.leaf, contested: undefined, normal: normalizeRequestPath(text) === text });
+      }
+    }
+    return true;
   }
 
   private names(list: string[]): readonly string[] {
@@ -162,6 +214,21 @@ export interface StaticEntry {
   /** Whether the path is already normalized (a request spelling it exactly needs no normalizing). */
   normal: boolean;
 }
+
+const FORMAT_GROUP = '(.:format)';
+
+function isEmpty(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
+}
+
+/**
+ * `/word/:name/word...`: segments of word chars, `-` and `~`, or one param each; no dots,
+ * groups, globs, escapes or anything normalizing would change. (A regexp: this runs once per
+ * route on a cold start, when native regexp code beats a char loop not yet compiled.)
+ */
+const SIMPLE = /^(?:\/(?:[\w~-]+|:\w+))+$/;
+const SIMPLE_FORMATTED = /^(?:\/(?:[\w~-]+|:\w+))+\(\.:format\)$/;
 
 /** Text a normalized request path cannot hold as is (cut at `?`/`#`, squeezed, escapes upper-cased). */
 const UNNORMAL_TEXT = /[?#]|\/\/|%(?:[a-f][0-9a-f]|[0-9][a-f])/;

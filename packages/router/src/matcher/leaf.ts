@@ -43,7 +43,7 @@ export class Leaf {
   }
 }
 
-function defaultsOf(route: Route): Record<string, unknown> | null {
+export function defaultsOf(route: Route): Record<string, unknown> | null {
   const defaults = route.spec.defaults;
   for (const _ in defaults) return defaults;
   return null;
@@ -67,23 +67,30 @@ function paramsBuilder(names: readonly string[], defaults: Record<string, unknow
 }
 
 /**
- * `(path, p) => ({ post_id: path.slice(p[0], p[1]), id: path.slice(p[2], p[3]) })` (each value
- * wrapped in `dec()` when it may need decoding),
- * generated so the object literal has a fixed shape: defaults first, then the values (a
- * repeated key keeps its first place and its last value, as assignments would). Names that
- * an object literal would treat specially (`__proto__`) or cannot spell take the generic path.
+ * The object literal of a match's params, as source: `{ post_id: path.slice(p[0], p[1]), ... }`
+ * (each value wrapped in `dec()` when it may need decoding), so the object has a fixed shape:
+ * defaults first (read from `D`), then the values (a repeated key keeps its first place and its
+ * last value, as assignments would). Null when a name is one an object literal would treat
+ * specially (`__proto__`) or cannot spell: such params take the generic path.
+ * Shared by the builders below and the compiled walk (compiled-walk.ts).
  */
-function compileBuilder(names: readonly string[], defaults: Record<string, unknown> | null, decode: boolean): ParamsBuilder {
+export function paramsLiteral(names: readonly string[], defaults: Record<string, unknown> | null, decode: boolean, D: string, p: string): string | null {
   const keys = defaults === null ? [] : Object.keys(defaults);
-  const plain = [...keys, ...names].every((k) => IDENTIFIER.test(k) && k !== '__proto__');
-  if (plain) {
-    const fields = keys.map((k) => `${k}: D.${k}`);
-    names.forEach((name, i) => {
-      const value = `path.slice(p[${2 * i}], p[${2 * i + 1}])`;
-      fields.push(`${name}: ${decode ? `dec(${value})` : value}`);
-    });
+  if (![...keys, ...names].every((k) => IDENTIFIER.test(k) && k !== '__proto__')) return null;
+  const fields = keys.map((k) => `${k}: ${D}.${k}`);
+  names.forEach((name, i) => {
+    const value = `path.slice(${p}[${2 * i}], ${p}[${2 * i + 1}])`;
+    fields.push(`${name}: ${decode ? `dec(${value})` : value}`);
+  });
+  return `{ ${fields.join(', ')} }`;
+}
+
+/** `(path, p) => ({ post_id: path.slice(p[0], p[1]), id: path.slice(p[2], p[3]) })`, or the generic path. */
+function compileBuilder(names: readonly string[], defaults: Record<string, unknown> | null, decode: boolean): ParamsBuilder {
+  const literal = paramsLiteral(names, defaults, decode, 'D', 'p');
+  if (literal !== null) {
     try {
-      return new Function('dec', 'D', `"use strict"; return (path, p) => ({ ${fields.join(', ')} });`)(decodeParam, defaults);
+      return new Function('dec', 'D', `"use strict"; return (path, p) => (${literal});`)(decodeParam, defaults);
     } catch {
       // Code generation disallowed (--disallow-code-generation-from-strings): fall through.
     }

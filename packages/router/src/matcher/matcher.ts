@@ -11,12 +11,16 @@
  */
 import type { Route } from '../route.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
+import { compileWalk, type CompiledWalk } from './compiled-walk.js';
 import { Tree, type StaticEntry } from './compile.js';
 import { paramsFromValues, type Leaf, type RegexpLeaf } from './leaf.js';
 import { SearchState, walk } from './tree.js';
 
 /** What a match ends on: a tree leaf, or a route matched by its regexp. */
 export type Found = Leaf | RegexpLeaf;
+
+/** Walks of a tree after which its walk is compiled. */
+const COMPILE_AFTER = 32;
 
 /** Verbs a request may name without any route declaring them (their tree is the any-verb routes'). */
 const STANDARD_VERBS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -57,8 +61,9 @@ export class Matcher {
     const state = this.state;
     const entry = tree.statics.get(raw);
     if (entry !== undefined && entry.normal) return this.fromStatic(tree, entry, raw);
+    if (tree.compiled !== null) return this.findCompiled(tree, tree.compiled, raw);
     if (tree.rawWalks) {
-      this.walk(tree, raw);
+      this.walk(tree, raw, false);
       if (!state.abnormal && (state.best !== null || normalizeRequestPath(raw) === raw)) {
         // The walk consumed the path with no '%' in a value: nothing to decode.
         state.decode = false;
@@ -73,6 +78,19 @@ export class Matcher {
     return this.search(tree, path);
   }
 
+  /** `find` past the statics map, with the tree's compiled walk (which is then the whole search). */
+  private findCompiled(tree: Tree, compiled: CompiledWalk, raw: string): Found | null {
+    const state = this.state;
+    if (tree.rawWalks) {
+      const leaf = compiled(raw, state, false);
+      if (!state.abnormal && (leaf !== null || normalizeRequestPath(raw) === raw)) {
+        state.decode = false;
+        return tree.custom.length === 0 ? leaf : this.tryCustom(tree, raw);
+      }
+    }
+    return this.search(tree, normalizeRequestPath(raw));
+  }
+
   /** A static entry answers alone unless an earlier route also matches its (normal) path. */
   private fromStatic(tree: Tree, entry: StaticEntry, path: string): Found | null {
     if (entry.contested === undefined) entry.contested = this.search(tree, path) !== entry.leaf;
@@ -80,6 +98,7 @@ export class Matcher {
     const state = this.state;
     state.path = path;
     state.values = null;
+    state.params = null;
     state.decode = false; // a static route has no values
     return entry.leaf;
   }
@@ -88,6 +107,7 @@ export class Matcher {
   params(found: Found): Record<string, unknown> {
     const state = this.state;
     if (state.values !== null) return paramsFromValues(found.route, found.route.regexp.captures, state.values);
+    if (state.params !== null) return state.params; // built by the compiled walk
     return (found as Leaf).params(state.path, state.bestPos, state.decode);
   }
 
@@ -130,15 +150,25 @@ export class Matcher {
 
   /** The tree walk and then the regexp routes, over a normalized path. */
   private search(tree: Tree, path: string): Found | null {
-    this.walk(tree, path);
+    this.walk(tree, path, true);
     this.state.decode = true;
     return this.tryCustom(tree, path);
   }
 
-  private walk(tree: Tree, path: string): void {
+  /** Walks the tree over `path`; a compiled walk also builds the params (decoded when `decode`). */
+  private walk(tree: Tree, path: string, decode: boolean): void {
     // One state serves every search: a search never runs inside another.
-    this.state.reset(path, tree.slots);
-    walk(tree.root, this.state, 0, 0);
+    const state = this.state;
+    const compiled = tree.compiled;
+    if (compiled !== null) {
+      compiled(path, state, decode);
+      return;
+    }
+    state.reset(path, tree.slots);
+    walk(tree.root, state, 0, 0);
+    // A tree walked often gets its walk compiled; one used once or twice (a cold start) never pays for it.
+    // (The compiled walk writes positions unchecked: `reset` has sized them for this tree, and they never shrink.)
+    if (++tree.walks === COMPILE_AFTER) tree.compiled = compileWalk(tree.root);
   }
 
   /** The regexp routes declared before the tree's best match, in order; the first to match wins. */

@@ -174,8 +174,12 @@ export class SearchState {
    * `#`, doubled or trailing slashes): a walk over a raw path is then not to be trusted.
    */
   abnormal = false;
+  /** Where a glob's rest of the path first holds a line terminator (see `scanGlobRest`). */
+  lineBreak = 0;
   /** Whether the values of the best match may hold `%` escapes to decode. */
   decode = false;
+  /** The params of the best match when the compiled walk built them (else null). */
+  params: Record<string, unknown> | null = null;
   /** Values of a regexp-matched route (see Matcher), or null when `bestPos` holds them. */
   values: Array<string | undefined> | null = null;
   /** The walk's stack of nodes to come back to, with the path index and depth at each. */
@@ -200,6 +204,7 @@ export class SearchState {
     this.bestKey = NONE;
     this.best = null;
     this.values = null;
+    this.params = null;
   }
 
   take(leaf: Leaf, depth: number): void {
@@ -316,7 +321,7 @@ function matchesAt(path: string, i: number, text: string): boolean {
 /** Whole-segment regexps: the segment runs from `i` to the next slash. */
 const NEEDS_NORMALIZING = /[?#%]/;
 
-function walkPatterns(patterns: PatternEdge[], state: SearchState, i: number, depth: number): void {
+export function walkPatterns(patterns: PatternEdge[], state: SearchState, i: number, depth: number): void {
   const path = state.path;
   let end = path.indexOf('/', i);
   if (end === -1) end = path.length;
@@ -344,11 +349,11 @@ function isLineBreak(c: number): boolean {
 }
 
 /**
- * A glob takes the (non-empty) rest of the path, as the route's regexp `(.+?)(?:\.([^/.?]+))?$`
- * (or `(.+)$` with `format: false`) would: the format is split off at the last dot when no
- * slash follows it and the glob keeps at least one char.
+ * Scans the rest of the path from `i` for a glob: returns the index of the dot a format could
+ * be split off at (-1 or -2: none), sets `state.lineBreak` to the first line terminator (or the
+ * length) and flags what normalizing would change. Shared with the compiled walk.
  */
-function matchGlobs(globs: GlobEdge[], state: SearchState, i: number, depth: number): void {
+export function scanGlobRest(state: SearchState, i: number): number {
   const path = state.path;
   const len = path.length;
   let lastDot = -1;
@@ -364,6 +369,19 @@ function matchGlobs(globs: GlobEdge[], state: SearchState, i: number, depth: num
       if (path.charCodeAt(k - 1) === 47) state.abnormal = true;
     } else if (c === 63 || c === 35 || c === 37) state.abnormal = true;
   }
+  state.lineBreak = lineBreak;
+  return lastDot;
+}
+
+/**
+ * A glob takes the (non-empty) rest of the path, as the route's regexp `(.+?)(?:\.([^/.?]+))?$`
+ * (or `(.+)$` with `format: false`) would: the format is split off at the last dot when no
+ * slash follows it and the glob keeps at least one char.
+ */
+function matchGlobs(globs: GlobEdge[], state: SearchState, i: number, depth: number): void {
+  const len = state.path.length;
+  const lastDot = scanGlobRest(state, i);
+  const lineBreak = state.lineBreak;
   for (let g = 0; g < globs.length; g++) {
     const glob = globs[g]!;
     if (glob.key >= state.bestKey) return;
