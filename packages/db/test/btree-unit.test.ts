@@ -152,6 +152,18 @@ describe('btree: ranges', () => {
     assert.deepEqual(keysOf(t.fold({ end: k(290) }, { descending: true })), desc.filter((n) => n >= 290));
   });
 
+  test('exclusive start (e.g. a half-open byte interval read descending)', () => {
+    assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(20), inclusiveStart: false })), model.filter((n) => n > 10 && n <= 20));
+    assert.deepEqual(
+      keysOf(t.fold({ start: k(20), end: k(10), inclusiveStart: false }, { descending: true })),
+      model.filter((n) => n >= 10 && n < 20).reverse(),
+    );
+    assert.equal(t.count({ start: k(20), end: k(10), inclusiveStart: false, inclusiveEnd: false }, { descending: true }), 6);
+    assert.deepEqual(t.reduce({ start: k(10), end: k(20), inclusiveStart: false }), [[11, 13, 14, 16, 17, 19, 20].reduce((a, b) => a + b, 0), 7]);
+    assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(10), inclusiveStart: false })), []);
+    assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(20), inclusiveStart: false }, { skip: 2 })), [14, 16, 17, 19, 20]);
+  });
+
   test('skip uses counts, in both directions', () => {
     for (const skip of [0, 1, 5, 50, 199, 200, 500]) {
       assert.deepEqual(keysOf(t.fold({}, { skip })), model.slice(skip));

@@ -143,9 +143,12 @@ describe('views over HTTP', () => {
   });
 
   it('headers: must-revalidate, JSON or text/plain by Accept', async () => {
-    const r = await view('by_title');
+    const r = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: 'application/json' } });
     assert.equal(r.headers.get('cache-control'), 'must-revalidate');
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+    // The seed: only a client that lists application/json gets it (curl's */* gets text/plain).
+    const any = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: '*/*' } });
+    assert.equal(any.headers.get('content-type'), 'text/plain; charset=utf-8');
     const plain = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: 'text/html' } });
     assert.equal(plain.headers.get('content-type'), 'text/plain; charset=utf-8');
   });

@@ -173,7 +173,7 @@ export class Database {
         isNew: state.record === undefined,
       };
       write.record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit.tree) };
-      write.bodies.push({ rev, body: stringifyJson(input.body) });
+      write.bodies.push({ rev, body: input.json ?? stringifyJson(input.body) });
       if (edit.stemmed.length > 0) (write.dropBodies ??= []).push(...edit.stemmed.map(formatRev));
       if (state.write === undefined) order.push(id);
       state.write = write;

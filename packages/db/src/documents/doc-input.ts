@@ -15,6 +15,11 @@ export interface DocInput {
   deleted: boolean;
   /** The body without special members: what is stored and hashed. */
   body: JsonObject;
+  /**
+   * `stringifyJson(body)` when the parser could tell it from the source text (else undefined:
+   * stringify `body`). Taken when the input is read, so `body` must not change afterwards.
+   */
+  json?: string | undefined;
 }
 
 /** Members CouchDB reads from a document, and those it silently drops (couch_doc:transfer_fields). */
@@ -27,11 +32,20 @@ export function readDocInput(value: JsonValue): DocInput {
   let revisions: DocInput['revisions'];
   let deleted = false;
   let hasSpecial = false;
-  for (const [key, member] of value.entries()) {
+  let id: JsonValue | undefined;
+  let hasId = false;
+  const { keys, values } = value;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     if (key.charCodeAt(0) !== 95 /* _ */) continue;
+    const member = values[i];
     hasSpecial = true;
     switch (key) {
       case '_id':
+        // The first one, as get() would find (a parsed object has no duplicate keys anyway).
+        if (!hasId) id = member;
+        hasId = true;
+        break;
       case '_conflicts':
       case '_deleted_conflicts':
       case '_local_seq':
@@ -60,7 +74,8 @@ export function readDocInput(value: JsonValue): DocInput {
     }
   }
   const body = hasSpecial ? value.without(SPECIAL) : value;
-  return { id: value.get('_id'), rev, revisions, deleted, body };
+  const json = hasSpecial ? value.canonicalText(SPECIAL) : value.canonicalText();
+  return { id, rev, revisions, deleted, body, json };
 }
 
 /** CouchDB's checks on a design document's content before it is saved. */

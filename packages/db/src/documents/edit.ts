@@ -46,8 +46,19 @@ export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revs
     path = found.path;
   }
   const id = newRevId(input.deleted, parent, input.body);
+  if (tree === undefined) {
+    // A new document (so no parent): the tree is its one revision, as mergePath would build it
+    // without the work. The id is lower-case hex (normalizeRevId keeps it); one rev never stems.
+    if (!(revsLimit >= 1)) throw new RangeError('revsLimit must be at least 1');
+    return {
+      tree: [{ pos: 1, node: { id, deleted: input.deleted, stored: true, children: [] } }],
+      rev: { pos: 1, id },
+      changed: true,
+      stemmed: [],
+    };
+  }
   const pos = (parent?.pos ?? 0) + 1;
-  const merged = mergePath(tree ?? [], { pos, ids: [id, ...path], deleted: input.deleted, stored: true }, revsLimit);
+  const merged = mergePath(tree, { pos, ids: [id, ...path], deleted: input.deleted, stored: true }, revsLimit);
   return { tree: merged.tree, rev: { pos, id }, changed: true, stemmed: merged.stemmed };
 }
 

@@ -70,7 +70,9 @@ export async function streamRows(
     next = iterator.next();
   }
   buffer += `${first ? '' : '\r\n'}${tail()}\n`;
-  res.end(buffer);
+  // write + end, not end(buffer): a streamed answer is always chunked, however short.
+  res.write(buffer);
+  res.end();
 }
 
 /** Writes a chunk; resolves false when the client has gone. */

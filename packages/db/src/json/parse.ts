@@ -1,3 +1,4 @@
+import { stringifyNumber } from './stringify.js';
 import { JsonNumber, JsonObject, type JsonValue } from './value.js';
 
 /** Any text that is not one strict RFC 8259 JSON value. */
@@ -30,11 +31,16 @@ export const MAX_DEPTH = 4096;
  *
  * Unescaped lone surrogates in the input string are kept as they are: text decoded from
  * UTF-8 bytes cannot contain them.
+ *
+ * An object whose source text is exactly what `stringifyJson` would write for it (no
+ * whitespace, no collapsed duplicate, numbers and strings spelled canonically) remembers it:
+ * see `JsonObject.canonicalText`.
  */
 export function parseJson(text: string): JsonValue {
   src = text;
   pos = 0;
   depth = 0;
+  dirt = 0;
   try {
     skipWhitespace();
     if (pos >= src.length) fail('Unexpected end of input');
@@ -52,6 +58,12 @@ export function parseJson(text: string): JsonValue {
 let src = '';
 let pos = 0;
 let depth = 0;
+/**
+ * Counts what makes source text differ from the canonical text (whitespace, a collapsed
+ * duplicate key, a non-canonical number or string escape): a value is canonical when the
+ * count did not move while it was parsed.
+ */
+let dirt = 0;
 
 /** Marks a member replaced by a later duplicate (compacted away at the end of the object). */
 const REPLACED: JsonValue[] = [];
@@ -69,6 +81,7 @@ function skipWhitespace(): void {
     if (c === 32 || c === 10 || c === 13 || c === 9) i++;
     else break;
   }
+  if (i !== pos) dirt++;
   pos = i;
 }
 
@@ -128,6 +141,8 @@ function parseArray(): JsonValue[] {
 
 function parseObject(): JsonObject {
   enter();
+  const start = pos;
+  const dirtBefore = dirt;
   pos++; // {
   const keys: string[] = [];
   const values: JsonValue[] = [];
@@ -135,13 +150,16 @@ function parseObject(): JsonObject {
   if (src.charCodeAt(pos) === 125) {
     pos++;
     depth--;
-    return new JsonObject(keys, values);
+    return dirt === dirtBefore ? JsonObject.withSource(keys, values, src, start, pos, undefined) : new JsonObject(keys, values);
   }
   // Small objects find duplicates by a linear scan; past 16 members a map takes over.
   let index: Map<string, number> | null = null;
   let replaced = 0;
+  // [start, end) of the members whose key starts with '_' (see JsonObject.canonicalText).
+  let spans: number[] | undefined;
   for (;;) {
     skipWhitespace();
+    const memberStart = pos;
     if (src.charCodeAt(pos) !== 34) fail('Expected a string key');
     const key = parseString();
     skipWhitespace();
@@ -149,9 +167,14 @@ function parseObject(): JsonObject {
     pos++;
     skipWhitespace();
     const value = parseValue();
+    if (key.charCodeAt(0) === 95) {
+      if (spans === undefined) spans = [memberStart, pos];
+      else spans.push(memberStart, pos);
+    }
 
     const previous = index === null ? keys.indexOf(key) : (index.get(key) ?? -1);
     if (previous >= 0) {
+      dirt++;
       if (index === null) {
         keys.splice(previous, 1);
         values.splice(previous, 1);
@@ -176,7 +199,9 @@ function parseObject(): JsonObject {
     fail('Expected , or }', pos - 1);
   }
   depth--;
-  if (replaced === 0) return new JsonObject(keys, values);
+  if (replaced === 0) {
+    return dirt === dirtBefore ? JsonObject.withSource(keys, values, src, start, pos, spans) : new JsonObject(keys, values);
+  }
   const liveKeys: string[] = [];
   const liveValues: JsonValue[] = [];
   for (let i = 0; i < keys.length; i++) {
@@ -203,6 +228,7 @@ function parseString(): string {
       // c !== c: NaN, i.e. past the end
       fail(c !== c ? 'Unterminated string' : 'Control character in string', i);
     }
+    if (c >= 0xd800 && c <= 0xdfff) i = surrogate(c, i);
     i++;
   }
   return parseEscapedString(start, i);
@@ -231,9 +257,6 @@ function parseEscapedString(start: number, firstEscape: number): string {
         case 92:
           out += '\\';
           break;
-        case 47:
-          out += '/';
-          break;
         case 98:
           out += '\b';
           break;
@@ -259,13 +282,19 @@ function parseEscapedString(start: number, firstEscape: number): string {
             if (low < 0xdc00 || low > 0xdfff) fail('Lone surrogate in string', i - 6);
             i += 6;
             out += String.fromCharCode(unit, low);
+            dirt++; // JSON.stringify writes the pair as it is
           } else if (unit >= 0xdc00 && unit <= 0xdfff) {
             fail('Lone surrogate in string', i - 6);
           } else {
             out += String.fromCharCode(unit);
+            if (!isCanonicalUnicodeEscape(unit, i - 4)) dirt++;
           }
           break;
         }
+        case 47: // `\/`: JSON.stringify leaves '/' alone
+          out += '/';
+          dirt++;
+          break;
         default:
           fail(e !== e ? 'Unterminated string' : 'Invalid escape', i - 2);
       }
@@ -273,8 +302,32 @@ function parseEscapedString(start: number, firstEscape: number): string {
       continue;
     }
     if (c < 32 || c !== c) fail(c !== c ? 'Unterminated string' : 'Control character in string', i);
+    if (c >= 0xd800 && c <= 0xdfff) i = surrogate(c, i);
     i++;
   }
+}
+
+/**
+ * An unescaped surrogate at `i`: a well-formed pair is kept as JSON.stringify keeps it (returns
+ * the index of its low half); a lone one JSON.stringify would escape, so the text is not canonical.
+ */
+function surrogate(c: number, i: number): number {
+  if (c <= 0xdbff) {
+    const next = src.charCodeAt(i + 1);
+    if (next >= 0xdc00 && next <= 0xdfff) return i + 1;
+  }
+  dirt++;
+  return i;
+}
+
+/**
+ * Whether `\uXXXX` (hex digits at `at`) is how JSON.stringify writes `unit`: only control
+ * characters without a short escape, as `\u00xx` in lower case.
+ */
+function isCanonicalUnicodeEscape(unit: number, at: number): boolean {
+  if (unit >= 32 || unit === 8 || unit === 9 || unit === 10 || unit === 12 || unit === 13) return false;
+  const c = src.charCodeAt(at + 3);
+  return !(c >= 65 && c <= 70); // the only digit that can be a letter; upper case is not canonical
 }
 
 function hex4(at: number): number {
@@ -346,7 +399,13 @@ function parseNumber(): JsonValue {
   pos = i;
 
   if (!hasFraction && !hasExponent) {
-    if (integerDigits <= 15) return negative ? (value === 0 ? 0 : -value) : value;
+    // Digits without leading zeros are canonical, except `-0`.
+    if (integerDigits <= 15) {
+      if (!negative) return value;
+      if (value !== 0) return -value;
+      dirt++;
+      return 0;
+    }
     const text = s.slice(start, i);
     const n = Number(text);
     return Number.isSafeInteger(n) ? n : JsonNumber.integer(text);
@@ -358,5 +417,8 @@ function parseNumber(): JsonValue {
   // their value). Our reading of it: a mantissa without a fraction scaled by a power of ten
   // that itself underflows (10^-324 and below) gives zero.
   if (!hasFraction && exponent <= -324) n = 0;
-  return Number.isSafeInteger(n) ? JsonNumber.float(n) : n;
+  const result = Number.isSafeInteger(n) ? JsonNumber.float(n) : n;
+  const canonical = typeof result === 'number' ? stringifyNumber(result) : result.text;
+  if (canonical.length !== i - start || !s.startsWith(canonical, start)) dirt++;
+  return result;
 }

@@ -51,10 +51,15 @@ export class TermWriter {
   /** ATOM_EXT: OTP 25 still writes Latin-1 atoms with the old 2-byte-length tag. */
   atom(name: string): this {
     this.reserve(3 + name.length);
-    this.buf[this.len] = Tag.Atom;
-    this.buf.writeUInt16BE(name.length, this.len + 1);
-    this.len += 3;
-    this.len += this.buf.write(name, this.len, 'latin1');
+    const buf = this.buf;
+    let at = this.len;
+    buf[at] = Tag.Atom;
+    buf[at + 1] = name.length >>> 8;
+    buf[at + 2] = name.length & 0xff;
+    at += 3;
+    // Latin-1: one byte per character (the low byte, as Buffer.write 'latin1' takes it).
+    for (let i = 0; i < name.length; i++) buf[at++] = name.charCodeAt(i);
+    this.len = at;
     return this;
   }
 
@@ -101,11 +106,15 @@ export class TermWriter {
   binary(data: Uint8Array | string): this {
     if (typeof data === 'string') {
       this.reserve(5 + data.length * 3);
-      const start = this.len + 5;
-      const size = data.length <= 64 ? writeShort(this.buf, data, start) : this.buf.write(data, start, 'utf8');
-      this.buf[this.len] = Tag.Binary;
-      this.buf.writeUInt32BE(size, this.len + 1);
-      this.len = start + size;
+      const buf = this.buf;
+      const at = this.len;
+      const size = data.length <= 64 ? writeShort(buf, data, at + 5) : buf.write(data, at + 5, 'utf8');
+      buf[at] = Tag.Binary;
+      buf[at + 1] = size >>> 24;
+      buf[at + 2] = (size >>> 16) & 0xff;
+      buf[at + 3] = (size >>> 8) & 0xff;
+      buf[at + 4] = size & 0xff;
+      this.len = at + 5 + size;
       return this;
     }
     this.reserve(5 + data.length);
@@ -178,7 +187,12 @@ export class TermWriter {
     if (keys.length === 0) return this.nil();
     this.list(keys.length);
     for (let i = 0; i < keys.length; i++) {
-      this.tuple(2).binary(keys[i]).value(values[i]);
+      // SMALL_TUPLE_EXT of arity 2: {Key, Value}
+      this.reserve(2);
+      this.buf[this.len] = Tag.SmallTuple;
+      this.buf[this.len + 1] = 2;
+      this.len += 2;
+      this.binary(keys[i]).value(values[i]);
     }
     return this.nil();
   }

@@ -61,10 +61,84 @@ export class JsonObject {
   keys: string[];
   values: JsonValue[];
   private index: Map<string, number> | undefined;
+  /**
+   * Set by the parser when this object's source text is already canonical (what
+   * `stringifyJson` would write): `source.slice(sourceStart, sourceEnd)`. `sourceSpans` holds
+   * [start, end) of every member whose key starts with `_`, in member order (undefined when
+   * there is none), so such members can be cut out of the text. `set` and `delete` drop it;
+   * nothing may change `keys` or `values` (or a nested value) behind its back.
+   */
+  private source: string | undefined;
+  private sourceStart: number;
+  private sourceEnd: number;
+  private sourceSpans: number[] | undefined;
 
   constructor(keys: string[] = [], values: JsonValue[] = []) {
     this.keys = keys;
     this.values = values;
+    this.index = undefined;
+    this.source = undefined;
+    this.sourceStart = 0;
+    this.sourceEnd = 0;
+    this.sourceSpans = undefined;
+  }
+
+  /**
+   * For the parser only: records that `text.slice(start, end)` is this object exactly as
+   * `stringifyJson` writes it, and where its `_` members are (see `canonicalText`).
+   */
+  static withSource(keys: string[], values: JsonValue[], text: string, start: number, end: number, spans: number[] | undefined): JsonObject {
+    const object = new JsonObject(keys, values);
+    object.source = text;
+    object.sourceStart = start;
+    object.sourceEnd = end;
+    object.sourceSpans = spans;
+    return object;
+  }
+
+  /**
+   * The canonical text (`stringifyJson`) of this object without the `omit` members, taken from
+   * the parsed source when the parser proved it canonical; undefined when it did not (or when
+   * `omit` names a member not starting with `_`). Cheaper than stringifying the members again.
+   */
+  canonicalText(omit?: ReadonlySet<string>): string | undefined {
+    const text = this.source;
+    if (text === undefined) return undefined;
+    const spans = this.sourceSpans;
+    if (omit === undefined || spans === undefined) {
+      if (omit !== undefined) for (const key of this.keys) if (omit.has(key)) return undefined;
+      return text.slice(this.sourceStart, this.sourceEnd);
+    }
+    const { keys } = this;
+    // The members between cut ones, each run without the commas next to a cut member.
+    let out = '';
+    let runs = 0;
+    let runStart = this.sourceStart + 1;
+    let u = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (key.charCodeAt(0) !== 95 /* _ */) {
+        if (omit.has(key)) return undefined;
+        continue;
+      }
+      const start = spans[u];
+      const end = spans[u + 1];
+      u += 2;
+      if (!omit.has(key)) continue;
+      // A cut member is preceded by a comma unless it comes first.
+      const runEnd = start === this.sourceStart + 1 ? start : start - 1;
+      if (runEnd > runStart) {
+        out += runs === 0 ? text.slice(runStart, runEnd) : `,${text.slice(runStart, runEnd)}`;
+        runs++;
+      }
+      // Past the comma (or the closing brace) after the cut member.
+      runStart = end + 1;
+    }
+    const runEnd = this.sourceEnd - 1;
+    if (runEnd > runStart) {
+      out += runs === 0 ? text.slice(runStart, runEnd) : `,${text.slice(runStart, runEnd)}`;
+    }
+    return `{${out}}`;
   }
 
   /** Builds an object from [key, value] pairs; a repeated key replaces the earlier value in place. */
@@ -90,6 +164,7 @@ export class JsonObject {
   /** Replaces the value of an existing key in place, or appends the key. */
   set(key: string, value: JsonValue): this {
     const i = this.indexOf(key);
+    this.source = undefined;
     if (i >= 0) {
       this.values[i] = value;
     } else {
@@ -104,6 +179,7 @@ export class JsonObject {
   delete(key: string): boolean {
     const i = this.indexOf(key);
     if (i < 0) return false;
+    this.source = undefined;
     this.keys.splice(i, 1);
     this.values.splice(i, 1);
     this.index = undefined;

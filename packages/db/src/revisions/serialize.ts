@@ -13,6 +13,12 @@ import type { RevNode, RevTree } from './tree.js';
  * (`1:967a00dff5e02add41819138abb3284d`).
  */
 export function serializeTree(tree: RevTree): string {
+  if (tree.length === 1 && tree[0].node.children.length === 0) {
+    // One rev (every new document).
+    const { pos, node } = tree[0];
+    const id = isPlainId(node.id) ? node.id : JSON.stringify(node.id);
+    return `${pos}:${id}${node.deleted ? 'd' : ''}${node.stored ? '' : 'm'}`;
+  }
   const parts: string[] = [];
   for (let r = 0; r < tree.length; r++) {
     if (r > 0) parts.push(';');

@@ -18,6 +18,11 @@ export function sortedLeaves(tree: RevTree): Leaf[] {
 
 /** The winning leaf; undefined only for an empty tree. */
 export function winner(tree: RevTree): Leaf | undefined {
+  if (tree.length === 1 && tree[0].node.children.length === 0) {
+    // One rev (every new document): it is the winner.
+    const { pos, node } = tree[0];
+    return { pos, id: node.id, deleted: node.deleted, stored: node.stored, path: [node.id] };
+  }
   let best: Leaf | undefined;
   for (const leaf of leaves(tree)) if (best === undefined || compareLeaves(leaf, best) < 0) best = leaf;
   return best;

@@ -31,25 +31,26 @@ export interface ViewQueryOptions {
 
 export interface MapResult {
   totalRows: number;
-  offset: number | null;
+  offset: number;
   rows: Iterable<string>;
 }
 
 export function queryMap(db: Database, tree: RowTree, view: ViewDef, q: ViewQueryOptions): MapResult {
   const totalRows = tree.total();
-  if (q.keys !== undefined) {
-    const ranges = orderedKeys(q).map((key) => keyRange(key, view, q));
-    return { totalRows, offset: null, rows: mapRows(db, tree, ranges, q) };
-  }
-  const range = rowKeyRange(q, view.raw);
-  const before = q.descending
-    ? range.lt === undefined
+  const ranges = q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
+  // Rows before the first range in iteration order, plus skip (a keys query counts from its first key).
+  const first = ranges[0];
+  const before =
+    first === undefined
       ? 0
-      : tree.countFrom(range.lt)
-    : range.gte === undefined
-      ? 0
-      : tree.countBelow(range.gte);
-  return { totalRows, offset: Math.min(totalRows, before + q.skip), rows: mapRows(db, tree, [range], q) };
+      : q.descending
+        ? first.lt === undefined
+          ? 0
+          : tree.countFrom(first.lt)
+        : first.gte === undefined
+          ? 0
+          : tree.countBelow(first.gte);
+  return { totalRows, offset: Math.min(totalRows, before + q.skip), rows: mapRows(db, tree, ranges, q) };
 }
 
 function* mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): Generator<string> {
@@ -86,8 +87,9 @@ function includedDoc(db: Database, docId: string, valueJson: string, conflicts: 
     if ('_id' in value) {
       if (typeof value._id !== 'string') return 'null';
       id = value._id;
-      if (typeof value._rev === 'string') rev = value._rev;
     }
+    // `{_rev}` alone names a revision of the row's own document.
+    if (typeof value._rev === 'string') rev = value._rev;
   }
   try {
     if (rev !== undefined) return db.openDoc(id, { rev: parseRev(rev), conflicts }).json;
@@ -156,12 +158,14 @@ export function answerQuery(
   db: Database,
   state: GroupState,
   viewNo: number,
-  q: ViewQueryOptions & { updateSeq: boolean },
+  q: ViewQueryOptions & { updateSeq: boolean; sorted: boolean },
 ): { meta: ViewMeta; rows: Iterable<string> } {
   const view = state.group.views[viewNo];
   const tree = state.index.trees[viewNo];
   const seq = q.updateSeq ? { update_seq: state.index.updateSeq } : {};
   if (q.reduce) return { meta: seq, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
   const result = queryMap(db, tree, view, q);
+  // sorted=false (CouchDB 3): rows only, without total_rows and offset.
+  if (!q.sorted) return { meta: seq, rows: result.rows };
   return { meta: { total_rows: result.totalRows, offset: result.offset, ...seq }, rows: result.rows };
 }

@@ -55,15 +55,24 @@ export class ViewIndex {
     }
     this.putMeta.run('signature', group.signature);
     this.seq = Number(sql.prepare("SELECT value FROM meta WHERE key = 'update_seq'").pluck().get() ?? 0);
+    const changed = sql.prepare("SELECT value FROM meta WHERE key = 'changed_seqs'").pluck().get() as string | undefined;
+    this.changedSeqs = changed === undefined ? group.views.map(() => 0) : (JSON.parse(changed) as number[]);
     this.trees = group.views.map((_, view) => makeTree(sql, view));
     this.applyTransaction = sql.transaction((docs: readonly MappedDoc[], seq: number) => this.applyNow(docs, seq));
   }
 
   private readonly sql: Sqlite.Database;
+  /** Per view, the sequence of the last batch that changed its rows (its ETag moves with it). */
+  private changedSeqs: number[];
 
   /** The database sequence this index is complete up to. */
   get updateSeq(): number {
     return this.seq;
+  }
+
+  /** The sequence at which a view's rows last changed. */
+  changedSeq(view: number): number {
+    return this.changedSeqs[view] ?? 0;
   }
 
   /** Bytes of the index file (for `_info` sizes). */
@@ -108,10 +117,15 @@ export class ViewIndex {
       if (back.length > 0) this.putBack.run(doc.id, encodeBackIndex(back));
       else if (old !== undefined) this.deleteBack.run(doc.id);
     }
+    const changedSeqs = [...this.changedSeqs];
     this.trees.forEach((tree, view) => {
-      if (inserts[view].length > 0 || removes[view].length > 0) tree.update(inserts[view], removes[view]);
+      if (inserts[view].length === 0 && removes[view].length === 0) return;
+      tree.update(inserts[view], removes[view]);
+      changedSeqs[view] = seq;
     });
     this.putMeta.run('update_seq', String(seq));
+    this.putMeta.run('changed_seqs', JSON.stringify(changedSeqs));
+    this.changedSeqs = changedSeqs;
   }
 
   close(): void {

@@ -109,9 +109,9 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   const { manager, state, viewNo } = await open(ctx, db);
   const q = parseViewQuery(ctx.query, body, state.group.views[viewNo], state.group.options);
   if (q.update === 'true') await manager.refresh(state);
-  const etag = etagOf(state, viewNo, ctx, body);
+  const etag = etagOf(state, viewNo, ctx, body, q, db);
   const headers = { ...contentType(ctx), ETag: etag };
-  if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', headers);
+  if (matches(ctx.req.headers['if-none-match'], etag)) return sendText(ctx, 304, '', headers);
   const { head, rows } = answer(db, state, viewNo, q);
   await streamRows(ctx, 200, head, rows, () => ']}', headers);
   if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
@@ -124,17 +124,33 @@ function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): 
   return { head: `${members.slice(0, -1)}${members.length > 2 ? ',' : ''}"rows":[`, rows };
 }
 
-/** Quoted hash of what this answer depends on: the index (signature, sequence) and the request. */
-function etagOf(state: GroupState, viewNo: number, ctx: RequestContext, body: unknown): string {
+/**
+ * Quoted hash of what this answer depends on: the view's rows (signature, and the sequence at
+ * which this view last changed: writes the view does not see keep the ETag), the request, and
+ * with include_docs the database's sequence too (the docs can change without the view).
+ */
+function etagOf(state: GroupState, viewNo: number, ctx: RequestContext, body: unknown, q: ViewQuery, db: Database): string {
+  const docs = q.includeDocs ? `:${db.meta().updateSeq}` : '';
   const hash = createHash('md5')
-    .update(`${state.group.signature}:${viewNo}:${state.index.updateSeq}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`)
+    .update(`${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`)
     .digest('hex');
   return `"${hash}"`;
 }
 
-/** The seed: `application/json` when the client accepts it, else `text/plain; charset=utf-8`. */
+/** If-None-Match may list several ETags (or `*`). */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === etag || t === '*' || t === `W/${etag}`;
+  });
+}
+
+/**
+ * The seed (CouchDB 1.x): `application/json` when the client lists it in Accept, otherwise
+ * `text/plain; charset=utf-8` (the body is JSON either way). CouchDB 3 always says JSON.
+ */
 function contentType(ctx: RequestContext): Record<string, string> {
-  const accept = ctx.req.headers.accept;
-  const json = accept === undefined || accept.includes('application/json') || accept.includes('*/*');
-  return json ? {} : { 'Content-Type': 'text/plain; charset=utf-8' };
+  const accept = ctx.req.headers.accept ?? '';
+  return accept.includes('application/json') ? {} : { 'Content-Type': 'text/plain; charset=utf-8' };
 }

@@ -13,6 +13,16 @@ import { COUNTERS, SCHEMA, SCHEMA_VERSION } from './schema.js';
 type Db = Database.Database;
 type Statement = Database.Statement;
 
+/**
+ * Rows per multi-row statement: one statement call for many rows saves most of the per-call
+ * cost of better-sqlite3 on bulk writes and lookups. Smaller sizes mop up a batch's remainder.
+ */
+const CHUNK_ROWS = [64, 16, 4, 1] as const;
+/** Ids per `IN (...)` lookup (a short last chunk is padded with NULLs, which match nothing). */
+const LOOKUP_CHUNK = 64;
+/** Below this many ids a lookup per id is as cheap. */
+const MIN_BATCH_LOOKUP = 8;
+
 /** Rows per fold page: small first (callers often stop after a few rows), then larger. */
 const FIRST_PAGE = 64;
 const MAX_PAGE = 1024;
@@ -63,7 +73,11 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly stmtGetDoc: Statement;
   private readonly stmtGetBody: Statement;
   private readonly stmtOld: Statement;
-  private readonly stmtInsertDoc: Statement;
+  private readonly stmtGetDocsIn: Statement;
+  private readonly stmtMaxKey: Statement;
+  /** Multi-row inserts by row count (CHUNK_ROWS), prepared on first use. */
+  private readonly stmtInsertDocs = new Map<number, Statement>();
+  private readonly stmtPutBodies = new Map<number, Statement>();
   private readonly stmtUpdateDoc: Statement;
   private readonly stmtPutBody: Statement;
   private readonly stmtDropBody: Statement;
@@ -100,9 +114,11 @@ export class SqliteDatabase implements DatabaseStore {
       .prepare('SELECT body FROM bodies WHERE doc = (SELECT k FROM docs WHERE id = ?) AND rev = ?')
       .pluck();
     this.stmtOld = db.prepare('SELECT k, deleted, size FROM docs WHERE id = ?').raw();
-    this.stmtInsertDoc = db.prepare(
-      'INSERT INTO docs (id, seq, rev, deleted, size, tree) VALUES (?, ?, ?, ?, ?, ?)',
-    );
+    this.stmtGetDocsIn = db
+      .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`)
+      .raw();
+    // `k` is given explicitly on insert, as SQLite would pick it: one more than the largest.
+    this.stmtMaxKey = db.prepare('SELECT max(k) FROM docs').pluck();
     this.stmtUpdateDoc = db.prepare(
       'UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?',
     );
@@ -209,7 +225,20 @@ export class SqliteDatabase implements DatabaseStore {
   }
 
   getDocs(ids: readonly string[]): (DocRecord | undefined)[] {
-    return ids.map((id) => this.getDoc(id));
+    if (ids.length < MIN_BATCH_LOOKUP) return ids.map((id) => this.getDoc(id));
+    const rows = new Map<string, DocRow>();
+    for (let at = 0; at < ids.length; at += LOOKUP_CHUNK) {
+      const chunk: (string | null)[] = ids.slice(at, at + LOOKUP_CHUNK);
+      while (chunk.length < LOOKUP_CHUNK) chunk.push(null);
+      for (const row of this.stmtGetDocsIn.all(chunk) as DocRow[]) rows.set(row[0], row);
+    }
+    return ids.map((id) => {
+      const row = rows.get(id);
+      if (row !== undefined) return toRecord(row);
+      // An id with a lone surrogate is bound as U+FFFD, so its row (if any) comes back under
+      // another id: only the lookup of that one id finds it.
+      return isWellFormed(id) ? undefined : this.getDoc(id);
+    });
   }
 
   getBody(id: string, rev: string): string | undefined {
@@ -228,22 +257,33 @@ export class SqliteDatabase implements DatabaseStore {
   private applyWrites(writes: readonly DocWrite[]): { seqs: number[]; counters: Counters } {
     const c = { ...this.counters };
     const seqs: number[] = [];
+    // New documents' rows wait here and go in with multi-row INSERTs (flushed before any
+    // statement that could see them): 7 values per docs row, 3 per bodies row.
+    const docRows: unknown[] = [];
+    const bodyRows: unknown[] = [];
+    const flush = (): void => {
+      this.insertRows(this.stmtInsertDocs, 'INSERT INTO docs (k, id, seq, rev, deleted, size, tree)', 7, docRows);
+      this.insertRows(this.stmtPutBodies, 'INSERT OR REPLACE INTO bodies (doc, rev, body)', 3, bodyRows);
+    };
+    let nextKey = 0; // read when the first new document needs one
     for (const { record, bodies, dropBodies, isNew } of writes) {
       for (const b of bodies) {
         if (typeof b.body !== 'string') throw new TypeError(`body of ${record.id} ${b.rev} is not a string`);
       }
       const seq = ++c.updateSeq;
       const deleted = record.deleted ? 1 : 0;
-      const old = isNew
-        ? undefined
-        : (this.stmtOld.get(record.id) as [k: number, deleted: number, size: number] | undefined);
+      let old: [k: number, deleted: number, size: number] | undefined;
+      if (!isNew) {
+        flush();
+        old = this.stmtOld.get(record.id) as [k: number, deleted: number, size: number] | undefined;
+      }
       let size = 0;
       if (old === undefined) {
         if (!record.deleted) size = sizeInBatch(bodies, record.rev) ?? 0;
-        const k = Number(
-          this.stmtInsertDoc.run(record.id, seq, record.rev, deleted, size, record.tree).lastInsertRowid,
-        );
-        for (const b of bodies) this.stmtPutBody.run(k, b.rev, b.body);
+        if (nextKey === 0) nextKey = ((this.stmtMaxKey.get() as number | null) ?? 0) + 1;
+        const k = nextKey++;
+        docRows.push(k, record.id, seq, record.rev, deleted, size, record.tree);
+        for (const b of bodies) bodyRows.push(k, b.rev, b.body);
       } else {
         const k = old[0];
         for (const b of bodies) this.stmtPutBody.run(k, b.rev, b.body);
@@ -261,8 +301,29 @@ export class SqliteDatabase implements DatabaseStore {
       c.external += size;
       seqs.push(seq);
     }
+    flush();
     this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external);
     return { seqs, counters: c };
+  }
+
+  /** Runs `insert VALUES (...), ...` over `values` (`width` per row) in as few calls as CHUNK_ROWS allow; empties it. */
+  private insertRows(statements: Map<number, Statement>, insert: string, width: number, values: unknown[]): void {
+    let at = 0;
+    for (const rows of CHUNK_ROWS) {
+      const n = rows * width;
+      if (values.length - at < n) continue;
+      let stmt = statements.get(rows);
+      if (stmt === undefined) {
+        const row = `(${Array(width).fill('?').join(', ')})`;
+        stmt = this.db.prepare(`${insert} VALUES ${Array(rows).fill(row).join(', ')}`);
+        statements.set(rows, stmt);
+      }
+      while (values.length - at >= n) {
+        stmt.run(at === 0 && values.length === n ? values : values.slice(at, at + n));
+        at += n;
+      }
+    }
+    values.length = 0;
   }
 
   *foldDocs(range: IdRange): Generator<DocRecord> {
@@ -375,6 +436,19 @@ export class SqliteDatabase implements DatabaseStore {
     }
     return stmt;
   }
+}
+
+/** False when the string holds a lone surrogate (it would not encode as UTF-8). */
+function isWellFormed(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c >= 0xdc00) return false;
+    const next = text.charCodeAt(i + 1);
+    if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+    i++;
+  }
+  return true;
 }
 
 /** UTF-8 bytes of `rev`'s body when this write carries it. */

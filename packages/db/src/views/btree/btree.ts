@@ -28,17 +28,21 @@
  *
  * Node size: by encoded bytes, not entry count, because view values range from nothing to whole
  * documents. Chunks are cut near 85% of `nodeBytes` so a freshly built node absorbs a few inserts
- * before it splits. Default 2048 bytes (≈ 30 rows of ~30-byte keys and short values, ≈ 25
- * pointers per inner node, 4 levels for 1M rows). Measured on the 100k/175k-row benchmarks in
- * test/btree-bench.test.ts: 1279 (CouchDB's chunk size) makes more nodes and SQLite rows
- * for bulk builds; 4096 and up rewrite more bytes and reduce more loose rows per touched leaf
- * for small incremental updates and at group edges; 2048 balances both.
+ * before it splits. Default 2048 bytes: ≈ 25 rows of ~35-byte keys and short values per leaf,
+ * ≈ 25 pointers per inner node, 4 levels for 175k rows, 5 for 1M. Measured (test/btree-bench and
+ * a sweep over 87.5k rows in SQLite, CPU ms, busy machine): an update of 875 removes + 875
+ * inserts cost ≈ 66 / 68 / 82 / 104 ms with 1279 (CouchDB's chunk) / 2048 / 4096 / 8192-byte
+ * nodes, because random changes touch about as many leaves either way and bigger leaves mean
+ * more bytes rewritten and re-reduced per touched leaf (and 4 KB+ blobs spill into SQLite
+ * overflow pages, while two 2 KB nodes share a 4 KB page); grouped queries favour big nodes
+ * (fewer pointers to visit, 500 groups over 100k rows: ≈ 2 ms at 2048). Bulk builds are alike.
  *
  * Cache: an LRU of decoded nodes (entries with decoded values, pointers with decoded
- * reductions), `cacheNodes` nodes (default 20,000 ≈ 600k rows of leaves), so warm queries do
- * no store reads and no parsing. Writes put the new node in the cache. Before each operation
- * the tree reads the root id and the store's generation; a generation it did not write (a
- * rolled-back transaction, another handle) drops the cache.
+ * reductions), `cacheNodes` nodes (default 20,000: ≈ 500k rows of leaves, ≈ 90 MB of heap with
+ * ~30-byte keys and three-string values; measured 175 MB for 1M rows in 38k nodes), so warm
+ * queries do no store reads and no parsing. Writes put the new node in the cache. Before each
+ * operation the tree reads the root id and the store's generation; a generation it did not
+ * write (a rolled-back transaction, another handle) drops the cache.
  *
  * Iteration. `fold` and `foldReduce` are generators that fetch nodes by id as they go (no
  * statement stays open across a yield). They must not be resumed after an `update` or `clear`
@@ -89,12 +93,13 @@ export interface BTreeOptions<V, R> {
 
 /**
  * A key range in iteration order: with `descending`, `start` is the high end (start ≥ end).
- * `start` is inclusive; `end` is inclusive unless `inclusiveEnd: false`. Bounds are compared as
- * raw bytes with the entry keys; either may be omitted.
+ * Both ends are inclusive unless `inclusiveStart: false` / `inclusiveEnd: false`. Bounds are
+ * compared as raw bytes with the entry keys; either may be omitted.
  */
 export interface KeyRange {
   start?: Buffer;
   end?: Buffer;
+  inclusiveStart?: boolean;
   inclusiveEnd?: boolean;
 }
 
@@ -172,10 +177,11 @@ interface Bounds {
 
 /** The range in key order; undefined when it is empty. */
 function toBounds(range: KeyRange, desc: boolean): Bounds | undefined {
+  const startIncl = range.inclusiveStart !== false;
   const endIncl = range.inclusiveEnd !== false;
   const b: Bounds = desc
-    ? { lo: range.end, loIncl: endIncl, hi: range.start, hiIncl: true, desc }
-    : { lo: range.start, loIncl: true, hi: range.end, hiIncl: endIncl, desc };
+    ? { lo: range.end, loIncl: endIncl, hi: range.start, hiIncl: startIncl, desc }
+    : { lo: range.start, loIncl: startIncl, hi: range.end, hiIncl: endIncl, desc };
   if (b.lo !== undefined && b.hi !== undefined) {
     const c = compareKeys(b.lo, b.hi);
     if (c > 0 || (c === 0 && !(b.loIncl && b.hiIncl))) return undefined;
@@ -288,6 +294,43 @@ class GroupAcc<V, R> {
     this.reds = [];
     return out;
   }
+}
+
+/**
+ * After child c of a node wholly in range went into group `key`: the following siblings whose
+ * far end is still in that group lie wholly in it too (groups are contiguous), and they form a
+ * prefix of the rest, found by exponential then binary search. Pushes their stored reductions
+ * and returns the index of the next child to visit. Costs O(log k) group keys for k siblings
+ * instead of k, which matters when groups are smaller than an inner node's subtree.
+ */
+function gallop<R>(
+  ps: readonly Ptr<R>[],
+  c: number,
+  desc: boolean,
+  groupKey: (key: Buffer) => Buffer | null,
+  key: Buffer | null,
+  reds: R[],
+): number {
+  const step = desc ? -1 : 1;
+  const n = ps.length;
+  const inGroup = (x: number): boolean => sameGroup(groupKey(desc ? ps[x].first : ps[x].last), key);
+  // Distances from c: `good` is known in the group, `bad` known out of it (or past the end).
+  let good = 0;
+  let bad = 1;
+  for (;;) {
+    const x = c + bad * step;
+    if (x < 0 || x >= n || !inGroup(x)) break;
+    good = bad;
+    bad *= 2;
+  }
+  while (bad - good > 1) {
+    const mid = (good + bad) >>> 1;
+    const x = c + mid * step;
+    if (x >= 0 && x < n && inGroup(x)) good = mid;
+    else bad = mid;
+  }
+  for (let i = 1; i <= good; i++) reds.push(ps[c + i * step].red);
+  return c + (good + 1) * step;
 }
 
 /** LRU of decoded nodes: a Map in recency order. */
@@ -596,6 +639,7 @@ export class BTree<V, R = undefined> {
         const far = groupKey(desc ? p.first : p.last);
         if (acc.active && sameGroup(acc.key, far)) {
           acc.reds.push(p.red);
+          if (cLo && cHi) next[d] = gallop(ps, c, desc, groupKey, far, acc.reds);
           continue;
         }
         if (sameGroup(groupKey(desc ? p.last : p.first), far)) {
@@ -605,6 +649,7 @@ export class BTree<V, R = undefined> {
           }
           acc.start(far, this.edgeEntry(p, desc));
           acc.reds.push(p.red);
+          if (cLo && cHi) next[d] = gallop(ps, c, desc, groupKey, far, acc.reds);
           continue;
         }
       }
@@ -745,13 +790,13 @@ export class BTree<V, R = undefined> {
   /** Sorted, deduplicated actions with encoded values. */
   private prepare(inserts: readonly Entry<V>[], removes: readonly Buffer[]): Action<V>[] {
     const n = removes.length + inserts.length;
-    const acts: Action<V>[] = new Array(n);
-    let k = 0;
-    for (let i = 0; i < removes.length; i++) acts[k++] = { key: removes[i], entry: undefined, raw: undefined };
+    // push, not new Array(n): V8 makes arrays preallocated beyond 100k elements dictionary-mode.
+    const acts: Action<V>[] = [];
+    for (let i = 0; i < removes.length; i++) acts.push({ key: removes[i], entry: undefined, raw: undefined });
     for (let i = 0; i < inserts.length; i++) {
       const e = inserts[i];
       const entry: Entry<V> = { key: e.key, value: e.value };
-      acts[k++] = { key: e.key, entry, raw: asBuffer(this.encodeValue(e.value)) };
+      acts.push({ key: e.key, entry, raw: asBuffer(this.encodeValue(e.value)) });
     }
     let sorted = true;
     for (let i = 1; i < n; i++) {
@@ -908,12 +953,16 @@ export class BTree<V, R = undefined> {
   private materializeLeaf(entries: Entry<V>[], raws: Buffer[], force: boolean): Kid<V, R>[] {
     const n = entries.length;
     if (n === 0) return [];
-    const sizes: number[] = new Array(n);
+    const sizes: number[] = [];
     let total = NODE_HEADER_BYTES;
-    for (let i = 0; i < n; i++) total += sizes[i] = entryBytes(entries[i].key, raws[i]);
+    for (let i = 0; i < n; i++) {
+      const size = entryBytes(entries[i].key, raws[i]);
+      sizes.push(size);
+      total += size;
+    }
     if (!force && total < this.minBytes) return [{ pending: true, leaf: true, entries, raws }];
     const ends = this.cuts(sizes, total, 1);
-    const out: Ptr<R>[] = new Array(ends.length);
+    const out: Ptr<R>[] = [];
     let from = 0;
     for (let c = 0; c < ends.length; c++) {
       const to = ends[c];
@@ -931,12 +980,16 @@ export class BTree<V, R = undefined> {
     if (n === 0) return [];
     if (n === 1) return [{ pending: true, leaf: false, kids }];
     const ptrs = kids as Ptr<R>[]; // normalize() left no pending kid in a list of two or more
-    const sizes: number[] = new Array(n);
+    const sizes: number[] = [];
     let total = NODE_HEADER_BYTES;
-    for (let i = 0; i < n; i++) total += sizes[i] = ptrBytes(ptrs[i]);
+    for (let i = 0; i < n; i++) {
+      const size = ptrBytes(ptrs[i]);
+      sizes.push(size);
+      total += size;
+    }
     if (!force && total < this.minBytes) return [{ pending: true, leaf: false, kids }];
     const ends = this.cuts(sizes, total, 2);
-    const out: Ptr<R>[] = new Array(ends.length);
+    const out: Ptr<R>[] = [];
     let from = 0;
     for (let c = 0; c < ends.length; c++) {
       const to = ends[c];

@@ -121,15 +121,8 @@ class Writer {
   bytes(b: Uint8Array): void {
     const n = b.length;
     this.varint(n);
-    const buf = this.buf;
-    let pos = this.pos;
-    // A loop beats TypedArray#set (a call into C++) for the short keys and values of index rows.
-    if (n < 48) for (let i = 0; i < n; i++) buf[pos++] = b[i];
-    else {
-      buf.set(b, pos);
-      pos += n;
-    }
-    this.pos = pos;
+    this.buf.set(b, this.pos);
+    this.pos += n;
   }
   done(): Buffer {
     return this.pos === this.buf.length ? this.buf : this.buf.subarray(0, this.pos);

@@ -11,8 +11,9 @@ const SMALL = 24;
 export function sortByKey<T extends { readonly key: Uint8Array }>(items: T[]): T[] {
   const n = items.length;
   if (n < 2) return items;
-  const keys: Uint8Array[] = new Array(n);
-  for (let i = 0; i < n; i++) keys[i] = items[i].key;
+  // push, not new Array(n): V8 makes arrays preallocated beyond 100k elements dictionary-mode.
+  const keys: Uint8Array[] = [];
+  for (let i = 0; i < n; i++) keys.push(items[i].key);
   const idx = new Int32Array(n);
   for (let i = 0; i < n; i++) idx[i] = i;
   const tmp = new Int32Array(n);
@@ -67,8 +68,8 @@ export function sortByKey<T extends { readonly key: Uint8Array }>(items: T[]): T
       if (size > 1) stack.push(start[b], start[b] + size, depth + 1);
     }
   }
-  const out: T[] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = items[idx[i]];
+  const out: T[] = [];
+  for (let i = 0; i < n; i++) out.push(items[idx[i]]);
   return out;
 }
 
