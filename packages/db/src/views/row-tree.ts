@@ -35,6 +35,8 @@ export interface RowTree {
   /** Rows whose key is `key` or above. */
   countFrom(key: Buffer): number;
   total(): number;
+  /** Drops cached state after the caller rolled back a transaction that held an update. */
+  invalidate(): void;
   /** One reduction per group of rows in the range (groups are byte-prefix runs), in iteration order. */
   groups(range: RowRange, descending: boolean, groupKey: (key: Buffer) => Buffer): Generator<RowGroup>;
 }

@@ -6,13 +6,14 @@
  */
 import type Sqlite from 'better-sqlite3';
 import { BTree, SqliteNodeStore, type Entry, type KeyRange, type Reducer as TreeReducer } from './btree/index.js';
-import type { Reducer } from './reduce/index.js';
+import { builtinName, type Reducer } from './reduce/index.js';
 import type { RowEntry, RowGroup, RowRange, RowTree, RowValue } from './row-tree.js';
 
 export function makeRowTree(sql: Sqlite.Database, view: number, reducer: Reducer | undefined): RowTree {
   const tree = new BTree<RowValue, unknown[]>({
     store: new SqliteNodeStore(sql, `view_${view}`),
     reducer: reducer === undefined ? undefined : treeReducer(reducer),
+    exclusive: true,
     encodeValue: encodeRow,
     decodeValue: decodeRow,
   });
@@ -58,6 +59,11 @@ class BTreeRows implements RowTree {
     return this.tree.countBefore(key);
   }
 
+  invalidate(): void {
+    this.version++;
+    this.tree.invalidate();
+  }
+
   countFrom(key: Buffer): number {
     return this.tree.totalCount() - this.tree.countBefore(key);
   }
@@ -96,17 +102,31 @@ function keyRange(range: RowRange, descending: boolean): KeyRange {
     : { start: range.gte, end: range.lt, inclusiveEnd: false };
 }
 
+/**
+ * Leaves are reduced often (every rewritten leaf, every group edge), so rows are parsed only as
+ * far as the function needs: `_count` needs nothing, `_sum` of numbers and `_stats` only the values.
+ */
 function treeReducer(reducer: Reducer): TreeReducer<RowValue, unknown[]> {
+  const builtin = builtinName(reducer.sources[0]);
+  const needsKeys = builtin === undefined || builtin === '_approx_count_distinct';
   return {
     reduce(entries: readonly Entry<RowValue>[]) {
-      const keys = entries.map((e) => [JSON.parse(e.value[0]), e.value[1]] as [unknown, string]);
-      return reducer.reduceSync(keys, entries.map((e) => JSON.parse(e.value[2])));
+      if (builtin === '_count') return [entries.length];
+      const values = entries.map((e) => JSON.parse(e.value[2]) as unknown);
+      // _sum's reduce_limit check weighs the keys too, but only an object/array sum can overflow.
+      const keys =
+        needsKeys || (builtin === '_sum' && values.some((v) => typeof v === 'object' && v !== null))
+          ? entries.map((e) => [JSON.parse(e.value[0]), e.value[1]] as [unknown, string])
+          : entries.map(() => NO_KEY);
+      return reducer.reduceSync(keys, values);
     },
     rereduce(reductions: readonly unknown[][]) {
       return reducer.rereduceSync(reductions);
     },
   };
 }
+
+const NO_KEY: [unknown, string] = [null, ''];
 
 /** `[u32 key length][key][u32 id length][id][value]`, the strings as UTF-8. */
 function encodeRow([keyJson, docId, valueJson]: RowValue): Uint8Array {

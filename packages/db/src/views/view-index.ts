@@ -84,7 +84,13 @@ export class ViewIndex {
 
   /** Writes one batch of mapped changes and the sequence they bring the index to, atomically. */
   apply(docs: readonly MappedDoc[], seq: number): void {
-    this.applyTransaction(docs, seq);
+    try {
+      this.applyTransaction(docs, seq);
+    } catch (error) {
+      // The transaction rolled back: trees that applied their part must forget it.
+      for (const tree of this.trees) tree.invalidate();
+      throw error;
+    }
     this.seq = seq;
   }
 

@@ -23,7 +23,10 @@ import { createMapper, type Mapper } from './sandbox/index.js';
 import { makeRowTree } from './tree-adapter.js';
 import { ViewIndex, type MappedDoc } from './view-index.js';
 
+/** Documents per sandbox call. */
 const BATCH = 1000;
+/** Documents per index write (one transaction). */
+const APPLY_DOCS = 20_000;
 
 export interface ActiveTask {
   type: 'indexer';
@@ -59,6 +62,7 @@ export interface GroupState {
 
 export class ViewManager {
   private readonly states = new Map<string, Promise<GroupState>>();
+  private readonly groups = new Map<string, { rev: string; group: ViewGroup }>();
 
   constructor(
     private readonly db: Database,
@@ -71,8 +75,14 @@ export class ViewManager {
     const record = this.db.record(ddocId);
     if (record === undefined) throw new CouchError('not_found', 'missing');
     if (record.deleted) throw new CouchError('not_found', 'deleted');
+    // Parsing the design doc and hashing its signature on every query is wasted work while its
+    // revision stays the same.
+    const cached = this.groups.get(ddocId);
+    if (cached !== undefined && cached.rev === record.rev) return cached.group;
     const current = this.db.winningBody(ddocId)!;
-    return viewGroupOf(ddocId, toPlain(current.body) as Record<string, unknown>);
+    const group = viewGroupOf(ddocId, toPlain(current.body) as Record<string, unknown>);
+    this.groups.set(ddocId, { rev: record.rev, group });
+    return group;
   }
 
   /** The open index of a view group (opened, with its reducers, on first use). */
@@ -184,6 +194,16 @@ export class ViewManager {
                 batch.docs[i].rows = mapped.rows[k];
               });
             });
+      // Tree writes are cheapest in big batches (random keys touch fewer leaves per row), so
+      // mapped batches are collected, one entry per doc id (its latest state), and written every
+      // APPLY_DOCS documents.
+      const collected = new Map<string, MappedDoc>();
+      let collectedSeq = index.updateSeq;
+      const flush = async () => {
+        await Promise.all(state.reducers.map((r) => r?.ready()));
+        index.apply([...collected.values()], collectedSeq);
+        collected.clear();
+      };
       let current = this.readBatch(group, index.updateSeq, target);
       if (current.records === 0) index.apply([], target);
       let mapping = mapBatch(current);
@@ -192,8 +212,12 @@ export class ViewManager {
         const nextMapping = mapBatch(next);
         nextMapping.catch(() => {}); // awaited in its turn; a failure there must not go unhandled
         await mapping;
-        await Promise.all(state.reducers.map((r) => r?.ready()));
-        index.apply(current.docs, current.lastSeq);
+        for (const doc of current.docs) {
+          collected.delete(doc.id);
+          collected.set(doc.id, doc);
+        }
+        collectedSeq = current.lastSeq;
+        if (collected.size >= APPLY_DOCS || next.records === 0) await flush();
         task.changes_done += current.records;
         task.progress = Math.min(100, Math.floor((task.changes_done * 100) / Math.max(1, task.total_changes)));
         task.updated_on = Math.floor(Date.now() / 1000);

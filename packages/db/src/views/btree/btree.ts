@@ -85,6 +85,12 @@ export interface BTreeOptions<V, R> {
   /** Default: JSON text. */
   encodeReduction?: (reduction: R) => Uint8Array;
   decodeReduction?: (bytes: Buffer) => R;
+  /**
+   * This tree is the only one using its store (no other handle, no caller transaction that may
+   * roll back without calling `invalidate()`): reads then trust the cached root and nodes instead
+   * of checking the store's generation first (two store reads per operation).
+   */
+  exclusive?: boolean;
   /** Target maximum encoded node size in bytes. Default 2048. */
   nodeBytes?: number;
   /** Decoded nodes kept in the LRU cache. Default 20,000; 0 disables the cache. */
@@ -380,6 +386,9 @@ export class BTree<V, R = undefined> {
   private gen: number | undefined;
   /** Set while an update runs, so a failed one drops the cache. */
   private dirty = false;
+  private readonly exclusive: boolean;
+  /** With `exclusive`: the cached root and nodes are known to match the store. */
+  private synced = false;
   /** Bumped by every update / clear; running iterators compare it. */
   private version = 0;
   /** Ids of nodes dropped during the current update: reused first, deleted at its end. */
@@ -395,6 +404,7 @@ export class BTree<V, R = undefined> {
     this.encodeReduction = options.encodeReduction ?? jsonEncode;
     this.decodeReduction = options.decodeReduction ?? jsonDecode;
     this.cache = new NodeCache(options.cacheNodes ?? DEFAULT_CACHE_NODES);
+    this.exclusive = options.exclusive ?? false;
     this.gen = undefined;
     this.dirty = true;
   }
@@ -711,7 +721,15 @@ export class BTree<V, R = undefined> {
     return this.reducer;
   }
 
+  /** Forget what is cached (the caller rolled back a transaction holding an update). */
+  invalidate(): void {
+    this.synced = false;
+    this.dirty = true;
+  }
+
   private sync(): void {
+    if (this.exclusive && this.synced && !this.dirty) return;
+    this.synced = true;
     const gen = this.store.generation?.();
     if (this.dirty || gen !== this.gen) {
       this.cache.clear();
@@ -753,9 +771,11 @@ export class BTree<V, R = undefined> {
     } catch (err) {
       this.freeIds = [];
       this.cache.clear();
+      this.synced = false;
       throw err;
     }
     this.gen = this.store.generation?.();
+    this.root = this.store.getRoot();
     this.dirty = false;
   }
 
@@ -779,6 +799,7 @@ export class BTree<V, R = undefined> {
     this.root = undefined;
     this.gen = this.store.generation?.();
     this.dirty = false;
+    this.synced = false;
   }
 
   private deleteSubtree(id: number): void {
