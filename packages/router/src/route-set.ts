@@ -16,11 +16,6 @@ import type { Match, RouteHelper, RouteInfo, RouteSetLike, UrlOptions } from './
 const DUPLICATE_NAME =
   "You may have defined two routes with the same name using the `:as` option, or you may be overriding a route already defined by a resource with the same naming. For the latter, you can restrict the routes created with `resources` as explained here: \nhttps://guides.rubyonrails.org/routing.html#restricting-the-routes-created";
 
-/** HEAD requests fall back to GET routes (method names are case-insensitive). */
-function isHead(method: string): boolean {
-  return method === 'HEAD' || (method.length === 4 && method.toUpperCase() === 'HEAD');
-}
-
 export class RouteSet implements RouteSetLike, RouteSink {
   private readonly routes: Route[] = [];
   private readonly named = new Map<string, Route>();
@@ -70,19 +65,7 @@ export class RouteSet implements RouteSetLike, RouteSink {
    * The first declared route whose path and verb match wins; HEAD falls back to GET routes.
    */
   recognize(method: string, path: string): Match | null {
-    const matcher = this.matcher ?? this.compiled();
-    let found = matcher.find(method, path);
-    if (found === null && isHead(method)) found = matcher.find('GET', path);
-    if (found === null) return null;
-    const route = found.route;
-    const params = matcher.params(found);
-    const spec = route.spec;
-    return {
-      route: route.info,
-      handler: spec.handler || String(params.handler ?? ''),
-      action: spec.action || String(params.action ?? ''),
-      params,
-    };
+    return (this.matcher ?? this.compiled()).recognize(method, path);
   }
 
   /** Verbs some route answers for this path (HEAD wherever GET is); empty when no path matches. */

@@ -10,7 +10,7 @@
 import { ArgumentError } from '../errors.js';
 import { escapeDeclaredPath, normalizeName, normalizePath, withFormat } from '../pattern/normalize.js';
 import type { RouteSpec } from '../route.js';
-import { buildRouteSpec, isPlainObject } from './mapping.js';
+import { buildRouteSpec, isPlainObject, leanHandler, leanRouteSpec } from './mapping.js';
 import {
   CANONICAL_ACTIONS,
   OPTION_NAMES,
@@ -39,6 +39,11 @@ export interface RouteSink {
 /** A bare word (`preview`, `new-draft`) is an action name, like a Ruby symbol; anything else is a path. */
 function isBareWord(path: string): boolean {
   return /^[A-Za-z0-9_-]+$/.test(path);
+}
+
+function isEmpty(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
 }
 
 function present(value: string | undefined | null): value is string {
@@ -311,6 +316,7 @@ export class Mapper {
       this.nestedScope(() => this.declareResource(kind, name, options, block));
       return this;
     }
+    if (isEmpty(options)) return this.declareResourceRoutes(kind, name, options, block);
     for (const [key, value] of Object.entries(options)) {
       if (value instanceof RegExp) {
         options.constraints = { ...((options.constraints as Record<string, unknown>) ?? {}), [key]: value };
@@ -328,7 +334,11 @@ export class Mapper {
       this.applyScope(scopeOptions, () => this.declareResource(kind, name, options, block));
       return this;
     }
+    return this.declareResourceRoutes(kind, name, options, block);
+  }
 
+  /** The resource itself, once its options are only resource options: its block, then its routes. */
+  private declareResourceRoutes(kind: 'resources' | 'resource', name: string, options: Record<string, unknown>, block?: Block): this {
     this.withScopeLevel(kind, () => {
       const actionOptions = options.only !== undefined || options.except !== undefined ? {} : (this.current.get('actionOptions') ?? {});
       const resourceOptions = { ...actionOptions, ...options } as ResourceOptions;
@@ -369,8 +379,19 @@ export class Mapper {
     const base = scope.get('path') ?? '';
     const collection = normalizePath(`${base}/${resource.collectionScope}`);
     const member = normalizePath(`${base}/${resource.memberScope}`);
-    const declare = (verb: string, action: ActionName, level: ScopeLevel, path: string) => {
-      if (resource.allows(action)) this.addAction(verb, action, level, path);
+    // In a scope that adds nothing but a handler (most resources), each distinct path is
+    // formatted once and the specs are built directly (see leanRouteSpec).
+    const handler = leanHandler(scope);
+    // The formatted path of the last action: the member actions share theirs.
+    let lastPath = '';
+    let formatted = '';
+    const declare = (verb: string, action: ActionName, level: ScopeLevel, scopePath: string) => {
+      if (!resource.allows(action)) return;
+      if (handler === undefined) return this.addAction(verb, action, level, scopePath);
+      const path = CANONICAL_ACTIONS.includes(action) ? scopePath : `${scopePath}/${this.actionPath(action)}`;
+      if (path !== lastPath) formatted = withFormat(normalizePath(escapeDeclaredPath((lastPath = path))), undefined);
+      const verbs = viaVerbs.get(verb) ?? verbsOf(verb);
+      this.sink.add(leanRouteSpec(this.nameForAction(undefined, action, level), formatted, verbs, handler, action));
     };
     if (kind === 'resources') {
       declare('get', 'index', 'collection', collection);
@@ -461,6 +482,22 @@ export class Mapper {
     if (!this.current.isResourceScope()) throw new ArgumentError("can't use nested outside resource(s) scope");
     this.withScopeLevel('nested', () => {
       const resource = this.parentResource!;
+      const s = this.current;
+      if (!this.isShallow() && !((s.get('constraints') ?? {})[resource.param] instanceof RegExp)) {
+        // The frames `pathScope` and `applyScope({ as })` below would push, as one: the path and
+        // the name prefix, with the scope's constraints, defaults and options as they are (never
+        // modified, so shared rather than copied).
+        const as = s.get('as');
+        const frame: ScopeFrame = {
+          path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
+          as: as ? `${as}_${resource.memberName}` : resource.memberName,
+          constraints: s.get('constraints') ?? {},
+          defaults: s.get('defaults') ?? {},
+          options: s.get('options') ?? {},
+        };
+        this.within(frame, undefined, block);
+        return;
+      }
       const body = () => this.pathScope(resource.nestedScope, () => this.applyScope(this.nestedOptions(resource), block));
       if (this.isShallow() && this.shallowNestingDepth() >= 1) this.shallowScope(body);
       else body();

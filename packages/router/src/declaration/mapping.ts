@@ -68,6 +68,7 @@ function paramNames(path: string): string[] {
 
 /** Routes share one array per verb list: most of 10,000 routes say ['GET']. */
 function internVerbs(verbs: string[]): string[] {
+  if (Object.isFrozen(verbs)) return verbs; // interned already
   const key = verbs.join('|');
   let list = verbLists.get(key);
   if (list === undefined) verbLists.set(key, (list = Object.freeze(verbs.slice()) as string[]));
@@ -92,6 +93,47 @@ function merged(a: Record<string, unknown> | undefined, b: Record<string, unknow
 
 let lastValidHandler = '';
 
+/** Whether a handler name is one Rails accepts (`admin/users`). */
+function isValidHandler(handler: string): boolean {
+  if (handler === lastValidHandler) return true;
+  if (!/^[a-z_0-9][a-z_0-9/]*$/.test(handler)) return false;
+  lastValidHandler = handler;
+  return true;
+}
+
+/**
+ * The handler the routes of a scope get, when the scope adds nothing else to them (no options,
+ * defaults, constraints, format or action): then `leanRouteSpec` builds their specs. Undefined
+ * when `buildRouteSpec` must (it also reports what is wrong).
+ */
+export function leanHandler(scope: Scope): string | undefined {
+  if (!isEmpty(scope.get('options')) || !isEmpty(scope.get('defaults')) || !isEmpty(scope.get('constraints'))) return undefined;
+  if (scope.get('format') !== undefined || scope.get('action') !== undefined) return undefined;
+  let handler = scope.get('handler');
+  if (!handler) return undefined;
+  const module = scope.get('module');
+  if (module) handler = handler.startsWith('/') ? handler.slice(1) : `${module}/${handler}`;
+  return isValidHandler(handler) ? handler : undefined;
+}
+
+/**
+ * What `buildRouteSpec` gives for a route with no options of its own in a scope `leanHandler`
+ * accepted: nothing but the name, path, verbs, handler and action (a resource's own routes).
+ */
+export function leanRouteSpec(name: string | null, path: string, verbs: string[], handler: string, action: string): RouteSpec {
+  return {
+    name,
+    verbs: internVerbs(verbs),
+    path,
+    handler,
+    action,
+    requirements: NO_REQUIREMENTS as Record<string, RegExp>,
+    defaults: NO_DEFAULTS as Record<string, unknown>,
+    anchored: true,
+    formatted: true,
+  };
+}
+
 export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   const options = merged(scope.get('options'), call.options);
   let defaults: Record<string, unknown> = scope.get('defaults') ?? NO_DEFAULTS;
@@ -107,13 +149,12 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   if (!handler && !pathParams.includes('handler')) {
     throw new ArgumentError('Missing :handler key on routes definition, please check your routes.');
   }
-  if (handler && handler !== lastValidHandler && !/^[a-z_0-9][a-z_0-9/]*$/.test(handler)) {
+  if (handler && !isValidHandler(handler)) {
     throw new ArgumentError(
       `'${handler}' is not a supported handler name. This can lead to potential routing problems. ` +
         'See https://guides.rubyonrails.org/routing.html#specifying-a-controller-to-use',
     );
   }
-  if (handler) lastValidHandler = handler; // routes come in runs of the same handler
   if (!action && !pathParams.includes('action')) {
     throw new ArgumentError('Missing :action key on routes definition, please check your routes.');
   }

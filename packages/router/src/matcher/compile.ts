@@ -8,7 +8,7 @@
 import { expandOptional, parsePath, segmentKeys, type PathNode } from '../pattern/ast.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import type { Route } from '../route.js';
-import type { CompiledWalk } from './compiled-walk.js';
+import type { CompiledWalk, Recognizer } from './compiled-walk.js';
 import { Leaf, type RegexpLeaf } from './leaf.js';
 import { insertText, Node, paramChild, patternChild } from './tree.js';
 
@@ -33,6 +33,10 @@ export class Tree {
   compiled: CompiledWalk | null = null;
   /** Walks so far; counted up to the count from which the walk is compiled. */
   walks = 0;
+  /** The whole recognition compiled for this tree (compiled-walk.ts), once looked up often enough. */
+  recognizer: Recognizer | null = null;
+  /** Lookups so far; counted up to the count from which the recognizer is compiled. */
+  lookups = 0;
   /** Interned name lists: leaves of the same params share one array. */
   private readonly nameLists = new Map<string, readonly string[]>();
 
@@ -94,11 +98,30 @@ export class Tree {
       node.leaf = new Leaf(route, shape, this.names(names));
       if (names.length === 0 && !this.statics.has(path.slice(0, end))) {
         const text = path.slice(0, end);
-        this.statics.set(text, { leaf: node.leaf, contested: undefined, normal: normalizeRequestPath(text) === text });
+        this.addStatic(text, node.leaf, normalizeRequestPath(text) === text);
       }
     }
     return true;
   }
+
+  private addStatic(path: string, leaf: Leaf, normal: boolean): void {
+    this.statics.set(path, { leaf, contested: undefined, normal });
+    if (path.length < LONG_STATIC) return;
+    if (path.length < this.staticLengths.length) this.staticLengths[path.length] = 1;
+    else this.longStatics = true;
+  }
+
+  /**
+   * Whether a static route of at least LONG_STATIC chars is `length` chars long. The recognizer
+   * probes the statics map (a hash of the whole path, which beats comparing a long text char by
+   * char, but not a short one) only then: a dynamic path's length rarely equals one.
+   */
+  hasStaticOfLength(length: number): boolean {
+    return length < this.staticLengths.length ? this.staticLengths[length] === 1 : this.longStatics;
+  }
+
+  private readonly staticLengths = new Uint8Array(128);
+  private longStatics = false;
 
   private names(list: string[]): readonly string[] {
     const id = list.join('/');
@@ -119,7 +142,7 @@ export class Tree {
     if (names.length === 0) {
       const path = staticText(shape);
       const normal = normalizeRequestPath(path) === path;
-      if (!this.statics.has(path)) this.statics.set(path, { leaf: node.leaf, contested: undefined, normal });
+      if (!this.statics.has(path)) this.addStatic(path, node.leaf, normal);
     }
   }
 
@@ -216,6 +239,9 @@ export interface StaticEntry {
 }
 
 const FORMAT_GROUP = '(.:format)';
+
+/** Static paths from this length on are looked up in the statics map by the recognizer. */
+const LONG_STATIC = 20;
 
 function isEmpty(value: object): boolean {
   for (const _ in value) return false;

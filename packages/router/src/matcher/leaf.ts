@@ -74,12 +74,18 @@ function paramsBuilder(names: readonly string[], defaults: Record<string, unknow
  * specially (`__proto__`) or cannot spell: such params take the generic path.
  * Shared by the builders below and the compiled walk (compiled-walk.ts).
  */
-export function paramsLiteral(names: readonly string[], defaults: Record<string, unknown> | null, decode: boolean, D: string, p: string): string | null {
+export function paramsLiteral(
+  names: readonly string[],
+  defaults: Record<string, unknown> | null,
+  decode: boolean,
+  D: string,
+  at: (k: number) => string,
+): string | null {
   const keys = defaults === null ? [] : Object.keys(defaults);
   if (![...keys, ...names].every((k) => IDENTIFIER.test(k) && k !== '__proto__')) return null;
   const fields = keys.map((k) => `${k}: ${D}.${k}`);
   names.forEach((name, i) => {
-    const value = `path.slice(${p}[${2 * i}], ${p}[${2 * i + 1}])`;
+    const value = `path.slice(${at(2 * i)}, ${at(2 * i + 1)})`;
     fields.push(`${name}: ${decode ? `dec(${value})` : value}`);
   });
   return `{ ${fields.join(', ')} }`;
@@ -87,7 +93,7 @@ export function paramsLiteral(names: readonly string[], defaults: Record<string,
 
 /** `(path, p) => ({ post_id: path.slice(p[0], p[1]), id: path.slice(p[2], p[3]) })`, or the generic path. */
 function compileBuilder(names: readonly string[], defaults: Record<string, unknown> | null, decode: boolean): ParamsBuilder {
-  const literal = paramsLiteral(names, defaults, decode, 'D', 'p');
+  const literal = paramsLiteral(names, defaults, decode, 'D', (k) => `p[${k}]`);
   if (literal !== null) {
     try {
       return new Function('dec', 'D', `"use strict"; return (path, p) => (${literal});`)(decodeParam, defaults);

@@ -10,8 +10,9 @@
  *  3. the routes the tree cannot express, tried in declaration order with their own regexps.
  */
 import type { Route } from '../route.js';
+import type { Match } from '../types.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
-import { compileWalk, type CompiledWalk } from './compiled-walk.js';
+import { compileRecognizer, compileWalk, type CompiledWalk } from './compiled-walk.js';
 import { Tree, type StaticEntry } from './compile.js';
 import { paramsFromValues, type Leaf, type RegexpLeaf } from './leaf.js';
 import { SearchState, walk } from './tree.js';
@@ -19,8 +20,24 @@ import { SearchState, walk } from './tree.js';
 /** What a match ends on: a tree leaf, or a route matched by its regexp. */
 export type Found = Leaf | RegexpLeaf;
 
-/** Walks of a tree after which its walk is compiled. */
+/** Walks (or lookups) of a tree after which its walk and its recognizer are compiled. */
 const COMPILE_AFTER = 32;
+
+/** HEAD requests fall back to GET routes (method names are case-insensitive). */
+function isHead(method: string): boolean {
+  return method === 'HEAD' || (method.length === 4 && method.toUpperCase() === 'HEAD');
+}
+
+/** The answer for a route and its params (the compiled recognizer spells the same object inline). */
+export function matchOf(route: Route, params: Record<string, unknown>): Match {
+  const spec = route.spec;
+  return {
+    route: route.info,
+    handler: spec.handler || String(params.handler ?? ''),
+    action: spec.action || String(params.action ?? ''),
+    params,
+  };
+}
 
 /** Verbs a request may name without any route declaring them (their tree is the any-verb routes'). */
 const STANDARD_VERBS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -36,13 +53,60 @@ export class Matcher {
   private readonly state = new SearchState(8);
 
   constructor(private readonly routes: readonly Route[]) {
-    let last: string[] | null = null;
-    for (const route of routes) {
-      // Verb lists are interned: most routes repeat the previous route's list.
-      if (route.spec.verbs === last) continue;
-      last = route.spec.verbs;
-      for (const verb of last) this.verbs.add(verb);
+    // Verb lists are interned: a set of 10,000 routes holds a handful, each added once.
+    const seen: string[][] = [];
+    for (let r = 0; r < routes.length; r++) {
+      const verbs = routes[r]!.spec.verbs;
+      if (seen.includes(verbs)) continue;
+      seen.push(verbs);
+      for (const verb of verbs) this.verbs.add(verb);
     }
+  }
+
+  /**
+   * The answer to a request: `recognize('GET', '/posts/1.json')`; HEAD falls back to GET routes.
+   * A tree looked up often answers with its compiled recognizer (compiled-walk.ts), which does
+   * the whole search in one generated function when the request path is normal as it comes.
+   */
+  recognize(method: string, raw: string): Match | null {
+    const tree = this.lastMethod === method ? this.lastTree! : this.treeFor(method);
+    const fast = tree.recognizer;
+    if (fast !== null) {
+      if (tree.hasStaticOfLength(raw.length)) {
+        const entry = tree.statics.get(raw);
+        if (entry !== undefined && entry.normal) {
+          if (entry.contested === undefined) entry.contested = this.search(tree, raw) !== entry.leaf;
+          if (!entry.contested) return matchOf(entry.leaf.route, entry.leaf.params(raw, this.state.bestPos, false));
+        }
+      }
+      const match = fast(raw);
+      // A miss counts only for a path that is normal as it came (else the general search decides).
+      if (match !== undefined && (match !== null || normalizeRequestPath(raw) === raw)) {
+        return match !== null || !isHead(method) ? match : this.recognize('GET', raw);
+      }
+    } else if (++tree.lookups === COMPILE_AFTER) this.compileTree(tree);
+    return this.recognizeFound(method, this.find(method, raw), raw);
+  }
+
+  /** The answer from what `find` returned (with HEAD's fallback to GET). */
+  private recognizeFound(method: string, found: Found | null, raw: string): Match | null {
+    if (found === null && isHead(method)) found = this.find('GET', raw);
+    if (found === null) return null;
+    const route = found.route;
+    const params = this.params(found);
+    const spec = route.spec;
+    return {
+      route: route.info,
+      handler: spec.handler || String(params.handler ?? ''),
+      action: spec.action || String(params.action ?? ''),
+      params,
+    };
+  }
+
+  /** The compiled walk and, for a tree it can answer for alone, the recognizer. */
+  private compileTree(tree: Tree): void {
+    if (tree.compiled === null) tree.compiled = compileWalk(tree.root);
+    if (tree.custom.length === 0 && tree.rawWalks) tree.recognizer = compileRecognizer(tree.root, this.state, matchOf);
   }
 
   /**
@@ -168,7 +232,7 @@ export class Matcher {
     walk(tree.root, state, 0, 0);
     // A tree walked often gets its walk compiled; one used once or twice (a cold start) never pays for it.
     // (The compiled walk writes positions unchecked: `reset` has sized them for this tree, and they never shrink.)
-    if (++tree.walks === COMPILE_AFTER) tree.compiled = compileWalk(tree.root);
+    if (++tree.walks === COMPILE_AFTER && tree.compiled === null) tree.compiled = compileWalk(tree.root);
   }
 
   /** The regexp routes declared before the tree's best match, in order; the first to match wins. */
