@@ -200,6 +200,58 @@ describe('sqlite engine: documents', () => {
     engine.close();
   });
 
+  it('large batches (multi-row statements): new and existing docs mixed, isNew or not, lookups in order', () => {
+    const { db, engine } = freshDb();
+    const n = 203; // not a multiple of any statement size
+    const name = (i: number) => `d${String(i).padStart(4, '0')}`;
+    const first = Array.from({ length: n }, (_, i) => ({ ...put(name(i), '1-a'), isNew: true }));
+    assert.deepEqual(db.writeDocs(first), Array.from({ length: n }, (_, i) => i + 1));
+    // Every other doc again (found again by the engine), new docs in between, one new doc not
+    // marked isNew, and one new doc with two bodies.
+    const second: DocWrite[] = [];
+    for (let i = 0; i < n; i += 2) {
+      second.push(put(name(i), '2-a', { drop: ['1-a'] }));
+      second.push({ ...put(`e${i}`, '1-e'), isNew: true });
+    }
+    second.push(put('f', '1-f'));
+    second.push({
+      record: { id: 'g', rev: '2-g', deleted: false, tree: 't' },
+      bodies: [{ rev: '1-g', body: '{"v":1}' }, { rev: '2-g', body: '{"v":22}' }],
+      isNew: true,
+    });
+    const seqs2 = db.writeDocs(second);
+    assert.deepEqual(seqs2, Array.from({ length: second.length }, (_, i) => n + 1 + i));
+    assert.equal(db.meta().docCount, n + Math.ceil(n / 2) + 2);
+    assert.equal(db.getBody(name(0), '1-a'), undefined);
+    assert.equal(db.getBody(name(0), '2-a'), '{"v":"2-a"}');
+    assert.equal(db.getBody(name(1), '1-a'), '{"v":"1-a"}');
+    assert.equal(db.getBody('e4', '1-e'), '{"v":"1-e"}');
+    assert.equal(db.getBody('f', '1-f'), '{"v":"1-f"}');
+    assert.equal(db.getBody('g', '1-g'), '{"v":1}');
+    assert.equal(db.getBody('g', '2-g'), '{"v":22}');
+    assert.equal(db.meta().sizes.external, [...db.foldDocs({})].reduce((sum, d) => sum + Buffer.byteLength(db.getBody(d.id, d.rev)!), 0));
+    // Lookups of many ids: in the order asked, duplicates and missing ids included.
+    const asked = ['zz', name(5), 'g', name(5), ...Array.from({ length: 150 }, (_, i) => name(n - 1 - i)), 'e0', 'missing'];
+    const got = db.getDocs(asked);
+    assert.deepEqual(got, asked.map((id) => db.getDoc(id)));
+    assert.equal(got[0], undefined);
+    assert.equal(got[1]?.rev, '1-a');
+    assert.notEqual(got[1], got[3], 'each entry its own record');
+    // An id that is not well-formed UTF-16 is still found the way getDoc finds it.
+    db.writeDocs([put('x\ud800', '1-x')]);
+    assert.deepEqual(db.getDocs([...asked, 'x\ud800']).at(-1), db.getDoc('x\ud800'));
+    // Two new docs with the same id in one batch fail as one insert would, and change nothing.
+    const before = db.meta();
+    assert.throws(() => db.writeDocs([{ ...put('dup', '1-a'), isNew: true }, put(name(3), '2-b'), { ...put('dup', '1-b'), isNew: true }]));
+    assert.equal(db.getDoc('dup'), undefined);
+    assert.equal(db.getDoc(name(3))?.rev, '1-a');
+    assert.equal(db.meta().updateSeq, before.updateSeq);
+    // Keys go on after the largest one.
+    assert.deepEqual(db.writeDocs([{ ...put('h', '1-h'), isNew: true }]), [before.updateSeq + 1]);
+    assert.equal(db.getBody('h', '1-h'), '{"v":"1-h"}');
+    engine.close();
+  });
+
   it('a failing transaction changes nothing', () => {
     const { db, engine } = freshDb();
     db.writeDocs([put('a', '1-a'), put('b', '1-b')]);

@@ -132,10 +132,10 @@ export class Database {
     // request sees the first (replication) or conflicts (interactive, as CouchDB).
     const pending = new Map<string, { record: DocRecord | undefined; tree: RevTree | undefined; write?: DocWrite }>();
     const order: string[] = [];
-    const ids = items.filter((item) => !isLocalId(item.id)).map((item) => item.id);
-    const records = this.store.getDocs([...new Set(ids)]);
+    const ids = [...new Set(items.filter((item) => !isLocalId(item.id)).map((item) => item.id))];
+    const records = this.store.getDocs(ids);
     const recordOf = new Map<string, DocRecord | undefined>();
-    [...new Set(ids)].forEach((id, i) => recordOf.set(id, records[i]));
+    ids.forEach((id, i) => recordOf.set(id, records[i]));
     const limit = this.revsLimit;
 
     items.forEach(({ id, input }, index) => {

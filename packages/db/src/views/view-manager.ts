@@ -17,6 +17,7 @@ import type { Database } from '../documents/database.js';
 import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
 import { toPlain } from '../json/index.js';
+import { AnswerCache } from './answer-cache.js';
 import { viewGroupOf, type ViewGroup } from './design.js';
 import { createReducer, type Reducer } from './reduce/index.js';
 import { createMapper, type Mapper } from './sandbox/index.js';
@@ -63,6 +64,8 @@ export interface GroupState {
 export class ViewManager {
   private readonly states = new Map<string, Promise<GroupState>>();
   private readonly groups = new Map<string, { rev: string; group: ViewGroup }>();
+  /** Rendered answers by ETag (never stale: see ./answer-cache.ts). */
+  readonly answers = new AnswerCache();
 
   constructor(
     private readonly db: Database,

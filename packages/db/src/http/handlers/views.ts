@@ -112,10 +112,48 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   const etag = etagOf(state, viewNo, ctx, body, q, db);
   const headers = { ...contentType(ctx), ETag: etag };
   if (matches(ctx.req.headers['if-none-match'], etag)) return sendText(ctx, 304, '', headers);
-  const { head, rows } = answer(db, state, viewNo, q);
-  await streamRows(ctx, 200, head, rows, () => ']}', headers);
+  await sendAnswer(ctx, manager, etag, headers, () => answer(db, state, viewNo, q));
   if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
 }
+
+/**
+ * Sends a view answer: from the cache when this ETag was answered before; else rendered up to
+ * CACHE_ENTRY bytes, and a complete answer is kept for the next identical query, while a longer
+ * one streams on from where rendering stopped (nothing is held whole).
+ */
+async function sendAnswer(
+  ctx: RequestContext,
+  manager: ViewManager,
+  etag: string,
+  headers: Record<string, string>,
+  render: () => { head: string; rows: Iterable<string> },
+): Promise<void> {
+  const cached = manager.answers.get(etag);
+  if (cached !== undefined) return streamRows(ctx, 200, cached, [], () => '', headers);
+  const { head, rows } = render();
+  const iterator = rows[Symbol.iterator]();
+  let text = head;
+  let count = 0;
+  let next = iterator.next();
+  while (!next.done && text.length <= CACHE_ENTRY) {
+    text += `${count++ === 0 ? '' : ','}\r\n${next.value}`;
+    next = iterator.next();
+  }
+  if (next.done) {
+    text += `${count > 0 ? '\r\n' : ''}]}`;
+    manager.answers.set(etag, text);
+    return streamRows(ctx, 200, text, [], () => '', headers);
+  }
+  const pending = next.value;
+  const rest = (function* () {
+    yield pending;
+    yield* { [Symbol.iterator]: () => iterator };
+  })();
+  await streamRows(ctx, 200, `${text}${count > 0 ? ',' : ''}`, rest, () => ']}', headers);
+}
+
+/** The largest answer kept by ETag (see ../../views/answer-cache.ts). */
+const CACHE_ENTRY = 256 * 1024;
 
 /** The head of the response object (everything before the rows) and the rows. */
 function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): { head: string; rows: Iterable<string> } {
