@@ -1,41 +1,67 @@
 #!/usr/bin/env node
-// Benchmark of @divan/db against pouchdb-server (in-memory), in the same run:
-//   1. bulk load: N docs of ~350 bytes through POST /db/_bulk_docs in batches of 1,000 (docs/s);
-//   2. random GET /db/{id} at concurrency 16 (req/s, p50/p99 latency);
-//   3. peak RSS of the server process (VmHWM);
-// plus the JSON parser's speed on the same bodies (ours vs JSON.parse), to show it is not the
-// bottleneck of a bulk load.
+// Benchmark of @divan/db against pouchdb-server (in-memory) and, when COUCHDB_URL answers,
+// Apache CouchDB, in the same run. Each server is started, loaded once with N docs of ~365 bytes
+// (POST /db/_bulk_docs in batches of 1,000), then the selected suites run on it:
 //
-//   npm run bench -w @divan/db [-- --docs 100000 --seconds 10 --server divan,pouchdb-server --quick]
+//   docs   (docs.mjs)  bulk load docs/s, random GET /db/{id} at c16, peak RSS, JSON parser speed;
+//   views  (views.mjs) index build of two views (time, peak RSS), reduce/group queries, range
+//                      reads, multi-key fetch, a streamed include_docs read, incremental update.
 //
+//   npm run bench -w @divan/db [-- --suite docs,views --docs 100000 --seconds 10 --view-seconds 5
+//                                  --server divan,pouchdb-server --peer-timeout 300 --quick]
+//
+// --docs 1000000 is the 1M variant of the view issues (index build ≤ 30 s, peak RSS ≤ 300 MB);
+// expect pouchdb-server to hit its cap there (use --server divan).
 // pouchdb-server is this folder's own dependency (bench/package.json), installed on first run.
+// DIVAN_BENCH_NODE_ARGS adds node flags to the divan server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { BENCH, ROOT, couchdbTarget, client, fmt, makeDoc, nowUs, phase, startServer } from './common.mjs';
+import { bulkLoad, reportDocs, runDocs } from './docs.mjs';
+import { WORKLOADS, reportViews, runViews } from './views.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const PACKAGE = dirname(BENCH);
-const ROOT = dirname(dirname(PACKAGE));
+const USAGE =
+  'usage: node bench/run.mjs [--suite docs,views] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
+  `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
 function parseArgs(argv) {
-  const opts = { docs: 100_000, seconds: 10, servers: ['divan', 'pouchdb-server'], concurrency: 16, bulkConcurrency: 4 };
+  const opts = {
+    docs: 100_000,
+    seconds: 10,
+    viewSeconds: 5,
+    servers: undefined,
+    concurrency: 16,
+    bulkConcurrency: 4,
+    suites: ['docs', 'views'],
+    peerTimeout: 300,
+    workloads: WORKLOADS,
+    build: true,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]);
-    if (a === '--quick') Object.assign(opts, { docs: 10_000, seconds: 3 });
+    if (a === '--quick') Object.assign(opts, { docs: 10_000, seconds: 3, viewSeconds: 2 });
     else if (a.startsWith('--docs')) opts.docs = Number(value());
     else if (a.startsWith('--seconds')) opts.seconds = Number(value());
+    else if (a.startsWith('--view-seconds')) opts.viewSeconds = Number(value());
     else if (a.startsWith('--bulk-concurrency')) opts.bulkConcurrency = Number(value());
+    else if (a.startsWith('--peer-timeout')) opts.peerTimeout = Number(value());
+    else if (a.startsWith('--suite')) opts.suites = value().split(',');
+    else if (a.startsWith('--workload')) opts.workloads = ['build', ...value().split(',')];
     else if (a.startsWith('--server')) opts.servers = value().split(',');
+    else if (a === '--no-build') opts.build = false;
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node bench/run.mjs [--docs N] [--seconds S] [--bulk-concurrency N] [--server divan,pouchdb-server] [--quick]');
+      console.log(USAGE);
       process.exit(0);
-    } else throw new Error(`unknown argument ${a}`);
+    } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
+  for (const suite of opts.suites) if (!['docs', 'views'].includes(suite)) throw new Error(`unknown suite ${suite}`);
+  for (const w of opts.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
+  if (!(opts.docs >= 1) || !(opts.peerTimeout > 0)) throw new Error('--docs and --peer-timeout must be positive');
   return opts;
 }
 
@@ -54,201 +80,60 @@ function ensureBuild() {
   if (r.status !== 0) console.error('bench: the build reported errors; measuring what it emitted');
 }
 
-// --- the data set ------------------------------------------------------------------------------
-
-const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
-function makeDoc(i) {
-  const pick = (k) => WORDS[(i * 7 + k * 13) % WORDS.length];
-  return {
-    _id: `doc${String(i).padStart(7, '0')}`,
-    type: i % 4 === 3 ? 'comment' : 'post',
-    author: `user${String(i % 500).padStart(3, '0')}`,
-    date: new Date(Date.UTC(2020, 0, 1) + i * 60_000).toISOString(),
-    title: `${pick(1)} ${pick(2)} ${pick(3)} ${i}`,
-    body: Array.from({ length: 22 }, (_, k) => pick(k + 4)).join(' '),
-    tags: [pick(30), pick(31), pick(32)],
-    score: (i % 1000) / 10,
-    views: i * 3,
-  };
-}
-
-function batches(total, size) {
-  const out = [];
-  for (let start = 0; start < total; start += size) {
-    const docs = [];
-    for (let i = start; i < Math.min(total, start + size); i++) docs.push(makeDoc(i));
-    out.push(JSON.stringify({ docs }));
+/** Apache CouchDB joins by default when COUCHDB_URL is set and answers. */
+async function couchdbAnswers() {
+  const target = couchdbTarget();
+  if (target === undefined) return false;
+  const request = client(target.base, target.auth, 1);
+  try {
+    return (await request('GET', '/', undefined, { timeoutMs: 2000 })).status === 200;
+  } catch {
+    return false;
+  } finally {
+    request.close();
   }
-  return out;
 }
 
-// --- HTTP client (the same for every server) ---------------------------------------------------
-
-function client(base, auth, concurrency) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const url = new URL(base);
-  return (method, path, body) =>
-    new Promise((resolve, reject) => {
-      const headers = { accept: 'application/json' };
-      if (auth) headers.authorization = auth;
-      if (body !== undefined) {
-        headers['content-type'] = 'application/json';
-        headers['content-length'] = Buffer.byteLength(body);
-      }
-      const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-}
-
-// --- servers -----------------------------------------------------------------------------------
-
-const ADMIN = 'bench:bench';
-const SERVERS = {
-  divan: (port, dir) => ({
-    cmd: process.execPath,
-    args: ['--no-node-snapshot', join(PACKAGE, 'bin', 'divan.js'), 'serve', '--port', String(port), '--data', dir, '--admin', ADMIN],
-    auth: `Basic ${Buffer.from(ADMIN).toString('base64')}`,
-  }),
-  'pouchdb-server': (port) => ({
-    cmd: process.execPath,
-    args: [join(BENCH, 'node_modules', 'pouchdb-server', 'bin', 'pouchdb-server'), '--in-memory', '--port', String(port), '--host', '127.0.0.1'],
-    auth: undefined,
-  }),
-};
-
-async function startServer(name, port) {
-  const dir = mkdtempSync(join(tmpdir(), `divan-bench-${name}-`));
-  const spec = SERVERS[name](port, join(dir, 'data'));
-  const child = spawn(spec.cmd, spec.args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-  const request = client(`http://127.0.0.1:${port}`, spec.auth, 16);
-  for (let i = 0; i < 600; i++) {
-    try {
-      const r = await request('GET', '/');
-      if (r.status === 200) break;
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    child,
-    request,
-    peakRss: () => {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) * 1024;
-    },
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-// --- measurements ------------------------------------------------------------------------------
-
-/** Sends the batches with `concurrency` requests in flight (a loader keeps the server busy while it sends). */
-async function bulkLoad(request, bodies, docs, concurrency) {
-  const start = process.hrtime.bigint();
-  let next = 0;
-  const sender = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const r = await request('POST', '/bench/_bulk_docs', body);
-      if (r.status !== 201) throw new Error(`bulk load: ${r.status} ${r.body.slice(0, 200)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, sender));
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return { docsPerSecond: docs / seconds, seconds };
-}
-
-async function randomReads(request, docs, seconds, concurrency) {
-  const latencies = [];
-  const deadline = Date.now() + seconds * 1000;
-  let seed = 42;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
-  const worker = async () => {
-    while (Date.now() < deadline) {
-      const id = `doc${String(next() % docs).padStart(7, '0')}`;
-      const t0 = process.hrtime.bigint();
-      const r = await request('GET', `/bench/${id}`);
-      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      if (r.status !== 200) throw new Error(`read ${id}: ${r.status}`);
-    }
-  };
-  const start = Date.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  latencies.sort((a, b) => a - b);
-  return {
-    perSecond: latencies.length / ((Date.now() - start) / 1000),
-    p50: latencies[Math.floor(latencies.length * 0.5)],
-    p99: latencies[Math.floor(latencies.length * 0.99)],
-  };
-}
-
-async function parserSpeed(bodies) {
-  const { parseJson } = await import(pathToFileURL(join(PACKAGE, 'dist', 'src', 'json', 'index.js')).href);
-  const bytes = bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
-  const time = (fn) => {
-    const start = process.hrtime.bigint();
-    for (const body of bodies) fn(body);
-    return Number(process.hrtime.bigint() - start) / 1e9;
-  };
-  time(parseJson);
-  time(JSON.parse);
-  const ours = time(parseJson);
-  const native = time(JSON.parse);
-  return { oursMBs: bytes / ours / 1e6, nativeMBs: bytes / native / 1e6, oursSeconds: ours };
+/** Mean JSON size of the docs (of the first 100,000: later ones differ by a digit at most). */
+function averageDocBytes(docs) {
+  const n = Math.min(docs, 100_000);
+  let bytes = 0;
+  for (let i = 0; i < n; i++) bytes += JSON.stringify(makeDoc(i)).length;
+  return Math.round(bytes / n);
 }
 
 // --- main ---------------------------------------------------------------------------------------
 
 const opts = parseArgs(process.argv.slice(2));
-ensureBuild();
+opts.servers ??= ['divan', 'pouchdb-server', ...((await couchdbAnswers()) ? ['couchdb'] : [])];
+if (opts.build) ensureBuild();
 if (opts.servers.includes('pouchdb-server')) ensurePeers();
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}, node ${process.version}`);
-console.log(`data: ${opts.docs} docs of ~${JSON.stringify(makeDoc(12345)).length} bytes, batches of 1,000 (${opts.bulkConcurrency} in flight); reads for ${opts.seconds} s at concurrency ${opts.concurrency}\n`);
+console.log(`data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${opts.suites.join(', ')}; servers: ${opts.servers.join(', ')}\n`);
 
-const bodies = batches(opts.docs, 1000);
-const results = {};
+const results = { docs: {}, views: {} };
 let port = 25984;
 for (const name of opts.servers) {
   const server = await startServer(name, port++);
   try {
-    const created = await server.request('PUT', '/bench');
+    const created = await server.request('PUT', `/${server.db}`);
     if (created.status !== 201) throw new Error(`${name}: create db ${created.status} ${created.body}`);
-    const load = await bulkLoad(server.request, bodies, opts.docs, opts.bulkConcurrency);
-    const reads = await randomReads(server.request, opts.docs, opts.seconds, opts.concurrency);
-    results[name] = { load, reads, rss: server.peakRss() };
+    console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
+    const loadStart = nowUs();
+    const load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
+    phase(server, 'load', loadStart);
+    const readStart = nowUs();
+    if (opts.suites.includes('docs')) results.docs[name] = await runDocs(server, opts, load);
+    phase(server, 'reads', readStart);
+    if (opts.suites.includes('views')) results.views[name] = await runViews(server, opts);
     console.error(`${name}: done`);
+  } catch (e) {
+    console.error(`${name}: failed: ${e.stack ?? e}`);
   } finally {
     await server.stop();
   }
 }
 
-const parse = await parserSpeed(bodies);
-const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-const peer = results['pouchdb-server'];
-const ratio = (a, b) => (b === undefined ? '' : `${(a / b).toFixed(2)}×`);
-console.log('| server | bulk load docs/s | GET doc req/s (c16) | p50 ms | p99 ms | peak RSS MB |');
-console.log('|---|---:|---:|---:|---:|---:|');
-for (const [name, r] of Object.entries(results)) {
-  console.log(`| ${name} | ${fmt(r.load.docsPerSecond)} | ${fmt(r.reads.perSecond)} | ${fmt(r.reads.p50, 2)} | ${fmt(r.reads.p99, 2)} | ${fmt(r.rss / 1048576)} |`);
-}
-const ours = results.divan;
-if (ours !== undefined) {
-  console.log('');
-  const bulkTarget = ours.load.docsPerSecond >= 50_000;
-  console.log(`bulk load: ${fmt(ours.load.docsPerSecond)} docs/s, ${ratio(ours.load.docsPerSecond, 18_000)} Apache CouchDB's 18k (target ≥ 50,000): ${bulkTarget ? 'PASS' : 'MISS'}`);
-  if (peer !== undefined) {
-    console.log(`bulk load vs pouchdb-server: ${ratio(ours.load.docsPerSecond, peer.load.docsPerSecond)}`);
-    const readRatio = ours.reads.perSecond / peer.reads.perSecond;
-    console.log(`doc reads vs pouchdb-server: ${readRatio.toFixed(2)}× (target ≥ 5×): ${readRatio >= 5 ? 'PASS' : 'MISS'}`);
-    console.log(`peak RSS vs pouchdb-server: ${ratio(ours.rss, peer.rss)}`);
-  }
-}
-console.log(`\nJSON parser on the bulk bodies: ours ${fmt(parse.oursMBs)} MB/s, JSON.parse ${fmt(parse.nativeMBs)} MB/s; parsing is ${ours ? ((parse.oursSeconds / ours.load.seconds) * 100).toFixed(1) : '?'}% of our bulk-load time`);
+if (opts.suites.includes('docs')) await reportDocs(results.docs, opts);
+if (opts.suites.includes('views')) reportViews(results.views, opts);
+console.log(`note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}): numbers are noisy.`);

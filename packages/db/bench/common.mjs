@@ -1,0 +1,301 @@
+// Shared by the benchmark suites (run.mjs is the entry): the data set, the HTTP client, the
+// servers under test, process memory probes and latency statistics.
+
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH = dirname(fileURLToPath(import.meta.url));
+export const PACKAGE = dirname(BENCH);
+export const ROOT = dirname(dirname(PACKAGE));
+
+// --- the data set ------------------------------------------------------------------------------
+// ~365 bytes a doc; `type` post/comment 3:1; 500 authors (author k writes only comments when
+// k % 4 === 3, so 375 authors have posts); ISO `date` one minute apart; `title`, `body`, `tags`.
+
+const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
+export const AUTHORS = 500;
+export const docId = (i) => `doc${String(i).padStart(7, '0')}`;
+export const authorOf = (i) => `user${String(i % AUTHORS).padStart(3, '0')}`;
+export const dateOf = (i) => new Date(Date.UTC(2020, 0, 1) + i * 60_000).toISOString();
+export const isPost = (i) => i % 4 !== 3;
+
+export function makeDoc(i) {
+  const pick = (k) => WORDS[(i * 7 + k * 13) % WORDS.length];
+  return {
+    _id: docId(i),
+    type: isPost(i) ? 'post' : 'comment',
+    author: authorOf(i),
+    date: dateOf(i),
+    title: `${pick(1)} ${pick(2)} ${pick(3)} ${i}`,
+    body: Array.from({ length: 27 }, (_, k) => pick(k + 4)).join(' '),
+    tags: [pick(30), pick(31), pick(32)],
+    score: (i % 1000) / 10,
+    views: i * 3,
+  };
+}
+
+/** The `_bulk_docs` body of docs [start, end). */
+export function batchBody(start, end) {
+  const docs = [];
+  for (let i = start; i < end; i++) docs.push(makeDoc(i));
+  return JSON.stringify({ docs });
+}
+
+/** A seeded pseudo-random generator (same sequence for every server). */
+export function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 4294967296;
+  };
+}
+
+// --- HTTP client (the same for every server) ---------------------------------------------------
+
+/**
+ * `request(method, path, body?, {timeoutMs, onChunk})` → `{status, body, bytes, ttfbMs}`. With
+ * `onChunk` the body is handed over chunk by chunk and not kept (body is then '').
+ */
+export function client(base, auth, concurrency) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const url = new URL(base);
+  const request = (method, path, body, { timeoutMs, onChunk } = {}) =>
+    new Promise((resolve, reject) => {
+      const headers = { accept: 'application/json' };
+      if (auth) headers.authorization = auth;
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = Buffer.byteLength(body);
+      }
+      const t0 = process.hrtime.bigint();
+      const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent }, (res) => {
+        const ttfbMs = Number(process.hrtime.bigint() - t0) / 1e6;
+        const chunks = [];
+        let bytes = 0;
+        res.on('data', (c) => {
+          bytes += c.length;
+          if (onChunk) onChunk(c);
+          else chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString(), bytes, ttfbMs }));
+        res.on('error', reject);
+      });
+      if (timeoutMs !== undefined) {
+        req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`timed out after ${timeoutMs / 1000} s`), { code: 'BENCH_TIMEOUT' })));
+      }
+      req.on('error', reject);
+      req.end(body);
+    });
+  request.close = () => agent.destroy();
+  return request;
+}
+
+// --- servers -----------------------------------------------------------------------------------
+
+const ADMIN = 'bench:bench';
+const basic = (userinfo) => `Basic ${Buffer.from(userinfo).toString('base64')}`;
+const SERVERS = {
+  divan: (port, dir) => ({
+    cmd: process.execPath,
+    args: ['--no-node-snapshot', ...(process.env.DIVAN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(PACKAGE, 'bin', 'divan.js'), 'serve', '--port', String(port), '--data', dir, '--admin', ADMIN],
+    auth: basic(ADMIN),
+  }),
+  'pouchdb-server': (port) => ({
+    cmd: process.execPath,
+    args: [join(BENCH, 'node_modules', 'pouchdb-server', 'bin', 'pouchdb-server'), '--in-memory', '--port', String(port), '--host', '127.0.0.1'],
+    auth: undefined,
+  }),
+};
+
+/** `COUCHDB_URL` (e.g. http://admin:pass@127.0.0.1:5984) as base + auth, or undefined. */
+export function couchdbTarget() {
+  const raw = process.env.COUCHDB_URL;
+  if (!raw) return undefined;
+  const url = new URL(raw);
+  const auth = url.username ? basic(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`) : undefined;
+  return { base: `${url.protocol}//${url.host}`, auth };
+}
+
+/**
+ * A server under test: `request`, `db` (the database name to use), `pid` (undefined for an
+ * external server such as Apache CouchDB, whose memory we cannot see), `stop()`.
+ */
+export async function startServer(name, port) {
+  if (name === 'couchdb') {
+    const target = couchdbTarget();
+    if (target === undefined) throw new Error('couchdb: set COUCHDB_URL');
+    const request = client(target.base, target.auth, 16);
+    const r = await request('GET', '/', undefined, { timeoutMs: 3000 });
+    if (r.status !== 200) throw new Error(`couchdb: GET / answered ${r.status}`);
+    const db = 'divan_bench';
+    await request('DELETE', `/${db}`);
+    return { name, request, db, pid: undefined, stop: async () => void (await request('DELETE', `/${db}`), request.close()) };
+  }
+  const dir = mkdtempSync(join(tmpdir(), `divan-bench-${name}-`));
+  const spec = SERVERS[name](port, join(dir, 'data'));
+  const child = spawn(spec.cmd, spec.args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  const request = client(`http://127.0.0.1:${port}`, spec.auth, 16);
+  let up = false;
+  for (let i = 0; i < 600 && !up && child.exitCode === null; i++) {
+    try {
+      up = (await request('GET', '/')).status === 200;
+    } catch {}
+    if (!up) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!up) throw new Error(`${name} did not start`);
+  return {
+    name,
+    request,
+    db: 'bench',
+    pid: child.pid,
+    /** The directory the server runs in (cpu profiles land there). */
+    dir,
+    stop: async () => {
+      request.close();
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await new Promise((resolve) => child.once('exit', resolve));
+        clearTimeout(killed);
+      }
+      if (!process.env.DIVAN_BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
+      else console.error(`bench: kept ${dir}`);
+    },
+  };
+}
+
+// --- process memory ----------------------------------------------------------------------------
+
+function statusField(pid, field) {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+export const rssOf = (pid) => (pid === undefined ? undefined : statusField(pid, 'VmRSS'));
+export const peakRssOf = (pid) => (pid === undefined ? undefined : statusField(pid, 'VmHWM'));
+
+/** CPU seconds (user + system) the process has used so far, from /proc/pid/stat. */
+export function cpuSecondsOf(pid) {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets VmHWM (Linux: `echo 5 > /proc/pid/clear_refs`); false when not allowed. */
+export function resetPeakRss(pid) {
+  if (pid === undefined) return false;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Samples VmRSS every `ms` until stop(), which returns {before, max, after, samples}. */
+export function sampleRss(pid, ms = 25) {
+  if (pid === undefined) return { stop: () => undefined };
+  const before = rssOf(pid);
+  let max = before ?? 0;
+  let samples = 0;
+  const timer = setInterval(() => {
+    const rss = rssOf(pid);
+    if (rss !== undefined) {
+      samples++;
+      if (rss > max) max = rss;
+    }
+  }, ms);
+  return {
+    stop() {
+      clearInterval(timer);
+      const after = rssOf(pid);
+      if (after !== undefined && after > max) max = after;
+      return { before, max, after, samples };
+    },
+  };
+}
+
+// --- latency -----------------------------------------------------------------------------------
+
+export function percentile(sorted, p) {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+/**
+ * Closed-loop load: `concurrency` workers each send `next()` (→ [method, path, body?]) back to
+ * back for `seconds`, after `warmup` unrecorded requests per worker. `check(response)` runs on
+ * the first recorded response (throws on a wrong answer). At most `maxRequests` are recorded.
+ */
+export async function closedLoop({ request, next, seconds, concurrency, warmup = 3, check, timeoutMs, maxRequests = Infinity, pid }) {
+  const send = async () => {
+    const [method, path, body] = next();
+    const t0 = process.hrtime.bigint();
+    const r = await request(method, path, body, { timeoutMs });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${r.body.slice(0, 200)}`);
+    return { r, ms };
+  };
+  // Warm-up rounds (at least one; no more once a second has gone: a peer may take seconds a query).
+  const warmupEnd = Date.now() + 1000;
+  for (let i = 0; i < warmup && (i === 0 || Date.now() < warmupEnd); i++) await Promise.all(Array.from({ length: concurrency }, send));
+  const latencies = [];
+  let checked = check === undefined;
+  const deadline = Date.now() + seconds * 1000;
+  const cpuStart = cpuSecondsOf(pid);
+  const start = process.hrtime.bigint();
+  const worker = async () => {
+    while (Date.now() < deadline && latencies.length < maxRequests) {
+      const { r, ms } = await send();
+      latencies.push(ms);
+      if (!checked) {
+        checked = true;
+        check(r);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+  const cpu = pid === undefined ? undefined : cpuSecondsOf(pid) - cpuStart;
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    n: latencies.length,
+    // The server's CPU per request and share of one core: tells a server-bound run from a
+    // client-bound one (client and server share the machine's cores).
+    serverCpuMs: cpu === undefined ? undefined : (cpu * 1000) / latencies.length,
+    serverBusy: cpu === undefined ? undefined : cpu / elapsed,
+  };
+}
+
+// --- phases (for profiles) ----------------------------------------------------------------------
+
+// With DIVAN_BENCH_PHASES=file, each workload appends `server workload startUs endUs` (monotonic
+// clock, the one --cpu-prof uses) so bench/profile-summary.mjs can cut a server profile by phase.
+export const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+export function phase(server, name, startUs) {
+  if (process.env.DIVAN_BENCH_PHASES) appendFileSync(process.env.DIVAN_BENCH_PHASES, `${server.name} ${name} ${startUs} ${nowUs()}\n`);
+}
+
+// --- formatting --------------------------------------------------------------------------------
+
+export const fmt = (n, d = 0) =>
+  n === undefined || Number.isNaN(n) ? 'n/a' : n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+export const mb = (bytes) => (bytes === undefined ? 'n/a' : fmt(bytes / 1048576));

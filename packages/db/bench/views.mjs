@@ -1,0 +1,386 @@
+// The views suite (runs after the bulk load): one design doc with two views over the data set
+// of common.mjs, and the view workloads of the performance issues:
+//
+//   build      index build of both views after the bulk load (the first query of each view),
+//              with the server's peak RSS during it; capped at --peer-timeout seconds
+//   group      count_by_author?group=true (500 rows), concurrency 1
+//   reduce     by_author_date?reduce=true (one row), concurrency 1
+//   level1     by_author_date?group_level=1 (375 rows), concurrency 1
+//   group16    count_by_author?group=true, concurrency 16
+//   startkey   by_author_date?reduce=false&startkey=["userNNN"]&limit=10, concurrency 16 and 1
+//   keys       POST {"keys": [100 random existing keys]} to by_author_date?reduce=false, c1
+//   stream     by_author_date?reduce=false&include_docs=true, all rows, streamed; server RSS sampled
+//   update     the next query of each view after updating 1% of the docs through _bulk_docs
+//
+// Targets are the issues' (for 100k docs; index build and its peak RSS also for 1M); the
+// bracketed numbers are the issues' measurements of Apache CouchDB 3.
+
+import { AUTHORS, authorOf, dateOf, docId, fmt, isPost, makeDoc, closedLoop, nowUs, peakRssOf, phase, resetPeakRss, rng, sampleRss } from './common.mjs';
+
+export const WORKLOADS = ['build', 'group', 'reduce', 'level1', 'group16', 'startkey', 'keys', 'stream', 'update'];
+
+export const DDOC = {
+  _id: '_design/bench',
+  language: 'javascript',
+  views: {
+    by_author_date: {
+      map: "function (doc) { if (doc.type === 'post') emit([doc.author, doc.date], doc.title); }",
+      reduce: '_count',
+    },
+    count_by_author: {
+      map: 'function (doc) { emit(doc.author, 1); }',
+      reduce: '_count',
+    },
+  },
+};
+
+const q = (value) => encodeURIComponent(JSON.stringify(value));
+const postsIn = (docs) => Math.floor(docs / 4) * 3 + Math.min(docs % 4, 3);
+const authorsWithPosts = (docs) => {
+  let n = 0;
+  for (let k = 0; k < Math.min(AUTHORS, docs); k++) if (isPost(k)) n++;
+  return n;
+};
+
+function expectRows(n, what) {
+  return (r) => {
+    const rows = JSON.parse(r.body).rows;
+    if (rows.length !== n) throw new Error(`${what}: ${rows.length} rows, expected ${n}`);
+  };
+}
+
+/** Runs the view workloads on a loaded server; returns {workload: result | {error}}. */
+export async function runViews(server, opts) {
+  const { request, db } = server;
+  const view = (name, query) => `/${db}/_design/bench/_view/${name}${query ? `?${query}` : ''}`;
+  const capMs = opts.peerTimeout * 1000;
+  const seconds = opts.viewSeconds;
+  const posts = postsIn(opts.docs);
+  const out = {};
+  const log = (line) => console.error(`${server.name}: ${line}`);
+  const selected = (w) => opts.workloads.includes(w);
+
+  // --- index build ---
+  {
+    const put = await request('PUT', `/${db}/_design/bench`, JSON.stringify(DDOC));
+    if (put.status !== 201) throw new Error(`${server.name}: PUT design doc ${put.status} ${put.body}`);
+    const reset = resetPeakRss(server.pid);
+    const sampler = sampleRss(server.pid);
+    const started = process.hrtime.bigint();
+    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
+    const perView = [];
+    let timedOut = false;
+    log(`building the view index (${fmt(opts.docs)} docs, cap ${opts.peerTimeout} s) ...`);
+    for (const [name, expected] of [['by_author_date', posts], ['count_by_author', opts.docs]]) {
+      const t0 = elapsed();
+      try {
+        const r = await request('GET', view(name, 'reduce=false&limit=1'), undefined, { timeoutMs: Math.max(1, capMs - t0) });
+        if (r.status !== 200) throw new Error(`${name}: ${r.status} ${r.body.slice(0, 200)}`);
+        const total = JSON.parse(r.body).total_rows;
+        if (total !== expected) throw new Error(`${name}: total_rows ${total}, expected ${expected}`);
+      } catch (e) {
+        if (e.code !== 'BENCH_TIMEOUT') {
+          // A peer running out of memory should not end the run.
+          sampler.stop();
+          log(`index build failed: ${e.message}`);
+          out.build = { error: e.message };
+          return out;
+        }
+        timedOut = true;
+        break;
+      }
+      perView.push(elapsed() - t0);
+    }
+    const ms = elapsed();
+    phase(server, 'build', Number(started / 1000n));
+    const rss = sampler.stop();
+    out.build = {
+      ms,
+      perView,
+      timedOut,
+      docsPerSecond: timedOut ? undefined : opts.docs / (ms / 1000),
+      peakRss: reset ? peakRssOf(server.pid) : rss?.max,
+      peakRssHow: reset ? 'VmHWM' : 'sampled',
+      rssAfter: rss?.after,
+    };
+    log(timedOut ? `index build did not finish within ${opts.peerTimeout} s` : `index built in ${fmt(ms / 1000, 2)} s`);
+    if (timedOut) return out;
+  }
+
+  const attempt = async (name, fn) => {
+    if (!selected(name)) return;
+    try {
+      const t0 = nowUs();
+      out[name] = await fn();
+      phase(server, name, t0);
+    } catch (e) {
+      out[name] = { error: e.message };
+      log(`${name}: ${e.message}`);
+    }
+  };
+  const loop = (args) => closedLoop({ request, seconds, timeoutMs: capMs, pid: server.pid, ...args });
+
+  // --- reduce queries ---
+  const groups = Math.min(AUTHORS, opts.docs);
+  await attempt('group', () =>
+    loop({ concurrency: 1, next: () => ['GET', view('count_by_author', 'group=true')], check: expectRows(groups, 'group=true') }),
+  );
+  await attempt('reduce', () =>
+    loop({
+      concurrency: 1,
+      next: () => ['GET', view('by_author_date', 'reduce=true')],
+      check: (r) => {
+        const value = JSON.parse(r.body).rows[0]?.value;
+        if (value !== posts) throw new Error(`reduce=true: ${value}, expected ${posts}`);
+      },
+    }),
+  );
+  await attempt('level1', () =>
+    loop({
+      concurrency: 1,
+      next: () => ['GET', view('by_author_date', 'group_level=1')],
+      check: expectRows(authorsWithPosts(opts.docs), 'group_level=1'),
+    }),
+  );
+  await attempt('group16', () =>
+    loop({ concurrency: 16, next: () => ['GET', view('count_by_author', 'group=true')], check: expectRows(groups, 'group=true c16') }),
+  );
+
+  // --- range reads ---
+  await attempt('startkey', async () => {
+    const random = rng(7);
+    const next = () => ['GET', view('by_author_date', `reduce=false&startkey=${q([authorOf(Math.floor(random() * AUTHORS))])}&limit=10`)];
+    const check = expectRows(Math.min(10, posts), 'startkey');
+    return { c16: await loop({ concurrency: 16, next, check }), c1: await loop({ concurrency: 1, next, check }) };
+  });
+  await attempt('keys', () => {
+    const random = rng(11);
+    const postIndex = () => {
+      const i = Math.floor(random() * opts.docs);
+      return isPost(i) ? i : i - 1;
+    };
+    const next = () => {
+      const keys = Array.from({ length: 100 }, () => {
+        const i = postIndex();
+        return [authorOf(i), dateOf(i)];
+      });
+      return ['POST', view('by_author_date', 'reduce=false'), JSON.stringify({ keys })];
+    };
+    return loop({ concurrency: 1, next, check: expectRows(100, 'keys') });
+  });
+
+  // --- the full streamed include_docs read, twice (the better run counts) ---
+  await attempt('stream', async () => {
+    const runs = [];
+    for (let run = 0; run < 2; run++) {
+      const sampler = sampleRss(server.pid, 10);
+      let rows = 0;
+      let carry = '';
+      const t0 = process.hrtime.bigint();
+      const r = await request('GET', view('by_author_date', 'reduce=false&include_docs=true'), undefined, {
+        timeoutMs: capMs,
+        onChunk: (chunk) => {
+          const text = carry + chunk.toString('latin1');
+          for (let at = text.indexOf('"id":"'); at >= 0; at = text.indexOf('"id":"', at + 6)) rows++;
+          carry = text.slice(-5);
+        },
+      });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const rss = sampler.stop();
+      if (r.status !== 200) throw new Error(`include_docs: ${r.status}`);
+      if (rows !== posts) throw new Error(`include_docs: ${rows} rows, expected ${posts}`);
+      runs.push({ ms, ttfbMs: r.ttfbMs, bytes: r.bytes, rows, rss });
+    }
+    return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
+  });
+
+  // --- the next query after updating 1% of the docs, three rounds (the median counts) ---
+  await attempt('update', async () => {
+    const random = rng(23);
+    const count = Math.max(1, Math.floor(opts.docs / 100));
+    const rounds = [];
+    for (let round = 1; round <= 3; round++) {
+      const picked = new Set();
+      while (picked.size < count) picked.add(Math.floor(random() * opts.docs));
+      const indices = [...picked];
+      const revs = await request('POST', `/${db}/_all_docs`, JSON.stringify({ keys: indices.map(docId) }), { timeoutMs: capMs });
+      if (revs.status !== 200) throw new Error(`_all_docs keys: ${revs.status}`);
+      const docs = JSON.parse(revs.body).rows.map((row, k) => ({
+        ...makeDoc(indices[k]),
+        _rev: row.value.rev,
+        title: `updated in round ${round}: ${indices[k]}`,
+        edits: round,
+      }));
+      const saved = await request('POST', `/${db}/_bulk_docs`, JSON.stringify({ docs }), { timeoutMs: capMs });
+      if (saved.status !== 201) throw new Error(`_bulk_docs update: ${saved.status} ${saved.body.slice(0, 200)}`);
+      if (JSON.parse(saved.body).some((row) => row.error)) throw new Error('_bulk_docs update: conflicts');
+      const times = [];
+      for (const name of ['by_author_date', 'count_by_author']) {
+        const t0 = process.hrtime.bigint();
+        const r = await request('GET', view(name, 'reduce=false&limit=1'), undefined, { timeoutMs: capMs });
+        times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        if (r.status !== 200) throw new Error(`${name} after update: ${r.status}`);
+      }
+      rounds.push({ first: times[0], both: times[0] + times[1] });
+    }
+    const sorted = [...rounds].sort((a, b) => a.both - b.both);
+    return { ...sorted[1], rounds, count };
+  });
+  return out;
+}
+
+// --- the table ---------------------------------------------------------------------------------
+
+const ms2 = (r) => (r === undefined ? 'n/a' : r.error ? 'error' : `${fmt(r.p50, 2)} / ${fmt(r.p99, 2)}`);
+const rps = (r) => (r === undefined ? 'n/a' : r.error ? 'error' : `${fmt(r.perSecond)} (${fmt(r.p50, 2)} / ${fmt(r.p99, 2)})`);
+
+/**
+ * Rows: [label, target text, issue's CouchDB, cell(result), value(result) (the number the target
+ * and ratio use), 'lower'|'higher' is better, target value, applies(docs)].
+ */
+function rows(opts) {
+  const is100k = opts.docs === 100_000;
+  const is1M = opts.docs === 1_000_000;
+  const build = (s) => s.build;
+  return [
+    {
+      label: 'index build, both views (s)',
+      target: is1M ? '≤ 30 s (1M)' : '≤ 2.8 s',
+      couch: '14.1 s (pouchdb-server 147 s)',
+      get: build,
+      cell: (r) => (r.timedOut ? `> ${fmt(opts.peerTimeout)} (cap)` : `${fmt(r.ms / 1000, 2)} (${fmt(r.docsPerSecond)} docs/s)`),
+      value: (r) => (r.timedOut ? Infinity : r.ms / 1000),
+      better: 'lower',
+      goal: is1M ? 30 : 2.8,
+      applies: is100k || is1M,
+    },
+    {
+      label: 'peak RSS during index build (MB)',
+      target: is1M ? '≤ 300 MB (1M)' : '—',
+      couch: '',
+      get: build,
+      cell: (r) => (r.peakRss === undefined ? 'n/a' : `${fmt(r.peakRss / 1048576)}`),
+      value: (r) => (r.peakRss === undefined ? undefined : r.peakRss / 1048576),
+      better: 'lower',
+      goal: is1M ? 300 : undefined,
+      applies: is1M,
+    },
+    { label: 'count_by_author?group=true c1, p50 / p99 ms', target: 'p50 ≤ 5 ms', couch: '60 ms', get: (s) => s.group, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 5, applies: true },
+    { label: 'by_author_date?reduce=true c1, p50 / p99 ms', target: 'p50 ≤ 1 ms', couch: '2.1 ms', get: (s) => s.reduce, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 1, applies: true },
+    { label: 'by_author_date?group_level=1 c1, p50 / p99 ms', target: 'p50 ≤ 10 ms', couch: '67 ms', get: (s) => s.level1, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 10, applies: true },
+    { label: 'count_by_author?group=true c16, p50 / p99 ms', target: 'p50 ≤ 10 ms', couch: '', get: (s) => s.group16, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 10, applies: true },
+    { label: 'startkey=["userNNN"]&limit=10 c16, req/s (p50 / p99 ms)', target: '≥ 6,400 req/s', couch: '1,283 req/s', get: (s) => s.startkey?.c16 ?? s.startkey, cell: rps, value: (r) => r.perSecond, better: 'higher', goal: 6400, applies: true },
+    { label: 'startkey=["userNNN"]&limit=10 c1, req/s (p50 / p99 ms)', target: '≥ 2,800 req/s', couch: '552 req/s', get: (s) => s.startkey?.c1 ?? s.startkey, cell: rps, value: (r) => r.perSecond, better: 'higher', goal: 2800, applies: true },
+    { label: 'POST 100 keys, reduce=false c1, p50 / p99 ms', target: 'p50 ≤ 5 ms', couch: '23.8 ms', get: (s) => s.keys, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 5, applies: true },
+    {
+      label: `include_docs=true, all ${fmt(postsIn(opts.docs))} rows streamed (s)`,
+      target: '≤ 1.5 s',
+      couch: '9.3 s',
+      get: (s) => s.stream,
+      cell: (r) => `${fmt(r.ms / 1000, 2)} (first byte ${fmt(r.ttfbMs)} ms, ${fmt(r.bytes / 1048576)} MB)`,
+      value: (r) => r.ms / 1000,
+      better: 'lower',
+      goal: 1.5,
+      applies: is100k,
+    },
+    {
+      label: 'server RSS during that read: before → max (MB)',
+      target: 'flat',
+      couch: '',
+      get: (s) => s.stream,
+      cell: (r) => (r.rss?.before === undefined ? 'n/a' : `${fmt(r.rss.before / 1048576)} → ${fmt(r.rss.max / 1048576)} (+${fmt((r.rss.max - r.rss.before) / 1048576)})`),
+      value: (r) => (r.rss?.before === undefined ? undefined : (r.rss.max - r.rss.before) / 1048576),
+      better: 'lower',
+      goal: undefined,
+      applies: false,
+      noRatio: true,
+    },
+    {
+      label: `next query of each view after updating 1% (ms, median of 3)`,
+      target: '≤ 40 ms',
+      couch: '198 ms',
+      get: (s) => s.update,
+      cell: (r) => `${fmt(r.both)} (first view ${fmt(r.first)})`,
+      value: (r) => r.both,
+      better: 'lower',
+      goal: 40,
+      applies: is100k,
+    },
+  ];
+}
+
+export function reportViews(results, opts) {
+  const names = Object.keys(results);
+  const peer = names.find((n) => n !== 'divan');
+  console.log('## views suite\n');
+  console.log(
+    `${fmt(opts.docs)} docs (${fmt(postsIn(opts.docs))} posts), design doc with by_author_date ([author, date] → title, _count) and count_by_author (author → 1, _count); ` +
+      `each latency workload ${opts.viewSeconds} s. Targets are the issues' (for 100k docs; index build and its RSS also for 1M); ` +
+      `"issue's CouchDB" is Apache CouchDB 3 as measured in the issues. Verdicts are for divan; "—" = no target at this size.\n`,
+  );
+  const head = ['workload', ...names, ...(names.includes('divan') && peer ? [`divan vs ${peer}`] : []), "issue's CouchDB", 'target', 'verdict'];
+  console.log(`| ${head.join(' | ')} |`);
+  console.log(`|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`);
+  for (const row of rows(opts)) {
+    const cells = [row.label];
+    const values = {};
+    for (const name of names) {
+      const r = row.get(results[name] ?? {});
+      const build = results[name]?.build;
+      if (r === undefined) cells.push(build?.timedOut ? 'skipped (build capped)' : build?.error ? 'skipped (build failed)' : 'n/a');
+      else if (r.error) cells.push(`error: ${r.error.slice(0, 60)}`);
+      else {
+        cells.push(row.cell(r));
+        values[name] = row.value(r);
+      }
+    }
+    if (names.includes('divan') && peer) {
+      const [ours, theirs] = [values.divan, values[peer]];
+      let ratio = '';
+      if (!row.noRatio && ours !== undefined && theirs !== undefined && ours > 0 && theirs > 0) {
+        const x = row.better === 'lower' ? theirs / ours : ours / theirs;
+        ratio = Number.isFinite(x) ? `${x.toFixed(1)}× ${row.better === 'lower' ? (row.label.includes('RSS') ? 'less' : 'faster') : 'more'}` : `> ${(opts.peerTimeout / ours).toFixed(0)}× faster`;
+      }
+      cells.push(ratio);
+    }
+    cells.push(row.couch, row.target);
+    const ours = values.divan;
+    let verdict = '—';
+    if (row.goal !== undefined && row.applies && ours !== undefined) {
+      verdict = (row.better === 'lower' ? ours <= row.goal : ours >= row.goal) ? 'PASS' : 'MISS';
+    }
+    cells.push(verdict);
+    console.log(`| ${cells.join(' | ')} |`);
+  }
+  // Server CPU per request: the table's throughputs are those of one machine running client and
+  // server together; this is what the server itself spent.
+  const loops = [
+    ['count_by_author?group=true c1', (s) => s.group],
+    ['by_author_date?reduce=true c1', (s) => s.reduce],
+    ['by_author_date?group_level=1 c1', (s) => s.level1],
+    ['count_by_author?group=true c16', (s) => s.group16],
+    ['startkey&limit=10 c16', (s) => s.startkey?.c16],
+    ['startkey&limit=10 c1', (s) => s.startkey?.c1],
+    ['POST 100 keys c1', (s) => s.keys],
+  ];
+  const withCpu = names.filter((n) => loops.some(([, get]) => get(results[n] ?? {})?.serverCpuMs !== undefined));
+  if (withCpu.length > 0) {
+    console.log(`\nserver CPU per request, ms (server busy, % of one core): the server's own cost, apart from the client's`);
+    console.log(`| workload | ${withCpu.join(' | ')} |`);
+    console.log(`|---|${withCpu.map(() => '---:').join('|')}|`);
+    for (const [label, get] of loops) {
+      const cells = withCpu.map((n) => {
+        const r = get(results[n] ?? {});
+        return r?.serverCpuMs === undefined ? 'n/a' : `${fmt(r.serverCpuMs, 3)} (${fmt(r.serverBusy * 100)}%)`;
+      });
+      console.log(`| ${label} | ${cells.join(' | ')} |`);
+    }
+  }
+  const update = results.divan?.update;
+  if (update?.rounds) {
+    console.log(`\nupdate rounds (divan, ${fmt(update.count)} docs each, both views ms): ${update.rounds.map((r) => fmt(r.both)).join(', ')}`);
+  }
+  const build = results.divan?.build;
+  if (build?.perView) console.log(`index build per view (divan, ms): ${build.perView.map((ms) => fmt(ms)).join(' + ')}; RSS after ${fmt((build.rssAfter ?? 0) / 1048576)} MB (${build.peakRssHow})`);
+  console.log('');
+}
