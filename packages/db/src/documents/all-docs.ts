@@ -31,7 +31,7 @@ export interface AllDocsResult {
 }
 
 export function allDocs(db: Database, space: IdSpace, options: AllDocsOptions): AllDocsResult {
-  const totalRows = space === 'local' ? null : space === 'design' ? countDesign(db) : db.meta().docCount;
+  const totalRows = space === 'local' ? null : space === 'design' ? countDesign(db) : db.store.counters().docCount;
   // Keys are opened one by one as documents, whatever the namespace (CouchDB's fabric does so).
   if (options.keys !== undefined) return { totalRows, offset: null, rows: keyRows(db, options.keys, options) };
   const { range, empty } = rangeOf(space, options);

@@ -77,6 +77,11 @@ export class Database {
     return this.store.meta();
   }
 
+  /** The latest sequence (cheap: no file sizes). */
+  get updateSeq(): number {
+    return this.store.counters().updateSeq;
+  }
+
   get revsLimit(): number {
     if (this.revsLimitCache === undefined) {
       const stored = this.store.getProp('revs_limit');

@@ -91,6 +91,8 @@ export interface IdRange {
 export interface DatabaseStore {
   readonly name: string;
   meta(): DbMeta;
+  /** The counters alone, without file sizes (no I/O: asked on every request). */
+  counters(): Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'>;
 
   getDoc(id: string): DocRecord | undefined;
   /** One entry per id, in the order given (undefined where there is none). */

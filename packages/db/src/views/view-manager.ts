@@ -154,7 +154,7 @@ export class ViewManager {
    * rather than starting a second one).
    */
   async refresh(state: GroupState): Promise<void> {
-    while (state.index.updateSeq < this.db.meta().updateSeq) {
+    while (state.index.updateSeq < this.db.updateSeq) {
       state.updating ??= this.update(state).finally(() => {
         state.updating = undefined;
       });
@@ -164,7 +164,7 @@ export class ViewManager {
 
   private async update(state: GroupState): Promise<void> {
     const { group, index } = state;
-    const target = this.db.meta().updateSeq;
+    const target = this.db.updateSeq;
     const total = this.db.store.countChanges(index.updateSeq);
     const now = Math.floor(Date.now() / 1000);
     const task: ActiveTask = {

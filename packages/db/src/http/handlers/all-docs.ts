@@ -18,7 +18,7 @@ async function bodyParams(ctx: RequestContext, checkType: boolean): Promise<Reco
 function head(db: Database, options: AllDocsOptions, totalRows: number | null, offset: number | null): string {
   let out = `{"total_rows":${totalRows},"offset":${offset}`;
   // A keys query reports no sequence (CouchDB 3's fabric sends null there, as for offset).
-  if (options.updateSeq) out += `,"update_seq":${options.keys === undefined ? db.meta().updateSeq : null}`;
+  if (options.updateSeq) out += `,"update_seq":${options.keys === undefined ? db.updateSeq : null}`;
   return `${out},"rows":[`;
 }
 

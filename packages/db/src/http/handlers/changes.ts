@@ -148,7 +148,7 @@ function parseHeartbeat(value: string): number {
 /** `now`, an integer, or a CouchDB 2+/3 style `N-opaque` sequence a client may hold from elsewhere. */
 function parseSince(raw: string, descending: boolean, db: Database): number {
   // Descending feeds start from the newest change whatever since says.
-  if (raw === 'now') return descending ? 0 : db.meta().updateSeq;
+  if (raw === 'now') return descending ? 0 : db.updateSeq;
   const match = /^(\d+)(-.+)?$/.exec(raw);
   if (match === null) throw new CouchError('bad_request', "Malformed sequence supplied in 'since' parameter.");
   return Number(match[1]);
@@ -203,7 +203,7 @@ function feed(db: Database, options: ChangesOptions): { rows: Iterable<string>; 
   const tail = () => {
     // Without a limit cut the fold reached the end: last_seq is the database's current sequence.
     const done = options.limit === undefined || count < options.limit;
-    if (done && !options.descending) lastSeq = Math.max(lastSeq, db.meta().updateSeq);
+    if (done && !options.descending) lastSeq = Math.max(lastSeq, db.updateSeq);
     const pending = options.descending || done ? 0 : db.store.countChanges(lastSeq);
     return `],"last_seq":${lastSeq},"pending":${pending}}`;
   };
@@ -315,7 +315,7 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   }
   // A feed that ran to its end has seen every change: last_seq is the current sequence then.
   const cut = left <= 0;
-  const lastSeq = cut || options.descending ? since : Math.max(since, db.meta().updateSeq);
+  const lastSeq = cut || options.descending ? since : Math.max(since, db.updateSeq);
   const pending = cut && !options.descending ? db.store.countChanges(lastSeq) : 0;
   res.end(`{"last_seq":${lastSeq},"pending":${pending}}\n`);
 }

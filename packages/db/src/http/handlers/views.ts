@@ -69,7 +69,7 @@ export const views = {
         compact_running: false,
         waiting_clients: 0,
         waiting_commit: false,
-        updates_pending: { minimum: 0, preferred: 0, total: Math.max(0, db.meta().updateSeq - state.index.updateSeq) },
+        updates_pending: { minimum: 0, preferred: 0, total: Math.max(0, db.updateSeq - state.index.updateSeq) },
       },
     });
   },
@@ -168,7 +168,7 @@ function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): 
  * with include_docs the database's sequence too (the docs can change without the view).
  */
 function etagOf(state: GroupState, viewNo: number, ctx: RequestContext, body: unknown, q: ViewQuery, db: Database): string {
-  const docs = q.includeDocs ? `:${db.meta().updateSeq}` : '';
+  const docs = q.includeDocs ? `:${db.updateSeq}` : '';
   const hash = createHash('md5')
     .update(`${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`)
     .digest('hex');

@@ -64,7 +64,7 @@ function fileSize(path: string): number {
 /** One database: one SQLite file with a single connection, the only writer. */
 export class SqliteDatabase implements DatabaseStore {
   private readonly db: Db;
-  private counters: Counters;
+  private totals: Counters;
   private readonly createdAt: number;
   private readonly onClose: ((db: SqliteDatabase) => void) | undefined;
   /** Range statements by shape, prepared on first use. */
@@ -146,7 +146,7 @@ export class SqliteDatabase implements DatabaseStore {
     this.stmtPages = db
       .prepare('SELECT * FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()')
       .raw();
-    this.counters = this.loadCounters();
+    this.totals = this.loadCounters();
     this.writeTransaction = db.transaction((writes: readonly DocWrite[]) => this.applyWrites(writes));
   }
 
@@ -203,9 +203,14 @@ export class SqliteDatabase implements DatabaseStore {
     };
   }
 
+  counters(): Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'> {
+    const c = this.totals;
+    return { updateSeq: c.updateSeq, docCount: c.docCount, docDelCount: c.docDelCount };
+  }
+
   meta(): DbMeta {
     const [pageCount, freePages, pageSize] = this.stmtPages.get() as [number, number, number];
-    const c = this.counters;
+    const c = this.totals;
     return {
       updateSeq: c.updateSeq,
       docCount: c.docCount,
@@ -249,13 +254,13 @@ export class SqliteDatabase implements DatabaseStore {
     if (writes.length === 0) return [];
     const { seqs, counters } = this.writeTransaction(writes);
     // Only now, after the commit: a throwing transaction leaves the counters as they were.
-    this.counters = counters;
+    this.totals = counters;
     return seqs;
   }
 
   /** The body of `writeDocs`, run inside its transaction; counters change on a copy. */
   private applyWrites(writes: readonly DocWrite[]): { seqs: number[]; counters: Counters } {
-    const c = { ...this.counters };
+    const c = { ...this.totals };
     const seqs: number[] = [];
     // New documents' rows wait here and go in with multi-row INSERTs (flushed before any
     // statement that could see them): 7 values per docs row, 3 per bodies row.
@@ -333,7 +338,7 @@ export class SqliteDatabase implements DatabaseStore {
 
   countDocs(range: IdRange): number {
     const { where, params } = rangeWhere(range, range.start, range.descending === true ? '<=' : '>=', '');
-    if (where === '') return this.counters.docCount + (range.includeDeleted === true ? this.counters.docDelCount : 0);
+    if (where === '') return this.totals.docCount + (range.includeDeleted === true ? this.totals.docDelCount : 0);
     const all = this.rangeStatement(`SELECT count(*) FROM docs${where}`).get(...params) as number;
     if (range.includeDeleted === true) return all;
     return all - (this.rangeStatement(`SELECT count(*) FROM docs${where} AND deleted = 1`).get(...params) as number);
@@ -362,7 +367,7 @@ export class SqliteDatabase implements DatabaseStore {
   }
 
   countChanges(since: number): number {
-    if (since <= 0) return this.counters.docCount + this.counters.docDelCount;
+    if (since <= 0) return this.totals.docCount + this.totals.docDelCount;
     return this.stmtCountChanges.get(since) as number;
   }
 
