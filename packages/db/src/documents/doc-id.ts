@@ -1,4 +1,5 @@
 import { CouchError } from '../errors.js';
+import { isWellFormed } from '../support/unicode.js';
 
 export const DESIGN_PREFIX = '_design/';
 export const LOCAL_PREFIX = '_local/';
@@ -25,18 +26,6 @@ export function validateDocId(id: unknown): string {
   return id;
 }
 
-/** False when the string holds a lone surrogate (it would not encode as UTF-8). */
-export function isWellFormed(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c >= 0xdc00) return false;
-    const next = text.charCodeAt(i + 1);
-    if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-    i++;
-  }
-  return true;
-}
 
 export const isLocalId = (id: string): boolean => id.startsWith(LOCAL_PREFIX);
 export const isDesignId = (id: string): boolean => id.startsWith(DESIGN_PREFIX);

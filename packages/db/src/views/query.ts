@@ -7,27 +7,17 @@ import type { Database } from '../documents/database.js';
 import { parseRev } from '../revisions/index.js';
 import { exactKeyRange, rowKeyRange, type RowKeyRange } from './collation/index.js';
 import type { ViewDef } from './design.js';
+import type { ViewQuery } from './query-options.js';
 import { groupKeyOf, type Grouping } from './group-key.js';
 import { isReduceOverflowError, type Reducer } from './reduce/index.js';
 import type { RowEntry, RowTree } from './row-tree.js';
 import type { GroupState } from './view-manager.js';
 
-/** The parsed, validated query (see ../http/view-params.ts). */
-export interface ViewQueryOptions {
-  startkey?: unknown;
-  endkey?: unknown;
-  startkeyDocid?: string;
-  endkeyDocid?: string;
-  keys?: unknown[];
-  inclusiveEnd: boolean;
-  descending: boolean;
-  limit?: number;
-  skip: number;
-  reduce: boolean;
-  group: Grouping;
-  includeDocs: boolean;
-  conflicts: boolean;
-}
+/** The parts of a parsed query (./query-options.ts) that reading rows needs. */
+export type ViewQueryOptions = Pick<
+  ViewQuery,
+  'startkey' | 'endkey' | 'startkeyDocid' | 'endkeyDocid' | 'keys' | 'inclusiveEnd' | 'descending' | 'limit' | 'skip' | 'reduce' | 'group' | 'includeDocs' | 'conflicts'
+>;
 
 export interface MapResult {
   totalRows: number;
@@ -158,7 +148,7 @@ export function answerQuery(
   db: Database,
   state: GroupState,
   viewNo: number,
-  q: ViewQueryOptions & { updateSeq: boolean; sorted: boolean },
+  q: ViewQuery,
 ): { meta: ViewMeta; rows: Iterable<string> } {
   const view = state.group.views[viewNo];
   const tree = state.index.trees[viewNo];

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { isWellFormed } from '../../support/unicode.js';
 import { statSync } from 'node:fs';
 import type {
   DatabaseStore,
@@ -443,18 +444,6 @@ export class SqliteDatabase implements DatabaseStore {
   }
 }
 
-/** False when the string holds a lone surrogate (it would not encode as UTF-8). */
-function isWellFormed(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c >= 0xdc00) return false;
-    const next = text.charCodeAt(i + 1);
-    if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-    i++;
-  }
-  return true;
-}
 
 /** UTF-8 bytes of `rev`'s body when this write carries it. */
 function sizeInBatch(bodies: DocWrite['bodies'], rev: string): number | undefined {

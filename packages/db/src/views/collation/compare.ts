@@ -1,4 +1,5 @@
 import { JsonNumber, JsonObject } from '../../json/index.js';
+import { isWellFormed, toWellFormed } from '../../support/unicode.js';
 import { icuCollator } from './icu.js';
 
 /**
@@ -85,15 +86,6 @@ export function compareUtf8(a: string, b: string): number {
 // Moves surrogates (astral code points) above U+E000..U+FFFF so code units compare as code points.
 function fixup(unit: number): number {
   return unit >= 0xd800 ? (unit >= 0xe000 ? unit - 0x800 : unit + 0x2000) : unit;
-}
-
-// ES2024 string methods (present in Node 20; TypeScript's es2023 lib does not declare them).
-type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
-function isWellFormed(s: string): boolean {
-  return (s as unknown as WellFormed).isWellFormed();
-}
-function toWellFormed(s: string): string {
-  return (s as unknown as WellFormed).toWellFormed();
 }
 
 /** A number as a key may hold it: a double, an exact big integer, or the JSON model's number. */
