@@ -1,33 +1,71 @@
 /**
  * The back-index: for each document, the row keys it put in each view, so that an update or a
  * deletion removes exactly the rows the document emitted before (CouchDB's id B-tree).
- * Stored compactly: per row, the view number and the key length as varints, then the key.
+ *
+ * Stored compactly, per row: a varint, the key length as a varint, then the key. Format 1: the
+ * varint is the view number. Format 2: it is `view * 2 + small`, and a small row (key and value
+ * JSON of at most SMALL_ROW characters together) is followed by its key JSON and value JSON
+ * (each a varint length and UTF-8): then a document updated without changing that row (same row
+ * key, key JSON and value) leaves the view's tree alone, without even reading the leaf.
  */
 
-export type BackEntry = [view: number, rowKey: Buffer];
+export type BackEntry = [view: number, rowKey: Buffer, keyJson?: string, valueJson?: string];
 
-export function encodeBackIndex(entries: readonly BackEntry[]): Buffer {
+/** Rows whose key and value JSON are at most this many characters keep them in the back-index. */
+export const SMALL_ROW = 64;
+
+export function encodeBackIndex(entries: readonly BackEntry[], format: 1 | 2): Buffer {
   let size = 0;
-  for (const [view, key] of entries) size += varintSize(view) + varintSize(key.length) + key.length;
+  for (const [view, key, keyJson, valueJson] of entries) {
+    if (format === 1 || keyJson === undefined || valueJson === undefined) {
+      size += varintSize(view * 2) + varintSize(key.length) + key.length;
+    } else {
+      const k = Buffer.byteLength(keyJson);
+      const v = Buffer.byteLength(valueJson);
+      size += varintSize(view * 2 + 1) + varintSize(key.length) + key.length + varintSize(k) + k + varintSize(v) + v;
+    }
+  }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const [view, key] of entries) {
-    at = writeVarint(out, at, view);
+  for (const [view, key, keyJson, valueJson] of entries) {
+    const small = format === 2 && keyJson !== undefined && valueJson !== undefined;
+    at = writeVarint(out, at, format === 1 ? view : view * 2 + (small ? 1 : 0));
     at = writeVarint(out, at, key.length);
     at += key.copy(out, at);
+    if (small) {
+      at = writeVarint(out, at, Buffer.byteLength(keyJson));
+      at += out.write(keyJson, at);
+      at = writeVarint(out, at, Buffer.byteLength(valueJson));
+      at += out.write(valueJson, at);
+    }
   }
-  return out;
+  return out.subarray(0, at);
 }
 
-export function decodeBackIndex(bytes: Uint8Array): BackEntry[] {
+export function decodeBackIndex(bytes: Uint8Array, format: 1 | 2): BackEntry[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out: BackEntry[] = [];
   const at = { i: 0 };
   while (at.i < buf.length) {
-    const view = readVarint(buf, at);
+    const head = readVarint(buf, at);
     const length = readVarint(buf, at);
-    out.push([view, Buffer.from(buf.subarray(at.i, at.i + length))]);
+    const key = Buffer.from(buf.subarray(at.i, at.i + length));
     at.i += length;
+    if (format === 1) {
+      out.push([head, key]);
+      continue;
+    }
+    if ((head & 1) === 0) {
+      out.push([head / 2, key]);
+      continue;
+    }
+    const k = readVarint(buf, at);
+    const keyJson = buf.toString('utf8', at.i, at.i + k);
+    at.i += k;
+    const v = readVarint(buf, at);
+    const valueJson = buf.toString('utf8', at.i, at.i + v);
+    at.i += v;
+    out.push([(head - 1) / 2, key, keyJson, valueJson]);
   }
   return out;
 }

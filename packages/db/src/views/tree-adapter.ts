@@ -8,10 +8,12 @@ import type Sqlite from 'better-sqlite3';
 import { BTree, SqliteNodeStore, type Entry, type KeyRange, type Reducer as TreeReducer } from './btree/index.js';
 import { builtinName, type Reducer } from './reduce/index.js';
 import type { RowEntry, RowGroup, RowRange, RowTree, RowValue } from './row-tree.js';
+import type { BuildableRowTree } from './view-index.js';
 
-export function makeRowTree(sql: Sqlite.Database, view: number, reducer: Reducer | undefined): RowTree {
+export function makeRowTree(sql: Sqlite.Database, view: number, reducer: Reducer | undefined): BuildableRowTree {
   const tree = new BTree<RowValue, unknown[]>({
-    store: new SqliteNodeStore(sql, `view_${view}`),
+    // ./view-index.ts runs every update in a transaction it rolls back on error.
+    store: new SqliteNodeStore(sql, `view_${view}`, { savepoints: false }),
     reducer: reducer === undefined ? undefined : treeReducer(reducer),
     exclusive: true,
     encodeValue: encodeRow,
@@ -25,7 +27,7 @@ export function makeRowTree(sql: Sqlite.Database, view: number, reducer: Reducer
  * finds the tree updated when it resumes starts a new fold just after the last row (or group)
  * it gave out. Rows stay in order, none twice; rows further on reflect the newer index.
  */
-class BTreeRows implements RowTree {
+class BTreeRows implements RowTree, BuildableRowTree {
   /** Bumped by every update, so paused readers notice. */
   private version = 0;
 
@@ -34,6 +36,16 @@ class BTreeRows implements RowTree {
   update(inserts: readonly RowEntry[], removes: readonly Buffer[]): void {
     this.version++;
     this.tree.update(inserts, removes);
+  }
+
+  encodeValue(value: RowValue): Uint8Array {
+    return encodeRow(value);
+  }
+
+  bulkLoad(rows: Iterable<readonly [key: Buffer, value: Buffer]>): void {
+    this.version++;
+    if (this.tree.totalCount() > 0) this.tree.clear();
+    this.tree.bulkLoad(rows);
   }
 
   *rows(range: RowRange, descending: boolean): Generator<RowEntry> {
@@ -130,15 +142,14 @@ const NO_KEY: [unknown, string] = [null, ''];
 
 /** `[u32 key length][key][u32 id length][id][value]`, the strings as UTF-8. */
 function encodeRow([keyJson, docId, valueJson]: RowValue): Uint8Array {
-  const key = Buffer.from(keyJson);
-  const id = Buffer.from(docId);
-  const value = Buffer.from(valueJson);
-  const out = Buffer.allocUnsafe(8 + key.length + id.length + value.length);
-  out.writeUInt32BE(key.length, 0);
-  key.copy(out, 4);
-  out.writeUInt32BE(id.length, 4 + key.length);
-  id.copy(out, 8 + key.length);
-  value.copy(out, 8 + key.length + id.length);
+  const keyLength = Buffer.byteLength(keyJson);
+  const idLength = Buffer.byteLength(docId);
+  const out = Buffer.allocUnsafe(8 + keyLength + idLength + Buffer.byteLength(valueJson));
+  out.writeUInt32BE(keyLength, 0);
+  out.write(keyJson, 4);
+  out.writeUInt32BE(idLength, 4 + keyLength);
+  out.write(docId, 8 + keyLength);
+  out.write(valueJson, 8 + keyLength + idLength);
   return out;
 }
 

@@ -5,8 +5,9 @@
  *   goes at the next cleanup), opened on first use.
  * - Updates are single-flight: every query that needs the index at the database's current
  *   sequence waits for the one running update (CouchDB's couch_index waiters), which reads the
- *   changes since the index's sequence in batches, maps them in the sandbox, and writes each
- *   batch in one transaction. Progress shows in `_active_tasks` and in the log.
+ *   changes since the index's sequence in batches, maps them in the sandbox, and writes them in
+ *   transactions of up to APPLY_DOCS documents; an empty index is instead built in one go at the
+ *   end (./view-index.ts startBuild). Progress shows in `_active_tasks` and in the log.
  * - Readers never wait for the writer nor the writer for readers: applying a batch is one
  *   synchronous step, and a read paused mid-stream resumes after its last row (./tree-adapter.ts).
  */
@@ -14,6 +15,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
+import type { DocRecord } from '../storage/engine.js';
 import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
 import { toPlain } from '../json/index.js';
@@ -22,10 +24,15 @@ import { viewGroupOf, type ViewGroup } from './design.js';
 import { createReducer, type Reducer } from './reduce/index.js';
 import { createMapper, type Mapper } from './sandbox/index.js';
 import { makeRowTree } from './tree-adapter.js';
-import { ViewIndex, type MappedDoc } from './view-index.js';
+import { DuplicateInBuild, ViewIndex, type MappedDoc } from './view-index.js';
 
 /** Documents per sandbox call. */
 const BATCH = 1000;
+/**
+ * The first batches of an update are smaller (FIRST_BATCHES, then BATCH): the sandbox starts
+ * mapping sooner, and a small update (a few hundred docs) is mostly mapped while it is read.
+ */
+const FIRST_BATCHES = [250, 500];
 /** Documents per index write (one transaction). */
 const APPLY_DOCS = 20_000;
 
@@ -59,6 +66,8 @@ export interface GroupState {
   mapper?: Mapper;
   updating?: Promise<void>;
   task?: ActiveTask;
+  /** A build from empty failed its checks once: update incrementally only. */
+  noBuild?: boolean;
 }
 
 export class ViewManager {
@@ -197,39 +206,61 @@ export class ViewManager {
                 batch.docs[i].rows = mapped.rows[k];
               });
             });
-      // Tree writes are cheapest in big batches (random keys touch fewer leaves per row), so
-      // mapped batches are collected, one entry per doc id (its latest state), and written every
-      // APPLY_DOCS documents.
+      // An empty index is built in one go (./view-index.ts startBuild: rows sorted once, trees
+      // built bottom-up, no back-index reads). Otherwise tree writes are cheapest in big batches
+      // (random keys touch fewer leaves per row), so mapped batches are collected, one entry per
+      // doc id (its latest state), and written every APPLY_DOCS documents.
+      const build = state.noBuild === true ? undefined : index.startBuild();
       const collected = new Map<string, MappedDoc>();
       let collectedSeq = index.updateSeq;
       const flush = async () => {
         await Promise.all(state.reducers.map((r) => r?.ready()));
+        if (build !== undefined) {
+          build.finish(collectedSeq);
+          return;
+        }
         index.apply([...collected.values()], collectedSeq);
         collected.clear();
       };
-      let current = this.readBatch(group, index.updateSeq, target);
-      if (current.records === 0) index.apply([], target);
-      let mapping = mapBatch(current);
-      while (current.records > 0) {
-        const next = this.readBatch(group, current.lastSeq, target);
-        const nextMapping = mapBatch(next);
-        nextMapping.catch(() => {}); // awaited in its turn; a failure there must not go unhandled
-        await mapping;
-        for (const doc of current.docs) {
-          collected.delete(doc.id);
-          collected.set(doc.id, doc);
+      const changes = this.db.store.foldChanges(index.updateSeq);
+      try {
+        let batches = 0;
+        const size = () => FIRST_BATCHES[batches++] ?? BATCH;
+        let current = this.readBatch(group, changes, index.updateSeq, target, size());
+        if (current.records === 0) index.apply([], target);
+        let mapping = mapBatch(current);
+        while (current.records > 0) {
+          const next = this.readBatch(group, changes, current.lastSeq, target, size());
+          const nextMapping = mapBatch(next);
+          nextMapping.catch(() => {}); // awaited in its turn; a failure there must not go unhandled
+          await mapping;
+          if (build !== undefined) build.add(current.docs);
+          else {
+            for (const doc of current.docs) {
+              collected.delete(doc.id);
+              collected.set(doc.id, doc);
+            }
+          }
+          collectedSeq = current.lastSeq;
+          if ((build === undefined && collected.size >= APPLY_DOCS) || next.records === 0) await flush();
+          task.changes_done += current.records;
+          task.progress = Math.min(100, Math.floor((task.changes_done * 100) / Math.max(1, task.total_changes)));
+          task.updated_on = Math.floor(Date.now() / 1000);
+          if (Date.now() - lastLog > 2000) {
+            lastLog = Date.now();
+            this.log(`[info] indexing ${this.db.name}/${group.ddocId}: ${task.changes_done}/${task.total_changes} changes (${task.progress}%)`);
+          }
+          current = next;
+          mapping = nextMapping;
         }
-        collectedSeq = current.lastSeq;
-        if (collected.size >= APPLY_DOCS || next.records === 0) await flush();
-        task.changes_done += current.records;
-        task.progress = Math.min(100, Math.floor((task.changes_done * 100) / Math.max(1, task.total_changes)));
-        task.updated_on = Math.floor(Date.now() / 1000);
-        if (Date.now() - lastLog > 2000) {
-          lastLog = Date.now();
-          this.log(`[info] indexing ${this.db.name}/${group.ddocId}: ${task.changes_done}/${task.total_changes} changes (${task.progress}%)`);
-        }
-        current = next;
-        mapping = nextMapping;
+      } catch (error) {
+        if (!(error instanceof DuplicateInBuild)) throw error;
+        // The changes were not one entry per document: build incrementally instead (next round).
+        this.log(`[info] indexing ${this.db.name}/${group.ddocId}: ${error.message}; updating incrementally`);
+        state.noBuild = true;
+      } finally {
+        build?.dispose();
+        changes.return(undefined);
       }
       if (task.changes_done > 0) {
         this.log(`[info] indexed ${this.db.name}/${group.ddocId}: ${task.changes_done} changes in ${Date.now() - started} ms`);
@@ -240,13 +271,20 @@ export class ViewManager {
   }
 
   /**
-   * The next changes after `since` (up to `target`, at most BATCH), with the JSON text of each
+   * The next changes after `since` (up to `target`, at most `size`), with the JSON text of each
    * document to map; deleted docs (and design docs unless include_design) are only removed.
    */
-  private readBatch(group: ViewGroup, since: number, target: number): Batch {
+  private readBatch(group: ViewGroup, changes: Iterator<DocRecord>, since: number, target: number, size: number): Batch {
     const batch: Batch = { records: 0, lastSeq: since, docs: [], toMap: [], texts: [] };
-    for (const record of this.db.store.foldChanges(since)) {
-      if (record.seq > target) break;
+    while (batch.records < size) {
+      const next = changes.next();
+      if (next.done === true) break;
+      const record = next.value;
+      if (record.seq > target) {
+        // Past the target: the changes end here for this update.
+        changes.return?.(undefined);
+        break;
+      }
       batch.records++;
       batch.lastSeq = record.seq;
       batch.docs.push({ id: record.id, rows: undefined });
@@ -258,7 +296,6 @@ export class ViewManager {
           batch.texts.push(renderDoc(record.id, record.rev, body, false, extras));
         }
       }
-      if (batch.records >= BATCH) break;
     }
     return batch;
   }

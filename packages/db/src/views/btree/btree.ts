@@ -21,7 +21,9 @@
  * fan-out happen in one pass and a bulk load into an empty tree is a bottom-up build. A node left
  * below a quarter of the size limit is merged with a neighbour (then re-chunked), so all leaves
  * stay at one depth and every non-root node is between 1/4 and 1/1 full. Only the changed paths
- * are rewritten and re-reduced. Nodes are rewritten in place (same id), ids freed by merges are
+ * are rewritten and re-reduced, and a leaf rewritten in place whose pointer comes out the same
+ * (same edge keys, count and reduction: new values under the same keys, counted by _count) leaves
+ * its parent alone. Nodes are rewritten in place (same id), ids freed by merges are
  * reused within the batch and deleted at its end. The root id and a generation number are
  * stored with the nodes; the whole update runs in `store.atomic` (a SAVEPOINT for SQLite), so a
  * throwing reducer leaves the tree as it was.
@@ -37,7 +39,11 @@
  * overflow pages, while two 2 KB nodes share a 4 KB page); grouped queries favour big nodes
  * (fewer pointers to visit, 500 groups over 100k rows: ≈ 2 ms at 2048). Bulk builds are alike.
  *
- * Cache: an LRU of decoded nodes (entries with decoded values, pointers with decoded
+ * Bulk load: `bulkLoad` fills an empty tree from entries already sorted and encoded (an index
+ * build sorts its rows externally, ./run-sort.ts), cutting every level into nodes as the items
+ * stream in: one pass, no reads, memory for about two nodes per level.
+ *
+ * Cache: an LRU of decoded nodes (entries whose values are decoded on first use, pointers with decoded
  * reductions), `cacheNodes` nodes (default 20,000: ≈ 500k rows of leaves, ≈ 90 MB of heap with
  * ~30-byte keys and three-string values; measured 175 MB for 1M rows in 38k nodes), so warm
  * queries do no store reads and no parsing. Writes put the new node in the cache. Before each
@@ -55,6 +61,7 @@ import {
   decodeNode,
   encodeInner,
   encodeLeaf,
+  encodeLeafOf,
   entryBytes,
   keysEqual,
   ptrBytes,
@@ -371,6 +378,106 @@ class NodeCache<V, R> {
 const jsonEncode = (value: unknown): Uint8Array => Buffer.from(JSON.stringify(value) ?? 'null');
 const jsonDecode = (bytes: Buffer): never => JSON.parse(bytes.toString('utf8')) as never;
 
+/**
+ * One level of a bulk load: items (leaf entries, or pointers to the level below) are cut into
+ * nodes of about FILL × nodeBytes as they come; a cut chunk is written once the next one has
+ * started, so that a small last chunk can be evened out with it. Written nodes go up as pointers
+ * to the next level, made on demand.
+ */
+class LevelBuilder<T, R> {
+  private items: T[] = [];
+  private sizes: number[] = [];
+  private bytes = NODE_HEADER_BYTES;
+  private prev: { items: T[]; sizes: number[]; bytes: number } | undefined;
+  private parent: LevelBuilder<Ptr<R>, R> | undefined;
+  private readonly max: number;
+  private readonly target: number;
+  private readonly minItems: number;
+
+  constructor(
+    private readonly tree: BTree<any, R>,
+    private readonly leaf: boolean,
+  ) {
+    this.max = tree.nodeBytes;
+    this.target = tree.nodeBytes * FILL;
+    this.minItems = leaf ? 1 : 2;
+  }
+
+  add(item: T, size: number): void {
+    if (this.items.length >= this.minItems && (this.bytes + size > this.max || this.bytes + size / 2 > this.target)) {
+      if (this.prev !== undefined) this.emit(this.prev.items, 0, this.prev.items.length, this.prev.bytes);
+      this.prev = { items: this.items, sizes: this.sizes, bytes: this.bytes };
+      this.items = [];
+      this.sizes = [];
+      this.bytes = NODE_HEADER_BYTES;
+    }
+    this.items.push(item);
+    this.sizes.push(size);
+    this.bytes += size;
+  }
+
+  /** Writes what is left, then the levels above; returns the root id. */
+  finish(): number | undefined {
+    const prev = this.prev;
+    if (prev === undefined && this.parent === undefined) {
+      // The top level: one node (whatever its size), or nothing.
+      if (this.items.length === 0) return undefined;
+      if (!this.leaf && this.items.length === 1) return (this.items[0] as Ptr<R>).id;
+      return this.write(this.items, 0, this.items.length, this.bytes).id;
+    }
+    if (prev !== undefined && (this.bytes < this.tree.nodeBytes / 4 || this.items.length < this.minItems)) {
+      // Even out the last two chunks.
+      const items = prev.items.concat(this.items);
+      const sizes = prev.sizes.concat(this.sizes);
+      let total = NODE_HEADER_BYTES;
+      for (const size of sizes) total += size;
+      let from = 0;
+      for (const to of this.tree.chunkEnds(sizes, total, this.minItems)) {
+        let bytes = NODE_HEADER_BYTES;
+        for (let i = from; i < to; i++) bytes += sizes[i];
+        this.emit(items, from, to, bytes);
+        from = to;
+      }
+    } else {
+      if (prev !== undefined) this.emit(prev.items, 0, prev.items.length, prev.bytes);
+      if (this.items.length > 0) this.emit(this.items, 0, this.items.length, this.bytes);
+    }
+    return this.parent!.finish();
+  }
+
+  private emit(items: T[], from: number, to: number, bytes: number): void {
+    const ptr = this.write(items, from, to, bytes);
+    this.parent ??= new LevelBuilder<Ptr<R>, R>(this.tree, false);
+    this.parent.add(ptr, ptrBytes(ptr));
+  }
+
+  private write(items: T[], from: number, to: number, bytes: number): Ptr<R> {
+    if (this.leaf) {
+      const keys: Buffer[] = [];
+      const raws: Buffer[] = [];
+      for (let i = from; i < to; i++) {
+        const [key, raw] = items[i] as [Buffer, Buffer];
+        keys.push(key);
+        raws.push(raw);
+      }
+      return this.tree.writeBuiltLeaf(keys, raws, 0, keys.length, bytes);
+    }
+    return this.tree.writeBuiltInner((items as Ptr<R>[]).slice(from, to), bytes);
+  }
+}
+
+/** An entry of a bulk load: the value is decoded only if a reducer asks for it. */
+class RawEntry<V> implements Entry<V> {
+  constructor(
+    readonly key: Buffer,
+    private readonly raw: Buffer,
+    private readonly decode: (bytes: Buffer) => V,
+  ) {}
+  get value(): V {
+    return this.decode(this.raw);
+  }
+}
+
 export class BTree<V, R = undefined> {
   readonly store: NodeStore;
   readonly reducer: Reducer<V, R> | undefined;
@@ -391,6 +498,8 @@ export class BTree<V, R = undefined> {
   private synced = false;
   /** Bumped by every update / clear; running iterators compare it. */
   private version = 0;
+  /** Where bulkLoad encodes leaves (stores copy what they keep). */
+  private scratch: Buffer = Buffer.alloc(0);
   /** Ids of nodes dropped during the current update: reused first, deleted at its end. */
   private freeIds: number[] = [];
 
@@ -779,6 +888,90 @@ export class BTree<V, R = undefined> {
     this.dirty = false;
   }
 
+  /**
+   * Builds the tree from entries given in ascending key order, already encoded (`encodeValue`
+   * bytes), in one pass: every level is cut into nodes as its items stream in (leaves from the
+   * entries, each inner level from the pointers written below it), so memory holds about two
+   * nodes per level whatever the number of entries. Of equal keys the last wins. The tree must
+   * be empty. The keys and values passed need to stay valid only until a few more leaves'
+   * worth of entries were passed (they may be views into a recycled buffer). Built nodes are not
+   * cached.
+   */
+  bulkLoad(entries: Iterable<readonly [key: Buffer, raw: Buffer]>): void {
+    this.sync();
+    if (this.root !== undefined) throw new Error('B-tree bulkLoad needs an empty tree');
+    this.version++;
+    this.dirty = true;
+    const run = (): void => {
+      const leaves = new LevelBuilder<[Buffer, Buffer], R>(this, true);
+      let pendingKey: Buffer | undefined;
+      let pendingRaw: Buffer | undefined;
+      for (const [key, raw] of entries) {
+        if (pendingKey !== undefined) {
+          const c = compareKeys(pendingKey, key);
+          if (c > 0) throw new Error('B-tree bulkLoad: entries out of order');
+          if (c < 0) leaves.add([pendingKey, pendingRaw!], entryBytes(pendingKey, pendingRaw!));
+        }
+        pendingKey = key;
+        pendingRaw = raw;
+      }
+      if (pendingKey !== undefined) leaves.add([pendingKey, pendingRaw!], entryBytes(pendingKey, pendingRaw!));
+      const root = leaves.finish();
+      this.store.setRoot(root);
+      this.root = root;
+      this.cache.clear();
+    };
+    try {
+      if (this.store.atomic !== undefined) this.store.atomic(run);
+      else run();
+    } catch (err) {
+      this.freeIds = [];
+      this.cache.clear();
+      this.synced = false;
+      throw err;
+    }
+    this.gen = this.store.generation?.();
+    this.root = this.store.getRoot();
+    this.dirty = false;
+  }
+
+  /** For bulkLoad's levels: the chunk ends of items of the given sizes (see `cuts`). */
+  chunkEnds(sizes: number[], total: number, minItems: number): number[] {
+    return this.cuts(sizes, total, minItems);
+  }
+
+  /** For bulkLoad's inner levels: writes pointers [from, to) as an inner node (not cached). */
+  writeBuiltInner(ptrs: Ptr<R>[], bytes: number): Ptr<R> {
+    const id = this.allocate();
+    this.store.put(id, encodeInner(ptrs, 0, ptrs.length, bytes, this.reducer !== undefined));
+    let count = 0;
+    for (const p of ptrs) count += p.count;
+    let red: R = undefined as R;
+    let redRaw: Buffer | undefined;
+    if (this.reducer !== undefined) {
+      red = this.reducer.rereduce(ptrs.map((p) => p.red));
+      redRaw = asBuffer(this.encodeReduction(red));
+    }
+    return { first: ptrs[0].first, last: ptrs[ptrs.length - 1].last, id, count, red, redRaw };
+  }
+
+  /** For bulkLoad: writes a leaf of encoded entries [from, to) (not cached); its pointer owns copies of the edge keys. */
+  writeBuiltLeaf(keys: Buffer[], raws: Buffer[], from: number, to: number, bytes: number): Ptr<R> {
+    const id = this.allocate();
+    const decode = this.decodeValue;
+    const entries: Entry<V>[] = [];
+    for (let i = from; i < to; i++) entries.push(new RawEntry(keys[i], raws[i], decode));
+    if (this.scratch.length < bytes) this.scratch = Buffer.allocUnsafe(Math.max(bytes, 2 * this.nodeBytes));
+    this.store.put(id, encodeLeafOf(keys, raws, from, to, bytes, this.scratch));
+    let red: R = undefined as R;
+    let redRaw: Buffer | undefined;
+    if (this.reducer !== undefined) {
+      red = this.reducer.reduce(entries);
+      redRaw = asBuffer(this.encodeReduction(red));
+    }
+    return { first: Buffer.from(keys[from]), last: Buffer.from(keys[to - 1]), id, count: to - from, red, redRaw };
+  }
+
   /** Removes every entry. */
   clear(): void {
     this.sync();
@@ -902,7 +1095,9 @@ export class BTree<V, R = undefined> {
         j = lo;
       }
       const out = j === i ? null : this.modify(p.id, acts, i, j);
-      if (out === null) kids.push(p);
+      // A child rewritten in place with the same keys, count and reduction (say new values under
+      // the same keys, counted by _count): its pointer, hence this node, needs no rewrite.
+      if (out === null || (out.length === 1 && samePtr(out[0], p))) kids.push(p);
       else {
         changed = true;
         for (const k of out) kids.push(k);
@@ -1159,6 +1354,14 @@ export class BTree<V, R = undefined> {
     stats.maxNodeBytes = maxBytes;
     return stats;
   }
+}
+
+/** A written pointer equal to `p` (same node id, edge keys, count and encoded reduction). */
+function samePtr<V, R>(k: Kid<V, R>, p: Ptr<R>): boolean {
+  if (isPending(k)) return false;
+  if (k.id !== p.id || k.count !== p.count || !keysEqual(k.first, p.first) || !keysEqual(k.last, p.last)) return false;
+  if (k.redRaw === undefined || p.redRaw === undefined) return k.redRaw === p.redRaw;
+  return k.redRaw.equals(p.redRaw);
 }
 
 /** A leaf merged with its sorted actions; null when nothing changes. */

@@ -103,8 +103,8 @@ export function ptrBytes(p: Ptr<unknown>): number {
 class Writer {
   readonly buf: Buffer;
   pos = 0;
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
+  constructor(size: number, into?: Buffer) {
+    this.buf = into !== undefined && into.length >= size ? into : Buffer.allocUnsafe(size);
   }
   varint(n: number): void {
     const buf = this.buf;
@@ -136,6 +136,21 @@ export function encodeLeaf(entries: readonly Entry<unknown>[], raws: readonly Bu
   w.varint(to - from);
   for (let i = from; i < to; i++) {
     w.bytes(entries[i].key);
+    w.bytes(raws[i]);
+  }
+  return w.done();
+}
+
+/**
+ * Encodes the leaf of keys and values [from, to); `size` is an upper bound of the encoded size.
+ * With `into` (big enough), the result is a view of it.
+ */
+export function encodeLeafOf(keys: readonly Uint8Array[], raws: readonly Uint8Array[], from: number, to: number, size: number, into?: Buffer): Buffer {
+  const w = new Writer(size, into);
+  w.buf[w.pos++] = LEAF;
+  w.varint(to - from);
+  for (let i = from; i < to; i++) {
+    w.bytes(keys[i]);
     w.bytes(raws[i]);
   }
   return w.done();
@@ -186,6 +201,27 @@ export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/**
+ * A decoded leaf's entry: the value is decoded on first use (an update that rewrites a leaf, or
+ * a _count reduction, never needs it), then kept.
+ */
+class LazyEntry<V> implements Entry<V> {
+  private decoded = false;
+  private v: V | undefined;
+  constructor(
+    readonly key: Buffer,
+    private readonly raw: Buffer,
+    private readonly decode: (bytes: Buffer) => V,
+  ) {}
+  get value(): V {
+    if (!this.decoded) {
+      this.v = this.decode(this.raw);
+      this.decoded = true;
+    }
+    return this.v as V;
+  }
+}
+
 export function decodeNode<V, R>(
   bytes: Uint8Array,
   decodeValue: (b: Buffer) => V,
@@ -201,7 +237,7 @@ export function decodeNode<V, R>(
       const key = r.bytes();
       const raw = r.bytes();
       raws[i] = raw;
-      entries[i] = { key, value: decodeValue(raw) };
+      entries[i] = new LazyEntry(key, raw, decodeValue);
     }
     return { leaf: true, entries, raws };
   }

@@ -14,8 +14,18 @@ export function sortByKey<T extends { readonly key: Uint8Array }>(items: T[]): T
   // push, not new Array(n): V8 makes arrays preallocated beyond 100k elements dictionary-mode.
   const keys: Uint8Array[] = [];
   for (let i = 0; i < n; i++) keys.push(items[i].key);
+  const idx = sortedOrder(keys);
+  const out: T[] = [];
+  for (let i = 0; i < n; i++) out.push(items[idx[i]]);
+  return out;
+}
+
+/** The stable sorted order of `keys`: `keys[order[0]] <= keys[order[1]] <= ...`. */
+export function sortedOrder(keys: readonly Uint8Array[]): Int32Array {
+  const n = keys.length;
   const idx = new Int32Array(n);
   for (let i = 0; i < n; i++) idx[i] = i;
+  if (n < 2) return idx;
   const tmp = new Int32Array(n);
   const counts: Int32Array[] = [];
   // Explicit stack of (lo, hi, depth) buckets still to sort.
@@ -68,13 +78,11 @@ export function sortByKey<T extends { readonly key: Uint8Array }>(items: T[]): T
       if (size > 1) stack.push(start[b], start[b] + size, depth + 1);
     }
   }
-  const out: T[] = [];
-  for (let i = 0; i < n; i++) out.push(items[idx[i]]);
-  return out;
+  return idx;
 }
 
 /** Stable insertion sort of idx[lo, hi) by keys, all of which agree on their first `depth` bytes. */
-function insertionSort(keys: Uint8Array[], idx: Int32Array, lo: number, hi: number, depth: number): void {
+function insertionSort(keys: readonly Uint8Array[], idx: Int32Array, lo: number, hi: number, depth: number): void {
   for (let i = lo + 1; i < hi; i++) {
     const j0 = idx[i];
     const k = keys[j0];
@@ -96,4 +104,95 @@ function compareFrom(a: Uint8Array, b: Uint8Array, from: number): number {
     if (d !== 0) return d;
   }
   return al - bl;
+}
+
+/**
+ * `sortedOrder` for keys packed in one buffer: key i is `buf[starts[i], starts[i] + lengths[i])`
+ * (no object per key, for sorts of many records).
+ */
+export function sortedOrderPacked(buf: Uint8Array, starts: Int32Array, lengths: Int32Array, n: number): Int32Array {
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  if (n < 2) return idx;
+  const tmp = new Int32Array(n);
+  const counts: Int32Array[] = [];
+  const start = new Int32Array(257);
+  const pos = new Int32Array(257);
+  const stack: number[] = [0, n, 0];
+  while (stack.length > 0) {
+    const depth = stack.pop()!;
+    const hi = stack.pop()!;
+    const lo = stack.pop()!;
+    if (hi - lo <= SMALL) {
+      insertionSortPacked(buf, starts, lengths, idx, lo, hi, depth);
+      continue;
+    }
+    let count = counts[depth];
+    if (count === undefined) count = counts[depth] = new Int32Array(257);
+    else count.fill(0);
+    for (let i = lo; i < hi; i++) {
+      const j = idx[i];
+      count[depth < lengths[j] ? buf[starts[j] + depth] + 1 : 0]++;
+    }
+    let nonEmpty = 0;
+    let only = -1;
+    for (let b = 0; b < 257; b++) {
+      if (count[b] !== 0) {
+        nonEmpty++;
+        only = b;
+      }
+    }
+    if (nonEmpty === 1) {
+      if (only !== 0) stack.push(lo, hi, depth + 1);
+      continue;
+    }
+    let sum = lo;
+    for (let b = 0; b < 257; b++) {
+      start[b] = sum;
+      pos[b] = sum;
+      sum += count[b];
+    }
+    for (let i = lo; i < hi; i++) {
+      const j = idx[i];
+      tmp[pos[depth < lengths[j] ? buf[starts[j] + depth] + 1 : 0]++] = j;
+    }
+    idx.set(tmp.subarray(lo, hi), lo);
+    for (let b = 1; b < 257; b++) {
+      const size = count[b];
+      if (size > 1) stack.push(start[b], start[b] + size, depth + 1);
+    }
+  }
+  return idx;
+}
+
+function insertionSortPacked(
+  buf: Uint8Array,
+  starts: Int32Array,
+  lengths: Int32Array,
+  idx: Int32Array,
+  lo: number,
+  hi: number,
+  depth: number,
+): void {
+  for (let i = lo + 1; i < hi; i++) {
+    const j0 = idx[i];
+    const s0 = starts[j0];
+    const l0 = lengths[j0];
+    let j = i - 1;
+    for (; j >= lo; j--) {
+      const k = idx[j];
+      const sk = starts[k];
+      const lk = lengths[k];
+      const n = lk < l0 ? lk : l0;
+      let c = 0;
+      for (let d = depth; d < n; d++) {
+        c = buf[sk + d] - buf[s0 + d];
+        if (c !== 0) break;
+      }
+      if (c === 0) c = lk - l0;
+      if (c <= 0) break;
+      idx[j + 1] = k;
+    }
+    idx[j + 1] = j0;
+  }
 }

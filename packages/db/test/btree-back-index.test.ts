@@ -1,0 +1,104 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeBackIndex, encodeBackIndex, type BackEntry } from '../src/views/back-index.js';
+import { viewGroupOf } from '../src/views/design.js';
+import { createReducer } from '../src/views/reduce/index.js';
+import { makeRowTree } from '../src/views/tree-adapter.js';
+import { ViewIndex, type MappedDoc } from '../src/views/view-index.js';
+
+describe('btree: back-index', () => {
+  test('encodes and decodes both formats', () => {
+    const rows: BackEntry[] = [
+      [0, Buffer.from([1, 2, 3])],
+      [1, Buffer.from('key'), '"k"', '1'],
+      [200, Buffer.alloc(300, 7), '["é",2]', '{"a":"日本"}'],
+      [3, Buffer.alloc(0)],
+    ];
+    const two = decodeBackIndex(encodeBackIndex(rows, 2), 2);
+    assert.deepEqual(two, rows);
+    const one = decodeBackIndex(encodeBackIndex(rows, 1), 1);
+    assert.deepEqual(
+      one,
+      rows.map(([view, key]) => [view, key]),
+    );
+    assert.deepEqual(decodeBackIndex(encodeBackIndex([], 2), 2), []);
+  });
+});
+
+describe('btree: view index build and updates', () => {
+  const group = viewGroupOf('_design/t', {
+    views: {
+      big: { map: 'function (doc) { emit([doc.a, doc.n], doc.text); }', reduce: '_count' },
+      small: { map: 'function (doc) { emit(doc.a, 1); }', reduce: '_count' },
+    },
+  });
+  const rowsOf = (i: number, round: number): MappedDoc => ({
+    id: `doc${String((i * 7919) % 20011).padStart(6, '0')}`,
+    rows: [
+      // A long value: enough bytes for the build to spill sorted runs to its temporary files.
+      [[[`a${i % 37}`, i], `text ${round === 0 ? '' : `round ${round} `}${'x'.repeat(200)} ${i}`]],
+      // Twice the same key in one doc, and a value that changes only sometimes.
+      [
+        [`a${i % 37}`, round % 3 === 0 || i % 2 === 0 ? 1 : round],
+        [`a${i % 37}`, 1],
+      ],
+    ],
+  });
+
+  async function open(dir: string, name: string): Promise<ViewIndex> {
+    const reducers = await Promise.all(group.views.map(() => createReducer(['_count'], { log: () => {} })));
+    return new ViewIndex(group, join(dir, name), (sql, view) => makeRowTree(sql, view, reducers[view]));
+  }
+  const dump = (index: ViewIndex) =>
+    index.trees.map((tree) => ({
+      rows: [...tree.rows({}, false)].map((e) => [e.key.toString('hex'), ...e.value]),
+      total: tree.total(),
+    }));
+
+  test('a build from empty equals batches applied incrementally, before and after updates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'divan-index-'));
+    try {
+      const built = await open(dir, 'built.sqlite');
+      const applied = await open(dir, 'applied.sqlite');
+      const docs = Array.from({ length: 20_000 }, (_, i) => rowsOf(i, 0));
+      const build = built.startBuild();
+      assert.ok(build !== undefined);
+      for (let i = 0; i < docs.length; i += 1000) build.add(docs.slice(i, i + 1000));
+      build.finish(docs.length);
+      build.dispose();
+      assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.build-')), []);
+      for (let i = 0; i < docs.length; i += 5000) applied.apply(docs.slice(i, i + 5000), Math.min(docs.length, i + 5000));
+      assert.equal(built.updateSeq, docs.length);
+      assert.equal(built.startBuild(), undefined);
+      assert.deepEqual(dump(built), dump(applied));
+      assert.equal(built.trees[0].total(), 20_000);
+      assert.equal(built.trees[1].total(), 40_000);
+      let seq = docs.length;
+      const final = new Map(docs.map((d) => [d.id, d]));
+      for (let round = 1; round <= 4; round++) {
+        const changed: MappedDoc[] = [];
+        for (let i = round; i < docs.length; i += 97) {
+          changed.push(i % 5 === 0 ? { id: docs[i].id, rows: undefined } : rowsOf(i, round));
+        }
+        for (const doc of changed) final.set(doc.id, doc);
+        seq += changed.length;
+        built.apply(changed, seq);
+        applied.apply(changed, seq);
+        assert.deepEqual(dump(built), dump(applied));
+      }
+      // An index built from the final documents agrees too.
+      const fresh = await open(dir, 'fresh.sqlite');
+      const again = fresh.startBuild()!;
+      again.add([...final.values()]);
+      again.finish(seq);
+      again.dispose();
+      assert.deepEqual(dump(fresh), dump(applied));
+      for (const index of [built, applied, fresh]) index.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
