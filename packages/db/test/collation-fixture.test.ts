@@ -1,6 +1,5 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { parseJson, toPlain } from '../src/json/index.js';
 import {
   collateRows,
@@ -15,73 +14,20 @@ import {
   rowKeyRange,
   type RowKeyRange,
 } from '../src/views/collation/index.js';
+import { excuses, FIXTURE_PATH, hex, loadFixture, unmoved, type Excuse, type FixtureRow, type FixtureSection } from './support/collation-allowances.js';
 
 // Conformance against rows recorded from a real CouchDB 3.5.0 (libicu 72.1), see
-// /work/shared/fixtures/README.md. Raw collation must match exactly. ICU collation may differ
+// ../shared/fixtures/README.md. Raw collation must match exactly. ICU collation may differ
 // only in the three classes the README documents for ICU 72 → this node's ICU; every row that
 // falls in one is named below, the rest must match exactly (order, ties and group=true groups),
 // and the excused rows must still be in the order of Intl.Collator('en'), which runs the same
 // ICU as we do: the difference is the ICU version, not the encoding.
 
-const FIXTURE = process.env.DIVAN_COLLATION_FIXTURE ?? '/work/shared/fixtures/couchdb-collation-order.json';
-
-interface Row {
-  id: string;
-  key: string;
-}
-interface Lookup {
-  key: string;
-  rows?: Row[];
-  exclusiveSelfRange?: number;
-}
-interface Section {
-  strings: Row[];
-  groupCounts: number[];
-  ties: Row[];
-  tieGroups: { key: string; value: number }[];
-  mixedText: string;
-  keyLookups: Lookup[];
-}
-interface Fixture {
-  server: { library_version: string; collation_algorithm_version: string };
-  icu: Section;
-  raw: Section;
-  allDocsIds: string[];
-  allDocsUnicode: string[];
-}
-
-const fixture: Fixture | undefined = existsSync(FIXTURE) ? (JSON.parse(readFileSync(FIXTURE, 'utf8')) as Fixture) : undefined;
+const FIXTURE = FIXTURE_PATH;
+type Row = FixtureRow;
+type Section = FixtureSection;
+const fixture = loadFixture();
 const skip = fixture === undefined ? `collation fixture not found at ${FIXTURE} (set DIVAN_COLLATION_FIXTURE)` : false;
-
-// --- The documented ICU 72 → current ICU differences --------------------------------------------
-
-/** CouchDB's ICU 72 implements Unicode 15.0: later characters are unassigned there (sorted last). */
-const COUCH_UNICODE: readonly [number, number] = [15, 0];
-/** The 12 code points whose root-collation order changed between ICU 72 and 78 (fixture README). */
-const ROOT_ORDER_CHANGED = new Set([
-  0x2018, 0x2019, 0x201a, 0x201b, 0x20a7, 0x20a8, 0x2180, 0x2181, 0x2182, 0x2186, 0x2187, 0x2188,
-]);
-
-type Excuse = 'newer-than-unicode-15.0' | 'root-order-changed' | 'non-fcd';
-
-function excuses(s: string): Excuse[] {
-  const out: Excuse[] = [];
-  const icu = icuCollator();
-  const cps = [...s].map((c) => c.codePointAt(0)!);
-  if (
-    cps.some((cp) => {
-      const [major, minor] = icu.charAge(cp).split('.').map(Number);
-      return major > COUCH_UNICODE[0] || (major === COUCH_UNICODE[0] && minor > COUCH_UNICODE[1]);
-    })
-  ) {
-    out.push('newer-than-unicode-15.0');
-  }
-  if (cps.some((cp) => ROOT_ORDER_CHANGED.has(cp))) out.push('root-order-changed');
-  if (!isFcd(s)) out.push('non-fcd');
-  return out;
-}
-
-const hex = (s: string): string => [...s].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
 
 function sortRows<T extends { id: string; key: unknown }>(rows: readonly T[], raw: boolean): T[] {
   return rows
@@ -90,27 +36,6 @@ function sortRows<T extends { id: string; key: unknown }>(rows: readonly T[], ra
     .map(({ row }) => row);
 }
 
-/** Indexes (into `seq`) of a longest increasing subsequence: the rows that did not move. */
-function unmoved(seq: readonly number[]): Set<number> {
-  const tails: number[] = [];
-  const tailAt: number[] = [];
-  const prev: number[] = [];
-  for (let k = 0; k < seq.length; k++) {
-    let lo = 0;
-    let hi = tails.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (tails[mid] < seq[k]) lo = mid + 1;
-      else hi = mid;
-    }
-    tails[lo] = seq[k];
-    tailAt[lo] = k;
-    prev[k] = lo > 0 ? tailAt[lo - 1] : -1;
-  }
-  const keep = new Set<number>();
-  for (let k = tails.length ? tailAt[tails.length - 1] : -1; k >= 0; k = prev[k]) keep.add(seq[k]);
-  return keep;
-}
 
 /** group=true over rows in scan order: [first row's key, count] per run of byte-equal keys. */
 function groups(rows: readonly Row[], raw: boolean): { key: string; value: number }[] {

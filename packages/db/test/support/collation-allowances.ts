@@ -1,13 +1,17 @@
 /**
- * The CouchDB collation fixture (/work/shared/fixtures/couchdb-collation-order.json, recorded
+ * The CouchDB collation fixture (../shared/fixtures/couchdb-collation-order.json, recorded
  * from CouchDB 3.5.0 with libicu 72.1) and the three documented classes of strings where node's
  * newer ICU may legitimately order differently (see the fixture's README and
  * test/collation-fixture.test.ts, which this mirrors for end-to-end tests).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { icuCollator, isFcd } from '../../src/views/collation/index.js';
 
-export const FIXTURE_PATH = process.env.DIVAN_COLLATION_FIXTURE ?? '/work/shared/fixtures/couchdb-collation-order.json';
+/** `../shared` beside the repository (this file runs from packages/db/dist/test/support). */
+export const FIXTURE_PATH =
+  process.env.DIVAN_COLLATION_FIXTURE ??
+  fileURLToPath(new URL('../../../../../../shared/fixtures/couchdb-collation-order.json', import.meta.url));
 
 export interface FixtureRow {
   id: string;
@@ -27,7 +31,9 @@ export interface FixtureSection {
   keyLookups: FixtureLookup[];
 }
 export interface CollationFixture {
-  server: { library_version: string };
+  server: { library_version: string; collation_algorithm_version: string };
+  allDocsIds: string[];
+  allDocsUnicode: string[];
   icu: FixtureSection;
   raw: FixtureSection;
   rawddoc: { sameOrderAsIcu: boolean };
