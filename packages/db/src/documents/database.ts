@@ -172,12 +172,9 @@ export class Database {
       results[index] = { ok: true, id, rev };
       if (!edit.changed) return;
       const top = winner(edit.tree)!;
-      const write: DocWrite = state.write ?? {
-        record: { id, rev: '', deleted: false, tree: '' },
-        bodies: [],
-        isNew: state.record === undefined,
-      };
-      write.record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit.tree) };
+      const record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit.tree) };
+      const write: DocWrite = state.write ?? { record, bodies: [], isNew: state.record === undefined };
+      write.record = record;
       write.bodies.push({ rev, body: input.json ?? stringifyJson(input.body) });
       if (edit.stemmed.length > 0) (write.dropBodies ??= []).push(...edit.stemmed.map(formatRev));
       if (state.write === undefined) order.push(id);

@@ -2,24 +2,40 @@
  * Request bodies: read up to the configured limit (413 past it, without buffering the rest),
  * decoded as strict UTF-8 and parsed with the JSON parser that keeps numbers and member order.
  */
+import { isAscii } from 'node:buffer';
 import { CouchError, invalidJson } from '../errors.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../json/index.js';
 import type { RequestContext } from './context.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** The largest declared body read into a buffer allocated up front. */
+const PREALLOCATE = 8 * 1024 * 1024;
+
 export async function readBody(ctx: RequestContext): Promise<Buffer> {
   const limit = ctx.server.maxBodyBytes;
   const declared = Number(ctx.req.headers['content-length']);
   if (declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
+  // With a Content-Length (up to PREALLOCATE) the chunks are copied straight into one buffer of
+  // that size (no chunk list, no concat); without one (chunked), past it, or for a larger body,
+  // they are gathered as they come, so memory only grows with the bytes that actually arrive.
+  const sized =
+    Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE ? Buffer.allocUnsafe(declared) : undefined;
+  let chunks: Buffer[] | undefined;
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
+    const end = size + chunk.length;
+    if (end > limit) throw tooLarge();
+    if (chunks === undefined && sized !== undefined && end <= sized.length) {
+      chunk.copy(sized, size);
+    } else {
+      chunks ??= sized === undefined ? [] : [sized.subarray(0, size)];
+      chunks.push(chunk);
+    }
+    size = end;
   }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  if (chunks !== undefined) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
 }
 
 /** The body parsed as JSON; `requireJsonType` for the POST endpoints that check Content-Type (415). */
@@ -30,10 +46,15 @@ export async function readJson(ctx: RequestContext, requireJsonType = false): Pr
 
 export function parseBody(bytes: Buffer): JsonValue {
   let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw invalidJson();
+  // Pure ASCII (the common case) is valid UTF-8 as it is: a Latin-1 read gives the same string
+  // without the strict decoder's checks.
+  if (isAscii(bytes)) text = bytes.toString('latin1');
+  else {
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw invalidJson();
+    }
   }
   try {
     return parseJson(text);

@@ -153,6 +153,10 @@ export class SqliteDatabase implements DatabaseStore {
 
   private configure(durability: 'normal' | 'full'): void {
     const db = this.db;
+    // 8 KiB pages for new files (an existing file keeps its own): a bulk load commits about half
+    // as many WAL frames (one write each) and B-tree pages for the same rows, which measured
+    // ~0.2-0.3 µs of system time less per document on loads of ~365-byte documents.
+    db.pragma('page_size = 8192');
     // WAL: readers never block the writer. A commit has written its WAL frames with write(2)
     // before returning, so with synchronous=NORMAL it survives kill -9 of this process (the OS
     // holds the pages); only an OS crash or power loss can drop the last commits, which FULL
@@ -162,9 +166,10 @@ export class SqliteDatabase implements DatabaseStore {
     // Up to 32 MiB of page cache per open database (allocated as used).
     db.pragma('cache_size = -32768');
     db.pragma('temp_store = MEMORY');
-    // Checkpoint every ~16 MiB of WAL rather than 4 MiB: fewer checkpoints, faster bulk loads
-    // (measured on loads of 100k random ids). mmap gave no clear gain, so it stays off.
-    db.pragma('wal_autocheckpoint = 4096');
+    // Checkpoint every ~16 MiB of WAL (2048 pages of 8 KiB) rather than 4 MiB: fewer
+    // checkpoints, faster bulk loads (measured on loads of 100k random ids; 32 and 64 MiB
+    // measured no better). mmap gave no clear gain, so it stays off.
+    db.pragma('wal_autocheckpoint = 2048');
     // After a checkpoint, cut a WAL that grew past 64 MiB back down.
     db.pragma('journal_size_limit = 67108864');
   }
