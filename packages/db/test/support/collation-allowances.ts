@@ -8,10 +8,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { icuCollator, isFcd } from '../../src/views/collation/index.js';
 
-/** `../shared` beside the repository (this file runs from packages/db/dist/test/support). */
+/**
+ * `../shared` beside the repository (this file runs from packages/db/dist/test/support), else the
+ * workplace's shared folder (a clone made elsewhere, say under /tmp).
+ */
 export const FIXTURE_PATH =
   process.env.DIVAN_COLLATION_FIXTURE ??
-  fileURLToPath(new URL('../../../../../../shared/fixtures/couchdb-collation-order.json', import.meta.url));
+  [
+    fileURLToPath(new URL('../../../../../../shared/fixtures/couchdb-collation-order.json', import.meta.url)),
+    '/work/shared/fixtures/couchdb-collation-order.json',
+  ].find((path) => existsSync(path)) ??
+  '../shared/fixtures/couchdb-collation-order.json';
 
 export interface FixtureRow {
   id: string;
