@@ -9,6 +9,8 @@
  * key, key JSON and value) leaves the view's tree alone, without even reading the leaf.
  */
 
+import { readVarint, varintSize, writeVarint } from '../support/varint.js';
+
 export type BackEntry = [view: number, rowKey: Buffer, keyJson?: string, valueJson?: string];
 
 /** Rows whose key and value JSON are at most this many characters keep them in the back-index. */
@@ -70,31 +72,5 @@ export function decodeBackIndex(bytes: Uint8Array, format: 1 | 2): BackEntry[] {
   return out;
 }
 
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
-}
 
-function writeVarint(out: Buffer, at: number, n: number): number {
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  out[at++] = n;
-  return at;
-}
 
-function readVarint(buf: Buffer, at: { i: number }): number {
-  let n = 0;
-  let scale = 1;
-  for (;;) {
-    const byte = buf[at.i++];
-    n += (byte & 0x7f) * scale;
-    if (byte < 0x80) return n;
-    scale *= 0x80;
-  }
-}

@@ -13,6 +13,7 @@
  * a build does not leave a trail of garbage buffers behind): copy what must be kept longer.
  */
 import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { readVarint, tryVarint, varintSize as varintBytes, writeVarint } from '../../support/varint.js';
 import { compareKeys } from './node.js';
 import { sortedOrderPacked } from './sort.js';
 
@@ -277,44 +278,6 @@ function grow(a: Int32Array): Int32Array {
   return out;
 }
 
-function varintBytes(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
-}
 
-function writeVarint(out: Buffer, at: number, n: number): number {
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  out[at++] = n;
-  return at;
-}
 
-function readVarint(buf: Buffer, at: { i: number }): number {
-  let n = 0;
-  let scale = 1;
-  for (;;) {
-    const byte = buf[at.i++];
-    n += (byte & 0x7f) * scale;
-    if (byte < 0x80) return n;
-    scale *= 0x80;
-  }
-}
 
-/** A varint, or -1 when the buffer ends before it does. */
-function tryVarint(buf: Buffer, at: { i: number }): number {
-  let n = 0;
-  let scale = 1;
-  for (;;) {
-    if (at.i >= buf.length) return -1;
-    const byte = buf[at.i++];
-    n += (byte & 0x7f) * scale;
-    if (byte < 0x80) return n;
-    scale *= 0x80;
-  }
-}
