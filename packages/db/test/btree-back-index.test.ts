@@ -7,7 +7,8 @@ import { decodeBackIndex, encodeBackIndex, type BackEntry } from '../src/views/b
 import { viewGroupOf } from '../src/views/design.js';
 import { createReducer } from '../src/views/reduce/index.js';
 import { makeRowTree } from '../src/views/tree-adapter.js';
-import { ViewIndex, type MappedDoc } from '../src/views/view-index.js';
+import type { MappedDoc } from '../src/views/index-rows.js';
+import { ViewIndex } from '../src/views/view-index.js';
 
 describe('btree: back-index', () => {
   test('encodes and decodes both formats', () => {

@@ -25,6 +25,15 @@ export interface DocRecord {
   tree: string;
 }
 
+/** A changed document with its winner's body (see `DatabaseStore.foldChangedBodies`). */
+export interface ChangedDoc {
+  id: string;
+  seq: number;
+  rev: string;
+  deleted: boolean;
+  body: string | undefined;
+}
+
 /** One revision's body: canonical JSON text of the document without its special `_` members. */
 export interface RevBody {
   rev: string;
@@ -113,6 +122,11 @@ export interface DatabaseStore {
   countDocs(range: IdRange): number;
   /** Documents whose last change is after `since`, by sequence (descending: newest first). */
   foldChanges(since: number, descending?: boolean): Generator<DocRecord>;
+  /**
+   * `foldChanges` (ascending) with each live winner's body text read in the same statement (what
+   * a view index update maps); `body` is undefined for deleted winners.
+   */
+  foldChangedBodies(since: number): Generator<ChangedDoc>;
   /** How many documents changed after `since` (what `_changes` reports as `pending`). */
   countChanges(since: number): number;
 

@@ -1,27 +1,20 @@
 /**
  * One view group's index on disk: a SQLite file per design-doc signature holding a B-tree of
  * rows (with stored reductions) per view, the back-index (doc id → its row keys), and the
- * sequence the index is complete up to. `apply` writes one batch of mapped changes — row
- * removals and insertions in every view, the back-index and the new sequence — in one
- * transaction, so the index on disk is always the index of some database sequence. Rows a
- * document emits again unchanged are not touched (./back-index.ts keeps small rows' JSON).
+ * sequence the index is complete up to. `commit` writes a staged update (./index-update.ts) —
+ * row removals and insertions in every view, the back-index and the new sequence — in one
+ * transaction, so the index on disk is always the index of some database sequence.
  * An empty index is built differently (`startBuild`): rows sorted externally, trees built
  * bottom-up, the back-index appended in id order, all in one transaction at the end.
  */
 import Sqlite from 'better-sqlite3';
-import { encodeRowKey } from './collation/index.js';
-import { SMALL_ROW, decodeBackIndex, encodeBackIndex, type BackEntry } from './back-index.js';
+import { encodeBackIndex, type BackEntry } from './back-index.js';
 import { ExternalSorter } from './btree/run-sort.js';
 import { compareKeys } from './btree/index.js';
 import type { ViewGroup } from './design.js';
-import type { RowEntry, RowTree, RowValue } from './row-tree.js';
-
-/** What the map step produced for one changed document: rows per view, or none (deleted). */
-export interface MappedDoc {
-  id: string;
-  /** `rows[view]` = the `[key, value]` pairs emitted; undefined when the doc has no rows any more. */
-  rows: ReadonlyArray<ReadonlyArray<readonly [unknown, unknown]>> | undefined;
-}
+import { rowsOf, type MappedDoc, type RowSink } from './index-rows.js';
+import { IndexUpdate } from './index-update.js';
+import type { RowTree, RowValue } from './row-tree.js';
 
 /** A row tree that can also be filled in one go from sorted, encoded rows (an index build). */
 export interface BuildableRowTree extends RowTree {
@@ -52,7 +45,7 @@ export class ViewIndex {
   private readonly putBack: Sqlite.Statement;
   private readonly deleteBack: Sqlite.Statement;
   private readonly putMeta: Sqlite.Statement;
-  private readonly applyTransaction: (docs: readonly MappedDoc[], seq: number) => void;
+  private readonly commitTransaction: (update: IndexUpdate, seq: number) => void;
 
   constructor(
     readonly group: ViewGroup,
@@ -82,7 +75,7 @@ export class ViewIndex {
     const changed = sql.prepare("SELECT value FROM meta WHERE key = 'changed_seqs'").pluck().get() as string | undefined;
     this.changedSeqs = changed === undefined ? group.views.map(() => 0) : (JSON.parse(changed) as number[]);
     this.trees = group.views.map((_, view) => makeTree(sql, view));
-    this.applyTransaction = sql.transaction((docs: readonly MappedDoc[], seq: number) => this.applyNow(docs, seq));
+    this.commitTransaction = sql.transaction((update: IndexUpdate, seq: number) => this.commitNow(update, seq));
   }
 
   private readonly sql: Sqlite.Database;
@@ -108,10 +101,22 @@ export class ViewIndex {
     return pages * size;
   }
 
-  /** Writes one batch of mapped changes and the sequence they bring the index to, atomically. */
+  /** An empty update, to stage mapped documents in (see ./index-update.ts). */
+  startUpdate(): IndexUpdate {
+    return new IndexUpdate(this.group.views, (docs) => this.readBack(docs), this.backFormat);
+  }
+
+  /** Stages and commits mapped documents (each id once) in one go. */
   apply(docs: readonly MappedDoc[], seq: number): void {
+    const update = this.startUpdate();
+    update.add(docs);
+    this.commit(update, seq);
+  }
+
+  /** Writes a staged update and the sequence it brings the index to, atomically. */
+  commit(update: IndexUpdate, seq: number): void {
     try {
-      this.applyTransaction(docs, seq);
+      this.commitTransaction(update, seq);
     } catch (error) {
       // The transaction rolled back: trees that applied their part must forget it.
       for (const tree of this.trees) tree.invalidate();
@@ -120,47 +125,17 @@ export class ViewIndex {
     this.seq = seq;
   }
 
-  private applyNow(docs: readonly MappedDoc[], seq: number): void {
-    const views = this.group.views;
-    const inserts: RowEntry[][] = views.map(() => []);
-    const removes: Buffer[][] = views.map(() => []);
-    const format = this.backFormat;
-    const olds = this.readBack(docs);
-    for (const doc of docs) {
-      const old = olds.get(doc.id);
-      const before = old === undefined ? NO_ROWS : decodeBackIndex(old, format);
-      // Rows of `before` found again (same view and row key): unchanged ones are left alone,
-      // changed ones are replaced by their insert; the others are removed.
-      const found = before.length === 0 ? undefined : new Uint8Array(before.length);
-      let unchanged = 0;
-      const back = this.rowsOf(doc, (view, key, value) => {
-        if (found !== undefined) {
-          const k = findRow(before, found, view, key);
-          if (k >= 0) {
-            found[k] = 1;
-            const [, , keyJson, valueJson] = before[k];
-            if (keyJson === value[0] && valueJson === value[2]) {
-              unchanged++;
-              return;
-            }
-          }
-        }
-        inserts[view].push({ key, value });
-      });
-      if (found !== undefined) {
-        for (let k = 0; k < before.length; k++) if (found[k] === 0) removes[before[k][0]]?.push(before[k][1]);
-      }
-      if (back.length > 0) {
-        // Same rows (or same keys, with values too big to keep here): nothing to write.
-        if (unchanged === back.length && back.length === before.length) continue;
-        const bytes = encodeBackIndex(back, format);
-        if (old === undefined || !bytes.equals(old)) this.putBack.run(doc.id, bytes);
-      } else if (old !== undefined) this.deleteBack.run(doc.id);
+  private commitNow(update: IndexUpdate, seq: number): void {
+    for (const [id, bytes] of update.backWrites) {
+      if (bytes === undefined) this.deleteBack.run(id);
+      else this.putBack.run(id, bytes);
     }
     const changedSeqs = [...this.changedSeqs];
     this.trees.forEach((tree, view) => {
-      if (inserts[view].length === 0 && removes[view].length === 0) return;
-      tree.update(inserts[view], removes[view]);
+      const inserts = update.inserts[view];
+      const removes = update.removes[view];
+      if (inserts.length === 0 && removes.length === 0) return;
+      tree.update(inserts, removes);
       changedSeqs[view] = seq;
     });
     this.putMeta.run('update_seq', String(seq));
@@ -191,37 +166,6 @@ export class ViewIndex {
     return out;
   }
 
-  /** Calls `out` for each row of a mapped doc (with its row key); returns its back-index entries. */
-  private rowsOf(doc: MappedDoc, out: (view: number, key: Buffer, value: RowValue) => void): BackEntry[] {
-    const back: BackEntry[] = [];
-    const all = doc.rows;
-    if (all === undefined) return back;
-    const views = this.group.views;
-    for (let view = 0; view < all.length; view++) {
-      const rows = all[view];
-      if (rows === undefined || rows.length === 0) continue;
-      const raw = views[view].raw;
-      // A document may emit the same key twice: the later rows get a suffix that keeps
-      // them distinct and in emit order (never 0xFF, which range bounds rely on).
-      let seen: Set<string> | undefined;
-      for (let n = 0; n < rows.length; n++) {
-        const [key, value] = rows[n];
-        let rowKey = encodeRowKey(key, doc.id, raw);
-        if (rows.length > 1) {
-          seen ??= new Set();
-          const bytes = rowKey.toString('latin1');
-          if (seen.has(bytes)) rowKey = Buffer.concat([rowKey, duplicateSuffix(n)]);
-          else seen.add(bytes);
-        }
-        const keyJson = JSON.stringify(key);
-        const valueJson = JSON.stringify(value ?? null);
-        out(view, rowKey, [keyJson, doc.id, valueJson]);
-        back.push(keyJson.length + valueJson.length <= SMALL_ROW ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
-      }
-    }
-    return back;
-  }
-
   /**
    * A build of this index from empty (undefined unless it is empty): the caller adds every
    * mapped document once, then `finish` writes all rows, the back-index and the sequence in one
@@ -231,7 +175,7 @@ export class ViewIndex {
    */
   startBuild(): IndexBuild | undefined {
     if (this.seq !== 0 || this.backFormat !== 2) return undefined;
-    return new IndexBuild(this, (doc, out) => this.rowsOf(doc, out), (seq, rows, back) => this.finishBuild(seq, rows, back));
+    return new IndexBuild(this, (doc, out) => rowsOf(this.group.views, doc, out), (seq, rows, back) => this.finishBuild(seq, rows, back));
   }
 
   private finishBuild(seq: number, rows: readonly ExternalSorter[], back: ExternalSorter): void {
@@ -285,43 +229,6 @@ export class ViewIndex {
   }
 }
 
-const NO_ROWS: BackEntry[] = [];
-
-/** The first row of `rows` not yet `found` with this view and row key, or -1. */
-function findRow(rows: readonly BackEntry[], found: Uint8Array, view: number, key: Buffer): number {
-  if (rows.length > 16) return findRowIndexed(rows, found, view, key);
-  for (let k = 0; k < rows.length; k++) {
-    if (found[k] === 0 && rows[k][0] === view && rows[k][1].equals(key)) return k;
-  }
-  return -1;
-}
-
-/** findRow for documents with many rows: through a map built once per row list. */
-const rowMaps = new WeakMap<readonly BackEntry[], Map<string, number[]>>();
-function findRowIndexed(rows: readonly BackEntry[], found: Uint8Array, view: number, key: Buffer): number {
-  let map = rowMaps.get(rows);
-  if (map === undefined) {
-    map = new Map();
-    rows.forEach(([v, k], i) => {
-      const name = `${v}:${k.toString('latin1')}`;
-      const list = map!.get(name);
-      if (list === undefined) map!.set(name, [i]);
-      else list.push(i);
-    });
-    rowMaps.set(rows, map);
-  }
-  for (const k of map.get(`${view}:${key.toString('latin1')}`) ?? []) if (found[k] === 0) return k;
-  return -1;
-}
-
-/** 0x01 then the emit index as a u32: orders duplicates by emit, never starts with 0xFF. */
-function duplicateSuffix(n: number): Buffer {
-  const suffix = Buffer.allocUnsafe(5);
-  suffix[0] = 0x01;
-  suffix.writeUInt32BE(n, 1);
-  return suffix;
-}
-
 /** A build from empty saw a document twice (see `ViewIndex.startBuild`): apply incrementally instead. */
 export class DuplicateInBuild extends Error {
   constructor(readonly docId: string) {
@@ -337,7 +244,7 @@ export class IndexBuild {
 
   constructor(
     index: ViewIndex,
-    private readonly rowsOf: (doc: MappedDoc, out: (view: number, key: Buffer, value: RowValue) => void) => BackEntry[],
+    private readonly rowsOf: (doc: MappedDoc, out: RowSink) => BackEntry[],
     private readonly write: (seq: number, rows: readonly ExternalSorter[], back: ExternalSorter) => void,
   ) {
     this.trees = index.trees;

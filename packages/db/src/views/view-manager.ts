@@ -15,7 +15,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
-import type { DocRecord } from '../storage/engine.js';
+import type { ChangedDoc } from '../storage/engine.js';
 import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
 import { toPlain } from '../json/index.js';
@@ -24,7 +24,9 @@ import { viewGroupOf, type ViewGroup } from './design.js';
 import { createReducer, type Reducer } from './reduce/index.js';
 import { createMapper, type Mapper } from './sandbox/index.js';
 import { makeRowTree } from './tree-adapter.js';
-import { DuplicateInBuild, ViewIndex, type MappedDoc } from './view-index.js';
+import type { MappedDoc } from './index-rows.js';
+import type { IndexUpdate } from './index-update.js';
+import { DuplicateInBuild, ViewIndex } from './view-index.js';
 
 /** Documents per sandbox call. */
 const BATCH = 1000;
@@ -196,7 +198,7 @@ export class ViewManager {
         { log: this.sandboxLog(group) },
       );
       // A pipeline over two cores: while the sandbox (its own thread) maps the next batch,
-      // this thread writes the current one into the trees.
+      // this thread reads the one after and stages (or, building, sorts) the current one.
       const mapper = state.mapper;
       const mapBatch = (batch: Batch): Promise<void> =>
         batch.texts.length === 0
@@ -207,42 +209,51 @@ export class ViewManager {
               });
             });
       // An empty index is built in one go (./view-index.ts startBuild: rows sorted once, trees
-      // built bottom-up, no back-index reads). Otherwise tree writes are cheapest in big batches
-      // (random keys touch fewer leaves per row), so mapped batches are collected, one entry per
-      // doc id (its latest state), and written every APPLY_DOCS documents.
+      // built bottom-up, no back-index reads). Otherwise each mapped batch is staged (diffed
+      // against the back-index while the sandbox maps the next one) and the staged changes are
+      // written every APPLY_DOCS documents: tree writes are cheapest in big batches (random keys
+      // touch fewer leaves per row).
       const build = state.noBuild === true ? undefined : index.startBuild();
-      const collected = new Map<string, MappedDoc>();
-      let collectedSeq = index.updateSeq;
-      const flush = async () => {
+      let staged: IndexUpdate | undefined;
+      let stagedSeq = index.updateSeq;
+      const commit = async () => {
         await Promise.all(state.reducers.map((r) => r?.ready()));
-        if (build !== undefined) {
-          build.finish(collectedSeq);
-          return;
-        }
-        index.apply([...collected.values()], collectedSeq);
-        collected.clear();
+        index.commit(staged ?? index.startUpdate(), stagedSeq);
+        staged = undefined;
       };
-      const changes = this.db.store.foldChanges(index.updateSeq);
+      const changes = this.db.store.foldChangedBodies(index.updateSeq);
       try {
         let batches = 0;
         const size = () => FIRST_BATCHES[batches++] ?? BATCH;
         let current = this.readBatch(group, changes, index.updateSeq, target, size());
-        if (current.records === 0) index.apply([], target);
+        if (current.records === 0) {
+          // Nothing to map (say only local docs changed): the index is current at the target.
+          stagedSeq = target;
+          await commit();
+        }
         let mapping = mapBatch(current);
         while (current.records > 0) {
           const next = this.readBatch(group, changes, current.lastSeq, target, size());
           const nextMapping = mapBatch(next);
           nextMapping.catch(() => {}); // awaited in its turn; a failure there must not go unhandled
           await mapping;
-          if (build !== undefined) build.add(current.docs);
-          else {
-            for (const doc of current.docs) {
-              collected.delete(doc.id);
-              collected.set(doc.id, doc);
+          if (build !== undefined) {
+            build.add(current.docs);
+            stagedSeq = current.lastSeq;
+            if (next.records === 0) {
+              await Promise.all(state.reducers.map((r) => r?.ready()));
+              build.finish(stagedSeq);
             }
+          } else {
+            const docs = latestOnly(current.docs);
+            // A document staged already (changed twice within this update): what is staged
+            // goes first, so that its back-index entry is read back current.
+            if (staged !== undefined && docs.some((doc) => staged!.has(doc.id))) await commit();
+            staged ??= index.startUpdate();
+            staged.add(docs);
+            stagedSeq = current.lastSeq;
+            if (staged.size >= APPLY_DOCS || next.records === 0) await commit();
           }
-          collectedSeq = current.lastSeq;
-          if ((build === undefined && collected.size >= APPLY_DOCS) || next.records === 0) await flush();
           task.changes_done += current.records;
           task.progress = Math.min(100, Math.floor((task.changes_done * 100) / Math.max(1, task.total_changes)));
           task.updated_on = Math.floor(Date.now() / 1000);
@@ -274,7 +285,7 @@ export class ViewManager {
    * The next changes after `since` (up to `target`, at most `size`), with the JSON text of each
    * document to map; deleted docs (and design docs unless include_design) are only removed.
    */
-  private readBatch(group: ViewGroup, changes: Iterator<DocRecord>, since: number, target: number, size: number): Batch {
+  private readBatch(group: ViewGroup, changes: Iterator<ChangedDoc>, since: number, target: number, size: number): Batch {
     const batch: Batch = { records: 0, lastSeq: since, docs: [], toMap: [], texts: [] };
     while (batch.records < size) {
       const next = changes.next();
@@ -289,7 +300,7 @@ export class ViewManager {
       batch.lastSeq = record.seq;
       batch.docs.push({ id: record.id, rows: undefined });
       if (!record.deleted && (group.includeDesign || !isDesignId(record.id))) {
-        const body = this.db.store.getBody(record.id, record.rev);
+        const body = record.body;
         if (body !== undefined) {
           const extras = group.localSeq ? [['_local_seq', record.seq] as const] : undefined;
           batch.toMap.push(batch.docs.length - 1);
@@ -344,4 +355,17 @@ export class ViewManager {
     return (message: string, kind: 'user' | 'error') =>
       this.log(`[${kind === 'user' ? 'info' : 'error'}] ${this.db.name}/${group.ddocId}: ${message}`);
   }
+}
+
+/** The docs of a batch, each id once (its last state: changes of one doc within a batch). */
+function latestOnly(docs: MappedDoc[]): MappedDoc[] {
+  const ids = new Set<string>();
+  for (const doc of docs) ids.add(doc.id);
+  if (ids.size === docs.length) return docs;
+  const latest = new Map<string, MappedDoc>();
+  for (const doc of docs) {
+    latest.delete(doc.id);
+    latest.set(doc.id, doc);
+  }
+  return [...latest.values()];
 }

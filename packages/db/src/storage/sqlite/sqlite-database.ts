@@ -4,6 +4,7 @@ import { statSync } from 'node:fs';
 import type {
   DatabaseStore,
   DbMeta,
+  ChangedDoc,
   DocRecord,
   DocWrite,
   IdRange,
@@ -86,6 +87,7 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly stmtSaveCounters: Statement;
   private readonly stmtChanges: Statement;
   private readonly stmtChangesDesc: Statement;
+  private readonly stmtChangedBodies: Statement;
   private readonly stmtCountChanges: Statement;
   private readonly stmtGetLocal: Statement;
   private readonly stmtPutLocal: Statement;
@@ -137,6 +139,12 @@ export class SqliteDatabase implements DatabaseStore {
       .raw();
     this.stmtChangesDesc = db
       .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
+      .raw();
+    this.stmtChangedBodies = db
+      .prepare(
+        'SELECT d.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END FROM docs d ' +
+          'LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.seq > ? ORDER BY d.seq LIMIT ?',
+      )
       .raw();
     this.stmtCountChanges = db.prepare('SELECT count(*) FROM docs WHERE seq > ?').pluck();
     this.stmtGetLocal = db.prepare('SELECT id, rev, body FROM local_docs WHERE id = ?').raw();
@@ -368,6 +376,18 @@ export class SqliteDatabase implements DatabaseStore {
       for (const row of rows) yield toRecord(row);
       if (rows.length < pageSize) return;
       before = rows[rows.length - 1][1];
+      pageSize = Math.min(pageSize * 4, MAX_PAGE);
+    }
+  }
+
+  *foldChangedBodies(since: number): Generator<ChangedDoc> {
+    let pageSize = FIRST_PAGE;
+    let after = since;
+    for (;;) {
+      const rows = this.stmtChangedBodies.all(after, pageSize) as [string, number, string, number, string | null][];
+      for (const [id, seq, rev, deleted, body] of rows) yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined };
+      if (rows.length < pageSize) return;
+      after = rows[rows.length - 1][1];
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
     }
   }
