@@ -57,6 +57,12 @@ export class ViewIndex {
     // The index can always be rebuilt from the database: no need to sync every commit.
     sql.pragma('journal_mode = WAL');
     sql.pragma('synchronous = OFF');
+    // Checkpoint every ~16 MiB of WAL (4096 pages of 4 KiB, as the database files) rather than
+    // SQLite's 4 MiB: an update of 1% of a 100k-doc index writes ~5 MB of WAL, so the default
+    // checkpointed after every update; less often, pages rewritten by several updates (inner
+    // nodes, SQLite's own interior pages) are copied once (~2 ms less CPU per update on average).
+    sql.pragma('wal_autocheckpoint = 4096');
+    sql.pragma('journal_size_limit = 67108864');
     sql.exec(SCHEMA);
     this.getBack = sql.prepare('SELECT rows FROM back_index WHERE id = ?').pluck();
     this.putBack = sql.prepare('INSERT OR REPLACE INTO back_index (id, rows) VALUES (?, ?)');

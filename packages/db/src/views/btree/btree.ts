@@ -401,10 +401,15 @@ class LevelBuilder<T, R> {
   private readonly target: number;
   private readonly minItems: number;
 
+  private readonly leaf: boolean;
+
+  /** `level` 0 builds leaves, 1 their parents, and so on. */
   constructor(
     private readonly tree: BTree<any, R>,
-    private readonly leaf: boolean,
+    private readonly level: number,
   ) {
+    this.leaf = level === 0;
+    const leaf = this.leaf;
     this.max = tree.nodeBytes;
     this.target = tree.nodeBytes * FILL;
     this.minItems = leaf ? 1 : 2;
@@ -454,7 +459,7 @@ class LevelBuilder<T, R> {
 
   private emit(items: T[], from: number, to: number, bytes: number): void {
     const ptr = this.write(items, from, to, bytes);
-    this.parent ??= new LevelBuilder<Ptr<R>, R>(this.tree, false);
+    this.parent ??= new LevelBuilder<Ptr<R>, R>(this.tree, this.level + 1);
     this.parent.add(ptr, ptrBytes(ptr));
   }
 
@@ -469,7 +474,9 @@ class LevelBuilder<T, R> {
       }
       return this.tree.writeBuiltLeaf(keys, raws, 0, keys.length, bytes);
     }
-    return this.tree.writeBuiltInner((items as Ptr<R>[]).slice(from, to), bytes);
+    // The parents of leaves hold a pointer (with its edge keys) per leaf: most of a build's
+    // memory if cached, and each is read by few queries. Levels above them are cached.
+    return this.tree.writeBuiltInner((items as Ptr<R>[]).slice(from, to), bytes, this.level >= 2);
   }
 }
 
@@ -906,7 +913,7 @@ export class BTree<V, R = undefined> {
    * nodes per level whatever the number of entries. Of equal keys the last wins. The tree must
    * be empty. The keys and values passed need to stay valid only until a few more leaves'
    * worth of entries were passed (they may be views into a recycled buffer). Built inner nodes
-   * are cached, and leaves up to `buildCacheBytes`.
+   * above the leaves' parents are cached, and leaves up to `buildCacheBytes`.
    */
   bulkLoad(entries: Iterable<readonly [key: Buffer, raw: Buffer]>): void {
     this.sync();
@@ -916,7 +923,7 @@ export class BTree<V, R = undefined> {
     const run = (): void => {
       this.cache.clear();
       this.builtCached = 0;
-      const leaves = new LevelBuilder<[Buffer, Buffer], R>(this, true);
+      const leaves = new LevelBuilder<[Buffer, Buffer], R>(this, 0);
       let pendingKey: Buffer | undefined;
       let pendingRaw: Buffer | undefined;
       for (const [key, raw] of entries) {
@@ -952,11 +959,11 @@ export class BTree<V, R = undefined> {
     return this.cuts(sizes, total, minItems);
   }
 
-  /** For bulkLoad's inner levels: writes pointers [from, to) as an inner node (cached). */
-  writeBuiltInner(ptrs: Ptr<R>[], bytes: number): Ptr<R> {
+  /** For bulkLoad's inner levels: writes pointers as an inner node (cached if `cache`). */
+  writeBuiltInner(ptrs: Ptr<R>[], bytes: number, cache: boolean): Ptr<R> {
     const id = this.allocate();
     this.store.put(id, encodeInner(ptrs, 0, ptrs.length, bytes, this.reducer !== undefined));
-    this.cache.set(id, { leaf: false, ptrs });
+    if (cache) this.cache.set(id, { leaf: false, ptrs });
     let count = 0;
     for (const p of ptrs) count += p.count;
     let red: R = undefined as R;
