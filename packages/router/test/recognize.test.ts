@@ -203,3 +203,37 @@ describe('no match', () => {
     assert.deepEqual(routes.list(), []);
   });
 });
+
+describe('large sets (the compiled matcher cut into several functions)', () => {
+  // 60 resources with 4 nested each: far more tree nodes than one generated function holds.
+  const routes = draw((r) => {
+    for (let i = 0; i < 60; i++) r.resources(`res${i}`, (r) => ['a', 'b', 'c', 'd'].forEach((name) => r.resources(name)));
+    r.get('files/*path', { to: 'files#show' });
+  });
+  const requests: Array<[string, string]> = [];
+  for (const i of [0, 7, 31, 59]) {
+    for (const rest of ['', '/new', '/5', '/5.json', '/5/edit', '/5/c', '/5/c/new', '/5/d/9/edit', '/new/a', '/5/e', '/5/', '//5', '/a%20b', '/5?x=1']) {
+      requests.push(['GET', `/res${i}${rest}`], ['PATCH', `/res${i}${rest}`], ['HEAD', `/res${i}${rest}`]);
+    }
+  }
+  requests.push(['GET', '/files/a/b.txt'], ['GET', '/files/a%2Fb'], ['GET', '/nope']);
+
+  test('answers the same once compiled as on the first lookups', () => {
+    const first = requests.map(([method, path]) => summary(routes.recognize(method, path)));
+    for (let round = 0; round < 40; round++) for (const [method, path] of requests) routes.recognize(method, path);
+    const warm = requests.map(([method, path]) => summary(routes.recognize(method, path)));
+    assert.deepEqual(warm, first);
+  });
+
+  test('precedence and params across the cut', () => {
+    for (let round = 0; round < 40; round++) routes.recognize('GET', `/res${round}/1/a`);
+    assert.deepEqual(summary(routes.recognize('GET', '/res59/new')), { to: 'res59#new', params: {} });
+    assert.deepEqual(summary(routes.recognize('GET', '/res31/new/a')), { to: 'a#index', params: { res31_id: 'new' } });
+    assert.deepEqual(summary(routes.recognize('GET', '/res7/5/d/9/edit.json')), {
+      to: 'd#edit',
+      params: { res7_id: '5', id: '9', format: 'json' },
+    });
+    assert.deepEqual(summary(routes.recognize('DELETE', '/res0/a%20b')), { to: 'res0#destroy', params: { id: 'a b' } });
+    assert.equal(routes.recognize('GET', '/res59/5/e'), null);
+  });
+});

@@ -10,7 +10,7 @@
 import { ArgumentError } from '../errors.js';
 import { escapeDeclaredPath, normalizeName, normalizePath, withFormat } from '../pattern/normalize.js';
 import type { RouteSpec } from '../route.js';
-import { buildRouteSpec, isPlainObject, leanHandler, leanRouteSpec } from './mapping.js';
+import { buildRouteSpec, internVerbs, isPlainObject, leanHandler, leanRouteSpec } from './mapping.js';
 import {
   CANONICAL_ACTIONS,
   OPTION_NAMES,
@@ -53,11 +53,17 @@ function present(value: string | undefined | null): value is string {
 /** The present parts joined with `_` (Rails' `[...].compact.join('_')`, empty strings dropped too). */
 function joinPresent(parts: Array<string | undefined>): string {
   let out = '';
-  for (const part of parts) if (present(part)) out = out === '' ? part : `${out}_${part}`;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (present(part)) out = out === '' ? part : `${out}_${part}`;
+  }
   return out;
 }
 
-/** Verb lists by `via` string: most routes say `get`. */
+/** How an implicit route name must start (else the route gets none). */
+const VALID_NAME_START = /^[_a-z]/i;
+
+/** Verb lists (interned) by `via` string: most routes say `get`. */
 const viaVerbs = new Map<string, string[]>();
 
 /** The verbs of a `via` option (`'get'`, `['get', 'post']`, `'all'`: every verb, an empty list). */
@@ -66,7 +72,7 @@ function verbsOf(viaValue: unknown): string[] {
     String(v).toLowerCase(),
   );
   if (via.length === 0) throw new ArgumentError(MATCH_VIA_MESSAGE);
-  const verbs = via.includes('all') ? [] : via.map((v) => v.toUpperCase());
+  const verbs = internVerbs(via.includes('all') ? [] : via.map((v) => v.toUpperCase()));
   if (typeof viaValue === 'string') viaVerbs.set(viaValue, verbs);
   return verbs;
 }
@@ -385,13 +391,29 @@ export class Mapper {
     // The formatted path of the last action: the member actions share theirs.
     let lastPath = '';
     let formatted = '';
+    // Names as `joinedName` makes them for these actions (a plain word or none as the prefix),
+    // from parts read once; the canonical actions of a level share theirs (index and create;
+    // show, update and destroy), which only the first of them can take.
+    const namePrefix = scope.get('as');
+    const collectionName = resource.collectionName;
+    const memberName = resource.memberName;
+    let candidateLevel: ScopeLevel = null;
+    let candidate: string | null = null;
+    let taken = false;
     const declare = (verb: string, action: ActionName, level: ScopeLevel, scopePath: string) => {
       if (!resource.allows(action)) return;
       if (handler === undefined) return this.addAction(verb, action, level, scopePath);
-      const path = CANONICAL_ACTIONS.includes(action) ? scopePath : `${scopePath}/${this.actionPath(action)}`;
+      const canonical = CANONICAL_ACTIONS.includes(action);
+      const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
       if (path !== lastPath) formatted = withFormat(normalizePath(escapeDeclaredPath((lastPath = path))), undefined);
-      const verbs = viaVerbs.get(verb) ?? verbsOf(verb);
-      this.sink.add(leanRouteSpec(this.nameForAction(undefined, action, level), formatted, verbs, handler, action));
+      if (!canonical || level !== candidateLevel) {
+        const joined = joinPresent(scope.nameParts(namePrefix, canonical ? undefined : action, collectionName, memberName, level));
+        candidate = VALID_NAME_START.test(joined) ? joined : null;
+        candidateLevel = canonical ? level : null;
+        taken = candidate === null || this.sink.hasNamedRoute(candidate);
+      }
+      this.sink.add(leanRouteSpec(taken ? null : candidate, formatted, viaVerbs.get(verb) ?? verbsOf(verb), handler, action));
+      taken = true;
     };
     if (kind === 'resources') {
       declare('get', 'index', 'collection', collection);
@@ -727,6 +749,19 @@ export class Mapper {
 
   /** The route's name; `level` is the scope level the route is declared at (the current one unless told). */
   private nameForAction(as: string | undefined, action: string | undefined, level: ScopeLevel = this.current.level): string | null {
+    if (present(as)) return this.joinedName(as, action, level) || null;
+    const candidate = this.implicitName(action, level);
+    return candidate === null || this.sink.hasNamedRoute(candidate) ? null : candidate;
+  }
+
+  /** The name a route gets without `as`, unless it is taken by then: null when there is none or it would be invalid. */
+  private implicitName(action: string | undefined, level: ScopeLevel): string | null {
+    const candidate = this.joinedName(undefined, action, level);
+    return candidate !== null && VALID_NAME_START.test(candidate) ? candidate : null;
+  }
+
+  /** The parts of a route's name joined (Rails' `name_for_action` before its checks); null: no name in a resource. */
+  private joinedName(as: string | undefined, action: string | undefined, level: ScopeLevel): string | null {
     let prefix: string | undefined;
     if (present(as)) prefix = as;
     else if (!this.isCanonicalAction(action, level)) prefix = action;
@@ -744,13 +779,7 @@ export class Mapper {
       collectionName = resource.collectionName;
       memberName = resource.memberName;
     }
-    const candidate = joinPresent(this.current.nameParts(namePrefix, prefix, collectionName, memberName, level));
-    if (candidate === '') return null;
-    if (!present(as)) {
-      // An implicit name is dropped when it would be invalid or is already taken.
-      if (!/^[_a-z]/i.test(candidate) || this.sink.hasNamedRoute(candidate)) return null;
-    }
-    return candidate;
+    return joinPresent(this.current.nameParts(namePrefix, prefix, collectionName, memberName, level));
   }
 }
 

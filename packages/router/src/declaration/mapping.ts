@@ -67,7 +67,7 @@ function paramNames(path: string): string[] {
 }
 
 /** Routes share one array per verb list: most of 10,000 routes say ['GET']. */
-function internVerbs(verbs: string[]): string[] {
+export function internVerbs(verbs: string[]): string[] {
   if (Object.isFrozen(verbs)) return verbs; // interned already
   const key = verbs.join('|');
   let list = verbLists.get(key);
@@ -118,12 +118,13 @@ export function leanHandler(scope: Scope): string | undefined {
 
 /**
  * What `buildRouteSpec` gives for a route with no options of its own in a scope `leanHandler`
- * accepted: nothing but the name, path, verbs, handler and action (a resource's own routes).
+ * accepted: nothing but the name, path, verbs (an interned list), handler and action (a
+ * resource's own routes).
  */
 export function leanRouteSpec(name: string | null, path: string, verbs: string[], handler: string, action: string): RouteSpec {
   return {
     name,
-    verbs: internVerbs(verbs),
+    verbs, // interned by the caller (`verbsOf`)
     path,
     handler,
     action,

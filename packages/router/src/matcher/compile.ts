@@ -40,10 +40,28 @@ export class Tree {
   /** Interned name lists: leaves of the same params share one array. */
   private readonly nameLists = new Map<string, readonly string[]>();
 
+  /**
+   * Simple routes (see `addSimple`) whose path starts with a word, put aside by that word until
+   * a request path starting with it needs them (`expand`): the first requests to a large set
+   * then build the tree of the few routes they can reach, not of thousands. (Routes of another
+   * first word cannot match such a path, so the order of insertion between words is free.)
+   */
+  private deferred: Map<string, Route[]> | null = null;
+
   add(route: Route): void {
-    const key = route.index * SHAPES;
     const spec = route.spec;
-    if (spec.anchored && isEmpty(spec.requirements) && this.addSimple(route, key, spec.path)) return;
+    if (spec.anchored && isEmpty(spec.requirements) && (SIMPLE_FORMATTED.test(spec.path) || SIMPLE.test(spec.path))) {
+      const word = firstWord(spec.path);
+      if (word === null) this.addSimple(route);
+      else {
+        const deferred = (this.deferred ??= new Map());
+        const routes = deferred.get(word);
+        if (routes === undefined) deferred.set(word, [route]);
+        else routes.push(route);
+      }
+      return;
+    }
+    const key = route.index * SHAPES;
     if (this.rawWalks && UNNORMAL_TEXT.test(spec.path)) this.rawWalks = false;
     const ast = parsePath(spec.path);
     if (spec.anchored && !constrainsPathParams(route, ast)) {
@@ -62,12 +80,13 @@ export class Tree {
    * Most routes (`/posts/:post_id/comments/:id(.:format)`) are slash-separated words and whole
    * segment params, with an optional format at the end: they are inserted straight from the
    * path, as what the parse and `insertShape` of their two shapes would make (the shape with
-   * the format first, as `expandOptional` orders them, then the one without). False for any
-   * other path, which takes the general way.
+   * the format first, as `expandOptional` orders them, then the one without). A shape an
+   * earlier route has already keeps that route, even one inserted before (see `deferred`).
    */
-  private addSimple(route: Route, key: number, path: string): boolean {
-    const formatted = SIMPLE_FORMATTED.test(path);
-    if (!formatted && !SIMPLE.test(path)) return false;
+  private addSimple(route: Route): void {
+    const key = route.index * SHAPES;
+    const path = route.spec.path;
+    const formatted = path.endsWith(FORMAT_GROUP);
     const end = formatted ? path.length - FORMAT_GROUP.length : path.length;
     // Both shapes share the body; its nodes get the smaller key (the format shape's).
     const names: string[] = [];
@@ -87,41 +106,51 @@ export class Tree {
     node = insertText(node, path.slice(from, end), key);
     if (formatted) {
       const format = paramChild(insertText(node, '.', key), key);
-      if (format.leaf === null) {
+      if (format.leaf === null || format.leaf.key > key) {
         if (key < format.min) format.min = key;
         format.leaf = new Leaf(route, key, this.names([...names, 'format']));
       }
     }
     const shape = formatted ? key + 1 : key;
-    if (node.leaf === null) {
+    if (node.leaf === null || node.leaf.key > shape) {
       if (shape < node.min) node.min = shape;
       node.leaf = new Leaf(route, shape, this.names(names));
-      if (names.length === 0 && !this.statics.has(path.slice(0, end))) {
+      if (names.length === 0) {
         const text = path.slice(0, end);
-        this.addStatic(text, node.leaf, normalizeRequestPath(text) === text);
+        const entry = this.statics.get(text);
+        if (entry === undefined || entry.leaf.key > shape) this.addStatic(text, node.leaf, normalizeRequestPath(text) === text);
       }
     }
-    return true;
+  }
+
+  /** Inserts the routes put aside for the first word of `path` (a request path), if any. */
+  expand(path: string): void {
+    const deferred = this.deferred;
+    if (deferred === null) return;
+    let end = 1;
+    while (end < path.length) {
+      const c = path.charCodeAt(end);
+      if (c === 47 || c === 46) break; // '/' or '.'
+      end++;
+    }
+    const word = path.slice(1, end);
+    const routes = deferred.get(word);
+    if (routes === undefined) return;
+    deferred.delete(word);
+    for (let r = 0; r < routes.length; r++) this.addSimple(routes[r]!);
+  }
+
+  /** Inserts every route put aside: before the tree is compiled, which walks all of it. */
+  expandAll(): void {
+    const deferred = this.deferred;
+    if (deferred === null) return;
+    this.deferred = null;
+    for (const routes of deferred.values()) for (let r = 0; r < routes.length; r++) this.addSimple(routes[r]!);
   }
 
   private addStatic(path: string, leaf: Leaf, normal: boolean): void {
     this.statics.set(path, { leaf, contested: undefined, normal });
-    if (path.length < LONG_STATIC) return;
-    if (path.length < this.staticLengths.length) this.staticLengths[path.length] = 1;
-    else this.longStatics = true;
   }
-
-  /**
-   * Whether a static route of at least LONG_STATIC chars is `length` chars long. The recognizer
-   * probes the statics map (a hash of the whole path, which beats comparing a long text char by
-   * char, but not a short one) only then: a dynamic path's length rarely equals one.
-   */
-  hasStaticOfLength(length: number): boolean {
-    return length < this.staticLengths.length ? this.staticLengths[length] === 1 : this.longStatics;
-  }
-
-  private readonly staticLengths = new Uint8Array(128);
-  private longStatics = false;
 
   private names(list: string[]): readonly string[] {
     const id = list.join('/');
@@ -240,9 +269,6 @@ export interface StaticEntry {
 
 const FORMAT_GROUP = '(.:format)';
 
-/** Static paths from this length on are looked up in the statics map by the recognizer. */
-const LONG_STATIC = 20;
-
 function isEmpty(value: object): boolean {
   for (const _ in value) return false;
   return true;
@@ -255,6 +281,15 @@ function isEmpty(value: object): boolean {
  */
 const SIMPLE = /^(?:\/(?:[\w~-]+|:\w+))+$/;
 const SIMPLE_FORMATTED = /^(?:\/(?:[\w~-]+|:\w+))+\(\.:format\)$/;
+
+/** The first segment of a simple path when it is a word (`/posts/:id` → `posts`), else null. */
+function firstWord(path: string): string | null {
+  if (path.charCodeAt(1) === 58) return null; // ':', a param
+  // A simple path's first segment ends at a slash, at its `(.:format)` or at the end.
+  let end = path.indexOf('/', 1);
+  if (end === -1) end = path.indexOf('(');
+  return end === -1 ? path.slice(1) : path.slice(1, end);
+}
 
 /** Text a normalized request path cannot hold as is (cut at `?`/`#`, squeezed, escapes upper-cased). */
 const UNNORMAL_TEXT = /[?#]|\/\/|%(?:[a-f][0-9a-f]|[0-9][a-f])/;

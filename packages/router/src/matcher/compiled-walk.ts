@@ -1,8 +1,10 @@
 /**
  * The tree walk of tree.ts, compiled to JavaScript for one tree (the only generated matching
- * code of the package). A small tree becomes one function whose static text is constants in
+ * code of the package). A tree becomes a function whose static text is constants in
  * `charCodeAt` comparisons, whose branches are nested blocks, and whose positions are locals:
- * no node objects, lookup tables or stack are touched while matching.
+ * no node objects, lookup tables or stack are touched while matching. A big tree is cut into
+ * subtrees of at most MAX_NODES nodes (`partition`), each a function the one above calls where
+ * the subtree starts, so that every function stays small enough to be optimized.
  *
  * The generated code does exactly what `walk` does, in the same order: at a node, the path's
  * end takes the node's leaf; otherwise the static kid of the next char is followed first, then
@@ -11,14 +13,14 @@
  * coming back to a node is leaving a block: the interpreter's stack becomes the JS block nesting.
  *
  * Fallback: when code generation is disallowed (`--disallow-code-generation-from-strings`, a
- * CSP) or the tree is too large for a generated function to pay off, `compileWalk` returns null
- * and the matcher keeps the interpreter.
+ * CSP) or the tree is too large for generated code to pay off (MAX_TOTAL), `compileWalk` returns
+ * null and the matcher keeps the interpreter.
  */
 import { decodeParam } from '../pattern/normalize.js';
 import type { Route } from '../route.js';
 import type { Match } from '../types.js';
 import { defaultsOf, paramsLiteral, type Leaf } from './leaf.js';
-import { NONE, scanGlobRest, walkPatterns, type Node, type SearchState } from './tree.js';
+import { NONE, walkPatterns, type Node, type SearchState } from './tree.js';
 
 /**
  * Resets `state` and walks the whole tree over `path`: returns the best leaf, left in `state`
@@ -26,10 +28,15 @@ import { NONE, scanGlobRest, walkPatterns, type Node, type SearchState } from '.
  */
 export type CompiledWalk = (path: string, state: SearchState, decode: boolean) => Leaf | null;
 
-/** Trees with more nodes stay interpreted: big functions are not optimized and cost memory. */
-const MAX_NODES = 160;
-/** Nested blocks deeper than this stay interpreted (the generated source would nest too far). */
+/**
+ * Nodes per generated function at most: V8 optimizes a function only after running it for a
+ * while in proportion to its size, so small functions are fast soon after a tree is compiled.
+ */
+const MAX_NODES = 32;
+/** Nodes on a path through one function at most (its source would nest too far). */
 const MAX_DEPTH = 48;
+/** Trees with more nodes stay interpreted: their code would cost more memory than it saves time. */
+const MAX_TOTAL = 8192;
 /** Static texts up to this length are compared char by char; longer ones with startsWith. */
 const UNROLL = 64;
 
@@ -48,38 +55,79 @@ export function compileWalk(root: Node): CompiledWalk | null {
  * way back up) returns at once, its params built from the walk's locals; any other is recorded
  * and built at the end, as in `compileWalk`.
  */
-export function compileRecognizer(root: Node, state: SearchState, matchOf: MatchOf): Recognizer | null {
-  return generate(root, { state, matchOf }) as Recognizer | null;
+export function compileRecognizer(root: Node, statics: StaticRoute[], state: SearchState, matchOf: MatchOf): Recognizer | null {
+  return generate(root, { statics, state, matchOf }) as Recognizer | null;
 }
+
+/** A static route the recognizer answers for by comparing the whole path with its text first. */
+export interface StaticRoute {
+  path: string;
+  leaf: Leaf;
+}
+
+/** The function of a cut off subtree (see `enter` in `generate`). */
+type Chunk = (...args: unknown[]) => unknown;
 
 /** A request path (raw) → its Match, null (no route), undefined (the general search decides). */
 export type Recognizer = (path: string) => Match | null | undefined;
 /** The Match of a route and its params, for routes whose handler or action come from the params. */
 export type MatchOf = (route: Route, params: Record<string, unknown>) => Match;
 
-function generate(root: Node, recognize: { state: SearchState; matchOf: MatchOf } | null): CompiledWalk | Recognizer | null {
-  if (!fits(root, 0, { nodes: 0 }, recognize !== null)) return null;
+function generate(
+  root: Node,
+  recognize: { statics: StaticRoute[]; state: SearchState; matchOf: MatchOf } | null,
+): CompiledWalk | Recognizer | null {
+  if (recognize !== null && hasPatterns(root)) return null;
+  const chunkRoots = partition(root);
+  if (chunkRoots === null) return null;
+  const chunked = chunkRoots.size > 0;
   const constants: unknown[] = [];
+  const refs = new Map<unknown, number>();
+  /** The constants the function being generated uses: each is bound to a `const` it closes over. */
+  let used = new Set<number>();
   const ref = (value: unknown): string => {
-    let k = constants.indexOf(value);
-    if (k === -1) k = constants.push(value) - 1;
-    return `K[${k}]`;
+    let k = refs.get(value);
+    if (k === undefined) refs.set(value, (k = constants.push(value) - 1));
+    used.add(k);
+    return `k${k}`;
   };
+  /** Position locals of the function being generated. */
   let slots = 0;
   let vars = 0;
-  let unsupported = false;
   /** Every leaf the walk can take, by the id the generated code records when taking it. */
   const leaves: Leaf[] = [];
+  const leafIds = new Map<Leaf, number>();
+  /**
+   * The leaves the root function records: they get their own case in its final switch. Those
+   * a chunk records are built by the leaf itself (a switch over every leaf of a big tree would
+   * make the root too big to optimize, and chunks are generated after it).
+   */
+  const rootLeafIds = new Set<number>();
+  let inChunk = false;
+  /**
+   * The functions of the subtrees cut off from the root's (`partition`), called as `C[k]`: each
+   * is generated on its first call, so that a big tree pays only for the parts requests reach.
+   */
+  const C: Chunk[] = [];
+  /** Where positions go for a leaf's own params builder (a chunk's winner, an unusual name). */
+  const B: number[] = [];
   /** How the walk flags a char normalizing would change. */
   const flag = recognize === null ? 'state.abnormal = true' : 'ab = true';
+  /**
+   * Where a recorded winner's positions go: the state's (a compiled walk), the recognizer's
+   * locals, or, when the recognizer is chunked, one array every chunk writes.
+   */
+  const b = recognize === null ? (k: number) => `bp[${k}]` : chunked ? (k: number) => `B[${k}]` : (k: number) => `b${k}`;
 
   /** A recognizer's answer for `leaf`, its values' positions given as expressions. */
   const answer = (leaf: Leaf, at: (k: number) => string): string => {
     const defaults = defaultsOf(leaf.route);
     const params = paramsLiteral(leaf.names, defaults, false, defaults === null ? '' : ref(defaults), at);
     if (params === null) {
-      unsupported = true; // a name an object literal cannot spell: the tree keeps the general search
-      return 'undefined';
+      // A name an object literal cannot spell: the leaf builds its params from positions in B.
+      let out = '(';
+      for (let k = 0; k < 2 * leaf.names.length; k++) out += `B[${k}] = ${at(k)}, `;
+      return `${out}matchOf(${ref(leaf.route)}, ${ref(leaf)}.params(path, B, false)))`;
     }
     const spec = leaf.route.spec;
     if (spec.handler === '' || spec.action === '') return `matchOf(${ref(leaf.route)}, ${params})`;
@@ -97,10 +145,10 @@ function generate(root: Node, recognize: { state: SearchState; matchOf: MatchOf 
       const at = (k: number) => (k < depth ? `p${k}` : extra[k - depth]!);
       return `if (ab) return undefined; return ${answer(leaf, at)};`;
     }
-    let id = leaves.indexOf(leaf);
-    if (id === -1) id = leaves.push(leaf) - 1;
+    let id = leafIds.get(leaf);
+    if (id === undefined) leafIds.set(leaf, (id = leaves.push(leaf) - 1));
+    if (!inChunk) rootLeafIds.add(id);
     let out = `best = ${leaf.key}; id = ${id};`;
-    const b = recognize === null ? (k: number) => `bp[${k}]` : (k: number) => `b${k}`;
     if (recognize === null) out += ' bp = state.bestPos;';
     for (let d = 0; d < depth; d++) out += ` ${b(d)} = p${d};`;
     extra.forEach((x, k) => (out += ` ${b(depth + k)} = ${x};`));
@@ -124,17 +172,19 @@ function generate(root: Node, recognize: { state: SearchState; matchOf: MatchOf 
       out += `switch (path.charCodeAt(${i})) {\n`;
       for (const kid of node.kids) {
         const j = `i${++vars}`;
-        out += `case ${kid.first}: if (best > ${kid.min}${rest(kid.prefix, i)}) { const ${j} = ${i} + ${kid.prefix.length};\n${visit(kid, j, depth, Math.min(afterGlobs, globs))}\n} break;\n`;
+        out += `case ${kid.first}: if (best > ${kid.min}${rest(kid.prefix, i)}) { const ${j} = ${i} + ${kid.prefix.length};\n${enter(kid, j, depth, Math.min(afterGlobs, globs))}\n} break;\n`;
       }
       out += '}\n';
     }
     if (node.globs !== null) {
-      // As matchGlobs: the rest is scanned even when no glob can win, for its abnormal flags.
+      // As matchGlobs: the rest is scanned even when no glob can win, for its abnormal flags;
+      // the scan is scanGlobRest's, forward: the last dot unless a slash follows it, the first line break.
       const dot = `d${++vars}`;
       out +=
-        recognize === null
-          ? `{ const ${dot} = scanGlobRest(state, ${i}), lb = state.lineBreak; g: {\n`
-          : `{ state.path = path; state.abnormal = false; const ${dot} = scanGlobRest(state, ${i}), lb = state.lineBreak; if (state.abnormal) ab = true; g: {\n`;
+        `{ let ${dot} = -1, lb = len; e = ${i}; do { c = path.charCodeAt(e); if (c < 48 || c === 63 || c > 8231) { ` +
+        `if (c === 46) ${dot} = e; else if (c === 47) { ${dot} = -2; if (path.charCodeAt(e - 1) === 47) ${flag}; } ` +
+        `else if (c === 10 || c === 13 || c === 8232 || c === 8233) { if (lb === len) lb = e; } else if (c === 35 || c === 37 || c === 63) ${flag}; } } while (++e < len);\n` +
+        `if (path.charCodeAt(len - 1) === 47) ${flag}; g: {\n`;
       for (const glob of node.globs) {
         out += `if (best <= ${glob.key}) break g;\n`;
         if (glob.withFormat !== null) {
@@ -153,23 +203,80 @@ function generate(root: Node, recognize: { state: SearchState; matchOf: MatchOf 
     }
     if (node.param !== null) {
       const j = `i${++vars}`;
+      slots = Math.max(slots, depth + 2); // the param's positions are set here, even when its node is a chunk's
       // A default-pattern param: a non-empty run up to the next '/' or '.' (as in walk).
       out +=
         `if (best > ${param}) { e = ${i}; do { c = path.charCodeAt(e); if (c < 48 || c === 63) { if (c === 47 || c === 46) break; ` +
         `if (c === 37 || c === 35 || c === 63) ${flag}; } } while (++e < len);\n` +
-        `if (e > ${i}) { p${depth} = ${i}; p${depth + 1} = e; const ${j} = e;\n${visit(node.param, j, depth + 2, pending)}\n} }\n`;
+        `if (e > ${i}) { p${depth} = ${i}; p${depth + 1} = e; const ${j} = e;\n${enter(node.param, j, depth + 2, pending)}\n} }\n`;
     }
     return out + '}';
   };
 
+  /**
+   * The code of a node reached with the path index in `i`: inline, or, for the root of a cut
+   * off subtree, a call of its function. That function takes the branch's positions and the
+   * best key so far, and returns the id of a better leaf it recorded (-1: none, -2: one taken by
+   * `walkPatterns`); a recognizer's returns a Match or undefined to return at once as they are.
+   */
+  const enter = (node: Node, i: string, depth: number, pending: number): string => {
+    if (!chunkRoots.has(node)) return visit(node, i, depth, pending);
+    const k = C.length;
+    C.push((...args: unknown[]) => (C[k] = chunk(node, depth, pending))(...args));
+    let params = '';
+    for (let d = 0; d < depth; d++) params += `, p${d}`;
+    const call = `r = C[${k}](path, state, len, ${i}, best${params});`;
+    if (recognize === null) return `${call} if (r !== -1) { id = r; best = r === -2 ? state.bestKey : L[r].key; }`;
+    return `${call} if (typeof r !== 'number') return ab ? undefined : r; if (r !== -1) { id = r; best = L[r].key; }`;
+  };
+
+  /** The function of a cut off subtree, reached with `depth` positions (see `enter`). */
+  const chunk = (node: Node, depth: number, pending: number): Chunk => {
+    slots = depth;
+    used = new Set();
+    inChunk = true;
+    const body = visit(node, 'i0', depth, pending);
+    let params = '';
+    for (let d = 0; d < depth; d++) params += `, p${d}`;
+    return compile(`return function chunk(path, state, len, i0, best${params}) {
+  let id = -1, r, c = 0, e = 0, ${recognize === null ? 'bp = null' : 'ab = false'}${positionLocals(depth)};
+${body}
+  ${recognize === null ? '' : 'if (ab) return undefined; '}return id;
+};`) as Chunk;
+  };
+
+  /** `, p{from} = 0, ...` for the positions the current function keeps in locals. */
+  const positionLocals = (from: number): string => {
+    let locals = '';
+    for (let d = from; d < slots; d++) locals += `, p${d} = 0`;
+    return locals;
+  };
+
+  /** Compiles `source`, its constants bound as `const k{n} = K[n]` (a closure's constants fold, an array's loads stay). */
+  const compile = (source: string): unknown => {
+    let bindings = '';
+    for (const k of used) bindings += `${bindings === '' ? 'const ' : ', '}k${k} = K[${k}]`;
+    return new Function('K', 'L', 'B', 'C', 'NONE', 'walkPatterns', 'dec', 'state', 'matchOf', `"use strict";\n${bindings};\n${source}`)(
+      constants,
+      leaves,
+      B,
+      C,
+      NONE,
+      walkPatterns,
+      decodeParam,
+      recognize?.state,
+      recognize?.matchOf,
+    );
+  };
+
   const body = visit(root, 'i0', 0, NONE);
-  let locals = '';
-  for (let d = 0; d < slots; d++) locals += `, p${d} = 0`;
+  let locals = positionLocals(0);
   let source: string;
   if (recognize === null) {
     // The winner's params, each leaf's object literal in its own case (a fixed shape per site).
-    let build = '';
-    leaves.forEach((leaf, id) => {
+    let build = chunked ? 'default: state.params = L[id].params(path, bp, decode); return state.best = L[id];\n' : '';
+    rootLeafIds.forEach((id) => {
+      const leaf = leaves[id]!;
       const defaults = defaultsOf(leaf.route);
       const D = defaults === null ? '' : ref(defaults);
       const plain = paramsLiteral(leaf.names, defaults, false, D, (k) => `bp[${k}]`);
@@ -177,11 +284,10 @@ function generate(root: Node, recognize: { state: SearchState; matchOf: MatchOf 
       const literal = plain === null || decoding === null ? `${ref(leaf)}.params(path, bp, decode)` : plain === decoding ? plain : `decode ? ${decoding} : ${plain}`;
       build += `case ${id}: state.params = ${literal}; return state.best = ${ref(leaf)};\n`;
     });
-    source = `"use strict";
-return function compiledWalk(path, state, decode) {
+    source = `return function compiledWalk(path, state, decode) {
   state.path = path; state.abnormal = false; state.values = null; state.sp = 0;
   const len = path.length, i0 = 0;
-  let best = NONE, id = -1, bp = null, c = 0, e = 0${locals};
+  let best = NONE, id = -1, r, bp = null, c = 0, e = 0${locals};
 ${body}
   state.bestKey = best;
   if (id === -1) { state.params = null; return state.best = null; }
@@ -192,31 +298,30 @@ ${build}  }
   return null;
 };`;
   } else {
-    for (let d = 0; d < slots; d++) locals += `, b${d} = 0`;
-    let build = '';
-    leaves.forEach((leaf, id) => (build += `case ${id}: return ${answer(leaf, (k) => `b${k}`)};\n`));
-    if (unsupported) return null;
-    source = `"use strict";
-return function recognize(path) {
+    if (!chunked) for (let d = 0; d < slots; d++) locals += `, b${d} = 0`;
+    let build = chunked ? 'default: return matchOf(L[id].route, L[id].params(path, B, false));\n' : '';
+    rootLeafIds.forEach((id) => (build += `case ${id}: return ${answer(leaves[id]!, b)};\n`));
+    // The statics compared whole, by length: `case 37: if (path === "/very/...") return ...`.
+    const byLength = new Map<number, string>();
+    for (const { path, leaf } of recognize.statics) {
+      const test = `if (path === ${JSON.stringify(path)}) return ${answer(leaf, () => '')};\n`;
+      byLength.set(path.length, (byLength.get(path.length) ?? '') + test);
+    }
+    let statics = '';
+    for (const [length, tests] of byLength) statics += `case ${length}: ${tests}break;\n`;
+    source = `return function recognize(path) {
   const len = path.length, i0 = 0;
-  let best = NONE, id = -1, ab = false, c = 0, e = 0${locals};
-${body}
+  let best = NONE, id = -1, r, ab = false, c = 0, e = 0${locals};
+${statics === '' ? '' : `switch (len) {\n${statics}}\n`}${body}
   if (ab) return undefined;
+  if (id === -1) return null;
   switch (id) {
 ${build}  }
   return null;
 };`;
   }
   try {
-    return new Function('K', 'NONE', 'scanGlobRest', 'walkPatterns', 'dec', 'state', 'matchOf', source)(
-      constants,
-      NONE,
-      scanGlobRest,
-      walkPatterns,
-      decodeParam,
-      recognize?.state,
-      recognize?.matchOf,
-    ) as CompiledWalk | Recognizer;
+    return compile(source) as CompiledWalk | Recognizer;
   } catch {
     return null; // code generation disallowed: the interpreter walks
   }
@@ -232,11 +337,42 @@ function rest(text: string, i: string): string {
   return out;
 }
 
-/** Whether the tree is small and shallow enough to compile (and, for a recognizer, has no segment regexps). */
-function fits(node: Node, depth: number, count: { nodes: number }, plain: boolean): boolean {
-  if (++count.nodes > MAX_NODES || depth > MAX_DEPTH) return false;
-  if (plain && node.patterns !== null) return false;
-  if (node.kids !== null) for (const kid of node.kids) if (!fits(kid, depth + 1, count, plain)) return false;
-  if (node.param !== null && !fits(node.param, depth + 1, count, plain)) return false;
-  return true;
+/** Whether a segment regexp starts anywhere in the tree (a recognizer leaves those to the search). */
+function hasPatterns(node: Node): boolean {
+  if (node.patterns !== null) return true;
+  if (node.kids !== null) for (const kid of node.kids) if (hasPatterns(kid)) return true;
+  return node.param !== null && hasPatterns(node.param);
+}
+
+/**
+ * The nodes whose subtrees get generated functions of their own, so that no function holds
+ * more than MAX_NODES nodes or nests deeper than MAX_DEPTH: bottom up, a node keeps its
+ * children's subtrees inline, cutting off the biggest (then the deepest) while it is over a
+ * limit. Null for a tree of more than MAX_TOTAL nodes, which stays interpreted.
+ */
+function partition(root: Node): Set<Node> | null {
+  const cuts = new Set<Node>();
+  let total = 0;
+  const measure = (node: Node): { node: Node; nodes: number; height: number } => {
+    total++;
+    const children: Node[] = node.kids === null ? [] : [...node.kids];
+    if (node.param !== null) children.push(node.param);
+    const kept = children.map(measure).sort((x, y) => y.nodes - x.nodes);
+    let nodes = 1;
+    for (const child of kept) nodes += child.nodes;
+    while (nodes > MAX_NODES) {
+      const child = kept.shift()!;
+      cuts.add(child.node);
+      nodes -= child.nodes;
+    }
+    kept.sort((x, y) => y.height - x.height);
+    while (kept.length > 0 && kept[0]!.height >= MAX_DEPTH) {
+      const child = kept.shift()!;
+      cuts.add(child.node);
+      nodes -= child.nodes;
+    }
+    return { node, nodes, height: 1 + (kept.length === 0 ? 0 : kept[0]!.height) };
+  };
+  measure(root);
+  return total > MAX_TOTAL ? null : cuts;
 }

@@ -3,7 +3,8 @@
  * declared first wins (not the most specific, as in find-my-way or rou3).
  *
  * Each verb gets its own tree (compile.ts, tree.ts), holding only the routes that answer it,
- * built the first time a request uses that verb. In a tree, fastest first:
+ * built the first time a request uses that verb (most routes, those under a first path word,
+ * only once a request starts with that word: see Tree.expand). In a tree, fastest first:
  *  1. a map of the paths with no params (`/posts`), authoritative unless an earlier dynamic
  *     route also matches that path (found out on the entry's first use);
  *  2. the radix tree walk;
@@ -12,7 +13,7 @@
 import type { Route } from '../route.js';
 import type { Match } from '../types.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
-import { compileRecognizer, compileWalk, type CompiledWalk } from './compiled-walk.js';
+import { compileRecognizer, compileWalk, type CompiledWalk, type StaticRoute } from './compiled-walk.js';
 import { Tree, type StaticEntry } from './compile.js';
 import { paramsFromValues, type Leaf, type RegexpLeaf } from './leaf.js';
 import { SearchState, walk } from './tree.js';
@@ -22,6 +23,9 @@ export type Found = Leaf | RegexpLeaf;
 
 /** Walks (or lookups) of a tree after which its walk and its recognizer are compiled. */
 const COMPILE_AFTER = 32;
+
+/** Static paths from this length on are compared whole by the recognizer (see `wholeStatics`). */
+const LONG_STATIC = 12;
 
 /** HEAD requests fall back to GET routes (method names are case-insensitive). */
 function isHead(method: string): boolean {
@@ -71,20 +75,20 @@ export class Matcher {
   recognize(method: string, raw: string): Match | null {
     const tree = this.lastMethod === method ? this.lastTree! : this.treeFor(method);
     const fast = tree.recognizer;
+    // A compiled hit first, in few bytecodes, so that callers inline it.
     if (fast !== null) {
-      if (tree.hasStaticOfLength(raw.length)) {
-        const entry = tree.statics.get(raw);
-        if (entry !== undefined && entry.normal) {
-          if (entry.contested === undefined) entry.contested = this.search(tree, raw) !== entry.leaf;
-          if (!entry.contested) return matchOf(entry.leaf.route, entry.leaf.params(raw, this.state.bestPos, false));
-        }
-      }
       const match = fast(raw);
-      // A miss counts only for a path that is normal as it came (else the general search decides).
-      if (match !== undefined && (match !== null || normalizeRequestPath(raw) === raw)) {
-        return match !== null || !isHead(method) ? match : this.recognize('GET', raw);
-      }
-    } else if (++tree.lookups === COMPILE_AFTER) this.compileTree(tree);
+      if (match != null) return match;
+      return this.afterRecognizer(method, raw, match);
+    }
+    if (++tree.lookups === COMPILE_AFTER) this.compileTree(tree);
+    return this.recognizeFound(method, this.find(method, raw), raw);
+  }
+
+  /** `recognize` after the recognizer found no route (null) or left the path to the general search (undefined). */
+  private afterRecognizer(method: string, raw: string, match: null | undefined): Match | null {
+    // A miss counts only for a path that is normal as it came (else the general search decides).
+    if (match === null && normalizeRequestPath(raw) === raw) return isHead(method) ? this.recognize('GET', raw) : null;
     return this.recognizeFound(method, this.find(method, raw), raw);
   }
 
@@ -103,10 +107,14 @@ export class Matcher {
     };
   }
 
-  /** The compiled walk and, for a tree it can answer for alone, the recognizer. */
+  /**
+   * The recognizer, for a tree it can answer for alone; else the compiled walk, which then does
+   * every lookup. (With a recognizer, the walk is compiled only if the tree goes on being walked, see `walk`.)
+   */
   private compileTree(tree: Tree): void {
-    if (tree.compiled === null) tree.compiled = compileWalk(tree.root);
-    if (tree.custom.length === 0 && tree.rawWalks) tree.recognizer = compileRecognizer(tree.root, this.state, matchOf);
+    this.expandAll(tree);
+    if (tree.custom.length === 0 && tree.rawWalks) tree.recognizer = compileRecognizer(tree.root, this.wholeStatics(tree), this.state, matchOf);
+    if (tree.recognizer === null && tree.compiled === null) tree.compiled = compileWalk(tree.root);
   }
 
   /**
@@ -122,6 +130,7 @@ export class Matcher {
    */
   find(method: string, raw: string): Found | null {
     const tree = this.lastMethod === method ? this.lastTree! : this.treeFor(method);
+    tree.expand(raw);
     const state = this.state;
     const entry = tree.statics.get(raw);
     if (entry !== undefined && entry.normal) return this.fromStatic(tree, entry, raw);
@@ -136,6 +145,7 @@ export class Matcher {
     }
     const path = normalizeRequestPath(raw);
     if (path !== raw) {
+      tree.expand(path);
       const normalEntry = tree.statics.get(path);
       if (normalEntry !== undefined) return this.fromStatic(tree, normalEntry, path);
     } else if (entry !== undefined) return this.fromStatic(tree, entry, path);
@@ -153,6 +163,21 @@ export class Matcher {
       }
     }
     return this.search(tree, normalizeRequestPath(raw));
+  }
+
+  /**
+   * The static routes a recognizer compares whole with the request path (one string comparison
+   * beats a walk over a long text, char by char): those of LONG_STATIC chars or more that no
+   * earlier route contests.
+   */
+  private wholeStatics(tree: Tree): StaticRoute[] {
+    const statics: StaticRoute[] = [];
+    for (const [path, entry] of tree.statics) {
+      if (path.length < LONG_STATIC || !entry.normal) continue;
+      if (entry.contested === undefined) entry.contested = this.search(tree, path) !== entry.leaf;
+      if (!entry.contested) statics.push({ path, leaf: entry.leaf });
+    }
+    return statics;
   }
 
   /** A static entry answers alone unless an earlier route also matches its (normal) path. */
@@ -205,7 +230,10 @@ export class Matcher {
   /** The tree of the routes answering `verb` (null: only the routes answering every verb). */
   private build(verb: string | null): Tree {
     const tree = new Tree();
-    for (const route of this.routes) {
+    const routes = this.routes;
+    // An indexed loop: this runs cold, once per verb, where for-of's iterator calls cost.
+    for (let r = 0; r < routes.length; r++) {
+      const route = routes[r]!;
       const verbs = route.spec.verbs;
       if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) tree.add(route);
     }
@@ -214,6 +242,7 @@ export class Matcher {
 
   /** The tree walk and then the regexp routes, over a normalized path. */
   private search(tree: Tree, path: string): Found | null {
+    tree.expand(path);
     this.walk(tree, path, true);
     this.state.decode = true;
     return this.tryCustom(tree, path);
@@ -231,8 +260,19 @@ export class Matcher {
     state.reset(path, tree.slots);
     walk(tree.root, state, 0, 0);
     // A tree walked often gets its walk compiled; one used once or twice (a cold start) never pays for it.
-    // (The compiled walk writes positions unchecked: `reset` has sized them for this tree, and they never shrink.)
-    if (++tree.walks === COMPILE_AFTER && tree.compiled === null) tree.compiled = compileWalk(tree.root);
+    if (++tree.walks === COMPILE_AFTER && tree.compiled === null) {
+      this.expandAll(tree);
+      tree.compiled = compileWalk(tree.root);
+    }
+  }
+
+  /**
+   * Completes a tree about to be compiled, with room in the state for its positions (which
+   * compiled code writes unchecked; they never shrink).
+   */
+  private expandAll(tree: Tree): void {
+    tree.expandAll();
+    this.state.reserve(tree.slots);
   }
 
   /** The regexp routes declared before the tree's best match, in order; the first to match wins. */

@@ -193,11 +193,19 @@ export class SearchState {
     this.bestPos = new Int32Array(slots);
   }
 
+  /** Makes room for `slots` positions, keeping those recorded (a tree grows as it is expanded). */
+  reserve(slots: number): void {
+    if (this.pos.length >= slots) return;
+    const pos = new Int32Array(slots);
+    pos.set(this.pos);
+    this.pos = pos;
+    const best = new Int32Array(slots);
+    best.set(this.bestPos);
+    this.bestPos = best;
+  }
+
   reset(path: string, slots: number): void {
-    if (this.pos.length < slots) {
-      this.pos = new Int32Array(slots);
-      this.bestPos = new Int32Array(slots);
-    }
+    this.reserve(slots);
     this.path = path;
     this.sp = 0;
     this.abnormal = false;
@@ -351,9 +359,9 @@ function isLineBreak(c: number): boolean {
 /**
  * Scans the rest of the path from `i` for a glob: returns the index of the dot a format could
  * be split off at (-1 or -2: none), sets `state.lineBreak` to the first line terminator (or the
- * length) and flags what normalizing would change. Shared with the compiled walk.
+ * length) and flags what normalizing would change. (compiled-walk.ts generates the same scan.)
  */
-export function scanGlobRest(state: SearchState, i: number): number {
+function scanGlobRest(state: SearchState, i: number): number {
   const path = state.path;
   const len = path.length;
   let lastDot = -1;

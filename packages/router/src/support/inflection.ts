@@ -92,20 +92,29 @@ for (const word of ['equipment', 'information', 'rice', 'money', 'species', 'ser
   uncountables.add(word);
 }
 
+/** The uncountables in one regexp, `(?:^|\W)(?:fish|sheep|...)$`, made on first use (the list is filled above). */
+let uncountable: RegExp | null = null;
+
 /** A word is uncountable when it ends with an uncountable word (`\b` as ActiveSupport checks). */
 function isUncountable(word: string): boolean {
-  const lower = word.toLowerCase();
-  for (const u of uncountables) {
-    if (lower.endsWith(u)) {
-      const before = lower.length - u.length - 1;
-      if (before < 0 || !/\w/.test(lower[before]!)) return true;
-    }
-  }
-  return false;
+  uncountable ??= new RegExp(`(?:^|\\W)(?:${[...uncountables].join('|')})$`);
+  return uncountable.test(word.toLowerCase());
+}
+
+/**
+ * One regexp matching wherever some rule of the list would (the rules are case-insensitive,
+ * or as `/$/` match any case): a word no rule changes (`res12`) costs one test, not one per rule.
+ */
+const unions = new Map<Rule[], RegExp>();
+
+function anyRule(rules: Rule[]): RegExp {
+  let union = unions.get(rules);
+  if (union === undefined) unions.set(rules, (union = new RegExp(rules.map(([pattern]) => `(?:${pattern.source})`).join('|'), 'i')));
+  return union;
 }
 
 function apply(word: string, rules: Rule[]): string {
-  if (word === '' || isUncountable(word)) return word;
+  if (word === '' || isUncountable(word) || !anyRule(rules).test(word)) return word;
   for (const [pattern, replacement] of rules) {
     if (pattern.test(word)) return word.replace(pattern, replacement);
   }
