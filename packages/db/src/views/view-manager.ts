@@ -216,8 +216,10 @@ export class ViewManager {
       const build = state.noBuild === true ? undefined : index.startBuild();
       let staged: IndexUpdate | undefined;
       let stagedSeq = index.updateSeq;
+      // JavaScript reducers compile in the sandbox meanwhile; trees are written only once they can reduce.
+      const reducersReady = () => Promise.all(state.reducers.map((r) => r?.ready()));
       const commit = async () => {
-        await Promise.all(state.reducers.map((r) => r?.ready()));
+        await reducersReady();
         index.commit(staged ?? index.startUpdate(), stagedSeq);
         staged = undefined;
       };
@@ -241,7 +243,7 @@ export class ViewManager {
             build.add(current.docs);
             stagedSeq = current.lastSeq;
             if (next.records === 0) {
-              await Promise.all(state.reducers.map((r) => r?.ready()));
+              await reducersReady();
               build.finish(stagedSeq);
             }
           } else {
