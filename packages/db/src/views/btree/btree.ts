@@ -221,56 +221,38 @@ function belowHi(key: Buffer, b: Bounds): boolean {
   return c < 0 || (c === 0 && b.hiIncl);
 }
 
+/** The first index in [lo, hi) where `before` turns false (it holds for a prefix of the range, then never). */
+function partitionPoint(lo: number, hi: number, before: (i: number) => boolean): number {
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (before(m)) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
 /** First entry index at or above the low bound. */
 function lowerIndex(es: readonly Entry<unknown>[], b: Bounds): number {
   if (b.lo === undefined) return 0;
-  let lo = 0;
-  let hi = es.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (aboveLo(es[m].key, b)) hi = m;
-    else lo = m + 1;
-  }
-  return lo;
+  return partitionPoint(0, es.length, (m) => !aboveLo(es[m].key, b));
 }
 
 /** First entry index above the high bound. */
 function upperIndex(es: readonly Entry<unknown>[], b: Bounds): number {
   if (b.hi === undefined) return es.length;
-  let lo = 0;
-  let hi = es.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (belowHi(es[m].key, b)) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
+  return partitionPoint(0, es.length, (m) => belowHi(es[m].key, b));
 }
 
 /** First child whose last key is at or above the low bound (ptrs.length if none). */
 function firstPtrAbove(ps: readonly Ptr<unknown>[], b: Bounds): number {
   if (b.lo === undefined) return 0;
-  let lo = 0;
-  let hi = ps.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (aboveLo(ps[m].last, b)) hi = m;
-    else lo = m + 1;
-  }
-  return lo;
+  return partitionPoint(0, ps.length, (m) => !aboveLo(ps[m].last, b));
 }
 
 /** Last child whose first key is at or below the high bound (-1 if none). */
 function lastPtrBelow(ps: readonly Ptr<unknown>[], b: Bounds): number {
   if (b.hi === undefined) return ps.length - 1;
-  let lo = 0;
-  let hi = ps.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (belowHi(ps[m].first, b)) lo = m + 1;
-    else hi = m;
-  }
-  return lo - 1;
+  return partitionPoint(0, ps.length, (m) => belowHi(ps[m].first, b)) - 1;
 }
 
 function sameGroup(a: Buffer | null, b: Buffer | null): boolean {
@@ -799,30 +781,19 @@ export class BTree<V, R = undefined> {
   private rank(key: Buffer, inclusive: boolean): number {
     let id = this.root;
     if (id === undefined) return 0;
+    const below = (k: Buffer): boolean => {
+      const c = compareKeys(k, key);
+      return c < 0 || (inclusive && c === 0);
+    };
     let n = 0;
     for (;;) {
       const node = this.load(id);
       if (node.leaf) {
         const es = node.entries;
-        let lo = 0;
-        let hi = es.length;
-        while (lo < hi) {
-          const m = (lo + hi) >>> 1;
-          const c = compareKeys(es[m].key, key);
-          if (c < 0 || (inclusive && c === 0)) lo = m + 1;
-          else hi = m;
-        }
-        return n + lo;
+        return n + partitionPoint(0, es.length, (m) => below(es[m].key));
       }
       const ps = node.ptrs;
-      let lo = 0;
-      let hi = ps.length;
-      while (lo < hi) {
-        const m = (lo + hi) >>> 1;
-        const c = compareKeys(ps[m].last, key);
-        if (c < 0 || (inclusive && c === 0)) lo = m + 1;
-        else hi = m;
-      }
+      const lo = partitionPoint(0, ps.length, (m) => below(ps[m].last));
       for (let i = 0; i < lo; i++) n += ps[i].count;
       if (lo === ps.length) return n;
       id = ps[lo].id;
@@ -1111,14 +1082,7 @@ export class BTree<V, R = undefined> {
       else if (c === lastChild) j = b;
       else {
         // First action above this child's last key.
-        let lo = i;
-        let hi = b;
-        while (lo < hi) {
-          const m = (lo + hi) >>> 1;
-          if (compareKeys(acts[m].key, p.last) <= 0) lo = m + 1;
-          else hi = m;
-        }
-        j = lo;
+        j = partitionPoint(i, b, (m) => compareKeys(acts[m].key, p.last) <= 0);
       }
       const out = j === i ? null : this.modify(p.id, acts, i, j);
       // A child rewritten in place with the same keys, count and reduction (say new values under
