@@ -46,14 +46,14 @@ const HIGH = 0xff;
 /** CouchDB default-collation encoding of a JSON key. */
 export function encodeKey(key: unknown): Buffer {
   begin();
-  writeIcu(key, icuCollator());
+  writeValue(key, collation(false));
   return finish();
 }
 
 /** Raw-collation encoding of a JSON key. */
 export function encodeRawKey(key: unknown): Buffer {
   begin();
-  writeRaw(key);
+  writeValue(key, collation(true));
   return finish();
 }
 
@@ -66,8 +66,7 @@ export function encodeRawKey(key: unknown): Buffer {
  */
 export function encodeRowKey(key: unknown, docId: string, raw = false): Buffer {
   begin();
-  if (raw) writeRaw(key);
-  else writeIcu(key, icuCollator());
+  writeValue(key, collation(raw));
   writeRawString(docId);
   return finish();
 }
@@ -147,8 +146,7 @@ export function exactKeyRange(key: unknown, raw = false): Required<RowKeyRange> 
  */
 export function rowKeyBound(key: unknown, docId: string | undefined, above: boolean, raw = false): Buffer {
   begin();
-  if (raw) writeRaw(key);
-  else writeIcu(key, icuCollator());
+  writeValue(key, collation(raw));
   if (docId !== undefined) writeRawString(docId);
   if (above) {
     ensure(1);
@@ -184,44 +182,76 @@ function grow(min: number): void {
   buf = next;
 }
 
-function writeIcu(v: unknown, icu: IcuCollator): void {
+/** What differs between the two collations' encodings: kind tags, and how strings are written. */
+interface Collation {
+  tag: typeof ICU | typeof RAW;
+  /** A string value (after its tag). */
+  string(s: string): void;
+  /** An object member's name. */
+  member(s: string): void;
+}
+
+const RAW_COLLATION: Collation = {
+  tag: RAW,
+  string: writeRawString,
+  member(s) {
+    ensure(1);
+    buf[pos++] = RAW_MEMBER;
+    writeRawString(s);
+  },
+};
+
+let icuCollation: Collation | undefined;
+function collation(raw: boolean): Collation {
+  if (raw) return RAW_COLLATION;
+  if (icuCollation === undefined) {
+    const icu = icuCollator();
+    const string = (s: string): void => writeSortKey(s, icu);
+    icuCollation = { tag: ICU, string, member: string };
+  }
+  return icuCollation;
+}
+
+/** Writes a JSON value in a collation's encoding (non-finite numbers and undefined as null, as JSON.stringify). */
+function writeValue(v: unknown, c: Collation): void {
+  const tag = c.tag;
   switch (typeof v) {
     case 'string':
       ensure(1);
-      buf[pos++] = ICU.String;
-      writeSortKey(v, icu);
+      buf[pos++] = tag.String;
+      c.string(v);
       return;
     case 'number':
       if (!Number.isFinite(v)) break; // JSON.stringify writes null
-      writeNumber(ICU.Number, v);
+      writeNumber(tag.Number, v);
       return;
     case 'boolean':
       ensure(1);
-      buf[pos++] = v ? ICU.True : ICU.False;
+      buf[pos++] = v ? tag.True : tag.False;
       return;
     case 'bigint':
-      writeNumber(ICU.Number, v);
+      writeNumber(tag.Number, v);
       return;
     case 'object': {
       if (v === null) break;
       if (Array.isArray(v)) {
         ensure(1);
-        buf[pos++] = ICU.Array;
-        for (const item of v) writeIcu(item, icu);
+        buf[pos++] = tag.Array;
+        for (const item of v) writeValue(item, c);
         ensure(1);
         buf[pos++] = END;
         return;
       }
       if (isJsonNumber(v)) {
-        writeNumber(ICU.Number, v);
+        writeNumber(tag.Number, v);
         return;
       }
       const [keys, values] = members(v);
       ensure(1);
-      buf[pos++] = ICU.Object;
+      buf[pos++] = tag.Object;
       for (let i = 0; i < keys.length; i++) {
-        writeSortKey(keys[i], icu);
-        writeIcu(values[i], icu);
+        c.member(keys[i]);
+        writeValue(values[i], c);
       }
       ensure(1);
       buf[pos++] = END;
@@ -231,59 +261,7 @@ function writeIcu(v: unknown, icu: IcuCollator): void {
       throw new TypeError(`not a JSON value: ${typeof v}`);
   }
   ensure(1);
-  buf[pos++] = ICU.Null;
-}
-
-function writeRaw(v: unknown): void {
-  switch (typeof v) {
-    case 'string':
-      ensure(1);
-      buf[pos++] = RAW.String;
-      writeRawString(v);
-      return;
-    case 'number':
-      if (!Number.isFinite(v)) break;
-      writeNumber(RAW.Number, v);
-      return;
-    case 'boolean':
-      ensure(1);
-      buf[pos++] = v ? RAW.True : RAW.False;
-      return;
-    case 'bigint':
-      writeNumber(RAW.Number, v);
-      return;
-    case 'object': {
-      if (v === null) break;
-      if (Array.isArray(v)) {
-        ensure(1);
-        buf[pos++] = RAW.Array;
-        for (const item of v) writeRaw(item);
-        ensure(1);
-        buf[pos++] = END;
-        return;
-      }
-      if (isJsonNumber(v)) {
-        writeNumber(RAW.Number, v);
-        return;
-      }
-      const [keys, values] = members(v);
-      ensure(1);
-      buf[pos++] = RAW.Object;
-      for (let i = 0; i < keys.length; i++) {
-        ensure(1);
-        buf[pos++] = RAW_MEMBER;
-        writeRawString(keys[i]);
-        writeRaw(values[i]);
-      }
-      ensure(1);
-      buf[pos++] = END;
-      return;
-    }
-    default:
-      throw new TypeError(`not a JSON value: ${typeof v}`);
-  }
-  ensure(1);
-  buf[pos++] = RAW.Null;
+  buf[pos++] = tag.Null;
 }
 
 /** ICU sort key + 0x00. */
