@@ -174,16 +174,20 @@ export class Matcher {
     const statics: StaticRoute[] = [];
     for (const [path, entry] of tree.statics) {
       if (path.length < LONG_STATIC || !entry.normal) continue;
-      if (entry.contested === undefined) entry.contested = this.search(tree, path) !== entry.leaf;
-      if (!entry.contested) statics.push({ path, leaf: entry.leaf });
+      if (!this.contested(tree, entry, path)) statics.push({ path, leaf: entry.leaf });
     }
     return statics;
   }
 
+  /** Whether an earlier route also matches a static entry's (normal) path: found out on first use. */
+  private contested(tree: Tree, entry: StaticEntry, path: string): boolean {
+    if (entry.contested === undefined) entry.contested = this.search(tree, path) !== entry.leaf;
+    return entry.contested;
+  }
+
   /** A static entry answers alone unless an earlier route also matches its (normal) path. */
   private fromStatic(tree: Tree, entry: StaticEntry, path: string): Found | null {
-    if (entry.contested === undefined) entry.contested = this.search(tree, path) !== entry.leaf;
-    if (entry.contested) return this.search(tree, path);
+    if (this.contested(tree, entry, path)) return this.search(tree, path);
     const state = this.state;
     state.path = path;
     state.values = null;
