@@ -122,6 +122,7 @@ function treeReducer(reducer: Reducer): TreeReducer<RowValue, unknown[]> {
   const builtin = builtinName(reducer.sources[0]);
   const needsKeys = builtin === undefined || builtin === '_approx_count_distinct';
   return {
+    reduceCount: builtin === '_count' ? (count: number) => [count] : undefined,
     reduce(entries: readonly Entry<RowValue>[]) {
       if (builtin === '_count') return [entries.length];
       const values = entries.map((e) => JSON.parse(e.value[2]) as unknown);

@@ -16,9 +16,11 @@
  *     O(groups · log n) nodes, whatever the number of rows.
  *
  * Updates. `update` takes a batch of inserts and removes, sorts it once and walks the tree once
- * (CouchDB's query_modify): each touched leaf is merged with its slice of the batch, and each
- * touched node is re-chunked into as many nodes as its new content needs, so splits of any
- * fan-out happen in one pass and a bulk load into an empty tree is a bottom-up build. A node left
+ * (CouchDB's query_modify), from action to action (untouched children are passed over by binary
+ * search): each touched leaf is merged with its slice of the batch (old items go over as byte
+ * runs, ./leaf.ts LeafItems), and each touched node is re-chunked into as many nodes as its new
+ * content needs, so splits of any fan-out happen in one pass and a bulk load into an empty tree
+ * is a bottom-up build. A node left
  * below a quarter of the size limit is merged with a neighbour (then re-chunked), so all leaves
  * stay at one depth and every non-root node is between 1/4 and 1/1 full. Only the changed paths
  * are rewritten and re-reduced, and a leaf rewritten in place whose pointer comes out the same
@@ -43,10 +45,12 @@
  * build sorts its rows externally, ./run-sort.ts), cutting every level into nodes as the items
  * stream in: one pass, no reads, memory for about two nodes per level.
  *
- * Cache: an LRU of decoded nodes (entries whose values are decoded on first use, pointers with decoded
- * reductions), `cacheNodes` nodes (default 20,000: ≈ 500k rows of leaves, ≈ 90 MB of heap with
- * ~30-byte keys and three-string values; measured 175 MB for 1M rows in 38k nodes), so warm
- * queries do no store reads and no parsing. Writes put the new node in the cache. Before each
+ * Cache: an LRU of decoded nodes, `cacheNodes` nodes (default 20,000: ≈ 500k rows of leaves), so
+ * warm queries do no store reads and no parsing. A leaf stays as its encoded bytes plus item
+ * offsets (./leaf.ts), an inner node is decoded (pointers with decoded reductions): measured
+ * 27 MB (17 MB of node bytes, 10 MB of heap) for the 10k nodes of the bench's 175k rows, where
+ * leaves decoded into an object per entry took ~3× their bytes. Writes put the new node in the
+ * cache. Before each
  * operation the tree reads the root id and the store's generation; a generation it did not
  * write (a rolled-back transaction, another handle) drops the cache.
  *
@@ -54,20 +58,20 @@
  * statement stays open across a yield). They must not be resumed after an `update` or `clear`
  * of the same tree: they throw if they are.
  */
+import { LeafItems, LeafNode } from './leaf.js';
 import {
+  LEAF,
   NODE_HEADER_BYTES,
   asBuffer,
   compareKeys,
-  decodeNode,
+  decodeInner,
   encodeInner,
-  encodeLeaf,
   encodeLeafOf,
   entryBytes,
   keysEqual,
   ptrBytes,
   type Entry,
   type InnerNode,
-  type LeafNode,
   type Node,
   type Ptr,
 } from './node.js';
@@ -78,6 +82,11 @@ import type { NodeStore } from './store.js';
 export interface Reducer<V, R> {
   /** Reduction of leaf entries (called with [] for an empty range). */
   reduce(entries: readonly Entry<V>[]): R;
+  /**
+   * Set when the reduction of entries depends on nothing but how many there are (a `_count`):
+   * rewritten leaves are then reduced without making an entry object per row.
+   */
+  reduceCount?(count: number): R;
   /** Reduction of reductions. */
   rereduce(reductions: readonly R[]): R;
 }
@@ -161,10 +170,9 @@ const DEFAULT_NODE_BYTES = 2048;
 const DEFAULT_CACHE_NODES = 20_000;
 const DEFAULT_BUILD_CACHE_BYTES = 0;
 
-interface Action<V> {
+interface Action {
   key: Buffer;
-  /** undefined: remove. */
-  entry: Entry<V> | undefined;
+  /** The encoded value to insert; undefined: remove. */
   raw: Buffer | undefined;
 }
 
@@ -172,8 +180,7 @@ interface Action<V> {
 interface PendingLeaf<V> {
   pending: true;
   leaf: true;
-  entries: Entry<V>[];
-  raws: Buffer[];
+  items: LeafItems<V>;
 }
 interface PendingInner<V, R> {
   pending: true;
@@ -231,16 +238,30 @@ function partitionPoint(lo: number, hi: number, before: (i: number) => boolean):
   return lo;
 }
 
+/** aboveLo for entry i of a leaf, compared in place. */
+function leafAboveLo(leaf: LeafNode<unknown>, i: number, b: Bounds): boolean {
+  if (b.lo === undefined) return true;
+  const c = leaf.compareKeyAt(i, b.lo);
+  return c > 0 || (c === 0 && b.loIncl);
+}
+
+/** belowHi for entry i of a leaf, compared in place. */
+function leafBelowHi(leaf: LeafNode<unknown>, i: number, b: Bounds): boolean {
+  if (b.hi === undefined) return true;
+  const c = leaf.compareKeyAt(i, b.hi);
+  return c < 0 || (c === 0 && b.hiIncl);
+}
+
 /** First entry index at or above the low bound. */
-function lowerIndex(es: readonly Entry<unknown>[], b: Bounds): number {
+function lowerIndex(leaf: LeafNode<unknown>, b: Bounds): number {
   if (b.lo === undefined) return 0;
-  return partitionPoint(0, es.length, (m) => !aboveLo(es[m].key, b));
+  return partitionPoint(0, leaf.length, (m) => !leafAboveLo(leaf, m, b));
 }
 
 /** First entry index above the high bound. */
-function upperIndex(es: readonly Entry<unknown>[], b: Bounds): number {
-  if (b.hi === undefined) return es.length;
-  return partitionPoint(0, es.length, (m) => belowHi(es[m].key, b));
+function upperIndex(leaf: LeafNode<unknown>, b: Bounds): number {
+  if (b.hi === undefined) return leaf.length;
+  return partitionPoint(0, leaf.length, (m) => leafBelowHi(leaf, m, b));
 }
 
 /** First child whose last key is at or above the low bound (ptrs.length if none). */
@@ -561,27 +582,24 @@ export class BTree<V, R = undefined> {
         idxs.push(c);
         node = this.load(ps[c].id);
       }
-      i = desc ? upperIndex(node.entries, b) - 1 : lowerIndex(node.entries, b);
+      i = desc ? upperIndex(node, b) - 1 : lowerIndex(node, b);
     }
     let leaf: LeafNode<V> = node;
     for (;;) {
-      const es = leaf.entries;
+      const size = leaf.length;
       if (!desc) {
         // Bound checks are only needed on the leaf that holds the high bound.
-        const last = es.length - 1;
-        const free = b.hi === undefined || (last >= 0 && belowHi(es[last].key, b));
-        for (; i < es.length; i++) {
-          const e = es[i];
-          if (!free && !belowHi(e.key, b)) return;
-          yield e;
+        const free = b.hi === undefined || (size > 0 && leafBelowHi(leaf, size - 1, b));
+        for (; i < size; i++) {
+          if (!free && !leafBelowHi(leaf, i, b)) return;
+          yield leaf.entry(i);
           if (this.version !== version) throw new Error('B-tree modified during fold');
         }
       } else {
-        const free = b.lo === undefined || (es.length > 0 && aboveLo(es[0].key, b));
+        const free = b.lo === undefined || (size > 0 && leafAboveLo(leaf, 0, b));
         for (; i >= 0; i--) {
-          const e = es[i];
-          if (!free && !aboveLo(e.key, b)) return;
-          yield e;
+          if (!free && !leafAboveLo(leaf, i, b)) return;
+          yield leaf.entry(i);
           if (this.version !== version) throw new Error('B-tree modified during fold');
         }
       }
@@ -604,7 +622,7 @@ export class BTree<V, R = undefined> {
         n = this.load(n.ptrs[c].id);
       }
       leaf = n;
-      i = desc ? leaf.entries.length - 1 : 0;
+      i = desc ? leaf.length - 1 : 0;
     }
   }
 
@@ -674,21 +692,22 @@ export class BTree<V, R = undefined> {
     let inHi = b.hi === undefined;
     for (;;) {
       if (node !== undefined && node.leaf) {
-        const es = node.entries;
-        const from = inLo ? 0 : lowerIndex(es, b);
-        const to = inHi ? es.length : upperIndex(es, b);
+        const leaf = node;
+        const from = inLo ? 0 : lowerIndex(leaf, b);
+        const to = inHi ? leaf.length : upperIndex(leaf, b);
+        const groupAt = (i: number) => groupKey(leaf.keyAt(i));
         if (!desc) {
           let i = from;
           while (i < to) {
-            const g = groupKey(es[i].key);
+            const g = groupAt(i);
             // End of the run of entries in group g: the last entry, or a binary search.
             let j = to;
-            if (!sameGroup(groupKey(es[to - 1].key), g)) {
+            if (!sameGroup(groupAt(to - 1), g)) {
               let lo = i;
               let hi = to - 1;
               while (hi - lo > 1) {
                 const m = (lo + hi) >>> 1;
-                if (sameGroup(groupKey(es[m].key), g)) lo = m;
+                if (sameGroup(groupAt(m), g)) lo = m;
                 else hi = m;
               }
               j = hi;
@@ -697,21 +716,21 @@ export class BTree<V, R = undefined> {
               yield acc.finish();
               if (this.version !== version) modified();
             }
-            if (!acc.active) acc.start(g, es[i]);
-            acc.runs.push(es.slice(i, j));
+            if (!acc.active) acc.start(g, leaf.entry(i));
+            acc.runs.push(leaf.entries(i, j));
             i = j;
           }
         } else {
           let i = to - 1;
           while (i >= from) {
-            const g = groupKey(es[i].key);
+            const g = groupAt(i);
             let j = from;
-            if (!sameGroup(groupKey(es[from].key), g)) {
+            if (!sameGroup(groupAt(from), g)) {
               let lo = from;
               let hi = i;
               while (hi - lo > 1) {
                 const m = (lo + hi) >>> 1;
-                if (sameGroup(groupKey(es[m].key), g)) hi = m;
+                if (sameGroup(groupAt(m), g)) hi = m;
                 else lo = m;
               }
               j = hi;
@@ -720,8 +739,8 @@ export class BTree<V, R = undefined> {
               yield acc.finish();
               if (this.version !== version) modified();
             }
-            if (!acc.active) acc.start(g, es[i]);
-            acc.runs.push(es.slice(j, i + 1));
+            if (!acc.active) acc.start(g, leaf.entry(i));
+            acc.runs.push(leaf.entries(j, i + 1));
             i = j - 1;
           }
         }
@@ -789,8 +808,10 @@ export class BTree<V, R = undefined> {
     for (;;) {
       const node = this.load(id);
       if (node.leaf) {
-        const es = node.entries;
-        return n + partitionPoint(0, es.length, (m) => below(es[m].key));
+        return n + partitionPoint(0, node.length, (m) => {
+          const c = node.compareKeyAt(m, key);
+          return c < 0 || (inclusive && c === 0);
+        });
       }
       const ps = node.ptrs;
       const lo = partitionPoint(0, ps.length, (m) => below(ps[m].last));
@@ -801,7 +822,7 @@ export class BTree<V, R = undefined> {
   }
 
   private countNode(node: Node<V, R>): number {
-    if (node.leaf) return node.entries.length;
+    if (node.leaf) return node.length;
     let n = 0;
     for (const p of node.ptrs) n += p.count;
     return n;
@@ -811,7 +832,7 @@ export class BTree<V, R = undefined> {
   private edgeEntry(p: Ptr<R>, desc: boolean): Entry<V> {
     let node = this.load(p.id);
     while (!node.leaf) node = this.load(node.ptrs[desc ? node.ptrs.length - 1 : 0].id);
-    return node.entries[desc ? node.entries.length - 1 : 0];
+    return node.entry(desc ? node.length - 1 : 0);
   }
 
   private requireReducer(): Reducer<V, R> {
@@ -837,12 +858,18 @@ export class BTree<V, R = undefined> {
     this.root = this.store.getRoot();
   }
 
+  private decode(bytes: Uint8Array): Node<V, R> {
+    return bytes[0] === LEAF
+      ? LeafNode.decode(asBuffer(bytes), this.decodeValue)
+      : decodeInner<R>(bytes, this.reducer === undefined ? undefined : this.decodeReduction);
+  }
+
   private load(id: number): Node<V, R> {
     let node = this.cache.get(id);
     if (node === undefined) {
       const bytes = this.store.get(id);
       if (bytes === undefined) throw new Error(`B-tree node ${id} is missing`);
-      node = decodeNode<V, R>(bytes, this.decodeValue, this.reducer === undefined ? undefined : this.decodeReduction);
+      node = this.decode(bytes);
       this.cache.set(id, node);
     }
     return node;
@@ -958,7 +985,7 @@ export class BTree<V, R = undefined> {
     if (this.builtCached + encoded.length <= this.buildCacheBytes) {
       this.builtCached += encoded.length;
       // A copy: the scratch buffer and the entries' bytes are reused.
-      this.cache.set(id, decodeNode<V, R>(Buffer.from(encoded), this.decodeValue, undefined));
+      this.cache.set(id, LeafNode.decode(Buffer.from(encoded), this.decodeValue));
     }
     let red: R = undefined as R;
     let redRaw: Buffer | undefined;
@@ -999,15 +1026,14 @@ export class BTree<V, R = undefined> {
   }
 
   /** Sorted, deduplicated actions with encoded values. */
-  private prepare(inserts: readonly Entry<V>[], removes: readonly Buffer[]): Action<V>[] {
+  private prepare(inserts: readonly Entry<V>[], removes: readonly Buffer[]): Action[] {
     const n = removes.length + inserts.length;
     // push, not new Array(n): V8 makes arrays preallocated beyond 100k elements dictionary-mode.
-    const acts: Action<V>[] = [];
-    for (let i = 0; i < removes.length; i++) acts.push({ key: removes[i], entry: undefined, raw: undefined });
+    const acts: Action[] = [];
+    for (let i = 0; i < removes.length; i++) acts.push({ key: removes[i], raw: undefined });
     for (let i = 0; i < inserts.length; i++) {
       const e = inserts[i];
-      const entry: Entry<V> = { key: e.key, value: e.value };
-      acts.push({ key: e.key, entry, raw: asBuffer(this.encodeValue(e.value)) });
+      acts.push({ key: e.key, raw: asBuffer(this.encodeValue(e.value)) });
     }
     let sorted = true;
     for (let i = 1; i < n; i++) {
@@ -1029,18 +1055,12 @@ export class BTree<V, R = undefined> {
     return sortedActs;
   }
 
-  private apply(acts: Action<V>[]): void {
+  private apply(acts: Action[]): void {
     let kids: Kid<V, R>[] | null;
     if (this.root === undefined) {
-      const entries: Entry<V>[] = [];
-      const raws: Buffer[] = [];
-      for (const a of acts) {
-        if (a.entry !== undefined) {
-          entries.push(a.entry);
-          raws.push(a.raw!);
-        }
-      }
-      kids = this.materializeLeaf(entries, raws, false);
+      const items = new LeafItems<V>();
+      for (const a of acts) if (a.raw !== undefined) items.pushNew(a);
+      kids = this.materializeLeaf(items, false);
     } else {
       kids = this.modify(this.root, acts, 0, acts.length);
     }
@@ -1062,29 +1082,29 @@ export class BTree<V, R = undefined> {
    * Applies acts[a, b) to the subtree at `id`. Returns what replaces it (written pointers, or
    * one pending content below the minimum size, or nothing), or null when nothing changed.
    */
-  private modify(id: number, acts: Action<V>[], a: number, b: number): Kid<V, R>[] | null {
+  private modify(id: number, acts: Action[], a: number, b: number): Kid<V, R>[] | null {
     const node = this.load(id);
     if (node.leaf) {
       const merged = mergeLeaf(node, acts, a, b);
       if (merged === null) return null;
       this.freeIds.push(id);
-      return this.materializeLeaf(merged.entries, merged.raws, false);
+      return this.materializeLeaf(merged, false);
     }
     const ps = node.ptrs;
     const kids: Kid<V, R>[] = [];
     let changed = false;
-    let i = a;
     const lastChild = ps.length - 1;
-    for (let c = 0; c <= lastChild; c++) {
+    // From action to action: the child it goes to (the first whose last key is not below it, or
+    // the last child), and the actions up to that child's last key. Untouched children are
+    // passed over by binary search, a few compares each, whether actions are few or many.
+    let c = 0;
+    for (let i = a; i < b; ) {
+      const key = acts[i].key;
+      const target = partitionPoint(c, lastChild, (m) => compareKeys(ps[m].last, key) < 0);
+      for (; c < target; c++) kids.push(ps[c]);
       const p = ps[c];
-      let j: number;
-      if (i === b) j = b;
-      else if (c === lastChild) j = b;
-      else {
-        // First action above this child's last key.
-        j = partitionPoint(i, b, (m) => compareKeys(acts[m].key, p.last) <= 0);
-      }
-      const out = j === i ? null : this.modify(p.id, acts, i, j);
+      const j = c === lastChild ? b : partitionPoint(i + 1, b, (m) => compareKeys(acts[m].key, p.last) <= 0);
+      const out = this.modify(p.id, acts, i, j);
       // A child rewritten in place with the same keys, count and reduction (say new values under
       // the same keys, counted by _count): its pointer, hence this node, needs no rewrite.
       if (out === null || (out.length === 1 && samePtr(out[0], p))) kids.push(p);
@@ -1092,9 +1112,11 @@ export class BTree<V, R = undefined> {
         changed = true;
         for (const k of out) kids.push(k);
       }
+      c++;
       i = j;
     }
     if (!changed) return null;
+    for (; c <= lastChild; c++) kids.push(ps[c]);
     this.freeIds.push(id);
     this.normalize(kids);
     return this.materializeInner(kids, false);
@@ -1120,8 +1142,7 @@ export class BTree<V, R = undefined> {
     const cy = this.contentOf(y);
     if (cx.leaf !== cy.leaf) throw new Error('B-tree merge of nodes at different levels');
     if (cx.leaf) {
-      const cyl = cy as PendingLeaf<V>;
-      return this.materializeLeaf(cx.entries.concat(cyl.entries), cx.raws.concat(cyl.raws), false);
+      return this.materializeLeaf(cx.items.concat((cy as PendingLeaf<V>).items), false);
     }
     const kids = cx.kids.concat((cy as PendingInner<V, R>).kids);
     this.normalize(kids);
@@ -1134,7 +1155,7 @@ export class BTree<V, R = undefined> {
     const node = this.load(k.id);
     this.freeIds.push(k.id);
     return node.leaf
-      ? { pending: true, leaf: true, entries: node.entries as Entry<V>[], raws: node.raws as Buffer[] }
+      ? { pending: true, leaf: true, items: LeafItems.of(node) }
       : { pending: true, leaf: false, kids: node.ptrs.slice() };
   }
 
@@ -1145,7 +1166,7 @@ export class BTree<V, R = undefined> {
       if (kids.length === 1) {
         const k = kids[0];
         if (!isPending(k)) return k.id;
-        if (k.leaf) kids = this.materializeLeaf(k.entries, k.raws, true);
+        if (k.leaf) kids = this.materializeLeaf(k.items, true);
         else if (k.kids.length === 1) kids = k.kids; // a root with one child: drop a level
         else kids = this.materializeInner(k.kids, true);
         continue;
@@ -1156,17 +1177,14 @@ export class BTree<V, R = undefined> {
   }
 
   /** Writes entries as leaves; below the minimum size (unless `force`) returns them pending. */
-  private materializeLeaf(entries: Entry<V>[], raws: Buffer[], force: boolean): Kid<V, R>[] {
-    const n = entries.length;
+  private materializeLeaf(items: LeafItems<V>, force: boolean): Kid<V, R>[] {
+    const n = items.length;
     if (n === 0) return [];
-    const sizes: number[] = [];
-    let total = NODE_HEADER_BYTES;
-    for (let i = 0; i < n; i++) {
-      const size = entryBytes(entries[i].key, raws[i]);
-      sizes.push(size);
-      total += size;
-    }
-    if (!force && total < this.minBytes) return [{ pending: true, leaf: true, entries, raws }];
+    const total = NODE_HEADER_BYTES + items.bytes;
+    if (!force && total < this.minBytes) return [{ pending: true, leaf: true, items }];
+    // One leaf (most rewrites) needs no item sizes.
+    if (total <= this.nodeBytes) return [this.writeLeaf(items, 0, n, total)];
+    const sizes = items.sizes();
     const ends = this.cuts(sizes, total, 1);
     const out: Ptr<R>[] = [];
     let from = 0;
@@ -1174,7 +1192,7 @@ export class BTree<V, R = undefined> {
       const to = ends[c];
       let bytes = NODE_HEADER_BYTES;
       for (let i = from; i < to; i++) bytes += sizes[i];
-      out[c] = this.writeLeaf(entries, raws, from, to, bytes);
+      out[c] = this.writeLeaf(items, from, to, bytes);
       from = to;
     }
     return out;
@@ -1246,19 +1264,19 @@ export class BTree<V, R = undefined> {
     return ends;
   }
 
-  private writeLeaf(entries: Entry<V>[], raws: Buffer[], from: number, to: number, bytes: number): Ptr<R> {
+  private writeLeaf(items: LeafItems<V>, from: number, to: number, bytes: number): Ptr<R> {
     const id = this.allocate();
-    this.store.put(id, encodeLeaf(entries, raws, from, to, bytes));
-    const whole = from === 0 && to === entries.length;
-    const es = whole ? entries : entries.slice(from, to);
-    this.cache.set(id, { leaf: true, entries: es, raws: whole ? raws : raws.slice(from, to) });
+    const leaf = items.write(from, to, bytes, this.decodeValue);
+    this.store.put(id, leaf.bytes);
+    this.cache.set(id, leaf);
     let red: R = undefined as R;
     let redRaw: Buffer | undefined;
     if (this.reducer !== undefined) {
-      red = this.reducer.reduce(es);
+      const reducer = this.reducer;
+      red = reducer.reduceCount !== undefined ? reducer.reduceCount(leaf.length) : reducer.reduce(leaf.entries());
       redRaw = asBuffer(this.encodeReduction(red));
     }
-    return { first: es[0].key, last: es[es.length - 1].key, id, count: es.length, red, redRaw };
+    return { first: leaf.keyAt(0), last: leaf.keyAt(leaf.length - 1), id, count: leaf.length, red, redRaw };
   }
 
   private writeInner(ptrs: Ptr<R>[], from: number, to: number, bytes: number): Ptr<R> {
@@ -1296,16 +1314,16 @@ export class BTree<V, R = undefined> {
       let bytes = NODE_HEADER_BYTES;
       let result: { depth: number; first: Buffer; last: Buffer; count: number; red: R };
       if (node.leaf) {
-        const es = node.entries;
-        if (es.length === 0) throw new Error(`leaf ${id} is empty`);
-        for (let i = 0; i < es.length; i++) {
-          bytes += entryBytes(es[i].key, node.raws[i]);
-          if (i > 0 && compareKeys(es[i - 1].key, es[i].key) >= 0) throw new Error(`leaf ${id} keys out of order at ${i}`);
+        const n = node.length;
+        if (n === 0) throw new Error(`leaf ${id} is empty`);
+        for (let i = 0; i < n; i++) {
+          bytes += entryBytes(node.keyAt(i), node.rawAt(i));
+          if (i > 0 && compareKeys(node.keyAt(i - 1), node.keyAt(i)) >= 0) throw new Error(`leaf ${id} keys out of order at ${i}`);
         }
         stats.leaves++;
-        stats.entries += es.length;
-        const red = this.reducer === undefined ? (undefined as R) : this.reducer.reduce(es);
-        result = { depth: 1, first: es[0].key, last: es[es.length - 1].key, count: es.length, red };
+        stats.entries += n;
+        const red = this.reducer === undefined ? (undefined as R) : this.reducer.reduce(node.entries());
+        result = { depth: 1, first: node.keyAt(0), last: node.keyAt(n - 1), count: n, red };
       } else {
         const ps = node.ptrs;
         if (ps.length < 2) throw new Error(`inner node ${id} has ${ps.length} children`);
@@ -1354,61 +1372,46 @@ function samePtr<V, R>(k: Kid<V, R>, p: Ptr<R>): boolean {
   return k.redRaw.equals(p.redRaw);
 }
 
-/** A leaf merged with its sorted actions; null when nothing changes. */
-function mergeLeaf<V>(node: LeafNode<V>, acts: Action<V>[], a: number, b: number): { entries: Entry<V>[]; raws: Buffer[] } | null {
-  const old = node.entries;
-  const oraws = node.raws;
-  const entries: Entry<V>[] = [];
-  const raws: Buffer[] = [];
+/**
+ * A leaf merged with its sorted actions; null when nothing changes. Each action's place is
+ * found by binary search, and the old items between two actions go over as one run.
+ */
+function mergeLeaf<V>(node: LeafNode<V>, acts: Action[], a: number, b: number): LeafItems<V> | null {
+  const items = new LeafItems<V>();
+  const n = node.length;
   let changed = false;
   let i = 0;
-  let j = a;
-  while (i < old.length && j < b) {
+  for (let j = a; j < b; j++) {
     const act = acts[j];
-    const c = compareKeys(old[i].key, act.key);
-    if (c < 0) {
-      entries.push(old[i]);
-      raws.push(oraws[i++]);
-    } else if (c > 0) {
-      if (act.entry !== undefined) {
-        entries.push(act.entry);
-        raws.push(act.raw!);
+    const k = partitionPoint(i, n, (m) => node.compareKeyAt(m, act.key) < 0);
+    items.pushRun(node, i, k);
+    i = k;
+    if (i < n && node.compareKeyAt(i, act.key) === 0) {
+      // The same key: removed, replaced, or (same value) left in the next run.
+      if (act.raw === undefined) {
         changed = true;
-      }
-      j++;
-    } else {
-      if (act.entry === undefined) changed = true;
-      else if (act.raw!.equals(oraws[i])) {
-        entries.push(old[i]);
-        raws.push(oraws[i]);
-      } else {
-        entries.push(act.entry);
-        raws.push(act.raw!);
+        i++;
+      } else if (!node.rawEqualsAt(i, act.raw)) {
+        items.pushNew(act);
         changed = true;
+        i++;
       }
-      i++;
-      j++;
-    }
-  }
-  for (; i < old.length; i++) {
-    entries.push(old[i]);
-    raws.push(oraws[i]);
-  }
-  for (; j < b; j++) {
-    const act = acts[j];
-    if (act.entry !== undefined) {
-      entries.push(act.entry);
-      raws.push(act.raw!);
+    } else if (act.raw !== undefined) {
+      items.pushNew(act);
       changed = true;
     }
   }
-  return changed ? { entries, raws } : null;
+  if (!changed) return null;
+  items.pushRun(node, i, n);
+  return items;
 }
 
 /** Several reducers as one whose reduction is the array of theirs (one tree, several reduce functions). */
 export function combineReducers<V>(reducers: readonly Reducer<V, unknown>[]): Reducer<V, unknown[]> {
-  return {
+  const combined: Reducer<V, unknown[]> = {
     reduce: (entries) => reducers.map((r) => r.reduce(entries)),
     rereduce: (reductions) => reducers.map((r, i) => r.rereduce(reductions.map((red) => red[i]))),
   };
+  if (reducers.every((r) => r.reduceCount !== undefined)) combined.reduceCount = (n) => reducers.map((r) => r.reduceCount!(n));
+  return combined;
 }

@@ -8,9 +8,10 @@
  *          child id, subtree count[, reductionLen, reduction bytes])
  *
  * Keys are stored raw. Values and reductions are opaque bytes produced by the caller's codecs.
- * Decoded nodes keep `Buffer.subarray` views into the node's bytes (no copies), so a cached leaf
- * costs about its encoded size plus the decoded values.
+ * A leaf stays as its bytes (./leaf.ts); a decoded inner node keeps `Buffer.subarray` views of
+ * its edge keys (no copies) and its decoded reductions.
  */
+import type { LeafNode } from './leaf.js';
 
 /** One index row: a byte-comparable sort key and the caller's value. */
 export interface Entry<V> {
@@ -34,13 +35,6 @@ export interface Ptr<R> {
   readonly redRaw: Buffer | undefined;
 }
 
-export interface LeafNode<V> {
-  readonly leaf: true;
-  readonly entries: readonly Entry<V>[];
-  /** The encoded values, parallel to `entries`. */
-  readonly raws: readonly Buffer[];
-}
-
 export interface InnerNode<R> {
   readonly leaf: false;
   readonly ptrs: readonly Ptr<R>[];
@@ -48,7 +42,9 @@ export interface InnerNode<R> {
 
 export type Node<V, R> = LeafNode<V> | InnerNode<R>;
 
-const LEAF = 0x00;
+/** The kind byte of an encoded leaf. */
+export const LEAF = 0x00;
+
 const INNER = 0x01;
 const INNER_WITH_REDUCTIONS = 0x02;
 
@@ -129,18 +125,6 @@ class Writer {
   }
 }
 
-/** Encodes entries [from, to) of a leaf; `size` is an upper bound of the encoded size. */
-export function encodeLeaf(entries: readonly Entry<unknown>[], raws: readonly Buffer[], from: number, to: number, size: number): Buffer {
-  const w = new Writer(size);
-  w.buf[w.pos++] = LEAF;
-  w.varint(to - from);
-  for (let i = from; i < to; i++) {
-    w.bytes(entries[i].key);
-    w.bytes(raws[i]);
-  }
-  return w.done();
-}
-
 /**
  * Encodes the leaf of keys and values [from, to); `size` is an upper bound of the encoded size.
  * With `into` (big enough), the result is a view of it.
@@ -201,46 +185,11 @@ export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/**
- * A decoded leaf's entry: the value is decoded on first use (an update that rewrites a leaf, or
- * a _count reduction, never needs it), then kept.
- */
-class LazyEntry<V> implements Entry<V> {
-  private decoded = false;
-  private v: V | undefined;
-  constructor(
-    readonly key: Buffer,
-    private readonly raw: Buffer,
-    private readonly decode: (bytes: Buffer) => V,
-  ) {}
-  get value(): V {
-    if (!this.decoded) {
-      this.v = this.decode(this.raw);
-      this.decoded = true;
-    }
-    return this.v as V;
-  }
-}
-
-export function decodeNode<V, R>(
-  bytes: Uint8Array,
-  decodeValue: (b: Buffer) => V,
-  decodeReduction: ((b: Buffer) => R) | undefined,
-): Node<V, R> {
+/** Decodes an inner node (./leaf.ts reads leaves). */
+export function decodeInner<R>(bytes: Uint8Array, decodeReduction: ((b: Buffer) => R) | undefined): InnerNode<R> {
   const r = new Reader(asBuffer(bytes));
   const kind = r.buf[r.pos++];
   const n = r.varint();
-  if (kind === LEAF) {
-    const entries: Entry<V>[] = new Array(n);
-    const raws: Buffer[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const key = r.bytes();
-      const raw = r.bytes();
-      raws[i] = raw;
-      entries[i] = new LazyEntry(key, raw, decodeValue);
-    }
-    return { leaf: true, entries, raws };
-  }
   if (kind !== INNER && kind !== INNER_WITH_REDUCTIONS) throw new Error(`B-tree node has unknown kind ${kind}`);
   const hasReductions = kind === INNER_WITH_REDUCTIONS;
   if (decodeReduction !== undefined && !hasReductions) {
