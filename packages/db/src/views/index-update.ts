@@ -22,7 +22,7 @@ export class IndexUpdate {
 
   constructor(
     private readonly views: readonly ViewDef[],
-    private readonly readBack: (docs: readonly MappedDoc[]) => Map<string, Uint8Array>,
+    private readonly readBack: (docs: readonly { id: string }[]) => Map<string, Uint8Array>,
     private readonly format: 1 | 2,
   ) {
     this.inserts = views.map(() => []);
@@ -39,10 +39,17 @@ export class IndexUpdate {
     return this.ids.has(id);
   }
 
-  /** Stages mapped documents, none of them added before, each once. */
-  add(docs: readonly MappedDoc[]): void {
+  /**
+   * The back-index entries of documents, by id: what `add` diffs them against. Read ahead (say
+   * while the sandbox maps them) it must be passed to `add` before anything else is committed.
+   */
+  readOld(docs: readonly { id: string }[]): Map<string, Uint8Array> {
+    return this.readBack(docs);
+  }
+
+  /** Stages mapped documents, none of them added before, each once (`olds`: their readOld). */
+  add(docs: readonly MappedDoc[], olds = this.readOld(docs)): void {
     const { inserts, removes, format } = this;
-    const olds = this.readBack(docs);
     for (const doc of docs) {
       this.ids.add(doc.id);
       const old = olds.get(doc.id);

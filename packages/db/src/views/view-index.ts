@@ -150,7 +150,7 @@ export class ViewIndex {
   }
 
   /** The back-index entries of these docs, by id: in statements of up to BACK_IDS_PER_SELECT ids. */
-  private readBack(docs: readonly MappedDoc[]): Map<string, Uint8Array> {
+  private readBack(docs: readonly { id: string }[]): Map<string, Uint8Array> {
     const out = new Map<string, Uint8Array>();
     if (docs.length === 1) {
       const old = this.getBack.get(docs[0].id) as Uint8Array | undefined;

@@ -238,6 +238,17 @@ export class ViewManager {
           const next = this.readBatch(group, changes, current.lastSeq, target, size());
           const nextMapping = mapBatch(next);
           nextMapping.catch(() => {}); // awaited in its turn; a failure there must not go unhandled
+          // The back-index entries of this batch's docs are read while the sandbox maps them
+          // (unless one of them is staged already: then they are read after it is committed).
+          let olds: Map<string, Uint8Array> | undefined;
+          let docs: MappedDoc[] = [];
+          if (build === undefined) {
+            docs = latestOnly(current.docs);
+            if (staged === undefined || !docs.some((doc) => staged!.has(doc.id))) {
+              staged ??= index.startUpdate();
+              olds = staged.readOld(docs);
+            }
+          }
           await mapping;
           if (build !== undefined) {
             build.add(current.docs);
@@ -247,12 +258,11 @@ export class ViewManager {
               build.finish(stagedSeq);
             }
           } else {
-            const docs = latestOnly(current.docs);
             // A document staged already (changed twice within this update): what is staged
             // goes first, so that its back-index entry is read back current.
-            if (staged !== undefined && docs.some((doc) => staged!.has(doc.id))) await commit();
+            if (olds === undefined) await commit();
             staged ??= index.startUpdate();
-            staged.add(docs);
+            staged.add(docs, olds);
             stagedSeq = current.lastSeq;
             if (staged.size >= APPLY_DOCS || next.records === 0) await commit();
           }
