@@ -1,0 +1,108 @@
+/**
+ * A database's latest writes, kept in memory: a view index catching up just after a write (the
+ * common "write, then query the view") reads the changed documents from here rather than from
+ * the store. Measured on 1,000 docs updated in a 100k-doc database: ~4.5 ms through SQLite (a
+ * seq-index walk joined to two tables, pages just written but spread out), well under 1 ms here.
+ *
+ * It covers the sequences from `first` to the last one recorded, without gaps, and forgets the
+ * oldest writes beyond `maxBytes` of bodies (kept as UTF-8 Buffers: a string might be a slice
+ * that holds a whole request body alive, and Buffers are counted exactly).
+ */
+import type { ChangedDoc } from './engine.js';
+
+interface Entry {
+  seq: number;
+  id: string;
+  rev: string;
+  deleted: boolean;
+  /** The winner's body when this write carried it (a losing revision's write does not). */
+  body: Buffer | undefined;
+}
+
+/** One committed write, as `record` takes it. */
+export interface RecentWrite {
+  seq: number;
+  id: string;
+  rev: string;
+  deleted: boolean;
+  body: string | undefined;
+}
+
+const MAX_ENTRIES = 100_000;
+
+export class RecentChanges {
+  private entries: Entry[] = [];
+  /** Index in `entries` of the oldest entry kept. */
+  private head = 0;
+  /** The first sequence covered (everything from here on is kept). */
+  private first: number;
+  /** Per document id, the sequence of its last write kept. */
+  private readonly latest = new Map<string, number>();
+  private bytes = 0;
+
+  /** `updateSeq`: the store's sequence now (nothing recorded before it is covered). */
+  constructor(
+    updateSeq: number,
+    private readonly maxBytes: number,
+  ) {
+    this.first = updateSeq + 1;
+  }
+
+  /** Whether every change after `since` is here. */
+  covers(since: number): boolean {
+    return since + 1 >= this.first;
+  }
+
+  /** Records committed writes, in sequence order, continuing the ones recorded before. */
+  record(writes: readonly RecentWrite[]): void {
+    for (const w of writes) {
+      if (w.seq !== this.first + this.size) this.reset(w.seq);
+      const body = w.deleted || w.body === undefined ? undefined : Buffer.from(w.body);
+      this.entries.push({ seq: w.seq, id: w.id, rev: w.rev, deleted: w.deleted, body });
+      this.latest.set(w.id, w.seq);
+      this.bytes += body?.length ?? 0;
+    }
+    while (this.size > 0 && (this.bytes > this.maxBytes || this.size > MAX_ENTRIES)) this.dropOldest();
+  }
+
+  /**
+   * The first change after `since` (a document's last write only, as the store lists changes),
+   * with its winner's body from `bodyOf` when the write did not carry it; `null` when there is
+   * none; undefined when `since` is not covered (any more).
+   */
+  next(since: number, bodyOf: (id: string, rev: string) => string | undefined): ChangedDoc | null | undefined {
+    if (!this.covers(since)) return undefined;
+    const entries = this.entries;
+    for (let i = this.head + Math.max(0, since + 1 - this.first); i < entries.length; i++) {
+      const e = entries[i];
+      if (this.latest.get(e.id) !== e.seq) continue;
+      const body = e.deleted ? undefined : (e.body?.toString() ?? bodyOf(e.id, e.rev));
+      return { id: e.id, seq: e.seq, rev: e.rev, deleted: e.deleted, body };
+    }
+    return null;
+  }
+
+  private get size(): number {
+    return this.entries.length - this.head;
+  }
+
+  private dropOldest(): void {
+    const e = this.entries[this.head++];
+    if (this.latest.get(e.id) === e.seq) this.latest.delete(e.id);
+    this.bytes -= e.body?.length ?? 0;
+    this.first = e.seq + 1;
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Forgets everything: the next write is at `seq`. */
+  private reset(seq: number): void {
+    this.entries = [];
+    this.head = 0;
+    this.latest.clear();
+    this.bytes = 0;
+    this.first = seq;
+  }
+}
