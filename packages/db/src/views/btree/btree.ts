@@ -1082,13 +1082,13 @@ export class BTree<V, R = undefined> {
    * Applies acts[a, b) to the subtree at `id`. Returns what replaces it (written pointers, or
    * one pending content below the minimum size, or nothing), or null when nothing changed.
    */
-  private modify(id: number, acts: Action[], a: number, b: number): Kid<V, R>[] | null {
+  private modify(id: number, acts: Action[], a: number, b: number, old?: Ptr<R>): Kid<V, R>[] | null {
     const node = this.load(id);
     if (node.leaf) {
       const merged = mergeLeaf(node, acts, a, b);
       if (merged === null) return null;
       this.freeIds.push(id);
-      return this.materializeLeaf(merged, false);
+      return this.materializeLeaf(merged, false, old);
     }
     const ps = node.ptrs;
     const kids: Kid<V, R>[] = [];
@@ -1104,7 +1104,7 @@ export class BTree<V, R = undefined> {
       for (; c < target; c++) kids.push(ps[c]);
       const p = ps[c];
       const j = c === lastChild ? b : partitionPoint(i + 1, b, (m) => compareKeys(acts[m].key, p.last) <= 0);
-      const out = this.modify(p.id, acts, i, j);
+      const out = this.modify(p.id, acts, i, j, p);
       // A child rewritten in place with the same keys, count and reduction (say new values under
       // the same keys, counted by _count): its pointer, hence this node, needs no rewrite.
       if (out === null || (out.length === 1 && samePtr(out[0], p))) kids.push(p);
@@ -1176,14 +1176,17 @@ export class BTree<V, R = undefined> {
     }
   }
 
-  /** Writes entries as leaves; below the minimum size (unless `force`) returns them pending. */
-  private materializeLeaf(items: LeafItems<V>, force: boolean): Kid<V, R>[] {
+  /**
+   * Writes entries as leaves; below the minimum size (unless `force`) returns them pending.
+   * `old`: the pointer to the leaf being rewritten, whose edge keys a new leaf may share.
+   */
+  private materializeLeaf(items: LeafItems<V>, force: boolean, old?: Ptr<R>): Kid<V, R>[] {
     const n = items.length;
     if (n === 0) return [];
     const total = NODE_HEADER_BYTES + items.bytes;
     if (!force && total < this.minBytes) return [{ pending: true, leaf: true, items }];
     // One leaf (most rewrites) needs no item sizes.
-    if (total <= this.nodeBytes) return [this.writeLeaf(items, 0, n, total)];
+    if (total <= this.nodeBytes) return [this.writeLeaf(items, 0, n, total, old)];
     const sizes = items.sizes();
     const ends = this.cuts(sizes, total, 1);
     const out: Ptr<R>[] = [];
@@ -1264,7 +1267,7 @@ export class BTree<V, R = undefined> {
     return ends;
   }
 
-  private writeLeaf(items: LeafItems<V>, from: number, to: number, bytes: number): Ptr<R> {
+  private writeLeaf(items: LeafItems<V>, from: number, to: number, bytes: number, old?: Ptr<R>): Ptr<R> {
     const id = this.allocate();
     const leaf = items.write(from, to, bytes, this.decodeValue);
     this.store.put(id, leaf.bytes);
@@ -1276,7 +1279,12 @@ export class BTree<V, R = undefined> {
       red = reducer.reduceCount !== undefined ? reducer.reduceCount(leaf.length) : reducer.reduce(leaf.entries());
       redRaw = asBuffer(this.encodeReduction(red));
     }
-    return { first: leaf.keyAt(0), last: leaf.keyAt(leaf.length - 1), id, count: leaf.length, red, redRaw };
+    // Edge keys equal to the old pointer's are its Buffers: no new views, and samePtr compares
+    // them by reference.
+    const n = leaf.length;
+    const first = old !== undefined && leaf.compareKeyAt(0, old.first) === 0 ? old.first : leaf.keyAt(0);
+    const last = old !== undefined && leaf.compareKeyAt(n - 1, old.last) === 0 ? old.last : leaf.keyAt(n - 1);
+    return { first, last, id, count: n, red, redRaw };
   }
 
   private writeInner(ptrs: Ptr<R>[], from: number, to: number, bytes: number): Ptr<R> {
@@ -1367,9 +1375,10 @@ export class BTree<V, R = undefined> {
 /** A written pointer equal to `p` (same node id, edge keys, count and encoded reduction). */
 function samePtr<V, R>(k: Kid<V, R>, p: Ptr<R>): boolean {
   if (isPending(k)) return false;
-  if (k.id !== p.id || k.count !== p.count || !keysEqual(k.first, p.first) || !keysEqual(k.last, p.last)) return false;
+  if (k.id !== p.id || k.count !== p.count) return false;
+  if ((k.first !== p.first && !keysEqual(k.first, p.first)) || (k.last !== p.last && !keysEqual(k.last, p.last))) return false;
   if (k.redRaw === undefined || p.redRaw === undefined) return k.redRaw === p.redRaw;
-  return k.redRaw.equals(p.redRaw);
+  return k.redRaw === p.redRaw || keysEqual(k.redRaw, p.redRaw);
 }
 
 /**

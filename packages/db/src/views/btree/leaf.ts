@@ -8,7 +8,7 @@
  * An update rewrites a leaf as a list of items (LeafItems below): items of old leaves are
  * copied as byte runs, new ones encoded, in one pass that also records the new item starts.
  */
-import { LEAF, entryBytes, keysEqual, type Entry } from './node.js';
+import { LEAF, NODE_HEADER_BYTES, entryBytes, keysEqual, varintBytes, type Entry } from './node.js';
 
 /** The position after the varint at `pos` (its value is not needed, only where it ends). */
 function skipVarint(bytes: Uint8Array, pos: number): number {
@@ -32,8 +32,9 @@ export class LeafNode<V> {
   readonly leaf = true as const;
 
   /**
-   * `bytes`: the encoded leaf. `marks`: per item, where it starts and where its key ends (the
-   * value's length prefix), then one more number, the end of the last item.
+   * `bytes`: the encoded leaf. `marks`: per item, where its key starts (after its length
+   * prefix) and ends (where the value's length prefix starts), then one more number, the end of
+   * the last item.
    */
   constructor(
     readonly bytes: Buffer,
@@ -49,13 +50,11 @@ export class LeafNode<V> {
     const marks: number[] = new Array(2 * n + 1);
     let pos = first;
     for (let i = 0; i < n; i++) {
-      marks[2 * i] = pos;
       let len = bytes[pos];
-      if (len < 0x80) pos += 1 + len;
-      else {
-        [len, pos] = readVarint(bytes, pos, end);
-        pos += len;
-      }
+      if (len < 0x80) pos += 1;
+      else [len, pos] = readVarint(bytes, pos, end);
+      marks[2 * i] = pos;
+      pos += len;
       marks[2 * i + 1] = pos;
       len = bytes[pos];
       if (len < 0x80) pos += 1 + len;
@@ -76,6 +75,13 @@ export class LeafNode<V> {
 
   /** Where item i starts in `bytes` (item `length` = the end of the items). */
   itemStart(i: number): number {
+    const marks = this.marks;
+    if (2 * i === marks.length - 1) return marks[2 * i];
+    return marks[2 * i] - varintBytes(marks[2 * i + 1] - marks[2 * i]);
+  }
+
+  /** Where item i's key starts (after its length prefix). */
+  keyStart(i: number): number {
     return this.marks[2 * i];
   }
 
@@ -86,15 +92,15 @@ export class LeafNode<V> {
 
   /** Encoded bytes of item i. */
   itemBytes(i: number): number {
-    return this.marks[2 * i + 2] - this.marks[2 * i];
+    return this.itemStart(i + 1) - this.itemStart(i);
   }
 
   keyAt(i: number): Buffer {
-    return this.bytes.subarray(skipVarint(this.bytes, this.marks[2 * i]), this.marks[2 * i + 1]);
+    return this.bytes.subarray(this.marks[2 * i], this.marks[2 * i + 1]);
   }
 
   rawAt(i: number): Buffer {
-    return this.bytes.subarray(skipVarint(this.bytes, this.marks[2 * i + 1]), this.marks[2 * i + 2]);
+    return this.bytes.subarray(skipVarint(this.bytes, this.marks[2 * i + 1]), this.itemStart(i + 1));
   }
 
   valueAt(i: number): V {
@@ -104,7 +110,7 @@ export class LeafNode<V> {
   /** memcmp order of key i and `key`, without making a view of key i. */
   compareKeyAt(i: number, key: Uint8Array): number {
     const bytes = this.bytes;
-    const start = skipVarint(bytes, this.marks[2 * i]);
+    const start = this.marks[2 * i];
     const al = this.marks[2 * i + 1] - start;
     const bl = key.length;
     const n = al < bl ? al : bl;
@@ -120,7 +126,7 @@ export class LeafNode<V> {
     const bytes = this.bytes;
     const start = skipVarint(bytes, this.marks[2 * i + 1]);
     const n = raw.length;
-    if (this.marks[2 * i + 2] - start !== n) return false;
+    if (this.itemStart(i + 1) - start !== n) return false;
     if (n > 96) return keysEqual(this.rawAt(i), raw);
     for (let k = 0; k < n; k++) if (bytes[start + k] !== raw[k]) return false;
     return true;
@@ -239,7 +245,8 @@ export class LeafItems<V> {
    * of an old leaf is copied with one call.
    */
   write(from: number, to: number, size: number, decode: (raw: Buffer) => V): LeafNode<V> {
-    const buf = Buffer.allocUnsafe(size);
+    // `size` allows NODE_HEADER_BYTES for the header; the exact size saves a view of the buffer.
+    const buf = Buffer.allocUnsafe(size - NODE_HEADER_BYTES + 1 + varintBytes(to - from));
     buf[0] = LEAF;
     let pos = writeVarint(buf, 1, to - from);
     const marks: number[] = new Array(2 * (to - from) + 1);
@@ -260,15 +267,17 @@ export class LeafItems<V> {
         const start = s.itemStart(a);
         const shift = pos - start;
         for (let k = a; k < b; k++) {
-          marks[m++] = s.itemStart(k) + shift;
+          marks[m++] = s.keyStart(k) + shift;
           marks[m++] = s.keyEnd(k) + shift;
         }
         const end = s.itemStart(b);
         buf.set(new Uint8Array(s.bytes.buffer, s.bytes.byteOffset + start, end - start), pos);
         pos += end - start;
       } else {
+        pos = writeVarint(buf, pos, s.key.length);
         marks[m++] = pos;
-        pos = writeBytes(buf, pos, s.key);
+        buf.set(s.key, pos);
+        pos += s.key.length;
         marks[m++] = pos;
         pos = writeBytes(buf, pos, s.raw!);
       }
