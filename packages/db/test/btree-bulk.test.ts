@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { BTree, MemoryNodeStore, SqliteNodeStore, compareKeys, type Reducer } from '../src/views/btree/index.js';
+import { entryBytes } from '../src/views/btree/node.js';
 import { ExternalSorter } from '../src/views/btree/run-sort.js';
 import { sortByKey, sortedOrderPacked } from '../src/views/btree/sort.js';
 
@@ -63,6 +64,7 @@ describe('btree: sorting helpers', () => {
             const sorter = new ExternalSorter({ file: join(dir, 'run.tmp'), memoryBytes });
             for (const [k, v] of records) sorter.add(k, v);
             assert.equal(sorter.size, records.length);
+            assert.equal(sorter.bytes, records.reduce((sum, [k, v]) => sum + entryBytes(k, v), 0));
             const out = [...sorter.sorted()].map(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
             sorter.dispose();
             assert.deepEqual(out, reference(records));
@@ -103,11 +105,15 @@ describe('btree: bulkLoad', () => {
         fc.uniqueArray(fc.integer({ min: 0, max: 100_000 }), { maxLength: 600 }),
         fc.constantFrom(128, 256, 2048),
         fc.array(fc.integer({ min: 0, max: 100_000 }), { maxLength: 60 }),
-        (ns, nodeBytes, changes) => {
+        fc.boolean(),
+        (ns, nodeBytes, changes, cacheLeaves) => {
           const key = (n: number): Buffer => Buffer.from(`k${String(n).padStart(6, '0')}`);
           const sorted = [...ns].sort((a, b) => a - b);
-          const t = new BTree<number, SumRed>({ store: new MemoryNodeStore(), reducer: sumReducer, nodeBytes });
-          t.bulkLoad(sorted.map((n) => [key(n), enc(n)] as const));
+          const store = new MemoryNodeStore();
+          const t = new BTree<number, SumRed>({ store, reducer: sumReducer, nodeBytes });
+          t.bulkLoad(sorted.map((n) => [key(n), enc(n)] as const), { cacheLeaves });
+          // Cached: every node written is in the cache (the root and leaves included).
+          if (cacheLeaves) assert.equal(t.cachedNodes, store.size);
           const stats = t.verify();
           assert.equal(stats.entries, ns.length);
           if (stats.height > 1) assert.ok(stats.minNodeBytes >= nodeBytes / 4, `node of ${stats.minNodeBytes} bytes`);

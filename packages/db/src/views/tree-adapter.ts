@@ -42,10 +42,10 @@ class BTreeRows implements RowTree, BuildableRowTree {
     return encodeRow(value);
   }
 
-  bulkLoad(rows: Iterable<readonly [key: Buffer, value: Buffer]>): void {
+  bulkLoad(rows: Iterable<readonly [key: Buffer, value: Buffer]>, options?: { cacheLeaves?: boolean }): void {
     this.version++;
     if (this.tree.totalCount() > 0) this.tree.clear();
-    this.tree.bulkLoad(rows);
+    this.tree.bulkLoad(rows, options);
   }
 
   *rows(range: RowRange, descending: boolean): Generator<RowEntry> {

@@ -111,12 +111,6 @@ export interface BTreeOptions<V, R> {
   nodeBytes?: number;
   /** Decoded nodes kept in the LRU cache. Default 20,000; 0 disables the cache. */
   cacheNodes?: number;
-  /**
-   * `bulkLoad` caches the leaves it writes until their encoded bytes add up to this much
-   * (inner nodes always), so the first updates after a build do not start from a cold cache.
-   * Default 0 (none): 8 MB per tree added ~60 MB to the 1M-doc build peak RSS (decoded leaves take ~3× their bytes).
-   */
-  buildCacheBytes?: number;
 }
 
 /**
@@ -168,7 +162,6 @@ export interface TreeStats {
 const FILL = 0.85;
 const DEFAULT_NODE_BYTES = 2048;
 const DEFAULT_CACHE_NODES = 20_000;
-const DEFAULT_BUILD_CACHE_BYTES = 0;
 
 interface Action {
   key: Buffer;
@@ -479,7 +472,7 @@ class LevelBuilder<T, R> {
     }
     // The parents of leaves hold a pointer (with its edge keys) per leaf: most of a build's
     // memory if cached, and each is read by few queries. Levels above them are cached.
-    return this.tree.writeBuiltInner((items as Ptr<R>[]).slice(from, to), bytes, this.level >= 2);
+    return this.tree.writeBuiltInner((items as Ptr<R>[]).slice(from, to), bytes, this.level >= 2 || this.tree.cacheBuilt);
   }
 }
 
@@ -517,9 +510,8 @@ export class BTree<V, R = undefined> {
   private version = 0;
   /** Where bulkLoad encodes leaves (stores copy what they keep). */
   private scratch: Buffer = Buffer.alloc(0);
-  private readonly buildCacheBytes: number;
-  /** Bytes of built leaves cached so far by the running bulkLoad. */
-  private builtCached = 0;
+  /** For bulkLoad's levels: the running bulkLoad caches the leaves it writes (and their parents). */
+  cacheBuilt = false;
   /** Ids of nodes dropped during the current update: reused first, deleted at its end. */
   private freeIds: number[] = [];
 
@@ -533,7 +525,6 @@ export class BTree<V, R = undefined> {
     this.encodeReduction = options.encodeReduction ?? jsonEncode;
     this.decodeReduction = options.decodeReduction ?? jsonDecode;
     this.cache = new NodeCache(options.cacheNodes ?? DEFAULT_CACHE_NODES);
-    this.buildCacheBytes = options.buildCacheBytes ?? DEFAULT_BUILD_CACHE_BYTES;
     this.exclusive = options.exclusive ?? false;
     this.gen = undefined;
     this.dirty = true;
@@ -911,16 +902,18 @@ export class BTree<V, R = undefined> {
    * nodes per level whatever the number of entries. Of equal keys the last wins. The tree must
    * be empty. The keys and values passed need to stay valid only until a few more leaves'
    * worth of entries were passed (they may be views into a recycled buffer). Built inner nodes
-   * above the leaves' parents are cached, and leaves up to `buildCacheBytes`.
+   * above the leaves' parents are cached; the leaves (and their parents) with `cacheLeaves`,
+   * for a caller that knows the whole tree fits in the cache it means to spend: a cached leaf
+   * is its bytes plus item offsets (./leaf.ts), so the first updates after a build start warm.
    */
-  bulkLoad(entries: Iterable<readonly [key: Buffer, raw: Buffer]>): void {
+  bulkLoad(entries: Iterable<readonly [key: Buffer, raw: Buffer]>, options: { cacheLeaves?: boolean } = {}): void {
     this.sync();
     if (this.root !== undefined) throw new Error('B-tree bulkLoad needs an empty tree');
     this.version++;
     this.dirty = true;
     const run = (): void => {
       this.cache.clear();
-      this.builtCached = 0;
+      this.cacheBuilt = options.cacheLeaves === true;
       const leaves = new LevelBuilder<[Buffer, Buffer], R>(this, 0);
       let pendingKey: Buffer | undefined;
       let pendingRaw: Buffer | undefined;
@@ -946,6 +939,8 @@ export class BTree<V, R = undefined> {
       this.cache.clear();
       this.synced = false;
       throw err;
+    } finally {
+      this.cacheBuilt = false;
     }
     this.gen = this.store.generation?.();
     this.root = this.store.getRoot();
@@ -973,24 +968,27 @@ export class BTree<V, R = undefined> {
     return { first: ptrs[0].first, last: ptrs[ptrs.length - 1].last, id, count, red, redRaw };
   }
 
-  /** For bulkLoad: writes a leaf of encoded entries [from, to) (cached within `buildCacheBytes`); its pointer owns copies of the edge keys. */
+  /** For bulkLoad: writes a leaf of encoded entries [from, to) (cached with `cacheLeaves`); its pointer owns copies of the edge keys. */
   writeBuiltLeaf(keys: Buffer[], raws: Buffer[], from: number, to: number, bytes: number): Ptr<R> {
     const id = this.allocate();
-    const decode = this.decodeValue;
-    const entries: Entry<V>[] = [];
-    for (let i = from; i < to; i++) entries.push(new RawEntry(keys[i], raws[i], decode));
     if (this.scratch.length < bytes) this.scratch = Buffer.allocUnsafe(Math.max(bytes, 2 * this.nodeBytes));
     const encoded = encodeLeafOf(keys, raws, from, to, bytes, this.scratch);
     this.store.put(id, encoded);
-    if (this.builtCached + encoded.length <= this.buildCacheBytes) {
-      this.builtCached += encoded.length;
+    if (this.cacheBuilt) {
       // A copy: the scratch buffer and the entries' bytes are reused.
       this.cache.set(id, LeafNode.decode(Buffer.from(encoded), this.decodeValue));
     }
     let red: R = undefined as R;
     let redRaw: Buffer | undefined;
-    if (this.reducer !== undefined) {
-      red = this.reducer.reduce(entries);
+    const reducer = this.reducer;
+    if (reducer !== undefined) {
+      if (reducer.reduceCount !== undefined) red = reducer.reduceCount(to - from);
+      else {
+        const decode = this.decodeValue;
+        const entries: Entry<V>[] = [];
+        for (let i = from; i < to; i++) entries.push(new RawEntry(keys[i], raws[i], decode));
+        red = reducer.reduce(entries);
+      }
       redRaw = asBuffer(this.encodeReduction(red));
     }
     return { first: Buffer.from(keys[from]), last: Buffer.from(keys[to - 1]), id, count: to - from, red, redRaw };

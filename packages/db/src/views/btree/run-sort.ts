@@ -49,6 +49,7 @@ export class ExternalSorter {
   private fileEnd = 0;
   private readonly runs: { start: number; end: number }[] = [];
   private count = 0;
+  private addedBytes = 0;
 
   constructor(options: ExternalSorterOptions) {
     this.file = options.file;
@@ -59,6 +60,11 @@ export class ExternalSorter {
   /** Records added so far. */
   get size(): number {
     return this.count;
+  }
+
+  /** Encoded bytes of the records added so far (length-prefixed key and value, as a B-tree leaf holds them). */
+  get bytes(): number {
+    return this.addedBytes;
   }
 
   add(key: Uint8Array, value: Uint8Array): void {
@@ -92,6 +98,7 @@ export class ExternalSorter {
     buf.set(value, at);
     this.used = at + value.length;
     this.count++;
+    this.addedBytes += need;
   }
 
   /** Every record, in key order. Call once, after the last `add`. */
