@@ -8,6 +8,7 @@
  * An update rewrites a leaf as a list of items (LeafItems below): items of old leaves are
  * copied as byte runs, new ones encoded, in one pass that also records the new item starts.
  */
+import { tryVarint, writeVarint } from '../../support/varint.js';
 import { LEAF, NODE_HEADER_BYTES, entryBytes, keysEqual, varintBytes, type Entry } from './node.js';
 
 /** The position after the varint at `pos` (its value is not needed, only where it ends). */
@@ -16,16 +17,12 @@ function skipVarint(bytes: Uint8Array, pos: number): number {
   return pos;
 }
 
-function readVarint(bytes: Uint8Array, pos: number, end: number): [value: number, next: number] {
-  let n = 0;
-  let mul = 1;
-  for (;;) {
-    if (pos >= end) throw new Error('B-tree node truncated');
-    const b = bytes[pos++];
-    n += (b & 0x7f) * mul;
-    if (b < 0x80) return [n, pos];
-    mul *= 0x80;
-  }
+/** The varint at `pos` and the position after it; throws if the node ends first. */
+function readVarint(bytes: Buffer, pos: number): [value: number, next: number] {
+  const at = { i: pos };
+  const n = tryVarint(bytes, at);
+  if (n < 0) throw new Error('B-tree node truncated');
+  return [n, at.i];
 }
 
 export class LeafNode<V> {
@@ -46,20 +43,20 @@ export class LeafNode<V> {
   static decode<V>(bytes: Buffer, decode: (raw: Buffer) => V): LeafNode<V> {
     const end = bytes.length;
     if (bytes[0] !== LEAF) throw new Error(`B-tree node of kind ${bytes[0]} is not a leaf`);
-    const [n, first] = readVarint(bytes, 1, end);
+    const [n, first] = readVarint(bytes, 1);
     const marks: number[] = new Array(2 * n + 1);
     let pos = first;
     for (let i = 0; i < n; i++) {
       let len = bytes[pos];
       if (len < 0x80) pos += 1;
-      else [len, pos] = readVarint(bytes, pos, end);
+      else [len, pos] = readVarint(bytes, pos);
       marks[2 * i] = pos;
       pos += len;
       marks[2 * i + 1] = pos;
       len = bytes[pos];
       if (len < 0x80) pos += 1 + len;
       else {
-        [len, pos] = readVarint(bytes, pos, end);
+        [len, pos] = readVarint(bytes, pos);
         pos += len;
       }
       if (pos > end) throw new Error('B-tree node truncated');
@@ -285,15 +282,6 @@ export class LeafItems<V> {
     marks[m] = pos;
     return new LeafNode(pos === buf.length ? buf : buf.subarray(0, pos), marks, decode);
   }
-}
-
-function writeVarint(buf: Buffer, pos: number, n: number): number {
-  while (n >= 0x80) {
-    buf[pos++] = (n % 0x80) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  buf[pos++] = n;
-  return pos;
 }
 
 function writeBytes(buf: Buffer, pos: number, bytes: Uint8Array): number {
