@@ -60,17 +60,34 @@ describe('RecentChanges', () => {
     assert.equal(changes?.[0].body, '{"w":true}');
   });
 
-  it('forgets the oldest writes beyond its byte budget, and never has gaps', () => {
+  it('forgets the oldest writes read beyond its byte budget, and never has gaps', () => {
     const recent = new RecentChanges(0, 100);
     const body = `{"pad":"${'x'.repeat(40)}"}`; // 50 bytes
-    recent.record([1, 2, 3].map((seq) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body })));
-    assert.equal(recent.covers(0), false, 'three bodies are over budget: the first went');
+    const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body });
+    recent.record([write(1), write(2)]);
+    assert.deepEqual(all(recent, 0)?.map((c) => c.id), ['d1', 'd2']);
+    recent.record([write(3)]);
+    assert.equal(recent.covers(0), false, 'three bodies are over budget: the first (read) went');
     assert.equal(recent.covers(1), true);
     assert.deepEqual(all(recent, 1)?.map((c) => c.id), ['d2', 'd3']);
     // A gap (a write this cache did not see) starts it over.
     recent.record([{ seq: 9, id: 'z', rev: '1-z', deleted: false, body: '{}' }]);
     assert.equal(recent.covers(3), false);
     assert.deepEqual(all(recent, 8)?.map((c) => c.id), ['z']);
+  });
+
+  it('stops keeping writes nobody reads, and starts again at the next read', () => {
+    const recent = new RecentChanges(0, 100);
+    const body = `{"pad":"${'x'.repeat(40)}"}`;
+    const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body });
+    recent.record([write(1), write(2), write(3)]);
+    // d1 would be forgotten unread: everything goes, and nothing before the next write is covered.
+    assert.equal(recent.covers(2), false);
+    recent.record([write(4)]);
+    assert.equal(recent.covers(3), false, 'not kept: nobody read since');
+    assert.deepEqual(all(recent, 4), [], 'up to date: nothing after 4');
+    recent.record([write(5), write(6)]);
+    assert.deepEqual(all(recent, 4)?.map((c) => c.id), ['d5', 'd6'], 'kept again after a read');
   });
 });
 
@@ -90,7 +107,9 @@ describe('foldChangedBodies from memory', () => {
         const store = new SqliteDatabase('db', path, { durability: 'normal', recentBytes: budget });
         const revs = new Map<string, { gen: number; rev: string; deleted: boolean }>();
         try {
-          for (const batch of batches) {
+          for (const [b, batch] of batches.entries()) {
+            // Some batches have an index following right behind (it reads what came before).
+            if (b % 2 === 1) [...store.foldChangedBodies(Math.max(0, store.meta().updateSeq - 3))];
             const writes = new Map<string, DocWrite>();
             for (const { doc, kind, size } of batch) {
               const id = `doc${doc}`;
