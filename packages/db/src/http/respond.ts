@@ -46,13 +46,8 @@ export async function streamRows(
   const iterator = rows[Symbol.iterator]();
   // Pull the first row before committing to a status: errors here still become clean responses.
   let next = iterator.next();
-  res.statusCode = status;
-  res.setHeader('Content-Type', JSON_TYPE);
-  res.setHeader('Cache-Control', 'must-revalidate');
-  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
-  if (ctx.method === 'HEAD') {
+  if (!startRows(ctx, status, headers)) {
     iterator.return?.();
-    res.end();
     return;
   }
   let buffer = head;
@@ -73,6 +68,25 @@ export async function streamRows(
   // write + end, not end(buffer): a streamed answer is always chunked, however short.
   res.write(buffer);
   res.end();
+}
+
+/** Sends a whole row stream kept as its bytes (../views/answer-cache.ts), chunked as streamRows sends. */
+export function sendRowBytes(ctx: RequestContext, status: number, bytes: Buffer, headers?: Record<string, string>): void {
+  if (!startRows(ctx, status, headers)) return;
+  ctx.res.write(bytes);
+  ctx.res.end();
+}
+
+/** Status and headers of a row stream; false (and the response ended) for HEAD. */
+function startRows(ctx: RequestContext, status: number, headers: Record<string, string> | undefined): boolean {
+  const { res } = ctx;
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Cache-Control', 'must-revalidate');
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+  if (ctx.method !== 'HEAD') return true;
+  res.end();
+  return false;
 }
 
 /** Writes a chunk; resolves false when the client has gone. */

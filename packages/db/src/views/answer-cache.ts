@@ -6,7 +6,7 @@
  * recently used first out.
  */
 export class AnswerCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, Buffer>();
   private bytes = 0;
 
   constructor(
@@ -14,20 +14,21 @@ export class AnswerCache {
     private readonly maxEntryBytes = 256 * 1024,
   ) {}
 
-  get(etag: string): string | undefined {
-    const text = this.entries.get(etag);
-    if (text !== undefined) {
+  /** The response body kept for this ETag. */
+  get(etag: string): Buffer | undefined {
+    const body = this.entries.get(etag);
+    if (body !== undefined) {
       this.entries.delete(etag);
-      this.entries.set(etag, text);
+      this.entries.set(etag, body);
     }
-    return text;
+    return body;
   }
 
-  /** Keeps `text` unless it is too large to be worth it. */
-  set(etag: string, text: string): void {
-    if (text.length > this.maxEntryBytes || this.entries.has(etag)) return;
-    this.entries.set(etag, text);
-    this.bytes += text.length;
+  /** Keeps a response body (UTF-8) unless it is too large to be worth it. */
+  set(etag: string, body: Buffer): void {
+    if (body.length > this.maxEntryBytes || this.entries.has(etag)) return;
+    this.entries.set(etag, body);
+    this.bytes += body.length;
     for (const [key, value] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(key);
