@@ -954,18 +954,7 @@ export class BTree<V, R = undefined> {
 
   /** For bulkLoad's inner levels: writes pointers as an inner node (cached if `cache`). */
   writeBuiltInner(ptrs: Ptr<R>[], bytes: number, cache: boolean): Ptr<R> {
-    const id = this.allocate();
-    this.store.put(id, encodeInner(ptrs, 0, ptrs.length, bytes, this.reducer !== undefined));
-    if (cache) this.cache.set(id, { leaf: false, ptrs });
-    let count = 0;
-    for (const p of ptrs) count += p.count;
-    let red: R = undefined as R;
-    let redRaw: Buffer | undefined;
-    if (this.reducer !== undefined) {
-      red = this.reducer.rereduce(ptrs.map((p) => p.red));
-      redRaw = asBuffer(this.encodeReduction(red));
-    }
-    return { first: ptrs[0].first, last: ptrs[ptrs.length - 1].last, id, count, red, redRaw };
+    return this.writeInner(ptrs, 0, ptrs.length, bytes, cache);
   }
 
   /** For bulkLoad: writes a leaf of encoded entries [from, to) (cached with `cacheLeaves`); its pointer owns copies of the edge keys. */
@@ -1285,12 +1274,12 @@ export class BTree<V, R = undefined> {
     return { first, last, id, count: n, red, redRaw };
   }
 
-  private writeInner(ptrs: Ptr<R>[], from: number, to: number, bytes: number): Ptr<R> {
+  private writeInner(ptrs: Ptr<R>[], from: number, to: number, bytes: number, cache = true): Ptr<R> {
     const id = this.allocate();
     const withReductions = this.reducer !== undefined;
     this.store.put(id, encodeInner(ptrs, from, to, bytes, withReductions));
     const ps = from === 0 && to === ptrs.length ? ptrs : ptrs.slice(from, to);
-    this.cache.set(id, { leaf: false, ptrs: ps });
+    if (cache) this.cache.set(id, { leaf: false, ptrs: ps });
     let count = 0;
     for (const p of ps) count += p.count;
     let red: R = undefined as R;
