@@ -2,7 +2,8 @@
  * A database's latest writes, kept in memory: a view index catching up just after a write (the
  * common "write, then query the view") reads the changed documents from here rather than from
  * the store. Measured on 1,000 docs updated in a 100k-doc database: ~4.5 ms through SQLite (a
- * seq-index walk joined to two tables, pages just written but spread out), well under 1 ms here.
+ * seq-index walk joined to two tables, pages just written but spread out), ~1 ms from here
+ * (the update's whole read step, documents rendered for the sandbox included).
  *
  * It covers the sequences from `first` to the last one recorded, without gaps, and forgets the
  * oldest writes beyond `maxBytes` of bodies (kept as UTF-8 Buffers: a string might be a slice
