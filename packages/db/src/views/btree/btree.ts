@@ -209,16 +209,17 @@ function toBounds(range: KeyRange, desc: boolean): Bounds | undefined {
   return b;
 }
 
+/** Whether a key that compares `c` with the low bound is in range on that side. */
+const inAboveLo = (c: number, b: Bounds): boolean => c > 0 || (c === 0 && b.loIncl);
+/** Whether a key that compares `c` with the high bound is in range on that side. */
+const inBelowHi = (c: number, b: Bounds): boolean => c < 0 || (c === 0 && b.hiIncl);
+
 function aboveLo(key: Buffer, b: Bounds): boolean {
-  if (b.lo === undefined) return true;
-  const c = compareKeys(key, b.lo);
-  return c > 0 || (c === 0 && b.loIncl);
+  return b.lo === undefined || inAboveLo(compareKeys(key, b.lo), b);
 }
 
 function belowHi(key: Buffer, b: Bounds): boolean {
-  if (b.hi === undefined) return true;
-  const c = compareKeys(key, b.hi);
-  return c < 0 || (c === 0 && b.hiIncl);
+  return b.hi === undefined || inBelowHi(compareKeys(key, b.hi), b);
 }
 
 /** The first index in [lo, hi) where `before` turns false (it holds for a prefix of the range, then never). */
@@ -233,16 +234,12 @@ function partitionPoint(lo: number, hi: number, before: (i: number) => boolean):
 
 /** aboveLo for entry i of a leaf, compared in place. */
 function leafAboveLo(leaf: LeafNode<unknown>, i: number, b: Bounds): boolean {
-  if (b.lo === undefined) return true;
-  const c = leaf.compareKeyAt(i, b.lo);
-  return c > 0 || (c === 0 && b.loIncl);
+  return b.lo === undefined || inAboveLo(leaf.compareKeyAt(i, b.lo), b);
 }
 
 /** belowHi for entry i of a leaf, compared in place. */
 function leafBelowHi(leaf: LeafNode<unknown>, i: number, b: Bounds): boolean {
-  if (b.hi === undefined) return true;
-  const c = leaf.compareKeyAt(i, b.hi);
-  return c < 0 || (c === 0 && b.hiIncl);
+  return b.hi === undefined || inBelowHi(leaf.compareKeyAt(i, b.hi), b);
 }
 
 /** First entry index at or above the low bound. */
@@ -791,21 +788,14 @@ export class BTree<V, R = undefined> {
   private rank(key: Buffer, inclusive: boolean): number {
     let id = this.root;
     if (id === undefined) return 0;
-    const below = (k: Buffer): boolean => {
-      const c = compareKeys(k, key);
-      return c < 0 || (inclusive && c === 0);
-    };
+    /** Whether a key comparing `c` with `key` counts. */
+    const below = (c: number): boolean => c < 0 || (inclusive && c === 0);
     let n = 0;
     for (;;) {
       const node = this.load(id);
-      if (node.leaf) {
-        return n + partitionPoint(0, node.length, (m) => {
-          const c = node.compareKeyAt(m, key);
-          return c < 0 || (inclusive && c === 0);
-        });
-      }
+      if (node.leaf) return n + partitionPoint(0, node.length, (m) => below(node.compareKeyAt(m, key)));
       const ps = node.ptrs;
-      const lo = partitionPoint(0, ps.length, (m) => below(ps[m].last));
+      const lo = partitionPoint(0, ps.length, (m) => below(compareKeys(ps[m].last, key)));
       for (let i = 0; i < lo; i++) n += ps[i].count;
       if (lo === ps.length) return n;
       id = ps[lo].id;
@@ -969,13 +959,12 @@ export class BTree<V, R = undefined> {
     }
     let red: R = undefined as R;
     let redRaw: Buffer | undefined;
-    const reducer = this.reducer;
-    if (reducer !== undefined) {
+    if (this.reducer !== undefined) {
+      const reducer = this.reducer;
       if (reducer.reduceCount !== undefined) red = reducer.reduceCount(to - from);
       else {
-        const decode = this.decodeValue;
         const entries: Entry<V>[] = [];
-        for (let i = from; i < to; i++) entries.push(new RawEntry(keys[i], raws[i], decode));
+        for (let i = from; i < to; i++) entries.push(new RawEntry(keys[i], raws[i], this.decodeValue));
         red = reducer.reduce(entries);
       }
       redRaw = asBuffer(this.encodeReduction(red));
