@@ -232,6 +232,50 @@ function partitionPoint(lo: number, hi: number, before: (i: number) => boolean):
   return lo;
 }
 
+// The searches of an update, written out (no closure per call: they run a few times per action).
+
+/** The first child in [lo, hi) whose last key is not below `key`, or `hi`. */
+function childOf(ps: readonly Ptr<unknown>[], lo: number, hi: number, key: Buffer): number {
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (compareKeys(ps[m].last, key) < 0) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/**
+ * The end of the actions from `lo` whose keys are not above `last` (acts are sorted; `lo` is
+ * past one that is). Galloping from `lo`: near the leaves a child gets one or two actions, so
+ * the end is found in a few compares instead of a search over the whole batch.
+ */
+function actsUpTo(acts: readonly Action[], lo: number, hi: number, last: Buffer): number {
+  let step = 1;
+  let bound = lo;
+  while (bound < hi && compareKeys(acts[bound].key, last) <= 0) {
+    lo = bound + 1;
+    bound = lo + step;
+    step *= 2;
+  }
+  if (bound < hi) hi = bound;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (compareKeys(acts[m].key, last) <= 0) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/** The first item in [lo, hi) of a leaf whose key is not below `key`, or `hi`. */
+function leafPosition(leaf: LeafNode<unknown>, lo: number, hi: number, key: Buffer): number {
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (leaf.compareKeyAt(m, key) < 0) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
 /** aboveLo for entry i of a leaf, compared in place. */
 function leafAboveLo(leaf: LeafNode<unknown>, i: number, b: Bounds): boolean {
   return b.lo === undefined || inAboveLo(leaf.compareKeyAt(i, b.lo), b);
@@ -510,7 +554,8 @@ export class BTree<V, R = undefined> {
   /** For bulkLoad's levels: the running bulkLoad caches the leaves it writes (and their parents). */
   cacheBuilt = false;
   /** Ids of nodes dropped during the current update: reused first, deleted at its end. */
-  private freeIds: number[] = [];
+  /** Ids freed by this update (emptied, never replaced: V8 compiles a field it saw assigned once as a constant, and throws that code away at the next assignment). */
+  private readonly freeIds: number[] = [];
 
   constructor(options: BTreeOptions<V, R>) {
     this.store = options.store;
@@ -875,7 +920,7 @@ export class BTree<V, R = undefined> {
       if (this.store.atomic !== undefined) this.store.atomic(() => this.apply(acts));
       else this.apply(acts);
     } catch (err) {
-      this.freeIds = [];
+      this.freeIds.length = 0;
       this.cache.clear();
       this.synced = false;
       throw err;
@@ -925,7 +970,7 @@ export class BTree<V, R = undefined> {
       if (this.store.atomic !== undefined) this.store.atomic(run);
       else run();
     } catch (err) {
-      this.freeIds = [];
+      this.freeIds.length = 0;
       this.cache.clear();
       this.synced = false;
       throw err;
@@ -1047,7 +1092,7 @@ export class BTree<V, R = undefined> {
       this.store.delete(id);
       this.cache.delete(id);
     }
-    this.freeIds = [];
+    this.freeIds.length = 0;
   }
 
   private allocate(): number {
@@ -1075,11 +1120,10 @@ export class BTree<V, R = undefined> {
     // passed over by binary search, a few compares each, whether actions are few or many.
     let c = 0;
     for (let i = a; i < b; ) {
-      const key = acts[i].key;
-      const target = partitionPoint(c, lastChild, (m) => compareKeys(ps[m].last, key) < 0);
+      const target = childOf(ps, c, lastChild, acts[i].key);
       for (; c < target; c++) kids.push(ps[c]);
       const p = ps[c];
-      const j = c === lastChild ? b : partitionPoint(i + 1, b, (m) => compareKeys(acts[m].key, p.last) <= 0);
+      const j = c === lastChild ? b : actsUpTo(acts, i + 1, b, p.last);
       const out = this.modify(p.id, acts, i, j, p);
       // A child rewritten in place with the same keys, count and reduction (say new values under
       // the same keys, counted by _count): its pointer, hence this node, needs no rewrite.
@@ -1368,7 +1412,7 @@ function mergeLeaf<V>(node: LeafNode<V>, acts: Action[], a: number, b: number): 
   let i = 0;
   for (let j = a; j < b; j++) {
     const act = acts[j];
-    const k = partitionPoint(i, n, (m) => node.compareKeyAt(m, act.key) < 0);
+    const k = leafPosition(node, i, n, act.key);
     items.pushRun(node, i, k);
     i = k;
     if (i < n && node.compareKeyAt(i, act.key) === 0) {
