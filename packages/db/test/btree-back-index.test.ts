@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import Sqlite from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeBackIndex, encodeBackIndex, type BackEntry } from '../src/views/back-index.js';
@@ -51,7 +52,7 @@ describe('btree: view index build and updates', () => {
 
   async function open(dir: string, name: string): Promise<ViewIndex> {
     const reducers = await Promise.all(group.views.map(() => createReducer(['_count'], { log: () => {} })));
-    return new ViewIndex(group, join(dir, name), (sql, view) => makeRowTree(sql, view, reducers[view]));
+    return new ViewIndex(group, join(dir, name), (store, view) => makeRowTree(store, reducers[view]));
   }
   const dump = (index: ViewIndex) =>
     index.trees.map((tree) => ({
@@ -90,6 +91,11 @@ describe('btree: view index build and updates', () => {
         applied.apply(changed, seq);
         assert.deepEqual(dump(built), dump(applied));
       }
+      // Committed updates reach the file a moment later without a close.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const reader = new Sqlite(join(dir, 'applied.sqlite'), { readonly: true });
+      assert.equal(reader.prepare("SELECT value FROM meta WHERE key = 'update_seq'").pluck().get(), String(seq));
+      reader.close();
       // An index built from the final documents agrees too.
       const fresh = await open(dir, 'fresh.sqlite');
       const again = fresh.startBuild()!;
@@ -97,7 +103,16 @@ describe('btree: view index build and updates', () => {
       again.finish(seq);
       again.dispose();
       assert.deepEqual(dump(fresh), dump(applied));
+      // The updates were written to the files by the writer thread: reopened, each index is
+      // the same, at the same sequence.
+      const expected = dump(applied);
       for (const index of [built, applied, fresh]) index.close();
+      for (const name of ['built.sqlite', 'applied.sqlite', 'fresh.sqlite']) {
+        const reopened = await open(dir, name);
+        assert.equal(reopened.updateSeq, seq, name);
+        assert.deepEqual(dump(reopened), expected, name);
+        reopened.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

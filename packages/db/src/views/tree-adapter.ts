@@ -4,16 +4,15 @@
  * reduce function (builtins in-process, JavaScript through the sandbox's synchronous call)
  * kept in every inner node.
  */
-import type Sqlite from 'better-sqlite3';
-import { BTree, SqliteNodeStore, type Entry, type KeyRange, type Reducer as TreeReducer } from './btree/index.js';
+import { BTree, type Entry, type KeyRange, type NodeStore, type Reducer as TreeReducer } from './btree/index.js';
 import { builtinName, type Reducer } from './reduce/index.js';
 import type { RowEntry, RowGroup, RowRange, RowTree, RowValue } from './row-tree.js';
 import type { BuildableRowTree } from './view-index.js';
 
-export function makeRowTree(sql: Sqlite.Database, view: number, reducer: Reducer | undefined): BuildableRowTree {
+/** `store`: ./view-index.ts's, which makes a group of updates atomic itself. */
+export function makeRowTree(store: NodeStore, reducer: Reducer | undefined): BuildableRowTree {
   const tree = new BTree<RowValue, unknown[]>({
-    // ./view-index.ts runs every update in a transaction it rolls back on error.
-    store: new SqliteNodeStore(sql, `view_${view}`, { savepoints: false }),
+    store,
     reducer: reducer === undefined ? undefined : treeReducer(reducer),
     exclusive: true,
     encodeValue: encodeRow,

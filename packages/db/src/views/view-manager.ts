@@ -140,7 +140,7 @@ export class ViewManager {
     await state.updating?.catch(() => {});
     state.mapper?.dispose();
     state.reducers.forEach((r) => r?.dispose());
-    state.index.close();
+    state.index.close({ flush: false });
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${state.index.file}${suffix}`, { force: true });
   }
 
@@ -154,9 +154,9 @@ export class ViewManager {
       ),
     );
     mkdirSync(this.dir, { recursive: true });
-    const index = new ViewIndex(group, join(this.dir, `${group.signature}.sqlite`), (sql, view) =>
-      makeRowTree(sql, view, reducers[view]),
-    );
+    const index = new ViewIndex(group, join(this.dir, `${group.signature}.sqlite`), (store, view) => makeRowTree(store, reducers[view]), {
+      onFlushError: (error) => this.log(`[error] writing the index of ${this.db.name}/${group.ddocId}: ${String(error)}`),
+    });
     return { group, index, reducers };
   }
 

@@ -1290,7 +1290,7 @@ export class BTree<V, R = undefined> {
   private writeLeaf(items: LeafItems<V>, from: number, to: number, bytes: number, old?: Ptr<R>): Ptr<R> {
     const id = this.allocate();
     const leaf = items.write(from, to, bytes, this.decodeValue);
-    this.store.put(id, leaf.bytes);
+    this.store.put(id, leaf.bytes, true);
     this.cache.set(id, leaf);
     let red: R = undefined as R;
     let redRaw: Buffer | undefined;
@@ -1310,7 +1310,7 @@ export class BTree<V, R = undefined> {
   private writeInner(ptrs: Ptr<R>[], from: number, to: number, bytes: number, cache = true): Ptr<R> {
     const id = this.allocate();
     const withReductions = this.reducer !== undefined;
-    this.store.put(id, encodeInner(ptrs, from, to, bytes, withReductions));
+    this.store.put(id, encodeInner(ptrs, from, to, bytes, withReductions), true);
     const ps = from === 0 && to === ptrs.length ? ptrs : ptrs.slice(from, to);
     if (cache) this.cache.set(id, { leaf: false, ptrs: ps });
     let count = 0;

@@ -16,3 +16,4 @@ export {
 } from './btree.js';
 export { compareKeys, type Entry } from './node.js';
 export { MemoryNodeStore, SqliteNodeStore, type NodeStore } from './store.js';
+export { WriteBackNodeStore } from './write-back-store.js';

@@ -10,8 +10,11 @@ import type Database from 'better-sqlite3';
  */
 export interface NodeStore {
   get(id: number): Uint8Array | undefined;
-  /** Stores a node; `bytes` may be reused by the caller afterwards (copy it to keep it). */
-  put(id: number, bytes: Uint8Array): void;
+  /**
+   * Stores a node; `bytes` may be reused by the caller afterwards (copy it to keep it), unless
+   * `owned`: then they are the store's (never changed again).
+   */
+  put(id: number, bytes: Uint8Array, owned?: boolean): void;
   delete(id: number): void;
   /** A fresh id (never one in use). */
   allocate(): number;
