@@ -197,8 +197,8 @@ export class ViewIndex {
     }
     this.changedSeqs = changedSeqs;
     this.seq = seq;
-    if (this.pendingBytes() > MAX_PENDING_BYTES) this.flush();
-    else this.scheduleFlush();
+    if (this.pendingBytes() > MAX_PENDING_BYTES) this.flushOrRetry();
+    else this.scheduleFlush(FLUSH_DELAY_MS);
   }
 
   /** Bytes of node and back-index writes not on disk yet. */
@@ -221,6 +221,17 @@ export class ViewIndex {
     this.flushedSeq = this.seq;
   }
 
+  /** `flush`, reporting a failure and trying again later (the index stays right in memory meanwhile). */
+  private flushOrRetry(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      (this.options.onFlushError ?? console.error)(error);
+      this.pendingSince = Date.now();
+      this.scheduleFlush(FLUSH_MAX_DELAY_MS);
+    }
+  }
+
   private writePending(): void {
     for (const [id, rows] of this.pendingBack) {
       if (rows === undefined) this.deleteBack.run(id);
@@ -231,21 +242,18 @@ export class ViewIndex {
     this.putMeta.run('changed_seqs', JSON.stringify(this.changedSeqs));
   }
 
-  /** A flush FLUSH_DELAY_MS from now, but not later than FLUSH_MAX_DELAY_MS after the first commit it writes. */
-  private scheduleFlush(): void {
+  /**
+   * A flush `delay` ms from now, but not later than FLUSH_MAX_DELAY_MS after the first commit it
+   * writes (a failed one is retried FLUSH_MAX_DELAY_MS later).
+   */
+  private scheduleFlush(delay: number): void {
     if (!this.sql.open) return;
     this.pendingSince ||= Date.now();
-    const due = Math.max(0, Math.min(FLUSH_DELAY_MS, this.pendingSince + FLUSH_MAX_DELAY_MS - Date.now()));
+    const due = Math.max(0, Math.min(delay, this.pendingSince + FLUSH_MAX_DELAY_MS - Date.now()));
     clearTimeout(this.flushTimer);
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      try {
-        this.flush();
-      } catch (error) {
-        (this.options.onFlushError ?? console.error)(error);
-        this.pendingSince = Date.now();
-        this.scheduleFlush();
-      }
+      this.flushOrRetry();
     }, due);
     // A pending flush does not keep the process alive: `close` flushes.
     this.flushTimer.unref();
