@@ -58,6 +58,8 @@ interface Batch {
   /** Index in `docs` of each text in `texts`. */
   toMap: number[];
   texts: string[];
+  /** Set once the sandbox has mapped it. */
+  mapped?: boolean;
 }
 
 export interface GroupState {
@@ -200,14 +202,15 @@ export class ViewManager {
       // A pipeline over two cores: while the sandbox (its own thread) maps the next batch,
       // this thread reads the one after and stages (or, building, sorts) the current one.
       const mapper = state.mapper;
-      const mapBatch = (batch: Batch): Promise<void> =>
-        batch.texts.length === 0
-          ? Promise.resolve()
-          : mapper.mapBatch(batch.texts).then((mapped) => {
-              batch.toMap.forEach((i, k) => {
-                batch.docs[i].rows = mapped.rows[k];
-              });
-            });
+      const mapBatch = async (batch: Batch): Promise<void> => {
+        if (batch.texts.length > 0) {
+          const mapped = await mapper.mapBatch(batch.texts);
+          batch.toMap.forEach((i, k) => {
+            batch.docs[i].rows = mapped.rows[k];
+          });
+        }
+        batch.mapped = true;
+      };
       // An empty index is built in one go (./view-index.ts startBuild: rows sorted once, trees
       // built bottom-up, no back-index reads). Otherwise each mapped batch is staged (diffed
       // against the back-index while the sandbox maps the next one) and the staged changes are
@@ -264,7 +267,10 @@ export class ViewManager {
             staged ??= index.startUpdate();
             staged.add(docs, olds);
             stagedSeq = current.lastSeq;
-            if (staged.size >= APPLY_DOCS || next.records === 0) await commit();
+            // Written when the staged docs are many, at the end, and whenever the sandbox is still
+            // mapping the next batch: this thread would only wait, and the update's tail after the
+            // last mapping is then one batch's tree writes, not the whole update's.
+            if (staged.size >= APPLY_DOCS || next.records === 0 || next.mapped !== true) await commit();
           }
           task.changes_done += current.records;
           task.progress = Math.min(100, Math.floor((task.changes_done * 100) / Math.max(1, task.total_changes)));
