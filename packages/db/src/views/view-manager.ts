@@ -5,9 +5,10 @@
  *   goes at the next cleanup), opened on first use.
  * - Updates are single-flight: every query that needs the index at the database's current
  *   sequence waits for the one running update (CouchDB's couch_index waiters), which reads the
- *   changes since the index's sequence in batches, maps them in the sandbox, and writes them in
- *   transactions of up to APPLY_DOCS documents; an empty index is instead built in one go at the
- *   end (./view-index.ts startBuild). Progress shows in `_active_tasks` and in the log.
+ *   changes since the index's sequence in batches, maps them in the sandbox, and commits them to
+ *   the index up to APPLY_DOCS documents at a time (sooner while the sandbox is the slower side;
+ *   ./view-index.ts writes commits to the file a moment later); an empty index is built in one
+ *   go at the end (./view-index.ts startBuild). Progress shows in `_active_tasks` and in the log.
  * - Readers never wait for the writer nor the writer for readers: applying a batch is one
  *   synchronous step, and a read paused mid-stream resumes after its last row (./tree-adapter.ts).
  */
@@ -35,7 +36,7 @@ const BATCH = 1000;
  * mapping sooner, and a small update (a few hundred docs) is mostly mapped while it is read.
  */
 const FIRST_BATCHES = [250, 500];
-/** Documents per index write (one transaction). */
+/** Most documents staged before they are committed to the index. */
 const APPLY_DOCS = 20_000;
 
 export interface ActiveTask {
@@ -214,8 +215,8 @@ export class ViewManager {
       // An empty index is built in one go (./view-index.ts startBuild: rows sorted once, trees
       // built bottom-up, no back-index reads). Otherwise each mapped batch is staged (diffed
       // against the back-index while the sandbox maps the next one) and the staged changes are
-      // written every APPLY_DOCS documents: tree writes are cheapest in big batches (random keys
-      // touch fewer leaves per row).
+      // committed every APPLY_DOCS documents, since tree writes are cheapest in big batches (random
+      // keys touch fewer leaves per row), or sooner when this thread would otherwise wait (below).
       const build = state.noBuild === true ? undefined : index.startBuild();
       let staged: IndexUpdate | undefined;
       let stagedSeq = index.updateSeq;
