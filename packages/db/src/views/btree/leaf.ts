@@ -110,12 +110,14 @@ export class LeafNode<V> {
     const start = this.marks[2 * i];
     const al = this.marks[2 * i + 1] - start;
     const bl = key.length;
-    const n = al < bl ? al : bl;
+    // Computed first, as in ./node.ts compareKeys: feedback for equal keys before any are seen.
+    const byLength = al - bl;
+    const n = byLength < 0 ? al : bl;
     for (let k = 0; k < n; k++) {
       const d = bytes[start + k] - key[k];
       if (d !== 0) return d;
     }
-    return al - bl;
+    return byLength;
   }
 
   /** Whether value i's encoded bytes are `raw`. */

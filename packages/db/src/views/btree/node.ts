@@ -51,17 +51,23 @@ const INNER_WITH_REDUCTIONS = 0x02;
 /** Bytes of a node before its items: kind byte + item count (varint, up to 3 bytes for sizes we use). */
 export const NODE_HEADER_BYTES = 4;
 
-/** memcmp order. A JS loop beats the `Buffer.compare` binding (~15 vs ~115 ns) for short keys. */
+/**
+ * memcmp order. A JS loop beats the `Buffer.compare` binding (~15 vs ~115 ns) for short keys.
+ * The length difference is computed before the loop: code optimized during an index build, which
+ * never compares equal keys, then has type feedback for it, and the first update that does
+ * compare equal keys does not deoptimize this and every caller that inlined it.
+ */
 export function compareKeys(a: Uint8Array, b: Uint8Array): number {
   const al = a.length;
   const bl = b.length;
-  const n = al < bl ? al : bl;
+  const byLength = al - bl;
+  const n = byLength < 0 ? al : bl;
   if (n > 96) return Buffer.compare(a, b);
   for (let i = 0; i < n; i++) {
     const d = a[i] - b[i];
     if (d !== 0) return d;
   }
-  return al - bl;
+  return byLength;
 }
 
 export function keysEqual(a: Uint8Array, b: Uint8Array): boolean {
