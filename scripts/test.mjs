@@ -13,7 +13,11 @@ const filters = process.argv.slice(2);
 
 function walk(dir, out) {
   let entries;
-  try { entries = readdirSync(dir); } catch { return out; }
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
   for (const name of entries) {
     const full = join(dir, name);
     if (statSync(full).isDirectory()) walk(full, out);
@@ -24,9 +28,7 @@ function walk(dir, out) {
 
 const files = [];
 for (const pkg of readdirSync(join(root, 'packages'))) walk(join(root, 'packages', pkg, 'dist', 'test'), files);
-const selected = files
-  .filter((f) => filters.length === 0 || filters.some((s) => relative(root, f).includes(s)))
-  .sort();
+const selected = files.filter((f) => filters.length === 0 || filters.some((s) => relative(root, f).includes(s))).sort();
 
 if (selected.length === 0) {
   console.log('no test files found (did the build run?)');
@@ -42,8 +44,12 @@ const isSuite = (data) => data.details?.type === 'suite';
 // The view sandbox (isolated-vm) needs every test process started with --no-node-snapshot.
 process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --no-node-snapshot`.trim();
 const stream = run({ files: selected, concurrency: 2, timeout: 120_000 });
-stream.on('test:pass', (data) => { if (!isSuite(data) && !data.skip && !data.todo) passed++; });
-stream.on('test:fail', (data) => { if (!isSuite(data)) failed++; });
+stream.on('test:pass', (data) => {
+  if (!isSuite(data) && !data.skip && !data.todo) passed++;
+});
+stream.on('test:fail', (data) => {
+  if (!isSuite(data)) failed++;
+});
 stream.compose(spec).pipe(process.stdout);
 stream.on('end', () => {
   // Let the reporter flush before the summary line.

@@ -16,7 +16,10 @@ export const ROOT = dirname(dirname(PACKAGE));
 // ~365 bytes a doc; `type` post/comment 3:1; 500 authors (author k writes only comments when
 // k % 4 === 3, so 375 authors have posts); ISO `date` one minute apart; `title`, `body`, `tags`.
 
-const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
+const WORDS =
+  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(
+    ' ',
+  );
 export const AUTHORS = 500;
 export const docId = (i) => `doc${String(i).padStart(7, '0')}`;
 export const authorOf = (i) => `user${String(i % AUTHORS).padStart(3, '0')}`;
@@ -89,7 +92,9 @@ export function client(base, auth, concurrency) {
         res.on('error', reject);
       });
       if (timeoutMs !== undefined) {
-        req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`timed out after ${timeoutMs / 1000} s`), { code: 'BENCH_TIMEOUT' })));
+        req.setTimeout(timeoutMs, () =>
+          req.destroy(Object.assign(new Error(`timed out after ${timeoutMs / 1000} s`), { code: 'BENCH_TIMEOUT' })),
+        );
       }
       req.on('error', reject);
       req.end(body);
@@ -105,12 +110,30 @@ const basic = (userinfo) => `Basic ${Buffer.from(userinfo).toString('base64')}`;
 const SERVERS = {
   divan: (port, dir) => ({
     cmd: process.execPath,
-    args: ['--no-node-snapshot', ...(process.env.DIVAN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(PACKAGE, 'bin', 'divan.js'), 'serve', '--port', String(port), '--data', dir, '--admin', ADMIN],
+    args: [
+      '--no-node-snapshot',
+      ...(process.env.DIVAN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      join(PACKAGE, 'bin', 'divan.js'),
+      'serve',
+      '--port',
+      String(port),
+      '--data',
+      dir,
+      '--admin',
+      ADMIN,
+    ],
     auth: basic(ADMIN),
   }),
   'pouchdb-server': (port) => ({
     cmd: process.execPath,
-    args: [join(BENCH, 'node_modules', 'pouchdb-server', 'bin', 'pouchdb-server'), '--in-memory', '--port', String(port), '--host', '127.0.0.1'],
+    args: [
+      join(BENCH, 'node_modules', 'pouchdb-server', 'bin', 'pouchdb-server'),
+      '--in-memory',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+    ],
     auth: undefined,
   }),
 };
@@ -120,7 +143,9 @@ export function couchdbTarget() {
   const raw = process.env.COUCHDB_URL;
   if (!raw) return undefined;
   const url = new URL(raw);
-  const auth = url.username ? basic(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`) : undefined;
+  const auth = url.username
+    ? basic(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`)
+    : undefined;
   return { base: `${url.protocol}//${url.host}`, auth };
 }
 
@@ -137,7 +162,13 @@ export async function startServer(name, port) {
     if (r.status !== 200) throw new Error(`couchdb: GET / answered ${r.status}`);
     const db = 'divan_bench';
     await request('DELETE', `/${db}`);
-    return { name, request, db, pid: undefined, stop: async () => void (await request('DELETE', `/${db}`), request.close()) };
+    return {
+      name,
+      request,
+      db,
+      pid: undefined,
+      stop: async () => void (await request('DELETE', `/${db}`), request.close()),
+    };
   }
   const dir = mkdtempSync(join(tmpdir(), `divan-bench-${name}-`));
   const spec = SERVERS[name](port, join(dir, 'data'));
@@ -242,7 +273,17 @@ export function percentile(sorted, p) {
  * back for `seconds`, after `warmup` unrecorded requests per worker. `check(response)` runs on
  * the first recorded response (throws on a wrong answer). At most `maxRequests` are recorded.
  */
-export async function closedLoop({ request, next, seconds, concurrency, warmup = 3, check, timeoutMs, maxRequests = Infinity, pid }) {
+export async function closedLoop({
+  request,
+  next,
+  seconds,
+  concurrency,
+  warmup = 3,
+  check,
+  timeoutMs,
+  maxRequests = Infinity,
+  pid,
+}) {
   const send = async () => {
     const [method, path, body] = next();
     const t0 = process.hrtime.bigint();
@@ -253,7 +294,8 @@ export async function closedLoop({ request, next, seconds, concurrency, warmup =
   };
   // Warm-up rounds (at least one; no more once a second has gone: a peer may take seconds a query).
   const warmupEnd = Date.now() + 1000;
-  for (let i = 0; i < warmup && (i === 0 || Date.now() < warmupEnd); i++) await Promise.all(Array.from({ length: concurrency }, send));
+  for (let i = 0; i < warmup && (i === 0 || Date.now() < warmupEnd); i++)
+    await Promise.all(Array.from({ length: concurrency }, send));
   const latencies = [];
   let checked = check === undefined;
   const deadline = Date.now() + seconds * 1000;
@@ -291,11 +333,14 @@ export async function closedLoop({ request, next, seconds, concurrency, warmup =
 // clock, the one --cpu-prof uses) so bench/profile-summary.mjs can cut a server profile by phase.
 export const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 export function phase(server, name, startUs) {
-  if (process.env.DIVAN_BENCH_PHASES) appendFileSync(process.env.DIVAN_BENCH_PHASES, `${server.name} ${name} ${startUs} ${nowUs()}\n`);
+  if (process.env.DIVAN_BENCH_PHASES)
+    appendFileSync(process.env.DIVAN_BENCH_PHASES, `${server.name} ${name} ${startUs} ${nowUs()}\n`);
 }
 
 // --- formatting --------------------------------------------------------------------------------
 
 export const fmt = (n, d = 0) =>
-  n === undefined || Number.isNaN(n) ? 'n/a' : n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  n === undefined || Number.isNaN(n)
+    ? 'n/a'
+    : n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 export const mb = (bytes) => (bytes === undefined ? 'n/a' : fmt(bytes / 1048576));

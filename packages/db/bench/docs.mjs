@@ -58,7 +58,8 @@ export async function runDocs(server, opts, load) {
 async function parserSpeed(docs) {
   const { parseJson } = await import(pathToFileURL(join(PACKAGE, 'dist', 'src', 'json', 'index.js')).href);
   const bodies = [];
-  for (let start = 0; start < Math.min(docs, 100_000); start += 1000) bodies.push(batchBody(start, Math.min(docs, start + 1000)));
+  for (let start = 0; start < Math.min(docs, 100_000); start += 1000)
+    bodies.push(batchBody(start, Math.min(docs, start + 1000)));
   const parsedDocs = Math.min(docs, 100_000);
   const bytes = bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
   const time = (fn) => {
@@ -78,25 +79,35 @@ export async function reportDocs(results, opts) {
   const peer = results['pouchdb-server'];
   const ratio = (a, b) => (b === undefined ? '' : `${(a / b).toFixed(2)}×`);
   console.log('## docs suite\n');
-  console.log(`bulk load: ${fmt(opts.docs)} docs in batches of 1,000 (${opts.bulkConcurrency} in flight); GET /db/{id} for ${opts.seconds} s at concurrency ${opts.concurrency}\n`);
+  console.log(
+    `bulk load: ${fmt(opts.docs)} docs in batches of 1,000 (${opts.bulkConcurrency} in flight); GET /db/{id} for ${opts.seconds} s at concurrency ${opts.concurrency}\n`,
+  );
   console.log('| server | bulk load docs/s | GET doc req/s (c16) | p50 ms | p99 ms | peak RSS MB |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name, r] of Object.entries(results)) {
     const rss = r.rss === undefined ? 'n/a' : fmt(r.rss / 1048576);
-    console.log(`| ${name} | ${fmt(r.load.docsPerSecond)} | ${fmt(r.reads.perSecond)} | ${fmt(r.reads.p50, 2)} | ${fmt(r.reads.p99, 2)} | ${rss} |`);
+    console.log(
+      `| ${name} | ${fmt(r.load.docsPerSecond)} | ${fmt(r.reads.perSecond)} | ${fmt(r.reads.p50, 2)} | ${fmt(r.reads.p99, 2)} | ${rss} |`,
+    );
   }
   const ours = results.divan;
   if (ours !== undefined) {
     console.log('');
     const bulkTarget = ours.load.docsPerSecond >= 50_000;
-    console.log(`bulk load: ${fmt(ours.load.docsPerSecond)} docs/s, ${ratio(ours.load.docsPerSecond, 18_000)} Apache CouchDB's 18k (target ≥ 50,000): ${bulkTarget ? 'PASS' : 'MISS'}`);
+    console.log(
+      `bulk load: ${fmt(ours.load.docsPerSecond)} docs/s, ${ratio(ours.load.docsPerSecond, 18_000)} Apache CouchDB's 18k (target ≥ 50,000): ${bulkTarget ? 'PASS' : 'MISS'}`,
+    );
     if (peer !== undefined) {
       console.log(`bulk load vs pouchdb-server: ${ratio(ours.load.docsPerSecond, peer.load.docsPerSecond)}`);
       const readRatio = ours.reads.perSecond / peer.reads.perSecond;
-      console.log(`doc reads vs pouchdb-server: ${readRatio.toFixed(2)}× (target ≥ 5×): ${readRatio >= 5 ? 'PASS' : 'MISS'}`);
+      console.log(
+        `doc reads vs pouchdb-server: ${readRatio.toFixed(2)}× (target ≥ 5×): ${readRatio >= 5 ? 'PASS' : 'MISS'}`,
+      );
       console.log(`peak RSS vs pouchdb-server: ${ratio(ours.rss, peer.rss)}`);
     }
   }
   const share = ours ? ((parse.oursSecondsPerDoc * opts.docs) / ours.load.seconds) * 100 : undefined;
-  console.log(`\nJSON parser on the bulk bodies: ours ${fmt(parse.oursMBs)} MB/s, JSON.parse ${fmt(parse.nativeMBs)} MB/s; parsing is ${share === undefined ? '?' : share.toFixed(1)}% of our bulk-load time\n`);
+  console.log(
+    `\nJSON parser on the bulk bodies: ours ${fmt(parse.oursMBs)} MB/s, JSON.parse ${fmt(parse.nativeMBs)} MB/s; parsing is ${share === undefined ? '?' : share.toFixed(1)}% of our bulk-load time\n`,
+  );
 }

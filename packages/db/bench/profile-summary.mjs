@@ -44,7 +44,12 @@ for (const file of profiles) {
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const label = (n) => {
     const f = n.callFrame;
-    const where = f.url ? `${f.url.replace(/^file:\/\//, '').replace(/.*\/packages\//, '').replace(/.*\/node_modules\//, 'nm/')}:${f.lineNumber + 1}` : '';
+    const where = f.url
+      ? `${f.url
+          .replace(/^file:\/\//, '')
+          .replace(/.*\/packages\//, '')
+          .replace(/.*\/node_modules\//, 'nm/')}:${f.lineNumber + 1}`
+      : '';
     return `${f.functionName || '(anonymous)'} ${where}`.trim();
   };
   // Sample times (µs, the monotonic clock).
@@ -74,12 +79,18 @@ for (const file of profiles) {
     }
     if (total === 0) return;
     const pct = (n) => `${((n * 100) / total).toFixed(1).padStart(5)}%`;
-    console.log(`\n=== ${title}: ${total} samples, ${((busy * 100) / total).toFixed(0)}% busy (not idle/program/GC: GC ${pct(self.get('(garbage collector)') ?? 0)})`);
+    console.log(
+      `\n=== ${title}: ${total} samples, ${((busy * 100) / total).toFixed(0)}% busy (not idle/program/GC: GC ${pct(self.get('(garbage collector)') ?? 0)})`,
+    );
     console.log('  self:');
     for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`    ${pct(n)}  ${name}`);
     console.log('  inclusive (functions of this repo and sqlite/isolated-vm):');
     const interesting = [...incl]
-      .filter(([name]) => /db\/dist|db\/src|router\/dist|nm\/(better-sqlite3|isolated-vm)|^\(garbage/.test(name) && !/^\(root\)/.test(name))
+      .filter(
+        ([name]) =>
+          /db\/dist|db\/src|router\/dist|nm\/(better-sqlite3|isolated-vm)|^\(garbage/.test(name) &&
+          !/^\(root\)/.test(name),
+      )
       .sort((a, b) => b[1] - a[1])
       .slice(0, top);
     for (const [name, n] of interesting) console.log(`    ${pct(n)}  ${name}`);

@@ -70,7 +70,10 @@ function parseArgs(argv) {
 function ensurePeers() {
   if (existsSync(join(BENCH, 'node_modules', 'pouchdb-server'))) return;
   console.error('bench: installing pouchdb-server into packages/db/bench/node_modules (about 90 s) ...');
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: BENCH, stdio: ['ignore', 'inherit', 'inherit'] });
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], {
+    cwd: BENCH,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (r.status !== 0) throw new Error('npm install in packages/db/bench failed');
 }
 
@@ -108,8 +111,14 @@ const opts = parseArgs(process.argv.slice(2));
 opts.servers ??= ['divan', 'pouchdb-server', ...((await couchdbAnswers()) ? ['couchdb'] : [])];
 if (opts.build) ensureBuild();
 if (opts.servers.includes('pouchdb-server')) ensurePeers();
-console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}, node ${process.version}`);
-console.log(`data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${opts.suites.join(', ')}; servers: ${opts.servers.join(', ')}\n`);
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}, node ${process.version}`,
+);
+console.log(
+  `data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${opts.suites.join(', ')}; servers: ${opts.servers.join(', ')}\n`,
+);
 
 const results = { docs: {}, views: {} };
 let port = 25984;
@@ -136,4 +145,8 @@ for (const name of opts.servers) {
 
 if (opts.suites.includes('docs')) await reportDocs(results.docs, opts);
 if (opts.suites.includes('views')) reportViews(results.views, opts);
-console.log(`note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}): numbers are noisy.`);
+console.log(
+  `note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}): numbers are noisy.`,
+);

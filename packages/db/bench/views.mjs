@@ -17,7 +17,22 @@
 // Targets are the issues' (for 100k docs; index build and its peak RSS also for 1M); the
 // bracketed numbers are the issues' measurements of Apache CouchDB 3.
 
-import { AUTHORS, authorOf, dateOf, docId, fmt, isPost, makeDoc, closedLoop, nowUs, peakRssOf, phase, resetPeakRss, rng, sampleRss } from './common.mjs';
+import {
+  AUTHORS,
+  authorOf,
+  dateOf,
+  docId,
+  fmt,
+  isPost,
+  makeDoc,
+  closedLoop,
+  nowUs,
+  peakRssOf,
+  phase,
+  resetPeakRss,
+  rng,
+  sampleRss,
+} from './common.mjs';
 
 export const WORKLOADS = ['build', 'group', 'reduce', 'level1', 'group16', 'startkey', 'keys', 'stream', 'update'];
 
@@ -86,10 +101,15 @@ export async function runViews(server, opts) {
     const perView = [];
     let timedOut = false;
     log(`building the view index (${fmt(opts.docs)} docs, cap ${opts.peerTimeout} s) ...`);
-    for (const [name, expected] of [['by_author_date', posts], ['count_by_author', opts.docs]]) {
+    for (const [name, expected] of [
+      ['by_author_date', posts],
+      ['count_by_author', opts.docs],
+    ]) {
       const t0 = elapsed();
       try {
-        const r = await request('GET', view(name, 'reduce=false&limit=1'), undefined, { timeoutMs: Math.max(1, capMs - t0) });
+        const r = await request('GET', view(name, 'reduce=false&limit=1'), undefined, {
+          timeoutMs: Math.max(1, capMs - t0),
+        });
         if (r.status !== 200) throw new Error(`${name}: ${r.status} ${r.body.slice(0, 200)}`);
         const total = JSON.parse(r.body).total_rows;
         if (total !== expected) throw new Error(`${name}: total_rows ${total}, expected ${expected}`);
@@ -138,7 +158,11 @@ export async function runViews(server, opts) {
   // --- reduce queries ---
   const groups = Math.min(AUTHORS, opts.docs);
   await attempt('group', () =>
-    loop({ concurrency: 1, next: () => ['GET', view('count_by_author', 'group=true')], check: expectRows(groups, 'group=true') }),
+    loop({
+      concurrency: 1,
+      next: () => ['GET', view('count_by_author', 'group=true')],
+      check: expectRows(groups, 'group=true'),
+    }),
   );
   await attempt('reduce', () =>
     loop({
@@ -158,13 +182,20 @@ export async function runViews(server, opts) {
     }),
   );
   await attempt('group16', () =>
-    loop({ concurrency: 16, next: () => ['GET', view('count_by_author', 'group=true')], check: expectRows(groups, 'group=true c16') }),
+    loop({
+      concurrency: 16,
+      next: () => ['GET', view('count_by_author', 'group=true')],
+      check: expectRows(groups, 'group=true c16'),
+    }),
   );
 
   // --- range reads ---
   await attempt('startkey', async () => {
     const random = rng(7);
-    const next = () => ['GET', view('by_author_date', `reduce=false&startkey=${q([authorOf(Math.floor(random() * AUTHORS))])}&limit=10`)];
+    const next = () => [
+      'GET',
+      view('by_author_date', `reduce=false&startkey=${q([authorOf(Math.floor(random() * AUTHORS))])}&limit=10`),
+    ];
     const check = expectRows(Math.min(10, posts), 'startkey');
     return { c16: await loop({ concurrency: 16, next, check }), c1: await loop({ concurrency: 1, next, check }) };
   });
@@ -218,7 +249,9 @@ export async function runViews(server, opts) {
       const picked = new Set();
       while (picked.size < count) picked.add(Math.floor(random() * opts.docs));
       const indices = [...picked];
-      const revs = await request('POST', `/${db}/_all_docs`, JSON.stringify({ keys: indices.map(docId) }), { timeoutMs: capMs });
+      const revs = await request('POST', `/${db}/_all_docs`, JSON.stringify({ keys: indices.map(docId) }), {
+        timeoutMs: capMs,
+      });
       if (revs.status !== 200) throw new Error(`_all_docs keys: ${revs.status}`);
       const docs = JSON.parse(revs.body).rows.map((row, k) => ({
         ...makeDoc(indices[k]),
@@ -249,7 +282,8 @@ export async function runViews(server, opts) {
 // --- the table ---------------------------------------------------------------------------------
 
 const ms2 = (r) => (r === undefined ? 'n/a' : r.error ? 'error' : `${fmt(r.p50, 2)} / ${fmt(r.p99, 2)}`);
-const rps = (r) => (r === undefined ? 'n/a' : r.error ? 'error' : `${fmt(r.perSecond)} (${fmt(r.p50, 2)} / ${fmt(r.p99, 2)})`);
+const rps = (r) =>
+  r === undefined ? 'n/a' : r.error ? 'error' : `${fmt(r.perSecond)} (${fmt(r.p50, 2)} / ${fmt(r.p99, 2)})`;
 
 /**
  * Rows: [label, target text, issue's CouchDB, cell(result), value(result) (the number the target
@@ -265,7 +299,8 @@ function rows(opts) {
       target: is1M ? '≤ 30 s (1M)' : '≤ 2.8 s',
       couch: '14.1 s (pouchdb-server 147 s)',
       get: build,
-      cell: (r) => (r.timedOut ? `> ${fmt(opts.peerTimeout)} (cap)` : `${fmt(r.ms / 1000, 2)} (${fmt(r.docsPerSecond)} docs/s)`),
+      cell: (r) =>
+        r.timedOut ? `> ${fmt(opts.peerTimeout)} (cap)` : `${fmt(r.ms / 1000, 2)} (${fmt(r.docsPerSecond)} docs/s)`,
       value: (r) => (r.timedOut ? Infinity : r.ms / 1000),
       better: 'lower',
       goal: is1M ? 30 : 2.8,
@@ -282,13 +317,83 @@ function rows(opts) {
       goal: is1M ? 300 : undefined,
       applies: is1M,
     },
-    { label: 'count_by_author?group=true c1, p50 / p99 ms', target: 'p50 ≤ 5 ms', couch: '60 ms', get: (s) => s.group, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 5, applies: true },
-    { label: 'by_author_date?reduce=true c1, p50 / p99 ms', target: 'p50 ≤ 1 ms', couch: '2.1 ms', get: (s) => s.reduce, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 1, applies: true },
-    { label: 'by_author_date?group_level=1 c1, p50 / p99 ms', target: 'p50 ≤ 10 ms', couch: '67 ms', get: (s) => s.level1, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 10, applies: true },
-    { label: 'count_by_author?group=true c16, p50 / p99 ms', target: 'p50 ≤ 10 ms', couch: '', get: (s) => s.group16, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 10, applies: true },
-    { label: 'startkey=["userNNN"]&limit=10 c16, req/s (p50 / p99 ms)', target: '≥ 6,400 req/s', couch: '1,283 req/s', get: (s) => s.startkey?.c16 ?? s.startkey, cell: rps, value: (r) => r.perSecond, better: 'higher', goal: 6400, applies: true },
-    { label: 'startkey=["userNNN"]&limit=10 c1, req/s (p50 / p99 ms)', target: '≥ 2,800 req/s', couch: '552 req/s', get: (s) => s.startkey?.c1 ?? s.startkey, cell: rps, value: (r) => r.perSecond, better: 'higher', goal: 2800, applies: true },
-    { label: 'POST 100 keys, reduce=false c1, p50 / p99 ms', target: 'p50 ≤ 5 ms', couch: '23.8 ms', get: (s) => s.keys, cell: ms2, value: (r) => r.p50, better: 'lower', goal: 5, applies: true },
+    {
+      label: 'count_by_author?group=true c1, p50 / p99 ms',
+      target: 'p50 ≤ 5 ms',
+      couch: '60 ms',
+      get: (s) => s.group,
+      cell: ms2,
+      value: (r) => r.p50,
+      better: 'lower',
+      goal: 5,
+      applies: true,
+    },
+    {
+      label: 'by_author_date?reduce=true c1, p50 / p99 ms',
+      target: 'p50 ≤ 1 ms',
+      couch: '2.1 ms',
+      get: (s) => s.reduce,
+      cell: ms2,
+      value: (r) => r.p50,
+      better: 'lower',
+      goal: 1,
+      applies: true,
+    },
+    {
+      label: 'by_author_date?group_level=1 c1, p50 / p99 ms',
+      target: 'p50 ≤ 10 ms',
+      couch: '67 ms',
+      get: (s) => s.level1,
+      cell: ms2,
+      value: (r) => r.p50,
+      better: 'lower',
+      goal: 10,
+      applies: true,
+    },
+    {
+      label: 'count_by_author?group=true c16, p50 / p99 ms',
+      target: 'p50 ≤ 10 ms',
+      couch: '',
+      get: (s) => s.group16,
+      cell: ms2,
+      value: (r) => r.p50,
+      better: 'lower',
+      goal: 10,
+      applies: true,
+    },
+    {
+      label: 'startkey=["userNNN"]&limit=10 c16, req/s (p50 / p99 ms)',
+      target: '≥ 6,400 req/s',
+      couch: '1,283 req/s',
+      get: (s) => s.startkey?.c16 ?? s.startkey,
+      cell: rps,
+      value: (r) => r.perSecond,
+      better: 'higher',
+      goal: 6400,
+      applies: true,
+    },
+    {
+      label: 'startkey=["userNNN"]&limit=10 c1, req/s (p50 / p99 ms)',
+      target: '≥ 2,800 req/s',
+      couch: '552 req/s',
+      get: (s) => s.startkey?.c1 ?? s.startkey,
+      cell: rps,
+      value: (r) => r.perSecond,
+      better: 'higher',
+      goal: 2800,
+      applies: true,
+    },
+    {
+      label: 'POST 100 keys, reduce=false c1, p50 / p99 ms',
+      target: 'p50 ≤ 5 ms',
+      couch: '23.8 ms',
+      get: (s) => s.keys,
+      cell: ms2,
+      value: (r) => r.p50,
+      better: 'lower',
+      goal: 5,
+      applies: true,
+    },
     {
       label: `include_docs=true, all ${fmt(postsIn(opts.docs))} rows streamed (s)`,
       target: '≤ 1.5 s',
@@ -305,7 +410,10 @@ function rows(opts) {
       target: 'flat',
       couch: '',
       get: (s) => s.stream,
-      cell: (r) => (r.rss?.before === undefined ? 'n/a' : `${fmt(r.rss.before / 1048576)} → ${fmt(r.rss.max / 1048576)} (+${fmt((r.rss.max - r.rss.before) / 1048576)})`),
+      cell: (r) =>
+        r.rss?.before === undefined
+          ? 'n/a'
+          : `${fmt(r.rss.before / 1048576)} → ${fmt(r.rss.max / 1048576)} (+${fmt((r.rss.max - r.rss.before) / 1048576)})`,
       value: (r) => (r.rss?.before === undefined ? undefined : (r.rss.max - r.rss.before) / 1048576),
       better: 'lower',
       goal: undefined,
@@ -349,7 +457,14 @@ export function reportViews(results, opts) {
       `each latency workload ${opts.viewSeconds} s. Targets are the issues' (for 100k docs; index build and its RSS also for 1M); ` +
       `"issue's CouchDB" is Apache CouchDB 3 as measured in the issues. Verdicts are for divan; "—" = no target at this size.\n`,
   );
-  const head = ['workload', ...names, ...(names.includes('divan') && peer ? [`divan vs ${peer}`] : []), "issue's CouchDB", 'target', 'verdict'];
+  const head = [
+    'workload',
+    ...names,
+    ...(names.includes('divan') && peer ? [`divan vs ${peer}`] : []),
+    "issue's CouchDB",
+    'target',
+    'verdict',
+  ];
   console.log(`| ${head.join(' | ')} |`);
   console.log(`|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`);
   for (const row of rows(opts)) {
@@ -358,7 +473,8 @@ export function reportViews(results, opts) {
     for (const name of names) {
       const r = row.get(results[name] ?? {});
       const build = results[name]?.build;
-      if (r === undefined) cells.push(build?.timedOut ? 'skipped (build capped)' : build?.error ? 'skipped (build failed)' : 'n/a');
+      if (r === undefined)
+        cells.push(build?.timedOut ? 'skipped (build capped)' : build?.error ? 'skipped (build failed)' : 'n/a');
       else if (r.error) cells.push(`error: ${r.error.slice(0, 60)}`);
       else {
         cells.push(row.cell(r));
@@ -370,7 +486,9 @@ export function reportViews(results, opts) {
       let ratio = '';
       if (!row.noRatio && ours !== undefined && theirs !== undefined && ours > 0 && theirs > 0) {
         const x = row.better === 'lower' ? theirs / ours : ours / theirs;
-        ratio = Number.isFinite(x) ? `${x.toFixed(1)}× ${row.better === 'lower' ? (row.label.includes('RSS') ? 'less' : 'faster') : 'more'}` : `> ${(opts.peerTimeout / ours).toFixed(0)}× faster`;
+        ratio = Number.isFinite(x)
+          ? `${x.toFixed(1)}× ${row.better === 'lower' ? (row.label.includes('RSS') ? 'less' : 'faster') : 'more'}`
+          : `> ${(opts.peerTimeout / ours).toFixed(0)}× faster`;
       }
       cells.push(ratio);
     }
@@ -396,7 +514,9 @@ export function reportViews(results, opts) {
   ];
   const withCpu = names.filter((n) => loops.some(([, get]) => get(results[n] ?? {})?.serverCpuMs !== undefined));
   if (withCpu.length > 0) {
-    console.log(`\nserver CPU per request, ms (server busy, % of one core): the server's own cost, apart from the client's`);
+    console.log(
+      `\nserver CPU per request, ms (server busy, % of one core): the server's own cost, apart from the client's`,
+    );
     console.log(`| workload | ${withCpu.join(' | ')} |`);
     console.log(`|---|${withCpu.map(() => '---:').join('|')}|`);
     for (const [label, get] of loops) {
@@ -409,9 +529,14 @@ export function reportViews(results, opts) {
   }
   const update = results.divan?.update;
   if (update?.rounds) {
-    console.log(`\nupdate rounds (divan, ${fmt(update.count)} docs each, both views ms): warm-up ${update.warmup.map((r) => fmt(r.both)).join(', ')}; measured ${update.rounds.map((r) => fmt(r.both)).join(', ')}`);
+    console.log(
+      `\nupdate rounds (divan, ${fmt(update.count)} docs each, both views ms): warm-up ${update.warmup.map((r) => fmt(r.both)).join(', ')}; measured ${update.rounds.map((r) => fmt(r.both)).join(', ')}`,
+    );
   }
   const build = results.divan?.build;
-  if (build?.perView) console.log(`index build per view (divan, ms): ${build.perView.map((ms) => fmt(ms)).join(' + ')}; RSS after ${fmt((build.rssAfter ?? 0) / 1048576)} MB (${build.peakRssHow})`);
+  if (build?.perView)
+    console.log(
+      `index build per view (divan, ms): ${build.perView.map((ms) => fmt(ms)).join(' + ')}; RSS after ${fmt((build.rssAfter ?? 0) / 1048576)} MB (${build.peakRssHow})`,
+    );
   console.log('');
 }

@@ -72,7 +72,14 @@ describe('password hashes', () => {
   });
 
   test('malformed hashes never verify', () => {
-    for (const bad of ['', 'plain', '-pbkdf2-zz,salt,10', '-pbkdf2-abcd,salt,0', '-pbkdf2:md5-abcd,s,10', '-pbkdf2-abc,s,10']) {
+    for (const bad of [
+      '',
+      'plain',
+      '-pbkdf2-zz,salt,10',
+      '-pbkdf2-abcd,salt,0',
+      '-pbkdf2:md5-abcd,s,10',
+      '-pbkdf2-abc,s,10',
+    ]) {
       assert.equal(verifyPassword('x', bad), false, bad);
     }
   });
@@ -148,7 +155,9 @@ describe('loadAdmins', () => {
     const dir = tempDir();
     writeFileSync(
       join(dir, ADMINS_FILE_NAME),
-      JSON.stringify({ admins: { old: '-pbkdf2-515d6a879832819863e12475ad0bb6f03abb7f8e,88b2a6274f9ebeb3e2928a86382590ec,10' } }),
+      JSON.stringify({
+        admins: { old: '-pbkdf2-515d6a879832819863e12475ad0bb6f03abb7f8e,88b2a6274f9ebeb3e2928a86382590ec,10' },
+      }),
     );
     const { admins } = loadAdmins(dir, { name: 'old', password: 'mysecret' }, FAST);
     assert.match(readAdmins(dir).old, /^-pbkdf2:sha256-.*,1000$/);

@@ -95,7 +95,13 @@ describe('authorization helpers', () => {
 
   test('requireDbAccess: databases are admin-only', () => {
     requireDbAccess(admin);
-    assert.throws(() => requireDbAccess(anon), couchError(401, 'unauthorized', 'You are not authorized to access this db.'));
-    assert.throws(() => requireDbAccess(member), couchError(403, 'forbidden', 'You are not allowed to access this db.'));
+    assert.throws(
+      () => requireDbAccess(anon),
+      couchError(401, 'unauthorized', 'You are not authorized to access this db.'),
+    );
+    assert.throws(
+      () => requireDbAccess(member),
+      couchError(403, 'forbidden', 'You are not allowed to access this db.'),
+    );
   });
 });

@@ -10,7 +10,7 @@ function clock(start = 1_000_000): { now: () => number; advance: (ms: number) =>
 const FIVE_MINUTES = 5 * 60_000;
 
 describe('Lockout', () => {
-  test('defaults are CouchDB\'s: 5 failures, 5 minutes', () => {
+  test("defaults are CouchDB's: 5 failures, 5 minutes", () => {
     const lockout = new Lockout();
     assert.equal(lockout.threshold, 5);
     assert.equal(lockout.durationMs, FIVE_MINUTES);

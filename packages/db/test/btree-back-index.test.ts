@@ -71,8 +71,12 @@ describe('btree: view index build and updates', () => {
       for (let i = 0; i < docs.length; i += 1000) build.add(docs.slice(i, i + 1000));
       build.finish(docs.length);
       build.dispose();
-      assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.build-')), []);
-      for (let i = 0; i < docs.length; i += 5000) applied.apply(docs.slice(i, i + 5000), Math.min(docs.length, i + 5000));
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => f.includes('.build-')),
+        [],
+      );
+      for (let i = 0; i < docs.length; i += 5000)
+        applied.apply(docs.slice(i, i + 5000), Math.min(docs.length, i + 5000));
       assert.equal(built.updateSeq, docs.length);
       assert.equal(built.startBuild(), undefined);
       assert.deepEqual(dump(built), dump(applied));

@@ -127,7 +127,9 @@ test('btree speeds (printed)', () => {
       const rows = makeRows(175_000, 500, 'doc-');
       const build = measure(() => db.transaction(() => t.update(rows, []))());
       const s = t.verify();
-      log(`175k rows, bulk build from unsorted input into SQLite: ${build}; nodeBytes ${t.nodeBytes}, height ${s.height}, ${s.leaves} leaves, ${s.innerNodes} inner nodes`);
+      log(
+        `175k rows, bulk build from unsorted input into SQLite: ${build}; nodeBytes ${t.nodeBytes}, height ${s.height}, ${s.leaves} leaves, ${s.innerNodes} inner nodes`,
+      );
       for (let rep = 0; rep < 3; rep++) {
         // 1% of the docs change: their old rows are removed, new rows (random keys) inserted.
         const victims = new Set<number>();
@@ -149,21 +151,34 @@ test('btree speeds (printed)', () => {
       const exact = new BTree<Row, Red>({ store: new SqliteNodeStore(db, 'exact'), reducer: sumReducer });
       db.transaction(() => exact.update(makeRows(100_000, 500, 'doc-', false), []))();
       const groups = [...exact.foldReduce({}, { groupKey: exactGroup })];
-      assert.equal(groups.reduce((a, g) => a + g.reduction[0], 0), exact.reduce()[0]);
-      log(`100k rows, group=true (${groups.length} groups), warm cache: p50 ${time(() => [...exact.foldReduce({}, { groupKey: exactGroup })], 21)} ms`);
-      log(`100k rows, reduce of the whole range: p50 ${time(() => exact.reduce(), 101)} ms; of a random range: p50 ${time(() => {
-        const a = rowKey(Math.floor(random() * 250), undefined, '');
-        const b = rowKey(250 + Math.floor(random() * 250), undefined, '');
-        exact.reduce({ start: a, end: b });
-      }, 101)} ms`);
-      log(`100k rows, fold of 10 rows from a random start: p50 ${time(() => {
-        let n = 0;
-        for (const _ of exact.fold({ start: rowKey(Math.floor(random() * 500), undefined, 'doc-0005') })) if (++n === 10) break;
-      }, 101)} ms; count of a random range + its offset: p50 ${time(() => {
-        const a = rowKey(Math.floor(random() * 250), undefined, '');
-        exact.count({ start: a });
-        exact.countBefore(a);
-      }, 101)} ms`);
+      assert.equal(
+        groups.reduce((a, g) => a + g.reduction[0], 0),
+        exact.reduce()[0],
+      );
+      log(
+        `100k rows, group=true (${groups.length} groups), warm cache: p50 ${time(() => [...exact.foldReduce({}, { groupKey: exactGroup })], 21)} ms`,
+      );
+      log(
+        `100k rows, reduce of the whole range: p50 ${time(() => exact.reduce(), 101)} ms; of a random range: p50 ${time(
+          () => {
+            const a = rowKey(Math.floor(random() * 250), undefined, '');
+            const b = rowKey(250 + Math.floor(random() * 250), undefined, '');
+            exact.reduce({ start: a, end: b });
+          },
+          101,
+        )} ms`,
+      );
+      log(
+        `100k rows, fold of 10 rows from a random start: p50 ${time(() => {
+          let n = 0;
+          for (const _ of exact.fold({ start: rowKey(Math.floor(random() * 500), undefined, 'doc-0005') }))
+            if (++n === 10) break;
+        }, 101)} ms; count of a random range + its offset: p50 ${time(() => {
+          const a = rowKey(Math.floor(random() * 250), undefined, '');
+          exact.count({ start: a });
+          exact.countBefore(a);
+        }, 101)} ms`,
+      );
       const cold = new BTree<Row, Red>({ store: new SqliteNodeStore(db, 'exact'), reducer: sumReducer });
       const coldTime = measure(() => [...cold.foldReduce({}, { groupKey: exactGroup })]);
       log(`100k rows, group=true with a cold cache (reads and decodes ${cold.cachedNodes} nodes): ${coldTime}`);
@@ -171,7 +186,9 @@ test('btree speeds (printed)', () => {
       const level = new BTree<Row, Red>({ store: new SqliteNodeStore(db, 'level'), reducer: sumReducer });
       db.transaction(() => level.update(makeRows(100_000, 375, 'doc-'), []))();
       const n = [...level.foldReduce({}, { groupKey: level1Group })].length;
-      log(`100k rows, group_level=1 (${n} groups), warm cache: p50 ${time(() => [...level.foldReduce({}, { groupKey: level1Group })], 21)} ms`);
+      log(
+        `100k rows, group_level=1 (${n} groups), warm cache: p50 ${time(() => [...level.foldReduce({}, { groupKey: level1Group })], 21)} ms`,
+      );
       db.close();
     }
 
@@ -186,7 +203,9 @@ test('btree speeds (printed)', () => {
       const build = measure(() => t.update(rows, []));
       gc();
       const heap1 = process.memoryUsage().heapUsed;
-      log(`${count} rows (keys ~${Math.round(avgKey)} bytes), memory store: bulk build ${build}; heap +${Math.round((heap1 - heap0) / 1e6)} MB with all ${t.cachedNodes} nodes cached (decoded)`);
+      log(
+        `${count} rows (keys ~${Math.round(avgKey)} bytes), memory store: bulk build ${build}; heap +${Math.round((heap1 - heap0) / 1e6)} MB with all ${t.cachedNodes} nodes cached (decoded)`,
+      );
 
       const db = open('big');
       const st = new BTree<Row, Red>({ store: new SqliteNodeStore(db, 'big'), reducer: sumReducer });
@@ -197,7 +216,9 @@ test('btree speeds (printed)', () => {
       while (victims.size < n) victims.add(Math.floor(random() * rows.length));
       const removes = [...victims].map((i) => rows[i].key);
       const inserts = makeRows(n, 5000, 'u');
-      log(`${count} rows in SQLite: update of 1% (${n} removes + ${n} inserts): ${measure(() => db.transaction(() => st.update(inserts, removes))())}`);
+      log(
+        `${count} rows in SQLite: update of 1% (${n} removes + ${n} inserts): ${measure(() => db.transaction(() => st.update(inserts, removes))())}`,
+      );
       db.close();
       log(`rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
     }

@@ -42,7 +42,10 @@ describe('btree: sorting helpers', () => {
         });
         const a = [...sortedOrderPacked(buf, starts, lengths, keys.length)];
         const items = keys.map((key, i) => ({ key, i }));
-        assert.deepEqual(sortByKey(items).map((item) => item.i), a);
+        assert.deepEqual(
+          sortByKey(items).map((item) => item.i),
+          a,
+        );
         for (let i = 1; i < a.length; i++) {
           const c = compareKeys(keys[a[i - 1]], keys[a[i]]);
           assert.ok(c < 0 || (c === 0 && a[i - 1] < a[i]));
@@ -64,7 +67,10 @@ describe('btree: sorting helpers', () => {
             const sorter = new ExternalSorter({ file: join(dir, 'run.tmp'), memoryBytes });
             for (const [k, v] of records) sorter.add(k, v);
             assert.equal(sorter.size, records.length);
-            assert.equal(sorter.bytes, records.reduce((sum, [k, v]) => sum + entryBytes(k, v), 0));
+            assert.equal(
+              sorter.bytes,
+              records.reduce((sum, [k, v]) => sum + entryBytes(k, v), 0),
+            );
             const out = [...sorter.sorted()].map(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
             sorter.dispose();
             assert.deepEqual(out, reference(records));
@@ -111,13 +117,19 @@ describe('btree: bulkLoad', () => {
           const sorted = [...ns].sort((a, b) => a - b);
           const store = new MemoryNodeStore();
           const t = new BTree<number, SumRed>({ store, reducer: sumReducer, nodeBytes });
-          t.bulkLoad(sorted.map((n) => [key(n), enc(n)] as const), { cacheLeaves });
+          t.bulkLoad(
+            sorted.map((n) => [key(n), enc(n)] as const),
+            { cacheLeaves },
+          );
           // Cached: every node written is in the cache (the root and leaves included).
           if (cacheLeaves) assert.equal(t.cachedNodes, store.size);
           const stats = t.verify();
           assert.equal(stats.entries, ns.length);
           if (stats.height > 1) assert.ok(stats.minNodeBytes >= nodeBytes / 4, `node of ${stats.minNodeBytes} bytes`);
-          assert.deepEqual([...t.fold()].map((e) => e.value), sorted);
+          assert.deepEqual(
+            [...t.fold()].map((e) => e.value),
+            sorted,
+          );
           assert.deepEqual(t.reduce(), [sorted.reduce((a, b) => a + b, 0), sorted.length]);
           // Incremental changes on top of a bulk-loaded tree.
           const model = new Map(sorted.map((n) => [n, n]));
@@ -149,7 +161,10 @@ describe('btree: bulkLoad', () => {
       [a, enc(2)],
       [b, enc(3)],
     ]);
-    assert.deepEqual([...t.fold()].map((e) => e.value), [2, 3]);
+    assert.deepEqual(
+      [...t.fold()].map((e) => e.value),
+      [2, 3],
+    );
     assert.throws(() => t.bulkLoad([[a, enc(1)]]), /empty tree/);
     const u = new BTree<number, SumRed>({ store: new MemoryNodeStore(), reducer: sumReducer });
     assert.throws(() =>

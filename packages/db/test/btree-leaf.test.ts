@@ -16,7 +16,12 @@ const bytesArb = (max: number) => fc.uint8Array({ maxLength: max }).map((a) => B
 // Sorted distinct keys (some past 127 bytes: two-byte length prefixes) with values of any size.
 const leafArb = fc
   .uniqueArray(bytesArb(200), { maxLength: 140, selector: text })
-  .chain((keys) => fc.tuple(fc.constant(keys.sort(compareKeys)), fc.array(bytesArb(300), { minLength: keys.length, maxLength: keys.length })));
+  .chain((keys) =>
+    fc.tuple(
+      fc.constant(keys.sort(compareKeys)),
+      fc.array(bytesArb(300), { minLength: keys.length, maxLength: keys.length }),
+    ),
+  );
 
 describe('B-tree leaf as bytes', () => {
   test('decodes what the encoder wrote: keys, values, in-place comparisons', () => {
@@ -35,14 +40,23 @@ describe('B-tree leaf as bytes', () => {
           assert.ok(e.key.equals(keys[i]));
           assert.equal(e.value, text(raws[i]));
         }
-        assert.deepEqual(leaf.entries().map((e) => text(e.key)), keys.map(text));
+        assert.deepEqual(
+          leaf.entries().map((e) => text(e.key)),
+          keys.map(text),
+        );
       }),
     );
   });
 
   test('a leaf of more than 127 entries (a two-byte count)', () => {
     const keys = Array.from({ length: 300 }, (_, i) => Buffer.from(`k${String(i).padStart(4, '0')}`));
-    const leaf = LeafNode.decode(encode(keys, keys.map(() => Buffer.alloc(0))), text);
+    const leaf = LeafNode.decode(
+      encode(
+        keys,
+        keys.map(() => Buffer.alloc(0)),
+      ),
+      text,
+    );
     assert.equal(leaf.length, 300);
     assert.equal(text(leaf.keyAt(299)), 'k0299');
     assert.equal(leaf.valueAt(299), '');
@@ -74,8 +88,14 @@ describe('B-tree leaf as bytes', () => {
         const all = items.concat(more);
         assert.equal(all.length, expected.length);
         const sizes = all.sizes();
-        assert.deepEqual(sizes, expected.map(([k, r]) => entryBytes(k, r)));
-        assert.equal(all.bytes, sizes.reduce((s, n) => s + n, 0));
+        assert.deepEqual(
+          sizes,
+          expected.map(([k, r]) => entryBytes(k, r)),
+        );
+        assert.equal(
+          all.bytes,
+          sizes.reduce((s, n) => s + n, 0),
+        );
         // Cut into chunks at arbitrary places; each chunk is a leaf of exactly its items.
         const ends = [...new Set(cutsAt.map((c) => c % (expected.length + 1)))].sort((x, y) => x - y);
         let from = 0;
@@ -90,7 +110,12 @@ describe('B-tree leaf as bytes', () => {
             assert.ok(leaf.rawAt(i - from).equals(expected[i][1]));
           }
           // What was written reads back the same from its bytes.
-          assert.deepEqual(LeafNode.decode(Buffer.from(leaf.bytes), text).entries().map((e) => text(e.key)), leaf.entries().map((e) => text(e.key)));
+          assert.deepEqual(
+            LeafNode.decode(Buffer.from(leaf.bytes), text)
+              .entries()
+              .map((e) => text(e.key)),
+            leaf.entries().map((e) => text(e.key)),
+          );
           from = to;
         }
       }),

@@ -5,7 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import { BTree, MemoryNodeStore, SqliteNodeStore, WriteBackNodeStore, compareKeys, type Entry, type KeyRange, type NodeStore, type Reducer } from '../src/views/btree/index.js';
+import {
+  BTree,
+  MemoryNodeStore,
+  SqliteNodeStore,
+  WriteBackNodeStore,
+  compareKeys,
+  type Entry,
+  type KeyRange,
+  type NodeStore,
+  type Reducer,
+} from '../src/views/btree/index.js';
 
 /**
  * Model-based properties: random batches of inserts/removes applied to the tree and to a plain
@@ -53,10 +63,16 @@ const batchArb = fc.record({
   removes: fc.array(keyArb, { maxLength: 40 }),
 });
 const bigBatchArb = fc.record({
-  inserts: fc.array(fc.record({ key: keyArb, value: fc.integer({ min: -1000, max: 1000 }) }), { minLength: 100, maxLength: 400 }),
+  inserts: fc.array(fc.record({ key: keyArb, value: fc.integer({ min: -1000, max: 1000 }) }), {
+    minLength: 100,
+    maxLength: 400,
+  }),
   removes: fc.array(keyArb, { maxLength: 300 }),
 });
-const batchesArb = fc.array(fc.oneof({ weight: 4, arbitrary: batchArb }, { weight: 1, arbitrary: bigBatchArb }), { minLength: 1, maxLength: 12 });
+const batchesArb = fc.array(fc.oneof({ weight: 4, arbitrary: batchArb }, { weight: 1, arbitrary: bigBatchArb }), {
+  minLength: 1,
+  maxLength: 12,
+});
 // 160+: with 128, two pointers carrying this reducer's reductions can exceed the node size.
 const nodeBytesArb = fc.constantFrom(160, 200, 256, 512);
 const rangeArb = fc.record({
@@ -129,12 +145,21 @@ function checkQueries(t: BTree<number, Red>, model: Model, q: Query): void {
     assert.equal(t.get(key), model.map.get(hex(key))?.value);
   }
   for (const r of q.ranges) {
-    const range: KeyRange = { start: r.start, end: r.end, inclusiveStart: r.inclusiveStart, inclusiveEnd: r.inclusiveEnd };
+    const range: KeyRange = {
+      start: r.start,
+      end: r.end,
+      inclusiveStart: r.inclusiveStart,
+      inclusiveEnd: r.inclusiveEnd,
+    };
     const opts = { descending: r.descending };
     const inR = all.filter((e) => inRange(e.key, r));
     const expected = r.descending ? [...inR].reverse() : inR;
     assert.deepEqual(show(t.fold(range, opts)), show(expected), `fold ${JSON.stringify(r)}`);
-    assert.deepEqual(show(t.fold(range, { ...opts, skip: q.skip })), show(expected.slice(q.skip)), `fold skip ${q.skip}`);
+    assert.deepEqual(
+      show(t.fold(range, { ...opts, skip: q.skip })),
+      show(expected.slice(q.skip)),
+      `fold skip ${q.skip}`,
+    );
     assert.equal(t.count(range, opts), inR.length);
     assert.deepEqual(t.reduce(range, opts), reducer.reduce(inR));
     for (const p of q.prefixes) {
@@ -233,7 +258,7 @@ describe('btree properties (SQLite store)', () => {
     }
   });
 
-  test("a rolled-back caller transaction: the tree (and its cache) go back to the committed state", () => {
+  test('a rolled-back caller transaction: the tree (and its cache) go back to the committed state', () => {
     fc.assert(
       fc.property(batchesArb, batchesArb, queryArb, (committed, rolledBack, q) => {
         const db = new Database(':memory:');
@@ -293,7 +318,10 @@ describe('btree properties (write-back store over SQLite)', () => {
     try {
       fc.assert(
         fc.property(
-          fc.array(fc.record({ batch: batchArb, flush: fc.boolean(), fail: fc.boolean() }), { minLength: 1, maxLength: 14 }),
+          fc.array(fc.record({ batch: batchArb, flush: fc.boolean(), fail: fc.boolean() }), {
+            minLength: 1,
+            maxLength: 14,
+          }),
           nodeBytesArb,
           queryArb,
           (steps, nodeBytes, q) => {
@@ -337,7 +365,11 @@ describe('btree properties (write-back store over SQLite)', () => {
             // The file holds the last flushed state, whole.
             db.close();
             db = new Database(file);
-            const reopened = new BTree<number, Red>({ store: new SqliteNodeStore(db, 'view_rows'), reducer, nodeBytes });
+            const reopened = new BTree<number, Red>({
+              store: new SqliteNodeStore(db, 'view_rows'),
+              reducer,
+              nodeBytes,
+            });
             checkStructure(reopened, flushed);
             db.close();
             rmSync(file);

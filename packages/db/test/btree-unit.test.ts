@@ -84,7 +84,10 @@ describe('btree: basics', () => {
     }
     s = t.verify();
     assert.equal(s.entries, model.size);
-    assert.deepEqual(keysOf(t.fold()), [...model].sort((a, b) => a - b));
+    assert.deepEqual(
+      keysOf(t.fold()),
+      [...model].sort((a, b) => a - b),
+    );
     // Delete everything that is left one by one.
     const left = keysOf(t.fold());
     for (const n of left) {
@@ -129,10 +132,22 @@ describe('btree: ranges', () => {
   const model = range(0, 300).filter((n) => n % 3 !== 0);
 
   test('forward ranges, inclusive and exclusive end', () => {
-    assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(20) })), model.filter((n) => n >= 10 && n <= 20));
-    assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(20), inclusiveEnd: false })), model.filter((n) => n >= 10 && n < 20));
-    assert.deepEqual(keysOf(t.fold({ start: k(9), end: k(21), inclusiveEnd: false })), model.filter((n) => n >= 9 && n < 21));
-    assert.deepEqual(keysOf(t.fold({ start: k(250) })), model.filter((n) => n >= 250));
+    assert.deepEqual(
+      keysOf(t.fold({ start: k(10), end: k(20) })),
+      model.filter((n) => n >= 10 && n <= 20),
+    );
+    assert.deepEqual(
+      keysOf(t.fold({ start: k(10), end: k(20), inclusiveEnd: false })),
+      model.filter((n) => n >= 10 && n < 20),
+    );
+    assert.deepEqual(
+      keysOf(t.fold({ start: k(9), end: k(21), inclusiveEnd: false })),
+      model.filter((n) => n >= 9 && n < 21),
+    );
+    assert.deepEqual(
+      keysOf(t.fold({ start: k(250) })),
+      model.filter((n) => n >= 250),
+    );
     assert.deepEqual(keysOf(t.fold({ end: k(5) })), [1, 2, 4, 5]);
     assert.deepEqual(keysOf(t.fold({ start: k(20), end: k(10) })), []);
     assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(10), inclusiveEnd: false })), []);
@@ -143,34 +158,58 @@ describe('btree: ranges', () => {
   test('descending ranges: start is the high end', () => {
     const desc = [...model].reverse();
     assert.deepEqual(keysOf(t.fold({}, { descending: true })), desc);
-    assert.deepEqual(keysOf(t.fold({ start: k(20), end: k(10) }, { descending: true })), desc.filter((n) => n >= 10 && n <= 20));
+    assert.deepEqual(
+      keysOf(t.fold({ start: k(20), end: k(10) }, { descending: true })),
+      desc.filter((n) => n >= 10 && n <= 20),
+    );
     assert.deepEqual(
       keysOf(t.fold({ start: k(20), end: k(10), inclusiveEnd: false }, { descending: true })),
       desc.filter((n) => n > 10 && n <= 20),
     );
     assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(20) }, { descending: true })), []);
-    assert.deepEqual(keysOf(t.fold({ end: k(290) }, { descending: true })), desc.filter((n) => n >= 290));
+    assert.deepEqual(
+      keysOf(t.fold({ end: k(290) }, { descending: true })),
+      desc.filter((n) => n >= 290),
+    );
   });
 
   test('exclusive start (e.g. a half-open byte interval read descending)', () => {
-    assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(20), inclusiveStart: false })), model.filter((n) => n > 10 && n <= 20));
+    assert.deepEqual(
+      keysOf(t.fold({ start: k(10), end: k(20), inclusiveStart: false })),
+      model.filter((n) => n > 10 && n <= 20),
+    );
     assert.deepEqual(
       keysOf(t.fold({ start: k(20), end: k(10), inclusiveStart: false }, { descending: true })),
       model.filter((n) => n >= 10 && n < 20).reverse(),
     );
-    assert.equal(t.count({ start: k(20), end: k(10), inclusiveStart: false, inclusiveEnd: false }, { descending: true }), 6);
-    assert.deepEqual(t.reduce({ start: k(10), end: k(20), inclusiveStart: false }), [[11, 13, 14, 16, 17, 19, 20].reduce((a, b) => a + b, 0), 7]);
+    assert.equal(
+      t.count({ start: k(20), end: k(10), inclusiveStart: false, inclusiveEnd: false }, { descending: true }),
+      6,
+    );
+    assert.deepEqual(t.reduce({ start: k(10), end: k(20), inclusiveStart: false }), [
+      [11, 13, 14, 16, 17, 19, 20].reduce((a, b) => a + b, 0),
+      7,
+    ]);
     assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(10), inclusiveStart: false })), []);
-    assert.deepEqual(keysOf(t.fold({ start: k(10), end: k(20), inclusiveStart: false }, { skip: 2 })), [14, 16, 17, 19, 20]);
+    assert.deepEqual(
+      keysOf(t.fold({ start: k(10), end: k(20), inclusiveStart: false }, { skip: 2 })),
+      [14, 16, 17, 19, 20],
+    );
   });
 
   test('skip uses counts, in both directions', () => {
     for (const skip of [0, 1, 5, 50, 199, 200, 500]) {
       assert.deepEqual(keysOf(t.fold({}, { skip })), model.slice(skip));
-      assert.deepEqual(keysOf(t.fold({ start: k(100), end: k(200) }, { skip })), model.filter((n) => n >= 100 && n <= 200).slice(skip));
+      assert.deepEqual(
+        keysOf(t.fold({ start: k(100), end: k(200) }, { skip })),
+        model.filter((n) => n >= 100 && n <= 200).slice(skip),
+      );
       assert.deepEqual(
         keysOf(t.fold({ start: k(200), end: k(100) }, { descending: true, skip })),
-        model.filter((n) => n >= 100 && n <= 200).reverse().slice(skip),
+        model
+          .filter((n) => n >= 100 && n <= 200)
+          .reverse()
+          .slice(skip),
       );
     }
   });
@@ -201,8 +240,16 @@ describe('btree: ranges', () => {
     const groupKey = (key: Buffer): Buffer => key.subarray(0, 6); // k00001x → tens
     const groups = new Map<number, number[]>();
     for (const n of model) groups.set(Math.floor(n / 10), [...(groups.get(Math.floor(n / 10)) ?? []), n]);
-    const expected = [...groups].map(([g, ns]) => ({ g, red: [ns.reduce((a, b) => a + b, 0), ns.length], first: ns[0] }));
-    const got = [...t.foldReduce({}, { groupKey })].map((r) => ({ g: Math.floor(num(r.first.key) / 10), red: r.reduction, first: r.first.value }));
+    const expected = [...groups].map(([g, ns]) => ({
+      g,
+      red: [ns.reduce((a, b) => a + b, 0), ns.length],
+      first: ns[0],
+    }));
+    const got = [...t.foldReduce({}, { groupKey })].map((r) => ({
+      g: Math.floor(num(r.first.key) / 10),
+      red: r.reduction,
+      first: r.first.value,
+    }));
     assert.deepEqual(got, expected);
     const gotDesc = [...t.foldReduce({}, { groupKey, descending: true })].map((r) => ({
       g: Math.floor(num(r.first.key) / 10),
@@ -211,7 +258,9 @@ describe('btree: ranges', () => {
     }));
     assert.deepEqual(
       gotDesc,
-      [...groups].reverse().map(([g, ns]) => ({ g, red: [ns.reduce((a, b) => a + b, 0), ns.length], first: ns[ns.length - 1] })),
+      [...groups]
+        .reverse()
+        .map(([g, ns]) => ({ g, red: [ns.reduce((a, b) => a + b, 0), ns.length], first: ns[ns.length - 1] })),
     );
   });
 });
@@ -227,12 +276,19 @@ describe('btree: options', () => {
   });
 
   test('several reductions in one tree (combineReducers)', () => {
-    const count: Reducer<number, unknown> = { reduce: (es) => es.length, rereduce: (rs) => (rs as number[]).reduce((a, b) => a + b, 0) };
+    const count: Reducer<number, unknown> = {
+      reduce: (es) => es.length,
+      rereduce: (rs) => (rs as number[]).reduce((a, b) => a + b, 0),
+    };
     const max: Reducer<number, unknown> = {
       reduce: (es) => Math.max(...es.map((e) => e.value)),
       rereduce: (rs) => Math.max(...(rs as number[])),
     };
-    const t = new BTree<number, unknown[]>({ store: new MemoryNodeStore(), reducer: combineReducers([count, max]), nodeBytes: 128 });
+    const t = new BTree<number, unknown[]>({
+      store: new MemoryNodeStore(),
+      reducer: combineReducers([count, max]),
+      nodeBytes: 128,
+    });
     t.update(entries(range(0, 500)), []);
     assert.deepEqual(t.reduce(), [500, 499]);
     assert.deepEqual(t.reduce({ start: k(10), end: k(20) }), [11, 20]);

@@ -27,11 +27,14 @@ describe('parseServeArgs', () => {
 
   test('flags, in both --flag value and --flag=value forms', () => {
     const options = serve([
-      '--port', '6000',
+      '--port',
+      '6000',
       '--host=0.0.0.0',
-      '--data', '/var/lib/divan',
+      '--data',
+      '/var/lib/divan',
       '--admin=root:s3:cret',
-      '--max-body', '1gb',
+      '--max-body',
+      '1gb',
       '--durability=full',
     ]);
     assert.deepEqual(options, {
@@ -144,7 +147,22 @@ describe('parseCli', () => {
 
   test('help mentions every option and its variable', () => {
     const text = helpText();
-    for (const word of ['serve', '--port', '--host', '--data', '--admin', '--max-body', '--durability', 'DIVAN_PORT', 'DIVAN_HOST', 'DIVAN_DATA', 'DIVAN_ADMIN', 'DIVAN_MAX_BODY', 'DIVAN_DURABILITY', '--version']) {
+    for (const word of [
+      'serve',
+      '--port',
+      '--host',
+      '--data',
+      '--admin',
+      '--max-body',
+      '--durability',
+      'DIVAN_PORT',
+      'DIVAN_HOST',
+      'DIVAN_DATA',
+      'DIVAN_ADMIN',
+      'DIVAN_MAX_BODY',
+      'DIVAN_DURABILITY',
+      '--version',
+    ]) {
       assert.ok(text.includes(word), word);
     }
   });

@@ -34,7 +34,10 @@ describe('nano as a client', () => {
     assert.equal(doc.title, 'one');
     const updated = await db.insert({ ...doc, title: 'two' });
     assert.match(updated.rev, /^2-/);
-    await assert.rejects(db.insert({ title: 'stale', _rev: created.rev } as never, 'doc1'), (e: any) => e.statusCode === 409);
+    await assert.rejects(
+      db.insert({ title: 'stale', _rev: created.rev } as never, 'doc1'),
+      (e: any) => e.statusCode === 409,
+    );
     const head = await db.head('doc1');
     assert.equal(head.etag, `"${updated.rev}"`);
     await db.destroy('doc1', updated.rev);
@@ -43,11 +46,20 @@ describe('nano as a client', () => {
 
   it('bulk, list with include_docs, fetch by keys', async () => {
     const db = nano.use<{ n: number }>('nano');
-    const results = await db.bulk({ docs: [{ _id: 'b1', n: 1 }, { _id: 'b2', n: 2 }, { _id: 'b3', n: 3 }] });
+    const results = await db.bulk({
+      docs: [
+        { _id: 'b1', n: 1 },
+        { _id: 'b2', n: 2 },
+        { _id: 'b3', n: 3 },
+      ],
+    });
     assert.equal(results.length, 3);
     assert.ok(results.every((r) => r.rev !== undefined && r.error === undefined));
     const list = await db.list({ include_docs: true, startkey: 'b', endkey: 'b\ufff0' });
-    assert.deepEqual(list.rows.map((r) => r.doc?.n), [1, 2, 3]);
+    assert.deepEqual(
+      list.rows.map((r) => r.doc?.n),
+      [1, 2, 3],
+    );
     const fetched = await db.fetch({ keys: ['b2', 'nope'] });
     assert.equal(fetched.rows.length, 2);
     assert.equal((fetched.rows[1] as { error?: string }).error, 'not_found');

@@ -28,7 +28,10 @@ const DDOC = {
   _id: '_design/app',
   views: {
     words: { map: "function (doc) { if (doc.type === 'post') emit(doc.author, doc.words); }", reduce: '_sum' },
-    by_author_date: { map: "function (doc) { if (doc.type === 'post') emit([doc.author, doc.date], doc.title); }", reduce: '_count' },
+    by_author_date: {
+      map: "function (doc) { if (doc.type === 'post') emit([doc.author, doc.date], doc.title); }",
+      reduce: '_count',
+    },
     by_title: { map: 'function (doc) { if (doc.title) emit(doc.title, null); }' },
     comments: { map: "function (doc) { if (doc.type === 'comment') emit(doc.post, { _id: doc.post }); }" },
   },
@@ -43,7 +46,10 @@ describe('PouchDB (http adapter) against the view endpoints', () => {
     const info = await db.info(); // creates the database (PouchDB's setup)
     assert.equal(info.db_name, 'pouch');
     const results = await db.bulkDocs(DOCS);
-    assert.ok(results.every((r: any) => r.ok), JSON.stringify(results));
+    assert.ok(
+      results.every((r: any) => r.ok),
+      JSON.stringify(results),
+    );
     const put = await db.put(DDOC);
     assert.ok(put.ok);
   });
@@ -58,33 +64,64 @@ describe('PouchDB (http adapter) against the view endpoints', () => {
     assert.match(p1._rev, /^1-/);
     const all = await db.allDocs();
     assert.equal(all.total_rows, DOCS.length + 1);
-    assert.deepEqual(all.rows.map((r: any) => r.id), ['_design/app', 'c1', 'c2', 'c3', 'p1', 'p2', 'p3', 'p4']);
+    assert.deepEqual(
+      all.rows.map((r: any) => r.id),
+      ['_design/app', 'c1', 'c2', 'c3', 'p1', 'p2', 'p3', 'p4'],
+    );
     const some = await db.allDocs({ keys: ['p3', 'nope', 'c1'], include_docs: true });
     assert.equal(some.rows[0].doc.title, 'a');
     assert.equal(some.rows[1].error, 'not_found');
     assert.equal(some.rows[2].doc.post, 'p1');
     const range = await db.allDocs({ startkey: 'p', endkey: 'p\ufff0', limit: 2, skip: 1 });
-    assert.deepEqual(range.rows.map((r: any) => r.id), ['p2', 'p3']);
+    assert.deepEqual(
+      range.rows.map((r: any) => r.id),
+      ['p2', 'p3'],
+    );
   });
 
   it('query: map rows, key, startkey/endkey, descending, skip/limit', async () => {
     const all = await db.query('app/by_title');
     assert.equal(all.total_rows, 4);
-    assert.deepEqual(all.rows.map((r: any) => r.key), ['a', 'A', 'b', 'c']);
+    assert.deepEqual(
+      all.rows.map((r: any) => r.key),
+      ['a', 'A', 'b', 'c'],
+    );
     assert.deepEqual(all.rows[0], { id: 'p3', key: 'a', value: null });
-    assert.deepEqual((await db.query('app/by_title', { key: 'A' })).rows.map((r: any) => r.id), ['p2']);
+    assert.deepEqual(
+      (await db.query('app/by_title', { key: 'A' })).rows.map((r: any) => r.id),
+      ['p2'],
+    );
     const ranged = await db.query('app/by_author_date', { reduce: false, startkey: ['alice'], endkey: ['alice', {}] });
-    assert.deepEqual(ranged.rows.map((r: any) => [r.id, r.value]), [['p2', 'A'], ['p3', 'a']]);
+    assert.deepEqual(
+      ranged.rows.map((r: any) => [r.id, r.value]),
+      [
+        ['p2', 'A'],
+        ['p3', 'a'],
+      ],
+    );
     const page = await db.query('app/by_title', { descending: true, skip: 1, limit: 2 });
-    assert.deepEqual(page.rows.map((r: any) => r.key), ['b', 'A']);
+    assert.deepEqual(
+      page.rows.map((r: any) => r.key),
+      ['b', 'A'],
+    );
     assert.equal(page.offset, 1);
     const excl = await db.query('app/by_title', { endkey: 'b', inclusive_end: false });
-    assert.deepEqual(excl.rows.map((r: any) => r.key), ['a', 'A']);
+    assert.deepEqual(
+      excl.rows.map((r: any) => r.key),
+      ['a', 'A'],
+    );
   });
 
   it('query with keys: in the order given, missing keys skipped; on a reduce view with group', async () => {
     const r = await db.query('app/by_title', { keys: ['c', 'missing', 'a', 'A'] });
-    assert.deepEqual(r.rows.map((row: any) => [row.key, row.id]), [['c', 'p4'], ['a', 'p3'], ['A', 'p2']]);
+    assert.deepEqual(
+      r.rows.map((row: any) => [row.key, row.id]),
+      [
+        ['c', 'p4'],
+        ['a', 'p3'],
+        ['A', 'p2'],
+      ],
+    );
     const grouped = await db.query('app/words', { keys: ['carol', 'alice'], group: true });
     assert.deepEqual(grouped.rows, [
       { key: 'carol', value: 1 },
@@ -92,7 +129,10 @@ describe('PouchDB (http adapter) against the view endpoints', () => {
     ]);
     // Many keys: PouchDB switches to a POST body.
     const many = Array.from({ length: 300 }, (_, i) => `missing-key-${i}-${'x'.repeat(20)}`).concat(['b']);
-    assert.deepEqual((await db.query('app/by_title', { keys: many })).rows.map((row: any) => row.id), ['p1']);
+    assert.deepEqual(
+      (await db.query('app/by_title', { keys: many })).rows.map((row: any) => row.id),
+      ['p1'],
+    );
   });
 
   it('query: reduce, group, group_level, reduce=false', async () => {
@@ -107,10 +147,15 @@ describe('PouchDB (http adapter) against the view endpoints', () => {
       { key: ['bob'], value: 1 },
       { key: ['carol'], value: 1 },
     ]);
-    assert.deepEqual((await db.query('app/words', { group: true, startkey: 'b', limit: 1 })).rows, [{ key: 'bob', value: 10 }]);
+    assert.deepEqual((await db.query('app/words', { group: true, startkey: 'b', limit: 1 })).rows, [
+      { key: 'bob', value: 10 },
+    ]);
     const mapRows = await db.query('app/words', { reduce: false });
     assert.equal(mapRows.total_rows, 4);
-    assert.deepEqual(mapRows.rows.map((r: any) => r.id), ['p2', 'p3', 'p1', 'p4']);
+    assert.deepEqual(
+      mapRows.rows.map((r: any) => r.id),
+      ['p2', 'p3', 'p1', 'p4'],
+    );
   });
 
   it('query: include_docs, with docs linked by {_id} values (missing → null)', async () => {
@@ -118,11 +163,14 @@ describe('PouchDB (http adapter) against the view endpoints', () => {
     assert.equal(r.rows[0].doc._id, 'p4');
     assert.equal(r.rows[0].doc.words, 1);
     const linked = await db.query('app/comments', { include_docs: true });
-    assert.deepEqual(linked.rows.map((row: any) => [row.id, row.doc?._id ?? null]), [
-      ['c3', null],
-      ['c1', 'p1'],
-      ['c2', 'p3'],
-    ]);
+    assert.deepEqual(
+      linked.rows.map((row: any) => [row.id, row.doc?._id ?? null]),
+      [
+        ['c3', null],
+        ['c1', 'p1'],
+        ['c2', 'p3'],
+      ],
+    );
   });
 
   it('query: update_seq and stale reads', async () => {
@@ -138,7 +186,10 @@ describe('PouchDB (http adapter) against the view endpoints', () => {
   it('query errors reject with the CouchDB status and error', async () => {
     await assert.rejects(db.query('app/nope'), (err: any) => err.status === 404 && err.name === 'not_found');
     await assert.rejects(db.query('nope/x'), (err: any) => err.status === 404);
-    await assert.rejects(db.query('app/by_title', { group: true }), (err: any) => err.status === 400 && err.name === 'query_parse_error');
+    await assert.rejects(
+      db.query('app/by_title', { group: true }),
+      (err: any) => err.status === 400 && err.name === 'query_parse_error',
+    );
   });
 
   it('changes: every document once, ordered by seq, with docs and since', async () => {
@@ -147,12 +198,18 @@ describe('PouchDB (http adapter) against the view endpoints', () => {
     assert.equal(new Set(ids).size, ids.length);
     assert.ok(ids.includes('_design/app') && ids.includes('p5'));
     const seqs = all.results.map((r: any) => r.seq);
-    assert.deepEqual([...seqs].sort((a: number, b: number) => a - b), seqs);
+    assert.deepEqual(
+      [...seqs].sort((a: number, b: number) => a - b),
+      seqs,
+    );
     assert.equal(all.results.find((r: any) => r.id === 'p1').doc.title, 'b');
     const p2 = await db.get('p2');
     await db.remove(p2);
     const since = await db.changes({ since: all.last_seq });
-    assert.deepEqual(since.results.map((r: any) => [r.id, r.deleted]), [['p2', true]]);
+    assert.deepEqual(
+      since.results.map((r: any) => [r.id, r.deleted]),
+      [['p2', true]],
+    );
     const rows = (await db.query('app/by_title')).rows.map((row: any) => row.id);
     assert.ok(!rows.includes('p2'), 'the deleted doc left the view');
   });

@@ -13,7 +13,10 @@ const DDOC = {
   _id: '_design/app',
   views: {
     by_author: { map: "function (doc) { if (doc.type === 'post') emit(doc.author, doc.words); }", reduce: '_sum' },
-    by_author_date: { map: "function (doc) { if (doc.type === 'post') emit([doc.author, doc.date], null); }", reduce: '_count' },
+    by_author_date: {
+      map: "function (doc) { if (doc.type === 'post') emit([doc.author, doc.date], null); }",
+      reduce: '_count',
+    },
     by_title: { map: 'function (doc) { if (doc.title) emit(doc.title, null); }' },
     linked: { map: "function (doc) { if (doc.type === 'comment') emit(doc.post, { _id: doc.post }); }" },
   },
@@ -56,29 +59,52 @@ describe('nano: views', () => {
     const all = await db.view('app', 'by_author_date', { reduce: false });
     assert.equal(all.total_rows, 4);
     assert.equal(all.offset, 0);
-    assert.deepEqual(all.rows.map((r) => r.id), ['p2', 'p3', 'p1', 'p4']);
+    assert.deepEqual(
+      all.rows.map((r) => r.id),
+      ['p2', 'p3', 'p1', 'p4'],
+    );
     const alice = await db.view('app', 'by_author_date', { reduce: false, startkey: ['alice'], endkey: ['alice', {}] });
     assert.deepEqual(alice.rows, [
       { id: 'p2', key: ['alice', '2024-01-01'], value: null },
       { id: 'p3', key: ['alice', '2024-01-03'], value: null },
     ]);
     const desc = await db.view('app', 'by_title', { descending: true, skip: 1, limit: 2 });
-    assert.deepEqual(desc.rows.map((r) => r.key), ['b', 'A']);
+    assert.deepEqual(
+      desc.rows.map((r) => r.key),
+      ['b', 'A'],
+    );
     assert.equal(desc.offset, 1);
     const one = await db.view('app', 'by_title', { key: 'A' });
-    assert.deepEqual(one.rows.map((r) => r.id), ['p2']);
+    assert.deepEqual(
+      one.rows.map((r) => r.id),
+      ['p2'],
+    );
   });
 
   it('keys (sent as a POST body by nano) in the order given, with and without reduce', async () => {
     const map = await db.view('app', 'by_title', { keys: ['c', 'a', 'missing', 'A'] });
-    assert.deepEqual(map.rows.map((r) => [r.key, r.id]), [['c', 'p4'], ['a', 'p3'], ['A', 'p2']]);
+    assert.deepEqual(
+      map.rows.map((r) => [r.key, r.id]),
+      [
+        ['c', 'p4'],
+        ['a', 'p3'],
+        ['A', 'p2'],
+      ],
+    );
     const rows = await db.view('app', 'by_author', { keys: ['carol', 'alice', 'nobody'], group: true });
     assert.deepEqual(rows.rows, [
       { key: 'carol', value: 1 },
       { key: 'alice', value: 12 },
     ]);
     const mapOfReduceView = await db.view('app', 'by_author', { keys: ['bob', 'alice'], reduce: false });
-    assert.deepEqual(mapOfReduceView.rows.map((r) => [r.id, r.value]), [['p1', 10], ['p2', 5], ['p3', 7]]);
+    assert.deepEqual(
+      mapOfReduceView.rows.map((r) => [r.id, r.value]),
+      [
+        ['p1', 10],
+        ['p2', 5],
+        ['p3', 7],
+      ],
+    );
     // Multi-key fetches of a reduce view need group=true.
     await assert.rejects(db.view('app', 'by_author', { keys: ['bob', 'alice'] }), (e: any) => {
       assert.equal(e.statusCode, 400);
@@ -113,7 +139,11 @@ describe('nano: views', () => {
     const linked = await db.view('app', 'linked', { include_docs: true });
     assert.deepEqual(
       linked.rows.map((row) => [row.id, (row.doc as any)?._id ?? null]),
-      [['c3', null], ['c1', 'p1'], ['c2', 'p3']],
+      [
+        ['c3', null],
+        ['c1', 'p1'],
+        ['c2', 'p3'],
+      ],
     );
     await assert.rejects(db.view('app', 'by_author', { include_docs: true }), (e: any) => e.statusCode === 400);
   });
@@ -121,7 +151,10 @@ describe('nano: views', () => {
   it('errors come back as nano errors with CouchDB bodies', async () => {
     await assert.rejects(db.view('app', 'nope'), (e: any) => e.statusCode === 404 && e.reason === 'missing_named_view');
     await assert.rejects(db.view('nope', 'x'), (e: any) => e.statusCode === 404 && e.reason === 'missing');
-    await assert.rejects(db.view('app', 'by_title', { group: true }), (e: any) => e.statusCode === 400 && e.error === 'query_parse_error');
+    await assert.rejects(
+      db.view('app', 'by_title', { group: true }),
+      (e: any) => e.statusCode === 400 && e.error === 'query_parse_error',
+    );
     await assert.rejects(
       db.view('app', 'by_title', { startkey: 'z', endkey: 'a' }),
       (e: any) => e.statusCode === 400 && /reverse your start_key/.test(e.reason),
@@ -141,10 +174,19 @@ describe('nano: views', () => {
     });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.results.length, 3);
-    assert.deepEqual(r.json.results[0].rows.map((row: Row) => row.key), ['c', 'a']);
-    assert.deepEqual(r.json.results[1].rows.map((row: Row) => row.key), ['c']);
+    assert.deepEqual(
+      r.json.results[0].rows.map((row: Row) => row.key),
+      ['c', 'a'],
+    );
+    assert.deepEqual(
+      r.json.results[1].rows.map((row: Row) => row.key),
+      ['c'],
+    );
     // (p1, titled 'b', was deleted by the test before.)
-    assert.deepEqual(r.json.results[2].rows.map((row: Row) => [row.key, (row.doc as any)._id]), [['c', 'p4']]);
+    assert.deepEqual(
+      r.json.results[2].rows.map((row: Row) => [row.key, (row.doc as any)._id]),
+      [['c', 'p4']],
+    );
     assert.equal(r.json.results[2].offset, 2);
   });
 
@@ -172,7 +214,12 @@ function rawGet(url: string, path: string): Promise<RawReply> {
       const parts: Buffer[] = [];
       res.on('data', (chunk: Buffer) => parts.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode!, headers: res.headers, chunks: parts.length, body: Buffer.concat(parts).toString('utf8') }),
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          chunks: parts.length,
+          body: Buffer.concat(parts).toString('utf8'),
+        }),
       );
       res.on('error', reject);
     });
@@ -218,7 +265,8 @@ describe('large view answers over HTTP', () => {
     for (let i = 0; i < body.rows.length; i++) {
       const row = body.rows[i];
       const expectedKey = [Math.floor(i / DOCS_BIG), i % DOCS_BIG];
-      if (row.key[0] !== expectedKey[0] || row.key[1] !== expectedKey[1]) assert.fail(`row ${i}: ${JSON.stringify(row)}`);
+      if (row.key[0] !== expectedKey[0] || row.key[1] !== expectedKey[1])
+        assert.fail(`row ${i}: ${JSON.stringify(row)}`);
     }
   });
 
@@ -228,7 +276,10 @@ describe('large view answers over HTTP', () => {
     const body = JSON.parse(r.body);
     assert.equal(body.rows.length, DOCS_BIG * ROWS_PER_DOC);
     assert.ok(body.rows.every((row: { value: number }) => row.value === 1));
-    const docs = await rawGet(t.url, '/big/_design/big/_view/rows?reduce=false&include_docs=true&startkey=[3]&endkey=[3,{}]');
+    const docs = await rawGet(
+      t.url,
+      '/big/_design/big/_view/rows?reduce=false&include_docs=true&startkey=[3]&endkey=[3,{}]',
+    );
     const parsed = JSON.parse(docs.body);
     assert.equal(parsed.rows.length, DOCS_BIG);
     assert.equal(parsed.offset, 3 * DOCS_BIG);
@@ -237,17 +288,25 @@ describe('large view answers over HTTP', () => {
 
   it('a client that aborts mid-stream leaves the view usable', async () => {
     await new Promise<void>((resolve, reject) => {
-      const req = http.get(`${t.url}/big/_design/big/_view/rows?reduce=false`, { headers: { authorization: AUTH } }, (res) => {
-        res.once('data', () => {
-          req.destroy();
-          resolve();
-        });
-      });
+      const req = http.get(
+        `${t.url}/big/_design/big/_view/rows?reduce=false`,
+        { headers: { authorization: AUTH } },
+        (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        },
+      );
       req.on('error', () => {});
       setTimeout(() => reject(new Error('no data')), 20_000).unref();
     });
     await t.request('PUT', '/big/after-abort', { body: { n: -1 } });
-    const r = await withTimeout(t.request('GET', '/big/_design/big/_view/rows?reduce=false&limit=1'), 10_000, 'query after an aborted stream');
+    const r = await withTimeout(
+      t.request('GET', '/big/_design/big/_view/rows?reduce=false&limit=1'),
+      10_000,
+      'query after an aborted stream',
+    );
     assert.equal(r.status, 200);
     assert.deepEqual(r.json.rows[0].key, [0, -1]);
     await t.request('DELETE', `/big/after-abort?rev=${(await t.request('GET', '/big/after-abort')).json._rev}`);
@@ -259,13 +318,17 @@ describe('large view answers over HTTP', () => {
     let stalled: http.ClientRequest | undefined;
     let response: http.IncomingMessage | undefined;
     await new Promise<void>((resolve, reject) => {
-      stalled = http.get(`${t.url}/big/_design/big/_view/rows?reduce=false&include_docs=true`, { headers: { authorization: AUTH } }, (res) => {
-        response = res;
-        res.once('data', () => {
-          res.pause();
-          resolve();
-        });
-      });
+      stalled = http.get(
+        `${t.url}/big/_design/big/_view/rows?reduce=false&include_docs=true`,
+        { headers: { authorization: AUTH } },
+        (res) => {
+          response = res;
+          res.once('data', () => {
+            res.pause();
+            resolve();
+          });
+        },
+      );
       stalled.on('error', () => {});
       setTimeout(() => reject(new Error('no data')), 20_000).unref();
     });
@@ -273,7 +336,11 @@ describe('large view answers over HTTP', () => {
       // Give the server time to fill the socket buffers and block on 'drain'.
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Reads of the current index still answer.
-      const stale = await withTimeout(t.request('GET', '/big/_design/big/_view/rows?update=false&limit=1'), 10_000, 'update=false query');
+      const stale = await withTimeout(
+        t.request('GET', '/big/_design/big/_view/rows?update=false&limit=1'),
+        10_000,
+        'update=false query',
+      );
       assert.equal(stale.status, 200);
       // A write, then a query that needs the index updated.
       await t.request('PUT', '/big/while-stalled', { body: { n: -2 } });

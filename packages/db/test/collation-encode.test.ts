@@ -27,9 +27,38 @@ const bytesCmp = (a: Buffer, b: Buffer): number => sign(Buffer.compare(a, b));
 // Strings that exercise the collations: case, ignorables, NUL and 0x01 (escaped in raw), combining
 // marks, astral vs U+E000..U+FFFF (UTF-16 vs UTF-8 order), Cyrillic, punctuation, digits.
 const char = fc.constantFrom(
-  'a', 'A', 'b', 'B', 'z', '0', '9', ' ', '_', '-', '~', '$', 'é', 'e\u0301', '\u00c5', '\u212b',
-  '\u200b', '\u00ad', '\u0000', '\u0001', '\u0002', '\u0301', '\u0323', 'п', '\ue000', '\uffff',
-  '\ufff0', '😀', '𝔸', '中', 'ß', 'ǆ',
+  'a',
+  'A',
+  'b',
+  'B',
+  'z',
+  '0',
+  '9',
+  ' ',
+  '_',
+  '-',
+  '~',
+  '$',
+  'é',
+  'e\u0301',
+  '\u00c5',
+  '\u212b',
+  '\u200b',
+  '\u00ad',
+  '\u0000',
+  '\u0001',
+  '\u0002',
+  '\u0301',
+  '\u0323',
+  'п',
+  '\ue000',
+  '\uffff',
+  '\ufff0',
+  '😀',
+  '𝔸',
+  '中',
+  'ß',
+  'ǆ',
 );
 const str = fc.array(char, { maxLength: 5 }).map((parts) => parts.join(''));
 const num = fc.oneof(
@@ -49,8 +78,17 @@ const { key: jsonKey } = fc.letrec<{ key: Key }>((tie) => ({
     fc.array(fc.tuple(str, tie('key')), { maxLength: 3 }).map((members) => Object.fromEntries(members)),
     // JsonObject keeps member order even for integer-like keys.
     fc
-      .uniqueArray(fc.tuple(fc.oneof(str, fc.constantFrom('1', '0', '10')), tie('key')), { selector: ([k]) => k, maxLength: 3 })
-      .map((members) => new JsonObject(members.map(([k]) => k), members.map(([, v]) => v as never))),
+      .uniqueArray(fc.tuple(fc.oneof(str, fc.constantFrom('1', '0', '10')), tie('key')), {
+        selector: ([k]) => k,
+        maxLength: 3,
+      })
+      .map(
+        (members) =>
+          new JsonObject(
+            members.map(([k]) => k),
+            members.map(([, v]) => v as never),
+          ),
+      ),
   ),
 }));
 
@@ -94,8 +132,32 @@ describe('encodeKey / encodeRawKey order = collate / collateRaw', () => {
 describe('documented orders', () => {
   test('CouchDB docs example, ICU', () => {
     const keys = [
-      null, false, true, 1, 2, 3.0, 4, 'a', 'A', 'aa', 'b', 'B', 'ba', 'bb', ['a'], ['b'], ['b', 'c'],
-      ['b', 'c', 'a'], ['b', 'd'], ['b', 'd', 'e'], { a: 1 }, { a: 2 }, { b: 1 }, { b: 2 }, { b: 2, a: 1 }, { b: 2, c: 2 },
+      null,
+      false,
+      true,
+      1,
+      2,
+      3.0,
+      4,
+      'a',
+      'A',
+      'aa',
+      'b',
+      'B',
+      'ba',
+      'bb',
+      ['a'],
+      ['b'],
+      ['b', 'c'],
+      ['b', 'c', 'a'],
+      ['b', 'd'],
+      ['b', 'd', 'e'],
+      { a: 1 },
+      { a: 2 },
+      { b: 1 },
+      { b: 2 },
+      { b: 2, a: 1 },
+      { b: 2, c: 2 },
     ];
     for (let i = 1; i < keys.length; i++) {
       assert.equal(bytesCmp(encodeKey(keys[i - 1]), encodeKey(keys[i])), -1, JSON.stringify(keys[i - 1]));
@@ -105,8 +167,32 @@ describe('documented orders', () => {
 
   test('CouchDB raw test example', () => {
     const keys = [
-      1, 2, 3, 4, false, null, true, { a: 1 }, { a: 2 }, { b: 1 }, { b: 2 }, { b: 2, a: 1 }, { b: 2, c: 2 }, ['a'], ['b'],
-      ['b', 'c'], ['b', 'c', 'a'], ['b', 'd'], ['b', 'd', 'e'], 'A', 'B', 'a', 'aa', 'b', 'ba', 'bb',
+      1,
+      2,
+      3,
+      4,
+      false,
+      null,
+      true,
+      { a: 1 },
+      { a: 2 },
+      { b: 1 },
+      { b: 2 },
+      { b: 2, a: 1 },
+      { b: 2, c: 2 },
+      ['a'],
+      ['b'],
+      ['b', 'c'],
+      ['b', 'c', 'a'],
+      ['b', 'd'],
+      ['b', 'd', 'e'],
+      'A',
+      'B',
+      'a',
+      'aa',
+      'b',
+      'ba',
+      'bb',
     ];
     for (let i = 1; i < keys.length; i++) {
       assert.equal(bytesCmp(encodeRawKey(keys[i - 1]), encodeRawKey(keys[i])), -1, JSON.stringify(keys[i - 1]));
@@ -119,7 +205,10 @@ describe('documented orders', () => {
       [3, JsonNumber.float(3)],
       [-0, 0],
       ['a', 'a\u200b'],
-      [['\u00e9', 1], ['e\u0301', 1.0]],
+      [
+        ['\u00e9', 1],
+        ['e\u0301', 1.0],
+      ],
       [{ '\u00c5': 'x' }, new JsonObject(['\u212b'], ['x'])],
     ];
     for (const [a, b] of pairs) {
@@ -181,7 +270,12 @@ describe('numbers', () => {
     );
     const near = (x: bigint): fc.Arbitrary<number> =>
       fc
-        .oneof(fc.constant(Number(x)), fc.constant(Number(x) * (1 + 2 ** -52)), fc.constant(Number(x) * (1 - 2 ** -52)), num)
+        .oneof(
+          fc.constant(Number(x)),
+          fc.constant(Number(x) * (1 + 2 ** -52)),
+          fc.constant(Number(x) * (1 - 2 ** -52)),
+          num,
+        )
         .map((d) => (Number.isFinite(d) ? d : Math.sign(d) * Number.MAX_VALUE)); // keys are finite
     fc.assert(
       fc.property(
@@ -208,8 +302,13 @@ type Id = string | typeof MAX_ID;
 const cmpId = (a: Id, b: Id): number => (a === b ? 0 : a === MAX_ID ? 1 : b === MAX_ID ? -1 : compareUtf8(a, b));
 
 /** CouchDB's couch_mrview range semantics, straight from the (key, docid) pair comparison. */
-function reference(rows: { key: unknown; id: string }[], q: RowRangeQuery, raw: boolean): { key: unknown; id: string }[] {
-  const cmp = (k1: unknown, i1: Id, k2: unknown, i2: Id): number => (raw ? collateRaw(k1, k2) : collate(k1, k2)) || cmpId(i1, i2);
+function reference(
+  rows: { key: unknown; id: string }[],
+  q: RowRangeQuery,
+  raw: boolean,
+): { key: unknown; id: string }[] {
+  const cmp = (k1: unknown, i1: Id, k2: unknown, i2: Id): number =>
+    (raw ? collateRaw(k1, k2) : collate(k1, k2)) || cmpId(i1, i2);
   const inclusiveEnd = q.inclusiveEnd ?? true;
   return rows.filter(({ key, id }) => {
     if (!q.descending) {
@@ -257,7 +356,10 @@ describe('row keys and query bounds', () => {
     test(`${name}: row key byte order = (key, doc id) order`, () => {
       fc.assert(
         fc.property(jsonKey, smallId, jsonKey, smallId, (k1, i1, k2, i2) => {
-          assert.equal(bytesCmp(encodeRowKey(k1, i1, raw), encodeRowKey(k2, i2, raw)), sign(collateRows(k1, i1, k2, i2, raw)));
+          assert.equal(
+            bytesCmp(encodeRowKey(k1, i1, raw), encodeRowKey(k2, i2, raw)),
+            sign(collateRows(k1, i1, k2, i2, raw)),
+          );
         }),
         { numRuns: 2000 },
       );
@@ -290,7 +392,10 @@ describe('row keys and query bounds', () => {
   test('a big-integer bound is exact against double row keys', () => {
     const rows = [2 ** 53, 2 ** 53 + 2].map((key, i) => ({ key, id: `d${i}`, bytes: encodeRowKey(key, `d${i}`) }));
     const q = { startkey: JsonNumber.integer('9007199254740993') }; // 2^53 + 1, no double
-    assert.deepEqual(rows.filter((r) => inRange(r.bytes, rowKeyRange(q))).map((r) => r.id), ['d1']);
+    assert.deepEqual(
+      rows.filter((r) => inRange(r.bytes, rowKeyRange(q))).map((r) => r.id),
+      ['d1'],
+    );
     assert.equal(rows.filter((r) => inRange(r.bytes, exactKeyRange(q.startkey))).length, 0);
   });
 });

@@ -14,7 +14,16 @@ import {
   rowKeyRange,
   type RowKeyRange,
 } from '../src/views/collation/index.js';
-import { excuses, FIXTURE_PATH, hex, loadFixture, unmoved, type Excuse, type FixtureRow, type FixtureSection } from './support/collation-allowances.js';
+import {
+  excuses,
+  FIXTURE_PATH,
+  hex,
+  loadFixture,
+  unmoved,
+  type Excuse,
+  type FixtureRow,
+  type FixtureSection,
+} from './support/collation-allowances.js';
 
 // Conformance against rows recorded from a real CouchDB 3.5.0 (libicu 72.1), see
 // ../shared/fixtures/README.md. Raw collation must match exactly. ICU collation may differ
@@ -35,7 +44,6 @@ function sortRows<T extends { id: string; key: unknown }>(rows: readonly T[], ra
     .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
     .map(({ row }) => row);
 }
-
 
 /** group=true over rows in scan order: [first row's key, count] per run of byte-equal keys. */
 function groups(rows: readonly Row[], raw: boolean): { key: string; value: number }[] {
@@ -60,7 +68,10 @@ function inRange(bytes: Buffer, range: RowKeyRange): boolean {
 function checkOrder(expected: readonly Row[], raw: boolean, report: (msg: string) => void): Row[] {
   const ours = sortRows(expected, raw);
   if (raw) {
-    assert.deepEqual(ours.map((r) => r.id), expected.map((r) => r.id));
+    assert.deepEqual(
+      ours.map((r) => r.id),
+      expected.map((r) => r.id),
+    );
     return [];
   }
   const excused = (r: Row): boolean => excuses(r.key).length > 0;
@@ -114,7 +125,12 @@ for (const mode of ['icu', 'raw'] as const) {
       if (!raw && process.versions.icu?.startsWith('78.')) {
         const count = (e: Excuse): number => moved.filter((r) => excuses(r.key).includes(e)).length;
         assert.deepEqual(
-          { total: moved.length, changed: count('root-order-changed'), newer: count('newer-than-unicode-15.0'), nonFcd: count('non-fcd') },
+          {
+            total: moved.length,
+            changed: count('root-order-changed'),
+            newer: count('newer-than-unicode-15.0'),
+            nonFcd: count('non-fcd'),
+          },
           { total: 87, changed: 12, newer: 75, nonFcd: 0 },
         );
       }
@@ -141,7 +157,10 @@ for (const mode of ['icu', 'raw'] as const) {
     test('ties: group=true groups and their reported keys', () => {
       const keep = (key: string): boolean => raw || excuses(key).length === 0;
       const ours = groups(sortRows(section.ties, raw), raw).filter((g) => keep(g.key));
-      assert.deepEqual(ours, section.tieGroups.filter((g) => keep(g.key)));
+      assert.deepEqual(
+        ours,
+        section.tieGroups.filter((g) => keep(g.key)),
+      );
     });
 
     test('key= lookups and the empty startkey=endkey, inclusive_end=false range', () => {
@@ -169,12 +188,27 @@ for (const mode of ['icu', 'raw'] as const) {
       assert.equal(rows.length, 61);
       const ids = rows.map((r) => r.id);
       // Shuffle deterministically so the sort has work to do.
-      const shuffled = rows.map((r, i) => ({ r, k: (i * 7919) % rows.length })).sort((a, b) => a.k - b.k).map(({ r }) => r);
-      assert.deepEqual(sortRows(shuffled, raw).map((r) => r.id), ids, 'JsonObject keys (member order kept)');
+      const shuffled = rows
+        .map((r, i) => ({ r, k: (i * 7919) % rows.length }))
+        .sort((a, b) => a.k - b.k)
+        .map(({ r }) => r);
+      assert.deepEqual(
+        sortRows(shuffled, raw).map((r) => r.id),
+        ids,
+        'JsonObject keys (member order kept)',
+      );
       const plain = shuffled.map((r) => ({ id: r.id, key: toPlain(r.key as never) }));
-      assert.deepEqual(sortRows(plain, raw).map((r) => r.id), ids, 'as JSON.parse gives them');
+      assert.deepEqual(
+        sortRows(plain, raw).map((r) => r.id),
+        ids,
+        'as JSON.parse gives them',
+      );
       const byComparator = [...plain].sort((a, b) => collateRows(a.key, a.id, b.key, b.id, raw));
-      assert.deepEqual(byComparator.map((r) => r.id), ids, 'JS comparator');
+      assert.deepEqual(
+        byComparator.map((r) => r.id),
+        ids,
+        'JS comparator',
+      );
     });
   });
 }
@@ -186,7 +220,10 @@ describe('CouchDB 3.5.0 fixture, _all_docs id order (raw bytes)', { skip }, () =
       const reversed = [...ids].reverse();
       assert.deepEqual([...reversed].sort(compareUtf8), ids);
       assert.deepEqual(
-        reversed.map((id) => ({ id, bytes: encodeDocId(id) })).sort((a, b) => Buffer.compare(a.bytes, b.bytes)).map((r) => r.id),
+        reversed
+          .map((id) => ({ id, bytes: encodeDocId(id) }))
+          .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+          .map((r) => r.id),
         ids,
       );
     });

@@ -68,9 +68,15 @@ describe('failing loudly instead of ordering differently', () => {
       mkdirSync(join(root, 'native', 'icu-collate'), { recursive: true });
       writeFileSync(join(root, 'native', 'icu-collate', 'binding.gyp'), '{}');
       mkdirSync(join(root, 'lib'));
-      copyFileSync(fileURLToPath(new URL('../src/views/collation/icu.js', import.meta.url)), join(root, 'lib', 'icu.js'));
+      copyFileSync(
+        fileURLToPath(new URL('../src/views/collation/icu.js', import.meta.url)),
+        join(root, 'lib', 'icu.js'),
+      );
       const loader = (await import(join(root, 'lib', 'icu.js'))) as typeof import('../src/views/collation/icu.js');
-      assert.throws(() => loader.icuCollator(), (e: Error) => e.name === 'IcuCollatorError' && /not built.*node-gyp rebuild/.test(e.message));
+      assert.throws(
+        () => loader.icuCollator(),
+        (e: Error) => e.name === 'IcuCollatorError' && /not built.*node-gyp rebuild/.test(e.message),
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -101,7 +107,8 @@ describe('CouchDB string order', () => {
   });
 
   test('ASCII: space, punctuation and symbols, digits, letters (modern ICU root order)', () => {
-    const expected = ' _-,;:!?.\'"()[]{}@*/\\&#%`^+<=>|~$0123456789aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ';
+    const expected =
+      ' _-,;:!?.\'"()[]{}@*/\\&#%`^+<=>|~$0123456789aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ';
     const ascii = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i));
     assert.equal([...ascii].sort(icu.compare).join(''), expected);
     assert.equal([...ascii].sort(keyCmp).join(''), expected);

@@ -27,7 +27,13 @@ describe('crash safety', () => {
       for (let i = 0; !stop; i++) {
         try {
           if (i % 4 === 0) {
-            const docs = Array.from({ length: 50 }, (_, k) => ({ _id: `w${n}-b${i}-${k}`, n, i, k, pad: 'x'.repeat(200) }));
+            const docs = Array.from({ length: 50 }, (_, k) => ({
+              _id: `w${n}-b${i}-${k}`,
+              n,
+              i,
+              k,
+              pad: 'x'.repeat(200),
+            }));
             const r = await request(first.url, 'POST', '/load/_bulk_docs', { body: { docs } });
             if (r.status === 201) for (const row of r.json) acked.set(row.id, row.rev);
           } else {
@@ -52,7 +58,9 @@ describe('crash safety', () => {
       const ids = [...acked.keys()];
       const r = await request(second.url, 'POST', '/load/_all_docs', { body: { keys: ids } });
       assert.equal(r.status, 200);
-      const missing = r.json.rows.filter((row: any, i: number) => row.error !== undefined || row.value.rev !== acked.get(ids[i]));
+      const missing = r.json.rows.filter(
+        (row: any, i: number) => row.error !== undefined || row.value.rev !== acked.get(ids[i]),
+      );
       assert.deepEqual(missing, [], `${missing.length} of ${ids.length} acknowledged writes lost`);
       const info = (await request(second.url, 'GET', '/load')).json;
       assert.ok(info.doc_count >= acked.size);

@@ -14,11 +14,19 @@ describe('_all_docs', () => {
     t = await startTestServer();
     await t.request('PUT', '/db');
     const docs = ['a', 'b', 'c', 'c2', 'd'].map((id) => ({ _id: id, n: id }));
-    const r = await t.request('POST', '/db/_bulk_docs', { body: { docs: [...docs, { _id: '_design/d1', views: {} }] } });
+    const r = await t.request('POST', '/db/_bulk_docs', {
+      body: { docs: [...docs, { _id: '_design/d1', views: {} }] },
+    });
     for (const row of r.json) revs[row.id] = row.rev;
     // 'e' has a conflict: 1-bbb wins over 1-aaa.
     await t.request('POST', '/db/_bulk_docs', {
-      body: { new_edits: false, docs: [{ _id: 'e', _rev: '1-aaa', v: 'a' }, { _id: 'e', _rev: '1-bbb', v: 'b' }] },
+      body: {
+        new_edits: false,
+        docs: [
+          { _id: 'e', _rev: '1-aaa', v: 'a' },
+          { _id: 'e', _rev: '1-bbb', v: 'b' },
+        ],
+      },
     });
     revs.e = '1-bbb';
     const del = await t.request('DELETE', `/db/c2?rev=${revs.c2}`);
@@ -47,7 +55,10 @@ describe('_all_docs', () => {
     assert.deepEqual(ids(aliases.json), ['b', 'c']);
     const desc = await t.request('GET', `/db/_all_docs?descending=true&startkey=${q('d')}&endkey=${q('b')}`);
     assert.deepEqual([desc.json.total_rows, desc.json.offset, ids(desc.json)], [6, 1, ['d', 'c', 'b']]);
-    const descExclusive = await t.request('GET', `/db/_all_docs?descending=true&startkey=${q('d')}&endkey=${q('b')}&inclusive_end=false`);
+    const descExclusive = await t.request(
+      'GET',
+      `/db/_all_docs?descending=true&startkey=${q('d')}&endkey=${q('b')}&inclusive_end=false`,
+    );
     assert.deepEqual(ids(descExclusive.json), ['d', 'c']);
     const all = await t.request('GET', '/db/_all_docs?descending=TRUE');
     assert.deepEqual([all.json.offset, ids(all.json)], [0, ['e', 'd', 'c', 'b', 'a', '_design/d1']]);
@@ -113,7 +124,9 @@ describe('_all_docs', () => {
     assert.deepEqual(ids(desc.json), ['d', 'zz', 'a']);
     const page = await t.request('POST', '/db/_all_docs?skip=1&limit=2', { body: { keys: ['a', 'zz', 'd', 'b'] } });
     assert.deepEqual(ids(page.json), ['zz', 'd']);
-    const bodyParams = await t.request('POST', '/db/_all_docs', { body: { keys: ['a', 'b', 'c'], limit: 1, descending: true } });
+    const bodyParams = await t.request('POST', '/db/_all_docs', {
+      body: { keys: ['a', 'b', 'c'], limit: 1, descending: true },
+    });
     assert.deepEqual(ids(bodyParams.json), ['c']);
     const queryWins = await t.request('POST', '/db/_all_docs?limit=2', { body: { keys: ['a', 'b', 'c'], limit: 1 } });
     assert.deepEqual(ids(queryWins.json), ['a', 'b']);
@@ -133,15 +146,30 @@ describe('_all_docs', () => {
 
   it('keys together with key/startkey/endkey is a query_parse_error; keys must be an array', async () => {
     const withStart = await t.request('GET', `/db/_all_docs?keys=${q(['a'])}&startkey=${q('b')}`);
-    assert.deepEqual([withStart.status, withStart.json], [400, qpe('`keys` is incompatible with `key`, `start_key` and `end_key`')]);
+    assert.deepEqual(
+      [withStart.status, withStart.json],
+      [400, qpe('`keys` is incompatible with `key`, `start_key` and `end_key`')],
+    );
     const withKey = await t.request('POST', '/db/_all_docs', { body: { keys: ['a', 'b'], key: 'a' } });
-    assert.deepEqual([withKey.status, withKey.json], [400, qpe('`keys` is incompatible with `key`, `start_key` and `end_key`')]);
+    assert.deepEqual(
+      [withKey.status, withKey.json],
+      [400, qpe('`keys` is incompatible with `key`, `start_key` and `end_key`')],
+    );
     const getNotArray = await t.request('GET', '/db/_all_docs?keys=5');
-    assert.deepEqual([getNotArray.status, getNotArray.json], [400, { error: 'bad_request', reason: '`keys` parameter must be an array.' }]);
+    assert.deepEqual(
+      [getNotArray.status, getNotArray.json],
+      [400, { error: 'bad_request', reason: '`keys` parameter must be an array.' }],
+    );
     const postNotArray = await t.request('POST', '/db/_all_docs', { body: { keys: 5 } });
-    assert.deepEqual([postNotArray.status, postNotArray.json], [400, { error: 'bad_request', reason: '`keys` body member must be an array.' }]);
+    assert.deepEqual(
+      [postNotArray.status, postNotArray.json],
+      [400, { error: 'bad_request', reason: '`keys` body member must be an array.' }],
+    );
     const notObject = await t.request('POST', '/db/_all_docs', { body: '[]' });
-    assert.deepEqual([notObject.status, notObject.json], [400, { error: 'bad_request', reason: 'Request body must be a JSON object' }]);
+    assert.deepEqual(
+      [notObject.status, notObject.json],
+      [400, { error: 'bad_request', reason: 'Request body must be a JSON object' }],
+    );
   });
 
   it('include_docs gives the winning doc; conflicts=true adds _conflicts only with include_docs', async () => {
@@ -205,7 +233,10 @@ describe('_all_docs', () => {
 
   it('POST needs application/json (415); HEAD answers headers only; other verbs 405', async () => {
     const typed = await t.request('POST', '/db/_all_docs', { body: '{}', headers: { 'content-type': 'text/plain' } });
-    assert.deepEqual([typed.status, typed.json], [415, { error: 'bad_content_type', reason: 'Content-Type must be application/json' }]);
+    assert.deepEqual(
+      [typed.status, typed.json],
+      [415, { error: 'bad_content_type', reason: 'Content-Type must be application/json' }],
+    );
     const head = await t.request('HEAD', '/db/_all_docs');
     assert.deepEqual([head.status, head.text], [200, '']);
     const put = await t.request('PUT', '/db/_all_docs', { body: {} });
@@ -215,7 +246,9 @@ describe('_all_docs', () => {
 
   it('POST /db/_all_docs/queries: one result per query, URL params as defaults, any Content-Type', async () => {
     const r = await t.request('POST', '/db/_all_docs/queries?limit=1', {
-      body: JSON.stringify({ queries: [{}, { keys: ['b', 'zz'] }, { startkey: 'c', limit: 2 }, { descending: true, include_docs: true }] }),
+      body: JSON.stringify({
+        queries: [{}, { keys: ['b', 'zz'] }, { startkey: 'c', limit: 2 }, { descending: true, include_docs: true }],
+      }),
       headers: { 'content-type': 'text/plain' },
     });
     assert.equal(r.status, 200);
@@ -228,9 +261,15 @@ describe('_all_docs', () => {
       ],
     });
     const missing = await t.request('POST', '/db/_all_docs/queries', { body: {} });
-    assert.deepEqual([missing.status, missing.json], [400, { error: 'bad_request', reason: 'POST body must include `queries` parameter.' }]);
+    assert.deepEqual(
+      [missing.status, missing.json],
+      [400, { error: 'bad_request', reason: 'POST body must include `queries` parameter.' }],
+    );
     const notArray = await t.request('POST', '/db/_all_docs/queries', { body: { queries: 5 } });
-    assert.deepEqual([notArray.status, notArray.json], [400, { error: 'bad_request', reason: '`queries` member must be an array.' }]);
+    assert.deepEqual(
+      [notArray.status, notArray.json],
+      [400, { error: 'bad_request', reason: '`queries` member must be an array.' }],
+    );
     const badParam = await t.request('POST', '/db/_all_docs/queries', { body: { queries: [{ limit: -1 }] } });
     assert.equal(badParam.status, 400);
     assert.equal(badParam.json.error, 'query_parse_error');
@@ -265,7 +304,9 @@ describe('_all_docs', () => {
       ],
     });
     const docs = await t.request('GET', '/db/_local_docs?include_docs=true&descending=true&limit=1');
-    assert.deepEqual(docs.json.rows, [{ id: '_local/l2', key: '_local/l2', value: { rev: '0-1' }, doc: { _id: '_local/l2', _rev: '0-1', y: 2 } }]);
+    assert.deepEqual(docs.json.rows, [
+      { id: '_local/l2', key: '_local/l2', value: { rev: '0-1' }, doc: { _id: '_local/l2', _rev: '0-1', y: 2 } },
+    ]);
     const keys = await t.request('POST', '/db/_local_docs', { body: { keys: ['_local/l1', '_local/none'] } });
     assert.deepEqual(keys.json.rows, [
       { id: '_local/l1', key: '_local/l1', value: { rev: '0-1' } },

@@ -35,7 +35,9 @@ describe('bad input', () => {
   }
 
   it('bytes that are not UTF-8 are invalid JSON', async () => {
-    const r = await t.request('PUT', '/db/doc', { body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) });
+    const r = await t.request('PUT', '/db/doc', {
+      body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+    });
     assert.deepEqual([r.status, r.json.reason], [400, 'invalid UTF-8 JSON']);
     await unchanged();
   });
@@ -51,7 +53,11 @@ describe('bad input', () => {
   it('wrong Content-Type on a POST endpoint is 415', async () => {
     for (const path of ['/db', '/db/_bulk_docs', '/db/_all_docs', '/db/_revs_diff', '/db/_bulk_get']) {
       const r = await t.request('POST', path, { body: '{"docs":[]}', headers: { 'content-type': 'text/plain' } });
-      assert.deepEqual([r.status, r.json], [415, { error: 'bad_content_type', reason: 'Content-Type must be application/json' }], path);
+      assert.deepEqual(
+        [r.status, r.json],
+        [415, { error: 'bad_content_type', reason: 'Content-Type must be application/json' }],
+        path,
+      );
     }
     const missing = await fetch(`${t.url}/db/_bulk_docs`, {
       method: 'POST',
@@ -105,7 +111,10 @@ describe('bad input', () => {
 
   it('bad query values are 400s', async () => {
     const bool = await t.request('GET', '/db/_all_docs?descending=maybe');
-    assert.deepEqual([bool.status, bool.json], [400, { error: 'query_parse_error', reason: 'Invalid boolean parameter: "maybe"' }]);
+    assert.deepEqual(
+      [bool.status, bool.json],
+      [400, { error: 'query_parse_error', reason: 'Invalid boolean parameter: "maybe"' }],
+    );
     const int = await t.request('GET', '/db/_all_docs?limit=abc');
     assert.deepEqual([int.status, int.json.reason], [400, 'Invalid value for integer: "abc"']);
     const negative = await t.request('GET', '/db/_all_docs?limit=-1');

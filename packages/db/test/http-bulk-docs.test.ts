@@ -18,7 +18,9 @@ describe('_bulk_docs', () => {
   after(() => t.close());
 
   it('answers 201 with one row per document, in order; a doc without _id gets a uuid', async () => {
-    const r = await t.request('POST', '/db/_bulk_docs', { body: { docs: [{ _id: 'a' }, { _id: 'b', x: 1 }, { y: 2 }] } });
+    const r = await t.request('POST', '/db/_bulk_docs', {
+      body: { docs: [{ _id: 'a' }, { _id: 'b', x: 1 }, { y: 2 }] },
+    });
     assert.equal(r.status, 201);
     assert.equal(r.json.length, 3);
     assert.deepEqual(r.json[0], { ok: true, id: 'a', rev: EMPTY_REV });
@@ -58,7 +60,9 @@ describe('_bulk_docs', () => {
 
   it('deletes with _deleted:true, and re-creates a deleted doc without rev', async () => {
     const rev = (await t.request('GET', '/db/n1')).json._rev;
-    const del = await t.request('POST', '/db/_bulk_docs', { body: { docs: [{ _id: 'n1', _rev: rev, _deleted: true }] } });
+    const del = await t.request('POST', '/db/_bulk_docs', {
+      body: { docs: [{ _id: 'n1', _rev: rev, _deleted: true }] },
+    });
     assert.equal(del.status, 201);
     assert.match(del.json[0].rev, /^2-/);
     assert.equal((await t.request('GET', '/db/n1')).json.reason, 'deleted');
@@ -70,14 +74,20 @@ describe('_bulk_docs', () => {
   it('one invalid document fails the whole request with 400 and writes nothing', async () => {
     const before = await updateSeq();
     const cases: [unknown, number, { error: string; reason: string }][] = [
-      [{ _id: '_bad' }, 400, { error: 'illegal_docid', reason: 'Only reserved document ids may start with underscore.' }],
+      [
+        { _id: '_bad' },
+        400,
+        { error: 'illegal_docid', reason: 'Only reserved document ids may start with underscore.' },
+      ],
       [{ _id: 'x1', _rev: 'bogus' }, 400, { error: 'bad_request', reason: 'Invalid rev format' }],
       ['not an object', 400, { error: 'bad_request', reason: 'Document must be a JSON object' }],
       [{ _id: 5 }, 400, { error: 'illegal_docid', reason: 'Document id must be a string' }],
       [{ _id: 'x2', _foo: 1 }, 400, { error: 'doc_validation', reason: 'Bad special document member: _foo' }],
     ];
     for (const [bad, status, body] of cases) {
-      const r = await t.request('POST', '/db/_bulk_docs', { body: { docs: [{ _id: 'never1' }, bad, { _id: 'never2' }] } });
+      const r = await t.request('POST', '/db/_bulk_docs', {
+        body: { docs: [{ _id: 'never1' }, bad, { _id: 'never2' }] },
+      });
       assert.deepEqual([r.status, r.json], [status, body], JSON.stringify(bad));
     }
     assert.equal(await updateSeq(), before);
@@ -120,11 +130,16 @@ describe('_bulk_docs', () => {
 
   it('new_edits:false with _revisions, then a stub ancestor filled in without changing the leaves', async () => {
     const r = await t.request('POST', '/db/_bulk_docs', {
-      body: { new_edits: false, docs: [{ _id: 'hist', _rev: '3-c', _revisions: { start: 3, ids: ['c', 'b', 'a'] }, v: 3 }] },
+      body: {
+        new_edits: false,
+        docs: [{ _id: 'hist', _rev: '3-c', _revisions: { start: 3, ids: ['c', 'b', 'a'] }, v: 3 }],
+      },
     });
     assert.deepEqual([r.status, r.json], [201, []]);
     assert.equal((await t.request('GET', '/db/hist?rev=2-b')).status, 404);
-    const fill = await t.request('POST', '/db/_bulk_docs', { body: { new_edits: false, docs: [{ _id: 'hist', _rev: '2-b', v: 2 }] } });
+    const fill = await t.request('POST', '/db/_bulk_docs', {
+      body: { new_edits: false, docs: [{ _id: 'hist', _rev: '2-b', v: 2 }] },
+    });
     assert.deepEqual([fill.status, fill.json], [201, []]);
     const old = await t.request('GET', '/db/hist?rev=2-b');
     assert.equal(old.status, 200);
@@ -148,31 +163,56 @@ describe('_bulk_docs', () => {
     const withDocs = await t.request('POST', '/db/_bulk_docs', { body: { new_edits: 'abc', docs: [{ _id: 'ne' }] } });
     assert.equal(withDocs.status, 500);
     const empty = await t.request('POST', '/db/_bulk_docs', { body: { new_edits: 'abc', docs: [] } });
-    assert.deepEqual([empty.status, empty.json], [400, { error: 'bad_request', reason: '`new_edits` parameter must be a boolean.' }]);
+    assert.deepEqual(
+      [empty.status, empty.json],
+      [400, { error: 'bad_request', reason: '`new_edits` parameter must be a boolean.' }],
+    );
     assert.equal((await t.request('GET', '/db/ne')).status, 404);
   });
 
   it('all_or_nothing:true is 417 with a not_implemented row per document, nothing written', async () => {
     const before = await updateSeq();
-    const r = await t.request('POST', '/db/_bulk_docs', { body: { all_or_nothing: true, docs: [{ _id: 'aon1' }, { _id: 'aon2', v: 1 }] } });
+    const r = await t.request('POST', '/db/_bulk_docs', {
+      body: { all_or_nothing: true, docs: [{ _id: 'aon1' }, { _id: 'aon2', v: 1 }] },
+    });
     assert.equal(r.status, 417);
-    const row = (id: string) => ({ id, rev: '0-', error: 'not_implemented', reason: 'all_or_nothing is not supported' });
+    const row = (id: string) => ({
+      id,
+      rev: '0-',
+      error: 'not_implemented',
+      reason: 'all_or_nothing is not supported',
+    });
     assert.deepEqual(r.json, [row('aon1'), row('aon2')]);
     assert.equal(await updateSeq(), before);
   });
 
   it('bad requests: missing docs, docs not a list, not an object, bad JSON, wrong Content-Type', async () => {
     const missing = await t.request('POST', '/db/_bulk_docs', { body: {} });
-    assert.deepEqual([missing.status, missing.json], [400, { error: 'bad_request', reason: 'POST body must include `docs` parameter.' }]);
+    assert.deepEqual(
+      [missing.status, missing.json],
+      [400, { error: 'bad_request', reason: 'POST body must include `docs` parameter.' }],
+    );
     const notList = await t.request('POST', '/db/_bulk_docs', { body: { docs: 5 } });
-    assert.deepEqual([notList.status, notList.json], [400, { error: 'bad_request', reason: '`docs` parameter must be an array.' }]);
+    assert.deepEqual(
+      [notList.status, notList.json],
+      [400, { error: 'bad_request', reason: '`docs` parameter must be an array.' }],
+    );
     const array = await t.request('POST', '/db/_bulk_docs', { body: '[]' });
-    assert.deepEqual([array.status, array.json], [400, { error: 'bad_request', reason: 'Request body must be a JSON object' }]);
+    assert.deepEqual(
+      [array.status, array.json],
+      [400, { error: 'bad_request', reason: 'Request body must be a JSON object' }],
+    );
     const junk = await t.request('POST', '/db/_bulk_docs', { body: '{"docs":[' });
     assert.deepEqual([junk.status, junk.json], [400, { error: 'bad_request', reason: 'invalid UTF-8 JSON' }]);
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
-      const r = await t.request('POST', '/db/_bulk_docs', { body: '{"docs":[{"_id":"typed"}]}', headers: { 'content-type': type } });
-      assert.deepEqual([r.status, r.json], [415, { error: 'bad_content_type', reason: 'Content-Type must be application/json' }]);
+      const r = await t.request('POST', '/db/_bulk_docs', {
+        body: '{"docs":[{"_id":"typed"}]}',
+        headers: { 'content-type': type },
+      });
+      assert.deepEqual(
+        [r.status, r.json],
+        [415, { error: 'bad_content_type', reason: 'Content-Type must be application/json' }],
+      );
     }
     const charset = await t.request('POST', '/db/_bulk_docs', {
       body: '{"docs":[{"_id":"typed"}]}',
@@ -184,7 +224,13 @@ describe('_bulk_docs', () => {
   it('_local docs in a batch get 0-1 (and no update_seq); _design docs are normal', async () => {
     const before = await updateSeq();
     const r = await t.request('POST', '/db/_bulk_docs', {
-      body: { docs: [{ _id: '_local/l1', a: 1 }, { _id: '_design/d1', views: {} }, { _id: '_local/l1', a: 2 }] },
+      body: {
+        docs: [
+          { _id: '_local/l1', a: 1 },
+          { _id: '_design/d1', views: {} },
+          { _id: '_local/l1', a: 2 },
+        ],
+      },
     });
     assert.equal(r.status, 201);
     assert.deepEqual(r.json[0], { ok: true, id: '_local/l1', rev: '0-1' });
@@ -200,10 +246,16 @@ describe('_bulk_docs', () => {
   });
 
   it('an invalid design document is an error row (CouchDB validates it per document); the rest is written', async () => {
-    const r = await t.request('POST', '/db/_bulk_docs', { body: { docs: [{ _id: 'dd-ok' }, { _id: '_design/bad', views: 5 }] } });
+    const r = await t.request('POST', '/db/_bulk_docs', {
+      body: { docs: [{ _id: 'dd-ok' }, { _id: '_design/bad', views: 5 }] },
+    });
     assert.equal(r.status, 201);
     assert.deepEqual(r.json[0], { ok: true, id: 'dd-ok', rev: EMPTY_REV });
-    assert.deepEqual(r.json[1], { id: '_design/bad', error: 'invalid_design_doc', reason: '`views` field must have object type' });
+    assert.deepEqual(r.json[1], {
+      id: '_design/bad',
+      error: 'invalid_design_doc',
+      reason: '`views` field must have object type',
+    });
     assert.equal((await t.request('GET', '/db/_design/bad')).status, 404);
   });
 });

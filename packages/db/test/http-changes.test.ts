@@ -51,7 +51,10 @@ describe('_changes', () => {
 
   it('since is an integer (1.x form, also N-opaque) or now; anything else is a 400', async () => {
     const since4 = await t.request('GET', '/db/_changes?since=4');
-    assert.deepEqual(seqIds(since4.json), [[5, 'b'], [6, '_design/x']]);
+    assert.deepEqual(seqIds(since4.json), [
+      [5, 'b'],
+      [6, '_design/x'],
+    ]);
     const opaque = await t.request('GET', '/db/_changes?since=5-g1AAAA');
     assert.deepEqual(seqIds(opaque.json), [[6, '_design/x']]);
     const now = await t.request('GET', '/db/_changes?since=now');
@@ -68,7 +71,10 @@ describe('_changes', () => {
 
   it('limit cuts the feed: last_seq is the last row, pending counts the rest; limit=0 has no rows', async () => {
     const r = await t.request('GET', '/db/_changes?limit=2');
-    assert.deepEqual(seqIds(r.json), [[3, 'c'], [4, 'a']]);
+    assert.deepEqual(seqIds(r.json), [
+      [3, 'c'],
+      [4, 'a'],
+    ]);
     assert.deepEqual([r.json.last_seq, r.json.pending], [4, 2]);
     const exact = await t.request('GET', '/db/_changes?limit=4');
     assert.deepEqual([exact.json.results.length, exact.json.last_seq, exact.json.pending], [4, 6, 0]);
@@ -80,14 +86,22 @@ describe('_changes', () => {
 
   it('descending lists newest first (and ignores since=now)', async () => {
     const r = await t.request('GET', '/db/_changes?descending=true');
-    assert.deepEqual(seqIds(r.json), [[6, '_design/x'], [5, 'b'], [4, 'a'], [3, 'c']]);
+    assert.deepEqual(seqIds(r.json), [
+      [6, '_design/x'],
+      [5, 'b'],
+      [4, 'a'],
+      [3, 'c'],
+    ]);
     const now = await t.request('GET', '/db/_changes?descending=true&since=now&limit=1');
     assert.deepEqual(seqIds(now.json), [[6, '_design/x']]);
   });
 
   it('filter=_doc_ids: GET JSON param, POST body; missing doc_ids is a 400; POST doc_ids alone is ignored', async () => {
     const get = await t.request('GET', `/db/_changes?filter=_doc_ids&doc_ids=${q(['b', 'c', 'none'])}`);
-    assert.deepEqual(seqIds(get.json), [[3, 'c'], [5, 'b']]);
+    assert.deepEqual(seqIds(get.json), [
+      [3, 'c'],
+      [5, 'b'],
+    ]);
     const post = await t.request('POST', '/db/_changes?filter=_doc_ids', { body: { doc_ids: ['a'] } });
     assert.deepEqual(seqIds(post.json), [[4, 'a']]);
     const reason = '`doc_ids` filter parameter is not a list of doc ids.';
@@ -149,7 +163,10 @@ describe('_changes', () => {
     const feed = await t.request('GET', '/db/_changes?feed=bogus');
     assert.deepEqual(
       [feed.status, feed.json],
-      [400, { error: 'bad_request', reason: 'Supported `feed` types: normal, continuous, live, longpoll, eventsource' }],
+      [
+        400,
+        { error: 'bad_request', reason: 'Supported `feed` types: normal, continuous, live, longpoll, eventsource' },
+      ],
     );
     const heartbeat = await t.request('GET', '/db/_changes?feed=continuous&heartbeat=abc');
     assert.deepEqual(
@@ -157,7 +174,10 @@ describe('_changes', () => {
       [400, 'Invalid heartbeat value. Expecting a positive integer value (in milliseconds).'],
     );
     const negative = await t.request('GET', '/db/_changes?feed=continuous&heartbeat=-5');
-    assert.deepEqual([negative.status, negative.json.reason], [400, 'The heartbeat value should be a positive integer (in milliseconds).']);
+    assert.deepEqual(
+      [negative.status, negative.json.reason],
+      [400, 'The heartbeat value should be a positive integer (in milliseconds).'],
+    );
     for (const query of ['limit=abc', 'timeout=abc', 'style=bogus']) {
       const r = await t.request('GET', `/db/_changes?${query}`);
       assert.equal(r.status, 500, query);
@@ -169,7 +189,10 @@ describe('_changes', () => {
     const started = Date.now();
     const r = await t.request('GET', '/db/_changes?feed=longpoll&since=5&timeout=10000');
     assert.ok(Date.now() - started < 5000);
-    assert.deepEqual(seqIds(r.json), [[6, '_design/x'], [7, 'cf']]);
+    assert.deepEqual(seqIds(r.json), [
+      [6, '_design/x'],
+      [7, 'cf'],
+    ]);
     assert.deepEqual([r.json.last_seq, r.json.pending], [7, 0]);
     assert.equal(r.headers.get('etag'), null);
   });
@@ -187,11 +210,18 @@ describe('_changes', () => {
     const put = await t.request('PUT', '/db/lp', { body: {} });
     const r = await pending;
     assert.ok(Date.now() - started < 5000);
-    assert.deepEqual(r.json, { results: [{ seq: 8, id: 'lp', changes: [{ rev: put.json.rev }] }], last_seq: 8, pending: 0 });
+    assert.deepEqual(r.json, {
+      results: [{ seq: 8, id: 'lp', changes: [{ rev: put.json.rev }] }],
+      last_seq: 8,
+      pending: 0,
+    });
   });
 
   it('longpoll with a filter waits for a matching change', async () => {
-    const pending = t.request('GET', `/db/_changes?feed=longpoll&since=now&timeout=10000&filter=_doc_ids&doc_ids=${q(['wanted'])}`);
+    const pending = t.request(
+      'GET',
+      `/db/_changes?feed=longpoll&since=now&timeout=10000&filter=_doc_ids&doc_ids=${q(['wanted'])}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     await t.request('PUT', '/db/unwanted', { body: {} });
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -208,7 +238,11 @@ describe('_changes', () => {
     const parsed = lines.map((line) => JSON.parse(line));
     assert.deepEqual(
       parsed.slice(0, -1).map((row: { seq: number; id: string }) => [row.seq, row.id]),
-      [[8, 'lp'], [9, 'unwanted'], [10, 'wanted']],
+      [
+        [8, 'lp'],
+        [9, 'unwanted'],
+        [10, 'wanted'],
+      ],
     );
     assert.deepEqual(parsed[parsed.length - 1], { last_seq: 10, pending: 0 });
   });
@@ -218,15 +252,27 @@ describe('_changes', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     await t.request('PUT', '/db/live1', { body: {} });
     const r = await pending;
-    const parsed = r.text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
-    assert.deepEqual(parsed.map((row) => row.id ?? 'end'), ['live1', 'end']);
+    const parsed = r.text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      parsed.map((row) => row.id ?? 'end'),
+      ['live1', 'end'],
+    );
     assert.deepEqual(parsed[1], { last_seq: 11, pending: 0 });
   });
 
   it('continuous with a limit stops after that many rows; feed=live is continuous', async () => {
     const r = await t.request('GET', '/db/_changes?feed=live&limit=2&timeout=5000');
-    const parsed = r.text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
-    assert.deepEqual(parsed.slice(0, 2).map((row) => row.seq), [3, 4]);
+    const parsed = r.text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      parsed.slice(0, 2).map((row) => row.seq),
+      [3, 4],
+    );
     assert.equal(parsed[2].last_seq, 4);
     assert.ok(parsed[2].pending > 0);
   });
@@ -250,7 +296,10 @@ describe('_changes', () => {
     assert.equal(r.status, 200);
     assert.match(r.text, /^\{"results":\[\n\n+/);
     const body = JSON.parse(r.text);
-    assert.deepEqual(body.results.map((row: { id: string }) => row.id), ['hb']);
+    assert.deepEqual(
+      body.results.map((row: { id: string }) => row.id),
+      ['hb'],
+    );
     assert.equal(body.results[0].changes[0].rev, put.json.rev);
     assert.deepEqual([body.last_seq, body.pending], [body.results[0].seq, 0]);
   });
@@ -272,7 +321,9 @@ describe('_changes', () => {
     const [data, id] = events[0].split('\n');
     assert.equal(id, 'id: 9');
     assert.equal(JSON.parse(data.slice('data: '.length)).id, 'unwanted');
-    const resumed = await t.request('GET', '/db/_changes?feed=eventsource&limit=1&timeout=5000', { headers: { 'last-event-id': '9' } });
+    const resumed = await t.request('GET', '/db/_changes?feed=eventsource&limit=1&timeout=5000', {
+      headers: { 'last-event-id': '9' },
+    });
     assert.match(resumed.text, /^data: \{"seq":10,"id":"wanted"/);
   });
 

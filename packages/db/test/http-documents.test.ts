@@ -58,14 +58,20 @@ describe('documents', () => {
     assert.equal(stale.status, 409);
     const viaQuery = await t.request('PUT', `/db/u?rev=${two.json.rev}`, { body: { n: 3 } });
     assert.equal(viaQuery.status, 201);
-    const viaIfMatch = await t.request('PUT', '/db/u', { body: { n: 4 }, headers: { 'if-match': `"${viaQuery.json.rev}"` } });
+    const viaIfMatch = await t.request('PUT', '/db/u', {
+      body: { n: 4 },
+      headers: { 'if-match': `"${viaQuery.json.rev}"` },
+    });
     assert.equal(viaIfMatch.status, 201);
   });
 
   it('rev sources that disagree, and malformed revs, are 400s', async () => {
     const one = await t.request('PUT', '/db/r', { body: {} });
     const mismatch = await t.request('PUT', '/db/r?rev=1-abc', { body: { _rev: one.json.rev } });
-    assert.deepEqual([mismatch.status, mismatch.json.reason], [400, 'Document rev from request body and query string have different values']);
+    assert.deepEqual(
+      [mismatch.status, mismatch.json.reason],
+      [400, 'Document rev from request body and query string have different values'],
+    );
     const etag = await t.request('PUT', '/db/r', { body: { _rev: one.json.rev }, headers: { 'if-match': '"1-abc"' } });
     assert.deepEqual([etag.status, etag.json.reason], [400, 'Document rev and etag have different values']);
     const bad = await t.request('PUT', '/db/r', { body: { _rev: 'nonsense' } });
@@ -124,10 +130,10 @@ describe('documents', () => {
 
   it('id rules on write; reads never validate', async () => {
     const underscore = await t.request('PUT', '/db/_foo', { body: {} });
-    assert.deepEqual([underscore.status, underscore.json], [
-      400,
-      { error: 'illegal_docid', reason: 'Only reserved document ids may start with underscore.' },
-    ]);
+    assert.deepEqual(
+      [underscore.status, underscore.json],
+      [400, { error: 'illegal_docid', reason: 'Only reserved document ids may start with underscore.' }],
+    );
     assert.deepEqual((await t.request('GET', '/db/_foo')).json, { error: 'not_found', reason: 'missing' });
     const nonString = await t.request('POST', '/db', { body: { _id: 5 } });
     assert.deepEqual([nonString.status, nonString.json.reason], [400, 'Document id must be a string']);
@@ -152,7 +158,10 @@ describe('documents', () => {
 
   it('special members: unknown _x is doc_validation, _conflicts etc. are dropped', async () => {
     const bad = await t.request('PUT', '/db/special', { body: { _x: 1 } });
-    assert.deepEqual([bad.status, bad.json], [400, { error: 'doc_validation', reason: 'Bad special document member: _x' }]);
+    assert.deepEqual(
+      [bad.status, bad.json],
+      [400, { error: 'doc_validation', reason: 'Bad special document member: _x' }],
+    );
     const badDeleted = await t.request('PUT', '/db/special', { body: { _deleted: 'yes' } });
     assert.equal(badDeleted.status, 400);
     const ok = await t.request('PUT', '/db/special', { body: { _conflicts: [], _local_seq: 3, nested: { _x: 1 } } });
@@ -162,7 +171,9 @@ describe('documents', () => {
   });
 
   it('design documents are stored like documents, validated on write, and %2F redirects', async () => {
-    const r = await t.request('PUT', '/db/_design/app', { body: { views: { v: { map: 'function(doc){emit(doc._id)}' } } } });
+    const r = await t.request('PUT', '/db/_design/app', {
+      body: { views: { v: { map: 'function(doc){emit(doc._id)}' } } },
+    });
     assert.equal(r.status, 201);
     assert.equal(r.json.id, '_design/app');
     assert.equal(r.headers.get('location'), `${t.url}/db/_design%2Fapp`);
@@ -172,12 +183,14 @@ describe('documents', () => {
     assert.equal(redirect.headers.get('location'), '/db/_design/app');
     const badMap = await t.request('PUT', '/db/_design/bad', { body: { views: { v: { map: 1 } } } });
     assert.deepEqual([badMap.status, badMap.json.error], [400, 'invalid_design_doc']);
-    const badReduce = await t.request('PUT', '/db/_design/bad', { body: { views: { v: { map: 'x', reduce: '_nope' } } } });
+    const badReduce = await t.request('PUT', '/db/_design/bad', {
+      body: { views: { v: { map: 'x', reduce: '_nope' } } },
+    });
     assert.deepEqual([badReduce.status, badReduce.json.reason], [400, '`_nope` is not a supported reduce function.']);
   });
 
   it('conflicts: new_edits=false writes branches; the winner follows the rule; ?conflicts lists losers', async () => {
-    await t.request('PUT', '/db/c', { body: { _rev: '1-aaa', v: 'a' } , headers: {} }).catch(() => {});
+    await t.request('PUT', '/db/c', { body: { _rev: '1-aaa', v: 'a' }, headers: {} }).catch(() => {});
     const a = await t.request('PUT', '/db/c?new_edits=false', { body: { _rev: '1-aaa', v: 'a' } });
     assert.equal(a.status, 201);
     const b = await t.request('PUT', '/db/c?new_edits=false', { body: { _rev: '1-bbb', v: 'b' } });
@@ -187,7 +200,10 @@ describe('documents', () => {
     assert.deepEqual(r.json._conflicts, ['1-aaa']);
     assert.equal(r.headers.get('etag'), null);
     const all = await t.request('GET', '/db/c?open_revs=all');
-    assert.deepEqual(all.json.map((x: any) => x.ok._rev), ['1-aaa', '1-bbb']);
+    assert.deepEqual(
+      all.json.map((x: any) => x.ok._rev),
+      ['1-aaa', '1-bbb'],
+    );
     const some = await t.request('GET', `/db/c?open_revs=${encodeURIComponent('["1-aaa","1-zzz"]')}`);
     assert.deepEqual(some.json, [{ ok: { _id: 'c', _rev: '1-aaa', v: 'a' } }, { missing: '1-zzz' }]);
   });
@@ -202,8 +218,12 @@ describe('documents', () => {
   });
 
   it('a live leaf beats a deleted one of higher generation; _deleted_conflicts lists it', async () => {
-    await t.request('PUT', '/db/dl?new_edits=false', { body: { _revisions: { start: 3, ids: ['ccc', 'bbb', 'aaa'] }, _deleted: true } });
-    await t.request('PUT', '/db/dl?new_edits=false', { body: { _revisions: { start: 2, ids: ['ddd', 'aaa'] }, live: true } });
+    await t.request('PUT', '/db/dl?new_edits=false', {
+      body: { _revisions: { start: 3, ids: ['ccc', 'bbb', 'aaa'] }, _deleted: true },
+    });
+    await t.request('PUT', '/db/dl?new_edits=false', {
+      body: { _revisions: { start: 2, ids: ['ddd', 'aaa'] }, live: true },
+    });
     const r = await t.request('GET', '/db/dl?deleted_conflicts=true');
     assert.equal(r.json._rev, '2-ddd');
     assert.deepEqual(r.json._deleted_conflicts, ['3-ccc']);
@@ -244,7 +264,9 @@ describe('documents', () => {
     const att = await t.request('GET', '/db/withatt/file.txt');
     assert.equal(att.status, 501);
     assert.equal(att.json.error, 'not_implemented');
-    const inline = await t.request('PUT', '/db/inline', { body: { _attachments: { 'a.txt': { content_type: 'text/plain', data: 'aGk=' } } } });
+    const inline = await t.request('PUT', '/db/inline', {
+      body: { _attachments: { 'a.txt': { content_type: 'text/plain', data: 'aGk=' } } },
+    });
     assert.equal(inline.status, 501);
     const form = await t.request('POST', '/db/withatt', { body: {} });
     assert.deepEqual([form.status, form.json.reason], [400, 'Referer header required.']);
@@ -276,7 +298,11 @@ describe('_local documents', () => {
     assert.deepEqual((await t.request('GET', '/db/_changes')).json.results, []);
     assert.equal((await t.request('GET', '/db')).json.update_seq, 0);
     const listed = await t.request('GET', '/db/_local_docs');
-    assert.deepEqual(listed.json, { total_rows: null, offset: null, rows: [{ id: '_local/check', key: '_local/check', value: { rev: '0-78' } }] });
+    assert.deepEqual(listed.json, {
+      total_rows: null,
+      offset: null,
+      rows: [{ id: '_local/check', key: '_local/check', value: { rev: '0-78' } }],
+    });
     const del = await t.request('DELETE', '/db/_local/check');
     assert.deepEqual(del.json, { ok: true, id: '_local/check', rev: '0-0' });
     assert.equal((await t.request('GET', '/db/_local/check')).status, 404);

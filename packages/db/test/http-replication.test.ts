@@ -56,16 +56,24 @@ describe('replication endpoints', () => {
       assert.deepEqual([bad.status, bad.json], [400, { error: 'bad_request', reason: 'Invalid rev format' }]);
       const notList = await t.request('POST', '/db/_revs_diff', { body: { a: '3-new' } });
       assert.equal(notList.status, 500);
-      const typed = await t.request('POST', '/db/_revs_diff', { body: '{}', headers: { 'content-type': 'text/plain' } });
+      const typed = await t.request('POST', '/db/_revs_diff', {
+        body: '{}',
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(typed.status, 415);
       const array = await t.request('POST', '/db/_revs_diff', { body: '[]' });
-      assert.deepEqual([array.status, array.json], [400, { error: 'bad_request', reason: 'Request body must be a JSON object' }]);
+      assert.deepEqual(
+        [array.status, array.json],
+        [400, { error: 'bad_request', reason: 'Request body must be a JSON object' }],
+      );
     });
   });
 
   describe('_missing_revs', () => {
     it('answers {missing_revs: {id: [revs]}} for docs with missing revs', async () => {
-      const r = await t.request('POST', '/db/_missing_revs', { body: { a: ['2-y', '3-new'], nodoc: ['1-abc'], cf: ['2-ccc'] } });
+      const r = await t.request('POST', '/db/_missing_revs', {
+        body: { a: ['2-y', '3-new'], nodoc: ['1-abc'], cf: ['2-ccc'] },
+      });
       assert.equal(r.status, 200);
       assert.deepEqual(r.json, { missing_revs: { a: ['3-new'], nodoc: ['1-abc'] } });
       const none = await t.request('POST', '/db/_missing_revs', { body: { a: ['2-y'] } });
@@ -118,20 +126,30 @@ describe('replication endpoints', () => {
         { id: '_bad' },
       ]);
       assert.equal(r.status, 200);
-      const error = (id: unknown, rev: unknown, name: string, reason: string) => ({ error: { id, rev, error: name, reason } });
+      const error = (id: unknown, rev: unknown, name: string, reason: string) => ({
+        error: { id, rev, error: name, reason },
+      });
       assert.deepEqual(r.json.results, [
         { id: 'nope', docs: [error('nope', 'undefined', 'not_found', 'missing')] },
         { id: 'nope', docs: [error('nope', '1-abc', 'not_found', 'missing')] },
         { id: 'a', docs: [error('a', '9-zzz', 'not_found', 'missing')] },
         { id: null, docs: [error(null, null, 'bad_request', 'document id missed')] },
         { id: 'a', docs: [error('a', 'bogus', 'bad_request', 'Invalid rev format')] },
-        { id: '_bad', docs: [error('_bad', null, 'illegal_docid', 'Only reserved document ids may start with underscore.')] },
+        {
+          id: '_bad',
+          docs: [error('_bad', null, 'illegal_docid', 'Only reserved document ids may start with underscore.')],
+        },
       ]);
     });
 
     it('revs=true adds _revisions', async () => {
       const r = await bulkGet([{ id: 'a', rev: '2-y' }], '?revs=true');
-      assert.deepEqual(r.json.results[0].docs[0].ok, { _id: 'a', _rev: '2-y', v: 'y', _revisions: { start: 2, ids: ['y', 'x'] } });
+      assert.deepEqual(r.json.results[0].docs[0].ok, {
+        _id: 'a',
+        _rev: '2-y',
+        v: 'y',
+        _revisions: { start: 2, ids: ['y', 'x'] },
+      });
     });
 
     it('keeps the order of the request, one result per entry', async () => {
@@ -144,10 +162,16 @@ describe('replication endpoints', () => {
 
     it('bad requests: docs missing → 400, docs not a list → 500, wrong Content-Type → 415', async () => {
       const missing = await t.request('POST', '/db/_bulk_get', { body: {} });
-      assert.deepEqual([missing.status, missing.json], [400, { error: 'bad_request', reason: "Missing JSON list of 'docs'." }]);
+      assert.deepEqual(
+        [missing.status, missing.json],
+        [400, { error: 'bad_request', reason: "Missing JSON list of 'docs'." }],
+      );
       const notList = await t.request('POST', '/db/_bulk_get', { body: { docs: 5 } });
       assert.equal(notList.status, 500);
-      const typed = await t.request('POST', '/db/_bulk_get', { body: '{"docs":[]}', headers: { 'content-type': 'text/plain' } });
+      const typed = await t.request('POST', '/db/_bulk_get', {
+        body: '{"docs":[]}',
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(typed.status, 415);
       const empty = await t.request('POST', '/db/_bulk_get', { body: { docs: [] } });
       assert.deepEqual([empty.status, empty.json], [200, { results: [] }]);
@@ -157,17 +181,27 @@ describe('replication endpoints', () => {
   describe('a replication round trip', () => {
     it('revs_diff, bulk_get with revs, then bulk_docs new_edits:false into a second db reproduces the doc', async () => {
       await t.request('PUT', '/target');
-      const diff = await t.request('POST', '/target/_revs_diff', { body: { a: ['2-y'], cf: ['1-aaa', '2-ccc', '1-ddd'] } });
+      const diff = await t.request('POST', '/target/_revs_diff', {
+        body: { a: ['2-y'], cf: ['1-aaa', '2-ccc', '1-ddd'] },
+      });
       assert.deepEqual(diff.json, { a: { missing: ['2-y'] }, cf: { missing: ['1-aaa', '2-ccc', '1-ddd'] } });
       const docs = [{ id: 'a', rev: '2-y' }, ...['1-aaa', '2-ccc', '1-ddd'].map((rev) => ({ id: 'cf', rev }))];
       const got = await t.request('POST', '/db/_bulk_get?revs=true', { body: { docs } });
-      const bodies = got.json.results.flatMap((result: { docs: { ok: unknown }[] }) => result.docs.map((entry) => entry.ok));
+      const bodies = got.json.results.flatMap((result: { docs: { ok: unknown }[] }) =>
+        result.docs.map((entry) => entry.ok),
+      );
       const put = await t.request('POST', '/target/_bulk_docs', { body: { new_edits: false, docs: bodies } });
       assert.deepEqual([put.status, put.json], [201, []]);
-      const again = await t.request('POST', '/target/_revs_diff', { body: { a: ['2-y'], cf: ['1-aaa', '2-ccc', '1-ddd'] } });
+      const again = await t.request('POST', '/target/_revs_diff', {
+        body: { a: ['2-y'], cf: ['1-aaa', '2-ccc', '1-ddd'] },
+      });
       assert.deepEqual(again.json, {});
-      const source = await t.request('GET', '/db/cf?open_revs=all&revs=true', { headers: { accept: 'application/json' } });
-      const target = await t.request('GET', '/target/cf?open_revs=all&revs=true', { headers: { accept: 'application/json' } });
+      const source = await t.request('GET', '/db/cf?open_revs=all&revs=true', {
+        headers: { accept: 'application/json' },
+      });
+      const target = await t.request('GET', '/target/cf?open_revs=all&revs=true', {
+        headers: { accept: 'application/json' },
+      });
       assert.deepEqual(target.json, source.json);
       const sourceA = await t.request('GET', '/db/a?revs=true');
       const targetA = await t.request('GET', '/target/a?revs=true');

@@ -7,7 +7,14 @@ import routes from '../src/http/routes.js';
 describe('the API route table', () => {
   it('lists every endpoint family with its handler', () => {
     const table = formatRoutes(routes);
-    for (const endpoint of ['server#welcome', 'documents#show', 'bulk#docs', 'changes#index', 'views#show', 'views#info']) {
+    for (const endpoint of [
+      'server#welcome',
+      'documents#show',
+      'bulk#docs',
+      'changes#index',
+      'views#show',
+      'views#info',
+    ]) {
       assert.ok(table.includes(endpoint), endpoint);
     }
   });

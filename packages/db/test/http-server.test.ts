@@ -67,7 +67,10 @@ describe('authentication', () => {
 
   it('databases are admin-only by default', async () => {
     const r = await t.request('GET', '/db', { auth: false });
-    assert.deepEqual([r.status, r.json], [401, { error: 'unauthorized', reason: 'You are not authorized to access this db.' }]);
+    assert.deepEqual(
+      [r.status, r.json],
+      [401, { error: 'unauthorized', reason: 'You are not authorized to access this db.' }],
+    );
     const create = await t.request('PUT', '/other', { auth: false });
     assert.deepEqual([create.status, create.json.reason], [401, 'You are not a server admin.']);
   });

@@ -12,7 +12,7 @@ const DDOC = {
     },
     count_by_author: { map: 'function(doc){ if (doc.author) emit(doc.author, 1); }', reduce: '_sum' },
     by_title: { map: 'function(doc){ if (doc.title) emit(doc.title, null); }' },
-    linked: { map: "function(doc){ if (doc.parent) emit(doc._id, { _id: doc.parent }); }" },
+    linked: { map: 'function(doc){ if (doc.parent) emit(doc._id, { _id: doc.parent }); }' },
     tags: { map: 'function(doc){ (doc.tags || []).forEach(function(t){ emit(t, doc._id); }); }', reduce: '_count' },
   },
 };
@@ -41,26 +41,44 @@ describe('views over HTTP', () => {
     assert.equal(r.status, 200);
     assert.equal(r.json.total_rows, 5);
     assert.equal(r.json.offset, 0);
-    assert.deepEqual(r.json.rows.map((row: any) => row.key), ['a', 'A', 'aa', 'b', 'B']);
+    assert.deepEqual(
+      r.json.rows.map((row: any) => row.key),
+      ['a', 'A', 'aa', 'b', 'B'],
+    );
     assert.deepEqual(r.json.rows[0], { id: 'p3', key: 'a', value: null });
   });
 
   it('reduce=false, ranges, descending, skip, limit, inclusive_end', async () => {
     const r = await view('by_author_date', '?reduce=false&startkey=["alice"]&endkey=["alice",{}]');
-    assert.deepEqual(r.json.rows.map((row: any) => row.id), ['p2', 'p3']);
+    assert.deepEqual(
+      r.json.rows.map((row: any) => row.id),
+      ['p2', 'p3'],
+    );
     assert.equal(r.json.offset, 0);
     const d = await view('by_title', '?descending=true&limit=2&skip=1');
-    assert.deepEqual(d.json.rows.map((row: any) => row.key), ['b', 'aa']);
+    assert.deepEqual(
+      d.json.rows.map((row: any) => row.key),
+      ['b', 'aa'],
+    );
     assert.equal(d.json.offset, 1);
     const excl = await view('by_title', '?endkey="aa"&inclusive_end=false');
-    assert.deepEqual(excl.json.rows.map((row: any) => row.key), ['a', 'A']);
+    assert.deepEqual(
+      excl.json.rows.map((row: any) => row.key),
+      ['a', 'A'],
+    );
     const key = await view('by_title', '?key="A"');
-    assert.deepEqual(key.json.rows.map((row: any) => row.id), ['p2']);
+    assert.deepEqual(
+      key.json.rows.map((row: any) => row.id),
+      ['p2'],
+    );
   });
 
   it('keys via POST keep the order of the keys', async () => {
     const r = await t.request('POST', '/db/_design/app/_view/by_title', { body: { keys: ['b', 'a', 'zzz'] } });
-    assert.deepEqual(r.json.rows.map((row: any) => row.key), ['b', 'a']);
+    assert.deepEqual(
+      r.json.rows.map((row: any) => row.key),
+      ['b', 'a'],
+    );
   });
 
   it('reduce: no grouping, group=true, group_level', async () => {
@@ -91,10 +109,13 @@ describe('views over HTTP', () => {
     const r = await view('by_title', '?include_docs=true&key="b"');
     assert.equal(r.json.rows[0].doc._id, 'p1');
     const linked = await view('linked', '?include_docs=true');
-    assert.deepEqual(linked.json.rows.map((row: any) => [row.id, row.doc?._id ?? null]), [
-      ['c1', 'p1'],
-      ['c2', null],
-    ]);
+    assert.deepEqual(
+      linked.json.rows.map((row: any) => [row.id, row.doc?._id ?? null]),
+      [
+        ['c1', 'p1'],
+        ['c2', null],
+      ],
+    );
   });
 
   it('updates incrementally: new, changed and deleted docs', async () => {
@@ -154,14 +175,25 @@ describe('views over HTTP', () => {
   });
 
   it('errors: missing ddoc, deleted ddoc, missing view, map-only reduce, other methods', async () => {
-    assert.deepEqual((await t.request('GET', '/db/_design/nope/_view/x')).json, { error: 'not_found', reason: 'missing' });
+    assert.deepEqual((await t.request('GET', '/db/_design/nope/_view/x')).json, {
+      error: 'not_found',
+      reason: 'missing',
+    });
     assert.deepEqual((await view('nope')).json, { error: 'not_found', reason: 'missing_named_view' });
-    assert.deepEqual((await t.request('GET', '/nodb/_design/app/_view/x')).json, { error: 'not_found', reason: 'Database does not exist.' });
+    assert.deepEqual((await t.request('GET', '/nodb/_design/app/_view/x')).json, {
+      error: 'not_found',
+      reason: 'Database does not exist.',
+    });
     const put = await t.request('PUT', '/db/_design/app/_view/by_title', { body: {} });
     assert.deepEqual([put.status, put.headers.get('allow')], [405, 'GET,POST,HEAD']);
-    const gone = await t.request('PUT', '/db/_design/gone', { body: { views: { v: { map: 'function(d){emit(1)}' } } } });
+    const gone = await t.request('PUT', '/db/_design/gone', {
+      body: { views: { v: { map: 'function(d){emit(1)}' } } },
+    });
     await t.request('DELETE', `/db/_design/gone?rev=${gone.json.rev}`);
-    assert.deepEqual((await t.request('GET', '/db/_design/gone/_view/v')).json, { error: 'not_found', reason: 'deleted' });
+    assert.deepEqual((await t.request('GET', '/db/_design/gone/_view/v')).json, {
+      error: 'not_found',
+      reason: 'deleted',
+    });
   });
 
   it('a changed design document builds a new index; _info and _view_cleanup', async () => {
@@ -171,7 +203,10 @@ describe('views over HTTP', () => {
     ddoc.views.by_title.map = 'function(doc){ if (doc.title) emit(doc.title.toUpperCase(), null); }';
     await t.request('PUT', '/db/_design/app', { body: ddoc });
     const r = await view('by_title', '?key="A"');
-    assert.deepEqual(r.json.rows.map((row: any) => row.id), ['p2', 'p3']);
+    assert.deepEqual(
+      r.json.rows.map((row: any) => row.id),
+      ['p2', 'p3'],
+    );
     const info2 = (await t.request('GET', '/db/_design/app/_info')).json;
     assert.notEqual(info2.view_index.signature, info1.view_index.signature);
     // The old index goes by itself (no other design document has those views).
@@ -186,7 +221,9 @@ describe('views over HTTP', () => {
 
   it('map function errors drop that doc for that view only', async () => {
     await t.request('PUT', '/db/_design/fragile', {
-      body: { views: { v: { map: "function(doc){ emit(doc._id, 1); if (doc._id === 'p2') throw new Error('boom'); }" } } },
+      body: {
+        views: { v: { map: "function(doc){ emit(doc._id, 1); if (doc._id === 'p2') throw new Error('boom'); }" } },
+      },
     });
     const r = await t.request('GET', '/db/_design/fragile/_view/v');
     assert.equal(r.status, 200);
@@ -195,13 +232,19 @@ describe('views over HTTP', () => {
   });
 
   it('design documents are checked on save: compile errors, unknown reduce; other languages save but cannot be queried', async () => {
-    const broken = await t.request('PUT', '/db/_design/broken', { body: { views: { v: { map: 'function(doc){ emit(doc._id' } } } });
+    const broken = await t.request('PUT', '/db/_design/broken', {
+      body: { views: { v: { map: 'function(doc){ emit(doc._id' } } },
+    });
     assert.equal(broken.status, 400);
     assert.equal(broken.json.error, 'compilation_error');
     assert.match(broken.json.reason, /^Compilation of the map function in the 'v' view failed: /);
-    const reduce = await t.request('PUT', '/db/_design/broken', { body: { views: { v: { map: 'function(d){}', reduce: 'function(' } } } });
+    const reduce = await t.request('PUT', '/db/_design/broken', {
+      body: { views: { v: { map: 'function(d){}', reduce: 'function(' } } },
+    });
     assert.match(reduce.json.reason, /^Compilation of the reduce function in the 'v' view failed: /);
-    const erlang = await t.request('PUT', '/db/_design/erl', { body: { language: 'erlang', views: { v: { map: 'fun(_) -> ok end.' } } } });
+    const erlang = await t.request('PUT', '/db/_design/erl', {
+      body: { language: 'erlang', views: { v: { map: 'fun(_) -> ok end.' } } },
+    });
     assert.equal(erlang.status, 201);
     const query = await t.request('GET', '/db/_design/erl/_view/v');
     assert.deepEqual([query.status, query.json], [500, { error: 'unknown_query_language', reason: 'erlang' }]);

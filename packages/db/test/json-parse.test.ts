@@ -1,7 +1,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { JsonNumber, JsonObject, JsonSyntaxError, MAX_DEPTH, parseJson, stringifyJson, toPlain } from '../src/json/index.js';
+import {
+  JsonNumber,
+  JsonObject,
+  JsonSyntaxError,
+  MAX_DEPTH,
+  parseJson,
+  stringifyJson,
+  toPlain,
+} from '../src/json/index.js';
 
 const roundTrip = (text: string): string => stringifyJson(parseJson(text));
 
@@ -160,7 +168,7 @@ describe('parseJson: rejected input', () => {
     'nul',
     'True',
     '\u00a0 1',
-    '[' .repeat(MAX_DEPTH + 1) + ']'.repeat(MAX_DEPTH + 1),
+    '['.repeat(MAX_DEPTH + 1) + ']'.repeat(MAX_DEPTH + 1),
   ];
   for (const text of bad) {
     test(JSON.stringify(text.length > 40 ? text.slice(0, 20) + '…' : text), () => {
@@ -185,25 +193,28 @@ describe('parseJson: properties', () => {
   test('accepts and rejects the same texts as JSON.parse (ignoring the documented differences)', () => {
     const alphabet = fc.constantFrom(...'{}[]",:0123456789.-+eE truefalsnl\\u\n'.split(''));
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 24 }).map((chars) => chars.join('')), (text) => {
-        let native: unknown;
-        let nativeOk = true;
-        try {
-          native = JSON.parse(text);
-        } catch {
-          nativeOk = false;
-        }
-        let oursOk = true;
-        try {
-          parseJson(text);
-        } catch (error) {
-          assert.ok(error instanceof JsonSyntaxError);
-          oursOk = false;
-        }
-        // JSON.parse accepts numbers that overflow to Infinity; CouchDB does not.
-        const overflow = nativeOk && JSON.stringify(native).includes('null') && !/null/.test(text);
-        if (!overflow) assert.equal(oursOk, nativeOk, text);
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 24 }).map((chars) => chars.join('')),
+        (text) => {
+          let native: unknown;
+          let nativeOk = true;
+          try {
+            native = JSON.parse(text);
+          } catch {
+            nativeOk = false;
+          }
+          let oursOk = true;
+          try {
+            parseJson(text);
+          } catch (error) {
+            assert.ok(error instanceof JsonSyntaxError);
+            oursOk = false;
+          }
+          // JSON.parse accepts numbers that overflow to Infinity; CouchDB does not.
+          const overflow = nativeOk && JSON.stringify(native).includes('null') && !/null/.test(text);
+          if (!overflow) assert.equal(oursOk, nativeOk, text);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -221,24 +232,30 @@ describe('parseJson: properties', () => {
   test('any number text: integers exact, floats as JS reads them', () => {
     const digits = fc.stringMatching(/^(0|[1-9][0-9]{0,40})$/);
     fc.assert(
-      fc.property(fc.boolean(), digits, fc.option(fc.stringMatching(/^[0-9]{1,20}$/)), fc.option(fc.integer({ min: -330, max: 330 })), (negative, int, fraction, exponent) => {
-        const text = `${negative ? '-' : ''}${int}${fraction === null ? '' : `.${fraction}`}${exponent === null ? '' : `e${exponent}`}`;
-        if (!Number.isFinite(Number(text))) {
-          assert.throws(() => parseJson(text), JsonSyntaxError);
-          return;
-        }
-        const value = parseJson(text);
-        if (fraction === null && exponent === null) {
-          const expected = BigInt(text);
-          if (typeof value === 'number') assert.equal(BigInt(value), expected);
-          else assert.ok(value instanceof JsonNumber && !value.isFloat && value.toBigInt() === expected);
-        } else {
-          const n = typeof value === 'number' ? value : (value as JsonNumber).toNumber();
-          const quirk = fraction === null && exponent !== null && exponent <= -324;
-          assert.equal(n, quirk ? 0 : Number(text) === 0 ? 0 : Number(text), text);
-          assert.ok(typeof value !== 'number' || !Number.isSafeInteger(value), text);
-        }
-      }),
+      fc.property(
+        fc.boolean(),
+        digits,
+        fc.option(fc.stringMatching(/^[0-9]{1,20}$/)),
+        fc.option(fc.integer({ min: -330, max: 330 })),
+        (negative, int, fraction, exponent) => {
+          const text = `${negative ? '-' : ''}${int}${fraction === null ? '' : `.${fraction}`}${exponent === null ? '' : `e${exponent}`}`;
+          if (!Number.isFinite(Number(text))) {
+            assert.throws(() => parseJson(text), JsonSyntaxError);
+            return;
+          }
+          const value = parseJson(text);
+          if (fraction === null && exponent === null) {
+            const expected = BigInt(text);
+            if (typeof value === 'number') assert.equal(BigInt(value), expected);
+            else assert.ok(value instanceof JsonNumber && !value.isFloat && value.toBigInt() === expected);
+          } else {
+            const n = typeof value === 'number' ? value : (value as JsonNumber).toNumber();
+            const quirk = fraction === null && exponent !== null && exponent <= -324;
+            assert.equal(n, quirk ? 0 : Number(text) === 0 ? 0 : Number(text), text);
+            assert.ok(typeof value !== 'number' || !Number.isSafeInteger(value), text);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

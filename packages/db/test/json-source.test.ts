@@ -8,8 +8,24 @@ import fc from 'fast-check';
 import { JsonObject, parseJson, stringifyJson, type JsonValue } from '../src/json/index.js';
 import { readDocInput } from '../src/documents/doc-input.js';
 
-const SPECIAL = new Set(['_id', '_rev', '_deleted', '_revisions', '_attachments', '_conflicts', '_deleted_conflicts', '_local_seq', '_revs_info']);
-const OMITS: ReadonlySet<string>[] = [SPECIAL, new Set(['_id']), new Set(['a']), new Set(['_access', '_id', '_']), new Set()];
+const SPECIAL = new Set([
+  '_id',
+  '_rev',
+  '_deleted',
+  '_revisions',
+  '_attachments',
+  '_conflicts',
+  '_deleted_conflicts',
+  '_local_seq',
+  '_revs_info',
+]);
+const OMITS: ReadonlySet<string>[] = [
+  SPECIAL,
+  new Set(['_id']),
+  new Set(['a']),
+  new Set(['_access', '_id', '_']),
+  new Set(),
+];
 
 function* objects(value: JsonValue): Generator<JsonObject> {
   if (Array.isArray(value)) for (const item of value) yield* objects(item);
@@ -32,7 +48,8 @@ function checkText(text: string): void {
     if (own !== undefined) assert.equal(own, stringifyJson(object), `own text of ${text}`);
     for (const omit of OMITS) {
       const cut = object.canonicalText(omit);
-      if (cut !== undefined) assert.equal(cut, stringifyJson(object.without(omit)), `text of ${text} without ${[...omit]}`);
+      if (cut !== undefined)
+        assert.equal(cut, stringifyJson(object.without(omit)), `text of ${text} without ${[...omit]}`);
     }
   }
   if (value instanceof JsonObject) {
@@ -63,7 +80,11 @@ function checkRecognized(text: string): void {
   if (stringifyJson(value) !== canonical) return; // e.g. 5e-324, which CouchDB reads as 0.0
   for (const object of objects(value)) {
     assert.equal(object.canonicalText(), stringifyJson(object), `recognized ${canonical}`);
-    assert.equal(object.canonicalText(SPECIAL), stringifyJson(object.without(SPECIAL)), `recognized ${canonical} without specials`);
+    assert.equal(
+      object.canonicalText(SPECIAL),
+      stringifyJson(object.without(SPECIAL)),
+      `recognized ${canonical} without specials`,
+    );
   }
 }
 
@@ -82,29 +103,86 @@ const stringPiece = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .tuple(fc.oneof(fc.integer({ min: 0, max: 0x3f }), fc.integer({ min: 0, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0xffff })), fc.boolean())
+      .tuple(
+        fc.oneof(
+          fc.integer({ min: 0, max: 0x3f }),
+          fc.integer({ min: 0, max: 0xd7ff }),
+          fc.integer({ min: 0xe000, max: 0xffff }),
+        ),
+        fc.boolean(),
+      )
       .map(([n, upper]) => `\\u${hex4(n, upper)}`),
   },
   { weight: 1, arbitrary: fc.constantFrom('\\ud83d\\ude00', '\\uD83D\\uDE00', '\\ud800') },
 );
 const stringText = fc.array(stringPiece, { maxLength: 6 }).map((pieces) => `"${pieces.join('')}"`);
 const keyText = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('"_id"', '"_rev"', '"_deleted"', '"_access"', '"_"', '"_foo"', '"a"', '"b"', '""', '"1"', '"\\u005fid"', '"_i\\u0064"') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      '"_id"',
+      '"_rev"',
+      '"_deleted"',
+      '"_access"',
+      '"_"',
+      '"_foo"',
+      '"a"',
+      '"b"',
+      '""',
+      '"1"',
+      '"\\u005fid"',
+      '"_i\\u0064"',
+    ),
+  },
   { weight: 1, arbitrary: stringText },
 );
 const digits = (min: number, max: number) =>
   fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((d) => d.join(''));
-const intPart = fc.oneof(fc.constant('0'), fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 24)).map(([a, b]) => `${a}${b}`));
+const intPart = fc.oneof(
+  fc.constant('0'),
+  fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 24)).map(([a, b]) => `${a}${b}`),
+);
 const numberText = fc.oneof(
   {
     weight: 6,
     arbitrary: fc
-      .tuple(fc.boolean(), intPart, fc.option(digits(1, 20)), fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(1, 3))))
-      .map(([neg, int, frac, exp]) => `${neg ? '-' : ''}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : exp.join('')}`),
+      .tuple(
+        fc.boolean(),
+        intPart,
+        fc.option(digits(1, 20)),
+        fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(1, 3))),
+      )
+      .map(
+        ([neg, int, frac, exp]) =>
+          `${neg ? '-' : ''}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : exp.join('')}`,
+      ),
   },
   {
     weight: 2,
-    arbitrary: fc.constantFrom('-0', '0', '1.0', '-0.0', '1E+2', '1e2', '100.0', '1e21', '1e+21', '1e-7', '5e-324', '4.9e-324', '1e-320', '9007199254740991', '9007199254740992', '-9007199254740993', '123456789012345678901234567890', '0.1', '0.10', '1.5e300', '2.5', '12.3'),
+    arbitrary: fc.constantFrom(
+      '-0',
+      '0',
+      '1.0',
+      '-0.0',
+      '1E+2',
+      '1e2',
+      '100.0',
+      '1e21',
+      '1e+21',
+      '1e-7',
+      '5e-324',
+      '4.9e-324',
+      '1e-320',
+      '9007199254740991',
+      '9007199254740992',
+      '-9007199254740993',
+      '123456789012345678901234567890',
+      '0.1',
+      '0.10',
+      '1.5e300',
+      '2.5',
+      '12.3',
+    ),
   },
   { weight: 2, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)) },
 );
@@ -119,7 +197,10 @@ const { json } = fc.letrec<{ json: string; object: string; array: string }>((tie
   ),
   object: fc
     .tuple(ws, fc.array(fc.tuple(ws, keyText, ws, ws, tie('json'), ws), { maxLength: 6 }))
-    .map(([inner, members]) => `{${members.length === 0 ? inner : members.map(([a, k, b, c, v, d]) => `${a}${k}${b}:${c}${v}${d}`).join(',')}}`),
+    .map(
+      ([inner, members]) =>
+        `{${members.length === 0 ? inner : members.map(([a, k, b, c, v, d]) => `${a}${k}${b}:${c}${v}${d}`).join(',')}}`,
+    ),
   array: fc
     .tuple(ws, fc.array(fc.tuple(ws, tie('json'), ws), { maxLength: 5 }))
     .map(([inner, items]) => `[${items.length === 0 ? inner : items.map(([a, v, b]) => `${a}${v}${b}`).join(',')}]`),
@@ -165,9 +246,15 @@ describe('canonical source text (JsonObject.canonicalText)', () => {
     assert.equal(text('{"_id":"x","a":1}', SPECIAL), '{"a":1}');
     assert.equal(text('{"a":1,"_id":"x"}', SPECIAL), '{"a":1}');
     assert.equal(text('{"a":1,"_id":"x","_rev":"1-a","b":2}', SPECIAL), '{"a":1,"b":2}');
-    assert.equal(text('{"_id":"x","a":1,"_rev":"1-a","_access":[],"b":2,"_deleted":false}', SPECIAL), '{"a":1,"_access":[],"b":2}');
+    assert.equal(
+      text('{"_id":"x","a":1,"_rev":"1-a","_access":[],"b":2,"_deleted":false}', SPECIAL),
+      '{"a":1,"_access":[],"b":2}',
+    );
     assert.equal(text('{"_id":"x","a":1}', new Set(['a'])), undefined); // only `_` members can be cut
-    assert.equal(text('{"a":"\\"\\\\\\b\\f\\n\\r\\t\\u0000\\u001f é😀"}'), '{"a":"\\"\\\\\\b\\f\\n\\r\\t\\u0000\\u001f é😀"}');
+    assert.equal(
+      text('{"a":"\\"\\\\\\b\\f\\n\\r\\t\\u0000\\u001f é😀"}'),
+      '{"a":"\\"\\\\\\b\\f\\n\\r\\t\\u0000\\u001f é😀"}',
+    );
     // Spellings stringifyJson would change: the text is not taken from the source.
     for (const source of [
       '{ "a":1}',
@@ -193,7 +280,16 @@ describe('canonical source text (JsonObject.canonicalText)', () => {
       assert.equal(text(source), undefined, source);
     }
     // Canonical spellings of the same kinds are recognized.
-    for (const source of ['{"a":1.0}', '{"a":100.0}', '{"a":1e+21}', '{"a":-1e-7}', '{"a":123456789012345678901234567890}', '{"a":0}', '{"a":"\\u001f/"}', '{"a":"\ud83d\ude00"}']) {
+    for (const source of [
+      '{"a":1.0}',
+      '{"a":100.0}',
+      '{"a":1e+21}',
+      '{"a":-1e-7}',
+      '{"a":123456789012345678901234567890}',
+      '{"a":0}',
+      '{"a":"\\u001f/"}',
+      '{"a":"\ud83d\ude00"}',
+    ]) {
       assert.equal(text(source), source, source);
     }
   });
@@ -209,7 +305,9 @@ describe('canonical source text (JsonObject.canonicalText)', () => {
   });
 
   test('readDocInput gives the stored text of a parsed document', () => {
-    const input = readDocInput(parseJson('{"_id":"doc1","type":"post","n":1.0,"tags":["a"],"_rev":"1-967a00dff5e02add41819138abb3284d"}'));
+    const input = readDocInput(
+      parseJson('{"_id":"doc1","type":"post","n":1.0,"tags":["a"],"_rev":"1-967a00dff5e02add41819138abb3284d"}'),
+    );
     assert.equal(input.json, '{"type":"post","n":1.0,"tags":["a"]}');
     assert.equal(input.json, stringifyJson(input.body));
     assert.equal(readDocInput(parseJson('{"_id":"doc1", "n":1}')).json, undefined);

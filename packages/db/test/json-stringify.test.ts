@@ -1,10 +1,22 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonNumber, JsonObject, fromPlain, isFloat, parseJson, stringifyJson, toPlain, type JsonValue } from '../src/json/index.js';
+import {
+  JsonNumber,
+  JsonObject,
+  fromPlain,
+  isFloat,
+  parseJson,
+  stringifyJson,
+  toPlain,
+  type JsonValue,
+} from '../src/json/index.js';
 
 describe('stringifyJson', () => {
   test('no whitespace, order kept', () => {
-    assert.equal(stringifyJson(parseJson(' { "b" : [ 1 , 2 ] , "a" : { } , "1" : [ ] } ')), '{"b":[1,2],"a":{},"1":[]}');
+    assert.equal(
+      stringifyJson(parseJson(' { "b" : [ 1 , 2 ] , "a" : { } , "1" : [ ] } ')),
+      '{"b":[1,2],"a":{},"1":[]}',
+    );
   });
 
   test('strings are escaped like JSON.stringify', () => {
@@ -42,7 +54,15 @@ describe('JsonObject', () => {
       ['c', 3],
     ]);
     object.set('b', 20).set('d', 4);
-    assert.deepEqual([...object.entries()], [['a', 1], ['b', 20], ['c', 3], ['d', 4]]);
+    assert.deepEqual(
+      [...object.entries()],
+      [
+        ['a', 1],
+        ['b', 20],
+        ['c', 3],
+        ['d', 4],
+      ],
+    );
     assert.equal(object.delete('a'), true);
     assert.equal(object.delete('a'), false);
     const smaller = object.without(new Set(['c', 'x']));
@@ -70,7 +90,14 @@ describe('toPlain / fromPlain', () => {
   });
 
   test('fromPlain keeps insertion order and the number rule', () => {
-    const value = fromPlain({ b: 1, a: [1.5, 2 ** 60, -0, 10n ** 20n, 7n], c: new Date(0), u: undefined, n: NaN, f: () => 1 });
+    const value = fromPlain({
+      b: 1,
+      a: [1.5, 2 ** 60, -0, 10n ** 20n, 7n],
+      c: new Date(0),
+      u: undefined,
+      n: NaN,
+      f: () => 1,
+    });
     assert.equal(
       stringifyJson(value),
       '{"b":1,"a":[1.5,1152921504606847000.0,0,100000000000000000000,7],"c":"1970-01-01T00:00:00.000Z","n":null}',

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { JsonNumber, encodeTerm, parseJson, type JsonValue } from '../src/json/index.js';
 
 /** The term_to_binary body bytes (after 131) of a JSON text. */
-const bytes = (value: JsonValue | string): number[] => [...encodeTerm(typeof value === 'string' ? parseJson(value) : value)];
+const bytes = (value: JsonValue | string): number[] => [
+  ...encodeTerm(typeof value === 'string' ? parseJson(value) : value),
+];
 
 describe('encodeTerm (term_to_binary, minor_version 1, as jiffy decodes JSON)', () => {
   test('atoms', () => {

@@ -56,7 +56,11 @@ function byWinnerOrder(a: { rev: string; deleted: boolean }, b: { rev: string; d
 
 const ids = ['a', 'b', 'Z', 'é', '\u{1F600}'];
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('write' as const), id: fc.constantFrom(...ids), value: fc.integer({ min: 0, max: 5 }) }),
+  fc.record({
+    kind: fc.constant('write' as const),
+    id: fc.constantFrom(...ids),
+    value: fc.integer({ min: 0, max: 5 }),
+  }),
   fc.record({ kind: fc.constant('delete' as const), id: fc.constantFrom(...ids) }),
   fc.record({ kind: fc.constant('stale' as const), id: fc.constantFrom(...ids) }),
   fc.record({
@@ -127,7 +131,8 @@ async function apply(t: TestServer, db: string, model: Model, op: Op): Promise<n
     case 'branch': {
       // A replicated path of `depth` new revs on top of a random existing rev (or a new root).
       const revs = model.docs.get(op.id);
-      const base = revs === undefined || op.salt.length === 1 ? undefined : [...revs.keys()][op.salt.length % revs.size];
+      const base =
+        revs === undefined || op.salt.length === 1 ? undefined : [...revs.keys()][op.salt.length % revs.size];
       const start = (base === undefined ? 0 : pos(base)) + op.depth;
       const newIds = Array.from({ length: op.depth }, (_, i) => `${op.salt}${start - i}`);
       const chain = base === undefined ? newIds : [...newIds, base.slice(base.indexOf('-') + 1)];
@@ -159,13 +164,31 @@ async function check(t: TestServer, db: string, model: Model, seq: number): Prom
       assert.deepEqual([got.status, got.json.reason], [404, 'deleted'], id);
     } else {
       assert.equal(got.json._rev, top.rev, id);
-      const losers = model.leaves(id).filter((l) => l.rev !== top.rev).sort(byWinnerOrder);
-      assert.deepEqual(got.json._conflicts ?? [], losers.filter((l) => !l.deleted).map((l) => l.rev), id);
-      assert.deepEqual(got.json._deleted_conflicts ?? [], losers.filter((l) => l.deleted).map((l) => l.rev), id);
+      const losers = model
+        .leaves(id)
+        .filter((l) => l.rev !== top.rev)
+        .sort(byWinnerOrder);
+      assert.deepEqual(
+        got.json._conflicts ?? [],
+        losers.filter((l) => !l.deleted).map((l) => l.rev),
+        id,
+      );
+      assert.deepEqual(
+        got.json._deleted_conflicts ?? [],
+        losers.filter((l) => l.deleted).map((l) => l.rev),
+        id,
+      );
     }
     const all = await t.request('GET', `${path}?open_revs=all`);
     const leafRevs = all.json.map((x: { ok: { _rev: string } }) => x.ok._rev).sort();
-    assert.deepEqual(leafRevs, model.leaves(id).map((l) => l.rev).sort(), id);
+    assert.deepEqual(
+      leafRevs,
+      model
+        .leaves(id)
+        .map((l) => l.rev)
+        .sort(),
+      id,
+    );
   }
 
   const allDocs = (await t.request('GET', `${db}/_all_docs`)).json;
@@ -178,7 +201,10 @@ async function check(t: TestServer, db: string, model: Model, seq: number): Prom
   const changes = (await t.request('GET', `${db}/_changes`)).json;
   const rows = changes.results as { seq: number; id: string; changes: { rev: string }[]; deleted?: boolean }[];
   assert.equal(rows.length, model.docs.size);
-  assert.deepEqual(rows.map((r) => r.seq), [...rows.map((r) => r.seq)].sort((a, b) => a - b));
+  assert.deepEqual(
+    rows.map((r) => r.seq),
+    [...rows.map((r) => r.seq)].sort((a, b) => a - b),
+  );
   for (const row of rows) {
     const top = model.winner(row.id)!;
     assert.equal(row.changes[0].rev, top.rev);

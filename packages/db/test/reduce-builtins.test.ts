@@ -17,7 +17,9 @@ const kvs = (...values: unknown[]): Array<[[number, string], unknown]> => values
 const sumOf = (...values: unknown[]) => builtinReduce('_sum', kvs(...values));
 const statsOf = (...values: unknown[]) => builtinReduce('_stats', kvs(...values));
 const invalid = (reason: string | RegExp) => (err: unknown) =>
-  err instanceof CouchError && err.error === 'invalid_value' && (typeof reason === 'string' ? err.reason === reason : reason.test(err.reason));
+  err instanceof CouchError &&
+  err.error === 'invalid_value' &&
+  (typeof reason === 'string' ? err.reason === reason : reason.test(err.reason));
 
 describe('builtin names', () => {
   test('matched by prefix, unknown _xxx rejected with CouchDB’s message', () => {
@@ -30,7 +32,11 @@ describe('builtin names', () => {
     assert.equal(builtinName('_foo'), undefined);
     assert.throws(
       () => validateReduceSource('_foo'),
-      (err: unknown) => err instanceof CouchError && err.status === 400 && err.error === 'invalid_design_doc' && err.reason === '`_foo` is not a supported reduce function.',
+      (err: unknown) =>
+        err instanceof CouchError &&
+        err.status === 400 &&
+        err.error === 'invalid_design_doc' &&
+        err.reason === '`_foo` is not a supported reduce function.',
     );
     validateReduceSource('_sum');
     validateReduceSource('function(){}');
@@ -69,7 +75,11 @@ describe('_sum', () => {
     assert.deepEqual(sumOf(null), { error: 'builtin_reduce_error', reason: SUM_ERROR, caused_by: null });
     assert.deepEqual(sumOf(true, 1), { error: 'builtin_reduce_error', reason: SUM_ERROR, caused_by: true });
     // sum_arrays(Else, _): the cause is what is left of the accumulator list.
-    assert.deepEqual(sumOf([1, 2], ['a', 'b']), { error: 'builtin_reduce_error', reason: SUM_ERROR, caused_by: [1, 2] });
+    assert.deepEqual(sumOf([1, 2], ['a', 'b']), {
+      error: 'builtin_reduce_error',
+      reason: SUM_ERROR,
+      caused_by: [1, 2],
+    });
     assert.deepEqual(sumOf({ a: 1 }, 5), { error: 'builtin_reduce_error', reason: SUM_ERROR, caused_by: 5 });
     assert.deepEqual(sumOf([{ a: 1 }, { a: 2 }]), { error: 'builtin_reduce_error', reason: SUM_ERROR, caused_by: [0] });
     assert.equal(
@@ -85,13 +95,23 @@ describe('_sum', () => {
 
   test('reduce_limit: an output term > 4906 bytes and more than half the input is an error value', () => {
     // couch_query_servers_tests gen_sum_kvs: 10 rows of objects with 20 random keys each.
-    const rows = Array.from({ length: 10 }, (_, i) => [i, Object.fromEntries(Array.from({ length: 20 }, (_, j) => [`k${i}_${j}_${'r'.repeat(16)}`, 1]))] as [number, unknown]);
+    const rows = Array.from(
+      { length: 10 },
+      (_, i) =>
+        [i, Object.fromEntries(Array.from({ length: 20 }, (_, j) => [`k${i}_${j}_${'r'.repeat(16)}`, 1]))] as [
+          number,
+          unknown,
+        ],
+    );
     const result = builtinReduce('_sum', rows) as Record<string, unknown>;
     assert.equal(result.error, 'builtin_reduce_error');
     assert.match(String(result.reason), /^Reduce output must shrink more rapidly: input size: \d+ output size: \d+$/);
     assert.equal(Object.keys(result).length, 2);
     const logged: string[] = [];
-    const kept = builtinReduce('_sum', rows, { reduceLimit: 'log', log: (m) => logged.push(m) }) as Record<string, unknown>;
+    const kept = builtinReduce('_sum', rows, { reduceLimit: 'log', log: (m) => logged.push(m) }) as Record<
+      string,
+      unknown
+    >;
     assert.equal(kept.error, undefined);
     assert.equal(Object.keys(kept).length, 200);
     assert.equal(logged.length, 1);
@@ -117,17 +137,43 @@ describe('_stats', () => {
     const a = statsOf(1, 2);
     const b = statsOf(10);
     assert.deepEqual(builtinRereduce('_stats', [a, b]), { sum: 13, count: 3, min: 1, max: 10, sumsqr: 105 });
-    assert.deepEqual(statsOf({ sum: 1, count: 1, min: 1, max: 1, sumsqr: 1 }, 2), { sum: 3, count: 2, min: 1, max: 2, sumsqr: 5 });
+    assert.deepEqual(statsOf({ sum: 1, count: 1, min: 1, max: 1, sumsqr: 1 }, 2), {
+      sum: 3,
+      count: 2,
+      min: 1,
+      max: 2,
+      sumsqr: 5,
+    });
   });
 
   test('bad values fail the reduce with invalid_value and CouchDB’s reasons (Erlang term text)', () => {
-    assert.throws(() => statsOf(1, 'str'), invalid(`The _stats function requires that map values be numbers or arrays of numbers, not '<<"str">>'`));
-    assert.throws(() => statsOf(1, null), invalid(`The _stats function requires that map values be numbers or arrays of numbers, not 'null'`));
-    assert.throws(() => statsOf(1, [1, 2]), invalid(`The _stats function requires that map values be numbers or arrays of numbers, not '[1,2]'`));
+    assert.throws(
+      () => statsOf(1, 'str'),
+      invalid(`The _stats function requires that map values be numbers or arrays of numbers, not '<<"str">>'`),
+    );
+    assert.throws(
+      () => statsOf(1, null),
+      invalid(`The _stats function requires that map values be numbers or arrays of numbers, not 'null'`),
+    );
+    assert.throws(
+      () => statsOf(1, [1, 2]),
+      invalid(`The _stats function requires that map values be numbers or arrays of numbers, not '[1,2]'`),
+    );
     assert.throws(() => statsOf('str'), invalid('non-numeric _stats input: <<"str">>'));
-    assert.throws(() => statsOf({ sum: 1 }), invalid('user _stats input missing required field count ({<<"sum">>,1})'.replace('({', '([{').replace('})', '}])')));
-    assert.throws(() => statsOf({ sum: 1, count: 'x', min: 1, max: 1, sumsqr: 1 }), invalid('non-numeric _stats input received for count: <<"x">>'));
-    assert.throws(() => statsOf(1, 2, true), (err: unknown) => err instanceof CouchError && err.status === 500);
+    assert.throws(
+      () => statsOf({ sum: 1 }),
+      invalid(
+        'user _stats input missing required field count ({<<"sum">>,1})'.replace('({', '([{').replace('})', '}])'),
+      ),
+    );
+    assert.throws(
+      () => statsOf({ sum: 1, count: 'x', min: 1, max: 1, sumsqr: 1 }),
+      invalid('non-numeric _stats input received for count: <<"x">>'),
+    );
+    assert.throws(
+      () => statsOf(1, 2, true),
+      (err: unknown) => err instanceof CouchError && err.status === 500,
+    );
   });
 });
 
@@ -148,7 +194,10 @@ describe('_approx_count_distinct', () => {
   test('large sets are estimated within a few percent', () => {
     for (const n of [1000, 20000]) {
       const rows = Array.from({ length: n }, (_, i) => [[`key${i}`, `id${i}`], null] as [[string, string], null]);
-      const estimate = builtinFinalize('_approx_count_distinct', builtinReduce('_approx_count_distinct', rows)) as number;
+      const estimate = builtinFinalize(
+        '_approx_count_distinct',
+        builtinReduce('_approx_count_distinct', rows),
+      ) as number;
       assert.ok(Math.abs(estimate - n) / n < 0.06, `estimate ${estimate} for ${n}`);
     }
   });
@@ -158,11 +207,20 @@ describe('reducer with builtins only', () => {
   test('runs in-process, one reduction per source, finalize', async () => {
     const r = await createReducer(['_count', '_sum', '_stats', '_approx_count_distinct']);
     assert.equal(r.hasJavaScript, false);
-    const red = await r.reduce([[['a', 1], 'x'], [['a', 2], 'y']], [3, 4]);
+    const red = await r.reduce(
+      [
+        [['a', 1], 'x'],
+        [['a', 2], 'y'],
+      ],
+      [3, 4],
+    );
     assert.deepEqual(r.finalize(red).slice(0, 3), [2, 7, { sum: 7, count: 2, min: 3, max: 4, sumsqr: 25 }]);
     const rr = await r.rereduce([red, red]);
     assert.deepEqual(r.finalize(rr), [4, 14, { sum: 14, count: 4, min: 3, max: 4, sumsqr: 50 }, 2]);
-    await assert.rejects(createReducer(['_bogus']), (err: unknown) => err instanceof CouchError && err.error === 'invalid_design_doc');
+    await assert.rejects(
+      createReducer(['_bogus']),
+      (err: unknown) => err instanceof CouchError && err.error === 'invalid_design_doc',
+    );
     r.dispose();
   });
 });

@@ -18,9 +18,28 @@ describe('JavaScript reduce', () => {
       'function(keys, values, rereduce) { return sum(values) }',
     ]);
     assert.equal(r.hasJavaScript, true);
-    const red = await r.reduce([[['k', 1], 'doc1'], [null, 'doc2']], [1, 2]);
-    assert.deepEqual(red, [{ re: false, keys: [[['k', 1], 'doc1'], [null, 'doc2']], values: [1, 2] }, 3]);
-    const rr = await r.rereduce([[0, 3], [0, 4]]);
+    const red = await r.reduce(
+      [
+        [['k', 1], 'doc1'],
+        [null, 'doc2'],
+      ],
+      [1, 2],
+    );
+    assert.deepEqual(red, [
+      {
+        re: false,
+        keys: [
+          [['k', 1], 'doc1'],
+          [null, 'doc2'],
+        ],
+        values: [1, 2],
+      },
+      3,
+    ]);
+    const rr = await r.rereduce([
+      [0, 3],
+      [0, 4],
+    ]);
     assert.deepEqual(rr, [{ re: true, keys: null, values: [0, 0] }, 7]);
   });
 
@@ -28,7 +47,13 @@ describe('JavaScript reduce', () => {
     const r = await reducer(['_count', 'function(k, v, re) { return re ? sum(v) : v.length * 10 }', '_sum']);
     const groups = await r.reduceGroups([
       { keys: [['a', 'x']], values: [5] },
-      { keys: [['b', 'y'], ['b', 'z']], values: [1, 2] },
+      {
+        keys: [
+          ['b', 'y'],
+          ['b', 'z'],
+        ],
+        values: [1, 2],
+      },
     ]);
     assert.deepEqual(groups, [
       [1, 10, 5],
@@ -60,19 +85,28 @@ describe('JavaScript reduce', () => {
 
   test("throw 'fatal_error' rejects with map_runtime_error", async () => {
     const r = await reducer(['function(k, v) { throw "fatal_error" }']);
-    await assert.rejects(r.reduce([['a', 'x']], [1]), (err: unknown) => err instanceof CouchError && err.error === 'map_runtime_error');
+    await assert.rejects(
+      r.reduce([['a', 'x']], [1]),
+      (err: unknown) => err instanceof CouchError && err.error === 'map_runtime_error',
+    );
   });
 
   test('a reduce that does not compile is a compilation_error', async () => {
     await assert.rejects(
       createReducer(['function(k, v) { return ']),
-      (err: unknown) => err instanceof CouchError && err.error === 'compilation_error' && /SyntaxError/.test(err.reason),
+      (err: unknown) =>
+        err instanceof CouchError && err.error === 'compilation_error' && /SyntaxError/.test(err.reason),
     );
   });
 
   test('runaway reduce: timeout, and the reducer keeps working', async () => {
-    const r = await reducer(['function(k, v) { if (v[0] === "loop") while (true) {} return v.length }'], { timeoutMs: 300 });
-    await assert.rejects(r.reduce([['a', 'x']], ['loop']), (err: unknown) => err instanceof CouchError && err.error === 'os_process_timeout');
+    const r = await reducer(['function(k, v) { if (v[0] === "loop") while (true) {} return v.length }'], {
+      timeoutMs: 300,
+    });
+    await assert.rejects(
+      r.reduce([['a', 'x']], ['loop']),
+      (err: unknown) => err instanceof CouchError && err.error === 'os_process_timeout',
+    );
     assert.deepEqual(await r.reduce([['a', 'x']], [1]), [1]);
   });
 });
@@ -96,7 +130,15 @@ describe('reduce_limit (reduce_overflow_error)', () => {
     const output = JSON.stringify([['result', values.concat(values)]]).length;
     assert.equal(red.reason, `Reduce output must shrink more rapidly: input size: ${input} output size: ${output}`);
     // Rereducing anything that contains it gives it back.
-    assert.deepEqual((await r.rereduce([[red, 1], [['result', []], 2]]))[0], red);
+    assert.deepEqual(
+      (
+        await r.rereduce([
+          [red, 1],
+          [['result', []], 2],
+        ])
+      )[0],
+      red,
+    );
   });
 
   test('small outputs never overflow, even when they grow', async () => {
@@ -121,7 +163,10 @@ describe('reduce_limit (reduce_overflow_error)', () => {
   test('rereduce checks each function on its own', async () => {
     const r = await reducer([growing, 'function(k, v, re) { return re ? sum(v) : v.length }']);
     const big = Array.from({ length: 100 }, (_, i) => ({ [`k${i}${'y'.repeat(30)}`]: i }));
-    const out = await r.rereduce([[big, 1], [big, 2]]);
+    const out = await r.rereduce([
+      [big, 1],
+      [big, 2],
+    ]);
     assert.ok(isReduceOverflowError(out[0]));
     assert.equal(out[1], 3);
   });

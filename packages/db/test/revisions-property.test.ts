@@ -34,15 +34,18 @@ const ids = ['0', 'a', 'zz', 'b1', 'ffff', '9', 'é', 'q-q'];
 /** Ids that mix hex and non-hex forms, so sibling order exercises byte comparison. */
 const revId = (i: number): string => (i % 3 === 0 ? i.toString(16).padStart(32, '0') : `${ids[i % ids.length]}${i}`);
 
-const history: fc.Arbitrary<History> = fc
-  .integer({ min: 1, max: 25 })
-  .chain((size) =>
-    fc.record({
-      parent: fc.tuple(...Array.from({ length: size }, (_, i) => (i === 0 ? fc.constant(null) : fc.option(fc.nat(i - 1), { freq: 6 })))),
-      deleted: fc.array(fc.boolean(), { minLength: size, maxLength: size }),
-      paths: fc.array(fc.record({ rev: fc.nat(size - 1), length: fc.integer({ min: 1, max: 30 }) }), { minLength: 1, maxLength: 12 }),
+const history: fc.Arbitrary<History> = fc.integer({ min: 1, max: 25 }).chain((size) =>
+  fc.record({
+    parent: fc.tuple(
+      ...Array.from({ length: size }, (_, i) => (i === 0 ? fc.constant(null) : fc.option(fc.nat(i - 1), { freq: 6 }))),
+    ),
+    deleted: fc.array(fc.boolean(), { minLength: size, maxLength: size }),
+    paths: fc.array(fc.record({ rev: fc.nat(size - 1), length: fc.integer({ min: 1, max: 30 }) }), {
+      minLength: 1,
+      maxLength: 12,
     }),
-  );
+  }),
+);
 
 function generation(h: History, rev: number): number {
   let g = 1;
@@ -111,7 +114,8 @@ describe('revision tree properties', () => {
         // Stemming to the limit holds after every merge, even one that joined two trees: every
         // rev is fewer than `limit` generations above some leaf.
         const near = new Set<string>();
-        for (const leaf of leaves(tree)) leaf.path.slice(0, limit).forEach((id, i) => near.add(`${leaf.pos - i}-${id}`));
+        for (const leaf of leaves(tree))
+          leaf.path.slice(0, limit).forEach((id, i) => near.add(`${leaf.pos - i}-${id}`));
         for (const rev of present) assert.ok(near.has(rev), `${rev} is not near a leaf`);
         // Stored revs are the ones some path ended at; a stemmed rev that comes back as an
         // ancestor has lost its body.
@@ -177,7 +181,8 @@ describe('revision tree properties', () => {
         assert.deepEqual(leaves(result.tree).map(formatRev).sort(), before);
         // Every kept rev is fewer than `limit` generations above some leaf.
         const near = new Set<string>();
-        for (const leaf of leaves(result.tree)) leaf.path.slice(0, limit).forEach((id, i) => near.add(`${leaf.pos - i}-${id}`));
+        for (const leaf of leaves(result.tree))
+          leaf.path.slice(0, limit).forEach((id, i) => near.add(`${leaf.pos - i}-${id}`));
         for (const { pos, node } of walk(result.tree)) assert.ok(near.has(`${pos}-${node.id}`));
         // Stemming is idempotent.
         assert.deepEqual(stemTree(result.tree, limit).tree, result.tree);
@@ -196,7 +201,13 @@ describe('revision tree properties', () => {
         for (const leaf of all) assert.ok(compareLeaves(best, leaf) <= 0);
         if (best.deleted) assert.ok(all.every((leaf) => leaf.deleted));
         const rest = [...conflicts(tree), ...deletedConflicts(tree)].sort();
-        assert.deepEqual(rest, all.filter((leaf) => leaf !== all.find((l) => l.pos === best.pos && l.id === best.id)).map(formatRev).sort());
+        assert.deepEqual(
+          rest,
+          all
+            .filter((leaf) => leaf !== all.find((l) => l.pos === best.pos && l.id === best.id))
+            .map(formatRev)
+            .sort(),
+        );
       }),
       { numRuns: 300 },
     );
@@ -205,7 +216,10 @@ describe('revision tree properties', () => {
   test('serializeTree / parseTree round-trip', () => {
     fc.assert(
       fc.property(history, fc.integer({ min: 1, max: 6 }), (h, limit) => {
-        const { tree } = mergeAll(h.paths.map((p) => toPath(h, p)), limit);
+        const { tree } = mergeAll(
+          h.paths.map((p) => toPath(h, p)),
+          limit,
+        );
         assert.deepEqual(parseTree(serializeTree(tree)), tree);
       }),
       { numRuns: 300 },

@@ -13,15 +13,39 @@ describe('parseRev / formatRev', () => {
     assert.deepEqual(parseRev('12-a-b'), { pos: 12, id: 'a-b' });
     assert.deepEqual(parseRev('+2-x'), { pos: 2, id: 'x' });
     assert.deepEqual(parseRev('007-x'), { pos: 7, id: 'x' });
-    assert.deepEqual(parseRev('1-967A00DFF5E02ADD41819138ABB3284D'), { pos: 1, id: '967a00dff5e02add41819138abb3284d' });
+    assert.deepEqual(parseRev('1-967A00DFF5E02ADD41819138ABB3284D'), {
+      pos: 1,
+      id: '967a00dff5e02add41819138abb3284d',
+    });
     assert.equal(formatRev({ pos: 4, id: 'zz' }), '4-zz');
   });
 
   test('invalid revs are 400 "Invalid rev format"', () => {
-    for (const bad of ['', 'abc', '-abc', '1-', '1', 'x-abc', '-1-abc', '1.5-abc', ' 1-abc', '1e3-abc', '99999999999999999999-a', 1, null, undefined, {}, ['1-a']]) {
+    for (const bad of [
+      '',
+      'abc',
+      '-abc',
+      '1-',
+      '1',
+      'x-abc',
+      '-1-abc',
+      '1.5-abc',
+      ' 1-abc',
+      '1e3-abc',
+      '99999999999999999999-a',
+      1,
+      null,
+      undefined,
+      {},
+      ['1-a'],
+    ]) {
       assert.throws(
         () => parseRev(bad),
-        (error: unknown) => error instanceof CouchError && error.status === 400 && error.error === 'bad_request' && error.reason === 'Invalid rev format',
+        (error: unknown) =>
+          error instanceof CouchError &&
+          error.status === 400 &&
+          error.error === 'bad_request' &&
+          error.reason === 'Invalid rev format',
         String(bad),
       );
     }

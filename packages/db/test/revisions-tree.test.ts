@@ -24,7 +24,13 @@ import {
 const n = (id: string, ...children: RevNode[]): RevNode => ({ id, deleted: false, stored: true, children });
 const stub = (id: string, ...children: RevNode[]): RevNode => ({ id, deleted: false, stored: false, children });
 const del = (id: string, ...children: RevNode[]): RevNode => ({ id, deleted: true, stored: true, children });
-const path = (pos: number, ids: string[], options: Partial<RevPath> = {}): RevPath => ({ pos, ids, deleted: false, stored: true, ...options });
+const path = (pos: number, ids: string[], options: Partial<RevPath> = {}): RevPath => ({
+  pos,
+  ids,
+  deleted: false,
+  stored: true,
+  ...options,
+});
 
 /** Merges the paths one after another into an empty tree. */
 function build(paths: RevPath[], limit?: number): RevTree {
@@ -125,7 +131,12 @@ describe('mergePath (couch_key_tree cases, in our own words)', () => {
     const result = mergePath(tree, path(2, ['b', 'a'], { deleted: true }));
     assert.equal(result.outcome, 'internal_node');
     assert.equal(result.filled, true);
-    assert.deepEqual(findRev(result.tree, { pos: 2, id: 'b' }), { deleted: true, stored: true, isLeaf: false, path: ['b', 'a'] });
+    assert.deepEqual(findRev(result.tree, { pos: 2, id: 'b' }), {
+      deleted: true,
+      stored: true,
+      isLeaf: false,
+      path: ['b', 'a'],
+    });
     // A stored rev keeps its body (and deleted flag) when posted again.
     const again = mergePath(result.tree, path(2, ['b', 'a']));
     assert.equal(again.filled, false);
@@ -177,10 +188,7 @@ describe('stemming', () => {
       { pos: 2, node: stub('b', n('x')) },
       { pos: 4, node: stub('d', n('e')) },
     ]);
-    assert.deepEqual(
-      removed.map((r) => `${r.pos}-${r.id}`).sort(),
-      ['1-a', '3-c'],
-    );
+    assert.deepEqual(removed.map((r) => `${r.pos}-${r.id}`).sort(), ['1-a', '3-c']);
     assert.deepEqual(stemTree(tree, 1).tree, [
       { pos: 3, node: n('x') },
       { pos: 5, node: n('e') },
@@ -193,7 +201,13 @@ describe('stemming', () => {
     // puts 2-b (stored) there twice. Cutting each branch to 3 revs before re-merging (as
     // couch_key_tree's repair_tree does) dropped the stored copy of 2-b but kept a stub of it
     // from the other branch: its body was gone, yet it was not reported stemmed.
-    const paths = [path(5, ['e', 'd', 'c']), path(2, ['b']), path(1, ['a']), path(3, ['c', 'b']), path(4, ['d', 'c', 'b', 'a'])];
+    const paths = [
+      path(5, ['e', 'd', 'c']),
+      path(2, ['b']),
+      path(1, ['a']),
+      path(3, ['c', 'b']),
+      path(4, ['d', 'c', 'b', 'a']),
+    ];
     let tree: RevTree = [];
     const stemmed = new Set<string>();
     for (const p of paths) {
@@ -286,8 +300,18 @@ describe('lookups', () => {
   });
 
   test('findRev', () => {
-    assert.deepEqual(findRev(withTombstone, { pos: 3, id: 'c' }), { deleted: true, stored: true, isLeaf: false, path: ['c', 'b', 'a'] });
-    assert.deepEqual(findRev(withTombstone, { pos: 1, id: 'a' }), { deleted: false, stored: false, isLeaf: false, path: ['a'] });
+    assert.deepEqual(findRev(withTombstone, { pos: 3, id: 'c' }), {
+      deleted: true,
+      stored: true,
+      isLeaf: false,
+      path: ['c', 'b', 'a'],
+    });
+    assert.deepEqual(findRev(withTombstone, { pos: 1, id: 'a' }), {
+      deleted: false,
+      stored: false,
+      isLeaf: false,
+      path: ['a'],
+    });
     assert.equal(findRev(withTombstone, { pos: 2, id: 'a' }), undefined);
     assert.equal(findRev(withTombstone, { pos: 9, id: 'd' }), undefined);
   });
@@ -313,7 +337,10 @@ describe('lookups', () => {
       ['4-d', '3-x'],
     );
     assert.deepEqual(latest(withTombstone, { pos: 3, id: 'c' })[0].path, ['d', 'c', 'b', 'a']);
-    assert.deepEqual(latest(withTombstone, { pos: 3, id: 'x' }).map((leaf) => leaf.id), ['x']);
+    assert.deepEqual(
+      latest(withTombstone, { pos: 3, id: 'x' }).map((leaf) => leaf.id),
+      ['x'],
+    );
     assert.deepEqual(latest(withTombstone, { pos: 3, id: 'nope' }), []);
   });
 
@@ -368,7 +395,19 @@ describe('serializeTree / parseTree', () => {
   });
 
   test('garbage is refused', () => {
-    for (const bad of ['x', '1:', '1:"a"(', '1:"a"("b")', '1:"a".', '1:"a")', '1:"a"("b","c"))', '1:"a";', 'a:"b"', '1:"a"x', '1:"a"("b","c")."d"']) {
+    for (const bad of [
+      'x',
+      '1:',
+      '1:"a"(',
+      '1:"a"("b")',
+      '1:"a".',
+      '1:"a")',
+      '1:"a"("b","c"))',
+      '1:"a";',
+      'a:"b"',
+      '1:"a"x',
+      '1:"a"("b","c")."d"',
+    ]) {
       assert.throws(() => parseTree(bad), SyntaxError, bad);
     }
   });

@@ -72,7 +72,8 @@ describe('runaway code is contained', () => {
     const started = Date.now();
     await assert.rejects(
       m.mapBatch(['{"_id":"a"}', '{"_id":"b","loop":true}']),
-      (err: unknown) => err instanceof CouchError && err.error === 'os_process_timeout' && /300 ms time limit/.test(err.reason),
+      (err: unknown) =>
+        err instanceof CouchError && err.error === 'os_process_timeout' && /300 ms time limit/.test(err.reason),
     );
     clearInterval(timer);
     const elapsed = Date.now() - started;
@@ -83,9 +84,12 @@ describe('runaway code is contained', () => {
   });
 
   test('a promise-based infinite loop is contained too', async () => {
-    const m = await mapper('function(doc){ if (doc.loop) Promise.resolve().then(function () { while (true) {} }); emit(doc._id) }', {
-      timeoutMs: 300,
-    });
+    const m = await mapper(
+      'function(doc){ if (doc.loop) Promise.resolve().then(function () { while (true) {} }); emit(doc._id) }',
+      {
+        timeoutMs: 300,
+      },
+    );
     // isolated-vm runs the isolate's microtasks inside the timed call, so the loop times out there.
     await assert.rejects(
       m.mapBatch(['{"_id":"p","loop":true}']),
@@ -102,7 +106,8 @@ describe('runaway code is contained', () => {
     const rssBefore = process.memoryUsage().rss;
     await assert.rejects(
       m.mapBatch(['{"_id":"b","bomb":true}']),
-      (err: unknown) => err instanceof CouchError && err.error === 'os_process_error' && /32 MB memory limit/.test(err.reason),
+      (err: unknown) =>
+        err instanceof CouchError && err.error === 'os_process_error' && /32 MB memory limit/.test(err.reason),
     );
     assert.ok(process.memoryUsage().rss - rssBefore < 512 * 1024 * 1024);
     assert.deepEqual((await m.mapBatch(['{"_id":"c"}'])).rows, [[[['c', null]]]]);
@@ -119,7 +124,8 @@ describe('runaway code is contained', () => {
     );
     await assert.rejects(
       m.mapBatch(['{"_id":"s","str":true}']),
-      (err: unknown) => err instanceof CouchError && err.error === 'os_process_error' && /memory limit/.test(err.reason),
+      (err: unknown) =>
+        err instanceof CouchError && err.error === 'os_process_error' && /memory limit/.test(err.reason),
     );
     // Stack overflow is an ordinary RangeError: that doc's rows are dropped.
     const { rows, errors } = await m.mapBatch(['{"_id":"r","rec":true}', '{"_id":"ok"}']);
@@ -148,6 +154,9 @@ describe('--no-node-snapshot', () => {
       cwd: fileURLToPath(new URL('.', import.meta.url)),
     });
     assert.equal(child.status, 0, child.stderr);
-    assert.match(child.stdout, /^sandbox_unavailable: The JavaScript view sandbox \(isolated-vm\) needs node to run with --no-node-snapshot/);
+    assert.match(
+      child.stdout,
+      /^sandbox_unavailable: The JavaScript view sandbox \(isolated-vm\) needs node to run with --no-node-snapshot/,
+    );
   });
 });

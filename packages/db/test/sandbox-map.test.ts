@@ -17,14 +17,29 @@ const docs = (...values: object[]) => values.map((d) => JSON.stringify(d));
 describe('map environment', () => {
   test('emit rows per doc per view, in emit order; emit(k) has value null', async () => {
     const m = await mapper({
-      views: [view('function(doc){ emit(doc._id, doc.n); emit([doc.n, 1]) }', 'a'), view('function(doc){ if (doc.n > 1) emit(doc.n) }', 'b')],
+      views: [
+        view('function(doc){ emit(doc._id, doc.n); emit([doc.n, 1]) }', 'a'),
+        view('function(doc){ if (doc.n > 1) emit(doc.n) }', 'b'),
+      ],
     });
     assert.deepEqual(m.viewNames, ['a', 'b']);
     const { rows, errors } = await m.mapBatch(docs({ _id: 'x', n: 1 }, { _id: 'y', n: 2 }));
     assert.deepEqual(errors, []);
     assert.deepEqual(rows, [
-      [[['x', 1], [[1, 1], null]], []],
-      [[['y', 2], [[2, 1], null]], [[2, null]]],
+      [
+        [
+          ['x', 1],
+          [[1, 1], null],
+        ],
+        [],
+      ],
+      [
+        [
+          ['y', 2],
+          [[2, 1], null],
+        ],
+        [[2, null]],
+      ],
     ]);
   });
 
@@ -95,7 +110,10 @@ describe('map environment', () => {
 
   test('function sources with comments, whitespace and a trailing semicolon compile', async () => {
     const m = await mapper({
-      views: [view('  // by id\n function (doc) { emit(doc._id, null) } ;\n'), view('(function(doc){ emit(1, 2) })', 'paren')],
+      views: [
+        view('  // by id\n function (doc) { emit(doc._id, null) } ;\n'),
+        view('(function(doc){ emit(1, 2) })', 'paren'),
+      ],
     });
     const { rows } = await m.mapBatch(docs({ _id: 'x' }));
     assert.deepEqual(rows[0], [[['x', null]], [[1, 2]]]);
@@ -131,9 +149,21 @@ describe('a throwing map function', () => {
     );
     const { rows, errors } = await m.mapBatch(docs({ _id: 'a' }, { _id: 'b', bad: true }, { _id: 'c' }));
     assert.deepEqual(rows, [
-      [[['before', 1], ['after', 2]], [['a', null]]],
+      [
+        [
+          ['before', 1],
+          ['after', 2],
+        ],
+        [['a', null]],
+      ],
       [[], [['b', null]]],
-      [[['before', 1], ['after', 2]], [['c', null]]],
+      [
+        [
+          ['before', 1],
+          ['after', 2],
+        ],
+        [['c', null]],
+      ],
     ]);
     assert.equal(errors.length, 1);
     assert.equal(errors[0].doc, 1);
@@ -156,9 +186,17 @@ describe('a throwing map function', () => {
         }`),
       ],
     });
-    const { rows, errors } = await m.mapBatch(docs({ _id: 'a', n: 1 }, { _id: 'b', n: 2 }, { _id: 'c', n: 3 }, { _id: 'd', n: 4 }, { _id: 'e', n: 5 }));
-    assert.deepEqual(rows.map((r) => r[0]), [[], [], [], [], [['ok', 5]]]);
-    assert.deepEqual(errors.map((e) => e.doc), [0, 1, 2, 3]);
+    const { rows, errors } = await m.mapBatch(
+      docs({ _id: 'a', n: 1 }, { _id: 'b', n: 2 }, { _id: 'c', n: 3 }, { _id: 'd', n: 4 }, { _id: 'e', n: 5 }),
+    );
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      [[], [], [], [], [['ok', 5]]],
+    );
+    assert.deepEqual(
+      errors.map((e) => e.doc),
+      [0, 1, 2, 3],
+    );
     assert.match(errors[0].message, /^function raised exception "just a string" with doc\._id a$/);
     assert.match(errors[1].message, /^function raised exception \{"error":"x","reason":"y"\} with doc\._id b$/);
   });
@@ -167,10 +205,15 @@ describe('a throwing map function', () => {
     const m = await mapper({ views: [view('function(doc){ if (doc.fatal) throw "fatal_error"; emit(doc._id) }')] });
     await assert.rejects(
       m.mapBatch(docs({ _id: 'a' }, { _id: 'b', fatal: true })),
-      (err: unknown) => err instanceof CouchError && err.error === 'map_runtime_error' && err.reason === "function raised 'fatal_error'",
+      (err: unknown) =>
+        err instanceof CouchError &&
+        err.error === 'map_runtime_error' &&
+        err.reason === "function raised 'fatal_error'",
     );
     await assert.rejects(
-      (await mapper({ views: [view('function(doc){ throw ["fatal", "my_error", "my reason"] }')] })).mapBatch(docs({ _id: 'a' })),
+      (await mapper({ views: [view('function(doc){ throw ["fatal", "my_error", "my reason"] }')] })).mapBatch(
+        docs({ _id: 'a' }),
+      ),
       (err: unknown) => err instanceof CouchError && err.error === 'my_error' && err.reason === 'my reason',
     );
     assert.deepEqual((await m.mapBatch(docs({ _id: 'a' }))).rows, [[[['a', null]]]]);
@@ -181,7 +224,8 @@ describe('require() of CommonJS modules in views.lib', () => {
   const lib = {
     math: 'exports.twice = function (x) { return 2 * x }; exports.loads = (this.loads || 0);',
     util: {
-      helper: 'var m = require("../math"); var c = require("./consts"); exports.f = function (x) { return m.twice(x) + c.k }',
+      helper:
+        'var m = require("../math"); var c = require("./consts"); exports.f = function (x) { return m.twice(x) + c.k }',
       consts: 'module.exports = { k: 100 }',
     },
     counter: 'exports.n = (typeof counterLoads === "undefined" ? (counterLoads = 1) : ++counterLoads)',
@@ -193,7 +237,11 @@ describe('require() of CommonJS modules in views.lib', () => {
 
   test('paths from the design doc root, ./ and ../ from the requiring module, module.exports', async () => {
     const m = await mapper({
-      views: [view('function(doc){ emit(require("views/lib/math").twice(doc.n), require("views/lib/util/helper").f(doc.n)) }')],
+      views: [
+        view(
+          'function(doc){ emit(require("views/lib/math").twice(doc.n), require("views/lib/util/helper").f(doc.n)) }',
+        ),
+      ],
       lib,
     });
     assert.deepEqual((await m.mapBatch(docs({ _id: 'a', n: 3 }))).rows, [[[[6, 106]]]]);
@@ -224,17 +272,23 @@ describe('require() of CommonJS modules in views.lib', () => {
     });
     const paths = ['views/lib/missing', 'views/lib/notcode', 'views/lib/throws', 'fs', '../x', 'lib/math'];
     const { rows, errors } = await m.mapBatch(paths.map((path, i) => JSON.stringify({ _id: `d${i}`, path })));
-    assert.deepEqual(rows.map((r) => r[0]), paths.map(() => []));
-    assert.deepEqual(rows.map((r) => r[1]), [
-      [['error', 'invalid_require_path']],
-      [['error', 'invalid_require_path']],
-      // CouchDB caches {} for a module before running it and keeps it when the module throws,
-      // so the second require (by the next view) gets {} instead of the error.
-      [],
-      [['error', 'invalid_require_path']],
-      [['error', 'invalid_require_path']],
-      [['error', 'invalid_require_path']],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      paths.map(() => []),
+    );
+    assert.deepEqual(
+      rows.map((r) => r[1]),
+      [
+        [['error', 'invalid_require_path']],
+        [['error', 'invalid_require_path']],
+        // CouchDB caches {} for a module before running it and keeps it when the module throws,
+        // so the second require (by the next view) gets {} instead of the error.
+        [],
+        [['error', 'invalid_require_path']],
+        [['error', 'invalid_require_path']],
+        [['error', 'invalid_require_path']],
+      ],
+    );
     assert.equal(errors.length, paths.length);
     assert.match(errors[0].message, /Object has no property \\?"missing\\?"/);
     assert.match(errors[1].message, /Must require a JavaScript string, not: object/);
@@ -242,19 +296,27 @@ describe('require() of CommonJS modules in views.lib', () => {
   });
 
   test('without a lib, require throws invalid_require_path', async () => {
-    const m = await mapper({ views: [view('function(doc){ try { require("views/lib/x") } catch (e) { emit(e[1]) } }')] });
+    const m = await mapper({
+      views: [view('function(doc){ try { require("views/lib/x") } catch (e) { emit(e[1]) } }')],
+    });
     assert.deepEqual((await m.mapBatch(docs({ _id: 'a' }))).rows, [[[['invalid_require_path', null]]]]);
   });
 });
 
 describe('batches', () => {
   test('a batch is split by bytes internally; doc indexes stay global', async () => {
-    const m = await mapper({ views: [view('function(doc){ if (doc.n % 7 === 3) throw 1; emit(doc.n) }')] }, { maxCallBytes: 200 });
+    const m = await mapper(
+      { views: [view('function(doc){ if (doc.n % 7 === 3) throw 1; emit(doc.n) }')] },
+      { maxCallBytes: 200 },
+    );
     const input = Array.from({ length: 50 }, (_, n) => JSON.stringify({ _id: `d${n}`, n }));
     const { rows, errors } = await m.mapBatch(input);
     assert.equal(rows.length, 50);
     rows.forEach((r, n) => assert.deepEqual(r[0], n % 7 === 3 ? [] : [[n, null]]));
-    assert.deepEqual(errors.map((e) => e.doc), [3, 10, 17, 24, 31, 38, 45]);
+    assert.deepEqual(
+      errors.map((e) => e.doc),
+      [3, 10, 17, 24, 31, 38, 45],
+    );
   });
 
   test('an empty batch', async () => {

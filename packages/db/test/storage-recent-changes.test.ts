@@ -43,7 +43,10 @@ describe('RecentChanges', () => {
       { id: 'b', seq: 12, rev: '1-b', deleted: false, body: '{"n":2}' },
       { id: 'a', seq: 13, rev: '2-a', deleted: true, body: undefined },
     ]);
-    assert.deepEqual(all(recent, 12)?.map((c) => c.seq), [13]);
+    assert.deepEqual(
+      all(recent, 12)?.map((c) => c.seq),
+      [13],
+    );
     assert.deepEqual(all(recent, 13), []);
   });
 
@@ -65,15 +68,24 @@ describe('RecentChanges', () => {
     const body = `{"pad":"${'x'.repeat(40)}"}`; // 50 bytes
     const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body });
     recent.record([write(1), write(2)]);
-    assert.deepEqual(all(recent, 0)?.map((c) => c.id), ['d1', 'd2']);
+    assert.deepEqual(
+      all(recent, 0)?.map((c) => c.id),
+      ['d1', 'd2'],
+    );
     recent.record([write(3)]);
     assert.equal(recent.covers(0), false, 'three bodies are over budget: the first (read) went');
     assert.equal(recent.covers(1), true);
-    assert.deepEqual(all(recent, 1)?.map((c) => c.id), ['d2', 'd3']);
+    assert.deepEqual(
+      all(recent, 1)?.map((c) => c.id),
+      ['d2', 'd3'],
+    );
     // A gap (a write this cache did not see) starts it over.
     recent.record([{ seq: 9, id: 'z', rev: '1-z', deleted: false, body: '{}' }]);
     assert.equal(recent.covers(3), false);
-    assert.deepEqual(all(recent, 8)?.map((c) => c.id), ['z']);
+    assert.deepEqual(
+      all(recent, 8)?.map((c) => c.id),
+      ['z'],
+    );
   });
 
   it('stops keeping writes nobody reads, and starts again at the next read', () => {
@@ -87,7 +99,11 @@ describe('RecentChanges', () => {
     assert.equal(recent.covers(3), false, 'not kept: nobody read since');
     assert.deepEqual(all(recent, 4), [], 'up to date: nothing after 4');
     recent.record([write(5), write(6)]);
-    assert.deepEqual(all(recent, 4)?.map((c) => c.id), ['d5', 'd6'], 'kept again after a read');
+    assert.deepEqual(
+      all(recent, 4)?.map((c) => c.id),
+      ['d5', 'd6'],
+      'kept again after a read',
+    );
   });
 });
 
@@ -102,46 +118,55 @@ describe('foldChangedBodies from memory', () => {
 
   it('lists what the tables list, for every starting sequence, with a budget that forgets', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(writeArb, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 }), fc.integer({ min: 200, max: 2000 }), (batches, budget) => {
-        const path = join(tmp.dir, `r${++files}.sqlite`);
-        const store = new SqliteDatabase('db', path, { durability: 'normal', recentBytes: budget });
-        const revs = new Map<string, { gen: number; rev: string; deleted: boolean }>();
-        try {
-          for (const [b, batch] of batches.entries()) {
-            // Some batches have an index following right behind (it reads what came before).
-            if (b % 2 === 1) [...store.foldChangedBodies(Math.max(0, store.meta().updateSeq - 3))];
-            const writes = new Map<string, DocWrite>();
-            for (const { doc, kind, size } of batch) {
-              const id = `doc${doc}`;
-              const prev = revs.get(id);
-              const gen = (prev?.gen ?? 0) + 1;
-              const rev = `${gen}-${kind}${size}`;
-              const body = JSON.stringify({ id, gen, pad: 'p'.repeat(size) });
-              let record;
-              if (kind === 'loser' && prev !== undefined) record = { id, rev: prev.rev, deleted: prev.deleted, tree: `t${gen}` };
-              else record = { id, rev, deleted: kind === 'deleted', tree: `t${gen}` };
-              revs.set(id, { gen, rev: record.rev, deleted: record.deleted });
-              const write = writes.get(id) ?? { record, bodies: [] };
-              write.record = record;
-              write.bodies.push({ rev, body });
-              writes.set(id, write);
-            }
-            store.writeDocs([...writes.values()]);
-          }
-          const top = store.meta().updateSeq;
-          // A second handle on the file has no recent writes: it reads the tables.
-          const fromTables = new SqliteDatabase('db', path, { durability: 'normal' });
+      fc.property(
+        fc.array(fc.array(writeArb, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 200, max: 2000 }),
+        (batches, budget) => {
+          const path = join(tmp.dir, `r${++files}.sqlite`);
+          const store = new SqliteDatabase('db', path, { durability: 'normal', recentBytes: budget });
+          const revs = new Map<string, { gen: number; rev: string; deleted: boolean }>();
           try {
-            for (let since = 0; since <= top; since++) {
-              assert.deepEqual([...store.foldChangedBodies(since)], [...fromTables.foldChangedBodies(since)], `since ${since}`);
+            for (const [b, batch] of batches.entries()) {
+              // Some batches have an index following right behind (it reads what came before).
+              if (b % 2 === 1) [...store.foldChangedBodies(Math.max(0, store.meta().updateSeq - 3))];
+              const writes = new Map<string, DocWrite>();
+              for (const { doc, kind, size } of batch) {
+                const id = `doc${doc}`;
+                const prev = revs.get(id);
+                const gen = (prev?.gen ?? 0) + 1;
+                const rev = `${gen}-${kind}${size}`;
+                const body = JSON.stringify({ id, gen, pad: 'p'.repeat(size) });
+                let record;
+                if (kind === 'loser' && prev !== undefined)
+                  record = { id, rev: prev.rev, deleted: prev.deleted, tree: `t${gen}` };
+                else record = { id, rev, deleted: kind === 'deleted', tree: `t${gen}` };
+                revs.set(id, { gen, rev: record.rev, deleted: record.deleted });
+                const write = writes.get(id) ?? { record, bodies: [] };
+                write.record = record;
+                write.bodies.push({ rev, body });
+                writes.set(id, write);
+              }
+              store.writeDocs([...writes.values()]);
+            }
+            const top = store.meta().updateSeq;
+            // A second handle on the file has no recent writes: it reads the tables.
+            const fromTables = new SqliteDatabase('db', path, { durability: 'normal' });
+            try {
+              for (let since = 0; since <= top; since++) {
+                assert.deepEqual(
+                  [...store.foldChangedBodies(since)],
+                  [...fromTables.foldChangedBodies(since)],
+                  `since ${since}`,
+                );
+              }
+            } finally {
+              fromTables.close();
             }
           } finally {
-            fromTables.close();
+            store.close();
           }
-        } finally {
-          store.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -157,14 +182,20 @@ describe('foldChangedBodies from memory', () => {
       store.writeDocs(['a', 'b', 'c', 'd'].map((id) => write(id, 1)));
       const fold = store.foldChangedBodies(0);
       const first = [fold.next().value as ChangedDoc, fold.next().value as ChangedDoc];
-      assert.deepEqual(first.map((c) => c.id), ['a', 'b']);
+      assert.deepEqual(
+        first.map((c) => c.id),
+        ['a', 'b'],
+      );
       // Enough writes to push every earlier one out of memory; 'c' changes again meanwhile.
       store.writeDocs(['c', 'e', 'f', 'g', 'h', 'i'].map((id) => write(id, 2)));
       const rest = [...fold];
       const fromTables = new SqliteDatabase('db', path, { durability: 'normal' });
       try {
         assert.deepEqual(rest, [...fromTables.foldChangedBodies(first[1].seq)]);
-        assert.deepEqual(rest.map((c) => c.id), ['d', 'c', 'e', 'f', 'g', 'h', 'i']);
+        assert.deepEqual(
+          rest.map((c) => c.id),
+          ['d', 'c', 'e', 'f', 'g', 'h', 'i'],
+        );
       } finally {
         fromTables.close();
       }

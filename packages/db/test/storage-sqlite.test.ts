@@ -76,7 +76,8 @@ describe('sqlite engine: databases', () => {
 
   it('rejects invalid names and ignores foreign files', () => {
     const { engine, dir } = freshEngine();
-    for (const stray of ['notes.txt', 'X.sqlite', 'a%2fb.sqlite', 'a.sqlite-wal', '.sqlite']) writeFileSync(join(dir, stray), '');
+    for (const stray of ['notes.txt', 'X.sqlite', 'a%2fb.sqlite', 'a.sqlite-wal', '.sqlite'])
+      writeFileSync(join(dir, stray), '');
     // CouchDB's system databases are the only names that may start with an underscore.
     assert.ok(engine.create('_users'));
     assert.ok(engine.listDatabases().includes('_users'));
@@ -169,7 +170,10 @@ describe('sqlite engine: documents', () => {
     assert.equal(db.getDoc('a')?.rev, '2-a');
     assert.equal(db.meta().sizes.external, Buffer.byteLength('{"v":"2-a"}'));
     const docs = db.getDocs(['a', 'missing', 'a']);
-    assert.deepEqual(docs.map((d) => d?.rev), ['2-a', undefined, '2-a']);
+    assert.deepEqual(
+      docs.map((d) => d?.rev),
+      ['2-a', undefined, '2-a'],
+    );
     assert.equal(db.getDoc('missing'), undefined);
     engine.close();
   });
@@ -205,7 +209,10 @@ describe('sqlite engine: documents', () => {
     const n = 203; // not a multiple of any statement size
     const name = (i: number) => `d${String(i).padStart(4, '0')}`;
     const first = Array.from({ length: n }, (_, i) => ({ ...put(name(i), '1-a'), isNew: true }));
-    assert.deepEqual(db.writeDocs(first), Array.from({ length: n }, (_, i) => i + 1));
+    assert.deepEqual(
+      db.writeDocs(first),
+      Array.from({ length: n }, (_, i) => i + 1),
+    );
     // Every other doc again (found again by the engine), new docs in between, one new doc not
     // marked isNew, and one new doc with two bodies.
     const second: DocWrite[] = [];
@@ -216,11 +223,17 @@ describe('sqlite engine: documents', () => {
     second.push(put('f', '1-f'));
     second.push({
       record: { id: 'g', rev: '2-g', deleted: false, tree: 't' },
-      bodies: [{ rev: '1-g', body: '{"v":1}' }, { rev: '2-g', body: '{"v":22}' }],
+      bodies: [
+        { rev: '1-g', body: '{"v":1}' },
+        { rev: '2-g', body: '{"v":22}' },
+      ],
       isNew: true,
     });
     const seqs2 = db.writeDocs(second);
-    assert.deepEqual(seqs2, Array.from({ length: second.length }, (_, i) => n + 1 + i));
+    assert.deepEqual(
+      seqs2,
+      Array.from({ length: second.length }, (_, i) => n + 1 + i),
+    );
     assert.equal(db.meta().docCount, n + Math.ceil(n / 2) + 2);
     assert.equal(db.getBody(name(0), '1-a'), undefined);
     assert.equal(db.getBody(name(0), '2-a'), '{"v":"2-a"}');
@@ -229,11 +242,25 @@ describe('sqlite engine: documents', () => {
     assert.equal(db.getBody('f', '1-f'), '{"v":"1-f"}');
     assert.equal(db.getBody('g', '1-g'), '{"v":1}');
     assert.equal(db.getBody('g', '2-g'), '{"v":22}');
-    assert.equal(db.meta().sizes.external, [...db.foldDocs({})].reduce((sum, d) => sum + Buffer.byteLength(db.getBody(d.id, d.rev)!), 0));
+    assert.equal(
+      db.meta().sizes.external,
+      [...db.foldDocs({})].reduce((sum, d) => sum + Buffer.byteLength(db.getBody(d.id, d.rev)!), 0),
+    );
     // Lookups of many ids: in the order asked, duplicates and missing ids included.
-    const asked = ['zz', name(5), 'g', name(5), ...Array.from({ length: 150 }, (_, i) => name(n - 1 - i)), 'e0', 'missing'];
+    const asked = [
+      'zz',
+      name(5),
+      'g',
+      name(5),
+      ...Array.from({ length: 150 }, (_, i) => name(n - 1 - i)),
+      'e0',
+      'missing',
+    ];
     const got = db.getDocs(asked);
-    assert.deepEqual(got, asked.map((id) => db.getDoc(id)));
+    assert.deepEqual(
+      got,
+      asked.map((id) => db.getDoc(id)),
+    );
     assert.equal(got[0], undefined);
     assert.equal(got[1]?.rev, '1-a');
     assert.notEqual(got[1], got[3], 'each entry its own record');
@@ -242,7 +269,9 @@ describe('sqlite engine: documents', () => {
     assert.deepEqual(db.getDocs([...asked, 'x\ud800']).at(-1), db.getDoc('x\ud800'));
     // Two new docs with the same id in one batch fail as one insert would, and change nothing.
     const before = db.meta();
-    assert.throws(() => db.writeDocs([{ ...put('dup', '1-a'), isNew: true }, put(name(3), '2-b'), { ...put('dup', '1-b'), isNew: true }]));
+    assert.throws(() =>
+      db.writeDocs([{ ...put('dup', '1-a'), isNew: true }, put(name(3), '2-b'), { ...put('dup', '1-b'), isNew: true }]),
+    );
     assert.equal(db.getDoc('dup'), undefined);
     assert.equal(db.getDoc(name(3))?.rev, '1-a');
     assert.equal(db.meta().updateSeq, before.updateSeq);
@@ -256,10 +285,16 @@ describe('sqlite engine: documents', () => {
     const { db, engine } = freshDb();
     db.writeDocs([put('a', '1-a'), put('b', '1-b')]);
     const before = db.meta();
-    const bad: DocWrite = { record: { id: 'c', rev: '1-c', deleted: false, tree: 't' }, bodies: [{ rev: '1-c', body: { x: 1 } as unknown as string }] };
+    const bad: DocWrite = {
+      record: { id: 'c', rev: '1-c', deleted: false, tree: 't' },
+      bodies: [{ rev: '1-c', body: { x: 1 } as unknown as string }],
+    };
     assert.throws(() => db.writeDocs([put('a', '2-a', { deleted: true }), put('d', '1-d'), bad]), TypeError);
     assert.deepEqual(db.meta().updateSeq, before.updateSeq);
-    assert.deepEqual([db.meta().docCount, db.meta().docDelCount, db.meta().sizes.external], [before.docCount, before.docDelCount, before.sizes.external]);
+    assert.deepEqual(
+      [db.meta().docCount, db.meta().docDelCount, db.meta().sizes.external],
+      [before.docCount, before.docDelCount, before.sizes.external],
+    );
     assert.equal(db.getDoc('a')?.rev, '1-a');
     assert.equal(db.getDoc('d'), undefined);
     assert.equal(db.getBody('a', '2-a'), undefined);
@@ -286,7 +321,10 @@ describe('sqlite engine: folds', () => {
   it('orders ids by code point', () => {
     assert.notDeepEqual([...all].sort(), sorted, 'the sample must tell the two orders apart');
     assert.deepEqual(ids(db.foldDocs({ includeDeleted: true })), sorted);
-    assert.deepEqual(ids(db.foldDocs({})), sorted.filter((id) => id !== 'ba'));
+    assert.deepEqual(
+      ids(db.foldDocs({})),
+      sorted.filter((id) => id !== 'ba'),
+    );
     assert.deepEqual(ids(db.foldDocs({ descending: true, includeDeleted: true })), [...sorted].reverse());
   });
 
@@ -300,7 +338,10 @@ describe('sqlite engine: folds', () => {
     assert.deepEqual(fold({ end: 'a' }), slice('B', 'a'));
     assert.deepEqual(fold({ end: 'a', inclusiveEnd: false }), slice('B', '_design/x'));
     assert.deepEqual(fold({ start: '😀', end: 'b', descending: true }), slice('b', '😀').reverse());
-    assert.deepEqual(fold({ start: '😀', end: 'b', descending: true, inclusiveEnd: false }), slice('ba', '😀').reverse());
+    assert.deepEqual(
+      fold({ start: '😀', end: 'b', descending: true, inclusiveEnd: false }),
+      slice('ba', '😀').reverse(),
+    );
     assert.deepEqual(fold({ start: 'b', descending: true }), slice('B', 'b').reverse());
     assert.deepEqual(fold({ end: '\uFFFF', descending: true }), slice('\uFFFF', '😀a').reverse());
     assert.deepEqual(fold({ start: 'z', end: 'a' }), [], 'start after end ascending');
@@ -318,7 +359,8 @@ describe('sqlite engine: folds', () => {
       { end: '_design0', inclusiveEnd: false, start: '_design/' },
       { start: 'z', end: 'a' },
     ];
-    for (const range of ranges) assert.equal(db.countDocs(range), [...db.foldDocs(range)].length, JSON.stringify(range));
+    for (const range of ranges)
+      assert.equal(db.countDocs(range), [...db.foldDocs(range)].length, JSON.stringify(range));
   });
 
   it('folds changes since a seq, both ways, and counts them', () => {
@@ -351,7 +393,10 @@ describe('sqlite engine: folds', () => {
     assert.deepEqual(ids(db.foldDocs({ descending: true })), [...docIds].reverse());
     assert.deepEqual(ids(db.foldChanges(0)), shuffled);
     assert.deepEqual(ids(db.foldChanges(0, true)), [...shuffled].reverse());
-    assert.deepEqual(ids(db.foldDocs({ start: docIds[100], end: docIds[1100], inclusiveEnd: false })), docIds.slice(100, 1100));
+    assert.deepEqual(
+      ids(db.foldDocs({ start: docIds[100], end: docIds[1100], inclusiveEnd: false })),
+      docIds.slice(100, 1100),
+    );
     assert.equal(db.countDocs({ start: docIds[100] }), n - 100);
 
     // Writing while a fold is between two yields: no error, and the fold goes on in order. (A
@@ -376,7 +421,10 @@ describe('sqlite engine: folds', () => {
     assert.equal(changed.size, n + 13);
 
     for (let i = 0; i < n; i++) db.putLocal({ id: `_local/${docIds[i]}`, rev: '0-1', body: '{}' });
-    assert.deepEqual(ids(db.foldLocal({})), docIds.map((id) => `_local/${id}`));
+    assert.deepEqual(
+      ids(db.foldLocal({})),
+      docIds.map((id) => `_local/${id}`),
+    );
     assert.equal([...db.foldLocal({ descending: true })].length, n);
     engine.close();
   });

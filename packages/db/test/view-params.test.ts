@@ -97,7 +97,9 @@ describe('parseViewQuery: booleans and integers', () => {
     assert.equal(parse('descending=TRUE').descending, true);
     assert.equal(parse('descending=True&descending=false').descending, false);
     assert.equal(parse('inclusive_end=false').inclusiveEnd, false);
-    const r = parse('include_docs=true&conflicts=true&update_seq=true&sorted=false&attachments=true&att_encoding_info=true');
+    const r = parse(
+      'include_docs=true&conflicts=true&update_seq=true&sorted=false&attachments=true&att_encoding_info=true',
+    );
     assert.deepEqual(
       [r.includeDocs, r.conflicts, r.updateSeq, r.sorted, r.attachments, r.attEncodingInfo],
       [true, true, true, false, true, true],
@@ -206,7 +208,15 @@ describe('parseViewQuery: stale / update / stable', () => {
 describe('parseViewQuery: POST body', () => {
   it('members are decoded values', () => {
     const r = parse('', {
-      body: { key: 'a', limit: 2, descending: 'true', inclusive_end: false, startkey_docid: 'd', stale: 'ok', group: false },
+      body: {
+        key: 'a',
+        limit: 2,
+        descending: 'true',
+        inclusive_end: false,
+        startkey_docid: 'd',
+        stale: 'ok',
+        group: false,
+      },
     });
     assert.deepEqual(
       [r.startkey, r.endkey, r.limit, r.descending, r.inclusiveEnd, r.startkeyDocid, r.update],
@@ -401,7 +411,10 @@ describe('parseViewQuery: order of checks (first reported wins)', () => {
     qpe('Invalid boolean parameter: "x"', `startkey=2&endkey=1&descending=x`);
   });
   it('limit too large → group=false/group_level → reduce on map → multi-key → keys type → keys vs key', () => {
-    qpe('Limit is too large, must not exceed 576460752303423487', 'reduce=true&group=false&group_level=1&limit=576460752303423488');
+    qpe(
+      'Limit is too large, must not exceed 576460752303423487',
+      'reduce=true&group=false&group_level=1&limit=576460752303423488',
+    );
     qpe(GROUP_CONFLICT, 'reduce=true&group=false&group_level=1');
     qpe('Reduce is invalid for map-only views.', `reduce=true&group=true&keys=${q(1)}`);
     qpe(MULTI_KEY, `keys=${q(['a', 'b'])}&key=${q('c')}`, { view: RED });
@@ -432,7 +445,10 @@ describe('parseViewQuery: design-document options as defaults (seed)', () => {
     assert.equal(parse('', { ddoc: { stale: 'ok' } }).update, 'false');
   });
   it('index options and unknown names are not query defaults', () => {
-    assert.deepEqual(parse('', { ddoc: { include_design: true, local_seq: true, collation: 'raw', foo: 1 } }), DEFAULTS);
+    assert.deepEqual(
+      parse('', { ddoc: { include_design: true, local_seq: true, collation: 'raw', foo: 1 } }),
+      DEFAULTS,
+    );
   });
   it('reduce: false as a default; the request can turn reduce back on', () => {
     assert.equal(parse('', { view: RED, ddoc: { reduce: false } }).reduce, false);
@@ -445,7 +461,10 @@ describe('parseViewQuery: design-document options as defaults (seed)', () => {
     assert.deepEqual(parse('', { ddoc: { reduce: true } }), DEFAULTS);
     assert.deepEqual(parse('', { ddoc: { group: true } }), DEFAULTS);
     assert.deepEqual(parse('', { ddoc: { group_level: 2 } }), DEFAULTS);
-    assert.deepEqual(parse('', { view: RED, ddoc: { include_docs: true, conflicts: true } }), { ...DEFAULTS, reduce: true });
+    assert.deepEqual(parse('', { view: RED, ddoc: { include_docs: true, conflicts: true } }), {
+      ...DEFAULTS,
+      reduce: true,
+    });
     // The same defaults apply where they are valid.
     const m = parse('reduce=false', { view: RED, ddoc: { include_docs: true, conflicts: true } });
     assert.deepEqual([m.includeDocs, m.conflicts], [true, true]);
@@ -453,9 +472,15 @@ describe('parseViewQuery: design-document options as defaults (seed)', () => {
     assert.deepEqual(parse('', { view: RED, ddoc: { keys: ['a', 'b'] } }).keys, undefined);
   });
   it('defaults with bad values are ignored; integers may be text', () => {
-    assert.deepEqual(parse('', { ddoc: { limit: 'x', skip: -1, descending: 'maybe', stale: 'never', group_level: 1.5 } }), DEFAULTS);
+    assert.deepEqual(
+      parse('', { ddoc: { limit: 'x', skip: -1, descending: 'maybe', stale: 'never', group_level: 1.5 } }),
+      DEFAULTS,
+    );
     assert.equal(parse('', { ddoc: { limit: 576460752303423488n.toString() } }).limit, undefined);
-    assert.deepEqual([parse('', { ddoc: { limit: '20', skip: '2' } }).limit, parse('', { ddoc: { skip: '2' } }).skip], [20, 2]);
+    assert.deepEqual(
+      [parse('', { ddoc: { limit: '20', skip: '2' } }).limit, parse('', { ddoc: { skip: '2' } }).skip],
+      [20, 2],
+    );
     assert.equal(parse('', { ddoc: { partition: 'p', callback: 'f' } }).limit, undefined);
   });
   it('group and group_level are one setting: the request replaces both', () => {

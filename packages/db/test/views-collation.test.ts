@@ -10,7 +10,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { collateRows, encodeRowKey } from '../src/views/collation/index.js';
-import { excused, excuses, hex, loadFixture, unmoved, type FixtureRow, type FixtureSection } from './support/collation-allowances.js';
+import {
+  excused,
+  excuses,
+  hex,
+  loadFixture,
+  unmoved,
+  type FixtureRow,
+  type FixtureSection,
+} from './support/collation-allowances.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const fixture = loadFixture();
@@ -19,7 +27,10 @@ const skip = fixture === undefined ? 'collation fixture not found (set DIVAN_COL
 const MAP = (set: string) => `function (doc) { if (doc.set === '${set}') emit(doc.k, null); }`;
 const VIEWS = (options?: object) =>
   Object.fromEntries(
-    (['s', 't', 'm'] as const).map((set) => [set, { map: MAP(set), reduce: '_count', ...(options ? { options } : {}) }]),
+    (['s', 't', 'm'] as const).map((set) => [
+      set,
+      { map: MAP(set), reduce: '_count', ...(options ? { options } : {}) },
+    ]),
   );
 
 interface Row {
@@ -89,7 +100,10 @@ describe('collation fixture end to end through views', { skip }, () => {
     ];
     const bulk = await t.request('POST', '/coll/_bulk_docs', { body: { docs } });
     assert.equal(bulk.status, 201, bulk.text.slice(0, 500));
-    assert.ok(bulk.json.every((r: any) => r.ok), 'every fixture doc stored');
+    assert.ok(
+      bulk.json.every((r: any) => r.ok),
+      'every fixture doc stored',
+    );
     for (const [ddoc, body] of [
       ['icu', { views: VIEWS() }],
       ['rawview', { views: VIEWS({ collation: 'raw' }) }],
@@ -116,7 +130,12 @@ describe('collation fixture end to end through views', { skip }, () => {
     ['raw', 'rawddoc'],
   ] as const) {
     const raw = mode === 'raw';
-    const label = ddoc === 'rawddoc' ? 'raw (ddoc-level options.collation)' : ddoc === 'rawview' ? 'raw (view options.collation)' : 'icu';
+    const label =
+      ddoc === 'rawddoc'
+        ? 'raw (ddoc-level options.collation)'
+        : ddoc === 'rawview'
+          ? 'raw (view options.collation)'
+          : 'icu';
     const view = (name: string, qs = '') => get(`/coll/_design/${ddoc}/_view/${name}${qs}`);
 
     describe(label, () => {
@@ -130,10 +149,16 @@ describe('collation fixture end to end through views', { skip }, () => {
         const keyOf = new Map(section().strings.map((s) => [s.id, s.key]));
         for (const row of rows) assert.equal(row.key, keyOf.get(row.id), `key of ${row.id} round-trips`);
         // The server's order is the library's row-key order...
-        assert.deepEqual(rows.map((x) => x.id), librarySorted(section().strings, raw).map((x) => x.id));
+        assert.deepEqual(
+          rows.map((x) => x.id),
+          librarySorted(section().strings, raw).map((x) => x.id),
+        );
         // ... and CouchDB's.
         if (raw) {
-          assert.deepEqual(rows.map((x) => x.id), section().strings.map((x) => x.id));
+          assert.deepEqual(
+            rows.map((x) => x.id),
+            section().strings.map((x) => x.id),
+          );
         } else {
           const moved = checkIcuOrder(rows, section().strings);
           tc.diagnostic(`${moved.length} rows moved, all in documented classes`);
@@ -141,7 +166,10 @@ describe('collation fixture end to end through views', { skip }, () => {
         }
         // Descending is the exact reverse.
         const desc = await view('s', '?reduce=false&descending=true');
-        assert.deepEqual(desc.rows.map((x: Row) => x.id), rows.map((x) => x.id).reverse());
+        assert.deepEqual(
+          desc.rows.map((x: Row) => x.id),
+          rows.map((x) => x.id).reverse(),
+        );
       });
 
       it('group=true merges exactly the fixture groups, named by their first row', async () => {
@@ -164,7 +192,10 @@ describe('collation fixture end to end through views', { skip }, () => {
           // Excused strings may join or leave groups (a Unicode 16 digit zero is equal to "0" in
           // node's ICU, unassigned in CouchDB's): compare the groups of the other strings.
           const clean = (gs: FixtureRow[][]) =>
-            gs.map((g) => g.filter((r) => !excused(r.key))).filter((g) => g.length > 0).map(show);
+            gs
+              .map((g) => g.filter((r) => !excused(r.key)))
+              .filter((g) => g.length > 0)
+              .map(show);
           assert.deepEqual(clean(ours), clean(theirs));
         }
       });
@@ -172,8 +203,15 @@ describe('collation fixture end to end through views', { skip }, () => {
       it('ties: equal keys (ignorables, canonical equivalents) ordered by doc id; their groups', async () => {
         const r = await view('t', '?reduce=false');
         const rows: FixtureRow[] = r.rows.map((row: Row) => ({ id: row.id, key: row.key as string }));
-        assert.deepEqual(rows.map((x) => x.id), librarySorted(section().ties, raw).map((x) => x.id));
-        if (raw) assert.deepEqual(rows, section().ties.map(({ id, key }) => ({ id, key })));
+        assert.deepEqual(
+          rows.map((x) => x.id),
+          librarySorted(section().ties, raw).map((x) => x.id),
+        );
+        if (raw)
+          assert.deepEqual(
+            rows,
+            section().ties.map(({ id, key }) => ({ id, key })),
+          );
         else {
           const moved = checkIcuOrder(rows, section().ties);
           if (process.versions.icu?.startsWith('78.')) assert.equal(moved.length, 8);
@@ -196,30 +234,54 @@ describe('collation fixture end to end through views', { skip }, () => {
             const found = byKey.rows.map((row: Row) => ({ id: row.id, key: row.key }));
             assert.deepEqual(found, lookup.rows, `key=${JSON.stringify(lookup.key)} (${hex(lookup.key)})`);
             const range = await view('t', `?reduce=false&startkey=${q(lookup.key)}&endkey=${q(lookup.key)}`);
-            assert.deepEqual(range.rows.map((row: Row) => ({ id: row.id, key: row.key })), lookup.rows, 'startkey=endkey=key');
+            assert.deepEqual(
+              range.rows.map((row: Row) => ({ id: row.id, key: row.key })),
+              lookup.rows,
+              'startkey=endkey=key',
+            );
             const desc = await view('t', `?reduce=false&descending=true&key=${q(lookup.key)}`);
-            assert.deepEqual(desc.rows.map((row: Row) => row.id), lookup.rows.map((x) => x.id).reverse(), 'descending key=');
+            assert.deepEqual(
+              desc.rows.map((row: Row) => row.id),
+              lookup.rows.map((x) => x.id).reverse(),
+              'descending key=',
+            );
             const reduced = await view('t', `?key=${q(lookup.key)}`);
             assert.deepEqual(reduced.rows, [{ key: null, value: lookup.rows.length }], 'reduce over key=');
             allKeys.push(lookup.key);
             allRows.push(...lookup.rows);
             lookups++;
           } else {
-            const r = await view('t', `?reduce=false&startkey=${q(lookup.key)}&endkey=${q(lookup.key)}&inclusive_end=false`);
-            assert.equal(r.rows.length, lookup.exclusiveSelfRange, `startkey=endkey=${hex(lookup.key)}, inclusive_end=false`);
+            const r = await view(
+              't',
+              `?reduce=false&startkey=${q(lookup.key)}&endkey=${q(lookup.key)}&inclusive_end=false`,
+            );
+            assert.equal(
+              r.rows.length,
+              lookup.exclusiveSelfRange,
+              `startkey=endkey=${hex(lookup.key)}, inclusive_end=false`,
+            );
           }
         }
         assert.ok(lookups >= 10);
-        const multi = await t.request('POST', `/coll/_design/${ddoc}/_view/t?reduce=false`, { body: { keys: allKeys } });
+        const multi = await t.request('POST', `/coll/_design/${ddoc}/_view/t?reduce=false`, {
+          body: { keys: allKeys },
+        });
         assert.equal(multi.status, 200, multi.text);
-        assert.deepEqual(multi.json.rows.map((row: Row) => ({ id: row.id, key: row.key })), allRows, 'keys=[...] in the order given');
+        assert.deepEqual(
+          multi.json.rows.map((row: Row) => ({ id: row.id, key: row.key })),
+          allRows,
+          'keys=[...] in the order given',
+        );
       });
 
       it('mixed JSON keys (null, booleans, numbers, strings, arrays, objects) in CouchDB order', async () => {
         const r = await view('m', '?reduce=false');
         const expected = mixedRows(section());
         assert.equal(r.total_rows, 61);
-        assert.deepEqual(r.rows.map((row: Row) => ({ id: row.id, key: row.key })), expected);
+        assert.deepEqual(
+          r.rows.map((row: Row) => ({ id: row.id, key: row.key })),
+          expected,
+        );
       });
     });
   }
@@ -279,14 +341,28 @@ describe('equal keys in ranges, groups and lookups (hand-made)', () => {
 
   it('startkey/endkey: inclusive and exclusive ends treat equal spellings as the bound', async () => {
     // [aa, ab-equivalents]: endkey spelled with an ignorable includes every equal key.
-    assert.deepEqual(ids(await view(`?reduce=false&startkey=${q('aa')}&endkey=${q('a\u200bb')}`)), ['r09', 'r01', 'r02', 'r03']);
+    assert.deepEqual(ids(await view(`?reduce=false&startkey=${q('aa')}&endkey=${q('a\u200bb')}`)), [
+      'r09',
+      'r01',
+      'r02',
+      'r03',
+    ]);
     // inclusive_end=false excludes every spelling of the end key.
-    assert.deepEqual(ids(await view(`?reduce=false&startkey=${q('aa')}&endkey=${q('a\u00adb')}&inclusive_end=false`)), ['r09']);
+    assert.deepEqual(ids(await view(`?reduce=false&startkey=${q('aa')}&endkey=${q('a\u00adb')}&inclusive_end=false`)), [
+      'r09',
+    ]);
     // startkey spelled decomposed starts at the precomposed rows too.
     assert.deepEqual(ids(await view(`?reduce=false&startkey=${q('e\u0301')}&endkey=${q('f')}`)), ['r04', 'r05', 'r12']);
     // Descending from ac down to an equal spelling of Å (Å < aa: one primary weight, fewer).
     assert.deepEqual(ids(await view(`?reduce=false&descending=true&startkey=${q('ac')}&endkey=${q('A\u030a')}`)), [
-      'r10', 'r03', 'r02', 'r01', 'r09', 'r08', 'r07', 'r06',
+      'r10',
+      'r03',
+      'r02',
+      'r01',
+      'r09',
+      'r08',
+      'r07',
+      'r06',
     ]);
     // ... and the same, excluding every spelling of the end key.
     assert.deepEqual(
@@ -311,9 +387,19 @@ describe('equal keys in ranges, groups and lookups (hand-made)', () => {
     const desc = await view('?group=true&descending=true');
     assert.deepEqual(
       desc.json.rows.map((row: { key: string; value: number }) => [row.key, row.value]),
-      [['f', 1], ['e\u0301', 2], ['e', 1], ['ac', 1], ['a\u00adb', 3], ['aa', 1], ['A\u030a', 3]],
+      [
+        ['f', 1],
+        ['e\u0301', 2],
+        ['e', 1],
+        ['ac', 1],
+        ['a\u00adb', 3],
+        ['aa', 1],
+        ['A\u030a', 3],
+      ],
     );
-    const keyed = await t.request('POST', '/eq/_design/d/_view/v?group=true', { body: { keys: ['e\u0301', 'a\u2060b'] } });
+    const keyed = await t.request('POST', '/eq/_design/d/_view/v?group=true', {
+      body: { keys: ['e\u0301', 'a\u2060b'] },
+    });
     assert.deepEqual(keyed.json.rows, [
       { key: '\u00e9', value: 2 },
       { key: 'ab', value: 3 },
@@ -331,7 +417,10 @@ describe('equal keys in ranges, groups and lookups (hand-made)', () => {
       { key: ['\u00e9'], value: 2 },
       { key: ['f'], value: 1 },
     ]);
-    const range = await t.request('GET', `/eq/_design/d/_view/a?reduce=false&startkey=${q(['a\u200bb'])}&endkey=${q(['a\u00adb', {}])}`);
+    const range = await t.request(
+      'GET',
+      `/eq/_design/d/_view/a?reduce=false&startkey=${q(['a\u200bb'])}&endkey=${q(['a\u00adb', {}])}`,
+    );
     assert.deepEqual(ids(range), ['arr-r01', 'arr-r02', 'arr-r03']);
   });
 
@@ -339,7 +428,10 @@ describe('equal keys in ranges, groups and lookups (hand-made)', () => {
     const r = await view('?reduce=false');
     const rows = r.json.rows as Row[];
     for (let i = 1; i < rows.length; i++) {
-      assert.ok(collateRows(rows[i - 1].key, rows[i - 1].id, rows[i].key, rows[i].id) < 0, `${rows[i - 1].id} < ${rows[i].id}`);
+      assert.ok(
+        collateRows(rows[i - 1].key, rows[i - 1].id, rows[i].key, rows[i].id) < 0,
+        `${rows[i - 1].id} < ${rows[i].id}`,
+      );
     }
   });
 });

@@ -24,10 +24,16 @@ describe('views in-process', () => {
       { _id: 'c', author: 'al', n: 5 },
     ]);
     const map = await db.view('app', 'by_author', { reduce: false });
-    assert.deepEqual(map.rows.map((r: any) => r.key), ['al', 'bob', 'Bob']);
+    assert.deepEqual(
+      map.rows.map((r: any) => r.key),
+      ['al', 'bob', 'Bob'],
+    );
     assert.equal(map.total_rows, 3);
     const raw = await db.view('app', 'raw');
-    assert.deepEqual(raw.rows.map((r: any) => r.key), ['Bob', 'al', 'bob']);
+    assert.deepEqual(
+      raw.rows.map((r: any) => r.key),
+      ['Bob', 'al', 'bob'],
+    );
     const stats = await db.view('app', 'by_author', {});
     assert.deepEqual(stats.rows, [{ key: null, value: { sum: 10, count: 3, min: 2, max: 5, sumsqr: 38 } }]);
     await divan.close();
@@ -40,7 +46,11 @@ describe('views in-process', () => {
     const grouped = await db.view('app', 'by_author', { group: true });
     assert.deepEqual(
       grouped.rows.map((r: any) => [r.key, r.value.count]),
-      [['al', 2], ['bob', 1], ['Bob', 1]],
+      [
+        ['al', 2],
+        ['bob', 1],
+        ['Bob', 1],
+      ],
     );
     const stale = await db.view('app', 'by_author', { reduce: false, update: 'false', update_seq: true });
     assert.equal(stale.update_seq, 5);

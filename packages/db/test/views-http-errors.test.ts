@@ -32,7 +32,16 @@ describe('views over HTTP: errors', () => {
   let v: ViewClient;
   before(async () => {
     t = await startTestServer();
-    await seed(t, DB, [{ _id: 'a', k: 1, n: 1 }, { _id: 'b', k: 2, n: 2 }, { _id: 'c', k: 2, n: 'x' }], { e: DDOC });
+    await seed(
+      t,
+      DB,
+      [
+        { _id: 'a', k: 1, n: 1 },
+        { _id: 'b', k: 2, n: 2 },
+        { _id: 'c', k: 2, n: 'x' },
+      ],
+      { e: DDOC },
+    );
     v = viewClient(t, DB, 'e');
   });
   after(() => t.close());
@@ -82,8 +91,24 @@ describe('views over HTTP: errors', () => {
   });
 
   it('group=false with group_level>0, in either order (3.x)', async () => {
-    assertError(await v.get('red', [['group', 'false'], ['group_level', '1']]), 400, QPE, GROUP_FALSE_LEVEL);
-    assertError(await v.get('red', [['group_level', '1'], ['group', 'false']]), 400, QPE, GROUP_FALSE_LEVEL);
+    assertError(
+      await v.get('red', [
+        ['group', 'false'],
+        ['group_level', '1'],
+      ]),
+      400,
+      QPE,
+      GROUP_FALSE_LEVEL,
+    );
+    assertError(
+      await v.get('red', [
+        ['group_level', '1'],
+        ['group', 'false'],
+      ]),
+      400,
+      QPE,
+      GROUP_FALSE_LEVEL,
+    );
   });
 
   it('reversed ranges: start after end going up, or before end going down', async () => {
@@ -100,11 +125,25 @@ describe('views over HTTP: errors', () => {
     assert.deepEqual(same.json.rows, []);
     const ordered = await v.get('map', { startkey: 1, endkey: 2, startkey_docid: 'z', endkey_docid: 'a' });
     assert.equal(ordered.status, 200, ordered.text);
-    assertError(await v.get('map', { startkey: 2, endkey: 1, startkey_docid: 'a', endkey_docid: 'z' }), 400, QPE, REVERSED_FWD);
+    assertError(
+      await v.get('map', { startkey: 2, endkey: 1, startkey_docid: 'a', endkey_docid: 'z' }),
+      400,
+      QPE,
+      REVERSED_FWD,
+    );
   });
 
   it('booleans: true/false only — anything else is Invalid boolean parameter: "<raw>" (empty printed as [])', async () => {
-    for (const name of ['descending', 'inclusive_end', 'include_docs', 'reduce', 'group', 'update_seq', 'conflicts', 'sorted']) {
+    for (const name of [
+      'descending',
+      'inclusive_end',
+      'include_docs',
+      'reduce',
+      'group',
+      'update_seq',
+      'conflicts',
+      'sorted',
+    ]) {
       for (const value of ['yes', '1', 't']) {
         assertError(await v.get('map', { [name]: value }), 400, QPE, `Invalid boolean parameter: "${value}"`);
       }
@@ -124,7 +163,12 @@ describe('views over HTTP: errors', () => {
   });
 
   it('limit above 2^59-1: Limit is too large', async () => {
-    assertError(await v.get('map', { limit: '99999999999999999999' }), 400, QPE, 'Limit is too large, must not exceed 576460752303423487');
+    assertError(
+      await v.get('map', { limit: '99999999999999999999' }),
+      400,
+      QPE,
+      'Limit is too large, must not exceed 576460752303423487',
+    );
     assert.equal((await v.get('map', { limit: '576460752303423487' })).status, 200);
   });
 
@@ -144,7 +188,12 @@ describe('views over HTTP: errors', () => {
   });
 
   it('partition on a non-partitioned design doc', async () => {
-    assertError(await v.get('map', { partition: 'p' }), 400, QPE, '`partition` parameter is not supported in this design doc');
+    assertError(
+      await v.get('map', { partition: 'p' }),
+      400,
+      QPE,
+      '`partition` parameter is not supported in this design doc',
+    );
   });
 
   it('POST body: not an object; keys not an array; queries at the plain view URL', async () => {
@@ -153,7 +202,12 @@ describe('views over HTTP: errors', () => {
     }
     assertError(await v.post('map', { keys: 'a' }), 400, 'bad_request', '`keys` member must be an array.');
     assertError(await v.post('map', { keys: { a: 1 } }), 400, 'bad_request', '`keys` member must be an array.');
-    assertError(await v.post('map', { queries: [{}] }), 400, 'bad_request', 'The `queries` parameter is no longer supported at this endpoint');
+    assertError(
+      await v.post('map', { queries: [{}] }),
+      400,
+      'bad_request',
+      'The `queries` parameter is no longer supported at this endpoint',
+    );
     assertError(await v.post('map', '{"keys": [1,'), 400, 'bad_request', 'invalid UTF-8 JSON');
   });
 
@@ -169,12 +223,28 @@ describe('views over HTTP: errors', () => {
     assert.equal(charset.status, 200, 'parameters on the JSON type are fine');
   });
 
-  it('order of checks: syntax errors first, then CouchDB\'s validation order', async () => {
+  it("order of checks: syntax errors first, then CouchDB's validation order", async () => {
     // A bad integer is raised while parsing, before any validation.
     assertError(await v.get('map', { reduce: true, limit: 'x' }), 400, QPE, 'Invalid value for integer: "x"');
     // Parse errors come in parameter order.
-    assertError(await v.get('map', [['limit', 'x'], ['descending', 'y']]), 400, QPE, 'Invalid value for integer: "x"');
-    assertError(await v.get('map', [['descending', 'y'], ['limit', 'x']]), 400, QPE, 'Invalid boolean parameter: "y"');
+    assertError(
+      await v.get('map', [
+        ['limit', 'x'],
+        ['descending', 'y'],
+      ]),
+      400,
+      QPE,
+      'Invalid value for integer: "x"',
+    );
+    assertError(
+      await v.get('map', [
+        ['descending', 'y'],
+        ['limit', 'x'],
+      ]),
+      400,
+      QPE,
+      'Invalid boolean parameter: "y"',
+    );
     // reduce on map before grouping on map.
     assertError(await v.get('map', { group: true, reduce: true }), 400, QPE, REDUCE_ON_MAP);
     // multi-key reduce before keys-vs-key and include_docs on reduce.
@@ -197,7 +267,12 @@ describe('views over HTTP: errors', () => {
     assert.equal((await t.request('GET', `/${DB}/_design/gone/_view/map`)).status, 200);
     assert.equal((await t.request('DELETE', `/${DB}/_design/gone?rev=${rev}`)).status, 200);
     assertError(await t.request('GET', `/${DB}/_design/gone/_view/map`), 404, 'not_found', 'deleted');
-    assertError(await t.request('POST', `/${DB}/_design/gone/_view/map`, { body: { keys: [1] } }), 404, 'not_found', 'deleted');
+    assertError(
+      await t.request('POST', `/${DB}/_design/gone/_view/map`, { body: { keys: [1] } }),
+      404,
+      'not_found',
+      'deleted',
+    );
   });
 
   it('other methods: 405 method_not_allowed with Allow: GET,POST,HEAD', async () => {
@@ -209,7 +284,10 @@ describe('views over HTTP: errors', () => {
   });
 
   it('_stats on non-numbers: 500 invalid_value for every view of that design doc, until the data changes', async () => {
-    await seed(t, 'badstats', [{ _id: 'n1', v: 1 }, { _id: 's1', v: 'str' }]);
+    await seed(t, 'badstats', [
+      { _id: 'n1', v: 1 },
+      { _id: 's1', v: 'str' },
+    ]);
     await putDdoc(t, 'badstats', 's', {
       views: {
         stats: { map: 'function (doc) { emit(doc._id, doc.v); }', reduce: '_stats' },
@@ -222,13 +300,17 @@ describe('views over HTTP: errors', () => {
     assertError(await sv.get('plain'), 500, 'invalid_value', reason);
     const s1 = (await t.request('GET', '/badstats/s1')).json;
     assert.equal((await t.request('PUT', '/badstats/s1', { body: { ...s1, v: 2 } })).status, 201);
-    assert.deepEqual((await sv.ok('stats')).rows, [{ key: null, value: { sum: 3, count: 2, min: 1, max: 2, sumsqr: 5 } }]);
+    assert.deepEqual((await sv.ok('stats')).rows, [
+      { key: null, value: { sum: 3, count: 2, min: 1, max: 2, sumsqr: 5 } },
+    ]);
     assert.equal((await sv.get('plain')).status, 200);
   });
 
   it('_sum on non-numbers is not an error: 200 with a builtin_reduce_error value (3.x, d.2)', async () => {
     await seed(t, 'badsum', [{ _id: 'x', v: 'str' }]);
-    await putDdoc(t, 'badsum', 's', { views: { sum: { map: 'function (doc) { emit(doc._id, doc.v); }', reduce: '_sum' } } });
+    await putDdoc(t, 'badsum', 's', {
+      views: { sum: { map: 'function (doc) { emit(doc._id, doc.v); }', reduce: '_sum' } },
+    });
     const r = await viewClient(t, 'badsum', 's').get('sum');
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.rows[0].value.error, 'builtin_reduce_error');

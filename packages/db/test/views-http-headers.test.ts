@@ -122,7 +122,7 @@ describe('views over HTTP: headers and ETag', () => {
     assert.equal(listed.text, '');
   });
 
-  it('a write that changes the view\'s rows changes its ETag; the old ETag then gets a 200', async () => {
+  it("a write that changes the view's rows changes its ETag; the old ETag then gets a 200", async () => {
     const e = (await etag('as'))!;
     const r = (await etag('count'))!;
     await putDoc(t, DB, { _id: 'a3', type: 'a', n: 3 });
@@ -133,7 +133,7 @@ describe('views over HTTP: headers and ETag', () => {
     assert.equal(stale.json.rows.length, 3);
   });
 
-  it('a write this view does not see keeps its ETag (b.7: the view\'s own last-changed seq)', async () => {
+  it("a write this view does not see keeps its ETag (b.7: the view's own last-changed seq)", async () => {
     const e = await etag('as');
     const r = await etag('count');
     await putDoc(t, DB, { _id: 'b2', type: 'b', n: 2 });
@@ -161,7 +161,11 @@ describe('views over HTTP: headers and ETag', () => {
     const after = await v.get('as', { include_docs: true, stale: 'ok' });
     assert.notDeepEqual(after.json.rows[0].doc, before.json.rows[0].doc, 'fixture: the included doc changed');
     assert.notEqual(after.headers.get('etag'), before.headers.get('etag'), 'stale read with include_docs');
-    const cached = await v.get('as', { include_docs: true, stale: 'ok' }, { headers: { 'if-none-match': before.headers.get('etag')! } });
+    const cached = await v.get(
+      'as',
+      { include_docs: true, stale: 'ok' },
+      { headers: { 'if-none-match': before.headers.get('etag')! } },
+    );
     assert.equal(cached.status, 200, 'a 304 here would hand the client an outdated doc');
   });
 

@@ -15,7 +15,7 @@ const DDOC = {
   views: {
     plain: { map: "function (doc) { if ('p' in doc) emit(doc.p, doc.p * 10); }", reduce: '_sum' },
     links: { map: "function (doc) { if ('link' in doc) emit(doc._id, doc.link); }" },
-    self: { map: "function (doc) { if (doc.oldrev) emit(doc._id, { _rev: doc.oldrev }); }" },
+    self: { map: 'function (doc) { if (doc.oldrev) emit(doc._id, { _rev: doc.oldrev }); }' },
   },
 };
 
@@ -58,7 +58,10 @@ describe('views over HTTP: include_docs', () => {
     assert.equal(bulk.status, 201);
     // A conflict on p3: a second revision 1 stored as in replication.
     const stored = await t.request('POST', `/${DB}/_bulk_docs`, {
-      body: { new_edits: false, docs: [{ _id: 'p3', _rev: '1-ffffffffffffffffffffffffffffffff', p: 3, body: 'three (other branch)' }] },
+      body: {
+        new_edits: false,
+        docs: [{ _id: 'p3', _rev: '1-ffffffffffffffffffffffffffffffff', p: 3, body: 'three (other branch)' }],
+      },
     });
     assert.equal(stored.status, 201, stored.text);
     const ddoc = await t.request('PUT', `/${DB}/_design/i`, { body: DDOC });
@@ -92,7 +95,7 @@ describe('views over HTTP: include_docs', () => {
     assert.deepEqual(extra.doc, await getDoc('p2'));
   });
 
-  it('a value with _rev but no _id fetches that revision of the row\'s own doc', async () => {
+  it("a value with _rev but no _id fetches that revision of the row's own doc", async () => {
     const r = await v.ok('self', { include_docs: true });
     assert.equal(r.rows.length, 1);
     assert.equal(r.rows[0].id, 'self');
@@ -112,7 +115,7 @@ describe('views over HTTP: include_docs', () => {
     for (const row of r.rows) assert.ok('doc' in row, 'the doc member is present, null');
   });
 
-  it('values that are not {_id…} objects include the row\'s own doc', async () => {
+  it("values that are not {_id…} objects include the row's own doc", async () => {
     const r = await v.ok('links', { include_docs: true, keys: ['l-scalar', 'l-noid'] });
     assert.deepEqual(r.rows[0].doc, await getDoc('l-scalar'));
     assert.deepEqual(r.rows[1].doc, await getDoc('l-noid'));
@@ -134,9 +137,15 @@ describe('views over HTTP: include_docs', () => {
 
   it('include_docs with keys, descending, skip and limit', async () => {
     const r = await v.postOk('plain', { keys: [3, 1], include_docs: true, reduce: false });
-    assert.deepEqual(r.rows.map((row: any) => row.doc._id), ['p3', 'p1']);
+    assert.deepEqual(
+      r.rows.map((row: any) => row.doc._id),
+      ['p3', 'p1'],
+    );
     const page = await v.ok('plain', { reduce: false, include_docs: true, descending: true, skip: 1, limit: 1 });
-    assert.deepEqual(page.rows.map((row: any) => [row.id, row.doc._id]), [['p2', 'p2']]);
+    assert.deepEqual(
+      page.rows.map((row: any) => [row.id, row.doc._id]),
+      [['p2', 'p2']],
+    );
   });
 
   it('include_docs=false on a reduce view is accepted and reduces', async () => {

@@ -64,7 +64,13 @@ describe('views over HTTP: keys', () => {
 
   it('keys with no rows produce nothing; keys of every JSON type', async () => {
     assert.deepEqual(ids(await v.postOk('by_k', { keys: ['zzz', 'b', 'nope'] })), ['b1']);
-    assert.deepEqual(ids(await v.postOk('by_k', { keys: [{ z: 1 }, null, ['a', 1], 2, 2.0] })), ['x-obj', 'x-null', 'x-arr', 'x-num', 'x-num']);
+    assert.deepEqual(ids(await v.postOk('by_k', { keys: [{ z: 1 }, null, ['a', 1], 2, 2.0] })), [
+      'x-obj',
+      'x-null',
+      'x-arr',
+      'x-num',
+      'x-num',
+    ]);
     assert.deepEqual(ids(await v.postOk('by_k', { keys: [['a']] })), [], '["a"] is not ["a",1]');
   });
 
@@ -91,13 +97,21 @@ describe('views over HTTP: keys', () => {
     assert.deepEqual(ids(await v.postOk('by_k', { keys: ['c', 'a'], skip: 4 })), ['a3']);
     assert.deepEqual(ids(await v.postOk('by_k', { keys: ['c', 'a'], skip: 9 })), []);
     assert.deepEqual(ids(await v.postOk('by_k', { keys: ['c', 'a'], limit: 0 })), []);
-    assert.deepEqual(ids(await v.postOk('by_k', { keys: ['c', 'a'] }, { limit: 1 })), ['c1'], 'query-string limit with body keys');
+    assert.deepEqual(
+      ids(await v.postOk('by_k', { keys: ['c', 'a'] }, { limit: 1 })),
+      ['c1'],
+      'query-string limit with body keys',
+    );
   });
 
   it('startkey_docid / endkey_docid apply inside every key', async () => {
     assert.deepEqual(ids(await v.postOk('by_k', { keys: ['a', 'c'], startkey_docid: 'a2' })), ['a2', 'a3', 'c1', 'c2']);
     assert.deepEqual(ids(await v.postOk('by_k', { keys: ['a', 'c'], endkey_docid: 'a2' })), ['a1', 'a2']);
-    assert.deepEqual(ids(await v.postOk('by_k', { keys: ['c', 'a'], startkey_docid: 'a2', endkey_docid: 'c1' })), ['c1', 'a2', 'a3']);
+    assert.deepEqual(ids(await v.postOk('by_k', { keys: ['c', 'a'], startkey_docid: 'a2', endkey_docid: 'c1' })), [
+      'c1',
+      'a2',
+      'a3',
+    ]);
   });
 
   it('reduce view with group=true: one row per requested key, in the order of the array', async () => {
@@ -110,7 +124,9 @@ describe('views over HTTP: keys', () => {
       { key: 'a', value: 6 },
       { key: 'b', value: 4 },
     ]);
-    assert.deepEqual((await v.postOk('sum_k', { keys: ['c', 'a', 'b'], group: true, skip: 1, limit: 1 })).rows, [{ key: 'a', value: 6 }]);
+    assert.deepEqual((await v.postOk('sum_k', { keys: ['c', 'a', 'b'], group: true, skip: 1, limit: 1 })).rows, [
+      { key: 'a', value: 6 },
+    ]);
   });
 
   it('a one-element keys is a key (3.3.1+): allowed on a reduce view without group', async () => {

@@ -39,11 +39,18 @@ describe('views over HTTP: design-document options', () => {
   it('include_docs: true is the default; include_docs=false overrides; reduce views of the ddoc still reduce', async () => {
     const v = await ddocWith('o_docs', { include_docs: true });
     const r = await v.ok('by_n');
-    assert.deepEqual(r.rows.map((row: any) => row.doc?._id), ['d1', 'd2', 'd3', 'd4']);
+    assert.deepEqual(
+      r.rows.map((row: any) => row.doc?._id),
+      ['d1', 'd2', 'd3', 'd4'],
+    );
     for (const row of (await v.ok('by_n', { include_docs: false })).rows) assert.ok(!('doc' in row));
     assert.deepEqual(await v.ok('sum_n'), { rows: [{ key: null, value: 10 }] }, 'the default does not break reduce');
     const mapRows = await v.ok('sum_n', { reduce: false });
-    assert.deepEqual(mapRows.rows.map((row: any) => row.doc?._id), ['d2', 'd4', 'd1', 'd3'], 'reduce=false: the default applies');
+    assert.deepEqual(
+      mapRows.rows.map((row: any) => row.doc?._id),
+      ['d2', 'd4', 'd1', 'd3'],
+      'reduce=false: the default applies',
+    );
   });
 
   it('limit and descending defaults; each request param overrides only itself', async () => {
@@ -87,13 +94,30 @@ describe('views over HTTP: design-document options', () => {
     assert.deepEqual((await v.ok('sum_n', { group: false })).rows, [{ key: null, value: 10 }]);
     assert.deepEqual(ids(await v.ok('by_n')), ['d1', 'd2', 'd3', 'd4'], 'a group default does not make map views fail');
     // Multi-key fetch on the reduce view works thanks to the group default.
-    assert.deepEqual(keys(await v.postOk('sum_n', { keys: [[1, 3], [0, 2]] })), [[1, 3], [0, 2]]);
+    assert.deepEqual(
+      keys(
+        await v.postOk('sum_n', {
+          keys: [
+            [1, 3],
+            [0, 2],
+          ],
+        }),
+      ),
+      [
+        [1, 3],
+        [0, 2],
+      ],
+    );
   });
 
   it('group_level default', async () => {
     const v = await ddocWith('o_level', { group_level: 1 });
     assert.deepEqual(keys(await v.ok('sum_n')), [[0], [1]]);
-    assert.equal(keys(await v.ok('sum_n', { group: true })).length, 4, 'group=true replaces the whole grouping default');
+    assert.equal(
+      keys(await v.ok('sum_n', { group: true })).length,
+      4,
+      'group=true replaces the whole grouping default',
+    );
     assert.deepEqual(await v.ok('sum_n', { group: false }), { rows: [{ key: null, value: 10 }] });
   });
 
@@ -102,7 +126,11 @@ describe('views over HTTP: design-document options', () => {
     assert.deepEqual(ids(await v.ok('by_n')), ['d2', 'd3']);
     assert.deepEqual(ids(await v.ok('by_n', { key: 1 })), ['d1']);
     assert.deepEqual(ids(await v.ok('by_n', { startkey: 3 })), ['d3', 'd4'], 'not combined with the default endkey');
-    assert.deepEqual(ids(await v.postOk('by_n', { keys: [4, 1] })), ['d4', 'd1'], 'keys is not incompatible with a default range');
+    assert.deepEqual(
+      ids(await v.postOk('by_n', { keys: [4, 1] })),
+      ['d4', 'd1'],
+      'keys is not incompatible with a default range',
+    );
     assert.deepEqual(ids(await v.ok('by_n', { limit: 1 })), ['d2'], 'other params keep the default range');
     const keyDefault = await ddocWith('o_key', { key: 4 });
     assert.deepEqual(ids(await keyDefault.ok('by_n')), ['d4']);
@@ -145,26 +173,37 @@ describe('views over HTTP: design-document options', () => {
     assert.ok(all.includes('d1'));
   });
 
-  it('local_seq: map functions see doc._local_seq, the doc\'s update seq (integer)', async () => {
+  it("local_seq: map functions see doc._local_seq, the doc's update seq (integer)", async () => {
     await seed(t, 'optseq', [{ _id: 'x' }, { _id: 'y' }]);
     await putDoc(t, 'optseq', { _id: 'x', edited: true });
-    const seqView = { seqs: { map: 'function (doc) { emit(doc._id, doc._local_seq === undefined ? "none" : doc._local_seq); }' } };
+    const seqView = {
+      seqs: { map: 'function (doc) { emit(doc._id, doc._local_seq === undefined ? "none" : doc._local_seq); }' },
+    };
     await putDdoc(t, 'optseq', 'with', { views: seqView, options: { local_seq: true } });
     await putDdoc(t, 'optseq', 'without', { views: seqView });
     const changes = (await t.request('GET', '/optseq/_changes')).json.results as { id: string; seq: number }[];
     const seqOf = (id: string) => changes.find((c) => c.id === id)!.seq;
     const r = await viewClient(t, 'optseq', 'with').ok('seqs');
-    assert.deepEqual(r.rows.map((row: any) => [row.id, row.value]), [
-      ['x', seqOf('x')],
-      ['y', seqOf('y')],
-    ]);
+    assert.deepEqual(
+      r.rows.map((row: any) => [row.id, row.value]),
+      [
+        ['x', seqOf('x')],
+        ['y', seqOf('y')],
+      ],
+    );
     for (const row of r.rows) assert.ok(Number.isInteger(row.value));
     const plain = await viewClient(t, 'optseq', 'without').ok('seqs');
-    assert.deepEqual(plain.rows.map((row: any) => row.value), ['none', 'none']);
+    assert.deepEqual(
+      plain.rows.map((row: any) => row.value),
+      ['none', 'none'],
+    );
   });
 
   describe('collation: "raw"', () => {
-    const RAW_DOCS = ['a', 'B', 'A', 'b', 'aa', 1, false, null, true, { a: 1 }, ['a']].map((k, i) => ({ _id: `r${i}`, rk: k }));
+    const RAW_DOCS = ['a', 'B', 'A', 'b', 'aa', 1, false, null, true, { a: 1 }, ['a']].map((k, i) => ({
+      _id: `r${i}`,
+      rk: k,
+    }));
     const ICU_ORDER = [null, false, true, 1, 'a', 'A', 'aa', 'b', 'B', ['a'], { a: 1 }];
     const RAW_ORDER = [1, false, null, true, { a: 1 }, ['a'], 'A', 'B', 'a', 'aa', 'b'];
     const rawMap = "function (doc) { if ('rk' in doc) emit(doc.rk, null); }";
@@ -174,8 +213,13 @@ describe('views over HTTP: design-document options', () => {
     before(async () => {
       await seed(t, 'raw', RAW_DOCS);
       await putDdoc(t, 'raw', 'icu', { views: { k: { map: rawMap, reduce: '_count' } } });
-      await putDdoc(t, 'raw', 'root', { options: { collation: 'raw' }, views: { k: { map: rawMap, reduce: '_count' } } });
-      await putDdoc(t, 'raw', 'perview', { views: { k: { map: rawMap, reduce: '_count', options: { collation: 'raw' } } } });
+      await putDdoc(t, 'raw', 'root', {
+        options: { collation: 'raw' },
+        views: { k: { map: rawMap, reduce: '_count' } },
+      });
+      await putDdoc(t, 'raw', 'perview', {
+        views: { k: { map: rawMap, reduce: '_count', options: { collation: 'raw' } } },
+      });
       icu = viewClient(t, 'raw', 'icu');
       rootRaw = viewClient(t, 'raw', 'root');
       viewRaw = viewClient(t, 'raw', 'perview');
@@ -195,7 +239,13 @@ describe('views over HTTP: design-document options', () => {
         assert.equal(reversed.status, 400, reversed.text);
         assert.equal(reversed.json.error, 'query_parse_error');
       }
-      assert.deepEqual(keys(await icu.ok('k', { reduce: false, startkey: 'a', endkey: 'B' })), ['a', 'A', 'aa', 'b', 'B']);
+      assert.deepEqual(keys(await icu.ok('k', { reduce: false, startkey: 'a', endkey: 'B' })), [
+        'a',
+        'A',
+        'aa',
+        'b',
+        'B',
+      ]);
       const icuReversed = await icu.get('k', { reduce: false, startkey: 'Z', endkey: 'a' });
       assert.equal(icuReversed.status, 400, icuReversed.text);
     });

@@ -82,7 +82,16 @@ describe('views over HTTP: query parameters', () => {
     assert.deepEqual(await find({ b: 2, a: 1 }), ['m-obj']);
     assert.deepEqual(await find({ a: 1, b: 2 }), [], '{"a":1,"b":2} is a different key from {"b":2,"a":1}');
     // The whole view in CouchDB type order: null < false < true < numbers < strings < arrays < objects.
-    assert.deepEqual(ids(await v.ok('mixed')), ['m-null', 'm-false', 'm-true', 'm-num', 'm-str', 'm-none', 'm-arr', 'm-obj']);
+    assert.deepEqual(ids(await v.ok('mixed')), [
+      'm-null',
+      'm-false',
+      'm-true',
+      'm-num',
+      'm-str',
+      'm-none',
+      'm-arr',
+      'm-obj',
+    ]);
   });
 
   it('startkey/endkey and their aliases start_key/end_key', async () => {
@@ -97,12 +106,61 @@ describe('views over HTTP: query parameters', () => {
   });
 
   it('params apply left to right: key then endkey is a range, endkey then key is exactly key; later occurrences win', async () => {
-    assert.deepEqual(ids(await v.ok('num', [['key', 2], ['endkey', 4]])), ['d2', 'd3a', 'd3b', 'd3c', 'd4']);
-    assert.deepEqual(ids(await v.ok('num', [['endkey', 4], ['key', 2]])), ['d2']);
-    assert.deepEqual(ids(await v.ok('num', [['startkey', 1], ['startkey', 4]])), ['d4', 'd5']);
-    assert.deepEqual(ids(await v.ok('num', [['start_key', 1], ['startkey', 5]])), ['d5'], 'an alias and its name are one param');
-    assert.deepEqual(ids(await v.ok('num', [['limit', 1], ['limit', 3]])), ['d1', 'd2', 'd3a']);
-    assert.deepEqual(ids(await v.ok('num', [['descending', 'true'], ['descending', 'false']])), ALL);
+    assert.deepEqual(
+      ids(
+        await v.ok('num', [
+          ['key', 2],
+          ['endkey', 4],
+        ]),
+      ),
+      ['d2', 'd3a', 'd3b', 'd3c', 'd4'],
+    );
+    assert.deepEqual(
+      ids(
+        await v.ok('num', [
+          ['endkey', 4],
+          ['key', 2],
+        ]),
+      ),
+      ['d2'],
+    );
+    assert.deepEqual(
+      ids(
+        await v.ok('num', [
+          ['startkey', 1],
+          ['startkey', 4],
+        ]),
+      ),
+      ['d4', 'd5'],
+    );
+    assert.deepEqual(
+      ids(
+        await v.ok('num', [
+          ['start_key', 1],
+          ['startkey', 5],
+        ]),
+      ),
+      ['d5'],
+      'an alias and its name are one param',
+    );
+    assert.deepEqual(
+      ids(
+        await v.ok('num', [
+          ['limit', 1],
+          ['limit', 3],
+        ]),
+      ),
+      ['d1', 'd2', 'd3a'],
+    );
+    assert.deepEqual(
+      ids(
+        await v.ok('num', [
+          ['descending', 'true'],
+          ['descending', 'false'],
+        ]),
+      ),
+      ALL,
+    );
   });
 
   it('startkey_docid / start_key_doc_id: tie-break among rows whose key == startkey (raw strings, not JSON)', async () => {
@@ -130,22 +188,56 @@ describe('views over HTTP: query parameters', () => {
 
   it('descending: whole order reversed (ids too); ranges are given in iteration order', async () => {
     assert.deepEqual(ids(await v.ok('num', { descending: true })), [...ALL].reverse());
-    assert.deepEqual(ids(await v.ok('num', { descending: true, startkey: 4, endkey: 2 })), ['d4', 'd3c', 'd3b', 'd3a', 'd2']);
+    assert.deepEqual(ids(await v.ok('num', { descending: true, startkey: 4, endkey: 2 })), [
+      'd4',
+      'd3c',
+      'd3b',
+      'd3a',
+      'd2',
+    ]);
     assert.deepEqual(ids(await v.ok('num', { descending: true, key: 3 })), ['d3c', 'd3b', 'd3a']);
-    assert.deepEqual(ids(await v.ok('num', { descending: 'TRUE' })), [...ALL].reverse(), 'booleans are case-insensitive');
+    assert.deepEqual(
+      ids(await v.ok('num', { descending: 'TRUE' })),
+      [...ALL].reverse(),
+      'booleans are case-insensitive',
+    );
     assert.deepEqual(ids(await v.ok('num', { descending: 'False' })), ALL);
   });
 
   it('descending with doc-id bounds: startkey_docid counts down, endkey_docid stops going down', async () => {
-    assert.deepEqual(ids(await v.ok('num', { descending: true, startkey: 3, startkey_docid: 'd3b' })), ['d3b', 'd3a', 'd2', 'd1']);
-    assert.deepEqual(ids(await v.ok('num', { descending: true, endkey: 3, endkey_docid: 'd3b' })), ['d5', 'd4', 'd3c', 'd3b']);
+    assert.deepEqual(ids(await v.ok('num', { descending: true, startkey: 3, startkey_docid: 'd3b' })), [
+      'd3b',
+      'd3a',
+      'd2',
+      'd1',
+    ]);
+    assert.deepEqual(ids(await v.ok('num', { descending: true, endkey: 3, endkey_docid: 'd3b' })), [
+      'd5',
+      'd4',
+      'd3c',
+      'd3b',
+    ]);
   });
 
   it('inclusive_end=false, forward: default endkey_docid excludes every row with key == endkey; explicit one excludes ids ≥ it', async () => {
     assert.deepEqual(ids(await v.ok('num', { endkey: 3, inclusive_end: false })), ['d1', 'd2']);
-    assert.deepEqual(ids(await v.ok('num', { endkey: 3, endkey_docid: 'd3b', inclusive_end: false })), ['d1', 'd2', 'd3a']);
-    assert.deepEqual(ids(await v.ok('num', { endkey: 3, endkey_docid: 'd3b', inclusive_end: true })), ['d1', 'd2', 'd3a', 'd3b']);
-    assert.deepEqual(ids(await v.ok('num', { startkey: 2, endkey: 4, inclusive_end: false })), ['d2', 'd3a', 'd3b', 'd3c']);
+    assert.deepEqual(ids(await v.ok('num', { endkey: 3, endkey_docid: 'd3b', inclusive_end: false })), [
+      'd1',
+      'd2',
+      'd3a',
+    ]);
+    assert.deepEqual(ids(await v.ok('num', { endkey: 3, endkey_docid: 'd3b', inclusive_end: true })), [
+      'd1',
+      'd2',
+      'd3a',
+      'd3b',
+    ]);
+    assert.deepEqual(ids(await v.ok('num', { startkey: 2, endkey: 4, inclusive_end: false })), [
+      'd2',
+      'd3a',
+      'd3b',
+      'd3c',
+    ]);
     // An endkey that is not an emitted key: nothing equal to exclude.
     assert.deepEqual(ids(await v.ok('num', { endkey: 3.5, inclusive_end: false })), ['d1', 'd2', 'd3a', 'd3b', 'd3c']);
     // key= sets endkey too: every row of that key is excluded.
@@ -162,7 +254,13 @@ describe('views over HTTP: query parameters', () => {
       ids(await v.ok('num', { descending: true, endkey: 3, endkey_docid: 'd3b', inclusive_end: true })),
       ['d5', 'd4', 'd3c', 'd3b'],
     );
-    assert.deepEqual(ids(await v.ok('num', { descending: true, startkey: 5, endkey: 2, inclusive_end: false })), ['d5', 'd4', 'd3c', 'd3b', 'd3a']);
+    assert.deepEqual(ids(await v.ok('num', { descending: true, startkey: 5, endkey: 2, inclusive_end: false })), [
+      'd5',
+      'd4',
+      'd3c',
+      'd3b',
+      'd3a',
+    ]);
   });
 
   it('skip then limit; offset = rows before the start bound + skip', async () => {
@@ -240,7 +338,14 @@ describe('views over HTTP: query parameters', () => {
   });
 
   it('conflicts/attachments/att_encoding_info/update_seq/stable/sorted=true on a map view are accepted', async () => {
-    const r = await v.ok('num', { conflicts: false, attachments: false, att_encoding_info: false, stable: true, sorted: true, limit: 2 });
+    const r = await v.ok('num', {
+      conflicts: false,
+      attachments: false,
+      att_encoding_info: false,
+      stable: true,
+      sorted: true,
+      limit: 2,
+    });
     assert.deepEqual(ids(r), ['d1', 'd2']);
   });
 
@@ -255,7 +360,13 @@ describe('views over HTTP: query parameters', () => {
     assert.deepEqual(ids(asc), ['d3a', 'd3b', 'd3c']);
     const r = await v.ok('num', { startkey: 2, endkey: 3, startkey_docid: 'd2', endkey_docid: 'd3b' });
     assert.deepEqual(ids(r), ['d2', 'd3a', 'd3b']);
-    const d = await v.ok('num', { descending: true, startkey: 3, endkey: 2, startkey_docid: 'd3b', endkey_docid: 'd2' });
+    const d = await v.ok('num', {
+      descending: true,
+      startkey: 3,
+      endkey: 2,
+      startkey_docid: 'd3b',
+      endkey_docid: 'd2',
+    });
     assert.deepEqual(ids(d), ['d3b', 'd3a', 'd2']);
     assert.deepEqual(keys(d), [3, 3, 2]);
   });

@@ -44,7 +44,11 @@ const SUMS = [
 ];
 
 /** Enough rows for the B-tree to have inner nodes, so reductions are rereduced. */
-const MANY = Array.from({ length: 600 }, (_, i) => ({ _id: `many-${String(i).padStart(4, '0')}`, many: i, bucket: i % 3 }));
+const MANY = Array.from({ length: 600 }, (_, i) => ({
+  _id: `many-${String(i).padStart(4, '0')}`,
+  many: i,
+  bucket: i % 3,
+}));
 
 const DDOC = {
   views: {
@@ -78,7 +82,10 @@ const DDOC = {
         '  return { n: values.length, max: Math.max.apply(null, values) };' +
         '}',
     },
-    js_throws: { map: "function (doc) { if ('num' in doc) emit(doc.tag, doc.num); }", reduce: 'function () { throw new Error("no"); }' },
+    js_throws: {
+      map: "function (doc) { if ('num' in doc) emit(doc.tag, doc.num); }",
+      reduce: 'function () { throw new Error("no"); }',
+    },
     js_overflow: {
       map: "function (doc) { if ('num' in doc) emit(doc.tag, doc.num); }",
       reduce: "function (keys, values, rereduce) { return Array(6001).join('x'); }",
@@ -113,7 +120,9 @@ describe('views over HTTP: reduce and grouping', () => {
     assert.deepEqual((await v.ok('sum', { startkey: ['a'], endkey: ['a', {}] })).rows, [{ key: null, value: 6 }]);
     assert.deepEqual((await v.ok('sum', { key: 'solo' })).rows, [{ key: null, value: 13 }]);
     assert.deepEqual((await v.ok('sum', { startkey: ['b'], descending: false })).rows, [{ key: null, value: 9 }]);
-    assert.deepEqual((await v.ok('sum', { descending: true, startkey: ['a', 'y'], endkey: ['a', 'x', 2] })).rows, [{ key: null, value: 2 }]);
+    assert.deepEqual((await v.ok('sum', { descending: true, startkey: ['a', 'y'], endkey: ['a', 'x', 2] })).rows, [
+      { key: null, value: 2 },
+    ]);
   });
 
   it('group=true: one row per distinct key, in key order, {key,value} without id', async () => {
@@ -158,9 +167,27 @@ describe('views over HTTP: reduce and grouping', () => {
 
   it('3.x group resolution: group_level wins over group=true in either order', async () => {
     const level1 = await v.ok('count', { group_level: 1 });
-    assert.deepEqual(await v.ok('count', [['group', 'true'], ['group_level', '1']]), level1);
-    assert.deepEqual(await v.ok('count', [['group_level', '1'], ['group', 'true']]), level1);
-    assert.deepEqual(await v.ok('count', [['group_level', '0'], ['group', 'true']]), await v.ok('count'));
+    assert.deepEqual(
+      await v.ok('count', [
+        ['group', 'true'],
+        ['group_level', '1'],
+      ]),
+      level1,
+    );
+    assert.deepEqual(
+      await v.ok('count', [
+        ['group_level', '1'],
+        ['group', 'true'],
+      ]),
+      level1,
+    );
+    assert.deepEqual(
+      await v.ok('count', [
+        ['group_level', '0'],
+        ['group', 'true'],
+      ]),
+      await v.ok('count'),
+    );
   });
 
   it('group_level with ranges: grouping happens inside the range', async () => {
@@ -173,23 +200,27 @@ describe('views over HTTP: reduce and grouping', () => {
       { key: [], value: 8 },
       { key: ['a', 'x'], value: 1 },
     ]);
-    assert.deepEqual((await v.ok('sum', { group_level: 1, startkey: ['a'], endkey: ['a', 'y'], inclusive_end: false })).rows, [
-      { key: ['a'], value: 3 },
-    ]);
+    assert.deepEqual(
+      (await v.ok('sum', { group_level: 1, startkey: ['a'], endkey: ['a', 'y'], inclusive_end: false })).rows,
+      [{ key: ['a'], value: 3 }],
+    );
     assert.deepEqual((await v.ok('sum', { group: true, key: ['b'] })).rows, [{ key: ['b'], value: 5 }]);
   });
 
-  it('grouping going down: groups in descending order, keys cut from the group\'s first row', async () => {
+  it("grouping going down: groups in descending order, keys cut from the group's first row", async () => {
     assert.deepEqual((await v.ok('count', { group_level: 1, descending: true })).rows, [
       { key: ['b'], value: 2 },
       { key: ['a'], value: 3 },
       { key: [], value: 1 },
       { key: 'solo', value: 2 },
     ]);
-    assert.deepEqual((await v.ok('sum', { group_level: 2, descending: true, startkey: ['a', 'y', 9], endkey: ['a'] })).rows, [
-      { key: ['a', 'y'], value: 3 },
-      { key: ['a', 'x'], value: 3 },
-    ]);
+    assert.deepEqual(
+      (await v.ok('sum', { group_level: 2, descending: true, startkey: ['a', 'y', 9], endkey: ['a'] })).rows,
+      [
+        { key: ['a', 'y'], value: 3 },
+        { key: ['a', 'x'], value: 3 },
+      ],
+    );
   });
 
   it('limit and skip count grouped rows', async () => {
@@ -233,7 +264,10 @@ describe('views over HTTP: reduce and grouping', () => {
     assert.equal(r.status, 200, r.text);
     const value = r.json.rows[0].value;
     assert.equal(value.error, 'builtin_reduce_error');
-    assert.match(value.reason, /^The _sum function requires that map values be numbers, arrays of numbers, or objects\./);
+    assert.match(
+      value.reason,
+      /^The _sum function requires that map values be numbers, arrays of numbers, or objects\./,
+    );
     assert.equal(value.caused_by, 'not a number');
   });
 
@@ -258,7 +292,9 @@ describe('views over HTTP: reduce and grouping', () => {
         ],
       },
     ]);
-    assert.deepEqual((await v.ok('stats_objects')).rows, [{ key: null, value: { sum: 8, count: 3, min: 1, max: 4, sumsqr: 26 } }]);
+    assert.deepEqual((await v.ok('stats_objects')).rows, [
+      { key: null, value: { sum: 8, count: 3, min: 1, max: 4, sumsqr: 26 } },
+    ]);
   });
 
   it('_approx_count_distinct: the number of distinct keys (exact when few)', async () => {
@@ -278,7 +314,9 @@ describe('views over HTTP: reduce and grouping', () => {
       { key: [1], value: 200 },
       { key: [2], value: 200 },
     ]);
-    assert.deepEqual((await v.ok('js_count', { startkey: [1, 100], endkey: [1, 399] })).rows, [{ key: null, value: 100 }]);
+    assert.deepEqual((await v.ok('js_count', { startkey: [1, 100], endkey: [1, 399] })).rows, [
+      { key: null, value: 100 },
+    ]);
     assert.equal((await v.ok('js_count', { group: true })).rows.length, 600);
   });
 

@@ -9,7 +9,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
-import { dbSeq, deleteDoc, eventually, ids, putDdoc, putDoc, seed, viewClient, type ViewClient } from './support/views-http.js';
+import {
+  dbSeq,
+  deleteDoc,
+  eventually,
+  ids,
+  putDdoc,
+  putDoc,
+  seed,
+  viewClient,
+  type ViewClient,
+} from './support/views-http.js';
 
 const DDOC = {
   views: {
@@ -27,7 +37,15 @@ describe('views over HTTP: stale, update, stable, update_seq', () => {
 
   /** A fresh database (one per test keeps the sequences easy to reason about). */
   async function fresh(db: string): Promise<ViewClient> {
-    await seed(t, db, [{ _id: 'a', n: 1 }, { _id: 'b', n: 2 }], { s: DDOC });
+    await seed(
+      t,
+      db,
+      [
+        { _id: 'a', n: 1 },
+        { _id: 'b', n: 2 },
+      ],
+      { s: DDOC },
+    );
     return viewClient(t, db, 's');
   }
 
@@ -50,13 +68,18 @@ describe('views over HTTP: stale, update, stable, update_seq', () => {
     assert.deepEqual(await v.ok('by_n', { stale: 'ok' }), { total_rows: 0, offset: 0, rows: [] });
     assert.deepEqual(await v.ok('by_n', { update: false }), { total_rows: 0, offset: 0, rows: [] });
     assert.deepEqual(await v.ok('total', { stale: 'ok' }), { rows: [] });
-    assert.deepEqual(await v.ok('by_n', { stale: 'ok', update_seq: true }), { total_rows: 0, offset: 0, update_seq: 0, rows: [] });
+    assert.deepEqual(await v.ok('by_n', { stale: 'ok', update_seq: true }), {
+      total_rows: 0,
+      offset: 0,
+      update_seq: 0,
+      rows: [],
+    });
     // The first fresh query builds it.
     assert.deepEqual(ids(await v.ok('by_n')), ['a', 'b']);
     assert.deepEqual(ids(await v.ok('by_n', { stale: 'ok' })), ['a', 'b']);
   });
 
-  it('stale=ok and update=false ignore writes since the last update; update_seq is the index\'s seq', async () => {
+  it("stale=ok and update=false ignore writes since the last update; update_seq is the index's seq", async () => {
     const v = await fresh('stale');
     const indexed = await v.ok('by_n', { update_seq: true });
     await putDoc(t, 'stale', { _id: 'c', n: 3 });
@@ -64,7 +87,7 @@ describe('views over HTTP: stale, update, stable, update_seq', () => {
     for (const params of [{ stale: 'ok' }, { update: 'false' }, { stale: 'ok', stable: true }]) {
       const r = await v.ok('by_n', { ...params, update_seq: true });
       assert.deepEqual(ids(r), ['a', 'b'], JSON.stringify(params));
-      assert.equal(r.update_seq, indexed.update_seq, 'the seq the index was built to, not the db\'s');
+      assert.equal(r.update_seq, indexed.update_seq, "the seq the index was built to, not the db's");
       assert.ok(r.update_seq < (await dbSeq(t, 'stale')));
     }
     assert.deepEqual((await v.ok('total', { stale: 'ok' })).rows, [{ key: null, value: 3 }]);
@@ -72,7 +95,11 @@ describe('views over HTTP: stale, update, stable, update_seq', () => {
     const now = await v.ok('by_n', { update_seq: true });
     assert.deepEqual(ids(now), ['b', 'c']);
     assert.equal(now.update_seq, await dbSeq(t, 'stale'));
-    assert.deepEqual((await v.ok('total', { stale: 'ok' })).rows, [{ key: null, value: 5 }], 'the whole view group was updated together');
+    assert.deepEqual(
+      (await v.ok('total', { stale: 'ok' })).rows,
+      [{ key: null, value: 5 }],
+      'the whole view group was updated together',
+    );
   });
 
   it('stale=update_after / update=lazy answer from the index as it is, then update it', async () => {
@@ -87,7 +114,10 @@ describe('views over HTTP: stale, update, stable, update_seq', () => {
       const r = await v.ok('by_n', { ...params, update_seq: true });
       assert.ok(!ids(r).includes(id), `${JSON.stringify(params)}: the answer is stale`);
       assert.equal(r.update_seq, before.update_seq);
-      await eventually(async () => ids(await v.ok('by_n', { stale: 'ok' })).includes(id), `${JSON.stringify(params)} updates the index`);
+      await eventually(
+        async () => ids(await v.ok('by_n', { stale: 'ok' })).includes(id),
+        `${JSON.stringify(params)} updates the index`,
+      );
       assert.equal((await v.ok('by_n', { stale: 'ok', update_seq: true })).update_seq, await dbSeq(t, 'lazy'));
     }
   });
@@ -107,9 +137,35 @@ describe('views over HTTP: stale, update, stable, update_seq', () => {
     const v = await fresh('order');
     await v.ok('by_n');
     await putDoc(t, 'order', { _id: 'c', n: 3 });
-    assert.deepEqual(ids(await v.ok('by_n', [['update', 'true'], ['stale', 'ok']])), ['a', 'b'], 'stale=ok last: stale');
-    assert.deepEqual(ids(await v.ok('by_n', [['update', 'true'], ['update', 'false']])), ['a', 'b']);
-    assert.deepEqual(ids(await v.ok('by_n', [['stale', 'ok'], ['update', 'true']])), ['a', 'b', 'c'], 'update=true last: fresh');
+    assert.deepEqual(
+      ids(
+        await v.ok('by_n', [
+          ['update', 'true'],
+          ['stale', 'ok'],
+        ]),
+      ),
+      ['a', 'b'],
+      'stale=ok last: stale',
+    );
+    assert.deepEqual(
+      ids(
+        await v.ok('by_n', [
+          ['update', 'true'],
+          ['update', 'false'],
+        ]),
+      ),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      ids(
+        await v.ok('by_n', [
+          ['stale', 'ok'],
+          ['update', 'true'],
+        ]),
+      ),
+      ['a', 'b', 'c'],
+      'update=true last: fresh',
+    );
   });
 
   it('POST body stale/update, query string winning', async () => {

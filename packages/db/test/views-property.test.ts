@@ -22,8 +22,37 @@ const NUM_RUNS = Number(process.env.VIEWS_PROPERTY_RUNS ?? 60);
 // --- Generators ----------------------------------------------------------------------------------
 
 const STRINGS = [
-  '', 'a', 'A', 'b', 'B', 'ab', 'a\u200bb', 'aB', 'é', 'e\u0301', 'E', 'Å', '\u212b', 'z', '1', '10', '2',
-  'ä', 'ß', 'ss', '日本', '\u{1F600}', 'a b', '~', '\uFFFD', 'ω', 'a\u0000', 'a\u0001b', '\u0000', '\uFFFF', '\uE000',
+  '',
+  'a',
+  'A',
+  'b',
+  'B',
+  'ab',
+  'a\u200bb',
+  'aB',
+  'é',
+  'e\u0301',
+  'E',
+  'Å',
+  '\u212b',
+  'z',
+  '1',
+  '10',
+  '2',
+  'ä',
+  'ß',
+  'ss',
+  '日本',
+  '\u{1F600}',
+  'a b',
+  '~',
+  '\uFFFD',
+  'ω',
+  'a\u0000',
+  'a\u0001b',
+  '\u0000',
+  '\uFFFF',
+  '\uE000',
 ];
 
 const scalar = fc.oneof(
@@ -51,7 +80,23 @@ const docBody = fc.record({
   m: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 20, max: 90 })),
 });
 
-const IDS = ['a', 'b', 'c', 'B', 'd1', 'd10', 'd2', 'é', 'e\u0301', 'z', 'a\u0001', 'a\u0001b', '\uE000', '\u{1F600}', ...Array.from({ length: 30 }, (_, i) => `doc${i}`)];
+const IDS = [
+  'a',
+  'b',
+  'c',
+  'B',
+  'd1',
+  'd10',
+  'd2',
+  'é',
+  'e\u0301',
+  'z',
+  'a\u0001',
+  'a\u0001b',
+  '\uE000',
+  '\u{1F600}',
+  ...Array.from({ length: 30 }, (_, i) => `doc${i}`),
+];
 const docId = fc.constantFrom(...IDS);
 
 type Op =
@@ -67,7 +112,11 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({
       op: fc.constant('bulk' as const),
-      docs: fc.uniqueArray(fc.record({ id: docId, body: docBody }), { minLength: 1, maxLength: 15, selector: (d) => d.id }),
+      docs: fc.uniqueArray(fc.record({ id: docId, body: docBody }), {
+        minLength: 1,
+        maxLength: 15,
+        selector: (d) => d.id,
+      }),
     }),
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), id: docId }) },
@@ -85,7 +134,16 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('query' as const), view: fc.nat(3) }) },
 );
 
-const KEY_EXPRS = ['doc.k', '[doc.k, doc.k2]', '[doc.k2, doc.n, doc.k]', 'doc.arr', 'null', 'doc._id', '[doc.n]', 'doc.k2'];
+const KEY_EXPRS = [
+  'doc.k',
+  '[doc.k, doc.k2]',
+  '[doc.k2, doc.n, doc.k]',
+  'doc.arr',
+  'null',
+  'doc._id',
+  '[doc.n]',
+  'doc.k2',
+];
 const VALUE_EXPRS_MAP = ['doc.k2', 'null', '[doc._id, doc.n]', 'doc.n'];
 const BODIES: ((k: string, v: string) => string)[] = [
   (k, v) => `emit(${k}, ${v});`,
@@ -234,7 +292,12 @@ function ddocOf(views: ViewSpec[]) {
   };
 }
 
-async function ask(t: TestServer, db: string, view: string, q: ModelQuery): Promise<{ status: number; json: any; text: string }> {
+async function ask(
+  t: TestServer,
+  db: string,
+  view: string,
+  q: ModelQuery,
+): Promise<{ status: number; json: any; text: string }> {
   const path = `/${db}/_design/p/_view/${view}`;
   if (q.keys === undefined) return t.request('GET', path + queryString(q));
   const { keys, ...rest } = q;
@@ -245,7 +308,14 @@ async function ask(t: TestServer, db: string, view: string, q: ModelQuery): Prom
 function queriesFor(view: ViewSpec, random: ModelQuery[]): ModelQuery[] {
   const fixed: ModelQuery[] = [{ reduce: false }, { reduce: false, descending: true }];
   if (view.reduce !== 'none') {
-    fixed.push({}, { group: 'exact' }, { group: 1 }, { group: 2 }, { group: 'exact', descending: true }, { group: 1, descending: true });
+    fixed.push(
+      {},
+      { group: 'exact' },
+      { group: 1 },
+      { group: 2 },
+      { group: 'exact', descending: true },
+      { group: 1, descending: true },
+    );
   }
   // Map-only views: drop reduce/group params, which would only be errors.
   const cleaned = random.map((q) => {
@@ -310,7 +380,8 @@ describe('views: incremental index = index from scratch = model', () => {
                   assert.deepEqual(a.json.rows, expected.rows, `${label}: map rows`);
                   stats.mapRows += expected.rows.length;
                   assert.equal(a.json.total_rows, expected.totalRows, `${label}: total_rows`);
-                  if (q.keys === undefined && expected.rows.length > 0) assert.equal(a.json.offset, expected.offset, `${label}: offset`);
+                  if (q.keys === undefined && expected.rows.length > 0)
+                    assert.equal(a.json.offset, expected.offset, `${label}: offset`);
                 } else {
                   assert.deepEqual(a.json.rows, expected.rows, `${label}: reduce rows`);
                   stats.reduceRows += expected.rows.length;
@@ -399,14 +470,17 @@ describe('views: edges beyond the random histories', () => {
     await t.request('PUT', '/longkey/long', { body: { len: 70_000 } });
     const r = await t.request('GET', '/longkey/_design/p/_view/v');
     assert.equal(r.status, 200, r.text.slice(0, 300));
-    assert.deepEqual(r.json.rows.map((row: any) => row.value), [3, 70_000]);
+    assert.deepEqual(
+      r.json.rows.map((row: any) => row.value),
+      [3, 70_000],
+    );
     // The other views of the design document must not be held hostage by that row either.
     const other = await t.request('GET', '/longkey/_design/p/_view/other');
     assert.equal(other.status, 200, other.text.slice(0, 300));
     assert.equal(other.json.total_rows, 2);
   });
 
-  it('more than 256 views in one design document: updates replace each view\'s own rows', async () => {
+  it("more than 256 views in one design document: updates replace each view's own rows", async () => {
     await t.request('PUT', '/manyviews');
     const views: Record<string, { map: string }> = {};
     for (let i = 0; i < 260; i++) views[`v${i}`] = { map: `function (doc) { emit(doc.k, ${i}); }` };
@@ -427,7 +501,9 @@ describe('views: edges beyond the random histories', () => {
   it('one document emitting the same key more than 65,536 times keeps every row', async () => {
     await t.request('PUT', '/dups');
     await t.request('PUT', '/dups/_design/p', {
-      body: { views: { v: { map: "function (doc) { for (var i = 0; i < doc.n; i++) emit('k', i); }", reduce: '_count' } } },
+      body: {
+        views: { v: { map: "function (doc) { for (var i = 0; i < doc.n; i++) emit('k', i); }", reduce: '_count' } },
+      },
     });
     const n = 65_540;
     await t.request('PUT', '/dups/d', { body: { n } });

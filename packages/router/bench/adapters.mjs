@@ -62,7 +62,9 @@ export const ROUTERS = {
     },
     build(FindMyWay, set, handlers) {
       const router = FindMyWay();
-      set.routes.forEach((r, i) => router.on(r.method, r.path.replace(/\*\w+$/, '*'), handlers[i], keyOf(r.method, r.path)));
+      set.routes.forEach((r, i) =>
+        router.on(r.method, r.path.replace(/\*\w+$/, '*'), handlers[i], keyOf(r.method, r.path)),
+      );
       return { router };
     },
     prelude: 'const router = ctx.router;',
@@ -101,7 +103,10 @@ export const ROUTERS = {
     build({ createRouter, addRoute, findRoute }, set, handlers) {
       const router = createRouter();
       set.routes.forEach((r, i) =>
-        addRoute(router, r.method, r.path.replace(/\*(\w+)$/, '**:$1'), { handler: handlers[i], key: keyOf(r.method, r.path) }),
+        addRoute(router, r.method, r.path.replace(/\*(\w+)$/, '**:$1'), {
+          handler: handlers[i],
+          key: keyOf(r.method, r.path),
+        }),
       );
       return { router, findRoute };
     },
@@ -121,7 +126,10 @@ export const ROUTERS = {
     build({ createRouter, addRoute, compileRouter }, set, handlers) {
       const router = createRouter();
       set.routes.forEach((r, i) =>
-        addRoute(router, r.method, r.path.replace(/\*(\w+)$/, '**:$1'), { handler: handlers[i], key: keyOf(r.method, r.path) }),
+        addRoute(router, r.method, r.path.replace(/\*(\w+)$/, '**:$1'), {
+          handler: handlers[i],
+          key: keyOf(r.method, r.path),
+        }),
       );
       return { match: compileRouter(router) };
     },
@@ -177,7 +185,7 @@ export const GENERATORS = {
   },
 
   'divan path()': {
-    label: "@divan/router routes.path(name, ...)",
+    label: '@divan/router routes.path(name, ...)',
     build: buildOurs,
     describe: (ctx) => `routes.path('${ctx.name}', a, b)`,
     prelude: 'const routes = ctx.routes, name = ctx.name;',

@@ -83,7 +83,8 @@ function checkAnswers(adapter, ctx, set, requests) {
   const errors = [];
   for (const req of requests) {
     const want = referenceMatch(set.routes, req.method, req.path);
-    if ((want == null) !== Boolean(req.miss)) throw new Error(`bad case ${req.name}: reference says ${normalizeAnswer(want)}`);
+    if ((want == null) !== Boolean(req.miss))
+      throw new Error(`bad case ${req.name}: reference says ${normalizeAnswer(want)}`);
     let got;
     try {
       got = adapter.answer(ctx, req.method, req.path);
@@ -191,7 +192,10 @@ async function buildSuite(job) {
   const want = referenceMatch(routes, method, path);
   const got = adapter.answer(ctx, method, path);
   if (normalizeAnswer(got) !== normalizeAnswer(want)) {
-    return { ok: false, error: `wrong answer: ${method} ${path}: got ${normalizeAnswer(got)}, expected ${normalizeAnswer(want)}` };
+    return {
+      ok: false,
+      error: `wrong answer: ${method} ${path}: got ${normalizeAnswer(got)}, expected ${normalizeAnswer(want)}`,
+    };
   }
   const result = {
     ok: true,
@@ -212,7 +216,13 @@ async function main() {
     else if (job.suite === 'generate') result = await generateSuite(job);
     else result = await lookupSuite(job);
   } catch (e) {
-    result = { ok: false, error: String(e?.stack ?? e).split('\n').slice(0, 3).join(' | ') };
+    result = {
+      ok: false,
+      error: String(e?.stack ?? e)
+        .split('\n')
+        .slice(0, 3)
+        .join(' | '),
+    };
   }
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -126,9 +126,45 @@ export const GENERATE = {
   // Values every generator must encode alike (no sub-delims, where Rails' segment escaping
   // and encodeURIComponent differ, and no dots, which the default segment pattern refuses).
   cases: [
-    { name: 'numeric ids', args: [[1, 2], [42, 7], [1234, 99999], [3, 512], [10, 20], [8, 80], [77, 5], [600, 1]] },
-    { name: 'string ids', args: [['1', '2'], ['abc', 'user-7'], ['42', 'x_y'], ['Z9', '0001'], ['slug-a', 'b'], ['q', 'r'], ['id10', 'id11'], ['m', 'nn']] },
-    { name: 'needs percent-encoding', args: [['a b', 'ü'], ['x/y', '50%'], ['é', 'c d'], ['1', 'ä/ö'], ['q?', 'r#'], ['日本', '2'], ['a b', 'c'], ['%', ' ']] },
+    {
+      name: 'numeric ids',
+      args: [
+        [1, 2],
+        [42, 7],
+        [1234, 99999],
+        [3, 512],
+        [10, 20],
+        [8, 80],
+        [77, 5],
+        [600, 1],
+      ],
+    },
+    {
+      name: 'string ids',
+      args: [
+        ['1', '2'],
+        ['abc', 'user-7'],
+        ['42', 'x_y'],
+        ['Z9', '0001'],
+        ['slug-a', 'b'],
+        ['q', 'r'],
+        ['id10', 'id11'],
+        ['m', 'nn'],
+      ],
+    },
+    {
+      name: 'needs percent-encoding',
+      args: [
+        ['a b', 'ü'],
+        ['x/y', '50%'],
+        ['é', 'c d'],
+        ['1', 'ä/ö'],
+        ['q?', 'r#'],
+        ['日本', '2'],
+        ['a b', 'c'],
+        ['%', ' '],
+      ],
+    },
   ],
   expected: (a, b) => `/res5/${encodeURIComponent(a)}/sub2/${encodeURIComponent(b)}/edit`,
 };

@@ -35,7 +35,9 @@ function parseArgs(argv) {
     else if (a.startsWith('--suite')) opts.suites = value().split(',');
     else if (a.startsWith('--router')) opts.routers = value().split(',');
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node bench/run.mjs [--rounds N] [--quick] [--suite rails,classic,build,generate] [--router divan,find-my-way,...]');
+      console.log(
+        'usage: node bench/run.mjs [--rounds N] [--quick] [--suite rails,classic,build,generate] [--router divan,find-my-way,...]',
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -50,7 +52,11 @@ function parseArgs(argv) {
 function ensurePeers() {
   if (existsSync(join(BENCH, 'node_modules'))) return;
   console.error('bench: installing the peer routers into packages/router/bench/node_modules ...');
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: BENCH, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], {
+    cwd: BENCH,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    shell: process.platform === 'win32',
+  });
   if (r.status !== 0) throw new Error('npm install in packages/router/bench failed');
 }
 
@@ -121,12 +127,19 @@ const median = (xs) => {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 };
 const rate = (x) =>
-  x >= 1e9 ? `${(x / 1e9).toFixed(2)}G` : x >= 1e6 ? `${(x / 1e6).toFixed(x >= 1e8 ? 0 : 1)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(0)}k` : x.toFixed(0);
+  x >= 1e9
+    ? `${(x / 1e9).toFixed(2)}G`
+    : x >= 1e6
+      ? `${(x / 1e6).toFixed(x >= 1e8 ? 0 : 1)}M`
+      : x >= 1e3
+        ? `${(x / 1e3).toFixed(0)}k`
+        : x.toFixed(0);
 const ratio = (x, base) => (base ? `${(x / base).toFixed(2)}×` : '—');
 
 function table(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ')} |`;
+  const line = (cells) =>
+    `| ${cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
@@ -158,7 +171,10 @@ function printLookupSuite(results, suite, opts) {
       rows.push([label(suite, name), ...caseNames.map((_, i) => (i === 0 ? 'error (below)' : ''))]);
       continue;
     }
-    rows.push([label(suite, name), ...caseNames.map((c) => `${rate(med[name][c])} (${ratio(med[name][c], base?.[c])})`)]);
+    rows.push([
+      label(suite, name),
+      ...caseNames.map((c) => `${rate(med[name][c])} (${ratio(med[name][c], base?.[c])})`),
+    ]);
   }
   console.log(`\n### ${set.title}\nmedian of ${opts.rounds} round(s), ratio vs find-my-way\n`);
   console.log(table(['router', ...caseNames.map((c) => (c === set.mix.name ? `**${c}**` : c))], rows));
@@ -187,7 +203,9 @@ function printBuildSuite(results, opts) {
       m['heap MB'].toFixed(2),
     ]);
   }
-  console.log(`\n### ${SUITES.build.title}\nmedian of ${opts.rounds} cold process(es); build = register + first lookup, ratio vs find-my-way; heap = heapUsed growth after forced GC\n`);
+  console.log(
+    `\n### ${SUITES.build.title}\nmedian of ${opts.rounds} cold process(es); build = register + first lookup, ratio vs find-my-way; heap = heapUsed growth after forced GC\n`,
+  );
   console.log(table(['router', 'register ms', 'build ms (× fmw)', 'build range ms', 'heap MB'], rows));
   notes(results, 'build');
   return med;
@@ -207,7 +225,9 @@ function printGenerateSuite(results, opts) {
     }
     rows.push([what, ...caseNames.map((c) => `${rate(med[name][c])} (${ratio(med[name][c], base?.[c])})`)]);
   }
-  console.log(`\n### ${SUITES.generate.title}\nmedian of ${opts.rounds} round(s), ratio vs the hand-written template\n`);
+  console.log(
+    `\n### ${SUITES.generate.title}\nmedian of ${opts.rounds} round(s), ratio vs the hand-written template\n`,
+  );
   console.log(table(['generator', ...caseNames], rows));
   notes(results, 'generate');
   return med;
@@ -239,23 +259,60 @@ function printTargets(results, meds) {
     const base = meds[suite]?.['find-my-way']?.[c];
     if (ours == null || base == null) return rows.push([metric, `≥ ${min}× find-my-way`, 'n/a', '', 'n/a']);
     const r = ours / base;
-    rows.push([metric, `≥ ${min}× find-my-way`, `${r.toFixed(2)}× (${rate(ours)}/s vs ${rate(base)}/s)`, perRound(suite, c, (x) => x.toFixed(2)), r >= min ? 'PASS' : 'FAIL']);
+    rows.push([
+      metric,
+      `≥ ${min}× find-my-way`,
+      `${r.toFixed(2)}× (${rate(ours)}/s vs ${rate(base)}/s)`,
+      perRound(suite, c, (x) => x.toFixed(2)),
+      r >= min ? 'PASS' : 'FAIL',
+    ]);
   };
   ratioTarget('Rails-shaped resource mix', 'rails', 'resource mix', 1.5);
   ratioTarget('classic all together', 'classic', 'all together', 2.5);
   const b = meds.build?.divan;
   const buildRounds = results.build?.divan?.rounds ?? [];
   const list = (c, d) => (buildRounds.length > 1 ? buildRounds.map((x) => x[c].toFixed(d)).join(' ') : '');
-  rows.push(b ? ['10k routes build time', '≤ 40 ms', `${b['build ms'].toFixed(1)} ms`, list('build ms', 0), b['build ms'] <= 40 ? 'PASS' : 'FAIL'] : ['10k routes build time', '≤ 40 ms', 'n/a', '', 'n/a']);
-  rows.push(b ? ['10k routes heap', '≤ 5 MB', `${b['heap MB'].toFixed(2)} MB`, list('heap MB', 1), b['heap MB'] <= 5 ? 'PASS' : 'FAIL'] : ['10k routes heap', '≤ 5 MB', 'n/a', '', 'n/a']);
+  rows.push(
+    b
+      ? [
+          '10k routes build time',
+          '≤ 40 ms',
+          `${b['build ms'].toFixed(1)} ms`,
+          list('build ms', 0),
+          b['build ms'] <= 40 ? 'PASS' : 'FAIL',
+        ]
+      : ['10k routes build time', '≤ 40 ms', 'n/a', '', 'n/a'],
+  );
+  rows.push(
+    b
+      ? [
+          '10k routes heap',
+          '≤ 5 MB',
+          `${b['heap MB'].toFixed(2)} MB`,
+          list('heap MB', 1),
+          b['heap MB'] <= 5 ? 'PASS' : 'FAIL',
+        ]
+      : ['10k routes heap', '≤ 5 MB', 'n/a', '', 'n/a'],
+  );
   const g = meds.generate?.['divan helper']?.['numeric ids'];
   const t = meds.generate?.template?.['numeric ids'];
   const gRounds = spread('generate', 'divan helper', 'numeric ids');
   const tRounds = spread('generate', 'template', 'numeric ids');
-  const gPer = gRounds && tRounds && gRounds.length === tRounds.length ? gRounds.map((x, i) => (x / tRounds[i]).toFixed(2)).join(' ') : '';
-  rows.push(g != null && t != null
-    ? ['nested member helper (numeric ids)', '≥ 1.0× template', `${(g / t).toFixed(2)}× (${rate(g)}/s vs ${rate(t)}/s)`, gPer, g >= t ? 'PASS' : 'FAIL']
-    : ['nested member helper (numeric ids)', '≥ 1.0× template', 'n/a', '', 'n/a']);
+  const gPer =
+    gRounds && tRounds && gRounds.length === tRounds.length
+      ? gRounds.map((x, i) => (x / tRounds[i]).toFixed(2)).join(' ')
+      : '';
+  rows.push(
+    g != null && t != null
+      ? [
+          'nested member helper (numeric ids)',
+          '≥ 1.0× template',
+          `${(g / t).toFixed(2)}× (${rate(g)}/s vs ${rate(t)}/s)`,
+          gPer,
+          g >= t ? 'PASS' : 'FAIL',
+        ]
+      : ['nested member helper (numeric ids)', '≥ 1.0× template', 'n/a', '', 'n/a'],
+  );
   console.log('\n### Targets (@divan/router; a benchmark never fails on a missed target)\n');
   console.log(table(['metric', 'target', 'measured (median)', 'per round', 'result'], rows));
 }
@@ -268,9 +325,18 @@ async function main() {
   ensureBuilt();
 
   // Is our router there? (Probed in a child: a broken dist must not take this process down.)
-  const probe = spawnSync(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(pathToFileURL(OURS_DIST).href)}).then((m) => process.stdout.write(typeof m.draw))`], { encoding: 'utf8' });
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import(${JSON.stringify(pathToFileURL(OURS_DIST).href)}).then((m) => process.stdout.write(typeof m.draw))`,
+    ],
+    { encoding: 'utf8' },
+  );
   const oursReady = probe.stdout === 'function';
-  if (!oursReady) console.error('bench: @divan/router does not export draw yet (dist/src/index.js); running the peers only');
+  if (!oursReady)
+    console.error('bench: @divan/router does not export draw yet (dist/src/index.js); running the peers only');
 
   const suites = (opts.suites ?? ['rails', 'classic', 'build', 'generate']).filter((s) => {
     if (SUITES[s]) return true;
@@ -280,8 +346,12 @@ async function main() {
   const load0 = loadavg();
   const started = Date.now();
   console.log(`# @divan/router benchmark\n`);
-  console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model?.trim()}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`${opts.rounds} round(s); per case ${opts.timing.warmupMs} ms warm-up + ${opts.timing.slices} × ${opts.timing.sliceMs} ms slices; one child process per (suite, router, round), shuffled`);
+  console.log(
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model?.trim()}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}`,
+  );
+  console.log(
+    `${opts.rounds} round(s); per case ${opts.timing.warmupMs} ms warm-up + ${opts.timing.slices} × ${opts.timing.sliceMs} ms slices; one child process per (suite, router, round), shuffled`,
+  );
 
   for (let round = 1; round <= opts.rounds; round++) {
     const jobs = [];
@@ -301,7 +371,9 @@ async function main() {
         if (r.describe) slot.describe = r.describe;
       } else slot.errors.push(r.error);
       if (r.warning) slot.warnings.push(r.warning);
-      console.error(`bench: round ${round}/${opts.rounds} ${job.suite} × ${job.router}: ${r.ok ? 'ok' : 'FAILED'} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+      console.error(
+        `bench: round ${round}/${opts.rounds} ${job.suite} × ${job.router}: ${r.ok ? 'ok' : 'FAILED'} (${((Date.now() - t) / 1000).toFixed(1)} s)`,
+      );
     }
   }
   // Errors are usually the same every round: print each once.
@@ -320,7 +392,9 @@ async function main() {
   if (!oursReady) console.log('\n(@divan/router not built yet: peers only)');
   printTargets(results, meds);
   const load1 = loadavg();
-  console.log(`\n${((Date.now() - started) / 1000).toFixed(0)} s; load average at end ${load1.map((x) => x.toFixed(2)).join(' ')} (2 shared cores here: ratios within ±0.3 of each other are ties)`);
+  console.log(
+    `\n${((Date.now() - started) / 1000).toFixed(0)} s; load average at end ${load1.map((x) => x.toFixed(2)).join(' ')} (2 shared cores here: ratios within ±0.3 of each other are ties)`,
+  );
 }
 
 await main();

@@ -16,6 +16,12 @@ export { RouteSet } from './route-set.js';
 export { formatRoutes } from './format/table.js';
 export { helperDeclarations } from './format/helper-types.js';
 export { camelHelperName } from './format/helper-name.js';
-export { createNodeListener, type Context, type Handlers, type HandlerFunction, type NodeListener } from './adapters/node.js';
+export {
+  createNodeListener,
+  type Context,
+  type Handlers,
+  type HandlerFunction,
+  type NodeListener,
+} from './adapters/node.js';
 export { singularize, pluralize } from './support/inflection.js';
 export type { RouteInfo, Match, RouteSetLike, RouteHelper, UrlOptions } from './types.js';

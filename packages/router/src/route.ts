@@ -118,7 +118,13 @@ export class Route {
           case 'param':
           case 'glob': {
             const req = requirements[node.name];
-            const source = req ? `(?:${inlineFlags(req)})` : node.type === 'param' ? DEFAULT_SEGMENT : formatted ? '.+?' : '.+';
+            const source = req
+              ? `(?:${inlineFlags(req)})`
+              : node.type === 'param'
+                ? DEFAULT_SEGMENT
+                : formatted
+                  ? '.+?'
+                  : '.+';
             captures.push(node.name);
             // Groups inside a constraint shift the capture numbers after it.
             const inner = req ? countGroups(inlineFlags(req)) : 0;

@@ -86,7 +86,10 @@ describe('divan-routes FILE', () => {
   test('--grep filters the table; no match says so', async () => {
     const r = await run(['static-routes.mjs', '--grep', 'SHOW']);
     assert.equal(r.code, 0);
-    assert.equal(r.stdout, ['Prefix Verb URI Pattern          Handler#Action', '  post GET  /posts/:id(.:format) posts#show', ''].join('\n'));
+    assert.equal(
+      r.stdout,
+      ['Prefix Verb URI Pattern          Handler#Action', '  post GET  /posts/:id(.:format) posts#show', ''].join('\n'),
+    );
     const g = await run(['static-routes.mjs', '-g', 'index']);
     assert.match(g.stdout, /posts#index/);
     assert.doesNotMatch(g.stdout, /posts#show/);
@@ -99,10 +102,16 @@ describe('divan-routes FILE', () => {
     const r = await run(['static-routes.mjs', '--json']);
     assert.equal(r.code, 0);
     const list = JSON.parse(r.stdout) as Array<{ name: string; action: string }>;
-    assert.deepEqual(list.map((x) => x.name), ['posts', 'post']);
+    assert.deepEqual(
+      list.map((x) => x.name),
+      ['posts', 'post'],
+    );
     assert.deepEqual(Object.keys(list[0]), ['name', 'verb', 'path', 'handler', 'action', 'constraints', 'defaults']);
     const g = await run(['static-routes.mjs', '--json', '--grep', ':id']);
-    assert.deepEqual((JSON.parse(g.stdout) as Array<{ action: string }>).map((x) => x.action), ['show']);
+    assert.deepEqual(
+      (JSON.parse(g.stdout) as Array<{ action: string }>).map((x) => x.action),
+      ['show'],
+    );
   });
 
   test('--types OUT writes the helper declarations and confirms in one line', async () => {
@@ -145,9 +154,10 @@ describe('divan-routes FILE', () => {
     const hooks =
       "export async function resolve(s, c, n) { if (s === 'tsx' || s.startsWith('tsx/')) { " +
       "const e = new Error(`Cannot find package '${s}'`); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; } return n(s, c); }";
-    const register =
-      `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
-    const r = await run(['static-routes.ts'], { nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] });
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    const r = await run(['static-routes.ts'], {
+      nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(register)}`],
+    });
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /npm i -D tsx/);
@@ -191,7 +201,15 @@ describe('divan-routes with route files using draw', () => {
     const r = await run(['routes.js', '--json', '-g', 'edit']);
     assert.equal(r.code, 0);
     assert.deepEqual(JSON.parse(r.stdout), [
-      { name: 'edit_post', verb: 'GET', path: '/posts/:id/edit(.:format)', handler: 'posts', action: 'edit', constraints: {}, defaults: {} },
+      {
+        name: 'edit_post',
+        verb: 'GET',
+        path: '/posts/:id/edit(.:format)',
+        handler: 'posts',
+        action: 'edit',
+        constraints: {},
+        defaults: {},
+      },
     ]);
   });
 

@@ -8,7 +8,6 @@ import { formatRoutes, formatRequirements } from '../src/format/table.js';
 import { POSTS_TABLE } from './support/posts-table.js';
 import { StubRouteSet, postsRoutes, route } from './support/stub-route-set.js';
 
-
 describe('formatRoutes', () => {
   test('prints the rails routes table of resources :posts', () => {
     assert.equal(formatRoutes(new StubRouteSet(postsRoutes())), POSTS_TABLE);
@@ -16,7 +15,10 @@ describe('formatRoutes', () => {
 
   test('columns are at least as wide as their headers', () => {
     const routes = new StubRouteSet([route({ verb: 'GET', path: '/a', handler: 'a', action: 'b' })]);
-    assert.equal(formatRoutes(routes), ['Prefix Verb URI Pattern Handler#Action', '       GET  /a          a#b'].join('\n'));
+    assert.equal(
+      formatRoutes(routes),
+      ['Prefix Verb URI Pattern Handler#Action', '       GET  /a          a#b'].join('\n'),
+    );
   });
 
   test('any-verb and multi-verb routes', () => {
@@ -36,9 +38,23 @@ describe('formatRoutes', () => {
 
   test('constraints and defaults follow handler#action, JavaScript style', () => {
     const routes = new StubRouteSet([
-      route({ name: 'raw_photo', verb: 'GET', path: '/photos/:id/raw(.:format)', handler: 'photos', action: 'raw', constraints: { id: '[^\\/]+' } }),
+      route({
+        name: 'raw_photo',
+        verb: 'GET',
+        path: '/photos/:id/raw(.:format)',
+        handler: 'photos',
+        action: 'raw',
+        constraints: { id: '[^\\/]+' },
+      }),
       route({ name: 'x', verb: 'GET', path: '/x(.:format)', handler: 'x', action: 'y', defaults: { format: 'jpg' } }),
-      route({ name: 'file', verb: 'GET', path: '/files/:id(.:format)', handler: 'files', action: 'show', constraints: { format: 'json', id: '[^/]+' } }),
+      route({
+        name: 'file',
+        verb: 'GET',
+        path: '/files/:id(.:format)',
+        handler: 'files',
+        action: 'show',
+        constraints: { format: 'json', id: '[^/]+' },
+      }),
     ]);
     assert.equal(
       formatRoutes(routes),
@@ -53,15 +69,25 @@ describe('formatRoutes', () => {
 
   test('formatRequirements lists defaults then constraints', () => {
     assert.equal(formatRequirements({ defaults: {}, constraints: {} }), '');
-    assert.equal(formatRequirements({ defaults: { page: 1, format: 'json' }, constraints: { id: '\\d+' } }), '{page: 1, format: "json", id: /\\d+/}');
+    assert.equal(
+      formatRequirements({ defaults: { page: 1, format: 'json' }, constraints: { id: '\\d+' } }),
+      '{page: 1, format: "json", id: /\\d+/}',
+    );
   });
 
   test('grep matches name, verb, path or handler#action, case-insensitively', () => {
     const routes = new StubRouteSet(postsRoutes());
-    const rows = (grep: string) => formatRoutes(routes, { grep }).split('\n').slice(1).map((l) => l.trim().replace(/ +/g, ' '));
+    const rows = (grep: string) =>
+      formatRoutes(routes, { grep })
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim().replace(/ +/g, ' '));
     assert.deepEqual(rows('EDIT_post'), ['edit_post GET /posts/:id/edit(.:format) posts#edit']);
     assert.deepEqual(rows('delete'), ['DELETE /posts/:id(.:format) posts#destroy']);
-    assert.deepEqual(rows('posts#upd'), ['PATCH /posts/:id(.:format) posts#update', 'PUT /posts/:id(.:format) posts#update']);
+    assert.deepEqual(rows('posts#upd'), [
+      'PATCH /posts/:id(.:format) posts#update',
+      'PUT /posts/:id(.:format) posts#update',
+    ]);
     assert.equal(rows('/new').length, 1);
     assert.equal(rows('p(at|u)').length, 2); // a regular expression, like rails routes -g
     assert.equal(rows('id/edit(').length, 1); // not a valid RegExp: plain text
@@ -94,19 +120,34 @@ describe('formatRoutes', () => {
 
 describe('formatRoutes of drawn route sets', () => {
   test('resources posts', () => {
-    assert.equal(formatRoutes(draw((r) => { r.resources('posts'); })), POSTS_TABLE);
+    assert.equal(
+      formatRoutes(
+        draw((r) => {
+          r.resources('posts');
+        }),
+      ),
+      POSTS_TABLE,
+    );
   });
 
   test('the example of the API contract prints exactly what rails routes prints for it', () => {
     // rails-routes-demo.txt: `rails routes` (Rails 6.1) of the same declarations in Ruby, with
     // Controller#Action renamed and `{:id=>/[^\/]+/}` written the JavaScript way.
-    const expected = readFileSync(fileURLToPath(new URL('../../test/fixtures/rails-routes-demo.txt', import.meta.url)), 'utf8');
+    const expected = readFileSync(
+      fileURLToPath(new URL('../../test/fixtures/rails-routes-demo.txt', import.meta.url)),
+      'utf8',
+    );
     const routes = demoRoutes();
     assert.equal(`${formatRoutes(routes)}\n`, expected);
   });
 
   test('grep on a drawn route set', () => {
-    const routes = draw((r) => { r.namespace('admin', (r) => { r.resources('users'); }); r.resources('posts'); });
+    const routes = draw((r) => {
+      r.namespace('admin', (r) => {
+        r.resources('users');
+      });
+      r.resources('posts');
+    });
     const lines = formatRoutes(routes, { grep: 'ADMIN/users#(show|edit)' }).split('\n');
     assert.deepEqual(lines, [
       '         Prefix Verb URI Pattern                     Handler#Action',

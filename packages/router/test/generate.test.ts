@@ -9,13 +9,19 @@ const routes = draw((r) => {
   r.resources('photos');
   r.resources('posts', (r) => {
     r.resources('comments');
-    r.member((r) => { r.get('preview'); });
-    r.collection((r) => { r.get('search'); });
+    r.member((r) => {
+      r.get('preview');
+    });
+    r.collection((r) => {
+      r.get('search');
+    });
   });
   r.get('files/*path', { to: 'f#g', as: 'file' });
   r.get('search', { to: 's#s' });
   r.resources('docs', { format: false, only: 'show' });
-  r.namespace('admin', (r) => { r.resources('users', { only: ['index', 'show'] }); });
+  r.namespace('admin', (r) => {
+    r.resources('users', { only: ['index', 'show'] });
+  });
 });
 
 describe('routes.path', () => {
@@ -112,14 +118,23 @@ describe('routes.path', () => {
     );
     assert.throws(
       () => routes.path('post_comment'),
-      (e: unknown) => e instanceof Error && /post_comment/.test(e.message) && /post_id/.test(e.message) && /\bid\b/.test(e.message),
+      (e: unknown) =>
+        e instanceof Error && /post_comment/.test(e.message) && /post_id/.test(e.message) && /\bid\b/.test(e.message),
     );
-    assert.throws(() => routes.path('photo'), (e: unknown) => e instanceof Error && /photo/.test(e.message) && /\bid\b/.test(e.message));
+    assert.throws(
+      () => routes.path('photo'),
+      (e: unknown) => e instanceof Error && /photo/.test(e.message) && /\bid\b/.test(e.message),
+    );
   });
 
-  test('a value violating a segment constraint throws; the constraint\'s flags are honoured (Rails)', () => {
-    const r2 = draw((r) => { r.get('ci/:id', { to: 'c#i', constraints: { id: /[a-z]+/i }, as: 'ci' }); });
-    assert.throws(() => r2.path('ci', 'a1'), (e: unknown) => e instanceof Error && /\bid\b/.test(e.message));
+  test("a value violating a segment constraint throws; the constraint's flags are honoured (Rails)", () => {
+    const r2 = draw((r) => {
+      r.get('ci/:id', { to: 'c#i', constraints: { id: /[a-z]+/i }, as: 'ci' });
+    });
+    assert.throws(
+      () => r2.path('ci', 'a1'),
+      (e: unknown) => e instanceof Error && /\bid\b/.test(e.message),
+    );
     assert.equal(r2.path('ci', 'abc'), '/ci/abc');
     assert.equal(r2.path('ci', 'ABC'), '/ci/ABC');
   });
@@ -136,7 +151,10 @@ describe('routes.url', () => {
   });
 
   test('with protocol and port', () => {
-    assert.equal(routes.url('photo', 1, { host: 'example.com', protocol: 'https', port: 8080 }), 'https://example.com:8080/photos/1');
+    assert.equal(
+      routes.url('photo', 1, { host: 'example.com', protocol: 'https', port: 8080 }),
+      'https://example.com:8080/photos/1',
+    );
     assert.equal(routes.url('photo', 1, { host: 'ex.com', port: 3000 }), 'http://ex.com:3000/photos/1');
     assert.equal(routes.url('photo', 1, { host: 'ex.com', protocol: 'https' }), 'https://ex.com/photos/1');
   });
@@ -174,12 +192,18 @@ describe('routes.helpers', () => {
   });
 
   test('helpers behave like path()/url() with the same arguments', () => {
-    assert.equal(routes.helpers.postCommentPath(1, { id: 2, q: 'z' }), routes.path('post_comment', 1, { id: 2, q: 'z' }));
+    assert.equal(
+      routes.helpers.postCommentPath(1, { id: 2, q: 'z' }),
+      routes.path('post_comment', 1, { id: 2, q: 'z' }),
+    );
     assert.equal(routes.helpers.postCommentPath(1, { id: 2, q: 'z' }), '/posts/1/comments/2?q=z');
   });
 
   test('there is a helper pair for every named route and none for unnamed ones', () => {
-    const names = routes.list().map((x) => x.name).filter((n): n is string => n !== null);
+    const names = routes
+      .list()
+      .map((x) => x.name)
+      .filter((n): n is string => n !== null);
     for (const n of names) {
       const camel = n.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
       assert.equal(typeof routes.helpers[`${camel}Path`], 'function', `${camel}Path`);
@@ -189,6 +213,9 @@ describe('routes.helpers', () => {
   });
 
   test('helpers throw on missing segments like path()', () => {
-    assert.throws(() => routes.helpers.editPhotoPath(), (e: unknown) => e instanceof Error && /\bid\b/.test(e.message));
+    assert.throws(
+      () => routes.helpers.editPhotoPath(),
+      (e: unknown) => e instanceof Error && /\bid\b/.test(e.message),
+    );
   });
 });

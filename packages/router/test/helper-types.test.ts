@@ -18,10 +18,28 @@ function sampleRoutes(): StubRouteSet {
   return new StubRouteSet([
     route({ name: 'root', verb: 'GET', path: '/', handler: 'pages', action: 'home' }),
     ...postsRoutes(),
-    route({ name: 'post_comments', verb: 'GET', path: '/posts/:post_id/comments(.:format)', handler: 'comments', action: 'index' }),
-    route({ name: 'edit_post_comment', verb: 'GET', path: '/posts/:post_id/comments/:id/edit(.:format)', handler: 'comments', action: 'edit' }),
+    route({
+      name: 'post_comments',
+      verb: 'GET',
+      path: '/posts/:post_id/comments(.:format)',
+      handler: 'comments',
+      action: 'index',
+    }),
+    route({
+      name: 'edit_post_comment',
+      verb: 'GET',
+      path: '/posts/:post_id/comments/:id/edit(.:format)',
+      handler: 'comments',
+      action: 'edit',
+    }),
     route({ name: 'file', verb: 'GET', path: '/files/*path', handler: 'files', action: 'show' }),
-    route({ name: 'archive', verb: 'GET', path: '/archive(/:year(/:month))(.:format)', handler: 'archive', action: 'index' }),
+    route({
+      name: 'archive',
+      verb: 'GET',
+      path: '/archive(/:year(/:month))(.:format)',
+      handler: 'archive',
+      action: 'index',
+    }),
     route({ name: 'v1_keys', verb: 'GET|POST', path: '/v1/keys(.:format)', handler: 'api/keys', action: 'index' }),
     route({ name: 'new_class', verb: 'GET', path: '/classes/:class/new', handler: 'classes', action: 'new' }),
   ]);
@@ -47,7 +65,10 @@ describe('pathParams', () => {
     assert.deepEqual(pathParams('/files/*path'), [{ name: 'path', required: true, glob: true }]);
     assert.deepEqual(
       pathParams('/archive(/:year(/:month))').map((p) => [p.name, p.required]),
-      [['year', false], ['month', false]],
+      [
+        ['year', false],
+        ['month', false],
+      ],
     );
     assert.deepEqual(pathParams('/'), []);
   });
@@ -70,7 +91,9 @@ describe('helperDeclarations', () => {
       ),
     );
     assert.ok(
-      text.includes('  editPostCommentUrl(options: UrlOptions & { post_id: RouteParam; id: RouteParam; format?: string }): string;'),
+      text.includes(
+        '  editPostCommentUrl(options: UrlOptions & { post_id: RouteParam; id: RouteParam; format?: string }): string;',
+      ),
     );
     assert.ok(text.includes('  rootPath(options?: PathOptions): string;'));
     assert.ok(!text.includes('rootPath(format'));
@@ -125,18 +148,28 @@ describe('helperDeclarations', () => {
         'export { out };',
         '',
       ].join('\n');
-      const bad = [
-        ...prelude,
-        'export const missing = helpers.editPostCommentPath(1);',
-        '',
-      ].join('\n');
+      const bad = [...prelude, 'export const missing = helpers.editPostCommentPath(1);', ''].join('\n');
       writeFileSync(join(dir, 'good.ts'), good);
       writeFileSync(join(dir, 'bad.ts'), bad);
 
       const compile = (file: string) =>
         spawnSync(
           tsc,
-          ['--noEmit', '--strict', '--pretty', 'false', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', '', file],
+          [
+            '--noEmit',
+            '--strict',
+            '--pretty',
+            'false',
+            '--target',
+            'es2022',
+            '--module',
+            'nodenext',
+            '--moduleResolution',
+            'nodenext',
+            '--types',
+            '',
+            file,
+          ],
           { cwd: dir, encoding: 'utf8' },
         );
 
@@ -159,11 +192,17 @@ describe('helperDeclarations of a drawn route set', () => {
     r.root('pages#home');
     r.resources('posts', (r) => {
       r.resources('comments', { shallow: true });
-      r.member((r) => { r.get('preview'); });
+      r.member((r) => {
+        r.get('preview');
+      });
     });
     r.resource('profile');
-    r.namespace('admin', (r) => { r.resources('users'); });
-    r.scope({ module: 'api', path: 'v1', as: 'v1' }, (r) => { r.resources('keys'); });
+    r.namespace('admin', (r) => {
+      r.resources('users');
+    });
+    r.scope({ module: 'api', path: 'v1', as: 'v1' }, (r) => {
+      r.resources('keys');
+    });
     r.get('files/*path', { to: 'files#show', as: 'file' });
   });
 
@@ -216,12 +255,31 @@ describe('helperDeclarations of a drawn route set', () => {
           'helpers.profilePath()',
         ]),
       );
-      writeFileSync(join(dir, 'bad.ts'), source(['helpers.rootPath()', 'helpers.postCommentsPath()', 'helpers.adminUserPath({ format: "json" })']));
+      writeFileSync(
+        join(dir, 'bad.ts'),
+        source(['helpers.rootPath()', 'helpers.postCommentsPath()', 'helpers.adminUserPath({ format: "json" })']),
+      );
       const compile = (file: string) =>
-        spawnSync(tsc, ['--noEmit', '--strict', '--pretty', 'false', '--target', 'es2022', '--module', 'nodenext', '--types', '', file], {
-          cwd: dir,
-          encoding: 'utf8',
-        });
+        spawnSync(
+          tsc,
+          [
+            '--noEmit',
+            '--strict',
+            '--pretty',
+            'false',
+            '--target',
+            'es2022',
+            '--module',
+            'nodenext',
+            '--types',
+            '',
+            file,
+          ],
+          {
+            cwd: dir,
+            encoding: 'utf8',
+          },
+        );
       const ok = compile('good.ts');
       assert.equal(ok.status, 0, `good.ts should compile:\n${ok.stdout}${ok.stderr}`);
       const ko = compile('bad.ts');

@@ -11,7 +11,11 @@ const rows = (list: RouteInfo[]): Row[] => list.map((r) => [r.name, r.verb, r.pa
 describe('collection', () => {
   test('recognizes /<resources>/<segment> and names it <segment>_<resources>', () => {
     const routes = draw((r) => {
-      r.resources('posts', { only: [] }, (r) => { r.collection((r) => { r.get('search'); }); });
+      r.resources('posts', { only: [] }, (r) => {
+        r.collection((r) => {
+          r.get('search');
+        });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['search_posts', 'GET', '/posts/search(.:format)', 'posts#search']]);
     const m = routes.recognize('GET', '/posts/search');
@@ -23,7 +27,11 @@ describe('collection', () => {
 
   test('creates search_posts_path and search_posts_url helpers (camelCase)', () => {
     const routes = draw((r) => {
-      r.resources('posts', { only: [] }, (r) => { r.collection((r) => { r.get('search'); }); });
+      r.resources('posts', { only: [] }, (r) => {
+        r.collection((r) => {
+          r.get('search');
+        });
+      });
     });
     assert.equal(typeof routes.helpers.searchPostsPath, 'function');
     assert.equal(typeof routes.helpers.searchPostsUrl, 'function');
@@ -32,34 +40,57 @@ describe('collection', () => {
     assert.equal(routes.path('search_posts'), '/posts/search');
   });
 
-  test('collection routes are declared before the resource\'s own routes and win over show', () => {
+  test("collection routes are declared before the resource's own routes and win over show", () => {
     const routes = draw((r) => {
-      r.resources('posts', { only: ['show'] }, (r) => { r.collection((r) => { r.get('search'); }); });
+      r.resources('posts', { only: ['show'] }, (r) => {
+        r.collection((r) => {
+          r.get('search');
+        });
+      });
     });
-    assert.deepEqual(routes.list().map((x) => x.name), ['search_posts', 'post']);
+    assert.deepEqual(
+      routes.list().map((x) => x.name),
+      ['search_posts', 'post'],
+    );
     assert.equal(routes.recognize('GET', '/posts/search')?.action, 'search');
     assert.equal(routes.recognize('GET', '/posts/searching')?.action, 'show');
   });
 
   test('hyphens in a segment become underscores in the action and name, not in the path', () => {
     const routes = draw((r) => {
-      r.resources('posts', { only: [] }, (r) => { r.collection((r) => { r.post('bulk-update'); }); });
+      r.resources('posts', { only: [] }, (r) => {
+        r.collection((r) => {
+          r.post('bulk-update');
+        });
+      });
     });
-    assert.deepEqual(rows(routes.list()), [['bulk_update_posts', 'POST', '/posts/bulk-update(.:format)', 'posts#bulk_update']]);
+    assert.deepEqual(rows(routes.list()), [
+      ['bulk_update_posts', 'POST', '/posts/bulk-update(.:format)', 'posts#bulk_update'],
+    ]);
   });
 
   test('collection of a singular resource sits on its path', () => {
     const routes = draw((r) => {
-      r.resource('profile', { only: [] }, (r) => { r.collection((r) => { r.get('history'); }); });
+      r.resource('profile', { only: [] }, (r) => {
+        r.collection((r) => {
+          r.get('history');
+        });
+      });
     });
-    assert.deepEqual(rows(routes.list()), [['history_profile', 'GET', '/profile/history(.:format)', 'profiles#history']]);
+    assert.deepEqual(rows(routes.list()), [
+      ['history_profile', 'GET', '/profile/history(.:format)', 'profiles#history'],
+    ]);
   });
 });
 
 describe('member', () => {
   test('recognizes /<resources>/:id/<segment> and names it <segment>_<resource>', () => {
     const routes = draw((r) => {
-      r.resources('posts', { only: [] }, (r) => { r.member((r) => { r.get('preview'); }); });
+      r.resources('posts', { only: [] }, (r) => {
+        r.member((r) => {
+          r.get('preview');
+        });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['preview_post', 'GET', '/posts/:id/preview(.:format)', 'posts#preview']]);
     const m = routes.recognize('GET', '/posts/12/preview');
@@ -70,7 +101,11 @@ describe('member', () => {
 
   test('creates preview_post_path and preview_post_url helpers (camelCase)', () => {
     const routes = draw((r) => {
-      r.resources('posts', { only: [] }, (r) => { r.member((r) => { r.get('preview'); }); });
+      r.resources('posts', { only: [] }, (r) => {
+        r.member((r) => {
+          r.get('preview');
+        });
+      });
     });
     assert.equal(routes.helpers.previewPostPath(1), '/posts/1/preview');
     assert.equal(routes.helpers.previewPostUrl(1, { host: 'ex.com' }), 'http://ex.com/posts/1/preview');
@@ -97,7 +132,11 @@ describe('member', () => {
 
   test('member of a singular resource has no id', () => {
     const routes = draw((r) => {
-      r.resource('profile', { only: [] }, (r) => { r.member((r) => { r.get('avatar'); }); });
+      r.resource('profile', { only: [] }, (r) => {
+        r.member((r) => {
+          r.get('avatar');
+        });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['avatar_profile', 'GET', '/profile/avatar(.:format)', 'profiles#avatar']]);
   });
@@ -105,7 +144,11 @@ describe('member', () => {
   test('member routes of a nested resource carry the parent id', () => {
     const routes = draw((r) => {
       r.resources('posts', { only: [] }, (r) => {
-        r.resources('comments', { only: [] }, (r) => { r.member((r) => { r.put('approve'); }); });
+        r.resources('comments', { only: [] }, (r) => {
+          r.member((r) => {
+            r.put('approve');
+          });
+        });
       });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -117,7 +160,11 @@ describe('member', () => {
 
   test('a member route given a map target', () => {
     const routes = draw((r) => {
-      r.resources('photos', { only: [] }, (r) => { r.member((r) => { r.get({ dl: 'photos#download' }); }); });
+      r.resources('photos', { only: [] }, (r) => {
+        r.member((r) => {
+          r.get({ dl: 'photos#download' });
+        });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['dl_photo', 'GET', '/photos/:id/dl(.:format)', 'photos#download']]);
   });
@@ -127,7 +174,10 @@ describe('new', () => {
   test('adds routes under /<resources>/new named <segment>_new_<resource>', () => {
     const routes = draw((r) => {
       r.resources('photos', { only: [] }, (r) => {
-        r.new((r) => { r.get('draft'); r.post('quick'); });
+        r.new((r) => {
+          r.get('draft');
+          r.post('quick');
+        });
       });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -139,25 +189,43 @@ describe('new', () => {
 
   test('uses the renamed path segment of the new action', () => {
     const routes = draw((r) => {
-      r.resources('photos', { only: [], pathNames: { new: 'nuevo' } }, (r) => { r.new((r) => { r.get('draft'); }); });
+      r.resources('photos', { only: [], pathNames: { new: 'nuevo' } }, (r) => {
+        r.new((r) => {
+          r.get('draft');
+        });
+      });
     });
-    assert.deepEqual(rows(routes.list()), [['draft_new_photo', 'GET', '/photos/nuevo/draft(.:format)', 'photos#draft']]);
+    assert.deepEqual(rows(routes.list()), [
+      ['draft_new_photo', 'GET', '/photos/nuevo/draft(.:format)', 'photos#draft'],
+    ]);
   });
 
   test('new block in a singular resource', () => {
     const routes = draw((r) => {
-      r.resource('profile', { only: [] }, (r) => { r.new((r) => { r.get('draft'); }); });
+      r.resource('profile', { only: [] }, (r) => {
+        r.new((r) => {
+          r.get('draft');
+        });
+      });
     });
-    assert.deepEqual(rows(routes.list()), [['draft_new_profile', 'GET', '/profile/new/draft(.:format)', 'profiles#draft']]);
+    assert.deepEqual(rows(routes.list()), [
+      ['draft_new_profile', 'GET', '/profile/new/draft(.:format)', 'profiles#draft'],
+    ]);
   });
 });
 
 describe('nested', () => {
   test('adds routes under /<resources>/:<resource>_id named <resource>_<segment>', () => {
     const routes = draw((r) => {
-      r.resources('photos', { only: [] }, (r) => { r.nested((r) => { r.get('stats'); }); });
+      r.resources('photos', { only: [] }, (r) => {
+        r.nested((r) => {
+          r.get('stats');
+        });
+      });
     });
-    assert.deepEqual(rows(routes.list()), [['photo_stats', 'GET', '/photos/:photo_id/stats(.:format)', 'photos#stats']]);
+    assert.deepEqual(rows(routes.list()), [
+      ['photo_stats', 'GET', '/photos/:photo_id/stats(.:format)', 'photos#stats'],
+    ]);
     assert.deepEqual(routes.recognize('GET', '/photos/3/stats')?.params, { photo_id: '3' });
   });
 });
@@ -193,7 +261,9 @@ describe('on: option', () => {
 
   test('match with on: member and several verbs', () => {
     const routes = draw((r) => {
-      r.resources('photos', { only: [] }, (r) => { r.match('zap', { on: 'member', via: ['get', 'post'] }); });
+      r.resources('photos', { only: [] }, (r) => {
+        r.match('zap', { on: 'member', via: ['get', 'post'] });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['zap_photo', 'GET|POST', '/photos/:id/zap(.:format)', 'photos#zap']]);
     assert.equal(routes.recognize('POST', '/photos/1/zap')?.action, 'zap');
@@ -203,19 +273,26 @@ describe('on: option', () => {
 
   test('on: member in a singular resource', () => {
     const routes = draw((r) => {
-      r.resource('profile', { only: [] }, (r) => { r.get('y', { on: 'member' }); });
+      r.resource('profile', { only: [] }, (r) => {
+        r.get('y', { on: 'member' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['y_profile', 'GET', '/profile/y(.:format)', 'profiles#y']]);
   });
 
-  test('the block routes (member, collection, on:) come before the resource\'s own routes', () => {
+  test("the block routes (member, collection, on:) come before the resource's own routes", () => {
     const routes = draw((r) => {
       r.resources('posts', { only: ['index', 'show'] }, (r) => {
-        r.member((r) => { r.get('preview'); });
+        r.member((r) => {
+          r.get('preview');
+        });
         r.get('recent', { on: 'collection' });
       });
     });
-    assert.deepEqual(routes.list().map((x) => x.name), ['preview_post', 'recent_posts', 'posts', 'post']);
+    assert.deepEqual(
+      routes.list().map((x) => x.name),
+      ['preview_post', 'recent_posts', 'posts', 'post'],
+    );
   });
 });
 
@@ -223,9 +300,19 @@ describe('canonical actions (CANONICAL_ACTIONS)', () => {
   test('actions that fit their scope level get no path segment and no name prefix', () => {
     const routes = draw((r) => {
       r.resources('posts', { only: [] }, (r) => {
-        r.member((r) => { r.get('show'); r.put('update'); r.get('edit'); });
-        r.collection((r) => { r.get('index'); r.post('create'); r.get('search'); });
-        r.new((r) => { r.get('new'); });
+        r.member((r) => {
+          r.get('show');
+          r.put('update');
+          r.get('edit');
+        });
+        r.collection((r) => {
+          r.get('index');
+          r.post('create');
+          r.get('search');
+        });
+        r.new((r) => {
+          r.get('new');
+        });
       });
     });
     assert.deepEqual(rows(routes.list()), [

@@ -30,21 +30,31 @@ describe('namespace', () => {
 
   test('namespaces nest', () => {
     const routes = draw((r) => {
-      r.namespace('admin', (r) => { r.namespace('deep', (r) => { r.resources('keys', { only: 'index' }); }); });
+      r.namespace('admin', (r) => {
+        r.namespace('deep', (r) => {
+          r.resources('keys', { only: 'index' });
+        });
+      });
     });
-    assert.deepEqual(rows(routes.list()), [['admin_deep_keys', 'GET', '/admin/deep/keys(.:format)', 'admin/deep/keys#index']]);
+    assert.deepEqual(rows(routes.list()), [
+      ['admin_deep_keys', 'GET', '/admin/deep/keys(.:format)', 'admin/deep/keys#index'],
+    ]);
   });
 
   test('path, as and module options override the namespace name', () => {
     const routes = draw((r) => {
-      r.namespace('api', { path: 'v2', as: 'apiv', module: 'x' }, (r) => { r.resources('things', { only: 'index' }); });
+      r.namespace('api', { path: 'v2', as: 'apiv', module: 'x' }, (r) => {
+        r.resources('things', { only: 'index' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['apiv_things', 'GET', '/v2/things(.:format)', 'x/things#index']]);
   });
 
   test('the namespace does not leak into later declarations', () => {
     const routes = draw((r) => {
-      r.namespace('admin', (r) => { r.resources('users', { only: 'index' }); });
+      r.namespace('admin', (r) => {
+        r.resources('users', { only: 'index' });
+      });
       r.resources('users', { only: 'show' });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -72,36 +82,58 @@ describe('namespace', () => {
 
 describe('scope', () => {
   test('a path only: prefixes paths, not names or handlers', () => {
-    const routes = draw((r) => { r.scope('blog', (r) => { r.resources('entries', { only: 'index' }); }); });
+    const routes = draw((r) => {
+      r.scope('blog', (r) => {
+        r.resources('entries', { only: 'index' });
+      });
+    });
     assert.deepEqual(rows(routes.list()), [['entries', 'GET', '/blog/entries(.:format)', 'entries#index']]);
   });
 
   test('a path with a leading slash', () => {
-    const routes = draw((r) => { r.scope('/blog', (r) => { r.resources('entries', { only: 'index' }); }); });
+    const routes = draw((r) => {
+      r.scope('/blog', (r) => {
+        r.resources('entries', { only: 'index' });
+      });
+    });
     assert.deepEqual(rows(routes.list()), [['entries', 'GET', '/blog/entries(.:format)', 'entries#index']]);
   });
 
   test('module only: prefixes handlers, not paths or names', () => {
-    const routes = draw((r) => { r.scope({ module: 'shop' }, (r) => { r.resources('carts', { only: 'index' }); }); });
+    const routes = draw((r) => {
+      r.scope({ module: 'shop' }, (r) => {
+        r.resources('carts', { only: 'index' });
+      });
+    });
     assert.deepEqual(rows(routes.list()), [['carts', 'GET', '/carts(.:format)', 'shop/carts#index']]);
   });
 
   test('as only: prefixes names, not paths or handlers', () => {
-    const routes = draw((r) => { r.scope({ as: 'mine' }, (r) => { r.resources('cats', { only: 'index' }); }); });
+    const routes = draw((r) => {
+      r.scope({ as: 'mine' }, (r) => {
+        r.resources('cats', { only: 'index' });
+      });
+    });
     assert.deepEqual(rows(routes.list()), [['mine_cats', 'GET', '/cats(.:format)', 'cats#index']]);
   });
 
   test('path, module and as together', () => {
     const routes = draw((r) => {
-      r.scope({ path: 'p', module: 'm', as: 'a' }, (r) => { r.resources('dogs', { only: 'index' }); });
+      r.scope({ path: 'p', module: 'm', as: 'a' }, (r) => {
+        r.resources('dogs', { only: 'index' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['a_dogs', 'GET', '/p/dogs(.:format)', 'm/dogs#index']]);
   });
 
   test('scope(path, options, block)', () => {
     const routes = draw((r) => {
-      r.scope('adm', { module: 'admin' }, (r) => { r.get('x', { to: 'y#z' }); });
-      r.scope('blog3', { as: 'b3' }, (r) => { r.get('feed', { to: 'f#f' }); });
+      r.scope('adm', { module: 'admin' }, (r) => {
+        r.get('x', { to: 'y#z' });
+      });
+      r.scope('blog3', { as: 'b3' }, (r) => {
+        r.get('feed', { to: 'f#f' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['x', 'GET', '/adm/x(.:format)', 'admin/y#z'],
@@ -111,7 +143,9 @@ describe('scope', () => {
 
   test('a dynamic segment in the scope path with a constraint', () => {
     const routes = draw((r) => {
-      r.scope(':locale', { constraints: { locale: /en|fr/ } }, (r) => { r.resources('langs', { only: 'index' }); });
+      r.scope(':locale', { constraints: { locale: /en|fr/ } }, (r) => {
+        r.resources('langs', { only: 'index' });
+      });
     });
     const [route] = routes.list();
     assert.equal(route.path, '/:locale/langs(.:format)');
@@ -121,13 +155,19 @@ describe('scope', () => {
   });
 
   test('a handler scope gives match its handler, the action from the option', () => {
-    const routes = draw((r) => { r.scope({ handler: 'pages' }, (r) => { r.get('about', { action: 'about' }); }); });
+    const routes = draw((r) => {
+      r.scope({ handler: 'pages' }, (r) => {
+        r.get('about', { action: 'about' });
+      });
+    });
     assert.deepEqual(rows(routes.list()), [['about', 'GET', '/about(.:format)', 'pages#about']]);
   });
 
   test('a scope is restored after its block', () => {
     const routes = draw((r) => {
-      r.scope({ path: 'p', module: 'm', as: 'a' }, (r) => { r.resources('dogs', { only: 'index' }); });
+      r.scope({ path: 'p', module: 'm', as: 'a' }, (r) => {
+        r.resources('dogs', { only: 'index' });
+      });
       r.resources('cats', { only: 'index' });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -140,8 +180,12 @@ describe('scope', () => {
 describe('concern / concerns', () => {
   test('concerns(name) inside a resource applies the concern there', () => {
     const routes = draw((r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: 'index' }); });
-      r.resources('messages', { only: [] }, (r) => { r.concerns('commentable'); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: 'index' });
+      });
+      r.resources('messages', { only: [] }, (r) => {
+        r.concerns('commentable');
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['message_comments', 'GET', '/messages/:message_id/comments(.:format)', 'comments#index'],
@@ -150,16 +194,27 @@ describe('concern / concerns', () => {
 
   test('concerns with a list of names', () => {
     const routes = draw((r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: 'index' }); });
-      r.concern('taggable', (r) => { r.resources('tags', { only: 'index' }); });
-      r.resources('notes', { only: [] }, (r) => { r.concerns(['commentable', 'taggable']); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: 'index' });
+      });
+      r.concern('taggable', (r) => {
+        r.resources('tags', { only: 'index' });
+      });
+      r.resources('notes', { only: [] }, (r) => {
+        r.concerns(['commentable', 'taggable']);
+      });
     });
-    assert.deepEqual(routes.list().map((x) => x.name), ['note_comments', 'note_tags']);
+    assert.deepEqual(
+      routes.list().map((x) => x.name),
+      ['note_comments', 'note_tags'],
+    );
   });
 
   test('a concern declared once is reusable in several resources', () => {
     const routes = draw((r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: 'index' }); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: 'index' });
+      });
       r.resources('articles', { only: [], concerns: 'commentable' });
       r.resources('photos', { only: [], concerns: 'commentable' });
     });
@@ -176,7 +231,9 @@ describe('concern / concerns', () => {
         received.push(opts);
         r.get('page', opts as never);
       });
-      r.resources('calendars', { only: [] }, (r) => { r.concerns('pageable', { on: 'collection' }); });
+      r.resources('calendars', { only: [] }, (r) => {
+        r.concerns('pageable', { on: 'collection' });
+      });
     });
     assert.deepEqual(received, [{ on: 'collection' }]);
     assert.deepEqual(rows(routes.list()), [['page_calendars', 'GET', '/calendars/page(.:format)', 'calendars#page']]);
@@ -184,15 +241,23 @@ describe('concern / concerns', () => {
 
   test('without options the concern routes nest like any route in the resource block', () => {
     const routes = draw((r) => {
-      r.concern('pageable', (r, opts) => { r.get('page', opts as never); });
-      r.resources('calendars', { only: [] }, (r) => { r.concerns('pageable'); });
+      r.concern('pageable', (r, opts) => {
+        r.get('page', opts as never);
+      });
+      r.resources('calendars', { only: [] }, (r) => {
+        r.concerns('pageable');
+      });
     });
-    assert.deepEqual(rows(routes.list()), [['calendar_page', 'GET', '/calendars/:calendar_id/page(.:format)', 'calendars#page']]);
+    assert.deepEqual(rows(routes.list()), [
+      ['calendar_page', 'GET', '/calendars/:calendar_id/page(.:format)', 'calendars#page'],
+    ]);
   });
 
   test('a concern at the top level declares its routes there', () => {
     const routes = draw((r) => {
-      r.concern('searchable', (r) => { r.get('search', { to: 'search#index' }); });
+      r.concern('searchable', (r) => {
+        r.get('search', { to: 'search#index' });
+      });
       r.concerns('searchable');
     });
     assert.deepEqual(rows(routes.list()), [['search', 'GET', '/search(.:format)', 'search#index']]);
@@ -224,7 +289,9 @@ describe('resourcesPathNames', () => {
 
   test('returns the mapper', () => {
     let same = false;
-    draw((r) => { same = r.resourcesPathNames({ new: 'n' }) === r; });
+    draw((r) => {
+      same = r.resourcesPathNames({ new: 'n' }) === r;
+    });
     assert.equal(same, true);
   });
 });
@@ -232,7 +299,9 @@ describe('resourcesPathNames', () => {
 describe('constraints and defaults blocks', () => {
   test('constraints block applies segment constraints to the routes inside', () => {
     const routes = draw((r) => {
-      r.constraints({ id: /\d+/ }, (r) => { r.resources('nums', { only: 'show' }); });
+      r.constraints({ id: /\d+/ }, (r) => {
+        r.resources('nums', { only: 'show' });
+      });
       r.resources('words', { only: 'show' });
     });
     const [nums, words] = routes.list();
@@ -245,8 +314,12 @@ describe('constraints and defaults blocks', () => {
 
   test('defaults block adds defaults to the routes inside', () => {
     const routes = draw((r) => {
-      r.defaults({ format: 'json' }, (r) => { r.resources('jsons', { only: 'show' }); });
-      r.defaults({ locale: 'en' }, (r) => { r.get('hello', { to: 'h#h' }); });
+      r.defaults({ format: 'json' }, (r) => {
+        r.resources('jsons', { only: 'show' });
+      });
+      r.defaults({ locale: 'en' }, (r) => {
+        r.get('hello', { to: 'h#h' });
+      });
       r.get('bye', { to: 'h#b' });
     });
     const [jsons, hello, bye] = routes.list();

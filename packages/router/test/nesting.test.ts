@@ -9,9 +9,11 @@ type Row = [string | null, string, string, string];
 const rows = (list: RouteInfo[]): Row[] => list.map((r) => [r.name, r.verb, r.path, `${r.handler}#${r.action}`]);
 
 describe('nesting', () => {
-  test('one level: all seven actions under /<parents>/:<parent>_id, then the parent\'s own routes', () => {
+  test("one level: all seven actions under /<parents>/:<parent>_id, then the parent's own routes", () => {
     const routes = draw((r) => {
-      r.resources('magazines', (r) => { r.resources('ads'); });
+      r.resources('magazines', (r) => {
+        r.resources('ads');
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['magazine_ads', 'GET', '/magazines/:magazine_id/ads(.:format)', 'ads#index'],
@@ -35,7 +37,9 @@ describe('nesting', () => {
 
   test('the nested id is :id and the parent id is :<parent>_id in recognized params', () => {
     const routes = draw((r) => {
-      r.resources('magazines', { only: [] }, (r) => { r.resources('ads'); });
+      r.resources('magazines', { only: [] }, (r) => {
+        r.resources('ads');
+      });
     });
     const show = routes.recognize('GET', '/magazines/9/ads/3');
     assert.ok(show);
@@ -79,7 +83,9 @@ describe('nesting', () => {
 
   test('plural in singular: no parent id, the singular path and name prefix', () => {
     const routes = draw((r) => {
-      r.resource('account', { only: [] }, (r) => { r.resources('invoices', { only: ['index', 'show'] }); });
+      r.resource('account', { only: [] }, (r) => {
+        r.resources('invoices', { only: ['index', 'show'] });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['account_invoices', 'GET', '/account/invoices(.:format)', 'invoices#index'],
@@ -90,7 +96,9 @@ describe('nesting', () => {
 
   test('singular in plural: under /<parents>/:<parent>_id, no id of its own, plural handler', () => {
     const routes = draw((r) => {
-      r.resources('users', { only: [] }, (r) => { r.resource('avatar', { only: ['show', 'edit'] }); });
+      r.resources('users', { only: [] }, (r) => {
+        r.resource('avatar', { only: ['show', 'edit'] });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['edit_user_avatar', 'GET', '/users/:user_id/avatar/edit(.:format)', 'avatars#edit'],
@@ -102,7 +110,9 @@ describe('nesting', () => {
   test('plural in singular in plural', () => {
     const routes = draw((r) => {
       r.resources('users', { only: [] }, (r) => {
-        r.resource('avatar', { only: [] }, (r) => { r.resources('versions', { only: 'show' }); });
+        r.resource('avatar', { only: [] }, (r) => {
+          r.resources('versions', { only: 'show' });
+        });
       });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -113,14 +123,18 @@ describe('nesting', () => {
 
   test('singular in singular', () => {
     const routes = draw((r) => {
-      r.resource('account', { only: [] }, (r) => { r.resource('setting', { only: 'show' }); });
+      r.resource('account', { only: [] }, (r) => {
+        r.resource('setting', { only: 'show' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['account_setting', 'GET', '/account/setting(.:format)', 'settings#show']]);
   });
 
   test('a nested update gets the nested member name on PATCH when show is excluded', () => {
     const routes = draw((r) => {
-      r.resources('magazines', { only: [] }, (r) => { r.resources('ads', { only: 'update' }); });
+      r.resources('magazines', { only: [] }, (r) => {
+        r.resources('ads', { only: 'update' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['magazine_ad', 'PATCH', '/magazines/:magazine_id/ads/:id(.:format)', 'ads#update'],

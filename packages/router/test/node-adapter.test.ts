@@ -10,7 +10,13 @@ import { StubRouteSet, postsRoutes, route } from './support/stub-route-set.js';
 function sampleRoutes(): RouteSetLike {
   return new StubRouteSet([
     ...postsRoutes(),
-    route({ name: 'post_comment', verb: 'GET', path: '/posts/:post_id/comments/:id(.:format)', handler: 'comments', action: 'show' }),
+    route({
+      name: 'post_comment',
+      verb: 'GET',
+      path: '/posts/:post_id/comments/:id(.:format)',
+      handler: 'comments',
+      action: 'show',
+    }),
     route({ name: 'raw', verb: 'GET', path: '/raw', handler: 'files', action: 'raw' }),
     route({ name: 'boom', verb: 'GET', path: '/boom', handler: 'errors', action: 'boom' }),
     route({ name: 'reject', verb: 'GET', path: '/reject', handler: 'errors', action: 'reject' }),
@@ -223,7 +229,9 @@ describe('createNodeListener', () => {
       assert.doesNotMatch(text, /secret|at /);
     }
     assert.equal(logged.mock.callCount(), 2);
-    assert.ok(logged.mock.calls.some((c) => c.arguments.some((a) => a instanceof Error && a.message === 'secret internals')));
+    assert.ok(
+      logged.mock.calls.some((c) => c.arguments.some((a) => a instanceof Error && a.message === 'secret internals')),
+    );
     const still = await fetch(`${base}/posts`);
     assert.equal(still.status, 200);
   });
@@ -252,7 +260,9 @@ describe('routes.dispatch with a drawn route set', () => {
         r.resources('comments', { only: ['show'] });
       });
       r.resources('files', { only: ['show'], constraints: { id: /[^\/]+/ } });
-      r.namespace('admin', (r) => { r.resources('users', { only: ['index'] }); });
+      r.namespace('admin', (r) => {
+        r.resources('users', { only: ['index'] });
+      });
     });
     const app = createServer(
       routes.dispatch({
@@ -265,7 +275,10 @@ describe('routes.dispatch with a drawn route set', () => {
     const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
     try {
       assert.equal(await (await fetch(`${url}/posts`)).text(), 'all posts');
-      assert.deepEqual(await (await fetch(`${url}/posts/hello%20world.json`)).json(), { id: 'hello world', format: 'json' });
+      assert.deepEqual(await (await fetch(`${url}/posts/hello%20world.json`)).json(), {
+        id: 'hello world',
+        format: 'json',
+      });
       assert.deepEqual(await (await fetch(`${url}/posts/1/comments/2`)).json(), {
         params: { post_id: '1', id: '2' },
         name: 'post_comment',

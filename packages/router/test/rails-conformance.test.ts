@@ -60,7 +60,8 @@ function expectedError(f: Fixture): { name: string; message: string } | null {
   }
   // Handler naming (router-api.md): our option is `handler` where Rails' is `controller`, so messages name
   // what we accept: "Missing :handler key on routes definition, ...", "'X' is not a supported handler name. ...".
-  const message = f.error.replace('Missing :controller key', 'Missing :handler key')
+  const message = f.error
+    .replace('Missing :controller key', 'Missing :handler key')
     .replace('is not a supported controller name', 'is not a supported handler name');
   // Only the first line of Rails' message is compared: Rails appends multi-line advice (a guides URL)
   // to some messages (e.g. "Invalid route name, already in use: 'dup'"); the seed's messages are single lines.
@@ -82,12 +83,19 @@ function normalizeSources(o: Record<string, unknown>): Record<string, unknown> {
 
 /** One comparable line per route; constraints/defaults are shown only when non-empty. */
 function routeLine(r: {
-  name: string | null; verb: string; path: string; handler: string; action: string;
-  constraints: Record<string, unknown>; defaults: Record<string, unknown>;
+  name: string | null;
+  verb: string;
+  path: string;
+  handler: string;
+  action: string;
+  constraints: Record<string, unknown>;
+  defaults: Record<string, unknown>;
 }): string {
-  return `${r.name ?? '-'} ${r.verb || '(any)'} ${r.path} ${r.handler}#${r.action}` +
+  return (
+    `${r.name ?? '-'} ${r.verb || '(any)'} ${r.path} ${r.handler}#${r.action}` +
     (fmtObj(r.constraints) ? ` constraints${fmtObj(normalizeSources(r.constraints))}` : '') +
-    (fmtObj(r.defaults) ? ` defaults${fmtObj(r.defaults)}` : '');
+    (fmtObj(r.defaults) ? ` defaults${fmtObj(r.defaults)}` : '')
+  );
 }
 
 function fmtMatch(m: { handler: string; action: string; params: Record<string, unknown> } | null): string {
@@ -107,13 +115,19 @@ function runScenario(s: Scenario, f: Fixture): string[] {
     routes = draw(s.draw);
   } catch (e) {
     if (wantError === null) return [`draw threw ${describeError(e)}; Rails declared ${f.routes?.length ?? 0} routes`];
-    const got = e instanceof Error ? { name: e.name, message: e.message.split('\n')[0].trimEnd() } : { name: '?', message: String(e) };
+    const got =
+      e instanceof Error
+        ? { name: e.name, message: e.message.split('\n')[0].trimEnd() }
+        : { name: '?', message: String(e) };
     if (got.name !== wantError.name || got.message !== wantError.message) {
       problems.push(`error: Rails ${wantError.name}: ${wantError.message} | ours ${got.name}: ${got.message}`);
     }
     return problems;
   }
-  if (wantError !== null) return [`error: Rails raised ${wantError.name}: ${wantError.message} | ours declared ${routes.list().length} routes`];
+  if (wantError !== null)
+    return [
+      `error: Rails raised ${wantError.name}: ${wantError.message} | ours declared ${routes.list().length} routes`,
+    ];
 
   // Routes, in order.
   const railsLines = (f.routes ?? []).map((r) => routeLine({ ...r, constraints: r.requirements }));
@@ -131,7 +145,15 @@ function runScenario(s: Scenario, f: Fixture): string[] {
     // Deliberate: Rails decodes a malformed escape such as `%zz` to "\u0000" (its decoder reads
     // "zz" as hex 0); we keep the value as written, which loses nothing.
     if (/%(?![0-9A-Fa-f]{2})/.test(probe.path) && probe.result !== null) {
-      want = fmtMatch({ ...probe.result, params: Object.fromEntries(Object.entries(probe.result.params).map(([k, v]) => [k, typeof v === 'string' && v.includes('\u0000') ? probe.path.slice(probe.path.lastIndexOf('/') + 1) : v])) });
+      want = fmtMatch({
+        ...probe.result,
+        params: Object.fromEntries(
+          Object.entries(probe.result.params).map(([k, v]) => [
+            k,
+            typeof v === 'string' && v.includes('\u0000') ? probe.path.slice(probe.path.lastIndexOf('/') + 1) : v,
+          ]),
+        ),
+      });
     }
     let got: string;
     try {
@@ -139,7 +161,8 @@ function runScenario(s: Scenario, f: Fixture): string[] {
     } catch (e) {
       got = `threw ${describeError(e)}`;
     }
-    if (want !== got) problems.push(`recognize ${probe.verb} ${JSON.stringify(probe.path)}: Rails ${want} | ours ${got}`);
+    if (want !== got)
+      problems.push(`recognize ${probe.verb} ${JSON.stringify(probe.path)}: Rails ${want} | ours ${got}`);
   }
 
   // Generation.

@@ -10,12 +10,16 @@ const rows = (list: RouteInfo[]): Row[] => list.map((r) => [r.name, r.verb, r.pa
 
 describe('only / except', () => {
   test('only with a single action', () => {
-    const routes = draw((r) => { r.resources('posts', { only: 'show' }); });
+    const routes = draw((r) => {
+      r.resources('posts', { only: 'show' });
+    });
     assert.deepEqual(rows(routes.list()), [['post', 'GET', '/posts/:id(.:format)', 'posts#show']]);
   });
 
   test('only with a list keeps Rails order regardless of the list order', () => {
-    const routes = draw((r) => { r.resources('posts', { only: ['show', 'index'] }); });
+    const routes = draw((r) => {
+      r.resources('posts', { only: ['show', 'index'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['posts', 'GET', '/posts(.:format)', 'posts#index'],
       ['post', 'GET', '/posts/:id(.:format)', 'posts#show'],
@@ -23,12 +27,16 @@ describe('only / except', () => {
   });
 
   test('only: [] generates no routes', () => {
-    const routes = draw((r) => { r.resources('posts', { only: [] }); });
+    const routes = draw((r) => {
+      r.resources('posts', { only: [] });
+    });
     assert.deepEqual(routes.list(), []);
   });
 
   test('except with a single action', () => {
-    const routes = draw((r) => { r.resources('tags', { except: 'destroy' }); });
+    const routes = draw((r) => {
+      r.resources('tags', { except: 'destroy' });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['tags', 'GET', '/tags(.:format)', 'tags#index'],
       [null, 'POST', '/tags(.:format)', 'tags#create'],
@@ -42,7 +50,9 @@ describe('only / except', () => {
   });
 
   test('except with a list; a name moves to the first remaining route of its kind (create gets the collection name)', () => {
-    const routes = draw((r) => { r.resources('cats', { except: ['index', 'new', 'edit', 'update'] }); });
+    const routes = draw((r) => {
+      r.resources('cats', { except: ['index', 'new', 'edit', 'update'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['cats', 'POST', '/cats(.:format)', 'cats#create'],
       ['cat', 'GET', '/cats/:id(.:format)', 'cats#show'],
@@ -51,7 +61,9 @@ describe('only / except', () => {
   });
 
   test('without show the PATCH update route carries the member name', () => {
-    const routes = draw((r) => { r.resources('posts', { only: ['create', 'update', 'destroy'] }); });
+    const routes = draw((r) => {
+      r.resources('posts', { only: ['create', 'update', 'destroy'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['posts', 'POST', '/posts(.:format)', 'posts#create'],
       ['post', 'PATCH', '/posts/:id(.:format)', 'posts#update'],
@@ -61,12 +73,16 @@ describe('only / except', () => {
   });
 
   test('only: destroy alone is named after the member', () => {
-    const routes = draw((r) => { r.resources('cats', { only: 'destroy' }); });
+    const routes = draw((r) => {
+      r.resources('cats', { only: 'destroy' });
+    });
     assert.deepEqual(rows(routes.list()), [['cat', 'DELETE', '/cats/:id(.:format)', 'cats#destroy']]);
   });
 
   test('singular resource: except list', () => {
-    const routes = draw((r) => { r.resource('profile', { except: ['new', 'edit', 'create'] }); });
+    const routes = draw((r) => {
+      r.resource('profile', { except: ['new', 'edit', 'create'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['profile', 'GET', '/profile(.:format)', 'profiles#show'],
       [null, 'PATCH', '/profile(.:format)', 'profiles#update'],
@@ -76,7 +92,9 @@ describe('only / except', () => {
   });
 
   test('singular resource: only list', () => {
-    const routes = draw((r) => { r.resource('account', { only: ['show', 'edit'] }); });
+    const routes = draw((r) => {
+      r.resource('account', { only: ['show', 'edit'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['edit_account', 'GET', '/account/edit(.:format)', 'accounts#edit'],
       ['account', 'GET', '/account(.:format)', 'accounts#show'],
@@ -84,7 +102,9 @@ describe('only / except', () => {
   });
 
   test('singular resource: only create and update, the name sits on PATCH update', () => {
-    const routes = draw((r) => { r.resource('profile', { only: ['create', 'update'] }); });
+    const routes = draw((r) => {
+      r.resource('profile', { only: ['create', 'update'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['profile', 'PATCH', '/profile(.:format)', 'profiles#update'],
       [null, 'PUT', '/profile(.:format)', 'profiles#update'],
@@ -96,7 +116,10 @@ describe('only / except', () => {
 describe('pathNames', () => {
   test('renames the new and edit segments only; other actions keep their paths', () => {
     const routes = draw((r) => {
-      r.resources('photos', { pathNames: { new: 'nuevo', edit: 'cambiar', show: 'ver', index: 'todos' }, only: ['index', 'show', 'new', 'edit'] });
+      r.resources('photos', {
+        pathNames: { new: 'nuevo', edit: 'cambiar', show: 'ver', index: 'todos' },
+        only: ['index', 'show', 'new', 'edit'],
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['photos', 'GET', '/photos(.:format)', 'photos#index'],
@@ -110,7 +133,9 @@ describe('pathNames', () => {
   });
 
   test('an action not listed keeps its segment', () => {
-    const routes = draw((r) => { r.resource('profile', { pathNames: { edit: 'change' }, only: ['new', 'edit'] }); });
+    const routes = draw((r) => {
+      r.resource('profile', { pathNames: { edit: 'change' }, only: ['new', 'edit'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['new_profile', 'GET', '/profile/new(.:format)', 'profiles#new'],
       ['edit_profile', 'GET', '/profile/change(.:format)', 'profiles#edit'],
@@ -147,7 +172,9 @@ describe('path', () => {
   });
 
   test('path on a singular resource', () => {
-    const routes = draw((r) => { r.resource('session', { path: 'login', only: ['show', 'new'] }); });
+    const routes = draw((r) => {
+      r.resource('session', { path: 'login', only: ['show', 'new'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['new_session', 'GET', '/login/new(.:format)', 'sessions#new'],
       ['session', 'GET', '/login(.:format)', 'sessions#show'],
@@ -174,7 +201,9 @@ describe('param', () => {
 
 describe('as', () => {
   test('renames the route names, not the path or handler', () => {
-    const routes = draw((r) => { r.resources('things', { as: 'items', only: ['index', 'new', 'show'] }); });
+    const routes = draw((r) => {
+      r.resources('things', { as: 'items', only: ['index', 'new', 'show'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['items', 'GET', '/things(.:format)', 'things#index'],
       ['new_item', 'GET', '/things/new(.:format)', 'things#new'],
@@ -184,13 +213,17 @@ describe('as', () => {
 
   test('as also renames the parent id of nested resources (<singular of as>_id)', () => {
     const routes = draw((r) => {
-      r.resources('items', { as: 'goods', only: [] }, (r) => { r.resources('parts', { only: 'index' }); });
+      r.resources('items', { as: 'goods', only: [] }, (r) => {
+        r.resources('parts', { only: 'index' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [['good_parts', 'GET', '/items/:good_id/parts(.:format)', 'parts#index']]);
   });
 
   test('as, path and module together', () => {
-    const routes = draw((r) => { r.resources('users', { module: 'adm', path: 'people', as: 'members', only: ['index', 'show'] }); });
+    const routes = draw((r) => {
+      r.resources('users', { module: 'adm', path: 'people', as: 'members', only: ['index', 'show'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['members', 'GET', '/people(.:format)', 'adm/users#index'],
       ['member', 'GET', '/people/:id(.:format)', 'adm/users#show'],
@@ -198,7 +231,9 @@ describe('as', () => {
   });
 
   test('on a singular resource', () => {
-    const routes = draw((r) => { r.resource('session', { as: 'login', only: ['show', 'new'] }); });
+    const routes = draw((r) => {
+      r.resource('session', { as: 'login', only: ['show', 'new'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['new_login', 'GET', '/session/new(.:format)', 'sessions#new'],
       ['login', 'GET', '/session(.:format)', 'sessions#show'],
@@ -208,7 +243,9 @@ describe('as', () => {
 
 describe('handler', () => {
   test('replaces the handler; paths and names stay', () => {
-    const routes = draw((r) => { r.resources('photos', { handler: 'images', only: ['index', 'show'] }); });
+    const routes = draw((r) => {
+      r.resources('photos', { handler: 'images', only: ['index', 'show'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['photos', 'GET', '/photos(.:format)', 'images#index'],
       ['photo', 'GET', '/photos/:id(.:format)', 'images#show'],
@@ -217,20 +254,26 @@ describe('handler', () => {
   });
 
   test('on a singular resource replaces the pluralized handler', () => {
-    const routes = draw((r) => { r.resource('session', { handler: 'auth', only: 'show' }); });
+    const routes = draw((r) => {
+      r.resource('session', { handler: 'auth', only: 'show' });
+    });
     assert.deepEqual(rows(routes.list()), [['session', 'GET', '/session(.:format)', 'auth#show']]);
   });
 });
 
 describe('module', () => {
   test('prefixes the handler namespace only', () => {
-    const routes = draw((r) => { r.resources('items', { module: 'admin', only: 'show' }); });
+    const routes = draw((r) => {
+      r.resources('items', { module: 'admin', only: 'show' });
+    });
     assert.deepEqual(rows(routes.list()), [['item', 'GET', '/items/:id(.:format)', 'admin/items#show']]);
   });
 
   test('applies to nested resources too', () => {
     const routes = draw((r) => {
-      r.resources('posts', { module: 'blog', only: 'index' }, (r) => { r.resources('comments', { only: 'index' }); });
+      r.resources('posts', { module: 'blog', only: 'index' }, (r) => {
+        r.resources('comments', { only: 'index' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['post_comments', 'GET', '/posts/:post_id/comments(.:format)', 'blog/comments#index'],
@@ -241,7 +284,9 @@ describe('module', () => {
 
 describe('format', () => {
   test('text: the default value of the format segment', () => {
-    const routes = draw((r) => { r.resources('docs', { format: 'json', only: 'show' }); });
+    const routes = draw((r) => {
+      r.resources('docs', { format: 'json', only: 'show' });
+    });
     const [route] = routes.list();
     assert.equal(route.path, '/docs/:id(.:format)');
     assert.equal(route.defaults.format, 'json');
@@ -253,7 +298,9 @@ describe('format', () => {
   });
 
   test('false: no format segment', () => {
-    const routes = draw((r) => { r.resources('docs', { format: false, only: ['index', 'show'] }); });
+    const routes = draw((r) => {
+      r.resources('docs', { format: false, only: ['index', 'show'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['docs', 'GET', '/docs', 'docs#index'],
       ['doc', 'GET', '/docs/:id', 'docs#show'],
@@ -264,7 +311,9 @@ describe('format', () => {
   });
 
   test('default: an optional (.:format) segment', () => {
-    const routes = draw((r) => { r.resources('docs', { only: 'show' }); });
+    const routes = draw((r) => {
+      r.resources('docs', { only: 'show' });
+    });
     assert.deepEqual(routes.recognize('GET', '/docs/1.xml')?.params, { id: '1', format: 'xml' });
     assert.deepEqual(routes.recognize('GET', '/docs/1')?.params, { id: '1' });
   });
@@ -288,7 +337,9 @@ describe('options on a singular resource', () => {
 
 describe('constraints', () => {
   test('a constraint on id restricts recognition and is reported as a RegExp source', () => {
-    const routes = draw((r) => { r.resources('nums', { constraints: { id: /\d+/ }, only: 'show' }); });
+    const routes = draw((r) => {
+      r.resources('nums', { constraints: { id: /\d+/ }, only: 'show' });
+    });
     const [route] = routes.list();
     assert.equal(route.constraints.id, /\d+/.source);
     assert.deepEqual(routes.recognize('GET', '/nums/12')?.params, { id: '12' });
@@ -297,7 +348,9 @@ describe('constraints', () => {
 
   test('a constraint on id also applies to the renamed parent id of nested resources', () => {
     const routes = draw((r) => {
-      r.resources('files', { constraints: { id: /[^\/]+/ }, only: 'show' }, (r) => { r.resources('parts', { only: 'index' }); });
+      r.resources('files', { constraints: { id: /[^\/]+/ }, only: 'show' }, (r) => {
+        r.resources('parts', { only: 'index' });
+      });
     });
     const [nested, own] = routes.list();
     assert.equal(nested.path, '/files/:file_id/parts(.:format)');
@@ -310,7 +363,9 @@ describe('constraints', () => {
 
 describe('defaults', () => {
   test('declared defaults are listed on the route and added to the params', () => {
-    const routes = draw((r) => { r.resources('items', { defaults: { locale: 'en' }, only: 'index' }); });
+    const routes = draw((r) => {
+      r.resources('items', { defaults: { locale: 'en' }, only: 'index' });
+    });
     const [route] = routes.list();
     assert.deepEqual(route.defaults, { locale: 'en' });
     const m = routes.recognize('GET', '/items');
@@ -322,7 +377,9 @@ describe('defaults', () => {
 describe('concerns option', () => {
   test('a single concern name applies the concern inside the resource', () => {
     const routes = draw((r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: 'index' }); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: 'index' });
+      });
       r.resources('messages', { only: [], concerns: 'commentable' });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -330,10 +387,14 @@ describe('concerns option', () => {
     ]);
   });
 
-  test('a list of concerns, applied after the block and before the resource\'s own routes', () => {
+  test("a list of concerns, applied after the block and before the resource's own routes", () => {
     const routes = draw((r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: 'index' }); });
-      r.concern('taggable', (r) => { r.resources('tags', { only: 'index' }); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: 'index' });
+      });
+      r.concern('taggable', (r) => {
+        r.resources('tags', { only: 'index' });
+      });
       r.resources('notes', { only: 'index', concerns: ['commentable', 'taggable'] }, (r) => {
         r.get('recent', { on: 'collection' });
       });
@@ -348,7 +409,9 @@ describe('concerns option', () => {
 
   test('on a singular resource the concern routes sit under its path', () => {
     const routes = draw((r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: 'index' }); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: 'index' });
+      });
       r.resource('profile', { only: [], concerns: 'commentable' });
     });
     assert.deepEqual(rows(routes.list()), [

@@ -36,7 +36,9 @@ describe('resources (plural)', () => {
   });
 
   test('index: GET /photos', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     const m = routes.recognize('GET', '/photos');
     assert.ok(m);
     assert.equal(m.handler, 'photos');
@@ -45,7 +47,9 @@ describe('resources (plural)', () => {
   });
 
   test('create: POST /photos', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     const m = routes.recognize('POST', '/photos');
     assert.ok(m);
     assert.equal(m.action, 'create');
@@ -53,7 +57,9 @@ describe('resources (plural)', () => {
   });
 
   test('new: GET /photos/new', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     const m = routes.recognize('GET', '/photos/new');
     assert.ok(m);
     assert.equal(m.action, 'new');
@@ -61,7 +67,9 @@ describe('resources (plural)', () => {
   });
 
   test('edit: GET /photos/:id/edit', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     const m = routes.recognize('GET', '/photos/7/edit');
     assert.ok(m);
     assert.equal(m.action, 'edit');
@@ -69,7 +77,9 @@ describe('resources (plural)', () => {
   });
 
   test('show: GET /photos/:id', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     const m = routes.recognize('GET', '/photos/7');
     assert.ok(m);
     assert.equal(m.action, 'show');
@@ -77,7 +87,9 @@ describe('resources (plural)', () => {
   });
 
   test('update: PATCH /photos/:id', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     const m = routes.recognize('PATCH', '/photos/7');
     assert.ok(m);
     assert.equal(m.action, 'update');
@@ -86,7 +98,9 @@ describe('resources (plural)', () => {
   });
 
   test('update: PUT /photos/:id', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     const m = routes.recognize('PUT', '/photos/7');
     assert.ok(m);
     assert.equal(m.action, 'update');
@@ -94,7 +108,9 @@ describe('resources (plural)', () => {
   });
 
   test('destroy: DELETE /photos/:id', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     const m = routes.recognize('DELETE', '/photos/7');
     assert.ok(m);
     assert.equal(m.action, 'destroy');
@@ -102,14 +118,18 @@ describe('resources (plural)', () => {
   });
 
   test('a verb no route answers on a resource path is not recognized', () => {
-    const routes = draw((r) => { r.resources('photos'); });
+    const routes = draw((r) => {
+      r.resources('photos');
+    });
     assert.equal(routes.recognize('DELETE', '/photos'), null);
     assert.equal(routes.recognize('POST', '/photos/7'), null);
     assert.equal(routes.recognize('PATCH', '/photos'), null);
   });
 
   test('the singular name follows Rails inflection (categories -> category)', () => {
-    const routes = draw((r) => { r.resources('categories', { only: ['show', 'new'] }); });
+    const routes = draw((r) => {
+      r.resources('categories', { only: ['show', 'new'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['new_category', 'GET', '/categories/new(.:format)', 'categories#new'],
       ['category', 'GET', '/categories/:id(.:format)', 'categories#show'],
@@ -117,7 +137,9 @@ describe('resources (plural)', () => {
   });
 
   test('an uncountable-looking name gets the _index suffix on the collection (sheep)', () => {
-    const routes = draw((r) => { r.resources('sheep', { only: ['index', 'show'] }); });
+    const routes = draw((r) => {
+      r.resources('sheep', { only: ['index', 'show'] });
+    });
     assert.deepEqual(rows(routes.list()), [
       ['sheep_index', 'GET', '/sheep(.:format)', 'sheep#index'],
       ['sheep', 'GET', '/sheep/:id(.:format)', 'sheep#show'],
@@ -132,7 +154,10 @@ describe('resources (plural)', () => {
       ret.resources('tags', { only: 'index' });
     });
     assert.equal(same, true);
-    assert.deepEqual(routes.list().map((x) => x.name), ['photos', 'tags']);
+    assert.deepEqual(
+      routes.list().map((x) => x.name),
+      ['photos', 'tags'],
+    );
   });
 });
 
@@ -153,14 +178,18 @@ describe('resource (singular)', () => {
   });
 
   test('has no index action and no id segment', () => {
-    const routes = draw((r) => { r.resource('profile'); });
+    const routes = draw((r) => {
+      r.resource('profile');
+    });
     assert.ok(routes.list().every((x) => x.action !== 'index'));
     assert.ok(routes.list().every((x) => !x.path.includes(':id')));
     assert.equal(routes.recognize('GET', '/profile/1'), null);
   });
 
   test('GET /profile is the show action of the plural-named handler', () => {
-    const routes = draw((r) => { r.resource('profile'); });
+    const routes = draw((r) => {
+      r.resource('profile');
+    });
     const m = routes.recognize('GET', '/profile');
     assert.ok(m);
     assert.equal(m.handler, 'profiles');
@@ -170,20 +199,34 @@ describe('resource (singular)', () => {
   });
 
   test('recognizes each of its verbs', () => {
-    const routes = draw((r) => { r.resource('profile'); });
-    const got = ([['GET', '/profile/new'], ['GET', '/profile/edit'], ['POST', '/profile'], ['PATCH', '/profile'], ['PUT', '/profile'], ['DELETE', '/profile']] as const)
-      .map(([v, p]) => routes.recognize(v, p)?.action);
+    const routes = draw((r) => {
+      r.resource('profile');
+    });
+    const got = (
+      [
+        ['GET', '/profile/new'],
+        ['GET', '/profile/edit'],
+        ['POST', '/profile'],
+        ['PATCH', '/profile'],
+        ['PUT', '/profile'],
+        ['DELETE', '/profile'],
+      ] as const
+    ).map(([v, p]) => routes.recognize(v, p)?.action);
     assert.deepEqual(got, ['new', 'edit', 'create', 'update', 'update', 'destroy']);
   });
 
   test('returns the mapper', () => {
     let same = false;
-    draw((r) => { same = r.resource('profile', { only: 'show' }) === r; });
+    draw((r) => {
+      same = r.resource('profile', { only: 'show' }) === r;
+    });
     assert.equal(same, true);
   });
 
   test('the handler of a singular resource is the plural, following inflection (category -> categories)', () => {
-    const routes = draw((r) => { r.resource('category', { only: 'show' }); });
+    const routes = draw((r) => {
+      r.resource('category', { only: 'show' });
+    });
     assert.deepEqual(rows(routes.list()), [['category', 'GET', '/category(.:format)', 'categories#show']]);
   });
 });
@@ -227,7 +270,7 @@ describe('several names in one call', () => {
 });
 
 describe('blocks', () => {
-  test('resources(name, block) without options: the block routes come before the resource\'s own routes', () => {
+  test("resources(name, block) without options: the block routes come before the resource's own routes", () => {
     const routes = draw((r) => {
       r.resources('posts', (r) => {
         r.resources('comments', { only: 'index' });
@@ -244,7 +287,9 @@ describe('blocks', () => {
     let outer: Mapper | undefined;
     draw((r) => {
       outer = r;
-      r.resources('posts', (m) => { inner = m; });
+      r.resources('posts', (m) => {
+        inner = m;
+      });
     });
     assert.ok(inner);
     assert.equal(inner, outer);
@@ -256,9 +301,7 @@ describe('blocks', () => {
         r.get('plain');
       });
     });
-    assert.deepEqual(rows(routes.list()), [
-      ['post_plain', 'GET', '/posts/:post_id/plain(.:format)', 'posts#plain'],
-    ]);
+    assert.deepEqual(rows(routes.list()), [['post_plain', 'GET', '/posts/:post_id/plain(.:format)', 'posts#plain']]);
   });
 
   test('a plain get inside a singular resource block is a member route of it', () => {
@@ -267,9 +310,7 @@ describe('blocks', () => {
         r.get('avatar');
       });
     });
-    assert.deepEqual(rows(routes.list()), [
-      ['avatar_profile', 'GET', '/profile/avatar(.:format)', 'profiles#avatar'],
-    ]);
+    assert.deepEqual(rows(routes.list()), [['avatar_profile', 'GET', '/profile/avatar(.:format)', 'profiles#avatar']]);
   });
 
   test('resource(name, block) nests resources under the singular path without an id', () => {

@@ -8,8 +8,26 @@ import { draw } from '../src/index.js';
 import type { Mapper, RouteInfo } from '../src/index.js';
 
 const PLURALS = [
-  'posts', 'comments', 'photos', 'tags', 'users', 'articles', 'books', 'authors', 'orders', 'items',
-  'notes', 'pages', 'events', 'tasks', 'teams', 'projects', 'songs', 'albums', 'reviews', 'invoices',
+  'posts',
+  'comments',
+  'photos',
+  'tags',
+  'users',
+  'articles',
+  'books',
+  'authors',
+  'orders',
+  'items',
+  'notes',
+  'pages',
+  'events',
+  'tasks',
+  'teams',
+  'projects',
+  'songs',
+  'albums',
+  'reviews',
+  'invoices',
 ];
 const SINGULARS = ['profile', 'account', 'session', 'dashboard', 'setting', 'avatar', 'cart', 'wallet'];
 const MEMBERS = ['preview', 'publish', 'archive', 'approve', 'flag'];
@@ -17,10 +35,27 @@ const COLLECTIONS = ['search', 'recent', 'export', 'popular'];
 const PLURAL_ACTIONS = ['index', 'create', 'new', 'edit', 'show', 'update', 'destroy'];
 const SINGULAR_ACTIONS = ['create', 'new', 'edit', 'show', 'update', 'destroy'];
 const WRAPPERS = ['admin', 'api', 'internal'];
-const SCOPES: Record<string, string>[] = [{ path: 'blog' }, { path: 'v1', as: 'v1' }, { module: 'shop' }, { as: 'mine' }, { path: 'p', module: 'm', as: 'pm' }];
+const SCOPES: Record<string, string>[] = [
+  { path: 'blog' },
+  { path: 'v1', as: 'v1' },
+  { module: 'shop' },
+  { as: 'mine' },
+  { path: 'p', module: 'm', as: 'pm' },
+];
 
 /** Literal path words that a generated value must not equal (it would hit another route first). */
-const RESERVED = new Set([...PLURALS, ...SINGULARS, ...MEMBERS, ...COLLECTIONS, ...PLURAL_ACTIONS, ...WRAPPERS, 'blog', 'v1', 'p', 'sekret']);
+const RESERVED = new Set([
+  ...PLURALS,
+  ...SINGULARS,
+  ...MEMBERS,
+  ...COLLECTIONS,
+  ...PLURAL_ACTIONS,
+  ...WRAPPERS,
+  'blog',
+  'v1',
+  'p',
+  'sekret',
+]);
 
 interface ResNode {
   plural: boolean;
@@ -34,7 +69,11 @@ interface ResNode {
 }
 
 interface TopNode {
-  wrap: { kind: 'none' } | { kind: 'namespace'; name: string } | { kind: 'scope'; opts: Record<string, string> } | { kind: 'shallow' };
+  wrap:
+    | { kind: 'none' }
+    | { kind: 'namespace'; name: string }
+    | { kind: 'scope'; opts: Record<string, string> }
+    | { kind: 'shallow' };
   nodes: ResNode[];
 }
 
@@ -70,15 +109,48 @@ const topArb: fc.Arbitrary<TopNode> = fc.record({
 });
 
 const ALNUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.split('');
-const SPECIAL = [' ', 'ü', '%', '&', '+', '=', '@', '~', ':', ',', '!', '/', '?', '#', 'é', '日', "'", '*', '$', ';', '-', '_'];
-const valueArb = fc.oneof(
-  fc.array(fc.constantFrom(...ALNUM), { minLength: 1, maxLength: 8 }).map((a) => a.join('')),
-  fc.array(fc.oneof(fc.constantFrom(...ALNUM), fc.constantFrom(...SPECIAL)), { minLength: 1, maxLength: 6 }).map((a) => a.join('')),
-  fc.constantFrom('a b', 'ü', '100%', 'x/y', 'a+b', 'q?x=1'),
-).filter((v) => !RESERVED.has(v));
+const SPECIAL = [
+  ' ',
+  'ü',
+  '%',
+  '&',
+  '+',
+  '=',
+  '@',
+  '~',
+  ':',
+  ',',
+  '!',
+  '/',
+  '?',
+  '#',
+  'é',
+  '日',
+  "'",
+  '*',
+  '$',
+  ';',
+  '-',
+  '_',
+];
+const valueArb = fc
+  .oneof(
+    fc.array(fc.constantFrom(...ALNUM), { minLength: 1, maxLength: 8 }).map((a) => a.join('')),
+    fc
+      .array(fc.oneof(fc.constantFrom(...ALNUM), fc.constantFrom(...SPECIAL)), { minLength: 1, maxLength: 6 })
+      .map((a) => a.join('')),
+    fc.constantFrom('a b', 'ü', '100%', 'x/y', 'a+b', 'q?x=1'),
+  )
+  .filter((v) => !RESERVED.has(v));
 
 /** Declares the random tree; names come from the pools in order so that no name or path is used twice. */
-function declare(r: Mapper, tops: TopNode[], plurals: string[], singulars: string[], nestedPlurals?: Set<string>): void {
+function declare(
+  r: Mapper,
+  tops: TopNode[],
+  plurals: string[],
+  singulars: string[],
+  nestedPlurals?: Set<string>,
+): void {
   const nextPlural = () => plurals.shift();
   const nextSingular = () => singulars.shift();
 
@@ -94,8 +166,14 @@ function declare(r: Mapper, tops: TopNode[], plurals: string[], singulars: strin
       const members = MEMBERS.slice(0, node.members);
       const collections = COLLECTIONS.slice(0, node.collections);
       if (node.viaBlocks) {
-        if (members.length) r.member((r) => { for (const m of members) r.get(m); });
-        if (collections.length) r.collection((r) => { for (const c of collections) r.post(c); });
+        if (members.length)
+          r.member((r) => {
+            for (const m of members) r.get(m);
+          });
+        if (collections.length)
+          r.collection((r) => {
+            for (const c of collections) r.post(c);
+          });
       } else {
         for (const m of members) r.patch(m, { on: 'member' });
         for (const c of collections) r.get(c, { on: 'collection' });
@@ -107,12 +185,22 @@ function declare(r: Mapper, tops: TopNode[], plurals: string[], singulars: strin
   };
 
   for (const top of tops) {
-    const body = (r: Mapper) => { for (const n of top.nodes) declareRes(r, n, 1); };
+    const body = (r: Mapper) => {
+      for (const n of top.nodes) declareRes(r, n, 1);
+    };
     switch (top.wrap.kind) {
-      case 'none': body(r); break;
-      case 'namespace': r.namespace(top.wrap.name, body); break;
-      case 'scope': r.scope(top.wrap.opts, body); break;
-      case 'shallow': r.shallow(body); break;
+      case 'none':
+        body(r);
+        break;
+      case 'namespace':
+        r.namespace(top.wrap.name, body);
+        break;
+      case 'scope':
+        r.scope(top.wrap.opts, body);
+        break;
+      case 'shallow':
+        r.shallow(body);
+        break;
     }
   }
 }
@@ -120,7 +208,10 @@ function declare(r: Mapper, tops: TopNode[], plurals: string[], singulars: strin
 /** Required segments of a route path: dynamic segments outside optional groups, in order. */
 function requiredKeys(path: string): string[] {
   let stripped = path;
-  for (let prev = ''; prev !== stripped;) { prev = stripped; stripped = stripped.replace(/\([^()]*\)/g, ''); }
+  for (let prev = ''; prev !== stripped; ) {
+    prev = stripped;
+    stripped = stripped.replace(/\([^()]*\)/g, '');
+  }
   return [...stripped.matchAll(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
 }
 
@@ -151,7 +242,9 @@ test('random resource trees: every named route round-trips through path() and re
           assert.equal(m.handler, route.handler, `handler: ${where}`);
           assert.equal(m.action, route.action, `action: ${where}`);
           const expected: Record<string, unknown> = { ...route.defaults };
-          keys.forEach((k, i) => { expected[k] = vals[i]; });
+          keys.forEach((k, i) => {
+            expected[k] = vals[i];
+          });
           assert.deepEqual(m.params, expected, `params: ${where}`);
         }
       },
@@ -163,10 +256,19 @@ test('random resource trees: every named route round-trips through path() and re
 test('the generator produces non-trivial trees (nesting, shallow routes, member and collection routes)', () => {
   // Guards the property against a generator that silently stops exercising the interesting shapes.
   const samples = fc.sample(
-    fc.tuple(fc.array(topArb, { minLength: 1, maxLength: 3 }), fc.shuffledSubarray(PLURALS, { minLength: PLURALS.length }), fc.shuffledSubarray(SINGULARS, { minLength: SINGULARS.length })),
+    fc.tuple(
+      fc.array(topArb, { minLength: 1, maxLength: 3 }),
+      fc.shuffledSubarray(PLURALS, { minLength: PLURALS.length }),
+      fc.shuffledSubarray(SINGULARS, { minLength: SINGULARS.length }),
+    ),
     { numRuns: 200, seed: 42 },
   );
-  let nested = 0; let shallow = 0; let sekret = 0; let member = 0; let deep = 0; let total = 0;
+  let nested = 0;
+  let shallow = 0;
+  let sekret = 0;
+  let member = 0;
+  let deep = 0;
+  let total = 0;
   for (const [tops, plurals, singulars] of samples) {
     const nestedPlurals = new Set<string>();
     const routes = draw((r) => declare(r, tops, [...plurals], [...singulars], nestedPlurals));

@@ -16,7 +16,11 @@ class Boom extends Error {}
 describe('scope levels restored after a block', () => {
   test('after a resources block the top level is back: collection throws again', () => {
     draw((r) => {
-      r.resources('posts', { only: [] }, (r) => { r.collection((r) => { r.get('search'); }); });
+      r.resources('posts', { only: [] }, (r) => {
+        r.collection((r) => {
+          r.get('search');
+        });
+      });
       assert.throws(() => r.collection(() => {}), isOutside('collection'));
     });
   });
@@ -24,9 +28,15 @@ describe('scope levels restored after a block', () => {
   test('after a collection block the level is resources again: member and collection work', () => {
     const routes = draw((r) => {
       r.resources('users', { only: [] }, (r) => {
-        r.collection((r) => { r.get('inner'); });
-        r.member((r) => { r.get('ok'); });
-        r.collection((r) => { r.get('again'); });
+        r.collection((r) => {
+          r.get('inner');
+        });
+        r.member((r) => {
+          r.get('ok');
+        });
+        r.collection((r) => {
+          r.get('again');
+        });
         r.get('after');
       });
     });
@@ -64,7 +74,9 @@ describe('scope levels restored after a block', () => {
   test('a nested resources block restores the parent resource', () => {
     const routes = draw((r) => {
       r.resources('posts', { only: [] }, (r) => {
-        r.resources('comments', { only: [] }, (r) => { r.get('x', { on: 'member' }); });
+        r.resources('comments', { only: [] }, (r) => {
+          r.get('x', { on: 'member' });
+        });
         r.get('y', { on: 'member' });
       });
     });
@@ -77,7 +89,9 @@ describe('scope levels restored after a block', () => {
   test('a singular resource block restores the plural parent level', () => {
     const routes = draw((r) => {
       r.resources('users', { only: [] }, (r) => {
-        r.resource('avatar', { only: [] }, (r) => { r.get('crop'); });
+        r.resource('avatar', { only: [] }, (r) => {
+          r.get('crop');
+        });
         r.get('z');
       });
     });
@@ -91,7 +105,13 @@ describe('scope levels restored after a block', () => {
 describe('scope levels restored when the block throws', () => {
   test('a throw inside resources: a later declaration is at the top level again', () => {
     const routes = draw((r) => {
-      assert.throws(() => r.resources('posts', { only: [] }, () => { throw new Boom('x'); }), Boom);
+      assert.throws(
+        () =>
+          r.resources('posts', { only: [] }, () => {
+            throw new Boom('x');
+          }),
+        Boom,
+      );
       r.resources('tags', { only: 'index' });
       assert.throws(() => r.collection(() => {}), isOutside('collection'));
     });
@@ -101,8 +121,16 @@ describe('scope levels restored when the block throws', () => {
   test('a throw inside collection: the level is resources again', () => {
     const routes = draw((r) => {
       r.resources('users', { only: [] }, (r) => {
-        assert.throws(() => r.collection(() => { throw new Boom('y'); }), Boom);
-        r.member((r) => { r.get('ok'); });
+        assert.throws(
+          () =>
+            r.collection(() => {
+              throw new Boom('y');
+            }),
+          Boom,
+        );
+        r.member((r) => {
+          r.get('ok');
+        });
         r.get('after');
       });
     });
@@ -115,7 +143,14 @@ describe('scope levels restored when the block throws', () => {
   test('an ArgumentError from a nested block leaves the outer block usable', () => {
     const routes = draw((r) => {
       r.resources('users', { only: [] }, (r) => {
-        assert.throws(() => r.collection((r) => { r.get('inner'); r.member(() => {}); }), isOutside('member'));
+        assert.throws(
+          () =>
+            r.collection((r) => {
+              r.get('inner');
+              r.member(() => {});
+            }),
+          isOutside('member'),
+        );
         r.get('after');
       });
     });
@@ -128,9 +163,27 @@ describe('scope levels restored when the block throws', () => {
   test('a throw inside member, new and nested blocks', () => {
     const routes = draw((r) => {
       r.resources('users', { only: [] }, (r) => {
-        assert.throws(() => r.member(() => { throw new Boom(); }), Boom);
-        assert.throws(() => r.new(() => { throw new Boom(); }), Boom);
-        assert.throws(() => r.nested(() => { throw new Boom(); }), Boom);
+        assert.throws(
+          () =>
+            r.member(() => {
+              throw new Boom();
+            }),
+          Boom,
+        );
+        assert.throws(
+          () =>
+            r.new(() => {
+              throw new Boom();
+            }),
+          Boom,
+        );
+        assert.throws(
+          () =>
+            r.nested(() => {
+              throw new Boom();
+            }),
+          Boom,
+        );
         r.get('ok', { on: 'member' });
       });
     });
@@ -139,7 +192,13 @@ describe('scope levels restored when the block throws', () => {
 
   test('a throw inside a namespace: path, module and name prefix are restored', () => {
     const routes = draw((r) => {
-      assert.throws(() => r.namespace('admin', () => { throw new Boom('z'); }), Boom);
+      assert.throws(
+        () =>
+          r.namespace('admin', () => {
+            throw new Boom('z');
+          }),
+        Boom,
+      );
       r.get('plain', { to: 'p#p' });
     });
     assert.deepEqual(rows(routes.list()), [['plain', 'GET', '/plain(.:format)', 'p#p']]);
@@ -147,7 +206,13 @@ describe('scope levels restored when the block throws', () => {
 
   test('a throw inside a scope with path, module and as', () => {
     const routes = draw((r) => {
-      assert.throws(() => r.scope({ module: 'm', path: 'pp', as: 'aa' }, () => { throw new Boom(); }), Boom);
+      assert.throws(
+        () =>
+          r.scope({ module: 'm', path: 'pp', as: 'aa' }, () => {
+            throw new Boom();
+          }),
+        Boom,
+      );
       r.resources('cats', { only: 'index' });
     });
     assert.deepEqual(rows(routes.list()), [['cats', 'GET', '/cats(.:format)', 'cats#index']]);
@@ -155,16 +220,32 @@ describe('scope levels restored when the block throws', () => {
 
   test('a throw inside shallow: shallow is not left on', () => {
     const routes = draw((r) => {
-      assert.throws(() => r.shallow(() => { throw new Boom(); }), Boom);
-      r.resources('posts', { only: [] }, (r) => { r.resources('comments', { only: 'show' }); });
+      assert.throws(
+        () =>
+          r.shallow(() => {
+            throw new Boom();
+          }),
+        Boom,
+      );
+      r.resources('posts', { only: [] }, (r) => {
+        r.resources('comments', { only: 'show' });
+      });
     });
-    assert.deepEqual(rows(routes.list()), [['post_comment', 'GET', '/posts/:post_id/comments/:id(.:format)', 'comments#show']]);
+    assert.deepEqual(rows(routes.list()), [
+      ['post_comment', 'GET', '/posts/:post_id/comments/:id(.:format)', 'comments#show'],
+    ]);
   });
 
   test('a throw inside a nested resource inside a resource: the outer resource continues normally', () => {
     const routes = draw((r) => {
       r.resources('posts', { only: 'index' }, (r) => {
-        assert.throws(() => r.resources('comments', { only: [] }, () => { throw new Boom(); }), Boom);
+        assert.throws(
+          () =>
+            r.resources('comments', { only: [] }, () => {
+              throw new Boom();
+            }),
+          Boom,
+        );
         r.resources('likes', { only: 'index' });
       });
     });
@@ -176,8 +257,20 @@ describe('scope levels restored when the block throws', () => {
 
   test('a throw inside constraints and defaults blocks does not leave them applied', () => {
     const routes = draw((r) => {
-      assert.throws(() => r.constraints({ id: /\d+/ }, () => { throw new Boom(); }), Boom);
-      assert.throws(() => r.defaults({ locale: 'en' }, () => { throw new Boom(); }), Boom);
+      assert.throws(
+        () =>
+          r.constraints({ id: /\d+/ }, () => {
+            throw new Boom();
+          }),
+        Boom,
+      );
+      assert.throws(
+        () =>
+          r.defaults({ locale: 'en' }, () => {
+            throw new Boom();
+          }),
+        Boom,
+      );
       r.resources('words', { only: 'show' });
     });
     const [route] = routes.list();
@@ -188,7 +281,15 @@ describe('scope levels restored when the block throws', () => {
 
   test('a throw escaping draw propagates unchanged', () => {
     const err = new Boom('out');
-    assert.throws(() => draw((r) => { r.resources('posts', () => { throw err; }); }), (e: unknown) => e === err);
+    assert.throws(
+      () =>
+        draw((r) => {
+          r.resources('posts', () => {
+            throw err;
+          });
+        }),
+      (e: unknown) => e === err,
+    );
   });
 });
 
@@ -196,7 +297,13 @@ describe('constants', () => {
   const exported = router as unknown as Record<string, unknown>;
 
   test('CANONICAL_ACTIONS, RESOURCE_METHOD_SCOPES, RESOURCE_OPTIONS, RESOURCE_SCOPES and VALID_ON_OPTIONS exist', () => {
-    for (const name of ['CANONICAL_ACTIONS', 'RESOURCE_METHOD_SCOPES', 'RESOURCE_OPTIONS', 'RESOURCE_SCOPES', 'VALID_ON_OPTIONS']) {
+    for (const name of [
+      'CANONICAL_ACTIONS',
+      'RESOURCE_METHOD_SCOPES',
+      'RESOURCE_OPTIONS',
+      'RESOURCE_SCOPES',
+      'VALID_ON_OPTIONS',
+    ]) {
       assert.ok(name in exported, name);
       assert.ok(Array.isArray(exported[name]) || exported[name] instanceof Set, `${name} is a list`);
     }
@@ -214,11 +321,15 @@ describe('constants', () => {
 
   test('RESOURCE_SCOPES are resource and resources; RESOURCE_METHOD_SCOPES are collection, member and new', () => {
     assert.deepEqual([...(exported.RESOURCE_SCOPES as Iterable<string>)].map(String).sort(), ['resource', 'resources']);
-    assert.deepEqual([...(exported.RESOURCE_METHOD_SCOPES as Iterable<string>)].map(String).sort(), ['collection', 'member', 'new']);
+    assert.deepEqual([...(exported.RESOURCE_METHOD_SCOPES as Iterable<string>)].map(String).sort(), [
+      'collection',
+      'member',
+      'new',
+    ]);
   });
 });
 
-describe('exclusive scope (withExclusiveScope, the seed\'s with_exclusive_scope)', () => {
+describe("exclusive scope (withExclusiveScope, the seed's with_exclusive_scope)", () => {
   type Exclusive = (block: (r: Mapper) => void) => unknown;
   const exclusiveOf = (r: Mapper): Exclusive => {
     const fn = (r as unknown as { withExclusiveScope?: Exclusive }).withExclusiveScope;
@@ -247,10 +358,19 @@ describe('exclusive scope (withExclusiveScope, the seed\'s with_exclusive_scope)
   test('restores the name prefix and path when the block throws', () => {
     const routes = draw((r) => {
       r.scope({ path: 'p', as: 'a' }, (r) => {
-        assert.throws(() => exclusiveOf(r)(() => { throw new Boom(); }), Boom);
+        assert.throws(
+          () =>
+            exclusiveOf(r)(() => {
+              throw new Boom();
+            }),
+          Boom,
+        );
         r.get('z', { to: 'e#f' });
       });
     });
-    assert.deepEqual(routes.list().map((x) => [x.name, x.path]), [['a_z', '/p/z(.:format)']]);
+    assert.deepEqual(
+      routes.list().map((x) => [x.name, x.path]),
+      [['a_z', '/p/z(.:format)']],
+    );
   });
 });

@@ -22,14 +22,18 @@ const shallowComments: Row[] = [
 describe('shallow routes', () => {
   test('shallow on the nested resource: index, create and new under the parent; show, edit, update, destroy at /<nested>/:id', () => {
     const routes = draw((r) => {
-      r.resources('posts', { only: [] }, (r) => { r.resources('comments', { shallow: true }); });
+      r.resources('posts', { only: [] }, (r) => {
+        r.resources('comments', { shallow: true });
+      });
     });
     assert.deepEqual(rows(routes.list()), shallowComments);
   });
 
-  test('shallow on the parent applies to the nested resources; the parent\'s own routes are unchanged', () => {
+  test("shallow on the parent applies to the nested resources; the parent's own routes are unchanged", () => {
     const routes = draw((r) => {
-      r.resources('posts', { shallow: true, only: ['index', 'show'] }, (r) => { r.resources('comments'); });
+      r.resources('posts', { shallow: true, only: ['index', 'show'] }, (r) => {
+        r.resources('comments');
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ...shallowComments,
@@ -57,7 +61,9 @@ describe('shallow routes', () => {
 
   test('recognition of shallow member and collection routes', () => {
     const routes = draw((r) => {
-      r.resources('posts', { shallow: true, only: [] }, (r) => { r.resources('comments'); });
+      r.resources('posts', { shallow: true, only: [] }, (r) => {
+        r.resources('comments');
+      });
     });
     const show = routes.recognize('GET', '/comments/5');
     assert.ok(show);
@@ -72,7 +78,9 @@ describe('shallow routes', () => {
   test('the shallow block makes the resources declared inside shallow', () => {
     const routes = draw((r) => {
       r.shallow((r) => {
-        r.resources('articles', { only: 'show' }, (r) => { r.resources('comments', { only: ['index', 'show'] }); });
+        r.resources('articles', { only: 'show' }, (r) => {
+          r.resources('comments', { only: ['index', 'show'] });
+        });
       });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -85,7 +93,9 @@ describe('shallow routes', () => {
   test('a shallow block inside a resource', () => {
     const routes = draw((r) => {
       r.resources('posts', { only: [] }, (r) => {
-        r.shallow((r) => { r.resources('comments', { only: ['index', 'show'] }); });
+        r.shallow((r) => {
+          r.resources('comments', { only: ['index', 'show'] });
+        });
       });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -96,8 +106,14 @@ describe('shallow routes', () => {
 
   test('shallow is not set after the shallow block ends', () => {
     const routes = draw((r) => {
-      r.shallow((r) => { r.resources('articles', { only: [] }, (r) => { r.resources('notes', { only: 'show' }); }); });
-      r.resources('posts', { only: [] }, (r) => { r.resources('comments', { only: 'show' }); });
+      r.shallow((r) => {
+        r.resources('articles', { only: [] }, (r) => {
+          r.resources('notes', { only: 'show' });
+        });
+      });
+      r.resources('posts', { only: [] }, (r) => {
+        r.resources('comments', { only: 'show' });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['note', 'GET', '/notes/:id(.:format)', 'notes#show'],
@@ -108,7 +124,11 @@ describe('shallow routes', () => {
   test('shallowPath prefixes the path of the shallow member routes; the names stay the same', () => {
     const routes = draw((r) => {
       r.resources('articles', { only: [] }, (r) => {
-        r.resources('comments', { shallow: true, shallowPath: 'sekret', only: ['index', 'edit', 'show', 'update', 'destroy'] });
+        r.resources('comments', {
+          shallow: true,
+          shallowPath: 'sekret',
+          only: ['index', 'edit', 'show', 'update', 'destroy'],
+        });
       });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -174,8 +194,12 @@ describe('shallow routes', () => {
     const routes = draw((r) => {
       r.resources('posts', { shallow: true, only: [] }, (r) => {
         r.resources('comments', { only: [] }, (r) => {
-          r.member((r) => { r.get('preview'); });
-          r.collection((r) => { r.get('search'); });
+          r.member((r) => {
+            r.get('preview');
+          });
+          r.collection((r) => {
+            r.get('search');
+          });
         });
       });
     });
@@ -189,7 +213,11 @@ describe('shallow routes', () => {
 describe('shallow combined with other options', () => {
   test('inside a namespace the shallow routes keep the namespace path, module and name prefix', () => {
     const routes = draw((r) => {
-      r.namespace('admin', (r) => { r.resources('tasks', { shallow: true, only: [] }, (r) => { r.resources('steps', { only: ['index', 'show'] }); }); });
+      r.namespace('admin', (r) => {
+        r.resources('tasks', { shallow: true, only: [] }, (r) => {
+          r.resources('steps', { only: ['index', 'show'] });
+        });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['admin_task_steps', 'GET', '/admin/tasks/:task_id/steps(.:format)', 'admin/steps#index'],
@@ -200,7 +228,9 @@ describe('shallow combined with other options', () => {
   test('shallowPath from an enclosing scope', () => {
     const routes = draw((r) => {
       r.scope({ shallowPath: 'sekret' }, (r) => {
-        r.resources('posts', { only: [] }, (r) => { r.resources('comments', { shallow: true, only: ['index', 'show'] }); });
+        r.resources('posts', { only: [] }, (r) => {
+          r.resources('comments', { shallow: true, only: ['index', 'show'] });
+        });
       });
     });
     assert.deepEqual(rows(routes.list()), [
@@ -211,7 +241,9 @@ describe('shallow combined with other options', () => {
 
   test('shallowPath with shallow on a top-level resource also moves its own member routes (Rails)', () => {
     const routes = draw((r) => {
-      r.resources('articles', { shallowPath: 'deep', shallow: true, only: ['index', 'show'] }, (r) => { r.resources('notes', { only: ['index', 'show'] }); });
+      r.resources('articles', { shallowPath: 'deep', shallow: true, only: ['index', 'show'] }, (r) => {
+        r.resources('notes', { only: ['index', 'show'] });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['article_notes', 'GET', '/deep/articles/:article_id/notes(.:format)', 'notes#index'],
@@ -223,7 +255,9 @@ describe('shallow combined with other options', () => {
 
   test('param on a shallow parent renames the parent id of the nested collection routes', () => {
     const routes = draw((r) => {
-      r.resources('songs', { param: 'slug', shallow: true, only: [] }, (r) => { r.resources('lyrics', { only: ['index', 'show'] }); });
+      r.resources('songs', { param: 'slug', shallow: true, only: [] }, (r) => {
+        r.resources('lyrics', { only: ['index', 'show'] });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['song_lyrics', 'GET', '/songs/:song_slug/lyrics(.:format)', 'lyrics#index'],
@@ -235,7 +269,9 @@ describe('shallow combined with other options', () => {
 describe('shallow under a singular parent', () => {
   test('shallow on a singular parent still makes the nested plural resource shallow', () => {
     const routes = draw((r) => {
-      r.resource('profile', { shallow: true, only: [] }, (r) => { r.resources('photos', { only: ['index', 'show'] }); });
+      r.resource('profile', { shallow: true, only: [] }, (r) => {
+        r.resources('photos', { only: ['index', 'show'] });
+      });
     });
     assert.deepEqual(rows(routes.list()), [
       ['profile_photos', 'GET', '/profile/photos(.:format)', 'photos#index'],
@@ -250,7 +286,9 @@ describe('isShallow()', () => {
     draw((r) => {
       r.resources('posts', { shallow: true }, (r) => {
         seen.posts = r.isShallow();
-        r.resources('comments', (r) => { seen.comments = r.isShallow(); });
+        r.resources('comments', (r) => {
+          seen.comments = r.isShallow();
+        });
       });
     });
     assert.deepEqual(seen, { posts: true, comments: true });
@@ -259,10 +297,16 @@ describe('isShallow()', () => {
   test('true inside a plural resource declared in a shallow block, and inside a shallow block within a resource', () => {
     const seen: Record<string, boolean> = {};
     draw((r) => {
-      r.shallow((r) => { r.resources('quotes', (r) => { seen.inBlock = r.isShallow(); }); });
+      r.shallow((r) => {
+        r.resources('quotes', (r) => {
+          seen.inBlock = r.isShallow();
+        });
+      });
       r.resources('pages', (r) => {
         seen.pagesBefore = r.isShallow();
-        r.shallow((r) => { seen.pagesShallow = r.isShallow(); });
+        r.shallow((r) => {
+          seen.pagesShallow = r.isShallow();
+        });
         seen.pagesAfter = r.isShallow();
       });
     });
@@ -271,22 +315,34 @@ describe('isShallow()', () => {
 
   test('false inside a singular resource even with shallow set', () => {
     let seen: boolean | undefined;
-    draw((r) => { r.resource('profile', { shallow: true }, (r) => { seen = r.isShallow(); }); });
+    draw((r) => {
+      r.resource('profile', { shallow: true }, (r) => {
+        seen = r.isShallow();
+      });
+    });
     assert.equal(seen, false);
   });
 
   test('false with shallow: false and without the shallow option', () => {
     const seen: boolean[] = [];
     draw((r) => {
-      r.resources('users', { shallow: false }, (r) => { seen.push(r.isShallow()); });
-      r.resources('tags', (r) => { seen.push(r.isShallow()); });
+      r.resources('users', { shallow: false }, (r) => {
+        seen.push(r.isShallow());
+      });
+      r.resources('tags', (r) => {
+        seen.push(r.isShallow());
+      });
     });
     assert.deepEqual(seen, [false, false]);
   });
 
   test('returns a boolean, not the mapper', () => {
     let v: unknown;
-    draw((r) => { r.resources('posts', { shallow: true }, (r) => { v = r.isShallow(); }); });
+    draw((r) => {
+      r.resources('posts', { shallow: true }, (r) => {
+        v = r.isShallow();
+      });
+    });
     assert.equal(typeof v, 'boolean');
   });
 });

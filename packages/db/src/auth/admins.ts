@@ -101,7 +101,11 @@ export function validateAdminCredentials(admin: AdminCredentials): void {
  * plain-text entries like CouchDB does, and creating `admin` with a random password when there
  * would otherwise be no admin at all.
  */
-export function loadAdmins(dataDir: string, configured?: AdminCredentials, options: LoadAdminsOptions = {}): LoadedAdmins {
+export function loadAdmins(
+  dataDir: string,
+  configured?: AdminCredentials,
+  options: LoadAdminsOptions = {},
+): LoadedAdmins {
   const iterations = options.iterations ?? DEFAULT_ITERATIONS;
   const file = join(dataDir, ADMINS_FILE_NAME);
   const hashes = readAdminsFile(file);

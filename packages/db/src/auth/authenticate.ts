@@ -19,7 +19,12 @@ export function anonymous(): UserCtx {
   return { name: null, roles: [] };
 }
 
-export function authenticate(authorization: string | undefined, remoteAddress: string, admins: AdminStore, lockout: Lockout): UserCtx {
+export function authenticate(
+  authorization: string | undefined,
+  remoteAddress: string,
+  admins: AdminStore,
+  lockout: Lockout,
+): UserCtx {
   const credentials = parseAuthorization(authorization);
   if (credentials === null) return anonymous();
   const { name, password } = credentials;

@@ -86,7 +86,9 @@ export function verifyPassword(password: string, stored: string): boolean {
   const expected = Buffer.from(parsed.key, 'hex');
   let actual: Buffer;
   if (parsed.scheme === 'simple') {
-    actual = createHash('sha1').update(password + parsed.salt, 'utf8').digest();
+    actual = createHash('sha1')
+      .update(password + parsed.salt, 'utf8')
+      .digest();
   } else {
     actual = pbkdf2Sync(password, parsed.salt, parsed.iterations, expected.length, DIGESTS[parsed.prf]);
   }

@@ -90,7 +90,8 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
       const next = argv[i + 1];
       // A following flag is not a value (`--port --host x`); values may still start with '-'
       // when written as `--flag=-value`.
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`option '--${name}' needs a value (${spec.value})`);
+      if (next === undefined || next.startsWith('--'))
+        throw new UsageError(`option '--${name}' needs a value (${spec.value})`);
       value = next;
       i++;
     }
@@ -198,16 +199,18 @@ export function helpText(topic?: 'serve'): string {
     'once and keeps only its hash in the data folder.',
   ];
   if (topic === 'serve') return serve.join('\n') + '\n';
-  return [
-    'Usage: divan <command> [options]',
-    '',
-    'Commands:',
-    '  serve                   run the server (see: divan serve --help)',
-    '',
-    'Options:',
-    '  -h, --help              show this help',
-    '  -v, --version           show the version',
-    '',
-    ...serve,
-  ].join('\n') + '\n';
+  return (
+    [
+      'Usage: divan <command> [options]',
+      '',
+      'Commands:',
+      '  serve                   run the server (see: divan serve --help)',
+      '',
+      'Options:',
+      '  -h, --help              show this help',
+      '  -v, --version           show the version',
+      '',
+      ...serve,
+    ].join('\n') + '\n'
+  );
 }

@@ -22,7 +22,10 @@ const processIo: CliIo = {
 export function version(): string {
   for (const relative of ['../../../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (pkg.name === '@divan/db' && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // try the next location

@@ -35,9 +35,7 @@ import { renderDoc } from './render.js';
 export const DEFAULT_REVS_LIMIT = 1000;
 
 /** One row of a `_bulk_docs` answer. */
-export type WriteResult =
-  | { ok: true; id: string; rev: string }
-  | { id: string; error: string; reason: string };
+export type WriteResult = { ok: true; id: string; rev: string } | { id: string; error: string; reason: string };
 
 export interface OpenOptions {
   rev?: Rev;
@@ -253,7 +251,13 @@ export class Database {
     return out;
   }
 
-  private renderRevision(record: DocRecord, tree: () => RevTree, rev: Rev, deleted: boolean, options: OpenOptions): OpenedDoc {
+  private renderRevision(
+    record: DocRecord,
+    tree: () => RevTree,
+    rev: Rev,
+    deleted: boolean,
+    options: OpenOptions,
+  ): OpenedDoc {
     const revText = formatRev(rev);
     const body = this.store.getBody(record.id, revText);
     if (body === undefined) throw notFound('missing');

@@ -56,6 +56,10 @@ function checkCompiles(source: string, kind: 'map' | 'reduce', view: string): vo
     new Script(`(${source}\n)`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new CouchError('compilation_error', `Compilation of the ${kind} function in the '${view}' view failed: ${message}`, 400);
+    throw new CouchError(
+      'compilation_error',
+      `Compilation of the ${kind} function in the '${view}' view failed: ${message}`,
+      400,
+    );
   }
 }

@@ -26,6 +26,5 @@ export function validateDocId(id: unknown): string {
   return id;
 }
 
-
 export const isLocalId = (id: string): boolean => id.startsWith(LOCAL_PREFIX);
 export const isDesignId = (id: string): boolean => id.startsWith(DESIGN_PREFIX);

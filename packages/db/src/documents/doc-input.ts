@@ -23,7 +23,17 @@ export interface DocInput {
 }
 
 /** Members CouchDB reads from a document, and those it silently drops (couch_doc:transfer_fields). */
-const SPECIAL = new Set(['_id', '_rev', '_deleted', '_revisions', '_attachments', '_conflicts', '_deleted_conflicts', '_local_seq', '_revs_info']);
+const SPECIAL = new Set([
+  '_id',
+  '_rev',
+  '_deleted',
+  '_revisions',
+  '_attachments',
+  '_conflicts',
+  '_deleted_conflicts',
+  '_local_seq',
+  '_revs_info',
+]);
 
 /** Takes a parsed document apart, with CouchDB's validation of its special members. */
 export function readDocInput(value: JsonValue): DocInput {

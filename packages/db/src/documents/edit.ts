@@ -4,15 +4,7 @@
  * edits (`new_edits=false`) bring their own revisions and merge in, conflicts and all.
  */
 import { CouchError, conflict } from '../errors.js';
-import {
-  findRev,
-  mergePath,
-  newRevId,
-  normalizeRevId,
-  winner,
-  type Rev,
-  type RevTree,
-} from '../revisions/index.js';
+import { findRev, mergePath, newRevId, normalizeRevId, winner, type Rev, type RevTree } from '../revisions/index.js';
 import type { DocInput } from './doc-input.js';
 
 export interface Edit {

@@ -51,4 +51,3 @@ function nextLocalRev(input: DocInput): number {
   }
   return Number(input.rev.id) + 1;
 }
-

@@ -44,7 +44,11 @@ export function allDocsOptions(
 }
 
 function validate(options: AllDocsOptions): void {
-  if (options.keys !== undefined && options.keys.length > 0 && (options.startkey !== undefined || options.endkey !== undefined)) {
+  if (
+    options.keys !== undefined &&
+    options.keys.length > 0 &&
+    (options.startkey !== undefined || options.endkey !== undefined)
+  ) {
     throw qpe('`keys` is incompatible with `key`, `start_key` and `end_key`');
   }
   if (options.startkeyDocid !== undefined && typeof options.startkeyDocid !== 'string') {

@@ -20,7 +20,9 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
   // that size (no chunk list, no concat); without one (chunked), past it, or for a larger body,
   // they are gathered as they come, so memory only grows with the bytes that actually arrive.
   const sized =
-    Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE ? Buffer.allocUnsafe(declared) : undefined;
+    Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE
+      ? Buffer.allocUnsafe(declared)
+      : undefined;
   let chunks: Buffer[] | undefined;
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {

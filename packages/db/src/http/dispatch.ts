@@ -80,9 +80,13 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
 function fail(ctx: RequestContext, error: unknown): void {
   const { res, server } = ctx;
   const couchError =
-    error instanceof CouchError ? error : new CouchError('unknown_error', error instanceof Error ? error.message : String(error), 500);
+    error instanceof CouchError
+      ? error
+      : new CouchError('unknown_error', error instanceof Error ? error.message : String(error), 500);
   if (!(error instanceof CouchError) || couchError.status >= 500) {
-    server.log(`[error] ${ctx.method} ${ctx.rawPath}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    server.log(
+      `[error] ${ctx.method} ${ctx.rawPath}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
   } else {
     server.log(`[info] ${ctx.method} ${ctx.rawPath} ${couchError.status} ${couchError.error}: ${couchError.reason}`);
   }

@@ -71,7 +71,12 @@ export async function streamRows(
 }
 
 /** Sends a whole row stream kept as its bytes (../views/answer-cache.ts), chunked as streamRows sends. */
-export function sendRowBytes(ctx: RequestContext, status: number, bytes: Buffer, headers?: Record<string, string>): void {
+export function sendRowBytes(
+  ctx: RequestContext,
+  status: number,
+  bytes: Buffer,
+  headers?: Record<string, string>,
+): void {
   if (!startRows(ctx, status, headers)) return;
   ctx.res.write(bytes);
   ctx.res.end();

@@ -97,9 +97,28 @@ const UNITS: Record<string, string> = {
 const unitOf = (name: string): string => UNITS[canonical(name)] ?? canonical(name);
 
 const DEFAULTABLE = new Set([
-  'reduce', 'key', 'keys', 'startkey', 'endkey', 'startkey_docid', 'endkey_docid', 'limit', 'skip',
-  'stale', 'stable', 'update', 'descending', 'group', 'group_level', 'inclusive_end', 'include_docs',
-  'attachments', 'att_encoding_info', 'update_seq', 'conflicts', 'sorted',
+  'reduce',
+  'key',
+  'keys',
+  'startkey',
+  'endkey',
+  'startkey_docid',
+  'endkey_docid',
+  'limit',
+  'skip',
+  'stale',
+  'stable',
+  'update',
+  'descending',
+  'group',
+  'group_level',
+  'inclusive_end',
+  'include_docs',
+  'attachments',
+  'att_encoding_info',
+  'update_seq',
+  'conflicts',
+  'sorted',
 ]);
 const INTEGER_PARAMS = new Set(['limit', 'skip', 'group_level']);
 

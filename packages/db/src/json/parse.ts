@@ -150,7 +150,9 @@ function parseObject(): JsonObject {
   if (src.charCodeAt(pos) === 125) {
     pos++;
     depth--;
-    return dirt === dirtBefore ? JsonObject.withSource(keys, values, src, start, pos, undefined) : new JsonObject(keys, values);
+    return dirt === dirtBefore
+      ? JsonObject.withSource(keys, values, src, start, pos, undefined)
+      : new JsonObject(keys, values);
   }
   // Small objects find duplicates by a linear scan; past 16 members a map takes over.
   let index: Map<string, number> | null = null;
@@ -200,7 +202,9 @@ function parseObject(): JsonObject {
   }
   depth--;
   if (replaced === 0) {
-    return dirt === dirtBefore ? JsonObject.withSource(keys, values, src, start, pos, spans) : new JsonObject(keys, values);
+    return dirt === dirtBefore
+      ? JsonObject.withSource(keys, values, src, start, pos, spans)
+      : new JsonObject(keys, values);
   }
   const liveKeys: string[] = [];
   const liveValues: JsonValue[] = [];

@@ -14,7 +14,12 @@ export function toPlain(value: JsonValue): unknown {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     if (key === '__proto__') {
-      Object.defineProperty(out, key, { value: toPlain(values[i]), writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: toPlain(values[i]),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
     } else {
       out[key] = toPlain(values[i]);
     }

@@ -87,7 +87,14 @@ export class JsonObject {
    * For the parser only: records that `text.slice(start, end)` is this object exactly as
    * `stringifyJson` writes it, and where its `_` members are (see `canonicalText`).
    */
-  static withSource(keys: string[], values: JsonValue[], text: string, start: number, end: number, spans: number[] | undefined): JsonObject {
+  static withSource(
+    keys: string[],
+    values: JsonValue[],
+    text: string,
+    start: number,
+    end: number,
+    spans: number[] | undefined,
+  ): JsonObject {
     const object = new JsonObject(keys, values);
     object.source = text;
     object.sourceStart = start;

@@ -88,11 +88,7 @@ export function mergeChain(forest: RevTree, chain: RevRoot, state: MergeState): 
   return outcome;
 }
 
-function mergeInto(
-  tree: RevRoot,
-  chain: RevRoot,
-  state: MergeState,
-): { root: RevRoot; outcome: MergeOutcome } | null {
+function mergeInto(tree: RevRoot, chain: RevRoot, state: MergeState): { root: RevRoot; outcome: MergeOutcome } | null {
   const offset = chain.pos - tree.pos;
   if (offset >= 0) {
     // The chain starts at or below the tree's root: find its first rev at that depth

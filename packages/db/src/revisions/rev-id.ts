@@ -12,7 +12,11 @@ import { revIdBytes, type Rev } from './rev.js';
  */
 export function newRevId(deleted: boolean, parent: Rev | null, body: JsonObject): string {
   // One writer for every call: writes are synchronous and the bytes are hashed before returning.
-  const term = writer.reset().byte(131).list(5).atom(deleted ? 'true' : 'false');
+  const term = writer
+    .reset()
+    .byte(131)
+    .list(5)
+    .atom(deleted ? 'true' : 'false');
   if (parent === null) term.integer(0).integer(0);
   else term.integer(parent.pos).binary(revIdBytes(parent.id));
   term.value(body).nil().nil(); // Atts = [], then the list's tail

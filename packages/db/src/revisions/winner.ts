@@ -6,7 +6,10 @@ import type { RevTree } from './tree.js';
  * CouchDB's leaf order, best first: live before deleted, then higher generation, then larger
  * rev id bytes. The winner is the first; `_conflicts` etc. follow the same order.
  */
-export function compareLeaves(a: Pick<Leaf, 'pos' | 'id' | 'deleted'>, b: Pick<Leaf, 'pos' | 'id' | 'deleted'>): number {
+export function compareLeaves(
+  a: Pick<Leaf, 'pos' | 'id' | 'deleted'>,
+  b: Pick<Leaf, 'pos' | 'id' | 'deleted'>,
+): number {
   if (a.deleted !== b.deleted) return a.deleted ? 1 : -1;
   return b.pos - a.pos || compareRevIds(b.id, a.id);
 }

@@ -71,6 +71,3 @@ export function decodeBackIndex(bytes: Uint8Array, format: 1 | 2): BackEntry[] {
   }
   return out;
 }
-
-
-

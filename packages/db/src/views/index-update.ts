@@ -58,21 +58,27 @@ export class IndexUpdate {
       // changed ones are replaced by their insert; the others are removed.
       const found = before.length === 0 ? undefined : new Uint8Array(before.length);
       let unchanged = 0;
-      const known = before.length === 0 ? undefined : (view: number, keyJson: string) => knownRowKey(before, view, keyJson);
-      const back = rowsOf(this.views, doc, (view, key, value) => {
-        if (found !== undefined) {
-          const k = findRow(before, found, view, key);
-          if (k >= 0) {
-            found[k] = 1;
-            const [, , keyJson, valueJson] = before[k];
-            if (keyJson === value[0] && valueJson === value[2]) {
-              unchanged++;
-              return;
+      const known =
+        before.length === 0 ? undefined : (view: number, keyJson: string) => knownRowKey(before, view, keyJson);
+      const back = rowsOf(
+        this.views,
+        doc,
+        (view, key, value) => {
+          if (found !== undefined) {
+            const k = findRow(before, found, view, key);
+            if (k >= 0) {
+              found[k] = 1;
+              const [, , keyJson, valueJson] = before[k];
+              if (keyJson === value[0] && valueJson === value[2]) {
+                unchanged++;
+                return;
+              }
             }
           }
-        }
-        inserts[view].push({ key, value });
-      }, known);
+          inserts[view].push({ key, value });
+        },
+        known,
+      );
       if (found !== undefined) {
         for (let k = 0; k < before.length; k++) if (found[k] === 0) removes[before[k][0]]?.push(before[k][1]);
       }

@@ -16,7 +16,19 @@ import type { GroupState } from './view-manager.js';
 /** The parts of a parsed query (./query-options.ts) that reading rows needs. */
 export type ViewQueryOptions = Pick<
   ViewQuery,
-  'startkey' | 'endkey' | 'startkeyDocid' | 'endkeyDocid' | 'keys' | 'inclusiveEnd' | 'descending' | 'limit' | 'skip' | 'reduce' | 'group' | 'includeDocs' | 'conflicts'
+  | 'startkey'
+  | 'endkey'
+  | 'startkeyDocid'
+  | 'endkeyDocid'
+  | 'keys'
+  | 'inclusiveEnd'
+  | 'descending'
+  | 'limit'
+  | 'skip'
+  | 'reduce'
+  | 'group'
+  | 'includeDocs'
+  | 'conflicts'
 >;
 
 export interface MapResult {
@@ -27,7 +39,8 @@ export interface MapResult {
 
 export function queryMap(db: Database, tree: RowTree, view: ViewDef, q: ViewQueryOptions): MapResult {
   const totalRows = tree.total();
-  const ranges = q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
+  const ranges =
+    q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
   // Rows before the first range in iteration order, plus skip (a keys query counts from its first key).
   const first = ranges[0];
   const before =
@@ -92,7 +105,8 @@ function includedDoc(db: Database, docId: string, valueJson: string, conflicts: 
 
 /** Reduce rows `{"key","value"}`, one per group, skip/limit counting groups. */
 export function* reduceRows(tree: RowTree, view: ViewDef, reducer: Reducer, q: ViewQueryOptions): Generator<string> {
-  const ranges = q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
+  const ranges =
+    q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
   const grouping = q.group;
   const groupKey = (key: Buffer) => groupKeyOf(key, grouping, view.raw);
   let skip = q.skip;
@@ -131,7 +145,14 @@ function orderedKeys(q: ViewQueryOptions): unknown[] {
 function keyRange(key: unknown, view: ViewDef, q: ViewQueryOptions): RowKeyRange {
   if (q.startkeyDocid === undefined && q.endkeyDocid === undefined) return exactKeyRange(key, view.raw);
   return rowKeyRange(
-    { startkey: key, endkey: key, startkeyDocid: q.startkeyDocid, endkeyDocid: q.endkeyDocid, inclusiveEnd: q.inclusiveEnd, descending: q.descending },
+    {
+      startkey: key,
+      endkey: key,
+      startkeyDocid: q.startkeyDocid,
+      endkeyDocid: q.endkeyDocid,
+      inclusiveEnd: q.inclusiveEnd,
+      descending: q.descending,
+    },
     view.raw,
   );
 }

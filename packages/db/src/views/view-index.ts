@@ -123,11 +123,15 @@ export class ViewIndex {
     const format = sql.prepare("SELECT value FROM meta WHERE key = 'back_format'").pluck().get() as string | undefined;
     if (format === undefined && this.seq === 0) this.putMeta.run('back_format', '2');
     this.backFormat = format === '2' || (format === undefined && this.seq === 0) ? 2 : 1;
-    const changed = sql.prepare("SELECT value FROM meta WHERE key = 'changed_seqs'").pluck().get() as string | undefined;
+    const changed = sql.prepare("SELECT value FROM meta WHERE key = 'changed_seqs'").pluck().get() as
+      | string
+      | undefined;
     this.changedSeqs = changed === undefined ? group.views.map(() => 0) : (JSON.parse(changed) as number[]);
     this.flushedSeq = this.seq;
     // Atomic updates are this class's business (see `commit` and `flush`): no SAVEPOINTs.
-    this.stores = group.views.map((_, view) => new WriteBackNodeStore(new SqliteNodeStore(sql, `view_${view}`, { savepoints: false })));
+    this.stores = group.views.map(
+      (_, view) => new WriteBackNodeStore(new SqliteNodeStore(sql, `view_${view}`, { savepoints: false })),
+    );
     this.trees = this.stores.map((store, view) => makeTree(store, view));
     this.flushTransaction = sql.transaction(() => this.writePending());
   }
@@ -212,7 +216,8 @@ export class ViewIndex {
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.flushedSeq === this.seq && this.pendingBack.size === 0 && !this.stores.some((store) => store.dirty)) return;
+    if (this.flushedSeq === this.seq && this.pendingBack.size === 0 && !this.stores.some((store) => store.dirty))
+      return;
     this.flushTransaction();
     for (const store of this.stores) store.flushed();
     this.pendingBack.clear();
@@ -301,7 +306,11 @@ export class ViewIndex {
    */
   startBuild(): IndexBuild | undefined {
     if (this.seq !== 0 || this.backFormat !== 2) return undefined;
-    return new IndexBuild(this, (doc, out) => rowsOf(this.group.views, doc, out), (seq, rows, back) => this.finishBuild(seq, rows, back));
+    return new IndexBuild(
+      this,
+      (doc, out) => rowsOf(this.group.views, doc, out),
+      (seq, rows, back) => this.finishBuild(seq, rows, back),
+    );
   }
 
   private finishBuild(seq: number, rows: readonly ExternalSorter[], back: ExternalSorter): void {
@@ -392,7 +401,9 @@ export class IndexBuild {
     private readonly write: (seq: number, rows: readonly ExternalSorter[], back: ExternalSorter) => void,
   ) {
     this.trees = index.trees;
-    this.rows = index.trees.map((_, view) => new ExternalSorter({ file: `${index.file}.build-${view}.tmp`, memoryBytes: BUILD_MEMORY_BYTES }));
+    this.rows = index.trees.map(
+      (_, view) => new ExternalSorter({ file: `${index.file}.build-${view}.tmp`, memoryBytes: BUILD_MEMORY_BYTES }),
+    );
     this.back = new ExternalSorter({ file: `${index.file}.build-back.tmp`, memoryBytes: BUILD_MEMORY_BYTES });
   }
 
@@ -400,7 +411,8 @@ export class IndexBuild {
   add(docs: readonly MappedDoc[]): void {
     const rows = this.rows;
     const trees = this.trees;
-    const out = (view: number, key: Buffer, value: RowValue): void => rows[view].add(key, trees[view].encodeValue(value));
+    const out = (view: number, key: Buffer, value: RowValue): void =>
+      rows[view].add(key, trees[view].encodeValue(value));
     for (const doc of docs) {
       const back = this.rowsOf(doc, out);
       if (back.length > 0) this.back.add(Buffer.from(doc.id), encodeBackIndex(back, 2));
@@ -418,4 +430,3 @@ export class IndexBuild {
     this.back.dispose();
   }
 }
-

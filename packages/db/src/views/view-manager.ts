@@ -109,7 +109,9 @@ export class ViewManager {
       state = this.open(group);
       this.states.set(group.signature, state);
       state.catch(() => this.states.delete(group.signature));
-      void this.retireOld(group).catch((error) => this.log(`[error] removing an old index of ${group.ddocId}: ${String(error)}`));
+      void this.retireOld(group).catch((error) =>
+        this.log(`[error] removing an old index of ${group.ddocId}: ${String(error)}`),
+      );
     }
     return state;
   }
@@ -133,7 +135,8 @@ export class ViewManager {
     const live = new Set<string>();
     for (const record of this.db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
       const current = this.db.winningBody(record.id);
-      if (current !== undefined) live.add(viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>).signature);
+      if (current !== undefined)
+        live.add(viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>).signature);
     }
     return live;
   }
@@ -157,9 +160,15 @@ export class ViewManager {
       ),
     );
     mkdirSync(this.dir, { recursive: true });
-    const index = new ViewIndex(group, join(this.dir, `${group.signature}.sqlite`), (store, view) => makeRowTree(store, reducers[view]), {
-      onFlushError: (error) => this.log(`[error] writing the index of ${this.db.name}/${group.ddocId}: ${String(error)}`),
-    });
+    const index = new ViewIndex(
+      group,
+      join(this.dir, `${group.signature}.sqlite`),
+      (store, view) => makeRowTree(store, reducers[view]),
+      {
+        onFlushError: (error) =>
+          this.log(`[error] writing the index of ${this.db.name}/${group.ddocId}: ${String(error)}`),
+      },
+    );
     return { group, index, reducers };
   }
 
@@ -278,7 +287,9 @@ export class ViewManager {
           task.updated_on = Math.floor(Date.now() / 1000);
           if (Date.now() - lastLog > 2000) {
             lastLog = Date.now();
-            this.log(`[info] indexing ${this.db.name}/${group.ddocId}: ${task.changes_done}/${task.total_changes} changes (${task.progress}%)`);
+            this.log(
+              `[info] indexing ${this.db.name}/${group.ddocId}: ${task.changes_done}/${task.total_changes} changes (${task.progress}%)`,
+            );
           }
           current = next;
           mapping = nextMapping;
@@ -293,7 +304,9 @@ export class ViewManager {
         changes.return(undefined);
       }
       if (task.changes_done > 0) {
-        this.log(`[info] indexed ${this.db.name}/${group.ddocId}: ${task.changes_done} changes in ${Date.now() - started} ms`);
+        this.log(
+          `[info] indexed ${this.db.name}/${group.ddocId}: ${task.changes_done} changes in ${Date.now() - started} ms`,
+        );
       }
     } finally {
       state.task = undefined;
@@ -304,7 +317,13 @@ export class ViewManager {
    * The next changes after `since` (up to `target`, at most `size`), with the JSON text of each
    * document to map; deleted docs (and design docs unless include_design) are only removed.
    */
-  private readBatch(group: ViewGroup, changes: Iterator<ChangedDoc>, since: number, target: number, size: number): Batch {
+  private readBatch(
+    group: ViewGroup,
+    changes: Iterator<ChangedDoc>,
+    since: number,
+    target: number,
+    size: number,
+  ): Batch {
     const batch: Batch = { records: 0, lastSeq: since, docs: [], toMap: [], texts: [] };
     while (batch.records < size) {
       const next = changes.next();

@@ -68,7 +68,12 @@ export async function startTestServer(options: { dataDir?: string; maxBodyBytes?
   };
 }
 
-export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+export async function request(
+  base: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== false) headers.authorization ??= options.auth ?? AUTH;
   let body: string | Buffer | undefined;

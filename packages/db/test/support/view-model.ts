@@ -159,7 +159,9 @@ export function answer(rows: readonly ModelRow[], reduce: ReduceKind, q: ModelQu
   }
   return {
     kind: 'reduce',
-    rows: groups.slice(skip, skip + limit).map((g) => ({ key: group === 'none' ? null : g.key, value: reduceValues(reduce, g.rows) })),
+    rows: groups
+      .slice(skip, skip + limit)
+      .map((g) => ({ key: group === 'none' ? null : g.key, value: reduceValues(reduce, g.rows) })),
   };
 }
 
@@ -188,7 +190,8 @@ export function reduceValues(reduce: ReduceKind, rows: readonly ModelRow[]): unk
 /** The query string of a model query (GET), JSON-encoding key parameters. */
 export function queryString(q: ModelQuery): string {
   const params: string[] = [];
-  const add = (name: string, value: unknown) => params.push(`${name}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`);
+  const add = (name: string, value: unknown) =>
+    params.push(`${name}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`);
   if (q.startkey !== undefined) add('startkey', JSON.stringify(q.startkey));
   if (q.endkey !== undefined) add('endkey', JSON.stringify(q.endkey));
   if (q.startkeyDocid !== undefined) add('startkey_docid', q.startkeyDocid);

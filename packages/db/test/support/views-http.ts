@@ -69,7 +69,12 @@ export function viewClient(t: TestServer, db: string, ddoc: string): ViewClient 
 }
 
 /** Creates `db`, writes `docs` (one _bulk_docs) and the design docs `{name: body}`. */
-export async function seed(t: TestServer, db: string, docs: object[], ddocs: Record<string, object> = {}): Promise<void> {
+export async function seed(
+  t: TestServer,
+  db: string,
+  docs: object[],
+  ddocs: Record<string, object> = {},
+): Promise<void> {
   const created = await t.request('PUT', `/${db}`);
   assert.equal(created.status, 201, created.text);
   if (docs.length > 0) {
@@ -118,7 +123,11 @@ export function assertError(r: Reply, status: number, error: string, reason?: st
   assert.equal(typeof r.json?.reason, 'string', context);
   if (typeof reason === 'string') assert.equal(r.json.reason, reason, context);
   else if (reason !== undefined) assert.match(r.json.reason, reason, context);
-  assert.deepEqual(Object.keys(r.json).filter((k) => k !== 'ref'), ['error', 'reason'], context);
+  assert.deepEqual(
+    Object.keys(r.json).filter((k) => k !== 'ref'),
+    ['error', 'reason'],
+    context,
+  );
 }
 
 /** Polls `check` (every 20 ms, up to ~2 s) until it returns true. */
@@ -152,7 +161,9 @@ export function rawRequest(
     const req = http.request(new URL(path, base), { method, headers: { authorization: AUTH, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -144,9 +144,7 @@ async function loadRouteSet(path: string, shown: string): Promise<RouteSetLike> 
   }
   if (!isRouteSet(routes)) {
     const what = routes === undefined ? 'has no default export' : 'has a default export without a list() method';
-    throw new CliError(
-      `${shown} ${what}; it must export a route set: export default draw((r) => { ... })`,
-    );
+    throw new CliError(`${shown} ${what}; it must export a route set: export default draw((r) => { ... })`);
   }
   return routes;
 }
@@ -209,7 +207,9 @@ function describeError(error: unknown): string {
   const stack = error.stack ?? `${error.name}: ${error.message}`;
   const ours = [new URL('./', import.meta.url).href, new URL('../../../bin/', import.meta.url).href];
   const internal = (line: string) =>
-    line.includes('node:internal') || ours.some((dir) => line.includes(dir)) || /[\\/]node_modules[\\/]tsx[\\/]/.test(line);
+    line.includes('node:internal') ||
+    ours.some((dir) => line.includes(dir)) ||
+    /[\\/]node_modules[\\/]tsx[\\/]/.test(line);
   return stack
     .split('\n')
     .filter((line) => !/^\s+at /.test(line) || !internal(line))

@@ -68,8 +68,8 @@ const viaVerbs = new Map<string, string[]>();
 
 /** The verbs of a `via` option (`'get'`, `['get', 'post']`, `'all'`: every verb, an empty list). */
 function verbsOf(viaValue: unknown): string[] {
-  const via = (Array.isArray(viaValue) ? viaValue : viaValue === undefined || viaValue === null ? [] : [viaValue]).map((v) =>
-    String(v).toLowerCase(),
+  const via = (Array.isArray(viaValue) ? viaValue : viaValue === undefined || viaValue === null ? [] : [viaValue]).map(
+    (v) => String(v).toLowerCase(),
   );
   if (via.length === 0) throw new ArgumentError(MATCH_VIA_MESSAGE);
   const verbs = internVerbs(via.includes('all') ? [] : via.map((v) => v.toUpperCase()));
@@ -205,7 +205,10 @@ export class Mapper {
         case 'pathNames':
         case 'constraints':
         case 'defaults':
-          (frame as Record<string, unknown>)[key] = { ...(s.get(key) ?? {}), ...((value as Record<string, unknown>) ?? {}) };
+          (frame as Record<string, unknown>)[key] = {
+            ...(s.get(key) ?? {}),
+            ...((value as Record<string, unknown>) ?? {}),
+          };
           break;
         case 'shallow':
           frame.shallow = Boolean(value);
@@ -251,7 +254,9 @@ export class Mapper {
 
   /** Adds defaults to every route of the block. */
   defaults(defaults: Record<string, unknown>, block: Block): this {
-    this.within({ defaults: { ...(this.current.get('defaults') ?? {}), ...defaults } }, undefined, () => this.run(block));
+    this.within({ defaults: { ...(this.current.get('defaults') ?? {}), ...defaults } }, undefined, () =>
+      this.run(block),
+    );
     return this;
   }
 
@@ -344,13 +349,21 @@ export class Mapper {
   }
 
   /** The resource itself, once its options are only resource options: its block, then its routes. */
-  private declareResourceRoutes(kind: 'resources' | 'resource', name: string, options: Record<string, unknown>, block?: Block): this {
+  private declareResourceRoutes(
+    kind: 'resources' | 'resource',
+    name: string,
+    options: Record<string, unknown>,
+    block?: Block,
+  ): this {
     this.withScopeLevel(kind, () => {
-      const actionOptions = options.only !== undefined || options.except !== undefined ? {} : (this.current.get('actionOptions') ?? {});
+      const actionOptions =
+        options.only !== undefined || options.except !== undefined ? {} : (this.current.get('actionOptions') ?? {});
       const resourceOptions = { ...actionOptions, ...options } as ResourceOptions;
       const shallow = Boolean(this.current.get('shallow'));
       const resource =
-        kind === 'resources' ? new Resource(name, shallow, resourceOptions) : new SingletonResource(name, shallow, resourceOptions);
+        kind === 'resources'
+          ? new Resource(name, shallow, resourceOptions)
+          : new SingletonResource(name, shallow, resourceOptions);
       // One frame for both: a lookup finds each key as it would in two nested frames.
       this.within({ resource, handler: resource.handler }, undefined, () => {
         this.run(block);
@@ -407,19 +420,24 @@ export class Mapper {
       const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
       if (path !== lastPath) formatted = withFormat(normalizePath(escapeDeclaredPath((lastPath = path))), undefined);
       if (!canonical || level !== candidateLevel) {
-        const joined = joinPresent(scope.nameParts(namePrefix, canonical ? undefined : action, collectionName, memberName, level));
+        const joined = joinPresent(
+          scope.nameParts(namePrefix, canonical ? undefined : action, collectionName, memberName, level),
+        );
         candidate = VALID_NAME_START.test(joined) ? joined : null;
         candidateLevel = canonical ? level : null;
         taken = candidate === null || this.sink.hasNamedRoute(candidate);
       }
-      this.sink.add(leanRouteSpec(taken ? null : candidate, formatted, viaVerbs.get(verb) ?? verbsOf(verb), handler, action));
+      this.sink.add(
+        leanRouteSpec(taken ? null : candidate, formatted, viaVerbs.get(verb) ?? verbsOf(verb), handler, action),
+      );
       taken = true;
     };
     if (kind === 'resources') {
       declare('get', 'index', 'collection', collection);
       declare('post', 'create', 'collection', collection);
     }
-    if (resource.allows('new')) declare('get', 'new', 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
+    if (resource.allows('new'))
+      declare('get', 'new', 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
     declare('get', 'edit', 'member', member);
     declare('get', 'show', 'member', member);
     declare('patch', 'update', 'member', member);
@@ -469,7 +487,9 @@ export class Mapper {
   /** Routes on the collection: `/photos/search`, named `search_photos`. */
   collection(block: Block): this {
     if (!this.current.isResourceScope()) throw new ArgumentError("can't use collection outside resource(s) scope");
-    this.withScopeLevel('collection', () => this.pathScope(this.parentResource!.collectionScope, () => this.run(block)));
+    this.withScopeLevel('collection', () =>
+      this.pathScope(this.parentResource!.collectionScope, () => this.run(block)),
+    );
     return this;
   }
 
@@ -520,7 +540,8 @@ export class Mapper {
         this.within(frame, undefined, block);
         return;
       }
-      const body = () => this.pathScope(resource.nestedScope, () => this.applyScope(this.nestedOptions(resource), block));
+      const body = () =>
+        this.pathScope(resource.nestedScope, () => this.applyScope(this.nestedOptions(resource), block));
       if (this.isShallow() && this.shallowNestingDepth() >= 1) this.shallowScope(body);
       else body();
     });
@@ -626,7 +647,9 @@ export class Mapper {
 
   /** True when `to` would be taken from the path itself (`get 'help/faq'` → `help#faq`). */
   usingMatchShorthand(path: string | undefined, options: MatchOptions = {}): boolean {
-    return present(path) && options.to === undefined && options.action === undefined && /^\/?[-\w]+\/[-\w/]+$/.test(path);
+    return (
+      present(path) && options.to === undefined && options.action === undefined && /^\/?[-\w]+\/[-\w/]+$/.test(path)
+    );
   }
 
   private mapMatch(paths: string[], options: Record<string, unknown>): void {
@@ -676,7 +699,10 @@ export class Mapper {
     if (to !== undefined || action !== undefined) return to;
     const bare = path.replace(/\(\.:format\)$/, '');
     if (!/^\/?[-\w]+\/[-\w/]+$/.test(bare)) return undefined;
-    return bare.replace(/^\//, '').replace(/\/([^/]*)$/, '#$1').replace(/-/g, '_');
+    return bare
+      .replace(/^\//, '')
+      .replace(/\/([^/]*)$/, '#$1')
+      .replace(/-/g, '_');
   }
 
   private decomposedMatch(target: RouteTarget, route: RouteArgs, options: Record<string, unknown>): void {
@@ -748,7 +774,11 @@ export class Mapper {
   }
 
   /** The route's name; `level` is the scope level the route is declared at (the current one unless told). */
-  private nameForAction(as: string | undefined, action: string | undefined, level: ScopeLevel = this.current.level): string | null {
+  private nameForAction(
+    as: string | undefined,
+    action: string | undefined,
+    level: ScopeLevel = this.current.level,
+  ): string | null {
     if (present(as)) return this.joinedName(as, action, level) || null;
     const candidate = this.implicitName(action, level);
     return candidate === null || this.sink.hasNamedRoute(candidate) ? null : candidate;
@@ -798,4 +828,3 @@ interface RouteArgs {
   anchor: boolean;
   constraints: unknown;
 }
-

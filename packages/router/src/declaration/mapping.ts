@@ -107,7 +107,8 @@ function isValidHandler(handler: string): boolean {
  * when `buildRouteSpec` must (it also reports what is wrong).
  */
 export function leanHandler(scope: Scope): string | undefined {
-  if (!isEmpty(scope.get('options')) || !isEmpty(scope.get('defaults')) || !isEmpty(scope.get('constraints'))) return undefined;
+  if (!isEmpty(scope.get('options')) || !isEmpty(scope.get('defaults')) || !isEmpty(scope.get('constraints')))
+    return undefined;
   if (scope.get('format') !== undefined || scope.get('action') !== undefined) return undefined;
   let handler = scope.get('handler');
   if (!handler) return undefined;
@@ -121,7 +122,13 @@ export function leanHandler(scope: Scope): string | undefined {
  * accepted: nothing but the name, path, verbs (an interned list), handler and action (a
  * resource's own routes).
  */
-export function leanRouteSpec(name: string | null, path: string, verbs: string[], handler: string, action: string): RouteSpec {
+export function leanRouteSpec(
+  name: string | null,
+  path: string,
+  verbs: string[],
+  handler: string,
+  action: string,
+): RouteSpec {
   return {
     name,
     verbs, // interned by the caller (`verbsOf`)
@@ -171,7 +178,8 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   if (isPlainObject(call.constraints) && !isEmpty(call.constraints)) {
     const urlDefaults: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(call.constraints)) {
-      if (URL_OPTIONS.includes(key) && (typeof value === 'string' || typeof value === 'number')) urlDefaults[key] = value;
+      if (URL_OPTIONS.includes(key) && (typeof value === 'string' || typeof value === 'number'))
+        urlDefaults[key] = value;
     }
     defaults = { ...urlDefaults, ...defaults };
     Object.assign(constraints, call.constraints);

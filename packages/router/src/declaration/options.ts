@@ -43,23 +43,67 @@ export interface ResourcesOptions extends ScopeOptions {
 
 /** Option names that are never a path in the map form of `match`. */
 export const OPTION_NAMES: ReadonlySet<string> = new Set([
-  'only', 'except', 'path', 'pathNames', 'shallow', 'shallowPath', 'shallowPrefix', 'format', 'module',
-  'concerns', 'as', 'param', 'handler', 'constraints', 'defaults', 'on', 'via', 'to', 'action', 'anchor',
+  'only',
+  'except',
+  'path',
+  'pathNames',
+  'shallow',
+  'shallowPath',
+  'shallowPrefix',
+  'format',
+  'module',
+  'concerns',
+  'as',
+  'param',
+  'handler',
+  'constraints',
+  'defaults',
+  'on',
+  'via',
+  'to',
+  'action',
+  'anchor',
 ]);
 
 /** Rails' `Resources::RESOURCE_OPTIONS`: the options a resource keeps; the rest open a scope. */
-export const RESOURCE_OPTIONS: readonly string[] = Object.freeze(['as', 'handler', 'path', 'only', 'except', 'param', 'concerns']);
+export const RESOURCE_OPTIONS: readonly string[] = Object.freeze([
+  'as',
+  'handler',
+  'path',
+  'only',
+  'except',
+  'param',
+  'concerns',
+]);
 
 /** Rails' `Resources::VALID_ON_OPTIONS`. */
 export const VALID_ON_OPTIONS: readonly string[] = Object.freeze(['new', 'collection', 'member']);
 
 /** Actions that fit their scope level and so add no path segment or name prefix. */
-export const CANONICAL_ACTIONS: readonly string[] = Object.freeze(['index', 'create', 'new', 'show', 'update', 'destroy']);
+export const CANONICAL_ACTIONS: readonly string[] = Object.freeze([
+  'index',
+  'create',
+  'new',
+  'show',
+  'update',
+  'destroy',
+]);
 
 /** Rails' `Scope::OPTIONS`: keys a `scope` call stores in its frame (the rest go to `options`). */
 export const SCOPE_OPTIONS = [
-  'path', 'shallowPath', 'as', 'shallowPrefix', 'module', 'handler', 'action', 'pathNames',
-  'constraints', 'shallow', 'defaults', 'via', 'format',
+  'path',
+  'shallowPath',
+  'as',
+  'shallowPrefix',
+  'module',
+  'handler',
+  'action',
+  'pathNames',
+  'constraints',
+  'shallow',
+  'defaults',
+  'via',
+  'format',
 ] as const;
 
 /** Constraint keys that describe the request's URL rather than a path segment. */

@@ -43,7 +43,10 @@ export class Resource {
     this.shallow = shallow;
     const available = options.only !== undefined && options.only !== null ? list(options.only) : this.defaultActions();
     const except = list(options.except);
-    this.actions = options.except !== undefined && options.except !== null ? available.filter((a) => !except.includes(a)) : available;
+    this.actions =
+      options.except !== undefined && options.except !== null
+        ? available.filter((a) => !except.includes(a))
+        : available;
   }
 
   protected defaultActions(): string[] {

@@ -96,8 +96,7 @@ export function helperDeclarations(routes: RouteSetLike): string {
   }
 
   const names = [...named.keys()];
-  const routeName =
-    names.length === 0 ? ' never' : names.map((n) => `\n  | ${JSON.stringify(n)}`).join('');
+  const routeName = names.length === 0 ? ' never' : names.map((n) => `\n  | ${JSON.stringify(n)}`).join('');
 
   return [
     HEADER,
@@ -139,10 +138,11 @@ function helperMembers(name: string, route: RouteInfo, suffix: 'Path' | 'Url'): 
 }
 
 const RESERVED = new Set(
-  ('break case catch class const continue debugger default delete do else enum export extends false finally ' +
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally ' +
     'for function if import in instanceof new null return super switch this throw true try typeof var void ' +
-    'while with implements interface let package private protected public static yield await arguments eval')
-    .split(' '),
+    'while with implements interface let package private protected public static yield await arguments eval'
+  ).split(' '),
 );
 
 /** A property name as written in a type literal: bare when it is an identifier, else quoted. */

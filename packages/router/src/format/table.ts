@@ -38,7 +38,11 @@ export function routeGrep(grep: string): (route: RouteInfo) => boolean {
     test = (s) => s.toLowerCase().includes(needle);
   }
   return (r) =>
-    test(r.name ?? '') || test(r.verb) || test(r.path) || test(r.handler) || test(r.action) ||
+    test(r.name ?? '') ||
+    test(r.verb) ||
+    test(r.path) ||
+    test(r.handler) ||
+    test(r.action) ||
     test(`${r.handler}#${r.action}`);
 }
 

@@ -11,8 +11,22 @@ import { escapeFragment, escapePath, escapeSegment, toParam, toQuery } from './e
 
 /** Options that shape the URL itself and never reach the query string. */
 const RESERVED = new Set([
-  'host', 'protocol', 'port', 'anchor', 'params', 'only_path', 'onlyPath', 'trailing_slash', 'trailingSlash',
-  'script_name', 'scriptName', 'subdomain', 'domain', 'tld_length', 'user', 'password',
+  'host',
+  'protocol',
+  'port',
+  'anchor',
+  'params',
+  'only_path',
+  'onlyPath',
+  'trailing_slash',
+  'trailingSlash',
+  'script_name',
+  'scriptName',
+  'subdomain',
+  'domain',
+  'tld_length',
+  'user',
+  'password',
 ]);
 
 function isOptionsObject(value: unknown): value is Record<string, unknown> {
@@ -64,7 +78,8 @@ export function generatePath(route: Route, params: Record<string, unknown>): str
     if (value === undefined || value === '') missing.push(key);
     else {
       const requirement = route.spec.requirements[key];
-      if (requirement && !new RegExp(`^(?:${requirement.source})$`, requirement.flags.replace(/[gy]/g, '')).test(value)) unmatched.push(key);
+      if (requirement && !new RegExp(`^(?:${requirement.source})$`, requirement.flags.replace(/[gy]/g, '')).test(value))
+        unmatched.push(key);
     }
   }
   if (missing.length > 0 || unmatched.length > 0) {
@@ -111,7 +126,10 @@ export function urlFor(path: string, options: UrlOptions & Record<string, unknow
   protocol = protocol === '' ? 'http' : protocol.replace(/:?(\/\/)?$/, '');
   const given = options.port === undefined || options.port === null ? '' : String(options.port);
   // The protocol's own port is left out, as Rails does.
-  const port = given === '' || (protocol === 'http' && given === '80') || (protocol === 'https' && given === '443') ? '' : `:${given}`;
+  const port =
+    given === '' || (protocol === 'http' && given === '80') || (protocol === 'https' && given === '443')
+      ? ''
+      : `:${given}`;
   return `${protocol}://${host}${port}${path}`;
 }
 
@@ -141,7 +159,8 @@ function render(nodes: PathNode[], values: Map<string, string>): string {
         out += escapePath(values.get(node.name)!);
         break;
       case 'group':
-        if (groupKeys(node.children).every((k) => values.has(k) && values.get(k) !== '')) out += render(node.children, values);
+        if (groupKeys(node.children).every((k) => values.has(k) && values.get(k) !== ''))
+          out += render(node.children, values);
         break;
     }
   }

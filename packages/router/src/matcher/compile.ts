@@ -118,7 +118,8 @@ export class Tree {
       if (names.length === 0) {
         const text = path.slice(0, end);
         const entry = this.statics.get(text);
-        if (entry === undefined || entry.leaf.key > shape) this.addStatic(text, node.leaf, normalizeRequestPath(text) === text);
+        if (entry === undefined || entry.leaf.key > shape)
+          this.addStatic(text, node.leaf, normalizeRequestPath(text) === text);
       }
     }
   }
@@ -226,7 +227,8 @@ export class Tree {
     let formatName: string | null = null;
     if (last.type === 'group') {
       const [dot, format] = last.children;
-      if (last.children.length !== 2 || dot!.type !== 'dot' || format!.type !== 'param' || !route.spec.formatted) return false;
+      if (last.children.length !== 2 || dot!.type !== 'dot' || format!.type !== 'param' || !route.spec.formatted)
+        return false;
       formatName = format.name;
       end--;
     } else if (route.spec.formatted) return false;

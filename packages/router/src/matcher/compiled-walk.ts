@@ -55,7 +55,12 @@ export function compileWalk(root: Node): CompiledWalk | null {
  * way back up) returns at once, its params built from the walk's locals; any other is recorded
  * and built at the end, as in `compileWalk`.
  */
-export function compileRecognizer(root: Node, statics: StaticRoute[], state: SearchState, matchOf: MatchOf): Recognizer | null {
+export function compileRecognizer(
+  root: Node,
+  statics: StaticRoute[],
+  state: SearchState,
+  matchOf: MatchOf,
+): Recognizer | null {
   return generate(root, { statics, state, matchOf }) as Recognizer | null;
 }
 
@@ -117,7 +122,8 @@ function generate(
    * Where a recorded winner's positions go: the state's (a compiled walk), the recognizer's
    * locals, or, when the recognizer is chunked, one array every chunk writes.
    */
-  const b = recognize === null ? (k: number) => `bp[${k}]` : chunked ? (k: number) => `B[${k}]` : (k: number) => `b${k}`;
+  const b =
+    recognize === null ? (k: number) => `bp[${k}]` : chunked ? (k: number) => `B[${k}]` : (k: number) => `b${k}`;
 
   /** A recognizer's answer for `leaf`, its values' positions given as expressions. */
   const answer = (leaf: Leaf, at: (k: number) => string): string => {
@@ -256,17 +262,18 @@ ${body}
   const compile = (source: string): unknown => {
     let bindings = '';
     for (const k of used) bindings += `${bindings === '' ? 'const ' : ', '}k${k} = K[${k}]`;
-    return new Function('K', 'L', 'B', 'C', 'NONE', 'walkPatterns', 'dec', 'state', 'matchOf', `"use strict";\n${bindings};\n${source}`)(
-      constants,
-      leaves,
-      B,
-      C,
-      NONE,
-      walkPatterns,
-      decodeParam,
-      recognize?.state,
-      recognize?.matchOf,
-    );
+    return new Function(
+      'K',
+      'L',
+      'B',
+      'C',
+      'NONE',
+      'walkPatterns',
+      'dec',
+      'state',
+      'matchOf',
+      `"use strict";\n${bindings};\n${source}`,
+    )(constants, leaves, B, C, NONE, walkPatterns, decodeParam, recognize?.state, recognize?.matchOf);
   };
 
   const body = visit(root, 'i0', 0, NONE);
@@ -281,7 +288,12 @@ ${body}
       const D = defaults === null ? '' : ref(defaults);
       const plain = paramsLiteral(leaf.names, defaults, false, D, (k) => `bp[${k}]`);
       const decoding = paramsLiteral(leaf.names, defaults, true, D, (k) => `bp[${k}]`);
-      const literal = plain === null || decoding === null ? `${ref(leaf)}.params(path, bp, decode)` : plain === decoding ? plain : `decode ? ${decoding} : ${plain}`;
+      const literal =
+        plain === null || decoding === null
+          ? `${ref(leaf)}.params(path, bp, decode)`
+          : plain === decoding
+            ? plain
+            : `decode ? ${decoding} : ${plain}`;
       build += `case ${id}: state.params = ${literal}; return state.best = ${ref(leaf)};\n`;
     });
     source = `return function compiledWalk(path, state, decode) {

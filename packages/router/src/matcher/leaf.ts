@@ -56,7 +56,11 @@ const shared = new Map<string, ParamsBuilder>();
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-function paramsBuilder(names: readonly string[], defaults: Record<string, unknown> | null, decode: boolean): ParamsBuilder {
+function paramsBuilder(
+  names: readonly string[],
+  defaults: Record<string, unknown> | null,
+  decode: boolean,
+): ParamsBuilder {
   if (defaults === null) {
     const id = (decode ? '%' : '') + names.join('/');
     let build = shared.get(id);
@@ -92,7 +96,11 @@ export function paramsLiteral(
 }
 
 /** `(path, p) => ({ post_id: path.slice(p[0], p[1]), id: path.slice(p[2], p[3]) })`, or the generic path. */
-function compileBuilder(names: readonly string[], defaults: Record<string, unknown> | null, decode: boolean): ParamsBuilder {
+function compileBuilder(
+  names: readonly string[],
+  defaults: Record<string, unknown> | null,
+  decode: boolean,
+): ParamsBuilder {
   const literal = paramsLiteral(names, defaults, decode, 'D', (k) => `p[${k}]`);
   if (literal !== null) {
     try {
@@ -122,7 +130,11 @@ function genericParams(
 }
 
 /** The params of a route matched by its own regexp: defaults, then every value that took part. */
-export function paramsFromValues(route: Route, names: readonly string[], values: ReadonlyArray<string | undefined>): Record<string, unknown> {
+export function paramsFromValues(
+  route: Route,
+  names: readonly string[],
+  values: ReadonlyArray<string | undefined>,
+): Record<string, unknown> {
   const defaults = route.spec.defaults;
   const params: Record<string, unknown> = {};
   for (const key in defaults) params[key] = defaults[key];

@@ -113,7 +113,8 @@ export class Matcher {
    */
   private compileTree(tree: Tree): void {
     this.expandAll(tree);
-    if (tree.custom.length === 0 && tree.rawWalks) tree.recognizer = compileRecognizer(tree.root, this.wholeStatics(tree), this.state, matchOf);
+    if (tree.custom.length === 0 && tree.rawWalks)
+      tree.recognizer = compileRecognizer(tree.root, this.wholeStatics(tree), this.state, matchOf);
     if (tree.recognizer === null && tree.compiled === null) tree.compiled = compileWalk(tree.root);
   }
 

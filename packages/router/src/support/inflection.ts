@@ -88,7 +88,18 @@ irregular('sex', 'sexes');
 irregular('move', 'moves');
 irregular('zombie', 'zombies');
 
-for (const word of ['equipment', 'information', 'rice', 'money', 'species', 'series', 'fish', 'sheep', 'jeans', 'police']) {
+for (const word of [
+  'equipment',
+  'information',
+  'rice',
+  'money',
+  'species',
+  'series',
+  'fish',
+  'sheep',
+  'jeans',
+  'police',
+]) {
   uncountables.add(word);
 }
 
@@ -109,7 +120,8 @@ const unions = new Map<Rule[], RegExp>();
 
 function anyRule(rules: Rule[]): RegExp {
   let union = unions.get(rules);
-  if (union === undefined) unions.set(rules, (union = new RegExp(rules.map(([pattern]) => `(?:${pattern.source})`).join('|'), 'i')));
+  if (union === undefined)
+    unions.set(rules, (union = new RegExp(rules.map(([pattern]) => `(?:${pattern.source})`).join('|'), 'i')));
   return union;
 }
 

@@ -50,7 +50,9 @@ export const scenarios: Scenario[] = [
   {
     name: 'resources: plain',
     ruby: String.raw`resources :photos`,
-    draw: (r) => { r.resources('photos'); },
+    draw: (r) => {
+      r.resources('photos');
+    },
     recognize: [
       ...crudProbes('photos'),
       ['GET', '/photos/1.json'],
@@ -105,48 +107,93 @@ export const scenarios: Scenario[] = [
   {
     name: 'resource: singular',
     ruby: String.raw`resource :profile`,
-    draw: (r) => { r.resource('profile'); },
+    draw: (r) => {
+      r.resource('profile');
+    },
     recognize: [
-      ['GET', '/profile'], ['GET', '/profile/new'], ['GET', '/profile/edit'], ['POST', '/profile'],
-      ['PATCH', '/profile'], ['PUT', '/profile'], ['DELETE', '/profile'], ['GET', '/profile.json'],
-      ['HEAD', '/profile'], ['GET', '/profile/1'], ['GET', '/profiles'], ['GET', '/profile/'],
+      ['GET', '/profile'],
+      ['GET', '/profile/new'],
+      ['GET', '/profile/edit'],
+      ['POST', '/profile'],
+      ['PATCH', '/profile'],
+      ['PUT', '/profile'],
+      ['DELETE', '/profile'],
+      ['GET', '/profile.json'],
+      ['HEAD', '/profile'],
+      ['GET', '/profile/1'],
+      ['GET', '/profiles'],
+      ['GET', '/profile/'],
     ],
     generate: [['profile'], ['profile', 'json'], ['new_profile'], ['edit_profile'], ['profile', { x: 1 }]],
   },
   {
     name: 'resources: several names in one call with only list',
     ruby: String.raw`resources :books, :videos, only: [:index, :show]`,
-    draw: (r) => { r.resources(['books', 'videos'], { only: ['index', 'show'] }); },
-    recognize: [['GET', '/books'], ['GET', '/videos/3'], ['POST', '/books'], ['GET', '/videos/new']],
+    draw: (r) => {
+      r.resources(['books', 'videos'], { only: ['index', 'show'] });
+    },
+    recognize: [
+      ['GET', '/books'],
+      ['GET', '/videos/3'],
+      ['POST', '/books'],
+      ['GET', '/videos/new'],
+    ],
     generate: [['books'], ['video', 3]],
   },
   {
     name: 'resource: several names in one call',
     ruby: String.raw`resource :profile, :account`,
-    draw: (r) => { r.resource(['profile', 'account']); },
-    recognize: [['GET', '/account'], ['GET', '/profile/edit']],
+    draw: (r) => {
+      r.resource(['profile', 'account']);
+    },
+    recognize: [
+      ['GET', '/account'],
+      ['GET', '/profile/edit'],
+    ],
     generate: [['account'], ['edit_profile']],
   },
   {
     name: 'resources: only single action',
     ruby: String.raw`resources :photos, only: :index`,
-    draw: (r) => { r.resources('photos', { only: 'index' }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos/1'], ['GET', '/photos/new']],
+    draw: (r) => {
+      r.resources('photos', { only: 'index' });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos/1'],
+      ['GET', '/photos/new'],
+    ],
     generate: [['photos']],
   },
   {
     name: 'resources: except single action',
     ruby: String.raw`resources :photos, except: :show`,
-    draw: (r) => { r.resources('photos', { except: 'show' }); },
-    recognize: [['GET', '/photos/1'], ['GET', '/photos/1/edit'], ['DELETE', '/photos/1'], ['GET', '/photos/new']],
+    draw: (r) => {
+      r.resources('photos', { except: 'show' });
+    },
+    recognize: [
+      ['GET', '/photos/1'],
+      ['GET', '/photos/1/edit'],
+      ['DELETE', '/photos/1'],
+      ['GET', '/photos/new'],
+    ],
     generate: [['edit_photo', 1]],
   },
   {
     name: 'resources: except list',
     ruby: String.raw`resources :photos, except: [:destroy, :edit]`,
-    draw: (r) => { r.resources('photos', { except: ['destroy', 'edit'] }); },
-    recognize: [['DELETE', '/photos/1'], ['GET', '/photos/1/edit'], ['GET', '/photos/1']],
-    generate: [['photo', 1], ['edit_photo', 1]],
+    draw: (r) => {
+      r.resources('photos', { except: ['destroy', 'edit'] });
+    },
+    recognize: [
+      ['DELETE', '/photos/1'],
+      ['GET', '/photos/1/edit'],
+      ['GET', '/photos/1'],
+    ],
+    generate: [
+      ['photo', 1],
+      ['edit_photo', 1],
+    ],
   },
   {
     name: 'resources: only empty list with member and collection routes',
@@ -160,25 +207,47 @@ export const scenarios: Scenario[] = [
 end`,
     draw: (r) => {
       r.resources('photos', { only: [] }, (r) => {
-        r.member((r) => { r.get('preview'); });
-        r.collection((r) => { r.get('search'); });
+        r.member((r) => {
+          r.get('preview');
+        });
+        r.collection((r) => {
+          r.get('search');
+        });
       });
     },
-    recognize: [['GET', '/photos/1/preview'], ['GET', '/photos/search'], ['GET', '/photos'], ['GET', '/photos/1']],
+    recognize: [
+      ['GET', '/photos/1/preview'],
+      ['GET', '/photos/search'],
+      ['GET', '/photos'],
+      ['GET', '/photos/1'],
+    ],
     generate: [['preview_photo', 1], ['search_photos']],
   },
   {
     name: 'resource: only list',
     ruby: String.raw`resource :session, only: [:new, :create, :destroy]`,
-    draw: (r) => { r.resource('session', { only: ['new', 'create', 'destroy'] }); },
-    recognize: [['GET', '/session/new'], ['POST', '/session'], ['DELETE', '/session'], ['GET', '/session']],
+    draw: (r) => {
+      r.resource('session', { only: ['new', 'create', 'destroy'] });
+    },
+    recognize: [
+      ['GET', '/session/new'],
+      ['POST', '/session'],
+      ['DELETE', '/session'],
+      ['GET', '/session'],
+    ],
     generate: [['new_session'], ['session']],
   },
   {
     name: 'resources: path option',
     ruby: String.raw`resources :photos, path: 'images'`,
-    draw: (r) => { r.resources('photos', { path: 'images' }); },
-    recognize: [['GET', '/images'], ['GET', '/images/1/edit'], ['GET', '/photos']],
+    draw: (r) => {
+      r.resources('photos', { path: 'images' });
+    },
+    recognize: [
+      ['GET', '/images'],
+      ['GET', '/images/1/edit'],
+      ['GET', '/photos'],
+    ],
     generate: [['photos'], ['edit_photo', 1]],
   },
   {
@@ -186,15 +255,33 @@ end`,
     ruby: String.raw`resources :photos, path: 'images' do
   resources :tags
 end`,
-    draw: (r) => { r.resources('photos', { path: 'images' }, (r) => { r.resources('tags'); }); },
-    recognize: [['GET', '/images/1/tags'], ['GET', '/images/1/tags/2'], ['GET', '/photos/1/tags']],
-    generate: [['photo_tags', 1], ['photo_tag', 1, 2]],
+    draw: (r) => {
+      r.resources('photos', { path: 'images' }, (r) => {
+        r.resources('tags');
+      });
+    },
+    recognize: [
+      ['GET', '/images/1/tags'],
+      ['GET', '/images/1/tags/2'],
+      ['GET', '/photos/1/tags'],
+    ],
+    generate: [
+      ['photo_tags', 1],
+      ['photo_tag', 1, 2],
+    ],
   },
   {
     name: 'resources: path_names',
     ruby: String.raw`resources :photos, path_names: { new: 'make', edit: 'change' }`,
-    draw: (r) => { r.resources('photos', { pathNames: { new: 'make', edit: 'change' } }); },
-    recognize: [['GET', '/photos/make'], ['GET', '/photos/1/change'], ['GET', '/photos/new'], ['GET', '/photos/1/edit']],
+    draw: (r) => {
+      r.resources('photos', { pathNames: { new: 'make', edit: 'change' } });
+    },
+    recognize: [
+      ['GET', '/photos/make'],
+      ['GET', '/photos/1/change'],
+      ['GET', '/photos/new'],
+      ['GET', '/photos/1/edit'],
+    ],
     generate: [['new_photo'], ['edit_photo', 1]],
   },
   {
@@ -202,15 +289,28 @@ end`,
     ruby: String.raw`resources :photos, path_names: { edit: 'change' } do
   resources :comments
 end`,
-    draw: (r) => { r.resources('photos', { pathNames: { edit: 'change' } }, (r) => { r.resources('comments'); }); },
-    recognize: [['GET', '/photos/1/comments/2/change'], ['GET', '/photos/new'], ['GET', '/photos/1/comments/2/edit']],
+    draw: (r) => {
+      r.resources('photos', { pathNames: { edit: 'change' } }, (r) => {
+        r.resources('comments');
+      });
+    },
+    recognize: [
+      ['GET', '/photos/1/comments/2/change'],
+      ['GET', '/photos/new'],
+      ['GET', '/photos/1/comments/2/edit'],
+    ],
     generate: [['edit_photo_comment', 1, 2]],
   },
   {
     name: 'resource: path_names',
     ruby: String.raw`resource :profile, path_names: { edit: 'change' }`,
-    draw: (r) => { r.resource('profile', { pathNames: { edit: 'change' } }); },
-    recognize: [['GET', '/profile/change'], ['GET', '/profile/edit']],
+    draw: (r) => {
+      r.resource('profile', { pathNames: { edit: 'change' } });
+    },
+    recognize: [
+      ['GET', '/profile/change'],
+      ['GET', '/profile/edit'],
+    ],
     generate: [['edit_profile']],
   },
   {
@@ -218,24 +318,51 @@ end`,
     ruby: String.raw`resources :users, param: :slug do
   resources :posts
 end`,
-    draw: (r) => { r.resources('users', { param: 'slug' }, (r) => { r.resources('posts'); }); },
-    recognize: [['GET', '/users/bob'], ['GET', '/users/bob/posts/3'], ['PATCH', '/users/bob'], ['GET', '/users/bob/edit']],
-    generate: [['user', 'bob'], ['user', { slug: 'ann' }], ['user_post', 'bob', 3], ['edit_user', 'bob']],
+    draw: (r) => {
+      r.resources('users', { param: 'slug' }, (r) => {
+        r.resources('posts');
+      });
+    },
+    recognize: [
+      ['GET', '/users/bob'],
+      ['GET', '/users/bob/posts/3'],
+      ['PATCH', '/users/bob'],
+      ['GET', '/users/bob/edit'],
+    ],
+    generate: [
+      ['user', 'bob'],
+      ['user', { slug: 'ann' }],
+      ['user_post', 'bob', 3],
+      ['edit_user', 'bob'],
+    ],
   },
   {
     name: 'resources: param on nested child',
     ruby: String.raw`resources :users do
   resources :posts, param: :slug
 end`,
-    draw: (r) => { r.resources('users', (r) => { r.resources('posts', { param: 'slug' }); }); },
-    recognize: [['GET', '/users/1/posts/hello'], ['DELETE', '/users/1/posts/hello']],
+    draw: (r) => {
+      r.resources('users', (r) => {
+        r.resources('posts', { param: 'slug' });
+      });
+    },
+    recognize: [
+      ['GET', '/users/1/posts/hello'],
+      ['DELETE', '/users/1/posts/hello'],
+    ],
     generate: [['user_post', 1, 'hello']],
   },
   {
     name: 'resources: as option',
     ruby: String.raw`resources :photos, as: 'images'`,
-    draw: (r) => { r.resources('photos', { as: 'images' }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos/1'], ['GET', '/images']],
+    draw: (r) => {
+      r.resources('photos', { as: 'images' });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos/1'],
+      ['GET', '/images'],
+    ],
     generate: [['images'], ['image', 1], ['new_image'], ['edit_image', 1]],
   },
   {
@@ -243,36 +370,64 @@ end`,
     ruby: String.raw`resources :photos, as: 'images' do
   resources :comments, only: [:index, :show]
 end`,
-    draw: (r) => { r.resources('photos', { as: 'images' }, (r) => { r.resources('comments', { only: ['index', 'show'] }); }); },
-    recognize: [['GET', '/photos/1/comments'], ['GET', '/photos/1/comments/2']],
-    generate: [['image_comments', 1], ['image_comment', 1, 2]],
+    draw: (r) => {
+      r.resources('photos', { as: 'images' }, (r) => {
+        r.resources('comments', { only: ['index', 'show'] });
+      });
+    },
+    recognize: [
+      ['GET', '/photos/1/comments'],
+      ['GET', '/photos/1/comments/2'],
+    ],
+    generate: [
+      ['image_comments', 1],
+      ['image_comment', 1, 2],
+    ],
   },
   {
     name: 'resource: as and path and controller',
     ruby: String.raw`resource :profile, as: 'me', path: 'my-profile', controller: 'accounts'`,
-    draw: (r) => { r.resource('profile', { as: 'me', path: 'my-profile', handler: 'accounts' }); },
-    recognize: [['GET', '/my-profile'], ['GET', '/my-profile/edit'], ['GET', '/profile']],
+    draw: (r) => {
+      r.resource('profile', { as: 'me', path: 'my-profile', handler: 'accounts' });
+    },
+    recognize: [
+      ['GET', '/my-profile'],
+      ['GET', '/my-profile/edit'],
+      ['GET', '/profile'],
+    ],
     generate: [['me'], ['edit_me'], ['new_me']],
   },
   {
     name: 'resources: controller option',
     ruby: String.raw`resources :photos, controller: 'images'`,
-    draw: (r) => { r.resources('photos', { handler: 'images' }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos/1']],
+    draw: (r) => {
+      r.resources('photos', { handler: 'images' });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos/1'],
+    ],
     generate: [['photo', 1]],
   },
   {
     name: 'resources: controller option with namespace path',
     ruby: String.raw`resources :photos, controller: 'admin/images'`,
-    draw: (r) => { r.resources('photos', { handler: 'admin/images' }); },
+    draw: (r) => {
+      r.resources('photos', { handler: 'admin/images' });
+    },
     recognize: [['GET', '/photos/1']],
     generate: [['photo', 1]],
   },
   {
     name: 'resources: module option',
     ruby: String.raw`resources :photos, module: 'admin'`,
-    draw: (r) => { r.resources('photos', { module: 'admin' }); },
-    recognize: [['GET', '/photos'], ['GET', '/admin/photos']],
+    draw: (r) => {
+      r.resources('photos', { module: 'admin' });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/admin/photos'],
+    ],
     generate: [['photos']],
   },
   {
@@ -280,46 +435,97 @@ end`,
     ruby: String.raw`resources :posts do
   resources :comments, module: 'posts'
 end`,
-    draw: (r) => { r.resources('posts', (r) => { r.resources('comments', { module: 'posts' }); }); },
-    recognize: [['GET', '/posts/1/comments'], ['GET', '/posts/1']],
+    draw: (r) => {
+      r.resources('posts', (r) => {
+        r.resources('comments', { module: 'posts' });
+      });
+    },
+    recognize: [
+      ['GET', '/posts/1/comments'],
+      ['GET', '/posts/1'],
+    ],
     generate: [['post_comments', 1]],
   },
   {
     name: 'resources: format false',
     ruby: String.raw`resources :photos, format: false`,
-    draw: (r) => { r.resources('photos', { format: false }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos.json'], ['GET', '/photos/1'], ['GET', '/photos/1.json'], ['GET', '/photos/1/edit']],
+    draw: (r) => {
+      r.resources('photos', { format: false });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos.json'],
+      ['GET', '/photos/1'],
+      ['GET', '/photos/1.json'],
+      ['GET', '/photos/1/edit'],
+    ],
     generate: [['photos'], ['photo', 1], ['photo', 1, { format: 'json' }]],
   },
   {
     name: 'resources: format true (required format)',
     ruby: String.raw`resources :photos, format: true, only: [:index, :show]`,
-    draw: (r) => { r.resources('photos', { format: true, only: ['index', 'show'] }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos.json'], ['GET', '/photos/1'], ['GET', '/photos/1.json'], ['GET', '/photos/1.tar.gz']],
-    generate: [['photos', 'json'], ['photo', 1, 'xml'], ['photo', 1]],
+    draw: (r) => {
+      r.resources('photos', { format: true, only: ['index', 'show'] });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos.json'],
+      ['GET', '/photos/1'],
+      ['GET', '/photos/1.json'],
+      ['GET', '/photos/1.tar.gz'],
+    ],
+    generate: [
+      ['photos', 'json'],
+      ['photo', 1, 'xml'],
+      ['photo', 1],
+    ],
   },
   {
     name: "resources: format 'json'",
     ruby: String.raw`resources :photos, format: 'json', only: [:index, :show]`,
-    draw: (r) => { r.resources('photos', { format: 'json', only: ['index', 'show'] }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos.json'], ['GET', '/photos/1.xml'], ['GET', '/photos/1']],
+    draw: (r) => {
+      r.resources('photos', { format: 'json', only: ['index', 'show'] });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos.json'],
+      ['GET', '/photos/1.xml'],
+      ['GET', '/photos/1'],
+    ],
     generate: [['photos'], ['photo', 1]],
   },
   {
     name: 'resources: id constraint allowing dots',
     ruby: String.raw`resources :files, constraints: { id: /[^\/]+/ }`,
-    draw: (r) => { r.resources('files', { constraints: { id: /[^\/]+/ } }); },
+    draw: (r) => {
+      r.resources('files', { constraints: { id: /[^\/]+/ } });
+    },
     recognize: [
-      ['GET', '/files/a.b.c'], ['GET', '/files/a.b.json'], ['GET', '/files/report.pdf/edit'], ['DELETE', '/files/x.y'],
-      ['GET', '/files'], ['GET', '/files.json'], ['GET', '/files/new'], ['GET', '/files/a%2Fb'],
+      ['GET', '/files/a.b.c'],
+      ['GET', '/files/a.b.json'],
+      ['GET', '/files/report.pdf/edit'],
+      ['DELETE', '/files/x.y'],
+      ['GET', '/files'],
+      ['GET', '/files.json'],
+      ['GET', '/files/new'],
+      ['GET', '/files/a%2Fb'],
     ],
-    generate: [['file', 'a.b.c'], ['edit_file', 'x.y'], ['file', 'a.b', 'json']],
+    generate: [
+      ['file', 'a.b.c'],
+      ['edit_file', 'x.y'],
+      ['file', 'a.b', 'json'],
+    ],
   },
   {
     name: 'resources: id constraint allowing dots, format false',
     ruby: String.raw`resources :files, only: :show, format: false, constraints: { id: /[^\/]+/ }`,
-    draw: (r) => { r.resources('files', { only: 'show', format: false, constraints: { id: /[^\/]+/ } }); },
-    recognize: [['GET', '/files/a.b.json'], ['GET', '/files/x']],
+    draw: (r) => {
+      r.resources('files', { only: 'show', format: false, constraints: { id: /[^\/]+/ } });
+    },
+    recognize: [
+      ['GET', '/files/a.b.json'],
+      ['GET', '/files/x'],
+    ],
     generate: [['file', 'a.b.json']],
   },
   {
@@ -327,18 +533,36 @@ end`,
     ruby: String.raw`resources :photos, constraints: { id: /\d+/ } do
   resources :comments, only: [:index, :show]
 end`,
-    draw: (r) => { r.resources('photos', { constraints: { id: /\d+/ } }, (r) => { r.resources('comments', { only: ['index', 'show'] }); }); },
+    draw: (r) => {
+      r.resources('photos', { constraints: { id: /\d+/ } }, (r) => {
+        r.resources('comments', { only: ['index', 'show'] });
+      });
+    },
     recognize: [
-      ['GET', '/photos/12'], ['GET', '/photos/abc'], ['GET', '/photos/new'], ['GET', '/photos/12/comments'],
-      ['GET', '/photos/ab/comments'], ['GET', '/photos/12/comments/xy'],
+      ['GET', '/photos/12'],
+      ['GET', '/photos/abc'],
+      ['GET', '/photos/new'],
+      ['GET', '/photos/12/comments'],
+      ['GET', '/photos/ab/comments'],
+      ['GET', '/photos/12/comments/xy'],
     ],
-    generate: [['photo', 12], ['photo_comments', 5], ['photo', 'abc']],
+    generate: [
+      ['photo', 12],
+      ['photo_comments', 5],
+      ['photo', 'abc'],
+    ],
   },
   {
     name: 'resources: defaults option',
     ruby: String.raw`resources :photos, only: [:index, :show], defaults: { format: 'json', page: '1' }`,
-    draw: (r) => { r.resources('photos', { only: ['index', 'show'], defaults: { format: 'json', page: '1' } }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos/1.xml'], ['GET', '/photos/1']],
+    draw: (r) => {
+      r.resources('photos', { only: ['index', 'show'], defaults: { format: 'json', page: '1' } });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos/1.xml'],
+      ['GET', '/photos/1'],
+    ],
     generate: [['photos'], ['photo', 1], ['photos', { page: 2 }]],
   },
   // ───────────────────────────── nesting ─────────────────────────────
@@ -350,17 +574,29 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.resources('publishers', (r) => { r.resources('magazines', (r) => { r.resources('photos'); }); });
+      r.resources('publishers', (r) => {
+        r.resources('magazines', (r) => {
+          r.resources('photos');
+        });
+      });
     },
     recognize: [
-      ['GET', '/publishers/1/magazines/2/photos'], ['GET', '/publishers/1/magazines/2/photos/3'],
-      ['GET', '/publishers/1/magazines/2/photos/3/edit'], ['POST', '/publishers/1/magazines/2/photos'],
-      ['GET', '/publishers/1/magazines/2/photos/new'], ['GET', '/publishers/1/magazines'], ['GET', '/magazines/2/photos'],
+      ['GET', '/publishers/1/magazines/2/photos'],
+      ['GET', '/publishers/1/magazines/2/photos/3'],
+      ['GET', '/publishers/1/magazines/2/photos/3/edit'],
+      ['POST', '/publishers/1/magazines/2/photos'],
+      ['GET', '/publishers/1/magazines/2/photos/new'],
+      ['GET', '/publishers/1/magazines'],
+      ['GET', '/magazines/2/photos'],
       ['GET', '/publishers/1/magazines/2/photos/3.json'],
     ],
     generate: [
-      ['publisher_magazine_photos', 1, 2], ['publisher_magazine_photo', 1, 2, 3], ['edit_publisher_magazine_photo', 1, 2, 3],
-      ['new_publisher_magazine_photo', 1, 2], ['publisher_magazine_photo', 1, 2], ['publisher_magazine_photo', 1, 2, 3, 'json'],
+      ['publisher_magazine_photos', 1, 2],
+      ['publisher_magazine_photo', 1, 2, 3],
+      ['edit_publisher_magazine_photo', 1, 2, 3],
+      ['new_publisher_magazine_photo', 1, 2],
+      ['publisher_magazine_photo', 1, 2],
+      ['publisher_magazine_photo', 1, 2, 3, 'json'],
       ['publisher_magazine_photo', { publisher_id: 1, magazine_id: 2, id: 3, x: 'y' }],
     ],
   },
@@ -369,17 +605,39 @@ end`,
     ruby: String.raw`resources :users do
   resource :avatar
 end`,
-    draw: (r) => { r.resources('users', (r) => { r.resource('avatar'); }); },
-    recognize: [['GET', '/users/1/avatar'], ['GET', '/users/1/avatar/edit'], ['POST', '/users/1/avatar'], ['GET', '/users/1/avatars']],
-    generate: [['user_avatar', 1], ['edit_user_avatar', 1], ['new_user_avatar', 1]],
+    draw: (r) => {
+      r.resources('users', (r) => {
+        r.resource('avatar');
+      });
+    },
+    recognize: [
+      ['GET', '/users/1/avatar'],
+      ['GET', '/users/1/avatar/edit'],
+      ['POST', '/users/1/avatar'],
+      ['GET', '/users/1/avatars'],
+    ],
+    generate: [
+      ['user_avatar', 1],
+      ['edit_user_avatar', 1],
+      ['new_user_avatar', 1],
+    ],
   },
   {
     name: 'nesting: plural resources inside singular',
     ruby: String.raw`resource :account do
   resources :invoices
 end`,
-    draw: (r) => { r.resource('account', (r) => { r.resources('invoices'); }); },
-    recognize: [['GET', '/account/invoices'], ['GET', '/account/invoices/9'], ['GET', '/account'], ['DELETE', '/account/invoices/9']],
+    draw: (r) => {
+      r.resource('account', (r) => {
+        r.resources('invoices');
+      });
+    },
+    recognize: [
+      ['GET', '/account/invoices'],
+      ['GET', '/account/invoices/9'],
+      ['GET', '/account'],
+      ['DELETE', '/account/invoices/9'],
+    ],
     generate: [['account_invoices'], ['account_invoice', 9], ['edit_account_invoice', 9]],
   },
   {
@@ -387,8 +645,15 @@ end`,
     ruby: String.raw`resource :account do
   resource :settings, only: [:show, :update]
 end`,
-    draw: (r) => { r.resource('account', (r) => { r.resource('settings', { only: ['show', 'update'] }); }); },
-    recognize: [['GET', '/account/settings'], ['PUT', '/account/settings']],
+    draw: (r) => {
+      r.resource('account', (r) => {
+        r.resource('settings', { only: ['show', 'update'] });
+      });
+    },
+    recognize: [
+      ['GET', '/account/settings'],
+      ['PUT', '/account/settings'],
+    ],
     generate: [['account_settings']],
   },
   {
@@ -399,10 +664,22 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.resources('a', { only: [] }, (r) => { r.resources('b', { only: [] }, (r) => { r.resources('c', { only: ['index', 'show'] }); }); });
+      r.resources('a', { only: [] }, (r) => {
+        r.resources('b', { only: [] }, (r) => {
+          r.resources('c', { only: ['index', 'show'] });
+        });
+      });
     },
-    recognize: [['GET', '/a/1/b/2/c'], ['GET', '/a/1/b/2/c/3'], ['GET', '/a/1'], ['GET', '/a/1/b/2']],
-    generate: [['a_b_c_index', 1, 2], ['a_b_c', 1, 2, 3]],
+    recognize: [
+      ['GET', '/a/1/b/2/c'],
+      ['GET', '/a/1/b/2/c/3'],
+      ['GET', '/a/1'],
+      ['GET', '/a/1/b/2'],
+    ],
+    generate: [
+      ['a_b_c_index', 1, 2],
+      ['a_b_c', 1, 2, 3],
+    ],
   },
   // ───────────────────────────── shallow ─────────────────────────────
   {
@@ -412,23 +689,51 @@ end`,
   resources :quotes, only: [:index, :show]
 end`,
     draw: (r) => {
-      r.resources('articles', { shallow: true }, (r) => { r.resources('comments'); r.resources('quotes', { only: ['index', 'show'] }); });
+      r.resources('articles', { shallow: true }, (r) => {
+        r.resources('comments');
+        r.resources('quotes', { only: ['index', 'show'] });
+      });
     },
     recognize: [
-      ['GET', '/articles/1/comments'], ['POST', '/articles/1/comments'], ['GET', '/articles/1/comments/new'],
-      ['GET', '/comments/2'], ['GET', '/comments/2/edit'], ['PATCH', '/comments/2'], ['DELETE', '/comments/2'],
-      ['GET', '/articles/1/comments/2'], ['GET', '/quotes/3'], ['GET', '/articles/1'],
+      ['GET', '/articles/1/comments'],
+      ['POST', '/articles/1/comments'],
+      ['GET', '/articles/1/comments/new'],
+      ['GET', '/comments/2'],
+      ['GET', '/comments/2/edit'],
+      ['PATCH', '/comments/2'],
+      ['DELETE', '/comments/2'],
+      ['GET', '/articles/1/comments/2'],
+      ['GET', '/quotes/3'],
+      ['GET', '/articles/1'],
     ],
-    generate: [['article_comments', 1], ['new_article_comment', 1], ['comment', 2], ['edit_comment', 2], ['quote', 3], ['article', 1]],
+    generate: [
+      ['article_comments', 1],
+      ['new_article_comment', 1],
+      ['comment', 2],
+      ['edit_comment', 2],
+      ['quote', 3],
+      ['article', 1],
+    ],
   },
   {
     name: 'shallow: option on child',
     ruby: String.raw`resources :articles do
   resources :comments, shallow: true
 end`,
-    draw: (r) => { r.resources('articles', (r) => { r.resources('comments', { shallow: true }); }); },
-    recognize: [['GET', '/articles/1/comments'], ['GET', '/comments/2'], ['GET', '/articles/1/comments/2']],
-    generate: [['article_comments', 1], ['comment', 2]],
+    draw: (r) => {
+      r.resources('articles', (r) => {
+        r.resources('comments', { shallow: true });
+      });
+    },
+    recognize: [
+      ['GET', '/articles/1/comments'],
+      ['GET', '/comments/2'],
+      ['GET', '/articles/1/comments/2'],
+    ],
+    generate: [
+      ['article_comments', 1],
+      ['comment', 2],
+    ],
   },
   {
     name: 'shallow: block',
@@ -437,9 +742,22 @@ end`,
     resources :comments
   end
 end`,
-    draw: (r) => { r.shallow((r) => { r.resources('articles', (r) => { r.resources('comments'); }); }); },
-    recognize: [['GET', '/articles/1/comments'], ['GET', '/comments/2/edit'], ['GET', '/articles/1']],
-    generate: [['edit_comment', 2], ['article_comments', 1]],
+    draw: (r) => {
+      r.shallow((r) => {
+        r.resources('articles', (r) => {
+          r.resources('comments');
+        });
+      });
+    },
+    recognize: [
+      ['GET', '/articles/1/comments'],
+      ['GET', '/comments/2/edit'],
+      ['GET', '/articles/1'],
+    ],
+    generate: [
+      ['edit_comment', 2],
+      ['article_comments', 1],
+    ],
   },
   {
     name: 'shallow: shallow_path in scope',
@@ -449,10 +767,23 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.scope({ shallowPath: 'sekret' }, (r) => { r.resources('articles', (r) => { r.resources('comments', { shallow: true }); }); });
+      r.scope({ shallowPath: 'sekret' }, (r) => {
+        r.resources('articles', (r) => {
+          r.resources('comments', { shallow: true });
+        });
+      });
     },
-    recognize: [['GET', '/sekret/comments/2'], ['GET', '/articles/1/comments'], ['GET', '/comments/2'], ['GET', '/articles/1']],
-    generate: [['comment', 2], ['edit_comment', 2], ['article_comments', 1]],
+    recognize: [
+      ['GET', '/sekret/comments/2'],
+      ['GET', '/articles/1/comments'],
+      ['GET', '/comments/2'],
+      ['GET', '/articles/1'],
+    ],
+    generate: [
+      ['comment', 2],
+      ['edit_comment', 2],
+      ['article_comments', 1],
+    ],
   },
   {
     name: 'shallow: shallow_prefix in scope',
@@ -462,10 +793,21 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.scope({ shallowPrefix: 'sekret' }, (r) => { r.resources('articles', (r) => { r.resources('comments', { shallow: true }); }); });
+      r.scope({ shallowPrefix: 'sekret' }, (r) => {
+        r.resources('articles', (r) => {
+          r.resources('comments', { shallow: true });
+        });
+      });
     },
-    recognize: [['GET', '/comments/2'], ['GET', '/comments/2/edit']],
-    generate: [['sekret_comment', 2], ['edit_sekret_comment', 2], ['article_comments', 1]],
+    recognize: [
+      ['GET', '/comments/2'],
+      ['GET', '/comments/2/edit'],
+    ],
+    generate: [
+      ['sekret_comment', 2],
+      ['edit_sekret_comment', 2],
+      ['article_comments', 1],
+    ],
   },
   {
     name: 'shallow: shallow_path and shallow_prefix as resources options',
@@ -477,8 +819,15 @@ end`,
         r.resources('comments', { only: ['index', 'show'] });
       });
     },
-    recognize: [['GET', '/x/comments/2'], ['GET', '/articles/1/comments'], ['GET', '/articles/1']],
-    generate: [['y_comment', 2], ['article_comments', 1]],
+    recognize: [
+      ['GET', '/x/comments/2'],
+      ['GET', '/articles/1/comments'],
+      ['GET', '/articles/1'],
+    ],
+    generate: [
+      ['y_comment', 2],
+      ['article_comments', 1],
+    ],
   },
   {
     name: 'shallow: false on a child',
@@ -492,8 +841,16 @@ end`,
         r.resources('tags', { only: ['index', 'show'] });
       });
     },
-    recognize: [['GET', '/articles/1/comments/2'], ['GET', '/comments/2'], ['GET', '/tags/3'], ['GET', '/articles/1/tags/3']],
-    generate: [['article_comment', 1, 2], ['tag', 3]],
+    recognize: [
+      ['GET', '/articles/1/comments/2'],
+      ['GET', '/comments/2'],
+      ['GET', '/tags/3'],
+      ['GET', '/articles/1/tags/3'],
+    ],
+    generate: [
+      ['article_comment', 1, 2],
+      ['tag', 3],
+    ],
   },
   {
     name: 'shallow: three levels',
@@ -502,11 +859,28 @@ end`,
     resources :c
   end
 end`,
-    draw: (r) => { r.resources('a', { shallow: true }, (r) => { r.resources('b', (r) => { r.resources('c'); }); }); },
+    draw: (r) => {
+      r.resources('a', { shallow: true }, (r) => {
+        r.resources('b', (r) => {
+          r.resources('c');
+        });
+      });
+    },
     recognize: [
-      ['GET', '/a/1/b'], ['GET', '/b/2'], ['GET', '/b/2/c'], ['GET', '/c/3'], ['GET', '/a/1/b/2/c'], ['GET', '/b/2/c/new'],
+      ['GET', '/a/1/b'],
+      ['GET', '/b/2'],
+      ['GET', '/b/2/c'],
+      ['GET', '/c/3'],
+      ['GET', '/a/1/b/2/c'],
+      ['GET', '/b/2/c/new'],
     ],
-    generate: [['a_b_index', 1], ['b', 2], ['b_c_index', 2], ['c', 3], ['new_b_c', 2]],
+    generate: [
+      ['a_b_index', 1],
+      ['b', 2],
+      ['b_c_index', 2],
+      ['c', 3],
+      ['new_b_c', 2],
+    ],
   },
   {
     name: 'shallow: inside namespace',
@@ -516,10 +890,23 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.namespace('admin', (r) => { r.resources('articles', { shallow: true }, (r) => { r.resources('comments'); }); });
+      r.namespace('admin', (r) => {
+        r.resources('articles', { shallow: true }, (r) => {
+          r.resources('comments');
+        });
+      });
     },
-    recognize: [['GET', '/admin/articles/1/comments'], ['GET', '/admin/comments/2'], ['GET', '/comments/2'], ['GET', '/admin/articles/1']],
-    generate: [['admin_article_comments', 1], ['admin_comment', 2], ['edit_admin_comment', 2]],
+    recognize: [
+      ['GET', '/admin/articles/1/comments'],
+      ['GET', '/admin/comments/2'],
+      ['GET', '/comments/2'],
+      ['GET', '/admin/articles/1'],
+    ],
+    generate: [
+      ['admin_article_comments', 1],
+      ['admin_comment', 2],
+      ['edit_admin_comment', 2],
+    ],
   },
   {
     name: 'shallow: member routes and singular child in shallow parent',
@@ -533,12 +920,24 @@ end`,
 end`,
     draw: (r) => {
       r.resources('articles', { shallow: true }, (r) => {
-        r.resources('comments', { only: ['index', 'show'] }, (r) => { r.member((r) => { r.post('like'); }); });
+        r.resources('comments', { only: ['index', 'show'] }, (r) => {
+          r.member((r) => {
+            r.post('like');
+          });
+        });
         r.resource('cover', { only: 'show' });
       });
     },
-    recognize: [['POST', '/comments/2/like'], ['POST', '/articles/1/comments/2/like'], ['GET', '/articles/1/cover'], ['GET', '/cover']],
-    generate: [['like_comment', 2], ['article_cover', 1]],
+    recognize: [
+      ['POST', '/comments/2/like'],
+      ['POST', '/articles/1/comments/2/like'],
+      ['GET', '/articles/1/cover'],
+      ['GET', '/cover'],
+    ],
+    generate: [
+      ['like_comment', 2],
+      ['article_cover', 1],
+    ],
   },
   {
     name: 'shallow: shallow block inside namespace with scope',
@@ -551,11 +950,23 @@ end`,
 end`,
     draw: (r) => {
       r.scope('api', { as: 'api' }, (r) => {
-        r.shallow((r) => { r.resources('projects', { only: [] }, (r) => { r.resources('tasks', { only: ['index', 'show', 'destroy'] }); }); });
+        r.shallow((r) => {
+          r.resources('projects', { only: [] }, (r) => {
+            r.resources('tasks', { only: ['index', 'show', 'destroy'] });
+          });
+        });
       });
     },
-    recognize: [['GET', '/api/projects/1/tasks'], ['GET', '/api/tasks/2'], ['DELETE', '/api/tasks/2'], ['GET', '/tasks/2']],
-    generate: [['api_project_tasks', 1], ['api_task', 2]],
+    recognize: [
+      ['GET', '/api/projects/1/tasks'],
+      ['GET', '/api/tasks/2'],
+      ['DELETE', '/api/tasks/2'],
+      ['GET', '/tasks/2'],
+    ],
+    generate: [
+      ['api_project_tasks', 1],
+      ['api_task', 2],
+    ],
   },
   // ───────────────────────────── member / collection / new / nested / on ─────────────────────────────
   {
@@ -569,14 +980,27 @@ end`,
 end`,
     draw: (r) => {
       r.resources('photos', (r) => {
-        r.member((r) => { r.get('preview'); r.post('publish'); r.match('share', { via: ['get', 'post'] }); });
+        r.member((r) => {
+          r.get('preview');
+          r.post('publish');
+          r.match('share', { via: ['get', 'post'] });
+        });
       });
     },
     recognize: [
-      ['GET', '/photos/1/preview'], ['POST', '/photos/1/publish'], ['GET', '/photos/1/publish'], ['POST', '/photos/1/share'],
-      ['GET', '/photos/1/share.json'], ['GET', '/photos/1/preview.json'], ['HEAD', '/photos/1/preview'],
+      ['GET', '/photos/1/preview'],
+      ['POST', '/photos/1/publish'],
+      ['GET', '/photos/1/publish'],
+      ['POST', '/photos/1/share'],
+      ['GET', '/photos/1/share.json'],
+      ['GET', '/photos/1/preview.json'],
+      ['HEAD', '/photos/1/preview'],
     ],
-    generate: [['preview_photo', 1], ['publish_photo', 1], ['share_photo', 1, 'json']],
+    generate: [
+      ['preview_photo', 1],
+      ['publish_photo', 1],
+      ['share_photo', 1, 'json'],
+    ],
   },
   {
     name: 'collection block',
@@ -587,9 +1011,19 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.resources('photos', (r) => { r.collection((r) => { r.get('search'); r.delete('purge'); }); });
+      r.resources('photos', (r) => {
+        r.collection((r) => {
+          r.get('search');
+          r.delete('purge');
+        });
+      });
     },
-    recognize: [['GET', '/photos/search'], ['DELETE', '/photos/purge'], ['GET', '/photos/purge'], ['GET', '/photos/search.json']],
+    recognize: [
+      ['GET', '/photos/search'],
+      ['DELETE', '/photos/purge'],
+      ['GET', '/photos/purge'],
+      ['GET', '/photos/search.json'],
+    ],
     generate: [['search_photos'], ['purge_photos'], ['search_photos', { q: 'cat' }]],
   },
   {
@@ -599,8 +1033,17 @@ end`,
     get :draft
   end
 end`,
-    draw: (r) => { r.resources('photos', (r) => { r.new((r) => { r.get('draft'); }); }); },
-    recognize: [['GET', '/photos/new/draft'], ['GET', '/photos/new']],
+    draw: (r) => {
+      r.resources('photos', (r) => {
+        r.new((r) => {
+          r.get('draft');
+        });
+      });
+    },
+    recognize: [
+      ['GET', '/photos/new/draft'],
+      ['GET', '/photos/new'],
+    ],
     generate: [['draft_new_photo']],
   },
   {
@@ -610,8 +1053,17 @@ end`,
     get :draft
   end
 end`,
-    draw: (r) => { r.resources('photos', { pathNames: { new: 'nuevo' } }, (r) => { r.new((r) => { r.get('draft'); }); }); },
-    recognize: [['GET', '/photos/nuevo/draft'], ['GET', '/photos/new/draft']],
+    draw: (r) => {
+      r.resources('photos', { pathNames: { new: 'nuevo' } }, (r) => {
+        r.new((r) => {
+          r.get('draft');
+        });
+      });
+    },
+    recognize: [
+      ['GET', '/photos/nuevo/draft'],
+      ['GET', '/photos/new/draft'],
+    ],
     generate: [['draft_new_photo']],
   },
   {
@@ -621,8 +1073,17 @@ end`,
     get :stats
   end
 end`,
-    draw: (r) => { r.resources('photos', (r) => { r.nested((r) => { r.get('stats'); }); }); },
-    recognize: [['GET', '/photos/1/stats'], ['GET', '/photos/stats']],
+    draw: (r) => {
+      r.resources('photos', (r) => {
+        r.nested((r) => {
+          r.get('stats');
+        });
+      });
+    },
+    recognize: [
+      ['GET', '/photos/1/stats'],
+      ['GET', '/photos/stats'],
+    ],
     generate: [['photo_stats', 1]],
   },
   {
@@ -641,7 +1102,12 @@ end`,
         r.post('bulk', { on: 'collection', as: 'bulk_create' });
       });
     },
-    recognize: [['GET', '/photos/1/preview'], ['GET', '/photos/search'], ['GET', '/photos/new/draft'], ['POST', '/photos/bulk']],
+    recognize: [
+      ['GET', '/photos/1/preview'],
+      ['GET', '/photos/search'],
+      ['GET', '/photos/new/draft'],
+      ['POST', '/photos/bulk'],
+    ],
     generate: [['preview_photo', 1], ['search_photos'], ['draft_new_photo'], ['bulk_create_photos']],
   },
   {
@@ -656,8 +1122,14 @@ end`,
         r.get('raw', { on: 'member', to: 'blobs#raw' });
       });
     },
-    recognize: [['GET', '/photos/1/thumb'], ['GET', '/photos/1/raw']],
-    generate: [['thumb_photo', 1], ['raw_photo', 1]],
+    recognize: [
+      ['GET', '/photos/1/thumb'],
+      ['GET', '/photos/1/raw'],
+    ],
+    generate: [
+      ['thumb_photo', 1],
+      ['raw_photo', 1],
+    ],
   },
   {
     name: 'get inside resources without on (nested scope)',
@@ -671,8 +1143,14 @@ end`,
         r.get('report/:year', { action: 'report', as: 'report' });
       });
     },
-    recognize: [['GET', '/photos/1/stats'], ['GET', '/photos/1/report/2020']],
-    generate: [['photo_stats', 1], ['photo_report', 1, 2020]],
+    recognize: [
+      ['GET', '/photos/1/stats'],
+      ['GET', '/photos/1/report/2020'],
+    ],
+    generate: [
+      ['photo_stats', 1],
+      ['photo_report', 1, 2020],
+    ],
   },
   {
     name: 'member and collection on singular resource',
@@ -681,9 +1159,15 @@ end`,
   get :history, on: :collection
 end`,
     draw: (r) => {
-      r.resource('profile', (r) => { r.get('preview', { on: 'member' }); r.get('history', { on: 'collection' }); });
+      r.resource('profile', (r) => {
+        r.get('preview', { on: 'member' });
+        r.get('history', { on: 'collection' });
+      });
     },
-    recognize: [['GET', '/profile/preview'], ['GET', '/profile/history']],
+    recognize: [
+      ['GET', '/profile/preview'],
+      ['GET', '/profile/history'],
+    ],
     generate: [['preview_profile'], ['history_profile']],
   },
   {
@@ -696,9 +1180,18 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.resources('posts', (r) => { r.resources('comments', (r) => { r.member((r) => { r.patch('approve', { as: 'ok' }); }); }); });
+      r.resources('posts', (r) => {
+        r.resources('comments', (r) => {
+          r.member((r) => {
+            r.patch('approve', { as: 'ok' });
+          });
+        });
+      });
     },
-    recognize: [['PATCH', '/posts/1/comments/2/approve'], ['PUT', '/posts/1/comments/2/approve']],
+    recognize: [
+      ['PATCH', '/posts/1/comments/2/approve'],
+      ['PUT', '/posts/1/comments/2/approve'],
+    ],
     generate: [['ok_post_comment', 1, 2]],
   },
   // ───────────────────────────── errors ─────────────────────────────
@@ -707,56 +1200,85 @@ end`,
     ruby: String.raw`collection do
   get :search
 end`,
-    draw: (r) => { r.collection((r) => { r.get('search'); }); },
+    draw: (r) => {
+      r.collection((r) => {
+        r.get('search');
+      });
+    },
   },
   {
     name: 'error: member outside resource scope',
     ruby: String.raw`member do
   get :preview
 end`,
-    draw: (r) => { r.member((r) => { r.get('preview'); }); },
+    draw: (r) => {
+      r.member((r) => {
+        r.get('preview');
+      });
+    },
   },
   {
     name: 'error: new outside resource scope',
     ruby: String.raw`new do
   get :draft
 end`,
-    draw: (r) => { r.new((r) => { r.get('draft'); }); },
+    draw: (r) => {
+      r.new((r) => {
+        r.get('draft');
+      });
+    },
   },
   {
     name: 'error: nested outside resource scope',
     ruby: String.raw`nested do
   get :stats
 end`,
-    draw: (r) => { r.nested((r) => { r.get('stats'); }); },
+    draw: (r) => {
+      r.nested((r) => {
+        r.get('stats');
+      });
+    },
   },
   {
     name: 'error: on: member outside resource scope',
     ruby: String.raw`get :preview, on: :member`,
-    draw: (r) => { r.get('preview', { on: 'member' }); },
+    draw: (r) => {
+      r.get('preview', { on: 'member' });
+    },
   },
   {
     name: 'error: unknown on value',
     ruby: String.raw`resources :photos do
   get :preview, on: :photos
 end`,
-    draw: (r) => { r.resources('photos', (r) => { r.get('preview', { on: 'photos' }); }); },
+    draw: (r) => {
+      r.resources('photos', (r) => {
+        r.get('preview', { on: 'photos' });
+      });
+    },
   },
   {
     name: 'error: root with options hash plus further options',
     ruby: String.raw`root({ to: 'pages#home' }, { as: 'start' })`,
-    draw: (r) => { loose(r).root({ to: 'pages#home' }, { as: 'start' }); },
+    draw: (r) => {
+      loose(r).root({ to: 'pages#home' }, { as: 'start' });
+    },
   },
   {
     name: 'error: missing controller for bare word at top level',
     ruby: String.raw`get :photos`,
-    draw: (r) => { r.get('photos'); },
+    draw: (r) => {
+      r.get('photos');
+    },
   },
   {
     name: 'error: duplicate route name',
     ruby: String.raw`get :a, to: 'x#a', as: 'dup'
 get :b, to: 'x#b', as: 'dup'`,
-    draw: (r) => { r.get('a', { to: 'x#a', as: 'dup' }); r.get('b', { to: 'x#b', as: 'dup' }); },
+    draw: (r) => {
+      r.get('a', { to: 'x#a', as: 'dup' });
+      r.get('b', { to: 'x#b', as: 'dup' });
+    },
   },
   // ───────────────────────────── namespace ─────────────────────────────
   {
@@ -764,7 +1286,11 @@ get :b, to: 'x#b', as: 'dup'`,
     ruby: String.raw`namespace :admin do
   resources :users
 end`,
-    draw: (r) => { r.namespace('admin', (r) => { r.resources('users'); }); },
+    draw: (r) => {
+      r.namespace('admin', (r) => {
+        r.resources('users');
+      });
+    },
     recognize: [...crudProbes('admin/users'), ['GET', '/users']],
     generate: [['admin_users'], ['admin_user', 1], ['edit_admin_user', 1], ['new_admin_user']],
   },
@@ -775,8 +1301,17 @@ end`,
     resources :items, only: [:index, :show]
   end
 end`,
-    draw: (r) => { r.namespace('api', (r) => { r.namespace('v1', (r) => { r.resources('items', { only: ['index', 'show'] }); }); }); },
-    recognize: [['GET', '/api/v1/items'], ['GET', '/api/v1/items/3.json']],
+    draw: (r) => {
+      r.namespace('api', (r) => {
+        r.namespace('v1', (r) => {
+          r.resources('items', { only: ['index', 'show'] });
+        });
+      });
+    },
+    recognize: [
+      ['GET', '/api/v1/items'],
+      ['GET', '/api/v1/items/3.json'],
+    ],
     generate: [['api_v1_items'], ['api_v1_item', 3]],
   },
   {
@@ -787,10 +1322,21 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.resources('posts', { only: 'show' }, (r) => { r.namespace('admin', (r) => { r.resources('notes', { only: ['index', 'show'] }); }); });
+      r.resources('posts', { only: 'show' }, (r) => {
+        r.namespace('admin', (r) => {
+          r.resources('notes', { only: ['index', 'show'] });
+        });
+      });
     },
-    recognize: [['GET', '/posts/1/admin/notes'], ['GET', '/posts/1/admin/notes/2'], ['GET', '/admin/notes']],
-    generate: [['post_admin_notes', 1], ['post_admin_note', 1, 2]],
+    recognize: [
+      ['GET', '/posts/1/admin/notes'],
+      ['GET', '/posts/1/admin/notes/2'],
+      ['GET', '/admin/notes'],
+    ],
+    generate: [
+      ['post_admin_notes', 1],
+      ['post_admin_note', 1, 2],
+    ],
   },
   {
     name: 'namespace: path, as and module options',
@@ -798,9 +1344,15 @@ end`,
   resources :users, only: [:index, :show]
 end`,
     draw: (r) => {
-      r.namespace('admin', { path: 'secret', as: 'sec', module: 'backoffice' }, (r) => { r.resources('users', { only: ['index', 'show'] }); });
+      r.namespace('admin', { path: 'secret', as: 'sec', module: 'backoffice' }, (r) => {
+        r.resources('users', { only: ['index', 'show'] });
+      });
     },
-    recognize: [['GET', '/secret/users'], ['GET', '/admin/users'], ['GET', '/secret/users/1']],
+    recognize: [
+      ['GET', '/secret/users'],
+      ['GET', '/admin/users'],
+      ['GET', '/secret/users/1'],
+    ],
     generate: [['sec_users'], ['sec_user', 1]],
   },
   {
@@ -808,8 +1360,15 @@ end`,
     ruby: String.raw`namespace :api, defaults: { format: 'json' } do
   resources :items, only: :index
 end`,
-    draw: (r) => { r.namespace('api', { defaults: { format: 'json' } }, (r) => { r.resources('items', { only: 'index' }); }); },
-    recognize: [['GET', '/api/items'], ['GET', '/api/items.xml']],
+    draw: (r) => {
+      r.namespace('api', { defaults: { format: 'json' } }, (r) => {
+        r.resources('items', { only: 'index' });
+      });
+    },
+    recognize: [
+      ['GET', '/api/items'],
+      ['GET', '/api/items.xml'],
+    ],
     generate: [['api_items'], ['api_items', { format: 'xml' }]],
   },
   {
@@ -819,9 +1378,15 @@ end`,
   get :stats, to: 'dashboard#stats'
 end`,
     draw: (r) => {
-      r.namespace('admin', (r) => { r.resources('posts', { handler: 'articles', only: 'index' }); r.get('stats', { to: 'dashboard#stats' }); });
+      r.namespace('admin', (r) => {
+        r.resources('posts', { handler: 'articles', only: 'index' });
+        r.get('stats', { to: 'dashboard#stats' });
+      });
     },
-    recognize: [['GET', '/admin/posts'], ['GET', '/admin/stats']],
+    recognize: [
+      ['GET', '/admin/posts'],
+      ['GET', '/admin/stats'],
+    ],
     generate: [['admin_posts'], ['admin_stats']],
   },
   // ───────────────────────────── scope ─────────────────────────────
@@ -830,8 +1395,16 @@ end`,
     ruby: String.raw`scope 'blog' do
   resources :entries, only: [:index, :show]
 end`,
-    draw: (r) => { r.scope('blog', (r) => { r.resources('entries', { only: ['index', 'show'] }); }); },
-    recognize: [['GET', '/blog/entries'], ['GET', '/blog/entries/1'], ['GET', '/entries']],
+    draw: (r) => {
+      r.scope('blog', (r) => {
+        r.resources('entries', { only: ['index', 'show'] });
+      });
+    },
+    recognize: [
+      ['GET', '/blog/entries'],
+      ['GET', '/blog/entries/1'],
+      ['GET', '/entries'],
+    ],
     generate: [['entries'], ['entry', 1]],
   },
   {
@@ -839,7 +1412,11 @@ end`,
     ruby: String.raw`scope '/admin' do
   get :stats, to: 'dashboard#stats'
 end`,
-    draw: (r) => { r.scope('/admin', (r) => { r.get('stats', { to: 'dashboard#stats' }); }); },
+    draw: (r) => {
+      r.scope('/admin', (r) => {
+        r.get('stats', { to: 'dashboard#stats' });
+      });
+    },
     recognize: [['GET', '/admin/stats']],
     generate: [['stats']],
   },
@@ -848,8 +1425,15 @@ end`,
     ruby: String.raw`scope module: 'admin' do
   resources :users, only: :index
 end`,
-    draw: (r) => { r.scope({ module: 'admin' }, (r) => { r.resources('users', { only: 'index' }); }); },
-    recognize: [['GET', '/users'], ['GET', '/admin/users']],
+    draw: (r) => {
+      r.scope({ module: 'admin' }, (r) => {
+        r.resources('users', { only: 'index' });
+      });
+    },
+    recognize: [
+      ['GET', '/users'],
+      ['GET', '/admin/users'],
+    ],
     generate: [['users']],
   },
   {
@@ -857,8 +1441,15 @@ end`,
     ruby: String.raw`scope as: 'v1' do
   resources :keys, only: [:index, :show]
 end`,
-    draw: (r) => { r.scope({ as: 'v1' }, (r) => { r.resources('keys', { only: ['index', 'show'] }); }); },
-    recognize: [['GET', '/keys'], ['GET', '/keys/1']],
+    draw: (r) => {
+      r.scope({ as: 'v1' }, (r) => {
+        r.resources('keys', { only: ['index', 'show'] });
+      });
+    },
+    recognize: [
+      ['GET', '/keys'],
+      ['GET', '/keys/1'],
+    ],
     generate: [['v1_keys'], ['v1_key', 1]],
   },
   {
@@ -866,8 +1457,17 @@ end`,
     ruby: String.raw`scope 'v1', module: 'api', as: 'v1' do
   resources :keys
 end`,
-    draw: (r) => { r.scope('v1', { module: 'api', as: 'v1' }, (r) => { r.resources('keys'); }); },
-    recognize: [['GET', '/v1/keys'], ['GET', '/v1/keys/k1'], ['GET', '/v1/keys/new'], ['GET', '/keys']],
+    draw: (r) => {
+      r.scope('v1', { module: 'api', as: 'v1' }, (r) => {
+        r.resources('keys');
+      });
+    },
+    recognize: [
+      ['GET', '/v1/keys'],
+      ['GET', '/v1/keys/k1'],
+      ['GET', '/v1/keys/new'],
+      ['GET', '/keys'],
+    ],
     generate: [['v1_keys'], ['v1_key', 'k1'], ['new_v1_key'], ['edit_v1_key', 2]],
   },
   {
@@ -875,7 +1475,11 @@ end`,
     ruby: String.raw`scope path: 'admin', as: 'admin', module: 'admin' do
   resources :users, only: :index
 end`,
-    draw: (r) => { r.scope({ path: 'admin', as: 'admin', module: 'admin' }, (r) => { r.resources('users', { only: 'index' }); }); },
+    draw: (r) => {
+      r.scope({ path: 'admin', as: 'admin', module: 'admin' }, (r) => {
+        r.resources('users', { only: 'index' });
+      });
+    },
     recognize: [['GET', '/admin/users']],
     generate: [['admin_users']],
   },
@@ -890,10 +1494,17 @@ end`,
 end`,
     draw: (r) => {
       r.scope('a', { as: 'a' }, (r) => {
-        r.scope('b', { module: 'm' }, (r) => { r.scope({ as: 'c' }, (r) => { r.resources('items', { only: ['index', 'show'] }); }); });
+        r.scope('b', { module: 'm' }, (r) => {
+          r.scope({ as: 'c' }, (r) => {
+            r.resources('items', { only: ['index', 'show'] });
+          });
+        });
       });
     },
-    recognize: [['GET', '/a/b/items'], ['GET', '/a/b/items/1']],
+    recognize: [
+      ['GET', '/a/b/items'],
+      ['GET', '/a/b/items/1'],
+    ],
     generate: [['a_c_items'], ['a_c_item', 1]],
   },
   {
@@ -902,19 +1513,41 @@ end`,
   resources :projects, only: [:index, :show]
 end`,
     draw: (r) => {
-      r.scope(':account_id', { as: 'account', constraints: { account_id: /\d+/ } }, (r) => { r.resources('projects', { only: ['index', 'show'] }); });
+      r.scope(':account_id', { as: 'account', constraints: { account_id: /\d+/ } }, (r) => {
+        r.resources('projects', { only: ['index', 'show'] });
+      });
     },
-    recognize: [['GET', '/12/projects'], ['GET', '/ab/projects'], ['GET', '/12/projects/3']],
-    generate: [['account_projects', 12], ['account_project', 12, 3], ['account_projects', { account_id: 5, page: 2 }]],
+    recognize: [
+      ['GET', '/12/projects'],
+      ['GET', '/ab/projects'],
+      ['GET', '/12/projects/3'],
+    ],
+    generate: [
+      ['account_projects', 12],
+      ['account_project', 12, 3],
+      ['account_projects', { account_id: 5, page: 2 }],
+    ],
   },
   {
     name: 'scope: optional locale segment',
     ruby: String.raw`scope '(:locale)', constraints: { locale: /en|fr/ } do
   resources :pages, only: :show
 end`,
-    draw: (r) => { r.scope('(:locale)', { constraints: { locale: /en|fr/ } }, (r) => { r.resources('pages', { only: 'show' }); }); },
-    recognize: [['GET', '/pages/1'], ['GET', '/en/pages/1'], ['GET', '/de/pages/1'], ['GET', '/fr/pages/1.json']],
-    generate: [['page', 1], ['page', 1, { locale: 'fr' }]],
+    draw: (r) => {
+      r.scope('(:locale)', { constraints: { locale: /en|fr/ } }, (r) => {
+        r.resources('pages', { only: 'show' });
+      });
+    },
+    recognize: [
+      ['GET', '/pages/1'],
+      ['GET', '/en/pages/1'],
+      ['GET', '/de/pages/1'],
+      ['GET', '/fr/pages/1.json'],
+    ],
+    generate: [
+      ['page', 1],
+      ['page', 1, { locale: 'fr' }],
+    ],
   },
   {
     name: 'scope: handler and action give the default target',
@@ -922,8 +1555,16 @@ end`,
   get :about
   get :contact
 end`,
-    draw: (r) => { r.scope({ handler: 'pages', action: 'show' }, (r) => { r.get('about'); r.get('contact'); }); },
-    recognize: [['GET', '/about'], ['GET', '/contact']],
+    draw: (r) => {
+      r.scope({ handler: 'pages', action: 'show' }, (r) => {
+        r.get('about');
+        r.get('contact');
+      });
+    },
+    recognize: [
+      ['GET', '/about'],
+      ['GET', '/contact'],
+    ],
     generate: [['about'], ['contact']],
   },
   {
@@ -932,8 +1573,16 @@ end`,
   get :about
   get :team, action: 'team_page'
 end`,
-    draw: (r) => { r.scope({ handler: 'pages' }, (r) => { r.get('about'); r.get('team', { action: 'team_page' }); }); },
-    recognize: [['GET', '/about'], ['GET', '/team']],
+    draw: (r) => {
+      r.scope({ handler: 'pages' }, (r) => {
+        r.get('about');
+        r.get('team', { action: 'team_page' });
+      });
+    },
+    recognize: [
+      ['GET', '/about'],
+      ['GET', '/team'],
+    ],
     generate: [['about'], ['team']],
   },
   {
@@ -941,8 +1590,16 @@ end`,
     ruby: String.raw`scope path_names: { new: 'neu', edit: 'bearbeiten' } do
   resources :items
 end`,
-    draw: (r) => { r.scope({ pathNames: { new: 'neu', edit: 'bearbeiten' } }, (r) => { r.resources('items'); }); },
-    recognize: [['GET', '/items/neu'], ['GET', '/items/1/bearbeiten'], ['GET', '/items/new']],
+    draw: (r) => {
+      r.scope({ pathNames: { new: 'neu', edit: 'bearbeiten' } }, (r) => {
+        r.resources('items');
+      });
+    },
+    recognize: [
+      ['GET', '/items/neu'],
+      ['GET', '/items/1/bearbeiten'],
+      ['GET', '/items/new'],
+    ],
     generate: [['new_item'], ['edit_item', 1]],
   },
   {
@@ -950,8 +1607,17 @@ end`,
     ruby: String.raw`resources_path_names new: 'nuevo', edit: 'editar'
 resources :photos
 resource :profile, only: [:new, :edit]`,
-    draw: (r) => { r.resourcesPathNames({ new: 'nuevo', edit: 'editar' }); r.resources('photos'); r.resource('profile', { only: ['new', 'edit'] }); },
-    recognize: [['GET', '/photos/nuevo'], ['GET', '/photos/1/editar'], ['GET', '/profile/nuevo'], ['GET', '/photos/new']],
+    draw: (r) => {
+      r.resourcesPathNames({ new: 'nuevo', edit: 'editar' });
+      r.resources('photos');
+      r.resource('profile', { only: ['new', 'edit'] });
+    },
+    recognize: [
+      ['GET', '/photos/nuevo'],
+      ['GET', '/photos/1/editar'],
+      ['GET', '/profile/nuevo'],
+      ['GET', '/photos/new'],
+    ],
     generate: [['new_photo'], ['edit_photo', 1], ['edit_profile']],
   },
   // ───────────────────────────── concerns ─────────────────────────────
@@ -966,13 +1632,25 @@ end
 resources :articles, concerns: :commentable
 resources :videos, concerns: [:commentable, :image_attachable], only: :show`,
     draw: (r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: ['index', 'create'] }); });
-      r.concern('image_attachable', (r) => { r.resources('images', { only: 'index' }); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: ['index', 'create'] });
+      });
+      r.concern('image_attachable', (r) => {
+        r.resources('images', { only: 'index' });
+      });
       r.resources('articles', { concerns: 'commentable' });
       r.resources('videos', { concerns: ['commentable', 'image_attachable'], only: 'show' });
     },
-    recognize: [['GET', '/articles/1/comments'], ['POST', '/videos/2/comments'], ['GET', '/videos/2/images'], ['GET', '/articles/1/images']],
-    generate: [['article_comments', 1], ['video_images', 2]],
+    recognize: [
+      ['GET', '/articles/1/comments'],
+      ['POST', '/videos/2/comments'],
+      ['GET', '/videos/2/images'],
+      ['GET', '/articles/1/images'],
+    ],
+    generate: [
+      ['article_comments', 1],
+      ['video_images', 2],
+    ],
   },
   {
     name: 'concerns: call inside resource',
@@ -984,10 +1662,18 @@ resources :articles, only: :index do
   get :feed, on: :collection
 end`,
     draw: (r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: 'index' }); });
-      r.resources('articles', { only: 'index' }, (r) => { r.concerns('commentable'); r.get('feed', { on: 'collection' }); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: 'index' });
+      });
+      r.resources('articles', { only: 'index' }, (r) => {
+        r.concerns('commentable');
+        r.get('feed', { on: 'collection' });
+      });
     },
-    recognize: [['GET', '/articles/1/comments'], ['GET', '/articles/feed']],
+    recognize: [
+      ['GET', '/articles/1/comments'],
+      ['GET', '/articles/feed'],
+    ],
     generate: [['article_comments', 1], ['feed_articles']],
   },
   {
@@ -1002,12 +1688,25 @@ resources :posts, only: [] do
   concerns :commentable, only: :show, as: 'remarks'
 end`,
     draw: (r) => {
-      r.concern('commentable', (r, options) => { r.resources('comments', options); });
-      r.resources('articles', { only: [] }, (r) => { r.concerns('commentable', { only: 'index' }); });
-      r.resources('posts', { only: [] }, (r) => { r.concerns('commentable', { only: 'show', as: 'remarks' }); });
+      r.concern('commentable', (r, options) => {
+        r.resources('comments', options);
+      });
+      r.resources('articles', { only: [] }, (r) => {
+        r.concerns('commentable', { only: 'index' });
+      });
+      r.resources('posts', { only: [] }, (r) => {
+        r.concerns('commentable', { only: 'show', as: 'remarks' });
+      });
     },
-    recognize: [['GET', '/articles/1/comments'], ['GET', '/articles/1/comments/2'], ['GET', '/posts/1/comments/2']],
-    generate: [['article_comments', 1], ['post_remark', 1, 2]],
+    recognize: [
+      ['GET', '/articles/1/comments'],
+      ['GET', '/articles/1/comments/2'],
+      ['GET', '/posts/1/comments/2'],
+    ],
+    generate: [
+      ['article_comments', 1],
+      ['post_remark', 1, 2],
+    ],
   },
   {
     name: 'concerns: member routes in a concern, call at top level',
@@ -1017,11 +1716,16 @@ end
 concerns :reviewable
 resources :books, only: :show, concerns: :reviewable`,
     draw: (r) => {
-      r.concern('reviewable', (r) => { r.get('reviews', { to: 'reviews#index' }); });
+      r.concern('reviewable', (r) => {
+        r.get('reviews', { to: 'reviews#index' });
+      });
       r.concerns('reviewable');
       r.resources('books', { only: 'show', concerns: 'reviewable' });
     },
-    recognize: [['GET', '/reviews'], ['GET', '/books/1/reviews']],
+    recognize: [
+      ['GET', '/reviews'],
+      ['GET', '/books/1/reviews'],
+    ],
     generate: [['reviews'], ['book_reviews', 1]],
   },
   // ───────────────────────────── constraints / defaults blocks ─────────────────────────────
@@ -1032,11 +1736,21 @@ resources :books, only: :show, concerns: :reviewable`,
 end
 get 'photos/:id/raw', to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^\/]+/ }`,
     draw: (r) => {
-      r.constraints({ id: /\d+/ }, (r) => { r.resources('photos', { only: ['show', 'edit'] }); });
+      r.constraints({ id: /\d+/ }, (r) => {
+        r.resources('photos', { only: ['show', 'edit'] });
+      });
       r.get('photos/:id/raw', { to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^\/]+/ } });
     },
-    recognize: [['GET', '/photos/12'], ['GET', '/photos/ab'], ['GET', '/photos/a.b/raw'], ['GET', '/photos/12/edit']],
-    generate: [['photo', 12], ['raw_photo', 'a.b']],
+    recognize: [
+      ['GET', '/photos/12'],
+      ['GET', '/photos/ab'],
+      ['GET', '/photos/a.b/raw'],
+      ['GET', '/photos/12/edit'],
+    ],
+    generate: [
+      ['photo', 12],
+      ['raw_photo', 'a.b'],
+    ],
   },
   {
     name: 'defaults block',
@@ -1045,58 +1759,111 @@ get 'photos/:id/raw', to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^\
   get :status, to: 'health#status'
 end`,
     draw: (r) => {
-      r.defaults({ format: 'json' }, (r) => { r.resources('photos', { only: 'index' }); r.get('status', { to: 'health#status' }); });
+      r.defaults({ format: 'json' }, (r) => {
+        r.resources('photos', { only: 'index' });
+        r.get('status', { to: 'health#status' });
+      });
     },
-    recognize: [['GET', '/photos'], ['GET', '/status'], ['GET', '/status.xml']],
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/status'],
+      ['GET', '/status.xml'],
+    ],
     generate: [['photos'], ['status']],
   },
   // ───────────────────────────── match ─────────────────────────────
   {
     name: 'match: to and via, unnamed path with segment',
     ruby: String.raw`match 'photos/:id', to: 'photos#show', via: :get`,
-    draw: (r) => { r.match('photos/:id', { to: 'photos#show', via: 'get' }); },
-    recognize: [['GET', '/photos/1'], ['POST', '/photos/1'], ['HEAD', '/photos/1'], ['GET', '/photos/1.json'], ['GET', '/photos']],
+    draw: (r) => {
+      r.match('photos/:id', { to: 'photos#show', via: 'get' });
+    },
+    recognize: [
+      ['GET', '/photos/1'],
+      ['POST', '/photos/1'],
+      ['HEAD', '/photos/1'],
+      ['GET', '/photos/1.json'],
+      ['GET', '/photos'],
+    ],
   },
   {
     name: 'match: as option',
     ruby: String.raw`match 'photos/:id', to: 'photos#show', via: :get, as: 'picture'`,
-    draw: (r) => { r.match('photos/:id', { to: 'photos#show', via: 'get', as: 'picture' }); },
+    draw: (r) => {
+      r.match('photos/:id', { to: 'photos#show', via: 'get', as: 'picture' });
+    },
     recognize: [['GET', '/photos/1']],
-    generate: [['picture', 1], ['picture', 1, 'png'], ['picture', { id: 1, size: 'lg' }]],
+    generate: [
+      ['picture', 1],
+      ['picture', 1, 'png'],
+      ['picture', { id: 1, size: 'lg' }],
+    ],
   },
   {
     name: 'match: via list',
     ruby: String.raw`match :photos, to: 'photos#list', via: [:get, :post]`,
-    draw: (r) => { r.match('photos', { to: 'photos#list', via: ['get', 'post'] }); },
-    recognize: [['GET', '/photos'], ['POST', '/photos'], ['PUT', '/photos'], ['HEAD', '/photos']],
+    draw: (r) => {
+      r.match('photos', { to: 'photos#list', via: ['get', 'post'] });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['POST', '/photos'],
+      ['PUT', '/photos'],
+      ['HEAD', '/photos'],
+    ],
     generate: [['photos']],
   },
   {
     name: 'match: via all',
     ruby: String.raw`match :ping, to: 'health#ping', via: :all`,
-    draw: (r) => { r.match('ping', { to: 'health#ping', via: 'all' }); },
-    recognize: [['GET', '/ping'], ['DELETE', '/ping'], ['OPTIONS', '/ping'], ['HEAD', '/ping']],
+    draw: (r) => {
+      r.match('ping', { to: 'health#ping', via: 'all' });
+    },
+    recognize: [
+      ['GET', '/ping'],
+      ['DELETE', '/ping'],
+      ['OPTIONS', '/ping'],
+      ['HEAD', '/ping'],
+    ],
     generate: [['ping']],
   },
   {
     name: 'match: anchor false',
     ruby: String.raw`match :assets, to: 'assets#serve', via: :get, anchor: false`,
-    draw: (r) => { r.match('assets', { to: 'assets#serve', via: 'get', anchor: false }); },
-    recognize: [['GET', '/assets'], ['GET', '/assets/app.js'], ['GET', '/assets/a/b/c'], ['GET', '/assetsx']],
+    draw: (r) => {
+      r.match('assets', { to: 'assets#serve', via: 'get', anchor: false });
+    },
+    recognize: [
+      ['GET', '/assets'],
+      ['GET', '/assets/app.js'],
+      ['GET', '/assets/a/b/c'],
+      ['GET', '/assetsx'],
+    ],
     generate: [['assets']],
   },
   {
     name: 'match: several paths',
     ruby: String.raw`get :about, :contact, to: 'pages#show'`,
-    draw: (r) => { r.get(['about', 'contact'], { to: 'pages#show' }); },
-    recognize: [['GET', '/about'], ['GET', '/contact'], ['GET', '/about.json']],
+    draw: (r) => {
+      r.get(['about', 'contact'], { to: 'pages#show' });
+    },
+    recognize: [
+      ['GET', '/about'],
+      ['GET', '/contact'],
+      ['GET', '/about.json'],
+    ],
     generate: [['about'], ['contact']],
   },
   {
     name: 'match: several path strings',
     ruby: String.raw`get 'help/faq', 'help/terms', to: 'pages#static'`,
-    draw: (r) => { r.get(['help/faq', 'help/terms'], { to: 'pages#static' }); },
-    recognize: [['GET', '/help/faq'], ['GET', '/help/terms']],
+    draw: (r) => {
+      r.get(['help/faq', 'help/terms'], { to: 'pages#static' });
+    },
+    recognize: [
+      ['GET', '/help/faq'],
+      ['GET', '/help/terms'],
+    ],
     generate: [['help_faq'], ['help_terms']],
   },
   {
@@ -1109,7 +1876,12 @@ match 'legal/terms' => 'pages#terms', via: [:get, :post]`,
       r.get({ 'photos/:id/full': 'photos#full', as: 'full_photo' });
       r.match({ 'legal/terms': 'pages#terms', via: ['get', 'post'] });
     },
-    recognize: [['GET', '/about'], ['GET', '/photos/3/full'], ['POST', '/legal/terms'], ['DELETE', '/legal/terms']],
+    recognize: [
+      ['GET', '/about'],
+      ['GET', '/photos/3/full'],
+      ['POST', '/legal/terms'],
+      ['DELETE', '/legal/terms'],
+    ],
     generate: [['about'], ['full_photo', 3], ['legal_terms']],
   },
   {
@@ -1117,23 +1889,45 @@ match 'legal/terms' => 'pages#terms', via: [:get, :post]`,
     ruby: String.raw`get 'posts/:year/:month', to: 'posts#archive', as: 'archive', constraints: { year: /\d{4}/, month: /\d{2}/ }
 get 'blog(/:year(/:month))', to: 'blog#index', as: 'blog'`,
     draw: (r) => {
-      r.get('posts/:year/:month', { to: 'posts#archive', as: 'archive', constraints: { year: /\d{4}/, month: /\d{2}/ } });
+      r.get('posts/:year/:month', {
+        to: 'posts#archive',
+        as: 'archive',
+        constraints: { year: /\d{4}/, month: /\d{2}/ },
+      });
       r.get('blog(/:year(/:month))', { to: 'blog#index', as: 'blog' });
     },
     recognize: [
-      ['GET', '/posts/2020/03'], ['GET', '/posts/20/03'], ['GET', '/posts/2020/3'], ['GET', '/blog'], ['GET', '/blog/2020'],
-      ['GET', '/blog/2020/05'], ['GET', '/blog/2020/05.json'], ['GET', '/blog/2020/05/x'],
+      ['GET', '/posts/2020/03'],
+      ['GET', '/posts/20/03'],
+      ['GET', '/posts/2020/3'],
+      ['GET', '/blog'],
+      ['GET', '/blog/2020'],
+      ['GET', '/blog/2020/05'],
+      ['GET', '/blog/2020/05.json'],
+      ['GET', '/blog/2020/05/x'],
     ],
     generate: [
-      ['archive', 2020, '03'], ['archive', { year: 2021, month: '12' }], ['archive', 2020], ['blog'], ['blog', 2020],
-      ['blog', 2020, 5], ['blog', { year: 2020, month: 5 }], ['blog', { month: 5 }], ['blog', { year: 2020, q: 1 }],
+      ['archive', 2020, '03'],
+      ['archive', { year: 2021, month: '12' }],
+      ['archive', 2020],
+      ['blog'],
+      ['blog', 2020],
+      ['blog', 2020, 5],
+      ['blog', { year: 2020, month: 5 }],
+      ['blog', { month: 5 }],
+      ['blog', { year: 2020, q: 1 }],
     ],
   },
   {
     name: 'match: defaults on a route',
     ruby: String.raw`get 'photos(/:page)', to: 'photos#index', defaults: { page: '1' }, as: 'paged_photos'`,
-    draw: (r) => { r.get('photos(/:page)', { to: 'photos#index', defaults: { page: '1' }, as: 'paged_photos' }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos/3']],
+    draw: (r) => {
+      r.get('photos(/:page)', { to: 'photos#index', defaults: { page: '1' }, as: 'paged_photos' });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos/3'],
+    ],
     generate: [['paged_photos'], ['paged_photos', 3], ['paged_photos', { page: 1 }]],
   },
   {
@@ -1146,7 +1940,14 @@ get :data, to: 'feeds#data', format: true`,
       r.get('raw', { to: 'feeds#raw', format: false });
       r.get('data', { to: 'feeds#data', format: true });
     },
-    recognize: [['GET', '/feed'], ['GET', '/feed.rss'], ['GET', '/raw'], ['GET', '/raw.json'], ['GET', '/data'], ['GET', '/data.csv']],
+    recognize: [
+      ['GET', '/feed'],
+      ['GET', '/feed.rss'],
+      ['GET', '/raw'],
+      ['GET', '/raw.json'],
+      ['GET', '/data'],
+      ['GET', '/data.csv'],
+    ],
     generate: [['feed', 'rss'], ['raw'], ['data', 'csv']],
   },
   {
@@ -1163,7 +1964,15 @@ delete 'items/:id', to: 'items#remove'`,
       r.patch('items/:id', { to: 'items#tweak' });
       r.delete('items/:id', { to: 'items#remove' });
     },
-    recognize: [['GET', '/show_me'], ['POST', '/signup'], ['GET', '/signup'], ['PUT', '/items/1'], ['PATCH', '/items/1'], ['DELETE', '/items/1'], ['GET', '/items/1']],
+    recognize: [
+      ['GET', '/show_me'],
+      ['POST', '/signup'],
+      ['GET', '/signup'],
+      ['PUT', '/items/1'],
+      ['PATCH', '/items/1'],
+      ['DELETE', '/items/1'],
+      ['GET', '/items/1'],
+    ],
     generate: [['show_me'], ['signup'], ['replace_item', 1]],
   },
   {
@@ -1180,8 +1989,20 @@ get 'help/contact(.:format)'`,
       r.post('account/close');
       r.get('help/contact(.:format)');
     },
-    recognize: [['GET', '/help/faq'], ['GET', '/about-us/team-members'], ['GET', '/docs/api/intro'], ['POST', '/account/close'], ['GET', '/help/contact.json']],
-    generate: [['help_faq'], ['about_us_team_members'], ['docs_api_intro'], ['account_close'], ['help_contact', 'json']],
+    recognize: [
+      ['GET', '/help/faq'],
+      ['GET', '/about-us/team-members'],
+      ['GET', '/docs/api/intro'],
+      ['POST', '/account/close'],
+      ['GET', '/help/contact.json'],
+    ],
+    generate: [
+      ['help_faq'],
+      ['about_us_team_members'],
+      ['docs_api_intro'],
+      ['account_close'],
+      ['help_contact', 'json'],
+    ],
   },
   {
     name: 'match: to with only action inside resource member scope',
@@ -1193,24 +2014,44 @@ get 'help/contact(.:format)'`,
 end`,
     draw: (r) => {
       r.resources('photos', { only: [] }, (r) => {
-        r.member((r) => { r.get('preview', { to: 'previews#show' }); r.get('crop', { action: 'cropper' }); });
+        r.member((r) => {
+          r.get('preview', { to: 'previews#show' });
+          r.get('crop', { action: 'cropper' });
+        });
       });
     },
-    recognize: [['GET', '/photos/1/preview'], ['GET', '/photos/1/crop']],
-    generate: [['preview_photo', 1], ['crop_photo', 1]],
+    recognize: [
+      ['GET', '/photos/1/preview'],
+      ['GET', '/photos/1/crop'],
+    ],
+    generate: [
+      ['preview_photo', 1],
+      ['crop_photo', 1],
+    ],
   },
   // ───────────────────────────── root ─────────────────────────────
   {
     name: 'root: string',
     ruby: String.raw`root 'pages#home'`,
-    draw: (r) => { r.root('pages#home'); },
-    recognize: [['GET', '/'], ['HEAD', '/'], ['POST', '/'], ['GET', ''], ['GET', '/index.html'], ['GET', '/.json']],
+    draw: (r) => {
+      r.root('pages#home');
+    },
+    recognize: [
+      ['GET', '/'],
+      ['HEAD', '/'],
+      ['POST', '/'],
+      ['GET', ''],
+      ['GET', '/index.html'],
+      ['GET', '/.json'],
+    ],
     generate: [['root'], ['root', { q: 1 }]],
   },
   {
     name: 'root: hash with as',
     ruby: String.raw`root to: 'pages#home', as: 'start'`,
-    draw: (r) => { r.root({ to: 'pages#home', as: 'start' }); },
+    draw: (r) => {
+      r.root({ to: 'pages#home', as: 'start' });
+    },
     recognize: [['GET', '/']],
     generate: [['start']],
   },
@@ -1219,8 +2060,16 @@ end`,
     ruby: String.raw`resources :photos, only: :show do
   root to: 'photos#index'
 end`,
-    draw: (r) => { r.resources('photos', { only: 'show' }, (r) => { r.root({ to: 'photos#index' }); }); },
-    recognize: [['GET', '/photos'], ['GET', '/photos/1'], ['GET', '/']],
+    draw: (r) => {
+      r.resources('photos', { only: 'show' }, (r) => {
+        r.root({ to: 'photos#index' });
+      });
+    },
+    recognize: [
+      ['GET', '/photos'],
+      ['GET', '/photos/1'],
+      ['GET', '/'],
+    ],
     generate: [['photos_root']],
   },
   {
@@ -1232,10 +2081,18 @@ scope 'blog', as: 'blog' do
   root to: 'entries#index'
 end`,
     draw: (r) => {
-      r.namespace('admin', (r) => { r.root('dashboard#index'); });
-      r.scope('blog', { as: 'blog' }, (r) => { r.root({ to: 'entries#index' }); });
+      r.namespace('admin', (r) => {
+        r.root('dashboard#index');
+      });
+      r.scope('blog', { as: 'blog' }, (r) => {
+        r.root({ to: 'entries#index' });
+      });
     },
-    recognize: [['GET', '/admin'], ['GET', '/admin/'], ['GET', '/blog']],
+    recognize: [
+      ['GET', '/admin'],
+      ['GET', '/admin/'],
+      ['GET', '/blog'],
+    ],
     generate: [['admin_root'], ['blog_root']],
   },
   // ───────────────────────────── globs ─────────────────────────────
@@ -1250,10 +2107,22 @@ get '*path', to: 'errors#not_found'`,
       r.get('*path', { to: 'errors#not_found' });
     },
     recognize: [
-      ['GET', '/files/a/b/c.txt'], ['GET', '/files/a'], ['GET', '/files/a%20b/c'], ['GET', '/docs/x/y/edit'], ['GET', '/docs/x/edit.json'],
-      ['GET', '/anything/else'], ['GET', '/x.json'], ['POST', '/anything'], ['GET', '/'],
+      ['GET', '/files/a/b/c.txt'],
+      ['GET', '/files/a'],
+      ['GET', '/files/a%20b/c'],
+      ['GET', '/docs/x/y/edit'],
+      ['GET', '/docs/x/edit.json'],
+      ['GET', '/anything/else'],
+      ['GET', '/x.json'],
+      ['POST', '/anything'],
+      ['GET', '/'],
     ],
-    generate: [['file', 'a/b/c.txt'], ['file', 'a b/c'], ['edit_doc', 'x/y'], ['file', { filepath: 'z' }]],
+    generate: [
+      ['file', 'a/b/c.txt'],
+      ['file', 'a b/c'],
+      ['edit_doc', 'x/y'],
+      ['file', { filepath: 'z' }],
+    ],
   },
   {
     name: 'glob: format false and via all',
@@ -1263,15 +2132,24 @@ match '*any', to: 'errors#show', via: :all`,
       r.get('pages/*slug', { to: 'pages#show', format: false, as: 'page' });
       r.match('*any', { to: 'errors#show', via: 'all' });
     },
-    recognize: [['GET', '/pages/a/b.html'], ['DELETE', '/nothing/here'], ['PUT', '/x.json']],
+    recognize: [
+      ['GET', '/pages/a/b.html'],
+      ['DELETE', '/nothing/here'],
+      ['PUT', '/x.json'],
+    ],
     generate: [['page', 'a/b.html']],
   },
   // ───────────────────────────── inflections ─────────────────────────────
   {
     name: 'inflection: uncountable sheep',
     ruby: String.raw`resources :sheep`,
-    draw: (r) => { r.resources('sheep'); },
-    recognize: [['GET', '/sheep'], ['GET', '/sheep/1']],
+    draw: (r) => {
+      r.resources('sheep');
+    },
+    recognize: [
+      ['GET', '/sheep'],
+      ['GET', '/sheep/1'],
+    ],
     generate: [['sheep_index'], ['sheep', 1], ['new_sheep'], ['edit_sheep', 1]],
   },
   {
@@ -1279,8 +2157,16 @@ match '*any', to: 'errors#show', via: :all`,
     ruby: String.raw`resources :news do
   resources :comments, only: :index
 end`,
-    draw: (r) => { r.resources('news', (r) => { r.resources('comments', { only: 'index' }); }); },
-    recognize: [['GET', '/news'], ['GET', '/news/1'], ['GET', '/news/1/comments']],
+    draw: (r) => {
+      r.resources('news', (r) => {
+        r.resources('comments', { only: 'index' });
+      });
+    },
+    recognize: [
+      ['GET', '/news'],
+      ['GET', '/news/1'],
+      ['GET', '/news/1/comments'],
+    ],
     generate: [['news_index'], ['news', 1], ['news_comments', 1]],
   },
   {
@@ -1291,14 +2177,35 @@ resources :movies, :axes, :crises, :oxen, :shoes, :knives, :halves, :data, :medi
 resources :databases, :houses, :heroes, :moves, :zombies, :companies, :series, :species, :fish, :police, only: :show
 resources :equipment, :information, :rice, :money, :jeans, :bases, :buffaloes, :viri, :kisses, :wives, only: :show`,
     draw: (r) => {
-      r.resources(['people', 'categories', 'statuses', 'addresses', 'mice', 'boxes', 'wolves', 'quizzes'], { only: 'show' });
-      r.resources(['children', 'analyses', 'matrices', 'indices', 'vertices', 'buses', 'aliases', 'octopi'], { only: 'show' });
+      r.resources(['people', 'categories', 'statuses', 'addresses', 'mice', 'boxes', 'wolves', 'quizzes'], {
+        only: 'show',
+      });
+      r.resources(['children', 'analyses', 'matrices', 'indices', 'vertices', 'buses', 'aliases', 'octopi'], {
+        only: 'show',
+      });
       r.resources(['movies', 'axes', 'crises', 'oxen', 'shoes', 'knives', 'halves', 'data', 'media'], { only: 'show' });
-      r.resources(['databases', 'houses', 'heroes', 'moves', 'zombies', 'companies', 'series', 'species', 'fish', 'police'], { only: 'show' });
-      r.resources(['equipment', 'information', 'rice', 'money', 'jeans', 'bases', 'buffaloes', 'viri', 'kisses', 'wives'], { only: 'show' });
+      r.resources(
+        ['databases', 'houses', 'heroes', 'moves', 'zombies', 'companies', 'series', 'species', 'fish', 'police'],
+        { only: 'show' },
+      );
+      r.resources(
+        ['equipment', 'information', 'rice', 'money', 'jeans', 'bases', 'buffaloes', 'viri', 'kisses', 'wives'],
+        { only: 'show' },
+      );
     },
-    recognize: [['GET', '/people/1'], ['GET', '/mice/2'], ['GET', '/octopi/3']],
-    generate: [['person', 1], ['mouse', 2], ['wolf', 3], ['quiz', 4], ['status', 5], ['address', 6]],
+    recognize: [
+      ['GET', '/people/1'],
+      ['GET', '/mice/2'],
+      ['GET', '/octopi/3'],
+    ],
+    generate: [
+      ['person', 1],
+      ['mouse', 2],
+      ['wolf', 3],
+      ['quiz', 4],
+      ['status', 5],
+      ['address', 6],
+    ],
   },
   {
     name: 'inflection: irregular plurals with nested children (parent id names)',
@@ -1312,11 +2219,21 @@ resources :mice, only: [] do
   resources :wolves, only: :index
 end`,
     draw: (r) => {
-      r.resources('people', (r) => { r.resources('addresses', { only: 'index' }); });
-      r.resources('categories', { only: [] }, (r) => { r.resources('statuses', { only: 'index' }); });
-      r.resources('mice', { only: [] }, (r) => { r.resources('wolves', { only: 'index' }); });
+      r.resources('people', (r) => {
+        r.resources('addresses', { only: 'index' });
+      });
+      r.resources('categories', { only: [] }, (r) => {
+        r.resources('statuses', { only: 'index' });
+      });
+      r.resources('mice', { only: [] }, (r) => {
+        r.resources('wolves', { only: 'index' });
+      });
     },
-    recognize: [['GET', '/people/1/addresses'], ['GET', '/categories/2/statuses'], ['GET', '/mice/3/wolves']],
+    recognize: [
+      ['GET', '/people/1/addresses'],
+      ['GET', '/categories/2/statuses'],
+      ['GET', '/mice/3/wolves'],
+    ],
     generate: [['person_addresses', 1], ['category_statuses', 2], ['mouse_wolves', 3], ['people'], ['person', 1]],
   },
   {
@@ -1328,10 +2245,17 @@ resource :news, :series, :move, :zombie, :hero, :buffalo, :tomato, :shoe, :house
     draw: (r) => {
       r.resource(['person', 'status', 'sheep', 'mouse', 'quiz', 'leaf', 'wife', 'half'], { only: 'show' });
       r.resource(['axis', 'child', 'datum', 'octopus', 'virus', 'ox', 'index', 'matrix'], { only: 'show' });
-      r.resource(['vertex', 'category', 'day', 'bus', 'alias', 'analysis', 'crisis', 'information', 'equipment'], { only: 'show' });
-      r.resource(['news', 'series', 'move', 'zombie', 'hero', 'buffalo', 'tomato', 'shoe', 'house', 'wolf'], { only: 'show' });
+      r.resource(['vertex', 'category', 'day', 'bus', 'alias', 'analysis', 'crisis', 'information', 'equipment'], {
+        only: 'show',
+      });
+      r.resource(['news', 'series', 'move', 'zombie', 'hero', 'buffalo', 'tomato', 'shoe', 'house', 'wolf'], {
+        only: 'show',
+      });
     },
-    recognize: [['GET', '/person'], ['GET', '/mouse']],
+    recognize: [
+      ['GET', '/person'],
+      ['GET', '/mouse'],
+    ],
     generate: [['person'], ['quiz']],
   },
   {
@@ -1340,8 +2264,16 @@ resource :news, :series, :move, :zombie, :hero, :buffalo, :tomato, :shoe, :house
   resources :quizzes, only: :show
   get :card, on: :member
 end`,
-    draw: (r) => { r.resource('person', (r) => { r.resources('quizzes', { only: 'show' }); r.get('card', { on: 'member' }); }); },
-    recognize: [['GET', '/person/quizzes/1'], ['GET', '/person/card']],
+    draw: (r) => {
+      r.resource('person', (r) => {
+        r.resources('quizzes', { only: 'show' });
+        r.get('card', { on: 'member' });
+      });
+    },
+    recognize: [
+      ['GET', '/person/quizzes/1'],
+      ['GET', '/person/card'],
+    ],
     generate: [['person_quiz', 1], ['card_person']],
   },
   {
@@ -1352,10 +2284,19 @@ resources :order_statuses do
 end`,
     draw: (r) => {
       r.resources(['line_items', 'user_profiles', 'api_keys'], { only: 'show' });
-      r.resources('order_statuses', (r) => { r.resources('line_items', { only: 'index' }); });
+      r.resources('order_statuses', (r) => {
+        r.resources('line_items', { only: 'index' });
+      });
     },
-    recognize: [['GET', '/line_items/1'], ['GET', '/order_statuses/2/line_items']],
-    generate: [['line_item', 1], ['order_status_line_items', 2], ['order_status', 2]],
+    recognize: [
+      ['GET', '/line_items/1'],
+      ['GET', '/order_statuses/2/line_items'],
+    ],
+    generate: [
+      ['line_item', 1],
+      ['order_status_line_items', 2],
+      ['order_status', 2],
+    ],
   },
   // ───────────────────────────── combinations ─────────────────────────────
   {
@@ -1372,19 +2313,31 @@ namespace :admin do
   end
 end`,
     draw: (r) => {
-      r.concern('commentable', (r) => { r.resources('comments', { only: ['index', 'show'] }); });
+      r.concern('commentable', (r) => {
+        r.resources('comments', { only: ['index', 'show'] });
+      });
       r.namespace('admin', (r) => {
         r.resources('posts', { shallow: true, concerns: 'commentable' }, (r) => {
-          r.member((r) => { r.post('publish'); });
+          r.member((r) => {
+            r.post('publish');
+          });
           r.resources('revisions', { only: ['index', 'show'] });
         });
       });
     },
     recognize: [
-      ['GET', '/admin/posts/1/comments'], ['GET', '/admin/comments/2'], ['POST', '/admin/posts/1/publish'],
-      ['GET', '/admin/revisions/3'], ['GET', '/admin/posts/1/revisions'],
+      ['GET', '/admin/posts/1/comments'],
+      ['GET', '/admin/comments/2'],
+      ['POST', '/admin/posts/1/publish'],
+      ['GET', '/admin/revisions/3'],
+      ['GET', '/admin/posts/1/revisions'],
     ],
-    generate: [['admin_post_comments', 1], ['admin_comment', 2], ['publish_admin_post', 1], ['admin_revision', 3]],
+    generate: [
+      ['admin_post_comments', 1],
+      ['admin_comment', 2],
+      ['publish_admin_post', 1],
+      ['admin_revision', 3],
+    ],
   },
   {
     name: 'combo: route order, custom route before resources wins',
@@ -1396,7 +2349,11 @@ get 'photos/latest', to: 'photos#latest'`,
       r.resources('photos', { only: ['new', 'show'] });
       r.get('photos/latest', { to: 'photos#latest' });
     },
-    recognize: [['GET', '/photos/new'], ['GET', '/photos/latest'], ['GET', '/photos/5']],
+    recognize: [
+      ['GET', '/photos/new'],
+      ['GET', '/photos/latest'],
+      ['GET', '/photos/5'],
+    ],
     generate: [['custom_new_photo'], ['new_photo'], ['photos_latest']],
   },
   {
@@ -1410,11 +2367,21 @@ get 'photos/latest', to: 'photos#latest'`,
 end`,
     draw: (r) => {
       r.scope({ module: 'api' }, (r) => {
-        r.namespace('v2', (r) => { r.resources('users', { only: 'show' }, (r) => { r.resources('keys', { only: 'index' }); }); });
+        r.namespace('v2', (r) => {
+          r.resources('users', { only: 'show' }, (r) => {
+            r.resources('keys', { only: 'index' });
+          });
+        });
       });
     },
-    recognize: [['GET', '/v2/users/1'], ['GET', '/v2/users/1/keys']],
-    generate: [['v2_user', 1], ['v2_user_keys', 1]],
+    recognize: [
+      ['GET', '/v2/users/1'],
+      ['GET', '/v2/users/1/keys'],
+    ],
+    generate: [
+      ['v2_user', 1],
+      ['v2_user_keys', 1],
+    ],
   },
   {
     name: 'combo: resource inside namespace inside resources',
@@ -1424,9 +2391,16 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.resources('teams', { only: [] }, (r) => { r.namespace('billing', (r) => { r.resource('plan', { only: ['show', 'update'] }); }); });
+      r.resources('teams', { only: [] }, (r) => {
+        r.namespace('billing', (r) => {
+          r.resource('plan', { only: ['show', 'update'] });
+        });
+      });
     },
-    recognize: [['GET', '/teams/1/billing/plan'], ['PATCH', '/teams/1/billing/plan']],
+    recognize: [
+      ['GET', '/teams/1/billing/plan'],
+      ['PATCH', '/teams/1/billing/plan'],
+    ],
     generate: [['team_billing_plan', 1]],
   },
   // ───────────────────────────── edge cases ─────────────────────────────
@@ -1454,25 +2428,55 @@ end`,
       r.scope({ shallowPath: 'sp', shallowPrefix: 'pre' }, (r) => {
         r.resources('articles', { only: [] }, (r) => {
           r.resources('comments', { shallow: true, only: ['index', 'show'] }, (r) => {
-            r.member((r) => { r.get('preview'); });
-            r.collection((r) => { r.get('search'); });
-            r.new((r) => { r.get('draft'); });
-            r.nested((r) => { r.get('stats'); });
+            r.member((r) => {
+              r.get('preview');
+            });
+            r.collection((r) => {
+              r.get('search');
+            });
+            r.new((r) => {
+              r.get('draft');
+            });
+            r.nested((r) => {
+              r.get('stats');
+            });
           });
         });
       });
     },
-    recognize: [['GET', '/sp/comments/2/preview'], ['GET', '/articles/1/comments/search'], ['GET', '/articles/1/comments/new/draft'], ['GET', '/sp/comments/2/stats'], ['GET', '/articles/1/comments/2/stats']],
-    generate: [['preview_pre_comment', 2], ['search_article_comments', 1], ['draft_new_article_comment', 1], ['pre_comment_stats', 2], ['pre_comment', 2]],
+    recognize: [
+      ['GET', '/sp/comments/2/preview'],
+      ['GET', '/articles/1/comments/search'],
+      ['GET', '/articles/1/comments/new/draft'],
+      ['GET', '/sp/comments/2/stats'],
+      ['GET', '/articles/1/comments/2/stats'],
+    ],
+    generate: [
+      ['preview_pre_comment', 2],
+      ['search_article_comments', 1],
+      ['draft_new_article_comment', 1],
+      ['pre_comment_stats', 2],
+      ['pre_comment', 2],
+    ],
   },
   {
     name: 'edge: shallow on a singular parent has no effect',
     ruby: String.raw`resource :account, shallow: true do
   resources :items, only: [:index, :show]
 end`,
-    draw: (r) => { r.resource('account', { shallow: true }, (r) => { r.resources('items', { only: ['index', 'show'] }); }); },
-    recognize: [['GET', '/account/items/1'], ['GET', '/items/1']],
-    generate: [['account_item', 1], ['item', 1]],
+    draw: (r) => {
+      r.resource('account', { shallow: true }, (r) => {
+        r.resources('items', { only: ['index', 'show'] });
+      });
+    },
+    recognize: [
+      ['GET', '/account/items/1'],
+      ['GET', '/items/1'],
+    ],
+    generate: [
+      ['account_item', 1],
+      ['item', 1],
+    ],
   },
   {
     name: 'edge: shallow nested four levels with namespace',
@@ -1489,13 +2493,24 @@ end`,
       r.namespace('api', (r) => {
         r.resources('orgs', { shallow: true }, (r) => {
           r.resources('teams', (r) => {
-            r.resources('members', { only: ['index', 'show'] }, (r) => { r.resources('roles', { only: ['index', 'show'] }); });
+            r.resources('members', { only: ['index', 'show'] }, (r) => {
+              r.resources('roles', { only: ['index', 'show'] });
+            });
           });
         });
       });
     },
-    recognize: [['GET', '/api/members/3/roles'], ['GET', '/api/roles/4'], ['GET', '/api/teams/2/members']],
-    generate: [['api_member_roles', 3], ['api_role', 4], ['api_team_members', 2], ['api_team', 2]],
+    recognize: [
+      ['GET', '/api/members/3/roles'],
+      ['GET', '/api/roles/4'],
+      ['GET', '/api/teams/2/members'],
+    ],
+    generate: [
+      ['api_member_roles', 3],
+      ['api_role', 4],
+      ['api_team_members', 2],
+      ['api_team', 2],
+    ],
   },
   {
     name: 'edge: constraints propagate to member routes and nested shallow',
@@ -1507,31 +2522,58 @@ end`,
 end`,
     draw: (r) => {
       r.resources('users', { constraints: { id: /[^\/]+/ }, shallow: true }, (r) => {
-        r.member((r) => { r.get('card'); });
+        r.member((r) => {
+          r.get('card');
+        });
         r.resources('keys', { only: ['index', 'show'] });
       });
     },
-    recognize: [['GET', '/users/a.b/card'], ['GET', '/users/a.b/keys'], ['GET', '/keys/x.y'], ['GET', '/users/a.b.json']],
-    generate: [['card_user', 'a.b'], ['user_keys', 'a.b'], ['key', 'x.y']],
+    recognize: [
+      ['GET', '/users/a.b/card'],
+      ['GET', '/users/a.b/keys'],
+      ['GET', '/keys/x.y'],
+      ['GET', '/users/a.b.json'],
+    ],
+    generate: [
+      ['card_user', 'a.b'],
+      ['user_keys', 'a.b'],
+      ['key', 'x.y'],
+    ],
   },
   {
     name: 'edge: case-insensitive regexp constraint',
     ruby: String.raw`resources :codes, only: :show, constraints: { id: /[a-z]+/i }`,
-    draw: (r) => { r.resources('codes', { only: 'show', constraints: { id: /[a-z]+/i } }); },
-    recognize: [['GET', '/codes/abc'], ['GET', '/codes/ABC'], ['GET', '/codes/a1']],
+    draw: (r) => {
+      r.resources('codes', { only: 'show', constraints: { id: /[a-z]+/i } });
+    },
+    recognize: [
+      ['GET', '/codes/abc'],
+      ['GET', '/codes/ABC'],
+      ['GET', '/codes/a1'],
+    ],
     generate: [['code', 'XYZ']],
   },
   {
     name: 'edge: format constraint',
     ruby: String.raw`resources :reports, only: [:index, :show], constraints: { format: /json|csv/ }`,
-    draw: (r) => { r.resources('reports', { only: ['index', 'show'], constraints: { format: /json|csv/ } }); },
-    recognize: [['GET', '/reports'], ['GET', '/reports.csv'], ['GET', '/reports.xml'], ['GET', '/reports/1.json'], ['GET', '/reports/1']],
+    draw: (r) => {
+      r.resources('reports', { only: ['index', 'show'], constraints: { format: /json|csv/ } });
+    },
+    recognize: [
+      ['GET', '/reports'],
+      ['GET', '/reports.csv'],
+      ['GET', '/reports.xml'],
+      ['GET', '/reports/1.json'],
+      ['GET', '/reports/1'],
+    ],
     generate: [['report', 1, 'csv'], ['reports']],
   },
   {
     name: 'error: anchored regexp constraint',
     ruby: String.raw`resources :photos, constraints: { id: /^\d+/ }`,
-    draw: (r) => { r.resources('photos', { constraints: { id: /^\d+/ } }); },
+    draw: (r) => {
+      r.resources('photos', { constraints: { id: /^\d+/ } });
+    },
   },
   {
     name: 'edge: same path, constrained route first',
@@ -1541,8 +2583,16 @@ get 'p/:id', to: 'pages#named', as: 'named'`,
       r.get('p/:id', { to: 'pages#numeric', constraints: { id: /\d+/ }, as: 'num' });
       r.get('p/:id', { to: 'pages#named', as: 'named' });
     },
-    recognize: [['GET', '/p/12'], ['GET', '/p/about'], ['GET', '/p/1.json']],
-    generate: [['num', 12], ['named', 'about'], ['num', 'about']],
+    recognize: [
+      ['GET', '/p/12'],
+      ['GET', '/p/about'],
+      ['GET', '/p/1.json'],
+    ],
+    generate: [
+      ['num', 12],
+      ['named', 'about'],
+      ['num', 'about'],
+    ],
   },
   {
     name: 'edge: explicit HEAD route wins over GET for HEAD requests',
@@ -1554,7 +2604,12 @@ match :status, to: 'health#options', via: :options`,
       r.match('ping', { to: 'health#head', via: 'head', as: 'ping_head' });
       r.match('status', { to: 'health#options', via: 'options' });
     },
-    recognize: [['GET', '/ping'], ['HEAD', '/ping'], ['OPTIONS', '/status'], ['GET', '/status']],
+    recognize: [
+      ['GET', '/ping'],
+      ['HEAD', '/ping'],
+      ['OPTIONS', '/status'],
+      ['GET', '/status'],
+    ],
     generate: [['ping'], ['ping_head']],
   },
   {
@@ -1564,15 +2619,23 @@ match :status, to: 'health#options', via: :options`,
   get :report, to: '/reports#show'
 end`,
     draw: (r) => {
-      r.namespace('admin', (r) => { r.resources('users', { handler: '/users', only: 'index' }); r.get('report', { to: '/reports#show' }); });
+      r.namespace('admin', (r) => {
+        r.resources('users', { handler: '/users', only: 'index' });
+        r.get('report', { to: '/reports#show' });
+      });
     },
-    recognize: [['GET', '/admin/users'], ['GET', '/admin/report']],
+    recognize: [
+      ['GET', '/admin/users'],
+      ['GET', '/admin/report'],
+    ],
     generate: [['admin_users'], ['admin_report']],
   },
   {
     name: 'error: invalid controller name',
     ruby: String.raw`resources :users, controller: 'Admin::Users'`,
-    draw: (r) => { r.resources('users', { handler: 'Admin::Users' }); },
+    draw: (r) => {
+      r.resources('users', { handler: 'Admin::Users' });
+    },
   },
   {
     name: 'edge: hyphenated symbol action inside resources',
@@ -1581,16 +2644,27 @@ end`,
   get :'top-rated', on: :collection
 end`,
     draw: (r) => {
-      r.resources('photos', { only: [] }, (r) => { r.get('full-size', { on: 'member' }); r.get('top-rated', { on: 'collection' }); });
+      r.resources('photos', { only: [] }, (r) => {
+        r.get('full-size', { on: 'member' });
+        r.get('top-rated', { on: 'collection' });
+      });
     },
-    recognize: [['GET', '/photos/1/full-size'], ['GET', '/photos/top-rated']],
+    recognize: [
+      ['GET', '/photos/1/full-size'],
+      ['GET', '/photos/top-rated'],
+    ],
     generate: [['full_size_photo', 1], ['top_rated_photos']],
   },
   {
     name: 'edge: hyphenated resource name',
     ruby: String.raw`resources :'user-profiles', only: [:index, :show]`,
-    draw: (r) => { r.resources('user-profiles', { only: ['index', 'show'] }); },
-    recognize: [['GET', '/user-profiles'], ['GET', '/user-profiles/1']],
+    draw: (r) => {
+      r.resources('user-profiles', { only: ['index', 'show'] });
+    },
+    recognize: [
+      ['GET', '/user-profiles'],
+      ['GET', '/user-profiles/1'],
+    ],
     generate: [['user_profiles'], ['user_profile', 1]],
   },
   {
@@ -1601,7 +2675,12 @@ resources :albums, path: ':owner/albums', only: [:index, :show]`,
       r.resources('photos', { path: 'gallery/all', only: ['index', 'show'] });
       r.resources('albums', { path: ':owner/albums', only: ['index', 'show'] });
     },
-    recognize: [['GET', '/gallery/all'], ['GET', '/gallery/all/3'], ['GET', '/bob/albums/2'], ['GET', '/bob/albums']],
+    recognize: [
+      ['GET', '/gallery/all'],
+      ['GET', '/gallery/all/3'],
+      ['GET', '/bob/albums/2'],
+      ['GET', '/bob/albums'],
+    ],
     generate: [['photo', 3], ['album', 'bob', 2], ['albums', { owner: 'ann' }], ['albums']],
   },
   {
@@ -1613,11 +2692,23 @@ resources :c, defaults: { locale: 'en' }, only: :show do
   resources :d, only: :index
 end`,
     draw: (r) => {
-      r.resources('a', { format: false, only: 'show' }, (r) => { r.resources('b', { only: 'index' }); });
-      r.resources('c', { defaults: { locale: 'en' }, only: 'show' }, (r) => { r.resources('d', { only: 'index' }); });
+      r.resources('a', { format: false, only: 'show' }, (r) => {
+        r.resources('b', { only: 'index' });
+      });
+      r.resources('c', { defaults: { locale: 'en' }, only: 'show' }, (r) => {
+        r.resources('d', { only: 'index' });
+      });
     },
-    recognize: [['GET', '/a/1/b'], ['GET', '/a/1/b.json'], ['GET', '/c/1/d'], ['GET', '/c/1']],
-    generate: [['a_b_index', 1], ['c_d_index', 1]],
+    recognize: [
+      ['GET', '/a/1/b'],
+      ['GET', '/a/1/b.json'],
+      ['GET', '/c/1/d'],
+      ['GET', '/c/1'],
+    ],
+    generate: [
+      ['a_b_index', 1],
+      ['c_d_index', 1],
+    ],
   },
   {
     name: 'edge: scope format false and format true',
@@ -1628,10 +2719,19 @@ scope format: true do
   get :export, to: 'exports#show'
 end`,
     draw: (r) => {
-      r.scope({ format: false }, (r) => { r.resources('plain', { only: 'index' }); });
-      r.scope({ format: true }, (r) => { r.get('export', { to: 'exports#show' }); });
+      r.scope({ format: false }, (r) => {
+        r.resources('plain', { only: 'index' });
+      });
+      r.scope({ format: true }, (r) => {
+        r.get('export', { to: 'exports#show' });
+      });
     },
-    recognize: [['GET', '/plain'], ['GET', '/plain.json'], ['GET', '/export.csv'], ['GET', '/export']],
+    recognize: [
+      ['GET', '/plain'],
+      ['GET', '/plain.json'],
+      ['GET', '/export.csv'],
+      ['GET', '/export'],
+    ],
     generate: [['plain_index'], ['export', 'csv']],
   },
   {
@@ -1644,9 +2744,16 @@ end`,
     draw: (r) => {
       r.resourcesPathNames({ new: 'nuevo', edit: 'editar' });
       r.resources('photos', { pathNames: { edit: 'cambiar' }, only: ['new', 'edit'] });
-      r.scope({ pathNames: { new: 'neu' } }, (r) => { r.resources('items', { only: ['new', 'edit'] }); });
+      r.scope({ pathNames: { new: 'neu' } }, (r) => {
+        r.resources('items', { only: ['new', 'edit'] });
+      });
     },
-    recognize: [['GET', '/photos/nuevo'], ['GET', '/photos/1/cambiar'], ['GET', '/items/neu'], ['GET', '/items/1/editar']],
+    recognize: [
+      ['GET', '/photos/nuevo'],
+      ['GET', '/photos/1/cambiar'],
+      ['GET', '/items/neu'],
+      ['GET', '/items/1/editar'],
+    ],
     generate: [['new_photo'], ['edit_photo', 1], ['new_item'], ['edit_item', 1]],
   },
   {
@@ -1657,19 +2764,52 @@ get 'photos(/:id)', to: 'photos#maybe', as: 'maybe_photo'`,
       r.get('shop(/:category)/items', { to: 'items#index', as: 'shop_items' });
       r.get('photos(/:id)', { to: 'photos#maybe', as: 'maybe_photo' });
     },
-    recognize: [['GET', '/shop/items'], ['GET', '/shop/toys/items'], ['GET', '/photos'], ['GET', '/photos/3'], ['GET', '/photos/3.json']],
-    generate: [['shop_items'], ['shop_items', 'toys'], ['shop_items', { category: 'toys' }], ['maybe_photo'], ['maybe_photo', 3], ['maybe_photo', { id: 4, format: 'json' }]],
+    recognize: [
+      ['GET', '/shop/items'],
+      ['GET', '/shop/toys/items'],
+      ['GET', '/photos'],
+      ['GET', '/photos/3'],
+      ['GET', '/photos/3.json'],
+    ],
+    generate: [
+      ['shop_items'],
+      ['shop_items', 'toys'],
+      ['shop_items', { category: 'toys' }],
+      ['maybe_photo'],
+      ['maybe_photo', 3],
+      ['maybe_photo', { id: 4, format: 'json' }],
+    ],
   },
   {
     name: 'edge: generation escaping and query encoding',
     ruby: String.raw`resources :photos, only: :show
 get 'files/*path', to: 'files#show', as: 'file'`,
-    draw: (r) => { r.resources('photos', { only: 'show' }); r.get('files/*path', { to: 'files#show', as: 'file' }); },
-    recognize: [['GET', '/photos/a+b'], ['GET', '/photos/%c3%a9'], ['GET', "/photos/a@b:c!$&'()*,;="], ['GET', '/photos/a%3Fb'], ['GET', '/files/a/%2F/b']],
+    draw: (r) => {
+      r.resources('photos', { only: 'show' });
+      r.get('files/*path', { to: 'files#show', as: 'file' });
+    },
+    recognize: [
+      ['GET', '/photos/a+b'],
+      ['GET', '/photos/%c3%a9'],
+      ['GET', "/photos/a@b:c!$&'()*,;="],
+      ['GET', '/photos/a%3Fb'],
+      ['GET', '/files/a/%2F/b'],
+    ],
     generate: [
-      ['photo', "a+b@c:d!$&'()*,;=~"], ['photo', 'a?b#c'], ['photo', '%'], ['photo', 1, { q: 'a&b=c' }], ['photo', 1, { 'a b': 'c d' }],
-      ['photo', 1, { empty: '' }], ['photo', 1, { t: true }], ['photo', 1, { n: null }], ['photo', 1, { list: [1, 2], h: { a: [3] } }],
-      ['photo', 1, { z: 1, a: 2, m: 3 }], ['photo', null], ['file', 'a/b c?d#e'], ['file', ['x', 'y']], ['photo', 1, { q: 'é' }],
+      ['photo', "a+b@c:d!$&'()*,;=~"],
+      ['photo', 'a?b#c'],
+      ['photo', '%'],
+      ['photo', 1, { q: 'a&b=c' }],
+      ['photo', 1, { 'a b': 'c d' }],
+      ['photo', 1, { empty: '' }],
+      ['photo', 1, { t: true }],
+      ['photo', 1, { n: null }],
+      ['photo', 1, { list: [1, 2], h: { a: [3] } }],
+      ['photo', 1, { z: 1, a: 2, m: 3 }],
+      ['photo', null],
+      ['file', 'a/b c?d#e'],
+      ['file', ['x', 'y']],
+      ['photo', 1, { q: 'é' }],
     ],
   },
   {
@@ -1684,7 +2824,12 @@ end`,
         r.match('bulk', { on: 'collection', via: ['put', 'delete'] });
       });
     },
-    recognize: [['PATCH', '/photos/1/hook'], ['GET', '/photos/1/hook'], ['DELETE', '/photos/bulk'], ['GET', '/photos/bulk']],
+    recognize: [
+      ['PATCH', '/photos/1/hook'],
+      ['GET', '/photos/1/hook'],
+      ['DELETE', '/photos/bulk'],
+      ['GET', '/photos/bulk'],
+    ],
     generate: [['hook_photo', 1], ['bulk_photos']],
   },
   {
@@ -1692,7 +2837,11 @@ end`,
     ruby: String.raw`scope controller: 'home' do
   root action: 'landing'
 end`,
-    draw: (r) => { r.scope({ handler: 'home' }, (r) => { r.root({ action: 'landing' }); }); },
+    draw: (r) => {
+      r.scope({ handler: 'home' }, (r) => {
+        r.root({ action: 'landing' });
+      });
+    },
     recognize: [['GET', '/']],
     generate: [['root']],
   },
@@ -1705,18 +2854,31 @@ end`,
 end`,
     draw: (r) => {
       r.namespace('admin', { shallowPath: 'a', shallowPrefix: 'adm' }, (r) => {
-        r.resources('posts', { only: [] }, (r) => { r.resources('notes', { shallow: true, only: ['index', 'show'] }); });
+        r.resources('posts', { only: [] }, (r) => {
+          r.resources('notes', { shallow: true, only: ['index', 'show'] });
+        });
       });
     },
-    recognize: [['GET', '/a/notes/1'], ['GET', '/admin/notes/1'], ['GET', '/admin/posts/1/notes']],
-    generate: [['adm_note', 1], ['admin_post_notes', 1]],
+    recognize: [
+      ['GET', '/a/notes/1'],
+      ['GET', '/admin/notes/1'],
+      ['GET', '/admin/posts/1/notes'],
+    ],
+    generate: [
+      ['adm_note', 1],
+      ['admin_post_notes', 1],
+    ],
   },
   {
     name: 'edge: namespace with slash in name',
     ruby: String.raw`namespace 'admin/reports' do
   resources :sales, only: :index
 end`,
-    draw: (r) => { r.namespace('admin/reports', (r) => { r.resources('sales', { only: 'index' }); }); },
+    draw: (r) => {
+      r.namespace('admin/reports', (r) => {
+        r.resources('sales', { only: 'index' });
+      });
+    },
     recognize: [['GET', '/admin/reports/sales']],
     generate: [['admin_reports_sales']],
   },
@@ -1732,18 +2894,35 @@ end
 resources :messages, shallow: true, concerns: :attachable, only: :show`,
     draw: (r) => {
       r.concern('attachable', (r) => {
-        r.resources('attachments', { only: ['index', 'show', 'destroy'] }, (r) => { r.member((r) => { r.get('download'); }); });
+        r.resources('attachments', { only: ['index', 'show', 'destroy'] }, (r) => {
+          r.member((r) => {
+            r.get('download');
+          });
+        });
       });
       r.resources('messages', { shallow: true, concerns: 'attachable', only: 'show' });
     },
-    recognize: [['GET', '/messages/1/attachments'], ['GET', '/attachments/2/download'], ['DELETE', '/attachments/2']],
-    generate: [['message_attachments', 1], ['download_attachment', 2], ['attachment', 2]],
+    recognize: [
+      ['GET', '/messages/1/attachments'],
+      ['GET', '/attachments/2/download'],
+      ['DELETE', '/attachments/2'],
+    ],
+    generate: [
+      ['message_attachments', 1],
+      ['download_attachment', 2],
+      ['attachment', 2],
+    ],
   },
   {
     name: 'edge: only and except together',
     ruby: String.raw`resources :photos, only: [:index, :show, :edit], except: :edit`,
-    draw: (r) => { r.resources('photos', { only: ['index', 'show', 'edit'], except: 'edit' }); },
-    recognize: [['GET', '/photos/1/edit'], ['GET', '/photos/1']],
+    draw: (r) => {
+      r.resources('photos', { only: ['index', 'show', 'edit'], except: 'edit' });
+    },
+    recognize: [
+      ['GET', '/photos/1/edit'],
+      ['GET', '/photos/1'],
+    ],
     generate: [['photo', 1]],
   },
   {
@@ -1762,8 +2941,14 @@ end`,
         });
       });
     },
-    recognize: [['GET', '/v1/users/1/export.csv'], ['GET', '/v1/users/1/settings']],
-    generate: [['export_v1_user', 1, 'csv'], ['v1_user_prefs', 1]],
+    recognize: [
+      ['GET', '/v1/users/1/export.csv'],
+      ['GET', '/v1/users/1/settings'],
+    ],
+    generate: [
+      ['export_v1_user', 1, 'csv'],
+      ['v1_user_prefs', 1],
+    ],
   },
   {
     name: 'edge: scope with dynamic segment inside resources',
@@ -1773,7 +2958,11 @@ end`,
   end
 end`,
     draw: (r) => {
-      r.resources('users', { only: [] }, (r) => { r.scope(':year', (r) => { r.get('posts', { to: 'posts#by_year' }); }); });
+      r.resources('users', { only: [] }, (r) => {
+        r.scope(':year', (r) => {
+          r.get('posts', { to: 'posts#by_year' });
+        });
+      });
     },
     recognize: [['GET', '/users/1/2020/posts']],
     generate: [['user_posts', 1, 2020]],
@@ -1784,9 +2973,15 @@ end`,
   resources :things, only: [:index, :show]
 end`,
     draw: (r) => {
-      r.namespace('api', { format: false, defaults: { format: 'json' } }, (r) => { r.resources('things', { only: ['index', 'show'] }); });
+      r.namespace('api', { format: false, defaults: { format: 'json' } }, (r) => {
+        r.resources('things', { only: ['index', 'show'] });
+      });
     },
-    recognize: [['GET', '/api/things'], ['GET', '/api/things.json'], ['GET', '/api/things/1']],
+    recognize: [
+      ['GET', '/api/things'],
+      ['GET', '/api/things.json'],
+      ['GET', '/api/things/1'],
+    ],
     generate: [['api_things'], ['api_thing', 1]],
   },
   {
@@ -1803,20 +2998,202 @@ resources :media, :data, :forums, :campuses, :viruses, :bonuses, :censuses, :ali
 resources :horses, :causes, :purposes, :responses, :releases, :cases, :databases, :bases, :places, :prices, :services, :devices, only: :show
 resources :inboxes, :matrix_items, :addresses, :hives, :archives, :objectives, :perspectives, :olives, :saves, :moves, only: :show`,
     draw: (r) => {
-      r.resources(['statuses', 'crises', 'axes', 'diagnoses', 'theses', 'analyses', 'halves', 'calves', 'lives', 'wives', 'elves', 'knives'], { only: 'show' });
-      r.resources(['thieves', 'shelves', 'loaves', 'hooves', 'roofs', 'chiefs', 'proofs', 'potatoes', 'tomatoes', 'heroes', 'echoes', 'vetoes'], { only: 'show' });
-      r.resources(['photos', 'pianos', 'radii', 'fungi', 'nuclei', 'syllabi', 'cacti', 'criteria', 'phenomena', 'bacteria', 'curricula', 'memoranda'], { only: 'show' });
-      r.resources(['appendices', 'indices', 'matrices', 'vertices', 'oxen', 'children', 'people', 'men', 'women', 'feet', 'teeth', 'geese'], { only: 'show' });
-      r.resources(['mice', 'lice', 'dice', 'quizzes', 'buses', 'gases', 'boxes', 'foxes', 'churches', 'wishes', 'kisses', 'dishes'], { only: 'show' });
-      r.resources(['bushes', 'taxes', 'waltzes', 'fezzes', 'news', 'series', 'species', 'sheep', 'deer', 'moose', 'fish', 'equipment'], { only: 'show' });
-      r.resources(['information', 'rice', 'money', 'police', 'jeans', 'movies', 'cookies', 'zombies', 'ties', 'lies', 'pies', 'toys'], { only: 'show' });
-      r.resources(['days', 'monkeys', 'keys', 'plays', 'guys', 'flies', 'cities', 'ladies', 'stories', 'queries', 'allies', 'stadiums'], { only: 'show' });
-      r.resources(['media', 'data', 'forums', 'campuses', 'viruses', 'bonuses', 'censuses', 'aliases', 'canvases', 'uses', 'users', 'houses'], { only: 'show' });
-      r.resources(['horses', 'causes', 'purposes', 'responses', 'releases', 'cases', 'databases', 'bases', 'places', 'prices', 'services', 'devices'], { only: 'show' });
-      r.resources(['inboxes', 'matrix_items', 'addresses', 'hives', 'archives', 'objectives', 'perspectives', 'olives', 'saves', 'moves'], { only: 'show' });
+      r.resources(
+        [
+          'statuses',
+          'crises',
+          'axes',
+          'diagnoses',
+          'theses',
+          'analyses',
+          'halves',
+          'calves',
+          'lives',
+          'wives',
+          'elves',
+          'knives',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'thieves',
+          'shelves',
+          'loaves',
+          'hooves',
+          'roofs',
+          'chiefs',
+          'proofs',
+          'potatoes',
+          'tomatoes',
+          'heroes',
+          'echoes',
+          'vetoes',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'photos',
+          'pianos',
+          'radii',
+          'fungi',
+          'nuclei',
+          'syllabi',
+          'cacti',
+          'criteria',
+          'phenomena',
+          'bacteria',
+          'curricula',
+          'memoranda',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'appendices',
+          'indices',
+          'matrices',
+          'vertices',
+          'oxen',
+          'children',
+          'people',
+          'men',
+          'women',
+          'feet',
+          'teeth',
+          'geese',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'mice',
+          'lice',
+          'dice',
+          'quizzes',
+          'buses',
+          'gases',
+          'boxes',
+          'foxes',
+          'churches',
+          'wishes',
+          'kisses',
+          'dishes',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'bushes',
+          'taxes',
+          'waltzes',
+          'fezzes',
+          'news',
+          'series',
+          'species',
+          'sheep',
+          'deer',
+          'moose',
+          'fish',
+          'equipment',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'information',
+          'rice',
+          'money',
+          'police',
+          'jeans',
+          'movies',
+          'cookies',
+          'zombies',
+          'ties',
+          'lies',
+          'pies',
+          'toys',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'days',
+          'monkeys',
+          'keys',
+          'plays',
+          'guys',
+          'flies',
+          'cities',
+          'ladies',
+          'stories',
+          'queries',
+          'allies',
+          'stadiums',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'media',
+          'data',
+          'forums',
+          'campuses',
+          'viruses',
+          'bonuses',
+          'censuses',
+          'aliases',
+          'canvases',
+          'uses',
+          'users',
+          'houses',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'horses',
+          'causes',
+          'purposes',
+          'responses',
+          'releases',
+          'cases',
+          'databases',
+          'bases',
+          'places',
+          'prices',
+          'services',
+          'devices',
+        ],
+        { only: 'show' },
+      );
+      r.resources(
+        [
+          'inboxes',
+          'matrix_items',
+          'addresses',
+          'hives',
+          'archives',
+          'objectives',
+          'perspectives',
+          'olives',
+          'saves',
+          'moves',
+        ],
+        { only: 'show' },
+      );
     },
-    recognize: [['GET', '/cookies/1'], ['GET', '/matrix_items/2']],
-    generate: [['cooky', 1], ['wolf', 1], ['archife', 1], ['criterium', 1]],
+    recognize: [
+      ['GET', '/cookies/1'],
+      ['GET', '/matrix_items/2'],
+    ],
+    generate: [
+      ['cooky', 1],
+      ['wolf', 1],
+      ['archife', 1],
+      ['criterium', 1],
+    ],
   },
   {
     name: 'inflection: pluralize, broad word list (singular resources)',
@@ -1829,16 +3206,79 @@ resource :information, :rice, :money, :police, :jeans, :movie, :cookie, :zombie,
 resource :alias, :index, :matrix, :vertex, :appendix, :ox, :mouse, :louse, :die, :hive, :archive, :move, only: :show
 resource :house, :horse, :database, :base, :address, :user, :campus, :bonus, :axis, :basis, only: :show`,
     draw: (r) => {
-      r.resource(['person', 'man', 'woman', 'child', 'foot', 'tooth', 'goose', 'cactus', 'fungus', 'radius', 'criterion', 'phenomenon'], { only: 'show' });
-      r.resource(['medium', 'datum', 'thesis', 'crisis', 'analysis', 'diagnosis', 'wife', 'life', 'knife', 'leaf', 'half', 'calf'], { only: 'show' });
-      r.resource(['elf', 'shelf', 'thief', 'roof', 'chief', 'safe', 'potato', 'tomato', 'hero', 'echo', 'photo', 'piano'], { only: 'show' });
-      r.resource(['quiz', 'bus', 'gas', 'box', 'fox', 'church', 'wish', 'kiss', 'tax', 'buzz', 'city', 'lady'], { only: 'show' });
-      r.resource(['story', 'toy', 'day', 'key', 'guy', 'fly', 'sheep', 'deer', 'fish', 'series', 'news', 'equipment'], { only: 'show' });
-      r.resource(['information', 'rice', 'money', 'police', 'jeans', 'movie', 'cookie', 'zombie', 'tie', 'virus', 'octopus', 'status'], { only: 'show' });
-      r.resource(['alias', 'index', 'matrix', 'vertex', 'appendix', 'ox', 'mouse', 'louse', 'die', 'hive', 'archive', 'move'], { only: 'show' });
-      r.resource(['house', 'horse', 'database', 'base', 'address', 'user', 'campus', 'bonus', 'axis', 'basis'], { only: 'show' });
+      r.resource(
+        [
+          'person',
+          'man',
+          'woman',
+          'child',
+          'foot',
+          'tooth',
+          'goose',
+          'cactus',
+          'fungus',
+          'radius',
+          'criterion',
+          'phenomenon',
+        ],
+        { only: 'show' },
+      );
+      r.resource(
+        [
+          'medium',
+          'datum',
+          'thesis',
+          'crisis',
+          'analysis',
+          'diagnosis',
+          'wife',
+          'life',
+          'knife',
+          'leaf',
+          'half',
+          'calf',
+        ],
+        { only: 'show' },
+      );
+      r.resource(
+        ['elf', 'shelf', 'thief', 'roof', 'chief', 'safe', 'potato', 'tomato', 'hero', 'echo', 'photo', 'piano'],
+        { only: 'show' },
+      );
+      r.resource(['quiz', 'bus', 'gas', 'box', 'fox', 'church', 'wish', 'kiss', 'tax', 'buzz', 'city', 'lady'], {
+        only: 'show',
+      });
+      r.resource(['story', 'toy', 'day', 'key', 'guy', 'fly', 'sheep', 'deer', 'fish', 'series', 'news', 'equipment'], {
+        only: 'show',
+      });
+      r.resource(
+        [
+          'information',
+          'rice',
+          'money',
+          'police',
+          'jeans',
+          'movie',
+          'cookie',
+          'zombie',
+          'tie',
+          'virus',
+          'octopus',
+          'status',
+        ],
+        { only: 'show' },
+      );
+      r.resource(
+        ['alias', 'index', 'matrix', 'vertex', 'appendix', 'ox', 'mouse', 'louse', 'die', 'hive', 'archive', 'move'],
+        { only: 'show' },
+      );
+      r.resource(['house', 'horse', 'database', 'base', 'address', 'user', 'campus', 'bonus', 'axis', 'basis'], {
+        only: 'show',
+      });
     },
-    recognize: [['GET', '/person'], ['GET', '/safe']],
+    recognize: [
+      ['GET', '/person'],
+      ['GET', '/safe'],
+    ],
     generate: [['person'], ['safe']],
   },
 ];

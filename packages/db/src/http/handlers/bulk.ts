@@ -82,7 +82,10 @@ function revsRequest(body: JsonObject): Map<string, Rev[]> {
   const request = new Map<string, Rev[]>();
   for (const [id, revs] of body.entries()) {
     if (!Array.isArray(revs)) throw crash('function_clause');
-    request.set(id, revs.map((rev) => parseRev(rev)));
+    request.set(
+      id,
+      revs.map((rev) => parseRev(rev)),
+    );
   }
   return request;
 }
@@ -122,7 +125,8 @@ function bulkGetOne(db: Db, entry: JsonValue, withRevs: boolean): string {
     }
   }
   // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
-  if (revs === 'all' && db.leafRevs(docId).length === 0) return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
+  if (revs === 'all' && db.leafRevs(docId).length === 0)
+    return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
   const results = db.openRevs(docId, revs, { revs: withRevs });
   return wrap(results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : error(docId, r.missing, 'not_found', 'missing'))));
 }

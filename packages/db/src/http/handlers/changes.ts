@@ -138,10 +138,14 @@ function parseRequest(
 
 function parseHeartbeat(value: string): number {
   if (!/^[+-]?\d+$/.test(value)) {
-    throw new CouchError('bad_request', 'Invalid heartbeat value. Expecting a positive integer value (in milliseconds).');
+    throw new CouchError(
+      'bad_request',
+      'Invalid heartbeat value. Expecting a positive integer value (in milliseconds).',
+    );
   }
   const ms = Number(value);
-  if (ms <= 0) throw new CouchError('bad_request', 'The heartbeat value should be a positive integer (in milliseconds).');
+  if (ms <= 0)
+    throw new CouchError('bad_request', 'The heartbeat value should be a positive integer (in milliseconds).');
   return ms;
 }
 
@@ -185,7 +189,9 @@ function filterOf(
 /** The normal feed's opaque ETag: it changes with the database, as CouchDB's (db info based). */
 function etagOf(db: Database): string {
   const meta = db.meta();
-  const digest = createHash('md5').update(`${db.name}\n${meta.createdAt}\n${meta.updateSeq}\n${meta.docCount}\n${meta.docDelCount}`).digest('hex');
+  const digest = createHash('md5')
+    .update(`${db.name}\n${meta.createdAt}\n${meta.updateSeq}\n${meta.docCount}\n${meta.docDelCount}`)
+    .digest('hex');
   return `"${BigInt(`0x${digest}`).toString(36).toUpperCase()}"`;
 }
 

@@ -128,7 +128,8 @@ function parseRevList(raw: string): Rev[] {
   } catch {
     throw new CouchError('bad_request', 'invalid UTF-8 JSON');
   }
-  if (!Array.isArray(list)) throw new CouchError('bad_request', '`open_revs` must be `all` or a JSON array of revisions');
+  if (!Array.isArray(list))
+    throw new CouchError('bad_request', '`open_revs` must be `all` or a JSON array of revisions');
   return list.map((rev) => parseRev(rev));
 }
 

@@ -44,7 +44,6 @@ export const server = {
       info: { authentication_handlers: ['default'], ...(ctx.user.name === null ? {} : { authenticated: 'default' }) },
     });
   },
-
 };
 
 /** The fallback of every endpoint: 405 with the methods it answers, as CouchDB lists them. */

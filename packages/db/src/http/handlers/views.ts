@@ -94,7 +94,10 @@ async function objectBody(ctx: RequestContext, checkType: boolean): Promise<Reco
   return toPlain(body) as Record<string, unknown>;
 }
 
-async function open(ctx: RequestContext, db: Database): Promise<{ manager: ViewManager; state: GroupState; viewNo: number }> {
+async function open(
+  ctx: RequestContext,
+  db: Database,
+): Promise<{ manager: ViewManager; state: GroupState; viewNo: number }> {
   const manager = ctx.server.views(db);
   const group = manager.groupOf(DESIGN_PREFIX + param(ctx, 'docid'));
   const { index: viewNo } = viewOf(group, param(ctx, 'view'));
@@ -158,7 +161,12 @@ async function sendAnswer(
 const CACHE_ENTRY = 256 * 1024;
 
 /** The head of the response object (everything before the rows) and the rows. */
-function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): { head: string; rows: Iterable<string> } {
+function answer(
+  db: Database,
+  state: GroupState,
+  viewNo: number,
+  q: ViewQuery,
+): { head: string; rows: Iterable<string> } {
   const { meta, rows } = answerQuery(db, state, viewNo, q);
   const members = JSON.stringify(meta);
   return { head: `${members.slice(0, -1)}${members.length > 2 ? ',' : ''}"rows":[`, rows };
@@ -169,10 +177,19 @@ function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): 
  * which this view last changed: writes the view does not see keep the ETag), the request, and
  * with include_docs the database's sequence too (the docs can change without the view).
  */
-function etagOf(state: GroupState, viewNo: number, ctx: RequestContext, body: unknown, q: ViewQuery, db: Database): string {
+function etagOf(
+  state: GroupState,
+  viewNo: number,
+  ctx: RequestContext,
+  body: unknown,
+  q: ViewQuery,
+  db: Database,
+): string {
   const docs = q.includeDocs ? `:${db.updateSeq}` : '';
   const hash = createHash('md5')
-    .update(`${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`)
+    .update(
+      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`,
+    )
     .digest('hex');
   return `"${hash}"`;
 }

@@ -2,15 +2,7 @@ import Database from 'better-sqlite3';
 import { isWellFormed } from '../../support/unicode.js';
 import { statSync } from 'node:fs';
 import { RecentChanges } from '../recent-changes.js';
-import type {
-  DatabaseStore,
-  DbMeta,
-  ChangedDoc,
-  DocRecord,
-  DocWrite,
-  IdRange,
-  LocalDoc,
-} from '../engine.js';
+import type { DatabaseStore, DbMeta, ChangedDoc, DocRecord, DocWrite, IdRange, LocalDoc } from '../engine.js';
 import { COUNTERS, SCHEMA, SCHEMA_VERSION } from './schema.js';
 
 type Db = Database.Database;
@@ -129,21 +121,15 @@ export class SqliteDatabase implements DatabaseStore {
       .raw();
     // `k` is given explicitly on insert, as SQLite would pick it: one more than the largest.
     this.stmtMaxKey = db.prepare('SELECT max(k) FROM docs').pluck();
-    this.stmtUpdateDoc = db.prepare(
-      'UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?',
-    );
+    this.stmtUpdateDoc = db.prepare('UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?');
     this.stmtPutBody = db.prepare('INSERT OR REPLACE INTO bodies (doc, rev, body) VALUES (?, ?, ?)');
     this.stmtDropBody = db.prepare('DELETE FROM bodies WHERE doc = ? AND rev = ?');
     // CAST to BLOB makes length() count bytes instead of characters.
-    this.stmtBodySize = db
-      .prepare('SELECT length(CAST(body AS BLOB)) FROM bodies WHERE doc = ? AND rev = ?')
-      .pluck();
+    this.stmtBodySize = db.prepare('SELECT length(CAST(body AS BLOB)) FROM bodies WHERE doc = ? AND rev = ?').pluck();
     this.stmtSaveCounters = db.prepare(
       `INSERT OR REPLACE INTO meta (key, value) VALUES ${COUNTERS.map((k) => `('${k}', ?)`).join(', ')}`,
     );
-    this.stmtChanges = db
-      .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE seq > ? ORDER BY seq LIMIT ?`)
-      .raw();
+    this.stmtChanges = db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE seq > ? ORDER BY seq LIMIT ?`).raw();
     this.stmtChangesDesc = db
       .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
       .raw();
@@ -159,9 +145,7 @@ export class SqliteDatabase implements DatabaseStore {
     this.stmtDeleteLocal = db.prepare('DELETE FROM local_docs WHERE id = ?');
     this.stmtGetProp = db.prepare('SELECT value FROM props WHERE key = ?').pluck();
     this.stmtSetProp = db.prepare('INSERT OR REPLACE INTO props (key, value) VALUES (?, ?)');
-    this.stmtPages = db
-      .prepare('SELECT * FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()')
-      .raw();
+    this.stmtPages = db.prepare('SELECT * FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()').raw();
     this.totals = this.loadCounters();
     this.recent = new RecentChanges(this.totals.updateSeq, options.recentBytes ?? RECENT_BYTES);
     this.writeTransaction = db.transaction((writes: readonly DocWrite[]) => this.applyWrites(writes));
@@ -330,7 +314,7 @@ export class SqliteDatabase implements DatabaseStore {
         for (const b of bodies) this.stmtPutBody.run(k, b.rev, b.body);
         if (dropBodies !== undefined) for (const rev of dropBodies) this.stmtDropBody.run(k, rev);
         if (!record.deleted) {
-          size = sizeInBatch(bodies, record.rev) ?? ((this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0);
+          size = sizeInBatch(bodies, record.rev) ?? (this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0;
         }
         this.stmtUpdateDoc.run(seq, record.rev, deleted, size, record.tree, k);
         if (old[1] !== 0) c.docDelCount--;
@@ -415,7 +399,8 @@ export class SqliteDatabase implements DatabaseStore {
     let pageSize = FIRST_PAGE;
     for (;;) {
       const rows = this.stmtChangedBodies.all(after, pageSize) as [string, number, string, number, string | null][];
-      for (const [id, seq, rev, deleted, body] of rows) yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined };
+      for (const [id, seq, rev, deleted, body] of rows)
+        yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined };
       if (rows.length < pageSize) return;
       after = rows[rows.length - 1][1];
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
@@ -498,7 +483,6 @@ export class SqliteDatabase implements DatabaseStore {
     return stmt;
   }
 }
-
 
 /** UTF-8 bytes of `rev`'s body when this write carries it. */
 function sizeInBatch(bodies: DocWrite['bodies'], rev: string): number | undefined {

@@ -37,7 +37,10 @@ class SqliteEngine implements StorageEngine {
 
   create(name: string): DatabaseStore {
     if (!isValidDbName(name)) {
-      throw new CouchError('illegal_database_name', `Name: '${name}'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter.`);
+      throw new CouchError(
+        'illegal_database_name',
+        `Name: '${name}'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter.`,
+      );
     }
     if (this.exists(name)) throw new StorageExistsError(name);
     const path = this.pathOf(name);

@@ -513,7 +513,11 @@ class LevelBuilder<T, R> {
     }
     // The parents of leaves hold a pointer (with its edge keys) per leaf: most of a build's
     // memory if cached, and each is read by few queries. Levels above them are cached.
-    return this.tree.writeBuiltInner((items as Ptr<R>[]).slice(from, to), bytes, this.level >= 2 || this.tree.cacheBuilt);
+    return this.tree.writeBuiltInner(
+      (items as Ptr<R>[]).slice(from, to),
+      bytes,
+      this.level >= 2 || this.tree.cacheBuilt,
+    );
   }
 }
 
@@ -1187,7 +1191,8 @@ export class BTree<V, R = undefined> {
         const k = kids[0];
         if (!isPending(k)) return k.id;
         if (k.leaf) kids = this.materializeLeaf(k.items, true);
-        else if (k.kids.length === 1) kids = k.kids; // a root with one child: drop a level
+        else if (k.kids.length === 1)
+          kids = k.kids; // a root with one child: drop a level
         else kids = this.materializeInner(k.kids, true);
         continue;
       }
@@ -1280,7 +1285,8 @@ export class BTree<V, R = undefined> {
       for (let i = from; i < n; i++) both += sizes[i];
       let acc = 0;
       let split = from;
-      while (split < n - minItems && (split - from < minItems || acc + sizes[split] / 2 < both / 2)) acc += sizes[split++];
+      while (split < n - minItems && (split - from < minItems || acc + sizes[split] / 2 < both / 2))
+        acc += sizes[split++];
       if (split - from >= minItems && n - split >= minItems) ends[m - 2] = split;
       else ends.splice(m - 2, 1);
     }
@@ -1337,7 +1343,10 @@ export class BTree<V, R = undefined> {
     if (this.root === undefined) return stats;
     let minBytes = Infinity;
     let maxBytes = 0;
-    const walk = (id: number, isRoot: boolean): { depth: number; first: Buffer; last: Buffer; count: number; red: R } => {
+    const walk = (
+      id: number,
+      isRoot: boolean,
+    ): { depth: number; first: Buffer; last: Buffer; count: number; red: R } => {
       const node = this.load(id);
       let bytes = NODE_HEADER_BYTES;
       let result: { depth: number; first: Buffer; last: Buffer; count: number; red: R };
@@ -1346,7 +1355,8 @@ export class BTree<V, R = undefined> {
         if (n === 0) throw new Error(`leaf ${id} is empty`);
         for (let i = 0; i < n; i++) {
           bytes += entryBytes(node.keyAt(i), node.rawAt(i));
-          if (i > 0 && compareKeys(node.keyAt(i - 1), node.keyAt(i)) >= 0) throw new Error(`leaf ${id} keys out of order at ${i}`);
+          if (i > 0 && compareKeys(node.keyAt(i - 1), node.keyAt(i)) >= 0)
+            throw new Error(`leaf ${id} keys out of order at ${i}`);
         }
         stats.leaves++;
         stats.entries += n;
@@ -1364,13 +1374,16 @@ export class BTree<V, R = undefined> {
           const sub = walk(p.id, false);
           if (depth !== -1 && sub.depth !== depth) throw new Error(`inner node ${id}: leaves at different depths`);
           depth = sub.depth;
-          if (!keysEqual(sub.first, p.first) || !keysEqual(sub.last, p.last)) throw new Error(`inner node ${id}: wrong first/last key for child ${p.id}`);
+          if (!keysEqual(sub.first, p.first) || !keysEqual(sub.last, p.last))
+            throw new Error(`inner node ${id}: wrong first/last key for child ${p.id}`);
           if (sub.count !== p.count) throw new Error(`inner node ${id}: wrong count for child ${p.id}`);
-          if (i > 0 && compareKeys(ps[i - 1].last, p.first) >= 0) throw new Error(`inner node ${id}: children overlap at ${i}`);
+          if (i > 0 && compareKeys(ps[i - 1].last, p.first) >= 0)
+            throw new Error(`inner node ${id}: children overlap at ${i}`);
           if (this.reducer !== undefined) {
             const stored = Buffer.from(this.encodeReduction(p.red));
             const computed = Buffer.from(this.encodeReduction(sub.red));
-            if (!stored.equals(computed)) throw new Error(`inner node ${id}: stored reduction of child ${p.id} is ${stored} not ${computed}`);
+            if (!stored.equals(computed))
+              throw new Error(`inner node ${id}: stored reduction of child ${p.id} is ${stored} not ${computed}`);
           }
           reds.push(p.red);
           count += p.count;
@@ -1396,7 +1409,8 @@ export class BTree<V, R = undefined> {
 function samePtr<V, R>(k: Kid<V, R>, p: Ptr<R>): boolean {
   if (isPending(k)) return false;
   if (k.id !== p.id || k.count !== p.count) return false;
-  if ((k.first !== p.first && !keysEqual(k.first, p.first)) || (k.last !== p.last && !keysEqual(k.last, p.last))) return false;
+  if ((k.first !== p.first && !keysEqual(k.first, p.first)) || (k.last !== p.last && !keysEqual(k.last, p.last)))
+    return false;
   if (k.redRaw === undefined || p.redRaw === undefined) return k.redRaw === p.redRaw;
   return k.redRaw === p.redRaw || keysEqual(k.redRaw, p.redRaw);
 }
@@ -1441,6 +1455,7 @@ export function combineReducers<V>(reducers: readonly Reducer<V, unknown>[]): Re
     reduce: (entries) => reducers.map((r) => r.reduce(entries)),
     rereduce: (reductions) => reducers.map((r, i) => r.rereduce(reductions.map((red) => red[i]))),
   };
-  if (reducers.every((r) => r.reduceCount !== undefined)) combined.reduceCount = (n) => reducers.map((r) => r.reduceCount!(n));
+  if (reducers.every((r) => r.reduceCount !== undefined))
+    combined.reduceCount = (n) => reducers.map((r) => r.reduceCount!(n));
   return combined;
 }

@@ -135,7 +135,14 @@ class Writer {
  * Encodes the leaf of keys and values [from, to); `size` is an upper bound of the encoded size.
  * With `into` (big enough), the result is a view of it.
  */
-export function encodeLeafOf(keys: readonly Uint8Array[], raws: readonly Uint8Array[], from: number, to: number, size: number, into?: Buffer): Buffer {
+export function encodeLeafOf(
+  keys: readonly Uint8Array[],
+  raws: readonly Uint8Array[],
+  from: number,
+  to: number,
+  size: number,
+  into?: Buffer,
+): Buffer {
   const w = new Writer(size, into);
   w.buf[w.pos++] = LEAF;
   w.varint(to - from);
@@ -146,7 +153,13 @@ export function encodeLeafOf(keys: readonly Uint8Array[], raws: readonly Uint8Ar
   return w.done();
 }
 
-export function encodeInner(ptrs: readonly Ptr<unknown>[], from: number, to: number, size: number, withReductions: boolean): Buffer {
+export function encodeInner(
+  ptrs: readonly Ptr<unknown>[],
+  from: number,
+  to: number,
+  size: number,
+  withReductions: boolean,
+): Buffer {
   const w = new Writer(size);
   w.buf[w.pos++] = withReductions ? INNER_WITH_REDUCTIONS : INNER;
   w.varint(to - from);

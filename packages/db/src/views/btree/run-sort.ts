@@ -74,7 +74,9 @@ export class ExternalSorter {
       if (this.used + need > this.buf.length) {
         let size = Math.max(this.buf.length, 1024);
         while (size < this.used + need) size *= 2;
-        const grown = Buffer.allocUnsafe(Math.min(Math.max(size, this.used + need), Math.max(this.memoryBytes, this.used + need)));
+        const grown = Buffer.allocUnsafe(
+          Math.min(Math.max(size, this.used + need), Math.max(this.memoryBytes, this.used + need)),
+        );
         this.buf.copy(grown, 0, 0, this.used);
         this.buf = grown;
       }
@@ -284,7 +286,3 @@ function grow(a: Int32Array): Int32Array {
   out.set(a);
   return out;
 }
-
-
-
-

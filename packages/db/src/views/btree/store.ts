@@ -129,8 +129,12 @@ export class SqliteNodeStore implements NodeStore {
     this.savepoints = options.savepoints ?? true;
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`Invalid B-tree table name: ${table}`);
     db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (id INTEGER PRIMARY KEY, node BLOB NOT NULL)`);
-    this.getStmt = db.prepare<[number], Buffer | number | undefined>(`SELECT node FROM "${table}" WHERE id = ?`).pluck();
-    this.putStmt = db.prepare<[number, Uint8Array | number]>(`INSERT OR REPLACE INTO "${table}" (id, node) VALUES (?, ?)`);
+    this.getStmt = db
+      .prepare<[number], Buffer | number | undefined>(`SELECT node FROM "${table}" WHERE id = ?`)
+      .pluck();
+    this.putStmt = db.prepare<[number, Uint8Array | number]>(
+      `INSERT OR REPLACE INTO "${table}" (id, node) VALUES (?, ?)`,
+    );
     this.deleteStmt = db.prepare<[number]>(`DELETE FROM "${table}" WHERE id = ?`);
     this.maxStmt = db.prepare<[], number | null>(`SELECT max(id) FROM "${table}"`).pluck();
     this.clearStmt = db.prepare<[]>(`DELETE FROM "${table}" WHERE id >= 0`);

@@ -26,7 +26,14 @@ export class WriteBackNodeStore implements NodeStore {
   private cleared = false;
   private gen = 1;
   private bytes = 0;
-  private undo: { writes: Map<number, Uint8Array | null | undefined>; root: { id: number | undefined } | undefined; cleared: boolean; bytes: number } | undefined;
+  private undo:
+    | {
+        writes: Map<number, Uint8Array | null | undefined>;
+        root: { id: number | undefined } | undefined;
+        cleared: boolean;
+        bytes: number;
+      }
+    | undefined;
   /** Whether writes are kept (true) or go straight to the backing store (false; nothing pending). */
   buffering = true;
 

@@ -87,7 +87,10 @@ function addonPath(): string {
   for (;;) {
     if (existsSync(join(dir, ADDON_DIR, 'binding.gyp'))) return join(dir, ADDON_FILE);
     const parent = dirname(dir);
-    if (parent === dir) throw new IcuCollatorError(`ICU collation addon sources (${ADDON_DIR}) not found above ${fileURLToPath(import.meta.url)}`);
+    if (parent === dir)
+      throw new IcuCollatorError(
+        `ICU collation addon sources (${ADDON_DIR}) not found above ${fileURLToPath(import.meta.url)}`,
+      );
     dir = parent;
   }
 }
@@ -114,11 +117,33 @@ function selfCheck(c: IcuCollator): void {
   if (running === undefined || major(c.icuVersion()) !== major(running)) {
     throw new IcuCollatorError(`ICU collation addon reports ICU ${c.icuVersion()}, node has ${String(running)}`);
   }
-  const ordered = ['', ' ', '_', '-', '~', '$', '0', '9', 'a', 'A', 'aa', 'b', 'B', 'ba', 'bb', 'é', 'z', 'Z', 'привет'];
+  const ordered = [
+    '',
+    ' ',
+    '_',
+    '-',
+    '~',
+    '$',
+    '0',
+    '9',
+    'a',
+    'A',
+    'aa',
+    'b',
+    'B',
+    'ba',
+    'bb',
+    'é',
+    'z',
+    'Z',
+    'привет',
+  ];
   for (let i = 1; i < ordered.length; i++) {
     const [a, b] = [ordered[i - 1], ordered[i]];
     if (c.compare(a, b) >= 0 || Buffer.compare(c.sortKey(a), c.sortKey(b)) >= 0) {
-      throw new IcuCollatorError(`ICU collation self-check failed: expected ${JSON.stringify(a)} < ${JSON.stringify(b)}`);
+      throw new IcuCollatorError(
+        `ICU collation self-check failed: expected ${JSON.stringify(a)} < ${JSON.stringify(b)}`,
+      );
     }
   }
   if (c.compare('a', 'a\u200B') !== 0 || !c.sortKey('a').equals(c.sortKey('a\u200B'))) {

@@ -43,7 +43,11 @@ export const SUM_ERROR =
   'for all fields are themselves numbers, arrays of numbers, or objects.';
 
 /** Reduce phase: kvs are the rows, [[key, docId], value]. */
-export function builtinReduce(name: BuiltinName, kvs: ReadonlyArray<readonly [unknown, unknown]>, options: BuiltinOptions = {}): unknown {
+export function builtinReduce(
+  name: BuiltinName,
+  kvs: ReadonlyArray<readonly [unknown, unknown]>,
+  options: BuiltinOptions = {},
+): unknown {
   switch (name) {
     case '_count':
       return kvs.length;
@@ -176,7 +180,11 @@ function sumArrays(xs: readonly unknown[], ys: readonly unknown[]): unknown[] {
 }
 
 /** reduce_limit for _sum: output term > threshold bytes and output · ratio > input term size. */
-function checkSumOverflow(kvs: ReadonlyArray<readonly [unknown, unknown]>, sum: unknown, options: BuiltinOptions): unknown {
+function checkSumOverflow(
+  kvs: ReadonlyArray<readonly [unknown, unknown]>,
+  sum: unknown,
+  options: BuiltinOptions,
+): unknown {
   const limit = options.reduceLimit ?? true;
   if (limit === false || typeof sum !== 'object' || sum === null) return sum;
   const threshold = options.threshold ?? 4906;
@@ -245,7 +253,13 @@ function statValues(value: unknown, acc: StatsAcc): StatsAcc {
 
 function combine(a: Stats, acc: StatsAcc, value: unknown): Stats {
   if (Array.isArray(acc)) throw statError(value);
-  return new Stats(a.sum + acc.sum, a.count + acc.count, Math.min(a.min, acc.min), Math.max(a.max, acc.max), a.sumsqr + acc.sumsqr);
+  return new Stats(
+    a.sum + acc.sum,
+    a.count + acc.count,
+    Math.min(a.min, acc.min),
+    Math.max(a.max, acc.max),
+    a.sumsqr + acc.sumsqr,
+  );
 }
 
 function unpackStats(props: Obj): Stats {
@@ -253,7 +267,10 @@ function unpackStats(props: Obj): Stats {
     const v = props[key];
     if (typeof v === 'number') return v;
     if (v === undefined) {
-      throw new CouchError('invalid_value', `user _stats input missing required field ${key} (${formatProplist(props)})`);
+      throw new CouchError(
+        'invalid_value',
+        `user _stats input missing required field ${key} (${formatProplist(props)})`,
+      );
     }
     throw new CouchError('invalid_value', `non-numeric _stats input received for ${key}: ${formatErlangTerm(v)}`);
   };

@@ -194,7 +194,11 @@ class ViewReducer implements Reducer {
       const name = this.builtins[f];
       if (name === undefined) continue;
       for (let g = 0; g < groups.length; g++) {
-        results[g][f] = builtinRereduce(name, groups[g].map((r) => r[f]), builtinOptions);
+        results[g][f] = builtinRereduce(
+          name,
+          groups[g].map((r) => r[f]),
+          builtinOptions,
+        );
       }
     }
     if (this.session === undefined) return results;
@@ -213,7 +217,11 @@ class ViewReducer implements Reducer {
         }
       }
       if (pending.length === 0) continue;
-      const out = this.callSandbox('rereduce', JSON.stringify({ f: j, g: inputs }), `rereduce of ${pending.length} group(s)`);
+      const out = this.callSandbox(
+        'rereduce',
+        JSON.stringify({ f: j, g: inputs }),
+        `rereduce of ${pending.length} group(s)`,
+      );
       pending.forEach((g, k) => {
         const r = out[k] as unknown[] | { overflow: string };
         results[g][f] = Array.isArray(r) ? r[0] : overflow(r.overflow, this.session!);
@@ -244,7 +252,11 @@ class ViewReducer implements Reducer {
 
   private callSandbox(method: string, input: string, what: string): unknown[] {
     const session = this.session!;
-    const out = JSON.parse(session.callSync(method, input, what)) as { r: unknown[]; l: string[]; fatal?: [string, string] };
+    const out = JSON.parse(session.callSync(method, input, what)) as {
+      r: unknown[];
+      l: string[];
+      fatal?: [string, string];
+    };
     for (const line of out.l) session.log(line, line.startsWith('function raised') ? 'error' : 'user');
     if (out.fatal !== undefined) throw new CouchError(out.fatal[0], out.fatal[1]);
     return out.r;

@@ -28,7 +28,16 @@
  *
  * The engine is behind {@link SandboxEngine} (`options.engine`), default isolated-vm.
  */
-export { createMapper, type Mapper, type MapperOptions, type MapDesign, type ViewSource, type Row, type MapError, type MapBatchResult } from './mapper.js';
+export {
+  createMapper,
+  type Mapper,
+  type MapperOptions,
+  type MapDesign,
+  type ViewSource,
+  type Row,
+  type MapError,
+  type MapBatchResult,
+} from './mapper.js';
 export { SandboxSession, type SessionOptions, type SandboxLog } from './session.js';
 export { SandboxFailure, type Sandbox, type SandboxEngine, type SandboxFailureKind } from './engine.js';
 export { isolatedVmEngine, hasNoNodeSnapshotFlag, checkNodeSnapshotFlag, ALLOW_SNAPSHOT_ENV } from './isolated-vm.js';

@@ -88,7 +88,11 @@ export async function createMapper(design: MapDesign, options: MapperOptions = {
       400,
     );
   }
-  return new SandboxMapper(session, design.views.map((v) => v.name), options.maxCallBytes ?? 4 * 1024 * 1024);
+  return new SandboxMapper(
+    session,
+    design.views.map((v) => v.name),
+    options.maxCallBytes ?? 4 * 1024 * 1024,
+  );
 }
 
 class SandboxMapper implements Mapper {

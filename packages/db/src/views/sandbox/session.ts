@@ -137,7 +137,11 @@ export class SandboxSession {
     } catch (err) {
       sandbox.dispose();
       const message = err instanceof Error ? err.message : String(err);
-      throw new CompileError({ kind: 'map', index: -1, message: `evaluating the design document's functions failed: ${message}` });
+      throw new CompileError({
+        kind: 'map',
+        index: -1,
+        message: `evaluating the design document's functions failed: ${message}`,
+      });
     }
     const result = JSON.parse(out) as { ok?: true; compile?: [CompileFailure['kind'], number, string] };
     if (result.compile !== undefined) {
