@@ -2,6 +2,7 @@
 // Runs every workspace's compiled tests (packages/*/dist/test/**/*.test.js) with node's
 // test runner, prints the spec report, and ends with one line: "N passed, N failed".
 // Usage: node scripts/test.mjs [substring ...]  (only test files whose path contains one of them)
+import { spawnSync } from 'node:child_process';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { readdirSync, statSync } from 'node:fs';
@@ -38,6 +39,22 @@ if (selected.length === 0) {
 
 let passed = 0;
 let failed = 0;
+
+// The lint step (Biome: formatting and lint rules) counts as one test; warnings fail it too.
+if (filters.length === 0) {
+  const biome = join(root, 'node_modules', '.bin', 'biome');
+  const lint = spawnSync(biome, ['check', '--error-on-warnings', '--max-diagnostics=50'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (lint.status === 0) {
+    console.log('✔ lint (biome check)');
+    passed++;
+  } else {
+    console.log('✖ lint (biome check): run `npx biome check --write` to fix formatting, or fix the rules above');
+    failed++;
+  }
+}
 // Suites (describe blocks) report pass/fail too; count only the tests themselves.
 const isSuite = (data) => data.details?.type === 'suite';
 

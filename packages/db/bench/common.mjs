@@ -167,7 +167,10 @@ export async function startServer(name, port) {
       request,
       db,
       pid: undefined,
-      stop: async () => void (await request('DELETE', `/${db}`), request.close()),
+      stop: async () => {
+        await request('DELETE', `/${db}`);
+        request.close();
+      },
     };
   }
   const dir = mkdtempSync(join(tmpdir(), `divan-bench-${name}-`));

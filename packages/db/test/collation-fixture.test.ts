@@ -9,7 +9,6 @@ import {
   encodeRawKey,
   encodeRowKey,
   exactKeyRange,
-  icuCollator,
   isFcd,
   rowKeyRange,
   type RowKeyRange,
@@ -22,7 +21,6 @@ import {
   unmoved,
   type Excuse,
   type FixtureRow,
-  type FixtureSection,
 } from './support/collation-allowances.js';
 
 // Conformance against rows recorded from a real CouchDB 3.5.0 (libicu 72.1), see
@@ -34,7 +32,6 @@ import {
 
 const FIXTURE = FIXTURE_PATH;
 type Row = FixtureRow;
-type Section = FixtureSection;
 const fixture = loadFixture();
 const skip = fixture === undefined ? `collation fixture not found at ${FIXTURE} (set DIVAN_COLLATION_FIXTURE)` : false;
 
@@ -51,7 +48,7 @@ function groups(rows: readonly Row[], raw: boolean): { key: string; value: numbe
   for (const row of rows) {
     const bytes = raw ? encodeRawKey(row.key) : encodeKey(row.key);
     const last = out[out.length - 1];
-    if (last && last.bytes.equals(bytes)) last.value++;
+    if (last?.bytes.equals(bytes)) last.value++;
     else out.push({ key: row.key, value: 1, bytes });
   }
   return out.map(({ key, value }) => ({ key, value }));

@@ -171,7 +171,7 @@ describe('parseJson: rejected input', () => {
     '['.repeat(MAX_DEPTH + 1) + ']'.repeat(MAX_DEPTH + 1),
   ];
   for (const text of bad) {
-    test(JSON.stringify(text.length > 40 ? text.slice(0, 20) + '…' : text), () => {
+    test(JSON.stringify(text.length > 40 ? `${text.slice(0, 20)}…` : text), () => {
       assert.throws(() => parseJson(text), JsonSyntaxError);
     });
   }

@@ -4,7 +4,11 @@ import { createReducer, isReduceOverflowError, type Reducer, type ReducerOptions
 import { CouchError } from '../src/errors.js';
 
 const reducers: Reducer[] = [];
-after(() => reducers.forEach((r) => r.dispose()));
+after(() =>
+  reducers.forEach((r) => {
+    r.dispose();
+  }),
+);
 async function reducer(sources: string[], options: ReducerOptions = {}): Promise<Reducer> {
   const r = await createReducer(sources, options);
   reducers.push(r);

@@ -115,7 +115,9 @@ describe('revision tree properties', () => {
         // rev is fewer than `limit` generations above some leaf.
         const near = new Set<string>();
         for (const leaf of leaves(tree))
-          leaf.path.slice(0, limit).forEach((id, i) => near.add(`${leaf.pos - i}-${id}`));
+          leaf.path.slice(0, limit).forEach((id, i) => {
+            near.add(`${leaf.pos - i}-${id}`);
+          });
         for (const rev of present) assert.ok(near.has(rev), `${rev} is not near a leaf`);
         // Stored revs are the ones some path ended at; a stemmed rev that comes back as an
         // ancestor has lost its body.
@@ -137,7 +139,10 @@ describe('revision tree properties', () => {
         const { tree, stemmed } = mergeAll(paths);
         assert.equal(stemmed.size, 0);
         const present = revSet(tree);
-        for (const p of paths) p.ids.forEach((id, i) => assert.ok(present.has(`${p.pos - i}-${id}`)));
+        for (const p of paths)
+          p.ids.forEach((id, i) => {
+            assert.ok(present.has(`${p.pos - i}-${id}`));
+          });
       }),
       { numRuns: 200 },
     );
@@ -182,7 +187,9 @@ describe('revision tree properties', () => {
         // Every kept rev is fewer than `limit` generations above some leaf.
         const near = new Set<string>();
         for (const leaf of leaves(result.tree))
-          leaf.path.slice(0, limit).forEach((id, i) => near.add(`${leaf.pos - i}-${id}`));
+          leaf.path.slice(0, limit).forEach((id, i) => {
+            near.add(`${leaf.pos - i}-${id}`);
+          });
         for (const { pos, node } of walk(result.tree)) assert.ok(near.has(`${pos}-${node.id}`));
         // Stemming is idempotent.
         assert.deepEqual(stemTree(result.tree, limit).tree, result.tree);

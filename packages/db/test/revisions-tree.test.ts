@@ -253,8 +253,8 @@ describe('stemming', () => {
 
 describe('winner, conflicts, deleted conflicts', () => {
   test('live beats deleted, then generation, then id bytes', () => {
-    const hex6 = '6ebc' + '0'.repeat(28);
-    const hex8 = '8ff0' + '0'.repeat(28);
+    const hex6 = `6ebc${'0'.repeat(28)}`;
+    const hex8 = `8ff0${'0'.repeat(28)}`;
     assert.equal(winner(build([path(1, [hex6]), path(1, ['zzz'])]))!.id, 'zzz');
     assert.equal(winner(build([path(1, [hex8]), path(1, ['zzz'])]))!.id, hex8);
     // deleted 3-x loses to live 2-y

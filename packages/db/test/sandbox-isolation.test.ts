@@ -6,7 +6,11 @@ import { createMapper, hasNoNodeSnapshotFlag, type Mapper, type MapperOptions } 
 import { CouchError } from '../src/errors.js';
 
 const mappers: Mapper[] = [];
-after(() => mappers.forEach((m) => m.dispose()));
+after(() =>
+  mappers.forEach((m) => {
+    m.dispose();
+  }),
+);
 async function mapper(map: string, options: MapperOptions = {}): Promise<Mapper> {
   const m = await createMapper({ views: [{ name: 'probe', map }] }, options);
   mappers.push(m);

@@ -4,7 +4,11 @@ import { createMapper, type MapDesign, type Mapper, type MapperOptions } from '.
 import { CouchError } from '../src/errors.js';
 
 const mappers: Mapper[] = [];
-after(() => mappers.forEach((m) => m.dispose()));
+after(() =>
+  mappers.forEach((m) => {
+    m.dispose();
+  }),
+);
 
 async function mapper(design: MapDesign, options: MapperOptions = {}): Promise<Mapper> {
   const m = await createMapper(design, options);
@@ -312,7 +316,9 @@ describe('batches', () => {
     const input = Array.from({ length: 50 }, (_, n) => JSON.stringify({ _id: `d${n}`, n }));
     const { rows, errors } = await m.mapBatch(input);
     assert.equal(rows.length, 50);
-    rows.forEach((r, n) => assert.deepEqual(r[0], n % 7 === 3 ? [] : [[n, null]]));
+    rows.forEach((r, n) => {
+      assert.deepEqual(r[0], n % 7 === 3 ? [] : [[n, null]]);
+    });
     assert.deepEqual(
       errors.map((e) => e.doc),
       [3, 10, 17, 24, 31, 38, 45],

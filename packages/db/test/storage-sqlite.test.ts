@@ -386,7 +386,7 @@ describe('sqlite engine: folds', () => {
     const n = 1234;
     const docIds = Array.from({ length: n }, (_, i) => `doc${String(i).padStart(5, '0')}`);
     // Written in a shuffled order so id order and seq order differ.
-    const shuffled = docIds.map((id, i) => docIds[(i * 577) % n]);
+    const shuffled = docIds.map((_id, i) => docIds[(i * 577) % n]);
     assert.equal(new Set(shuffled).size, n);
     db.writeDocs(shuffled.map((id) => put(id, '1-x')));
     assert.deepEqual(ids(db.foldDocs({})), docIds);

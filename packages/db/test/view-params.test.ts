@@ -135,6 +135,7 @@ describe('parseViewQuery: booleans and integers', () => {
     qpe('Invalid value for positive integer: "-2"', 'group_level=-2', { view: RED });
   });
   it('limit above 2^59-1: Limit is too large', () => {
+    // biome-ignore lint/correctness/noPrecisionLoss: the limit is compared as the double it parses to
     assert.equal(parse('limit=576460752303423487').limit, 576460752303423487);
     qpe('Limit is too large, must not exceed 576460752303423487', 'limit=576460752303423488');
     qpe('Limit is too large, must not exceed 576460752303423487', 'limit=99999999999999999999');

@@ -62,9 +62,9 @@ export const ROUTERS = {
     },
     build(FindMyWay, set, handlers) {
       const router = FindMyWay();
-      set.routes.forEach((r, i) =>
-        router.on(r.method, r.path.replace(/\*\w+$/, '*'), handlers[i], keyOf(r.method, r.path)),
-      );
+      set.routes.forEach((r, i) => {
+        router.on(r.method, r.path.replace(/\*\w+$/, '*'), handlers[i], keyOf(r.method, r.path));
+      });
       return { router };
     },
     prelude: 'const router = ctx.router;',
@@ -82,9 +82,9 @@ export const ROUTERS = {
     },
     build(Memoirist, set, handlers) {
       const router = new Memoirist();
-      set.routes.forEach((r, i) =>
-        router.add(r.method, r.path.replace(/\*\w+$/, '*'), { handler: handlers[i], key: keyOf(r.method, r.path) }),
-      );
+      set.routes.forEach((r, i) => {
+        router.add(r.method, r.path.replace(/\*\w+$/, '*'), { handler: handlers[i], key: keyOf(r.method, r.path) });
+      });
       return { router };
     },
     prelude: 'const router = ctx.router;',
@@ -102,12 +102,12 @@ export const ROUTERS = {
     },
     build({ createRouter, addRoute, findRoute }, set, handlers) {
       const router = createRouter();
-      set.routes.forEach((r, i) =>
+      set.routes.forEach((r, i) => {
         addRoute(router, r.method, r.path.replace(/\*(\w+)$/, '**:$1'), {
           handler: handlers[i],
           key: keyOf(r.method, r.path),
-        }),
-      );
+        });
+      });
       return { router, findRoute };
     },
     prelude: 'const router = ctx.router, findRoute = ctx.findRoute;',
@@ -125,12 +125,12 @@ export const ROUTERS = {
     },
     build({ createRouter, addRoute, compileRouter }, set, handlers) {
       const router = createRouter();
-      set.routes.forEach((r, i) =>
+      set.routes.forEach((r, i) => {
         addRoute(router, r.method, r.path.replace(/\*(\w+)$/, '**:$1'), {
           handler: handlers[i],
           key: keyOf(r.method, r.path),
-        }),
-      );
+        });
+      });
       return { match: compileRouter(router) };
     },
     prelude: 'const match = ctx.match;',
@@ -153,7 +153,7 @@ function ourKey(route) {
 /** Our route name for `/res5/:res5_id/sub2/:id/edit`, read from list() (expected: edit_res5_sub2). */
 function ourEditName(routes) {
   const info = routes.list().find((r) => r.action === 'edit' && r.path.startsWith('/res5/:res5_id/sub2/:id/edit'));
-  if (!info || !info.name) throw new Error('no named edit route for /res5/:res5_id/sub2/:id/edit in list()');
+  if (!info?.name) throw new Error('no named edit route for /res5/:res5_id/sub2/:id/edit in list()');
   return info.name;
 }
 const camelize = (name) => name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
@@ -172,7 +172,7 @@ export const GENERATORS = {
       return {};
     },
     prelude: '',
-    call: (A, B) => '`/res5/${encodeURIComponent(' + A + ')}/sub2/${encodeURIComponent(' + B + ')}/edit`',
+    call: (A, B) => `\`/res5/\${encodeURIComponent(${A})}/sub2/\${encodeURIComponent(${B})}/edit\``,
   },
 
   'divan helper': {

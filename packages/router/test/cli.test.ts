@@ -153,6 +153,7 @@ describe('divan-routes FILE', () => {
     // A loader hook that makes `tsx` unresolvable, as if it were not installed.
     const hooks =
       "export async function resolve(s, c, n) { if (s === 'tsx' || s.startsWith('tsx/')) { " +
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the hook's source holds a template literal
       "const e = new Error(`Cannot find package '${s}'`); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; } return n(s, c); }";
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
     const r = await run(['static-routes.ts'], {

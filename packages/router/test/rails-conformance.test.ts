@@ -70,7 +70,7 @@ function expectedError(f: Fixture): { name: string; message: string } | null {
 
 function fmtObj(o: Record<string, unknown> | undefined): string {
   const entries = Object.entries(o ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return entries.length === 0 ? '' : ' ' + JSON.stringify(Object.fromEntries(entries.map(([k, v]) => [k, String(v)])));
+  return entries.length === 0 ? '' : ` ${JSON.stringify(Object.fromEntries(entries.map(([k, v]) => [k, String(v)])))}`;
 }
 
 /**

@@ -198,19 +198,17 @@ export function helpText(topic?: 'serve'): string {
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',
     'once and keeps only its hash in the data folder.',
   ];
-  if (topic === 'serve') return serve.join('\n') + '\n';
-  return (
-    [
-      'Usage: divan <command> [options]',
-      '',
-      'Commands:',
-      '  serve                   run the server (see: divan serve --help)',
-      '',
-      'Options:',
-      '  -h, --help              show this help',
-      '  -v, --version           show the version',
-      '',
-      ...serve,
-    ].join('\n') + '\n'
-  );
+  if (topic === 'serve') return `${serve.join('\n')}\n`;
+  return `${[
+    'Usage: divan <command> [options]',
+    '',
+    'Commands:',
+    '  serve                   run the server (see: divan serve --help)',
+    '',
+    'Options:',
+    '  -h, --help              show this help',
+    '  -v, --version           show the version',
+    '',
+    ...serve,
+  ].join('\n')}\n`;
 }

@@ -78,7 +78,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   if (server.createdAdmin !== undefined) {
     const { name, password } = server.createdAdmin;
     io.stdout(
-      [
+      `${[
         '',
         'No server admin existed, so one was created:',
         `  name:     ${name}`,
@@ -86,7 +86,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
         `This password is shown only this once; only its hash is stored, in ${join(options.dataDir, ADMINS_FILE_NAME)}.`,
         'Use --admin USER:PASS (or DIVAN_ADMIN) to set an admin of your own choosing.',
         '',
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
   }
 

@@ -62,7 +62,9 @@ function* keyRows(db: Database, keys: readonly unknown[], options: AllDocsOption
   const ids = [...new Set(selected.filter((key): key is string => typeof key === 'string' && !isLocalId(key)))];
   const records = new Map<string, DocRecord | undefined>();
   const found = db.store.getDocs(ids);
-  ids.forEach((id, i) => records.set(id, found[i]));
+  ids.forEach((id, i) => {
+    records.set(id, found[i]);
+  });
   for (const key of selected) {
     if (typeof key === 'string' && isLocalId(key)) {
       const local = db.store.getLocal(key);

@@ -138,7 +138,9 @@ export class Database {
     const ids = [...new Set(items.filter((item) => !isLocalId(item.id)).map((item) => item.id))];
     const records = this.store.getDocs(ids);
     const recordOf = new Map<string, DocRecord | undefined>();
-    ids.forEach((id, i) => recordOf.set(id, records[i]));
+    ids.forEach((id, i) => {
+      recordOf.set(id, records[i]);
+    });
     const limit = this.revsLimit;
 
     items.forEach(({ id, input }, index) => {

@@ -4,7 +4,7 @@
  * before any row still gets a clean error response; a later one cuts the connection.
  */
 import type { ServerResponse } from 'node:http';
-import { CouchError } from '../errors.js';
+import type { CouchError } from '../errors.js';
 import type { RequestContext } from './context.js';
 
 const JSON_TYPE = 'application/json';

@@ -228,8 +228,10 @@ function parseString(): string {
       return s.slice(start, i);
     }
     if (c === 92) break;
+    // biome-ignore lint/suspicious/noSelfCompare: c !== c is NaN (past the end), without a call in this hot loop
     if (c < 32 || c !== c) {
       // c !== c: NaN, i.e. past the end
+      // biome-ignore lint/suspicious/noSelfCompare: NaN test, see above
       fail(c !== c ? 'Unterminated string' : 'Control character in string', i);
     }
     if (c >= 0xd800 && c <= 0xdfff) i = surrogate(c, i);
@@ -300,11 +302,13 @@ function parseEscapedString(start: number, firstEscape: number): string {
           dirt++;
           break;
         default:
+          // biome-ignore lint/suspicious/noSelfCompare: e !== e is NaN, past the end
           fail(e !== e ? 'Unterminated string' : 'Invalid escape', i - 2);
       }
       runStart = i;
       continue;
     }
+    // biome-ignore lint/suspicious/noSelfCompare: c !== c is NaN, past the end
     if (c < 32 || c !== c) fail(c !== c ? 'Unterminated string' : 'Control character in string', i);
     if (c >= 0xd800 && c <= 0xdfff) i = surrogate(c, i);
     i++;

@@ -5,7 +5,7 @@ import { JsonNumber, JsonObject, type JsonValue } from './value.js';
  * OTP 25 — the bytes CouchDB hashes into rev ids. Only the terms a JSON body decodes to
  * (jiffy's EJSON) plus what the rev id needs.
  */
-const enum Tag {
+enum Tag {
   NewFloat = 70,
   SmallInteger = 97,
   Integer = 98,

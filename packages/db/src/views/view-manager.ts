@@ -145,7 +145,9 @@ export class ViewManager {
     this.states.delete(signature);
     await state.updating?.catch(() => {});
     state.mapper?.dispose();
-    state.reducers.forEach((r) => r?.dispose());
+    state.reducers.forEach((r) => {
+      r?.dispose();
+    });
     state.index.close({ flush: false });
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${state.index.file}${suffix}`, { force: true });
   }
@@ -383,7 +385,9 @@ export class ViewManager {
     for (const state of this.states.values()) {
       const opened = await state.catch(() => undefined);
       opened?.mapper?.dispose();
-      opened?.reducers.forEach((r) => r?.dispose());
+      opened?.reducers.forEach((r) => {
+        r?.dispose();
+      });
       opened?.index.close();
     }
     this.states.clear();

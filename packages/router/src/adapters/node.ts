@@ -159,7 +159,7 @@ function splitUrl(url: string): { path: string; query: URLSearchParams } {
 /** `object[key]`, own or from a class prototype, ignoring what every object inherits (`toString`, `constructor`, ...). */
 function lookup<T>(object: Record<string, T>, key: string): T | undefined {
   if (object === null || (typeof object !== 'object' && typeof object !== 'function')) return undefined;
-  if (!Object.prototype.hasOwnProperty.call(object, key) && (key in Object.prototype || key === '__proto__')) {
+  if (!Object.hasOwn(object, key) && (key in Object.prototype || key === '__proto__')) {
     return undefined;
   }
   return object[key];

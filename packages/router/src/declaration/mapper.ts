@@ -525,7 +525,7 @@ export class Mapper {
     this.withScopeLevel('nested', () => {
       const resource = this.parentResource!;
       const s = this.current;
-      if (!this.isShallow() && !((s.get('constraints') ?? {})[resource.param] instanceof RegExp)) {
+      if (!this.isShallow() && !(s.get('constraints')?.[resource.param] instanceof RegExp)) {
         // The frames `pathScope` and `applyScope({ as })` below would push, as one: the path and
         // the name prefix, with the scope's constraints, defaults and options as they are (never
         // modified, so shared rather than copied).
@@ -549,7 +549,7 @@ export class Mapper {
 
   private nestedOptions(resource: Resource): Record<string, unknown> {
     const options: Record<string, unknown> = { as: resource.memberName };
-    const constraint = (this.current.get('constraints') ?? {})[resource.param];
+    const constraint = this.current.get('constraints')?.[resource.param];
     if (constraint instanceof RegExp) options.constraints = { [resource.nestedParam]: constraint };
     return options;
   }

@@ -148,7 +148,7 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   const pathParams = paramNames(call.path);
 
   // Handler and action: `to` first, then the call's and the scope's, then the module prefix.
-  const [toHandler, toAction] = call.to !== undefined && call.to.includes('#') ? call.to.split('#') : [];
+  const [toHandler, toAction] = call.to?.includes('#') ? call.to.split('#') : [];
   let handler = toHandler || call.handler;
   const action = toAction || call.defaultAction;
   const module = scope.get('module');

@@ -106,7 +106,7 @@ export function helperDeclarations(routes: RouteSetLike): string {
     '',
     '/** The type of `routes.helpers`. */',
     // A type alias (not an interface) so that `routes.helpers as RouteHelpers` is accepted.
-    `export type RouteHelpers = {${members.length === 0 ? '' : '\n' + members.join('\n') + '\n'}};`,
+    `export type RouteHelpers = {${members.length === 0 ? '' : `\n${members.join('\n')}\n`}};`,
     '',
   ].join('\n');
 }

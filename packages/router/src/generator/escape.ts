@@ -5,7 +5,7 @@
  */
 
 const HEX: string[] = [];
-for (let i = 0; i < 256; i++) HEX.push('%' + (i < 16 ? '0' : '') + i.toString(16).toUpperCase());
+for (let i = 0; i < 256; i++) HEX.push(`%${i < 16 ? '0' : ''}${i.toString(16).toUpperCase()}`);
 
 function table(safe: string): Uint8Array {
   const t = new Uint8Array(128);

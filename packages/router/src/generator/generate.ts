@@ -49,7 +49,7 @@ export function paramsFromArgs(route: Route, args: unknown[]): Record<string, un
   }
   const params: Record<string, unknown> = {};
   if (positional.length > 0) {
-    const keys = route.segmentKeys.filter((k) => !Object.prototype.hasOwnProperty.call(named, k));
+    const keys = route.segmentKeys.filter((k) => !Object.hasOwn(named, k));
     for (let i = 0; i < positional.length && i < keys.length; i++) params[keys[i]!] = positional[i];
   }
   return Object.assign(params, named);
@@ -94,7 +94,7 @@ export function generatePath(route: Route, params: Record<string, unknown>): str
 
   const query: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) {
-    if (values.has(key) || RESERVED.has(key) || Object.prototype.hasOwnProperty.call(defaults, key)) continue;
+    if (values.has(key) || RESERVED.has(key) || Object.hasOwn(defaults, key)) continue;
     if (route.segmentKeys.includes(key)) continue;
     query[key] = value;
   }
@@ -215,7 +215,7 @@ export function compileFastPath(route: Route): ((args: unknown[]) => string | nu
       }
       const value = args[chunk.index];
       let s: string;
-      if (typeof value === 'number') s = '' + value;
+      if (typeof value === 'number') s = `${value}`;
       else if (typeof value === 'string') s = chunk.glob ? escapePath(value) : escapeSegment(value);
       else return null;
       if (s === '') return null;

@@ -200,7 +200,7 @@ export class Tree {
           }
         }
       } else {
-        node = this.insertText(node, text + '/', key);
+        node = this.insertText(node, `${text}/`, key);
         text = '';
         node = patternChild(node, segmentSource(shape, i + 1, j, names), key);
       }
@@ -351,7 +351,7 @@ function segmentSource(shape: PathNode[], from: number, to: number, names: strin
       names.push(n.name);
     }
   }
-  return source + '$';
+  return `${source}$`;
 }
 
 function staticText(shape: PathNode[]): string {

@@ -157,7 +157,9 @@ function generate(
     let out = `best = ${leaf.key}; id = ${id};`;
     if (recognize === null) out += ' bp = state.bestPos;';
     for (let d = 0; d < depth; d++) out += ` ${b(d)} = p${d};`;
-    extra.forEach((x, k) => (out += ` ${b(depth + k)} = ${x};`));
+    extra.forEach((x, k) => {
+      out += ` ${b(depth + k)} = ${x};`;
+    });
     return out;
   };
 
@@ -216,7 +218,7 @@ function generate(
         `if (c === 37 || c === 35 || c === 63) ${flag}; } } while (++e < len);\n` +
         `if (e > ${i}) { p${depth} = ${i}; p${depth + 1} = e; const ${j} = e;\n${enter(node.param, j, depth + 2, pending)}\n} }\n`;
     }
-    return out + '}';
+    return `${out}}`;
   };
 
   /**
@@ -312,7 +314,9 @@ ${build}  }
   } else {
     if (!chunked) for (let d = 0; d < slots; d++) locals += `, b${d} = 0`;
     let build = chunked ? 'default: return matchOf(L[id].route, L[id].params(path, B, false));\n' : '';
-    rootLeafIds.forEach((id) => (build += `case ${id}: return ${answer(leaves[id]!, b)};\n`));
+    rootLeafIds.forEach((id) => {
+      build += `case ${id}: return ${answer(leaves[id]!, b)};\n`;
+    });
     // The statics compared whole, by length: `case 37: if (path === "/very/...") return ...`.
     const byLength = new Map<number, string>();
     for (const { path, leaf } of recognize.statics) {

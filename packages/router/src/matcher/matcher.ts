@@ -134,7 +134,7 @@ export class Matcher {
     tree.expand(raw);
     const state = this.state;
     const entry = tree.statics.get(raw);
-    if (entry !== undefined && entry.normal) return this.fromStatic(tree, entry, raw);
+    if (entry?.normal) return this.fromStatic(tree, entry, raw);
     if (tree.compiled !== null) return this.findCompiled(tree, tree.compiled, raw);
     if (tree.rawWalks) {
       this.walk(tree, raw, false);

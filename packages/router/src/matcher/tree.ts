@@ -89,7 +89,9 @@ export class Node {
       return;
     }
     const table: Array<Node | undefined> = new Array<Node | undefined>(size).fill(undefined);
-    codes.forEach((code, i) => (table[code - low] = this.kids![i]));
+    codes.forEach((code, i) => {
+      table[code - low] = this.kids![i];
+    });
     this.table = table;
     this.low = low;
   }

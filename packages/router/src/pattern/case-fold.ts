@@ -45,7 +45,7 @@ export function inlineFlags(re: RegExp): string {
           j++;
         }
       }
-      out += src.slice(i, j) + extra + ']';
+      out += `${src.slice(i, j) + extra}]`;
       i = j + 1;
     } else if (isLetter(ch)) {
       out += `[${ch}${swapCase(ch)}]`;

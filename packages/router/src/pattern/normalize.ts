@@ -10,9 +10,9 @@ const NOT_PLAIN = /\/\/|\/$|%|\(/;
 /** Rails' `Mapper.normalize_path`: one leading slash, no doubled or trailing slashes, `/(` → `(/`. */
 export function normalizePath(path: string): string {
   // Most paths (`/posts/:post_id/comments`) are normal already and only need their leading slash.
-  const slashed = path.charCodeAt(0) === 47 ? path : '/' + path;
+  const slashed = path.charCodeAt(0) === 47 ? path : `/${path}`;
   if (!NOT_PLAIN.test(slashed)) return slashed;
-  let p = ('/' + path).replace(/\/{2,}/g, '/');
+  let p = `/${path}`.replace(/\/{2,}/g, '/');
   if (p !== '/') p = p.replace(/\/+$/, '');
   p = p.replace(/%[a-f0-9]{2}/g, (m) => m.toUpperCase());
   // "/(/:locale)" reads better as "(/:locale)": move the slash into the optional group.
@@ -52,7 +52,7 @@ export function escapeDeclaredPath(path: string): string {
 
 function percentEncode(ch: string): string {
   let out = '';
-  for (const byte of Buffer.from(ch, 'utf8')) out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  for (const byte of Buffer.from(ch, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
 }
 
@@ -84,7 +84,7 @@ export function normalizeRequestPath(raw: string): string {
   let path = cut === n ? raw : raw.slice(0, cut);
   if (path.length > 1 && prevSlash) fix = true;
   if (fix) {
-    path = ('/' + path).replace(/\/{2,}/g, '/');
+    path = `/${path}`.replace(/\/{2,}/g, '/');
     if (path.length > 1) path = path.replace(/\/+$/, '');
     if (path === '') path = '/';
   }

@@ -21,4 +21,4 @@ for (const s of out) {
   if (names.has(s.name)) throw new Error(`duplicate scenario name: ${s.name}`);
   names.add(s.name);
 }
-process.stdout.write(JSON.stringify(out, null, 1) + '\n');
+process.stdout.write(`${JSON.stringify(out, null, 1)}\n`);

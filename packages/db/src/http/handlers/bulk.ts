@@ -5,7 +5,6 @@ import { formatRev, parseRev, type Rev } from '../../revisions/index.js';
 import { randomId } from '../../documents/database.js';
 import { validateDocId } from '../../documents/doc-id.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
-import { validateDesignDoc } from '../../documents/design-doc.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { looseBool } from '../query.js';

@@ -442,6 +442,7 @@ class LevelBuilder<T, R> {
 
   /** `level` 0 builds leaves, 1 their parents, and so on. */
   constructor(
+    // biome-ignore lint/suspicious/noExplicitAny: a writer never reads values, so any value type fits (V is contravariant in encodeValue)
     private readonly tree: BTree<any, R>,
     private readonly level: number,
   ) {
@@ -728,7 +729,7 @@ export class BTree<V, R = undefined> {
     let inLo = b.lo === undefined;
     let inHi = b.hi === undefined;
     for (;;) {
-      if (node !== undefined && node.leaf) {
+      if (node?.leaf) {
         const leaf = node;
         const from = inLo ? 0 : lowerIndex(leaf, b);
         const to = inHi ? leaf.length : upperIndex(leaf, b);

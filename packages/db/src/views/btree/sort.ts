@@ -106,7 +106,7 @@ function insertionSortPacked(
       const k = idx[j];
       const sk = starts[k];
       const lk = lengths[k];
-      const n = lk < l0 ? lk : l0;
+      const n = Math.min(lk, l0);
       let c = 0;
       for (let d = depth; d < n; d++) {
         c = buf[sk + d] - buf[s0 + d];
