@@ -43,8 +43,8 @@ export function demoRoutes(): RouteSet {
     // The contract's example leaves out `via`; like Rails 6.1, the core refuses a match without it.
     r.match({ about: 'pages#about', via: 'get' }); // map form: path => target
     r.get('help/faq'); // shorthand: to 'help#faq'
-    r.get('photos/:id/raw', { to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^/]+/ } });
-    r.resources('files', { constraints: { id: /[^/]+/ } }); // ids with dots
+    r.get('photos/:id/raw', { to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^\/]+/ } });
+    r.resources('files', { constraints: { id: /[^\/]+/ } }); // ids with dots
     r.resourcesPathNames({ new: 'nuevo' });
   });
 }

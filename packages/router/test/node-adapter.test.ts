@@ -259,7 +259,7 @@ describe('routes.dispatch with a drawn route set', () => {
       r.resources('posts', { only: ['index', 'show', 'create'] }, (r) => {
         r.resources('comments', { only: ['show'] });
       });
-      r.resources('files', { only: ['show'], constraints: { id: /[^/]+/ } });
+      r.resources('files', { only: ['show'], constraints: { id: /[^\/]+/ } });
       r.namespace('admin', (r) => {
         r.resources('users', { only: ['index'] });
       });

@@ -498,7 +498,7 @@ end`,
     name: 'resources: id constraint allowing dots',
     ruby: String.raw`resources :files, constraints: { id: /[^\/]+/ }`,
     draw: (r) => {
-      r.resources('files', { constraints: { id: /[^/]+/ } });
+      r.resources('files', { constraints: { id: /[^\/]+/ } });
     },
     recognize: [
       ['GET', '/files/a.b.c'],
@@ -520,7 +520,7 @@ end`,
     name: 'resources: id constraint allowing dots, format false',
     ruby: String.raw`resources :files, only: :show, format: false, constraints: { id: /[^\/]+/ }`,
     draw: (r) => {
-      r.resources('files', { only: 'show', format: false, constraints: { id: /[^/]+/ } });
+      r.resources('files', { only: 'show', format: false, constraints: { id: /[^\/]+/ } });
     },
     recognize: [
       ['GET', '/files/a.b.json'],
@@ -1739,7 +1739,7 @@ get 'photos/:id/raw', to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^\
       r.constraints({ id: /\d+/ }, (r) => {
         r.resources('photos', { only: ['show', 'edit'] });
       });
-      r.get('photos/:id/raw', { to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^/]+/ } });
+      r.get('photos/:id/raw', { to: 'photos#raw', as: 'raw_photo', constraints: { id: /[^\/]+/ } });
     },
     recognize: [
       ['GET', '/photos/12'],
@@ -2521,7 +2521,7 @@ end`,
   resources :keys, only: [:index, :show]
 end`,
     draw: (r) => {
-      r.resources('users', { constraints: { id: /[^/]+/ }, shallow: true }, (r) => {
+      r.resources('users', { constraints: { id: /[^\/]+/ }, shallow: true }, (r) => {
         r.member((r) => {
           r.get('card');
         });
