@@ -3,6 +3,7 @@
  * Every mistake is a `UsageError`, which the CLI turns into a message and exit code 2.
  */
 import { resolve } from 'node:path';
+import { LOG_LEVELS, type LogLevel } from '../server/log.js';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -21,6 +22,7 @@ export interface ServeOptions {
   admin?: { name: string; password: string };
   maxBodyBytes: number;
   durability: Durability;
+  logLevel: LogLevel;
 }
 
 export type CliCommand =
@@ -48,6 +50,7 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   admin: { env: 'DIVAN_ADMIN', value: 'USER:PASS' },
   'max-body': { env: 'DIVAN_MAX_BODY', value: 'SIZE' },
   durability: { env: 'DIVAN_DURABILITY', value: 'normal|full' },
+  'log-level': { env: 'DIVAN_LOG_LEVEL', value: LOG_LEVELS.join('|') },
 };
 
 /** The whole command line (without `node` and the script). */
@@ -65,6 +68,7 @@ export function parseCli(argv: readonly string[], env: Env, cwd: string = proces
   }
   if (first === 'serve') {
     if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', topic: 'serve' };
+    if (rest.includes('--version') || rest.includes('-v')) return { kind: 'version' };
     return { kind: 'serve', options: parseServeArgs(rest, env, cwd) };
   }
   if (first.startsWith('-')) throw new UsageError(`unknown option '${first}'`);
@@ -115,6 +119,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   const admin = pick('admin');
   const maxBody = pick('max-body');
   const durability = pick('durability');
+  const logLevel = pick('log-level');
 
   const options: ServeOptions = {
     port: port === undefined ? DEFAULT_PORT : parsePort(port.value, port.source),
@@ -122,6 +127,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
     dataDir: resolve(cwd, data === undefined ? DEFAULT_DATA_DIR : nonEmpty(data.value, data.source)),
     maxBodyBytes: parseSize(maxBody === undefined ? DEFAULT_MAX_BODY : maxBody.value, maxBody?.source ?? '--max-body'),
     durability: durability === undefined ? 'normal' : parseDurability(durability.value, durability.source),
+    logLevel: logLevel === undefined ? 'info' : parseLogLevel(logLevel.value, logLevel.source),
   };
   if (admin !== undefined) options.admin = parseAdmin(admin.value, admin.source);
   return options;
@@ -172,6 +178,11 @@ function parseDurability(value: string, source: string): Durability {
   throw new UsageError(`${source} must be 'normal' or 'full', got '${value}'`);
 }
 
+function parseLogLevel(value: string, source: string): LogLevel {
+  if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
+  throw new UsageError(`${source} must be one of ${LOG_LEVELS.join(', ')}, got '${value}'`);
+}
+
 function parseAdmin(value: string, source: string): { name: string; password: string } {
   // Split at the first ':' — names cannot contain one (Basic auth could not send it), passwords can.
   const colon = value.indexOf(':');
@@ -194,6 +205,8 @@ export function helpText(topic?: 'serve'): string {
     '  --admin USER:PASS       server admin to (re)store, hashed      [DIVAN_ADMIN]',
     `  --max-body SIZE         largest request body, e.g. 64mb, 1gb   [DIVAN_MAX_BODY, default ${DEFAULT_MAX_BODY}]`,
     '  --durability MODE       normal, or full (fsync every commit)   [DIVAN_DURABILITY, default normal]',
+    '  --log-level LEVEL       debug, info, warn, error or none       [DIVAN_LOG_LEVEL, default info]',
+    '                          (info: one line per request; debug: also errors with their stack)',
     '',
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',
     'once and keeps only its hash in the data folder.',
