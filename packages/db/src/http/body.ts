@@ -3,8 +3,8 @@
  * decoded as strict UTF-8 and parsed with the JSON parser that keeps numbers and member order.
  */
 import { isAscii } from 'node:buffer';
-import { CouchError, invalidJson } from '../errors.js';
-import { JsonSyntaxError, parseJson, type JsonValue } from '../json/index.js';
+import { CouchError, invalidJson, tooDeep } from '../errors.js';
+import { JsonSyntaxError, JsonTooDeepError, parseJson, type JsonValue } from '../json/index.js';
 import type { RequestContext } from './context.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -61,6 +61,7 @@ export function parseBody(bytes: Buffer): JsonValue {
   try {
     return parseJson(text);
   } catch (error) {
+    if (error instanceof JsonTooDeepError) throw tooDeep();
     if (error instanceof JsonSyntaxError) throw invalidJson();
     throw error;
   }
