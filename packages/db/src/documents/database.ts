@@ -124,7 +124,7 @@ export class Database {
   /** Writes one document under the given id (`PUT /db/id`); throws on conflict. */
   putDoc(rawId: unknown, input: DocInput, newEdits = true): { ok: true; id: string; rev: string } {
     const id = validateDocId(rawId);
-    const [result] = this.write([{ id, input }], newEdits);
+    const [result] = this.write([{ id, input }], newEdits) as [WriteResult];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }
@@ -184,7 +184,7 @@ export class Database {
 
     if (order.length > 0) {
       const seqs = this.store.writeDocs(order.map((id) => pending.get(id)!.write!));
-      const updateSeq = seqs[seqs.length - 1];
+      const updateSeq = seqs[seqs.length - 1]!;
       for (const listener of this.listeners) listener(updateSeq);
     }
     return results;
@@ -214,7 +214,7 @@ export class Database {
     let target = options.rev;
     if (options.latest) {
       const below = latestLeaves(tree(), target);
-      if (below.length > 0) target = below[0];
+      if (below.length > 0) target = below[0]!;
     }
     const found = findRev(tree(), target);
     if (found === undefined || !found.stored) throw notFound('missing');

@@ -69,5 +69,5 @@ export function replicatedEdit(tree: RevTree | undefined, input: DocInput, revsL
     throw new CouchError('bad_request', 'Document rev is required when new_edits is false.');
   }
   const merged = mergePath(tree ?? [], { pos, ids, deleted: input.deleted, stored: true }, revsLimit);
-  return { tree: merged.tree, rev: { pos, id: ids[0] }, changed: merged.changed, stemmed: merged.stemmed };
+  return { tree: merged.tree, rev: { pos, id: ids[0]! }, changed: merged.changed, stemmed: merged.stemmed };
 }

@@ -32,7 +32,7 @@ export const bulk = {
       // CouchDB validates each doc, then crashes on the first one (validate_revs has no clause
       // for a non-boolean); with no docs it gets to its own 400.
       if (docs.length === 0) throw new CouchError('bad_request', '`new_edits` parameter must be a boolean.');
-      checkDoc(docs[0]);
+      checkDoc(docs[0]!);
       throw crash('function_clause');
     }
     if (newEdits && body.get('all_or_nothing') === true) {
@@ -72,7 +72,7 @@ export const bulk = {
     const db = dbOf(ctx);
     const diff = db.revsDiff(revsRequest(await objectBody(ctx)));
     const missing: Record<string, string[]> = {};
-    for (const id in diff) missing[id] = diff[id].missing;
+    for (const id in diff) missing[id] = diff[id]!.missing;
     sendJson(ctx, 200, { missing_revs: missing });
   },
 };
