@@ -96,7 +96,7 @@ export class EmbeddedDb {
     const group = manager.groupOf(DESIGN_PREFIX + ddoc);
     const { index: viewNo } = viewOf(group, name);
     const state = await manager.state(group);
-    const q = parseViewQuery(new URLSearchParams(), params, group.views[viewNo], group.options);
+    const q = parseViewQuery(new URLSearchParams(), params, group.views[viewNo]!, group.options);
     if (q.update === 'true') await manager.refresh(state);
     const { meta, rows } = answerQuery(this.database, state, viewNo, q);
     const result = { ...meta, rows: [...rows].map(parse) };

@@ -79,7 +79,10 @@ function checkOrder(expected: readonly Row[], raw: boolean, report: (msg: string
   const intl = new Intl.Collator('en');
   const fcd = ours.filter((r) => isFcd(r.key));
   for (let i = 1; i < fcd.length; i++) {
-    assert.ok(intl.compare(fcd[i - 1].key, fcd[i].key) <= 0, `${hex(fcd[i - 1].key)} <= ${hex(fcd[i].key)} under Intl`);
+    assert.ok(
+      intl.compare(fcd[i - 1]!.key, fcd[i]!.key) <= 0,
+      `${hex(fcd[i - 1]!.key)} <= ${hex(fcd[i]!.key)} under Intl`,
+    );
   }
   const position = new Map(expected.map((r, i) => [r.id, i]));
   const keep = unmoved(ours.map((r) => position.get(r.id)!));
@@ -137,8 +140,8 @@ for (const mode of ['icu', 'raw'] as const) {
       const encode = raw ? encodeRawKey : encodeKey;
       // Adjacent rows in CouchDB's order are in one group iff our encodings are byte-equal.
       for (let i = 1; i < rows.length; i++) {
-        const same = encode(rows[i - 1].key).equals(encode(rows[i].key));
-        assert.equal(same, groupOf[i - 1] === groupOf[i], `${hex(rows[i - 1].key)} / ${hex(rows[i].key)}`);
+        const same = encode(rows[i - 1]!.key).equals(encode(rows[i]!.key));
+        assert.equal(same, groupOf[i - 1] === groupOf[i], `${hex(rows[i - 1]!.key)} / ${hex(rows[i]!.key)}`);
       }
     });
 

@@ -322,9 +322,9 @@ describe('_changes', () => {
     assert.match(r.headers.get('content-type')!, /^text\/event-stream/);
     const events = r.text.split('\n\n').filter((chunk) => chunk !== '');
     assert.equal(events.length, 2);
-    const [data, id] = events[0].split('\n');
+    const [data, id] = events[0]!.split('\n');
     assert.equal(id, 'id: 9');
-    assert.equal(JSON.parse(data.slice('data: '.length)).id, 'unwanted');
+    assert.equal(JSON.parse(data!.slice('data: '.length)).id, 'unwanted');
     const resumed = await t.request('GET', '/db/_changes?feed=eventsource&limit=1&timeout=5000', {
       headers: { 'last-event-id': '9' },
     });

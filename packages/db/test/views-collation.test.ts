@@ -178,7 +178,7 @@ describe('collation fixture end to end through views', () => {
         let at = 0;
         for (const g of grouped.rows as { key: string; value: number }[]) {
           const members = rows.slice(at, at + g.value);
-          assert.equal(g.key, members[0].key, `group key is its first row's key (${hex(g.key)})`);
+          assert.equal(g.key, members[0]!.key, `group key is its first row's key (${hex(g.key)})`);
           ours.push(members);
           at += g.value;
         }
@@ -428,8 +428,8 @@ describe('equal keys in ranges, groups and lookups (hand-made)', () => {
     const rows = r.json.rows as Row[];
     for (let i = 1; i < rows.length; i++) {
       assert.ok(
-        collateRows(rows[i - 1].key, rows[i - 1].id, rows[i].key, rows[i].id) < 0,
-        `${rows[i - 1].id} < ${rows[i].id}`,
+        collateRows(rows[i - 1]!.key, rows[i - 1]!.id, rows[i]!.key, rows[i]!.id) < 0,
+        `${rows[i - 1]!.id} < ${rows[i]!.id}`,
       );
     }
   });

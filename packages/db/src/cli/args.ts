@@ -79,7 +79,7 @@ export function parseCli(argv: readonly string[], env: Env, cwd: string = proces
 export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = process.cwd()): ServeOptions {
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i]!;
     if (!arg.startsWith('--')) {
       throw new UsageError(arg.startsWith('-') ? `unknown option '${arg}'` : `unexpected argument '${arg}'`);
     }
@@ -107,7 +107,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   const pick = (name: string): { value: string; source: string } | undefined => {
     const flag = flags.get(name);
     if (flag !== undefined) return { value: flag, source: `--${name}` };
-    const envName = SERVE_FLAGS[name].env;
+    const envName = SERVE_FLAGS[name]!.env;
     const fromEnv = env[envName];
     if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: envName };
     return undefined;
@@ -162,11 +162,11 @@ const UNITS: Record<string, number> = {
 /** `1048576`, `512kb`, `64mb`, `1.5gb` (binary units, case-insensitive) → bytes. */
 export function parseSize(value: string, source = '--max-body'): number {
   const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(value.trim());
-  const unit = match?.[2].toLowerCase();
+  const unit = match?.[2]?.toLowerCase();
   if (match === null || unit === undefined || !Object.hasOwn(UNITS, unit)) {
     throw new UsageError(`${source} must be a size such as 1048576, 512kb, 64mb or 1gb, got '${value}'`);
   }
-  const bytes = Math.floor(Number(match[1]) * UNITS[unit]);
+  const bytes = Math.floor(Number(match[1]) * UNITS[unit]!);
   if (bytes < 1 || !Number.isSafeInteger(bytes)) {
     throw new UsageError(`${source} must be at least 1 byte and at most ${Number.MAX_SAFE_INTEGER}, got '${value}'`);
   }

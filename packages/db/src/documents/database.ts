@@ -126,7 +126,7 @@ export class Database {
   /** Writes one document under the given id (`PUT /db/id`); throws on conflict. */
   putDoc(rawId: unknown, input: DocInput, newEdits = true): { ok: true; id: string; rev: string } {
     const id = validateDocId(rawId);
-    const [result] = this.write([{ id, input }], newEdits);
+    const [result] = this.write([{ id, input }], newEdits) as [WriteResult];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }
@@ -188,7 +188,7 @@ export class Database {
       // CouchDB gives a batch's sequences in id order (UTF-8 bytes), not in request order.
       order.sort(compareIds);
       const seqs = this.store.writeDocs(order.map((id) => pending.get(id)!.write!));
-      const updateSeq = seqs[seqs.length - 1];
+      const updateSeq = seqs[seqs.length - 1]!;
       for (const listener of this.listeners) listener(updateSeq);
     }
     return results;

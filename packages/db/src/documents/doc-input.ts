@@ -46,9 +46,9 @@ export function readDocInput(value: JsonValue): DocInput {
   let hasId = false;
   const { keys, values } = value;
   for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
+    const key = keys[i]!;
     if (key.charCodeAt(0) !== 95 /* _ */) continue;
-    const member = values[i];
+    const member = values[i]!;
     hasSpecial = true;
     switch (key) {
       case '_id':

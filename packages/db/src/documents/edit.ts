@@ -72,7 +72,7 @@ export function replicatedEdit(tree: RevTree | undefined, input: DocInput, revsL
     throw revRequired();
   }
   const merged = mergePath(tree ?? [], { pos, ids, deleted: input.deleted, stored: true }, revsLimit);
-  return { tree: merged.tree, rev: { pos, id: ids[0] }, changed: merged.changed, stemmed: merged.stemmed };
+  return { tree: merged.tree, rev: { pos, id: ids[0]! }, changed: merged.changed, stemmed: merged.stemmed };
 }
 
 /** CouchDB's text for a replicated write without a revision. */

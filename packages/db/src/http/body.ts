@@ -36,7 +36,7 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
     }
     size = end;
   }
-  if (chunks !== undefined) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  if (chunks !== undefined) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
 }
 
@@ -70,7 +70,7 @@ export function parseBody(bytes: Buffer): JsonValue {
 /** 415 unless the request says `application/json` (parameters such as charset allowed). */
 export function checkJsonType(ctx: RequestContext): void {
   const type = ctx.req.headers['content-type'] ?? '';
-  if (type.split(';')[0].trim().toLowerCase() !== 'application/json') {
+  if (type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
     throw new CouchError('bad_content_type', 'Content-Type must be application/json');
   }
 }

@@ -21,7 +21,7 @@ export function sendText(ctx: RequestContext, status: number, json: string, head
   res.statusCode = status;
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');
-  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
   res.setHeader('Content-Length', Buffer.byteLength(body));
   if (ctx.method === 'HEAD' || status === 304) res.end();
   else res.end(body);
@@ -95,7 +95,7 @@ function startRows(ctx: RequestContext, status: number, headers: Record<string, 
   res.statusCode = status;
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');
-  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
   if (ctx.method !== 'HEAD') return true;
   res.end();
   return false;

@@ -215,7 +215,7 @@ function parseObject(): JsonObject {
       index.set(key, keys.length - 1);
     } else if (keys.length > 16) {
       index = new Map();
-      for (let i = 0; i < keys.length; i++) index.set(keys[i], i);
+      for (let i = 0; i < keys.length; i++) index.set(keys[i]!, i);
     }
 
     skipWhitespace();
@@ -234,8 +234,8 @@ function parseObject(): JsonObject {
   const liveValues: JsonValue[] = [];
   for (let i = 0; i < keys.length; i++) {
     if (values[i] === REPLACED) continue;
-    liveKeys.push(keys[i]);
-    liveValues.push(values[i]);
+    liveKeys.push(keys[i]!);
+    liveValues.push(values[i]!);
   }
   return new JsonObject(liveKeys, liveValues);
 }

@@ -31,12 +31,12 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
   for (let view = 0; view < all.length; view++) {
     const rows = all[view];
     if (rows === undefined || rows.length === 0) continue;
-    const raw = views[view].raw;
+    const raw = views[view]!.raw;
     // A document may emit the same key twice: the later rows get a suffix that keeps
     // them distinct and in emit order (never 0xFF, which range bounds rely on).
     let seen: Set<string> | undefined;
     for (let n = 0; n < rows.length; n++) {
-      const [key, value] = rows[n];
+      const [key, value] = rows[n]!;
       const keyJson = JSON.stringify(key);
       let rowKey = (rows.length === 1 ? known?.(view, keyJson) : undefined) ?? encodeRowKey(key, doc.id, raw);
       if (rows.length > 1) {

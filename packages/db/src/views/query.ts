@@ -171,8 +171,8 @@ export function answerQuery(
   viewNo: number,
   q: ViewQuery,
 ): { meta: ViewMeta; rows: Iterable<string> } {
-  const view = state.group.views[viewNo];
-  const tree = state.index.trees[viewNo];
+  const view = state.group.views[viewNo]!;
+  const tree = state.index.trees[viewNo]!;
   const seq = q.updateSeq ? { update_seq: state.index.updateSeq } : {};
   if (q.reduce) return { meta: seq, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
   const result = queryMap(db, tree, view, q);

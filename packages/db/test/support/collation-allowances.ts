@@ -58,7 +58,7 @@ export function excuses(s: string): Excuse[] {
   if (
     cps.some((cp) => {
       const [major, minor] = icu.charAge(cp).split('.').map(Number);
-      return major > 15 || (major === 15 && minor > 0);
+      return major! > 15 || (major === 15 && minor! > 0);
     })
   ) {
     out.push('newer-than-unicode-15.0');
@@ -83,14 +83,14 @@ export function unmoved(seq: readonly number[]): Set<number> {
     let hi = tails.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (tails[mid] < seq[k]) lo = mid + 1;
+      if (tails[mid]! < seq[k]!) lo = mid + 1;
       else hi = mid;
     }
-    tails[lo] = seq[k];
+    tails[lo] = seq[k]!;
     tailAt[lo] = k;
-    prev[k] = lo > 0 ? tailAt[lo - 1] : -1;
+    prev[k] = lo > 0 ? tailAt[lo - 1]! : -1;
   }
   const keep = new Set<number>();
-  for (let k = tails.length ? tailAt[tails.length - 1] : -1; k >= 0; k = prev[k]) keep.add(seq[k]);
+  for (let k = tails.length ? tailAt[tails.length - 1]! : -1; k >= 0; k = prev[k]!) keep.add(seq[k]!);
   return keep;
 }

@@ -72,7 +72,7 @@ export const bulk = {
     const db = dbOf(ctx);
     const diff = db.revsDiff(revsRequest(await objectBody(ctx)));
     const missing: Record<string, string[]> = {};
-    for (const id in diff) missing[id] = diff[id].missing;
+    for (const id in diff) missing[id] = diff[id]!.missing;
     sendJson(ctx, 200, { missing_revs: missing });
   },
 };

@@ -268,7 +268,7 @@ export class SqliteDatabase implements DatabaseStore {
     this.totals = counters;
     this.recent.record(
       writes.map(({ record, bodies }, i) => ({
-        seq: seqs[i],
+        seq: seqs[i]!,
         id: record.id,
         rev: record.rev,
         deleted: record.deleted,
@@ -372,7 +372,7 @@ export class SqliteDatabase implements DatabaseStore {
         const rows = this.stmtChanges.all(after, pageSize) as DocRow[];
         for (const row of rows) yield toRecord(row);
         if (rows.length < pageSize) return;
-        after = rows[rows.length - 1][1];
+        after = rows[rows.length - 1]![1];
         pageSize = Math.min(pageSize * 4, MAX_PAGE);
       }
     }
@@ -381,7 +381,7 @@ export class SqliteDatabase implements DatabaseStore {
       const rows = this.stmtChangesDesc.all(since, before, pageSize) as DocRow[];
       for (const row of rows) yield toRecord(row);
       if (rows.length < pageSize) return;
-      before = rows[rows.length - 1][1];
+      before = rows[rows.length - 1]![1];
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
     }
   }
@@ -402,7 +402,7 @@ export class SqliteDatabase implements DatabaseStore {
       for (const [id, seq, rev, deleted, body] of rows)
         yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined };
       if (rows.length < pageSize) return;
-      after = rows[rows.length - 1][1];
+      after = rows[rows.length - 1]![1];
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
     }
   }
@@ -465,7 +465,7 @@ export class SqliteDatabase implements DatabaseStore {
       const rows = this.rangeStatement(sql).all(...params, pageSize) as Row[];
       for (const row of rows) yield row;
       if (rows.length < pageSize) return;
-      from = rows[rows.length - 1][0];
+      from = rows[rows.length - 1]![0];
       fromOp = desc ? '<' : '>';
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
     }
