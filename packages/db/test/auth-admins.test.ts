@@ -50,6 +50,12 @@ describe('password hashes', () => {
     assert.equal(parsed?.iterations, 1000);
   });
 
+  test('a stored hash naming an inherited property as its PRF is not a hash (verify is false, not a crash)', () => {
+    const odd = '-pbkdf2:constructor-00ff,88b2a6274f9ebeb3e2928a86382590ec,10';
+    assert.equal(parseHash(odd), null);
+    assert.equal(verifyPassword('x', odd), false);
+  });
+
   test('salts are random', () => {
     assert.notEqual(hashPassword('same', FAST), hashPassword('same', FAST));
   });

@@ -13,14 +13,7 @@ import {
   rowKeyRange,
   type RowKeyRange,
 } from '../src/views/collation/index.js';
-import {
-  excuses,
-  hex,
-  loadFixture,
-  unmoved,
-  type Excuse,
-  type FixtureRow,
-} from './support/collation-allowances.js';
+import { excuses, hex, loadFixture, unmoved, type Excuse, type FixtureRow } from './support/collation-allowances.js';
 
 // Conformance against rows recorded from a real CouchDB 3.5.0 (libicu 72.1), see
 // test/fixtures/README.md. Raw collation must match exactly. ICU collation may differ

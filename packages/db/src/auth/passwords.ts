@@ -47,7 +47,7 @@ export interface ParsedHash {
 export function hashPassword(password: string, options: HashOptions = {}): string {
   const prf = options.prf ?? DEFAULT_PRF;
   const iterations = options.iterations ?? DEFAULT_ITERATIONS;
-  const digest = DIGESTS[prf];
+  const digest = Object.hasOwn(DIGESTS, prf) ? DIGESTS[prf] : undefined;
   if (digest === undefined) throw new TypeError(`unsupported PBKDF2 PRF: ${prf}`);
   if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) {
     throw new TypeError(`invalid PBKDF2 iteration count: ${iterations}`);
@@ -64,7 +64,8 @@ export function parseHash(stored: string): ParsedHash | null {
   if (match) {
     const prf = match[1] ?? 'sha';
     const iterations = Number(match[4]);
-    if (DIGESTS[prf] === undefined) return null;
+    // Own keys only: `constructor` is not a PRF.
+    if (!Object.hasOwn(DIGESTS, prf)) return null;
     if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) return null;
     if (match[2]!.length % 2 !== 0) return null;
     return { scheme: 'pbkdf2', prf, key: match[2]!.toLowerCase(), salt: match[3]!, iterations };
