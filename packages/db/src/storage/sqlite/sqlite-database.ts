@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { isWellFormed } from '../../support/unicode.js';
 import { statSync } from 'node:fs';
 import { RecentChanges } from '../recent-changes.js';
+import type { Planner } from '../contract.js';
 import type { DatabaseStore, DbMeta, ChangedDoc, DocRecord, DocWrite, IdRange, LocalDoc } from '../engine.js';
 import { COUNTERS, SCHEMA, SCHEMA_VERSION } from './schema.js';
 
@@ -95,6 +96,10 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly stmtSetProp: Statement;
   private readonly stmtPages: Statement;
   private readonly writeTransaction: (writes: readonly DocWrite[]) => { seqs: number[]; counters: Counters };
+  private readonly updateTransaction: <R>(
+    ids: readonly string[],
+    plan: Planner<R>,
+  ) => { result: R; writes: readonly DocWrite[]; seqs: number[]; counters: Counters };
 
   constructor(
     readonly name: string,
@@ -149,6 +154,18 @@ export class SqliteDatabase implements DatabaseStore {
     this.totals = this.loadCounters();
     this.recent = new RecentChanges(this.totals.updateSeq, options.recentBytes ?? RECENT_BYTES);
     this.writeTransaction = db.transaction((writes: readonly DocWrite[]) => this.applyWrites(writes));
+    // better-sqlite3's Transaction type loses the generic: the cast restores it.
+    this.updateTransaction = db.transaction((ids: readonly string[], plan: Planner<unknown>) => {
+      const records = new Map<string, DocRecord>();
+      const found = this.getDocs(ids);
+      ids.forEach((id, i) => {
+        const record = found[i];
+        if (record !== undefined) records.set(id, record);
+      });
+      const { writes, result } = plan(records);
+      const marked = writes.map((w) => (w.isNew === undefined ? { ...w, isNew: !records.has(w.record.id) } : w));
+      return { result, writes: marked, ...this.applyWrites(marked) };
+    }) as SqliteDatabase['updateTransaction'];
   }
 
   private configure(durability: 'normal' | 'full'): void {
@@ -261,10 +278,25 @@ export class SqliteDatabase implements DatabaseStore {
 
   private readonly bodyOf = (id: string, rev: string): string | undefined => this.getBody(id, rev);
 
+  /**
+   * The contract's write path, synchronous: the records of `ids` are read, planned over and
+   * written in one transaction (this connection is the database's only writer).
+   */
+  updateDocs<R>(ids: readonly string[], plan: Planner<R>): { result: R; seqs: number[] } {
+    const { result, writes, seqs, counters } = this.updateTransaction(ids, plan);
+    if (writes.length > 0) this.committed(writes, seqs, counters);
+    return { result, seqs };
+  }
+
   writeDocs(writes: readonly DocWrite[]): number[] {
     if (writes.length === 0) return [];
     const { seqs, counters } = this.writeTransaction(writes);
-    // Only now, after the commit: a throwing transaction leaves the counters as they were.
+    this.committed(writes, seqs, counters);
+    return seqs;
+  }
+
+  /** After a commit (a throwing transaction leaves the counters as they were). */
+  private committed(writes: readonly DocWrite[], seqs: readonly number[], counters: Counters): void {
     this.totals = counters;
     this.recent.record(
       writes.map(({ record, bodies }, i) => ({
@@ -275,7 +307,6 @@ export class SqliteDatabase implements DatabaseStore {
         body: bodies.find((b) => b.rev === record.rev)?.body,
       })),
     );
-    return seqs;
   }
 
   /** The body of `writeDocs`, run inside its transaction; counters change on a copy. */
