@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from '../auth/index.js';
 import { createListener } from '../http/dispatch.js';
-import { openSqliteEngine } from '../storage/sqlite/sqlite-engine.js';
+import { openSqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './couch-server.js';
 
 export interface ServerOptions {
@@ -46,8 +46,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     deferWrite: true,
     ...(options.hashIterations === undefined ? {} : { iterations: options.hashIterations }),
   });
-  const engine = openSqliteEngine({ dir: dataDir, durability: options.durability });
-  const couch = new CouchServer({ engine, admins, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY, log });
+  const storage = openSqliteStorage({ dir: dataDir, durability: options.durability });
+  const couch = new CouchServer({
+    storage,
+    indexDir: (name) => storage.indexDir(name),
+    admins,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    log,
+  });
   const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch));
   const sockets = new Set<Socket>();
   http.on('connection', (socket) => {

@@ -16,11 +16,11 @@ const PAGE_ROWS = 256;
 /** Server-level values, in their own file (its name can never be a database's). */
 const SERVER_FILE = '_server.sqlite';
 
-export function openSqliteStorage(options: EngineOptions): Storage {
+export function openSqliteStorage(options: EngineOptions): SqliteStorage {
   return new SqliteStorage(openSqliteEngine(options), options.dir);
 }
 
-class SqliteStorage implements Storage {
+export class SqliteStorage implements Storage {
   private readonly stores = new WeakMap<DatabaseStore, SqliteDocumentStore>();
   private server: Database.Database | undefined;
 
@@ -54,6 +54,11 @@ class SqliteStorage implements Storage {
 
   async setServerValue(key: string, value: string): Promise<void> {
     this.serverDb().prepare('INSERT OR REPLACE INTO server_state (key, value) VALUES (?, ?)').run(key, value);
+  }
+
+  /** The folder of a database's view index files (they go with the database when it is destroyed). */
+  indexDir(name: string): string {
+    return this.engine.indexDir(name);
   }
 
   async close(): Promise<void> {
