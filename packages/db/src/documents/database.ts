@@ -37,6 +37,9 @@ export type { WriteResult } from './write-plan.js';
 
 export const DEFAULT_REVS_LIMIT = 1000;
 
+/** How often a database with change listeners looks for writes made by other processes. */
+const WATCH_MS = 200;
+
 export interface OpenOptions {
   rev?: Rev;
   revs?: boolean;
@@ -64,6 +67,9 @@ export class Database {
   private revsLimitCache: number | undefined;
   private readonly listeners = new Set<ChangeListener>();
   private readonly commits: GroupCommit;
+  /** The latest sequence listeners were told of. */
+  private notifiedSeq = 0;
+  private watch: NodeJS.Timeout | undefined;
 
   constructor(
     readonly name: string,
@@ -73,9 +79,7 @@ export class Database {
     this.commits = new GroupCommit(
       store,
       () => this.revsLimit(),
-      (updateSeq) => {
-        for (const listener of this.listeners) listener(updateSeq);
-      },
+      (updateSeq) => this.notify(updateSeq),
     );
   }
 
@@ -101,10 +105,39 @@ export class Database {
     this.revsLimitCache = limit;
   }
 
-  /** Called with the new update sequence after every write that changed documents. */
+  /**
+   * Called with the new update sequence after every write that changed documents: at once for
+   * writes through this process, and within WATCH_MS for writes by other processes on the same
+   * storage (other server nodes), found by polling the sequence while anyone listens.
+   */
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    // The first poll tells the listeners of the current sequence: they check for themselves what
+    // is new, so a write between their own check and this call is not missed.
+    this.watch ??= setInterval(() => void this.poll(), WATCH_MS).unref();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.watch !== undefined) {
+        clearInterval(this.watch);
+        this.watch = undefined;
+      }
+    };
+  }
+
+  private async poll(): Promise<void> {
+    let seq: number;
+    try {
+      seq = await this.updateSeq();
+    } catch {
+      return; // storage away for a moment: the next poll tries again
+    }
+    if (seq > this.notifiedSeq) this.notify(seq);
+  }
+
+  private notify(updateSeq: number): void {
+    if (updateSeq <= this.notifiedSeq) return;
+    this.notifiedSeq = updateSeq;
+    for (const listener of this.listeners) listener(updateSeq);
   }
 
   // ---- writes ----
