@@ -4,7 +4,6 @@
  * way finish (writes are synchronous, so a started write is always complete), cuts long-lived
  * feeds after a grace period, then closes storage.
  */
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from '../auth/index.js';
@@ -41,12 +40,18 @@ const CLOSE_GRACE_MS = 5_000;
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const { port: wantedPort = 5984, host = '127.0.0.1', dataDir = './data' } = options;
-  mkdirSync(dataDir, { recursive: true });
-  const { admins, created, save } = loadAdmins(dataDir, options.admin, {
-    deferWrite: true,
-    ...(options.hashIterations === undefined ? {} : { iterations: options.hashIterations }),
-  });
   const storage = openSqliteStorage({ dir: dataDir, durability: options.durability });
+  let loaded: Awaited<ReturnType<typeof loadAdmins>>;
+  try {
+    loaded = await loadAdmins(storage, options.admin, {
+      deferWrite: true,
+      ...(options.hashIterations === undefined ? {} : { iterations: options.hashIterations }),
+    });
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  const { admins, created, save } = loaded;
   const couch = new CouchServer({
     storage,
     indexDir: (name) => storage.indexDir(name),
@@ -64,7 +69,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   try {
     await listen(http, wantedPort, host);
     // Only a server that listens keeps a generated admin (its caller prints the password).
-    save();
+    await save();
   } catch (error) {
     http.close();
     await couch.close();

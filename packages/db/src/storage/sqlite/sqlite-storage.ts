@@ -3,18 +3,14 @@
  * synchronous and this process is each file's only writer, so every call is answered at once
  * inside; folds hand out the pages the engine reads anyway.
  */
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import type { Counters, DocumentStore, Page, Planner, Storage } from '../contract.js';
 import type { DatabaseStore, DbMeta, DocRecord, EngineOptions, IdRange, LocalDoc, StorageEngine } from '../engine.js';
 import type { SqliteDatabase } from './sqlite-database.js';
+import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
 
 /** Rows per page handed out by the folds. */
 const PAGE_ROWS = 256;
-
-/** Server-level values, in their own file (its name can never be a database's). */
-const SERVER_FILE = '_server.sqlite';
 
 export function openSqliteStorage(options: EngineOptions): SqliteStorage {
   return new SqliteStorage(openSqliteEngine(options), options.dir);
@@ -22,7 +18,6 @@ export function openSqliteStorage(options: EngineOptions): SqliteStorage {
 
 export class SqliteStorage implements Storage {
   private readonly stores = new WeakMap<DatabaseStore, SqliteDocumentStore>();
-  private server: Database.Database | undefined;
 
   constructor(
     private readonly engine: StorageEngine,
@@ -46,14 +41,13 @@ export class SqliteStorage implements Storage {
     return this.engine.destroy(name);
   }
 
+  /** Server values are small files in the data folder (./server-files.ts). */
   async getServerValue(key: string): Promise<string | undefined> {
-    return this.serverDb().prepare('SELECT value FROM server_state WHERE key = ?').pluck().get(key) as
-      | string
-      | undefined;
+    return readServerFile(this.dir, key);
   }
 
   async setServerValue(key: string, value: string): Promise<void> {
-    this.serverDb().prepare('INSERT OR REPLACE INTO server_state (key, value) VALUES (?, ?)').run(key, value);
+    writeServerFile(this.dir, key, value);
   }
 
   /** The folder of a database's view index files (they go with the database when it is destroyed). */
@@ -63,18 +57,6 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     this.engine.close();
-    this.server?.close();
-    this.server = undefined;
-  }
-
-  private serverDb(): Database.Database {
-    if (this.server === undefined) {
-      const db = new Database(join(this.dir, SERVER_FILE), { timeout: 5000 });
-      db.pragma('journal_mode = WAL');
-      db.exec('CREATE TABLE IF NOT EXISTS server_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
-      this.server = db;
-    }
-    return this.server;
   }
 
   private wrap(store: DatabaseStore): DocumentStore {
