@@ -3,6 +3,8 @@
  * reached or dropped the connection": the request may succeed later (the HTTP layer answers 503).
  */
 
+import type { Pool, PoolClient } from 'pg';
+
 export class StorageUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -45,4 +47,31 @@ export function isConnectionError(err: unknown): boolean {
 export function storageError(err: unknown): unknown {
   if (err instanceof StorageUnavailableError || !isConnectionError(err)) return err;
   return new StorageUnavailableError(`PostgreSQL is unavailable: ${(err as Error).message}`, { cause: err });
+}
+
+/**
+ * A pool connection checked out for a transaction. While it is out, the pool does not listen
+ * for its errors: a connection the server ends would otherwise raise an uncaught 'error' (the
+ * statement running at the time rejects with the cause anyway). `done` gives it back, or
+ * discards it when it broke.
+ */
+export async function checkOut(pool: Pool): Promise<{ client: PoolClient; done: (broken?: Error) => void }> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw storageError(err);
+  }
+  let lost: Error | undefined;
+  const onError = (err: Error): void => {
+    lost = err;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    done: (broken) => {
+      client.off('error', onError);
+      client.release(broken ?? lost);
+    },
+  };
 }

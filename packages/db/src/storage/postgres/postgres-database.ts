@@ -9,7 +9,7 @@ import { CouchError } from '../../errors.js';
 import { toWellFormed } from '../../support/unicode.js';
 import type { Counters, DocumentStore, Page, Planner } from '../contract.js';
 import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc } from '../engine.js';
-import { storageError } from './errors.js';
+import { checkOut, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
 /** Rows per fold page: small first (callers often stop after a few rows), then larger. */
@@ -178,13 +178,8 @@ export class PostgresDocumentStore implements DocumentStore {
    * of `ids`, plan, write documents, bodies and counters with a few multi-row statements, commit.
    */
   async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw storageError(err);
-    }
-    let broken: unknown;
+    const { client, done } = await checkOut(this.pool);
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       try {
@@ -192,7 +187,7 @@ export class PostgresDocumentStore implements DocumentStore {
         await client.query('COMMIT');
         return out;
       } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
           broken = rollbackErr;
         });
         throw err;
@@ -201,7 +196,7 @@ export class PostgresDocumentStore implements DocumentStore {
       throw storageError(err);
     } finally {
       // A connection that failed mid-transaction is not given back to the pool.
-      client.release(broken instanceof Error ? broken : undefined);
+      done(broken);
     }
   }
 

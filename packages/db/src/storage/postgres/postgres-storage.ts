@@ -9,7 +9,7 @@ import { CouchError } from '../../errors.js';
 import type { DocumentStore, Storage } from '../contract.js';
 import { StorageExistsError } from '../engine.js';
 import { isValidDbName } from '../sqlite/names.js';
-import { storageError } from './errors.js';
+import { checkOut, storageError } from './errors.js';
 import { documentStatements, type DocumentStatements, PostgresDocumentStore } from './postgres-database.js';
 import { migrate, quoteIdent } from './schema.js';
 
@@ -45,7 +45,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   // its error event would end the process.
   pool.on('error', () => {});
   try {
-    const client = await pool.connect();
+    const { client, done } = await checkOut(pool);
     let broken: Error | undefined;
     try {
       await migrate(client, schema);
@@ -53,7 +53,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
       broken = err instanceof Error ? err : undefined;
       throw err;
     } finally {
-      client.release(broken);
+      done(broken);
     }
   } catch (err) {
     await pool.end().catch(() => {});
@@ -157,12 +157,7 @@ class PostgresStorage implements Storage {
   }
 
   private async transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw storageError(err);
-    }
+    const { client, done } = await checkOut(this.pool);
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -179,7 +174,7 @@ class PostgresStorage implements Storage {
     } catch (err) {
       throw storageError(err);
     } finally {
-      client.release(broken);
+      done(broken);
     }
   }
 }
