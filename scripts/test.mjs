@@ -2,12 +2,18 @@
 // Runs every workspace's compiled tests (packages/*/dist/test/**/*.test.js) with node's
 // test runner, prints the spec report, and ends with one line: "N passed, N failed".
 // Usage: node scripts/test.mjs [substring ...]  (only test files whose path contains one of them)
+//
+// PostgreSQL tests (files named *postgres*) need a server: unless DIVAN_TEST_POSTGRES already
+// names one, a throw-away server is started first (scripts/postgres.mjs: found under
+// /usr/lib/postgresql, installed with apt-get when missing and running as root) and stopped and
+// removed at the end, also on failure or Ctrl-C. Without one, no test runs and the run fails.
 import { spawnSync } from 'node:child_process';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PostgresMissing, startPostgres } from './postgres.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const filters = process.argv.slice(2);
@@ -40,6 +46,35 @@ if (selected.length === 0) {
 let passed = 0;
 let failed = 0;
 
+let postgres;
+if (selected.some((f) => relative(root, f).includes('postgres')) && !process.env.DIVAN_TEST_POSTGRES) {
+  try {
+    postgres = await startPostgres({ log: (line) => console.log(`postgres: ${line}`) });
+  } catch (err) {
+    if (err instanceof PostgresMissing) {
+      console.log(`✖ PostgreSQL: ${err.message}. The PostgreSQL tests need its server; install it with:`);
+      console.log(`    ${err.command}`);
+    } else {
+      console.log(`✖ PostgreSQL: could not start a throw-away server: ${err.message}`);
+    }
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+  const stopPostgres = () => {
+    postgres?.stop();
+    postgres = undefined;
+  };
+  process.on('exit', stopPostgres);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      stopPostgres();
+      process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
+    });
+  }
+  process.env.DIVAN_TEST_POSTGRES = postgres.url;
+  console.log(`postgres: throw-away server at ${postgres.url} (${postgres.bin})`);
+}
+
 // The lint step (Biome: formatting and lint rules) counts as one test; warnings fail it too.
 if (filters.length === 0) {
   const biome = join(root, 'node_modules', '.bin', 'biome');
@@ -71,6 +106,8 @@ stream.compose(spec).pipe(process.stdout);
 stream.on('end', () => {
   // Let the reporter flush before the summary line.
   setImmediate(() => {
+    postgres?.stop();
+    postgres = undefined;
     console.log(`${passed} passed, ${failed} failed`);
     process.exitCode = failed > 0 ? 1 : 0;
   });
