@@ -7,6 +7,8 @@
 // names one, a throw-away server is started first (scripts/postgres.mjs: found under
 // /usr/lib/postgresql, installed with apt-get when missing and running as root) and stopped and
 // removed at the end, also on failure or Ctrl-C. Without one, no test runs and the run fails.
+// The HTTP suites (http-*, client-*, views-http-*) then run a second time with every test server
+// on PostgreSQL (DIVAN_TEST_STORAGE=postgres): the same behaviour on both storage engines.
 import { spawnSync } from 'node:child_process';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
@@ -46,8 +48,12 @@ if (selected.length === 0) {
 let passed = 0;
 let failed = 0;
 
+const HTTP_SUITES = /(^|\/)(http-|client-|views-http-)[^/]*\.test\.js$/;
+const onPostgres = selected.filter((f) => HTTP_SUITES.test(f));
+
 let postgres;
-if (selected.some((f) => relative(root, f).includes('postgres')) && !process.env.DIVAN_TEST_POSTGRES) {
+const needsPostgres = onPostgres.length > 0 || selected.some((f) => relative(root, f).includes('postgres'));
+if (needsPostgres && !process.env.DIVAN_TEST_POSTGRES) {
   try {
     postgres = await startPostgres({ log: (line) => console.log(`postgres: ${line}`) });
   } catch (err) {
@@ -95,20 +101,28 @@ const isSuite = (data) => data.details?.type === 'suite';
 
 // The view sandbox (isolated-vm) needs every test process started with --no-node-snapshot.
 process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --no-node-snapshot`.trim();
-const stream = run({ files: selected, concurrency: 2, timeout: 120_000 });
-stream.on('test:pass', (data) => {
-  if (!isSuite(data) && !data.skip && !data.todo) passed++;
-});
-stream.on('test:fail', (data) => {
-  if (!isSuite(data)) failed++;
-});
-stream.compose(spec).pipe(process.stdout);
-stream.on('end', () => {
-  // Let the reporter flush before the summary line.
-  setImmediate(() => {
-    postgres?.stop();
-    postgres = undefined;
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exitCode = failed > 0 ? 1 : 0;
+/** One pass of the test runner over `files`; resolves when it has reported everything. */
+function pass(files, label) {
+  return new Promise((resolve) => {
+    if (label !== undefined) console.log(`\n${label}`);
+    const stream = run({ files, concurrency: 2, timeout: 120_000 });
+    stream.on('test:pass', (data) => {
+      if (!isSuite(data) && !data.skip && !data.todo) passed++;
+    });
+    stream.on('test:fail', (data) => {
+      if (!isSuite(data)) failed++;
+    });
+    stream.compose(spec).pipe(process.stdout, { end: false });
+    stream.on('end', () => setImmediate(resolve));
   });
-});
+}
+
+await pass(selected);
+if (onPostgres.length > 0) {
+  process.env.DIVAN_TEST_STORAGE = 'postgres';
+  await pass(onPostgres, `▶ the HTTP suites again, on PostgreSQL (${onPostgres.length} files)`);
+}
+postgres?.stop();
+postgres = undefined;
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed > 0 ? 1 : 0;

@@ -44,7 +44,7 @@ export class Divan {
     const storage = openSqliteStorage({ dir, durability: options.durability });
     this.couch = new CouchServer({
       storage,
-      indexDir: (name) => storage.indexDir(name),
+      indexDir: (db) => storage.indexDir(db.name),
       admins: createAdminStore({}),
       maxBodyBytes: Infinity,
       log: options.log ?? (() => {}),

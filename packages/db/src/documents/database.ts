@@ -74,6 +74,8 @@ export class Database {
   constructor(
     readonly name: string,
     readonly store: DocumentStore,
+    /** When the database was created: with its name, its identity (a database created again is another). */
+    readonly createdAt: number,
   ) {
     this.local = new LocalDocs(store);
     this.commits = new GroupCommit(

@@ -14,7 +14,7 @@ import { ViewManager } from '../views/view-manager.js';
 export interface CouchServerOptions {
   storage: Storage;
   /** The folder of a database's view index files (the view engine keeps them there for now). */
-  indexDir: (dbName: string) => string;
+  indexDir: (db: { name: string; createdAt: number }) => string;
   admins: AdminStore;
   maxBodyBytes: number;
   log: (line: string) => void;
@@ -25,7 +25,7 @@ export const NODE_NAME = 'nonode@nohost';
 
 export class CouchServer {
   readonly storage: Storage;
-  private readonly indexDir: (dbName: string) => string;
+  private readonly indexDir: (db: { name: string; createdAt: number }) => string;
   readonly admins: AdminStore;
   readonly lockout = new Lockout();
   readonly maxBodyBytes: number;
@@ -50,10 +50,11 @@ export class CouchServer {
     if (open !== undefined) return open;
     const store = await this.storage.open(name);
     if (store === undefined) throw dbNotFound();
+    const { createdAt } = await store.meta();
     // Another request may have opened it meanwhile: one Database per name.
     let db = this.open.get(name);
     if (db === undefined) {
-      db = new Database(name, store);
+      db = new Database(name, store, createdAt);
       this.open.set(name, db);
     }
     return db;
@@ -62,7 +63,8 @@ export class CouchServer {
   async createDb(name: string): Promise<Database> {
     validateDbName(name);
     try {
-      const db = new Database(name, await this.storage.create(name));
+      const store = await this.storage.create(name);
+      const db = new Database(name, store, (await store.meta()).createdAt);
       this.open.set(name, db);
       return db;
     } catch (error) {
@@ -77,7 +79,7 @@ export class CouchServer {
   views(db: Database): ViewManager {
     let manager = this.viewManagers.get(db);
     if (manager === undefined) {
-      manager = new ViewManager(db, this.indexDir(db.name), this.log);
+      manager = new ViewManager(db, this.indexDir(db), this.log);
       this.viewManagers.set(db, manager);
     }
     return manager;

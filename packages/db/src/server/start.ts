@@ -8,6 +8,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from '../auth/index.js';
 import { createListener } from '../http/dispatch.js';
+import { join } from 'node:path';
+import type { Storage } from '../storage/contract.js';
+import { openPostgresStorage } from '../storage/postgres/postgres-storage.js';
 import { openSqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './couch-server.js';
 
@@ -16,8 +19,13 @@ export interface ServerOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Default `./data`. */
+  /** Default `./data`: the SQLite databases, or with `storage` this node's view indexes. */
   dataDir?: string;
+  /**
+   * A PostgreSQL URL (or URL and schema, default `divan`): the databases live there, shared by
+   * every node that uses it.
+   */
+  storage?: string | { url: string; schema?: string };
   admin?: { name: string; password: string };
   maxBodyBytes?: number;
   durability?: 'normal' | 'full';
@@ -40,7 +48,7 @@ const CLOSE_GRACE_MS = 5_000;
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const { port: wantedPort = 5984, host = '127.0.0.1', dataDir = './data' } = options;
-  const storage = openSqliteStorage({ dir: dataDir, durability: options.durability });
+  const { storage, indexDir } = await openStorage(options.storage, dataDir, options.durability);
   let loaded: Awaited<ReturnType<typeof loadAdmins>>;
   try {
     loaded = await loadAdmins(storage, options.admin, {
@@ -54,7 +62,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { admins, created, save } = loaded;
   const couch = new CouchServer({
     storage,
-    indexDir: (name) => storage.indexDir(name),
+    indexDir,
     admins,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     log,
@@ -95,6 +103,27 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       })();
       return closing;
     },
+  };
+}
+
+/**
+ * SQLite in the data folder, or PostgreSQL. With PostgreSQL each node keeps its view indexes in
+ * its own data folder (updated from the shared changes), named by the database's identity so a
+ * database deleted and created again elsewhere never meets an old index.
+ */
+async function openStorage(
+  where: ServerOptions['storage'],
+  dataDir: string,
+  durability: ServerOptions['durability'],
+): Promise<{ storage: Storage; indexDir: (db: { name: string; createdAt: number }) => string }> {
+  if (where === undefined) {
+    const storage = openSqliteStorage({ dir: dataDir, durability });
+    return { storage, indexDir: (db) => storage.indexDir(db.name) };
+  }
+  const storage = await openPostgresStorage(typeof where === 'string' ? { url: where } : where);
+  return {
+    storage,
+    indexDir: (db) => join(dataDir, 'views', `${encodeURIComponent(db.name)}-${db.createdAt}`),
   };
 }
 

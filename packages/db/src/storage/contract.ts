@@ -94,3 +94,14 @@ export interface Storage {
   setServerValue(key: string, value: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The storage could not be reached, or dropped the connection (a network engine whose server is
+ * away): the request may succeed later. The HTTP layer answers 503.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageUnavailableError';
+  }
+}

@@ -5,12 +5,9 @@
 
 import type { Pool, PoolClient } from 'pg';
 
-export class StorageUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StorageUnavailableError';
-  }
-}
+import { StorageUnavailableError } from '../contract.js';
+
+export { StorageUnavailableError };
 
 /** Node's socket error codes that mean the server is not there (or went away). */
 const SOCKET_CODES = new Set([
