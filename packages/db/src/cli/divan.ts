@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
-import { levelledLog } from '../server/log.js';
+import { batchedLines, levelledLog } from '../server/log.js';
 import { startServer } from '../server/start.js';
 import { type Env, helpText, parseCli, UsageError } from './args.js';
 
@@ -69,7 +69,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       maxBodyBytes: options.maxBodyBytes,
       durability: options.durability,
       ...(options.storage === undefined ? {} : { storage: options.storage }),
-      log: levelledLog(options.logLevel, (line) => io.stdout(line.endsWith('\n') ? line : `${line}\n`)),
+      log: levelledLog(options.logLevel, batchedLines(io.stdout)),
     });
   } catch (err) {
     io.stderr(`divan: cannot start the server: ${describe(err)}\n`);

@@ -8,6 +8,11 @@ import { draw, type Mapper } from '@divan/router';
 
 /** Database names and document ids are any non-empty segment (ids may hold dots; `%2F` decodes to `/`). */
 const SEGMENT = /[^/]+/;
+/**
+ * A database name is any segment but `_node`, whose paths are the node-local API (declared after
+ * the database routes, so the common requests never try their patterns).
+ */
+const DB = /(?!_node(?![^/]))[^/]+/;
 
 type Verbs = Partial<Record<'get' | 'put' | 'post' | 'delete' | 'copy', string>>;
 
@@ -80,7 +85,7 @@ function databaseRoutes(r: Mapper): void {
 }
 
 export const routes = draw((r) => {
-  r.scope({ format: false, constraints: { db: SEGMENT, docid: SEGMENT, view: SEGMENT, node: SEGMENT } }, (r) => {
+  r.scope({ format: false, constraints: { db: DB, docid: SEGMENT, view: SEGMENT, node: SEGMENT } }, (r) => {
     endpoint(r, '/', { get: 'server#welcome' }, 'GET,HEAD');
     endpoint(r, '/_up', { get: 'server#up' }, 'GET,HEAD');
     endpoint(r, '/_uuids', { get: 'server#uuids' }, 'GET');
@@ -109,15 +114,6 @@ export const routes = draw((r) => {
       ['/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'],
       ['/_search_analyze', 'Full-text search (`/_search_analyze`)'],
       ['/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'],
-      ['/_node/:node/_config', 'Server configuration (`/_node/{node}/_config`)'],
-      ['/_node/:node/_config/*rest', 'Server configuration (`/_node/{node}/_config`)'],
-      ['/_node/:node/_stats', 'Server statistics (`/_node/{node}/_stats`)'],
-      ['/_node/:node/_stats/*rest', 'Server statistics (`/_node/{node}/_stats`)'],
-      ['/_node/:node/_system', 'System statistics (`/_node/{node}/_system`)'],
-      ['/_node/:node/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'],
-      ['/_node/:node/_versions', 'Versions (`/_node/{node}/_versions`)'],
-      ['/_node/:node/_restart', 'Restarting (`/_node/{node}/_restart`)'],
-      ['/_node/:node/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'],
     ] as const) {
       notImplemented(r, path, feature);
     }
@@ -127,12 +123,26 @@ export const routes = draw((r) => {
       r.match(`/${name}/*rest`, { to: 'errors#moved', via: 'all', defaults: { name } });
     }
 
-    // The node-local API first: `/_node/...` would otherwise read as a database named `_node`.
+    databaseRoutes(r);
+
+    // The node-local API, `/_node/{node}/...`: this node's own endpoints and its databases.
     r.scope('/_node/:node', (r) => {
       endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
+      for (const [path, feature] of [
+        ['/_config', 'Server configuration (`/_node/{node}/_config`)'],
+        ['/_config/*rest', 'Server configuration (`/_node/{node}/_config`)'],
+        ['/_stats', 'Server statistics (`/_node/{node}/_stats`)'],
+        ['/_stats/*rest', 'Server statistics (`/_node/{node}/_stats`)'],
+        ['/_system', 'System statistics (`/_node/{node}/_system`)'],
+        ['/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'],
+        ['/_versions', 'Versions (`/_node/{node}/_versions`)'],
+        ['/_restart', 'Restarting (`/_node/{node}/_restart`)'],
+        ['/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'],
+      ] as const) {
+        notImplemented(r, path, feature);
+      }
       databaseRoutes(r);
     });
-    databaseRoutes(r);
   });
 });
 

@@ -21,3 +21,27 @@ export function levelledLog(level: LogLevel, write: (line: string) => void): (li
     if (RANK[levelOf(line)] >= min) write(`${new Date().toISOString()} ${line}`);
   };
 }
+
+/**
+ * Lines written together once per turn of the event loop (a busy server logs many requests a
+ * turn; one write each cost more than formatting them), and at once when the process exits.
+ */
+export function batchedLines(write: (text: string) => void): (line: string) => void {
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    write(text);
+  };
+  process.once('exit', flush);
+  return (line) => {
+    pending.push(line.endsWith('\n') ? line : `${line}\n`);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+}
