@@ -32,6 +32,8 @@ export interface ChangedDoc {
   rev: string;
   deleted: boolean;
   body: string | undefined;
+  /** The document's serialized revision tree (a map function sees its `_conflicts`). */
+  tree: string;
 }
 
 /** One revision's body: canonical JSON text of the document without its special `_` members. */

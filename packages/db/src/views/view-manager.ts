@@ -19,6 +19,7 @@ import type { Database } from '../documents/database.js';
 import type { ChangedDoc } from '../storage/engine.js';
 import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
+import { conflicts as conflictsOf, deletedConflicts as deletedConflictsOf, parseTree } from '../revisions/index.js';
 import { toPlain } from '../json/index.js';
 import { AnswerCache } from './answer-cache.js';
 import { viewGroupOf, type ViewGroup } from './design.js';
@@ -342,7 +343,7 @@ export class ViewManager {
       if (!record.deleted && (group.includeDesign || !isDesignId(record.id))) {
         const body = record.body;
         if (body !== undefined) {
-          const extras = group.localSeq ? [['_local_seq', record.seq] as const] : undefined;
+          const extras = mapExtras(record, group.localSeq);
           batch.toMap.push(batch.docs.length - 1);
           batch.texts.push(renderDoc(record.id, record.rev, body, false, extras));
         }
@@ -397,6 +398,26 @@ export class ViewManager {
     return (message: string, kind: 'user' | 'error') =>
       this.log(`[${kind === 'user' ? 'info' : 'error'}] ${this.db.name}/${group.ddocId}: ${message}`);
   }
+}
+
+/**
+ * The meta members CouchDB gives a map function (couch_index_updater opens each document with
+ * `[conflicts, deleted_conflicts]`, plus `local_seq` when the group asks): `_conflicts` and
+ * `_deleted_conflicts` only when there are some, then `_local_seq`. A tree without a branch (no
+ * `(`) and with one root (no `;`) has one leaf: no conflicts, and nothing to parse.
+ */
+function mapExtras(record: ChangedDoc, localSeq: boolean): [string, unknown][] | undefined {
+  let extras: [string, unknown][] | undefined;
+  const { tree } = record;
+  if (tree.includes('(') || tree.includes(';')) {
+    const parsed = parseTree(tree);
+    const live = conflictsOf(parsed);
+    const deleted = deletedConflictsOf(parsed);
+    if (live.length > 0) (extras ??= []).push(['_conflicts', live]);
+    if (deleted.length > 0) (extras ??= []).push(['_deleted_conflicts', deleted]);
+  }
+  if (localSeq) (extras ??= []).push(['_local_seq', record.seq]);
+  return extras;
 }
 
 /** The docs of a batch, each id once (its last state: changes of one doc within a batch). */

@@ -135,7 +135,7 @@ export class SqliteDatabase implements DatabaseStore {
       .raw();
     this.stmtChangedBodies = db
       .prepare(
-        'SELECT d.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END FROM docs d ' +
+        'SELECT d.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree FROM docs d ' +
           'LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.seq > ? ORDER BY d.seq LIMIT ?',
       )
       .raw();
@@ -273,6 +273,7 @@ export class SqliteDatabase implements DatabaseStore {
         rev: record.rev,
         deleted: record.deleted,
         body: bodies.find((b) => b.rev === record.rev)?.body,
+        tree: record.tree,
       })),
     );
     return seqs;
@@ -398,9 +399,16 @@ export class SqliteDatabase implements DatabaseStore {
     }
     let pageSize = FIRST_PAGE;
     for (;;) {
-      const rows = this.stmtChangedBodies.all(after, pageSize) as [string, number, string, number, string | null][];
-      for (const [id, seq, rev, deleted, body] of rows)
-        yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined };
+      const rows = this.stmtChangedBodies.all(after, pageSize) as [
+        string,
+        number,
+        string,
+        number,
+        string | null,
+        string,
+      ][];
+      for (const [id, seq, rev, deleted, body, tree] of rows)
+        yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
       if (rows.length < pageSize) return;
       after = rows[rows.length - 1][1];
       pageSize = Math.min(pageSize * 4, MAX_PAGE);

@@ -1,0 +1,67 @@
+/**
+ * Views exactly as CouchDB 3.5 answers them (issue #14, the views part): what a map function
+ * sees of a document's conflicts, the order of one document's rows under one key, sources with
+ * a trailing `;` or comment, one-element `keys`, offsets and order of multi-key queries, the
+ * view's `update_seq`, and include_docs of a linked revision.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './support/server.js';
+import { assertError, putDdoc, seed, viewClient } from './support/views-http.js';
+
+describe('views exactly as CouchDB: what map functions see', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(() => t.close());
+
+  it('a map function sees _conflicts (only when there are some) and _deleted_conflicts', async () => {
+    const db = 'conflicts';
+    await seed(t, db, [{ _id: 'plain', n: 0 }], {
+      c: {
+        views: {
+          conflicts: { map: 'function (doc) { if (doc._conflicts) emit(doc._id, doc._conflicts); }' },
+          deleted: { map: 'function (doc) { if (doc._deleted_conflicts) emit(doc._id, doc._deleted_conflicts); }' },
+          members: {
+            map: "function (doc) { emit(doc._id, Object.keys(doc).filter(function (k) { return k[0] === '_'; })); }",
+          },
+        },
+      },
+    });
+    // Three leaves of `x` written as replication does: 2-c wins (highest), 2-a and 2-b conflict.
+    const bulk = await t.request('POST', `/${db}/_bulk_docs`, {
+      body: {
+        new_edits: false,
+        docs: [
+          { _id: 'x', _rev: '2-aaaa', n: 1, _revisions: { start: 2, ids: ['aaaa', 'root'] } },
+          { _id: 'x', _rev: '2-bbbb', n: 2, _revisions: { start: 2, ids: ['bbbb', 'root'] } },
+          { _id: 'x', _rev: '2-cccc', n: 3, _revisions: { start: 2, ids: ['cccc', 'root'] } },
+        ],
+      },
+    });
+    assert.equal(bulk.status, 201, bulk.text);
+    const v = viewClient(t, db, 'c');
+    let r = await v.ok('conflicts');
+    assert.deepEqual(r.rows, [{ id: 'x', key: 'x', value: ['2-bbbb', '2-aaaa'] }]);
+    assert.deepEqual((await v.ok('deleted')).rows, []);
+    // Deleting one losing leaf moves it to _deleted_conflicts.
+    const del = await t.request('DELETE', `/${db}/x?rev=2-aaaa`);
+    assert.equal(del.status, 200, del.text);
+    r = await v.ok('conflicts');
+    assert.deepEqual(r.rows, [{ id: 'x', key: 'x', value: ['2-bbbb'] }]);
+    r = await v.ok('deleted');
+    assert.equal(r.rows.length, 1);
+    assert.equal(r.rows[0].value.length, 1);
+    assert.match(r.rows[0].value[0], /^3-/);
+    r = await v.ok('members');
+    assert.deepEqual(r.rows, [
+      { id: 'plain', key: 'plain', value: ['_id', '_rev'] },
+      { id: 'x', key: 'x', value: ['_id', '_rev', '_conflicts', '_deleted_conflicts'] },
+    ]);
+  });
+});
+
+// Keep the helpers referenced while later items add their tests.
+void assertError;
+void putDdoc;
