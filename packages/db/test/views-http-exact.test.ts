@@ -62,6 +62,49 @@ describe('views exactly as CouchDB: what map functions see', () => {
   });
 });
 
+describe('views exactly as CouchDB: one document, one key, several rows', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    const emits =
+      "emit('k', true); emit('k', 'str'); emit('k', 1); emit('k', {a: 1}); emit('k', null); emit('k', [1]); emit('k', false); emit('k', 2);";
+    await seed(t, 'dups', [{ _id: 'a' }, { _id: 'b' }], {
+      d: { views: { dups: { map: `function (doc) { ${emits} emit('j', doc._id); }` } } },
+    });
+  });
+  after(() => t.close());
+
+  const ORDER = [1, 2, false, null, true, { a: 1 }, [1], 'str'];
+  const values = (r: { rows: { id: string; value: unknown }[] }) => r.rows.map((row) => [row.id, row.value]);
+
+  it('rows of one doc under one key come by value in raw term order (numbers < false < null < true < objects < arrays < strings)', async () => {
+    const v = viewClient(t, 'dups', 'd');
+    const r = await v.ok('dups', { key: 'k' });
+    assert.deepEqual(values(r), [...ORDER.map((x) => ['a', x]), ...ORDER.map((x) => ['b', x])]);
+  });
+
+  it('in the same value order when descending (only the documents come in reverse)', async () => {
+    const v = viewClient(t, 'dups', 'd');
+    const r = await v.ok('dups', { descending: true, startkey: 'k', endkey: 'k' });
+    assert.deepEqual(values(r), [...ORDER.map((x) => ['b', x]), ...ORDER.map((x) => ['a', x])]);
+    const paged = await v.ok('dups', { descending: true, key: 'k', skip: 1, limit: 2 });
+    assert.deepEqual(values(paged), [
+      ['b', 2],
+      ['b', false],
+    ]);
+    const all = await v.ok('dups', { descending: true });
+    assert.deepEqual(values(all).slice(0, 3), [
+      ['b', 1],
+      ['b', 2],
+      ['b', false],
+    ]);
+    assert.deepEqual(values(all).slice(-2), [
+      ['b', 'b'],
+      ['a', 'a'],
+    ]);
+  });
+});
+
 // Keep the helpers referenced while later items add their tests.
 void assertError;
 void putDdoc;

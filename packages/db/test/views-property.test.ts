@@ -148,6 +148,7 @@ const VALUE_EXPRS_MAP = ['doc.k2', 'null', '[doc._id, doc.n]', 'doc.n'];
 const BODIES: ((k: string, v: string) => string)[] = [
   (k, v) => `emit(${k}, ${v});`,
   (k, v) => `emit(${k}, ${v}); emit(${k}, ${v});`,
+  (k, v) => `emit(${k}, 7); emit(${k}, ${v}); emit(${k}, -1); emit(${k}, ${v});`,
   (k, v) => `if (doc.flag) emit(${k}, ${v});`,
   (_k, v) => `(doc.arr || []).forEach(function (x) { emit(x, ${v}); });`,
   (k, v) => `for (var i = 0; i < doc.n % 3; i++) emit([${k}, i], ${v});`,

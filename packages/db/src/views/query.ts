@@ -61,7 +61,8 @@ function* mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q
   let left = q.limit ?? Infinity;
   if (left <= 0) return;
   for (const range of ranges) {
-    for (const entry of tree.rows(range, q.descending)) {
+    const entries = tree.rows(range, q.descending);
+    for (const entry of q.descending ? duplicatesAscending(entries) : entries) {
       if (skip > 0) {
         skip--;
         continue;
@@ -70,6 +71,26 @@ function* mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q
       if (--left <= 0) return;
     }
   }
+}
+
+/**
+ * Rows of a descending read with one document's duplicates of a key (same doc id and key) put
+ * back in ascending value order: CouchDB keeps them as one B-tree entry whose values it expands
+ * in the same order whichever way it walks (couch_mrview_util:expand_dups).
+ */
+function* duplicatesAscending(entries: Iterable<RowEntry>): Generator<RowEntry> {
+  let run: RowEntry[] = [];
+  for (const entry of entries) {
+    const last = run[run.length - 1];
+    if (last !== undefined && (last.value[1] !== entry.value[1] || last.value[0] !== entry.value[0])) {
+      if (run.length === 1) yield last;
+      else yield* run.reverse();
+      run = [];
+    }
+    run.push(entry);
+  }
+  if (run.length === 1) yield run[0]!;
+  else yield* run.reverse();
 }
 
 function mapRow(db: Database, { value: [keyJson, docId, valueJson] }: RowEntry, q: ViewQueryOptions): string {
