@@ -105,6 +105,44 @@ describe('views exactly as CouchDB: one document, one key, several rows', () => 
   });
 });
 
-// Keep the helpers referenced while later items add their tests.
-void assertError;
-void putDdoc;
+describe('views exactly as CouchDB: sources with a trailing ; or comment', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    await seed(t, 'semi', [
+      { _id: 'a', n: 1 },
+      { _id: 'b', n: 2 },
+    ]);
+  });
+  after(() => t.close());
+
+  it('a map or reduce source ending with ; or a comment saves (ddoc check) and compiles (query)', async () => {
+    await putDdoc(t, 'semi', 's', {
+      views: {
+        semi: { map: 'function (doc) { emit(doc._id, doc.n); };' },
+        semis: { map: 'function (doc) { emit(doc._id, doc.n); } ;;\n' },
+        comment: { map: 'function (doc) { emit(doc._id, doc.n); }; // done' },
+        block: { map: 'function (doc) { emit(doc._id, doc.n); } /* done */;' },
+        js: {
+          map: 'function (doc) { emit(null, doc.n); }',
+          reduce: 'function (keys, values, rereduce) { return sum(values); }; // a JS reduce',
+        },
+      },
+    });
+    const v = viewClient(t, 'semi', 's');
+    for (const view of ['semi', 'semis', 'comment', 'block']) {
+      assert.deepEqual((await v.ok(view)).rows, [
+        { id: 'a', key: 'a', value: 1 },
+        { id: 'b', key: 'b', value: 2 },
+      ]);
+    }
+    assert.deepEqual((await v.ok('js')).rows, [{ key: null, value: 3 }]);
+  });
+
+  it('a source that does not compile is still a 400 compilation_error', async () => {
+    const r = await t.request('PUT', '/semi/_design/bad', {
+      body: { views: { v: { map: 'function (doc) { emit(doc._id; }' } } },
+    });
+    assertError(r, 400, 'compilation_error', /^Compilation of the map function in the 'v' view failed: /);
+  });
+});

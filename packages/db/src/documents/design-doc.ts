@@ -55,6 +55,14 @@ function checkCompiles(source: string, kind: 'map' | 'reduce', view: string): vo
   try {
     new Script(`(${source}\n)`);
   } catch (error) {
+    // A trailing `;` (or `;` and a comment) compiles, as in CouchDB and the sandbox (its
+    // runtime's compile): the source as what a function body returns.
+    try {
+      new Script(`(function () { return void 0 || ${source}\n})`);
+      return;
+    } catch {
+      // the first error is the one to report
+    }
     const message = error instanceof Error ? error.message : String(error);
     throw new CouchError(
       'compilation_error',

@@ -122,7 +122,13 @@ export const SANDBOX_RUNTIME = String.raw`
   global.require = require;
 
   function compile(source) {
-    var attempts = ['(' + source + '\n)', '(' + String(source).trim().replace(/;+$/, '') + '\n)'];
+    // As an expression; then (a trailing ";", or ";" and a comment, as CouchDB's AST rewrite
+    // accepts) as what a statement returns: "return f; // done" is a valid function body.
+    var attempts = [
+      '(' + source + '\n)',
+      '(' + String(source).trim().replace(/;+$/, '') + '\n)',
+      '(function () { return void 0 || ' + source + '\n})()'
+    ];
     var fn, firstError = null;
     for (var i = 0; i < attempts.length; i++) {
       try { fn = indirectEval(attempts[i]); firstError = null; break; } catch (e) { if (firstError === null) firstError = e; }
