@@ -146,3 +146,84 @@ describe('views exactly as CouchDB: sources with a trailing ; or comment', () =>
     assertError(r, 400, 'compilation_error', /^Compilation of the map function in the 'v' view failed: /);
   });
 });
+
+describe('views exactly as CouchDB: one-element keys, multi-key offset and order', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    await seed(
+      t,
+      'onekey',
+      ['a', 'b', 'c', 'd'].map((k, i) => ({ _id: `${k}1`, k, n: i + 1 })),
+      {
+        k: {
+          views: {
+            map: { map: 'function (doc) { emit(doc.k, doc.n); }' },
+            sum: { map: 'function (doc) { emit(doc.k, doc.n); }', reduce: '_sum' },
+          },
+        },
+      },
+    );
+  });
+  after(() => t.close());
+
+  it('a one-element keys wins over key (GET, in either order, and POST)', async () => {
+    const v = viewClient(t, 'onekey', 'k');
+    const want = [{ id: 'c1', key: 'c', value: 3 }];
+    assert.deepEqual(
+      (
+        await v.ok('map', [
+          ['key', 'a'],
+          ['keys', ['c']],
+        ])
+      ).rows,
+      want,
+    );
+    assert.deepEqual(
+      (
+        await v.ok('map', [
+          ['keys', ['c']],
+          ['key', 'a'],
+        ])
+      ).rows,
+      want,
+    );
+    assert.deepEqual((await v.postOk('map', { keys: ['c'] }, { key: 'a' })).rows, want);
+  });
+
+  it('a one-element keys plus startkey is a range; reversed, the range error', async () => {
+    const v = viewClient(t, 'onekey', 'k');
+    const r = await v.ok('map', [
+      ['keys', ['c']],
+      ['startkey', 'b'],
+    ]);
+    assert.deepEqual(
+      r.rows.map((row: { key: string }) => row.key),
+      ['b', 'c'],
+    );
+    assert.equal(r.offset, 1);
+    assert.deepEqual(
+      (
+        await v.ok('sum', [
+          ['keys', ['c']],
+          ['startkey', 'a'],
+        ])
+      ).rows,
+      [{ key: null, value: 6 }],
+    );
+    assertError(
+      await v.get('map', [
+        ['keys', ['a']],
+        ['startkey', 'c'],
+      ]),
+      400,
+      'query_parse_error',
+      'No rows can match your key range, reverse your start_key and end_key or set descending=true',
+    );
+  });
+
+  it('on a reduce view a one-element keys needs no group', async () => {
+    const v = viewClient(t, 'onekey', 'k');
+    assert.deepEqual((await v.postOk('sum', { keys: ['b'] })).rows, [{ key: null, value: 2 }]);
+  });
+});
