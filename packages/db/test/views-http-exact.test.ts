@@ -227,3 +227,60 @@ describe('views exactly as CouchDB: one-element keys, multi-key offset and order
     assert.deepEqual((await v.postOk('sum', { keys: ['b'] })).rows, [{ key: null, value: 2 }]);
   });
 });
+
+describe('views exactly as CouchDB: multi-key offset and grouped order', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    await seed(
+      t,
+      'multikey',
+      ['a', 'a', 'b', 'c', 'c', 'd'].map((k, i) => ({ _id: `${k}${i}`, k, n: i + 1 })),
+      {
+        k: {
+          views: {
+            map: { map: 'function (doc) { emit(doc.k, doc.n); }' },
+            sum: { map: 'function (doc) { emit(doc.k, doc.n); }', reduce: '_sum' },
+          },
+        },
+      },
+    );
+  });
+  after(() => t.close());
+
+  it('offset is the position of the first returned row (skip may pass whole keys)', async () => {
+    const v = viewClient(t, 'multikey', 'k');
+    // Index: a0 a1 b2 c3 c4 d5.
+    let r = await v.postOk('map', { keys: ['c', 'a'] });
+    assert.equal(r.offset, 3);
+    r = await v.postOk('map', { keys: ['c', 'a'], skip: 2 });
+    assert.deepEqual(
+      r.rows.map((row: { id: string }) => row.id),
+      ['a0', 'a1'],
+    );
+    assert.equal(r.offset, 0);
+    r = await v.postOk('map', { keys: ['zz', 'b', 'd'], skip: 1 });
+    assert.deepEqual(
+      r.rows.map((row: { id: string }) => row.id),
+      ['d5'],
+    );
+    assert.equal(r.offset, 5);
+    // Descending: positions count from the top.
+    r = await v.postOk('map', { keys: ['a', 'c'], descending: true, skip: 3 });
+    assert.deepEqual(
+      r.rows.map((row: { id: string }) => row.id),
+      ['a0'],
+    );
+    assert.equal(r.offset, 5);
+  });
+
+  it('a grouped reduce with keys keeps the order of the keys when descending', async () => {
+    const v = viewClient(t, 'multikey', 'k');
+    const r = await v.postOk('sum', { keys: ['c', 'a', 'd'], group: true, descending: true });
+    assert.deepEqual(r.rows, [
+      { key: 'c', value: 9 },
+      { key: 'a', value: 3 },
+      { key: 'd', value: 6 },
+    ]);
+  });
+});

@@ -41,19 +41,37 @@ export function queryMap(db: Database, tree: RowTree, view: ViewDef, q: ViewQuer
   const totalRows = tree.total();
   const ranges =
     q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
-  // Rows before the first range in iteration order, plus skip (a keys query counts from its first key).
+  return { totalRows, offset: offsetOf(tree, ranges, q), rows: mapRows(db, tree, ranges, q) };
+}
+
+/**
+ * The rows before the first returned one in iteration order: rows before its range plus those
+ * skipped in it. For a keys query that is the range of the first key with rows left after skip
+ * (skipped keys' rows count as skipped); when no row is left, the rows before the first range
+ * plus skip (at most total_rows).
+ */
+function offsetOf(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): number {
+  const before = (range: RowKeyRange): number =>
+    q.descending
+      ? range.lt === undefined
+        ? 0
+        : tree.countFrom(range.lt)
+      : range.gte === undefined
+        ? 0
+        : tree.countBelow(range.gte);
   const first = ranges[0];
-  const before =
-    first === undefined
-      ? 0
-      : q.descending
-        ? first.lt === undefined
-          ? 0
-          : tree.countFrom(first.lt)
-        : first.gte === undefined
-          ? 0
-          : tree.countBelow(first.gte);
-  return { totalRows, offset: Math.min(totalRows, before + q.skip), rows: mapRows(db, tree, ranges, q) };
+  if (first === undefined) return 0;
+  if (ranges.length > 1) {
+    let skip = q.skip;
+    for (const range of ranges) {
+      const inRange =
+        (range.lt === undefined ? tree.total() : tree.countBelow(range.lt)) -
+        (range.gte === undefined ? 0 : tree.countBelow(range.gte));
+      if (skip < inRange) return before(range) + skip;
+      skip -= inRange;
+    }
+  }
+  return Math.min(tree.total(), before(first) + q.skip);
 }
 
 function* mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): Generator<string> {
@@ -126,8 +144,8 @@ function includedDoc(db: Database, docId: string, valueJson: string, conflicts: 
 
 /** Reduce rows `{"key","value"}`, one per group, skip/limit counting groups. */
 export function* reduceRows(tree: RowTree, view: ViewDef, reducer: Reducer, q: ViewQueryOptions): Generator<string> {
-  const ranges =
-    q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
+  // Grouped by keys: one group per key, in the order given whatever the direction (CouchDB 3).
+  const ranges = q.keys !== undefined ? q.keys.map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
   const grouping = q.group;
   const groupKey = (key: Buffer) => groupKeyOf(key, grouping, view.raw);
   let skip = q.skip;
@@ -157,7 +175,7 @@ function groupKeyJson(keyJson: string, grouping: Grouping): string {
   return key.length <= grouping ? keyJson : JSON.stringify(key.slice(0, grouping));
 }
 
-/** `keys` are read in the order given, reversed with descending=true (CouchDB 3). */
+/** Map rows of `keys` are read in the order given, reversed with descending=true (CouchDB 3). */
 function orderedKeys(q: ViewQueryOptions): unknown[] {
   return q.descending ? [...q.keys!].reverse() : q.keys!;
 }

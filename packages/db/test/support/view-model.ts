@@ -136,7 +136,13 @@ export function answer(rows: readonly ModelRow[], reduce: ReduceKind, q: ModelQu
     return {
       kind: 'map',
       totalRows: rows.length,
-      offset: keys !== undefined ? null : Math.min(rows.length, before + skip),
+      // A keys query: the position of the first returned row in scan order (when there is one).
+      offset:
+        keys !== undefined
+          ? skip < selected.length
+            ? ordered.indexOf(selected[skip]!)
+            : null
+          : Math.min(rows.length, before + skip),
       rows: selected.slice(skip, skip + limit),
     };
   }
@@ -150,7 +156,7 @@ export function answer(rows: readonly ModelRow[], reduce: ReduceKind, q: ModelQu
   // With keys=, each requested key is its own run (groups never merge across requested keys).
   const runs: ModelRow[][] =
     keys !== undefined
-      ? (descending ? [...keys].reverse() : keys).map((k) => ordered.filter((r) => cmp(r.key, k) === 0))
+      ? keys.map((k) => ordered.filter((r) => cmp(r.key, k) === 0)) // in the order given, even descending
       : [selected];
   for (const run of runs) {
     let last: { key: unknown; rows: ModelRow[] } | undefined;
