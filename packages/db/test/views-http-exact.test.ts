@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
-import { assertError, putDdoc, seed, viewClient } from './support/views-http.js';
+import { assertError, dbSeq, putDdoc, putDoc, seed, viewClient } from './support/views-http.js';
 
 describe('views exactly as CouchDB: what map functions see', () => {
   let t: TestServer;
@@ -282,5 +282,39 @@ describe('views exactly as CouchDB: multi-key offset and grouped order', () => {
       { key: 'a', value: 3 },
       { key: 'd', value: 6 },
     ]);
+  });
+});
+
+describe("views exactly as CouchDB: a view's update_seq", () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    await seed(t, 'seqs', [{ _id: 'a', type: 'x' }], {
+      s: {
+        views: {
+          xs: { map: "function (doc) { if (doc.type === 'x') emit(doc._id); }" },
+          ys: { map: "function (doc) { if (doc.type === 'y') emit(doc._id); }" },
+        },
+      },
+    });
+  });
+  after(() => t.close());
+
+  it('is the sequence of the last change to its rows: design docs and docs it ignores leave it', async () => {
+    const v = viewClient(t, 'seqs', 's');
+    const first = await v.ok('xs', { update_seq: true });
+    assert.equal(first.update_seq, 1, 'doc a was change 1 (the design doc, change 2, is not mapped)');
+    assert.equal(await dbSeq(t, 'seqs'), 2);
+    await putDdoc(t, 'seqs', 'other', { views: { v: { map: 'function (doc) { emit(null); }' } } });
+    await putDoc(t, 'seqs', { _id: 'b', type: 'y' });
+    const uncached = await v.ok('xs', { update_seq: true, limit: 5 });
+    assert.equal(uncached.update_seq, 1);
+    // The same query again (answered from the cache): the same answer.
+    assert.deepEqual(await v.ok('xs', { update_seq: true, limit: 5 }), uncached);
+    assert.equal((await v.ok('ys', { update_seq: true })).update_seq, 4);
+    await putDoc(t, 'seqs', { _id: 'c', type: 'x' });
+    const after = await v.ok('xs', { update_seq: true, limit: 5 });
+    assert.equal(after.update_seq, 5);
+    assert.deepEqual(await v.ok('xs', { update_seq: true, limit: 5 }), after);
   });
 });

@@ -13,6 +13,8 @@ export interface MappedDoc {
   id: string;
   /** `rows[view]` = the `[key, value]` pairs emitted; undefined when the doc has no rows any more. */
   rows: ReadonlyArray<ReadonlyArray<readonly [unknown, unknown]>> | undefined;
+  /** The sequence of the change (a view's update_seq is that of the last change to its rows). */
+  seq?: number;
 }
 
 export type RowSink = (view: number, key: Buffer, value: RowValue) => void;

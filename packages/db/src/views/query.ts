@@ -212,7 +212,9 @@ export function answerQuery(
 ): { meta: ViewMeta; rows: Iterable<string> } {
   const view = state.group.views[viewNo];
   const tree = state.index.trees[viewNo];
-  const seq = q.updateSeq ? { update_seq: state.index.updateSeq } : {};
+  // The view's own update_seq (the last change to its rows; its ETag moves with it): a change
+  // the view ignores (a design doc, a doc it emits nothing for) leaves it, as in CouchDB.
+  const seq = q.updateSeq ? { update_seq: state.index.changedSeq(viewNo) } : {};
   if (q.reduce) return { meta: seq, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
   const result = queryMap(db, tree, view, q);
   // sorted=false (CouchDB 3): rows only, without total_rows and offset.

@@ -147,7 +147,10 @@ export class ViewIndex {
     return this.seq;
   }
 
-  /** The sequence at which a view's rows last changed. */
+  /**
+   * The sequence of the last change to a view's rows: what CouchDB answers as the view's
+   * `update_seq` (couch_mrview's View#mrview.update_seq moves only when that view's B-tree does).
+   */
   changedSeq(view: number): number {
     return this.changedSeqs[view] ?? 0;
   }
@@ -184,7 +187,7 @@ export class ViewIndex {
         const removes = update.removes[view];
         if (inserts.length === 0 && removes.length === 0) return;
         tree.update(inserts, removes);
-        changedSeqs[view] = seq;
+        changedSeqs[view] = update.changedSeqs[view] || seq;
       });
     } catch (error) {
       // Trees that applied their part must forget it.
@@ -309,11 +312,16 @@ export class ViewIndex {
     return new IndexBuild(
       this,
       (doc, out) => rowsOf(this.group.views, doc, out),
-      (seq, rows, back) => this.finishBuild(seq, rows, back),
+      (seq, rows, back, lastSeqs) => this.finishBuild(seq, rows, back, lastSeqs),
     );
   }
 
-  private finishBuild(seq: number, rows: readonly ExternalSorter[], back: ExternalSorter): void {
+  private finishBuild(
+    seq: number,
+    rows: readonly ExternalSorter[],
+    back: ExternalSorter,
+    lastSeqs: readonly number[],
+  ): void {
     // A build's nodes go straight to disk: they would not fit in memory.
     this.flush();
     const run = this.sql.transaction(() => {
@@ -346,7 +354,7 @@ export class ViewIndex {
       this.trees.forEach((tree, view) => {
         if (rows[view].size === 0 && tree.total() === 0) return;
         tree.bulkLoad(rows[view].sorted(), { cacheLeaves: rows[view].bytes <= CACHED_BUILD_BYTES });
-        changedSeqs[view] = seq;
+        changedSeqs[view] = lastSeqs[view] || seq;
       });
       this.putMeta.run('update_seq', String(seq));
       this.putMeta.run('changed_seqs', JSON.stringify(changedSeqs));
@@ -394,13 +402,21 @@ export class IndexBuild {
   private readonly rows: ExternalSorter[];
   private readonly back: ExternalSorter;
   private readonly trees: readonly BuildableRowTree[];
+  /** Per view, the latest sequence of a document with rows in it. */
+  private readonly lastSeqs: number[];
 
   constructor(
     index: ViewIndex,
     private readonly rowsOf: (doc: MappedDoc, out: RowSink) => BackEntry[],
-    private readonly write: (seq: number, rows: readonly ExternalSorter[], back: ExternalSorter) => void,
+    private readonly write: (
+      seq: number,
+      rows: readonly ExternalSorter[],
+      back: ExternalSorter,
+      lastSeqs: readonly number[],
+    ) => void,
   ) {
     this.trees = index.trees;
+    this.lastSeqs = index.trees.map(() => 0);
     this.rows = index.trees.map(
       (_, view) => new ExternalSorter({ file: `${index.file}.build-${view}.tmp`, memoryBytes: BUILD_MEMORY_BYTES }),
     );
@@ -411,9 +427,14 @@ export class IndexBuild {
   add(docs: readonly MappedDoc[]): void {
     const rows = this.rows;
     const trees = this.trees;
-    const out = (view: number, key: Buffer, value: RowValue): void =>
+    const lastSeqs = this.lastSeqs;
+    let seq = 0;
+    const out = (view: number, key: Buffer, value: RowValue): void => {
       rows[view].add(key, trees[view].encodeValue(value));
+      if (seq > lastSeqs[view]) lastSeqs[view] = seq;
+    };
     for (const doc of docs) {
+      seq = doc.seq ?? 0;
       const back = this.rowsOf(doc, out);
       if (back.length > 0) this.back.add(Buffer.from(doc.id), encodeBackIndex(back, 2));
     }
@@ -421,7 +442,7 @@ export class IndexBuild {
 
   /** Writes everything added, and `seq` as the index's sequence, in one transaction. */
   finish(seq: number): void {
-    this.write(seq, this.rows, this.back);
+    this.write(seq, this.rows, this.back, this.lastSeqs);
   }
 
   /** Removes the temporary files (after `finish`, or instead of it). */

@@ -339,7 +339,7 @@ export class ViewManager {
       }
       batch.records++;
       batch.lastSeq = record.seq;
-      batch.docs.push({ id: record.id, rows: undefined });
+      batch.docs.push({ id: record.id, rows: undefined, seq: record.seq });
       if (!record.deleted && (group.includeDesign || !isDesignId(record.id))) {
         const body = record.body;
         if (body !== undefined) {
