@@ -318,3 +318,39 @@ describe("views exactly as CouchDB: a view's update_seq", () => {
     assert.deepEqual(await v.ok('xs', { update_seq: true, limit: 5 }), after);
   });
 });
+
+describe('views exactly as CouchDB: include_docs of a linked revision', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    await seed(t, 'linked', [], {
+      l: { views: { links: { map: 'function (doc) { if (doc.to) emit(doc._id, { _id: doc.to, _rev: doc.rev }); }' } } },
+    });
+  });
+  after(() => t.close());
+
+  it('a {_id, _rev} value fetches exactly that revision, without _conflicts', async () => {
+    const bulk = await t.request('POST', '/linked/_bulk_docs', {
+      body: {
+        new_edits: false,
+        docs: [
+          { _id: 'x', _rev: '1-root', n: 0 },
+          { _id: 'x', _rev: '2-aaaa', n: 1, _revisions: { start: 2, ids: ['aaaa', 'root'] } },
+          { _id: 'x', _rev: '2-bbbb', n: 2, _revisions: { start: 2, ids: ['bbbb', 'root'] } },
+        ],
+      },
+    });
+    assert.equal(bulk.status, 201, bulk.text);
+    await putDoc(t, 'linked', { _id: 'l1', to: 'x', rev: '2-aaaa' });
+    await putDoc(t, 'linked', { _id: 'l2', to: 'x', rev: '1-root' });
+    const v = viewClient(t, 'linked', 'l');
+    const r = await v.ok('links', { include_docs: true, conflicts: true });
+    assert.deepEqual(
+      r.rows.map((row: { doc: unknown }) => row.doc),
+      [
+        { _id: 'x', _rev: '2-aaaa', n: 1 },
+        { _id: 'x', _rev: '1-root', n: 0 },
+      ],
+    );
+  });
+});

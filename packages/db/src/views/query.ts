@@ -134,7 +134,9 @@ function includedDoc(db: Database, docId: string, valueJson: string, conflicts: 
     if (typeof value._rev === 'string') rev = value._rev;
   }
   try {
-    if (rev !== undefined) return db.openDoc(id, { rev: parseRev(rev), conflicts }).json;
+    // A linked revision is fetched exactly (couch_index_util:load_doc with a rev opens that
+    // revision alone): no _conflicts even with conflicts=true.
+    if (rev !== undefined) return db.openDoc(id, { rev: parseRev(rev) }).json;
     const record = db.record(id);
     return record === undefined ? 'null' : (db.winningDoc(record, conflicts) ?? 'null');
   } catch {
