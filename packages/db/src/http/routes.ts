@@ -50,7 +50,8 @@ export const routes = draw((r) => {
     endpoint(r, '/:db/_ensure_full_commit', { post: 'databases#ensureFullCommit' }, 'POST');
     endpoint(r, '/:db/_revs_limit', { get: 'databases#revsLimit', put: 'databases#setRevsLimit' }, 'GET,PUT');
     endpoint(r, '/:db/_security', { get: 'databases#security', put: 'databases#setSecurity' }, 'GET,PUT');
-    endpoint(r, '/:db/_compact', { post: 'databases#compact' }, 'POST');
+    endpoint(r, '/:db/_compact', { post: 'maintenance#compact' }, 'POST');
+    endpoint(r, '/:db/_compact/:docid', { post: 'maintenance#compactViews' }, 'POST');
     endpoint(r, '/:db/_view_cleanup', { post: 'views#cleanup' }, 'POST');
 
     const doc = {

@@ -57,6 +57,16 @@ export interface DocWrite {
   isNew?: boolean;
 }
 
+/**
+ * A document rewritten by compaction: its tree with the revisions whose bodies go marked as not
+ * stored, and those bodies. No new sequence: the winner, the counters and the changes stay.
+ */
+export interface CompactWrite {
+  id: string;
+  tree: string;
+  dropBodies: string[];
+}
+
 /** A `_local/` document: no revision tree, no sequence, never in `_all_docs` or `_changes`. */
 export interface LocalDoc {
   /** The full id, `_local/name`. */
@@ -139,6 +149,18 @@ export interface DatabaseStore {
   deleteLocal(id: string): boolean;
   /** Local documents by id, same ordering rules as `foldDocs` (includeDeleted is meaningless). */
   foldLocal(range: IdRange): Generator<LocalDoc>;
+
+  /**
+   * Compaction's document step: rewrites each document's tree and drops the bodies named, all in
+   * one transaction (a document no longer there is skipped).
+   */
+  compactDocs(writes: readonly CompactWrite[]): void;
+  /**
+   * Compaction's space step: gives up to `maxPages` free pages of the file back to the file
+   * system. True while there are more to give (call again); false once the file is as small as
+   * it gets.
+   */
+  reclaimSpace(maxPages: number): boolean;
 
   /** Small per-database settings as text (`revs_limit`, `security`, ...). */
   getProp(key: string): string | undefined;

@@ -373,6 +373,17 @@ export class ViewIndex {
     this.flushedSeq = seq;
   }
 
+  /**
+   * View compaction (`POST /db/_compact/{ddoc}`): what is pending is written, then the file is
+   * rewritten without its free pages (VACUUM; an index is derived data, so it needs no more care).
+   */
+  compact(): void {
+    if (!this.sql.open) return;
+    this.flush();
+    this.sql.exec('VACUUM');
+    this.sql.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
   /** Closes the file, first writing what is pending (unless `flush: false`: the file is going away). */
   close(options: { flush?: boolean } = {}): void {
     clearTimeout(this.flushTimer);

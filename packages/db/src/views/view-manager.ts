@@ -352,6 +352,16 @@ export class ViewManager {
     return batch;
   }
 
+  /**
+   * View compaction of a design document's index (404 when the design doc is missing): once no
+   * update runs, the index file is rewritten without its free pages.
+   */
+  async compact(ddocId: string): Promise<void> {
+    const state = await this.state(this.groupOf(ddocId));
+    await state.updating?.catch(() => {});
+    state.index.compact();
+  }
+
   /** Running index builds, for `_active_tasks`. */
   async tasks(): Promise<ActiveTask[]> {
     const out: ActiveTask[] = [];

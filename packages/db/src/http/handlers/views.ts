@@ -9,6 +9,7 @@ import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import type { Database } from '../../documents/database.js';
+import { compactionTasks } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import { viewOf } from '../../views/design.js';
 import type { ViewQuery } from '../../views/query-options.js';
@@ -82,7 +83,7 @@ export const views = {
 
   async activeTasks(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    const tasks = [];
+    const tasks: object[] = [...compactionTasks()];
     for (const manager of ctx.server.allViews()) tasks.push(...(await manager.tasks()));
     sendJson(ctx, 200, tasks);
   },

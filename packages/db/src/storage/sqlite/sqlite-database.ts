@@ -2,7 +2,16 @@ import Database from 'better-sqlite3';
 import { isWellFormed } from '../../support/unicode.js';
 import { statSync } from 'node:fs';
 import { RecentChanges } from '../recent-changes.js';
-import type { DatabaseStore, DbMeta, ChangedDoc, DocRecord, DocWrite, IdRange, LocalDoc } from '../engine.js';
+import type {
+  ChangedDoc,
+  CompactWrite,
+  DatabaseStore,
+  DbMeta,
+  DocRecord,
+  DocWrite,
+  IdRange,
+  LocalDoc,
+} from '../engine.js';
 import { COUNTERS, SCHEMA, SCHEMA_VERSION } from './schema.js';
 
 type Db = Database.Database;
@@ -23,6 +32,8 @@ const FIRST_PAGE = 64;
 /** Bodies of the latest writes kept in memory: 1% of a 1M-doc database of ~400-byte docs. */
 const RECENT_BYTES = 4 * 1024 * 1024;
 const MAX_PAGE = 1024;
+/** PRAGMA auto_vacuum's value for INCREMENTAL. */
+const INCREMENTAL = 2;
 
 export interface SqliteDatabaseOptions {
   durability: 'normal' | 'full';
@@ -82,6 +93,7 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly stmtUpdateDoc: Statement;
   private readonly stmtPutBody: Statement;
   private readonly stmtDropBody: Statement;
+  private readonly stmtSetTree: Statement;
   private readonly stmtBodySize: Statement;
   private readonly stmtSaveCounters: Statement;
   private readonly stmtChanges: Statement;
@@ -124,6 +136,7 @@ export class SqliteDatabase implements DatabaseStore {
     this.stmtUpdateDoc = db.prepare('UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?');
     this.stmtPutBody = db.prepare('INSERT OR REPLACE INTO bodies (doc, rev, body) VALUES (?, ?, ?)');
     this.stmtDropBody = db.prepare('DELETE FROM bodies WHERE doc = ? AND rev = ?');
+    this.stmtSetTree = db.prepare('UPDATE docs SET tree = ? WHERE k = ?');
     // CAST to BLOB makes length() count bytes instead of characters.
     this.stmtBodySize = db.prepare('SELECT length(CAST(body AS BLOB)) FROM bodies WHERE doc = ? AND rev = ?').pluck();
     this.stmtSaveCounters = db.prepare(
@@ -184,6 +197,9 @@ export class SqliteDatabase implements DatabaseStore {
     if (version === 0) {
       // New file (or one whose creation was interrupted before this transaction committed).
       const createdAt = Date.now();
+      // Compaction gives free pages back with incremental_vacuum (see reclaimSpace); the mode
+      // must be set before the first table exists.
+      db.pragma('auto_vacuum = INCREMENTAL');
       db.transaction(() => {
         db.exec(SCHEMA);
         const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
@@ -418,6 +434,39 @@ export class SqliteDatabase implements DatabaseStore {
   countChanges(since: number): number {
     if (since <= 0) return this.totals.docCount + this.totals.docDelCount;
     return this.stmtCountChanges.get(since) as number;
+  }
+
+  compactDocs(writes: readonly CompactWrite[]): void {
+    if (writes.length === 0) return;
+    this.db.transaction(() => {
+      for (const { id, tree, dropBodies } of writes) {
+        const old = this.stmtOld.get(id) as [k: number, deleted: number, size: number] | undefined;
+        if (old === undefined) continue;
+        for (const rev of dropBodies) this.stmtDropBody.run(old[0], rev);
+        this.stmtSetTree.run(tree, old[0]);
+      }
+    })();
+  }
+
+  /**
+   * Incremental vacuum: free pages move to the end of the file, which is then cut (in WAL mode at
+   * the checkpoint, forced once there is nothing left to move). A file made before auto_vacuum
+   * was INCREMENTAL (new files are created so) is converted by one VACUUM first: it rewrites the
+   * file, which cuts it to its live pages in the same step.
+   */
+  reclaimSpace(maxPages: number): boolean {
+    const db = this.db;
+    if ((db.pragma('auto_vacuum', { simple: true }) as number) !== INCREMENTAL) {
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.exec('VACUUM');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      return false;
+    }
+    const free = db.pragma('freelist_count', { simple: true }) as number;
+    if (free > 0) db.pragma(`incremental_vacuum(${Math.max(1, Math.min(free, maxPages))})`);
+    if (free > maxPages) return true;
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return false;
   }
 
   getLocal(id: string): LocalDoc | undefined {
