@@ -99,6 +99,11 @@ export class Database {
     return () => this.listeners.delete(listener);
   }
 
+  /** Tells the change listeners about a write made outside `bulkDocs`/`putDoc` (a purge). */
+  notifyChanged(updateSeq: number): void {
+    for (const listener of this.listeners) listener(updateSeq);
+  }
+
   // ---- writes ----
 
   /**

@@ -52,6 +52,13 @@ export const routes = draw((r) => {
     endpoint(r, '/:db/_security', { get: 'databases#security', put: 'databases#setSecurity' }, 'GET,PUT');
     endpoint(r, '/:db/_compact', { post: 'maintenance#compact' }, 'POST');
     endpoint(r, '/:db/_compact/:docid', { post: 'maintenance#compactViews' }, 'POST');
+    endpoint(r, '/:db/_purge', { post: 'maintenance#purge' }, 'POST');
+    endpoint(
+      r,
+      '/:db/_purged_infos_limit',
+      { get: 'maintenance#purgedInfosLimit', put: 'maintenance#setPurgedInfosLimit' },
+      'GET,PUT',
+    );
     endpoint(r, '/:db/_view_cleanup', { post: 'views#cleanup' }, 'POST');
 
     const doc = {

@@ -67,6 +67,28 @@ export interface CompactWrite {
   dropBodies: string[];
 }
 
+/** One document of a purge (`DatabaseStore.purgeDocs`). */
+export interface PurgeWrite {
+  id: string;
+  /** The revisions the request named, as it named them (what the purge log keeps). */
+  revs: string[];
+  /**
+   * The document after the purge: its new record (it gets the next sequence, so indexes see it
+   * again), `null` when no revision is left (the document goes: record, bodies, by-sequence
+   * entry), undefined when the purge changes nothing (it is only logged).
+   */
+  record?: Omit<DocRecord, 'seq'> | null;
+  /** Bodies of revisions no longer in the tree (with a new record). */
+  dropBodies?: string[];
+}
+
+/** An entry of the purge log: one document of one purge request. */
+export interface PurgeInfo {
+  purgeSeq: number;
+  id: string;
+  revs: string[];
+}
+
 /** A `_local/` document: no revision tree, no sequence, never in `_all_docs` or `_changes`. */
 export interface LocalDoc {
   /** The full id, `_local/name`. */
@@ -80,6 +102,8 @@ export interface LocalDoc {
 export interface DbMeta {
   /** Number of document changes ever written (the latest sequence). */
   updateSeq: number;
+  /** Number of purge log entries ever written (one per document of each purge request). */
+  purgeSeq: number;
   /** Documents whose winner is live (design docs included, local docs not). */
   docCount: number;
   /** Documents whose winner is deleted. */
@@ -113,7 +137,7 @@ export interface DatabaseStore {
   readonly name: string;
   meta(): DbMeta;
   /** The counters alone, without file sizes (no I/O: asked on every request). */
-  counters(): Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'>;
+  counters(): Pick<DbMeta, 'updateSeq' | 'purgeSeq' | 'docCount' | 'docDelCount'>;
 
   getDoc(id: string): DocRecord | undefined;
   /** One entry per id, in the order given (undefined where there is none). */
@@ -161,6 +185,18 @@ export interface DatabaseStore {
    * it gets.
    */
   reclaimSpace(maxPages: number): boolean;
+
+  /**
+   * Purges, in one transaction: each document gets a purge log entry (the next purge sequence)
+   * and the change its `record` says; the update sequence moves on at least once (as CouchDB's,
+   * so that indexes notice the purge even when no document remains to re-sequence); the log
+   * keeps its last `keepInfos` entries. Returns the new purge and update sequences.
+   */
+  purgeDocs(purges: readonly PurgeWrite[], keepInfos: number): { purgeSeq: number; updateSeq: number };
+  /** Purge log entries after `since`, in order. */
+  foldPurges(since: number): Generator<PurgeInfo>;
+  /** The lowest purge sequence the log still holds (purgeSeq + 1 when it is empty). */
+  oldestPurge(): number;
 
   /** Small per-database settings as text (`revs_limit`, `security`, ...). */
   getProp(key: string): string | undefined;

@@ -105,6 +105,12 @@ export class RecentChanges {
     return null;
   }
 
+  /** Forgets everything (say a purge removed documents it holds): `updateSeq` is the store's now. */
+  clear(updateSeq: number): void {
+    this.reset(updateSeq + 1);
+    this.readUpTo = Math.max(this.readUpTo, updateSeq);
+  }
+
   private get size(): number {
     return this.entries.length - this.head;
   }

@@ -127,6 +127,8 @@ export class ViewIndex {
       | string
       | undefined;
     this.changedSeqs = changed === undefined ? group.views.map(() => 0) : (JSON.parse(changed) as number[]);
+    this.purged = Number(sql.prepare("SELECT value FROM meta WHERE key = 'purge_seq'").pluck().get() ?? 0);
+    this.flushedPurge = this.purged;
     this.flushedSeq = this.seq;
     // Atomic updates are this class's business (see `commit` and `flush`): no SAVEPOINTs.
     this.stores = group.views.map(
@@ -145,6 +147,37 @@ export class ViewIndex {
   /** The database sequence this index is complete up to. */
   get updateSeq(): number {
     return this.seq;
+  }
+
+  /** The database purge sequence this index has caught up with. */
+  get purgeSeq(): number {
+    return this.purged;
+  }
+
+  private purged: number;
+
+  /**
+   * Catches up with purges: the rows of these documents (gone from the database) go, and the
+   * index is at `purgeSeq`. The update sequence and the views' update_seq stay (CouchDB's
+   * purge moves only purge_seq); the ETag hashes the purge sequence too.
+   */
+  purge(ids: readonly string[], purgeSeq: number): void {
+    const update = this.startUpdate();
+    update.add(ids.map((id) => ({ id, rows: undefined })));
+    this.commit(update, this.seq, purgeSeq);
+  }
+
+  /** Every document id with rows in the index, in pages (a purge past the kept log reads them). */
+  *backIds(): Generator<string> {
+    this.flush();
+    const page = this.sql.prepare('SELECT id FROM back_index WHERE id > ? ORDER BY id LIMIT 1000').pluck();
+    let after = '';
+    for (;;) {
+      const ids = page.all(after) as string[];
+      yield* ids;
+      if (ids.length < 1000) return;
+      after = ids[ids.length - 1]!;
+    }
   }
 
   /**
@@ -178,7 +211,7 @@ export class ViewIndex {
    * Applies a staged update and the sequence it brings the index to, atomically: all of it, or
    * (a reducer threw) none of it. It reaches the disk at the next `flush`.
    */
-  commit(update: IndexUpdate, seq: number): void {
+  commit(update: IndexUpdate, seq: number, purgeSeq?: number): void {
     const changedSeqs = [...this.changedSeqs];
     for (const store of this.stores) store.begin();
     try {
@@ -187,7 +220,7 @@ export class ViewIndex {
         const removes = update.removes[view];
         if (inserts.length === 0 && removes.length === 0) return;
         tree.update(inserts, removes);
-        changedSeqs[view] = update.changedSeqs[view] || seq;
+        if (purgeSeq === undefined) changedSeqs[view] = update.changedSeqs[view] || seq;
       });
     } catch (error) {
       // Trees that applied their part must forget it.
@@ -204,6 +237,7 @@ export class ViewIndex {
     }
     this.changedSeqs = changedSeqs;
     this.seq = seq;
+    if (purgeSeq !== undefined) this.purged = purgeSeq;
     if (this.pendingBytes() > MAX_PENDING_BYTES) this.flushOrRetry();
     else this.scheduleFlush(FLUSH_DELAY_MS);
   }
@@ -219,7 +253,12 @@ export class ViewIndex {
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.flushedSeq === this.seq && this.pendingBack.size === 0 && !this.stores.some((store) => store.dirty))
+    if (
+      this.flushedSeq === this.seq &&
+      this.flushedPurge === this.purged &&
+      this.pendingBack.size === 0 &&
+      !this.stores.some((store) => store.dirty)
+    )
       return;
     this.flushTransaction();
     for (const store of this.stores) store.flushed();
@@ -227,7 +266,11 @@ export class ViewIndex {
     this.pendingBackBytes = 0;
     this.pendingSince = 0;
     this.flushedSeq = this.seq;
+    this.flushedPurge = this.purged;
   }
+
+  /** The purge sequence of the index on disk. */
+  private flushedPurge: number;
 
   /** `flush`, reporting a failure and trying again later (the index stays right in memory meanwhile). */
   private flushOrRetry(): void {
@@ -248,6 +291,7 @@ export class ViewIndex {
     for (const store of this.stores) store.writePending();
     this.putMeta.run('update_seq', String(this.seq));
     this.putMeta.run('changed_seqs', JSON.stringify(this.changedSeqs));
+    this.putMeta.run('purge_seq', String(this.purged));
   }
 
   /**
@@ -358,6 +402,7 @@ export class ViewIndex {
       });
       this.putMeta.run('update_seq', String(seq));
       this.putMeta.run('changed_seqs', JSON.stringify(changedSeqs));
+      this.putMeta.run('purge_seq', String(this.purged));
       return changedSeqs;
     });
     for (const store of this.stores) store.buffering = false;

@@ -212,6 +212,9 @@ export class ViewManager {
         { views: group.views.map((v) => ({ name: v.name, map: v.map })), lib: group.lib },
         { log: this.sandboxLog(group) },
       );
+      // Purges first (the changes read below then find the documents they re-sequenced).
+      await Promise.all(state.reducers.map((r) => r?.ready()));
+      this.catchUpPurges(index);
       // A pipeline over two cores: while the sandbox (its own thread) maps the next batch,
       // this thread reads the one after and stages (or, building, sorts) the current one.
       const mapper = state.mapper;
@@ -314,6 +317,36 @@ export class ViewManager {
     } finally {
       state.task = undefined;
     }
+  }
+
+  /**
+   * Brings an index up to the database's purge sequence, in one synchronous step: the documents
+   * purged since (from the purge log; when the log no longer reaches back that far, every
+   * document of the index) that are gone lose their rows. A document a purge left revisions of
+   * has a new sequence: the changes map it again. So a purge of a revision a document does not
+   * have changes nothing here (CouchDB removes such a document from its views until its next
+   * change).
+   */
+  private catchUpPurges(index: ViewIndex): void {
+    const { purgeSeq } = this.db.store.counters();
+    if (index.purgeSeq >= purgeSeq) return;
+    if (index.updateSeq === 0) {
+      // Nothing indexed yet: the build reads only documents that are there.
+      index.purge([], purgeSeq);
+      return;
+    }
+    const ids = new Set<string>();
+    if (this.db.store.oldestPurge() > index.purgeSeq + 1) {
+      for (const id of index.backIds()) ids.add(id);
+    } else {
+      for (const info of this.db.store.foldPurges(index.purgeSeq)) ids.add(info.id);
+    }
+    const list = [...ids];
+    const records = this.db.store.getDocs(list);
+    index.purge(
+      list.filter((_, i) => records[i] === undefined),
+      purgeSeq,
+    );
   }
 
   /**

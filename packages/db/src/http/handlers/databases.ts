@@ -32,7 +32,7 @@ export const databases = {
     sendJson(ctx, 200, {
       instance_start_time: String(Math.floor(meta.createdAt / 1000)),
       db_name: db.name,
-      purge_seq: 0,
+      purge_seq: meta.purgeSeq,
       update_seq: meta.updateSeq,
       sizes: meta.sizes,
       props: {},

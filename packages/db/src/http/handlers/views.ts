@@ -65,7 +65,7 @@ export const views = {
         language: group.language,
         sizes: { file: size, external: 0, active: size },
         update_seq: state.index.updateSeq,
-        purge_seq: 0,
+        purge_seq: state.index.purgeSeq,
         updater_running: state.updating !== undefined,
         compact_running: false,
         waiting_clients: 0,
@@ -189,7 +189,7 @@ function etagOf(
   const docs = q.includeDocs ? `:${db.updateSeq}` : '';
   const hash = createHash('md5')
     .update(
-      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`,
+      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`,
     )
     .digest('hex');
   return `"${hash}"`;

@@ -11,8 +11,10 @@ import type {
   DocWrite,
   IdRange,
   LocalDoc,
+  PurgeInfo,
+  PurgeWrite,
 } from '../engine.js';
-import { COUNTERS, SCHEMA, SCHEMA_VERSION } from './schema.js';
+import { COUNTERS, PURGE_SCHEMA, SCHEMA, SCHEMA_VERSION } from './schema.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -48,6 +50,7 @@ interface Counters {
   docCount: number;
   docDelCount: number;
   external: number;
+  purgeSeq: number;
 }
 
 type DocRow = [id: string, seq: number, rev: string, deleted: number, tree: string];
@@ -202,6 +205,7 @@ export class SqliteDatabase implements DatabaseStore {
       db.pragma('auto_vacuum = INCREMENTAL');
       db.transaction(() => {
         db.exec(SCHEMA);
+        db.exec(PURGE_SCHEMA);
         const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
         for (const key of COUNTERS) put.run(key, 0);
         put.run('created_at', createdAt);
@@ -212,6 +216,7 @@ export class SqliteDatabase implements DatabaseStore {
     if (version !== SCHEMA_VERSION) {
       throw new Error(`database ${this.name}: unsupported storage schema version ${version}`);
     }
+    db.exec(PURGE_SCHEMA);
     const createdAt = db.prepare("SELECT value FROM meta WHERE key = 'created_at'").pluck().get();
     return createdAt as number;
   }
@@ -225,12 +230,13 @@ export class SqliteDatabase implements DatabaseStore {
       docCount: get('doc_count'),
       docDelCount: get('doc_del_count'),
       external: get('external'),
+      purgeSeq: get('purge_seq'),
     };
   }
 
-  counters(): Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'> {
+  counters(): Pick<DbMeta, 'updateSeq' | 'purgeSeq' | 'docCount' | 'docDelCount'> {
     const c = this.totals;
-    return { updateSeq: c.updateSeq, docCount: c.docCount, docDelCount: c.docDelCount };
+    return { updateSeq: c.updateSeq, purgeSeq: c.purgeSeq, docCount: c.docCount, docDelCount: c.docDelCount };
   }
 
   meta(): DbMeta {
@@ -238,6 +244,7 @@ export class SqliteDatabase implements DatabaseStore {
     const c = this.totals;
     return {
       updateSeq: c.updateSeq,
+      purgeSeq: c.purgeSeq,
       docCount: c.docCount,
       docDelCount: c.docDelCount,
       sizes: {
@@ -344,7 +351,7 @@ export class SqliteDatabase implements DatabaseStore {
       seqs.push(seq);
     }
     flush();
-    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external);
+    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
     return { seqs, counters: c };
   }
 
@@ -434,6 +441,63 @@ export class SqliteDatabase implements DatabaseStore {
   countChanges(since: number): number {
     if (since <= 0) return this.totals.docCount + this.totals.docDelCount;
     return this.stmtCountChanges.get(since) as number;
+  }
+
+  purgeDocs(purges: readonly PurgeWrite[], keepInfos: number): { purgeSeq: number; updateSeq: number } {
+    const counters = this.db.transaction(() => this.applyPurges(purges, keepInfos))();
+    this.totals = counters;
+    // Documents it holds may be gone: the next index update reads the tables.
+    this.recent.clear(counters.updateSeq);
+    return { purgeSeq: counters.purgeSeq, updateSeq: counters.updateSeq };
+  }
+
+  private applyPurges(purges: readonly PurgeWrite[], keepInfos: number): Counters {
+    const c = { ...this.totals };
+    const db = this.db;
+    const before = c.updateSeq;
+    const logPurge = db.prepare('INSERT INTO purges (seq, id, revs) VALUES (?, ?, ?)');
+    for (const { id, revs, record, dropBodies } of purges) {
+      logPurge.run(++c.purgeSeq, id, JSON.stringify(revs));
+      if (record === undefined) continue;
+      const old = this.stmtOld.get(id) as [k: number, deleted: number, size: number] | undefined;
+      if (old === undefined) continue;
+      const [k, oldDeleted, oldSize] = old;
+      if (oldDeleted !== 0) c.docDelCount--;
+      else c.docCount--;
+      c.external -= oldSize;
+      if (record === null) {
+        db.prepare('DELETE FROM bodies WHERE doc = ?').run(k);
+        db.prepare('DELETE FROM docs WHERE k = ?').run(k);
+        continue;
+      }
+      for (const rev of dropBodies ?? []) this.stmtDropBody.run(k, rev);
+      const size = record.deleted ? 0 : ((this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0);
+      this.stmtUpdateDoc.run(++c.updateSeq, record.rev, record.deleted ? 1 : 0, size, record.tree, k);
+      if (record.deleted) c.docDelCount++;
+      else c.docCount++;
+      c.external += size;
+    }
+    // As CouchDB: the update sequence moves even when no document was re-sequenced.
+    if (c.updateSeq === before) c.updateSeq++;
+    db.prepare('DELETE FROM purges WHERE seq <= ?').run(c.purgeSeq - Math.max(1, keepInfos));
+    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
+    return c;
+  }
+
+  *foldPurges(since: number): Generator<PurgeInfo> {
+    const page = this.db.prepare('SELECT seq, id, revs FROM purges WHERE seq > ? ORDER BY seq LIMIT ?').raw();
+    let after = since;
+    for (;;) {
+      const rows = page.all(after, MAX_PAGE) as [number, string, string][];
+      for (const [purgeSeq, id, revs] of rows) yield { purgeSeq, id, revs: JSON.parse(revs) as string[] };
+      if (rows.length < MAX_PAGE) return;
+      after = rows[rows.length - 1][0];
+    }
+  }
+
+  oldestPurge(): number {
+    const oldest = this.db.prepare('SELECT min(seq) FROM purges').pluck().get() as number | null;
+    return oldest ?? this.totals.purgeSeq + 1;
   }
 
   compactDocs(writes: readonly CompactWrite[]): void {
