@@ -123,6 +123,7 @@ describe('views exactly as CouchDB: sources with a trailing ; or comment', () =>
         semis: { map: 'function (doc) { emit(doc._id, doc.n); } ;;\n' },
         comment: { map: 'function (doc) { emit(doc._id, doc.n); }; // done' },
         block: { map: 'function (doc) { emit(doc._id, doc.n); } /* done */;' },
+        slashes: { map: 'function (doc) { emit(doc._id, doc.n); /* a//b */ }; // c // d\n;' },
         js: {
           map: 'function (doc) { emit(null, doc.n); }',
           reduce: 'function (keys, values, rereduce) { return sum(values); }; // a JS reduce',
@@ -130,7 +131,7 @@ describe('views exactly as CouchDB: sources with a trailing ; or comment', () =>
       },
     });
     const v = viewClient(t, 'semi', 's');
-    for (const view of ['semi', 'semis', 'comment', 'block']) {
+    for (const view of ['semi', 'semis', 'comment', 'block', 'slashes']) {
       assert.deepEqual((await v.ok(view)).rows, [
         { id: 'a', key: 'a', value: 1 },
         { id: 'b', key: 'b', value: 2 },
@@ -144,6 +145,11 @@ describe('views exactly as CouchDB: sources with a trailing ; or comment', () =>
       body: { views: { v: { map: 'function (doc) { emit(doc._id; }' } } },
     });
     assertError(r, 400, 'compilation_error', /^Compilation of the map function in the 'v' view failed: /);
+    // Statements that are not one function are no function, trailing `;` or not.
+    for (const map of ['1; 2;', 'function (doc) {}; function (doc) {};']) {
+      const bad = await t.request('PUT', '/semi/_design/bad', { body: { views: { v: { map } } } });
+      assertError(bad, 400, 'compilation_error');
+    }
   });
 });
 
