@@ -36,7 +36,7 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
     const raw = views[view].raw;
     const rowKeys: Buffer[] = new Array(rows.length);
     for (let n = 0; n < rows.length; n++) {
-      const key = rows[n][0];
+      const key = rows[n]![0];
       rowKeys[n] =
         (rows.length === 1 ? known?.(view, JSON.stringify(key)) : undefined) ?? encodeRowKey(key, doc.id, raw);
     }
@@ -62,7 +62,7 @@ function withDuplicateSuffixes(rows: ReadonlyArray<readonly [unknown, unknown]>,
   let groups: Map<string, number[]> | undefined;
   const first = new Map<string, number>();
   for (let n = 0; n < rows.length; n++) {
-    const bytes = rowKeys[n].toString('latin1');
+    const bytes = rowKeys[n]!.toString('latin1');
     const at = first.get(bytes);
     if (at === undefined) {
       first.set(bytes, n);
@@ -75,9 +75,9 @@ function withDuplicateSuffixes(rows: ReadonlyArray<readonly [unknown, unknown]>,
   }
   if (groups === undefined) return;
   for (const group of groups.values()) {
-    const base = rowKeys[group[0]];
+    const base = rowKeys[group[0]!]!;
     // Stable: equal values keep their emit order.
-    const sorted = [...group].sort((a, b) => collateRaw(rows[a][1] ?? null, rows[b][1] ?? null) || a - b);
+    const sorted = [...group].sort((a, b) => collateRaw(rows[a]![1] ?? null, rows[b]![1] ?? null) || a - b);
     sorted.forEach((n, rank) => {
       rowKeys[n] = rank === 0 ? base : Buffer.concat([base, duplicateSuffix(rank)]);
     });

@@ -80,15 +80,15 @@ export class IndexUpdate {
             }
           }
           inserts[view].push({ key, value });
-          if (seq > changedSeqs[view]) changedSeqs[view] = seq;
+          if (seq > changedSeqs[view]!) changedSeqs[view] = seq;
         },
         known,
       );
       if (found !== undefined) {
         for (let k = 0; k < before.length; k++) {
           if (found[k] !== 0) continue;
-          const view = before[k][0];
-          removes[view]?.push(before[k][1]);
+          const [view, rowKey] = before[k]!;
+          removes[view]?.push(rowKey);
           if (seq > (changedSeqs[view] ?? seq)) changedSeqs[view] = seq;
         }
       }

@@ -487,7 +487,7 @@ export class IndexBuild {
     let seq = 0;
     const out = (view: number, key: Buffer, value: RowValue): void => {
       rows[view].add(key, trees[view].encodeValue(value));
-      if (seq > lastSeqs[view]) lastSeqs[view] = seq;
+      if (seq > lastSeqs[view]!) lastSeqs[view] = seq;
     };
     for (const doc of docs) {
       seq = doc.seq ?? 0;

@@ -491,7 +491,7 @@ export class SqliteDatabase implements DatabaseStore {
       const rows = page.all(after, MAX_PAGE) as [number, string, string][];
       for (const [purgeSeq, id, revs] of rows) yield { purgeSeq, id, revs: JSON.parse(revs) as string[] };
       if (rows.length < MAX_PAGE) return;
-      after = rows[rows.length - 1][0];
+      after = rows[rows.length - 1]![0];
     }
   }
 
