@@ -3,12 +3,14 @@
  * data folder, for code that embeds the database (and for tests of the engine itself).
  *
  *   const divan = openDivan('./data');
- *   const db = divan.createDb('posts');
- *   db.put({ _id: '_design/app', views: { by_author: { map: 'function(d){ emit(d.author, 1) }', reduce: '_count' } } });
- *   db.put({ _id: 'p1', author: 'ann' });
+ *   const db = divan.database('posts'); // opened, or created on first use
+ *   db.upsert({ _id: '_design/app', views: { by_author: { map: 'function(d){ emit(d.author, 1) }', reduce: '_count' } } });
+ *   db.upsert({ _id: 'p1', author: 'ann' });
  *   await db.view('app', 'by_author', { group: true });  // { rows: [{ key: 'ann', value: 1 }] }
  */
 import { createAdminStore } from './auth/index.js';
+import { CouchError } from './errors.js';
+import { parseRev } from './revisions/index.js';
 import { readDocInput } from './documents/doc-input.js';
 import type { Database, OpenOptions, WriteResult } from './documents/database.js';
 import { DESIGN_PREFIX } from './documents/doc-id.js';
@@ -47,12 +49,24 @@ export class Divan {
     });
   }
 
+  /** Creates a database; a 412 `file_exists` CouchError when it exists. */
   createDb(name: string): EmbeddedDb {
     return new EmbeddedDb(this.couch, this.couch.createDb(name));
   }
 
+  /** An existing database; a 404 CouchError when there is none. */
   db(name: string): EmbeddedDb {
     return new EmbeddedDb(this.couch, this.couch.db(name));
+  }
+
+  /** The database of that name, created on first use (what a program run twice wants). */
+  database(name: string): EmbeddedDb {
+    try {
+      return this.db(name);
+    } catch (error) {
+      if (!(error instanceof CouchError) || error.status !== 404) throw error;
+      return this.createDb(name);
+    }
   }
 
   listDbs(): string[] {
@@ -79,6 +93,19 @@ export class EmbeddedDb {
     return this.database.putDoc(doc._id, readDocInput(fromPlain(doc)));
   }
 
+  /**
+   * Writes the document over its current revision, whatever that is (`_rev` is ignored): a new
+   * document is created, an existing or deleted one gets a new revision.
+   */
+  upsert(doc: Record<string, unknown>): { ok: true; id: string; rev: string } {
+    const id = doc._id;
+    const current = typeof id === 'string' ? this.database.record(id) : undefined;
+    const { _rev, ...body } = doc;
+    const input = readDocInput(fromPlain(body));
+    if (current !== undefined && !current.deleted) input.rev = parseRev(current.rev);
+    return this.database.putDoc(id, input);
+  }
+
   get(id: string, options: OpenOptions = {}): Record<string, unknown> {
     return JSON.parse(this.database.openDoc(id, options).json) as Record<string, unknown>;
   }
@@ -96,7 +123,7 @@ export class EmbeddedDb {
     const group = manager.groupOf(DESIGN_PREFIX + ddoc);
     const { index: viewNo } = viewOf(group, name);
     const state = await manager.state(group);
-    const q = parseViewQuery(new URLSearchParams(), params, group.views[viewNo], group.options);
+    const q = parseViewQuery(new URLSearchParams(), params, group.views[viewNo]!, group.options);
     if (q.update === 'true') await manager.refresh(state);
     const { meta, rows } = answerQuery(this.database, state, viewNo, q);
     const result = { ...meta, rows: [...rows].map(parse) };

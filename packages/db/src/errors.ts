@@ -3,6 +3,8 @@
  * error names; the HTTP layer turns it into `{"error", "reason"}` with the status below (or the
  * explicit one, for the few places where CouchDB answers one name with two statuses).
  */
+import { MAX_DEPTH } from './json/parse.js';
+
 export class CouchError extends Error {
   readonly status: number;
   constructor(
@@ -50,4 +52,6 @@ export const badRequest = (reason: string): CouchError => new CouchError('bad_re
 export const notFound = (reason = 'missing'): CouchError => new CouchError('not_found', reason);
 export const conflict = (): CouchError => new CouchError('conflict', 'Document update conflict.');
 export const invalidJson = (): CouchError => new CouchError('bad_request', 'invalid UTF-8 JSON');
+export const tooDeep = (): CouchError =>
+  new CouchError('bad_request', `JSON nested deeper than ${MAX_DEPTH} levels is not accepted.`);
 export const dbNotFound = (): CouchError => new CouchError('not_found', 'Database does not exist.');

@@ -50,6 +50,12 @@ describe('password hashes', () => {
     assert.equal(parsed?.iterations, 1000);
   });
 
+  test('a stored hash naming an inherited property as its PRF is not a hash (verify is false, not a crash)', () => {
+    const odd = '-pbkdf2:constructor-00ff,88b2a6274f9ebeb3e2928a86382590ec,10';
+    assert.equal(parseHash(odd), null);
+    assert.equal(verifyPassword('x', odd), false);
+  });
+
   test('salts are random', () => {
     assert.notEqual(hashPassword('same', FAST), hashPassword('same', FAST));
   });
@@ -98,7 +104,7 @@ describe('loadAdmins', () => {
     assert.equal(admins.verify('admin', 'wrong'), false);
 
     const stored = readAdmins(dir);
-    assert.match(stored.admin, /^-pbkdf2:sha256-/);
+    assert.match(stored.admin!, /^-pbkdf2:sha256-/);
     assert.equal(readFileSync(join(dir, ADMINS_FILE_NAME), 'utf8').includes(created.password), false);
     assert.equal(statSync(join(dir, ADMINS_FILE_NAME)).mode & 0o777, 0o600);
     assert.deepEqual(readdirSync(dir), [ADMINS_FILE_NAME], 'no temp file left behind');
@@ -160,7 +166,7 @@ describe('loadAdmins', () => {
       }),
     );
     const { admins } = loadAdmins(dir, { name: 'old', password: 'mysecret' }, FAST);
-    assert.match(readAdmins(dir).old, /^-pbkdf2:sha256-.*,1000$/);
+    assert.match(readAdmins(dir).old!, /^-pbkdf2:sha256-.*,1000$/);
     assert.equal(admins.verify('old', 'mysecret'), true);
   });
 
@@ -169,7 +175,7 @@ describe('loadAdmins', () => {
     writeFileSync(join(dir, ADMINS_FILE_NAME), JSON.stringify({ admins: { bob: 'hunter2' } }));
     const { admins, created } = loadAdmins(dir, undefined, FAST);
     assert.equal(created, undefined);
-    assert.match(readAdmins(dir).bob, /^-pbkdf2:sha256-/);
+    assert.match(readAdmins(dir).bob!, /^-pbkdf2:sha256-/);
     assert.equal(admins.verify('bob', 'hunter2'), true);
   });
 
@@ -211,7 +217,7 @@ describe('verification cache', () => {
       times.push(performance.now() - t);
     }
     // Both failures paid the full PBKDF2 price (tens of ms at least; a cache hit takes microseconds).
-    assert.ok(times[0] > 10 && times[1] > 10, `failures took ${times.join(', ')}ms`);
+    assert.ok(times[0]! > 10 && times[1]! > 10, `failures took ${times.join(', ')}ms`);
   });
 
   test('a cached password stops working once the stored hash changes', () => {

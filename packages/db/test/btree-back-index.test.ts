@@ -80,14 +80,14 @@ describe('btree: view index build and updates', () => {
       assert.equal(built.updateSeq, docs.length);
       assert.equal(built.startBuild(), undefined);
       assert.deepEqual(dump(built), dump(applied));
-      assert.equal(built.trees[0].total(), 20_000);
-      assert.equal(built.trees[1].total(), 40_000);
+      assert.equal(built.trees[0]!.total(), 20_000);
+      assert.equal(built.trees[1]!.total(), 40_000);
       let seq = docs.length;
       const final = new Map(docs.map((d) => [d.id, d]));
       for (let round = 1; round <= 4; round++) {
         const changed: MappedDoc[] = [];
         for (let i = round; i < docs.length; i += 97) {
-          changed.push(i % 5 === 0 ? { id: docs[i].id, rows: undefined } : rowsOf(i, round));
+          changed.push(i % 5 === 0 ? { id: docs[i]!.id, rows: undefined } : rowsOf(i, round));
         }
         for (const doc of changed) final.set(doc.id, doc);
         seq += changed.length;

@@ -34,7 +34,7 @@ function rowKey(group: number, n: number | undefined, docId: string): Buffer {
   if (n !== undefined) {
     b[at++] = 0x30;
     b.writeDoubleBE(n, at);
-    b[at] ^= 0x80; // n >= 0
+    b[at]! ^= 0x80; // n >= 0
     at += 8;
   }
   b[at++] = 0x00;
@@ -55,7 +55,7 @@ const sumReducer: Reducer<Row, Red> = {
   },
   rereduce: (rs) => {
     let s = 0;
-    for (const r of rs) s += r[0];
+    for (const r of rs) s += r[0]!;
     return [s];
   },
 };
@@ -96,7 +96,7 @@ const gc: () => void = (() => {
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.floor(s.length / 2)] * 1000) / 1000;
+  return Math.round(s[Math.floor(s.length / 2)]! * 1000) / 1000;
 }
 
 function time(fn: () => void, reps: number): number {
@@ -134,13 +134,13 @@ test('btree speeds (printed)', () => {
         // 1% of the docs change: their old rows are removed, new rows (random keys) inserted.
         const victims = new Set<number>();
         while (victims.size < 1750) victims.add(Math.floor(random() * rows.length));
-        const removes = [...victims].map((i) => rows[i].key);
+        const removes = [...victims].map((i) => rows[i]!.key);
         const inserts = makeRows(1750, 500, `new${rep}-`);
         const upd = measure(() => db.transaction(() => t.update(inserts, removes))());
         const query = measure(() => [...t.foldReduce({}, { groupKey: level1Group })]);
         log(`175k rows, update 1750 removes + 1750 inserts: ${upd}; then group_level=1 query: ${query}`);
         let k = 0;
-        for (const i of victims) rows[i] = inserts[k++];
+        for (const i of victims) rows[i] = inserts[k++]!;
       }
       db.close();
     }
@@ -152,7 +152,7 @@ test('btree speeds (printed)', () => {
       db.transaction(() => exact.update(makeRows(100_000, 500, 'doc-', false), []))();
       const groups = [...exact.foldReduce({}, { groupKey: exactGroup })];
       assert.equal(
-        groups.reduce((a, g) => a + g.reduction[0], 0),
+        groups.reduce((a, g) => a + g.reduction[0]!, 0),
         exact.reduce()[0],
       );
       log(
@@ -214,7 +214,7 @@ test('btree speeds (printed)', () => {
       const n = Math.floor(count / 100);
       const victims = new Set<number>();
       while (victims.size < n) victims.add(Math.floor(random() * rows.length));
-      const removes = [...victims].map((i) => rows[i].key);
+      const removes = [...victims].map((i) => rows[i]!.key);
       const inserts = makeRows(n, 5000, 'u');
       log(
         `${count} rows in SQLite: update of 1% (${n} removes + ${n} inserts): ${measure(() => db.transaction(() => st.update(inserts, removes))())}`,

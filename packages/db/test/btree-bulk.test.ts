@@ -47,8 +47,8 @@ describe('btree: sorting helpers', () => {
           a,
         );
         for (let i = 1; i < a.length; i++) {
-          const c = compareKeys(keys[a[i - 1]], keys[a[i]]);
-          assert.ok(c < 0 || (c === 0 && a[i - 1] < a[i]));
+          const c = compareKeys(keys[a[i - 1]!]!, keys[a[i]!]!);
+          assert.ok(c < 0 || (c === 0 && a[i - 1]! < a[i]!));
         }
       }),
       { numRuns: 200 },

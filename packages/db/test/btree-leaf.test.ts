@@ -8,7 +8,7 @@ const text = (b: Buffer): string => b.toString('latin1');
 
 function encode(keys: Buffer[], raws: Buffer[]): Buffer {
   let size = NODE_HEADER_BYTES;
-  for (let i = 0; i < keys.length; i++) size += entryBytes(keys[i], raws[i]);
+  for (let i = 0; i < keys.length; i++) size += entryBytes(keys[i]!, raws[i]!);
   return Buffer.from(encodeLeafOf(keys, raws, 0, keys.length, size));
 }
 
@@ -30,15 +30,15 @@ describe('B-tree leaf as bytes', () => {
         const leaf = LeafNode.decode(encode(keys, raws), (raw) => text(raw));
         assert.equal(leaf.length, keys.length);
         for (let i = 0; i < keys.length; i++) {
-          assert.ok(leaf.keyAt(i).equals(keys[i]));
-          assert.ok(leaf.rawAt(i).equals(raws[i]));
-          assert.equal(leaf.valueAt(i), text(raws[i]));
-          assert.equal(Math.sign(leaf.compareKeyAt(i, probe)), Math.sign(compareKeys(keys[i], probe)));
-          assert.equal(leaf.rawEqualsAt(i, raws[i]), true);
-          assert.equal(leaf.rawEqualsAt(i, Buffer.concat([raws[i], Buffer.from([0])])), false);
+          assert.ok(leaf.keyAt(i).equals(keys[i]!));
+          assert.ok(leaf.rawAt(i).equals(raws[i]!));
+          assert.equal(leaf.valueAt(i), text(raws[i]!));
+          assert.equal(Math.sign(leaf.compareKeyAt(i, probe)), Math.sign(compareKeys(keys[i]!, probe)));
+          assert.equal(leaf.rawEqualsAt(i, raws[i]!), true);
+          assert.equal(leaf.rawEqualsAt(i, Buffer.concat([raws[i]!, Buffer.from([0])])), false);
           const e = leaf.entry(i);
-          assert.ok(e.key.equals(keys[i]));
-          assert.equal(e.value, text(raws[i]));
+          assert.ok(e.key.equals(keys[i]!));
+          assert.equal(e.value, text(raws[i]!));
         }
         assert.deepEqual(
           leaf.entries().map((e) => text(e.key)),
@@ -79,12 +79,12 @@ describe('B-tree leaf as bytes', () => {
         const half = Math.floor(a.length / 2);
         items.pushRun(a, 0, half);
         items.pushRun(a, half, a.length); // joins the run before
-        for (let i = 0; i < a.length; i++) expected.push([k1[i], r1[i]]);
+        for (let i = 0; i < a.length; i++) expected.push([k1[i]!, r1[i]!]);
         const fresh = { key: Buffer.from('new key'), raw: Buffer.alloc(150, 7) };
         items.pushNew(fresh);
         expected.push([fresh.key, fresh.raw]);
         const more = LeafItems.of(b);
-        for (let i = 0; i < b.length; i++) expected.push([k2[i], r2[i]]);
+        for (let i = 0; i < b.length; i++) expected.push([k2[i]!, r2[i]!]);
         const all = items.concat(more);
         assert.equal(all.length, expected.length);
         const sizes = all.sizes();
@@ -102,12 +102,12 @@ describe('B-tree leaf as bytes', () => {
         for (const to of [...ends, expected.length]) {
           if (to < from) continue;
           let size = NODE_HEADER_BYTES;
-          for (let i = from; i < to; i++) size += sizes[i];
+          for (let i = from; i < to; i++) size += sizes[i]!;
           const leaf = all.write(from, to, size, text);
           assert.equal(leaf.length, to - from);
           for (let i = from; i < to; i++) {
-            assert.ok(leaf.keyAt(i - from).equals(expected[i][0]));
-            assert.ok(leaf.rawAt(i - from).equals(expected[i][1]));
+            assert.ok(leaf.keyAt(i - from).equals(expected[i]![0]));
+            assert.ok(leaf.rawAt(i - from).equals(expected[i]![1]));
           }
           // What was written reads back the same from its bytes.
           assert.deepEqual(

@@ -177,7 +177,7 @@ function checkQueries(t: BTree<number, Red>, model: Model, q: Query): void {
         red: g.reduction,
         first: hex(g.first.key),
       }));
-      const want = groups.map((g) => ({ key: g.key, red: reducer.reduce(g.entries), first: hex(g.entries[0].key) }));
+      const want = groups.map((g) => ({ key: g.key, red: reducer.reduce(g.entries), first: hex(g.entries[0]!.key) }));
       assert.deepEqual(got, want, `foldReduce prefix ${p} ${JSON.stringify(r)}`);
     }
   }
@@ -279,7 +279,7 @@ describe('btree properties (SQLite store)', () => {
         checkStructure(t, model);
         checkQueries(t, model, q);
         // And it keeps working after the rollback.
-        const more = rolledBack[0];
+        const more = rolledBack[0]!;
         db.transaction(() => t.update(more.inserts, more.removes))();
         model.apply(more.inserts, more.removes);
         checkStructure(t, model);

@@ -22,6 +22,7 @@ describe('parseServeArgs', () => {
       dataDir: resolve(CWD, 'data'),
       maxBodyBytes: 64 * 1024 * 1024,
       durability: 'normal',
+      logLevel: 'info',
     });
   });
 
@@ -36,6 +37,8 @@ describe('parseServeArgs', () => {
       '--max-body',
       '1gb',
       '--durability=full',
+      '--log-level',
+      'debug',
     ]);
     assert.deepEqual(options, {
       port: 6000,
@@ -44,6 +47,7 @@ describe('parseServeArgs', () => {
       admin: { name: 'root', password: 's3:cret' },
       maxBodyBytes: 1024 ** 3,
       durability: 'full',
+      logLevel: 'debug',
     });
   });
 
@@ -60,6 +64,7 @@ describe('parseServeArgs', () => {
       DIVAN_ADMIN: 'ops:pw',
       DIVAN_MAX_BODY: '512kb',
       DIVAN_DURABILITY: 'full',
+      DIVAN_LOG_LEVEL: 'none',
     });
     assert.deepEqual(options, {
       port: 7000,
@@ -68,7 +73,9 @@ describe('parseServeArgs', () => {
       admin: { name: 'ops', password: 'pw' },
       maxBodyBytes: 512 * 1024,
       durability: 'full',
+      logLevel: 'none',
     });
+    assert.throws(() => serve(['--log-level', 'loud']), /--log-level must be one of debug, info, warn, error, none/);
   });
 
   test('flags win over the environment; empty variables count as unset', () => {

@@ -132,7 +132,7 @@ describe('nano: views', () => {
   it('include_docs, including docs linked by {_id} values', async () => {
     const r = await db.view<null>('app', 'by_title', { include_docs: true, key: 'b' });
     assert.equal(r.rows.length, 1);
-    const doc = r.rows[0].doc as any;
+    const doc = r.rows[0]!.doc as any;
     assert.equal(doc._id, 'p1');
     assert.equal(doc.author, 'bob');
     assert.match(doc._rev, /^1-/);

@@ -13,27 +13,17 @@ import {
   rowKeyRange,
   type RowKeyRange,
 } from '../src/views/collation/index.js';
-import {
-  excuses,
-  FIXTURE_PATH,
-  hex,
-  loadFixture,
-  unmoved,
-  type Excuse,
-  type FixtureRow,
-} from './support/collation-allowances.js';
+import { excuses, hex, loadFixture, unmoved, type Excuse, type FixtureRow } from './support/collation-allowances.js';
 
 // Conformance against rows recorded from a real CouchDB 3.5.0 (libicu 72.1), see
-// ../shared/fixtures/README.md. Raw collation must match exactly. ICU collation may differ
+// test/fixtures/README.md. Raw collation must match exactly. ICU collation may differ
 // only in the three classes the README documents for ICU 72 → this node's ICU; every row that
 // falls in one is named below, the rest must match exactly (order, ties and group=true groups),
 // and the excused rows must still be in the order of Intl.Collator('en'), which runs the same
 // ICU as we do: the difference is the ICU version, not the encoding.
 
-const FIXTURE = FIXTURE_PATH;
 type Row = FixtureRow;
 const fixture = loadFixture();
-const skip = fixture === undefined ? `collation fixture not found at ${FIXTURE} (set DIVAN_COLLATION_FIXTURE)` : false;
 
 function sortRows<T extends { id: string; key: unknown }>(rows: readonly T[], raw: boolean): T[] {
   return rows
@@ -82,7 +72,10 @@ function checkOrder(expected: readonly Row[], raw: boolean, report: (msg: string
   const intl = new Intl.Collator('en');
   const fcd = ours.filter((r) => isFcd(r.key));
   for (let i = 1; i < fcd.length; i++) {
-    assert.ok(intl.compare(fcd[i - 1].key, fcd[i].key) <= 0, `${hex(fcd[i - 1].key)} <= ${hex(fcd[i].key)} under Intl`);
+    assert.ok(
+      intl.compare(fcd[i - 1]!.key, fcd[i]!.key) <= 0,
+      `${hex(fcd[i - 1]!.key)} <= ${hex(fcd[i]!.key)} under Intl`,
+    );
   }
   const position = new Map(expected.map((r, i) => [r.id, i]));
   const keep = unmoved(ours.map((r) => position.get(r.id)!));
@@ -106,11 +99,11 @@ function checkOrder(expected: readonly Row[], raw: boolean, report: (msg: string
 
 for (const mode of ['icu', 'raw'] as const) {
   const raw = mode === 'raw';
-  describe(`CouchDB 3.5.0 fixture, ${mode} collation`, { skip }, () => {
-    const section = fixture![mode];
+  describe(`CouchDB 3.5.0 fixture, ${mode} collation`, () => {
+    const section = fixture[mode];
 
     test('fixture is the one the allowances were written for', () => {
-      assert.equal(fixture!.server.library_version, '72.1');
+      assert.equal(fixture.server.library_version, '72.1');
       assert.equal(section.strings.length, 3097);
     });
 
@@ -140,8 +133,8 @@ for (const mode of ['icu', 'raw'] as const) {
       const encode = raw ? encodeRawKey : encodeKey;
       // Adjacent rows in CouchDB's order are in one group iff our encodings are byte-equal.
       for (let i = 1; i < rows.length; i++) {
-        const same = encode(rows[i - 1].key).equals(encode(rows[i].key));
-        assert.equal(same, groupOf[i - 1] === groupOf[i], `${hex(rows[i - 1].key)} / ${hex(rows[i].key)}`);
+        const same = encode(rows[i - 1]!.key).equals(encode(rows[i]!.key));
+        assert.equal(same, groupOf[i - 1] === groupOf[i], `${hex(rows[i - 1]!.key)} / ${hex(rows[i]!.key)}`);
       }
     });
 
@@ -210,10 +203,10 @@ for (const mode of ['icu', 'raw'] as const) {
   });
 }
 
-describe('CouchDB 3.5.0 fixture, _all_docs id order (raw bytes)', { skip }, () => {
+describe('CouchDB 3.5.0 fixture, _all_docs id order (raw bytes)', () => {
   for (const name of ['allDocsIds', 'allDocsUnicode'] as const) {
     test(name, () => {
-      const ids = fixture![name];
+      const ids = fixture[name];
       const reversed = [...ids].reverse();
       assert.deepEqual([...reversed].sort(compareUtf8), ids);
       assert.deepEqual(

@@ -94,7 +94,7 @@ describe('failing loudly instead of ordering differently', () => {
 describe('CouchDB string order', () => {
   const ordered = (list: string[]): void => {
     for (let i = 1; i < list.length; i++) {
-      const [a, b] = [list[i - 1], list[i]];
+      const [a, b] = [list[i - 1]!, list[i]!];
       assert.equal(icu.compare(a, b), -1, `${JSON.stringify(a)} < ${JSON.stringify(b)}`);
       assert.equal(keyCmp(a, b), -1, `sort key ${JSON.stringify(a)} < ${JSON.stringify(b)}`);
     }
@@ -123,7 +123,7 @@ describe('CouchDB string order', () => {
       ['\u00e9', 'e\u0301'],
       ['\u00c5', '\u212b'],
       ['\u1ec7', 'e\u0323\u0302'],
-    ]) {
+    ] as [string, string][]) {
       assert.equal(icu.compare(a, b), 0, `${JSON.stringify(a)} == ${JSON.stringify(b)}`);
       assert.deepEqual(icu.sortKey(a), icu.sortKey(b));
     }

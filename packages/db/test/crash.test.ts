@@ -59,7 +59,7 @@ describe('crash safety', () => {
       const r = await request(second.url, 'POST', '/load/_all_docs', { body: { keys: ids } });
       assert.equal(r.status, 200);
       const missing = r.json.rows.filter(
-        (row: any, i: number) => row.error !== undefined || row.value.rev !== acked.get(ids[i]),
+        (row: any, i: number) => row.error !== undefined || row.value.rev !== acked.get(ids[i]!),
       );
       assert.deepEqual(missing, [], `${missing.length} of ${ids.length} acknowledged writes lost`);
       const info = (await request(second.url, 'GET', '/load')).json;

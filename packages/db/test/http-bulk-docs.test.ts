@@ -159,9 +159,14 @@ describe('_bulk_docs', () => {
     assert.equal(await updateSeq(), before);
   });
 
-  it('new_edits that is not a boolean: 500 with documents (CouchDB crashes), 400 without', async () => {
+  it('new_edits that is not a boolean is a 400, with documents too (where CouchDB crashes with a 500)', async () => {
     const withDocs = await t.request('POST', '/db/_bulk_docs', { body: { new_edits: 'abc', docs: [{ _id: 'ne' }] } });
-    assert.equal(withDocs.status, 500);
+    assert.deepEqual(
+      [withDocs.status, withDocs.json],
+      [400, { error: 'bad_request', reason: '`new_edits` parameter must be a boolean.' }],
+    );
+    const badDoc = await t.request('POST', '/db/_bulk_docs', { body: { new_edits: 'abc', docs: [{ _id: '_bad' }] } });
+    assert.deepEqual([badDoc.status, badDoc.json.error], [400, 'illegal_docid'], 'the documents are checked first');
     const empty = await t.request('POST', '/db/_bulk_docs', { body: { new_edits: 'abc', docs: [] } });
     assert.deepEqual(
       [empty.status, empty.json],

@@ -157,7 +157,7 @@ describe('_changes', () => {
     assert.deepEqual(conflicts.json.results[0].doc, { _id: 'cf', _rev: '1-ccc', _conflicts: ['1-aaa'] });
   });
 
-  it('booleans other than "true" are false, as CouchDB parses them; bad feed/heartbeat are 400s, bad limit/timeout/style 500s', async () => {
+  it('booleans other than "true" are false, as CouchDB parses them; bad feed/heartbeat/limit/timeout/style are 400s (CouchDB crashes on the last three)', async () => {
     const loose = await t.request('GET', '/db/_changes?include_docs=yes&descending=TRUE&limit=1');
     assert.deepEqual(loose.json.results, [{ seq: 3, id: 'c', changes: [{ rev: revs.c }] }]);
     const feed = await t.request('GET', '/db/_changes?feed=bogus');
@@ -178,10 +178,14 @@ describe('_changes', () => {
       [negative.status, negative.json.reason],
       [400, 'The heartbeat value should be a positive integer (in milliseconds).'],
     );
-    for (const query of ['limit=abc', 'timeout=abc', 'style=bogus']) {
+    for (const [query, reason] of [
+      ['limit=abc', '`limit` must be a non-negative integer, got "abc"'],
+      ['limit=-1', '`limit` must be a non-negative integer, got "-1"'],
+      ['timeout=abc', '`timeout` must be an integer, got "abc"'],
+      ['style=bogus', '`style` must be `main_only` or `all_docs`, got "bogus"'],
+    ]) {
       const r = await t.request('GET', `/db/_changes?${query}`);
-      assert.equal(r.status, 500, query);
-      assert.equal(r.json.error, 'unknown_error', query);
+      assert.deepEqual([r.status, r.json], [400, { error: 'bad_request', reason }], query);
     }
   });
 
@@ -318,9 +322,9 @@ describe('_changes', () => {
     assert.match(r.headers.get('content-type')!, /^text\/event-stream/);
     const events = r.text.split('\n\n').filter((chunk) => chunk !== '');
     assert.equal(events.length, 2);
-    const [data, id] = events[0].split('\n');
+    const [data, id] = events[0]!.split('\n');
     assert.equal(id, 'id: 9');
-    assert.equal(JSON.parse(data.slice('data: '.length)).id, 'unwanted');
+    assert.equal(JSON.parse(data!.slice('data: '.length)).id, 'unwanted');
     const resumed = await t.request('GET', '/db/_changes?feed=eventsource&limit=1&timeout=5000', {
       headers: { 'last-event-id': '9' },
     });

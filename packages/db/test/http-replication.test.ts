@@ -51,11 +51,18 @@ describe('replication endpoints', () => {
       assert.deepEqual(r.json, {});
     });
 
-    it('a malformed rev fails the whole request; revs not a list is a 500; Content-Type is checked', async () => {
+    it('a malformed rev fails the whole request; revs not a list is a 400 (CouchDB: 500); Content-Type is checked', async () => {
       const bad = await t.request('POST', '/db/_revs_diff', { body: { a: ['3-new'], b: ['bogus'] } });
       assert.deepEqual([bad.status, bad.json], [400, { error: 'bad_request', reason: 'Invalid rev format' }]);
       const notList = await t.request('POST', '/db/_revs_diff', { body: { a: '3-new' } });
-      assert.equal(notList.status, 500);
+      assert.deepEqual(
+        [notList.status, notList.json],
+        [400, { error: 'bad_request', reason: 'The revisions of "a" must be a list of revs.' }],
+      );
+      for (const body of ['[]', '"x"', '5']) {
+        const r = await t.request('POST', '/db/_revs_diff', { body });
+        assert.deepEqual([r.status, r.json.error], [400, 'bad_request'], body);
+      }
       const typed = await t.request('POST', '/db/_revs_diff', {
         body: '{}',
         headers: { 'content-type': 'text/plain' },
@@ -160,14 +167,17 @@ describe('replication endpoints', () => {
       );
     });
 
-    it('bad requests: docs missing → 400, docs not a list → 500, wrong Content-Type → 415', async () => {
+    it('bad requests: docs missing → 400, docs not a list → 400 (CouchDB: 500), wrong Content-Type → 415', async () => {
       const missing = await t.request('POST', '/db/_bulk_get', { body: {} });
       assert.deepEqual(
         [missing.status, missing.json],
         [400, { error: 'bad_request', reason: "Missing JSON list of 'docs'." }],
       );
       const notList = await t.request('POST', '/db/_bulk_get', { body: { docs: 5 } });
-      assert.equal(notList.status, 500);
+      assert.deepEqual(
+        [notList.status, notList.json],
+        [400, { error: 'bad_request', reason: '`docs` must be a list of {"id", "rev"} objects.' }],
+      );
       const typed = await t.request('POST', '/db/_bulk_get', {
         body: '{"docs":[]}',
         headers: { 'content-type': 'text/plain' },

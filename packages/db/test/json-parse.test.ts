@@ -89,7 +89,7 @@ describe('parseJson: accepted input', () => {
       ['0.0', '0.0'],
       ['-5.0', '-5.0'],
       ['2.5e1', '25.0'],
-    ]) {
+    ] as [string, string][]) {
       const value = parseJson(text);
       assert.ok(value instanceof JsonNumber, text);
       assert.equal(value.isFloat, true);

@@ -207,7 +207,7 @@ async function check(t: TestServer, db: string, model: Model, seq: number): Prom
   );
   for (const row of rows) {
     const top = model.winner(row.id)!;
-    assert.equal(row.changes[0].rev, top.rev);
+    assert.equal(row.changes[0]!.rev, top.rev);
     assert.equal(row.deleted === true, top.deleted);
   }
   const info = (await t.request('GET', db)).json;

@@ -63,7 +63,7 @@ describe('JavaScript reduce', () => {
       [1, 10, 5],
       [2, 20, 3],
     ]);
-    assert.deepEqual(await r.rereduceGroups([groups, [groups[0]]]), [
+    assert.deepEqual(await r.rereduceGroups([groups, [groups[0]!]]), [
       [3, 30, 8],
       [1, 10, 5],
     ]);

@@ -47,16 +47,23 @@ const history: fc.Arbitrary<History> = fc.integer({ min: 1, max: 25 }).chain((si
   }),
 );
 
+/** The parent of a rev in the history (`null` for a root); throws for a rev it does not have. */
+function parentOf(h: History, rev: number): number | null {
+  const p = h.parent[rev];
+  if (p === undefined) throw new Error(`rev ${rev} is not in the history`);
+  return p;
+}
+
 function generation(h: History, rev: number): number {
   let g = 1;
-  for (let p = h.parent[rev]; p !== null; p = h.parent[p]) g++;
+  for (let p = parentOf(h, rev); p !== null; p = parentOf(h, p)) g++;
   return g;
 }
 
 function toPath(h: History, { rev, length }: { rev: number; length: number }): RevPath {
   const chain: string[] = [];
-  for (let r: number | null = rev; r !== null && chain.length < length; r = h.parent[r]) chain.push(revId(r));
-  return { pos: generation(h, rev), ids: chain, deleted: h.deleted[rev], stored: true };
+  for (let r: number | null = rev; r !== null && chain.length < length; r = parentOf(h, r)) chain.push(revId(r));
+  return { pos: generation(h, rev), ids: chain, deleted: h.deleted[rev]!, stored: true };
 }
 
 function mergeAll(paths: RevPath[], limit = 1000): { tree: RevTree; stemmed: Set<string> } {
@@ -153,8 +160,8 @@ describe('revision tree properties', () => {
       fc.property(history, (h) => {
         let tree: RevTree = [];
         for (const p of h.paths.map((x) => toPath(h, x))) {
-          const existed = findRev(tree, { pos: p.pos, id: p.ids[0] }) !== undefined;
-          const parent = p.ids.length > 1 ? findRev(tree, { pos: p.pos - 1, id: p.ids[1] }) : undefined;
+          const existed = findRev(tree, { pos: p.pos, id: p.ids[0]! }) !== undefined;
+          const parent = p.ids.length > 1 ? findRev(tree, { pos: p.pos - 1, id: p.ids[1]! }) : undefined;
           const result = mergePath(tree, p);
           assert.equal(result.changed, serializeTree(result.tree) !== serializeTree(tree));
           if (result.outcome !== 'internal_node') assert.ok(result.changed);

@@ -20,12 +20,16 @@ describe('parseRev / formatRev', () => {
     assert.equal(formatRev({ pos: 4, id: 'zz' }), '4-zz');
   });
 
+  test('an empty id is a rev, as CouchDB parses it (`0-` on new docs, `1-` replicated)', () => {
+    assert.deepEqual(parseRev('1-'), { pos: 1, id: '' });
+    assert.deepEqual(parseRev('0-'), { pos: 0, id: '' });
+  });
+
   test('invalid revs are 400 "Invalid rev format"', () => {
     for (const bad of [
       '',
       'abc',
       '-abc',
-      '1-',
       '1',
       'x-abc',
       '-1-abc',

@@ -33,7 +33,7 @@ describe('what user code can reach', () => {
       emit('fnctor2', probe(function(){ return Function('return typeof globalThis.require === "function" && require("fs")')() }));
       emit('keys', Object.getOwnPropertyNames(globalThis).filter(function (k) { return /^(emit|log|sum|isArray|toJSON|require)$/.test(k) }).sort());
     }`);
-    const rows = Object.fromEntries((await m.mapBatch(one)).rows[0][0] as Array<[string, unknown]>);
+    const rows = Object.fromEntries((await m.mapBatch(one)).rows[0]![0] as Array<[string, unknown]>);
     assert.equal(rows.process, 'threw ReferenceError');
     assert.equal(rows['globalThis.process'], 'undefined');
     assert.equal(rows.Buffer, 'undefined');
@@ -53,14 +53,14 @@ describe('what user code can reach', () => {
         try { require(name); emit(name, 'loaded'); } catch (e) { emit(name, e[1] || String(e)); }
       });
     }`);
-    for (const [, outcome] of (await m.mapBatch(one)).rows[0][0]) assert.equal(outcome, 'invalid_require_path');
+    for (const [, outcome] of (await m.mapBatch(one)).rows[0]![0]!) assert.equal(outcome, 'invalid_require_path');
   });
 
   test('one mapper cannot see another mapper’s globals', async () => {
     const a = await mapper('function(doc){ secretOfA = 42; emit(1) }');
     const b = await mapper('function(doc){ emit(typeof secretOfA) }');
     await a.mapBatch(one);
-    assert.deepEqual((await b.mapBatch(one)).rows[0][0], [['undefined', null]]);
+    assert.deepEqual((await b.mapBatch(one)).rows[0]![0], [['undefined', null]]);
   });
 });
 
@@ -134,7 +134,7 @@ describe('runaway code is contained', () => {
     // Stack overflow is an ordinary RangeError: that doc's rows are dropped.
     const { rows, errors } = await m.mapBatch(['{"_id":"r","rec":true}', '{"_id":"ok"}']);
     assert.deepEqual(rows, [[[]], [[['ok', null]]]]);
-    assert.match(errors[0].message, /RangeError/);
+    assert.match(errors[0]!.message, /RangeError/);
   });
 });
 

@@ -59,7 +59,7 @@ describe('map environment', () => {
       ],
     });
     const { rows } = await m.mapBatch(docs({ _id: 'x' }));
-    assert.deepEqual(rows[0][0], [
+    assert.deepEqual(rows[0]![0], [
       [null, [null, null, null, null, null]],
       [null, { b: null, d: '1970-01-01T00:00:00.000Z' }],
       ['1970-01-01T00:00:00.000Z', 'custom'],
@@ -83,7 +83,7 @@ describe('map environment', () => {
       { log: (line, kind) => lines.push(`${kind}:${line}`) },
     );
     const { rows } = await m.mapBatch(docs({ _id: 'x' }));
-    assert.deepEqual(rows[0][0], [
+    assert.deepEqual(rows[0]![0], [
       ['sum', 6.5],
       ['isArray', [true, false, false, false]],
       ['toJSON', '{"a":[1,null]}'],
@@ -103,13 +103,13 @@ describe('map environment', () => {
       ],
     });
     const { rows, errors } = await m.mapBatch(docs({ _id: 'x', nested: { x: 1 } }));
-    assert.deepEqual(rows[0][0], [
+    assert.deepEqual(rows[0]![0], [
       ['globals', ['undefined', 'undefined', 'undefined', 'undefined', 'undefined']],
       ['frozen', [true, 1, true]],
     ]);
-    assert.deepEqual(rows[0][1], []);
+    assert.deepEqual(rows[0]![1], []);
     assert.equal(errors.length, 1);
-    assert.match(errors[0].message, /TypeError/);
+    assert.match(errors[0]!.message, /TypeError/);
   });
 
   test('function sources with comments, whitespace and a trailing semicolon compile', async () => {
@@ -170,12 +170,12 @@ describe('a throwing map function', () => {
       ],
     ]);
     assert.equal(errors.length, 1);
-    assert.equal(errors[0].doc, 1);
-    assert.equal(errors[0].view, 0);
-    assert.equal(errors[0].viewName, 'thrower');
-    assert.match(errors[0].message, /^function raised exception Error: boom[\s\S]* with doc\._id b$/);
+    assert.equal(errors[0]!.doc, 1);
+    assert.equal(errors[0]!.view, 0);
+    assert.equal(errors[0]!.viewName, 'thrower');
+    assert.match(errors[0]!.message, /^function raised exception Error: boom[\s\S]* with doc\._id b$/);
     assert.equal(lines.length, 1);
-    assert.match(lines[0], /^error:function raised exception Error: boom/);
+    assert.match(lines[0]!, /^error:function raised exception Error: boom/);
   });
 
   test('non-Error throws and unserialisable emits are errors of that doc only', async () => {
@@ -201,8 +201,8 @@ describe('a throwing map function', () => {
       errors.map((e) => e.doc),
       [0, 1, 2, 3],
     );
-    assert.match(errors[0].message, /^function raised exception "just a string" with doc\._id a$/);
-    assert.match(errors[1].message, /^function raised exception \{"error":"x","reason":"y"\} with doc\._id b$/);
+    assert.match(errors[0]!.message, /^function raised exception "just a string" with doc\._id a$/);
+    assert.match(errors[1]!.message, /^function raised exception \{"error":"x","reason":"y"\} with doc\._id b$/);
   });
 
   test("throw 'fatal_error' fails the batch with map_runtime_error; the mapper stays usable", async () => {
@@ -294,9 +294,9 @@ describe('require() of CommonJS modules in views.lib', () => {
       ],
     );
     assert.equal(errors.length, paths.length);
-    assert.match(errors[0].message, /Object has no property \\?"missing\\?"/);
-    assert.match(errors[1].message, /Must require a JavaScript string, not: object/);
-    assert.match(errors[2].message, /Module require\('views\/lib\/throws'\) raised error Error: module failed/);
+    assert.match(errors[0]!.message, /Object has no property \\?"missing\\?"/);
+    assert.match(errors[1]!.message, /Must require a JavaScript string, not: object/);
+    assert.match(errors[2]!.message, /Module require\('views\/lib\/throws'\) raised error Error: module failed/);
   });
 
   test('without a lib, require throws invalid_require_path', async () => {

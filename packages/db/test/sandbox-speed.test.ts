@@ -34,7 +34,7 @@ test('speed: 100k docs through two views (printed)', async () => {
       const started = performance.now();
       for (let i = 0; i < N; i += 500) {
         const out = await mapper.mapBatch(docs.slice(i, i + 500));
-        for (const perDoc of out.rows) rows += perDoc[0].length + perDoc[1].length;
+        for (const perDoc of out.rows) rows += perDoc[0]!.length + perDoc[1]!.length;
       }
       const ms = performance.now() - started;
       assert.equal(rows, N * 0.75 + N);

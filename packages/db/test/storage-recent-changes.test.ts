@@ -60,7 +60,7 @@ describe('RecentChanges', () => {
     };
     const changes = all(recent, 0, bodyOf);
     assert.deepEqual(asked, ['a 2-w']);
-    assert.equal(changes?.[0].body, '{"w":true}');
+    assert.equal(changes?.[0]?.body, '{"w":true}');
   });
 
   it('forgets the oldest writes read beyond its byte budget, and never has gaps', () => {
@@ -191,7 +191,7 @@ describe('foldChangedBodies from memory', () => {
       const rest = [...fold];
       const fromTables = new SqliteDatabase('db', path, { durability: 'normal' });
       try {
-        assert.deepEqual(rest, [...fromTables.foldChangedBodies(first[1].seq)]);
+        assert.deepEqual(rest, [...fromTables.foldChangedBodies(first[1]!.seq)]);
         assert.deepEqual(
           rest.map((c) => c.id),
           ['d', 'c', 'e', 'f', 'g', 'h', 'i'],

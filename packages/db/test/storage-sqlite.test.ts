@@ -40,7 +40,7 @@ const seqs = (docs: Iterable<DocRecord>): number[] => [...docs].map((d) => d.seq
 function byCodePoint(a: string, b: string): number {
   const ca = [...a].map((c) => c.codePointAt(0)!);
   const cb = [...b].map((c) => c.codePointAt(0)!);
-  for (let i = 0; i < Math.min(ca.length, cb.length); i++) if (ca[i] !== cb[i]) return ca[i] - cb[i];
+  for (let i = 0; i < Math.min(ca.length, cb.length); i++) if (ca[i] !== cb[i]) return ca[i]! - cb[i]!;
   return ca.length - cb.length;
 }
 
@@ -386,7 +386,7 @@ describe('sqlite engine: folds', () => {
     const n = 1234;
     const docIds = Array.from({ length: n }, (_, i) => `doc${String(i).padStart(5, '0')}`);
     // Written in a shuffled order so id order and seq order differ.
-    const shuffled = docIds.map((_id, i) => docIds[(i * 577) % n]);
+    const shuffled = docIds.map((_id, i) => docIds[(i * 577) % n]!);
     assert.equal(new Set(shuffled).size, n);
     db.writeDocs(shuffled.map((id) => put(id, '1-x')));
     assert.deepEqual(ids(db.foldDocs({})), docIds);

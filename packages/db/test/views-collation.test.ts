@@ -22,7 +22,6 @@ import {
 import { startTestServer, type TestServer } from './support/server.js';
 
 const fixture = loadFixture();
-const skip = fixture === undefined ? 'collation fixture not found (set DIVAN_COLLATION_FIXTURE)' : false;
 
 const MAP = (set: string) => `function (doc) { if (doc.set === '${set}') emit(doc.k, null); }`;
 const VIEWS = (options?: object) =>
@@ -80,7 +79,7 @@ function librarySorted<T extends { id: string; key: unknown }>(rows: readonly T[
     .map(({ row }) => row);
 }
 
-describe('collation fixture end to end through views', { skip }, () => {
+describe('collation fixture end to end through views', () => {
   let t: TestServer;
   const get = async (path: string) => {
     const r = await t.request('GET', path);
@@ -92,7 +91,7 @@ describe('collation fixture end to end through views', { skip }, () => {
   before(async () => {
     t = await startTestServer();
     assert.equal((await t.request('PUT', '/coll')).status, 201);
-    const f = fixture!;
+    const f = fixture;
     const docs = [
       ...f.icu.strings.map((r) => ({ _id: r.id, set: 's', k: r.key })),
       ...f.icu.ties.map((r) => ({ _id: r.id, set: 't', k: r.key })),
@@ -116,7 +115,7 @@ describe('collation fixture end to end through views', { skip }, () => {
   after(() => t?.close());
 
   it('the fixture sections agree with each other (same docs in both orders)', () => {
-    const f = fixture!;
+    const f = fixture;
     assert.equal(f.server.library_version, '72.1');
     const keyOf = new Map(f.icu.strings.map((r) => [r.id, r.key]));
     assert.ok(f.raw.strings.every((r) => keyOf.get(r.id) === r.key));
@@ -139,7 +138,7 @@ describe('collation fixture end to end through views', { skip }, () => {
     const view = (name: string, qs = '') => get(`/coll/_design/${ddoc}/_view/${name}${qs}`);
 
     describe(label, () => {
-      const section = () => fixture![mode];
+      const section = () => fixture[mode];
 
       it('3,097 strings: row order (key, then doc id), as CouchDB', async (tc) => {
         const r = await view('s', '?reduce=false');
@@ -179,7 +178,7 @@ describe('collation fixture end to end through views', { skip }, () => {
         let at = 0;
         for (const g of grouped.rows as { key: string; value: number }[]) {
           const members = rows.slice(at, at + g.value);
-          assert.equal(g.key, members[0].key, `group key is its first row's key (${hex(g.key)})`);
+          assert.equal(g.key, members[0]!.key, `group key is its first row's key (${hex(g.key)})`);
           ours.push(members);
           at += g.value;
         }
@@ -287,7 +286,7 @@ describe('collation fixture end to end through views', { skip }, () => {
   }
 
   it('the fixture records that CouchDB 3.5 ignores a ddoc-level collation (Divan honours it)', () => {
-    assert.equal(fixture!.rawddoc.sameOrderAsIcu, true);
+    assert.equal(fixture.rawddoc.sameOrderAsIcu, true);
   });
 });
 
@@ -429,8 +428,8 @@ describe('equal keys in ranges, groups and lookups (hand-made)', () => {
     const rows = r.json.rows as Row[];
     for (let i = 1; i < rows.length; i++) {
       assert.ok(
-        collateRows(rows[i - 1].key, rows[i - 1].id, rows[i].key, rows[i].id) < 0,
-        `${rows[i - 1].id} < ${rows[i].id}`,
+        collateRows(rows[i - 1]!.key, rows[i - 1]!.id, rows[i]!.key, rows[i]!.id) < 0,
+        `${rows[i - 1]!.id} < ${rows[i]!.id}`,
       );
     }
   });

@@ -27,12 +27,19 @@ export interface AdminStore {
 export interface LoadAdminsOptions {
   /** PBKDF2 rounds for hashes written now; CouchDB's 600000 unless given (tests use fewer). */
   iterations?: number;
+  /**
+   * Leave the admins file as it is until `save()` is called: a server saves only once it is
+   * listening, so a start that fails leaves no generated admin whose password nobody saw.
+   */
+  deferWrite?: boolean;
 }
 
 export interface LoadedAdmins {
   admins: AdminStore;
   /** Set only when this call generated the admin; its password is known nowhere else. */
   created?: AdminCredentials;
+  /** Writes the admins file if this load changed it (with `deferWrite`; a no-op otherwise). */
+  save(): void;
 }
 
 /** Successful verifications remembered; a full PBKDF2 run costs ~0.3 s of blocked CPU. */
@@ -138,10 +145,14 @@ export function loadAdmins(
     dirty = true;
   }
 
-  if (dirty) writeAdminsFile(dataDir, file, hashes);
+  const write = () => {
+    if (dirty) writeAdminsFile(dataDir, file, hashes);
+    dirty = false;
+  };
+  if (!options.deferWrite) write();
   const admins = new HashedAdminStore(hashes);
   for (const admin of known) admins.prime(admin.name, admin.password);
-  return created === undefined ? { admins } : { admins, created };
+  return created === undefined ? { admins, save: write } : { admins, created, save: write };
 }
 
 function isWeaker(stored: string, iterations: number): boolean {

@@ -47,14 +47,14 @@ export interface ParsedHash {
 export function hashPassword(password: string, options: HashOptions = {}): string {
   const prf = options.prf ?? DEFAULT_PRF;
   const iterations = options.iterations ?? DEFAULT_ITERATIONS;
-  const digest = DIGESTS[prf];
+  const digest = Object.hasOwn(DIGESTS, prf) ? DIGESTS[prf] : undefined;
   if (digest === undefined) throw new TypeError(`unsupported PBKDF2 PRF: ${prf}`);
   if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) {
     throw new TypeError(`invalid PBKDF2 iteration count: ${iterations}`);
   }
   // CouchDB's salt is a random 32-hex-digit UUID used as text.
   const salt = randomBytes(16).toString('hex');
-  const key = pbkdf2Sync(password, salt, iterations, DIGEST_BYTES[digest], digest).toString('hex');
+  const key = pbkdf2Sync(password, salt, iterations, DIGEST_BYTES[digest]!, digest).toString('hex');
   return `-pbkdf2:${prf}-${key},${salt},${iterations}`;
 }
 
@@ -64,13 +64,14 @@ export function parseHash(stored: string): ParsedHash | null {
   if (match) {
     const prf = match[1] ?? 'sha';
     const iterations = Number(match[4]);
-    if (DIGESTS[prf] === undefined) return null;
+    // Own keys only: `constructor` is not a PRF.
+    if (!Object.hasOwn(DIGESTS, prf)) return null;
     if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) return null;
-    if (match[2].length % 2 !== 0) return null;
-    return { scheme: 'pbkdf2', prf, key: match[2].toLowerCase(), salt: match[3], iterations };
+    if (match[2]!.length % 2 !== 0) return null;
+    return { scheme: 'pbkdf2', prf, key: match[2]!.toLowerCase(), salt: match[3]!, iterations };
   }
   match = /^-hashed-([0-9a-fA-F]{40}),(.*)$/.exec(stored);
-  if (match) return { scheme: 'simple', prf: 'sha', key: match[1].toLowerCase(), salt: match[2], iterations: 1 };
+  if (match) return { scheme: 'simple', prf: 'sha', key: match[1]!.toLowerCase(), salt: match[2]!, iterations: 1 };
   return null;
 }
 
@@ -90,7 +91,7 @@ export function verifyPassword(password: string, stored: string): boolean {
       .update(password + parsed.salt, 'utf8')
       .digest();
   } else {
-    actual = pbkdf2Sync(password, parsed.salt, parsed.iterations, expected.length, DIGESTS[parsed.prf]);
+    actual = pbkdf2Sync(password, parsed.salt, parsed.iterations, expected.length, DIGESTS[parsed.prf]!);
   }
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -3,6 +3,7 @@
  * Every mistake is a `UsageError`, which the CLI turns into a message and exit code 2.
  */
 import { resolve } from 'node:path';
+import { LOG_LEVELS, type LogLevel } from '../server/log.js';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -21,6 +22,7 @@ export interface ServeOptions {
   admin?: { name: string; password: string };
   maxBodyBytes: number;
   durability: Durability;
+  logLevel: LogLevel;
 }
 
 export type CliCommand =
@@ -48,6 +50,7 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   admin: { env: 'DIVAN_ADMIN', value: 'USER:PASS' },
   'max-body': { env: 'DIVAN_MAX_BODY', value: 'SIZE' },
   durability: { env: 'DIVAN_DURABILITY', value: 'normal|full' },
+  'log-level': { env: 'DIVAN_LOG_LEVEL', value: LOG_LEVELS.join('|') },
 };
 
 /** The whole command line (without `node` and the script). */
@@ -65,6 +68,7 @@ export function parseCli(argv: readonly string[], env: Env, cwd: string = proces
   }
   if (first === 'serve') {
     if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', topic: 'serve' };
+    if (rest.includes('--version') || rest.includes('-v')) return { kind: 'version' };
     return { kind: 'serve', options: parseServeArgs(rest, env, cwd) };
   }
   if (first.startsWith('-')) throw new UsageError(`unknown option '${first}'`);
@@ -75,7 +79,7 @@ export function parseCli(argv: readonly string[], env: Env, cwd: string = proces
 export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = process.cwd()): ServeOptions {
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i]!;
     if (!arg.startsWith('--')) {
       throw new UsageError(arg.startsWith('-') ? `unknown option '${arg}'` : `unexpected argument '${arg}'`);
     }
@@ -103,7 +107,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   const pick = (name: string): { value: string; source: string } | undefined => {
     const flag = flags.get(name);
     if (flag !== undefined) return { value: flag, source: `--${name}` };
-    const envName = SERVE_FLAGS[name].env;
+    const envName = SERVE_FLAGS[name]!.env;
     const fromEnv = env[envName];
     if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: envName };
     return undefined;
@@ -115,6 +119,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   const admin = pick('admin');
   const maxBody = pick('max-body');
   const durability = pick('durability');
+  const logLevel = pick('log-level');
 
   const options: ServeOptions = {
     port: port === undefined ? DEFAULT_PORT : parsePort(port.value, port.source),
@@ -122,6 +127,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
     dataDir: resolve(cwd, data === undefined ? DEFAULT_DATA_DIR : nonEmpty(data.value, data.source)),
     maxBodyBytes: parseSize(maxBody === undefined ? DEFAULT_MAX_BODY : maxBody.value, maxBody?.source ?? '--max-body'),
     durability: durability === undefined ? 'normal' : parseDurability(durability.value, durability.source),
+    logLevel: logLevel === undefined ? 'info' : parseLogLevel(logLevel.value, logLevel.source),
   };
   if (admin !== undefined) options.admin = parseAdmin(admin.value, admin.source);
   return options;
@@ -156,11 +162,11 @@ const UNITS: Record<string, number> = {
 /** `1048576`, `512kb`, `64mb`, `1.5gb` (binary units, case-insensitive) → bytes. */
 export function parseSize(value: string, source = '--max-body'): number {
   const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(value.trim());
-  const unit = match?.[2].toLowerCase();
+  const unit = match?.[2]?.toLowerCase();
   if (match === null || unit === undefined || !Object.hasOwn(UNITS, unit)) {
     throw new UsageError(`${source} must be a size such as 1048576, 512kb, 64mb or 1gb, got '${value}'`);
   }
-  const bytes = Math.floor(Number(match[1]) * UNITS[unit]);
+  const bytes = Math.floor(Number(match[1]) * UNITS[unit]!);
   if (bytes < 1 || !Number.isSafeInteger(bytes)) {
     throw new UsageError(`${source} must be at least 1 byte and at most ${Number.MAX_SAFE_INTEGER}, got '${value}'`);
   }
@@ -170,6 +176,11 @@ export function parseSize(value: string, source = '--max-body'): number {
 function parseDurability(value: string, source: string): Durability {
   if (value === 'normal' || value === 'full') return value;
   throw new UsageError(`${source} must be 'normal' or 'full', got '${value}'`);
+}
+
+function parseLogLevel(value: string, source: string): LogLevel {
+  if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
+  throw new UsageError(`${source} must be one of ${LOG_LEVELS.join(', ')}, got '${value}'`);
 }
 
 function parseAdmin(value: string, source: string): { name: string; password: string } {
@@ -194,6 +205,8 @@ export function helpText(topic?: 'serve'): string {
     '  --admin USER:PASS       server admin to (re)store, hashed      [DIVAN_ADMIN]',
     `  --max-body SIZE         largest request body, e.g. 64mb, 1gb   [DIVAN_MAX_BODY, default ${DEFAULT_MAX_BODY}]`,
     '  --durability MODE       normal, or full (fsync every commit)   [DIVAN_DURABILITY, default normal]',
+    '  --log-level LEVEL       debug, info, warn, error or none       [DIVAN_LOG_LEVEL, default info]',
+    '                          (info: one line per request; debug: also errors with their stack)',
     '',
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',
     'once and keeps only its hash in the data folder.',

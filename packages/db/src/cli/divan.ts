@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
+import { levelledLog } from '../server/log.js';
 import { startServer } from '../server/start.js';
 import { type Env, helpText, parseCli, UsageError } from './args.js';
 
@@ -67,7 +68,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       ...(options.admin === undefined ? {} : { admin: options.admin }),
       maxBodyBytes: options.maxBodyBytes,
       durability: options.durability,
-      log: (line) => io.stdout(line.endsWith('\n') ? line : `${line}\n`),
+      log: levelledLog(options.logLevel, (line) => io.stdout(line.endsWith('\n') ? line : `${line}\n`)),
     });
   } catch (err) {
     io.stderr(`divan: cannot start the server: ${describe(err)}\n`);

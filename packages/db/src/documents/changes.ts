@@ -15,6 +15,11 @@ export interface ChangesOptions {
   /** `style=all_docs`: every leaf, not only the winner. */
   allLeaves: boolean;
   filter?: (record: DocRecord) => boolean;
+  /**
+   * `filter=_doc_ids`: how many times each wanted id was named. CouchDB looks each one up, so an
+   * id named twice gives its row twice.
+   */
+  docIds?: ReadonlyMap<string, number>;
 }
 
 export interface ChangeRow {
@@ -27,8 +32,13 @@ export function* changeRows(db: Database, options: ChangesOptions): Generator<Ch
   if (left <= 0) return;
   for (const record of db.store.foldChanges(options.since, options.descending)) {
     if (options.filter !== undefined && !options.filter(record)) continue;
-    yield { seq: record.seq, json: changeRow(db, record, options) };
-    if (--left <= 0) return;
+    const times = options.docIds === undefined ? 1 : (options.docIds.get(record.id) ?? 0);
+    if (times === 0) continue;
+    const row = { seq: record.seq, json: changeRow(db, record, options) };
+    for (let i = 0; i < times; i++) {
+      yield row;
+      if (--left <= 0) return;
+    }
   }
 }
 

@@ -21,6 +21,7 @@ import {
   revsInfo as revsInfoOf,
   serializeTree,
   sortedLeaves,
+  compareLeaves,
   winner,
   type Rev,
   type RevTree,
@@ -28,7 +29,8 @@ import {
 import type { DatabaseStore, DbMeta, DocRecord, DocWrite } from '../storage/engine.js';
 import { checkDocBody, readDocInput, type DocInput } from './doc-input.js';
 import { isLocalId, validateDocId } from './doc-id.js';
-import { interactiveEdit, replicatedEdit, type Edit } from './edit.js';
+import { compareIds } from './id-order.js';
+import { interactiveEdit, replicatedEdit, revRequired, type Edit } from './edit.js';
 import { LocalDocs } from './local-docs.js';
 import { renderDoc } from './render.js';
 
@@ -115,7 +117,7 @@ export class Database {
     const inputs = docs.map((doc) => {
       const input = readDocInput(doc);
       if (!newEdits && input.rev === undefined && input.revisions === undefined) {
-        throw new CouchError('bad_request', 'Document rev is required when new_edits is false.');
+        throw revRequired();
       }
       const id = input.id === undefined && newEdits ? undefined : validateDocId(input.id);
       return { id, input };
@@ -129,7 +131,7 @@ export class Database {
   /** Writes one document under the given id (`PUT /db/id`); throws on conflict. */
   putDoc(rawId: unknown, input: DocInput, newEdits = true): { ok: true; id: string; rev: string } {
     const id = validateDocId(rawId);
-    const [result] = this.write([{ id, input }], newEdits);
+    const [result] = this.write([{ id, input }], newEdits) as [WriteResult];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }
@@ -188,8 +190,10 @@ export class Database {
     });
 
     if (order.length > 0) {
+      // CouchDB gives a batch's sequences in id order (UTF-8 bytes), not in request order.
+      order.sort(compareIds);
       const seqs = this.store.writeDocs(order.map((id) => pending.get(id)!.write!));
-      const updateSeq = seqs[seqs.length - 1];
+      const updateSeq = seqs[seqs.length - 1]!;
       for (const listener of this.listeners) listener(updateSeq);
     }
     return results;
@@ -218,8 +222,9 @@ export class Database {
     }
     let target = options.rev;
     if (options.latest) {
-      const below = latestLeaves(tree(), target);
-      if (below.length > 0) target = below[0];
+      // The best of the leaves below the rev (winner order), where it has several.
+      const below = latestLeaves(tree(), target).sort(compareLeaves);
+      if (below.length > 0) target = below[0]!;
     }
     const found = findRev(tree(), target);
     if (found === undefined || !found.stored) throw notFound('missing');
@@ -243,6 +248,8 @@ export class Database {
         .map((leaf) => ({ ok: this.renderRevision(record, tree, leaf, leaf.deleted, options).json }));
     }
     const out: OpenRevsResult[] = [];
+    // With `latest`, two requested revs on one branch reach the same leaf: it is listed once.
+    const seen = new Set<string>();
     for (const requested of revs) {
       const targets = options.latest ? latestLeaves(parsed, requested) : [requested];
       if (targets.length === 0) {
@@ -250,6 +257,11 @@ export class Database {
         continue;
       }
       for (const target of targets) {
+        if (options.latest) {
+          const key = formatRev(target);
+          if (seen.has(key)) continue;
+          seen.add(key);
+        }
         const found = findRev(parsed, target);
         if (found === undefined || !found.stored) out.push({ missing: formatRev(target) });
         else out.push({ ok: this.renderRevision(record, tree, target, found.deleted, options).json });

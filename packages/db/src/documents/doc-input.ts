@@ -46,9 +46,9 @@ export function readDocInput(value: JsonValue): DocInput {
   let hasId = false;
   const { keys, values } = value;
   for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
+    const key = keys[i]!;
     if (key.charCodeAt(0) !== 95 /* _ */) continue;
-    const member = values[i];
+    const member = values[i]!;
     hasSpecial = true;
     switch (key) {
       case '_id':
@@ -78,7 +78,12 @@ export function readDocInput(value: JsonValue): DocInput {
         }
         break;
       case '_access':
-        break; // CouchDB 3.x accepts and returns it: it stays in the body.
+      case '_replication_id':
+      case '_replication_state':
+      case '_replication_state_time':
+      case '_replication_state_reason':
+      case '_replication_stats':
+        break; // CouchDB 3.x accepts these (replicator documents, access): they stay in the body.
       default:
         throw badSpecial(key);
     }

@@ -30,6 +30,9 @@ export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revs
       parent = { pos: top.pos, id: top.id };
       path = top.path;
     }
+  } else if (tree === undefined && input.rev.pos === 0 && input.rev.id === '') {
+    // `"_rev": "0-"` on a new document is accepted; CouchDB then hashes that empty parent id.
+    parent = input.rev;
   } else {
     const found = tree === undefined ? undefined : findRev(tree, input.rev);
     // Only a live leaf can be edited: an old revision or a tombstone is a conflict.
@@ -66,8 +69,12 @@ export function replicatedEdit(tree: RevTree | undefined, input: DocInput, revsL
     pos = input.rev.pos;
     ids = [normalizeRevId(input.rev.id)];
   } else {
-    throw new CouchError('bad_request', 'Document rev is required when new_edits is false.');
+    throw revRequired();
   }
   const merged = mergePath(tree ?? [], { pos, ids, deleted: input.deleted, stored: true }, revsLimit);
-  return { tree: merged.tree, rev: { pos, id: ids[0] }, changed: merged.changed, stemmed: merged.stemmed };
+  return { tree: merged.tree, rev: { pos, id: ids[0]! }, changed: merged.changed, stemmed: merged.stemmed };
 }
+
+/** CouchDB's text for a replicated write without a revision. */
+export const revRequired = (): CouchError =>
+  new CouchError('bad_request', 'When `new_edits: false`, the document needs `_rev` or `_revisions` specified');

@@ -45,9 +45,9 @@ export class LocalDocs {
 
 function nextLocalRev(input: DocInput): number {
   if (input.rev === undefined) return 1;
-  // CouchDB crashes (500) on a local rev that is not 0-N; say so plainly instead.
+  // CouchDB crashes (500) on a local rev that is not 0-N; a client's mistake is a 400 here.
   if (input.rev.pos !== 0 || !/^\d+$/.test(input.rev.id)) {
-    throw new CouchError('unknown_error', 'Invalid rev format', 500);
+    throw new CouchError('bad_request', "Invalid rev format: a _local document's rev is 0-N");
   }
   return Number(input.rev.id) + 1;
 }

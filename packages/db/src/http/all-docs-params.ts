@@ -31,6 +31,12 @@ export function allDocsOptions(
   base: AllDocsOptions = defaultAllDocsOptions(),
 ): AllDocsOptions {
   const options: AllDocsOptions = { ...base };
+  const misuse: Misuse = { reduce: false, group: false };
+  const apply = (o: AllDocsOptions, name: string, value: unknown, source: ParamSource) =>
+    applyParam(o, name, value, source, misuse);
+  if (bodySource === 'body' && body?.keys !== undefined && query.has('keys')) {
+    throw qpe('`keys` is incompatible with `key`, `start_key` and `end_key`');
+  }
   if (bodySource === 'queries') {
     // `_all_docs/queries`: the URL params are defaults, each query's members override them.
     for (const [name, value] of query) apply(options, name, value, 'query');
@@ -39,8 +45,17 @@ export function allDocsOptions(
     if (body !== undefined) for (const name of Object.keys(body)) apply(options, name, body[name], bodySource);
     for (const [name, value] of query) apply(options, name, value, 'query');
   }
+  // _all_docs is a map-only view: couch_mrview's checks for reduce and grouping apply.
+  if (misuse.reduce) throw qpe('Reduce is invalid for map-only views.');
+  if (misuse.group) throw qpe('Invalid use of grouping on a map view.');
   validate(options);
   return options;
+}
+
+/** Params that only a reduce view takes, seen on this map-only one. */
+interface Misuse {
+  reduce: boolean;
+  group: boolean;
 }
 
 function validate(options: AllDocsOptions): void {
@@ -59,7 +74,7 @@ function validate(options: AllDocsOptions): void {
   }
 }
 
-function apply(options: AllDocsOptions, name: string, value: unknown, source: ParamSource): void {
+function applyParam(options: AllDocsOptions, name: string, value: unknown, source: ParamSource, misuse: Misuse): void {
   const decoded = source !== 'query';
   const json = (): unknown => (decoded ? value : parseJsonParam(value as string));
   const bool = (): boolean => (typeof value === 'boolean' ? value : parseBool(String(value)));
@@ -120,6 +135,15 @@ function apply(options: AllDocsOptions, name: string, value: unknown, source: Pa
       break;
     case 'update_seq':
       options.updateSeq = bool();
+      break;
+    case 'reduce':
+      misuse.reduce = bool();
+      break;
+    case 'group':
+      misuse.group = bool();
+      break;
+    case 'group_level':
+      misuse.group = positiveInteger(value) > 0;
       break;
     default:
       // View-only, cluster-only (stable, update, sorted, ...) and unknown params are ignored, as CouchDB.

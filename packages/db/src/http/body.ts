@@ -3,8 +3,8 @@
  * decoded as strict UTF-8 and parsed with the JSON parser that keeps numbers and member order.
  */
 import { isAscii } from 'node:buffer';
-import { CouchError, invalidJson } from '../errors.js';
-import { JsonSyntaxError, parseJson, type JsonValue } from '../json/index.js';
+import { CouchError, invalidJson, tooDeep } from '../errors.js';
+import { JsonSyntaxError, JsonTooDeepError, parseJson, type JsonValue } from '../json/index.js';
 import type { RequestContext } from './context.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -36,7 +36,7 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
     }
     size = end;
   }
-  if (chunks !== undefined) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  if (chunks !== undefined) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
 }
 
@@ -61,6 +61,7 @@ export function parseBody(bytes: Buffer): JsonValue {
   try {
     return parseJson(text);
   } catch (error) {
+    if (error instanceof JsonTooDeepError) throw tooDeep();
     if (error instanceof JsonSyntaxError) throw invalidJson();
     throw error;
   }
@@ -69,7 +70,7 @@ export function parseBody(bytes: Buffer): JsonValue {
 /** 415 unless the request says `application/json` (parameters such as charset allowed). */
 export function checkJsonType(ctx: RequestContext): void {
   const type = ctx.req.headers['content-type'] ?? '';
-  if (type.split(';')[0].trim().toLowerCase() !== 'application/json') {
+  if (type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
     throw new CouchError('bad_content_type', 'Content-Type must be application/json');
   }
 }

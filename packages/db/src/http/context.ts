@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserCtx } from '../auth/index.js';
+import type { CouchError } from '../errors.js';
 import type { CouchServer } from '../server/couch-server.js';
 
 /** What every endpoint handler receives. */
@@ -14,6 +15,8 @@ export interface RequestContext {
   rawPath: string;
   method: string;
   user: UserCtx;
+  /** The error answered, if any (for the request log line). */
+  failure?: CouchError;
 }
 
 export type Handler = (ctx: RequestContext) => void | Promise<void>;

@@ -6,11 +6,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anonymous, authenticate } from '../auth/index.js';
 import { CouchError } from '../errors.js';
+import { validateDbName } from '../server/db-names.js';
+import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
 import type { HandlerTable, RequestContext } from './context.js';
 import { sendError } from './respond.js';
 import { routes } from './routes.js';
-import { allDocsHandlers, allDocsQueries, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
+import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
 import { bulk } from './handlers/bulk.js';
 import { changes } from './handlers/changes.js';
 import { databases } from './handlers/databases.js';
@@ -24,7 +26,7 @@ const HANDLERS: HandlerTable = {
   errors,
   databases,
   documents,
-  all_docs: { ...allDocsHandlers, queries: allDocsQueries },
+  all_docs: allDocsHandlers,
   design_docs: designDocsHandlers,
   local_docs: localDocsHandlers,
   changes,
@@ -43,6 +45,7 @@ export function createListener(couch: CouchServer): (req: IncomingMessage, res: 
 }
 
 async function handle(couch: CouchServer, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
   const method = (req.method ?? 'GET').toUpperCase();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -57,8 +60,10 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     method,
     user: anonymous(),
   };
+  res.once('close', () => logRequest(ctx, started));
   try {
     ctx.user = authenticate(req.headers.authorization, req.socket.remoteAddress ?? '', couch.admins, couch.lockout);
+    checkPathEncoding(rawPath);
     if (redirectDesignId(ctx)) return;
     // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
     const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%20') : rawPath;
@@ -71,6 +76,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     }
     if (match === null) throw new CouchError('not_found', 'missing');
     ctx.params = match.params;
+    if (match.params.node !== undefined) checkNodeLocal(ctx);
     const handler = HANDLERS[match.handler]?.[match.action];
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
     await handler(ctx);
@@ -86,12 +92,10 @@ function fail(ctx: RequestContext, error: unknown): void {
       ? error
       : new CouchError('unknown_error', error instanceof Error ? error.message : String(error), 500);
   if (!(error instanceof CouchError) || couchError.status >= 500) {
-    server.log(
-      `[error] ${ctx.method} ${ctx.rawPath}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
-  } else {
-    server.log(`[info] ${ctx.method} ${ctx.rawPath} ${couchError.status} ${couchError.error}: ${couchError.reason}`);
+    server.log(`[error] ${ctx.method} ${ctx.rawPath}: ${couchError.error}: ${couchError.reason}`);
+    if (error instanceof Error && error.stack !== undefined) server.log(`[debug] ${error.stack}`);
   }
+  ctx.failure = couchError;
   if (res.headersSent) {
     if (!res.writableEnded) res.destroy();
     return;
@@ -101,6 +105,36 @@ function fail(ctx: RequestContext, error: unknown): void {
   const headers: Record<string, string> = {};
   if (couchError.error === 'method_not_allowed') headers.Allow = String(ctx.params.allow);
   sendError(ctx, couchError, headers);
+}
+
+/** One line per request, when its response is done: who asked what, the answer and how long it took. */
+function logRequest(ctx: RequestContext, started: number): void {
+  const ms = (performance.now() - started).toFixed(1);
+  const user = ctx.user.name ?? '-';
+  const failure = ctx.failure === undefined ? '' : ` ${ctx.failure.error}: ${ctx.failure.reason}`;
+  const cut = ctx.res.writableFinished ? '' : ' (cut)';
+  ctx.server.log(`[info] ${ctx.method} ${ctx.req.url} ${ctx.res.statusCode} ${ms}ms ${user}${failure}${cut}`);
+}
+
+/**
+ * A path whose percent-escapes are malformed (`%zz`) or do not decode to UTF-8 (`caf%E9`) is a
+ * 400, as CouchDB answers (it would otherwise address a document named with the escape as written).
+ */
+function checkPathEncoding(rawPath: string): void {
+  if (!rawPath.includes('%')) return;
+  if (/%(?![0-9a-fA-F]{2})/.test(rawPath)) throw new CouchError('bad_request', 'invalid_url_encoding');
+  try {
+    decodeURIComponent(rawPath);
+  } catch {
+    throw new CouchError('bad_request', 'The URL path must be valid UTF-8 once its percent-escapes are decoded.');
+  }
+}
+
+/** `/_node/{node}/...`: this node's own API. Its database names are checked even for reads. */
+function checkNodeLocal(ctx: RequestContext): void {
+  const node = String(ctx.params.node);
+  if (node !== '_local' && node !== NODE_NAME) throw new CouchError('not_found', `No such node: ${node}`);
+  if (ctx.params.db !== undefined) validateDbName(String(ctx.params.db));
 }
 
 /** `GET /db/_design%2Fapp` → 301 to `/db/_design/app`, as CouchDB. */

@@ -2,7 +2,8 @@
  * Query-string values with CouchDB's parsing and its error reasons (couch_mrview_http): booleans
  * are `true`/`false` in any case, integers decimal, JSON-valued params JSON text.
  */
-import { CouchError, invalidJson } from '../errors.js';
+import { CouchError, invalidJson, tooDeep } from '../errors.js';
+import { MAX_DEPTH, nestingDepth } from '../json/index.js';
 
 const qpe = (reason: string): CouchError => new CouchError('query_parse_error', reason);
 
@@ -28,6 +29,7 @@ export function parsePositiveInteger(raw: string): number {
 }
 
 export function parseJsonParam(raw: string): unknown {
+  if (nestingDepth(raw) > MAX_DEPTH) throw tooDeep();
   try {
     return JSON.parse(raw);
   } catch {

@@ -3,6 +3,7 @@
  * again to be sent). Row streams hold status and headers back until the first chunk, so an error
  * before any row still gets a clean error response; a later one cuts the connection.
  */
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { CouchError } from '../errors.js';
 import type { RequestContext } from './context.js';
@@ -20,10 +21,16 @@ export function sendText(ctx: RequestContext, status: number, json: string, head
   res.statusCode = status;
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');
-  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
   res.setHeader('Content-Length', Buffer.byteLength(body));
   if (ctx.method === 'HEAD' || status === 304) res.end();
   else res.end(body);
+}
+
+/** An opaque, quoted ETag as CouchDB makes them (base-36 MD5 of what the answer depends on). */
+export function opaqueEtag(...parts: readonly (string | number)[]): string {
+  const digest = createHash('md5').update(parts.join('\n')).digest('hex');
+  return `"${BigInt(`0x${digest}`).toString(36).toUpperCase()}"`;
 }
 
 export function sendError(ctx: RequestContext, error: CouchError, headers?: Record<string, string>): void {
@@ -88,7 +95,7 @@ function startRows(ctx: RequestContext, status: number, headers: Record<string, 
   res.statusCode = status;
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');
-  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
   if (ctx.method !== 'HEAD') return true;
   res.end();
   return false;

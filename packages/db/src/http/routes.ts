@@ -23,60 +23,121 @@ function notImplemented(r: Mapper, path: string, feature: string): void {
   r.match(path, { to: 'errors#notImplemented', via: 'all', defaults: { feature } });
 }
 
+/** Every endpoint of one database, at `/:db/...` (also under `/_node/:node/`, the node-local API). */
+function databaseRoutes(r: Mapper): void {
+  endpoint(
+    r,
+    '/:db',
+    { get: 'databases#show', put: 'databases#create', delete: 'databases#destroy', post: 'documents#create' },
+    'DELETE,GET,HEAD,POST',
+  );
+  endpoint(r, '/:db/_all_docs', { get: 'all_docs#index', post: 'all_docs#query' }, 'GET,HEAD,POST');
+  endpoint(r, '/:db/_all_docs/queries', { post: 'all_docs#queries' }, 'POST');
+  endpoint(r, '/:db/_design_docs', { get: 'design_docs#index', post: 'design_docs#query' }, 'GET,HEAD,POST');
+  endpoint(r, '/:db/_design_docs/queries', { post: 'design_docs#queries' }, 'POST');
+  endpoint(r, '/:db/_local_docs', { get: 'local_docs#index', post: 'local_docs#query' }, 'GET,HEAD,POST');
+  endpoint(r, '/:db/_local_docs/queries', { post: 'local_docs#queries' }, 'POST');
+  endpoint(r, '/:db/_changes', { get: 'changes#index', post: 'changes#query' }, 'GET,POST,HEAD');
+  endpoint(r, '/:db/_bulk_docs', { post: 'bulk#docs' }, 'POST');
+  endpoint(r, '/:db/_bulk_get', { post: 'bulk#get' }, 'POST');
+  endpoint(r, '/:db/_revs_diff', { post: 'bulk#revsDiff' }, 'POST');
+  endpoint(r, '/:db/_missing_revs', { post: 'bulk#missingRevs' }, 'POST');
+  endpoint(r, '/:db/_ensure_full_commit', { post: 'databases#ensureFullCommit' }, 'POST');
+  endpoint(r, '/:db/_revs_limit', { get: 'databases#revsLimit', put: 'databases#setRevsLimit' }, 'GET,PUT');
+  endpoint(r, '/:db/_security', { get: 'databases#security', put: 'databases#setSecurity' }, 'GET,PUT');
+  endpoint(r, '/:db/_compact', { post: 'maintenance#compact' }, 'POST');
+  endpoint(r, '/:db/_compact/:docid', { post: 'maintenance#compactViews' }, 'POST');
+  endpoint(r, '/:db/_purge', { post: 'maintenance#purge' }, 'POST');
+  endpoint(
+    r,
+    '/:db/_purged_infos_limit',
+    { get: 'maintenance#purgedInfosLimit', put: 'maintenance#setPurgedInfosLimit' },
+    'GET,PUT',
+  );
+  endpoint(r, '/:db/_view_cleanup', { post: 'views#cleanup' }, 'POST');
+  // Mango and the rest of a database's reserved names: each its own route, so none falls through
+  // to the document routes below (a POST to `/db/_find` is not a form upload).
+  notImplemented(r, '/:db/_find', 'Mango queries (`_find`)');
+  notImplemented(r, '/:db/_explain', 'Mango (`_explain`)');
+  notImplemented(r, '/:db/_index', 'Mango indexes (`_index`)');
+  notImplemented(r, '/:db/_index/*rest', 'Mango indexes (`_index`)');
+  notImplemented(r, '/:db/_partition/*rest', 'Partitioned databases (`_partition`)');
+  notImplemented(r, '/:db/_shards', 'Shard maps (`_shards`)');
+  notImplemented(r, '/:db/_shards/*rest', 'Shard maps (`_shards`)');
+  notImplemented(r, '/:db/_sync_shards', 'Shard maps (`_sync_shards`)');
+
+  const doc = {
+    get: 'documents#show',
+    put: 'documents#update',
+    delete: 'documents#destroy',
+    copy: 'documents#copy',
+    post: 'documents#formUpload',
+  };
+  const docAllow = 'DELETE,GET,HEAD,POST,PUT,COPY';
+  endpoint(r, '/:db/_local/:docid', doc, docAllow, { prefix: '_local/' });
+  endpoint(r, '/:db/_design/:docid', doc, docAllow, { prefix: '_design/' });
+  endpoint(r, '/:db/_design/:docid/_view/:view', { get: 'views#show', post: 'views#query' }, 'GET,POST,HEAD');
+  endpoint(r, '/:db/_design/:docid/_view/:view/queries', { post: 'views#queries' }, 'POST');
+  endpoint(r, '/:db/_design/:docid/_info', { get: 'views#info' }, 'GET');
+  notImplemented(r, '/:db/_design/:docid/*rest', 'Design document functions and attachments');
+  endpoint(r, '/:db/:docid', doc, docAllow);
+  notImplemented(r, '/:db/:docid/*attachment', 'Attachments');
+}
+
 export const routes = draw((r) => {
-  r.scope({ format: false, constraints: { db: SEGMENT, docid: SEGMENT, view: SEGMENT } }, (r) => {
+  r.scope({ format: false, constraints: { db: SEGMENT, docid: SEGMENT, view: SEGMENT, node: SEGMENT } }, (r) => {
     endpoint(r, '/', { get: 'server#welcome' }, 'GET,HEAD');
     endpoint(r, '/_up', { get: 'server#up' }, 'GET,HEAD');
     endpoint(r, '/_uuids', { get: 'server#uuids' }, 'GET');
     endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
-    endpoint(r, '/_session', { get: 'server#session' }, 'GET,HEAD,POST,DELETE');
+    endpoint(r, '/_dbs_info', { get: 'server#dbsInfo', post: 'server#dbsInfoOf' }, 'GET,HEAD,POST');
+    endpoint(
+      r,
+      '/_session',
+      { get: 'server#session', post: 'errors#notImplemented', delete: 'errors#notImplemented' },
+      'GET,HEAD,POST,DELETE',
+      { feature: 'Cookie sessions (`POST`/`DELETE /_session`; clients use Basic auth meanwhile)' },
+    );
     endpoint(r, '/_active_tasks', { get: 'views#activeTasks' }, 'GET');
 
-    endpoint(
-      r,
-      '/:db',
-      { get: 'databases#show', put: 'databases#create', delete: 'databases#destroy', post: 'documents#create' },
-      'DELETE,GET,HEAD,POST',
-    );
-    endpoint(r, '/:db/_all_docs', { get: 'all_docs#index', post: 'all_docs#query' }, 'GET,HEAD,POST');
-    endpoint(r, '/:db/_all_docs/queries', { post: 'all_docs#queries' }, 'POST');
-    endpoint(r, '/:db/_design_docs', { get: 'design_docs#index', post: 'design_docs#query' }, 'GET,HEAD,POST');
-    endpoint(r, '/:db/_local_docs', { get: 'local_docs#index', post: 'local_docs#query' }, 'GET,HEAD,POST');
-    endpoint(r, '/:db/_changes', { get: 'changes#index', post: 'changes#query' }, 'GET,POST,HEAD');
-    endpoint(r, '/:db/_bulk_docs', { post: 'bulk#docs' }, 'POST');
-    endpoint(r, '/:db/_bulk_get', { post: 'bulk#get' }, 'POST');
-    endpoint(r, '/:db/_revs_diff', { post: 'bulk#revsDiff' }, 'POST');
-    endpoint(r, '/:db/_missing_revs', { post: 'bulk#missingRevs' }, 'POST');
-    endpoint(r, '/:db/_ensure_full_commit', { post: 'databases#ensureFullCommit' }, 'POST');
-    endpoint(r, '/:db/_revs_limit', { get: 'databases#revsLimit', put: 'databases#setRevsLimit' }, 'GET,PUT');
-    endpoint(r, '/:db/_security', { get: 'databases#security', put: 'databases#setSecurity' }, 'GET,PUT');
-    endpoint(r, '/:db/_compact', { post: 'maintenance#compact' }, 'POST');
-    endpoint(r, '/:db/_compact/:docid', { post: 'maintenance#compactViews' }, 'POST');
-    endpoint(r, '/:db/_purge', { post: 'maintenance#purge' }, 'POST');
-    endpoint(
-      r,
-      '/:db/_purged_infos_limit',
-      { get: 'maintenance#purgedInfosLimit', put: 'maintenance#setPurgedInfosLimit' },
-      'GET,PUT',
-    );
-    endpoint(r, '/:db/_view_cleanup', { post: 'views#cleanup' }, 'POST');
+    // The server's other reserved names, each answered for itself (never read as a database name).
+    for (const [path, feature] of [
+      ['/_utils', 'Fauxton (`/_utils`)'],
+      ['/_utils/*rest', 'Fauxton (`/_utils`)'],
+      ['/_replicate', 'Server-side replication (`/_replicate`)'],
+      ['/_scheduler/*rest', 'The replication scheduler (`/_scheduler`)'],
+      ['/_membership', 'Cluster membership (`/_membership`)'],
+      ['/_cluster_setup', 'Cluster setup (`/_cluster_setup`)'],
+      ['/_db_updates', 'The database updates feed (`/_db_updates`)'],
+      ['/_reshard', 'Resharding (`/_reshard`)'],
+      ['/_reshard/*rest', 'Resharding (`/_reshard`)'],
+      ['/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'],
+      ['/_search_analyze', 'Full-text search (`/_search_analyze`)'],
+      ['/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'],
+      ['/_node/:node/_config', 'Server configuration (`/_node/{node}/_config`)'],
+      ['/_node/:node/_config/*rest', 'Server configuration (`/_node/{node}/_config`)'],
+      ['/_node/:node/_stats', 'Server statistics (`/_node/{node}/_stats`)'],
+      ['/_node/:node/_stats/*rest', 'Server statistics (`/_node/{node}/_stats`)'],
+      ['/_node/:node/_system', 'System statistics (`/_node/{node}/_system`)'],
+      ['/_node/:node/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'],
+      ['/_node/:node/_versions', 'Versions (`/_node/{node}/_versions`)'],
+      ['/_node/:node/_restart', 'Restarting (`/_node/{node}/_restart`)'],
+      ['/_node/:node/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'],
+    ] as const) {
+      notImplemented(r, path, feature);
+    }
+    // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
+    for (const name of ['_config', '_stats', '_log', '_restart']) {
+      r.match(`/${name}`, { to: 'errors#moved', via: 'all', defaults: { name } });
+      r.match(`/${name}/*rest`, { to: 'errors#moved', via: 'all', defaults: { name } });
+    }
 
-    const doc = {
-      get: 'documents#show',
-      put: 'documents#update',
-      delete: 'documents#destroy',
-      copy: 'documents#copy',
-      post: 'documents#formUpload',
-    };
-    const docAllow = 'DELETE,GET,HEAD,POST,PUT,COPY';
-    endpoint(r, '/:db/_local/:docid', doc, docAllow, { prefix: '_local/' });
-    endpoint(r, '/:db/_design/:docid', doc, docAllow, { prefix: '_design/' });
-    endpoint(r, '/:db/_design/:docid/_view/:view', { get: 'views#show', post: 'views#query' }, 'GET,POST,HEAD');
-    endpoint(r, '/:db/_design/:docid/_view/:view/queries', { post: 'views#queries' }, 'POST');
-    endpoint(r, '/:db/_design/:docid/_info', { get: 'views#info' }, 'GET');
-    notImplemented(r, '/:db/_design/:docid/*rest', 'Design document functions and attachments');
-    endpoint(r, '/:db/:docid', doc, docAllow);
-    notImplemented(r, '/:db/:docid/*attachment', 'Attachments');
+    // The node-local API first: `/_node/...` would otherwise read as a database named `_node`.
+    r.scope('/_node/:node', (r) => {
+      endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
+      databaseRoutes(r);
+    });
+    databaseRoutes(r);
   });
 });
 

@@ -12,11 +12,16 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/** Nesting deeper than MAX_DEPTH: refused with its own message (a 400 that says why). */
+export class JsonTooDeepError extends JsonSyntaxError {}
+
 /**
- * Deeper nesting is refused rather than risking a stack overflow here or in the recursive
- * serializers downstream.
+ * Deeper nesting is refused rather than risking a stack overflow here or in the recursive code
+ * downstream (the rev hash's term writer, collation keys, plain-value copies, the sandbox), which
+ * together need about three stack frames a level. Real documents nest a few levels; 1,000 leaves
+ * room (serde_json stops at 128, Python at about 1,000).
  */
-export const MAX_DEPTH = 4096;
+export const MAX_DEPTH = 1000;
 
 /**
  * Parses one strict RFC 8259 JSON text into the value model of `value.ts`.
@@ -68,6 +73,25 @@ let dirt = 0;
 /** Marks a member replaced by a later duplicate (compacted away at the end of the object). */
 const REPLACED: JsonValue[] = [];
 
+/** The deepest nesting of `[` and `{` in a JSON text (strings skipped); for texts parsed elsewhere. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \\ */) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) max = depth;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return max;
+}
+
 function fail(message: string, at = pos): never {
   throw new JsonSyntaxError(message, at);
 }
@@ -113,7 +137,7 @@ function literal<T extends JsonValue>(word: string, value: T): T {
 }
 
 function enter(): void {
-  if (++depth > MAX_DEPTH) fail('Nesting too deep');
+  if (++depth > MAX_DEPTH) throw new JsonTooDeepError(`JSON nested deeper than ${MAX_DEPTH} levels`, pos);
 }
 
 function parseArray(): JsonValue[] {
@@ -191,7 +215,7 @@ function parseObject(): JsonObject {
       index.set(key, keys.length - 1);
     } else if (keys.length > 16) {
       index = new Map();
-      for (let i = 0; i < keys.length; i++) index.set(keys[i], i);
+      for (let i = 0; i < keys.length; i++) index.set(keys[i]!, i);
     }
 
     skipWhitespace();
@@ -210,8 +234,8 @@ function parseObject(): JsonObject {
   const liveValues: JsonValue[] = [];
   for (let i = 0; i < keys.length; i++) {
     if (values[i] === REPLACED) continue;
-    liveKeys.push(keys[i]);
-    liveValues.push(values[i]);
+    liveKeys.push(keys[i]!);
+    liveValues.push(values[i]!);
   }
   return new JsonObject(liveKeys, liveValues);
 }

@@ -12,16 +12,16 @@ export function toPlain(value: JsonValue): unknown {
   const out: Record<string, unknown> = {};
   const { keys, values } = value;
   for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
+    const key = keys[i]!;
     if (key === '__proto__') {
       Object.defineProperty(out, key, {
-        value: toPlain(values[i]),
+        value: toPlain(values[i]!),
         writable: true,
         enumerable: true,
         configurable: true,
       });
     } else {
-      out[key] = toPlain(values[i]);
+      out[key] = toPlain(values[i]!);
     }
   }
   return out;

@@ -35,15 +35,15 @@ function write(value: JsonValue): string {
       if (value === null) return 'null';
       if (Array.isArray(value)) {
         if (value.length === 0) return '[]';
-        let out = `[${write(value[0])}`;
-        for (let i = 1; i < value.length; i++) out += `,${write(value[i])}`;
+        let out = `[${write(value[0]!)}`;
+        for (let i = 1; i < value.length; i++) out += `,${write(value[i]!)}`;
         return `${out}]`;
       }
       if (value instanceof JsonObject) {
         const { keys, values } = value;
         if (keys.length === 0) return '{}';
-        let out = `{${JSON.stringify(keys[0])}:${write(values[0])}`;
-        for (let i = 1; i < keys.length; i++) out += `,${JSON.stringify(keys[i])}:${write(values[i])}`;
+        let out = `{${JSON.stringify(keys[0])}:${write(values[0]!)}`;
+        for (let i = 1; i < keys.length; i++) out += `,${JSON.stringify(keys[i])}:${write(values[i]!)}`;
         return `${out}}`;
       }
       if (value instanceof JsonNumber) return value.text;

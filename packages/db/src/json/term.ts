@@ -192,7 +192,7 @@ export class TermWriter {
       this.buf[this.len] = Tag.SmallTuple;
       this.buf[this.len + 1] = 2;
       this.len += 2;
-      this.binary(keys[i]).value(values[i]);
+      this.binary(keys[i]!).value(values[i]!);
     }
     return this.nil();
   }

@@ -123,13 +123,13 @@ export class JsonObject {
     let runStart = this.sourceStart + 1;
     let u = 0;
     for (let i = 0; i < keys.length; i++) {
-      const key = keys[i];
+      const key = keys[i]!;
       if (key.charCodeAt(0) !== 95 /* _ */) {
         if (omit.has(key)) return undefined;
         continue;
       }
-      const start = spans[u];
-      const end = spans[u + 1];
+      const start = spans[u]!;
+      const end = spans[u + 1]!;
       u += 2;
       if (!omit.has(key)) continue;
       // A cut member is preceded by a comma unless it comes first.
@@ -198,15 +198,15 @@ export class JsonObject {
     const outKeys: string[] = [];
     const outValues: JsonValue[] = [];
     for (let i = 0; i < this.keys.length; i++) {
-      if (keys.has(this.keys[i])) continue;
-      outKeys.push(this.keys[i]);
-      outValues.push(this.values[i]);
+      if (keys.has(this.keys[i]!)) continue;
+      outKeys.push(this.keys[i]!);
+      outValues.push(this.values[i]!);
     }
     return new JsonObject(outKeys, outValues);
   }
 
   *entries(): IterableIterator<[string, JsonValue]> {
-    for (let i = 0; i < this.keys.length; i++) yield [this.keys[i], this.values[i]];
+    for (let i = 0; i < this.keys.length; i++) yield [this.keys[i]!, this.values[i]!];
   }
 
   [Symbol.iterator](): IterableIterator<[string, JsonValue]> {
@@ -219,7 +219,7 @@ export class JsonObject {
     if (keys.length <= 16) return keys.indexOf(key);
     if (this.index === undefined || this.index.size !== keys.length) {
       this.index = new Map();
-      for (let i = 0; i < keys.length; i++) this.index.set(keys[i], i);
+      for (let i = 0; i < keys.length; i++) this.index.set(keys[i]!, i);
     }
     return this.index.get(key) ?? -1;
   }

@@ -40,7 +40,7 @@ export function revsInfo(tree: RevTree, rev: Rev): { rev: string; status: RevSta
   if (hit === undefined) return undefined;
   const out: { rev: string; status: RevStatus }[] = [];
   for (let i = hit.trail.length - 1, pos = rev.pos; i >= 0; i--, pos--) {
-    const node = hit.trail[i];
+    const node = hit.trail[i]!;
     const status: RevStatus = !node.stored ? 'missing' : node.deleted ? 'deleted' : 'available';
     out.push({ rev: formatRev({ pos, id: node.id }), status });
   }
@@ -68,16 +68,16 @@ function locate(tree: RevTree, rev: Rev): { node: RevNode; trail: RevNode[] } | 
     const next: number[] = [0];
     while (trail.length > 0) {
       const level = trail.length - 1;
-      const node = trail[level];
+      const node = trail[level]!;
       if (level === depth) {
         if (node.id === id) return { node, trail };
         trail.pop();
         next.pop();
         continue;
       }
-      const i = next[level]++;
+      const i = next[level]!++;
       if (i < node.children.length) {
-        trail.push(node.children[i]);
+        trail.push(node.children[i]!);
         next.push(0);
       } else {
         trail.pop();

@@ -25,7 +25,7 @@ export function collectLeaves(node: RevNode, pos: number, above: readonly string
   const stack: { node: RevNode; next: number }[] = [{ node, next: 0 }];
   trail.push(node.id);
   while (stack.length > 0) {
-    const top = stack[stack.length - 1];
+    const top = stack[stack.length - 1]!;
     const { children } = top.node;
     if (children.length === 0 && top.next === 0) {
       top.next = 1;
@@ -38,7 +38,7 @@ export function collectLeaves(node: RevNode, pos: number, above: readonly string
       });
     }
     if (top.next < children.length) {
-      const child = children[top.next++];
+      const child = children[top.next++]!;
       stack.push({ node: child, next: 0 });
       trail.push(child.id);
     } else {

@@ -52,10 +52,10 @@ export function mergePath(tree: RevTree, path: RevPath, revsLimit = DEFAULT_REVS
   if (!(revsLimit >= 1)) throw new RangeError('revsLimit must be at least 1');
 
   // The path as a chain of nodes, oldest first.
-  const newest: RevNode = { id: normalizeRevId(ids[0]), deleted: path.deleted, stored: path.stored, children: [] };
+  const newest: RevNode = { id: normalizeRevId(ids[0]!), deleted: path.deleted, stored: path.stored, children: [] };
   let chain = newest;
   for (let i = 1; i < ids.length; i++) {
-    chain = { id: normalizeRevId(ids[i]), deleted: false, stored: false, children: [chain] };
+    chain = { id: normalizeRevId(ids[i]!), deleted: false, stored: false, children: [chain] };
   }
 
   const forest = cloneTree(tree);
@@ -72,7 +72,7 @@ export function mergePath(tree: RevTree, path: RevPath, revsLimit = DEFAULT_REVS
  */
 export function mergeChain(forest: RevTree, chain: RevRoot, state: MergeState): MergeOutcome {
   for (let i = 0; i < forest.length; i++) {
-    const merged = mergeInto(forest[i], chain, state);
+    const merged = mergeInto(forest[i]!, chain, state);
     if (merged !== null) {
       forest[i] = merged.root;
       forest.sort(compareRoots);
@@ -102,7 +102,7 @@ function mergeInto(tree: RevRoot, chain: RevRoot, state: MergeState): { root: Re
   let above = chain.node;
   for (let k = -offset; k > 1; k--) {
     if (above.children.length === 0) return null;
-    above = above.children[0];
+    above = above.children[0]!;
   }
   const atRoot = above.children[0];
   if (atRoot === undefined || atRoot.id !== tree.node.id) return null;
@@ -121,7 +121,7 @@ function findAtDepth(node: RevNode, depth: number, id: string): RevNode | null {
       continue;
     }
     const { children } = item.node;
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], depth: item.depth + 1 });
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, depth: item.depth + 1 });
   }
   return null;
 }
@@ -145,9 +145,9 @@ function mergeSimple(ours: RevNode, theirs: RevNode, state: MergeState): MergeOu
     }
     let i = 0;
     let cmp = 1;
-    while (i < children.length && (cmp = compareRevIds(children[i].id, next.id)) < 0) i++;
+    while (i < children.length && (cmp = compareRevIds(children[i]!.id, next.id)) < 0) i++;
     if (i < children.length && cmp === 0) {
-      ours = children[i];
+      ours = children[i]!;
       theirs = next;
       continue;
     }

@@ -8,16 +8,13 @@ export interface Rev {
 
 /**
  * CouchDB's parse_rev: `"N-id"` with N a non-negative integer (digits, an optional leading
- * '+' as Erlang's list_to_integer allows) and a non-empty id; the id is normalized (see
- * normalizeRevId). Anything else is 400 "Invalid rev format".
- *
- * CouchDB itself also accepts an empty id (`"0-"`, used on new docs); callers that need that
- * check for it before calling.
+ * '+' as Erlang's list_to_integer allows); the id is normalized (see normalizeRevId) and may be
+ * empty, as CouchDB's (`"0-"` on a new doc, `"1-"` replicated). Anything else is 400 "Invalid rev format".
  */
 export function parseRev(text: unknown): Rev {
   if (typeof text !== 'string') throw badRequest('Invalid rev format');
   const dash = text.indexOf('-');
-  if (dash <= 0 || dash === text.length - 1) throw badRequest('Invalid rev format');
+  if (dash <= 0) throw badRequest('Invalid rev format');
   const digits = text.charCodeAt(0) === 43 ? text.slice(1, dash) : text.slice(0, dash);
   if (!/^[0-9]+$/.test(digits)) throw badRequest('Invalid rev format');
   const pos = Number(digits);

@@ -13,18 +13,18 @@ import type { RevNode, RevTree } from './tree.js';
  * (`1:967a00dff5e02add41819138abb3284d`).
  */
 export function serializeTree(tree: RevTree): string {
-  if (tree.length === 1 && tree[0].node.children.length === 0) {
+  if (tree.length === 1 && tree[0]!.node.children.length === 0) {
     // One rev (every new document).
-    const { pos, node } = tree[0];
+    const { pos, node } = tree[0]!;
     const id = isPlainId(node.id) ? node.id : JSON.stringify(node.id);
     return `${pos}:${id}${node.deleted ? 'd' : ''}${node.stored ? '' : 'm'}`;
   }
   const parts: string[] = [];
   for (let r = 0; r < tree.length; r++) {
     if (r > 0) parts.push(';');
-    parts.push(`${tree[r].pos}:`);
+    parts.push(`${tree[r]!.pos}:`);
     // Work items: a node to write, or literal punctuation.
-    const work: (RevNode | string)[] = [tree[r].node];
+    const work: (RevNode | string)[] = [tree[r]!.node];
     while (work.length > 0) {
       const item = work.pop()!;
       if (typeof item === 'string') {
@@ -37,12 +37,12 @@ export function serializeTree(tree: RevTree): string {
       const { children } = item;
       if (children.length === 1) {
         parts.push('.');
-        work.push(children[0]);
+        work.push(children[0]!);
       } else if (children.length > 1) {
         parts.push('(');
         work.push(')');
         for (let i = children.length - 1; i >= 0; i--) {
-          work.push(children[i]);
+          work.push(children[i]!);
           if (i > 0) work.push(',');
         }
       }
@@ -111,7 +111,7 @@ export function parseTree(text: string): RevTree {
         if (groups.length === 0) fail('unexpected ,');
         i++;
         const child = readNode();
-        groups[groups.length - 1].children.push(child);
+        groups[groups.length - 1]!.children.push(child);
         current = child;
       } else if (c === ')') {
         if (groups.length === 0) fail('unexpected )');

@@ -63,7 +63,7 @@ function stemBranches(forest: RevTree, limit: number): Rev[] {
       if (!kept) stemmed.push({ pos, id: node.id });
       const children = node.children;
       if (kept) node.children = children.filter((child) => height.get(child)! < limit);
-      for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], pos: pos + 1, parentKept: kept });
+      for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, pos: pos + 1, parentKept: kept });
     }
   }
   if (changed) {
@@ -96,7 +96,7 @@ function minHeights(node: RevNode): Map<RevNode, number> {
   }
   const height = new Map<RevNode, number>();
   for (let i = order.length - 1; i >= 0; i--) {
-    const n = order[i];
+    const n = order[i]!;
     let h = Infinity;
     for (const child of n.children) h = Math.min(h, height.get(child)! + 1);
     height.set(n, n.children.length === 0 ? 0 : h);
@@ -172,7 +172,7 @@ function nodesOnPath(root: RevNode, path: string[]): RevNode[] {
 
 function compareBranches(a: RevNode[], b: RevNode[]): number {
   for (let i = 0; i < a.length && i < b.length; i++) {
-    const cmp = compareRevIds(a[i].id, b[i].id);
+    const cmp = compareRevIds(a[i]!.id, b[i]!.id);
     if (cmp !== 0) return cmp;
   }
   return a.length - b.length;

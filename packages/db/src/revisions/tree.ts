@@ -61,7 +61,7 @@ export function* walk(tree: RevTree): Generator<{ pos: number; node: RevNode }> 
       const item = stack.pop()!;
       yield item;
       const { children } = item.node;
-      for (let i = children.length - 1; i >= 0; i--) stack.push({ pos: item.pos + 1, node: children[i] });
+      for (let i = children.length - 1; i >= 0; i--) stack.push({ pos: item.pos + 1, node: children[i]! });
     }
   }
 }

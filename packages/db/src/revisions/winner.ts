@@ -21,9 +21,9 @@ export function sortedLeaves(tree: RevTree): Leaf[] {
 
 /** The winning leaf; undefined only for an empty tree. */
 export function winner(tree: RevTree): Leaf | undefined {
-  if (tree.length === 1 && tree[0].node.children.length === 0) {
+  if (tree.length === 1 && tree[0]!.node.children.length === 0) {
     // One rev (every new document): it is the winner.
-    const { pos, node } = tree[0];
+    const { pos, node } = tree[0]!;
     return { pos, id: node.id, deleted: node.deleted, stored: node.stored, path: [node.id] };
   }
   let best: Leaf | undefined;

@@ -17,6 +17,9 @@ export interface CouchServerOptions {
   log: (line: string) => void;
 }
 
+/** This node's name, as `/_membership` and `/_node/{node}/` spell it (CouchDB's single-node default). */
+export const NODE_NAME = 'nonode@nohost';
+
 export class CouchServer {
   readonly engine: StorageEngine;
   readonly admins: AdminStore;

@@ -13,9 +13,12 @@ import { openSqliteEngine } from '../storage/sqlite/sqlite-engine.js';
 import { CouchServer } from './couch-server.js';
 
 export interface ServerOptions {
-  port: number;
-  host: string;
-  dataDir: string;
+  /** Default 5984; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default `./data`. */
+  dataDir?: string;
   admin?: { name: string; password: string };
   maxBodyBytes?: number;
   durability?: 'normal' | 'full';
@@ -35,15 +38,15 @@ export interface RunningServer {
 export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 const CLOSE_GRACE_MS = 5_000;
 
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
-  mkdirSync(options.dataDir, { recursive: true });
-  const { admins, created } = loadAdmins(
-    options.dataDir,
-    options.admin,
-    options.hashIterations === undefined ? undefined : { iterations: options.hashIterations },
-  );
-  const engine = openSqliteEngine({ dir: options.dataDir, durability: options.durability });
+  const { port: wantedPort = 5984, host = '127.0.0.1', dataDir = './data' } = options;
+  mkdirSync(dataDir, { recursive: true });
+  const { admins, created, save } = loadAdmins(dataDir, options.admin, {
+    deferWrite: true,
+    ...(options.hashIterations === undefined ? {} : { iterations: options.hashIterations }),
+  });
+  const engine = openSqliteEngine({ dir: dataDir, durability: options.durability });
   const couch = new CouchServer({ engine, admins, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY, log });
   const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch));
   const sockets = new Set<Socket>();
@@ -52,11 +55,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     socket.on('close', () => sockets.delete(socket));
   });
 
-  await listen(http, options.port, options.host);
+  try {
+    await listen(http, wantedPort, host);
+    // Only a server that listens keeps a generated admin (its caller prints the password).
+    save();
+  } catch (error) {
+    http.close();
+    await couch.close();
+    throw error;
+  }
   const port = (http.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     createdAdmin: created,
     couch,

@@ -71,7 +71,7 @@ export class RecentChanges {
     if (writes.length === 0) return;
     if (!this.armed) {
       // Nothing kept: only the writes after these could be covered.
-      this.first = writes[writes.length - 1].seq + 1;
+      this.first = writes[writes.length - 1]!.seq + 1;
       return;
     }
     for (const w of writes) {
@@ -94,7 +94,7 @@ export class RecentChanges {
     if (!this.covers(since)) return undefined;
     const entries = this.entries;
     for (let i = this.head + Math.max(0, since + 1 - this.first); i < entries.length; i++) {
-      const e = entries[i];
+      const e = entries[i]!;
       if (this.latest.get(e.id) !== e.seq) continue;
       if (e.seq > this.readUpTo) this.readUpTo = e.seq;
       const body = e.deleted ? undefined : (e.body?.toString() ?? bodyOf(e.id, e.rev));
@@ -116,7 +116,7 @@ export class RecentChanges {
   }
 
   private dropOldest(): void {
-    const e = this.entries[this.head];
+    const e = this.entries[this.head]!;
     if (e.seq > this.readUpTo) {
       // Nobody read it: stop keeping writes until someone reads again.
       const next = this.first + this.size;

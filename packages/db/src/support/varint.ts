@@ -24,7 +24,7 @@ export function readVarint(buf: Buffer, at: { i: number }): number {
   let n = 0;
   let scale = 1;
   for (;;) {
-    const byte = buf[at.i++];
+    const byte = buf[at.i++]!;
     n += (byte & 0x7f) * scale;
     if (byte < 0x80) return n;
     scale *= 0x80;
@@ -37,7 +37,7 @@ export function tryVarint(buf: Buffer, at: { i: number }): number {
   let scale = 1;
   for (;;) {
     if (at.i >= buf.length) return -1;
-    const byte = buf[at.i++];
+    const byte = buf[at.i++]!;
     n += (byte & 0x7f) * scale;
     if (byte < 0x80) return n;
     scale *= 0x80;

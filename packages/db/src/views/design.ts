@@ -76,7 +76,7 @@ export function viewGroupOf(ddocId: string, body: Record<string, unknown>): View
 export function viewOf(group: ViewGroup, name: string): { view: ViewDef; index: number } {
   const index = group.views.findIndex((v) => v.name === name);
   if (index < 0) throw new CouchError('not_found', 'missing_named_view');
-  return { view: group.views[index], index };
+  return { view: group.views[index]!, index };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

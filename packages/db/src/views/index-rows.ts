@@ -33,7 +33,7 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
   for (let view = 0; view < all.length; view++) {
     const rows = all[view];
     if (rows === undefined || rows.length === 0) continue;
-    const raw = views[view].raw;
+    const raw = views[view]!.raw;
     const rowKeys: Buffer[] = new Array(rows.length);
     for (let n = 0; n < rows.length; n++) {
       const key = rows[n]![0];
@@ -46,9 +46,9 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
     // keeps a key's values as one sorted `dups` entry), which is the raw collation.
     if (rows.length > 1) withDuplicateSuffixes(rows, rowKeys);
     for (let n = 0; n < rows.length; n++) {
-      const [key, value] = rows[n];
+      const [key, value] = rows[n]!;
       const keyJson = JSON.stringify(key);
-      const rowKey = rowKeys[n];
+      const rowKey = rowKeys[n]!;
       const valueJson = JSON.stringify(value ?? null);
       out(view, rowKey, [keyJson, doc.id, valueJson]);
       back.push(keyJson.length + valueJson.length <= SMALL_ROW ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);

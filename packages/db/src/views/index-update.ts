@@ -72,14 +72,14 @@ export class IndexUpdate {
             const k = findRow(before, found, view, key);
             if (k >= 0) {
               found[k] = 1;
-              const [, , keyJson, valueJson] = before[k];
+              const [, , keyJson, valueJson] = before[k]!;
               if (keyJson === value[0] && valueJson === value[2]) {
                 unchanged++;
                 return;
               }
             }
           }
-          inserts[view].push({ key, value });
+          inserts[view]!.push({ key, value });
           if (seq > changedSeqs[view]!) changedSeqs[view] = seq;
         },
         known,
@@ -119,7 +119,7 @@ function knownRowKey(rows: readonly BackEntry[], view: number, keyJson: string):
 function findRow(rows: readonly BackEntry[], found: Uint8Array, view: number, key: Buffer): number {
   if (rows.length > 16) return findRowIndexed(rows, found, view, key);
   for (let k = 0; k < rows.length; k++) {
-    if (found[k] === 0 && rows[k][0] === view && rows[k][1].equals(key)) return k;
+    if (found[k] === 0 && rows[k]![0] === view && rows[k]![1].equals(key)) return k;
   }
   return -1;
 }

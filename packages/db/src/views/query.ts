@@ -212,8 +212,8 @@ export function answerQuery(
   viewNo: number,
   q: ViewQuery,
 ): { meta: ViewMeta; rows: Iterable<string> } {
-  const view = state.group.views[viewNo];
-  const tree = state.index.trees[viewNo];
+  const view = state.group.views[viewNo]!;
+  const tree = state.index.trees[viewNo]!;
   // The view's own update_seq (the last change to its rows; its ETag moves with it): a change
   // the view ignores (a design doc, a doc it emits nothing for) leaves it, as in CouchDB.
   const seq = q.updateSeq ? { update_seq: state.index.changedSeq(viewNo) } : {};

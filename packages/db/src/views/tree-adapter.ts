@@ -118,7 +118,7 @@ function keyRange(range: RowRange, descending: boolean): KeyRange {
  * far as the function needs: `_count` needs nothing, `_sum` of numbers and `_stats` only the values.
  */
 function treeReducer(reducer: Reducer): TreeReducer<RowValue, unknown[]> {
-  const builtin = builtinName(reducer.sources[0]);
+  const builtin = builtinName(reducer.sources[0]!);
   const needsKeys = builtin === undefined || builtin === '_approx_count_distinct';
   return {
     reduceCount: builtin === '_count' ? (count: number) => [count] : undefined,

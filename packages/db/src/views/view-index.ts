@@ -216,8 +216,8 @@ export class ViewIndex {
     for (const store of this.stores) store.begin();
     try {
       this.trees.forEach((tree, view) => {
-        const inserts = update.inserts[view];
-        const removes = update.removes[view];
+        const inserts = update.inserts[view]!;
+        const removes = update.removes[view]!;
         if (inserts.length === 0 && removes.length === 0) return;
         tree.update(inserts, removes);
         if (purgeSeq === undefined) changedSeqs[view] = update.changedSeqs[view] || seq;
@@ -325,8 +325,8 @@ export class ViewIndex {
     }
     if (docs.length === 0) return out;
     if (docs.length === 1) {
-      const old = this.getBack.get(docs[0].id) as Uint8Array | undefined;
-      if (old !== undefined) out.set(docs[0].id, old);
+      const old = this.getBack.get(docs[0]!.id) as Uint8Array | undefined;
+      if (old !== undefined) out.set(docs[0]!.id, old);
       return out;
     }
     for (let from = 0; from < docs.length; from += BACK_IDS_PER_SELECT) {
@@ -338,7 +338,7 @@ export class ViewIndex {
         if (n === BACK_IDS_PER_SELECT) this.getBacks.set(n, stmt);
       }
       const ids: string[] = new Array(n);
-      for (let k = 0; k < n; k++) ids[k] = docs[from + k].id;
+      for (let k = 0; k < n; k++) ids[k] = docs[from + k]!.id;
       for (const [id, rows] of stmt.all(ids) as [string, Uint8Array][]) out.set(id, rows);
     }
     return out;
@@ -396,8 +396,8 @@ export class ViewIndex {
       if (params.length > 0) insert(params);
       const changedSeqs = [...this.changedSeqs];
       this.trees.forEach((tree, view) => {
-        if (rows[view].size === 0 && tree.total() === 0) return;
-        tree.bulkLoad(rows[view].sorted(), { cacheLeaves: rows[view].bytes <= CACHED_BUILD_BYTES });
+        if (rows[view]!.size === 0 && tree.total() === 0) return;
+        tree.bulkLoad(rows[view]!.sorted(), { cacheLeaves: rows[view]!.bytes <= CACHED_BUILD_BYTES });
         changedSeqs[view] = lastSeqs[view] || seq;
       });
       this.putMeta.run('update_seq', String(seq));
@@ -486,7 +486,7 @@ export class IndexBuild {
     const lastSeqs = this.lastSeqs;
     let seq = 0;
     const out = (view: number, key: Buffer, value: RowValue): void => {
-      rows[view].add(key, trees[view].encodeValue(value));
+      rows[view]!.add(key, trees[view]!.encodeValue(value));
       if (seq > lastSeqs[view]!) lastSeqs[view] = seq;
     };
     for (const doc of docs) {

@@ -222,7 +222,7 @@ export class ViewManager {
         if (batch.texts.length > 0) {
           const mapped = await mapper.mapBatch(batch.texts);
           batch.toMap.forEach((i, k) => {
-            batch.docs[i].rows = mapped.rows[k];
+            batch.docs[i]!.rows = mapped.rows[k];
           });
         }
         batch.mapped = true;
@@ -421,7 +421,7 @@ export class ViewManager {
       return;
     }
     for (const file of files) {
-      if (!live.has(file.split('.')[0])) rmSync(join(this.dir, file), { force: true });
+      if (!live.has(file.split('.')[0]!)) rmSync(join(this.dir, file), { force: true });
     }
   }
 

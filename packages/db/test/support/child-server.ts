@@ -26,7 +26,7 @@ export function startChildServer(args: string[], env: Record<string, string> = {
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match !== null) resolve({ url: match[1], child, output: () => out, exited });
+      if (match !== null) resolve({ url: match[1]!, child, output: () => out, exited });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => {

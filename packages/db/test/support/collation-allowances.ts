@@ -1,24 +1,17 @@
 /**
- * The CouchDB collation fixture (../shared/fixtures/couchdb-collation-order.json, recorded
+ * The CouchDB collation fixture (test/fixtures/couchdb-collation-order.json, recorded
  * from CouchDB 3.5.0 with libicu 72.1) and the three documented classes of strings where node's
  * newer ICU may legitimately order differently (see the fixture's README and
  * test/collation-fixture.test.ts, which this mirrors for end-to-end tests).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { icuCollator, isFcd } from '../../src/views/collation/index.js';
 
-/**
- * `../shared` beside the repository (this file runs from packages/db/dist/test/support), else the
- * workplace's shared folder (a clone made elsewhere, say under /tmp).
- */
-export const FIXTURE_PATH =
-  process.env.DIVAN_COLLATION_FIXTURE ??
-  [
-    fileURLToPath(new URL('../../../../../../shared/fixtures/couchdb-collation-order.json', import.meta.url)),
-    '/work/shared/fixtures/couchdb-collation-order.json',
-  ].find((path) => existsSync(path)) ??
-  '../shared/fixtures/couchdb-collation-order.json';
+/** In the repository (this file runs from packages/db/dist/test/support). */
+export const FIXTURE_PATH = fileURLToPath(
+  new URL('../../../test/fixtures/couchdb-collation-order.json', import.meta.url),
+);
 
 export interface FixtureRow {
   id: string;
@@ -46,8 +39,8 @@ export interface CollationFixture {
   rawddoc: { sameOrderAsIcu: boolean };
 }
 
-export function loadFixture(): CollationFixture | undefined {
-  return existsSync(FIXTURE_PATH) ? (JSON.parse(readFileSync(FIXTURE_PATH, 'utf8')) as CollationFixture) : undefined;
+export function loadFixture(): CollationFixture {
+  return JSON.parse(readFileSync(FIXTURE_PATH, 'utf8')) as CollationFixture;
 }
 
 export type Excuse = 'newer-than-unicode-15.0' | 'root-order-changed' | 'non-fcd';
@@ -65,7 +58,7 @@ export function excuses(s: string): Excuse[] {
   if (
     cps.some((cp) => {
       const [major, minor] = icu.charAge(cp).split('.').map(Number);
-      return major > 15 || (major === 15 && minor > 0);
+      return major! > 15 || (major === 15 && minor! > 0);
     })
   ) {
     out.push('newer-than-unicode-15.0');
@@ -90,14 +83,14 @@ export function unmoved(seq: readonly number[]): Set<number> {
     let hi = tails.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (tails[mid] < seq[k]) lo = mid + 1;
+      if (tails[mid]! < seq[k]!) lo = mid + 1;
       else hi = mid;
     }
-    tails[lo] = seq[k];
+    tails[lo] = seq[k]!;
     tailAt[lo] = k;
-    prev[k] = lo > 0 ? tailAt[lo - 1] : -1;
+    prev[k] = lo > 0 ? tailAt[lo - 1]! : -1;
   }
   const keep = new Set<number>();
-  for (let k = tails.length ? tailAt[tails.length - 1] : -1; k >= 0; k = prev[k]) keep.add(seq[k]);
+  for (let k = tails.length ? tailAt[tails.length - 1]! : -1; k >= 0; k = prev[k]!) keep.add(seq[k]!);
   return keep;
 }

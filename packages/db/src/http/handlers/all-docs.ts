@@ -1,4 +1,4 @@
-/** `_all_docs`, `_design_docs`, `_local_docs` (GET and POST) and `_all_docs/queries`. */
+/** `_all_docs`, `_design_docs`, `_local_docs`: GET, POST and `/queries`. */
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { allDocs, type AllDocsOptions, type IdSpace } from '../../documents/all-docs.js';
@@ -40,6 +40,7 @@ function handlersFor(space: IdSpace) {
       dbOf(ctx); // a missing database is a 404 before anything about the body
       return answer(ctx, space, allDocsOptions(ctx.query, await bodyParams(ctx, true)));
     },
+    queries: (ctx: RequestContext) => queriesIn(ctx, space),
   };
 }
 
@@ -48,10 +49,10 @@ export const designDocsHandlers = handlersFor('design');
 export const localDocsHandlers = handlersFor('local');
 
 /**
- * `POST /db/_all_docs/queries`: several queries, one answer. The URL params are every query's
- * defaults; CouchDB does not check the Content-Type here.
+ * `POST /db/_all_docs/queries` (and `_design_docs`, `_local_docs`): several queries, one answer.
+ * The URL params are every query's defaults; CouchDB does not check the Content-Type here.
  */
-export async function allDocsQueries(ctx: RequestContext): Promise<void> {
+async function queriesIn(ctx: RequestContext, space: IdSpace): Promise<void> {
   const db = dbOf(ctx);
   const body = await bodyParams(ctx, false);
   const queries = body.queries;
@@ -64,5 +65,5 @@ export async function allDocsQueries(ctx: RequestContext): Promise<void> {
     }
     return allDocsOptions(ctx.query, query as Record<string, unknown>, 'queries', defaultAllDocsOptions());
   });
-  sendText(ctx, 200, `{"results":[${parsed.map((options) => collect(db, 'all', options)).join(',')}]}`);
+  sendText(ctx, 200, `{"results":[${parsed.map((options) => collect(db, space, options)).join(',')}]}`);
 }

@@ -17,9 +17,6 @@ async function objectBody(ctx: RequestContext): Promise<JsonObject> {
   return body;
 }
 
-/** What CouchDB answers where its Erlang code crashes on a value of the wrong type. */
-const crash = (reason: string): CouchError => new CouchError('unknown_error', reason, 500);
-
 export const bulk = {
   async docs(ctx: RequestContext): Promise<void> {
     const db = dbOf(ctx);
@@ -29,11 +26,10 @@ export const bulk = {
     if (!Array.isArray(docs)) throw new CouchError('bad_request', '`docs` parameter must be an array.');
     const newEdits = body.get('new_edits') ?? true;
     if (typeof newEdits !== 'boolean') {
-      // CouchDB validates each doc, then crashes on the first one (validate_revs has no clause
-      // for a non-boolean); with no docs it gets to its own 400.
-      if (docs.length === 0) throw new CouchError('bad_request', '`new_edits` parameter must be a boolean.');
-      checkDoc(docs[0]);
-      throw crash('function_clause');
+      // The docs are validated first, as CouchDB does; it then crashes (500) where there are docs,
+      // and gives this 400 only where there are none: here it is always the 400.
+      for (const doc of docs) checkDoc(doc);
+      throw new CouchError('bad_request', '`new_edits` parameter must be a boolean.');
     }
     if (newEdits && body.get('all_or_nothing') === true) {
       // Every doc is validated first (one bad doc is still a 400), then the whole batch is refused.
@@ -57,9 +53,13 @@ export const bulk = {
     const body = await objectBody(ctx);
     const docs = body.get('docs');
     if (docs === undefined) throw new CouchError('bad_request', "Missing JSON list of 'docs'.");
-    if (!Array.isArray(docs)) throw crash('function_clause');
-    const revs = looseBool(ctx.query, 'revs');
-    const results = docs.map((entry) => bulkGetOne(db, entry, revs));
+    if (!Array.isArray(docs)) throw new CouchError('bad_request', '`docs` must be a list of {"id", "rev"} objects.');
+    // Parameters that name revisions belong in each entry, not in the query (CouchDB's list).
+    for (const key of ['open_revs', 'new_edits', 'w', 'rev', 'atts_since']) {
+      if (ctx.query.has(key)) throw new CouchError('bad_request', `"${key}" query parameter is not acceptable`);
+    }
+    const options = { revs: looseBool(ctx.query, 'revs'), latest: looseBool(ctx.query, 'latest') };
+    const results = docs.map((entry) => bulkGetOne(db, entry, options));
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
   },
 
@@ -72,7 +72,7 @@ export const bulk = {
     const db = dbOf(ctx);
     const diff = db.revsDiff(revsRequest(await objectBody(ctx)));
     const missing: Record<string, string[]> = {};
-    for (const id in diff) missing[id] = diff[id].missing;
+    for (const id in diff) missing[id] = diff[id]!.missing;
     sendJson(ctx, 200, { missing_revs: missing });
   },
 };
@@ -80,7 +80,9 @@ export const bulk = {
 function revsRequest(body: JsonObject): Map<string, Rev[]> {
   const request = new Map<string, Rev[]>();
   for (const [id, revs] of body.entries()) {
-    if (!Array.isArray(revs)) throw crash('function_clause');
+    if (!Array.isArray(revs)) {
+      throw new CouchError('bad_request', `The revisions of ${JSON.stringify(id)} must be a list of revs.`);
+    }
     request.set(
       id,
       revs.map((rev) => parseRev(rev)),
@@ -100,7 +102,7 @@ function checkDoc(doc: JsonValue): DocInput {
 
 /** The error row of a design doc whose content CouchDB would refuse; undefined for any other doc. */
 
-function bulkGetOne(db: Db, entry: JsonValue, withRevs: boolean): string {
+function bulkGetOne(db: Db, entry: JsonValue, options: { revs: boolean; latest: boolean }): string {
   const id = entry instanceof JsonObject ? entry.get('id') : undefined;
   const revValue = entry instanceof JsonObject ? entry.get('rev') : undefined;
   const error = (docId: unknown, rev: unknown, name: string, reason: string) =>
@@ -126,6 +128,6 @@ function bulkGetOne(db: Db, entry: JsonValue, withRevs: boolean): string {
   // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
   if (revs === 'all' && db.leafRevs(docId).length === 0)
     return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
-  const results = db.openRevs(docId, revs, { revs: withRevs });
+  const results = db.openRevs(docId, revs, options);
   return wrap(results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : error(docId, r.missing, 'not_found', 'missing'))));
 }

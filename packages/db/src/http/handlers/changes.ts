@@ -2,10 +2,9 @@
  * `_changes`: normal, longpoll and continuous feeds over integer sequences (the seed's and
  * CouchDB 1.x's form; clients treat sequences as opaque). Longpoll and continuous wait on the
  * database's change notifications, never by polling storage. Parameters are parsed as chttpd's
- * parse_changes_query: from the query string only, booleans are exactly `true`, and values its
- * Erlang code crashes on (`limit=abc`, `timeout=abc`, `style=bogus`) are 500s.
+ * parse_changes_query: from the query string only, booleans are exactly `true`; values its
+ * Erlang code crashes on (`limit=abc`, `timeout=abc`, `style=bogus`) are 400s that name the parameter.
  */
-import { createHash } from 'node:crypto';
 import { CouchError, notFound } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { changeRows, type ChangesOptions } from '../../documents/changes.js';
@@ -14,7 +13,7 @@ import { isDesignId } from '../../documents/doc-id.js';
 import { checkJsonType, parseBody, readBody } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { parseJsonParam } from '../query.js';
-import { sendText, streamRows } from '../respond.js';
+import { opaqueEtag, sendText, streamRows } from '../respond.js';
 import { dbOf } from './databases.js';
 
 /** CouchDB's `[chttpd] changes_timeout`: the longest a feed waits without a heartbeat. */
@@ -51,12 +50,14 @@ async function serve(ctx: RequestContext, body: Record<string, unknown> | undefi
   return continuous(ctx, db, request);
 }
 
-const crash = (reason: string): CouchError => new CouchError('unknown_error', reason, 500);
-
-/** Erlang's list_to_integer: an optional sign and digits, else badarg (a 500 in CouchDB). */
-function erlangInteger(raw: string): number {
-  if (!/^[+-]?\d+$/.test(raw)) throw crash('badarg');
-  return Number(raw);
+/** An integer parameter (an optional sign and digits, as Erlang's list_to_integer); CouchDB crashes on others, we answer 400. */
+function integerParam(name: string, raw: string, min = -Infinity): number {
+  const value = /^[+-]?\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min)) {
+    const what = min === 0 ? 'a non-negative integer' : 'an integer';
+    throw new CouchError('bad_request', `\`${name}\` must be ${what}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
 }
 
 function parseRequest(
@@ -88,18 +89,22 @@ function parseRequest(
         sinceRaw = value;
         break;
       case 'limit':
-        limit = erlangInteger(value);
-        if (limit < 0) throw crash('badarg');
+        limit = integerParam('limit', value, 0);
         break;
       case 'style':
-        if (value !== 'main_only' && value !== 'all_docs') throw crash('badarg');
+        if (value !== 'main_only' && value !== 'all_docs') {
+          throw new CouchError(
+            'bad_request',
+            `\`style\` must be \`main_only\` or \`all_docs\`, got ${JSON.stringify(value)}`,
+          );
+        }
         style = value;
         break;
       case 'heartbeat':
         heartbeat = value === 'true' ? DEFAULT_TIMEOUT : parseHeartbeat(value);
         break;
       case 'timeout':
-        timeout = erlangInteger(value);
+        timeout = integerParam('timeout', value);
         break;
       case 'include_docs':
         includeDocs = value === 'true';
@@ -126,7 +131,7 @@ function parseRequest(
     includeDocs,
     conflicts,
     allLeaves: style === 'all_docs',
-    filter: filterOf(filterName, query, body, db),
+    ...filterOf(filterName, query, body, db),
   };
   return {
     feed,
@@ -163,9 +168,9 @@ function filterOf(
   query: URLSearchParams,
   body: Record<string, unknown> | undefined,
   db: Database,
-): ChangesOptions['filter'] {
-  if (name === undefined || name === '') return undefined;
-  if (name === '_design') return (record) => isDesignId(record.id);
+): Pick<ChangesOptions, 'filter' | 'docIds'> {
+  if (name === undefined || name === '') return {};
+  if (name === '_design') return { filter: (record) => isDesignId(record.id) };
   if (name === '_doc_ids') {
     // GET reads the JSON param, POST the body (couch_changes:get_doc_ids).
     const raw = query.get('doc_ids');
@@ -173,8 +178,9 @@ function filterOf(
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
       throw new CouchError('bad_request', '`doc_ids` filter parameter is not a list of doc ids.');
     }
-    const wanted = new Set(ids as string[]);
-    return (record) => wanted.has(record.id);
+    const docIds = new Map<string, number>();
+    for (const id of ids as string[]) docIds.set(id, (docIds.get(id) ?? 0) + 1);
+    return { docIds };
   }
   if (name === '_selector' || name === '_view') {
     throw new CouchError('not_implemented', `The ${name} filter is not supported by this server yet.`);
@@ -189,10 +195,17 @@ function filterOf(
 /** The normal feed's opaque ETag: it changes with the database, as CouchDB's (db info based). */
 function etagOf(db: Database): string {
   const meta = db.meta();
-  const digest = createHash('md5')
-    .update(`${db.name}\n${meta.createdAt}\n${meta.updateSeq}\n${meta.docCount}\n${meta.docDelCount}`)
-    .digest('hex');
-  return `"${BigInt(`0x${digest}`).toString(36).toUpperCase()}"`;
+  return opaqueEtag(db.name, meta.createdAt, meta.updateSeq, meta.docCount, meta.docDelCount);
+}
+
+/**
+ * The changes a feed cut by its limit did not reach: those after its last row in the order it
+ * walked (newer ones ascending, older ones descending), whatever the filter, as CouchDB counts them.
+ */
+function pendingAfter(db: Database, options: ChangesOptions, lastSeq: number, returned: number): number {
+  if (!options.descending) return db.store.countChanges(lastSeq);
+  const all = db.store.countChanges(options.since);
+  return returned === 0 ? all : all - db.store.countChanges(lastSeq - 1);
 }
 
 /** The rows after `since`, then `last_seq` and `pending`, as text pieces (head, rows, tail). */
@@ -210,8 +223,7 @@ function feed(db: Database, options: ChangesOptions): { rows: Iterable<string>; 
     // Without a limit cut the fold reached the end: last_seq is the database's current sequence.
     const done = options.limit === undefined || count < options.limit;
     if (done && !options.descending) lastSeq = Math.max(lastSeq, db.updateSeq);
-    const pending = options.descending || done ? 0 : db.store.countChanges(lastSeq);
-    return `],"last_seq":${lastSeq},"pending":${pending}}`;
+    return `],"last_seq":${lastSeq},"pending":${done ? 0 : pendingAfter(db, options, lastSeq, count)}}`;
   };
   return { rows, tail };
 }
@@ -322,6 +334,7 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   // A feed that ran to its end has seen every change: last_seq is the current sequence then.
   const cut = left <= 0;
   const lastSeq = cut || options.descending ? since : Math.max(since, db.updateSeq);
-  const pending = cut && !options.descending ? db.store.countChanges(lastSeq) : 0;
+  const returned = (options.limit ?? Infinity) - left;
+  const pending = cut ? pendingAfter(db, options, lastSeq, returned) : 0;
   res.end(`{"last_seq":${lastSeq},"pending":${pending}}\n`);
 }

@@ -6,6 +6,7 @@ import { compactionOf } from '../../documents/compaction.js';
 import type { Database } from '../../documents/database.js';
 import { param, type RequestContext } from '../context.js';
 import { readJson } from '../body.js';
+import { locationOf } from '../location.js';
 import { sendJson } from '../respond.js';
 
 /** The database a request addresses, after the access check. */
@@ -17,31 +18,19 @@ export function dbOf(ctx: RequestContext): Database {
 export const databases = {
   create(ctx: RequestContext): void {
     requireAdmin(ctx.user);
-    const q = ctx.query.get('q');
-    if (q !== null && !(/^\d+$/.test(q) && Number(q) > 0)) {
-      throw new CouchError('bad_request', 'q must be a positive integer');
+    for (const name of ['n', 'q']) {
+      const value = ctx.query.get(name);
+      if (value !== null && !(/^\d+$/.test(value) && Number(value) > 0)) {
+        throw new CouchError('bad_request', `The \`${name}\` value should be a positive integer.`);
+      }
     }
     const name = param(ctx, 'db');
     ctx.server.createDb(name);
-    sendJson(ctx, 201, { ok: true }, { Location: `${origin(ctx)}/${encodeURIComponent(name)}` });
+    sendJson(ctx, 201, { ok: true }, { Location: locationOf(ctx, name) });
   },
 
   show(ctx: RequestContext): void {
-    const db = dbOf(ctx);
-    const meta = db.meta();
-    sendJson(ctx, 200, {
-      instance_start_time: String(Math.floor(meta.createdAt / 1000)),
-      db_name: db.name,
-      purge_seq: meta.purgeSeq,
-      update_seq: meta.updateSeq,
-      sizes: meta.sizes,
-      props: {},
-      doc_del_count: meta.docDelCount,
-      doc_count: meta.docCount,
-      disk_format_version: 8,
-      compact_running: compactionOf(db) !== undefined,
-      cluster: { q: 1, n: 1, w: 1, r: 1 },
-    });
+    sendJson(ctx, 200, dbInfo(dbOf(ctx)));
   },
 
   destroy(ctx: RequestContext): void {
@@ -97,11 +86,23 @@ export const databases = {
   },
 };
 
+/** `GET /db`'s answer (also each row of `_dbs_info`). */
+export function dbInfo(db: Database): Record<string, unknown> {
+  const meta = db.meta();
+  return {
+    instance_start_time: String(Math.floor(meta.createdAt / 1000)),
+    db_name: db.name,
+    purge_seq: meta.purgeSeq,
+    update_seq: meta.updateSeq,
+    sizes: meta.sizes,
+    props: {},
+    doc_del_count: meta.docDelCount,
+    doc_count: meta.docCount,
+    disk_format_version: 8,
+    compact_running: compactionOf(db) !== undefined,
+    cluster: { q: 1, n: 1, w: 1, r: 1 },
+  };
+}
+
 /** CouchDB 3's default: a new database is for admins only. */
 const DEFAULT_SECURITY = { members: { roles: ['_admin'] }, admins: { roles: ['_admin'] } };
-
-/** `http://host:port` of the request, for absolute `Location` headers. */
-export function origin(ctx: RequestContext): string {
-  const host = ctx.req.headers.host ?? `${ctx.req.socket.localAddress}:${ctx.req.socket.localPort}`;
-  return `http://${host}`;
-}

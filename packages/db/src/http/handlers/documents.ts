@@ -3,7 +3,7 @@
  * for where a rev may come from, status codes, ETag and Location.
  */
 import { CouchError, conflict } from '../../errors.js';
-import { fromPlain, parseJson, type JsonObject } from '../../json/index.js';
+import { fromPlain, parseJson, stringifyJson, type JsonObject } from '../../json/index.js';
 import { parseRev, type Rev } from '../../revisions/index.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { isLocalId } from '../../documents/doc-id.js';
@@ -11,8 +11,9 @@ import { randomId, type Database, type OpenOptions } from '../../documents/datab
 import { readJson, checkJsonType } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { looseBool } from '../query.js';
-import { sendJson, sendText } from '../respond.js';
-import { dbOf, origin } from './databases.js';
+import { opaqueEtag, sendJson, sendText } from '../respond.js';
+import { dbOf } from './databases.js';
+import { locationOf } from '../location.js';
 
 /** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
 export function docIdOf(ctx: RequestContext): string {
@@ -27,7 +28,9 @@ export const documents = {
     const { query } = ctx;
     if (isLocalId(id)) {
       const doc = db.local.get(id);
-      return sendText(ctx, 200, db.local.render(doc, looseBool(query, 'revs')));
+      const etag = localEtag(doc.id, doc.rev, doc.body);
+      if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
+      return sendText(ctx, 200, db.local.render(doc, looseBool(query, 'revs')), { ETag: etag });
     }
     const openRevs = query.get('open_revs');
     const options = openOptions(query);
@@ -51,7 +54,8 @@ export const documents = {
     input.rev = revOf(ctx, input.rev);
     const newEdits = ctx.query.get('new_edits') !== 'false';
     const result = db.putDoc(id, input, newEdits);
-    respondWritten(ctx, result, input.deleted ? 200 : 201, true);
+    const etag = isLocalId(id) ? localEtag(id, result.rev, input.deleted ? '' : stringifyJson(input.body)) : undefined;
+    respondWritten(ctx, result, input.deleted ? 200 : 201, true, etag);
   },
 
   async create(ctx: RequestContext): Promise<void> {
@@ -65,7 +69,10 @@ export const documents = {
   destroy(ctx: RequestContext): void {
     const db = dbOf(ctx);
     const id = docIdOf(ctx);
-    if (isLocalId(id)) return sendJson(ctx, 200, db.local.delete(id));
+    if (isLocalId(id)) {
+      const result = db.local.delete(id);
+      return sendJson(ctx, 200, result, { ETag: localEtag(id, result.rev, '') });
+    }
     db.requireCurrent(id, undefined);
     const rev = revOf(ctx, undefined);
     if (rev === undefined) throw conflict();
@@ -165,17 +172,16 @@ function respondWritten(
   result: { id: string; rev: string },
   status: number,
   withLocation: boolean,
+  etag = `"${result.rev}"`,
 ): void {
   if (ctx.query.get('batch') === 'ok') return sendJson(ctx, 202, { ok: true, id: result.id });
-  const headers: Record<string, string> = { ETag: `"${result.rev}"` };
+  const headers: Record<string, string> = { ETag: etag };
   const db = param(ctx, 'db');
-  if (withLocation) headers.Location = `${origin(ctx)}/${encodeURIComponent(db)}/${encodeDocId(result.id)}`;
+  if (withLocation) headers.Location = locationOf(ctx, db, result.id);
   sendJson(ctx, status, { ok: true, id: result.id, rev: result.rev }, headers);
 }
 
-/** CouchDB's Location encoding: like encodeURIComponent, plus `!'()*~` escaped and `:` left as is. */
-export function encodeDocId(id: string): string {
-  return encodeURIComponent(id)
-    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replaceAll('%3A', ':');
+/** A `_local` doc's ETag is opaque (CouchDB hashes a term), never its `0-N` rev. */
+function localEtag(id: string, rev: string, body: string): string {
+  return opaqueEtag('_local', id, rev, body);
 }

@@ -4,15 +4,24 @@ import { CouchError } from '../../errors.js';
 import { randomId } from '../../documents/database.js';
 import type { RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
+import { allDocsOptions } from '../all-docs-params.js';
+import { checkJsonType, readJson } from '../body.js';
+import { compareIds } from '../../documents/id-order.js';
+import { JsonObject, toPlain } from '../../json/index.js';
+import { dbNotFound } from '../../errors.js';
+import { dbInfo } from './databases.js';
 
 export const VERSION = '3.5.0';
 export const VENDOR_VERSION = '0.1.0';
+/** CouchDB names its build here; clients only show it. */
+const GIT_SHA = `divan-${VENDOR_VERSION}`;
 
 export const server = {
   welcome(ctx: RequestContext): void {
     sendJson(ctx, 200, {
       couchdb: 'Welcome',
       version: VERSION,
+      git_sha: GIT_SHA,
       uuid: ctx.server.uuid,
       features: [],
       vendor: { name: 'Divan', version: VENDOR_VERSION },
@@ -34,7 +43,40 @@ export const server = {
 
   allDbs(ctx: RequestContext): void {
     requireAdmin(ctx.user);
-    sendJson(ctx, 200, ctx.server.listDbs());
+    sendJson(ctx, 200, selectDbs(ctx));
+  },
+
+  /** `GET /_dbs_info`: the info of every database `_all_dbs` would list (same parameters). */
+  dbsInfo(ctx: RequestContext): void {
+    requireAdmin(ctx.user);
+    sendJson(
+      ctx,
+      200,
+      selectDbs(ctx).map((name) => ({ key: name, info: dbInfo(ctx.server.db(name)) })),
+    );
+  },
+
+  /** `POST /_dbs_info {"keys": [...]}`: one row per name, a missing database as an error row. */
+  async dbsInfoOf(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    checkJsonType(ctx);
+    const body = await readJson(ctx);
+    if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
+    const keys = body.get('keys');
+    if (keys === undefined) throw new CouchError('bad_request', '`keys` member must exist.');
+    if (!Array.isArray(keys)) throw new CouchError('bad_request', '`keys` member must be an array.');
+    if (keys.length > MAX_DBS_INFO_KEYS) throw new CouchError('bad_request', 'too_many_keys');
+    const rows = keys.map((key) => {
+      const plain = toPlain(key);
+      try {
+        if (typeof plain !== 'string') throw dbNotFound();
+        return { key: plain, info: dbInfo(ctx.server.db(plain)) };
+      } catch (error) {
+        if (!(error instanceof CouchError) || error.status !== 404) throw error;
+        return { key: plain, error: 'not_found' };
+      }
+    });
+    sendJson(ctx, 200, rows);
   },
 
   session(ctx: RequestContext): void {
@@ -46,6 +88,36 @@ export const server = {
   },
 };
 
+/** CouchDB's `[chttpd] max_db_number_for_dbs_info_req` default. */
+const MAX_DBS_INFO_KEYS = 100;
+
+/**
+ * The database names `_all_dbs` lists: CouchDB reads its query as a view query over the names
+ * (`startkey`/`start_key`, `endkey`/`end_key`, `inclusive_end`, `descending`, `skip`, `limit`).
+ */
+function selectDbs(ctx: RequestContext): string[] {
+  const options = allDocsOptions(ctx.query);
+  const { startkey, endkey, inclusiveEnd, descending, skip, limit } = options;
+  const names = ctx.server.listDbs();
+  if (descending) names.reverse();
+  const direction = descending ? -1 : 1;
+  const selected = names.filter((name) => {
+    if (startkey !== undefined && direction * compareKeyToName(startkey, name) > 0) return false;
+    if (endkey !== undefined) {
+      const c = direction * compareKeyToName(endkey, name);
+      if (c < 0 || (c === 0 && !inclusiveEnd)) return false;
+    }
+    return true;
+  });
+  return selected.slice(skip, limit === undefined ? undefined : skip + limit);
+}
+
+/** A key against a name, in CouchDB's order of types (null, booleans, numbers < strings < arrays, objects). */
+function compareKeyToName(key: unknown, name: string): number {
+  if (typeof key === 'string') return compareIds(key, name);
+  return key !== null && typeof key === 'object' ? 1 : -1;
+}
+
 /** The fallback of every endpoint: 405 with the methods it answers, as CouchDB lists them. */
 export const errors = {
   methodNotAllowed(ctx: RequestContext): void {
@@ -53,8 +125,14 @@ export const errors = {
     throw new CouchError('method_not_allowed', `Only ${allow} allowed`);
   },
 
+  /** A CouchDB 1.x endpoint that CouchDB 2+ serves under `/_node/{node}/`. */
+  moved(ctx: RequestContext): void {
+    const name = String(ctx.params.name);
+    throw new CouchError('not_found', `\`/${name}\` is \`/_node/_local/${name}\` since CouchDB 2.0.`);
+  },
+
   notImplemented(ctx: RequestContext): void {
     const what = String(ctx.params.feature ?? 'This endpoint');
-    throw new CouchError('not_implemented', `${what} is not supported by this server yet.`);
+    throw new CouchError('not_implemented', `Not available on this server yet: ${what}.`);
   },
 };

@@ -35,7 +35,7 @@ export const views = {
     const queries = body.queries;
     if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
     const { manager, state, viewNo } = await open(ctx, db);
-    const view = state.group.views[viewNo];
+    const view = state.group.views[viewNo]!;
     const parsed = queries.map((query) => {
       if (query === null || typeof query !== 'object' || Array.isArray(query)) {
         throw new CouchError('bad_request', 'Each query must be a JSON object');
@@ -111,7 +111,7 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
     throw new CouchError('bad_request', 'The `queries` parameter is no longer supported at this endpoint');
   }
   const { manager, state, viewNo } = await open(ctx, db);
-  const q = parseViewQuery(ctx.query, body, state.group.views[viewNo], state.group.options);
+  const q = parseViewQuery(ctx.query, body, state.group.views[viewNo]!, state.group.options);
   if (q.update === 'true') await manager.refresh(state);
   const etag = etagOf(state, viewNo, ctx, body, q, db);
   const headers = { ...contentType(ctx), ETag: etag };

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { isWellFormed } from '../../support/unicode.js';
 import { statSync } from 'node:fs';
 import { RecentChanges } from '../recent-changes.js';
+import type { Planner } from '../contract.js';
 import type {
   ChangedDoc,
   CompactWrite,
@@ -110,6 +111,10 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly stmtSetProp: Statement;
   private readonly stmtPages: Statement;
   private readonly writeTransaction: (writes: readonly DocWrite[]) => { seqs: number[]; counters: Counters };
+  private readonly updateTransaction: <R>(
+    ids: readonly string[],
+    plan: Planner<R>,
+  ) => { result: R; writes: readonly DocWrite[]; seqs: number[]; counters: Counters };
 
   constructor(
     readonly name: string,
@@ -165,6 +170,18 @@ export class SqliteDatabase implements DatabaseStore {
     this.totals = this.loadCounters();
     this.recent = new RecentChanges(this.totals.updateSeq, options.recentBytes ?? RECENT_BYTES);
     this.writeTransaction = db.transaction((writes: readonly DocWrite[]) => this.applyWrites(writes));
+    // better-sqlite3's Transaction type loses the generic: the cast restores it.
+    this.updateTransaction = db.transaction((ids: readonly string[], plan: Planner<unknown>) => {
+      const records = new Map<string, DocRecord>();
+      const found = this.getDocs(ids);
+      ids.forEach((id, i) => {
+        const record = found[i];
+        if (record !== undefined) records.set(id, record);
+      });
+      const { writes, result } = plan(records);
+      const marked = writes.map((w) => (w.isNew === undefined ? { ...w, isNew: !records.has(w.record.id) } : w));
+      return { result, writes: marked, ...this.applyWrites(marked) };
+    }) as SqliteDatabase['updateTransaction'];
   }
 
   private configure(durability: 'normal' | 'full'): void {
@@ -284,14 +301,29 @@ export class SqliteDatabase implements DatabaseStore {
 
   private readonly bodyOf = (id: string, rev: string): string | undefined => this.getBody(id, rev);
 
+  /**
+   * The contract's write path, synchronous: the records of `ids` are read, planned over and
+   * written in one transaction (this connection is the database's only writer).
+   */
+  updateDocs<R>(ids: readonly string[], plan: Planner<R>): { result: R; seqs: number[] } {
+    const { result, writes, seqs, counters } = this.updateTransaction(ids, plan);
+    if (writes.length > 0) this.committed(writes, seqs, counters);
+    return { result, seqs };
+  }
+
   writeDocs(writes: readonly DocWrite[]): number[] {
     if (writes.length === 0) return [];
     const { seqs, counters } = this.writeTransaction(writes);
-    // Only now, after the commit: a throwing transaction leaves the counters as they were.
+    this.committed(writes, seqs, counters);
+    return seqs;
+  }
+
+  /** After a commit (a throwing transaction leaves the counters as they were). */
+  private committed(writes: readonly DocWrite[], seqs: readonly number[], counters: Counters): void {
     this.totals = counters;
     this.recent.record(
       writes.map(({ record, bodies }, i) => ({
-        seq: seqs[i],
+        seq: seqs[i]!,
         id: record.id,
         rev: record.rev,
         deleted: record.deleted,
@@ -299,7 +331,6 @@ export class SqliteDatabase implements DatabaseStore {
         tree: record.tree,
       })),
     );
-    return seqs;
   }
 
   /** The body of `writeDocs`, run inside its transaction; counters change on a copy. */
@@ -396,7 +427,7 @@ export class SqliteDatabase implements DatabaseStore {
         const rows = this.stmtChanges.all(after, pageSize) as DocRow[];
         for (const row of rows) yield toRecord(row);
         if (rows.length < pageSize) return;
-        after = rows[rows.length - 1][1];
+        after = rows[rows.length - 1]![1];
         pageSize = Math.min(pageSize * 4, MAX_PAGE);
       }
     }
@@ -405,7 +436,7 @@ export class SqliteDatabase implements DatabaseStore {
       const rows = this.stmtChangesDesc.all(since, before, pageSize) as DocRow[];
       for (const row of rows) yield toRecord(row);
       if (rows.length < pageSize) return;
-      before = rows[rows.length - 1][1];
+      before = rows[rows.length - 1]![1];
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
     }
   }
@@ -433,7 +464,7 @@ export class SqliteDatabase implements DatabaseStore {
       for (const [id, seq, rev, deleted, body, tree] of rows)
         yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
       if (rows.length < pageSize) return;
-      after = rows[rows.length - 1][1];
+      after = rows[rows.length - 1]![1];
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
     }
   }
@@ -586,7 +617,7 @@ export class SqliteDatabase implements DatabaseStore {
       const rows = this.rangeStatement(sql).all(...params, pageSize) as Row[];
       for (const row of rows) yield row;
       if (rows.length < pageSize) return;
-      from = rows[rows.length - 1][0];
+      from = rows[rows.length - 1]![0];
       fromOp = desc ? '<' : '>';
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
     }

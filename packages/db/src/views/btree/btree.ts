@@ -238,7 +238,7 @@ function partitionPoint(lo: number, hi: number, before: (i: number) => boolean):
 function childOf(ps: readonly Ptr<unknown>[], lo: number, hi: number, key: Buffer): number {
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (compareKeys(ps[m].last, key) < 0) lo = m + 1;
+    if (compareKeys(ps[m]!.last, key) < 0) lo = m + 1;
     else hi = m;
   }
   return lo;
@@ -252,7 +252,7 @@ function childOf(ps: readonly Ptr<unknown>[], lo: number, hi: number, key: Buffe
 function actsUpTo(acts: readonly Action[], lo: number, hi: number, last: Buffer): number {
   let step = 1;
   let bound = lo;
-  while (bound < hi && compareKeys(acts[bound].key, last) <= 0) {
+  while (bound < hi && compareKeys(acts[bound]!.key, last) <= 0) {
     lo = bound + 1;
     bound = lo + step;
     step *= 2;
@@ -260,7 +260,7 @@ function actsUpTo(acts: readonly Action[], lo: number, hi: number, last: Buffer)
   if (bound < hi) hi = bound;
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (compareKeys(acts[m].key, last) <= 0) lo = m + 1;
+    if (compareKeys(acts[m]!.key, last) <= 0) lo = m + 1;
     else hi = m;
   }
   return lo;
@@ -301,13 +301,13 @@ function upperIndex(leaf: LeafNode<unknown>, b: Bounds): number {
 /** First child whose last key is at or above the low bound (ptrs.length if none). */
 function firstPtrAbove(ps: readonly Ptr<unknown>[], b: Bounds): number {
   if (b.lo === undefined) return 0;
-  return partitionPoint(0, ps.length, (m) => !aboveLo(ps[m].last, b));
+  return partitionPoint(0, ps.length, (m) => !aboveLo(ps[m]!.last, b));
 }
 
 /** Last child whose first key is at or below the high bound (-1 if none). */
 function lastPtrBelow(ps: readonly Ptr<unknown>[], b: Bounds): number {
   if (b.hi === undefined) return ps.length - 1;
-  return partitionPoint(0, ps.length, (m) => belowHi(ps[m].first, b)) - 1;
+  return partitionPoint(0, ps.length, (m) => belowHi(ps[m]!.first, b)) - 1;
 }
 
 function sameGroup(a: Buffer | null, b: Buffer | null): boolean {
@@ -339,10 +339,10 @@ class GroupAcc<V, R> {
     const reds = this.reds;
     if (runs.length > 0) {
       if (this.desc) runs.reverse();
-      const loose = runs.length === 1 ? runs[0] : ([] as Entry<V>[]).concat(...runs);
+      const loose = runs.length === 1 ? runs[0]! : ([] as Entry<V>[]).concat(...runs);
       reds.unshift(this.reducer.reduce(loose));
     }
-    const reduction = reds.length === 1 ? reds[0] : this.reducer.rereduce(reds);
+    const reduction = reds.length === 1 ? reds[0]! : this.reducer.rereduce(reds);
     const out: ReduceGroup<V, R> = { groupKey: this.key, reduction, first: this.first! };
     this.active = false;
     this.key = null;
@@ -370,7 +370,7 @@ function gallop<R>(
 ): number {
   const step = desc ? -1 : 1;
   const n = ps.length;
-  const inGroup = (x: number): boolean => sameGroup(groupKey(desc ? ps[x].first : ps[x].last), key);
+  const inGroup = (x: number): boolean => sameGroup(groupKey(desc ? ps[x]!.first : ps[x]!.last), key);
   // Distances from c: `good` is known in the group, `bad` known out of it (or past the end).
   let good = 0;
   let bad = 1;
@@ -386,7 +386,7 @@ function gallop<R>(
     if (x >= 0 && x < n && inGroup(x)) good = mid;
     else bad = mid;
   }
-  for (let i = 1; i <= good; i++) reds.push(ps[c + i * step].red);
+  for (let i = 1; i <= good; i++) reds.push(ps[c + i * step]!.red);
   return c + (good + 1) * step;
 }
 
@@ -484,7 +484,7 @@ class LevelBuilder<T, R> {
       let from = 0;
       for (const to of this.tree.chunkEnds(sizes, total, this.minItems)) {
         let bytes = NODE_HEADER_BYTES;
-        for (let i = from; i < to; i++) bytes += sizes[i];
+        for (let i = from; i < to; i++) bytes += sizes[i]!;
         this.emit(items, from, to, bytes);
         from = to;
       }
@@ -604,11 +604,11 @@ export class BTree<V, R = undefined> {
       while (!node.leaf) {
         const ps = node.ptrs;
         let c = 0;
-        while (c < ps.length && pos >= ps[c].count) pos -= ps[c++].count;
+        while (c < ps.length && pos >= ps[c]!.count) pos -= ps[c++]!.count;
         if (c === ps.length) return;
         stack.push(node);
         idxs.push(c);
-        node = this.load(ps[c].id);
+        node = this.load(ps[c]!.id);
       }
       i = pos;
     } else {
@@ -618,7 +618,7 @@ export class BTree<V, R = undefined> {
         if (c < 0 || c >= ps.length) return;
         stack.push(node);
         idxs.push(c);
-        node = this.load(ps[c].id);
+        node = this.load(ps[c]!.id);
       }
       i = desc ? upperIndex(node, b) - 1 : lowerIndex(node, b);
     }
@@ -643,8 +643,8 @@ export class BTree<V, R = undefined> {
       }
       let d = stack.length - 1;
       for (; d >= 0; d--) {
-        const c = idxs[d] + (desc ? -1 : 1);
-        if (c >= 0 && c < stack[d].ptrs.length) {
+        const c = idxs[d]! + (desc ? -1 : 1);
+        if (c >= 0 && c < stack[d]!.ptrs.length) {
           idxs[d] = c;
           break;
         }
@@ -652,12 +652,12 @@ export class BTree<V, R = undefined> {
         idxs.pop();
       }
       if (d < 0) return;
-      let n = this.load(stack[d].ptrs[idxs[d]].id);
+      let n = this.load(stack[d]!.ptrs[idxs[d]!]!.id);
       while (!n.leaf) {
         const c = desc ? n.ptrs.length - 1 : 0;
         stack.push(n);
         idxs.push(c);
-        n = this.load(n.ptrs[c].id);
+        n = this.load(n.ptrs[c]!.id);
       }
       leaf = n;
       i = desc ? leaf.length - 1 : 0;
@@ -794,8 +794,8 @@ export class BTree<V, R = undefined> {
       // The next child to visit.
       const d = nodes.length - 1;
       if (d < 0) break;
-      const ps = nodes[d];
-      const c = next[d];
+      const ps = nodes[d]!;
+      const c = next[d]!;
       const cLo = coveredLo[d];
       const cHi = coveredHi[d];
       const p = ps[c];
@@ -845,10 +845,10 @@ export class BTree<V, R = undefined> {
       const node = this.load(id);
       if (node.leaf) return n + partitionPoint(0, node.length, (m) => below(node.compareKeyAt(m, key)));
       const ps = node.ptrs;
-      const lo = partitionPoint(0, ps.length, (m) => below(compareKeys(ps[m].last, key)));
-      for (let i = 0; i < lo; i++) n += ps[i].count;
+      const lo = partitionPoint(0, ps.length, (m) => below(compareKeys(ps[m]!.last, key)));
+      for (let i = 0; i < lo; i++) n += ps[i]!.count;
       if (lo === ps.length) return n;
-      id = ps[lo].id;
+      id = ps[lo]!.id;
     }
   }
 
@@ -862,7 +862,7 @@ export class BTree<V, R = undefined> {
   /** First (or last, descending) entry of a subtree. */
   private edgeEntry(p: Ptr<R>, desc: boolean): Entry<V> {
     let node = this.load(p.id);
-    while (!node.leaf) node = this.load(node.ptrs[desc ? node.ptrs.length - 1 : 0].id);
+    while (!node.leaf) node = this.load(node.ptrs[desc ? node.ptrs.length - 1 : 0]!.id);
     return node.entry(desc ? node.length - 1 : 0);
   }
 
@@ -1014,12 +1014,12 @@ export class BTree<V, R = undefined> {
       if (reducer.reduceCount !== undefined) red = reducer.reduceCount(to - from);
       else {
         const entries: Entry<V>[] = [];
-        for (let i = from; i < to; i++) entries.push(new RawEntry(keys[i], raws[i], this.decodeValue));
+        for (let i = from; i < to; i++) entries.push(new RawEntry(keys[i]!, raws[i]!, this.decodeValue));
         red = reducer.reduce(entries);
       }
       redRaw = asBuffer(this.encodeReduction(red));
     }
-    return { first: Buffer.from(keys[from]), last: Buffer.from(keys[to - 1]), id, count: to - from, red, redRaw };
+    return { first: Buffer.from(keys[from]!), last: Buffer.from(keys[to - 1]!), id, count: to - from, red, redRaw };
   }
 
   /** Removes every entry. */
@@ -1056,14 +1056,14 @@ export class BTree<V, R = undefined> {
     const n = removes.length + inserts.length;
     // push, not new Array(n): V8 makes arrays preallocated beyond 100k elements dictionary-mode.
     const acts: Action[] = [];
-    for (let i = 0; i < removes.length; i++) acts.push({ key: removes[i], raw: undefined });
+    for (let i = 0; i < removes.length; i++) acts.push({ key: removes[i]!, raw: undefined });
     for (let i = 0; i < inserts.length; i++) {
-      const e = inserts[i];
+      const e = inserts[i]!;
       acts.push({ key: e.key, raw: asBuffer(this.encodeValue(e.value)) });
     }
     let sorted = true;
     for (let i = 1; i < n; i++) {
-      if (compareKeys(acts[i - 1].key, acts[i].key) >= 0) {
+      if (compareKeys(acts[i - 1]!.key, acts[i]!.key) >= 0) {
         sorted = false;
         break;
       }
@@ -1073,8 +1073,8 @@ export class BTree<V, R = undefined> {
     const sortedActs = sortByKey(acts);
     let w = 0;
     for (let i = 0; i < n; i++) {
-      const act = sortedActs[i];
-      if (w > 0 && keysEqual(sortedActs[w - 1].key, act.key)) sortedActs[w - 1] = act;
+      const act = sortedActs[i]!;
+      if (w > 0 && keysEqual(sortedActs[w - 1]!.key, act.key)) sortedActs[w - 1] = act;
       else sortedActs[w++] = act;
     }
     sortedActs.length = w;
@@ -1125,14 +1125,14 @@ export class BTree<V, R = undefined> {
     // passed over by binary search, a few compares each, whether actions are few or many.
     let c = 0;
     for (let i = a; i < b; ) {
-      const target = childOf(ps, c, lastChild, acts[i].key);
-      for (; c < target; c++) kids.push(ps[c]);
-      const p = ps[c];
+      const target = childOf(ps, c, lastChild, acts[i]!.key);
+      for (; c < target; c++) kids.push(ps[c]!);
+      const p = ps[c]!;
       const j = c === lastChild ? b : actsUpTo(acts, i + 1, b, p.last);
       const out = this.modify(p.id, acts, i, j, p);
       // A child rewritten in place with the same keys, count and reduction (say new values under
       // the same keys, counted by _count): its pointer, hence this node, needs no rewrite.
-      if (out === null || (out.length === 1 && samePtr(out[0], p))) kids.push(p);
+      if (out === null || (out.length === 1 && samePtr(out[0]!, p))) kids.push(p);
       else {
         changed = true;
         for (const k of out) kids.push(k);
@@ -1141,7 +1141,7 @@ export class BTree<V, R = undefined> {
       i = j;
     }
     if (!changed) return null;
-    for (; c <= lastChild; c++) kids.push(ps[c]);
+    for (; c <= lastChild; c++) kids.push(ps[c]!);
     this.freeIds.push(id);
     this.normalize(kids);
     return this.materializeInner(kids, false);
@@ -1151,12 +1151,12 @@ export class BTree<V, R = undefined> {
   private normalize(kids: Kid<V, R>[]): void {
     let i = 0;
     while (i < kids.length && kids.length > 1) {
-      if (!isPending(kids[i])) {
+      if (!isPending(kids[i]!)) {
         i++;
         continue;
       }
       const lo = i + 1 < kids.length ? i : i - 1;
-      const merged = this.mergeKids(kids[lo], kids[lo + 1]);
+      const merged = this.mergeKids(kids[lo]!, kids[lo + 1]!);
       kids.splice(lo, 2, ...merged);
       i = lo;
     }
@@ -1189,7 +1189,7 @@ export class BTree<V, R = undefined> {
     for (;;) {
       if (kids.length === 0) return undefined;
       if (kids.length === 1) {
-        const k = kids[0];
+        const k = kids[0]!;
         if (!isPending(k)) return k.id;
         if (k.leaf) kids = this.materializeLeaf(k.items, true);
         else if (k.kids.length === 1)
@@ -1218,9 +1218,9 @@ export class BTree<V, R = undefined> {
     const out: Ptr<R>[] = [];
     let from = 0;
     for (let c = 0; c < ends.length; c++) {
-      const to = ends[c];
+      const to = ends[c]!;
       let bytes = NODE_HEADER_BYTES;
-      for (let i = from; i < to; i++) bytes += sizes[i];
+      for (let i = from; i < to; i++) bytes += sizes[i]!;
       out[c] = this.writeLeaf(items, from, to, bytes);
       from = to;
     }
@@ -1236,7 +1236,7 @@ export class BTree<V, R = undefined> {
     const sizes: number[] = [];
     let total = NODE_HEADER_BYTES;
     for (let i = 0; i < n; i++) {
-      const size = ptrBytes(ptrs[i]);
+      const size = ptrBytes(ptrs[i]!);
       sizes.push(size);
       total += size;
     }
@@ -1245,9 +1245,9 @@ export class BTree<V, R = undefined> {
     const out: Ptr<R>[] = [];
     let from = 0;
     for (let c = 0; c < ends.length; c++) {
-      const to = ends[c];
+      const to = ends[c]!;
       let bytes = NODE_HEADER_BYTES;
-      for (let i = from; i < to; i++) bytes += sizes[i];
+      for (let i = from; i < to; i++) bytes += sizes[i]!;
       out[c] = this.writeInner(ptrs, from, to, bytes);
       from = to;
     }
@@ -1269,7 +1269,7 @@ export class BTree<V, R = undefined> {
     let start = 0;
     let cur = NODE_HEADER_BYTES;
     for (let i = 0; i < n; i++) {
-      const s = sizes[i];
+      const s = sizes[i]!;
       if (i - start >= minItems && (cur + s > max || (ends.length < k - 1 && cur + s / 2 > target))) {
         ends.push(i);
         start = i;
@@ -1281,13 +1281,13 @@ export class BTree<V, R = undefined> {
     const m = ends.length;
     if (m >= 2 && (cur < this.minBytes || n - start < minItems)) {
       // Even out the last two chunks.
-      const from = m >= 3 ? ends[m - 3] : 0;
+      const from = m >= 3 ? ends[m - 3]! : 0;
       let both = 0;
-      for (let i = from; i < n; i++) both += sizes[i];
+      for (let i = from; i < n; i++) both += sizes[i]!;
       let acc = 0;
       let split = from;
-      while (split < n - minItems && (split - from < minItems || acc + sizes[split] / 2 < both / 2))
-        acc += sizes[split++];
+      while (split < n - minItems && (split - from < minItems || acc + sizes[split]! / 2 < both / 2))
+        acc += sizes[split++]!;
       if (split - from >= minItems && n - split >= minItems) ends[m - 2] = split;
       else ends.splice(m - 2, 1);
     }
@@ -1328,7 +1328,7 @@ export class BTree<V, R = undefined> {
       red = this.reducer.rereduce(ps.map((p) => p.red));
       redRaw = asBuffer(this.encodeReduction(red));
     }
-    return { first: ps[0].first, last: ps[ps.length - 1].last, id, count, red, redRaw };
+    return { first: ps[0]!.first, last: ps[ps.length - 1]!.last, id, count, red, redRaw };
   }
 
   // ---------------------------------------------------------------- checks
@@ -1370,7 +1370,7 @@ export class BTree<V, R = undefined> {
         let count = 0;
         const reds: R[] = [];
         for (let i = 0; i < ps.length; i++) {
-          const p = ps[i];
+          const p = ps[i]!;
           bytes += ptrBytes(p);
           const sub = walk(p.id, false);
           if (depth !== -1 && sub.depth !== depth) throw new Error(`inner node ${id}: leaves at different depths`);
@@ -1378,7 +1378,7 @@ export class BTree<V, R = undefined> {
           if (!keysEqual(sub.first, p.first) || !keysEqual(sub.last, p.last))
             throw new Error(`inner node ${id}: wrong first/last key for child ${p.id}`);
           if (sub.count !== p.count) throw new Error(`inner node ${id}: wrong count for child ${p.id}`);
-          if (i > 0 && compareKeys(ps[i - 1].last, p.first) >= 0)
+          if (i > 0 && compareKeys(ps[i - 1]!.last, p.first) >= 0)
             throw new Error(`inner node ${id}: children overlap at ${i}`);
           if (this.reducer !== undefined) {
             const stored = Buffer.from(this.encodeReduction(p.red));
@@ -1391,7 +1391,7 @@ export class BTree<V, R = undefined> {
         }
         stats.innerNodes++;
         const red = this.reducer === undefined ? (undefined as R) : this.reducer.rereduce(reds);
-        result = { depth: depth + 1, first: ps[0].first, last: ps[ps.length - 1].last, count, red };
+        result = { depth: depth + 1, first: ps[0]!.first, last: ps[ps.length - 1]!.last, count, red };
       }
       if (!isRoot) {
         minBytes = Math.min(minBytes, bytes);
@@ -1426,7 +1426,7 @@ function mergeLeaf<V>(node: LeafNode<V>, acts: Action[], a: number, b: number): 
   let changed = false;
   let i = 0;
   for (let j = a; j < b; j++) {
-    const act = acts[j];
+    const act = acts[j]!;
     const k = leafPosition(node, i, n, act.key);
     items.pushRun(node, i, k);
     i = k;

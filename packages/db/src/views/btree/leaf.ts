@@ -13,7 +13,7 @@ import { LEAF, NODE_HEADER_BYTES, entryBytes, keysEqual, varintBytes, type Entry
 
 /** The position after the varint at `pos` (its value is not needed, only where it ends). */
 function skipVarint(bytes: Uint8Array, pos: number): number {
-  while (bytes[pos++] >= 0x80);
+  while (bytes[pos++]! >= 0x80);
   return pos;
 }
 
@@ -47,13 +47,13 @@ export class LeafNode<V> {
     const marks: number[] = new Array(2 * n + 1);
     let pos = first;
     for (let i = 0; i < n; i++) {
-      let len = bytes[pos];
+      let len = bytes[pos]!;
       if (len < 0x80) pos += 1;
       else [len, pos] = readVarint(bytes, pos);
       marks[2 * i] = pos;
       pos += len;
       marks[2 * i + 1] = pos;
-      len = bytes[pos];
+      len = bytes[pos]!;
       if (len < 0x80) pos += 1 + len;
       else {
         [len, pos] = readVarint(bytes, pos);
@@ -73,18 +73,18 @@ export class LeafNode<V> {
   /** Where item i starts in `bytes` (item `length` = the end of the items). */
   itemStart(i: number): number {
     const marks = this.marks;
-    if (2 * i === marks.length - 1) return marks[2 * i];
-    return marks[2 * i] - varintBytes(marks[2 * i + 1] - marks[2 * i]);
+    if (2 * i === marks.length - 1) return marks[2 * i]!;
+    return marks[2 * i]! - varintBytes(marks[2 * i + 1]! - marks[2 * i]!);
   }
 
   /** Where item i's key starts (after its length prefix). */
   keyStart(i: number): number {
-    return this.marks[2 * i];
+    return this.marks[2 * i]!;
   }
 
   /** Where item i's key ends (its value's length prefix starts). */
   keyEnd(i: number): number {
-    return this.marks[2 * i + 1];
+    return this.marks[2 * i + 1]!;
   }
 
   /** Encoded bytes of item i. */
@@ -97,7 +97,7 @@ export class LeafNode<V> {
   }
 
   rawAt(i: number): Buffer {
-    return this.bytes.subarray(skipVarint(this.bytes, this.marks[2 * i + 1]), this.itemStart(i + 1));
+    return this.bytes.subarray(skipVarint(this.bytes, this.marks[2 * i + 1]!), this.itemStart(i + 1));
   }
 
   valueAt(i: number): V {
@@ -107,14 +107,14 @@ export class LeafNode<V> {
   /** memcmp order of key i and `key`, without making a view of key i. */
   compareKeyAt(i: number, key: Uint8Array): number {
     const bytes = this.bytes;
-    const start = this.marks[2 * i];
-    const al = this.marks[2 * i + 1] - start;
+    const start = this.marks[2 * i]!;
+    const al = this.marks[2 * i + 1]! - start;
     const bl = key.length;
     // Computed first, as in ./node.ts compareKeys: feedback for equal keys before any are seen.
     const byLength = al - bl;
     const n = byLength < 0 ? al : bl;
     for (let k = 0; k < n; k++) {
-      const d = bytes[start + k] - key[k];
+      const d = bytes[start + k]! - key[k]!;
       if (d !== 0) return d;
     }
     return byLength;
@@ -123,7 +123,7 @@ export class LeafNode<V> {
   /** Whether value i's encoded bytes are `raw`. */
   rawEqualsAt(i: number, raw: Uint8Array): boolean {
     const bytes = this.bytes;
-    const start = skipVarint(bytes, this.marks[2 * i + 1]);
+    const start = skipVarint(bytes, this.marks[2 * i + 1]!);
     const n = raw.length;
     if (this.itemStart(i + 1) - start !== n) return false;
     if (n > 96) return keysEqual(this.rawAt(i), raw);
@@ -220,8 +220,8 @@ export class LeafItems<V> {
     const out = new LeafItems<V>();
     for (const items of [this, more]) {
       for (let r = 0; r < items.src.length; r++) {
-        const s = items.src[r];
-        if (s instanceof LeafNode) out.pushRun(s, items.from[r], items.to[r]);
+        const s = items.src[r]!;
+        if (s instanceof LeafNode) out.pushRun(s, items.from[r]!, items.to[r]!);
         else out.pushNew(s);
       }
     }
@@ -232,8 +232,8 @@ export class LeafItems<V> {
   sizes(): number[] {
     const out: number[] = [];
     for (let r = 0; r < this.src.length; r++) {
-      const s = this.src[r];
-      if (s instanceof LeafNode) for (let i = this.from[r]; i < this.to[r]; i++) out.push(s.itemBytes(i));
+      const s = this.src[r]!;
+      if (s instanceof LeafNode) for (let i = this.from[r]!; i < this.to[r]!; i++) out.push(s.itemBytes(i));
       else out.push(entryBytes(s.key, s.raw!));
     }
     return out;
@@ -253,15 +253,15 @@ export class LeafItems<V> {
     // Item number of the current run's first item.
     let first = 0;
     for (let r = 0; r < this.src.length && first < to; r++) {
-      const s = this.src[r];
-      const count = s instanceof LeafNode ? this.to[r] - this.from[r] : 1;
+      const s = this.src[r]!;
+      const count = s instanceof LeafNode ? this.to[r]! - this.from[r]! : 1;
       const lo = Math.max(from, first);
       const hi = Math.min(to, first + count);
       first += count;
       if (lo >= hi) continue;
       if (s instanceof LeafNode) {
         // The run's items [a, b) that fall in [from, to).
-        const a = this.from[r] + (lo - (first - count));
+        const a = this.from[r]! + (lo - (first - count));
         const b = a + (hi - lo);
         const start = s.itemStart(a);
         const shift = pos - start;

@@ -64,7 +64,7 @@ export function compareKeys(a: Uint8Array, b: Uint8Array): number {
   const n = byLength < 0 ? al : bl;
   if (n > 96) return Buffer.compare(a, b);
   for (let i = 0; i < n; i++) {
-    const d = a[i] - b[i];
+    const d = a[i]! - b[i]!;
     if (d !== 0) return d;
   }
   return byLength;
@@ -147,8 +147,8 @@ export function encodeLeafOf(
   w.buf[w.pos++] = LEAF;
   w.varint(to - from);
   for (let i = from; i < to; i++) {
-    w.bytes(keys[i]);
-    w.bytes(raws[i]);
+    w.bytes(keys[i]!);
+    w.bytes(raws[i]!);
   }
   return w.done();
 }
@@ -164,7 +164,7 @@ export function encodeInner(
   w.buf[w.pos++] = withReductions ? INNER_WITH_REDUCTIONS : INNER;
   w.varint(to - from);
   for (let i = from; i < to; i++) {
-    const p = ptrs[i];
+    const p = ptrs[i]!;
     w.bytes(p.first);
     w.bytes(p.last);
     w.varint(p.id);
@@ -180,8 +180,8 @@ class Reader {
   varint(): number {
     const buf = this.buf;
     let b = buf[this.pos++];
-    if (b < 0x80) return b;
-    let n = b & 0x7f;
+    if (b! < 0x80) return b!;
+    let n = b! & 0x7f;
     let mul = 0x80;
     for (;;) {
       b = buf[this.pos++];

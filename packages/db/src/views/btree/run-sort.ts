@@ -112,11 +112,11 @@ export class ExternalSorter {
       this.release();
       const at = { i: 0 };
       for (let i = 0; i < n; i++) {
-        const r = order[i];
-        const keyEnd = keyStarts[r] + keyLengths[r];
+        const r = order[i]!;
+        const keyEnd = keyStarts[r]! + keyLengths[r]!;
         at.i = keyEnd;
         const vl = readVarint(buf, at);
-        yield [buf.subarray(keyStarts[r], keyEnd), buf.subarray(at.i, at.i + vl)];
+        yield [buf.subarray(keyStarts[r]!, keyEnd), buf.subarray(at.i, at.i + vl)];
       }
       return;
     }
@@ -135,16 +135,16 @@ export class ExternalSorter {
         const l = 2 * i + 1;
         if (l >= n) return;
         const r = l + 1;
-        const m = r < n && less(heap[r], heap[l]) ? r : l;
-        if (!less(heap[m], heap[i])) return;
-        [heap[m], heap[i]] = [heap[i], heap[m]];
+        const m = r < n && less(heap[r]!, heap[l]!) ? r : l;
+        if (!less(heap[m]!, heap[i]!)) return;
+        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
         i = m;
       }
     };
     for (const r of readers) if (r.next()) heap.push(r);
     for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
     while (heap.length > 0) {
-      const top = heap[0];
+      const top = heap[0]!;
       yield [top.key, top.value];
       if (!top.next()) {
         const last = heap.pop()!;
@@ -190,9 +190,9 @@ export class ExternalSorter {
       fill = 0;
     };
     for (let i = 0; i < order.length; i++) {
-      const j = order[i];
-      const from = starts[j];
-      const to = j + 1 < n ? starts[j + 1] : used;
+      const j = order[i]!;
+      const from = starts[j]!;
+      const to = j + 1 < n ? starts[j + 1]! : used;
       const len = to - from;
       if (fill + len > out.length) flush();
       if (len > out.length) {

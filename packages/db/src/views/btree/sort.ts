@@ -17,15 +17,15 @@ export function sortByKey<T extends { readonly key: Uint8Array }>(items: T[]): T
   let total = 0;
   for (let i = 0; i < n; i++) {
     starts[i] = total;
-    lengths[i] = items[i].key.length;
-    total += lengths[i];
+    lengths[i] = items[i]!.key.length;
+    total += lengths[i]!;
   }
   const buf = Buffer.allocUnsafe(total);
-  for (let i = 0; i < n; i++) buf.set(items[i].key, starts[i]);
+  for (let i = 0; i < n; i++) buf.set(items[i]!.key, starts[i]);
   const idx = sortedOrderPacked(buf, starts, lengths, n);
   // push, not new Array(n): V8 makes arrays preallocated beyond 100k elements dictionary-mode.
   const out: T[] = [];
-  for (let i = 0; i < n; i++) out.push(items[idx[i]]);
+  for (let i = 0; i < n; i++) out.push(items[idx[i]!]!);
   return out;
 }
 
@@ -54,8 +54,8 @@ export function sortedOrderPacked(buf: Uint8Array, starts: Int32Array, lengths: 
     if (count === undefined) count = counts[depth] = new Int32Array(257);
     else count.fill(0);
     for (let i = lo; i < hi; i++) {
-      const j = idx[i];
-      count[depth < lengths[j] ? buf[starts[j] + depth] + 1 : 0]++;
+      const j = idx[i]!;
+      count[depth < lengths[j]! ? buf[starts[j]! + depth]! + 1 : 0]!++;
     }
     let nonEmpty = 0;
     let only = -1;
@@ -73,16 +73,16 @@ export function sortedOrderPacked(buf: Uint8Array, starts: Int32Array, lengths: 
     for (let b = 0; b < 257; b++) {
       start[b] = sum;
       pos[b] = sum;
-      sum += count[b];
+      sum += count[b]!;
     }
     for (let i = lo; i < hi; i++) {
-      const j = idx[i];
-      tmp[pos[depth < lengths[j] ? buf[starts[j] + depth] + 1 : 0]++] = j;
+      const j = idx[i]!;
+      tmp[pos[depth < lengths[j]! ? buf[starts[j]! + depth]! + 1 : 0]!++] = j;
     }
     idx.set(tmp.subarray(lo, hi), lo);
     for (let b = 1; b < 257; b++) {
-      const size = count[b];
-      if (size > 1) stack.push(start[b], start[b] + size, depth + 1);
+      const size = count[b]!;
+      if (size > 1) stack.push(start[b]!, start[b]! + size, depth + 1);
     }
   }
   return idx;
@@ -98,18 +98,18 @@ function insertionSortPacked(
   depth: number,
 ): void {
   for (let i = lo + 1; i < hi; i++) {
-    const j0 = idx[i];
-    const s0 = starts[j0];
-    const l0 = lengths[j0];
+    const j0 = idx[i]!;
+    const s0 = starts[j0]!;
+    const l0 = lengths[j0]!;
     let j = i - 1;
     for (; j >= lo; j--) {
-      const k = idx[j];
-      const sk = starts[k];
-      const lk = lengths[k];
+      const k = idx[j]!;
+      const sk = starts[k]!;
+      const lk = lengths[k]!;
       const n = Math.min(lk, l0);
       let c = 0;
       for (let d = depth; d < n; d++) {
-        c = buf[sk + d] - buf[s0 + d];
+        c = buf[sk + d]! - buf[s0 + d]!;
         if (c !== 0) break;
       }
       if (c === 0) c = lk - l0;

@@ -155,7 +155,7 @@ function compareObjects(
   const [bk, bv] = members(b);
   const n = Math.min(ak.length, bk.length);
   for (let i = 0; i < n; i++) {
-    const c = keyCmp(ak[i], bk[i]) || cmp(av[i], bv[i]);
+    const c = keyCmp(ak[i]!, bk[i]!) || cmp(av[i], bv[i]);
     if (c !== 0) return c;
   }
   return ak.length - bk.length;

@@ -250,7 +250,7 @@ function writeValue(v: unknown, c: Collation): void {
       ensure(1);
       buf[pos++] = tag.Object;
       for (let i = 0; i < keys.length; i++) {
-        c.member(keys[i]);
+        c.member(keys[i]!);
         writeValue(values[i], c);
       }
       ensure(1);
@@ -283,13 +283,13 @@ function writeRawString(s: string): void {
   const n = buf.write(s, start, 'utf8');
   pos = start + n;
   let escapes = 0;
-  for (let i = start; i < pos; i++) if (buf[i] <= 0x01) escapes++;
+  for (let i = start; i < pos; i++) if (buf[i]! <= 0x01) escapes++;
   if (escapes > 0) {
     // Rare: shift right to make room, back to front.
     ensure(escapes + 1);
     let to = pos + escapes;
     for (let from = pos - 1; from >= start; from--) {
-      const b = buf[from];
+      const b = buf[from]!;
       if (b <= 0x01) {
         buf[--to] = b + 1;
         buf[--to] = 0x01;
@@ -316,10 +316,10 @@ function writeNumber(tag: number, v: NumberLike): void {
 
 function writeDouble(d: number): void {
   buf.writeDoubleBE(d === 0 ? 0 : d, pos); // -0 → 0
-  if (buf[pos] & 0x80) {
-    for (let i = pos; i < pos + 8; i++) buf[i] ^= 0xff;
+  if (buf[pos]! & 0x80) {
+    for (let i = pos; i < pos + 8; i++) buf[i]! ^= 0xff;
   } else {
-    buf[pos] ^= 0x80;
+    buf[pos]! ^= 0x80;
   }
   pos += 8;
 }

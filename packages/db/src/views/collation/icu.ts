@@ -75,7 +75,7 @@ export function sameCollation(recorded: CollatorVersion): boolean {
 }
 
 function major(version: string): string {
-  return version.split('.')[0];
+  return version.split('.')[0]!;
 }
 
 /**
@@ -139,7 +139,7 @@ function selfCheck(c: IcuCollator): void {
     'привет',
   ];
   for (let i = 1; i < ordered.length; i++) {
-    const [a, b] = [ordered[i - 1], ordered[i]];
+    const [a, b] = [ordered[i - 1]!, ordered[i]!];
     if (c.compare(a, b) >= 0 || Buffer.compare(c.sortKey(a), c.sortKey(b)) >= 0) {
       throw new IcuCollatorError(
         `ICU collation self-check failed: expected ${JSON.stringify(a)} < ${JSON.stringify(b)}`,

@@ -148,19 +148,19 @@ function sumObjects(a: Obj, b: Obj): Obj {
   let j = 0;
   while (i < ka.length && j < kb.length) {
     if (ka[i] === kb[j]) {
-      out[ka[i]] = sumValues(a[ka[i]], b[kb[j]]);
+      out[ka[i]!] = sumValues(a[ka[i]!], b[kb[j]!]);
       i++;
       j++;
-    } else if (ka[i] < kb[j]) {
-      out[ka[i]] = a[ka[i]];
+    } else if (ka[i]! < kb[j]!) {
+      out[ka[i]!] = a[ka[i]!];
       i++;
     } else {
-      out[kb[j]] = b[kb[j]];
+      out[kb[j]!] = b[kb[j]!];
       j++;
     }
   }
-  for (; i < ka.length; i++) out[ka[i]] = a[ka[i]];
-  for (; j < kb.length; j++) out[kb[j]] = b[kb[j]];
+  for (; i < ka.length; i++) out[ka[i]!] = a[ka[i]!];
+  for (; j < kb.length; j++) out[kb[j]!] = b[kb[j]!];
   return out;
 }
 
@@ -244,7 +244,7 @@ function statValues(value: unknown, acc: StatsAcc): StatsAcc {
   if (Array.isArray(value) && Array.isArray(acc)) {
     // lists:zipwith: both lists must be as long.
     if (value.length !== acc.length) throw statError(value);
-    return value.map((v, i) => statValues(v, acc[i]));
+    return value.map((v, i) => statValues(v, acc[i]!));
   }
   if (isObject(value)) return combine(unpackStats(value), acc, value);
   if (typeof value === 'number') return combine(Stats.of(value), acc, value);

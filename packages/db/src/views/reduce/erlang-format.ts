@@ -37,7 +37,7 @@ function formatNumber(n: number): string {
   const text = String(n);
   if (text.includes('e')) {
     const [mant, exp] = text.split('e');
-    return `${mant.includes('.') ? mant : `${mant}.0`}e${exp.replace('+', '')}`;
+    return `${mant!.includes('.') ? mant : `${mant}.0`}e${exp!.replace('+', '')}`;
   }
   return text.includes('.') ? text : `${text}.0`;
 }

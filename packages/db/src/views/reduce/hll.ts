@@ -41,17 +41,17 @@ export class Hll {
     const body = encodeTerm(fromPlain(key));
     const hash = createHash('sha1').update(VERSION).update(body).digest();
     // <<Index:11, RegisterValue:11/bitstring, _/bitstring>>
-    const bits = (hash[0] << 16) | (hash[1] << 8) | hash[2]; // first 24 bits
+    const bits = (hash[0]! << 16) | (hash[1]! << 8) | hash[2]!; // first 24 bits
     const index = bits >>> 13;
     const rest = (bits >>> 2) & 0x7ff; // the next 11 bits
     let zeros = 0;
     for (let b = 10; b >= 0 && (rest & (1 << b)) === 0; b--) zeros++;
     const value = zeros + 1;
-    if (value > this.registers[index]) this.registers[index] = value;
+    if (value > this.registers[index]!) this.registers[index] = value;
   }
 
   merge(other: Hll): void {
-    for (let i = 0; i < M; i++) if (other.registers[i] > this.registers[i]) this.registers[i] = other.registers[i];
+    for (let i = 0; i < M; i++) if (other.registers[i]! > this.registers[i]!) this.registers[i] = other.registers[i]!;
   }
 
   /** hyper:card/1 (without the HLL++ bias correction). */
@@ -59,7 +59,7 @@ export class Hll {
     let sum = 0;
     let zeros = 0;
     for (let i = 0; i < M; i++) {
-      const r = this.registers[i];
+      const r = this.registers[i]!;
       sum += 2 ** -r;
       if (r === 0) zeros++;
     }
@@ -71,7 +71,7 @@ export class Hll {
 
   toState(): HllState {
     const sparse: Array<[number, number]> = [];
-    for (let i = 0; i < M; i++) if (this.registers[i] !== 0) sparse.push([i, this.registers[i]]);
+    for (let i = 0; i < M; i++) if (this.registers[i] !== 0) sparse.push([i, this.registers[i]!]);
     if (sparse.length <= 256) return { hll: HLL_PRECISION, sparse };
     return { hll: HLL_PRECISION, dense: Buffer.from(this.registers).toString('base64') };
   }

@@ -98,7 +98,7 @@ export async function createReducer(sources: readonly string[], options: Reducer
     session = new SandboxSession(
       {
         maps: [],
-        reduces: jsPositions.map((i) => sources[i]),
+        reduces: jsPositions.map((i) => sources[i]!),
         lib: null,
         reduceLimit: options.reduceLimit ?? true,
         threshold: options.jsThreshold ?? 4096,
@@ -129,11 +129,11 @@ class ViewReducer implements Reducer {
   }
 
   async reduce(keys: readonly KeyAndId[], values: readonly unknown[]): Promise<unknown[]> {
-    return (await this.reduceGroups([{ keys, values }]))[0];
+    return (await this.reduceGroups([{ keys, values }]))[0]!;
   }
 
   async rereduce(reductions: ReadonlyArray<readonly unknown[]>): Promise<unknown[]> {
-    return (await this.rereduceGroups([reductions]))[0];
+    return (await this.rereduceGroups([reductions]))[0]!;
   }
 
   async reduceGroups(groups: readonly ReduceGroup[]): Promise<unknown[][]> {
@@ -151,24 +151,24 @@ class ViewReducer implements Reducer {
   }
 
   reduceSync(keys: readonly KeyAndId[], values: readonly unknown[]): unknown[] {
-    return this.reduceGroupsSync([{ keys, values }])[0];
+    return this.reduceGroupsSync([{ keys, values }])[0]!;
   }
 
   rereduceSync(reductions: ReadonlyArray<readonly unknown[]>): unknown[] {
-    return this.rereduceGroupsSync([reductions])[0];
+    return this.rereduceGroupsSync([reductions])[0]!;
   }
 
   reduceGroupsSync(groups: readonly ReduceGroup[]): unknown[][] {
     const results = groups.map(() => new Array<unknown>(this.sources.length));
     const builtinOptions = this.builtinOptions();
     for (let g = 0; g < groups.length; g++) {
-      const { keys, values } = groups[g];
+      const { keys, values } = groups[g]!;
       let kvs: Array<[KeyAndId, unknown]> | undefined;
       for (let f = 0; f < this.sources.length; f++) {
         const name = this.builtins[f];
         if (name === undefined) continue;
         kvs ??= keys.map((k, i) => [k, values[i]]);
-        results[g][f] = builtinReduce(name, kvs, builtinOptions);
+        results[g]![f] = builtinReduce(name, kvs, builtinOptions);
       }
     }
     if (this.session !== undefined && groups.length > 0) {
@@ -180,7 +180,7 @@ class ViewReducer implements Reducer {
       for (let g = 0; g < groups.length; g++) {
         const r = out[g] as unknown[] | { overflow: string };
         for (let j = 0; j < this.jsPositions.length; j++) {
-          results[g][this.jsPositions[j]] = Array.isArray(r) ? r[j] : overflow(r.overflow, this.session);
+          results[g]![this.jsPositions[j]!] = Array.isArray(r) ? r[j] : overflow(r.overflow, this.session);
         }
       }
     }
@@ -194,9 +194,9 @@ class ViewReducer implements Reducer {
       const name = this.builtins[f];
       if (name === undefined) continue;
       for (let g = 0; g < groups.length; g++) {
-        results[g][f] = builtinRereduce(
+        results[g]![f] = builtinRereduce(
           name,
-          groups[g].map((r) => r[f]),
+          groups[g]!.map((r) => r[f]),
           builtinOptions,
         );
       }
@@ -204,13 +204,13 @@ class ViewReducer implements Reducer {
     if (this.session === undefined) return results;
     // os_rereduce runs each JavaScript function on its own.
     for (let j = 0; j < this.jsPositions.length; j++) {
-      const f = this.jsPositions[j];
+      const f = this.jsPositions[j]!;
       const pending: number[] = [];
       const inputs: unknown[][] = [];
       for (let g = 0; g < groups.length; g++) {
-        const values = groups[g].map((r) => r[f]);
+        const values = groups[g]!.map((r) => r[f]);
         const earlier = values.find(isReduceOverflowError);
-        if (earlier !== undefined) results[g][f] = earlier;
+        if (earlier !== undefined) results[g]![f] = earlier;
         else {
           pending.push(g);
           inputs.push(values);
@@ -224,7 +224,7 @@ class ViewReducer implements Reducer {
       );
       pending.forEach((g, k) => {
         const r = out[k] as unknown[] | { overflow: string };
-        results[g][f] = Array.isArray(r) ? r[0] : overflow(r.overflow, this.session!);
+        results[g]![f] = Array.isArray(r) ? r[0] : overflow(r.overflow, this.session!);
       });
     }
     return results;

@@ -109,8 +109,8 @@ class SandboxMapper implements Mapper {
     while (start < docsJson.length) {
       let end = start;
       let bytes = 0;
-      do bytes += docsJson[end++].length + 1;
-      while (end < docsJson.length && bytes + docsJson[end].length <= this.maxCallBytes);
+      do bytes += docsJson[end++]!.length + 1;
+      while (end < docsJson.length && bytes + docsJson[end]!.length <= this.maxCallBytes);
       await this.mapChunk(docsJson, start, end, rows, errors);
       start = end;
     }
@@ -140,7 +140,7 @@ class SandboxMapper implements Mapper {
     for (const doc of out.r!) rows.push(doc);
     for (const [doc, view, message] of out.e!) {
       this.session.log(message, 'error');
-      errors.push({ doc: start + doc, view, viewName: this.viewNames[view], message });
+      errors.push({ doc: start + doc, view, viewName: this.viewNames[view]!, message });
     }
   }
 

@@ -1,0 +1,96 @@
+/**
+ * The asynchronous storage contract: what a storage engine (SQLite in-process, PostgreSQL over
+ * the network) offers the document layer. Every method returns a promise or an async iterable of
+ * pages, so an engine behind a network never blocks the event loop; an in-process engine may
+ * answer synchronously inside.
+ *
+ * Storage knows records, bodies as text and two orders (ids by raw UTF-8 bytes, changes by
+ * sequence); it knows nothing of revision trees, winners or HTTP. The document layer decides
+ * what to write (a pure plan over the records it is shown); the engine makes it atomic.
+ *
+ * One write path, `update`: the engine reads the records of the ids a batch touches with every
+ * other writer of that database held off (on every node), lets the plan compute the writes, and
+ * commits them with the next sequences, all in one transaction. So sequence order is commit order,
+ * a batch is all or nothing, and concurrent writers (several requests, several server nodes) never
+ * lose each other's revisions. The document layer batches concurrent requests into one call
+ * (group commit).
+ *
+ * `test/storage-conformance.ts` is the one suite every engine passes.
+ */
+import type { ChangedDoc, DbMeta, DocRecord, DocWrite, IdRange, LocalDoc } from './engine.js';
+
+export type { ChangedDoc, DbMeta, DocRecord, DocWrite, IdRange, LocalDoc, RevBody } from './engine.js';
+
+/** A page of a fold: rows in order; folds read a page per query, so nothing stays open between pages. */
+export type Page<T> = readonly T[];
+
+/** The counters of a database, without file sizes. */
+export type Counters = Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'>;
+
+/**
+ * What an update plan returns: the writes (one per document, at most; committed in this order,
+ * each with the next sequence) and any result the caller wants back.
+ */
+export interface UpdatePlan<R> {
+  writes: readonly DocWrite[];
+  result: R;
+}
+
+/**
+ * Computes a batch's writes from the current records of its ids (absent: no document). Runs
+ * inside the engine's transaction: synchronous and pure; a throw aborts the batch, nothing written.
+ */
+export type Planner<R> = (records: ReadonlyMap<string, DocRecord>) => UpdatePlan<R>;
+
+export interface DocumentStore {
+  readonly name: string;
+  meta(): Promise<DbMeta>;
+  counters(): Promise<Counters>;
+
+  getDoc(id: string): Promise<DocRecord | undefined>;
+  /** One entry per id, in the order given (undefined where there is none). */
+  getDocs(ids: readonly string[]): Promise<(DocRecord | undefined)[]>;
+  /** A revision's body text, or undefined when it was never stored (or was dropped). */
+  getBody(id: string, rev: string): Promise<string | undefined>;
+
+  /** The one write path (see the top of this file). Resolves with the plan's result and each write's sequence. */
+  update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }>;
+
+  /** Documents by id in raw UTF-8 byte order (code point order). */
+  foldDocs(range: IdRange): AsyncIterable<Page<DocRecord>>;
+  /** How many documents `foldDocs(range)` would give. */
+  countDocs(range: IdRange): Promise<number>;
+  /** Documents whose last change is after `since`, by sequence (descending: newest first). */
+  foldChanges(since: number, descending?: boolean): AsyncIterable<Page<DocRecord>>;
+  /** `foldChanges` (ascending) with each live winner's body text; `body` is undefined for deleted winners. */
+  foldChangedBodies(since: number): AsyncIterable<Page<ChangedDoc>>;
+  /** How many documents changed after `since`. */
+  countChanges(since: number): Promise<number>;
+
+  getLocal(id: string): Promise<LocalDoc | undefined>;
+  /** Writes (inserts or replaces) a local document. */
+  putLocal(doc: LocalDoc): Promise<void>;
+  /** Removes a local document; false when there was none. */
+  deleteLocal(id: string): Promise<boolean>;
+  foldLocal(range: IdRange): AsyncIterable<Page<LocalDoc>>;
+
+  /** Small per-database settings as text (`revs_limit`, `security`, ...). */
+  getProp(key: string): Promise<string | undefined>;
+  setProp(key: string, value: string): Promise<void>;
+}
+
+/** Where a server's databases and its own state live. */
+export interface Storage {
+  /** Every database name, in code point order. */
+  listDatabases(): Promise<string[]>;
+  /** Creates a database; rejects with `StorageExistsError` when it exists. */
+  create(name: string): Promise<DocumentStore>;
+  /** The database of that name, or undefined. */
+  open(name: string): Promise<DocumentStore | undefined>;
+  /** Deletes a database and everything of it; false when there was none. */
+  destroy(name: string): Promise<boolean>;
+  /** Server-level values (admins, configuration, secrets), shared by every node on this storage. */
+  getServerValue(key: string): Promise<string | undefined>;
+  setServerValue(key: string, value: string): Promise<void>;
+  close(): Promise<void>;
+}

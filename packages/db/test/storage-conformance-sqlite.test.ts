@@ -1,0 +1,11 @@
+import { rmSync } from 'node:fs';
+import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
+import { storageConformance } from './storage-conformance.js';
+import { makeTempDir } from './support/tmp-dir.js';
+
+const { dir } = makeTempDir('divan-conformance-');
+
+storageConformance('SQLite', {
+  open: async () => openSqliteStorage({ dir }),
+  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+});

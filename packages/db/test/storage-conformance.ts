@@ -1,0 +1,362 @@
+/**
+ * The storage conformance suite: written once against the contract (src/storage/contract.ts),
+ * run against every engine (storage-conformance-*.test.ts). An engine is given as a factory that
+ * opens storage on one backing place (a folder, a PostgreSQL schema): called twice, the second
+ * storage sees what the first one committed (after it closed, at least).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { DocRecord, DocWrite, DocumentStore, Page, Storage } from '../src/storage/contract.js';
+import { StorageExistsError } from '../src/storage/engine.js';
+
+export interface EngineUnderTest {
+  /** Opens storage on the engine's backing place (the same place every call). */
+  open(): Promise<Storage>;
+  /** Removes the backing place, after every storage opened on it is closed. */
+  cleanup(): Promise<void>;
+}
+
+/** Collects every row of a fold. */
+export async function all<T>(pages: AsyncIterable<Page<T>>): Promise<T[]> {
+  const rows: T[] = [];
+  for await (const page of pages) rows.push(...page);
+  return rows;
+}
+
+/** A write of a document whose one revision is `rev` (tree text is opaque to storage). */
+function write(id: string, rev: string, body: string | undefined, deleted = false, tree = `tree:${rev}`): DocWrite {
+  return {
+    record: { id, rev, deleted, tree },
+    bodies: body === undefined ? [] : [{ rev, body }],
+  };
+}
+
+/** A plan that writes the given documents and reports which ids it found. */
+const writing = (writes: DocWrite[]) => (records: ReadonlyMap<string, DocRecord>) => ({
+  writes,
+  result: [...records.keys()],
+});
+
+const generation = (rev: string): number => Number(rev.slice(0, rev.indexOf('-')));
+
+export function storageConformance(label: string, engine: EngineUnderTest): void {
+  describe(`storage conformance: ${label}`, () => {
+    let storage: Storage;
+    before(async () => {
+      storage = await engine.open();
+    });
+    after(async () => {
+      await storage.close();
+      await engine.cleanup();
+    });
+
+    let dbCount = 0;
+    const fresh = async (): Promise<DocumentStore> => storage.create(`db${++dbCount}`);
+
+    describe('databases', () => {
+      it('are created, listed in code point order, opened and destroyed', async () => {
+        await storage.create('zeta');
+        await storage.create('alpha/beta');
+        await storage.create('alpha');
+        const names = await storage.listDatabases();
+        const ours = names.filter((n) => ['zeta', 'alpha/beta', 'alpha'].includes(n));
+        assert.deepEqual(ours, ['alpha', 'alpha/beta', 'zeta']);
+        assert.equal((await storage.open('alpha'))?.name, 'alpha');
+        assert.equal(await storage.open('nope'), undefined);
+        await assert.rejects(storage.create('alpha'), StorageExistsError);
+        assert.equal(await storage.destroy('alpha'), true);
+        assert.equal(await storage.destroy('alpha'), false);
+        assert.equal(await storage.open('alpha'), undefined);
+        assert.ok(!(await storage.listDatabases()).includes('alpha'));
+      });
+
+      it('a database created again after destroy is empty', async () => {
+        const db = await storage.create('again');
+        await db.update(['a'], writing([write('a', '1-a', '{"x":1}')]));
+        await db.putLocal({ id: '_local/l', rev: '0-1', body: '{}' });
+        await db.setProp('revs_limit', '5');
+        await storage.destroy('again');
+        const back = await storage.create('again');
+        assert.deepEqual(await back.counters(), { updateSeq: 0, docCount: 0, docDelCount: 0 });
+        assert.equal(await back.getDoc('a'), undefined);
+        assert.equal(await back.getLocal('_local/l'), undefined);
+        assert.equal(await back.getProp('revs_limit'), undefined);
+      });
+
+      it('keep their documents apart', async () => {
+        const one = await fresh();
+        const two = await fresh();
+        await one.update(['same'], writing([write('same', '1-a', '{"in":1}')]));
+        await two.update(['same'], writing([write('same', '1-b', '{"in":2}')]));
+        assert.equal((await one.getDoc('same'))?.rev, '1-a');
+        assert.equal(await two.getBody('same', '1-b'), '{"in":2}');
+        assert.equal(await two.getBody('same', '1-a'), undefined);
+        assert.equal((await one.counters()).updateSeq, 1);
+      });
+    });
+
+    describe('the write path', () => {
+      it('gives a batch consecutive sequences in the order of its writes, and keeps counters', async () => {
+        const db = await fresh();
+        const { result, seqs } = await db.update(
+          ['b', 'a', 'c'],
+          writing([write('b', '1-b', '{"n":"b"}'), write('a', '1-a', '{"n":"a"}'), write('c', '1-c', undefined, true)]),
+        );
+        assert.deepEqual(result, [], 'the plan saw no records');
+        assert.deepEqual(seqs, [1, 2, 3]);
+        assert.deepEqual(await db.counters(), { updateSeq: 3, docCount: 2, docDelCount: 1 });
+        const meta = await db.meta();
+        assert.equal(meta.updateSeq, 3);
+        assert.ok(meta.sizes.external >= '{"n":"b"}'.length * 2);
+        assert.equal(typeof meta.createdAt, 'number');
+        const [b, missing, a] = await db.getDocs(['b', 'missing', 'a']);
+        assert.deepEqual(b, { id: 'b', seq: 1, rev: '1-b', deleted: false, tree: 'tree:1-b' });
+        assert.equal(missing, undefined);
+        assert.equal(a?.seq, 2);
+        assert.equal(await db.getBody('a', '1-a'), '{"n":"a"}');
+        assert.equal(await db.getBody('a', '2-x'), undefined);
+      });
+
+      it('shows the plan the current records, moves an updated document to the newest sequence', async () => {
+        const db = await fresh();
+        await db.update(['a', 'b'], writing([write('a', '1-a', '{"v":1}'), write('b', '1-b', '{}')]));
+        const seen: string[] = [];
+        await db.update(['a', 'zz'], (records) => {
+          seen.push(...[...records.values()].map((r) => `${r.id}@${r.seq}:${r.rev}`));
+          return {
+            writes: [
+              {
+                record: { id: 'a', rev: '2-a', deleted: false, tree: 'tree:2-a' },
+                bodies: [{ rev: '2-a', body: '{"v":2}' }],
+                dropBodies: ['1-a'],
+              },
+            ],
+            result: null,
+          };
+        });
+        assert.deepEqual(seen, ['a@1:1-a']);
+        const changes = await all(db.foldChanges(0));
+        assert.deepEqual(
+          changes.map((r) => `${r.id}@${r.seq}`),
+          ['b@2', 'a@3'],
+        );
+        assert.equal(await db.getBody('a', '1-a'), undefined, 'dropped body');
+        assert.equal(await db.getBody('a', '2-a'), '{"v":2}');
+        // Deleting moves it from the live to the deleted count.
+        await db.update(['a'], writing([write('a', '3-a', '{}', true)]));
+        assert.deepEqual(await db.counters(), { updateSeq: 4, docCount: 1, docDelCount: 1 });
+      });
+
+      it('is all or nothing: a plan that throws, or a bad write, leaves everything as it was', async () => {
+        const db = await fresh();
+        await db.update(['a'], writing([write('a', '1-a', '{}')]));
+        await assert.rejects(
+          db.update(['a', 'b'], () => {
+            throw new Error('planned failure');
+          }),
+          /planned failure/,
+        );
+        const bad = { record: { id: 'c', rev: '1-c', deleted: false, tree: 't' }, bodies: [{ rev: '1-c', body: 5 }] };
+        await assert.rejects(
+          db.update(['b', 'c'], writing([write('b', '1-b', '{}'), bad as unknown as DocWrite])),
+          'a body that is not text fails the whole batch',
+        );
+        assert.deepEqual(await db.counters(), { updateSeq: 1, docCount: 1, docDelCount: 0 });
+        assert.equal(await db.getDoc('b'), undefined);
+        assert.deepEqual(
+          (await all(db.foldChanges(0))).map((r) => r.id),
+          ['a'],
+        );
+      });
+
+      it('loses no revision under concurrent writers: each plan sees the previous commit', async () => {
+        const db = await fresh();
+        await db.update(['n'], writing([write('n', '0-start', '{}')]));
+        const bump = () =>
+          db.update(['n'], (records) => {
+            const rev = `${generation(records.get('n')!.rev) + 1}-x`;
+            return { writes: [write('n', rev, `{"rev":"${rev}"}`)], result: rev };
+          });
+        const results = await Promise.all(Array.from({ length: 25 }, bump));
+        assert.deepEqual(
+          results.map((r) => r.result).sort((x, y) => generation(x) - generation(y)),
+          Array.from({ length: 25 }, (_, i) => `${i + 1}-x`),
+        );
+        assert.equal((await db.getDoc('n'))?.rev, '25-x');
+        // Sequence order is commit order: the higher generation always has the higher sequence.
+        const bySeq = [...results].sort((x, y) => x.seqs[0]! - y.seqs[0]!);
+        assert.deepEqual(
+          bySeq.map((r) => generation(r.result)),
+          Array.from({ length: 25 }, (_, i) => i + 1),
+        );
+        assert.equal((await db.counters()).updateSeq, 26);
+      });
+
+      it('concurrent batches on different documents all commit, with distinct increasing sequences', async () => {
+        const db = await fresh();
+        const batches = Array.from({ length: 20 }, (_, b) =>
+          db.update([`b${b}-1`, `b${b}-2`], writing([write(`b${b}-1`, '1-a', '{}'), write(`b${b}-2`, '1-a', '{}')])),
+        );
+        const done = await Promise.all(batches);
+        const seqs = done.flatMap((d) => d.seqs);
+        assert.equal(new Set(seqs).size, 40);
+        for (const d of done) assert.equal(d.seqs[1], d.seqs[0]! + 1, 'a batch takes consecutive sequences');
+        const changes = await all(db.foldChanges(0));
+        assert.equal(changes.length, 40);
+        assert.deepEqual(
+          changes.map((c) => c.seq),
+          [...seqs].sort((x, y) => x - y),
+        );
+      });
+    });
+
+    describe('folds', () => {
+      let db: DocumentStore;
+      // Code point order: 'B' < 'Z' < '_design/…' < 'a' < U+E000 < U+1F600 (JS's UTF-16 sort puts the emoji first).
+      const ids = ['a', 'B', '\u{1F600}', '_design/x', 'Z', '\uE000', 'b', 'ab', 'deleted'];
+      const ordered = ['B', 'Z', '_design/x', 'a', 'ab', 'b', 'deleted', '\uE000', '\u{1F600}'];
+      before(async () => {
+        db = await fresh();
+        await db.update(
+          ids,
+          writing(
+            ids.map((id) =>
+              write(id, '1-r', id === 'deleted' ? undefined : `{"id":${JSON.stringify(id)}}`, id === 'deleted'),
+            ),
+          ),
+        );
+        for (let i = 0; i < 600; i++) {
+          const id = `m${String(i).padStart(4, '0')}`;
+          await db.update([id], writing([write(id, '1-m', '{}')]));
+        }
+      });
+      const idsOf = async (pages: AsyncIterable<Page<{ id: string }>>) => (await all(pages)).map((r) => r.id);
+
+      it('foldDocs walks ids in code point order, live documents unless asked', async () => {
+        const small = (await idsOf(db.foldDocs({}))).filter((id) => !id.startsWith('m'));
+        assert.deepEqual(
+          small,
+          ordered.filter((id) => id !== 'deleted'),
+        );
+        const withDeleted = (await idsOf(db.foldDocs({ includeDeleted: true }))).filter((id) => !id.startsWith('m'));
+        assert.deepEqual(withDeleted, ordered);
+      });
+
+      it('foldDocs honours start, end, inclusiveEnd and descending; countDocs agrees', async () => {
+        const cases = [
+          { start: 'Z', end: 'ab' },
+          { start: 'Z', end: 'ab', inclusiveEnd: false },
+          { start: 'b', end: 'Z', descending: true },
+          { start: 'b', end: 'Z', descending: true, inclusiveEnd: false },
+          { start: 'm0100', end: 'm0399' },
+          { start: 'zz' },
+          { end: 'B' },
+          { start: '\uE000', includeDeleted: true },
+        ];
+        const expected = [
+          ['Z', '_design/x', 'a', 'ab'],
+          ['Z', '_design/x', 'a'],
+          ['b', 'ab', 'a', '_design/x', 'Z'],
+          ['b', 'ab', 'a', '_design/x'],
+        ];
+        for (const [i, range] of cases.entries()) {
+          const got = await idsOf(db.foldDocs(range));
+          if (expected[i] !== undefined) assert.deepEqual(got, expected[i], JSON.stringify(range));
+          if (i === 4) assert.equal(got.length, 300);
+          assert.equal(await db.countDocs(range), got.length, `count ${JSON.stringify(range)}`);
+        }
+      });
+
+      it('foldChanges and countChanges by sequence, both directions; foldChangedBodies carries bodies', async () => {
+        const asc = await all(db.foldChanges(0));
+        assert.equal(asc.length, ids.length + 600);
+        assert.deepEqual(
+          asc.map((r) => r.seq),
+          Array.from({ length: asc.length }, (_, i) => i + 1),
+        );
+        const desc = await all(db.foldChanges(0, true));
+        assert.deepEqual(
+          desc.map((r) => r.seq),
+          asc.map((r) => r.seq).reverse(),
+        );
+        assert.equal((await all(db.foldChanges(300))).length, asc.length - 300);
+        assert.equal(await db.countChanges(300), asc.length - 300);
+        assert.equal(await db.countChanges(0), asc.length);
+        const bodies = await all(db.foldChangedBodies(0));
+        assert.equal(bodies.length, asc.length);
+        const byId = new Map(bodies.map((b) => [b.id, b]));
+        assert.equal(byId.get('a')?.body, '{"id":"a"}');
+        assert.equal(byId.get('deleted')?.body, undefined);
+        assert.equal(byId.get('deleted')?.deleted, true);
+      });
+
+      it('pages do not miss or repeat a row while writes go on between them', async () => {
+        const seen: string[] = [];
+        let written = 0;
+        for await (const page of db.foldDocs({ start: 'm', end: 'n' })) {
+          seen.push(...page.map((r) => r.id));
+          // New ids both behind and ahead of the walk, and an update of one already seen.
+          await db.update([`m${written}-new`, 'm0000'], (records) => ({
+            writes: [
+              write(`m${written}-new`, '1-n', '{}'),
+              write('m0000', `${generation(records.get('m0000')!.rev) + 1}-m`, '{}'),
+            ],
+            result: null,
+          }));
+          written++;
+        }
+        const original = seen.filter((id) => /^m\d{4}$/.test(id));
+        assert.equal(original.length, 600, 'every document there before the walk, once');
+        assert.equal(new Set(original).size, 600);
+        assert.deepEqual(original, [...original].sort());
+      });
+
+      it('local documents: stored, replaced, folded, deleted; never counted or in changes', async () => {
+        const local = await fresh();
+        await local.putLocal({ id: '_local/b', rev: '0-1', body: '{"v":1}' });
+        await local.putLocal({ id: '_local/a', rev: '0-1', body: '{}' });
+        await local.putLocal({ id: '_local/b', rev: '0-2', body: '{"v":2}' });
+        assert.deepEqual(await local.getLocal('_local/b'), { id: '_local/b', rev: '0-2', body: '{"v":2}' });
+        assert.deepEqual(await idsOf(local.foldLocal({})), ['_local/a', '_local/b']);
+        assert.deepEqual(await idsOf(local.foldLocal({ descending: true })), ['_local/b', '_local/a']);
+        assert.equal(await local.deleteLocal('_local/a'), true);
+        assert.equal(await local.deleteLocal('_local/a'), false);
+        assert.deepEqual(await local.counters(), { updateSeq: 0, docCount: 0, docDelCount: 0 });
+        assert.deepEqual(await all(local.foldChanges(0)), []);
+      });
+
+      it('properties are kept per database', async () => {
+        const one = await fresh();
+        const two = await fresh();
+        assert.equal(await one.getProp('security'), undefined);
+        await one.setProp('security', '{"admins":{}}');
+        await one.setProp('security', '{"members":{}}');
+        assert.equal(await one.getProp('security'), '{"members":{}}');
+        assert.equal(await two.getProp('security'), undefined);
+      });
+    });
+
+    describe('durability', () => {
+      it('what was committed is there for the next storage opened on the same place', async () => {
+        const db = await storage.create('kept');
+        await db.update(['k'], writing([write('k', '1-k', '{"kept":true}')]));
+        await db.putLocal({ id: '_local/k', rev: '0-3', body: '{}' });
+        await db.setProp('revs_limit', '7');
+        await storage.setServerValue('secret', 'abc');
+        await storage.setServerValue('secret', 'def');
+        await storage.close();
+        storage = await engine.open();
+        const again = await storage.open('kept');
+        assert.ok(again !== undefined);
+        assert.deepEqual(await again.counters(), { updateSeq: 1, docCount: 1, docDelCount: 0 });
+        assert.equal(await again.getBody('k', '1-k'), '{"kept":true}');
+        assert.equal((await again.getLocal('_local/k'))?.rev, '0-3');
+        assert.equal(await again.getProp('revs_limit'), '7');
+        assert.equal(await storage.getServerValue('secret'), 'def');
+        assert.equal(await storage.getServerValue('other'), undefined);
+        const next = await again.update(['k2'], writing([write('k2', '1-k', '{}')]));
+        assert.deepEqual(next.seqs, [2], 'sequences continue after a reopen');
+      });
+    });
+  });
+}
