@@ -45,11 +45,24 @@ describe('database compaction', () => {
   after(() => t.close());
 
   it('removes non-leaf bodies, shrinks the file, and shows as a task while it runs', async () => {
+    // A document deleted and written again: its old tombstone is no leaf any more.
+    const gone = await t.request('DELETE', `/${DB}/d03999?rev=${lastRevs[DOCS - 1]}`);
+    assert.equal(gone.status, 200, gone.text);
+    const again = await t.request('PUT', `/${DB}/d03999`, { body: { n: 3999, back: true } });
+    assert.equal(again.status, 201, again.text);
+    const tombstoneInfo = await t.request('GET', `/${DB}/d03999?revs_info=true`);
+    assert.equal(tombstoneInfo.json._revs_info[1].status, 'deleted');
     const old = await t.request('GET', `/${DB}/d00000?rev=${firstRevs[0]}`);
     assert.equal(old.status, 200, 'an old revision is there before compaction');
     const before = (await t.request('GET', `/${DB}`)).json;
     assert.equal(before.compact_running, false);
 
+    assertError(
+      await t.request('POST', `/${DB}/_compact`),
+      415,
+      'bad_content_type',
+      'Content-Type must be application/json',
+    );
     const started = await t.request('POST', `/${DB}/_compact`, { headers: JSON_TYPE });
     assert.equal(started.status, 202, started.text);
     assert.deepEqual(started.json, { ok: true });
@@ -87,6 +100,13 @@ describe('database compaction', () => {
       (info.json._revs_info as { status: string }[]).map((x) => x.status),
       ['available', 'missing', 'missing'],
     );
+    // The old tombstone too (CouchDB: `deleted` before, `missing` after).
+    assert.deepEqual(
+      ((await t.request('GET', `/${DB}/d03999?revs_info=true`)).json._revs_info as { status: string }[]).map(
+        (x) => x.status,
+      ),
+      ['available', 'missing', 'missing', 'missing', 'missing'],
+    );
     // Documents and views work as before; a later edit works too.
     const edit = await t.request('PUT', `/${DB}/d00002`, { body: { _rev: lastRevs[2], n: 2, edited: true } });
     assert.equal(edit.status, 201, edit.text);
@@ -98,6 +118,7 @@ describe('database compaction', () => {
   });
 
   it('POST /db/_compact/{ddoc}: 202 for a design doc, 404 for a missing one', async () => {
+    assertError(await t.request('POST', `/${DB}/_compact/v`), 415, 'bad_content_type');
     const r = await t.request('POST', `/${DB}/_compact/v`, { headers: JSON_TYPE });
     assert.equal(r.status, 202, r.text);
     assert.deepEqual(r.json, { ok: true });

@@ -11,7 +11,7 @@ import { compact } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import { purgeDocs, purgedInfosLimit, setPurgedInfosLimit } from '../../documents/purge.js';
 import { parseRev, type Rev } from '../../revisions/index.js';
-import { readJson } from '../body.js';
+import { checkJsonType, readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
 import { dbOf } from './databases.js';
@@ -24,6 +24,8 @@ export const maintenance = {
   compact(ctx: RequestContext): void {
     requireAdmin(ctx.user);
     const db = dbOf(ctx);
+    // CouchDB asks for a JSON content type (415 otherwise), though no body is read.
+    checkJsonType(ctx);
     void compact(db, ctx.server.log).catch(() => {});
     sendJson(ctx, 202, { ok: true });
   },
@@ -32,6 +34,7 @@ export const maintenance = {
   compactViews(ctx: RequestContext): void {
     requireAdmin(ctx.user);
     const db = dbOf(ctx);
+    checkJsonType(ctx);
     const manager = ctx.server.views(db);
     const ddocId = DESIGN_PREFIX + param(ctx, 'docid');
     manager.groupOf(ddocId);
