@@ -117,6 +117,17 @@ describe('database compaction', () => {
     );
   });
 
+  it('anonymous: the member check comes first (401 not authorized)', async () => {
+    for (const path of [`/${DB}/_compact`, `/${DB}/_compact/v`]) {
+      assertError(
+        await t.request('POST', path, { headers: JSON_TYPE, auth: false }),
+        401,
+        'unauthorized',
+        'You are not authorized to access this db.',
+      );
+    }
+  });
+
   it('POST /db/_compact/{ddoc}: 202 for a design doc, 404 for a missing one', async () => {
     assertError(await t.request('POST', `/${DB}/_compact/v`), 415, 'bad_content_type');
     const r = await t.request('POST', `/${DB}/_compact/v`, { headers: JSON_TYPE });

@@ -146,8 +146,20 @@ describe('purge', () => {
     assert.equal(index.purge_seq, 3);
   });
 
-  it('bad requests', async () => {
+  it('bad requests; server admins only (CouchDB checks that before the database)', async () => {
     await fresh('p6');
+    assertError(
+      await t.request('POST', '/p6/_purge', { body: { a: [] }, auth: false }),
+      401,
+      'unauthorized',
+      'You are not a server admin.',
+    );
+    assertError(
+      await t.request('POST', '/nodb/_purge', { body: { a: [] }, auth: false }),
+      401,
+      'unauthorized',
+      'You are not a server admin.',
+    );
     assertError(await t.request('POST', '/p6/_purge', { body: [] }), 400, 'bad_request');
     assertError(
       await t.request('POST', '/p6/_purge', { body: { a: ['bad'] } }),

@@ -21,9 +21,10 @@ const MAX_PURGE_IDS = 100;
 const MAX_PURGE_REVS = 1000;
 
 export const maintenance = {
+  /** Database admins (the member check first, as CouchDB). */
   compact(ctx: RequestContext): void {
-    requireAdmin(ctx.user);
     const db = dbOf(ctx);
+    requireAdmin(ctx.user);
     // CouchDB asks for a JSON content type (415 otherwise), though no body is read.
     checkJsonType(ctx);
     void compact(db, ctx.server.log).catch(() => {});
@@ -32,8 +33,8 @@ export const maintenance = {
 
   /** The design doc must exist (404 otherwise); its index is compacted once answered. */
   compactViews(ctx: RequestContext): void {
-    requireAdmin(ctx.user);
     const db = dbOf(ctx);
+    requireAdmin(ctx.user);
     checkJsonType(ctx);
     const manager = ctx.server.views(db);
     const ddocId = DESIGN_PREFIX + param(ctx, 'docid');
@@ -69,8 +70,8 @@ export const maintenance = {
   },
 
   async setPurgedInfosLimit(ctx: RequestContext): Promise<void> {
-    requireAdmin(ctx.user);
     const db = dbOf(ctx);
+    requireAdmin(ctx.user);
     const value = await readJson(ctx);
     setPurgedInfosLimit(db, typeof value === 'number' ? value : Number.NaN);
     sendJson(ctx, 200, { ok: true });
