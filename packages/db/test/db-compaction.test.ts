@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Sqlite from 'better-sqlite3';
+import { compactionPace } from '../src/documents/compaction.js';
 import { openSqliteEngine } from '../src/storage/sqlite/sqlite-engine.js';
 import { makeTempDir } from './support/tmp-dir.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -63,6 +64,9 @@ describe('database compaction', () => {
       'bad_content_type',
       'Content-Type must be application/json',
     );
+    // Slowed down (the server runs in this process): ~40 steps of 100 documents, 10 ms apart.
+    const pace = { ...compactionPace };
+    Object.assign(compactionPace, { docsPerStep: 100, pauseMs: 10 });
     const started = await t.request('POST', `/${DB}/_compact`, { headers: JSON_TYPE });
     assert.equal(started.status, 202, started.text);
     assert.deepEqual(started.json, { ok: true });
@@ -81,6 +85,7 @@ describe('database compaction', () => {
       if (info.json.compact_running === true) sawRunning = true;
       if (task === undefined && info.json.compact_running === false) break;
     }
+    Object.assign(compactionPace, pace);
     assert.ok(sawTask, 'a database_compaction task in _active_tasks');
     assert.ok(sawRunning, 'compact_running true meanwhile');
 

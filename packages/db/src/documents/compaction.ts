@@ -4,7 +4,7 @@
  * `_revs_info` says `missing`), and the file shrinks.
  *
  * It runs in steps so the server keeps answering meanwhile: documents are read in pages and
- * rewritten DOCS_PER_STEP at a time (each step one transaction: the tree with those revisions
+ * rewritten 500 at a time (each step one transaction: the tree with those revisions
  * marked as not stored, and their bodies deleted, read and written in one synchronous step so no
  * write can slip in between), then the free pages go back to the file system a few MiB per step
  * (SQLite incremental vacuum; see storage `reclaimSpace`). Progress shows in `_active_tasks` as a
@@ -14,10 +14,12 @@ import type { CompactWrite } from '../storage/engine.js';
 import { formatRev, parseTree, serializeTree, type RevNode, type RevTree } from '../revisions/index.js';
 import type { Database } from './database.js';
 
-/** Documents rewritten per step. */
-const DOCS_PER_STEP = 500;
-/** Pages given back per step (8 KiB pages: 16 MiB). */
-const PAGES_PER_STEP = 2048;
+/**
+ * How compaction paces itself: documents rewritten per step, pages given back per step (8 KiB
+ * pages: 16 MiB), and a pause between steps (none: the next step waits only for the I/O
+ * callbacks already due). A test slows it down to watch it run.
+ */
+export const compactionPace = { docsPerStep: 500, pagesPerStep: 2048, pauseMs: 0 };
 
 export interface CompactionTask {
   type: 'database_compaction';
@@ -86,7 +88,7 @@ async function run(db: Database, task: CompactionTask): Promise<void> {
     for (const record of db.store.foldDocs({ start: after, includeDeleted: true })) {
       if (after !== undefined && record.id === after) continue;
       ids.push(record.id);
-      if (ids.length === DOCS_PER_STEP) break;
+      if (ids.length >= compactionPace.docsPerStep) break;
     }
     if (ids.length === 0) break;
     after = ids[ids.length - 1];
@@ -101,7 +103,7 @@ async function run(db: Database, task: CompactionTask): Promise<void> {
     await nextTurn();
   }
   task.phase = 'file_shrink';
-  while (db.store.reclaimSpace(PAGES_PER_STEP)) await nextTurn();
+  while (db.store.reclaimSpace(compactionPace.pagesPerStep)) await nextTurn();
   task.progress = 100;
 }
 
@@ -136,5 +138,6 @@ export function compactTree(id: string, text: string): CompactWrite | undefined 
 }
 
 function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  const { pauseMs } = compactionPace;
+  return new Promise((resolve) => (pauseMs > 0 ? setTimeout(resolve, pauseMs) : setImmediate(resolve)));
 }
