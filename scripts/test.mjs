@@ -2,12 +2,20 @@
 // Runs every workspace's compiled tests (packages/*/dist/test/**/*.test.js) with node's
 // test runner, prints the spec report, and ends with one line: "N passed, N failed".
 // Usage: node scripts/test.mjs [substring ...]  (only test files whose path contains one of them)
+//
+// PostgreSQL tests (files named *postgres*) need a server: unless DIVAN_TEST_POSTGRES already
+// names one, a throw-away server is started first (scripts/postgres.mjs: found under
+// /usr/lib/postgresql, installed with apt-get when missing and running as root) and stopped and
+// removed at the end, also on failure or Ctrl-C. Without one, no test runs and the run fails.
+// The HTTP suites (http-*, client-*, views-http-*) then run a second time with every test server
+// on PostgreSQL (DIVAN_TEST_STORAGE=postgres): the same behaviour on both storage engines.
 import { spawnSync } from 'node:child_process';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PostgresMissing, startPostgres } from './postgres.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const filters = process.argv.slice(2);
@@ -40,6 +48,39 @@ if (selected.length === 0) {
 let passed = 0;
 let failed = 0;
 
+const HTTP_SUITES = /(^|\/)(http-|client-|views-http-)[^/]*\.test\.js$/;
+const onPostgres = selected.filter((f) => HTTP_SUITES.test(f));
+
+let postgres;
+const needsPostgres = onPostgres.length > 0 || selected.some((f) => relative(root, f).includes('postgres'));
+if (needsPostgres && !process.env.DIVAN_TEST_POSTGRES) {
+  try {
+    postgres = await startPostgres({ log: (line) => console.log(`postgres: ${line}`) });
+  } catch (err) {
+    if (err instanceof PostgresMissing) {
+      console.log(`✖ PostgreSQL: ${err.message}. The PostgreSQL tests need its server; install it with:`);
+      console.log(`    ${err.command}`);
+    } else {
+      console.log(`✖ PostgreSQL: could not start a throw-away server: ${err.message}`);
+    }
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+  const stopPostgres = () => {
+    postgres?.stop();
+    postgres = undefined;
+  };
+  process.on('exit', stopPostgres);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      stopPostgres();
+      process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
+    });
+  }
+  process.env.DIVAN_TEST_POSTGRES = postgres.url;
+  console.log(`postgres: throw-away server at ${postgres.url} (${postgres.bin})`);
+}
+
 // The lint step (Biome: formatting and lint rules) counts as one test; warnings fail it too.
 if (filters.length === 0) {
   const biome = join(root, 'node_modules', '.bin', 'biome');
@@ -60,18 +101,28 @@ const isSuite = (data) => data.details?.type === 'suite';
 
 // The view sandbox (isolated-vm) needs every test process started with --no-node-snapshot.
 process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --no-node-snapshot`.trim();
-const stream = run({ files: selected, concurrency: 2, timeout: 120_000 });
-stream.on('test:pass', (data) => {
-  if (!isSuite(data) && !data.skip && !data.todo) passed++;
-});
-stream.on('test:fail', (data) => {
-  if (!isSuite(data)) failed++;
-});
-stream.compose(spec).pipe(process.stdout);
-stream.on('end', () => {
-  // Let the reporter flush before the summary line.
-  setImmediate(() => {
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exitCode = failed > 0 ? 1 : 0;
+/** One pass of the test runner over `files`; resolves when it has reported everything. */
+function pass(files, label) {
+  return new Promise((resolve) => {
+    if (label !== undefined) console.log(`\n${label}`);
+    const stream = run({ files, concurrency: 2, timeout: 120_000 });
+    stream.on('test:pass', (data) => {
+      if (!isSuite(data) && !data.skip && !data.todo) passed++;
+    });
+    stream.on('test:fail', (data) => {
+      if (!isSuite(data)) failed++;
+    });
+    stream.compose(spec).pipe(process.stdout, { end: false });
+    stream.on('end', () => setImmediate(resolve));
   });
-});
+}
+
+await pass(selected);
+if (onPostgres.length > 0) {
+  process.env.DIVAN_TEST_STORAGE = 'postgres';
+  await pass(onPostgres, `▶ the HTTP suites again, on PostgreSQL (${onPostgres.length} files)`);
+}
+postgres?.stop();
+postgres = undefined;
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed > 0 ? 1 : 0;

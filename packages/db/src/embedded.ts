@@ -3,9 +3,9 @@
  * data folder, for code that embeds the database (and for tests of the engine itself).
  *
  *   const divan = openDivan('./data');
- *   const db = divan.database('posts'); // opened, or created on first use
- *   db.upsert({ _id: '_design/app', views: { by_author: { map: 'function(d){ emit(d.author, 1) }', reduce: '_count' } } });
- *   db.upsert({ _id: 'p1', author: 'ann' });
+ *   const db = await divan.database('posts'); // opened, or created on first use
+ *   await db.upsert({ _id: '_design/app', views: { by_author: { map: 'function(d){ emit(d.author, 1) }', reduce: '_count' } } });
+ *   await db.upsert({ _id: 'p1', author: 'ann' });
  *   await db.view('app', 'by_author', { group: true });  // { rows: [{ key: 'ann', value: 1 }] }
  */
 import { createAdminStore } from './auth/index.js';
@@ -17,7 +17,7 @@ import { DESIGN_PREFIX } from './documents/doc-id.js';
 import { fromPlain } from './json/index.js';
 import { parseViewQuery } from './http/view-params.js';
 import { CouchServer } from './server/couch-server.js';
-import { openSqliteEngine } from './storage/sqlite/sqlite-engine.js';
+import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { viewOf } from './views/design.js';
 import { answerQuery } from './views/query.js';
 
@@ -41,8 +41,10 @@ export class Divan {
   readonly couch: CouchServer;
 
   constructor(dir: string, options: EmbeddedOptions = {}) {
+    const storage = openSqliteStorage({ dir, durability: options.durability });
     this.couch = new CouchServer({
-      engine: openSqliteEngine({ dir, durability: options.durability }),
+      storage,
+      indexDir: (db) => storage.indexDir(db.name),
       admins: createAdminStore({}),
       maxBodyBytes: Infinity,
       log: options.log ?? (() => {}),
@@ -50,31 +52,31 @@ export class Divan {
   }
 
   /** Creates a database; a 412 `file_exists` CouchError when it exists. */
-  createDb(name: string): EmbeddedDb {
-    return new EmbeddedDb(this.couch, this.couch.createDb(name));
+  async createDb(name: string): Promise<EmbeddedDb> {
+    return new EmbeddedDb(this.couch, await this.couch.createDb(name));
   }
 
   /** An existing database; a 404 CouchError when there is none. */
-  db(name: string): EmbeddedDb {
-    return new EmbeddedDb(this.couch, this.couch.db(name));
+  async db(name: string): Promise<EmbeddedDb> {
+    return new EmbeddedDb(this.couch, await this.couch.db(name));
   }
 
   /** The database of that name, created on first use (what a program run twice wants). */
-  database(name: string): EmbeddedDb {
+  async database(name: string): Promise<EmbeddedDb> {
     try {
-      return this.db(name);
+      return await this.db(name);
     } catch (error) {
       if (!(error instanceof CouchError) || error.status !== 404) throw error;
       return this.createDb(name);
     }
   }
 
-  listDbs(): string[] {
+  listDbs(): Promise<string[]> {
     return this.couch.listDbs();
   }
 
-  deleteDb(name: string): void {
-    this.couch.deleteDb(name);
+  deleteDb(name: string): Promise<void> {
+    return this.couch.deleteDb(name);
   }
 
   close(): Promise<void> {
@@ -89,7 +91,7 @@ export class EmbeddedDb {
   ) {}
 
   /** Writes one document (its `_id` required; `_rev` to update); throws CouchError on conflict. */
-  put(doc: Record<string, unknown>): { ok: true; id: string; rev: string } {
+  put(doc: Record<string, unknown>): Promise<{ ok: true; id: string; rev: string }> {
     return this.database.putDoc(doc._id, readDocInput(fromPlain(doc)));
   }
 
@@ -97,20 +99,20 @@ export class EmbeddedDb {
    * Writes the document over its current revision, whatever that is (`_rev` is ignored): a new
    * document is created, an existing or deleted one gets a new revision.
    */
-  upsert(doc: Record<string, unknown>): { ok: true; id: string; rev: string } {
+  async upsert(doc: Record<string, unknown>): Promise<{ ok: true; id: string; rev: string }> {
     const id = doc._id;
-    const current = typeof id === 'string' ? this.database.record(id) : undefined;
+    const current = typeof id === 'string' ? await this.database.record(id) : undefined;
     const { _rev, ...body } = doc;
     const input = readDocInput(fromPlain(body));
     if (current !== undefined && !current.deleted) input.rev = parseRev(current.rev);
     return this.database.putDoc(id, input);
   }
 
-  get(id: string, options: OpenOptions = {}): Record<string, unknown> {
-    return JSON.parse(this.database.openDoc(id, options).json) as Record<string, unknown>;
+  async get(id: string, options: OpenOptions = {}): Promise<Record<string, unknown>> {
+    return JSON.parse((await this.database.openDoc(id, options)).json) as Record<string, unknown>;
   }
 
-  bulkDocs(docs: readonly Record<string, unknown>[], newEdits = true): WriteResult[] {
+  bulkDocs(docs: readonly Record<string, unknown>[], newEdits = true): Promise<WriteResult[]> {
     return this.database.bulkDocs(docs.map(fromPlain), newEdits);
   }
 
@@ -120,13 +122,15 @@ export class EmbeddedDb {
    */
   async view(ddoc: string, name: string, params: Record<string, unknown> = {}): Promise<ViewResult> {
     const manager = this.couch.views(this.database);
-    const group = manager.groupOf(DESIGN_PREFIX + ddoc);
+    const group = await manager.groupOf(DESIGN_PREFIX + ddoc);
     const { index: viewNo } = viewOf(group, name);
     const state = await manager.state(group);
     const q = parseViewQuery(new URLSearchParams(), params, group.views[viewNo]!, group.options);
     if (q.update === 'true') await manager.refresh(state);
     const { meta, rows } = answerQuery(this.database, state, viewNo, q);
-    const result = { ...meta, rows: [...rows].map(parse) };
+    const all: unknown[] = [];
+    for await (const row of rows) all.push(parse(row));
+    const result = { ...meta, rows: all };
     if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
     return result;
   }

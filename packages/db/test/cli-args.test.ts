@@ -76,6 +76,10 @@ describe('parseServeArgs', () => {
       logLevel: 'none',
     });
     assert.throws(() => serve(['--log-level', 'loud']), /--log-level must be one of debug, info, warn, error, none/);
+    assert.equal(serve(['--storage', 'postgres://divan@db:5432/couch']).storage, 'postgres://divan@db:5432/couch');
+    assert.equal(serve([], { DIVAN_STORAGE: 'postgresql://h/x' }).storage, 'postgresql://h/x');
+    assert.equal(serve([]).storage, undefined);
+    assert.throws(() => serve(['--storage', 'mysql://h/x']), /--storage must be a PostgreSQL URL/);
   });
 
   test('flags win over the environment; empty variables count as unset', () => {

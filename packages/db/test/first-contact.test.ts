@@ -131,9 +131,9 @@ describe('first contact', () => {
     const script = `
       import { openDivan } from ${JSON.stringify(index)};
       const divan = openDivan(${JSON.stringify(dir)});
-      const db = divan.database('posts');
-      db.upsert({ _id: '_design/app', views: { by_author: { map: 'function (d) { emit(d.author, 1) }', reduce: '_count' } } });
-      db.upsert({ _id: 'p1', author: 'ann' });
+      const db = await divan.database('posts');
+      await db.upsert({ _id: '_design/app', views: { by_author: { map: 'function (d) { emit(d.author, 1) }', reduce: '_count' } } });
+      await db.upsert({ _id: 'p1', author: 'ann' });
       console.log(JSON.stringify(await db.view('app', 'by_author', { group: true })));
       await divan.close();`;
     const env = { ...process.env, NODE_OPTIONS: '' };

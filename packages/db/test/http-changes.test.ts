@@ -252,7 +252,7 @@ describe('_changes', () => {
   });
 
   it('continuous streams changes written while it runs', async () => {
-    const pending = t.request('GET', '/db/_changes?feed=continuous&since=now&timeout=600');
+    const pending = t.request('GET', '/db/_changes?feed=continuous&since=now&timeout=2000');
     await new Promise((resolve) => setTimeout(resolve, 150));
     await t.request('PUT', '/db/live1', { body: {} });
     const r = await pending;

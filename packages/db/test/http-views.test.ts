@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -210,7 +210,11 @@ describe('views over HTTP', () => {
     const info2 = (await t.request('GET', '/db/_design/app/_info')).json;
     assert.notEqual(info2.view_index.signature, info1.view_index.signature);
     // The old index goes by itself (no other design document has those views).
-    const indexFiles = () => readdirSync(join(t.dataDir, 'db.sqlite.views')).filter((f) => f.endsWith('.sqlite'));
+    // Wherever the engine keeps this database's index files (beside db.sqlite, or views/ with PostgreSQL).
+    const indexFiles = () =>
+      readdirSync(t.dataDir, { recursive: true })
+        .map((f) => basename(String(f)))
+        .filter((f) => f.endsWith('.sqlite') && f !== 'db.sqlite');
     for (let i = 0; i < 50 && indexFiles().includes(`${info1.view_index.signature}.sqlite`); i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -10,15 +10,15 @@ describe('views in-process', () => {
 
   it('answers map and reduce queries and keeps its index across a reopen', async () => {
     let divan = openDivan(tmp.dir);
-    let db = divan.createDb('posts');
-    db.put({
+    let db = await divan.createDb('posts');
+    await db.put({
       _id: '_design/app',
       views: {
         by_author: { map: 'function(d){ if (d.author) emit(d.author, d.n); }', reduce: '_stats' },
         raw: { map: 'function(d){ if (d.author) emit(d.author, null); }', options: { collation: 'raw' } },
       },
     });
-    db.bulkDocs([
+    await db.bulkDocs([
       { _id: 'a', author: 'bob', n: 2 },
       { _id: 'b', author: 'Bob', n: 3 },
       { _id: 'c', author: 'al', n: 5 },
@@ -39,10 +39,10 @@ describe('views in-process', () => {
     await divan.close();
 
     divan = openDivan(tmp.dir);
-    db = divan.db('posts');
-    const info = db.database.meta();
+    db = await divan.db('posts');
+    const info = await db.database.meta();
     assert.equal(info.updateSeq, 4);
-    db.put({ _id: 'd', author: 'al', n: 1 });
+    await db.put({ _id: 'd', author: 'al', n: 1 });
     const grouped = await db.view('app', 'by_author', { group: true });
     assert.deepEqual(
       grouped.rows.map((r: any) => [r.key, r.value.count]),

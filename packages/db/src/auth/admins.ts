@@ -1,15 +1,19 @@
 /**
- * Server admins, kept hashed in `<dataDir>/admins.json` (`{"admins": {"name": "<hash>"}}`), the
- * equivalent of CouchDB's `[admins]` ini section. There is no admin party: a server without any
- * admin gets one with a random password on first start.
+ * Server admins, kept hashed as the storage's server value `admins.json`
+ * (`{"admins": {"name": "<hash>"}}`, the equivalent of CouchDB's `[admins]` ini section; the
+ * SQLite engine keeps it as that file in the data folder, PostgreSQL in a table every node reads).
+ * There is no admin party: a server without any admin gets one with a random password on first start.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import { CouchError } from '../errors.js';
+import type { Storage } from '../storage/contract.js';
 import { DEFAULT_ITERATIONS, DEFAULT_PRF, hashPassword, isHashed, parseHash, verifyPassword } from './passwords.js';
 
+/** The server value holding the admins (with the SQLite engine: `<data>/admins.json`). */
 export const ADMINS_FILE_NAME = 'admins.json';
+
+/** Where admins are kept: the server values of a storage. */
+export type AdminsPlace = Pick<Storage, 'getServerValue' | 'setServerValue'>;
 export const DEFAULT_ADMIN_NAME = 'admin';
 
 export interface AdminCredentials {
@@ -38,8 +42,8 @@ export interface LoadedAdmins {
   admins: AdminStore;
   /** Set only when this call generated the admin; its password is known nowhere else. */
   created?: AdminCredentials;
-  /** Writes the admins file if this load changed it (with `deferWrite`; a no-op otherwise). */
-  save(): void;
+  /** Writes the admins if this load changed them (with `deferWrite`; a no-op otherwise). */
+  save(): Promise<void>;
 }
 
 /** Successful verifications remembered; a full PBKDF2 run costs ~0.3 s of blocked CPU. */
@@ -103,19 +107,18 @@ export function validateAdminCredentials(admin: AdminCredentials): void {
 }
 
 /**
- * Reads the admins of `dataDir`, storing `configured` (re-hashed only when its password does not
+ * Reads the admins, storing `configured` (re-hashed only when its password does not
  * verify against the stored hash, or that hash is weaker than today's default), hashing any
  * plain-text entries like CouchDB does, and creating `admin` with a random password when there
  * would otherwise be no admin at all.
  */
-export function loadAdmins(
-  dataDir: string,
+export async function loadAdmins(
+  place: AdminsPlace,
   configured?: AdminCredentials,
   options: LoadAdminsOptions = {},
-): LoadedAdmins {
+): Promise<LoadedAdmins> {
   const iterations = options.iterations ?? DEFAULT_ITERATIONS;
-  const file = join(dataDir, ADMINS_FILE_NAME);
-  const hashes = readAdminsFile(file);
+  const hashes = parseAdmins(await place.getServerValue(ADMINS_FILE_NAME));
   let dirty = false;
   const known: AdminCredentials[] = [];
 
@@ -145,11 +148,18 @@ export function loadAdmins(
     dirty = true;
   }
 
-  const write = () => {
-    if (dirty) writeAdminsFile(dataDir, file, hashes);
+  const write = async () => {
+    if (!dirty) return;
+    const admins: Record<string, string> = {};
+    for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
+    try {
+      await place.setServerValue(ADMINS_FILE_NAME, `${JSON.stringify({ admins }, null, 2)}\n`);
+    } catch (err) {
+      throw new CouchError('unknown_error', `Cannot write ${ADMINS_FILE_NAME}: ${(err as Error).message}`);
+    }
     dirty = false;
   };
-  if (!options.deferWrite) write();
+  if (!options.deferWrite) await write();
   const admins = new HashedAdminStore(hashes);
   for (const admin of known) admins.prime(admin.name, admin.password);
   return created === undefined ? { admins, save: write } : { admins, created, save: write };
@@ -160,14 +170,10 @@ function isWeaker(stored: string, iterations: number): boolean {
   return parsed === null || parsed.scheme !== 'pbkdf2' || parsed.prf !== DEFAULT_PRF || parsed.iterations < iterations;
 }
 
-function readAdminsFile(file: string): Map<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw new CouchError('unknown_error', `Cannot read ${file}: ${(err as Error).message}`);
-  }
+function parseAdmins(text: string | undefined): Map<string, string> {
+  const hashes = new Map<string, string>();
+  if (text === undefined) return hashes;
+  const file = ADMINS_FILE_NAME;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -178,7 +184,6 @@ function readAdminsFile(file: string): Map<string, string> {
   if (typeof admins !== 'object' || admins === null || Array.isArray(admins)) {
     throw new CouchError('unknown_error', `${file} must hold {"admins": {"<name>": "<password hash>"}}`);
   }
-  const hashes = new Map<string, string>();
   for (const [name, value] of Object.entries(admins)) {
     if (typeof value !== 'string' || value === '') {
       throw new CouchError('unknown_error', `${file}: the entry of admin "${name}" must be a non-empty string`);
@@ -186,44 +191,4 @@ function readAdminsFile(file: string): Map<string, string> {
     hashes.set(name, value);
   }
   return hashes;
-}
-
-/** Temp file + fsync + rename, so a crash leaves either the old or the new file, never half of one. */
-function writeAdminsFile(dataDir: string, file: string, hashes: Map<string, string>): void {
-  try {
-    mkdirSync(dataDir, { recursive: true });
-    const admins: Record<string, string> = {};
-    for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    const fd = openSync(tmp, 'wx', 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify({ admins }, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(tmp, file);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
-    syncDirectory(dataDir);
-  } catch (err) {
-    if (err instanceof CouchError) throw err;
-    throw new CouchError('unknown_error', `Cannot write ${file}: ${(err as Error).message}`);
-  }
-}
-
-/** Makes the rename durable; not every platform can open a directory, so failures are ignored. */
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // best effort
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }

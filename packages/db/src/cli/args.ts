@@ -23,6 +23,8 @@ export interface ServeOptions {
   maxBodyBytes: number;
   durability: Durability;
   logLevel: LogLevel;
+  /** A PostgreSQL URL: the databases live there (shared by every node) instead of in `dataDir`. */
+  storage?: string;
 }
 
 export type CliCommand =
@@ -51,6 +53,7 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   'max-body': { env: 'DIVAN_MAX_BODY', value: 'SIZE' },
   durability: { env: 'DIVAN_DURABILITY', value: 'normal|full' },
   'log-level': { env: 'DIVAN_LOG_LEVEL', value: LOG_LEVELS.join('|') },
+  storage: { env: 'DIVAN_STORAGE', value: 'postgres://...' },
 };
 
 /** The whole command line (without `node` and the script). */
@@ -120,6 +123,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   const maxBody = pick('max-body');
   const durability = pick('durability');
   const logLevel = pick('log-level');
+  const storage = pick('storage');
 
   const options: ServeOptions = {
     port: port === undefined ? DEFAULT_PORT : parsePort(port.value, port.source),
@@ -130,6 +134,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
     logLevel: logLevel === undefined ? 'info' : parseLogLevel(logLevel.value, logLevel.source),
   };
   if (admin !== undefined) options.admin = parseAdmin(admin.value, admin.source);
+  if (storage !== undefined) options.storage = parseStorage(storage.value, storage.source);
   return options;
 }
 
@@ -178,6 +183,11 @@ function parseDurability(value: string, source: string): Durability {
   throw new UsageError(`${source} must be 'normal' or 'full', got '${value}'`);
 }
 
+function parseStorage(value: string, source: string): string {
+  if (/^postgres(ql)?:\/\//.test(value)) return value;
+  throw new UsageError(`${source} must be a PostgreSQL URL (postgres://user@host:port/database), got '${value}'`);
+}
+
 function parseLogLevel(value: string, source: string): LogLevel {
   if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
   throw new UsageError(`${source} must be one of ${LOG_LEVELS.join(', ')}, got '${value}'`);
@@ -206,6 +216,8 @@ export function helpText(topic?: 'serve'): string {
     `  --max-body SIZE         largest request body, e.g. 64mb, 1gb   [DIVAN_MAX_BODY, default ${DEFAULT_MAX_BODY}]`,
     '  --durability MODE       normal, or full (fsync every commit)   [DIVAN_DURABILITY, default normal]',
     '  --log-level LEVEL       debug, info, warn, error or none       [DIVAN_LOG_LEVEL, default info]',
+    '  --storage URL           keep the databases in PostgreSQL       [DIVAN_STORAGE, default: SQLite in --data]',
+    '                          (postgres://user@host:port/db; several nodes may share it)',
     '                          (info: one line per request; debug: also errors with their stack)',
     '',
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',

@@ -68,6 +68,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       ...(options.admin === undefined ? {} : { admin: options.admin }),
       maxBodyBytes: options.maxBodyBytes,
       durability: options.durability,
+      ...(options.storage === undefined ? {} : { storage: options.storage }),
       log: levelledLog(options.logLevel, (line) => io.stdout(line.endsWith('\n') ? line : `${line}\n`)),
     });
   } catch (err) {
@@ -75,7 +76,9 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
     return 1;
   }
 
-  io.stdout(`Divan ${version()} listening on ${server.url} (data: ${options.dataDir})\n`);
+  const where =
+    options.storage === undefined ? `data: ${options.dataDir}` : `storage: ${withoutPassword(options.storage)}`;
+  io.stdout(`Divan ${version()} listening on ${server.url} (${where})\n`);
   if (server.createdAdmin !== undefined) {
     const { name, password } = server.createdAdmin;
     io.stdout(
@@ -84,7 +87,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
         'No server admin existed, so one was created:',
         `  name:     ${name}`,
         `  password: ${password}`,
-        `This password is shown only this once; only its hash is stored, in ${join(options.dataDir, ADMINS_FILE_NAME)}.`,
+        `This password is shown only this once; only its hash is stored, in ${options.storage === undefined ? join(options.dataDir, ADMINS_FILE_NAME) : 'the storage'}.`,
         'Use --admin USER:PASS (or DIVAN_ADMIN) to set an admin of your own choosing.',
         '',
       ].join('\n')}\n`,
@@ -121,6 +124,17 @@ export async function run(): Promise<void> {
   } catch (err) {
     process.stderr.write(`divan: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
+  }
+}
+
+/** A storage URL fit to print. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
   }
 }
 

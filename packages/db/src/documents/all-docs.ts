@@ -2,7 +2,7 @@
  * `_all_docs`, `_design_docs` and `_local_docs`: rows by id in raw order, or one row per requested
  * key. Rows come out as JSON text, one at a time, so the HTTP layer can stream them.
  */
-import type { DocRecord, IdRange, LocalDoc } from '../storage/engine.js';
+import type { DocRecord, IdRange, LocalDoc } from '../storage/contract.js';
 import type { Database } from './database.js';
 import { DESIGN_PREFIX, isLocalId } from './doc-id.js';
 import { compareIds } from './id-order.js';
@@ -27,47 +27,54 @@ export interface AllDocsOptions {
 export interface AllDocsResult {
   totalRows: number | null;
   offset: number | null;
-  rows: Iterable<string>;
+  rows: AsyncIterable<string>;
 }
 
-export function allDocs(db: Database, space: IdSpace, options: AllDocsOptions): AllDocsResult {
-  const totalRows = space === 'local' ? null : space === 'design' ? countDesign(db) : db.store.counters().docCount;
+export async function allDocs(db: Database, space: IdSpace, options: AllDocsOptions): Promise<AllDocsResult> {
+  const totalRows =
+    space === 'local' ? null : space === 'design' ? await countDesign(db) : (await db.store.counters()).docCount;
   // Keys are opened one by one as documents, whatever the namespace (CouchDB's fabric does so).
   if (options.keys !== undefined) return { totalRows, offset: null, rows: keyRows(db, options.keys, options) };
   const { range, empty } = rangeOf(space, options);
-  if (space === 'local') return { totalRows: null, offset: null, rows: empty ? [] : localRows(db, range, options) };
+  if (space === 'local') return { totalRows: null, offset: null, rows: empty ? none() : localRows(db, range, options) };
   // CouchDB 3 reports the design doc count as the offset of `_design_docs`.
   const offset =
-    space === 'design' ? totalRows : Math.min(totalRows!, db.store.countDocs(rangeBefore(range)) + options.skip);
-  return { totalRows, offset, rows: empty ? [] : rangeRows(db, range, options) };
+    space === 'design'
+      ? totalRows
+      : Math.min(totalRows!, (await db.store.countDocs(rangeBefore(range))) + options.skip);
+  return { totalRows, offset, rows: empty ? none() : rangeRows(db, range, options) };
 }
 
-function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions): Generator<string> {
+async function* none(): AsyncGenerator<string> {}
+
+async function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions): AsyncGenerator<string> {
   let skip = options.skip;
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
-  for (const record of db.store.foldDocs(range)) {
-    if (skip > 0) {
-      skip--;
-      continue;
+  for await (const page of db.store.foldDocs(range)) {
+    for (const record of page) {
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      yield await rowOf(db, record, record.id, options);
+      if (--left <= 0) return;
     }
-    yield rowOf(db, record, record.id, options);
-    if (--left <= 0) return;
   }
 }
 
-function* keyRows(db: Database, keys: readonly unknown[], options: AllDocsOptions): Generator<string> {
+async function* keyRows(db: Database, keys: readonly unknown[], options: AllDocsOptions): AsyncGenerator<string> {
   const ordered = options.descending ? [...keys].reverse() : keys;
   const selected = ordered.slice(options.skip, options.limit === undefined ? undefined : options.skip + options.limit);
   const ids = [...new Set(selected.filter((key): key is string => typeof key === 'string' && !isLocalId(key)))];
   const records = new Map<string, DocRecord | undefined>();
-  const found = db.store.getDocs(ids);
+  const found = await db.store.getDocs(ids);
   ids.forEach((id, i) => {
     records.set(id, found[i]);
   });
   for (const key of selected) {
     if (typeof key === 'string' && isLocalId(key)) {
-      const local = db.store.getLocal(key);
+      const local = await db.store.getLocal(key);
       yield local === undefined ? notFoundRow(key) : localRow(db, local, options);
       continue;
     }
@@ -78,7 +85,7 @@ function* keyRows(db: Database, keys: readonly unknown[], options: AllDocsOption
       const value = `{"rev":${JSON.stringify(record.rev)},"deleted":true}`;
       yield `{"id":${JSON.stringify(record.id)},"key":${JSON.stringify(key)},"value":${value}${options.includeDocs ? ',"doc":null' : ''}}`;
     } else {
-      yield rowOf(db, record, key as string, options);
+      yield await rowOf(db, record, key as string, options);
     }
   }
 }
@@ -91,10 +98,10 @@ function localRow(db: Database, doc: LocalDoc, options: AllDocsOptions): string 
   return `${row}${options.includeDocs ? `,"doc":${db.local.render(doc)}` : ''}}`;
 }
 
-function rowOf(db: Database, record: DocRecord, key: string, options: AllDocsOptions): string {
+async function rowOf(db: Database, record: DocRecord, key: string, options: AllDocsOptions): Promise<string> {
   const id = JSON.stringify(record.id);
   let row = `{"id":${id},"key":${key === record.id ? id : JSON.stringify(key)},"value":{"rev":${JSON.stringify(record.rev)}}`;
-  if (options.includeDocs) row += `,"doc":${db.winningDoc(record, options.conflicts) ?? 'null'}`;
+  if (options.includeDocs) row += `,"doc":${(await db.winningDoc(record, options.conflicts)) ?? 'null'}`;
   return `${row}}`;
 }
 
@@ -135,20 +142,22 @@ function rangeBefore(range: IdRange): IdRange {
   return { end: range.start, inclusiveEnd: false, descending: range.descending };
 }
 
-function countDesign(db: Database): number {
+function countDesign(db: Database): Promise<number> {
   return db.store.countDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false });
 }
 
-function* localRows(db: Database, range: IdRange, options: AllDocsOptions): Generator<string> {
+async function* localRows(db: Database, range: IdRange, options: AllDocsOptions): AsyncGenerator<string> {
   let skip = options.skip;
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
-  for (const doc of db.local.fold(range)) {
-    if (skip > 0) {
-      skip--;
-      continue;
+  for await (const page of db.local.fold(range)) {
+    for (const doc of page) {
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      yield localRow(db, doc, options);
+      if (--left <= 0) return;
     }
-    yield localRow(db, doc, options);
-    if (--left <= 0) return;
   }
 }

@@ -3,7 +3,7 @@
  * newest first). Filters (`_doc_ids`, `_design`) are predicates on the record.
  */
 import { parseRev } from '../revisions/index.js';
-import type { DocRecord } from '../storage/engine.js';
+import type { DocRecord } from '../storage/contract.js';
 import type { Database } from './database.js';
 
 export interface ChangesOptions {
@@ -27,33 +27,35 @@ export interface ChangeRow {
   json: string;
 }
 
-export function* changeRows(db: Database, options: ChangesOptions): Generator<ChangeRow> {
+export async function* changeRows(db: Database, options: ChangesOptions): AsyncGenerator<ChangeRow> {
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
-  for (const record of db.store.foldChanges(options.since, options.descending)) {
-    if (options.filter !== undefined && !options.filter(record)) continue;
-    const times = options.docIds === undefined ? 1 : (options.docIds.get(record.id) ?? 0);
-    if (times === 0) continue;
-    const row = { seq: record.seq, json: changeRow(db, record, options) };
-    for (let i = 0; i < times; i++) {
-      yield row;
-      if (--left <= 0) return;
+  for await (const page of db.store.foldChanges(options.since, options.descending)) {
+    for (const record of page) {
+      if (options.filter !== undefined && !options.filter(record)) continue;
+      const times = options.docIds === undefined ? 1 : (options.docIds.get(record.id) ?? 0);
+      if (times === 0) continue;
+      const row = { seq: record.seq, json: await changeRow(db, record, options) };
+      for (let i = 0; i < times; i++) {
+        yield row;
+        if (--left <= 0) return;
+      }
     }
   }
 }
 
-function changeRow(db: Database, record: DocRecord, options: ChangesOptions): string {
+async function changeRow(db: Database, record: DocRecord, options: ChangesOptions): Promise<string> {
   let row = `{"seq":${record.seq},"id":${JSON.stringify(record.id)},"changes":${JSON.stringify(db.changeRevs(record, options.allLeaves))}`;
   if (record.deleted) row += ',"deleted":true';
-  if (options.includeDocs) row += `,"doc":${changeDoc(db, record, options.conflicts)}`;
+  if (options.includeDocs) row += `,"doc":${await changeDoc(db, record, options.conflicts)}`;
   return `${row}}`;
 }
 
 /** A deleted document's row carries its tombstone (`{_id, _rev, _deleted: true}` and kept members). */
-function changeDoc(db: Database, record: DocRecord, conflicts: boolean): string {
-  if (!record.deleted) return db.winningDoc(record, conflicts) ?? 'null';
+async function changeDoc(db: Database, record: DocRecord, conflicts: boolean): Promise<string> {
+  if (!record.deleted) return (await db.winningDoc(record, conflicts)) ?? 'null';
   try {
-    return db.openDoc(record.id, { rev: parseRev(record.rev) }).json;
+    return (await db.openDoc(record.id, { rev: parseRev(record.rev) })).json;
   } catch {
     return 'null';
   }

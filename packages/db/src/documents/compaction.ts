@@ -4,9 +4,9 @@
  * `_revs_info` says `missing`), and the file shrinks.
  *
  * It runs in steps so the server keeps answering meanwhile: documents are read in pages and
- * rewritten 500 at a time (each step one transaction: the tree with those revisions
- * marked as not stored, and their bodies deleted, read and written in one synchronous step so no
- * write can slip in between), then the free pages go back to the file system a few MiB per step
+ * rewritten 500 at a time (each step one storage transaction that reads them again with the
+ * writers held off: the tree with those revisions marked as not stored, and their bodies
+ * deleted), then the free pages go back to the file system a few MiB per step
  * (SQLite incremental vacuum; see storage `reclaimSpace`). Progress shows in `_active_tasks` as a
  * `database_compaction` task, and `compact_running` in `GET /db` is true until it ends.
  */
@@ -58,7 +58,7 @@ export function compact(db: Database, log: (line: string) => void = () => {}): P
     database: db.name,
     phase: 'document_copy',
     changes_done: 0,
-    total_changes: db.meta().docCount + db.meta().docDelCount,
+    total_changes: 0,
     progress: 0,
     started_on: now,
     updated_on: now,
@@ -79,31 +79,37 @@ export function compact(db: Database, log: (line: string) => void = () => {}): P
 }
 
 async function run(db: Database, task: CompactionTask): Promise<void> {
+  const counters = await db.store.counters();
+  task.total_changes = counters.docCount + counters.docDelCount;
   // The first step waits a turn: the request that started it is answered first.
   await nextTurn();
   let after: string | undefined;
   for (;;) {
-    // Ids of the next page, then each document read again and rewritten in the same step.
+    // Ids of the next page; the storage reads each document again under the writers' lock and
+    // rewrites it in the same transaction (compactDocs plans over what it reads).
     const ids: string[] = [];
-    for (const record of db.store.foldDocs({ start: after, includeDeleted: true })) {
-      if (after !== undefined && record.id === after) continue;
-      ids.push(record.id);
-      if (ids.length >= compactionPace.docsPerStep) break;
+    pages: for await (const page of db.store.foldDocs({ start: after, includeDeleted: true })) {
+      for (const record of page) {
+        if (after !== undefined && record.id === after) continue;
+        ids.push(record.id);
+        if (ids.length >= compactionPace.docsPerStep) break pages;
+      }
     }
     if (ids.length === 0) break;
     after = ids[ids.length - 1];
-    const writes: CompactWrite[] = [];
-    for (const record of db.store.getDocs(ids)) {
-      if (record === undefined) continue;
-      const write = compactTree(record.id, record.tree);
-      if (write !== undefined) writes.push(write);
-    }
-    db.store.compactDocs(writes);
+    await db.store.compact(ids, (records) => {
+      const writes: CompactWrite[] = [];
+      for (const record of records.values()) {
+        const write = compactTree(record.id, record.tree);
+        if (write !== undefined) writes.push(write);
+      }
+      return writes;
+    });
     progress(task, ids.length);
     await nextTurn();
   }
   task.phase = 'file_shrink';
-  while (db.store.reclaimSpace(compactionPace.pagesPerStep)) await nextTurn();
+  while (await db.store.reclaimSpace(compactionPace.pagesPerStep)) await nextTurn();
   task.progress = 100;
 }
 

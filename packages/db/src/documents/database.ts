@@ -1,10 +1,10 @@
 /**
- * One database: documents with revision trees over a `DatabaseStore`. Everything here is
- * synchronous (the store is), so one call is one atomic step for the whole process: the single
- * writer CouchDB has per database comes for free.
+ * One database: documents with revision trees over a storage engine's `DocumentStore`. Writes
+ * go through a group commit (./group-commit.ts): concurrent requests are planned together over
+ * the records the engine locks and commit in one transaction (./write-plan.ts).
  */
 import { CouchError, conflict, notFound } from '../errors.js';
-import { parseJson, stringifyJson, type JsonValue } from '../json/index.js';
+import { parseJson, type JsonValue } from '../json/index.js';
 import {
   compareRevs,
   conflicts as conflictsOf,
@@ -19,25 +19,26 @@ import {
   possibleAncestors,
   revisions as revisionsOf,
   revsInfo as revsInfoOf,
-  serializeTree,
   sortedLeaves,
   compareLeaves,
-  winner,
   type Rev,
   type RevTree,
 } from '../revisions/index.js';
-import type { DatabaseStore, DbMeta, DocRecord, DocWrite } from '../storage/engine.js';
-import { checkDocBody, readDocInput, type DocInput } from './doc-input.js';
+import type { DbMeta, DocRecord, DocumentStore } from '../storage/contract.js';
+import { readDocInput, type DocInput } from './doc-input.js';
 import { isLocalId, validateDocId } from './doc-id.js';
-import { compareIds } from './id-order.js';
-import { interactiveEdit, replicatedEdit, revRequired, type Edit } from './edit.js';
+import { revRequired } from './edit.js';
+import { GroupCommit } from './group-commit.js';
 import { LocalDocs } from './local-docs.js';
 import { renderDoc } from './render.js';
+import type { WriteResult } from './write-plan.js';
+
+export type { WriteResult } from './write-plan.js';
 
 export const DEFAULT_REVS_LIMIT = 1000;
 
-/** One row of a `_bulk_docs` answer. */
-export type WriteResult = { ok: true; id: string; rev: string } | { id: string; error: string; reason: string };
+/** How often a database with change listeners looks for writes made by other processes. */
+const WATCH_MS = 200;
 
 export interface OpenOptions {
   rev?: Rev;
@@ -65,45 +66,85 @@ export class Database {
   readonly local: LocalDocs;
   private revsLimitCache: number | undefined;
   private readonly listeners = new Set<ChangeListener>();
+  private readonly commits: GroupCommit;
+  /** The latest sequence listeners were told of. */
+  private notifiedSeq = 0;
+  private watch: NodeJS.Timeout | undefined;
 
   constructor(
     readonly name: string,
-    readonly store: DatabaseStore,
+    readonly store: DocumentStore,
+    /** When the database was created: with its name, its identity (a database created again is another). */
+    readonly createdAt: number,
   ) {
     this.local = new LocalDocs(store);
+    this.commits = new GroupCommit(
+      store,
+      () => this.revsLimit(),
+      (updateSeq) => this.notify(updateSeq),
+    );
   }
 
-  meta(): DbMeta {
+  meta(): Promise<DbMeta> {
     return this.store.meta();
   }
 
   /** The latest sequence (cheap: no file sizes). */
-  get updateSeq(): number {
-    return this.store.counters().updateSeq;
+  async updateSeq(): Promise<number> {
+    return (await this.store.counters()).updateSeq;
   }
 
-  get revsLimit(): number {
+  async revsLimit(): Promise<number> {
     if (this.revsLimitCache === undefined) {
-      const stored = this.store.getProp('revs_limit');
+      const stored = await this.store.getProp('revs_limit');
       this.revsLimitCache = stored === undefined ? DEFAULT_REVS_LIMIT : Number(stored);
     }
     return this.revsLimitCache;
   }
 
-  setRevsLimit(limit: number): void {
-    this.store.setProp('revs_limit', String(limit));
+  async setRevsLimit(limit: number): Promise<void> {
+    await this.store.setProp('revs_limit', String(limit));
     this.revsLimitCache = limit;
   }
 
-  /** Called with the new update sequence after every write that changed documents. */
+  /**
+   * Called with the new update sequence after every write that changed documents: at once for
+   * writes through this process, and within WATCH_MS for writes by other processes on the same
+   * storage (other server nodes), found by polling the sequence while anyone listens.
+   */
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    // The first poll tells the listeners of the current sequence: they check for themselves what
+    // is new, so a write between their own check and this call is not missed.
+    this.watch ??= setInterval(() => void this.poll(), WATCH_MS).unref();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.watch !== undefined) {
+        clearInterval(this.watch);
+        this.watch = undefined;
+      }
+    };
+  }
+
+  private async poll(): Promise<void> {
+    let seq: number;
+    try {
+      seq = await this.updateSeq();
+    } catch {
+      return; // storage away for a moment: the next poll tries again
+    }
+    if (seq > this.notifiedSeq) this.notify(seq);
+  }
+
+  private notify(updateSeq: number): void {
+    if (updateSeq <= this.notifiedSeq) return;
+    this.notifiedSeq = updateSeq;
+    for (const listener of this.listeners) listener(updateSeq);
   }
 
   /** Tells the change listeners about a write made outside `bulkDocs`/`putDoc` (a purge). */
   notifyChanged(updateSeq: number): void {
-    for (const listener of this.listeners) listener(updateSeq);
+    this.notify(updateSeq);
   }
 
   // ---- writes ----
@@ -113,7 +154,7 @@ export class Database {
    * fails the whole request, nothing written), then each gets its own result: conflicts are
    * values, not throws. All accepted edits commit in one transaction.
    */
-  bulkDocs(docs: readonly JsonValue[], newEdits: boolean): WriteResult[] {
+  bulkDocs(docs: readonly JsonValue[], newEdits: boolean): Promise<WriteResult[]> {
     const inputs = docs.map((doc) => {
       const input = readDocInput(doc);
       if (!newEdits && input.rev === undefined && input.revisions === undefined) {
@@ -129,72 +170,30 @@ export class Database {
   }
 
   /** Writes one document under the given id (`PUT /db/id`); throws on conflict. */
-  putDoc(rawId: unknown, input: DocInput, newEdits = true): { ok: true; id: string; rev: string } {
+  async putDoc(rawId: unknown, input: DocInput, newEdits = true): Promise<{ ok: true; id: string; rev: string }> {
     const id = validateDocId(rawId);
-    const [result] = this.write([{ id, input }], newEdits) as [WriteResult];
+    const [result] = (await this.write([{ id, input }], newEdits)) as [WriteResult];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }
 
-  private write(items: readonly { id: string; input: DocInput }[], newEdits: boolean): WriteResult[] {
+  private async write(items: readonly { id: string; input: DocInput }[], newEdits: boolean): Promise<WriteResult[]> {
     const results: WriteResult[] = new Array(items.length);
-    // The latest tree of each id touched by this batch: a second edit of the same id in one
-    // request sees the first (replication) or conflicts (interactive, as CouchDB).
-    const pending = new Map<string, { record: DocRecord | undefined; tree: RevTree | undefined; write?: DocWrite }>();
-    const order: string[] = [];
-    const ids = [...new Set(items.filter((item) => !isLocalId(item.id)).map((item) => item.id))];
-    const records = this.store.getDocs(ids);
-    const recordOf = new Map<string, DocRecord | undefined>();
-    ids.forEach((id, i) => {
-      recordOf.set(id, records[i]);
-    });
-    const limit = this.revsLimit;
-
-    items.forEach(({ id, input }, index) => {
-      if (isLocalId(id)) {
-        results[index] = this.local.put(id, input);
-        return;
+    const docs: { id: string; input: DocInput }[] = [];
+    const at: number[] = [];
+    for (const [index, item] of items.entries()) {
+      // `_local/` documents have no revision tree: written as they come.
+      if (isLocalId(item.id)) results[index] = await this.local.put(item.id, item.input);
+      else {
+        docs.push(item);
+        at.push(index);
       }
-      let state = pending.get(id);
-      if (state === undefined) {
-        const record = recordOf.get(id);
-        state = { record, tree: record === undefined ? undefined : parseTree(record.tree) };
-        pending.set(id, state);
-      } else if (newEdits && state.write !== undefined) {
-        results[index] = { id, error: 'conflict', reason: 'Document update conflict.' };
-        return;
-      }
-      let edit: Edit;
-      try {
-        // Design documents are checked one by one: a bad one is its own error row (CouchDB's
-        // per-document validation), not a failed request.
-        checkDocBody(id, input);
-        edit = newEdits ? interactiveEdit(state.tree, input, limit) : replicatedEdit(state.tree, input, limit);
-      } catch (error) {
-        if (!(error instanceof CouchError)) throw error;
-        results[index] = { id, error: error.error, reason: error.reason };
-        return;
-      }
-      const rev = formatRev(edit.rev);
-      results[index] = { ok: true, id, rev };
-      if (!edit.changed) return;
-      const top = winner(edit.tree)!;
-      const record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit.tree) };
-      const write: DocWrite = state.write ?? { record, bodies: [], isNew: state.record === undefined };
-      write.record = record;
-      write.bodies.push({ rev, body: input.json ?? stringifyJson(input.body) });
-      if (edit.stemmed.length > 0) (write.dropBodies ??= []).push(...edit.stemmed.map(formatRev));
-      if (state.write === undefined) order.push(id);
-      state.write = write;
-      state.tree = edit.tree;
-    });
-
-    if (order.length > 0) {
-      // CouchDB gives a batch's sequences in id order (UTF-8 bytes), not in request order.
-      order.sort(compareIds);
-      const seqs = this.store.writeDocs(order.map((id) => pending.get(id)!.write!));
-      const updateSeq = seqs[seqs.length - 1]!;
-      for (const listener of this.listeners) listener(updateSeq);
+    }
+    if (docs.length > 0) {
+      const rows = await this.commits.submit({ items: docs, newEdits });
+      rows.forEach((row, k) => {
+        results[at[k]!] = row;
+      });
     }
     return results;
   }
@@ -202,7 +201,7 @@ export class Database {
   // ---- reads ----
 
   /** The record of a document, or undefined when it never existed. */
-  record(id: string): DocRecord | undefined {
+  record(id: string): Promise<DocRecord | undefined> {
     return this.store.getDoc(id);
   }
 
@@ -210,8 +209,8 @@ export class Database {
    * `GET /db/id` with its options. Throws 404 `missing` (never existed, or an unknown rev),
    * `deleted` (the winner is a tombstone and no rev was asked for).
    */
-  openDoc(id: string, options: OpenOptions = {}): OpenedDoc {
-    const record = this.store.getDoc(id);
+  async openDoc(id: string, options: OpenOptions = {}): Promise<OpenedDoc> {
+    const record = await this.store.getDoc(id);
     if (record === undefined) throw notFound('missing');
     // The tree is parsed only when an option needs it: a plain GET reads the record's winner.
     let parsed: RevTree | undefined;
@@ -232,8 +231,8 @@ export class Database {
   }
 
   /** `?open_revs=all` or a list: every requested leaf (or revision), `{ok: doc}` or `{missing: rev}`. */
-  openRevs(id: string, revs: 'all' | Rev[], options: OpenOptions = {}): OpenRevsResult[] {
-    const record = this.store.getDoc(id);
+  async openRevs(id: string, revs: 'all' | Rev[], options: OpenOptions = {}): Promise<OpenRevsResult[]> {
+    const record = await this.store.getDoc(id);
     if (record === undefined) {
       if (revs === 'all') throw notFound('missing');
       return revs.map((rev) => ({ missing: formatRev(rev) }));
@@ -242,10 +241,13 @@ export class Database {
     const tree = () => parsed;
     if (revs === 'all') {
       // Ascending rev order, as CouchDB lists them.
-      return leavesOf(parsed)
+      const stored = leavesOf(parsed)
         .filter((leaf) => leaf.stored)
-        .sort(compareRevs)
-        .map((leaf) => ({ ok: this.renderRevision(record, tree, leaf, leaf.deleted, options).json }));
+        .sort(compareRevs);
+      const out: OpenRevsResult[] = [];
+      for (const leaf of stored)
+        out.push({ ok: (await this.renderRevision(record, tree, leaf, leaf.deleted, options)).json });
+      return out;
     }
     const out: OpenRevsResult[] = [];
     // With `latest`, two requested revs on one branch reach the same leaf: it is listed once.
@@ -264,21 +266,21 @@ export class Database {
         }
         const found = findRev(parsed, target);
         if (found === undefined || !found.stored) out.push({ missing: formatRev(target) });
-        else out.push({ ok: this.renderRevision(record, tree, target, found.deleted, options).json });
+        else out.push({ ok: (await this.renderRevision(record, tree, target, found.deleted, options)).json });
       }
     }
     return out;
   }
 
-  private renderRevision(
+  private async renderRevision(
     record: DocRecord,
     tree: () => RevTree,
     rev: Rev,
     deleted: boolean,
     options: OpenOptions,
-  ): OpenedDoc {
+  ): Promise<OpenedDoc> {
     const revText = formatRev(rev);
-    const body = this.store.getBody(record.id, revText);
+    const body = await this.store.getBody(record.id, revText);
     if (body === undefined) throw notFound('missing');
     const extras: [string, unknown][] = [];
     let hasMeta = false;
@@ -309,9 +311,9 @@ export class Database {
   }
 
   /** The winning revision's document text for `include_docs` (null when missing or deleted). */
-  winningDoc(record: DocRecord, withConflicts = false): string | null {
+  async winningDoc(record: DocRecord, withConflicts = false): Promise<string | null> {
     if (record.deleted) return null;
-    const body = this.store.getBody(record.id, record.rev);
+    const body = await this.store.getBody(record.id, record.rev);
     if (body === undefined) return null;
     if (!withConflicts) return renderDoc(record.id, record.rev, body, false);
     const list = conflictsOf(parseTree(record.tree));
@@ -319,10 +321,10 @@ export class Database {
   }
 
   /** A document's current body as a value (for design documents and linked docs). */
-  winningBody(id: string): { rev: string; body: JsonValue } | undefined {
-    const record = this.store.getDoc(id);
+  async winningBody(id: string): Promise<{ rev: string; body: JsonValue } | undefined> {
+    const record = await this.store.getDoc(id);
     if (record === undefined || record.deleted) return undefined;
-    const body = this.store.getBody(id, record.rev);
+    const body = await this.store.getBody(id, record.rev);
     return body === undefined ? undefined : { rev: record.rev, body: parseJson(body) };
   }
 
@@ -333,10 +335,12 @@ export class Database {
   }
 
   /** `_revs_diff`: for each id, the revisions this database lacks and the leaves that may be their ancestors. */
-  revsDiff(request: ReadonlyMap<string, Rev[]>): Record<string, { missing: string[]; possible_ancestors?: string[] }> {
+  async revsDiff(
+    request: ReadonlyMap<string, Rev[]>,
+  ): Promise<Record<string, { missing: string[]; possible_ancestors?: string[] }>> {
     const out: Record<string, { missing: string[]; possible_ancestors?: string[] }> = {};
     const ids = [...request.keys()];
-    const records = this.store.getDocs(ids);
+    const records = await this.store.getDocs(ids);
     ids.forEach((id, i) => {
       const revs = request.get(id)!;
       const record = records[i];
@@ -355,14 +359,14 @@ export class Database {
   }
 
   /** Leaves of a document (for `_bulk_get` without a rev), highest first. */
-  leafRevs(id: string): Rev[] {
-    const record = this.store.getDoc(id);
+  async leafRevs(id: string): Promise<Rev[]> {
+    const record = await this.store.getDoc(id);
     return record === undefined ? [] : sortedLeaves(parseTree(record.tree));
   }
 
   /** Throws 409 unless `rev` is the current winner of a live document (used by DELETE and COPY checks). */
-  requireCurrent(id: string, rev: Rev | undefined): DocRecord {
-    const record = this.store.getDoc(id);
+  async requireCurrent(id: string, rev: Rev | undefined): Promise<DocRecord> {
+    const record = await this.store.getDoc(id);
     if (record === undefined) throw notFound('missing');
     if (record.deleted) throw notFound('deleted');
     if (rev !== undefined && findRev(parseTree(record.tree), rev) === undefined) throw conflict();

@@ -5,25 +5,25 @@
  */
 import { CouchError, notFound } from '../errors.js';
 import { stringifyJson } from '../json/index.js';
-import type { DatabaseStore, IdRange, LocalDoc } from '../storage/engine.js';
+import type { DocumentStore, IdRange, LocalDoc, Page } from '../storage/contract.js';
 import type { DocInput } from './doc-input.js';
 import { renderDoc } from './render.js';
 
 export class LocalDocs {
-  constructor(private readonly store: DatabaseStore) {}
+  constructor(private readonly store: DocumentStore) {}
 
-  put(id: string, input: DocInput): { ok: true; id: string; rev: string } {
+  async put(id: string, input: DocInput): Promise<{ ok: true; id: string; rev: string }> {
     const rev = `0-${nextLocalRev(input)}`;
     if (input.deleted) {
-      this.store.deleteLocal(id);
+      await this.store.deleteLocal(id);
       return { ok: true, id, rev: '0-0' };
     }
-    this.store.putLocal({ id, rev, body: stringifyJson(input.body) });
+    await this.store.putLocal({ id, rev, body: stringifyJson(input.body) });
     return { ok: true, id, rev };
   }
 
-  get(id: string): LocalDoc {
-    const doc = this.store.getLocal(id);
+  async get(id: string): Promise<LocalDoc> {
+    const doc = await this.store.getLocal(id);
     if (doc === undefined) throw notFound('missing');
     return doc;
   }
@@ -33,12 +33,12 @@ export class LocalDocs {
     return renderDoc(doc.id, doc.rev, doc.body, false, extras);
   }
 
-  delete(id: string): { ok: true; id: string; rev: string } {
-    if (!this.store.deleteLocal(id)) throw notFound('missing');
+  async delete(id: string): Promise<{ ok: true; id: string; rev: string }> {
+    if (!(await this.store.deleteLocal(id))) throw notFound('missing');
     return { ok: true, id, rev: '0-0' };
   }
 
-  fold(range: IdRange): Generator<LocalDoc> {
+  fold(range: IdRange): AsyncIterable<Page<LocalDoc>> {
     return this.store.foldLocal(range);
   }
 }

@@ -23,36 +23,54 @@ import {
   type RevNode,
   type RevTree,
 } from '../revisions/index.js';
-import type { PurgeWrite } from '../storage/engine.js';
+import type { DocRecord, PurgeWrite } from '../storage/engine.js';
 import type { Database } from './database.js';
 
 /** CouchDB's default `purged_infos_limit`. */
 export const DEFAULT_PURGED_INFOS_LIMIT = 1000;
 const LIMIT_PROP = 'purged_infos_limit';
 
-export function purgedInfosLimit(db: Database): number {
-  const stored = db.store.getProp(LIMIT_PROP);
+export async function purgedInfosLimit(db: Database): Promise<number> {
+  const stored = await db.store.getProp(LIMIT_PROP);
   return stored === undefined ? DEFAULT_PURGED_INFOS_LIMIT : Number(stored);
 }
 
-export function setPurgedInfosLimit(db: Database, limit: number): void {
+export async function setPurgedInfosLimit(db: Database, limit: number): Promise<void> {
   if (!Number.isInteger(limit) || limit <= 0) {
     throw new CouchError('bad_request', '`purge_infos_limit` must be positive integer');
   }
-  db.store.setProp(LIMIT_PROP, String(limit));
+  await db.store.setProp(LIMIT_PROP, String(limit));
 }
 
 /**
  * Purges the given revisions of each document; returns, per document, the revisions actually
  * purged (in the order asked).
  */
-export function purgeDocs(db: Database, request: ReadonlyArray<readonly [string, Rev[]]>): Record<string, string[]> {
+export async function purgeDocs(
+  db: Database,
+  request: ReadonlyArray<readonly [string, Rev[]]>,
+): Promise<Record<string, string[]>> {
+  if (request.length === 0) return {};
+  const limit = await purgedInfosLimit(db);
+  const { result, updateSeq } = await db.store.purge(
+    request.map(([id]) => id),
+    limit,
+    (records) => plan(request, records),
+  );
+  db.notifyChanged(updateSeq);
+  return result;
+}
+
+/** The purge of each document asked, from its current record (run inside the storage transaction). */
+function plan(
+  request: ReadonlyArray<readonly [string, Rev[]]>,
+  records: ReadonlyMap<string, DocRecord>,
+): { purges: PurgeWrite[]; result: Record<string, string[]> } {
   const purged: Record<string, string[]> = {};
   const writes: PurgeWrite[] = [];
-  const records = db.store.getDocs(request.map(([id]) => id));
-  request.forEach(([id, revs], i) => {
+  request.forEach(([id, revs]) => {
     const asked = revs.map(formatRev);
-    const record = records[i];
+    const record = records.get(id);
     const write: PurgeWrite = { id, revs: asked };
     writes.push(write);
     purged[id] = [];
@@ -74,11 +92,7 @@ export function purgeDocs(db: Database, request: ReadonlyArray<readonly [string,
     write.record =
       top === undefined ? null : { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(kept) };
   });
-  if (writes.length > 0) {
-    const { updateSeq } = db.store.purgeDocs(writes, purgedInfosLimit(db));
-    db.notifyChanged(updateSeq);
-  }
-  return purged;
+  return { purges: writes, result: purged };
 }
 
 /** The tree without the given leaves and the ancestors only they had (a new tree). */

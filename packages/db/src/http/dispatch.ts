@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anonymous, authenticate } from '../auth/index.js';
 import { CouchError } from '../errors.js';
+import { StorageUnavailableError } from '../storage/contract.js';
 import { validateDbName } from '../server/db-names.js';
 import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
@@ -90,7 +91,9 @@ function fail(ctx: RequestContext, error: unknown): void {
   const couchError =
     error instanceof CouchError
       ? error
-      : new CouchError('unknown_error', error instanceof Error ? error.message : String(error), 500);
+      : error instanceof StorageUnavailableError
+        ? new CouchError('service_unavailable', `The storage is not available right now: ${error.message}`, 503)
+        : new CouchError('unknown_error', error instanceof Error ? error.message : String(error), 500);
   if (!(error instanceof CouchError) || couchError.status >= 500) {
     server.log(`[error] ${ctx.method} ${ctx.rawPath}: ${couchError.error}: ${couchError.reason}`);
     if (error instanceof Error && error.stack !== undefined) server.log(`[debug] ${error.stack}`);

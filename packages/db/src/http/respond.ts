@@ -37,6 +37,22 @@ export function sendError(ctx: RequestContext, error: CouchError, headers?: Reco
   sendJson(ctx, error.status, error.toJSON(), headers);
 }
 
+import type { Rows } from '../support/rows.js';
+
+export type { Rows } from '../support/rows.js';
+
+/** One way to read both kinds of rows. */
+export function rowIterator(rows: Rows): AsyncIterator<string> | Iterator<string> {
+  return Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : rows[Symbol.iterator]();
+}
+
+/** Every row, joined with `,` (for answers built whole). */
+export async function joinRows(rows: Rows): Promise<string> {
+  const all: string[] = [];
+  for await (const row of rows) all.push(row);
+  return all.join(',');
+}
+
 /**
  * Streams `head` + rows joined by commas + `tail`, chunked, honouring backpressure and stopping
  * the fold when the client goes away. `rows` is read lazily: nothing is held beyond a chunk.
@@ -45,16 +61,16 @@ export async function streamRows(
   ctx: RequestContext,
   status: number,
   head: string,
-  rows: Iterable<string>,
-  tail: () => string,
+  rows: Rows,
+  tail: () => string | Promise<string>,
   headers?: Record<string, string>,
 ): Promise<void> {
   const { res } = ctx;
-  const iterator = rows[Symbol.iterator]();
+  const iterator = rowIterator(rows);
   // Pull the first row before committing to a status: errors here still become clean responses.
-  let next = iterator.next();
+  let next = await iterator.next();
   if (!startRows(ctx, status, headers)) {
-    iterator.return?.();
+    await iterator.return?.();
     return;
   }
   let buffer = head;
@@ -64,14 +80,14 @@ export async function streamRows(
     first = false;
     if (buffer.length >= 64 * 1024) {
       if (!(await write(res, buffer))) {
-        iterator.return?.();
+        await iterator.return?.();
         return;
       }
       buffer = '';
     }
-    next = iterator.next();
+    next = await iterator.next();
   }
-  buffer += `${first ? '' : '\r\n'}${tail()}\n`;
+  buffer += `${first ? '' : '\r\n'}${await tail()}\n`;
   // write + end, not end(buffer): a streamed answer is always chunked, however short.
   res.write(buffer);
   res.end();

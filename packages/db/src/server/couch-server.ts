@@ -6,12 +6,15 @@ import { randomBytes } from 'node:crypto';
 import { Lockout, type AdminStore } from '../auth/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
 import { Database } from '../documents/database.js';
-import { StorageExistsError, type StorageEngine } from '../storage/engine.js';
+import type { Storage } from '../storage/contract.js';
+import { StorageExistsError } from '../storage/engine.js';
 import { validateDbName } from './db-names.js';
 import { ViewManager } from '../views/view-manager.js';
 
 export interface CouchServerOptions {
-  engine: StorageEngine;
+  storage: Storage;
+  /** The folder of a database's view index files (the view engine keeps them there for now). */
+  indexDir: (db: { name: string; createdAt: number }) => string;
   admins: AdminStore;
   maxBodyBytes: number;
   log: (line: string) => void;
@@ -21,7 +24,8 @@ export interface CouchServerOptions {
 export const NODE_NAME = 'nonode@nohost';
 
 export class CouchServer {
-  readonly engine: StorageEngine;
+  readonly storage: Storage;
+  private readonly indexDir: (db: { name: string; createdAt: number }) => string;
   readonly admins: AdminStore;
   readonly lockout = new Lockout();
   readonly maxBodyBytes: number;
@@ -33,27 +37,34 @@ export class CouchServer {
   private readonly viewManagers = new Map<Database, ViewManager>();
 
   constructor(options: CouchServerOptions) {
-    this.engine = options.engine;
+    this.storage = options.storage;
+    this.indexDir = options.indexDir;
     this.admins = options.admins;
     this.maxBodyBytes = options.maxBodyBytes;
     this.log = options.log;
   }
 
   /** The database of that name, or a 404 `Database does not exist.` */
-  db(name: string): Database {
-    let db = this.open.get(name);
-    if (db !== undefined) return db;
-    const store = this.engine.open(name);
+  async db(name: string): Promise<Database> {
+    const open = this.open.get(name);
+    if (open !== undefined) return open;
+    const store = await this.storage.open(name);
     if (store === undefined) throw dbNotFound();
-    db = new Database(name, store);
-    this.open.set(name, db);
+    const { createdAt } = await store.meta();
+    // Another request may have opened it meanwhile: one Database per name.
+    let db = this.open.get(name);
+    if (db === undefined) {
+      db = new Database(name, store, createdAt);
+      this.open.set(name, db);
+    }
     return db;
   }
 
-  createDb(name: string): Database {
+  async createDb(name: string): Promise<Database> {
     validateDbName(name);
     try {
-      const db = new Database(name, this.engine.create(name));
+      const store = await this.storage.create(name);
+      const db = new Database(name, store, (await store.meta()).createdAt);
       this.open.set(name, db);
       return db;
     } catch (error) {
@@ -68,7 +79,7 @@ export class CouchServer {
   views(db: Database): ViewManager {
     let manager = this.viewManagers.get(db);
     if (manager === undefined) {
-      manager = new ViewManager(db, this.engine.indexDir(db.name), this.log);
+      manager = new ViewManager(db, this.indexDir(db), this.log);
       this.viewManagers.set(db, manager);
     }
     return manager;
@@ -79,24 +90,24 @@ export class CouchServer {
     return [...this.viewManagers.values()];
   }
 
-  deleteDb(name: string): void {
+  async deleteDb(name: string): Promise<void> {
     const db = this.open.get(name);
     if (db !== undefined) {
       void this.viewManagers.get(db)?.close();
       this.viewManagers.delete(db);
     }
     this.open.delete(name);
-    if (!this.engine.destroy(name)) throw dbNotFound();
+    if (!(await this.storage.destroy(name))) throw dbNotFound();
   }
 
-  listDbs(): string[] {
-    return this.engine.listDatabases();
+  listDbs(): Promise<string[]> {
+    return this.storage.listDatabases();
   }
 
   async close(): Promise<void> {
     for (const manager of this.viewManagers.values()) await manager.close();
     this.viewManagers.clear();
     this.open.clear();
-    this.engine.close();
+    await this.storage.close();
   }
 }

@@ -4,12 +4,14 @@
  * way finish (writes are synchronous, so a started write is always complete), cuts long-lived
  * feeds after a grace period, then closes storage.
  */
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from '../auth/index.js';
 import { createListener } from '../http/dispatch.js';
-import { openSqliteEngine } from '../storage/sqlite/sqlite-engine.js';
+import { join } from 'node:path';
+import type { Storage } from '../storage/contract.js';
+import { openPostgresStorage } from '../storage/postgres/postgres-storage.js';
+import { openSqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './couch-server.js';
 
 export interface ServerOptions {
@@ -17,8 +19,13 @@ export interface ServerOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Default `./data`. */
+  /** Default `./data`: the SQLite databases, or with `storage` this node's view indexes. */
   dataDir?: string;
+  /**
+   * A PostgreSQL URL (or URL and schema, default `divan`): the databases live there, shared by
+   * every node that uses it.
+   */
+  storage?: string | { url: string; schema?: string };
   admin?: { name: string; password: string };
   maxBodyBytes?: number;
   durability?: 'normal' | 'full';
@@ -41,13 +48,25 @@ const CLOSE_GRACE_MS = 5_000;
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const { port: wantedPort = 5984, host = '127.0.0.1', dataDir = './data' } = options;
-  mkdirSync(dataDir, { recursive: true });
-  const { admins, created, save } = loadAdmins(dataDir, options.admin, {
-    deferWrite: true,
-    ...(options.hashIterations === undefined ? {} : { iterations: options.hashIterations }),
+  const { storage, indexDir } = await openStorage(options.storage, dataDir, options.durability);
+  let loaded: Awaited<ReturnType<typeof loadAdmins>>;
+  try {
+    loaded = await loadAdmins(storage, options.admin, {
+      deferWrite: true,
+      ...(options.hashIterations === undefined ? {} : { iterations: options.hashIterations }),
+    });
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  const { admins, created, save } = loaded;
+  const couch = new CouchServer({
+    storage,
+    indexDir,
+    admins,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    log,
   });
-  const engine = openSqliteEngine({ dir: dataDir, durability: options.durability });
-  const couch = new CouchServer({ engine, admins, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY, log });
   const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch));
   const sockets = new Set<Socket>();
   http.on('connection', (socket) => {
@@ -58,7 +77,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   try {
     await listen(http, wantedPort, host);
     // Only a server that listens keeps a generated admin (its caller prints the password).
-    save();
+    await save();
   } catch (error) {
     http.close();
     await couch.close();
@@ -84,6 +103,27 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       })();
       return closing;
     },
+  };
+}
+
+/**
+ * SQLite in the data folder, or PostgreSQL. With PostgreSQL each node keeps its view indexes in
+ * its own data folder (updated from the shared changes), named by the database's identity so a
+ * database deleted and created again elsewhere never meets an old index.
+ */
+async function openStorage(
+  where: ServerOptions['storage'],
+  dataDir: string,
+  durability: ServerOptions['durability'],
+): Promise<{ storage: Storage; indexDir: (db: { name: string; createdAt: number }) => string }> {
+  if (where === undefined) {
+    const storage = openSqliteStorage({ dir: dataDir, durability });
+    return { storage, indexDir: (db) => storage.indexDir(db.name) };
+  }
+  const storage = await openPostgresStorage(typeof where === 'string' ? { url: where } : where);
+  return {
+    storage,
+    indexDir: (db) => join(dataDir, 'views', `${encodeURIComponent(db.name)}-${db.createdAt}`),
   };
 }
 

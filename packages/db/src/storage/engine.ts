@@ -10,6 +10,10 @@
  * Folds are generators that read in pages (keyset pagination), so no statement stays open while
  * a caller is between two rows (a streamed HTTP response may pause for seconds) and writes can
  * go on meanwhile.
+ *
+ * This synchronous interface is the SQLite engine's own (./sqlite/); everything above storage
+ * uses the asynchronous contract of ./contract.ts, which ./sqlite/sqlite-storage.ts implements
+ * on top of it.
  */
 
 /** What storage keeps of one document (not its bodies). */

@@ -4,6 +4,7 @@
  * ./collation (byte-comparable row keys); reductions come from the B-tree's stored values.
  */
 import type { Database } from '../documents/database.js';
+import type { Rows } from '../support/rows.js';
 import { parseRev } from '../revisions/index.js';
 import { exactKeyRange, rowKeyRange, type RowKeyRange } from './collation/index.js';
 import type { ViewDef } from './design.js';
@@ -34,7 +35,7 @@ export type ViewQueryOptions = Pick<
 export interface MapResult {
   totalRows: number;
   offset: number;
-  rows: Iterable<string>;
+  rows: Rows;
 }
 
 export function queryMap(db: Database, tree: RowTree, view: ViewDef, q: ViewQueryOptions): MapResult {
@@ -74,7 +75,13 @@ function offsetOf(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOpt
   return Math.min(tree.total(), before(first) + q.skip);
 }
 
-function* mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): Generator<string> {
+/** Map rows; with include_docs each row waits for its document from storage. */
+function mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): Rows {
+  return q.includeDocs ? withDocs(db, entries(tree, ranges, q), q) : plainRows(entries(tree, ranges, q));
+}
+
+/** The row entries a query reads: its ranges in order, after skip, up to limit. */
+function* entries(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): Generator<RowEntry> {
   let skip = q.skip;
   let left = q.limit ?? Infinity;
   if (left <= 0) return;
@@ -85,7 +92,7 @@ function* mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q
         skip--;
         continue;
       }
-      yield mapRow(db, entry, q);
+      yield entry;
       if (--left <= 0) return;
     }
   }
@@ -111,17 +118,26 @@ function* duplicatesAscending(entries: Iterable<RowEntry>): Generator<RowEntry> 
   else yield* run.reverse();
 }
 
-function mapRow(db: Database, { value: [keyJson, docId, valueJson] }: RowEntry, q: ViewQueryOptions): string {
-  const row = `{"id":${JSON.stringify(docId)},"key":${keyJson},"value":${valueJson}`;
-  if (!q.includeDocs) return `${row}}`;
-  return `${row},"doc":${includedDoc(db, docId, valueJson, q.conflicts)}}`;
+function* plainRows(rows: Iterable<RowEntry>): Generator<string> {
+  for (const { value } of rows) yield mapRow(value);
+}
+
+async function* withDocs(db: Database, rows: Iterable<RowEntry>, q: ViewQueryOptions): AsyncGenerator<string> {
+  for (const { value } of rows) {
+    const [, docId, valueJson] = value;
+    yield `${mapRow(value).slice(0, -1)},"doc":${await includedDoc(db, docId, valueJson, q.conflicts)}}`;
+  }
+}
+
+function mapRow([keyJson, docId, valueJson]: RowEntry['value']): string {
+  return `{"id":${JSON.stringify(docId)},"key":${keyJson},"value":${valueJson}}`;
 }
 
 /**
  * The doc of an include_docs row: the row's document, or the one the value links to
  * (`{"_id": ..., "_rev"?: ...}`); null when missing or deleted.
  */
-function includedDoc(db: Database, docId: string, valueJson: string, conflicts: boolean): string {
+async function includedDoc(db: Database, docId: string, valueJson: string, conflicts: boolean): Promise<string> {
   let id = docId;
   let rev: string | undefined;
   if (valueJson.startsWith('{')) {
@@ -136,9 +152,9 @@ function includedDoc(db: Database, docId: string, valueJson: string, conflicts: 
   try {
     // A linked revision is fetched exactly (couch_index_util:load_doc with a rev opens that
     // revision alone): no _conflicts even with conflicts=true.
-    if (rev !== undefined) return db.openDoc(id, { rev: parseRev(rev) }).json;
-    const record = db.record(id);
-    return record === undefined ? 'null' : (db.winningDoc(record, conflicts) ?? 'null');
+    if (rev !== undefined) return (await db.openDoc(id, { rev: parseRev(rev) })).json;
+    const record = await db.record(id);
+    return record === undefined ? 'null' : ((await db.winningDoc(record, conflicts)) ?? 'null');
   } catch {
     return 'null';
   }
@@ -211,7 +227,7 @@ export function answerQuery(
   state: GroupState,
   viewNo: number,
   q: ViewQuery,
-): { meta: ViewMeta; rows: Iterable<string> } {
+): { meta: ViewMeta; rows: Rows } {
   const view = state.group.views[viewNo]!;
   const tree = state.index.trees[viewNo]!;
   // The view's own update_seq (the last change to its rows; its ETag moves with it): a change

@@ -16,7 +16,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
-import type { ChangedDoc } from '../storage/engine.js';
+import type { ChangedDoc, Page } from '../storage/contract.js';
 import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
 import { conflicts as conflictsOf, deletedConflicts as deletedConflictsOf, parseTree } from '../revisions/index.js';
@@ -89,15 +89,17 @@ export class ViewManager {
   ) {}
 
   /** The view group of a design document: 404 `missing`/`deleted` as CouchDB answers. */
-  groupOf(ddocId: string): ViewGroup {
-    const record = this.db.record(ddocId);
+  async groupOf(ddocId: string): Promise<ViewGroup> {
+    const record = await this.db.record(ddocId);
     if (record === undefined) throw new CouchError('not_found', 'missing');
     if (record.deleted) throw new CouchError('not_found', 'deleted');
     // Parsing the design doc and hashing its signature on every query is wasted work while its
     // revision stays the same.
     const cached = this.groups.get(ddocId);
     if (cached !== undefined && cached.rev === record.rev) return cached.group;
-    const current = this.db.winningBody(ddocId)!;
+    const current = await this.db.winningBody(ddocId);
+    // Deleted between the two reads: as if read a moment later.
+    if (current === undefined) throw new CouchError('not_found', 'deleted');
     const group = viewGroupOf(ddocId, toPlain(current.body) as Record<string, unknown>);
     this.groups.set(ddocId, { rev: record.rev, group });
     return group;
@@ -126,18 +128,20 @@ export class ViewManager {
       if (signature === group.signature) continue;
       const old = await pending.catch(() => undefined);
       if (old === undefined || old.group.ddocId !== group.ddocId) continue;
-      if (this.signaturesInUse().has(signature)) continue;
+      if ((await this.signaturesInUse()).has(signature)) continue;
       await this.drop(signature, old);
     }
   }
 
   /** The signatures of every current design document. */
-  private signaturesInUse(): Set<string> {
+  private async signaturesInUse(): Promise<Set<string>> {
     const live = new Set<string>();
-    for (const record of this.db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
-      const current = this.db.winningBody(record.id);
-      if (current !== undefined)
-        live.add(viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>).signature);
+    for await (const page of this.db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
+      for (const record of page) {
+        const current = await this.db.winningBody(record.id);
+        if (current !== undefined)
+          live.add(viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>).signature);
+      }
     }
     return live;
   }
@@ -180,7 +184,7 @@ export class ViewManager {
    * rather than starting a second one).
    */
   async refresh(state: GroupState): Promise<void> {
-    while (state.index.updateSeq < this.db.updateSeq) {
+    while (state.index.updateSeq < (await this.db.updateSeq())) {
       state.updating ??= this.update(state).finally(() => {
         state.updating = undefined;
       });
@@ -190,8 +194,8 @@ export class ViewManager {
 
   private async update(state: GroupState): Promise<void> {
     const { group, index } = state;
-    const target = this.db.updateSeq;
-    const total = this.db.store.countChanges(index.updateSeq);
+    const target = await this.db.updateSeq();
+    const total = await this.db.store.countChanges(index.updateSeq);
     const now = Math.floor(Date.now() / 1000);
     const task: ActiveTask = {
       type: 'indexer',
@@ -214,7 +218,7 @@ export class ViewManager {
       );
       // Purges first (the changes read below then find the documents they re-sequenced).
       await Promise.all(state.reducers.map((r) => r?.ready()));
-      this.catchUpPurges(index);
+      await this.catchUpPurges(index);
       // A pipeline over two cores: while the sandbox (its own thread) maps the next batch,
       // this thread reads the one after and stages (or, building, sorts) the current one.
       const mapper = state.mapper;
@@ -242,11 +246,11 @@ export class ViewManager {
         index.commit(staged ?? index.startUpdate(), stagedSeq);
         staged = undefined;
       };
-      const changes = this.db.store.foldChangedBodies(index.updateSeq);
+      const changes = new ChangeReader(this.db.store.foldChangedBodies(index.updateSeq));
       try {
         let batches = 0;
         const size = () => FIRST_BATCHES[batches++] ?? BATCH;
-        let current = this.readBatch(group, changes, index.updateSeq, target, size());
+        let current = await this.readBatch(group, changes, index.updateSeq, target, size());
         if (current.records === 0) {
           // Nothing to map (say only local docs changed): the index is current at the target.
           stagedSeq = target;
@@ -254,7 +258,7 @@ export class ViewManager {
         }
         let mapping = mapBatch(current);
         while (current.records > 0) {
-          const next = this.readBatch(group, changes, current.lastSeq, target, size());
+          const next = await this.readBatch(group, changes, current.lastSeq, target, size());
           const nextMapping = mapBatch(next);
           nextMapping.catch(() => {}); // awaited in its turn; a failure there must not go unhandled
           // The back-index entries of this batch's docs are read while the sandbox maps them
@@ -307,7 +311,7 @@ export class ViewManager {
         state.noBuild = true;
       } finally {
         build?.dispose();
-        changes.return(undefined);
+        await changes.close();
       }
       if (task.changes_done > 0) {
         this.log(
@@ -327,8 +331,9 @@ export class ViewManager {
    * have changes nothing here (CouchDB removes such a document from its views until its next
    * change).
    */
-  private catchUpPurges(index: ViewIndex): void {
-    const { purgeSeq } = this.db.store.counters();
+  private async catchUpPurges(index: ViewIndex): Promise<void> {
+    const store = this.db.store;
+    const purgeSeq = await store.purgeSeq();
     if (index.purgeSeq >= purgeSeq) return;
     if (index.updateSeq === 0) {
       // Nothing indexed yet: the build reads only documents that are there.
@@ -336,13 +341,17 @@ export class ViewManager {
       return;
     }
     const ids = new Set<string>();
-    if (this.db.store.oldestPurge() > index.purgeSeq + 1) {
+    if ((await store.oldestPurge()) > index.purgeSeq + 1) {
       for (const id of index.backIds()) ids.add(id);
     } else {
-      for (const info of this.db.store.foldPurges(index.purgeSeq)) ids.add(info.id);
+      for await (const page of store.foldPurges(index.purgeSeq)) {
+        for (const info of page) if (info.purgeSeq <= purgeSeq) ids.add(info.id);
+      }
     }
+    // A document written again since is no loss: its new sequence is after the index's, so
+    // the changes below map it again.
     const list = [...ids];
-    const records = this.db.store.getDocs(list);
+    const records = await store.getDocs(list);
     index.purge(
       list.filter((_, i) => records[i] === undefined),
       purgeSeq,
@@ -353,21 +362,20 @@ export class ViewManager {
    * The next changes after `since` (up to `target`, at most `size`), with the JSON text of each
    * document to map; deleted docs (and design docs unless include_design) are only removed.
    */
-  private readBatch(
+  private async readBatch(
     group: ViewGroup,
-    changes: Iterator<ChangedDoc>,
+    changes: ChangeReader,
     since: number,
     target: number,
     size: number,
-  ): Batch {
+  ): Promise<Batch> {
     const batch: Batch = { records: 0, lastSeq: since, docs: [], toMap: [], texts: [] };
     while (batch.records < size) {
-      const next = changes.next();
-      if (next.done === true) break;
-      const record = next.value;
+      const record = await changes.next();
+      if (record === undefined) break;
       if (record.seq > target) {
         // Past the target: the changes end here for this update.
-        changes.return?.(undefined);
+        await changes.close();
         break;
       }
       batch.records++;
@@ -390,7 +398,7 @@ export class ViewManager {
    * update runs, the index file is rewritten without its free pages.
    */
   async compact(ddocId: string): Promise<void> {
-    const state = await this.state(this.groupOf(ddocId));
+    const state = await this.state(await this.groupOf(ddocId));
     await state.updating?.catch(() => {});
     state.index.compact();
   }
@@ -407,7 +415,7 @@ export class ViewManager {
 
   /** Removes the index files no current design document uses (`_view_cleanup`). */
   async cleanup(): Promise<void> {
-    const live = this.signaturesInUse();
+    const live = await this.signaturesInUse();
     for (const [signature, pending] of [...this.states]) {
       if (live.has(signature)) continue;
       const state = await pending.catch(() => undefined);
@@ -461,6 +469,38 @@ function mapExtras(record: ChangedDoc, localSeq: boolean): [string, unknown][] |
   }
   if (localSeq) (extras ??= []).push(['_local_seq', record.seq]);
   return extras;
+}
+
+/** The changes an update reads, one at a time out of the pages storage hands out. */
+class ChangeReader {
+  private readonly pages: AsyncIterator<Page<ChangedDoc>>;
+  private page: Page<ChangedDoc> = [];
+  private at = 0;
+  private done = false;
+
+  constructor(pages: AsyncIterable<Page<ChangedDoc>>) {
+    this.pages = pages[Symbol.asyncIterator]();
+  }
+
+  async next(): Promise<ChangedDoc | undefined> {
+    while (this.at >= this.page.length) {
+      if (this.done) return undefined;
+      const next = await this.pages.next();
+      if (next.done === true) {
+        this.done = true;
+        return undefined;
+      }
+      this.page = next.value;
+      this.at = 0;
+    }
+    return this.page[this.at++];
+  }
+
+  async close(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.pages.return?.();
+  }
 }
 
 /** The docs of a batch, each id once (its last state: changes of one doc within a batch). */

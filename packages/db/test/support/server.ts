@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../../src/server/start.js';
+import { dropSchema, freshSchema, testPostgresUrl } from './postgres.js';
 
 export const ADMIN = { name: 'admin', password: 'secret' };
 export const AUTH = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
@@ -38,8 +39,22 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { dataDir?: string; maxBodyBytes?: number } = {}): Promise<TestServer> {
+/**
+ * The storage the HTTP suites run on: SQLite in the data folder, or with DIVAN_TEST_STORAGE=postgres
+ * (set by `npm test` for its second pass) a fresh schema of the test PostgreSQL, dropped at close.
+ */
+export function testStorage(): { url: string; schema: string } | undefined {
+  if (process.env.DIVAN_TEST_STORAGE !== 'postgres') return undefined;
+  const url = testPostgresUrl();
+  if (url instanceof Error) throw url;
+  return { url, schema: freshSchema('http') };
+}
+
+export async function startTestServer(
+  options: { dataDir?: string; maxBodyBytes?: number; storage?: { url: string; schema: string } } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'divan-test-'));
+  const storage = options.storage ?? (options.dataDir === undefined ? testStorage() : undefined);
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
@@ -48,12 +63,14 @@ export async function startTestServer(options: { dataDir?: string; maxBodyBytes?
     hashIterations: 10,
     maxBodyBytes: options.maxBodyBytes,
     log: () => {},
+    ...(storage === undefined ? {} : { storage }),
   });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     await server.close();
+    if (storage !== undefined && options.storage === undefined) await dropSchema(storage.url, storage.schema);
   };
   return {
     url: server.url,

@@ -6,7 +6,7 @@ import type { Database } from '../../documents/database.js';
 import { allDocsOptions, defaultAllDocsOptions } from '../all-docs-params.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
-import { sendText, streamRows } from '../respond.js';
+import { joinRows, sendText, streamRows } from '../respond.js';
 import { dbOf } from './databases.js';
 
 async function bodyParams(ctx: RequestContext, checkType: boolean): Promise<Record<string, unknown>> {
@@ -15,29 +15,34 @@ async function bodyParams(ctx: RequestContext, checkType: boolean): Promise<Reco
   return toPlain(body) as Record<string, unknown>;
 }
 
-function head(db: Database, options: AllDocsOptions, totalRows: number | null, offset: number | null): string {
+async function head(
+  db: Database,
+  options: AllDocsOptions,
+  totalRows: number | null,
+  offset: number | null,
+): Promise<string> {
   let out = `{"total_rows":${totalRows},"offset":${offset}`;
   // A keys query reports no sequence (CouchDB 3's fabric sends null there, as for offset).
-  if (options.updateSeq) out += `,"update_seq":${options.keys === undefined ? db.updateSeq : null}`;
+  if (options.updateSeq) out += `,"update_seq":${options.keys === undefined ? await db.updateSeq() : null}`;
   return `${out},"rows":[`;
 }
 
 async function answer(ctx: RequestContext, space: IdSpace, options: AllDocsOptions): Promise<void> {
-  const db = dbOf(ctx);
-  const result = allDocs(db, space, options);
-  await streamRows(ctx, 200, head(db, options, result.totalRows, result.offset), result.rows, () => ']}');
+  const db = await dbOf(ctx);
+  const result = await allDocs(db, space, options);
+  await streamRows(ctx, 200, await head(db, options, result.totalRows, result.offset), result.rows, () => ']}');
 }
 
-function collect(db: Database, space: IdSpace, options: AllDocsOptions): string {
-  const result = allDocs(db, space, options);
-  return `${head(db, options, result.totalRows, result.offset)}${[...result.rows].join(',')}]}`;
+async function collect(db: Database, space: IdSpace, options: AllDocsOptions): Promise<string> {
+  const result = await allDocs(db, space, options);
+  return `${await head(db, options, result.totalRows, result.offset)}${await joinRows(result.rows)}]}`;
 }
 
 function handlersFor(space: IdSpace) {
   return {
     index: (ctx: RequestContext) => answer(ctx, space, allDocsOptions(ctx.query)),
     async query(ctx: RequestContext) {
-      dbOf(ctx); // a missing database is a 404 before anything about the body
+      await dbOf(ctx); // a missing database is a 404 before anything about the body
       return answer(ctx, space, allDocsOptions(ctx.query, await bodyParams(ctx, true)));
     },
     queries: (ctx: RequestContext) => queriesIn(ctx, space),
@@ -53,7 +58,7 @@ export const localDocsHandlers = handlersFor('local');
  * The URL params are every query's defaults; CouchDB does not check the Content-Type here.
  */
 async function queriesIn(ctx: RequestContext, space: IdSpace): Promise<void> {
-  const db = dbOf(ctx);
+  const db = await dbOf(ctx);
   const body = await bodyParams(ctx, false);
   const queries = body.queries;
   if (queries === undefined) throw new CouchError('bad_request', 'POST body must include `queries` parameter.');
@@ -65,5 +70,7 @@ async function queriesIn(ctx: RequestContext, space: IdSpace): Promise<void> {
     }
     return allDocsOptions(ctx.query, query as Record<string, unknown>, 'queries', defaultAllDocsOptions());
   });
-  sendText(ctx, 200, `{"results":[${parsed.map((options) => collect(db, space, options)).join(',')}]}`);
+  const results: string[] = [];
+  for (const options of parsed) results.push(await collect(db, space, options));
+  sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
 }

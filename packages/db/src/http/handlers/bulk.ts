@@ -19,7 +19,7 @@ async function objectBody(ctx: RequestContext): Promise<JsonObject> {
 
 export const bulk = {
   async docs(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     const body = await objectBody(ctx);
     const docs = body.get('docs');
     if (docs === undefined) throw new CouchError('bad_request', 'POST body must include `docs` parameter.');
@@ -44,12 +44,12 @@ export const bulk = {
       });
       return sendJson(ctx, 417, rows);
     }
-    const results = db.bulkDocs(docs, newEdits);
+    const results = await db.bulkDocs(docs, newEdits);
     sendJson(ctx, 201, newEdits ? results : results.filter((r) => 'error' in r));
   },
 
   async get(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     const body = await objectBody(ctx);
     const docs = body.get('docs');
     if (docs === undefined) throw new CouchError('bad_request', "Missing JSON list of 'docs'.");
@@ -59,18 +59,19 @@ export const bulk = {
       if (ctx.query.has(key)) throw new CouchError('bad_request', `"${key}" query parameter is not acceptable`);
     }
     const options = { revs: looseBool(ctx.query, 'revs'), latest: looseBool(ctx.query, 'latest') };
-    const results = docs.map((entry) => bulkGetOne(db, entry, options));
+    const results: string[] = [];
+    for (const entry of docs) results.push(await bulkGetOne(db, entry, options));
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
   },
 
   async revsDiff(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
-    sendJson(ctx, 200, db.revsDiff(revsRequest(await objectBody(ctx))));
+    const db = await dbOf(ctx);
+    sendJson(ctx, 200, await db.revsDiff(revsRequest(await objectBody(ctx))));
   },
 
   async missingRevs(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
-    const diff = db.revsDiff(revsRequest(await objectBody(ctx)));
+    const db = await dbOf(ctx);
+    const diff = await db.revsDiff(revsRequest(await objectBody(ctx)));
     const missing: Record<string, string[]> = {};
     for (const id in diff) missing[id] = diff[id]!.missing;
     sendJson(ctx, 200, { missing_revs: missing });
@@ -91,7 +92,7 @@ function revsRequest(body: JsonObject): Map<string, Rev[]> {
   return request;
 }
 
-type Db = ReturnType<typeof dbOf>;
+type Db = Awaited<ReturnType<typeof dbOf>>;
 
 /** Validates a `_bulk_docs` entry as CouchDB does before writing anything (throws its 400s). */
 function checkDoc(doc: JsonValue): DocInput {
@@ -102,7 +103,7 @@ function checkDoc(doc: JsonValue): DocInput {
 
 /** The error row of a design doc whose content CouchDB would refuse; undefined for any other doc. */
 
-function bulkGetOne(db: Db, entry: JsonValue, options: { revs: boolean; latest: boolean }): string {
+async function bulkGetOne(db: Db, entry: JsonValue, options: { revs: boolean; latest: boolean }): Promise<string> {
   const id = entry instanceof JsonObject ? entry.get('id') : undefined;
   const revValue = entry instanceof JsonObject ? entry.get('rev') : undefined;
   const error = (docId: unknown, rev: unknown, name: string, reason: string) =>
@@ -126,8 +127,8 @@ function bulkGetOne(db: Db, entry: JsonValue, options: { revs: boolean; latest: 
     }
   }
   // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
-  if (revs === 'all' && db.leafRevs(docId).length === 0)
+  if (revs === 'all' && (await db.leafRevs(docId)).length === 0)
     return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
-  const results = db.openRevs(docId, revs, options);
+  const results = await db.openRevs(docId, revs, options);
   return wrap(results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : error(docId, r.missing, 'not_found', 'missing'))));
 }

@@ -31,7 +31,7 @@ export const changes = {
   index: (ctx: RequestContext) => serve(ctx, undefined),
 
   async query(ctx: RequestContext): Promise<void> {
-    dbOf(ctx);
+    await dbOf(ctx);
     if (ctx.query.get('filter') === '_doc_ids') checkJsonType(ctx);
     const bytes = await readBody(ctx);
     // An empty POST body is fine (no doc_ids); anything else must be a JSON object.
@@ -43,9 +43,9 @@ export const changes = {
 };
 
 async function serve(ctx: RequestContext, body: Record<string, unknown> | undefined): Promise<void> {
-  const db = dbOf(ctx);
-  const request = parseRequest(ctx.query, body, db, ctx.req.headers['last-event-id']);
-  if (request.feed === 'normal') return normal(ctx, db, request.options, etagOf(db));
+  const db = await dbOf(ctx);
+  const request = await parseRequest(ctx.query, body, db, ctx.req.headers['last-event-id']);
+  if (request.feed === 'normal') return normal(ctx, db, request.options, await etagOf(db));
   if (request.feed === 'longpoll') return longpoll(ctx, db, request);
   return continuous(ctx, db, request);
 }
@@ -60,12 +60,12 @@ function integerParam(name: string, raw: string, min = -Infinity): number {
   return value;
 }
 
-function parseRequest(
+async function parseRequest(
   query: URLSearchParams,
   body: Record<string, unknown> | undefined,
   db: Database,
   lastEventId: string | string[] | undefined,
-): FeedRequest {
+): Promise<FeedRequest> {
   let feed = 'normal';
   let descending = false;
   let sinceRaw = '0';
@@ -125,13 +125,13 @@ function parseRequest(
   // An EventSource reconnecting resumes from the last id it saw.
   if (feed === 'eventsource' && typeof lastEventId === 'string') sinceRaw = lastEventId;
   const options: ChangesOptions = {
-    since: parseSince(sinceRaw, descending, db),
+    since: await parseSince(sinceRaw, descending, db),
     descending,
     limit,
     includeDocs,
     conflicts,
     allLeaves: style === 'all_docs',
-    ...filterOf(filterName, query, body, db),
+    ...(await filterOf(filterName, query, body, db)),
   };
   return {
     feed,
@@ -155,20 +155,20 @@ function parseHeartbeat(value: string): number {
 }
 
 /** `now`, an integer, or a CouchDB 2+/3 style `N-opaque` sequence a client may hold from elsewhere. */
-function parseSince(raw: string, descending: boolean, db: Database): number {
+async function parseSince(raw: string, descending: boolean, db: Database): Promise<number> {
   // Descending feeds start from the newest change whatever since says.
-  if (raw === 'now') return descending ? 0 : db.updateSeq;
+  if (raw === 'now') return descending ? 0 : db.updateSeq();
   const match = /^(\d+)(-.+)?$/.exec(raw);
   if (match === null) throw new CouchError('bad_request', "Malformed sequence supplied in 'since' parameter.");
   return Number(match[1]);
 }
 
-function filterOf(
+async function filterOf(
   name: string | undefined,
   query: URLSearchParams,
   body: Record<string, unknown> | undefined,
   db: Database,
-): Pick<ChangesOptions, 'filter' | 'docIds'> {
+): Promise<Pick<ChangesOptions, 'filter' | 'docIds'>> {
   if (name === undefined || name === '') return {};
   if (name === '_design') return { filter: (record) => isDesignId(record.id) };
   if (name === '_doc_ids') {
@@ -188,13 +188,15 @@ function filterOf(
   const parts = name.split('/').filter((part) => part !== '');
   if (parts.length !== 2) throw new CouchError('bad_request', '`filter` must be of the form `designname/filtername`');
   const ddocId = `_design/${parts[0]}`;
-  if (db.winningBody(ddocId) === undefined) throw notFound(db.record(ddocId)?.deleted ? 'deleted' : 'missing');
+  if ((await db.winningBody(ddocId)) === undefined) {
+    throw notFound((await db.record(ddocId))?.deleted ? 'deleted' : 'missing');
+  }
   throw new CouchError('not_implemented', 'Design document filter functions are not supported by this server yet.');
 }
 
 /** The normal feed's opaque ETag: it changes with the database, as CouchDB's (db info based). */
-function etagOf(db: Database): string {
-  const meta = db.meta();
+async function etagOf(db: Database): Promise<string> {
+  const meta = await db.meta();
   return opaqueEtag(db.name, meta.createdAt, meta.updateSeq, meta.docCount, meta.docDelCount);
 }
 
@@ -202,28 +204,28 @@ function etagOf(db: Database): string {
  * The changes a feed cut by its limit did not reach: those after its last row in the order it
  * walked (newer ones ascending, older ones descending), whatever the filter, as CouchDB counts them.
  */
-function pendingAfter(db: Database, options: ChangesOptions, lastSeq: number, returned: number): number {
+async function pendingAfter(db: Database, options: ChangesOptions, lastSeq: number, returned: number): Promise<number> {
   if (!options.descending) return db.store.countChanges(lastSeq);
-  const all = db.store.countChanges(options.since);
-  return returned === 0 ? all : all - db.store.countChanges(lastSeq - 1);
+  const all = await db.store.countChanges(options.since);
+  return returned === 0 ? all : all - (await db.store.countChanges(lastSeq - 1));
 }
 
 /** The rows after `since`, then `last_seq` and `pending`, as text pieces (head, rows, tail). */
-function feed(db: Database, options: ChangesOptions): { rows: Iterable<string>; tail: () => string } {
+function feed(db: Database, options: ChangesOptions): { rows: AsyncIterable<string>; tail: () => Promise<string> } {
   let lastSeq = options.since;
   let count = 0;
-  const rows = (function* () {
-    for (const row of changeRows(db, options)) {
+  const rows = (async function* () {
+    for await (const row of changeRows(db, options)) {
       lastSeq = row.seq;
       count++;
       yield row.json;
     }
   })();
-  const tail = () => {
+  const tail = async () => {
     // Without a limit cut the fold reached the end: last_seq is the database's current sequence.
     const done = options.limit === undefined || count < options.limit;
-    if (done && !options.descending) lastSeq = Math.max(lastSeq, db.updateSeq);
-    return `],"last_seq":${lastSeq},"pending":${done ? 0 : pendingAfter(db, options, lastSeq, count)}}`;
+    if (done && !options.descending) lastSeq = Math.max(lastSeq, await db.updateSeq());
+    return `],"last_seq":${lastSeq},"pending":${done ? 0 : await pendingAfter(db, options, lastSeq, count)}}`;
   };
   return { rows, tail };
 }
@@ -237,7 +239,7 @@ async function normal(ctx: RequestContext, db: Database, options: ChangesOptions
 /** Waits for the next change after `since` (or the timeout), then answers as a normal feed. */
 async function longpoll(ctx: RequestContext, db: Database, request: FeedRequest): Promise<void> {
   const { options } = request;
-  if (options.descending || options.limit === 0 || hasChanges(db, options)) return normal(ctx, db, options);
+  if (options.descending || options.limit === 0 || (await hasChanges(db, options))) return normal(ctx, db, options);
   if (request.heartbeat === undefined) {
     await waitForChange(ctx, db, options, request.timeout);
     return normal(ctx, db, options);
@@ -254,7 +256,9 @@ async function longpoll(ctx: RequestContext, db: Database, request: FeedRequest)
   }
   if (res.destroyed) return;
   const { rows, tail } = feed(db, options);
-  res.end(`${[...rows].join(',\r\n')}\n${tail()}\n`);
+  const all: string[] = [];
+  for await (const row of rows) all.push(row);
+  res.end(`${all.join(',\r\n')}\n${await tail()}\n`);
 }
 
 function startStream(ctx: RequestContext): void {
@@ -264,8 +268,8 @@ function startStream(ctx: RequestContext): void {
   res.setHeader('Cache-Control', 'must-revalidate');
 }
 
-function hasChanges(db: Database, options: ChangesOptions): boolean {
-  for (const _ of changeRows(db, { ...options, includeDocs: false, limit: 1 })) return true;
+async function hasChanges(db: Database, options: ChangesOptions): Promise<boolean> {
+  for await (const _ of changeRows(db, { ...options, includeDocs: false, limit: 1 })) return true;
   return false;
 }
 
@@ -280,7 +284,12 @@ function waitForChange(ctx: RequestContext, db: Database, options: ChangesOption
       resolve();
     };
     const unsubscribe = db.onChange(() => {
-      if (hasChanges(db, options)) finish();
+      hasChanges(db, options).then(
+        (has) => {
+          if (has) finish();
+        },
+        () => finish(),
+      );
     });
     // setTimeout would fire at once for Infinity (it overflows to 1 ms).
     if (Number.isFinite(timeout)) timer = setTimeout(finish, timeout);
@@ -312,7 +321,7 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   const heartbeat = request.heartbeat === undefined ? undefined : setInterval(() => res.write(beat), request.heartbeat);
   try {
     while (!res.destroyed && left > 0) {
-      for (const row of changeRows(db, { ...options, since, limit: left === Infinity ? undefined : left })) {
+      for await (const row of changeRows(db, { ...options, since, limit: left === Infinity ? undefined : left })) {
         res.write(events ? `data: ${row.json}\nid: ${row.seq}\n\n` : `${row.json}\n`);
         since = row.seq;
         left--;
@@ -321,7 +330,7 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
       await waitForChange(ctx, db, { ...options, since }, remaining);
-      if (Date.now() >= deadline && !hasChanges(db, { ...options, since })) break;
+      if (Date.now() >= deadline && !(await hasChanges(db, { ...options, since }))) break;
     }
   } finally {
     if (heartbeat !== undefined) clearInterval(heartbeat);
@@ -333,8 +342,8 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   }
   // A feed that ran to its end has seen every change: last_seq is the current sequence then.
   const cut = left <= 0;
-  const lastSeq = cut || options.descending ? since : Math.max(since, db.updateSeq);
+  const lastSeq = cut || options.descending ? since : Math.max(since, await db.updateSeq());
   const returned = (options.limit ?? Infinity) - left;
-  const pending = cut ? pendingAfter(db, options, lastSeq, returned) : 0;
+  const pending = cut ? await pendingAfter(db, options, lastSeq, returned) : 0;
   res.end(`{"last_seq":${lastSeq},"pending":${pending}}\n`);
 }

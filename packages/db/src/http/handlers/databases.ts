@@ -10,13 +10,13 @@ import { locationOf } from '../location.js';
 import { sendJson } from '../respond.js';
 
 /** The database a request addresses, after the access check. */
-export function dbOf(ctx: RequestContext): Database {
+export function dbOf(ctx: RequestContext): Promise<Database> {
   requireDbAccess(ctx.user);
   return ctx.server.db(param(ctx, 'db'));
 }
 
 export const databases = {
-  create(ctx: RequestContext): void {
+  async create(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
     for (const name of ['n', 'q']) {
       const value = ctx.query.get(name);
@@ -25,15 +25,15 @@ export const databases = {
       }
     }
     const name = param(ctx, 'db');
-    ctx.server.createDb(name);
+    await ctx.server.createDb(name);
     sendJson(ctx, 201, { ok: true }, { Location: locationOf(ctx, name) });
   },
 
-  show(ctx: RequestContext): void {
-    sendJson(ctx, 200, dbInfo(dbOf(ctx)));
+  async show(ctx: RequestContext): Promise<void> {
+    sendJson(ctx, 200, await dbInfo(await dbOf(ctx)));
   },
 
-  destroy(ctx: RequestContext): void {
+  async destroy(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
     if (ctx.query.has('rev')) {
       throw new CouchError(
@@ -41,54 +41,54 @@ export const databases = {
         'You tried to DELETE a database with a ?=rev parameter. Did you mean to DELETE a document instead?',
       );
     }
-    ctx.server.deleteDb(param(ctx, 'db'));
+    await ctx.server.deleteDb(param(ctx, 'db'));
     sendJson(ctx, 200, { ok: true });
   },
 
-  revsLimit(ctx: RequestContext): void {
-    sendJson(ctx, 200, dbOf(ctx).revsLimit);
+  async revsLimit(ctx: RequestContext): Promise<void> {
+    sendJson(ctx, 200, await (await dbOf(ctx)).revsLimit());
   },
 
   async setRevsLimit(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     const value = await readJson(ctx);
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
       throw new CouchError('bad_request', 'Revs limit must be a positive integer');
     }
-    db.setRevsLimit(value);
+    await db.setRevsLimit(value);
     sendJson(ctx, 200, { ok: true });
   },
 
-  security(ctx: RequestContext): void {
-    const db = dbOf(ctx);
-    const stored = db.store.getProp('security');
+  async security(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    const stored = await db.store.getProp('security');
     sendJson(ctx, 200, stored === undefined ? DEFAULT_SECURITY : JSON.parse(stored));
   },
 
   async setSecurity(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     requireAdmin(ctx.user);
     const value = await readJson(ctx);
     if (!(value instanceof JsonObject)) throw new CouchError('bad_request', 'Security object must be a JSON object');
-    db.store.setProp('security', JSON.stringify(toPlain(value)));
+    await db.store.setProp('security', JSON.stringify(toPlain(value)));
     sendJson(ctx, 200, { ok: true });
   },
 
-  ensureFullCommit(ctx: RequestContext): void {
-    dbOf(ctx);
+  async ensureFullCommit(ctx: RequestContext): Promise<void> {
+    await dbOf(ctx);
     sendJson(ctx, 201, { ok: true, instance_start_time: '0' });
   },
 
-  compact(ctx: RequestContext): void {
+  async compact(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    dbOf(ctx);
+    await dbOf(ctx);
     sendJson(ctx, 202, { ok: true });
   },
 };
 
 /** `GET /db`'s answer (also each row of `_dbs_info`). */
-export function dbInfo(db: Database): Record<string, unknown> {
-  const meta = db.meta();
+export async function dbInfo(db: Database): Promise<Record<string, unknown>> {
+  const meta = await db.meta();
   return {
     instance_start_time: String(Math.floor(meta.createdAt / 1000)),
     db_name: db.name,

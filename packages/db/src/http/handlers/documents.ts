@@ -22,12 +22,12 @@ export function docIdOf(ctx: RequestContext): string {
 }
 
 export const documents = {
-  show(ctx: RequestContext): void {
-    const db = dbOf(ctx);
+  async show(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
     const id = docIdOf(ctx);
     const { query } = ctx;
     if (isLocalId(id)) {
-      const doc = db.local.get(id);
+      const doc = await db.local.get(id);
       const etag = localEtag(doc.id, doc.rev, doc.body);
       if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
       return sendText(ctx, 200, db.local.render(doc, looseBool(query, 'revs')), { ETag: etag });
@@ -36,11 +36,11 @@ export const documents = {
     const options = openOptions(query);
     if (openRevs !== null) {
       const revs = openRevs === 'all' ? 'all' : parseRevList(openRevs);
-      const results = db.openRevs(id, revs, options);
+      const results = await db.openRevs(id, revs, options);
       const parts = results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : `{"missing":${JSON.stringify(r.missing)}}`));
       return sendText(ctx, 200, `[${parts.join(',')}]`);
     }
-    const doc = db.openDoc(id, options);
+    const doc = await db.openDoc(id, options);
     if (doc.hasMeta) return sendText(ctx, 200, doc.json);
     const etag = `"${doc.rev}"`;
     if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
@@ -48,40 +48,40 @@ export const documents = {
   },
 
   async update(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     const id = docIdOf(ctx);
     const input = readDocInput(await readJson(ctx));
     input.rev = revOf(ctx, input.rev);
     const newEdits = ctx.query.get('new_edits') !== 'false';
-    const result = db.putDoc(id, input, newEdits);
+    const result = await db.putDoc(id, input, newEdits);
     const etag = isLocalId(id) ? localEtag(id, result.rev, input.deleted ? '' : stringifyJson(input.body)) : undefined;
     respondWritten(ctx, result, input.deleted ? 200 : 201, true, etag);
   },
 
   async create(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     checkJsonType(ctx);
     const input = readDocInput(await readJson(ctx));
-    const result = db.putDoc(input.id === undefined ? randomId() : input.id, input);
+    const result = await db.putDoc(input.id === undefined ? randomId() : input.id, input);
     respondWritten(ctx, result, 201, true);
   },
 
-  destroy(ctx: RequestContext): void {
-    const db = dbOf(ctx);
+  async destroy(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
     const id = docIdOf(ctx);
     if (isLocalId(id)) {
-      const result = db.local.delete(id);
+      const result = await db.local.delete(id);
       return sendJson(ctx, 200, result, { ETag: localEtag(id, result.rev, '') });
     }
-    db.requireCurrent(id, undefined);
+    await db.requireCurrent(id, undefined);
     const rev = revOf(ctx, undefined);
     if (rev === undefined) throw conflict();
     const input: DocInput = { id, rev, revisions: undefined, deleted: true, body: fromPlain({}) as JsonObject };
-    respondWritten(ctx, db.putDoc(id, input), 200, false);
+    respondWritten(ctx, await db.putDoc(id, input), 200, false);
   },
 
-  copy(ctx: RequestContext): void {
-    const db = dbOf(ctx);
+  async copy(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
     const id = docIdOf(ctx);
     const destination = ctx.req.headers.destination;
     if (typeof destination !== 'string' || destination === '') {
@@ -90,7 +90,7 @@ export const documents = {
     const q = destination.indexOf('?');
     const target = decodeURIComponent(q >= 0 ? destination.slice(0, q) : destination);
     const targetRev = q >= 0 ? new URLSearchParams(destination.slice(q + 1)).get('rev') : null;
-    const body = sourceBody(db, id, ctx.query.get('rev'));
+    const body = await sourceBody(db, id, ctx.query.get('rev'));
     const input: DocInput = {
       id: target,
       rev: targetRev === null ? undefined : parseRev(targetRev),
@@ -98,7 +98,7 @@ export const documents = {
       deleted: false,
       body,
     };
-    respondWritten(ctx, db.putDoc(target, input), 201, true);
+    respondWritten(ctx, await db.putDoc(target, input), 201, true);
   },
 
   /** POST to a document is CouchDB's form upload, which needs a Referer (and attachments). */
@@ -107,9 +107,9 @@ export const documents = {
   },
 };
 
-function sourceBody(db: Database, id: string, rev: string | null): JsonObject {
-  if (isLocalId(id)) return parseJson(db.local.get(id).body) as JsonObject;
-  const doc = db.openDoc(id, rev === null ? {} : { rev: parseRev(rev) });
+async function sourceBody(db: Database, id: string, rev: string | null): Promise<JsonObject> {
+  if (isLocalId(id)) return parseJson((await db.local.get(id)).body) as JsonObject;
+  const doc = await db.openDoc(id, rev === null ? {} : { rev: parseRev(rev) });
   const parsed = parseJson(doc.json) as JsonObject;
   return readDocInput(parsed).body;
 }

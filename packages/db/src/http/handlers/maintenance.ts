@@ -22,8 +22,8 @@ const MAX_PURGE_REVS = 1000;
 
 export const maintenance = {
   /** Database admins (the member check first, as CouchDB). */
-  compact(ctx: RequestContext): void {
-    const db = dbOf(ctx);
+  async compact(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
     requireAdmin(ctx.user);
     // CouchDB asks for a JSON content type (415 otherwise), though no body is read.
     checkJsonType(ctx);
@@ -32,13 +32,13 @@ export const maintenance = {
   },
 
   /** The design doc must exist (404 otherwise); its index is compacted once answered. */
-  compactViews(ctx: RequestContext): void {
-    const db = dbOf(ctx);
+  async compactViews(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
     requireAdmin(ctx.user);
     checkJsonType(ctx);
     const manager = ctx.server.views(db);
     const ddocId = DESIGN_PREFIX + param(ctx, 'docid');
-    manager.groupOf(ddocId);
+    await manager.groupOf(ddocId);
     setImmediate(() => {
       manager
         .compact(ddocId)
@@ -50,7 +50,7 @@ export const maintenance = {
   /** `{docid: [revs]}` → 201 `{"purge_seq": null, "purged": {docid: [revs purged]}}` (server admins only). */
   async purge(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     const body = await readJson(ctx, true);
     if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
     const request: [string, Rev[]][] = [];
@@ -62,18 +62,18 @@ export const maintenance = {
     }
     if (request.length > MAX_PURGE_IDS) throw new CouchError('bad_request', 'Exceeded maximum number of documents.');
     if (revCount > MAX_PURGE_REVS) throw new CouchError('bad_request', 'Exceeded maximum number of revisions.');
-    sendJson(ctx, 201, { purge_seq: null, purged: purgeDocs(db, request) });
+    sendJson(ctx, 201, { purge_seq: null, purged: await purgeDocs(db, request) });
   },
 
-  purgedInfosLimit(ctx: RequestContext): void {
-    sendJson(ctx, 200, purgedInfosLimit(dbOf(ctx)));
+  async purgedInfosLimit(ctx: RequestContext): Promise<void> {
+    sendJson(ctx, 200, await purgedInfosLimit(await dbOf(ctx)));
   },
 
   async setPurgedInfosLimit(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     requireAdmin(ctx.user);
     const value = await readJson(ctx);
-    setPurgedInfosLimit(db, typeof value === 'number' ? value : Number.NaN);
+    await setPurgedInfosLimit(db, typeof value === 'number' ? value : Number.NaN);
     sendJson(ctx, 200, { ok: true });
   },
 };

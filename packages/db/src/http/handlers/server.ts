@@ -41,19 +41,17 @@ export const server = {
     sendJson(ctx, 200, { uuids }, { 'Cache-Control': 'must-revalidate, no-cache', Pragma: 'no-cache' });
   },
 
-  allDbs(ctx: RequestContext): void {
+  async allDbs(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    sendJson(ctx, 200, selectDbs(ctx));
+    sendJson(ctx, 200, await selectDbs(ctx));
   },
 
   /** `GET /_dbs_info`: the info of every database `_all_dbs` would list (same parameters). */
-  dbsInfo(ctx: RequestContext): void {
+  async dbsInfo(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    sendJson(
-      ctx,
-      200,
-      selectDbs(ctx).map((name) => ({ key: name, info: dbInfo(ctx.server.db(name)) })),
-    );
+    const rows = [];
+    for (const name of await selectDbs(ctx)) rows.push({ key: name, info: await dbInfo(await ctx.server.db(name)) });
+    sendJson(ctx, 200, rows);
   },
 
   /** `POST /_dbs_info {"keys": [...]}`: one row per name, a missing database as an error row. */
@@ -66,16 +64,17 @@ export const server = {
     if (keys === undefined) throw new CouchError('bad_request', '`keys` member must exist.');
     if (!Array.isArray(keys)) throw new CouchError('bad_request', '`keys` member must be an array.');
     if (keys.length > MAX_DBS_INFO_KEYS) throw new CouchError('bad_request', 'too_many_keys');
-    const rows = keys.map((key) => {
+    const rows = [];
+    for (const key of keys) {
       const plain = toPlain(key);
       try {
         if (typeof plain !== 'string') throw dbNotFound();
-        return { key: plain, info: dbInfo(ctx.server.db(plain)) };
+        rows.push({ key: plain, info: await dbInfo(await ctx.server.db(plain)) });
       } catch (error) {
         if (!(error instanceof CouchError) || error.status !== 404) throw error;
-        return { key: plain, error: 'not_found' };
+        rows.push({ key: plain, error: 'not_found' });
       }
-    });
+    }
     sendJson(ctx, 200, rows);
   },
 
@@ -95,10 +94,10 @@ const MAX_DBS_INFO_KEYS = 100;
  * The database names `_all_dbs` lists: CouchDB reads its query as a view query over the names
  * (`startkey`/`start_key`, `endkey`/`end_key`, `inclusive_end`, `descending`, `skip`, `limit`).
  */
-function selectDbs(ctx: RequestContext): string[] {
+async function selectDbs(ctx: RequestContext): Promise<string[]> {
   const options = allDocsOptions(ctx.query);
   const { startkey, endkey, inclusiveEnd, descending, skip, limit } = options;
-  const names = ctx.server.listDbs();
+  const names = await ctx.server.listDbs();
   if (descending) names.reverse();
   const direction = descending ? -1 : 1;
   const selected = names.filter((name) => {

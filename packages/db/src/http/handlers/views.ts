@@ -18,7 +18,7 @@ import type { GroupState, ViewManager } from '../../views/view-manager.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { parseViewQuery } from '../view-params.js';
-import { sendJson, sendRowBytes, sendText, streamRows } from '../respond.js';
+import { joinRows, rowIterator, sendJson, sendRowBytes, sendText, streamRows, type Rows } from '../respond.js';
 import { dbOf } from './databases.js';
 
 export const views = {
@@ -30,7 +30,7 @@ export const views = {
 
   /** Several queries of one view in one request. */
   async queries(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     const body = await objectBody(ctx, true);
     const queries = body.queries;
     if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
@@ -43,19 +43,20 @@ export const views = {
       return parseViewQuery(ctx.query, query as Record<string, unknown>, view, state.group.options);
     });
     if (parsed.some((q) => q.update === 'true')) await manager.refresh(state);
-    const results = parsed.map((q) => {
+    const results: string[] = [];
+    for (const q of parsed) {
       const { head, rows } = answer(db, state, viewNo, q);
-      return `${head}${[...rows].join(',')}]}`;
-    });
+      results.push(`${head}${await joinRows(rows)}]}`);
+    }
     if (parsed.some((q) => q.update === 'lazy')) void manager.refresh(state).catch(() => {});
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`, contentType(ctx));
   },
 
   async info(ctx: RequestContext): Promise<void> {
-    const db = dbOf(ctx);
+    const db = await dbOf(ctx);
     const ddocId = DESIGN_PREFIX + param(ctx, 'docid');
     const manager = ctx.server.views(db);
-    const group = manager.groupOf(ddocId);
+    const group = await manager.groupOf(ddocId);
     const state = await manager.state(group);
     const size = state.index.fileSize();
     sendJson(ctx, 200, {
@@ -70,14 +71,18 @@ export const views = {
         compact_running: false,
         waiting_clients: 0,
         waiting_commit: false,
-        updates_pending: { minimum: 0, preferred: 0, total: Math.max(0, db.updateSeq - state.index.updateSeq) },
+        updates_pending: {
+          minimum: 0,
+          preferred: 0,
+          total: Math.max(0, (await db.updateSeq()) - state.index.updateSeq),
+        },
       },
     });
   },
 
   async cleanup(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    await ctx.server.views(dbOf(ctx)).cleanup();
+    await ctx.server.views(await dbOf(ctx)).cleanup();
     sendJson(ctx, 202, { ok: true });
   },
 
@@ -100,20 +105,20 @@ async function open(
   db: Database,
 ): Promise<{ manager: ViewManager; state: GroupState; viewNo: number }> {
   const manager = ctx.server.views(db);
-  const group = manager.groupOf(DESIGN_PREFIX + param(ctx, 'docid'));
+  const group = await manager.groupOf(DESIGN_PREFIX + param(ctx, 'docid'));
   const { index: viewNo } = viewOf(group, param(ctx, 'view'));
   return { manager, state: await manager.state(group), viewNo };
 }
 
 async function answerView(ctx: RequestContext, body: Record<string, unknown> | undefined): Promise<void> {
-  const db = dbOf(ctx);
+  const db = await dbOf(ctx);
   if (body?.queries !== undefined) {
     throw new CouchError('bad_request', 'The `queries` parameter is no longer supported at this endpoint');
   }
   const { manager, state, viewNo } = await open(ctx, db);
   const q = parseViewQuery(ctx.query, body, state.group.views[viewNo]!, state.group.options);
   if (q.update === 'true') await manager.refresh(state);
-  const etag = etagOf(state, viewNo, ctx, body, q, db);
+  const etag = await etagOf(state, viewNo, ctx, body, q, db);
   const headers = { ...contentType(ctx), ETag: etag };
   if (matches(ctx.req.headers['if-none-match'], etag)) return sendText(ctx, 304, '', headers);
   await sendAnswer(ctx, manager, etag, headers, () => answer(db, state, viewNo, q));
@@ -130,18 +135,18 @@ async function sendAnswer(
   manager: ViewManager,
   etag: string,
   headers: Record<string, string>,
-  render: () => { head: string; rows: Iterable<string> },
+  render: () => { head: string; rows: Rows },
 ): Promise<void> {
   const cached = manager.answers.get(etag);
   if (cached !== undefined) return sendRowBytes(ctx, 200, cached, headers);
   const { head, rows } = render();
-  const iterator = rows[Symbol.iterator]();
+  const iterator = rowIterator(rows);
   let text = head;
   let count = 0;
-  let next = iterator.next();
+  let next = await iterator.next();
   while (!next.done && text.length <= CACHE_ENTRY) {
     text += `${count++ === 0 ? '' : ','}\r\n${next.value}`;
-    next = iterator.next();
+    next = await iterator.next();
   }
   if (next.done) {
     // Kept as bytes: the text is a chain of concatenations (one per row), which held as a
@@ -151,9 +156,9 @@ async function sendAnswer(
     return sendRowBytes(ctx, 200, bytes, headers);
   }
   const pending = next.value;
-  const rest = (function* () {
+  const rest = (async function* () {
     yield pending;
-    yield* { [Symbol.iterator]: () => iterator };
+    for (let more = await iterator.next(); !more.done; more = await iterator.next()) yield more.value;
   })();
   await streamRows(ctx, 200, `${text}${count > 0 ? ',' : ''}`, rest, () => ']}', headers);
 }
@@ -162,12 +167,7 @@ async function sendAnswer(
 const CACHE_ENTRY = 256 * 1024;
 
 /** The head of the response object (everything before the rows) and the rows. */
-function answer(
-  db: Database,
-  state: GroupState,
-  viewNo: number,
-  q: ViewQuery,
-): { head: string; rows: Iterable<string> } {
+function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): { head: string; rows: Rows } {
   const { meta, rows } = answerQuery(db, state, viewNo, q);
   const members = JSON.stringify(meta);
   return { head: `${members.slice(0, -1)}${members.length > 2 ? ',' : ''}"rows":[`, rows };
@@ -178,15 +178,15 @@ function answer(
  * which this view last changed: writes the view does not see keep the ETag), the request, and
  * with include_docs the database's sequence too (the docs can change without the view).
  */
-function etagOf(
+async function etagOf(
   state: GroupState,
   viewNo: number,
   ctx: RequestContext,
   body: unknown,
   q: ViewQuery,
   db: Database,
-): string {
-  const docs = q.includeDocs ? `:${db.updateSeq}` : '';
+): Promise<string> {
+  const docs = q.includeDocs ? `:${await db.updateSeq()}` : '';
   const hash = createHash('md5')
     .update(
       `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`,

@@ -3,26 +3,30 @@
  * synchronous and this process is each file's only writer, so every call is answered at once
  * inside; folds hand out the pages the engine reads anyway.
  */
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
-import type { Counters, DocumentStore, Page, Planner, Storage } from '../contract.js';
-import type { DatabaseStore, DbMeta, DocRecord, EngineOptions, IdRange, LocalDoc, StorageEngine } from '../engine.js';
+import type { CompactPlanner, Counters, DocumentStore, Page, Planner, PurgePlanner, Storage } from '../contract.js';
+import type {
+  DatabaseStore,
+  DbMeta,
+  DocRecord,
+  EngineOptions,
+  IdRange,
+  LocalDoc,
+  PurgeInfo,
+  StorageEngine,
+} from '../engine.js';
 import type { SqliteDatabase } from './sqlite-database.js';
+import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
 
 /** Rows per page handed out by the folds. */
 const PAGE_ROWS = 256;
 
-/** Server-level values, in their own file (its name can never be a database's). */
-const SERVER_FILE = '_server.sqlite';
-
-export function openSqliteStorage(options: EngineOptions): Storage {
+export function openSqliteStorage(options: EngineOptions): SqliteStorage {
   return new SqliteStorage(openSqliteEngine(options), options.dir);
 }
 
-class SqliteStorage implements Storage {
+export class SqliteStorage implements Storage {
   private readonly stores = new WeakMap<DatabaseStore, SqliteDocumentStore>();
-  private server: Database.Database | undefined;
 
   constructor(
     private readonly engine: StorageEngine,
@@ -46,30 +50,22 @@ class SqliteStorage implements Storage {
     return this.engine.destroy(name);
   }
 
+  /** Server values are small files in the data folder (./server-files.ts). */
   async getServerValue(key: string): Promise<string | undefined> {
-    return this.serverDb().prepare('SELECT value FROM server_state WHERE key = ?').pluck().get(key) as
-      | string
-      | undefined;
+    return readServerFile(this.dir, key);
   }
 
   async setServerValue(key: string, value: string): Promise<void> {
-    this.serverDb().prepare('INSERT OR REPLACE INTO server_state (key, value) VALUES (?, ?)').run(key, value);
+    writeServerFile(this.dir, key, value);
+  }
+
+  /** The folder of a database's view index files (they go with the database when it is destroyed). */
+  indexDir(name: string): string {
+    return this.engine.indexDir(name);
   }
 
   async close(): Promise<void> {
     this.engine.close();
-    this.server?.close();
-    this.server = undefined;
-  }
-
-  private serverDb(): Database.Database {
-    if (this.server === undefined) {
-      const db = new Database(join(this.dir, SERVER_FILE), { timeout: 5000 });
-      db.pragma('journal_mode = WAL');
-      db.exec('CREATE TABLE IF NOT EXISTS server_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
-      this.server = db;
-    }
-    return this.server;
   }
 
   private wrap(store: DatabaseStore): DocumentStore {
@@ -113,6 +109,36 @@ class SqliteDocumentStore implements DocumentStore {
 
   async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
     return this.db.updateDocs(ids, plan);
+  }
+
+  async purge<R>(
+    ids: readonly string[],
+    keepInfos: number,
+    plan: PurgePlanner<R>,
+  ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
+    // Read, planned and written in one synchronous step: this connection is the only writer.
+    const { purges, result } = plan(recordsOf(ids, this.db.getDocs(ids)));
+    return { result, ...this.db.purgeDocs(purges, keepInfos) };
+  }
+
+  async purgeSeq(): Promise<number> {
+    return this.db.counters().purgeSeq;
+  }
+
+  foldPurges(since: number): AsyncIterable<Page<PurgeInfo>> {
+    return paged(this.db.foldPurges(since));
+  }
+
+  async oldestPurge(): Promise<number> {
+    return this.db.oldestPurge();
+  }
+
+  async compact(ids: readonly string[], plan: CompactPlanner): Promise<void> {
+    this.db.compactDocs(plan(recordsOf(ids, this.db.getDocs(ids))));
+  }
+
+  async reclaimSpace(maxPages: number): Promise<boolean> {
+    return this.db.reclaimSpace(maxPages);
   }
 
   foldDocs(range: IdRange): AsyncIterable<Page<DocRecord>> {
@@ -175,4 +201,14 @@ async function* paged<T>(rows: Generator<T>): AsyncGenerator<Page<T>> {
   } finally {
     rows.return(undefined);
   }
+}
+
+/** The records found, by the id asked. */
+function recordsOf(ids: readonly string[], found: readonly (DocRecord | undefined)[]): Map<string, DocRecord> {
+  const records = new Map<string, DocRecord>();
+  ids.forEach((id, i) => {
+    const record = found[i];
+    if (record !== undefined) records.set(id, record);
+  });
+  return records;
 }

@@ -1,0 +1,59 @@
+/**
+ * Group commit: write requests that arrive while a commit is under way wait for it, then go
+ * together in the next one, planned over the records the engine locked (./write-plan.ts). With
+ * an in-process engine a lone request commits at once; with a network engine (PostgreSQL)
+ * concurrent requests share one transaction and its round trips.
+ */
+import type { DocumentStore } from '../storage/contract.js';
+import { idsOf, planWrites, type WriteRequest, type WriteResult } from './write-plan.js';
+
+interface Pending {
+  request: WriteRequest;
+  resolve(rows: WriteResult[]): void;
+  reject(error: unknown): void;
+}
+
+export class GroupCommit {
+  private queue: Pending[] = [];
+  private running = false;
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly revsLimit: () => Promise<number>,
+    private readonly committed: (updateSeq: number) => void,
+  ) {}
+
+  submit(request: WriteRequest): Promise<WriteResult[]> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      if (!this.running) void this.run();
+    });
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        try {
+          const requests = batch.map((p) => p.request);
+          const limit = await this.revsLimit();
+          const { result, seqs } = await this.store.update(idsOf(requests), (records) => {
+            const planned = planWrites(requests, records, limit);
+            return { writes: planned.writes, result: planned.results };
+          });
+          const last = seqs[seqs.length - 1];
+          if (last !== undefined) this.committed(last);
+          batch.forEach((p, i) => {
+            p.resolve(result[i]!);
+          });
+        } catch (error) {
+          for (const p of batch) p.reject(error);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * What a batch of write requests does to the documents it touches, computed from their current
+ * records: pure, so it runs inside the storage engine's transaction (see storage/contract.ts).
+ * Requests are applied in order, each seeing the ones before it; conflicts are result rows.
+ */
+import { CouchError } from '../errors.js';
+import { stringifyJson } from '../json/index.js';
+import { formatRev, parseTree, serializeTree, winner, type RevTree } from '../revisions/index.js';
+import type { DocRecord, DocWrite } from '../storage/contract.js';
+import type { DocInput } from './doc-input.js';
+import { checkDocBody } from './doc-input.js';
+import { interactiveEdit, replicatedEdit, type Edit } from './edit.js';
+import { compareIds } from './id-order.js';
+
+/** One row of a `_bulk_docs` answer. */
+export type WriteResult = { ok: true; id: string; rev: string } | { id: string; error: string; reason: string };
+
+/** One request's documents (none of them `_local/`), with their ids already validated. */
+export interface WriteRequest {
+  items: readonly { id: string; input: DocInput }[];
+  newEdits: boolean;
+}
+
+export interface PlannedWrites {
+  /** One write per document, in commit (sequence) order. */
+  writes: DocWrite[];
+  /** Each request's rows, in its items' order. */
+  results: WriteResult[][];
+}
+
+/** The ids a batch of requests touches (what the engine reads and locks). */
+export function idsOf(requests: readonly WriteRequest[]): string[] {
+  const ids = new Set<string>();
+  for (const request of requests) for (const item of request.items) ids.add(item.id);
+  return [...ids];
+}
+
+export function planWrites(
+  requests: readonly WriteRequest[],
+  records: ReadonlyMap<string, DocRecord>,
+  revsLimit: number,
+): PlannedWrites {
+  // The latest tree of each id touched so far, and its write once it has one.
+  const state = new Map<string, { record: DocRecord | undefined; tree: RevTree | undefined; write?: DocWrite }>();
+  const writes: DocWrite[] = [];
+  const results = requests.map(({ items, newEdits }) => {
+    const rows: WriteResult[] = new Array(items.length);
+    // Within one request a second interactive edit of an id conflicts, as CouchDB answers it; a
+    // replicated one merges in. Across requests each simply sees the one before.
+    const editedHere = new Set<string>();
+    const firstWrites: string[] = [];
+    items.forEach(({ id, input }, index) => {
+      let doc = state.get(id);
+      if (doc === undefined) {
+        const record = records.get(id);
+        doc = { record, tree: record === undefined ? undefined : parseTree(record.tree) };
+        state.set(id, doc);
+      } else if (newEdits && editedHere.has(id)) {
+        rows[index] = { id, error: 'conflict', reason: 'Document update conflict.' };
+        return;
+      }
+      let edit: Edit;
+      try {
+        // Design documents are checked one by one: a bad one is its own error row (CouchDB's
+        // per-document validation), not a failed request.
+        checkDocBody(id, input);
+        edit = newEdits ? interactiveEdit(doc.tree, input, revsLimit) : replicatedEdit(doc.tree, input, revsLimit);
+      } catch (error) {
+        if (!(error instanceof CouchError)) throw error;
+        rows[index] = { id, error: error.error, reason: error.reason };
+        return;
+      }
+      const rev = formatRev(edit.rev);
+      rows[index] = { ok: true, id, rev };
+      editedHere.add(id);
+      if (!edit.changed) return;
+      const top = winner(edit.tree)!;
+      const record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit.tree) };
+      if (doc.write === undefined) {
+        doc.write = { record, bodies: [], isNew: doc.record === undefined };
+        firstWrites.push(id);
+      }
+      doc.write.record = record;
+      doc.write.bodies.push({ rev, body: input.json ?? stringifyJson(input.body) });
+      if (edit.stemmed.length > 0) (doc.write.dropBodies ??= []).push(...edit.stemmed.map(formatRev));
+      doc.tree = edit.tree;
+    });
+    // CouchDB gives a request's sequences in id order (UTF-8 bytes), not in the order sent.
+    firstWrites.sort(compareIds);
+    for (const id of firstWrites) writes.push(state.get(id)!.write!);
+    return rows;
+  });
+  return { writes, results };
+}

@@ -1,0 +1,74 @@
+/**
+ * Errors of the PostgreSQL engine. `StorageUnavailableError` means "PostgreSQL could not be
+ * reached or dropped the connection": the request may succeed later (the HTTP layer answers 503).
+ */
+
+import type { Pool, PoolClient } from 'pg';
+
+import { StorageUnavailableError } from '../contract.js';
+
+export { StorageUnavailableError };
+
+/** Node's socket error codes that mean the server is not there (or went away). */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
+
+/**
+ * SQLSTATEs that mean the same from the server's side: the shutdown and start-up family of
+ * class 57 and too many connections (class 08, connection exceptions, is matched by prefix).
+ */
+const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/** node-postgres's own messages for a connection it lost or never got. */
+const CLIENT_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i;
+
+export function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (SOCKET_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith('08'))) {
+    return true;
+  }
+  return CLIENT_MESSAGES.test(err.message);
+}
+
+/** The error as the caller sees it: connection failures become `StorageUnavailableError`. */
+export function storageError(err: unknown): unknown {
+  if (err instanceof StorageUnavailableError || !isConnectionError(err)) return err;
+  return new StorageUnavailableError(`PostgreSQL is unavailable: ${(err as Error).message}`, { cause: err });
+}
+
+/**
+ * A pool connection checked out for a transaction. While it is out, the pool does not listen
+ * for its errors: a connection the server ends would otherwise raise an uncaught 'error' (the
+ * statement running at the time rejects with the cause anyway). `done` gives it back, or
+ * discards it when it broke.
+ */
+export async function checkOut(pool: Pool): Promise<{ client: PoolClient; done: (broken?: Error) => void }> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw storageError(err);
+  }
+  let lost: Error | undefined;
+  const onError = (err: Error): void => {
+    lost = err;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    done: (broken) => {
+      client.off('error', onError);
+      client.release(broken ?? lost);
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * The PostgreSQL engine behind the asynchronous contract (../contract.ts): every database of a
+ * server in one PostgreSQL schema, shared by any number of Divan nodes. The tables and why they
+ * are so: ./schema.ts and docs/storage.md.
+ */
+import pg from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { CouchError } from '../../errors.js';
+import type { DocumentStore, Storage } from '../contract.js';
+import { StorageExistsError } from '../engine.js';
+import { isValidDbName } from '../sqlite/names.js';
+import { checkOut, storageError } from './errors.js';
+import { documentStatements, type DocumentStatements, PostgresDocumentStore } from './postgres-database.js';
+import { migrate, quoteIdent } from './schema.js';
+
+export { StorageUnavailableError } from './errors.js';
+
+export interface PostgresStorageOptions {
+  /** A libpq-style connection URL, `postgres://user@host:port/database`. */
+  url: string;
+  /** The schema holding Divan's tables (created when missing). Default `divan`. */
+  schema?: string;
+  /** Connections in the pool. Default 10. */
+  maxConnections?: number;
+  /** How long to wait for a connection before failing with `StorageUnavailableError`. Default 5000 ms. */
+  connectTimeoutMs?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Connects, brings the schema to the current version (safe when several nodes start at once) and
+ * returns the storage. Rejects with `StorageUnavailableError` when PostgreSQL cannot be reached.
+ */
+export async function openPostgresStorage(options: PostgresStorageOptions): Promise<Storage> {
+  const schema = options.schema ?? 'divan';
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)}`);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    application_name: 'divan',
+  });
+  // An idle connection that breaks (server restart) is dropped by the pool; without a listener
+  // its error event would end the process.
+  pool.on('error', () => {});
+  try {
+    const { client, done } = await checkOut(pool);
+    let broken: Error | undefined;
+    try {
+      await migrate(client, schema);
+    } catch (err) {
+      broken = err instanceof Error ? err : undefined;
+      throw err;
+    } finally {
+      done(broken);
+    }
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw storageError(err);
+  }
+  return new PostgresStorage(pool, schema);
+}
+
+interface DbRow {
+  db_id: string;
+  created_at: string;
+}
+
+class PostgresStorage implements Storage {
+  private readonly sql: DocumentStatements;
+  private readonly s: string;
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pool,
+    schema: string,
+  ) {
+    this.sql = documentStatements(schema);
+    this.s = quoteIdent(schema);
+  }
+
+  private async query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+    try {
+      return (await this.pool.query<T>(text, values)).rows;
+    } catch (err) {
+      throw storageError(err);
+    }
+  }
+
+  private store(name: string, row: DbRow): DocumentStore {
+    return new PostgresDocumentStore(this.pool, this.sql, name, row.db_id, Number(row.created_at));
+  }
+
+  async listDatabases(): Promise<string[]> {
+    const rows = await this.query<{ name: string }>(`SELECT name FROM ${this.s}.dbs ORDER BY name`);
+    return rows.map((r) => r.name);
+  }
+
+  async create(name: string): Promise<DocumentStore> {
+    if (!isValidDbName(name)) {
+      throw new CouchError(
+        'illegal_database_name',
+        `Name: '${name}'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter.`,
+      );
+    }
+    const [row] = await this.query<DbRow>(
+      `INSERT INTO ${this.s}.dbs (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING db_id, created_at`,
+      [name, Date.now()],
+    );
+    if (row === undefined) throw new StorageExistsError(name);
+    return this.store(name, row);
+  }
+
+  async open(name: string): Promise<DocumentStore | undefined> {
+    const [row] = await this.query<DbRow>(`SELECT db_id, created_at FROM ${this.s}.dbs WHERE name = $1`, [name]);
+    return row === undefined ? undefined : this.store(name, row);
+  }
+
+  /**
+   * One transaction: deleting the `dbs` row first waits for the database's writer (it holds the
+   * row's lock) and makes every later writer find no database; then every row under its id goes.
+   * Ids are never reused, so a database created again starts empty whatever an old handle does.
+   */
+  async destroy(name: string): Promise<boolean> {
+    return this.transaction(async (client) => {
+      const found = await client.query<{ db_id: string }>(`DELETE FROM ${this.s}.dbs WHERE name = $1 RETURNING db_id`, [
+        name,
+      ]);
+      const dbId = found.rows[0]?.db_id;
+      if (dbId === undefined) return false;
+      for (const table of ['docs', 'bodies', 'local_docs', 'props']) {
+        await client.query(`DELETE FROM ${this.s}.${table} WHERE db_id = $1`, [dbId]);
+      }
+      return true;
+    });
+  }
+
+  async getServerValue(key: string): Promise<string | undefined> {
+    const [row] = await this.query<{ value: string }>(`SELECT value FROM ${this.s}.server_values WHERE key = $1`, [
+      key,
+    ]);
+    return row?.value;
+  }
+
+  async setServerValue(key: string, value: string): Promise<void> {
+    await this.query(
+      `INSERT INTO ${this.s}.server_values (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      [key, value],
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  private async transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    const { client, done } = await checkOut(this.pool);
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        const out = await body(client);
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+          broken = rollbackErr;
+        });
+        throw err;
+      }
+    } catch (err) {
+      throw storageError(err);
+    } finally {
+      done(broken);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+/** Two server nodes on one PostgreSQL behave as one server. */
+describe('two Divan nodes on one PostgreSQL', () => {
+  const url = testPostgresUrl();
+  const schema = freshSchema('nodes');
+  let a: TestServer;
+  let b: TestServer;
+  before(async () => {
+    if (url instanceof Error) throw url;
+    a = await startTestServer({ storage: { url, schema } });
+    b = await startTestServer({ storage: { url, schema } });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    if (!(url instanceof Error)) await dropSchema(url, schema);
+  });
+
+  it('a database and a write on one node are there at once on the other', async () => {
+    assert.equal((await a.request('PUT', '/shared')).status, 201);
+    assert.equal((await b.request('PUT', '/shared')).status, 412, 'it exists for both');
+    const put = await a.request('PUT', '/shared/doc', { body: { n: 1 } });
+    const read = await b.request('GET', '/shared/doc');
+    assert.deepEqual([read.status, read.json._rev], [200, put.json.rev]);
+    assert.ok((await b.request('GET', '/_all_dbs')).json.includes('shared'));
+  });
+
+  it('concurrent edits from both nodes: one wins, the other conflicts, none is lost', async () => {
+    const { rev } = (await a.request('PUT', '/shared/race', { body: { v: 0 } })).json;
+    const [fromA, fromB] = await Promise.all([
+      a.request('PUT', '/shared/race', { body: { _rev: rev, v: 'a' } }),
+      b.request('PUT', '/shared/race', { body: { _rev: rev, v: 'b' } }),
+    ]);
+    assert.deepEqual([fromA.status, fromB.status].sort(), [201, 409]);
+    const doc = (await b.request('GET', '/shared/race?conflicts=true')).json;
+    assert.equal(doc._conflicts, undefined);
+    assert.equal(doc._rev, (fromA.status === 201 ? fromA : fromB).json.rev);
+  });
+
+  it('a longpoll _changes on one node wakes within 300 ms of a write on the other', async () => {
+    const since = (await b.request('GET', '/shared')).json.update_seq;
+    const started = Date.now();
+    const waiting = b.request('GET', `/shared/_changes?feed=longpoll&since=${since}&timeout=10000`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const wrote = Date.now();
+    await a.request('PUT', '/shared/wake', { body: {} });
+    const answer = await waiting;
+    const woke = Date.now();
+    assert.deepEqual(
+      answer.json.results.map((r: { id: string }) => r.id),
+      ['wake'],
+    );
+    assert.ok(woke - wrote < 300 + 100, `woke ${woke - wrote} ms after the write (${woke - started} ms in all)`);
+  });
+
+  it("a view queried on one node sees the other node's writes", async () => {
+    await a.request('PUT', '/shared/_design/v', {
+      body: { views: { n: { map: 'function (d) { if (d.n) emit(d.n, 1) }', reduce: '_count' } } },
+    });
+    assert.deepEqual((await b.request('GET', '/shared/_design/v/_view/n')).json.rows, [{ key: null, value: 1 }]);
+    await a.request('PUT', '/shared/two', { body: { n: 2 } });
+    assert.deepEqual((await b.request('GET', '/shared/_design/v/_view/n')).json.rows, [{ key: null, value: 2 }]);
+    assert.deepEqual((await a.request('GET', '/shared/_design/v/_view/n')).json.rows, [{ key: null, value: 2 }]);
+  });
+
+  it('admins are shared: the admin of the storage logs in on both nodes', async () => {
+    assert.equal((await a.request('GET', '/_all_dbs')).status, 200);
+    assert.equal((await b.request('GET', '/_all_dbs')).status, 200);
+    assert.equal((await b.request('GET', '/_all_dbs', { auth: false })).status, 401);
+  });
+});

@@ -1,0 +1,267 @@
+/**
+ * What the shared conformance suite cannot show of the PostgreSQL engine: several nodes (Storage
+ * instances, each with its own pool) on one schema at once, migrations racing, a database whose
+ * default collation is not C, and PostgreSQL being unreachable.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import type { DocRecord, DocWrite, Storage } from '../src/storage/contract.js';
+import { CouchError } from '../src/errors.js';
+import { openPostgresStorage, StorageUnavailableError } from '../src/storage/postgres/postgres-storage.js';
+import { migrations } from '../src/storage/postgres/schema.js';
+import { all } from './storage-conformance.js';
+import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
+
+const url = testPostgresUrl();
+
+const generation = (rev: string): number => Number(rev.slice(0, rev.indexOf('-')));
+
+function write(id: string, rev: string, body: string | undefined, deleted = false): DocWrite {
+  return { record: { id, rev, deleted, tree: `tree:${rev}` }, bodies: body === undefined ? [] : [{ rev, body }] };
+}
+
+const writing = (writes: DocWrite[]) => (_records: ReadonlyMap<string, DocRecord>) => ({ writes, result: null });
+
+if (url instanceof Error) {
+  it('PostgreSQL engine: two nodes, migrations, collation, unavailability', () => {
+    throw url;
+  });
+} else {
+  describe('PostgreSQL engine: two nodes on one schema', () => {
+    const schema = freshSchema('nodes');
+    let one: Storage;
+    let two: Storage;
+    before(async () => {
+      one = await openPostgresStorage({ url, schema });
+      two = await openPostgresStorage({ url, schema });
+    });
+    after(async () => {
+      await one.close();
+      await two.close();
+      await dropSchema(url, schema);
+    });
+
+    it('a write through one node is visible at once through the other', async () => {
+      const a = await one.create('shared');
+      const b = await two.open('shared');
+      assert.ok(b !== undefined, 'a database created on one node opens on the other');
+      assert.ok((await two.listDatabases()).includes('shared'));
+      await a.update(['x'], writing([write('x', '1-x', '{"from":"one"}')]));
+      assert.equal((await b.getDoc('x'))?.rev, '1-x');
+      assert.equal(await b.getBody('x', '1-x'), '{"from":"one"}');
+      assert.deepEqual(await b.counters(), { updateSeq: 1, docCount: 1, docDelCount: 0 });
+      await b.update(['y'], writing([write('y', '1-y', '{"from":"two"}')]));
+      assert.deepEqual(
+        (await all(a.foldChanges(0))).map((r) => `${r.id}@${r.seq}`),
+        ['x@1', 'y@2'],
+      );
+      await b.putLocal({ id: '_local/cp', rev: '0-1', body: '{}' });
+      assert.equal((await a.getLocal('_local/cp'))?.rev, '0-1');
+      await a.setProp('revs_limit', '9');
+      assert.equal(await b.getProp('revs_limit'), '9');
+      await one.setServerValue('secret', 's1');
+      assert.equal(await two.getServerValue('secret'), 's1');
+    });
+
+    it('concurrent updates of one document from both nodes lose no revision; sequence order is commit order', async () => {
+      const a = await one.create('contended');
+      const b = (await two.open('contended'))!;
+      await a.update(['n'], writing([write('n', '0-start', '{}')]));
+      const bump = (store: typeof a, node: string) =>
+        store.update(['n'], (records) => {
+          const rev = `${generation(records.get('n')!.rev) + 1}-${node}`;
+          return { writes: [write('n', rev, `{"rev":"${rev}"}`)], result: rev };
+        });
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? bump(a, 'one') : bump(b, 'two'))),
+      );
+      const generations = results.map((r) => generation(r.result)).sort((x, y) => x - y);
+      assert.deepEqual(
+        generations,
+        Array.from({ length: 40 }, (_, i) => i + 1),
+      );
+      assert.equal(generation((await b.getDoc('n'))!.rev), 40);
+      const bySeq = [...results].sort((x, y) => x.seqs[0]! - y.seqs[0]!);
+      assert.deepEqual(
+        bySeq.map((r) => generation(r.result)),
+        Array.from({ length: 40 }, (_, i) => i + 1),
+      );
+      assert.deepEqual(await a.counters(), { updateSeq: 41, docCount: 1, docDelCount: 0 });
+    });
+
+    it('concurrent batches from both nodes on different documents all commit, sequences without gaps', async () => {
+      const a = await one.create('batches');
+      const b = (await two.open('batches'))!;
+      const batch = (store: typeof a, n: number) =>
+        store.update(
+          Array.from({ length: 50 }, (_, i) => `b${n}-${i}`),
+          writing(Array.from({ length: 50 }, (_, i) => write(`b${n}-${i}`, '1-a', `{"i":${i}}`))),
+        );
+      const done = await Promise.all(Array.from({ length: 10 }, (_, n) => batch(n % 2 === 0 ? a : b, n)));
+      const seqs = done.flatMap((d) => d.seqs).sort((x, y) => x - y);
+      assert.deepEqual(
+        seqs,
+        Array.from({ length: 500 }, (_, i) => i + 1),
+      );
+      assert.deepEqual(await b.counters(), { updateSeq: 500, docCount: 500, docDelCount: 0 });
+      assert.equal((await a.meta()).sizes.external, (await b.meta()).sizes.external);
+    });
+
+    it('a database destroyed on one node is gone for the other node’s handle; created again it is empty', async () => {
+      const a = await one.create('doomed');
+      await a.update(['d'], writing([write('d', '1-d', '{}')]));
+      const b = (await two.open('doomed'))!;
+      assert.equal(await one.destroy('doomed'), true);
+      await assert.rejects(
+        b.update(['e'], writing([write('e', '1-e', '{}')])),
+        (err: unknown) => err instanceof CouchError && err.error === 'not_found',
+      );
+      await assert.rejects(b.counters(), (err: unknown) => err instanceof CouchError && err.status === 404);
+      await two.create('doomed');
+      assert.equal(await b.getDoc('d'), undefined, 'the old handle sees none of the new database');
+      const again = (await one.open('doomed'))!;
+      assert.deepEqual(await again.counters(), { updateSeq: 0, docCount: 0, docDelCount: 0 });
+      assert.equal(await again.getDoc('d'), undefined);
+    });
+  });
+
+  describe('PostgreSQL engine: migrations', () => {
+    it('several nodes starting at the same moment on a new schema all succeed, migrating it once', async () => {
+      const schema = freshSchema('migrate');
+      try {
+        const nodes = await Promise.all(Array.from({ length: 4 }, () => openPostgresStorage({ url, schema })));
+        await nodes[0]!.create('m');
+        for (const node of nodes) assert.ok((await node.listDatabases()).includes('m'));
+        await Promise.all(nodes.map((n) => n.close()));
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          const versions = await client.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
+          // Every migration once (2: purges).
+          assert.deepEqual(
+            versions.rows.map((r) => r.version),
+            migrations(schema).map((_, i) => i + 1),
+          );
+        } finally {
+          await client.end();
+        }
+        // A node started later finds the schema current and keeps its data.
+        const later = await openPostgresStorage({ url, schema });
+        assert.ok((await later.listDatabases()).includes('m'));
+        await later.close();
+      } finally {
+        await dropSchema(url, schema);
+      }
+    });
+  });
+
+  describe('PostgreSQL engine: a database whose default collation is not C', () => {
+    const dbName = `divan_icu_${process.pid}`;
+    let storage: Storage;
+    let icuUrl: string;
+    before(async () => {
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
+        // en-US sorts 'a' before 'B' and ignores '_': ids must still walk in code point order.
+        await admin.query(
+          `CREATE DATABASE ${dbName} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`,
+        );
+      } finally {
+        await admin.end();
+      }
+      const target = new URL(url);
+      target.pathname = `/${dbName}`;
+      icuUrl = target.toString();
+      storage = await openPostgresStorage({ url: icuUrl });
+    });
+    after(async () => {
+      await storage.close();
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
+      } finally {
+        await admin.end();
+      }
+    });
+
+    it('ids, database names and ranges still go in code point order', async () => {
+      await storage.create('b-db');
+      await storage.create('a-db');
+      await storage.create('_users');
+      assert.deepEqual(await storage.listDatabases(), ['_users', 'a-db', 'b-db']);
+      const db = (await storage.open('a-db'))!;
+      const ids = ['a', 'B', '\u{1F600}', '_design/x', 'Z', '\uE000', 'b', 'ab'];
+      await db.update(ids, writing(ids.map((id) => write(id, '1-r', '{}'))));
+      const ordered = ['B', 'Z', '_design/x', 'a', 'ab', 'b', '\uE000', '\u{1F600}'];
+      assert.deepEqual(
+        (await all(db.foldDocs({}))).map((r) => r.id),
+        ordered,
+      );
+      assert.deepEqual(
+        (await all(db.foldDocs({ start: 'Z', end: 'ab' }))).map((r) => r.id),
+        ['Z', '_design/x', 'a', 'ab'],
+      );
+      assert.equal(await db.countDocs({ start: 'Z', end: 'ab' }), 4);
+      const [second] = await db.getDocs(['_design/x', 'B']);
+      assert.equal(second?.id, '_design/x');
+    });
+  });
+
+  describe('PostgreSQL engine: unreachable', () => {
+    it('rejects with StorageUnavailableError when nothing listens', async () => {
+      // A port that was free a moment ago: nothing listens there.
+      const port = await new Promise<number>((resolve) => {
+        const server = createServer().listen(0, '127.0.0.1', () => {
+          const address = server.address();
+          server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+        });
+      });
+      await assert.rejects(
+        openPostgresStorage({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, connectTimeoutMs: 2000 }),
+        StorageUnavailableError,
+      );
+    });
+
+    it('a connection lost mid-write rejects with StorageUnavailableError; the storage then recovers', async () => {
+      const schema = freshSchema('unavailable');
+      const storage = await openPostgresStorage({ url, schema });
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        const db = await storage.create('u');
+        await db.update(['a'], writing([write('a', '1-a', '{}')]));
+        // Hold the database's writer lock, so the next update waits on it; then end that
+        // update's connection (as a server restart or a network cut would).
+        await admin.query('BEGIN');
+        await admin.query(`SELECT 1 FROM "${schema}".dbs WHERE name = 'u' FOR UPDATE`);
+        const waiting = db.update(['b'], writing([write('b', '1-b', '{}')]));
+        const outcome = assert.rejects(waiting, StorageUnavailableError);
+        let ended = 0;
+        for (let i = 0; i < 100 && ended === 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          const result = await admin.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0",
+            [schema],
+          );
+          ended = result.rows.length;
+        }
+        assert.equal(ended, 1);
+        await outcome;
+        await admin.query('ROLLBACK');
+        assert.equal(await db.getDoc('b'), undefined);
+        assert.equal((await db.getDoc('a'))?.rev, '1-a');
+        await db.update(['b'], writing([write('b', '1-b', '{}')]));
+        assert.deepEqual(await db.counters(), { updateSeq: 2, docCount: 2, docDelCount: 0 });
+      } finally {
+        await admin.end();
+        await storage.close();
+        await dropSchema(url, schema);
+      }
+    });
+  });
+}
