@@ -1,6 +1,7 @@
 /**
- * Purge over HTTP (issue #14; an HTTP suite, so it runs on SQLite and on PostgreSQL): `POST /db/_purge` removes the leaf revisions given (the whole
- * document when no leaf is left: gone from GET, `_all_docs`, `_changes`), answers what it really
+ * Purge over HTTP (issue #14; an HTTP suite, so it runs on SQLite and on PostgreSQL):
+ * `POST /db/_purge` removes the leaf revisions given (the whole document when no leaf is left:
+ * gone from GET, `_all_docs`, `_changes`), answers what it really
  * purged, moves `purge_seq` (and `update_seq`), and every view catches up: a purged document's
  * rows go, a document that keeps a leaf shows its new winner's rows, and a purge of a revision a
  * document does not have leaves it in its views (CouchDB's own bug). `_purged_infos_limit`
