@@ -1,7 +1,9 @@
 /**
- * Database and view compaction over HTTP (issue #14): `POST /db/_compact` removes the bodies of
- * revisions that are no longer leaves (a later GET of one is 404 `missing`), gives the space back
- * (the file shrinks), and shows while it runs (`_active_tasks` and `compact_running`);
+ * Database and view compaction over HTTP (issue #14; an HTTP suite, so it runs on SQLite and on
+ * PostgreSQL): `POST /db/_compact` removes the bodies of revisions that are no longer leaves (a
+ * later GET of one is 404 `missing`), gives the space back (SQLite: the file shrinks;
+ * PostgreSQL's files are the server's), and shows while it runs (`_active_tasks` and
+ * `compact_running`);
  * `POST /db/_compact/{ddoc}` answers 202 for a design doc that exists.
  */
 import assert from 'node:assert/strict';
@@ -91,10 +93,15 @@ describe('database compaction', () => {
 
     const after = (await t.request('GET', `/${DB}`)).json;
     assert.equal(after.compact_running, false);
-    assert.ok(
-      after.sizes.file < before.sizes.file * 0.6,
-      `the file shrinks: ${before.sizes.file} → ${after.sizes.file} bytes`,
-    );
+    if (process.env.DIVAN_TEST_STORAGE === 'postgres') {
+      // Sizes there are the live bodies' bytes, which compaction keeps.
+      assert.equal(after.sizes.file, before.sizes.file);
+    } else {
+      assert.ok(
+        after.sizes.file < before.sizes.file * 0.6,
+        `the file shrinks: ${before.sizes.file} → ${after.sizes.file} bytes`,
+      );
+    }
     assert.equal(after.update_seq, before.update_seq, 'compaction writes no change');
     assertError(await t.request('GET', `/${DB}/d00000?rev=${firstRevs[0]}`), 404, 'not_found', 'missing');
     const current = await t.request('GET', `/${DB}/d00000?rev=${lastRevs[0]}`);
