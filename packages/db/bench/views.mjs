@@ -196,7 +196,14 @@ export async function runViews(server, opts) {
       'GET',
       view('by_author_date', `reduce=false&startkey=${q([authorOf(Math.floor(random() * AUTHORS))])}&limit=10`),
     ];
-    const check = expectRows(Math.min(10, posts), 'startkey');
+    // A start past every row answers none (offset = total_rows): user499, the last author, has
+    // no posts (499 % 4 === 3), and the seeded draw asks for it at request 1,475.
+    const full = expectRows(Math.min(10, posts), 'startkey');
+    const check = (r) => {
+      const body = JSON.parse(r.body);
+      if (body.rows.length === 0 && body.offset === body.total_rows) return;
+      full(r);
+    };
     return { c16: await loop({ concurrency: 16, next, check }), c1: await loop({ concurrency: 1, next, check }) };
   });
   await attempt('keys', () => {

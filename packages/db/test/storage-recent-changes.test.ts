@@ -34,14 +34,14 @@ describe('RecentChanges', () => {
     assert.equal(recent.covers(10), true);
     assert.deepEqual(all(recent, 10), []);
     recent.record([
-      { seq: 11, id: 'a', rev: '1-a', deleted: false, body: '{"n":1}' },
-      { seq: 12, id: 'b', rev: '1-b', deleted: false, body: '{"n":2}' },
-      { seq: 13, id: 'a', rev: '2-a', deleted: true, body: '{}' },
+      { seq: 11, id: 'a', rev: '1-a', deleted: false, body: '{"n":1}', tree: 't' },
+      { seq: 12, id: 'b', rev: '1-b', deleted: false, body: '{"n":2}', tree: 't' },
+      { seq: 13, id: 'a', rev: '2-a', deleted: true, body: '{}', tree: 't' },
     ]);
     assert.equal(all(recent, 9), undefined, 'seq 10 is not known');
     assert.deepEqual(all(recent, 10), [
-      { id: 'b', seq: 12, rev: '1-b', deleted: false, body: '{"n":2}' },
-      { id: 'a', seq: 13, rev: '2-a', deleted: true, body: undefined },
+      { id: 'b', seq: 12, rev: '1-b', deleted: false, body: '{"n":2}', tree: 't' },
+      { id: 'a', seq: 13, rev: '2-a', deleted: true, body: undefined, tree: 't' },
     ]);
     assert.deepEqual(
       all(recent, 12)?.map((c) => c.seq),
@@ -52,7 +52,7 @@ describe('RecentChanges', () => {
 
   it('asks for the winner body a write did not carry', () => {
     const recent = new RecentChanges(0, 1 << 20);
-    recent.record([{ seq: 1, id: 'a', rev: '2-w', deleted: false, body: undefined }]);
+    recent.record([{ seq: 1, id: 'a', rev: '2-w', deleted: false, body: undefined, tree: 't' }]);
     const asked: string[] = [];
     const bodyOf = (id: string, rev: string): string => {
       asked.push(`${id} ${rev}`);
@@ -66,7 +66,7 @@ describe('RecentChanges', () => {
   it('forgets the oldest writes read beyond its byte budget, and never has gaps', () => {
     const recent = new RecentChanges(0, 100);
     const body = `{"pad":"${'x'.repeat(40)}"}`; // 50 bytes
-    const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body });
+    const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body, tree: 't' });
     recent.record([write(1), write(2)]);
     assert.deepEqual(
       all(recent, 0)?.map((c) => c.id),
@@ -80,7 +80,7 @@ describe('RecentChanges', () => {
       ['d2', 'd3'],
     );
     // A gap (a write this cache did not see) starts it over.
-    recent.record([{ seq: 9, id: 'z', rev: '1-z', deleted: false, body: '{}' }]);
+    recent.record([{ seq: 9, id: 'z', rev: '1-z', deleted: false, body: '{}', tree: 't' }]);
     assert.equal(recent.covers(3), false);
     assert.deepEqual(
       all(recent, 8)?.map((c) => c.id),
@@ -91,7 +91,7 @@ describe('RecentChanges', () => {
   it('stops keeping writes nobody reads, and starts again at the next read', () => {
     const recent = new RecentChanges(0, 100);
     const body = `{"pad":"${'x'.repeat(40)}"}`;
-    const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body });
+    const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body, tree: 't' });
     recent.record([write(1), write(2), write(3)]);
     // d1 would be forgotten unread: everything goes, and nothing before the next write is covered.
     assert.equal(recent.covers(2), false);

@@ -309,6 +309,24 @@ describe('parseViewQuery: keys', () => {
     assert.deepEqual([r.keys, r.group], [['a', 'b'], 'exact']);
     assert.deepEqual(parse(`keys=${q(['a', 'b'])}&reduce=false`, { view: RED }).keys, ['a', 'b']);
   });
+  it('a single-element keys wins over key; with startkey or endkey it is a range (or the reversed-range error)', () => {
+    for (const query of [`key=${q('x')}&keys=${q(['c'])}`, `keys=${q(['c'])}&key=${q('x')}`]) {
+      const r = parse(query);
+      assert.deepEqual([r.keys, r.startkey, r.endkey], [undefined, 'c', 'c'], query);
+    }
+    const body = parse(`key=${q('x')}`, { body: { keys: ['c'] } });
+    assert.deepEqual([body.keys, body.startkey, body.endkey], [undefined, 'c', 'c']);
+    const range = parse(`keys=${q(['c'])}&startkey=${q('a')}`);
+    assert.deepEqual([range.keys, range.startkey, range.endkey], [undefined, 'a', 'c']);
+    const before = parse(`startkey=${q('a')}&keys=${q(['c'])}`);
+    assert.deepEqual([before.startkey, before.endkey], ['a', 'c']);
+    const ends = parse(`end_key=${q('e')}`, { body: { keys: ['c'] } });
+    assert.deepEqual([ends.startkey, ends.endkey], ['c', 'e']);
+    const red = parse(`keys=${q(['c'])}&startkey=${q('a')}`, { view: RED });
+    assert.deepEqual([red.startkey, red.endkey, red.group], ['a', 'c', 'none']);
+    qpe(REVERSE_FWD, `keys=${q(['a'])}&startkey=${q('c')}`);
+    qpe(REVERSE_REV, `keys=${q(['c'])}&startkey=${q('a')}&descending=true`);
+  });
   it('a single-element keys is a key (3.3.1+), so reduce views accept it without group', () => {
     const r = parse(`keys=${q(['a'])}`, { view: RED });
     assert.deepEqual([r.keys, r.startkey, r.endkey, r.group], [undefined, 'a', 'a', 'none']);
@@ -327,7 +345,7 @@ describe('parseViewQuery: keys', () => {
     qpe(KEYS_INCOMPATIBLE, `keys=${q(['a', 'b'])}&key=${q('a')}`);
     qpe(KEYS_INCOMPATIBLE, `keys=${q(['a', 'b'])}&startkey=${q('a')}`);
     qpe(KEYS_INCOMPATIBLE, `end_key=${q('a')}&keys=${q(['a', 'b'])}`);
-    qpe(KEYS_INCOMPATIBLE, `keys=${q(['a'])}&startkey=${q('a')}`);
+    // A one-element keys is a key rewritten as start/end: with startkey it is a range (below).
     qpe(KEYS_INCOMPATIBLE, `startkey=${q('b')}`, { body: { keys: ['a', 'c'] } });
     // An empty keys list does not conflict.
     const r = parse(`keys=${q([])}&startkey=${q('a')}`);

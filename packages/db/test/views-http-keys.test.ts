@@ -120,9 +120,10 @@ describe('views over HTTP: keys', () => {
       { key: 'a', value: 6 },
       { key: 'b', value: 4 },
     ]);
+    // Grouped by keys, descending does not reverse the keys (CouchDB 3.5).
     assert.deepEqual((await v.ok('sum_k', { keys: ['b', 'a'], group: true, descending: true })).rows, [
-      { key: 'a', value: 6 },
       { key: 'b', value: 4 },
+      { key: 'a', value: 6 },
     ]);
     assert.deepEqual((await v.postOk('sum_k', { keys: ['c', 'a', 'b'], group: true, skip: 1, limit: 1 })).rows, [
       { key: 'a', value: 6 },

@@ -142,6 +142,11 @@ export class Database {
     for (const listener of this.listeners) listener(updateSeq);
   }
 
+  /** Tells the change listeners about a write made outside `bulkDocs`/`putDoc` (a purge). */
+  notifyChanged(updateSeq: number): void {
+    this.notify(updateSeq);
+  }
+
   // ---- writes ----
 
   /**

@@ -2,6 +2,7 @@ import { Script } from 'node:vm';
 import { CouchError } from '../errors.js';
 import { JsonObject, type JsonValue } from '../json/index.js';
 import { validateReduceSource } from '../views/reduce/builtins.js';
+import { sourceCandidates } from '../views/sandbox/source-candidates.js';
 
 /**
  * CouchDB 3's checks on a design document before it is saved (couch_mrview:validate): the shapes
@@ -55,6 +56,15 @@ function checkCompiles(source: string, kind: 'map' | 'reduce', view: string): vo
   try {
     new Script(`(${source}\n)`);
   } catch (error) {
+    // Without a trailing `;` or comment it may compile, as in CouchDB and in the sandbox.
+    for (const text of sourceCandidates(source).slice(1)) {
+      try {
+        new Script(`(${text}\n)`);
+        return;
+      } catch {
+        // the first error is the one to report
+      }
+    }
     const message = error instanceof Error ? error.message : String(error);
     throw new CouchError(
       'compilation_error',

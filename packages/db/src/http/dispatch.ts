@@ -18,6 +18,7 @@ import { bulk } from './handlers/bulk.js';
 import { changes } from './handlers/changes.js';
 import { databases } from './handlers/databases.js';
 import { documents } from './handlers/documents.js';
+import { maintenance } from './handlers/maintenance.js';
 import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
 
@@ -32,6 +33,7 @@ const HANDLERS: HandlerTable = {
   changes,
   bulk,
   views,
+  maintenance,
 };
 
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {

@@ -50,7 +50,15 @@ function databaseRoutes(r: Mapper): void {
   endpoint(r, '/:db/_ensure_full_commit', { post: 'databases#ensureFullCommit' }, 'POST');
   endpoint(r, '/:db/_revs_limit', { get: 'databases#revsLimit', put: 'databases#setRevsLimit' }, 'GET,PUT');
   endpoint(r, '/:db/_security', { get: 'databases#security', put: 'databases#setSecurity' }, 'GET,PUT');
-  endpoint(r, '/:db/_compact', { post: 'databases#compact' }, 'POST');
+  endpoint(r, '/:db/_compact', { post: 'maintenance#compact' }, 'POST');
+  endpoint(r, '/:db/_compact/:docid', { post: 'maintenance#compactViews' }, 'POST');
+  endpoint(r, '/:db/_purge', { post: 'maintenance#purge' }, 'POST');
+  endpoint(
+    r,
+    '/:db/_purged_infos_limit',
+    { get: 'maintenance#purgedInfosLimit', put: 'maintenance#setPurgedInfosLimit' },
+    'GET,PUT',
+  );
   endpoint(r, '/:db/_view_cleanup', { post: 'views#cleanup' }, 'POST');
   // Mango and the rest of a database's reserved names: each its own route, so none falls through
   // to the document routes below (a POST to `/db/_find` is not a form upload).
@@ -58,9 +66,6 @@ function databaseRoutes(r: Mapper): void {
   notImplemented(r, '/:db/_explain', 'Mango (`_explain`)');
   notImplemented(r, '/:db/_index', 'Mango indexes (`_index`)');
   notImplemented(r, '/:db/_index/*rest', 'Mango indexes (`_index`)');
-  notImplemented(r, '/:db/_purge', 'Purging (`_purge`)');
-  notImplemented(r, '/:db/_purged_infos_limit', 'Purging (`_purged_infos_limit`)');
-  notImplemented(r, '/:db/_compact/:docid', 'View compaction (`_compact/{ddoc}`)');
   notImplemented(r, '/:db/_partition/*rest', 'Partitioned databases (`_partition`)');
   notImplemented(r, '/:db/_shards', 'Shard maps (`_shards`)');
   notImplemented(r, '/:db/_shards/*rest', 'Shard maps (`_shards`)');

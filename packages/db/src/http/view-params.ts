@@ -37,6 +37,9 @@ type Source = 'query' | 'body' | 'ddoc';
 interface Args {
   startkey?: unknown;
   endkey?: unknown;
+  /** Whether the bound was last set by `startkey`/`endkey` themselves (not by `key`). */
+  explicitStart?: boolean;
+  explicitEnd?: boolean;
   startkeyDocid?: unknown;
   endkeyDocid?: unknown;
   keys?: unknown;
@@ -209,6 +212,7 @@ function apply(args: Args, name: string, value: unknown, source: Source): void {
       const key = json();
       args.startkey = key;
       args.endkey = key;
+      args.explicitStart = args.explicitEnd = false;
       break;
     }
     case 'keys':
@@ -217,10 +221,12 @@ function apply(args: Args, name: string, value: unknown, source: Source): void {
     case 'startkey':
     case 'start_key':
       args.startkey = json();
+      args.explicitStart = true;
       break;
     case 'endkey':
     case 'end_key':
       args.endkey = json();
+      args.explicitEnd = true;
       break;
     case 'startkey_docid':
     case 'start_key_doc_id':
@@ -334,9 +340,13 @@ function docId(value: unknown): unknown {
 
 /** couch_mrview_util:validate_args (in the order of its checks), then check_range. */
 function validate(args: Args, view: { reduce?: string; raw: boolean }): ViewQuery {
-  // 3.3.1+: a one-element `keys` is a `key` (so it works on a reduce view without group=true).
-  if (Array.isArray(args.keys) && args.keys.length === 1 && args.startkey === undefined && args.endkey === undefined) {
-    args.startkey = args.endkey = args.keys[0];
+  // 3.3.1+: a one-element `keys` is rewritten to start_key = end_key = the key (so it works on a
+  // reduce view without group=true). It wins over `key`; a `startkey` or `endkey` given as such
+  // keeps its bound, making a range (checked like any range below).
+  if (Array.isArray(args.keys) && args.keys.length === 1) {
+    const [key] = args.keys;
+    if (args.explicitStart !== true) args.startkey = key;
+    if (args.explicitEnd !== true) args.endkey = key;
     args.keys = undefined;
   }
   // apply_limit runs before validate_args.

@@ -17,9 +17,30 @@
  *
  * `test/storage-conformance.ts` is the one suite every engine passes.
  */
-import type { ChangedDoc, DbMeta, DocRecord, DocWrite, IdRange, LocalDoc } from './engine.js';
+import type {
+  ChangedDoc,
+  CompactWrite,
+  DbMeta,
+  DocRecord,
+  DocWrite,
+  IdRange,
+  LocalDoc,
+  PurgeInfo,
+  PurgeWrite,
+} from './engine.js';
 
-export type { ChangedDoc, DbMeta, DocRecord, DocWrite, IdRange, LocalDoc, RevBody } from './engine.js';
+export type {
+  ChangedDoc,
+  CompactWrite,
+  DbMeta,
+  DocRecord,
+  DocWrite,
+  IdRange,
+  LocalDoc,
+  PurgeInfo,
+  PurgeWrite,
+  RevBody,
+} from './engine.js';
 
 /** A page of a fold: rows in order; folds read a page per query, so nothing stays open between pages. */
 export type Page<T> = readonly T[];
@@ -42,6 +63,15 @@ export interface UpdatePlan<R> {
  */
 export type Planner<R> = (records: ReadonlyMap<string, DocRecord>) => UpdatePlan<R>;
 
+/**
+ * Computes a purge from the current records of its ids (absent: no document), inside the
+ * engine's transaction like a `Planner`: one `PurgeWrite` per id asked (see engine.ts).
+ */
+export type PurgePlanner<R> = (records: ReadonlyMap<string, DocRecord>) => { purges: readonly PurgeWrite[]; result: R };
+
+/** Computes compaction's rewrites of some documents from their current records (like `Planner`). */
+export type CompactPlanner = (records: ReadonlyMap<string, DocRecord>) => readonly CompactWrite[];
+
 export interface DocumentStore {
   readonly name: string;
   meta(): Promise<DbMeta>;
@@ -55,6 +85,34 @@ export interface DocumentStore {
 
   /** The one write path (see the top of this file). Resolves with the plan's result and each write's sequence. */
   update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }>;
+
+  /**
+   * A purge, in one transaction with the writers held off: the plan sees the records of `ids`;
+   * each purge gets a log entry (the next purge sequence) and its document the change it names
+   * (a new record gets the next update sequence, `null` removes the document); the update
+   * sequence moves on at least once; the log keeps its last `keepInfos` entries.
+   */
+  purge<R>(
+    ids: readonly string[],
+    keepInfos: number,
+    plan: PurgePlanner<R>,
+  ): Promise<{ result: R; purgeSeq: number; updateSeq: number }>;
+  /** The purge sequence (purge log entries ever written). */
+  purgeSeq(): Promise<number>;
+  /** Purge log entries after `since`, in order. */
+  foldPurges(since: number): AsyncIterable<Page<PurgeInfo>>;
+  /** The lowest purge sequence the log still holds (purgeSeq + 1 when it is empty). */
+  oldestPurge(): Promise<number>;
+  /**
+   * Compaction's document step, in one transaction with the writers held off: the plan sees the
+   * records of `ids`; each rewrite replaces a tree (no new sequence) and drops bodies.
+   */
+  compact(ids: readonly string[], plan: CompactPlanner): Promise<void>;
+  /**
+   * Compaction's space step: gives up to `maxPages` free pages back to the file system; true
+   * while there is more to give. An engine whose space is not its own to give answers false.
+   */
+  reclaimSpace(maxPages: number): Promise<boolean>;
 
   /** Documents by id in raw UTF-8 byte order (code point order). */
   foldDocs(range: IdRange): AsyncIterable<Page<DocRecord>>;

@@ -36,6 +36,8 @@ export interface ChangedDoc {
   rev: string;
   deleted: boolean;
   body: string | undefined;
+  /** The document's serialized revision tree (a map function sees its `_conflicts`). */
+  tree: string;
 }
 
 /** One revision's body: canonical JSON text of the document without its special `_` members. */
@@ -59,6 +61,38 @@ export interface DocWrite {
   isNew?: boolean;
 }
 
+/**
+ * A document rewritten by compaction: its tree with the revisions whose bodies go marked as not
+ * stored, and those bodies. No new sequence: the winner, the counters and the changes stay.
+ */
+export interface CompactWrite {
+  id: string;
+  tree: string;
+  dropBodies: string[];
+}
+
+/** One document of a purge (`DatabaseStore.purgeDocs`). */
+export interface PurgeWrite {
+  id: string;
+  /** The revisions the request named, as it named them (what the purge log keeps). */
+  revs: string[];
+  /**
+   * The document after the purge: its new record (it gets the next sequence, so indexes see it
+   * again), `null` when no revision is left (the document goes: record, bodies, by-sequence
+   * entry), undefined when the purge changes nothing (it is only logged).
+   */
+  record?: Omit<DocRecord, 'seq'> | null;
+  /** Bodies of revisions no longer in the tree (with a new record). */
+  dropBodies?: string[];
+}
+
+/** An entry of the purge log: one document of one purge request. */
+export interface PurgeInfo {
+  purgeSeq: number;
+  id: string;
+  revs: string[];
+}
+
 /** A `_local/` document: no revision tree, no sequence, never in `_all_docs` or `_changes`. */
 export interface LocalDoc {
   /** The full id, `_local/name`. */
@@ -72,6 +106,8 @@ export interface LocalDoc {
 export interface DbMeta {
   /** Number of document changes ever written (the latest sequence). */
   updateSeq: number;
+  /** Number of purge log entries ever written (one per document of each purge request). */
+  purgeSeq: number;
   /** Documents whose winner is live (design docs included, local docs not). */
   docCount: number;
   /** Documents whose winner is deleted. */
@@ -105,7 +141,7 @@ export interface DatabaseStore {
   readonly name: string;
   meta(): DbMeta;
   /** The counters alone, without file sizes (no I/O: asked on every request). */
-  counters(): Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'>;
+  counters(): Pick<DbMeta, 'updateSeq' | 'purgeSeq' | 'docCount' | 'docDelCount'>;
 
   getDoc(id: string): DocRecord | undefined;
   /** One entry per id, in the order given (undefined where there is none). */
@@ -141,6 +177,30 @@ export interface DatabaseStore {
   deleteLocal(id: string): boolean;
   /** Local documents by id, same ordering rules as `foldDocs` (includeDeleted is meaningless). */
   foldLocal(range: IdRange): Generator<LocalDoc>;
+
+  /**
+   * Compaction's document step: rewrites each document's tree and drops the bodies named, all in
+   * one transaction (a document no longer there is skipped).
+   */
+  compactDocs(writes: readonly CompactWrite[]): void;
+  /**
+   * Compaction's space step: gives up to `maxPages` free pages of the file back to the file
+   * system. True while there are more to give (call again); false once the file is as small as
+   * it gets.
+   */
+  reclaimSpace(maxPages: number): boolean;
+
+  /**
+   * Purges, in one transaction: each document gets a purge log entry (the next purge sequence)
+   * and the change its `record` says; the update sequence moves on at least once (as CouchDB's,
+   * so that indexes notice the purge even when no document remains to re-sequence); the log
+   * keeps its last `keepInfos` entries. Returns the new purge and update sequences.
+   */
+  purgeDocs(purges: readonly PurgeWrite[], keepInfos: number): { purgeSeq: number; updateSeq: number };
+  /** Purge log entries after `since`, in order. */
+  foldPurges(since: number): Generator<PurgeInfo>;
+  /** The lowest purge sequence the log still holds (purgeSeq + 1 when it is empty). */
+  oldestPurge(): number;
 
   /** Small per-database settings as text (`revs_limit`, `security`, ...). */
   getProp(key: string): string | undefined;

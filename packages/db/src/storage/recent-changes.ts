@@ -23,6 +23,7 @@ interface Entry {
   deleted: boolean;
   /** The winner's body when this write carried it (a losing revision's write does not). */
   body: Buffer | undefined;
+  tree: string;
 }
 
 /** One committed write, as `record` takes it. */
@@ -32,6 +33,7 @@ export interface RecentWrite {
   rev: string;
   deleted: boolean;
   body: string | undefined;
+  tree: string;
 }
 
 const MAX_ENTRIES = 100_000;
@@ -75,7 +77,7 @@ export class RecentChanges {
     for (const w of writes) {
       if (w.seq !== this.first + this.size) this.reset(w.seq);
       const body = w.deleted || w.body === undefined ? undefined : Buffer.from(w.body);
-      this.entries.push({ seq: w.seq, id: w.id, rev: w.rev, deleted: w.deleted, body });
+      this.entries.push({ seq: w.seq, id: w.id, rev: w.rev, deleted: w.deleted, body, tree: w.tree });
       this.latest.set(w.id, w.seq);
       this.bytes += body?.length ?? 0;
     }
@@ -96,11 +98,17 @@ export class RecentChanges {
       if (this.latest.get(e.id) !== e.seq) continue;
       if (e.seq > this.readUpTo) this.readUpTo = e.seq;
       const body = e.deleted ? undefined : (e.body?.toString() ?? bodyOf(e.id, e.rev));
-      return { id: e.id, seq: e.seq, rev: e.rev, deleted: e.deleted, body };
+      return { id: e.id, seq: e.seq, rev: e.rev, deleted: e.deleted, body, tree: e.tree };
     }
     const last = this.first + this.size - 1;
     if (last > this.readUpTo) this.readUpTo = last;
     return null;
+  }
+
+  /** Forgets everything (say a purge removed documents it holds): `updateSeq` is the store's now. */
+  clear(updateSeq: number): void {
+    this.reset(updateSeq + 1);
+    this.readUpTo = Math.max(this.readUpTo, updateSeq);
   }
 
   private get size(): number {

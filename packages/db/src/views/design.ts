@@ -65,6 +65,8 @@ export function viewGroupOf(ddocId: string, body: Record<string, unknown>): View
         options,
         lib,
         collator: collatorVersion(),
+        // Row format 2: one document's rows under one key are ordered by value (./index-rows.ts).
+        rows: 2,
       }),
     )
     .digest('hex');

@@ -3,7 +3,7 @@
  * key (collation bytes of the key and the doc id, ./collation/encode.ts), the row value the
  * tree keeps, and the document's back-index entry for it (./back-index.ts).
  */
-import { encodeRowKey } from './collation/index.js';
+import { collateRaw, encodeRowKey } from './collation/index.js';
 import { SMALL_ROW, type BackEntry } from './back-index.js';
 import type { ViewDef } from './design.js';
 import type { RowValue } from './row-tree.js';
@@ -13,6 +13,8 @@ export interface MappedDoc {
   id: string;
   /** `rows[view]` = the `[key, value]` pairs emitted; undefined when the doc has no rows any more. */
   rows: ReadonlyArray<ReadonlyArray<readonly [unknown, unknown]>> | undefined;
+  /** The sequence of the change (a view's update_seq is that of the last change to its rows). */
+  seq?: number;
 }
 
 export type RowSink = (view: number, key: Buffer, value: RowValue) => void;
@@ -32,19 +34,21 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
     const rows = all[view];
     if (rows === undefined || rows.length === 0) continue;
     const raw = views[view]!.raw;
-    // A document may emit the same key twice: the later rows get a suffix that keeps
-    // them distinct and in emit order (never 0xFF, which range bounds rely on).
-    let seen: Set<string> | undefined;
+    const rowKeys: Buffer[] = new Array(rows.length);
+    for (let n = 0; n < rows.length; n++) {
+      const key = rows[n]![0];
+      rowKeys[n] =
+        (rows.length === 1 ? known?.(view, JSON.stringify(key)) : undefined) ?? encodeRowKey(key, doc.id, raw);
+    }
+    // A document may emit the same key twice: the rows after the first of a key get a suffix
+    // that keeps them distinct (never 0xFF, which range bounds rely on), and CouchDB's order
+    // among them: by value in Erlang term order (couch_mrview_updater sorts a doc's emits and
+    // keeps a key's values as one sorted `dups` entry), which is the raw collation.
+    if (rows.length > 1) withDuplicateSuffixes(rows, rowKeys);
     for (let n = 0; n < rows.length; n++) {
       const [key, value] = rows[n]!;
       const keyJson = JSON.stringify(key);
-      let rowKey = (rows.length === 1 ? known?.(view, keyJson) : undefined) ?? encodeRowKey(key, doc.id, raw);
-      if (rows.length > 1) {
-        seen ??= new Set();
-        const bytes = rowKey.toString('latin1');
-        if (seen.has(bytes)) rowKey = Buffer.concat([rowKey, duplicateSuffix(n)]);
-        else seen.add(bytes);
-      }
+      const rowKey = rowKeys[n]!;
       const valueJson = JSON.stringify(value ?? null);
       out(view, rowKey, [keyJson, doc.id, valueJson]);
       back.push(keyJson.length + valueJson.length <= SMALL_ROW ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
@@ -53,7 +57,34 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
   return back;
 }
 
-/** 0x01 then the emit index as a u32: orders duplicates by emit, never starts with 0xFF. */
+/** Gives the rows of each repeated row key, by value in raw order, suffixes 1, 2, ... (the first none). */
+function withDuplicateSuffixes(rows: ReadonlyArray<readonly [unknown, unknown]>, rowKeys: Buffer[]): void {
+  let groups: Map<string, number[]> | undefined;
+  const first = new Map<string, number>();
+  for (let n = 0; n < rows.length; n++) {
+    const bytes = rowKeys[n]!.toString('latin1');
+    const at = first.get(bytes);
+    if (at === undefined) {
+      first.set(bytes, n);
+      continue;
+    }
+    groups ??= new Map();
+    const group = groups.get(bytes);
+    if (group === undefined) groups.set(bytes, [at, n]);
+    else group.push(n);
+  }
+  if (groups === undefined) return;
+  for (const group of groups.values()) {
+    const base = rowKeys[group[0]!]!;
+    // Stable: equal values keep their emit order.
+    const sorted = [...group].sort((a, b) => collateRaw(rows[a]![1] ?? null, rows[b]![1] ?? null) || a - b);
+    sorted.forEach((n, rank) => {
+      rowKeys[n] = rank === 0 ? base : Buffer.concat([base, duplicateSuffix(rank)]);
+    });
+  }
+}
+
+/** 0x01 then the rank among a key's duplicates as a u32: orders them, never starts with 0xFF. */
 function duplicateSuffix(n: number): Buffer {
   const suffix = Buffer.allocUnsafe(5);
   suffix[0] = 0x01;

@@ -18,6 +18,8 @@ export class IndexUpdate {
   readonly removes: Buffer[][];
   /** Back-index writes: a new entry, or undefined to delete the document's entry. */
   readonly backWrites = new Map<string, Buffer | undefined>();
+  /** Per view, the latest sequence of a staged document that changes its rows (0: none). */
+  readonly changedSeqs: number[];
   private readonly ids = new Set<string>();
 
   constructor(
@@ -27,6 +29,7 @@ export class IndexUpdate {
   ) {
     this.inserts = views.map(() => []);
     this.removes = views.map(() => []);
+    this.changedSeqs = views.map(() => 0);
   }
 
   /** Documents added so far. */
@@ -49,9 +52,10 @@ export class IndexUpdate {
 
   /** Stages mapped documents, none of them added before, each once (`olds`: their readOld). */
   add(docs: readonly MappedDoc[], olds = this.readOld(docs)): void {
-    const { inserts, removes, format } = this;
+    const { inserts, removes, format, changedSeqs } = this;
     for (const doc of docs) {
       this.ids.add(doc.id);
+      const seq = doc.seq ?? 0;
       const old = olds.get(doc.id);
       const before = old === undefined ? NO_ROWS : decodeBackIndex(old, format);
       // Rows of `before` found again (same view and row key): unchanged ones are left alone,
@@ -76,11 +80,17 @@ export class IndexUpdate {
             }
           }
           inserts[view]!.push({ key, value });
+          if (seq > changedSeqs[view]!) changedSeqs[view] = seq;
         },
         known,
       );
       if (found !== undefined) {
-        for (let k = 0; k < before.length; k++) if (found[k] === 0) removes[before[k]![0]]?.push(before[k]![1]);
+        for (let k = 0; k < before.length; k++) {
+          if (found[k] !== 0) continue;
+          const [view, rowKey] = before[k]!;
+          removes[view]?.push(rowKey);
+          if (seq > (changedSeqs[view] ?? seq)) changedSeqs[view] = seq;
+        }
       }
       if (back.length > 0) {
         // Same rows (or same keys, with values too big to keep here): nothing to write.

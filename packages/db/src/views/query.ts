@@ -42,19 +42,37 @@ export function queryMap(db: Database, tree: RowTree, view: ViewDef, q: ViewQuer
   const totalRows = tree.total();
   const ranges =
     q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
-  // Rows before the first range in iteration order, plus skip (a keys query counts from its first key).
+  return { totalRows, offset: offsetOf(tree, ranges, q), rows: mapRows(db, tree, ranges, q) };
+}
+
+/**
+ * The rows before the first returned one in iteration order: rows before its range plus those
+ * skipped in it. For a keys query that is the range of the first key with rows left after skip
+ * (skipped keys' rows count as skipped); when no row is left, the rows before the first range
+ * plus skip (at most total_rows).
+ */
+function offsetOf(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): number {
+  const before = (range: RowKeyRange): number =>
+    q.descending
+      ? range.lt === undefined
+        ? 0
+        : tree.countFrom(range.lt)
+      : range.gte === undefined
+        ? 0
+        : tree.countBelow(range.gte);
   const first = ranges[0];
-  const before =
-    first === undefined
-      ? 0
-      : q.descending
-        ? first.lt === undefined
-          ? 0
-          : tree.countFrom(first.lt)
-        : first.gte === undefined
-          ? 0
-          : tree.countBelow(first.gte);
-  return { totalRows, offset: Math.min(totalRows, before + q.skip), rows: mapRows(db, tree, ranges, q) };
+  if (first === undefined) return 0;
+  if (ranges.length > 1) {
+    let skip = q.skip;
+    for (const range of ranges) {
+      const inRange =
+        (range.lt === undefined ? tree.total() : tree.countBelow(range.lt)) -
+        (range.gte === undefined ? 0 : tree.countBelow(range.gte));
+      if (skip < inRange) return before(range) + skip;
+      skip -= inRange;
+    }
+  }
+  return Math.min(tree.total(), before(first) + q.skip);
 }
 
 /** Map rows; with include_docs each row waits for its document from storage. */
@@ -68,7 +86,8 @@ function* entries(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOpt
   let left = q.limit ?? Infinity;
   if (left <= 0) return;
   for (const range of ranges) {
-    for (const entry of tree.rows(range, q.descending)) {
+    const entries = tree.rows(range, q.descending);
+    for (const entry of q.descending ? duplicatesAscending(entries) : entries) {
       if (skip > 0) {
         skip--;
         continue;
@@ -77,6 +96,26 @@ function* entries(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOpt
       if (--left <= 0) return;
     }
   }
+}
+
+/**
+ * Rows of a descending read with one document's duplicates of a key (same doc id and key) put
+ * back in ascending value order: CouchDB keeps them as one B-tree entry whose values it expands
+ * in the same order whichever way it walks (couch_mrview_util:expand_dups).
+ */
+function* duplicatesAscending(entries: Iterable<RowEntry>): Generator<RowEntry> {
+  let run: RowEntry[] = [];
+  for (const entry of entries) {
+    const last = run[run.length - 1];
+    if (last !== undefined && (last.value[1] !== entry.value[1] || last.value[0] !== entry.value[0])) {
+      if (run.length === 1) yield last;
+      else yield* run.reverse();
+      run = [];
+    }
+    run.push(entry);
+  }
+  if (run.length === 1) yield run[0]!;
+  else yield* run.reverse();
 }
 
 function* plainRows(rows: Iterable<RowEntry>): Generator<string> {
@@ -111,7 +150,9 @@ async function includedDoc(db: Database, docId: string, valueJson: string, confl
     if (typeof value._rev === 'string') rev = value._rev;
   }
   try {
-    if (rev !== undefined) return (await db.openDoc(id, { rev: parseRev(rev), conflicts })).json;
+    // A linked revision is fetched exactly (couch_index_util:load_doc with a rev opens that
+    // revision alone): no _conflicts even with conflicts=true.
+    if (rev !== undefined) return (await db.openDoc(id, { rev: parseRev(rev) })).json;
     const record = await db.record(id);
     return record === undefined ? 'null' : ((await db.winningDoc(record, conflicts)) ?? 'null');
   } catch {
@@ -121,8 +162,8 @@ async function includedDoc(db: Database, docId: string, valueJson: string, confl
 
 /** Reduce rows `{"key","value"}`, one per group, skip/limit counting groups. */
 export function* reduceRows(tree: RowTree, view: ViewDef, reducer: Reducer, q: ViewQueryOptions): Generator<string> {
-  const ranges =
-    q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
+  // Grouped by keys: one group per key, in the order given whatever the direction (CouchDB 3).
+  const ranges = q.keys !== undefined ? q.keys.map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
   const grouping = q.group;
   const groupKey = (key: Buffer) => groupKeyOf(key, grouping, view.raw);
   let skip = q.skip;
@@ -152,7 +193,7 @@ function groupKeyJson(keyJson: string, grouping: Grouping): string {
   return key.length <= grouping ? keyJson : JSON.stringify(key.slice(0, grouping));
 }
 
-/** `keys` are read in the order given, reversed with descending=true (CouchDB 3). */
+/** Map rows of `keys` are read in the order given, reversed with descending=true (CouchDB 3). */
 function orderedKeys(q: ViewQueryOptions): unknown[] {
   return q.descending ? [...q.keys!].reverse() : q.keys!;
 }
@@ -189,7 +230,9 @@ export function answerQuery(
 ): { meta: ViewMeta; rows: Rows } {
   const view = state.group.views[viewNo]!;
   const tree = state.index.trees[viewNo]!;
-  const seq = q.updateSeq ? { update_seq: state.index.updateSeq } : {};
+  // The view's own update_seq (the last change to its rows; its ETag moves with it): a change
+  // the view ignores (a design doc, a doc it emits nothing for) leaves it, as in CouchDB.
+  const seq = q.updateSeq ? { update_seq: state.index.changedSeq(viewNo) } : {};
   if (q.reduce) return { meta: seq, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
   const result = queryMap(db, tree, view, q);
   // sorted=false (CouchDB 3): rows only, without total_rows and offset.

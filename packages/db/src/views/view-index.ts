@@ -127,6 +127,8 @@ export class ViewIndex {
       | string
       | undefined;
     this.changedSeqs = changed === undefined ? group.views.map(() => 0) : (JSON.parse(changed) as number[]);
+    this.purged = Number(sql.prepare("SELECT value FROM meta WHERE key = 'purge_seq'").pluck().get() ?? 0);
+    this.flushedPurge = this.purged;
     this.flushedSeq = this.seq;
     // Atomic updates are this class's business (see `commit` and `flush`): no SAVEPOINTs.
     this.stores = group.views.map(
@@ -147,7 +149,41 @@ export class ViewIndex {
     return this.seq;
   }
 
-  /** The sequence at which a view's rows last changed. */
+  /** The database purge sequence this index has caught up with. */
+  get purgeSeq(): number {
+    return this.purged;
+  }
+
+  private purged: number;
+
+  /**
+   * Catches up with purges: the rows of these documents (gone from the database) go, and the
+   * index is at `purgeSeq`. The update sequence and the views' update_seq stay (CouchDB's
+   * purge moves only purge_seq); the ETag hashes the purge sequence too.
+   */
+  purge(ids: readonly string[], purgeSeq: number): void {
+    const update = this.startUpdate();
+    update.add(ids.map((id) => ({ id, rows: undefined })));
+    this.commit(update, this.seq, purgeSeq);
+  }
+
+  /** Every document id with rows in the index, in pages (a purge past the kept log reads them). */
+  *backIds(): Generator<string> {
+    this.flush();
+    const page = this.sql.prepare('SELECT id FROM back_index WHERE id > ? ORDER BY id LIMIT 1000').pluck();
+    let after = '';
+    for (;;) {
+      const ids = page.all(after) as string[];
+      yield* ids;
+      if (ids.length < 1000) return;
+      after = ids[ids.length - 1]!;
+    }
+  }
+
+  /**
+   * The sequence of the last change to a view's rows: what CouchDB answers as the view's
+   * `update_seq` (couch_mrview's View#mrview.update_seq moves only when that view's B-tree does).
+   */
   changedSeq(view: number): number {
     return this.changedSeqs[view] ?? 0;
   }
@@ -175,7 +211,7 @@ export class ViewIndex {
    * Applies a staged update and the sequence it brings the index to, atomically: all of it, or
    * (a reducer threw) none of it. It reaches the disk at the next `flush`.
    */
-  commit(update: IndexUpdate, seq: number): void {
+  commit(update: IndexUpdate, seq: number, purgeSeq?: number): void {
     const changedSeqs = [...this.changedSeqs];
     for (const store of this.stores) store.begin();
     try {
@@ -184,7 +220,7 @@ export class ViewIndex {
         const removes = update.removes[view]!;
         if (inserts.length === 0 && removes.length === 0) return;
         tree.update(inserts, removes);
-        changedSeqs[view] = seq;
+        if (purgeSeq === undefined) changedSeqs[view] = update.changedSeqs[view] || seq;
       });
     } catch (error) {
       // Trees that applied their part must forget it.
@@ -201,6 +237,7 @@ export class ViewIndex {
     }
     this.changedSeqs = changedSeqs;
     this.seq = seq;
+    if (purgeSeq !== undefined) this.purged = purgeSeq;
     if (this.pendingBytes() > MAX_PENDING_BYTES) this.flushOrRetry();
     else this.scheduleFlush(FLUSH_DELAY_MS);
   }
@@ -216,7 +253,12 @@ export class ViewIndex {
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.flushedSeq === this.seq && this.pendingBack.size === 0 && !this.stores.some((store) => store.dirty))
+    if (
+      this.flushedSeq === this.seq &&
+      this.flushedPurge === this.purged &&
+      this.pendingBack.size === 0 &&
+      !this.stores.some((store) => store.dirty)
+    )
       return;
     this.flushTransaction();
     for (const store of this.stores) store.flushed();
@@ -224,7 +266,11 @@ export class ViewIndex {
     this.pendingBackBytes = 0;
     this.pendingSince = 0;
     this.flushedSeq = this.seq;
+    this.flushedPurge = this.purged;
   }
+
+  /** The purge sequence of the index on disk. */
+  private flushedPurge: number;
 
   /** `flush`, reporting a failure and trying again later (the index stays right in memory meanwhile). */
   private flushOrRetry(): void {
@@ -245,6 +291,7 @@ export class ViewIndex {
     for (const store of this.stores) store.writePending();
     this.putMeta.run('update_seq', String(this.seq));
     this.putMeta.run('changed_seqs', JSON.stringify(this.changedSeqs));
+    this.putMeta.run('purge_seq', String(this.purged));
   }
 
   /**
@@ -309,11 +356,16 @@ export class ViewIndex {
     return new IndexBuild(
       this,
       (doc, out) => rowsOf(this.group.views, doc, out),
-      (seq, rows, back) => this.finishBuild(seq, rows, back),
+      (seq, rows, back, lastSeqs) => this.finishBuild(seq, rows, back, lastSeqs),
     );
   }
 
-  private finishBuild(seq: number, rows: readonly ExternalSorter[], back: ExternalSorter): void {
+  private finishBuild(
+    seq: number,
+    rows: readonly ExternalSorter[],
+    back: ExternalSorter,
+    lastSeqs: readonly number[],
+  ): void {
     // A build's nodes go straight to disk: they would not fit in memory.
     this.flush();
     const run = this.sql.transaction(() => {
@@ -346,10 +398,11 @@ export class ViewIndex {
       this.trees.forEach((tree, view) => {
         if (rows[view]!.size === 0 && tree.total() === 0) return;
         tree.bulkLoad(rows[view]!.sorted(), { cacheLeaves: rows[view]!.bytes <= CACHED_BUILD_BYTES });
-        changedSeqs[view] = seq;
+        changedSeqs[view] = lastSeqs[view] || seq;
       });
       this.putMeta.run('update_seq', String(seq));
       this.putMeta.run('changed_seqs', JSON.stringify(changedSeqs));
+      this.putMeta.run('purge_seq', String(this.purged));
       return changedSeqs;
     });
     for (const store of this.stores) store.buffering = false;
@@ -363,6 +416,17 @@ export class ViewIndex {
     }
     this.seq = seq;
     this.flushedSeq = seq;
+  }
+
+  /**
+   * View compaction (`POST /db/_compact/{ddoc}`): what is pending is written, then the file is
+   * rewritten without its free pages (VACUUM; an index is derived data, so it needs no more care).
+   */
+  compact(): void {
+    if (!this.sql.open) return;
+    this.flush();
+    this.sql.exec('VACUUM');
+    this.sql.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /** Closes the file, first writing what is pending (unless `flush: false`: the file is going away). */
@@ -394,13 +458,21 @@ export class IndexBuild {
   private readonly rows: ExternalSorter[];
   private readonly back: ExternalSorter;
   private readonly trees: readonly BuildableRowTree[];
+  /** Per view, the latest sequence of a document with rows in it. */
+  private readonly lastSeqs: number[];
 
   constructor(
     index: ViewIndex,
     private readonly rowsOf: (doc: MappedDoc, out: RowSink) => BackEntry[],
-    private readonly write: (seq: number, rows: readonly ExternalSorter[], back: ExternalSorter) => void,
+    private readonly write: (
+      seq: number,
+      rows: readonly ExternalSorter[],
+      back: ExternalSorter,
+      lastSeqs: readonly number[],
+    ) => void,
   ) {
     this.trees = index.trees;
+    this.lastSeqs = index.trees.map(() => 0);
     this.rows = index.trees.map(
       (_, view) => new ExternalSorter({ file: `${index.file}.build-${view}.tmp`, memoryBytes: BUILD_MEMORY_BYTES }),
     );
@@ -411,9 +483,14 @@ export class IndexBuild {
   add(docs: readonly MappedDoc[]): void {
     const rows = this.rows;
     const trees = this.trees;
-    const out = (view: number, key: Buffer, value: RowValue): void =>
+    const lastSeqs = this.lastSeqs;
+    let seq = 0;
+    const out = (view: number, key: Buffer, value: RowValue): void => {
       rows[view]!.add(key, trees[view]!.encodeValue(value));
+      if (seq > lastSeqs[view]!) lastSeqs[view] = seq;
+    };
     for (const doc of docs) {
+      seq = doc.seq ?? 0;
       const back = this.rowsOf(doc, out);
       if (back.length > 0) this.back.add(Buffer.from(doc.id), encodeBackIndex(back, 2));
     }
@@ -421,7 +498,7 @@ export class IndexBuild {
 
   /** Writes everything added, and `seq` as the index's sequence, in one transaction. */
   finish(seq: number): void {
-    this.write(seq, this.rows, this.back);
+    this.write(seq, this.rows, this.back, this.lastSeqs);
   }
 
   /** Removes the temporary files (after `finish`, or instead of it). */

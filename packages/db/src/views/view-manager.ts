@@ -19,6 +19,7 @@ import type { Database } from '../documents/database.js';
 import type { ChangedDoc, Page } from '../storage/contract.js';
 import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
+import { conflicts as conflictsOf, deletedConflicts as deletedConflictsOf, parseTree } from '../revisions/index.js';
 import { toPlain } from '../json/index.js';
 import { AnswerCache } from './answer-cache.js';
 import { viewGroupOf, type ViewGroup } from './design.js';
@@ -215,6 +216,9 @@ export class ViewManager {
         { views: group.views.map((v) => ({ name: v.name, map: v.map })), lib: group.lib },
         { log: this.sandboxLog(group) },
       );
+      // Purges first (the changes read below then find the documents they re-sequenced).
+      await Promise.all(state.reducers.map((r) => r?.ready()));
+      await this.catchUpPurges(index);
       // A pipeline over two cores: while the sandbox (its own thread) maps the next batch,
       // this thread reads the one after and stages (or, building, sorts) the current one.
       const mapper = state.mapper;
@@ -320,6 +324,41 @@ export class ViewManager {
   }
 
   /**
+   * Brings an index up to the database's purge sequence, in one synchronous step: the documents
+   * purged since (from the purge log; when the log no longer reaches back that far, every
+   * document of the index) that are gone lose their rows. A document a purge left revisions of
+   * has a new sequence: the changes map it again. So a purge of a revision a document does not
+   * have changes nothing here (CouchDB removes such a document from its views until its next
+   * change).
+   */
+  private async catchUpPurges(index: ViewIndex): Promise<void> {
+    const store = this.db.store;
+    const purgeSeq = await store.purgeSeq();
+    if (index.purgeSeq >= purgeSeq) return;
+    if (index.updateSeq === 0) {
+      // Nothing indexed yet: the build reads only documents that are there.
+      index.purge([], purgeSeq);
+      return;
+    }
+    const ids = new Set<string>();
+    if ((await store.oldestPurge()) > index.purgeSeq + 1) {
+      for (const id of index.backIds()) ids.add(id);
+    } else {
+      for await (const page of store.foldPurges(index.purgeSeq)) {
+        for (const info of page) if (info.purgeSeq <= purgeSeq) ids.add(info.id);
+      }
+    }
+    // A document written again since is no loss: its new sequence is after the index's, so
+    // the changes below map it again.
+    const list = [...ids];
+    const records = await store.getDocs(list);
+    index.purge(
+      list.filter((_, i) => records[i] === undefined),
+      purgeSeq,
+    );
+  }
+
+  /**
    * The next changes after `since` (up to `target`, at most `size`), with the JSON text of each
    * document to map; deleted docs (and design docs unless include_design) are only removed.
    */
@@ -341,17 +380,27 @@ export class ViewManager {
       }
       batch.records++;
       batch.lastSeq = record.seq;
-      batch.docs.push({ id: record.id, rows: undefined });
+      batch.docs.push({ id: record.id, rows: undefined, seq: record.seq });
       if (!record.deleted && (group.includeDesign || !isDesignId(record.id))) {
         const body = record.body;
         if (body !== undefined) {
-          const extras = group.localSeq ? [['_local_seq', record.seq] as const] : undefined;
+          const extras = mapExtras(record, group.localSeq);
           batch.toMap.push(batch.docs.length - 1);
           batch.texts.push(renderDoc(record.id, record.rev, body, false, extras));
         }
       }
     }
     return batch;
+  }
+
+  /**
+   * View compaction of a design document's index (404 when the design doc is missing): once no
+   * update runs, the index file is rewritten without its free pages.
+   */
+  async compact(ddocId: string): Promise<void> {
+    const state = await this.state(await this.groupOf(ddocId));
+    await state.updating?.catch(() => {});
+    state.index.compact();
   }
 
   /** Running index builds, for `_active_tasks`. */
@@ -400,6 +449,26 @@ export class ViewManager {
     return (message: string, kind: 'user' | 'error') =>
       this.log(`[${kind === 'user' ? 'info' : 'error'}] ${this.db.name}/${group.ddocId}: ${message}`);
   }
+}
+
+/**
+ * The meta members CouchDB gives a map function (couch_index_updater opens each document with
+ * `[conflicts, deleted_conflicts]`, plus `local_seq` when the group asks): `_conflicts` and
+ * `_deleted_conflicts` only when there are some, then `_local_seq`. A tree without a branch (no
+ * `(`) and with one root (no `;`) has one leaf: no conflicts, and nothing to parse.
+ */
+function mapExtras(record: ChangedDoc, localSeq: boolean): [string, unknown][] | undefined {
+  let extras: [string, unknown][] | undefined;
+  const { tree } = record;
+  if (tree.includes('(') || tree.includes(';')) {
+    const parsed = parseTree(tree);
+    const live = conflictsOf(parsed);
+    const deleted = deletedConflictsOf(parsed);
+    if (live.length > 0) (extras ??= []).push(['_conflicts', live]);
+    if (deleted.length > 0) (extras ??= []).push(['_deleted_conflicts', deleted]);
+  }
+  if (localSeq) (extras ??= []).push(['_local_seq', record.seq]);
+  return extras;
 }
 
 /** The changes an update reads, one at a time out of the pages storage hands out. */

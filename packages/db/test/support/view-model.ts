@@ -63,8 +63,9 @@ export function mapRows(docs: readonly Record<string, unknown>[], mapSource: str
       rows.length = before; // a throwing map function drops that doc's rows
     }
   }
-  // Array.prototype.sort is stable: rows equal in (key, id) stay in emit order.
-  return rows.sort((a, b) => collateRows(a.key, a.id, b.key, b.id, raw));
+  // Rows equal in (key, id) (one doc, one key) by value in raw (Erlang term) order, as CouchDB
+  // sorts a doc's emits; Array.prototype.sort is stable, so equal values stay in emit order.
+  return rows.sort((a, b) => collateRows(a.key, a.id, b.key, b.id, raw) || collateRaw(a.value, b.value));
 }
 
 export function compareKeys(a: unknown, b: unknown, raw = false): number {
@@ -101,7 +102,9 @@ export function answer(rows: readonly ModelRow[], reduce: ReduceKind, q: ModelQu
   /** Row vs a (key, docid?) bound: sign of row - bound; with no docid, 0 for every row of that key. */
   const vsBound = (r: ModelRow, key: unknown, id: string | undefined): number =>
     id === undefined ? cmp(r.key, key) : collateRows(r.key, r.id, key, id, raw);
-  const ordered = descending ? [...rows].reverse() : [...rows];
+  // Descending: one doc's rows under one key keep their ascending value order (CouchDB expands
+  // them from one B-tree entry the same way in both directions).
+  const ordered = descending ? reverseKeepingDuplicates(rows) : [...rows];
   let selected: ModelRow[];
   let before = 0;
   if (keys !== undefined) {
@@ -133,7 +136,13 @@ export function answer(rows: readonly ModelRow[], reduce: ReduceKind, q: ModelQu
     return {
       kind: 'map',
       totalRows: rows.length,
-      offset: keys !== undefined ? null : Math.min(rows.length, before + skip),
+      // A keys query: the position of the first returned row in scan order (when there is one).
+      offset:
+        keys !== undefined
+          ? skip < selected.length
+            ? ordered.indexOf(selected[skip]!)
+            : null
+          : Math.min(rows.length, before + skip),
       rows: selected.slice(skip, skip + limit),
     };
   }
@@ -147,7 +156,7 @@ export function answer(rows: readonly ModelRow[], reduce: ReduceKind, q: ModelQu
   // With keys=, each requested key is its own run (groups never merge across requested keys).
   const runs: ModelRow[][] =
     keys !== undefined
-      ? (descending ? [...keys].reverse() : keys).map((k) => ordered.filter((r) => cmp(r.key, k) === 0))
+      ? keys.map((k) => ordered.filter((r) => cmp(r.key, k) === 0)) // in the order given, even descending
       : [selected];
   for (const run of runs) {
     let last: { key: unknown; rows: ModelRow[] } | undefined;
@@ -204,4 +213,17 @@ export function queryString(q: ModelQuery): string {
   if (q.group === 'exact') add('group', true);
   else if (typeof q.group === 'number') add('group_level', q.group);
   return params.length ? `?${params.join('&')}` : '';
+}
+
+/** The rows in reverse, except that each run of one doc's rows under one key keeps its order. */
+function reverseKeepingDuplicates(rows: readonly ModelRow[]): ModelRow[] {
+  const runs: ModelRow[][] = [];
+  for (const row of rows) {
+    const run = runs[runs.length - 1];
+    const last = run?.[run.length - 1];
+    if (last !== undefined && last.id === row.id && JSON.stringify(last.key) === JSON.stringify(row.key))
+      run!.push(row);
+    else runs.push([row]);
+  }
+  return runs.reverse().flat();
 }

@@ -2,6 +2,7 @@
 import { requireAdmin, requireDbAccess } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
+import { compactionOf } from '../../documents/compaction.js';
 import type { Database } from '../../documents/database.js';
 import { param, type RequestContext } from '../context.js';
 import { readJson } from '../body.js';
@@ -91,14 +92,14 @@ export async function dbInfo(db: Database): Promise<Record<string, unknown>> {
   return {
     instance_start_time: String(Math.floor(meta.createdAt / 1000)),
     db_name: db.name,
-    purge_seq: 0,
+    purge_seq: meta.purgeSeq,
     update_seq: meta.updateSeq,
     sizes: meta.sizes,
     props: {},
     doc_del_count: meta.docDelCount,
     doc_count: meta.docCount,
     disk_format_version: 8,
-    compact_running: false,
+    compact_running: compactionOf(db) !== undefined,
     cluster: { q: 1, n: 1, w: 1, r: 1 },
   };
 }

@@ -9,6 +9,7 @@ import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import type { Database } from '../../documents/database.js';
+import { compactionTasks } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import { viewOf } from '../../views/design.js';
 import type { ViewQuery } from '../../views/query-options.js';
@@ -65,7 +66,7 @@ export const views = {
         language: group.language,
         sizes: { file: size, external: 0, active: size },
         update_seq: state.index.updateSeq,
-        purge_seq: 0,
+        purge_seq: state.index.purgeSeq,
         updater_running: state.updating !== undefined,
         compact_running: false,
         waiting_clients: 0,
@@ -87,7 +88,7 @@ export const views = {
 
   async activeTasks(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    const tasks = [];
+    const tasks: object[] = [...compactionTasks()];
     for (const manager of ctx.server.allViews()) tasks.push(...(await manager.tasks()));
     sendJson(ctx, 200, tasks);
   },
@@ -188,7 +189,7 @@ async function etagOf(
   const docs = q.includeDocs ? `:${await db.updateSeq()}` : '';
   const hash = createHash('md5')
     .update(
-      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`,
+      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`,
     )
     .digest('hex');
   return `"${hash}"`;

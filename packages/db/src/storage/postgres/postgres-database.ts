@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { CouchError } from '../../errors.js';
 import { toWellFormed } from '../../support/unicode.js';
-import type { Counters, DocumentStore, Page, Planner } from '../contract.js';
-import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc } from '../engine.js';
+import type { CompactPlanner, Counters, DocumentStore, Page, Planner, PurgePlanner } from '../contract.js';
+import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
 import { checkOut, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
@@ -26,13 +26,26 @@ export function documentStatements(schema: string) {
   const s = quoteIdent(schema);
   const DOC = 'id, seq, rev, deleted, tree';
   return {
-    counters: named(`SELECT update_seq, doc_count, doc_del_count, external FROM ${s}.dbs WHERE db_id = $1`),
+    counters: named(`SELECT update_seq, doc_count, doc_del_count, external, purge_seq FROM ${s}.dbs WHERE db_id = $1`),
     // The writers' lock: FOR NO KEY UPDATE conflicts with itself (one writer per database at a
     // time, on every node) but not with the KEY SHARE lock that local documents and properties
     // take, which only a DELETE of the row (destroy) waits for.
     lock: named(
-      `SELECT update_seq, doc_count, doc_del_count, external FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
+      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
     ),
+    setTrees: named(
+      `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
+        'WHERE d.db_id = $1 AND d.id = x.id',
+    ),
+    deleteDocs: named(`DELETE FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
+    deleteAllBodies: named(`DELETE FROM ${s}.bodies WHERE db_id = $1 AND id = ANY($2::text[])`),
+    logPurges: named(
+      `INSERT INTO ${s}.purges (db_id, seq, id, revs) SELECT $1::int8, * FROM unnest($2::int8[], $3::text[], $4::text[])`,
+    ),
+    prunePurges: named(`DELETE FROM ${s}.purges WHERE db_id = $1 AND seq <= $2`),
+    purges: named(`SELECT seq, id, revs FROM ${s}.purges WHERE db_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
+    oldestPurge: named(`SELECT min(seq) AS seq FROM ${s}.purges WHERE db_id = $1`),
+    savePurgeSeq: named(`UPDATE ${s}.dbs SET purge_seq = $2 WHERE db_id = $1`),
     keyShare: `SELECT 1 FROM ${s}.dbs WHERE db_id = $1 FOR KEY SHARE`,
     getDoc: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id = $2`),
     getDocs: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
@@ -65,7 +78,7 @@ export function documentStatements(schema: string) {
       `SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4`,
     ),
     changedBodies: named(
-      'SELECT d.id, d.seq, d.rev, d.deleted, CASE WHEN NOT d.deleted THEN b.body END AS body ' +
+      'SELECT d.id, d.seq, d.rev, d.deleted, d.tree, CASE WHEN NOT d.deleted THEN b.body END AS body ' +
         `FROM ${s}.docs d LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev ` +
         'WHERE d.db_id = $1 AND d.seq > $2 ORDER BY d.seq LIMIT $3',
     ),
@@ -100,6 +113,7 @@ interface CounterRow {
   doc_count: string;
   doc_del_count: string;
   external: string;
+  purge_seq: string;
 }
 
 function toRecord(row: DocRow): DocRecord {
@@ -139,6 +153,7 @@ export class PostgresDocumentStore implements DocumentStore {
     const external = Number(c.external);
     return {
       updateSeq: Number(c.update_seq),
+      purgeSeq: Number(c.purge_seq),
       docCount: Number(c.doc_count),
       docDelCount: Number(c.doc_del_count),
       // PostgreSQL's files hold every database at once: no per-database file size to report,
@@ -316,6 +331,189 @@ export class PostgresDocumentStore implements DocumentStore {
     return { result, seqs };
   }
 
+  /** A transaction on a checked-out connection (rolled back on a throw; a broken one is not pooled). */
+  private async transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    const { client, done } = await checkOut(this.pool);
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        const out = await body(client);
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+          broken = rollbackErr;
+        });
+        throw err;
+      }
+    } catch (err) {
+      throw storageError(err);
+    } finally {
+      done(broken);
+    }
+  }
+
+  /** The records of `ids` read on `client` (under the writers' lock), by the id asked. */
+  private async lockedRecords(
+    client: PoolClient,
+    ids: readonly string[],
+  ): Promise<{ locked: CounterRow; rows: (DocRow & { size: string })[]; records: Map<string, DocRecord> }> {
+    const [locked] = (await client.query<CounterRow>({ ...this.sql.lock, values: [this.dbId] })).rows;
+    if (locked === undefined) throw gone(this.name);
+    const rows =
+      ids.length === 0
+        ? []
+        : (await client.query<DocRow & { size: string }>({ ...this.sql.readForUpdate, values: [this.dbId, ids] })).rows;
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const records = new Map<string, DocRecord>();
+    for (const id of ids) {
+      const row = byId.get(id) ?? byId.get(toWellFormed(id));
+      if (row !== undefined) records.set(id, toRecord(row));
+    }
+    return { locked, rows, records };
+  }
+
+  async purge<R>(
+    ids: readonly string[],
+    keepInfos: number,
+    plan: PurgePlanner<R>,
+  ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
+    return this.transaction(async (client) => {
+      const q = async (config: { name: string; text: string }, values: unknown[]) =>
+        client.query({ ...config, values });
+      const { locked, rows, records } = await this.lockedRecords(client, ids);
+      const { purges, result } = plan(records);
+      const old = new Map(rows.map((row) => [toWellFormed(row.id), row]));
+      const c = {
+        updateSeq: Number(locked.update_seq),
+        docCount: Number(locked.doc_count),
+        docDelCount: Number(locked.doc_del_count),
+        external: Number(locked.external),
+        purgeSeq: Number(locked.purge_seq),
+      };
+      const before = c.updateSeq;
+      const logSeqs: number[] = [];
+      const logIds: string[] = [];
+      const logRevs: string[] = [];
+      const removed: string[] = [];
+      const dropIds: string[] = [];
+      const dropRevs: string[] = [];
+      const kept: { id: string; record: Omit<DocRecord, 'seq'> }[] = [];
+      for (const { id, revs, record, dropBodies } of purges) {
+        logSeqs.push(++c.purgeSeq);
+        logIds.push(id);
+        logRevs.push(JSON.stringify(revs));
+        if (record === undefined) continue;
+        const previous = old.get(toWellFormed(id));
+        if (previous === undefined) continue;
+        if (previous.deleted) c.docDelCount--;
+        else c.docCount--;
+        c.external -= Number(previous.size);
+        if (record === null) {
+          removed.push(id);
+          continue;
+        }
+        for (const rev of dropBodies ?? []) {
+          dropIds.push(id);
+          dropRevs.push(rev);
+        }
+        kept.push({ id, record });
+      }
+      if (removed.length > 0) {
+        await q(this.sql.deleteAllBodies, [this.dbId, removed]);
+        await q(this.sql.deleteDocs, [this.dbId, removed]);
+      }
+      if (dropIds.length > 0) await q(this.sql.dropBodies, [this.dbId, dropIds, dropRevs]);
+      if (kept.length > 0) {
+        const live = kept.filter((k) => !k.record.deleted);
+        const sizes = new Map<string, number>();
+        if (live.length > 0) {
+          const found = await client.query<{ id: string; size: number }>({
+            ...this.sql.bodySizes,
+            values: [this.dbId, live.map((k) => k.id), live.map((k) => k.record.rev)],
+          });
+          for (const row of found.rows) sizes.set(row.id, Number(row.size));
+        }
+        const docs = kept.map(({ id, record }) => {
+          const size = record.deleted ? 0 : (sizes.get(toWellFormed(id)) ?? 0);
+          if (record.deleted) c.docDelCount++;
+          else c.docCount++;
+          c.external += size;
+          return { id, seq: ++c.updateSeq, record, size };
+        });
+        await q(this.sql.putDocs, [
+          this.dbId,
+          docs.map((d) => d.id),
+          docs.map((d) => d.seq),
+          docs.map((d) => d.record.rev),
+          docs.map((d) => d.record.deleted),
+          docs.map((d) => d.size),
+          docs.map((d) => d.record.tree),
+        ]);
+      }
+      // As CouchDB: the update sequence moves even when no document was re-sequenced.
+      if (c.updateSeq === before) c.updateSeq++;
+      if (logSeqs.length > 0) await q(this.sql.logPurges, [this.dbId, logSeqs, logIds, logRevs]);
+      await q(this.sql.prunePurges, [this.dbId, c.purgeSeq - Math.max(1, keepInfos)]);
+      await q(this.sql.saveCounters, [this.dbId, c.updateSeq, c.docCount, c.docDelCount, c.external]);
+      await q(this.sql.savePurgeSeq, [this.dbId, c.purgeSeq]);
+      return { result, purgeSeq: c.purgeSeq, updateSeq: c.updateSeq };
+    });
+  }
+
+  async purgeSeq(): Promise<number> {
+    return Number((await this.readCounters()).purge_seq);
+  }
+
+  async *foldPurges(since: number): AsyncGenerator<Page<PurgeInfo>> {
+    let after = since;
+    for (;;) {
+      const rows = await this.query<{ seq: string; id: string; revs: string }>(this.sql.purges, [
+        this.dbId,
+        after,
+        MAX_PAGE,
+      ]);
+      if (rows.length > 0) {
+        yield rows.map((r) => ({ purgeSeq: Number(r.seq), id: r.id, revs: JSON.parse(r.revs) as string[] }));
+      }
+      if (rows.length < MAX_PAGE) return;
+      after = Number(rows[rows.length - 1]!.seq);
+    }
+  }
+
+  async oldestPurge(): Promise<number> {
+    const [row] = await this.query<{ seq: string | null }>(this.sql.oldestPurge, [this.dbId]);
+    if (row?.seq !== null && row?.seq !== undefined) return Number(row.seq);
+    return (await this.purgeSeq()) + 1;
+  }
+
+  async compact(ids: readonly string[], plan: CompactPlanner): Promise<void> {
+    await this.transaction(async (client) => {
+      const { records } = await this.lockedRecords(client, ids);
+      const writes = plan(records);
+      if (writes.length === 0) return;
+      const dropIds: string[] = [];
+      const dropRevs: string[] = [];
+      for (const w of writes) {
+        for (const rev of w.dropBodies) {
+          dropIds.push(w.id);
+          dropRevs.push(rev);
+        }
+      }
+      if (dropIds.length > 0) await client.query({ ...this.sql.dropBodies, values: [this.dbId, dropIds, dropRevs] });
+      await client.query({
+        ...this.sql.setTrees,
+        values: [this.dbId, writes.map((w) => w.id), writes.map((w) => w.tree)],
+      });
+    });
+  }
+
+  /** PostgreSQL's files hold every database: their space is the server's (autovacuum) to give back. */
+  async reclaimSpace(_maxPages: number): Promise<boolean> {
+    return false;
+  }
+
   async *foldDocs(range: IdRange): AsyncGenerator<Page<DocRecord>> {
     const filter = range.includeDeleted === true ? '' : 'NOT deleted';
     for await (const rows of this.foldRange<DocRow>('docs', 'id, seq, rev, deleted, tree', filter, range)) {
@@ -367,6 +565,7 @@ export class PostgresDocumentStore implements DocumentStore {
           rev: r.rev,
           deleted: r.deleted,
           body: r.body ?? undefined,
+          tree: r.tree,
         }));
       }
       if (rows.length < pageSize) return;

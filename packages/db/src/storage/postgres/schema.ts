@@ -72,6 +72,17 @@ export function migrations(schema: string): string[] {
       value text NOT NULL
     );
     `,
+    // 2: purges: a database's purge sequence, and its purge log (one row per document of a purge).
+    `
+    ALTER TABLE ${s}.dbs ADD COLUMN purge_seq bigint NOT NULL DEFAULT 0;
+    CREATE TABLE ${s}.purges (
+      db_id bigint NOT NULL,
+      seq bigint NOT NULL,
+      id text COLLATE "C" NOT NULL,
+      revs text NOT NULL,
+      PRIMARY KEY (db_id, seq)
+    );
+    `,
   ];
 }
 

@@ -5,7 +5,8 @@
  * new documents appends to `bodies` and to the `seq` index, and only the small `id` index takes
  * random-order inserts. (Keying `docs` and `bodies` by the id text, WITHOUT ROWID, measured 2 to 3
  * times slower for loads of random ids: every commit rewrote a page per document in both trees.)
- * Rows of `docs` are never deleted, so `k` is never reused.
+ * Rows of `docs` go only when a purge removes a whole document, its bodies with it (so a `k`
+ * used again never finds bodies of the one before).
  *
  * TEXT columns use the BINARY collation: UTF-8 byte order, which is code point order.
  */
@@ -45,5 +46,17 @@ CREATE TABLE meta (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * The purge log (one row per document of each purge request, by purge sequence), made on open
+ * in files that predate it.
+ */
+export const PURGE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS purges (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL,
+  revs TEXT NOT NULL
+);
+`;
+
 /** Counter keys of `meta`, written together at the end of every document transaction. */
-export const COUNTERS = ['update_seq', 'doc_count', 'doc_del_count', 'external'] as const;
+export const COUNTERS = ['update_seq', 'doc_count', 'doc_del_count', 'external', 'purge_seq'] as const;

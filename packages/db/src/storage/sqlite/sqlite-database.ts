@@ -3,8 +3,19 @@ import { isWellFormed } from '../../support/unicode.js';
 import { statSync } from 'node:fs';
 import { RecentChanges } from '../recent-changes.js';
 import type { Planner } from '../contract.js';
-import type { DatabaseStore, DbMeta, ChangedDoc, DocRecord, DocWrite, IdRange, LocalDoc } from '../engine.js';
-import { COUNTERS, SCHEMA, SCHEMA_VERSION } from './schema.js';
+import type {
+  ChangedDoc,
+  CompactWrite,
+  DatabaseStore,
+  DbMeta,
+  DocRecord,
+  DocWrite,
+  IdRange,
+  LocalDoc,
+  PurgeInfo,
+  PurgeWrite,
+} from '../engine.js';
+import { COUNTERS, PURGE_SCHEMA, SCHEMA, SCHEMA_VERSION } from './schema.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -24,6 +35,8 @@ const FIRST_PAGE = 64;
 /** Bodies of the latest writes kept in memory: 1% of a 1M-doc database of ~400-byte docs. */
 const RECENT_BYTES = 4 * 1024 * 1024;
 const MAX_PAGE = 1024;
+/** PRAGMA auto_vacuum's value for INCREMENTAL. */
+const INCREMENTAL = 2;
 
 export interface SqliteDatabaseOptions {
   durability: 'normal' | 'full';
@@ -38,6 +51,7 @@ interface Counters {
   docCount: number;
   docDelCount: number;
   external: number;
+  purgeSeq: number;
 }
 
 type DocRow = [id: string, seq: number, rev: string, deleted: number, tree: string];
@@ -83,6 +97,7 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly stmtUpdateDoc: Statement;
   private readonly stmtPutBody: Statement;
   private readonly stmtDropBody: Statement;
+  private readonly stmtSetTree: Statement;
   private readonly stmtBodySize: Statement;
   private readonly stmtSaveCounters: Statement;
   private readonly stmtChanges: Statement;
@@ -129,6 +144,7 @@ export class SqliteDatabase implements DatabaseStore {
     this.stmtUpdateDoc = db.prepare('UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?');
     this.stmtPutBody = db.prepare('INSERT OR REPLACE INTO bodies (doc, rev, body) VALUES (?, ?, ?)');
     this.stmtDropBody = db.prepare('DELETE FROM bodies WHERE doc = ? AND rev = ?');
+    this.stmtSetTree = db.prepare('UPDATE docs SET tree = ? WHERE k = ?');
     // CAST to BLOB makes length() count bytes instead of characters.
     this.stmtBodySize = db.prepare('SELECT length(CAST(body AS BLOB)) FROM bodies WHERE doc = ? AND rev = ?').pluck();
     this.stmtSaveCounters = db.prepare(
@@ -140,7 +156,7 @@ export class SqliteDatabase implements DatabaseStore {
       .raw();
     this.stmtChangedBodies = db
       .prepare(
-        'SELECT d.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END FROM docs d ' +
+        'SELECT d.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree FROM docs d ' +
           'LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.seq > ? ORDER BY d.seq LIMIT ?',
       )
       .raw();
@@ -201,8 +217,12 @@ export class SqliteDatabase implements DatabaseStore {
     if (version === 0) {
       // New file (or one whose creation was interrupted before this transaction committed).
       const createdAt = Date.now();
+      // Compaction gives free pages back with incremental_vacuum (see reclaimSpace); the mode
+      // must be set before the first table exists.
+      db.pragma('auto_vacuum = INCREMENTAL');
       db.transaction(() => {
         db.exec(SCHEMA);
+        db.exec(PURGE_SCHEMA);
         const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
         for (const key of COUNTERS) put.run(key, 0);
         put.run('created_at', createdAt);
@@ -213,6 +233,7 @@ export class SqliteDatabase implements DatabaseStore {
     if (version !== SCHEMA_VERSION) {
       throw new Error(`database ${this.name}: unsupported storage schema version ${version}`);
     }
+    db.exec(PURGE_SCHEMA);
     const createdAt = db.prepare("SELECT value FROM meta WHERE key = 'created_at'").pluck().get();
     return createdAt as number;
   }
@@ -226,12 +247,13 @@ export class SqliteDatabase implements DatabaseStore {
       docCount: get('doc_count'),
       docDelCount: get('doc_del_count'),
       external: get('external'),
+      purgeSeq: get('purge_seq'),
     };
   }
 
-  counters(): Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'> {
+  counters(): Pick<DbMeta, 'updateSeq' | 'purgeSeq' | 'docCount' | 'docDelCount'> {
     const c = this.totals;
-    return { updateSeq: c.updateSeq, docCount: c.docCount, docDelCount: c.docDelCount };
+    return { updateSeq: c.updateSeq, purgeSeq: c.purgeSeq, docCount: c.docCount, docDelCount: c.docDelCount };
   }
 
   meta(): DbMeta {
@@ -239,6 +261,7 @@ export class SqliteDatabase implements DatabaseStore {
     const c = this.totals;
     return {
       updateSeq: c.updateSeq,
+      purgeSeq: c.purgeSeq,
       docCount: c.docCount,
       docDelCount: c.docDelCount,
       sizes: {
@@ -305,6 +328,7 @@ export class SqliteDatabase implements DatabaseStore {
         rev: record.rev,
         deleted: record.deleted,
         body: bodies.find((b) => b.rev === record.rev)?.body,
+        tree: record.tree,
       })),
     );
   }
@@ -358,7 +382,7 @@ export class SqliteDatabase implements DatabaseStore {
       seqs.push(seq);
     }
     flush();
-    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external);
+    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
     return { seqs, counters: c };
   }
 
@@ -429,9 +453,16 @@ export class SqliteDatabase implements DatabaseStore {
     }
     let pageSize = FIRST_PAGE;
     for (;;) {
-      const rows = this.stmtChangedBodies.all(after, pageSize) as [string, number, string, number, string | null][];
-      for (const [id, seq, rev, deleted, body] of rows)
-        yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined };
+      const rows = this.stmtChangedBodies.all(after, pageSize) as [
+        string,
+        number,
+        string,
+        number,
+        string | null,
+        string,
+      ][];
+      for (const [id, seq, rev, deleted, body, tree] of rows)
+        yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
       if (rows.length < pageSize) return;
       after = rows[rows.length - 1]![1];
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
@@ -441,6 +472,96 @@ export class SqliteDatabase implements DatabaseStore {
   countChanges(since: number): number {
     if (since <= 0) return this.totals.docCount + this.totals.docDelCount;
     return this.stmtCountChanges.get(since) as number;
+  }
+
+  purgeDocs(purges: readonly PurgeWrite[], keepInfos: number): { purgeSeq: number; updateSeq: number } {
+    const counters = this.db.transaction(() => this.applyPurges(purges, keepInfos))();
+    this.totals = counters;
+    // Documents it holds may be gone: the next index update reads the tables.
+    this.recent.clear(counters.updateSeq);
+    return { purgeSeq: counters.purgeSeq, updateSeq: counters.updateSeq };
+  }
+
+  private applyPurges(purges: readonly PurgeWrite[], keepInfos: number): Counters {
+    const c = { ...this.totals };
+    const db = this.db;
+    const before = c.updateSeq;
+    const logPurge = db.prepare('INSERT INTO purges (seq, id, revs) VALUES (?, ?, ?)');
+    for (const { id, revs, record, dropBodies } of purges) {
+      logPurge.run(++c.purgeSeq, id, JSON.stringify(revs));
+      if (record === undefined) continue;
+      const old = this.stmtOld.get(id) as [k: number, deleted: number, size: number] | undefined;
+      if (old === undefined) continue;
+      const [k, oldDeleted, oldSize] = old;
+      if (oldDeleted !== 0) c.docDelCount--;
+      else c.docCount--;
+      c.external -= oldSize;
+      if (record === null) {
+        db.prepare('DELETE FROM bodies WHERE doc = ?').run(k);
+        db.prepare('DELETE FROM docs WHERE k = ?').run(k);
+        continue;
+      }
+      for (const rev of dropBodies ?? []) this.stmtDropBody.run(k, rev);
+      const size = record.deleted ? 0 : ((this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0);
+      this.stmtUpdateDoc.run(++c.updateSeq, record.rev, record.deleted ? 1 : 0, size, record.tree, k);
+      if (record.deleted) c.docDelCount++;
+      else c.docCount++;
+      c.external += size;
+    }
+    // As CouchDB: the update sequence moves even when no document was re-sequenced.
+    if (c.updateSeq === before) c.updateSeq++;
+    db.prepare('DELETE FROM purges WHERE seq <= ?').run(c.purgeSeq - Math.max(1, keepInfos));
+    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
+    return c;
+  }
+
+  *foldPurges(since: number): Generator<PurgeInfo> {
+    const page = this.db.prepare('SELECT seq, id, revs FROM purges WHERE seq > ? ORDER BY seq LIMIT ?').raw();
+    let after = since;
+    for (;;) {
+      const rows = page.all(after, MAX_PAGE) as [number, string, string][];
+      for (const [purgeSeq, id, revs] of rows) yield { purgeSeq, id, revs: JSON.parse(revs) as string[] };
+      if (rows.length < MAX_PAGE) return;
+      after = rows[rows.length - 1]![0];
+    }
+  }
+
+  oldestPurge(): number {
+    const oldest = this.db.prepare('SELECT min(seq) FROM purges').pluck().get() as number | null;
+    return oldest ?? this.totals.purgeSeq + 1;
+  }
+
+  compactDocs(writes: readonly CompactWrite[]): void {
+    if (writes.length === 0) return;
+    this.db.transaction(() => {
+      for (const { id, tree, dropBodies } of writes) {
+        const old = this.stmtOld.get(id) as [k: number, deleted: number, size: number] | undefined;
+        if (old === undefined) continue;
+        for (const rev of dropBodies) this.stmtDropBody.run(old[0], rev);
+        this.stmtSetTree.run(tree, old[0]);
+      }
+    })();
+  }
+
+  /**
+   * Incremental vacuum: free pages move to the end of the file, which is then cut (in WAL mode at
+   * the checkpoint, forced once there is nothing left to move). A file made before auto_vacuum
+   * was INCREMENTAL (new files are created so) is converted by one VACUUM first: it rewrites the
+   * file, which cuts it to its live pages in the same step.
+   */
+  reclaimSpace(maxPages: number): boolean {
+    const db = this.db;
+    if ((db.pragma('auto_vacuum', { simple: true }) as number) !== INCREMENTAL) {
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.exec('VACUUM');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      return false;
+    }
+    const free = db.pragma('freelist_count', { simple: true }) as number;
+    if (free > 0) db.pragma(`incremental_vacuum(${Math.max(1, Math.min(free, maxPages))})`);
+    if (free > maxPages) return true;
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return false;
   }
 
   getLocal(id: string): LocalDoc | undefined {

@@ -3,8 +3,17 @@
  * synchronous and this process is each file's only writer, so every call is answered at once
  * inside; folds hand out the pages the engine reads anyway.
  */
-import type { Counters, DocumentStore, Page, Planner, Storage } from '../contract.js';
-import type { DatabaseStore, DbMeta, DocRecord, EngineOptions, IdRange, LocalDoc, StorageEngine } from '../engine.js';
+import type { CompactPlanner, Counters, DocumentStore, Page, Planner, PurgePlanner, Storage } from '../contract.js';
+import type {
+  DatabaseStore,
+  DbMeta,
+  DocRecord,
+  EngineOptions,
+  IdRange,
+  LocalDoc,
+  PurgeInfo,
+  StorageEngine,
+} from '../engine.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
@@ -81,7 +90,9 @@ class SqliteDocumentStore implements DocumentStore {
   }
 
   async counters(): Promise<Counters> {
-    return this.db.counters();
+    // The contract's counters (the engine's also count purges, which this contract has not yet).
+    const { updateSeq, docCount, docDelCount } = this.db.counters();
+    return { updateSeq, docCount, docDelCount };
   }
 
   async getDoc(id: string): Promise<DocRecord | undefined> {
@@ -98,6 +109,36 @@ class SqliteDocumentStore implements DocumentStore {
 
   async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
     return this.db.updateDocs(ids, plan);
+  }
+
+  async purge<R>(
+    ids: readonly string[],
+    keepInfos: number,
+    plan: PurgePlanner<R>,
+  ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
+    // Read, planned and written in one synchronous step: this connection is the only writer.
+    const { purges, result } = plan(recordsOf(ids, this.db.getDocs(ids)));
+    return { result, ...this.db.purgeDocs(purges, keepInfos) };
+  }
+
+  async purgeSeq(): Promise<number> {
+    return this.db.counters().purgeSeq;
+  }
+
+  foldPurges(since: number): AsyncIterable<Page<PurgeInfo>> {
+    return paged(this.db.foldPurges(since));
+  }
+
+  async oldestPurge(): Promise<number> {
+    return this.db.oldestPurge();
+  }
+
+  async compact(ids: readonly string[], plan: CompactPlanner): Promise<void> {
+    this.db.compactDocs(plan(recordsOf(ids, this.db.getDocs(ids))));
+  }
+
+  async reclaimSpace(maxPages: number): Promise<boolean> {
+    return this.db.reclaimSpace(maxPages);
   }
 
   foldDocs(range: IdRange): AsyncIterable<Page<DocRecord>> {
@@ -160,4 +201,14 @@ async function* paged<T>(rows: Generator<T>): AsyncGenerator<Page<T>> {
   } finally {
     rows.return(undefined);
   }
+}
+
+/** The records found, by the id asked. */
+function recordsOf(ids: readonly string[], found: readonly (DocRecord | undefined)[]): Map<string, DocRecord> {
+  const records = new Map<string, DocRecord>();
+  ids.forEach((id, i) => {
+    const record = found[i];
+    if (record !== undefined) records.set(id, record);
+  });
+  return records;
 }

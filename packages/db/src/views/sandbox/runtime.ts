@@ -17,6 +17,8 @@
  * - reduce {f: [fn indexes], g: [[kvs, …] per group]} → {r: [[red per fn] | {overflow: msg} per group], l}
  * - rereduce {f: fn index, g: [[values] per group]} → {r: [[red] | {overflow: msg} per group], l}
  */
+import { sourceCandidates } from './source-candidates.js';
+
 export const SANDBOX_RUNTIME = String.raw`
 (function () {
   'use strict';
@@ -122,7 +124,8 @@ export const SANDBOX_RUNTIME = String.raw`
   global.require = require;
 
   function compile(source) {
-    var attempts = ['(' + source + '\n)', '(' + String(source).trim().replace(/;+$/, '') + '\n)'];
+    // As an expression; then without a trailing ";" or comment (./source-candidates.ts).
+    var attempts = sourceCandidates(String(source)).map(function (text) { return '(' + text + '\n)'; });
     var fn, firstError = null;
     for (var i = 0; i < attempts.length; i++) {
       try { fn = indirectEval(attempts[i]); firstError = null; break; } catch (e) { if (firstError === null) firstError = e; }
@@ -134,6 +137,8 @@ export const SANDBOX_RUNTIME = String.raw`
     if (typeof fn !== 'function') throw 'Expression does not eval to a function. (' + source + ')';
     return fn;
   }
+
+  var sourceCandidates = ${sourceCandidates.toString()};
 
   function deepFreeze(value) {
     if (value === null || typeof value !== 'object' || isFrozen(value)) return;

@@ -1,0 +1,209 @@
+/**
+ * Database and view compaction over HTTP (issue #14; an HTTP suite, so it runs on SQLite and on
+ * PostgreSQL): `POST /db/_compact` removes the bodies of revisions that are no longer leaves (a
+ * later GET of one is 404 `missing`), gives the space back (SQLite: the file shrinks;
+ * PostgreSQL's files are the server's), and shows while it runs (`_active_tasks` and
+ * `compact_running`);
+ * `POST /db/_compact/{ddoc}` answers 202 for a design doc that exists.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Sqlite from 'better-sqlite3';
+import { compactionPace } from '../src/documents/compaction.js';
+import { openSqliteEngine } from '../src/storage/sqlite/sqlite-engine.js';
+import { makeTempDir } from './support/tmp-dir.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { assertError, eventually, putDdoc, viewClient } from './support/views-http.js';
+
+const DB = 'compacting';
+const DOCS = 4000;
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+describe('database compaction', () => {
+  let t: TestServer;
+  const firstRevs: string[] = [];
+  const lastRevs: string[] = [];
+
+  before(async () => {
+    t = await startTestServer();
+    assert.equal((await t.request('PUT', `/${DB}`)).status, 201);
+    const filler = 'x'.repeat(1000);
+    let docs: Record<string, unknown>[] = Array.from({ length: DOCS }, (_, i) => ({
+      _id: `d${String(i).padStart(5, '0')}`,
+      n: i,
+      filler,
+    }));
+    // Three revisions of every document: the first two become non-leaves.
+    for (let round = 0; round < 3; round++) {
+      const r = await t.request('POST', `/${DB}/_bulk_docs`, { body: { docs } });
+      assert.equal(r.status, 201, r.text);
+      const revs = (r.json as { rev: string }[]).map((row) => row.rev);
+      if (round === 0) firstRevs.push(...revs);
+      if (round === 2) lastRevs.push(...revs);
+      docs = docs.map((doc, i) => ({ ...doc, round: round + 1, _rev: revs[i] }));
+    }
+    await putDdoc(t, DB, 'v', { views: { n: { map: 'function (doc) { emit(doc.n, null); }' } } });
+  });
+  after(() => t.close());
+
+  it('removes non-leaf bodies, shrinks the file, and shows as a task while it runs', async () => {
+    // A document deleted and written again: its old tombstone is no leaf any more.
+    const gone = await t.request('DELETE', `/${DB}/d03999?rev=${lastRevs[DOCS - 1]}`);
+    assert.equal(gone.status, 200, gone.text);
+    const again = await t.request('PUT', `/${DB}/d03999`, { body: { n: 3999, back: true } });
+    assert.equal(again.status, 201, again.text);
+    const tombstoneInfo = await t.request('GET', `/${DB}/d03999?revs_info=true`);
+    assert.equal(tombstoneInfo.json._revs_info[1].status, 'deleted');
+    const old = await t.request('GET', `/${DB}/d00000?rev=${firstRevs[0]}`);
+    assert.equal(old.status, 200, 'an old revision is there before compaction');
+    const before = (await t.request('GET', `/${DB}`)).json;
+    assert.equal(before.compact_running, false);
+
+    assertError(
+      await t.request('POST', `/${DB}/_compact`),
+      415,
+      'bad_content_type',
+      'Content-Type must be application/json',
+    );
+    // Slowed down (the server runs in this process): ~40 steps of 100 documents, 10 ms apart.
+    const pace = { ...compactionPace };
+    Object.assign(compactionPace, { docsPerStep: 100, pauseMs: 10 });
+    const started = await t.request('POST', `/${DB}/_compact`, { headers: JSON_TYPE });
+    assert.equal(started.status, 202, started.text);
+    assert.deepEqual(started.json, { ok: true });
+    // Observed while it runs: the task and compact_running.
+    let sawTask = false;
+    let sawRunning = false;
+    for (let i = 0; i < 2000; i++) {
+      const [tasks, info] = await Promise.all([t.request('GET', '/_active_tasks'), t.request('GET', `/${DB}`)]);
+      const task = (tasks.json as { type: string; database: string }[]).find(
+        (x) => x.type === 'database_compaction' && x.database === DB,
+      );
+      if (task !== undefined) {
+        sawTask = true;
+        assert.equal(typeof (task as unknown as { progress: number }).progress, 'number');
+      }
+      if (info.json.compact_running === true) sawRunning = true;
+      if (task === undefined && info.json.compact_running === false) break;
+    }
+    Object.assign(compactionPace, pace);
+    assert.ok(sawTask, 'a database_compaction task in _active_tasks');
+    assert.ok(sawRunning, 'compact_running true meanwhile');
+
+    const after = (await t.request('GET', `/${DB}`)).json;
+    assert.equal(after.compact_running, false);
+    if (process.env.DIVAN_TEST_STORAGE === 'postgres') {
+      // Sizes there are the live bodies' bytes, which compaction keeps.
+      assert.equal(after.sizes.file, before.sizes.file);
+    } else {
+      assert.ok(
+        after.sizes.file < before.sizes.file * 0.6,
+        `the file shrinks: ${before.sizes.file} → ${after.sizes.file} bytes`,
+      );
+    }
+    assert.equal(after.update_seq, before.update_seq, 'compaction writes no change');
+    assertError(await t.request('GET', `/${DB}/d00000?rev=${firstRevs[0]}`), 404, 'not_found', 'missing');
+    const current = await t.request('GET', `/${DB}/d00000?rev=${lastRevs[0]}`);
+    assert.equal(current.status, 200);
+    assert.equal(current.json.round, 2);
+    const info = await t.request('GET', `/${DB}/d00001?revs_info=true`);
+    assert.deepEqual(
+      (info.json._revs_info as { status: string }[]).map((x) => x.status),
+      ['available', 'missing', 'missing'],
+    );
+    // The old tombstone too (CouchDB: `deleted` before, `missing` after).
+    assert.deepEqual(
+      ((await t.request('GET', `/${DB}/d03999?revs_info=true`)).json._revs_info as { status: string }[]).map(
+        (x) => x.status,
+      ),
+      ['available', 'missing', 'missing', 'missing', 'missing'],
+    );
+    // Documents and views work as before; a later edit works too.
+    const edit = await t.request('PUT', `/${DB}/d00002`, { body: { _rev: lastRevs[2], n: 2, edited: true } });
+    assert.equal(edit.status, 201, edit.text);
+    const rows = (await viewClient(t, DB, 'v').ok('n', { limit: 3 })).rows;
+    assert.deepEqual(
+      rows.map((row: { id: string }) => row.id),
+      ['d00000', 'd00001', 'd00002'],
+    );
+  });
+
+  it('anonymous: the member check comes first (401 not authorized)', async () => {
+    for (const path of [`/${DB}/_compact`, `/${DB}/_compact/v`]) {
+      assertError(
+        await t.request('POST', path, { headers: JSON_TYPE, auth: false }),
+        401,
+        'unauthorized',
+        'You are not authorized to access this db.',
+      );
+    }
+  });
+
+  it('POST /db/_compact/{ddoc}: 202 for a design doc, 404 for a missing one', async () => {
+    assertError(await t.request('POST', `/${DB}/_compact/v`), 415, 'bad_content_type');
+    const r = await t.request('POST', `/${DB}/_compact/v`, { headers: JSON_TYPE });
+    assert.equal(r.status, 202, r.text);
+    assert.deepEqual(r.json, { ok: true });
+    assertError(await t.request('POST', `/${DB}/_compact/nope`, { headers: JSON_TYPE }), 404, 'not_found', 'missing');
+    await eventually(async () => {
+      const rows = (await viewClient(t, DB, 'v').ok('n', { key: 5 })).rows;
+      return rows.length === 1 && rows[0].id === 'd00005';
+    }, 'the view answers after its compaction');
+  });
+});
+
+describe('storage: compaction steps', () => {
+  it('a file made before incremental vacuum is converted once, then shrinks', () => {
+    const { dir, cleanup } = makeTempDir('divan-compact-');
+    try {
+      let engine = openSqliteEngine({ dir });
+      engine.create('old');
+      engine.close();
+      // As files were made before: no auto_vacuum.
+      const raw = new Sqlite(join(dir, 'old.sqlite'));
+      raw.pragma('auto_vacuum = NONE');
+      raw.exec('VACUUM');
+      assert.equal(raw.pragma('auto_vacuum', { simple: true }), 0);
+      raw.close();
+      engine = openSqliteEngine({ dir });
+      const store = engine.open('old')!;
+      const body = JSON.stringify({ filler: 'y'.repeat(2000) });
+      const records = Array.from({ length: 500 }, (_, i) => ({
+        record: { id: `d${i}`, rev: '1-a', deleted: false, tree: '1:a' },
+        bodies: [
+          { rev: '1-a', body },
+          { rev: '1-b', body },
+        ],
+      }));
+      store.writeDocs(records);
+      store.compactDocs(records.map((w) => ({ id: w.record.id, tree: '1:a', dropBodies: ['1-b'] })));
+      assert.equal(store.getBody('d0', '1-b'), undefined);
+      assert.equal(store.getBody('d0', '1-a'), body);
+      const before = store.meta().sizes.file;
+      while (store.reclaimSpace(64)) {
+        /* steps */
+      }
+      const after = store.meta().sizes.file;
+      assert.ok(after < before * 0.7, `${before} → ${after}`);
+      // Converted: the next compaction is incremental (steps of at most 64 pages).
+      store.writeDocs(
+        records.map((w) => ({ ...w, record: { ...w.record, rev: '1-a' }, bodies: [{ rev: '1-c', body }] })),
+      );
+      store.compactDocs(records.map((w) => ({ id: w.record.id, tree: '1:a', dropBodies: ['1-c'] })));
+      const mid = store.meta().sizes.file;
+      assert.ok(mid > after);
+      let steps = 0;
+      while (store.reclaimSpace(64)) steps++;
+      assert.ok(steps >= 1, `incremental steps: ${steps}`);
+      const check = new Sqlite(join(dir, 'old.sqlite'), { readonly: true });
+      assert.equal(check.pragma('auto_vacuum', { simple: true }), 2, 'converted to INCREMENTAL');
+      check.close();
+      // Free pages go back; half-empty ones stay (incremental vacuum does not defragment).
+      assert.ok(store.meta().sizes.file < mid * 0.8, `${mid} → ${store.meta().sizes.file}`);
+      engine.close();
+    } finally {
+      cleanup();
+    }
+  });
+});
