@@ -78,12 +78,6 @@ export const databases = {
     await dbOf(ctx);
     sendJson(ctx, 201, { ok: true, instance_start_time: '0' });
   },
-
-  async compact(ctx: RequestContext): Promise<void> {
-    requireAdmin(ctx.user);
-    await dbOf(ctx);
-    sendJson(ctx, 202, { ok: true });
-  },
 };
 
 /** `GET /db`'s answer (also each row of `_dbs_info`). */
