@@ -31,7 +31,7 @@ import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
 import { LocalDocs } from './local-docs.js';
 import { renderDoc } from './render.js';
-import type { WriteResult } from './write-plan.js';
+import type { DocCheck, WriteResult } from './write-plan.js';
 
 export type { WriteResult } from './write-plan.js';
 
@@ -76,12 +76,15 @@ export class Database {
     readonly store: DocumentStore,
     /** When the database was created: with its name, its identity (a database created again is another). */
     readonly createdAt: number,
+    /** Checks every document before it is written (the server passes the view engine's design rules). */
+    check?: DocCheck,
   ) {
     this.local = new LocalDocs(store);
     this.commits = new GroupCommit(
       store,
       () => this.revsLimit(),
       (updateSeq) => this.notify(updateSeq),
+      check,
     );
   }
 

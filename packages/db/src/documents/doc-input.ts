@@ -2,7 +2,6 @@ import { CouchError } from '../errors.js';
 import { JsonObject, toPlain, type JsonValue } from '../json/index.js';
 import { parseRev, type Rev } from '../revisions/index.js';
 import { isDesignId } from './doc-id.js';
-import { validateDesignDoc } from './design-doc.js';
 
 /** A document as a client sent it, special members taken apart from the body. */
 export interface DocInput {
@@ -91,11 +90,6 @@ export function readDocInput(value: JsonValue): DocInput {
   const body = hasSpecial ? value.without(SPECIAL) : value;
   const json = hasSpecial ? value.canonicalText(SPECIAL) : value.canonicalText();
   return { id, rev, revisions, deleted, body, json };
-}
-
-/** CouchDB's checks on a design document's content before it is saved. */
-export function checkDocBody(id: string, input: DocInput): void {
-  if (isDesignId(id) && !input.deleted) validateDesignDoc(input.body);
 }
 
 function readRevisions(value: JsonValue): DocInput['revisions'] {

@@ -5,7 +5,7 @@
  * concurrent requests share one transaction and its round trips.
  */
 import type { DocumentStore } from '../storage/contract.js';
-import { idsOf, planWrites, type WriteRequest, type WriteResult } from './write-plan.js';
+import { type DocCheck, idsOf, planWrites, type WriteRequest, type WriteResult } from './write-plan.js';
 
 interface Pending {
   request: WriteRequest;
@@ -21,6 +21,7 @@ export class GroupCommit {
     private readonly store: DocumentStore,
     private readonly revsLimit: () => Promise<number>,
     private readonly committed: (updateSeq: number) => void,
+    private readonly check?: DocCheck,
   ) {}
 
   submit(request: WriteRequest): Promise<WriteResult[]> {
@@ -40,7 +41,7 @@ export class GroupCommit {
           const requests = batch.map((p) => p.request);
           const limit = await this.revsLimit();
           const { result, seqs } = await this.store.update(idsOf(requests), (records) => {
-            const planned = planWrites(requests, records, limit);
+            const planned = planWrites(requests, records, limit, this.check);
             return { writes: planned.writes, result: planned.results };
           });
           const last = seqs[seqs.length - 1];

@@ -7,8 +7,8 @@ import { CouchError } from '../errors.js';
 import { stringifyJson } from '../json/index.js';
 import { formatRev, parseTree, serializeTree, winner, type RevTree } from '../revisions/index.js';
 import type { DocRecord, DocWrite } from '../storage/contract.js';
+import type { JsonObject } from '../json/index.js';
 import type { DocInput } from './doc-input.js';
-import { checkDocBody } from './doc-input.js';
 import { interactiveEdit, replicatedEdit, type Edit } from './edit.js';
 import { compareIds } from './id-order.js';
 
@@ -35,10 +35,17 @@ export function idsOf(requests: readonly WriteRequest[]): string[] {
   return [...ids];
 }
 
+/**
+ * A check a document must pass before it is written (the view engine's design document rules,
+ * later validate functions): it throws a CouchError, which becomes that document's error row.
+ */
+export type DocCheck = (id: string, body: JsonObject, deleted: boolean) => void;
+
 export function planWrites(
   requests: readonly WriteRequest[],
   records: ReadonlyMap<string, DocRecord>,
   revsLimit: number,
+  check?: DocCheck,
 ): PlannedWrites {
   // The latest tree of each id touched so far, and its write once it has one.
   const state = new Map<string, { record: DocRecord | undefined; tree: RevTree | undefined; write?: DocWrite }>();
@@ -63,7 +70,7 @@ export function planWrites(
       try {
         // Design documents are checked one by one: a bad one is its own error row (CouchDB's
         // per-document validation), not a failed request.
-        checkDocBody(id, input);
+        check?.(id, input.body, input.deleted);
         edit = newEdits ? interactiveEdit(doc.tree, input, revsLimit) : replicatedEdit(doc.tree, input, revsLimit);
       } catch (error) {
         if (!(error instanceof CouchError)) throw error;

@@ -9,6 +9,7 @@ import { Database } from '../documents/database.js';
 import type { Storage } from '../storage/contract.js';
 import { StorageExistsError } from '../storage/engine.js';
 import { validateDbName } from './db-names.js';
+import { checkDesignWrite } from '../views/design-check.js';
 import { ViewManager } from '../views/view-manager.js';
 
 export interface CouchServerOptions {
@@ -54,7 +55,7 @@ export class CouchServer {
     // Another request may have opened it meanwhile: one Database per name.
     let db = this.open.get(name);
     if (db === undefined) {
-      db = new Database(name, store, createdAt);
+      db = new Database(name, store, createdAt, checkDesignWrite);
       this.open.set(name, db);
     }
     return db;
@@ -64,7 +65,7 @@ export class CouchServer {
     validateDbName(name);
     try {
       const store = await this.storage.create(name);
-      const db = new Database(name, store, (await store.meta()).createdAt);
+      const db = new Database(name, store, (await store.meta()).createdAt, checkDesignWrite);
       this.open.set(name, db);
       return db;
     } catch (error) {

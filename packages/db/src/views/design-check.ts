@@ -1,8 +1,8 @@
 import { Script } from 'node:vm';
 import { CouchError } from '../errors.js';
 import { JsonObject, type JsonValue } from '../json/index.js';
-import { validateReduceSource } from '../views/reduce/builtins.js';
-import { sourceCandidates } from '../views/sandbox/source-candidates.js';
+import { validateReduceSource } from './reduce/builtins.js';
+import { sourceCandidates } from './sandbox/source-candidates.js';
 
 /**
  * CouchDB 3's checks on a design document before it is saved (couch_mrview:validate): the shapes
@@ -10,6 +10,15 @@ import { sourceCandidates } from '../views/sandbox/source-candidates.js';
  * javascript is accepted (such views cannot be queried), as CouchDB does.
  */
 export function validateDesignDoc(body: JsonObject): void {
+  checkDesign(body);
+}
+
+/** The document layer's check before a write (see documents/write-plan.ts): design documents only. */
+export function checkDesignWrite(id: string, body: JsonObject, deleted: boolean): void {
+  if (id.startsWith('_design/') && !deleted) checkDesign(body);
+}
+
+function checkDesign(body: JsonObject): void {
   const language = body.get('language');
   if (language !== undefined && typeof language !== 'string') invalid('`language` field must have string type');
   // Other languages save fine (CouchDB 3); their views answer 500 unknown_query_language.
