@@ -15,7 +15,7 @@ import { readDocInput } from './documents/doc-input.js';
 import type { Database, OpenOptions, WriteResult } from './documents/database.js';
 import { DESIGN_PREFIX } from './documents/doc-id.js';
 import { fromPlain } from './json/index.js';
-import { parseViewQuery } from './http/view-params.js';
+import { parseViewQuery } from './views/query-params.js';
 import { CouchServer } from './server/couch-server.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { viewOf } from './views/design.js';

@@ -1,7 +1,6 @@
 import { CouchError } from '../errors.js';
 import { JsonObject, toPlain, type JsonValue } from '../json/index.js';
 import { parseRev, type Rev } from '../revisions/index.js';
-import { isDesignId } from './doc-id.js';
 
 /** A document as a client sent it, special members taken apart from the body. */
 export interface DocInput {

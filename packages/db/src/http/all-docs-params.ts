@@ -6,7 +6,7 @@
  */
 import { CouchError } from '../errors.js';
 import type { AllDocsOptions } from '../documents/all-docs.js';
-import { parseBool, parseJsonParam, parsePositiveInteger } from './query.js';
+import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
 
 /** Where a param came from: it decides the error wording for `keys`. */
 export type ParamSource = 'query' | 'body' | 'queries';

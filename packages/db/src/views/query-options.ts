@@ -1,5 +1,5 @@
 /**
- * A view query after parsing and validation (see `http/view-params.ts`): what the view engine
+ * A view query after parsing and validation (see `./query-params.ts`): what the view engine
  * needs, with CouchDB 3's resolution of reduce, grouping and index freshness already applied.
  */
 export interface ViewQuery {

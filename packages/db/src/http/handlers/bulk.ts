@@ -7,7 +7,7 @@ import { validateDocId } from '../../documents/doc-id.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
-import { looseBool } from '../query.js';
+import { looseBool } from '../../support/query-values.js';
 import { sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
 

@@ -12,7 +12,7 @@ import type { Database } from '../../documents/database.js';
 import { isDesignId } from '../../documents/doc-id.js';
 import { checkJsonType, parseBody, readBody } from '../body.js';
 import type { RequestContext } from '../context.js';
-import { parseJsonParam } from '../query.js';
+import { parseJsonParam } from '../../support/query-values.js';
 import { opaqueEtag, sendText, streamRows } from '../respond.js';
 import { dbOf } from './databases.js';
 

@@ -10,7 +10,7 @@ import { isLocalId } from '../../documents/doc-id.js';
 import { randomId, type Database, type OpenOptions } from '../../documents/database.js';
 import { readJson, checkJsonType } from '../body.js';
 import { param, type RequestContext } from '../context.js';
-import { looseBool } from '../query.js';
+import { looseBool } from '../../support/query-values.js';
 import { opaqueEtag, sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
 import { locationOf } from '../location.js';

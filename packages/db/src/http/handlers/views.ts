@@ -17,7 +17,7 @@ import { answerQuery } from '../../views/query.js';
 import type { GroupState, ViewManager } from '../../views/view-manager.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
-import { parseViewQuery } from '../view-params.js';
+import { parseViewQuery } from '../../views/query-params.js';
 import { joinRows, rowIterator, sendJson, sendRowBytes, sendText, streamRows, type Rows } from '../respond.js';
 import { dbOf } from './databases.js';
 

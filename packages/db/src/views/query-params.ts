@@ -19,11 +19,11 @@
  * never defaults.
  */
 import { CouchError, badRequest } from '../errors.js';
-import { collateRows, compareUtf8 } from '../views/collation/index.js';
-import type { ViewQuery } from '../views/query-options.js';
-import { parseBool, parseJsonParam, parsePositiveInteger } from './query.js';
+import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
+import { collateRows, compareUtf8 } from './collation/index.js';
+import type { ViewQuery } from './query-options.js';
 
-export type { ViewQuery } from '../views/query-options.js';
+export type { ViewQuery } from './query-options.js';
 
 /** couch_mrview's internal maximum limit (2^59 - 1), the default `[query_server_config] query_limit`. */
 export const MAX_VIEW_LIMIT = 576460752303423487n;
