@@ -13,13 +13,11 @@ import { CouchError } from './errors.js';
 import { parseRev } from './revisions/index.js';
 import { readDocInput } from './documents/doc-input.js';
 import type { Database, OpenOptions, WriteResult } from './documents/database.js';
-import { DESIGN_PREFIX } from './documents/doc-id.js';
 import { fromPlain } from './json/index.js';
 import { parseViewQuery } from './views/query-params.js';
+import { openView, queryView } from './views/view-query.js';
 import { CouchServer } from './server/couch-server.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
-import { viewOf } from './views/design.js';
-import { answerQuery } from './views/query.js';
 
 export interface EmbeddedOptions {
   durability?: 'normal' | 'full';
@@ -121,18 +119,17 @@ export class EmbeddedDb {
    * as in a POST body), with the same validation and defaults as over HTTP.
    */
   async view(ddoc: string, name: string, params: Record<string, unknown> = {}): Promise<ViewResult> {
-    const manager = this.couch.views(this.database);
-    const group = await manager.groupOf(DESIGN_PREFIX + ddoc);
-    const { index: viewNo } = viewOf(group, name);
-    const state = await manager.state(group);
-    const q = parseViewQuery(new URLSearchParams(), params, group.views[viewNo]!, group.options);
-    if (q.update === 'true') await manager.refresh(state);
-    const { meta, rows } = answerQuery(this.database, state, viewNo, q);
-    const all: unknown[] = [];
-    for await (const row of rows) all.push(parse(row));
-    const result = { ...meta, rows: all };
-    if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
-    return result;
+    const target = await openView(this.database, this.couch.views(this.database), ddoc, name);
+    const q = parseViewQuery(new URLSearchParams(), params, target.view, target.group.options);
+    const answer = await queryView(target, q);
+    try {
+      const { meta, rows } = answer.read();
+      const all: unknown[] = [];
+      for await (const row of rows) all.push(parse(row));
+      return { ...meta, rows: all };
+    } finally {
+      answer.finished();
+    }
   }
 }
 

@@ -4,17 +4,14 @@
  * hashes what the answer depends on (index signature and sequence, the parameters), so it
  * changes exactly when the answer can.
  */
-import { createHash } from 'node:crypto';
 import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import type { Database } from '../../documents/database.js';
 import { compactionTasks } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
-import { viewOf } from '../../views/design.js';
-import type { ViewQuery } from '../../views/query-options.js';
-import { answerQuery } from '../../views/query.js';
-import type { GroupState, ViewManager } from '../../views/view-manager.js';
+import type { ViewManager } from '../../views/view-manager.js';
+import { openView, queryView, type ViewAnswer, type ViewTarget } from '../../views/view-query.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { parseViewQuery } from '../../views/query-params.js';
@@ -34,21 +31,20 @@ export const views = {
     const body = await objectBody(ctx, true);
     const queries = body.queries;
     if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
-    const { manager, state, viewNo } = await open(ctx, db);
-    const view = state.group.views[viewNo]!;
+    const target = await open(ctx, db);
     const parsed = queries.map((query) => {
       if (query === null || typeof query !== 'object' || Array.isArray(query)) {
         throw new CouchError('bad_request', 'Each query must be a JSON object');
       }
-      return parseViewQuery(ctx.query, query as Record<string, unknown>, view, state.group.options);
+      return parseViewQuery(ctx.query, query as Record<string, unknown>, target.view, target.group.options);
     });
-    if (parsed.some((q) => q.update === 'true')) await manager.refresh(state);
     const results: string[] = [];
     for (const q of parsed) {
-      const { head, rows } = answer(db, state, viewNo, q);
+      const answer = await queryView(target, q);
+      const { head, rows } = render(answer);
       results.push(`${head}${await joinRows(rows)}]}`);
+      answer.finished();
     }
-    if (parsed.some((q) => q.update === 'lazy')) void manager.refresh(state).catch(() => {});
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`, contentType(ctx));
   },
 
@@ -100,14 +96,8 @@ async function objectBody(ctx: RequestContext, checkType: boolean): Promise<Reco
   return toPlain(body) as Record<string, unknown>;
 }
 
-async function open(
-  ctx: RequestContext,
-  db: Database,
-): Promise<{ manager: ViewManager; state: GroupState; viewNo: number }> {
-  const manager = ctx.server.views(db);
-  const group = await manager.groupOf(DESIGN_PREFIX + param(ctx, 'docid'));
-  const { index: viewNo } = viewOf(group, param(ctx, 'view'));
-  return { manager, state: await manager.state(group), viewNo };
+function open(ctx: RequestContext, db: Database): Promise<ViewTarget> {
+  return openView(db, ctx.server.views(db), param(ctx, 'docid'), param(ctx, 'view'));
 }
 
 async function answerView(ctx: RequestContext, body: Record<string, unknown> | undefined): Promise<void> {
@@ -115,14 +105,16 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   if (body?.queries !== undefined) {
     throw new CouchError('bad_request', 'The `queries` parameter is no longer supported at this endpoint');
   }
-  const { manager, state, viewNo } = await open(ctx, db);
-  const q = parseViewQuery(ctx.query, body, state.group.views[viewNo]!, state.group.options);
-  if (q.update === 'true') await manager.refresh(state);
-  const etag = await etagOf(state, viewNo, ctx, body, q, db);
-  const headers = { ...contentType(ctx), ETag: etag };
-  if (matches(ctx.req.headers['if-none-match'], etag)) return sendText(ctx, 304, '', headers);
-  await sendAnswer(ctx, manager, etag, headers, () => answer(db, state, viewNo, q));
-  if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
+  const target = await open(ctx, db);
+  const q = parseViewQuery(ctx.query, body, target.view, target.group.options);
+  const answer = await queryView(target, q);
+  const headers = { ...contentType(ctx), ETag: answer.etag };
+  try {
+    if (matches(ctx.req.headers['if-none-match'], answer.etag)) return sendText(ctx, 304, '', headers);
+    await sendAnswer(ctx, target.manager, answer.etag, headers, () => render(answer));
+  } finally {
+    answer.finished();
+  }
 }
 
 /**
@@ -167,32 +159,10 @@ async function sendAnswer(
 const CACHE_ENTRY = 256 * 1024;
 
 /** The head of the response object (everything before the rows) and the rows. */
-function answer(db: Database, state: GroupState, viewNo: number, q: ViewQuery): { head: string; rows: Rows } {
-  const { meta, rows } = answerQuery(db, state, viewNo, q);
+function render(answer: ViewAnswer): { head: string; rows: Rows } {
+  const { meta, rows } = answer.read();
   const members = JSON.stringify(meta);
   return { head: `${members.slice(0, -1)}${members.length > 2 ? ',' : ''}"rows":[`, rows };
-}
-
-/**
- * Quoted hash of what this answer depends on: the view's rows (signature, and the sequence at
- * which this view last changed: writes the view does not see keep the ETag), the request, and
- * with include_docs the database's sequence too (the docs can change without the view).
- */
-async function etagOf(
-  state: GroupState,
-  viewNo: number,
-  ctx: RequestContext,
-  body: unknown,
-  q: ViewQuery,
-  db: Database,
-): Promise<string> {
-  const docs = q.includeDocs ? `:${await db.updateSeq()}` : '';
-  const hash = createHash('md5')
-    .update(
-      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}:${ctx.query.toString()}:${JSON.stringify(body ?? null)}`,
-    )
-    .digest('hex');
-  return `"${hash}"`;
 }
 
 /** If-None-Match may list several ETags (or `*`). */

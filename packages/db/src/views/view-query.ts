@@ -1,0 +1,60 @@
+/**
+ * The one way a view is queried, over HTTP and in process (the embedded API): the caller parses
+ * its parameters into a typed query (./query-params.ts); this brings the index as fresh as the
+ * query's `update` asks, names the answer by what it depends on (its ETag, which also keys the
+ * answer cache), and once the answer has been read starts the update `update=lazy` asks for.
+ */
+import { createHash } from 'node:crypto';
+import type { Database } from '../documents/database.js';
+import { DESIGN_PREFIX } from '../documents/doc-id.js';
+import type { Rows } from '../support/rows.js';
+import { viewOf, type ViewDef, type ViewGroup } from './design.js';
+import { answerQuery, type ViewMeta } from './query.js';
+import type { ViewQuery } from './query-options.js';
+import type { GroupState, ViewManager } from './view-manager.js';
+
+/** A view of a design document, opened for queries. */
+export interface ViewTarget {
+  db: Database;
+  manager: ViewManager;
+  group: ViewGroup;
+  view: ViewDef;
+  viewNo: number;
+  state: GroupState;
+}
+
+export interface ViewAnswer {
+  /** Quoted, as an HTTP ETag: equal ETags, equal answers. */
+  etag: string;
+  /** The answer's members before its rows, and its rows as JSON text (read lazily). */
+  read(): { meta: ViewMeta; rows: Rows };
+  /** To be called once the answer has been read (or not needed): starts a lazy update. */
+  finished(): void;
+}
+
+/** Opens `_design/{ddoc}`'s view `name`: 404 for a missing design document or view. */
+export async function openView(db: Database, manager: ViewManager, ddoc: string, name: string): Promise<ViewTarget> {
+  const group = await manager.groupOf(DESIGN_PREFIX + ddoc);
+  const { index: viewNo, view } = viewOf(group, name);
+  return { db, manager, group, view, viewNo, state: await manager.state(group) };
+}
+
+export async function queryView(target: ViewTarget, q: ViewQuery): Promise<ViewAnswer> {
+  const { db, manager, state, viewNo } = target;
+  if (q.update === 'true') await manager.refresh(state);
+  // What the answer depends on: the view's rows (its signature, the sequence at which it last
+  // changed, purges), the query, and with include_docs the documents (the database's sequence).
+  const docs = q.includeDocs ? `:${await db.updateSeq()}` : '';
+  const etag = `"${createHash('md5')
+    .update(
+      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}:${JSON.stringify(q)}`,
+    )
+    .digest('hex')}"`;
+  return {
+    etag,
+    read: () => answerQuery(db, state, viewNo, q),
+    finished: () => {
+      if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
+    },
+  };
+}
