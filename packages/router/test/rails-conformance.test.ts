@@ -62,7 +62,8 @@ function expectedError(f: Fixture): { name: string; message: string } | null {
   // what we accept: "Missing :handler key on routes definition, ...", "'X' is not a supported handler name. ...".
   const message = f.error
     .replace('Missing :controller key', 'Missing :handler key')
-    .replace('is not a supported controller name', 'is not a supported handler name');
+    .replace('is not a supported controller name', 'is not a supported handler name')
+    .replace(':controller segment is not allowed', ':handler segment is not allowed');
   // Only the first line of Rails' message is compared: Rails appends multi-line advice (a guides URL)
   // to some messages (e.g. "Invalid route name, already in use: 'dup'"); the seed's messages are single lines.
   return { name: f.errorClass ?? 'ArgumentError', message: message.split('\n')[0].trimEnd() };

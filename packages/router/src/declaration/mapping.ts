@@ -152,7 +152,15 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   let handler = toHandler || call.handler;
   const action = toAction || call.defaultAction;
   const module = scope.get('module');
-  if (module && handler) handler = handler.startsWith('/') ? handler.slice(1) : `${module}/${handler}`;
+  if (module) {
+    // Rails: a `:handler` segment could name any handler, so a module scope refuses it.
+    if (pathParams.includes('handler'))
+      throw new ArgumentError(':handler segment is not allowed within a namespace block');
+    // A module scope with no handler anywhere names its own module (`namespace('account')`
+    // → `account#...`), as Rails' `[module, controller].compact.join('/')` does.
+    if (!handler) handler = module;
+    else handler = handler.startsWith('/') ? handler.slice(1) : `${module}/${handler}`;
+  }
 
   if (!handler && !pathParams.includes('handler')) {
     throw new ArgumentError('Missing :handler key on routes definition, please check your routes.');
