@@ -193,10 +193,10 @@ describe('routes.helpers', () => {
 
   test('helpers behave like path()/url() with the same arguments', () => {
     assert.equal(
-      routes.helpers.postCommentPath(1, { id: 2, q: 'z' }),
-      routes.path('post_comment', 1, { id: 2, q: 'z' }),
+      routes.helpers.postCommentPath({ post_id: 1, id: 2, q: 'z' }),
+      routes.path('post_comment', { post_id: 1, id: 2, q: 'z' }),
     );
-    assert.equal(routes.helpers.postCommentPath(1, { id: 2, q: 'z' }), '/posts/1/comments/2?q=z');
+    assert.equal(routes.helpers.postCommentPath(1, 2, { q: 'z' }), '/posts/1/comments/2?q=z');
   });
 
   test('there is a helper pair for every named route and none for unnamed ones', () => {

@@ -103,6 +103,16 @@ function fmtMatch(m: { handler: string; action: string; params: Record<string, u
   return m === null ? 'no match' : `${m.handler}#${m.action}${fmtObj(m.params) || ' {}'}`;
 }
 
+/**
+ * Deliberate differences in generation. Issue #14: a trailing plain object whose only route key
+ * is the missing `id` is read as a record (its `id` fills the segment, its other fields stay out
+ * of the URL: `articlePath(article)`), where Rails, which tells a Hash from a model by class,
+ * reads it as a params hash. Rails' query string is the record's other fields.
+ */
+const DELIBERATE_GENERATION: Record<string, string> = {
+  'path("picture", {"id":1,"size":"lg"})': '/photos/1',
+};
+
 function describeError(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
@@ -170,6 +180,7 @@ function runScenario(s: Scenario, f: Fixture): string[] {
   for (const probe of f.generate ?? []) {
     const [name, ...args] = probe.args;
     const call = `path(${probe.args.map((a) => JSON.stringify(a)).join(', ')})`;
+    const expected = DELIBERATE_GENERATION[call] ?? probe.result;
     let got: string;
     let threw = false;
     try {
@@ -180,8 +191,8 @@ function runScenario(s: Scenario, f: Fixture): string[] {
     }
     if (probe.error) {
       if (!threw) problems.push(`${call}: Rails raised (${probe.message}) | ours ${JSON.stringify(got)}`);
-    } else if (threw || got !== probe.result) {
-      problems.push(`${call}: Rails ${JSON.stringify(probe.result)} | ours ${threw ? got : JSON.stringify(got)}`);
+    } else if (threw || got !== expected) {
+      problems.push(`${call}: Rails ${JSON.stringify(expected)} | ours ${threw ? got : JSON.stringify(got)}`);
     }
   }
   return problems;

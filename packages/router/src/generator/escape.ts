@@ -68,15 +68,21 @@ export function escapeFragment(text: string): string {
   return escapeWith(text, FRAGMENT, false);
 }
 
-/** Rails' `to_param`: `toParam()` when the value has one, arrays joined by `/`, else the string. */
+/**
+ * Rails' `to_param`: `toParam()` when the value has one, else a record's `id` (what an Active
+ * Record model's `to_param` gives), arrays joined by `/`, else the string.
+ */
 export function toParam(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && typeof (value as { toParam?: unknown }).toParam === 'function') {
-    const p = (value as { toParam: () => unknown }).toParam();
-    return p === null || p === undefined ? null : String(p);
+  if (typeof value === 'object') {
+    if (typeof (value as { toParam?: unknown }).toParam === 'function') {
+      const p = (value as { toParam: () => unknown }).toParam();
+      return p === null || p === undefined ? null : String(p);
+    }
+    if (Array.isArray(value)) return value.map((v) => toParam(v) ?? '').join('/');
+    if ('id' in value) return toParam(value.id);
   }
-  if (Array.isArray(value)) return value.map((v) => toParam(v) ?? '').join('/');
   return String(value);
 }
 
