@@ -66,7 +66,7 @@ function expectedError(f: Fixture): { name: string; message: string } | null {
     .replace(':controller segment is not allowed', ':handler segment is not allowed');
   // Only the first line of Rails' message is compared: Rails appends multi-line advice (a guides URL)
   // to some messages (e.g. "Invalid route name, already in use: 'dup'"); the seed's messages are single lines.
-  return { name: f.errorClass ?? 'ArgumentError', message: message.split('\n')[0].trimEnd() };
+  return { name: f.errorClass ?? 'ArgumentError', message: message.split('\n')[0]!.trimEnd() };
 }
 
 function fmtObj(o: Record<string, unknown> | undefined): string {
@@ -128,7 +128,7 @@ function runScenario(s: Scenario, f: Fixture): string[] {
     if (wantError === null) return [`draw threw ${describeError(e)}; Rails declared ${f.routes?.length ?? 0} routes`];
     const got =
       e instanceof Error
-        ? { name: e.name, message: e.message.split('\n')[0].trimEnd() }
+        ? { name: e.name, message: e.message.split('\n')[0]!.trimEnd() }
         : { name: '?', message: String(e) };
     if (got.name !== wantError.name || got.message !== wantError.message) {
       problems.push(`error: Rails ${wantError.name}: ${wantError.message} | ours ${got.name}: ${got.message}`);

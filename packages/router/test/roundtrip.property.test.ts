@@ -212,7 +212,7 @@ function requiredKeys(path: string): string[] {
     prev = stripped;
     stripped = stripped.replace(/\([^()]*\)/g, '');
   }
-  return [...stripped.matchAll(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+  return [...stripped.matchAll(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
 }
 
 test('requiredKeys helper', () => {
@@ -235,7 +235,7 @@ test('random resource trees: every named route round-trips through path() and re
           const keys = requiredKeys(route.path);
           const vals = keys.map((_, i) => values[i % values.length]);
           const path = routes.path(route.name, ...vals);
-          const verb = route.verb.split('|')[0];
+          const verb = route.verb.split('|')[0]!;
           const m = routes.recognize(verb, path);
           const where = `${route.name} ${verb} ${route.path} -> ${path}`;
           assert.ok(m, `not recognized: ${where}`);

@@ -227,7 +227,7 @@ export class Tree {
     let formatName: string | null = null;
     if (last.type === 'group') {
       const [dot, format] = last.children;
-      if (last.children.length !== 2 || dot!.type !== 'dot' || format!.type !== 'param' || !route.spec.formatted)
+      if (dot?.type !== 'dot' || format?.type !== 'param' || last.children.length !== 2 || !route.spec.formatted)
         return false;
       formatName = format.name;
       end--;
