@@ -18,6 +18,8 @@ export { helperDeclarations } from './format/helper-types.js';
 export { camelHelperName } from './format/helper-name.js';
 export {
   createNodeListener,
+  HttpError,
+  type NodeListenerOptions,
   type Context,
   type Handlers,
   type HandlerFunction,

@@ -16,6 +16,8 @@ function table(safe: string): Uint8Array {
   return t;
 }
 
+const UTF8 = new TextEncoder();
+
 const SEGMENT = table("-._~!$&'()*+,;=:@");
 const PATH = table("-._~!$&'()*+,;=:@/");
 const FORM = table('-._~');
@@ -42,7 +44,8 @@ function escapeWith(text: string, safe: Uint8Array, spaceAsPlus: boolean): strin
       // Encode the whole code point as UTF-8 bytes.
       const cp = text.codePointAt(i)!;
       if (cp > 0xffff) i++;
-      for (const byte of Buffer.from(String.fromCodePoint(cp), 'utf8')) out += HEX[byte];
+      // TextEncoder, not Buffer: generation runs on runtimes without Node's globals (Hono on workers).
+      for (const byte of UTF8.encode(String.fromCodePoint(cp))) out += HEX[byte];
     }
   }
   return out;
