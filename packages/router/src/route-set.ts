@@ -14,7 +14,7 @@ import { Route, type RouteSpec } from './route.js';
 import type { Match, RouteHelper, RouteInfo, RouteSetLike, UrlOptions } from './types.js';
 
 const DUPLICATE_NAME =
-  'You may have defined two routes with the same name using the `:as` option, or you may be overriding a route already defined by a resource with the same naming. For the latter, you can restrict the routes created with `resources` as explained here: \nhttps://guides.rubyonrails.org/routing.html#restricting-the-routes-created';
+  'You may have defined two routes with the same name using the `as` option, or you may be overriding a route already defined by a resource with the same naming. For the latter, restrict the routes `resources` creates with its `only` or `except` option (see docs/router.md, "Restricting the routes created").';
 
 export class RouteSet implements RouteSetLike, RouteSink {
   private readonly routes: Route[] = [];

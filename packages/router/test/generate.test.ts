@@ -139,6 +139,17 @@ describe('routes.path', () => {
     assert.equal(r2.path('ci', 'ABC'), '/ci/ABC');
   });
 
+  test('a URL without a host names our options, not Rails spellings', () => {
+    assert.throws(
+      () => routes.url('photo', 1),
+      (e: unknown) =>
+        e instanceof Error &&
+        e.message.includes('`host` option') &&
+        e.message.includes('`defaultUrlOptions.host`') &&
+        !/default_url_options|only_path|:host/.test(e.message),
+    );
+  });
+
   test('an unknown route name throws', () => {
     assert.throws(() => routes.path('no_such_route'), Error);
   });

@@ -82,10 +82,10 @@ const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 const MATCH_VIA_MESSAGE =
   'You should not use the `match` method in your router without specifying an HTTP method.\n' +
-  'If you want to expose your action to both GET and POST, add `via: [:get, :post]` option.\n' +
+  "If you want to expose your action to both GET and POST, add the `via: ['get', 'post']` option.\n" +
   'If you want to expose your action to GET, use `get` in the router:\n' +
-  '  Instead of: match "controller#action"\n' +
-  '  Do: get "controller#action"';
+  "  Instead of: r.match('path', { to: 'handler#action' })\n" +
+  "  Do: r.get('path', { to: 'handler#action' })";
 
 export class Mapper {
   private current: Scope;

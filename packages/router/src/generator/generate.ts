@@ -142,7 +142,7 @@ export function urlFor(path: string, options: UrlOptions & Record<string, unknow
   }
   if (host === '') {
     throw new Error(
-      'Missing host to link to! Please provide the :host parameter, set default_url_options[:host], or set :only_path to true',
+      'Missing host to link to! Give the `host` option, set `defaultUrlOptions.host` on the route set, or generate a path (`path()`, `...Path` helpers) instead',
     );
   }
   protocol = protocol === '' ? 'http' : protocol.replace(/:?(\/\/)?$/, '');
