@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { honoRouter, type DivanEnv } from '../src/adapters/hono.js';
+import { draw } from '../src/index.js';
 import { adapterRoutes, teapot } from './support/adapter-app.js';
 
 const routes = adapterRoutes();
@@ -103,6 +104,10 @@ describe('URL generation without Node globals', () => {
       assert.equal(routes.helpers.postPath!('café ☕'), '/posts/caf%C3%A9%20%E2%98%95');
       assert.equal(routes.helpers.filePath!('naïve/🎉.txt'), '/files/na%C3%AFve/%F0%9F%8E%89.txt');
       assert.equal(routes.path('posts', { q: 'ü' }), '/posts?q=%C3%BC');
+      // Declaring and recognizing need no Buffer either.
+      const unicode = draw((r) => r.get('café/:id', { to: 'cafes#show', as: 'cafe' }));
+      assert.equal(unicode.path('cafe', 1), '/caf%C3%A9/1');
+      assert.equal(unicode.recognize('GET', '/caf%C3%A9/1')?.params.id, '1');
     } finally {
       globalThis.Buffer = saved;
     }
