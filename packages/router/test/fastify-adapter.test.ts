@@ -91,6 +91,6 @@ describe('fastifyRouter', () => {
   test('HEAD is answered by the GET route; the route set is on the instance', async () => {
     const res = await fetch(`${base}/posts`, { method: 'HEAD' });
     assert.equal(res.status, 200);
-    assert.equal(app.divan.helpers.postCommentPath!(1, 2), '/posts/1/comments/2');
+    assert.equal(app.divan.path('post_comment', 1, 2), '/posts/1/comments/2');
   });
 });

@@ -18,7 +18,8 @@
  * function goes to `next()` with a 501 error (`status: 501`).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Match, RouteSetLike } from '../types.js';
+import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { Match } from '../types.js';
 import { findAction, HttpError, lookupRequest, type HandlerTable } from './shared.js';
 
 /** An action: an Express handler whose `req.params` are the route's params. */
@@ -29,7 +30,11 @@ export type ExpressHandlers = HandlerTable<ExpressHandler>;
 /** What `res.locals.divan` holds for a recognized request. */
 export type ExpressMatch = Match;
 
-export function expressRouter(routes: RouteSetLike, handlers: ExpressHandlers): RequestHandler {
+/** A typed route set's table holds only its declared `handler#action` pairs. */
+export function expressRouter<R extends TypedRoute = UnknownRoute>(
+  routes: TypedRouteSetLike<R>,
+  handlers: HandlerTableFor<R, ExpressHandler>,
+): RequestHandler {
   return (req, res, next) => {
     let found;
     try {
@@ -48,7 +53,7 @@ export function expressRouter(routes: RouteSetLike, handlers: ExpressHandlers): 
       return;
     }
     const { match } = found;
-    const resolved = findAction(handlers, match);
+    const resolved = findAction(handlers as HandlerTable<ExpressHandler>, match);
     if ('missing' in resolved) return next(new HttpError(501, resolved.missing));
     req.params = match.params as Request['params'];
     res.locals.divan = match;

@@ -19,6 +19,7 @@
  * answers 405 with `Allow`, a route without a handler function throws a 501 error.
  */
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match, RouteSetLike } from '../types.js';
 import { findAction, HttpError, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
 
@@ -43,7 +44,11 @@ export type FastifyHandlers = HandlerTable<FastifyHandler>;
 
 const ALL_METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
-export function fastifyRouter(routes: RouteSetLike, handlers: FastifyHandlers): FastifyPluginCallback {
+/** A typed route set's table holds only its declared `handler#action` pairs. */
+export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
+  routes: TypedRouteSetLike<R>,
+  handlers: HandlerTableFor<R, FastifyHandler>,
+): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (app: FastifyInstance, _options, done) => {
     app.decorate('divan', routes);
     app.decorateRequest('divan', null);
@@ -67,7 +72,7 @@ export function fastifyRouter(routes: RouteSetLike, handlers: FastifyHandlers): 
           });
       }
       const { match } = found;
-      const resolved = findAction(handlers, match);
+      const resolved = findAction(handlers as HandlerTable<FastifyHandler>, match);
       if ('missing' in resolved) throw new HttpError(501, resolved.missing);
       request.params = match.params;
       request.divan = match;

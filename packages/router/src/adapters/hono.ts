@@ -16,7 +16,8 @@
  * function throws a 501 error. Nothing here needs Node (no `Buffer`, no `node:` module).
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import type { Match, RouteSetLike } from '../types.js';
+import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { Match } from '../types.js';
 import { HTTPException } from 'hono/http-exception';
 import { findAction, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
 
@@ -33,7 +34,11 @@ export type HonoHandler = (c: Context<DivanEnv>, next: Next) => Response | Promi
 
 export type HonoHandlers = HandlerTable<HonoHandler>;
 
-export function honoRouter(routes: RouteSetLike, handlers: HonoHandlers): MiddlewareHandler<DivanEnv> {
+/** A typed route set's table holds only its declared `handler#action` pairs. */
+export function honoRouter<R extends TypedRoute = UnknownRoute>(
+  routes: TypedRouteSetLike<R>,
+  handlers: HandlerTableFor<R, HonoHandler>,
+): MiddlewareHandler<DivanEnv> {
   return async (c, next) => {
     const path = pathOfUrl(c.req.url); // as sent: c.req.path is already decoded
     let found;
@@ -56,7 +61,7 @@ export function honoRouter(routes: RouteSetLike, handlers: HonoHandlers): Middle
       );
     }
     const { match } = found;
-    const resolved = findAction(handlers, match);
+    const resolved = findAction(handlers as HandlerTable<HonoHandler>, match);
     if ('missing' in resolved) throw new HTTPException(501, { message: resolved.missing });
     c.set('params', match.params as Record<string, string>);
     c.set('divan', match);

@@ -27,6 +27,7 @@
  * same value), up to `maxBodyBytes` (1 MiB by default, 413 past it); malformed JSON is a 400.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ParamsOf, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { RouteInfo, RouteSetLike } from '../types.js';
 import { errorStatus, findAction, HttpError, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
 
@@ -68,15 +69,23 @@ export interface NodeListenerOptions {
   maxBodyBytes?: number;
 }
 
+/**
+ * The handler table of a typed route set: only declared `handler#action` pairs, each context's
+ * params typed from its route's path (any names and shapes when the routes are not typed).
+ */
+export type NodeHandlers<R extends TypedRoute> = string extends R['handler'] | R['action']
+  ? Handlers
+  : { [H in R['handler']]?: { [A in Extract<R, { handler: H }>['action']]?: HandlerFunction<ParamsOf<R, H, A>> } };
+
 /** Builds the `node:http` request listener of a route set; see the module comment. */
-export function createNodeListener(
-  routes: RouteSetLike,
-  handlers: Handlers,
+export function createNodeListener<R extends TypedRoute = UnknownRoute>(
+  routes: TypedRouteSetLike<R>,
+  handlers: NodeHandlers<R>,
   options: NodeListenerOptions = {},
 ): NodeListener {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   return (req, res) => {
-    dispatch(routes, handlers, maxBodyBytes, req, res).catch((error: unknown) => {
+    dispatch(routes, handlers as Handlers, maxBodyBytes, req, res).catch((error: unknown) => {
       // Only reached when writing a response fails; never let it escape the listener.
       console.error('[divan] failed to answer', req.method, req.url, error);
       if (!res.writableEnded) res.destroy();
