@@ -8,7 +8,7 @@ import { ArgumentError } from './errors.js';
 import type { RouteSink } from './declaration/mapper.js';
 import { camelHelperName } from './format/helper-name.js';
 import { compileFastPath, generatePath, paramsFromArgs, urlFor } from './generator/generate.js';
-import { Matcher } from './matcher/matcher.js';
+import { Matcher, type MatcherTier } from './matcher/matcher.js';
 import { normalizeRequestPath } from './pattern/normalize.js';
 import { Route, type RouteSpec } from './route.js';
 import type { Helpers, RouteName, routeTypes, TypedRoute, UnknownRoute } from './typed-routes.js';
@@ -23,6 +23,7 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   private readonly routes: Route[] = [];
   private readonly named = new Map<string, Route>();
   private matcher: Matcher | null = null;
+  private tier: MatcherTier = 'auto';
   private helperTable: Record<string, RouteHelper> | null = null;
   private readonly fastPaths = new Map<Route, ((args: unknown[]) => string | null) | null>();
 
@@ -60,7 +61,14 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   }
 
   private compiled(): Matcher {
-    return (this.matcher ??= new Matcher(this.routes));
+    return (this.matcher ??= new Matcher(this.routes, this.tier));
+  }
+
+  /** @internal Forces one matcher tier for every lookup (tests run each tier over the same cases). */
+  useMatcherTier(tier: MatcherTier): this {
+    this.tier = tier;
+    this.matcher = null;
+    return this;
   }
 
   /**

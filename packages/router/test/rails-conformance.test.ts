@@ -8,10 +8,11 @@
  *   - declaration errors (Rails raised ⇒ we throw an ArgumentError with the same message).
  * A test reports every mismatch of its scenario at once, one line each.
  */
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { draw } from '../src/index.js';
+import type { MatcherTier } from '../src/matcher/matcher.js';
 import { scenarios, type Scenario } from './rails/scenarios.js';
 
 interface RailsRoute {
@@ -117,13 +118,13 @@ function describeError(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
 
-function runScenario(s: Scenario, f: Fixture): string[] {
+function runScenario(s: Scenario, f: Fixture, tier: MatcherTier): string[] {
   const problems: string[] = [];
   const wantError = expectedError(f);
 
   let routes: ReturnType<typeof draw>;
   try {
-    routes = draw(s.draw);
+    routes = draw(s.draw).useMatcherTier(tier);
   } catch (e) {
     if (wantError === null) return [`draw threw ${describeError(e)}; Rails declared ${f.routes?.length ?? 0} routes`];
     const got =
@@ -198,14 +199,28 @@ function runScenario(s: Scenario, f: Fixture): string[] {
   return problems;
 }
 
-for (const s of scenarios) {
+/**
+ * Every matcher tier answers every scenario. DIVAN_MATCHER_TIERS narrows the list (matcher-tiers.test.ts
+ * runs this file again with code generation disallowed).
+ */
+const TIERS: MatcherTier[] = process.env.DIVAN_MATCHER_TIERS
+  ? (process.env.DIVAN_MATCHER_TIERS.split(',') as MatcherTier[])
+  : ['auto', 'static-map', 'walk', 'compiled-walk', 'recognizer'];
+
+for (const tier of TIERS) {
+  describe(`matcher tier: ${tier}`, () => {
+    for (const s of scenarios) conformanceTest(s, tier);
+  });
+}
+
+function conformanceTest(s: Scenario, tier: MatcherTier): void {
   test(`rails: ${s.name}`, () => {
     const f = fixtures[s.name];
     assert.ok(f, `no Rails fixture for "${s.name}": re-record (see test/rails/record.rb)`);
     if (f.ruby !== undefined) {
       assert.equal(f.ruby, s.ruby, `fixture for "${s.name}" is stale: re-record (see test/rails/record.rb)`);
     }
-    const problems = runScenario(s, f);
+    const problems = runScenario(s, f, tier);
     if (problems.length > 0) {
       assert.fail(`${problems.length} difference(s) from Rails 6.1:\n  ${problems.join('\n  ')}`);
     }
