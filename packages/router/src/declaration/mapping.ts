@@ -4,6 +4,7 @@
  * (constraints on path params, format included), and the defaults (Rails' `Mapping`).
  */
 import { ArgumentError } from '../errors.js';
+import { PathPattern } from '../pattern/pattern.js';
 import type { RouteSpec } from '../route.js';
 import type { Scope } from './scope.js';
 import { URL_OPTIONS } from './options.js';
@@ -39,32 +40,6 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 const NO_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze({});
 const NO_REQUIREMENTS: Readonly<Record<string, RegExp>> = Object.freeze({});
 const verbLists = new Map<string, string[]>();
-
-const NO_NAMES: string[] = [];
-
-function isWordChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
-}
-
-/** The param and glob names of a path, as `/[:*](\w+)/g` finds them (a scan: no need for the full parse here). */
-function paramNames(path: string): string[] {
-  let names = NO_NAMES;
-  let colon = path.indexOf(':');
-  let star = path.indexOf('*');
-  while (colon !== -1 || star !== -1) {
-    const i = colon === -1 || (star !== -1 && star < colon) ? star : colon;
-    let end = i + 1;
-    while (end < path.length && isWordChar(path.charCodeAt(end))) end++;
-    if (end > i + 1) {
-      if (names === NO_NAMES) names = [];
-      names.push(path.slice(i + 1, end));
-    }
-    const from = Math.max(end, i + 1);
-    if (colon !== -1 && colon < from) colon = path.indexOf(':', from);
-    if (star !== -1 && star < from) star = path.indexOf('*', from);
-  }
-  return names;
-}
 
 /** Routes share one array per verb list: most of 10,000 routes say ['GET']. */
 export function internVerbs(verbs: string[]): string[] {
@@ -145,7 +120,7 @@ export function leanRouteSpec(
 export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   const options = merged(scope.get('options'), call.options);
   let defaults: Record<string, unknown> = scope.get('defaults') ?? NO_DEFAULTS;
-  const pathParams = paramNames(call.path);
+  const pathParams = PathPattern.names(call.path);
 
   // Handler and action: `to` first, then the call's and the scope's, then the module prefix.
   const [toHandler, toAction] = call.to?.includes('#') ? call.to.split('#') : [];
