@@ -20,7 +20,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match } from '../types.js';
-import { findAction, HttpError, lookupRequest, type HandlerTable } from './shared.js';
+import { actionFinder, HttpError, lookupRequest, type HandlerTable } from './shared.js';
 
 /** An action: an Express handler whose `req.params` are the route's params. */
 export type ExpressHandler = (req: Request, res: Response, next: NextFunction) => unknown;
@@ -35,6 +35,7 @@ export function expressRouter<R extends TypedRoute = UnknownRoute>(
   routes: TypedRouteSetLike<R>,
   handlers: HandlerTableFor<R, ExpressHandler>,
 ): RequestHandler {
+  const findAction = actionFinder(handlers as HandlerTable<ExpressHandler>);
   return (req, res, next) => {
     let found;
     try {
@@ -53,7 +54,7 @@ export function expressRouter<R extends TypedRoute = UnknownRoute>(
       return;
     }
     const { match } = found;
-    const resolved = findAction(handlers as HandlerTable<ExpressHandler>, match);
+    const resolved = findAction(match);
     if ('missing' in resolved) return next(new HttpError(501, resolved.missing));
     req.params = match.params as Request['params'];
     res.locals.divan = match;

@@ -21,7 +21,7 @@
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match, RouteSetLike } from '../types.js';
-import { findAction, HttpError, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
+import { actionFinder, HttpError, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,6 +49,7 @@ export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
   routes: TypedRouteSetLike<R>,
   handlers: HandlerTableFor<R, FastifyHandler>,
 ): FastifyPluginCallback {
+  const findAction = actionFinder(handlers as HandlerTable<FastifyHandler>);
   const plugin: FastifyPluginCallback = (app: FastifyInstance, _options, done) => {
     app.decorate('divan', routes);
     app.decorateRequest('divan', null);
@@ -72,7 +73,7 @@ export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
           });
       }
       const { match } = found;
-      const resolved = findAction(handlers as HandlerTable<FastifyHandler>, match);
+      const resolved = findAction(match);
       if ('missing' in resolved) throw new HttpError(501, resolved.missing);
       request.params = match.params;
       request.divan = match;

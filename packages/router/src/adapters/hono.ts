@@ -19,7 +19,7 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match } from '../types.js';
 import { HTTPException } from 'hono/http-exception';
-import { findAction, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
+import { actionFinder, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
 
 /** The variables the middleware sets on the context. */
 export interface DivanVariables {
@@ -39,7 +39,9 @@ export function honoRouter<R extends TypedRoute = UnknownRoute>(
   routes: TypedRouteSetLike<R>,
   handlers: HandlerTableFor<R, HonoHandler>,
 ): MiddlewareHandler<DivanEnv> {
-  return async (c, next) => {
+  const findAction = actionFinder(handlers as HandlerTable<HonoHandler>);
+  // A Response may come back without a promise: Hono takes either from a middleware.
+  const middleware = (c: Context<DivanEnv>, next: Next): Response | Promise<unknown> => {
     const path = pathOfUrl(c.req.url); // as sent: c.req.path is already decoded
     let found;
     try {
@@ -61,11 +63,13 @@ export function honoRouter<R extends TypedRoute = UnknownRoute>(
       );
     }
     const { match } = found;
-    const resolved = findAction(handlers as HandlerTable<HonoHandler>, match);
+    const resolved = findAction(match);
     if ('missing' in resolved) throw new HTTPException(501, { message: resolved.missing });
     c.set('params', match.params as Record<string, string>);
     c.set('divan', match);
-    const response = await resolved.fn(c, next);
-    return response ?? undefined;
+    // Returned as it is: awaiting here would cost every request a promise (measured: a third of
+    // Hono's own request rate on the benchmark's mix).
+    return resolved.fn(c, next);
   };
+  return middleware as MiddlewareHandler<DivanEnv>;
 }

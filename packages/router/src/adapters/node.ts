@@ -28,8 +28,16 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParamsOf, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
-import type { RouteInfo, RouteSetLike } from '../types.js';
-import { errorStatus, findAction, HttpError, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
+import type { Match, RouteInfo, RouteSetLike } from '../types.js';
+import {
+  actionFinder,
+  errorStatus,
+  HttpError,
+  lookupRequest,
+  pathOfUrl,
+  type HandlerTable,
+  type Resolved,
+} from './shared.js';
 
 export { HttpError } from './shared.js';
 
@@ -84,8 +92,9 @@ export function createNodeListener<R extends TypedRoute = UnknownRoute>(
   options: NodeListenerOptions = {},
 ): NodeListener {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const findAction = actionFinder(handlers as Handlers);
   return (req, res) => {
-    dispatch(routes, handlers as Handlers, maxBodyBytes, req, res).catch((error: unknown) => {
+    dispatch(routes, findAction, maxBodyBytes, req, res).catch((error: unknown) => {
       // Only reached when writing a response fails; never let it escape the listener.
       console.error('[divan] failed to answer', req.method, req.url, error);
       if (!res.writableEnded) res.destroy();
@@ -95,7 +104,7 @@ export function createNodeListener<R extends TypedRoute = UnknownRoute>(
 
 async function dispatch(
   routes: RouteSetLike,
-  handlers: Handlers,
+  findAction: (match: Match) => Resolved<HandlerFunction>,
   maxBodyBytes: number,
   req: IncomingMessage,
   res: ServerResponse,
@@ -129,7 +138,7 @@ async function dispatch(
   const { match } = found;
   const { handler, action } = match;
   const endpoint = `${handler}#${action}`;
-  const resolved = findAction(handlers, match);
+  const resolved = findAction(match);
   if ('missing' in resolved) return sendJson(req, res, 501, { error: 'not_implemented', reason: resolved.missing });
 
   const ctx: Context = {

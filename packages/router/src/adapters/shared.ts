@@ -4,7 +4,7 @@
  * and find the action function of a match in a handler table without reaching what every
  * object inherits (`toString`, `constructor`, ...).
  */
-import type { Match, RouteSetLike } from '../types.js';
+import type { Match, RouteInfo, RouteSetLike } from '../types.js';
 
 /** `{ 'admin/users': { index, show } }`: handler name → action name → function (or a class instance's methods). */
 export type HandlerTable<F> = Record<string, Record<string, F> | object>;
@@ -47,11 +47,25 @@ function member(object: unknown, key: string): unknown {
   return (object as Record<string, unknown>)[key];
 }
 
-/** The action of a match as a function bound to its handler object, or why there is none. */
-export function findAction<F extends (...args: never[]) => unknown>(
+/** The action of a route: its function bound to its handler object, or why there is none. */
+export type Resolved<F> = { fn: F } | { missing: string };
+
+/**
+ * Finds the action of a match in a handler table, once per route (the table is read when a
+ * route is first requested; later requests reuse the bound function).
+ */
+export function actionFinder<F extends (...args: never[]) => unknown>(
   handlers: HandlerTable<F>,
-  match: Match,
-): { fn: F } | { missing: string } {
+): (match: Match) => Resolved<F> {
+  const found = new Map<RouteInfo, Resolved<F>>();
+  return (match) => {
+    let resolved = found.get(match.route);
+    if (resolved === undefined) found.set(match.route, (resolved = resolve(handlers, match)));
+    return resolved;
+  };
+}
+
+function resolve<F>(handlers: HandlerTable<F>, match: Match): Resolved<F> {
   const target = member(handlers, match.handler);
   const fn = target === undefined ? undefined : member(target, match.action);
   if (typeof fn === 'function') return { fn: fn.bind(target) as F };
