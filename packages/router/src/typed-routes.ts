@@ -307,6 +307,11 @@ export type ResourcesRoutes<S extends TypedScope, Name extends string, Options> 
         >
       >;
 
+/** The route of action `A` when the resource has it. */
+type ActionRoute<Actions, A extends Action, Name, P extends string, Handler extends string> = A extends Actions
+  ? { name: Name; path: Formatted<P>; handler: Handler; action: A }
+  : never;
+
 type ResourcesOf<
   S extends TypedScope,
   RouteName extends string,
@@ -326,23 +331,13 @@ type ResourcesOf<
   >;
 } extends { member: infer M extends string; collection: infer C extends string }
   ?
-      | ('index' extends Actions ? { name: C; path: Formatted<Base>; handler: Handler; action: 'index' } : never)
-      | ('create' extends Actions ? { name: null; path: Formatted<Base>; handler: Handler; action: 'create' } : never)
-      | ('new' extends Actions
-          ? { name: Prefixed<'new', M>; path: Formatted<`${Base}/new`>; handler: Handler; action: 'new' }
-          : never)
-      | ('edit' extends Actions
-          ? { name: Prefixed<'edit', M>; path: Formatted<`${Base}/:${Param}/edit`>; handler: Handler; action: 'edit' }
-          : never)
-      | ('show' extends Actions
-          ? { name: M; path: Formatted<`${Base}/:${Param}`>; handler: Handler; action: 'show' }
-          : never)
-      | ('update' extends Actions
-          ? { name: null; path: Formatted<`${Base}/:${Param}`>; handler: Handler; action: 'update' }
-          : never)
-      | ('destroy' extends Actions
-          ? { name: null; path: Formatted<`${Base}/:${Param}`>; handler: Handler; action: 'destroy' }
-          : never)
+      | ActionRoute<Actions, 'index', C, Base, Handler>
+      | ActionRoute<Actions, 'create', null, Base, Handler>
+      | ActionRoute<Actions, 'new', Prefixed<'new', M>, `${Base}/new`, Handler>
+      | ActionRoute<Actions, 'edit', Prefixed<'edit', M>, `${Base}/:${Param}/edit`, Handler>
+      | ActionRoute<Actions, 'show', M, `${Base}/:${Param}`, Handler>
+      | ActionRoute<Actions, 'update', null, `${Base}/:${Param}`, Handler>
+      | ActionRoute<Actions, 'destroy', null, `${Base}/:${Param}`, Handler>
   : never;
 
 /** The scope of a `resources` block. */
@@ -547,16 +542,12 @@ export type SingletonRoutes<S extends TypedScope, Name extends string, Options> 
       >;
 
 type SingletonOf<M extends string, Base extends string, Handler extends string, Actions> =
-  | ('show' extends Actions ? { name: M; path: Formatted<Base>; handler: Handler; action: 'show' } : never)
-  | ('create' extends Actions ? { name: null; path: Formatted<Base>; handler: Handler; action: 'create' } : never)
-  | ('update' extends Actions ? { name: null; path: Formatted<Base>; handler: Handler; action: 'update' } : never)
-  | ('destroy' extends Actions ? { name: null; path: Formatted<Base>; handler: Handler; action: 'destroy' } : never)
-  | ('new' extends Actions
-      ? { name: Prefixed<'new', M>; path: Formatted<`${Base}/new`>; handler: Handler; action: 'new' }
-      : never)
-  | ('edit' extends Actions
-      ? { name: Prefixed<'edit', M>; path: Formatted<`${Base}/edit`>; handler: Handler; action: 'edit' }
-      : never);
+  | ActionRoute<Actions, 'show', M, Base, Handler>
+  | ActionRoute<Actions, 'create', null, Base, Handler>
+  | ActionRoute<Actions, 'update', null, Base, Handler>
+  | ActionRoute<Actions, 'destroy', null, Base, Handler>
+  | ActionRoute<Actions, 'new', Prefixed<'new', M>, `${Base}/new`, Handler>
+  | ActionRoute<Actions, 'edit', Prefixed<'edit', M>, `${Base}/edit`, Handler>;
 
 /** The scope of a `resource` block. */
 export type SingletonScope<S extends TypedScope, Name extends string, Options> =

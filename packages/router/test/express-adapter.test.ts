@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { expressRouter } from '../src/adapters/express.js';
-import { adapterRoutes, teapot } from './support/adapter-app.js';
+import {
+  adapterRoutes,
+  expectJsonBody,
+  expectMethodNotAllowed,
+  expectRecognized,
+  teapot,
+} from './support/adapter-app.js';
 
 const routes = adapterRoutes();
 let base = '';
@@ -68,9 +74,7 @@ after(() => close());
 
 describe('expressRouter', () => {
   test('recognizes, sets req.params and the match, calls the action', async () => {
-    const res = await fetch(`${base}/posts/42.json`);
-    assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { params: { id: '42', format: 'json' }, route: 'post' });
+    await expectRecognized(base);
     const nested = await fetch(`${base}/posts/1/comments/a%20b`);
     assert.deepEqual(await nested.json(), { post_id: '1', id: 'a b' });
     // A glob leaves the extension to `format`, as in Rails.
@@ -78,13 +82,7 @@ describe('expressRouter', () => {
   });
 
   test("Express' own body parsing reaches the action", async () => {
-    const res = await fetch(`${base}/posts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Hi' }),
-    });
-    assert.equal(res.status, 201);
-    assert.deepEqual(await res.json(), { received: { title: 'Hi' } });
+    await expectJsonBody(base);
   });
 
   test('paths it does not own fall through: routes declared after it still answer', async () => {
@@ -96,10 +94,7 @@ describe('expressRouter', () => {
   });
 
   test('405 with Allow when the path is known and the verb is not', async () => {
-    const res = await fetch(`${base}/posts/1`, { method: 'DELETE' });
-    assert.equal(res.status, 405);
-    assert.equal(res.headers.get('allow'), 'GET, HEAD, PATCH, PUT');
-    await res.arrayBuffer();
+    await expectMethodNotAllowed(base);
   });
 
   test("errors go to Express' error handling with their status; a missing action is a 501", async () => {

@@ -3,7 +3,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyRouter } from '../src/adapters/fastify.js';
-import { adapterRoutes, teapot } from './support/adapter-app.js';
+import {
+  adapterRoutes,
+  expectJsonBody,
+  expectMethodNotAllowed,
+  expectRecognized,
+  teapot,
+} from './support/adapter-app.js';
 
 const routes = adapterRoutes();
 let app: FastifyInstance;
@@ -43,22 +49,14 @@ after(() => app.close());
 
 describe('fastifyRouter', () => {
   test('recognizes, sets request.params and request.divan, sends what the action returns', async () => {
-    const res = await fetch(`${base}/posts/42.json`);
-    assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { params: { id: '42', format: 'json' }, route: 'post' });
+    await expectRecognized(base);
     const nested = await fetch(`${base}/posts/1/comments/a%20b`);
     assert.deepEqual(await nested.json(), { post_id: '1', id: 'a b' });
   });
 
   test('POST bodies arrive, parsed by Fastify; its hooks run for every route', async () => {
     hooked.length = 0;
-    const res = await fetch(`${base}/posts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Hi' }),
-    });
-    assert.equal(res.status, 201);
-    assert.deepEqual(await res.json(), { received: { title: 'Hi' } });
+    await expectJsonBody(base);
     assert.deepEqual(hooked, ['/posts']);
   });
 
@@ -70,10 +68,7 @@ describe('fastifyRouter', () => {
   });
 
   test('405 with Allow when the path is known and the verb is not', async () => {
-    const res = await fetch(`${base}/posts/1`, { method: 'DELETE' });
-    assert.equal(res.status, 405);
-    assert.equal(res.headers.get('allow'), 'GET, HEAD, PATCH, PUT');
-    await res.arrayBuffer();
+    await expectMethodNotAllowed(base);
   });
 
   test("errors go to Fastify's error handling with their status; a missing action is a 501", async () => {

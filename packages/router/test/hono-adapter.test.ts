@@ -5,7 +5,13 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { honoRouter, type DivanEnv } from '../src/adapters/hono.js';
 import { draw } from '../src/index.js';
-import { adapterRoutes, teapot } from './support/adapter-app.js';
+import {
+  adapterRoutes,
+  expectJsonBody,
+  expectMethodNotAllowed,
+  expectRecognized,
+  teapot,
+} from './support/adapter-app.js';
 
 const routes = adapterRoutes();
 let server: ServerType;
@@ -54,22 +60,14 @@ after(
 
 describe('honoRouter', () => {
   test('recognizes the path as sent, sets params and the match, returns the action’s response', async () => {
-    const res = await fetch(`${base}/posts/42.json`);
-    assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { params: { id: '42', format: 'json' }, route: 'post' });
+    await expectRecognized(base);
     // `%2F` stays inside the segment: the path is decoded once, by the router.
     const nested = await fetch(`${base}/posts/1/comments/a%2Fb%20c`);
     assert.deepEqual(await nested.json(), { post_id: '1', id: 'a/b c' });
   });
 
   test('request bodies arrive through Hono', async () => {
-    const res = await fetch(`${base}/posts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Hi' }),
-    });
-    assert.equal(res.status, 201);
-    assert.deepEqual(await res.json(), { received: { title: 'Hi' } });
+    await expectJsonBody(base);
   });
 
   test('paths it does not own fall through to the routes after it', async () => {
@@ -79,10 +77,7 @@ describe('honoRouter', () => {
   });
 
   test('405 with Allow when the path is known and the verb is not', async () => {
-    const res = await fetch(`${base}/posts/1`, { method: 'DELETE' });
-    assert.equal(res.status, 405);
-    assert.equal(res.headers.get('allow'), 'GET, HEAD, PATCH, PUT');
-    await res.arrayBuffer();
+    await expectMethodNotAllowed(base);
   });
 
   test("errors go to Hono's onError; a missing action is a 501", async () => {

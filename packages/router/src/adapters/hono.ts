@@ -67,8 +67,8 @@ export function honoRouter<R extends TypedRoute = UnknownRoute>(
     if ('missing' in resolved) throw new HTTPException(501, { message: resolved.missing });
     c.set('params', match.params as Record<string, string>);
     c.set('divan', match);
-    // Returned as it is: awaiting here would cost every request a promise (measured: a third of
-    // Hono's own request rate on the benchmark's mix).
+    // Returned as it is (a Response or a promise of one): awaiting it here would add a promise
+    // and a turn to every request, which the benchmark's overhead budget (10%) cannot spare.
     return resolved.fn(c, next);
   };
   return middleware as MiddlewareHandler<DivanEnv>;

@@ -114,15 +114,7 @@ export class Matcher {
   private recognizeFound(method: string, found: Found | null, raw: string): Match | null {
     if (found === null && isHead(method)) found = this.find('GET', raw);
     if (found === null) return null;
-    const route = found.route;
-    const params = this.params(found);
-    const spec = route.spec;
-    return {
-      route: route.info,
-      handler: spec.handler || String(params.handler ?? ''),
-      action: spec.action || String(params.action ?? ''),
-      params,
-    };
+    return matchOf(found.route, this.params(found));
   }
 
   /**

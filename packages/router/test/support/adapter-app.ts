@@ -3,6 +3,7 @@
  * loopback port: recognition with params, JSON bodies, 405 with Allow, fall-through of paths no
  * route owns, error statuses.
  */
+import assert from 'node:assert/strict';
 import { draw } from '../../src/index.js';
 
 export function adapterRoutes() {
@@ -27,4 +28,30 @@ export async function listen(
 ): Promise<{ base: string; close(): Promise<void> }> {
   const { port, close } = await start(0, '127.0.0.1');
   return { base: `http://127.0.0.1:${port}`, close };
+}
+
+/** `GET /posts/42.json`: the action answers the route's params and name as JSON. */
+export async function expectRecognized(base: string): Promise<void> {
+  const res = await fetch(`${base}/posts/42.json`);
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { params: { id: '42', format: 'json' }, route: 'post' });
+}
+
+/** `POST /posts` with a JSON body: the framework parsed it and the action echoes it, 201. */
+export async function expectJsonBody(base: string): Promise<void> {
+  const res = await fetch(`${base}/posts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Hi' }),
+  });
+  assert.equal(res.status, 201);
+  assert.deepEqual(await res.json(), { received: { title: 'Hi' } });
+}
+
+/** `DELETE /posts/1`: the path is known, the verb is not: 405 with Allow. */
+export async function expectMethodNotAllowed(base: string): Promise<void> {
+  const res = await fetch(`${base}/posts/1`, { method: 'DELETE' });
+  assert.equal(res.status, 405);
+  assert.equal(res.headers.get('allow'), 'GET, HEAD, PATCH, PUT');
+  await res.arrayBuffer();
 }
