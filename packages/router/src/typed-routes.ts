@@ -198,9 +198,20 @@ export type RouteName<R extends TypedRoute> = string extends R['name'] ? string 
  * answers 501), a handler or action name no route declares is an error. For routes the types
  * do not know, any names, and handler objects of any shape (class instances).
  */
-export type HandlerTableFor<R extends TypedRoute, F> = string extends R['handler'] | R['action']
-  ? Record<string, Record<string, F> | object>
-  : { [H in R['handler']]?: { [A in Extract<R, { handler: H }>['action']]?: F } };
+export type HandlerTableFor<R extends TypedRoute, Kind extends keyof HandlerKinds<never>> = string extends
+  | R['handler']
+  | R['action']
+  ? Record<string, Record<string, HandlerKinds<Record<string, string>>[Kind]> | object>
+  : { [H in R['handler']]?: { [A in Extract<R, { handler: H }>['action']]?: HandlerKinds<ParamsOf<R, H, A>>[Kind] } };
+
+/**
+ * Each adapter's action type for a route with params `P`, by adapter name: each adapter adds
+ * its own by declaration merging (`node`, `express`, `fastify`, `hono`).
+ */
+export interface HandlerKinds<P> {
+  /** The params themselves: `HandlerKinds<P>['params']` is `P`. */
+  params: P;
+}
 
 /** The params of the route answering `handler#action`. */
 export type ParamsOf<R extends TypedRoute, H extends string, A extends string> = RouteParams<

@@ -5,6 +5,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { draw, type RouteParams, type Helpers, type Mapper } from '../src/index.js';
+import { expressRouter } from '../src/adapters/express.js';
+import { fastifyRouter } from '../src/adapters/fastify.js';
+import { honoRouter } from '../src/adapters/hono.js';
 import { createNodeListener } from '../src/adapters/node.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -125,6 +128,39 @@ describe('typed route sets', () => {
       // @ts-expect-error: no handler "post"
       post: { show: () => 'typo' },
     });
+  });
+
+  test('the framework adapters take typed tables too: declared names only, each action typed with its params', () => {
+    const express = expressRouter(routes, {
+      posts: {
+        show: (req, res) => {
+          expectType<Equal<typeof req.params.id, string>>();
+          res.send(req.params.id);
+        },
+      },
+      // @ts-expect-error: no handler "post"
+      post: {},
+    });
+    const fastify = fastifyRouter(routes, {
+      comments: {
+        show: async (request) => {
+          expectType<Equal<typeof request.params.post_id, string>>();
+          return request.params.id;
+        },
+        // @ts-expect-error: comments has no destroy route
+        destroy: async () => null,
+      },
+    });
+    const hono = honoRouter(routes, {
+      categories: {
+        show: (c) => {
+          const params = c.get('params');
+          expectType<Equal<typeof params.slug, string>>();
+          return c.text(params.slug);
+        },
+      },
+    });
+    assert.deepEqual([typeof express, typeof fastify, typeof hono], ['function', 'function', 'function']);
   });
 
   test('what the types cannot follow degrades to string keys, never to any', () => {

@@ -27,13 +27,20 @@ export type ExpressHandler = (req: Request, res: Response, next: NextFunction) =
 
 export type ExpressHandlers = HandlerTable<ExpressHandler>;
 
+declare module '../typed-routes.js' {
+  interface HandlerKinds<P> {
+    /** An Express handler whose `req.params` are the route's. */
+    express: (req: Request<P>, res: Response, next: NextFunction) => unknown;
+  }
+}
+
 /** What `res.locals.divan` holds for a recognized request. */
 export type ExpressMatch = Match;
 
 /** A typed route set's table holds only its declared `handler#action` pairs. */
 export function expressRouter<R extends TypedRoute = UnknownRoute>(
   routes: TypedRouteSetLike<R>,
-  handlers: HandlerTableFor<R, ExpressHandler>,
+  handlers: HandlerTableFor<R, 'express'>,
 ): RequestHandler {
   const findAction = actionFinder(handlers as HandlerTable<ExpressHandler>);
   return (req, res, next) => {

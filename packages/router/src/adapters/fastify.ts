@@ -42,12 +42,19 @@ export type FastifyHandler = (
 
 export type FastifyHandlers = HandlerTable<FastifyHandler>;
 
+declare module '../typed-routes.js' {
+  interface HandlerKinds<P> {
+    /** A Fastify handler whose `request.params` are the route's. */
+    fastify: (request: FastifyRequest<{ Params: P }>, reply: FastifyReply) => unknown;
+  }
+}
+
 const ALL_METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
 /** A typed route set's table holds only its declared `handler#action` pairs. */
 export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
   routes: TypedRouteSetLike<R>,
-  handlers: HandlerTableFor<R, FastifyHandler>,
+  handlers: HandlerTableFor<R, 'fastify'>,
 ): FastifyPluginCallback {
   const findAction = actionFinder(handlers as HandlerTable<FastifyHandler>);
   const plugin: FastifyPluginCallback = (app: FastifyInstance, _options, done) => {

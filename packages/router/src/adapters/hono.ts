@@ -34,10 +34,20 @@ export type HonoHandler = (c: Context<DivanEnv>, next: Next) => Response | Promi
 
 export type HonoHandlers = HandlerTable<HonoHandler>;
 
+declare module '../typed-routes.js' {
+  interface HandlerKinds<P> {
+    /** A Hono handler whose `c.get('params')` are the route's. */
+    hono: (
+      c: Context<{ Variables: { params: P; divan: Match } }>,
+      next: Next,
+    ) => Response | Promise<Response | undefined>;
+  }
+}
+
 /** A typed route set's table holds only its declared `handler#action` pairs. */
 export function honoRouter<R extends TypedRoute = UnknownRoute>(
   routes: TypedRouteSetLike<R>,
-  handlers: HandlerTableFor<R, HonoHandler>,
+  handlers: HandlerTableFor<R, 'hono'>,
 ): MiddlewareHandler<DivanEnv> {
   const findAction = actionFinder(handlers as HandlerTable<HonoHandler>);
   // A Response may come back without a promise: Hono takes either from a middleware.

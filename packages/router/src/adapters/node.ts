@@ -27,7 +27,7 @@
  * same value), up to `maxBodyBytes` (1 MiB by default, 413 past it); malformed JSON is a 400.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ParamsOf, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match, RouteInfo, RouteSetLike } from '../types.js';
 import {
   actionFinder,
@@ -81,9 +81,13 @@ export interface NodeListenerOptions {
  * The handler table of a typed route set: only declared `handler#action` pairs, each context's
  * params typed from its route's path (any names and shapes when the routes are not typed).
  */
-export type NodeHandlers<R extends TypedRoute> = string extends R['handler'] | R['action']
-  ? Handlers
-  : { [H in R['handler']]?: { [A in Extract<R, { handler: H }>['action']]?: HandlerFunction<ParamsOf<R, H, A>> } };
+export type NodeHandlers<R extends TypedRoute> = HandlerTableFor<R, 'node'>;
+
+declare module '../typed-routes.js' {
+  interface HandlerKinds<P> {
+    node: HandlerFunction<P extends Record<string, unknown> ? P : Record<string, string>>;
+  }
+}
 
 /** Builds the `node:http` request listener of a route set; see the module comment. */
 export function createNodeListener<R extends TypedRoute = UnknownRoute>(
