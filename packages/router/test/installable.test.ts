@@ -72,6 +72,41 @@ test("the README's router example runs in the fresh project", () => {
   assert.match(run.stdout, /\/comments\/7\/edit\n$/);
 });
 
+test("the package's types type-check a TypeScript user's code from outside (exports map with types)", () => {
+  writeFileSync(
+    join(app, 'typed.ts'),
+    [
+      "import { draw } from '@divan/router';",
+      "import { createNodeListener } from '@divan/router/node';",
+      "const routes = draw((r) => r.resources('posts', (r) => r.resources('comments')));",
+      'const path: string = routes.helpers.postCommentPath(1, 2);',
+      'createNodeListener(routes, { comments: { show: ({ params }) => params.post_id + params.id } });',
+      '// @ts-expect-error: a missing segment is a compile error for the installed package too',
+      'routes.helpers.postCommentPath(1);',
+      'export { path };',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2023',
+        // Node's types from this repository: the fresh project installs nothing from the registry.
+        typeRoots: [join(repoRoot, 'node_modules', '@types')],
+        types: ['node'],
+      },
+      files: ['typed.ts'],
+    }),
+  );
+  const tsc = spawnSync(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', app], { encoding: 'utf8' });
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+});
+
 test('every entry point resolves from outside; the node adapter and the CLI work', () => {
   const script = `
     import { draw } from '@divan/router';
