@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyRouter } from '../src/adapters/fastify.js';
+import { draw } from '../src/index.js';
 import {
   adapterRoutes,
   expectJsonBody,
@@ -23,22 +24,37 @@ before(async () => {
   });
   app.get('/own', async () => 'a Fastify route');
   await app.register(
-    fastifyRouter(routes, {
-      posts: {
-        index: async () => [{ id: 1 }],
-        show: async (request) => ({ params: request.params, route: request.divan?.route.name }),
-        create: async (request, reply) => reply.code(201).send({ received: request.body }),
-      },
-      comments: { show: async (request) => request.params },
-      errors: {
-        boom: async () => {
-          throw new Error('secret detail');
+    fastifyRouter(
+      routes,
+      {
+        posts: {
+          index: async () => [{ id: 1 }],
+          show: async (request) => ({ params: request.params, route: request.divan?.route.name }),
+          create: async (request, reply) => reply.code(201).send({ received: request.body }),
         },
-        teapot: async () => {
-          throw teapot();
+        comments: { show: async (request) => request.params },
+        errors: {
+          boom: async () => {
+            throw new Error('secret detail');
+          },
+          teapot: async () => {
+            throw teapot();
+          },
         },
       },
-    }),
+      {
+        routeOptions: {
+          'posts#create': {
+            schema: { body: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } } },
+          },
+          'comments#show': {
+            preHandler: async (_request, reply) => {
+              reply.header('x-route-hook', 'comments#show');
+            },
+          },
+        },
+      },
+    ),
   );
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -67,6 +83,26 @@ describe('fastifyRouter', () => {
     assert.equal(((await miss.json()) as { message: string }).message, 'Route GET:/nowhere not found');
   });
 
+  test('declared routes are Fastify routes of their own, with their options: validation and hooks per route', async () => {
+    assert.equal(app.hasRoute({ method: 'GET', url: '/posts/:id' }), true);
+    assert.equal(app.hasRoute({ method: 'GET', url: '/posts/:post_id/comments/:id' }), true);
+    // A glob is left to recognition (through the catch-all route).
+    assert.equal(app.hasRoute({ method: 'GET', url: '/files/*path' }), false);
+    const invalid = await fetch(`${base}/posts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'no title' }),
+    });
+    assert.equal(invalid.status, 400);
+    assert.match(((await invalid.json()) as { message: string }).message, /must have required property 'title'/);
+    const hooked = await fetch(`${base}/posts/1/comments/2`);
+    assert.equal(hooked.headers.get('x-route-hook'), 'comments#show');
+    assert.deepEqual(await hooked.json(), { post_id: '1', id: '2' });
+    const other = await fetch(`${base}/posts/1`);
+    assert.equal(other.headers.get('x-route-hook'), null);
+    await other.arrayBuffer();
+  });
+
   test('405 with Allow when the path is known and the verb is not', async () => {
     await expectMethodNotAllowed(base);
   });
@@ -87,5 +123,27 @@ describe('fastifyRouter', () => {
     const res = await fetch(`${base}/posts`, { method: 'HEAD' });
     assert.equal(res.status, 200);
     assert.equal(app.divan.path('post_comment', 1, 2), '/posts/1/comments/2');
+  });
+});
+
+describe('fastifyRouter: declaration order decides, as in Rails', () => {
+  test("an earlier get('posts/:id') wins over the resource's static /posts/new, which Fastify's router would pick", async () => {
+    const ordered = draw((r) => r.get('posts/:id', { to: 'early#show' }).resources('posts', { only: ['new', 'show'] }));
+    const server = Fastify();
+    await server.register(
+      fastifyRouter(ordered, {
+        early: { show: async (request) => `early ${request.params.id}` },
+        posts: { new: async () => 'posts#new', show: async () => 'posts#show' },
+      }),
+    );
+    await server.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const address = server.server.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+      assert.equal(await (await fetch(`${url}/posts/new`)).text(), 'early new');
+      assert.equal(await (await fetch(`${url}/posts/7`)).text(), 'early 7');
+    } finally {
+      await server.close();
+    }
   });
 });
