@@ -57,7 +57,12 @@ type Uncountable =
 /** Endings whose singular the runtime rules change in ways not mirrored here. */
 type UnsureSingular =
   | `${string}${'ves' | 'ses' | 'oes' | 'ices' | 'zes' | 'ae' | 'i' | 'ta' | 'ia' | 'en' | 'ice' | 'us' | 'is' | 'xes'}`
-  | `${string}${'people' | 'men' | 'children' | 'moves' | 'zombies' | 'movies' | 'shoes' | 'databases'}`;
+  | `${string}${'people' | 'men' | 'children' | 'moves' | 'zombies' | 'movies' | 'shoes' | 'databases' | 'alias' | 'status'}`;
+
+/** Endings whose plural the runtime rules change in ways not mirrored here (checked first). */
+type UnsurePlural =
+  | `${string}${'person' | 'people' | 'man' | 'men' | 'child' | 'children' | 'sex' | 'move' | 'zombie' | 'alias' | 'status'}`
+  | `${string}${'s' | 'us' | 'is' | 'um' | 'f' | 'fe' | 'o' | 'ix' | 'ex' | 'ouse' | 'ice' | 'ox' | 'z' | 'a' | 'i' | 'en' | 'ive'}`;
 
 /** ActiveSupport's singular of a plain English word (`posts` → `post`, `categories` → `category`). */
 export type Singular<W extends string> = string extends W
@@ -87,7 +92,7 @@ export type Plural<W extends string> = string extends W
   ? string
   : W extends Uncountable | `${string}_${Uncountable}`
     ? W
-    : W extends `${string}${'person' | 'man' | 'child' | 'sex' | 'move' | 'zombie'}`
+    : W extends UnsurePlural
       ? string
       : W extends `${infer Stem}y`
         ? Stem extends `${string}${Vowel}`
@@ -95,9 +100,7 @@ export type Plural<W extends string> = string extends W
           : `${Stem}ies`
         : W extends `${string}${'x' | 'ch' | 'sh' | 'ss'}`
           ? `${W}es`
-          : W extends `${string}${'s' | 'us' | 'is' | 'um' | 'f' | 'fe' | 'o' | 'ix' | 'ex' | 'ouse' | 'ice' | 'ox' | 'z' | 'a' | 'i' | 'en'}`
-            ? string
-            : `${W}s`;
+          : `${W}s`;
 
 // ------------------------------------------------------------------ paths and params
 
