@@ -44,6 +44,8 @@ before(async () => {
       },
     }),
   );
+  // Mounted under a path, it recognizes the path below the mount.
+  app.use('/api', expressRouter(routes, { posts: { index: (_req, res) => res.json({ mounted: true }) } }));
   app.get('/after', (_req, res) => {
     res.send('declared after');
   });
@@ -110,6 +112,10 @@ describe('expressRouter', () => {
     const update = await fetch(`${base}/posts/1`, { method: 'PATCH' });
     assert.equal(update.status, 501);
     await update.arrayBuffer();
+  });
+
+  test('mounted under a path, it recognizes the path below the mount', async () => {
+    assert.deepEqual(await (await fetch(`${base}/api/posts`)).json(), { mounted: true });
   });
 
   test('HEAD is answered by the GET route', async () => {
