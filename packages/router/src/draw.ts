@@ -1,11 +1,16 @@
 /**
- * `draw((r) => { r.resources('posts'); })`: runs a declaration block and returns the route set.
+ * `draw((r) => r.resources('posts'))`: runs a declaration block and returns the route set, typed
+ * with the routes the block returns (see typed-mapper.ts; a block that returns nothing gives a
+ * set of routes of unknown names).
  */
-import { Mapper, type Block } from './declaration/mapper.js';
+import { Mapper } from './declaration/mapper.js';
 import { RouteSet } from './route-set.js';
+import type { BlockRoutes, TypedMapper } from './typed-mapper.js';
+import type { RootScope } from './typed-routes.js';
 
-export function draw(block: Block): RouteSet {
-  const routes = new RouteSet();
-  block(new Mapper(routes));
+export function draw<Returned>(block: (r: TypedMapper<RootScope, never>) => Returned): RouteSet<BlockRoutes<Returned>> {
+  const routes = new RouteSet<BlockRoutes<Returned>>();
+  // The runtime mapper is the typed one: the types only describe what its methods return.
+  block(new Mapper(routes) as unknown as TypedMapper<RootScope, never>);
   return routes;
 }

@@ -1,6 +1,25 @@
 export { draw } from './draw.js';
 export { ArgumentError } from './errors.js';
-export { Mapper, type Block, type ConcernBlock, type Names } from './declaration/mapper.js';
+export type { Block, ConcernBlock, Names } from './declaration/mapper.js';
+export type { TypedMapper, BlockRoutes } from './typed-mapper.js';
+export type {
+  TypedRoute,
+  UnknownRoute,
+  Helpers,
+  Helper,
+  HelperArgs,
+  RouteParams,
+  RouteName,
+  SegmentValue,
+  HandlerTableFor,
+  AnyScope,
+  RootScope,
+} from './typed-routes.js';
+import type { TypedMapper } from './typed-mapper.js';
+import type { UnknownRoute } from './typed-routes.js';
+/** The mapper a declaration block receives, for blocks written as functions of their own. */
+// biome-ignore lint/suspicious/noExplicitAny: a block of its own may be used in any scope, with any routes before it
+export type Mapper = TypedMapper<any, UnknownRoute>;
 export {
   CANONICAL_ACTIONS,
   RESOURCE_OPTIONS,
@@ -18,6 +37,8 @@ export { helperDeclarations } from './format/helper-types.js';
 export { camelHelperName } from './format/helper-name.js';
 export {
   createNodeListener,
+  HttpError,
+  type NodeListenerOptions,
   type Context,
   type Handlers,
   type HandlerFunction,

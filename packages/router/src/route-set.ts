@@ -3,23 +3,27 @@
  * derived from them — recognition (compiled on first use), URL generation and named
  * helpers, and the node:http dispatcher.
  */
-import { createNodeListener, type Handlers, type NodeListener } from './adapters/node.js';
+import { createNodeListener, type NodeHandlers, type NodeListener } from './adapters/node.js';
 import { ArgumentError } from './errors.js';
 import type { RouteSink } from './declaration/mapper.js';
 import { camelHelperName } from './format/helper-name.js';
 import { compileFastPath, generatePath, paramsFromArgs, urlFor } from './generator/generate.js';
-import { Matcher } from './matcher/matcher.js';
+import { Matcher, type MatcherTier } from './matcher/matcher.js';
 import { normalizeRequestPath } from './pattern/normalize.js';
 import { Route, type RouteSpec } from './route.js';
+import type { Helpers, RouteName, routeTypes, TypedRoute, UnknownRoute } from './typed-routes.js';
 import type { Match, RouteHelper, RouteInfo, RouteSetLike, UrlOptions } from './types.js';
 
 const DUPLICATE_NAME =
-  'You may have defined two routes with the same name using the `:as` option, or you may be overriding a route already defined by a resource with the same naming. For the latter, you can restrict the routes created with `resources` as explained here: \nhttps://guides.rubyonrails.org/routing.html#restricting-the-routes-created';
+  'You may have defined two routes with the same name using the `as` option, or you may be overriding a route already defined by a resource with the same naming. For the latter, restrict the routes `resources` creates with its `only` or `except` option (see docs/router.md, "Restricting the routes created").';
 
-export class RouteSet implements RouteSetLike, RouteSink {
+/** `R`: the routes as the declaration types them (see typed-routes.ts). */
+export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLike, RouteSink {
+  declare readonly [routeTypes]?: R;
   private readonly routes: Route[] = [];
   private readonly named = new Map<string, Route>();
   private matcher: Matcher | null = null;
+  private tier: MatcherTier = 'auto';
   private helperTable: Record<string, RouteHelper> | null = null;
   private readonly fastPaths = new Map<Route, ((args: unknown[]) => string | null) | null>();
 
@@ -57,7 +61,14 @@ export class RouteSet implements RouteSetLike, RouteSink {
   }
 
   private compiled(): Matcher {
-    return (this.matcher ??= new Matcher(this.routes));
+    return (this.matcher ??= new Matcher(this.routes, this.tier));
+  }
+
+  /** @internal Forces one matcher tier for every lookup (tests run each tier over the same cases). */
+  useMatcherTier(tier: MatcherTier): this {
+    this.tier = tier;
+    this.matcher = null;
+    return this;
   }
 
   /**
@@ -87,12 +98,12 @@ export class RouteSet implements RouteSetLike, RouteSink {
   }
 
   /** `path('edit_post_comment', 1, 2)` → `/posts/1/comments/2/edit`; a last object gives keyed params. */
-  path(name: string, ...args: unknown[]): string {
+  path(name: RouteName<R>, ...args: unknown[]): string {
     return this.pathOf(this.namedRoute(name), args);
   }
 
   /** Like `path`, with scheme and host: the params object (or `defaultUrlOptions`) gives host, protocol, port. */
-  url(name: string, ...args: unknown[]): string {
+  url(name: RouteName<R>, ...args: unknown[]): string {
     return this.urlOf(this.namedRoute(name), args);
   }
 
@@ -112,18 +123,18 @@ export class RouteSet implements RouteSetLike, RouteSink {
   }
 
   /** `{ editPostCommentPath(postId, id), editPostCommentUrl(...), ... }` for every named route. */
-  get helpers(): Record<string, RouteHelper> {
-    if (this.helperTable !== null) return this.helperTable;
+  get helpers(): Helpers<R> {
+    if (this.helperTable !== null) return this.helperTable as Helpers<R>;
     const table: Record<string, RouteHelper> = Object.create(null);
     for (const [name, route] of this.named) {
       table[camelHelperName(name, 'Path')] = (...args: unknown[]) => this.pathOf(route, args);
       table[camelHelperName(name, 'Url')] = (...args: unknown[]) => this.urlOf(route, args);
     }
-    return (this.helperTable = Object.freeze(table));
+    return (this.helperTable = Object.freeze(table)) as Helpers<R>;
   }
 
   /** A `(req, res)` listener for node:http that calls `handlers[handler][action](ctx)`. */
-  dispatch(handlers: Handlers): NodeListener {
-    return createNodeListener(this, handlers);
+  dispatch(handlers: NodeHandlers<R>): NodeListener {
+    return createNodeListener<R>(this, handlers);
   }
 }

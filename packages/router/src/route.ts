@@ -2,7 +2,8 @@
  * One normalized route: the record the declaration produces and everything else reads.
  * The matcher, the generator, the table and the typed helpers are all derived from it.
  */
-import { parsePath, requiredKeys, segmentKeys, type PathNode } from './pattern/ast.js';
+import type { PathNode } from './pattern/ast.js';
+import { PathPattern } from './pattern/pattern.js';
 import { inlineFlags } from './pattern/case-fold.js';
 import type { RouteInfo } from './types.js';
 
@@ -38,9 +39,7 @@ const EMPTY: Readonly<Record<string, string>> = Object.freeze({});
 
 export class Route {
   // Derived lazily: a 10,000-route set should cost little until a route is used or listed.
-  private parsed: PathNode[] | null = null;
-  private keys: string[] | null = null;
-  private required: string[] | null = null;
+  private parsed: PathPattern | null = null;
   private summary: RouteInfo | null = null;
   private compiled: { regexp: RegExp; captures: string[] } | null = null;
 
@@ -49,18 +48,23 @@ export class Route {
     readonly spec: RouteSpec,
   ) {}
 
+  /** The route's path as one parsed pattern (made on first use: most routes of a large set are never read). */
+  get pattern(): PathPattern {
+    return (this.parsed ??= new PathPattern(this.spec.path));
+  }
+
   get ast(): PathNode[] {
-    return (this.parsed ??= parsePath(this.spec.path));
+    return this.pattern.ast;
   }
 
   /** Every param and glob name in path order (Rails' `segment_keys`). */
   get segmentKeys(): string[] {
-    return (this.keys ??= segmentKeys(this.ast));
+    return this.pattern.segmentKeys;
   }
 
   /** Params outside optional groups, in path order (Rails' `required_parts`). */
   get requiredKeys(): string[] {
-    return (this.required ??= requiredKeys(this.ast));
+    return this.pattern.requiredKeys;
   }
 
   /** The public description of the route (one frozen object per route, made on first use). */

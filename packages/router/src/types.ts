@@ -49,5 +49,4 @@ export interface RouteSetLike {
   allowedMethods(path: string): string[];
   path(name: string, ...args: unknown[]): string;
   url(name: string, ...args: unknown[]): string;
-  readonly helpers: Record<string, RouteHelper>;
 }

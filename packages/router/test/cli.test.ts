@@ -106,7 +106,7 @@ describe('divan-routes FILE', () => {
       list.map((x) => x.name),
       ['posts', 'post'],
     );
-    assert.deepEqual(Object.keys(list[0]), ['name', 'verb', 'path', 'handler', 'action', 'constraints', 'defaults']);
+    assert.deepEqual(Object.keys(list[0]!), ['name', 'verb', 'path', 'handler', 'action', 'constraints', 'defaults']);
     const g = await run(['static-routes.mjs', '--json', '--grep', ':id']);
     assert.deepEqual(
       (JSON.parse(g.stdout) as Array<{ action: string }>).map((x) => x.action),

@@ -139,6 +139,17 @@ describe('routes.path', () => {
     assert.equal(r2.path('ci', 'ABC'), '/ci/ABC');
   });
 
+  test('a URL without a host names our options, not Rails spellings', () => {
+    assert.throws(
+      () => routes.url('photo', 1),
+      (e: unknown) =>
+        e instanceof Error &&
+        e.message.includes('`host` option') &&
+        e.message.includes('`defaultUrlOptions.host`') &&
+        !/default_url_options|only_path|:host/.test(e.message),
+    );
+  });
+
   test('an unknown route name throws', () => {
     assert.throws(() => routes.path('no_such_route'), Error);
   });
@@ -178,25 +189,25 @@ describe('routes.url', () => {
 describe('routes.helpers', () => {
   test('camelCase <name>Path and <name>Url helpers', () => {
     const h = routes.helpers;
-    assert.equal(h.photosPath(), '/photos');
-    assert.equal(h.newPhotoPath(), '/photos/new');
-    assert.equal(h.editPhotoPath(3), '/photos/3/edit');
-    assert.equal(h.photoPath(3, 'json'), '/photos/3.json');
-    assert.equal(h.postCommentsPath(1), '/posts/1/comments');
-    assert.equal(h.editPostCommentPath(1, 2), '/posts/1/comments/2/edit');
-    assert.equal(h.previewPostPath(4), '/posts/4/preview');
-    assert.equal(h.searchPostsPath(), '/posts/search');
-    assert.equal(h.adminUserPath(9), '/admin/users/9');
-    assert.equal(h.rootPath(), '/');
-    assert.equal(h.photoUrl(3, { host: 'ex.com' }), 'http://ex.com/photos/3');
+    assert.equal(h.photosPath!(), '/photos');
+    assert.equal(h.newPhotoPath!(), '/photos/new');
+    assert.equal(h.editPhotoPath!(3), '/photos/3/edit');
+    assert.equal(h.photoPath!(3, 'json'), '/photos/3.json');
+    assert.equal(h.postCommentsPath!(1), '/posts/1/comments');
+    assert.equal(h.editPostCommentPath!(1, 2), '/posts/1/comments/2/edit');
+    assert.equal(h.previewPostPath!(4), '/posts/4/preview');
+    assert.equal(h.searchPostsPath!(), '/posts/search');
+    assert.equal(h.adminUserPath!(9), '/admin/users/9');
+    assert.equal(h.rootPath!(), '/');
+    assert.equal(h.photoUrl!(3, { host: 'ex.com' }), 'http://ex.com/photos/3');
   });
 
   test('helpers behave like path()/url() with the same arguments', () => {
     assert.equal(
-      routes.helpers.postCommentPath(1, { id: 2, q: 'z' }),
-      routes.path('post_comment', 1, { id: 2, q: 'z' }),
+      routes.helpers.postCommentPath!({ post_id: 1, id: 2, q: 'z' }),
+      routes.path('post_comment', { post_id: 1, id: 2, q: 'z' }),
     );
-    assert.equal(routes.helpers.postCommentPath(1, { id: 2, q: 'z' }), '/posts/1/comments/2?q=z');
+    assert.equal(routes.helpers.postCommentPath!(1, 2, { q: 'z' }), '/posts/1/comments/2?q=z');
   });
 
   test('there is a helper pair for every named route and none for unnamed ones', () => {
@@ -214,7 +225,7 @@ describe('routes.helpers', () => {
 
   test('helpers throw on missing segments like path()', () => {
     assert.throws(
-      () => routes.helpers.editPhotoPath(),
+      () => routes.helpers.editPhotoPath!(),
       (e: unknown) => e instanceof Error && /\bid\b/.test(e.message),
     );
   });

@@ -214,18 +214,18 @@ describe('helperDeclarations of a drawn route set', () => {
 
   test('the typed call forms give the expected paths at run time', () => {
     const h = routes.helpers;
-    assert.equal(h.postPath(1), '/posts/1');
-    assert.equal(h.postPath(1, 'json'), '/posts/1.json');
-    assert.equal(h.postPath(1, { page: 2 }), '/posts/1?page=2');
-    assert.equal(h.postPath(1, 'json', { page: 2 }), '/posts/1.json?page=2');
-    assert.equal(h.postPath({ id: 1 }), '/posts/1');
-    assert.equal(h.postCommentsPath(3), '/posts/3/comments');
-    assert.equal(h.editCommentPath(4), '/comments/4/edit');
-    assert.equal(h.previewPostPath(5), '/posts/5/preview');
-    assert.equal(h.adminUserPath(6), '/admin/users/6');
-    assert.equal(h.v1KeysPath(), '/v1/keys');
-    assert.equal(h.profilePath(), '/profile');
-    assert.equal(h.rootUrl({ host: 'example.com' }), 'http://example.com/');
+    assert.equal(h.postPath!(1), '/posts/1');
+    assert.equal(h.postPath!(1, 'json'), '/posts/1.json');
+    assert.equal(h.postPath!(1, { page: 2 }), '/posts/1?page=2');
+    assert.equal(h.postPath!(1, 'json', { page: 2 }), '/posts/1.json?page=2');
+    assert.equal(h.postPath!({ id: 1 }), '/posts/1');
+    assert.equal(h.postCommentsPath!(3), '/posts/3/comments');
+    assert.equal(h.editCommentPath!(4), '/comments/4/edit');
+    assert.equal(h.previewPostPath!(5), '/posts/5/preview');
+    assert.equal(h.adminUserPath!(6), '/admin/users/6');
+    assert.equal(h.v1KeysPath!(), '/v1/keys');
+    assert.equal(h.profilePath!(), '/profile');
+    assert.equal(h.rootUrl!({ host: 'example.com' }), 'http://example.com/');
   });
 
   test('and type-check: a missing required param is an error at the call', { timeout: 60_000 }, (t) => {

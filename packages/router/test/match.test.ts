@@ -92,7 +92,7 @@ describe('match: via', () => {
     const routes = draw((r) => {
       r.match('ping', { to: 'p#ping', via: 'post' });
     });
-    assert.equal(routes.list()[0].verb, 'POST');
+    assert.equal(routes.list()[0]!.verb, 'POST');
     assert.equal(routes.recognize('POST', '/ping')?.action, 'ping');
     assert.equal(routes.recognize('GET', '/ping'), null);
   });
@@ -138,7 +138,7 @@ describe('match: as', () => {
       r.match('named', { to: 'p#named', via: 'get', as: 'nm' });
     });
     assert.deepEqual(rows(routes.list()), [['nm', 'GET', '/named(.:format)', 'p#named']]);
-    assert.equal(routes.helpers.nmPath(), '/named');
+    assert.equal(routes.helpers.nmPath!(), '/named');
   });
 
   test('as: null leaves the route unnamed', () => {
@@ -152,7 +152,7 @@ describe('match: as', () => {
     const routes = draw((r) => {
       r.get('files/*rest', { to: 'f#g' });
     });
-    assert.equal(routes.list()[0].name, null);
+    assert.equal(routes.list()[0]!.name, null);
   });
 });
 
@@ -169,7 +169,7 @@ describe('match: anchor', () => {
     const routes = draw((r) => {
       r.get('unanch/x', { to: 'p#un', anchor: false });
     });
-    assert.equal(routes.list()[0].path, '/unanch/x(.:format)');
+    assert.equal(routes.list()[0]!.path, '/unanch/x(.:format)');
     assert.equal(routes.recognize('GET', '/unanch/x/more')?.action, 'un');
   });
 });
@@ -206,7 +206,7 @@ describe('match: handler and action defaults', () => {
         r.get('stats', { on: 'collection' });
       });
     });
-    assert.equal(routes.list()[0].handler, 'posts');
+    assert.equal(routes.list()[0]!.handler, 'posts');
   });
 });
 
@@ -215,7 +215,7 @@ describe('match: path', () => {
     const routes = draw((r) => {
       r.get('some/where', { to: 'p#w' });
     });
-    assert.equal(routes.list()[0].path, '/some/where(.:format)');
+    assert.equal(routes.list()[0]!.path, '/some/where(.:format)');
   });
 
   test('a bare word with a path option: the word is the action and name, the option the path', () => {

@@ -35,8 +35,8 @@ describe('collection', () => {
     });
     assert.equal(typeof routes.helpers.searchPostsPath, 'function');
     assert.equal(typeof routes.helpers.searchPostsUrl, 'function');
-    assert.equal(routes.helpers.searchPostsPath(), '/posts/search');
-    assert.equal(routes.helpers.searchPostsUrl({ host: 'ex.com' }), 'http://ex.com/posts/search');
+    assert.equal(routes.helpers.searchPostsPath!(), '/posts/search');
+    assert.equal(routes.helpers.searchPostsUrl!({ host: 'ex.com' }), 'http://ex.com/posts/search');
     assert.equal(routes.path('search_posts'), '/posts/search');
   });
 
@@ -107,8 +107,8 @@ describe('member', () => {
         });
       });
     });
-    assert.equal(routes.helpers.previewPostPath(1), '/posts/1/preview');
-    assert.equal(routes.helpers.previewPostUrl(1, { host: 'ex.com' }), 'http://ex.com/posts/1/preview');
+    assert.equal(routes.helpers.previewPostPath!(1), '/posts/1/preview');
+    assert.equal(routes.helpers.previewPostUrl!(1, { host: 'ex.com' }), 'http://ex.com/posts/1/preview');
   });
 
   test('several verbs and as inside a member block (as is prefixed to the member name)', () => {
@@ -155,7 +155,7 @@ describe('member', () => {
       ['approve_post_comment', 'PUT', '/posts/:post_id/comments/:id/approve(.:format)', 'comments#approve'],
     ]);
     assert.deepEqual(routes.recognize('PUT', '/posts/1/comments/2/approve')?.params, { post_id: '1', id: '2' });
-    assert.equal(routes.helpers.approvePostCommentPath(1, 2), '/posts/1/comments/2/approve');
+    assert.equal(routes.helpers.approvePostCommentPath!(1, 2), '/posts/1/comments/2/approve');
   });
 
   test('a member route given a map target', () => {

@@ -25,7 +25,7 @@ describe('namespace', () => {
     assert.ok(m);
     assert.equal(m.handler, 'admin/users');
     assert.deepEqual(m.params, { id: '4' });
-    assert.equal(routes.helpers.adminUserPath(4), '/admin/users/4');
+    assert.equal(routes.helpers.adminUserPath!(4), '/admin/users/4');
   });
 
   test('namespaces nest', () => {
@@ -148,8 +148,8 @@ describe('scope', () => {
       });
     });
     const [route] = routes.list();
-    assert.equal(route.path, '/:locale/langs(.:format)');
-    assert.equal(route.constraints.locale, /en|fr/.source);
+    assert.equal(route!.path, '/:locale/langs(.:format)');
+    assert.equal(route!.constraints.locale, /en|fr/.source);
     assert.deepEqual(routes.recognize('GET', '/en/langs')?.params, { locale: 'en' });
     assert.equal(routes.recognize('GET', '/de/langs'), null);
   });
@@ -305,8 +305,8 @@ describe('constraints and defaults blocks', () => {
       r.resources('words', { only: 'show' });
     });
     const [nums, words] = routes.list();
-    assert.equal(nums.constraints.id, /\d+/.source);
-    assert.equal(words.constraints.id, undefined);
+    assert.equal(nums!.constraints.id, /\d+/.source);
+    assert.equal(words!.constraints.id, undefined);
     assert.deepEqual(routes.recognize('GET', '/nums/12')?.params, { id: '12' });
     assert.equal(routes.recognize('GET', '/nums/ab'), null);
     assert.deepEqual(routes.recognize('GET', '/words/ab')?.params, { id: 'ab' });
@@ -323,9 +323,9 @@ describe('constraints and defaults blocks', () => {
       r.get('bye', { to: 'h#b' });
     });
     const [jsons, hello, bye] = routes.list();
-    assert.deepEqual(jsons.defaults, { format: 'json' });
-    assert.deepEqual(hello.defaults, { locale: 'en' });
-    assert.deepEqual(bye.defaults, {});
+    assert.deepEqual(jsons!.defaults, { format: 'json' });
+    assert.deepEqual(hello!.defaults, { locale: 'en' });
+    assert.deepEqual(bye!.defaults, {});
     assert.deepEqual(routes.recognize('GET', '/jsons/1')?.params, { id: '1', format: 'json' });
     assert.deepEqual(routes.recognize('GET', '/hello')?.params, { locale: 'en' });
     assert.deepEqual(routes.recognize('GET', '/bye')?.params, {});

@@ -308,3 +308,74 @@ describe('routes.dispatch with a drawn route set', () => {
     }
   });
 });
+
+describe('createNodeListener: bodies and error statuses', () => {
+  const routes = draw((r) => {
+    r.post('echo/json', { to: 'echo#json' });
+    r.post('echo/text', { to: 'echo#text' });
+    r.get('fail/:status', { to: 'fail#status' });
+  });
+  let url = '';
+  let server: Server;
+
+  before(async () => {
+    server = createServer(
+      createNodeListener(
+        routes,
+        {
+          echo: {
+            json: async (ctx: Context) => ({ got: await ctx.json(), again: await ctx.json() }),
+            text: async (ctx: Context) =>
+              `${(await ctx.text()).toUpperCase()} (${(await ctx.body()).byteLength} bytes)`,
+          },
+          fail: {
+            status: (ctx: Context<{ status: string }>) => {
+              const status = Number(ctx.params.status);
+              throw Object.assign(new Error(`failed with ${status}`), status > 0 ? { status } : {});
+            },
+          },
+        },
+        { maxBodyBytes: 64 },
+      ),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  test('ctx.json() parses the body, once', async () => {
+    const res = await fetch(`${url}/echo/json`, { method: 'POST', body: '{"a":[1,"é"]}' });
+    assert.deepEqual(await res.json(), { got: { a: [1, 'é'] }, again: { a: [1, 'é'] } });
+  });
+
+  test('ctx.text() and ctx.body() read the same bytes', async () => {
+    const res = await fetch(`${url}/echo/text`, { method: 'POST', body: 'héllo' });
+    assert.equal(await res.text(), 'HÉLLO (6 bytes)');
+  });
+
+  test('malformed JSON is a 400, a body past maxBodyBytes a 413', async () => {
+    const bad = await fetch(`${url}/echo/json`, { method: 'POST', body: '{nope' });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(await bad.json(), { error: 'bad_request', reason: 'Request body is not valid JSON' });
+    const big = await fetch(`${url}/echo/text`, { method: 'POST', body: 'x'.repeat(65) });
+    assert.equal(big.status, 413);
+    assert.equal(((await big.json()) as { error: string }).error, 'payload_too_large');
+  });
+
+  test('a thrown error keeps its status and message below 500; others are a 500 that leaks nothing', async (t) => {
+    t.mock.method(console, 'error', () => {});
+    const notFound = await fetch(`${url}/fail/404`);
+    assert.equal(notFound.status, 404);
+    assert.deepEqual(await notFound.json(), { error: 'not_found', reason: 'failed with 404' });
+    const unavailable = await fetch(`${url}/fail/503`);
+    assert.equal(unavailable.status, 503);
+    assert.deepEqual(await unavailable.json(), { error: 'internal_server_error', reason: 'Internal Server Error' });
+    const plain = await fetch(`${url}/fail/0`);
+    assert.equal(plain.status, 500);
+    assert.equal((await plain.text()).includes('failed'), false);
+  });
+});

@@ -171,7 +171,7 @@ describe('dots in ids', () => {
       to: 'comments#show',
       params: { post_id: 'a.b', id: 'c' },
     });
-    assert.deepEqual(routes.list()[0].constraints.post_id, /[^\/]+/.source);
+    assert.deepEqual(routes.list()[0]!.constraints.post_id, /[^\/]+/.source);
   });
 });
 

@@ -288,9 +288,9 @@ describe('format', () => {
       r.resources('docs', { format: 'json', only: 'show' });
     });
     const [route] = routes.list();
-    assert.equal(route.path, '/docs/:id(.:format)');
-    assert.equal(route.defaults.format, 'json');
-    assert.equal(route.constraints.format, 'json');
+    assert.equal(route!.path, '/docs/:id(.:format)');
+    assert.equal(route!.defaults.format, 'json');
+    assert.equal(route!.constraints.format, 'json');
     assert.deepEqual(routes.recognize('GET', '/docs/1')?.params, { id: '1', format: 'json' });
     assert.deepEqual(routes.recognize('GET', '/docs/1.json')?.params, { id: '1', format: 'json' });
     // Rails: the text also becomes the format requirement
@@ -329,7 +329,7 @@ describe('options on a singular resource', () => {
       ['account', 'GET', '/account', 'accounts#show'],
       ['dashboard', 'GET', '/dashboard(.:format)', 'adm/dashboards#show'],
     ]);
-    assert.deepEqual(routes.list()[1].defaults, { x: '1' });
+    assert.deepEqual(routes.list()[1]!.defaults, { x: '1' });
     assert.deepEqual(routes.recognize('GET', '/dashboard')?.params, { x: '1' });
     assert.equal(routes.recognize('GET', '/account.json'), null);
   });
@@ -341,7 +341,7 @@ describe('constraints', () => {
       r.resources('nums', { constraints: { id: /\d+/ }, only: 'show' });
     });
     const [route] = routes.list();
-    assert.equal(route.constraints.id, /\d+/.source);
+    assert.equal(route!.constraints.id, /\d+/.source);
     assert.deepEqual(routes.recognize('GET', '/nums/12')?.params, { id: '12' });
     assert.equal(routes.recognize('GET', '/nums/ab'), null);
   });
@@ -353,9 +353,9 @@ describe('constraints', () => {
       });
     });
     const [nested, own] = routes.list();
-    assert.equal(nested.path, '/files/:file_id/parts(.:format)');
-    assert.equal(nested.constraints.file_id, /[^\/]+/.source);
-    assert.equal(own.constraints.id, /[^\/]+/.source);
+    assert.equal(nested!.path, '/files/:file_id/parts(.:format)');
+    assert.equal(nested!.constraints.file_id, /[^\/]+/.source);
+    assert.equal(own!.constraints.id, /[^\/]+/.source);
     assert.deepEqual(routes.recognize('GET', '/files/a.b/parts')?.params, { file_id: 'a.b' });
     assert.deepEqual(routes.recognize('GET', '/files/a.b')?.params, { id: 'a.b' });
   });
@@ -367,7 +367,7 @@ describe('defaults', () => {
       r.resources('items', { defaults: { locale: 'en' }, only: 'index' });
     });
     const [route] = routes.list();
-    assert.deepEqual(route.defaults, { locale: 'en' });
+    assert.deepEqual(route!.defaults, { locale: 'en' });
     const m = routes.recognize('GET', '/items');
     assert.ok(m);
     assert.deepEqual(m.params, { locale: 'en' });

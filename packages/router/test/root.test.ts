@@ -23,8 +23,8 @@ describe('root', () => {
     assert.deepEqual(m.params, {});
     assert.equal(routes.recognize('POST', '/'), null);
     assert.equal(routes.path('root'), '/');
-    assert.equal(routes.helpers.rootPath(), '/');
-    assert.equal(routes.helpers.rootUrl({ host: 'h.io' }), 'http://h.io/');
+    assert.equal(routes.helpers.rootPath!(), '/');
+    assert.equal(routes.helpers.rootUrl!({ host: 'h.io' }), 'http://h.io/');
   });
 
   test('a lone map argument is used as the options', () => {
@@ -116,9 +116,9 @@ describe('root', () => {
       });
     });
     const [route] = routes.list();
-    assert.equal(route.path, '/posts/:post_id/comments(.:format)');
-    assert.equal(route.handler, 'comments');
-    assert.equal(route.action, 'home');
+    assert.equal(route!.path, '/posts/:post_id/comments(.:format)');
+    assert.equal(route!.handler, 'comments');
+    assert.equal(route!.action, 'home');
     assert.deepEqual(routes.recognize('GET', '/posts/3/comments')?.params, { post_id: '3' });
   });
 

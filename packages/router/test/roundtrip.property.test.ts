@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { draw } from '../src/index.js';
 import type { Mapper, RouteInfo } from '../src/index.js';
+import type { MatcherTier } from '../src/matcher/matcher.js';
 
 const PLURALS = [
   'posts',
@@ -212,7 +213,7 @@ function requiredKeys(path: string): string[] {
     prev = stripped;
     stripped = stripped.replace(/\([^()]*\)/g, '');
   }
-  return [...stripped.matchAll(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+  return [...stripped.matchAll(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
 }
 
 test('requiredKeys helper', () => {
@@ -221,21 +222,22 @@ test('requiredKeys helper', () => {
   assert.deepEqual(requiredKeys('/profile(.:format)'), []);
 });
 
-test('random resource trees: every named route round-trips through path() and recognize()', () => {
+test('random resource trees: every named route round-trips through path() and recognize(), in every matcher tier', () => {
   fc.assert(
     fc.property(
       fc.array(topArb, { minLength: 1, maxLength: 3 }),
       fc.shuffledSubarray(PLURALS, { minLength: PLURALS.length }),
       fc.shuffledSubarray(SINGULARS, { minLength: SINGULARS.length }),
       fc.array(valueArb, { minLength: 8, maxLength: 8 }),
-      (tops, plurals, singulars, values) => {
-        const routes = draw((r) => declare(r, tops, [...plurals], [...singulars]));
+      fc.constantFrom<MatcherTier>('auto', 'static-map', 'walk', 'compiled-walk', 'recognizer'),
+      (tops, plurals, singulars, values, tier) => {
+        const routes = draw((r) => declare(r, tops, [...plurals], [...singulars])).useMatcherTier(tier);
         const named = routes.list().filter((x): x is RouteInfo & { name: string } => x.name !== null && x.verb !== '');
         for (const route of named) {
           const keys = requiredKeys(route.path);
           const vals = keys.map((_, i) => values[i % values.length]);
           const path = routes.path(route.name, ...vals);
-          const verb = route.verb.split('|')[0];
+          const verb = route.verb.split('|')[0]!;
           const m = routes.recognize(verb, path);
           const where = `${route.name} ${verb} ${route.path} -> ${path}`;
           assert.ok(m, `not recognized: ${where}`);

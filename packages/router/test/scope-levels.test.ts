@@ -274,8 +274,8 @@ describe('scope levels restored when the block throws', () => {
       r.resources('words', { only: 'show' });
     });
     const [route] = routes.list();
-    assert.equal(route.constraints.id, undefined);
-    assert.deepEqual(route.defaults, {});
+    assert.equal(route!.constraints.id, undefined);
+    assert.deepEqual(route!.defaults, {});
     assert.deepEqual(routes.recognize('GET', '/words/ab')?.params, { id: 'ab' });
   });
 

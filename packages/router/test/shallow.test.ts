@@ -155,7 +155,7 @@ describe('shallow routes', () => {
       ['sk_comment', 'GET', '/comments/:id(.:format)', 'comments#show'],
     ]);
     assert.equal(routes.path('edit_sk_comment', 4), '/comments/4/edit');
-    assert.equal(routes.helpers.skCommentPath(4), '/comments/4');
+    assert.equal(routes.helpers.skCommentPath!(4), '/comments/4');
   });
 
   test('shallowPath and shallowPrefix together (option on the parent, shallow on the child)', () => {

@@ -15,20 +15,38 @@
  * anything else → JSON. The status is the one the handler set on `ctx.res`, 200 by default.
  * A handler that answers later by itself must return a promise that settles once it is done.
  *
- * Errors are JSON `{"error": ..., "reason": ...}`: 404 when no route's path matches, 405 with an
- * `Allow` header when the path matches only other verbs, 501 when the route has no handler
- * function, 500 when the handler throws (logged with console.error; the stack is not sent).
- * HEAD requests are answered by GET routes and never carry a body.
+ * Errors are JSON `{"error": ..., "reason": ...}`: 400 for a malformed path, 404 when no
+ * route's path matches, 405 with an `Allow` header when the path matches only other verbs, 501
+ * when the route has no handler function. An error a handler throws answers with its own
+ * `status` (or `statusCode`) when that is 400-599, with its message as the reason (`throw new
+ * HttpError(404, 'no such post')`); any other error answers 500 "Internal Server Error" and is
+ * logged with console.error (its message and stack are never sent). HEAD requests are answered
+ * by GET routes and never carry a body.
+ *
+ * `ctx.text()`, `ctx.json()` and `ctx.body()` read the request body (once; later calls give the
+ * same value), up to `maxBodyBytes` (1 MiB by default, 413 past it); malformed JSON is a 400.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RouteInfo, RouteSetLike } from '../types.js';
+import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { Match, RouteInfo, RouteSetLike } from '../types.js';
+import {
+  actionFinder,
+  errorStatus,
+  HttpError,
+  lookupRequest,
+  pathOfUrl,
+  type HandlerTable,
+  type Resolved,
+} from './shared.js';
 
-/** What a handler function receives. */
-export interface Context {
+export { HttpError } from './shared.js';
+
+/** What a handler function receives; `P` types its params (the typed route set gives it). */
+export interface Context<P extends Record<string, unknown> = Record<string, unknown>> {
   req: IncomingMessage;
   res: ServerResponse;
   /** Path params (`id`, `post_id`, `format`, ...) and declared defaults. */
-  params: Record<string, unknown>;
+  params: P;
   /** The query string of the request. */
   query: URLSearchParams;
   route: RouteInfo;
@@ -36,21 +54,51 @@ export interface Context {
   handler: string;
   /** `index` */
   action: string;
+  /** The request body as bytes. */
+  body(): Promise<Uint8Array>;
+  /** The request body as UTF-8 text. */
+  text(): Promise<string>;
+  /** The request body parsed as JSON (`undefined` when empty); malformed JSON answers 400. */
+  json<T = unknown>(): Promise<T>;
 }
 
 /** A handler action: its return value (or promise) becomes the response. */
-export type HandlerFunction = (ctx: Context) => unknown;
+// biome-ignore lint/suspicious/noExplicitAny: a table of handlers for different routes holds contexts of any params
+export type HandlerFunction<P extends Record<string, unknown> = any> = (ctx: Context<P>) => unknown;
 
 /** `{ 'admin/users': { index(ctx) { ... }, show(ctx) { ... } } }`: handler name → action name → function. */
-export type Handlers = Record<string, Record<string, HandlerFunction>>;
+export type Handlers = HandlerTable<HandlerFunction>;
 
 /** The listener `http.createServer` takes. */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
+export interface NodeListenerOptions {
+  /** The largest request body `ctx.body()` and friends read (bytes; 1 MiB by default). */
+  maxBodyBytes?: number;
+}
+
+/**
+ * The handler table of a typed route set: only declared `handler#action` pairs, each context's
+ * params typed from its route's path (any names and shapes when the routes are not typed).
+ */
+export type NodeHandlers<R extends TypedRoute> = HandlerTableFor<R, 'node'>;
+
+declare module '../typed-routes.js' {
+  interface HandlerKinds<P> {
+    node: HandlerFunction<P extends Record<string, unknown> ? P : Record<string, string>>;
+  }
+}
+
 /** Builds the `node:http` request listener of a route set; see the module comment. */
-export function createNodeListener(routes: RouteSetLike, handlers: Handlers): NodeListener {
+export function createNodeListener<R extends TypedRoute = UnknownRoute>(
+  routes: TypedRouteSetLike<R>,
+  handlers: NodeHandlers<R>,
+  options: NodeListenerOptions = {},
+): NodeListener {
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const findAction = actionFinder(handlers as Handlers);
   return (req, res) => {
-    dispatch(routes, handlers, req, res).catch((error: unknown) => {
+    dispatch(routes, findAction, maxBodyBytes, req, res).catch((error: unknown) => {
       // Only reached when writing a response fails; never let it escape the listener.
       console.error('[divan] failed to answer', req.method, req.url, error);
       if (!res.writableEnded) res.destroy();
@@ -60,7 +108,8 @@ export function createNodeListener(routes: RouteSetLike, handlers: Handlers): No
 
 async function dispatch(
   routes: RouteSetLike,
-  handlers: Handlers,
+  findAction: (match: Match) => Resolved<HandlerFunction>,
+  maxBodyBytes: number,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -68,9 +117,9 @@ async function dispatch(
   const { path, query } = splitUrl(req.url ?? '/');
   const label = `[${method}] ${JSON.stringify(path)}`;
 
-  let match;
+  let found;
   try {
-    match = routes.recognize(method, path) ?? (method === 'HEAD' ? routes.recognize('GET', path) : null);
+    found = lookupRequest(routes, method, path);
   } catch (error) {
     if (error instanceof URIError) {
       return sendJson(req, res, 400, { error: 'bad_request', reason: `Malformed path ${JSON.stringify(path)}` });
@@ -79,42 +128,47 @@ async function dispatch(
     return sendJson(req, res, 500, { error: 'internal_server_error', reason: 'Internal Server Error' });
   }
 
-  if (!match) {
-    const allowed = routes.allowedMethods(path);
-    if (allowed.length > 0) {
-      res.setHeader('Allow', allowed.join(', '));
-      return sendJson(req, res, 405, {
-        error: 'method_not_allowed',
-        reason: `No route matches ${label}; allowed: ${allowed.join(', ')}`,
-      });
-    }
+  if (found.kind === 'method-not-allowed') {
+    res.setHeader('Allow', found.allowed.join(', '));
+    return sendJson(req, res, 405, {
+      error: 'method_not_allowed',
+      reason: `No route matches ${label}; allowed: ${found.allowed.join(', ')}`,
+    });
+  }
+  if (found.kind === 'not-found') {
     return sendJson(req, res, 404, { error: 'not_found', reason: `No route matches ${label}` });
   }
 
+  const { match } = found;
   const { handler, action } = match;
   const endpoint = `${handler}#${action}`;
-  const target = lookup(handlers, handler);
-  const fn = target === undefined ? undefined : lookup(target, action);
-  if (typeof fn !== 'function') {
-    const reason =
-      target === undefined
-        ? `No handler ${JSON.stringify(handler)} for ${endpoint}`
-        : `Handler ${JSON.stringify(handler)} has no action ${JSON.stringify(action)} for ${endpoint}`;
-    return sendJson(req, res, 501, { error: 'not_implemented', reason });
-  }
+  const resolved = findAction(match);
+  if ('missing' in resolved) return sendJson(req, res, 501, { error: 'not_implemented', reason: resolved.missing });
 
-  const ctx: Context = { req, res, params: match.params, query, route: match.route, handler, action };
+  const ctx: Context = {
+    req,
+    res,
+    params: match.params,
+    query,
+    route: match.route,
+    handler,
+    action,
+    ...bodyReaders(req, maxBodyBytes),
+  };
   let value: unknown;
   try {
-    value = await (fn as HandlerFunction).call(target, ctx);
+    value = await resolved.fn(ctx);
   } catch (error) {
-    console.error(`[divan] error in ${endpoint} (${label}):`, error);
+    const status = errorStatus(error);
+    if (status >= 500) console.error(`[divan] error in ${endpoint} (${label}):`, error);
     if (res.headersSent) {
       // Part of the answer is out already: cut the connection rather than end a truncated body.
       if (!res.writableEnded) res.destroy();
       return;
     }
-    return sendJson(req, res, 500, { error: 'internal_server_error', reason: 'Internal Server Error' });
+    // A client error's message is meant for the client; a server error's never leaves the server.
+    const reason = status < 500 && error instanceof Error ? error.message : 'Internal Server Error';
+    return sendJson(req, res, status, { error: errorName(status), reason });
   }
 
   if (res.writableEnded) return;
@@ -142,27 +196,55 @@ async function dispatch(
   return send(req, res, 'application/json; charset=utf-8', json ?? 'null');
 }
 
-/** The path (query and fragment removed) and query of a request target, also in absolute form. */
-function splitUrl(url: string): { path: string; query: URLSearchParams } {
-  let target = url;
-  const hash = target.indexOf('#');
-  if (hash >= 0) target = target.slice(0, hash);
-  const q = target.indexOf('?');
-  let path = q >= 0 ? target.slice(0, q) : target;
-  const query = new URLSearchParams(q >= 0 ? target.slice(q + 1) : '');
-  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(path);
-  if (absolute) path = path.slice(absolute[0].length);
-  if (!path.startsWith('/')) path = `/${path}`;
-  return { path, query };
+/** `bad_request`, `not_found`, ...: the JSON error name of a status. */
+function errorName(status: number): string {
+  const names: Record<number, string> = {
+    400: 'bad_request',
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'not_found',
+    405: 'method_not_allowed',
+    409: 'conflict',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    422: 'unprocessable_entity',
+  };
+  return names[status] ?? (status < 500 ? 'client_error' : 'internal_server_error');
 }
 
-/** `object[key]`, own or from a class prototype, ignoring what every object inherits (`toString`, `constructor`, ...). */
-function lookup<T>(object: Record<string, T>, key: string): T | undefined {
-  if (object === null || (typeof object !== 'object' && typeof object !== 'function')) return undefined;
-  if (!Object.hasOwn(object, key) && (key in Object.prototype || key === '__proto__')) {
-    return undefined;
+/** The body readers of a context: the body is read once, on the first call, and kept. */
+function bodyReaders(req: IncomingMessage, maxBytes: number): Pick<Context, 'body' | 'text' | 'json'> {
+  let bytes: Promise<Uint8Array> | null = null;
+  const body = () => (bytes ??= readBody(req, maxBytes));
+  const text = async () => new TextDecoder().decode(await body());
+  const json = async <T>() => {
+    const source = await text();
+    if (source.trim() === '') return undefined as T;
+    try {
+      return JSON.parse(source) as T;
+    } catch {
+      throw new HttpError(400, 'Request body is not valid JSON');
+    }
+  };
+  return { body, text, json };
+}
+
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new HttpError(413, `Request body is larger than ${maxBytes} bytes`);
+    chunks.push(chunk);
   }
-  return object[key];
+  return Buffer.concat(chunks);
+}
+
+/** The path and query of a request target. */
+function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const target = url.split('#', 1)[0]!;
+  const q = target.indexOf('?');
+  return { path: pathOfUrl(target), query: new URLSearchParams(q >= 0 ? target.slice(q + 1) : '') };
 }
 
 function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {

@@ -58,7 +58,7 @@ function parseArgs(argv: readonly string[]): Args | 'help' {
   let json = false;
   let onlyFiles = false;
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i]!; // i < argv.length
     const value = (flag: string): string => {
       const next = argv[++i];
       if (next === undefined) throw new UsageError(`${flag} needs a value`);

@@ -70,14 +70,15 @@ export function formatRoutes(routes: RouteSetLike, options: FormatRoutesOptions 
     return [...lines, GUIDE].join('\n');
   }
 
-  const rows = shown.map((r) => {
+  type Row = readonly [string, string, string, string];
+  const rows = shown.map((r): Row => {
     const requirements = formatRequirements(r);
     const endpoint = `${r.handler}#${r.action}`;
     return [r.name ?? '', r.verb, r.path, requirements === '' ? endpoint : `${endpoint} ${requirements}`];
   });
-  const width = (i: number) => Math.max(HEADERS[i].length, ...rows.map((row) => row[i].length));
+  const width = (i: 0 | 1 | 2) => Math.max(HEADERS[i].length, ...rows.map((row) => row[i].length));
   const [nameWidth, verbWidth, pathWidth] = [width(0), width(1), width(2)];
-  const line = (cells: readonly string[]) =>
+  const line = (cells: Row) =>
     `${cells[0].padStart(nameWidth)} ${cells[1].padEnd(verbWidth)} ${cells[2].padEnd(pathWidth)} ${cells[3]}`;
   return [line(HEADERS), ...rows.map(line)].join('\n');
 }

@@ -16,6 +16,8 @@ function table(safe: string): Uint8Array {
   return t;
 }
 
+const UTF8 = new TextEncoder();
+
 const SEGMENT = table("-._~!$&'()*+,;=:@");
 const PATH = table("-._~!$&'()*+,;=:@/");
 const FORM = table('-._~');
@@ -42,7 +44,8 @@ function escapeWith(text: string, safe: Uint8Array, spaceAsPlus: boolean): strin
       // Encode the whole code point as UTF-8 bytes.
       const cp = text.codePointAt(i)!;
       if (cp > 0xffff) i++;
-      for (const byte of Buffer.from(String.fromCodePoint(cp), 'utf8')) out += HEX[byte];
+      // TextEncoder, not Buffer: generation runs on runtimes without Node's globals (Hono on workers).
+      for (const byte of UTF8.encode(String.fromCodePoint(cp))) out += HEX[byte];
     }
   }
   return out;
@@ -68,15 +71,21 @@ export function escapeFragment(text: string): string {
   return escapeWith(text, FRAGMENT, false);
 }
 
-/** Rails' `to_param`: `toParam()` when the value has one, arrays joined by `/`, else the string. */
+/**
+ * Rails' `to_param`: `toParam()` when the value has one, else a record's `id` (what an Active
+ * Record model's `to_param` gives), arrays joined by `/`, else the string.
+ */
 export function toParam(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && typeof (value as { toParam?: unknown }).toParam === 'function') {
-    const p = (value as { toParam: () => unknown }).toParam();
-    return p === null || p === undefined ? null : String(p);
+  if (typeof value === 'object') {
+    if (typeof (value as { toParam?: unknown }).toParam === 'function') {
+      const p = (value as { toParam: () => unknown }).toParam();
+      return p === null || p === undefined ? null : String(p);
+    }
+    if (Array.isArray(value)) return value.map((v) => toParam(v) ?? '').join('/');
+    if ('id' in value) return toParam(value.id);
   }
-  if (Array.isArray(value)) return value.map((v) => toParam(v) ?? '').join('/');
   return String(value);
 }
 

@@ -38,12 +38,34 @@ function isOptionsObject(value: unknown): value is Record<string, unknown> {
   );
 }
 
-/** Splits helper arguments into a params object: positional values first, then the trailing object. */
+/**
+ * Whether the last helper argument is a params hash (Rails' trailing Hash: segment values by
+ * name, the rest to the query string) rather than a record standing for the next segment.
+ * JavaScript records and hashes are both plain objects, so the shape decides: an object is a
+ * record when the route still needs a segment value, it has an `id`, and besides `id` it names
+ * none of the still-missing segments, no optional segment and no URL option
+ * (`articlePath(article)` → `/articles/1`, never `?title=...`).
+ */
+function isParamsHash(route: Route, last: unknown, positionalCount: number): last is Record<string, unknown> {
+  if (!isOptionsObject(last)) return false;
+  const required = route.requiredKeys;
+  if (positionalCount >= required.length || !Object.hasOwn(last, 'id')) return true;
+  for (const key in last) {
+    if (key === 'id') continue;
+    if (RESERVED.has(key)) return true;
+    const at = required.indexOf(key);
+    // A missing segment named (`{ post_id, id }`), or an optional one (`{ id, format }`): keyed params.
+    if (at >= positionalCount || (at === -1 && route.segmentKeys.includes(key))) return true;
+  }
+  return false;
+}
+
+/** Splits helper arguments into a params object: positional values first, then the trailing params hash. */
 export function paramsFromArgs(route: Route, args: unknown[]): Record<string, unknown> {
   let positional = args;
   let named: Record<string, unknown> = {};
   const last = args[args.length - 1];
-  if (args.length > 0 && isOptionsObject(last)) {
+  if (args.length > 0 && isParamsHash(route, last, args.length - 1)) {
     positional = args.slice(0, -1);
     named = last;
   }
@@ -120,7 +142,7 @@ export function urlFor(path: string, options: UrlOptions & Record<string, unknow
   }
   if (host === '') {
     throw new Error(
-      'Missing host to link to! Please provide the :host parameter, set default_url_options[:host], or set :only_path to true',
+      'Missing host to link to! Give the `host` option, set `defaultUrlOptions.host` on the route set, or generate a path (`path()`, `...Path` helpers) instead',
     );
   }
   protocol = protocol === '' ? 'http' : protocol.replace(/:?(\/\/)?$/, '');

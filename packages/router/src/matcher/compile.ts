@@ -5,7 +5,7 @@
  * Routes the tree cannot express (constraints on path params, other globs, `anchor: false`)
  * are matched by their own regexp, after the tree, in declaration order (as Journey does).
  */
-import { expandOptional, parsePath, segmentKeys, type PathNode } from '../pattern/ast.js';
+import { expandOptional, type PathNode } from '../pattern/ast.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import type { Route } from '../route.js';
 import type { CompiledWalk, Recognizer } from './compiled-walk.js';
@@ -63,8 +63,8 @@ export class Tree {
     }
     const key = route.index * SHAPES;
     if (this.rawWalks && UNNORMAL_TEXT.test(spec.path)) this.rawWalks = false;
-    const ast = parsePath(spec.path);
-    if (spec.anchored && !constrainsPathParams(route, ast)) {
+    const ast = route.ast;
+    if (spec.anchored && !constrainsPathParams(route)) {
       if (!hasGlob(ast)) {
         const shapes = expandOptional(ast);
         if (shapes.length <= SHAPES) {
@@ -227,7 +227,7 @@ export class Tree {
     let formatName: string | null = null;
     if (last.type === 'group') {
       const [dot, format] = last.children;
-      if (last.children.length !== 2 || dot!.type !== 'dot' || format!.type !== 'param' || !route.spec.formatted)
+      if (dot?.type !== 'dot' || format?.type !== 'param' || last.children.length !== 2 || !route.spec.formatted)
         return false;
       formatName = format.name;
       end--;
@@ -315,10 +315,10 @@ function hasGlob(nodes: PathNode[]): boolean {
   return nodes.some((n) => n.type === 'glob' || (n.type === 'group' && hasGlob(n.children)));
 }
 
-function constrainsPathParams(route: Route, ast: PathNode[]): boolean {
+function constrainsPathParams(route: Route): boolean {
   const requirements = route.spec.requirements;
   for (const _ in requirements) {
-    const keys = segmentKeys(ast);
+    const keys = route.segmentKeys;
     for (const key in requirements) if (keys.includes(key)) return true;
     return false;
   }

@@ -18,6 +18,15 @@ import { Tree, type StaticEntry } from './compile.js';
 import { paramsFromValues, type Leaf, type RegexpLeaf } from './leaf.js';
 import { SearchState, walk } from './tree.js';
 
+/**
+ * How a matcher searches: `auto` as shipped (statics map, then the walk, compiled once a tree
+ * is used often). The others force one tier for every lookup, so that tests run each of them
+ * over the same cases: `static-map` (the map, then the interpreted walk, never compiled),
+ * `walk` (the interpreted walk alone, no map), `compiled-walk` and `recognizer` (compiled when
+ * a tree is built; where code generation is disallowed both fall back to the interpreter).
+ */
+export type MatcherTier = 'auto' | 'static-map' | 'walk' | 'compiled-walk' | 'recognizer';
+
 /** What a match ends on: a tree leaf, or a route matched by its regexp. */
 export type Found = Leaf | RegexpLeaf;
 
@@ -55,8 +64,17 @@ export class Matcher {
   readonly verbs = new Set<string>();
   private anyVerb: Tree | null = null;
   private readonly state = new SearchState(8);
+  /** Lookups (and walks) of a tree after which it is compiled. */
+  private readonly compileAfter: number;
+  /** Whether the statics map answers static paths before the walk. */
+  private readonly useStatics: boolean;
 
-  constructor(private readonly routes: readonly Route[]) {
+  constructor(
+    private readonly routes: readonly Route[],
+    private readonly tier: MatcherTier = 'auto',
+  ) {
+    this.compileAfter = tier === 'auto' ? COMPILE_AFTER : Number.POSITIVE_INFINITY;
+    this.useStatics = tier !== 'walk' && tier !== 'compiled-walk';
     // Verb lists are interned: a set of 10,000 routes holds a handful, each added once.
     const seen: string[][] = [];
     for (let r = 0; r < routes.length; r++) {
@@ -81,7 +99,7 @@ export class Matcher {
       if (match != null) return match;
       return this.afterRecognizer(method, raw, match);
     }
-    if (++tree.lookups === COMPILE_AFTER) this.compileTree(tree);
+    if (++tree.lookups === this.compileAfter) this.compileTree(tree);
     return this.recognizeFound(method, this.find(method, raw), raw);
   }
 
@@ -96,15 +114,7 @@ export class Matcher {
   private recognizeFound(method: string, found: Found | null, raw: string): Match | null {
     if (found === null && isHead(method)) found = this.find('GET', raw);
     if (found === null) return null;
-    const route = found.route;
-    const params = this.params(found);
-    const spec = route.spec;
-    return {
-      route: route.info,
-      handler: spec.handler || String(params.handler ?? ''),
-      action: spec.action || String(params.action ?? ''),
-      params,
-    };
+    return matchOf(found.route, this.params(found));
   }
 
   /**
@@ -133,7 +143,7 @@ export class Matcher {
     const tree = this.lastMethod === method ? this.lastTree! : this.treeFor(method);
     tree.expand(raw);
     const state = this.state;
-    const entry = tree.statics.get(raw);
+    const entry = this.useStatics ? tree.statics.get(raw) : undefined;
     if (entry?.normal) return this.fromStatic(tree, entry, raw);
     if (tree.compiled !== null) return this.findCompiled(tree, tree.compiled, raw);
     if (tree.rawWalks) {
@@ -147,7 +157,7 @@ export class Matcher {
     const path = normalizeRequestPath(raw);
     if (path !== raw) {
       tree.expand(path);
-      const normalEntry = tree.statics.get(path);
+      const normalEntry = this.useStatics ? tree.statics.get(path) : undefined;
       if (normalEntry !== undefined) return this.fromStatic(tree, normalEntry, path);
     } else if (entry !== undefined) return this.fromStatic(tree, entry, path);
     return this.search(tree, path);
@@ -226,6 +236,11 @@ export class Matcher {
     if (tree === undefined) {
       if (this.verbs.has(verb)) tree = this.build(verb);
       else tree = this.anyVerb ??= this.build(null);
+      if (this.tier === 'recognizer') this.compileTree(tree);
+      else if (this.tier === 'compiled-walk' && tree.compiled === null) {
+        this.expandAll(tree);
+        tree.compiled = compileWalk(tree.root);
+      }
       // Only names that routes or HTTP define are kept: a request cannot grow the map.
       if (this.verbs.has(verb) || STANDARD_VERBS.includes(verb)) this.trees.set(verb, tree);
     }
@@ -265,7 +280,7 @@ export class Matcher {
     state.reset(path, tree.slots);
     walk(tree.root, state, 0, 0);
     // A tree walked often gets its walk compiled; one used once or twice (a cold start) never pays for it.
-    if (++tree.walks === COMPILE_AFTER && tree.compiled === null) {
+    if (++tree.walks === this.compileAfter && tree.compiled === null) {
       this.expandAll(tree);
       tree.compiled = compileWalk(tree.root);
     }

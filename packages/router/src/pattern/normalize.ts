@@ -50,9 +50,12 @@ export function escapeDeclaredPath(path: string): string {
   return out;
 }
 
+const UTF8 = new TextEncoder();
+
+/** TextEncoder, not Buffer: routes are declared on runtimes without Node's globals too. */
 function percentEncode(ch: string): string {
   let out = '';
-  for (const byte of Buffer.from(ch, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  for (const byte of UTF8.encode(ch)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
 }
 

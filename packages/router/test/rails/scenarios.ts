@@ -3281,4 +3281,67 @@ resource :house, :horse, :database, :base, :address, :user, :campus, :bonus, :ax
     ],
     generate: [['person'], ['safe']],
   },
+  // ───────────────────────────── issue #14: a module scope names the handler ─────────────────────────────
+  {
+    name: 'module scope: a route with no controller anywhere uses the namespace',
+    ruby: String.raw`namespace :account do
+  get :description, action: :description, as: :description
+  post 'settings/save', action: :save
+end`,
+    draw: (r) => {
+      r.namespace('account', (r) => {
+        r.get('description', { action: 'description', as: 'description' });
+        r.post('settings/save', { action: 'save' });
+      });
+    },
+    recognize: [
+      ['GET', '/account/description'],
+      ['POST', '/account/settings/save'],
+    ],
+    generate: [['account_description']],
+  },
+  {
+    name: 'module scope: scope module and nested namespaces name the handler too',
+    ruby: String.raw`scope module: 'account' do
+  get :profile, action: :profile
+end
+namespace :admin do
+  namespace :reports do
+    get :summary, action: :summary
+  end
+  scope module: 'tools', controller: 'cache' do
+    delete :flush, action: :flush
+  end
+end`,
+    draw: (r) => {
+      r.scope({ module: 'account' }, (r) => {
+        r.get('profile', { action: 'profile' });
+      });
+      r.namespace('admin', (r) => {
+        r.namespace('reports', (r) => {
+          r.get('summary', { action: 'summary' });
+        });
+        r.scope({ module: 'tools', handler: 'cache' }, (r) => {
+          r.delete('flush', { action: 'flush' });
+        });
+      });
+    },
+    recognize: [
+      ['GET', '/profile'],
+      ['GET', '/admin/reports/summary'],
+      ['DELETE', '/admin/flush'],
+    ],
+    generate: [['profile'], ['admin_reports_summary'], ['admin_flush']],
+  },
+  {
+    name: 'error: a :controller segment inside a namespace',
+    ruby: String.raw`namespace :admin do
+  get ':controller/:action'
+end`,
+    draw: (r) => {
+      r.namespace('admin', (r) => {
+        r.get(':handler/:action');
+      });
+    },
+  },
 ];

@@ -37,7 +37,7 @@ function compile(info: RouteInfo): { re: RegExp; names: string[] } {
       i += name.length;
       names.push(name);
       source += `(${info.constraints[name] ?? (c === '*' ? '.+' : '[^/.?]+')})`;
-    } else source += c.replace(/[.*+?^${}|[\]\\/]/g, '\\$&');
+    } else source += c!.replace(/[.*+?^${}|[\]\\/]/g, '\\$&');
   }
   return { re: new RegExp(`^${source}$`), names };
 }
@@ -64,7 +64,8 @@ export class StubRouteSet implements RouteSetLike {
       if (!found) continue;
       const params: Record<string, unknown> = { ...info.defaults };
       names.forEach((name, i) => {
-        if (found[i + 1] !== undefined) params[name] = decodeURIComponent(found[i + 1]);
+        const value = found[i + 1];
+        if (value !== undefined) params[name] = decodeURIComponent(value);
       });
       return { route: info, handler: info.handler, action: info.action, params };
     }

@@ -1,0 +1,340 @@
+/**
+ * Resources (Rails' \`Mapper::Resources\`): \`resources\`, \`resource\`, their \`member\`, \`collection\`,
+ * \`new\` and \`nested\` blocks, \`shallow\`, and \`root\` (which a resource scope changes).
+ *
+ * The seven resource actions are ordinary DSL calls made inside \`collection\`, \`new\` and
+ * \`member\` blocks, exactly as Rails declares them, so every option and scope rule applies to
+ * them the same way it applies to a user's own \`get\`.
+ */
+import { ArgumentError } from '../errors.js';
+import { escapeDeclaredPath, normalizePath, withFormat } from '../pattern/normalize.js';
+import { buildRouteSpec, isPlainObject, leanHandler, leanRouteSpec } from './mapping.js';
+import { CANONICAL_ACTIONS, RESOURCE_OPTIONS, type MatchOptions, type ResourcesOptions } from './options.js';
+import { Resource, SingletonResource, type ActionName, type ResourceOptions } from './resource.js';
+import type { ScopeFrame, ScopeLevel } from './scope.js';
+import {
+  isEmpty,
+  joinPresent,
+  NO_OPTIONS,
+  VALID_NAME_START,
+  verbsOf,
+  viaVerbs,
+  type Block,
+  type Names,
+} from './mapper-base.js';
+import { Concerns } from './concerns.js';
+
+export abstract class Resources extends Concerns {
+  /** Merges path names (`{ new: 'nuevo', edit: 'editar' }`) into the current scope's. */
+  resourcesPathNames(names: Record<string, string>): this {
+    // Rails merges into the nearest frame's hash in place, so the change outlives the block.
+    const current = this.current.get('pathNames');
+    if (current) Object.assign(current, names);
+    return this;
+  }
+
+  /** `resources('photos')`: index, create, new, edit, show, update (PATCH and PUT), destroy. */
+  resources(names: Names, block?: Block): this;
+  resources(names: Names, options: ResourcesOptions, block?: Block): this;
+  resources(names: Names, b?: ResourcesOptions | Block, c?: Block): this {
+    const [options, block] = typeof b === 'function' ? [{}, b] : [b ?? {}, c];
+    return this.declareResource('resources', names, options, block);
+  }
+
+  /** `resource('profile')`: a singular resource with no id: new, edit, show, update, destroy, create. */
+  resource(names: Names, block?: Block): this;
+  resource(names: Names, options: ResourcesOptions, block?: Block): this;
+  resource(names: Names, b?: ResourcesOptions | Block, c?: Block): this {
+    const [options, block] = typeof b === 'function' ? [{}, b] : [b ?? {}, c];
+    return this.declareResource('resource', names, options, block);
+  }
+
+  protected declareResource(
+    kind: 'resources' | 'resource',
+    names: Names,
+    input: ResourcesOptions,
+    block?: Block,
+  ): this {
+    const list = Array.isArray(names) ? names.flat() : [names];
+    const options: Record<string, unknown> = { ...input };
+    if (list.length > 1) {
+      for (const name of list) this.declareResource(kind, name, input, block);
+      return this;
+    }
+    const name = String(list[0]);
+    if (options.shallow) {
+      delete options.shallow;
+      this.shallow(() => this.declareResource(kind, name, options, block));
+      return this;
+    }
+    if (this.current.isResourceScope()) {
+      this.nestedScope(() => this.declareResource(kind, name, options, block));
+      return this;
+    }
+    if (isEmpty(options)) return this.declareResourceRoutes(kind, name, options, block);
+    for (const [key, value] of Object.entries(options)) {
+      if (value instanceof RegExp) {
+        options.constraints = { ...((options.constraints as Record<string, unknown>) ?? {}), [key]: value };
+        delete options[key];
+      }
+    }
+    const scopeOptions: Record<string, unknown> = {};
+    for (const key of Object.keys(options)) {
+      if (!RESOURCE_OPTIONS.includes(key)) {
+        scopeOptions[key] = options[key];
+        delete options[key];
+      }
+    }
+    if (Object.keys(scopeOptions).length > 0) {
+      this.applyScope(scopeOptions, () => this.declareResource(kind, name, options, block));
+      return this;
+    }
+    return this.declareResourceRoutes(kind, name, options, block);
+  }
+
+  /** The resource itself, once its options are only resource options: its block, then its routes. */
+  protected declareResourceRoutes(
+    kind: 'resources' | 'resource',
+    name: string,
+    options: Record<string, unknown>,
+    block?: Block,
+  ): this {
+    this.withScopeLevel(kind, () => {
+      const actionOptions =
+        options.only !== undefined || options.except !== undefined ? {} : (this.current.get('actionOptions') ?? {});
+      const resourceOptions = { ...actionOptions, ...options } as ResourceOptions;
+      const shallow = Boolean(this.current.get('shallow'));
+      const resource =
+        kind === 'resources'
+          ? new Resource(name, shallow, resourceOptions)
+          : new SingletonResource(name, shallow, resourceOptions);
+      // One frame for both: a lookup finds each key as it would in two nested frames.
+      this.within({ resource, handler: resource.handler }, undefined, () => {
+        this.run(block);
+        if (options.concerns !== undefined) this.concerns(options.concerns as Names);
+        if (!this.isShallow()) this.declareActions(resource, kind);
+        else if (kind === 'resources') {
+          this.collection(() => {
+            if (resource.allows('index')) this.get('index');
+            if (resource.allows('create')) this.post('create');
+          });
+          if (resource.allows('new')) this.new(() => this.get('new'));
+          this.setMemberMappingsForResource();
+        } else {
+          if (resource.allows('new')) this.new(() => this.get('new'));
+          this.setMemberMappingsForResource();
+          if (resource.allows('create')) this.collection(() => this.post('create'));
+        }
+      });
+    });
+    return this;
+  }
+
+  /**
+   * The resource's own routes, declared directly: the specs `this.get('index')` and the others
+   * would produce inside `collection`, `new` and `member` blocks (above, for shallow resources),
+   * computed the same way but without pushing a scope frame or going through `match` per route
+   * (a large route set is mostly these). Outside a shallow scope those blocks only add a path and
+   * a level, which are given here; options, defaults and constraints come from the same scope.
+   */
+  protected declareActions(resource: Resource, kind: 'resources' | 'resource'): void {
+    const scope = this.current;
+    const base = scope.get('path') ?? '';
+    const collection = normalizePath(`${base}/${resource.collectionScope}`);
+    const member = normalizePath(`${base}/${resource.memberScope}`);
+    // In a scope that adds nothing but a handler (most resources), each distinct path is
+    // formatted once and the specs are built directly (see leanRouteSpec).
+    const handler = leanHandler(scope);
+    // The formatted path of the last action: the member actions share theirs.
+    let lastPath = '';
+    let formatted = '';
+    // Names as `joinedName` makes them for these actions (a plain word or none as the prefix),
+    // from parts read once; the canonical actions of a level share theirs (index and create;
+    // show, update and destroy), which only the first of them can take.
+    const namePrefix = scope.get('as');
+    const collectionName = resource.collectionName;
+    const memberName = resource.memberName;
+    let candidateLevel: ScopeLevel = null;
+    let candidate: string | null = null;
+    let taken = false;
+    const declare = (verb: string, action: ActionName, level: ScopeLevel, scopePath: string) => {
+      if (!resource.allows(action)) return;
+      if (handler === undefined) return this.addAction(verb, action, level, scopePath);
+      const canonical = CANONICAL_ACTIONS.includes(action);
+      const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
+      if (path !== lastPath) formatted = withFormat(normalizePath(escapeDeclaredPath((lastPath = path))), undefined);
+      if (!canonical || level !== candidateLevel) {
+        const joined = joinPresent(
+          scope.nameParts(namePrefix, canonical ? undefined : action, collectionName, memberName, level),
+        );
+        candidate = VALID_NAME_START.test(joined) ? joined : null;
+        candidateLevel = canonical ? level : null;
+        taken = candidate === null || this.sink.hasNamedRoute(candidate);
+      }
+      this.sink.add(
+        leanRouteSpec(taken ? null : candidate, formatted, viaVerbs.get(verb) ?? verbsOf(verb), handler, action),
+      );
+      taken = true;
+    };
+    if (kind === 'resources') {
+      declare('get', 'index', 'collection', collection);
+      declare('post', 'create', 'collection', collection);
+    }
+    if (resource.allows('new'))
+      declare('get', 'new', 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
+    declare('get', 'edit', 'member', member);
+    declare('get', 'show', 'member', member);
+    declare('patch', 'update', 'member', member);
+    declare('put', 'update', 'member', member);
+    declare('delete', 'destroy', 'member', member);
+    if (kind === 'resource') declare('post', 'create', 'collection', collection);
+  }
+
+  /** What `mapMatch` and `addRoute` do for `get('edit')` and the like in a block at `level` with `scopePath`. */
+  protected addAction(via: string, action: string, level: ScopeLevel, scopePath: string): void {
+    const scope = this.current;
+    const handler = scope.get('handler');
+    const scopeAction = scope.get('action');
+    const to = handler && scopeAction ? `${handler}#${scopeAction}` : undefined;
+    const canonical = CANONICAL_ACTIONS.includes(action);
+    const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
+    const formatted = scope.get('format');
+    const spec = buildRouteSpec(scope, {
+      name: this.nameForAction(undefined, action, level),
+      path: withFormat(normalizePath(escapeDeclaredPath(path)), formatted),
+      verbs: viaVerbs.get(via) ?? verbsOf(via),
+      handler,
+      defaultAction: scopeAction ?? action,
+      to,
+      formatted,
+      anchor: true,
+      constraints: NO_OPTIONS,
+      options: NO_OPTIONS,
+    });
+    this.sink.add(spec);
+  }
+
+  /** Declares edit, show, update (PATCH, PUT) and destroy in the member scope. */
+  protected setMemberMappingsForResource(): void {
+    const resource = this.parentResource!;
+    this.member(() => {
+      if (resource.allows('edit')) this.get('edit');
+      if (resource.allows('show')) this.get('show');
+      if (resource.allows('update')) {
+        this.patch('update');
+        this.put('update');
+      }
+      if (resource.allows('destroy')) this.delete('destroy');
+    });
+  }
+
+  /** Routes on the collection: `/photos/search`, named `search_photos`. */
+  collection(block: Block): this {
+    if (!this.current.isResourceScope()) throw new ArgumentError("can't use collection outside resource(s) scope");
+    this.withScopeLevel('collection', () =>
+      this.pathScope(this.parentResource!.collectionScope, () => this.run(block)),
+    );
+    return this;
+  }
+
+  /** Routes on a member: `/photos/:id/preview`, named `preview_photo`. */
+  member(block: Block): this {
+    if (!this.current.isResourceScope()) throw new ArgumentError("can't use member outside resource(s) scope");
+    this.withScopeLevel('member', () => {
+      const body = () => this.pathScope(this.parentResource!.memberScope, () => this.run(block));
+      if (this.isShallow()) this.shallowScope(body);
+      else body();
+    });
+    return this;
+  }
+
+  /** Routes beside `new`: `/photos/new/draft`, named `draft_new_photo`. */
+  new(block: Block): this {
+    if (!this.current.isResourceScope()) throw new ArgumentError("can't use new outside resource(s) scope");
+    this.withScopeLevel('new', () =>
+      this.pathScope(this.parentResource!.newScope(this.actionPath('new')), () => this.run(block)),
+    );
+    return this;
+  }
+
+  protected onLevel(level: string, block: () => void): void {
+    if (level === 'member') this.member(block);
+    else if (level === 'collection') this.collection(block);
+    else this.new(block);
+  }
+
+  /** Routes under a member's id as a parent: `/photos/:photo_id/...`, names prefixed `photo_`. */
+  nested(block: Block): this {
+    if (!this.current.isResourceScope()) throw new ArgumentError("can't use nested outside resource(s) scope");
+    this.nestedScope(() => this.run(block));
+    return this;
+  }
+
+  protected nestedScope(block: () => void): void {
+    if (!this.current.isResourceScope()) throw new ArgumentError("can't use nested outside resource(s) scope");
+    this.withScopeLevel('nested', () => {
+      const resource = this.parentResource!;
+      const s = this.current;
+      if (!this.isShallow() && !(s.get('constraints')?.[resource.param] instanceof RegExp)) {
+        // The frames `pathScope` and `applyScope({ as })` below would push, as one: the path and
+        // the name prefix, with the scope's constraints, defaults and options as they are (never
+        // modified, so shared rather than copied).
+        const as = s.get('as');
+        const frame: ScopeFrame = {
+          path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
+          as: as ? `${as}_${resource.memberName}` : resource.memberName,
+          constraints: s.get('constraints') ?? {},
+          defaults: s.get('defaults') ?? {},
+          options: s.get('options') ?? {},
+        };
+        this.within(frame, undefined, block);
+        return;
+      }
+      const body = () =>
+        this.pathScope(resource.nestedScope, () => this.applyScope(this.nestedOptions(resource), block));
+      if (this.isShallow() && this.shallowNestingDepth() >= 1) this.shallowScope(body);
+      else body();
+    });
+  }
+
+  protected nestedOptions(resource: Resource): Record<string, unknown> {
+    const options: Record<string, unknown> = { as: resource.memberName };
+    const constraint = this.current.get('constraints')?.[resource.param];
+    if (constraint instanceof RegExp) options.constraints = { [resource.nestedParam]: constraint };
+    return options;
+  }
+
+  protected shallowNestingDepth(): number {
+    let depth = 0;
+    for (const s of this.current.frames()) if (s.frame.resource?.shallow) depth++;
+    return depth;
+  }
+
+  /** Runs the block with shallow routes on. */
+  shallow(block: Block | (() => void)): this {
+    this.within({ shallow: true }, undefined, () => (block as Block)(this.self));
+    return this;
+  }
+
+  /** True inside a plural resource with shallow routes on (the seed's `shallow?`). */
+  isShallow(): boolean {
+    const resource = this.parentResource;
+    return resource !== undefined && !resource.isSingleton && Boolean(this.current.get('shallow'));
+  }
+
+  /** The root route: `root('pages#home')` or `root({ to: 'pages#home' })`. */
+  root(path?: string | MatchOptions, options?: MatchOptions): this {
+    let opts: Record<string, unknown>;
+    if (typeof path === 'string') opts = { ...(options ?? {}), to: path };
+    else if (isPlainObject(path) && (options === undefined || Object.keys(options).length === 0)) opts = { ...path };
+    else throw new ArgumentError('must be called with a path and/or options');
+
+    const matchRoot = () => this.match('/', { as: 'root', via: 'get', ...opts } as MatchOptions);
+    if (this.current.level === 'resources') {
+      this.withScopeLevel('root', () => this.pathScope(this.parentResource!.path, matchRoot));
+    } else {
+      matchRoot();
+    }
+    return this;
+  }
+}

@@ -1,0 +1,108 @@
+// Every matcher tier (matcher.ts) answers the same: a shared case table run once per tier, and
+// the Rails conformance scenarios run again in a process where code generation is disallowed
+// (the compiled tiers then fall back to the interpreter). rails-conformance.test.ts and the
+// round-trip property run each tier too.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { draw, type Mapper } from '../src/index.js';
+import type { MatcherTier } from '../src/matcher/matcher.js';
+
+const TIERS: MatcherTier[] = ['auto', 'static-map', 'walk', 'compiled-walk', 'recognizer'];
+
+function declare(r: Mapper): void {
+  r.root('pages#home');
+  r.get('posts/:id', { to: 'early#show', constraints: { id: /\d+/ } }); // a regexp route, before the resource
+  r.resources('posts', (r) => {
+    r.resources('comments', { only: ['index', 'show'] });
+    r.get('preview', { on: 'member' });
+    r.get('search', { on: 'collection' });
+  });
+  r.resources('files', { only: 'show', constraints: { id: /[^/]+/ } }); // ids with dots
+  r.get('docs/*path', { to: 'docs#show' });
+  r.get('raw/*path', { to: 'raw#show', format: false });
+  r.get('range/:from-:to', { to: 'ranges#show' });
+  r.get('archive(/:year(/:month))', { to: 'archive#index' });
+  r.match('mounted', { to: 'mounted#app', via: 'all', anchor: false });
+  r.get('very/long/static/path/for/whole/comparison', { to: 'long#show' });
+  r.namespace('admin', (r) => r.resources('users', { only: ['index', 'show'] }));
+  for (let i = 0; i < 40; i++) r.get(`bulk${i}/:id/x${i}`, { to: `bulk#b${i}` }); // enough nodes for several compiled chunks
+}
+
+/** [method, path, expected `handler#action params`, or null]. */
+const CASES: Array<[string, string, string | null]> = [
+  ['GET', '/', 'pages#home {}'],
+  ['GET', '/posts', 'posts#index {}'],
+  ['GET', '/posts/', 'posts#index {}'],
+  ['GET', '/posts.json', 'posts#index {"format":"json"}'],
+  ['GET', '/posts/12', 'early#show {"id":"12"}'],
+  ['GET', '/posts/new', 'posts#new {}'],
+  ['GET', '/posts/abc', 'posts#show {"id":"abc"}'],
+  ['GET', '/posts/abc.json', 'posts#show {"format":"json","id":"abc"}'],
+  ['PATCH', '/posts/abc', 'posts#update {"id":"abc"}'],
+  ['HEAD', '/posts/abc', 'posts#show {"id":"abc"}'],
+  ['DELETE', '/posts', null],
+  ['GET', '/posts/1/comments', 'comments#index {"post_id":"1"}'],
+  ['GET', '/posts/a%20b/comments/c%2Fd', 'comments#show {"id":"c/d","post_id":"a b"}'],
+  ['GET', '/posts/x/preview', 'posts#preview {"id":"x"}'],
+  ['GET', '/posts/search?q=1', 'posts#search {}'],
+  ['GET', '//posts//x/', 'posts#show {"id":"x"}'],
+  ['GET', '/files/a.b.c', 'files#show {"id":"a.b.c"}'],
+  ['GET', '/docs/a/b.txt', 'docs#show {"format":"txt","path":"a/b"}'],
+  ['GET', '/raw/a/b.txt', 'raw#show {"path":"a/b.txt"}'],
+  ['GET', '/range/3-9', 'ranges#show {"from":"3","to":"9"}'],
+  ['GET', '/archive', 'archive#index {}'],
+  ['GET', '/archive/2024', 'archive#index {"year":"2024"}'],
+  ['GET', '/archive/2024/05', 'archive#index {"month":"05","year":"2024"}'],
+  ['POST', '/mounted/anything/below', 'mounted#app {}'],
+  ['GET', '/very/long/static/path/for/whole/comparison', 'long#show {}'],
+  ['GET', '/very/long/static/path/for/whole/comparisons', null],
+  ['GET', '/admin/users/7', 'admin/users#show {"id":"7"}'],
+  ['GET', '/bulk17/5/x17', 'bulk#b17 {"id":"5"}'],
+  ['GET', '/bulk17/5/x18', null],
+  ['GET', '/nowhere', null],
+];
+
+function answer(routes: ReturnType<typeof draw>, method: string, path: string): string | null {
+  const m = routes.recognize(method, path);
+  if (m === null) return null;
+  const params = Object.fromEntries(Object.entries(m.params).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return `${m.handler}#${m.action} ${JSON.stringify(params)}`;
+}
+
+for (const tier of TIERS) {
+  describe(`matcher tier: ${tier}`, () => {
+    test('the shared case table, twice over (cold and after the tier has warmed up)', () => {
+      const routes = draw(declare).useMatcherTier(tier);
+      for (let round = 0; round < 2; round++) {
+        for (const [method, path, want] of CASES) {
+          assert.equal(answer(routes, method, path), want, `[${tier}, round ${round}] ${method} ${path}`);
+        }
+        // Enough lookups for `auto` to compile its trees before the second round.
+        for (let i = 0; i < 40; i++) routes.recognize('GET', `/bulk${i % 40}/1/x${i % 40}`);
+      }
+    });
+  });
+}
+
+describe('without code generation (node --disallow-code-generation-from-strings)', () => {
+  test('the compiled tiers fall back to the interpreter and still pass every Rails scenario', () => {
+    const conformance = fileURLToPath(new URL('./rails-conformance.test.js', import.meta.url));
+    // Not as a subtest of this runner (NODE_TEST_CONTEXT would make it report to it): on its own, in TAP.
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const run = spawnSync(
+      process.execPath,
+      ['--disallow-code-generation-from-strings', '--test-reporter=tap', conformance],
+      { encoding: 'utf8', env: { ...env, DIVAN_MATCHER_TIERS: 'compiled-walk,recognizer,auto', NODE_OPTIONS: '' } },
+    );
+    assert.equal(run.status, 0, run.stdout.slice(-3000) + run.stderr);
+    assert.match(run.stdout, /# fail 0/);
+    assert.match(run.stdout, /# pass [1-9]\d{2,}/);
+    // The child really could not generate code.
+    const probe = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '-e', 'new Function("")'], {
+      encoding: 'utf8',
+    });
+    assert.notEqual(probe.status, 0);
+  });
+});
