@@ -1,9 +1,8 @@
 /**
  * The compiled route set `draw` returns: the routes in declaration order, and everything
  * derived from them — recognition (compiled on first use), URL generation and named
- * helpers, and the node:http dispatcher.
+ * helpers (the node:http listener is an adapter, adapters/node.ts).
  */
-import { createNodeListener, type NodeHandlers, type NodeListener } from './adapters/node.js';
 import { ArgumentError } from './errors.js';
 import type { RouteSink } from './declaration/mapper.js';
 import { camelHelperName } from './format/helper-name.js';
@@ -131,10 +130,5 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
       table[camelHelperName(name, 'Url')] = (...args: unknown[]) => this.urlOf(route, args);
     }
     return (this.helperTable = Object.freeze(table)) as Helpers<R>;
-  }
-
-  /** A `(req, res)` listener for node:http that calls `handlers[handler][action](ctx)`. */
-  dispatch(handlers: NodeHandlers<R>): NodeListener {
-    return createNodeListener<R>(this, handlers);
   }
 }

@@ -253,7 +253,7 @@ describe('createNodeListener', () => {
   });
 });
 
-describe('routes.dispatch with a drawn route set', () => {
+describe('createNodeListener with a drawn route set', () => {
   test('params, percent-decoding, constraints, 404, 405, 501', async () => {
     const routes = draw((r) => {
       r.resources('posts', { only: ['index', 'show', 'create'] }, (r) => {
@@ -265,7 +265,7 @@ describe('routes.dispatch with a drawn route set', () => {
       });
     });
     const app = createServer(
-      routes.dispatch({
+      createNodeListener(routes, {
         posts: { index: () => 'all posts', show: ({ params }) => ({ ...params }) },
         comments: { show: ({ params, route }) => ({ params, name: route.name }) },
         files: { show: ({ params }) => `file ${String(params.id)}` },
