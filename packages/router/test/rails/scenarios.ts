@@ -3,7 +3,7 @@
  * declaration in our DSL (`draw`), plus recognition and generation probes. `record.rb` runs the Ruby
  * side in real Rails and writes `rails-fixtures.json`; `../rails-conformance.test.ts` compares.
  *
- * Conventions (see /work/shared/router-api.md): Ruby symbols are plain strings; a bare word path
+ * Conventions (see docs/router.md): Ruby symbols are plain strings; a bare word path
  * (`'preview'`) is a Ruby symbol (`:preview`), so the Ruby side uses a symbol wherever the TS side
  * gives a bare word; `controller:` is `handler:`; snake_case options are camelCase; regex constraints
  * are RegExp literals with the same source. Keep both sides exactly equivalent when editing, then
