@@ -1,7 +1,5 @@
 // `npm pack` of @divan/router installs in a fresh project outside this repository, and the
 // README's router example runs there, through the package's `exports` (types included).
-// (The db package builds native addons when installed; its install is checked by hand, see
-// docs/router.md "Installing".)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
