@@ -150,9 +150,8 @@ export async function startPostgres({ durable = false, log = (line) => console.l
       '-c shared_buffers=256MB',
       ...(durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
     ];
-    for (let attempt = 0; ; attempt++) {
-      const port = await freePort();
-      const start = runAs(user, join(bin, 'pg_ctl'), [
+    const pgStart = (port) =>
+      runAs(user, join(bin, 'pg_ctl'), [
         '-D',
         data,
         '-l',
@@ -164,9 +163,24 @@ export async function startPostgres({ durable = false, log = (line) => console.l
         '60',
         'start',
       ]);
+    for (let attempt = 0; ; attempt++) {
+      const port = await freePort();
+      const start = pgStart(port);
       if (start.status === 0) {
         started = true;
-        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, bin, dir, stop };
+        // For tests of a PostgreSQL that goes away and comes back: stop it (keeping its data) and
+        // start it again on the same port.
+        const pause = () => {
+          const result = runAs(user, join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+          if (result.status !== 0) throw new Error(`pg_ctl stop failed:\n${result.stdout}${result.stderr}`);
+          started = false;
+        };
+        const resume = () => {
+          const result = pgStart(port);
+          if (result.status !== 0) throw new Error(`pg_ctl start failed:\n${result.stdout}${result.stderr}`);
+          started = true;
+        };
+        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, bin, dir, stop, pause, resume };
       }
       // Another process may have taken the port between the probe and the start: try another.
       if (attempt === 2) throw new Error(`pg_ctl start failed:\n${start.stdout}${start.stderr}`);

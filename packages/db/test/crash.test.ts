@@ -1,73 +1,14 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startChildServer } from './support/child-server.js';
-import { request } from './support/server.js';
+import { acknowledgedWritesSurviveKill } from './support/crash.js';
 
-/**
- * Acknowledged writes survive `kill -9`: a real `divan serve` process takes single-document PUTs
- * and `_bulk_docs` batches from several concurrent writers, is killed with SIGKILL while requests
- * are in flight, then restarted on the same folder: every acknowledged document is there with
- * the acknowledged rev.
- */
-describe('crash safety', () => {
+describe('crash safety (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'divan-crash-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('keeps every acknowledged write after SIGKILL mid-load', async () => {
-    const args = ['--data', dataDir, '--admin', 'admin:secret'];
-    const first = await startChildServer(args);
-    assert.equal((await request(first.url, 'PUT', '/load')).status, 201);
-
-    const acked = new Map<string, string>();
-    let stop = false;
-    const writer = async (n: number) => {
-      for (let i = 0; !stop; i++) {
-        try {
-          if (i % 4 === 0) {
-            const docs = Array.from({ length: 50 }, (_, k) => ({
-              _id: `w${n}-b${i}-${k}`,
-              n,
-              i,
-              k,
-              pad: 'x'.repeat(200),
-            }));
-            const r = await request(first.url, 'POST', '/load/_bulk_docs', { body: { docs } });
-            if (r.status === 201) for (const row of r.json) acked.set(row.id, row.rev);
-          } else {
-            const id = `w${n}-s${i}`;
-            const r = await request(first.url, 'PUT', `/load/${id}`, { body: { n, i } });
-            if (r.status === 201) acked.set(id, r.json.rev);
-          }
-        } catch {
-          return; // the server is gone: this request was never acknowledged
-        }
-      }
-    };
-    const writers = [0, 1, 2, 3].map(writer);
-    while (acked.size < 2000) await new Promise((resolve) => setTimeout(resolve, 10));
-    first.child.kill('SIGKILL');
-    stop = true;
-    assert.equal(await first.exited, 'SIGKILL');
-    await Promise.all(writers);
-
-    const second = await startChildServer(args);
-    try {
-      const ids = [...acked.keys()];
-      const r = await request(second.url, 'POST', '/load/_all_docs', { body: { keys: ids } });
-      assert.equal(r.status, 200);
-      const missing = r.json.rows.filter(
-        (row: any, i: number) => row.error !== undefined || row.value.rev !== acked.get(ids[i]!),
-      );
-      assert.deepEqual(missing, [], `${missing.length} of ${ids.length} acknowledged writes lost`);
-      const info = (await request(second.url, 'GET', '/load')).json;
-      assert.ok(info.doc_count >= acked.size);
-      assert.equal(info.update_seq, info.doc_count);
-    } finally {
-      second.child.kill('SIGTERM');
-      await second.exited;
-    }
+    await acknowledgedWritesSurviveKill(['--data', dataDir, '--admin', 'admin:secret']);
   });
 });

@@ -217,7 +217,7 @@ export function helpText(topic?: 'serve'): string {
     '  --durability MODE       normal, or full (fsync every commit)   [DIVAN_DURABILITY, default normal]',
     '  --log-level LEVEL       debug, info, warn, error or none       [DIVAN_LOG_LEVEL, default info]',
     '  --storage URL           keep the databases in PostgreSQL       [DIVAN_STORAGE, default: SQLite in --data]',
-    '                          (postgres://user@host:port/db; several nodes may share it)',
+    '                          (postgres://user@host:port/db[?schema=divan]; several nodes may share it)',
     '                          (info: one line per request; debug: also errors with their stack)',
     '',
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',

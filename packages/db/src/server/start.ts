@@ -120,11 +120,23 @@ async function openStorage(
     const storage = openSqliteStorage({ dir: dataDir, durability });
     return { storage, indexDir: (db) => storage.indexDir(db.name) };
   }
-  const storage = await openPostgresStorage(typeof where === 'string' ? { url: where } : where);
+  const storage = await openPostgresStorage(typeof where === 'string' ? postgresWhere(where) : where);
   return {
     storage,
     indexDir: (db) => join(dataDir, 'views', `${encodeURIComponent(db.name)}-${db.createdAt}`),
   };
+}
+
+/**
+ * A storage URL, with the PostgreSQL schema Divan keeps its tables in as a `schema` parameter
+ * (default `divan`): several deployments can share one PostgreSQL database.
+ */
+function postgresWhere(text: string): { url: string; schema?: string } {
+  const url = new URL(text);
+  const schema = url.searchParams.get('schema');
+  if (schema === null) return { url: text };
+  url.searchParams.delete('schema');
+  return { url: url.toString(), schema };
 }
 
 function listen(http: Server, port: number, host: string): Promise<void> {

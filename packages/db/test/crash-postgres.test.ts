@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { acknowledgedWritesSurviveKill } from './support/crash.js';
+import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
+
+describe('crash safety (PostgreSQL)', () => {
+  const url = testPostgresUrl();
+  const schema = freshSchema('crash');
+  const dataDir = mkdtempSync(join(tmpdir(), 'divan-crash-pg-'));
+  after(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (!(url instanceof Error)) await dropSchema(url, schema);
+  });
+
+  it('keeps every acknowledged write after SIGKILL of a node mid-load', async () => {
+    if (url instanceof Error) throw url;
+    const storage = new URL(url);
+    storage.searchParams.set('schema', schema);
+    await acknowledgedWritesSurviveKill([
+      '--data',
+      dataDir,
+      '--admin',
+      'admin:secret',
+      '--storage',
+      storage.toString(),
+    ]);
+  });
+});
