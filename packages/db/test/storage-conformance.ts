@@ -5,6 +5,7 @@
  * storage sees what the first one committed (after it closed, at least).
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { DocRecord, DocWrite, DocumentStore, Page, Storage } from '../src/storage/contract.js';
 import { StorageExistsError } from '../src/storage/engine.js';
@@ -445,12 +446,100 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
       });
     });
 
+    describe('attachment streams', () => {
+      const md5 = (bytes: Uint8Array) => `md5-${createHash('md5').update(bytes).digest('base64')}`;
+      /** `size` bytes of a pattern that shows any misplaced byte. */
+      const bytesOf = (size: number, seed = 7) => {
+        const out = Buffer.alloc(size);
+        for (let i = 0; i < size; i++) out[i] = (i * 31 + seed + (i >> 8)) & 0xff;
+        return out;
+      };
+      /** The bytes handed over in uneven pieces, as a request body arrives. */
+      async function* pieces(bytes: Uint8Array, size = 70_001): AsyncGenerator<Uint8Array> {
+        for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+      }
+      const read = async (db: DocumentStore, digest: string, start?: number, end?: number) => {
+        const parts: Uint8Array[] = [];
+        for await (const part of db.readAttachment(digest, start, end)) parts.push(part);
+        return Buffer.concat(parts);
+      };
+
+      it('stores bytes as they stream in, named by their MD5, and reads them back whole and by range', async () => {
+        const db = await fresh();
+        const big = bytesOf(700_000); // several chunks of any engine's size
+        const info = await db.putAttachment(pieces(big));
+        assert.deepEqual(info, { digest: md5(big), length: big.length });
+        assert.deepEqual(await db.attachmentInfo(info.digest), info);
+        assert.ok((await read(db, info.digest)).equals(big));
+        for (const [start, end] of [
+          [0, 1],
+          [262_143, 262_145],
+          [100, 600_000],
+          [699_999, 700_000],
+          [500_000, undefined],
+          [0, 10_000_000],
+        ] as const) {
+          const got = await read(db, info.digest, start, end);
+          assert.ok(got.equals(big.subarray(start, end)), `bytes ${start}-${end}`);
+        }
+        assert.equal((await read(db, info.digest, 800_000)).length, 0);
+        assert.equal(await db.attachmentInfo('md5-nothing'), undefined);
+        assert.equal((await read(db, 'md5-nothing')).length, 0);
+      });
+
+      it('keeps one copy of the same bytes; an empty attachment is one too', async () => {
+        const db = await fresh();
+        const bytes = bytesOf(1000, 3);
+        const first = await db.putAttachment([bytes]);
+        const second = await db.putAttachment(pieces(bytes, 7));
+        assert.deepEqual(first, second);
+        const empty = await db.putAttachment([]);
+        assert.deepEqual(empty, { digest: 'md5-1B2M2Y8AsgTpgAmY7PhCfg==', length: 0 });
+        const all = await all_(db);
+        assert.deepEqual(
+          all.map((a) => a.digest),
+          [first.digest, empty.digest].sort(),
+        );
+      });
+
+      it('a source that fails stores nothing; deleted attachments are gone', async () => {
+        const db = await fresh();
+        const kept = await db.putAttachment([bytesOf(300_000, 1)]);
+        async function* failing(): AsyncGenerator<Uint8Array> {
+          yield bytesOf(300_000, 2);
+          throw new Error('the client went away');
+        }
+        await assert.rejects(db.putAttachment(failing()), /went away/);
+        assert.deepEqual(
+          (await all_(db)).map((a) => a.digest),
+          [kept.digest],
+        );
+        await db.deleteAttachments([kept.digest, 'md5-not-there']);
+        assert.equal(await db.attachmentInfo(kept.digest), undefined);
+        assert.deepEqual(await all_(db), []);
+        assert.equal((await read(db, kept.digest)).length, 0);
+      });
+
+      it('attachments are per database, and go with it', async () => {
+        const one = await storage.create('atts-one');
+        const two = await fresh();
+        const info = await one.putAttachment([bytesOf(10)]);
+        assert.equal(await two.attachmentInfo(info.digest), undefined);
+        await storage.destroy('atts-one');
+        const again = await storage.create('atts-one');
+        assert.equal(await again.attachmentInfo(info.digest), undefined);
+      });
+
+      const all_ = (db: DocumentStore) => all(db.foldAttachments());
+    });
+
     describe('durability', () => {
       it('what was committed is there for the next storage opened on the same place', async () => {
         const db = await storage.create('kept');
         await db.update(['k'], writing([write('k', '1-k', '{"kept":true}')]));
         await db.putLocal({ id: '_local/k', rev: '0-3', body: '{}' });
         await db.setProp('revs_limit', '7');
+        const att = await db.putAttachment([Buffer.from('kept bytes')]);
         await storage.setServerValue('secret', 'abc');
         await storage.setServerValue('secret', 'def');
         await storage.close();
@@ -461,6 +550,10 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.equal(await again.getBody('k', '1-k'), '{"kept":true}');
         assert.equal((await again.getLocal('_local/k'))?.rev, '0-3');
         assert.equal(await again.getProp('revs_limit'), '7');
+        assert.deepEqual(await again.attachmentInfo(att.digest), att);
+        const bytes: Uint8Array[] = [];
+        for await (const part of again.readAttachment(att.digest)) bytes.push(part);
+        assert.equal(Buffer.concat(bytes).toString(), 'kept bytes');
         assert.equal(await storage.getServerValue('secret'), 'def');
         assert.equal(await storage.getServerValue('other'), undefined);
         const next = await again.update(['k2'], writing([write('k2', '1-k', '{}')]));

@@ -72,6 +72,17 @@ export type PurgePlanner<R> = (records: ReadonlyMap<string, DocRecord>) => { pur
 /** Computes compaction's rewrites of some documents from their current records (like `Planner`). */
 export type CompactPlanner = (records: ReadonlyMap<string, DocRecord>) => readonly CompactWrite[];
 
+/** A stored attachment: its bytes as stored (a compressed one's gzip stream), named by their MD5. */
+export interface AttachmentInfo {
+  /** `md5-<base64 of the MD5 of the stored bytes>`, CouchDB's digest. */
+  digest: string;
+  /** Bytes stored. */
+  length: number;
+}
+
+/** The bytes of an attachment as they arrive (a request body, a decoded base64 string). */
+export type AttachmentSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
 export interface DocumentStore {
   readonly name: string;
   meta(): Promise<DbMeta>;
@@ -131,6 +142,21 @@ export interface DocumentStore {
   /** Removes a local document; false when there was none. */
   deleteLocal(id: string): Promise<boolean>;
   foldLocal(range: IdRange): AsyncIterable<Page<LocalDoc>>;
+
+  /**
+   * Stores an attachment's bytes as they arrive, without holding them whole, and names them by
+   * their MD5. Resolves once they are durable; bytes already stored under that digest are kept
+   * once. A source that fails leaves nothing stored. Bytes no revision refers to are for
+   * compaction to delete.
+   */
+  putAttachment(data: AttachmentSource): Promise<AttachmentInfo>;
+  attachmentInfo(digest: string): Promise<AttachmentInfo | undefined>;
+  /** The stored bytes of `digest` from `start` up to `end` (exclusive; default: to the end), a chunk at a time. */
+  readAttachment(digest: string, start?: number, end?: number): AsyncIterable<Uint8Array>;
+  /** Forgets stored attachments (digests not stored are ignored). */
+  deleteAttachments(digests: readonly string[]): Promise<void>;
+  /** Every stored attachment, by digest. */
+  foldAttachments(): AsyncIterable<Page<AttachmentInfo>>;
 
   /** Small per-database settings as text (`revs_limit`, `security`, ...). */
   getProp(key: string): Promise<string | undefined>;

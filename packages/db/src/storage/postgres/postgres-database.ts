@@ -3,17 +3,28 @@
  * Nothing is cached between calls (another node may write at any time): counters come from the
  * `dbs` row, records from `docs`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { CouchError } from '../../errors.js';
 import { toWellFormed } from '../../support/unicode.js';
-import type { CompactPlanner, Counters, DocumentStore, Page, Planner, PurgePlanner } from '../contract.js';
+import type {
+  AttachmentInfo,
+  AttachmentSource,
+  CompactPlanner,
+  Counters,
+  DocumentStore,
+  Page,
+  Planner,
+  PurgePlanner,
+} from '../contract.js';
 import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
 import { checkOut, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
 /** Rows per fold page: small first (callers often stop after a few rows), then larger. */
 const FIRST_PAGE = 64;
+/** Bytes per attachment chunk row (as the SQLite engine's). */
+const ATTACHMENT_CHUNK_BYTES = 256 * 1024;
 const MAX_PAGE = 1024;
 
 /** A named statement: node-postgres parses it once per connection, then only binds values. */
@@ -26,6 +37,9 @@ export function documentStatements(schema: string) {
   const s = quoteIdent(schema);
   const DOC = 'id, seq, rev, deleted, tree';
   return {
+    /** The attachment tables, qualified (their statements are built where used). */
+    attachments: `${s}.attachments`,
+    chunks: `${s}.attachment_chunks`,
     counters: named(`SELECT update_seq, doc_count, doc_del_count, external, purge_seq FROM ${s}.dbs WHERE db_id = $1`),
     // The writers' lock: FOR NO KEY UPDATE conflicts with itself (one writer per database at a
     // time, on every node) but not with the KEY SHARE lock that local documents and properties
@@ -600,6 +614,110 @@ export class PostgresDocumentStore implements DocumentStore {
   async *foldLocal(range: IdRange): AsyncGenerator<Page<LocalDoc>> {
     for await (const rows of this.foldRange<LocalDoc>('local_docs', 'id, rev, body', '', range)) {
       yield rows.map((r) => ({ id: r.id, rev: r.rev, body: r.body }));
+    }
+  }
+
+  async putAttachment(source: AttachmentSource): Promise<AttachmentInfo> {
+    const temporary = `tmp:${randomUUID()}`;
+    const md5 = createHash('md5');
+    let length = 0;
+    let n = 0;
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    const chunks = this.sql.chunks;
+    const write = async (final: boolean) => {
+      while (pendingBytes >= ATTACHMENT_CHUNK_BYTES || (final && pendingBytes > 0)) {
+        const all = Buffer.concat(pending);
+        const take = Math.min(ATTACHMENT_CHUNK_BYTES, all.length);
+        await this.query(`INSERT INTO ${chunks} (db_id, digest, n, data) VALUES ($1, $2, $3, $4)`, [
+          this.dbId,
+          temporary,
+          n++,
+          all.subarray(0, take),
+        ]);
+        pending = take < all.length ? [all.subarray(take)] : [];
+        pendingBytes = all.length - take;
+      }
+    };
+    try {
+      for await (const chunk of source) {
+        md5.update(chunk);
+        length += chunk.length;
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        await write(false);
+      }
+      await write(true);
+      const digest = `md5-${md5.digest('base64')}`;
+      await this.transaction(async (client) => {
+        const inserted = await client.query(
+          `INSERT INTO ${this.sql.attachments} (db_id, digest, length) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+          [this.dbId, digest, length],
+        );
+        if (inserted.rowCount === 0) {
+          await client.query(`DELETE FROM ${chunks} WHERE db_id = $1 AND digest = $2`, [this.dbId, temporary]);
+        } else {
+          await client.query(`UPDATE ${chunks} SET digest = $3 WHERE db_id = $1 AND digest = $2`, [
+            this.dbId,
+            temporary,
+            digest,
+          ]);
+        }
+      });
+      return { digest, length };
+    } catch (error) {
+      await this.query(`DELETE FROM ${chunks} WHERE db_id = $1 AND digest = $2`, [this.dbId, temporary]).catch(
+        () => {},
+      );
+      throw error;
+    }
+  }
+
+  async attachmentInfo(digest: string): Promise<AttachmentInfo | undefined> {
+    const [row] = await this.query<{ digest: string; length: string }>(
+      `SELECT digest, length FROM ${this.sql.attachments} WHERE db_id = $1 AND digest = $2`,
+      [this.dbId, digest],
+    );
+    return row === undefined ? undefined : { digest: row.digest, length: Number(row.length) };
+  }
+
+  async *readAttachment(digest: string, start = 0, end?: number): AsyncGenerator<Uint8Array> {
+    const info = await this.attachmentInfo(digest);
+    if (info === undefined) return;
+    const stop = Math.min(end ?? info.length, info.length);
+    for (let at = Math.max(0, start); at < stop; ) {
+      const n = Math.floor(at / ATTACHMENT_CHUNK_BYTES);
+      const [row] = await this.query<{ data: Buffer }>(
+        `SELECT data FROM ${this.sql.chunks} WHERE db_id = $1 AND digest = $2 AND n = $3`,
+        [this.dbId, digest, n],
+      );
+      if (row === undefined) return; // deleted meanwhile
+      const from = at - n * ATTACHMENT_CHUNK_BYTES;
+      const to = Math.min(row.data.length, stop - n * ATTACHMENT_CHUNK_BYTES);
+      yield row.data.subarray(from, to);
+      at = n * ATTACHMENT_CHUNK_BYTES + to;
+    }
+  }
+
+  async deleteAttachments(digests: readonly string[]): Promise<void> {
+    if (digests.length === 0) return;
+    await this.transaction(async (client) => {
+      for (const table of [this.sql.attachments, this.sql.chunks]) {
+        await client.query(`DELETE FROM ${table} WHERE db_id = $1 AND digest = ANY($2)`, [this.dbId, [...digests]]);
+      }
+    });
+  }
+
+  async *foldAttachments(): AsyncGenerator<Page<AttachmentInfo>> {
+    let after = '';
+    for (;;) {
+      const rows = await this.query<{ digest: string; length: string }>(
+        `SELECT digest, length FROM ${this.sql.attachments} WHERE db_id = $1 AND digest > $2 ORDER BY digest LIMIT $3`,
+        [this.dbId, after, MAX_PAGE],
+      );
+      if (rows.length > 0) yield rows.map((r) => ({ digest: r.digest, length: Number(r.length) }));
+      if (rows.length < MAX_PAGE) return;
+      after = rows[rows.length - 1]!.digest;
     }
   }
 

@@ -129,7 +129,7 @@ class PostgresStorage implements Storage {
       ]);
       const dbId = found.rows[0]?.db_id;
       if (dbId === undefined) return false;
-      for (const table of ['docs', 'bodies', 'local_docs', 'props']) {
+      for (const table of ['docs', 'bodies', 'local_docs', 'props', 'purges', 'attachments', 'attachment_chunks']) {
         await client.query(`DELETE FROM ${this.s}.${table} WHERE db_id = $1`, [dbId]);
       }
       return true;

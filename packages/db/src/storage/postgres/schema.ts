@@ -83,6 +83,23 @@ export function migrations(schema: string): string[] {
       PRIMARY KEY (db_id, seq)
     );
     `,
+    // 3: attachment bytes: chunks by digest and number, and one row per stored attachment
+    // (inserted last, in the transaction that names the chunks by their digest).
+    `
+    CREATE TABLE ${s}.attachments (
+      db_id bigint NOT NULL,
+      digest text COLLATE "C" NOT NULL,
+      length bigint NOT NULL,
+      PRIMARY KEY (db_id, digest)
+    );
+    CREATE TABLE ${s}.attachment_chunks (
+      db_id bigint NOT NULL,
+      digest text COLLATE "C" NOT NULL,
+      n integer NOT NULL,
+      data bytea NOT NULL,
+      PRIMARY KEY (db_id, digest, n)
+    );
+    `,
   ];
 }
 

@@ -58,5 +58,22 @@ CREATE TABLE IF NOT EXISTS purges (
 );
 `;
 
+/**
+ * Attachment bytes (./attachments.ts): chunks by digest and number, and one row per stored
+ * attachment (written last: an attachment exists once its row does). Made on open in older files.
+ */
+export const ATTACHMENT_SCHEMA = `
+CREATE TABLE IF NOT EXISTS attachments (
+  digest TEXT PRIMARY KEY,
+  length INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS attachment_chunks (
+  digest TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (digest, n)
+) WITHOUT ROWID;
+`;
+
 /** Counter keys of `meta`, written together at the end of every document transaction. */
 export const COUNTERS = ['update_seq', 'doc_count', 'doc_del_count', 'external', 'purge_seq'] as const;

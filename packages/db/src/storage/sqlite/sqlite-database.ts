@@ -15,7 +15,8 @@ import type {
   PurgeInfo,
   PurgeWrite,
 } from '../engine.js';
-import { COUNTERS, PURGE_SCHEMA, SCHEMA, SCHEMA_VERSION } from './schema.js';
+import { SqliteAttachments } from './attachments.js';
+import { ATTACHMENT_SCHEMA, COUNTERS, PURGE_SCHEMA, SCHEMA, SCHEMA_VERSION } from './schema.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -78,6 +79,8 @@ function fileSize(path: string): number {
 /** One database: one SQLite file with a single connection, the only writer. */
 export class SqliteDatabase implements DatabaseStore {
   private readonly db: Db;
+  /** Attachment bytes (./attachments.ts). */
+  readonly attachments: SqliteAttachments;
   private totals: Counters;
   /** The latest writes, for index updates that follow them (../recent-changes.ts). */
   private readonly recent: RecentChanges;
@@ -131,6 +134,7 @@ export class SqliteDatabase implements DatabaseStore {
       throw err;
     }
     const db = this.db;
+    this.attachments = new SqliteAttachments(db);
     this.stmtGetDoc = db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id = ?`).raw();
     this.stmtGetBody = db
       .prepare('SELECT body FROM bodies WHERE doc = (SELECT k FROM docs WHERE id = ?) AND rev = ?')
@@ -223,6 +227,7 @@ export class SqliteDatabase implements DatabaseStore {
       db.transaction(() => {
         db.exec(SCHEMA);
         db.exec(PURGE_SCHEMA);
+        db.exec(ATTACHMENT_SCHEMA);
         const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
         for (const key of COUNTERS) put.run(key, 0);
         put.run('created_at', createdAt);
@@ -234,6 +239,7 @@ export class SqliteDatabase implements DatabaseStore {
       throw new Error(`database ${this.name}: unsupported storage schema version ${version}`);
     }
     db.exec(PURGE_SCHEMA);
+    db.exec(ATTACHMENT_SCHEMA);
     const createdAt = db.prepare("SELECT value FROM meta WHERE key = 'created_at'").pluck().get();
     return createdAt as number;
   }

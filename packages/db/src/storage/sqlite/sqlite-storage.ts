@@ -3,7 +3,17 @@
  * synchronous and this process is each file's only writer, so every call is answered at once
  * inside; folds hand out the pages the engine reads anyway.
  */
-import type { CompactPlanner, Counters, DocumentStore, Page, Planner, PurgePlanner, Storage } from '../contract.js';
+import type {
+  AttachmentInfo,
+  AttachmentSource,
+  CompactPlanner,
+  Counters,
+  DocumentStore,
+  Page,
+  Planner,
+  PurgePlanner,
+  Storage,
+} from '../contract.js';
 import type {
   DatabaseStore,
   DbMeta,
@@ -175,6 +185,26 @@ class SqliteDocumentStore implements DocumentStore {
 
   foldLocal(range: IdRange): AsyncIterable<Page<LocalDoc>> {
     return paged(this.db.foldLocal(range));
+  }
+
+  putAttachment(data: AttachmentSource): Promise<AttachmentInfo> {
+    return this.db.attachments.put(data);
+  }
+
+  async attachmentInfo(digest: string): Promise<AttachmentInfo | undefined> {
+    return this.db.attachments.infoOf(digest);
+  }
+
+  readAttachment(digest: string, start?: number, end?: number): AsyncIterable<Uint8Array> {
+    return this.db.attachments.read(digest, start, end);
+  }
+
+  async deleteAttachments(digests: readonly string[]): Promise<void> {
+    this.db.attachments.delete(digests);
+  }
+
+  foldAttachments(): AsyncIterable<Page<AttachmentInfo>> {
+    return this.db.attachments.fold();
   }
 
   async getProp(key: string): Promise<string | undefined> {
