@@ -111,7 +111,12 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   const headers = { ...contentType(ctx), ETag: answer.etag };
   try {
     if (matches(ctx.req.headers['if-none-match'], answer.etag)) return sendText(ctx, 304, '', headers);
-    await sendAnswer(ctx, target.manager, answer.etag, headers, () => render(answer));
+    // An answer with documents is streamed at once (its first byte does not wait for a cache
+    // entry's worth of rows): the documents change with the database, so it is rarely asked again.
+    if (q.includeDocs) {
+      const { head, rows } = render(answer);
+      await streamRows(ctx, 200, head, rows, () => ']}', headers);
+    } else await sendAnswer(ctx, target.manager, answer.etag, headers, () => render(answer));
   } finally {
     answer.finished();
   }
