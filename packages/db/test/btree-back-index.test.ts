@@ -69,7 +69,7 @@ describe('btree: view index build and updates', () => {
       const build = built.startBuild();
       assert.ok(build !== undefined);
       for (let i = 0; i < docs.length; i += 1000) build.add(docs.slice(i, i + 1000));
-      build.finish(docs.length);
+      await build.finish(docs.length);
       build.dispose();
       assert.deepEqual(
         readdirSync(dir).filter((f) => f.includes('.build-')),
@@ -104,7 +104,7 @@ describe('btree: view index build and updates', () => {
       const fresh = await open(dir, 'fresh.sqlite');
       const again = fresh.startBuild()!;
       again.add([...final.values()]);
-      again.finish(seq);
+      await again.finish(seq);
       again.dispose();
       assert.deepEqual(dump(fresh), dump(applied));
       // The updates were written to the files by the writer thread: reopened, each index is

@@ -42,9 +42,16 @@ class BTreeRows implements RowTree, BuildableRowTree {
   }
 
   bulkLoad(rows: Iterable<readonly [key: Buffer, value: Buffer]>, options?: { cacheLeaves?: boolean }): void {
+    for (const _ of this.bulkLoadSteps(rows, options));
+  }
+
+  bulkLoadSteps(
+    rows: Iterable<readonly [key: Buffer, value: Buffer]>,
+    options?: { cacheLeaves?: boolean },
+  ): Generator<void> {
     this.version++;
     if (this.tree.totalCount() > 0) this.tree.clear();
-    this.tree.bulkLoad(rows, options);
+    return this.tree.bulkLoadSteps(rows, options);
   }
 
   *rows(range: RowRange, descending: boolean): Generator<RowEntry> {

@@ -38,6 +38,11 @@ export interface BuildableRowTree extends RowTree {
    * `cacheLeaves`: keep the written rows in the tree's node cache (the caller knows they fit).
    */
   bulkLoad(rows: Iterable<readonly [key: Buffer, value: Buffer]>, options?: { cacheLeaves?: boolean }): void;
+  /** `bulkLoad` a step at a time (a pause every few thousand rows). */
+  bulkLoadSteps(
+    rows: Iterable<readonly [key: Buffer, value: Buffer]>,
+    options?: { cacheLeaves?: boolean },
+  ): Generator<void>;
 }
 
 export type TreeFactory = (store: NodeStore, view: number) => BuildableRowTree;
@@ -72,6 +77,8 @@ CREATE TABLE IF NOT EXISTS back_index (id TEXT PRIMARY KEY, rows BLOB NOT NULL) 
 const BACK_IDS_PER_SELECT = 500;
 /** Back-index rows per INSERT statement of a build. */
 const BACK_ROWS_PER_INSERT = 128;
+/** A build's write gives other work a turn at least this often (ms). */
+const PAUSE_MS = 8;
 
 export class ViewIndex {
   readonly trees: BuildableRowTree[];
@@ -360,15 +367,26 @@ export class ViewIndex {
     );
   }
 
-  private finishBuild(
+  /**
+   * Writes a build in one transaction that stays open across event-loop turns: it pauses every
+   * few thousand rows (PAUSE_MS at most between pauses), so other requests are answered while a
+   * big index is written. Until it commits, readers see the index as it was (empty).
+   */
+  private async finishBuild(
     seq: number,
     rows: readonly ExternalSorter[],
     back: ExternalSorter,
     lastSeqs: readonly number[],
-  ): void {
+  ): Promise<void> {
     // A build's nodes go straight to disk: they would not fit in memory.
     this.flush();
-    const run = this.sql.transaction(() => {
+    let slice = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - slice < PAUSE_MS) return;
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    };
+    const run = async () => {
       this.sql.exec('DELETE FROM back_index');
       const statements = new Map<number, Sqlite.Statement>();
       const insert = (params: unknown[]): void => {
@@ -391,24 +409,31 @@ export class ViewIndex {
         if (params.length === 2 * BACK_ROWS_PER_INSERT) {
           insert(params);
           params = [];
+          await pause();
         }
       }
       if (params.length > 0) insert(params);
       const changedSeqs = [...this.changedSeqs];
-      this.trees.forEach((tree, view) => {
-        if (rows[view]!.size === 0 && tree.total() === 0) return;
-        tree.bulkLoad(rows[view]!.sorted(), { cacheLeaves: rows[view]!.bytes <= CACHED_BUILD_BYTES });
+      for (const [view, tree] of this.trees.entries()) {
+        if (rows[view]!.size === 0 && tree.total() === 0) continue;
+        const steps = tree.bulkLoadSteps(rows[view]!.sorted(), {
+          cacheLeaves: rows[view]!.bytes <= CACHED_BUILD_BYTES,
+        });
+        for (const _ of steps) await pause();
         changedSeqs[view] = lastSeqs[view] || seq;
-      });
+      }
       this.putMeta.run('update_seq', String(seq));
       this.putMeta.run('changed_seqs', JSON.stringify(changedSeqs));
       this.putMeta.run('purge_seq', String(this.purged));
       return changedSeqs;
-    });
+    };
     for (const store of this.stores) store.buffering = false;
+    this.sql.exec('BEGIN IMMEDIATE');
     try {
-      this.changedSeqs = run();
+      this.changedSeqs = await run();
+      this.sql.exec('COMMIT');
     } catch (error) {
+      if (this.sql.open && this.sql.inTransaction) this.sql.exec('ROLLBACK');
       for (const tree of this.trees) tree.invalidate();
       throw error;
     } finally {
@@ -469,7 +494,7 @@ export class IndexBuild {
       rows: readonly ExternalSorter[],
       back: ExternalSorter,
       lastSeqs: readonly number[],
-    ) => void,
+    ) => Promise<void>,
   ) {
     this.trees = index.trees;
     this.lastSeqs = index.trees.map(() => 0);
@@ -497,8 +522,8 @@ export class IndexBuild {
   }
 
   /** Writes everything added, and `seq` as the index's sequence, in one transaction. */
-  finish(seq: number): void {
-    this.write(seq, this.rows, this.back, this.lastSeqs);
+  finish(seq: number): Promise<void> {
+    return this.write(seq, this.rows, this.back, this.lastSeqs);
   }
 
   /** Removes the temporary files (after `finish`, or instead of it). */

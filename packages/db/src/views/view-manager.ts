@@ -32,6 +32,8 @@ import { DuplicateInBuild, ViewIndex } from './view-index.js';
 
 /** Documents per sandbox call. */
 const BATCH = 1000;
+/** An update lets other work run at least this often (ms). */
+const SLICE_MS = 8;
 /**
  * The first batches of an update are smaller (FIRST_BATCHES, then BATCH): the sandbox starts
  * mapping sooner, and a small update (a few hundred docs) is mostly mapped while it is read.
@@ -257,7 +259,14 @@ export class ViewManager {
           await commit();
         }
         let mapping = mapBatch(current);
+        let slice = performance.now();
         while (current.records > 0) {
+          // Reads, mapping and staging resolve as microtasks when nothing waits on I/O: give other
+          // requests a turn of the event loop every SLICE_MS, or a big update holds them all up.
+          if (performance.now() - slice > SLICE_MS) {
+            await new Promise((resolve) => setImmediate(resolve));
+            slice = performance.now();
+          }
           const next = await this.readBatch(group, changes, current.lastSeq, target, size());
           const nextMapping = mapBatch(next);
           nextMapping.catch(() => {}); // awaited in its turn; a failure there must not go unhandled
@@ -278,7 +287,7 @@ export class ViewManager {
             stagedSeq = current.lastSeq;
             if (next.records === 0) {
               await reducersReady();
-              build.finish(stagedSeq);
+              await build.finish(stagedSeq);
             }
           } else {
             // A document staged already (changed twice within this update): what is staged

@@ -947,16 +947,35 @@ export class BTree<V, R = undefined> {
    * is its bytes plus item offsets (./leaf.ts), so the first updates after a build start warm.
    */
   bulkLoad(entries: Iterable<readonly [key: Buffer, raw: Buffer]>, options: { cacheLeaves?: boolean } = {}): void {
+    const run = (): void => {
+      for (const _ of this.bulkLoadSteps(entries, options, Infinity));
+    };
+    if (this.store.atomic !== undefined) this.store.atomic(run);
+    else run();
+  }
+
+  /**
+   * `bulkLoad` a step at a time: it pauses (yields) after every `every` entries, so a caller
+   * whose store's writes belong to its own open transaction can let other work run in between
+   * (a big index build then does not hold up every other request). Readers see the tree empty
+   * until the last step sets its root.
+   */
+  *bulkLoadSteps(
+    entries: Iterable<readonly [key: Buffer, raw: Buffer]>,
+    options: { cacheLeaves?: boolean } = {},
+    every = 8192,
+  ): Generator<void> {
     this.sync();
     if (this.root !== undefined) throw new Error('B-tree bulkLoad needs an empty tree');
     this.version++;
     this.dirty = true;
-    const run = (): void => {
+    try {
       this.cache.clear();
       this.cacheBuilt = options.cacheLeaves === true;
       const leaves = new LevelBuilder<[Buffer, Buffer], R>(this, 0);
       let pendingKey: Buffer | undefined;
       let pendingRaw: Buffer | undefined;
+      let count = 0;
       for (const [key, raw] of entries) {
         if (pendingKey !== undefined) {
           const c = compareKeys(pendingKey, key);
@@ -965,15 +984,15 @@ export class BTree<V, R = undefined> {
         }
         pendingKey = key;
         pendingRaw = raw;
+        if (++count >= every) {
+          count = 0;
+          yield;
+        }
       }
       if (pendingKey !== undefined) leaves.add([pendingKey, pendingRaw!], entryBytes(pendingKey, pendingRaw!));
       const root = leaves.finish();
       this.store.setRoot(root);
       this.root = root;
-    };
-    try {
-      if (this.store.atomic !== undefined) this.store.atomic(run);
-      else run();
     } catch (err) {
       this.freeIds.length = 0;
       this.cache.clear();
