@@ -124,6 +124,25 @@ const SERVERS = {
     ],
     auth: basic(ADMIN),
   }),
+  // Divan on PostgreSQL: a throw-away server (scripts/postgres.mjs, default durability: fsync of
+  // every commit) started on first use, a fresh schema per run.
+  'divan-postgres': (port, dir, postgresUrl) => ({
+    cmd: process.execPath,
+    args: [
+      '--no-node-snapshot',
+      join(PACKAGE, 'bin', 'divan.js'),
+      'serve',
+      '--port',
+      String(port),
+      '--data',
+      dir,
+      '--admin',
+      ADMIN,
+      '--storage',
+      postgresUrl,
+    ],
+    auth: basic(ADMIN),
+  }),
   'pouchdb-server': (port) => ({
     cmd: process.execPath,
     args: [
@@ -137,6 +156,17 @@ const SERVERS = {
     auth: undefined,
   }),
 };
+
+let postgres;
+/** The throw-away PostgreSQL of this run (stopped when the process exits). */
+function benchPostgres() {
+  postgres ??= import(join(PACKAGE, '..', '..', 'scripts', 'postgres.mjs')).then(async ({ startPostgres }) => {
+    const pg = await startPostgres({ durable: true, log: (line) => console.log(`postgres: ${line}`) });
+    process.on('exit', () => pg.stop());
+    return pg;
+  });
+  return postgres;
+}
 
 /** `COUCHDB_URL` (e.g. http://admin:pass@127.0.0.1:5984) as base + auth, or undefined. */
 export function couchdbTarget() {
@@ -174,7 +204,14 @@ export async function startServer(name, port) {
     };
   }
   const dir = mkdtempSync(join(tmpdir(), `divan-bench-${name}-`));
-  const spec = SERVERS[name](port, join(dir, 'data'));
+  let postgresUrl;
+  if (name === 'divan-postgres') {
+    const pg = await benchPostgres();
+    const url = new URL(pg.url);
+    url.searchParams.set('schema', `bench_${Date.now().toString(36)}`);
+    postgresUrl = url.toString();
+  }
+  const spec = SERVERS[name](port, join(dir, 'data'), postgresUrl);
   const child = spawn(spec.cmd, spec.args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   const request = client(`http://127.0.0.1:${port}`, spec.auth, 16);
   let up = false;
