@@ -116,6 +116,17 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.equal(a?.seq, 2);
         assert.equal(await db.getBody('a', '1-a'), '{"n":"a"}');
         assert.equal(await db.getBody('a', '2-x'), undefined);
+        assert.deepEqual(
+          await db.getBodies([
+            { id: 'b', rev: '1-b' },
+            { id: 'a', rev: '2-x' },
+            { id: 'a', rev: '1-a' },
+            { id: 'nope', rev: '1-a' },
+            { id: 'b', rev: '1-b' },
+          ]),
+          ['{"n":"b"}', undefined, '{"n":"a"}', undefined, '{"n":"b"}'],
+        );
+        assert.deepEqual(await db.getBodies([]), []);
       });
 
       it('shows the plan the current records, moves an updated document to the newest sequence', async () => {

@@ -52,14 +52,19 @@ async function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions)
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
   for await (const page of db.store.foldDocs(range)) {
+    const selected: DocRecord[] = [];
     for (const record of page) {
       if (skip > 0) {
         skip--;
         continue;
       }
-      yield await rowOf(db, record, record.id, options);
-      if (--left <= 0) return;
+      selected.push(record);
+      if (--left <= 0) break;
     }
+    // A page's documents are read together.
+    const docs = options.includeDocs ? await db.winningDocs(selected, options.conflicts) : undefined;
+    for (const [i, record] of selected.entries()) yield rowText(record, record.id, docs?.[i]);
+    if (left <= 0) return;
   }
 }
 
@@ -99,10 +104,14 @@ function localRow(db: Database, doc: LocalDoc, options: AllDocsOptions): string 
 }
 
 async function rowOf(db: Database, record: DocRecord, key: string, options: AllDocsOptions): Promise<string> {
+  return rowText(record, key, options.includeDocs ? await db.winningDoc(record, options.conflicts) : undefined);
+}
+
+/** A row; `doc` undefined: without `include_docs`. */
+function rowText(record: DocRecord, key: string, doc: string | null | undefined): string {
   const id = JSON.stringify(record.id);
-  let row = `{"id":${id},"key":${key === record.id ? id : JSON.stringify(key)},"value":{"rev":${JSON.stringify(record.rev)}}`;
-  if (options.includeDocs) row += `,"doc":${(await db.winningDoc(record, options.conflicts)) ?? 'null'}`;
-  return `${row}}`;
+  const row = `{"id":${id},"key":${key === record.id ? id : JSON.stringify(key)},"value":{"rev":${JSON.stringify(record.rev)}}`;
+  return doc === undefined ? `${row}}` : `${row},"doc":${doc ?? 'null'}}`;
 }
 
 /**

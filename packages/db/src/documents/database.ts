@@ -316,11 +316,15 @@ export class Database {
   /** The winning revision's document text for `include_docs` (null when missing or deleted). */
   async winningDoc(record: DocRecord, withConflicts = false): Promise<string | null> {
     if (record.deleted) return null;
-    const body = await this.store.getBody(record.id, record.rev);
-    if (body === undefined) return null;
-    if (!withConflicts) return renderDoc(record.id, record.rev, body, false);
-    const list = conflictsOf(parseTree(record.tree));
-    return renderDoc(record.id, record.rev, body, false, list.length > 0 ? [['_conflicts', list]] : undefined);
+    return renderWinner(record, await this.store.getBody(record.id, record.rev), withConflicts);
+  }
+
+  /** `winningDoc` of many records, their bodies read together (a page of `include_docs` rows). */
+  async winningDocs(records: readonly (DocRecord | undefined)[], withConflicts = false): Promise<(string | null)[]> {
+    const live = records.filter((r): r is DocRecord => r !== undefined && !r.deleted);
+    const bodies = await this.store.getBodies(live.map((r) => ({ id: r.id, rev: r.rev })));
+    const bodyOf = new Map<DocRecord, string | undefined>(live.map((r, i) => [r, bodies[i]]));
+    return records.map((r) => (r === undefined || r.deleted ? null : renderWinner(r, bodyOf.get(r), withConflicts)));
   }
 
   /** A document's current body as a value (for design documents and linked docs). */
@@ -375,6 +379,14 @@ export class Database {
     if (rev !== undefined && findRev(parseTree(record.tree), rev) === undefined) throw conflict();
     return record;
   }
+}
+
+/** A winning revision's document text (null without its body), with `_conflicts` when asked and any. */
+function renderWinner(record: DocRecord, body: string | undefined, withConflicts: boolean): string | null {
+  if (body === undefined) return null;
+  if (!withConflicts) return renderDoc(record.id, record.rev, body, false);
+  const list = conflictsOf(parseTree(record.tree));
+  return renderDoc(record.id, record.rev, body, false, list.length > 0 ? [['_conflicts', list]] : undefined);
 }
 
 /** A new document id: 32 lower-case hex digits, as CouchDB's default uuid algorithm (random). */

@@ -93,6 +93,8 @@ export interface DocumentStore {
   getDocs(ids: readonly string[]): Promise<(DocRecord | undefined)[]>;
   /** A revision's body text, or undefined when it was never stored (or was dropped). */
   getBody(id: string, rev: string): Promise<string | undefined>;
+  /** Several bodies at once (one per pair, in order): what `include_docs` reads a page of rows with. */
+  getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]>;
 
   /** The one write path (see the top of this file). Resolves with the plan's result and each write's sequence. */
   update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }>;

@@ -66,6 +66,10 @@ export function documentStatements(schema: string) {
     // What update() reads under the lock: the records, and each one's counted size.
     readForUpdate: named(`SELECT ${DOC}, size FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
     getBody: named(`SELECT body FROM ${s}.bodies WHERE db_id = $1 AND id = $2 AND rev = $3`),
+    getBodies: named(
+      `SELECT b.id, b.rev, b.body FROM ${s}.bodies b JOIN unnest($2::text[], $3::text[]) AS w(id, rev) ` +
+        `ON b.id = w.id AND b.rev = w.rev WHERE b.db_id = $1`,
+    ),
     putBodies: named(
       `INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, * FROM unnest($2::text[], $3::text[], $4::text[]) ` +
         'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body',
@@ -199,6 +203,17 @@ export class PostgresDocumentStore implements DocumentStore {
   async getBody(id: string, rev: string): Promise<string | undefined> {
     const [row] = await this.query<{ body: string }>(this.sql.getBody, [this.dbId, id, rev]);
     return row?.body;
+  }
+
+  async getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
+    if (wanted.length === 0) return [];
+    const rows = await this.query<{ id: string; rev: string; body: string }>(this.sql.getBodies, [
+      this.dbId,
+      wanted.map((w) => toWellFormed(w.id)),
+      wanted.map((w) => w.rev),
+    ]);
+    const found = new Map(rows.map((r) => [`${r.rev}\u0000${r.id}`, r.body]));
+    return wanted.map((w) => found.get(`${w.rev}\u0000${toWellFormed(w.id)}`));
   }
 
   /**

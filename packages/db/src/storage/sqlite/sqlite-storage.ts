@@ -117,6 +117,10 @@ class SqliteDocumentStore implements DocumentStore {
     return this.db.getBody(id, rev);
   }
 
+  async getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
+    return wanted.map(({ id, rev }) => this.db.getBody(id, rev));
+  }
+
   async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
     return this.db.updateDocs(ids, plan);
   }
