@@ -72,3 +72,29 @@ export async function checkOut(pool: Pool): Promise<{ client: PoolClient; done: 
     },
   };
 }
+
+/**
+ * Runs `body` in a transaction on a checked-out connection: committed when it returns, rolled
+ * back when it throws; a connection that failed mid-transaction is not given back to the pool.
+ */
+export async function inTransaction<T>(pool: Pool, body: (client: PoolClient) => Promise<T>): Promise<T> {
+  const { client, done } = await checkOut(pool);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    try {
+      const out = await body(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+        broken = rollbackErr;
+      });
+      throw err;
+    }
+  } catch (err) {
+    throw storageError(err);
+  } finally {
+    done(broken);
+  }
+}

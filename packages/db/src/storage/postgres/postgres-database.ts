@@ -18,7 +18,7 @@ import type {
   PurgePlanner,
 } from '../contract.js';
 import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
-import { checkOut, storageError } from './errors.js';
+import { inTransaction, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
 /** Rows per fold page: small first (callers often stop after a few rows), then larger. */
@@ -222,26 +222,7 @@ export class PostgresDocumentStore implements DocumentStore {
    * of `ids`, plan, write documents, bodies and counters with a few multi-row statements, commit.
    */
   async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
-    const { client, done } = await checkOut(this.pool);
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      try {
-        const out = await this.updateIn(client, ids, plan);
-        await client.query('COMMIT');
-        return out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-          broken = rollbackErr;
-        });
-        throw err;
-      }
-    } catch (err) {
-      throw storageError(err);
-    } finally {
-      // A connection that failed mid-transaction is not given back to the pool.
-      done(broken);
-    }
+    return this.transaction((client) => this.updateIn(client, ids, plan));
   }
 
   private async updateIn<R>(
@@ -361,26 +342,8 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   /** A transaction on a checked-out connection (rolled back on a throw; a broken one is not pooled). */
-  private async transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    const { client, done } = await checkOut(this.pool);
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      try {
-        const out = await body(client);
-        await client.query('COMMIT');
-        return out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-          broken = rollbackErr;
-        });
-        throw err;
-      }
-    } catch (err) {
-      throw storageError(err);
-    } finally {
-      done(broken);
-    }
+  private transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, body);
   }
 
   /** The records of `ids` read on `client` (under the writers' lock), by the id asked. */

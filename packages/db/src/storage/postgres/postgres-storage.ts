@@ -9,7 +9,7 @@ import { CouchError } from '../../errors.js';
 import type { DocumentStore, Storage } from '../contract.js';
 import { StorageExistsError } from '../engine.js';
 import { isValidDbName } from '../sqlite/names.js';
-import { checkOut, storageError } from './errors.js';
+import { checkOut, inTransaction, storageError } from './errors.js';
 import { documentStatements, type DocumentStatements, PostgresDocumentStore } from './postgres-database.js';
 import { migrate, quoteIdent } from './schema.js';
 
@@ -156,25 +156,7 @@ class PostgresStorage implements Storage {
     await this.pool.end();
   }
 
-  private async transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    const { client, done } = await checkOut(this.pool);
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      try {
-        const out = await body(client);
-        await client.query('COMMIT');
-        return out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-          broken = rollbackErr;
-        });
-        throw err;
-      }
-    } catch (err) {
-      throw storageError(err);
-    } finally {
-      done(broken);
-    }
+  private transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, body);
   }
 }
