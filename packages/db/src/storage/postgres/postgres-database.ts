@@ -18,6 +18,7 @@ import type {
   PurgePlanner,
 } from '../contract.js';
 import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
+import { fixedChunks } from '../attachment-chunks.js';
 import { inTransaction, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
@@ -600,32 +601,18 @@ export class PostgresDocumentStore implements DocumentStore {
     const md5 = createHash('md5');
     let length = 0;
     let n = 0;
-    let pending: Uint8Array[] = [];
-    let pendingBytes = 0;
     const chunks = this.sql.chunks;
-    const write = async (final: boolean) => {
-      while (pendingBytes >= ATTACHMENT_CHUNK_BYTES || (final && pendingBytes > 0)) {
-        const all = Buffer.concat(pending);
-        const take = Math.min(ATTACHMENT_CHUNK_BYTES, all.length);
+    try {
+      for await (const piece of fixedChunks(source, ATTACHMENT_CHUNK_BYTES)) {
+        md5.update(piece);
+        length += piece.length;
         await this.query(`INSERT INTO ${chunks} (db_id, digest, n, data) VALUES ($1, $2, $3, $4)`, [
           this.dbId,
           temporary,
           n++,
-          all.subarray(0, take),
+          piece,
         ]);
-        pending = take < all.length ? [all.subarray(take)] : [];
-        pendingBytes = all.length - take;
       }
-    };
-    try {
-      for await (const chunk of source) {
-        md5.update(chunk);
-        length += chunk.length;
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        await write(false);
-      }
-      await write(true);
       const digest = `md5-${md5.digest('base64')}`;
       await this.transaction(async (client) => {
         const inserted = await client.query(

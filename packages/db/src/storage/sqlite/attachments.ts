@@ -7,6 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { fixedChunks } from '../attachment-chunks.js';
 import type { AttachmentInfo, AttachmentSource, Page } from '../contract.js';
 
 /** Bytes per chunk row: ranges read at most this much more than they serve. */
@@ -41,26 +42,12 @@ export class SqliteAttachments {
     const md5 = createHash('md5');
     let length = 0;
     let n = 0;
-    let pending: Uint8Array[] = [];
-    let pendingBytes = 0;
-    const write = (final: boolean) => {
-      while (pendingBytes >= CHUNK_BYTES || (final && pendingBytes > 0)) {
-        const all = Buffer.concat(pending);
-        const take = Math.min(CHUNK_BYTES, all.length);
-        this.insertChunk.run(temporary, n++, all.subarray(0, take));
-        pending = take < all.length ? [all.subarray(take)] : [];
-        pendingBytes = all.length - take;
-      }
-    };
     try {
-      for await (const chunk of source) {
-        md5.update(chunk);
-        length += chunk.length;
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        write(false);
+      for await (const piece of fixedChunks(source, CHUNK_BYTES)) {
+        md5.update(piece);
+        length += piece.length;
+        this.insertChunk.run(temporary, n++, piece);
       }
-      write(true);
       const digest = `md5-${md5.digest('base64')}`;
       this.db.transaction(() => {
         if (this.info.get(digest) !== undefined) this.dropChunks.run(temporary);
