@@ -107,42 +107,29 @@ export function client(base, auth, concurrency) {
 
 const ADMIN = 'bench:bench';
 const basic = (userinfo) => `Basic ${Buffer.from(userinfo).toString('base64')}`;
+/** Divan's own server: `storage` adds `--storage` (e.g. a PostgreSQL URL). */
+const divan = (port, dir, storage) => ({
+  cmd: process.execPath,
+  args: [
+    '--no-node-snapshot',
+    ...(process.env.DIVAN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    join(PACKAGE, 'bin', 'divan.js'),
+    'serve',
+    '--port',
+    String(port),
+    '--data',
+    dir,
+    '--admin',
+    ADMIN,
+    ...(storage === undefined ? [] : ['--storage', storage]),
+  ],
+  auth: basic(ADMIN),
+});
 const SERVERS = {
-  divan: (port, dir) => ({
-    cmd: process.execPath,
-    args: [
-      '--no-node-snapshot',
-      ...(process.env.DIVAN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      join(PACKAGE, 'bin', 'divan.js'),
-      'serve',
-      '--port',
-      String(port),
-      '--data',
-      dir,
-      '--admin',
-      ADMIN,
-    ],
-    auth: basic(ADMIN),
-  }),
+  divan: (port, dir) => divan(port, dir),
   // Divan on PostgreSQL: a throw-away server (scripts/postgres.mjs, default durability: fsync of
   // every commit) started on first use, a fresh schema per run.
-  'divan-postgres': (port, dir, postgresUrl) => ({
-    cmd: process.execPath,
-    args: [
-      '--no-node-snapshot',
-      join(PACKAGE, 'bin', 'divan.js'),
-      'serve',
-      '--port',
-      String(port),
-      '--data',
-      dir,
-      '--admin',
-      ADMIN,
-      '--storage',
-      postgresUrl,
-    ],
-    auth: basic(ADMIN),
-  }),
+  'divan-postgres': (port, dir, postgresUrl) => divan(port, dir, postgresUrl),
   'pouchdb-server': (port) => ({
     cmd: process.execPath,
     args: [

@@ -6,21 +6,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { JsonObject, parseJson, stringifyJson, type JsonValue } from '../src/json/index.js';
-import { readDocInput } from '../src/documents/doc-input.js';
+import { readDocInput, SPECIAL_MEMBERS } from '../src/documents/doc-input.js';
 
-const SPECIAL = new Set([
-  '_id',
-  '_rev',
-  '_deleted',
-  '_revisions',
-  '_attachments',
-  '_conflicts',
-  '_deleted_conflicts',
-  '_local_seq',
-  '_revs_info',
-]);
 const OMITS: ReadonlySet<string>[] = [
-  SPECIAL,
+  SPECIAL_MEMBERS,
   new Set(['_id']),
   new Set(['a']),
   new Set(['_access', '_id', '_']),
@@ -81,8 +70,8 @@ function checkRecognized(text: string): void {
   for (const object of objects(value)) {
     assert.equal(object.canonicalText(), stringifyJson(object), `recognized ${canonical}`);
     assert.equal(
-      object.canonicalText(SPECIAL),
-      stringifyJson(object.without(SPECIAL)),
+      object.canonicalText(SPECIAL_MEMBERS),
+      stringifyJson(object.without(SPECIAL_MEMBERS)),
       `recognized ${canonical} without specials`,
     );
   }
@@ -242,12 +231,12 @@ describe('canonical source text (JsonObject.canonicalText)', () => {
     const text = (source: string, omit?: ReadonlySet<string>) => (parseJson(source) as JsonObject).canonicalText(omit);
     assert.equal(text('{"a":1,"b":[true,null,"x"],"c":{"d":1.5}}'), '{"a":1,"b":[true,null,"x"],"c":{"d":1.5}}');
     assert.equal(text('{}'), '{}');
-    assert.equal(text('{"_id":"x"}', SPECIAL), '{}');
-    assert.equal(text('{"_id":"x","a":1}', SPECIAL), '{"a":1}');
-    assert.equal(text('{"a":1,"_id":"x"}', SPECIAL), '{"a":1}');
-    assert.equal(text('{"a":1,"_id":"x","_rev":"1-a","b":2}', SPECIAL), '{"a":1,"b":2}');
+    assert.equal(text('{"_id":"x"}', SPECIAL_MEMBERS), '{}');
+    assert.equal(text('{"_id":"x","a":1}', SPECIAL_MEMBERS), '{"a":1}');
+    assert.equal(text('{"a":1,"_id":"x"}', SPECIAL_MEMBERS), '{"a":1}');
+    assert.equal(text('{"a":1,"_id":"x","_rev":"1-a","b":2}', SPECIAL_MEMBERS), '{"a":1,"b":2}');
     assert.equal(
-      text('{"_id":"x","a":1,"_rev":"1-a","_access":[],"b":2,"_deleted":false}', SPECIAL),
+      text('{"_id":"x","a":1,"_rev":"1-a","_access":[],"b":2,"_deleted":false}', SPECIAL_MEMBERS),
       '{"a":1,"_access":[],"b":2}',
     );
     assert.equal(text('{"_id":"x","a":1}', new Set(['a'])), undefined); // only `_` members can be cut

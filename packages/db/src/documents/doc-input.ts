@@ -21,7 +21,7 @@ export interface DocInput {
 }
 
 /** Members CouchDB reads from a document, and those it silently drops (couch_doc:transfer_fields). */
-const SPECIAL = new Set([
+export const SPECIAL_MEMBERS: ReadonlySet<string> = new Set([
   '_id',
   '_rev',
   '_deleted',
@@ -86,8 +86,8 @@ export function readDocInput(value: JsonValue): DocInput {
         throw badSpecial(key);
     }
   }
-  const body = hasSpecial ? value.without(SPECIAL) : value;
-  const json = hasSpecial ? value.canonicalText(SPECIAL) : value.canonicalText();
+  const body = hasSpecial ? value.without(SPECIAL_MEMBERS) : value;
+  const json = hasSpecial ? value.canonicalText(SPECIAL_MEMBERS) : value.canonicalText();
   return { id, rev, revisions, deleted, body, json };
 }
 
