@@ -18,14 +18,12 @@ import type {
   PurgePlanner,
 } from '../contract.js';
 import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
-import { fixedChunks } from '../attachment-chunks.js';
+import { chunkRange, fixedChunks } from '../attachment-chunks.js';
 import { inTransaction, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
 /** Rows per fold page: small first (callers often stop after a few rows), then larger. */
 const FIRST_PAGE = 64;
-/** Bytes per attachment chunk row (as the SQLite engine's). */
-const ATTACHMENT_CHUNK_BYTES = 256 * 1024;
 const MAX_PAGE = 1024;
 
 /** A named statement: node-postgres parses it once per connection, then only binds values. */
@@ -603,7 +601,7 @@ export class PostgresDocumentStore implements DocumentStore {
     let n = 0;
     const chunks = this.sql.chunks;
     try {
-      for await (const piece of fixedChunks(source, ATTACHMENT_CHUNK_BYTES)) {
+      for await (const piece of fixedChunks(source)) {
         md5.update(piece);
         length += piece.length;
         await this.query(`INSERT INTO ${chunks} (db_id, digest, n, data) VALUES ($1, $2, $3, $4)`, [
@@ -649,19 +647,18 @@ export class PostgresDocumentStore implements DocumentStore {
   async *readAttachment(digest: string, start = 0, end?: number): AsyncGenerator<Uint8Array> {
     const info = await this.attachmentInfo(digest);
     if (info === undefined) return;
-    const stop = Math.min(end ?? info.length, info.length);
-    for (let at = Math.max(0, start); at < stop; ) {
-      const n = Math.floor(at / ATTACHMENT_CHUNK_BYTES);
-      const [row] = await this.query<{ data: Buffer }>(
-        `SELECT data FROM ${this.sql.chunks} WHERE db_id = $1 AND digest = $2 AND n = $3`,
-        [this.dbId, digest, n],
-      );
-      if (row === undefined) return; // deleted meanwhile
-      const from = at - n * ATTACHMENT_CHUNK_BYTES;
-      const to = Math.min(row.data.length, stop - n * ATTACHMENT_CHUNK_BYTES);
-      yield row.data.subarray(from, to);
-      at = n * ATTACHMENT_CHUNK_BYTES + to;
-    }
+    yield* chunkRange(
+      info.length,
+      async (n) => {
+        const [row] = await this.query<{ data: Buffer }>(
+          `SELECT data FROM ${this.sql.chunks} WHERE db_id = $1 AND digest = $2 AND n = $3`,
+          [this.dbId, digest, n],
+        );
+        return row?.data;
+      },
+      start,
+      end,
+    );
   }
 
   async deleteAttachments(digests: readonly string[]): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Attachment bytes in a database's SQLite file: chunks of CHUNK_BYTES by digest and number, so an
+ * Attachment bytes in a database's SQLite file: chunks (attachment-chunks.ts) by digest and number, so an
  * attachment is neither held whole while it is stored nor read whole to serve a range. Chunks
  * arrive under a temporary key (the digest is known only at the end) and are renamed to their
  * digest in the transaction that adds the attachment's row; a crash in between leaves temporary
@@ -7,11 +7,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { fixedChunks } from '../attachment-chunks.js';
+import { chunkRange, fixedChunks } from '../attachment-chunks.js';
 import type { AttachmentInfo, AttachmentSource, Page } from '../contract.js';
 
-/** Bytes per chunk row: ranges read at most this much more than they serve. */
-export const CHUNK_BYTES = 256 * 1024;
 const TEMPORARY = 'tmp:';
 const PAGE_ROWS = 256;
 
@@ -43,7 +41,7 @@ export class SqliteAttachments {
     let length = 0;
     let n = 0;
     try {
-      for await (const piece of fixedChunks(source, CHUNK_BYTES)) {
+      for await (const piece of fixedChunks(source)) {
         md5.update(piece);
         length += piece.length;
         this.insertChunk.run(temporary, n++, piece);
@@ -70,16 +68,7 @@ export class SqliteAttachments {
   async *read(digest: string, start = 0, end?: number): AsyncGenerator<Uint8Array> {
     const info = this.infoOf(digest);
     if (info === undefined) return;
-    const stop = Math.min(end ?? info.length, info.length);
-    for (let at = Math.max(0, start); at < stop; ) {
-      const n = Math.floor(at / CHUNK_BYTES);
-      const data = this.chunk.get(digest, n) as Buffer | undefined;
-      if (data === undefined) return; // deleted meanwhile
-      const from = at - n * CHUNK_BYTES;
-      const to = Math.min(data.length, stop - n * CHUNK_BYTES);
-      yield data.subarray(from, to);
-      at = n * CHUNK_BYTES + to;
-    }
+    yield* chunkRange(info.length, (n) => this.chunk.get(digest, n) as Buffer | undefined, start, end);
   }
 
   delete(digests: readonly string[]): void {
