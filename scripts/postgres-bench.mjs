@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { docId, makeDoc } from '../packages/db/bench/common.mjs';
+import { docId, makeDoc, rng } from '../packages/db/bench/common.mjs';
 import { startPostgres } from './postgres.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
@@ -57,15 +57,7 @@ async function bulkLoad(db, ids, inFlight) {
 
 async function randomReads(db, ids, seconds) {
   let ops = 0;
-  let s = 12345;
-  const random = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 4294967296;
-  };
+  const random = rng(12345);
   const until = performance.now() + seconds * 1000;
   const worker = async () => {
     while (performance.now() < until) {

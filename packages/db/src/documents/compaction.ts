@@ -13,6 +13,7 @@
 import type { CompactWrite } from '../storage/engine.js';
 import { formatRev, parseTree, serializeTree, type RevNode, type RevTree } from '../revisions/index.js';
 import type { Database } from './database.js';
+import type { TaskProgress } from '../support/active-task.js';
 
 /**
  * How compaction paces itself: documents rewritten per step, pages given back per step (8 KiB
@@ -21,16 +22,9 @@ import type { Database } from './database.js';
  */
 export const compactionPace = { docsPerStep: 500, pagesPerStep: 2048, pauseMs: 0 };
 
-export interface CompactionTask {
+export interface CompactionTask extends TaskProgress {
   type: 'database_compaction';
-  database: string;
   phase: 'document_copy' | 'file_shrink';
-  changes_done: number;
-  total_changes: number;
-  progress: number;
-  started_on: number;
-  updated_on: number;
-  pid: string;
 }
 
 const running = new Map<Database, { task: CompactionTask; done: Promise<void> }>();

@@ -29,6 +29,7 @@ import { makeRowTree } from './tree-adapter.js';
 import type { MappedDoc } from './index-rows.js';
 import type { IndexUpdate } from './index-update.js';
 import { DuplicateInBuild, ViewIndex } from './view-index.js';
+import type { TaskProgress } from '../support/active-task.js';
 
 /** Documents per sandbox call. */
 const BATCH = 1000;
@@ -42,16 +43,9 @@ const FIRST_BATCHES = [250, 500];
 /** Most documents staged before they are committed to the index. */
 const APPLY_DOCS = 20_000;
 
-export interface ActiveTask {
+export interface ActiveTask extends TaskProgress {
   type: 'indexer';
-  database: string;
   design_document: string;
-  changes_done: number;
-  total_changes: number;
-  progress: number;
-  started_on: number;
-  updated_on: number;
-  pid: string;
 }
 
 /** One batch of the updater: changed docs, and the texts of those to map. */
