@@ -1,18 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { draw } from '../src/index.js';
 import { camelHelperName } from '../src/format/helper-name.js';
 import { helperDeclarations, pathParams } from '../src/format/helper-types.js';
 import { StubRouteSet, postsRoutes, route } from './support/stub-route-set.js';
-
-// dist/test/helper-types.test.js → the repository root
-const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const tsc = join(repoRoot, 'node_modules', '.bin', 'tsc');
+import { typeCheck } from './support/type-check.js';
 
 function sampleRoutes(): StubRouteSet {
   return new StubRouteSet([
@@ -111,11 +106,7 @@ describe('helperDeclarations', () => {
     assert.ok(text.includes('export type RouteName = never;'));
   });
 
-  test('the declarations type-check correct calls and reject a missing required param', { timeout: 60_000 }, (t) => {
-    if (!existsSync(tsc)) {
-      t.skip(`no TypeScript compiler at ${tsc}`);
-      return;
-    }
+  test('the declarations type-check correct calls and reject a missing required param', { timeout: 60_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'divan-helper-types-'));
     try {
       writeFileSync(join(dir, 'routes.helpers.d.ts'), helperDeclarations(sampleRoutes()));
@@ -152,26 +143,7 @@ describe('helperDeclarations', () => {
       writeFileSync(join(dir, 'good.ts'), good);
       writeFileSync(join(dir, 'bad.ts'), bad);
 
-      const compile = (file: string) =>
-        spawnSync(
-          tsc,
-          [
-            '--noEmit',
-            '--strict',
-            '--pretty',
-            'false',
-            '--target',
-            'es2022',
-            '--module',
-            'nodenext',
-            '--moduleResolution',
-            'nodenext',
-            '--types',
-            '',
-            file,
-          ],
-          { cwd: dir, encoding: 'utf8' },
-        );
+      const compile = (file: string) => typeCheck(dir, [file]);
 
       const ok = compile('good.ts');
       assert.equal(ok.status, 0, `good.ts should compile:\n${ok.stdout}${ok.stderr}`);
@@ -228,11 +200,7 @@ describe('helperDeclarations of a drawn route set', () => {
     assert.equal(h.rootUrl!({ host: 'example.com' }), 'http://example.com/');
   });
 
-  test('and type-check: a missing required param is an error at the call', { timeout: 60_000 }, (t) => {
-    if (!existsSync(tsc)) {
-      t.skip(`no TypeScript compiler at ${tsc}`);
-      return;
-    }
+  test('and type-check: a missing required param is an error at the call', { timeout: 60_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'divan-helper-types-'));
     try {
       writeFileSync(join(dir, 'routes.helpers.d.ts'), helperDeclarations(routes));
@@ -259,27 +227,7 @@ describe('helperDeclarations of a drawn route set', () => {
         join(dir, 'bad.ts'),
         source(['helpers.rootPath()', 'helpers.postCommentsPath()', 'helpers.adminUserPath({ format: "json" })']),
       );
-      const compile = (file: string) =>
-        spawnSync(
-          tsc,
-          [
-            '--noEmit',
-            '--strict',
-            '--pretty',
-            'false',
-            '--target',
-            'es2022',
-            '--module',
-            'nodenext',
-            '--types',
-            '',
-            file,
-          ],
-          {
-            cwd: dir,
-            encoding: 'utf8',
-          },
-        );
+      const compile = (file: string) => typeCheck(dir, [file]);
       const ok = compile('good.ts');
       assert.equal(ok.status, 0, `good.ts should compile:\n${ok.stdout}${ok.stderr}`);
       const ko = compile('bad.ts');

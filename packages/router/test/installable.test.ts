@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { typeCheck } from './support/type-check.js';
 
 const packageDir = fileURLToPath(new URL('../../', import.meta.url));
 const repoRoot = join(packageDir, '..', '..');
@@ -85,23 +86,8 @@ test("the package's types type-check a TypeScript user's code from outside (expo
       '',
     ].join('\n'),
   );
-  writeFileSync(
-    join(app, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2023',
-        // Node's types from this repository: the fresh project installs nothing from the registry.
-        typeRoots: [join(repoRoot, 'node_modules', '@types')],
-        types: ['node'],
-      },
-      files: ['typed.ts'],
-    }),
-  );
-  const tsc = spawnSync(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', app], { encoding: 'utf8' });
+  // Node's types from this repository: the fresh project installs nothing from the registry.
+  const tsc = typeCheck(app, ['typed.ts'], { typeRoots: [join(repoRoot, 'node_modules', '@types')], types: ['node'] });
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
 });
 

@@ -5,11 +5,11 @@
 // does not have.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pluralize, singularize } from '../src/index.js';
+import { typeCheck } from './support/type-check.js';
 
 const WORDS = [
   'posts',
@@ -149,16 +149,7 @@ test('type-level singular and plural agree with the runtime or say "not sure"', 
       lines.push(`agrees<Agrees<Plural<'${word}'>, '${pluralize(word)}'>>(); // ${word}`);
     }
     writeFileSync(join(dir, 'words.ts'), `${lines.join('\n')}\n`);
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', types: [] },
-        files: ['words.ts'],
-      }),
-    );
-    const tsc = spawnSync(join(packageDir, '..', '..', 'node_modules', '.bin', 'tsc'), ['-p', dir], {
-      encoding: 'utf8',
-    });
+    const tsc = typeCheck(dir, ['words.ts']);
     const wrong = tsc.stdout
       .split('\n')
       .filter((l) => l.includes('words.ts('))
