@@ -42,7 +42,6 @@ export class Divan {
     const storage = openSqliteStorage({ dir, durability: options.durability });
     this.couch = new CouchServer({
       storage,
-      indexDir: (db) => storage.indexDir(db.name),
       admins: createAdminStore({}),
       maxBodyBytes: Infinity,
       log: options.log ?? (() => {}),

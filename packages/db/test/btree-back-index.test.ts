@@ -10,6 +10,7 @@ import { createReducer } from '../src/views/reduce/index.js';
 import { makeRowTree } from '../src/views/tree-adapter.js';
 import type { MappedDoc } from '../src/views/index-rows.js';
 import { ViewIndex } from '../src/views/view-index.js';
+import { SqliteIndexFile } from '../src/storage/sqlite/index-file.js';
 
 describe('btree: back-index', () => {
   test('encodes and decodes both formats', () => {
@@ -52,7 +53,11 @@ describe('btree: view index build and updates', () => {
 
   async function open(dir: string, name: string): Promise<ViewIndex> {
     const reducers = await Promise.all(group.views.map(() => createReducer(['_count'], { log: () => {} })));
-    return new ViewIndex(group, join(dir, name), (store, view) => makeRowTree(store, reducers[view]));
+    return new ViewIndex(
+      group,
+      new SqliteIndexFile(join(dir, name), group.signature, group.views.length),
+      (store, view) => makeRowTree(store, reducers[view]),
+    );
   }
   const dump = (index: ViewIndex) =>
     index.trees.map((tree) => ({
@@ -107,15 +112,14 @@ describe('btree: view index build and updates', () => {
       await again.finish(seq);
       again.dispose();
       assert.deepEqual(dump(fresh), dump(applied));
-      // The updates were written to the files by the writer thread: reopened, each index is
-      // the same, at the same sequence.
+      // Reopened, each index is the same, at the same sequence.
       const expected = dump(applied);
-      for (const index of [built, applied, fresh]) index.close();
+      for (const index of [built, applied, fresh]) await index.close();
       for (const name of ['built.sqlite', 'applied.sqlite', 'fresh.sqlite']) {
         const reopened = await open(dir, name);
         assert.equal(reopened.updateSeq, seq, name);
         assert.deepEqual(dump(reopened), expected, name);
-        reopened.close();
+        await reopened.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

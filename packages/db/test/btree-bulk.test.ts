@@ -5,10 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { BTree, MemoryNodeStore, SqliteNodeStore, compareKeys, type Reducer } from '../src/views/btree/index.js';
+import { BTree, MemoryNodeStore, compareKeys, type Reducer } from '../src/views/btree/index.js';
 import { entryBytes } from '../src/views/btree/node.js';
 import { ExternalSorter } from '../src/views/btree/run-sort.js';
 import { sortByKey, sortedOrderPacked } from '../src/views/btree/sort.js';
+import { SqliteNodeStore } from '../src/storage/sqlite/sqlite-node-store.js';
+import { scratchFile } from '../src/storage/scratch-file.js';
 
 type SumRed = [sum: number, count: number];
 const sumReducer: Reducer<number, SumRed> = {
@@ -64,7 +66,7 @@ describe('btree: sorting helpers', () => {
           fc.constantFrom(1024, 4096, 1 << 20),
           (pairs, memoryBytes) => {
             const records = pairs.map(([k, v]) => [Buffer.from(k), Buffer.from(v)] as [Buffer, Buffer]);
-            const sorter = new ExternalSorter({ file: join(dir, 'run.tmp'), memoryBytes });
+            const sorter = new ExternalSorter({ file: scratchFile(join(dir, 'run.tmp')), memoryBytes });
             for (const [k, v] of records) sorter.add(k, v);
             assert.equal(sorter.size, records.length);
             assert.equal(
@@ -87,7 +89,7 @@ describe('btree: sorting helpers', () => {
   test('ExternalSorter: records larger than a read chunk', () => {
     const dir = mkdtempSync(join(tmpdir(), 'divan-sort-'));
     try {
-      const sorter = new ExternalSorter({ file: join(dir, 'run.tmp'), memoryBytes: 64 * 1024 });
+      const sorter = new ExternalSorter({ file: scratchFile(join(dir, 'run.tmp')), memoryBytes: 64 * 1024 });
       const records: [Buffer, Buffer][] = [];
       for (let i = 0; i < 40; i++) {
         const key = Buffer.from(`k${(i * 7919) % 40}`);

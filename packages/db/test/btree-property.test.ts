@@ -8,7 +8,6 @@ import Database from 'better-sqlite3';
 import {
   BTree,
   MemoryNodeStore,
-  SqliteNodeStore,
   WriteBackNodeStore,
   compareKeys,
   type Entry,
@@ -16,6 +15,7 @@ import {
   type NodeStore,
   type Reducer,
 } from '../src/views/btree/index.js';
+import { SqliteNodeStore } from '../src/storage/sqlite/sqlite-node-store.js';
 
 /**
  * Model-based properties: random batches of inserts/removes applied to the tree and to a plain

@@ -1,7 +1,10 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { it } from 'node:test';
 import { openPostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { storageConformance } from './storage-conformance.js';
-import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
+import { dropSchema, freshSchema, terminateLockHolder, testPostgresUrl } from './support/postgres.js';
+import { makeTempDir } from './support/tmp-dir.js';
 
 const url = testPostgresUrl();
 
@@ -11,8 +14,15 @@ if (url instanceof Error) {
   });
 } else {
   const schema = freshSchema('conformance');
+  const { dir } = makeTempDir('divan-conformance-pg-');
+  let nodes = 0;
   storageConformance('PostgreSQL', {
-    open: async () => openPostgresStorage({ url, schema }),
-    cleanup: async () => dropSchema(url, schema),
+    open: async () => openPostgresStorage({ url, schema, cacheDir: join(dir, 'node-a') }),
+    openOtherNode: async () => openPostgresStorage({ url, schema, cacheDir: join(dir, `node-${++nodes}`) }),
+    killLockHolder: (db, signature) => terminateLockHolder(url, schema, db, signature),
+    cleanup: async () => {
+      await dropSchema(url, schema);
+      rmSync(dir, { recursive: true, force: true });
+    },
   });
 }

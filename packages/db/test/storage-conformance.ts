@@ -7,12 +7,27 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { DocRecord, DocWrite, DocumentStore, Page, Storage } from '../src/storage/contract.js';
+import type {
+  DocRecord,
+  DocWrite,
+  DocumentStore,
+  IndexMeta,
+  Page,
+  Storage,
+  StoredIndex,
+} from '../src/storage/contract.js';
 import { StorageExistsError } from '../src/storage/engine.js';
 
 export interface EngineUnderTest {
   /** Opens storage on the engine's backing place (the same place every call). */
   open(): Promise<Storage>;
+  /**
+   * For engines shared by several server nodes: opens storage as another node would (its own
+   * local copies), while the first one stays open.
+   */
+  openOtherNode?(): Promise<Storage>;
+  /** For shared engines: ends the connection holding an index's lock, as its node's death would. */
+  killLockHolder?(db: string, signature: string): Promise<void>;
   /** Removes the backing place, after every storage opened on it is closed. */
   cleanup(): Promise<void>;
 }
@@ -542,6 +557,199 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
       });
 
       const all_ = (db: DocumentStore) => all(db.foldAttachments());
+    });
+
+    describe('view indexes', () => {
+      const meta = (updateSeq: number, views = 2): IndexMeta => ({
+        updateSeq,
+        purgeSeq: 0,
+        changedSeqs: Array.from({ length: views }, () => updateSeq),
+        backFormat: 2,
+      });
+      const bytes = (text: string) => Buffer.from(text);
+      const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString());
+      /** Writes under the index's lock (shared engines write only so). */
+      const locked = async <T>(index: StoredIndex, fn: Parameters<StoredIndex['write']>[0]): Promise<T> => {
+        const lock = await index.lock();
+        try {
+          return (await index.write(fn)) as T;
+        } finally {
+          await lock.release();
+        }
+      };
+      const snapshot = (index: StoredIndex) => ({
+        meta: index.meta(),
+        roots: index.nodes.map((n) => n.getRoot()),
+        nodes: index.nodes.map((n) => [1, 2, 3].map((id) => text(n.get(id)))),
+        back: Object.fromEntries([...index.readBack(['a', 'b', 'c'])].map(([id, b]) => [id, text(b)])),
+      });
+      const writeSome = (index: StoredIndex, seq: number) =>
+        locked(index, (w) => {
+          const [one, two] = index.nodes;
+          one!.put(1, bytes(`n1@${seq}`));
+          one!.put(2, bytes(`n2@${seq}`));
+          one!.setRoot(1);
+          two!.put(1, bytes(`m1@${seq}`));
+          two!.setRoot(1);
+          w.putBack('a', bytes(`a@${seq}`));
+          w.putBack('b', bytes(`b@${seq}`));
+          w.setMeta(meta(seq));
+        });
+
+      it('a new index is empty; a write stores nodes, back-index and checkpoint together', async () => {
+        const db = await fresh();
+        const index = await db.viewIndexes().open('sig-a', 2);
+        assert.deepEqual(index.meta(), { updateSeq: 0, purgeSeq: 0, changedSeqs: [0, 0], backFormat: 2 });
+        assert.equal(index.nodes.length, 2);
+        assert.equal(index.nodes[0]!.getRoot(), undefined);
+        assert.equal(index.readBack(['a']).size, 0);
+        await writeSome(index, 5);
+        const expected = snapshot(index);
+        assert.deepEqual(expected.meta, meta(5));
+        assert.deepEqual(expected.nodes, [
+          ['n1@5', 'n2@5', undefined],
+          ['m1@5', undefined, undefined],
+        ]);
+        assert.deepEqual(expected.back, { a: 'a@5', b: 'b@5' });
+        index.close();
+        const again = await db.viewIndexes().open('sig-a', 2);
+        assert.deepEqual(snapshot(again), expected, 'reopened');
+        assert.deepEqual(await db.viewIndexes().signatures(), ['sig-a']);
+        again.close();
+      });
+
+      it('a write that throws, even after pausing, stores nothing of itself', async () => {
+        const db = await fresh();
+        const index = await db.viewIndexes().open('sig-b', 2);
+        await writeSome(index, 1);
+        const before = snapshot(index);
+        await assert.rejects(
+          locked(index, async (w) => {
+            index.nodes[0]!.put(1, bytes('changed'));
+            index.nodes[0]!.delete(2);
+            index.nodes[1]!.clear?.();
+            w.deleteBack('a');
+            w.putBack('c', bytes('c'));
+            await w.pause();
+            w.setMeta(meta(2));
+            throw new Error('map function crashed');
+          }),
+          /map function crashed/,
+        );
+        assert.deepEqual(snapshot(index), before);
+        index.close();
+        const again = await db.viewIndexes().open('sig-b', 2);
+        assert.deepEqual(snapshot(again), before, 'nothing of it stored');
+        again.close();
+      });
+
+      it('deletes, clears, pages of back-index ids, and removal', async () => {
+        const db = await fresh();
+        const index = await db.viewIndexes().open('sig-c', 1);
+        const ids = Array.from({ length: 2500 }, (_, i) => `doc${String(i).padStart(5, '0')}`);
+        await locked(index, (w) => {
+          for (const id of ids) w.putBack(id, bytes(id));
+          index.nodes[0]!.put(7, bytes('seven'));
+          index.nodes[0]!.setRoot(7);
+          w.setMeta(meta(3, 1));
+        });
+        assert.deepEqual(await all(index.foldBackIds()), ids);
+        await locked(index, (w) => {
+          w.deleteBack('doc00001');
+          index.nodes[0]!.delete(7);
+          index.nodes[0]!.setRoot(undefined);
+          w.setMeta(meta(4, 1));
+        });
+        assert.equal(index.readBack(['doc00001', 'doc00002']).size, 1);
+        assert.equal(index.nodes[0]!.get(7), undefined);
+        await locked(index, (w) => {
+          w.clearBack();
+          index.nodes[0]!.clear?.();
+          w.setMeta(meta(5, 1));
+        });
+        assert.deepEqual(await all(index.foldBackIds()), []);
+        index.close();
+        await db.viewIndexes().remove('sig-c');
+        assert.deepEqual(await db.viewIndexes().signatures(), []);
+        const empty = await db.viewIndexes().open('sig-c', 1);
+        assert.equal(empty.meta().updateSeq, 0);
+        assert.equal(empty.readBack(['doc00002']).size, 0);
+        empty.close();
+      });
+
+      if (engine.openOtherNode !== undefined) {
+        const openOther = engine.openOtherNode;
+        it('shared: another node takes in each write (deletions too, and all of it when far behind)', async () => {
+          const other = await openOther();
+          try {
+            const db = await fresh();
+            const mine = await db.viewIndexes().open('sig-s', 2);
+            const theirs = await (await other.open(db.name))!.viewIndexes().open('sig-s', 2);
+            assert.equal(mine.shared, true);
+            assert.equal(await theirs.sync(), false, 'nothing stored yet');
+            await writeSome(mine, 1);
+            assert.equal(await theirs.sync(), true);
+            assert.deepEqual(snapshot(theirs), snapshot(mine));
+            assert.equal(await theirs.sync(), false, 'nothing new');
+            // Their write, then ours: each node writes on top of the other's.
+            await locked(theirs, (w) => {
+              theirs.nodes[0]!.delete(2);
+              w.deleteBack('b');
+              w.setMeta(meta(2));
+            });
+            await assert.rejects(writeSome(mine, 3), /version/, 'a copy behind the store cannot write');
+            assert.equal(await mine.sync(), true);
+            assert.equal(mine.nodes[0]!.get(2), undefined);
+            assert.equal(mine.readBack(['b']).size, 0);
+            assert.deepEqual(snapshot(mine), snapshot(theirs));
+            // Far behind (past the kept deletions): the whole index.
+            for (let seq = 10; seq < 80; seq++) {
+              await locked(mine, (w) => {
+                mine.nodes[1]!.put(seq, bytes(`v${seq}`));
+                mine.nodes[1]!.delete(seq - 1);
+                w.setMeta(meta(seq));
+              });
+            }
+            assert.equal(await theirs.sync(), true);
+            assert.deepEqual(snapshot(theirs), snapshot(mine));
+            assert.equal(text(theirs.nodes[1]!.get(79)), 'v79');
+            assert.equal(theirs.nodes[1]!.get(78), undefined);
+            mine.close();
+            theirs.close();
+          } finally {
+            await other.close();
+          }
+        });
+
+        it('shared: one lock holder at a time, and a dead holder lets go', async () => {
+          const other = await openOther();
+          try {
+            const db = await fresh();
+            const mine = await db.viewIndexes().open('sig-l', 1);
+            const theirs = await (await other.open(db.name))!.viewIndexes().open('sig-l', 1);
+            const held = await mine.lock();
+            let got = false;
+            const waiting = theirs.lock().then((lock) => {
+              got = true;
+              return lock;
+            });
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            assert.equal(got, false, 'waits while the other node holds it');
+            await held.release();
+            await (await waiting).release();
+            // A holder whose connection dies (its node was killed) lets go.
+            const dead = await mine.lock();
+            await engine.killLockHolder?.(db.name, 'sig-l');
+            const after = await theirs.lock();
+            await after.release();
+            await dead.release(); // on a connection that is gone: it only gives it back
+            theirs.close();
+            mine.close();
+          } finally {
+            await other.close();
+          }
+        });
+      }
     });
 
     describe('durability', () => {

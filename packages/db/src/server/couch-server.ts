@@ -14,8 +14,6 @@ import { ViewManager } from '../views/view-manager.js';
 
 export interface CouchServerOptions {
   storage: Storage;
-  /** The folder of a database's view index files (the view engine keeps them there for now). */
-  indexDir: (db: { name: string; createdAt: number }) => string;
   admins: AdminStore;
   maxBodyBytes: number;
   log: (line: string) => void;
@@ -26,7 +24,6 @@ export const NODE_NAME = 'nonode@nohost';
 
 export class CouchServer {
   readonly storage: Storage;
-  private readonly indexDir: (db: { name: string; createdAt: number }) => string;
   readonly admins: AdminStore;
   readonly lockout = new Lockout();
   readonly maxBodyBytes: number;
@@ -39,7 +36,6 @@ export class CouchServer {
 
   constructor(options: CouchServerOptions) {
     this.storage = options.storage;
-    this.indexDir = options.indexDir;
     this.admins = options.admins;
     this.maxBodyBytes = options.maxBodyBytes;
     this.log = options.log;
@@ -80,7 +76,7 @@ export class CouchServer {
   views(db: Database): ViewManager {
     let manager = this.viewManagers.get(db);
     if (manager === undefined) {
-      manager = new ViewManager(db, this.indexDir(db), this.log);
+      manager = new ViewManager(db, db.store.viewIndexes(), this.log);
       this.viewManagers.set(db, manager);
     }
     return manager;

@@ -48,7 +48,7 @@ const CLOSE_GRACE_MS = 5_000;
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const { port: wantedPort = 5984, host = '127.0.0.1', dataDir = './data' } = options;
-  const { storage, indexDir } = await openStorage(options.storage, dataDir, options.durability);
+  const storage = await openStorage(options.storage, dataDir, options.durability);
   let loaded: Awaited<ReturnType<typeof loadAdmins>>;
   try {
     loaded = await loadAdmins(storage, options.admin, {
@@ -62,7 +62,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { admins, created, save } = loaded;
   const couch = new CouchServer({
     storage,
-    indexDir,
     admins,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     log,
@@ -107,24 +106,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 }
 
 /**
- * SQLite in the data folder, or PostgreSQL. With PostgreSQL each node keeps its view indexes in
- * its own data folder (updated from the shared changes), named by the database's identity so a
- * database deleted and created again elsewhere never meets an old index.
+ * SQLite in the data folder, or PostgreSQL. With PostgreSQL each node keeps a copy of the
+ * shared view indexes in its data folder (see storage/postgres/shared-index.ts).
  */
 async function openStorage(
   where: ServerOptions['storage'],
   dataDir: string,
   durability: ServerOptions['durability'],
-): Promise<{ storage: Storage; indexDir: (db: { name: string; createdAt: number }) => string }> {
-  if (where === undefined) {
-    const storage = openSqliteStorage({ dir: dataDir, durability });
-    return { storage, indexDir: (db) => storage.indexDir(db.name) };
-  }
-  const storage = await openPostgresStorage(typeof where === 'string' ? postgresWhere(where) : where);
-  return {
-    storage,
-    indexDir: (db) => join(dataDir, 'views', `${encodeURIComponent(db.name)}-${db.createdAt}`),
-  };
+): Promise<Storage> {
+  if (where === undefined) return openSqliteStorage({ dir: dataDir, durability });
+  return openPostgresStorage({
+    ...(typeof where === 'string' ? postgresWhere(where) : where),
+    cacheDir: join(dataDir, 'views'),
+  });
 }
 
 /**

@@ -28,6 +28,7 @@ import type {
   PurgeInfo,
   PurgeWrite,
 } from './engine.js';
+import type { ViewIndexStore } from './view-index-store.js';
 
 export type {
   ChangedDoc,
@@ -41,6 +42,14 @@ export type {
   PurgeWrite,
   RevBody,
 } from './engine.js';
+export type {
+  IndexMeta,
+  IndexWriter,
+  NodeStore,
+  ScratchFile,
+  StoredIndex,
+  ViewIndexStore,
+} from './view-index-store.js';
 
 /** A page of a fold: rows in order; folds read a page per query, so nothing stays open between pages. */
 export type Page<T> = readonly T[];
@@ -163,6 +172,9 @@ export interface DocumentStore {
   /** Small per-database settings as text (`revs_limit`, `security`, ...). */
   getProp(key: string): Promise<string | undefined>;
   setProp(key: string, value: string): Promise<void>;
+
+  /** Where this database's view indexes are stored (./view-index-store.ts); they go with it. */
+  viewIndexes(): ViewIndexStore;
 }
 
 /** Where a server's databases and its own state live. */

@@ -1,7 +1,7 @@
 /**
- * One view group's index on disk: a SQLite file per design-doc signature holding a B-tree of
- * rows (with stored reductions) per view, the back-index (doc id → its row keys), and the
- * sequence the index is complete up to. `commit` applies a staged update (./index-update.ts) —
+ * One view group's index: a B-tree of rows (with stored reductions) per view, the back-index
+ * (doc id → its row keys), and the sequence the index is complete up to, kept by storage (a
+ * `StoredIndex`: a SQLite file, or PostgreSQL shared by every node). `commit` applies a staged update (./index-update.ts) —
  * row removals and insertions in every view, the back-index and the new sequence — in memory
  * (the trees' write-back stores, a map of back-index writes), and `flush`, a moment later,
  * writes everything pending in one transaction: the index on disk is always the index of some
@@ -17,13 +17,15 @@
  * the database's changes on the next query, as after any restart.
  * (Writing on a thread of its own, tried too, kept the event loop free but cost more than it
  * saved on two cores: a second V8 isolate warming up, and a cold page cache for its connection.)
+ * A shared index (several nodes) is written before its updater lets go of it (`flush`), and
+ * takes in the other nodes' updates in `sync`.
  * An empty index is built differently (`startBuild`): rows sorted externally, trees built
  * bottom-up, the back-index appended in id order, all in one transaction at the end.
  */
-import Sqlite from 'better-sqlite3';
+import type { IndexMeta, IndexWriter, StoredIndex } from '../storage/view-index-store.js';
 import { encodeBackIndex, type BackEntry } from './back-index.js';
 import { ExternalSorter } from './btree/run-sort.js';
-import { compareKeys, SqliteNodeStore, WriteBackNodeStore, type NodeStore } from './btree/index.js';
+import { compareKeys, WriteBackNodeStore, type NodeStore } from './btree/index.js';
 import type { ViewGroup } from './design.js';
 import { rowsOf, type MappedDoc, type RowSink } from './index-rows.js';
 import { IndexUpdate } from './index-update.js';
@@ -69,85 +71,43 @@ const FLUSH_DELAY_MS = 10;
 const FLUSH_MAX_DELAY_MS = 1000;
 /** ...or at once when its node and back-index writes pend with this many bytes. */
 const MAX_PENDING_BYTES = 32 * 1024 * 1024;
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS back_index (id TEXT PRIMARY KEY, rows BLOB NOT NULL) WITHOUT ROWID;
-`;
-/** Doc ids per back-index SELECT of an update. */
-const BACK_IDS_PER_SELECT = 500;
-/** Back-index rows per INSERT statement of a build. */
-const BACK_ROWS_PER_INSERT = 128;
+/** Back-index rows of a build written between two pause checks. */
+const BACK_ROWS_PER_STEP = 128;
 /** A build's write gives other work a turn at least this often (ms). */
 const PAUSE_MS = 8;
 
 export class ViewIndex {
   readonly trees: BuildableRowTree[];
   private seq: number;
-  /** The sequence of the index on disk. */
+  /** The sequence of the stored index. */
   private flushedSeq: number;
   private readonly stores: WriteBackNodeStore[];
-  /** Back-index writes not on disk yet: an entry, or undefined for a deleted one. */
+  /** Back-index writes not stored yet: an entry, or undefined for a deleted one. */
   private readonly pendingBack = new Map<string, Buffer | undefined>();
   private pendingBackBytes = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   /** When the first unflushed commit happened (0: none pending). */
   private pendingSince = 0;
-  private readonly flushTransaction: () => void;
-  private readonly putBack: Sqlite.Statement;
-  private readonly deleteBack: Sqlite.Statement;
-  private readonly getBack: Sqlite.Statement;
-  private readonly putMeta: Sqlite.Statement;
+  private closed = false;
 
   constructor(
     readonly group: ViewGroup,
-    readonly file: string,
+    readonly stored: StoredIndex,
     makeTree: TreeFactory,
     private readonly options: ViewIndexOptions = {},
   ) {
-    const sql = new Sqlite(file);
-    this.sql = sql;
-    // The index can always be rebuilt from the database: no need to sync every commit.
-    sql.pragma('journal_mode = WAL');
-    sql.pragma('synchronous = OFF');
-    // Checkpoint every ~16 MiB of WAL (4096 pages of 4 KiB, as the database files) rather than
-    // SQLite's 4 MiB: an update of 1% of a 100k-doc index writes ~5 MB of WAL, so the default
-    // checkpointed after every update; less often, pages rewritten by several updates (inner
-    // nodes, SQLite's own interior pages) are copied once (~2 ms less CPU per update on average).
-    sql.pragma('wal_autocheckpoint = 4096');
-    sql.pragma('journal_size_limit = 67108864');
-    sql.exec(SCHEMA);
-    this.getBack = sql.prepare('SELECT rows FROM back_index WHERE id = ?').pluck();
-    this.putBack = sql.prepare('INSERT OR REPLACE INTO back_index (id, rows) VALUES (?, ?)');
-    this.deleteBack = sql.prepare('DELETE FROM back_index WHERE id = ?');
-    this.putMeta = sql.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
-    const signature = sql.prepare("SELECT value FROM meta WHERE key = 'signature'").pluck().get() as string | undefined;
-    if (signature !== undefined && signature !== group.signature) {
-      throw new Error(`index file ${file} belongs to signature ${signature}, not ${group.signature}`);
-    }
-    this.putMeta.run('signature', group.signature);
-    this.seq = Number(sql.prepare("SELECT value FROM meta WHERE key = 'update_seq'").pluck().get() ?? 0);
-    // Back-index format 2 (./back-index.ts) for indexes started since it exists.
-    const format = sql.prepare("SELECT value FROM meta WHERE key = 'back_format'").pluck().get() as string | undefined;
-    if (format === undefined && this.seq === 0) this.putMeta.run('back_format', '2');
-    this.backFormat = format === '2' || (format === undefined && this.seq === 0) ? 2 : 1;
-    const changed = sql.prepare("SELECT value FROM meta WHERE key = 'changed_seqs'").pluck().get() as
-      | string
-      | undefined;
-    this.changedSeqs = changed === undefined ? group.views.map(() => 0) : (JSON.parse(changed) as number[]);
-    this.purged = Number(sql.prepare("SELECT value FROM meta WHERE key = 'purge_seq'").pluck().get() ?? 0);
+    const meta = stored.meta();
+    this.seq = meta.updateSeq;
+    this.backFormat = meta.backFormat;
+    this.changedSeqs = [...meta.changedSeqs];
+    this.purged = meta.purgeSeq;
     this.flushedPurge = this.purged;
     this.flushedSeq = this.seq;
-    // Atomic updates are this class's business (see `commit` and `flush`): no SAVEPOINTs.
-    this.stores = group.views.map(
-      (_, view) => new WriteBackNodeStore(new SqliteNodeStore(sql, `view_${view}`, { savepoints: false })),
-    );
+    this.stores = stored.nodes.map((store) => new WriteBackNodeStore(store));
     this.trees = this.stores.map((store, view) => makeTree(store, view));
-    this.flushTransaction = sql.transaction(() => this.writePending());
   }
 
-  private readonly sql: Sqlite.Database;
-  private readonly getBacks = new Map<number, Sqlite.Statement>();
-  private readonly backFormat: 1 | 2;
+  private backFormat: 1 | 2;
   /** Per view, the sequence of the last batch that changed its rows (its ETag moves with it). */
   private changedSeqs: number[];
 
@@ -163,6 +123,42 @@ export class ViewIndex {
 
   private purged: number;
 
+  /** Whether other nodes update this index too (see the header). */
+  get shared(): boolean {
+    return this.stored.shared;
+  }
+
+  /**
+   * Takes in what other nodes stored since (a shared index, nothing pending here): the trees
+   * drop their caches and the sequences are the stored ones.
+   */
+  async sync(): Promise<void> {
+    if (!this.stored.shared || this.closed) return;
+    if (!(await this.stored.sync())) return;
+    this.adopt(this.stored.meta());
+  }
+
+  private adopt(meta: IndexMeta): void {
+    this.seq = this.flushedSeq = meta.updateSeq;
+    this.purged = this.flushedPurge = meta.purgeSeq;
+    this.changedSeqs = [...meta.changedSeqs];
+    this.backFormat = meta.backFormat;
+    for (const store of this.stores) store.changedBehind();
+    for (const tree of this.trees) tree.invalidate();
+  }
+
+  /**
+   * Forgets what was committed but not stored (a shared index's write failed): the index is the
+   * stored one again.
+   */
+  discard(): void {
+    for (const store of this.stores) store.discard();
+    this.pendingBack.clear();
+    this.pendingBackBytes = 0;
+    this.pendingSince = 0;
+    this.adopt(this.stored.meta());
+  }
+
   /**
    * Catches up with purges: the rows of these documents (gone from the database) go, and the
    * index is at `purgeSeq`. The update sequence and the views' update_seq stay (CouchDB's
@@ -175,16 +171,9 @@ export class ViewIndex {
   }
 
   /** Every document id with rows in the index, in pages (a purge past the kept log reads them). */
-  *backIds(): Generator<string> {
-    this.flush();
-    const page = this.sql.prepare('SELECT id FROM back_index WHERE id > ? ORDER BY id LIMIT 1000').pluck();
-    let after = '';
-    for (;;) {
-      const ids = page.all(after) as string[];
-      yield* ids;
-      if (ids.length < 1000) return;
-      after = ids[ids.length - 1]!;
-    }
+  async *backIds(): AsyncGenerator<string> {
+    await this.flush();
+    for await (const page of this.stored.foldBackIds()) yield* page;
   }
 
   /**
@@ -197,9 +186,7 @@ export class ViewIndex {
 
   /** Bytes of the index file (for `_info` sizes). */
   fileSize(): number {
-    const pages = this.sql.pragma('page_count', { simple: true }) as number;
-    const size = this.sql.pragma('page_size', { simple: true }) as number;
-    return pages * size;
+    return this.stored.size();
   }
 
   /** An empty update, to stage mapped documents in (see ./index-update.ts). */
@@ -216,7 +203,8 @@ export class ViewIndex {
 
   /**
    * Applies a staged update and the sequence it brings the index to, atomically: all of it, or
-   * (a reducer threw) none of it. It reaches the disk at the next `flush`.
+   * (a reducer threw) none of it. It is stored at the next `flush` (which a shared index's
+   * updater calls itself).
    */
   commit(update: IndexUpdate, seq: number, purgeSeq?: number): void {
     const changedSeqs = [...this.changedSeqs];
@@ -245,29 +233,37 @@ export class ViewIndex {
     this.changedSeqs = changedSeqs;
     this.seq = seq;
     if (purgeSeq !== undefined) this.purged = purgeSeq;
-    if (this.pendingBytes() > MAX_PENDING_BYTES) this.flushOrRetry();
+    if (this.stored.shared) return;
+    if (this.pendingBytes() > MAX_PENDING_BYTES) void this.flushOrRetry();
     else this.scheduleFlush(FLUSH_DELAY_MS);
   }
 
-  /** Bytes of node and back-index writes not on disk yet. */
+  /** Bytes of node and back-index writes not stored yet. */
   pendingBytes(): number {
     let bytes = this.pendingBackBytes;
     for (const store of this.stores) bytes += store.pendingBytes;
     return bytes;
   }
 
-  /** Writes every committed update to disk, in one transaction (throws if that fails: it all stays pending). */
-  flush(): void {
+  private pending(): boolean {
+    return (
+      this.flushedSeq !== this.seq ||
+      this.flushedPurge !== this.purged ||
+      this.pendingBack.size > 0 ||
+      this.stores.some((store) => store.dirty)
+    );
+  }
+
+  /**
+   * Stores every committed update, in one write (rejects if that fails: it all stays pending).
+   * No commit happens meanwhile: a local index's write is synchronous, and a shared index's
+   * updater waits for it.
+   */
+  async flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (
-      this.flushedSeq === this.seq &&
-      this.flushedPurge === this.purged &&
-      this.pendingBack.size === 0 &&
-      !this.stores.some((store) => store.dirty)
-    )
-      return;
-    this.flushTransaction();
+    if (!this.pending()) return;
+    await this.stored.write((writer) => this.writePending(writer));
     for (const store of this.stores) store.flushed();
     this.pendingBack.clear();
     this.pendingBackBytes = 0;
@@ -276,13 +272,18 @@ export class ViewIndex {
     this.flushedPurge = this.purged;
   }
 
-  /** The purge sequence of the index on disk. */
+  /** A shared index's updater stores what it committed when it grew big (a local index does so itself). */
+  async flushIfBig(): Promise<void> {
+    if (this.pendingBytes() > MAX_PENDING_BYTES) await this.flush();
+  }
+
+  /** The purge sequence of the stored index. */
   private flushedPurge: number;
 
   /** `flush`, reporting a failure and trying again later (the index stays right in memory meanwhile). */
-  private flushOrRetry(): void {
+  private async flushOrRetry(): Promise<void> {
     try {
-      this.flush();
+      await this.flush();
     } catch (error) {
       (this.options.onFlushError ?? console.error)(error);
       this.pendingSince = Date.now();
@@ -290,15 +291,18 @@ export class ViewIndex {
     }
   }
 
-  private writePending(): void {
+  private writePending(writer: IndexWriter): void {
     for (const [id, rows] of this.pendingBack) {
-      if (rows === undefined) this.deleteBack.run(id);
-      else this.putBack.run(id, rows);
+      if (rows === undefined) writer.deleteBack(id);
+      else writer.putBack(id, rows);
     }
     for (const store of this.stores) store.writePending();
-    this.putMeta.run('update_seq', String(this.seq));
-    this.putMeta.run('changed_seqs', JSON.stringify(this.changedSeqs));
-    this.putMeta.run('purge_seq', String(this.purged));
+    writer.setMeta({
+      updateSeq: this.seq,
+      purgeSeq: this.purged,
+      changedSeqs: this.changedSeqs,
+      backFormat: this.backFormat,
+    });
   }
 
   /**
@@ -306,57 +310,45 @@ export class ViewIndex {
    * writes (a failed one is retried FLUSH_MAX_DELAY_MS later).
    */
   private scheduleFlush(delay: number): void {
-    if (!this.sql.open) return;
+    if (this.closed) return;
     this.pendingSince ||= Date.now();
     const due = Math.max(0, Math.min(delay, this.pendingSince + FLUSH_MAX_DELAY_MS - Date.now()));
     clearTimeout(this.flushTimer);
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.flushOrRetry();
+      void this.flushOrRetry();
     }, due);
     // A pending flush does not keep the process alive: `close` flushes.
     this.flushTimer.unref();
   }
 
-  /** The back-index entries of these docs, by id: in statements of up to BACK_IDS_PER_SELECT ids. */
+  /** The back-index entries of these docs, by id (those written since the last flush from memory). */
   private readBack(docs: readonly { id: string }[]): Map<string, Uint8Array> {
+    let ids: string[];
     const out = new Map<string, Uint8Array>();
     if (this.pendingBack.size > 0) {
-      // Entries written since the last flush are read from memory.
-      const unflushed = docs.filter((doc) => !this.pendingBack.has(doc.id));
+      ids = [];
       for (const doc of docs) {
-        const bytes = this.pendingBack.get(doc.id);
-        if (bytes !== undefined) out.set(doc.id, bytes);
+        if (!this.pendingBack.has(doc.id)) ids.push(doc.id);
+        else {
+          const bytes = this.pendingBack.get(doc.id);
+          if (bytes !== undefined) out.set(doc.id, bytes);
+        }
       }
-      docs = unflushed;
+    } else {
+      ids = docs.map((doc) => doc.id);
     }
-    if (docs.length === 0) return out;
-    if (docs.length === 1) {
-      const old = this.getBack.get(docs[0]!.id) as Uint8Array | undefined;
-      if (old !== undefined) out.set(docs[0]!.id, old);
-      return out;
-    }
-    for (let from = 0; from < docs.length; from += BACK_IDS_PER_SELECT) {
-      const n = Math.min(BACK_IDS_PER_SELECT, docs.length - from);
-      let stmt = this.getBacks.get(n);
-      if (stmt === undefined) {
-        stmt = this.sql.prepare(`SELECT id, rows FROM back_index WHERE id IN (${Array(n).fill('?').join(', ')})`).raw();
-        // Statements for odd sizes are used once: keep only the full-size one.
-        if (n === BACK_IDS_PER_SELECT) this.getBacks.set(n, stmt);
-      }
-      const ids: string[] = new Array(n);
-      for (let k = 0; k < n; k++) ids[k] = docs[from + k]!.id;
-      for (const [id, rows] of stmt.all(ids) as [string, Uint8Array][]) out.set(id, rows);
-    }
+    if (ids.length === 0) return out;
+    for (const [id, bytes] of this.stored.readBack(ids)) out.set(id, bytes);
     return out;
   }
 
   /**
    * A build of this index from empty (undefined unless it is empty): the caller adds every
    * mapped document once, then `finish` writes all rows, the back-index and the sequence in one
-   * transaction; until then the index stays as it is (empty). Rows are sorted on the way (in
-   * memory, or in runs in temporary files next to the index when there are many), so each tree
-   * is built bottom-up in one pass and nothing is read back.
+   * write; until then the index stays as it is (empty). Rows are sorted on the way (in memory,
+   * or in runs in temporary files when there are many), so each tree is built bottom-up in one
+   * pass and nothing is read back.
    */
   startBuild(): IndexBuild | undefined {
     if (this.seq !== 0 || this.backFormat !== 2) return undefined;
@@ -368,9 +360,8 @@ export class ViewIndex {
   }
 
   /**
-   * Writes a build in one transaction that stays open across event-loop turns: it pauses every
-   * few thousand rows (PAUSE_MS at most between pauses), so other requests are answered while a
-   * big index is written. Until it commits, readers see the index as it was (empty).
+   * Writes a build in one write that pauses every few thousand rows (PAUSE_MS at most between
+   * pauses), so other requests are answered while a big index is written.
    */
   private async finishBuild(
     seq: number,
@@ -378,41 +369,26 @@ export class ViewIndex {
     back: ExternalSorter,
     lastSeqs: readonly number[],
   ): Promise<void> {
-    // A build's nodes go straight to disk: they would not fit in memory.
-    this.flush();
-    let slice = performance.now();
-    const pause = async (): Promise<void> => {
-      if (performance.now() - slice < PAUSE_MS) return;
-      await new Promise((resolve) => setImmediate(resolve));
-      slice = performance.now();
-    };
-    const run = async () => {
-      this.sql.exec('DELETE FROM back_index');
-      const statements = new Map<number, Sqlite.Statement>();
-      const insert = (params: unknown[]): void => {
-        const n = params.length / 2;
-        let stmt = statements.get(n);
-        if (stmt === undefined) {
-          stmt = this.sql.prepare(`INSERT INTO back_index (id, rows) VALUES ${Array(n).fill('(?, ?)').join(', ')}`);
-          statements.set(n, stmt);
-        }
-        stmt.run(params);
+    // A build's nodes go straight to storage: they would not fit in memory.
+    await this.flush();
+    const run = async (writer: IndexWriter) => {
+      let slice = performance.now();
+      const pause = async (): Promise<void> => {
+        if (performance.now() - slice < PAUSE_MS) return;
+        await writer.pause();
+        slice = performance.now();
       };
-      // Sorted by id bytes, which is SQLite's order of the ids: appends. A doc id twice means
-      // the changes were not one entry per doc: the build is not valid.
-      let params: unknown[] = [];
+      writer.clearBack();
+      // Sorted by id bytes. A doc id twice means the changes were not one entry per doc: the
+      // build is not valid.
       let last: Buffer | undefined;
+      let n = 0;
       for (const [id, entries] of back.sorted()) {
         if (last !== undefined && compareKeys(last, id) === 0) throw new DuplicateInBuild(id.toString('utf8'));
         last = id;
-        params.push(id.toString('utf8'), entries);
-        if (params.length === 2 * BACK_ROWS_PER_INSERT) {
-          insert(params);
-          params = [];
-          await pause();
-        }
+        writer.putBack(id.toString('utf8'), entries);
+        if (++n % BACK_ROWS_PER_STEP === 0) await pause();
       }
-      if (params.length > 0) insert(params);
       const changedSeqs = [...this.changedSeqs];
       for (const [view, tree] of this.trees.entries()) {
         if (rows[view]!.size === 0 && tree.total() === 0) continue;
@@ -422,18 +398,13 @@ export class ViewIndex {
         for (const _ of steps) await pause();
         changedSeqs[view] = lastSeqs[view] || seq;
       }
-      this.putMeta.run('update_seq', String(seq));
-      this.putMeta.run('changed_seqs', JSON.stringify(changedSeqs));
-      this.putMeta.run('purge_seq', String(this.purged));
+      writer.setMeta({ updateSeq: seq, purgeSeq: this.purged, changedSeqs, backFormat: this.backFormat });
       return changedSeqs;
     };
     for (const store of this.stores) store.buffering = false;
-    this.sql.exec('BEGIN IMMEDIATE');
     try {
-      this.changedSeqs = await run();
-      this.sql.exec('COMMIT');
+      this.changedSeqs = await this.stored.write(run);
     } catch (error) {
-      if (this.sql.open && this.sql.inTransaction) this.sql.exec('ROLLBACK');
       for (const tree of this.trees) tree.invalidate();
       throw error;
     } finally {
@@ -444,30 +415,30 @@ export class ViewIndex {
   }
 
   /**
-   * View compaction (`POST /db/_compact/{ddoc}`): what is pending is written, then the file is
-   * rewritten without its free pages (VACUUM; an index is derived data, so it needs no more care).
+   * View compaction (`POST /db/_compact/{ddoc}`): what is pending is written, then storage gives
+   * back the space updates left free.
    */
-  compact(): void {
-    if (!this.sql.open) return;
-    this.flush();
-    this.sql.exec('VACUUM');
-    this.sql.pragma('wal_checkpoint(TRUNCATE)');
+  async compact(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    await this.stored.compact();
   }
 
-  /** Closes the file, first writing what is pending (unless `flush: false`: the file is going away). */
-  close(options: { flush?: boolean } = {}): void {
+  /** Closes the index, first storing what is pending (unless `flush: false`: it is going away). */
+  async close(options: { flush?: boolean } = {}): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (!this.sql.open) return;
+    if (this.closed) return;
     if (options.flush !== false) {
       try {
-        this.flush();
+        await this.flush();
       } catch (error) {
-        // The file keeps the index of an older sequence: updated from there when next opened.
+        // The stored index is that of an older sequence: updated from there when next opened.
         (this.options.onFlushError ?? console.error)(error);
       }
     }
-    this.sql.close();
+    this.closed = true;
+    this.stored.close();
   }
 }
 
@@ -499,9 +470,9 @@ export class IndexBuild {
     this.trees = index.trees;
     this.lastSeqs = index.trees.map(() => 0);
     this.rows = index.trees.map(
-      (_, view) => new ExternalSorter({ file: `${index.file}.build-${view}.tmp`, memoryBytes: BUILD_MEMORY_BYTES }),
+      (_, view) => new ExternalSorter({ file: index.stored.scratch(`build-${view}`), memoryBytes: BUILD_MEMORY_BYTES }),
     );
-    this.back = new ExternalSorter({ file: `${index.file}.build-back.tmp`, memoryBytes: BUILD_MEMORY_BYTES });
+    this.back = new ExternalSorter({ file: index.stored.scratch('build-back'), memoryBytes: BUILD_MEMORY_BYTES });
   }
 
   /** Adds mapped documents (each document once in the whole build). */

@@ -12,11 +12,9 @@
  * - Readers never wait for the writer nor the writer for readers: applying a batch is one
  *   synchronous step, and a read paused mid-stream resumes after its last row (./tree-adapter.ts).
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
-import type { ChangedDoc, Page } from '../storage/contract.js';
+import type { ChangedDoc, Page, ViewIndexStore } from '../storage/contract.js';
 import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
 import { conflicts as conflictsOf, deletedConflicts as deletedConflictsOf, parseTree } from '../revisions/index.js';
@@ -67,6 +65,8 @@ export interface GroupState {
   reducers: (Reducer | undefined)[];
   mapper?: Mapper;
   updating?: Promise<void>;
+  /** A shared index taking in other nodes' updates. */
+  syncing?: Promise<void>;
   task?: ActiveTask;
   /** A build from empty failed its checks once: update incrementally only. */
   noBuild?: boolean;
@@ -80,7 +80,7 @@ export class ViewManager {
 
   constructor(
     private readonly db: Database,
-    private readonly dir: string,
+    private readonly indexes: ViewIndexStore,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -149,8 +149,8 @@ export class ViewManager {
     state.reducers.forEach((r) => {
       r?.dispose();
     });
-    state.index.close({ flush: false });
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${state.index.file}${suffix}`, { force: true });
+    await state.index.close({ flush: false });
+    await this.indexes.remove(signature);
   }
 
   private async open(group: ViewGroup): Promise<GroupState> {
@@ -162,10 +162,9 @@ export class ViewManager {
         view.reduce === undefined ? undefined : createReducer([view.reduce], { log: this.sandboxLog(group) }),
       ),
     );
-    mkdirSync(this.dir, { recursive: true });
     const index = new ViewIndex(
       group,
-      join(this.dir, `${group.signature}.sqlite`),
+      await this.indexes.open(group.signature, group.views.length),
       (store, view) => makeRowTree(store, reducers[view]),
       {
         onFlushError: (error) =>
@@ -177,10 +176,16 @@ export class ViewManager {
 
   /**
    * Brings the index up to the database's current sequence (waiting for a running update
-   * rather than starting a second one).
+   * rather than starting a second one). A shared index first takes in what other nodes stored.
    */
   async refresh(state: GroupState): Promise<void> {
-    while (state.index.updateSeq < (await this.db.updateSeq())) {
+    for (;;) {
+      if (state.updating !== undefined) {
+        await state.updating;
+        continue;
+      }
+      await this.catchUp(state);
+      if (state.index.updateSeq >= (await this.db.updateSeq())) return;
       state.updating ??= this.update(state).finally(() => {
         state.updating = undefined;
       });
@@ -188,7 +193,43 @@ export class ViewManager {
     }
   }
 
+  /**
+   * A shared index takes in what other nodes stored (`update=false` answers from there too);
+   * never while this node updates it.
+   */
+  async catchUp(state: GroupState): Promise<void> {
+    if (!state.index.shared) return;
+    while (state.updating !== undefined) await state.updating.catch(() => {});
+    state.syncing ??= state.index.sync().finally(() => {
+      state.syncing = undefined;
+    });
+    await state.syncing;
+  }
+
+  /**
+   * An update, holding the index's lock when it is shared: the index is brought up to what
+   * other nodes stored first, and stored before the lock goes.
+   */
   private async update(state: GroupState): Promise<void> {
+    const { index } = state;
+    if (!index.shared) return this.updateLocked(state);
+    const lock = await index.stored.lock();
+    try {
+      await state.syncing?.catch(() => {});
+      await index.sync();
+      if (index.updateSeq >= (await this.db.updateSeq())) return;
+      await this.updateLocked(state);
+      await index.flush();
+    } catch (error) {
+      // Nothing of this update is stored: the next one starts from the stored index.
+      index.discard();
+      throw error;
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private async updateLocked(state: GroupState): Promise<void> {
     const { group, index } = state;
     const target = await this.db.updateSeq();
     const total = await this.db.store.countChanges(index.updateSeq);
@@ -241,6 +282,7 @@ export class ViewManager {
         await reducersReady();
         index.commit(staged ?? index.startUpdate(), stagedSeq);
         staged = undefined;
+        if (index.shared) await index.flushIfBig();
       };
       const changes = new ChangeReader(this.db.store.foldChangedBodies(index.updateSeq));
       try {
@@ -345,7 +387,7 @@ export class ViewManager {
     }
     const ids = new Set<string>();
     if ((await store.oldestPurge()) > index.purgeSeq + 1) {
-      for (const id of index.backIds()) ids.add(id);
+      for await (const id of index.backIds()) ids.add(id);
     } else {
       for await (const page of store.foldPurges(index.purgeSeq)) {
         for (const info of page) if (info.purgeSeq <= purgeSeq) ids.add(info.id);
@@ -403,7 +445,7 @@ export class ViewManager {
   async compact(ddocId: string): Promise<void> {
     const state = await this.state(await this.groupOf(ddocId));
     await state.updating?.catch(() => {});
-    state.index.compact();
+    await state.index.compact();
   }
 
   /** Running index builds, for `_active_tasks`. */
@@ -425,14 +467,8 @@ export class ViewManager {
       if (state !== undefined) await this.drop(signature, state);
       else this.states.delete(signature);
     }
-    let files: string[] = [];
-    try {
-      files = readdirSync(this.dir);
-    } catch {
-      return;
-    }
-    for (const file of files) {
-      if (!live.has(file.split('.')[0]!)) rmSync(join(this.dir, file), { force: true });
+    for (const signature of await this.indexes.signatures()) {
+      if (!live.has(signature) && !this.states.has(signature)) await this.indexes.remove(signature);
     }
   }
 
@@ -443,7 +479,7 @@ export class ViewManager {
       opened?.reducers.forEach((r) => {
         r?.dispose();
       });
-      opened?.index.close();
+      await opened?.index.close();
     }
     this.states.clear();
   }

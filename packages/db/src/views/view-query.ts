@@ -42,6 +42,7 @@ export async function openView(db: Database, manager: ViewManager, ddoc: string,
 export async function queryView(target: ViewTarget, q: ViewQuery): Promise<ViewAnswer> {
   const { db, manager, state, viewNo } = target;
   if (q.update === 'true') await manager.refresh(state);
+  else await manager.catchUp(state);
   // What the answer depends on: the view's rows (its signature, the sequence at which it last
   // changed, purges), the query, and with include_docs the documents (the database's sequence).
   const docs = q.includeDocs ? `:${await db.updateSeq()}` : '';

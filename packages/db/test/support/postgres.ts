@@ -31,3 +31,25 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
     await client.end();
   }
 }
+
+/**
+ * Ends the connection holding the lock of a view index (storage/postgres/shared-index.ts), as its
+ * node's death (or a network cut) would.
+ */
+export async function terminateLockHolder(url: string, schema: string, db: string, signature: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const found = await client.query<{ db_id: string }>(`SELECT db_id FROM "${schema}".dbs WHERE name = $1`, [db]);
+    const key = `"${schema}"/${found.rows[0]?.db_id}/${signature}`;
+    // A bigint advisory lock shows as classid (high half) and objid (low half), objsubid 1.
+    await client.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks
+       WHERE locktype = 'advisory' AND granted AND objsubid = 1
+         AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)`,
+      [key],
+    );
+  } finally {
+    await client.end();
+  }
+}

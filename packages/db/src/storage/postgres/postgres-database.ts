@@ -18,6 +18,7 @@ import type {
   PurgePlanner,
 } from '../contract.js';
 import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
+import type { ViewIndexStore } from '../view-index-store.js';
 import { chunkRange, fixedChunks } from '../attachment-chunks.js';
 import { inTransaction, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
@@ -148,7 +149,12 @@ export class PostgresDocumentStore implements DocumentStore {
     readonly name: string,
     private readonly dbId: string,
     private readonly createdAt: number,
+    private readonly indexes: ViewIndexStore,
   ) {}
+
+  viewIndexes(): ViewIndexStore {
+    return this.indexes;
+  }
 
   private async query<T extends QueryResultRow>(config: QueryConfig | string, values?: unknown[]): Promise<T[]> {
     try {

@@ -3,6 +3,8 @@
  * server in one PostgreSQL schema, shared by any number of Divan nodes. The tables and why they
  * are so: ./schema.ts and docs/storage.md.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { CouchError } from '../../errors.js';
@@ -12,6 +14,8 @@ import { isValidDbName } from '../sqlite/names.js';
 import { checkOut, inTransaction, storageError } from './errors.js';
 import { documentStatements, type DocumentStatements, PostgresDocumentStore } from './postgres-database.js';
 import { migrate, quoteIdent } from './schema.js';
+import { IndexFolder } from '../sqlite/index-folder.js';
+import { SharedIndexes } from './shared-index.js';
 
 export { StorageUnavailableError } from './errors.js';
 
@@ -24,6 +28,11 @@ export interface PostgresStorageOptions {
   maxConnections?: number;
   /** How long to wait for a connection before failing with `StorageUnavailableError`. Default 5000 ms. */
   connectTimeoutMs?: number;
+  /**
+   * This node's folder for its copies of the shared view indexes (./shared-index.ts). Default: a
+   * folder of this process under the system's temporary folder.
+   */
+  cacheDir?: string;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -59,7 +68,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     await pool.end().catch(() => {});
     throw storageError(err);
   }
-  return new PostgresStorage(pool, schema);
+  return new PostgresStorage(pool, schema, options.cacheDir ?? join(tmpdir(), `divan-index-cache-${process.pid}`));
 }
 
 interface DbRow {
@@ -74,7 +83,8 @@ class PostgresStorage implements Storage {
 
   constructor(
     private readonly pool: Pool,
-    schema: string,
+    private readonly schema: string,
+    private readonly cacheDir: string,
   ) {
     this.sql = documentStatements(schema);
     this.s = quoteIdent(schema);
@@ -89,7 +99,11 @@ class PostgresStorage implements Storage {
   }
 
   private store(name: string, row: DbRow): DocumentStore {
-    return new PostgresDocumentStore(this.pool, this.sql, name, row.db_id, Number(row.created_at));
+    const createdAt = Number(row.created_at);
+    // A copy's folder is named by the database's identity: one deleted and created again never meets it.
+    const copies = new IndexFolder(join(this.cacheDir, `${encodeURIComponent(name)}-${createdAt}`));
+    const indexes = new SharedIndexes(this.pool, this.schema, row.db_id, copies);
+    return new PostgresDocumentStore(this.pool, this.sql, name, row.db_id, createdAt, indexes);
   }
 
   async listDatabases(): Promise<string[]> {
@@ -129,7 +143,18 @@ class PostgresStorage implements Storage {
       ]);
       const dbId = found.rows[0]?.db_id;
       if (dbId === undefined) return false;
-      for (const table of ['docs', 'bodies', 'local_docs', 'props', 'purges', 'attachments', 'attachment_chunks']) {
+      for (const table of [
+        'docs',
+        'bodies',
+        'local_docs',
+        'props',
+        'purges',
+        'attachments',
+        'attachment_chunks',
+        'view_indexes',
+        'view_index_nodes',
+        'view_index_back',
+      ]) {
         await client.query(`DELETE FROM ${this.s}.${table} WHERE db_id = $1`, [dbId]);
       }
       return true;

@@ -100,6 +100,40 @@ export function migrations(schema: string): string[] {
       PRIMARY KEY (db_id, digest, n)
     );
     `,
+    // 4: view indexes shared by every node (see shared-index.ts): per index its checkpoint and a
+    // version counting its writes; B-tree nodes and back-index entries stamped with the version
+    // that last wrote them (NULL: deleted then), so a node's copy fetches only what changed.
+    `
+    CREATE TABLE ${s}.view_indexes (
+      db_id bigint NOT NULL,
+      signature text COLLATE "C" NOT NULL,
+      version bigint NOT NULL DEFAULT 0,
+      -- deletions written at or before this version are forgotten: an older copy fetches all
+      pruned bigint NOT NULL DEFAULT 0,
+      -- the checkpoint (JSON): sequences, per-view change sequences, the roots of the trees
+      meta text,
+      PRIMARY KEY (db_id, signature)
+    );
+    CREATE TABLE ${s}.view_index_nodes (
+      db_id bigint NOT NULL,
+      signature text COLLATE "C" NOT NULL,
+      view integer NOT NULL,
+      id bigint NOT NULL,
+      version bigint NOT NULL,
+      node bytea,
+      PRIMARY KEY (db_id, signature, view, id)
+    );
+    CREATE INDEX view_index_nodes_by_version ON ${s}.view_index_nodes (db_id, signature, version);
+    CREATE TABLE ${s}.view_index_back (
+      db_id bigint NOT NULL,
+      signature text COLLATE "C" NOT NULL,
+      id text COLLATE "C" NOT NULL,
+      version bigint NOT NULL,
+      rows bytea,
+      PRIMARY KEY (db_id, signature, id)
+    );
+    CREATE INDEX view_index_back_by_version ON ${s}.view_index_back (db_id, signature, version);
+    `,
   ];
 }
 

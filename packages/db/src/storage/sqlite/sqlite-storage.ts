@@ -27,6 +27,7 @@ import type {
 import type { SqliteDatabase } from './sqlite-database.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
+import { IndexFolder } from './index-folder.js';
 
 /** Rows per page handed out by the folds. */
 const PAGE_ROWS = 256;
@@ -69,11 +70,6 @@ export class SqliteStorage implements Storage {
     writeServerFile(this.dir, key, value);
   }
 
-  /** The folder of a database's view index files (they go with the database when it is destroyed). */
-  indexDir(name: string): string {
-    return this.engine.indexDir(name);
-  }
-
   async close(): Promise<void> {
     this.engine.close();
   }
@@ -81,7 +77,7 @@ export class SqliteStorage implements Storage {
   private wrap(store: DatabaseStore): DocumentStore {
     let wrapped = this.stores.get(store);
     if (wrapped === undefined) {
-      wrapped = new SqliteDocumentStore(store as SqliteDatabase);
+      wrapped = new SqliteDocumentStore(store as SqliteDatabase, new IndexFolder(this.engine.indexDir(store.name)));
       this.stores.set(store, wrapped);
     }
     return wrapped;
@@ -89,7 +85,14 @@ export class SqliteStorage implements Storage {
 }
 
 class SqliteDocumentStore implements DocumentStore {
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly indexes: IndexFolder,
+  ) {}
+
+  viewIndexes(): IndexFolder {
+    return this.indexes;
+  }
 
   get name(): string {
     return this.db.name;

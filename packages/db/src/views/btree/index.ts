@@ -1,7 +1,7 @@
 /**
  * B+tree with stored reductions for view indexes (see btree.ts for the design): generic over the
  * entry value V and reduction R, keyed by byte-comparable Buffers, nodes in a NodeStore (memory
- * or a SQLite table).
+ * or storage's).
  */
 export {
   BTree,
@@ -15,5 +15,5 @@ export {
   type TreeStats,
 } from './btree.js';
 export { compareKeys, type Entry } from './node.js';
-export { MemoryNodeStore, SqliteNodeStore, type NodeStore } from './store.js';
+export { MemoryNodeStore, type NodeStore } from './store.js';
 export { WriteBackNodeStore } from './write-back-store.js';

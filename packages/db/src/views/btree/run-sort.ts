@@ -12,7 +12,7 @@
  * `VIEW_LIFETIME` more bytes of records have been given out (merge chunks are recycled, so that
  * a build does not leave a trail of garbage buffers behind): copy what must be kept longer.
  */
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import type { ScratchFile } from '../../storage/view-index-store.js';
 import { readVarint, tryVarint, varintSize as varintBytes, writeVarint } from '../../support/varint.js';
 import { compareKeys } from './node.js';
 import { sortedOrderPacked } from './sort.js';
@@ -20,8 +20,8 @@ import { sortedOrderPacked } from './sort.js';
 export type SortRecord = readonly [key: Buffer, value: Buffer];
 
 export interface ExternalSorterOptions {
-  /** Temporary file for the spilled runs: created on the first spill, removed by `dispose`. */
-  file: string;
+  /** Temporary file for the spilled runs: written on the first spill, removed by `dispose`. */
+  file: ScratchFile;
   /** Packed record bytes kept in memory before a sorted run goes to the file. Default 16 MB. */
   memoryBytes?: number;
 }
@@ -36,7 +36,7 @@ export const VIEW_LIFETIME = (READ_BUFFERS - 2) * READ_CHUNK;
 const WRITE_CHUNK = 1024 * 1024;
 
 export class ExternalSorter {
-  readonly file: string;
+  readonly file: ScratchFile;
   private readonly memoryBytes: number;
   private buf: Buffer;
   private used = 0;
@@ -45,7 +45,7 @@ export class ExternalSorter {
   private keyStarts: Int32Array = new Int32Array(1024);
   private keyLengths: Int32Array = new Int32Array(1024);
   private records = 0;
-  private fd: number | undefined;
+  private spilled = false;
   private fileEnd = 0;
   private readonly runs: { start: number; end: number }[] = [];
   private count = 0;
@@ -122,7 +122,7 @@ export class ExternalSorter {
     }
     if (this.used > 0) this.spill();
     this.release();
-    const readers = this.runs.map((run, i) => new RunReader(this.fd!, run.start, run.end, i));
+    const readers = this.runs.map((run, i) => new RunReader(this.file, run.start, run.end, i));
     // A binary min-heap of the readers by (current key, run number).
     const heap: RunReader[] = [];
     const less = (a: RunReader, b: RunReader): boolean => {
@@ -158,10 +158,9 @@ export class ExternalSorter {
   /** Removes the temporary file. */
   dispose(): void {
     this.release();
-    if (this.fd !== undefined) {
-      closeSync(this.fd);
-      this.fd = undefined;
-      rmSync(this.file, { force: true });
+    if (this.spilled) {
+      this.spilled = false;
+      this.file.remove();
     }
   }
 
@@ -179,13 +178,14 @@ export class ExternalSorter {
     const starts = this.starts;
     const buf = this.buf;
     const used = this.used;
-    this.fd ??= openSync(this.file, 'w+');
+    this.spilled = true;
+    const file = this.file;
     const out = Buffer.allocUnsafe(Math.min(WRITE_CHUNK, used));
     let fill = 0;
     const start = this.fileEnd;
     const flush = (): void => {
       let done = 0;
-      while (done < fill) done += writeSync(this.fd!, out, done, fill - done, this.fileEnd + done);
+      while (done < fill) done += file.write(out, done, fill - done, this.fileEnd + done);
       this.fileEnd += fill;
       fill = 0;
     };
@@ -197,7 +197,7 @@ export class ExternalSorter {
       if (fill + len > out.length) flush();
       if (len > out.length) {
         let done = 0;
-        while (done < len) done += writeSync(this.fd, buf, from + done, len - done, this.fileEnd + done);
+        while (done < len) done += file.write(buf, from + done, len - done, this.fileEnd + done);
         this.fileEnd += len;
         continue;
       }
@@ -223,7 +223,7 @@ class RunReader {
   private readonly at = { i: 0 };
 
   constructor(
-    private readonly fd: number,
+    private readonly file: ScratchFile,
     private filePos: number,
     private readonly fileEnd: number,
     readonly run: number,
@@ -267,7 +267,7 @@ class RunReader {
     this.buf.copy(next, 0, this.pos);
     let got = rest;
     while (got < want) {
-      const n = readSync(this.fd, next, got, want - got, this.filePos);
+      const n = this.file.read(next, got, want - got, this.filePos);
       if (n === 0) throw new Error('sort run truncated');
       got += n;
       this.filePos += n;

@@ -102,6 +102,22 @@ export class WriteBackNodeStore implements NodeStore {
     this.root = { id: undefined };
   }
 
+  /**
+   * The backing store changed behind this one (another node's update, taken in while nothing
+   * was pending): a new generation, so the tree drops its cache.
+   */
+  changedBehind(): void {
+    if (this.dirty) throw new Error('the backing store changed under pending writes');
+    this.gen++;
+  }
+
+  /** Forgets every pending write (they could not be stored): reads see the backing store again. */
+  discard(): void {
+    this.undo = undefined;
+    this.flushed();
+    this.gen++;
+  }
+
   /** Starts recording what `rollback` undoes (until `end`). */
   begin(): void {
     this.undo = { writes: new Map(), root: this.root, cleared: this.cleared, bytes: this.bytes };
