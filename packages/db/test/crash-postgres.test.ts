@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { acknowledgedWritesSurviveKill } from './support/crash.js';
+import { acknowledgedWritesSurviveKill, nodeKilledMidIndexUpdate } from './support/crash.js';
 import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
 
 describe('crash safety (PostgreSQL)', () => {
@@ -21,6 +21,20 @@ describe('crash safety (PostgreSQL)', () => {
     await acknowledgedWritesSurviveKill([
       '--data',
       dataDir,
+      '--admin',
+      'admin:secret',
+      '--storage',
+      storage.toString(),
+    ]);
+  });
+
+  it('a node killed mid-way through a view update: the other node finishes it, equal to a rebuild', async () => {
+    if (url instanceof Error) throw url;
+    const storage = new URL(url);
+    storage.searchParams.set('schema', schema);
+    await nodeKilledMidIndexUpdate((node) => [
+      '--data',
+      join(dataDir, `node-${node}`),
       '--admin',
       'admin:secret',
       '--storage',

@@ -9,10 +9,11 @@ describe('two Divan nodes on one PostgreSQL', () => {
   const schema = freshSchema('nodes');
   let a: TestServer;
   let b: TestServer;
+  const logs = { a: [] as string[], b: [] as string[] };
   before(async () => {
     if (url instanceof Error) throw url;
-    a = await startTestServer({ storage: { url, schema } });
-    b = await startTestServer({ storage: { url, schema } });
+    a = await startTestServer({ storage: { url, schema }, log: (line) => logs.a.push(line) });
+    b = await startTestServer({ storage: { url, schema }, log: (line) => logs.b.push(line) });
   });
   after(async () => {
     await a?.close();
@@ -65,6 +66,35 @@ describe('two Divan nodes on one PostgreSQL', () => {
     await a.request('PUT', '/shared/two', { body: { n: 2 } });
     assert.deepEqual((await b.request('GET', '/shared/_design/v/_view/n')).json.rows, [{ key: null, value: 2 }]);
     assert.deepEqual((await a.request('GET', '/shared/_design/v/_view/n')).json.rows, [{ key: null, value: 2 }]);
+  });
+
+  it('a view index is shared: built by one node, the other answers from it without mapping a document', async () => {
+    await a.request('PUT', '/indexed', {});
+    const docs = Array.from({ length: 500 }, (_, i) => ({ _id: `d${i}`, group: i % 7, n: i }));
+    await a.request('POST', '/indexed/_bulk_docs', { body: { docs } });
+    await a.request('PUT', '/indexed/_design/g', {
+      body: { views: { by_group: { map: 'function (d) { emit(d.group, d.n) }', reduce: '_sum' } } },
+    });
+    const indexed = (lines: string[]) => lines.filter((line) => line.includes('indexed indexed/_design/g'));
+    const query = '/indexed/_design/g/_view/by_group?group=true';
+    const onB = await b.request('GET', query);
+    assert.equal(onB.json.rows.length, 7);
+    assert.equal(indexed(logs.b).length, 1, 'B built the index');
+    const onA = await a.request('GET', query);
+    assert.deepEqual(onA.json, onB.json);
+    assert.equal(onA.headers.get('etag'), onB.headers.get('etag'), 'the same index, the same ETag');
+    assert.equal(indexed(logs.a).length, 0, 'A mapped nothing: it took in what B stored');
+    // An update made by A (the node that saw the write) is then B's too.
+    await a.request('PUT', '/indexed/d0', {
+      body: { _rev: (await a.request('GET', '/indexed/d0')).json._rev, group: 100, n: 5 },
+    });
+    const updated = await a.request('GET', `${query}&key=100`);
+    assert.deepEqual(updated.json.rows, [{ key: 100, value: 5 }]);
+    assert.equal(indexed(logs.a).length, 1);
+    assert.deepEqual((await b.request('GET', `${query}&key=100`)).json.rows, [{ key: 100, value: 5 }]);
+    assert.equal(indexed(logs.b).length, 1, 'B did not map the change again');
+    // update=false on B answers from the stored index, which A brought up to date.
+    assert.deepEqual((await b.request('GET', `${query}&key=0&update=false`)).json.rows, [{ key: 0, value: 17892 }]);
   });
 
   it('admins are shared: the admin of the storage logs in on both nodes', async () => {

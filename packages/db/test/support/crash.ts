@@ -91,3 +91,55 @@ export async function acknowledgedWritesSurviveKill(args: string[]): Promise<voi
 function designDoc(pad: string): unknown {
   return { views: { by_n: { map: `function (d) { if (d.n !== undefined) emit(d.n, 1);${pad}}`, reduce: '_count' } } };
 }
+
+/**
+ * Two nodes on one shared storage (`args(dir)`: the arguments of `divan serve` for a node with
+ * data folder `dir`): the first is killed with SIGKILL while it updates a view index, and the
+ * second, queried then, finishes the update; its answer equals the same view built from scratch.
+ */
+export async function nodeKilledMidIndexUpdate(args: (node: 'a' | 'b') => string[]): Promise<void> {
+  const a = await startChildServer(args('a'));
+  const b = await startChildServer(args('b'));
+  try {
+    assert.equal((await request(a.url, 'PUT', '/shared')).status, 201);
+    // A map function slow enough (~0.2 ms a document) that the update is still running when the kill comes.
+    const slow = 'var t = Date.now(); while (Date.now() - t < 0.2) {}';
+    const ddoc = (pad: string) => ({
+      views: {
+        by_n: { map: `function (d) { ${slow} if (d.n !== undefined) emit(d.n % 13, d.n);${pad}}`, reduce: '_sum' },
+      },
+    });
+    const load = async (from: number, count: number) => {
+      const docs = Array.from({ length: count }, (_, i) => ({ _id: `d${from + i}`, n: from + i }));
+      assert.equal((await request(a.url, 'POST', '/shared/_bulk_docs', { body: { docs } })).status, 201);
+    };
+    await load(0, 1000);
+    assert.equal((await request(a.url, 'PUT', '/shared/_design/v', { body: ddoc('') })).status, 201);
+    const query = '/_design/v/_view/by_n?group=true';
+    assert.equal((await request(a.url, 'GET', `/shared${query}`)).status, 200);
+    for (let from = 1000; from < 6000; from += 1000) await load(from, 1000);
+    // A's update of 5,000 documents: killed once it is under way.
+    void request(a.url, 'GET', `/shared${query}`).catch(() => {});
+    for (;;) {
+      const tasks = (await request(a.url, 'GET', '/_active_tasks')).json as { changes_done: number }[];
+      if (tasks.some((task) => task.changes_done > 0)) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    a.child.kill('SIGKILL');
+    assert.equal(await a.exited, 'SIGKILL');
+    // B waits for the lock the dead node held, then updates from the last stored version.
+    const finished = await request(b.url, 'GET', `/shared${query}`);
+    assert.equal(finished.status, 200);
+    assert.equal((await request(b.url, 'PUT', '/shared/_design/fresh', { body: ddoc(' ') })).status, 201);
+    const rebuilt = await request(b.url, 'GET', `/shared/_design/fresh/_view/by_n?group=true`);
+    assert.deepEqual(finished.json.rows, rebuilt.json.rows);
+    assert.equal(
+      finished.json.rows.reduce((sum: number, row: { value: number }) => sum + row.value, 0),
+      (6000 * 5999) / 2,
+    );
+  } finally {
+    a.child.kill('SIGKILL');
+    b.child.kill('SIGTERM');
+    await b.exited;
+  }
+}

@@ -51,7 +51,13 @@ export function testStorage(): { url: string; schema: string } | undefined {
 }
 
 export async function startTestServer(
-  options: { dataDir?: string; maxBodyBytes?: number; storage?: { url: string; schema: string } } = {},
+  options: {
+    dataDir?: string;
+    maxBodyBytes?: number;
+    storage?: { url: string; schema: string };
+    /** Receives the server's log lines (default: dropped). */
+    log?: (line: string) => void;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'divan-test-'));
   const storage = options.storage ?? (options.dataDir === undefined ? testStorage() : undefined);
@@ -62,7 +68,7 @@ export async function startTestServer(
     admin: ADMIN,
     hashIterations: 10,
     maxBodyBytes: options.maxBodyBytes,
-    log: () => {},
+    log: options.log ?? (() => {}),
     ...(storage === undefined ? {} : { storage }),
   });
   let stopped = false;
