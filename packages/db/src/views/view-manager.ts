@@ -176,7 +176,8 @@ export class ViewManager {
 
   /**
    * Brings the index up to the database's current sequence (waiting for a running update
-   * rather than starting a second one). A shared index first takes in what other nodes stored.
+   * rather than starting a second one). An index at that sequence is current whoever else
+   * stored it: a shared one is synced only when it is behind, by the update (under its lock).
    */
   async refresh(state: GroupState): Promise<void> {
     for (;;) {
@@ -184,7 +185,6 @@ export class ViewManager {
         await state.updating;
         continue;
       }
-      await this.catchUp(state);
       if (state.index.updateSeq >= (await this.db.updateSeq())) return;
       state.updating ??= this.update(state).finally(() => {
         state.updating = undefined;
