@@ -4,14 +4,22 @@
  * included, the request), so an entry can never be stale: a changed answer has another key.
  * Only small answers are kept (reduce groups, short pages), within a byte budget, least
  * recently used first out.
+ *
+ * An answer is kept the second time it is asked for, not the first: queries that never come back
+ * (100 random keys, measured in the view bench) would otherwise fill the budget with answers
+ * nobody reads again and push out those that are (a dashboard's group query). The ETags seen once
+ * are remembered in a bounded set of their own.
  */
 export class AnswerCache {
   private readonly entries = new Map<string, Buffer>();
   private bytes = 0;
+  /** ETags answered once and not kept, oldest first. */
+  private readonly seenOnce = new Set<string>();
 
   constructor(
-    private readonly maxBytes = 32 * 1024 * 1024,
+    private readonly maxBytes = 16 * 1024 * 1024,
     private readonly maxEntryBytes = 256 * 1024,
+    private readonly maxSeen = 16_384,
   ) {}
 
   /** The response body kept for this ETag. */
@@ -24,9 +32,14 @@ export class AnswerCache {
     return body;
   }
 
-  /** Keeps a response body (UTF-8) unless it is too large to be worth it. */
+  /** Offers a response body (UTF-8): kept if this ETag was offered before and it is small enough. */
   set(etag: string, body: Buffer): void {
     if (body.length > this.maxEntryBytes || this.entries.has(etag)) return;
+    if (!this.seenOnce.delete(etag)) {
+      this.seenOnce.add(etag);
+      if (this.seenOnce.size > this.maxSeen) this.seenOnce.delete(this.seenOnce.values().next().value!);
+      return;
+    }
     this.entries.set(etag, body);
     this.bytes += body.length;
     for (const [key, value] of this.entries) {
