@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,7 +171,23 @@ export function couchdbTarget() {
  * A server under test: `request`, `db` (the database name to use), `pid` (undefined for an
  * external server such as Apache CouchDB, whose memory we cannot see), `stop()`.
  */
-export async function startServer(name, port) {
+/** A loopback port nobody listens on now (the system's pick). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a peer on a free port: a fixed one could already be taken by another run's server, which
+ * the benchmark would then measure instead.
+ */
+export async function startServer(name) {
   if (name === 'couchdb') {
     const target = couchdbTarget();
     if (target === undefined) throw new Error('couchdb: set COUCHDB_URL');
@@ -198,6 +215,7 @@ export async function startServer(name, port) {
     url.searchParams.set('schema', `bench_${Date.now().toString(36)}`);
     postgresUrl = url.toString();
   }
+  const port = await freePort();
   const spec = SERVERS[name](port, join(dir, 'data'), postgresUrl);
   const child = spawn(spec.cmd, spec.args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   const request = client(`http://127.0.0.1:${port}`, spec.auth, 16);

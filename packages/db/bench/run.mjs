@@ -121,9 +121,8 @@ console.log(
 );
 
 const results = { docs: {}, views: {} };
-let port = 25984;
 for (const name of opts.servers) {
-  const server = await startServer(name, port++);
+  const server = await startServer(name);
   try {
     const created = await server.request('PUT', `/${server.db}`);
     if (created.status !== 201) throw new Error(`${name}: create db ${created.status} ${created.body}`);

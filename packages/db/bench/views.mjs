@@ -286,8 +286,11 @@ export async function runViews(server, opts) {
     const sorted = [...measured].sort((a, b) => a.both - b.both);
     return { ...sorted[sorted.length >> 1], rounds: measured, warmup, count };
   });
-  const end = peakRssOf(server.pid);
-  out.suitePeakRss = out.peakResets && end !== undefined ? Math.max(end, out.loadPeakRss ?? 0) : undefined;
+  out.afterLoadPeakRss = peakRssOf(server.pid);
+  out.suitePeakRss =
+    out.peakResets && out.afterLoadPeakRss !== undefined
+      ? Math.max(out.afterLoadPeakRss, out.loadPeakRss ?? 0)
+      : undefined;
   return out;
 }
 
@@ -333,8 +336,11 @@ function rows(opts) {
       label: 'peak RSS over the whole suite, load included (MB; VmHWM, sandbox isolates included)',
       target: '≤ 238 MB',
       couch: '238 MB',
-      get: (s) => (s.suitePeakRss === undefined ? undefined : { rss: s.suitePeakRss }),
-      cell: (r) => fmt(r.rss / 1048576),
+      get: (s) =>
+        s.suitePeakRss === undefined
+          ? undefined
+          : { rss: s.suitePeakRss, load: s.loadPeakRss ?? 0, rest: s.afterLoadPeakRss },
+      cell: (r) => `${fmt(r.rss / 1048576)} (load ${fmt(r.load / 1048576)}, then ${fmt(r.rest / 1048576)})`,
       value: (r) => r.rss / 1048576,
       better: 'lower',
       goal: 238,
