@@ -167,10 +167,6 @@ export function couchdbTarget() {
   return { base: `${url.protocol}//${url.host}`, auth };
 }
 
-/**
- * A server under test: `request`, `db` (the database name to use), `pid` (undefined for an
- * external server such as Apache CouchDB, whose memory we cannot see), `stop()`.
- */
 /** A loopback port nobody listens on now (the system's pick). */
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -184,10 +180,13 @@ function freePort() {
 }
 
 /**
- * Starts a peer on a free port: a fixed one could already be taken by another run's server, which
- * the benchmark would then measure instead.
+ * A server under test: `request`, `db` (the database name to use), `pid` (undefined for an
+ * external server such as Apache CouchDB, whose memory we cannot see), `storage` (divan-postgres:
+ * its PostgreSQL URL), `stop()`. On a free port: a fixed one could already be taken by another
+ * run's server, which the benchmark would then measure instead. `options.storage`: a
+ * divan-postgres node on that storage (a second node of the same deployment).
  */
-export async function startServer(name) {
+export async function startServer(name, options = {}) {
   if (name === 'couchdb') {
     const target = couchdbTarget();
     if (target === undefined) throw new Error('couchdb: set COUCHDB_URL');
@@ -209,7 +208,8 @@ export async function startServer(name) {
   }
   const dir = mkdtempSync(join(tmpdir(), `divan-bench-${name}-`));
   let postgresUrl;
-  if (name === 'divan-postgres') {
+  if (options.storage !== undefined) postgresUrl = options.storage;
+  else if (name === 'divan-postgres') {
     const pg = await benchPostgres();
     const url = new URL(pg.url);
     url.searchParams.set('schema', `bench_${Date.now().toString(36)}`);
@@ -232,6 +232,7 @@ export async function startServer(name) {
     request,
     db: 'bench',
     pid: child.pid,
+    storage: postgresUrl,
     /** The directory the server runs in (cpu profiles land there). */
     dir,
     stop: async () => {
