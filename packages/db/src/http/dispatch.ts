@@ -19,6 +19,7 @@ import { changes } from './handlers/changes.js';
 import { databases } from './handlers/databases.js';
 import { documents } from './handlers/documents.js';
 import { maintenance } from './handlers/maintenance.js';
+import { mango } from './handlers/mango.js';
 import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
 
@@ -34,6 +35,7 @@ const HANDLERS: HandlerTable = {
   bulk,
   views,
   maintenance,
+  mango,
 };
 
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {

@@ -64,8 +64,11 @@ function databaseRoutes(r: Mapper): void {
   // to the document routes below (a POST to `/db/_find` is not a form upload).
   notImplemented(r, '/:db/_find', 'Mango queries (`_find`)');
   notImplemented(r, '/:db/_explain', 'Mango (`_explain`)');
-  notImplemented(r, '/:db/_index', 'Mango indexes (`_index`)');
-  notImplemented(r, '/:db/_index/*rest', 'Mango indexes (`_index`)');
+  endpoint(r, '/:db/_index', { get: 'mango#indexes', post: 'mango#createIndex' }, 'GET,POST');
+  endpoint(r, '/:db/_index/_bulk_delete', { post: 'mango#bulkDeleteIndexes' }, 'POST');
+  endpoint(r, '/:db/_index/_design/:ddoc/:type/:name', { delete: 'mango#deleteIndex' }, 'DELETE', { design: '1' });
+  endpoint(r, '/:db/_index/:ddoc/:type/:name', { delete: 'mango#deleteIndex' }, 'DELETE');
+  r.match('/:db/_index/*rest', { to: 'errors#notFound', via: 'all' });
   notImplemented(r, '/:db/_partition/*rest', 'Partitioned databases (`_partition`)');
   notImplemented(r, '/:db/_shards', 'Shard maps (`_shards`)');
   notImplemented(r, '/:db/_shards/*rest', 'Shard maps (`_shards`)');

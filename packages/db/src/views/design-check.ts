@@ -32,8 +32,10 @@ function checkDesign(body: JsonObject): void {
     if (!(view instanceof JsonObject)) invalid(`View \`${name}\` must be an object`);
     const map = view.get('map');
     if (map === undefined) invalid(`View \`${name}\` must contain map function`);
-    if (typeof map !== 'string') invalid(`\`views.${name}.map\` field must have string type`);
-    if (javascript) checkCompiles(map, 'map', name);
+    // A Mango index's map is its definition object (CouchDB's mango_native_proc reads it).
+    const queryIndex = language === 'query' && map instanceof JsonObject;
+    if (typeof map !== 'string' && !queryIndex) invalid(`\`views.${name}.map\` field must have string type`);
+    if (javascript && typeof map === 'string') checkCompiles(map, 'map', name);
     const reduce = view.get('reduce');
     if (reduce !== undefined) {
       if (typeof reduce !== 'string') invalid(`\`views.${name}.reduce\` field must have string type`);

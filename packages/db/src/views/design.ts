@@ -44,11 +44,20 @@ export function viewGroupOf(ddocId: string, body: Record<string, unknown>): View
   const rawViews = isObject(body.views) ? body.views : {};
   for (const name of Object.keys(rawViews)) {
     const view = rawViews[name];
-    if (name === 'lib' || !isObject(view) || typeof view.map !== 'string') continue;
+    if (name === 'lib' || !isObject(view)) continue;
+    // A Mango index (`"language": "query"`) maps by a definition object; its JSON text stands in
+    // for the source (mango/json-index.ts reads it back).
+    const map =
+      typeof view.map === 'string'
+        ? view.map
+        : language === 'query' && isObject(view.map) && isObject(view.map.fields)
+          ? JSON.stringify(view.map)
+          : undefined;
+    if (map === undefined) continue;
     const viewOptions = isObject(view.options) ? view.options : {};
     views.push({
       name,
-      map: view.map,
+      map,
       reduce: typeof view.reduce === 'string' ? view.reduce : undefined,
       options: viewOptions,
       raw: viewOptions.collation === 'raw' || options.collation === 'raw',

@@ -72,6 +72,12 @@ export interface GroupState {
   noBuild?: boolean;
 }
 
+/**
+ * Mappers for view groups that are not JavaScript (Mango's `"language": "query"` indexes):
+ * undefined for a language it does not know.
+ */
+export type NativeMappers = (group: ViewGroup) => Mapper | undefined;
+
 export class ViewManager {
   private readonly states = new Map<string, Promise<GroupState>>();
   private readonly groups = new Map<string, { rev: string; group: ViewGroup }>();
@@ -82,6 +88,7 @@ export class ViewManager {
     private readonly db: Database,
     private readonly indexes: ViewIndexStore,
     private readonly log: (line: string) => void,
+    private readonly nativeMappers: NativeMappers = () => undefined,
   ) {}
 
   /** The view group of a design document: 404 `missing`/`deleted` as CouchDB answers. */
@@ -154,7 +161,8 @@ export class ViewManager {
   }
 
   private async open(group: ViewGroup): Promise<GroupState> {
-    if (group.language !== 'javascript') {
+    const native = group.language === 'javascript' ? undefined : this.nativeMappers(group);
+    if (group.language !== 'javascript' && native === undefined) {
       throw new CouchError('unknown_query_language', group.language, 500);
     }
     const reducers = await Promise.all(
@@ -171,7 +179,7 @@ export class ViewManager {
           this.log(`[error] writing the index of ${this.db.name}/${group.ddocId}: ${String(error)}`),
       },
     );
-    return { group, index, reducers };
+    return { group, index, reducers, ...(native === undefined ? {} : { mapper: native }) };
   }
 
   /**

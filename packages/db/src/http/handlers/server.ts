@@ -130,6 +130,11 @@ export const errors = {
     throw new CouchError('not_found', `\`/${name}\` is \`/_node/_local/${name}\` since CouchDB 2.0.`);
   },
 
+  /** A path under an endpoint that names nothing (`/{db}/_index/x`). */
+  notFound(): void {
+    throw new CouchError('not_found', 'missing');
+  },
+
   notImplemented(ctx: RequestContext): void {
     const what = String(ctx.params.feature ?? 'This endpoint');
     throw new CouchError('not_implemented', `Not available on this server yet: ${what}.`);

@@ -1,0 +1,65 @@
+/**
+ * Mango over HTTP: `_index` (create, list, delete), `_find` and `_explain`. The handlers parse
+ * the request and answer; what the answers are is ../../mango's.
+ */
+import { CouchError } from '../../errors.js';
+import { JsonObject } from '../../json/index.js';
+import { ALL_DOCS_INDEX, describeIndex } from '../../mango/json-index.js';
+import { bulkDeleteIndexes, deleteIndex, jsonIndexes } from '../../mango/indexes.js';
+import { checkJsonType, readJson } from '../body.js';
+import { param, type RequestContext } from '../context.js';
+import { sendJson } from '../respond.js';
+import { dbOf } from './databases.js';
+
+export const mango = {
+  /** `GET /{db}/_index`: `_all_docs` first, then the JSON indexes; `limit`/`skip` slice the list. */
+  async indexes(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    const all = [ALL_DOCS_INDEX(), ...(await jsonIndexes(db)).map(describeIndex)];
+    const limit = listParam(ctx, 'limit', 1);
+    const skip = listParam(ctx, 'skip', 0) ?? 0;
+    const indexes = all.slice(skip, limit === undefined ? undefined : skip + limit);
+    sendJson(
+      ctx,
+      200,
+      JsonObject.from([
+        ['total_rows', all.length],
+        ['indexes', indexes],
+      ]),
+    );
+  },
+
+  /** `DELETE /{db}/_index/{ddoc}/{type}/{name}` (the ddoc with or without `_design/`). */
+  async deleteIndex(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    const ddoc = ctx.params.design === undefined ? param(ctx, 'ddoc') : `_design/${param(ctx, 'ddoc')}`;
+    await deleteIndex(db, ddoc, param(ctx, 'type'), param(ctx, 'name'));
+    sendJson(ctx, 200, { ok: true });
+  },
+
+  /** `POST /{db}/_index/_bulk_delete` `{"docids": [...]}`. */
+  async bulkDeleteIndexes(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    checkJsonType(ctx);
+    const body = await readJson(ctx);
+    const ids = body instanceof JsonObject ? body.get('docids') : undefined;
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+      throw new CouchError('invalid_bulk_docs', 'Bulk Delete requires an array of non-null docids', 400);
+    }
+    sendJson(ctx, 200, await bulkDeleteIndexes(db, ids as string[]));
+  },
+};
+
+/**
+ * `limit` (at least 1) or `skip` (at least 0) of `GET /_index`. CouchDB answers a bad one with a
+ * 500 (`invalid_list_index_params`); a client's mistake is a 400 here.
+ */
+function listParam(ctx: RequestContext, name: 'limit' | 'skip', min: number): number | undefined {
+  const text = ctx.query.get(name);
+  if (text === null) return undefined;
+  const n = Number(text);
+  if (!/^-?[0-9]+$/.test(text) || n < min) {
+    throw new CouchError('invalid_list_index_params', `Index parameter ranges: limit > 1, skip > 0`, 400);
+  }
+  return n;
+}

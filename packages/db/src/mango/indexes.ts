@@ -1,0 +1,164 @@
+/**
+ * A database's Mango indexes: `_all_docs` and every JSON index of its `"language": "query"`
+ * design documents, and how `_index` creates, lists and deletes them (as CouchDB
+ * 3.5 has them; the stored form in ./json-index.ts).
+ */
+import type { Database } from '../documents/database.js';
+import { DESIGN_PREFIX } from '../documents/doc-id.js';
+import { readDocInput } from '../documents/doc-input.js';
+import { CouchError } from '../errors.js';
+import { type JsonValue, JsonObject, stringifyJson } from '../json/index.js';
+import { formatErlangTerm } from '../views/reduce/erlang-format.js';
+import { autoIndexName } from './index-name.js';
+import { type IndexField, indexView, type JsonIndex, jsonIndexesOf } from './json-index.js';
+
+/** An `_index` request, parsed (./index-request.ts). */
+export interface IndexRequest {
+  /** The request's `index` object, as sent: stored as the view's `options.def`, hashed into auto names. */
+  def: JsonValue;
+  fields: IndexField[];
+  /** The normalized partial filter selector (undefined: none). */
+  partialFilter?: JsonObject;
+  name?: string;
+  /** As given (with or without `_design/`). */
+  ddoc?: string;
+  type: string;
+  w?: number;
+  partitioned?: boolean;
+}
+
+/** Every JSON index of the database's live design documents, sorted by (ddoc id, name) bytewise. */
+export async function jsonIndexes(db: Database): Promise<JsonIndex[]> {
+  const out: JsonIndex[] = [];
+  for await (const page of db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
+    for (const record of page) {
+      if (record.deleted) continue;
+      const current = await db.winningBody(record.id);
+      if (current !== undefined) out.push(...jsonIndexesOf(record.id, current.body));
+    }
+  }
+  // Design doc ids come in byte order; the views of one in member order: sort those by name.
+  return out.sort((a, b) => (a.ddoc === b.ddoc ? byBytes(a.name, b.name) : 0));
+}
+
+function byBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** The design document id of an index's `ddoc` as given: `x`, `_design/x`; `_local/x` → `_design/_local/x`. */
+export function designIdOf(ddoc: string): string {
+  return ddoc.startsWith(DESIGN_PREFIX) ? ddoc : DESIGN_PREFIX + ddoc;
+}
+
+/** `POST /{db}/_index`: `created` or `exists`, with the design document and index names. */
+export async function createIndex(
+  db: Database,
+  request: IndexRequest,
+): Promise<{ result: 'created' | 'exists'; id: string; name: string }> {
+  const auto = request.ddoc === undefined || request.name === undefined ? autoIndexName(request.def, request) : '';
+  const id = designIdOf(request.ddoc ?? auto);
+  const name = request.name ?? auto;
+  const view = indexView(request.fields, request.partialFilter, request.def);
+  // A concurrent writer of the same design document: read it again and retry.
+  for (let attempt = 0; ; attempt++) {
+    const current = await db.winningBody(id);
+    let body: JsonObject;
+    if (current === undefined) {
+      body = JsonObject.from([
+        ['_id', id],
+        ['language', 'query'],
+        ['views', new JsonObject()],
+      ]);
+    } else {
+      body = (current.body as JsonObject).without(new Set());
+      const language = body.get('language') ?? 'javascript';
+      if (language !== 'query') {
+        throw new CouchError(
+          'invalid_ddoc_lang',
+          `Existing design doc has an invalid language: ${formatErlangTerm(language)}`,
+          400,
+        );
+      }
+      body.set('_id', id).set('_rev', current.rev);
+    }
+    let views = body.get('views');
+    if (!(views instanceof JsonObject)) body.set('views', (views = new JsonObject()));
+    const before = views.get(name);
+    const def = before instanceof JsonObject ? before.get('options') : undefined;
+    if (def instanceof JsonObject && sameJson(def.get('def'), request.def)) return { result: 'exists', id, name };
+    views.set(name, view);
+    try {
+      await db.putDoc(id, readDocInput(body));
+      return { result: 'created', id, name };
+    } catch (error) {
+      if (!(error instanceof CouchError) || error.error !== 'conflict' || attempt >= 4) throw error;
+    }
+  }
+}
+
+function sameJson(a: JsonValue | undefined, b: JsonValue): boolean {
+  return a !== undefined && stringifyJson(a) === stringifyJson(b);
+}
+
+/**
+ * `DELETE /{db}/_index/{ddoc}/{type}/{name}`: the index's view goes; its design document too
+ * when it was the last. 404 `missing` for an unknown design document, type or name.
+ */
+export async function deleteIndex(db: Database, ddoc: string, type: string, name: string): Promise<void> {
+  const id = designIdOf(ddoc);
+  for (let attempt = 0; ; attempt++) {
+    const current = await db.winningBody(id);
+    const index =
+      type === 'json' && current !== undefined
+        ? jsonIndexesOf(id, current.body).find((i) => i.name === name)
+        : undefined;
+    if (current === undefined || index === undefined) throw new CouchError('not_found', 'missing');
+    const body = (current.body as JsonObject).without(new Set());
+    const views = body.get('views') as JsonObject;
+    views.delete(name);
+    body.set('_id', id).set('_rev', current.rev);
+    if (views.size === 0) body.set('_deleted', true);
+    try {
+      await db.putDoc(id, readDocInput(body));
+      return;
+    } catch (error) {
+      if (!(error instanceof CouchError) || error.error !== 'conflict' || attempt >= 4) throw error;
+    }
+  }
+}
+
+/**
+ * `POST /{db}/_index/_bulk_delete`: each design document goes with all its indexes; the lists
+ * in reverse order of processing, as CouchDB gives them.
+ */
+export async function bulkDeleteIndexes(
+  db: Database,
+  ids: readonly string[],
+): Promise<{ success: { id: string; ok: true }[]; fail: { id: string; error: string }[] }> {
+  const success: { id: string; ok: true }[] = [];
+  const fail: { id: string; error: string }[] = [];
+  for (const given of ids) {
+    const id = designIdOf(given);
+    const current = await db.winningBody(id);
+    if (current === undefined || jsonIndexesOf(id, current.body).length === 0) {
+      fail.unshift({ id, error: 'not_found' });
+      continue;
+    }
+    try {
+      await db.putDoc(
+        id,
+        readDocInput(
+          JsonObject.from([
+            ['_id', id],
+            ['_rev', current.rev],
+            ['_deleted', true],
+          ]),
+        ),
+      );
+      success.unshift({ id, ok: true });
+    } catch (error) {
+      fail.unshift({ id, error: error instanceof CouchError ? error.error : 'unknown_error' });
+    }
+  }
+  return { success, fail };
+}

@@ -1,0 +1,157 @@
+/**
+ * Mango JSON indexes as CouchDB stores them: views of a `"language": "query"` design document,
+ * each view's `map` an object `{"fields": {"n": "asc", ...}, "partial_filter_selector": {...}}`,
+ * `reduce: "_count"`, and `options.def` the `index` object of the request that created it.
+ *
+ * They are built by the view engine like any view; what a JavaScript map function does there is
+ * done here natively (`jsonIndexMapper`): a live, non-design document is in the index when every
+ * field resolves (any value, null included) and the partial filter selector matches; its one
+ * row's key is the array of the field values.
+ */
+import { parseJson, type JsonValue, JsonObject, toPlain } from '../json/index.js';
+import type { MapBatchResult, Mapper, Row } from '../views/sandbox/index.js';
+import type { ViewGroup } from '../views/design.js';
+import { BAD_PATH, type FieldPath, NOT_FOUND, parseFieldPath, resolvePath } from './field-path.js';
+
+export interface IndexField {
+  /** The field name as written (dots escaped). */
+  name: string;
+  path: FieldPath;
+  dir: 'asc' | 'desc';
+}
+
+export interface JsonIndex {
+  /** `_design/...` */
+  ddoc: string;
+  name: string;
+  fields: IndexField[];
+  /** The normalized partial filter selector, when it is not empty. */
+  partialFilter?: JsonObject;
+  /** The view's position in its design document's view group. */
+  view: number;
+}
+
+/** The JSON indexes of a design document's body (none unless its language is "query"). */
+export function jsonIndexesOf(ddocId: string, body: JsonValue): JsonIndex[] {
+  if (!(body instanceof JsonObject) || body.get('language') !== 'query') return [];
+  const views = body.get('views');
+  if (!(views instanceof JsonObject)) return [];
+  const out: JsonIndex[] = [];
+  let position = 0;
+  for (let i = 0; i < views.keys.length; i++) {
+    const name = views.keys[i]!;
+    const view = views.values[i]!;
+    // The view group counts the views it can read (./views/design.ts): the same ones, in order.
+    if (name === 'lib' || !(view instanceof JsonObject) || !isQueryMap(view.get('map'))) continue;
+    const index = indexOfMap(ddocId, name, view.get('map') as JsonObject, position++);
+    if (index !== undefined) out.push(index);
+  }
+  return out;
+}
+
+/** Whether a view's `map` is a Mango index definition (an object with `fields`). */
+export function isQueryMap(map: JsonValue | undefined): boolean {
+  return map instanceof JsonObject && map.get('fields') instanceof JsonObject;
+}
+
+function indexOfMap(ddoc: string, name: string, map: JsonObject, view: number): JsonIndex | undefined {
+  const fields: IndexField[] = [];
+  const spec = map.get('fields') as JsonObject;
+  for (let i = 0; i < spec.keys.length; i++) {
+    const field = spec.keys[i]!;
+    let path: FieldPath;
+    try {
+      path = parseFieldPath(field);
+    } catch {
+      // CouchDB accepts any field name in a definition; one that is no path indexes nothing.
+      return undefined;
+    }
+    fields.push({ name: field, path, dir: spec.values[i] === 'desc' ? 'desc' : 'asc' });
+  }
+  const partial = map.get('partial_filter_selector');
+  return {
+    ddoc,
+    name,
+    fields,
+    view,
+    ...(partial instanceof JsonObject && partial.size > 0 ? { partialFilter: partial } : {}),
+  };
+}
+
+/** The view a design document holds for an index (see the header). */
+export function indexView(
+  fields: readonly IndexField[],
+  partialFilter: JsonObject | undefined,
+  def: JsonValue,
+): JsonObject {
+  const map = JsonObject.from([
+    ['fields', JsonObject.from(fields.map((f) => [f.name, f.dir]))],
+    ['partial_filter_selector', partialFilter ?? new JsonObject()],
+  ]);
+  return JsonObject.from([
+    ['map', map],
+    ['reduce', '_count'],
+    ['options', JsonObject.from([['def', def]])],
+  ]);
+}
+
+/** How `GET /{db}/_index` lists an index. */
+export function describeIndex(index: JsonIndex): JsonObject {
+  const def = JsonObject.from([['fields', index.fields.map((f) => JsonObject.from([[f.name, f.dir]]))]]);
+  if (index.partialFilter !== undefined) def.set('partial_filter_selector', index.partialFilter);
+  return JsonObject.from([
+    ['ddoc', index.ddoc],
+    ['name', index.name],
+    ['type', 'json'],
+    ['partitioned', false],
+    ['def', def],
+  ]);
+}
+
+/** `_all_docs` as Mango lists it. */
+export const ALL_DOCS_INDEX = (): JsonObject =>
+  JsonObject.from([
+    ['ddoc', null],
+    ['name', '_all_docs'],
+    ['type', 'special'],
+    ['def', JsonObject.from([['fields', [JsonObject.from([['_id', 'asc']])]]])],
+  ]);
+
+/** Compiles a normalized selector into a document test (the Mango matcher). */
+export type FilterCompiler = (selector: JsonObject) => (doc: JsonValue) => boolean;
+
+/**
+ * The view engine's mapper for a `"language": "query"` view group: the rows of each document
+ * computed here, without a sandbox.
+ */
+export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler): Mapper {
+  const indexes = group.views.map((view) => {
+    const map = parseJson(view.map);
+    const index = map instanceof JsonObject ? indexOfMap(group.ddocId, view.name, map, 0) : undefined;
+    return {
+      fields: index?.fields,
+      filter: index?.partialFilter === undefined ? undefined : compileFilter(index.partialFilter),
+    };
+  });
+  return {
+    viewNames: group.views.map((view) => view.name),
+    async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
+      const rows: Row[][][] = docsJson.map((text) => {
+        const doc = parseJson(text);
+        return indexes.map(({ fields, filter }) => {
+          if (fields === undefined) return [];
+          const key: unknown[] = [];
+          for (const field of fields) {
+            const value = resolvePath(doc, field.path);
+            if (value === NOT_FOUND || value === BAD_PATH) return [];
+            key.push(toPlain(value));
+          }
+          if (filter !== undefined && !filter(doc)) return [];
+          return [[key, null]];
+        });
+      });
+      return { rows, errors: [] };
+    },
+    dispose() {},
+  };
+}
