@@ -16,7 +16,8 @@ import { type IndexField, indexView, type JsonIndex, jsonIndexesOf } from './jso
 export interface IndexRequest {
   /** The request's `index` object, as sent: stored as the view's `options.def`, hashed into auto names. */
   def: JsonValue;
-  fields: IndexField[];
+  /** Names are not checked (CouchDB accepts `a..b`): one that is no path indexes nothing. */
+  fields: Pick<IndexField, 'name' | 'dir'>[];
   /** The normalized partial filter selector (undefined: none). */
   partialFilter?: JsonObject;
   name?: string;
@@ -71,13 +72,11 @@ export async function createIndex(
       ]);
     } else {
       body = (current.body as JsonObject).without(new Set());
-      const language = body.get('language') ?? 'javascript';
+      const language = body.get('language');
       if (language !== 'query') {
-        throw new CouchError(
-          'invalid_ddoc_lang',
-          `Existing design doc has an invalid language: ${formatErlangTerm(language)}`,
-          400,
-        );
+        // Erlang's `~w` of what couch_util:get_value finds: `undefined` when there is none.
+        const shown = language === undefined ? 'undefined' : formatErlangTerm(language);
+        throw new CouchError('invalid_ddoc_lang', `Existing design doc has an invalid language: ${shown}`, 400);
       }
       body.set('_id', id).set('_rev', current.rev);
     }

@@ -80,7 +80,7 @@ function indexOfMap(ddoc: string, name: string, map: JsonObject, view: number): 
 
 /** The view a design document holds for an index (see the header). */
 export function indexView(
-  fields: readonly IndexField[],
+  fields: readonly Pick<IndexField, 'name' | 'dir'>[],
   partialFilter: JsonObject | undefined,
   def: JsonValue,
 ): JsonObject {

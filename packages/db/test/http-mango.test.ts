@@ -1,0 +1,300 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './support/server.js';
+
+/**
+ * `_index`, `_find` and `_explain` over HTTP, as CouchDB 3.5.0 answered the same requests (the
+ * recorded behaviour is quoted where a test pins a quirk).
+ */
+describe('Mango over HTTP', () => {
+  let t: TestServer;
+  const find = (body: unknown) => t.request('POST', '/m/_find', { body });
+  const explain = (body: unknown) => t.request('POST', '/m/_explain', { body });
+  const ids = (r: { json: { docs: { _id: string }[] } }) => r.json.docs.map((d) => d._id);
+
+  before(async () => {
+    t = await startTestServer();
+    await t.request('PUT', '/m');
+    const docs = Array.from({ length: 40 }, (_, i) => ({
+      _id: `d${String(i).padStart(2, '0')}`,
+      type: i % 2 === 0 ? 'user' : 'post',
+      n: i,
+      rank: 40 - i,
+      grp: i % 4,
+      ...(i % 5 === 0 ? { tag: 'five' } : {}),
+    }));
+    await t.request('POST', '/m/_bulk_docs', { body: { docs } });
+    await t.request('PUT', '/m/_design/app', {
+      body: { language: 'javascript', views: { v: { map: 'function (d) { emit(d.n) }' } } },
+    });
+  });
+  after(() => t.close());
+
+  describe('_index', () => {
+    it('creates an index with an auto name CouchDB would give, then says it exists', async () => {
+      const created = await t.request('POST', '/m/_index', { body: { index: { fields: ['date'] } } });
+      assert.equal(created.status, 200);
+      assert.deepEqual(created.json, {
+        result: 'created',
+        id: '_design/c5b788e21b4d693554a69d139396f6744bd59246',
+        name: 'c5b788e21b4d693554a69d139396f6744bd59246',
+      });
+      const again = await t.request('POST', '/m/_index', { body: { index: { fields: ['date'] } } });
+      assert.equal(again.json.result, 'exists');
+      const ddoc = await t.request('GET', '/m/_design/c5b788e21b4d693554a69d139396f6744bd59246');
+      assert.equal(ddoc.json.language, 'query');
+      assert.deepEqual(ddoc.json.views.c5b788e21b4d693554a69d139396f6744bd59246, {
+        map: { fields: { date: 'asc' }, partial_filter_selector: {} },
+        reduce: '_count',
+        options: { def: { fields: ['date'] } },
+      });
+      const deleted = await t.request(
+        'DELETE',
+        '/m/_index/c5b788e21b4d693554a69d139396f6744bd59246/json/c5b788e21b4d693554a69d139396f6744bd59246',
+      );
+      assert.deepEqual(deleted.json, { ok: true });
+      assert.equal(
+        (await t.request('GET', '/m/_design/c5b788e21b4d693554a69d139396f6744bd59246')).json.reason,
+        'deleted',
+      );
+    });
+
+    it('names and lists indexes: _all_docs first, then by design doc and name', async () => {
+      for (const [name, fields] of [
+        ['ix-n', ['n']],
+        ['ix-type-n', ['type', 'n']],
+        ['ix-grp-rank', ['grp', 'rank']],
+        ['ix-rank', ['rank']],
+      ] as const) {
+        const r = await t.request('POST', '/m/_index', { body: { index: { fields }, name, ddoc: name } });
+        assert.equal(r.status, 200, JSON.stringify(r.json));
+      }
+      const partial = await t.request('POST', '/m/_index', {
+        body: { index: { fields: ['n'], partial_filter_selector: { tag: 'five' } }, name: 'fives', ddoc: 'partial' },
+      });
+      assert.equal(partial.status, 200);
+      const list = await t.request('GET', '/m/_index');
+      assert.equal(list.json.total_rows, 6);
+      assert.deepEqual(list.json.indexes[0], {
+        ddoc: null,
+        name: '_all_docs',
+        type: 'special',
+        def: { fields: [{ _id: 'asc' }] },
+      });
+      assert.deepEqual(
+        list.json.indexes.map((i: { ddoc: string; name: string }) => `${i.ddoc}/${i.name}`),
+        [
+          'null/_all_docs',
+          '_design/ix-grp-rank/ix-grp-rank',
+          '_design/ix-n/ix-n',
+          '_design/ix-rank/ix-rank',
+          '_design/ix-type-n/ix-type-n',
+          '_design/partial/fives',
+        ],
+      );
+      assert.deepEqual(list.json.indexes[5].def, {
+        fields: [{ n: 'asc' }],
+        partial_filter_selector: { tag: 'five' },
+      });
+      const page = await t.request('GET', '/m/_index?skip=1&limit=2');
+      assert.deepEqual(
+        page.json.indexes.map((i: { name: string }) => i.name),
+        ['ix-grp-rank', 'ix-n'],
+      );
+      assert.equal((await t.request('GET', '/m/_index?limit=0')).status, 400);
+    });
+
+    it('refuses bad definitions with CouchDB errors', async () => {
+      const post = (body: unknown) => t.request('POST', '/m/_index', { body });
+      assert.deepEqual((await post({})).json, { error: 'missing_required_key', reason: 'Missing required key: index' });
+      assert.deepEqual((await post({ index: {} })).json, {
+        error: 'missing_required_key',
+        reason: 'Missing required key: fields',
+      });
+      assert.equal((await post({ index: { fields: ['n'] }, type: 'geo' })).json.reason, 'Invalid type for index: geo');
+      assert.equal((await post({ index: { fields: ['n'] }, name: '' })).json.error, 'invalid_empty_string');
+      assert.equal((await post({ index: { fields: ['n'] }, extra: 1 })).json.error, 'invalid_key');
+      const lang = await post({ index: { fields: ['n'] }, ddoc: 'app' });
+      assert.equal(lang.status, 400);
+      assert.deepEqual(lang.json, {
+        error: 'invalid_ddoc_lang',
+        reason: 'Existing design doc has an invalid language: <<"javascript">>',
+      });
+      const typed = await t.request('POST', '/m/_index', {
+        body: { index: { fields: ['n'] } },
+        headers: { 'content-type': 'text/plain' },
+      });
+      assert.equal(typed.status, 415);
+      assert.equal((await t.request('PUT', '/m/_index', { body: {} })).status, 405);
+      assert.equal((await t.request('DELETE', '/m/_index/nope/json/nope')).status, 404);
+      assert.equal((await t.request('DELETE', '/m/_index/ix-n/text/ix-n')).status, 404);
+      assert.equal((await t.request('GET', '/m/_index/x')).status, 404);
+    });
+  });
+
+  describe('_find', () => {
+    it('without an index: _all_docs in id order, limit 25 by default, with its warning', async () => {
+      const r = await find({ selector: { type: 'user' } });
+      assert.equal(r.status, 200);
+      assert.equal(r.json.docs.length, 20);
+      assert.deepEqual(ids(r).slice(0, 3), ['d00', 'd02', 'd04']);
+      assert.equal(typeof r.json.bookmark, 'string');
+      assert.match(r.json.warning, /No matching index found/);
+      const all = await find({ selector: {} });
+      assert.equal(all.json.docs.length, 25, 'design documents are never matched; limit 25');
+    });
+
+    it('an index serves a range, in its order, sorted both ways', async () => {
+      const r = await find({ selector: { n: { $gte: 10, $lt: 15 } }, fields: ['_id', 'n'] });
+      assert.deepEqual(
+        r.json.docs,
+        [10, 11, 12, 13, 14].map((n) => ({ _id: `d${n}`, n })),
+      );
+      assert.equal(r.json.warning, undefined);
+      const desc = await find({ selector: { n: { $gt: 30 } }, sort: [{ n: 'desc' }], fields: ['n'], limit: 3 });
+      assert.deepEqual(desc.json.docs, [{ n: 39 }, { n: 38 }, { n: 37 }]);
+      const byRank = await find({ selector: { grp: 3 }, sort: ['rank'], fields: ['_id', 'rank'] });
+      assert.deepEqual(
+        byRank.json.docs.map((d: { rank: number }) => d.rank),
+        [1, 5, 9, 13, 17, 21, 25, 29, 33, 37],
+      );
+      const noIndex = await find({ selector: { type: 'user' }, sort: ['type'] });
+      assert.equal(noIndex.status, 400);
+      assert.deepEqual(noIndex.json, {
+        error: 'no_usable_index',
+        reason: 'No index exists for this sort, try indexing by the sort fields.',
+      });
+    });
+
+    it('pages with bookmarks (skip applies on every page), ending with an empty page', async () => {
+      const seen: string[] = [];
+      let bookmark: string | undefined;
+      for (let page = 0; page < 10; page++) {
+        const r = await find({
+          selector: { n: { $gte: 0 } },
+          fields: ['_id'],
+          limit: 15,
+          ...(bookmark ? { bookmark } : {}),
+        });
+        if (r.json.docs.length === 0) {
+          assert.equal(r.json.bookmark, bookmark, 'an empty page gives the bookmark back');
+          break;
+        }
+        seen.push(...ids(r));
+        bookmark = r.json.bookmark;
+      }
+      assert.equal(seen.length, 40);
+      assert.deepEqual(seen, [...seen].sort());
+      const skipped = await find({ selector: { n: { $gte: 0 } }, fields: ['n'], limit: 2, skip: 2 });
+      assert.deepEqual(skipped.json.docs, [{ n: 2 }, { n: 3 }]);
+      const next = await find({
+        selector: { n: { $gte: 0 } },
+        fields: ['n'],
+        limit: 2,
+        skip: 2,
+        bookmark: skipped.json.bookmark,
+      });
+      assert.deepEqual(next.json.docs, [{ n: 6 }, { n: 7 }], 'skip again on the next page');
+      const zero = await find({ selector: { n: 1 }, limit: 0 });
+      assert.deepEqual(zero.json, { docs: [], bookmark: 'nil' });
+      const bad = await find({ selector: { n: 1 }, bookmark: 'abc' });
+      assert.deepEqual(bad.json, { error: 'invalid_bookmark', reason: 'Invalid bookmark value: "abc"' });
+    });
+
+    it('execution_stats count rows and documents; a covering index reads no document', async () => {
+      const r = await find({ selector: { type: 'user', n: { $lt: 20 } }, limit: 4, execution_stats: true });
+      const stats = r.json.execution_stats;
+      assert.equal(stats.results_returned, 4);
+      assert.equal(stats.total_docs_examined, 5, 'the row after the last one returned is examined too');
+      assert.equal(stats.total_quorum_docs_examined, 0);
+      assert.equal(typeof stats.execution_time_ms, 'number');
+      const covered = await find({ selector: { n: { $gt: 35 } }, fields: ['_id', 'n'], execution_stats: true });
+      assert.deepEqual(
+        covered.json.docs,
+        [36, 37, 38, 39].map((n) => ({ _id: `d${n}`, n })),
+      );
+      assert.equal(covered.json.execution_stats.total_docs_examined, 0);
+      const quorum = await find({ selector: { n: 3 }, r: 2, execution_stats: true });
+      assert.equal(quorum.json.execution_stats.total_quorum_docs_examined, 1);
+      assert.equal(quorum.json.execution_stats.total_docs_examined, 0);
+    });
+
+    it('a partial index is used only when named; use_index warns or, without fallback, refuses', async () => {
+      const auto = await explain({ selector: { n: { $gt: 0 } } });
+      assert.equal(auto.json.index.name, 'ix-n');
+      const named = await find({ selector: { n: { $gte: 0 } }, use_index: 'partial/fives', fields: ['n'] });
+      assert.deepEqual(
+        named.json.docs,
+        [0, 5, 10, 15, 20, 25, 30, 35].map((n) => ({ n })),
+      );
+      const unsuitable = await find({ selector: { type: 'user' }, use_index: 'ix-rank', limit: 1 });
+      assert.equal(unsuitable.status, 200);
+      assert.match(
+        unsuitable.json.warning,
+        /^_design\/ix-rank was not used because it does not contain a valid index for this query\./,
+      );
+      const strict = await find({
+        selector: { type: 'user' },
+        use_index: ['ix-rank', 'ix-rank'],
+        allow_fallback: false,
+      });
+      assert.deepEqual(strict.json, {
+        error: 'invalid_index',
+        reason: '_design/ix-rank, ix-rank specified by `use_index` could not be found or it is not suitable.',
+      });
+    });
+
+    it('contradictory ranges on the chosen index are not run: {"docs":[]}', async () => {
+      const r = await find({ selector: { n: { $gt: 5, $lt: 3 } } });
+      assert.deepEqual(r.json, { docs: [] });
+      assert.deepEqual((await find({ selector: { $or: [] } })).json, { docs: [] });
+    });
+
+    it('answers a bad request with CouchDB errors', async () => {
+      assert.deepEqual((await find({})).json, {
+        error: 'missing_required_key',
+        reason: 'Missing required key: selector',
+      });
+      assert.equal((await find({ selector: { n: 1 }, limit: -1 })).json.error, 'invalid_non_neg_integer');
+      const get = await t.request('GET', '/m/_find');
+      assert.equal(get.status, 405);
+      assert.equal(get.headers.get('allow'), 'POST');
+      const typed = await t.request('POST', '/m/_find', { body: '{}', headers: { 'content-type': 'text/plain' } });
+      assert.equal(typed.status, 415);
+      assert.equal((await t.request('POST', '/nope/_find', { body: { selector: {} } })).status, 404);
+    });
+
+    it('sees the next write: an updated, deleted or new document, through the index', async () => {
+      const before = await find({ selector: { n: 3 }, fields: ['_id'] });
+      assert.deepEqual(ids(before), ['d03']);
+      const rev = (await t.request('GET', '/m/d03')).json._rev;
+      await t.request('PUT', '/m/d03', { body: { _rev: rev, n: 300, type: 'post' } });
+      assert.deepEqual(ids(await find({ selector: { n: 3 }, fields: ['_id'] })), []);
+      assert.deepEqual(ids(await find({ selector: { n: 300 }, fields: ['_id'] })), ['d03']);
+    });
+  });
+
+  describe('_explain', () => {
+    it('shows the chosen index, the normalized selector, the options and the range', async () => {
+      const r = await explain({ selector: { type: 'user', n: { $gte: 0, $lt: 50 } } });
+      assert.equal(r.status, 200);
+      assert.equal(r.json.dbname, 'm');
+      assert.equal(r.json.index.name, 'ix-type-n');
+      assert.deepEqual(r.json.selector, {
+        $and: [{ type: { $eq: 'user' } }, { $and: [{ n: { $gte: 0 } }, { n: { $lt: 50 } }] }],
+      });
+      assert.equal(r.json.opts.limit, 25);
+      assert.deepEqual(r.json.mrargs.start_key, ['user', 0]);
+      assert.deepEqual(r.json.mrargs.end_key, ['user', 50, '<MAX>']);
+      assert.equal(r.json.mrargs.direction, 'fwd');
+      assert.equal(r.json.covering, false);
+      const all = await explain({ selector: { _id: { $gt: 'd1' } } });
+      assert.equal(all.json.index.name, '_all_docs');
+      assert.equal(all.json.mrargs.start_key, 'd1');
+      assert.equal(all.json.mrargs.end_key, '<MAX>');
+      const noSort = await explain({ selector: { type: 'x' }, sort: ['type'] });
+      assert.equal(noSort.status, 200);
+      assert.equal(noSort.json.index, null);
+    });
+  });
+});
