@@ -6,6 +6,8 @@
 //   docs   (docs.mjs)  bulk load docs/s, random GET /db/{id} at c16, peak RSS, JSON parser speed;
 //   views  (views.mjs) index build of two views (time, peak RSS), reduce/group queries, range
 //                      reads, multi-key fetch, a streamed include_docs read, incremental update;
+//   mango  (mango.mjs) JSON index builds, _find by an indexed field, a sorted range, a full scan,
+//                      _changes?filter=_selector (not in the default suites until Mango lands);
 //   nodes  (nodes.mjs) divan-postgres only: a node's CPU per read request alone and with a
 //                      second node on the same PostgreSQL (not in the default suites).
 //
@@ -23,11 +25,12 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { BENCH, ROOT, couchdbTarget, client, fmt, makeDoc, nowUs, phase, startServer } from './common.mjs';
 import { bulkLoad, reportDocs, runDocs } from './docs.mjs';
+import { reportMango, runMango } from './mango.mjs';
 import { reportNodes, runNodes } from './nodes.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,nodes] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,nodes] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -63,7 +66,7 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   for (const suite of opts.suites)
-    if (!['docs', 'views', 'nodes'].includes(suite)) throw new Error(`unknown suite ${suite}`);
+    if (!['docs', 'views', 'mango', 'nodes'].includes(suite)) throw new Error(`unknown suite ${suite}`);
   for (const w of opts.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
   if (!(opts.docs >= 1) || !(opts.peerTimeout > 0)) throw new Error('--docs and --peer-timeout must be positive');
   return opts;
@@ -124,7 +127,7 @@ console.log(
   `data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${opts.suites.join(', ')}; servers: ${opts.servers.join(', ')}\n`,
 );
 
-const results = { docs: {}, views: {}, nodes: undefined };
+const results = { docs: {}, views: {}, mango: {}, nodes: undefined };
 for (const name of opts.servers) {
   const server = await startServer(name);
   try {
@@ -138,6 +141,7 @@ for (const name of opts.servers) {
     if (opts.suites.includes('docs')) results.docs[name] = await runDocs(server, opts, load);
     phase(server, 'reads', readStart);
     if (opts.suites.includes('views')) results.views[name] = await runViews(server, opts);
+    if (opts.suites.includes('mango')) results.mango[name] = await runMango(server, opts);
     if (opts.suites.includes('nodes') && name === 'divan-postgres') results.nodes = await runNodes(server, opts);
     console.error(`${name}: done`);
   } catch (e) {
@@ -149,6 +153,7 @@ for (const name of opts.servers) {
 
 if (opts.suites.includes('docs')) await reportDocs(results.docs, opts);
 if (opts.suites.includes('views')) reportViews(results.views, opts);
+if (opts.suites.includes('mango')) reportMango(results.mango);
 if (results.nodes !== undefined) reportNodes(results.nodes);
 console.log(
   `note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg()

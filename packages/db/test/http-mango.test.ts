@@ -94,7 +94,7 @@ describe('Mango over HTTP', () => {
       );
       assert.deepEqual(list.json.indexes[5].def, {
         fields: [{ n: 'asc' }],
-        partial_filter_selector: { tag: 'five' },
+        partial_filter_selector: { tag: { $eq: 'five' } },
       });
       const page = await t.request('GET', '/m/_index?skip=1&limit=2');
       assert.deepEqual(

@@ -62,8 +62,10 @@ function databaseRoutes(r: Mapper): void {
   endpoint(r, '/:db/_view_cleanup', { post: 'views#cleanup' }, 'POST');
   // Mango and the rest of a database's reserved names: each its own route, so none falls through
   // to the document routes below (a POST to `/db/_find` is not a form upload).
-  notImplemented(r, '/:db/_find', 'Mango queries (`_find`)');
-  notImplemented(r, '/:db/_explain', 'Mango (`_explain`)');
+  endpoint(r, '/:db/_find', { post: 'mango#find' }, 'POST');
+  endpoint(r, '/:db/_find/*rest', { post: 'mango#find' }, 'POST');
+  endpoint(r, '/:db/_explain', { post: 'mango#explain' }, 'POST');
+  endpoint(r, '/:db/_explain/*rest', { post: 'mango#explain' }, 'POST');
   endpoint(r, '/:db/_index', { get: 'mango#indexes', post: 'mango#createIndex' }, 'GET,POST');
   endpoint(r, '/:db/_index/_bulk_delete', { post: 'mango#bulkDeleteIndexes' }, 'POST');
   endpoint(r, '/:db/_index/_design/:ddoc/:type/:name', { delete: 'mango#deleteIndex' }, 'DELETE', { design: '1' });

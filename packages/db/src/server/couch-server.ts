@@ -11,6 +11,19 @@ import { StorageExistsError } from '../storage/engine.js';
 import { validateDbName } from './db-names.js';
 import { checkDesignWrite } from '../views/design-check.js';
 import { ViewManager } from '../views/view-manager.js';
+import { jsonIndexMapper } from '../mango/json-index.js';
+import { matches } from '../mango/match.js';
+import { parseSelector } from '../mango/selector.js';
+import type { ViewGroup } from '../views/design.js';
+
+/** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
+function mangoMappers(group: ViewGroup) {
+  if (group.language !== 'query') return undefined;
+  return jsonIndexMapper(group, (json) => {
+    const selector = parseSelector(json);
+    return (doc) => matches(selector, doc);
+  });
+}
 
 export interface CouchServerOptions {
   storage: Storage;
@@ -76,7 +89,7 @@ export class CouchServer {
   views(db: Database): ViewManager {
     let manager = this.viewManagers.get(db);
     if (manager === undefined) {
-      manager = new ViewManager(db, db.store.viewIndexes(), this.log);
+      manager = new ViewManager(db, db.store.viewIndexes(), this.log, mangoMappers);
       this.viewManagers.set(db, manager);
     }
     return manager;

@@ -3,15 +3,46 @@
  * the request and answer; what the answers are is ../../mango's.
  */
 import { CouchError } from '../../errors.js';
-import { JsonObject } from '../../json/index.js';
+import { JsonObject, stringifyJson } from '../../json/index.js';
+import { explain } from '../../mango/explain.js';
+import { find } from '../../mango/find.js';
+import { parseFindRequest } from '../../mango/find-request.js';
+import { parseIndexRequest } from '../../mango/index-request.js';
 import { ALL_DOCS_INDEX, describeIndex } from '../../mango/json-index.js';
-import { bulkDeleteIndexes, deleteIndex, jsonIndexes } from '../../mango/indexes.js';
+import { bulkDeleteIndexes, createIndex, deleteIndex, jsonIndexes } from '../../mango/indexes.js';
 import { checkJsonType, readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
-import { sendJson } from '../respond.js';
+import { sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
 
 export const mango = {
+  /** `POST /{db}/_find`: `{"docs", "bookmark", "execution_stats"?, "warning"?}`, or `{"docs":[]}` when not run. */
+  async find(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    checkJsonType(ctx);
+    const request = parseFindRequest(await readJson(ctx));
+    const answer = await find(db, ctx.server.views(db), request);
+    let text = `{"docs":[${answer.docs.join(',')}]`;
+    if (answer.bookmark !== undefined) text += `,"bookmark":${JSON.stringify(answer.bookmark)}`;
+    if (answer.stats !== undefined) text += `,"execution_stats":${JSON.stringify(answer.stats)}`;
+    if (answer.warning !== undefined) text += `,"warning":${JSON.stringify(answer.warning)}`;
+    sendText(ctx, 200, `${text}}`);
+  },
+
+  /** `POST /{db}/_explain`. */
+  async explain(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    checkJsonType(ctx);
+    sendText(ctx, 200, stringifyJson(await explain(db, parseFindRequest(await readJson(ctx)))));
+  },
+
+  /** `POST /{db}/_index`. */
+  async createIndex(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    checkJsonType(ctx);
+    sendJson(ctx, 200, await createIndex(db, parseIndexRequest(await readJson(ctx))));
+  },
+
   /** `GET /{db}/_index`: `_all_docs` first, then the JSON indexes; `limit`/`skip` slice the list. */
   async indexes(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
@@ -19,14 +50,11 @@ export const mango = {
     const limit = listParam(ctx, 'limit', 1);
     const skip = listParam(ctx, 'skip', 0) ?? 0;
     const indexes = all.slice(skip, limit === undefined ? undefined : skip + limit);
-    sendJson(
-      ctx,
-      200,
-      JsonObject.from([
-        ['total_rows', all.length],
-        ['indexes', indexes],
-      ]),
-    );
+    const answer = JsonObject.from([
+      ['total_rows', all.length],
+      ['indexes', indexes],
+    ]);
+    sendText(ctx, 200, stringifyJson(answer));
   },
 
   /** `DELETE /{db}/_index/{ddoc}/{type}/{name}` (the ddoc with or without `_design/`). */

@@ -1,0 +1,152 @@
+// The mango suite: Mango queries on the bench documents (issue #18's targets), each server in the
+// same run. Index builds: a 1-field JSON index (author) and a 2-field one (type, date), timed by
+// the first query that uses each; then `_find` by author (limit 25) at c16 and c1, a range on
+// (type, date) sorted by both, a query no index serves (a full scan), and
+// `_changes?filter=_selector` over every change.
+
+import { AUTHORS, authorOf, closedLoop, dateOf, fmt } from './common.mjs';
+
+const TARGETS = {
+  build1: { label: 'build a 1-field JSON index (author), s', goal: 2.5, better: 'lower', couch: '16.9 s (both)' },
+  build2: { label: 'build a 2-field JSON index (type, date), s', goal: 2.5, better: 'lower', couch: '' },
+  author16: { label: '_find author=…, limit 25, c16, req/s', goal: 5000, better: 'higher', couch: '289 req/s' },
+  author1: { label: '_find author=…, limit 25, c1, p50 ms', goal: 1, better: 'lower', couch: '5.1 ms' },
+  range1: {
+    label: '_find type=post, date range, sort [type, date], c1, p50 ms',
+    goal: 1.5,
+    better: 'lower',
+    couch: '5.4 ms',
+  },
+  scan1: {
+    label: '_find without a usable index (full scan), c1, p50 ms',
+    goal: 400,
+    better: 'lower',
+    couch: '2,230 ms',
+  },
+  selector: { label: '_changes?filter=_selector over every change, s', goal: 0.5, better: 'lower', couch: '2.75 s' },
+};
+
+export async function runMango(server, opts) {
+  const { request, db } = server;
+  const log = (line) => console.error(`${server.name}: ${line}`);
+  const capMs = opts.peerTimeout * 1000;
+  const post = (path, body) => request('POST', `/${db}${path}`, JSON.stringify(body), { timeoutMs: capMs });
+  const out = {};
+  const timed = async (name, fn) => {
+    try {
+      const t0 = process.hrtime.bigint();
+      await fn();
+      out[name] = { seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
+    } catch (e) {
+      out[name] = { error: e.message };
+      log(`${name}: ${e.message}`);
+    }
+  };
+  const ok = (r, what) => {
+    if (r.status !== 200) throw new Error(`${what}: ${r.status} ${r.body.slice(0, 200)}`);
+    return JSON.parse(r.body);
+  };
+  log('mango: building the JSON indexes ...');
+  await timed('build1', async () => {
+    ok(await post('/_index', { index: { fields: ['author'] }, name: 'by-author', ddoc: 'by-author' }), '_index');
+    ok(await post('/_find', { selector: { author: authorOf(0) }, limit: 1 }), '_find');
+  });
+  await timed('build2', async () => {
+    ok(
+      await post('/_index', { index: { fields: ['type', 'date'] }, name: 'by-type-date', ddoc: 'by-type-date' }),
+      '_index',
+    );
+    ok(await post('/_find', { selector: { type: 'post', date: { $gt: dateOf(0) } }, limit: 1 }), '_find');
+  });
+  const loop = async (name, concurrency, next, check) => {
+    try {
+      out[name] = await closedLoop({
+        request,
+        next,
+        seconds: opts.viewSeconds,
+        concurrency,
+        timeoutMs: capMs,
+        pid: server.pid,
+        check: (r) => check(JSON.parse(r.body)),
+      });
+    } catch (e) {
+      out[name] = { error: e.message };
+      log(`${name}: ${e.message}`);
+    }
+  };
+  let k = 0;
+  const byAuthor = () => [
+    'POST',
+    `/${db}/_find`,
+    JSON.stringify({ selector: { author: authorOf(k++ % AUTHORS) }, limit: 25 }),
+  ];
+  const authorCheck = (body) => {
+    if (body.docs?.length !== 25) throw new Error(`by author: ${body.docs?.length} docs`);
+  };
+  await loop('author16', 16, byAuthor, authorCheck);
+  await loop('author1', 1, byAuthor, authorCheck);
+  let d = 0;
+  await loop(
+    'range1',
+    1,
+    () => {
+      const from = (d++ * 977) % Math.max(1, opts.docs - 1000);
+      return [
+        'POST',
+        `/${db}/_find`,
+        JSON.stringify({
+          selector: { type: 'post', date: { $gte: dateOf(from), $lt: dateOf(from + 200) } },
+          sort: [{ type: 'asc' }, { date: 'asc' }],
+          limit: 25,
+        }),
+      ];
+    },
+    (body) => {
+      if (body.docs?.length !== 25) throw new Error(`range: ${body.docs?.length} docs`);
+    },
+  );
+  await loop(
+    'scan1',
+    1,
+    () => ['POST', `/${db}/_find`, JSON.stringify({ selector: { views: { $lt: 0 } }, limit: 25 })],
+    (body) => {
+      if (!Array.isArray(body.docs)) throw new Error('scan: no docs');
+    },
+  );
+  await timed('selector', async () => {
+    const body = ok(
+      await post('/_changes?filter=_selector', { selector: { type: 'comment', score: { $lt: 10 } } }),
+      '_changes',
+    );
+    if (!Array.isArray(body.results)) throw new Error('_changes: no results');
+  });
+  return out;
+}
+
+export function reportMango(results) {
+  const names = Object.keys(results);
+  console.log('\n## mango suite\n');
+  console.log(`| workload | ${names.join(' | ')} | issue's CouchDB | target | verdict |`);
+  console.log(`|---|${names.map(() => '---:').join('|')}|---:|---:|---:|`);
+  for (const [key, target] of Object.entries(TARGETS)) {
+    const cells = names.map((name) => {
+      const r = results[name]?.[key];
+      if (r === undefined) return 'n/a';
+      if (r.error) return `error: ${r.error.slice(0, 50)}`;
+      if (r.seconds !== undefined) return fmt(r.seconds, 2);
+      if (target.better === 'higher') return `${fmt(r.perSecond)} (p50 ${fmt(r.p50, 2)} ms)`;
+      return `${fmt(r.p50, 2)} (p99 ${fmt(r.p99, 2)})`;
+    });
+    const ours = results.divan?.[key];
+    const value = ours?.seconds ?? (target.better === 'higher' ? ours?.perSecond : ours?.p50);
+    const verdict =
+      value === undefined
+        ? '—'
+        : (target.better === 'lower' ? value <= target.goal : value >= target.goal)
+          ? 'PASS'
+          : 'MISS';
+    console.log(
+      `| ${target.label} | ${cells.join(' | ')} | ${target.couch} | ${target.better === 'lower' ? '≤' : '≥'} ${fmt(target.goal, 1)} | ${verdict} |`,
+    );
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * Running a Mango query: the plan (./planner.ts) names an index and a range; its rows are read in
+ * order, each row's document (unless the index covers the query) tested against the selector,
+ * `skip` and `limit` applied, and the kept documents projected to `fields`. As CouchDB, the row
+ * after the last returned one is examined too (it shows in `execution_stats`), and the bookmark
+ * names the last row a page took (returned or skipped).
+ */
+import type { Database } from '../documents/database.js';
+import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
+import { CouchError } from '../errors.js';
+import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
+import { encodeKey, rowKeyBound, type RowKeyRange } from '../views/collation/index.js';
+import { viewOf } from '../views/design.js';
+import type { RowEntry } from '../views/row-tree.js';
+import type { ViewManager } from '../views/view-manager.js';
+import { type Bookmark, decodeBookmark, encodeBookmark } from './bookmark.js';
+import type { FindRequest } from './find-request.js';
+import { jsonIndexes } from './indexes.js';
+import type { JsonIndex } from './json-index.js';
+import { matches } from './match.js';
+import { type FieldRange, type Plan, plan } from './planner.js';
+import { isAllFields, project } from './projection.js';
+
+export interface FindAnswer {
+  /** The documents' JSON texts. */
+  docs: string[];
+  /** undefined: the query was not run (an empty range): the answer is `{"docs":[]}`. */
+  bookmark?: string;
+  stats?: ExecutionStats;
+  warning?: string;
+}
+
+export interface ExecutionStats {
+  total_keys_examined: number;
+  total_docs_examined: number;
+  total_quorum_docs_examined: number;
+  results_returned: number;
+  execution_time_ms: number;
+}
+
+/** Rows whose documents are read together. */
+const PAGE = 128;
+/** More documents examined than this per result is worth a warning (CouchDB's `index_scan_warning_threshold`). */
+const SCAN_WARNING_RATIO = 10;
+
+export async function planFind(db: Database, request: FindRequest): Promise<Plan> {
+  const planned = plan(
+    {
+      selector: request.selector,
+      sort: request.sort,
+      useIndex: request.useIndex,
+      allowFallback: request.allowFallback,
+      fields: request.fields.names,
+    },
+    await jsonIndexes(db),
+  );
+  return planned;
+}
+
+/** `POST /{db}/_find`. */
+export async function find(db: Database, views: ViewManager, request: FindRequest): Promise<FindAnswer> {
+  const started = performance.now();
+  const planned = await planFind(db, request);
+  const { index } = planned;
+  if (index === undefined) {
+    throw new CouchError('no_usable_index', 'No index exists for this sort, try indexing by the sort fields.', 400);
+  }
+  if (planned.empty || neverRuns(request)) return { docs: [] };
+  const bookmark = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark);
+  const stats = { keys: 0, docs: 0 };
+  const docs: string[] = [];
+  let last: Bookmark | undefined;
+  let skip = request.skip;
+  const quorum = request.r >= 2;
+  const source =
+    index.kind === 'all_docs'
+      ? allDocsRows(db, planned, bookmark)
+      : await indexRows(db, views, index.index, planned, bookmark, request.update && request.stale !== 'ok');
+  // With `limit: 0` nothing is taken, and the request's bookmark is given back.
+  if (request.limit > 0) {
+    for await (const row of source.rows(request.conflicts)) {
+      stats.keys++;
+      if (row.doc !== undefined) stats.docs++;
+      const doc = row.doc ?? row.covered!;
+      if (!matches(request.selector, doc)) continue;
+      if (docs.length === request.limit) break;
+      last = { key: row.key, docId: row.id };
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      docs.push(
+        isAllFields(request.fields)
+          ? (row.text ?? stringifyJson(doc))
+          : stringifyJson(project(doc as JsonObject, request.fields)),
+      );
+    }
+  }
+  const answer: FindAnswer = {
+    docs,
+    bookmark: last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark(last),
+  };
+  const examined = stats.docs;
+  const warnings = [...planned.warnings];
+  if (
+    (docs.length === 0 && examined > SCAN_WARNING_RATIO) ||
+    (docs.length > 0 && examined / docs.length > SCAN_WARNING_RATIO)
+  ) {
+    warnings.push(
+      'The number of documents examined is high in proportion to the number of results returned. Consider adding a more specific index to improve this.',
+    );
+  }
+  if (warnings.length > 0) answer.warning = warnings.join('\n');
+  if (request.executionStats) {
+    answer.stats = {
+      total_keys_examined: stats.keys,
+      total_docs_examined: quorum ? 0 : stats.docs,
+      total_quorum_docs_examined: quorum ? stats.docs : 0,
+      results_returned: docs.length,
+      execution_time_ms: performance.now() - started,
+    };
+  }
+  return answer;
+}
+
+/** `{"$or": []}` and `{"$and": []}` alone are not run (CouchDB finds an empty range for them). */
+function neverRuns(request: FindRequest): boolean {
+  const { selector } = request;
+  return (selector.kind === 'or' || selector.kind === 'and') && selector.items.length === 0;
+}
+
+interface FoundRow {
+  key: JsonValue;
+  id: string;
+  /** The document (undefined when the index covers the query). */
+  doc?: JsonValue;
+  /** The document rebuilt from the index key (a covering index). */
+  covered?: JsonValue;
+  /** The document's JSON text, as read. */
+  text?: string;
+}
+
+interface RowSource {
+  rows(conflicts: boolean): AsyncGenerator<FoundRow>;
+}
+
+/** The key bounds of a JSON index's leading column ranges (inclusive; the selector checks strictness). */
+export function indexKeys(ranges: readonly FieldRange[]): { start: JsonValue[]; end: JsonValue[] } {
+  const start: JsonValue[] = [];
+  for (const range of ranges) {
+    if (range.low === undefined) break;
+    start.push(range.low.value);
+  }
+  const end: JsonValue[] = [];
+  for (const range of ranges) {
+    if (range.high === undefined) break;
+    end.push(range.high.value);
+  }
+  return { start, end };
+}
+
+async function indexRows(
+  db: Database,
+  views: ViewManager,
+  index: JsonIndex,
+  planned: Plan,
+  bookmark: Bookmark | undefined,
+  update: boolean,
+): Promise<RowSource> {
+  const group = await views.groupOf(index.ddoc);
+  const state = await views.state(group);
+  if (update) await views.refresh(state);
+  else await views.catchUp(state);
+  const tree = state.index.trees[viewOf(group, index.name).index]!;
+  const { start, end } = indexKeys(planned.ranges);
+  const range: RowKeyRange = {};
+  // Arrays encode as tag, elements, terminator: [a] is below every [a, ...], and [a] without its
+  // terminator followed by 0xFF above them all.
+  if (start.length > 0) range.gte = encodeKey(start);
+  if (end.length > 0) {
+    const bytes = encodeKey(end);
+    range.lt = Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from([0xff])]);
+  }
+  if (bookmark !== undefined) {
+    // The scan restarts at the bookmark's row (which it then skips).
+    if (planned.descending) range.lt = rowKeyBound(bookmark.key, bookmark.docId, true);
+    else range.gte = rowKeyBound(bookmark.key, bookmark.docId, false);
+  }
+  const columns = index.fields;
+  return {
+    async *rows(conflicts) {
+      let page: RowEntry[] = [];
+      let first = bookmark !== undefined;
+      const flush = async function* (covering: boolean): AsyncGenerator<FoundRow> {
+        const keys = page.map((entry) => parseJson(entry.value[0]));
+        if (covering) {
+          for (const [i, entry] of page.entries()) {
+            const key = keys[i] as JsonValue[];
+            const covered = JsonObject.from([['_id', entry.value[1]]]);
+            columns.forEach((column, c) => setPath(covered, column.path, key[c] ?? null));
+            yield { key: keys[i]!, id: entry.value[1], covered };
+          }
+        } else {
+          const records = await db.store.getDocs(page.map((entry) => entry.value[1]));
+          const texts = await db.winningDocs(records, conflicts);
+          for (const [i, entry] of page.entries()) {
+            const text = texts[i];
+            // A document deleted since the index was read: not there any more.
+            if (text === null || text === undefined) continue;
+            yield { key: keys[i]!, id: entry.value[1], doc: parseJson(text), text };
+          }
+        }
+        page = [];
+      };
+      for (const entry of tree.rows(range, planned.descending)) {
+        if (first) {
+          first = false;
+          continue;
+        }
+        page.push(entry);
+        if (page.length === PAGE) yield* flush(planned.covering);
+      }
+      if (page.length > 0) yield* flush(planned.covering);
+    },
+  };
+}
+
+/** Sets `value` at `path` in `target`, creating objects on the way (a covering index's document). */
+function setPath(target: JsonObject, path: readonly string[], value: JsonValue): void {
+  let at = target;
+  for (let i = 0; i < path.length - 1; i++) {
+    let next = at.get(path[i]!);
+    if (!(next instanceof JsonObject)) at.set(path[i]!, (next = new JsonObject()));
+    at = next;
+  }
+  at.set(path[path.length - 1]!, value);
+}
+
+/** `_all_docs` as Mango reads it: ids in byte order, design documents left out. */
+function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined): RowSource {
+  const range = planned.ranges[0];
+  const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
+  const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
+  return {
+    async *rows(conflicts) {
+      const descending = planned.descending;
+      let start = descending ? high : low;
+      const end = descending ? low : high;
+      let skipFirst = false;
+      if (bookmark !== undefined && typeof bookmark.key === 'string') {
+        start = bookmark.key;
+        skipFirst = true;
+      }
+      for await (const records of db.store.foldDocs({
+        ...(start === undefined ? {} : { start }),
+        ...(end === undefined ? {} : { end }),
+        descending,
+      })) {
+        const texts = await db.winningDocs(records, conflicts);
+        for (const [i, record] of records.entries()) {
+          if (skipFirst) {
+            skipFirst = false;
+            if (record.id === start) continue;
+          }
+          if (isDesignId(record.id) || record.id.startsWith(DESIGN_PREFIX)) continue;
+          const text = texts[i];
+          if (text === null || text === undefined) continue;
+          yield { key: record.id, id: record.id, doc: parseJson(text), text };
+        }
+      }
+    },
+  };
+}
