@@ -16,8 +16,17 @@ export function sendJson(ctx: RequestContext, status: number, value: unknown, he
 
 /** Sends JSON text as it is (plus the newline CouchDB ends bodies with). */
 export function sendText(ctx: RequestContext, status: number, json: string, headers?: Record<string, string>): void {
+  sendBytes(ctx, status, `${json}\n`, headers);
+}
+
+/** Sends a whole JSON body (newline included), with its length. */
+export function sendBytes(
+  ctx: RequestContext,
+  status: number,
+  body: string | Buffer,
+  headers?: Record<string, string>,
+): void {
   const { res } = ctx;
-  const body = `${json}\n`;
   res.statusCode = status;
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');

@@ -6,7 +6,7 @@
  * names the last row a page took (returned or skipped).
  */
 import type { Database } from '../documents/database.js';
-import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
+import { isDesignId } from '../documents/doc-id.js';
 import { CouchError } from '../errors.js';
 import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../views/collation/index.js';
@@ -38,7 +38,7 @@ export interface ExecutionStats {
   execution_time_ms: number;
 }
 
-/** Rows whose documents are read together. */
+/** Rows whose documents are read together (the first page only as many as the request can take). */
 const PAGE = 128;
 /** More documents examined than this per result is worth a warning (CouchDB's `index_scan_warning_threshold`). */
 const SCAN_WARNING_RATIO = 10;
@@ -55,6 +55,32 @@ export async function planFind(db: Database, request: FindRequest): Promise<Plan
     await jsonIndexes(db),
   );
   return planned;
+}
+
+/**
+ * The response body of `POST /{db}/_find`. An answer depends on the documents and the request
+ * only, so one for the same request at the same database sequence is kept (the view engine's
+ * answer cache, which keeps what is asked for twice): none for `update: false`, whose index may
+ * lag, nor with `execution_stats`, whose time differs.
+ */
+export async function findBody(
+  db: Database,
+  views: ViewManager,
+  request: FindRequest,
+  requestJson: string,
+): Promise<Buffer> {
+  const cacheable = request.update && request.stale !== 'ok' && !request.executionStats;
+  const key = cacheable ? `_find ${await db.updateSeq()} ${requestJson}` : undefined;
+  const cached = key === undefined ? undefined : views.answers.get(key);
+  if (cached !== undefined) return cached;
+  const answer = await find(db, views, request);
+  let text = `{"docs":[${answer.docs.join(',')}]`;
+  if (answer.bookmark !== undefined) text += `,"bookmark":${JSON.stringify(answer.bookmark)}`;
+  if (answer.stats !== undefined) text += `,"execution_stats":${JSON.stringify(answer.stats)}`;
+  if (answer.warning !== undefined) text += `,"warning":${JSON.stringify(answer.warning)}`;
+  const body = Buffer.from(`${text}}\n`);
+  if (key !== undefined) views.answers.set(key, body);
+  return body;
 }
 
 /** `POST /{db}/_find`. */
@@ -78,7 +104,9 @@ export async function find(db: Database, views: ViewManager, request: FindReques
       : await indexRows(db, views, index.index, planned, bookmark, request.update && request.stale !== 'ok');
   // With `limit: 0` nothing is taken, and the request's bookmark is given back.
   if (request.limit > 0) {
-    for await (const row of source.rows(request.conflicts)) {
+    // The rows a page can take, and the one after (examined, not returned).
+    const first = Math.min(PAGE, request.skip + request.limit + 1);
+    for await (const row of source.rows(request.conflicts, first)) {
       stats.keys++;
       if (row.doc !== undefined) stats.docs++;
       const doc = row.doc ?? row.covered!;
@@ -141,7 +169,8 @@ interface FoundRow {
 }
 
 interface RowSource {
-  rows(conflicts: boolean): AsyncGenerator<FoundRow>;
+  /** `first`: how many rows the first page reads (a query with a small limit needs few). */
+  rows(conflicts: boolean, first: number): AsyncGenerator<FoundRow>;
 }
 
 /** The key bounds of a JSON index's leading column ranges (inclusive; the selector checks strictness). */
@@ -188,8 +217,9 @@ async function indexRows(
   }
   const columns = index.fields;
   return {
-    async *rows(conflicts) {
+    async *rows(conflicts, firstPage) {
       let page: RowEntry[] = [];
+      let size = firstPage;
       let first = bookmark !== undefined;
       const flush = async function* (covering: boolean): AsyncGenerator<FoundRow> {
         const keys = page.map((entry) => parseJson(entry.value[0]));
@@ -218,7 +248,10 @@ async function indexRows(
           continue;
         }
         page.push(entry);
-        if (page.length === PAGE) yield* flush(planned.covering);
+        if (page.length === size) {
+          yield* flush(planned.covering);
+          size = PAGE;
+        }
       }
       if (page.length > 0) yield* flush(planned.covering);
     },
@@ -242,8 +275,9 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
   const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
   const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
   return {
-    async *rows(conflicts) {
+    async *rows(conflicts, firstPage) {
       const descending = planned.descending;
+      let size = firstPage;
       let start = descending ? high : low;
       const end = descending ? low : high;
       let skipFirst = false;
@@ -256,16 +290,20 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
         ...(end === undefined ? {} : { end }),
         descending,
       })) {
-        const texts = await db.winningDocs(records, conflicts);
-        for (const [i, record] of records.entries()) {
-          if (skipFirst) {
-            skipFirst = false;
-            if (record.id === start) continue;
+        // A storage page in pieces: the first as small as the request allows.
+        for (let from = 0; from < records.length; from += size, size = PAGE) {
+          const chunk = records.slice(from, from + size);
+          const texts = await db.winningDocs(chunk, conflicts);
+          for (const [i, record] of chunk.entries()) {
+            if (skipFirst) {
+              skipFirst = false;
+              if (record.id === start) continue;
+            }
+            if (isDesignId(record.id)) continue;
+            const text = texts[i];
+            if (text === null || text === undefined) continue;
+            yield { key: record.id, id: record.id, doc: parseJson(text), text };
           }
-          if (isDesignId(record.id) || record.id.startsWith(DESIGN_PREFIX)) continue;
-          const text = texts[i];
-          if (text === null || text === undefined) continue;
-          yield { key: record.id, id: record.id, doc: parseJson(text), text };
         }
       }
     },

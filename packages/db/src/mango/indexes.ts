@@ -28,18 +28,34 @@ export interface IndexRequest {
   partitioned?: boolean;
 }
 
+/** The indexes read from each design document revision (a query lists them every time). */
+const parsed = new WeakMap<Database, Map<string, { rev: string; indexes: JsonIndex[] }>>();
+
 /** Every JSON index of the database's live design documents, sorted by (ddoc id, name) bytewise. */
 export async function jsonIndexes(db: Database): Promise<JsonIndex[]> {
+  let known = parsed.get(db);
+  if (known === undefined) parsed.set(db, (known = new Map()));
+  const seen = new Set<string>();
   const out: JsonIndex[] = [];
   for await (const page of db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
     for (const record of page) {
       if (record.deleted) continue;
-      const current = await db.winningBody(record.id);
-      if (current !== undefined) out.push(...jsonIndexesOf(record.id, current.body));
+      seen.add(record.id);
+      let entry = known.get(record.id);
+      if (entry?.rev !== record.rev) {
+        const current = await db.winningBody(record.id);
+        entry = {
+          rev: current?.rev ?? record.rev,
+          indexes: current === undefined ? [] : jsonIndexesOf(record.id, current.body),
+        };
+        known.set(record.id, entry);
+      }
+      // The views of one design document in name order (the documents come in id order).
+      out.push(...[...entry.indexes].sort((a, b) => byBytes(a.name, b.name)));
     }
   }
-  // Design doc ids come in byte order; the views of one in member order: sort those by name.
-  return out.sort((a, b) => (a.ddoc === b.ddoc ? byBytes(a.name, b.name) : 0));
+  for (const id of known.keys()) if (!seen.has(id)) known.delete(id);
+  return out;
 }
 
 function byBytes(a: string, b: string): number {

@@ -5,14 +5,14 @@
 import { CouchError } from '../../errors.js';
 import { JsonObject, stringifyJson } from '../../json/index.js';
 import { explain } from '../../mango/explain.js';
-import { find } from '../../mango/find.js';
+import { findBody } from '../../mango/find.js';
 import { parseFindRequest } from '../../mango/find-request.js';
 import { parseIndexRequest } from '../../mango/index-request.js';
 import { ALL_DOCS_INDEX, describeIndex } from '../../mango/json-index.js';
 import { bulkDeleteIndexes, createIndex, deleteIndex, jsonIndexes } from '../../mango/indexes.js';
 import { checkJsonType, readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
-import { sendJson, sendText } from '../respond.js';
+import { sendBytes, sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
 
 export const mango = {
@@ -20,13 +20,9 @@ export const mango = {
   async find(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     checkJsonType(ctx);
-    const request = parseFindRequest(await readJson(ctx));
-    const answer = await find(db, ctx.server.views(db), request);
-    let text = `{"docs":[${answer.docs.join(',')}]`;
-    if (answer.bookmark !== undefined) text += `,"bookmark":${JSON.stringify(answer.bookmark)}`;
-    if (answer.stats !== undefined) text += `,"execution_stats":${JSON.stringify(answer.stats)}`;
-    if (answer.warning !== undefined) text += `,"warning":${JSON.stringify(answer.warning)}`;
-    sendText(ctx, 200, `${text}}`);
+    const body = await readJson(ctx);
+    const request = parseFindRequest(body);
+    sendBytes(ctx, 200, await findBody(db, ctx.server.views(db), request, stringifyJson(body)));
   },
 
   /** `POST /{db}/_explain`. */
