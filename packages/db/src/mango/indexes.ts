@@ -28,11 +28,18 @@ export interface IndexRequest {
   partitioned?: boolean;
 }
 
-/** The indexes read from each design document revision (a query lists them every time). */
+/**
+ * The indexes read from each design document revision, and the list as of a database sequence
+ * (a query lists them every time; the list can only change with a write).
+ */
 const parsed = new WeakMap<Database, Map<string, { rev: string; indexes: JsonIndex[] }>>();
+const listed = new WeakMap<Database, { seq: number; indexes: JsonIndex[] }>();
 
 /** Every JSON index of the database's live design documents, sorted by (ddoc id, name) bytewise. */
 export async function jsonIndexes(db: Database): Promise<JsonIndex[]> {
+  const seq = await db.updateSeq();
+  const last = listed.get(db);
+  if (last?.seq === seq) return last.indexes;
   let known = parsed.get(db);
   if (known === undefined) parsed.set(db, (known = new Map()));
   const seen = new Set<string>();
@@ -55,6 +62,7 @@ export async function jsonIndexes(db: Database): Promise<JsonIndex[]> {
     }
   }
   for (const id of known.keys()) if (!seen.has(id)) known.delete(id);
+  listed.set(db, { seq, indexes: out });
   return out;
 }
 

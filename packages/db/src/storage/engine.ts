@@ -148,6 +148,8 @@ export interface DatabaseStore {
   getDocs(ids: readonly string[]): (DocRecord | undefined)[];
   /** A revision's body text, or undefined when it was never stored (or was dropped). */
   getBody(id: string, rev: string): string | undefined;
+  /** Several bodies at once, one per pair, in order. */
+  getBodies(wanted: readonly { id: string; rev: string }[]): (string | undefined)[];
 
   /**
    * Writes every document of the batch in one transaction, in order: each gets the next sequence

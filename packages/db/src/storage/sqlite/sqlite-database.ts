@@ -93,6 +93,7 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly stmtGetBody: Statement;
   private readonly stmtOld: Statement;
   private readonly stmtGetDocsIn: Statement;
+  private readonly stmtGetBodiesIn: Statement;
   private readonly stmtMaxKey: Statement;
   /** Multi-row inserts by row count (CHUNK_ROWS), prepared on first use. */
   private readonly stmtInsertDocs = new Map<number, Statement>();
@@ -142,6 +143,12 @@ export class SqliteDatabase implements DatabaseStore {
     this.stmtOld = db.prepare('SELECT k, deleted, size FROM docs WHERE id = ?').raw();
     this.stmtGetDocsIn = db
       .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`)
+      .raw();
+    this.stmtGetBodiesIn = db
+      .prepare(
+        `WITH w(id, rev) AS (VALUES ${Array(LOOKUP_CHUNK).fill('(?, ?)').join(', ')})
+         SELECT d.id, b.rev, b.body FROM w JOIN docs d ON d.id = w.id JOIN bodies b ON b.doc = d.k AND b.rev = w.rev`,
+      )
       .raw();
     // `k` is given explicitly on insert, as SQLite would pick it: one more than the largest.
     this.stmtMaxKey = db.prepare('SELECT max(k) FROM docs').pluck();
@@ -303,6 +310,28 @@ export class SqliteDatabase implements DatabaseStore {
 
   getBody(id: string, rev: string): string | undefined {
     return this.stmtGetBody.get(id, rev) as string | undefined;
+  }
+
+  /**
+   * Bodies of (id, rev) pairs, in order: a statement per LOOKUP_CHUNK pairs (a page of
+   * `include_docs` rows or Mango results), one statement per pair when they are few.
+   */
+  getBodies(wanted: readonly { id: string; rev: string }[]): (string | undefined)[] {
+    if (wanted.length < MIN_BATCH_LOOKUP) return wanted.map(({ id, rev }) => this.getBody(id, rev));
+    const found = new Map<string, string>();
+    const params: (string | null)[] = [];
+    for (let at = 0; at < wanted.length; at += LOOKUP_CHUNK) {
+      params.length = 0;
+      for (const { id, rev } of wanted.slice(at, at + LOOKUP_CHUNK)) params.push(id, rev);
+      while (params.length < 2 * LOOKUP_CHUNK) params.push(null, null);
+      for (const [id, rev, body] of this.stmtGetBodiesIn.all(params) as [string, string, string][]) {
+        found.set(`${rev} ${id}`, body);
+      }
+    }
+    // An id with a lone surrogate is bound as U+FFFD: only its own lookup finds its row.
+    return wanted.map(
+      ({ id, rev }) => found.get(`${rev} ${id}`) ?? (isWellFormed(id) ? undefined : this.getBody(id, rev)),
+    );
   }
 
   private readonly bodyOf = (id: string, rev: string): string | undefined => this.getBody(id, rev);

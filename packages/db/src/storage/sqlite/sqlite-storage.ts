@@ -121,7 +121,7 @@ class SqliteDocumentStore implements DocumentStore {
   }
 
   async getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
-    return wanted.map(({ id, rev }) => this.db.getBody(id, rev));
+    return this.db.getBodies(wanted);
   }
 
   async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
