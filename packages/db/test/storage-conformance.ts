@@ -294,6 +294,28 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         }
       });
 
+      it("foldDocBodies is foldDocs with each live winner's body", async () => {
+        for (const range of [
+          {},
+          { includeDeleted: true },
+          { start: 'b', end: 'Z', descending: true },
+          { start: 'm0100' },
+        ]) {
+          const records = await all(db.foldDocs(range));
+          const withBodies = await all(db.foldDocBodies(range));
+          assert.deepEqual(
+            withBodies.map(({ id, seq, rev, deleted, tree }) => ({ id, seq, rev, deleted, tree })),
+            records,
+            JSON.stringify(range),
+          );
+          const bodies = await db.getBodies(records.map(({ id, rev }) => ({ id, rev })));
+          assert.deepEqual(
+            withBodies.map((doc) => doc.body),
+            records.map((record, i) => (record.deleted ? undefined : bodies[i])),
+          );
+        }
+      });
+
       it('foldChanges and countChanges by sequence, both directions; foldChangedBodies carries bodies', async () => {
         const asc = await all(db.foldChanges(0));
         assert.equal(asc.length, ids.length + 600);

@@ -24,7 +24,7 @@ import {
   type Rev,
   type RevTree,
 } from '../revisions/index.js';
-import type { DbMeta, DocRecord, DocumentStore } from '../storage/contract.js';
+import type { DbMeta, DocRecord, DocumentStore, IdRange } from '../storage/contract.js';
 import { readDocInput, type DocInput } from './doc-input.js';
 import { isLocalId, validateDocId } from './doc-id.js';
 import { revRequired } from './edit.js';
@@ -325,6 +325,21 @@ export class Database {
     const bodies = await this.store.getBodies(live.map((r) => ({ id: r.id, rev: r.rev })));
     const bodyOf = new Map<DocRecord, string | undefined>(live.map((r, i) => [r, bodies[i]]));
     return records.map((r) => (r === undefined || r.deleted ? null : renderWinner(r, bodyOf.get(r), withConflicts)));
+  }
+
+  /**
+   * Live documents in id order with their winning revision's text, a page at a time (a scan of
+   * every document: records and bodies read together).
+   */
+  async *foldWinningDocs(range: IdRange, withConflicts = false): AsyncGenerator<{ id: string; text: string }[]> {
+    for await (const page of this.store.foldDocBodies(range)) {
+      const out: { id: string; text: string }[] = [];
+      for (const doc of page) {
+        const text = doc.deleted ? null : renderWinner(doc, doc.body, withConflicts);
+        if (text !== null) out.push({ id: doc.id, text });
+      }
+      if (out.length > 0) yield out;
+    }
   }
 
   /** A document's current body as a value (for design documents and linked docs). */

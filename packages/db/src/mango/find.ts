@@ -275,35 +275,31 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
   const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
   const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
   return {
-    async *rows(conflicts, firstPage) {
+    async *rows(conflicts) {
       const descending = planned.descending;
-      let size = firstPage;
       let start = descending ? high : low;
       const end = descending ? low : high;
-      let skipFirst = false;
+      // A bookmark restarts the scan at its row, which it then skips.
+      let skipping = false;
       if (bookmark !== undefined && typeof bookmark.key === 'string') {
         start = bookmark.key;
-        skipFirst = true;
+        skipping = true;
       }
-      for await (const records of db.store.foldDocs({
-        ...(start === undefined ? {} : { start }),
-        ...(end === undefined ? {} : { end }),
-        descending,
-      })) {
-        // A storage page in pieces: the first as small as the request allows.
-        for (let from = 0; from < records.length; from += size, size = PAGE) {
-          const chunk = records.slice(from, from + size);
-          const texts = await db.winningDocs(chunk, conflicts);
-          for (const [i, record] of chunk.entries()) {
-            if (skipFirst) {
-              skipFirst = false;
-              if (record.id === start) continue;
-            }
-            if (isDesignId(record.id)) continue;
-            const text = texts[i];
-            if (text === null || text === undefined) continue;
-            yield { key: record.id, id: record.id, doc: parseJson(text), text };
+      for await (const page of db.foldWinningDocs(
+        {
+          ...(start === undefined ? {} : { start }),
+          ...(end === undefined ? {} : { end }),
+          descending,
+        },
+        conflicts,
+      )) {
+        for (const { id, text } of page) {
+          if (skipping) {
+            skipping = false;
+            if (id === start) continue;
           }
+          if (isDesignId(id)) continue;
+          yield { key: id, id, doc: parseJson(text), text };
         }
       }
     },

@@ -142,6 +142,8 @@ export interface DocumentStore {
   countDocs(range: IdRange): Promise<number>;
   /** Documents whose last change is after `since`, by sequence (descending: newest first). */
   foldChanges(since: number, descending?: boolean): AsyncIterable<Page<DocRecord>>;
+  /** `foldDocs` with each live winner's body (a scan of every document, Mango without an index). */
+  foldDocBodies(range: IdRange): AsyncIterable<Page<ChangedDoc>>;
   /** `foldChanges` (ascending) with each live winner's body text; `body` is undefined for deleted winners. */
   foldChangedBodies(since: number): AsyncIterable<Page<ChangedDoc>>;
   /** How many documents changed after `since`. */

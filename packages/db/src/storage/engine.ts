@@ -168,6 +168,8 @@ export interface DatabaseStore {
    * `foldChanges` (ascending) with each live winner's body text read in the same statement (what
    * a view index update maps); `body` is undefined for deleted winners.
    */
+  /** `foldDocs` with each live winner's body (`body` undefined for a deleted winner). */
+  foldDocBodies(range: IdRange): Generator<ChangedDoc>;
   foldChangedBodies(since: number): Generator<ChangedDoc>;
   /** How many documents changed after `since` (what `_changes` reports as `pending`). */
   countChanges(since: number): number;

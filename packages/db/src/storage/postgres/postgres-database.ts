@@ -518,6 +518,15 @@ export class PostgresDocumentStore implements DocumentStore {
     }
   }
 
+  async *foldDocBodies(range: IdRange): AsyncGenerator<Page<ChangedDoc>> {
+    for await (const records of this.foldDocs(range)) {
+      const live = records.filter((r) => !r.deleted);
+      const bodies = await this.getBodies(live.map((r) => ({ id: r.id, rev: r.rev })));
+      const bodyOf = new Map(live.map((r, i) => [r, bodies[i]]));
+      yield records.map((r) => ({ ...r, body: bodyOf.get(r) }));
+    }
+  }
+
   async countDocs(range: IdRange): Promise<number> {
     const { where, params } = rangeWhere(range, range.start, range.descending === true ? '<=' : '>=', '', 2);
     if (where === '') {

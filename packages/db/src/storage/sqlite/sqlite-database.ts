@@ -446,6 +446,19 @@ export class SqliteDatabase implements DatabaseStore {
     for (const row of this.foldRange<DocRow>('docs', DOC_COLUMNS, where, range)) yield toRecord(row);
   }
 
+  *foldDocBodies(range: IdRange): Generator<ChangedDoc> {
+    const where = range.includeDeleted === true ? '' : 'deleted = 0';
+    for (const row of this.foldRange<[string, number, string, number, string | null, string]>(
+      'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev',
+      'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree',
+      where,
+      range,
+    )) {
+      const [id, seq, rev, deleted, body, tree] = row;
+      yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
+    }
+  }
+
   countDocs(range: IdRange): number {
     const { where, params } = rangeWhere(range, range.start, range.descending === true ? '<=' : '>=', '');
     if (where === '') return this.totals.docCount + (range.includeDeleted === true ? this.totals.docDelCount : 0);

@@ -170,6 +170,10 @@ class SqliteDocumentStore implements DocumentStore {
     return paged(this.db.foldChanges(since, descending));
   }
 
+  foldDocBodies(range: IdRange) {
+    return paged(this.db.foldDocBodies(range));
+  }
+
   foldChangedBodies(since: number) {
     return paged(this.db.foldChangedBodies(since));
   }
