@@ -264,6 +264,24 @@ describe('Mango over HTTP', () => {
       assert.equal((await t.request('POST', '/nope/_find', { body: { selector: {} } })).status, 404);
     });
 
+    it('a partition is refused by _find and planned on _all_docs by _explain (no database is partitioned)', async () => {
+      assert.deepEqual((await find({ selector: { n: 1 }, partition: 'p' })).json, {
+        error: 'query_parse_error',
+        reason: '`partition` parameter is not supported on this db',
+      });
+      const planned = await explain({ selector: { n: 1 }, partition: 'p' });
+      assert.equal(planned.status, 200);
+      assert.equal(planned.json.index.name, '_all_docs');
+      assert.equal(planned.json.opts.partition, 'p');
+    });
+
+    it('_id ranges: collation bounds the scan, so bounds out of order there find nothing', async () => {
+      assert.deepEqual(ids(await find({ selector: { _id: { $gt: 'd37' } }, fields: ['_id'] })), ['d38', 'd39']);
+      assert.deepEqual((await find({ selector: { _id: { $gt: 'Z', $lt: 'a' } } })).json, { docs: [] });
+      const numbers = await find({ selector: { _id: { $gt: 5 } }, fields: ['_id'], limit: 2 });
+      assert.deepEqual(ids(numbers), ['d00', 'd01'], 'every id string is above a number in term order');
+    });
+
     it('sees the next write: an updated, deleted or new document, through the index', async () => {
       const before = await find({ selector: { n: 3 }, fields: ['_id'] });
       assert.deepEqual(ids(before), ['d03']);

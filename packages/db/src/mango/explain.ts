@@ -99,7 +99,7 @@ function options(request: FindRequest): JsonObject {
     ['skip', request.skip],
     ['sort', sortToJson(request.sort)],
     ['fields', [...request.fields.names]],
-    ['partition', ''],
+    ['partition', request.partition],
     ['r', request.r],
     ['conflicts', request.conflicts],
     ['stale', request.stale],

@@ -44,6 +44,8 @@ const PAGE = 128;
 const SCAN_WARNING_RATIO = 10;
 
 export async function planFind(db: Database, request: FindRequest): Promise<Plan> {
+  // A query for a partition can only use partitioned indexes, which databases here never have.
+  const indexes = request.partition === '' ? await jsonIndexes(db) : [];
   const planned = plan(
     {
       selector: request.selector,
@@ -52,7 +54,7 @@ export async function planFind(db: Database, request: FindRequest): Promise<Plan
       allowFallback: request.allowFallback,
       fields: request.fields.names,
     },
-    await jsonIndexes(db),
+    indexes,
   );
   return planned;
 }
@@ -86,6 +88,9 @@ export async function findBody(
 /** `POST /{db}/_find`. */
 export async function find(db: Database, views: ViewManager, request: FindRequest): Promise<FindAnswer> {
   const started = performance.now();
+  if (request.partition !== '') {
+    throw new CouchError('query_parse_error', '`partition` parameter is not supported on this db', 400);
+  }
   const planned = await planFind(db, request);
   const { index } = planned;
   if (index === undefined) {
