@@ -58,6 +58,85 @@ export function parseJson(text: string): JsonValue {
   }
 }
 
+/**
+ * The members `keep` names of a JSON object text, parsed; the others skipped without building a
+ * value (a test that reads a few fields of many documents: Mango's scan). For texts this
+ * package wrote (stored documents): the skipped values are not checked, and a text that is not
+ * an object gives an empty object.
+ */
+export function parseJsonMembers(text: string, keep: ReadonlySet<string>): JsonObject {
+  src = text;
+  pos = 0;
+  depth = 0;
+  dirt = 0;
+  const keys: string[] = [];
+  const values: JsonValue[] = [];
+  try {
+    skipWhitespace();
+    if (src.charCodeAt(pos) !== 123) return new JsonObject();
+    pos++;
+    skipWhitespace();
+    if (src.charCodeAt(pos) === 125) return new JsonObject();
+    for (;;) {
+      skipWhitespace();
+      if (src.charCodeAt(pos) !== 34) fail('Expected a string key');
+      const key = parseString();
+      skipWhitespace();
+      if (src.charCodeAt(pos) !== 58) fail('Expected :');
+      pos++;
+      skipWhitespace();
+      if (keep.has(key)) {
+        const at = keys.indexOf(key);
+        if (at >= 0) {
+          keys.splice(at, 1);
+          values.splice(at, 1);
+        }
+        keys.push(key);
+        values.push(parseValue());
+      } else skipValue();
+      skipWhitespace();
+      const c = src.charCodeAt(pos++);
+      if (c === 44) continue; // ,
+      if (c === 125) break; // }
+      fail('Expected , or }', pos - 1);
+    }
+    return new JsonObject(keys, values);
+  } finally {
+    src = '';
+  }
+}
+
+/** Moves past one value: strings by their closing quote, arrays and objects by bracket depth. */
+function skipValue(): void {
+  const s = src;
+  let nesting = 0;
+  for (;;) {
+    const c = s.charCodeAt(pos);
+    if (c === 34) {
+      // A string: its closing quote is the first one not escaped.
+      pos++;
+      for (;;) {
+        const q = s.indexOf('"', pos);
+        if (q < 0) fail('Unterminated string');
+        let backslashes = 0;
+        for (let i = q - 1; s.charCodeAt(i) === 92; i--) backslashes++;
+        pos = q + 1;
+        if (backslashes % 2 === 0) break;
+      }
+    } else if (c === 123 || c === 91) {
+      nesting++;
+      pos++;
+    } else if (c === 125 || c === 93) {
+      if (nesting === 0) return;
+      nesting--;
+      pos++;
+    } else if (c === 44 && nesting === 0) return;
+    else if (Number.isNaN(c)) return;
+    else pos++;
+    if (nesting === 0 && (c === 34 || c === 125 || c === 93)) return;
+  }
+}
+
 // The parser state lives in module variables: cheaper than a class or closures in the hot path,
 // and parsing is synchronous so no two parses interleave.
 let src = '';

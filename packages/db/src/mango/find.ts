@@ -8,7 +8,7 @@
 import type { Database } from '../documents/database.js';
 import { isDesignId } from '../documents/doc-id.js';
 import { CouchError } from '../errors.js';
-import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
+import { type JsonValue, JsonObject, parseJson, parseJsonMembers, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../views/collation/index.js';
 import { viewOf } from '../views/design.js';
 import type { RowEntry } from '../views/row-tree.js';
@@ -19,6 +19,7 @@ import { jsonIndexes } from './indexes.js';
 import type { JsonIndex } from './json-index.js';
 import { matches } from './match.js';
 import { type FieldRange, type Plan, plan } from './planner.js';
+import type { Selector } from './selector.js';
 import { isAllFields, project } from './projection.js';
 
 export interface FindAnswer {
@@ -111,7 +112,7 @@ export async function find(db: Database, views: ViewManager, request: FindReques
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).
     const first = Math.min(PAGE, request.skip + request.limit + 1);
-    for await (const row of source.rows(request.conflicts, first)) {
+    for await (const row of source.rows(request.conflicts, first, documentParser(request))) {
       stats.keys++;
       if (row.doc !== undefined) stats.docs++;
       const doc = row.doc ?? row.covered!;
@@ -174,8 +175,42 @@ interface FoundRow {
 }
 
 interface RowSource {
-  /** `first`: how many rows the first page reads (a query with a small limit needs few). */
-  rows(conflicts: boolean, first: number): AsyncGenerator<FoundRow>;
+  /**
+   * `first`: how many rows the first page reads (a query with a small limit needs few); `parse`
+   * reads a document's text as far as the query needs it.
+   */
+  rows(conflicts: boolean, first: number, parse: (text: string) => JsonValue): AsyncGenerator<FoundRow>;
+}
+
+/**
+ * How much of each document a query reads: the top-level members its selector and projection
+ * name (and `_id`), the rest skipped unparsed; the whole document when a condition has no path.
+ * The response sends the document's own text unless it is projected.
+ */
+function documentParser(request: FindRequest): (text: string) => JsonValue {
+  const names = new Set(['_id']);
+  if (request.conflicts) names.add('_conflicts');
+  for (const path of request.fields.paths) names.add(path[0]!);
+  return topLevelNames(request.selector, names) ? (text) => parseJsonMembers(text, names) : parseJson;
+}
+
+/** Adds the first segment of each condition's path; false when one has none (it tests the whole document). */
+function topLevelNames(selector: Selector, out: Set<string>): boolean {
+  switch (selector.kind) {
+    case 'field': {
+      const first = selector.path?.[0];
+      if (first === undefined) return false;
+      out.add(first);
+      return true;
+    }
+    case 'and':
+    case 'or':
+      return selector.items.every((item) => topLevelNames(item, out));
+    case 'not':
+      return topLevelNames(selector.item, out);
+    default:
+      return true;
+  }
 }
 
 /** The key bounds of a JSON index's leading column ranges (inclusive; the selector checks strictness). */
@@ -222,7 +257,7 @@ async function indexRows(
   }
   const columns = index.fields;
   return {
-    async *rows(conflicts, firstPage) {
+    async *rows(conflicts, firstPage, parse) {
       let page: RowEntry[] = [];
       let size = firstPage;
       let first = bookmark !== undefined;
@@ -242,7 +277,7 @@ async function indexRows(
             const text = texts[i];
             // A document deleted since the index was read: not there any more.
             if (text === null || text === undefined) continue;
-            yield { key: keys[i]!, id: entry.value[1], doc: parseJson(text), text };
+            yield { key: keys[i]!, id: entry.value[1], doc: parse(text), text };
           }
         }
         page = [];
@@ -280,7 +315,7 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
   const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
   const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
   return {
-    async *rows(conflicts) {
+    async *rows(conflicts, _first, parse) {
       const descending = planned.descending;
       let start = descending ? high : low;
       const end = descending ? low : high;
@@ -304,7 +339,7 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
             if (id === start) continue;
           }
           if (isDesignId(id)) continue;
-          yield { key: id, id, doc: parseJson(text), text };
+          yield { key: id, id, doc: parse(text), text };
         }
       }
     },
