@@ -264,6 +264,24 @@ describe('Mango over HTTP', () => {
       assert.equal((await t.request('POST', '/nope/_find', { body: { selector: {} } })).status, 404);
     });
 
+    it('conflicts: true shows _conflicts to the selector and in the documents', async () => {
+      await t.request('POST', '/m/_bulk_docs', {
+        body: {
+          new_edits: false,
+          docs: [
+            { _id: 'c1', _rev: '1-aaa', kind: 'conflicted' },
+            { _id: 'c1', _rev: '1-bbb', kind: 'conflicted' },
+          ],
+        },
+      });
+      const selector = { kind: 'conflicted', _conflicts: { $exists: true } };
+      assert.deepEqual((await find({ selector })).json.docs, []);
+      const r = await find({ selector, conflicts: true, fields: ['_id', '_rev', '_conflicts'] });
+      assert.deepEqual(r.json.docs, [{ _id: 'c1', _rev: '1-bbb', _conflicts: ['1-aaa'] }]);
+      const whole = await find({ selector: { kind: 'conflicted' }, conflicts: true });
+      assert.deepEqual(whole.json.docs[0]._conflicts, ['1-aaa']);
+    });
+
     it('a partition is refused by _find and planned on _all_docs by _explain (no database is partitioned)', async () => {
       assert.deepEqual((await find({ selector: { n: 1 }, partition: 'p' })).json, {
         error: 'query_parse_error',
@@ -279,7 +297,7 @@ describe('Mango over HTTP', () => {
       assert.deepEqual(ids(await find({ selector: { _id: { $gt: 'd37' } }, fields: ['_id'] })), ['d38', 'd39']);
       assert.deepEqual((await find({ selector: { _id: { $gt: 'Z', $lt: 'a' } } })).json, { docs: [] });
       const numbers = await find({ selector: { _id: { $gt: 5 } }, fields: ['_id'], limit: 2 });
-      assert.deepEqual(ids(numbers), ['d00', 'd01'], 'every id string is above a number in term order');
+      assert.deepEqual(ids(numbers), ['c1', 'd00'], 'every id string is above a number in term order');
     });
 
     it('sees the next write: an updated, deleted or new document, through the index', async () => {
