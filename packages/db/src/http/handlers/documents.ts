@@ -125,7 +125,31 @@ function openOptions(query: URLSearchParams): OpenOptions {
     deletedConflicts: meta || looseBool(query, 'deleted_conflicts'),
     latest: looseBool(query, 'latest'),
     localSeq: looseBool(query, 'local_seq'),
+    ...attachmentOptions(query),
   };
+}
+
+/** `attachments`, `att_encoding_info` (only the value `true` counts, as CouchDB) and `atts_since`. */
+export function attachmentOptions(
+  query: URLSearchParams,
+): Pick<OpenOptions, 'attachments' | 'attEncodingInfo' | 'attsSince'> {
+  const since = query.get('atts_since');
+  return {
+    attachments: query.get('attachments') === 'true',
+    attEncodingInfo: query.get('att_encoding_info') === 'true',
+    attsSince: since === null ? undefined : parseAttsSince(since),
+  };
+}
+
+function parseAttsSince(raw: string): Rev[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    throw new CouchError('bad_request', 'invalid UTF-8 JSON');
+  }
+  if (!Array.isArray(list)) throw new CouchError('bad_request', 'Invalid list of revisions');
+  return list.map((rev) => parseRev(rev));
 }
 
 function parseRevList(raw: string): Rev[] {
@@ -144,7 +168,7 @@ function parseRevList(raw: string): Rev[] {
  * The rev of a write: from the body, `?rev=` or `If-Match`; two sources that disagree are a 400,
  * as CouchDB checks them.
  */
-function revOf(ctx: RequestContext, bodyRev: Rev | undefined): Rev | undefined {
+export function revOf(ctx: RequestContext, bodyRev: Rev | undefined): Rev | undefined {
   const queryRev = ctx.query.get('rev');
   const ifMatch = ctx.req.headers['if-match'];
   const etagRev = typeof ifMatch === 'string' ? ifMatch.replace(/^"|"$/g, '') : undefined;

@@ -1,0 +1,161 @@
+/**
+ * A write's attachments made concrete before it is planned: stubs found in the revision they
+ * keep attachments of, new bytes stored (compressed where CouchDB compresses). Runs outside the
+ * storage transaction (storing bytes is slow and asynchronous); the plan only writes the
+ * references. Everything a client can get wrong is checked before any byte is stored.
+ */
+import { CouchError } from '../errors.js';
+import { findRev, normalizeRevId, parseTree, winner, type Rev } from '../revisions/index.js';
+import type { AttachmentSource, DocumentStore } from '../storage/contract.js';
+import { attachmentsOf, type Attachment } from './attachment.js';
+import { storeAttachmentBytes } from './attachment-bytes.js';
+import type { AttachmentInput } from './attachment-input.js';
+import type { DocInput } from './doc-input.js';
+
+/** An attachment of a revision about to be written: `revpos` undefined takes the new revision's generation. */
+export type NewAttachment = Omit<Attachment, 'revpos'> & { revpos: number | undefined };
+
+/** The bytes of `follows` attachments, by name (a multipart request's parts). */
+export type FollowingParts = (name: string) => AttachmentSource;
+
+export interface ResolveOptions {
+  newEdits: boolean;
+  maxAttachmentBytes: number;
+  following?: FollowingParts;
+}
+
+/** Whether a write carries attachments to resolve. */
+export function hasAttachments(input: DocInput): boolean {
+  return input.attachments !== undefined && input.attachments.length > 0;
+}
+
+/**
+ * Checks the stubs of one document (412 `missing_stub`) and returns the attachments that stay
+ * as they are, by name. Reads the parent: for an interactive edit the live leaf `_rev` names (an
+ * edit of anything else is a conflict the plan reports), for a replicated one the nearest
+ * ancestor on its `_revisions` path whose body is held.
+ */
+export async function checkStubs(
+  store: DocumentStore,
+  id: string,
+  input: DocInput,
+  newEdits: boolean,
+): Promise<Map<string, Attachment> | undefined> {
+  const entries = input.attachments ?? [];
+  const stubs = entries.filter((e): e is Extract<AttachmentInput, { kind: 'stub' }> => e.kind === 'stub');
+  if (stubs.length === 0) return undefined;
+  const parent = await parentAttachments(store, id, input, newEdits);
+  if (parent === 'conflict') return undefined; // the plan answers the conflict
+  const kept = new Map<string, Attachment>();
+  for (const stub of stubs) {
+    const att = parent?.find((a) => a.name === stub.name);
+    if (att === undefined || (stub.revpos !== undefined && stub.revpos !== att.revpos)) {
+      throw new CouchError('missing_stub', `Invalid attachment stub in ${id} for ${stub.name}`);
+    }
+    kept.set(stub.name, att);
+  }
+  return kept;
+}
+
+async function parentAttachments(
+  store: DocumentStore,
+  id: string,
+  input: DocInput,
+  newEdits: boolean,
+): Promise<Attachment[] | undefined | 'conflict'> {
+  const record = await store.getDoc(id);
+  if (record === undefined) return undefined;
+  const tree = parseTree(record.tree);
+  if (newEdits) {
+    if (input.rev === undefined) {
+      // Without a rev only a deleted document can be written (the plan says conflict otherwise),
+      // and then it starts afresh: no attachment to keep.
+      return winner(tree)?.deleted === false ? 'conflict' : undefined;
+    }
+    const found = findRev(tree, input.rev);
+    if (found === undefined || !found.isLeaf || found.deleted) return 'conflict';
+    return bodyAttachments(store, id, input.rev);
+  }
+  const path = replicatedPath(input);
+  for (let k = 1; k < path.ids.length; k++) {
+    const rev = { pos: path.start - k, id: path.ids[k]! };
+    const found = findRev(tree, rev);
+    if (found?.stored) {
+      const atts = await bodyAttachments(store, id, rev);
+      if (atts !== undefined) return atts;
+    }
+  }
+  return undefined;
+}
+
+function replicatedPath(input: DocInput): { start: number; ids: string[] } {
+  if (input.revisions !== undefined) {
+    return { start: input.revisions.start, ids: input.revisions.ids.map(normalizeRevId) };
+  }
+  return input.rev === undefined ? { start: 0, ids: [] } : { start: input.rev.pos, ids: [input.rev.id] };
+}
+
+async function bodyAttachments(store: DocumentStore, id: string, rev: Rev): Promise<Attachment[] | undefined> {
+  const body = await store.getBody(id, `${rev.pos}-${rev.id}`);
+  return body === undefined ? undefined : attachmentsOf(body);
+}
+
+/**
+ * Stores the new bytes of one document's attachments and gives its attachment list, in the
+ * order the client wrote them. `kept` is what `checkStubs` found.
+ */
+export async function storeAttachments(
+  store: DocumentStore,
+  input: DocInput,
+  kept: Map<string, Attachment> | undefined,
+  options: ResolveOptions,
+): Promise<NewAttachment[]> {
+  const out: NewAttachment[] = [];
+  for (const entry of input.attachments ?? []) {
+    if (entry.kind === 'stub') {
+      out.push(kept!.get(entry.name)!);
+      continue;
+    }
+    // Interactive writes give new content the new generation; replicated ones keep what they say.
+    const revpos = options.newEdits ? undefined : (entry.revpos ?? 0);
+    if (entry.kind === 'data') {
+      const bytes = await storeAttachmentBytes(store, [entry.bytes], {
+        name: entry.name,
+        contentType: entry.contentType,
+        maxBytes: options.maxAttachmentBytes,
+      });
+      out.push({ name: entry.name, contentType: entry.contentType, revpos, ...bytes });
+      continue;
+    }
+    if (options.following === undefined) {
+      // CouchDB crashes (500) on `follows` outside a multipart request: the client's mistake.
+      throw new CouchError(
+        'bad_request',
+        `Attachment ${entry.name} says it follows, but the request is not multipart.`,
+      );
+    }
+    const gzipped = entry.encodedLength !== undefined;
+    const bytes = await storeAttachmentBytes(store, options.following(entry.name), {
+      name: entry.name,
+      contentType: entry.contentType,
+      gzipped,
+      maxBytes: options.maxAttachmentBytes,
+      expectedLength: entry.encodedLength ?? entry.length,
+      // Declared lengths win for parts (CouchDB keeps the JSON's values).
+    });
+    if (entry.digest !== undefined && entry.digest !== bytes.digest) {
+      throw new CouchError('bad_request', `The digest of attachment ${entry.name} does not match its bytes.`);
+    }
+    const att: NewAttachment = {
+      name: entry.name,
+      contentType: entry.contentType,
+      revpos,
+      digest: bytes.digest,
+      length: gzipped ? entry.length : bytes.length,
+    };
+    const encodedLength = gzipped ? entry.encodedLength : bytes.encodedLength;
+    if (encodedLength !== undefined) att.encodedLength = encodedLength;
+    out.push(att);
+  }
+  return out;
+}
