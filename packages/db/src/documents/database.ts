@@ -91,6 +91,8 @@ export class Database {
   maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
   /** Writes storing attachment bytes right now (their bytes are not referenced yet). */
   attachmentWrites = 0;
+  /** Such writes ever started (the attachment sweep sees whether one began while it looked). */
+  attachmentWritesStarted = 0;
   private readonly listeners = new Set<ChangeListener>();
   private readonly commits: GroupCommit;
   /** The latest sequence listeners were told of. */
@@ -252,6 +254,7 @@ export class Database {
   /** Runs a write that stores attachment bytes first (compaction keeps its hands off meanwhile). */
   async withAttachmentWrite<T>(write: () => Promise<T>): Promise<T> {
     this.attachmentWrites++;
+    this.attachmentWritesStarted++;
     try {
       return await write();
     } finally {

@@ -4,6 +4,8 @@
  * before any row still gets a clean error response; a later one cuts the connection.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ServerResponse } from 'node:http';
 import type { CouchError } from '../errors.js';
 import type { RequestContext } from './context.js';
@@ -132,4 +134,17 @@ function write(res: ServerResponse, chunk: string): Promise<boolean> {
     res.on('drain', onDrain);
     res.on('close', onClose);
   });
+}
+
+/**
+ * Streams bytes as the body (status and headers already set; nothing for HEAD), with
+ * backpressure; a client that goes away stops the read.
+ */
+export async function streamBytes(ctx: RequestContext, bytes: AsyncIterable<Uint8Array>): Promise<void> {
+  if (ctx.method === 'HEAD') return void ctx.res.end();
+  try {
+    await pipeline(Readable.from(bytes), ctx.res);
+  } catch {
+    if (!ctx.res.writableEnded) ctx.res.destroy();
+  }
 }

@@ -3,8 +3,6 @@
  * as it arrives and out of it a chunk at a time, never held whole. Conditional requests, ranges
  * and gzip follow CouchDB (chttpd_db:db_attachment_req).
  */
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { CouchError } from '../../errors.js';
 import { isLocalId } from '../../documents/doc-id.js';
 import { DEFAULT_CONTENT_TYPE } from '../../documents/attachment-input.js';
@@ -16,7 +14,7 @@ import { param, type RequestContext } from '../context.js';
 import { locationOf } from '../location.js';
 import { randomBoundary } from '../multipart.js';
 import { parseRange, resolveRanges, type ByteRange } from '../range.js';
-import { sendError, sendJson } from '../respond.js';
+import { sendError, sendJson, streamBytes } from '../respond.js';
 import { dbOf } from './databases.js';
 import { docIdOf, revOf } from './documents.js';
 
@@ -61,12 +59,12 @@ export const attachments = {
     if (sendGzip) {
       res.setHeader('Content-Encoding', 'gzip');
       res.setHeader('Content-Length', att.encodedLength!);
-      return send(ctx, db.attachmentBytes(att));
+      return streamBytes(ctx, db.attachmentBytes(att));
     }
     // An upload sent gzipped has no known identity length (CouchDB's length is its stored
     // length then): its decoded form goes chunked.
     if (!gzipStored || att.length !== att.encodedLength) res.setHeader('Content-Length', att.length);
-    return send(ctx, gzipStored ? db.attachmentIdentity(att) : db.attachmentBytes(att));
+    return streamBytes(ctx, gzipStored ? db.attachmentIdentity(att) : db.attachmentBytes(att));
   },
 
   async update(ctx: RequestContext): Promise<void> {
@@ -109,16 +107,6 @@ function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-/** Streams bytes to the response with backpressure (nothing for HEAD); a client gone stops the read. */
-async function send(ctx: RequestContext, bytes: AsyncIterable<Uint8Array>): Promise<void> {
-  if (ctx.method === 'HEAD') return void ctx.res.end();
-  try {
-    await pipeline(Readable.from(bytes), ctx.res);
-  } catch {
-    if (!ctx.res.writableEnded) ctx.res.destroy();
-  }
-}
-
 async function sendRanges(
   ctx: RequestContext,
   db: Awaited<ReturnType<typeof dbOf>>,
@@ -137,7 +125,7 @@ async function sendRanges(
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Range', `bytes ${first}-${last}/${att.length}`);
     res.setHeader('Content-Length', last - first + 1);
-    return send(ctx, db.attachmentBytes(att, first, last + 1));
+    return streamBytes(ctx, db.attachmentBytes(att, first, last + 1));
   }
   const boundary = randomBoundary();
   res.setHeader('Content-Type', `multipart/byteranges; boundary="${boundary}"`);
@@ -153,5 +141,5 @@ async function sendRanges(
     }
     yield Buffer.from(`\r\n--${boundary}--`);
   };
-  return send(ctx, parts());
+  return streamBytes(ctx, parts());
 }
