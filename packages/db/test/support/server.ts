@@ -51,7 +51,12 @@ export function testStorage(): { url: string; schema: string } | undefined {
 }
 
 export async function startTestServer(
-  options: { dataDir?: string; maxBodyBytes?: number; storage?: { url: string; schema: string } } = {},
+  options: {
+    dataDir?: string;
+    maxBodyBytes?: number;
+    maxAttachmentBytes?: number;
+    storage?: { url: string; schema: string };
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'divan-test-'));
   const storage = options.storage ?? (options.dataDir === undefined ? testStorage() : undefined);
@@ -62,6 +67,7 @@ export async function startTestServer(
     admin: ADMIN,
     hashIterations: 10,
     maxBodyBytes: options.maxBodyBytes,
+    maxAttachmentBytes: options.maxAttachmentBytes,
     log: () => {},
     ...(storage === undefined ? {} : { storage }),
   });
