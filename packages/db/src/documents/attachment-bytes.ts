@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { CouchError } from '../errors.js';
+import { gcPaced } from '../support/gc-pacer.js';
 import type { AttachmentInfo, AttachmentSource, DocumentStore } from '../storage/contract.js';
 
 /** CouchDB's `[attachments] compressible_types` defaults, matched case-insensitively with `*` and optional parameters. */
@@ -44,7 +45,7 @@ export async function storeAttachmentBytes(
 ): Promise<StoredBytes> {
   let received = 0;
   const counted = async function* (): AsyncGenerator<Uint8Array> {
-    for await (const chunk of source) {
+    for await (const chunk of gcPaced(source)) {
       received += chunk.length;
       if (received > options.maxBytes) throw tooLarge(options.name);
       if (options.expectedLength !== undefined && received > options.expectedLength) throw longer();

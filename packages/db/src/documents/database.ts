@@ -32,6 +32,7 @@ import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
 import { LocalDocs } from './local-docs.js';
 import { renderDoc } from './render.js';
+import { gcPaced } from '../support/gc-pacer.js';
 import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
 import {
   changesStubs,
@@ -409,12 +410,12 @@ export class Database {
 
   /** An attachment's stored bytes (a gzip stream for compressed ones), from `start` to `end` (exclusive). */
   attachmentBytes(att: Attachment, start?: number, end?: number): AsyncIterable<Uint8Array> {
-    return storedBytes(this.store, att, start, end);
+    return gcPaced(storedBytes(this.store, att, start, end));
   }
 
   /** An attachment's identity bytes (decoded as they are read when stored gzipped). */
   attachmentIdentity(att: Attachment): AsyncIterable<Uint8Array> {
-    return identityStream(this.store, att);
+    return gcPaced(identityStream(this.store, att));
   }
 
   /** A revision's attachments (empty when it has none; undefined when the revision or its body is not held). */

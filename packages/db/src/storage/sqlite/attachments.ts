@@ -1,9 +1,11 @@
 /**
- * Attachment bytes in a database's SQLite file: chunks (attachment-chunks.ts) by digest and number, so an
- * attachment is neither held whole while it is stored nor read whole to serve a range. Chunks
- * arrive under a temporary key (the digest is known only at the end) and are renamed to their
- * digest in the transaction that adds the attachment's row; a crash in between leaves temporary
- * chunks, removed when the file is next opened.
+ * Attachment bytes in a database's SQLite file: chunks (attachment-chunks.ts) by key and number,
+ * so an attachment is neither held whole while it is stored nor read whole to serve a range.
+ * Chunks arrive under a key of their own (the digest is known only at the end), and the
+ * attachment's row, added last, names that key: nothing is rewritten once the bytes are in (a
+ * rename of the chunks to the digest would copy every byte again in one transaction, and hold
+ * them in memory while doing so). A crash before the row leaves chunks no row names, removed when
+ * the file is next opened.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -17,9 +19,9 @@ export class SqliteAttachments {
   private readonly insertChunk: Database.Statement;
   private readonly chunk: Database.Statement;
   private readonly info: Database.Statement;
+  private readonly keyOf: Database.Statement;
   private readonly dropChunks: Database.Statement;
   private readonly dropInfo: Database.Statement;
-  private readonly rename: Database.Statement;
   private readonly insertInfo: Database.Statement;
   private readonly page: Database.Statement;
 
@@ -27,16 +29,20 @@ export class SqliteAttachments {
     this.insertChunk = db.prepare('INSERT INTO attachment_chunks (digest, n, data) VALUES (?, ?, ?)');
     this.chunk = db.prepare('SELECT data FROM attachment_chunks WHERE digest = ? AND n = ?').pluck();
     this.info = db.prepare('SELECT digest, length FROM attachments WHERE digest = ?');
+    this.keyOf = db.prepare('SELECT coalesce(chunks, digest) FROM attachments WHERE digest = ?').pluck();
     this.dropChunks = db.prepare('DELETE FROM attachment_chunks WHERE digest = ?');
     this.dropInfo = db.prepare('DELETE FROM attachments WHERE digest = ?');
-    this.rename = db.prepare('UPDATE attachment_chunks SET digest = ? WHERE digest = ?');
-    this.insertInfo = db.prepare('INSERT INTO attachments (digest, length) VALUES (?, ?)');
+    this.insertInfo = db.prepare('INSERT INTO attachments (digest, length, chunks) VALUES (?, ?, ?)');
     this.page = db.prepare('SELECT digest, length FROM attachments WHERE digest > ? ORDER BY digest LIMIT ?');
-    db.prepare(`DELETE FROM attachment_chunks WHERE digest >= '${TEMPORARY}' AND digest < 'tmp;'`).run();
+    // Chunks of uploads that never got their row (the process died first).
+    db.prepare(
+      `DELETE FROM attachment_chunks WHERE digest >= '${TEMPORARY}' AND digest < 'tmp;'
+       AND digest NOT IN (SELECT chunks FROM attachments WHERE chunks IS NOT NULL)`,
+    ).run();
   }
 
   async put(source: AttachmentSource): Promise<AttachmentInfo> {
-    const temporary = `${TEMPORARY}${randomUUID()}`;
+    const key = `${TEMPORARY}${randomUUID()}`;
     const md5 = createHash('md5');
     let length = 0;
     let n = 0;
@@ -44,19 +50,16 @@ export class SqliteAttachments {
       for await (const piece of fixedChunks(source)) {
         md5.update(piece);
         length += piece.length;
-        this.insertChunk.run(temporary, n++, piece);
+        this.insertChunk.run(key, n++, piece);
       }
       const digest = `md5-${md5.digest('base64')}`;
       this.db.transaction(() => {
-        if (this.info.get(digest) !== undefined) this.dropChunks.run(temporary);
-        else {
-          this.rename.run(digest, temporary);
-          this.insertInfo.run(digest, length);
-        }
+        if (this.info.get(digest) !== undefined) this.dropChunks.run(key);
+        else this.insertInfo.run(digest, length, key);
       })();
       return { digest, length };
     } catch (error) {
-      this.dropChunks.run(temporary);
+      this.dropChunks.run(key);
       throw error;
     }
   }
@@ -68,14 +71,17 @@ export class SqliteAttachments {
   async *read(digest: string, start = 0, end?: number): AsyncGenerator<Uint8Array> {
     const info = this.infoOf(digest);
     if (info === undefined) return;
-    yield* chunkRange(info.length, (n) => this.chunk.get(digest, n) as Buffer | undefined, start, end);
+    const key = this.keyOf.get(digest) as string;
+    yield* chunkRange(info.length, (n) => this.chunk.get(key, n) as Buffer | undefined, start, end);
   }
 
   delete(digests: readonly string[]): void {
     this.db.transaction(() => {
       for (const digest of digests) {
+        const key = this.keyOf.get(digest) as string | undefined;
+        if (key === undefined) continue;
         this.dropInfo.run(digest);
-        this.dropChunks.run(digest);
+        this.dropChunks.run(key);
       }
     })();
   }

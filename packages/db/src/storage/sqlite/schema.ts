@@ -59,13 +59,16 @@ CREATE TABLE IF NOT EXISTS purges (
 `;
 
 /**
- * Attachment bytes (./attachments.ts): chunks by digest and number, and one row per stored
- * attachment (written last: an attachment exists once its row does). Made on open in older files.
+ * Attachment bytes (./attachments.ts): chunks by key and number, and one row per stored
+ * attachment (written last: an attachment exists once its row does) naming the key its chunks
+ * were written under (`chunks`; NULL: the digest itself, as files written before kept them).
+ * Made on open in older files (with `ATTACHMENT_CHUNKS_COLUMN` where the column is missing).
  */
 export const ATTACHMENT_SCHEMA = `
 CREATE TABLE IF NOT EXISTS attachments (
   digest TEXT PRIMARY KEY,
-  length INTEGER NOT NULL
+  length INTEGER NOT NULL,
+  chunks TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS attachment_chunks (
   digest TEXT NOT NULL,
@@ -74,6 +77,9 @@ CREATE TABLE IF NOT EXISTS attachment_chunks (
   PRIMARY KEY (digest, n)
 ) WITHOUT ROWID;
 `;
+
+/** Adds `attachments.chunks` to a file made before it. */
+export const ATTACHMENT_CHUNKS_COLUMN = 'ALTER TABLE attachments ADD COLUMN chunks TEXT';
 
 /** Counter keys of `meta`, written together at the end of every document transaction. */
 export const COUNTERS = ['update_seq', 'doc_count', 'doc_del_count', 'external', 'purge_seq'] as const;
