@@ -110,52 +110,64 @@ export async function storeAttachments(
   kept: Map<string, Attachment> | undefined,
   options: ResolveOptions,
 ): Promise<NewAttachment[]> {
-  const out: NewAttachment[] = [];
+  // Interactive writes give new content the new generation; replicated ones keep what they say.
+  const revposOf = (entry: AttachmentInput) => (options.newEdits ? undefined : (entry.revpos ?? 0));
+  // Inline data is stored all at once (storage may commit the lot together); parts that follow
+  // are read in the order they come.
+  const out: (NewAttachment | Promise<NewAttachment>)[] = [];
   for (const entry of input.attachments ?? []) {
-    if (entry.kind === 'stub') {
-      out.push(kept!.get(entry.name)!);
-      continue;
-    }
-    // Interactive writes give new content the new generation; replicated ones keep what they say.
-    const revpos = options.newEdits ? undefined : (entry.revpos ?? 0);
-    if (entry.kind === 'data') {
-      const bytes = await storeAttachmentBytes(store, [entry.bytes], {
-        name: entry.name,
-        contentType: entry.contentType,
-        maxBytes: options.maxAttachmentBytes,
-      });
-      out.push({ name: entry.name, contentType: entry.contentType, revpos, ...bytes });
-      continue;
-    }
-    if (options.following === undefined) {
-      // CouchDB crashes (500) on `follows` outside a multipart request: the client's mistake.
-      throw new CouchError(
-        'bad_request',
-        `Attachment ${entry.name} says it follows, but the request is not multipart.`,
+    if (entry.kind === 'stub') out.push(kept!.get(entry.name)!);
+    else if (entry.kind === 'data') {
+      out.push(
+        storeAttachmentBytes(store, [entry.bytes], {
+          name: entry.name,
+          contentType: entry.contentType,
+          maxBytes: options.maxAttachmentBytes,
+        }).then((bytes) => ({ name: entry.name, contentType: entry.contentType, revpos: revposOf(entry), ...bytes })),
       );
-    }
-    const gzipped = entry.encodedLength !== undefined;
-    const bytes = await storeAttachmentBytes(store, options.following(entry.name), {
-      name: entry.name,
-      contentType: entry.contentType,
-      gzipped,
-      maxBytes: options.maxAttachmentBytes,
-      expectedLength: entry.encodedLength ?? entry.length,
-      // Declared lengths win for parts (CouchDB keeps the JSON's values).
-    });
-    if (entry.digest !== undefined && entry.digest !== bytes.digest) {
-      throw new CouchError('bad_request', `The digest of attachment ${entry.name} does not match its bytes.`);
-    }
-    const att: NewAttachment = {
-      name: entry.name,
-      contentType: entry.contentType,
-      revpos,
-      digest: bytes.digest,
-      length: gzipped ? entry.length : bytes.length,
-    };
-    const encodedLength = gzipped ? entry.encodedLength : bytes.encodedLength;
-    if (encodedLength !== undefined) att.encodedLength = encodedLength;
-    out.push(att);
+    } else out.push(await storeFollowing(store, entry, revposOf(entry), options));
   }
-  return out;
+  return Promise.all(out);
+}
+
+/** Checks what can be checked of new content before any byte is stored: inline sizes (413). */
+export function checkSizes(input: DocInput, maxAttachmentBytes: number): void {
+  for (const entry of input.attachments ?? []) {
+    const size = entry.kind === 'data' ? entry.bytes.length : entry.kind === 'follows' ? entry.length : 0;
+    if (size > maxAttachmentBytes) throw new CouchError('attachment_too_large', entry.name);
+  }
+}
+
+async function storeFollowing(
+  store: DocumentStore,
+  entry: Extract<AttachmentInput, { kind: 'follows' }>,
+  revpos: number | undefined,
+  options: ResolveOptions,
+): Promise<NewAttachment> {
+  if (options.following === undefined) {
+    // CouchDB crashes (500) on `follows` outside a multipart request: the client's mistake.
+    throw new CouchError('bad_request', `Attachment ${entry.name} says it follows, but the request is not multipart.`);
+  }
+  const gzipped = entry.encodedLength !== undefined;
+  const bytes = await storeAttachmentBytes(store, options.following(entry.name), {
+    name: entry.name,
+    contentType: entry.contentType,
+    gzipped,
+    maxBytes: options.maxAttachmentBytes,
+    expectedLength: entry.encodedLength ?? entry.length,
+  });
+  if (entry.digest !== undefined && entry.digest !== bytes.digest) {
+    throw new CouchError('bad_request', `The digest of attachment ${entry.name} does not match its bytes.`);
+  }
+  // Declared lengths win for parts sent gzipped (CouchDB keeps the JSON's values).
+  const att: NewAttachment = {
+    name: entry.name,
+    contentType: entry.contentType,
+    revpos,
+    digest: bytes.digest,
+    length: gzipped ? entry.length : bytes.length,
+  };
+  const encodedLength = gzipped ? entry.encodedLength : bytes.encodedLength;
+  if (encodedLength !== undefined) att.encodedLength = encodedLength;
+  return att;
 }

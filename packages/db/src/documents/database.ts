@@ -26,7 +26,7 @@ import {
 } from '../revisions/index.js';
 import type { DbMeta, DocRecord, DocumentStore } from '../storage/contract.js';
 import { readDocInput, type DocInput } from './doc-input.js';
-import { checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
+import { checkSizes, checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
 import { isLocalId, validateDocId } from './doc-id.js';
 import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
@@ -227,17 +227,23 @@ export class Database {
     // leaves bytes alone while such a write is under way (see attachment-sweep.ts).
     return this.withAttachmentWrite(async () => {
       // Every stub first (one bad stub fails the request before any byte is stored), then the bytes.
-      const kept = [];
+      const kept: (Map<string, Attachment> | undefined)[] = [];
       for (const { id, input } of items) {
         kept.push(
           isLocalId(id) || !hasAttachments(input) ? undefined : await checkStubs(this.store, id, input, newEdits),
         );
       }
       const options = { newEdits, maxAttachmentBytes: this.maxAttachmentBytes, following };
-      for (const [k, { id, input }] of items.entries()) {
-        if (!isLocalId(id) && hasAttachments(input))
-          input.atts = await storeAttachments(this.store, input, kept[k], options);
-      }
+      for (const { id, input } of items) if (!isLocalId(id)) checkSizes(input, this.maxAttachmentBytes);
+      // The documents' inline bytes are stored together (one storage commit for a whole batch).
+      const atts = await Promise.all(
+        items.map(({ id, input }, k) =>
+          isLocalId(id) || !hasAttachments(input) ? undefined : storeAttachments(this.store, input, kept[k], options),
+        ),
+      );
+      items.forEach(({ input }, k) => {
+        if (atts[k] !== undefined) input.atts = atts[k];
+      });
       return this.commit(items, newEdits);
     });
   }

@@ -24,6 +24,7 @@ export class SqliteAttachments {
   private readonly dropInfo: Database.Statement;
   private readonly insertInfo: Database.Statement;
   private readonly page: Database.Statement;
+  private pending: { step: () => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
 
   constructor(private readonly db: Database.Database) {
     this.insertChunk = db.prepare('INSERT INTO attachment_chunks (digest, n, data) VALUES (?, ?, ?)');
@@ -46,22 +47,56 @@ export class SqliteAttachments {
     const md5 = createHash('md5');
     let length = 0;
     let n = 0;
+    // Each chunk is written when the next one arrives, so the last goes in the transaction that
+    // adds the row: a small attachment (one chunk) costs one commit, not two.
+    let last: Buffer | undefined;
     try {
       for await (const piece of fixedChunks(source)) {
         md5.update(piece);
         length += piece.length;
-        this.insertChunk.run(key, n++, piece);
+        if (last !== undefined) this.insertChunk.run(key, n++, last);
+        last = piece;
       }
       const digest = `md5-${md5.digest('base64')}`;
-      this.db.transaction(() => {
-        if (this.info.get(digest) !== undefined) this.dropChunks.run(key);
-        else this.insertInfo.run(digest, length, key);
-      })();
+      await this.commit(() => {
+        if (this.info.get(digest) !== undefined) {
+          if (n > 0) this.dropChunks.run(key);
+        } else {
+          if (last !== undefined) this.insertChunk.run(key, n, last);
+          this.insertInfo.run(digest, length, key);
+        }
+      });
       return { digest, length };
     } catch (error) {
       this.dropChunks.run(key);
       throw error;
     }
+  }
+
+  /**
+   * Runs an attachment's last step in a transaction shared with the others that reach theirs in
+   * the same turn (a `_bulk_docs` of a thousand documents with inline attachments commits once,
+   * not a thousand times); resolves once it is committed.
+   */
+  private commit(step: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ step, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.commitPending());
+    });
+  }
+
+  private commitPending(): void {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      this.db.transaction(() => {
+        for (const { step } of batch) step();
+      })();
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+      return;
+    }
+    for (const { resolve } of batch) resolve();
   }
 
   infoOf(digest: string): AttachmentInfo | undefined {
