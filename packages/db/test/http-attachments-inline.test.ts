@@ -212,6 +212,13 @@ describe('inline attachments', () => {
     assert.equal(plain.json.rows[0].doc, undefined);
     const stub = await t.request('GET', `/db/_all_docs?include_docs=true&keys=${keys}`);
     assert.equal(stub.json.rows[0].doc._attachments['a.txt'].stub, true);
+    const ddocRev = (await t.request('GET', '/db/_design/inc')).json._rev;
+    await t.request('PUT', `/db/_design/inc/d.txt?rev=${ddocRev}`, {
+      body: 'D',
+      headers: { 'content-type': 'x/y' },
+    });
+    const design = await t.request('GET', '/db/_design_docs?include_docs=true&attachments=true&key="_design/inc"');
+    assert.equal(design.json.rows[0].doc._attachments['d.txt'].data, b64('D'));
     const changes = await t.request('POST', '/db/_changes?filter=_doc_ids&include_docs=true&attachments=true', {
       body: { doc_ids: ['inc'] },
     });
