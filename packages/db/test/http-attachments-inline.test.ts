@@ -74,6 +74,10 @@ describe('inline attachments', () => {
       assert.equal(bad.json.error, 'missing_stub');
       assert.match(bad.json.reason, /^Invalid attachment stub in s for (a|b)$/);
     }
+    const missingDoc = await t.request('PUT', '/db/s-none', {
+      body: { _rev: one.json.rev, _attachments: { a: { stub: true } } },
+    });
+    assert.equal(missingDoc.status, 409); // a rev of a document that does not exist: a conflict first
     const newDoc = await t.request('PUT', '/db/s-new', { body: { _attachments: { a: { stub: true } } } });
     assert.deepEqual(newDoc.json, { error: 'missing_stub', reason: 'Invalid attachment stub in s-new for a' });
     // Re-sending the same data counts as a new write: new revpos, same digest.
@@ -130,6 +134,19 @@ describe('inline attachments', () => {
       body: { docs: [{ _id: 'b1', _attachments: { a: { data: b64('x') } } }] },
     });
     assert.equal(conflictRow.json[0].error, 'conflict');
+    // A stale rev with stubs is a conflict row too (the stubs are not looked at), beside a good row.
+    const stale = await t.request('POST', '/db/_bulk_docs', {
+      body: {
+        docs: [
+          { _id: 'b1', _rev: '1-00000000000000000000000000000000', _attachments: { a: { stub: true } } },
+          { _id: 'b4', _attachments: { a: { data: b64('4') } } },
+        ],
+      },
+    });
+    assert.deepEqual(
+      stale.json.map((row: any) => row.error ?? 'ok'),
+      ['conflict', 'ok'],
+    );
   });
 
   it('_deleted with stubs keeps the attachments in the tombstone', async () => {

@@ -31,7 +31,7 @@ export function hasAttachments(input: DocInput): boolean {
 
 /**
  * Checks the stubs of one document (412 `missing_stub`) and returns the attachments that stay
- * as they are, by name. Reads the parent: for an interactive edit the live leaf `_rev` names (an
+ * as they are, by name, or `'conflict'` when the edit cannot apply (its rev is not a live leaf). Reads the parent: for an interactive edit the live leaf `_rev` names (an
  * edit of anything else is a conflict the plan reports), for a replicated one the nearest
  * ancestor on its `_revisions` path whose body is held.
  */
@@ -40,12 +40,12 @@ export async function checkStubs(
   id: string,
   input: DocInput,
   newEdits: boolean,
-): Promise<Map<string, Attachment> | undefined> {
+): Promise<Map<string, Attachment> | 'conflict' | undefined> {
   const entries = input.attachments ?? [];
   const stubs = entries.filter((e): e is Extract<AttachmentInput, { kind: 'stub' }> => e.kind === 'stub');
   if (stubs.length === 0) return undefined;
   const parent = await parentAttachments(store, id, input, newEdits);
-  if (parent === 'conflict') return undefined; // the plan answers the conflict
+  if (parent === 'conflict') return parent;
   const kept = new Map<string, Attachment>();
   for (const stub of stubs) {
     const att = parent?.find((a) => a.name === stub.name);
@@ -64,7 +64,8 @@ async function parentAttachments(
   newEdits: boolean,
 ): Promise<Attachment[] | undefined | 'conflict'> {
   const record = await store.getDoc(id);
-  if (record === undefined) return undefined;
+  // A rev on a document that does not exist is a conflict, whatever the stubs say.
+  if (record === undefined) return newEdits && input.rev !== undefined && input.rev.pos > 0 ? 'conflict' : undefined;
   const tree = parseTree(record.tree);
   if (newEdits) {
     if (input.rev === undefined) {

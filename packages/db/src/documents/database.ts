@@ -227,24 +227,42 @@ export class Database {
     // leaves bytes alone while such a write is under way (see attachment-sweep.ts).
     return this.withAttachmentWrite(async () => {
       // Every stub first (one bad stub fails the request before any byte is stored), then the bytes.
-      const kept: (Map<string, Attachment> | undefined)[] = [];
+      const kept: (Map<string, Attachment> | 'conflict' | undefined)[] = [];
       for (const { id, input } of items) {
         kept.push(
           isLocalId(id) || !hasAttachments(input) ? undefined : await checkStubs(this.store, id, input, newEdits),
         );
       }
-      const options = { newEdits, maxAttachmentBytes: this.maxAttachmentBytes, following };
       for (const { id, input } of items) if (!isLocalId(id)) checkSizes(input, this.maxAttachmentBytes);
+      // An edit of a revision that is not a live leaf is a conflict row, before its bytes are stored.
+      const results: WriteResult[] = new Array(items.length);
+      const writing: { id: string; input: DocInput }[] = [];
+      const at: number[] = [];
+      items.forEach((item, k) => {
+        if (kept[k] === 'conflict')
+          results[k] = { id: item.id, error: 'conflict', reason: 'Document update conflict.' };
+        else {
+          writing.push(item);
+          at.push(k);
+        }
+      });
+      const options = { newEdits, maxAttachmentBytes: this.maxAttachmentBytes, following };
       // The documents' inline bytes are stored together (one storage commit for a whole batch).
       const atts = await Promise.all(
-        items.map(({ id, input }, k) =>
-          isLocalId(id) || !hasAttachments(input) ? undefined : storeAttachments(this.store, input, kept[k], options),
-        ),
+        writing.map(({ id, input }, j) => {
+          const stubs = kept[at[j]!];
+          if (isLocalId(id) || !hasAttachments(input) || stubs === 'conflict') return undefined;
+          return storeAttachments(this.store, input, stubs, options);
+        }),
       );
-      items.forEach(({ input }, k) => {
-        if (atts[k] !== undefined) input.atts = atts[k];
+      writing.forEach(({ input }, j) => {
+        if (atts[j] !== undefined) input.atts = atts[j];
       });
-      return this.commit(items, newEdits);
+      const rows = await this.commit(writing, newEdits);
+      rows.forEach((row, j) => {
+        results[at[j]!] = row;
+      });
+      return results;
     });
   }
 
