@@ -107,6 +107,18 @@ describe('multipart attachments', () => {
       if (reason !== undefined) assert.equal(r.json.reason, reason, id);
       assert.equal((await t.request('GET', `/db/${id}`)).status, 404, id);
     }
+    // Declared 0 bytes with a part that has some: a 0-byte attachment (CouchDB's quirk); the next
+    // entry still gets its own part.
+    const zero = await putMultipart(
+      '/db/m7',
+      multipartBody({ _attachments: { z: { follows: true, length: 0 }, n: { follows: true, length: 2 } } }, [
+        'xyz',
+        'ok',
+      ]),
+    );
+    assert.equal(zero.status, 201);
+    assert.equal((await raw(t.url, 'GET', '/db/m7/z')).body.length, 0);
+    assert.equal((await raw(t.url, 'GET', '/db/m7/n')).body.toString(), 'ok');
     // Only exactly `multipart/related;` is multipart: anything else is read as JSON.
     const mixed = await putMultipart('/db/m6', multipartBody({}, []), `multipart/mixed; boundary="${B}"`);
     assert.deepEqual([mixed.status, mixed.json.reason], [400, 'invalid UTF-8 JSON']);

@@ -150,7 +150,16 @@ async function storeFollowing(
     throw new CouchError('bad_request', `Attachment ${entry.name} says it follows, but the request is not multipart.`);
   }
   const gzipped = entry.encodedLength !== undefined;
-  const bytes = await storeAttachmentBytes(store, options.following(entry.name), {
+  // An entry declared 0 bytes long is a 0-byte attachment, whatever its part holds (CouchDB's
+  // quirk: it never reads that part); the part is passed over, so the next entry gets its own.
+  let source = options.following(entry.name);
+  if ((entry.encodedLength ?? entry.length) === 0) {
+    for await (const _ of source) {
+      // skipped
+    }
+    source = [];
+  }
+  const bytes = await storeAttachmentBytes(store, source, {
     name: entry.name,
     contentType: entry.contentType,
     gzipped,
