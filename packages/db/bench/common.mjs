@@ -182,6 +182,8 @@ export async function startServer(name, port) {
     return {
       name,
       request,
+      base: target.base,
+      auth: target.auth,
       db,
       pid: undefined,
       stop: async () => {
@@ -212,6 +214,8 @@ export async function startServer(name, port) {
   return {
     name,
     request,
+    base: `http://127.0.0.1:${port}`,
+    auth: spec.auth,
     db: 'bench',
     pid: child.pid,
     /** The directory the server runs in (cpu profiles land there). */

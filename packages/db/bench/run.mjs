@@ -5,7 +5,10 @@
 //
 //   docs   (docs.mjs)  bulk load docs/s, random GET /db/{id} at c16, peak RSS, JSON parser speed;
 //   views  (views.mjs) index build of two views (time, peak RSS), reduce/group queries, range
-//                      reads, multi-key fetch, a streamed include_docs read, incremental update.
+//                      reads, multi-key fetch, a streamed include_docs read, incremental update;
+//   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
+//                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
+//                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
 //
 //   npm run bench -w @divan/db [-- --suite docs,views --docs 100000 --seconds 10 --view-seconds 5
 //                                  --server divan,pouchdb-server --peer-timeout 300 --quick]
@@ -22,9 +25,10 @@ import { join } from 'node:path';
 import { BENCH, ROOT, couchdbTarget, client, fmt, makeDoc, nowUs, phase, startServer } from './common.mjs';
 import { bulkLoad, reportDocs, runDocs } from './docs.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
+import { reportAttachments, runAttachments } from './attachments.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,attachments] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -59,7 +63,9 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
-  for (const suite of opts.suites) if (!['docs', 'views'].includes(suite)) throw new Error(`unknown suite ${suite}`);
+  for (const suite of opts.suites) {
+    if (!['docs', 'views', 'attachments'].includes(suite)) throw new Error(`unknown suite ${suite}`);
+  }
   for (const w of opts.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
   if (!(opts.docs >= 1) || !(opts.peerTimeout > 0)) throw new Error('--docs and --peer-timeout must be positive');
   return opts;
@@ -120,21 +126,24 @@ console.log(
   `data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${opts.suites.join(', ')}; servers: ${opts.servers.join(', ')}\n`,
 );
 
-const results = { docs: {}, views: {} };
+const results = { docs: {}, views: {}, attachments: {} };
 let port = 25984;
 for (const name of opts.servers) {
   const server = await startServer(name, port++);
   try {
     const created = await server.request('PUT', `/${server.db}`);
     if (created.status !== 201) throw new Error(`${name}: create db ${created.status} ${created.body}`);
-    console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
-    const loadStart = nowUs();
-    const load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
-    phase(server, 'load', loadStart);
-    const readStart = nowUs();
-    if (opts.suites.includes('docs')) results.docs[name] = await runDocs(server, opts, load);
-    phase(server, 'reads', readStart);
-    if (opts.suites.includes('views')) results.views[name] = await runViews(server, opts);
+    if (opts.suites.includes('docs') || opts.suites.includes('views')) {
+      console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
+      const loadStart = nowUs();
+      const load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
+      phase(server, 'load', loadStart);
+      const readStart = nowUs();
+      if (opts.suites.includes('docs')) results.docs[name] = await runDocs(server, opts, load);
+      phase(server, 'reads', readStart);
+      if (opts.suites.includes('views')) results.views[name] = await runViews(server, opts);
+    }
+    if (opts.suites.includes('attachments')) results.attachments[name] = await runAttachments(server);
     console.error(`${name}: done`);
   } catch (e) {
     console.error(`${name}: failed: ${e.stack ?? e}`);
@@ -145,6 +154,7 @@ for (const name of opts.servers) {
 
 if (opts.suites.includes('docs')) await reportDocs(results.docs, opts);
 if (opts.suites.includes('views')) reportViews(results.views, opts);
+if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
 console.log(
   `note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg()
     .map((l) => l.toFixed(1))

@@ -136,12 +136,25 @@ function write(res: ServerResponse, chunk: string): Promise<boolean> {
   });
 }
 
+/** Bodies up to this size are sent in one write (a stream pipeline costs more than the copy). */
+const SMALL_BODY_BYTES = 256 * 1024;
+
 /**
  * Streams bytes as the body (status and headers already set; nothing for HEAD), with
  * backpressure; a client that goes away stops the read.
  */
-export async function streamBytes(ctx: RequestContext, bytes: AsyncIterable<Uint8Array>): Promise<void> {
+export async function streamBytes(
+  ctx: RequestContext,
+  bytes: AsyncIterable<Uint8Array>,
+  /** The body's size when known: a small one is read whole and sent in one write. */
+  size?: number,
+): Promise<void> {
   if (ctx.method === 'HEAD') return void ctx.res.end();
+  if (size !== undefined && size <= SMALL_BODY_BYTES) {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of bytes) chunks.push(chunk);
+    return void ctx.res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  }
   try {
     await pipeline(Readable.from(bytes), ctx.res);
   } catch {

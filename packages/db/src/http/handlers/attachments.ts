@@ -59,12 +59,14 @@ export const attachments = {
     if (sendGzip) {
       res.setHeader('Content-Encoding', 'gzip');
       res.setHeader('Content-Length', att.encodedLength!);
-      return streamBytes(ctx, db.attachmentBytes(att));
+      return streamBytes(ctx, db.attachmentBytes(att), att.encodedLength);
     }
     // An upload sent gzipped has no known identity length (CouchDB's length is its stored
     // length then): its decoded form goes chunked.
-    if (!gzipStored || att.length !== att.encodedLength) res.setHeader('Content-Length', att.length);
-    return streamBytes(ctx, gzipStored ? db.attachmentIdentity(att) : db.attachmentBytes(att));
+    const knownLength = !gzipStored || att.length !== att.encodedLength;
+    if (knownLength) res.setHeader('Content-Length', att.length);
+    const bytes = gzipStored ? db.attachmentIdentity(att) : db.attachmentBytes(att);
+    return streamBytes(ctx, bytes, knownLength ? att.length : undefined);
   },
 
   async update(ctx: RequestContext): Promise<void> {
@@ -125,7 +127,7 @@ async function sendRanges(
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Range', `bytes ${first}-${last}/${att.length}`);
     res.setHeader('Content-Length', last - first + 1);
-    return streamBytes(ctx, db.attachmentBytes(att, first, last + 1));
+    return streamBytes(ctx, db.attachmentBytes(att, first, last + 1), last - first + 1);
   }
   const boundary = randomBoundary();
   res.setHeader('Content-Type', `multipart/byteranges; boundary="${boundary}"`);

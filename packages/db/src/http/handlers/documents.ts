@@ -70,7 +70,7 @@ export const documents = {
       ctx.res.setHeader('Content-Type', `multipart/related; boundary="${boundary}"`);
       ctx.res.setHeader('Content-Length', related.length);
       if (!doc.hasMeta) ctx.res.setHeader('ETag', etag);
-      return streamBytes(ctx, related.parts);
+      return streamBytes(ctx, related.parts, related.length);
     }
     if (multipart) {
       // No attachment follows: the JSON as it would be without multipart (inline data, none here).
