@@ -6,7 +6,8 @@
  * is cut into TCP writes.
  */
 import assert from 'node:assert/strict';
-import { gunzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { after, before, describe, it } from 'node:test';
 import { boundaryIn, raw, splitMultipart } from './support/raw-http.js';
@@ -66,6 +67,49 @@ describe('multipart attachments', () => {
     );
     assert.equal(got._attachments.kept.revpos, 1);
     assert.equal(got._attachments['a.txt'].revpos, 2);
+  });
+
+  it('replicator form: new_edits=false with _revisions, a gzip part stored as sent with its declared lengths, stubs from the ancestor', async () => {
+    const text = 'replicated text '.repeat(50);
+    const gz = gzipSync(text);
+    const first = multipartBody(
+      {
+        _id: 'rep',
+        _revisions: { start: 1, ids: ['aaa'] },
+        _attachments: {
+          't.txt': {
+            content_type: 'text/plain',
+            revpos: 1,
+            follows: true,
+            length: text.length,
+            encoding: 'gzip',
+            encoded_length: gz.length,
+          },
+        },
+      },
+      [gz],
+    );
+    const r1 = await putMultipart('/db/rep?new_edits=false', first);
+    assert.equal(r1.status, 201);
+    const stub = (await t.request('GET', '/db/rep?att_encoding_info=true')).json._attachments['t.txt'];
+    assert.deepEqual(
+      [stub.revpos, stub.length, stub.encoding, stub.encoded_length, stub.digest],
+      [1, text.length, 'gzip', gz.length, `md5-${createHash('md5').update(gz).digest('base64')}`],
+    );
+    assert.equal((await raw(t.url, 'GET', '/db/rep/t.txt')).body.toString(), text);
+    const second = multipartBody(
+      {
+        _id: 'rep',
+        _revisions: { start: 2, ids: ['bbb', 'aaa'] },
+        _attachments: { 't.txt': { stub: true, revpos: 1 }, 'n.bin': { follows: true, length: 3, revpos: 2 } },
+      },
+      ['new'],
+    );
+    const r2 = await putMultipart('/db/rep?new_edits=false', second);
+    assert.equal(r2.status, 201);
+    const doc = (await t.request('GET', '/db/rep')).json;
+    assert.equal(doc._rev, '2-bbb');
+    assert.deepEqual([doc._attachments['t.txt'].revpos, doc._attachments['n.bin'].revpos], [1, 2]);
   });
 
   it('a preamble, an epilogue, part headers and extra parts are ignored; the boundary may be unquoted', async () => {
