@@ -10,6 +10,7 @@ import { deleteAttachment, findAttachment, putAttachment } from '../../documents
 import type { Attachment } from '../../documents/attachment.js';
 import { parseRev } from '../../revisions/index.js';
 import { acceptsGzip } from '../accept-encoding.js';
+import { bodyStream } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { locationOf } from '../location.js';
 import { randomBoundary } from '../multipart.js';
@@ -81,7 +82,7 @@ export const attachments = {
       throw new CouchError('bad_content_type', 'Only gzip and identity content-encodings are supported');
     }
     const result = await putAttachment(db, id, name, rev, {
-      source: ctx.req,
+      source: bodyStream(ctx),
       contentType: header(ctx, 'content-type') ?? DEFAULT_CONTENT_TYPE,
       gzipped: encoding === 'gzip',
     });

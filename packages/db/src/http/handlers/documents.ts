@@ -18,7 +18,7 @@ import type { Attachment } from '../../documents/attachment.js';
 import { acceptsType } from '../accept.js';
 import { boundaryOf, MultipartReader, randomBoundary } from '../multipart.js';
 import { documentPart, errorPart, mixedParts, relatedParts } from '../multipart-write.js';
-import { readJson, checkJsonType, parseBody } from '../body.js';
+import { bodyStream, readJson, checkJsonType, parseBody } from '../body.js';
 import { validateDocId } from '../../documents/doc-id.js';
 import { param, type RequestContext } from '../context.js';
 import { looseBool } from '../../support/query-values.js';
@@ -166,7 +166,7 @@ async function sourceOf(
 async function updateMultipart(ctx: RequestContext, db: Database, id: string, newEdits: boolean): Promise<void> {
   const boundary = boundaryOf(ctx.req.headers['content-type']!);
   if (boundary === undefined) throw new CouchError('bad_request', 'The multipart request has no boundary.');
-  const reader = new MultipartReader(ctx.req, boundary);
+  const reader = new MultipartReader(bodyStream(ctx), boundary);
   const headers = await reader.next();
   const type = headers?.get('content-type') ?? '';
   if (type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
