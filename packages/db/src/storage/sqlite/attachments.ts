@@ -4,46 +4,54 @@
  * Chunks arrive under a key of their own (the digest is known only at the end), and the
  * attachment's row, added last, names that key: nothing is rewritten once the bytes are in (a
  * rename of the chunks to the digest would copy every byte again in one transaction, and hold
- * them in memory while doing so). A crash before the row leaves chunks no row names, removed when
- * the file is next opened.
+ * them in memory while doing so). An upload whose chunks go in before its row is listed in
+ * `attachment_uploads` meanwhile: a crash leaves its chunks, removed when the file is next opened. Attachments stored before `attachment_data` existed keep their chunks
+ * in `attachment_chunks` under their digest (their row has no key): read and deleted there.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { chunkRange, fixedChunks } from '../attachment-chunks.js';
 import type { AttachmentInfo, AttachmentSource, Page } from '../contract.js';
 
-const TEMPORARY = 'tmp:';
 const PAGE_ROWS = 256;
 
 export class SqliteAttachments {
   private readonly insertChunk: Database.Statement;
   private readonly chunk: Database.Statement;
+  private readonly legacyChunk: Database.Statement;
   private readonly info: Database.Statement;
   private readonly keyOf: Database.Statement;
   private readonly dropChunks: Database.Statement;
+  private readonly dropLegacyChunks: Database.Statement;
   private readonly dropInfo: Database.Statement;
   private readonly insertInfo: Database.Statement;
   private readonly page: Database.Statement;
+  private readonly insertUpload: Database.Statement;
+  private readonly dropUpload: Database.Statement;
   private pending: { step: () => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
 
   constructor(private readonly db: Database.Database) {
-    this.insertChunk = db.prepare('INSERT INTO attachment_chunks (digest, n, data) VALUES (?, ?, ?)');
-    this.chunk = db.prepare('SELECT data FROM attachment_chunks WHERE digest = ? AND n = ?').pluck();
+    this.insertChunk = db.prepare('INSERT INTO attachment_data (key, n, data) VALUES (?, ?, ?)');
+    this.chunk = db.prepare('SELECT data FROM attachment_data WHERE key = ? AND n = ?').pluck();
+    this.legacyChunk = db.prepare('SELECT data FROM attachment_chunks WHERE digest = ? AND n = ?').pluck();
     this.info = db.prepare('SELECT digest, length FROM attachments WHERE digest = ?');
-    this.keyOf = db.prepare('SELECT coalesce(chunks, digest) FROM attachments WHERE digest = ?').pluck();
-    this.dropChunks = db.prepare('DELETE FROM attachment_chunks WHERE digest = ?');
+    this.keyOf = db.prepare('SELECT chunks FROM attachments WHERE digest = ?').pluck();
+    this.dropChunks = db.prepare('DELETE FROM attachment_data WHERE key = ?');
+    this.dropLegacyChunks = db.prepare('DELETE FROM attachment_chunks WHERE digest = ?');
     this.dropInfo = db.prepare('DELETE FROM attachments WHERE digest = ?');
     this.insertInfo = db.prepare('INSERT INTO attachments (digest, length, chunks) VALUES (?, ?, ?)');
     this.page = db.prepare('SELECT digest, length FROM attachments WHERE digest > ? ORDER BY digest LIMIT ?');
+    this.insertUpload = db.prepare('INSERT INTO attachment_uploads (key) VALUES (?)');
+    this.dropUpload = db.prepare('DELETE FROM attachment_uploads WHERE key = ?');
     // Chunks of uploads that never got their row (the process died first).
-    db.prepare(
-      `DELETE FROM attachment_chunks WHERE digest >= '${TEMPORARY}' AND digest < 'tmp;'
-       AND digest NOT IN (SELECT chunks FROM attachments WHERE chunks IS NOT NULL)`,
-    ).run();
+    db.transaction(() => {
+      db.prepare('DELETE FROM attachment_data WHERE key IN (SELECT key FROM attachment_uploads)').run();
+      db.prepare('DELETE FROM attachment_uploads').run();
+    })();
   }
 
   async put(source: AttachmentSource): Promise<AttachmentInfo> {
-    const key = `${TEMPORARY}${randomUUID()}`;
+    const key = randomUUID();
     const md5 = createHash('md5');
     let length = 0;
     let n = 0;
@@ -54,11 +62,16 @@ export class SqliteAttachments {
       for await (const piece of fixedChunks(source)) {
         md5.update(piece);
         length += piece.length;
-        if (last !== undefined) this.insertChunk.run(key, n++, last);
+        if (last !== undefined) {
+          // The first chunk written before the row: the upload is listed until the row is in.
+          if (n === 0) this.insertUpload.run(key);
+          this.insertChunk.run(key, n++, last);
+        }
         last = piece;
       }
       const digest = `md5-${md5.digest('base64')}`;
       await this.commit(() => {
+        if (n > 0) this.dropUpload.run(key);
         if (this.info.get(digest) !== undefined) {
           if (n > 0) this.dropChunks.run(key);
         } else {
@@ -68,7 +81,12 @@ export class SqliteAttachments {
       });
       return { digest, length };
     } catch (error) {
-      this.dropChunks.run(key);
+      if (n > 0) {
+        this.db.transaction(() => {
+          this.dropChunks.run(key);
+          this.dropUpload.run(key);
+        })();
+      }
       throw error;
     }
   }
@@ -106,17 +124,20 @@ export class SqliteAttachments {
   async *read(digest: string, start = 0, end?: number): AsyncGenerator<Uint8Array> {
     const info = this.infoOf(digest);
     if (info === undefined) return;
-    const key = this.keyOf.get(digest) as string;
-    yield* chunkRange(info.length, (n) => this.chunk.get(key, n) as Buffer | undefined, start, end);
+    const key = this.keyOf.get(digest) as string | null;
+    const chunkOf = (n: number) =>
+      (key === null ? this.legacyChunk.get(digest, n) : this.chunk.get(key, n)) as Buffer | undefined;
+    yield* chunkRange(info.length, chunkOf, start, end);
   }
 
   delete(digests: readonly string[]): void {
     this.db.transaction(() => {
       for (const digest of digests) {
-        const key = this.keyOf.get(digest) as string | undefined;
+        const key = this.keyOf.get(digest) as string | null | undefined;
         if (key === undefined) continue;
         this.dropInfo.run(digest);
-        this.dropChunks.run(key);
+        if (key === null) this.dropLegacyChunks.run(digest);
+        else this.dropChunks.run(key);
       }
     })();
   }
