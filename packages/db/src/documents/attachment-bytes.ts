@@ -45,7 +45,8 @@ export async function storeAttachmentBytes(
 ): Promise<StoredBytes> {
   let received = 0;
   const counted = async function* (): AsyncGenerator<Uint8Array> {
-    for await (const chunk of gcPaced(source)) {
+    // Bytes already in memory (inline data) make no garbage worth pacing collections for.
+    for await (const chunk of Array.isArray(source) ? source : gcPaced(source)) {
       received += chunk.length;
       if (received > options.maxBytes) throw tooLarge(options.name);
       if (options.expectedLength !== undefined && received > options.expectedLength) throw longer();
