@@ -21,6 +21,7 @@ export class SqliteAttachments {
   private readonly legacyChunk: Database.Statement;
   private readonly info: Database.Statement;
   private readonly keyOf: Database.Statement;
+  private readonly located: Database.Statement;
   private readonly dropChunks: Database.Statement;
   private readonly dropLegacyChunks: Database.Statement;
   private readonly dropInfo: Database.Statement;
@@ -36,6 +37,7 @@ export class SqliteAttachments {
     this.legacyChunk = db.prepare('SELECT data FROM attachment_chunks WHERE digest = ? AND n = ?').pluck();
     this.info = db.prepare('SELECT digest, length FROM attachments WHERE digest = ?');
     this.keyOf = db.prepare('SELECT chunks FROM attachments WHERE digest = ?').pluck();
+    this.located = db.prepare('SELECT length, chunks FROM attachments WHERE digest = ?');
     this.dropChunks = db.prepare('DELETE FROM attachment_data WHERE key = ?');
     this.dropLegacyChunks = db.prepare('DELETE FROM attachment_chunks WHERE digest = ?');
     this.dropInfo = db.prepare('DELETE FROM attachments WHERE digest = ?');
@@ -122,12 +124,12 @@ export class SqliteAttachments {
   }
 
   async *read(digest: string, start = 0, end?: number): AsyncGenerator<Uint8Array> {
-    const info = this.infoOf(digest);
-    if (info === undefined) return;
-    const key = this.keyOf.get(digest) as string | null;
+    const row = this.located.get(digest) as { length: number; chunks: string | null } | undefined;
+    if (row === undefined) return;
+    const key = row.chunks;
     const chunkOf = (n: number) =>
       (key === null ? this.legacyChunk.get(digest, n) : this.chunk.get(key, n)) as Buffer | undefined;
-    yield* chunkRange(info.length, chunkOf, start, end);
+    yield* chunkRange(row.length, chunkOf, start, end);
   }
 
   delete(digests: readonly string[]): void {
