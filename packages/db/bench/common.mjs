@@ -198,6 +198,8 @@ export async function startServer(name, options = {}) {
     return {
       name,
       request,
+      base: target.base,
+      auth: target.auth,
       db,
       pid: undefined,
       stop: async () => {
@@ -230,6 +232,8 @@ export async function startServer(name, options = {}) {
   return {
     name,
     request,
+    base: `http://127.0.0.1:${port}`,
+    auth: spec.auth,
     db: 'bench',
     pid: child.pid,
     storage: postgresUrl,

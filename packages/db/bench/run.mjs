@@ -10,6 +10,9 @@
 //                      _changes?filter=_selector (not in the default suites until Mango lands);
 //   nodes  (nodes.mjs) divan-postgres only: a node's CPU per read request alone and with a
 //                      second node on the same PostgreSQL (not in the default suites).
+//   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
+//                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
+//                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
 //
 //   npm run bench -w @divan/db [-- --suite docs,views --docs 100000 --seconds 10 --view-seconds 5
 //                                  --server divan,pouchdb-server --peer-timeout 300 --quick]
@@ -28,9 +31,10 @@ import { bulkLoad, reportDocs, runDocs } from './docs.mjs';
 import { reportMango, runMango } from './mango.mjs';
 import { reportNodes, runNodes } from './nodes.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
+import { reportAttachments, runAttachments } from './attachments.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,nodes] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -65,8 +69,9 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
-  for (const suite of opts.suites)
-    if (!['docs', 'views', 'mango', 'nodes'].includes(suite)) throw new Error(`unknown suite ${suite}`);
+  for (const suite of opts.suites) {
+    if (!['docs', 'views', 'mango', 'nodes', 'attachments'].includes(suite)) throw new Error(`unknown suite ${suite}`);
+  }
   for (const w of opts.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
   if (!(opts.docs >= 1) || !(opts.peerTimeout > 0)) throw new Error('--docs and --peer-timeout must be positive');
   return opts;
@@ -127,22 +132,25 @@ console.log(
   `data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${opts.suites.join(', ')}; servers: ${opts.servers.join(', ')}\n`,
 );
 
-const results = { docs: {}, views: {}, mango: {}, nodes: undefined };
+const results = { docs: {}, views: {}, mango: {}, attachments: {}, nodes: undefined };
 for (const name of opts.servers) {
   const server = await startServer(name);
   try {
     const created = await server.request('PUT', `/${server.db}`);
     if (created.status !== 201) throw new Error(`${name}: create db ${created.status} ${created.body}`);
-    console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
-    const loadStart = nowUs();
-    const load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
-    phase(server, 'load', loadStart);
-    const readStart = nowUs();
-    if (opts.suites.includes('docs')) results.docs[name] = await runDocs(server, opts, load);
-    phase(server, 'reads', readStart);
-    if (opts.suites.includes('views')) results.views[name] = await runViews(server, opts);
-    if (opts.suites.includes('mango')) results.mango[name] = await runMango(server, opts);
-    if (opts.suites.includes('nodes') && name === 'divan-postgres') results.nodes = await runNodes(server, opts);
+    if (['docs', 'views', 'mango', 'nodes'].some((suite) => opts.suites.includes(suite))) {
+      console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
+      const loadStart = nowUs();
+      const load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
+      phase(server, 'load', loadStart);
+      const readStart = nowUs();
+      if (opts.suites.includes('docs')) results.docs[name] = await runDocs(server, opts, load);
+      phase(server, 'reads', readStart);
+      if (opts.suites.includes('views')) results.views[name] = await runViews(server, opts);
+      if (opts.suites.includes('mango')) results.mango[name] = await runMango(server, opts);
+      if (opts.suites.includes('nodes') && name === 'divan-postgres') results.nodes = await runNodes(server, opts);
+    }
+    if (opts.suites.includes('attachments')) results.attachments[name] = await runAttachments(server);
     console.error(`${name}: done`);
   } catch (e) {
     console.error(`${name}: failed: ${e.stack ?? e}`);
@@ -155,6 +163,7 @@ if (opts.suites.includes('docs')) await reportDocs(results.docs, opts);
 if (opts.suites.includes('views')) reportViews(results.views, opts);
 if (opts.suites.includes('mango')) reportMango(results.mango);
 if (results.nodes !== undefined) reportNodes(results.nodes);
+if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
 console.log(
   `note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg()
     .map((l) => l.toFixed(1))

@@ -21,6 +21,7 @@ describe('parseServeArgs', () => {
       host: '127.0.0.1',
       dataDir: resolve(CWD, 'data'),
       maxBodyBytes: 64 * 1024 * 1024,
+      maxAttachmentBytes: 1024 ** 3,
       durability: 'normal',
       logLevel: 'info',
     });
@@ -36,6 +37,7 @@ describe('parseServeArgs', () => {
       '--admin=root:s3:cret',
       '--max-body',
       '1gb',
+      '--max-attachment-size=2mb',
       '--durability=full',
       '--log-level',
       'debug',
@@ -46,6 +48,7 @@ describe('parseServeArgs', () => {
       dataDir: '/var/lib/divan',
       admin: { name: 'root', password: 's3:cret' },
       maxBodyBytes: 1024 ** 3,
+      maxAttachmentBytes: 2 * 1024 * 1024,
       durability: 'full',
       logLevel: 'debug',
     });
@@ -63,6 +66,7 @@ describe('parseServeArgs', () => {
       DIVAN_DATA: '/data',
       DIVAN_ADMIN: 'ops:pw',
       DIVAN_MAX_BODY: '512kb',
+      DIVAN_MAX_ATTACHMENT_SIZE: '10mb',
       DIVAN_DURABILITY: 'full',
       DIVAN_LOG_LEVEL: 'none',
     });
@@ -72,6 +76,7 @@ describe('parseServeArgs', () => {
       dataDir: '/data',
       admin: { name: 'ops', password: 'pw' },
       maxBodyBytes: 512 * 1024,
+      maxAttachmentBytes: 10 * 1024 * 1024,
       durability: 'full',
       logLevel: 'none',
     });

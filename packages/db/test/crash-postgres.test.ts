@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { acknowledgedWritesSurviveKill, nodeKilledMidIndexUpdate } from './support/crash.js';
+import { acknowledgedAttachmentsSurviveKill } from './support/crash-attachments.js';
 import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
 
 describe('crash safety (PostgreSQL)', () => {
@@ -40,5 +41,23 @@ describe('crash safety (PostgreSQL)', () => {
       '--storage',
       storage.toString(),
     ]);
+  });
+
+  it('keeps every acknowledged attachment after SIGKILL of a node mid-upload', async () => {
+    if (url instanceof Error) throw url;
+    const storage = new URL(url);
+    storage.searchParams.set('schema', `${schema}_atts`);
+    try {
+      await acknowledgedAttachmentsSurviveKill([
+        '--data',
+        join(dataDir, 'atts'),
+        '--admin',
+        'admin:secret',
+        '--storage',
+        storage.toString(),
+      ]);
+    } finally {
+      await dropSchema(url, `${schema}_atts`);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { acknowledgedWritesSurviveKill } from './support/crash.js';
+import { acknowledgedAttachmentsSurviveKill } from './support/crash-attachments.js';
 
 describe('crash safety (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'divan-crash-'));
@@ -10,5 +11,9 @@ describe('crash safety (SQLite)', () => {
 
   it('keeps every acknowledged write after SIGKILL mid-load', async () => {
     await acknowledgedWritesSurviveKill(['--data', dataDir, '--admin', 'admin:secret']);
+  });
+
+  it('keeps every acknowledged attachment after SIGKILL mid-upload', async () => {
+    await acknowledgedAttachmentsSurviveKill(['--data', join(dataDir, 'atts'), '--admin', 'admin:secret']);
   });
 });

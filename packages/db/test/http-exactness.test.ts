@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
 
+/** open_revs answers multipart/mixed to any Accept that takes it (fetch sends any-type), as CouchDB. */
+const JSON_ACCEPT = { headers: { accept: 'application/json' } };
+
 /** Behaviours where Divan followed CouchDB 3.5 less than exactly, checked against a real server. */
 describe('exactly CouchDB', () => {
   let t: TestServer;
@@ -188,7 +191,7 @@ describe('exactly CouchDB', () => {
 
     it('open_revs=[...] answers in request order, a missing rev as {"missing": rev}, with revs_info', async () => {
       const list = encodeURIComponent(JSON.stringify(['3-ccc', '9-nope', '2-bbb', '1-aaa']));
-      const r = await t.request('GET', `/db/x?open_revs=${list}&revs_info=true`);
+      const r = await t.request('GET', `/db/x?open_revs=${list}&revs_info=true`, JSON_ACCEPT);
       assert.deepEqual(revsOf(r.json), ['3-ccc', { missing: '9-nope' }, '2-bbb', { missing: '1-aaa' }]);
       assert.deepEqual(r.json[0].ok._revs_info, [
         { rev: '3-ccc', status: 'available' },
@@ -199,7 +202,7 @@ describe('exactly CouchDB', () => {
 
     it('open_revs=[...]&latest=true lists each leaf once', async () => {
       const list = encodeURIComponent(JSON.stringify(['1-aaa', '2-bbb', '2-ddd']));
-      const r = await t.request('GET', `/db/x?open_revs=${list}&latest=true`);
+      const r = await t.request('GET', `/db/x?open_revs=${list}&latest=true`, JSON_ACCEPT);
       assert.deepEqual(revsOf(r.json).sort(), ['2-bbb', '3-ccc']);
     });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { AUTH, startTestServer, type TestServer } from './support/server.js';
 
 /** Two server nodes on one PostgreSQL behave as one server. */
 describe('two Divan nodes on one PostgreSQL', () => {
@@ -28,6 +28,22 @@ describe('two Divan nodes on one PostgreSQL', () => {
     const read = await b.request('GET', '/shared/doc');
     assert.deepEqual([read.status, read.json._rev], [200, put.json.rev]);
     assert.ok((await b.request('GET', '/_all_dbs')).json.includes('shared'));
+  });
+
+  it('an attachment uploaded through one node reads back, whole and by range, through the other', async () => {
+    const bytes = Buffer.from(Array.from({ length: 300 * 1024 }, (_, i) => i % 253));
+    const put = await a.request('PUT', '/shared/att/blob.bin', {
+      body: bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(put.status, 201);
+    const whole = await fetch(`${b.url}/shared/att/blob.bin`, { headers: { authorization: AUTH } });
+    assert.ok(Buffer.from(await whole.arrayBuffer()).equals(bytes));
+    const part = await fetch(`${b.url}/shared/att/blob.bin`, {
+      headers: { authorization: AUTH, range: 'bytes=262140-262150' },
+    });
+    assert.equal(part.status, 206);
+    assert.ok(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(262140, 262151)));
   });
 
   it('concurrent edits from both nodes: one wins, the other conflicts, none is lost', async () => {

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { CouchError } from '../src/errors.js';
 import { parseJson, type JsonObject } from '../src/json/index.js';
 import { compareRevIds, formatRev, newRevId, normalizeRevId, parseRev, revIdBytes } from '../src/revisions/index.js';
@@ -130,6 +131,33 @@ describe('newRevId reproduces CouchDB rev ids', () => {
     assert.equal(id('{"a":1E+2}'), id('{"a":100.0}'));
     assert.equal(id('{ "a" : [ 1 , 2 ] }'), id('{"a":[1,2]}'));
     assert.equal(id('{"a":1,"a":2}'), id('{"a":2}'));
+  });
+
+  test('attachments: {Name, Type, Md5} tuples, in reverse order, after the body', () => {
+    // term_to_binary([false, 0, 0, {[]}, [{<<"b">>,<<"x/y">>,Md5b}, {<<"a">>,<<"t">>,Md5a}]]), byte by byte.
+    const md5a = Buffer.alloc(16, 0xaa);
+    const md5b = Buffer.alloc(16, 0xbb);
+    const bin = (bytes: Buffer) => Buffer.concat([Buffer.from([109, 0, 0, 0, bytes.length]), bytes]);
+    const tuple = (name: string, type: string, md5: Buffer) =>
+      Buffer.concat([Buffer.from([104, 3]), bin(Buffer.from(name)), bin(Buffer.from(type)), bin(md5)]);
+    const term = Buffer.concat([
+      Buffer.from([131, 108, 0, 0, 0, 5]), // [ of 5
+      Buffer.from([100, 0, 5]),
+      Buffer.from('false'),
+      Buffer.from([97, 0, 97, 0]), // 0, 0
+      Buffer.from([104, 1, 106]), // {[]}: jiffy's empty object
+      Buffer.from([108, 0, 0, 0, 2]),
+      tuple('b', 'x/y', md5b),
+      tuple('a', 't', md5a),
+      Buffer.from([106, 106]), // the attachment list's tail, the outer list's tail
+    ]);
+    const expected = createHash('md5').update(term).digest('hex');
+    const atts = [
+      { name: 'a', contentType: 't', md5: md5a },
+      { name: 'b', contentType: 'x/y', md5: md5b },
+    ];
+    assert.equal(newRevId(false, null, body('{}'), atts), expected);
+    assert.equal(newRevId(false, null, body('{}'), []), '967a00dff5e02add41819138abb3284d');
   });
 
   test('a non-hex parent id is hashed as its UTF-8 bytes', () => {

@@ -21,6 +21,7 @@ export interface ServeOptions {
   dataDir: string;
   admin?: { name: string; password: string };
   maxBodyBytes: number;
+  maxAttachmentBytes: number;
   durability: Durability;
   logLevel: LogLevel;
   /** A PostgreSQL URL: the databases live there (shared by every node) instead of in `dataDir`. */
@@ -38,6 +39,7 @@ export const DEFAULT_PORT = 5984;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_DATA_DIR = './data';
 export const DEFAULT_MAX_BODY = '64mb';
+export const DEFAULT_MAX_ATTACHMENT = '1gb';
 
 interface FlagSpec {
   env: string;
@@ -51,6 +53,7 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   data: { env: 'DIVAN_DATA', value: 'DIR' },
   admin: { env: 'DIVAN_ADMIN', value: 'USER:PASS' },
   'max-body': { env: 'DIVAN_MAX_BODY', value: 'SIZE' },
+  'max-attachment-size': { env: 'DIVAN_MAX_ATTACHMENT_SIZE', value: 'SIZE' },
   durability: { env: 'DIVAN_DURABILITY', value: 'normal|full' },
   'log-level': { env: 'DIVAN_LOG_LEVEL', value: LOG_LEVELS.join('|') },
   storage: { env: 'DIVAN_STORAGE', value: 'postgres://...' },
@@ -121,6 +124,7 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   const data = pick('data');
   const admin = pick('admin');
   const maxBody = pick('max-body');
+  const maxAttachment = pick('max-attachment-size');
   const durability = pick('durability');
   const logLevel = pick('log-level');
   const storage = pick('storage');
@@ -130,6 +134,10 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
     host: host === undefined ? DEFAULT_HOST : nonEmpty(host.value, host.source),
     dataDir: resolve(cwd, data === undefined ? DEFAULT_DATA_DIR : nonEmpty(data.value, data.source)),
     maxBodyBytes: parseSize(maxBody === undefined ? DEFAULT_MAX_BODY : maxBody.value, maxBody?.source ?? '--max-body'),
+    maxAttachmentBytes: parseSize(
+      maxAttachment === undefined ? DEFAULT_MAX_ATTACHMENT : maxAttachment.value,
+      maxAttachment?.source ?? '--max-attachment-size',
+    ),
     durability: durability === undefined ? 'normal' : parseDurability(durability.value, durability.source),
     logLevel: logLevel === undefined ? 'info' : parseLogLevel(logLevel.value, logLevel.source),
   };
@@ -214,6 +222,7 @@ export function helpText(topic?: 'serve'): string {
     `  --data DIR              data folder                            [DIVAN_DATA, default ${DEFAULT_DATA_DIR}]`,
     '  --admin USER:PASS       server admin to (re)store, hashed      [DIVAN_ADMIN]',
     `  --max-body SIZE         largest request body, e.g. 64mb, 1gb   [DIVAN_MAX_BODY, default ${DEFAULT_MAX_BODY}]`,
+    `  --max-attachment-size SIZE  largest attachment (413 past it) [DIVAN_MAX_ATTACHMENT_SIZE, default ${DEFAULT_MAX_ATTACHMENT}]`,
     '  --durability MODE       normal, or full (fsync every commit)   [DIVAN_DURABILITY, default normal]',
     '  --log-level LEVEL       debug, info, warn, error or none       [DIVAN_LOG_LEVEL, default info]',
     '  --storage URL           keep the databases in PostgreSQL       [DIVAN_STORAGE, default: SQLite in --data]',

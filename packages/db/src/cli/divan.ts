@@ -68,6 +68,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       dataDir: options.dataDir,
       ...(options.admin === undefined ? {} : { admin: options.admin }),
       maxBodyBytes: options.maxBodyBytes,
+      maxAttachmentBytes: options.maxAttachmentBytes,
       durability: options.durability,
       ...(options.storage === undefined ? {} : { storage: options.storage }),
       log: levelledLog(options.logLevel, batchedLines(io.stdout)),

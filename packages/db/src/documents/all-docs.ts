@@ -3,6 +3,7 @@
  * key. Rows come out as JSON text, one at a time, so the HTTP layer can stream them.
  */
 import type { DocRecord, IdRange, LocalDoc } from '../storage/contract.js';
+import type { AttachmentView } from './attachment-read.js';
 import type { Database } from './database.js';
 import { DESIGN_PREFIX, isLocalId } from './doc-id.js';
 import { compareIds } from './id-order.js';
@@ -22,6 +23,10 @@ export interface AllDocsOptions {
   includeDocs: boolean;
   conflicts: boolean;
   updateSeq?: boolean;
+  /** With `includeDocs`: inline attachment data (`attachments=true`). */
+  attachments?: boolean;
+  /** With `includeDocs`: `att_encoding_info=true`. */
+  attEncodingInfo?: boolean;
 }
 
 export interface AllDocsResult {
@@ -62,7 +67,9 @@ async function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions)
       if (--left <= 0) break;
     }
     // A page's documents are read together.
-    const docs = options.includeDocs ? await db.winningDocs(selected, options.conflicts) : undefined;
+    const docs = options.includeDocs
+      ? await db.winningDocs(selected, options.conflicts, attachmentViewOf(options))
+      : undefined;
     for (const [i, record] of selected.entries()) yield rowText(record, record.id, docs?.[i]);
     if (left <= 0) return;
   }
@@ -104,7 +111,11 @@ function localRow(db: Database, doc: LocalDoc, options: AllDocsOptions): string 
 }
 
 async function rowOf(db: Database, record: DocRecord, key: string, options: AllDocsOptions): Promise<string> {
-  return rowText(record, key, options.includeDocs ? await db.winningDoc(record, options.conflicts) : undefined);
+  return rowText(
+    record,
+    key,
+    options.includeDocs ? await db.winningDoc(record, options.conflicts, attachmentViewOf(options)) : undefined,
+  );
 }
 
 /** A row; `doc` undefined: without `include_docs`. */
@@ -169,4 +180,9 @@ async function* localRows(db: Database, range: IdRange, options: AllDocsOptions)
       if (--left <= 0) return;
     }
   }
+}
+
+/** How included documents show their attachments. */
+export function attachmentViewOf(options: { attachments?: boolean; attEncodingInfo?: boolean }): AttachmentView {
+  return { data: options.attachments === true, encodingInfo: options.attEncodingInfo === true };
 }

@@ -4,6 +4,7 @@
  */
 import { parseRev } from '../revisions/index.js';
 import type { DocRecord } from '../storage/contract.js';
+import { attachmentViewOf } from './all-docs.js';
 import type { Database } from './database.js';
 
 export interface ChangesOptions {
@@ -12,6 +13,10 @@ export interface ChangesOptions {
   limit?: number;
   includeDocs: boolean;
   conflicts: boolean;
+  /** With `includeDocs`: inline attachment data (`attachments=true`). */
+  attachments?: boolean;
+  /** With `includeDocs`: `att_encoding_info=true`. */
+  attEncodingInfo?: boolean;
   /** `style=all_docs`: every leaf, not only the winner. */
   allLeaves: boolean;
   filter?: (record: DocRecord) => boolean;
@@ -47,15 +52,16 @@ export async function* changeRows(db: Database, options: ChangesOptions): AsyncG
 async function changeRow(db: Database, record: DocRecord, options: ChangesOptions): Promise<string> {
   let row = `{"seq":${record.seq},"id":${JSON.stringify(record.id)},"changes":${JSON.stringify(db.changeRevs(record, options.allLeaves))}`;
   if (record.deleted) row += ',"deleted":true';
-  if (options.includeDocs) row += `,"doc":${await changeDoc(db, record, options.conflicts)}`;
+  if (options.includeDocs) row += `,"doc":${await changeDoc(db, record, options)}`;
   return `${row}}`;
 }
 
 /** A deleted document's row carries its tombstone (`{_id, _rev, _deleted: true}` and kept members). */
-async function changeDoc(db: Database, record: DocRecord, conflicts: boolean): Promise<string> {
-  if (!record.deleted) return (await db.winningDoc(record, conflicts)) ?? 'null';
+async function changeDoc(db: Database, record: DocRecord, options: ChangesOptions): Promise<string> {
+  if (!record.deleted) return (await db.winningDoc(record, options.conflicts, attachmentViewOf(options))) ?? 'null';
   try {
-    return (await db.openDoc(record.id, { rev: parseRev(record.rev) })).json;
+    const { attachments, attEncodingInfo } = options;
+    return (await db.openDoc(record.id, { rev: parseRev(record.rev), attachments, attEncodingInfo })).json;
   } catch {
     return 'null';
   }

@@ -12,6 +12,7 @@
  */
 import type { CompactWrite } from '../storage/engine.js';
 import { formatRev, parseTree, serializeTree, type RevNode, type RevTree } from '../revisions/index.js';
+import { sweepAttachments } from './attachment-sweep.js';
 import type { Database } from './database.js';
 import type { TaskProgress } from '../support/active-task.js';
 
@@ -102,6 +103,7 @@ async function run(db: Database, task: CompactionTask): Promise<void> {
     progress(task, ids.length);
     await nextTurn();
   }
+  await sweepAttachments(db);
   task.phase = 'file_shrink';
   while (await db.store.reclaimSpace(compactionPace.pagesPerStep)) await nextTurn();
   task.progress = 100;

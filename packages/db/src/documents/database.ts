@@ -26,16 +26,29 @@ import {
 } from '../revisions/index.js';
 import type { DbMeta, DocRecord, DocumentStore, IdRange } from '../storage/contract.js';
 import { readDocInput, type DocInput } from './doc-input.js';
+import { checkSizes, checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
 import { isLocalId, validateDocId } from './doc-id.js';
 import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
 import { LocalDocs } from './local-docs.js';
 import { renderDoc } from './render.js';
+import { gcPaced } from '../support/gc-pacer.js';
+import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
+import {
+  changesStubs,
+  identityStream,
+  renderAttachments,
+  storedBytes,
+  type AttachmentView,
+} from './attachment-read.js';
 import type { DocCheck, WriteResult } from './write-plan.js';
 
 export type { WriteResult } from './write-plan.js';
 
 export const DEFAULT_REVS_LIMIT = 1000;
+
+/** CouchDB's default `max_attachment_size`: 1 GiB. */
+export const DEFAULT_MAX_ATTACHMENT_BYTES = 1024 * 1024 * 1024;
 
 /** How often a database with change listeners looks for writes made by other processes. */
 const WATCH_MS = 200;
@@ -48,6 +61,14 @@ export interface OpenOptions {
   deletedConflicts?: boolean;
   latest?: boolean;
   localSeq?: boolean;
+  /** Inline data of every attachment (`attachments=true`). */
+  attachments?: boolean;
+  /** Inline data only of attachments newer than the nearest of these ancestors (`atts_since`). */
+  attsSince?: Rev[];
+  /** `att_encoding_info=true`. */
+  attEncodingInfo?: boolean;
+  /** Attachments as `follows` entries whose bytes the caller sends as parts (multipart answers). */
+  follows?: boolean;
 }
 
 /** A document read for a client: its JSON text, and whether it may carry an ETag (no meta members). */
@@ -56,15 +77,23 @@ export interface OpenedDoc {
   rev: string;
   deleted: boolean;
   hasMeta: boolean;
+  /** The attachments whose bytes follow the JSON (`follows` and data reads; empty otherwise). */
+  following: Attachment[];
 }
 
-export type OpenRevsResult = { ok: string } | { missing: string };
+export type OpenRevsResult = { ok: string; doc: OpenedDoc } | { missing: string };
 
 export type ChangeListener = (updateSeq: number) => void;
 
 export class Database {
   readonly local: LocalDocs;
   private revsLimitCache: number | undefined;
+  /** The largest attachment accepted, in bytes (413 `attachment_too_large` past it). */
+  maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
+  /** Writes storing attachment bytes right now (their bytes are not referenced yet). */
+  attachmentWrites = 0;
+  /** Such writes ever started (the attachment sweep sees whether one began while it looked). */
+  attachmentWritesStarted = 0;
   private readonly listeners = new Set<ChangeListener>();
   private readonly commits: GroupCommit;
   /** The latest sequence listeners were told of. */
@@ -172,15 +201,93 @@ export class Database {
     );
   }
 
-  /** Writes one document under the given id (`PUT /db/id`); throws on conflict. */
-  async putDoc(rawId: unknown, input: DocInput, newEdits = true): Promise<{ ok: true; id: string; rev: string }> {
+  /**
+   * Writes one document under the given id (`PUT /db/id`); throws on conflict. `following` gives
+   * the bytes of attachments that follow the JSON (a multipart request), in the order they come.
+   */
+  async putDoc(
+    rawId: unknown,
+    input: DocInput,
+    newEdits = true,
+    following?: FollowingParts,
+  ): Promise<{ ok: true; id: string; rev: string }> {
     const id = validateDocId(rawId);
-    const [result] = (await this.write([{ id, input }], newEdits)) as [WriteResult];
+    const [result] = (await this.write([{ id, input }], newEdits, following)) as [WriteResult];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }
 
-  private async write(items: readonly { id: string; input: DocInput }[], newEdits: boolean): Promise<WriteResult[]> {
+  private async write(
+    items: readonly { id: string; input: DocInput }[],
+    newEdits: boolean,
+    following?: FollowingParts,
+  ): Promise<WriteResult[]> {
+    if (!items.some(({ id, input }) => hasAttachments(input) && !isLocalId(id))) return this.commit(items, newEdits);
+    // Attachment bytes are stored before the revisions that refer to them commit; compaction
+    // leaves bytes alone while such a write is under way (see attachment-sweep.ts).
+    return this.withAttachmentWrite(async () => {
+      // Every stub first (one bad stub fails the request before any byte is stored), then the bytes.
+      const kept: (Map<string, Attachment> | 'conflict' | undefined)[] = [];
+      for (const { id, input } of items) {
+        kept.push(
+          isLocalId(id) || !hasAttachments(input) ? undefined : await checkStubs(this.store, id, input, newEdits),
+        );
+      }
+      for (const { id, input } of items) if (!isLocalId(id)) checkSizes(input, this.maxAttachmentBytes);
+      // An edit of a revision that is not a live leaf is a conflict row, before its bytes are stored.
+      const results: WriteResult[] = new Array(items.length);
+      const writing: { id: string; input: DocInput }[] = [];
+      const at: number[] = [];
+      items.forEach((item, k) => {
+        if (kept[k] === 'conflict')
+          results[k] = { id: item.id, error: 'conflict', reason: 'Document update conflict.' };
+        else {
+          writing.push(item);
+          at.push(k);
+        }
+      });
+      const options = { newEdits, maxAttachmentBytes: this.maxAttachmentBytes, following };
+      // The documents' inline bytes are stored together (one storage commit for a whole batch).
+      const atts = await Promise.all(
+        writing.map(({ id, input }, j) => {
+          const stubs = kept[at[j]!];
+          if (isLocalId(id) || !hasAttachments(input) || stubs === 'conflict') return undefined;
+          return storeAttachments(this.store, input, stubs, options);
+        }),
+      );
+      writing.forEach(({ input }, j) => {
+        if (atts[j] !== undefined) input.atts = atts[j];
+      });
+      const rows = await this.commit(writing, newEdits);
+      rows.forEach((row, j) => {
+        results[at[j]!] = row;
+      });
+      return results;
+    });
+  }
+
+  /**
+   * Writes one document whose attachments are already resolved (`input.atts`, bytes stored):
+   * the standalone attachment requests. Throws on conflict.
+   */
+  async putPrepared(id: string, input: DocInput): Promise<{ ok: true; id: string; rev: string }> {
+    const [result] = (await this.commit([{ id, input }], true)) as [WriteResult];
+    if ('error' in result) throw new CouchError(result.error, result.reason);
+    return result;
+  }
+
+  /** Runs a write that stores attachment bytes first (compaction keeps its hands off meanwhile). */
+  async withAttachmentWrite<T>(write: () => Promise<T>): Promise<T> {
+    this.attachmentWrites++;
+    this.attachmentWritesStarted++;
+    try {
+      return await write();
+    } finally {
+      this.attachmentWrites--;
+    }
+  }
+
+  private async commit(items: readonly { id: string; input: DocInput }[], newEdits: boolean): Promise<WriteResult[]> {
     const results: WriteResult[] = new Array(items.length);
     const docs: { id: string; input: DocInput }[] = [];
     const at: number[] = [];
@@ -249,7 +356,7 @@ export class Database {
         .sort(compareRevs);
       const out: OpenRevsResult[] = [];
       for (const leaf of stored)
-        out.push({ ok: (await this.renderRevision(record, tree, leaf, leaf.deleted, options)).json });
+        out.push(okResult(await this.renderRevision(record, tree, leaf, leaf.deleted, options)));
       return out;
     }
     const out: OpenRevsResult[] = [];
@@ -269,7 +376,7 @@ export class Database {
         }
         const found = findRev(parsed, target);
         if (found === undefined || !found.stored) out.push({ missing: formatRev(target) });
-        else out.push({ ok: (await this.renderRevision(record, tree, target, found.deleted, options)).json });
+        else out.push(okResult(await this.renderRevision(record, tree, target, found.deleted, options)));
       }
     }
     return out;
@@ -310,21 +417,76 @@ export class Database {
       extras.push(['_local_seq', record.seq]);
       hasMeta = true;
     }
-    return { json: renderDoc(record.id, revText, body, deleted, extras), rev: revText, deleted, hasMeta };
+    const view = attachmentView(options, () => revisionsOf(tree(), rev) ?? { start: rev.pos, ids: [rev.id] });
+    if (changesStubs(view) && body.startsWith('{"_attachments"')) {
+      const rendered = await renderAttachments(this.store, attachmentsOf(body), view);
+      const json = renderDoc(record.id, revText, body, deleted, extras, rendered.text);
+      return { json, rev: revText, deleted, hasMeta, following: rendered.following };
+    }
+    return {
+      json: renderDoc(record.id, revText, body, deleted, extras),
+      rev: revText,
+      deleted,
+      hasMeta,
+      following: [],
+    };
   }
 
-  /** The winning revision's document text for `include_docs` (null when missing or deleted). */
-  async winningDoc(record: DocRecord, withConflicts = false): Promise<string | null> {
+  /** An attachment's stored bytes (a gzip stream for compressed ones), from `start` to `end` (exclusive). */
+  attachmentBytes(att: Attachment, start?: number, end?: number): AsyncIterable<Uint8Array> {
+    return gcPaced(storedBytes(this.store, att, start, end));
+  }
+
+  /** An attachment's identity bytes (decoded as they are read when stored gzipped). */
+  attachmentIdentity(att: Attachment): AsyncIterable<Uint8Array> {
+    return gcPaced(identityStream(this.store, att));
+  }
+
+  /** A revision's attachments (empty when it has none; undefined when the revision or its body is not held). */
+  async revisionAttachments(id: string, rev: Rev): Promise<Attachment[] | undefined> {
+    const body = await this.store.getBody(id, formatRev(rev));
+    return body === undefined ? undefined : attachmentsOf(body);
+  }
+
+  /**
+   * The winning revision's document text for `include_docs` (null when missing or deleted);
+   * `atts` asks for inline attachment data or encoding info (`attachments=true`, `att_encoding_info=true`).
+   */
+  async winningDoc(record: DocRecord, withConflicts = false, atts?: AttachmentView): Promise<string | null> {
     if (record.deleted) return null;
-    return renderWinner(record, await this.store.getBody(record.id, record.rev), withConflicts);
+    const body = await this.store.getBody(record.id, record.rev);
+    return renderWinner(record, body, withConflicts, await this.attachmentsText(body, atts));
   }
 
   /** `winningDoc` of many records, their bodies read together (a page of `include_docs` rows). */
-  async winningDocs(records: readonly (DocRecord | undefined)[], withConflicts = false): Promise<(string | null)[]> {
+  async winningDocs(
+    records: readonly (DocRecord | undefined)[],
+    withConflicts = false,
+    atts?: AttachmentView,
+  ): Promise<(string | null)[]> {
     const live = records.filter((r): r is DocRecord => r !== undefined && !r.deleted);
     const bodies = await this.store.getBodies(live.map((r) => ({ id: r.id, rev: r.rev })));
     const bodyOf = new Map<DocRecord, string | undefined>(live.map((r, i) => [r, bodies[i]]));
-    return records.map((r) => (r === undefined || r.deleted ? null : renderWinner(r, bodyOf.get(r), withConflicts)));
+    const out: (string | null)[] = [];
+    for (const r of records) {
+      if (r === undefined || r.deleted) out.push(null);
+      else {
+        const body = bodyOf.get(r);
+        out.push(renderWinner(r, body, withConflicts, await this.attachmentsText(body, atts)));
+      }
+    }
+    return out;
+  }
+
+  /** The `_attachments` text a read with inline data or encoding info gives (undefined: the stored stubs). */
+  private async attachmentsText(
+    body: string | undefined,
+    view: AttachmentView | undefined,
+  ): Promise<string | undefined> {
+    if (view === undefined || body === undefined || !changesStubs(view) || !body.startsWith('{"_attachments"')) {
+      return undefined;
+    }
+    return (await renderAttachments(this.store, attachmentsOf(body), { ...view, follows: false })).text;
   }
 
   /**
@@ -347,7 +509,7 @@ export class Database {
     const record = await this.store.getDoc(id);
     if (record === undefined || record.deleted) return undefined;
     const body = await this.store.getBody(id, record.rev);
-    return body === undefined ? undefined : { rev: record.rev, body: parseJson(body) };
+    return body === undefined ? undefined : { rev: record.rev, body: parseJson(splitStoredBody(body).body) };
   }
 
   /** The leaves of a document for `_changes?style=all_docs`: the winner first, the rest descending. */
@@ -397,11 +559,41 @@ export class Database {
 }
 
 /** A winning revision's document text (null without its body), with `_conflicts` when asked and any. */
-function renderWinner(record: DocRecord, body: string | undefined, withConflicts: boolean): string | null {
+function renderWinner(
+  record: DocRecord,
+  body: string | undefined,
+  withConflicts: boolean,
+  attachments?: string,
+): string | null {
   if (body === undefined) return null;
-  if (!withConflicts) return renderDoc(record.id, record.rev, body, false);
+  if (!withConflicts) return renderDoc(record.id, record.rev, body, false, undefined, attachments);
   const list = conflictsOf(parseTree(record.tree));
-  return renderDoc(record.id, record.rev, body, false, list.length > 0 ? [['_conflicts', list]] : undefined);
+  const extras: [string, unknown][] | undefined = list.length > 0 ? [['_conflicts', list]] : undefined;
+  return renderDoc(record.id, record.rev, body, false, extras, attachments);
+}
+
+function okResult(doc: OpenedDoc): OpenRevsResult {
+  return { ok: doc.json, doc };
+}
+
+/**
+ * How a read shows attachments: `atts_since` gives data only for attachments newer than the
+ * highest generation among the listed revs that are ancestors of (or are) the revision read.
+ */
+function attachmentView(options: OpenOptions, path: () => { start: number; ids: string[] }): AttachmentView {
+  let since = 0;
+  if (options.attsSince !== undefined) {
+    const { start, ids } = path();
+    for (const rev of options.attsSince) {
+      if (rev.pos <= start && rev.pos > since && ids[start - rev.pos] === rev.id) since = rev.pos;
+    }
+  }
+  return {
+    data: options.attachments === true || options.attsSince !== undefined,
+    follows: options.follows,
+    since,
+    encodingInfo: options.attEncodingInfo,
+  };
 }
 
 /** A new document id: 32 lower-case hex digits, as CouchDB's default uuid algorithm (random). */

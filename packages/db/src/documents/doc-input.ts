@@ -1,6 +1,8 @@
 import { CouchError } from '../errors.js';
 import { JsonObject, toPlain, type JsonValue } from '../json/index.js';
 import { parseRev, type Rev } from '../revisions/index.js';
+import { readAttachmentsInput, type AttachmentInput } from './attachment-input.js';
+import type { NewAttachment } from './attachment-resolve.js';
 
 /** A document as a client sent it, special members taken apart from the body. */
 export interface DocInput {
@@ -18,6 +20,10 @@ export interface DocInput {
    * stringify `body`). Taken when the input is read, so `body` must not change afterwards.
    */
   json?: string | undefined;
+  /** `_attachments` as the client wrote it (undefined: none). */
+  attachments?: AttachmentInput[] | undefined;
+  /** The attachments of the new revision, once resolved (database.ts does it before planning). */
+  atts?: NewAttachment[] | undefined;
 }
 
 /** Members CouchDB reads from a document, and those it silently drops (couch_doc:transfer_fields). */
@@ -42,6 +48,7 @@ export function readDocInput(value: JsonValue): DocInput {
   let hasSpecial = false;
   let id: JsonValue | undefined;
   let hasId = false;
+  let attachments: AttachmentInput[] | undefined;
   const { keys, values } = value;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
@@ -71,9 +78,7 @@ export function readDocInput(value: JsonValue): DocInput {
         break;
       case '_attachments':
         if (!(member instanceof JsonObject)) throw badSpecial(key);
-        if (member.size > 0) {
-          throw new CouchError('not_implemented', 'Attachments are not supported by this server yet.');
-        }
+        if (member.size > 0) attachments = readAttachmentsInput(member);
         break;
       case '_access':
       case '_replication_id':
@@ -88,7 +93,7 @@ export function readDocInput(value: JsonValue): DocInput {
   }
   const body = hasSpecial ? value.without(SPECIAL_MEMBERS) : value;
   const json = hasSpecial ? value.canonicalText(SPECIAL_MEMBERS) : value.canonicalText();
-  return { id, rev, revisions, deleted, body, json };
+  return { id, rev, revisions, deleted, body, json, attachments };
 }
 
 function readRevisions(value: JsonValue): DocInput['revisions'] {

@@ -4,7 +4,17 @@
  * edits (`new_edits=false`) bring their own revisions and merge in, conflicts and all.
  */
 import { CouchError, conflict } from '../errors.js';
-import { findRev, mergePath, newRevId, normalizeRevId, winner, type Rev, type RevTree } from '../revisions/index.js';
+import {
+  findRev,
+  mergePath,
+  newRevId,
+  normalizeRevId,
+  winner,
+  type HashedAttachment,
+  type Rev,
+  type RevTree,
+} from '../revisions/index.js';
+import { digestBytes } from './attachment.js';
 import type { DocInput } from './doc-input.js';
 
 export interface Edit {
@@ -40,7 +50,7 @@ export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revs
     parent = input.rev;
     path = found.path;
   }
-  const id = newRevId(input.deleted, parent, input.body);
+  const id = newRevId(input.deleted, parent, input.body, hashedAttachments(input));
   if (tree === undefined) {
     // A new document (so no parent): the tree is its one revision, as mergePath would build it
     // without the work. The id is lower-case hex (normalizeRevId keeps it); one rev never stems.
@@ -55,6 +65,12 @@ export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revs
   const pos = (parent?.pos ?? 0) + 1;
   const merged = mergePath(tree, { pos, ids: [id, ...path], deleted: input.deleted, stored: true }, revsLimit);
   return { tree: merged.tree, rev: { pos, id }, changed: true, stemmed: merged.stemmed };
+}
+
+/** What the rev id hashes of the new revision's attachments. */
+function hashedAttachments(input: DocInput): HashedAttachment[] {
+  if (input.atts === undefined) return [];
+  return input.atts.map((att) => ({ name: att.name, contentType: att.contentType, md5: digestBytes(att.digest) }));
 }
 
 /** A `new_edits=false` edit: the input's revision path merged in as given (replication). */

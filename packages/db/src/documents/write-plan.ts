@@ -8,6 +8,7 @@ import { stringifyJson } from '../json/index.js';
 import { formatRev, parseTree, serializeTree, winner, type RevTree } from '../revisions/index.js';
 import type { DocRecord, DocWrite } from '../storage/contract.js';
 import type { JsonObject } from '../json/index.js';
+import { storedBody } from './attachment.js';
 import type { DocInput } from './doc-input.js';
 import { interactiveEdit, replicatedEdit, type Edit } from './edit.js';
 import { compareIds } from './id-order.js';
@@ -40,6 +41,16 @@ export function idsOf(requests: readonly WriteRequest[]): string[] {
  * later validate functions): it throws a CouchError, which becomes that document's error row.
  */
 export type DocCheck = (id: string, body: JsonObject, deleted: boolean) => void;
+
+/** The stored text of a new revision: its body, its attachments in front (./attachment.ts). */
+function bodyText(input: DocInput, generation: number): string {
+  const json = input.json ?? stringifyJson(input.body);
+  if (input.atts === undefined || input.atts.length === 0) return json;
+  return storedBody(
+    json,
+    input.atts.map((att) => ({ ...att, revpos: att.revpos ?? generation })),
+  );
+}
 
 export function planWrites(
   requests: readonly WriteRequest[],
@@ -88,7 +99,7 @@ export function planWrites(
         firstWrites.push(id);
       }
       doc.write.record = record;
-      doc.write.bodies.push({ rev, body: input.json ?? stringifyJson(input.body) });
+      doc.write.bodies.push({ rev, body: bodyText(input, edit.rev.pos) });
       if (edit.stemmed.length > 0) (doc.write.dropBodies ??= []).push(...edit.stemmed.map(formatRev));
       doc.tree = edit.tree;
     });

@@ -136,6 +136,12 @@ function applyParam(options: AllDocsOptions, name: string, value: unknown, sourc
     case 'update_seq':
       options.updateSeq = bool();
       break;
+    case 'attachments':
+      options.attachments = value === true || value === 'true';
+      break;
+    case 'att_encoding_info':
+      options.attEncodingInfo = value === true || value === 'true';
+      break;
     case 'reduce':
       misuse.reduce = bool();
       break;

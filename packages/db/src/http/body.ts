@@ -40,6 +40,19 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
   return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
 }
 
+/**
+ * The body as it arrives, for streaming it somewhere (attachments). A body that stops before its
+ * end (the client went away, or closed its side early) is the client's mistake: a 400, not a
+ * server error, and whatever consumed it sees that error and keeps nothing.
+ */
+export async function* bodyStream(ctx: RequestContext): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) yield chunk;
+  } catch {
+    throw new CouchError('bad_request', 'attachment shorter than expected');
+  }
+}
+
 /** The body parsed as JSON; `requireJsonType` for the POST endpoints that check Content-Type (415). */
 export async function readJson(ctx: RequestContext, requireJsonType = false): Promise<JsonValue> {
   if (requireJsonType) checkJsonType(ctx);

@@ -18,6 +18,7 @@ import { bulk } from './handlers/bulk.js';
 import { changes } from './handlers/changes.js';
 import { databases } from './handlers/databases.js';
 import { documents } from './handlers/documents.js';
+import { attachments } from './handlers/attachments.js';
 import { maintenance } from './handlers/maintenance.js';
 import { mango } from './handlers/mango.js';
 import { errors, server } from './handlers/server.js';
@@ -28,6 +29,7 @@ const HANDLERS: HandlerTable = {
   errors,
   databases,
   documents,
+  attachments,
   all_docs: allDocsHandlers,
   design_docs: designDocsHandlers,
   local_docs: localDocsHandlers,

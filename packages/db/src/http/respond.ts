@@ -4,6 +4,8 @@
  * before any row still gets a clean error response; a later one cuts the connection.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ServerResponse } from 'node:http';
 import type { CouchError } from '../errors.js';
 import type { RequestContext } from './context.js';
@@ -141,4 +143,30 @@ function write(res: ServerResponse, chunk: string): Promise<boolean> {
     res.on('drain', onDrain);
     res.on('close', onClose);
   });
+}
+
+/** Bodies up to this size are sent in one write (a stream pipeline costs more than the copy). */
+const SMALL_BODY_BYTES = 256 * 1024;
+
+/**
+ * Streams bytes as the body (status and headers already set; nothing for HEAD), with
+ * backpressure; a client that goes away stops the read.
+ */
+export async function streamBytes(
+  ctx: RequestContext,
+  bytes: AsyncIterable<Uint8Array>,
+  /** The body's size when known: a small one is read whole and sent in one write. */
+  size?: number,
+): Promise<void> {
+  if (ctx.method === 'HEAD') return void ctx.res.end();
+  if (size !== undefined && size <= SMALL_BODY_BYTES) {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of bytes) chunks.push(chunk);
+    return void ctx.res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  }
+  try {
+    await pipeline(Readable.from(bytes), ctx.res);
+  } catch {
+    if (!ctx.res.writableEnded) ctx.res.destroy();
+  }
 }

@@ -89,9 +89,15 @@ function databaseRoutes(r: Mapper): void {
   endpoint(r, '/:db/_design/:docid/_view/:view', { get: 'views#show', post: 'views#query' }, 'GET,POST,HEAD');
   endpoint(r, '/:db/_design/:docid/_view/:view/queries', { post: 'views#queries' }, 'POST');
   endpoint(r, '/:db/_design/:docid/_info', { get: 'views#info' }, 'GET');
-  notImplemented(r, '/:db/_design/:docid/*rest', 'Design document functions and attachments');
+  for (const fn of ['_show', '_list', '_update', '_rewrite']) {
+    notImplemented(r, `/:db/_design/:docid/${fn}/*rest`, `Design document functions (\`${fn}\`)`);
+  }
+  const attachment = { get: 'attachments#show', put: 'attachments#update', delete: 'attachments#destroy' };
+  const attachmentAllow = 'DELETE,GET,HEAD,PUT';
+  endpoint(r, '/:db/_design/:docid/*attachment', attachment, attachmentAllow, { prefix: '_design/' });
+  endpoint(r, '/:db/_local/:docid/*attachment', attachment, attachmentAllow, { prefix: '_local/' });
   endpoint(r, '/:db/:docid', doc, docAllow);
-  notImplemented(r, '/:db/:docid/*attachment', 'Attachments');
+  endpoint(r, '/:db/:docid/*attachment', attachment, attachmentAllow);
 }
 
 export const routes = draw((r) => {

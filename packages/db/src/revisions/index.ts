@@ -13,7 +13,7 @@
  * - serialize.ts: `serializeTree` / `parseTree`, the compact stored form.
  */
 export { type Rev, parseRev, formatRev, normalizeRevId, revIdBytes, compareRevIds, compareRevs } from './rev.js';
-export { newRevId } from './rev-id.js';
+export { newRevId, type HashedAttachment } from './rev-id.js';
 export { type RevNode, type RevRoot, type RevTree, type RevPath, cloneTree, walk, treeSize } from './tree.js';
 export { type MergeOutcome, type MergeResult, DEFAULT_REVS_LIMIT, mergePath } from './merge.js';
 export { stemTree } from './stem.js';

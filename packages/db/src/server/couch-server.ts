@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { Lockout, type AdminStore } from '../auth/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
-import { Database } from '../documents/database.js';
+import { Database, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js';
 import type { Storage } from '../storage/contract.js';
 import { StorageExistsError } from '../storage/engine.js';
 import { validateDbName } from './db-names.js';
@@ -29,6 +29,8 @@ export interface CouchServerOptions {
   storage: Storage;
   admins: AdminStore;
   maxBodyBytes: number;
+  /** The largest attachment accepted (default CouchDB's 1 GiB). */
+  maxAttachmentBytes?: number;
   log: (line: string) => void;
 }
 
@@ -40,6 +42,7 @@ export class CouchServer {
   readonly admins: AdminStore;
   readonly lockout = new Lockout();
   readonly maxBodyBytes: number;
+  readonly maxAttachmentBytes: number;
   readonly log: (line: string) => void;
   /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
   readonly uuid = randomBytes(16).toString('hex');
@@ -51,6 +54,7 @@ export class CouchServer {
     this.storage = options.storage;
     this.admins = options.admins;
     this.maxBodyBytes = options.maxBodyBytes;
+    this.maxAttachmentBytes = options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
     this.log = options.log;
   }
 
@@ -65,6 +69,7 @@ export class CouchServer {
     let db = this.open.get(name);
     if (db === undefined) {
       db = new Database(name, store, createdAt, checkDesignWrite);
+      db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);
     }
     return db;
@@ -75,6 +80,7 @@ export class CouchServer {
     try {
       const store = await this.storage.create(name);
       const db = new Database(name, store, (await store.meta()).createdAt, checkDesignWrite);
+      db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);
       return db;
     } catch (error) {

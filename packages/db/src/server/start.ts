@@ -28,6 +28,8 @@ export interface ServerOptions {
   storage?: string | { url: string; schema?: string };
   admin?: { name: string; password: string };
   maxBodyBytes?: number;
+  /** The largest attachment accepted, in bytes (default 1 GiB, CouchDB's `max_attachment_size`). */
+  maxAttachmentBytes?: number;
   durability?: 'normal' | 'full';
   log?: (line: string) => void;
   /** PBKDF2 iterations for newly stored admin hashes (tests lower it; the default is CouchDB's). */
@@ -64,6 +66,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     storage,
     admins,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    ...(options.maxAttachmentBytes === undefined ? {} : { maxAttachmentBytes: options.maxAttachmentBytes }),
     log,
   });
   const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch));

@@ -3,6 +3,7 @@
  * all as JSON text rows generated lazily so the HTTP layer can stream them. Bounds come from
  * ./collation (byte-comparable row keys); reductions come from the B-tree's stored values.
  */
+import type { AttachmentView } from '../documents/attachment-read.js';
 import type { Database } from '../documents/database.js';
 import type { Rows } from '../support/rows.js';
 import { parseRev } from '../revisions/index.js';
@@ -30,6 +31,8 @@ export type ViewQueryOptions = Pick<
   | 'group'
   | 'includeDocs'
   | 'conflicts'
+  | 'attachments'
+  | 'attEncodingInfo'
 >;
 
 export interface MapResult {
@@ -132,13 +135,11 @@ async function* withDocs(db: Database, rows: Iterable<RowEntry>, q: ViewQueryOpt
     const own = page.filter(([, , valueJson]) => !valueJson.startsWith('{'));
     const ids = [...new Set(own.map(([, docId]) => docId))];
     const records = await db.store.getDocs(ids);
-    const docs = await db.winningDocs(records, q.conflicts);
+    const docs = await db.winningDocs(records, q.conflicts, attachmentView(q));
     const docOf = new Map(ids.map((id, i) => [id, docs[i] ?? null]));
     for (const value of page) {
       const [, docId, valueJson] = value;
-      const doc = valueJson.startsWith('{')
-        ? await includedDoc(db, docId, valueJson, q.conflicts)
-        : (docOf.get(docId) ?? 'null');
+      const doc = valueJson.startsWith('{') ? await includedDoc(db, docId, valueJson, q) : (docOf.get(docId) ?? 'null');
       yield `${mapRow(value).slice(0, -1)},"doc":${doc}}`;
     }
     page = [];
@@ -158,6 +159,11 @@ async function* withDocs(db: Database, rows: Iterable<RowEntry>, q: ViewQueryOpt
 /** Rows whose documents are read together (`include_docs`). */
 const DOCS_PAGE = 128;
 
+/** What `include_docs` rows carry of their documents' attachments (`attachments`, `att_encoding_info`). */
+function attachmentView(q: ViewQueryOptions): AttachmentView {
+  return { data: q.attachments, encodingInfo: q.attEncodingInfo };
+}
+
 function mapRow([keyJson, docId, valueJson]: RowEntry['value']): string {
   return `{"id":${JSON.stringify(docId)},"key":${keyJson},"value":${valueJson}}`;
 }
@@ -166,7 +172,7 @@ function mapRow([keyJson, docId, valueJson]: RowEntry['value']): string {
  * The doc of an include_docs row: the row's document, or the one the value links to
  * (`{"_id": ..., "_rev"?: ...}`); null when missing or deleted.
  */
-async function includedDoc(db: Database, docId: string, valueJson: string, conflicts: boolean): Promise<string> {
+async function includedDoc(db: Database, docId: string, valueJson: string, q: ViewQueryOptions): Promise<string> {
   let id = docId;
   let rev: string | undefined;
   if (valueJson.startsWith('{')) {
@@ -181,9 +187,13 @@ async function includedDoc(db: Database, docId: string, valueJson: string, confl
   try {
     // A linked revision is fetched exactly (couch_index_util:load_doc with a rev opens that
     // revision alone): no _conflicts even with conflicts=true.
-    if (rev !== undefined) return (await db.openDoc(id, { rev: parseRev(rev) })).json;
+    if (rev !== undefined) {
+      return (
+        await db.openDoc(id, { rev: parseRev(rev), attachments: q.attachments, attEncodingInfo: q.attEncodingInfo })
+      ).json;
+    }
     const record = await db.record(id);
-    return record === undefined ? 'null' : ((await db.winningDoc(record, conflicts)) ?? 'null');
+    return record === undefined ? 'null' : ((await db.winningDoc(record, q.conflicts, attachmentView(q))) ?? 'null');
   } catch {
     return 'null';
   }

@@ -54,6 +54,7 @@ export async function startTestServer(
   options: {
     dataDir?: string;
     maxBodyBytes?: number;
+    maxAttachmentBytes?: number;
     storage?: { url: string; schema: string };
     /** Receives the server's log lines (default: dropped). */
     log?: (line: string) => void;
@@ -68,6 +69,7 @@ export async function startTestServer(
     admin: ADMIN,
     hashIterations: 10,
     maxBodyBytes: options.maxBodyBytes,
+    maxAttachmentBytes: options.maxAttachmentBytes,
     log: options.log ?? (() => {}),
     ...(storage === undefined ? {} : { storage }),
   });

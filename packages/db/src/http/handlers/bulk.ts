@@ -8,7 +8,13 @@ import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { looseBool } from '../../support/query-values.js';
-import { sendJson, sendText } from '../respond.js';
+import { sendJson, sendText, streamBytes } from '../respond.js';
+import type { OpenedDoc, OpenOptions } from '../../documents/database.js';
+import type { Attachment } from '../../documents/attachment.js';
+import { acceptsType } from '../accept.js';
+import { randomBoundary } from '../multipart.js';
+import { bulkGetParts, documentPart, errorPart, type MixedPart } from '../multipart-write.js';
+import { attachmentOptions } from './documents.js';
 import { dbOf } from './databases.js';
 
 async function objectBody(ctx: RequestContext): Promise<JsonObject> {
@@ -58,9 +64,27 @@ export const bulk = {
     for (const key of ['open_revs', 'new_edits', 'w', 'rev', 'atts_since']) {
       if (ctx.query.has(key)) throw new CouchError('bad_request', `"${key}" query parameter is not acceptable`);
     }
-    const options = { revs: looseBool(ctx.query, 'revs'), latest: looseBool(ctx.query, 'latest') };
+    const options: OpenOptions = {
+      revs: looseBool(ctx.query, 'revs'),
+      latest: looseBool(ctx.query, 'latest'),
+      ...attachmentOptions(ctx.query),
+    };
+    const accept = ctx.req.headers.accept;
+    const multipart =
+      !acceptsType(accept, 'application/json') &&
+      (acceptsType(accept, 'multipart/mixed') || acceptsType(accept, 'multipart/related'));
+    if (multipart) {
+      // Every attachment follows, whatever the query (but those `atts_since` leaves out).
+      const entries = async function* () {
+        for (const entry of docs) yield await bulkGetOne(db, entry, { ...options, follows: true });
+      };
+      const boundary = `--${randomBoundary()}`;
+      ctx.res.statusCode = 200;
+      ctx.res.setHeader('Content-Type', `multipart/mixed; boundary="${boundary}"`);
+      return streamBytes(ctx, bulkGetParts(boundary, bulkGetMixed(db, entries())));
+    }
     const results: string[] = [];
-    for (const entry of docs) results.push(await bulkGetOne(db, entry, options));
+    for (const entry of docs) results.push(bulkGetJson(await bulkGetOne(db, entry, options)));
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
   },
 
@@ -103,12 +127,22 @@ function checkDoc(doc: JsonValue): DocInput {
 
 /** The error row of a design doc whose content CouchDB would refuse; undefined for any other doc. */
 
-async function bulkGetOne(db: Db, entry: JsonValue, options: { revs: boolean; latest: boolean }): Promise<string> {
+/** One entry of a `_bulk_get` answer: documents and errors, each as JSON (documents also opened). */
+type BulkGetItem = { ok: OpenedDoc } | { error: string };
+
+interface BulkGetEntry {
+  id: unknown;
+  items: BulkGetItem[];
+}
+
+async function bulkGetOne(db: Db, entry: JsonValue, options: OpenOptions): Promise<BulkGetEntry> {
   const id = entry instanceof JsonObject ? entry.get('id') : undefined;
   const revValue = entry instanceof JsonObject ? entry.get('rev') : undefined;
-  const error = (docId: unknown, rev: unknown, name: string, reason: string) =>
-    `{"error":${JSON.stringify({ id: docId, rev, error: name, reason })}}`;
-  const wrap = (docs: string[]) => `{"id":${JSON.stringify(id ?? null)},"docs":[${docs.join(',')}]}`;
+  const since = entry instanceof JsonObject ? entry.get('atts_since') : undefined;
+  const error = (docId: unknown, rev: unknown, name: string, reason: string): BulkGetItem => ({
+    error: JSON.stringify({ id: docId, rev, error: name, reason }),
+  });
+  const wrap = (items: BulkGetItem[]): BulkGetEntry => ({ id: id ?? null, items });
   if (id === undefined) return wrap([error(null, null, 'bad_request', 'document id missed')]);
   try {
     validateDocId(id);
@@ -126,9 +160,44 @@ async function bulkGetOne(db: Db, entry: JsonValue, options: { revs: boolean; la
       return wrap([error(docId, revValue, 'bad_request', 'Invalid rev format')]);
     }
   }
+  let attsSince: Rev[] | undefined;
+  if (since !== undefined) {
+    if (!Array.isArray(since)) {
+      return wrap([error(docId, since, 'bad_request', 'att_since value must be array of revs.')]);
+    }
+    try {
+      attsSince = since.map((rev) => parseRev(rev));
+    } catch {
+      return wrap([error(docId, revValue ?? null, 'bad_request', 'Invalid rev format')]);
+    }
+  }
   // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
   if (revs === 'all' && (await db.leafRevs(docId)).length === 0)
     return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
-  const results = await db.openRevs(docId, revs, options);
-  return wrap(results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : error(docId, r.missing, 'not_found', 'missing'))));
+  const results = await db.openRevs(docId, revs, attsSince === undefined ? options : { ...options, attsSince });
+  return wrap(results.map((r) => ('ok' in r ? { ok: r.doc } : error(docId, r.missing, 'not_found', 'missing'))));
+}
+
+function bulkGetJson(entry: BulkGetEntry): string {
+  const docs = entry.items.map((item) => ('ok' in item ? `{"ok":${item.ok.json}}` : `{"error":${item.error}}`));
+  return `{"id":${JSON.stringify(entry.id)},"docs":[${docs.join(',')}]}`;
+}
+
+/** The parts of a multipart `_bulk_get` answer, a document at a time. */
+async function* bulkGetMixed(db: Db, entries: AsyncIterable<BulkGetEntry>): AsyncGenerator<MixedPart> {
+  const bytesOf = (att: Attachment) => db.attachmentBytes(att);
+  for await (const entry of entries) {
+    for (const item of entry.items) {
+      if (!('ok' in item)) yield errorPart(item.error);
+      else {
+        const doc = item.ok;
+        const inner = `--${randomBoundary()}`;
+        const part = documentPart(doc, bytesOf, inner, [`X-Doc-Id: ${entry.id}`, `X-Rev-Id: ${doc.rev}`]);
+        // CouchDB leaves this inner boundary unquoted.
+        if (doc.following.length > 0)
+          part.headers[part.headers.length - 1] = `Content-Type: multipart/related; boundary=${inner}`;
+        yield part;
+      }
+    }
+  }
 }

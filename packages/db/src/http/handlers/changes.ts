@@ -75,6 +75,8 @@ async function parseRequest(
   let timeout: number | undefined;
   let includeDocs = false;
   let conflicts = false;
+  let attachments = false;
+  let attEncodingInfo = false;
   let filterName: string | undefined;
   for (const [rawKey, value] of query) {
     switch (rawKey.toLowerCase()) {
@@ -112,6 +114,12 @@ async function parseRequest(
       case 'conflicts':
         conflicts = value === 'true';
         break;
+      case 'attachments':
+        attachments = value === 'true';
+        break;
+      case 'att_encoding_info':
+        attEncodingInfo = value === 'true';
+        break;
       case 'filter':
         filterName = value;
         break;
@@ -130,6 +138,8 @@ async function parseRequest(
     limit,
     includeDocs,
     conflicts,
+    attachments,
+    attEncodingInfo,
     allLeaves: style === 'all_docs',
     ...(await filterOf(filterName, query, body, db)),
   };

@@ -7,11 +7,22 @@ import { fromPlain, parseJson, stringifyJson, type JsonObject } from '../../json
 import { parseRev, type Rev } from '../../revisions/index.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { isLocalId } from '../../documents/doc-id.js';
-import { randomId, type Database, type OpenOptions } from '../../documents/database.js';
-import { readJson, checkJsonType } from '../body.js';
+import {
+  randomId,
+  type Database,
+  type OpenedDoc,
+  type OpenOptions,
+  type OpenRevsResult,
+} from '../../documents/database.js';
+import type { Attachment } from '../../documents/attachment.js';
+import { acceptsType } from '../accept.js';
+import { boundaryOf, MultipartReader, randomBoundary } from '../multipart.js';
+import { documentPart, errorPart, mixedParts, relatedParts } from '../multipart-write.js';
+import { bodyStream, readJson, checkJsonType, parseBody } from '../body.js';
+import { validateDocId } from '../../documents/doc-id.js';
 import { param, type RequestContext } from '../context.js';
 import { looseBool } from '../../support/query-values.js';
-import { opaqueEtag, sendJson, sendText } from '../respond.js';
+import { opaqueEtag, sendJson, sendText, streamBytes } from '../respond.js';
 import { dbOf } from './databases.js';
 import { locationOf } from '../location.js';
 
@@ -36,23 +47,48 @@ export const documents = {
     const options = openOptions(query);
     if (openRevs !== null) {
       const revs = openRevs === 'all' ? 'all' : parseRevList(openRevs);
+      if (acceptsType(ctx.req.headers.accept, 'multipart/mixed')) {
+        // Every revision with its attachments as parts (but those `atts_since` leaves out).
+        const results = await db.openRevs(id, revs, { ...options, follows: true });
+        return sendOpenRevsMultipart(ctx, db, results);
+      }
       const results = await db.openRevs(id, revs, options);
       const parts = results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : `{"missing":${JSON.stringify(r.missing)}}`));
       return sendText(ctx, 200, `[${parts.join(',')}]`);
     }
-    const doc = await db.openDoc(id, options);
-    if (doc.hasMeta) return sendText(ctx, 200, doc.json);
+    // Attachment data goes as parts when the client takes multipart/related (CouchDB's default).
+    const multipart =
+      (options.attachments === true || options.attsSince !== undefined) &&
+      acceptsType(ctx.req.headers.accept, 'multipart/related');
+    const doc = await db.openDoc(id, multipart ? { ...options, follows: true } : options);
     const etag = `"${doc.rev}"`;
-    if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
-    sendText(ctx, 200, doc.json, { ETag: etag });
+    if (multipart && doc.following.length > 0) {
+      if (ctx.req.headers['if-none-match'] === etag && !doc.hasMeta) return sendText(ctx, 304, '', { ETag: etag });
+      const boundary = randomBoundary();
+      const related = relatedParts(boundary, doc, (att) => db.attachmentBytes(att));
+      ctx.res.statusCode = 200;
+      ctx.res.setHeader('Content-Type', `multipart/related; boundary="${boundary}"`);
+      ctx.res.setHeader('Content-Length', related.length);
+      if (!doc.hasMeta) ctx.res.setHeader('ETag', etag);
+      return streamBytes(ctx, related.parts, related.length);
+    }
+    if (multipart) {
+      // No attachment follows: the JSON as it would be without multipart (inline data, none here).
+      return showJson(ctx, await db.openDoc(id, options));
+    }
+    return showJson(ctx, doc);
   },
 
   async update(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     const id = docIdOf(ctx);
+    const newEdits = ctx.query.get('new_edits') !== 'false';
+    // CouchDB takes the multipart form only for exactly this spelling, with a parameter.
+    if (!isLocalId(id) && (ctx.req.headers['content-type'] ?? '').startsWith('multipart/related;')) {
+      return updateMultipart(ctx, db, id, newEdits);
+    }
     const input = readDocInput(await readJson(ctx));
     input.rev = revOf(ctx, input.rev);
-    const newEdits = ctx.query.get('new_edits') !== 'false';
     const result = await db.putDoc(id, input, newEdits);
     const etag = isLocalId(id) ? localEtag(id, result.rev, input.deleted ? '' : stringifyJson(input.body)) : undefined;
     respondWritten(ctx, result, input.deleted ? 200 : 201, true, etag);
@@ -90,7 +126,7 @@ export const documents = {
     const q = destination.indexOf('?');
     const target = decodeURIComponent(q >= 0 ? destination.slice(0, q) : destination);
     const targetRev = q >= 0 ? new URLSearchParams(destination.slice(q + 1)).get('rev') : null;
-    const body = await sourceBody(db, id, ctx.query.get('rev'));
+    const { body, atts } = await sourceOf(db, id, ctx.query.get('rev'));
     const input: DocInput = {
       id: target,
       rev: targetRev === null ? undefined : parseRev(targetRev),
@@ -98,7 +134,10 @@ export const documents = {
       deleted: false,
       body,
     };
-    respondWritten(ctx, await db.putDoc(target, input), 201, true);
+    if (atts.length === 0 || isLocalId(target)) return respondWritten(ctx, await db.putDoc(target, input), 201, true);
+    // The attachments go along as they are (their revpos and digest kept).
+    input.atts = atts;
+    respondWritten(ctx, await db.putPrepared(validateDocId(target), input), 201, true);
   },
 
   /** POST to a document is CouchDB's form upload, which needs a Referer (and attachments). */
@@ -107,11 +146,42 @@ export const documents = {
   },
 };
 
-async function sourceBody(db: Database, id: string, rev: string | null): Promise<JsonObject> {
-  if (isLocalId(id)) return parseJson((await db.local.get(id)).body) as JsonObject;
+/** The body and attachments of the revision COPY copies. */
+async function sourceOf(
+  db: Database,
+  id: string,
+  rev: string | null,
+): Promise<{ body: JsonObject; atts: Attachment[] }> {
+  if (isLocalId(id)) return { body: parseJson((await db.local.get(id)).body) as JsonObject, atts: [] };
   const doc = await db.openDoc(id, rev === null ? {} : { rev: parseRev(rev) });
   const parsed = parseJson(doc.json) as JsonObject;
-  return readDocInput(parsed).body;
+  const atts = (await db.revisionAttachments(id, parseRev(doc.rev))) ?? [];
+  return { body: readDocInput(parsed.without(new Set(['_attachments']))).body, atts };
+}
+
+/**
+ * `PUT /db/doc` as `multipart/related` (the replicator's form): the JSON part first, then one
+ * part per attachment that says `follows`, in that order, each streamed into storage.
+ */
+async function updateMultipart(ctx: RequestContext, db: Database, id: string, newEdits: boolean): Promise<void> {
+  const boundary = boundaryOf(ctx.req.headers['content-type']!);
+  if (boundary === undefined) throw new CouchError('bad_request', 'The multipart request has no boundary.');
+  const reader = new MultipartReader(bodyStream(ctx), boundary);
+  const headers = await reader.next();
+  const type = headers?.get('content-type') ?? '';
+  if (type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
+    throw new CouchError('bad_content_type', 'Content-Type must be application/json');
+  }
+  const input = readDocInput(parseBody(await reader.bodyBytes(ctx.server.maxBodyBytes)));
+  input.rev = revOf(ctx, input.rev);
+  const following = () =>
+    (async function* () {
+      if ((await reader.next()) === undefined) throw new CouchError('bad_request', 'attachment shorter than expected');
+      yield* reader.body();
+    })();
+  const result = await db.putDoc(id, input, newEdits, following);
+  ctx.req.resume(); // parts nobody asked for, and the epilogue
+  respondWritten(ctx, result, input.deleted ? 200 : 201, true);
 }
 
 function openOptions(query: URLSearchParams): OpenOptions {
@@ -125,7 +195,50 @@ function openOptions(query: URLSearchParams): OpenOptions {
     deletedConflicts: meta || looseBool(query, 'deleted_conflicts'),
     latest: looseBool(query, 'latest'),
     localSeq: looseBool(query, 'local_seq'),
+    ...attachmentOptions(query),
   };
+}
+
+function showJson(ctx: RequestContext, doc: OpenedDoc): void {
+  if (doc.hasMeta) return sendText(ctx, 200, doc.json);
+  const etag = `"${doc.rev}"`;
+  if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
+  sendText(ctx, 200, doc.json, { ETag: etag });
+}
+
+async function sendOpenRevsMultipart(ctx: RequestContext, db: Database, results: OpenRevsResult[]): Promise<void> {
+  const outer = randomBoundary();
+  const inner = randomBoundary();
+  const bytesOf = (att: Attachment) => db.attachmentBytes(att);
+  const parts = results.map((r) =>
+    'ok' in r ? documentPart(r.doc, bytesOf, inner) : errorPart(`{"missing":${JSON.stringify(r.missing)}}`),
+  );
+  ctx.res.statusCode = 200;
+  ctx.res.setHeader('Content-Type', `multipart/mixed; boundary="${outer}"`);
+  return streamBytes(ctx, mixedParts(outer, parts));
+}
+
+/** `attachments`, `att_encoding_info` (only the value `true` counts, as CouchDB) and `atts_since`. */
+export function attachmentOptions(
+  query: URLSearchParams,
+): Pick<OpenOptions, 'attachments' | 'attEncodingInfo' | 'attsSince'> {
+  const since = query.get('atts_since');
+  return {
+    attachments: query.get('attachments') === 'true',
+    attEncodingInfo: query.get('att_encoding_info') === 'true',
+    attsSince: since === null ? undefined : parseAttsSince(since),
+  };
+}
+
+function parseAttsSince(raw: string): Rev[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    throw new CouchError('bad_request', 'invalid UTF-8 JSON');
+  }
+  if (!Array.isArray(list)) throw new CouchError('bad_request', 'Invalid list of revisions');
+  return list.map((rev) => parseRev(rev));
 }
 
 function parseRevList(raw: string): Rev[] {
@@ -144,7 +257,7 @@ function parseRevList(raw: string): Rev[] {
  * The rev of a write: from the body, `?rev=` or `If-Match`; two sources that disagree are a 400,
  * as CouchDB checks them.
  */
-function revOf(ctx: RequestContext, bodyRev: Rev | undefined): Rev | undefined {
+export function revOf(ctx: RequestContext, bodyRev: Rev | undefined): Rev | undefined {
   const queryRev = ctx.query.get('rev');
   const ifMatch = ctx.req.headers['if-match'];
   const etagRev = typeof ifMatch === 'string' ? ifMatch.replace(/^"|"$/g, '') : undefined;

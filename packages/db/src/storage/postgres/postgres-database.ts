@@ -26,6 +26,8 @@ import { quoteIdent } from './schema.js';
 /** Rows per fold page: small first (callers often stop after a few rows), then larger. */
 const FIRST_PAGE = 64;
 const MAX_PAGE = 1024;
+/** Bytes of an attachment chunk read per row (see readAttachment). */
+const READ_PIECE = 32 * 1024;
 
 /** A named statement: node-postgres parses it once per connection, then only binds values. */
 function named(text: string): { name: string; text: string } {
@@ -665,11 +667,17 @@ export class PostgresDocumentStore implements DocumentStore {
     yield* chunkRange(
       info.length,
       async (n) => {
-        const [row] = await this.query<{ data: Buffer }>(
-          `SELECT data FROM ${this.sql.chunks} WHERE db_id = $1 AND digest = $2 AND n = $3`,
+        // In pieces: node-postgres reads a bytea as a hex string first, and a 512 KiB string is
+        // only freed by a full collection (large objects), so a long download would pile them
+        // up; 64 KiB strings die young. One round trip all the same.
+        const rows = await this.query<{ piece: Buffer }>(
+          `SELECT substring(c.data FROM g FOR ${READ_PIECE}) AS piece
+           FROM ${this.sql.chunks} c, generate_series(1, octet_length(c.data), ${READ_PIECE}) AS g
+           WHERE c.db_id = $1 AND c.digest = $2 AND c.n = $3 ORDER BY g`,
           [this.dbId, digest, n],
         );
-        return row?.data;
+        if (rows.length === 0) return undefined;
+        return rows.length === 1 ? rows[0]!.piece : Buffer.concat(rows.map((r) => r.piece));
       },
       start,
       end,

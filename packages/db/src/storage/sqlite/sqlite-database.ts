@@ -16,7 +16,14 @@ import type {
   PurgeWrite,
 } from '../engine.js';
 import { SqliteAttachments } from './attachments.js';
-import { ATTACHMENT_SCHEMA, COUNTERS, PURGE_SCHEMA, SCHEMA, SCHEMA_VERSION } from './schema.js';
+import {
+  ATTACHMENT_CHUNKS_COLUMN,
+  ATTACHMENT_SCHEMA,
+  COUNTERS,
+  PURGE_SCHEMA,
+  SCHEMA,
+  SCHEMA_VERSION,
+} from './schema.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -247,6 +254,8 @@ export class SqliteDatabase implements DatabaseStore {
     }
     db.exec(PURGE_SCHEMA);
     db.exec(ATTACHMENT_SCHEMA);
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('attachments');
+    if (!columns.includes('chunks')) db.exec(ATTACHMENT_CHUNKS_COLUMN);
     const createdAt = db.prepare("SELECT value FROM meta WHERE key = 'created_at'").pluck().get();
     return createdAt as number;
   }
