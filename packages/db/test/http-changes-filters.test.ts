@@ -358,6 +358,30 @@ describe('_changes filters', () => {
     });
   });
 
+  describe('a filter failing after rows were sent', () => {
+    it('ends the feed cleanly at its last row; the next request from there gets the error', async () => {
+      await t.request('PUT', '/mid');
+      await t.request('PUT', '/mid/_design/m', {
+        body: { filters: { f: "function(doc) { if (doc._id === 'd080') throw new Error('late'); return true; }" } },
+      });
+      const docs = Array.from({ length: 100 }, (_, i) => ({ _id: `d${String(i).padStart(3, '0')}` }));
+      await t.request('POST', '/mid/_bulk_docs', { body: { docs } });
+      const r = await t.request('GET', '/mid/_changes?filter=m/f');
+      assert.equal(r.status, 200);
+      const ids: string[] = r.json.results.map((row: { id: string }) => row.id);
+      assert.ok(ids.length > 1 && !ids.includes('d080'), `rows up to the failure: ${ids.length}`);
+      assert.deepEqual(
+        ids.slice(1),
+        docs.slice(0, ids.length - 1).map((doc) => doc._id),
+      );
+      const lastRow = r.json.results.at(-1);
+      assert.equal(r.json.last_seq, lastRow.seq);
+      const next = await t.request('GET', `/mid/_changes?filter=m/f&since=${r.json.last_seq}`);
+      assert.equal(next.status, 400);
+      assert.match(next.json.reason, /late/);
+    });
+  });
+
   describe('feeds', () => {
     it('longpoll waits for a change that passes the filter', async () => {
       await t.request('PUT', '/lp');

@@ -71,20 +71,27 @@ export async function* changeEvents(db: Database, options: ChangesOptions): Asyn
       if (options.docIds !== undefined && !options.docIds.has(record.id)) continue;
       records.push(record);
     }
-    const passing = options.docFilter === undefined ? undefined : await judge(db, records, options);
-    for (let r = 0; r < records.length; r++) {
-      const record = records[r]!;
-      const revs = passing === undefined ? db.changeRevs(record, options.allLeaves) : passing[r]!;
-      if (revs.length === 0) {
-        yield { seq: record.seq, json: undefined };
-        continue;
+    // Judged a slice at a time, so rows flow before a large page is through the filter.
+    for (let start = 0; start < records.length; start += JUDGE_BATCH) {
+      const slice = records.slice(start, start + JUDGE_BATCH);
+      const passing = options.docFilter === undefined ? undefined : await judge(db, slice, options);
+      for (let r = 0; r < slice.length; r++) {
+        const record = slice[r]!;
+        const revs = passing === undefined ? db.changeRevs(record, options.allLeaves) : passing[r]!;
+        if (revs.length === 0) {
+          yield { seq: record.seq, json: undefined };
+          continue;
+        }
+        const row = { seq: record.seq, json: await changeRow(db, record, revs, options) };
+        const times = options.docIds === undefined ? 1 : (options.docIds.get(record.id) ?? 0);
+        for (let i = 0; i < times; i++) yield row;
       }
-      const row = { seq: record.seq, json: await changeRow(db, record, revs, options) };
-      const times = options.docIds === undefined ? 1 : (options.docIds.get(record.id) ?? 0);
-      for (let i = 0; i < times; i++) yield row;
     }
   }
 }
+
+/** How many changes a document filter judges in one call (one sandbox round trip). */
+const JUDGE_BATCH = 64;
 
 /** For each record, the revisions the document filter passes (winner first when several). */
 async function judge(
