@@ -64,8 +64,13 @@ export async function* changeRows(db: Database, options: ChangesOptions): AsyncG
  * rejects is reported, since it moves `last_seq`). Ignores `limit`.
  */
 export async function* changeEvents(db: Database, options: ChangesOptions): AsyncGenerator<ChangeEvent> {
-  for await (const page of db.store.foldChanges(options.since, options.descending)) {
-    const records: DocRecord[] = [];
+  // A document filter on the winners of an ascending feed reads the bodies with the changes.
+  const withBodies = options.docFilter !== undefined && !options.descending && !options.allLeaves;
+  const pages: AsyncIterable<readonly (DocRecord & { body?: string | undefined })[]> = withBodies
+    ? db.store.foldChangedBodies(options.since)
+    : db.store.foldChanges(options.since, options.descending);
+  for await (const page of pages) {
+    const records: (DocRecord & { body?: string | undefined })[] = [];
     for (const record of page) {
       if (options.filter !== undefined && !options.filter(record)) continue;
       if (options.docIds !== undefined && !options.docIds.has(record.id)) continue;
@@ -74,15 +79,15 @@ export async function* changeEvents(db: Database, options: ChangesOptions): Asyn
     // Judged a slice at a time, so rows flow before a large page is through the filter.
     for (let start = 0; start < records.length; start += JUDGE_BATCH) {
       const slice = records.slice(start, start + JUDGE_BATCH);
-      const passing = options.docFilter === undefined ? undefined : await judge(db, slice, options);
+      const judged = options.docFilter === undefined ? undefined : await judge(db, slice, options, withBodies);
       for (let r = 0; r < slice.length; r++) {
         const record = slice[r]!;
-        const revs = passing === undefined ? db.changeRevs(record, options.allLeaves) : passing[r]!;
+        const revs = judged === undefined ? db.changeRevs(record, options.allLeaves) : judged.passing[r]!;
         if (revs.length === 0) {
           yield { seq: record.seq, json: undefined };
           continue;
         }
-        const row = { seq: record.seq, json: await changeRow(db, record, revs, options) };
+        const row = { seq: record.seq, json: await changeRow(db, record, revs, options, judged?.winners[r]) };
         const times = options.docIds === undefined ? 1 : (options.docIds.get(record.id) ?? 0);
         for (let i = 0; i < times; i++) yield row;
       }
@@ -93,19 +98,28 @@ export async function* changeEvents(db: Database, options: ChangesOptions): Asyn
 /** How many changes a document filter judges in one call (one sandbox round trip). */
 const JUDGE_BATCH = 64;
 
-/** For each record, the revisions the document filter passes (winner first when several). */
+/**
+ * For each record, the revisions the document filter passes (winner first when several), and
+ * the winner's text when it was read for the filter (for `include_docs`).
+ */
 async function judge(
   db: Database,
-  records: readonly DocRecord[],
+  records: readonly (DocRecord & { body?: string | undefined })[],
   options: ChangesOptions,
-): Promise<{ rev: string }[][]> {
+  withBodies: boolean,
+): Promise<{ passing: { rev: string }[][]; winners: (string | undefined)[] }> {
   const revsOf = records.map((record) => db.changeRevs(record, options.allLeaves));
   const texts: string[] = [];
+  const winners: (string | undefined)[] = [];
   if (!options.allLeaves) {
-    // Winners: live ones read together, tombstones one by one.
-    const live = await db.winningDocs(records, options.conflicts);
+    // Winners: live ones read together (or given with the changes), tombstones one by one.
+    const live = withBodies
+      ? records.map((record) => db.winningDocFromBody(record, record.body, options.conflicts))
+      : await db.winningDocs(records, options.conflicts);
     for (let r = 0; r < records.length; r++) {
-      texts.push(live[r] ?? (await revisionDoc(db, records[r]!, records[r]!.rev, options.conflicts)));
+      const text = live[r] ?? (await revisionDoc(db, records[r]!, records[r]!.rev, options.conflicts));
+      texts.push(text);
+      winners.push(live[r] ?? undefined);
     }
   } else {
     for (let r = 0; r < records.length; r++) {
@@ -114,7 +128,7 @@ async function judge(
   }
   const verdicts = await options.docFilter!.test(texts);
   let v = 0;
-  return revsOf.map((revs) => revs.filter(() => verdicts[v++] === true));
+  return { passing: revsOf.map((revs) => revs.filter(() => verdicts[v++] === true)), winners };
 }
 
 /** One revision as filters see it (`{_id, _rev, _deleted: true, …}` for a tombstone). */
@@ -131,11 +145,12 @@ async function changeRow(
   record: DocRecord,
   revs: readonly { rev: string }[],
   options: ChangesOptions,
+  winner: string | undefined,
 ): Promise<string> {
   let row = `{"seq":${record.seq},"id":${JSON.stringify(record.id)},"changes":${JSON.stringify(revs)}`;
   if (record.deleted) row += ',"deleted":true';
   if (options.includeDocs) {
-    let doc = await changeDoc(db, record, options.conflicts);
+    let doc = winner ?? (await changeDoc(db, record, options.conflicts));
     if (doc !== 'null' && options.docFilter?.projectDoc !== undefined) doc = options.docFilter.projectDoc(doc);
     row += `,"doc":${doc}`;
   }
