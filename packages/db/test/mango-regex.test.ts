@@ -155,6 +155,33 @@ describe('mango $regex', () => {
     );
   });
 
+  it('property: on ASCII values without newlines, patterns whose meaning JS shares match as JS RegExp does', () => {
+    // Random patterns from the syntax both engines read alike: the translation must keep their
+    // structure (what a quantifier applies to, groups, alternation, anchors).
+    const { pattern } = fc.letrec((tie) => ({
+      atom: fc.oneof(
+        fc.constantFrom('a', 'b', 'c', '.', '[ab]', '[^a]', '[a-c]', '\\d', '\\w', '\\s', '\\.', 'x'),
+        tie('pattern').map((p) => `(${p})`),
+        tie('pattern').map((p) => `(?:${p})`),
+      ),
+      piece: fc.tuple(tie('atom'), fc.constantFrom('', '', '*', '+', '?', '{1,2}', '*?', '{2}')).map(([a, q]) => a + q),
+      pattern: fc.oneof(
+        { depthSize: 'small' },
+        fc.array(tie('piece'), { minLength: 1, maxLength: 4 }).map((pieces) => pieces.join('')),
+        fc.tuple(tie('pattern'), tie('pattern')).map(([l, r]) => `${l}|${r}`),
+        tie('pattern').map((p) => `^${p}`),
+        tie('pattern').map((p) => `${p}$`),
+      ),
+    }));
+    const value = fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'x', '1', ' ', '.', '_'), maxLength: 8 });
+    fc.assert(
+      fc.property(pattern as fc.Arbitrary<string>, value, (p, v) => {
+        assert.equal(test(p, v), new RegExp(p).test(v), `${p} on ${JSON.stringify(v)}`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('property: (?i) on ASCII letters equals comparing ASCII-lowercased values', () => {
     const ascii = fc.string({ unit: fc.constantFrom('a', 'B', 'c', 'D', 'é', 'É', '1'), maxLength: 5 });
     const lower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
