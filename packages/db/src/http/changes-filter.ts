@@ -131,7 +131,7 @@ async function viewFilter(ctx: RequestContext, db: Database): Promise<FeedFilter
   const mapper = await createMapper(
     {
       views: [{ name: parts[1], map }],
-      ...(lib instanceof JsonObject ? { lib: { views: { lib: toPlain(lib) } } } : {}),
+      ...(lib instanceof JsonObject ? { lib: toPlain(lib) } : {}),
     },
     { log: sandboxLog(ctx) },
   );
