@@ -66,9 +66,12 @@ export async function* changeRows(db: Database, options: ChangesOptions): AsyncG
 export async function* changeEvents(db: Database, options: ChangesOptions): AsyncGenerator<ChangeEvent> {
   // A document filter on the winners of an ascending feed reads the bodies with the changes.
   const withBodies = options.docFilter !== undefined && !options.descending && !options.allLeaves;
-  const pages: AsyncIterable<readonly (DocRecord & { body?: string | undefined })[]> = withBodies
-    ? db.store.foldChangedBodies(options.since)
-    : db.store.foldChanges(options.since, options.descending);
+  const pages: AsyncIterable<readonly (DocRecord & { body?: string | undefined })[]> =
+    options.docIds !== undefined && options.docIds.size <= LOOKUP_IDS
+      ? lookedUp(db, options, options.docIds)
+      : withBodies
+        ? db.store.foldChangedBodies(options.since)
+        : db.store.foldChanges(options.since, options.descending);
   for await (const page of pages) {
     const records: (DocRecord & { body?: string | undefined })[] = [];
     for (const record of page) {
@@ -93,6 +96,22 @@ export async function* changeEvents(db: Database, options: ChangesOptions): Asyn
       }
     }
   }
+}
+
+/** Up to this many `doc_ids`, the documents are looked up rather than the changes scanned (CouchDB's rule). */
+const LOOKUP_IDS = 1000;
+
+/** The records of the listed documents changed after `since`, as one page in feed order. */
+async function* lookedUp(
+  db: Database,
+  options: ChangesOptions,
+  ids: ReadonlyMap<string, number>,
+): AsyncGenerator<DocRecord[]> {
+  const found = (await db.store.getDocs([...ids.keys()])).filter(
+    (record): record is DocRecord => record !== undefined && record.seq > options.since,
+  );
+  found.sort((a, b) => (options.descending ? b.seq - a.seq : a.seq - b.seq));
+  if (found.length > 0) yield found;
 }
 
 /** How many changes a document filter judges in one call (one sandbox round trip). */
