@@ -316,6 +316,17 @@ describe('_changes filters', () => {
         interval.json.results.map((row: { seq: number | null }) => row.seq),
         [2, null, 5, null],
       );
+      const continuous = await get('feed=continuous&filter=f/all&seq_interval=2&limit=4&timeout=300');
+      assert.deepEqual(
+        continuous.text
+          .trim()
+          .split('\n')
+          .map((line) => {
+            const row = JSON.parse(line);
+            return 'seq' in row ? row.seq : row.last_seq;
+          }),
+        [2, null, 5, null, 6],
+      );
     });
   });
 

@@ -224,10 +224,7 @@ function feed(
         lastSeq = event.seq;
         const remaining = (options.limit ?? NO_LIMIT) - count;
         count++;
-        const interval = request.seqInterval;
-        yield interval === undefined || remaining % interval === 0
-          ? event.json
-          : `{"seq":null${event.json.slice(`{"seq":${event.seq}`.length)}`;
+        yield withSeqInterval(event as { seq: number; json: string }, remaining, request.seqInterval);
       }
     } catch (err) {
       // Before the first row this is still a clean error response; after it, the rows sent stand
@@ -266,6 +263,12 @@ async function normal(ctx: RequestContext, db: Database, request: FeedRequest, e
   if (etag !== undefined && ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
   const { rows, tail } = feed(ctx, db, request);
   await streamRows(ctx, 200, '{"results":[', rows, tail, etag === undefined ? undefined : { ETag: etag });
+}
+
+/** A row's text with `"seq":null` unless the remaining limit is a multiple of `seq_interval`. */
+function withSeqInterval(row: { seq: number; json: string }, remaining: number, interval: number | undefined): string {
+  if (interval === undefined || remaining % interval === 0) return row.json;
+  return `{"seq":null${row.json.slice(`{"seq":${row.seq}`.length)}`;
 }
 
 /** Waits for the next change after `since` (or the timeout), then answers as a normal feed. */
@@ -348,13 +351,15 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   }
   let since = options.since;
   let left = options.limit ?? Infinity;
+  let returned = 0;
   const deadline = Date.now() + request.timeout;
   const beat = events ? 'event: heartbeat\ndata: \n\n' : '\n';
   const heartbeat = request.heartbeat === undefined ? undefined : setInterval(() => res.write(beat), request.heartbeat);
   try {
     while (!res.destroyed && left > 0) {
       for await (const row of changeRows(db, { ...options, since, limit: left === Infinity ? undefined : left })) {
-        res.write(events ? `data: ${row.json}\nid: ${row.seq}\n\n` : `${row.json}\n`);
+        const json = withSeqInterval(row, (options.limit ?? NO_LIMIT) - returned++, request.seqInterval);
+        res.write(events ? `data: ${json}\nid: ${row.seq}\n\n` : `${json}\n`);
         since = row.seq;
         left--;
       }
@@ -379,7 +384,6 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   // A feed that ran to its end has seen every change: last_seq is the current sequence then.
   const cut = left <= 0;
   const lastSeq = cut || options.descending ? since : Math.max(since, await db.updateSeq());
-  const returned = (options.limit ?? Infinity) - left;
   const pending = cut ? await pendingAfter(db, options, lastSeq, returned) : 0;
   res.end(`{"last_seq":${lastSeq},"pending":${pending}}\n`);
 }
