@@ -235,3 +235,18 @@ describe('mango fields projection', () => {
     assert.equal(project(doc, parseFields(parseJson('[]'))), doc);
   });
 });
+
+describe('Erlang text of JSON in error reasons', () => {
+  it('~w prints binaries as bytes; ~p quotes printable ones', async () => {
+    const { formatP, formatW } = await import('../src/mango/erlang-text.js');
+    assert.equal(formatW(parseJson('{"a":[1,1.5,null,true,"é"]}')), '{[{<<97>>,[1,1.5,null,true,<<195,169>>]}]}');
+    assert.equal(formatW(''), '<<>>');
+    assert.equal(formatW(parseJson('12345678901234567890')), '12345678901234567890');
+    assert.equal(formatW(parseJson('2.0')), '2.0');
+    assert.equal(formatP('n'), '<<"n">>');
+    assert.equal(formatP('é'), '<<"é"/utf8>>');
+    assert.equal(formatP('a"b\\n'), '<<"a\\"b\\\\n">>');
+    assert.equal(formatP('\u0001'), '<<1>>');
+    assert.equal(formatP(''), '<<>>');
+  });
+});

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { CouchError } from '../src/errors.js';
 import { type JsonObject, parseJson, stringifyJson } from '../src/json/index.js';
 import { matches } from '../src/mango/match.js';
 import { parseFields, project } from '../src/mango/projection.js';
@@ -128,6 +129,63 @@ describe('mango properties', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('any JSON is either a selector or a 400, and matching a selector never fails otherwise', () => {
+    const KEYS = [
+      'a',
+      'b.c',
+      '',
+      '$and',
+      '$or',
+      '$nor',
+      '$not',
+      '$eq',
+      '$gt',
+      '$in',
+      '$nin',
+      '$all',
+      '$size',
+      '$mod',
+      '$exists',
+      '$type',
+      '$regex',
+      '$beginsWith',
+      '$elemMatch',
+      '$allMatch',
+      '$keyMapMatch',
+      '$text',
+      '$default',
+      '$bad',
+      '$where',
+    ];
+    const { any } = fc.letrec((tie) => ({
+      any: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        scalar,
+        fc.constantFrom('^a', '(', '[', 'a|b'),
+        fc.array(tie('any'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom(...KEYS), tie('any'), { maxKeys: 3 }),
+      ),
+    }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...KEYS), any, { maxKeys: 3 }), doc, (s, d) => {
+        let parsed: ReturnType<typeof parseSelector>;
+        try {
+          parsed = parseSelector(json(s));
+        } catch (err) {
+          assert.ok(err instanceof CouchError && err.status === 400, String(err));
+          return;
+        }
+        try {
+          matches(parsed, json(d));
+        } catch (err) {
+          // Only an invalid field name may surface while matching (as in CouchDB).
+          assert.ok(err instanceof CouchError && err.error === 'invalid_field_name', String(err));
+        }
+      }),
+      { numRuns: 3000 },
     );
   });
 
