@@ -128,7 +128,7 @@ describe('_changes', () => {
     const unknown = await t.request('GET', '/db/_changes?filter=_bogus');
     assert.deepEqual(
       [unknown.status, unknown.json],
-      [400, { error: 'bad_request', reason: '`filter` must be of the form `designname/filtername`' }],
+      [400, { error: 'bad_request', reason: 'unknown builtin filter name' }],
     );
     const missing = await t.request('GET', '/db/_changes?filter=nope/f');
     assert.deepEqual([missing.status, missing.json], [404, { error: 'not_found', reason: 'missing' }]);

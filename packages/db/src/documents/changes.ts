@@ -1,6 +1,7 @@
 /**
  * The changes feed: one row per document at its latest sequence, as JSON text, oldest first (or
- * newest first). Filters (`_doc_ids`, `_design`) are predicates on the record.
+ * newest first). Filters (`_doc_ids`, `_design`) are predicates on the record; filters that need
+ * the document (`_selector`, `_view`, design-doc functions) judge its revisions a page at a time.
  */
 import { parseRev } from '../revisions/index.js';
 import type { DocRecord } from '../storage/contract.js';
@@ -25,6 +26,20 @@ export interface ChangesOptions {
    * id named twice gives its row twice.
    */
   docIds?: ReadonlyMap<string, number>;
+  /** A filter on the documents themselves. */
+  docFilter?: DocFilter;
+}
+
+/**
+ * A filter that reads documents. It is shown the revisions of a page of changes (the winner,
+ * or every leaf with `style=all_docs`) as CouchDB passes them to filters: `_id`, `_rev`, the
+ * body, `_deleted: true` for tombstones, `_conflicts` with `conflicts=true`.
+ */
+export interface DocFilter {
+  /** Which of the revisions (JSON texts) pass. */
+  test(docsJson: readonly string[]): Promise<boolean[]>;
+  /** Rewrites the `doc` of an `include_docs` row (a `_selector` filter's `fields`). */
+  projectDoc?(docJson: string): string;
 }
 
 export interface ChangeRow {
@@ -32,27 +47,139 @@ export interface ChangeRow {
   json: string;
 }
 
+/** A change the scan went past: a row, or (json undefined) a change the filter did not pass. */
+export interface ChangeEvent {
+  seq: number;
+  json: string | undefined;
+}
+
 export async function* changeRows(db: Database, options: ChangesOptions): AsyncGenerator<ChangeRow> {
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
-  for await (const page of db.store.foldChanges(options.since, options.descending)) {
+  for await (const event of changeEvents(db, options)) {
+    if (event.json === undefined) continue;
+    yield event as ChangeRow;
+    if (--left <= 0) return;
+  }
+}
+
+/**
+ * Every change after `since` in feed order, whether it passed the filters or not (a change the
+ * record predicates reject is skipped silently, as CouchDB's lookups do; one a document filter
+ * rejects is reported, since it moves `last_seq`). Ignores `limit`.
+ */
+export async function* changeEvents(db: Database, options: ChangesOptions): AsyncGenerator<ChangeEvent> {
+  // A document filter on the winners of an ascending feed reads the bodies with the changes.
+  const withBodies = options.docFilter !== undefined && !options.descending && !options.allLeaves;
+  const pages: AsyncIterable<readonly (DocRecord & { body?: string | undefined })[]> =
+    options.docIds !== undefined && options.docIds.size <= LOOKUP_IDS
+      ? lookedUp(db, options, options.docIds)
+      : withBodies
+        ? db.store.foldChangedBodies(options.since)
+        : db.store.foldChanges(options.since, options.descending);
+  for await (const page of pages) {
+    const records: (DocRecord & { body?: string | undefined })[] = [];
     for (const record of page) {
       if (options.filter !== undefined && !options.filter(record)) continue;
-      const times = options.docIds === undefined ? 1 : (options.docIds.get(record.id) ?? 0);
-      if (times === 0) continue;
-      const row = { seq: record.seq, json: await changeRow(db, record, options) };
-      for (let i = 0; i < times; i++) {
-        yield row;
-        if (--left <= 0) return;
+      if (options.docIds !== undefined && !options.docIds.has(record.id)) continue;
+      records.push(record);
+    }
+    // Judged a slice at a time, so rows flow before a large page is through the filter.
+    for (let start = 0; start < records.length; start += JUDGE_BATCH) {
+      const slice = records.slice(start, start + JUDGE_BATCH);
+      const judged = options.docFilter === undefined ? undefined : await judge(db, slice, options, withBodies);
+      for (let r = 0; r < slice.length; r++) {
+        const record = slice[r]!;
+        const revs = judged === undefined ? db.changeRevs(record, options.allLeaves) : judged.passing[r]!;
+        if (revs.length === 0) {
+          yield { seq: record.seq, json: undefined };
+          continue;
+        }
+        const row = { seq: record.seq, json: await changeRow(db, record, revs, options, judged?.winners[r]) };
+        const times = options.docIds === undefined ? 1 : (options.docIds.get(record.id) ?? 0);
+        for (let i = 0; i < times; i++) yield row;
       }
     }
   }
 }
 
-async function changeRow(db: Database, record: DocRecord, options: ChangesOptions): Promise<string> {
-  let row = `{"seq":${record.seq},"id":${JSON.stringify(record.id)},"changes":${JSON.stringify(db.changeRevs(record, options.allLeaves))}`;
+/** Up to this many `doc_ids`, the documents are looked up rather than the changes scanned (CouchDB's rule). */
+const LOOKUP_IDS = 1000;
+
+/** The records of the listed documents changed after `since`, as one page in feed order. */
+async function* lookedUp(
+  db: Database,
+  options: ChangesOptions,
+  ids: ReadonlyMap<string, number>,
+): AsyncGenerator<DocRecord[]> {
+  const found = (await db.store.getDocs([...ids.keys()])).filter(
+    (record): record is DocRecord => record !== undefined && record.seq > options.since,
+  );
+  found.sort((a, b) => (options.descending ? b.seq - a.seq : a.seq - b.seq));
+  if (found.length > 0) yield found;
+}
+
+/** How many changes a document filter judges in one call (one sandbox round trip). */
+const JUDGE_BATCH = 64;
+
+/**
+ * For each record, the revisions the document filter passes (winner first when several), and
+ * the winner's text when it was read for the filter (for `include_docs`).
+ */
+async function judge(
+  db: Database,
+  records: readonly (DocRecord & { body?: string | undefined })[],
+  options: ChangesOptions,
+  withBodies: boolean,
+): Promise<{ passing: { rev: string }[][]; winners: (string | undefined)[] }> {
+  const revsOf = records.map((record) => db.changeRevs(record, options.allLeaves));
+  const texts: string[] = [];
+  const winners: (string | undefined)[] = [];
+  if (!options.allLeaves) {
+    // Winners: live ones read together (or given with the changes), tombstones one by one.
+    const live = withBodies
+      ? records.map((record) => db.winningDocFromBody(record, record.body, options.conflicts))
+      : await db.winningDocs(records, options.conflicts);
+    for (let r = 0; r < records.length; r++) {
+      const text = live[r] ?? (await revisionDoc(db, records[r]!, records[r]!.rev, options.conflicts));
+      texts.push(text);
+      winners.push(live[r] ?? undefined);
+    }
+  } else {
+    for (let r = 0; r < records.length; r++) {
+      for (const { rev } of revsOf[r]!) texts.push(await revisionDoc(db, records[r]!, rev, options.conflicts));
+    }
+  }
+  const verdicts = await options.docFilter!.test(texts);
+  let v = 0;
+  return { passing: revsOf.map((revs) => revs.filter(() => verdicts[v++] === true)), winners };
+}
+
+/** One revision as filters see it (`{_id, _rev, _deleted: true, …}` for a tombstone). */
+async function revisionDoc(db: Database, record: DocRecord, rev: string, conflicts: boolean): Promise<string> {
+  try {
+    return (await db.openDoc(record.id, { rev: parseRev(rev), conflicts })).json;
+  } catch {
+    return JSON.stringify({ _id: record.id, _rev: rev, _deleted: true });
+  }
+}
+
+async function changeRow(
+  db: Database,
+  record: DocRecord,
+  revs: readonly { rev: string }[],
+  options: ChangesOptions,
+  winner: string | undefined,
+): Promise<string> {
+  let row = `{"seq":${record.seq},"id":${JSON.stringify(record.id)},"changes":${JSON.stringify(revs)}`;
   if (record.deleted) row += ',"deleted":true';
-  if (options.includeDocs) row += `,"doc":${await changeDoc(db, record, options)}`;
+  if (options.includeDocs) {
+    // The winner's text read for the filter, unless the row must carry attachment data or info.
+    const plain = !options.attachments && !options.attEncodingInfo;
+    let doc = (plain ? winner : undefined) ?? (await changeDoc(db, record, options));
+    if (doc !== 'null' && options.docFilter?.projectDoc !== undefined) doc = options.docFilter.projectDoc(doc);
+    row += `,"doc":${doc}`;
+  }
   return `${row}}`;
 }
 

@@ -504,6 +504,11 @@ export class Database {
     }
   }
 
+  /** `winningDoc` from a body already read (a fold that returns bodies with the changes). */
+  winningDocFromBody(record: DocRecord, body: string | undefined, withConflicts = false): string | null {
+    return record.deleted ? null : renderWinner(record, body, withConflicts);
+  }
+
   /** A document's current body as a value (for design documents and linked docs). */
   async winningBody(id: string): Promise<{ rev: string; body: JsonValue } | undefined> {
     const record = await this.store.getDoc(id);

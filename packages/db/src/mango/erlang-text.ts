@@ -3,7 +3,7 @@
  * binaries, objects `{[{Key,Value}]}`, null/true/false atoms) through Erlang's `~w` (binaries
  * as byte lists: `<<116,121,112,101>>`) or `~p` (printable binaries quoted: `<<"n">>`).
  */
-import { type JsonValue, JsonNumber, JsonObject } from '../json/index.js';
+import { type JsonValue, JsonNumber } from '../json/index.js';
 
 /** `io_lib:format("~w", [Term])`. */
 export function formatW(value: JsonValue): string {
@@ -67,8 +67,3 @@ const NAMED_ESCAPES: Record<number, string> = {
   34: '\\"',
   92: '\\\\',
 };
-
-/** Wraps a value into a JsonObject member list, for error texts that print `{[{Op,Arg}]}`. */
-export function singleton(key: string, value: JsonValue): JsonObject {
-  return new JsonObject([key], [value]);
-}

@@ -5,14 +5,13 @@
  * parse_changes_query: from the query string only, booleans are exactly `true`; values its
  * Erlang code crashes on (`limit=abc`, `timeout=abc`, `style=bogus`) are 400s that name the parameter.
  */
-import { CouchError, notFound } from '../../errors.js';
-import { JsonObject, toPlain } from '../../json/index.js';
-import { changeRows, type ChangesOptions } from '../../documents/changes.js';
+import { CouchError } from '../../errors.js';
+import { JsonObject } from '../../json/index.js';
+import { changeEvents, changeRows, type ChangesOptions } from '../../documents/changes.js';
 import type { Database } from '../../documents/database.js';
-import { isDesignId } from '../../documents/doc-id.js';
 import { checkJsonType, parseBody, readBody } from '../body.js';
+import { feedFilter } from '../changes-filter.js';
 import type { RequestContext } from '../context.js';
-import { parseJsonParam } from '../../support/query-values.js';
 import { opaqueEtag, sendText, streamRows } from '../respond.js';
 import { dbOf } from './databases.js';
 
@@ -25,29 +24,44 @@ interface FeedRequest {
   /** How long to wait for changes; Infinity with a heartbeat (the feed then never times out). */
   timeout: number;
   heartbeat: number | undefined;
+  /** `_doc_ids`/`_design`: CouchDB looks documents up, which shows in `last_seq` and `pending`. */
+  lookup: boolean;
+  /** `seq_interval`: rows carry their seq only where the remaining limit is a multiple of it. */
+  seqInterval: number | undefined;
 }
+
+/** CouchDB's `limit` when none is given (#changes_args), which `seq_interval` counts down from. */
+const NO_LIMIT = 1_000_000_000_000_000;
 
 export const changes = {
   index: (ctx: RequestContext) => serve(ctx, undefined),
 
   async query(ctx: RequestContext): Promise<void> {
     await dbOf(ctx);
-    if (ctx.query.get('filter') === '_doc_ids') checkJsonType(ctx);
+    const filter = ctx.query.get('filter');
+    if (filter === '_doc_ids' || filter === '_selector') checkJsonType(ctx);
     const bytes = await readBody(ctx);
     // An empty POST body is fine (no doc_ids); anything else must be a JSON object.
-    if (bytes.length === 0) return serve(ctx, {});
+    if (bytes.length === 0) return serve(ctx, new JsonObject());
     const body = parseBody(bytes);
     if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
-    return serve(ctx, toPlain(body) as Record<string, unknown>);
+    return serve(ctx, body);
   },
 };
 
-async function serve(ctx: RequestContext, body: Record<string, unknown> | undefined): Promise<void> {
+async function serve(ctx: RequestContext, body: JsonObject | undefined): Promise<void> {
   const db = await dbOf(ctx);
-  const request = await parseRequest(ctx.query, body, db, ctx.req.headers['last-event-id']);
-  if (request.feed === 'normal') return normal(ctx, db, request.options, await etagOf(db));
-  if (request.feed === 'longpoll') return longpoll(ctx, db, request);
-  return continuous(ctx, db, request);
+  const request = await parseRequest(ctx.query, db, ctx.req.headers['last-event-id']);
+  const filter = await feedFilter(ctx, db, body);
+  try {
+    request.options = { ...request.options, ...filter.options };
+    request.lookup = filter.lookup;
+    if (request.feed === 'normal') return await normal(ctx, db, request, await etagOf(db));
+    if (request.feed === 'longpoll') return await longpoll(ctx, db, request);
+    return await continuous(ctx, db, request);
+  } finally {
+    filter.dispose();
+  }
 }
 
 /** An integer parameter (an optional sign and digits, as Erlang's list_to_integer); CouchDB crashes on others, we answer 400. */
@@ -62,7 +76,6 @@ function integerParam(name: string, raw: string, min = -Infinity): number {
 
 async function parseRequest(
   query: URLSearchParams,
-  body: Record<string, unknown> | undefined,
   db: Database,
   lastEventId: string | string[] | undefined,
 ): Promise<FeedRequest> {
@@ -77,7 +90,7 @@ async function parseRequest(
   let conflicts = false;
   let attachments = false;
   let attEncodingInfo = false;
-  let filterName: string | undefined;
+  let seqInterval: number | undefined;
   for (const [rawKey, value] of query) {
     switch (rawKey.toLowerCase()) {
       case 'feed':
@@ -120,8 +133,8 @@ async function parseRequest(
       case 'att_encoding_info':
         attEncodingInfo = value === 'true';
         break;
-      case 'filter':
-        filterName = value;
+      case 'seq_interval':
+        seqInterval = integerParam('seq_interval', value, 1);
         break;
       default:
         break; // unknown params are ignored, as CouchDB
@@ -141,13 +154,14 @@ async function parseRequest(
     attachments,
     attEncodingInfo,
     allLeaves: style === 'all_docs',
-    ...(await filterOf(filterName, query, body, db)),
   };
   return {
     feed,
     options,
     timeout: heartbeat !== undefined ? Infinity : Math.min(DEFAULT_TIMEOUT, timeout ?? DEFAULT_TIMEOUT),
     heartbeat,
+    lookup: false,
+    seqInterval,
   };
 }
 
@@ -173,37 +187,6 @@ async function parseSince(raw: string, descending: boolean, db: Database): Promi
   return Number(match[1]);
 }
 
-async function filterOf(
-  name: string | undefined,
-  query: URLSearchParams,
-  body: Record<string, unknown> | undefined,
-  db: Database,
-): Promise<Pick<ChangesOptions, 'filter' | 'docIds'>> {
-  if (name === undefined || name === '') return {};
-  if (name === '_design') return { filter: (record) => isDesignId(record.id) };
-  if (name === '_doc_ids') {
-    // GET reads the JSON param, POST the body (couch_changes:get_doc_ids).
-    const raw = query.get('doc_ids');
-    const ids = body !== undefined ? body.doc_ids : raw === null ? null : parseJsonParam(raw);
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-      throw new CouchError('bad_request', '`doc_ids` filter parameter is not a list of doc ids.');
-    }
-    const docIds = new Map<string, number>();
-    for (const id of ids as string[]) docIds.set(id, (docIds.get(id) ?? 0) + 1);
-    return { docIds };
-  }
-  if (name === '_selector' || name === '_view') {
-    throw new CouchError('not_implemented', `The ${name} filter is not supported by this server yet.`);
-  }
-  const parts = name.split('/').filter((part) => part !== '');
-  if (parts.length !== 2) throw new CouchError('bad_request', '`filter` must be of the form `designname/filtername`');
-  const ddocId = `_design/${parts[0]}`;
-  if ((await db.winningBody(ddocId)) === undefined) {
-    throw notFound((await db.record(ddocId))?.deleted ? 'deleted' : 'missing');
-  }
-  throw new CouchError('not_implemented', 'Design document filter functions are not supported by this server yet.');
-}
-
 /** The normal feed's opaque ETag: it changes with the database, as CouchDB's (db info based). */
 async function etagOf(db: Database): Promise<string> {
   const meta = await db.meta();
@@ -220,39 +203,91 @@ async function pendingAfter(db: Database, options: ChangesOptions, lastSeq: numb
   return returned === 0 ? all : all - (await db.store.countChanges(lastSeq - 1));
 }
 
-/** The rows after `since`, then `last_seq` and `pending`, as text pieces (head, rows, tail). */
-function feed(db: Database, options: ChangesOptions): { rows: AsyncIterable<string>; tail: () => Promise<string> } {
+/**
+ * The rows after `since`, then `last_seq` and `pending`, as text pieces (rows, tail).
+ *
+ * A limit cut looks at the one change after the last row, as CouchDB's coordinator does: when
+ * that change passes the filter, `last_seq` is the last row's; when it does not, `last_seq` is
+ * that change's (and with `limit=0`, `pending` counts after it). `_doc_ids`/`_design` lookups
+ * answer the database's sequence and count the changes they did not visit as pending.
+ */
+function feed(
+  ctx: RequestContext,
+  db: Database,
+  request: FeedRequest,
+): { rows: AsyncIterable<string>; tail: () => Promise<string> } {
+  const { options } = request;
+  const limit = options.limit ?? Infinity;
   let lastSeq = options.since;
   let count = 0;
+  /** The change looked at past the limit: undefined when the scan reached the end first. */
+  let past: { seq: number; passes: boolean } | undefined;
+  let failed = false;
   const rows = (async function* () {
-    for await (const row of changeRows(db, options)) {
-      lastSeq = row.seq;
-      count++;
-      yield row.json;
+    try {
+      for await (const event of changeEvents(db, options)) {
+        if (count >= limit) {
+          past = { seq: event.seq, passes: event.json !== undefined };
+          return;
+        }
+        if (event.json === undefined) continue;
+        lastSeq = event.seq;
+        const remaining = (options.limit ?? NO_LIMIT) - count;
+        count++;
+        yield withSeqInterval(event as { seq: number; json: string }, remaining, request.seqInterval);
+      }
+    } catch (err) {
+      // Before the first row this is still a clean error response; after it, the rows sent stand
+      // and the feed ends at the last of them (the next request meets the error again).
+      if (count === 0) throw err;
+      failed = true;
+      ctx.server.log?.(`_changes of ${db.name} stopped after seq ${lastSeq}: ${(err as Error).message}`);
     }
   })();
   const tail = async () => {
-    // Without a limit cut the fold reached the end: last_seq is the database's current sequence.
-    const done = options.limit === undefined || count < options.limit;
-    if (done && !options.descending) lastSeq = Math.max(lastSeq, await db.updateSeq());
-    return `],"last_seq":${lastSeq},"pending":${done ? 0 : await pendingAfter(db, options, lastSeq, count)}}`;
+    if (failed) {
+      const pending = await pendingAfter(db, options, lastSeq, count);
+      return `],"last_seq":${lastSeq},"pending":${pending}}`;
+    }
+    if (request.lookup && !options.descending) {
+      const seq = Math.max(lastSeq, await db.updateSeq());
+      const pending = Math.max(0, (await db.store.countChanges(options.since)) - count);
+      return `],"last_seq":${seq},"pending":${pending}}`;
+    }
+    if (past === undefined && count < limit) {
+      // The scan reached the end: last_seq is the database's current sequence.
+      if (!options.descending) lastSeq = Math.max(lastSeq, await db.updateSeq());
+      return `],"last_seq":${lastSeq},"pending":0}`;
+    }
+    let pendingFrom = lastSeq;
+    if (past !== undefined && !past.passes) {
+      lastSeq = past.seq;
+      if (count === 0) pendingFrom = past.seq;
+    }
+    return `],"last_seq":${lastSeq},"pending":${await pendingAfter(db, options, pendingFrom, count)}}`;
   };
   return { rows, tail };
 }
 
-async function normal(ctx: RequestContext, db: Database, options: ChangesOptions, etag?: string): Promise<void> {
+async function normal(ctx: RequestContext, db: Database, request: FeedRequest, etag?: string): Promise<void> {
   if (etag !== undefined && ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
-  const { rows, tail } = feed(db, options);
+  const { rows, tail } = feed(ctx, db, request);
   await streamRows(ctx, 200, '{"results":[', rows, tail, etag === undefined ? undefined : { ETag: etag });
+}
+
+/** A row's text with `"seq":null` unless the remaining limit is a multiple of `seq_interval`. */
+function withSeqInterval(row: { seq: number; json: string }, remaining: number, interval: number | undefined): string {
+  if (interval === undefined || remaining % interval === 0) return row.json;
+  return `{"seq":null${row.json.slice(`{"seq":${row.seq}`.length)}`;
 }
 
 /** Waits for the next change after `since` (or the timeout), then answers as a normal feed. */
 async function longpoll(ctx: RequestContext, db: Database, request: FeedRequest): Promise<void> {
   const { options } = request;
-  if (options.descending || options.limit === 0 || (await hasChanges(db, options))) return normal(ctx, db, options);
+  if (options.descending || options.limit === 0 || (await hasChanges(db, options))) return normal(ctx, db, request);
   if (request.heartbeat === undefined) {
     await waitForChange(ctx, db, options, request.timeout);
-    return normal(ctx, db, options);
+    return normal(ctx, db, request);
   }
   // With a heartbeat CouchDB starts the response at once and sends a newline now and then.
   const { res } = ctx;
@@ -265,7 +300,7 @@ async function longpoll(ctx: RequestContext, db: Database, request: FeedRequest)
     clearInterval(timer);
   }
   if (res.destroyed) return;
-  const { rows, tail } = feed(db, options);
+  const { rows, tail } = feed(ctx, db, request);
   const all: string[] = [];
   for await (const row of rows) all.push(row);
   res.end(`${all.join(',\r\n')}\n${await tail()}\n`);
@@ -326,13 +361,15 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   }
   let since = options.since;
   let left = options.limit ?? Infinity;
+  let returned = 0;
   const deadline = Date.now() + request.timeout;
   const beat = events ? 'event: heartbeat\ndata: \n\n' : '\n';
   const heartbeat = request.heartbeat === undefined ? undefined : setInterval(() => res.write(beat), request.heartbeat);
   try {
     while (!res.destroyed && left > 0) {
       for await (const row of changeRows(db, { ...options, since, limit: left === Infinity ? undefined : left })) {
-        res.write(events ? `data: ${row.json}\nid: ${row.seq}\n\n` : `${row.json}\n`);
+        const json = withSeqInterval(row, (options.limit ?? NO_LIMIT) - returned++, request.seqInterval);
+        res.write(events ? `data: ${json}\nid: ${row.seq}\n\n` : `${json}\n`);
         since = row.seq;
         left--;
       }
@@ -342,6 +379,10 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
       await waitForChange(ctx, db, { ...options, since }, remaining);
       if (Date.now() >= deadline && !(await hasChanges(db, { ...options, since }))) break;
     }
+  } catch (err) {
+    // A filter that fails: a clean error while nothing was sent, else the feed ends at the last row.
+    if (!res.headersSent) throw err;
+    ctx.server.log?.(`_changes of ${db.name} stopped after seq ${since}: ${(err as Error).message}`);
   } finally {
     if (heartbeat !== undefined) clearInterval(heartbeat);
   }
@@ -353,7 +394,6 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   // A feed that ran to its end has seen every change: last_seq is the current sequence then.
   const cut = left <= 0;
   const lastSeq = cut || options.descending ? since : Math.max(since, await db.updateSeq());
-  const returned = (options.limit ?? Infinity) - left;
   const pending = cut ? await pendingAfter(db, options, lastSeq, returned) : 0;
   res.end(`{"last_seq":${lastSeq},"pending":${pending}}\n`);
 }

@@ -38,6 +38,7 @@ export {
   type MapError,
   type MapBatchResult,
 } from './mapper.js';
+export { createChangesFilter, type ChangesFilterRunner } from './filter.js';
 export { SandboxSession, type SessionOptions, type SandboxLog } from './session.js';
 export { SandboxFailure, type Sandbox, type SandboxEngine, type SandboxFailureKind } from './engine.js';
 export { isolatedVmEngine, hasNoNodeSnapshotFlag, checkNodeSnapshotFlag, ALLOW_SNAPSHOT_ENV } from './isolated-vm.js';

@@ -16,6 +16,9 @@
  *   or {fatal: [error, reason]} (a `throw 'fatal_error'` or a `['fatal', …]` throw aborts the batch, as in CouchDB).
  * - reduce {f: [fn indexes], g: [[kvs, …] per group]} → {r: [[red per fn] | {overflow: msg} per group], l}
  * - rereduce {f: fn index, g: [[values] per group]} → {r: [[red] | {overflow: msg} per group], l}
+ * - filter {docs: [doc…], req} → {r: [passes…], l} | {error: [message, doc id]}: a `_changes` filter
+ *   function (init with {filter: src, ddoc}) called as `filter.call(ddoc, doc, req)` for each doc
+ *   (share/server/filter.js); `require` then resolves from the design document itself.
  */
 import { sourceCandidates } from './source-candidates.js';
 
@@ -38,6 +41,8 @@ export const SANDBOX_RUNTIME = String.raw`
   var moduleCache = {};
   var rows = [];
   var logs = [];
+  var filterFun = null;
+  var filterDdoc = null;
 
   function describe(err) {
     if (err instanceof Error) return err.stack ? String(err.stack) : String(err);
@@ -98,8 +103,8 @@ export const SANDBOX_RUNTIME = String.raw`
   }
 
   function requireFrom(name, module) {
-    if (lib === null) throw ['error', 'invalid_require_path', 'Object has no property "' + String(name).split('/')[0] + '". {}'];
-    var root = { views: { lib: lib } };
+    if (lib === null && filterDdoc === null) throw ['error', 'invalid_require_path', 'Object has no property "' + String(name).split('/')[0] + '". {}'];
+    var root = filterDdoc !== null ? filterDdoc : { views: { lib: lib } };
     var newModule = resolveModule(String(name).split('/'), (module || {}).parent, root);
     if (!hasOwn.call(moduleCache, newModule.id)) {
       // An empty exports object first: stops circular requires from recursing forever.
@@ -161,7 +166,26 @@ export const SANDBOX_RUNTIME = String.raw`
     for (i = 0; i < input.reduces.length; i++) {
       try { reduceFuns.push(compile(input.reduces[i])); } catch (e) { return { compile: ['reduce', i, String(e)] }; }
     }
+    if (typeof input.filter === 'string') {
+      filterDdoc = input.ddoc;
+      try { filterFun = compile(input.filter); } catch (e) { return { compile: ['filter', 0, String(e)] }; }
+    }
     return { ok: true };
+  }
+
+  // filter.js: the result counts when truthy; any throw fails the whole call.
+  function filterBatch(input) {
+    var docs = input.docs, req = input.req;
+    var results = new Array(docs.length);
+    for (var d = 0; d < docs.length; d++) {
+      try {
+        results[d] = filterFun.call(filterDdoc, docs[d], req) ? true : false;
+      } catch (err) {
+        var id = docs[d] !== null && typeof docs[d] === 'object' ? docs[d]._id : undefined;
+        return '{"error":' + stringify([describe(err), id === undefined ? null : String(id)]) + ',"l":' + stringify(logs) + '}';
+      }
+    }
+    return '{"r":' + stringify(results) + ',"l":' + stringify(logs) + '}';
   }
 
   function fatalOf(err) {
@@ -253,6 +277,7 @@ export const SANDBOX_RUNTIME = String.raw`
         case 'init': return stringify(init(input));
         case 'map': return mapBatch(input);
         case 'reduce': return '{"r":[' + reduceBatch(input).join(',') + '],"l":' + stringify(logs) + '}';
+        case 'filter': return filterBatch(input);
         case 'rereduce': return '{"r":[' + rereduceBatch(input).join(',') + '],"l":' + stringify(logs) + '}';
         default: throw new Error('unknown sandbox method ' + method);
       }

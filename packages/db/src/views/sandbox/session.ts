@@ -22,10 +22,13 @@ export interface InitPayload {
   reduceLimit: boolean | 'log';
   threshold: number;
   ratio: number;
+  /** A `_changes` filter function and the design document it is called on (`this`). */
+  filter?: string;
+  ddoc?: unknown;
 }
 
 export interface CompileFailure {
-  kind: 'map' | 'reduce';
+  kind: 'map' | 'reduce' | 'filter';
   index: number;
   message: string;
 }
