@@ -223,6 +223,21 @@ describe('views over HTTP', () => {
     assert.equal((await t.request('POST', '/db/_view_cleanup', { body: {} })).status, 202);
   });
 
+  it('views.lib holds CommonJS modules that map functions require', async () => {
+    const put = await t.request('PUT', '/db/_design/withlib', {
+      body: {
+        views: {
+          lib: { double: 'exports.double = function (n) { return 2 * n; };' },
+          v: { map: "function (doc) { emit(doc._id, require('views/lib/double').double(1)); }" },
+        },
+      },
+    });
+    assert.equal(put.status, 201, JSON.stringify(put.json));
+    const r = await t.request('GET', '/db/_design/withlib/_view/v?limit=1');
+    assert.equal(r.status, 200);
+    assert.equal(r.json.rows[0].value, 2);
+  });
+
   it('map function errors drop that doc for that view only', async () => {
     await t.request('PUT', '/db/_design/fragile', {
       body: {

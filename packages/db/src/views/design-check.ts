@@ -29,6 +29,11 @@ function checkDesign(body: JsonObject): void {
   if (views === undefined) return;
   if (!(views instanceof JsonObject)) invalid('`views` field must have object type');
   for (const [name, view] of views.entries()) {
+    // `views.lib` holds CommonJS modules for map functions to `require`, not a view.
+    if (name === 'lib') {
+      if (!(view instanceof JsonObject)) invalid('`views.lib` must be an object');
+      continue;
+    }
     if (!(view instanceof JsonObject)) invalid(`View \`${name}\` must be an object`);
     const map = view.get('map');
     if (map === undefined) invalid(`View \`${name}\` must contain map function`);

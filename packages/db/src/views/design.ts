@@ -31,7 +31,7 @@ export interface ViewGroup {
   includeDesign: boolean;
   /** Give map functions `doc._local_seq`. */
   localSeq: boolean;
-  /** The design document body, for `require()` of `views.lib` modules. */
+  /** `views.lib`: the CommonJS modules map functions `require` (`views/lib/...`); `{}` when none. */
   lib: unknown;
   signature: string;
 }
@@ -65,7 +65,8 @@ export function viewGroupOf(ddocId: string, body: Record<string, unknown>): View
   }
   const includeDesign = options.include_design === true || views.some((v) => v.options.include_design === true);
   const localSeq = options.local_seq === true || views.some((v) => v.options.local_seq === true);
-  const lib = isObject(rawViews.lib) ? { views: { lib: rawViews.lib } } : {};
+  // `{}` when there is none: the signatures of design documents without a lib stay what they were.
+  const lib = isObject(rawViews.lib) ? rawViews.lib : {};
   const signature = createHash('md5')
     .update(
       JSON.stringify({
