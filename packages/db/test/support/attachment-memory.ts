@@ -57,7 +57,7 @@ export async function attachmentStreamingWithinMemory(
   diagnostic: (line: string) => void,
 ): Promise<void> {
   // The flag in the environment: bin/divan.js then serves in this process instead of a child.
-  const server = await startChildServer([...args, '--log-level', 'warn'], { NODE_OPTIONS: '--no-node-snapshot' });
+  const server = await startChildServer([...args, '--log-level', 'warn']);
   try {
     const created = await raw(server.url, 'PUT', '/mem');
     assert.equal(created.status, 201);

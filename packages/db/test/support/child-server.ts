@@ -14,7 +14,9 @@ export interface ChildServer {
 }
 
 export function startChildServer(args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+  // With the flag the launcher runs the server itself (without it, it would start a child and a
+  // kill would reach the launcher, not the server).
+  const child = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve', '--port', '0', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

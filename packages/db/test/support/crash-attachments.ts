@@ -11,11 +11,9 @@ import { startChildServer } from './child-server.js';
 import { raw } from './raw-http.js';
 
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('base64');
-/** The flag in the environment makes bin/divan.js serve in the process it started, so the kill hits the server. */
-const SERVE_HERE = { NODE_OPTIONS: '--no-node-snapshot' };
 
 export async function acknowledgedAttachmentsSurviveKill(args: string[]): Promise<void> {
-  const first = await startChildServer(args, SERVE_HERE);
+  const first = await startChildServer(args);
   assert.equal((await raw(first.url, 'PUT', '/atts')).status, 201);
   const acked = new Map<string, { rev: string; name: string; md5: string }>();
   let stop = false;
@@ -49,7 +47,7 @@ export async function acknowledgedAttachmentsSurviveKill(args: string[]): Promis
   assert.equal(await first.exited, 'SIGKILL');
   await Promise.all(writers);
 
-  const second = await startChildServer(args, SERVE_HERE);
+  const second = await startChildServer(args);
   try {
     for (const [id, want] of acked) {
       const doc = await raw(second.url, 'GET', `/atts/${id}`);
