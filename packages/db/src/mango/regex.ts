@@ -84,6 +84,8 @@ interface Group {
   capturesBefore: number;
   /** Where the group's translation starts in the output. */
   outStart: number;
+  /** Something inside repeats without bound (`*`, `+`, `{n,}`): repeating the group again could backtrack exponentially. */
+  repeats?: boolean;
 }
 
 const WORD: Ranges = [
@@ -282,6 +284,15 @@ class Translator {
     if (last.kind === 'assertion') throw new Unfaithful('quantified assertion');
     if (this.peek() === 0x2b /* + */) throw new Unfaithful('possessive quantifier');
     if (this.groups.some((g) => g.lookbehind) && !exact) throw new NotCompiled(); // lookbehind not fixed length
+    // JavaScript has no match limit (PCRE gives up; this would hold the server): an unbounded
+    // repetition of something that repeats without bound, `(a+)+`, is refused.
+    const unbounded = text === '*' || text === '+' || /^\{\d+,\}$/.test(text);
+    if (unbounded && last.kind === 'group' && last.group?.repeats === true) {
+      throw new Unfaithful('a repetition of a group that repeats (it can take exponential time)');
+    }
+    const open = this.groups[this.groups.length - 1];
+    if (open !== undefined && (unbounded || (last.kind === 'group' && last.group?.repeats === true)))
+      open.repeats = true;
     let lazy = '';
     if (this.peek() === 0x3f /* ? */) {
       this.at++;
@@ -391,6 +402,8 @@ class Translator {
     this.flags = group.flags;
     this.out += ')';
     if (group.capture !== 0) this.closed.add(group.capture);
+    const parent = this.groups[this.groups.length - 1];
+    if (group.repeats === true && parent !== undefined) parent.repeats = true;
     this.last = { kind: 'group', start: group.outStart, group };
   }
 
