@@ -105,7 +105,8 @@ process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --no-node-snapshot
 function pass(files, label) {
   return new Promise((resolve) => {
     if (label !== undefined) console.log(`\n${label}`);
-    const stream = run({ files, concurrency: 2, timeout: 120_000 });
+    // Generous: the install test builds native addons from source, minutes on a busy machine.
+    const stream = run({ files, concurrency: 2, timeout: 600_000 });
     stream.on('test:pass', (data) => {
       if (!isSuite(data) && !data.skip && !data.todo) passed++;
     });
