@@ -7,7 +7,8 @@ import {
   hashPassword,
   Lockout,
   requireAdmin,
-  requireDbAccess,
+  DEFAULT_SECURITY,
+  requireMember,
   type UserCtx,
 } from '../src/auth/index.js';
 
@@ -93,14 +94,14 @@ describe('authorization helpers', () => {
     assert.throws(() => requireAdmin(member), notAdmin);
   });
 
-  test('requireDbAccess: databases are admin-only', () => {
-    requireDbAccess(admin);
+  test('requireMember: a database with the default security is admin-only', () => {
+    requireMember(admin, DEFAULT_SECURITY);
     assert.throws(
-      () => requireDbAccess(anon),
+      () => requireMember(anon, DEFAULT_SECURITY),
       couchError(401, 'unauthorized', 'You are not authorized to access this db.'),
     );
     assert.throws(
-      () => requireDbAccess(member),
+      () => requireMember(member, DEFAULT_SECURITY),
       couchError(403, 'forbidden', 'You are not allowed to access this db.'),
     );
   });

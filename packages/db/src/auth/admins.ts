@@ -26,6 +26,8 @@ export interface AdminStore {
   verify(name: string, password: string): boolean;
   has(name: string): boolean;
   names(): string[];
+  /** The stored hash string of an admin (its salt keys that admin's session cookies). */
+  hashOf(name: string): string | undefined;
 }
 
 export interface LoadAdminsOptions {
@@ -83,6 +85,10 @@ class HashedAdminStore implements AdminStore {
 
   names(): string[] {
     return [...this.#hashes.keys()].sort();
+  }
+
+  hashOf(name: string): string | undefined {
+    return this.#hashes.get(name);
   }
 
   private remember(key: string): void {

@@ -46,14 +46,3 @@ export function isAdmin(user: UserCtx): boolean {
 export function requireAdmin(user: UserCtx): void {
   if (!isAdmin(user)) throw new CouchError('unauthorized', 'You are not a server admin.');
 }
-
-/**
- * Reading or writing a database. New databases are admin-only (CouchDB 3's default `_security`),
- * and per-database members are not evaluated yet, so only admins pass. A named non-admin gets
- * CouchDB's 403 rather than the anonymous 401.
- */
-export function requireDbAccess(user: UserCtx): void {
-  if (isAdmin(user)) return;
-  if (user.name === null) throw new CouchError('unauthorized', 'You are not authorized to access this db.');
-  throw new CouchError('forbidden', 'You are not allowed to access this db.');
-}

@@ -15,7 +15,6 @@ export {
   authenticate,
   isAdmin,
   requireAdmin,
-  requireDbAccess,
   type UserCtx,
 } from './authenticate.js';
 export { parseAuthorization, type BasicCredentials } from './basic.js';
@@ -29,3 +28,17 @@ export {
   type HashOptions,
   type ParsedHash,
 } from './passwords.js';
+export { Authenticator, type Authenticated, type AuthenticatorOptions, type UserAccount } from './authenticator.js';
+export { COOKIE_NAME, decodeCookie, encodeCookie, sessionCookieHeader } from './cookie.js';
+export { credentialsOf, verifyCredentials, type StoredCredentials } from './user-credentials.js';
+export {
+  DEFAULT_SECURITY,
+  checkSecurityObject,
+  isDbAdmin,
+  isMember,
+  requireDbAdmin,
+  requireDbAdminForMaintenance,
+  requireMember,
+  securityOf,
+  type SecurityObject,
+} from './security.js';

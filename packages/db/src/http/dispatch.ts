@@ -4,7 +4,10 @@
  * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { anonymous, authenticate } from '../auth/index.js';
+import { anonymous, sessionCookieHeader } from '../auth/index.js';
+import { authorizeDb } from './access.js';
+import { applyCors, type CorsOptions } from './cors.js';
+import { session } from './handlers/session.js';
 import { CouchError } from '../errors.js';
 import { StorageUnavailableError } from '../storage/contract.js';
 import { validateDbName } from '../server/db-names.js';
@@ -26,6 +29,7 @@ import { views } from './handlers/views.js';
 
 const HANDLERS: HandlerTable = {
   server,
+  session,
   errors,
   databases,
   documents,
@@ -40,8 +44,12 @@ const HANDLERS: HandlerTable = {
   mango,
 };
 
-export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
+export function createListener(
+  couch: CouchServer,
+  cors?: CorsOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    if (cors !== undefined && applyCors(cors, req, res)) return;
     handle(couch, req, res).catch((error: unknown) => {
       couch.log(`[error] answering ${req.method} ${req.url}: ${String(error)}`);
       if (!res.writableEnded) res.destroy();
@@ -67,7 +75,18 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
   };
   res.once('close', () => logRequest(ctx, started));
   try {
-    ctx.user = authenticate(req.headers.authorization, req.socket.remoteAddress ?? '', couch.admins, couch.lockout);
+    const found = await couch.auth.authenticate(
+      req.headers.cookie,
+      req.headers.authorization,
+      req.socket.remoteAddress ?? '',
+    );
+    ctx.user = found.user;
+    if (found.via !== undefined) ctx.authenticatedBy = found.via;
+    if (found.refresh !== undefined) {
+      // Login and logout set their own cookie over this one.
+      const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
+      res.setHeader('Set-Cookie', sessionCookieHeader(found.refresh, Date.now(), couch.auth.timeoutSec, secure));
+    }
     checkPathEncoding(rawPath);
     if (redirectDesignId(ctx)) return;
     // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
@@ -84,6 +103,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (match.params.node !== undefined) checkNodeLocal(ctx);
     const handler = HANDLERS[match.handler]?.[match.action];
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
+    if (match.params.db !== undefined) await authorizeDb(ctx, `${match.handler}#${match.action}`);
     await handler(ctx);
   } catch (error) {
     fail(ctx, error);

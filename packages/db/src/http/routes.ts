@@ -110,9 +110,8 @@ export const routes = draw((r) => {
     endpoint(
       r,
       '/_session',
-      { get: 'server#session', post: 'errors#notImplemented', delete: 'errors#notImplemented' },
+      { get: 'session#show', post: 'session#create', delete: 'session#destroy' },
       'GET,HEAD,POST,DELETE',
-      { feature: 'Cookie sessions (`POST`/`DELETE /_session`; clients use Basic auth meanwhile)' },
     );
     endpoint(r, '/_active_tasks', { get: 'views#activeTasks' }, 'GET');
 

@@ -3,10 +3,19 @@
  * HTTP layer asks it for databases by name; nothing here speaks HTTP.
  */
 import { randomBytes } from 'node:crypto';
-import { Lockout, type AdminStore } from '../auth/index.js';
+import {
+  Authenticator,
+  DEFAULT_ITERATIONS,
+  Lockout,
+  credentialsOf,
+  type AdminStore,
+  type UserAccount,
+} from '../auth/index.js';
+import { USERS_DB, userDocId } from '../auth/users-db.js';
 import { CouchError, dbNotFound } from '../errors.js';
 import { Database, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js';
 import type { Storage } from '../storage/contract.js';
+import { toPlain } from '../json/index.js';
 import { StorageExistsError } from '../storage/engine.js';
 import { validateDbName } from './db-names.js';
 import { checkDesignWrite } from '../views/design-check.js';
@@ -32,6 +41,14 @@ export interface CouchServerOptions {
   /** The largest attachment accepted (default CouchDB's 1 GiB). */
   maxAttachmentBytes?: number;
   log: (line: string) => void;
+  /** The session cookie secret, shared by every node (a storage server value); default: random. */
+  sessionSecret?: string;
+  /** Session cookie lifetime in seconds (CouchDB's 600). */
+  sessionTimeoutSec?: number;
+  /** PBKDF2 rounds for passwords hashed now (CouchDB's 600000; tests use fewer). */
+  hashIterations?: number;
+  /** Whether `PUT /_users/_security` is allowed (CouchDB's `users_db_security_editable`, false). */
+  usersDbSecurityEditable?: boolean;
 }
 
 /** This node's name, as `/_membership` and `/_node/{node}/` spell it (CouchDB's single-node default). */
@@ -44,6 +61,9 @@ export class CouchServer {
   readonly maxBodyBytes: number;
   readonly maxAttachmentBytes: number;
   readonly log: (line: string) => void;
+  readonly auth: Authenticator;
+  readonly hashIterations: number;
+  readonly usersDbSecurityEditable: boolean;
   /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
   readonly uuid = randomBytes(16).toString('hex');
   readonly startTime = Date.now();
@@ -56,6 +76,32 @@ export class CouchServer {
     this.maxBodyBytes = options.maxBodyBytes;
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
     this.log = options.log;
+    this.hashIterations = options.hashIterations ?? DEFAULT_ITERATIONS;
+    this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
+    this.auth = new Authenticator({
+      admins: this.admins,
+      lockout: this.lockout,
+      findUser: (name) => this.findUser(name),
+      secret: options.sessionSecret ?? randomBytes(16).toString('hex'),
+      timeoutSec: options.sessionTimeoutSec ?? 600,
+      iterations: this.hashIterations,
+    });
+  }
+
+  /** A `_users` account, read at every request so changes apply at once. */
+  async findUser(name: string): Promise<UserAccount | undefined> {
+    let db: Database;
+    try {
+      db = await this.db(USERS_DB);
+    } catch (error) {
+      if (error instanceof CouchError && error.status === 404) return undefined;
+      throw error;
+    }
+    const found = await db.winningBody(userDocId(name));
+    if (found === undefined) return undefined;
+    const doc = toPlain(found.body) as Record<string, unknown>;
+    const roles = Array.isArray(doc.roles) ? doc.roles.filter((r): r is string => typeof r === 'string') : [];
+    return { name, roles, credentials: credentialsOf(doc) };
   }
 
   /** The database of that name, or a 404 `Database does not exist.` */

@@ -1,0 +1,62 @@
+/**
+ * Authorization of every database route, before its handler runs: the caller must be a member
+ * of the database (`_security`), and some actions need more. Decided here per handler action,
+ * so each route of `/:db/...` (Mango's included) is covered without a check in its handler.
+ * Checks follow CouchDB's order: the member check first, then the admin check of the action.
+ */
+import {
+  isDbAdmin,
+  requireAdmin,
+  requireDbAdmin,
+  requireDbAdminForMaintenance,
+  requireMember,
+  securityOf,
+} from '../auth/index.js';
+import { isUsersDb } from '../auth/users-db.js';
+import { CouchError } from '../errors.js';
+import type { RequestContext } from './context.js';
+
+/** Actions whose handlers check the server admin themselves (every caller gets that 401). */
+const SERVER_ADMIN_ONLY = new Set(['databases#create', 'databases#destroy', 'maintenance#purge']);
+/** `_compact` and `_view_cleanup`: a 401 "not a server or db admin" for plain members. */
+const DB_ADMIN_MAINTENANCE = new Set(['maintenance#compact', 'maintenance#compactViews', 'views#cleanup']);
+/** Settings and index definitions (Mango indexes are design documents). */
+const DB_ADMIN = new Set([
+  'databases#setSecurity',
+  'databases#setRevsLimit',
+  'maintenance#setPurgedInfosLimit',
+  'mango#createIndex',
+  'mango#deleteIndex',
+  'mango#bulkDeleteIndexes',
+]);
+/** Feeds of every document: server admins only on the system users database (CouchDB 3). */
+const USERS_FEEDS = new Set(['all_docs#index', 'all_docs#query', 'all_docs#queries', 'changes#index', 'changes#query']);
+
+export async function authorizeDb(ctx: RequestContext, action: string): Promise<void> {
+  if (SERVER_ADMIN_ONLY.has(action) || action.startsWith('errors#')) return;
+  const name = String(ctx.params.db);
+  const db = await ctx.server.db(name);
+  const security = securityOf(await db.store.getProp('security'));
+  if (name === '_users' && USERS_FEEDS.has(action)) requireAdmin(ctx.user);
+  requireMember(ctx.user, security);
+  if (DB_ADMIN_MAINTENANCE.has(action)) requireDbAdminForMaintenance(ctx.user, security);
+  if (DB_ADMIN.has(action)) requireDbAdmin(ctx.user, security);
+  if (action === 'databases#setSecurity' && name === '_users' && !ctx.server.usersDbSecurityEditable) {
+    throw new CouchError('forbidden', "You can't edit the security object of the user database.");
+  }
+  ctx.access = { db, security, dbAdmin: isDbAdmin(ctx.user, security) };
+}
+
+/**
+ * Reading a document of a users database: DB admins read all; anyone else only their own
+ * document (others' are 404, design documents 403), as couch_users_db strips them.
+ */
+export function checkUsersDbRead(ctx: RequestContext, id: string): void {
+  const access = ctx.access;
+  if (access === undefined || access.dbAdmin || !isUsersDb(access.db.name)) return;
+  if (id.startsWith('_design/')) {
+    throw new CouchError('forbidden', 'Only administrators can view design docs in the users database.');
+  }
+  if (ctx.user.name === null || id !== `org.couchdb.user:${ctx.user.name}`)
+    throw new CouchError('not_found', 'missing');
+}
