@@ -16,8 +16,10 @@ import { isUsersDb } from '../auth/users-db.js';
 import { CouchError } from '../errors.js';
 import type { RequestContext } from './context.js';
 
-/** Actions whose handlers check the server admin themselves (every caller gets that 401). */
-const SERVER_ADMIN_ONLY = new Set(['databases#create', 'databases#destroy', 'maintenance#purge']);
+/** Creating and deleting a database: their handlers ask for a server admin before anything else. */
+const NO_DATABASE_CHECK = new Set(['databases#create', 'databases#destroy']);
+/** Server admins only, whatever `_security` says (every other caller gets that 401). */
+const SERVER_ADMIN_ONLY = new Set(['maintenance#purge']);
 /** `_compact` and `_view_cleanup`: a 401 "not a server or db admin" for plain members. */
 const DB_ADMIN_MAINTENANCE = new Set(['maintenance#compact', 'maintenance#compactViews', 'views#cleanup']);
 /** Settings and index definitions (Mango indexes are design documents). */
@@ -33,7 +35,8 @@ const DB_ADMIN = new Set([
 const USERS_FEEDS = new Set(['all_docs#index', 'all_docs#query', 'all_docs#queries', 'changes#index', 'changes#query']);
 
 export async function authorizeDb(ctx: RequestContext, action: string): Promise<void> {
-  if (SERVER_ADMIN_ONLY.has(action) || action.startsWith('errors#')) return;
+  if (NO_DATABASE_CHECK.has(action) || action.startsWith('errors#')) return;
+  if (SERVER_ADMIN_ONLY.has(action)) requireAdmin(ctx.user);
   const name = String(ctx.params.db);
   const db = await ctx.server.db(name);
   const security = securityOf(await db.store.getProp('security'));

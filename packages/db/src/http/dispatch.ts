@@ -14,7 +14,9 @@ import { validateDbName } from '../server/db-names.js';
 import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
 import type { HandlerTable, RequestContext } from './context.js';
-import { sendError } from './respond.js';
+import { sendError, sendJson } from './respond.js';
+import { acceptsType } from './accept.js';
+import { origin } from './location.js';
 import { routes } from './routes.js';
 import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
 import { bulk } from './handlers/bulk.js';
@@ -131,7 +133,22 @@ function fail(ctx: RequestContext, error: unknown): void {
   ctx.req.resume();
   const headers: Record<string, string> = {};
   if (couchError.error === 'method_not_allowed') headers.Allow = String(ctx.params.allow);
+  if (couchError.status === 401) {
+    // CouchDB sends WWW-Authenticate only when asked to (no browser login prompt otherwise).
+    const wanted = ctx.req.headers['x-couchdb-www-authenticate'];
+    if (typeof wanted === 'string') headers['WWW-Authenticate'] = wanted;
+    if (couchError.error === 'unauthorized' && wantsLoginPage(ctx)) {
+      const location = `${origin(ctx)}/_utils/session.html?return=${encodeURIComponent(ctx.rawPath)}&reason=${encodeURIComponent(couchError.reason)}`;
+      return sendJson(ctx, 302, couchError.toJSON(), { ...headers, Location: location });
+    }
+  }
   sendError(ctx, couchError, headers);
+}
+
+/** A browser asking for a page (takes HTML, not JSON) is sent to the login page instead of a 401. */
+function wantsLoginPage(ctx: RequestContext): boolean {
+  const accept = ctx.req.headers.accept;
+  return accept !== undefined && !acceptsType(accept, 'application/json') && acceptsType(accept, 'text/html');
 }
 
 /** One line per request, when its response is done: who asked what, the answer and how long it took. */
