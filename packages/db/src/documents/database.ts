@@ -215,7 +215,7 @@ export class Database {
     validate?: WriteValidator,
   ): Promise<{ ok: true; id: string; rev: string }> {
     const id = validateDocId(rawId);
-    const [result] = (await this.write([{ id, input }], newEdits, following, validate)) as [WriteResult];
+    const [result] = (await this.write([{ id, input }], newEdits, following, validate, true)) as [WriteResult];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }
@@ -225,8 +225,15 @@ export class Database {
     newEdits: boolean,
     following?: FollowingParts,
     validate?: WriteValidator,
+    single = false,
   ): Promise<WriteResult[]> {
-    return this.validated(items, newEdits, validate, (passed) => this.writeChecked(passed, newEdits, following));
+    return this.validated(
+      items,
+      newEdits,
+      validate,
+      (passed) => this.writeChecked(passed, newEdits, following),
+      single,
+    );
   }
 
   /**
@@ -238,10 +245,13 @@ export class Database {
     newEdits: boolean,
     validate: WriteValidator | undefined,
     run: (items: readonly { id: string; input: DocInput }[]) => Promise<WriteResult[]>,
+    single = false,
   ): Promise<WriteResult[]> {
     if (validate === undefined) return run(items);
     const refusals = await validate(items, newEdits);
     if (refusals.every((refusal) => refusal === undefined)) return run(items);
+    // A single-document write answers the refusal itself (its status, its reason as thrown).
+    if (single) throw refusals[0]!;
     const results: WriteResult[] = new Array(items.length);
     const passed: { id: string; input: DocInput }[] = [];
     const at: number[] = [];
@@ -250,7 +260,11 @@ export class Database {
       if (refusal === undefined) {
         passed.push(item);
         at.push(k);
-      } else results[k] = { id: item.id, ...refusal.toJSON() };
+      } else {
+        // Replicated writes name the revision refused, as CouchDB's rows do.
+        const rev = !newEdits && item.input.rev !== undefined ? { rev: formatRev(item.input.rev) } : {};
+        results[k] = { id: item.id, ...rev, ...refusal.toJSON() };
+      }
     });
     const rows = passed.length === 0 ? [] : await run(passed);
     rows.forEach((row, j) => {

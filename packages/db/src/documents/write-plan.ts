@@ -14,7 +14,9 @@ import { interactiveEdit, replicatedEdit, type Edit } from './edit.js';
 import { compareIds } from './id-order.js';
 
 /** One row of a `_bulk_docs` answer. */
-export type WriteResult = { ok: true; id: string; rev: string } | { id: string; error: string; reason: string };
+export type WriteResult =
+  | { ok: true; id: string; rev: string }
+  | { id: string; rev?: string; error: string; reason: string };
 
 /** One request's documents (none of them `_local/`), with their ids already validated. */
 export interface WriteRequest {
