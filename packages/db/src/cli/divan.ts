@@ -71,6 +71,8 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       maxAttachmentBytes: options.maxAttachmentBytes,
       durability: options.durability,
       ...(options.storage === undefined ? {} : { storage: options.storage }),
+      ...(options.cors === undefined ? {} : { cors: options.cors }),
+      ...(options.sessionTimeout === undefined ? {} : { sessionTimeout: options.sessionTimeout }),
       log: levelledLog(options.logLevel, batchedLines(io.stdout)),
     });
   } catch (err) {
