@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash, pbkdf2Sync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
 import { basic, createUser, login, withCookie } from './support/users.js';
@@ -140,6 +141,66 @@ describe('_users (admin-only, as CouchDB 3 sets it up)', () => {
     );
     const viaSession = await t.request('POST', '/_session', { auth: false, body: { name: 'lock', password: 'right' } });
     assert.equal(viaSession.status, 403);
+    // Counted per salt, as CouchDB does: a new password starts a new count.
+    await createUser(t, 'lock', 'renewed');
+    assert.equal((await t.request('GET', '/', { auth: basic('lock', 'renewed') })).status, 200);
+  });
+
+  it('a login over a weaker stored hash upgrades it, keeping the salt (and so the cookies)', async () => {
+    const sha = createHash('sha1')
+      .update('old-pw' + 'oldsalt')
+      .digest('hex');
+    await t.request('PUT', path('legacy'), {
+      body: { name: 'legacy', roles: [], type: 'user', password_scheme: 'simple', salt: 'oldsalt', password_sha: sha },
+    });
+    const cookie = await login(t, 'legacy', 'old-pw');
+    let doc: Record<string, unknown> = {};
+    for (let i = 0; i < 50 && doc.password_scheme !== 'pbkdf2'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      doc = (await t.request('GET', path('legacy'))).json;
+    }
+    assert.equal(doc.password_scheme, 'pbkdf2');
+    assert.equal(doc.pbkdf2_prf, 'sha256');
+    assert.equal(doc.salt, 'oldsalt');
+    assert.ok(!('password_sha' in doc));
+    assert.equal((await t.request('GET', '/', { auth: basic('legacy', 'old-pw') })).status, 200);
+    assert.equal((await t.request('GET', '/_session', withCookie(cookie))).json.userCtx.name, 'legacy');
+    const pbkdf2Sha1 = await t.request('PUT', path('sha1user'), {
+      body: {
+        name: 'sha1user',
+        roles: [],
+        type: 'user',
+        password_scheme: 'pbkdf2',
+        salt: 's',
+        iterations: 5,
+        derived_key: pbkdf2Sync('pw', 's', 5, 20, 'sha1').toString('hex'),
+      },
+    });
+    assert.equal(pbkdf2Sha1.status, 201);
+    assert.equal((await t.request('GET', '/', { auth: basic('sha1user', 'pw') })).status, 200);
+  });
+
+  it('a failed login takes as long for an unknown user as for a known one', async () => {
+    // Hashes with real work, so a difference would show.
+    const s = await startTestServer({ settings: { hashIterations: 20_000 } });
+    try {
+      await createUser(s, 'known', 'pw');
+      const time = async (name: string) => {
+        const started = performance.now();
+        await s.request('POST', '/_session', { auth: false, body: { name, password: 'wrong' } });
+        return performance.now() - started;
+      };
+      const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const known: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        known.push(await time('known'));
+        unknown.push(await time(`nobody${i}`));
+      }
+      assert.ok(median(unknown) > median(known) / 3, `unknown ${median(unknown)} ms, known ${median(known)} ms`);
+    } finally {
+      await s.close();
+    }
   });
 
   it('a role change applies to existing cookies at once', async () => {

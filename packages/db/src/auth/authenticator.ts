@@ -28,6 +28,11 @@ export interface AuthenticatorOptions {
   lockout: Lockout;
   /** The `_users` document of a name, parsed (undefined: no such user, or no `_users`). */
   findUser: (name: string) => Promise<UserAccount | undefined>;
+  /**
+   * Stores a stronger hash of a password that just verified against a weaker one (CouchDB's
+   * upgrade on login; same salt, so cookies stay valid). Runs in the background.
+   */
+  upgradeUser?: (name: string, password: string) => Promise<void>;
   /** The cookie secret shared by every node. */
   secret: string;
   /** Cookie lifetime in seconds (CouchDB's `[chttpd_auth] timeout`, 600). */
@@ -77,21 +82,26 @@ export class Authenticator {
   /** Checks a name and password (Basic auth, `POST /_session`), with the lockout. */
   async login(name: string, password: string, address: string): Promise<UserCtx> {
     const { admins, lockout } = this.#options;
+    const isAdmin = admins.has(name);
+    const account = isAdmin ? undefined : await this.#options.findUser(name);
+    // Counted per (user, salt) as CouchDB does: a new password (new salt) starts a new count.
+    const lockKey = `${name}\0${(isAdmin ? this.#adminSalt(name) : account?.credentials?.salt) ?? ''}`;
     // Checked before the password so a locked account costs no PBKDF2 run.
-    if (lockout.isLocked(name, address)) throw new CouchError('forbidden', LOCKED_REASON);
+    if (lockout.isLocked(lockKey, address)) throw new CouchError('forbidden', LOCKED_REASON);
     let user: UserCtx | undefined;
-    if (admins.has(name)) {
+    if (isAdmin) {
       if (admins.verify(name, password)) user = { name, roles: [ADMIN_ROLE] };
-    } else {
-      const account = await this.#options.findUser(name);
-      if (account?.credentials === undefined) await burnPasswordCheck(password, this.#options.iterations);
-      else if (await this.#verify(name, password, account.credentials)) user = { name, roles: account.roles };
+    } else if (account?.credentials === undefined) {
+      await burnPasswordCheck(password, this.#options.iterations);
+    } else if (await this.#verify(name, password, account.credentials)) {
+      user = { name, roles: account.roles };
+      if (this.#isWeaker(account.credentials)) void this.#options.upgradeUser?.(name, password).catch(() => {});
     }
     if (user === undefined) {
-      lockout.recordFailure(name, address);
+      lockout.recordFailure(lockKey, address);
       throw new CouchError('unauthorized', INCORRECT);
     }
-    lockout.recordSuccess(name, address);
+    lockout.recordSuccess(lockKey, address);
     return user;
   }
 
@@ -122,6 +132,10 @@ export class Authenticator {
       found.refresh = encodeCookie(cookie.name, Math.floor(nowSec), this.#options.secret, salt);
     }
     return found;
+  }
+
+  #isWeaker(stored: StoredCredentials): boolean {
+    return stored.scheme !== 'pbkdf2' || stored.prf !== 'sha256' || stored.iterations < this.#options.iterations;
   }
 
   async #saltOf(name: string): Promise<string | undefined> {

@@ -11,11 +11,13 @@ import {
   type AdminStore,
   type UserAccount,
 } from '../auth/index.js';
-import { USERS_DB, userDocId } from '../auth/users-db.js';
+import { USERS_DB, hashUserPassword, userDocId } from '../auth/users-db.js';
+import { readDocInput } from '../documents/doc-input.js';
+import { parseRev } from '../revisions/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
 import { Database, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js';
 import type { Storage } from '../storage/contract.js';
-import { toPlain } from '../json/index.js';
+import { JsonObject, toPlain } from '../json/index.js';
 import { StorageExistsError } from '../storage/engine.js';
 import { validateDbName } from './db-names.js';
 import { checkDesignWrite } from '../views/design-check.js';
@@ -82,10 +84,28 @@ export class CouchServer {
       admins: this.admins,
       lockout: this.lockout,
       findUser: (name) => this.findUser(name),
+      upgradeUser: (name, password) => this.upgradeUser(name, password),
       secret: options.sessionSecret ?? randomBytes(16).toString('hex'),
       timeoutSec: options.sessionTimeoutSec ?? 600,
       iterations: this.hashIterations,
     });
+  }
+
+  /** Rewrites a user's hash with today's scheme and rounds, keeping the salt (and so the cookies). */
+  private async upgradeUser(name: string, password: string): Promise<void> {
+    const db = await this.db(USERS_DB);
+    const id = userDocId(name);
+    const current = await db.winningBody(id);
+    if (!(current?.body instanceof JsonObject)) return;
+    const salt = current.body.get('salt');
+    if (typeof salt !== 'string') return;
+    const kept = current.body.without(new Set(['password', 'preserve_salt']));
+    const withPassword = new JsonObject([...kept.keys, 'password', 'preserve_salt'], [...kept.values, password, true]);
+    const hashed = await hashUserPassword(withPassword, this.hashIterations);
+    if (hashed === undefined) return;
+    const input = readDocInput(hashed);
+    input.rev = parseRev(current.rev);
+    await db.putDoc(id, input); // a concurrent update wins: this one then fails as a conflict
   }
 
   /** A `_users` account, read at every request so changes apply at once. */
