@@ -209,6 +209,10 @@ describe('divan serve: CORS and session flags', () => {
     assert.throws(() => parseServeArgs(['--cors-origins', '*', '--cors-credentials', 'yes'], {}, '/w'), UsageError);
   });
 
+  test('--jwt names a settings file, resolved against the working directory', () => {
+    assert.equal(parseServeArgs(['--jwt', 'keys.json'], {}, '/w').jwtFile, resolve('/w', 'keys.json'));
+  });
+
   test('--session-timeout takes seconds', () => {
     assert.equal(parseServeArgs(['--session-timeout', '3600'], {}, '/w').sessionTimeout, 3600);
     assert.throws(() => parseServeArgs(['--session-timeout', '0'], {}, '/w'), UsageError);

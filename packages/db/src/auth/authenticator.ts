@@ -11,6 +11,7 @@ import type { AdminStore } from './admins.js';
 import { ADMIN_ROLE, anonymous, type UserCtx } from './authenticate.js';
 import { parseAuthorization } from './basic.js';
 import { authSessionOf, cookieMacMatches, decodeCookie, encodeCookie } from './cookie.js';
+import type { JwtVerifier } from './jwt.js';
 import { LOCKED_REASON, type Lockout } from './lockout.js';
 import { parseHash } from './passwords.js';
 import { burnPasswordCheck, type StoredCredentials, verifyCredentials } from './user-credentials.js';
@@ -39,13 +40,17 @@ export interface AuthenticatorOptions {
   timeoutSec: number;
   /** PBKDF2 rounds burnt for unknown users, so a failed login takes as long either way. */
   iterations: number;
+  /** Bearer tokens, when JWT keys are configured (the `jwt` handler runs first then). */
+  jwt?: JwtVerifier;
   now?: () => number;
 }
+
+export type HandlerName = 'jwt' | 'cookie' | 'default';
 
 export interface Authenticated {
   user: UserCtx;
   /** Which handler recognised the caller (`info.authenticated`); absent for anonymous. */
-  via?: 'cookie' | 'default';
+  via?: HandlerName;
   /** A fresh cookie value when a cookie past a tenth of its life authenticated the request. */
   refresh?: string;
 }
@@ -55,6 +60,8 @@ const CACHE_LIMIT = 10_000;
 
 export class Authenticator {
   readonly timeoutSec: number;
+  /** The handlers in the order they run (`GET /_session`'s `authentication_handlers`). */
+  readonly handlers: readonly HandlerName[];
   readonly #options: AuthenticatorOptions;
   readonly #now: () => number;
   readonly #cacheSecret = randomBytes(32);
@@ -63,20 +70,30 @@ export class Authenticator {
   constructor(options: AuthenticatorOptions) {
     this.#options = options;
     this.timeoutSec = options.timeoutSec;
+    this.handlers = options.jwt === undefined ? ['cookie', 'default'] : ['jwt', 'cookie', 'default'];
     this.#now = options.now ?? Date.now;
   }
 
   /** Who sends a request, from its Cookie and Authorization headers. */
-  async authenticate(cookieHeader: string | undefined, authorization: string | undefined, address: string) {
+  async authenticate(
+    cookieHeader: string | undefined,
+    authorization: string | undefined,
+    address: string,
+  ): Promise<Authenticated> {
+    const { jwt } = this.#options;
+    if (jwt !== undefined && authorization?.startsWith('Bearer ')) {
+      const user = jwt.userOf(authorization.slice('Bearer '.length).trim(), this.#now() / 1000);
+      return { user, via: 'jwt' };
+    }
     const cookie = decodeCookie(authSessionOf(cookieHeader) ?? '');
     if (cookie !== null) {
       const found = await this.#fromCookie(cookie);
       if (found !== undefined) return found;
     }
     const credentials = parseAuthorization(authorization);
-    if (credentials === null) return { user: anonymous() } satisfies Authenticated;
+    if (credentials === null) return { user: anonymous() };
     const user = await this.login(credentials.name, credentials.password, address);
-    return { user, via: 'default' } satisfies Authenticated;
+    return { user, via: 'default' };
   }
 
   /** Checks a name and password (Basic auth, `POST /_session`), with the lockout. */

@@ -42,3 +42,4 @@ export {
   securityOf,
   type SecurityObject,
 } from './security.js';
+export { JwtVerifier, type JwtOptions } from './jwt.js';

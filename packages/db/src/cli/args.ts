@@ -31,6 +31,8 @@ export interface ServeOptions {
   cors?: CorsOptions;
   /** Session cookie lifetime in seconds. */
   sessionTimeout?: number;
+  /** A JSON file of JWT settings (`{"keys": {"hmac:_default": "<base64>"}, "rolesClaim", "requiredClaims"}`). */
+  jwtFile?: string;
 }
 
 export type CliCommand =
@@ -67,6 +69,7 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   'cors-methods': { env: 'DIVAN_CORS_METHODS', value: 'METHOD,...' },
   'cors-headers': { env: 'DIVAN_CORS_HEADERS', value: 'HEADER,...' },
   'session-timeout': { env: 'DIVAN_SESSION_TIMEOUT', value: 'SECONDS' },
+  jwt: { env: 'DIVAN_JWT', value: 'FILE' },
 };
 
 /** The whole command line (without `node` and the script). */
@@ -162,6 +165,8 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
     }
     options.sessionTimeout = Number(timeout.value);
   }
+  const jwt = pick('jwt');
+  if (jwt !== undefined) options.jwtFile = resolve(cwd, nonEmpty(jwt.value, jwt.source));
   return options;
 }
 
@@ -280,6 +285,9 @@ export function helpText(topic?: 'serve'): string {
     "  --cors-methods LIST     methods allowed by preflights          [DIVAN_CORS_METHODS, default CouchDB's]",
     '  --cors-headers LIST     request headers allowed beyond the defaults  [DIVAN_CORS_HEADERS]',
     '  --session-timeout SECS  AuthSession cookie lifetime            [DIVAN_SESSION_TIMEOUT, default 600]',
+    '  --jwt FILE              accept Bearer tokens signed by these keys [DIVAN_JWT]',
+    '                          ({"keys":{"hmac:_default":"<base64>","rsa:<kid>":"<PEM>"},',
+    '                          "rolesClaim":"_couchdb.roles","requiredClaims":["exp"]})',
     '',
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',
     'once and keeps only its hash in the data folder.',

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
+import type { JwtOptions } from '../auth/jwt.js';
 import { batchedLines, levelledLog } from '../server/log.js';
 import { startServer } from '../server/start.js';
 import { type Env, helpText, parseCli, UsageError } from './args.js';
@@ -62,7 +63,9 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   const { options } = command;
   let server;
   try {
+    const jwt = options.jwtFile === undefined ? undefined : readJwtFile(options.jwtFile);
     server = await startServer({
+      ...(jwt === undefined ? {} : { jwt }),
       port: options.port,
       host: options.host,
       dataDir: options.dataDir,
@@ -155,4 +158,14 @@ function withoutPassword(url: string): string {
 function describe(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/** The `--jwt` file: CouchDB's `[jwt_keys]` as `keys`, plus the roles claim and required claims. */
+function readJwtFile(file: string): JwtOptions {
+  const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<JwtOptions> | null;
+  const keys = value?.keys;
+  if (typeof keys !== 'object' || keys === null || !Object.values(keys).every((k) => typeof k === 'string')) {
+    throw new Error(`${file}: "keys" must be an object of key strings ("hmac:_default": "<base64>", ...)`);
+  }
+  return value as JwtOptions;
 }

@@ -17,7 +17,7 @@ export interface RequestContext {
   method: string;
   user: UserCtx;
   /** The handler that authenticated the caller (`GET /_session`'s `info.authenticated`). */
-  authenticatedBy?: 'cookie' | 'default';
+  authenticatedBy?: 'jwt' | 'cookie' | 'default';
   /** The addressed database and what its `_security` grants the caller (set before the handler runs). */
   access?: DbAccess;
   /** The error answered, if any (for the request log line). */

@@ -11,6 +11,7 @@ import {
   type AdminStore,
   type UserAccount,
 } from '../auth/index.js';
+import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { USERS_DB, hashUserPassword, userDocId } from '../auth/users-db.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { parseRev } from '../revisions/index.js';
@@ -49,6 +50,8 @@ export interface CouchServerOptions {
   sessionTimeoutSec?: number;
   /** PBKDF2 rounds for passwords hashed now (CouchDB's 600000; tests use fewer). */
   hashIterations?: number;
+  /** Bearer-token authentication (CouchDB's `jwt` handler); off unless keys are given. */
+  jwt?: JwtOptions;
   /** Whether `PUT /_users/_security` is allowed (CouchDB's `users_db_security_editable`, false). */
   usersDbSecurityEditable?: boolean;
 }
@@ -88,6 +91,7 @@ export class CouchServer {
       secret: options.sessionSecret ?? randomBytes(16).toString('hex'),
       timeoutSec: options.sessionTimeoutSec ?? 600,
       iterations: this.hashIterations,
+      ...(options.jwt === undefined ? {} : { jwt: new JwtVerifier(options.jwt) }),
     });
   }
 

@@ -11,6 +11,7 @@ import { loadSessionSecret } from '../auth/session-secret.js';
 import { USERS_DB } from '../auth/users-db.js';
 import { CouchError } from '../errors.js';
 import type { CorsOptions } from '../http/cors.js';
+import type { JwtOptions } from '../auth/jwt.js';
 import { createListener } from '../http/dispatch.js';
 import { join } from 'node:path';
 import type { Storage } from '../storage/contract.js';
@@ -42,6 +43,8 @@ export interface ServerOptions {
   sessionTimeout?: number;
   /** Allow `PUT /_users/_security` (CouchDB's `[couchdb] users_db_security_editable`, default false). */
   usersDbSecurityEditable?: boolean;
+  /** Bearer-token authentication (CouchDB's `jwt` handler and `[jwt_keys]`); off unless given. */
+  jwt?: JwtOptions;
   /** CORS (CouchDB's `[chttpd] enable_cors` and `[cors]`); off unless given. */
   cors?: CorsOptions;
 }
@@ -83,6 +86,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     sessionSecret,
     ...(options.hashIterations === undefined ? {} : { hashIterations: options.hashIterations }),
     ...(options.sessionTimeout === undefined ? {} : { sessionTimeoutSec: options.sessionTimeout }),
+    ...(options.jwt === undefined ? {} : { jwt: options.jwt }),
     ...(options.usersDbSecurityEditable === undefined
       ? {}
       : { usersDbSecurityEditable: options.usersDbSecurityEditable }),

@@ -11,14 +11,12 @@ import { parseBody, readBody } from '../body.js';
 import { origin } from '../location.js';
 import { sendJson } from '../respond.js';
 
-const HANDLERS = ['cookie', 'default'];
-
 export const session = {
   show(ctx: RequestContext): void {
     if (ctx.query.get('basic') === 'true' && ctx.user.name === null) {
       throw new CouchError('unauthorized', 'Please login.');
     }
-    const info: Record<string, unknown> = { authentication_handlers: HANDLERS };
+    const info: Record<string, unknown> = { authentication_handlers: ctx.server.auth.handlers };
     if (ctx.authenticatedBy !== undefined) info.authenticated = ctx.authenticatedBy;
     sendJson(ctx, 200, { ok: true, userCtx: ctx.user, info });
   },
