@@ -28,6 +28,9 @@ export interface AdminStore {
   names(): string[];
   /** The stored hash string of an admin (its salt keys that admin's session cookies). */
   hashOf(name: string): string | undefined;
+  /** Adds or replaces an admin (`[admins]` through the config API); `hash` is a stored hash string. */
+  set(name: string, hash: string): void;
+  remove(name: string): boolean;
 }
 
 export interface LoadAdminsOptions {
@@ -89,6 +92,14 @@ class HashedAdminStore implements AdminStore {
 
   hashOf(name: string): string | undefined {
     return this.#hashes.get(name);
+  }
+
+  set(name: string, hash: string): void {
+    this.#hashes.set(name, hash);
+  }
+
+  remove(name: string): boolean {
+    return this.#hashes.delete(name);
   }
 
   private remember(key: string): void {
@@ -156,19 +167,24 @@ export async function loadAdmins(
 
   const write = async () => {
     if (!dirty) return;
-    const admins: Record<string, string> = {};
-    for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
-    try {
-      await place.setServerValue(ADMINS_FILE_NAME, `${JSON.stringify({ admins }, null, 2)}\n`);
-    } catch (err) {
-      throw new CouchError('unknown_error', `Cannot write ${ADMINS_FILE_NAME}: ${(err as Error).message}`);
-    }
+    await saveAdmins(place, hashes);
     dirty = false;
   };
   if (!options.deferWrite) await write();
   const admins = new HashedAdminStore(hashes);
   for (const admin of known) admins.prime(admin.name, admin.password);
   return created === undefined ? { admins, save: write } : { admins, created, save: write };
+}
+
+/** Writes the admins (name → stored hash) as the `admins.json` server value. */
+export async function saveAdmins(place: AdminsPlace, hashes: ReadonlyMap<string, string>): Promise<void> {
+  const admins: Record<string, string> = {};
+  for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
+  try {
+    await place.setServerValue(ADMINS_FILE_NAME, `${JSON.stringify({ admins }, null, 2)}\n`);
+  } catch (err) {
+    throw new CouchError('unknown_error', `Cannot write ${ADMINS_FILE_NAME}: ${(err as Error).message}`);
+  }
 }
 
 function isWeaker(stored: string, iterations: number): boolean {

@@ -59,19 +59,28 @@ const INCORRECT = 'Name or password is incorrect.';
 const CACHE_LIMIT = 10_000;
 
 export class Authenticator {
-  readonly timeoutSec: number;
-  /** The handlers in the order they run (`GET /_session`'s `authentication_handlers`). */
-  readonly handlers: readonly HandlerName[];
+  /** Cookie lifetime in seconds; the config API may change it. */
+  timeoutSec: number;
   readonly #options: AuthenticatorOptions;
   readonly #now: () => number;
   readonly #cacheSecret = randomBytes(32);
   readonly #verified = new Set<string>();
 
   constructor(options: AuthenticatorOptions) {
-    this.#options = options;
+    this.#options = { ...options };
     this.timeoutSec = options.timeoutSec;
-    this.handlers = options.jwt === undefined ? ['cookie', 'default'] : ['jwt', 'cookie', 'default'];
     this.#now = options.now ?? Date.now;
+  }
+
+  /** The handlers in the order they run (`GET /_session`'s `authentication_handlers`). */
+  get handlers(): readonly HandlerName[] {
+    return this.#options.jwt === undefined ? ['cookie', 'default'] : ['jwt', 'cookie', 'default'];
+  }
+
+  /** Replaces the JWT settings (the config API's `jwt_keys`); undefined turns the handler off. */
+  setJwt(jwt: JwtVerifier | undefined): void {
+    if (jwt === undefined) delete this.#options.jwt;
+    else this.#options.jwt = jwt;
   }
 
   /** Who sends a request, from its Cookie and Authorization headers. */

@@ -3,6 +3,7 @@ export {
   DEFAULT_ADMIN_NAME,
   createAdminStore,
   loadAdmins,
+  saveAdmins,
   validateAdminCredentials,
   type AdminCredentials,
   type AdminStore,

@@ -36,7 +36,12 @@ export class JwtVerifier {
   constructor(options: JwtOptions) {
     this.#options = options;
     for (const [name, value] of Object.entries(options.keys)) {
-      if (name.startsWith('rsa:') || name.startsWith('ec:')) this.#publicKeys.set(name, createPublicKey(value));
+      if (!name.startsWith('rsa:') && !name.startsWith('ec:')) continue;
+      try {
+        this.#publicKeys.set(name, createPublicKey(value));
+      } catch (error) {
+        throw new CouchError('bad_request', `JWT key ${name} is not a PEM public key: ${(error as Error).message}`);
+      }
     }
   }
 

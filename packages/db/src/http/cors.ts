@@ -5,19 +5,9 @@
  * can read a 401.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CorsOptions } from '../server/cors-settings.js';
 
-export interface CorsOptions {
-  /** Allowed origins (`https://app.example`), or `'*'` for any. */
-  origins: readonly string[] | '*';
-  /** Send `Access-Control-Allow-Credentials: true` (cookies, Basic auth from pages). Default false. */
-  credentials?: boolean;
-  /** Default CouchDB's: GET, HEAD, POST, PUT, DELETE, TRACE, CONNECT, COPY, OPTIONS. */
-  methods?: readonly string[];
-  /** Request headers allowed beyond CouchDB's defaults. */
-  headers?: readonly string[];
-  /** Seconds a preflight answer may be cached (default 600). */
-  maxAge?: number;
-}
+export type { CorsOptions } from '../server/cors-settings.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'TRACE', 'CONNECT', 'COPY', 'OPTIONS'];
 const ALLOWED_HEADERS = [

@@ -6,8 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anonymous, sessionCookieHeader } from '../auth/index.js';
 import { authorizeDb } from './access.js';
-import { applyCors, type CorsOptions } from './cors.js';
+import { applyCors } from './cors.js';
 import { session } from './handlers/session.js';
+import { config } from './handlers/config.js';
 import { CouchError } from '../errors.js';
 import { StorageUnavailableError } from '../storage/contract.js';
 import { validateDbName } from '../server/db-names.js';
@@ -32,6 +33,7 @@ import { views } from './handlers/views.js';
 const HANDLERS: HandlerTable = {
   server,
   session,
+  config,
   errors,
   databases,
   documents,
@@ -46,11 +48,10 @@ const HANDLERS: HandlerTable = {
   mango,
 };
 
-export function createListener(
-  couch: CouchServer,
-  cors?: CorsOptions,
-): (req: IncomingMessage, res: ServerResponse) => void {
+export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    // Read per request: the config API may turn CORS on or change it.
+    const cors = couch.cors;
     if (cors !== undefined && applyCors(cors, req, res)) return;
     handle(couch, req, res).catch((error: unknown) => {
       couch.log(`[error] answering ${req.method} ${req.url}: ${String(error)}`);

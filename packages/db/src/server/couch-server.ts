@@ -12,6 +12,9 @@ import {
   type UserAccount,
 } from '../auth/index.js';
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
+import { loadConfig, type ConfigSections } from './config.js';
+import type { CorsOptions } from './cors-settings.js';
+import { effectiveSettings, type LiveSettings } from './settings.js';
 import { USERS_DB, hashUserPassword, userDocId } from '../auth/users-db.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { parseRev } from '../revisions/index.js';
@@ -50,6 +53,8 @@ export interface CouchServerOptions {
   sessionTimeoutSec?: number;
   /** PBKDF2 rounds for passwords hashed now (CouchDB's 600000; tests use fewer). */
   hashIterations?: number;
+  /** CORS (CouchDB's `enable_cors` and `[cors]`); off unless given. */
+  cors?: CorsOptions;
   /** Bearer-token authentication (CouchDB's `jwt` handler); off unless keys are given. */
   jwt?: JwtOptions;
   /** Whether `PUT /_users/_security` is allowed (CouchDB's `users_db_security_editable`, false). */
@@ -68,7 +73,14 @@ export class CouchServer {
   readonly log: (line: string) => void;
   readonly auth: Authenticator;
   readonly hashIterations: number;
-  readonly usersDbSecurityEditable: boolean;
+  usersDbSecurityEditable: boolean;
+  /** CORS as configured now (start options, then the config API). */
+  cors: CorsOptions | undefined;
+  /** The start options the config API's stored values go over. */
+  readonly baseSettings: LiveSettings;
+  /** The stored config sections (`/_node/_local/_config`). */
+  config: ConfigSections = {};
+  private configWatch: NodeJS.Timeout | undefined;
   /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
   readonly uuid = randomBytes(16).toString('hex');
   readonly startTime = Date.now();
@@ -83,6 +95,13 @@ export class CouchServer {
     this.log = options.log;
     this.hashIterations = options.hashIterations ?? DEFAULT_ITERATIONS;
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
+    this.cors = options.cors;
+    this.baseSettings = {
+      sessionTimeoutSec: options.sessionTimeoutSec ?? 600,
+      usersDbSecurityEditable: this.usersDbSecurityEditable,
+      ...(options.cors === undefined ? {} : { cors: options.cors }),
+      ...(options.jwt === undefined ? {} : { jwt: options.jwt }),
+    };
     this.auth = new Authenticator({
       admins: this.admins,
       lockout: this.lockout,
@@ -93,6 +112,34 @@ export class CouchServer {
       iterations: this.hashIterations,
       ...(options.jwt === undefined ? {} : { jwt: new JwtVerifier(options.jwt) }),
     });
+  }
+
+  /** Applies stored config sections (throws a 400, changing nothing, when a value is unusable). */
+  applyConfig(sections: ConfigSections): void {
+    const settings = effectiveSettings(this.baseSettings, sections);
+    const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
+    this.config = sections;
+    this.cors = settings.cors;
+    this.usersDbSecurityEditable = settings.usersDbSecurityEditable;
+    this.auth.timeoutSec = settings.sessionTimeoutSec;
+    this.auth.setJwt(jwt);
+  }
+
+  /** Reads the stored config now and every few seconds (other nodes' changes apply here too). */
+  async watchConfig(intervalMs = 5_000): Promise<void> {
+    this.applyConfig(await loadConfig(this.storage));
+    this.configWatch ??= setInterval(() => {
+      loadConfig(this.storage).then(
+        (sections) => {
+          try {
+            this.applyConfig(sections);
+          } catch (error) {
+            this.log(`[error] stored config: ${(error as Error).message}`);
+          }
+        },
+        () => {}, // storage away for a moment: the next round tries again
+      );
+    }, intervalMs).unref();
   }
 
   /** Rewrites a user's hash with today's scheme and rounds, keeping the salt (and so the cookies). */
@@ -191,6 +238,7 @@ export class CouchServer {
   }
 
   async close(): Promise<void> {
+    if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();
     this.viewManagers.clear();
     this.open.clear();

@@ -87,11 +87,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.hashIterations === undefined ? {} : { hashIterations: options.hashIterations }),
     ...(options.sessionTimeout === undefined ? {} : { sessionTimeoutSec: options.sessionTimeout }),
     ...(options.jwt === undefined ? {} : { jwt: options.jwt }),
+    ...(options.cors === undefined ? {} : { cors: options.cors }),
     ...(options.usersDbSecurityEditable === undefined
       ? {}
       : { usersDbSecurityEditable: options.usersDbSecurityEditable }),
   });
-  const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch, options.cors));
+  const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch));
   const sockets = new Set<Socket>();
   http.on('connection', (socket) => {
     sockets.add(socket);
@@ -103,6 +104,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // Only a server that listens keeps a generated admin (its caller prints the password).
     await save();
     await ensureUsersDb(couch);
+    await couch.watchConfig();
   } catch (error) {
     http.close();
     await couch.close();
