@@ -288,6 +288,36 @@ describe('_users whose security admits users (users_db_security_editable)', () =
     assert.equal(bulk.status, 404);
   });
 
+  it("members list ids but never read others' documents through a feed, a query or _bulk_get", async () => {
+    // Any database whose last segment is _users gets the hooks; this one is public.
+    const db = '/org%2F_users';
+    assert.equal((await t.request('PUT', db)).status, 201);
+    await t.request('PUT', `${db}/_security`, { body: { members: { names: [] } } });
+    await t.request('PUT', `${db}/${encodeURIComponent(uid('zed'))}`, {
+      body: { name: 'zed', password: 'z', roles: [], type: 'user' },
+    });
+    const ids = await t.request('GET', `${db}/_all_docs`, { auth: basic('ben', 'b') });
+    assert.equal(ids.status, 200);
+    assert.deepEqual(
+      ids.json.rows.map((row: { id: string }) => row.id),
+      [uid('zed')],
+    );
+    for (const [method, url, body] of [
+      ['GET', `${db}/_all_docs?include_docs=true`, undefined],
+      ['GET', `${db}/_changes?include_docs=true`, undefined],
+      ['POST', `${db}/_all_docs`, { keys: [uid('zed')] }],
+      ['POST', `${db}/_bulk_get`, { docs: [{ id: uid('zed') }] }],
+      ['POST', `${db}/_find`, { selector: {} }],
+      ['GET', `${db}/${encodeURIComponent(uid('zed'))}`, undefined],
+    ] as const) {
+      const r = await t.request(method, url, { auth: basic('ben', 'b'), ...(body === undefined ? {} : { body }) });
+      assert.ok(r.status === 403 || r.status === 404, `${url}: ${r.status}`);
+      assert.ok(!r.text.includes('derived_key'), url);
+    }
+    const admin = await t.request('GET', `${db}/_all_docs?include_docs=true`);
+    assert.ok(admin.text.includes('derived_key'));
+  });
+
   it('a DB admin sets roles but not system roles', async () => {
     const doc = (await t.request('GET', path('ben'))).json;
     const ok = await t.request('PUT', path('ben'), { auth: basic('uadmin', 'u'), body: { ...doc, roles: ['r'] } });

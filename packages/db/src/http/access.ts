@@ -47,7 +47,44 @@ export async function authorizeDb(ctx: RequestContext, action: string): Promise<
   if (action === 'databases#setSecurity' && name === '_users' && !ctx.server.usersDbSecurityEditable) {
     throw new CouchError('forbidden', "You can't edit the security object of the user database.");
   }
-  ctx.access = { db, security, dbAdmin: isDbAdmin(ctx.user, security) };
+  const dbAdmin = isDbAdmin(ctx.user, security);
+  if (!dbAdmin && isUsersDb(name)) checkUsersDbAction(ctx, action);
+  ctx.access = { db, security, dbAdmin };
+}
+
+/** What a member who is not DB admin may do in a users database: nothing that reads others' documents. */
+const USERS_DB_MEMBER_ACTIONS = new Set([
+  'databases#show',
+  'databases#security',
+  'databases#ensureFullCommit',
+  'documents#show',
+  'documents#update',
+  'documents#create',
+  'documents#destroy',
+  'documents#copy',
+  'attachments#show',
+  'attachments#update',
+  'attachments#destroy',
+  'bulk#docs',
+  'bulk#revsDiff',
+  'bulk#missingRevs',
+  'all_docs#index',
+  'changes#index',
+]);
+
+/**
+ * CouchDB strips other users' documents from what members read (`_all_docs` lists ids, their
+ * docs come back null); here the reads that could carry documents are refused instead.
+ */
+function checkUsersDbAction(ctx: RequestContext, action: string): void {
+  const includeDocs = ctx.query.get('include_docs') === 'true' || ctx.query.has('conflicts');
+  if (
+    USERS_DB_MEMBER_ACTIONS.has(action) &&
+    !(includeDocs && (action === 'all_docs#index' || action === 'changes#index'))
+  ) {
+    return;
+  }
+  throw new CouchError('forbidden', "Only administrators can read other users' documents in the users database.");
 }
 
 /**
