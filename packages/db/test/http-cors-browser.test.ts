@@ -142,15 +142,21 @@ describe('PouchDB in headless Chromium on another origin (CORS with credentials)
         `--user-data-dir=${join(dir, 'profile')}`,
         origin,
       ],
-      { stdio: process.env.DIVAN_DEBUG_BROWSER ? 'inherit' : 'ignore' },
+      // Its own process group, so its helper processes go with it.
+      { stdio: process.env.DIVAN_DEBUG_BROWSER ? 'inherit' : 'ignore', detached: true },
     );
   });
 
   after(async () => {
-    browser?.kill('SIGKILL');
+    if (browser !== undefined && browser.exitCode === null) {
+      // Its helper processes write into the profile until it is gone.
+      const exited = new Promise((resolve) => browser!.once('exit', resolve));
+      process.kill(-browser.pid!, 'SIGKILL');
+      await exited;
+    }
     await new Promise<void>((resolve) => site.close(() => resolve()));
     await t.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
 
   it('logs in, writes and replicates; anonymous requests from the page stay refused', async () => {

@@ -1,12 +1,8 @@
 /**
- * Who is asking: the user context of a request, from its Authorization header. Wrong credentials
- * are a 401 on every endpoint (even `/_up`), as in CouchDB; no credentials is anonymous — there is
- * no admin party.
+ * The user context of a request (`{name, roles}`) and the server-level checks on it; who is asking
+ * is decided by authenticator.ts.
  */
 import { CouchError } from '../errors.js';
-import type { AdminStore } from './admins.js';
-import { parseAuthorization } from './basic.js';
-import { LOCKED_REASON, type Lockout } from './lockout.js';
 
 export interface UserCtx {
   name: string | null;
@@ -17,25 +13,6 @@ export const ADMIN_ROLE = '_admin';
 
 export function anonymous(): UserCtx {
   return { name: null, roles: [] };
-}
-
-export function authenticate(
-  authorization: string | undefined,
-  remoteAddress: string,
-  admins: AdminStore,
-  lockout: Lockout,
-): UserCtx {
-  const credentials = parseAuthorization(authorization);
-  if (credentials === null) return anonymous();
-  const { name, password } = credentials;
-  // Checked before the password so a locked account costs no PBKDF2 run.
-  if (lockout.isLocked(name, remoteAddress)) throw new CouchError('forbidden', LOCKED_REASON);
-  if (!admins.verify(name, password)) {
-    lockout.recordFailure(name, remoteAddress);
-    throw new CouchError('unauthorized', 'Name or password is incorrect.');
-  }
-  lockout.recordSuccess(name, remoteAddress);
-  return { name, roles: [ADMIN_ROLE] };
 }
 
 export function isAdmin(user: UserCtx): boolean {

@@ -13,7 +13,6 @@ export {
 export {
   ADMIN_ROLE,
   anonymous,
-  authenticate,
   isAdmin,
   requireAdmin,
   type UserCtx,

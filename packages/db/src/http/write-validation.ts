@@ -113,6 +113,9 @@ function newDocOf(id: string, input: DocInput, newEdits: boolean): Record<string
   return doc;
 }
 
+/** Longer than a validate call may run (its time limit is 5 s). */
+const RETIRE_MS = 30_000;
+
 /** Each database's functions, reloaded when a design document changes (any node's write). */
 const runners = new WeakMap<Database, { fingerprint: string; runner: ValidateRunner }>();
 
@@ -130,7 +133,8 @@ async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
     // Design documents whose member is not a string never saved (see design-check); skip any other.
     if (typeof body.validate_doc_update === 'string') functions.push({ ddocId: id, source: body.validate_doc_update });
   }
-  cached?.runner.dispose();
+  // Writes under way may still be using the old functions: their isolate goes a little later.
+  if (cached !== undefined) setTimeout(() => cached.runner.dispose(), RETIRE_MS).unref();
   const runner = new ValidateRunner(functions);
   runners.set(db, { fingerprint, runner });
   return runner;

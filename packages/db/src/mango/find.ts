@@ -267,7 +267,9 @@ async function indexRows(
           for (const [i, entry] of page.entries()) {
             const key = keys[i] as JsonValue[];
             const covered = JsonObject.from([['_id', entry.value[1]]]);
-            columns.forEach((column, c) => setPath(covered, column.path, key[c] ?? null));
+            columns.forEach((column, c) => {
+              setPath(covered, column.path, key[c] ?? null);
+            });
             yield { key: keys[i]!, id: entry.value[1], covered };
           }
         } else {
