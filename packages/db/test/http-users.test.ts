@@ -180,6 +180,34 @@ describe('_users (admin-only, as CouchDB 3 sets it up)', () => {
     assert.equal((await t.request('GET', '/', { auth: basic('sha1user', 'pw') })).status, 200);
   });
 
+  it('a hundred first logins at once do not stall other requests (PBKDF2 off the event loop)', async () => {
+    const s = await startTestServer({ settings: { hashIterations: 20_000 } });
+    try {
+      const names = Array.from({ length: 100 }, (_, i) => `many${i}`);
+      const docs = names.map((name) => ({ _id: uid(name), name, password: `pw-${name}`, roles: [], type: 'user' }));
+      assert.equal((await s.request('POST', '/_users/_bulk_docs', { body: { docs } })).status, 201);
+      let worst = 0;
+      let done = false;
+      const probe = (async () => {
+        while (!done) {
+          const started = performance.now();
+          await s.request('GET', '/_up', { auth: false });
+          worst = Math.max(worst, performance.now() - started);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })();
+      const logins = await Promise.all(
+        names.map((name) => s.request('POST', '/_session', { auth: false, body: { name, password: `pw-${name}` } })),
+      );
+      done = true;
+      await probe;
+      assert.ok(logins.every((r) => r.status === 200));
+      assert.ok(worst < 100, `GET /_up took up to ${worst.toFixed(1)} ms during the logins`);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a failed login takes as long for an unknown user as for a known one', async () => {
     // Hashes with real work, so a difference would show.
     const s = await startTestServer({ settings: { hashIterations: 20_000 } });
