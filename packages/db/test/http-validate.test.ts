@@ -132,6 +132,40 @@ describe('validate_doc_update', () => {
     assert.equal((await t.request('PUT', '/writes/_design/other', { body: {} })).status, 201);
   });
 
+  it('attachments are stubs in newDoc and oldDoc', async () => {
+    await dbWith('atts', {
+      v: `function (newDoc, oldDoc) {
+        if (newDoc.spy) throw({ forbidden: { n: newDoc._attachments || null, o: oldDoc && oldDoc._attachments || null } });
+        var atts = newDoc._attachments || {};
+        for (var name in atts) if (atts[name].content_type !== 'text/plain') throw({ forbidden: 'text only' });
+      }`,
+    });
+    const inline = await t.request('PUT', '/atts/d', {
+      body: {
+        _attachments: { 'a.txt': { content_type: 'text/plain', data: Buffer.from('hello').toString('base64') } },
+      },
+    });
+    assert.equal(inline.status, 201);
+    const png = await t.request('PUT', `/atts/d/b.png?rev=${inline.json.rev}`, {
+      body: 'xx',
+      headers: { 'content-type': 'image/png' },
+    });
+    assert.deepEqual([png.status, png.json], [403, forbidden('text only')]);
+    const spy = await t.request('PUT', '/atts/d', {
+      body: { _rev: inline.json.rev, spy: true, _attachments: { 'a.txt': { stub: true } } },
+    });
+    assert.equal(spy.status, 403);
+    assert.deepEqual(spy.json.reason.n, { 'a.txt': { stub: true } });
+    assert.deepEqual(Object.keys(spy.json.reason.o['a.txt']).sort(), [
+      'content_type',
+      'digest',
+      'length',
+      'revpos',
+      'stub',
+    ]);
+    assert.equal(spy.json.reason.o['a.txt'].length, 5);
+  });
+
   it('admins are validated too; DB-admin status is in secObj, not userCtx', async () => {
     await dbWith('admins', {
       v: `function (doc, old, userCtx, secObj) {

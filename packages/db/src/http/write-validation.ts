@@ -11,7 +11,8 @@ import type { DocInput } from '../documents/doc-input.js';
 import type { Database, WriteValidator } from '../documents/database.js';
 import { CouchError } from '../errors.js';
 import { toPlain } from '../json/index.js';
-import { formatRev, type Rev } from '../revisions/index.js';
+import { formatRev, parseRev, type Rev } from '../revisions/index.js';
+import type { NewAttachment } from '../documents/attachment-resolve.js';
 import { ValidateRunner, type ValidateFunction } from '../views/sandbox/validate-runner.js';
 import type { RequestContext } from './context.js';
 import { DESIGN_PREFIX } from '../documents/doc-id.js';
@@ -68,8 +69,13 @@ export function writeValidatorOf(ctx: RequestContext): WriteValidator {
           continue;
         }
         const old = await db.winningBody(id);
-        const oldDoc =
-          old === undefined ? null : withRevisions({ _id: id, _rev: old.rev, ...plainBody(old.body) }, old.rev);
+        let oldDoc: Record<string, unknown> | null = null;
+        if (old !== undefined) {
+          oldDoc = { _id: id, _rev: old.rev, ...plainBody(old.body) };
+          const atts = (await db.revisionAttachments(id, parseRev(old.rev))) ?? [];
+          if (atts.length > 0) oldDoc._attachments = stubsOf(atts);
+          oldDoc = withRevisions(oldDoc, old.rev);
+        }
         const newDoc = newDocOf(id, input, newEdits);
         if (usersDb) validateUserDoc({ newDoc, oldDoc, user: ctx.user, dbAdmin });
         const outcome = await runner.validate(newDoc, oldDoc, userCtx, security);
@@ -107,6 +113,8 @@ function newDocOf(id: string, input: DocInput, newEdits: boolean): Record<string
   const rev: Rev | undefined = input.rev;
   if (rev !== undefined) doc._rev = formatRev(rev);
   if (!input.deleted) Object.assign(doc, plainBody(input.body));
+  const attachments = input.atts !== undefined ? stubsOf(input.atts) : inputStubs(input);
+  if (attachments !== undefined) doc._attachments = attachments;
   if (input.deleted) doc._deleted = true;
   if (input.revisions !== undefined && !newEdits) doc._revisions = input.revisions;
   else if (rev !== undefined) doc._revisions = { start: rev.pos, ids: [rev.id] };
@@ -115,6 +123,37 @@ function newDocOf(id: string, input: DocInput, newEdits: boolean): Record<string
 
 /** Longer than a validate call may run (its time limit is 5 s). */
 const RETIRE_MS = 30_000;
+
+/** Attachments as validate functions see them: stubs (`content_type`, `revpos`, `digest`, `length`). */
+function stubsOf(atts: readonly NewAttachment[]): Record<string, unknown> | undefined {
+  if (atts.length === 0) return undefined;
+  const stubs: Record<string, unknown> = {};
+  for (const att of atts) {
+    stubs[att.name] = {
+      content_type: att.contentType,
+      ...(att.revpos === undefined ? {} : { revpos: att.revpos }),
+      digest: att.digest,
+      length: att.length,
+      stub: true,
+    };
+  }
+  return stubs;
+}
+
+/** `_attachments` as the client wrote them, before their bytes are stored. */
+function inputStubs(input: DocInput): Record<string, unknown> | undefined {
+  if (input.attachments === undefined || input.attachments.length === 0) return undefined;
+  const stubs: Record<string, unknown> = {};
+  for (const att of input.attachments) {
+    const revpos = att.revpos === undefined ? {} : { revpos: att.revpos };
+    if (att.kind === 'stub') stubs[att.name] = { ...revpos, stub: true };
+    else {
+      const length = att.kind === 'data' ? att.bytes.length : att.length;
+      stubs[att.name] = { content_type: att.contentType, ...revpos, length, stub: true };
+    }
+  }
+  return stubs;
+}
 
 /** Each database's functions, reloaded when a design document changes (any node's write). */
 const runners = new WeakMap<Database, { fingerprint: string; runner: ValidateRunner }>();
