@@ -50,6 +50,16 @@ describe('per-database _security', () => {
     assert.deepEqual((await t.request('GET', '/sec2/_security')).json, good);
   });
 
+  it("_replicator's feeds are for server admins, whatever its _security says", async () => {
+    await t.request('PUT', '/_replicator');
+    await t.request('PUT', '/_replicator/_security', { body: { members: { names: [] } } });
+    assert.equal((await t.request('GET', '/_replicator', { auth: basic('eve', 'e') })).status, 200);
+    for (const feed of ['/_replicator/_all_docs', '/_replicator/_changes']) {
+      const r = await t.request('GET', feed, { auth: basic('eve', 'e') });
+      assert.deepEqual([r.status, r.json.reason], [401, 'You are not a server admin.']);
+    }
+  });
+
   it('a missing database is a 404 whoever asks', async () => {
     for (const auth of [false as const, basic('eve', 'e')]) {
       const r = await t.request('GET', '/nosuchdb/_security', { auth });

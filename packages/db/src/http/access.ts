@@ -31,8 +31,14 @@ const DB_ADMIN = new Set([
   'mango#deleteIndex',
   'mango#bulkDeleteIndexes',
 ]);
-/** Feeds of every document: server admins only on the system users database (CouchDB 3). */
-const USERS_FEEDS = new Set(['all_docs#index', 'all_docs#query', 'all_docs#queries', 'changes#index', 'changes#query']);
+/** Feeds of every document: server admins only on the system databases `_users` and `_replicator` (CouchDB 3). */
+const SYSTEM_DB_FEEDS = new Set([
+  'all_docs#index',
+  'all_docs#query',
+  'all_docs#queries',
+  'changes#index',
+  'changes#query',
+]);
 
 export async function authorizeDb(ctx: RequestContext, action: string): Promise<void> {
   if (NO_DATABASE_CHECK.has(action) || action.startsWith('errors#')) return;
@@ -40,7 +46,7 @@ export async function authorizeDb(ctx: RequestContext, action: string): Promise<
   const name = String(ctx.params.db);
   const db = await ctx.server.db(name);
   const security = securityOf(await db.store.getProp('security'));
-  if (name === '_users' && USERS_FEEDS.has(action)) requireAdmin(ctx.user);
+  if ((name === '_users' || name === '_replicator') && SYSTEM_DB_FEEDS.has(action)) requireAdmin(ctx.user);
   requireMember(ctx.user, security);
   if (DB_ADMIN_MAINTENANCE.has(action)) requireDbAdminForMaintenance(ctx.user, security);
   if (DB_ADMIN.has(action)) requireDbAdmin(ctx.user, security);
