@@ -4,11 +4,9 @@
  * (`password_sha` = hex SHA-1 of password ++ salt). PBKDF2 runs on libuv's thread pool, so a
  * login never blocks the event loop.
  */
-import { createHash, pbkdf2, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { pbkdf2Limited } from './pbkdf2-pool.js';
 import { CouchError } from '../errors.js';
-
-const pbkdf2Async = promisify(pbkdf2);
 
 const DIGESTS: Record<string, string> = {
   sha: 'sha1',
@@ -57,12 +55,12 @@ export async function verifyCredentials(password: string, stored: StoredCredenti
       throw new CouchError('forbidden', 'Iteration count is too high for this server');
     }
     expected = Buffer.from(stored.derivedKey, 'hex');
-    actual = await pbkdf2Async(password, stored.salt, Math.floor(stored.iterations), DIGEST_BYTES[digest]!, digest);
+    actual = await pbkdf2Limited(password, stored.salt, Math.floor(stored.iterations), DIGEST_BYTES[digest]!, digest);
   }
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 /** Same work as a real check, for a user that does not exist: a failed login takes as long either way. */
 export async function burnPasswordCheck(password: string, iterations: number): Promise<void> {
-  await pbkdf2Async(password, '00000000000000000000000000000000', iterations, 32, 'sha256');
+  await pbkdf2Limited(password, '00000000000000000000000000000000', iterations, 32, 'sha256');
 }

@@ -4,13 +4,11 @@
  * admin's too — must pass CouchDB's checks, with CouchDB's messages. The hooks apply to `_users`
  * and to any database whose last path segment is `_users`.
  */
-import { pbkdf2, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { pbkdf2Limited } from './pbkdf2-pool.js';
 import { CouchError } from '../errors.js';
 import { JsonObject, type JsonValue } from '../json/index.js';
 import { isAdmin, type UserCtx } from './authenticate.js';
-
-const pbkdf2Async = promisify(pbkdf2);
 
 export const USERS_DB = '_users';
 export const USER_PREFIX = 'org.couchdb.user:';
@@ -48,7 +46,7 @@ export async function hashUserPassword(body: JsonObject, iterations: number): Pr
   const given = body.get('salt');
   const salt =
     body.get('preserve_salt') === true && typeof given === 'string' ? given : randomBytes(16).toString('hex');
-  const key = (await pbkdf2Async(password, salt, iterations, 32, 'sha256')).toString('hex');
+  const key = (await pbkdf2Limited(password, salt, iterations, 32, 'sha256')).toString('hex');
   const keys = ['password_scheme', 'pbkdf2_prf', 'salt', 'iterations', 'derived_key'];
   const values: JsonValue[] = ['pbkdf2', 'sha256', salt, iterations, key];
   body.keys.forEach((name, i) => {
