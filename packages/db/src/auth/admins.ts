@@ -7,7 +7,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { CouchError } from '../errors.js';
 import type { Storage } from '../storage/contract.js';
-import { DEFAULT_ITERATIONS, DEFAULT_PRF, hashPassword, isHashed, parseHash, verifyPassword } from './passwords.js';
+import {
+  DEFAULT_ITERATIONS,
+  DEFAULT_PRF,
+  hashPassword,
+  isHashed,
+  parseHash,
+  verifyPassword,
+  verifyPasswordAsync,
+} from './passwords.js';
 
 /** The server value holding the admins (with the SQLite engine: `<data>/admins.json`). */
 export const ADMINS_FILE_NAME = 'admins.json';
@@ -24,6 +32,8 @@ export interface AdminCredentials {
 export interface AdminStore {
   /** True when `password` is `name`'s password; unknown names are false. */
   verify(name: string, password: string): boolean;
+  /** The same, with PBKDF2 off the event loop (logins over HTTP). */
+  verifyAsync(name: string, password: string): Promise<boolean>;
   has(name: string): boolean;
   names(): string[];
   /** The stored hash string of an admin (its salt keys that admin's session cookies). */
@@ -71,6 +81,16 @@ class HashedAdminStore implements AdminStore {
     const key = createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64');
     if (this.#cache.has(key)) return true;
     if (!verifyPassword(password, stored)) return false; // failures are never cached
+    this.remember(key);
+    return true;
+  }
+
+  async verifyAsync(name: string, password: string): Promise<boolean> {
+    const stored = this.#hashes.get(name);
+    if (stored === undefined) return false;
+    const key = createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64');
+    if (this.#cache.has(key)) return true;
+    if (!(await verifyPasswordAsync(password, stored))) return false; // failures are never cached
     this.remember(key);
     return true;
   }

@@ -116,7 +116,7 @@ export class Authenticator {
     if (lockout.isLocked(lockKey, address)) throw new CouchError('forbidden', LOCKED_REASON);
     let user: UserCtx | undefined;
     if (isAdmin) {
-      if (admins.verify(name, password)) user = { name, roles: [ADMIN_ROLE] };
+      if (await admins.verifyAsync(name, password)) user = { name, roles: [ADMIN_ROLE] };
     } else if (account?.credentials === undefined) {
       await burnPasswordCheck(password, this.#options.iterations);
     } else if (await this.#verify(name, password, account.credentials)) {
