@@ -67,9 +67,17 @@ describe('AuthSession cookie values', () => {
   it('Set-Cookie carries CouchDB attributes in its order, Expires with dashes', () => {
     const at = Date.UTC(2026, 10, 25, 19, 39, 24);
     assert.equal(
-      sessionCookieHeader('abc', at, 600, false),
+      sessionCookieHeader('abc', at, 600, { secure: false }),
       'AuthSession=abc; Version=1; Expires=Wed, 25-Nov-2026 19:49:24 GMT; Max-Age=600; Path=/; HttpOnly',
     );
-    assert.match(sessionCookieHeader('', at, 600, true), /^AuthSession=; .*HttpOnly; Secure$/);
+    assert.equal(
+      sessionCookieHeader('', at, 600, { secure: true, domain: 'example.org', sameSite: 'None' }),
+      'AuthSession=; Version=1; Expires=Wed, 25-Nov-2026 19:49:24 GMT; Max-Age=600; Secure; Domain=example.org; Path=/; HttpOnly; SameSite=None',
+    );
+    // allow_persistent_cookies = false: a browser-session cookie.
+    assert.equal(
+      sessionCookieHeader('abc', at, 600, { secure: false, persistent: false }),
+      'AuthSession=abc; Version=1; Path=/; HttpOnly',
+    );
   });
 });

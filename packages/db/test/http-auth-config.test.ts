@@ -64,6 +64,23 @@ describe('/_node/_local/_config (run-time settings)', () => {
     assert.ok((await login(t, 'user', 'pw')).length > 0);
   });
 
+  it('[chttpd_auth] same_site, cookie_domain and allow_persistent_cookies shape the cookie', async () => {
+    await t.request('PUT', `${CONFIG}/chttpd_auth/same_site`, { body: '"none"' });
+    await t.request('PUT', `${CONFIG}/chttpd_auth/cookie_domain`, { body: '"example.org"' });
+    await t.request('PUT', `${CONFIG}/chttpd_auth/allow_persistent_cookies`, { body: '"false"' });
+    const r = await t.request('POST', '/_session', { auth: false, body: { name: 'user', password: 'pw' } });
+    assert.match(
+      r.headers.get('set-cookie')!,
+      /^AuthSession=[^;]+; Version=1; Domain=example.org; Path=\/; HttpOnly; SameSite=None$/,
+    );
+    assert.equal((await t.request('PUT', `${CONFIG}/chttpd_auth/same_site`, { body: '"sometimes"' })).status, 400);
+    for (const key of ['same_site', 'cookie_domain', 'allow_persistent_cookies']) {
+      await t.request('DELETE', `${CONFIG}/chttpd_auth/${key}`);
+    }
+    const plain = await t.request('POST', '/_session', { auth: false, body: { name: 'user', password: 'pw' } });
+    assert.match(plain.headers.get('set-cookie')!, /Max-Age=600; Path=\/; HttpOnly$/);
+  });
+
   it('[admins] adds a server admin (hashed) and removes one, never the last', async () => {
     assert.equal((await t.request('PUT', `${CONFIG}/admins/second`, { body: '"two"' })).json, '');
     const stored = (await t.request('GET', `${CONFIG}/admins/second`)).json as string;

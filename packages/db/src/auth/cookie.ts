@@ -68,10 +68,37 @@ export function authSessionOf(header: string | undefined): string | undefined {
   return undefined;
 }
 
-/** `Set-Cookie` for a session (an empty value clears it), with CouchDB's attributes in its order. */
-export function sessionCookieHeader(value: string, nowMs: number, timeoutSec: number, secure: boolean): string {
-  const expires = formatExpires(new Date(nowMs + timeoutSec * 1000));
-  return `${COOKIE_NAME}=${value}; Version=1; Expires=${expires}; Max-Age=${timeoutSec}; Path=/; HttpOnly${secure ? '; Secure' : ''}`;
+/** Attributes of the session cookie (`[chttpd_auth]` and `[couch_httpd_auth]` settings). */
+export interface CookieAttributes {
+  /** Over TLS: `Secure`. */
+  secure: boolean;
+  /** `cookie_domain`. */
+  domain?: string;
+  /** `same_site`: `None`, `Lax` or `Strict`. */
+  sameSite?: string;
+  /** `allow_persistent_cookies` (default true): without it, no `Expires`/`Max-Age` (a browser-session cookie). */
+  persistent?: boolean;
+}
+
+/**
+ * `Set-Cookie` for a session (an empty value clears it), attributes in mochiweb's order:
+ * `Version`, `Expires`, `Max-Age`, `Secure`, `Domain`, `Path`, `HttpOnly`, `SameSite`.
+ */
+export function sessionCookieHeader(
+  value: string,
+  nowMs: number,
+  timeoutSec: number,
+  attributes: CookieAttributes,
+): string {
+  let header = `${COOKIE_NAME}=${value}; Version=1`;
+  if (attributes.persistent !== false) {
+    header += `; Expires=${formatExpires(new Date(nowMs + timeoutSec * 1000))}; Max-Age=${timeoutSec}`;
+  }
+  if (attributes.secure) header += '; Secure';
+  if (attributes.domain !== undefined) header += `; Domain=${attributes.domain}`;
+  header += '; Path=/; HttpOnly';
+  if (attributes.sameSite !== undefined) header += `; SameSite=${attributes.sameSite}`;
+  return header;
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -29,7 +29,7 @@ export {
   type ParsedHash,
 } from './passwords.js';
 export { Authenticator, type Authenticated, type AuthenticatorOptions, type UserAccount } from './authenticator.js';
-export { COOKIE_NAME, decodeCookie, encodeCookie, sessionCookieHeader } from './cookie.js';
+export { COOKIE_NAME, decodeCookie, encodeCookie, sessionCookieHeader, type CookieAttributes } from './cookie.js';
 export { credentialsOf, verifyCredentials, type StoredCredentials } from './user-credentials.js';
 export {
   DEFAULT_SECURITY,

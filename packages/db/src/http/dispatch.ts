@@ -4,10 +4,10 @@
  * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { anonymous, sessionCookieHeader } from '../auth/index.js';
+import { anonymous } from '../auth/index.js';
 import { authorizeDb } from './access.js';
 import { applyCors } from './cors.js';
-import { session } from './handlers/session.js';
+import { session, setSessionCookie } from './handlers/session.js';
 import { config } from './handlers/config.js';
 import { CouchError } from '../errors.js';
 import { StorageUnavailableError } from '../storage/contract.js';
@@ -85,11 +85,8 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     );
     ctx.user = found.user;
     if (found.via !== undefined) ctx.authenticatedBy = found.via;
-    if (found.refresh !== undefined) {
-      // Login and logout set their own cookie over this one.
-      const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
-      res.setHeader('Set-Cookie', sessionCookieHeader(found.refresh, Date.now(), couch.auth.timeoutSec, secure));
-    }
+    // Login and logout set their own cookie over this one.
+    if (found.refresh !== undefined) setSessionCookie(ctx, found.refresh);
     checkPathEncoding(rawPath);
     if (redirectDesignId(ctx)) return;
     // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).

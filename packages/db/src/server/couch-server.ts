@@ -76,6 +76,8 @@ export class CouchServer {
   usersDbSecurityEditable: boolean;
   /** CORS as configured now (start options, then the config API). */
   cors: CorsOptions | undefined;
+  /** Session cookie attributes as configured now (`same_site`, `cookie_domain`, persistence). */
+  cookie: NonNullable<LiveSettings['cookie']> = {};
   /** The start options the config API's stored values go over. */
   readonly baseSettings: LiveSettings;
   /** The stored config sections (`/_node/_local/_config`). */
@@ -120,6 +122,7 @@ export class CouchServer {
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
     this.config = sections;
     this.cors = settings.cors;
+    this.cookie = settings.cookie ?? {};
     this.usersDbSecurityEditable = settings.usersDbSecurityEditable;
     this.auth.timeoutSec = settings.sessionTimeoutSec;
     this.auth.setJwt(jwt);

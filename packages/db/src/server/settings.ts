@@ -2,7 +2,8 @@
  * The settings the config API can change at run time, from the start options (defaults) and the
  * stored config sections, with CouchDB's names: `[chttpd] enable_cors`, `[cors] origins,
  * credentials, methods, headers`, `[chttpd_auth] timeout`, `[couchdb] users_db_security_editable`,
- * `[jwt_keys]`, `[jwt_auth] roles_claim_path (or roles_claim_name), required_claims`.
+ * `[jwt_keys]`, `[jwt_auth] roles_claim_path (or roles_claim_name), required_claims`,
+ * `[chttpd_auth] same_site, cookie_domain, allow_persistent_cookies`.
  */
 import { CouchError } from '../errors.js';
 import type { JwtOptions } from '../auth/jwt.js';
@@ -12,9 +13,13 @@ import type { CorsOptions } from './cors-settings.js';
 export interface LiveSettings {
   cors?: CorsOptions;
   sessionTimeoutSec: number;
+  /** `[chttpd_auth] same_site`, `cookie_domain`, `allow_persistent_cookies`. */
+  cookie?: { sameSite?: string; domain?: string; persistent?: boolean };
   usersDbSecurityEditable: boolean;
   jwt?: JwtOptions;
 }
+
+const SAME_SITE: Record<string, string> = { none: 'None', lax: 'Lax', strict: 'Strict' };
 
 const list = (text: string) =>
   text
@@ -56,6 +61,21 @@ export function effectiveSettings(base: LiveSettings, sections: ConfigSections):
     ),
   };
   if (corsSettings !== undefined) settings.cors = corsSettings;
+  const auth = sections.chttpd_auth ?? {};
+  const cookie: NonNullable<LiveSettings['cookie']> = { ...base.cookie };
+  if (auth.same_site !== undefined) {
+    const sameSite = SAME_SITE[auth.same_site.toLowerCase()];
+    if (sameSite === undefined)
+      throw new CouchError('bad_request', '[chttpd_auth] same_site must be none, lax or strict');
+    cookie.sameSite = sameSite;
+  }
+  if (auth.cookie_domain !== undefined && auth.cookie_domain !== '') cookie.domain = auth.cookie_domain;
+  cookie.persistent = bool(
+    auth.allow_persistent_cookies,
+    base.cookie?.persistent ?? true,
+    '[chttpd_auth] allow_persistent_cookies',
+  );
+  settings.cookie = cookie;
   const keys = { ...base.jwt?.keys, ...sections.jwt_keys };
   if (Object.keys(keys).length > 0) {
     const jwtAuth = sections.jwt_auth ?? {};
@@ -73,7 +93,7 @@ export function effectiveSettings(base: LiveSettings, sections: ConfigSections):
 export function baseSections(base: LiveSettings): ConfigSections {
   const sections: ConfigSections = {
     chttpd: { enable_cors: String(base.cors !== undefined) },
-    chttpd_auth: { timeout: String(base.sessionTimeoutSec) },
+    chttpd_auth: { timeout: String(base.sessionTimeoutSec), allow_persistent_cookies: 'true' },
     couchdb: { users_db_security_editable: String(base.usersDbSecurityEditable) },
   };
   if (base.cors !== undefined) {

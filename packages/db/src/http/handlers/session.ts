@@ -29,18 +29,18 @@ export const session = {
       user = await auth.login(name, password, ctx.req.socket.remoteAddress ?? '');
     } catch (error) {
       if (error instanceof CouchError && error.status === 401) {
-        setCookie(ctx, '');
+        setSessionCookie(ctx, '');
         return answer(ctx, 401, error.toJSON(), ctx.query.get('fail'));
       }
       throw error;
     }
     const cookie = await auth.cookieFor(name);
-    if (cookie !== undefined) setCookie(ctx, cookie);
+    if (cookie !== undefined) setSessionCookie(ctx, cookie);
     answer(ctx, 200, { ok: true, name: user.name, roles: user.roles }, ctx.query.get('next'));
   },
 
   destroy(ctx: RequestContext): void {
-    setCookie(ctx, '');
+    setSessionCookie(ctx, '');
     answer(ctx, 200, { ok: true }, ctx.query.get('next'));
   },
 };
@@ -51,9 +51,11 @@ function answer(ctx: RequestContext, status: number, body: unknown, redirect: st
   sendJson(ctx, 302, body, { Location: origin(ctx) + redirect });
 }
 
-function setCookie(ctx: RequestContext, value: string): void {
+/** Sets the session cookie (an empty value clears it) with the configured attributes. */
+export function setSessionCookie(ctx: RequestContext, value: string): void {
   const secure = (ctx.req.socket as { encrypted?: boolean }).encrypted === true;
-  ctx.res.setHeader('Set-Cookie', sessionCookieHeader(value, Date.now(), ctx.server.auth.timeoutSec, secure));
+  const header = sessionCookieHeader(value, Date.now(), ctx.server.auth.timeoutSec, { ...ctx.server.cookie, secure });
+  ctx.res.setHeader('Set-Cookie', header);
 }
 
 /** The name and password of a login, from a JSON or form body. */
