@@ -68,12 +68,12 @@ export function rng(seed) {
  * `request(method, path, body?, {timeoutMs, onChunk})` → `{status, body, bytes, ttfbMs}`. With
  * `onChunk` the body is handed over chunk by chunk and not kept (body is then '').
  */
-export function client(base, auth, concurrency) {
+export function client(base, auth, concurrency, extraHeaders = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const url = new URL(base);
   const request = (method, path, body, { timeoutMs, onChunk } = {}) =>
     new Promise((resolve, reject) => {
-      const headers = { accept: 'application/json' };
+      const headers = { accept: 'application/json', ...extraHeaders };
       if (auth) headers.authorization = auth;
       if (body !== undefined) {
         headers['content-type'] = 'application/json';
@@ -89,7 +89,15 @@ export function client(base, auth, concurrency) {
           if (onChunk) onChunk(c);
           else chunks.push(c);
         });
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString(), bytes, ttfbMs }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            body: Buffer.concat(chunks).toString(),
+            bytes,
+            ttfbMs,
+            headers: res.headers,
+          }),
+        );
         res.on('error', reject);
       });
       if (timeoutMs !== undefined) {

@@ -10,6 +10,9 @@
 //                      _changes?filter=_selector (not in the default suites until Mango lands);
 //   nodes  (nodes.mjs) divan-postgres only: a node's CPU per read request alone and with a
 //                      second node on the same PostgreSQL (not in the default suites).
+//   auth   (auth.mjs, only when asked: --suite auth) a cookie-authenticated GET /db/doc at c16
+//                      against Basic auth of an admin; 100 first logins at once while GET /_up
+//                      is probed (divan, divan-postgres, couchdb).
 //   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
 //                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
 //                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
@@ -32,9 +35,10 @@ import { reportMango, runMango } from './mango.mjs';
 import { reportNodes, runNodes } from './nodes.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
 import { reportAttachments, runAttachments } from './attachments.mjs';
+import { reportAuth, runAuth } from './auth.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -70,7 +74,9 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   for (const suite of opts.suites) {
-    if (!['docs', 'views', 'mango', 'nodes', 'attachments'].includes(suite)) throw new Error(`unknown suite ${suite}`);
+    if (!['docs', 'views', 'mango', 'nodes', 'attachments', 'auth'].includes(suite)) {
+      throw new Error(`unknown suite ${suite}`);
+    }
   }
   for (const w of opts.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
   if (!(opts.docs >= 1) || !(opts.peerTimeout > 0)) throw new Error('--docs and --peer-timeout must be positive');
@@ -132,7 +138,7 @@ console.log(
   `data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${opts.suites.join(', ')}; servers: ${opts.servers.join(', ')}\n`,
 );
 
-const results = { docs: {}, views: {}, mango: {}, attachments: {}, nodes: undefined };
+const results = { docs: {}, views: {}, mango: {}, attachments: {}, auth: {}, nodes: undefined };
 for (const name of opts.servers) {
   const server = await startServer(name);
   try {
@@ -151,6 +157,8 @@ for (const name of opts.servers) {
       if (opts.suites.includes('nodes') && name === 'divan-postgres') results.nodes = await runNodes(server, opts);
     }
     if (opts.suites.includes('attachments')) results.attachments[name] = await runAttachments(server);
+    // pouchdb-server has no _users accounts or _security to measure.
+    if (opts.suites.includes('auth') && name !== 'pouchdb-server') results.auth[name] = await runAuth(server, opts);
     console.error(`${name}: done`);
   } catch (e) {
     console.error(`${name}: failed: ${e.stack ?? e}`);
@@ -164,6 +172,7 @@ if (opts.suites.includes('views')) reportViews(results.views, opts);
 if (opts.suites.includes('mango')) reportMango(results.mango);
 if (results.nodes !== undefined) reportNodes(results.nodes);
 if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
+if (opts.suites.includes('auth')) reportAuth(results.auth);
 console.log(
   `note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg()
     .map((l) => l.toFixed(1))

@@ -183,3 +183,38 @@ describe('parseCli', () => {
     }
   });
 });
+
+describe('divan serve: CORS and session flags', () => {
+  test('--cors-origins turns CORS on; the other flags refine it', () => {
+    assert.equal(parseServeArgs([], {}, '/w').cors, undefined);
+    assert.deepEqual(parseServeArgs(['--cors-origins', '*'], {}, '/w').cors, { origins: '*' });
+    assert.deepEqual(
+      parseServeArgs(
+        [
+          '--cors-origins=https://a.example, https://b.example',
+          '--cors-credentials',
+          'true',
+          '--cors-methods',
+          'get,put',
+        ],
+        {},
+        '/w',
+      ).cors,
+      { origins: ['https://a.example', 'https://b.example'], credentials: true, methods: ['GET', 'PUT'] },
+    );
+    assert.deepEqual(parseServeArgs([], { DIVAN_CORS_ORIGINS: 'https://c.example' }, '/w').cors, {
+      origins: ['https://c.example'],
+    });
+    assert.throws(() => parseServeArgs(['--cors-credentials', 'true'], {}, '/w'), UsageError);
+    assert.throws(() => parseServeArgs(['--cors-origins', '*', '--cors-credentials', 'yes'], {}, '/w'), UsageError);
+  });
+
+  test('--jwt names a settings file, resolved against the working directory', () => {
+    assert.equal(parseServeArgs(['--jwt', 'keys.json'], {}, '/w').jwtFile, resolve('/w', 'keys.json'));
+  });
+
+  test('--session-timeout takes seconds', () => {
+    assert.equal(parseServeArgs(['--session-timeout', '3600'], {}, '/w').sessionTimeout, 3600);
+    assert.throws(() => parseServeArgs(['--session-timeout', '0'], {}, '/w'), UsageError);
+  });
+});

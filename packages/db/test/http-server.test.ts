@@ -38,7 +38,7 @@ describe('server endpoints', () => {
     await t.request('PUT', '/zeta');
     await t.request('PUT', '/alpha');
     const r = await t.request('GET', '/_all_dbs');
-    assert.deepEqual(r.json, ['alpha', 'zeta']);
+    assert.deepEqual(r.json, ['_users', 'alpha', 'zeta']); // _users exists from the first start
     const anon = await t.request('GET', '/_all_dbs', { auth: false });
     assert.deepEqual([anon.status, anon.json], [401, { error: 'unauthorized', reason: 'You are not a server admin.' }]);
   });

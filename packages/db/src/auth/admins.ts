@@ -7,7 +7,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { CouchError } from '../errors.js';
 import type { Storage } from '../storage/contract.js';
-import { DEFAULT_ITERATIONS, DEFAULT_PRF, hashPassword, isHashed, parseHash, verifyPassword } from './passwords.js';
+import {
+  DEFAULT_ITERATIONS,
+  DEFAULT_PRF,
+  hashPassword,
+  isHashed,
+  parseHash,
+  verifyPassword,
+  verifyPasswordAsync,
+} from './passwords.js';
 
 /** The server value holding the admins (with the SQLite engine: `<data>/admins.json`). */
 export const ADMINS_FILE_NAME = 'admins.json';
@@ -24,8 +32,15 @@ export interface AdminCredentials {
 export interface AdminStore {
   /** True when `password` is `name`'s password; unknown names are false. */
   verify(name: string, password: string): boolean;
+  /** The same, with PBKDF2 off the event loop (logins over HTTP). */
+  verifyAsync(name: string, password: string): Promise<boolean>;
   has(name: string): boolean;
   names(): string[];
+  /** The stored hash string of an admin (its salt keys that admin's session cookies). */
+  hashOf(name: string): string | undefined;
+  /** Adds or replaces an admin (`[admins]` through the config API); `hash` is a stored hash string. */
+  set(name: string, hash: string): void;
+  remove(name: string): boolean;
 }
 
 export interface LoadAdminsOptions {
@@ -70,6 +85,16 @@ class HashedAdminStore implements AdminStore {
     return true;
   }
 
+  async verifyAsync(name: string, password: string): Promise<boolean> {
+    const stored = this.#hashes.get(name);
+    if (stored === undefined) return false;
+    const key = createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64');
+    if (this.#cache.has(key)) return true;
+    if (!(await verifyPasswordAsync(password, stored))) return false; // failures are never cached
+    this.remember(key);
+    return true;
+  }
+
   /** Marks a known-good password as verified (used after hashing it ourselves). */
   prime(name: string, password: string): void {
     const stored = this.#hashes.get(name);
@@ -83,6 +108,18 @@ class HashedAdminStore implements AdminStore {
 
   names(): string[] {
     return [...this.#hashes.keys()].sort();
+  }
+
+  hashOf(name: string): string | undefined {
+    return this.#hashes.get(name);
+  }
+
+  set(name: string, hash: string): void {
+    this.#hashes.set(name, hash);
+  }
+
+  remove(name: string): boolean {
+    return this.#hashes.delete(name);
   }
 
   private remember(key: string): void {
@@ -150,19 +187,24 @@ export async function loadAdmins(
 
   const write = async () => {
     if (!dirty) return;
-    const admins: Record<string, string> = {};
-    for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
-    try {
-      await place.setServerValue(ADMINS_FILE_NAME, `${JSON.stringify({ admins }, null, 2)}\n`);
-    } catch (err) {
-      throw new CouchError('unknown_error', `Cannot write ${ADMINS_FILE_NAME}: ${(err as Error).message}`);
-    }
+    await saveAdmins(place, hashes);
     dirty = false;
   };
   if (!options.deferWrite) await write();
   const admins = new HashedAdminStore(hashes);
   for (const admin of known) admins.prime(admin.name, admin.password);
   return created === undefined ? { admins, save: write } : { admins, created, save: write };
+}
+
+/** Writes the admins (name → stored hash) as the `admins.json` server value. */
+export async function saveAdmins(place: AdminsPlace, hashes: ReadonlyMap<string, string>): Promise<void> {
+  const admins: Record<string, string> = {};
+  for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
+  try {
+    await place.setServerValue(ADMINS_FILE_NAME, `${JSON.stringify({ admins }, null, 2)}\n`);
+  } catch (err) {
+    throw new CouchError('unknown_error', `Cannot write ${ADMINS_FILE_NAME}: ${(err as Error).message}`);
+  }
 }
 
 function isWeaker(stored: string, iterations: number): boolean {

@@ -1,12 +1,8 @@
 /**
- * Who is asking: the user context of a request, from its Authorization header. Wrong credentials
- * are a 401 on every endpoint (even `/_up`), as in CouchDB; no credentials is anonymous — there is
- * no admin party.
+ * The user context of a request (`{name, roles}`) and the server-level checks on it; who is asking
+ * is decided by authenticator.ts.
  */
 import { CouchError } from '../errors.js';
-import type { AdminStore } from './admins.js';
-import { parseAuthorization } from './basic.js';
-import { LOCKED_REASON, type Lockout } from './lockout.js';
 
 export interface UserCtx {
   name: string | null;
@@ -19,25 +15,6 @@ export function anonymous(): UserCtx {
   return { name: null, roles: [] };
 }
 
-export function authenticate(
-  authorization: string | undefined,
-  remoteAddress: string,
-  admins: AdminStore,
-  lockout: Lockout,
-): UserCtx {
-  const credentials = parseAuthorization(authorization);
-  if (credentials === null) return anonymous();
-  const { name, password } = credentials;
-  // Checked before the password so a locked account costs no PBKDF2 run.
-  if (lockout.isLocked(name, remoteAddress)) throw new CouchError('forbidden', LOCKED_REASON);
-  if (!admins.verify(name, password)) {
-    lockout.recordFailure(name, remoteAddress);
-    throw new CouchError('unauthorized', 'Name or password is incorrect.');
-  }
-  lockout.recordSuccess(name, remoteAddress);
-  return { name, roles: [ADMIN_ROLE] };
-}
-
 export function isAdmin(user: UserCtx): boolean {
   return user.roles.includes(ADMIN_ROLE);
 }
@@ -45,15 +22,4 @@ export function isAdmin(user: UserCtx): boolean {
 /** Server-level operations (`/_all_dbs`, creating or deleting databases, …). */
 export function requireAdmin(user: UserCtx): void {
   if (!isAdmin(user)) throw new CouchError('unauthorized', 'You are not a server admin.');
-}
-
-/**
- * Reading or writing a database. New databases are admin-only (CouchDB 3's default `_security`),
- * and per-database members are not evaluated yet, so only admins pass. A named non-admin gets
- * CouchDB's 403 rather than the anonymous 401.
- */
-export function requireDbAccess(user: UserCtx): void {
-  if (isAdmin(user)) return;
-  if (user.name === null) throw new CouchError('unauthorized', 'You are not authorized to access this db.');
-  throw new CouchError('forbidden', 'You are not allowed to access this db.');
 }

@@ -3,6 +3,7 @@ export {
   DEFAULT_ADMIN_NAME,
   createAdminStore,
   loadAdmins,
+  saveAdmins,
   validateAdminCredentials,
   type AdminCredentials,
   type AdminStore,
@@ -12,10 +13,8 @@ export {
 export {
   ADMIN_ROLE,
   anonymous,
-  authenticate,
   isAdmin,
   requireAdmin,
-  requireDbAccess,
   type UserCtx,
 } from './authenticate.js';
 export { parseAuthorization, type BasicCredentials } from './basic.js';
@@ -29,3 +28,18 @@ export {
   type HashOptions,
   type ParsedHash,
 } from './passwords.js';
+export { Authenticator, type Authenticated, type AuthenticatorOptions, type UserAccount } from './authenticator.js';
+export { COOKIE_NAME, decodeCookie, encodeCookie, sessionCookieHeader, type CookieAttributes } from './cookie.js';
+export { credentialsOf, verifyCredentials, type StoredCredentials } from './user-credentials.js';
+export {
+  DEFAULT_SECURITY,
+  checkSecurityObject,
+  isDbAdmin,
+  isMember,
+  requireDbAdmin,
+  requireDbAdminForMaintenance,
+  requireMember,
+  securityOf,
+  type SecurityObject,
+} from './security.js';
+export { JwtVerifier, type JwtOptions } from './jwt.js';

@@ -8,6 +8,7 @@
  * bytes), not hex-decoded, so hashes copied to or from a CouchDB `[admins]` section still verify.
  */
 import { createHash, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { pbkdf2Limited } from './pbkdf2-pool.js';
 
 export const DEFAULT_PRF = 'sha256';
 export const DEFAULT_ITERATIONS = 600_000;
@@ -93,5 +94,15 @@ export function verifyPassword(password: string, stored: string): boolean {
   } else {
     actual = pbkdf2Sync(password, parsed.salt, parsed.iterations, expected.length, DIGESTS[parsed.prf]!);
   }
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** `verifyPassword` with PBKDF2 off the event loop (logins over HTTP). */
+export async function verifyPasswordAsync(password: string, stored: string): Promise<boolean> {
+  const parsed = parseHash(stored);
+  if (parsed === null) return false;
+  if (parsed.scheme === 'simple') return verifyPassword(password, stored);
+  const expected = Buffer.from(parsed.key, 'hex');
+  const actual = await pbkdf2Limited(password, parsed.salt, parsed.iterations, expected.length, DIGESTS[parsed.prf]!);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../server/log.js';
+import { parseOrigins, type CorsOptions } from '../http/cors.js';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -26,6 +27,12 @@ export interface ServeOptions {
   logLevel: LogLevel;
   /** A PostgreSQL URL: the databases live there (shared by every node) instead of in `dataDir`. */
   storage?: string;
+  /** CORS, on when origins are given (CouchDB's `enable_cors` and `[cors]`). */
+  cors?: CorsOptions;
+  /** Session cookie lifetime in seconds. */
+  sessionTimeout?: number;
+  /** A JSON file of JWT settings (`{"keys": {"hmac:_default": "<base64>"}, "rolesClaim", "requiredClaims"}`). */
+  jwtFile?: string;
 }
 
 export type CliCommand =
@@ -57,6 +64,12 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   durability: { env: 'DIVAN_DURABILITY', value: 'normal|full' },
   'log-level': { env: 'DIVAN_LOG_LEVEL', value: LOG_LEVELS.join('|') },
   storage: { env: 'DIVAN_STORAGE', value: 'postgres://...' },
+  'cors-origins': { env: 'DIVAN_CORS_ORIGINS', value: "'*'|ORIGIN,..." },
+  'cors-credentials': { env: 'DIVAN_CORS_CREDENTIALS', value: 'true|false' },
+  'cors-methods': { env: 'DIVAN_CORS_METHODS', value: 'METHOD,...' },
+  'cors-headers': { env: 'DIVAN_CORS_HEADERS', value: 'HEADER,...' },
+  'session-timeout': { env: 'DIVAN_SESSION_TIMEOUT', value: 'SECONDS' },
+  jwt: { env: 'DIVAN_JWT', value: 'FILE' },
 };
 
 /** The whole command line (without `node` and the script). */
@@ -143,7 +156,46 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   };
   if (admin !== undefined) options.admin = parseAdmin(admin.value, admin.source);
   if (storage !== undefined) options.storage = parseStorage(storage.value, storage.source);
+  const cors = parseCors(pick);
+  if (cors !== undefined) options.cors = cors;
+  const timeout = pick('session-timeout');
+  if (timeout !== undefined) {
+    if (!/^\d+$/.test(timeout.value) || Number(timeout.value) < 1) {
+      throw new UsageError(`${timeout.source} must be a number of seconds (1 or more), got '${timeout.value}'`);
+    }
+    options.sessionTimeout = Number(timeout.value);
+  }
+  const jwt = pick('jwt');
+  if (jwt !== undefined) options.jwtFile = resolve(cwd, nonEmpty(jwt.value, jwt.source));
   return options;
+}
+
+/** The `--cors-*` flags: CORS is on once origins are given; the others refine it. */
+function parseCors(pick: (name: string) => { value: string; source: string } | undefined): CorsOptions | undefined {
+  const origins = pick('cors-origins');
+  const credentials = pick('cors-credentials');
+  const methods = pick('cors-methods');
+  const headers = pick('cors-headers');
+  if (origins === undefined) {
+    const stray = credentials ?? methods ?? headers;
+    if (stray !== undefined) throw new UsageError(`${stray.source} needs --cors-origins (CORS is off without it)`);
+    return undefined;
+  }
+  const list = (text: string) =>
+    text
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
+  const cors: CorsOptions = { origins: parseOrigins(nonEmpty(origins.value, origins.source)) };
+  if (credentials !== undefined) {
+    if (credentials.value !== 'true' && credentials.value !== 'false') {
+      throw new UsageError(`${credentials.source} must be 'true' or 'false', got '${credentials.value}'`);
+    }
+    cors.credentials = credentials.value === 'true';
+  }
+  if (methods !== undefined) cors.methods = list(methods.value).map((m) => m.toUpperCase());
+  if (headers !== undefined) cors.headers = list(headers.value);
+  return cors;
 }
 
 function nonEmpty(value: string, source: string): string {
@@ -228,6 +280,14 @@ export function helpText(topic?: 'serve'): string {
     '  --storage URL           keep the databases in PostgreSQL       [DIVAN_STORAGE, default: SQLite in --data]',
     '                          (postgres://user@host:port/db[?schema=divan]; several nodes may share it)',
     '                          (info: one line per request; debug: also errors with their stack)',
+    "  --cors-origins LIST     enable CORS for these origins, or '*'  [DIVAN_CORS_ORIGINS, default: CORS off]",
+    '  --cors-credentials BOOL allow cookies/auth from those origins  [DIVAN_CORS_CREDENTIALS, default false]',
+    "  --cors-methods LIST     methods allowed by preflights          [DIVAN_CORS_METHODS, default CouchDB's]",
+    '  --cors-headers LIST     request headers allowed beyond the defaults  [DIVAN_CORS_HEADERS]',
+    '  --session-timeout SECS  AuthSession cookie lifetime            [DIVAN_SESSION_TIMEOUT, default 600]',
+    '  --jwt FILE              accept Bearer tokens signed by these keys [DIVAN_JWT]',
+    '                          ({"keys":{"hmac:_default":"<base64>","rsa:<kid>":"<PEM>"},',
+    '                          "rolesClaim":"_couchdb.roles","requiredClaims":["exp"]})',
     '',
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',
     'once and keeps only its hash in the data folder.',

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
+import type { JwtOptions } from '../auth/jwt.js';
 import { batchedLines, levelledLog } from '../server/log.js';
 import { startServer } from '../server/start.js';
 import { type Env, helpText, parseCli, UsageError } from './args.js';
@@ -61,7 +62,9 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   const { options } = command;
   let server;
   try {
+    const jwt = options.jwtFile === undefined ? undefined : readJwtFile(options.jwtFile);
     server = await startServer({
+      ...(jwt === undefined ? {} : { jwt }),
       port: options.port,
       host: options.host,
       dataDir: options.dataDir,
@@ -70,6 +73,8 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       maxAttachmentBytes: options.maxAttachmentBytes,
       durability: options.durability,
       ...(options.storage === undefined ? {} : { storage: options.storage }),
+      ...(options.cors === undefined ? {} : { cors: options.cors }),
+      ...(options.sessionTimeout === undefined ? {} : { sessionTimeout: options.sessionTimeout }),
       log: levelledLog(options.logLevel, batchedLines(io.stdout)),
     });
   } catch (err) {
@@ -142,4 +147,14 @@ function withoutPassword(url: string): string {
 function describe(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/** The `--jwt` file: CouchDB's `[jwt_keys]` as `keys`, plus the roles claim and required claims. */
+function readJwtFile(file: string): JwtOptions {
+  const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<JwtOptions> | null;
+  const keys = value?.keys;
+  if (typeof keys !== 'object' || keys === null || !Object.values(keys).every((k) => typeof k === 'string')) {
+    throw new Error(`${file}: "keys" must be an object of key strings ("hmac:_default": "<base64>", ...)`);
+  }
+  return value as JwtOptions;
 }

@@ -12,7 +12,7 @@ import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js
 import { storeAttachmentBytes } from './attachment-bytes.js';
 import { checkAttachmentName } from './attachment-input.js';
 import type { NewAttachment } from './attachment-resolve.js';
-import type { Database } from './database.js';
+import type { Database, WriteValidator } from './database.js';
 import type { DocInput } from './doc-input.js';
 import { validateDocId } from './doc-id.js';
 
@@ -55,6 +55,7 @@ export async function putAttachment(
   name: string,
   rev: Rev | undefined,
   upload: Upload,
+  validate?: WriteValidator,
 ): Promise<{ ok: true; id: string; rev: string }> {
   const id = validateDocId(rawId);
   checkAttachmentName(name);
@@ -67,7 +68,7 @@ export async function putAttachment(
       maxBytes: db.maxAttachmentBytes,
     });
     const added: NewAttachment = { name, contentType: upload.contentType, revpos: undefined, ...bytes };
-    return writeOver(db, id, base, [added, ...base.atts.filter((att) => att.name !== name)]);
+    return writeOver(db, id, base, [added, ...base.atts.filter((att) => att.name !== name)], validate);
   });
 }
 
@@ -77,6 +78,7 @@ export async function deleteAttachment(
   id: string,
   name: string,
   rev: Rev | undefined,
+  validate?: WriteValidator,
 ): Promise<{ ok: true; id: string; rev: string }> {
   const record = await db.store.getDoc(id);
   if (rev === undefined) {
@@ -95,6 +97,7 @@ export async function deleteAttachment(
     id,
     base,
     base.atts.filter((att) => att.name !== name),
+    validate,
   );
 }
 
@@ -103,6 +106,7 @@ async function writeOver(
   id: string,
   base: Base,
   atts: NewAttachment[],
+  validate?: WriteValidator,
 ): Promise<{ ok: true; id: string; rev: string }> {
   const input: DocInput = {
     id,
@@ -113,7 +117,7 @@ async function writeOver(
     json: base.body,
     atts,
   };
-  return db.putPrepared(id, input);
+  return db.putPrepared(id, input, validate);
 }
 
 /**

@@ -41,9 +41,9 @@ import {
   storedBytes,
   type AttachmentView,
 } from './attachment-read.js';
-import type { DocCheck, WriteResult } from './write-plan.js';
+import type { DocCheck, WriteResult, WriteValidator } from './write-plan.js';
 
-export type { WriteResult } from './write-plan.js';
+export type { WriteResult, WriteValidator } from './write-plan.js';
 
 export const DEFAULT_REVS_LIMIT = 1000;
 
@@ -186,7 +186,7 @@ export class Database {
    * fails the whole request, nothing written), then each gets its own result: conflicts are
    * values, not throws. All accepted edits commit in one transaction.
    */
-  bulkDocs(docs: readonly JsonValue[], newEdits: boolean): Promise<WriteResult[]> {
+  bulkDocs(docs: readonly JsonValue[], newEdits: boolean, validate?: WriteValidator): Promise<WriteResult[]> {
     const inputs = docs.map((doc) => {
       const input = readDocInput(doc);
       if (!newEdits && input.rev === undefined && input.revisions === undefined) {
@@ -198,6 +198,8 @@ export class Database {
     return this.write(
       inputs.map(({ id, input }) => ({ id: id ?? randomId(), input })),
       newEdits,
+      undefined,
+      validate,
     );
   }
 
@@ -210,14 +212,68 @@ export class Database {
     input: DocInput,
     newEdits = true,
     following?: FollowingParts,
+    validate?: WriteValidator,
   ): Promise<{ ok: true; id: string; rev: string }> {
     const id = validateDocId(rawId);
-    const [result] = (await this.write([{ id, input }], newEdits, following)) as [WriteResult];
+    const [result] = (await this.write([{ id, input }], newEdits, following, validate, true)) as [WriteResult];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }
 
   private async write(
+    items: readonly { id: string; input: DocInput }[],
+    newEdits: boolean,
+    following?: FollowingParts,
+    validate?: WriteValidator,
+    single = false,
+  ): Promise<WriteResult[]> {
+    return this.validated(
+      items,
+      newEdits,
+      validate,
+      (passed) => this.writeChecked(passed, newEdits, following),
+      single,
+    );
+  }
+
+  /**
+   * Runs the caller's checks (validate functions, `_users` rules) before anything is stored:
+   * refused documents become error rows, the others are written by `run`.
+   */
+  private async validated(
+    items: readonly { id: string; input: DocInput }[],
+    newEdits: boolean,
+    validate: WriteValidator | undefined,
+    run: (items: readonly { id: string; input: DocInput }[]) => Promise<WriteResult[]>,
+    single = false,
+  ): Promise<WriteResult[]> {
+    if (validate === undefined) return run(items);
+    const refusals = await validate(items, newEdits);
+    if (refusals.every((refusal) => refusal === undefined)) return run(items);
+    // A single-document write answers the refusal itself (its status, its reason as thrown).
+    if (single) throw refusals[0]!;
+    const results: WriteResult[] = new Array(items.length);
+    const passed: { id: string; input: DocInput }[] = [];
+    const at: number[] = [];
+    items.forEach((item, k) => {
+      const refusal = refusals[k];
+      if (refusal === undefined) {
+        passed.push(item);
+        at.push(k);
+      } else {
+        // Replicated writes name the revision refused, as CouchDB's rows do.
+        const rev = !newEdits && item.input.rev !== undefined ? { rev: formatRev(item.input.rev) } : {};
+        results[k] = { id: item.id, ...rev, ...refusal.toJSON() };
+      }
+    });
+    const rows = passed.length === 0 ? [] : await run(passed);
+    rows.forEach((row, j) => {
+      results[at[j]!] = row;
+    });
+    return results;
+  }
+
+  private async writeChecked(
     items: readonly { id: string; input: DocInput }[],
     newEdits: boolean,
     following?: FollowingParts,
@@ -270,8 +326,14 @@ export class Database {
    * Writes one document whose attachments are already resolved (`input.atts`, bytes stored):
    * the standalone attachment requests. Throws on conflict.
    */
-  async putPrepared(id: string, input: DocInput): Promise<{ ok: true; id: string; rev: string }> {
-    const [result] = (await this.commit([{ id, input }], true)) as [WriteResult];
+  async putPrepared(
+    id: string,
+    input: DocInput,
+    validate?: WriteValidator,
+  ): Promise<{ ok: true; id: string; rev: string }> {
+    const [result] = (await this.validated([{ id, input }], true, validate, (items) => this.commit(items, true))) as [
+      WriteResult,
+    ];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }

@@ -14,7 +14,9 @@ import { interactiveEdit, replicatedEdit, type Edit } from './edit.js';
 import { compareIds } from './id-order.js';
 
 /** One row of a `_bulk_docs` answer. */
-export type WriteResult = { ok: true; id: string; rev: string } | { id: string; error: string; reason: string };
+export type WriteResult =
+  | { ok: true; id: string; rev: string }
+  | { id: string; rev?: string; error: string; reason: string };
 
 /** One request's documents (none of them `_local/`), with their ids already validated. */
 export interface WriteRequest {
@@ -41,6 +43,16 @@ export function idsOf(requests: readonly WriteRequest[]): string[] {
  * later validate functions): it throws a CouchError, which becomes that document's error row.
  */
 export type DocCheck = (id: string, body: JsonObject, deleted: boolean) => void;
+
+/**
+ * A check of a batch before anything of it is stored (validate functions, the `_users` rules),
+ * supplied by the caller: one entry per item, the refusal or undefined. It may replace an item's
+ * `body` (clearing `json`): `_users` hashes passwords that way. Throwing fails the whole request.
+ */
+export type WriteValidator = (
+  items: readonly { id: string; input: DocInput }[],
+  newEdits: boolean,
+) => Promise<(CouchError | undefined)[]>;
 
 /** The stored text of a new revision: its body, its attachments in front (./attachment.ts). */
 function bodyText(input: DocInput, generation: number): string {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserCtx } from '../auth/index.js';
 import type { CouchError } from '../errors.js';
+import type { Database } from '../documents/database.js';
 import type { CouchServer } from '../server/couch-server.js';
 
 /** What every endpoint handler receives. */
@@ -15,6 +16,10 @@ export interface RequestContext {
   rawPath: string;
   method: string;
   user: UserCtx;
+  /** The handler that authenticated the caller (`GET /_session`'s `info.authenticated`). */
+  authenticatedBy?: 'jwt' | 'cookie' | 'default';
+  /** The addressed database and what its `_security` grants the caller (set before the handler runs). */
+  access?: DbAccess;
   /** The error answered, if any (for the request log line). */
   failure?: CouchError;
 }
@@ -24,4 +29,12 @@ export type HandlerTable = Record<string, Record<string, Handler>>;
 
 export function param(ctx: RequestContext, name: string): string {
   return String(ctx.params[name]);
+}
+
+/** A database request's authorization, decided once in dispatch (see access.ts). */
+export interface DbAccess {
+  db: Database;
+  security: Record<string, unknown>;
+  /** Server admin, or DB admin by name or role. */
+  dbAdmin: boolean;
 }

@@ -4,14 +4,20 @@
  * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { anonymous, authenticate } from '../auth/index.js';
+import { anonymous } from '../auth/index.js';
+import { authorizeDb } from './access.js';
+import { applyCors } from './cors.js';
+import { session, setSessionCookie } from './handlers/session.js';
+import { config } from './handlers/config.js';
 import { CouchError } from '../errors.js';
 import { StorageUnavailableError } from '../storage/contract.js';
 import { validateDbName } from '../server/db-names.js';
 import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
 import type { HandlerTable, RequestContext } from './context.js';
-import { sendError } from './respond.js';
+import { sendError, sendJson } from './respond.js';
+import { acceptsType } from './accept.js';
+import { origin } from './location.js';
 import { routes } from './routes.js';
 import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
 import { bulk } from './handlers/bulk.js';
@@ -26,6 +32,8 @@ import { views } from './handlers/views.js';
 
 const HANDLERS: HandlerTable = {
   server,
+  session,
+  config,
   errors,
   databases,
   documents,
@@ -42,6 +50,9 @@ const HANDLERS: HandlerTable = {
 
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    // Read per request: the config API may turn CORS on or change it.
+    const cors = couch.cors;
+    if (cors !== undefined && applyCors(cors, req, res)) return;
     handle(couch, req, res).catch((error: unknown) => {
       couch.log(`[error] answering ${req.method} ${req.url}: ${String(error)}`);
       if (!res.writableEnded) res.destroy();
@@ -67,7 +78,15 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
   };
   res.once('close', () => logRequest(ctx, started));
   try {
-    ctx.user = authenticate(req.headers.authorization, req.socket.remoteAddress ?? '', couch.admins, couch.lockout);
+    const found = await couch.auth.authenticate(
+      req.headers.cookie,
+      req.headers.authorization,
+      req.socket.remoteAddress ?? '',
+    );
+    ctx.user = found.user;
+    if (found.via !== undefined) ctx.authenticatedBy = found.via;
+    // Login and logout set their own cookie over this one.
+    if (found.refresh !== undefined) setSessionCookie(ctx, found.refresh);
     checkPathEncoding(rawPath);
     if (redirectDesignId(ctx)) return;
     // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
@@ -84,6 +103,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (match.params.node !== undefined) checkNodeLocal(ctx);
     const handler = HANDLERS[match.handler]?.[match.action];
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
+    if (match.params.db !== undefined) await authorizeDb(ctx, `${match.handler}#${match.action}`);
     await handler(ctx);
   } catch (error) {
     fail(ctx, error);
@@ -111,7 +131,22 @@ function fail(ctx: RequestContext, error: unknown): void {
   ctx.req.resume();
   const headers: Record<string, string> = {};
   if (couchError.error === 'method_not_allowed') headers.Allow = String(ctx.params.allow);
+  if (couchError.status === 401) {
+    // CouchDB sends WWW-Authenticate only when asked to (no browser login prompt otherwise).
+    const wanted = ctx.req.headers['x-couchdb-www-authenticate'];
+    if (typeof wanted === 'string') headers['WWW-Authenticate'] = wanted;
+    if (couchError.error === 'unauthorized' && wantsLoginPage(ctx)) {
+      const location = `${origin(ctx)}/_utils/session.html?return=${encodeURIComponent(ctx.rawPath)}&reason=${encodeURIComponent(couchError.reason)}`;
+      return sendJson(ctx, 302, couchError.toJSON(), { ...headers, Location: location });
+    }
+  }
   sendError(ctx, couchError, headers);
+}
+
+/** A browser asking for a page (takes HTML, not JSON) is sent to the login page instead of a 401. */
+function wantsLoginPage(ctx: RequestContext): boolean {
+  const accept = ctx.req.headers.accept;
+  return accept !== undefined && !acceptsType(accept, 'application/json') && acceptsType(accept, 'text/html');
 }
 
 /** One line per request, when its response is done: who asked what, the answer and how long it took. */

@@ -3,10 +3,25 @@
  * HTTP layer asks it for databases by name; nothing here speaks HTTP.
  */
 import { randomBytes } from 'node:crypto';
-import { Lockout, type AdminStore } from '../auth/index.js';
+import {
+  Authenticator,
+  DEFAULT_ITERATIONS,
+  Lockout,
+  credentialsOf,
+  type AdminStore,
+  type UserAccount,
+} from '../auth/index.js';
+import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
+import { loadConfig, type ConfigSections } from './config.js';
+import type { CorsOptions } from './cors-settings.js';
+import { effectiveSettings, type LiveSettings } from './settings.js';
+import { USERS_DB, hashUserPassword, userDocId } from '../auth/users-db.js';
+import { readDocInput } from '../documents/doc-input.js';
+import { parseRev } from '../revisions/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
 import { Database, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js';
 import type { Storage } from '../storage/contract.js';
+import { JsonObject, toPlain } from '../json/index.js';
 import { StorageExistsError } from '../storage/engine.js';
 import { validateDbName } from './db-names.js';
 import { checkDesignWrite } from '../views/design-check.js';
@@ -32,6 +47,18 @@ export interface CouchServerOptions {
   /** The largest attachment accepted (default CouchDB's 1 GiB). */
   maxAttachmentBytes?: number;
   log: (line: string) => void;
+  /** The session cookie secret, shared by every node (a storage server value); default: random. */
+  sessionSecret?: string;
+  /** Session cookie lifetime in seconds (CouchDB's 600). */
+  sessionTimeoutSec?: number;
+  /** PBKDF2 rounds for passwords hashed now (CouchDB's 600000; tests use fewer). */
+  hashIterations?: number;
+  /** CORS (CouchDB's `enable_cors` and `[cors]`); off unless given. */
+  cors?: CorsOptions;
+  /** Bearer-token authentication (CouchDB's `jwt` handler); off unless keys are given. */
+  jwt?: JwtOptions;
+  /** Whether `PUT /_users/_security` is allowed (CouchDB's `users_db_security_editable`, false). */
+  usersDbSecurityEditable?: boolean;
 }
 
 /** This node's name, as `/_membership` and `/_node/{node}/` spell it (CouchDB's single-node default). */
@@ -44,6 +71,18 @@ export class CouchServer {
   readonly maxBodyBytes: number;
   readonly maxAttachmentBytes: number;
   readonly log: (line: string) => void;
+  readonly auth: Authenticator;
+  readonly hashIterations: number;
+  usersDbSecurityEditable: boolean;
+  /** CORS as configured now (start options, then the config API). */
+  cors: CorsOptions | undefined;
+  /** Session cookie attributes as configured now (`same_site`, `cookie_domain`, persistence). */
+  cookie: NonNullable<LiveSettings['cookie']> = {};
+  /** The start options the config API's stored values go over. */
+  readonly baseSettings: LiveSettings;
+  /** The stored config sections (`/_node/_local/_config`). */
+  config: ConfigSections = {};
+  private configWatch: NodeJS.Timeout | undefined;
   /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
   readonly uuid = randomBytes(16).toString('hex');
   readonly startTime = Date.now();
@@ -56,6 +95,87 @@ export class CouchServer {
     this.maxBodyBytes = options.maxBodyBytes;
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
     this.log = options.log;
+    this.hashIterations = options.hashIterations ?? DEFAULT_ITERATIONS;
+    this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
+    this.cors = options.cors;
+    this.baseSettings = {
+      sessionTimeoutSec: options.sessionTimeoutSec ?? 600,
+      usersDbSecurityEditable: this.usersDbSecurityEditable,
+      ...(options.cors === undefined ? {} : { cors: options.cors }),
+      ...(options.jwt === undefined ? {} : { jwt: options.jwt }),
+    };
+    this.auth = new Authenticator({
+      admins: this.admins,
+      lockout: this.lockout,
+      findUser: (name) => this.findUser(name),
+      upgradeUser: (name, password) => this.upgradeUser(name, password),
+      secret: options.sessionSecret ?? randomBytes(16).toString('hex'),
+      timeoutSec: options.sessionTimeoutSec ?? 600,
+      iterations: this.hashIterations,
+      ...(options.jwt === undefined ? {} : { jwt: new JwtVerifier(options.jwt) }),
+    });
+  }
+
+  /** Applies stored config sections (throws a 400, changing nothing, when a value is unusable). */
+  applyConfig(sections: ConfigSections): void {
+    const settings = effectiveSettings(this.baseSettings, sections);
+    const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
+    this.config = sections;
+    this.cors = settings.cors;
+    this.cookie = settings.cookie ?? {};
+    this.usersDbSecurityEditable = settings.usersDbSecurityEditable;
+    this.auth.timeoutSec = settings.sessionTimeoutSec;
+    this.auth.setJwt(jwt);
+  }
+
+  /** Reads the stored config now and every few seconds (other nodes' changes apply here too). */
+  async watchConfig(intervalMs = 5_000): Promise<void> {
+    this.applyConfig(await loadConfig(this.storage));
+    this.configWatch ??= setInterval(() => {
+      loadConfig(this.storage).then(
+        (sections) => {
+          try {
+            this.applyConfig(sections);
+          } catch (error) {
+            this.log(`[error] stored config: ${(error as Error).message}`);
+          }
+        },
+        () => {}, // storage away for a moment: the next round tries again
+      );
+    }, intervalMs).unref();
+  }
+
+  /** Rewrites a user's hash with today's scheme and rounds, keeping the salt (and so the cookies). */
+  private async upgradeUser(name: string, password: string): Promise<void> {
+    const db = await this.db(USERS_DB);
+    const id = userDocId(name);
+    const current = await db.winningBody(id);
+    if (!(current?.body instanceof JsonObject)) return;
+    const salt = current.body.get('salt');
+    if (typeof salt !== 'string') return;
+    const kept = current.body.without(new Set(['password', 'preserve_salt']));
+    const withPassword = new JsonObject([...kept.keys, 'password', 'preserve_salt'], [...kept.values, password, true]);
+    const hashed = await hashUserPassword(withPassword, this.hashIterations);
+    if (hashed === undefined) return;
+    const input = readDocInput(hashed);
+    input.rev = parseRev(current.rev);
+    await db.putDoc(id, input); // a concurrent update wins: this one then fails as a conflict
+  }
+
+  /** A `_users` account, read at every request so changes apply at once. */
+  async findUser(name: string): Promise<UserAccount | undefined> {
+    let db: Database;
+    try {
+      db = await this.db(USERS_DB);
+    } catch (error) {
+      if (error instanceof CouchError && error.status === 404) return undefined;
+      throw error;
+    }
+    const found = await db.winningBody(userDocId(name));
+    if (found === undefined) return undefined;
+    const doc = toPlain(found.body) as Record<string, unknown>;
+    const roles = Array.isArray(doc.roles) ? doc.roles.filter((r): r is string => typeof r === 'string') : [];
+    return { name, roles, credentials: credentialsOf(doc) };
   }
 
   /** The database of that name, or a 404 `Database does not exist.` */
@@ -121,6 +241,7 @@ export class CouchServer {
   }
 
   async close(): Promise<void> {
+    if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();
     this.viewManagers.clear();
     this.open.clear();

@@ -7,6 +7,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from '../auth/index.js';
+import { loadSessionSecret } from '../auth/session-secret.js';
+import { USERS_DB } from '../auth/users-db.js';
+import { CouchError } from '../errors.js';
+import type { CorsOptions } from '../http/cors.js';
+import type { JwtOptions } from '../auth/jwt.js';
 import { createListener } from '../http/dispatch.js';
 import { join } from 'node:path';
 import type { Storage } from '../storage/contract.js';
@@ -32,8 +37,16 @@ export interface ServerOptions {
   maxAttachmentBytes?: number;
   durability?: 'normal' | 'full';
   log?: (line: string) => void;
-  /** PBKDF2 iterations for newly stored admin hashes (tests lower it; the default is CouchDB's). */
+  /** PBKDF2 iterations for newly stored admin and user hashes (tests lower it; the default is CouchDB's). */
   hashIterations?: number;
+  /** Session cookie lifetime in seconds (CouchDB's `[chttpd_auth] timeout`, default 600). */
+  sessionTimeout?: number;
+  /** Allow `PUT /_users/_security` (CouchDB's `[couchdb] users_db_security_editable`, default false). */
+  usersDbSecurityEditable?: boolean;
+  /** Bearer-token authentication (CouchDB's `jwt` handler and `[jwt_keys]`); off unless given. */
+  jwt?: JwtOptions;
+  /** CORS (CouchDB's `[chttpd] enable_cors` and `[cors]`); off unless given. */
+  cors?: CorsOptions;
 }
 
 export interface RunningServer {
@@ -52,11 +65,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { port: wantedPort = 5984, host = '127.0.0.1', dataDir = './data' } = options;
   const storage = await openStorage(options.storage, dataDir, options.durability);
   let loaded: Awaited<ReturnType<typeof loadAdmins>>;
+  let sessionSecret: string;
   try {
     loaded = await loadAdmins(storage, options.admin, {
       deferWrite: true,
       ...(options.hashIterations === undefined ? {} : { iterations: options.hashIterations }),
     });
+    sessionSecret = await loadSessionSecret(storage);
   } catch (error) {
     await storage.close();
     throw error;
@@ -68,6 +83,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     ...(options.maxAttachmentBytes === undefined ? {} : { maxAttachmentBytes: options.maxAttachmentBytes }),
     log,
+    sessionSecret,
+    ...(options.hashIterations === undefined ? {} : { hashIterations: options.hashIterations }),
+    ...(options.sessionTimeout === undefined ? {} : { sessionTimeoutSec: options.sessionTimeout }),
+    ...(options.jwt === undefined ? {} : { jwt: options.jwt }),
+    ...(options.cors === undefined ? {} : { cors: options.cors }),
+    ...(options.usersDbSecurityEditable === undefined
+      ? {}
+      : { usersDbSecurityEditable: options.usersDbSecurityEditable }),
   });
   const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch));
   const sockets = new Set<Socket>();
@@ -80,6 +103,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await listen(http, wantedPort, host);
     // Only a server that listens keeps a generated admin (its caller prints the password).
     await save();
+    await ensureUsersDb(couch);
+    await couch.watchConfig();
   } catch (error) {
     http.close();
     await couch.close();
@@ -106,6 +131,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       return closing;
     },
   };
+}
+
+/** `_users` exists from the first start on, admin-only (CouchDB 3 creates it at setup). */
+async function ensureUsersDb(couch: CouchServer): Promise<void> {
+  if ((await couch.storage.open(USERS_DB)) !== undefined) return;
+  try {
+    await couch.createDb(USERS_DB);
+  } catch (error) {
+    // Another node on the same storage created it first.
+    if (!(error instanceof CouchError && error.error === 'file_exists')) throw error;
+  }
 }
 
 /**

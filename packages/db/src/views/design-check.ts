@@ -25,6 +25,10 @@ function checkDesign(body: JsonObject): void {
   const javascript = language === undefined || language === 'javascript';
   const options = body.get('options');
   if (options !== undefined) checkOptions(options, 'options');
+  // Its text is not compiled here: CouchDB saves a broken one and fails the writes it guards.
+  const validate = body.get('validate_doc_update');
+  if (validate !== undefined && typeof validate !== 'string')
+    invalid('`validate_doc_update` field must have string type');
   const views = body.get('views');
   if (views === undefined) return;
   if (!(views instanceof JsonObject)) invalid('`views` field must have object type');

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type RunningServer } from '../../src/server/start.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/server/start.js';
 import { dropSchema, freshSchema, testPostgresUrl } from './postgres.js';
 
 export const ADMIN = { name: 'admin', password: 'secret' };
@@ -58,6 +58,8 @@ export async function startTestServer(
     storage?: { url: string; schema: string };
     /** Receives the server's log lines (default: dropped). */
     log?: (line: string) => void;
+    /** Settings of the auth suites (CORS, `users_db_security_editable`, session timeout). */
+    settings?: Pick<ServerOptions, 'cors' | 'usersDbSecurityEditable' | 'sessionTimeout' | 'hashIterations' | 'jwt'>;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'divan-test-'));
@@ -71,6 +73,7 @@ export async function startTestServer(
     maxBodyBytes: options.maxBodyBytes,
     maxAttachmentBytes: options.maxAttachmentBytes,
     log: options.log ?? (() => {}),
+    ...options.settings,
     ...(storage === undefined ? {} : { storage }),
   });
   let stopped = false;

@@ -18,6 +18,8 @@ import { parseRange, resolveRanges, type ByteRange } from '../range.js';
 import { sendError, sendJson, streamBytes } from '../respond.js';
 import { dbOf } from './databases.js';
 import { docIdOf, revOf } from './documents.js';
+import { checkUsersDbRead } from '../access.js';
+import { writeValidatorOf } from '../write-validation.js';
 
 /** The attachment name of a request: the rest of the path, its segments decoded and joined with `/`. */
 function nameOf(ctx: RequestContext): string {
@@ -34,6 +36,7 @@ export const attachments = {
   async show(ctx: RequestContext): Promise<void> {
     const id = docOf(ctx);
     const db = await dbOf(ctx);
+    checkUsersDbRead(ctx, id);
     const revText = ctx.query.get('rev');
     const att = await findAttachment(db, id, nameOf(ctx), revText === null ? undefined : parseRev(revText));
     const etag = `"${att.digest.slice(4)}"`;
@@ -81,18 +84,25 @@ export const attachments = {
     if (encoding !== 'gzip' && encoding !== 'identity') {
       throw new CouchError('bad_content_type', 'Only gzip and identity content-encodings are supported');
     }
-    const result = await putAttachment(db, id, name, rev, {
-      source: bodyStream(ctx),
-      contentType: header(ctx, 'content-type') ?? DEFAULT_CONTENT_TYPE,
-      gzipped: encoding === 'gzip',
-    });
+    const result = await putAttachment(
+      db,
+      id,
+      name,
+      rev,
+      {
+        source: bodyStream(ctx),
+        contentType: header(ctx, 'content-type') ?? DEFAULT_CONTENT_TYPE,
+        gzipped: encoding === 'gzip',
+      },
+      writeValidatorOf(ctx),
+    );
     sendJson(ctx, 201, result, { Location: locationOf(ctx, param(ctx, 'db'), id, name) });
   },
 
   async destroy(ctx: RequestContext): Promise<void> {
     const id = docOf(ctx);
     const db = await dbOf(ctx);
-    sendJson(ctx, 200, await deleteAttachment(db, id, nameOf(ctx), revOf(ctx, undefined)));
+    sendJson(ctx, 200, await deleteAttachment(db, id, nameOf(ctx), revOf(ctx, undefined), writeValidatorOf(ctx)));
   },
 };
 

@@ -1,5 +1,5 @@
 /** Database endpoints: create, info, delete, and the small per-database settings. */
-import { requireAdmin, requireDbAccess } from '../../auth/index.js';
+import { checkSecurityObject, requireAdmin, securityOf } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { compactionOf } from '../../documents/compaction.js';
@@ -9,10 +9,10 @@ import { readJson } from '../body.js';
 import { locationOf } from '../location.js';
 import { sendJson } from '../respond.js';
 
-/** The database a request addresses, after the access check. */
-export function dbOf(ctx: RequestContext): Promise<Database> {
-  requireDbAccess(ctx.user);
-  return ctx.server.db(param(ctx, 'db'));
+/** The database a request addresses, as authorized before its handler ran (http/access.ts). */
+export async function dbOf(ctx: RequestContext): Promise<Database> {
+  if (ctx.access === undefined) throw new Error(`${ctx.method} ${ctx.rawPath}: database route without authorization`);
+  return ctx.access.db;
 }
 
 export const databases = {
@@ -61,16 +61,16 @@ export const databases = {
 
   async security(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
-    const stored = await db.store.getProp('security');
-    sendJson(ctx, 200, stored === undefined ? DEFAULT_SECURITY : JSON.parse(stored));
+    sendJson(ctx, 200, securityOf(await db.store.getProp('security')));
   },
 
   async setSecurity(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
-    requireAdmin(ctx.user);
     const value = await readJson(ctx);
     if (!(value instanceof JsonObject)) throw new CouchError('bad_request', 'Security object must be a JSON object');
-    await db.store.setProp('security', JSON.stringify(toPlain(value)));
+    const plain = toPlain(value);
+    checkSecurityObject(plain);
+    await db.store.setProp('security', JSON.stringify(plain));
     sendJson(ctx, 200, { ok: true });
   },
 
@@ -97,6 +97,3 @@ export async function dbInfo(db: Database): Promise<Record<string, unknown>> {
     cluster: { q: 1, n: 1, w: 1, r: 1 },
   };
 }
-
-/** CouchDB 3's default: a new database is for admins only. */
-const DEFAULT_SECURITY = { members: { roles: ['_admin'] }, admins: { roles: ['_admin'] } };

@@ -25,6 +25,8 @@ import { looseBool } from '../../support/query-values.js';
 import { opaqueEtag, sendJson, sendText, streamBytes } from '../respond.js';
 import { dbOf } from './databases.js';
 import { locationOf } from '../location.js';
+import { checkUsersDbRead } from '../access.js';
+import { writeValidatorOf } from '../write-validation.js';
 
 /** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
 export function docIdOf(ctx: RequestContext): string {
@@ -36,6 +38,7 @@ export const documents = {
   async show(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     const id = docIdOf(ctx);
+    checkUsersDbRead(ctx, id);
     const { query } = ctx;
     if (isLocalId(id)) {
       const doc = await db.local.get(id);
@@ -89,7 +92,7 @@ export const documents = {
     }
     const input = readDocInput(await readJson(ctx));
     input.rev = revOf(ctx, input.rev);
-    const result = await db.putDoc(id, input, newEdits);
+    const result = await db.putDoc(id, input, newEdits, undefined, writeValidatorOf(ctx));
     const etag = isLocalId(id) ? localEtag(id, result.rev, input.deleted ? '' : stringifyJson(input.body)) : undefined;
     respondWritten(ctx, result, input.deleted ? 200 : 201, true, etag);
   },
@@ -98,7 +101,8 @@ export const documents = {
     const db = await dbOf(ctx);
     checkJsonType(ctx);
     const input = readDocInput(await readJson(ctx));
-    const result = await db.putDoc(input.id === undefined ? randomId() : input.id, input);
+    const id = input.id === undefined ? randomId() : input.id;
+    const result = await db.putDoc(id, input, true, undefined, writeValidatorOf(ctx));
     respondWritten(ctx, result, 201, true);
   },
 
@@ -113,7 +117,7 @@ export const documents = {
     const rev = revOf(ctx, undefined);
     if (rev === undefined) throw conflict();
     const input: DocInput = { id, rev, revisions: undefined, deleted: true, body: fromPlain({}) as JsonObject };
-    respondWritten(ctx, await db.putDoc(id, input), 200, false);
+    respondWritten(ctx, await db.putDoc(id, input, true, undefined, writeValidatorOf(ctx)), 200, false);
   },
 
   async copy(ctx: RequestContext): Promise<void> {
@@ -126,6 +130,7 @@ export const documents = {
     const q = destination.indexOf('?');
     const target = decodeURIComponent(q >= 0 ? destination.slice(0, q) : destination);
     const targetRev = q >= 0 ? new URLSearchParams(destination.slice(q + 1)).get('rev') : null;
+    checkUsersDbRead(ctx, id);
     const { body, atts } = await sourceOf(db, id, ctx.query.get('rev'));
     const input: DocInput = {
       id: target,
@@ -134,10 +139,13 @@ export const documents = {
       deleted: false,
       body,
     };
-    if (atts.length === 0 || isLocalId(target)) return respondWritten(ctx, await db.putDoc(target, input), 201, true);
+    const validate = writeValidatorOf(ctx);
+    if (atts.length === 0 || isLocalId(target)) {
+      return respondWritten(ctx, await db.putDoc(target, input, true, undefined, validate), 201, true);
+    }
     // The attachments go along as they are (their revpos and digest kept).
     input.atts = atts;
-    respondWritten(ctx, await db.putPrepared(validateDocId(target), input), 201, true);
+    respondWritten(ctx, await db.putPrepared(validateDocId(target), input, validate), 201, true);
   },
 
   /** POST to a document is CouchDB's form upload, which needs a Referer (and attachments). */
@@ -179,7 +187,7 @@ async function updateMultipart(ctx: RequestContext, db: Database, id: string, ne
       if ((await reader.next()) === undefined) throw new CouchError('bad_request', 'attachment shorter than expected');
       yield* reader.body();
     })();
-  const result = await db.putDoc(id, input, newEdits, following);
+  const result = await db.putDoc(id, input, newEdits, following, writeValidatorOf(ctx));
   ctx.req.resume(); // parts nobody asked for, and the epilogue
   respondWritten(ctx, result, input.deleted ? 200 : 201, true);
 }

@@ -1,4 +1,4 @@
-/** Server-level endpoints: welcome, health, uuids, database list, session. */
+/** Server-level endpoints: welcome, health, uuids, database list. */
 import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import { randomId } from '../../documents/database.js';
@@ -76,14 +76,6 @@ export const server = {
       }
     }
     sendJson(ctx, 200, rows);
-  },
-
-  session(ctx: RequestContext): void {
-    sendJson(ctx, 200, {
-      ok: true,
-      userCtx: ctx.user,
-      info: { authentication_handlers: ['default'], ...(ctx.user.name === null ? {} : { authenticated: 'default' }) },
-    });
   },
 };
 

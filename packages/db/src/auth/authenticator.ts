@@ -1,0 +1,191 @@
+/**
+ * CouchDB's handler chain (`cookie`, then `default` = Basic, then anonymous): the first handler
+ * that yields a user wins and later credentials are not examined. Users are the server admins and
+ * the documents of `_users`, looked up on every request so role changes, password changes and
+ * deletions apply at once. A verified password is remembered (keyed by an HMAC that covers the
+ * stored hash), so only the first request of a credential pays for PBKDF2.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { CouchError } from '../errors.js';
+import type { AdminStore } from './admins.js';
+import { ADMIN_ROLE, anonymous, type UserCtx } from './authenticate.js';
+import { parseAuthorization } from './basic.js';
+import { authSessionOf, cookieMacMatches, decodeCookie, encodeCookie } from './cookie.js';
+import type { JwtVerifier } from './jwt.js';
+import { LOCKED_REASON, type Lockout } from './lockout.js';
+import { parseHash } from './passwords.js';
+import { burnPasswordCheck, type StoredCredentials, verifyCredentials } from './user-credentials.js';
+
+/** A `_users` account as the authenticator needs it. */
+export interface UserAccount {
+  name: string;
+  roles: string[];
+  /** The password fields, or undefined when the document has none (nobody can log in as it). */
+  credentials: StoredCredentials | undefined;
+}
+
+export interface AuthenticatorOptions {
+  admins: AdminStore;
+  lockout: Lockout;
+  /** The `_users` document of a name, parsed (undefined: no such user, or no `_users`). */
+  findUser: (name: string) => Promise<UserAccount | undefined>;
+  /**
+   * Stores a stronger hash of a password that just verified against a weaker one (CouchDB's
+   * upgrade on login; same salt, so cookies stay valid). Runs in the background.
+   */
+  upgradeUser?: (name: string, password: string) => Promise<void>;
+  /** The cookie secret shared by every node. */
+  secret: string;
+  /** Cookie lifetime in seconds (CouchDB's `[chttpd_auth] timeout`, 600). */
+  timeoutSec: number;
+  /** PBKDF2 rounds burnt for unknown users, so a failed login takes as long either way. */
+  iterations: number;
+  /** Bearer tokens, when JWT keys are configured (the `jwt` handler runs first then). */
+  jwt?: JwtVerifier;
+  now?: () => number;
+}
+
+export type HandlerName = 'jwt' | 'cookie' | 'default';
+
+export interface Authenticated {
+  user: UserCtx;
+  /** Which handler recognised the caller (`info.authenticated`); absent for anonymous. */
+  via?: HandlerName;
+  /** A fresh cookie value when a cookie past a tenth of its life authenticated the request. */
+  refresh?: string;
+}
+
+const INCORRECT = 'Name or password is incorrect.';
+const CACHE_LIMIT = 10_000;
+
+export class Authenticator {
+  /** Cookie lifetime in seconds; the config API may change it. */
+  timeoutSec: number;
+  readonly #options: AuthenticatorOptions;
+  readonly #now: () => number;
+  readonly #cacheSecret = randomBytes(32);
+  readonly #verified = new Set<string>();
+
+  constructor(options: AuthenticatorOptions) {
+    this.#options = { ...options };
+    this.timeoutSec = options.timeoutSec;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The handlers in the order they run (`GET /_session`'s `authentication_handlers`). */
+  get handlers(): readonly HandlerName[] {
+    return this.#options.jwt === undefined ? ['cookie', 'default'] : ['jwt', 'cookie', 'default'];
+  }
+
+  /** Replaces the JWT settings (the config API's `jwt_keys`); undefined turns the handler off. */
+  setJwt(jwt: JwtVerifier | undefined): void {
+    if (jwt === undefined) delete this.#options.jwt;
+    else this.#options.jwt = jwt;
+  }
+
+  /** Who sends a request, from its Cookie and Authorization headers. */
+  async authenticate(
+    cookieHeader: string | undefined,
+    authorization: string | undefined,
+    address: string,
+  ): Promise<Authenticated> {
+    const { jwt } = this.#options;
+    if (jwt !== undefined && authorization?.startsWith('Bearer ')) {
+      const user = jwt.userOf(authorization.slice('Bearer '.length).trim(), this.#now() / 1000);
+      return { user, via: 'jwt' };
+    }
+    const cookie = decodeCookie(authSessionOf(cookieHeader) ?? '');
+    if (cookie !== null) {
+      const found = await this.#fromCookie(cookie);
+      if (found !== undefined) return found;
+    }
+    const credentials = parseAuthorization(authorization);
+    if (credentials === null) return { user: anonymous() };
+    const user = await this.login(credentials.name, credentials.password, address);
+    return { user, via: 'default' };
+  }
+
+  /** Checks a name and password (Basic auth, `POST /_session`), with the lockout. */
+  async login(name: string, password: string, address: string): Promise<UserCtx> {
+    const { admins, lockout } = this.#options;
+    const isAdmin = admins.has(name);
+    const account = isAdmin ? undefined : await this.#options.findUser(name);
+    // Counted per (user, salt) as CouchDB does: a new password (new salt) starts a new count.
+    const lockKey = `${name}\0${(isAdmin ? this.#adminSalt(name) : account?.credentials?.salt) ?? ''}`;
+    // Checked before the password so a locked account costs no PBKDF2 run.
+    if (lockout.isLocked(lockKey, address)) throw new CouchError('forbidden', LOCKED_REASON);
+    let user: UserCtx | undefined;
+    if (isAdmin) {
+      if (await admins.verifyAsync(name, password)) user = { name, roles: [ADMIN_ROLE] };
+    } else if (account?.credentials === undefined) {
+      await burnPasswordCheck(password, this.#options.iterations);
+    } else if (await this.#verify(name, password, account.credentials)) {
+      user = { name, roles: account.roles };
+      if (this.#isWeaker(account.credentials)) void this.#options.upgradeUser?.(name, password).catch(() => {});
+    }
+    if (user === undefined) {
+      lockout.recordFailure(lockKey, address);
+      throw new CouchError('unauthorized', INCORRECT);
+    }
+    lockout.recordSuccess(lockKey, address);
+    return user;
+  }
+
+  /** A new cookie value for a user (after a login), or undefined when the user has no salt. */
+  async cookieFor(name: string): Promise<string | undefined> {
+    const salt = await this.#saltOf(name);
+    if (salt === undefined) return undefined;
+    return encodeCookie(name, Math.floor(this.#now() / 1000), this.#options.secret, salt);
+  }
+
+  async #fromCookie(cookie: NonNullable<ReturnType<typeof decodeCookie>>): Promise<Authenticated | undefined> {
+    const nowSec = this.#now() / 1000;
+    if (!(nowSec < cookie.time + this.timeoutSec)) return undefined;
+    let user: UserCtx;
+    let salt: string | undefined;
+    if (this.#options.admins.has(cookie.name)) {
+      salt = this.#adminSalt(cookie.name);
+      user = { name: cookie.name, roles: [ADMIN_ROLE] };
+    } else {
+      const account = await this.#options.findUser(cookie.name);
+      salt = account?.credentials?.salt;
+      user = { name: cookie.name, roles: account?.roles ?? [] };
+    }
+    if (salt === undefined || !cookieMacMatches(cookie, this.#options.secret, salt)) return undefined;
+    const found: Authenticated = { user, via: 'cookie' };
+    // Re-issued once less than 90% of its life is left.
+    if (nowSec - cookie.time > this.timeoutSec / 10) {
+      found.refresh = encodeCookie(cookie.name, Math.floor(nowSec), this.#options.secret, salt);
+    }
+    return found;
+  }
+
+  #isWeaker(stored: StoredCredentials): boolean {
+    return stored.scheme !== 'pbkdf2' || stored.prf !== 'sha256' || stored.iterations < this.#options.iterations;
+  }
+
+  async #saltOf(name: string): Promise<string | undefined> {
+    if (this.#options.admins.has(name)) return this.#adminSalt(name);
+    return (await this.#options.findUser(name))?.credentials?.salt;
+  }
+
+  #adminSalt(name: string): string | undefined {
+    const hash = this.#options.admins.hashOf(name);
+    return hash === undefined ? undefined : (parseHash(hash)?.salt ?? undefined);
+  }
+
+  async #verify(name: string, password: string, stored: StoredCredentials): Promise<boolean> {
+    // The stored hash is part of the key, so a changed password never hits an old entry.
+    const key = createHmac('sha256', this.#cacheSecret)
+      .update(`${name}\0${password}\0${JSON.stringify(stored)}`)
+      .digest('base64');
+    if (this.#verified.has(key)) return true;
+    if (!(await verifyCredentials(password, stored))) return false; // failures are never cached
+    if (this.#verified.size >= CACHE_LIMIT) {
+      const oldest = this.#verified.values().next();
+      if (!oldest.done) this.#verified.delete(oldest.value);
+    }
+    this.#verified.add(key);
+    return true;
+  }
+}

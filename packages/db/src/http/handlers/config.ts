@@ -1,0 +1,106 @@
+/**
+ * `/_node/_local/_config` (server admins only): CouchDB's ini sections as JSON. Values are
+ * strings; `PUT` and `DELETE` answer the old value. `[admins]` writes hash the password and store
+ * the admins; the other sections are stored as a server value and applied at once (CORS, the
+ * session timeout, `users_db_security_editable`, JWT keys; see server/settings.ts).
+ */
+import { hashPassword, requireAdmin, saveAdmins } from '../../auth/index.js';
+import { CouchError } from '../../errors.js';
+import { saveConfig, type ConfigSections } from '../../server/config.js';
+import { baseSections } from '../../server/settings.js';
+import { param, type RequestContext } from '../context.js';
+import { readJson } from '../body.js';
+import { sendJson } from '../respond.js';
+
+const ADMINS = 'admins';
+
+/** Every section as the server runs with it: start options, stored values over them, the admins. */
+function merged(ctx: RequestContext): ConfigSections {
+  const couch = ctx.server;
+  const sections = baseSections(couch.baseSettings);
+  for (const [section, keys] of Object.entries(couch.config)) sections[section] = { ...sections[section], ...keys };
+  sections[ADMINS] = {};
+  for (const name of couch.admins.names()) sections[ADMINS][name] = couch.admins.hashOf(name)!;
+  return sections;
+}
+
+function unknownValue(): CouchError {
+  return new CouchError('not_found', 'unknown_config_value');
+}
+
+export const config = {
+  all(ctx: RequestContext): void {
+    requireAdmin(ctx.user);
+    sendJson(ctx, 200, merged(ctx));
+  },
+
+  section(ctx: RequestContext): void {
+    requireAdmin(ctx.user);
+    sendJson(ctx, 200, merged(ctx)[param(ctx, 'section')] ?? {});
+  },
+
+  show(ctx: RequestContext): void {
+    requireAdmin(ctx.user);
+    const value = merged(ctx)[param(ctx, 'section')]?.[param(ctx, 'key')];
+    if (value === undefined) throw unknownValue();
+    sendJson(ctx, 200, value);
+  },
+
+  async update(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    const section = param(ctx, 'section');
+    const key = param(ctx, 'key');
+    const value = await readJson(ctx);
+    if (typeof value !== 'string') throw new CouchError('bad_request', 'The config value must be a JSON string.');
+    const old = merged(ctx)[section]?.[key] ?? '';
+    const couch = ctx.server;
+    if (section === ADMINS) {
+      if (key === '' || key.includes(':')) throw new CouchError('bad_request', 'Admin names may not contain ":".');
+      couch.admins.set(key, hashPassword(value, { iterations: couch.hashIterations }));
+      await saveAdmins(couch.storage, adminHashes(ctx));
+    } else {
+      const sections = withValue(couch.config, section, key, value);
+      couch.applyConfig(sections); // a 400 when unusable, nothing changed then
+      await saveConfig(couch.storage, sections);
+    }
+    sendJson(ctx, 200, old);
+  },
+
+  async destroy(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    const section = param(ctx, 'section');
+    const key = param(ctx, 'key');
+    const couch = ctx.server;
+    if (section === ADMINS) {
+      const old = couch.admins.hashOf(key);
+      if (old === undefined) throw unknownValue();
+      // There is no admin party: the server keeps at least one admin.
+      if (couch.admins.names().length === 1)
+        throw new CouchError('forbidden', 'The last server admin cannot be deleted.');
+      couch.admins.remove(key);
+      await saveAdmins(couch.storage, adminHashes(ctx));
+      return sendJson(ctx, 200, old);
+    }
+    const old = couch.config[section]?.[key];
+    if (old === undefined) throw unknownValue();
+    const sections = withValue(couch.config, section, key, undefined);
+    couch.applyConfig(sections);
+    await saveConfig(couch.storage, sections);
+    sendJson(ctx, 200, old);
+  },
+};
+
+function adminHashes(ctx: RequestContext): Map<string, string> {
+  const { admins } = ctx.server;
+  return new Map(admins.names().map((name) => [name, admins.hashOf(name)!]));
+}
+
+function withValue(sections: ConfigSections, section: string, key: string, value: string | undefined): ConfigSections {
+  const copy: ConfigSections = {};
+  for (const [name, keys] of Object.entries(sections)) copy[name] = { ...keys };
+  const keys = (copy[section] ??= {});
+  if (value === undefined) delete keys[key];
+  else keys[key] = value;
+  if (Object.keys(keys).length === 0) delete copy[section];
+  return copy;
+}
