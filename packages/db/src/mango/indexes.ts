@@ -6,6 +6,7 @@
 import type { Database } from '../documents/database.js';
 import { DESIGN_PREFIX } from '../documents/doc-id.js';
 import { readDocInput } from '../documents/doc-input.js';
+import type { WriteValidator } from '../documents/write-plan.js';
 import { CouchError } from '../errors.js';
 import { type JsonValue, JsonObject, stringifyJson } from '../json/index.js';
 import { formatErlangTerm } from '../views/reduce/erlang-format.js';
@@ -79,6 +80,7 @@ export function designIdOf(ddoc: string): string {
 export async function createIndex(
   db: Database,
   request: IndexRequest,
+  validate?: WriteValidator,
 ): Promise<{ result: 'created' | 'exists'; id: string; name: string }> {
   const auto = request.ddoc === undefined || request.name === undefined ? autoIndexName(request.def, request) : '';
   const id = designIdOf(request.ddoc ?? auto);
@@ -111,7 +113,7 @@ export async function createIndex(
     if (def instanceof JsonObject && sameJson(def.get('def'), request.def)) return { result: 'exists', id, name };
     views.set(name, view);
     try {
-      await db.putDoc(id, readDocInput(body));
+      await db.putDoc(id, readDocInput(body), true, undefined, validate);
       return { result: 'created', id, name };
     } catch (error) {
       if (!(error instanceof CouchError) || error.error !== 'conflict' || attempt >= 4) throw error;
@@ -127,7 +129,13 @@ function sameJson(a: JsonValue | undefined, b: JsonValue): boolean {
  * `DELETE /{db}/_index/{ddoc}/{type}/{name}`: the index's view goes; its design document too
  * when it was the last. 404 `missing` for an unknown design document, type or name.
  */
-export async function deleteIndex(db: Database, ddoc: string, type: string, name: string): Promise<void> {
+export async function deleteIndex(
+  db: Database,
+  ddoc: string,
+  type: string,
+  name: string,
+  validate?: WriteValidator,
+): Promise<void> {
   const id = designIdOf(ddoc);
   for (let attempt = 0; ; attempt++) {
     const current = await db.winningBody(id);
@@ -142,7 +150,7 @@ export async function deleteIndex(db: Database, ddoc: string, type: string, name
     body.set('_id', id).set('_rev', current.rev);
     if (views.size === 0) body.set('_deleted', true);
     try {
-      await db.putDoc(id, readDocInput(body));
+      await db.putDoc(id, readDocInput(body), true, undefined, validate);
       return;
     } catch (error) {
       if (!(error instanceof CouchError) || error.error !== 'conflict' || attempt >= 4) throw error;
@@ -157,6 +165,7 @@ export async function deleteIndex(db: Database, ddoc: string, type: string, name
 export async function bulkDeleteIndexes(
   db: Database,
   ids: readonly string[],
+  validate?: WriteValidator,
 ): Promise<{ success: { id: string; ok: true }[]; fail: { id: string; error: string }[] }> {
   const success: { id: string; ok: true }[] = [];
   const fail: { id: string; error: string }[] = [];
