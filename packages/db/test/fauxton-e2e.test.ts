@@ -1,0 +1,98 @@
+/**
+ * Fauxton end to end: the real Fauxton (from `/_utils/`) in Debian's headless Chromium against a
+ * real server, one test per workflow a CouchDB user relies on, each asserting what the page shows
+ * and keeping a screenshot of each screen under test-results/fauxton/. The browser sends the
+ * admin's Basic credentials with every request (the login test covers cookie sessions).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { adminContext, launchChromium, openPage, screenshot } from './support/browser.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+describe('Fauxton in a browser', () => {
+  let t: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+
+  before(async () => {
+    t = await startTestServer();
+    browser = await launchChromium();
+    context = await adminContext(browser);
+    context.setDefaultTimeout(10_000);
+    ({ page, errors } = await openPage(context));
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** Opens a Fauxton route (`#database/x/_all_docs`) and waits for its content. */
+  async function open(route: string): Promise<void> {
+    await page.goto(`${t.url}/_utils/#${route}`);
+    await page.locator('#dashboard-content').waitFor();
+  }
+
+  /** Replaces the text of the Ace editor inside `selector`. */
+  async function setEditor(selector: string, text: string): Promise<void> {
+    await page.locator(`${selector} .ace_editor`).first().waitFor();
+    await page.evaluate(
+      ({ selector, text }) => {
+        // Runs in the page: Ace keeps its editor on the element (`env.editor`).
+        const dom = globalThis as unknown as { document: { querySelector(s: string): unknown } };
+        const el = dom.document.querySelector(`${selector} .ace_editor`) as {
+          env: { editor: { setValue(v: string, cursor: number): void } };
+        };
+        el.env.editor.setValue(text, 1);
+      },
+      { selector, text },
+    );
+  }
+
+  function noPageErrors(): void {
+    assert.deepEqual(errors, []);
+  }
+
+  it('the databases list shows each database with its size and document count', async () => {
+    await t.request('PUT', '/books');
+    await t.request('POST', '/books/_bulk_docs', {
+      body: { docs: [{ _id: 'moby', title: 'Moby-Dick' }, { _id: 'emma', title: 'Emma' }, { _id: 'ulysses' }] },
+    });
+    await t.request('PUT', '/authors');
+    await open('_all_dbs');
+    const books = page.locator('tr', { has: page.locator('a', { hasText: /^books$/ }) });
+    await books.waitFor();
+    await screenshot(page, '01-databases');
+    const cells = await books.locator('td').allInnerTexts();
+    assert.match(cells[1] ?? '', /^\d+(\.\d+)? (bytes|KB|MB)$/);
+    assert.equal(cells[2]?.trim(), '3');
+    assert.equal(await page.locator('tr', { has: page.locator('a', { hasText: /^authors$/ }) }).count(), 1);
+    assert.match(await page.locator('body').innerText(), /Showing\W+1\W+2\W+of\W+2\W+databases/);
+    noPageErrors();
+  });
+
+  it('creates and deletes a database', async () => {
+    await open('_all_dbs');
+    await page.getByText('Create Database', { exact: true }).click();
+    await page.locator('#js-new-database-name').fill('made-in-fauxton');
+    await screenshot(page, '02-create-database');
+    await page.locator('#js-create-database').click();
+    await page.waitForURL(/#\/?database\/made-in-fauxton\/_all_docs/);
+    await page.getByText('No Documents Found').waitFor();
+    await screenshot(page, '02-created-database');
+    assert.equal((await t.request('GET', '/made-in-fauxton')).status, 200);
+
+    await open('_all_dbs');
+    const row = page.locator('tr', { has: page.locator('a', { hasText: /^made-in-fauxton$/ }) });
+    await page.getByLabel('Delete made-in-fauxton').click();
+    const modal = page.locator('.modal-dialog');
+    await modal.locator('input[type="text"]').fill('made-in-fauxton');
+    await screenshot(page, '02-delete-database');
+    await modal.locator('button', { hasText: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal((await t.request('GET', '/made-in-fauxton')).status, 404);
+    noPageErrors();
+  });
+});
