@@ -51,6 +51,26 @@ describe('Fauxton in a browser', () => {
     );
   }
 
+  /** The Ace editor's text inside `selector`. */
+  async function getEditor(selector: string): Promise<string> {
+    return page.evaluate((selector) => {
+      const dom = globalThis as unknown as { document: { querySelector(s: string): unknown } };
+      const el = dom.document.querySelector(`${selector} .ace_editor`) as { env: { editor: { getValue(): string } } };
+      return el.env.editor.getValue();
+    }, selector);
+  }
+
+  /** Waits for Fauxton's notification with that text (the latest one). */
+  async function toast(text: string): Promise<void> {
+    await page.getByRole('alert').getByText(text).last().waitFor();
+  }
+
+  /** A database of its own for each test (tests also run alone, with --test-name-pattern). */
+  async function seed(db: string, docs: object[]): Promise<void> {
+    assert.equal((await t.request('PUT', `/${db}`)).status, 201);
+    if (docs.length > 0) assert.equal((await t.request('POST', `/${db}/_bulk_docs`, { body: { docs } })).status, 201);
+  }
+
   function noPageErrors(): void {
     assert.deepEqual(errors, []);
   }
@@ -93,6 +113,75 @@ describe('Fauxton in a browser', () => {
     await modal.locator('button', { hasText: 'Delete' }).click();
     await row.waitFor({ state: 'detached' });
     assert.equal((await t.request('GET', '/made-in-fauxton')).status, 404);
+    noPageErrors();
+  });
+
+  it('_all_docs; creates, edits (JSON editor) and deletes a document; uploads and opens an attachment', async () => {
+    await seed('library', [{ _id: 'moby' }, { _id: 'emma' }, { _id: 'ulysses' }]);
+    await open('database/library/_all_docs');
+    await page
+      .locator('td', { hasText: /^moby$/ })
+      .first()
+      .waitFor();
+    await screenshot(page, '03-all-docs');
+    const rows = (await page.locator('tbody tr').allInnerTexts()).map((row) => row.trim().split(/\s+/)[0]);
+    assert.deepEqual(rows, ['emma', 'moby', 'ulysses']);
+
+    await page.locator('a', { hasText: 'Create Document' }).click();
+    await page.waitForURL(/_new/);
+    await setEditor('#dashboard-content', '{"_id": "pequod", "captain": "Ahab"}');
+    await screenshot(page, '03-new-document');
+    await page.locator('#doc-editor-actions-panel button', { hasText: 'Create Document' }).click();
+    await toast('Document saved successfully.');
+    await page.waitForURL(/_all_docs$/);
+    await page
+      .locator('td', { hasText: /^pequod$/ })
+      .first()
+      .click();
+    await page.waitForURL(/database\/library\/pequod$/);
+    await page.locator('#dashboard-content .ace_editor').first().waitFor();
+    const created = await t.request('GET', '/library/pequod');
+    assert.deepEqual([created.status, created.json.captain], [200, 'Ahab']);
+
+    // The editor holds the saved document, `_rev` included: edit it as a user would.
+    const saved = JSON.parse(await getEditor('#dashboard-content'));
+    assert.equal(saved._rev, created.json._rev);
+    await setEditor('#dashboard-content', JSON.stringify({ ...saved, captain: 'Ahab', crew: 30 }, null, 2));
+    await page.locator('#doc-editor-actions-panel button', { hasText: 'Save Changes' }).click();
+    await toast('Document saved successfully.');
+    const edited = await t.request('GET', '/library/pequod');
+    assert.equal(edited.json.crew, 30);
+    assert.match(edited.json._rev, /^2-/);
+    await page
+      .locator('td', { hasText: /^pequod$/ })
+      .first()
+      .waitFor();
+    await screenshot(page, '03-saved-document');
+
+    await open('database/library/pequod');
+    await page.locator('button[title="Upload Attachment"]').click();
+    await page.locator('.modal-dialog input[type="file"]').setInputFiles({
+      name: 'log.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('Call me Ishmael.'),
+    });
+    await screenshot(page, '03-upload-attachment');
+    await page.locator('#upload-btn').click();
+    await page.locator('.modal-dialog').waitFor({ state: 'detached' });
+    const withAttachment = await t.request('GET', '/library/pequod');
+    assert.equal(withAttachment.json._attachments['log.txt'].content_type, 'text/plain');
+    await page.locator('#view-attachments-menu').click();
+    const link = page.locator('a', { hasText: 'log.txt' });
+    await screenshot(page, '03-attachments-menu');
+    const href = await link.getAttribute('href');
+    assert.ok(href !== null);
+    const opened = await context.request.get(new URL(href, `${t.url}/_utils/`).href);
+    assert.equal(await opened.text(), 'Call me Ishmael.');
+
+    await page.locator('button[title="Delete"]').click();
+    await page.locator('.modal-dialog button', { hasText: 'Delete Document' }).click();
+    await page.waitForURL(/_all_docs/);
+    assert.equal((await t.request('GET', '/library/pequod')).status, 404);
     noPageErrors();
   });
 });

@@ -11,7 +11,13 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { AUTH } from './server.js';
 
 const CHROMIUM = process.env.DIVAN_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
 /** packages/db/dist/test/support/ → the repository's test-results/ (git-ignored). */
 export const SCREENSHOTS = fileURLToPath(new URL('../../../../../test-results/fauxton/', import.meta.url));
 
