@@ -37,12 +37,12 @@ describe('Fauxton in a browser', () => {
 
   /** Replaces the text of the Ace editor inside `selector`. */
   async function setEditor(selector: string, text: string): Promise<void> {
-    await page.locator(`${selector} .ace_editor`).first().waitFor();
+    await page.locator(`${selector}.ace_editor, ${selector} .ace_editor`).first().waitFor();
     await page.evaluate(
       ({ selector, text }) => {
         // Runs in the page: Ace keeps its editor on the element (`env.editor`).
         const dom = globalThis as unknown as { document: { querySelector(s: string): unknown } };
-        const el = dom.document.querySelector(`${selector} .ace_editor`) as {
+        const el = dom.document.querySelector(`${selector}.ace_editor, ${selector} .ace_editor`) as {
           env: { editor: { setValue(v: string, cursor: number): void } };
         };
         el.env.editor.setValue(text, 1);
@@ -55,7 +55,9 @@ describe('Fauxton in a browser', () => {
   async function getEditor(selector: string): Promise<string> {
     return page.evaluate((selector) => {
       const dom = globalThis as unknown as { document: { querySelector(s: string): unknown } };
-      const el = dom.document.querySelector(`${selector} .ace_editor`) as { env: { editor: { getValue(): string } } };
+      const el = dom.document.querySelector(`${selector}.ace_editor, ${selector} .ace_editor`) as {
+        env: { editor: { getValue(): string } };
+      };
       return el.env.editor.getValue();
     }, selector);
   }
@@ -63,6 +65,29 @@ describe('Fauxton in a browser', () => {
   /** Waits for Fauxton's notification with that text (the latest one). */
   async function toast(text: string): Promise<void> {
     await page.getByRole('alert').getByText(text).last().waitFor();
+  }
+
+  /** The result table's rows, each as its cells' texts (checkbox and icon cells left out). */
+  async function resultRows(): Promise<string[][]> {
+    const rows = await page.locator('#dashboard-content tbody tr').allInnerTexts();
+    return rows.map((row) =>
+      row
+        .split('\t')
+        .map((cell) => cell.trim())
+        .filter((cell) => cell !== ''),
+    );
+  }
+
+  /** Fauxton's checkboxes are hidden behind their labels: a user clicks the label. */
+  async function setCheckbox(id: string, on: boolean): Promise<void> {
+    if ((await page.locator(`#${id}`).isChecked()) !== on) await page.locator(`label[for="${id}"]`).click();
+  }
+
+  /** Opens the query options tray, sets what `set` sets, runs the query. */
+  async function queryOptions(set: () => Promise<void>): Promise<void> {
+    await page.locator('button', { hasText: 'Options' }).first().click();
+    await set();
+    await page.locator('#query-options-tray button', { hasText: 'Run Query' }).click();
   }
 
   /** A database of its own for each test (tests also run alone, with --test-name-pattern). */
@@ -89,7 +114,7 @@ describe('Fauxton in a browser', () => {
     assert.match(cells[1] ?? '', /^\d+(\.\d+)? (bytes|KB|MB)$/);
     assert.equal(cells[2]?.trim(), '3');
     assert.equal(await page.locator('tr', { has: page.locator('a', { hasText: /^authors$/ }) }).count(), 1);
-    assert.match(await page.locator('body').innerText(), /Showing\W+1\W+2\W+of\W+2\W+databases/);
+    assert.match((await page.locator('body').textContent()) ?? '', /Showing\W+1\W+2\W+of\W+2\W+databases/);
     noPageErrors();
   });
 
@@ -183,5 +208,95 @@ describe('Fauxton in a browser', () => {
     await page.waitForURL(/_all_docs/);
     assert.equal((await t.request('GET', '/library/pequod')).status, 404);
     noPageErrors();
+  });
+
+  it('creates a design doc with a map/reduce view and runs it with query options', async () => {
+    await seed(
+      'shelf',
+      Array.from({ length: 12 }, (_, i) => ({
+        _id: `b${String(i).padStart(2, '0')}`,
+        genre: i % 3 === 0 ? 'sea' : 'land',
+        year: 1800 + i,
+      })),
+    );
+    await open('database/shelf/new_view');
+    await page.locator('select').first().selectOption('new-doc');
+    await page.locator('#new-ddoc').fill('books');
+    await page.locator('#index-name').fill('by_genre');
+    await setEditor('#map-function', 'function (doc) { emit([doc.genre, doc.year], 1); }');
+    await page.locator('#reduce-function-selector, select').last().selectOption('_count');
+    await screenshot(page, '04-new-view');
+    await page.locator('#save-view').click();
+    await page.waitForURL(/_design\/books\/_view\/by_genre/);
+    await page.locator('td', { hasText: '"land", 1801' }).first().waitFor();
+    await screenshot(page, '04-view-results');
+    assert.equal((await resultRows()).length, 12);
+
+    // reduce, group level 1: a count per genre.
+    await queryOptions(async () => {
+      await setCheckbox('qoReduce', true);
+      await page.locator('#qoGroupLevel').selectOption('1');
+    });
+    await page.locator('td', { hasText: '"sea"' }).first().waitFor();
+    await screenshot(page, '04-view-reduce-group-level');
+    assert.deepEqual(await resultRows(), [
+      ['[ "land" ]', '8'],
+      ['[ "sea" ]', '4'],
+    ]);
+
+    // No reduce, descending, limit 5, include_docs.
+    await queryOptions(async () => {
+      await setCheckbox('qoReduce', false);
+      await setCheckbox('qoDescending', true);
+      await page.locator('#qoLimit').selectOption('5');
+      await setCheckbox('qoIncludeDocs', true);
+    });
+    // With include_docs the table shows the documents' fields.
+    await page
+      .locator('td', { hasText: /^1809$/ })
+      .first()
+      .waitFor();
+    await screenshot(page, '04-view-descending-limit-include-docs');
+    const rows = await resultRows();
+    assert.deepEqual(
+      rows.map((row) => row[0]),
+      ['b09', 'b06', 'b03', 'b00', 'b11'],
+    );
+    assert.deepEqual(rows[0], ['b09', 'sea', '1809']);
+
+    // keys: exactly those rows, in that order.
+    await queryOptions(async () => {
+      await setCheckbox('qoDescending', false);
+      await page.locator('#qoLimit').selectOption('none');
+      await setCheckbox('qoIncludeDocs', false);
+      await page.locator('#byKeys').click();
+      await page.locator('#keys-input').fill('[["sea", 1803], ["land", 1801]]');
+    });
+    await page.locator('td', { hasText: /^b03$/ }).first().waitFor();
+    await screenshot(page, '04-view-keys');
+    assert.deepEqual(
+      (await resultRows()).map((row) => row[0]),
+      ['b03', 'b01'],
+    );
+
+    // Paging: five rows a page over the twelve (a fresh load starts without options).
+    await page.reload();
+    await page.locator('td', { hasText: /^b01$/ }).first().waitFor();
+    await page.locator('#select-per-page').selectOption('5');
+    await page.locator('td', { hasText: /^b05$/ }).first().waitFor();
+    assert.deepEqual(
+      (await resultRows()).map((row) => row[0]),
+      ['b01', 'b02', 'b04', 'b05', 'b07'],
+    );
+    await page.locator('#next').click();
+    await page.locator('td', { hasText: /^b08$/ }).first().waitFor();
+    await screenshot(page, '04-view-page-2');
+    assert.deepEqual(
+      (await resultRows()).map((row) => row[0]),
+      ['b08', 'b10', 'b11', 'b00', 'b03'],
+    );
+    noPageErrors();
+    const ddoc = await t.request('GET', '/shelf/_design/books');
+    assert.equal(ddoc.json.views.by_genre.reduce, '_count');
   });
 });
