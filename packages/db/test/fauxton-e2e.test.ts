@@ -32,7 +32,7 @@ describe('Fauxton in a browser', () => {
   /** Opens a Fauxton route (`#database/x/_all_docs`) and waits for its content. */
   async function open(route: string): Promise<void> {
     await page.goto(`${t.url}/_utils/#${route}`);
-    await page.locator('#dashboard-content').waitFor();
+    await page.locator('#primary-navbar').waitFor({ state: 'attached' });
   }
 
   /** Replaces the text of the Ace editor inside `selector`. */
@@ -69,7 +69,7 @@ describe('Fauxton in a browser', () => {
 
   /** The result table's rows, each as its cells' texts (checkbox and icon cells left out). */
   async function resultRows(): Promise<string[][]> {
-    const rows = await page.locator('#dashboard-content tbody tr').allInnerTexts();
+    const rows = await page.locator('tbody tr').allInnerTexts();
     return rows.map((row) =>
       row
         .split('\t')
@@ -298,5 +298,45 @@ describe('Fauxton in a browser', () => {
     noPageErrors();
     const ddoc = await t.request('GET', '/shelf/_design/books');
     assert.equal(ddoc.json.views.by_genre.reduce, '_count');
+  });
+
+  it('runs a Mango query and creates an index', async () => {
+    await seed(
+      'ships',
+      ['Pequod', 'Rachel', 'Bachelor', 'Jeroboam', 'Samuel Enderby'].map((name, i) => ({
+        _id: `s${i}`,
+        name,
+        guns: i * 2,
+      })),
+    );
+    await open('database/ships/_index');
+    await setEditor('#query-field', JSON.stringify({ index: { fields: ['guns'] }, name: 'by-guns', type: 'json' }));
+    await screenshot(page, '05-mango-create-index');
+    await page.locator('#create-index-btn').click();
+    await toast('Index is ready for querying.');
+    const indexes = await t.request('GET', '/ships/_index');
+    assert.deepEqual(
+      indexes.json.indexes.map((i: { name: string }) => i.name),
+      ['_all_docs', 'by-guns'],
+    );
+
+    await open('database/ships/_find');
+    await page.locator('button', { hasText: 'Table' }).click();
+    await setEditor('#query-field', JSON.stringify({ selector: { guns: { $gte: 4 } }, sort: [{ guns: 'desc' }] }));
+    await page.locator('#create-index-btn').click();
+    await page
+      .locator('td', { hasText: /^Samuel Enderby$/ })
+      .first()
+      .waitFor();
+    await screenshot(page, '05-mango-results');
+    assert.deepEqual(
+      (await resultRows()).map((row) => row[0]),
+      ['s4', 's3', 's2'],
+    );
+    // Explain names the index the query uses.
+    await page.locator('#explain-btn').click();
+    await page.getByText('"name": "by-guns"').first().waitFor();
+    await screenshot(page, '05-mango-explain');
+    noPageErrors();
   });
 });
