@@ -90,6 +90,15 @@ describe('Fauxton in a browser', () => {
     await page.locator('#query-options-tray button', { hasText: 'Run Query' }).click();
   }
 
+  /** Polls `check` until it holds (at most 20 s). */
+  async function until(check: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error('timed out waiting');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** A database of its own for each test (tests also run alone, with --test-name-pattern). */
   async function seed(db: string, docs: object[]): Promise<void> {
     assert.equal((await t.request('PUT', `/${db}`)).status, 201);
@@ -337,6 +346,29 @@ describe('Fauxton in a browser', () => {
     await page.locator('#explain-btn').click();
     await page.getByText('"name": "by-guns"').first().waitFor();
     await screenshot(page, '05-mango-explain');
+    noPageErrors();
+  });
+
+  it('_active_tasks shows an index while it builds', async () => {
+    await seed(
+      'ledger',
+      Array.from({ length: 10_000 }, (_, i) => ({ _id: `e${i}`, n: i })),
+    );
+    // A deliberately slow map function, so the build lasts a few seconds (10,000 docs + the design doc).
+    const map = 'function (doc) { var x = 0; for (var i = 0; i < 200000; i++) x += i % 7; emit(doc.n, x); }';
+    await t.request('PUT', '/ledger/_design/slow', { body: { views: { v: { map } } } });
+    const building = t.request('GET', '/ledger/_design/slow/_view/v?limit=1');
+    await until(async () => (await t.request('GET', '/_active_tasks')).json.length > 0);
+
+    await open('activetasks');
+    const row = page.locator('tr', { hasText: 'ledger' });
+    await row.first().waitFor();
+    await screenshot(page, '06-active-tasks');
+    const text = await row.first().innerText();
+    assert.match(text, /indexer/);
+    assert.match(text, /_design\/slow/);
+    assert.match(text, /Progress: \d+%\s+Processed \d+ of 10001\s+changes/);
+    assert.equal((await building).status, 200);
     noPageErrors();
   });
 });
