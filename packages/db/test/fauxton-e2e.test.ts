@@ -364,11 +364,47 @@ describe('Fauxton in a browser', () => {
     const row = page.locator('tr', { hasText: 'ledger' });
     await row.first().waitFor();
     await screenshot(page, '06-active-tasks');
-    const text = await row.first().innerText();
+    const text = (await row.first().allInnerTexts())[0] ?? '';
     assert.match(text, /indexer/);
     assert.match(text, /_design\/slow/);
     assert.match(text, /Progress: \d+%\s+Processed \d+ of 10001\s+changes/);
     assert.equal((await building).status, 200);
+    noPageErrors();
+  });
+
+  it('the config page lists the settings; a change is refused with the reason', async () => {
+    await open('_config');
+    await page.waitForURL(/_config\/nonode@nohost$/);
+    const uuid = (await t.request('GET', '/')).json.uuid;
+    await page.locator('td', { hasText: uuid }).waitFor();
+    await screenshot(page, '07-config');
+    const rows = await resultRows();
+    assert.ok(
+      rows.some((row) => row.join(' ') === `uuid ${uuid}`),
+      JSON.stringify(rows),
+    );
+    assert.ok(rows.some((row) => row[0] === 'single_node' && row[1] === 'true'));
+    assert.ok(rows.some((row) => row[0] === 'utils_header_value' && row[1]?.startsWith("child-src 'self'")));
+
+    await page.locator('td', { hasText: /^1073741824$/ }).click();
+    await page.locator('td input[type="text"]').fill('5');
+    await page.locator('td button.btn-primary, td .js-save-value').first().click();
+    await toast('cannot be changed over HTTP on this server');
+    await screenshot(page, '07-config-refused');
+    assert.equal((await t.request('GET', '/_node/_local/_config/couchdb/max_attachment_size')).json, '1073741824');
+    noPageErrors();
+  });
+
+  it('"Verify installation" passes every check but replication, which says why', async () => {
+    await open('verifyinstall');
+    await page.locator('#start').click();
+    await page.locator('#js-test-replication span').waitFor();
+    await toast('Server-side replication');
+    await screenshot(page, '08-verify-installation');
+    for (const id of ['create-db', 'create-doc', 'update-doc', 'delete-doc', 'create-view']) {
+      assert.equal(await page.locator(`#js-test-${id}`).textContent(), '✓', id);
+    }
+    assert.equal(await page.locator('#js-test-replication').textContent(), '✗');
     noPageErrors();
   });
 });
