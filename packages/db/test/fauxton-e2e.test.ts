@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { adminContext, launchChromium, openPage, screenshot } from './support/browser.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 
 describe('Fauxton in a browser', () => {
   let t: TestServer;
@@ -406,5 +406,80 @@ describe('Fauxton in a browser', () => {
     }
     assert.equal(await page.locator('#js-test-replication').textContent(), '✗');
     noPageErrors();
+  });
+
+  it('edits _security: admins and members, names and roles', async () => {
+    await seed('vault', []);
+    await open('database/vault/permissions');
+    const admins = page.locator('.permissions__admins');
+    const members = page.locator('.permissions__members');
+    await admins.locator('.permissions-add-user input').fill('ishmael');
+    await admins.locator('.permissions-add-user button').click();
+    await admins.locator('.permissions__entry', { hasText: 'ishmael' }).waitFor();
+    await members.locator('.permissions-add-role input').fill('crew');
+    await members.locator('.permissions-add-role button').click();
+    await members.locator('.permissions__entry', { hasText: 'crew' }).waitFor();
+    await members.locator('.permissions-add-user input').fill('queequeg');
+    await members.locator('.permissions-add-user button').click();
+    await members.locator('.permissions__entry', { hasText: 'queequeg' }).waitFor();
+    await screenshot(page, '09-permissions');
+    await until(async () => (await t.request('GET', '/vault/_security')).json.members?.names?.length === 1);
+    const security = (await t.request('GET', '/vault/_security')).json;
+    assert.deepEqual(security.admins.names, ['ishmael']);
+    assert.deepEqual(security.members, { names: ['queequeg'], roles: ['_admin', 'crew'] });
+
+    // Removing an entry writes _security again.
+    await members.locator('.permissions__entry', { hasText: 'queequeg' }).locator('button').click();
+    await until(async () => (await t.request('GET', '/vault/_security')).json.members.names.length === 0);
+    await page.reload();
+    await admins.locator('.permissions__entry', { hasText: 'ishmael' }).waitFor();
+    assert.equal(await members.locator('.permissions__entry', { hasText: 'queequeg' }).count(), 0);
+    noPageErrors();
+  });
+
+  it('the replication pages open without errors and show no replications', async () => {
+    await open('replication');
+    await page.getByText('There is no replicator-db activity or history to display.').waitFor();
+    await screenshot(page, '10-replication');
+    await page.getByText('_replicate Activity').click();
+    await page.getByText('Active _replicate jobs are displayed.').waitFor();
+    await screenshot(page, '10-replicate-activity');
+    await open('replication/_create');
+    await page.getByText('Job Configuration').waitFor();
+    await page.locator('button', { hasText: 'Start Replication' }).waitFor();
+    await screenshot(page, '10-new-replication');
+    noPageErrors();
+  });
+
+  it('logs in with the admin’s name and password (cookie session) and logs out', async () => {
+    // A browser of its own, without the Basic credentials the other tests send.
+    const anonymous = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    anonymous.setDefaultTimeout(10_000);
+    const { page, errors } = await openPage(anonymous);
+    await page.goto(`${t.url}/_utils/`);
+    await page.locator('#username').waitFor();
+    await screenshot(page, '11-login');
+    await page.locator('#username').fill(ADMIN.name);
+    await page.locator('#password').fill(ADMIN.password);
+    const posted = page.waitForResponse((r) => r.url().endsWith('/_session') && r.request().method() === 'POST');
+    await page.locator('#submit').click();
+    const response = await posted;
+    if (response.status() === 501) {
+      // Cookie sessions are not in this branch yet (issue #17): Fauxton says why, and stays on the form.
+      await page.getByRole('alert').getByText('Cookie sessions').first().waitFor();
+      await screenshot(page, '11-login-not-available');
+      assert.equal(await page.locator('#username').count(), 1);
+    } else {
+      assert.equal(response.status(), 200);
+      await page.getByText('Create Database').waitFor();
+      await screenshot(page, '11-logged-in');
+      await page.getByText('Log Out').click();
+      await page.locator('#username').waitFor();
+      await screenshot(page, '11-logged-out');
+      const session = await page.request.get(`${t.url}/_session`);
+      assert.equal((await session.json()).userCtx.name, null);
+    }
+    assert.deepEqual(errors, []);
+    await anonymous.close();
   });
 });
