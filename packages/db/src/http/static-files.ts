@@ -65,7 +65,7 @@ export class StaticFiles {
 function load(full: string, name: string): StaticFile {
   const bytes = readFileSync(full);
   const ext = extname(name).toLowerCase();
-  const gzip = COMPRESSED.has(ext) ? undefined : gzipSync(bytes, { level: 9 });
+  const gzip = COMPRESSED.has(ext) ? undefined : gzipSync(bytes);
   return {
     type: TYPES[ext] ?? 'application/octet-stream',
     etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`,
