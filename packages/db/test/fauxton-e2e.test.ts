@@ -65,6 +65,14 @@ describe('Fauxton in a browser', () => {
   /** Waits for Fauxton's notification with that text (the latest one). */
   async function toast(text: string): Promise<void> {
     await page.getByRole('alert').getByText(text).last().waitFor();
+    await dismissToasts();
+  }
+
+  /** Clicks the notifications away (as a user would: they cover the buttons below them for 5 s). */
+  async function dismissToasts(): Promise<void> {
+    const toasts = page.locator('.Toastify__toast');
+    for (const one of await toasts.all()) await one.click({ timeout: 1000 }).catch(() => {});
+    await toasts.first().waitFor({ state: 'detached' });
   }
 
   /** The result table's rows, each as its cells' texts (checkbox and icon cells left out). */
@@ -215,7 +223,8 @@ describe('Fauxton in a browser', () => {
     assert.equal(saved._rev, created.json._rev);
     await setEditor('#dashboard-content', JSON.stringify({ ...saved, captain: 'Ahab', crew: 30 }, null, 2));
     await page.locator('#doc-editor-actions-panel button', { hasText: 'Save Changes' }).click();
-    await toast('Document saved successfully.');
+    await until(async () => (await t.request('GET', '/library/pequod')).json.crew === 30);
+    await dismissToasts();
     const edited = await t.request('GET', '/library/pequod');
     assert.equal(edited.json.crew, 30);
     assert.match(edited.json._rev, /^2-/);
@@ -245,6 +254,7 @@ describe('Fauxton in a browser', () => {
     const opened = await context.request.get(new URL(href, `${t.url}/_utils/`).href);
     assert.equal(await opened.text(), 'Call me Ishmael.');
 
+    await dismissToasts();
     await page.locator('button[title="Delete"]').click();
     await page.locator('.modal-dialog button', { hasText: 'Delete Document' }).click();
     await page.waitForURL(/_all_docs/);

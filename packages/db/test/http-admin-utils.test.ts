@@ -96,6 +96,7 @@ describe('/_utils (Fauxton)', () => {
       '/_utils/../package.json',
       '/_utils/%2E%2E/package.json',
       '/_utils/.version',
+      '/_utils/index.html.gz',
     ]) {
       const r = await raw(t.url, 'GET', path, { auth: false });
       assert.equal(r.status, 404, path);

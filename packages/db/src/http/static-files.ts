@@ -1,10 +1,10 @@
 /**
  * A folder of static files served from memory (Fauxton's build: a few MB): each file read once,
- * its gzip made once, its ETag a hash of its bytes. Only files found by walking the folder are
+ * its gzip read from `name.gz` beside it or made once, its ETag a hash of its bytes. Only files found by walking the folder are
  * served, so no request path can name anything outside it.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -44,7 +44,7 @@ export class StaticFiles {
   constructor(root: string) {
     const walk = (dir: string, prefix: string): void => {
       for (const name of readdirSync(dir)) {
-        if (name.startsWith('.')) continue;
+        if (name.startsWith('.') || name.endsWith('.gz')) continue;
         const full = join(dir, name);
         if (statSync(full).isDirectory()) walk(full, `${prefix}${name}/`);
         else this.#files.set(`${prefix}${name}`, load(full, name));
@@ -65,7 +65,12 @@ export class StaticFiles {
 function load(full: string, name: string): StaticFile {
   const bytes = readFileSync(full);
   const ext = extname(name).toLowerCase();
-  const gzip = COMPRESSED.has(ext) ? undefined : gzipSync(bytes);
+  // A gzip made ahead (`x.js.gz` beside `x.js`) is used as it is; otherwise made now.
+  const gzip = COMPRESSED.has(ext)
+    ? undefined
+    : existsSync(`${full}.gz`)
+      ? readFileSync(`${full}.gz`)
+      : gzipSync(bytes);
   return {
     type: TYPES[ext] ?? 'application/octet-stream',
     etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`,
