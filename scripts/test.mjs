@@ -9,6 +9,10 @@
 // removed at the end, also on failure or Ctrl-C. Without one, no test runs and the run fails.
 // The HTTP suites (http-*, client-*, views-http-*) then run a second time with every test server
 // on PostgreSQL (DIVAN_TEST_STORAGE=postgres): the same behaviour on both storage engines.
+//
+// Browser tests (files named *fauxton*) need Debian's Chromium (scripts/chromium.mjs: found at
+// /usr/bin/chromium, installed with apt-get when missing and running as root); without it no test
+// runs and the run fails with the command to run. Its path reaches the tests as DIVAN_TEST_CHROMIUM.
 import { spawnSync } from 'node:child_process';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
@@ -16,6 +20,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PostgresMissing, startPostgres } from './postgres.mjs';
+import { ChromiumMissing, findOrInstallChromium } from './chromium.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const filters = process.argv.slice(2);
@@ -50,6 +55,18 @@ let failed = 0;
 
 const HTTP_SUITES = /(^|\/)(http-|client-|views-http-)[^/]*\.test\.js$/;
 const onPostgres = selected.filter((f) => HTTP_SUITES.test(f));
+
+if (selected.some((f) => relative(root, f).includes('fauxton')) && !process.env.DIVAN_TEST_CHROMIUM) {
+  try {
+    process.env.DIVAN_TEST_CHROMIUM = findOrInstallChromium({ log: (line) => console.log(`chromium: ${line}`) });
+  } catch (err) {
+    if (!(err instanceof ChromiumMissing)) throw err;
+    console.log(`✖ Chromium: ${err.message}. The browser tests (Fauxton) need it; install it with:`);
+    console.log(`    ${err.command}`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+}
 
 let postgres;
 const needsPostgres = onPostgres.length > 0 || selected.some((f) => relative(root, f).includes('postgres'));

@@ -64,7 +64,7 @@ test("the README's embedded example runs in the fresh project, on a fresh folder
   }
 });
 
-test('the installed divan command prints its version and serves CouchDB', async () => {
+test('the installed divan command prints its version and serves CouchDB and Fauxton', async () => {
   const bin = join(app, 'node_modules', '.bin', 'divan');
   const version = spawnSync(bin, ['--version'], { encoding: 'utf8' });
   assert.equal(version.status, 0, version.stderr);
@@ -86,6 +86,10 @@ test('the installed divan command prints its version and serves CouchDB', async 
     assert.equal(welcome.couchdb, 'Welcome');
     const auth = { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` };
     assert.equal((await fetch(`${url}/books`, { method: 'PUT', headers: auth })).status, 201);
+    // Fauxton came with the install (its postinstall step), and is served.
+    const fauxton = await fetch(`${url}/_utils/`);
+    assert.equal(fauxton.status, 200);
+    assert.match(await fauxton.text(), /<title>Project Fauxton<\/title>/);
   } finally {
     server.kill('SIGTERM');
   }

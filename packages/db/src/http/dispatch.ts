@@ -29,6 +29,9 @@ import { maintenance } from './handlers/maintenance.js';
 import { mango } from './handlers/mango.js';
 import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
+import { node } from './handlers/node.js';
+import { scheduler } from './handlers/scheduler.js';
+import { utils } from './handlers/utils.js';
 
 const HANDLERS: HandlerTable = {
   server,
@@ -46,6 +49,9 @@ const HANDLERS: HandlerTable = {
   views,
   maintenance,
   mango,
+  utils,
+  node,
+  scheduler,
 };
 
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
@@ -151,7 +157,9 @@ function wantsLoginPage(ctx: RequestContext): boolean {
 
 /** One line per request, when its response is done: who asked what, the answer and how long it took. */
 function logRequest(ctx: RequestContext, started: number): void {
-  const ms = (performance.now() - started).toFixed(1);
+  const elapsed = performance.now() - started;
+  ctx.server.stats.record(ctx.method, ctx.res.statusCode, elapsed);
+  const ms = elapsed.toFixed(1);
   const user = ctx.user.name ?? '-';
   const failure = ctx.failure === undefined ? '' : ` ${ctx.failure.error}: ${ctx.failure.reason}`;
   const cut = ctx.res.writableFinished ? '' : ' (cut)';

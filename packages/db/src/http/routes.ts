@@ -14,6 +14,9 @@ const SEGMENT = /[^/]+/;
  */
 const DB = /(?!_node(?![^/]))[^/]+/;
 
+/** Every path parameter's pattern (`section`/`key` are `_config`'s). */
+const CONSTRAINTS = { db: DB, docid: SEGMENT, view: SEGMENT, node: SEGMENT, section: SEGMENT, key: SEGMENT };
+
 type Verbs = Partial<Record<'get' | 'put' | 'post' | 'delete' | 'copy', string>>;
 
 function endpoint(r: Mapper, path: string, verbs: Verbs, allow: string, defaults: Record<string, string> = {}): void {
@@ -101,76 +104,73 @@ function databaseRoutes(r: Mapper): void {
 }
 
 export const routes = draw((r) => {
-  r.scope(
-    {
-      format: false,
-      constraints: { db: DB, docid: SEGMENT, view: SEGMENT, node: SEGMENT, section: SEGMENT, key: SEGMENT },
-    },
-    (r) => {
-      endpoint(r, '/', { get: 'server#welcome' }, 'GET,HEAD');
-      endpoint(r, '/_up', { get: 'server#up' }, 'GET,HEAD');
-      endpoint(r, '/_uuids', { get: 'server#uuids' }, 'GET');
-      endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
-      endpoint(r, '/_dbs_info', { get: 'server#dbsInfo', post: 'server#dbsInfoOf' }, 'GET,HEAD,POST');
-      endpoint(
-        r,
-        '/_session',
-        { get: 'session#show', post: 'session#create', delete: 'session#destroy' },
-        'GET,HEAD,POST,DELETE',
-      );
-      endpoint(r, '/_active_tasks', { get: 'views#activeTasks' }, 'GET');
+  r.scope({ format: false, constraints: CONSTRAINTS }, (r) => {
+    endpoint(r, '/', { get: 'server#welcome' }, 'GET,HEAD');
+    endpoint(r, '/_up', { get: 'server#up' }, 'GET,HEAD');
+    endpoint(r, '/_uuids', { get: 'server#uuids' }, 'GET');
+    endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
+    endpoint(r, '/_dbs_info', { get: 'server#dbsInfo', post: 'server#dbsInfoOf' }, 'GET,HEAD,POST');
+    endpoint(
+      r,
+      '/_session',
+      { get: 'session#show', post: 'session#create', delete: 'session#destroy' },
+      'GET,HEAD,POST,DELETE',
+    );
+    endpoint(r, '/_active_tasks', { get: 'views#activeTasks' }, 'GET');
+    // Fauxton, and the cluster and scheduler endpoints it reads, as a single CouchDB node has them.
+    endpoint(r, '/_utils', { get: 'utils#index' }, 'GET,HEAD');
+    endpoint(r, '/_utils/*rest', { get: 'utils#file' }, 'GET,HEAD');
+    endpoint(r, '/_membership', { get: 'node#membership' }, 'GET');
+    endpoint(r, '/_cluster_setup', { get: 'node#clusterSetup' }, 'GET');
+    endpoint(r, '/_scheduler/jobs', { get: 'scheduler#jobs' }, 'GET');
+    endpoint(r, '/_scheduler/jobs/:docid', { get: 'scheduler#job' }, 'GET');
+    endpoint(r, '/_scheduler/docs', { get: 'scheduler#docs' }, 'GET');
+    endpoint(r, '/_scheduler/docs/:db', { get: 'scheduler#docs' }, 'GET');
+    endpoint(r, '/_scheduler/docs/:db/:docid', { get: 'scheduler#doc' }, 'GET');
+    r.match('/_scheduler/*rest', { to: 'errors#notFound', via: 'all' });
 
-      // The server's other reserved names, each answered for itself (never read as a database name).
+    // The server's other reserved names, each answered for itself (never read as a database name).
+    for (const [path, feature] of [
+      ['/_replicate', 'Server-side replication (`/_replicate`)'],
+      ['/_db_updates', 'The database updates feed (`/_db_updates`)'],
+      ['/_reshard', 'Resharding (`/_reshard`)'],
+      ['/_reshard/*rest', 'Resharding (`/_reshard`)'],
+      ['/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'],
+      ['/_search_analyze', 'Full-text search (`/_search_analyze`)'],
+      ['/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'],
+    ] as const) {
+      notImplemented(r, path, feature);
+    }
+    // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
+    for (const name of ['_config', '_stats', '_log', '_restart']) {
+      r.match(`/${name}`, { to: 'errors#moved', via: 'all', defaults: { name } });
+      r.match(`/${name}/*rest`, { to: 'errors#moved', via: 'all', defaults: { name } });
+    }
+
+    databaseRoutes(r);
+
+    // The node-local API, `/_node/{node}/...`: this node's own endpoints and its databases.
+    r.scope('/_node/:node', (r) => {
+      endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
+      endpoint(r, '/_config', { get: 'config#all' }, 'GET,HEAD');
+      endpoint(r, '/_config/:section', { get: 'config#section' }, 'GET,HEAD');
+      const configKey = { get: 'config#show', put: 'config#update', delete: 'config#destroy' };
+      endpoint(r, '/_config/:section/:key', configKey, 'DELETE,GET,HEAD,PUT');
+      r.match('/_config/*rest', { to: 'errors#notFound', via: 'all' });
+      endpoint(r, '/_stats', { get: 'node#stats' }, 'GET');
+      endpoint(r, '/_stats/*rest', { get: 'node#stats' }, 'GET');
+      endpoint(r, '/_system', { get: 'node#system' }, 'GET');
       for (const [path, feature] of [
-        ['/_utils', 'Fauxton (`/_utils`)'],
-        ['/_utils/*rest', 'Fauxton (`/_utils`)'],
-        ['/_replicate', 'Server-side replication (`/_replicate`)'],
-        ['/_scheduler/*rest', 'The replication scheduler (`/_scheduler`)'],
-        ['/_membership', 'Cluster membership (`/_membership`)'],
-        ['/_cluster_setup', 'Cluster setup (`/_cluster_setup`)'],
-        ['/_db_updates', 'The database updates feed (`/_db_updates`)'],
-        ['/_reshard', 'Resharding (`/_reshard`)'],
-        ['/_reshard/*rest', 'Resharding (`/_reshard`)'],
-        ['/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'],
-        ['/_search_analyze', 'Full-text search (`/_search_analyze`)'],
-        ['/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'],
+        ['/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'],
+        ['/_versions', 'Versions (`/_node/{node}/_versions`)'],
+        ['/_restart', 'Restarting (`/_node/{node}/_restart`)'],
+        ['/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'],
       ] as const) {
         notImplemented(r, path, feature);
       }
-      // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
-      for (const name of ['_config', '_stats', '_log', '_restart']) {
-        r.match(`/${name}`, { to: 'errors#moved', via: 'all', defaults: { name } });
-        r.match(`/${name}/*rest`, { to: 'errors#moved', via: 'all', defaults: { name } });
-      }
-
       databaseRoutes(r);
-
-      // The node-local API, `/_node/{node}/...`: this node's own endpoints and its databases.
-      r.scope('/_node/:node', (r) => {
-        endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
-        endpoint(r, '/_config', { get: 'config#all' }, 'GET,HEAD');
-        endpoint(r, '/_config/:section', { get: 'config#section' }, 'GET,HEAD');
-        endpoint(
-          r,
-          '/_config/:section/:key',
-          { get: 'config#show', put: 'config#update', delete: 'config#destroy' },
-          'DELETE,GET,HEAD,PUT',
-        );
-        for (const [path, feature] of [
-          ['/_stats', 'Server statistics (`/_node/{node}/_stats`)'],
-          ['/_stats/*rest', 'Server statistics (`/_node/{node}/_stats`)'],
-          ['/_system', 'System statistics (`/_node/{node}/_system`)'],
-          ['/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'],
-          ['/_versions', 'Versions (`/_node/{node}/_versions`)'],
-          ['/_restart', 'Restarting (`/_node/{node}/_restart`)'],
-          ['/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'],
-        ] as const) {
-          notImplemented(r, path, feature);
-        }
-        databaseRoutes(r);
-      });
-    },
-  );
+    });
+  });
 });
 
 /** The route table for `divan-routes packages/db/dist/src/http/routes.js`. */

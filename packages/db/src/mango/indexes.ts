@@ -186,6 +186,9 @@ export async function bulkDeleteIndexes(
             ['_deleted', true],
           ]),
         ),
+        true,
+        undefined,
+        validate,
       );
       success.unshift({ id, ok: true });
     } catch (error) {

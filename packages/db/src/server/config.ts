@@ -29,3 +29,30 @@ export async function loadConfig(place: Place): Promise<ConfigSections> {
 export async function saveConfig(place: Place, sections: ConfigSections): Promise<void> {
   await place.setServerValue(CONFIG_KEY, `${JSON.stringify(sections, null, 2)}\n`);
 }
+
+/** CouchDB 3.5's `[csp] utils_header_value` default (chttpd_misc), sent with every `/_utils` file. */
+export const UTILS_CSP =
+  "child-src 'self' data: blob:; default-src 'self'; img-src 'self' data:; font-src 'self'; " +
+  "script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline';";
+
+/**
+ * Settings this server has but does not take over HTTP (start flags, or fixed by design), shown
+ * in `/_node/{node}/_config` as a single CouchDB node shows them: Fauxton reads some of them.
+ */
+export function fixedSections(server: {
+  maxBodyBytes: number;
+  maxAttachmentBytes: number;
+  uuid: string;
+}): ConfigSections {
+  return {
+    chttpd: { max_http_request_size: String(server.maxBodyBytes) },
+    // One copy and one shard of every database: what a single node has.
+    cluster: { n: '1', q: '1' },
+    couchdb: {
+      max_attachment_size: String(server.maxAttachmentBytes),
+      single_node: 'true',
+      uuid: server.uuid,
+    },
+    csp: { utils_enable: 'true', utils_header_value: UTILS_CSP },
+  };
+}

@@ -30,6 +30,7 @@ import { jsonIndexMapper } from '../mango/json-index.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
+import { RequestStats } from './request-stats.js';
 
 /** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
 function mangoMappers(group: ViewGroup) {
@@ -86,6 +87,8 @@ export class CouchServer {
   /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
   readonly uuid = randomBytes(16).toString('hex');
   readonly startTime = Date.now();
+  /** Counted by the HTTP layer, read by `/_node/{node}/_stats`. */
+  readonly stats = new RequestStats();
   private readonly open = new Map<string, Database>();
   private readonly viewManagers = new Map<Database, ViewManager>();
 
@@ -234,6 +237,11 @@ export class CouchServer {
     }
     this.open.delete(name);
     if (!(await this.storage.destroy(name))) throw dbNotFound();
+  }
+
+  /** How many databases are open now (`_stats`' `open_databases`). */
+  get openDbCount(): number {
+    return this.open.size;
   }
 
   listDbs(): Promise<string[]> {

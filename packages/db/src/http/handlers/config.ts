@@ -6,7 +6,7 @@
  */
 import { hashPassword, requireAdmin, saveAdmins } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
-import { saveConfig, type ConfigSections } from '../../server/config.js';
+import { fixedSections, saveConfig, type ConfigSections } from '../../server/config.js';
 import { baseSections } from '../../server/settings.js';
 import { param, type RequestContext } from '../context.js';
 import { readJson } from '../body.js';
@@ -14,10 +14,16 @@ import { sendJson } from '../respond.js';
 
 const ADMINS = 'admins';
 
-/** Every section as the server runs with it: start options, stored values over them, the admins. */
+/**
+ * Every section as the server runs with it: the fixed settings, start options, stored values over
+ * them, the admins.
+ */
 function merged(ctx: RequestContext): ConfigSections {
   const couch = ctx.server;
-  const sections = baseSections(couch.baseSettings);
+  const sections = fixedSections(couch);
+  for (const [section, keys] of Object.entries(baseSections(couch.baseSettings))) {
+    sections[section] = { ...sections[section], ...keys };
+  }
   for (const [section, keys] of Object.entries(couch.config)) sections[section] = { ...sections[section], ...keys };
   sections[ADMINS] = {};
   for (const name of couch.admins.names()) sections[ADMINS][name] = couch.admins.hashOf(name)!;

@@ -1,0 +1,116 @@
+/**
+ * `/_utils/`: Fauxton's files as CouchDB serves them (public, CouchDB's CSP, a redirect from
+ * `/_utils`), with gzip when accepted, ETags and a long cache life for fingerprinted assets.
+ */
+import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import { after, before, describe, it } from 'node:test';
+import { UTILS_CSP } from '../src/server/config.js';
+import { raw } from './support/raw-http.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+describe('/_utils (Fauxton)', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(() => t.close());
+
+  /** The asset paths index.html names (scripts, styles, the icon). */
+  async function assets(): Promise<string[]> {
+    const html = (await raw(t.url, 'GET', '/_utils/', { auth: false })).body.toString();
+    return [...html.matchAll(/(?:src|href)="(dashboard\.assets\/[^"]+)"/g)].map((m) => `/_utils/${m[1]}`);
+  }
+
+  it('/_utils redirects to /_utils/, keeping the query', async () => {
+    const r = await raw(t.url, 'GET', '/_utils', { auth: false });
+    assert.deepEqual([r.status, r.headers.location], [301, '/_utils/']);
+    const q = await raw(t.url, 'GET', '/_utils?x=1', { auth: false });
+    assert.equal(q.headers.location, '/_utils/?x=1');
+  });
+
+  it('/_utils/ is Fauxton’s page, to anyone, with CouchDB’s Content-Security-Policy', async () => {
+    const r = await raw(t.url, 'GET', '/_utils/', { auth: false });
+    assert.equal(r.status, 200);
+    assert.match(String(r.headers['content-type']), /^text\/html/);
+    assert.match(r.body.toString(), /<title>Project Fauxton<\/title>/);
+    assert.equal(r.headers['content-security-policy'], UTILS_CSP);
+    assert.match(UTILS_CSP, /script-src 'self' 'unsafe-eval'/);
+    assert.equal(r.headers['cache-control'], 'private, must-revalidate');
+    const same = await raw(t.url, 'GET', '/_utils/index.html', { auth: false });
+    assert.deepEqual(same.body, r.body);
+  });
+
+  it('every asset index.html names is served with its type; fingerprinted ones cached for a year', async () => {
+    const paths = await assets();
+    assert.ok(paths.some((p) => p.endsWith('.js')) && paths.some((p) => p.endsWith('.css')), paths.join());
+    for (const path of paths) {
+      const r = await raw(t.url, 'GET', path, { auth: false });
+      assert.equal(r.status, 200, path);
+      const type = String(r.headers['content-type']);
+      if (path.endsWith('.js')) assert.match(type, /^application\/javascript/);
+      if (path.endsWith('.css')) assert.match(type, /^text\/css/);
+      if (path.endsWith('.png')) assert.equal(type, 'image/png');
+      const fingerprinted = /\.[0-9a-f]{16,}\.(js|css)$/.test(path);
+      assert.equal(
+        r.headers['cache-control'],
+        fingerprinted ? 'public, max-age=31536000, immutable' : 'private, must-revalidate',
+        path,
+      );
+      assert.equal(Number(r.headers['content-length']), r.body.length);
+    }
+  });
+
+  it('gzip when accepted, the same bytes once decoded; identity otherwise', async () => {
+    const js = (await assets()).find((p) => p.includes('/js/bundle.'))!;
+    const plain = await raw(t.url, 'GET', js, { auth: false });
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const gz = await raw(t.url, 'GET', js, { auth: false, headers: { 'accept-encoding': 'gzip, deflate' } });
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.equal(gz.headers.vary, 'Accept-Encoding');
+    assert.ok(gz.body.length < plain.body.length / 2, `${gz.body.length} vs ${plain.body.length}`);
+    assert.deepEqual(gunzipSync(gz.body), plain.body);
+  });
+
+  it('ETag: a matching If-None-Match is a 304 without a body', async () => {
+    const r = await raw(t.url, 'GET', '/_utils/', { auth: false });
+    const etag = String(r.headers.etag);
+    assert.match(etag, /^"[^"]+"$/);
+    const again = await raw(t.url, 'GET', '/_utils/', { auth: false, headers: { 'if-none-match': `"x", ${etag}` } });
+    assert.deepEqual([again.status, again.body.length], [304, 0]);
+    const other = await raw(t.url, 'GET', '/_utils/', { auth: false, headers: { 'if-none-match': '"x"' } });
+    assert.equal(other.status, 200);
+  });
+
+  it('HEAD has the headers and no body; other methods are 405', async () => {
+    const head = await raw(t.url, 'HEAD', '/_utils/', { auth: false });
+    assert.deepEqual([head.status, head.body.length], [200, 0]);
+    assert.ok(Number(head.headers['content-length']) > 0);
+    const post = await raw(t.url, 'POST', '/_utils/', { auth: false });
+    assert.deepEqual([post.status, post.headers.allow], [405, 'GET,HEAD']);
+  });
+
+  it('a missing file is a 404; no path leaves the folder', async () => {
+    for (const path of [
+      '/_utils/nope.js',
+      '/_utils/../package.json',
+      '/_utils/%2E%2E/package.json',
+      '/_utils/.version',
+      '/_utils/index.html.gz',
+    ]) {
+      const r = await raw(t.url, 'GET', path, { auth: false });
+      assert.equal(r.status, 404, path);
+      assert.equal(r.json.error, 'not_found', path);
+    }
+  });
+
+  it('the first load of the page and all its assets takes under a second on loopback', async () => {
+    const started = performance.now();
+    const paths = ['/_utils/', ...(await assets())];
+    await Promise.all(
+      paths.map((p) => fetch(t.url + p, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer())),
+    );
+    const ms = performance.now() - started;
+    assert.ok(ms < 1000, `${ms.toFixed(0)} ms`);
+  });
+});
