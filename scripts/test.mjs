@@ -10,7 +10,7 @@
 // The HTTP suites (http-*, client-*, views-http-*) then run a second time with every test server
 // on PostgreSQL (DIVAN_TEST_STORAGE=postgres): the same behaviour on both storage engines.
 //
-// Browser tests (files named *fauxton*) need Debian's Chromium (scripts/chromium.mjs: found at
+// Browser tests (files named *fauxton* or *browser*) need Debian's Chromium (scripts/chromium.mjs: found at
 // /usr/bin/chromium, installed with apt-get when missing and running as root); without it no test
 // runs and the run fails with the command to run. Its path reaches the tests as DIVAN_TEST_CHROMIUM.
 import { spawnSync } from 'node:child_process';
@@ -56,12 +56,15 @@ let failed = 0;
 const HTTP_SUITES = /(^|\/)(http-|client-|views-http-)[^/]*\.test\.js$/;
 const onPostgres = selected.filter((f) => HTTP_SUITES.test(f));
 
-if (selected.some((f) => relative(root, f).includes('fauxton')) && !process.env.DIVAN_TEST_CHROMIUM) {
+const BROWSER_TESTS = /fauxton|browser/;
+if (selected.some((f) => BROWSER_TESTS.test(relative(root, f))) && !process.env.DIVAN_TEST_CHROMIUM) {
   try {
     process.env.DIVAN_TEST_CHROMIUM = findOrInstallChromium({ log: (line) => console.log(`chromium: ${line}`) });
   } catch (err) {
     if (!(err instanceof ChromiumMissing)) throw err;
-    console.log(`✖ Chromium: ${err.message}. The browser tests (Fauxton) need it; install it with:`);
+    console.log(
+      `✖ Chromium: ${err.message}. The browser tests (Fauxton, PouchDB through CORS) need it; install it with:`,
+    );
     console.log(`    ${err.command}`);
     console.log('0 passed, 1 failed');
     process.exit(1);

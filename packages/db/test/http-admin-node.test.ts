@@ -52,7 +52,7 @@ describe('node and cluster endpoints', () => {
     it('the whole config: the settings this server has, as CouchDB names them', async () => {
       const r = await t.request('GET', '/_node/_local/_config');
       assert.equal(r.status, 200);
-      assert.deepEqual(Object.keys(r.json), ['admins', 'chttpd', 'cluster', 'couchdb', 'csp']);
+      assert.deepEqual(Object.keys(r.json), ['admins', 'chttpd', 'chttpd_auth', 'cluster', 'couchdb', 'csp']);
       assert.match(r.json.admins.admin, /^-pbkdf2:sha256-/);
       assert.equal(r.json.chttpd.max_http_request_size, '1000000');
       assert.deepEqual(r.json.cluster, { n: '1', q: '1' });
@@ -74,13 +74,14 @@ describe('node and cluster endpoints', () => {
       assert.deepEqual([missing.status, missing.json], [404, { error: 'not_found', reason: 'unknown_config_value' }]);
     });
 
-    it('writes are refused with a reason (settings come from flags); they never change anything', async () => {
+    it('settings that come from flags are refused with a reason; they never change', async () => {
       const put = await t.request('PUT', '/_node/_local/_config/couchdb/max_attachment_size', { body: '"1"' });
       assert.equal(put.status, 403);
       assert.equal(put.json.error, 'forbidden');
       assert.match(put.json.reason, /\[couchdb\] max_attachment_size cannot be changed over HTTP/);
+      assert.equal((await t.request('DELETE', '/_node/_local/_config/couchdb/uuid')).status, 403);
       const del = await t.request('DELETE', '/_node/_local/_config/admins/admin');
-      assert.equal(del.status, 403);
+      assert.equal(del.status, 403, 'the last admin stays');
       assert.match((await t.request('GET', '/_node/_local/_config/admins')).json.admin, /^-pbkdf2/);
       assert.equal((await t.request('PUT', '/_node/_local/_config/couchdb/uuid', { auth: false })).status, 401);
       assert.equal((await t.request('PUT', '/_node/_local/_config')).status, 405);

@@ -15,7 +15,15 @@ const SEGMENT = /[^/]+/;
 const DB = /(?!_node(?![^/]))[^/]+/;
 
 /** Every path parameter's pattern (`section`/`key` are `_config`'s). */
-const CONSTRAINTS = { db: DB, docid: SEGMENT, view: SEGMENT, node: SEGMENT, section: SEGMENT, key: SEGMENT };
+const CONSTRAINTS = {
+  db: DB,
+  docid: SEGMENT,
+  view: SEGMENT,
+  node: SEGMENT,
+  section: SEGMENT,
+  key: SEGMENT,
+  replicator: SEGMENT,
+};
 
 type Verbs = Partial<Record<'get' | 'put' | 'post' | 'delete' | 'copy', string>>;
 
@@ -125,8 +133,9 @@ export const routes = draw((r) => {
     endpoint(r, '/_scheduler/jobs', { get: 'scheduler#jobs' }, 'GET');
     endpoint(r, '/_scheduler/jobs/:docid', { get: 'scheduler#job' }, 'GET');
     endpoint(r, '/_scheduler/docs', { get: 'scheduler#docs' }, 'GET');
-    endpoint(r, '/_scheduler/docs/:db', { get: 'scheduler#docs' }, 'GET');
-    endpoint(r, '/_scheduler/docs/:db/:docid', { get: 'scheduler#doc' }, 'GET');
+    // `:replicator`, not `:db`: these read no database, so dispatch does not open or authorize one.
+    endpoint(r, '/_scheduler/docs/:replicator', { get: 'scheduler#docs' }, 'GET');
+    endpoint(r, '/_scheduler/docs/:replicator/:docid', { get: 'scheduler#doc' }, 'GET');
     r.match('/_scheduler/*rest', { to: 'errors#notFound', via: 'all' });
 
     // The server's other reserved names, each answered for itself (never read as a database name).

@@ -27,7 +27,17 @@ function merged(ctx: RequestContext): ConfigSections {
   for (const [section, keys] of Object.entries(couch.config)) sections[section] = { ...sections[section], ...keys };
   sections[ADMINS] = {};
   for (const name of couch.admins.names()) sections[ADMINS][name] = couch.admins.hashOf(name)!;
-  return sections;
+  // Sections in name order, as CouchDB lists its ini.
+  return Object.fromEntries(Object.entries(sections).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** A setting that comes from a start flag or is fixed by design: shown, never changed over HTTP. */
+function refuseFixed(ctx: RequestContext, section: string, key: string): void {
+  if (fixedSections(ctx.server)[section]?.[key] === undefined) return;
+  throw new CouchError(
+    'forbidden',
+    `[${section}] ${key} cannot be changed over HTTP on this server: it comes from a \`divan serve\` flag.`,
+  );
 }
 
 function unknownValue(): CouchError {
@@ -56,6 +66,7 @@ export const config = {
     requireAdmin(ctx.user);
     const section = param(ctx, 'section');
     const key = param(ctx, 'key');
+    refuseFixed(ctx, section, key);
     const value = await readJson(ctx);
     if (typeof value !== 'string') throw new CouchError('bad_request', 'The config value must be a JSON string.');
     const old = merged(ctx)[section]?.[key] ?? '';
@@ -76,6 +87,7 @@ export const config = {
     requireAdmin(ctx.user);
     const section = param(ctx, 'section');
     const key = param(ctx, 'key');
+    refuseFixed(ctx, section, key);
     const couch = ctx.server;
     if (section === ADMINS) {
       const old = couch.admins.hashOf(key);
