@@ -106,6 +106,9 @@ describe('per-database _security', () => {
       'session#show',
       'session#create',
       'session#destroy',
+      // Fauxton's files: the app is public, as CouchDB serves it; its login is a session.
+      'utils#index',
+      'utils#file',
     ]);
     const fill = (path: string) =>
       path
