@@ -52,4 +52,13 @@ describe('users and security across two nodes on one PostgreSQL', () => {
     const r = await b.request('GET', '/', { auth: false, headers: { origin } });
     assert.equal(r.headers.get('access-control-allow-origin'), origin);
   });
+
+  it('an admin added or removed through one node is one on the other after its next re-read', async () => {
+    assert.equal((await a.request('PUT', '/_node/_local/_config/admins/ops', { body: '"pw2"' })).status, 200);
+    await b.server.couch.watchConfig();
+    assert.equal((await b.request('GET', '/_all_dbs', { auth: basic('ops', 'pw2') })).status, 200);
+    assert.equal((await a.request('DELETE', '/_node/_local/_config/admins/ops')).status, 200);
+    await b.server.couch.watchConfig();
+    assert.equal((await b.request('GET', '/_all_dbs', { auth: basic('ops', 'pw2') })).status, 401);
+  });
 });

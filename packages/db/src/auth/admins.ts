@@ -196,6 +196,19 @@ export async function loadAdmins(
   return created === undefined ? { admins, save: write } : { admins, created, save: write };
 }
 
+/**
+ * Brings `admins` to the hashes stored now (another node added, changed or removed an admin
+ * through the config API). Plain-text entries are left to the next start, which hashes them.
+ */
+export async function refreshAdmins(place: AdminsPlace, admins: AdminStore): Promise<void> {
+  const stored = parseAdmins(await place.getServerValue(ADMINS_FILE_NAME));
+  for (const [name, hash] of stored) {
+    if (isHashed(hash) && admins.hashOf(name) !== hash) admins.set(name, hash);
+  }
+  if (stored.size === 0) return; // never left without an admin by a value that did not parse
+  for (const name of admins.names()) if (!stored.has(name)) admins.remove(name);
+}
+
 /** Writes the admins (name → stored hash) as the `admins.json` server value. */
 export async function saveAdmins(place: AdminsPlace, hashes: ReadonlyMap<string, string>): Promise<void> {
   const admins: Record<string, string> = {};

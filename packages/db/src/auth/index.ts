@@ -3,6 +3,7 @@ export {
   DEFAULT_ADMIN_NAME,
   createAdminStore,
   loadAdmins,
+  refreshAdmins,
   saveAdmins,
   validateAdminCredentials,
   type AdminCredentials,

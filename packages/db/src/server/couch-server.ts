@@ -9,6 +9,7 @@ import {
   Lockout,
   credentialsOf,
   type AdminStore,
+  refreshAdmins,
   type UserAccount,
 } from '../auth/index.js';
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
@@ -131,10 +132,15 @@ export class CouchServer {
     this.auth.setJwt(jwt);
   }
 
-  /** Reads the stored config now and every few seconds (other nodes' changes apply here too). */
+  /**
+   * Reads the stored config and admins now and every few seconds (other nodes' changes apply here
+   * too).
+   */
   async watchConfig(intervalMs = 5_000): Promise<void> {
+    await refreshAdmins(this.storage, this.admins);
     this.applyConfig(await loadConfig(this.storage));
     this.configWatch ??= setInterval(() => {
+      refreshAdmins(this.storage, this.admins).catch(() => {}); // storage away: next round
       loadConfig(this.storage).then(
         (sections) => {
           try {
