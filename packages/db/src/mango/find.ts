@@ -8,7 +8,7 @@
 import type { Database } from '../documents/database.js';
 import { isDesignId } from '../documents/doc-id.js';
 import { CouchError } from '../errors.js';
-import { type JsonValue, JsonObject, parseJson, parseJsonMembers, stringifyJson } from '../json/index.js';
+import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../views/collation/index.js';
 import { viewOf } from '../views/design.js';
 import type { RowEntry } from '../views/row-tree.js';
@@ -19,7 +19,7 @@ import { jsonIndexes } from './indexes.js';
 import type { JsonIndex } from './json-index.js';
 import { matches } from './match.js';
 import { type FieldRange, type Plan, plan } from './planner.js';
-import type { Selector } from './selector.js';
+import { selectorParser } from './selector-parser.js';
 import { isAllFields, project } from './projection.js';
 
 export interface FindAnswer {
@@ -182,35 +182,11 @@ interface RowSource {
   rows(conflicts: boolean, first: number, parse: (text: string) => JsonValue): AsyncGenerator<FoundRow>;
 }
 
-/**
- * How much of each document a query reads: the top-level members its selector and projection
- * name (and `_id`), the rest skipped unparsed; the whole document when a condition has no path.
- * The response sends the document's own text unless it is projected.
- */
+/** How much of each document a query reads: what its selector, projection and `conflicts` name. */
 function documentParser(request: FindRequest): (text: string) => JsonValue {
-  const names = new Set(['_id']);
-  if (request.conflicts) names.add('_conflicts');
-  for (const path of request.fields.paths) names.add(path[0]!);
-  return topLevelNames(request.selector, names) ? (text) => parseJsonMembers(text, names) : parseJson;
-}
-
-/** Adds the first segment of each condition's path; false when one has none (it tests the whole document). */
-function topLevelNames(selector: Selector, out: Set<string>): boolean {
-  switch (selector.kind) {
-    case 'field': {
-      const first = selector.path?.[0];
-      if (first === undefined) return false;
-      out.add(first);
-      return true;
-    }
-    case 'and':
-    case 'or':
-      return selector.items.every((item) => topLevelNames(item, out));
-    case 'not':
-      return topLevelNames(selector.item, out);
-    default:
-      return true;
-  }
+  const also = request.fields.paths.map((path) => path[0]!);
+  if (request.conflicts) also.push('_conflicts');
+  return selectorParser(request.selector, also);
 }
 
 /** The key bounds of a JSON index's leading column ranges (inclusive; the selector checks strictness). */

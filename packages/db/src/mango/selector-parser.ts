@@ -1,0 +1,33 @@
+/**
+ * How much of a document a selector needs parsed: the top-level members its conditions name (and
+ * `_id`), the rest skipped unparsed (json/parse.ts `parseJsonMembers`); the whole document when
+ * a condition has no path (it tests the document itself). A scan of many documents spends most
+ * of its time parsing them.
+ */
+import { type JsonValue, parseJson, parseJsonMembers } from '../json/index.js';
+import type { Selector } from './selector.js';
+
+/** A parser of document texts for `selector` that also keeps the members named in `also`. */
+export function selectorParser(selector: Selector, also: Iterable<string> = []): (text: string) => JsonValue {
+  const names = new Set(['_id', ...also]);
+  return topLevelNames(selector, names) ? (text) => parseJsonMembers(text, names) : parseJson;
+}
+
+/** Adds the first segment of each condition's path; false when one has none. */
+function topLevelNames(selector: Selector, out: Set<string>): boolean {
+  switch (selector.kind) {
+    case 'field': {
+      const first = selector.path?.[0];
+      if (first === undefined) return false;
+      out.add(first);
+      return true;
+    }
+    case 'and':
+    case 'or':
+      return selector.items.every((item) => topLevelNames(item, out));
+    case 'not':
+      return topLevelNames(selector.item, out);
+    default:
+      return true;
+  }
+}
