@@ -79,12 +79,7 @@ export function parseJsonMembers(text: string, keep: ReadonlySet<string>): JsonO
     if (src.charCodeAt(pos) === 125) return new JsonObject();
     for (;;) {
       skipWhitespace();
-      if (src.charCodeAt(pos) !== 34) fail('Expected a string key');
-      const key = parseString();
-      skipWhitespace();
-      if (src.charCodeAt(pos) !== 58) fail('Expected :');
-      pos++;
-      skipWhitespace();
+      const key = memberKey();
       if (keep.has(key)) {
         const at = keys.indexOf(key);
         if (at >= 0) {
@@ -265,12 +260,7 @@ function parseObject(): JsonObject {
   for (;;) {
     skipWhitespace();
     const memberStart = pos;
-    if (src.charCodeAt(pos) !== 34) fail('Expected a string key');
-    const key = parseString();
-    skipWhitespace();
-    if (src.charCodeAt(pos) !== 58) fail('Expected :');
-    pos++;
-    skipWhitespace();
+    const key = memberKey();
     const value = parseValue();
     if (key.charCodeAt(0) === 95) {
       if (spans === undefined) spans = [memberStart, pos];
@@ -317,6 +307,17 @@ function parseObject(): JsonObject {
     liveValues.push(values[i]!);
   }
   return new JsonObject(liveKeys, liveValues);
+}
+
+/** A member's key and its colon, up to where its value starts. */
+function memberKey(): string {
+  if (src.charCodeAt(pos) !== 34) fail('Expected a string key');
+  const key = parseString();
+  skipWhitespace();
+  if (src.charCodeAt(pos) !== 58) fail('Expected :');
+  pos++;
+  skipWhitespace();
+  return key;
 }
 
 function parseString(): string {
