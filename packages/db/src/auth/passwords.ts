@@ -17,14 +17,14 @@ export const DEFAULT_ITERATIONS = 600_000;
 const MAX_ITERATIONS = 100_000_000;
 
 /** CouchDB's PRF names → node's digest names (`sha` is CouchDB's name for SHA-1). */
-const DIGESTS: Record<string, string> = {
+export const DIGESTS: Record<string, string> = {
   sha: 'sha1',
   sha224: 'sha224',
   sha256: 'sha256',
   sha384: 'sha384',
   sha512: 'sha512',
 };
-const DIGEST_BYTES: Record<string, number> = { sha1: 20, sha224: 28, sha256: 32, sha384: 48, sha512: 64 };
+export const DIGEST_BYTES: Record<string, number> = { sha1: 20, sha224: 28, sha256: 32, sha384: 48, sha512: 64 };
 
 export interface HashOptions {
   /** PBKDF2 rounds; CouchDB's default unless given (tests pass a low count). */

@@ -7,15 +7,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { pbkdf2Limited } from './pbkdf2-pool.js';
 import { CouchError } from '../errors.js';
+import { DIGEST_BYTES, DIGESTS } from './passwords.js';
 
-const DIGESTS: Record<string, string> = {
-  sha: 'sha1',
-  sha224: 'sha224',
-  sha256: 'sha256',
-  sha384: 'sha384',
-  sha512: 'sha512',
-};
-const DIGEST_BYTES: Record<string, number> = { sha1: 20, sha224: 28, sha256: 32, sha384: 48, sha512: 64 };
 const MAX_ITERATIONS = 1_000_000_000;
 
 export type StoredCredentials =
