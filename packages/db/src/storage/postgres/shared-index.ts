@@ -28,7 +28,7 @@ import type {
   StoredIndex,
   ViewIndexStore,
 } from '../view-index-store.js';
-import { checkOut, storageError } from './errors.js';
+import { checkOut, inTransaction, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
 /** Deletions are kept this many versions, for copies that are behind by fewer. */
@@ -79,26 +79,14 @@ export class SharedIndexes implements ViewIndexStore {
   }
 
   async remove(signature: string): Promise<void> {
-    try {
-      const client = await this.pool.connect();
-      try {
-        await client.query('BEGIN');
-        for (const table of ['view_indexes', 'view_index_nodes', 'view_index_back']) {
-          await client.query(`DELETE FROM ${this.s}.${table} WHERE db_id = $1 AND signature = $2`, [
-            this.dbId,
-            signature,
-          ]);
-        }
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
+    await inTransaction(this.pool, async (client) => {
+      for (const table of ['view_indexes', 'view_index_nodes', 'view_index_back']) {
+        await client.query(`DELETE FROM ${this.s}.${table} WHERE db_id = $1 AND signature = $2`, [
+          this.dbId,
+          signature,
+        ]);
       }
-    } catch (err) {
-      throw storageError(err);
-    }
+    });
     await this.copies.remove(signature);
   }
 

@@ -121,14 +121,6 @@ export class SqliteIndexFile implements StoredIndex {
     }
   }
 
-  /** Back-index rows in id order after `after` (a shared index's copy is filled from them). */
-  backRows(after: string, limit: number): [string, Uint8Array][] {
-    return this.sql
-      .prepare('SELECT id, rows FROM back_index WHERE id > ? ORDER BY id LIMIT ?')
-      .raw()
-      .all(after, limit) as [string, Uint8Array][];
-  }
-
   async sync(): Promise<boolean> {
     return false;
   }
