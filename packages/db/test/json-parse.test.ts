@@ -219,6 +219,33 @@ describe('parseJson: properties', () => {
     );
   });
 
+  test('long raw strings (scanned natively past 32 characters) read as JSON.parse reads them', () => {
+    const unit = fc.oneof(
+      { weight: 20, arbitrary: fc.constantFrom(...'abcXYZ019+/= '.split('')) },
+      { weight: 1, arbitrary: fc.constantFrom('\\"', '\\n', '\\u00e9', '\\\\', '"', '\\', '\n', '\u0001') },
+      { weight: 1, arbitrary: fc.constantFrom('\ud83d\ude00', '\ud83d', '\ude00', 'é', '\u2028') },
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 120 }), fc.boolean(), (units, closed) => {
+        const text = `"${units.join('')}${closed ? '"' : ''}`;
+        let native: unknown;
+        try {
+          native = JSON.parse(text);
+        } catch {
+          assert.throws(() => parseJson(text), JsonSyntaxError, text);
+          return;
+        }
+        const ours = parseJson(text);
+        assert.equal(ours, native, text);
+        assert.equal(stringifyJson(ours), JSON.stringify(native), text);
+        // In an object, whose source text is reused when canonical (a lone surrogate is not).
+        const member = `{"k":${text}}`;
+        assert.equal(stringifyJson(parseJson(member)), JSON.stringify(JSON.parse(member)), member);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   test('stringify(parse(x)) is a fixed point', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {

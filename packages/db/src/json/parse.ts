@@ -320,12 +320,20 @@ function memberKey(): string {
   return key;
 }
 
+/** A run of characters a string takes as they are (long strings are scanned natively past 32). */
+const PLAIN_RUN = /[^"\\\u0000-\u001f\ud800-\udfff]*/y;
+
 function parseString(): string {
   const s = src;
   const start = pos + 1;
   let i = start;
   // Fast path: no escapes, so the value is a slice of the input.
   for (;;) {
+    if (i - start >= 32) {
+      PLAIN_RUN.lastIndex = i;
+      PLAIN_RUN.test(s);
+      i = PLAIN_RUN.lastIndex;
+    }
     const c = s.charCodeAt(i);
     if (c === 34) {
       pos = i + 1;
