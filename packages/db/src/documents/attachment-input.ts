@@ -98,6 +98,10 @@ const NOT_BASE64 = /[^A-Za-z0-9+/=]/;
  * anywhere skipped. Undefined for anything else (the base64url alphabet included).
  */
 export function decodeBase64(text: string): Buffer | undefined {
+  // What clients send is canonical base64: it is recognised by writing the bytes back, faster
+  // than checking each character (Buffer's decoder would skip what is not in the alphabet).
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.toString('base64') === text) return bytes;
   let compact = text;
   if (NOT_BASE64.test(compact)) {
     compact = text.replace(/[ \t\r\n]/g, '');
