@@ -321,6 +321,7 @@ function memberKey(): string {
 }
 
 /** A run of characters a string takes as they are (long strings are scanned natively past 32). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters end the run (they are refused)
 const PLAIN_RUN = /[^"\\\u0000-\u001f\ud800-\udfff]*/y;
 
 function parseString(): string {
