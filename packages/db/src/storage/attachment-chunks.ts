@@ -19,7 +19,11 @@ export async function* fixedChunks(source: AttachmentSource, size = ATTACHMENT_C
     pending = at < all.length ? [all.subarray(at)] : [];
     bytes = all.length - at;
   }
-  if (bytes > 0) yield Buffer.concat(pending, bytes);
+  // A source that was one piece (inline data) is passed on as it is, not copied.
+  if (bytes > 0)
+    yield pending.length === 1
+      ? Buffer.from(pending[0]!.buffer, pending[0]!.byteOffset, bytes)
+      : Buffer.concat(pending, bytes);
 }
 
 /**
