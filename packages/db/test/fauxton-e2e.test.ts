@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { REPLICATION_UNAVAILABLE } from '../src/server/replication.js';
 import { adminContext, launchChromium, openPage, screenshot } from './support/browser.js';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 
@@ -477,17 +478,55 @@ describe('Fauxton in a browser', () => {
     noPageErrors();
   });
 
-  it('the replication pages open without errors and show no replications', async () => {
+  it('the replication pages open without errors and say server-side replication is not available', async () => {
+    const notice = page.locator('.replication__page').getByText(REPLICATION_UNAVAILABLE);
     await open('replication');
     await page.getByText('There is no replicator-db activity or history to display.').waitFor();
+    await notice.waitFor();
     await screenshot(page, '10-replication');
     await page.getByText('_replicate Activity').click();
     await page.getByText('Active _replicate jobs are displayed.').waitFor();
+    await notice.waitFor();
     await screenshot(page, '10-replicate-activity');
     await open('replication/_create');
     await page.getByText('Job Configuration').waitFor();
     await page.locator('button', { hasText: 'Start Replication' }).waitFor();
+    await notice.waitFor();
     await screenshot(page, '10-new-replication');
+    // Elsewhere, no notice.
+    await open('_all_dbs');
+    await page.getByText('Create Database', { exact: true }).waitFor();
+    assert.equal(await page.getByText(REPLICATION_UNAVAILABLE).count(), 0);
+    noPageErrors();
+  });
+
+  it('starting a replication from the form says why it is not available, and the page keeps working', async () => {
+    await seed('logbook', [{ _id: 'entry' }]);
+    await open('replication/_create/logbook');
+    await page.locator('#replication-source').selectOption('REPLICATION_SOURCE_LOCAL');
+    await page.locator('#select-replication-source-auth').selectOption('BASIC_AUTH');
+    await page.locator('#replication-source-auth-username').fill(ADMIN.name);
+    await page.locator('#replication-source-auth-password').fill(ADMIN.password);
+    // Fauxton gives the target type's and the options' selects one id.
+    await page.locator('select#replication-target').first().selectOption('REPLICATION_TARGET_NEW_LOCAL_DATABASE');
+    await page.locator('.replication__new-input').fill('logbook-copy');
+    await page.locator('#select-replication-target-auth').selectOption('BASIC_AUTH');
+    await page.locator('#replication-target-auth-username').fill(ADMIN.name);
+    await page.locator('#replication-target-auth-password').fill(ADMIN.password);
+    await page.locator('button#replicate').click();
+    // Fauxton shows the reason of the refused `POST /_replicator` (once its slide-in has ended).
+    await page.locator('.Toastify__toast--error:not([class*="enter"])', { hasText: REPLICATION_UNAVAILABLE }).waitFor();
+    await screenshot(page, '10-new-replication-refused');
+    await dismissToasts();
+    // The form is still there, nothing was stored or created.
+    await page.getByText('Job Configuration').waitFor();
+    assert.equal(await page.locator('.replication__new-input').inputValue(), 'logbook-copy');
+    assert.equal((await t.request('GET', '/_replicator/_all_docs')).json.rows.length, 0);
+    assert.equal((await t.request('GET', '/logbook-copy')).status, 404);
+    // And the activity page still opens, with `_replicator` there now (Fauxton created it).
+    await open('replication');
+    await page.getByText('There is no replicator-db activity or history to display.').waitFor();
+    await page.locator('.replication__page').getByText(REPLICATION_UNAVAILABLE).waitFor();
     noPageErrors();
   });
 

@@ -2,10 +2,15 @@
  * The node and cluster endpoints Fauxton reads, as a single CouchDB node answers them:
  * `/_membership`, `/_cluster_setup`, `/_node/{node}/_config`, `_system`, `_stats`,
  * `/_scheduler/jobs` and `/_scheduler/docs`, and `GET /`'s features. All admin-only but `/`.
+ * And what its replication pages write: `/_replicate` and `_replicator` documents, refused
+ * with the reason that server-side replication is not available.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { readDocInput } from '../src/documents/doc-input.js';
+import { fromPlain } from '../src/json/index.js';
 import { UTILS_CSP } from '../src/server/config.js';
+import { REPLICATION_UNAVAILABLE } from '../src/server/replication.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 describe('node and cluster endpoints', () => {
@@ -136,5 +141,54 @@ describe('node and cluster endpoints', () => {
     const doc = await t.request('GET', '/_scheduler/docs/_replicator/abc');
     assert.deepEqual([doc.status, doc.json.error], [404, 'not_found']);
     assert.equal((await t.request('GET', '/_scheduler/nosuch')).status, 404);
+  });
+
+  it('POST /_replicate: 403 forbidden saying server-side replication is not available (not a 5xx)', async () => {
+    const refused = { error: 'forbidden', reason: REPLICATION_UNAVAILABLE };
+    for (const body of [
+      { source: 'a', target: 'b', create_target: true },
+      { replication_id: 'x', cancel: true },
+    ]) {
+      const r = await t.request('POST', '/_replicate', { body });
+      assert.deepEqual([r.status, r.json], [403, refused], JSON.stringify(body));
+    }
+    assert.deepEqual((await t.request('POST', '/_replicate', { body: {}, auth: false })).json, refused);
+    const get = await t.request('GET', '/_replicate');
+    assert.deepEqual([get.status, get.json.error, get.headers.get('allow')], [405, 'method_not_allowed', 'POST']);
+  });
+
+  it('a replicator database takes no replication document (403, the same reason); deletions and the rest pass', async () => {
+    const refused = { error: 'forbidden', reason: REPLICATION_UNAVAILABLE };
+    const doc = { source: `${t.url}/a`, target: `${t.url}/b`, create_target: true, continuous: false };
+    assert.equal((await t.request('PUT', '/_replicator')).status, 201);
+    const posted = await t.request('POST', '/_replicator', { body: doc });
+    assert.deepEqual([posted.status, posted.json], [403, refused]);
+    const put = await t.request('PUT', '/_replicator/r1', { body: doc });
+    assert.deepEqual([put.status, put.json], [403, refused]);
+    const bulk = await t.request('POST', '/_replicator/_bulk_docs', { body: { docs: [{ _id: 'r2', ...doc }] } });
+    assert.deepEqual([bulk.status, bulk.json], [201, [{ id: 'r2', ...refused }]]);
+    const attachment = await t.request('PUT', '/_replicator/r3/a.txt', {
+      body: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
+    assert.deepEqual([attachment.status, attachment.json], [403, refused]);
+    assert.equal((await t.request('GET', '/_replicator')).json.doc_count, 0);
+    // Any database named so, as in CouchDB.
+    assert.equal((await t.request('PUT', '/team%2F_replicator')).status, 201);
+    assert.deepEqual((await t.request('POST', '/team%2F_replicator', { body: doc })).json, refused);
+
+    // Design and _local documents are not replication documents.
+    assert.equal((await t.request('PUT', '/_replicator/_design/d', { body: { views: {} } })).status, 201);
+    assert.equal((await t.request('PUT', '/_replicator/_local/l', { body: doc })).status, 201);
+    // A replication document stored before (or by another node) can still be deleted.
+    const db = await t.server.couch.db('_replicator');
+    const { rev } = await db.putDoc('old', readDocInput(fromPlain(doc)));
+    const update = await t.request('PUT', `/_replicator/old?rev=${rev}`, { body: { ...doc, continuous: true } });
+    assert.deepEqual([update.status, update.json], [403, refused]);
+    const deleted = await t.request('DELETE', `/_replicator/old?rev=${rev}`);
+    assert.deepEqual([deleted.status, deleted.json.ok], [200, true]);
+    // Other databases take such documents as any other.
+    assert.equal((await t.request('PUT', '/notes')).status, 201);
+    assert.equal((await t.request('POST', '/notes', { body: doc })).status, 201);
   });
 });

@@ -318,7 +318,7 @@ describe('exactly CouchDB', () => {
       const shards = await t.request('GET', '/db/_shards');
       assert.deepEqual([shards.status, shards.json.error], [501, 'not_implemented']);
       assert.match(shards.json.reason, /_shards/);
-      for (const path of ['/_replicate', '/_db_updates', '/_reshard']) {
+      for (const path of ['/_db_updates', '/_reshard']) {
         const r = await t.request('GET', path);
         assert.equal(r.status, 501, path);
         assert.ok(r.json.reason.includes(path.split('/')[1]!), `${path}: ${r.json.reason}`);

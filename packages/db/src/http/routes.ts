@@ -137,10 +137,11 @@ export const routes = draw((r) => {
     endpoint(r, '/_scheduler/docs/:replicator', { get: 'scheduler#docs' }, 'GET');
     endpoint(r, '/_scheduler/docs/:replicator/:docid', { get: 'scheduler#doc' }, 'GET');
     r.match('/_scheduler/*rest', { to: 'errors#notFound', via: 'all' });
+    // Answered with a refusal that says server-side replication is not available (not a 501).
+    endpoint(r, '/_replicate', { post: 'scheduler#replicate' }, 'POST');
 
     // The server's other reserved names, each answered for itself (never read as a database name).
     for (const [path, feature] of [
-      ['/_replicate', 'Server-side replication (`/_replicate`)'],
       ['/_db_updates', 'The database updates feed (`/_db_updates`)'],
       ['/_reshard', 'Resharding (`/_reshard`)'],
       ['/_reshard/*rest', 'Resharding (`/_reshard`)'],

@@ -1,7 +1,8 @@
 /**
  * A folder of static files served from memory (Fauxton's build: a few MB): each file read once,
- * its gzip read from `name.gz` beside it or made once, its ETag a hash of its bytes. Only files found by walking the folder are
- * served, so no request path can name anything outside it.
+ * its gzip read from `name.gz` beside it or made once, its ETag a hash of its bytes. Only files
+ * found by walking the folder, or added from memory (`add`), are served, so no request path can
+ * name anything outside it.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -53,6 +54,11 @@ export class StaticFiles {
     walk(root, '');
   }
 
+  /** Serves `file` at `path` (in place of the folder's file of that path, if any). */
+  add(path: string, file: StaticFile): void {
+    this.#files.set(path, file);
+  }
+
   get(path: string): StaticFile | undefined {
     return this.#files.get(path);
   }
@@ -64,18 +70,19 @@ export class StaticFiles {
 
 function load(full: string, name: string): StaticFile {
   const bytes = readFileSync(full);
-  const ext = extname(name).toLowerCase();
   // A gzip made ahead (`x.js.gz` beside `x.js`) is used as it is; otherwise made now.
-  const gzip = COMPRESSED.has(ext)
-    ? undefined
-    : existsSync(`${full}.gz`)
-      ? readFileSync(`${full}.gz`)
-      : gzipSync(bytes);
+  return staticFile(name, bytes, existsSync(`${full}.gz`) ? readFileSync(`${full}.gz`) : undefined);
+}
+
+/** A file served from these bytes (its type from `name`), with `gzip` or a gzip made now. */
+export function staticFile(name: string, bytes: Buffer, gzip?: Buffer): StaticFile {
+  const ext = extname(name).toLowerCase();
+  const compressed = COMPRESSED.has(ext) ? undefined : (gzip ?? gzipSync(bytes));
   return {
     type: TYPES[ext] ?? 'application/octet-stream',
     etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`,
     fingerprinted: FINGERPRINT.test(name),
     bytes,
-    gzip: gzip !== undefined && gzip.length < bytes.length ? gzip : undefined,
+    gzip: compressed !== undefined && compressed.length < bytes.length ? compressed : undefined,
   };
 }

@@ -1,11 +1,14 @@
 /**
  * The checks every document write of a request passes before it is stored, in CouchDB's order:
- * design documents need a DB admin; in a users database the password is hashed and the
- * `_users` rules apply; then each design document's `validate_doc_update`, in id order, with
- * `(newDoc, oldDoc, userCtx, secObj)`. `_local` documents are never checked.
+ * design documents need a DB admin; a replicator database takes no replication document (server-
+ * side replication is not available: server/replication.ts), only deletions of those it holds;
+ * in a users database the password is hashed and the `_users` rules apply; then each design
+ * document's `validate_doc_update`, in id order, with `(newDoc, oldDoc, userCtx, secObj)`.
+ * `_local` documents are never checked.
  */
 import { requireDbAdmin } from '../auth/index.js';
 import { USER_PREFIX, hashUserPassword, isUsersDb, validateUserDoc } from '../auth/users-db.js';
+import { isReplicatorDb, replicationUnavailable } from '../server/replication.js';
 import { isDesignId, isLocalId } from '../documents/doc-id.js';
 import type { DocInput } from '../documents/doc-input.js';
 import type { Database, WriteValidator } from '../documents/database.js';
@@ -39,6 +42,7 @@ export function writeValidatorOf(ctx: RequestContext): WriteValidator {
     if (access === undefined) throw new Error('write without an authorized database');
     const { db, security, dbAdmin } = access;
     const usersDb = isUsersDb(db.name);
+    const replicatorDb = isReplicatorDb(db.name);
     const runner = await validateRunnerOf(db);
     const userCtx = { db: db.name, name: ctx.user.name, roles: ctx.user.roles };
     const refusals: (CouchError | undefined)[] = [];
@@ -53,6 +57,8 @@ export function writeValidatorOf(ctx: RequestContext): WriteValidator {
           refusals.push(undefined);
           continue;
         }
+        // Stored, the document would say a replication was scheduled that never runs.
+        if (replicatorDb && !input.deleted) throw replicationUnavailable();
         if (usersDb && !dbAdmin && ctx.user.name !== null && id !== USER_PREFIX + ctx.user.name) {
           // Someone else's user document does not exist for this writer (the whole request).
           throw Object.assign(new CouchError('not_found', 'missing'), { wholeRequest: true });
