@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PACKAGE, fmt, mb, rng, rssOf } from './common.mjs';
+import { PACKAGE, fmt, mb, nowUs, phase, rng, rssOf } from './common.mjs';
 
 const BIG = 100 * 1024 * 1024;
 const PIECE = 64 * 1024;
@@ -92,10 +92,13 @@ export async function runAttachments(server) {
   const db = `${server.db}_att`;
   await server.request('PUT', `/${db}`);
   const base = rssOf(server.pid);
+  let started = nowUs();
   let t0 = performance.now();
   const up = await peakDuring(server.pid, () => streamRequest(server, 'PUT', `/${db}/big/blob.bin`, { body: true }));
   if (up.result.status !== 201) throw new Error(`upload: ${up.result.status} ${up.result.body}`);
   out.uploadMBs = BIG / 1048576 / ((performance.now() - t0) / 1000);
+  phase(server, 'upload', started);
+  started = nowUs();
   t0 = performance.now();
   let bytes = 0;
   const down = await peakDuring(server.pid, () =>
@@ -103,22 +106,25 @@ export async function runAttachments(server) {
   );
   if (bytes !== BIG) throw new Error(`download: ${bytes} bytes`);
   out.downloadMBs = BIG / 1048576 / ((performance.now() - t0) / 1000);
+  phase(server, 'download', started);
   out.rssGrowth = base === undefined ? undefined : Math.max(up.peak, down.peak) - base;
 
   const small = `${server.db}_small`;
   await server.request('PUT', `/${small}`);
+  // The bodies are made before the clock starts: the client shares the server's two cores.
+  const bodies = Array.from({ length: SMALL_DOCS / 1000 }, (_, k) => smallDocs(k * 1000, (k + 1) * 1000));
+  started = nowUs();
   t0 = performance.now();
   let next = 0;
   const sender = async () => {
-    while (next < SMALL_DOCS) {
-      const from = next;
-      next = Math.min(SMALL_DOCS, next + 1000);
-      const r = await server.request('POST', `/${small}/_bulk_docs`, smallDocs(from, next));
+    while (next < bodies.length) {
+      const r = await server.request('POST', `/${small}/_bulk_docs`, bodies[next++]);
       if (r.status !== 201) throw new Error(`bulk: ${r.status} ${r.body.slice(0, 200)}`);
     }
   };
   await Promise.all(Array.from({ length: 4 }, sender));
   out.bulkDocsPerSecond = SMALL_DOCS / ((performance.now() - t0) / 1000);
+  phase(server, 'bulk-inline', started);
 
   const PouchDB = pouchDB();
   // PouchDB sends the server's Authorization header with every request it makes.
@@ -130,24 +136,47 @@ export async function runAttachments(server) {
       },
     });
   const local = new PouchDB(`bench-${server.name}-${Date.now()}`, { adapter: 'memory' });
+  started = nowUs();
   t0 = performance.now();
+  let cpu = process.cpuUsage();
   const pulled = await local.replicate.from(remote(small));
   out.pullSeconds = (performance.now() - t0) / 1000;
+  out.pullClientSeconds = cpuSeconds(cpu);
+  phase(server, 'pull', started);
+  started = nowUs();
   if (pulled.docs_written !== SMALL_DOCS) throw new Error(`pull wrote ${pulled.docs_written}`);
   t0 = performance.now();
+  cpu = process.cpuUsage();
   const pushed = await local.replicate.to(remote(`${server.db}_pushed`));
   out.pushSeconds = (performance.now() - t0) / 1000;
+  out.pushClientSeconds = cpuSeconds(cpu);
+  phase(server, 'push', started);
   if (pushed.docs_written !== SMALL_DOCS) throw new Error(`push wrote ${pushed.docs_written}`);
   await local.destroy();
   return out;
 }
 
+/** CPU seconds this process (the client) used since `from`. */
+function cpuSeconds(from) {
+  const { user, system } = process.cpuUsage(from);
+  return (user + system) / 1e6;
+}
+
 export function reportAttachments(results) {
   console.log('attachments: 100 MB incompressible, 10,000 docs × 10 KB inline, PouchDB (memory) pull and push');
-  console.log('server          upload MB/s  download MB/s  RSS +MB  bulk docs/s  pull s  push s');
+  console.log('(client s: CPU the PouchDB client itself used, a floor under pull and push on any server)');
+  console.log('server          upload MB/s  download MB/s  RSS +MB  bulk docs/s  pull s  client s  push s  client s');
   for (const [name, r] of Object.entries(results)) {
     console.log(
-      `${name.padEnd(15)} ${fmt(r.uploadMBs).padStart(11)}  ${fmt(r.downloadMBs).padStart(13)}  ${mb(r.rssGrowth).padStart(7)}  ${fmt(r.bulkDocsPerSecond).padStart(11)}  ${fmt(r.pullSeconds, 1).padStart(6)}  ${fmt(r.pushSeconds, 1).padStart(6)}`,
+      `${name.padEnd(15)} ${fmt(r.uploadMBs).padStart(11)}  ${fmt(r.downloadMBs).padStart(13)}  ${mb(r.rssGrowth).padStart(7)}  ${fmt(r.bulkDocsPerSecond).padStart(11)}  ${fmt(r.pullSeconds, 1).padStart(6)}  ${fmt(r.pullClientSeconds, 1).padStart(8)}  ${fmt(r.pushSeconds, 1).padStart(6)}  ${fmt(r.pushClientSeconds, 1).padStart(8)}`,
+    );
+  }
+  const ours = results.divan;
+  const ratio = (a, b) => (a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`);
+  for (const [name, r] of Object.entries(results)) {
+    if (ours === undefined || name === 'divan') continue;
+    console.log(
+      `divan vs ${name}: upload ${ratio(ours.uploadMBs, r.uploadMBs)}, download ${ratio(ours.downloadMBs, r.downloadMBs)}, bulk ${ratio(ours.bulkDocsPerSecond, r.bulkDocsPerSecond)} (higher is better); pull time ${ratio(ours.pullSeconds, r.pullSeconds)}, push time ${ratio(ours.pushSeconds, r.pushSeconds)} (target ≤ 0.33×)`,
     );
   }
   console.log('');
