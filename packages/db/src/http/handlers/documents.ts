@@ -90,7 +90,7 @@ export const documents = {
     if (!isLocalId(id) && (ctx.req.headers['content-type'] ?? '').startsWith('multipart/related;')) {
       return updateMultipart(ctx, db, id, newEdits);
     }
-    const input = readDocInput(await readJson(ctx));
+    const input = readDocInput(await readJson(ctx), id);
     input.rev = revOf(ctx, input.rev);
     const result = await db.putDoc(id, input, newEdits, undefined, writeValidatorOf(ctx));
     const etag = isLocalId(id) ? localEtag(id, result.rev, input.deleted ? '' : stringifyJson(input.body)) : undefined;
