@@ -109,6 +109,52 @@ describe('inline attachments', () => {
     assert.equal((await t.request('GET', '/db/ignored')).json._attachments, undefined);
   });
 
+  it('a _local document is written without its _attachments, which are read as any document reads them', async () => {
+    const storedDigests = async () => {
+      const out: string[] = [];
+      for await (const page of (await t.server.couch.db('db')).store.foldAttachments()) {
+        for (const info of page) out.push(info.digest);
+      }
+      return out.sort();
+    };
+    const before = await storedDigests();
+    // Entries CouchDB takes without a look at what only storing would need: a follows without its
+    // length, a content_type that is no string, a stub with nothing to keep.
+    const attachments = {
+      'a.txt': { content_type: 'text/plain', data: b64('local bytes') },
+      'f.bin': { follows: true },
+      typed: { content_type: 5, data: b64('x') },
+      s: { stub: true, revpos: 9 },
+    };
+    const put = await t.request('PUT', '/db/_local/l', { body: { a: 1, _attachments: attachments } });
+    assert.deepEqual([put.status, put.json], [201, { ok: true, id: '_local/l', rev: '0-1' }]);
+    assert.deepEqual((await t.request('GET', '/db/_local/l')).json, { _id: '_local/l', _rev: '0-1', a: 1 });
+    // `_id` after `_attachments` names it local all the same.
+    const post = await t.request('POST', '/db', { body: { _attachments: attachments, _id: '_local/p', b: 2 } });
+    assert.equal(post.status, 201);
+    assert.deepEqual((await t.request('GET', '/db/_local/p')).json, { _id: '_local/p', _rev: '0-1', b: 2 });
+    const bulk = await t.request('POST', '/db/_bulk_docs', {
+      body: { docs: [{ _attachments: attachments, _id: '_local/b', c: 3 }] },
+    });
+    assert.deepEqual(bulk.json, [{ ok: true, id: '_local/b', rev: '0-1' }]);
+    assert.deepEqual((await t.request('GET', '/db/_local/b')).json, { _id: '_local/b', _rev: '0-1', c: 3 });
+    assert.deepEqual(await storedDigests(), before);
+    // What CouchDB checks while reading the member still applies (couch_att:from_json, the names).
+    const badData = await t.request('PUT', '/db/_local/bad', { body: { _attachments: { x: { data: '!!' } } } });
+    assert.deepEqual([badData.status, badData.json.reason], [400, 'Invalid attachment data for x']);
+    const badName = await t.request('PUT', '/db/_local/bad', { body: { _attachments: { _x: { stub: true } } } });
+    assert.deepEqual(
+      [badName.status, badName.json.reason],
+      [400, "Attachment name '_x' starts with prohibited character '_'"],
+    );
+    const notObject = await t.request('PUT', '/db/_local/bad', { body: { _attachments: [] } });
+    assert.deepEqual([notObject.status, notObject.json.error], [400, 'doc_validation']);
+    assert.equal((await t.request('GET', '/db/_local/bad')).status, 404);
+    // Its attachment paths stay a 400.
+    const path = await t.request('PUT', '/db/_local/l/a.txt', { body: 'x', headers: { 'content-type': 'text/plain' } });
+    assert.deepEqual([path.status, path.json.reason], [400, '_local documents do not accept attachments.']);
+  });
+
   it('_bulk_docs: inline data and stubs per document; one bad attachment fails the whole request', async () => {
     const r = await t.request('POST', '/db/_bulk_docs', {
       body: {

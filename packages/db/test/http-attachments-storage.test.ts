@@ -4,11 +4,20 @@
  * or sends a truncated body.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { raw } from './support/raw-http.js';
+import { strayAttachmentChunks } from './support/attachment-leftovers.js';
+import { raw, socketExchange, type SocketStep } from './support/raw-http.js';
 import { AUTH, startTestServer, type TestServer } from './support/server.js';
+
+/** Waits for `done` (a server finishing a request the client gave up on), failing after 5 s. */
+async function until(done: () => Promise<boolean>, what: string): Promise<void> {
+  for (const started = Date.now(); !(await done()); await sleep(25)) {
+    if (Date.now() - started > 5000) assert.fail(`still not so after 5 s: ${what}`);
+  }
+}
 
 describe('attachment content in storage', () => {
   let t: TestServer;
@@ -80,6 +89,57 @@ describe('attachment content in storage', () => {
     half.destroy();
     assert.equal((await t.request('GET', '/db/cut')).status, 404);
     assert.deepEqual(await stored(), before);
+  });
+
+  it('a body shorter or longer than its framing says writes nothing: no revision, no bytes left', async () => {
+    const first = await raw(t.url, 'PUT', '/db/framing/a.txt', {
+      body: 'kept',
+      headers: { 'content-type': 'text/plain' },
+    });
+    const before = await stored();
+    // Bytes that do not compress, so whole chunks reach storage before the body breaks off.
+    const big = randomBytes(700 * 1024);
+    for (const type of ['application/octet-stream', 'text/plain']) {
+      const head = (framing: string, name = 'b.bin') =>
+        `PUT /db/framing/${name}?rev=${first.json.rev} HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\n` +
+        `Content-Type: ${type}\r\n${framing}\r\n`;
+      const cases: [string, SocketStep[]][] = [
+        ['shorter, then half-closed', [head('Content-Length: 2000000\r\n'), big, { pauseMs: 100 }, { end: true }]],
+        ['shorter, then cut', [head('Content-Length: 2000000\r\n'), big, { pauseMs: 100 }, { cut: true }]],
+        [
+          'chunked, cut off before its last chunk',
+          [head('Transfer-Encoding: chunked\r\n'), `${big.length.toString(16)}\r\n`, big, '\r\n', { end: true }],
+        ],
+        ['longer: more bytes behind it in the same write', [`${head('Content-Length: 5\r\n')}helloEXTRA`]],
+        [
+          'chunked, with bytes behind its last chunk',
+          [`${head('Transfer-Encoding: chunked\r\n')}5\r\nhello\r\n0\r\n\r\nEXTRA`],
+        ],
+      ];
+      for (const [label, steps] of cases) {
+        const answer = await socketExchange(t.url, steps);
+        // No answer at all (CouchDB's, for a short body) or a 4xx: never a write, never a 5xx.
+        assert.match(answer, /^$|^HTTP\/1\.1 4\d\d /, `${type}, ${label}: ${answer.slice(0, 80)}`);
+        await until(async () => (await strayAttachmentChunks(t, 'db')) === 0, `${type}, ${label}: stray chunks`);
+        const doc = (await t.request('GET', '/db/framing')).json;
+        assert.deepEqual([doc._rev, Object.keys(doc._attachments)], [first.json.rev, ['a.txt']], `${type}, ${label}`);
+      }
+    }
+    assert.deepEqual(await stored(), before);
+    assert.equal((await raw(t.url, 'GET', '/db/framing/a.txt')).body.toString(), 'kept');
+    // Bytes behind a body that make a request of their own are that request: the attachment is
+    // the declared length, not a byte more.
+    const pipelined = await socketExchange(t.url, [
+      `PUT /db/exact/a.bin HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Length: 5\r\n\r\nhello` +
+        'GET /_up HTTP/1.1\r\nHost: x\r\n\r\n',
+      { pauseMs: 300 },
+      { end: true },
+    ]);
+    assert.deepEqual(
+      [...pipelined.matchAll(/^HTTP\/1\.1 (\d+)/gm)].map((m) => m[1]),
+      ['201', '200'],
+    );
+    assert.deepEqual((await raw(t.url, 'GET', '/db/exact/a.bin')).body, Buffer.from('hello'));
   });
 
   it('a refused upload stores nothing and leaves the previous revision as it was', async () => {

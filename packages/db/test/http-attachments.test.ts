@@ -88,6 +88,29 @@ describe('standalone attachments', () => {
     assert.deepEqual([local.status, local.json.reason], [400, '_local documents do not accept attachments.']);
   });
 
+  it('a name that is not UTF-8 is a 400 saying so, for every method', async () => {
+    const notUtf8 = { error: 'bad_request', reason: 'Attachment name is not UTF-8 encoded' };
+    const doc = await put('/db/utf8/a.txt', 'a');
+    for (const name of ['%FF%FE', '%C3%28', 'dir/%FF', 'ok%E9.txt']) {
+      for (const path of [`/db/utf8/${name}`, `/db/_design/utf8/${name}`, `/db/nodoc/${name}`]) {
+        const written = await put(`${path}?rev=${doc.json.rev}`, 'x');
+        assert.deepEqual([written.status, written.json], [400, notUtf8], `PUT ${path}`);
+        const read = await get(path);
+        assert.deepEqual([read.status, read.json], [400, notUtf8], `GET ${path}`);
+        assert.equal((await raw(t.url, 'HEAD', path)).status, 400, `HEAD ${path}`);
+        const deleted = await raw(t.url, 'DELETE', `${path}?rev=${doc.json.rev}`);
+        assert.deepEqual([deleted.status, deleted.json], [400, notUtf8], `DELETE ${path}`);
+      }
+    }
+    assert.equal((await t.request('GET', '/db/utf8')).json._rev, doc.json.rev);
+    // Elsewhere in the path it is the path's fault; under _local/ no attachment path is valid.
+    const badId = await get('/db/%FF/a.txt');
+    assert.deepEqual([badId.status, badId.json.error], [400, 'bad_request']);
+    assert.notEqual(badId.json.reason, notUtf8.reason);
+    const local = await get('/db/_local/x/%FF');
+    assert.deepEqual([local.status, local.json.reason], [400, '_local documents do not accept attachments.']);
+  });
+
   it('revs: ?rev= or If-Match; 409 conflict, 409 missing_rev, 400 for a bad or disagreeing rev', async () => {
     const one = await put('/db/revs/a', '1');
     const noRev = await put('/db/revs/b', '2');

@@ -578,6 +578,72 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.equal(await again.attachmentInfo(info.digest), undefined);
       });
 
+      /** A write whose bytes are stored but not yet referenced, under way until `finish`. */
+      const writeUnderWay = async (db: DocumentStore) => {
+        let finish!: () => void;
+        let started!: () => void;
+        const gate = new Promise<void>((resolve) => (finish = resolve));
+        const inside = new Promise<void>((resolve) => (started = resolve));
+        const done = db.attachmentWrite(async () => {
+          started();
+          await gate;
+          return 'written';
+        });
+        await inside;
+        return { done, finish };
+      };
+
+      it('a sweep frees nothing while an attachment write is under way, or when one began since its mark', async () => {
+        const db = await fresh();
+        const unreferenced = await db.putAttachment([bytesOf(1000, 5)]);
+        const writing = await writeUnderWay(db);
+        assert.equal(await db.attachmentSweepMark(), undefined, 'no mark while a write is under way');
+        writing.finish();
+        assert.equal(await writing.done, 'written');
+        const mark = await db.attachmentSweepMark();
+        assert.notEqual(mark, undefined);
+        await db.attachmentWrite(async () => {});
+        assert.equal(await db.sweepAttachments([unreferenced.digest], mark!), false, 'a write began since the mark');
+        assert.deepEqual(await db.attachmentInfo(unreferenced.digest), unreferenced);
+        const refused = db.attachmentWrite(async () => {
+          throw new Error('refused');
+        });
+        await assert.rejects(refused, /refused/);
+        const quiet = await db.attachmentSweepMark();
+        assert.notEqual(quiet, undefined, 'a write that failed is over too');
+        assert.equal(await db.sweepAttachments([unreferenced.digest, 'md5-not-there'], quiet!), true);
+        assert.equal(await db.attachmentInfo(unreferenced.digest), undefined);
+      });
+
+      if (engine.openOtherNode !== undefined) {
+        const openOther = engine.openOtherNode;
+        it("shared: a sweep sees the other nodes' attachment writes", async () => {
+          const other = await openOther();
+          try {
+            const db = await fresh();
+            const theirs = (await other.open(db.name))!;
+            const unreferenced = await db.putAttachment([bytesOf(1000, 6)]);
+            const writing = await writeUnderWay(theirs);
+            assert.equal(await db.attachmentSweepMark(), undefined, 'their write is under way');
+            const busy = await writeUnderWay(theirs); // a second one of theirs, while the first goes on
+            writing.finish();
+            await writing.done;
+            assert.equal(await db.attachmentSweepMark(), undefined, 'their second write is under way');
+            busy.finish();
+            await busy.done;
+            const mark = await db.attachmentSweepMark();
+            assert.notEqual(mark, undefined);
+            await theirs.attachmentWrite(async () => {});
+            assert.equal(await db.sweepAttachments([unreferenced.digest], mark!), false, 'theirs began since the mark');
+            assert.deepEqual(await theirs.attachmentInfo(unreferenced.digest), unreferenced);
+            assert.equal(await db.sweepAttachments([unreferenced.digest], (await db.attachmentSweepMark())!), true);
+            assert.equal(await theirs.attachmentInfo(unreferenced.digest), undefined);
+          } finally {
+            await other.close();
+          }
+        });
+      }
+
       const all_ = (db: DocumentStore) => all(db.foldAttachments());
     });
 

@@ -68,6 +68,24 @@ export function readAttachmentsInput(member: JsonObject): AttachmentInput[] {
   return out;
 }
 
+/**
+ * The `_attachments` of a `_local` document, which CouchDB drops: it checks only what reading the
+ * member checks (couch_att:from_json, and the names), so a bad name or bad inline data is a 400
+ * all the same; what only matters when bytes are stored (a `follows` entry's length, the type of
+ * `content_type`) is not looked at, since nothing is.
+ */
+export function checkDroppedAttachments(member: JsonObject): void {
+  for (const [name, value] of member.entries()) {
+    if (!(value instanceof JsonObject)) continue;
+    checkAttachmentName(name);
+    if (value.get('stub') === true || value.get('follows') === true) continue;
+    const data = value.get('data');
+    if (typeof data !== 'string' || decodeBase64(data) === undefined) {
+      throw new CouchError('bad_request', `Invalid attachment data for ${name}`);
+    }
+  }
+}
+
 /** CouchDB's rule for every attachment name written (never checked on reads). */
 export function checkAttachmentName(name: string): void {
   if (name.startsWith('_')) {

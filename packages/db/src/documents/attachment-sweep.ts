@@ -2,7 +2,8 @@
  * Compaction's attachment step: bytes are stored once per digest however many revisions refer to
  * them, so they go when no stored revision body refers to them any more (the bodies compaction
  * just dropped were the last users of old content). Bytes of a write still under way are not
- * referenced yet: the sweep waits for a moment without one.
+ * referenced yet: the storage tells whether one is, on this node or another sharing it, and frees
+ * nothing when one was under way or began while the sweep looked (storage `sweepAttachments`).
  */
 import { parseTree, type RevNode } from '../revisions/index.js';
 import { attachmentsOf } from './attachment.js';
@@ -13,23 +14,22 @@ const BODIES_PER_READ = 500;
 
 /** Deletes the stored attachments no revision refers to; how many went. */
 export async function sweepAttachments(db: Database): Promise<number> {
-  const stored = new Set<string>();
-  for await (const page of db.store.foldAttachments()) for (const info of page) stored.add(info.digest);
-  if (stored.size === 0) return 0;
-  if (db.attachmentWrites > 0) return 0; // unreferenced bytes may be about to be referenced
-  const started = db.attachmentWritesStarted;
-  for await (const wanted of storedRevisions(db)) {
-    const bodies = await db.store.getBodies(wanted);
-    for (const body of bodies) {
-      if (body === undefined || !body.startsWith('{"_attachments"')) continue;
-      for (const att of attachmentsOf(body)) stored.delete(att.digest);
+  const mark = await db.store.attachmentSweepMark();
+  if (mark === undefined) return 0; // unreferenced bytes may be about to be referenced
+  const unreferenced = new Set<string>();
+  for await (const page of db.store.foldAttachments()) for (const info of page) unreferenced.add(info.digest);
+  if (unreferenced.size > 0) {
+    for await (const wanted of storedRevisions(db)) {
+      const bodies = await db.store.getBodies(wanted);
+      for (const body of bodies) {
+        if (body === undefined || !body.startsWith('{"_attachments"')) continue;
+        for (const att of attachmentsOf(body)) unreferenced.delete(att.digest);
+      }
+      if (unreferenced.size === 0) break;
     }
-    if (stored.size === 0) return 0;
   }
-  // A write that began meanwhile may refer to any of them: leave them for the next compaction.
-  if (db.attachmentWrites > 0 || db.attachmentWritesStarted !== started) return 0;
-  await db.store.deleteAttachments([...stored]);
-  return stored.size;
+  // Also with nothing unreferenced: the storage then frees what cut-off uploads left.
+  return (await db.store.sweepAttachments([...unreferenced], mark)) ? unreferenced.size : 0;
 }
 
 /** Every revision whose body is stored, a batch at a time. */

@@ -90,10 +90,6 @@ export class Database {
   private revsLimitCache: number | undefined;
   /** The largest attachment accepted, in bytes (413 `attachment_too_large` past it). */
   maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
-  /** Writes storing attachment bytes right now (their bytes are not referenced yet). */
-  attachmentWrites = 0;
-  /** Such writes ever started (the attachment sweep sees whether one began while it looked). */
-  attachmentWritesStarted = 0;
   private readonly listeners = new Set<ChangeListener>();
   private readonly commits: GroupCommit;
   /** The latest sequence listeners were told of. */
@@ -338,15 +334,12 @@ export class Database {
     return result;
   }
 
-  /** Runs a write that stores attachment bytes first (compaction keeps its hands off meanwhile). */
-  async withAttachmentWrite<T>(write: () => Promise<T>): Promise<T> {
-    this.attachmentWrites++;
-    this.attachmentWritesStarted++;
-    try {
-      return await write();
-    } finally {
-      this.attachmentWrites--;
-    }
+  /**
+   * Runs a write that stores attachment bytes first, or refers to bytes only an old revision
+   * holds: compaction frees none of them meanwhile, on any node (see attachment-sweep.ts).
+   */
+  withAttachmentWrite<T>(write: () => Promise<T>): Promise<T> {
+    return this.store.attachmentWrite(write);
   }
 
   private async commit(items: readonly { id: string; input: DocInput }[], newEdits: boolean): Promise<WriteResult[]> {

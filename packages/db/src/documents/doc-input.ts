@@ -1,8 +1,9 @@
 import { CouchError } from '../errors.js';
 import { JsonObject, toPlain, type JsonValue } from '../json/index.js';
 import { parseRev, type Rev } from '../revisions/index.js';
-import { readAttachmentsInput, type AttachmentInput } from './attachment-input.js';
+import { checkDroppedAttachments, readAttachmentsInput, type AttachmentInput } from './attachment-input.js';
 import type { NewAttachment } from './attachment-resolve.js';
+import { isLocalId } from './doc-id.js';
 
 /** A document as a client sent it, special members taken apart from the body. */
 export interface DocInput {
@@ -39,8 +40,12 @@ export const SPECIAL_MEMBERS: ReadonlySet<string> = new Set([
   '_revs_info',
 ]);
 
-/** Takes a parsed document apart, with CouchDB's validation of its special members. */
-export function readDocInput(value: JsonValue): DocInput {
+/**
+ * Takes a parsed document apart, with CouchDB's validation of its special members. `urlId` is the
+ * id the request's path names, when it names one (it decides, over `_id`, whether the document
+ * is a `_local` one, which keeps no attachments).
+ */
+export function readDocInput(value: JsonValue, urlId?: string): DocInput {
   if (!(value instanceof JsonObject)) throw new CouchError('bad_request', 'Document must be a JSON object');
   let rev: Rev | undefined;
   let revisions: DocInput['revisions'];
@@ -48,7 +53,7 @@ export function readDocInput(value: JsonValue): DocInput {
   let hasSpecial = false;
   let id: JsonValue | undefined;
   let hasId = false;
-  let attachments: AttachmentInput[] | undefined;
+  let attachmentsMember: JsonObject | undefined;
   const { keys, values } = value;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
@@ -78,7 +83,7 @@ export function readDocInput(value: JsonValue): DocInput {
         break;
       case '_attachments':
         if (!(member instanceof JsonObject)) throw badSpecial(key);
-        if (member.size > 0) attachments = readAttachmentsInput(member);
+        attachmentsMember = member;
         break;
       case '_access':
       case '_replication_id':
@@ -90,6 +95,14 @@ export function readDocInput(value: JsonValue): DocInput {
       default:
         throw badSpecial(key);
     }
+  }
+  let attachments: AttachmentInput[] | undefined;
+  if (attachmentsMember !== undefined && attachmentsMember.size > 0) {
+    // Read once the id is known (`_id` may come after it). CouchDB reads a `_local` document's
+    // `_attachments` as any document's, then writes the document without it.
+    const localId = urlId ?? id;
+    if (typeof localId === 'string' && isLocalId(localId)) checkDroppedAttachments(attachmentsMember);
+    else attachments = readAttachmentsInput(attachmentsMember);
   }
   const body = hasSpecial ? value.without(SPECIAL_MEMBERS) : value;
   const json = hasSpecial ? value.canonicalText(SPECIAL_MEMBERS) : value.canonicalText();

@@ -3,6 +3,7 @@
  * decoded as strict UTF-8 and parsed with the JSON parser that keeps numbers and member order.
  */
 import { isAscii } from 'node:buffer';
+import { longer, shorter } from '../documents/attachment-bytes.js';
 import { CouchError, invalidJson, tooDeep } from '../errors.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, type JsonValue } from '../json/index.js';
 import type { RequestContext } from './context.js';
@@ -49,8 +50,18 @@ export async function* bodyStream(ctx: RequestContext): AsyncGenerator<Buffer> {
   try {
     for await (const chunk of ctx.req as AsyncIterable<Buffer>) yield chunk;
   } catch {
-    throw new CouchError('bad_request', 'attachment shorter than expected');
+    throw shorter();
   }
+  // Bytes sent right behind the body that are no request: Node's parser failed on them, answered
+  // a bare 400 and closed the connection while the body's end was still on its way here. The
+  // client sent more than its Content-Length said: keep nothing (CouchDB: 400, nothing written).
+  if (isParseError(ctx.req.socket.errored)) throw longer();
+}
+
+/** An error of Node's HTTP parser (llhttp's codes are `HPE_…`). */
+function isParseError(error: Error | null): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('HPE_');
 }
 
 /** The body parsed as JSON; `requireJsonType` for the POST endpoints that check Content-Type (415). */

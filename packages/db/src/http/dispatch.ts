@@ -18,6 +18,7 @@ import type { HandlerTable, RequestContext } from './context.js';
 import { sendError, sendJson } from './respond.js';
 import { acceptsType } from './accept.js';
 import { origin } from './location.js';
+import { pathDecodes, undecodablePath } from './path-encoding.js';
 import { routes } from './routes.js';
 import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
 import { bulk } from './handlers/bulk.js';
@@ -93,8 +94,8 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (found.via !== undefined) ctx.authenticatedBy = found.via;
     // Login and logout set their own cookie over this one.
     if (found.refresh !== undefined) setSessionCookie(ctx, found.refresh);
-    checkPathEncoding(rawPath);
-    if (redirectDesignId(ctx)) return;
+    const decodes = pathDecodes(rawPath);
+    if (decodes && redirectDesignId(ctx)) return;
     // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
     const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%20') : rawPath;
     let match;
@@ -104,6 +105,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
       if (error instanceof URIError) throw new CouchError('bad_request', 'Malformed URL path');
       throw error;
     }
+    if (!decodes) throw undecodablePath(match, rawPath);
     if (match === null) throw new CouchError('not_found', 'missing');
     ctx.params = match.params;
     if (match.params.node !== undefined) checkNodeLocal(ctx);
@@ -164,20 +166,6 @@ function logRequest(ctx: RequestContext, started: number): void {
   const failure = ctx.failure === undefined ? '' : ` ${ctx.failure.error}: ${ctx.failure.reason}`;
   const cut = ctx.res.writableFinished ? '' : ' (cut)';
   ctx.server.log(`[info] ${ctx.method} ${ctx.req.url} ${ctx.res.statusCode} ${ms}ms ${user}${failure}${cut}`);
-}
-
-/**
- * A path whose percent-escapes are malformed (`%zz`) or do not decode to UTF-8 (`caf%E9`) is a
- * 400, as CouchDB answers (it would otherwise address a document named with the escape as written).
- */
-function checkPathEncoding(rawPath: string): void {
-  if (!rawPath.includes('%')) return;
-  if (/%(?![0-9a-fA-F]{2})/.test(rawPath)) throw new CouchError('bad_request', 'invalid_url_encoding');
-  try {
-    decodeURIComponent(rawPath);
-  } catch {
-    throw new CouchError('bad_request', 'The URL path must be valid UTF-8 once its percent-escapes are decoded.');
-  }
 }
 
 /** `/_node/{node}/...`: this node's own API. Its database names are checked even for reads. */

@@ -92,6 +92,9 @@ export interface AttachmentInfo {
 /** The bytes of an attachment as they arrive (a request body, a decoded base64 string). */
 export type AttachmentSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
+/** Where an attachment sweep started: the attachment writes begun by then (see `sweepAttachments`). */
+export type AttachmentSweepMark = number;
+
 export interface DocumentStore {
   readonly name: string;
   meta(): Promise<DbMeta>;
@@ -159,8 +162,8 @@ export interface DocumentStore {
   /**
    * Stores an attachment's bytes as they arrive, without holding them whole, and names them by
    * their MD5. Resolves once they are durable; bytes already stored under that digest are kept
-   * once. A source that fails leaves nothing stored. Bytes no revision refers to are for
-   * compaction to delete.
+   * once. A source that fails leaves nothing stored. Bytes no revision refers to are for a sweep
+   * to delete: store them inside `attachmentWrite`.
    */
   putAttachment(data: AttachmentSource): Promise<AttachmentInfo>;
   attachmentInfo(digest: string): Promise<AttachmentInfo | undefined>;
@@ -170,6 +173,24 @@ export interface DocumentStore {
   deleteAttachments(digests: readonly string[]): Promise<void>;
   /** Every stored attachment, by digest. */
   foldAttachments(): AsyncIterable<Page<AttachmentInfo>>;
+  /**
+   * Runs `write`, which stores attachment bytes and then commits the revisions that refer to them
+   * (or fails): until it ends, those bytes are referenced by nothing, and a sweep on any node
+   * sharing this storage frees none of them. Settles as `write` does.
+   */
+  attachmentWrite<T>(write: () => Promise<T>): Promise<T>;
+  /**
+   * The start of a sweep of unreferenced attachments: a mark for `sweepAttachments`, or undefined
+   * while an attachment write is under way (here or on another node), when nothing may be freed.
+   */
+  attachmentSweepMark(): Promise<AttachmentSweepMark | undefined>;
+  /**
+   * The end of a sweep: deletes `digests` (stored attachments the sweep found no revision refer
+   * to, looking after `mark` was taken) and what uploads that never finished left (a node that
+   * died mid-upload), unless an attachment write began since the mark or is under way, on any
+   * node: then nothing is deleted, and false.
+   */
+  sweepAttachments(digests: readonly string[], mark: AttachmentSweepMark): Promise<boolean>;
 
   /** Small per-database settings as text (`revs_limit`, `security`, ...). */
   getProp(key: string): Promise<string | undefined>;

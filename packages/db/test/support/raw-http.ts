@@ -3,6 +3,7 @@
  * add Accept-Encoding and decode gzip behind the test's back).
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { AUTH } from './server.js';
 
 export interface RawReply {
@@ -83,4 +84,38 @@ export function boundaryIn(contentType: string | undefined): string {
   const m = /boundary="?([^";]+)"?/.exec(contentType ?? '');
   if (m === null) throw new Error(`no boundary in ${contentType}`);
   return m[1]!;
+}
+
+/** One step of a raw exchange: bytes to send as they are, a half-close, a cut, or a pause. */
+export type SocketStep = string | Buffer | { end: true } | { cut: true } | { pauseMs: number };
+
+/**
+ * Sends the steps over a fresh connection exactly as given (framing mistakes included) and
+ * resolves with all the server sent back, once the connection is closed (or `waitMs` after the
+ * last step, when the server keeps it open and silent).
+ */
+export function socketExchange(base: string, steps: SocketStep[], waitMs = 3000): Promise<string> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const received: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', () => {}); // a reset after our cut or the server's close ends the exchange all the same
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(received).toString('latin1'));
+    });
+    socket.once('connect', () => {
+      void (async () => {
+        for (const step of steps) {
+          if (typeof step === 'string' || Buffer.isBuffer(step)) socket.write(step);
+          else if ('end' in step) socket.end();
+          else if ('cut' in step) socket.destroy();
+          else await new Promise((r) => setTimeout(r, step.pauseMs));
+        }
+        timer = setTimeout(() => socket.destroy(), waitMs);
+      })().catch(reject);
+    });
+  });
 }

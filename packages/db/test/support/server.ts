@@ -31,6 +31,8 @@ export interface RequestOptions {
 export interface TestServer {
   url: string;
   dataDir: string;
+  /** The PostgreSQL schema it runs on; undefined on SQLite (files in `dataDir`). */
+  storage: { url: string; schema: string } | undefined;
   server: RunningServer;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
   /** Stops the server (keeping the data folder). */
@@ -86,6 +88,7 @@ export async function startTestServer(
   return {
     url: server.url,
     dataDir,
+    storage,
     server,
     request: (method, path, requestOptions) => request(server.url, method, path, requestOptions),
     stop,

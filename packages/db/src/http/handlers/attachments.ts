@@ -26,9 +26,12 @@ function nameOf(ctx: RequestContext): string {
   return param(ctx, 'attachment');
 }
 
+export const localDocAttachmentsRefused = (): CouchError =>
+  new CouchError('bad_request', '_local documents do not accept attachments.');
+
 function docOf(ctx: RequestContext): string {
   const id = docIdOf(ctx);
-  if (isLocalId(id)) throw new CouchError('bad_request', '_local documents do not accept attachments.');
+  if (isLocalId(id)) throw localDocAttachmentsRefused();
   return id;
 }
 

@@ -90,7 +90,7 @@ export const documents = {
     if (!isLocalId(id) && (ctx.req.headers['content-type'] ?? '').startsWith('multipart/related;')) {
       return updateMultipart(ctx, db, id, newEdits);
     }
-    const input = readDocInput(await readJson(ctx));
+    const input = readDocInput(await readJson(ctx), id);
     input.rev = revOf(ctx, input.rev);
     const result = await db.putDoc(id, input, newEdits, undefined, writeValidatorOf(ctx));
     const etag = isLocalId(id) ? localEtag(id, result.rev, input.deleted ? '' : stringifyJson(input.body)) : undefined;
@@ -131,21 +131,24 @@ export const documents = {
     const target = decodeURIComponent(q >= 0 ? destination.slice(0, q) : destination);
     const targetRev = q >= 0 ? new URLSearchParams(destination.slice(q + 1)).get('rev') : null;
     checkUsersDbRead(ctx, id);
-    const { body, atts } = await sourceOf(db, id, ctx.query.get('rev'));
-    const input: DocInput = {
-      id: target,
-      rev: targetRev === null ? undefined : parseRev(targetRev),
-      revisions: undefined,
-      deleted: false,
-      body,
-    };
-    const validate = writeValidatorOf(ctx);
-    if (atts.length === 0 || isLocalId(target)) {
-      return respondWritten(ctx, await db.putDoc(target, input, true, undefined, validate), 201, true);
-    }
-    // The attachments go along as they are (their revpos and digest kept).
-    input.atts = atts;
-    respondWritten(ctx, await db.putPrepared(validateDocId(target), input, validate), 201, true);
+    // The attachments go along as they are (their revpos and digest kept). Those of an old
+    // revision may be referenced by nothing else once compaction drops it: it keeps off them
+    // from the read until the copy commits.
+    const result = await db.withAttachmentWrite(async () => {
+      const { body, atts } = await sourceOf(db, id, ctx.query.get('rev'));
+      const input: DocInput = {
+        id: target,
+        rev: targetRev === null ? undefined : parseRev(targetRev),
+        revisions: undefined,
+        deleted: false,
+        body,
+      };
+      const validate = writeValidatorOf(ctx);
+      if (atts.length === 0 || isLocalId(target)) return db.putDoc(target, input, true, undefined, validate);
+      input.atts = atts;
+      return db.putPrepared(validateDocId(target), input, validate);
+    });
+    respondWritten(ctx, result, 201, true);
   },
 
   /** POST to a document is CouchDB's form upload, which needs a Referer (and attachments). */

@@ -10,6 +10,7 @@ import { toWellFormed } from '../../support/unicode.js';
 import type {
   AttachmentInfo,
   AttachmentSource,
+  AttachmentSweepMark,
   CompactPlanner,
   Counters,
   DocumentStore,
@@ -20,6 +21,7 @@ import type {
 import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
 import type { ViewIndexStore } from '../view-index-store.js';
 import { chunkRange, fixedChunks } from '../attachment-chunks.js';
+import type { AttachmentWriteLocks } from './attachment-write-locks.js';
 import { inTransaction, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
@@ -28,6 +30,8 @@ const FIRST_PAGE = 64;
 const MAX_PAGE = 1024;
 /** Bytes of an attachment chunk read per row (see readAttachment). */
 const READ_PIECE = 32 * 1024;
+/** Chunks of an upload under way are under this prefix and a random key, renamed to the digest at its end. */
+const UPLOADING = 'tmp:';
 
 /** A named statement: node-postgres parses it once per connection, then only binds values. */
 function named(text: string): { name: string; text: string } {
@@ -152,6 +156,8 @@ export class PostgresDocumentStore implements DocumentStore {
     private readonly dbId: string,
     private readonly createdAt: number,
     private readonly indexes: ViewIndexStore,
+    /** This node's attachment writes, where every node's sweep sees them (one per storage). */
+    private readonly attachmentWrites: AttachmentWriteLocks,
   ) {}
 
   viewIndexes(): ViewIndexStore {
@@ -612,7 +618,7 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async putAttachment(source: AttachmentSource): Promise<AttachmentInfo> {
-    const temporary = `tmp:${randomUUID()}`;
+    const temporary = `${UPLOADING}${randomUUID()}`;
     const md5 = createHash('md5');
     let length = 0;
     let n = 0;
@@ -704,6 +710,31 @@ export class PostgresDocumentStore implements DocumentStore {
       if (rows.length < MAX_PAGE) return;
       after = rows[rows.length - 1]!.digest;
     }
+  }
+
+  attachmentWrite<T>(write: () => Promise<T>): Promise<T> {
+    return this.attachmentWrites.run(this.dbId, write);
+  }
+
+  attachmentSweepMark(): Promise<AttachmentSweepMark | undefined> {
+    return this.transaction((client) => this.attachmentWrites.quiet(client, this.dbId));
+  }
+
+  sweepAttachments(digests: readonly string[], mark: AttachmentSweepMark): Promise<boolean> {
+    return this.transaction(async (client) => {
+      // No node writes attachments to this database while this transaction holds the lock.
+      if ((await this.attachmentWrites.quiet(client, this.dbId)) !== mark) return false;
+      for (const table of [this.sql.attachments, this.sql.chunks]) {
+        await client.query(`DELETE FROM ${table} WHERE db_id = $1 AND digest = ANY($2)`, [this.dbId, [...digests]]);
+      }
+      // So chunks still under an upload's key are those of uploads that never finished (their
+      // node died, or could not clean up).
+      await client.query(`DELETE FROM ${this.sql.chunks} WHERE db_id = $1 AND digest LIKE $2`, [
+        this.dbId,
+        `${UPLOADING}%`,
+      ]);
+      return true;
+    });
   }
 
   async getProp(key: string): Promise<string | undefined> {

@@ -16,6 +16,7 @@ import { documentStatements, type DocumentStatements, PostgresDocumentStore } fr
 import { migrate, quoteIdent } from './schema.js';
 import { IndexFolder } from '../sqlite/index-folder.js';
 import { SharedIndexes } from './shared-index.js';
+import { AttachmentWriteLocks } from './attachment-write-locks.js';
 
 export { StorageUnavailableError } from './errors.js';
 
@@ -79,6 +80,8 @@ interface DbRow {
 class PostgresStorage implements Storage {
   private readonly sql: DocumentStatements;
   private readonly s: string;
+  /** This node's attachment writes under way, in every database (./attachment-write-locks.ts). */
+  private readonly attachmentWrites: AttachmentWriteLocks;
   private closed = false;
 
   constructor(
@@ -88,6 +91,7 @@ class PostgresStorage implements Storage {
   ) {
     this.sql = documentStatements(schema);
     this.s = quoteIdent(schema);
+    this.attachmentWrites = new AttachmentWriteLocks(pool, this.s);
   }
 
   private async query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
@@ -103,7 +107,7 @@ class PostgresStorage implements Storage {
     // A copy's folder is named by the database's identity: one deleted and created again never meets it.
     const copies = new IndexFolder(join(this.cacheDir, `${encodeURIComponent(name)}-${createdAt}`));
     const indexes = new SharedIndexes(this.pool, this.schema, row.db_id, copies);
-    return new PostgresDocumentStore(this.pool, this.sql, name, row.db_id, createdAt, indexes);
+    return new PostgresDocumentStore(this.pool, this.sql, name, row.db_id, createdAt, indexes, this.attachmentWrites);
   }
 
   async listDatabases(): Promise<string[]> {
@@ -151,6 +155,7 @@ class PostgresStorage implements Storage {
         'purges',
         'attachments',
         'attachment_chunks',
+        'attachment_writes',
         'view_indexes',
         'view_index_nodes',
         'view_index_back',

@@ -134,6 +134,15 @@ export function migrations(schema: string): string[] {
     );
     CREATE INDEX view_index_back_by_version ON ${s}.view_index_back (db_id, signature, version);
     `,
+    // 5: attachment writes begun per database, counted by a node each time it takes the
+    // database's attachment-writes lock (see attachment-write-locks.ts): a sweep that saw the
+    // count move while it looked deletes nothing.
+    `
+    CREATE TABLE ${s}.attachment_writes (
+      db_id bigint PRIMARY KEY,
+      begun bigint NOT NULL
+    );
+    `,
   ];
 }
 

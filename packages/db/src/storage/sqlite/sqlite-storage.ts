@@ -6,6 +6,7 @@
 import type {
   AttachmentInfo,
   AttachmentSource,
+  AttachmentSweepMark,
   CompactPlanner,
   Counters,
   DocumentStore,
@@ -28,6 +29,7 @@ import type { SqliteDatabase } from './sqlite-database.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
 import { IndexFolder } from './index-folder.js';
+import { LocalAttachmentWrites } from '../attachment-writes.js';
 
 /** Rows per page handed out by the folds. */
 const PAGE_ROWS = 256;
@@ -85,6 +87,9 @@ export class SqliteStorage implements Storage {
 }
 
 class SqliteDocumentStore implements DocumentStore {
+  /** This process is the file's only writer: its own writes are all there are (../attachment-writes.ts). */
+  private readonly attachmentWrites = new LocalAttachmentWrites();
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly indexes: IndexFolder,
@@ -216,6 +221,21 @@ class SqliteDocumentStore implements DocumentStore {
 
   foldAttachments(): AsyncIterable<Page<AttachmentInfo>> {
     return this.db.attachments.fold();
+  }
+
+  attachmentWrite<T>(write: () => Promise<T>): Promise<T> {
+    return this.attachmentWrites.run(write);
+  }
+
+  async attachmentSweepMark(): Promise<AttachmentSweepMark | undefined> {
+    return this.attachmentWrites.mark();
+  }
+
+  /** Uploads cut off leave nothing to sweep here: their chunks go when they fail, or when the file is next opened. */
+  async sweepAttachments(digests: readonly string[], mark: AttachmentSweepMark): Promise<boolean> {
+    if (!this.attachmentWrites.quietSince(mark)) return false;
+    this.db.attachments.delete(digests);
+    return true;
   }
 
   async getProp(key: string): Promise<string | undefined> {
