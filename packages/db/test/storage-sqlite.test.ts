@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -522,3 +522,54 @@ describe('sqlite engine: crash safety', () => {
     engine.close();
   });
 });
+
+describe('sqlite engine: WAL checkpoints off the event loop', () => {
+  const sizeOf = (path: string): number => (existsSync(path) ? statSync(path).size : 0);
+  const bigBody = (k: number): string => `{"k":${k},"pad":"${'x'.repeat(40_000)}"}`;
+
+  it("copies a commit into the database file without the writer's own checkpoint", async () => {
+    const { engine, dir } = freshEngine();
+    const db = engine.create('big');
+    const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.sqlite'))!);
+    const before = sizeOf(file);
+    // ~12 MB: far below the writer's own autocheckpoint (64 MiB) while the worker runs.
+    db.writeDocs(Array.from({ length: 300 }, (_, k) => put(`d${k}`, `1-${k}`, { body: bigBody(k) })));
+    const deadline = Date.now() + 10_000;
+    while (sizeOf(file) < before + 10_000_000 && Date.now() < deadline) await sleep(50);
+    assert.ok(sizeOf(file) >= before + 10_000_000, `database file ${sizeOf(file)} bytes`);
+    assert.equal(db.getBody('d299', '1-299'), bigBody(299));
+    engine.close();
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('-wal')),
+      [],
+      'the writer closed last: its close checkpointed and removed the WAL',
+    );
+  });
+
+  it('a database destroyed and made again under the same name keeps the new one’s writes', async () => {
+    const { dir } = freshEngine();
+    for (let round = 0; round < 5; round++) {
+      const engine = openSqliteEngine({ dir });
+      const old = engine.create('x');
+      old.writeDocs([put('old', '1-a', { body: bigBody(round) })]);
+      await sleep(150); // the worker has the file open by now
+      engine.destroy('x');
+      const fresh = engine.create('x');
+      fresh.writeDocs([put('new', `1-${round}`)]);
+      await sleep(150);
+      fresh.writeDocs([put('newer', `1-${round}`)]);
+      engine.close();
+      const again = openSqliteEngine({ dir });
+      const reopened = again.open('x')!;
+      assert.equal(reopened.getDoc('old'), undefined);
+      assert.equal(reopened.getBody('new', `1-${round}`), `{"v":"1-${round}"}`);
+      assert.equal(reopened.getBody('newer', `1-${round}`), `{"v":"1-${round}"}`);
+      again.destroy('x');
+      again.close();
+    }
+  });
+});
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -16,6 +16,7 @@ import type {
   PurgeWrite,
 } from '../engine.js';
 import { SqliteAttachments } from './attachments.js';
+import { SAFETY_NET_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import {
   ATTACHMENT_CHUNKS_COLUMN,
   ATTACHMENT_SCHEMA,
@@ -93,6 +94,8 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly recent: RecentChanges;
   private readonly createdAt: number;
   private readonly onClose: ((db: SqliteDatabase) => void) | undefined;
+  /** This file's watch by the checkpoint worker (./wal-checkpointer.ts), when one runs. */
+  private readonly walWatch: { checkpointer: WalCheckpointer; id: number } | undefined;
   /** Range statements by shape, prepared on first use. */
   private readonly rangeStatements = new Map<string, Statement>();
 
@@ -134,12 +137,16 @@ export class SqliteDatabase implements DatabaseStore {
   ) {
     this.onClose = options.onClose;
     this.db = new Database(path, { timeout: 5000 });
+    const checkpointer = WalCheckpointer.shared();
     try {
-      this.configure(options.durability);
+      this.configure(options.durability, checkpointer?.running === true);
       this.createdAt = this.migrate();
     } catch (err) {
       this.db.close();
       throw err;
+    }
+    if (checkpointer?.running === true) {
+      this.walWatch = { checkpointer, id: checkpointer.watch(path, options.durability === 'full' ? 'FULL' : 'NORMAL') };
     }
     const db = this.db;
     this.attachments = new SqliteAttachments(db);
@@ -202,7 +209,7 @@ export class SqliteDatabase implements DatabaseStore {
     }) as SqliteDatabase['updateTransaction'];
   }
 
-  private configure(durability: 'normal' | 'full'): void {
+  private configure(durability: 'normal' | 'full', checkpointedElsewhere: boolean): void {
     const db = this.db;
     // 8 KiB pages for new files (an existing file keeps its own): a bulk load commits about half
     // as many WAL frames (one write each) and B-tree pages for the same rows, which measured
@@ -220,10 +227,11 @@ export class SqliteDatabase implements DatabaseStore {
     // (peak RSS of a 1M-doc index build: 242-266 MB in 5 runs, instead of 278-311 MB).
     db.pragma('cache_size = -8192');
     db.pragma('temp_store = MEMORY');
-    // Checkpoint every ~16 MiB of WAL (2048 pages of 8 KiB) rather than 4 MiB: fewer
-    // checkpoints, faster bulk loads (measured on loads of 100k random ids; 32 and 64 MiB
-    // measured no better). mmap gave no clear gain, so it stays off.
-    db.pragma('wal_autocheckpoint = 2048');
+    // Checkpoints are the worker's (./wal-checkpointer.ts); this connection's own is a far safety
+    // net then. Without a worker: every ~16 MiB of WAL (2048 pages of 8 KiB) rather than 4 MiB,
+    // fewer checkpoints and faster bulk loads (32 and 64 MiB measured no better). mmap gave no
+    // clear gain, so it stays off.
+    db.pragma(`wal_autocheckpoint = ${checkpointedElsewhere ? SAFETY_NET_PAGES : 2048}`);
     // After a checkpoint, cut a WAL that grew past 64 MiB back down.
     db.pragma('journal_size_limit = 67108864');
   }
@@ -648,7 +656,9 @@ export class SqliteDatabase implements DatabaseStore {
 
   close(): void {
     if (!this.db.open) return;
-    // Closing the last connection checkpoints the WAL into the main file and removes it.
+    // The worker lets go first, so that this is the last connection: closing the last one
+    // checkpoints the WAL into the main file and removes it.
+    if (this.walWatch !== undefined) this.walWatch.checkpointer.unwatch(this.walWatch.id);
     this.db.close();
     this.onClose?.(this);
   }
