@@ -35,7 +35,9 @@ export class WalCheckpointer {
     if (WalCheckpointer.instance === undefined) {
       try {
         WalCheckpointer.instance = new WalCheckpointer(
-          new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url)),
+          new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url), {
+            resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16, codeRangeSizeMb: 4 },
+          }),
         );
       } catch {
         WalCheckpointer.instance = null;
