@@ -1,9 +1,11 @@
 /**
  * Request bodies: read up to the configured limit (413 past it, without buffering the rest),
  * decoded as strict UTF-8 and parsed with the JSON parser that keeps numbers and member order.
+ * Both readers fail a body followed by bytes that are no request once it has ended, so a request
+ * the client was told failed writes nothing (`checkBodyEnd`).
  */
 import { isAscii } from 'node:buffer';
-import { longer, shorter } from '../documents/attachment-bytes.js';
+import { shorter } from '../documents/attachment-bytes.js';
 import { CouchError, invalidJson, tooDeep } from '../errors.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, type JsonValue } from '../json/index.js';
 import type { RequestContext } from './context.js';
@@ -37,6 +39,7 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
     }
     size = end;
   }
+  checkBodyEnd(ctx);
   if (chunks !== undefined) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
 }
@@ -52,10 +55,20 @@ export async function* bodyStream(ctx: RequestContext): AsyncGenerator<Buffer> {
   } catch {
     throw shorter();
   }
-  // Bytes sent right behind the body that are no request: Node's parser failed on them, answered
-  // a bare 400 and closed the connection while the body's end was still on its way here. The
-  // client sent more than its Content-Length said: keep nothing (CouchDB: 400, nothing written).
-  if (isParseError(ctx.req.socket.errored)) throw longer();
+  checkBodyEnd(ctx);
+}
+
+/**
+ * Fails a request whose body was followed, in the same write, by bytes that are no request:
+ * called once the body has ended, before anything is done with it. Node's parser fails on those
+ * bytes in the same pass that ended the body (whose end reaches the handler only after), answers
+ * a bare 400 and closes the connection: the client was told the request failed, so it must change
+ * nothing. Bytes behind a body that make a request of their own are that next request.
+ */
+function checkBodyEnd(ctx: RequestContext): void {
+  if (isParseError(ctx.req.socket.errored)) {
+    throw new CouchError('bad_request', 'The body is followed by bytes that are no request.');
+  }
 }
 
 /** An error of Node's HTTP parser (llhttp's codes are `HPE_…`). */
