@@ -15,6 +15,7 @@ import { AUTH, startTestServer, type TestServer } from './support/server.js';
 
 /** Bytes a client sent past its body: they start with no method, so they are no request. */
 const GARBAGE = ', "more": true}\r\n\r\n';
+const B = 'b0undary';
 
 /** A request as bytes: `body` framed by Content-Length, or by `chunked` with one chunk. */
 function request(method: string, path: string, body: string | Buffer, type = 'application/json', chunked = false) {
@@ -27,6 +28,15 @@ function request(method: string, path: string, body: string | Buffer, type = 'ap
     : [bytes];
   return Buffer.concat([Buffer.from(head), ...framed]);
 }
+
+/** A `multipart/related` document body: the JSON, then one part per attachment that follows. */
+function multipart(doc: unknown, parts: string[]): string {
+  let body = `--${B}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(doc)}`;
+  for (const part of parts) body += `\r\n--${B}\r\n\r\n${part}`;
+  return `${body}\r\n--${B}--`;
+}
+
+const MULTIPART = `multipart/related; boundary="${B}"`;
 
 describe('a body followed by bytes that are no request', () => {
   let t: TestServer;
@@ -80,6 +90,30 @@ describe('a body followed by bytes that are no request', () => {
       () => request('PUT', '/db/_security', JSON.stringify({ members: { names: ['m'], roles: [] } })),
     ],
     ['an _index POST', () => request('POST', '/db/_index', JSON.stringify({ index: { fields: ['v'] }, ddoc: 'i' }))],
+    [
+      'a multipart document PUT with an attachment that follows',
+      (rev) =>
+        request(
+          'PUT',
+          '/db/doc',
+          multipart({ _rev: rev, v: 2, _attachments: { 'b.txt': { follows: true, length: 5 } } }, ['hello']),
+          MULTIPART,
+        ),
+    ],
+    [
+      'a multipart document PUT with a large part, a part nobody asked for and an epilogue',
+      (rev) =>
+        request(
+          'PUT',
+          '/db/doc',
+          `${multipart({ _rev: rev, _attachments: { 'c.txt': { follows: true, length: 300_000 } } }, ['y'.repeat(300_000), 'extra'])}\r\nepilogue`,
+          MULTIPART,
+        ),
+    ],
+    [
+      'a multipart document PUT with no part that follows',
+      (rev) => request('PUT', '/db/doc', multipart({ _rev: rev, v: 2 }, []), MULTIPART),
+    ],
   ];
   for (const [label, bytes] of cases) {
     it(`${label} changes nothing, and the connection is closed`, async () => {
@@ -102,11 +136,13 @@ describe('a body followed by bytes that are no request', () => {
 
   it('bytes behind a body that make requests of their own are those requests, answered and applied', async () => {
     const bulk = JSON.stringify({ docs: [{ _id: 'p2', n: 2 }] });
+    const att = multipart({ n: 4, _attachments: { 'p.txt': { follows: true, length: 5 } } }, ['hello']);
     const steps: SocketStep[] = [
       Buffer.concat([
         request('PUT', '/db/p1', JSON.stringify({ n: 1 })),
         request('POST', '/db/_bulk_docs', bulk),
         request('PUT', '/db/_local/p3', JSON.stringify({ n: 3 })),
+        request('PUT', '/db/p4', att, MULTIPART),
         request('PUT', '/db/p5', JSON.stringify({ n: 5 }), 'application/json', true),
         Buffer.from('GET /_up HTTP/1.1\r\nHost: x\r\n\r\n'),
       ]),
@@ -116,15 +152,17 @@ describe('a body followed by bytes that are no request', () => {
     const answer = await socketExchange(t.url, steps);
     assert.deepEqual(
       [...answer.matchAll(/^HTTP\/1\.1 (\d+)/gm)].map((m) => m[1]),
-      ['201', '201', '201', '201', '200'],
+      ['201', '201', '201', '201', '201', '200'],
     );
     for (const [path, n] of [
       ['/db/p1', 1],
       ['/db/p2', 2],
       ['/db/_local/p3', 3],
+      ['/db/p4', 4],
       ['/db/p5', 5],
     ] as const) {
       assert.equal((await t.request('GET', path)).json.n, n, path);
     }
+    assert.equal((await t.request('GET', '/db/p4/p.txt')).text, 'hello');
   });
 });
