@@ -1,8 +1,8 @@
 /**
  * A body followed, in the same write, by bytes that are no request (a Content-Length too short
- * for what was sent, bytes behind a chunked body's last chunk): Node's parser fails on the extra
- * bytes, answers a bare 400 and closes the connection while the handler still has the body's
- * end to come. The client was told the request failed, so it changes nothing: no document, no
+ * for what was sent, bytes behind a chunked body's last chunk, behind the headers of a request
+ * with no body): Node's parser fails on the extra bytes, answers a bare 400 and closes the
+ * connection while the handler still has the body's end to come, or has only just started. The client was told the request failed, so it changes nothing: no document, no
  * revision, no attachment bytes, no `_local` document, no `_security`. Extra bytes that make a
  * request of their own are that request (pipelining), answered and applied.
  */
@@ -29,6 +29,11 @@ function request(method: string, path: string, body: string | Buffer, type = 'ap
   return Buffer.concat([Buffer.from(head), ...framed]);
 }
 
+/** A request with no body. */
+function bare(method: string, path: string, headers = '') {
+  return Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\n${headers}\r\n`);
+}
+
 /** A `multipart/related` document body: the JSON, then one part per attachment that follows. */
 function multipart(doc: unknown, parts: string[]): string {
   let body = `--${B}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(doc)}`;
@@ -51,6 +56,7 @@ describe('a body followed by bytes that are no request', () => {
       docs: (await t.request('GET', '/db/_all_docs?include_docs=true&conflicts=true')).json.rows,
       local: (await t.request('GET', '/db/_local/l')).json,
       security: (await t.request('GET', '/db/_security')).json,
+      dbs: (await t.request('GET', '/_all_dbs')).json,
       digests: digests.sort(),
     };
   };
@@ -114,6 +120,9 @@ describe('a body followed by bytes that are no request', () => {
       'a multipart document PUT with no part that follows',
       (rev) => request('PUT', '/db/doc', multipart({ _rev: rev, v: 2 }, []), MULTIPART),
     ],
+    ['a document COPY (no body)', () => bare('COPY', '/db/doc', 'Destination: copy\r\n')],
+    ['a database PUT (no body)', () => bare('PUT', '/db2')],
+    ['a document DELETE (no body)', (rev) => bare('DELETE', `/db/doc?rev=${rev}`)],
   ];
   for (const [label, bytes] of cases) {
     it(`${label} changes nothing, and the connection is closed`, async () => {

@@ -2,7 +2,7 @@
  * Request bodies: read up to the configured limit (413 past it, without buffering the rest),
  * decoded as strict UTF-8 and parsed with the JSON parser that keeps numbers and member order.
  * Both readers fail a body followed by bytes that are no request once it has ended, so a request
- * the client was told failed writes nothing (`checkBodyEnd`).
+ * the client was told failed writes nothing (`checkRequestEnd`).
  */
 import { isAscii } from 'node:buffer';
 import { shorter } from '../documents/attachment-bytes.js';
@@ -39,7 +39,7 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
     }
     size = end;
   }
-  checkBodyEnd(ctx);
+  checkRequestEnd(ctx);
   if (chunks !== undefined) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
 }
@@ -55,19 +55,20 @@ export async function* bodyStream(ctx: RequestContext): AsyncGenerator<Buffer> {
   } catch {
     throw shorter();
   }
-  checkBodyEnd(ctx);
+  checkRequestEnd(ctx);
 }
 
 /**
- * Fails a request whose body was followed, in the same write, by bytes that are no request:
- * called once the body has ended, before anything is done with it. Node's parser fails on those
- * bytes in the same pass that ended the body (whose end reaches the handler only after), answers
- * a bare 400 and closes the connection: the client was told the request failed, so it must change
- * nothing. Bytes behind a body that make a request of their own are that next request.
+ * Fails the request when Node's parser failed on bytes the client sent right behind it in the
+ * same write: behind its body (run once the body has ended, whose end reaches the handler only
+ * after the parser is through those bytes), or behind the headers of a request with no body (run
+ * by dispatch before any handler). Node then answered a bare 400 and closed the connection: the
+ * client was told the request failed, so it must change nothing. Bytes behind a request that
+ * make a request of their own are that next request.
  */
-function checkBodyEnd(ctx: RequestContext): void {
+export function checkRequestEnd(ctx: RequestContext): void {
   if (isParseError(ctx.req.socket.errored)) {
-    throw new CouchError('bad_request', 'The body is followed by bytes that are no request.');
+    throw new CouchError('bad_request', 'The request is followed by bytes that are no request.');
   }
 }
 
