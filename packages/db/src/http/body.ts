@@ -1,9 +1,11 @@
 /**
  * Request bodies: read up to the configured limit (413 past it, without buffering the rest),
  * decoded as strict UTF-8 and parsed with the JSON parser that keeps numbers and member order.
+ * Both readers fail a body followed by bytes that are no request once it has ended, so a request
+ * the client was told failed writes nothing (`checkRequestEnd`).
  */
 import { isAscii } from 'node:buffer';
-import { longer, shorter } from '../documents/attachment-bytes.js';
+import { shorter } from '../documents/attachment-bytes.js';
 import { CouchError, invalidJson, tooDeep } from '../errors.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, type JsonValue } from '../json/index.js';
 import type { RequestContext } from './context.js';
@@ -37,6 +39,7 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
     }
     size = end;
   }
+  checkRequestEnd(ctx);
   if (chunks !== undefined) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
 }
@@ -52,10 +55,21 @@ export async function* bodyStream(ctx: RequestContext): AsyncGenerator<Buffer> {
   } catch {
     throw shorter();
   }
-  // Bytes sent right behind the body that are no request: Node's parser failed on them, answered
-  // a bare 400 and closed the connection while the body's end was still on its way here. The
-  // client sent more than its Content-Length said: keep nothing (CouchDB: 400, nothing written).
-  if (isParseError(ctx.req.socket.errored)) throw longer();
+  checkRequestEnd(ctx);
+}
+
+/**
+ * Fails the request when Node's parser failed on bytes the client sent right behind it in the
+ * same write: behind its body (run once the body has ended, whose end reaches the handler only
+ * after the parser is through those bytes), or behind the headers of a request with no body (run
+ * by dispatch before any handler). Node then answered a bare 400 and closed the connection: the
+ * client was told the request failed, so it must change nothing. Bytes behind a request that
+ * make a request of their own are that next request.
+ */
+export function checkRequestEnd(ctx: RequestContext): void {
+  if (isParseError(ctx.req.socket.errored)) {
+    throw new CouchError('bad_request', 'The request is followed by bytes that are no request.');
+  }
 }
 
 /** An error of Node's HTTP parser (llhttp's codes are `HPE_…`). */

@@ -16,6 +16,7 @@ import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
 import type { HandlerTable, RequestContext } from './context.js';
 import { sendError, sendJson } from './respond.js';
+import { checkRequestEnd } from './body.js';
 import { acceptsType } from './accept.js';
 import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
@@ -112,6 +113,9 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     const handler = HANDLERS[match.handler]?.[match.action];
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
     if (match.params.db !== undefined) await authorizeDb(ctx, `${match.handler}#${match.action}`);
+    // A request with no body (DELETE, COPY, PUT /db) ends with its headers: bytes behind them
+    // that are no request fail it here, as the body readers fail a body followed by such bytes.
+    checkRequestEnd(ctx);
     await handler(ctx);
   } catch (error) {
     fail(ctx, error);

@@ -92,6 +92,18 @@ export class MultipartReader {
     }
   }
 
+  /**
+   * Reads the source to its end, past whatever is left (parts nobody asked for, the closing
+   * delimiter, the epilogue), so that the source's own checks at its end run; the parts are done.
+   */
+  async rest(): Promise<void> {
+    this.pending = Buffer.alloc(0);
+    this.done = true;
+    while (!(await this.source.next()).done) {
+      // not wanted
+    }
+  }
+
   /** The body of the current part whole, up to `limit` bytes (the JSON part). */
   async bodyBytes(limit: number): Promise<Buffer> {
     const chunks: Uint8Array[] = [];

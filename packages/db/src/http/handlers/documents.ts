@@ -185,13 +185,19 @@ async function updateMultipart(ctx: RequestContext, db: Database, id: string, ne
   }
   const input = readDocInput(parseBody(await reader.bodyBytes(ctx.server.maxBodyBytes)));
   input.rev = revOf(ctx, input.rev);
+  // Nothing is written before the request is in whole (a body followed by bytes that are no
+  // request writes nothing: body.ts). The database reads one part per attachment that follows,
+  // in order: the rest of the body (parts nobody asked for, the epilogue) is read with the last
+  // one, so that a failure there stores none of its bytes, or here when no part follows.
+  let left = input.attachments?.filter((att) => att.kind === 'follows').length ?? 0;
+  if (left === 0) await reader.rest();
   const following = () =>
     (async function* () {
       if ((await reader.next()) === undefined) throw new CouchError('bad_request', 'attachment shorter than expected');
       yield* reader.body();
+      if (--left === 0) await reader.rest();
     })();
   const result = await db.putDoc(id, input, newEdits, following, writeValidatorOf(ctx));
-  ctx.req.resume(); // parts nobody asked for, and the epilogue
   respondWritten(ctx, result, input.deleted ? 200 : 201, true);
 }
 
