@@ -282,6 +282,44 @@ describe('Mango over HTTP', () => {
       assert.deepEqual(whole.json.docs[0]._conflicts, ['1-aaa']);
     });
 
+    it('a scan judges and returns each document as a read shows it: _id, _rev, _attachments, projections', async () => {
+      await t.request('PUT', '/scan');
+      const put = await t.request('PUT', '/scan/a', {
+        body: { n: 1, sub: { x: 2 }, _attachments: { 'f.txt': { content_type: 'text/plain', data: 'aGk=' } } },
+      });
+      await t.request('PUT', '/scan/b', { body: { n: 2 } });
+      const scan = (body: object) => t.request('POST', '/scan/_find', { body });
+      const rev = put.json.rev as string;
+      assert.deepEqual(ids(await scan({ selector: { _rev: rev } })), ['a']);
+      assert.deepEqual(ids(await scan({ selector: { _id: { $regex: '^b' } } })), ['b']);
+      assert.deepEqual(ids(await scan({ selector: { 'sub.x': 2 } })), ['a']);
+      assert.deepEqual(ids(await scan({ selector: { '_attachments.f\\.txt.length': 2 } })), ['a']);
+      assert.deepEqual(ids(await scan({ selector: { _attachments: { $exists: false } } })), ['b']);
+      const whole = await scan({ selector: { n: 1 } });
+      assert.deepEqual(whole.json.docs, [
+        {
+          _id: 'a',
+          _rev: rev,
+          n: 1,
+          sub: { x: 2 },
+          _attachments: {
+            'f.txt': {
+              content_type: 'text/plain',
+              revpos: 1,
+              digest: whole.json.docs[0]._attachments['f.txt'].digest,
+              length: 2,
+              stub: true,
+            },
+          },
+        },
+      ]);
+      const projected = await scan({ selector: { n: { $gt: 0 } }, fields: ['_rev', 'sub.x', 'n'] });
+      assert.deepEqual(projected.json.docs, [
+        { _rev: rev, sub: { x: 2 }, n: 1 },
+        { _rev: projected.json.docs[1]._rev, n: 2 },
+      ]);
+    });
+
     it('a partition is refused by _find and planned on _all_docs by _explain (no database is partitioned)', async () => {
       assert.deepEqual((await find({ selector: { n: 1 }, partition: 'p' })).json, {
         error: 'query_parse_error',

@@ -24,7 +24,7 @@ import {
   type Rev,
   type RevTree,
 } from '../revisions/index.js';
-import type { DbMeta, DocRecord, DocumentStore, IdRange } from '../storage/contract.js';
+import type { ChangedDoc, DbMeta, DocRecord, DocumentStore, IdRange } from '../storage/contract.js';
 import { readDocInput, type DocInput } from './doc-input.js';
 import { checkSizes, checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
 import { isLocalId, validateDocId } from './doc-id.js';
@@ -556,6 +556,14 @@ export class Database {
         if (text !== null) out.push({ id: doc.id, text });
       }
       if (out.length > 0) yield out;
+    }
+  }
+
+  /** Live winners by id with their stored bodies, not rendered (`winningDocFromBody` renders one). */
+  async *foldWinningBodies(range: IdRange): AsyncGenerator<ChangedDoc[]> {
+    for await (const page of this.store.foldDocBodies(range)) {
+      const live = page.filter((doc) => !doc.deleted && doc.body !== undefined);
+      if (live.length > 0) yield live;
     }
   }
 

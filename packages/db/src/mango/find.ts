@@ -19,7 +19,7 @@ import { jsonIndexes } from './indexes.js';
 import type { JsonIndex } from './json-index.js';
 import { matches } from './match.js';
 import { type FieldRange, type Plan, plan } from './planner.js';
-import { selectorParser } from './selector-parser.js';
+import { selectorParser, storedBodyParser } from './selector-parser.js';
 import { isAllFields, project } from './projection.js';
 
 export interface FindAnswer {
@@ -112,7 +112,7 @@ export async function find(db: Database, views: ViewManager, request: FindReques
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).
     const first = Math.min(PAGE, request.skip + request.limit + 1);
-    for await (const row of source.rows(request.conflicts, first, documentParser(request))) {
+    for await (const row of source.rows(request.conflicts, first, documentParser(request), storedParser(request))) {
       stats.keys++;
       if (row.doc !== undefined) stats.docs++;
       const doc = row.doc ?? row.covered!;
@@ -125,7 +125,7 @@ export async function find(db: Database, views: ViewManager, request: FindReques
       }
       docs.push(
         isAllFields(request.fields)
-          ? (row.text ?? stringifyJson(doc))
+          ? (row.text?.() ?? stringifyJson(doc))
           : stringifyJson(project(doc as JsonObject, request.fields)),
       );
     }
@@ -170,16 +170,23 @@ interface FoundRow {
   doc?: JsonValue;
   /** The document rebuilt from the index key (a covering index). */
   covered?: JsonValue;
-  /** The document's JSON text, as read. */
-  text?: string;
+  /** The document's JSON text (rendered when asked: a scan renders only what it keeps). */
+  text?: () => string;
 }
+
+type StoredParser = ReturnType<typeof storedBodyParser>;
 
 interface RowSource {
   /**
    * `first`: how many rows the first page reads (a query with a small limit needs few); `parse`
    * reads a document's text as far as the query needs it.
    */
-  rows(conflicts: boolean, first: number, parse: (text: string) => JsonValue): AsyncGenerator<FoundRow>;
+  rows(
+    conflicts: boolean,
+    first: number,
+    parse: (text: string) => JsonValue,
+    parseStored: StoredParser,
+  ): AsyncGenerator<FoundRow>;
 }
 
 /** How much of each document a query reads: what its selector, projection and `conflicts` name. */
@@ -187,6 +194,15 @@ function documentParser(request: FindRequest): (text: string) => JsonValue {
   const also = request.fields.paths.map((path) => path[0]!);
   if (request.conflicts) also.push('_conflicts');
   return selectorParser(request.selector, also);
+}
+
+/** The same from stored bodies, where the query allows it (./selector-parser.ts). */
+function storedParser(request: FindRequest): StoredParser {
+  if (request.conflicts) return undefined;
+  return storedBodyParser(
+    request.selector,
+    request.fields.paths.map((path) => path[0]!),
+  );
 }
 
 /** The key bounds of a JSON index's leading column ranges (inclusive; the selector checks strictness). */
@@ -253,7 +269,7 @@ async function indexRows(
             const text = texts[i];
             // A document deleted since the index was read: not there any more.
             if (text === null || text === undefined) continue;
-            yield { key: keys[i]!, id: entry.value[1], doc: parse(text), text };
+            yield { key: keys[i]!, id: entry.value[1], doc: parse(text), text: () => text };
           }
         }
         page = [];
@@ -291,7 +307,7 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
   const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
   const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
   return {
-    async *rows(conflicts, _first, parse) {
+    async *rows(conflicts, _first, parse, parseStored) {
       const descending = planned.descending;
       let start = descending ? high : low;
       const end = descending ? low : high;
@@ -301,21 +317,36 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
         start = bookmark.key;
         skipping = true;
       }
-      for await (const page of db.foldWinningDocs(
-        {
-          ...(start === undefined ? {} : { start }),
-          ...(end === undefined ? {} : { end }),
-          descending,
-        },
-        conflicts,
-      )) {
-        for (const { id, text } of page) {
-          if (skipping) {
-            skipping = false;
-            if (id === start) continue;
+      const range = {
+        ...(start === undefined ? {} : { start }),
+        ...(end === undefined ? {} : { end }),
+        descending,
+      };
+      const starts = (id: string): boolean => {
+        if (!skipping) return false;
+        skipping = false;
+        return id === start;
+      };
+      if (parseStored !== undefined) {
+        // Matched on the stored bodies: only the documents kept are rendered.
+        for await (const page of db.foldWinningBodies(range)) {
+          for (const winner of page) {
+            const { id, rev, body } = winner;
+            if (starts(id) || isDesignId(id)) continue;
+            yield {
+              key: id,
+              id,
+              doc: parseStored(body!, id, rev),
+              text: () => db.winningDocFromBody(winner, body, false)!,
+            };
           }
-          if (isDesignId(id)) continue;
-          yield { key: id, id, doc: parse(text), text };
+        }
+        return;
+      }
+      for await (const page of db.foldWinningDocs(range, conflicts)) {
+        for (const { id, text } of page) {
+          if (starts(id) || isDesignId(id)) continue;
+          yield { key: id, id, doc: parse(text), text: () => text };
         }
       }
     },

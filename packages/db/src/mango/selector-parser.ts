@@ -13,6 +13,29 @@ export function selectorParser(selector: Selector, also: Iterable<string> = []):
   return topLevelNames(selector, names) ? (text) => parseJsonMembers(text, names) : parseJson;
 }
 
+/**
+ * A parser of stored bodies (the document without `_id` and `_rev`, see documents/render.ts) for
+ * `selector` and `also`, which adds `_id` and `_rev` itself: a scan then renders only the
+ * documents it keeps. Undefined when the selector needs what only the rendered document has
+ * (another `_` member, or the document itself).
+ */
+export function storedBodyParser(
+  selector: Selector,
+  also: Iterable<string> = [],
+): ((body: string, id: string, rev: string) => JsonValue) | undefined {
+  const names = new Set<string>(also);
+  if (!topLevelNames(selector, names)) return undefined;
+  const wantsRev = names.delete('_rev');
+  names.delete('_id');
+  for (const name of names) if (name.startsWith('_')) return undefined;
+  return (body, id, rev) => {
+    const doc = parseJsonMembers(body, names);
+    doc.set('_id', id);
+    if (wantsRev) doc.set('_rev', rev);
+    return doc;
+  };
+}
+
 /** Adds the first segment of each condition's path; false when one has none. */
 function topLevelNames(selector: Selector, out: Set<string>): boolean {
   switch (selector.kind) {
