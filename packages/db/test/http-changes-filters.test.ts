@@ -218,6 +218,19 @@ describe('_changes filters', () => {
       );
     });
 
+    it('judges and sends each document as a read shows it: _rev, whole include_docs documents', async () => {
+      const doc = await t.request('GET', '/db/d');
+      const byRev = await post({ selector: { _rev: doc.json._rev } }, '&include_docs=true');
+      assert.deepEqual(
+        byRev.json.results.map((row: { id: string; doc: unknown }) => [row.id, row.doc]),
+        [['d', doc.json]],
+      );
+      const all = await post({ selector: { type: 'post' } }, '&include_docs=true');
+      for (const row of all.json.results as { id: string; doc: unknown }[]) {
+        assert.deepEqual(row.doc, (await t.request('GET', `/db/${row.id}`)).json);
+      }
+    });
+
     it('errors: GET, missing or bad selector, bad fields, content type', async () => {
       const viaGet = await get('filter=_selector');
       assert.deepEqual(

@@ -38,8 +38,19 @@ export interface ChangesOptions {
 export interface DocFilter {
   /** Which of the revisions (JSON texts) pass. */
   test(docsJson: readonly string[]): Promise<boolean[]>;
+  /**
+   * The same judged on live winners' stored bodies (`_id` and `_rev` apart, see render.ts), where
+   * the filter can: a feed then renders only the documents of the rows it sends.
+   */
+  testStored?(docs: readonly StoredWinner[]): boolean[];
   /** Rewrites the `doc` of an `include_docs` row (a `_selector` filter's `fields`). */
   projectDoc?(docJson: string): string;
+}
+
+export interface StoredWinner {
+  id: string;
+  rev: string;
+  body: string;
 }
 
 export interface ChangeRow {
@@ -133,6 +144,30 @@ async function judge(
   withBodies: boolean,
 ): Promise<{ passing: { rev: string }[][]; winners: (string | undefined)[] }> {
   const revsOf = records.map((record) => db.changeRevs(record, options.allLeaves));
+  const filter = options.docFilter!;
+  if (withBodies && !options.conflicts && filter.testStored !== undefined) {
+    // Live winners judged on their stored bodies; tombstones as filters see them.
+    const verdicts: boolean[] = [];
+    const stored: StoredWinner[] = [];
+    const storedAt: number[] = [];
+    const tombstones: string[] = [];
+    const tombstonesAt: number[] = [];
+    for (let r = 0; r < records.length; r++) {
+      const record = records[r]!;
+      if (!record.deleted && record.body !== undefined) {
+        stored.push({ id: record.id, rev: record.rev, body: record.body });
+        storedAt.push(r);
+      } else {
+        tombstones.push(await revisionDoc(db, record, record.rev, false));
+        tombstonesAt.push(r);
+      }
+    }
+    const storedVerdicts = filter.testStored(stored);
+    for (let i = 0; i < storedAt.length; i++) verdicts[storedAt[i]!] = storedVerdicts[i] === true;
+    const tombstoneVerdicts = tombstones.length > 0 ? await filter.test(tombstones) : [];
+    for (let i = 0; i < tombstonesAt.length; i++) verdicts[tombstonesAt[i]!] = tombstoneVerdicts[i] === true;
+    return { passing: revsOf.map((revs, r) => (verdicts[r] === true ? revs : [])), winners: [] };
+  }
   const texts: string[] = [];
   const winners: (string | undefined)[] = [];
   if (!options.allLeaves) {
@@ -150,7 +185,7 @@ async function judge(
       for (const { rev } of revsOf[r]!) texts.push(await revisionDoc(db, records[r]!, rev, options.conflicts));
     }
   }
-  const verdicts = await options.docFilter!.test(texts);
+  const verdicts = await filter.test(texts);
   let v = 0;
   return { passing: revsOf.map((revs) => revs.filter(() => verdicts[v++] === true)), winners };
 }
@@ -166,21 +201,33 @@ async function revisionDoc(db: Database, record: DocRecord, rev: string, conflic
 
 async function changeRow(
   db: Database,
-  record: DocRecord,
+  record: DocRecord & { body?: string | undefined },
   revs: readonly { rev: string }[],
   options: ChangesOptions,
-  winner: string | undefined,
+  read: string | undefined,
 ): Promise<string> {
   let row = `{"seq":${record.seq},"id":${JSON.stringify(record.id)},"changes":${JSON.stringify(revs)}`;
   if (record.deleted) row += ',"deleted":true';
   if (options.includeDocs) {
-    // The winner's text read for the filter, unless the row must carry attachment data or info.
+    // The winner's text as read for the filter (or from the body read with the change), unless
+    // the row must carry attachment data or info.
     const plain = !options.attachments && !options.attEncodingInfo;
-    let doc = (plain ? winner : undefined) ?? (await changeDoc(db, record, options));
+    const winner = plain ? (read ?? readWinner(db, record, options.conflicts)) : undefined;
+    let doc = winner ?? (await changeDoc(db, record, options));
     if (doc !== 'null' && options.docFilter?.projectDoc !== undefined) doc = options.docFilter.projectDoc(doc);
     row += `,"doc":${doc}`;
   }
   return `${row}}`;
+}
+
+/** A live winner rendered from the body read with its change; undefined without one. */
+function readWinner(
+  db: Database,
+  record: DocRecord & { body?: string | undefined },
+  conflicts: boolean,
+): string | undefined {
+  if (record.deleted || record.body === undefined) return undefined;
+  return db.winningDocFromBody(record, record.body, conflicts) ?? undefined;
 }
 
 /** A deleted document's row carries its tombstone (`{_id, _rev, _deleted: true}` and kept members). */

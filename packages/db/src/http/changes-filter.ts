@@ -17,7 +17,7 @@ import { matches } from '../mango/match.js';
 import { isAllFields, parseFields, project } from '../mango/projection.js';
 import { parseSelector } from '../mango/selector.js';
 import { parseJsonParam } from '../support/query-values.js';
-import { selectorParser } from '../mango/selector-parser.js';
+import { selectorParser, storedBodyParser } from '../mango/selector-parser.js';
 import { createChangesFilter, createMapper } from '../views/sandbox/index.js';
 import type { RequestContext } from './context.js';
 import { dbInfo } from './handlers/databases.js';
@@ -78,8 +78,12 @@ function selectorFilter(ctx: RequestContext, body: JsonObject | undefined): Feed
   const fields = asBadRequest(() => parseFields(fieldsJson));
   // The filter judges each change on the members its selector names only (the doc sent is the text).
   const parse = selectorParser(selector);
+  const parseStored = storedBodyParser(selector);
   const docFilter: DocFilter = {
     test: async (docs) => docs.map((doc) => matches(selector, parse(doc))),
+    ...(parseStored === undefined
+      ? {}
+      : { testStored: (docs) => docs.map(({ id, rev, body }) => matches(selector, parseStored(body, id, rev))) }),
     ...(isAllFields(fields)
       ? {}
       : { projectDoc: (doc: string) => stringifyJson(project(parseJson(doc) as JsonObject, fields)) }),
