@@ -379,3 +379,134 @@ describe('createNodeListener: bodies and error statuses', () => {
     assert.equal((await plain.text()).includes('failed'), false);
   });
 });
+
+/**
+ * Sends `bytes` in one write on a connection of its own and collects the answer until the server
+ * closes the connection (`closed`), or `enough(answer)` holds or `ms` pass (the client closes it).
+ */
+function exchange(
+  port: number,
+  bytes: Buffer,
+  enough: (answer: string) => boolean = () => false,
+  ms = 5000,
+): Promise<{ answer: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    let closed = true;
+    const hangUp = () => {
+      closed = false;
+      socket.destroy();
+    };
+    const timer = setTimeout(hangUp, ms);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (enough(Buffer.concat(chunks).toString('latin1'))) hangUp();
+    });
+    socket.on('error', () => {}); // 'close' follows, with what came before it
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ answer: Buffer.concat(chunks).toString('latin1'), closed });
+    });
+  });
+}
+
+/** The status lines of the responses in an answer. */
+const statuses = (answer: string) => [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+
+describe('createNodeListener: a request followed by bytes that are no request', () => {
+  /** Bytes a client sent past its request: they start with no method, so they are no request. */
+  const GARBAGE = ', "more": true}\r\n\r\n';
+  const routes = draw((r) => {
+    r.post('json', { to: 'write#json' });
+    r.post('text', { to: 'write#text' });
+    r.post('bytes', { to: 'write#bytes' });
+    r.get('read', { to: 'write#read' });
+  });
+  /** What the handlers did, in the order they did it. */
+  const applied: string[] = [];
+  let server: Server;
+  let port = 0;
+
+  before(async () => {
+    server = createServer(
+      createNodeListener(routes, {
+        write: {
+          json: async (ctx: Context) => {
+            applied.push(`json ${JSON.stringify(await ctx.json())}`);
+            ctx.res.statusCode = 201;
+            return { ok: true };
+          },
+          text: async (ctx: Context) => {
+            applied.push(`text ${(await ctx.text()).length}`);
+            ctx.res.statusCode = 201;
+            return 'ok';
+          },
+          bytes: async (ctx: Context) => {
+            applied.push(`bytes ${(await ctx.body()).byteLength}`);
+            ctx.res.statusCode = 201;
+            return 'ok';
+          },
+          read: () => 'read',
+        },
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  /** A request as bytes, its body framed by Content-Length or by `chunked` (one chunk). */
+  function request(method: string, path: string, body: string, { chunked = false, headers = '' } = {}): Buffer {
+    const bytes = Buffer.from(body);
+    const framing = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${bytes.length}`;
+    const head = Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: x\r\n${headers}${framing}\r\n\r\n`);
+    if (!chunked) return Buffer.concat([head, bytes]);
+    return Buffer.concat([head, Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n0\r\n\r\n')]);
+  }
+
+  const cases: [string, Buffer][] = [
+    ['a Content-Length body read with ctx.json()', request('POST', '/json', '{"name":"a"}')],
+    ['a chunked body read with ctx.json()', request('POST', '/json', '{"name":"b"}', { chunked: true })],
+    ['a body read with ctx.text()', request('POST', '/text', 'some text')],
+    // More than one read of the socket: the garbage arrives with the body's last bytes.
+    [
+      'a body large enough to come in several reads, read with ctx.body()',
+      request('POST', '/bytes', 'x'.repeat(300_000)),
+    ],
+  ];
+  for (const [label, bytes] of cases) {
+    test(`${label}: Node's 400, the connection closed, and the handler applies nothing`, async () => {
+      applied.length = 0;
+      const { answer, closed } = await exchange(port, Buffer.concat([bytes, Buffer.from(GARBAGE)]));
+      assert.ok(closed, `the server closes the connection: ${JSON.stringify(answer)}`);
+      assert.deepEqual(statuses(answer), ['400'], answer);
+      // The handler goes on after the connection is gone: give it time to apply, if it would.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(applied, []);
+    });
+  }
+
+  test('valid requests pipelined on one connection are each answered and applied, in order', async () => {
+    applied.length = 0;
+    const large = 'y'.repeat(300_000);
+    const { answer, closed } = await exchange(
+      port,
+      Buffer.concat([
+        request('POST', '/json', '{"n":1}'),
+        request('POST', '/json', '{"n":2}', { chunked: true }),
+        request('POST', '/bytes', large),
+        request('POST', '/text', 'three'),
+        Buffer.from('GET /read HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      ]),
+    );
+    assert.ok(closed, 'the server closes the connection after the last request, as it asked');
+    assert.deepEqual(statuses(answer), ['201', '201', '201', '201', '200'], answer);
+    assert.ok(answer.endsWith('read'), answer);
+    assert.deepEqual(applied, ['json {"n":1}', 'json {"n":2}', `bytes ${large.length}`, 'text 5']);
+  });
+});

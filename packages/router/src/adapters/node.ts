@@ -25,6 +25,8 @@
  *
  * `ctx.text()`, `ctx.json()` and `ctx.body()` read the request body (once; later calls give the
  * same value), up to `maxBodyBytes` (1 MiB by default, 413 past it); malformed JSON is a 400.
+ * They reject (400) a body followed, in the same write, by bytes that are no request: Node's
+ * parser failed on those, answered a bare 400 and closed the connection (see request-end.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
@@ -38,6 +40,7 @@ import {
   type HandlerTable,
   type Resolved,
 } from './shared.js';
+import { followedByNoRequest } from './request-end.js';
 
 export { HttpError } from './shared.js';
 
@@ -237,6 +240,8 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Ar
     if (size > maxBytes) throw new HttpError(413, `Request body is larger than ${maxBytes} bytes`);
     chunks.push(chunk);
   }
+  // Node answered 400 and closed the connection: the client was told the request failed.
+  if (followedByNoRequest(req)) throw new HttpError(400, 'The request is followed by bytes that are no request');
   return Buffer.concat(chunks);
 }
 
