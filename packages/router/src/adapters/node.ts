@@ -26,7 +26,8 @@
  * `ctx.text()`, `ctx.json()` and `ctx.body()` read the request body (once; later calls give the
  * same value), up to `maxBodyBytes` (1 MiB by default, 413 past it); malformed JSON is a 400.
  * They reject (400) a body followed, in the same write, by bytes that are no request: Node's
- * parser failed on those, answered a bare 400 and closed the connection (see request-end.ts).
+ * parser failed on those, answered a bare 400 and closed the connection (see request-end.ts). A
+ * request with no body followed by such bytes does not reach its handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
@@ -147,6 +148,15 @@ async function dispatch(
   const endpoint = `${handler}#${action}`;
   const resolved = findAction(match);
   if ('missing' in resolved) return sendJson(req, res, 501, { error: 'not_implemented', reason: resolved.missing });
+
+  // The listener runs as soon as the request's headers are parsed, while Node's parser is still
+  // in the bytes they came in; one turn later, for a request with no body, it is through them:
+  // when bytes that are no request came right behind it, Node has answered 400 and closed the
+  // connection, and the handler must not act on a request the client was told failed. (Behind a
+  // body, the body readers see them. Node runs pending callbacks as it hands over each piece of a
+  // body, so a handler that never reads the body it was sent can act before they are parsed.)
+  await null;
+  if (followedByNoRequest(req)) return;
 
   const ctx: Context = {
     req,

@@ -4,8 +4,9 @@
  * parser fail on the extra bytes: Node answers a bare 400 and closes the connection, yet the
  * body's end still reaches the request's listener, which would then act on a request the
  * client was told failed. The parser fails in the same pass that ended the body, before that end
- * reaches a reader of the body, so a reader that checks once the body has ended sees it. Bytes
- * behind a request that make a request of their own are that next request (pipelining).
+ * reaches a reader of the body, so a reader that checks once the body has ended sees it; behind
+ * a request with no body, it has failed one turn after the listener was called. Bytes behind a
+ * request that make a request of their own are that next request (pipelining).
  */
 import type { IncomingMessage } from 'node:http';
 
