@@ -379,3 +379,172 @@ describe('createNodeListener: bodies and error statuses', () => {
     assert.equal((await plain.text()).includes('failed'), false);
   });
 });
+
+/**
+ * Sends `bytes` in one write on a connection of its own and collects the answer until the server
+ * closes the connection (`closed`), or `enough(answer)` holds or `ms` pass (the client closes it).
+ */
+function exchange(
+  port: number,
+  bytes: Buffer,
+  enough: (answer: string) => boolean = () => false,
+  ms = 5000,
+): Promise<{ answer: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    let closed = true;
+    const hangUp = () => {
+      closed = false;
+      socket.destroy();
+    };
+    const timer = setTimeout(hangUp, ms);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (enough(Buffer.concat(chunks).toString('latin1'))) hangUp();
+    });
+    socket.on('error', () => {}); // 'close' follows, with what came before it
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ answer: Buffer.concat(chunks).toString('latin1'), closed });
+    });
+  });
+}
+
+/** The status lines of the responses in an answer. */
+/** The responses in an answer, as `status body`. */
+const responses = (answer: string) =>
+  answer
+    .split(/(?=HTTP\/1\.1 \d{3} )/)
+    .filter((response) => response !== '')
+    .map((response) => `${response.slice(9, 12)} ${response.slice(response.indexOf('\r\n\r\n') + 4)}`.trimEnd());
+
+describe('createNodeListener: a request followed by bytes that are no request', () => {
+  /** Bytes a client sent past its request: they start with no method, so they are no request. */
+  const GARBAGE = ', "more": true}\r\n\r\n';
+  const routes = draw((r) => {
+    r.post('json', { to: 'write#json' });
+    r.post('text', { to: 'write#text' });
+    r.post('bytes', { to: 'write#bytes' });
+    r.get('read', { to: 'write#read' });
+    r.post('ping', { to: 'write#ping' });
+    r.delete('things/:id', { to: 'write#destroy' });
+  });
+  /** What the handlers did, in the order they did it. */
+  const applied: string[] = [];
+  let server: Server;
+  let port = 0;
+
+  before(async () => {
+    server = createServer(
+      createNodeListener(routes, {
+        write: {
+          json: async (ctx: Context) => {
+            const done = `json ${JSON.stringify(await ctx.json())}`;
+            applied.push(done);
+            ctx.res.statusCode = 201;
+            return done;
+          },
+          text: async (ctx: Context) => {
+            const done = `text ${(await ctx.text()).length}`;
+            applied.push(done);
+            ctx.res.statusCode = 201;
+            return done;
+          },
+          bytes: async (ctx: Context) => {
+            const done = `bytes ${(await ctx.body()).byteLength}`;
+            applied.push(done);
+            ctx.res.statusCode = 201;
+            return done;
+          },
+          read: () => 'read',
+          // Acts without reading the body it may have been sent.
+          ping: () => {
+            applied.push('ping');
+          },
+          destroy: (ctx: Context) => {
+            applied.push(`destroy ${String(ctx.params.id)}`);
+          },
+        },
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  /** A request as bytes, its body framed by Content-Length or by `chunked` (one chunk, none when empty). */
+  function request(method: string, path: string, body: string, { chunked = false, headers = '' } = {}): Buffer {
+    const bytes = Buffer.from(body);
+    const framing = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${bytes.length}`;
+    const head = Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: x\r\n${headers}${framing}\r\n\r\n`);
+    if (!chunked) return Buffer.concat([head, bytes]);
+    const chunk = bytes.length > 0 ? [Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')] : [];
+    return Buffer.concat([head, ...chunk, Buffer.from('0\r\n\r\n')]);
+  }
+
+  const cases: [string, Buffer][] = [
+    ['a Content-Length body read with ctx.json()', request('POST', '/json', '{"name":"a"}')],
+    ['a chunked body read with ctx.json()', request('POST', '/json', '{"name":"b"}', { chunked: true })],
+    ['a body read with ctx.text()', request('POST', '/text', 'some text')],
+    // More than one read of the socket: the garbage arrives with the body's last bytes.
+    [
+      'a body large enough to come in several reads, read with ctx.body()',
+      request('POST', '/bytes', 'x'.repeat(300_000)),
+    ],
+  ];
+  for (const [label, bytes] of cases) {
+    test(`${label}: Node's 400, the connection closed, and the handler applies nothing`, async () => {
+      applied.length = 0;
+      const { answer, closed } = await exchange(port, Buffer.concat([bytes, Buffer.from(GARBAGE)]));
+      assert.ok(closed, `the server closes the connection: ${JSON.stringify(answer)}`);
+      assert.deepEqual(responses(answer), ['400'], answer);
+      // The handler goes on after the connection is gone: give it time to apply, if it would.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(applied, []);
+    });
+  }
+
+  // No body reader runs for these: the listener must look before it calls the handler.
+  const bodiless: [string, Buffer][] = [
+    ['a request with no body', Buffer.from('DELETE /things/1 HTTP/1.1\r\nHost: x\r\n\r\n')],
+    ['a request with an empty body', request('POST', '/ping', '')],
+    ['a request with an empty chunked body', request('POST', '/ping', '', { chunked: true })],
+  ];
+  for (const [label, bytes] of bodiless) {
+    test(`${label}: Node's 400, the connection closed, and the handler is not called`, async () => {
+      applied.length = 0;
+      const { answer, closed } = await exchange(port, Buffer.concat([bytes, Buffer.from(GARBAGE)]));
+      assert.ok(closed, `the server closes the connection: ${JSON.stringify(answer)}`);
+      assert.deepEqual(responses(answer), ['400'], answer);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(applied, []);
+    });
+  }
+
+  test('valid requests pipelined on one connection are each answered, in order, and applied', async () => {
+    applied.length = 0;
+    const large = 'y'.repeat(300_000);
+    const { answer, closed } = await exchange(
+      port,
+      Buffer.concat([
+        request('POST', '/json', '{"n":1}'),
+        request('POST', '/json', '{"n":2}', { chunked: true }),
+        request('POST', '/bytes', large),
+        request('POST', '/text', 'three'),
+        Buffer.from('DELETE /things/4 HTTP/1.1\r\nHost: x\r\n\r\n'),
+        request('POST', '/ping', 'unread'),
+        Buffer.from('GET /read HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      ]),
+    );
+    assert.ok(closed, 'the server closes the connection after the last request, as it asked');
+    const done = ['json {"n":1}', 'json {"n":2}', `bytes ${large.length}`, 'text 5', 'destroy 4', 'ping'];
+    assert.deepEqual(responses(answer), [...done.slice(0, 4).map((d) => `201 ${d}`), '204', '204', '200 read']);
+    // The handlers of pipelined requests run side by side: each applies once, the order is theirs.
+    assert.deepEqual(applied.sort(), done.sort());
+  });
+});

@@ -25,6 +25,9 @@
  *
  * `ctx.text()`, `ctx.json()` and `ctx.body()` read the request body (once; later calls give the
  * same value), up to `maxBodyBytes` (1 MiB by default, 413 past it); malformed JSON is a 400.
+ * They reject (400) a body followed, in the same write, by bytes that are no request: Node's
+ * parser failed on those, answered a bare 400 and closed the connection (see request-end.ts). A
+ * request with no body followed by such bytes does not reach its handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
@@ -38,6 +41,7 @@ import {
   type HandlerTable,
   type Resolved,
 } from './shared.js';
+import { followedByNoRequest } from './request-end.js';
 
 export { HttpError } from './shared.js';
 
@@ -145,6 +149,15 @@ async function dispatch(
   const resolved = findAction(match);
   if ('missing' in resolved) return sendJson(req, res, 501, { error: 'not_implemented', reason: resolved.missing });
 
+  // The listener runs as soon as the request's headers are parsed, while Node's parser is still
+  // in the bytes they came in; one turn later, for a request with no body, it is through them:
+  // when bytes that are no request came right behind it, Node has answered 400 and closed the
+  // connection, and the handler must not act on a request the client was told failed. (Behind a
+  // body, the body readers see them. Node runs pending callbacks as it hands over each piece of a
+  // body, so a handler that never reads the body it was sent can act before they are parsed.)
+  await null;
+  if (followedByNoRequest(req)) return;
+
   const ctx: Context = {
     req,
     res,
@@ -237,6 +250,8 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Ar
     if (size > maxBytes) throw new HttpError(413, `Request body is larger than ${maxBytes} bytes`);
     chunks.push(chunk);
   }
+  // Node answered 400 and closed the connection: the client was told the request failed.
+  if (followedByNoRequest(req)) throw new HttpError(400, 'The request is followed by bytes that are no request');
   return Buffer.concat(chunks);
 }
 
