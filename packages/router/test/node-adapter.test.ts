@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { createNodeListener, type Context, type Handlers } from '../src/adapters/node.js';
+import { HttpError, createNodeListener, type Context, type Handlers } from '../src/adapters/node.js';
 import type { RouteSetLike } from '../src/types.js';
 import { draw } from '../src/index.js';
 import { StubRouteSet, postsRoutes, route } from './support/stub-route-set.js';
@@ -418,6 +418,44 @@ const responses = (answer: string) =>
     .split(/(?=HTTP\/1\.1 \d{3} )/)
     .filter((response) => response !== '')
     .map((response) => `${response.slice(9, 12)} ${response.slice(response.indexOf('\r\n\r\n') + 4)}`.trimEnd());
+
+describe('createNodeListener: a body cut off by the client', () => {
+  test("gives the handler's body read a 400, not a server error", async () => {
+    const routes = draw((r) => r.post('json', { to: 'write#json' }));
+    let failure: unknown;
+    const read = new Promise<void>((resolve) => {
+      const server = createServer(
+        createNodeListener(routes, {
+          write: {
+            json: async (ctx: Context) => {
+              try {
+                await ctx.json();
+              } catch (error) {
+                failure = error;
+                resolve();
+                throw error;
+              }
+            },
+          },
+        }),
+      );
+      server.listen(0, '127.0.0.1', () => {
+        const port = (server.address() as AddressInfo).port;
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            'POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+          );
+          setTimeout(() => socket.destroy(), 50);
+        });
+        socket.on('error', () => {});
+        void read.then(() => server.close());
+      });
+    });
+    await read;
+    assert.ok(failure instanceof HttpError, String(failure));
+    assert.equal((failure as HttpError).status, 400);
+  });
+});
 
 describe('createNodeListener: a request followed by bytes that are no request', () => {
   /** Bytes a client sent past its request: they start with no method, so they are no request. */

@@ -245,10 +245,16 @@ function bodyReaders(req: IncomingMessage, maxBytes: number): Pick<Context, 'bod
 async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw new HttpError(413, `Request body is larger than ${maxBytes} bytes`);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.byteLength;
+      if (size > maxBytes) throw new HttpError(413, `Request body is larger than ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    // The client went away mid-body: its mistake (a 400 nobody reads), not a server error.
+    if (req.destroyed && !(error instanceof HttpError)) throw new HttpError(400, 'The request body ended early');
+    throw error;
   }
   // Node answered 400 and closed the connection: the client was told the request failed.
   if (followedByNoRequest(req)) throw new HttpError(400, 'The request is followed by bytes that are no request');
