@@ -46,6 +46,31 @@ describe('inline attachment data', () => {
     assert.deepEqual(decodeBase64(''), Buffer.alloc(0));
     assert.equal(decodeBase64('aGVsbG8'), undefined);
   });
+
+  test('property: any text is taken or refused exactly as Erlang base64 rules say (a character-by-character reference)', () => {
+    /** The rules spelled out: whitespace skipped, the standard alphabet, padding only at the end. */
+    const reference = (text: string): Buffer | undefined => {
+      const compact = text.replace(/[ \t\r\n]/g, '');
+      if (/[^A-Za-z0-9+/=]/.test(compact) || compact.length % 4 !== 0) return undefined;
+      const pad = compact.indexOf('=');
+      if (pad >= 0 && (pad < compact.length - 2 || (pad === compact.length - 2 && compact[pad + 1] !== '='))) {
+        return undefined;
+      }
+      return Buffer.from(compact, 'base64');
+    };
+    const char = fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom(...'AQgwZz09+/'.split('')) },
+      { weight: 2, arbitrary: fc.constant('=') },
+      { weight: 1, arbitrary: fc.constantFrom('-', '_', '.', ' ', '\n', 'é', '\u2028', '\ud83d', '\u0000') },
+    );
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 24 }), (chars) => {
+        const text = chars.join('');
+        assert.deepEqual(decodeBase64(text), reference(text), JSON.stringify(text));
+      }),
+      { numRuns: 5000 },
+    );
+  });
 });
 
 describe('compressible types', () => {
