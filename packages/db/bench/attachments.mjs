@@ -112,7 +112,7 @@ export async function runAttachments(server) {
   const small = `${server.db}_small`;
   await server.request('PUT', `/${small}`);
   // The bodies are made before the clock starts: the client shares the server's two cores.
-  const bodies = Array.from({ length: SMALL_DOCS / 1000 }, (_, k) => smallDocs(k * 1000, (k + 1) * 1000));
+  const bodies = Array.from({ length: SMALL_DOCS / 1000 }, (_, k) => Buffer.from(smallDocs(k * 1000, (k + 1) * 1000)));
   started = nowUs();
   t0 = performance.now();
   let next = 0;
