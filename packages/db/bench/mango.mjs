@@ -146,8 +146,13 @@ export async function runMango(server, opts) {
 export function reportMango(results) {
   const names = Object.keys(results);
   console.log('\n## mango suite\n');
-  console.log(`| workload | ${names.join(' | ')} | issue's CouchDB | target | verdict |`);
-  console.log(`|---|${names.map(() => '---:').join('|')}|---:|---:|---:|`);
+  const peers = names.filter((name) => name !== 'divan' && results.divan !== undefined);
+  const header = [...names, ...peers.map((peer) => `divan vs ${peer}`)];
+  console.log(`| workload | ${header.join(' | ')} | issue's CouchDB | target | verdict |`);
+  console.log(`|---|${header.map(() => '---:').join('|')}|---:|---:|---:|`);
+  /** The figure a workload is judged by (seconds, req/s or p50 ms). */
+  const valueOf = (r, target) =>
+    r === undefined || r.error ? undefined : (r.seconds ?? (target.better === 'higher' ? r.perSecond : r.p50));
   for (const [key, target] of Object.entries(TARGETS)) {
     const cells = names.map((name) => {
       const r = results[name]?.[key];
@@ -157,8 +162,13 @@ export function reportMango(results) {
       if (target.better === 'higher') return `${fmt(r.perSecond)} (p50 ${fmt(r.p50, 2)} ms)`;
       return `${fmt(r.p50, 2)} (p99 ${fmt(r.p99, 2)})`;
     });
-    const ours = results.divan?.[key];
-    const value = ours?.seconds ?? (target.better === 'higher' ? ours?.perSecond : ours?.p50);
+    // How many times better divan is than each peer (× faster, or × the throughput).
+    for (const peer of peers) {
+      const a = valueOf(results.divan[key], target);
+      const b = valueOf(results[peer]?.[key], target);
+      cells.push(a === undefined || b === undefined ? 'n/a' : `${fmt(target.better === 'higher' ? a / b : b / a, 1)}×`);
+    }
+    const value = valueOf(results.divan?.[key], target);
     const verdict =
       value === undefined || target.goal === undefined
         ? '—'
