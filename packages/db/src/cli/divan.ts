@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
 import type { JwtOptions } from '../auth/jwt.js';
 import { batchedLines, levelledLog } from '../server/log.js';
@@ -123,7 +124,17 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
 }
 
 /** Entry point of bin/divan.js. */
+/**
+ * V8 lets a heap grow to up to 4× its live size before the next full collection, sized for
+ * throughput; this process's live heap is small and its garbage short-lived, so 2× costs little
+ * time and bounds the server's peak memory. Measured on the view bench (100k docs, 5 runs each):
+ * peak RSS 232-263 MB by default, 190-218 MB at 2×, with the same index build and query figures
+ * (at 1.25× the peak was ~198 MB but a 1% update took ~55 ms instead of ~30).
+ */
+const HEAP_GROWING_PERCENT = 100;
+
 export async function run(): Promise<void> {
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   try {
     const code = await main(process.argv.slice(2), process.env);
     if (code !== null) process.exitCode = code;

@@ -56,6 +56,7 @@ export async function attachmentStreamingWithinMemory(
   args: string[],
   diagnostic: (line: string) => void,
 ): Promise<void> {
+  // The flag in the environment: bin/divan.js then serves in this process instead of a child.
   const server = await startChildServer([...args, '--log-level', 'warn']);
   try {
     const created = await raw(server.url, 'PUT', '/mem');
