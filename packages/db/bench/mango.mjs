@@ -151,7 +151,7 @@ export function reportMango(results) {
   console.log(`| workload | ${header.join(' | ')} | issue's CouchDB | target | verdict |`);
   console.log(`|---|${header.map(() => '---:').join('|')}|---:|---:|---:|`);
   /** The figure a workload is judged by (seconds, req/s or p50 ms). */
-  const valueOf = (r, target) =>
+  const judgedBy = (r, target) =>
     r === undefined || r.error ? undefined : (r.seconds ?? (target.better === 'higher' ? r.perSecond : r.p50));
   for (const [key, target] of Object.entries(TARGETS)) {
     const cells = names.map((name) => {
@@ -164,11 +164,11 @@ export function reportMango(results) {
     });
     // How many times better divan is than each peer (× faster, or × the throughput).
     for (const peer of peers) {
-      const a = valueOf(results.divan[key], target);
-      const b = valueOf(results[peer]?.[key], target);
+      const a = judgedBy(results.divan[key], target);
+      const b = judgedBy(results[peer]?.[key], target);
       cells.push(a === undefined || b === undefined ? 'n/a' : `${fmt(target.better === 'higher' ? a / b : b / a, 1)}×`);
     }
-    const value = valueOf(results.divan?.[key], target);
+    const value = judgedBy(results.divan?.[key], target);
     const verdict =
       value === undefined || target.goal === undefined
         ? '—'
