@@ -64,6 +64,10 @@ export async function joinRows(rows: Rows): Promise<string> {
   return all.join(',');
 }
 
+/** Bytes of rows a streamed answer gathers before its first write, then before each next one. */
+const FIRST_CHUNK_BYTES = 2048;
+const CHUNK_BYTES = 64 * 1024;
+
 /**
  * Streams `head` + rows joined by commas + `tail`, chunked, honouring backpressure and stopping
  * the fold when the client goes away. `rows` is read lazily: nothing is held beyond a chunk.
@@ -86,15 +90,22 @@ export async function streamRows(
   }
   let buffer = head;
   let first = true;
+  let written = false;
   while (!next.done) {
     buffer += first ? `\r\n${next.value}` : `,\r\n${next.value}`;
     first = false;
-    if (buffer.length >= 64 * 1024) {
+    // A long answer starts going out after its first rows (its first byte need not wait for a
+    // whole chunk of rows), then 64 KiB at a time; a short one is still one write.
+    if (buffer.length >= (written ? CHUNK_BYTES : FIRST_CHUNK_BYTES)) {
       if (!(await write(res, buffer))) {
         await iterator.return?.();
         return;
       }
       buffer = '';
+      // Node corks the socket at a response's first write until the next tick, which rows
+      // read in one run of promise jobs would put off: a turn of the event loop sends it now.
+      if (!written) await new Promise<void>((resolve) => setImmediate(resolve));
+      written = true;
     }
     next = await iterator.next();
   }
