@@ -131,6 +131,14 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.equal(a?.seq, 2);
         assert.equal(await db.getBody('a', '1-a'), '{"n":"a"}');
         assert.equal(await db.getBody('a', '2-x'), undefined);
+        // The record with its winner's body in one read; a tombstone's body as stored, if any.
+        assert.deepEqual(await db.getDocWithBody('b'), {
+          record: { id: 'b', seq: 1, rev: '1-b', deleted: false, tree: 'tree:1-b' },
+          body: '{"n":"b"}',
+        });
+        const tombstone = await db.getDocWithBody('c');
+        assert.deepEqual([tombstone?.record.deleted, tombstone?.body], [true, await db.getBody('c', '1-c')]);
+        assert.equal(await db.getDocWithBody('missing'), undefined);
         assert.deepEqual(
           await db.getBodies([
             { id: 'b', rev: '1-b' },

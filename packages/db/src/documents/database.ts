@@ -375,14 +375,16 @@ export class Database {
    * `deleted` (the winner is a tombstone and no rev was asked for).
    */
   async openDoc(id: string, options: OpenOptions = {}): Promise<OpenedDoc> {
-    const record = await this.store.getDoc(id);
+    // Without a rev, the winner: its record and body in one read.
+    const winner = options.rev === undefined ? await this.store.getDocWithBody(id) : undefined;
+    const record = winner?.record ?? (options.rev === undefined ? undefined : await this.store.getDoc(id));
     if (record === undefined) throw notFound('missing');
     // The tree is parsed only when an option needs it: a plain GET reads the record's winner.
     let parsed: RevTree | undefined;
     const tree = () => (parsed ??= parseTree(record.tree));
     if (options.rev === undefined) {
       if (record.deleted) throw notFound('deleted');
-      return this.renderRevision(record, tree, parseRev(record.rev), false, options);
+      return this.renderRevision(record, tree, parseRev(record.rev), false, options, winner?.body);
     }
     let target = options.rev;
     if (options.latest) {
@@ -443,9 +445,11 @@ export class Database {
     rev: Rev,
     deleted: boolean,
     options: OpenOptions,
+    /** The revision's body when it was read with the record. */
+    read?: string,
   ): Promise<OpenedDoc> {
     const revText = formatRev(rev);
-    const body = await this.store.getBody(record.id, revText);
+    const body = read ?? (await this.store.getBody(record.id, revText));
     if (body === undefined) throw notFound('missing');
     const extras: [string, unknown][] = [];
     let hasMeta = false;

@@ -105,6 +105,8 @@ export interface DocumentStore {
   getDocs(ids: readonly string[]): Promise<(DocRecord | undefined)[]>;
   /** A revision's body text, or undefined when it was never stored (or was dropped). */
   getBody(id: string, rev: string): Promise<string | undefined>;
+  /** The record and its winning revision's body in one read (a plain document GET: one round trip). */
+  getDocWithBody(id: string): Promise<{ record: DocRecord; body: string | undefined } | undefined>;
   /** Several bodies at once (one per pair, in order): what `include_docs` reads a page of rows with. */
   getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]>;
 

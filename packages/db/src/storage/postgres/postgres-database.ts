@@ -72,6 +72,11 @@ export function documentStatements(schema: string) {
     // What update() reads under the lock: the records, and each one's counted size.
     readForUpdate: named(`SELECT ${DOC}, size FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
     getBody: named(`SELECT body FROM ${s}.bodies WHERE db_id = $1 AND id = $2 AND rev = $3`),
+    getDocWithBody: named(
+      `SELECT d.id, d.seq, d.rev, d.deleted, d.tree, b.body FROM ${s}.docs d
+       LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev
+       WHERE d.db_id = $1 AND d.id = $2`,
+    ),
     getBodies: named(
       `SELECT b.id, b.rev, b.body FROM ${s}.bodies b JOIN unnest($2::text[], $3::text[]) AS w(id, rev) ` +
         `ON b.id = w.id AND b.rev = w.rev WHERE b.db_id = $1`,
@@ -216,6 +221,11 @@ export class PostgresDocumentStore implements DocumentStore {
   async getBody(id: string, rev: string): Promise<string | undefined> {
     const [row] = await this.query<{ body: string }>(this.sql.getBody, [this.dbId, id, rev]);
     return row?.body;
+  }
+
+  async getDocWithBody(id: string): Promise<{ record: DocRecord; body: string | undefined } | undefined> {
+    const [row] = await this.query<DocRow & { body: string | null }>(this.sql.getDocWithBody, [this.dbId, id]);
+    return row === undefined ? undefined : { record: toRecord(row), body: row.body ?? undefined };
   }
 
   async getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {

@@ -101,6 +101,7 @@ export class SqliteDatabase implements DatabaseStore {
 
   private readonly stmtGetDoc: Statement;
   private readonly stmtGetBody: Statement;
+  private readonly stmtGetDocWithBody: Statement;
   private readonly stmtOld: Statement;
   private readonly stmtGetDocsIn: Statement;
   private readonly stmtGetBodiesIn: Statement;
@@ -154,6 +155,12 @@ export class SqliteDatabase implements DatabaseStore {
     this.stmtGetBody = db
       .prepare('SELECT body FROM bodies WHERE doc = (SELECT k FROM docs WHERE id = ?) AND rev = ?')
       .pluck();
+    this.stmtGetDocWithBody = db
+      .prepare(
+        'SELECT d.id, d.seq, d.rev, d.deleted, d.tree, b.body FROM docs d ' +
+          'LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.id = ?',
+      )
+      .raw();
     this.stmtOld = db.prepare('SELECT k, deleted, size FROM docs WHERE id = ?').raw();
     this.stmtGetDocsIn = db
       .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`)
@@ -306,6 +313,12 @@ export class SqliteDatabase implements DatabaseStore {
   getDoc(id: string): DocRecord | undefined {
     const row = this.stmtGetDoc.get(id) as DocRow | undefined;
     return row === undefined ? undefined : toRecord(row);
+  }
+
+  getDocWithBody(id: string): { record: DocRecord; body: string | undefined } | undefined {
+    const row = this.stmtGetDocWithBody.get(id) as [...DocRow, body: string | null] | undefined;
+    if (row === undefined) return undefined;
+    return { record: toRecord(row as unknown as DocRow), body: row[5] ?? undefined };
   }
 
   getDocs(ids: readonly string[]): (DocRecord | undefined)[] {

@@ -125,6 +125,10 @@ class SqliteDocumentStore implements DocumentStore {
     return this.db.getBody(id, rev);
   }
 
+  async getDocWithBody(id: string): Promise<{ record: DocRecord; body: string | undefined } | undefined> {
+    return this.db.getDocWithBody(id);
+  }
+
   async getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
     return this.db.getBodies(wanted);
   }
