@@ -9,25 +9,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { strayAttachmentChunks } from './support/attachment-leftovers.js';
 import { startChildServer } from './support/child-server.js';
 import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
 import { raw } from './support/raw-http.js';
 import { AUTH, startTestServer, type TestServer } from './support/server.js';
+import { until } from './support/until.js';
 
 const md5 = (bytes: Buffer) => `md5-${createHash('md5').update(bytes).digest('base64')}`;
 /** Bytes that do not compress, `seed` telling one run of them from another. */
 const bytesOf = (size: number, seed: number) =>
   Buffer.from(Array.from({ length: size }, (_, i) => (i * 7919 + seed * 104729 + (i >> 9)) & 0xff));
-
-/** Waits for `done`, failing after `ms`. */
-async function until(done: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  for (const started = Date.now(); !(await done()); await sleep(25)) {
-    if (Date.now() - started > ms) assert.fail(`still not so after ${ms} ms: ${what}`);
-  }
-}
 
 describe('attachments on two Divan nodes on one PostgreSQL', () => {
   const url = testPostgresUrl();

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { raw } from './support/raw-http.js';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
+import { until } from './support/until.js';
 
 const require = createRequire(import.meta.url);
 // The PouchDB packages ship no type declarations: used untyped, as in a plain JS application.
@@ -21,14 +21,6 @@ const photo = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) % 2
 
 let localCount = 0;
 const local = () => new PouchDB(`local-${localCount++}`, { adapter: 'memory' });
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 describe('PouchDB replication of attachments', () => {
   let t: TestServer;
@@ -114,21 +106,21 @@ describe('PouchDB replication of attachments', () => {
         _id: 'from-local',
         _attachments: { 'a.bin': { content_type: 'x/y', data: photo.subarray(0, 5000) } },
       });
-      await until('the local attachment on the server', async () => {
+      await until(async () => {
         const r = await raw(t.url, 'GET', '/live/from-local/a.bin');
         return r.status === 200 && r.body.equals(photo.subarray(0, 5000));
-      });
+      }, 'the local attachment on the server');
       await raw(t.url, 'PUT', '/live/from-server/b.txt', {
         body: 'server bytes',
         headers: { 'content-type': 'text/plain' },
       });
-      await until('the server attachment locally', async () => {
+      await until(async () => {
         try {
           return Buffer.from(await mine.getAttachment('from-server', 'b.txt')).toString() === 'server bytes';
         } catch {
           return false;
         }
-      });
+      }, 'the server attachment locally');
     } finally {
       sync.cancel();
       await mine.destroy();

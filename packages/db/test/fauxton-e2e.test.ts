@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { REPLICATION_UNAVAILABLE } from '../src/server/replication.js';
 import { adminContext, launchChromium, openPage, screenshot } from './support/browser.js';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
+import { until } from './support/until.js';
 
 describe('Fauxton in a browser', () => {
   let t: TestServer;
@@ -97,15 +98,6 @@ describe('Fauxton in a browser', () => {
     await page.locator('button', { hasText: 'Options' }).first().click();
     await set();
     await page.locator('#query-options-tray button', { hasText: 'Run Query' }).click();
-  }
-
-  /** Polls `check` until it holds (at most 20 s). */
-  async function until(check: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('timed out waiting');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
   }
 
   /** A database of its own for each test (tests also run alone, with --test-name-pattern). */
@@ -221,7 +213,7 @@ describe('Fauxton in a browser', () => {
     assert.equal(saved._rev, created.json._rev);
     await setEditor('#dashboard-content', JSON.stringify({ ...saved, captain: 'Ahab', crew: 30 }, null, 2));
     await page.locator('#doc-editor-actions-panel button', { hasText: 'Save Changes' }).click();
-    await until(async () => (await t.request('GET', '/library/pequod')).json.crew === 30);
+    await until(async () => (await t.request('GET', '/library/pequod')).json.crew === 30, 'the edit saved', 20_000);
     await dismissToasts();
     const edited = await t.request('GET', '/library/pequod');
     assert.equal(edited.json.crew, 30);
@@ -399,7 +391,7 @@ describe('Fauxton in a browser', () => {
     const map = 'function (doc) { var x = 0; for (var i = 0; i < 200000; i++) x += i % 7; emit(doc.n, x); }';
     await t.request('PUT', '/ledger/_design/slow', { body: { views: { v: { map } } } });
     const building = t.request('GET', '/ledger/_design/slow/_view/v?limit=1');
-    await until(async () => (await t.request('GET', '/_active_tasks')).json.length > 0);
+    await until(async () => (await t.request('GET', '/_active_tasks')).json.length > 0, 'an active task', 20_000);
 
     await open('activetasks');
     const row = page.locator('tr', { hasText: 'ledger' });
@@ -464,14 +456,22 @@ describe('Fauxton in a browser', () => {
     await members.locator('.permissions-add-user button').click();
     await members.locator('.permissions__entry', { hasText: 'queequeg' }).waitFor();
     await screenshot(page, '09-permissions');
-    await until(async () => (await t.request('GET', '/vault/_security')).json.members?.names?.length === 1);
+    await until(
+      async () => (await t.request('GET', '/vault/_security')).json.members?.names?.length === 1,
+      'a member saved',
+      20_000,
+    );
     const security = (await t.request('GET', '/vault/_security')).json;
     assert.deepEqual(security.admins.names, ['ishmael']);
     assert.deepEqual(security.members, { names: ['queequeg'], roles: ['_admin', 'crew'] });
 
     // Removing an entry writes _security again.
     await members.locator('.permissions__entry', { hasText: 'queequeg' }).locator('button').click();
-    await until(async () => (await t.request('GET', '/vault/_security')).json.members.names.length === 0);
+    await until(
+      async () => (await t.request('GET', '/vault/_security')).json.members.names.length === 0,
+      'the member removed',
+      20_000,
+    );
     await page.reload();
     await admins.locator('.permissions__entry', { hasText: 'ishmael' }).waitFor();
     assert.equal(await members.locator('.permissions__entry', { hasText: 'queequeg' }).count(), 0);

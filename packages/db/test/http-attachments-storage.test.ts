@@ -11,14 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { strayAttachmentChunks } from './support/attachment-leftovers.js';
 import { raw, socketExchange, type SocketStep } from './support/raw-http.js';
 import { AUTH, startTestServer, type TestServer } from './support/server.js';
+import { until } from './support/until.js';
 
 /** Waits for `done` (a server finishing a request the client gave up on), failing after 5 s. */
-async function until(done: () => Promise<boolean>, what: string): Promise<void> {
-  for (const started = Date.now(); !(await done()); await sleep(25)) {
-    if (Date.now() - started > 5000) assert.fail(`still not so after 5 s: ${what}`);
-  }
-}
-
 describe('attachment content in storage', () => {
   let t: TestServer;
   const stored = async (db = 'db'): Promise<string[]> => {

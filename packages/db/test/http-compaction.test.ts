@@ -14,7 +14,8 @@ import { compactionPace } from '../src/documents/compaction.js';
 import { openSqliteEngine } from '../src/storage/sqlite/sqlite-engine.js';
 import { makeTempDir } from './support/tmp-dir.js';
 import { startTestServer, type TestServer } from './support/server.js';
-import { assertError, eventually, putDdoc, viewClient } from './support/views-http.js';
+import { assertError, putDdoc, viewClient } from './support/views-http.js';
+import { until } from './support/until.js';
 
 const DB = 'compacting';
 const DOCS = 4000;
@@ -146,7 +147,7 @@ describe('database compaction', () => {
     assert.equal(r.status, 202, r.text);
     assert.deepEqual(r.json, { ok: true });
     assertError(await t.request('POST', `/${DB}/_compact/nope`, { headers: JSON_TYPE }), 404, 'not_found', 'missing');
-    await eventually(async () => {
+    await until(async () => {
       const rows = (await viewClient(t, DB, 'v').ok('n', { key: 5 })).rows;
       return rows.length === 1 && rows[0].id === 'd00005';
     }, 'the view answers after its compaction');

@@ -9,17 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
-import {
-  dbSeq,
-  deleteDoc,
-  eventually,
-  ids,
-  putDdoc,
-  putDoc,
-  seed,
-  viewClient,
-  type ViewClient,
-} from './support/views-http.js';
+import { dbSeq, deleteDoc, ids, putDdoc, putDoc, seed, viewClient, type ViewClient } from './support/views-http.js';
+import { until } from './support/until.js';
 
 const DDOC = {
   views: {
@@ -115,7 +106,7 @@ describe('views over HTTP: stale, update, stable, update_seq', () => {
       const r = await v.ok('by_n', { ...params, update_seq: true });
       assert.ok(!ids(r).includes(id), `${JSON.stringify(params)}: the answer is stale`);
       assert.equal(r.update_seq, before.update_seq);
-      await eventually(
+      await until(
         async () => ids(await v.ok('by_n', { stale: 'ok' })).includes(id),
         `${JSON.stringify(params)} updates the index`,
       );

@@ -130,15 +130,6 @@ export function assertError(r: Reply, status: number, error: string, reason?: st
   );
 }
 
-/** Polls `check` (every 20 ms, up to ~2 s) until it returns true. */
-export async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.fail(`timed out waiting for: ${what}`);
-}
-
 export interface RawReply {
   status: number;
   /** Header names lower-cased, as node:http gives them. */
