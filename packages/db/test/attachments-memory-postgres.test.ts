@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { attachmentStreamingWithinMemory, SIZE } from './support/attachment-memory.js';
-import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
+import { dropSchema, freshSchema, testPostgresUrl, nodeArgs } from './support/postgres.js';
 
 describe('attachment streaming memory (PostgreSQL)', () => {
   const url = testPostgresUrl();
@@ -17,11 +17,6 @@ describe('attachment streaming memory (PostgreSQL)', () => {
 
   it(`a ${SIZE / 1024 / 1024} MiB upload and download grow the node's RSS by at most 32 MiB`, async (t) => {
     if (url instanceof Error) throw url;
-    const storage = new URL(url);
-    storage.searchParams.set('schema', schema);
-    await attachmentStreamingWithinMemory(
-      ['--data', dataDir, '--admin', 'admin:secret', '--storage', storage.toString()],
-      (line) => t.diagnostic(line),
-    );
+    await attachmentStreamingWithinMemory(nodeArgs(url, schema, dataDir), (line) => t.diagnostic(line));
   });
 });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { strayAttachmentChunks } from './support/attachment-leftovers.js';
 import { startChildServer } from './support/child-server.js';
-import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
+import { dropSchema, freshSchema, testPostgresUrl, nodeArgs } from './support/postgres.js';
 import { raw } from './support/raw-http.js';
 import { AUTH, startTestServer, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
@@ -117,17 +117,8 @@ describe('attachments on two Divan nodes on one PostgreSQL', () => {
 
   it('the bytes of an upload whose node was killed go with the next compaction on another node', async () => {
     if (url instanceof Error) throw url;
-    const storage = new URL(url);
-    storage.searchParams.set('schema', schema);
     const dataDir = mkdtempSync(join(tmpdir(), 'divan-attnodes-'));
-    const node = await startChildServer([
-      '--data',
-      dataDir,
-      '--admin',
-      'admin:secret',
-      '--storage',
-      storage.toString(),
-    ]);
+    const node = await startChildServer(nodeArgs(url, schema, dataDir));
     try {
       const socket = connect(Number(new URL(node.url).port), '127.0.0.1');
       socket.on('error', () => {});

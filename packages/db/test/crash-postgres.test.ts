@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { acknowledgedWritesSurviveKill, nodeKilledMidIndexUpdate } from './support/crash.js';
 import { acknowledgedAttachmentsSurviveKill } from './support/crash-attachments.js';
-import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
+import { dropSchema, freshSchema, testPostgresUrl, nodeArgs } from './support/postgres.js';
 
 describe('crash safety (PostgreSQL)', () => {
   const url = testPostgresUrl();
@@ -17,45 +17,18 @@ describe('crash safety (PostgreSQL)', () => {
 
   it('keeps every acknowledged write after SIGKILL of a node mid-load', async () => {
     if (url instanceof Error) throw url;
-    const storage = new URL(url);
-    storage.searchParams.set('schema', schema);
-    await acknowledgedWritesSurviveKill([
-      '--data',
-      dataDir,
-      '--admin',
-      'admin:secret',
-      '--storage',
-      storage.toString(),
-    ]);
+    await acknowledgedWritesSurviveKill(nodeArgs(url, schema, dataDir));
   });
 
   it('a node killed mid-way through a view update: the other node finishes it, equal to a rebuild', async () => {
     if (url instanceof Error) throw url;
-    const storage = new URL(url);
-    storage.searchParams.set('schema', schema);
-    await nodeKilledMidIndexUpdate((node) => [
-      '--data',
-      join(dataDir, `node-${node}`),
-      '--admin',
-      'admin:secret',
-      '--storage',
-      storage.toString(),
-    ]);
+    await nodeKilledMidIndexUpdate((node) => nodeArgs(url, schema, join(dataDir, `node-${node}`)));
   });
 
   it('keeps every acknowledged attachment after SIGKILL of a node mid-upload', async () => {
     if (url instanceof Error) throw url;
-    const storage = new URL(url);
-    storage.searchParams.set('schema', `${schema}_atts`);
     try {
-      await acknowledgedAttachmentsSurviveKill([
-        '--data',
-        join(dataDir, 'atts'),
-        '--admin',
-        'admin:secret',
-        '--storage',
-        storage.toString(),
-      ]);
+      await acknowledgedAttachmentsSurviveKill(nodeArgs(url, `${schema}_atts`, join(dataDir, 'atts')));
     } finally {
       await dropSchema(url, `${schema}_atts`);
     }

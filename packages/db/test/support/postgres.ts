@@ -21,6 +21,13 @@ export function freshSchema(label: string): string {
   return `divan_test_${label}_${process.pid}_${Date.now().toString(36)}_${++count}`;
 }
 
+/** The `divan serve` arguments of a node keeping its data in `dataDir` and its databases in `schema`. */
+export function nodeArgs(url: string, schema: string, dataDir: string): string[] {
+  const storage = new URL(url);
+  storage.searchParams.set('schema', schema);
+  return ['--data', dataDir, '--admin', 'admin:secret', '--storage', storage.toString()];
+}
+
 /** Drops a test schema and everything in it. */
 export async function dropSchema(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
