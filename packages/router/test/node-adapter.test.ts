@@ -535,33 +535,28 @@ describe('createNodeListener: a request followed by bytes that are no request', 
       request('POST', '/bytes', 'x'.repeat(300_000)),
     ],
   ];
-  for (const [label, bytes] of cases) {
-    test(`${label}: Node's 400, the connection closed, and the handler applies nothing`, async () => {
-      applied.length = 0;
-      const { answer, closed } = await exchange(port, Buffer.concat([bytes, Buffer.from(GARBAGE)]));
-      assert.ok(closed, `the server closes the connection: ${JSON.stringify(answer)}`);
-      assert.deepEqual(responses(answer), ['400'], answer);
-      // The handler goes on after the connection is gone: give it time to apply, if it would.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(applied, []);
-    });
-  }
-
   // No body reader runs for these: the listener must look before it calls the handler.
   const bodiless: [string, Buffer][] = [
     ['a request with no body', Buffer.from('DELETE /things/1 HTTP/1.1\r\nHost: x\r\n\r\n')],
     ['a request with an empty body', request('POST', '/ping', '')],
     ['a request with an empty chunked body', request('POST', '/ping', '', { chunked: true })],
   ];
-  for (const [label, bytes] of bodiless) {
-    test(`${label}: Node's 400, the connection closed, and the handler is not called`, async () => {
-      applied.length = 0;
-      const { answer, closed } = await exchange(port, Buffer.concat([bytes, Buffer.from(GARBAGE)]));
-      assert.ok(closed, `the server closes the connection: ${JSON.stringify(answer)}`);
-      assert.deepEqual(responses(answer), ['400'], answer);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(applied, []);
-    });
+  const outcomes: [string, [string, Buffer][]][] = [
+    ['the handler applies nothing', cases],
+    ['the handler is not called', bodiless],
+  ];
+  for (const [outcome, list] of outcomes) {
+    for (const [label, bytes] of list) {
+      test(`${label}: Node's 400, the connection closed, and ${outcome}`, async () => {
+        applied.length = 0;
+        const { answer, closed } = await exchange(port, Buffer.concat([bytes, Buffer.from(GARBAGE)]));
+        assert.ok(closed, `the server closes the connection: ${JSON.stringify(answer)}`);
+        assert.deepEqual(responses(answer), ['400'], answer);
+        // A handler goes on after the connection is gone: give it time to apply, if it would.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(applied, []);
+      });
+    }
   }
 
   test('valid requests pipelined on one connection are each answered, in order, and applied', async () => {
