@@ -131,19 +131,24 @@ export async function findAttachment(
   name: string,
   rev: Rev | undefined,
 ): Promise<Attachment> {
-  const record = await db.store.getDoc(id);
-  if (record === undefined) throw notFound('missing');
-  let target: Rev;
+  // One storage call for the winner's body: what a plain GET, and a replicator naming the
+  // current revision, read.
+  const found = await db.store.getDocWithBody(id);
+  if (found === undefined) throw notFound('missing');
+  const { record } = found;
+  let body: string | undefined;
   if (rev === undefined) {
     if (record.deleted) throw notFound('deleted');
-    target = parseRev(record.rev);
+    body = found.body;
+  } else if (formatRev(rev) === record.rev) {
+    body = found.body;
   } else {
-    const found = findRev(parseTree(record.tree), rev);
-    if (found === undefined || !found.stored) throw notFound('missing');
-    target = rev;
+    const old = findRev(parseTree(record.tree), rev);
+    if (old === undefined || !old.stored) throw notFound('missing');
+    body = await db.store.getBody(id, formatRev(rev));
   }
-  const atts = await db.revisionAttachments(id, target);
-  if (atts === undefined) throw notFound('missing');
+  if (body === undefined) throw notFound('missing');
+  const atts = attachmentsOf(body);
   const att = atts.find((a) => a.name === name);
   if (att === undefined) throw missingAttachment();
   return att;
