@@ -15,7 +15,6 @@ import type { JwtOptions } from '../auth/jwt.js';
 import { createListener } from '../http/dispatch.js';
 import { join } from 'node:path';
 import type { Storage } from '../storage/contract.js';
-import { openPostgresStorage } from '../storage/postgres/postgres-storage.js';
 import { openSqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './couch-server.js';
 
@@ -154,6 +153,8 @@ async function openStorage(
   durability: ServerOptions['durability'],
 ): Promise<Storage> {
   if (where === undefined) return openSqliteStorage({ dir: dataDir, durability });
+  // Loaded only when asked for: the pg driver costs a SQLite server ~15 MB of RSS.
+  const { openPostgresStorage } = await import('../storage/postgres/postgres-storage.js');
   return openPostgresStorage({
     ...(typeof where === 'string' ? postgresWhere(where) : where),
     cacheDir: join(dataDir, 'views'),
