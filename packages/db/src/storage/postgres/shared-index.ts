@@ -277,15 +277,16 @@ class SharedIndex implements StoredIndex {
   async sync(): Promise<boolean> {
     const mine = this.version;
     let fetched: Fetched | undefined;
+    const { client, done } = await checkOut(this.pool);
+    let broken: Error | undefined;
     try {
-      const client = await this.pool.connect();
-      try {
-        fetched = await fetchSince(client, this.s, this.dbId, this.signature, mine);
-      } finally {
-        client.release();
-      }
+      fetched = await fetchSince(client, this.s, this.dbId, this.signature, mine);
     } catch (err) {
+      // Never back to the pool: a failure may have left it inside the read transaction, or dead.
+      broken = err instanceof Error ? err : new Error(String(err));
       throw storageError(err);
+    } finally {
+      done(broken);
     }
     if (fetched === undefined) return false;
     const { version, meta, full, nodes, back } = fetched;
