@@ -9,12 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { strayAttachmentChunks } from './support/attachment-leftovers.js';
 import { startChildServer } from './support/child-server.js';
-import { dropSchema, freshSchema, testPostgresUrl, nodeArgs } from './support/postgres.js';
+import { nodeArgs } from './support/postgres.js';
 import { raw } from './support/raw-http.js';
-import { AUTH, startTestServer, type TestServer } from './support/server.js';
+import { AUTH, type TestServer } from './support/server.js';
+import { twoNodesOnPostgres } from './support/two-nodes.js';
 import { until } from './support/until.js';
 
 const md5 = (bytes: Buffer) => `md5-${createHash('md5').update(bytes).digest('base64')}`;
@@ -23,20 +24,11 @@ const bytesOf = (size: number, seed: number) =>
   Buffer.from(Array.from({ length: size }, (_, i) => (i * 7919 + seed * 104729 + (i >> 9)) & 0xff));
 
 describe('attachments on two Divan nodes on one PostgreSQL', () => {
-  const url = testPostgresUrl();
-  const schema = freshSchema('attnodes');
   let a: TestServer;
   let b: TestServer;
+  const { url, schema } = twoNodesOnPostgres('attnodes', (nodes) => ({ a, b } = nodes));
   before(async () => {
-    if (url instanceof Error) throw url;
-    a = await startTestServer({ storage: { url, schema } });
-    b = await startTestServer({ storage: { url, schema } });
     assert.equal((await a.request('PUT', '/shared')).status, 201);
-  });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    if (!(url instanceof Error)) await dropSchema(url, schema);
   });
 
   /** `POST /shared/_compact` on a node, and its end. */

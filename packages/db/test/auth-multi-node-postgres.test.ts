@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { describe, it } from 'node:test';
+import type { TestServer } from './support/server.js';
+import { twoNodesOnPostgres } from './support/two-nodes.js';
 import { basic, createUser, login, withCookie } from './support/users.js';
 
 /** Users and security on two nodes of one PostgreSQL: one server to every client. */
 describe('users and security across two nodes on one PostgreSQL', () => {
-  const url = testPostgresUrl();
-  const schema = freshSchema('authnodes');
   let a: TestServer;
   let b: TestServer;
-  before(async () => {
-    if (url instanceof Error) throw url;
-    a = await startTestServer({ storage: { url, schema } });
-    b = await startTestServer({ storage: { url, schema } });
-  });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    if (!(url instanceof Error)) await dropSchema(url, schema);
-  });
+  twoNodesOnPostgres('authnodes', (nodes) => ({ a, b } = nodes));
 
   it('both nodes sign with the one stored secret: a cookie from one works on the other', async () => {
     await createUser(a, 'nina', 'pw');

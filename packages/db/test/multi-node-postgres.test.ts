@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
-import { AUTH, startTestServer, type TestServer } from './support/server.js';
+import { describe, it } from 'node:test';
+import { AUTH, type TestServer } from './support/server.js';
+import { twoNodesOnPostgres } from './support/two-nodes.js';
 
 /** Two server nodes on one PostgreSQL behave as one server. */
 describe('two Divan nodes on one PostgreSQL', () => {
-  const url = testPostgresUrl();
-  const schema = freshSchema('nodes');
   let a: TestServer;
   let b: TestServer;
   const logs = { a: [] as string[], b: [] as string[] };
-  before(async () => {
-    if (url instanceof Error) throw url;
-    a = await startTestServer({ storage: { url, schema }, log: (line) => logs.a.push(line) });
-    b = await startTestServer({ storage: { url, schema }, log: (line) => logs.b.push(line) });
-  });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    if (!(url instanceof Error)) await dropSchema(url, schema);
+  twoNodesOnPostgres('nodes', (nodes) => ({ a, b } = nodes), {
+    a: (line) => logs.a.push(line),
+    b: (line) => logs.b.push(line),
   });
 
   it('a database and a write on one node are there at once on the other', async () => {
