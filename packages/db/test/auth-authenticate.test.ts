@@ -38,7 +38,7 @@ async function authenticate(header: string | undefined, address: string, store: 
     timeoutSec: 600,
     iterations: 10,
   });
-  return (await auth.authenticate(undefined, header, address)).user;
+  return (await auth.authenticate(undefined, header, () => address)).user;
 }
 
 const incorrect = couchError(401, 'unauthorized', 'Name or password is incorrect.');

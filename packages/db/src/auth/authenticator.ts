@@ -87,7 +87,8 @@ export class Authenticator {
   async authenticate(
     cookieHeader: string | undefined,
     authorization: string | undefined,
-    address: string,
+    /** The client's address, asked for only when the lockout tracks a failure (a system call). */
+    address: () => string,
   ): Promise<Authenticated> {
     const { jwt } = this.#options;
     if (jwt !== undefined && authorization?.startsWith('Bearer ')) {
@@ -106,14 +107,14 @@ export class Authenticator {
   }
 
   /** Checks a name and password (Basic auth, `POST /_session`), with the lockout. */
-  async login(name: string, password: string, address: string): Promise<UserCtx> {
+  async login(name: string, password: string, address: () => string): Promise<UserCtx> {
     const { admins, lockout } = this.#options;
     const isAdmin = admins.has(name);
     const account = isAdmin ? undefined : await this.#options.findUser(name);
     // Counted per (user, salt) as CouchDB does: a new password (new salt) starts a new count.
     const lockKey = `${name}\0${(isAdmin ? this.#adminSalt(name) : account?.credentials?.salt) ?? ''}`;
     // Checked before the password so a locked account costs no PBKDF2 run.
-    if (lockout.isLocked(lockKey, address)) throw new CouchError('forbidden', LOCKED_REASON);
+    if (lockout.size > 0 && lockout.isLocked(lockKey, address())) throw new CouchError('forbidden', LOCKED_REASON);
     let user: UserCtx | undefined;
     if (isAdmin) {
       if (await admins.verifyAsync(name, password)) user = { name, roles: [ADMIN_ROLE] };
@@ -124,10 +125,10 @@ export class Authenticator {
       if (this.#isWeaker(account.credentials)) void this.#options.upgradeUser?.(name, password).catch(() => {});
     }
     if (user === undefined) {
-      lockout.recordFailure(lockKey, address);
+      lockout.recordFailure(lockKey, address());
       throw new CouchError('unauthorized', INCORRECT);
     }
-    lockout.recordSuccess(lockKey, address);
+    if (lockout.size > 0) lockout.recordSuccess(lockKey, address());
     return user;
   }
 

@@ -32,7 +32,7 @@ import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
 import { LocalDocs } from './local-docs.js';
 import { renderDoc } from './render.js';
-import { gcPaced } from '../support/gc-pacer.js';
+import { gcPacedUpTo } from '../support/gc-pacer.js';
 import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
 import {
   changesStubs,
@@ -493,12 +493,14 @@ export class Database {
 
   /** An attachment's stored bytes (a gzip stream for compressed ones), from `start` to `end` (exclusive). */
   attachmentBytes(att: Attachment, start?: number, end?: number): AsyncIterable<Uint8Array> {
-    return gcPaced(storedBytes(this.store, att, start, end));
+    return gcPacedUpTo(storedBytes(this.store, att, start, end), att.encodedLength ?? att.length);
   }
 
   /** An attachment's identity bytes (decoded as they are read when stored gzipped). */
   attachmentIdentity(att: Attachment): AsyncIterable<Uint8Array> {
-    return gcPaced(identityStream(this.store, att));
+    // An upload sent gzipped has no known identity length (its `length` is the stored one).
+    const known = att.encodedLength === undefined || att.length !== att.encodedLength;
+    return gcPacedUpTo(identityStream(this.store, att), known ? att.length : Number.POSITIVE_INFINITY);
   }
 
   /** A revision's attachments (empty when it has none; undefined when the revision or its body is not held). */

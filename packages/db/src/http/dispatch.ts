@@ -89,7 +89,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     const found = await couch.auth.authenticate(
       req.headers.cookie,
       req.headers.authorization,
-      req.socket.remoteAddress ?? '',
+      () => req.socket.remoteAddress ?? '',
     );
     ctx.user = found.user;
     if (found.via !== undefined) ctx.authenticatedBy = found.via;

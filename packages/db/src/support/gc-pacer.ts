@@ -39,3 +39,11 @@ export async function* gcPaced<T extends Uint8Array>(source: AsyncIterable<T> | 
     yield chunk;
   }
 }
+
+/**
+ * `gcPaced` for a stream of at most `bytes` bytes: the source itself when that is too few to
+ * ever trigger a collection (the usual small attachment, one layer of async iteration fewer).
+ */
+export function gcPacedUpTo<T extends Uint8Array>(source: AsyncIterable<T>, bytes: number): AsyncIterable<T> {
+  return bytes < EVERY_BYTES ? source : gcPaced(source);
+}

@@ -26,7 +26,7 @@ export const session = {
     const auth = ctx.server.auth;
     let user;
     try {
-      user = await auth.login(name, password, ctx.req.socket.remoteAddress ?? '');
+      user = await auth.login(name, password, () => ctx.req.socket.remoteAddress ?? '');
     } catch (error) {
       if (error instanceof CouchError && error.status === 401) {
         setSessionCookie(ctx, '');

@@ -124,6 +124,11 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly stmtDeleteLocal: Statement;
   private readonly stmtGetProp: Statement;
   private readonly stmtSetProp: Statement;
+  /**
+   * Props as stored: read on every request (`_security`), and changed only through setProp on
+   * this connection, since one process owns the file.
+   */
+  private readonly props = new Map<string, string | undefined>();
   private readonly stmtPages: Statement;
   private readonly writeTransaction: (writes: readonly DocWrite[]) => { seqs: number[]; counters: Counters };
   private readonly updateTransaction: <R>(
@@ -660,11 +665,15 @@ export class SqliteDatabase implements DatabaseStore {
   }
 
   getProp(key: string): string | undefined {
-    return this.stmtGetProp.get(key) as string | undefined;
+    if (this.props.has(key)) return this.props.get(key);
+    const value = this.stmtGetProp.get(key) as string | undefined;
+    this.props.set(key, value);
+    return value;
   }
 
   setProp(key: string, value: string): void {
     this.stmtSetProp.run(key, value);
+    this.props.set(key, value);
   }
 
   close(): void {
