@@ -30,9 +30,15 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The admins of the SQLite storage in `dir` (its server values are files there). */
-const load = (dir: string, ...rest: [Parameters<typeof loadAdmins>[1]?, Parameters<typeof loadAdmins>[2]?]) =>
-  loadAdmins(openSqliteStorage({ dir }), ...rest);
+/** The admins of the SQLite storage in `dir` (its server values are files there), as one start loads them. */
+async function load(dir: string, ...rest: [Parameters<typeof loadAdmins>[1]?, Parameters<typeof loadAdmins>[2]?]) {
+  const storage = openSqliteStorage({ dir });
+  try {
+    return await loadAdmins(storage, ...rest);
+  } finally {
+    await storage.close();
+  }
+}
 
 function readAdmins(dir: string): Record<string, string> {
   return (JSON.parse(readFileSync(join(dir, ADMINS_FILE_NAME), 'utf8')) as { admins: Record<string, string> }).admins;

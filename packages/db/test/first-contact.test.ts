@@ -10,6 +10,7 @@ import { ADMINS_FILE_NAME } from '../src/auth/admins.js';
 import { main } from '../src/cli/divan.js';
 import { levelledLog } from '../src/server/log.js';
 import { startServer } from '../src/server/start.js';
+import { startChildServer } from './support/child-server.js';
 import { makeTempDir } from './support/tmp-dir.js';
 
 const run = promisify(execFile);
@@ -55,6 +56,37 @@ describe('first contact', () => {
     } finally {
       await ok.close();
     }
+  });
+
+  it('one server per data folder: a second start fails with the reason, until the first closes or dies', async () => {
+    const dataDir = join(tmp.dir, 'shared-folder');
+    const first = await startServer({ port: 0, dataDir, hashIterations: 10, log: () => {} });
+    let firstOpen = true;
+    let restarted: Awaited<ReturnType<typeof startServer>> | undefined;
+    try {
+      const inUse = /the data folder .* is in use by another Divan server/;
+      await assert.rejects(startServer({ port: 0, dataDir, hashIterations: 10, log: () => {} }), inUse);
+      const { out, io } = captureIo();
+      assert.equal(await main(['serve', '--port', '0', '--data', dataDir], {}, io), 1);
+      assert.match(out.stderr, inUse);
+      // The first server was not disturbed.
+      const auth = `Basic ${Buffer.from(`admin:${first.createdAdmin?.password}`).toString('base64')}`;
+      assert.equal((await fetch(`${first.url}/kept`, { method: 'PUT', headers: { authorization: auth } })).status, 201);
+      await first.close();
+      firstOpen = false;
+      restarted = await startServer({ port: 0, dataDir, hashIterations: 10, log: () => {} });
+      assert.equal((await fetch(`${restarted.url}/kept`, { headers: { authorization: auth } })).status, 200);
+    } finally {
+      if (firstOpen) await first.close();
+      await restarted?.close();
+    }
+    // A server killed with SIGKILL leaves the folder free: the operating system drops its lock.
+    const child = await startChildServer(['--data', dataDir, '--admin', 'admin:pw']);
+    await assert.rejects(startServer({ port: 0, dataDir, hashIterations: 10, log: () => {} }), /in use/);
+    child.child.kill('SIGKILL');
+    await child.exited;
+    const after9 = await startServer({ port: 0, dataDir, hashIterations: 10, log: () => {} });
+    await after9.close();
   });
 
   it('a data folder that cannot be made fails the start with the reason', async () => {

@@ -3,6 +3,7 @@
  * server in one PostgreSQL schema, shared by any number of Divan nodes. The tables and why they
  * are so: ./schema.ts and docs/storage.md.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -11,6 +12,7 @@ import { CouchError } from '../../errors.js';
 import type { DocumentStore, Storage } from '../contract.js';
 import { StorageExistsError } from '../engine.js';
 import { isValidDbName } from '../sqlite/names.js';
+import { lockFolder } from '../folder-lock.js';
 import { checkOut, inTransaction, storageError } from './errors.js';
 import { documentStatements, type DocumentStatements, PostgresDocumentStore } from './postgres-database.js';
 import { migrate, quoteIdent } from './schema.js';
@@ -45,6 +47,15 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function openPostgresStorage(options: PostgresStorageOptions): Promise<Storage> {
   const schema = options.schema ?? 'divan';
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)}`);
+  // Two nodes on one machine keep their index copies in folders of their own; without one given,
+  // a temporary folder of this storage's, removed when it closes.
+  const temporary = options.cacheDir === undefined;
+  const cacheDir = options.cacheDir ?? mkdtempSync(join(tmpdir(), 'divan-index-cache-'));
+  const lock = lockFolder(cacheDir);
+  const release = (): void => {
+    lock.release();
+    if (temporary) rmSync(cacheDir, { recursive: true, force: true });
+  };
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.maxConnections ?? 10,
@@ -67,9 +78,10 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     }
   } catch (err) {
     await pool.end().catch(() => {});
+    release();
     throw storageError(err);
   }
-  return new PostgresStorage(pool, schema, options.cacheDir ?? join(tmpdir(), `divan-index-cache-${process.pid}`));
+  return new PostgresStorage(pool, schema, cacheDir, release);
 }
 
 interface DbRow {
@@ -88,6 +100,8 @@ class PostgresStorage implements Storage {
     private readonly pool: Pool,
     private readonly schema: string,
     private readonly cacheDir: string,
+    /** Lets go of the index copies' folder (./folder-lock.ts). */
+    private readonly releaseCache: () => void,
   ) {
     this.sql = documentStatements(schema);
     this.s = quoteIdent(schema);
@@ -183,7 +197,11 @@ class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.end();
+    try {
+      await this.pool.end();
+    } finally {
+      this.releaseCache();
+    }
   }
 
   private transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {

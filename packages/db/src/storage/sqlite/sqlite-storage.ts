@@ -30,12 +30,19 @@ import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
 import { IndexFolder } from './index-folder.js';
 import { LocalAttachmentWrites } from '../attachment-writes.js';
+import { type FolderLock, lockFolder } from '../folder-lock.js';
 
 /** Rows per page handed out by the folds. */
 const PAGE_ROWS = 256;
 
 export function openSqliteStorage(options: EngineOptions): SqliteStorage {
-  return new SqliteStorage(openSqliteEngine(options), options.dir);
+  const lock = lockFolder(options.dir);
+  try {
+    return new SqliteStorage(openSqliteEngine(options), options.dir, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 export class SqliteStorage implements Storage {
@@ -44,6 +51,7 @@ export class SqliteStorage implements Storage {
   constructor(
     private readonly engine: StorageEngine,
     private readonly dir: string,
+    private readonly lock: FolderLock,
   ) {}
 
   async listDatabases(): Promise<string[]> {
@@ -74,6 +82,7 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     this.engine.close();
+    this.lock.release();
   }
 
   private wrap(store: DatabaseStore): DocumentStore {
