@@ -43,7 +43,9 @@ export function writeValidatorOf(ctx: RequestContext): WriteValidator {
     const { db, security, dbAdmin } = access;
     const usersDb = isUsersDb(db.name);
     const replicatorDb = isReplicatorDb(db.name);
-    const runner = await validateRunnerOf(db);
+    // Looked up at the first document a validate function may judge, never for `_local` and design
+    // documents: a replication checkpoint's write reads no design documents.
+    let runner: ValidateRunner | undefined;
     const userCtx = { db: db.name, name: ctx.user.name, roles: ctx.user.roles };
     const refusals: (CouchError | undefined)[] = [];
     for (const { id, input } of items) {
@@ -51,8 +53,10 @@ export function writeValidatorOf(ctx: RequestContext): WriteValidator {
         refusals.push(undefined);
         continue;
       }
+      // Outside the try: a storage failure here fails the whole request, as any read would.
+      const functions = isDesignId(id) ? undefined : (runner ??= await validateRunnerOf(db));
       try {
-        if (isDesignId(id)) {
+        if (functions === undefined) {
           requireDbAdmin(ctx.user, security);
           refusals.push(undefined);
           continue;
@@ -70,7 +74,7 @@ export function writeValidatorOf(ctx: RequestContext): WriteValidator {
             input.json = undefined;
           }
         }
-        if (!usersDb && runner.size === 0) {
+        if (!usersDb && functions.size === 0) {
           refusals.push(undefined);
           continue;
         }
@@ -84,7 +88,7 @@ export function writeValidatorOf(ctx: RequestContext): WriteValidator {
         }
         const newDoc = newDocOf(id, input, newEdits);
         if (usersDb) validateUserDoc({ newDoc, oldDoc, user: ctx.user, dbAdmin });
-        const outcome = await runner.validate(newDoc, oldDoc, userCtx, security);
+        const outcome = await functions.validate(newDoc, oldDoc, userCtx, security);
         if (!outcome.ok) {
           refusals.push(
             outcome.status === 401 || outcome.status === 403
