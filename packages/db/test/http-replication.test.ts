@@ -167,6 +167,56 @@ describe('replication endpoints', () => {
       );
     });
 
+    it('a batch past one read-ahead window answers every entry as open_revs reads that document alone', async () => {
+      // 130 documents: updated, conflicted (a branch written beside the winner) or deleted by turns.
+      const writes = Array.from({ length: 130 }, (_, i) => ({ _id: `w${String(i).padStart(3, '0')}`, n: i }));
+      const first = (await t.request('POST', '/db/_bulk_docs', { body: { docs: writes } })).json;
+      const revOf = new Map<string, string>(first.map((r: { id: string; rev: string }) => [r.id, r.rev]));
+      for (let i = 0; i < 130; i += 3) {
+        const id = `w${String(i).padStart(3, '0')}`;
+        const put = await t.request('PUT', `/db/${id}?rev=${revOf.get(id)}`, { body: { n: i, again: true } });
+        revOf.set(`${id}:old`, revOf.get(id)!);
+        revOf.set(id, put.json.rev);
+      }
+      for (let i = 1; i < 130; i += 7) {
+        const id = `w${String(i).padStart(3, '0')}`;
+        await t.request('POST', '/db/_bulk_docs', {
+          body: { new_edits: false, docs: [{ _id: id, _rev: '1-0000000000000000000000000000000f', side: true }] },
+        });
+      }
+      for (let i = 2; i < 130; i += 11) {
+        const id = `w${String(i).padStart(3, '0')}`;
+        revOf.set(id, (await t.request('DELETE', `/db/${id}?rev=${revOf.get(id)}`)).json.rev);
+      }
+      // 260 entries: the current rev, an older one, none, a missing rev, a missing doc, repeats.
+      const entries: { id: string; rev?: string }[] = [];
+      for (let k = 0; k < 260; k++) {
+        const id = `w${String((k * 37) % 140).padStart(3, '0')}`;
+        const kind = k % 5;
+        if (kind === 0 || !revOf.has(id)) entries.push({ id });
+        else if (kind === 1 && revOf.has(`${id}:old`)) entries.push({ id, rev: revOf.get(`${id}:old`)! });
+        else if (kind === 2) entries.push({ id, rev: '1-0000000000000000000000000000000f' });
+        else if (kind === 3) entries.push({ id, rev: '7-00000000000000000000000000000000' });
+        else entries.push({ id, rev: revOf.get(id)! });
+      }
+      for (const query of ['?revs=true&latest=true', '']) {
+        const batch = await bulkGet(entries, query);
+        assert.equal(batch.json.results.length, entries.length);
+        for (const [k, entry] of entries.entries()) {
+          const alone = (await bulkGet([entry], query)).json.results[0];
+          assert.deepEqual(batch.json.results[k], alone, `entry ${k}: ${JSON.stringify(entry)}`);
+          const openRevs = entry.rev === undefined ? 'all' : encodeURIComponent(JSON.stringify([entry.rev]));
+          const single = await t.request('GET', `/db/${entry.id}?open_revs=${openRevs}&${query.slice(1)}`, {
+            headers: { accept: 'application/json' },
+          });
+          if (single.status !== 200) continue; // a missing document: bulk_get's own error entry
+          const docs = single.json.map((r: { ok?: unknown; missing?: string }) => r.ok ?? r.missing);
+          const fromBatch = alone.docs.map((d: { ok?: unknown; error?: { rev: string } }) => d.ok ?? d.error?.rev);
+          assert.deepEqual(fromBatch, docs, `entry ${k} against open_revs`);
+        }
+      }
+    });
+
     it('bad requests: docs missing → 400, docs not a list → 400 (CouchDB: 500), wrong Content-Type → 415', async () => {
       const missing = await t.request('POST', '/db/_bulk_get', { body: {} });
       assert.deepEqual(

@@ -31,6 +31,7 @@ import { isLocalId, validateDocId } from './doc-id.js';
 import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
 import { LocalDocs } from './local-docs.js';
+import { ReadAhead } from './read-ahead.js';
 import { renderDoc } from './render.js';
 import { gcPacedUpTo } from '../support/gc-pacer.js';
 import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
@@ -397,9 +398,19 @@ export class Database {
     return this.renderRevision(record, tree, target, found.deleted, options);
   }
 
+  /** Documents' records and winning bodies read together, for openRevs and leafRevs of many. */
+  readAhead(ids: readonly string[]): Promise<ReadAhead> {
+    return ReadAhead.of(this.store, ids);
+  }
+
   /** `?open_revs=all` or a list: every requested leaf (or revision), `{ok: doc}` or `{missing: rev}`. */
-  async openRevs(id: string, revs: 'all' | Rev[], options: OpenOptions = {}): Promise<OpenRevsResult[]> {
-    const record = await this.store.getDoc(id);
+  async openRevs(
+    id: string,
+    revs: 'all' | Rev[],
+    options: OpenOptions = {},
+    ahead?: ReadAhead,
+  ): Promise<OpenRevsResult[]> {
+    const record = ahead?.has(id) ? ahead.record(id) : await this.store.getDoc(id);
     if (record === undefined) {
       if (revs === 'all') throw notFound('missing');
       return revs.map((rev) => ({ missing: formatRev(rev) }));
@@ -412,8 +423,10 @@ export class Database {
         .filter((leaf) => leaf.stored)
         .sort(compareRevs);
       const out: OpenRevsResult[] = [];
-      for (const leaf of stored)
-        out.push(okResult(await this.renderRevision(record, tree, leaf, leaf.deleted, options)));
+      for (const leaf of stored) {
+        const read = ahead?.bodyOf(record, formatRev(leaf));
+        out.push(okResult(await this.renderRevision(record, tree, leaf, leaf.deleted, options, read)));
+      }
       return out;
     }
     const out: OpenRevsResult[] = [];
@@ -433,7 +446,10 @@ export class Database {
         }
         const found = findRev(parsed, target);
         if (found === undefined || !found.stored) out.push({ missing: formatRev(target) });
-        else out.push(okResult(await this.renderRevision(record, tree, target, found.deleted, options)));
+        else {
+          const read = ahead?.bodyOf(record, formatRev(target));
+          out.push(okResult(await this.renderRevision(record, tree, target, found.deleted, options, read)));
+        }
       }
     }
     return out;
@@ -617,8 +633,8 @@ export class Database {
   }
 
   /** Leaves of a document (for `_bulk_get` without a rev), highest first. */
-  async leafRevs(id: string): Promise<Rev[]> {
-    const record = await this.store.getDoc(id);
+  async leafRevs(id: string, ahead?: ReadAhead): Promise<Rev[]> {
+    const record = ahead?.has(id) ? ahead.record(id) : await this.store.getDoc(id);
     return record === undefined ? [] : sortedLeaves(parseTree(record.tree));
   }
 

@@ -10,6 +10,7 @@ import type { RequestContext } from '../context.js';
 import { looseBool } from '../../support/query-values.js';
 import { sendJson, sendText, streamBytes } from '../respond.js';
 import type { OpenedDoc, OpenOptions } from '../../documents/database.js';
+import type { ReadAhead } from '../../documents/read-ahead.js';
 import type { Attachment } from '../../documents/attachment.js';
 import { acceptsType } from '../accept.js';
 import { randomBoundary } from '../multipart.js';
@@ -77,7 +78,9 @@ export const bulk = {
     if (multipart) {
       // Every attachment follows, whatever the query (but those `atts_since` leaves out).
       const entries = async function* () {
-        for (const entry of docs) yield await bulkGetOne(db, entry, { ...options, follows: true });
+        for (const [entry, ahead] of readingAhead(db, docs)) {
+          yield await bulkGetOne(db, entry, { ...options, follows: true }, await ahead);
+        }
       };
       const boundary = `--${randomBoundary()}`;
       ctx.res.statusCode = 200;
@@ -85,7 +88,9 @@ export const bulk = {
       return streamBytes(ctx, bulkGetParts(boundary, bulkGetMixed(db, entries())));
     }
     const results: string[] = [];
-    for (const entry of docs) results.push(bulkGetJson(await bulkGetOne(db, entry, options)));
+    for (const [entry, ahead] of readingAhead(db, docs)) {
+      results.push(bulkGetJson(await bulkGetOne(db, entry, options, await ahead)));
+    }
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
   },
 
@@ -136,7 +141,27 @@ interface BulkGetEntry {
   items: BulkGetItem[];
 }
 
-async function bulkGetOne(db: Db, entry: JsonValue, options: OpenOptions): Promise<BulkGetEntry> {
+/** Documents read ahead per window of a `_bulk_get`: memory stays bounded, calls few. */
+const READ_AHEAD_DOCS = 100;
+
+/** Each entry with the read-ahead of its window (read when its window's first entry comes up). */
+function* readingAhead(db: Db, entries: readonly JsonValue[]): Generator<[JsonValue, Promise<ReadAhead>]> {
+  for (let at = 0; at < entries.length; at += READ_AHEAD_DOCS) {
+    const window = entries.slice(at, at + READ_AHEAD_DOCS);
+    const ids: string[] = [];
+    for (const entry of window) {
+      const id = entry instanceof JsonObject ? entry.get('id') : undefined;
+      // An id bulkGetOne refuses is looked up for nothing: it simply is not found.
+      if (typeof id === 'string') ids.push(id);
+    }
+    const ahead = db.readAhead(ids);
+    // Rejected with the first entry that awaits it; never left unhandled.
+    ahead.catch(() => {});
+    for (const entry of window) yield [entry, ahead];
+  }
+}
+
+async function bulkGetOne(db: Db, entry: JsonValue, options: OpenOptions, ahead?: ReadAhead): Promise<BulkGetEntry> {
   const id = entry instanceof JsonObject ? entry.get('id') : undefined;
   const revValue = entry instanceof JsonObject ? entry.get('rev') : undefined;
   const since = entry instanceof JsonObject ? entry.get('atts_since') : undefined;
@@ -173,9 +198,10 @@ async function bulkGetOne(db: Db, entry: JsonValue, options: OpenOptions): Promi
     }
   }
   // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
-  if (revs === 'all' && (await db.leafRevs(docId)).length === 0)
+  if (revs === 'all' && (await db.leafRevs(docId, ahead)).length === 0)
     return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
-  const results = await db.openRevs(docId, revs, attsSince === undefined ? options : { ...options, attsSince });
+  const opened = attsSince === undefined ? options : { ...options, attsSince };
+  const results = await db.openRevs(docId, revs, opened, ahead);
   return wrap(results.map((r) => ('ok' in r ? { ok: r.doc } : error(docId, r.missing, 'not_found', 'missing'))));
 }
 
