@@ -403,6 +403,10 @@ export class Database {
     return ReadAhead.of(this.store, ids);
   }
 
+  private async recordOf(id: string, ahead: ReadAhead | undefined): Promise<DocRecord | undefined> {
+    return ahead?.has(id) ? ahead.record(id) : this.store.getDoc(id);
+  }
+
   /** `?open_revs=all` or a list: every requested leaf (or revision), `{ok: doc}` or `{missing: rev}`. */
   async openRevs(
     id: string,
@@ -410,7 +414,7 @@ export class Database {
     options: OpenOptions = {},
     ahead?: ReadAhead,
   ): Promise<OpenRevsResult[]> {
-    const record = ahead?.has(id) ? ahead.record(id) : await this.store.getDoc(id);
+    const record = await this.recordOf(id, ahead);
     if (record === undefined) {
       if (revs === 'all') throw notFound('missing');
       return revs.map((rev) => ({ missing: formatRev(rev) }));
@@ -634,7 +638,7 @@ export class Database {
 
   /** Leaves of a document (for `_bulk_get` without a rev), highest first. */
   async leafRevs(id: string, ahead?: ReadAhead): Promise<Rev[]> {
-    const record = ahead?.has(id) ? ahead.record(id) : await this.store.getDoc(id);
+    const record = await this.recordOf(id, ahead);
     return record === undefined ? [] : sortedLeaves(parseTree(record.tree));
   }
 
