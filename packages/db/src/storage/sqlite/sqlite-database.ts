@@ -95,7 +95,7 @@ export class SqliteDatabase implements DatabaseStore {
   private readonly createdAt: number;
   private readonly onClose: ((db: SqliteDatabase) => void) | undefined;
   /** This file's watch by the checkpoint worker (./wal-checkpointer.ts), when one runs. */
-  private readonly walWatch: { checkpointer: WalCheckpointer; id: number } | undefined;
+  private walWatch: { checkpointer: WalCheckpointer; id: number; synchronous: 'NORMAL' | 'FULL' } | undefined;
   /** Range statements by shape, prepared on first use. */
   private readonly rangeStatements = new Map<string, Statement>();
 
@@ -152,7 +152,8 @@ export class SqliteDatabase implements DatabaseStore {
       throw err;
     }
     if (checkpointer?.running === true) {
-      this.walWatch = { checkpointer, id: checkpointer.watch(path, options.durability === 'full' ? 'FULL' : 'NORMAL') };
+      const synchronous = options.durability === 'full' ? 'FULL' : 'NORMAL';
+      this.walWatch = { checkpointer, id: checkpointer.watch(path, synchronous), synchronous };
     }
     const db = this.db;
     this.attachments = new SqliteAttachments(db);
@@ -637,13 +638,13 @@ export class SqliteDatabase implements DatabaseStore {
     if ((db.pragma('auto_vacuum', { simple: true }) as number) !== INCREMENTAL) {
       db.pragma('auto_vacuum = INCREMENTAL');
       db.exec('VACUUM');
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      this.truncateWal();
       return false;
     }
     const free = db.pragma('freelist_count', { simple: true }) as number;
     if (free > 0) db.pragma(`incremental_vacuum(${Math.max(1, Math.min(free, maxPages))})`);
     if (free > maxPages) return true;
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    this.truncateWal();
     return false;
   }
 
@@ -674,6 +675,23 @@ export class SqliteDatabase implements DatabaseStore {
   setProp(key: string, value: string): void {
     this.stmtSetProp.run(key, value);
     this.props.set(key, value);
+  }
+
+  /**
+   * Copies the whole WAL into the file and empties it. The checkpoint worker lets go of the file
+   * meanwhile: while it runs a checkpoint of its own, this one would be refused (SQLite allows one
+   * checkpointer at a time) and the WAL would stay at its size.
+   */
+  private truncateWal(): void {
+    const watch = this.walWatch;
+    if (watch !== undefined) watch.checkpointer.unwatch(watch.id);
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      if (watch !== undefined) {
+        this.walWatch = { ...watch, id: watch.checkpointer.watch(this.path, watch.synchronous) };
+      }
+    }
   }
 
   close(): void {
