@@ -114,7 +114,7 @@ export class Authenticator {
     // Counted per (user, salt) as CouchDB does: a new password (new salt) starts a new count.
     const lockKey = `${name}\0${(isAdmin ? this.#adminSalt(name) : account?.credentials?.salt) ?? ''}`;
     // Checked before the password so a locked account costs no PBKDF2 run.
-    if (lockout.size > 0 && lockout.isLocked(lockKey, address())) throw new CouchError('forbidden', LOCKED_REASON);
+    if (lockout.isLocked(lockKey, address)) throw new CouchError('forbidden', LOCKED_REASON);
     let user: UserCtx | undefined;
     if (isAdmin) {
       if (await admins.verifyAsync(name, password)) user = { name, roles: [ADMIN_ROLE] };
@@ -125,10 +125,10 @@ export class Authenticator {
       if (this.#isWeaker(account.credentials)) void this.#options.upgradeUser?.(name, password).catch(() => {});
     }
     if (user === undefined) {
-      lockout.recordFailure(lockKey, address());
+      lockout.recordFailure(lockKey, address);
       throw new CouchError('unauthorized', INCORRECT);
     }
-    if (lockout.size > 0) lockout.recordSuccess(lockKey, address());
+    lockout.recordSuccess(lockKey, address);
     return user;
   }
 

@@ -39,8 +39,8 @@ export class Lockout {
   }
 
   /** True while `name` is locked out from `address`. */
-  isLocked(name: string, address: string): boolean {
-    if (this.threshold <= 0) return false;
+  isLocked(name: string, address: Address): boolean {
+    if (this.threshold <= 0 || this.#entries.size === 0) return false;
     const key = keyOf(name, address);
     const entry = this.#entries.get(key);
     if (entry === undefined) return false;
@@ -52,7 +52,7 @@ export class Lockout {
   }
 
   /** Counts a failed login; the `threshold`-th one within the window starts the lock. */
-  recordFailure(name: string, address: string): void {
+  recordFailure(name: string, address: Address): void {
     if (this.threshold <= 0) return;
     const now = this.#now();
     const key = keyOf(name, address);
@@ -69,8 +69,8 @@ export class Lockout {
   }
 
   /** A successful login forgets earlier failures of that user from that address. */
-  recordSuccess(name: string, address: string): void {
-    this.#entries.delete(keyOf(name, address));
+  recordSuccess(name: string, address: Address): void {
+    if (this.#entries.size > 0) this.#entries.delete(keyOf(name, address));
   }
 
   /** Number of tracked (user, address) pairs. */
@@ -92,6 +92,12 @@ export class Lockout {
   }
 }
 
-function keyOf(name: string, address: string): string {
-  return `${address}\0${name}`;
+/**
+ * A client's address, or how to get it: reading a socket's peer is a system call, made only once
+ * some failure is tracked.
+ */
+export type Address = string | (() => string);
+
+function keyOf(name: string, address: Address): string {
+  return `${typeof address === 'string' ? address : address()}\0${name}`;
 }
