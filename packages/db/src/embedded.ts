@@ -12,7 +12,8 @@ import { createAdminStore } from './auth/index.js';
 import { CouchError } from './errors.js';
 import { parseRev } from './revisions/index.js';
 import { readDocInput } from './documents/doc-input.js';
-import type { Database, OpenOptions, WriteResult } from './documents/database.js';
+import { SERVER_ADMIN, type Database, type OpenOptions, type WriteResult, type Writer } from './documents/database.js';
+import type { UserCtx } from './auth/index.js';
 import { fromPlain } from './json/index.js';
 import { parseViewQuery } from './views/query-params.js';
 import { openView, queryView } from './views/view-query.js';
@@ -22,6 +23,8 @@ import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 export interface EmbeddedOptions {
   durability?: 'normal' | 'full';
   log?: (line: string) => void;
+  /** PBKDF2 rounds for `_users` passwords hashed now (CouchDB's 600000). */
+  hashIterations?: number;
 }
 
 export interface ViewResult {
@@ -45,6 +48,7 @@ export class Divan {
       admins: createAdminStore({}),
       maxBodyBytes: Infinity,
       log: options.log ?? (() => {}),
+      ...(options.hashIterations === undefined ? {} : { hashIterations: options.hashIterations }),
     });
   }
 
@@ -81,15 +85,25 @@ export class Divan {
   }
 }
 
+/**
+ * One database, written as a server admin unless `as(user)` says otherwise: every write passes the
+ * same rules as over HTTP (validate functions, the `_users` rules, design documents).
+ */
 export class EmbeddedDb {
   constructor(
     private readonly couch: CouchServer,
     readonly database: Database,
+    private readonly writer: Writer = SERVER_ADMIN,
   ) {}
 
-  /** Writes one document (its `_id` required; `_rev` to update); throws CouchError on conflict. */
+  /** The same database written as this user (`{ name, roles }`, CouchDB's userCtx). */
+  as(user: UserCtx): EmbeddedDb {
+    return new EmbeddedDb(this.couch, this.database, { user });
+  }
+
+  /** Writes one document (its `_id` required; `_rev` to update); throws CouchError on conflict or refusal. */
   put(doc: Record<string, unknown>): Promise<{ ok: true; id: string; rev: string }> {
-    return this.database.putDoc(doc._id, readDocInput(fromPlain(doc)));
+    return this.database.putDoc(doc._id, readDocInput(fromPlain(doc)), true, undefined, this.writer);
   }
 
   /**
@@ -102,7 +116,7 @@ export class EmbeddedDb {
     const { _rev, ...body } = doc;
     const input = readDocInput(fromPlain(body));
     if (current !== undefined && !current.deleted) input.rev = parseRev(current.rev);
-    return this.database.putDoc(id, input);
+    return this.database.putDoc(id, input, true, undefined, this.writer);
   }
 
   async get(id: string, options: OpenOptions = {}): Promise<Record<string, unknown>> {
@@ -110,7 +124,7 @@ export class EmbeddedDb {
   }
 
   bulkDocs(docs: readonly Record<string, unknown>[], newEdits = true): Promise<WriteResult[]> {
-    return this.database.bulkDocs(docs.map(fromPlain), newEdits);
+    return this.database.bulkDocs(docs.map(fromPlain), newEdits, this.writer);
   }
 
   /**

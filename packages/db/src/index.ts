@@ -1,7 +1,7 @@
 /** @divan/db: a CouchDB-compatible document server, embeddable (`startServer`) or standalone (`divan serve`). */
 export { startServer, type ServerOptions, type RunningServer } from './server/start.js';
 export { CouchServer } from './server/couch-server.js';
-export { Database, type WriteResult } from './documents/database.js';
+export { Database, SERVER_ADMIN, type WriteResult, type Writer } from './documents/database.js';
 export { CouchError } from './errors.js';
 export { routes } from './http/routes.js';
 export type { StorageEngine, DatabaseStore } from './storage/engine.js';

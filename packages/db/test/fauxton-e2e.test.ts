@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { REPLICATION_UNAVAILABLE } from '../src/server/replication.js';
+import { REPLICATION_UNAVAILABLE } from '../src/documents/replicator-db.js';
 import { adminContext, launchChromium, openPage, screenshot } from './support/browser.js';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 import { until } from './support/until.js';

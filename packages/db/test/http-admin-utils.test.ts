@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { UTILS_CSP } from '../src/server/config.js';
-import { REPLICATION_UNAVAILABLE } from '../src/server/replication.js';
+import { REPLICATION_UNAVAILABLE } from '../src/documents/replicator-db.js';
 import { raw } from './support/raw-http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 

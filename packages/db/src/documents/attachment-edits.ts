@@ -12,7 +12,7 @@ import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js
 import { storeAttachmentBytes } from './attachment-bytes.js';
 import { checkAttachmentName } from './attachment-input.js';
 import type { NewAttachment } from './attachment-resolve.js';
-import type { Database, WriteValidator } from './database.js';
+import type { Database, Writer } from './database.js';
 import type { DocInput } from './doc-input.js';
 import { validateDocId } from './doc-id.js';
 
@@ -55,7 +55,7 @@ export async function putAttachment(
   name: string,
   rev: Rev | undefined,
   upload: Upload,
-  validate?: WriteValidator,
+  writer?: Writer,
 ): Promise<{ ok: true; id: string; rev: string }> {
   const id = validateDocId(rawId);
   checkAttachmentName(name);
@@ -68,7 +68,7 @@ export async function putAttachment(
       maxBytes: db.maxAttachmentBytes,
     });
     const added: NewAttachment = { name, contentType: upload.contentType, revpos: undefined, ...bytes };
-    return writeOver(db, id, base, [added, ...base.atts.filter((att) => att.name !== name)], validate);
+    return writeOver(db, id, base, [added, ...base.atts.filter((att) => att.name !== name)], writer);
   });
 }
 
@@ -78,7 +78,7 @@ export async function deleteAttachment(
   id: string,
   name: string,
   rev: Rev | undefined,
-  validate?: WriteValidator,
+  writer?: Writer,
 ): Promise<{ ok: true; id: string; rev: string }> {
   const record = await db.store.getDoc(id);
   if (rev === undefined) {
@@ -97,7 +97,7 @@ export async function deleteAttachment(
     id,
     base,
     base.atts.filter((att) => att.name !== name),
-    validate,
+    writer,
   );
 }
 
@@ -106,7 +106,7 @@ async function writeOver(
   id: string,
   base: Base,
   atts: NewAttachment[],
-  validate?: WriteValidator,
+  writer?: Writer,
 ): Promise<{ ok: true; id: string; rev: string }> {
   const input: DocInput = {
     id,
@@ -117,7 +117,7 @@ async function writeOver(
     json: base.body,
     atts,
   };
-  return db.putPrepared(id, input, validate);
+  return db.putPrepared(id, input, writer);
 }
 
 /**

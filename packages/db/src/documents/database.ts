@@ -24,7 +24,7 @@ import {
   type Rev,
   type RevTree,
 } from '../revisions/index.js';
-import type { ChangedDoc, DbMeta, DocRecord, DocumentStore, IdRange } from '../storage/contract.js';
+import type { ChangedDoc, DbMeta, DocRecord, DocumentStore, IdRange, ViewIndexStore } from '../storage/contract.js';
 import { readDocInput, type DocInput } from './doc-input.js';
 import { checkSizes, checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
 import { isLocalId, validateDocId } from './doc-id.js';
@@ -42,9 +42,13 @@ import {
   storedBytes,
   type AttachmentView,
 } from './attachment-read.js';
-import type { DocCheck, WriteResult, WriteValidator } from './write-plan.js';
+import type { DocCheck, WriteResult } from './write-plan.js';
+import { checkWrites, SERVER_ADMIN, type Writer, type WriteRuleSettings } from './write-rules.js';
+import { DESIGN_PREFIX } from './doc-id.js';
+import { DEFAULT_ITERATIONS, securityOf, type SecurityObject } from '../auth/index.js';
 
-export type { WriteResult, WriteValidator } from './write-plan.js';
+export type { WriteResult } from './write-plan.js';
+export { SERVER_ADMIN, type Writer } from './write-rules.js';
 
 export const DEFAULT_REVS_LIMIT = 1000;
 
@@ -86,8 +90,17 @@ export type OpenRevsResult = { ok: string; doc: OpenedDoc } | { missing: string 
 
 export type ChangeListener = (updateSeq: number) => void;
 
+export interface DatabaseOptions {
+  /** Checks every document before it is written (the server passes the view engine's design rules). */
+  check?: DocCheck;
+  /** PBKDF2 rounds for `_users` passwords hashed now (CouchDB's 600000). */
+  hashIterations?: number;
+}
+
 export class Database {
   readonly local: LocalDocs;
+  private readonly rules: WriteRuleSettings;
+  private securityCache: { stored: string | undefined; security: SecurityObject } | undefined;
   private revsLimitCache: number | undefined;
   /** The largest attachment accepted, in bytes (413 `attachment_too_large` past it). */
   maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
@@ -102,16 +115,43 @@ export class Database {
     readonly store: DocumentStore,
     /** When the database was created: with its name, its identity (a database created again is another). */
     readonly createdAt: number,
-    /** Checks every document before it is written (the server passes the view engine's design rules). */
-    check?: DocCheck,
+    options: DatabaseOptions = {},
   ) {
     this.local = new LocalDocs(store);
+    this.rules = { hashIterations: options.hashIterations ?? DEFAULT_ITERATIONS };
     this.commits = new GroupCommit(
       store,
       () => this.revsLimit(),
       (updateSeq) => this.notify(updateSeq),
-      check,
+      options.check,
     );
+  }
+
+  /**
+   * The database's `_security` (CouchDB 3's admin-only default when none is stored). Read from
+   * storage each time, so another node's change applies at once; the parsed object is kept
+   * while the stored text is the same.
+   */
+  async security(): Promise<SecurityObject> {
+    const stored = await this.store.getProp('security');
+    const cached = this.securityCache;
+    if (cached !== undefined && cached.stored === stored) return cached.security;
+    const security = securityOf(stored);
+    this.securityCache = { stored, security };
+    return security;
+  }
+
+  async setSecurity(security: SecurityObject): Promise<void> {
+    await this.store.setProp('security', JSON.stringify(security));
+  }
+
+  /** The live design documents' records, in id order (what validate functions, views and Mango indexes read). */
+  async designRecords(): Promise<DocRecord[]> {
+    const out: DocRecord[] = [];
+    for await (const page of this.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
+      for (const record of page) if (!record.deleted) out.push(record);
+    }
+    return out;
   }
 
   meta(): Promise<DbMeta> {
@@ -183,7 +223,7 @@ export class Database {
    * fails the whole request, nothing written), then each gets its own result: conflicts are
    * values, not throws. All accepted edits commit in one transaction.
    */
-  bulkDocs(docs: readonly JsonValue[], newEdits: boolean, validate?: WriteValidator): Promise<WriteResult[]> {
+  bulkDocs(docs: readonly JsonValue[], newEdits: boolean, writer: Writer = SERVER_ADMIN): Promise<WriteResult[]> {
     const inputs = docs.map((doc) => {
       const input = readDocInput(doc);
       if (!newEdits && input.rev === undefined && input.revisions === undefined) {
@@ -196,7 +236,7 @@ export class Database {
       inputs.map(({ id, input }) => ({ id: id ?? randomId(), input })),
       newEdits,
       undefined,
-      validate,
+      writer,
     );
   }
 
@@ -209,10 +249,10 @@ export class Database {
     input: DocInput,
     newEdits = true,
     following?: FollowingParts,
-    validate?: WriteValidator,
+    writer: Writer = SERVER_ADMIN,
   ): Promise<{ ok: true; id: string; rev: string }> {
     const id = validateDocId(rawId);
-    const [result] = (await this.write([{ id, input }], newEdits, following, validate, true)) as [WriteResult];
+    const [result] = (await this.write([{ id, input }], newEdits, following, writer, true)) as [WriteResult];
     if ('error' in result) throw new CouchError(result.error, result.reason);
     return result;
   }
@@ -220,32 +260,26 @@ export class Database {
   private async write(
     items: readonly { id: string; input: DocInput }[],
     newEdits: boolean,
-    following?: FollowingParts,
-    validate?: WriteValidator,
+    following: FollowingParts | undefined,
+    writer: Writer,
     single = false,
   ): Promise<WriteResult[]> {
-    return this.validated(
-      items,
-      newEdits,
-      validate,
-      (passed) => this.writeChecked(passed, newEdits, following),
-      single,
-    );
+    return this.validated(items, newEdits, writer, (passed) => this.writeChecked(passed, newEdits, following), single);
   }
 
   /**
-   * Runs the caller's checks (validate functions, `_users` rules) before anything is stored:
-   * refused documents become error rows, the others are written by `run`.
+   * Runs the write rules (./write-rules.ts: validate functions, `_users`, design documents, system
+   * databases) for this writer before anything is stored: refused documents become error rows, the
+   * others are written by `run`.
    */
   private async validated(
     items: readonly { id: string; input: DocInput }[],
     newEdits: boolean,
-    validate: WriteValidator | undefined,
+    writer: Writer,
     run: (items: readonly { id: string; input: DocInput }[]) => Promise<WriteResult[]>,
     single = false,
   ): Promise<WriteResult[]> {
-    if (validate === undefined) return run(items);
-    const refusals = await validate(items, newEdits);
+    const refusals = await checkWrites(this, items, newEdits, writer, this.rules);
     if (refusals.every((refusal) => refusal === undefined)) return run(items);
     // A single-document write answers the refusal itself (its status, its reason as thrown).
     if (single) throw refusals[0]!;
@@ -326,9 +360,9 @@ export class Database {
   async putPrepared(
     id: string,
     input: DocInput,
-    validate?: WriteValidator,
+    writer: Writer = SERVER_ADMIN,
   ): Promise<{ ok: true; id: string; rev: string }> {
-    const [result] = (await this.validated([{ id, input }], true, validate, (items) => this.commit(items, true))) as [
+    const [result] = (await this.validated([{ id, input }], true, writer, (items) => this.commit(items, true))) as [
       WriteResult,
     ];
     if ('error' in result) throw new CouchError(result.error, result.reason);
@@ -369,6 +403,21 @@ export class Database {
   /** The record of a document, or undefined when it never existed. */
   record(id: string): Promise<DocRecord | undefined> {
     return this.store.getDoc(id);
+  }
+
+  /** The records of many documents, in the order asked (undefined where one never existed). */
+  records(ids: readonly string[]): Promise<(DocRecord | undefined)[]> {
+    return this.store.getDocs(ids);
+  }
+
+  /** How many documents changed after `since` (`_changes`' `pending`). */
+  countChanges(since: number): Promise<number> {
+    return this.store.countChanges(since);
+  }
+
+  /** Where this database's view indexes are kept (the view engine's storage). */
+  viewIndexes(): ViewIndexStore {
+    return this.store.viewIndexes();
   }
 
   /**

@@ -44,16 +44,6 @@ export function idsOf(requests: readonly WriteRequest[]): string[] {
  */
 export type DocCheck = (id: string, body: JsonObject, deleted: boolean) => void;
 
-/**
- * A check of a batch before anything of it is stored (validate functions, the `_users` rules),
- * supplied by the caller: one entry per item, the refusal or undefined. It may replace an item's
- * `body` (clearing `json`): `_users` hashes passwords that way. Throwing fails the whole request.
- */
-export type WriteValidator = (
-  items: readonly { id: string; input: DocInput }[],
-  newEdits: boolean,
-) => Promise<(CouchError | undefined)[]>;
-
 /** The stored text of a new revision: its body, its attachments in front (./attachment.ts). */
 function bodyText(input: DocInput, generation: number): string {
   const json = input.json ?? stringifyJson(input.body);

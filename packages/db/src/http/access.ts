@@ -4,15 +4,8 @@
  * so each route of `/:db/...` (Mango's included) is covered without a check in its handler.
  * Checks follow CouchDB's order: the member check first, then the admin check of the action.
  */
-import {
-  isDbAdmin,
-  requireAdmin,
-  requireDbAdmin,
-  requireDbAdminForMaintenance,
-  requireMember,
-  securityOf,
-} from '../auth/index.js';
-import { isUsersDb } from '../auth/users-db.js';
+import { isDbAdmin, requireAdmin, requireDbAdmin, requireDbAdminForMaintenance, requireMember } from '../auth/index.js';
+import { isUsersDb } from '../documents/users-db.js';
 import { CouchError } from '../errors.js';
 import type { RequestContext } from './context.js';
 
@@ -45,7 +38,7 @@ export async function authorizeDb(ctx: RequestContext, action: string): Promise<
   if (SERVER_ADMIN_ONLY.has(action)) requireAdmin(ctx.user);
   const name = String(ctx.params.db);
   const db = await ctx.server.db(name);
-  const security = securityOf(await db.store.getProp('security'));
+  const security = await db.security();
   if ((name === '_users' || name === '_replicator') && SYSTEM_DB_FEEDS.has(action)) requireAdmin(ctx.user);
   requireMember(ctx.user, security);
   if (DB_ADMIN_MAINTENANCE.has(action)) requireDbAdminForMaintenance(ctx.user, security);

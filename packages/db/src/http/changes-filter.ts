@@ -207,7 +207,7 @@ async function requestObject(ctx: RequestContext, db: Database, body: JsonObject
     .split('/')
     .filter((segment) => segment !== '')
     .map((segment) => decodeURIComponent(segment));
-  const security = await db.store.getProp('security');
+  const security = await db.security();
   return {
     info: await dbInfo(db),
     uuid: randomUUID().replaceAll('-', ''),
@@ -223,8 +223,7 @@ async function requestObject(ctx: RequestContext, db: Database, body: JsonObject
     form: {},
     cookie: cookiesOf(ctx.req.headers.cookie),
     userCtx: { db: db.name, name: ctx.user.name, roles: ctx.user.roles },
-    secObj:
-      security === undefined ? { members: { roles: ['_admin'] }, admins: { roles: ['_admin'] } } : JSON.parse(security),
+    secObj: security,
   };
 }
 

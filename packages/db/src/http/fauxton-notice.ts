@@ -6,14 +6,14 @@
  * `/_utils/divan-notice.js` and named by one `<script>` tag added to the `index.html` served
  * from memory (Fauxton's files on disk stay as fetched). The CSP of `/_utils` allows it: a
  * same-origin script, no inline code. Submitting the "new replication" form shows the same
- * reason through Fauxton's own notification (server/replication.ts).
+ * reason through Fauxton's own notification (documents/replicator-db.ts).
  *
  * The script puts an `.alert` (Fauxton's warning box) first in `.replication__page`, the
  * container of all three replication tabs and the form, whenever the route is `#/replication…`,
  * and again after Fauxton re-renders the page (a MutationObserver: React leaves a node it did
  * not make where it is, and removes it with the page).
  */
-import { REPLICATION_UNAVAILABLE } from '../server/replication.js';
+import { REPLICATION_UNAVAILABLE } from '../documents/replicator-db.js';
 
 export const NOTICE_PATH = 'divan-notice.js';
 

@@ -263,7 +263,7 @@ async function indexRows(
             yield { key: keys[i]!, id: entry.value[1], covered };
           }
         } else {
-          const records = await db.store.getDocs(page.map((entry) => entry.value[1]));
+          const records = await db.records(page.map((entry) => entry.value[1]));
           const texts = await db.winningDocs(records, conflicts);
           for (const [i, entry] of page.entries()) {
             const text = texts[i];

@@ -3,10 +3,9 @@
  * design documents, and how `_index` creates, lists and deletes them (as CouchDB
  * 3.5 has them; the stored form in ./json-index.ts).
  */
-import type { Database } from '../documents/database.js';
+import type { Database, Writer } from '../documents/database.js';
 import { DESIGN_PREFIX } from '../documents/doc-id.js';
 import { readDocInput } from '../documents/doc-input.js';
-import type { WriteValidator } from '../documents/write-plan.js';
 import { CouchError } from '../errors.js';
 import { type JsonValue, JsonObject, stringifyJson } from '../json/index.js';
 import { formatErlangTerm } from '../views/reduce/erlang-format.js';
@@ -45,22 +44,19 @@ export async function jsonIndexes(db: Database): Promise<JsonIndex[]> {
   if (known === undefined) parsed.set(db, (known = new Map()));
   const seen = new Set<string>();
   const out: JsonIndex[] = [];
-  for await (const page of db.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
-    for (const record of page) {
-      if (record.deleted) continue;
-      seen.add(record.id);
-      let entry = known.get(record.id);
-      if (entry?.rev !== record.rev) {
-        const current = await db.winningBody(record.id);
-        entry = {
-          rev: current?.rev ?? record.rev,
-          indexes: current === undefined ? [] : jsonIndexesOf(record.id, current.body),
-        };
-        known.set(record.id, entry);
-      }
-      // The views of one design document in name order (the documents come in id order).
-      out.push(...[...entry.indexes].sort((a, b) => byBytes(a.name, b.name)));
+  for (const record of await db.designRecords()) {
+    seen.add(record.id);
+    let entry = known.get(record.id);
+    if (entry?.rev !== record.rev) {
+      const current = await db.winningBody(record.id);
+      entry = {
+        rev: current?.rev ?? record.rev,
+        indexes: current === undefined ? [] : jsonIndexesOf(record.id, current.body),
+      };
+      known.set(record.id, entry);
     }
+    // The views of one design document in name order (the documents come in id order).
+    out.push(...[...entry.indexes].sort((a, b) => byBytes(a.name, b.name)));
   }
   for (const id of known.keys()) if (!seen.has(id)) known.delete(id);
   listed.set(db, { seq, indexes: out });
@@ -80,7 +76,7 @@ export function designIdOf(ddoc: string): string {
 export async function createIndex(
   db: Database,
   request: IndexRequest,
-  validate?: WriteValidator,
+  writer?: Writer,
 ): Promise<{ result: 'created' | 'exists'; id: string; name: string }> {
   const auto = request.ddoc === undefined || request.name === undefined ? autoIndexName(request.def, request) : '';
   const id = designIdOf(request.ddoc ?? auto);
@@ -113,7 +109,7 @@ export async function createIndex(
     if (def instanceof JsonObject && sameJson(def.get('def'), request.def)) return { result: 'exists', id, name };
     views.set(name, view);
     try {
-      await db.putDoc(id, readDocInput(body), true, undefined, validate);
+      await db.putDoc(id, readDocInput(body), true, undefined, writer);
       return { result: 'created', id, name };
     } catch (error) {
       if (!(error instanceof CouchError) || error.error !== 'conflict' || attempt >= 4) throw error;
@@ -134,7 +130,7 @@ export async function deleteIndex(
   ddoc: string,
   type: string,
   name: string,
-  validate?: WriteValidator,
+  writer?: Writer,
 ): Promise<void> {
   const id = designIdOf(ddoc);
   for (let attempt = 0; ; attempt++) {
@@ -150,7 +146,7 @@ export async function deleteIndex(
     body.set('_id', id).set('_rev', current.rev);
     if (views.size === 0) body.set('_deleted', true);
     try {
-      await db.putDoc(id, readDocInput(body), true, undefined, validate);
+      await db.putDoc(id, readDocInput(body), true, undefined, writer);
       return;
     } catch (error) {
       if (!(error instanceof CouchError) || error.error !== 'conflict' || attempt >= 4) throw error;
@@ -165,7 +161,7 @@ export async function deleteIndex(
 export async function bulkDeleteIndexes(
   db: Database,
   ids: readonly string[],
-  validate?: WriteValidator,
+  writer?: Writer,
 ): Promise<{ success: { id: string; ok: true }[]; fail: { id: string; error: string }[] }> {
   const success: { id: string; ok: true }[] = [];
   const fail: { id: string; error: string }[] = [];
@@ -188,7 +184,7 @@ export async function bulkDeleteIndexes(
         ),
         true,
         undefined,
-        validate,
+        writer,
       );
       success.unshift({ id, ok: true });
     } catch (error) {

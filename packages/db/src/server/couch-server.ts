@@ -16,11 +16,11 @@ import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, type ConfigSections } from './config.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
-import { USERS_DB, hashUserPassword, userDocId } from '../auth/users-db.js';
+import { USERS_DB, hashUserPassword, userDocId } from '../documents/users-db.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { parseRev } from '../revisions/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
-import { Database, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js';
+import { Database, type DatabaseOptions, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js';
 import type { Storage } from '../storage/contract.js';
 import { JsonObject, toPlain } from '../json/index.js';
 import { StorageExistsError } from '../storage/engine.js';
@@ -91,6 +91,8 @@ export class CouchServer {
   /** Counted by the HTTP layer, read by `/_node/{node}/_stats`. */
   readonly stats = new RequestStats();
   private readonly open = new Map<string, Database>();
+  /** What every database is opened with: the view engine's design rules, the password rounds of `_users`. */
+  private readonly databaseOptions: DatabaseOptions;
   private readonly viewManagers = new Map<Database, ViewManager>();
 
   constructor(options: CouchServerOptions) {
@@ -100,6 +102,7 @@ export class CouchServer {
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
     this.log = options.log;
     this.hashIterations = options.hashIterations ?? DEFAULT_ITERATIONS;
+    this.databaseOptions = { check: checkDesignWrite, hashIterations: this.hashIterations };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
     this.baseSettings = {
@@ -197,7 +200,7 @@ export class CouchServer {
     // Another request may have opened it meanwhile: one Database per name.
     let db = this.open.get(name);
     if (db === undefined) {
-      db = new Database(name, store, createdAt, checkDesignWrite);
+      db = new Database(name, store, createdAt, this.databaseOptions);
       db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);
     }
@@ -208,7 +211,7 @@ export class CouchServer {
     validateDbName(name);
     try {
       const store = await this.storage.create(name);
-      const db = new Database(name, store, (await store.meta()).createdAt, checkDesignWrite);
+      const db = new Database(name, store, (await store.meta()).createdAt, this.databaseOptions);
       db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);
       return db;
@@ -224,7 +227,7 @@ export class CouchServer {
   views(db: Database): ViewManager {
     let manager = this.viewManagers.get(db);
     if (manager === undefined) {
-      manager = new ViewManager(db, db.store.viewIndexes(), this.log, mangoMappers);
+      manager = new ViewManager(db, db.viewIndexes(), this.log, mangoMappers);
       this.viewManagers.set(db, manager);
     }
     return manager;

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from '../auth/index.js';
 import { loadSessionSecret } from '../auth/session-secret.js';
-import { USERS_DB } from '../auth/users-db.js';
+import { USERS_DB } from '../documents/users-db.js';
 import { CouchError } from '../errors.js';
 import type { CorsOptions } from '../http/cors.js';
 import type { JwtOptions } from '../auth/jwt.js';

@@ -19,7 +19,7 @@ import { sendError, sendJson, streamBytes } from '../respond.js';
 import { dbOf } from './databases.js';
 import { docIdOf, revOf } from './documents.js';
 import { checkUsersDbRead } from '../access.js';
-import { writeValidatorOf } from '../write-validation.js';
+import { writerOf } from '../writer.js';
 
 /** The attachment name of a request: the rest of the path, its segments decoded and joined with `/`. */
 function nameOf(ctx: RequestContext): string {
@@ -97,7 +97,7 @@ export const attachments = {
         contentType: header(ctx, 'content-type') ?? DEFAULT_CONTENT_TYPE,
         gzipped: encoding === 'gzip',
       },
-      writeValidatorOf(ctx),
+      writerOf(ctx),
     );
     sendJson(ctx, 201, result, { Location: locationOf(ctx, param(ctx, 'db'), id, name) });
   },
@@ -105,7 +105,7 @@ export const attachments = {
   async destroy(ctx: RequestContext): Promise<void> {
     const id = docOf(ctx);
     const db = await dbOf(ctx);
-    sendJson(ctx, 200, await deleteAttachment(db, id, nameOf(ctx), revOf(ctx, undefined), writeValidatorOf(ctx)));
+    sendJson(ctx, 200, await deleteAttachment(db, id, nameOf(ctx), revOf(ctx, undefined), writerOf(ctx)));
   },
 };
 

@@ -17,7 +17,7 @@ import { randomBoundary } from '../multipart.js';
 import { bulkGetParts, documentPart, errorPart, type MixedPart } from '../multipart-write.js';
 import { attachmentOptions } from './documents.js';
 import { dbOf } from './databases.js';
-import { writeValidatorOf } from '../write-validation.js';
+import { writerOf } from '../writer.js';
 
 async function objectBody(ctx: RequestContext): Promise<JsonObject> {
   const body = await readJson(ctx, true);
@@ -52,7 +52,7 @@ export const bulk = {
       });
       return sendJson(ctx, 417, rows);
     }
-    const results = await db.bulkDocs(docs, newEdits, writeValidatorOf(ctx));
+    const results = await db.bulkDocs(docs, newEdits, writerOf(ctx));
     sendJson(ctx, 201, newEdits ? results : results.filter((r) => 'error' in r));
   },
 

@@ -198,9 +198,9 @@ async function etagOf(db: Database): Promise<string> {
  * walked (newer ones ascending, older ones descending), whatever the filter, as CouchDB counts them.
  */
 async function pendingAfter(db: Database, options: ChangesOptions, lastSeq: number, returned: number): Promise<number> {
-  if (!options.descending) return db.store.countChanges(lastSeq);
-  const all = await db.store.countChanges(options.since);
-  return returned === 0 ? all : all - (await db.store.countChanges(lastSeq - 1));
+  if (!options.descending) return db.countChanges(lastSeq);
+  const all = await db.countChanges(options.since);
+  return returned === 0 ? all : all - (await db.countChanges(lastSeq - 1));
 }
 
 /**
@@ -251,7 +251,7 @@ function feed(
     }
     if (request.lookup && !options.descending) {
       const seq = Math.max(lastSeq, await db.updateSeq());
-      const pending = Math.max(0, (await db.store.countChanges(options.since)) - count);
+      const pending = Math.max(0, (await db.countChanges(options.since)) - count);
       return `],"last_seq":${seq},"pending":${pending}}`;
     }
     if (past === undefined && count < limit) {

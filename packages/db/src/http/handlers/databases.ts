@@ -1,5 +1,5 @@
 /** Database endpoints: create, info, delete, and the small per-database settings. */
-import { checkSecurityObject, requireAdmin, securityOf } from '../../auth/index.js';
+import { checkSecurityObject, requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { compactionOf } from '../../documents/compaction.js';
@@ -61,7 +61,7 @@ export const databases = {
 
   async security(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
-    sendJson(ctx, 200, securityOf(await db.store.getProp('security')));
+    sendJson(ctx, 200, await db.security());
   },
 
   async setSecurity(ctx: RequestContext): Promise<void> {
@@ -70,7 +70,7 @@ export const databases = {
     if (!(value instanceof JsonObject)) throw new CouchError('bad_request', 'Security object must be a JSON object');
     const plain = toPlain(value);
     checkSecurityObject(plain);
-    await db.store.setProp('security', JSON.stringify(plain));
+    await db.setSecurity(plain);
     sendJson(ctx, 200, { ok: true });
   },
 

@@ -26,7 +26,7 @@ import { opaqueEtag, sendJson, sendText, streamBytes } from '../respond.js';
 import { dbOf } from './databases.js';
 import { locationOf } from '../location.js';
 import { checkUsersDbRead } from '../access.js';
-import { writeValidatorOf } from '../write-validation.js';
+import { writerOf } from '../writer.js';
 
 /** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
 export function docIdOf(ctx: RequestContext): string {
@@ -92,7 +92,7 @@ export const documents = {
     }
     const input = readDocInput(await readJson(ctx), id);
     input.rev = revOf(ctx, input.rev);
-    const result = await db.putDoc(id, input, newEdits, undefined, writeValidatorOf(ctx));
+    const result = await db.putDoc(id, input, newEdits, undefined, writerOf(ctx));
     const etag = isLocalId(id) ? localEtag(id, result.rev, input.deleted ? '' : stringifyJson(input.body)) : undefined;
     respondWritten(ctx, result, input.deleted ? 200 : 201, true, etag);
   },
@@ -102,7 +102,7 @@ export const documents = {
     checkJsonType(ctx);
     const input = readDocInput(await readJson(ctx));
     const id = input.id === undefined ? randomId() : input.id;
-    const result = await db.putDoc(id, input, true, undefined, writeValidatorOf(ctx));
+    const result = await db.putDoc(id, input, true, undefined, writerOf(ctx));
     respondWritten(ctx, result, 201, true);
   },
 
@@ -117,7 +117,7 @@ export const documents = {
     const rev = revOf(ctx, undefined);
     if (rev === undefined) throw conflict();
     const input: DocInput = { id, rev, revisions: undefined, deleted: true, body: fromPlain({}) as JsonObject };
-    respondWritten(ctx, await db.putDoc(id, input, true, undefined, writeValidatorOf(ctx)), 200, false);
+    respondWritten(ctx, await db.putDoc(id, input, true, undefined, writerOf(ctx)), 200, false);
   },
 
   async copy(ctx: RequestContext): Promise<void> {
@@ -143,10 +143,10 @@ export const documents = {
         deleted: false,
         body,
       };
-      const validate = writeValidatorOf(ctx);
-      if (atts.length === 0 || isLocalId(target)) return db.putDoc(target, input, true, undefined, validate);
+      const writer = writerOf(ctx);
+      if (atts.length === 0 || isLocalId(target)) return db.putDoc(target, input, true, undefined, writer);
       input.atts = atts;
-      return db.putPrepared(validateDocId(target), input, validate);
+      return db.putPrepared(validateDocId(target), input, writer);
     });
     respondWritten(ctx, result, 201, true);
   },
@@ -197,7 +197,7 @@ async function updateMultipart(ctx: RequestContext, db: Database, id: string, ne
       yield* reader.body();
       if (--left === 0) await reader.rest();
     })();
-  const result = await db.putDoc(id, input, newEdits, following, writeValidatorOf(ctx));
+  const result = await db.putDoc(id, input, newEdits, following, writerOf(ctx));
   respondWritten(ctx, result, input.deleted ? 200 : 201, true);
 }
 

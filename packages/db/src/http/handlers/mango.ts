@@ -12,7 +12,7 @@ import { ALL_DOCS_INDEX, describeIndex } from '../../mango/json-index.js';
 import { bulkDeleteIndexes, createIndex, deleteIndex, jsonIndexes } from '../../mango/indexes.js';
 import { checkJsonType, readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
-import { writeValidatorOf } from '../write-validation.js';
+import { writerOf } from '../writer.js';
 import { sendBytes, sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
 
@@ -37,7 +37,7 @@ export const mango = {
   async createIndex(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     checkJsonType(ctx);
-    sendJson(ctx, 200, await createIndex(db, parseIndexRequest(await readJson(ctx)), writeValidatorOf(ctx)));
+    sendJson(ctx, 200, await createIndex(db, parseIndexRequest(await readJson(ctx)), writerOf(ctx)));
   },
 
   /** `GET /{db}/_index`: `_all_docs` first, then the JSON indexes; `limit`/`skip` slice the list. */
@@ -58,7 +58,7 @@ export const mango = {
   async deleteIndex(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     const ddoc = ctx.params.design === undefined ? param(ctx, 'ddoc') : `_design/${param(ctx, 'ddoc')}`;
-    await deleteIndex(db, ddoc, param(ctx, 'type'), param(ctx, 'name'), writeValidatorOf(ctx));
+    await deleteIndex(db, ddoc, param(ctx, 'type'), param(ctx, 'name'), writerOf(ctx));
     sendJson(ctx, 200, { ok: true });
   },
 
@@ -71,7 +71,7 @@ export const mango = {
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
       throw new CouchError('invalid_bulk_docs', 'Bulk Delete requires an array of non-null docids', 400);
     }
-    sendJson(ctx, 200, await bulkDeleteIndexes(db, ids as string[], writeValidatorOf(ctx)));
+    sendJson(ctx, 200, await bulkDeleteIndexes(db, ids as string[], writerOf(ctx)));
   },
 };
 

@@ -1,11 +1,11 @@
 /**
  * `/_scheduler/jobs` and `/_scheduler/docs`: the replication scheduler's lists, empty until
  * server-side replication exists (admin-only, as in CouchDB); `POST /_replicate` refuses with
- * the reason that says so (server/replication.ts).
+ * the reason that says so (documents/replicator-db.ts).
  */
 import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
-import { replicationUnavailable } from '../../server/replication.js';
+import { replicationUnavailable } from '../../documents/replicator-db.js';
 import type { RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
 

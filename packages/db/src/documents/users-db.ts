@@ -5,10 +5,10 @@
  * and to any database whose last path segment is `_users`.
  */
 import { randomBytes } from 'node:crypto';
-import { pbkdf2Limited } from './pbkdf2-pool.js';
+import { pbkdf2Limited } from '../auth/pbkdf2-pool.js';
 import { CouchError } from '../errors.js';
 import { JsonObject, type JsonValue } from '../json/index.js';
-import { isAdmin, type UserCtx } from './authenticate.js';
+import { isAdmin, type UserCtx } from '../auth/authenticate.js';
 
 export const USERS_DB = '_users';
 export const USER_PREFIX = 'org.couchdb.user:';

@@ -1,0 +1,210 @@
+/**
+ * The rules every document write passes before anything of it is stored, whoever writes it (HTTP,
+ * the embedded API, any in-process writer), in CouchDB's order (couch_db, not chttpd): design
+ * documents need a DB admin; a replicator database takes no replication document (server-side
+ * replication is not available: ./replicator-db.ts), only deletions of those it holds; in a users
+ * database the password is hashed and the `_users` rules apply (./users-db.ts); then each design
+ * document's `validate_doc_update`, in id order, with `(newDoc, oldDoc, userCtx, secObj)`.
+ * `_local` documents are never checked.
+ */
+import { isDbAdmin, requireDbAdmin, type SecurityObject, type UserCtx } from '../auth/index.js';
+import { CouchError } from '../errors.js';
+import { toPlain } from '../json/index.js';
+import { formatRev, parseRev, type Rev } from '../revisions/index.js';
+import { ValidateRunner, type ValidateFunction } from '../views/sandbox/validate-runner.js';
+import type { NewAttachment } from './attachment-resolve.js';
+import type { Database } from './database.js';
+import { isDesignId, isLocalId } from './doc-id.js';
+import type { DocInput } from './doc-input.js';
+import { isReplicatorDb, replicationUnavailable } from './replicator-db.js';
+import { USER_PREFIX, hashUserPassword, isUsersDb, validateUserDoc } from './users-db.js';
+
+/** Who writes: CouchDB's `userCtx`, and the `_security` the caller was already authorized against. */
+export interface Writer {
+  user: UserCtx;
+  /** The database's `_security` as the caller read it (read from the database when not given). */
+  security?: SecurityObject;
+}
+
+/** The embedded API's writer, and every in-process write made on the server's own behalf. */
+export const SERVER_ADMIN: Writer = { user: { name: null, roles: ['_admin'] } };
+
+/** What the rules need from the server: the PBKDF2 rounds for passwords hashed now. */
+export interface WriteRuleSettings {
+  hashIterations: number;
+}
+
+/** A validate function's refusal: its reason goes out as the JSON it threw (a string, a number, an object). */
+class ValidateRefusal extends CouchError {
+  constructor(
+    error: string,
+    readonly value: unknown,
+    status: number,
+  ) {
+    super(error, typeof value === 'string' ? value : JSON.stringify(value), status);
+  }
+
+  override toJSON(): { error: string; reason: string } {
+    return { error: this.error, reason: this.value as string };
+  }
+}
+
+/**
+ * Checks a batch before anything of it is stored: one entry per item, the refusal or undefined.
+ * It may replace an item's `body` (clearing `json`): `_users` hashes passwords that way. Throwing
+ * fails the whole request.
+ */
+export async function checkWrites(
+  db: Database,
+  items: readonly { id: string; input: DocInput }[],
+  newEdits: boolean,
+  writer: Writer,
+  settings: WriteRuleSettings,
+): Promise<(CouchError | undefined)[]> {
+  const { user } = writer;
+  const usersDb = isUsersDb(db.name);
+  const replicatorDb = isReplicatorDb(db.name);
+  // Looked up at the first document a rule may judge, never for `_local` documents: a replication
+  // checkpoint's write reads neither the design documents nor `_security`.
+  let runner: ValidateRunner | undefined;
+  let security: SecurityObject | undefined = writer.security;
+  const securityOf = async () => (security ??= await db.security());
+  const userCtx = { db: db.name, name: user.name, roles: user.roles };
+  const refusals: (CouchError | undefined)[] = [];
+  for (const { id, input } of items) {
+    if (isLocalId(id)) {
+      refusals.push(undefined);
+      continue;
+    }
+    // Outside the try: a storage failure here fails the whole request, as any read would.
+    const functions = isDesignId(id) ? undefined : (runner ??= await validateRunnerOf(db));
+    const secObj = functions === undefined || usersDb || functions.size > 0 ? await securityOf() : undefined;
+    try {
+      if (functions === undefined) {
+        requireDbAdmin(user, secObj!);
+        refusals.push(undefined);
+        continue;
+      }
+      // Stored, the document would say a replication was scheduled that never runs.
+      if (replicatorDb && !input.deleted) throw replicationUnavailable();
+      const dbAdmin = secObj !== undefined && isDbAdmin(user, secObj);
+      if (usersDb && !dbAdmin && user.name !== null && id !== USER_PREFIX + user.name) {
+        // Someone else's user document does not exist for this writer (the whole request).
+        throw Object.assign(new CouchError('not_found', 'missing'), { wholeRequest: true });
+      }
+      if (usersDb && !input.deleted) {
+        const hashed = await hashUserPassword(input.body, settings.hashIterations);
+        if (hashed !== undefined) {
+          input.body = hashed;
+          input.json = undefined;
+        }
+      }
+      if (!usersDb && functions.size === 0) {
+        refusals.push(undefined);
+        continue;
+      }
+      const oldDoc = await oldDocOf(db, id);
+      const newDoc = newDocOf(id, input, newEdits);
+      if (usersDb) validateUserDoc({ newDoc, oldDoc, user, dbAdmin });
+      const outcome = await functions.validate(newDoc, oldDoc, userCtx, secObj!);
+      if (!outcome.ok) {
+        refusals.push(
+          outcome.status === 401 || outcome.status === 403
+            ? new ValidateRefusal(outcome.error, outcome.reason, outcome.status)
+            : new CouchError(outcome.error, String(outcome.reason), outcome.status),
+        );
+        continue;
+      }
+      refusals.push(undefined);
+    } catch (error) {
+      if (!(error instanceof CouchError) || (error as { wholeRequest?: boolean }).wholeRequest) throw error;
+      refusals.push(error);
+    }
+  }
+  return refusals;
+}
+
+/** `oldDoc` as CouchDB hands it over: the current winner with its attachment stubs and `_revisions`. */
+async function oldDocOf(db: Database, id: string): Promise<Record<string, unknown> | null> {
+  const old = await db.winningBody(id);
+  if (old === undefined) return null;
+  const doc: Record<string, unknown> = { _id: id, _rev: old.rev, ...plainBody(old.body) };
+  const atts = (await db.revisionAttachments(id, parseRev(old.rev))) ?? [];
+  if (atts.length > 0) doc._attachments = stubsOf(atts);
+  const dash = old.rev.indexOf('-');
+  return { ...doc, _revisions: { start: Number(old.rev.slice(0, dash)), ids: [old.rev.slice(dash + 1)] } };
+}
+
+function plainBody(body: unknown): Record<string, unknown> {
+  const plain = toPlain(body as never);
+  return typeof plain === 'object' && plain !== null && !Array.isArray(plain) ? (plain as Record<string, unknown>) : {};
+}
+
+/** `newDoc` as CouchDB hands it over: `_id`, the parent `_rev`, the members, `_deleted`, `_revisions`. */
+function newDocOf(id: string, input: DocInput, newEdits: boolean): Record<string, unknown> {
+  const doc: Record<string, unknown> = { _id: id };
+  const rev: Rev | undefined = input.rev;
+  if (rev !== undefined) doc._rev = formatRev(rev);
+  if (!input.deleted) Object.assign(doc, plainBody(input.body));
+  const attachments = input.atts !== undefined ? stubsOf(input.atts) : inputStubs(input);
+  if (attachments !== undefined) doc._attachments = attachments;
+  if (input.deleted) doc._deleted = true;
+  if (input.revisions !== undefined && !newEdits) doc._revisions = input.revisions;
+  else if (rev !== undefined) doc._revisions = { start: rev.pos, ids: [rev.id] };
+  return doc;
+}
+
+/** Longer than a validate call may run (its time limit is 5 s). */
+const RETIRE_MS = 30_000;
+
+/** Attachments as validate functions see them: stubs (`content_type`, `revpos`, `digest`, `length`). */
+function stubsOf(atts: readonly NewAttachment[]): Record<string, unknown> | undefined {
+  if (atts.length === 0) return undefined;
+  const stubs: Record<string, unknown> = {};
+  for (const att of atts) {
+    stubs[att.name] = {
+      content_type: att.contentType,
+      ...(att.revpos === undefined ? {} : { revpos: att.revpos }),
+      digest: att.digest,
+      length: att.length,
+      stub: true,
+    };
+  }
+  return stubs;
+}
+
+/** `_attachments` as the client wrote them, before their bytes are stored. */
+function inputStubs(input: DocInput): Record<string, unknown> | undefined {
+  if (input.attachments === undefined || input.attachments.length === 0) return undefined;
+  const stubs: Record<string, unknown> = {};
+  for (const att of input.attachments) {
+    const revpos = att.revpos === undefined ? {} : { revpos: att.revpos };
+    if (att.kind === 'stub') stubs[att.name] = { ...revpos, stub: true };
+    else {
+      const length = att.kind === 'data' ? att.bytes.length : att.length;
+      stubs[att.name] = { content_type: att.contentType, ...revpos, length, stub: true };
+    }
+  }
+  return stubs;
+}
+
+/** Each database's functions, reloaded when a design document changes (any node's write). */
+const runners = new WeakMap<Database, { fingerprint: string; runner: ValidateRunner }>();
+
+async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
+  const designs = await db.designRecords();
+  const fingerprint = designs.map((d) => `${d.id}\0${d.rev}`).join('\n');
+  const cached = runners.get(db);
+  if (cached?.fingerprint === fingerprint) return cached.runner;
+  const functions: ValidateFunction[] = [];
+  for (const { id } of designs) {
+    const body = plainBody((await db.winningBody(id))?.body);
+    // Design documents whose member is not a string never saved (see design-check); skip any other.
+    if (typeof body.validate_doc_update === 'string') functions.push({ ddocId: id, source: body.validate_doc_update });
+  }
+  // Writes under way may still be using the old functions: their isolate goes a little later.
+  if (cached !== undefined) setTimeout(() => cached.runner.dispose(), RETIRE_MS).unref();
+  const runner = new ValidateRunner(functions);
+  runners.set(db, { fingerprint, runner });
+  return runner;
+}
