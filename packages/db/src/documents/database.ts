@@ -1,52 +1,25 @@
 /**
- * One database: documents with revision trees over a storage engine's `DocumentStore`. Writes
- * go through a group commit (./group-commit.ts): concurrent requests are planned together over
- * the records the engine locks and commit in one transaction (./write-plan.ts).
+ * One database: documents with revision trees over a storage engine's `DocumentStore`. This file
+ * is its lifecycle (settings, `_security`, change listeners) and its write entry points; every
+ * write runs through the write pipeline (./write-pipeline.ts: the write rules, attachment bytes,
+ * the group commit); the reads are in ./document-reader.ts, which this class extends.
  */
-import { CouchError, conflict, notFound } from '../errors.js';
-import { parseJson, type JsonValue } from '../json/index.js';
-import {
-  compareRevs,
-  conflicts as conflictsOf,
-  deletedConflicts as deletedConflictsOf,
-  findRev,
-  formatRev,
-  latest as latestLeaves,
-  leaves as leavesOf,
-  missingRevs,
-  parseRev,
-  parseTree,
-  possibleAncestors,
-  revisions as revisionsOf,
-  revsInfo as revsInfoOf,
-  sortedLeaves,
-  compareLeaves,
-  type Rev,
-  type RevTree,
-} from '../revisions/index.js';
-import type { ChangedDoc, DbMeta, DocRecord, DocumentStore, IdRange, ViewIndexStore } from '../storage/contract.js';
+import { DEFAULT_ITERATIONS, securityOf, type SecurityObject } from '../auth/index.js';
+import { CouchError } from '../errors.js';
+import type { JsonValue } from '../json/index.js';
+import type { DbMeta, DocRecord, DocumentStore } from '../storage/contract.js';
+import type { FollowingParts } from './attachment-resolve.js';
+import { DocumentReader } from './document-reader.js';
+import { DESIGN_PREFIX, randomId, validateDocId } from './doc-id.js';
 import { readDocInput, type DocInput } from './doc-input.js';
-import { checkSizes, checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
-import { isLocalId, validateDocId } from './doc-id.js';
 import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
 import { LocalDocs } from './local-docs.js';
-import { ReadAhead } from './read-ahead.js';
-import { renderDoc } from './render.js';
-import { gcPacedUpTo } from '../support/gc-pacer.js';
-import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
-import {
-  changesStubs,
-  identityStream,
-  renderAttachments,
-  storedBytes,
-  type AttachmentView,
-} from './attachment-read.js';
+import { WritePipeline } from './write-pipeline.js';
 import type { DocCheck, WriteResult } from './write-plan.js';
-import { checkWrites, SERVER_ADMIN, type Writer, type WriteRuleSettings } from './write-rules.js';
-import { DESIGN_PREFIX } from './doc-id.js';
-import { DEFAULT_ITERATIONS, securityOf, type SecurityObject } from '../auth/index.js';
+import { SERVER_ADMIN, type Writer } from './write-rules.js';
 
+export type { OpenedDoc, OpenOptions, OpenRevsResult } from './document-reader.js';
 export type { WriteResult } from './write-plan.js';
 export { SERVER_ADMIN, type Writer } from './write-rules.js';
 
@@ -58,36 +31,6 @@ export const DEFAULT_MAX_ATTACHMENT_BYTES = 1024 * 1024 * 1024;
 /** How often a database with change listeners looks for writes made by other processes. */
 const WATCH_MS = 200;
 
-export interface OpenOptions {
-  rev?: Rev;
-  revs?: boolean;
-  revsInfo?: boolean;
-  conflicts?: boolean;
-  deletedConflicts?: boolean;
-  latest?: boolean;
-  localSeq?: boolean;
-  /** Inline data of every attachment (`attachments=true`). */
-  attachments?: boolean;
-  /** Inline data only of attachments newer than the nearest of these ancestors (`atts_since`). */
-  attsSince?: Rev[];
-  /** `att_encoding_info=true`. */
-  attEncodingInfo?: boolean;
-  /** Attachments as `follows` entries whose bytes the caller sends as parts (multipart answers). */
-  follows?: boolean;
-}
-
-/** A document read for a client: its JSON text, and whether it may carry an ETag (no meta members). */
-export interface OpenedDoc {
-  json: string;
-  rev: string;
-  deleted: boolean;
-  hasMeta: boolean;
-  /** The attachments whose bytes follow the JSON (`follows` and data reads; empty otherwise). */
-  following: Attachment[];
-}
-
-export type OpenRevsResult = { ok: string; doc: OpenedDoc } | { missing: string };
-
 export type ChangeListener = (updateSeq: number) => void;
 
 export interface DatabaseOptions {
@@ -97,36 +40,37 @@ export interface DatabaseOptions {
   hashIterations?: number;
 }
 
-export class Database {
+export class Database extends DocumentReader {
   readonly local: LocalDocs;
-  private readonly rules: WriteRuleSettings;
+  private readonly writes: WritePipeline;
   private securityCache: { stored: string | undefined; security: SecurityObject } | undefined;
   private revsLimitCache: number | undefined;
   /** The largest attachment accepted, in bytes (413 `attachment_too_large` past it). */
   maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
   private readonly listeners = new Set<ChangeListener>();
-  private readonly commits: GroupCommit;
   /** The latest sequence listeners were told of. */
   private notifiedSeq = 0;
   private watch: NodeJS.Timeout | undefined;
 
   constructor(
     readonly name: string,
-    readonly store: DocumentStore,
+    store: DocumentStore,
     /** When the database was created: with its name, its identity (a database created again is another). */
     readonly createdAt: number,
     options: DatabaseOptions = {},
   ) {
+    super(store);
     this.local = new LocalDocs(store);
-    this.rules = { hashIterations: options.hashIterations ?? DEFAULT_ITERATIONS };
-    this.commits = new GroupCommit(
+    const commits = new GroupCommit(
       store,
       () => this.revsLimit(),
       (updateSeq) => this.notify(updateSeq),
       options.check,
     );
+    this.writes = new WritePipeline(this, store, this.local, commits, {
+      hashIterations: options.hashIterations ?? DEFAULT_ITERATIONS,
+    });
   }
-
   /**
    * The database's `_security` (CouchDB 3's admin-only default when none is stored). Read from
    * storage each time, so another node's change applies at once; the parsed object is kept
@@ -216,12 +160,10 @@ export class Database {
     this.notify(updateSeq);
   }
 
-  // ---- writes ----
-
   /**
    * Writes documents as `_bulk_docs` does: every input is validated first (one invalid document
-   * fails the whole request, nothing written), then each gets its own result: conflicts are
-   * values, not throws. All accepted edits commit in one transaction.
+   * fails the whole request, nothing written), then each gets its own result: conflicts and
+   * refusals are values, not throws. All accepted edits commit in one transaction.
    */
   bulkDocs(docs: readonly JsonValue[], newEdits: boolean, writer: Writer = SERVER_ADMIN): Promise<WriteResult[]> {
     const inputs = docs.map((doc) => {
@@ -232,7 +174,7 @@ export class Database {
       const id = input.id === undefined && newEdits ? undefined : validateDocId(input.id);
       return { id, input };
     });
-    return this.write(
+    return this.writes.write(
       inputs.map(({ id, input }) => ({ id: id ?? randomId(), input })),
       newEdits,
       undefined,
@@ -241,8 +183,9 @@ export class Database {
   }
 
   /**
-   * Writes one document under the given id (`PUT /db/id`); throws on conflict. `following` gives
-   * the bytes of attachments that follow the JSON (a multipart request), in the order they come.
+   * Writes one document under the given id (`PUT /db/id`); throws on conflict or refusal.
+   * `following` gives the bytes of attachments that follow the JSON (a multipart request), in
+   * the order they come.
    */
   async putDoc(
     rawId: unknown,
@@ -252,105 +195,7 @@ export class Database {
     writer: Writer = SERVER_ADMIN,
   ): Promise<{ ok: true; id: string; rev: string }> {
     const id = validateDocId(rawId);
-    const [result] = (await this.write([{ id, input }], newEdits, following, writer, true)) as [WriteResult];
-    if ('error' in result) throw new CouchError(result.error, result.reason);
-    return result;
-  }
-
-  private async write(
-    items: readonly { id: string; input: DocInput }[],
-    newEdits: boolean,
-    following: FollowingParts | undefined,
-    writer: Writer,
-    single = false,
-  ): Promise<WriteResult[]> {
-    return this.validated(items, newEdits, writer, (passed) => this.writeChecked(passed, newEdits, following), single);
-  }
-
-  /**
-   * Runs the write rules (./write-rules.ts: validate functions, `_users`, design documents, system
-   * databases) for this writer before anything is stored: refused documents become error rows, the
-   * others are written by `run`.
-   */
-  private async validated(
-    items: readonly { id: string; input: DocInput }[],
-    newEdits: boolean,
-    writer: Writer,
-    run: (items: readonly { id: string; input: DocInput }[]) => Promise<WriteResult[]>,
-    single = false,
-  ): Promise<WriteResult[]> {
-    const refusals = await checkWrites(this, items, newEdits, writer, this.rules);
-    if (refusals.every((refusal) => refusal === undefined)) return run(items);
-    // A single-document write answers the refusal itself (its status, its reason as thrown).
-    if (single) throw refusals[0]!;
-    const results: WriteResult[] = new Array(items.length);
-    const passed: { id: string; input: DocInput }[] = [];
-    const at: number[] = [];
-    items.forEach((item, k) => {
-      const refusal = refusals[k];
-      if (refusal === undefined) {
-        passed.push(item);
-        at.push(k);
-      } else {
-        // Replicated writes name the revision refused, as CouchDB's rows do.
-        const rev = !newEdits && item.input.rev !== undefined ? { rev: formatRev(item.input.rev) } : {};
-        results[k] = { id: item.id, ...rev, ...refusal.toJSON() };
-      }
-    });
-    const rows = passed.length === 0 ? [] : await run(passed);
-    rows.forEach((row, j) => {
-      results[at[j]!] = row;
-    });
-    return results;
-  }
-
-  private async writeChecked(
-    items: readonly { id: string; input: DocInput }[],
-    newEdits: boolean,
-    following?: FollowingParts,
-  ): Promise<WriteResult[]> {
-    if (!items.some(({ id, input }) => hasAttachments(input) && !isLocalId(id))) return this.commit(items, newEdits);
-    // Attachment bytes are stored before the revisions that refer to them commit; compaction
-    // leaves bytes alone while such a write is under way (see attachment-sweep.ts).
-    return this.withAttachmentWrite(async () => {
-      // Every stub first (one bad stub fails the request before any byte is stored), then the bytes.
-      const kept: (Map<string, Attachment> | 'conflict' | undefined)[] = [];
-      for (const { id, input } of items) {
-        kept.push(
-          isLocalId(id) || !hasAttachments(input) ? undefined : await checkStubs(this.store, id, input, newEdits),
-        );
-      }
-      for (const { id, input } of items) if (!isLocalId(id)) checkSizes(input, this.maxAttachmentBytes);
-      // An edit of a revision that is not a live leaf is a conflict row, before its bytes are stored.
-      const results: WriteResult[] = new Array(items.length);
-      const writing: { id: string; input: DocInput }[] = [];
-      const at: number[] = [];
-      items.forEach((item, k) => {
-        if (kept[k] === 'conflict')
-          results[k] = { id: item.id, error: 'conflict', reason: 'Document update conflict.' };
-        else {
-          writing.push(item);
-          at.push(k);
-        }
-      });
-      const options = { newEdits, maxAttachmentBytes: this.maxAttachmentBytes, following };
-      // The documents' inline bytes are stored together (one storage commit for a whole batch).
-      const atts = await Promise.all(
-        writing.map(({ id, input }, j) => {
-          const stubs = kept[at[j]!];
-          if (isLocalId(id) || !hasAttachments(input) || stubs === 'conflict') return undefined;
-          return storeAttachments(this.store, input, stubs, options);
-        }),
-      );
-      writing.forEach(({ input }, j) => {
-        if (atts[j] !== undefined) input.atts = atts[j];
-      });
-      const rows = await this.commit(writing, newEdits);
-      rows.forEach((row, j) => {
-        results[at[j]!] = row;
-      });
-      return results;
-    });
+    return okOrThrow(await this.writes.write([{ id, input }], newEdits, following, writer, true));
   }
 
   /**
@@ -362,11 +207,7 @@ export class Database {
     input: DocInput,
     writer: Writer = SERVER_ADMIN,
   ): Promise<{ ok: true; id: string; rev: string }> {
-    const [result] = (await this.validated([{ id, input }], true, writer, (items) => this.commit(items, true))) as [
-      WriteResult,
-    ];
-    if ('error' in result) throw new CouchError(result.error, result.reason);
-    return result;
+    return okOrThrow(await this.writes.writePrepared({ id, input }, writer));
   }
 
   /**
@@ -376,370 +217,10 @@ export class Database {
   withAttachmentWrite<T>(write: () => Promise<T>): Promise<T> {
     return this.store.attachmentWrite(write);
   }
-
-  private async commit(items: readonly { id: string; input: DocInput }[], newEdits: boolean): Promise<WriteResult[]> {
-    const results: WriteResult[] = new Array(items.length);
-    const docs: { id: string; input: DocInput }[] = [];
-    const at: number[] = [];
-    for (const [index, item] of items.entries()) {
-      // `_local/` documents have no revision tree: written as they come.
-      if (isLocalId(item.id)) results[index] = await this.local.put(item.id, item.input);
-      else {
-        docs.push(item);
-        at.push(index);
-      }
-    }
-    if (docs.length > 0) {
-      const rows = await this.commits.submit({ items: docs, newEdits });
-      rows.forEach((row, k) => {
-        results[at[k]!] = row;
-      });
-    }
-    return results;
-  }
-
-  // ---- reads ----
-
-  /** The record of a document, or undefined when it never existed. */
-  record(id: string): Promise<DocRecord | undefined> {
-    return this.store.getDoc(id);
-  }
-
-  /** The records of many documents, in the order asked (undefined where one never existed). */
-  records(ids: readonly string[]): Promise<(DocRecord | undefined)[]> {
-    return this.store.getDocs(ids);
-  }
-
-  /** How many documents changed after `since` (`_changes`' `pending`). */
-  countChanges(since: number): Promise<number> {
-    return this.store.countChanges(since);
-  }
-
-  /** Where this database's view indexes are kept (the view engine's storage). */
-  viewIndexes(): ViewIndexStore {
-    return this.store.viewIndexes();
-  }
-
-  /**
-   * `GET /db/id` with its options. Throws 404 `missing` (never existed, or an unknown rev),
-   * `deleted` (the winner is a tombstone and no rev was asked for).
-   */
-  async openDoc(id: string, options: OpenOptions = {}): Promise<OpenedDoc> {
-    // Without a rev, the winner: its record and body in one read.
-    const winner = options.rev === undefined ? await this.store.getDocWithBody(id) : undefined;
-    const record = winner?.record ?? (options.rev === undefined ? undefined : await this.store.getDoc(id));
-    if (record === undefined) throw notFound('missing');
-    // The tree is parsed only when an option needs it: a plain GET reads the record's winner.
-    let parsed: RevTree | undefined;
-    const tree = () => (parsed ??= parseTree(record.tree));
-    if (options.rev === undefined) {
-      if (record.deleted) throw notFound('deleted');
-      return this.renderRevision(record, tree, parseRev(record.rev), false, options, winner?.body);
-    }
-    let target = options.rev;
-    if (options.latest) {
-      // The best of the leaves below the rev (winner order), where it has several.
-      const below = latestLeaves(tree(), target).sort(compareLeaves);
-      if (below.length > 0) target = below[0]!;
-    }
-    const found = findRev(tree(), target);
-    if (found === undefined || !found.stored) throw notFound('missing');
-    return this.renderRevision(record, tree, target, found.deleted, options);
-  }
-
-  /** Documents' records and winning bodies read together, for openRevs and leafRevs of many. */
-  readAhead(ids: readonly string[]): Promise<ReadAhead> {
-    return ReadAhead.of(this.store, ids);
-  }
-
-  private async recordOf(id: string, ahead: ReadAhead | undefined): Promise<DocRecord | undefined> {
-    return ahead?.has(id) ? ahead.record(id) : this.store.getDoc(id);
-  }
-
-  /** `?open_revs=all` or a list: every requested leaf (or revision), `{ok: doc}` or `{missing: rev}`. */
-  async openRevs(
-    id: string,
-    revs: 'all' | Rev[],
-    options: OpenOptions = {},
-    ahead?: ReadAhead,
-  ): Promise<OpenRevsResult[]> {
-    const record = await this.recordOf(id, ahead);
-    if (record === undefined) {
-      if (revs === 'all') throw notFound('missing');
-      return revs.map((rev) => ({ missing: formatRev(rev) }));
-    }
-    const parsed = parseTree(record.tree);
-    const tree = () => parsed;
-    if (revs === 'all') {
-      // Ascending rev order, as CouchDB lists them.
-      const stored = leavesOf(parsed)
-        .filter((leaf) => leaf.stored)
-        .sort(compareRevs);
-      const out: OpenRevsResult[] = [];
-      for (const leaf of stored) {
-        const read = ahead?.bodyOf(record, formatRev(leaf));
-        out.push(okResult(await this.renderRevision(record, tree, leaf, leaf.deleted, options, read)));
-      }
-      return out;
-    }
-    const out: OpenRevsResult[] = [];
-    // With `latest`, two requested revs on one branch reach the same leaf: it is listed once.
-    const seen = new Set<string>();
-    for (const requested of revs) {
-      const targets = options.latest ? latestLeaves(parsed, requested) : [requested];
-      if (targets.length === 0) {
-        out.push({ missing: formatRev(requested) });
-        continue;
-      }
-      for (const target of targets) {
-        if (options.latest) {
-          const key = formatRev(target);
-          if (seen.has(key)) continue;
-          seen.add(key);
-        }
-        const found = findRev(parsed, target);
-        if (found === undefined || !found.stored) out.push({ missing: formatRev(target) });
-        else {
-          const read = ahead?.bodyOf(record, formatRev(target));
-          out.push(okResult(await this.renderRevision(record, tree, target, found.deleted, options, read)));
-        }
-      }
-    }
-    return out;
-  }
-
-  private async renderRevision(
-    record: DocRecord,
-    tree: () => RevTree,
-    rev: Rev,
-    deleted: boolean,
-    options: OpenOptions,
-    /** The revision's body when it was read with the record. */
-    read?: string,
-  ): Promise<OpenedDoc> {
-    const revText = formatRev(rev);
-    const body = read ?? (await this.store.getBody(record.id, revText));
-    if (body === undefined) throw notFound('missing');
-    const extras: [string, unknown][] = [];
-    let hasMeta = false;
-    if (options.revs) extras.push(['_revisions', revisionsOf(tree(), rev)]);
-    if (options.revsInfo) {
-      extras.push(['_revs_info', revsInfoOf(tree(), rev)]);
-      hasMeta = true;
-    }
-    if (options.conflicts) {
-      const list = conflictsOf(tree());
-      if (list.length > 0) {
-        extras.push(['_conflicts', list]);
-        hasMeta = true;
-      }
-    }
-    if (options.deletedConflicts) {
-      const list = deletedConflictsOf(tree());
-      if (list.length > 0) {
-        extras.push(['_deleted_conflicts', list]);
-        hasMeta = true;
-      }
-    }
-    if (options.localSeq) {
-      extras.push(['_local_seq', record.seq]);
-      hasMeta = true;
-    }
-    const view = attachmentView(options, () => revisionsOf(tree(), rev) ?? { start: rev.pos, ids: [rev.id] });
-    if (changesStubs(view) && body.startsWith('{"_attachments"')) {
-      const rendered = await renderAttachments(this.store, attachmentsOf(body), view);
-      const json = renderDoc(record.id, revText, body, deleted, extras, rendered.text);
-      return { json, rev: revText, deleted, hasMeta, following: rendered.following };
-    }
-    return {
-      json: renderDoc(record.id, revText, body, deleted, extras),
-      rev: revText,
-      deleted,
-      hasMeta,
-      following: [],
-    };
-  }
-
-  /** An attachment's stored bytes (a gzip stream for compressed ones), from `start` to `end` (exclusive). */
-  attachmentBytes(att: Attachment, start?: number, end?: number): AsyncIterable<Uint8Array> {
-    return gcPacedUpTo(storedBytes(this.store, att, start, end), att.encodedLength ?? att.length);
-  }
-
-  /** An attachment's identity bytes (decoded as they are read when stored gzipped). */
-  attachmentIdentity(att: Attachment): AsyncIterable<Uint8Array> {
-    // An upload sent gzipped has no known identity length (its `length` is the stored one).
-    const known = att.encodedLength === undefined || att.length !== att.encodedLength;
-    return gcPacedUpTo(identityStream(this.store, att), known ? att.length : Number.POSITIVE_INFINITY);
-  }
-
-  /** A revision's attachments (empty when it has none; undefined when the revision or its body is not held). */
-  async revisionAttachments(id: string, rev: Rev): Promise<Attachment[] | undefined> {
-    const body = await this.store.getBody(id, formatRev(rev));
-    return body === undefined ? undefined : attachmentsOf(body);
-  }
-
-  /**
-   * The winning revision's document text for `include_docs` (null when missing or deleted);
-   * `atts` asks for inline attachment data or encoding info (`attachments=true`, `att_encoding_info=true`).
-   */
-  async winningDoc(record: DocRecord, withConflicts = false, atts?: AttachmentView): Promise<string | null> {
-    if (record.deleted) return null;
-    const body = await this.store.getBody(record.id, record.rev);
-    return renderWinner(record, body, withConflicts, await this.attachmentsText(body, atts));
-  }
-
-  /** `winningDoc` of many records, their bodies read together (a page of `include_docs` rows). */
-  async winningDocs(
-    records: readonly (DocRecord | undefined)[],
-    withConflicts = false,
-    atts?: AttachmentView,
-  ): Promise<(string | null)[]> {
-    const live = records.filter((r): r is DocRecord => r !== undefined && !r.deleted);
-    const bodies = await this.store.getBodies(live.map((r) => ({ id: r.id, rev: r.rev })));
-    const bodyOf = new Map<DocRecord, string | undefined>(live.map((r, i) => [r, bodies[i]]));
-    const out: (string | null)[] = [];
-    for (const r of records) {
-      if (r === undefined || r.deleted) out.push(null);
-      else {
-        const body = bodyOf.get(r);
-        out.push(renderWinner(r, body, withConflicts, await this.attachmentsText(body, atts)));
-      }
-    }
-    return out;
-  }
-
-  /** The `_attachments` text a read with inline data or encoding info gives (undefined: the stored stubs). */
-  private async attachmentsText(
-    body: string | undefined,
-    view: AttachmentView | undefined,
-  ): Promise<string | undefined> {
-    if (view === undefined || body === undefined || !changesStubs(view) || !body.startsWith('{"_attachments"')) {
-      return undefined;
-    }
-    return (await renderAttachments(this.store, attachmentsOf(body), { ...view, follows: false })).text;
-  }
-
-  /**
-   * Live documents in id order with their winning revision's text, a page at a time (a scan of
-   * every document: records and bodies read together).
-   */
-  async *foldWinningDocs(range: IdRange, withConflicts = false): AsyncGenerator<{ id: string; text: string }[]> {
-    for await (const page of this.store.foldDocBodies(range)) {
-      const out: { id: string; text: string }[] = [];
-      for (const doc of page) {
-        const text = doc.deleted ? null : renderWinner(doc, doc.body, withConflicts);
-        if (text !== null) out.push({ id: doc.id, text });
-      }
-      if (out.length > 0) yield out;
-    }
-  }
-
-  /** Live winners by id with their stored bodies, not rendered (`winningDocFromBody` renders one). */
-  async *foldWinningBodies(range: IdRange): AsyncGenerator<ChangedDoc[]> {
-    for await (const page of this.store.foldDocBodies(range)) {
-      const live = page.filter((doc) => !doc.deleted && doc.body !== undefined);
-      if (live.length > 0) yield live;
-    }
-  }
-
-  /** `winningDoc` from a body already read (a fold that returns bodies with the changes). */
-  winningDocFromBody(record: DocRecord, body: string | undefined, withConflicts = false): string | null {
-    return record.deleted ? null : renderWinner(record, body, withConflicts);
-  }
-
-  /** A document's current body as a value (for design documents and linked docs). */
-  async winningBody(id: string): Promise<{ rev: string; body: JsonValue } | undefined> {
-    const record = await this.store.getDoc(id);
-    if (record === undefined || record.deleted) return undefined;
-    const body = await this.store.getBody(id, record.rev);
-    return body === undefined ? undefined : { rev: record.rev, body: parseJson(splitStoredBody(body).body) };
-  }
-
-  /** The leaves of a document for `_changes?style=all_docs`: the winner first, the rest descending. */
-  changeRevs(record: DocRecord, allLeaves: boolean): { rev: string }[] {
-    if (!allLeaves) return [{ rev: record.rev }];
-    return sortedLeaves(parseTree(record.tree)).map((leaf) => ({ rev: formatRev(leaf) }));
-  }
-
-  /** `_revs_diff`: for each id, the revisions this database lacks and the leaves that may be their ancestors. */
-  async revsDiff(
-    request: ReadonlyMap<string, Rev[]>,
-  ): Promise<Record<string, { missing: string[]; possible_ancestors?: string[] }>> {
-    const out: Record<string, { missing: string[]; possible_ancestors?: string[] }> = {};
-    const ids = [...request.keys()];
-    const records = await this.store.getDocs(ids);
-    ids.forEach((id, i) => {
-      const revs = request.get(id)!;
-      const record = records[i];
-      if (record === undefined) {
-        if (revs.length > 0) out[id] = { missing: revs.map(formatRev) };
-        return;
-      }
-      const tree = parseTree(record.tree);
-      const missing = missingRevs(tree, revs);
-      if (missing.length === 0) return;
-      const ancestors = possibleAncestors(tree, missing);
-      out[id] = { missing: missing.map(formatRev) };
-      if (ancestors.length > 0) out[id].possible_ancestors = ancestors.map(formatRev);
-    });
-    return out;
-  }
-
-  /** Leaves of a document (for `_bulk_get` without a rev), highest first. */
-  async leafRevs(id: string, ahead?: ReadAhead): Promise<Rev[]> {
-    const record = await this.recordOf(id, ahead);
-    return record === undefined ? [] : sortedLeaves(parseTree(record.tree));
-  }
-
-  /** Throws 409 unless `rev` is the current winner of a live document (used by DELETE and COPY checks). */
-  async requireCurrent(id: string, rev: Rev | undefined): Promise<DocRecord> {
-    const record = await this.store.getDoc(id);
-    if (record === undefined) throw notFound('missing');
-    if (record.deleted) throw notFound('deleted');
-    if (rev !== undefined && findRev(parseTree(record.tree), rev) === undefined) throw conflict();
-    return record;
-  }
 }
 
-/** A winning revision's document text (null without its body), with `_conflicts` when asked and any. */
-function renderWinner(
-  record: DocRecord,
-  body: string | undefined,
-  withConflicts: boolean,
-  attachments?: string,
-): string | null {
-  if (body === undefined) return null;
-  if (!withConflicts) return renderDoc(record.id, record.rev, body, false, undefined, attachments);
-  const list = conflictsOf(parseTree(record.tree));
-  const extras: [string, unknown][] | undefined = list.length > 0 ? [['_conflicts', list]] : undefined;
-  return renderDoc(record.id, record.rev, body, false, extras, attachments);
-}
-
-function okResult(doc: OpenedDoc): OpenRevsResult {
-  return { ok: doc.json, doc };
-}
-
-/**
- * How a read shows attachments: `atts_since` gives data only for attachments newer than the
- * highest generation among the listed revs that are ancestors of (or are) the revision read.
- */
-function attachmentView(options: OpenOptions, path: () => { start: number; ids: string[] }): AttachmentView {
-  let since = 0;
-  if (options.attsSince !== undefined) {
-    const { start, ids } = path();
-    for (const rev of options.attsSince) {
-      if (rev.pos <= start && rev.pos > since && ids[start - rev.pos] === rev.id) since = rev.pos;
-    }
-  }
-  return {
-    data: options.attachments === true || options.attsSince !== undefined,
-    follows: options.follows,
-    since,
-    encodingInfo: options.attEncodingInfo,
-  };
-}
-
-/** A new document id: 32 lower-case hex digits, as CouchDB's default uuid algorithm (random). */
-export function randomId(): string {
-  return crypto.randomUUID().replaceAll('-', '');
+function okOrThrow(rows: WriteResult[]): { ok: true; id: string; rev: string } {
+  const [result] = rows as [WriteResult];
+  if ('error' in result) throw new CouchError(result.error, result.reason);
+  return result;
 }

@@ -28,3 +28,8 @@ export function validateDocId(id: unknown): string {
 
 export const isLocalId = (id: string): boolean => id.startsWith(LOCAL_PREFIX);
 export const isDesignId = (id: string): boolean => id.startsWith(DESIGN_PREFIX);
+
+/** A new document id: 32 lower-case hex digits, as CouchDB's default uuid algorithm (random). */
+export function randomId(): string {
+  return crypto.randomUUID().replaceAll('-', '');
+}

@@ -2,7 +2,7 @@
 import { CouchError } from '../../errors.js';
 import { JsonObject, type JsonValue } from '../../json/index.js';
 import { formatRev, parseRev, type Rev } from '../../revisions/index.js';
-import { randomId } from '../../documents/database.js';
+import { randomId } from '../../documents/doc-id.js';
 import { validateDocId } from '../../documents/doc-id.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { readJson } from '../body.js';

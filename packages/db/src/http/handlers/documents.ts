@@ -6,14 +6,8 @@ import { CouchError, conflict } from '../../errors.js';
 import { fromPlain, parseJson, stringifyJson, type JsonObject } from '../../json/index.js';
 import { parseRev, type Rev } from '../../revisions/index.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
-import { isLocalId } from '../../documents/doc-id.js';
-import {
-  randomId,
-  type Database,
-  type OpenedDoc,
-  type OpenOptions,
-  type OpenRevsResult,
-} from '../../documents/database.js';
+import { isLocalId, randomId } from '../../documents/doc-id.js';
+import type { Database, OpenedDoc, OpenOptions, OpenRevsResult } from '../../documents/database.js';
 import type { Attachment } from '../../documents/attachment.js';
 import { acceptsType } from '../accept.js';
 import { boundaryOf, MultipartReader, randomBoundary } from '../multipart.js';

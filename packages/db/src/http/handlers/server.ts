@@ -1,7 +1,7 @@
 /** Server-level endpoints: welcome, health, uuids, database list. */
 import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
-import { randomId } from '../../documents/database.js';
+import { randomId } from '../../documents/doc-id.js';
 import type { RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
 import { allDocsOptions } from '../all-docs-params.js';

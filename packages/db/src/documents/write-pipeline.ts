@@ -1,0 +1,124 @@
+/**
+ * The way every document write goes, in order: the write rules (./write-rules.ts) for its writer,
+ * then attachment stubs and bytes (stored before the revisions that refer to them), then `_local`
+ * documents as they come and the rest through the group commit (./group-commit.ts), planned
+ * together with concurrent requests (./write-plan.ts). Each stage may settle some items with a
+ * row of their own (a refusal, a conflict) and passes the rest on (./settle.ts).
+ */
+import { formatRev } from '../revisions/index.js';
+import type { DocumentStore } from '../storage/contract.js';
+import type { Attachment } from './attachment.js';
+import { checkSizes, checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
+import type { Database } from './database.js';
+import type { DocInput } from './doc-input.js';
+import { isLocalId } from './doc-id.js';
+import type { GroupCommit } from './group-commit.js';
+import type { LocalDocs } from './local-docs.js';
+import { settle } from './settle.js';
+import type { WriteResult } from './write-plan.js';
+import { checkWrites, type Writer, type WriteRuleSettings } from './write-rules.js';
+
+export type WriteItem = { id: string; input: DocInput };
+
+export class WritePipeline {
+  constructor(
+    private readonly db: Database,
+    private readonly store: DocumentStore,
+    private readonly local: LocalDocs,
+    private readonly commits: GroupCommit,
+    private readonly rules: WriteRuleSettings,
+  ) {}
+
+  /**
+   * Writes items whose attachments may still need their bytes stored (`following` gives the bytes
+   * of those that follow the JSON, in the order they come). `single`: a one-document write, which
+   * answers its refusal by throwing it (its status, its reason as thrown).
+   */
+  write(
+    items: readonly WriteItem[],
+    newEdits: boolean,
+    following: FollowingParts | undefined,
+    writer: Writer,
+    single = false,
+  ): Promise<WriteResult[]> {
+    return this.checked(items, newEdits, writer, single, (passed) => this.withAttachments(passed, newEdits, following));
+  }
+
+  /** Writes one document whose attachments are already resolved (`input.atts`, bytes stored). */
+  writePrepared(item: WriteItem, writer: Writer): Promise<WriteResult[]> {
+    return this.checked([item], true, writer, false, (passed) => this.commit(passed, true));
+  }
+
+  /** Runs the write rules for this writer: refused documents become error rows, the others go to `run`. */
+  private async checked(
+    items: readonly WriteItem[],
+    newEdits: boolean,
+    writer: Writer,
+    single: boolean,
+    run: (items: readonly WriteItem[]) => Promise<WriteResult[]>,
+  ): Promise<WriteResult[]> {
+    const refusals = await checkWrites(this.db, items, newEdits, writer, this.rules);
+    if (refusals.every((refusal) => refusal === undefined)) return run(items);
+    if (single) throw refusals[0]!;
+    return settle(
+      items,
+      (item, k) => {
+        const refusal = refusals[k];
+        if (refusal === undefined) return undefined;
+        // Replicated writes name the revision refused, as CouchDB's rows do.
+        const rev = !newEdits && item.input.rev !== undefined ? { rev: formatRev(item.input.rev) } : {};
+        return { id: item.id, ...rev, ...refusal.toJSON() };
+      },
+      run,
+    );
+  }
+
+  private async withAttachments(
+    items: readonly WriteItem[],
+    newEdits: boolean,
+    following?: FollowingParts,
+  ): Promise<WriteResult[]> {
+    const stores = ({ id, input }: WriteItem) => !isLocalId(id) && hasAttachments(input);
+    if (!items.some(stores)) return this.commit(items, newEdits);
+    // Attachment bytes are stored before the revisions that refer to them commit; compaction
+    // leaves bytes alone while such a write is under way (see attachment-sweep.ts).
+    return this.store.attachmentWrite(async () => {
+      // Every stub first (one bad stub fails the request before any byte is stored), then the bytes.
+      const kept: (Map<string, Attachment> | 'conflict' | undefined)[] = [];
+      for (const item of items) {
+        kept.push(stores(item) ? await checkStubs(this.store, item.id, item.input, newEdits) : undefined);
+      }
+      for (const { id, input } of items) if (!isLocalId(id)) checkSizes(input, this.db.maxAttachmentBytes);
+      const options = { newEdits, maxAttachmentBytes: this.db.maxAttachmentBytes, following };
+      // An edit of a revision that is not a live leaf is a conflict row, before its bytes are stored.
+      return settle(
+        items,
+        (item, k) =>
+          kept[k] === 'conflict' ? { id: item.id, error: 'conflict', reason: 'Document update conflict.' } : undefined,
+        async (writing, at) => {
+          // The documents' inline bytes are stored together (one storage commit for a whole batch).
+          const atts = await Promise.all(
+            writing.map((item, j) => {
+              const stubs = kept[at[j]!];
+              if (!stores(item) || stubs === 'conflict') return undefined;
+              return storeAttachments(this.store, item.input, stubs, options);
+            }),
+          );
+          writing.forEach(({ input }, j) => {
+            if (atts[j] !== undefined) input.atts = atts[j];
+          });
+          return this.commit(writing, newEdits);
+        },
+      );
+    });
+  }
+
+  /** `_local/` documents have no revision tree: written as they come; the rest go to the group commit. */
+  private commit(items: readonly WriteItem[], newEdits: boolean): Promise<WriteResult[]> {
+    return settle(
+      items,
+      (item) => (isLocalId(item.id) ? this.local.put(item.id, item.input) : undefined),
+      (docs) => this.commits.submit({ items: docs, newEdits }),
+    );
+  }
+}
