@@ -24,7 +24,8 @@ import {
   type Rev,
   type RevTree,
 } from '../revisions/index.js';
-import type { ChangedDoc, DbMeta, DocRecord, DocumentStore, IdRange } from '../storage/contract.js';
+import type { ChangedDoc, DbMeta, DocRecord, IdRange } from '../storage/records.js';
+import type { DocumentStore } from '../storage/contract.js';
 import { readDocInput, type DocInput } from './doc-input.js';
 import { checkSizes, checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
 import { isLocalId, validateDocId } from './doc-id.js';

@@ -23,7 +23,7 @@ import { CouchError, dbNotFound } from '../errors.js';
 import { Database, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js';
 import type { Storage } from '../storage/contract.js';
 import { JsonObject, toPlain } from '../json/index.js';
-import { StorageExistsError } from '../storage/engine.js';
+import { StorageExistsError } from '../storage/contract.js';
 import { validateDbName } from './db-names.js';
 import { checkDesignWrite } from '../views/design-check.js';
 import { ViewManager } from '../views/view-manager.js';

@@ -7,18 +7,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { CouchError } from '../../errors.js';
 import { toWellFormed } from '../../support/unicode.js';
-import type {
-  AttachmentInfo,
-  AttachmentSource,
-  AttachmentSweepMark,
-  CompactPlanner,
-  Counters,
-  DocumentStore,
-  Page,
-  Planner,
-  PurgePlanner,
-} from '../contract.js';
-import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
+import type { AttachmentInfo, AttachmentSource, Counters, Page } from '../records.js';
+import type { AttachmentSweepMark, CompactPlanner, DocumentStore, Planner, PurgePlanner } from '../contract.js';
+import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
 import type { ViewIndexStore } from '../view-index-store.js';
 import { chunkRange, fixedChunks } from '../attachment-chunks.js';
 import type { AttachmentWriteLocks } from './attachment-write-locks.js';

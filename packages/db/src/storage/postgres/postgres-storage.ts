@@ -10,7 +10,7 @@ import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { CouchError } from '../../errors.js';
 import type { DocumentStore, Storage } from '../contract.js';
-import { StorageExistsError } from '../engine.js';
+import { StorageExistsError } from '../contract.js';
 import { isValidDbName } from '../sqlite/names.js';
 import { lockFolder } from '../folder-lock.js';
 import { checkOut, inTransaction, storageError } from './errors.js';
@@ -19,8 +19,6 @@ import { migrate, quoteIdent } from './schema.js';
 import { IndexFolder } from '../sqlite/index-folder.js';
 import { SharedIndexes } from './shared-index.js';
 import { AttachmentWriteLocks } from './attachment-write-locks.js';
-
-export { StorageUnavailableError } from './errors.js';
 
 export interface PostgresStorageOptions {
   /** A libpq-style connection URL, `postgres://user@host:port/database`. */

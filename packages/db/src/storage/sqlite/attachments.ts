@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { chunkRange, fixedChunks } from '../attachment-chunks.js';
-import type { AttachmentInfo, AttachmentSource, Page } from '../contract.js';
+import type { AttachmentInfo, AttachmentSource, Page } from '../records.js';
 
 const PAGE_ROWS = 256;
 

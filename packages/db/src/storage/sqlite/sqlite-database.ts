@@ -6,7 +6,6 @@ import type { Planner } from '../contract.js';
 import type {
   ChangedDoc,
   CompactWrite,
-  DatabaseStore,
   DbMeta,
   DocRecord,
   DocWrite,
@@ -14,7 +13,8 @@ import type {
   LocalDoc,
   PurgeInfo,
   PurgeWrite,
-} from '../engine.js';
+} from '../records.js';
+import type { SqliteSyncStore } from './sync-store.js';
 import { SqliteAttachments } from './attachments.js';
 import { SAFETY_NET_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import {
@@ -85,7 +85,7 @@ function fileSize(path: string): number {
 }
 
 /** One database: one SQLite file with a single connection, the only writer. */
-export class SqliteDatabase implements DatabaseStore {
+export class SqliteDatabase implements SqliteSyncStore {
   private readonly db: Db;
   /** Attachment bytes (./attachments.ts). */
   readonly attachments: SqliteAttachments;

@@ -1,17 +1,17 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CouchError } from '../../errors.js';
-import { StorageExistsError } from '../engine.js';
-import type { DatabaseStore, EngineOptions, StorageEngine } from '../engine.js';
+import { StorageExistsError } from '../contract.js';
+import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
 import { dbNameOf, fileNameOf, isValidDbName } from './names.js';
 import { SqliteDatabase } from './sqlite-database.js';
 
 /** A data folder holding one `<name>.sqlite` file (plus its WAL while open) per database. */
-export function openSqliteEngine(options: EngineOptions): StorageEngine {
+export function openSqliteEngine(options: SqliteOptions): SqliteSyncEngine {
   return new SqliteEngine(options.dir, options.durability ?? 'normal');
 }
 
-class SqliteEngine implements StorageEngine {
+class SqliteEngine implements SqliteSyncEngine {
   private readonly handles = new Map<string, SqliteDatabase>();
 
   constructor(
@@ -35,7 +35,7 @@ class SqliteEngine implements StorageEngine {
     return isValidDbName(name) && (this.handles.has(name) || existsSync(this.pathOf(name)));
   }
 
-  create(name: string): DatabaseStore {
+  create(name: string): SqliteSyncStore {
     if (!isValidDbName(name)) {
       throw new CouchError(
         'illegal_database_name',
@@ -49,7 +49,7 @@ class SqliteEngine implements StorageEngine {
     return this.openFile(name, path);
   }
 
-  open(name: string): DatabaseStore | undefined {
+  open(name: string): SqliteSyncStore | undefined {
     const cached = this.handles.get(name);
     if (cached !== undefined) return cached;
     if (!this.exists(name)) return undefined;
