@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { isWellFormed } from '../../support/unicode.js';
 import { statSync } from 'node:fs';
 import { RecentChanges } from '../recent-changes.js';
+import { GROWING_PAGES, keysetPages } from '../keyset-pages.js';
 import type { Planner } from '../contract.js';
 import type {
   ChangedDoc,
@@ -39,11 +40,10 @@ const LOOKUP_CHUNK = 64;
 /** Below this many ids a lookup per id is as cheap. */
 const MIN_BATCH_LOOKUP = 8;
 
-/** Rows per fold page: small first (callers often stop after a few rows), then larger. */
-const FIRST_PAGE = 64;
 /** Bodies of the latest writes kept in memory: 1% of a 1M-doc database of ~400-byte docs. */
 const RECENT_BYTES = 4 * 1024 * 1024;
-const MAX_PAGE = 1024;
+/** Purge log entries per page. */
+const PURGES_PAGE = 1024;
 /** PRAGMA auto_vacuum's value for INCREMENTAL. */
 const INCREMENTAL = 2;
 
@@ -65,11 +65,22 @@ interface Counters {
 
 type DocRow = [id: string, seq: number, rev: string, deleted: number, tree: string];
 type LocalRow = [id: string, rev: string, body: string];
+/** A record with its winner's body (NULL for a deleted winner), the tree last. */
+type BodyRow = [id: string, seq: number, rev: string, deleted: number, body: string | null, tree: string];
 
 const DOC_COLUMNS = 'id, seq, rev, deleted, tree';
 
 function toRecord(row: DocRow): DocRecord {
   return { id: row[0], seq: row[1], rev: row[2], deleted: row[3] !== 0, tree: row[4] };
+}
+
+function toChangedDoc([id, seq, rev, deleted, body, tree]: BodyRow): ChangedDoc {
+  return { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
+}
+
+/** The key of a by-sequence walk. */
+function bySeq(row: DocRow | BodyRow): number {
+  return row[1];
 }
 
 function toLocal(row: LocalRow): LocalDoc {
@@ -484,15 +495,9 @@ export class SqliteDatabase implements SqliteSyncStore {
 
   *foldDocBodies(range: IdRange): Generator<ChangedDoc> {
     const where = range.includeDeleted === true ? '' : 'deleted = 0';
-    for (const row of this.foldRange<[string, number, string, number, string | null, string]>(
-      'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev',
-      'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree',
-      where,
-      range,
-    )) {
-      const [id, seq, rev, deleted, body, tree] = row;
-      yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
-    }
+    const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree';
+    const table = 'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev';
+    for (const row of this.foldRange<BodyRow>(table, columns, where, range)) yield toChangedDoc(row);
   }
 
   countDocs(range: IdRange): number {
@@ -504,25 +509,15 @@ export class SqliteDatabase implements SqliteSyncStore {
   }
 
   *foldChanges(since: number, descending = false): Generator<DocRecord> {
-    let pageSize = FIRST_PAGE;
-    if (!descending) {
-      let after = since;
-      for (;;) {
-        const rows = this.stmtChanges.all(after, pageSize) as DocRow[];
-        for (const row of rows) yield toRecord(row);
-        if (rows.length < pageSize) return;
-        after = rows[rows.length - 1]![1];
-        pageSize = Math.min(pageSize * 4, MAX_PAGE);
-      }
-    }
-    let before = Number.MAX_SAFE_INTEGER;
-    for (;;) {
-      const rows = this.stmtChangesDesc.all(since, before, pageSize) as DocRow[];
-      for (const row of rows) yield toRecord(row);
-      if (rows.length < pageSize) return;
-      before = rows[rows.length - 1]![1];
-      pageSize = Math.min(pageSize * 4, MAX_PAGE);
-    }
+    const pages = descending
+      ? keysetPages(
+          Number.MAX_SAFE_INTEGER,
+          bySeq,
+          GROWING_PAGES,
+          ({ from, limit }) => this.stmtChangesDesc.all(since, from, limit) as DocRow[],
+        )
+      : keysetPages(since, bySeq, GROWING_PAGES, ({ from, limit }) => this.stmtChanges.all(from, limit) as DocRow[]);
+    for (const rows of pages) for (const row of rows) yield toRecord(row);
   }
 
   *foldChangedBodies(since: number): Generator<ChangedDoc> {
@@ -535,22 +530,13 @@ export class SqliteDatabase implements SqliteSyncStore {
       yield next;
       after = next.seq;
     }
-    let pageSize = FIRST_PAGE;
-    for (;;) {
-      const rows = this.stmtChangedBodies.all(after, pageSize) as [
-        string,
-        number,
-        string,
-        number,
-        string | null,
-        string,
-      ][];
-      for (const [id, seq, rev, deleted, body, tree] of rows)
-        yield { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
-      if (rows.length < pageSize) return;
-      after = rows[rows.length - 1]![1];
-      pageSize = Math.min(pageSize * 4, MAX_PAGE);
-    }
+    const pages = keysetPages(
+      after,
+      bySeq,
+      GROWING_PAGES,
+      ({ from, limit }) => this.stmtChangedBodies.all(from, limit) as BodyRow[],
+    );
+    for (const rows of pages) for (const row of rows) yield toChangedDoc(row);
   }
 
   countChanges(since: number): number {
@@ -601,12 +587,15 @@ export class SqliteDatabase implements SqliteSyncStore {
 
   *foldPurges(since: number): Generator<PurgeInfo> {
     const page = this.db.prepare('SELECT seq, id, revs FROM purges WHERE seq > ? ORDER BY seq LIMIT ?').raw();
-    let after = since;
-    for (;;) {
-      const rows = page.all(after, MAX_PAGE) as [number, string, string][];
+    type PurgeRow = [seq: number, id: string, revs: string];
+    const pages = keysetPages(
+      since,
+      (row: PurgeRow) => row[0],
+      PURGES_PAGE,
+      ({ from, limit }) => page.all(from, limit) as PurgeRow[],
+    );
+    for (const rows of pages) {
       for (const [purgeSeq, id, revs] of rows) yield { purgeSeq, id, revs: JSON.parse(revs) as string[] };
-      if (rows.length < MAX_PAGE) return;
-      after = rows[rows.length - 1]![0];
     }
   }
 
@@ -715,19 +704,18 @@ export class SqliteDatabase implements SqliteSyncStore {
     range: IdRange,
   ): Generator<Row> {
     const desc = range.descending === true;
-    let from = range.start;
-    let fromOp = desc ? '<=' : '>=';
-    let pageSize = FIRST_PAGE;
-    for (;;) {
-      const { where, params } = rangeWhere(range, from, fromOp, filter);
-      const sql = `SELECT ${columns} FROM ${table}${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT ?`;
-      const rows = this.rangeStatement(sql).all(...params, pageSize) as Row[];
-      for (const row of rows) yield row;
-      if (rows.length < pageSize) return;
-      from = rows[rows.length - 1]![0];
-      fromOp = desc ? '<' : '>';
-      pageSize = Math.min(pageSize * 4, MAX_PAGE);
-    }
+    const pages = keysetPages(
+      range.start,
+      (row: Row) => row[0],
+      GROWING_PAGES,
+      ({ from, first, limit }) => {
+        const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
+        const { where, params } = rangeWhere(range, from, fromOp, filter);
+        const sql = `SELECT ${columns} FROM ${table}${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT ?`;
+        return this.rangeStatement(sql).all(...params, limit) as Row[];
+      },
+    );
+    for (const rows of pages) yield* rows;
   }
 
   private rangeStatement(sql: string): Statement {
