@@ -16,7 +16,7 @@ import { lockFolder } from '../folder-lock.js';
 import { checkOut, inTransaction, storageError } from './errors.js';
 import { documentStatements, type DocumentStatements, PostgresDocumentStore } from './postgres-database.js';
 import { migrate, quoteIdent } from './schema.js';
-import { IndexFolder } from '../sqlite/index-folder.js';
+import { IndexFolder } from '../local-index/index-folder.js';
 import { SharedIndexes } from './shared-index.js';
 import { AttachmentWriteLocks } from './attachment-write-locks.js';
 

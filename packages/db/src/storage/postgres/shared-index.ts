@@ -7,7 +7,7 @@
  * index at a time, holding a session advisory lock (PostgreSQL lets go of it when the node's
  * connection dies), and commits the rows it changed and the new checkpoint in one transaction.
  *
- * Each node reads from a copy in a local SQLite file (../sqlite/index-file.ts): a query walks
+ * Each node reads from a copy in a local SQLite file (../local-index/index-file.ts): a query walks
  * the trees synchronously, in one step of the event loop, as on the SQLite engine. `sync` brings
  * the copy up to the stored version by fetching the rows stamped after the copy's version, in
  * one snapshot, and writing them locally in one transaction; deletions are kept PRUNE_AFTER
@@ -17,9 +17,9 @@
  */
 import { Buffer } from 'node:buffer';
 import type { Pool, PoolClient } from 'pg';
-import type { IndexFolder } from '../sqlite/index-folder.js';
-import type { SqliteIndexFile } from '../sqlite/index-file.js';
-import type { SqliteNodeStore } from '../sqlite/sqlite-node-store.js';
+import type { IndexFolder } from '../local-index/index-folder.js';
+import type { SqliteIndexFile } from '../local-index/index-file.js';
+import type { SqliteNodeStore } from '../local-index/sqlite-node-store.js';
 import type {
   IndexMeta,
   IndexWriter,

@@ -16,7 +16,7 @@ import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-st
 import type { DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
-import { IndexFolder } from './index-folder.js';
+import { IndexFolder } from '../local-index/index-folder.js';
 import { LocalAttachmentWrites } from '../attachment-writes.js';
 import { type FolderLock, lockFolder } from '../folder-lock.js';
 
