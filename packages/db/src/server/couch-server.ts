@@ -24,7 +24,7 @@ import { Database, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js
 import type { Storage } from '../storage/contract.js';
 import { JsonObject, toPlain } from '../json/index.js';
 import { StorageExistsError } from '../storage/contract.js';
-import { validateDbName } from './db-names.js';
+import { validateDbName } from '../storage/db-names.js';
 import { checkDesignWrite } from '../views/design-check.js';
 import { ViewManager } from '../views/view-manager.js';
 import { jsonIndexMapper } from '../mango/json-index.js';

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CouchError } from '../../errors.js';
 import { StorageExistsError } from '../contract.js';
 import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
-import { dbNameOf, fileNameOf, isValidDbName } from './names.js';
+import { illegalDbName, isValidDbName } from '../db-names.js';
+import { dbNameOf, fileNameOf } from './file-names.js';
 import { SqliteDatabase } from './sqlite-database.js';
 
 /** A data folder holding one `<name>.sqlite` file (plus its WAL while open) per database. */
@@ -36,12 +36,7 @@ class SqliteEngine implements SqliteSyncEngine {
   }
 
   create(name: string): SqliteSyncStore {
-    if (!isValidDbName(name)) {
-      throw new CouchError(
-        'illegal_database_name',
-        `Name: '${name}'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter.`,
-      );
-    }
+    if (!isValidDbName(name)) throw illegalDbName(name);
     if (this.exists(name)) throw new StorageExistsError(name);
     const path = this.pathOf(name);
     // Journals left by a database destroyed mid-way must not be replayed into the new file.
