@@ -14,6 +14,7 @@ import type {
 } from '../contract.js';
 import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
 import type { DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
+import { recordsOf } from './doc-reads.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
 import { IndexFolder } from '../local-index/index-folder.js';
@@ -263,14 +264,4 @@ async function* paged<T>(rows: Generator<T>): AsyncGenerator<Page<T>> {
   } finally {
     rows.return(undefined);
   }
-}
-
-/** The records found, by the id asked. */
-function recordsOf(ids: readonly string[], found: readonly (DocRecord | undefined)[]): Map<string, DocRecord> {
-  const records = new Map<string, DocRecord>();
-  ids.forEach((id, i) => {
-    const record = found[i];
-    if (record !== undefined) records.set(id, record);
-  });
-  return records;
 }
