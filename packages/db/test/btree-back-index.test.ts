@@ -10,7 +10,7 @@ import { createReducer } from '../src/views/reduce/index.js';
 import { makeRowTree } from '../src/views/tree-adapter.js';
 import type { MappedDoc } from '../src/views/index-rows.js';
 import { ViewIndex } from '../src/views/view-index.js';
-import { SqliteIndexFile } from '../src/storage/sqlite/index-file.js';
+import { SqliteIndexFile } from '../src/storage/local-index/index-file.js';
 
 describe('btree: back-index', () => {
   test('encodes and decodes both formats', () => {

@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Database from 'better-sqlite3';
 import { BTree, MemoryNodeStore, type Entry, type Reducer } from '../src/views/btree/index.js';
-import { SqliteNodeStore } from '../src/storage/sqlite/sqlite-node-store.js';
+import { SqliteNodeStore } from '../src/storage/local-index/sqlite-node-store.js';
 
 /**
  * Run by hand: `node --expose-gc packages/db/dist/test/btree-bench.js` (not part of `npm test`:

@@ -9,7 +9,7 @@ import { BTree, MemoryNodeStore, compareKeys, type Reducer } from '../src/views/
 import { entryBytes } from '../src/views/btree/node.js';
 import { ExternalSorter } from '../src/views/btree/run-sort.js';
 import { sortByKey, sortedOrderPacked } from '../src/views/btree/sort.js';
-import { SqliteNodeStore } from '../src/storage/sqlite/sqlite-node-store.js';
+import { SqliteNodeStore } from '../src/storage/local-index/sqlite-node-store.js';
 import { scratchFile } from '../src/storage/scratch-file.js';
 
 type SumRed = [sum: number, count: number];

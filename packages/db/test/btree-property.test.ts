@@ -15,7 +15,7 @@ import {
   type NodeStore,
   type Reducer,
 } from '../src/views/btree/index.js';
-import { SqliteNodeStore } from '../src/storage/sqlite/sqlite-node-store.js';
+import { SqliteNodeStore } from '../src/storage/local-index/sqlite-node-store.js';
 
 /**
  * Model-based properties: random batches of inserts/removes applied to the tree and to a plain

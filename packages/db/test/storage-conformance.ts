@@ -7,16 +7,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type {
-  DocRecord,
-  DocWrite,
-  DocumentStore,
-  IndexMeta,
-  Page,
-  Storage,
-  StoredIndex,
-} from '../src/storage/contract.js';
-import { StorageExistsError } from '../src/storage/engine.js';
+import type { DocRecord, DocWrite, Page } from '../src/storage/records.js';
+import type { DocumentStore, Storage } from '../src/storage/contract.js';
+import type { IndexMeta, StoredIndex } from '../src/storage/view-index-store.js';
+import { StorageExistsError } from '../src/storage/contract.js';
 
 export interface EngineUnderTest {
   /** Opens storage on the engine's backing place (the same place every call). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { ChangedDoc, DocWrite } from '../src/storage/engine.js';
+import type { ChangedDoc, DocWrite } from '../src/storage/records.js';
 import { RecentChanges } from '../src/storage/recent-changes.js';
 import { SqliteDatabase } from '../src/storage/sqlite/sqlite-database.js';
 import { makeTempDir } from './support/tmp-dir.js';

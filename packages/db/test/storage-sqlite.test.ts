@@ -4,8 +4,9 @@ import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { StorageExistsError } from '../src/storage/engine.js';
-import type { DatabaseStore, DocRecord, DocWrite, IdRange, StorageEngine } from '../src/storage/engine.js';
+import { StorageExistsError } from '../src/storage/contract.js';
+import type { SqliteSyncEngine, SqliteSyncStore } from '../src/storage/sqlite/sync-store.js';
+import type { DocRecord, DocWrite, IdRange } from '../src/storage/records.js';
 import { openSqliteEngine } from '../src/storage/sqlite/sqlite-engine.js';
 import { makeTempDir } from './support/tmp-dir.js';
 
@@ -13,12 +14,12 @@ const tmp = makeTempDir('divan-storage-');
 after(() => tmp.cleanup());
 
 let dirCount = 0;
-function freshEngine(durability?: 'normal' | 'full'): { engine: StorageEngine; dir: string } {
+function freshEngine(durability?: 'normal' | 'full'): { engine: SqliteSyncEngine; dir: string } {
   const dir = join(tmp.dir, `e${++dirCount}`);
   return { engine: openSqliteEngine({ dir, durability }), dir };
 }
 
-function freshDb(): { db: DatabaseStore; engine: StorageEngine; dir: string } {
+function freshDb(): { db: SqliteSyncStore; engine: SqliteSyncEngine; dir: string } {
   const { engine, dir } = freshEngine();
   return { db: engine.create('db'), engine, dir };
 }
@@ -310,8 +311,8 @@ describe('sqlite engine: folds', () => {
   // In UTF-16 order the astral character sorts before U+E000; in code point order after U+FFFF.
   const all = ['a', 'b', 'B', 'ba', '_design/x', 'é', '\uE000', '\uFFFF', '😀', '😀a', 'z'];
   const sorted = [...all].sort(byCodePoint);
-  let engine: StorageEngine;
-  let db: DatabaseStore;
+  let engine: SqliteSyncEngine;
+  let db: SqliteSyncStore;
   before(() => {
     ({ engine, db } = freshDb());
     db.writeDocs(all.map((id) => put(id, '1-x', { deleted: id === 'ba' })));

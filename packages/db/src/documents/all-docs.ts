@@ -2,7 +2,7 @@
  * `_all_docs`, `_design_docs` and `_local_docs`: rows by id in raw order, or one row per requested
  * key. Rows come out as JSON text, one at a time, so the HTTP layer can stream them.
  */
-import type { DocRecord, IdRange, LocalDoc } from '../storage/contract.js';
+import type { DocRecord, IdRange, LocalDoc } from '../storage/records.js';
 import type { AttachmentView } from './attachment-read.js';
 import type { Database } from './database.js';
 import { DESIGN_PREFIX, isLocalId } from './doc-id.js';

@@ -9,7 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { CouchError } from '../errors.js';
 import { gcPaced } from '../support/gc-pacer.js';
-import type { AttachmentInfo, AttachmentSource, DocumentStore } from '../storage/contract.js';
+import type { AttachmentInfo, AttachmentSource } from '../storage/records.js';
+import type { DocumentStore } from '../storage/contract.js';
 
 /** CouchDB's `[attachments] compressible_types` defaults, matched case-insensitively with `*` and optional parameters. */
 const COMPRESSIBLE = /^(text\/.*|application\/javascript|application\/json|application\/xml)\s*(;.*)?$/is;

@@ -7,7 +7,7 @@
 import { CouchError, conflict, notFound } from '../errors.js';
 import { parseJson, type JsonObject } from '../json/index.js';
 import { findRev, formatRev, parseRev, parseTree, type Rev } from '../revisions/index.js';
-import type { AttachmentSource } from '../storage/contract.js';
+import type { AttachmentSource } from '../storage/records.js';
 import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
 import { storeAttachmentBytes } from './attachment-bytes.js';
 import { checkAttachmentName } from './attachment-input.js';

@@ -6,7 +6,8 @@
  */
 import { CouchError } from '../errors.js';
 import { findRev, normalizeRevId, parseTree, winner, type Rev } from '../revisions/index.js';
-import type { AttachmentSource, DocumentStore } from '../storage/contract.js';
+import type { AttachmentSource } from '../storage/records.js';
+import type { DocumentStore } from '../storage/contract.js';
 import { attachmentsOf, type Attachment } from './attachment.js';
 import { storeAttachmentBytes } from './attachment-bytes.js';
 import type { AttachmentInput } from './attachment-input.js';

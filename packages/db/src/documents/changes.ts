@@ -4,7 +4,7 @@
  * the document (`_selector`, `_view`, design-doc functions) judge its revisions a page at a time.
  */
 import { parseRev } from '../revisions/index.js';
-import type { DocRecord } from '../storage/contract.js';
+import type { DocRecord } from '../storage/records.js';
 import { attachmentViewOf } from './all-docs.js';
 import type { Database } from './database.js';
 

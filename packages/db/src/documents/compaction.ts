@@ -10,7 +10,7 @@
  * (SQLite incremental vacuum; see storage `reclaimSpace`). Progress shows in `_active_tasks` as a
  * `database_compaction` task, and `compact_running` in `GET /db` is true until it ends.
  */
-import type { CompactWrite } from '../storage/engine.js';
+import type { CompactWrite } from '../storage/records.js';
 import { formatRev, parseTree, serializeTree, type RevNode, type RevTree } from '../revisions/index.js';
 import { sweepAttachments } from './attachment-sweep.js';
 import type { Database } from './database.js';

@@ -7,7 +7,8 @@
 import { DEFAULT_ITERATIONS, securityOf, type SecurityObject } from '../auth/index.js';
 import { CouchError } from '../errors.js';
 import type { JsonValue } from '../json/index.js';
-import type { DbMeta, DocRecord, DocumentStore } from '../storage/contract.js';
+import type { DocumentStore } from '../storage/contract.js';
+import type { DbMeta, DocRecord } from '../storage/records.js';
 import type { FollowingParts } from './attachment-resolve.js';
 import { DocumentReader } from './document-reader.js';
 import { DESIGN_PREFIX, randomId, validateDocId } from './doc-id.js';

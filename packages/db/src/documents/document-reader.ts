@@ -25,7 +25,9 @@ import {
   type Rev,
   type RevTree,
 } from '../revisions/index.js';
-import type { ChangedDoc, DocRecord, DocumentStore, IdRange, ViewIndexStore } from '../storage/contract.js';
+import type { DocumentStore } from '../storage/contract.js';
+import type { ChangedDoc, DocRecord, IdRange } from '../storage/records.js';
+import type { ViewIndexStore } from '../storage/view-index-store.js';
 import { gcPacedUpTo } from '../support/gc-pacer.js';
 import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
 import {

@@ -5,7 +5,8 @@
  */
 import { CouchError, notFound } from '../errors.js';
 import { stringifyJson } from '../json/index.js';
-import type { DocumentStore, IdRange, LocalDoc, Page } from '../storage/contract.js';
+import type { DocumentStore } from '../storage/contract.js';
+import type { IdRange, LocalDoc, Page } from '../storage/records.js';
 import type { DocInput } from './doc-input.js';
 import { renderDoc } from './render.js';
 

@@ -23,7 +23,7 @@ import {
   type RevNode,
   type RevTree,
 } from '../revisions/index.js';
-import type { DocRecord, PurgeWrite } from '../storage/engine.js';
+import type { DocRecord, PurgeWrite } from '../storage/records.js';
 import type { Database } from './database.js';
 
 /** CouchDB's default `purged_infos_limit`. */

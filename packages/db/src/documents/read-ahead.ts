@@ -3,7 +3,8 @@
  * request that opens a batch of documents (`_bulk_get`, a replicator's batch), where reading each
  * on its own costs two calls per document (two PostgreSQL round trips each).
  */
-import type { DocRecord, DocumentStore } from '../storage/contract.js';
+import type { DocRecord } from '../storage/records.js';
+import type { DocumentStore } from '../storage/contract.js';
 
 export class ReadAhead {
   private constructor(

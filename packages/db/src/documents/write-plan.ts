@@ -6,7 +6,7 @@
 import { CouchError } from '../errors.js';
 import { stringifyJson } from '../json/index.js';
 import { formatRev, parseTree, serializeTree, winner, type RevTree } from '../revisions/index.js';
-import type { DocRecord, DocWrite } from '../storage/contract.js';
+import type { DocRecord, DocWrite } from '../storage/records.js';
 import type { JsonObject } from '../json/index.js';
 import { storedBody } from './attachment.js';
 import type { DocInput } from './doc-input.js';

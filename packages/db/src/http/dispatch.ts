@@ -11,7 +11,7 @@ import { session, setSessionCookie } from './handlers/session.js';
 import { config } from './handlers/config.js';
 import { CouchError } from '../errors.js';
 import { StorageUnavailableError } from '../storage/contract.js';
-import { validateDbName } from '../server/db-names.js';
+import { validateDbName } from '../storage/db-names.js';
 import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
 import type { HandlerTable, RequestContext } from './context.js';

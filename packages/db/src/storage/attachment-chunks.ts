@@ -1,5 +1,5 @@
 /** Attachment bytes in the fixed-size chunks both engines store them in. */
-import type { AttachmentSource } from './contract.js';
+import type { AttachmentSource } from './records.js';
 
 /** Bytes per stored chunk: a range read reads at most this much more than it serves. */
 export const ATTACHMENT_CHUNK_BYTES = 256 * 1024;

@@ -15,47 +15,25 @@
  * lose each other's revisions. The document layer batches concurrent requests into one call
  * (group commit).
  *
- * `test/storage-conformance.ts` is the one suite every engine passes.
+ * The values it takes and gives are in ./records.ts; where a database's view indexes live, in
+ * ./view-index-store.ts. `test/storage-conformance.ts` is the one suite every engine passes.
  */
 import type {
+  AttachmentInfo,
+  AttachmentSource,
   ChangedDoc,
   CompactWrite,
+  Counters,
   DbMeta,
   DocRecord,
   DocWrite,
   IdRange,
   LocalDoc,
+  Page,
   PurgeInfo,
   PurgeWrite,
-} from './engine.js';
+} from './records.js';
 import type { ViewIndexStore } from './view-index-store.js';
-
-export type {
-  ChangedDoc,
-  CompactWrite,
-  DbMeta,
-  DocRecord,
-  DocWrite,
-  IdRange,
-  LocalDoc,
-  PurgeInfo,
-  PurgeWrite,
-  RevBody,
-} from './engine.js';
-export type {
-  IndexMeta,
-  IndexWriter,
-  NodeStore,
-  ScratchFile,
-  StoredIndex,
-  ViewIndexStore,
-} from './view-index-store.js';
-
-/** A page of a fold: rows in order; folds read a page per query, so nothing stays open between pages. */
-export type Page<T> = readonly T[];
-
-/** The counters of a database, without file sizes. */
-export type Counters = Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'>;
 
 /**
  * What an update plan returns: the writes (one per document, at most; committed in this order,
@@ -74,23 +52,12 @@ export type Planner<R> = (records: ReadonlyMap<string, DocRecord>) => UpdatePlan
 
 /**
  * Computes a purge from the current records of its ids (absent: no document), inside the
- * engine's transaction like a `Planner`: one `PurgeWrite` per id asked (see engine.ts).
+ * engine's transaction like a `Planner`: one `PurgeWrite` per id asked (see ./records.ts).
  */
 export type PurgePlanner<R> = (records: ReadonlyMap<string, DocRecord>) => { purges: readonly PurgeWrite[]; result: R };
 
 /** Computes compaction's rewrites of some documents from their current records (like `Planner`). */
 export type CompactPlanner = (records: ReadonlyMap<string, DocRecord>) => readonly CompactWrite[];
-
-/** A stored attachment: its bytes as stored (a compressed one's gzip stream), named by their MD5. */
-export interface AttachmentInfo {
-  /** `md5-<base64 of the MD5 of the stored bytes>`, CouchDB's digest. */
-  digest: string;
-  /** Bytes stored. */
-  length: number;
-}
-
-/** The bytes of an attachment as they arrive (a request body, a decoded base64 string). */
-export type AttachmentSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /** Where an attachment sweep started: the attachment writes begun by then (see `sweepAttachments`). */
 export type AttachmentSweepMark = number;
@@ -226,5 +193,13 @@ export class StorageUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StorageUnavailableError';
+  }
+}
+
+/** `Storage.create` of a name that exists. */
+export class StorageExistsError extends Error {
+  constructor(name: string) {
+    super(`database ${name} exists`);
+    this.name = 'StorageExistsError';
   }
 }

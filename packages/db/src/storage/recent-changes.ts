@@ -14,7 +14,7 @@
  * a write nobody read, as during a bulk load with no index following it, and starts again at the
  * next read (from the next write on). A 100k-doc bulk load then copies the first 4 MiB only.
  */
-import type { ChangedDoc } from './engine.js';
+import type { ChangedDoc } from './records.js';
 
 interface Entry {
   seq: number;

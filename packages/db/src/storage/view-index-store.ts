@@ -11,7 +11,7 @@
  *
  * `test/storage-conformance.ts` holds the suite every engine passes.
  */
-import type { Page } from './contract.js';
+import type { Page } from './records.js';
 
 /**
  * Where a B-tree keeps its nodes: encoded node bytes by integer id, plus the root id.

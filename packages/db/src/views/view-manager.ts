@@ -14,7 +14,8 @@
  */
 import { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
-import type { ChangedDoc, Page, ViewIndexStore } from '../storage/contract.js';
+import type { ChangedDoc, Page } from '../storage/records.js';
+import type { ViewIndexStore } from '../storage/view-index-store.js';
 import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
 import { conflicts as conflictsOf, deletedConflicts as deletedConflictsOf, parseTree } from '../revisions/index.js';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { fileNameOf } from '../../src/storage/sqlite/names.js';
+import { fileNameOf } from '../../src/storage/sqlite/file-names.js';
 import type { TestServer } from './server.js';
 
 /** Chunks of database `db` that belong to no stored attachment. */

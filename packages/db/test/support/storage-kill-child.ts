@@ -5,7 +5,7 @@
  * Usage: node storage-kill-child.js <data dir>
  */
 import { writeSync } from 'node:fs';
-import type { DocWrite } from '../../src/storage/engine.js';
+import type { DocWrite } from '../../src/storage/records.js';
 import { openSqliteEngine } from '../../src/storage/sqlite/sqlite-engine.js';
 
 const dir = process.argv[2];

@@ -7,8 +7,6 @@ import type { Pool, PoolClient } from 'pg';
 
 import { StorageUnavailableError } from '../contract.js';
 
-export { StorageUnavailableError };
-
 /** Node's socket error codes that mean the server is not there (or went away). */
 const SOCKET_CODES = new Set([
   'ECONNREFUSED',

@@ -7,27 +7,19 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { CouchError } from '../../errors.js';
 import { toWellFormed } from '../../support/unicode.js';
-import type {
-  AttachmentInfo,
-  AttachmentSource,
-  AttachmentSweepMark,
-  CompactPlanner,
-  Counters,
-  DocumentStore,
-  Page,
-  Planner,
-  PurgePlanner,
-} from '../contract.js';
-import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../engine.js';
+import type { AttachmentInfo, AttachmentSource, Counters, Page } from '../records.js';
+import type { AttachmentSweepMark, CompactPlanner, DocumentStore, Planner, PurgePlanner } from '../contract.js';
+import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
 import type { ViewIndexStore } from '../view-index-store.js';
 import { chunkRange, fixedChunks } from '../attachment-chunks.js';
+import { GROWING_PAGES, keysetPagesAsync } from '../keyset-pages.js';
 import type { AttachmentWriteLocks } from './attachment-write-locks.js';
 import { inTransaction, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
-/** Rows per fold page: small first (callers often stop after a few rows), then larger. */
-const FIRST_PAGE = 64;
-const MAX_PAGE = 1024;
+/** Purge log entries, and stored attachments, per page. */
+const PURGES_PAGE = 1024;
+const ATTACHMENTS_PAGE = 1024;
 /** Bytes of an attachment chunk read per row (see readAttachment). */
 const READ_PIECE = 32 * 1024;
 /** Chunks of an upload under way are under this prefix and a random key, renamed to the digest at its end. */
@@ -147,6 +139,11 @@ interface CounterRow {
 
 function toRecord(row: DocRow): DocRecord {
   return { id: row.id, seq: Number(row.seq), rev: row.rev, deleted: row.deleted, tree: row.tree };
+}
+
+/** The key of a by-sequence walk. */
+function bySeq(row: DocRow): number {
+  return Number(row.seq);
 }
 
 function gone(name: string): CouchError {
@@ -482,18 +479,15 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async *foldPurges(since: number): AsyncGenerator<Page<PurgeInfo>> {
-    let after = since;
-    for (;;) {
-      const rows = await this.query<{ seq: string; id: string; revs: string }>(this.sql.purges, [
-        this.dbId,
-        after,
-        MAX_PAGE,
-      ]);
-      if (rows.length > 0) {
-        yield rows.map((r) => ({ purgeSeq: Number(r.seq), id: r.id, revs: JSON.parse(r.revs) as string[] }));
-      }
-      if (rows.length < MAX_PAGE) return;
-      after = Number(rows[rows.length - 1]!.seq);
+    type PurgeRow = { seq: string; id: string; revs: string };
+    const pages = keysetPagesAsync(
+      since,
+      (row: PurgeRow) => Number(row.seq),
+      PURGES_PAGE,
+      ({ from, limit }) => this.query<PurgeRow>(this.sql.purges, [this.dbId, from, limit]),
+    );
+    for await (const rows of pages) {
+      yield rows.map((r) => ({ purgeSeq: Number(r.seq), id: r.id, revs: JSON.parse(r.revs) as string[] }));
     }
   }
 
@@ -560,41 +554,29 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async *foldChanges(since: number, descending = false): AsyncGenerator<Page<DocRecord>> {
-    let pageSize = FIRST_PAGE;
-    let bound = descending ? Number.MAX_SAFE_INTEGER : since;
-    for (;;) {
-      const rows = descending
-        ? await this.query<DocRow>(this.sql.changesDesc, [this.dbId, since, bound, pageSize])
-        : await this.query<DocRow>(this.sql.changes, [this.dbId, bound, pageSize]);
-      if (rows.length > 0) yield rows.map(toRecord);
-      if (rows.length < pageSize) return;
-      bound = Number(rows[rows.length - 1]!.seq);
-      pageSize = Math.min(pageSize * 4, MAX_PAGE);
-    }
+    const pages = descending
+      ? keysetPagesAsync(Number.MAX_SAFE_INTEGER, bySeq, GROWING_PAGES, ({ from, limit }) =>
+          this.query<DocRow>(this.sql.changesDesc, [this.dbId, since, from, limit]),
+        )
+      : keysetPagesAsync(since, bySeq, GROWING_PAGES, ({ from, limit }) =>
+          this.query<DocRow>(this.sql.changes, [this.dbId, from, limit]),
+        );
+    for await (const rows of pages) yield rows.map(toRecord);
   }
 
   async *foldChangedBodies(since: number): AsyncGenerator<Page<ChangedDoc>> {
-    let pageSize = FIRST_PAGE;
-    let after = since;
-    for (;;) {
-      const rows = await this.query<DocRow & { body: string | null }>(this.sql.changedBodies, [
-        this.dbId,
-        after,
-        pageSize,
-      ]);
-      if (rows.length > 0) {
-        yield rows.map((r) => ({
-          id: r.id,
-          seq: Number(r.seq),
-          rev: r.rev,
-          deleted: r.deleted,
-          body: r.body ?? undefined,
-          tree: r.tree,
-        }));
-      }
-      if (rows.length < pageSize) return;
-      after = Number(rows[rows.length - 1]!.seq);
-      pageSize = Math.min(pageSize * 4, MAX_PAGE);
+    const pages = keysetPagesAsync(since, bySeq, GROWING_PAGES, ({ from, limit }) =>
+      this.query<DocRow & { body: string | null }>(this.sql.changedBodies, [this.dbId, from, limit]),
+    );
+    for await (const rows of pages) {
+      yield rows.map((r) => ({
+        id: r.id,
+        seq: Number(r.seq),
+        rev: r.rev,
+        deleted: r.deleted,
+        body: r.body ?? undefined,
+        tree: r.tree,
+      }));
     }
   }
 
@@ -710,16 +692,18 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async *foldAttachments(): AsyncGenerator<Page<AttachmentInfo>> {
-    let after = '';
-    for (;;) {
-      const rows = await this.query<{ digest: string; length: string }>(
-        `SELECT digest, length FROM ${this.sql.attachments} WHERE db_id = $1 AND digest > $2 ORDER BY digest LIMIT $3`,
-        [this.dbId, after, MAX_PAGE],
-      );
-      if (rows.length > 0) yield rows.map((r) => ({ digest: r.digest, length: Number(r.length) }));
-      if (rows.length < MAX_PAGE) return;
-      after = rows[rows.length - 1]!.digest;
-    }
+    type AttachmentRow = { digest: string; length: string };
+    const pages = keysetPagesAsync(
+      '',
+      (row: AttachmentRow) => row.digest,
+      ATTACHMENTS_PAGE,
+      ({ from, limit }) =>
+        this.query<AttachmentRow>(
+          `SELECT digest, length FROM ${this.sql.attachments} WHERE db_id = $1 AND digest > $2 ORDER BY digest LIMIT $3`,
+          [this.dbId, from, limit],
+        ),
+    );
+    for await (const rows of pages) yield rows.map((r) => ({ digest: r.digest, length: Number(r.length) }));
   }
 
   attachmentWrite<T>(write: () => Promise<T>): Promise<T> {
@@ -769,29 +753,26 @@ export class PostgresDocumentStore implements DocumentStore {
    * Rows of `table` by id in walk order, a query per page (keyset pagination): each page starts
    * after the last id of the one before, so no statement or transaction stays open between pages.
    */
-  private async *foldRange<Row extends { id: string }>(
+  private foldRange<Row extends { id: string }>(
     table: string,
     columns: string,
     filter: string,
     range: IdRange,
-  ): AsyncGenerator<Row[]> {
+  ): AsyncGenerator<readonly Row[]> {
     const desc = range.descending === true;
-    let from = range.start;
-    let fromOp = desc ? '<=' : '>=';
-    let pageSize = FIRST_PAGE;
-    for (;;) {
-      const { where, params } = rangeWhere(range, from, fromOp, filter, 2);
-      const limit = `$${params.length + 2}`;
-      const rows = await this.query<Row>(
-        `SELECT ${columns} FROM ${this.sql.schema}.${table} WHERE db_id = $1${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT ${limit}`,
-        [this.dbId, ...params, pageSize],
-      );
-      if (rows.length > 0) yield rows;
-      if (rows.length < pageSize) return;
-      from = rows[rows.length - 1]!.id;
-      fromOp = desc ? '<' : '>';
-      pageSize = Math.min(pageSize * 4, MAX_PAGE);
-    }
+    return keysetPagesAsync(
+      range.start,
+      (row: Row) => row.id,
+      GROWING_PAGES,
+      ({ from, first, limit }) => {
+        const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
+        const { where, params } = rangeWhere(range, from, fromOp, filter, 2);
+        return this.query<Row>(
+          `SELECT ${columns} FROM ${this.sql.schema}.${table} WHERE db_id = $1${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT $${params.length + 2}`,
+          [this.dbId, ...params, limit],
+        );
+      },
+    );
   }
 }
 

@@ -8,19 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
-import { CouchError } from '../../errors.js';
 import type { DocumentStore, Storage } from '../contract.js';
-import { StorageExistsError } from '../engine.js';
-import { isValidDbName } from '../sqlite/names.js';
+import { StorageExistsError } from '../contract.js';
+import { illegalDbName, isValidDbName } from '../db-names.js';
 import { lockFolder } from '../folder-lock.js';
 import { checkOut, inTransaction, storageError } from './errors.js';
 import { documentStatements, type DocumentStatements, PostgresDocumentStore } from './postgres-database.js';
 import { migrate, quoteIdent } from './schema.js';
-import { IndexFolder } from '../sqlite/index-folder.js';
+import { IndexFolder } from '../local-index/index-folder.js';
 import { SharedIndexes } from './shared-index.js';
 import { AttachmentWriteLocks } from './attachment-write-locks.js';
-
-export { StorageUnavailableError } from './errors.js';
 
 export interface PostgresStorageOptions {
   /** A libpq-style connection URL, `postgres://user@host:port/database`. */
@@ -130,12 +127,7 @@ class PostgresStorage implements Storage {
   }
 
   async create(name: string): Promise<DocumentStore> {
-    if (!isValidDbName(name)) {
-      throw new CouchError(
-        'illegal_database_name',
-        `Name: '${name}'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter.`,
-      );
-    }
+    if (!isValidDbName(name)) throw illegalDbName(name);
     const [row] = await this.query<DbRow>(
       `INSERT INTO ${this.s}.dbs (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING db_id, created_at`,
       [name, Date.now()],

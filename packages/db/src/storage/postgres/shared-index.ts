@@ -7,7 +7,7 @@
  * index at a time, holding a session advisory lock (PostgreSQL lets go of it when the node's
  * connection dies), and commits the rows it changed and the new checkpoint in one transaction.
  *
- * Each node reads from a copy in a local SQLite file (../sqlite/index-file.ts): a query walks
+ * Each node reads from a copy in a local SQLite file (../local-index/index-file.ts): a query walks
  * the trees synchronously, in one step of the event loop, as on the SQLite engine. `sync` brings
  * the copy up to the stored version by fetching the rows stamped after the copy's version, in
  * one snapshot, and writing them locally in one transaction; deletions are kept PRUNE_AFTER
@@ -17,9 +17,9 @@
  */
 import { Buffer } from 'node:buffer';
 import type { Pool, PoolClient } from 'pg';
-import type { IndexFolder } from '../sqlite/index-folder.js';
-import type { SqliteIndexFile } from '../sqlite/index-file.js';
-import type { SqliteNodeStore } from '../sqlite/sqlite-node-store.js';
+import type { IndexFolder } from '../local-index/index-folder.js';
+import type { SqliteIndexFile } from '../local-index/index-file.js';
+import type { SqliteNodeStore } from '../local-index/sqlite-node-store.js';
 import type {
   IndexMeta,
   IndexWriter,
@@ -28,6 +28,8 @@ import type {
   StoredIndex,
   ViewIndexStore,
 } from '../view-index-store.js';
+import { keysetPagesAsync } from '../keyset-pages.js';
+import type { Page } from '../records.js';
 import { checkOut, inTransaction, storageError } from './errors.js';
 import { quoteIdent } from './schema.js';
 
@@ -270,7 +272,7 @@ class SharedIndex implements StoredIndex {
     return this.copy.readBack(ids);
   }
 
-  foldBackIds(): AsyncIterable<string[]> {
+  foldBackIds(): AsyncIterable<Page<string>> {
     return this.copy.foldBackIds();
   }
 
@@ -489,34 +491,40 @@ async function fetchSince(
     const since = full ? 0 : mine;
     const live = full ? ' AND node IS NOT NULL' : '';
     const nodes: Fetched['nodes'] = [];
-    let after: [number, string] = [-1, '-9223372036854775808'];
-    for (;;) {
-      const page = await client.query<{ view: number; id: string; node: Buffer | null }>(
-        `SELECT view, id, node FROM ${s}.view_index_nodes
-         WHERE db_id = $1 AND signature = $2 AND version > $3${live} AND (view, id) > ($4, $5)
-         ORDER BY view, id LIMIT ${FETCH_ROWS}`,
-        [dbId, signature, since, after[0], after[1]],
-      );
-      nodes.push(...page.rows);
-      const last = page.rows[page.rows.length - 1];
-      if (last === undefined || page.rows.length < FETCH_ROWS) break;
-      after = [last.view, last.id];
-    }
+    type NodeRow = { view: number; id: string; node: Buffer | null };
+    const nodePages = keysetPagesAsync(
+      [-1, '-9223372036854775808'] as [number, string],
+      (row: NodeRow): [number, string] => [row.view, row.id],
+      FETCH_ROWS,
+      async ({ from, limit }) =>
+        (
+          await client.query<NodeRow>(
+            `SELECT view, id, node FROM ${s}.view_index_nodes
+             WHERE db_id = $1 AND signature = $2 AND version > $3${live} AND (view, id) > ($4, $5)
+             ORDER BY view, id LIMIT ${limit}`,
+            [dbId, signature, since, from[0], from[1]],
+          )
+        ).rows,
+    );
+    for await (const page of nodePages) nodes.push(...page);
     const back: Fetched['back'] = [];
     const liveBack = full ? ' AND rows IS NOT NULL' : '';
-    let afterId: string | undefined;
-    for (;;) {
-      const page = await client.query<{ id: string; rows: Buffer | null }>(
-        `SELECT id, rows FROM ${s}.view_index_back
-         WHERE db_id = $1 AND signature = $2 AND version > $3${liveBack}${afterId === undefined ? '' : ' AND id > $4'}
-         ORDER BY id LIMIT ${FETCH_ROWS}`,
-        afterId === undefined ? [dbId, signature, since] : [dbId, signature, since, afterId],
-      );
-      back.push(...page.rows);
-      const last = page.rows[page.rows.length - 1];
-      if (last === undefined || page.rows.length < FETCH_ROWS) break;
-      afterId = last.id;
-    }
+    type BackRow = { id: string; rows: Buffer | null };
+    const backPages = keysetPagesAsync(
+      undefined as string | undefined,
+      (row: BackRow) => row.id,
+      FETCH_ROWS,
+      async ({ from, limit }) =>
+        (
+          await client.query<BackRow>(
+            `SELECT id, rows FROM ${s}.view_index_back
+             WHERE db_id = $1 AND signature = $2 AND version > $3${liveBack}${from === undefined ? '' : ' AND id > $4'}
+             ORDER BY id LIMIT ${limit}`,
+            from === undefined ? [dbId, signature, since] : [dbId, signature, since, from],
+          )
+        ).rows,
+    );
+    for await (const page of backPages) back.push(...page);
     await client.query('COMMIT');
     return {
       version,

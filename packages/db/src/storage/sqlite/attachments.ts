@@ -11,7 +11,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { chunkRange, fixedChunks } from '../attachment-chunks.js';
-import type { AttachmentInfo, AttachmentSource, Page } from '../contract.js';
+import { keysetPages } from '../keyset-pages.js';
+import type { AttachmentInfo, AttachmentSource, Page } from '../records.js';
 
 const PAGE_ROWS = 256;
 
@@ -145,12 +146,11 @@ export class SqliteAttachments {
   }
 
   async *fold(): AsyncGenerator<Page<AttachmentInfo>> {
-    let after = '';
-    for (;;) {
-      const rows = this.page.all(after, PAGE_ROWS) as AttachmentInfo[];
-      if (rows.length > 0) yield rows;
-      if (rows.length < PAGE_ROWS) return;
-      after = rows[rows.length - 1]!.digest;
-    }
+    yield* keysetPages(
+      '',
+      (row: AttachmentInfo) => row.digest,
+      PAGE_ROWS,
+      ({ from, limit }) => this.page.all(from, limit) as AttachmentInfo[],
+    );
   }
 }

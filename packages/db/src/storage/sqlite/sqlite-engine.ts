@@ -1,17 +1,17 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CouchError } from '../../errors.js';
-import { StorageExistsError } from '../engine.js';
-import type { DatabaseStore, EngineOptions, StorageEngine } from '../engine.js';
-import { dbNameOf, fileNameOf, isValidDbName } from './names.js';
+import { StorageExistsError } from '../contract.js';
+import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
+import { illegalDbName, isValidDbName } from '../db-names.js';
+import { dbNameOf, fileNameOf } from './file-names.js';
 import { SqliteDatabase } from './sqlite-database.js';
 
 /** A data folder holding one `<name>.sqlite` file (plus its WAL while open) per database. */
-export function openSqliteEngine(options: EngineOptions): StorageEngine {
+export function openSqliteEngine(options: SqliteOptions): SqliteSyncEngine {
   return new SqliteEngine(options.dir, options.durability ?? 'normal');
 }
 
-class SqliteEngine implements StorageEngine {
+class SqliteEngine implements SqliteSyncEngine {
   private readonly handles = new Map<string, SqliteDatabase>();
 
   constructor(
@@ -35,13 +35,8 @@ class SqliteEngine implements StorageEngine {
     return isValidDbName(name) && (this.handles.has(name) || existsSync(this.pathOf(name)));
   }
 
-  create(name: string): DatabaseStore {
-    if (!isValidDbName(name)) {
-      throw new CouchError(
-        'illegal_database_name',
-        `Name: '${name}'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter.`,
-      );
-    }
+  create(name: string): SqliteSyncStore {
+    if (!isValidDbName(name)) throw illegalDbName(name);
     if (this.exists(name)) throw new StorageExistsError(name);
     const path = this.pathOf(name);
     // Journals left by a database destroyed mid-way must not be replayed into the new file.
@@ -49,7 +44,7 @@ class SqliteEngine implements StorageEngine {
     return this.openFile(name, path);
   }
 
-  open(name: string): DatabaseStore | undefined {
+  open(name: string): SqliteSyncStore | undefined {
     const cached = this.handles.get(name);
     if (cached !== undefined) return cached;
     if (!this.exists(name)) return undefined;

@@ -3,39 +3,28 @@
  * synchronous and this process is each file's only writer, so every call is answered at once
  * inside; folds hand out the pages the engine reads anyway.
  */
+import type { AttachmentInfo, AttachmentSource, Counters, Page } from '../records.js';
 import type {
-  AttachmentInfo,
-  AttachmentSource,
   AttachmentSweepMark,
   CompactPlanner,
-  Counters,
   DocumentStore,
-  Page,
   Planner,
   PurgePlanner,
   Storage,
 } from '../contract.js';
-import type {
-  DatabaseStore,
-  DbMeta,
-  DocRecord,
-  EngineOptions,
-  IdRange,
-  LocalDoc,
-  PurgeInfo,
-  StorageEngine,
-} from '../engine.js';
-import type { SqliteDatabase } from './sqlite-database.js';
+import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
+import type { DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
+import { recordsOf } from './doc-reads.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
-import { IndexFolder } from './index-folder.js';
+import { IndexFolder } from '../local-index/index-folder.js';
 import { LocalAttachmentWrites } from '../attachment-writes.js';
 import { type FolderLock, lockFolder } from '../folder-lock.js';
 
 /** Rows per page handed out by the folds. */
 const PAGE_ROWS = 256;
 
-export function openSqliteStorage(options: EngineOptions): SqliteStorage {
+export function openSqliteStorage(options: SqliteOptions): SqliteStorage {
   const lock = lockFolder(options.dir);
   try {
     return new SqliteStorage(openSqliteEngine(options), options.dir, lock);
@@ -46,10 +35,10 @@ export function openSqliteStorage(options: EngineOptions): SqliteStorage {
 }
 
 export class SqliteStorage implements Storage {
-  private readonly stores = new WeakMap<DatabaseStore, SqliteDocumentStore>();
+  private readonly stores = new WeakMap<SqliteSyncStore, SqliteDocumentStore>();
 
   constructor(
-    private readonly engine: StorageEngine,
+    private readonly engine: SqliteSyncEngine,
     private readonly dir: string,
     private readonly lock: FolderLock,
   ) {}
@@ -85,10 +74,10 @@ export class SqliteStorage implements Storage {
     this.lock.release();
   }
 
-  private wrap(store: DatabaseStore): DocumentStore {
+  private wrap(store: SqliteSyncStore): DocumentStore {
     let wrapped = this.stores.get(store);
     if (wrapped === undefined) {
-      wrapped = new SqliteDocumentStore(store as SqliteDatabase, new IndexFolder(this.engine.indexDir(store.name)));
+      wrapped = new SqliteDocumentStore(store, new IndexFolder(this.engine.indexDir(store.name)));
       this.stores.set(store, wrapped);
     }
     return wrapped;
@@ -100,7 +89,7 @@ class SqliteDocumentStore implements DocumentStore {
   private readonly attachmentWrites = new LocalAttachmentWrites();
 
   constructor(
-    private readonly db: SqliteDatabase,
+    private readonly db: SqliteSyncStore,
     private readonly indexes: IndexFolder,
   ) {}
 
@@ -275,14 +264,4 @@ async function* paged<T>(rows: Generator<T>): AsyncGenerator<Page<T>> {
   } finally {
     rows.return(undefined);
   }
-}
-
-/** The records found, by the id asked. */
-function recordsOf(ids: readonly string[], found: readonly (DocRecord | undefined)[]): Map<string, DocRecord> {
-  const records = new Map<string, DocRecord>();
-  ids.forEach((id, i) => {
-    const record = found[i];
-    if (record !== undefined) records.set(id, record);
-  });
-  return records;
 }

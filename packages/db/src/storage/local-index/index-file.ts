@@ -9,6 +9,7 @@
  * date on its next use.
  */
 import Sqlite from 'better-sqlite3';
+import { keysetPages } from '../keyset-pages.js';
 import { scratchFile } from '../scratch-file.js';
 import type { IndexMeta, IndexWriter, ScratchFile, StoredIndex } from '../view-index-store.js';
 import { SqliteNodeStore } from './sqlite-node-store.js';
@@ -110,15 +111,14 @@ export class SqliteIndexFile implements StoredIndex {
     return out;
   }
 
-  async *foldBackIds(): AsyncGenerator<string[]> {
-    const page = this.sql.prepare(`SELECT id FROM back_index WHERE id > ? ORDER BY id LIMIT ${BACK_PAGE}`).pluck();
-    let after = '';
-    for (;;) {
-      const ids = page.all(after) as string[];
-      if (ids.length > 0) yield ids;
-      if (ids.length < BACK_PAGE) return;
-      after = ids[ids.length - 1]!;
-    }
+  async *foldBackIds(): AsyncGenerator<readonly string[]> {
+    const page = this.sql.prepare('SELECT id FROM back_index WHERE id > ? ORDER BY id LIMIT ?').pluck();
+    yield* keysetPages(
+      '',
+      (id: string) => id,
+      BACK_PAGE,
+      ({ from, limit }) => page.all(from, limit) as string[],
+    );
   }
 
   async sync(): Promise<boolean> {

@@ -1,3 +1,8 @@
+/**
+ * View indexes in local SQLite files, one folder per database: both engines' (the SQLite
+ * engine's indexes themselves, next to their database; the PostgreSQL engine's copies of the
+ * shared indexes, ../postgres/shared-index.ts), so they live here, owned by neither.
+ */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredIndex, ViewIndexStore } from '../view-index-store.js';

@@ -1,15 +1,10 @@
 /**
- * Database names to file names. A name matches `^[a-z][a-z0-9_$()+/-]*$`; every character but
- * `/` is safe in a file name, and `%` cannot occur in a name, so `/` → `%2F` is injective.
+ * Database names to file names. Every character a valid name holds (../db-names.ts) but `/` is
+ * safe in a file name, and `%` cannot occur in a name, so `/` → `%2F` is injective.
  */
+import { isValidDbName } from '../db-names.js';
 
-// System databases (`_users`, ...) are the only names starting with an underscore.
-const NAME = /^(?:_users|_replicator|_global_changes|[a-z][a-z0-9_$()+/-]*)$/;
 const SUFFIX = '.sqlite';
-
-export function isValidDbName(name: string): boolean {
-  return NAME.test(name);
-}
 
 export function fileNameOf(name: string): string {
   return name.replaceAll('/', '%2F') + SUFFIX;

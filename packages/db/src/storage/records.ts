@@ -1,0 +1,143 @@
+/**
+ * The values that cross the storage contract (./contract.ts): what storage keeps of a document,
+ * what a write hands it, what a fold gives back. Storage knows records, bodies as text and two
+ * orders (ids by raw UTF-8 bytes, changes by sequence); the revision tree is opaque text to it.
+ */
+
+/** What storage keeps of one document (not its bodies). */
+export interface DocRecord {
+  id: string;
+  /** The sequence of this document's last change; given by the write that made it. */
+  seq: number;
+  /** The winning revision, `"3-abc..."`. */
+  rev: string;
+  /** The winning leaf is a deletion: the document counts in `docDelCount`, not `docCount`. */
+  deleted: boolean;
+  /** The serialized revision tree; opaque to storage (the revisions module writes and reads it). */
+  tree: string;
+}
+
+/** A changed document with its winner's body (see `DocumentStore.foldChangedBodies`). */
+export interface ChangedDoc {
+  id: string;
+  seq: number;
+  rev: string;
+  deleted: boolean;
+  body: string | undefined;
+  /** The document's serialized revision tree (a map function sees its `_conflicts`). */
+  tree: string;
+}
+
+/** One revision's body: canonical JSON text of the document without its special `_` members. */
+export interface RevBody {
+  rev: string;
+  body: string;
+}
+
+/** One document's change in a write batch (what an update plan returns). */
+export interface DocWrite {
+  /** The document's new record; the write gives it the next sequence. */
+  record: Omit<DocRecord, 'seq'>;
+  /** Bodies of revisions new in this write (stored under `(record.id, rev)`). */
+  bodies: RevBody[];
+  /** Revisions whose bodies are no longer needed (stemmed out of the tree). */
+  dropBodies?: string[];
+  /**
+   * The caller looked the id up in this same synchronous step and found no document: the
+   * engine may insert without looking again (a bulk load of new documents does one lookup, not two).
+   */
+  isNew?: boolean;
+}
+
+/**
+ * A document rewritten by compaction: its tree with the revisions whose bodies go marked as not
+ * stored, and those bodies. No new sequence: the winner, the counters and the changes stay.
+ */
+export interface CompactWrite {
+  id: string;
+  tree: string;
+  dropBodies: string[];
+}
+
+/** One document of a purge (`DocumentStore.purge`). */
+export interface PurgeWrite {
+  id: string;
+  /** The revisions the request named, as it named them (what the purge log keeps). */
+  revs: string[];
+  /**
+   * The document after the purge: its new record (it gets the next sequence, so indexes see it
+   * again), `null` when no revision is left (the document goes: record, bodies, by-sequence
+   * entry), undefined when the purge changes nothing (it is only logged).
+   */
+  record?: Omit<DocRecord, 'seq'> | null;
+  /** Bodies of revisions no longer in the tree (with a new record). */
+  dropBodies?: string[];
+}
+
+/** An entry of the purge log: one document of one purge request. */
+export interface PurgeInfo {
+  purgeSeq: number;
+  id: string;
+  revs: string[];
+}
+
+/** A `_local/` document: no revision tree, no sequence, never in `_all_docs` or `_changes`. */
+export interface LocalDoc {
+  /** The full id, `_local/name`. */
+  id: string;
+  /** `"0-N"` */
+  rev: string;
+  /** Canonical JSON text without special members. */
+  body: string;
+}
+
+export interface DbMeta {
+  /** Number of document changes ever written (the latest sequence). */
+  updateSeq: number;
+  /** Number of purge log entries ever written (one per document of each purge request). */
+  purgeSeq: number;
+  /** Documents whose winner is live (design docs included, local docs not). */
+  docCount: number;
+  /** Documents whose winner is deleted. */
+  docDelCount: number;
+  sizes: {
+    /** Bytes on disk (database file and its journal). */
+    file: number;
+    /** Bytes of the current documents' bodies as JSON. */
+    external: number;
+    /** Bytes of live data in the file. */
+    active: number;
+  };
+  /** Milliseconds since the epoch when the database was created. */
+  createdAt: number;
+}
+
+export interface IdRange {
+  /** First id (inclusive); none: from the first (or, descending, the last) id. */
+  start?: string;
+  /** Last id; none: to the end. */
+  end?: string;
+  /** Whether `end` itself is included (default true). */
+  inclusiveEnd?: boolean;
+  /** Walk from high ids to low; `start` is then the high bound. */
+  descending?: boolean;
+  /** Include documents whose winner is deleted (default false). */
+  includeDeleted?: boolean;
+}
+
+/** A page of a fold: rows in order; folds read a page per query, so nothing stays open between pages. */
+export type Page<T> = readonly T[];
+
+/** The counters of a database, without file sizes. */
+export type Counters = Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'>;
+
+/** A stored attachment: its bytes as stored (a compressed one's gzip stream), named by their MD5. */
+export interface AttachmentInfo {
+  /** `md5-<base64 of the MD5 of the stored bytes>`, CouchDB's digest. */
+  digest: string;
+  /** Bytes stored. */
+  length: number;
+}
+
+/** The bytes of an attachment as they arrive (a request body, a decoded base64 string). */
+export type AttachmentSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;

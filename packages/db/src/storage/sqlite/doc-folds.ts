@@ -1,0 +1,188 @@
+/**
+ * The walks of a database file, by id (documents, local documents) or by sequence (changes, the
+ * purge log), a page per query (../keyset-pages.ts), and the counts that go with them.
+ */
+import type Database from 'better-sqlite3';
+import { GROWING_PAGES, keysetPages } from '../keyset-pages.js';
+import type { ChangedDoc, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
+import {
+  type BodyRow,
+  DOC_COLUMNS,
+  type DocRow,
+  type LocalRow,
+  type StoredCounters,
+  toChangedDoc,
+  toLocal,
+  toRecord,
+} from './doc-rows.js';
+
+type Statement = Database.Statement;
+
+/** Purge log entries per page. */
+const PURGES_PAGE = 1024;
+
+export class SqliteDocFolds {
+  private readonly stmtChanges: Statement;
+  private readonly stmtChangesDesc: Statement;
+  private readonly stmtChangedBodies: Statement;
+  private readonly stmtCountChanges: Statement;
+  private readonly stmtPurges: Statement;
+  /** Range statements by shape, prepared on first use. */
+  private readonly rangeStatements = new Map<string, Statement>();
+
+  constructor(
+    private readonly db: Database.Database,
+    /** The counters as committed (counts of everything need no query). */
+    private readonly totals: () => StoredCounters,
+  ) {
+    this.stmtChanges = db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE seq > ? ORDER BY seq LIMIT ?`).raw();
+    this.stmtChangesDesc = db
+      .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
+      .raw();
+    this.stmtChangedBodies = db
+      .prepare(
+        'SELECT d.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree FROM docs d ' +
+          'LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.seq > ? ORDER BY d.seq LIMIT ?',
+      )
+      .raw();
+    this.stmtCountChanges = db.prepare('SELECT count(*) FROM docs WHERE seq > ?').pluck();
+    this.stmtPurges = db.prepare('SELECT seq, id, revs FROM purges WHERE seq > ? ORDER BY seq LIMIT ?').raw();
+  }
+
+  *foldDocs(range: IdRange): Generator<DocRecord> {
+    const where = range.includeDeleted === true ? '' : 'deleted = 0';
+    for (const row of this.foldRange<DocRow>('docs', DOC_COLUMNS, where, range)) yield toRecord(row);
+  }
+
+  *foldDocBodies(range: IdRange): Generator<ChangedDoc> {
+    const where = range.includeDeleted === true ? '' : 'deleted = 0';
+    const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree';
+    const table = 'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev';
+    for (const row of this.foldRange<BodyRow>(table, columns, where, range)) yield toChangedDoc(row);
+  }
+
+  countDocs(range: IdRange): number {
+    const { where, params } = rangeWhere(range, range.start, range.descending === true ? '<=' : '>=', '');
+    if (where === '') return this.totals().docCount + (range.includeDeleted === true ? this.totals().docDelCount : 0);
+    const all = this.rangeStatement(`SELECT count(*) FROM docs${where}`).get(...params) as number;
+    if (range.includeDeleted === true) return all;
+    return all - (this.rangeStatement(`SELECT count(*) FROM docs${where} AND deleted = 1`).get(...params) as number);
+  }
+
+  *foldChanges(since: number, descending = false): Generator<DocRecord> {
+    const pages = descending
+      ? keysetPages(
+          Number.MAX_SAFE_INTEGER,
+          bySeq,
+          GROWING_PAGES,
+          ({ from, limit }) => this.stmtChangesDesc.all(since, from, limit) as DocRow[],
+        )
+      : keysetPages(since, bySeq, GROWING_PAGES, ({ from, limit }) => this.stmtChanges.all(from, limit) as DocRow[]);
+    for (const rows of pages) for (const row of rows) yield toRecord(row);
+  }
+
+  /** `foldChangedBodies` from the tables, after `since`. */
+  *changedBodies(since: number): Generator<ChangedDoc> {
+    const pages = keysetPages(
+      since,
+      bySeq,
+      GROWING_PAGES,
+      ({ from, limit }) => this.stmtChangedBodies.all(from, limit) as BodyRow[],
+    );
+    for (const rows of pages) for (const row of rows) yield toChangedDoc(row);
+  }
+
+  countChanges(since: number): number {
+    if (since <= 0) return this.totals().docCount + this.totals().docDelCount;
+    return this.stmtCountChanges.get(since) as number;
+  }
+
+  *foldLocal(range: IdRange): Generator<LocalDoc> {
+    for (const row of this.foldRange<LocalRow>('local_docs', 'id, rev, body', '', range)) yield toLocal(row);
+  }
+
+  *foldPurges(since: number): Generator<PurgeInfo> {
+    const page = this.stmtPurges;
+    type PurgeRow = [seq: number, id: string, revs: string];
+    const pages = keysetPages(
+      since,
+      (row: PurgeRow) => row[0],
+      PURGES_PAGE,
+      ({ from, limit }) => page.all(from, limit) as PurgeRow[],
+    );
+    for (const rows of pages) {
+      for (const [purgeSeq, id, revs] of rows) yield { purgeSeq, id, revs: JSON.parse(revs) as string[] };
+    }
+  }
+
+  oldestPurge(): number {
+    const oldest = this.db.prepare('SELECT min(seq) FROM purges').pluck().get() as number | null;
+    return oldest ?? this.totals().purgeSeq + 1;
+  }
+
+  /**
+   * Rows of `table` by id in walk order, a page per query: each page starts after the last id of
+   * the one before, so nothing stays open between two yields and concurrent writes are fine.
+   * Rows must have the id first.
+   */
+  private *foldRange<Row extends [string, ...unknown[]]>(
+    table: string,
+    columns: string,
+    filter: string,
+    range: IdRange,
+  ): Generator<Row> {
+    const desc = range.descending === true;
+    const pages = keysetPages(
+      range.start,
+      (row: Row) => row[0],
+      GROWING_PAGES,
+      ({ from, first, limit }) => {
+        const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
+        const { where, params } = rangeWhere(range, from, fromOp, filter);
+        const sql = `SELECT ${columns} FROM ${table}${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT ?`;
+        return this.rangeStatement(sql).all(...params, limit) as Row[];
+      },
+    );
+    for (const rows of pages) yield* rows;
+  }
+
+  private rangeStatement(sql: string): Statement {
+    let stmt = this.rangeStatements.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql);
+      // Page queries give arrays; a count gives its one value.
+      if (sql.startsWith('SELECT count(*)')) stmt.pluck();
+      else stmt.raw();
+      this.rangeStatements.set(sql, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** The key of a by-sequence walk. */
+function bySeq(row: DocRow | BodyRow): number {
+  return row[1];
+}
+
+/** The WHERE clause of a range walk whose next row is `fromOp from` (`from` undefined: no bound). */
+function rangeWhere(
+  range: IdRange,
+  from: string | undefined,
+  fromOp: string,
+  filter: string,
+): { where: string; params: string[] } {
+  const desc = range.descending === true;
+  const conditions: string[] = [];
+  const params: string[] = [];
+  if (from !== undefined) {
+    conditions.push(`id ${fromOp} ?`);
+    params.push(from);
+  }
+  if (range.end !== undefined) {
+    const inclusive = range.inclusiveEnd !== false;
+    conditions.push(`id ${desc ? '>' : '<'}${inclusive ? '=' : ''} ?`);
+    params.push(range.end);
+  }
+  if (filter !== '') conditions.push(filter);
+  return { where: conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '', params };
+}

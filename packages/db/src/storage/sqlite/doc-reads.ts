@@ -1,0 +1,109 @@
+/**
+ * Reading documents' records and bodies: one statement per id (or pair) when they are few, a
+ * statement per LOOKUP_CHUNK of them otherwise.
+ */
+import type Database from 'better-sqlite3';
+import { isWellFormed } from '../../support/unicode.js';
+import type { DocRecord } from '../records.js';
+import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
+
+type Statement = Database.Statement;
+
+/** Ids per `IN (...)` lookup (a short last chunk is padded with NULLs, which match nothing). */
+const LOOKUP_CHUNK = 64;
+/** Below this many ids a lookup per id is as cheap. */
+const MIN_BATCH_LOOKUP = 8;
+
+export class SqliteDocReads {
+  private readonly stmtGetDoc: Statement;
+  private readonly stmtGetBody: Statement;
+  private readonly stmtGetDocWithBody: Statement;
+  private readonly stmtGetDocsIn: Statement;
+  private readonly stmtGetBodiesIn: Statement;
+
+  constructor(db: Database.Database) {
+    this.stmtGetDoc = db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id = ?`).raw();
+    this.stmtGetBody = db
+      .prepare('SELECT body FROM bodies WHERE doc = (SELECT k FROM docs WHERE id = ?) AND rev = ?')
+      .pluck();
+    this.stmtGetDocWithBody = db
+      .prepare(
+        'SELECT d.id, d.seq, d.rev, d.deleted, d.tree, b.body FROM docs d ' +
+          'LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.id = ?',
+      )
+      .raw();
+    this.stmtGetDocsIn = db
+      .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`)
+      .raw();
+    this.stmtGetBodiesIn = db
+      .prepare(
+        `WITH w(id, rev) AS (VALUES ${Array(LOOKUP_CHUNK).fill('(?, ?)').join(', ')})
+         SELECT d.id, b.rev, b.body FROM w JOIN docs d ON d.id = w.id JOIN bodies b ON b.doc = d.k AND b.rev = w.rev`,
+      )
+      .raw();
+  }
+
+  getDoc(id: string): DocRecord | undefined {
+    const row = this.stmtGetDoc.get(id) as DocRow | undefined;
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  getDocWithBody(id: string): { record: DocRecord; body: string | undefined } | undefined {
+    const row = this.stmtGetDocWithBody.get(id) as [...DocRow, body: string | null] | undefined;
+    if (row === undefined) return undefined;
+    return { record: toRecord(row as unknown as DocRow), body: row[5] ?? undefined };
+  }
+
+  getDocs(ids: readonly string[]): (DocRecord | undefined)[] {
+    if (ids.length < MIN_BATCH_LOOKUP) return ids.map((id) => this.getDoc(id));
+    const rows = new Map<string, DocRow>();
+    for (let at = 0; at < ids.length; at += LOOKUP_CHUNK) {
+      const chunk: (string | null)[] = ids.slice(at, at + LOOKUP_CHUNK);
+      while (chunk.length < LOOKUP_CHUNK) chunk.push(null);
+      for (const row of this.stmtGetDocsIn.all(chunk) as DocRow[]) rows.set(row[0], row);
+    }
+    return ids.map((id) => {
+      const row = rows.get(id);
+      if (row !== undefined) return toRecord(row);
+      // An id with a lone surrogate is bound as U+FFFD, so its row (if any) comes back under
+      // another id: only the lookup of that one id finds it.
+      return isWellFormed(id) ? undefined : this.getDoc(id);
+    });
+  }
+
+  getBody(id: string, rev: string): string | undefined {
+    return this.stmtGetBody.get(id, rev) as string | undefined;
+  }
+
+  /**
+   * Bodies of (id, rev) pairs, in order: a statement per LOOKUP_CHUNK pairs (a page of
+   * `include_docs` rows or Mango results), one statement per pair when they are few.
+   */
+  getBodies(wanted: readonly { id: string; rev: string }[]): (string | undefined)[] {
+    if (wanted.length < MIN_BATCH_LOOKUP) return wanted.map(({ id, rev }) => this.getBody(id, rev));
+    const found = new Map<string, string>();
+    const params: (string | null)[] = [];
+    for (let at = 0; at < wanted.length; at += LOOKUP_CHUNK) {
+      params.length = 0;
+      for (const { id, rev } of wanted.slice(at, at + LOOKUP_CHUNK)) params.push(id, rev);
+      while (params.length < 2 * LOOKUP_CHUNK) params.push(null, null);
+      for (const [id, rev, body] of this.stmtGetBodiesIn.all(params) as [string, string, string][]) {
+        found.set(`${rev} ${id}`, body);
+      }
+    }
+    // An id with a lone surrogate is bound as U+FFFD: only its own lookup finds its row.
+    return wanted.map(
+      ({ id, rev }) => found.get(`${rev} ${id}`) ?? (isWellFormed(id) ? undefined : this.getBody(id, rev)),
+    );
+  }
+}
+
+/** The records found, by the id asked. */
+export function recordsOf(ids: readonly string[], found: readonly (DocRecord | undefined)[]): Map<string, DocRecord> {
+  const records = new Map<string, DocRecord>();
+  ids.forEach((id, i) => {
+    const record = found[i];
+    if (record !== undefined) records.set(id, record);
+  });
+  return records;
+}

@@ -1,0 +1,35 @@
+/**
+ * The SQLite engine's rows of `docs` and `local_docs` (./schema.ts) as the statements give them
+ * (raw arrays), and the records they become; the counters the file keeps in `meta`.
+ */
+import type { ChangedDoc, DocRecord, LocalDoc } from '../records.js';
+
+/** The counters stored in `meta` (./schema.ts `COUNTERS`), kept in memory by the file's one writer. */
+export interface StoredCounters {
+  updateSeq: number;
+  docCount: number;
+  docDelCount: number;
+  external: number;
+  purgeSeq: number;
+}
+
+export type DocRow = [id: string, seq: number, rev: string, deleted: number, tree: string];
+export type LocalRow = [id: string, rev: string, body: string];
+/** A record with its winner's body (NULL for a deleted winner), the tree last. */
+export type BodyRow = [id: string, seq: number, rev: string, deleted: number, body: string | null, tree: string];
+/** What a write needs of a document's current row: its key, deleted flag and counted body size. */
+export type OldRow = [k: number, deleted: number, size: number];
+
+export const DOC_COLUMNS = 'id, seq, rev, deleted, tree';
+
+export function toRecord(row: DocRow): DocRecord {
+  return { id: row[0], seq: row[1], rev: row[2], deleted: row[3] !== 0, tree: row[4] };
+}
+
+export function toChangedDoc([id, seq, rev, deleted, body, tree]: BodyRow): ChangedDoc {
+  return { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
+}
+
+export function toLocal(row: LocalRow): LocalDoc {
+  return { id: row[0], rev: row[1], body: row[2] };
+}
