@@ -16,7 +16,7 @@ import { CouchError } from '../errors.js';
 import { toPlain } from '../json/index.js';
 import { formatRev, parseRev, type Rev } from '../revisions/index.js';
 import type { NewAttachment } from '../documents/attachment-resolve.js';
-import { ValidateRunner, type ValidateFunction } from '../views/sandbox/validate-runner.js';
+import { ValidateRunner, type ValidateFunction } from '../sandbox/validate-runner.js';
 import type { RequestContext } from './context.js';
 import { DESIGN_PREFIX } from '../documents/doc-id.js';
 
