@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Database from 'better-sqlite3';
-import { BTree, MemoryNodeStore, type Entry, type Reducer } from '../src/views/btree/index.js';
+import { BTree, MemoryNodeStore, type Entry, type Reducer } from '../src/btree/index.js';
 import { SqliteNodeStore } from '../src/storage/local-index/sqlite-node-store.js';
 
 /**

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { BTree, MemoryNodeStore, compareKeys, type Reducer } from '../src/views/btree/index.js';
-import { entryBytes } from '../src/views/btree/node.js';
-import { ExternalSorter } from '../src/views/btree/run-sort.js';
-import { sortByKey, sortedOrderPacked } from '../src/views/btree/sort.js';
+import { BTree, MemoryNodeStore, compareKeys, type Reducer } from '../src/btree/index.js';
+import { entryBytes } from '../src/btree/node.js';
+import { ExternalSorter } from '../src/btree/run-sort.js';
+import { sortByKey, sortedOrderPacked } from '../src/btree/sort.js';
 import { SqliteNodeStore } from '../src/storage/local-index/sqlite-node-store.js';
 import { scratchFile } from '../src/storage/scratch-file.js';
 

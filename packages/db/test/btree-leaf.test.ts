@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { LeafItems, LeafNode } from '../src/views/btree/leaf.js';
-import { compareKeys, encodeLeafOf, entryBytes, NODE_HEADER_BYTES } from '../src/views/btree/node.js';
+import { LeafItems, LeafNode } from '../src/btree/leaf.js';
+import { compareKeys, encodeLeafOf, entryBytes, NODE_HEADER_BYTES } from '../src/btree/node.js';
 
 const text = (b: Buffer): string => b.toString('latin1');
 

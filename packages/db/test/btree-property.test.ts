@@ -14,7 +14,7 @@ import {
   type KeyRange,
   type NodeStore,
   type Reducer,
-} from '../src/views/btree/index.js';
+} from '../src/btree/index.js';
 import { SqliteNodeStore } from '../src/storage/local-index/sqlite-node-store.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BTree, MemoryNodeStore, combineReducers, type Entry, type Reducer } from '../src/views/btree/index.js';
+import { BTree, MemoryNodeStore, combineReducers, type Entry, type Reducer } from '../src/btree/index.js';
 
 /** Fixed-width keys so byte order is numeric order: k(5) = "k000005". */
 const k = (n: number): Buffer => Buffer.from(`k${String(n).padStart(6, '0')}`);

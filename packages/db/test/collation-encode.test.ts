@@ -16,7 +16,7 @@ import {
   rowKeyRange,
   type RowKeyRange,
   type RowRangeQuery,
-} from '../src/views/collation/index.js';
+} from '../src/collation/index.js';
 
 // The byte encodings must order exactly as the comparators (CouchDB's two collations), and the
 // query bounds must select exactly the rows CouchDB's (key, docid) range semantics select.

@@ -12,7 +12,7 @@ import {
   isFcd,
   rowKeyRange,
   type RowKeyRange,
-} from '../src/views/collation/index.js';
+} from '../src/collation/index.js';
 import { excuses, hex, loadFixture, unmoved, type Excuse, type FixtureRow } from './support/collation-allowances.js';
 
 // Conformance against rows recorded from a real CouchDB 3.5.0 (libicu 72.1), see

@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { collatorVersion, icuCollator, isFcd, sameCollation } from '../src/views/collation/index.js';
+import { collatorVersion, icuCollator, isFcd, sameCollation } from '../src/collation/index.js';
 
 // The native ICU collator: CouchDB's root collator (tertiary, normalization off) from the ICU
 // inside the node binary.
@@ -68,11 +68,8 @@ describe('failing loudly instead of ordering differently', () => {
       mkdirSync(join(root, 'native', 'icu-collate'), { recursive: true });
       writeFileSync(join(root, 'native', 'icu-collate', 'binding.gyp'), '{}');
       mkdirSync(join(root, 'lib'));
-      copyFileSync(
-        fileURLToPath(new URL('../src/views/collation/icu.js', import.meta.url)),
-        join(root, 'lib', 'icu.js'),
-      );
-      const loader = (await import(join(root, 'lib', 'icu.js'))) as typeof import('../src/views/collation/icu.js');
+      copyFileSync(fileURLToPath(new URL('../src/collation/icu.js', import.meta.url)), join(root, 'lib', 'icu.js'));
+      const loader = (await import(join(root, 'lib', 'icu.js'))) as typeof import('../src/collation/icu.js');
       assert.throws(
         () => loader.icuCollator(),
         (e: Error) => e.name === 'IcuCollatorError' && /not built.*node-gyp rebuild/.test(e.message),

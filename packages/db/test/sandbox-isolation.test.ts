@@ -2,7 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createMapper, hasNoNodeSnapshotFlag, type Mapper, type MapperOptions } from '../src/views/sandbox/index.js';
+import { createMapper, hasNoNodeSnapshotFlag, type Mapper, type MapperOptions } from '../src/sandbox/index.js';
 import { CouchError } from '../src/errors.js';
 
 const mappers: Mapper[] = [];
@@ -144,7 +144,7 @@ describe('--no-node-snapshot', () => {
   });
 
   test('without the flag createMapper rejects with a clear sandbox_unavailable error', () => {
-    const moduleUrl = new URL('../src/views/sandbox/index.js', import.meta.url).href;
+    const moduleUrl = new URL('../src/sandbox/index.js', import.meta.url).href;
     const script = `
       import(${JSON.stringify(moduleUrl)}).then(async ({ createMapper }) => {
         try { await createMapper({ views: [{ name: 'v', map: 'function(doc){}' }] }); console.log('created'); }

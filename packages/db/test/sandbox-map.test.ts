@@ -1,6 +1,6 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMapper, type MapDesign, type Mapper, type MapperOptions } from '../src/views/sandbox/index.js';
+import { createMapper, type MapDesign, type Mapper, type MapperOptions } from '../src/sandbox/index.js';
 import { CouchError } from '../src/errors.js';
 
 const mappers: Mapper[] = [];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMapper } from '../src/views/sandbox/index.js';
+import { createMapper } from '../src/sandbox/index.js';
 
 // Printed, not asserted (shared 2-core machine): docs/s of the map step for the issue's
 // 100k-doc, two-view workload, in batches of 500 JSON docs.

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { collateRows, encodeRowKey } from '../src/views/collation/index.js';
+import { collateRows, encodeRowKey } from '../src/collation/index.js';
 import {
   excused,
   excuses,

@@ -11,7 +11,7 @@ import { isDbAdmin, requireDbAdmin, type SecurityObject, type UserCtx } from '..
 import { CouchError } from '../errors.js';
 import { toPlain } from '../json/index.js';
 import { formatRev, parseRev, type Rev } from '../revisions/index.js';
-import { ValidateRunner, type ValidateFunction } from '../views/sandbox/validate-runner.js';
+import { ValidateRunner, type ValidateFunction } from '../sandbox/validate-runner.js';
 import type { NewAttachment } from './attachment-resolve.js';
 import type { Database } from './database.js';
 import { isDesignId, isLocalId } from './doc-id.js';

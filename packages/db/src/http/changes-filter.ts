@@ -18,7 +18,7 @@ import { isAllFields, parseFields, project } from '../mango/projection.js';
 import { parseSelector } from '../mango/selector.js';
 import { parseJsonParam } from '../support/query-values.js';
 import { selectorParser, storedBodyParser } from '../mango/selector-parser.js';
-import { createChangesFilter, createMapper } from '../views/sandbox/index.js';
+import { createChangesFilter, createMapper } from '../sandbox/index.js';
 import type { RequestContext } from './context.js';
 import { dbInfo } from './handlers/databases.js';
 

@@ -5,7 +5,7 @@
  * exact equality (`=:=`: `1` is not `1.0`).
  */
 import { isFloat, type JsonValue, JsonNumber, JsonObject } from '../json/index.js';
-import { collateRaw } from '../views/collation/index.js';
+import { collateRaw } from '../collation/index.js';
 
 /** Erlang term order of two decoded JSON values: <0, 0 or >0 (`1` and `1.0` are equal here). */
 export function compareTerms(a: JsonValue, b: JsonValue): number {

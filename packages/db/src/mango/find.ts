@@ -9,7 +9,7 @@ import type { Database } from '../documents/database.js';
 import { isDesignId } from '../documents/doc-id.js';
 import { CouchError } from '../errors.js';
 import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
-import { encodeKey, rowKeyBound, type RowKeyRange } from '../views/collation/index.js';
+import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
 import { viewOf } from '../views/design.js';
 import type { RowEntry } from '../views/row-tree.js';
 import type { ViewManager } from '../views/view-manager.js';

@@ -9,7 +9,7 @@
  * row's key is the array of the field values.
  */
 import { parseJson, type JsonValue, JsonObject, toPlain } from '../json/index.js';
-import type { MapBatchResult, Mapper, Row } from '../views/sandbox/index.js';
+import type { MapBatchResult, Mapper, Row } from '../sandbox/index.js';
 import type { ViewGroup } from '../views/design.js';
 import { BAD_PATH, type FieldPath, NOT_FOUND, parseFieldPath, resolvePath } from './field-path.js';
 

@@ -9,7 +9,7 @@
  * decision.
  */
 import { type JsonValue, JsonNumber, JsonObject } from '../json/index.js';
-import { collate } from '../views/collation/index.js';
+import { collate } from '../collation/index.js';
 import { compareTerms, termsEqual, termsExactlyEqual } from './erlang-order.js';
 import { BAD_PATH, NOT_FOUND, resolvePath } from './field-path.js';
 import { type Condition, type FieldSelector, isInteger, type Selector } from './selector.js';

@@ -14,7 +14,7 @@
  */
 import { CouchError } from '../errors.js';
 import type { JsonValue } from '../json/index.js';
-import { collate } from '../views/collation/index.js';
+import { collate } from '../collation/index.js';
 import type { JsonIndex } from './json-index.js';
 import type { FieldSelector, Selector } from './selector.js';
 import type { SortField } from './sort.js';

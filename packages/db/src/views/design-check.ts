@@ -2,7 +2,7 @@ import { Script } from 'node:vm';
 import { CouchError } from '../errors.js';
 import { JsonObject, type JsonValue } from '../json/index.js';
 import { validateReduceSource } from './reduce/builtins.js';
-import { sourceCandidates } from './sandbox/source-candidates.js';
+import { sourceCandidates } from '../sandbox/source-candidates.js';
 
 /**
  * CouchDB 3's checks on a design document before it is saved (couch_mrview:validate): the shapes

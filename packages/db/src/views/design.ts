@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CouchError } from '../errors.js';
-import { collatorVersion } from './collation/index.js';
+import { collatorVersion } from '../collation/index.js';
 
 export interface ViewDef {
   name: string;

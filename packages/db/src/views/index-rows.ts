@@ -3,7 +3,7 @@
  * key (collation bytes of the key and the doc id, ./collation/encode.ts), the row value the
  * tree keeps, and the document's back-index entry for it (./back-index.ts).
  */
-import { collateRaw, encodeRowKey } from './collation/index.js';
+import { collateRaw, encodeRowKey } from '../collation/index.js';
 import { SMALL_ROW, type BackEntry } from './back-index.js';
 import type { ViewDef } from './design.js';
 import type { RowValue } from './row-tree.js';

@@ -20,7 +20,7 @@
  */
 import { CouchError, badRequest } from '../errors.js';
 import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
-import { collateRows, compareUtf8 } from './collation/index.js';
+import { collateRows, compareUtf8 } from '../collation/index.js';
 import type { ViewQuery } from './query-options.js';
 
 export type { ViewQuery } from './query-options.js';

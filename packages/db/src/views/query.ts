@@ -7,7 +7,7 @@ import type { AttachmentView } from '../documents/attachment-read.js';
 import type { Database } from '../documents/database.js';
 import type { Rows } from '../support/rows.js';
 import { parseRev } from '../revisions/index.js';
-import { exactKeyRange, rowKeyRange, type RowKeyRange } from './collation/index.js';
+import { exactKeyRange, rowKeyRange, type RowKeyRange } from '../collation/index.js';
 import type { ViewDef } from './design.js';
 import type { ViewQuery } from './query-options.js';
 import { groupKeyOf, type Grouping } from './group-key.js';

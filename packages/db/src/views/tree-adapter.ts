@@ -4,7 +4,7 @@
  * reduce function (builtins in-process, JavaScript through the sandbox's synchronous call)
  * kept in every inner node.
  */
-import { BTree, type Entry, type KeyRange, type NodeStore, type Reducer as TreeReducer } from './btree/index.js';
+import { BTree, type Entry, type KeyRange, type NodeStore, type Reducer as TreeReducer } from '../btree/index.js';
 import { builtinName, type Reducer } from './reduce/index.js';
 import type { RowEntry, RowGroup, RowRange, RowTree, RowValue } from './row-tree.js';
 import type { BuildableRowTree } from './view-index.js';

@@ -24,8 +24,8 @@
  */
 import type { IndexMeta, IndexWriter, StoredIndex } from '../storage/view-index-store.js';
 import { encodeBackIndex, type BackEntry } from './back-index.js';
-import { ExternalSorter } from './btree/run-sort.js';
-import { compareKeys, WriteBackNodeStore, type NodeStore } from './btree/index.js';
+import { ExternalSorter } from '../btree/run-sort.js';
+import { compareKeys, WriteBackNodeStore, type NodeStore } from '../btree/index.js';
 import type { ViewGroup } from './design.js';
 import { rowsOf, type MappedDoc, type RowSink } from './index-rows.js';
 import { IndexUpdate } from './index-update.js';

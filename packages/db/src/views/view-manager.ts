@@ -23,7 +23,7 @@ import { toPlain } from '../json/index.js';
 import { AnswerCache } from './answer-cache.js';
 import { viewGroupOf, type ViewGroup } from './design.js';
 import { createReducer, type Reducer } from './reduce/index.js';
-import { createMapper, type Mapper } from './sandbox/index.js';
+import { createMapper, type Mapper } from '../sandbox/index.js';
 import { makeRowTree } from './tree-adapter.js';
 import type { MappedDoc } from './index-rows.js';
 import type { IndexUpdate } from './index-update.js';

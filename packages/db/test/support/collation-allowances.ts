@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { icuCollator, isFcd } from '../../src/views/collation/index.js';
+import { icuCollator, isFcd } from '../../src/collation/index.js';
 
 /** In the repository (this file runs from packages/db/dist/test/support). */
 export const FIXTURE_PATH = fileURLToPath(

@@ -7,7 +7,7 @@
  * (byte encodings, B-tree, stored reductions) except the comparator itself, which is held to the
  * CouchDB fixture elsewhere.
  */
-import { collate, collateRaw, collateRows, compareUtf8 } from '../../src/views/collation/index.js';
+import { collate, collateRaw, collateRows, compareUtf8 } from '../../src/collation/index.js';
 
 export interface ModelRow {
   id: string;

@@ -1,5 +1,5 @@
 import { CouchError } from '../../errors.js';
-import { SandboxSession, type SessionOptions } from '../sandbox/session.js';
+import { SandboxSession, type SessionOptions } from '../../sandbox/session.js';
 import { builtinFinalize, builtinName, builtinReduce, builtinRereduce, type BuiltinName } from './builtins.js';
 
 /** A row's [key, docId] as a reduce function receives it in `keys`. */

@@ -79,8 +79,8 @@ function major(version: string): string {
 }
 
 /**
- * The package root holds `native/icu-collate`; compiled code runs from `dist/src/views/collation`
- * and sources (tsx) from `src/views/collation`, so walk up rather than assume a depth.
+ * The package root holds `native/icu-collate`; compiled code runs from `dist/src/collation`
+ * and sources (tsx) from `src/collation`, so walk up rather than assume a depth.
  */
 function addonPath(): string {
   let dir = dirname(fileURLToPath(import.meta.url));

@@ -1,5 +1,5 @@
-import { JsonNumber, JsonObject } from '../../json/index.js';
-import { isWellFormed, toWellFormed } from '../../support/unicode.js';
+import { JsonNumber, JsonObject } from '../json/index.js';
+import { isWellFormed, toWellFormed } from '../support/unicode.js';
 import { icuCollator } from './icu.js';
 
 /**

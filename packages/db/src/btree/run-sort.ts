@@ -12,8 +12,8 @@
  * `VIEW_LIFETIME` more bytes of records have been given out (merge chunks are recycled, so that
  * a build does not leave a trail of garbage buffers behind): copy what must be kept longer.
  */
-import type { ScratchFile } from '../../storage/view-index-store.js';
-import { readVarint, tryVarint, varintSize as varintBytes, writeVarint } from '../../support/varint.js';
+import type { ScratchFile } from '../storage/view-index-store.js';
+import { readVarint, tryVarint, varintSize as varintBytes, writeVarint } from '../support/varint.js';
 import { compareKeys } from './node.js';
 import { sortedOrderPacked } from './sort.js';
 

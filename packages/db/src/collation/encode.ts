@@ -1,4 +1,4 @@
-import { JsonNumber } from '../../json/index.js';
+import { JsonNumber } from '../json/index.js';
 import { exactNumber, members, type NumberLike } from './compare.js';
 import { icuCollator, type IcuCollator } from './icu.js';
 

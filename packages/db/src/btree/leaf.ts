@@ -8,7 +8,7 @@
  * An update rewrites a leaf as a list of items (LeafItems below): items of old leaves are
  * copied as byte runs, new ones encoded, in one pass that also records the new item starts.
  */
-import { tryVarint, writeVarint } from '../../support/varint.js';
+import { tryVarint, writeVarint } from '../support/varint.js';
 import { LEAF, NODE_HEADER_BYTES, entryBytes, keysEqual, varintBytes, type Entry } from './node.js';
 
 /** The position after the varint at `pos` (its value is not needed, only where it ends). */

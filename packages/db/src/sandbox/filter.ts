@@ -1,4 +1,4 @@
-import { CouchError } from '../../errors.js';
+import { CouchError } from '../errors.js';
 import { SandboxSession, type SessionOptions } from './session.js';
 
 /** A design document's `filters.{name}` function, ready to judge `_changes` rows. */

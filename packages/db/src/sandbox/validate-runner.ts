@@ -4,7 +4,7 @@
  * arguments go in, one outcome comes out. After a timeout or the memory cap the isolate is
  * thrown away and the next call starts a fresh one.
  */
-import { CouchError } from '../../errors.js';
+import { CouchError } from '../errors.js';
 import { checkNodeSnapshotFlag } from './isolated-vm.js';
 
 type Ivm = typeof import('isolated-vm');

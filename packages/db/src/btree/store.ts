@@ -1,6 +1,6 @@
-import type { NodeStore } from '../../storage/view-index-store.js';
+import type { NodeStore } from '../storage/view-index-store.js';
 
-export type { NodeStore } from '../../storage/view-index-store.js';
+export type { NodeStore } from '../storage/view-index-store.js';
 
 /** Nodes in a Map, for tests and throwaway trees. `atomic` keeps an undo log. */
 export class MemoryNodeStore implements NodeStore {

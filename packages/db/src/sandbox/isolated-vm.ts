@@ -1,4 +1,4 @@
-import { CouchError } from '../../errors.js';
+import { CouchError } from '../errors.js';
 import { SandboxFailure, type Sandbox, type SandboxEngine } from './engine.js';
 import { SANDBOX_RUNTIME } from './runtime.js';
 

@@ -1,4 +1,4 @@
-import { CouchError } from '../../errors.js';
+import { CouchError } from '../errors.js';
 import { SandboxSession, type SessionOptions } from './session.js';
 
 /** One view of a design document, as the index builder hands it over. */
