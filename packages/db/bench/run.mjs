@@ -17,6 +17,11 @@
 //                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
 //                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
 //
+// In-process suites (only when asked; no server, no load: compiled from bench/*.ts by `tsc -b`):
+//   btree   (btree.ts) the generic B-tree on SQLite and in memory: bulk build, 1% updates, grouped
+//                      and range reductions, short folds, heap (BTREE_BENCH_ROWS sets the big build);
+//   sandbox (sandbox-map.ts) the view sandbox's map step: --docs docs through two views, docs/s.
+//
 //   npm run bench -w @divan/db [-- --suite docs,views --docs 100000 --seconds 10 --view-seconds 5
 //                                  --server divan,pouchdb-server --peer-timeout 300 --quick]
 //
@@ -29,7 +34,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { BENCH, ROOT, couchdbTarget, client, fmt, makeDoc, nowUs, phase, startServer } from './common.mjs';
+import { BENCH, PACKAGE, ROOT, couchdbTarget, client, fmt, makeDoc, nowUs, phase, startServer } from './common.mjs';
 import { bulkLoad, reportDocs, runDocs } from './docs.mjs';
 import { reportMango, runMango } from './mango.mjs';
 import { reportNodes, runNodes } from './nodes.mjs';
@@ -38,7 +43,7 @@ import { reportAttachments, runAttachments } from './attachments.mjs';
 import { reportAuth, runAuth } from './auth.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth,btree,sandbox] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -74,13 +79,31 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   for (const suite of opts.suites) {
-    if (!['docs', 'views', 'mango', 'nodes', 'attachments', 'auth'].includes(suite)) {
+    if (!['docs', 'views', 'mango', 'nodes', 'attachments', 'auth', ...Object.keys(IN_PROCESS)].includes(suite)) {
       throw new Error(`unknown suite ${suite}`);
     }
   }
   for (const w of opts.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
   if (!(opts.docs >= 1) || !(opts.peerTimeout > 0)) throw new Error('--docs and --peer-timeout must be positive');
   return opts;
+}
+
+/** The in-process suites: a script of dist/bench, its node flags and arguments. */
+const IN_PROCESS = {
+  btree: { script: 'btree.js', flags: [], args: () => [] },
+  // isolated-vm needs every process started without the node snapshot.
+  sandbox: { script: 'sandbox-map.js', flags: ['--no-node-snapshot'], args: (opts) => [String(opts.docs)] },
+};
+
+/** Runs an in-process suite in its own node process; its figures print as they come. */
+function runInProcess(suite, opts) {
+  const { script, flags, args } = IN_PROCESS[suite];
+  console.log(`${suite} (in-process, dist/bench/${script}):`);
+  const r = spawnSync(process.execPath, [...flags, join(PACKAGE, 'dist', 'bench', script), ...args(opts)], {
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) console.error(`${suite}: failed (exit ${r.status ?? r.signal})`);
+  console.log();
 }
 
 // --- setup -----------------------------------------------------------------------------------
@@ -126,6 +149,9 @@ function averageDocBytes(docs) {
 // --- main ---------------------------------------------------------------------------------------
 
 const opts = parseArgs(process.argv.slice(2));
+// Servers start only for the suites that measure one.
+const serverSuites = opts.suites.filter((suite) => !(suite in IN_PROCESS));
+if (serverSuites.length === 0) opts.servers = [];
 opts.servers ??= ['divan', 'pouchdb-server', ...((await couchdbAnswers()) ? ['couchdb'] : [])];
 if (opts.build) ensureBuild();
 if (opts.servers.includes('pouchdb-server')) ensurePeers();
@@ -134,9 +160,12 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(' ')}, node ${process.version}`,
 );
-console.log(
-  `data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${opts.suites.join(', ')}; servers: ${opts.servers.join(', ')}\n`,
-);
+for (const suite of opts.suites) if (suite in IN_PROCESS) runInProcess(suite, opts);
+if (serverSuites.length > 0) {
+  console.log(
+    `data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${serverSuites.join(', ')}; servers: ${opts.servers.join(', ')}\n`,
+  );
+}
 
 const results = { docs: {}, views: {}, mango: {}, attachments: {}, auth: {}, nodes: undefined };
 for (const name of opts.servers) {

@@ -1,4 +1,3 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,14 +9,14 @@ import { BTree, MemoryNodeStore, type Entry, type Reducer } from '../src/btree/i
 import { SqliteNodeStore } from '../src/storage/local-index/sqlite-node-store.js';
 
 /**
- * Run by hand: `node --expose-gc packages/db/dist/test/btree-bench.js` (not part of `npm test`:
- * speeds belong in benchmarks, not in tests).
+ * The generic B-tree in-process, on a SQLite file and in memory (no server): `npm run bench -w
+ * @divan/db -- --suite btree`, or by hand after `npx tsc -b`: `node packages/db/dist/bench/btree.js`.
  *
  * Speeds, printed (not asserted): bulk build, incremental updates, grouped and whole-range
  * reductions, short folds, memory. Rows look like a view index's: row keys as
- * ./collation/encode.ts lays them out (array key ["gNNN", n] + doc id, ~35 bytes) and values
- * `[keyJson, docId, valueJson]`. BTREE_BENCH_ROWS sets the size of the big build: default 200k so
- * the test suite stays quick; BTREE_BENCH_ROWS=1000000 for the 1M-row figures.
+ * the collation module's encode.ts lays them out (array key ["gNNN", n] + doc id, ~35 bytes) and values
+ * `[keyJson, docId, valueJson]`. BTREE_BENCH_ROWS sets the size of the big build: default 200k;
+ * BTREE_BENCH_ROWS=1000000 for the 1M-row figures.
  */
 
 type Row = [keyJson: string, docId: string, valueJson: string];
@@ -112,7 +111,7 @@ function time(fn: () => void, reps: number): number {
 
 const log = (line: string): void => console.log(`# ${line}`);
 
-test('btree speeds (printed)', () => {
+function run(): void {
   const dir = mkdtempSync(join(tmpdir(), 'btree-bench-'));
   const open = (name: string): Database.Database => {
     const db = new Database(join(dir, `${name}.sqlite`));
@@ -226,4 +225,6 @@ test('btree speeds (printed)', () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
+}
+
+run();

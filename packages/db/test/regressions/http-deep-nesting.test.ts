@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MAX_DEPTH } from '../src/json/index.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { MAX_DEPTH } from '../../src/json/index.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 const arrays = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 const objects = (levels: number) => `${'{"b":'.repeat(levels)}1${'}'.repeat(levels)}`;

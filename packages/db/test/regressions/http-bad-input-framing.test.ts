@@ -9,9 +9,9 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { strayAttachmentChunks } from './support/attachment-leftovers.js';
-import { socketExchange, type SocketStep } from './support/raw-http.js';
-import { AUTH, startTestServer, type TestServer } from './support/server.js';
+import { strayAttachmentChunks } from '../support/attachment-leftovers.js';
+import { socketExchange, type SocketStep } from '../support/raw-http.js';
+import { AUTH, startTestServer, type TestServer } from '../support/server.js';
 
 /** Bytes a client sent past its body: they start with no method, so they are no request. */
 const GARBAGE = ', "more": true}\r\n\r\n';
