@@ -167,7 +167,7 @@ describe('views over HTTP', () => {
     const r = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: 'application/json' } });
     assert.equal(r.headers.get('cache-control'), 'must-revalidate');
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
-    // The seed: only a client that lists application/json gets it (curl's */* gets text/plain).
+    // CouchDB 1.x: only a client that lists application/json gets it (curl's */* gets text/plain).
     const any = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: '*/*' } });
     assert.equal(any.headers.get('content-type'), 'text/plain; charset=utf-8');
     const plain = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: 'text/html' } });

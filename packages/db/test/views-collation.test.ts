@@ -5,7 +5,7 @@
  * `group=true` must merge exactly the fixture's groups, `key=`/`keys=`/ranges must find
  * ignorable and canonically equivalent strings as equal keys, mixed JSON types in CouchDB order.
  * Both `collation: "raw"` placements are covered: the view's own options (CouchDB's) and the
- * ddoc-level `options` (the seed's extension; CouchDB 3.5 ignores it there).
+ * ddoc-level `options` (a Divan extension; CouchDB 3.5 ignores it there).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

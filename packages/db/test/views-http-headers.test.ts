@@ -1,6 +1,5 @@
 /**
- * View response headers (seed §4 GET "Response headers seen"; spec b.7 and g: Divan follows the
- * seed/1.x for ETag + 304 and text/plain negotiation): Cache-Control must-revalidate,
+ * View response headers (spec b.7 and g: Divan follows CouchDB 1.x for ETag + 304 and text/plain negotiation): Cache-Control must-revalidate,
  * Content-Type by Accept, Transfer-Encoding chunked, a quoted ETag that is stable for the same
  * answer and changes when the answer can (rows of this view changed, other params or keys,
  * include_docs and any write) and not otherwise (a write this view does not see),

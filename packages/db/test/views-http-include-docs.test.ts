@@ -1,6 +1,6 @@
 /**
- * include_docs over HTTP (spec a.2 include_docs/conflicts, b.3; seed §2 "View row", §4
- * `conflicts`): the current winning revision as `doc` after id/key/value, linked documents
+ * include_docs over HTTP (spec a.2 include_docs/conflicts, b.3; CouchDB 1.x's view
+ * row and `conflicts`): the current winning revision as `doc` after id/key/value, linked documents
  * (`{_id}`, `{_id,_rev}`, `{_rev}` alone), null for `{_id:null}`/missing/deleted targets,
  * conflicts=true adding `_conflicts`, and include_docs with keys, descending, paging, a reduce
  * view queried with reduce=false, and a stale index.

@@ -1,7 +1,7 @@
 /**
  * Multi-key fetches over HTTP (spec a.2 `keys`, a.4 "keys ordering", "keys + descending",
- * "keys + skip/limit/startkey_docid/endkey_docid", g "keys + descending on views: 3.x"; seed §4
- * POST): GET `?keys=` and POST `{"keys":[…]}`, order of the array, rows per key by doc id,
+ * "keys + skip/limit/startkey_docid/endkey_docid", g "keys + descending on views: 3.x"; CouchDB
+ * 1.x's POST): GET `?keys=` and POST `{"keys":[…]}`, order of the array, rows per key by doc id,
  * duplicates, missing keys, descending, paging and doc-id bounds inside keys, reduce views with
  * group=true, one-element keys as key, keys=[], and the answer's shape (total_rows still the
  * whole view). The errors of keys (with key/startkey/endkey, on reduce without group) are in

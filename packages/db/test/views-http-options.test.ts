@@ -1,7 +1,7 @@
 /**
- * Design-document `options` over HTTP (seed §2 "Design document view options" and its last
- * paragraph; spec e and g: query-param defaults are the seed's extension, explicit request
- * params override; `collation:"raw"` at the ddoc root (seed) and per view (3.x);
+ * Design-document `options` over HTTP (spec e and g: query-param defaults are a Divan
+ * extension, explicit request params override; `collation:"raw"` at the ddoc root (a Divan
+ * extension) and per view (3.x);
  * include_design and local_seq). The collation order itself is covered by
  * views-collation.test.ts; here only that both placements switch a view to raw order, ranges
  * and the reversed-range check use it, and the signature changes.

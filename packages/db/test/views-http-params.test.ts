@@ -1,6 +1,6 @@
 /**
- * View query parameters over HTTP (spec a.1, a.2, a.4; seed §4 "Query parameters", "Limit and
- * skip rules"): every range/paging/direction param and their aliases, left-to-right application,
+ * View query parameters over HTTP (spec a.1, a.2, a.4; CouchDB 1.x's query parameters, limit
+ * and skip rules): every range/paging/direction param and their aliases, left-to-right application,
  * POST body params with the query string winning, inclusive_end with and without endkey_docid in
  * both directions, doc-id bounds only with a key bound, offset semantics, limit=0, sorted, and
  * the JSON key types. Reduce, keys, include_docs, stale, options, headers and errors have their

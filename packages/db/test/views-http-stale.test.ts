@@ -1,6 +1,6 @@
 /**
  * Index freshness over HTTP (spec a.2 stale/update/stable/update_seq, a.4 "stale/update/stable"
- * and "update_seq format", e; seed §3 "States and transitions", §2 update_seq): stale=ok and
+ * and "update_seq format", e; CouchDB 1.x's index states and transitions, update_seq): stale=ok and
  * update=false answer from the index as it is (empty when never built), stale=update_after and
  * update=lazy answer stale then update in the background, update=true / stable change nothing
  * on one node, a later stale/update param overwrites an earlier one, and update_seq is an

@@ -1,4 +1,4 @@
-// The six declaration errors of the seed: ArgumentError, messages verbatim, thrown at declaration time.
+// The six declaration errors of Rails 6.1's Mapper: ArgumentError, messages verbatim, thrown at declaration time.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { draw, ArgumentError } from '../src/index.js';

@@ -53,7 +53,7 @@ const fixtures: Record<string, Fixture> = JSON.parse(
 function expectedError(f: Fixture): { name: string; message: string } | null {
   if (f.error === undefined) return null;
   // Rails 6.1 bug: Mapper#map_match raises `NameError: undefined local variable or method `on'` while
-  // building the message for an unknown `on:` value. The seed (and router-api.md) specify the intended
+  // building the message for an unknown `on:` value. Our specification (router-api.md) gives the intended
   // ArgumentError "Unknown scope <value> given to :on" (value as written, no quotes, no colon).
   if (f.errorClass === 'NameError' && f.error.includes('Unknown scope')) {
     const on = /on: :(\w+)/.exec(f.ruby ?? '')?.[1] ?? 'photos';
@@ -66,7 +66,7 @@ function expectedError(f: Fixture): { name: string; message: string } | null {
     .replace('is not a supported controller name', 'is not a supported handler name')
     .replace(':controller segment is not allowed', ':handler segment is not allowed');
   // Only the first line of Rails' message is compared: Rails appends multi-line advice (a guides URL)
-  // to some messages (e.g. "Invalid route name, already in use: 'dup'"); the seed's messages are single lines.
+  // to some messages (e.g. "Invalid route name, already in use: 'dup'"); ours are single lines.
   return { name: f.errorClass ?? 'ArgumentError', message: message.split('\n')[0]!.trimEnd() };
 }
 

@@ -5,13 +5,12 @@
  * Node size: by encoded bytes, not entry count, because view values range from nothing to whole
  * documents. Chunks are cut near 85% of `nodeBytes` so a freshly built node absorbs a few inserts
  * before it splits. Default 2048 bytes: ≈ 25 rows of ~35-byte keys and short values per leaf,
- * ≈ 25 pointers per inner node, 4 levels for 175k rows, 5 for 1M. Measured (test/btree-bench and
- * a sweep over 87.5k rows in SQLite, CPU ms, busy machine): an update of 875 removes + 875
- * inserts cost ≈ 66 / 68 / 82 / 104 ms with 1279 (CouchDB's chunk) / 2048 / 4096 / 8192-byte
- * nodes, because random changes touch about as many leaves either way and bigger leaves mean
+ * ≈ 25 pointers per inner node, 4 levels for 175k rows, 5 for 1M. Small nodes make cheaper
+ * updates, because random changes touch about as many leaves either way and bigger leaves mean
  * more bytes rewritten and re-reduced per touched leaf (and 4 KB+ blobs spill into SQLite
  * overflow pages, while two 2 KB nodes share a 4 KB page); grouped queries favour big nodes
- * (fewer pointers to visit, 500 groups over 100k rows: ≈ 2 ms at 2048). Bulk builds are alike.
+ * (fewer pointers to visit). 2048 is about as cheap to update as CouchDB's 1279 (the sweep of
+ * sizes: docs/benchmarks.md, "Measurements behind design choices"). Bulk builds are alike.
  */
 import { NODE_HEADER_BYTES } from './node.js';
 

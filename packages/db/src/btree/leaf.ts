@@ -1,8 +1,8 @@
 /**
  * A B+tree leaf kept as its encoded bytes (the encoding is in ./node.ts) plus where each key
  * starts and ends. Decoding a leaf read from the store is one scan over its length prefixes, with no
- * object per entry: a cold leaf costs ~0.7 µs to decode instead of ~11 µs for 25 entries as
- * key/value views, and a cached one about its encoded size. Keys are compared in place; entry
+ * object per entry: a cold leaf decodes many times faster than as key/value views, and a cached
+ * one costs about its encoded size (docs/benchmarks.md). Keys are compared in place; entry
  * objects are made only for the rows a read hands out or a reducer reads.
  *
  * An update rewrites a leaf as a list of items (LeafItems below): items of old leaves are

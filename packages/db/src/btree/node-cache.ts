@@ -5,9 +5,9 @@ import type { Node } from './node.js';
  *
  * Why. `cacheNodes` nodes (default 20,000: ≈ 500k rows of leaves) let warm queries do no store
  * reads and no parsing. A leaf stays as its encoded bytes plus item offsets (./leaf.ts), an
- * inner node is decoded (pointers with decoded reductions): measured 27 MB (17 MB of node
- * bytes, 10 MB of heap) for the 10k nodes of the bench's 175k rows, where leaves decoded into an
- * object per entry took ~3× their bytes. Writes put the new node in the cache; when to drop it
+ * inner node is decoded (pointers with decoded reductions): leaves decoded into an object per
+ * entry took about three times the memory (docs/benchmarks.md, "Measurements behind design
+ * choices"). Writes put the new node in the cache; when to drop it
  * is ./tree-nodes.ts's business.
  */
 export class NodeCache<V, R> {

@@ -126,11 +126,11 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
 /**
  * V8 lets a heap grow to up to 4× its live size before the next full collection, sized for
  * throughput; this process's live heap is small and its garbage short-lived, so 2× costs little
- * time and bounds the server's peak memory. Measured on the view bench (100k docs): peak RSS
- * 246-272 MB by default, 222-235 MB at 2× (2.2×: 228-232, 2.5×: 243-247), index build and
- * queries alike, a 1% update 36-43 ms against 26-36 (noisy). A long attachment stream grows the
- * process more the first time at 2× (PostgreSQL: +24-55 MiB, +31-44 by default; later streams
- * +5-6 either way): the young generation's one-time growth, not the stream's bytes.
+ * time and bounds the server's peak memory: on the view bench it keeps the suite's peak RSS
+ * under CouchDB's figure, index builds and queries alike (the factors measured:
+ * docs/benchmarks.md, "Measurements behind design choices"). A long attachment stream grows the
+ * process more the first time at 2×: the young generation's one-time growth, not the stream's
+ * bytes.
  */
 const HEAP_GROWING_PERCENT = 100;
 

@@ -1,15 +1,15 @@
 /**
  * A database's latest writes, kept in memory: a view index catching up just after a write (the
  * common "write, then query the view") reads the changed documents from here rather than from
- * the store. Measured on 1,000 docs updated in a 100k-doc database: ~4.5 ms through SQLite (a
- * seq-index walk joined to two tables, pages just written but spread out), ~1 ms from here
- * (the update's whole read step, documents rendered for the sandbox included).
+ * the store: reading them back through SQLite is a seq-index walk joined to two tables, over
+ * pages just written but spread out, several times slower than the update's whole read step
+ * from here (docs/benchmarks.md).
  *
  * It covers the sequences from `first` to the last one recorded, without gaps, and forgets the
  * oldest writes beyond `maxBytes` of bodies (kept as UTF-8 Buffers: a string might be a slice
  * that holds a whole request body alive, and Buffers are counted exactly).
  *
- * Copying bodies costs writes ~0.6 µs each: it is only worth it while someone reads changes
+ * Copying bodies costs every write a little: it is only worth it while someone reads changes
  * soon after they are written. So it stops (and lets go of what it holds) when it would forget
  * a write nobody read, as during a bulk load with no index following it, and starts again at the
  * next read (from the next write on). A 100k-doc bulk load then copies the first 4 MiB only.

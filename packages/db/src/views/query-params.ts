@@ -1,7 +1,7 @@
 /**
  * The query parameters of `GET|POST /{db}/_design/{ddoc}/_view/{view}`, parsed and validated as
  * CouchDB 3 does (couch_mrview_http:parse_params, chttpd_view, couch_mrview_util:validate_args
- * and check_range), plus the seed's design-document `options` as per-view query defaults.
+ * and check_range), plus design-document `options` as per-view query defaults (a Divan extension).
  *
  * Params apply left to right (body members first, then the query string), so `key` sets both
  * bounds and a later `endkey` overrides one. Parse errors surface in that order; then the

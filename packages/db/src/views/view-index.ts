@@ -8,8 +8,8 @@
  * database sequence.
  *
  * Why write back. Half of an incremental update of a view was writing its nodes into SQLite
- * (page updates, WAL frames, a checkpoint every few updates: ~10–20 ms of a 1% update of the
- * bench's 100k docs), all of it in front of the query waiting for the update. Flushed
+ * (page updates, WAL frames, a checkpoint every few updates; docs/benchmarks.md), all of it in
+ * front of the query waiting for the update. Flushed
  * FLUSH_DELAY_MS after the last commit (at most FLUSH_MAX_DELAY_MS after the first, at once past
  * MAX_PENDING_BYTES, and on close), the query is answered first, and updates close together
  * share one transaction. The index is derived data: a crash loses at most the last unflushed

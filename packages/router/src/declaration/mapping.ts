@@ -81,10 +81,9 @@ function isValidHandler(handler: string): boolean {
  * defaults, constraints, format or action): then `leanRouteSpec` builds their specs. Undefined
  * when `buildRouteSpec` must (it also reports what is wrong).
  *
- * Why a second way to build a resource's specs: declaring and compiling the benchmark's
- * 10,000 Rails-shaped routes took 49.5 and 51.5 ms with every spec built by `buildRouteSpec`,
- * against 28.5 and 31.0 ms with this one (2026-11-25, interleaved runs, medians of 3; the
- * target is 40 ms).
+ * Why a second way to build a resource's specs: with every spec built by `buildRouteSpec`,
+ * declaring and compiling the benchmark's 10,000 Rails-shaped routes missed its 40 ms target
+ * by a quarter; with this one it meets it (docs/benchmarks.md).
  */
 export function leanHandler(scope: Scope): string | undefined {
   if (!isEmpty(scope.get('options')) || !isEmpty(scope.get('defaults')) || !isEmpty(scope.get('constraints')))

@@ -316,7 +316,7 @@ export abstract class Resources extends Concerns {
     return this;
   }
 
-  /** True inside a plural resource with shallow routes on (the seed's `shallow?`). */
+  /** True inside a plural resource with shallow routes on (Rails' `shallow?`). */
   isShallow(): boolean {
     const resource = this.parentResource;
     return resource !== undefined && !resource.isSingleton && Boolean(this.current.get('shallow'));

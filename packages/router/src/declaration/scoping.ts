@@ -139,7 +139,7 @@ export abstract class Scoping extends HttpHelpers {
     return this;
   }
 
-  /** Clears the name prefix and path for the block (the seed's exclusive scope level). */
+  /** Clears the name prefix and path for the block (Rails' exclusive scope level, `with_exclusive_scope`). */
   withExclusiveScope(block: Block): this {
     this.within({ as: undefined, path: undefined }, 'exclusive', () => this.run(block));
     return this;

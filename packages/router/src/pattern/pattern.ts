@@ -5,9 +5,9 @@
  *
  * The one exception is `names`, the param names the declaration checks (`:handler`, which
  * constraints apply): a scan of the text, not the parse. Parsing every path when it is declared
- * would cost a 10,000-route set about 28 ms more on a cold start (measured: 28.5 ms cold,
- * 6.7 ms warm for 10,000 paths), most of the 40 ms budget for declaring and compiling it, for
- * routes most of which are never looked at; the parse waits until a route is used.
+ * would take most of the 40 ms budget for declaring and compiling a 10,000-route set on a cold
+ * start (docs/benchmarks.md), for routes most of which are never looked at; the parse waits
+ * until a route is used.
  */
 import { parsePath, requiredKeys, segmentKeys, type PathNode } from './ast.js';
 

@@ -1,6 +1,6 @@
 /**
- * `_changes`: normal, longpoll and continuous feeds over integer sequences (the seed's and
- * CouchDB 1.x's form; clients treat sequences as opaque). Longpoll and continuous wait on the
+ * `_changes`: normal, longpoll and continuous feeds over integer sequences (CouchDB 1.x's
+ * form; clients treat sequences as opaque). Longpoll and continuous wait on the
  * database's change notifications, never by polling storage. Parameters are parsed as chttpd's
  * parse_changes_query: from the query string only, booleans are exactly `true`; values its
  * Erlang code crashes on (`limit=abc`, `timeout=abc`, `style=bogus`) are 400s that name the parameter.

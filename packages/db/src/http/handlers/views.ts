@@ -1,5 +1,5 @@
 /**
- * The view query interface of seed 000: `GET/POST /{db}/_design/{ddoc}/_view/{view}` (and
+ * CouchDB's view query interface: `GET/POST /{db}/_design/{ddoc}/_view/{view}` (and
  * `/queries`), `_info`, `_view_cleanup`, `_active_tasks`. Rows stream as they are read; the ETag
  * hashes what the answer depends on (index signature and sequence, the parameters), so it
  * changes exactly when the answer can.
@@ -180,7 +180,7 @@ function matches(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * The seed (CouchDB 1.x): `application/json` when the client lists it in Accept, otherwise
+ * CouchDB 1.x's rule: `application/json` when the client lists it in Accept, otherwise
  * `text/plain; charset=utf-8` (the body is JSON either way). CouchDB 3 always says JSON.
  */
 function contentType(ctx: RequestContext): Record<string, string> {
