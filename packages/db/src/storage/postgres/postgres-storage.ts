@@ -12,7 +12,7 @@ import type { DocumentStore, Storage } from '../contract.js';
 import { StorageExistsError } from '../contract.js';
 import { illegalDbName, isValidDbName } from '../db-names.js';
 import { lockFolder } from '../folder-lock.js';
-import { checkOut, inTransaction, storageError } from './errors.js';
+import { checkOut, inTransaction, queryRows, storageError } from './errors.js';
 import { PostgresDocumentStore } from './postgres-database.js';
 import { documentStatements, type DocumentStatements } from './statements.js';
 import { migrate, quoteIdent } from './schema.js';
@@ -106,12 +106,8 @@ class PostgresStorage implements Storage {
     this.attachmentWrites = new AttachmentWriteLocks(pool, this.s);
   }
 
-  private async query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-    try {
-      return (await this.pool.query<T>(text, values)).rows;
-    } catch (err) {
-      throw storageError(err);
-    }
+  private query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+    return queryRows<T>(this.pool, text, values);
   }
 
   private store(name: string, row: DbRow): DocumentStore {
