@@ -7,7 +7,7 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import { toWellFormed } from '../../support/unicode.js';
 import type { CompactPlanner, Planner, PurgePlanner } from '../contract.js';
 import type { DocRecord } from '../records.js';
-import { type CounterRow, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
+import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
 
 /**
  * `DocumentStore.update` inside its transaction on `client`: locks the database's `dbs` row
@@ -84,12 +84,7 @@ export async function updateLocked<R>(
     }
   }
 
-  const c = {
-    updateSeq: Number(locked.update_seq),
-    docCount: Number(locked.doc_count),
-    docDelCount: Number(locked.doc_del_count),
-    external: Number(locked.external),
-  };
+  const c = countersOf(locked);
   const seqs: number[] = [];
   const docIds: string[] = [];
   const docSeqs: number[] = [];
@@ -158,13 +153,7 @@ export async function purgeLocked<R>(
   const { locked, rows, records } = await lockedRecords(client, db, ids);
   const { purges, result } = plan(records);
   const old = new Map(rows.map((row) => [toWellFormed(row.id), row]));
-  const c = {
-    updateSeq: Number(locked.update_seq),
-    docCount: Number(locked.doc_count),
-    docDelCount: Number(locked.doc_del_count),
-    external: Number(locked.external),
-    purgeSeq: Number(locked.purge_seq),
-  };
+  const c = countersOf(locked);
   const before = c.updateSeq;
   const logSeqs: number[] = [];
   const logIds: string[] = [];

@@ -119,6 +119,23 @@ export interface CounterRow {
   purge_seq: string;
 }
 
+/** The counters of a `dbs` row, as numbers. */
+export function countersOf(row: CounterRow): {
+  updateSeq: number;
+  docCount: number;
+  docDelCount: number;
+  external: number;
+  purgeSeq: number;
+} {
+  return {
+    updateSeq: Number(row.update_seq),
+    docCount: Number(row.doc_count),
+    docDelCount: Number(row.doc_del_count),
+    external: Number(row.external),
+    purgeSeq: Number(row.purge_seq),
+  };
+}
+
 export function toRecord(row: DocRow): DocRecord {
   return { id: row.id, seq: Number(row.seq), rev: row.rev, deleted: row.deleted, tree: row.tree };
 }
