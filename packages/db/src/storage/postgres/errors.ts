@@ -3,7 +3,7 @@
  * reached or dropped the connection": the request may succeed later (the HTTP layer answers 503).
  */
 
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 
 import { StorageUnavailableError } from '../contract.js';
 
@@ -42,6 +42,20 @@ export function isConnectionError(err: unknown): boolean {
 export function storageError(err: unknown): unknown {
   if (err instanceof StorageUnavailableError || !isConnectionError(err)) return err;
   return new StorageUnavailableError(`PostgreSQL is unavailable: ${(err as Error).message}`, { cause: err });
+}
+
+/** A query on any connection of the pool: its rows, or the error as `storageError` makes it. */
+export async function queryRows<T extends QueryResultRow>(
+  pool: Pool,
+  config: QueryConfig | string,
+  values?: unknown[],
+): Promise<T[]> {
+  try {
+    const query = typeof config === 'string' ? { text: config, values } : { ...config, values };
+    return (await pool.query<T>(query)).rows;
+  } catch (err) {
+    throw storageError(err);
+  }
 }
 
 /**

@@ -12,8 +12,9 @@ import type { DocumentStore, Storage } from '../contract.js';
 import { StorageExistsError } from '../contract.js';
 import { illegalDbName, isValidDbName } from '../db-names.js';
 import { lockFolder } from '../folder-lock.js';
-import { checkOut, inTransaction, storageError } from './errors.js';
-import { documentStatements, type DocumentStatements, PostgresDocumentStore } from './postgres-database.js';
+import { checkOut, inTransaction, queryRows, storageError } from './errors.js';
+import { PostgresDocumentStore } from './postgres-database.js';
+import { documentStatements, type DocumentStatements } from './statements.js';
 import { migrate, quoteIdent } from './schema.js';
 import { IndexFolder } from '../local-index/index-folder.js';
 import { SharedIndexes } from './shared-index.js';
@@ -105,12 +106,8 @@ class PostgresStorage implements Storage {
     this.attachmentWrites = new AttachmentWriteLocks(pool, this.s);
   }
 
-  private async query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-    try {
-      return (await this.pool.query<T>(text, values)).rows;
-    } catch (err) {
-      throw storageError(err);
-    }
+  private query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+    return queryRows<T>(this.pool, text, values);
   }
 
   private store(name: string, row: DbRow): DocumentStore {

@@ -3,7 +3,7 @@
  * (../contract.ts) that ./sqlite-storage.ts implements on top of it. better-sqlite3 is
  * synchronous and this process is each file's only writer, so a write, its revision tree, its
  * by-sequence entry and the counters commit in one transaction before the method returns.
- * Folds are generators that read in pages (keyset pagination), so no
+ * Folds are generators that read in pages (keyset pagination, ../keyset-pages.ts), so no
  * statement stays open while a caller is between two rows (a streamed HTTP response may pause
  * for seconds) and writes can go on meanwhile.
  *

@@ -1,0 +1,249 @@
+/**
+ * What changes documents in the PostgreSQL engine, each inside a transaction the caller holds on
+ * `client`, under the database's writers' lock (the `dbs` row, taken first): write batches,
+ * purges and compaction's rewrites, each keeping the counters of the `dbs` row with them.
+ */
+import type { PoolClient, QueryResultRow } from 'pg';
+import { toWellFormed } from '../../support/unicode.js';
+import type { CompactPlanner, Planner, PurgePlanner } from '../contract.js';
+import type { DocRecord } from '../records.js';
+import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
+
+/**
+ * `DocumentStore.update` inside its transaction on `client`: locks the database's `dbs` row
+ * (every other writer of it, on any node, waits here, so sequence order is commit order),
+ * reads the records of `ids`, plans, and writes documents, bodies and counters with a few
+ * multi-row statements.
+ */
+export async function updateLocked<R>(
+  client: PoolClient,
+  db: DbTarget,
+  ids: readonly string[],
+  plan: Planner<R>,
+): Promise<{ result: R; seqs: number[] }> {
+  const q = async <T extends QueryResultRow>(config: { name: string; text: string }, values: unknown[]) =>
+    (await client.query<T>({ ...config, values })).rows;
+  const { locked, rows, records } = await lockedRecords(client, db, ids);
+  const { writes, result } = plan(records);
+  if (writes.length === 0) return { result, seqs: [] };
+  for (const { record, bodies } of writes) {
+    for (const b of bodies) {
+      if (typeof b.body !== 'string') throw new TypeError(`body of ${record.id} ${b.rev} is not a string`);
+    }
+  }
+
+  // The previous state of every written document (deleted flag and counted size).
+  const old = new Map<string, { deleted: boolean; size: number }>();
+  // A plan may write a document whose id it was not given: its row is read now.
+  const asked = new Set(ids);
+  const readIds = new Set(rows.map((row) => row.id));
+  const unread: string[] = [];
+  for (const { record } of writes) {
+    if (!asked.has(record.id) && !readIds.has(toWellFormed(record.id))) unread.push(record.id);
+  }
+  const oldRows =
+    unread.length === 0 ? [] : await q<DocRow & { size: string }>(db.sql.readForUpdate, [db.dbId, unread]);
+  for (const row of [...rows, ...oldRows]) old.set(row.id, { deleted: row.deleted, size: Number(row.size) });
+
+  // New bodies first, then dropped ones (a write's order), then sizes of winners not in the batch.
+  const bodyIds: string[] = [];
+  const bodyRevs: string[] = [];
+  const bodyTexts: string[] = [];
+  const dropIds: string[] = [];
+  const dropRevs: string[] = [];
+  const sizes = new Map<string, number>();
+  const sizeIds: string[] = [];
+  const sizeRevs: string[] = [];
+  for (const { record, bodies, dropBodies } of writes) {
+    const seen = new Map<string, string>();
+    for (const b of bodies) seen.set(b.rev, b.body);
+    for (const [rev, body] of seen) {
+      bodyIds.push(record.id);
+      bodyRevs.push(rev);
+      bodyTexts.push(body);
+    }
+    if (dropBodies !== undefined) {
+      for (const rev of dropBodies) {
+        dropIds.push(record.id);
+        dropRevs.push(rev);
+      }
+    }
+    if (record.deleted) continue;
+    const winner = seen.get(record.rev);
+    if (winner !== undefined) sizes.set(toWellFormed(record.id), Buffer.byteLength(winner, 'utf8'));
+    else {
+      sizeIds.push(record.id);
+      sizeRevs.push(record.rev);
+    }
+  }
+  if (bodyIds.length > 0) await q(db.sql.putBodies, [db.dbId, bodyIds, bodyRevs, bodyTexts]);
+  if (dropIds.length > 0) await q(db.sql.dropBodies, [db.dbId, dropIds, dropRevs]);
+  if (sizeIds.length > 0) {
+    for (const row of await q<{ id: string; size: number }>(db.sql.bodySizes, [db.dbId, sizeIds, sizeRevs])) {
+      sizes.set(row.id, Number(row.size));
+    }
+  }
+
+  const c = countersOf(locked);
+  const seqs: number[] = [];
+  const docIds: string[] = [];
+  const docSeqs: number[] = [];
+  const docRevs: string[] = [];
+  const docDeleted: boolean[] = [];
+  const docSizes: number[] = [];
+  const docTrees: string[] = [];
+  for (const { record } of writes) {
+    const seq = ++c.updateSeq;
+    const key = toWellFormed(record.id);
+    const size = record.deleted ? 0 : (sizes.get(key) ?? 0);
+    const previous = old.get(key);
+    if (previous !== undefined) {
+      if (previous.deleted) c.docDelCount--;
+      else c.docCount--;
+      c.external -= previous.size;
+    }
+    if (record.deleted) c.docDelCount++;
+    else c.docCount++;
+    c.external += size;
+    // A later write of the same document in this batch sees this one as its previous state.
+    old.set(key, { deleted: record.deleted, size });
+    seqs.push(seq);
+    docIds.push(record.id);
+    docSeqs.push(seq);
+    docRevs.push(record.rev);
+    docDeleted.push(record.deleted);
+    docSizes.push(size);
+    docTrees.push(record.tree);
+  }
+  await q(db.sql.putDocs, [db.dbId, docIds, docSeqs, docRevs, docDeleted, docSizes, docTrees]);
+  await q(db.sql.saveCounters, [db.dbId, c.updateSeq, c.docCount, c.docDelCount, c.external]);
+  return { result, seqs };
+}
+
+/** The records of `ids` read on `client` (under the writers' lock), by the id asked. */
+export async function lockedRecords(
+  client: PoolClient,
+  db: DbTarget,
+  ids: readonly string[],
+): Promise<{ locked: CounterRow; rows: (DocRow & { size: string })[]; records: Map<string, DocRecord> }> {
+  const [locked] = (await client.query<CounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows;
+  if (locked === undefined) throw gone(db.name);
+  const rows =
+    ids.length === 0
+      ? []
+      : (await client.query<DocRow & { size: string }>({ ...db.sql.readForUpdate, values: [db.dbId, ids] })).rows;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const records = new Map<string, DocRecord>();
+  for (const id of ids) {
+    const row = byId.get(id) ?? byId.get(toWellFormed(id));
+    if (row !== undefined) records.set(id, toRecord(row));
+  }
+  return { locked, rows, records };
+}
+
+/** `DocumentStore.purge` inside its transaction on `client`, under the writers' lock. */
+export async function purgeLocked<R>(
+  client: PoolClient,
+  db: DbTarget,
+  ids: readonly string[],
+  keepInfos: number,
+  plan: PurgePlanner<R>,
+): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
+  const q = async (config: { name: string; text: string }, values: unknown[]) => client.query({ ...config, values });
+  const { locked, rows, records } = await lockedRecords(client, db, ids);
+  const { purges, result } = plan(records);
+  const old = new Map(rows.map((row) => [toWellFormed(row.id), row]));
+  const c = countersOf(locked);
+  const before = c.updateSeq;
+  const logSeqs: number[] = [];
+  const logIds: string[] = [];
+  const logRevs: string[] = [];
+  const removed: string[] = [];
+  const dropIds: string[] = [];
+  const dropRevs: string[] = [];
+  const kept: { id: string; record: Omit<DocRecord, 'seq'> }[] = [];
+  for (const { id, revs, record, dropBodies } of purges) {
+    logSeqs.push(++c.purgeSeq);
+    logIds.push(id);
+    logRevs.push(JSON.stringify(revs));
+    if (record === undefined) continue;
+    const previous = old.get(toWellFormed(id));
+    if (previous === undefined) continue;
+    if (previous.deleted) c.docDelCount--;
+    else c.docCount--;
+    c.external -= Number(previous.size);
+    if (record === null) {
+      removed.push(id);
+      continue;
+    }
+    for (const rev of dropBodies ?? []) {
+      dropIds.push(id);
+      dropRevs.push(rev);
+    }
+    kept.push({ id, record });
+  }
+  if (removed.length > 0) {
+    await q(db.sql.deleteAllBodies, [db.dbId, removed]);
+    await q(db.sql.deleteDocs, [db.dbId, removed]);
+  }
+  if (dropIds.length > 0) await q(db.sql.dropBodies, [db.dbId, dropIds, dropRevs]);
+  if (kept.length > 0) {
+    const live = kept.filter((k) => !k.record.deleted);
+    const sizes = new Map<string, number>();
+    if (live.length > 0) {
+      const found = await client.query<{ id: string; size: number }>({
+        ...db.sql.bodySizes,
+        values: [db.dbId, live.map((k) => k.id), live.map((k) => k.record.rev)],
+      });
+      for (const row of found.rows) sizes.set(row.id, Number(row.size));
+    }
+    const docs = kept.map(({ id, record }) => {
+      const size = record.deleted ? 0 : (sizes.get(toWellFormed(id)) ?? 0);
+      if (record.deleted) c.docDelCount++;
+      else c.docCount++;
+      c.external += size;
+      return { id, seq: ++c.updateSeq, record, size };
+    });
+    await q(db.sql.putDocs, [
+      db.dbId,
+      docs.map((d) => d.id),
+      docs.map((d) => d.seq),
+      docs.map((d) => d.record.rev),
+      docs.map((d) => d.record.deleted),
+      docs.map((d) => d.size),
+      docs.map((d) => d.record.tree),
+    ]);
+  }
+  // As CouchDB: the update sequence moves even when no document was re-sequenced.
+  if (c.updateSeq === before) c.updateSeq++;
+  if (logSeqs.length > 0) await q(db.sql.logPurges, [db.dbId, logSeqs, logIds, logRevs]);
+  await q(db.sql.prunePurges, [db.dbId, c.purgeSeq - Math.max(1, keepInfos)]);
+  await q(db.sql.saveCounters, [db.dbId, c.updateSeq, c.docCount, c.docDelCount, c.external]);
+  await q(db.sql.savePurgeSeq, [db.dbId, c.purgeSeq]);
+  return { result, purgeSeq: c.purgeSeq, updateSeq: c.updateSeq };
+}
+
+/** `DocumentStore.compact` inside its transaction on `client`, under the writers' lock. */
+export async function compactLocked(
+  client: PoolClient,
+  db: DbTarget,
+  ids: readonly string[],
+  plan: CompactPlanner,
+): Promise<void> {
+  const { records } = await lockedRecords(client, db, ids);
+  const writes = plan(records);
+  if (writes.length === 0) return;
+  const dropIds: string[] = [];
+  const dropRevs: string[] = [];
+  for (const w of writes) {
+    for (const rev of w.dropBodies) {
+      dropIds.push(w.id);
+      dropRevs.push(rev);
+    }
+  }
+  if (dropIds.length > 0) await client.query({ ...db.sql.dropBodies, values: [db.dbId, dropIds, dropRevs] });
+  await client.query({
+    ...db.sql.setTrees,
+    values: [db.dbId, writes.map((w) => w.id), writes.map((w) => w.tree)],
+  });
+}

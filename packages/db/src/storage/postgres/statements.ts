@@ -1,0 +1,153 @@
+/**
+ * The PostgreSQL engine's statements on the document tables of one schema (./schema.ts), built
+ * once per storage and prepared once per connection, and the rows they give.
+ */
+import { createHash } from 'node:crypto';
+import { CouchError } from '../../errors.js';
+import type { DocRecord } from '../records.js';
+import { quoteIdent } from './schema.js';
+
+/** A named statement: node-postgres parses it once per connection, then only binds values. */
+function named(text: string): { name: string; text: string } {
+  return { name: `divan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+}
+
+/** The statements of one schema, built once per storage. */
+export function documentStatements(schema: string) {
+  const s = quoteIdent(schema);
+  const DOC = 'id, seq, rev, deleted, tree';
+  return {
+    /** The attachment tables, qualified (their statements are built where used). */
+    attachments: `${s}.attachments`,
+    chunks: `${s}.attachment_chunks`,
+    counters: named(`SELECT update_seq, doc_count, doc_del_count, external, purge_seq FROM ${s}.dbs WHERE db_id = $1`),
+    // The writers' lock: FOR NO KEY UPDATE conflicts with itself (one writer per database at a
+    // time, on every node) but not with the KEY SHARE lock that local documents and properties
+    // take, which only a DELETE of the row (destroy) waits for.
+    lock: named(
+      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
+    ),
+    setTrees: named(
+      `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
+        'WHERE d.db_id = $1 AND d.id = x.id',
+    ),
+    deleteDocs: named(`DELETE FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
+    deleteAllBodies: named(`DELETE FROM ${s}.bodies WHERE db_id = $1 AND id = ANY($2::text[])`),
+    logPurges: named(
+      `INSERT INTO ${s}.purges (db_id, seq, id, revs) SELECT $1::int8, * FROM unnest($2::int8[], $3::text[], $4::text[])`,
+    ),
+    prunePurges: named(`DELETE FROM ${s}.purges WHERE db_id = $1 AND seq <= $2`),
+    purges: named(`SELECT seq, id, revs FROM ${s}.purges WHERE db_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
+    oldestPurge: named(`SELECT min(seq) AS seq FROM ${s}.purges WHERE db_id = $1`),
+    savePurgeSeq: named(`UPDATE ${s}.dbs SET purge_seq = $2 WHERE db_id = $1`),
+    keyShare: `SELECT 1 FROM ${s}.dbs WHERE db_id = $1 FOR KEY SHARE`,
+    getDoc: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id = $2`),
+    getDocs: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
+    // What update() reads under the lock: the records, and each one's counted size.
+    readForUpdate: named(`SELECT ${DOC}, size FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
+    getBody: named(`SELECT body FROM ${s}.bodies WHERE db_id = $1 AND id = $2 AND rev = $3`),
+    getDocWithBody: named(
+      `SELECT d.id, d.seq, d.rev, d.deleted, d.tree, b.body FROM ${s}.docs d
+       LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev
+       WHERE d.db_id = $1 AND d.id = $2`,
+    ),
+    getBodies: named(
+      `SELECT b.id, b.rev, b.body FROM ${s}.bodies b JOIN unnest($2::text[], $3::text[]) AS w(id, rev) ` +
+        `ON b.id = w.id AND b.rev = w.rev WHERE b.db_id = $1`,
+    ),
+    putBodies: named(
+      `INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, * FROM unnest($2::text[], $3::text[], $4::text[]) ` +
+        'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body',
+    ),
+    dropBodies: named(
+      `DELETE FROM ${s}.bodies b USING unnest($2::text[], $3::text[]) AS x(id, rev) ` +
+        'WHERE b.db_id = $1 AND b.id = x.id AND b.rev = x.rev',
+    ),
+    bodySizes: named(
+      `SELECT x.id, octet_length(b.body) AS size FROM unnest($2::text[], $3::text[]) AS x(id, rev) ` +
+        `JOIN ${s}.bodies b ON b.db_id = $1 AND b.id = x.id AND b.rev = x.rev`,
+    ),
+    putDocs: named(
+      `INSERT INTO ${s}.docs (db_id, id, seq, rev, deleted, size, tree) ` +
+        'SELECT $1::int8, * FROM unnest($2::text[], $3::int8[], $4::text[], $5::bool[], $6::int8[], $7::text[]) ' +
+        'ON CONFLICT (db_id, id) DO UPDATE SET seq = excluded.seq, rev = excluded.rev, deleted = excluded.deleted, ' +
+        'size = excluded.size, tree = excluded.tree',
+    ),
+    saveCounters: named(
+      `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5 WHERE db_id = $1`,
+    ),
+    changes: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
+    changesDesc: named(
+      `SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4`,
+    ),
+    changedBodies: named(
+      'SELECT d.id, d.seq, d.rev, d.deleted, d.tree, CASE WHEN NOT d.deleted THEN b.body END AS body ' +
+        `FROM ${s}.docs d LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev ` +
+        'WHERE d.db_id = $1 AND d.seq > $2 ORDER BY d.seq LIMIT $3',
+    ),
+    countChanges: named(`SELECT count(*) AS n FROM ${s}.docs WHERE db_id = $1 AND seq > $2`),
+    getLocal: named(`SELECT id, rev, body FROM ${s}.local_docs WHERE db_id = $1 AND id = $2`),
+    putLocal: named(
+      `INSERT INTO ${s}.local_docs (db_id, id, rev, body) SELECT db_id, $2, $3, $4 FROM ${s}.dbs ` +
+        'WHERE db_id = $1 FOR KEY SHARE ON CONFLICT (db_id, id) DO UPDATE SET rev = excluded.rev, body = excluded.body',
+    ),
+    deleteLocal: named(`DELETE FROM ${s}.local_docs WHERE db_id = $1 AND id = $2`),
+    getProp: named(`SELECT value FROM ${s}.props WHERE db_id = $1 AND key = $2`),
+    setProp: named(
+      `INSERT INTO ${s}.props (db_id, key, value) SELECT db_id, $2, $3 FROM ${s}.dbs ` +
+        'WHERE db_id = $1 FOR KEY SHARE ON CONFLICT (db_id, key) DO UPDATE SET value = excluded.value',
+    ),
+    schema: s,
+  };
+}
+
+export type DocumentStatements = ReturnType<typeof documentStatements>;
+
+export interface DocRow {
+  id: string;
+  seq: string;
+  rev: string;
+  deleted: boolean;
+  tree: string;
+}
+
+export interface CounterRow {
+  update_seq: string;
+  doc_count: string;
+  doc_del_count: string;
+  external: string;
+  purge_seq: string;
+}
+
+/** The counters of a `dbs` row, as numbers. */
+export function countersOf(row: CounterRow): {
+  updateSeq: number;
+  docCount: number;
+  docDelCount: number;
+  external: number;
+  purgeSeq: number;
+} {
+  return {
+    updateSeq: Number(row.update_seq),
+    docCount: Number(row.doc_count),
+    docDelCount: Number(row.doc_del_count),
+    external: Number(row.external),
+    purgeSeq: Number(row.purge_seq),
+  };
+}
+
+export function toRecord(row: DocRow): DocRecord {
+  return { id: row.id, seq: Number(row.seq), rev: row.rev, deleted: row.deleted, tree: row.tree };
+}
+
+/** A database deleted under a handle still held. */
+export function gone(name: string): CouchError {
+  return new CouchError('not_found', `Database ${name} does not exist.`);
+}
+
+/** One database's place in the shared tables: its schema's statements, its id, and its name (for errors). */
+export interface DbTarget {
+  readonly sql: DocumentStatements;
+  readonly dbId: string;
+  readonly name: string;
+}
