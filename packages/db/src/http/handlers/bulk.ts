@@ -2,8 +2,7 @@
 import { CouchError } from '../../errors.js';
 import { JsonObject, type JsonValue } from '../../json/index.js';
 import { formatRev, parseRev, type Rev } from '../../revisions/index.js';
-import { randomId } from '../../documents/doc-id.js';
-import { validateDocId } from '../../documents/doc-id.js';
+import { randomId, validateDocId } from '../../documents/doc-id.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
@@ -25,13 +24,19 @@ async function objectBody(ctx: RequestContext): Promise<JsonObject> {
   return body;
 }
 
+/** The body's `docs` list, with each endpoint's own reasons when it is missing or not a list. */
+function docsOf(body: JsonObject, missing: string, notList: string): JsonValue[] {
+  const docs = body.get('docs');
+  if (docs === undefined) throw new CouchError('bad_request', missing);
+  if (!Array.isArray(docs)) throw new CouchError('bad_request', notList);
+  return docs;
+}
+
 export const bulk = {
   async docs(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     const body = await objectBody(ctx);
-    const docs = body.get('docs');
-    if (docs === undefined) throw new CouchError('bad_request', 'POST body must include `docs` parameter.');
-    if (!Array.isArray(docs)) throw new CouchError('bad_request', '`docs` parameter must be an array.');
+    const docs = docsOf(body, 'POST body must include `docs` parameter.', '`docs` parameter must be an array.');
     const newEdits = body.get('new_edits') ?? true;
     if (typeof newEdits !== 'boolean') {
       // The docs are validated first, as CouchDB does; it then crashes (500) where there are docs,
@@ -59,9 +64,7 @@ export const bulk = {
   async get(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     const body = await objectBody(ctx);
-    const docs = body.get('docs');
-    if (docs === undefined) throw new CouchError('bad_request', "Missing JSON list of 'docs'.");
-    if (!Array.isArray(docs)) throw new CouchError('bad_request', '`docs` must be a list of {"id", "rev"} objects.');
+    const docs = docsOf(body, "Missing JSON list of 'docs'.", '`docs` must be a list of {"id", "rev"} objects.');
     // Parameters that name revisions belong in each entry, not in the query (CouchDB's list).
     for (const key of ['open_revs', 'new_edits', 'w', 'rev', 'atts_since']) {
       if (ctx.query.has(key)) throw new CouchError('bad_request', `"${key}" query parameter is not acceptable`);

@@ -43,7 +43,8 @@ export const documents = {
     const openRevs = query.get('open_revs');
     const options = openOptions(query);
     if (openRevs !== null) {
-      const revs = openRevs === 'all' ? 'all' : parseRevList(openRevs);
+      const revs =
+        openRevs === 'all' ? 'all' : parseRevs(openRevs, '`open_revs` must be `all` or a JSON array of revisions');
       if (acceptsType(ctx.req.headers.accept, 'multipart/mixed')) {
         // Every revision with its attachments as parts (but those `atts_since` leaves out).
         const results = await db.openRevs(id, revs, { ...options, follows: true });
@@ -237,30 +238,19 @@ export function attachmentOptions(
   return {
     attachments: query.get('attachments') === 'true',
     attEncodingInfo: query.get('att_encoding_info') === 'true',
-    attsSince: since === null ? undefined : parseAttsSince(since),
+    attsSince: since === null ? undefined : parseRevs(since, 'Invalid list of revisions'),
   };
 }
 
-function parseAttsSince(raw: string): Rev[] {
+/** A JSON list of revisions in a query value (`atts_since`, `open_revs`); `notList` when it is not a list. */
+function parseRevs(raw: string, notList: string): Rev[] {
   let list: unknown;
   try {
     list = JSON.parse(raw);
   } catch {
     throw new CouchError('bad_request', 'invalid UTF-8 JSON');
   }
-  if (!Array.isArray(list)) throw new CouchError('bad_request', 'Invalid list of revisions');
-  return list.map((rev) => parseRev(rev));
-}
-
-function parseRevList(raw: string): Rev[] {
-  let list: unknown;
-  try {
-    list = JSON.parse(raw);
-  } catch {
-    throw new CouchError('bad_request', 'invalid UTF-8 JSON');
-  }
-  if (!Array.isArray(list))
-    throw new CouchError('bad_request', '`open_revs` must be `all` or a JSON array of revisions');
+  if (!Array.isArray(list)) throw new CouchError('bad_request', notList);
   return list.map((rev) => parseRev(rev));
 }
 
