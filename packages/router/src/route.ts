@@ -2,9 +2,10 @@
  * One normalized route: the record the declaration produces and everything else reads.
  * The matcher, the generator, the table and the typed helpers are all derived from it.
  */
-import type { PathNode } from './pattern/ast.js';
+import { renderPath, type PathNode, type PathSpelling } from './pattern/ast.js';
 import { PathPattern } from './pattern/pattern.js';
 import { inlineFlags } from './pattern/case-fold.js';
+import { escapeRegExp } from './support/escape-regexp.js';
 import type { RouteInfo } from './types.js';
 
 export interface RouteSpec {
@@ -26,10 +27,6 @@ export interface RouteSpec {
 }
 
 const DEFAULT_SEGMENT = '[^/.?]+';
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
 
 function countGroups(source: string): number {
   return new RegExp(`${source}|`).exec('')!.length - 1;
@@ -106,44 +103,27 @@ export class Route {
     const captures: string[] = [];
     const requirements = this.spec.requirements;
     const formatted = this.spec.formatted;
-    const visit = (nodes: PathNode[]): string => {
-      let out = '';
-      for (const node of nodes) {
-        switch (node.type) {
-          case 'slash':
-            out += '/';
-            break;
-          case 'dot':
-            out += '\\.';
-            break;
-          case 'literal':
-            out += escapeRegExp(node.text);
-            break;
-          case 'param':
-          case 'glob': {
-            const req = requirements[node.name];
-            const source = req
-              ? `(?:${inlineFlags(req)})`
-              : node.type === 'param'
-                ? DEFAULT_SEGMENT
-                : formatted
-                  ? '.+?'
-                  : '.+';
-            captures.push(node.name);
-            // Groups inside a constraint shift the capture numbers after it.
-            const inner = req ? countGroups(inlineFlags(req)) : 0;
-            for (let i = 0; i < inner; i++) captures.push('');
-            out += `(${source})`;
-            break;
-          }
-          case 'group':
-            out += `(?:${visit(node.children)})?`;
-            break;
-        }
-      }
-      return out;
+    const spelling: PathSpelling = {
+      dot: '\\.',
+      literal: escapeRegExp,
+      param(node) {
+        const req = requirements[node.name];
+        const source = req
+          ? `(?:${inlineFlags(req)})`
+          : node.type === 'param'
+            ? DEFAULT_SEGMENT
+            : formatted
+              ? '.+?'
+              : '.+';
+        captures.push(node.name);
+        // Groups inside a constraint shift the capture numbers after it.
+        const inner = req ? countGroups(inlineFlags(req)) : 0;
+        for (let i = 0; i < inner; i++) captures.push('');
+        return `(${source})`;
+      },
+      group: (children) => `(?:${renderPath(children, spelling)})?`,
     };
-    const body = visit(this.ast);
+    const body = renderPath(this.ast, spelling);
     let source: string;
     if (this.spec.anchored) source = `^${body}$`;
     else source = body === '/' ? '^/' : `^${body}(?:\\b|$|/)`;

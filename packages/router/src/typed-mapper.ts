@@ -155,5 +155,4 @@ export interface TypedMapper<S extends TypedScope, Out extends TypedRoute> {
   withExclusiveScope<Returned>(block: Block<AnyScope, Returned>): TypedMapper<S, Out | UnknownRoute>;
   resourcesPathNames(names: Record<string, string>): TypedMapper<S, Out | UnknownRoute>;
   isShallow(): boolean;
-  usingMatchShorthand(path: string | undefined, options?: MatchOptions): boolean;
 }

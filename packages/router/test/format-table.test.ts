@@ -1,4 +1,4 @@
-import { demoRoutes } from '../src/demo-routes.js';
+import { demoRoutes } from './support/demo-routes.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

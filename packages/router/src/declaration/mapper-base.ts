@@ -30,11 +30,6 @@ export function isBareWord(path: string): boolean {
   return /^[A-Za-z0-9_-]+$/.test(path);
 }
 
-export function isEmpty(value: object): boolean {
-  for (const _ in value) return false;
-  return true;
-}
-
 export function present(value: string | undefined | null): value is string {
   return value !== undefined && value !== null && value !== '';
 }
@@ -161,13 +156,6 @@ export abstract class MapperBase {
       this.mapMatch(paths, opts);
     }
     return this;
-  }
-
-  /** True when `to` would be taken from the path itself (`get 'help/faq'` → `help#faq`). */
-  usingMatchShorthand(path: string | undefined, options: MatchOptions = {}): boolean {
-    return (
-      present(path) && options.to === undefined && options.action === undefined && /^\/?[-\w]+\/[-\w/]+$/.test(path)
-    );
   }
 
   protected mapMatch(paths: string[], options: Record<string, unknown>): void {

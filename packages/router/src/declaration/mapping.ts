@@ -5,6 +5,7 @@
  */
 import { ArgumentError } from '../errors.js';
 import { PathPattern } from '../pattern/pattern.js';
+import { isEmpty } from '../support/is-empty.js';
 import type { RouteSpec } from '../route.js';
 import type { Scope } from './scope.js';
 import { URL_OPTIONS } from './options.js';
@@ -52,11 +53,6 @@ export function internVerbs(verbs: string[]): string[] {
 
 function orShared<T extends object>(value: T, shared: T): T {
   return isEmpty(value) ? shared : value;
-}
-
-function isEmpty(value: object | undefined): boolean {
-  for (const _ in value) return false;
-  return true;
 }
 
 /** `{ ...a, ...b }` without copying when one side is empty (the result is only read). */

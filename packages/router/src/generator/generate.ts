@@ -4,7 +4,7 @@
  * groups appear only when every key in them is given, required keys must be present and
  * satisfy their constraint, and what the path does not use becomes the query string.
  */
-import type { PathNode } from '../pattern/ast.js';
+import { renderPath, type PathNode, type PathSpelling } from '../pattern/ast.js';
 import type { Route } from '../route.js';
 import type { UrlOptions } from '../types.js';
 import { escapeFragment, escapePath, escapeSegment, toParam, toQuery } from './escape.js';
@@ -162,31 +162,14 @@ function routeLabel(route: Route): string {
 
 /** Renders the path; an optional group renders only when all of its keys have values. */
 function render(nodes: PathNode[], values: Map<string, string>): string {
-  let out = '';
-  for (const node of nodes) {
-    switch (node.type) {
-      case 'slash':
-        out += '/';
-        break;
-      case 'dot':
-        out += '.';
-        break;
-      case 'literal':
-        out += node.text;
-        break;
-      case 'param':
-        out += escapeSegment(values.get(node.name)!);
-        break;
-      case 'glob':
-        out += escapePath(values.get(node.name)!);
-        break;
-      case 'group':
-        if (groupKeys(node.children).every((k) => values.has(k) && values.get(k) !== ''))
-          out += render(node.children, values);
-        break;
-    }
-  }
-  return out;
+  const spelling: PathSpelling = {
+    dot: '.',
+    literal: (text) => text,
+    param: (node) => (node.type === 'param' ? escapeSegment : escapePath)(values.get(node.name)!),
+    group: (children) =>
+      groupKeys(children).every((k) => values.has(k) && values.get(k) !== '') ? renderPath(children, spelling) : '',
+  };
+  return renderPath(nodes, spelling);
 }
 
 /** The keys of a group itself; nested groups decide for themselves. */

@@ -8,6 +8,8 @@
 import { expandOptional, type PathNode } from '../pattern/ast.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import type { Route } from '../route.js';
+import { escapeRegExp } from '../support/escape-regexp.js';
+import { isEmpty } from '../support/is-empty.js';
 import type { CompiledWalk, Recognizer } from './codegen.js';
 import { Leaf, type RegexpLeaf } from './params.js';
 import { insertText, Node, paramChild, patternChild } from './walk.js';
@@ -271,11 +273,6 @@ export interface StaticEntry {
 
 const FORMAT_GROUP = '(.:format)';
 
-function isEmpty(value: object): boolean {
-  for (const _ in value) return false;
-  return true;
-}
-
 /**
  * `/word/:name/word...`: segments of word chars, `-` and `~`, or one param each; no dots,
  * groups, globs, escapes or anything normalizing would change. (A regexp: this runs once per
@@ -333,10 +330,6 @@ function isSplittable(shape: PathNode[], from: number, to: number): boolean {
     if (n.type === 'param' && k + 1 < to && shape[k + 1]!.type !== 'dot') return false;
   }
   return true;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 /** The regexp source of a whole segment, pushing its param names. */
