@@ -45,4 +45,4 @@ export {
   type NodeListener,
 } from './adapters/node.js';
 export { singularize, pluralize } from './support/inflection.js';
-export type { RouteInfo, Match, RouteSetLike, RouteHelper, UrlOptions } from './types.js';
+export type { RouteInfo, Match, Middleware, RouteSetLike, RouteHelper, UrlOptions } from './types.js';

@@ -6,7 +6,7 @@ import { renderPath, type PathNode, type PathSpelling } from './pattern/ast.js';
 import { PathPattern } from './pattern/pattern.js';
 import { inlineFlags } from './pattern/case-fold.js';
 import { escapeRegExp } from './support/escape-regexp.js';
-import type { RouteInfo } from './types.js';
+import type { Middleware, RouteInfo } from './types.js';
 
 export interface RouteSpec {
   name: string | null;
@@ -24,6 +24,8 @@ export interface RouteSpec {
   anchored: boolean;
   /** False when `format: false` (globs then match greedily, as in Rails). */
   formatted: boolean;
+  /** The enclosing scopes' middleware then the route's own, outermost first (run by the adapters). */
+  middleware: Middleware[];
 }
 
 const DEFAULT_SEGMENT = '[^/.?]+';
@@ -81,6 +83,7 @@ export class Route {
       action: spec.action,
       constraints: constraints === EMPTY ? EMPTY : Object.freeze(constraints),
       defaults: Object.isFrozen(spec.defaults) ? spec.defaults : Object.freeze({ ...spec.defaults }),
+      ...(spec.middleware.length > 0 ? { middleware: spec.middleware } : undefined),
     }));
   }
 

@@ -9,7 +9,8 @@ import { ArgumentError } from '../errors.js';
 import { escapeDeclaredPath, normalizeName, normalizePath, withFormat } from '../pattern/normalize.js';
 import type { RouteSpec } from '../route.js';
 import { buildRouteSpec, internVerbs, isPlainObject } from './mapping.js';
-import { CANONICAL_ACTIONS, OPTION_NAMES, VALID_ON_OPTIONS, type MatchOptions } from './options.js';
+import { CANONICAL_ACTIONS, OPTION_NAMES, VALID_ON_OPTIONS, type MatchOptions, type Middleware } from './options.js';
+import { middlewareList, refuseUnknownVerbs } from './refusals.js';
 import type { Resource } from './resource.js';
 import { RESOURCE_METHOD_SCOPES, Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
 import type { Mapper } from './mapper.js';
@@ -51,12 +52,13 @@ export const VALID_NAME_START = /^[_a-z]/i;
 export const viaVerbs = new Map<string, string[]>();
 
 /** The verbs of a `via` option (`'get'`, `['get', 'post']`, `'all'`: every verb, an empty list). */
-export function verbsOf(viaValue: unknown): string[] {
+export function verbsOf(viaValue: unknown, where: () => string = () => 'a resource'): string[] {
   const via = (Array.isArray(viaValue) ? viaValue : viaValue === undefined || viaValue === null ? [] : [viaValue]).map(
     (v) => String(v).toLowerCase(),
   );
   if (via.length === 0) throw new ArgumentError(MATCH_VIA_MESSAGE);
   const verbs = internVerbs(via.includes('all') ? [] : via.map((v) => v.toUpperCase()));
+  refuseUnknownVerbs(verbs, where);
   if (typeof viaValue === 'string') viaVerbs.set(viaValue, verbs);
   return verbs;
 }
@@ -171,6 +173,7 @@ export abstract class MapperBase {
       format: formatOption,
       anchor: anchorOption,
       constraints: constraintsOption,
+      middleware: middlewareOption,
       ...rest
     } = options;
     const scope = this.current;
@@ -181,12 +184,15 @@ export abstract class MapperBase {
 
     const handler = (handlerOption as string | undefined) ?? scopeHandler;
     const viaValue = 'via' in options ? viaOption : scope.get('via');
-    const verbs = (typeof viaValue === 'string' ? viaVerbs.get(viaValue) : undefined) ?? verbsOf(viaValue);
+    const verbs =
+      (typeof viaValue === 'string' ? viaVerbs.get(viaValue) : undefined) ??
+      verbsOf(viaValue, () => `the route '${paths.join("', '")}'`);
     const formatted = 'format' in options ? formatOption : scope.get('format');
     const anchor = 'anchor' in options ? anchorOption !== false : true;
     const constraints = constraintsOption ?? {};
 
-    const route: RouteArgs = { handler, to, verbs, formatted, anchor, constraints };
+    const middleware = middlewareList(middlewareOption);
+    const route: RouteArgs = { handler, to, verbs, formatted, anchor, constraints, middleware };
     // Paths first, then bare words, as Rails groups strings before symbols.
     for (const path of paths) {
       if (isBareWord(path)) continue;
@@ -257,6 +263,7 @@ export abstract class MapperBase {
       formatted: route.formatted,
       anchor: route.anchor,
       constraints: route.constraints,
+      middleware: route.middleware,
       options: extra,
     });
     this.sink.add(spec);
@@ -331,4 +338,6 @@ export interface RouteArgs {
   formatted: unknown;
   anchor: boolean;
   constraints: unknown;
+  /** The route's own middleware (the scopes' come first). */
+  middleware: Middleware[];
 }

@@ -1,7 +1,11 @@
 /** The options the DSL accepts, camelCase versions of Rails' option names. */
+import type { Middleware } from '../types.js';
+
+export type { Middleware };
 
 export type Verb = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options' | 'all' | (string & {});
 
+/** A segment's pattern; a plain word (`'json'`) matches itself, as in Rails. */
 export type Constraint = RegExp | string;
 
 export interface MatchOptions {
@@ -23,6 +27,7 @@ export interface MatchOptions {
   constraints?: Record<string, Constraint>;
   defaults?: Record<string, unknown>;
   module?: string;
+  middleware?: Middleware | Middleware[];
   /** Other keys: a RegExp constrains the segment of that name, any other value becomes a default. */
   [extra: string]: unknown;
 }
@@ -63,6 +68,7 @@ export const OPTION_NAMES: ReadonlySet<string> = new Set([
   'to',
   'action',
   'anchor',
+  'middleware',
 ]);
 
 /** Rails' `Resources::RESOURCE_OPTIONS`: the options a resource keeps; the rest open a scope. */
@@ -104,7 +110,5 @@ export const SCOPE_OPTIONS = [
   'defaults',
   'via',
   'format',
+  'middleware',
 ] as const;
-
-/** Constraint keys that describe the request's URL rather than a path segment. */
-export const URL_OPTIONS: readonly string[] = Object.freeze(['protocol', 'subdomain', 'domain', 'host', 'port']);
