@@ -5,12 +5,11 @@
  * then types `routes.helpers` (names, required segments), each route's params and the
  * `handler#action` pairs a handler table may hold.
  *
- * The types follow the runtime's naming rules only where they are sure to agree with them: a
- * word the singular/plural rules below do not cover with certainty, a path given as a pattern
- * without `as`, an option that reshapes routes (`shallow`, `concerns`, `pathNames`), or a block
- * written as statements (returning nothing) gives routes of unknown name, path, handler and
- * action: the helpers then also accept any `...Path`/`...Url` name, typed as plain helpers
- * (string keys, never `any`).
+ * The types follow the runtime's naming rules (typed-inflection.ts mirrors its inflector for
+ * every lowercase word). A path given as a pattern without `as`, an option that reshapes routes
+ * (`shallow`, `concerns`, `pathNames`), or a block written as statements (returning nothing)
+ * gives routes of unknown name, path, handler and action: the helpers then also accept any
+ * `...Path`/`...Url` name, typed as plain helpers (string keys, never `any`).
  */
 import type { RouteSetLike } from './types.js';
 
@@ -38,69 +37,9 @@ export interface UnknownRoute {
   action: string;
 }
 
-// ------------------------------------------------------------------ inflection (a sure subset)
+import type { Plural, Singular } from './typed-inflection.js';
 
-type Vowel = 'a' | 'e' | 'i' | 'o' | 'u';
-type Uncountable =
-  | 'equipment'
-  | 'information'
-  | 'rice'
-  | 'money'
-  | 'species'
-  | 'series'
-  | 'fish'
-  | 'sheep'
-  | 'jeans'
-  | 'police'
-  | 'news';
-
-/** Endings whose singular the runtime rules change in ways not mirrored here. */
-type UnsureSingular =
-  | `${string}${'ves' | 'ses' | 'oes' | 'ices' | 'zes' | 'ae' | 'i' | 'ta' | 'ia' | 'en' | 'ice' | 'us' | 'is' | 'xes'}`
-  | `${string}${'people' | 'men' | 'children' | 'moves' | 'zombies' | 'movies' | 'shoes' | 'databases' | 'alias' | 'status'}`;
-
-/** Endings whose plural the runtime rules change in ways not mirrored here (checked first). */
-type UnsurePlural =
-  | `${string}${'person' | 'people' | 'man' | 'men' | 'child' | 'children' | 'sex' | 'move' | 'zombie' | 'alias' | 'status'}`
-  | `${string}${'s' | 'us' | 'is' | 'um' | 'f' | 'fe' | 'o' | 'ix' | 'ex' | 'ouse' | 'ice' | 'ox' | 'z' | 'a' | 'i' | 'en' | 'ive'}`;
-
-/** ActiveSupport's singular of a plain English word (`posts` → `post`, `categories` → `category`). */
-export type Singular<W extends string> = string extends W
-  ? string
-  : W extends Uncountable | `${string}_${Uncountable}`
-    ? W
-    : W extends UnsureSingular
-      ? string
-      : W extends `${infer Stem}ies`
-        ? Stem extends `${string}${Vowel}` | ''
-          ? string
-          : `${Stem}y`
-        : W extends `${infer Stem}${'ches' | 'shes' | 'sses'}`
-          ? W extends `${Stem}${infer End}`
-            ? `${Stem}${End extends `${infer Keep}es` ? Keep : End}`
-            : string
-          : W extends `${string}ss`
-            ? W
-            : W extends `${infer Stem}s`
-              ? Stem
-              : W extends `${string}${'a' | 'ix' | 'ex' | 'ouse' | 'ox'}`
-                ? string
-                : W;
-
-/** ActiveSupport's plural of a plain English word (`profile` → `profiles`, `city` → `cities`). */
-export type Plural<W extends string> = string extends W
-  ? string
-  : W extends Uncountable | `${string}_${Uncountable}`
-    ? W
-    : W extends UnsurePlural
-      ? string
-      : W extends `${infer Stem}y`
-        ? Stem extends `${string}${Vowel}`
-          ? `${W}s`
-          : `${Stem}ies`
-        : W extends `${string}${'x' | 'ch' | 'sh' | 'ss'}`
-          ? `${W}es`
-          : `${W}s`;
+export type { Plural, Singular };
 
 // ------------------------------------------------------------------ paths and params
 
