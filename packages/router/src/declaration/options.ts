@@ -1,5 +1,6 @@
 /** The options the DSL accepts, camelCase versions of Rails' option names. */
 import type { Middleware } from '../types.js';
+import type { ActionName } from './resource.js';
 
 export type { Middleware };
 
@@ -37,8 +38,9 @@ export interface ScopeOptions extends MatchOptions {
   shallowPath?: string;
   shallowPrefix?: string;
   pathNames?: Record<string, string>;
-  only?: string | string[];
-  except?: string | string[];
+  /** Actions the resources of the block keep (`index`, `show`, ...). */
+  only?: ActionName | ActionName[];
+  except?: ActionName | ActionName[];
 }
 
 export interface ResourcesOptions extends ScopeOptions {
@@ -47,7 +49,7 @@ export interface ResourcesOptions extends ScopeOptions {
 }
 
 /** Option names that are never a path in the map form of `match`. */
-export const OPTION_NAMES: ReadonlySet<string> = new Set([
+const OPTION_NAME_LIST = [
   'only',
   'except',
   'path',
@@ -69,7 +71,11 @@ export const OPTION_NAMES: ReadonlySet<string> = new Set([
   'action',
   'anchor',
   'middleware',
-]);
+] as const;
+
+export type OptionName = (typeof OPTION_NAME_LIST)[number];
+
+export const OPTION_NAMES: ReadonlySet<string> = new Set(OPTION_NAME_LIST);
 
 /** Rails' `Resources::RESOURCE_OPTIONS`: the options a resource keeps; the rest open a scope. */
 export const RESOURCE_OPTIONS: readonly string[] = Object.freeze([
