@@ -20,6 +20,7 @@ import type {
   ScopeScope,
   SingleRoute,
   SingletonRoutes,
+  ShallowScope,
   SingletonScope,
   TypedRoute,
   TypedScope,
@@ -147,7 +148,7 @@ export interface TypedMapper<S extends TypedScope, Out extends TypedRoute> {
 
   concern(name: string, block: ConcernBlock): TypedMapper<S, Out>;
   concerns(names: Names, options?: Record<string, unknown>): TypedMapper<S, Out | UnknownRoute>;
-  shallow<Returned>(block: Block<AnyScope, Returned>): TypedMapper<S, Out | UnknownRoute>;
+  shallow<Returned>(block: Block<ShallowScope<S>, Returned>): TypedMapper<S, Out | BlockRoutes<Returned>>;
   constraints<Returned>(
     constraints: Record<string, RegExp | string>,
     block: Block<S, Returned>,
