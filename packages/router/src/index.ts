@@ -12,6 +12,7 @@ export type {
   RouteName,
   SegmentValue,
   HandlerTableFor,
+  CheckedHandlers,
   AnyScope,
   RootScope,
 } from './typed-routes.js';

@@ -148,6 +148,34 @@ export type HandlerTableFor<R extends TypedRoute, Kind extends keyof HandlerKind
   ? Record<string, Record<string, HandlerKinds<Record<string, string>>[Kind]> | object>
   : { [H in R['handler']]?: { [A in Extract<R, { handler: H }>['action']]?: HandlerKinds<ParamsOf<R, H, A>>[Kind] } };
 
+/** The handler and action names of a table `T` that no route of `R` declares, each with a type saying so. */
+type Undeclared<T, R extends TypedRoute> = {
+  [H in keyof T as H extends R['handler']
+    ? keyof T[H] extends Extract<R, { handler: H }>['action']
+      ? never
+      : H
+    : H]: H extends R['handler']
+    ? {
+        [A in keyof T[H]]: A extends Extract<R, { handler: H }>['action']
+          ? T[H][A]
+          : `no route declares ${H & string}#${A & string}`;
+      }
+    : `no route declares the handler '${H & string}'`;
+};
+
+/**
+ * A handler table `T` checked as an inline literal is, also when it is not one: a module
+ * namespace (`{ posts }` after `import * as posts from './posts.js'`) or a table built
+ * elsewhere has no excess-property check, so an action no route declares (`shwo`) would pass.
+ * An adapter taking `<const T extends HandlerTableFor<R, Kind>>(..., handlers: CheckedHandlers<T, R>)`
+ * reports each such name, saying so. For routes the types do not know, any table.
+ */
+export type CheckedHandlers<T, R extends TypedRoute> = string extends R['handler'] | R['action']
+  ? T
+  : keyof Undeclared<T, R> extends never
+    ? T
+    : Omit<T, keyof Undeclared<T, R>> & Undeclared<T, R>;
+
 /**
  * Each adapter's action type for a route with params `P`, by adapter name: each adapter adds
  * its own by declaration merging (`node`, `express`, `fastify`, `hono`).
