@@ -300,6 +300,15 @@ type Segment<N, A extends 'new' | 'edit'> = N extends { [K in A]: infer V extend
  */
 type ConcernRoutes<Options> = Options extends { concerns: unknown } ? UnknownRoute : never;
 
+/** Where a resource's member routes go: under its collection, or, shallow, under the shallow path. */
+type MemberBase<S extends TypedScope, Name extends string, Options> = Join<
+  ShallowOf<S, Options> extends true ? S['shallowPath'] : S['path'],
+  Str<Options extends { path: infer P } ? P : unknown, Name>
+>;
+
+/** The name prefix of a resource's member routes: the scope's, or, shallow, the shallow prefix. */
+type MemberAs<S extends TypedScope, Options> = ShallowOf<S, Options> extends true ? S['shallowPrefix'] : S['as'];
+
 /** The routes `resources(Name, Options)` declares itself, and the scope of its block. */
 export type ResourcesRoutes<S extends TypedScope, Name extends string, Options> =
   Reshapes<Options> extends true
@@ -310,10 +319,8 @@ export type ResourcesRoutes<S extends TypedScope, Name extends string, Options> 
             S,
             Str<Options extends { as: infer A } ? A : unknown, Name>,
             Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
-            ShallowOf<S, Options> extends true
-              ? Join<S['shallowPath'], Str<Options extends { path: infer P } ? P : unknown, Name>>
-              : Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
-            ShallowOf<S, Options> extends true ? S['shallowPrefix'] : S['as'],
+            MemberBase<S, Name, Options>,
+            MemberAs<S, Options>,
             PathNamesOf<S, Options>,
             Str<Options extends { param: infer P } ? P : unknown, 'id'>,
             InModule<
@@ -385,10 +392,8 @@ export type ResourcesScope<S extends TypedScope, Name extends string, Options> =
           S,
           Str<Options extends { as: infer A } ? A : unknown, Name>,
           Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
-          ShallowOf<S, Options> extends true
-            ? Join<S['shallowPath'], Str<Options extends { path: infer P } ? P : unknown, Name>>
-            : Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
-          ShallowOf<S, Options> extends true ? S['shallowPrefix'] : S['as'],
+          MemberBase<S, Name, Options>,
+          MemberAs<S, Options>,
           Str<Options extends { param: infer P } ? P : unknown, 'id'>,
           InModule<S['module'], Str<Options extends { handler: infer H } ? H : unknown, Name>>
         >;
