@@ -12,6 +12,7 @@ export type {
   RouteName,
   SegmentValue,
   HandlerTableFor,
+  CheckedHandlers,
   AnyScope,
   RootScope,
 } from './typed-routes.js';
@@ -45,4 +46,4 @@ export {
   type NodeListener,
 } from './adapters/node.js';
 export { singularize, pluralize } from './support/inflection.js';
-export type { RouteInfo, Match, RouteSetLike, RouteHelper, UrlOptions } from './types.js';
+export type { RouteInfo, Match, Middleware, RouteSetLike, RouteHelper, UrlOptions } from './types.js';

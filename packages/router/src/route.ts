@@ -2,10 +2,11 @@
  * One normalized route: the record the declaration produces and everything else reads.
  * The matcher, the generator, the table and the typed helpers are all derived from it.
  */
-import type { PathNode } from './pattern/ast.js';
+import { renderPath, type PathNode, type PathSpelling } from './pattern/ast.js';
 import { PathPattern } from './pattern/pattern.js';
 import { inlineFlags } from './pattern/case-fold.js';
-import type { RouteInfo } from './types.js';
+import { escapeRegExp } from './support/escape-regexp.js';
+import type { Middleware, RouteInfo } from './types.js';
 
 export interface RouteSpec {
   name: string | null;
@@ -23,13 +24,11 @@ export interface RouteSpec {
   anchored: boolean;
   /** False when `format: false` (globs then match greedily, as in Rails). */
   formatted: boolean;
+  /** The enclosing scopes' middleware then the route's own, outermost first (run by the adapters). */
+  middleware: Middleware[];
 }
 
 const DEFAULT_SEGMENT = '[^/.?]+';
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
 
 function countGroups(source: string): number {
   return new RegExp(`${source}|`).exec('')!.length - 1;
@@ -84,6 +83,7 @@ export class Route {
       action: spec.action,
       constraints: constraints === EMPTY ? EMPTY : Object.freeze(constraints),
       defaults: Object.isFrozen(spec.defaults) ? spec.defaults : Object.freeze({ ...spec.defaults }),
+      ...(spec.middleware.length > 0 ? { middleware: spec.middleware } : undefined),
     }));
   }
 
@@ -106,44 +106,27 @@ export class Route {
     const captures: string[] = [];
     const requirements = this.spec.requirements;
     const formatted = this.spec.formatted;
-    const visit = (nodes: PathNode[]): string => {
-      let out = '';
-      for (const node of nodes) {
-        switch (node.type) {
-          case 'slash':
-            out += '/';
-            break;
-          case 'dot':
-            out += '\\.';
-            break;
-          case 'literal':
-            out += escapeRegExp(node.text);
-            break;
-          case 'param':
-          case 'glob': {
-            const req = requirements[node.name];
-            const source = req
-              ? `(?:${inlineFlags(req)})`
-              : node.type === 'param'
-                ? DEFAULT_SEGMENT
-                : formatted
-                  ? '.+?'
-                  : '.+';
-            captures.push(node.name);
-            // Groups inside a constraint shift the capture numbers after it.
-            const inner = req ? countGroups(inlineFlags(req)) : 0;
-            for (let i = 0; i < inner; i++) captures.push('');
-            out += `(${source})`;
-            break;
-          }
-          case 'group':
-            out += `(?:${visit(node.children)})?`;
-            break;
-        }
-      }
-      return out;
+    const spelling: PathSpelling = {
+      dot: '\\.',
+      literal: escapeRegExp,
+      param(node) {
+        const req = requirements[node.name];
+        const source = req
+          ? `(?:${inlineFlags(req)})`
+          : node.type === 'param'
+            ? DEFAULT_SEGMENT
+            : formatted
+              ? '.+?'
+              : '.+';
+        captures.push(node.name);
+        // Groups inside a constraint shift the capture numbers after it.
+        const inner = req ? countGroups(inlineFlags(req)) : 0;
+        for (let i = 0; i < inner; i++) captures.push('');
+        return `(${source})`;
+      },
+      group: (children) => `(?:${renderPath(children, spelling)})?`,
     };
-    const body = visit(this.ast);
+    const body = renderPath(this.ast, spelling);
     let source: string;
     if (this.spec.anchored) source = `^${body}$`;
     else source = body === '/' ? '^/' : `^${body}(?:\\b|$|/)`;

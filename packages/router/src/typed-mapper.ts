@@ -7,6 +7,7 @@
  */
 import type { ConcernBlock, Names } from './declaration/mapper.js';
 import type { MatchOptions, ResourcesOptions, ScopeOptions } from './declaration/options.js';
+import type { Checked } from './typed-options.js';
 import type {
   AnyScope,
   Enclosing,
@@ -19,6 +20,7 @@ import type {
   ScopeScope,
   SingleRoute,
   SingletonRoutes,
+  ShallowScope,
   SingletonScope,
   TypedRoute,
   TypedScope,
@@ -48,55 +50,58 @@ export interface TypedMapper<S extends TypedScope, Out extends TypedRoute> {
     names: Name,
     block?: Block<ResourcesScope<Enclosing<S>, Name, unknown>, Returned>,
   ): TypedMapper<S, Out | ResourcesRoutes<Enclosing<S>, Name, unknown> | BlockRoutes<Returned>>;
-  resources<const Name extends string, const O extends ResourcesOptions, Returned = TypedMapper<S, never>>(
-    names: Name,
-    options: O,
-    block?: Block<ResourcesScope<Enclosing<S>, Name, O>, Returned>,
-  ): TypedMapper<S, Out | ResourcesRoutes<Enclosing<S>, Name, O> | BlockRoutes<Returned>>;
   resources(
     names: string[],
     options?: ResourcesOptions | Block<AnyScope, unknown>,
     block?: Block<AnyScope, unknown>,
   ): TypedMapper<S, Out | UnknownRoute>;
+  /** Last: where no overload fits, tsc reports this one's error (an option's mistake). */
+  resources<const Name extends string, const O extends ResourcesOptions, Returned = TypedMapper<S, never>>(
+    names: Name,
+    options: Checked<O>,
+    block?: Block<ResourcesScope<Enclosing<S>, Name, O>, Returned>,
+  ): TypedMapper<S, Out | ResourcesRoutes<Enclosing<S>, Name, O> | BlockRoutes<Returned>>;
 
   resource<const Name extends string, Returned = TypedMapper<S, never>>(
     names: Name,
     block?: Block<SingletonScope<Enclosing<S>, Name, unknown>, Returned>,
   ): TypedMapper<S, Out | SingletonRoutes<Enclosing<S>, Name, unknown> | BlockRoutes<Returned>>;
-  resource<const Name extends string, const O extends ResourcesOptions, Returned = TypedMapper<S, never>>(
-    names: Name,
-    options: O,
-    block?: Block<SingletonScope<Enclosing<S>, Name, O>, Returned>,
-  ): TypedMapper<S, Out | SingletonRoutes<Enclosing<S>, Name, O> | BlockRoutes<Returned>>;
   resource(
     names: string[],
     options?: ResourcesOptions | Block<AnyScope, unknown>,
     block?: Block<AnyScope, unknown>,
   ): TypedMapper<S, Out | UnknownRoute>;
+  /** Last: where no overload fits, tsc reports this one's error (an option's mistake). */
+  resource<const Name extends string, const O extends ResourcesOptions, Returned = TypedMapper<S, never>>(
+    names: Name,
+    options: Checked<O>,
+    block?: Block<SingletonScope<Enclosing<S>, Name, O>, Returned>,
+  ): TypedMapper<S, Out | SingletonRoutes<Enclosing<S>, Name, O> | BlockRoutes<Returned>>;
 
   namespace<const Name extends string, Returned>(
     name: Name,
     block: Block<NamespaceScope<Enclosing<S>, Name>, Returned>,
   ): TypedMapper<S, Out | BlockRoutes<Returned>>;
-  namespace<Returned>(
+  namespace<const O extends ScopeOptions, Returned>(
     name: string,
-    options: ScopeOptions,
+    options: Checked<O>,
     block: Block<AnyScope, Returned>,
   ): TypedMapper<S, Out | UnknownRoute>;
 
-  scope<const O extends ScopeOptions, Returned>(
-    options: O,
-    block: Block<ScopeScope<S, O>, Returned>,
-  ): TypedMapper<S, Out | BlockRoutes<Returned>>;
   scope<const P extends string, Returned>(
     path: P,
     block: Block<ScopeScope<S, { path: P }>, Returned>,
   ): TypedMapper<S, Out | BlockRoutes<Returned>>;
-  scope<Returned>(
+  scope<const O extends ScopeOptions, Returned>(
     path: string | string[],
-    options: ScopeOptions,
+    options: Checked<O>,
     block: Block<AnyScope, Returned>,
   ): TypedMapper<S, Out | UnknownRoute>;
+  /** Last: where no overload fits, tsc reports this one's error (an option's mistake). */
+  scope<const O extends ScopeOptions, Returned>(
+    options: Checked<O>,
+    block: Block<ScopeScope<S, O>, Returned>,
+  ): TypedMapper<S, Out | BlockRoutes<Returned>>;
 
   member<Returned>(block: Block<LevelScope<S, 'member'>, Returned>): TypedMapper<S, Out | BlockRoutes<Returned>>;
   collection<Returned>(
@@ -105,37 +110,37 @@ export interface TypedMapper<S extends TypedScope, Out extends TypedRoute> {
   'new'<Returned>(block: Block<LevelScope<S, 'new'>, Returned>): TypedMapper<S, Out | BlockRoutes<Returned>>;
   nested<Returned>(block: Block<NestedScope<S>, Returned>): TypedMapper<S, Out | BlockRoutes<Returned>>;
 
-  get<const P extends string, const O extends MatchOptions = NoOptions>(
-    path: P,
-    options?: O,
-  ): TypedMapper<S, Out | SingleRoute<S, P, O>>;
   /** The map form or several paths: routes the types do not follow (the same for each verb and `match`). */
   get(path: string[] | Record<string, unknown>, options?: MatchOptions): TypedMapper<S, Out | UnknownRoute>;
-  post<const P extends string, const O extends MatchOptions = NoOptions>(
+  get<const P extends string, const O extends MatchOptions = NoOptions>(
     path: P,
-    options?: O,
+    options?: Checked<O>,
   ): TypedMapper<S, Out | SingleRoute<S, P, O>>;
   post(path: string[] | Record<string, unknown>, options?: MatchOptions): TypedMapper<S, Out | UnknownRoute>;
-  put<const P extends string, const O extends MatchOptions = NoOptions>(
+  post<const P extends string, const O extends MatchOptions = NoOptions>(
     path: P,
-    options?: O,
+    options?: Checked<O>,
   ): TypedMapper<S, Out | SingleRoute<S, P, O>>;
   put(path: string[] | Record<string, unknown>, options?: MatchOptions): TypedMapper<S, Out | UnknownRoute>;
-  patch<const P extends string, const O extends MatchOptions = NoOptions>(
+  put<const P extends string, const O extends MatchOptions = NoOptions>(
     path: P,
-    options?: O,
+    options?: Checked<O>,
   ): TypedMapper<S, Out | SingleRoute<S, P, O>>;
   patch(path: string[] | Record<string, unknown>, options?: MatchOptions): TypedMapper<S, Out | UnknownRoute>;
-  delete<const P extends string, const O extends MatchOptions = NoOptions>(
+  patch<const P extends string, const O extends MatchOptions = NoOptions>(
     path: P,
-    options?: O,
+    options?: Checked<O>,
   ): TypedMapper<S, Out | SingleRoute<S, P, O>>;
   delete(path: string[] | Record<string, unknown>, options?: MatchOptions): TypedMapper<S, Out | UnknownRoute>;
-  match<const P extends string, const O extends MatchOptions>(
+  delete<const P extends string, const O extends MatchOptions = NoOptions>(
     path: P,
-    options: O,
+    options?: Checked<O>,
   ): TypedMapper<S, Out | SingleRoute<S, P, O>>;
   match(path: string[] | Record<string, unknown>, options?: MatchOptions): TypedMapper<S, Out | UnknownRoute>;
+  match<const P extends string, const O extends MatchOptions>(
+    path: P,
+    options: Checked<O>,
+  ): TypedMapper<S, Out | SingleRoute<S, P, O>>;
 
   root<const To extends string>(to: To): TypedMapper<S, Out | RootRoute<S, To>>;
   root<const To extends string>(options: { to: To }): TypedMapper<S, Out | RootRoute<S, To>>;
@@ -143,7 +148,7 @@ export interface TypedMapper<S extends TypedScope, Out extends TypedRoute> {
 
   concern(name: string, block: ConcernBlock): TypedMapper<S, Out>;
   concerns(names: Names, options?: Record<string, unknown>): TypedMapper<S, Out | UnknownRoute>;
-  shallow<Returned>(block: Block<AnyScope, Returned>): TypedMapper<S, Out | UnknownRoute>;
+  shallow<Returned>(block: Block<ShallowScope<S>, Returned>): TypedMapper<S, Out | BlockRoutes<Returned>>;
   constraints<Returned>(
     constraints: Record<string, RegExp | string>,
     block: Block<S, Returned>,
@@ -155,5 +160,4 @@ export interface TypedMapper<S extends TypedScope, Out extends TypedRoute> {
   withExclusiveScope<Returned>(block: Block<AnyScope, Returned>): TypedMapper<S, Out | UnknownRoute>;
   resourcesPathNames(names: Record<string, string>): TypedMapper<S, Out | UnknownRoute>;
   isShallow(): boolean;
-  usingMatchShorthand(path: string | undefined, options?: MatchOptions): boolean;
 }

@@ -5,12 +5,13 @@
  * then types `routes.helpers` (names, required segments), each route's params and the
  * `handler#action` pairs a handler table may hold.
  *
- * The types follow the runtime's naming rules only where they are sure to agree with them: a
- * word the singular/plural rules below do not cover with certainty, a path given as a pattern
- * without `as`, an option that reshapes routes (`shallow`, `concerns`, `pathNames`), or a block
- * written as statements (returning nothing) gives routes of unknown name, path, handler and
- * action: the helpers then also accept any `...Path`/`...Url` name, typed as plain helpers
- * (string keys, never `any`).
+ * The types follow the runtime's naming rules (typed-inflection.ts mirrors its inflector for
+ * every lowercase word), shallow nesting (`shallow` options, `shallow` blocks, shallow paths and
+ * prefixes) and `pathNames`. A path given as a pattern without `as`, the routes a concern adds
+ * (the resource's own stay typed), a `shallow` that is not a literal, or a block written as
+ * statements (returning nothing) gives routes of unknown name, path, handler and action: the
+ * helpers then also accept any `...Path`/`...Url` name, typed as plain helpers (string keys,
+ * never `any`).
  */
 import type { RouteSetLike } from './types.js';
 
@@ -38,69 +39,9 @@ export interface UnknownRoute {
   action: string;
 }
 
-// ------------------------------------------------------------------ inflection (a sure subset)
+import type { Plural, Singular } from './typed-inflection.js';
 
-type Vowel = 'a' | 'e' | 'i' | 'o' | 'u';
-type Uncountable =
-  | 'equipment'
-  | 'information'
-  | 'rice'
-  | 'money'
-  | 'species'
-  | 'series'
-  | 'fish'
-  | 'sheep'
-  | 'jeans'
-  | 'police'
-  | 'news';
-
-/** Endings whose singular the runtime rules change in ways not mirrored here. */
-type UnsureSingular =
-  | `${string}${'ves' | 'ses' | 'oes' | 'ices' | 'zes' | 'ae' | 'i' | 'ta' | 'ia' | 'en' | 'ice' | 'us' | 'is' | 'xes'}`
-  | `${string}${'people' | 'men' | 'children' | 'moves' | 'zombies' | 'movies' | 'shoes' | 'databases' | 'alias' | 'status'}`;
-
-/** Endings whose plural the runtime rules change in ways not mirrored here (checked first). */
-type UnsurePlural =
-  | `${string}${'person' | 'people' | 'man' | 'men' | 'child' | 'children' | 'sex' | 'move' | 'zombie' | 'alias' | 'status'}`
-  | `${string}${'s' | 'us' | 'is' | 'um' | 'f' | 'fe' | 'o' | 'ix' | 'ex' | 'ouse' | 'ice' | 'ox' | 'z' | 'a' | 'i' | 'en' | 'ive'}`;
-
-/** ActiveSupport's singular of a plain English word (`posts` → `post`, `categories` → `category`). */
-export type Singular<W extends string> = string extends W
-  ? string
-  : W extends Uncountable | `${string}_${Uncountable}`
-    ? W
-    : W extends UnsureSingular
-      ? string
-      : W extends `${infer Stem}ies`
-        ? Stem extends `${string}${Vowel}` | ''
-          ? string
-          : `${Stem}y`
-        : W extends `${infer Stem}${'ches' | 'shes' | 'sses'}`
-          ? W extends `${Stem}${infer End}`
-            ? `${Stem}${End extends `${infer Keep}es` ? Keep : End}`
-            : string
-          : W extends `${string}ss`
-            ? W
-            : W extends `${infer Stem}s`
-              ? Stem
-              : W extends `${string}${'a' | 'ix' | 'ex' | 'ouse' | 'ox'}`
-                ? string
-                : W;
-
-/** ActiveSupport's plural of a plain English word (`profile` → `profiles`, `city` → `cities`). */
-export type Plural<W extends string> = string extends W
-  ? string
-  : W extends Uncountable | `${string}_${Uncountable}`
-    ? W
-    : W extends UnsurePlural
-      ? string
-      : W extends `${infer Stem}y`
-        ? Stem extends `${string}${Vowel}`
-          ? `${W}s`
-          : `${Stem}ies`
-        : W extends `${string}${'x' | 'ch' | 'sh' | 'ss'}`
-          ? `${W}es`
-          : `${W}s`;
+export type { Plural, Singular };
 
 // ------------------------------------------------------------------ paths and params
 
@@ -207,6 +148,34 @@ export type HandlerTableFor<R extends TypedRoute, Kind extends keyof HandlerKind
   ? Record<string, Record<string, HandlerKinds<Record<string, string>>[Kind]> | object>
   : { [H in R['handler']]?: { [A in Extract<R, { handler: H }>['action']]?: HandlerKinds<ParamsOf<R, H, A>>[Kind] } };
 
+/** The handler and action names of a table `T` that no route of `R` declares, each with a type saying so. */
+type Undeclared<T, R extends TypedRoute> = {
+  [H in keyof T as H extends R['handler']
+    ? keyof T[H] extends Extract<R, { handler: H }>['action']
+      ? never
+      : H
+    : H]: H extends R['handler']
+    ? {
+        [A in keyof T[H]]: A extends Extract<R, { handler: H }>['action']
+          ? T[H][A]
+          : `no route declares ${H & string}#${A & string}`;
+      }
+    : `no route declares the handler '${H & string}'`;
+};
+
+/**
+ * A handler table `T` checked as an inline literal is, also when it is not one: a module
+ * namespace (`{ posts }` after `import * as posts from './posts.js'`) or a table built
+ * elsewhere has no excess-property check, so an action no route declares (`shwo`) would pass.
+ * An adapter taking `<const T extends HandlerTableFor<R, Kind>>(..., handlers: CheckedHandlers<T, R>)`
+ * reports each such name, saying so. For routes the types do not know, any table.
+ */
+export type CheckedHandlers<T, R extends TypedRoute> = string extends R['handler'] | R['action']
+  ? T
+  : keyof Undeclared<T, R> extends never
+    ? T
+    : Omit<T, keyof Undeclared<T, R>> & Undeclared<T, R>;
+
 /**
  * Each adapter's action type for a route with params `P`, by adapter name: each adapter adds
  * its own by declaration merging (`node`, `express`, `fastify`, `hono`).
@@ -234,17 +203,34 @@ export interface TypedScope {
   level: 'root' | 'resources' | 'resource' | 'member' | 'collection' | 'new';
   /** The resource in scope (its handler, names, paths) when the level is one of a resource. */
   resource: TypedResource | null;
+  /** Where a shallow resource's member routes go: the scope's path without its nesting (Rails' `shallow_path`). */
+  shallowPath: string;
+  /** The name prefix of a shallow resource's member routes (Rails' `shallow_prefix`). */
+  shallowPrefix: string;
+  /** Whether resources declared here are shallow. */
+  shallow: boolean;
+  /** Renamed `new`/`edit` path segments (`pathNames`), inherited. */
+  pathNames: PathNames;
+}
+
+/** The `new`/`edit` segment names the types follow (`{}`: Rails' own). */
+export interface PathNames {
+  new?: string;
+  edit?: string;
 }
 
 export interface TypedResource {
   handler: string;
+  /** The member routes' name (shallow: without the parents' prefix), also the nested routes' prefix. */
   member: string;
+  /** The `new` routes' name base (never shallow). */
+  newMember: string;
   collection: string;
   /** `/posts` */
   collectionPath: string;
   /** `/posts/:id` */
   memberPath: string;
-  /** `/posts/:post_id` */
+  /** `/posts/:post_id` (shallow: `/comments/:comment_id`) */
   nestedPath: string;
 }
 
@@ -254,6 +240,10 @@ export interface RootScope extends TypedScope {
   module: '';
   level: 'root';
   resource: null;
+  shallowPath: '';
+  shallowPrefix: '';
+  shallow: false;
+  pathNames: Record<never, never>;
 }
 
 /** The widest scope: what a block typed as the exported `Mapper` accepts. */
@@ -290,36 +280,65 @@ type Allowed<Only, Except, Default extends Action> = (
 
 type Str<T, Fallback extends string> = unknown extends T ? Fallback : T extends string ? T : string;
 
-/** Whether an options object reshapes routes in ways the types do not follow. */
-type Reshapes<Options> = Options extends { shallow: true | boolean } | { concerns: unknown } | { pathNames: unknown }
-  ? true
-  : false;
+/** Whether `shallow` is given but not as a literal (`true`/`false`): the types cannot tell which. */
+type Reshapes<Options> = Options extends { shallow: infer B } ? (boolean extends B ? true : false) : false;
+
+/** The shallowness of a resource and its block: its own `shallow` option, else the scope's. */
+type ShallowOf<S extends TypedScope, Options> = Options extends { shallow: infer B extends boolean } ? B : S['shallow'];
+
+/** The scope's path names with the options' own over them. */
+type PathNamesOf<S extends TypedScope, Options> = Options extends { pathNames: infer N }
+  ? Omit<S['pathNames'], keyof N> & N
+  : S['pathNames'];
+
+/** The path segment of `new` or `edit` under these path names. */
+type Segment<N, A extends 'new' | 'edit'> = N extends { [K in A]: infer V extends string } ? V : A;
+
+/**
+ * The routes a concern adds are not followed by the types (a concern is a block registered by
+ * name): the resource's own routes stay typed, the concern's are unknown ones.
+ */
+type ConcernRoutes<Options> = Options extends { concerns: unknown } ? UnknownRoute : never;
+
+/** Where a resource's member routes go: under its collection, or, shallow, under the shallow path. */
+type MemberBase<S extends TypedScope, Name extends string, Options> = Join<
+  ShallowOf<S, Options> extends true ? S['shallowPath'] : S['path'],
+  Str<Options extends { path: infer P } ? P : unknown, Name>
+>;
+
+/** The name prefix of a resource's member routes: the scope's, or, shallow, the shallow prefix. */
+type MemberAs<S extends TypedScope, Options> = ShallowOf<S, Options> extends true ? S['shallowPrefix'] : S['as'];
 
 /** The routes `resources(Name, Options)` declares itself, and the scope of its block. */
 export type ResourcesRoutes<S extends TypedScope, Name extends string, Options> =
   Reshapes<Options> extends true
     ? UnknownRoute
-    : ResourcesOf<
-        S,
-        Str<Options extends { as: infer A } ? A : unknown, Name>,
-        Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
-        Str<Options extends { param: infer P } ? P : unknown, 'id'>,
-        InModule<
-          Str<Options extends { module: infer M } ? M : unknown, S['module']> extends infer M extends string
-            ? Options extends { module: string }
-              ? S['module'] extends ''
-                ? M
-                : `${S['module']}/${M}`
-              : M
-            : string,
-          Str<Options extends { handler: infer H } ? H : unknown, Name>
-        >,
-        Allowed<
-          Options extends { only: infer O } ? O : unknown,
-          Options extends { except: infer E } ? E : unknown,
-          Action
-        >
-      >;
+    :
+        | ConcernRoutes<Options>
+        | ResourcesOf<
+            S,
+            Str<Options extends { as: infer A } ? A : unknown, Name>,
+            Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
+            MemberBase<S, Name, Options>,
+            MemberAs<S, Options>,
+            PathNamesOf<S, Options>,
+            Str<Options extends { param: infer P } ? P : unknown, 'id'>,
+            InModule<
+              Str<Options extends { module: infer M } ? M : unknown, S['module']> extends infer M extends string
+                ? Options extends { module: string }
+                  ? S['module'] extends ''
+                    ? M
+                    : `${S['module']}/${M}`
+                  : M
+                : string,
+              Str<Options extends { handler: infer H } ? H : unknown, Name>
+            >,
+            Allowed<
+              Options extends { only: infer O } ? O : unknown,
+              Options extends { except: infer E } ? E : unknown,
+              Action
+            >
+          >;
 
 /** The route of action `A` when the resource has it. */
 type ActionRoute<Actions, A extends Action, Name, P extends string, Handler extends string> = A extends Actions
@@ -330,11 +349,17 @@ type ResourcesOf<
   S extends TypedScope,
   RouteName extends string,
   Base extends string,
+  /** Where the member routes go: `Base`, or the shallow path. */
+  MemberBase extends string,
+  /** The member routes' name prefix: the scope's, or the shallow prefix. */
+  MemberAs extends string,
+  Names,
   Param extends string,
   Handler extends string,
   Actions,
 > = {
-  member: Prefixed<S['as'], Singular<RouteName>>;
+  member: Prefixed<MemberAs, Singular<RouteName>>;
+  newMember: Prefixed<S['as'], Singular<RouteName>>;
   collection: Prefixed<
     S['as'],
     string extends Singular<RouteName>
@@ -343,15 +368,15 @@ type ResourcesOf<
         ? `${RouteName}_index`
         : RouteName
   >;
-} extends { member: infer M extends string; collection: infer C extends string }
+} extends { member: infer M extends string; newMember: infer NM extends string; collection: infer C extends string }
   ?
       | ActionRoute<Actions, 'index', C, Base, Handler>
       | ActionRoute<Actions, 'create', null, Base, Handler>
-      | ActionRoute<Actions, 'new', Prefixed<'new', M>, `${Base}/new`, Handler>
-      | ActionRoute<Actions, 'edit', Prefixed<'edit', M>, `${Base}/:${Param}/edit`, Handler>
-      | ActionRoute<Actions, 'show', M, `${Base}/:${Param}`, Handler>
-      | ActionRoute<Actions, 'update', null, `${Base}/:${Param}`, Handler>
-      | ActionRoute<Actions, 'destroy', null, `${Base}/:${Param}`, Handler>
+      | ActionRoute<Actions, 'new', Prefixed<'new', NM>, `${Base}/${Segment<Names, 'new'>}`, Handler>
+      | ActionRoute<Actions, 'edit', Prefixed<'edit', M>, `${MemberBase}/:${Param}/${Segment<Names, 'edit'>}`, Handler>
+      | ActionRoute<Actions, 'show', M, `${MemberBase}/:${Param}`, Handler>
+      | ActionRoute<Actions, 'update', null, `${MemberBase}/:${Param}`, Handler>
+      | ActionRoute<Actions, 'destroy', null, `${MemberBase}/:${Param}`, Handler>
   : never;
 
 /** The scope of a `resources` block. */
@@ -367,24 +392,33 @@ export type ResourcesScope<S extends TypedScope, Name extends string, Options> =
           S,
           Str<Options extends { as: infer A } ? A : unknown, Name>,
           Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
+          MemberBase<S, Name, Options>,
+          MemberAs<S, Options>,
           Str<Options extends { param: infer P } ? P : unknown, 'id'>,
           InModule<S['module'], Str<Options extends { handler: infer H } ? H : unknown, Name>>
         >;
+        shallowPath: S['shallowPath'];
+        shallowPrefix: S['shallowPrefix'];
+        shallow: ShallowOf<S, Options>;
+        pathNames: PathNamesOf<S, Options>;
       };
 
 type ResourceDescription<
   S extends TypedScope,
   RouteName extends string,
   Base extends string,
+  MemberBase extends string,
+  MemberAs extends string,
   Param extends string,
   Handler extends string,
 > = {
   handler: Handler;
-  member: Prefixed<S['as'], Singular<RouteName>>;
+  member: Prefixed<MemberAs, Singular<RouteName>>;
+  newMember: Prefixed<S['as'], Singular<RouteName>>;
   collection: Prefixed<S['as'], RouteName>;
   collectionPath: Base;
-  memberPath: `${Base}/:${Param}`;
-  nestedPath: string extends Singular<RouteName> ? string : `${Base}/:${Singular<RouteName>}_${Param}`;
+  memberPath: `${MemberBase}/:${Param}`;
+  nestedPath: string extends Singular<RouteName> ? string : `${MemberBase}/:${Singular<RouteName>}_${Param}`;
 };
 
 /**
@@ -399,7 +433,17 @@ export type Enclosing<S extends TypedScope> = S['level'] extends 'resources' | '
 
 /** The scope nested routes of a resource get: under `/posts/:post_id`, names prefixed `post_`. */
 export type NestedScope<S extends TypedScope> = S['resource'] extends infer R extends TypedResource
-  ? { path: R['nestedPath']; as: R['member']; module: S['module']; level: 'root'; resource: null }
+  ? {
+      path: R['nestedPath'];
+      as: R['member'];
+      module: S['module'];
+      level: 'root';
+      resource: null;
+      shallowPath: S['shallowPath'];
+      shallowPrefix: S['shallowPrefix'];
+      shallow: S['shallow'];
+      pathNames: S['pathNames'];
+    }
   : AnyScope;
 
 /** `namespace(name)`: path, name prefix and module. */
@@ -409,27 +453,48 @@ export type NamespaceScope<S extends TypedScope, Name extends string> = {
   module: S['module'] extends '' ? Name : `${S['module']}/${Name}`;
   level: 'root';
   resource: null;
+  shallowPath: Join<S['shallowPath'], Name>;
+  shallowPrefix: Prefixed<S['shallowPrefix'], Name>;
+  shallow: S['shallow'];
+  pathNames: S['pathNames'];
 };
 
+/** The scope of a `shallow` block. */
+export type ShallowScope<S extends TypedScope> = Omit<S, 'shallow'> & { shallow: true };
+
 /** `scope({ path, as, module })`. */
-export type ScopeScope<S extends TypedScope, Options> = Options extends { shallow: unknown } | { pathNames: unknown }
-  ? AnyScope
-  : {
-      path: Options extends { path: infer P extends string } ? Join<S['path'], P> : S['path'];
-      as: Options extends { as: infer A extends string } ? Prefixed<S['as'], A> : S['as'];
-      module: Options extends { module: infer M extends string }
-        ? S['module'] extends ''
-          ? M
-          : `${S['module']}/${M}`
-        : S['module'];
-      level: 'root';
-      resource: null;
-    };
+export type ScopeScope<S extends TypedScope, Options> =
+  Reshapes<Options> extends true
+    ? AnyScope
+    : {
+        path: Options extends { path: infer P extends string } ? Join<S['path'], P> : S['path'];
+        as: Options extends { as: infer A extends string } ? Prefixed<S['as'], A> : S['as'];
+        module: Options extends { module: infer M extends string }
+          ? S['module'] extends ''
+            ? M
+            : `${S['module']}/${M}`
+          : S['module'];
+        level: 'root';
+        resource: null;
+        // As Rails' scope: `path`/`as` set the shallow ones too, unless given themselves.
+        shallowPath: Options extends { shallowPath: infer P extends string }
+          ? Join<S['shallowPath'], P>
+          : Options extends { path: infer P extends string }
+            ? Join<S['shallowPath'], P>
+            : S['shallowPath'];
+        shallowPrefix: Options extends { shallowPrefix: infer A extends string }
+          ? Prefixed<S['shallowPrefix'], A>
+          : Options extends { as: infer A extends string }
+            ? Prefixed<S['shallowPrefix'], A>
+            : S['shallowPrefix'];
+        shallow: ShallowOf<S, Options>;
+        pathNames: PathNamesOf<S, Options>;
+      };
 
 /** A scope at a level of the resource in scope (`member`, `collection`, `new`). */
 export type LevelScope<S extends TypedScope, L extends 'member' | 'collection' | 'new'> = S['resource'] extends null
   ? AnyScope
-  : { path: S['path']; as: S['as']; module: S['module']; level: L; resource: S['resource'] };
+  : Omit<S, 'level'> & { level: L };
 
 // ------------------------------------------------------------------ single routes
 
@@ -515,7 +580,7 @@ type RouteAt<
           }
         : S['level'] extends 'new'
           ? {
-              name: Prefixed<Name, Prefixed<'new', R['member']>>;
+              name: Prefixed<Name, Prefixed<'new', R['newMember']>>;
               path: Formatted<`${R['collectionPath']}/new/${W}`>;
               handler: Handler;
               action: Act;
@@ -544,24 +609,28 @@ export type RootRoute<S extends TypedScope, To> = S['level'] extends 'root'
 export type SingletonRoutes<S extends TypedScope, Name extends string, Options> =
   Reshapes<Options> extends true
     ? UnknownRoute
-    : SingletonOf<
-        Prefixed<S['as'], Str<Options extends { as: infer A } ? A : unknown, Name>>,
-        Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
-        InModule<S['module'], Str<Options extends { handler: infer H } ? H : unknown, Plural<Name>>>,
-        Allowed<
-          Options extends { only: infer O } ? O : unknown,
-          Options extends { except: infer E } ? E : unknown,
-          Exclude<Action, 'index'>
-        >
-      >;
+    :
+        | ConcernRoutes<Options>
+        | SingletonOf<
+            Prefixed<S['as'], Str<Options extends { as: infer A } ? A : unknown, Name>>,
+            Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>,
+            InModule<S['module'], Str<Options extends { handler: infer H } ? H : unknown, Plural<Name>>>,
+            PathNamesOf<S, Options>,
+            Allowed<
+              Options extends { only: infer O } ? O : unknown,
+              Options extends { except: infer E } ? E : unknown,
+              Exclude<Action, 'index'>
+            >
+          >;
 
-type SingletonOf<M extends string, Base extends string, Handler extends string, Actions> =
+/** A singular resource's routes (a shallow one's too: it has no id to be shallow with). */
+type SingletonOf<M extends string, Base extends string, Handler extends string, Names, Actions> =
   | ActionRoute<Actions, 'show', M, Base, Handler>
   | ActionRoute<Actions, 'create', null, Base, Handler>
   | ActionRoute<Actions, 'update', null, Base, Handler>
   | ActionRoute<Actions, 'destroy', null, Base, Handler>
-  | ActionRoute<Actions, 'new', Prefixed<'new', M>, `${Base}/new`, Handler>
-  | ActionRoute<Actions, 'edit', Prefixed<'edit', M>, `${Base}/edit`, Handler>;
+  | ActionRoute<Actions, 'new', Prefixed<'new', M>, `${Base}/${Segment<Names, 'new'>}`, Handler>
+  | ActionRoute<Actions, 'edit', Prefixed<'edit', M>, `${Base}/${Segment<Names, 'edit'>}`, Handler>;
 
 /** The scope of a `resource` block. */
 export type SingletonScope<S extends TypedScope, Name extends string, Options> =
@@ -575,9 +644,14 @@ export type SingletonScope<S extends TypedScope, Name extends string, Options> =
         resource: {
           handler: InModule<S['module'], Str<Options extends { handler: infer H } ? H : unknown, Plural<Name>>>;
           member: Prefixed<S['as'], Str<Options extends { as: infer A } ? A : unknown, Name>>;
+          newMember: Prefixed<S['as'], Str<Options extends { as: infer A } ? A : unknown, Name>>;
           collection: Prefixed<S['as'], Str<Options extends { as: infer A } ? A : unknown, Name>>;
           collectionPath: Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>;
           memberPath: Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>;
           nestedPath: Join<S['path'], Str<Options extends { path: infer P } ? P : unknown, Name>>;
         };
+        shallowPath: S['shallowPath'];
+        shallowPrefix: S['shallowPrefix'];
+        shallow: ShallowOf<S, Options>;
+        pathNames: PathNamesOf<S, Options>;
       };

@@ -19,7 +19,15 @@ export interface RouteInfo {
   constraints: Record<string, string>;
   /** Declared defaults (not handler/action). */
   defaults: Record<string, unknown>;
+  /** The `middleware` of the enclosing scopes then the route's own, outermost first; absent when none. */
+  middleware?: readonly Middleware[];
 }
+
+/**
+ * A function run before the route's handler by the adapter (its own signature per framework):
+ * declared on a scope or a route, a route carries those of every enclosing scope, outermost first.
+ */
+export type Middleware = (...args: never[]) => unknown;
 
 /** The answer of `recognize`. */
 export interface Match {

@@ -98,6 +98,29 @@ describe('divan-routes FILE', () => {
     assert.match(none.stdout, /^No routes were found for this grep pattern\./);
   });
 
+  test("-c filters by handler (a Rails controller name works), --expanded prints Rails' blocks", async () => {
+    const r = await run(['static-routes.mjs', '-c', 'PostsController', '--expanded']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stdout,
+      [
+        `--[ Route 1 ]${'-'.repeat(67)}`,
+        'Prefix         | posts',
+        'Verb           | GET',
+        'URI            | /posts(.:format)',
+        'Handler#Action | posts#index',
+        `--[ Route 2 ]${'-'.repeat(67)}`,
+        'Prefix         | post',
+        'Verb           | GET',
+        'URI            | /posts/:id(.:format)',
+        'Handler#Action | posts#show',
+        '',
+      ].join('\n'),
+    );
+    const none = await run(['static-routes.mjs', '--handler=users']);
+    assert.match(none.stdout, /^No routes were found for this handler\./);
+  });
+
   test('--json prints list() as JSON, filtered by --grep', async () => {
     const r = await run(['static-routes.mjs', '--json']);
     assert.equal(r.code, 0);

@@ -1,4 +1,4 @@
-import { demoRoutes } from '../src/demo-routes.js';
+import { demoRoutes } from './support/demo-routes.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -158,5 +158,40 @@ describe('formatRoutes of drawn route sets', () => {
 
   test('an empty drawn route set', () => {
     assert.match(formatRoutes(draw(() => {})), /^You don't have any routes defined!/);
+  });
+});
+
+describe('formatRoutes: -c and --expanded', () => {
+  const routes = draw((r) => {
+    r.resources('posts', { only: ['index', 'show'] });
+    r.namespace('admin', (r) => r.resources('users', { only: ['index'] }));
+  });
+
+  test('handler filter: a RegExp on the handler, or a Rails controller name underscored', () => {
+    const handlers = (handler: string) =>
+      formatRoutes(routes, { handler })
+        .split('\n')
+        .slice(1)
+        .map((line) => line.trim().split(' ').at(-1));
+    assert.deepEqual(handlers('admin/users'), ['admin/users#index']);
+    assert.deepEqual(handlers('Admin::UsersController'), ['admin/users#index']);
+    assert.deepEqual(handlers('^posts$'), ['posts#index', 'posts#show']);
+    assert.match(formatRoutes(routes, { handler: 'comments' }), /^No routes were found for this handler\./);
+  });
+
+  test('expanded: one block per route, with requirements after handler#action', () => {
+    const withDefaults = draw((r) => {
+      r.get('photos/:id', { to: 'photos#show', as: 'photo', id: /\d+/ });
+    });
+    assert.equal(
+      formatRoutes(withDefaults, { expanded: true }),
+      [
+        `--[ Route 1 ]${'-'.repeat(67)}`,
+        'Prefix         | photo',
+        'Verb           | GET',
+        'URI            | /photos/:id(.:format)',
+        'Handler#Action | photos#show {id: /\\d+/}',
+      ].join('\n'),
+    );
   });
 });

@@ -118,6 +118,7 @@ describe('helperDeclarations', () => {
       ];
       const good = [
         ...prelude,
+        'class Post { constructor(readonly id: number) {} }',
         'const out: string[] = [',
         '  helpers.rootPath(),',
         "  helpers.rootUrl({ host: 'example.com', protocol: 'https', port: 8443, anchor: 'top' }),",
@@ -135,6 +136,11 @@ describe('helperDeclarations', () => {
         '  helpers.archivePath({ year: 2024, month: 5 }),',
         '  helpers.v1KeysPath(),',
         "  helpers.newClassPath('x'),",
+        // Records, as the runtime takes them: toParam(), else a class instance's id.
+        "  helpers.postPath({ toParam: () => '1-hello' }),",
+        '  helpers.editPostCommentPath(new Post(1), { toParam: () => 2 }),',
+        "  helpers.postPath(new Post(1), 'json', { page: 2 }),",
+        '  helpers.postPath(10n),',
         '];',
         'export { out };',
         '',

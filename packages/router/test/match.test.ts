@@ -320,39 +320,25 @@ describe('match: shorthand', () => {
   });
 });
 
-describe("usingMatchShorthand (the seed's using_match_shorthand?)", () => {
-  type Shorthand = (path: string | undefined, options?: Record<string, unknown>) => boolean;
-  const shorthandOf = (r: unknown): Shorthand => {
-    const fn = (r as { usingMatchShorthand?: Shorthand }).usingMatchShorthand;
-    assert.equal(typeof fn, 'function', 'the mapper has usingMatchShorthand');
-    return (fn as Shorthand).bind(r);
-  };
-
-  test('true for a path of word characters and slashes with neither to nor action', () => {
-    draw((r) => {
-      const sh = shorthandOf(r);
-      assert.equal(sh('help/faq', {}), true);
-      assert.equal(sh('/a/b', {}), true);
-      assert.equal(sh('my-x/do-it', {}), true);
-      assert.equal(sh('a/b/c', {}), true);
+describe('match: where the shorthand does not apply', () => {
+  test('an action given keeps the scope handler instead of reading the path', () => {
+    const routes = draw((r) => {
+      r.scope({ handler: 'h' }, (r) => {
+        r.get('help/faq', { action: 'y' });
+      });
     });
+    assert.deepEqual(rows(routes.list()), [['help_faq', 'GET', '/help/faq(.:format)', 'h#y']]);
   });
 
-  test('false when to or action is given', () => {
-    draw((r) => {
-      const sh = shorthandOf(r);
-      assert.equal(sh('help/faq', { to: 'x#y' }), false);
-      assert.equal(sh('help/faq', { action: 'y' }), false);
-    });
-  });
-
-  test('false without a path or when the path has a dynamic segment or a format group', () => {
-    draw((r) => {
-      const sh = shorthandOf(r);
-      assert.equal(sh(undefined, {}), false);
-      assert.equal(sh('photos/:id', {}), false);
-      assert.equal(sh('a/b(.:format)', {}), false);
-      assert.equal(sh('files/*rest', {}), false);
-    });
+  test('a path with a dynamic segment or a glob names no handler', () => {
+    for (const path of ['photos/:id', 'files/*rest']) {
+      assert.throws(
+        () =>
+          draw((r) => {
+            r.get(path);
+          }),
+        /Missing :handler key/,
+      );
+    }
   });
 });

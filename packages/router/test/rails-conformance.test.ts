@@ -105,14 +105,10 @@ function fmtMatch(m: { handler: string; action: string; params: Record<string, u
 }
 
 /**
- * Deliberate differences in generation. Issue #14: a trailing plain object whose only route key
- * is the missing `id` is read as a record (its `id` fills the segment, its other fields stay out
- * of the URL: `articlePath(article)`), where Rails, which tells a Hash from a model by class,
- * reads it as a params hash. Rails' query string is the record's other fields.
+ * Deliberate differences in generation: none since issue 27 (a plain object is a params hash, as
+ * Rails' Hash is; a record is an object with `toParam()` or a class instance).
  */
-const DELIBERATE_GENERATION: Record<string, string> = {
-  'path("picture", {"id":1,"size":"lg"})': '/photos/1',
-};
+const DELIBERATE_GENERATION: Record<string, string> = {};
 
 function describeError(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);

@@ -39,7 +39,8 @@ describe('typed route sets', () => {
     assert.equal(h.postsPath(), '/posts');
     assert.equal(h.postPath(1), '/posts/1');
     assert.equal(h.postPath(1, 'json'), '/posts/1.json');
-    assert.equal(h.postPath({ id: 2, title: 'record' }), '/posts/2');
+    assert.equal(h.postPath({ id: 2, title: 'hash' }), '/posts/2?title=hash');
+    assert.equal(h.postPath({ toParam: () => '2-record' }), '/posts/2-record');
     assert.equal(h.postPath(3, { page: 2 }), '/posts/3?page=2');
     assert.equal(h.newPostPath(), '/posts/new');
     assert.equal(h.editPostPath(1), '/posts/1/edit');

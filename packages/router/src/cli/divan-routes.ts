@@ -1,5 +1,5 @@
 /**
- * `divan-routes FILE [--grep TEXT] [--json] [--types OUT.d.ts]`: prints the route table of the
+ * `divan-routes FILE [--grep TEXT] [-c HANDLER] [--expanded] [--json] [--types OUT.d.ts]`: prints the route table of the
  * route set that FILE exports by default (`export default draw(...)`), like `rails routes`.
  *
  * FILE may be `.js`/`.mjs` or `.ts`/`.mts`. TypeScript is loaded by Node itself when it can
@@ -11,9 +11,9 @@ import { dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RouteSetLike } from '../types.js';
 import { helperDeclarations } from '../format/helper-types.js';
-import { formatRoutes, routeGrep } from '../format/table.js';
+import { filterRoutes, formatRoutes } from '../format/table.js';
 
-export const USAGE = `Usage: divan-routes FILE [--grep TEXT] [--json] [--types OUT.d.ts]
+export const USAGE = `Usage: divan-routes FILE [--grep TEXT] [-c HANDLER] [--expanded] [--json] [--types OUT.d.ts]
 
 Prints the routes of the route set that FILE (.js, .mjs, .ts, .mts) exports by default,
 like \`rails routes\`.
@@ -21,6 +21,9 @@ like \`rails routes\`.
 Options:
   -g, --grep TEXT     only routes whose name, verb, path or handler#action match TEXT
                       (a regular expression, case-insensitive)
+  -c, --handler TEXT  only routes whose handler matches TEXT (a regular expression; a
+                      Rails controller name such as Admin::UsersController works too)
+  -E, --expanded      print one block per route instead of the table
       --json          print the routes as JSON instead of a table
       --types OUT     write the TypeScript declarations of routes.helpers to OUT (.d.ts)
   -h, --help          show this help
@@ -42,6 +45,8 @@ const defaultIO: CliIO = {
 interface Args {
   file: string;
   grep?: string;
+  handler?: string;
+  expanded: boolean;
   json: boolean;
   types?: string;
 }
@@ -55,7 +60,9 @@ function parseArgs(argv: readonly string[]): Args | 'help' {
   let file: string | undefined;
   let grep: string | undefined;
   let types: string | undefined;
+  let handler: string | undefined;
   let json = false;
+  let expanded = false;
   let onlyFiles = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!; // i < argv.length
@@ -73,6 +80,12 @@ function parseArgs(argv: readonly string[]): Args | 'help' {
       return 'help';
     } else if (arg === '--json') {
       json = true;
+    } else if (arg === '-E' || arg === '--expanded') {
+      expanded = true;
+    } else if (arg === '-c' || arg === '--handler' || arg === '--controller') {
+      handler = value(arg);
+    } else if (arg.startsWith('--handler=') || arg.startsWith('--controller=')) {
+      handler = arg.slice(arg.indexOf('=') + 1);
     } else if (arg === '-g' || arg === '--grep') {
       grep = value(arg);
     } else if (arg.startsWith('--grep=')) {
@@ -87,7 +100,7 @@ function parseArgs(argv: readonly string[]): Args | 'help' {
     }
   }
   if (file === undefined) throw new UsageError('missing FILE');
-  return { file, grep, json, types };
+  return { file, grep, handler, expanded, json, types };
 }
 
 /** Runs the CLI; resolves to the exit code (0 ok, 1 failure, 2 usage error). */
@@ -113,14 +126,14 @@ export async function main(argv: readonly string[], io: CliIO = defaultIO): Prom
       await writeFile(out, helperDeclarations(routes));
       const count = new Set(routes.list().flatMap((r) => (r.name ? [r.name] : []))).size;
       io.stdout(`Wrote route helper types (${count} named route${count === 1 ? '' : 's'}) to ${args.types}\n`);
-      if (!args.json && args.grep === undefined) return 0;
+      if (!args.json && args.grep === undefined && args.handler === undefined && !args.expanded) return 0;
     }
     if (args.json) {
-      const list = routes.list();
-      const shown = args.grep === undefined || args.grep === '' ? list : list.filter(routeGrep(args.grep));
+      const shown = filterRoutes(routes.list(), args);
       io.stdout(`${JSON.stringify(shown, jsonReplacer, 2)}\n`);
     } else {
-      io.stdout(`${formatRoutes(routes, { grep: args.grep })}\n`);
+      const { grep, handler, expanded } = args;
+      io.stdout(`${formatRoutes(routes, { grep, handler, expanded })}\n`);
     }
     return 0;
   } catch (error) {
@@ -216,7 +229,8 @@ function describeError(error: unknown): string {
     .join('\n');
 }
 
-/** RegExps (should a route carry one) as their `/source/flags` text. */
+/** RegExps (should a route carry one) as their `/source/flags` text, middleware functions by name. */
 function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'function') return `[Function ${value.name || '(anonymous)'}]`;
   return value instanceof RegExp ? String(value) : value;
 }

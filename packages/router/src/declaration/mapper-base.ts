@@ -9,7 +9,8 @@ import { ArgumentError } from '../errors.js';
 import { escapeDeclaredPath, normalizeName, normalizePath, withFormat } from '../pattern/normalize.js';
 import type { RouteSpec } from '../route.js';
 import { buildRouteSpec, internVerbs, isPlainObject } from './mapping.js';
-import { CANONICAL_ACTIONS, OPTION_NAMES, VALID_ON_OPTIONS, type MatchOptions } from './options.js';
+import { CANONICAL_ACTIONS, OPTION_NAMES, VALID_ON_OPTIONS, type MatchOptions, type Middleware } from './options.js';
+import { middlewareList, refuseUnknownVerbs } from './refusals.js';
 import type { Resource } from './resource.js';
 import { RESOURCE_METHOD_SCOPES, Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
 import type { Mapper } from './mapper.js';
@@ -28,11 +29,6 @@ export interface RouteSink {
 /** A bare word (`preview`, `new-draft`) is an action name, like a Ruby symbol; anything else is a path. */
 export function isBareWord(path: string): boolean {
   return /^[A-Za-z0-9_-]+$/.test(path);
-}
-
-export function isEmpty(value: object): boolean {
-  for (const _ in value) return false;
-  return true;
 }
 
 export function present(value: string | undefined | null): value is string {
@@ -56,12 +52,13 @@ export const VALID_NAME_START = /^[_a-z]/i;
 export const viaVerbs = new Map<string, string[]>();
 
 /** The verbs of a `via` option (`'get'`, `['get', 'post']`, `'all'`: every verb, an empty list). */
-export function verbsOf(viaValue: unknown): string[] {
+export function verbsOf(viaValue: unknown, where: () => string = () => 'a resource'): string[] {
   const via = (Array.isArray(viaValue) ? viaValue : viaValue === undefined || viaValue === null ? [] : [viaValue]).map(
     (v) => String(v).toLowerCase(),
   );
   if (via.length === 0) throw new ArgumentError(MATCH_VIA_MESSAGE);
   const verbs = internVerbs(via.includes('all') ? [] : via.map((v) => v.toUpperCase()));
+  refuseUnknownVerbs(verbs, where);
   if (typeof viaValue === 'string') viaVerbs.set(viaValue, verbs);
   return verbs;
 }
@@ -163,13 +160,6 @@ export abstract class MapperBase {
     return this;
   }
 
-  /** True when `to` would be taken from the path itself (`get 'help/faq'` → `help#faq`). */
-  usingMatchShorthand(path: string | undefined, options: MatchOptions = {}): boolean {
-    return (
-      present(path) && options.to === undefined && options.action === undefined && /^\/?[-\w]+\/[-\w/]+$/.test(path)
-    );
-  }
-
   protected mapMatch(paths: string[], options: Record<string, unknown>): void {
     if (options.on !== undefined && !VALID_ON_OPTIONS.includes(String(options.on))) {
       throw new ArgumentError(`Unknown scope ${String(options.on)} given to :on`);
@@ -183,6 +173,7 @@ export abstract class MapperBase {
       format: formatOption,
       anchor: anchorOption,
       constraints: constraintsOption,
+      middleware: middlewareOption,
       ...rest
     } = options;
     const scope = this.current;
@@ -193,12 +184,15 @@ export abstract class MapperBase {
 
     const handler = (handlerOption as string | undefined) ?? scopeHandler;
     const viaValue = 'via' in options ? viaOption : scope.get('via');
-    const verbs = (typeof viaValue === 'string' ? viaVerbs.get(viaValue) : undefined) ?? verbsOf(viaValue);
+    const verbs =
+      (typeof viaValue === 'string' ? viaVerbs.get(viaValue) : undefined) ??
+      verbsOf(viaValue, () => `the route '${paths.join("', '")}'`);
     const formatted = 'format' in options ? formatOption : scope.get('format');
     const anchor = 'anchor' in options ? anchorOption !== false : true;
     const constraints = constraintsOption ?? {};
 
-    const route: RouteArgs = { handler, to, verbs, formatted, anchor, constraints };
+    const middleware = middlewareList(middlewareOption);
+    const route: RouteArgs = { handler, to, verbs, formatted, anchor, constraints, middleware };
     // Paths first, then bare words, as Rails groups strings before symbols.
     for (const path of paths) {
       if (isBareWord(path)) continue;
@@ -269,6 +263,7 @@ export abstract class MapperBase {
       formatted: route.formatted,
       anchor: route.anchor,
       constraints: route.constraints,
+      middleware: route.middleware,
       options: extra,
     });
     this.sink.add(spec);
@@ -343,4 +338,6 @@ export interface RouteArgs {
   formatted: unknown;
   anchor: boolean;
   constraints: unknown;
+  /** The route's own middleware (the scopes' come first). */
+  middleware: Middleware[];
 }

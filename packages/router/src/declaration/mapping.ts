@@ -5,9 +5,17 @@
  */
 import { ArgumentError } from '../errors.js';
 import { PathPattern } from '../pattern/pattern.js';
+import { isEmpty } from '../support/is-empty.js';
 import type { RouteSpec } from '../route.js';
 import type { Scope } from './scope.js';
-import { URL_OPTIONS } from './options.js';
+import type { Middleware } from './options.js';
+import {
+  refuseConstraint,
+  refuseMisspeltOptions,
+  refuseRequestConstraints,
+  refuseUnbalancedPath,
+  routeLabel,
+} from './refusals.js';
 
 export interface RouteCall {
   name: string | null;
@@ -20,6 +28,8 @@ export interface RouteCall {
   formatted: unknown;
   anchor: boolean;
   constraints: unknown;
+  /** The route's own middleware, when it declares some. */
+  middleware?: Middleware[];
   /** What is left of the call's options: extra keys become requirements or defaults. */
   options: Record<string, unknown>;
 }
@@ -54,11 +64,6 @@ function orShared<T extends object>(value: T, shared: T): T {
   return isEmpty(value) ? shared : value;
 }
 
-function isEmpty(value: object | undefined): boolean {
-  for (const _ in value) return false;
-  return true;
-}
-
 /** `{ ...a, ...b }` without copying when one side is empty (the result is only read). */
 function merged(a: Record<string, unknown> | undefined, b: Record<string, unknown>): Record<string, unknown> {
   if (a === undefined || isEmpty(a)) return b;
@@ -89,6 +94,7 @@ export function leanHandler(scope: Scope): string | undefined {
   if (!isEmpty(scope.get('options')) || !isEmpty(scope.get('defaults')) || !isEmpty(scope.get('constraints')))
     return undefined;
   if (scope.get('format') !== undefined || scope.get('action') !== undefined) return undefined;
+  if (scope.get('middleware') !== undefined) return undefined;
   let handler = scope.get('handler');
   if (!handler) return undefined;
   const module = scope.get('module');
@@ -118,13 +124,19 @@ export function leanRouteSpec(
     defaults: NO_DEFAULTS as Record<string, unknown>,
     anchored: true,
     formatted: true,
+    middleware: NO_MIDDLEWARE,
   };
 }
 
+const NO_MIDDLEWARE: Middleware[] = Object.freeze([]) as unknown as Middleware[];
+
 export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   const options = merged(scope.get('options'), call.options);
-  let defaults: Record<string, unknown> = scope.get('defaults') ?? NO_DEFAULTS;
+  const defaults: Record<string, unknown> = scope.get('defaults') ?? NO_DEFAULTS;
   const pathParams = PathPattern.names(call.path);
+  const where = () => routeLabel(call.name, call.verbs, call.path);
+  refuseUnbalancedPath(call.path, where);
+  refuseMisspeltOptions(options, where);
 
   // Handler and action: `to` first, then the call's and the scope's, then the module prefix.
   const [toHandler, toAction] = call.to?.includes('#') ? call.to.split('#') : [];
@@ -162,20 +174,15 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
     if (value instanceof RegExp) constraints[key] = value;
     else optionDefaults[key] = value;
   }
-  if (isPlainObject(call.constraints) && !isEmpty(call.constraints)) {
-    const urlDefaults: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(call.constraints)) {
-      if (URL_OPTIONS.includes(key) && (typeof value === 'string' || typeof value === 'number'))
-        urlDefaults[key] = value;
-    }
-    defaults = { ...urlDefaults, ...defaults };
-    Object.assign(constraints, call.constraints);
-  }
+  refuseRequestConstraints(call.constraints, where);
+  if (isPlainObject(call.constraints) && !isEmpty(call.constraints)) Object.assign(constraints, call.constraints);
 
   const requirements: Record<string, RegExp> = {};
   for (const key in constraints) {
     const value = constraints[key];
-    if (!pathParams.includes(key)) continue; // request conditions (subdomain...) are not path requirements
+    const isPathParam = pathParams.includes(key);
+    refuseConstraint(key, value, isPathParam, where);
+    if (!isPathParam) continue; // a constraint of the scope on a segment this route does not have
     const re = toRegExp(value);
     if (ANCHORS.test(re.source)) {
       throw new ArgumentError(`Regexp anchor characters are not allowed in routing requirements: ${String(re)}`);
@@ -213,5 +220,13 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
     defaults: orShared(allDefaults, NO_DEFAULTS as Record<string, unknown>),
     anchored: call.anchor,
     formatted: call.formatted !== false,
+    middleware: scopeMiddleware(scope, call.middleware),
   };
+}
+
+/** The enclosing scopes' middleware, then the route's own (one shared empty list when there is none). */
+function scopeMiddleware(scope: Scope, own: Middleware[] | undefined): Middleware[] {
+  const enclosing = scope.get('middleware');
+  if (own === undefined || own.length === 0) return enclosing ?? NO_MIDDLEWARE;
+  return enclosing === undefined ? own : [...enclosing, ...own];
 }

@@ -1,7 +1,12 @@
 /** The options the DSL accepts, camelCase versions of Rails' option names. */
+import type { Middleware } from '../types.js';
+import type { ActionName } from './resource.js';
+
+export type { Middleware };
 
 export type Verb = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options' | 'all' | (string & {});
 
+/** A segment's pattern; a plain word (`'json'`) matches itself, as in Rails. */
 export type Constraint = RegExp | string;
 
 export interface MatchOptions {
@@ -23,6 +28,7 @@ export interface MatchOptions {
   constraints?: Record<string, Constraint>;
   defaults?: Record<string, unknown>;
   module?: string;
+  middleware?: Middleware | Middleware[];
   /** Other keys: a RegExp constrains the segment of that name, any other value becomes a default. */
   [extra: string]: unknown;
 }
@@ -32,8 +38,9 @@ export interface ScopeOptions extends MatchOptions {
   shallowPath?: string;
   shallowPrefix?: string;
   pathNames?: Record<string, string>;
-  only?: string | string[];
-  except?: string | string[];
+  /** Actions the resources of the block keep (`index`, `show`, ...). */
+  only?: ActionName | ActionName[];
+  except?: ActionName | ActionName[];
 }
 
 export interface ResourcesOptions extends ScopeOptions {
@@ -42,7 +49,7 @@ export interface ResourcesOptions extends ScopeOptions {
 }
 
 /** Option names that are never a path in the map form of `match`. */
-export const OPTION_NAMES: ReadonlySet<string> = new Set([
+const OPTION_NAME_LIST = [
   'only',
   'except',
   'path',
@@ -63,7 +70,12 @@ export const OPTION_NAMES: ReadonlySet<string> = new Set([
   'to',
   'action',
   'anchor',
-]);
+  'middleware',
+] as const;
+
+export type OptionName = (typeof OPTION_NAME_LIST)[number];
+
+export const OPTION_NAMES: ReadonlySet<string> = new Set(OPTION_NAME_LIST);
 
 /** Rails' `Resources::RESOURCE_OPTIONS`: the options a resource keeps; the rest open a scope. */
 export const RESOURCE_OPTIONS: readonly string[] = Object.freeze([
@@ -104,7 +116,5 @@ export const SCOPE_OPTIONS = [
   'defaults',
   'via',
   'format',
+  'middleware',
 ] as const;
-
-/** Constraint keys that describe the request's URL rather than a path segment. */
-export const URL_OPTIONS: readonly string[] = Object.freeze(['protocol', 'subdomain', 'domain', 'host', 'port']);

@@ -5,6 +5,7 @@
  */
 import { ArgumentError } from '../errors.js';
 import { pluralize, singularize } from '../support/inflection.js';
+import { refuseUnknownActions } from './refusals.js';
 
 export type ActionName = 'index' | 'create' | 'new' | 'show' | 'update' | 'destroy' | 'edit';
 
@@ -41,8 +42,13 @@ export class Resource {
     this.asName = options.as === undefined || options.as === null ? undefined : String(options.as);
     this.param = String(options.param ?? 'id');
     this.shallow = shallow;
-    const available = options.only !== undefined && options.only !== null ? list(options.only) : this.defaultActions();
+    const known = this.defaultActions();
+    const where = `${this.isSingleton ? 'resource' : 'resources'} "${this.name}"`;
+    const only = options.only !== undefined && options.only !== null ? list(options.only) : undefined;
+    if (only !== undefined) refuseUnknownActions('only', only, known, where);
+    const available = only ?? known;
     const except = list(options.except);
+    refuseUnknownActions('except', except, known, where);
     this.actions =
       options.except !== undefined && options.except !== null
         ? available.filter((a) => !except.includes(a))

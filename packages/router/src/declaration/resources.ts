@@ -7,21 +7,13 @@
  * them the same way it applies to a user's own \`get\`.
  */
 import { ArgumentError } from '../errors.js';
+import { isEmpty } from '../support/is-empty.js';
 import { escapeDeclaredPath, normalizePath, withFormat } from '../pattern/normalize.js';
 import { buildRouteSpec, isPlainObject, leanHandler, leanRouteSpec } from './mapping.js';
 import { CANONICAL_ACTIONS, RESOURCE_OPTIONS, type MatchOptions, type ResourcesOptions } from './options.js';
 import { Resource, SingletonResource, type ActionName, type ResourceOptions } from './resource.js';
 import type { ScopeFrame, ScopeLevel } from './scope.js';
-import {
-  isEmpty,
-  joinPresent,
-  NO_OPTIONS,
-  VALID_NAME_START,
-  verbsOf,
-  viaVerbs,
-  type Block,
-  type Names,
-} from './mapper-base.js';
+import { joinPresent, NO_OPTIONS, VALID_NAME_START, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
 import { Concerns } from './concerns.js';
 
 export abstract class Resources extends Concerns {

@@ -5,6 +5,7 @@
  * holds the key, even when the value held there is `undefined` (shallow scopes rely on that
  * to clear the path and name prefix).
  */
+import type { Middleware } from './options.js';
 import type { Resource } from './resource.js';
 
 export type ScopeLevel =
@@ -34,6 +35,8 @@ export interface ScopeFrame {
   via?: string | string[] | undefined;
   format?: unknown;
   options?: Record<string, unknown>;
+  /** Every enclosing scope's middleware, outermost first. */
+  middleware?: Middleware[];
   actionOptions?: { only?: unknown; except?: unknown };
   resource?: Resource;
 }

@@ -5,7 +5,8 @@
 import { ArgumentError } from '../errors.js';
 import { normalizePath } from '../pattern/normalize.js';
 import { isPlainObject } from './mapping.js';
-import { SCOPE_OPTIONS, URL_OPTIONS, type ScopeOptions } from './options.js';
+import { SCOPE_OPTIONS, type ScopeOptions } from './options.js';
+import { middlewareList, refuseRequestConstraints } from './refusals.js';
 import type { ScopeFrame } from './scope.js';
 import type { Block } from './mapper-base.js';
 import { HttpHelpers } from './http-helpers.js';
@@ -43,15 +44,8 @@ export abstract class Scoping extends HttpHelpers {
       if ('as' in options && options.shallowPrefix === undefined) options.shallowPrefix = options.as;
     }
 
-    if (isPlainObject(options.constraints)) {
-      const urlDefaults: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(options.constraints)) {
-        if (URL_OPTIONS.includes(k) && (typeof v === 'string' || typeof v === 'number')) urlDefaults[k] = v;
-      }
-      options.defaults = { ...urlDefaults, ...((options.defaults as Record<string, unknown>) ?? {}) };
-    } else {
-      options.constraints = {};
-    }
+    refuseRequestConstraints(options.constraints, () => `the scope at ${this.current.get('path') || '/'}`);
+    if (!isPlainObject(options.constraints)) options.constraints = {};
 
     if ('only' in options || 'except' in options) {
       frame.actionOptions = { only: options.only, except: options.except };
@@ -91,6 +85,9 @@ export abstract class Scoping extends HttpHelpers {
           break;
         case 'shallow':
           frame.shallow = Boolean(value);
+          break;
+        case 'middleware':
+          frame.middleware = [...(s.get('middleware') ?? []), ...middlewareList(value)];
           break;
         default:
           (frame as Record<string, unknown>)[key] = value;

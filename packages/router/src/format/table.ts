@@ -21,6 +21,14 @@ export interface FormatRoutesOptions {
    * when it is not a valid one it is matched as plain text.
    */
   grep?: string;
+  /**
+   * Like `rails routes -c`: keep the routes whose handler matches, a regular expression (case
+   * sensitive, as Rails') written as a handler (`admin/users`) or as Rails names a controller
+   * (`Admin::UsersController`).
+   */
+  handler?: string;
+  /** Like `rails routes --expanded`: one block per route instead of the table. */
+  expanded?: boolean;
 }
 
 const HEADERS = ['Prefix', 'Verb', 'URI Pattern', 'Handler#Action'] as const;
@@ -46,6 +54,33 @@ export function routeGrep(grep: string): (route: RouteInfo) => boolean {
     test(`${r.handler}#${r.action}`);
 }
 
+/** Builds the predicate of `-c`: the handler matched by the text, underscored as Rails underscores a controller name. */
+export function routeHandlerFilter(handler: string): (route: RouteInfo) => boolean {
+  const name = handler
+    .replace(/::/g, '/')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .replace(/([a-z\d])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/_?controller$/, '');
+  let test: (s: string) => boolean;
+  try {
+    const re = new RegExp(name);
+    test = (s) => re.test(s);
+  } catch {
+    test = (s) => s.includes(name);
+  }
+  return (r) => test(r.handler);
+}
+
+/** The routes `--grep` and `-c` keep (both when both are given). */
+export function filterRoutes(routes: readonly RouteInfo[], options: FormatRoutesOptions): RouteInfo[] {
+  let shown = [...routes];
+  if (options.grep !== undefined && options.grep !== '') shown = shown.filter(routeGrep(options.grep));
+  if (options.handler !== undefined && options.handler !== '')
+    shown = shown.filter(routeHandlerFilter(options.handler));
+  return shown;
+}
+
 /** `{format: "jpg", id: /[^\/]+/}`: declared defaults, then constraints (Rails' `requirements`). */
 export function formatRequirements(route: Pick<RouteInfo, 'constraints' | 'defaults'>): string {
   const entries = new Map<string, string>();
@@ -59,16 +94,18 @@ export function formatRequirements(route: Pick<RouteInfo, 'constraints' | 'defau
 /** The `rails routes` table of a route set; see the module comment. */
 export function formatRoutes(routes: RouteSetLike, options: FormatRoutesOptions = {}): string {
   const all = routes.list();
-  const grep = options.grep;
-  const shown = grep === undefined || grep === '' ? all : all.filter(routeGrep(grep));
+  const shown = filterRoutes(all, options);
 
   if (shown.length === 0) {
     const lines =
       all.length === 0
         ? ["You don't have any routes defined!", '', 'Please add some routes in your draw((r) => { ... }) block.', '']
-        : ['No routes were found for this grep pattern.'];
+        : options.handler !== undefined && options.handler !== ''
+          ? ['No routes were found for this handler.']
+          : ['No routes were found for this grep pattern.'];
     return [...lines, GUIDE].join('\n');
   }
+  if (options.expanded) return expanded(shown);
 
   type Row = readonly [string, string, string, string];
   const rows = shown.map((r): Row => {
@@ -82,6 +119,25 @@ export function formatRoutes(routes: RouteSetLike, options: FormatRoutesOptions 
     `${cells[0].padStart(nameWidth)} ${cells[1].padEnd(verbWidth)} ${cells[2].padEnd(pathWidth)} ${cells[3]}`;
   return [line(HEADERS), ...rows.map(line)].join('\n');
 }
+
+/** Rails' `ConsoleFormatter::Expanded` (at its 80 columns when not printing to a terminal). */
+function expanded(routes: readonly RouteInfo[]): string {
+  return routes
+    .map((r, i) => {
+      const requirements = formatRequirements(r);
+      const endpoint = `${r.handler}#${r.action}`;
+      return [
+        `--[ Route ${i + 1} ]`.padEnd(EXPANDED_WIDTH, '-'),
+        `Prefix         | ${r.name ?? ''}`,
+        `Verb           | ${r.verb}`,
+        `URI            | ${r.path}`,
+        `Handler#Action | ${requirements === '' ? endpoint : `${endpoint} ${requirements}`}`,
+      ].join('\n');
+    })
+    .join('\n');
+}
+
+const EXPANDED_WIDTH = 80;
 
 function formatKey(key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);

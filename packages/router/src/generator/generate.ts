@@ -4,7 +4,7 @@
  * groups appear only when every key in them is given, required keys must be present and
  * satisfy their constraint, and what the path does not use becomes the query string.
  */
-import type { PathNode } from '../pattern/ast.js';
+import { renderPath, type PathNode, type PathSpelling } from '../pattern/ast.js';
 import type { Route } from '../route.js';
 import type { UrlOptions } from '../types.js';
 import { escapeFragment, escapePath, escapeSegment, toParam, toQuery } from './escape.js';
@@ -39,25 +39,16 @@ function isOptionsObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Whether the last helper argument is a params hash (Rails' trailing Hash: segment values by
- * name, the rest to the query string) rather than a record standing for the next segment.
- * JavaScript records and hashes are both plain objects, so the shape decides: an object is a
- * record when the route still needs a segment value, it has an `id`, and besides `id` it names
- * none of the still-missing segments, no optional segment and no URL option
- * (`articlePath(article)` → `/articles/1`, never `?title=...`).
+ * Whether the last helper argument is a params hash (segment values by name, the rest to the
+ * query string) rather than a record standing for the next segment, as Rails tells a Hash from a
+ * model: a plain object (an object literal, parsed JSON) is a params hash; a record is an object
+ * with `toParam()` or a class instance (its `toParam()`, else its `id`, fills the segment). So
+ * `profilePath({ id: 3 })` on `/profiles/:username` is a missing key, as `profile_path(id: 3)` is.
  */
-function isParamsHash(route: Route, last: unknown, positionalCount: number): last is Record<string, unknown> {
+function isParamsHash(last: unknown): last is Record<string, unknown> {
   if (!isOptionsObject(last)) return false;
-  const required = route.requiredKeys;
-  if (positionalCount >= required.length || !Object.hasOwn(last, 'id')) return true;
-  for (const key in last) {
-    if (key === 'id') continue;
-    if (RESERVED.has(key)) return true;
-    const at = required.indexOf(key);
-    // A missing segment named (`{ post_id, id }`), or an optional one (`{ id, format }`): keyed params.
-    if (at >= positionalCount || (at === -1 && route.segmentKeys.includes(key))) return true;
-  }
-  return false;
+  const proto = Object.getPrototypeOf(last);
+  return proto === Object.prototype || proto === null;
 }
 
 /** Splits helper arguments into a params object: positional values first, then the trailing params hash. */
@@ -65,7 +56,7 @@ export function paramsFromArgs(route: Route, args: unknown[]): Record<string, un
   let positional = args;
   let named: Record<string, unknown> = {};
   const last = args[args.length - 1];
-  if (args.length > 0 && isParamsHash(route, last, args.length - 1)) {
+  if (args.length > 0 && isParamsHash(last)) {
     positional = args.slice(0, -1);
     named = last;
   }
@@ -162,31 +153,14 @@ function routeLabel(route: Route): string {
 
 /** Renders the path; an optional group renders only when all of its keys have values. */
 function render(nodes: PathNode[], values: Map<string, string>): string {
-  let out = '';
-  for (const node of nodes) {
-    switch (node.type) {
-      case 'slash':
-        out += '/';
-        break;
-      case 'dot':
-        out += '.';
-        break;
-      case 'literal':
-        out += node.text;
-        break;
-      case 'param':
-        out += escapeSegment(values.get(node.name)!);
-        break;
-      case 'glob':
-        out += escapePath(values.get(node.name)!);
-        break;
-      case 'group':
-        if (groupKeys(node.children).every((k) => values.has(k) && values.get(k) !== ''))
-          out += render(node.children, values);
-        break;
-    }
-  }
-  return out;
+  const spelling: PathSpelling = {
+    dot: '.',
+    literal: (text) => text,
+    param: (node) => (node.type === 'param' ? escapeSegment : escapePath)(values.get(node.name)!),
+    group: (children) =>
+      groupKeys(children).every((k) => values.has(k) && values.get(k) !== '') ? renderPath(children, spelling) : '',
+  };
+  return renderPath(nodes, spelling);
 }
 
 /** The keys of a group itself; nested groups decide for themselves. */

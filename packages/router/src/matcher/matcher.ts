@@ -2,7 +2,7 @@
  * Recognition with Rails' precedence: of all routes whose path and verb match, the one
  * declared first wins (not the most specific, as in find-my-way or rou3).
  *
- * Each verb gets its own tree (compile.ts, tree.ts), holding only the routes that answer it,
+ * Each verb gets its own tree (build.ts, walk.ts), holding only the routes that answer it,
  * built the first time a request uses that verb (most routes, those under a first path word,
  * only once a request starts with that word: see Tree.expand). In a tree, fastest first:
  *  1. a map of the paths with no params (`/posts`), authoritative unless an earlier dynamic
@@ -13,10 +13,10 @@
 import type { Route } from '../route.js';
 import type { Match } from '../types.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
-import { compileRecognizer, compileWalk, type CompiledWalk, type StaticRoute } from './compiled-walk.js';
-import { Tree, type StaticEntry } from './compile.js';
-import { paramsFromValues, type Leaf, type RegexpLeaf } from './leaf.js';
-import { SearchState, walk } from './tree.js';
+import { compileRecognizer, compileWalk, type CompiledWalk, type StaticRoute } from './codegen.js';
+import { Tree, type StaticEntry } from './build.js';
+import { paramsFromValues, type Leaf, type RegexpLeaf } from './params.js';
+import { SearchState, walk } from './walk.js';
 
 /**
  * How a matcher searches: `auto` as shipped (statics map, then the walk, compiled once a tree
@@ -30,8 +30,8 @@ export type MatcherTier = 'auto' | 'static-map' | 'walk' | 'compiled-walk' | 're
 /** What a match ends on: a tree leaf, or a route matched by its regexp. */
 export type Found = Leaf | RegexpLeaf;
 
-/** Walks (or lookups) of a tree after which its walk and its recognizer are compiled. */
-const COMPILE_AFTER = 32;
+/** Walks (or lookups) of a tree after which its walk and its recognizer are compiled (codegen.ts). */
+const TREE_CODEGEN_AFTER_LOOKUPS = 32;
 
 /** Static paths from this length on are compared whole by the recognizer (see `wholeStatics`). */
 const LONG_STATIC = 12;
@@ -73,7 +73,7 @@ export class Matcher {
     private readonly routes: readonly Route[],
     private readonly tier: MatcherTier = 'auto',
   ) {
-    this.compileAfter = tier === 'auto' ? COMPILE_AFTER : Number.POSITIVE_INFINITY;
+    this.compileAfter = tier === 'auto' ? TREE_CODEGEN_AFTER_LOOKUPS : Number.POSITIVE_INFINITY;
     this.useStatics = tier !== 'walk' && tier !== 'compiled-walk';
     // Verb lists are interned: a set of 10,000 routes holds a handful, each added once.
     const seen: string[][] = [];
@@ -87,7 +87,7 @@ export class Matcher {
 
   /**
    * The answer to a request: `recognize('GET', '/posts/1.json')`; HEAD falls back to GET routes.
-   * A tree looked up often answers with its compiled recognizer (compiled-walk.ts), which does
+   * A tree looked up often answers with its compiled recognizer (codegen.ts), which does
    * the whole search in one generated function when the request path is normal as it comes.
    */
   recognize(method: string, raw: string): Match | null {

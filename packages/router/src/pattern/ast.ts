@@ -15,7 +15,8 @@ export type PathNode =
 const SLASH: PathNode = { type: 'slash' };
 const DOT: PathNode = { type: 'dot' };
 
-function isWordChar(code: number): boolean {
+/** `\w` by char code: what a param or glob name is made of. */
+export function isWordChar(code: number): boolean {
   return (
     (code >= 48 && code <= 57) || // 0-9
     (code >= 65 && code <= 90) || // A-Z
@@ -79,26 +80,70 @@ export function parsePath(path: string): PathNode[] {
   return sequence(0);
 }
 
+/** A param or glob of a path. */
+export type ParamNode = Extract<PathNode, { type: 'param' | 'glob' }>;
+
+/** Calls `each` for every param and glob in path order, `required` false inside an optional group. */
+export function visitParams(
+  nodes: PathNode[],
+  each: (node: ParamNode, required: boolean) => void,
+  required = true,
+): void {
+  for (const node of nodes) {
+    if (node.type === 'param' || node.type === 'glob') each(node, required);
+    else if (node.type === 'group') visitParams(node.children, each, false);
+  }
+}
+
+/** How `renderPath` spells each kind of node (a slash is always `/`). */
+export interface PathSpelling {
+  dot: string;
+  literal(text: string): string;
+  param(node: ParamNode): string;
+  group(children: PathNode[]): string;
+}
+
+/** A path written out node by node: as a RegExp source (route.ts) or as a URL (the generator). */
+export function renderPath(nodes: PathNode[], spelling: PathSpelling): string {
+  let out = '';
+  for (const node of nodes) {
+    switch (node.type) {
+      case 'slash':
+        out += '/';
+        break;
+      case 'dot':
+        out += spelling.dot;
+        break;
+      case 'literal':
+        out += spelling.literal(node.text);
+        break;
+      case 'param':
+      case 'glob':
+        out += spelling.param(node);
+        break;
+      case 'group':
+        out += spelling.group(node.children);
+        break;
+    }
+  }
+  return out;
+}
+
 /** Names of every param and glob, in path order (Rails' `segment_keys`), each once. */
 export function segmentKeys(nodes: PathNode[]): string[] {
   const keys: string[] = [];
-  const visit = (list: PathNode[]) => {
-    for (const node of list) {
-      if (node.type === 'param' || node.type === 'glob') {
-        if (!keys.includes(node.name)) keys.push(node.name);
-      } else if (node.type === 'group') visit(node.children);
-    }
-  };
-  visit(nodes);
+  visitParams(nodes, (node) => {
+    if (!keys.includes(node.name)) keys.push(node.name);
+  });
   return keys;
 }
 
 /** Names of the params and globs outside any optional group (Rails' `required_parts`). */
 export function requiredKeys(nodes: PathNode[]): string[] {
   const keys: string[] = [];
-  for (const node of nodes) {
-    if ((node.type === 'param' || node.type === 'glob') && !keys.includes(node.name)) keys.push(node.name);
-  }
+  visitParams(nodes, (node, required) => {
+    if (required && !keys.includes(node.name)) keys.push(node.name);
+  });
   return keys;
 }
 

@@ -9,7 +9,7 @@
  * start (docs/benchmarks.md), for routes most of which are never looked at; the parse waits
  * until a route is used.
  */
-import { parsePath, requiredKeys, segmentKeys, type PathNode } from './ast.js';
+import { isWordChar, parsePath, requiredKeys, segmentKeys, visitParams, type PathNode } from './ast.js';
 
 /** A `:name` or `*name` segment of a path. */
 export interface PathParam {
@@ -20,10 +20,6 @@ export interface PathParam {
 }
 
 const NO_NAMES: readonly string[] = Object.freeze([]);
-
-function isWordChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
-}
 
 export class PathPattern {
   private parsed: PathNode[] | null = null;
@@ -51,14 +47,10 @@ export class PathPattern {
   get params(): PathParam[] {
     if (this.paramList !== null) return this.paramList;
     const params: PathParam[] = [];
-    const visit = (nodes: PathNode[], required: boolean) => {
-      for (const node of nodes) {
-        if (node.type === 'group') visit(node.children, false);
-        else if ((node.type === 'param' || node.type === 'glob') && !params.some((p) => p.name === node.name))
-          params.push({ name: node.name, required, glob: node.type === 'glob' });
-      }
-    };
-    visit(this.ast, true);
+    visitParams(this.ast, (node, required) => {
+      if (!params.some((p) => p.name === node.name))
+        params.push({ name: node.name, required, glob: node.type === 'glob' });
+    });
     return (this.paramList = params);
   }
 

@@ -10,7 +10,7 @@
  * it, so the walk skips subtrees that cannot beat the best match found so far (Rails'
  * precedence: the first declared matching route wins, not the most specific).
  */
-import type { Leaf, RegexpLeaf } from './leaf.js';
+import type { Leaf, RegexpLeaf } from './params.js';
 
 /** A segment the tree cannot split (`:a-:b`): matched whole by its own regexp. */
 export interface PatternEdge {
@@ -361,7 +361,7 @@ function isLineBreak(c: number): boolean {
 /**
  * Scans the rest of the path from `i` for a glob: returns the index of the dot a format could
  * be split off at (-1 or -2: none), sets `state.lineBreak` to the first line terminator (or the
- * length) and flags what normalizing would change. (compiled-walk.ts generates the same scan.)
+ * length) and flags what normalizing would change. (codegen.ts generates the same scan.)
  */
 function scanGlobRest(state: SearchState, i: number): number {
   const path = state.path;

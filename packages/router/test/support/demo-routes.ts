@@ -1,9 +1,9 @@
 /**
- * The example route set of the API contract ("Declaring"): what `npm start` prints and what the
- * table test compares with `rails routes` of the same declarations.
+ * The example route set of the API contract ("Declaring"): what the table test compares with
+ * `rails routes` of the same declarations.
  */
-import { draw } from './draw.js';
-import type { RouteSet } from './route-set.js';
+import { draw } from '../../src/draw.js';
+import type { RouteSet } from '../../src/route-set.js';
 
 export function demoRoutes(): RouteSet {
   return draw((r) => {

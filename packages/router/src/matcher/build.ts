@@ -8,9 +8,11 @@
 import { expandOptional, type PathNode } from '../pattern/ast.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import type { Route } from '../route.js';
-import type { CompiledWalk, Recognizer } from './compiled-walk.js';
-import { Leaf, type RegexpLeaf } from './leaf.js';
-import { insertText, Node, paramChild, patternChild } from './tree.js';
+import { escapeRegExp } from '../support/escape-regexp.js';
+import { isEmpty } from '../support/is-empty.js';
+import type { CompiledWalk, Recognizer } from './codegen.js';
+import { Leaf, type RegexpLeaf } from './params.js';
+import { insertText, Node, paramChild, patternChild } from './walk.js';
 
 /** Shapes per route are numbered below this; keys are `index * SHAPES + shape`. */
 export const SHAPES = 64;
@@ -29,11 +31,11 @@ export class Tree {
    * text holds what normalizing a request changes (`?`, `#`, `//`, a trailing slash).
    */
   rawWalks = true;
-  /** The walk compiled for this tree (compiled-walk.ts), once it has walked often enough. */
+  /** The walk compiled for this tree (codegen.ts), once it has walked often enough. */
   compiled: CompiledWalk | null = null;
   /** Walks so far; counted up to the count from which the walk is compiled. */
   walks = 0;
-  /** The whole recognition compiled for this tree (compiled-walk.ts), once looked up often enough. */
+  /** The whole recognition compiled for this tree (codegen.ts), once looked up often enough. */
   recognizer: Recognizer | null = null;
   /** Lookups so far; counted up to the count from which the recognizer is compiled. */
   lookups = 0;
@@ -271,11 +273,6 @@ export interface StaticEntry {
 
 const FORMAT_GROUP = '(.:format)';
 
-function isEmpty(value: object): boolean {
-  for (const _ in value) return false;
-  return true;
-}
-
 /**
  * `/word/:name/word...`: segments of word chars, `-` and `~`, or one param each; no dots,
  * groups, globs, escapes or anything normalizing would change. (A regexp: this runs once per
@@ -333,10 +330,6 @@ function isSplittable(shape: PathNode[], from: number, to: number): boolean {
     if (n.type === 'param' && k + 1 < to && shape[k + 1]!.type !== 'dot') return false;
   }
   return true;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 /** The regexp source of a whole segment, pushing its param names. */

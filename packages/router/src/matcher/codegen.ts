@@ -1,5 +1,5 @@
 /**
- * The tree walk of tree.ts, compiled to JavaScript for one tree (the only generated matching
+ * The tree walk of walk.ts, compiled to JavaScript for one tree (the only generated matching
  * code of the package). A tree becomes a function whose static text is constants in
  * `charCodeAt` comparisons, whose branches are nested blocks, and whose positions are locals:
  * no node objects, lookup tables or stack are touched while matching. A big tree is cut into
@@ -19,8 +19,8 @@
 import { decodeParam } from '../pattern/normalize.js';
 import type { Route } from '../route.js';
 import type { Match } from '../types.js';
-import { defaultsOf, paramsLiteral, type Leaf } from './leaf.js';
-import { NONE, walkPatterns, type Node, type SearchState } from './tree.js';
+import { defaultsOf, paramsLiteral, type Leaf } from './params.js';
+import { NONE, walkPatterns, type Node, type SearchState } from './walk.js';
 
 /**
  * Resets `state` and walks the whole tree over `path`: returns the best leaf, left in `state`

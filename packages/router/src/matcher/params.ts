@@ -34,7 +34,7 @@ export class Leaf {
   /** The params of a match; `decode` is false when no value can hold a `%` escape. */
   params(path: string, pos: Int32Array, decode: boolean): Record<string, unknown> {
     // A route matched once or twice (a cold start, a one-off) is not worth compiling for.
-    if (this.uses < COMPILE_AFTER) {
+    if (this.uses < PARAMS_BUILDER_AFTER_MATCHES) {
       this.uses++;
       return genericParams(this.names, defaultsOf(this.route), decode, path, pos);
     }
@@ -49,7 +49,8 @@ export function defaultsOf(route: Route): Record<string, unknown> | null {
   return null;
 }
 
-const COMPILE_AFTER = 2;
+/** Matches of a leaf after which its params builder is compiled (not the tree's codegen threshold). */
+const PARAMS_BUILDER_AFTER_MATCHES = 2;
 
 /** Builders for leaves without defaults, shared by every leaf with the same names. */
 const shared = new Map<string, ParamsBuilder>();
@@ -76,7 +77,7 @@ function paramsBuilder(
  * defaults first (read from `D`), then the values (a repeated key keeps its first place and its
  * last value, as assignments would). Null when a name is one an object literal would treat
  * specially (`__proto__`) or cannot spell: such params take the generic path.
- * Shared by the builders below and the compiled walk (compiled-walk.ts).
+ * Shared by the builders below and the compiled walk (codegen.ts).
  */
 export function paramsLiteral(
   names: readonly string[],

@@ -1,0 +1,2 @@
+// A handler module whose every action a route declares.
+export const index = () => 'all comments';
