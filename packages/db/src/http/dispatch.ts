@@ -4,8 +4,9 @@
  * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HandlerTableFor, RouteInfo } from '@divan/router';
 import { anonymous } from '../auth/index.js';
-import { authorizeDb } from './access.js';
+import { type Access, authorizeDb } from './access.js';
 import { applyCors } from './cors.js';
 import { session, setSessionCookie } from './handlers/session.js';
 import { config } from './handlers/config.js';
@@ -14,13 +15,13 @@ import { StorageUnavailableError } from '../storage/contract.js';
 import { validateDbName } from '../server/db-names.js';
 import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
-import type { HandlerTable, RequestContext } from './context.js';
+import type { Handler, RequestContext } from './context.js';
 import { sendError, sendJson } from './respond.js';
 import { checkRequestEnd } from './body.js';
 import { acceptsType } from './accept.js';
 import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
-import { routes } from './routes.js';
+import { type ApiRoutes, routes } from './routes.js';
 import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
 import { bulk } from './handlers/bulk.js';
 import { changes } from './handlers/changes.js';
@@ -35,7 +36,17 @@ import { node } from './handlers/node.js';
 import { scheduler } from './handlers/scheduler.js';
 import { utils } from './handlers/utils.js';
 
-const HANDLERS: HandlerTable = {
+/**
+ * Every `handler#action` the routes declare, and no other: the router's handler table for these
+ * routes, each action required, so a misspelt name on either side fails `tsc`.
+ */
+type HandlerTable = {
+  [H in keyof HandlerTableFor<ApiRoutes, 'params'>]-?: {
+    [A in keyof NonNullable<HandlerTableFor<ApiRoutes, 'params'>[H]>]-?: Handler;
+  };
+};
+
+export const HANDLERS: HandlerTable = {
   server,
   session,
   config,
@@ -55,6 +66,16 @@ const HANDLERS: HandlerTable = {
   node,
   scheduler,
 };
+
+/** The same table, looked up by the names a match gives. */
+const ACTIONS: Partial<Record<string, Partial<Record<string, Handler>>>> = HANDLERS;
+
+/** The access level a database route declares (routes.ts); a route without one is refused, not opened. */
+function accessOf(route: RouteInfo): Access {
+  const access = route.defaults.access;
+  if (typeof access !== 'string') throw new Error(`The route ${route.verb} ${route.path} declares no access level`);
+  return access as Access;
+}
 
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -110,9 +131,10 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (match === null) throw new CouchError('not_found', 'missing');
     ctx.params = match.params;
     if (match.params.node !== undefined) checkNodeLocal(ctx);
-    const handler = HANDLERS[match.handler]?.[match.action];
+    const handler = ACTIONS[match.handler]?.[match.action];
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
-    if (match.params.db !== undefined) await authorizeDb(ctx, `${match.handler}#${match.action}`);
+    if (match.params.db !== undefined)
+      await authorizeDb(ctx, accessOf(match.route), `${match.handler}#${match.action}`);
     // A request with no body (DELETE, COPY, PUT /db) ends with its headers: bytes behind them
     // that are no request fail it here, as the body readers fail a body followed by such bytes.
     checkRequestEnd(ctx);
