@@ -46,11 +46,14 @@ interface Verbs {
 }
 type Defaults = Record<string, string>;
 
-/** A route as the router's types know it: the handler table (dispatch.ts) is typed from these. */
+/**
+ * A route as the router's types know it: the handler table (dispatch.ts) is typed from these.
+ * Name and path are left unknown, as the router's types leave them for a pattern path.
+ */
 type RouteTo<T> = T extends readonly [infer To, Access]
   ? RouteTo<To>
   : T extends `${infer H}#${infer A}`
-    ? { name: null; path: string; handler: H; action: A }
+    ? { name: string; path: string; handler: H; action: A }
     : never;
 
 /** Routes to declare in a scope, carrying the types of those routes. */
@@ -91,7 +94,7 @@ function endpoint<const P extends string, const V extends Verbs>(
 
 /** One verb answered at a path but left out of its endpoint's `Allow` list, as CouchDB leaves it. */
 function unlisted<const To extends Target>(
-  verb: 'put',
+  verb: 'get' | 'post' | 'put' | 'delete' | 'copy',
   path: string,
   to: To,
   access: Access,
@@ -130,8 +133,8 @@ function declare<S extends AnyScope, Out extends TypedRoute, const D extends rea
 }
 
 /**
- * A document's verbs, at `/:db/:docid` and its `_local/` and `_design/` forms. A form upload
- * bypasses the per-document reading of a users database, so there it is for DB admins only.
+ * A document's verbs, at `/:db/:docid` and its `_local/` and `_design/` forms. In a users
+ * database, form uploads are for its DB admins only.
  */
 const DOCUMENT = {
   DELETE: 'documents#destroy',
