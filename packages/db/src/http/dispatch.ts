@@ -34,7 +34,7 @@ import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
 import { node } from './handlers/node.js';
 import { scheduler } from './handlers/scheduler.js';
-import { utils } from './handlers/utils.js';
+import { fauxton } from './handlers/fauxton.js';
 
 /**
  * Every `handler#action` the routes declare, and no other: the router's handler table for these
@@ -62,7 +62,7 @@ export const HANDLERS: HandlerTable = {
   views,
   maintenance,
   mango,
-  utils,
+  fauxton,
   node,
   scheduler,
 };

@@ -161,8 +161,8 @@ const SERVER = [
   endpoint('/_session', { GET: 'session#show', HEAD: true, POST: 'session#create', DELETE: 'session#destroy' }),
   endpoint('/_active_tasks', { GET: 'views#activeTasks' }),
   // Fauxton, and the cluster and scheduler endpoints it reads, as a single CouchDB node has them.
-  endpoint('/_utils', { GET: 'utils#index', HEAD: true }),
-  endpoint('/_utils/*rest', { GET: 'utils#file', HEAD: true }),
+  endpoint('/_utils', { GET: 'fauxton#index', HEAD: true }),
+  endpoint('/_utils/*rest', { GET: 'fauxton#file', HEAD: true }),
   endpoint('/_membership', { GET: 'node#membership' }),
   endpoint('/_cluster_setup', { GET: 'node#clusterSetup' }),
   endpoint('/_scheduler/jobs', { GET: 'scheduler#jobs' }),
