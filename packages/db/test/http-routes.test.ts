@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatRoutes } from '@divan/router';
-import { HANDLERS } from '../src/http/dispatch.js';
+import { HANDLERS } from '../src/http/handler-table.js';
 import routes from '../src/http/routes.js';
 
 /** The HTTP API is one route set declared with @divan/router; divan-routes can print it. */

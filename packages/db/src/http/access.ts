@@ -14,6 +14,7 @@ import {
 } from '../auth/index.js';
 import { isUsersDb } from '../auth/users-db.js';
 import { CouchError } from '../errors.js';
+import type { RouteInfo } from '@divan/router';
 import type { RequestContext } from './context.js';
 
 /**
@@ -44,8 +45,9 @@ export type Access =
   | 'db-admin-maintenance'
   | 'server-admin';
 
-/** `action` is the route's `handler#action`. */
-export async function authorizeDb(ctx: RequestContext, access: Access, action: string): Promise<void> {
+/** Authorizes the caller for the database route matched, at the level the route declares. */
+export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promise<void> {
+  const access = accessOf(route);
   if (access === 'none') return;
   if (access === 'server-admin') requireAdmin(ctx.user);
   const name = String(ctx.params.db);
@@ -56,12 +58,25 @@ export async function authorizeDb(ctx: RequestContext, access: Access, action: s
   requireMember(ctx.user, security);
   if (access === 'db-admin-maintenance') requireDbAdminForMaintenance(ctx.user, security);
   if (access === 'db-admin') requireDbAdmin(ctx.user, security);
-  if (action === 'databases#setSecurity' && name === '_users' && !ctx.server.usersDbSecurityEditable) {
+  // The one rule of a single endpoint: `_users`' own `_security` is fixed unless configured.
+  if (
+    route.handler === 'databases' &&
+    route.action === 'setSecurity' &&
+    name === '_users' &&
+    !ctx.server.usersDbSecurityEditable
+  ) {
     throw new CouchError('forbidden', "You can't edit the security object of the user database.");
   }
   const dbAdmin = isDbAdmin(ctx.user, security);
   if (!dbAdmin && isUsersDb(name)) checkUsersDbAccess(ctx, access);
   ctx.access = { db, security, dbAdmin };
+}
+
+/** A database route without a level is refused, never opened. */
+function accessOf(route: RouteInfo): Access {
+  const access = route.defaults.access;
+  if (typeof access !== 'string') throw new Error(`The route ${route.verb} ${route.path} declares no access level`);
+  return access as Access;
 }
 
 /**

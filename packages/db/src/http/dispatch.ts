@@ -4,79 +4,23 @@
  * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HandlerTableFor, RouteInfo } from '@divan/router';
 import { anonymous } from '../auth/index.js';
-import { type Access, authorizeDb } from './access.js';
+import { authorizeDb } from './access.js';
 import { applyCors } from './cors.js';
-import { session, setSessionCookie } from './handlers/session.js';
-import { config } from './handlers/config.js';
+import { setSessionCookie } from './handlers/session.js';
 import { CouchError } from '../errors.js';
 import { StorageUnavailableError } from '../storage/contract.js';
 import { validateDbName } from '../server/db-names.js';
 import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
-import type { Handler, RequestContext } from './context.js';
+import type { RequestContext } from './context.js';
+import { handlerOf } from './handler-table.js';
 import { sendError, sendJson } from './respond.js';
 import { checkRequestEnd } from './body.js';
 import { acceptsType } from './accept.js';
 import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
-import { type ApiRoutes, routes } from './routes.js';
-import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
-import { bulk } from './handlers/bulk.js';
-import { changes } from './handlers/changes.js';
-import { databases } from './handlers/databases.js';
-import { documents } from './handlers/documents.js';
-import { attachments } from './handlers/attachments.js';
-import { maintenance } from './handlers/maintenance.js';
-import { mango } from './handlers/mango.js';
-import { errors, server } from './handlers/server.js';
-import { views } from './handlers/views.js';
-import { node } from './handlers/node.js';
-import { scheduler } from './handlers/scheduler.js';
-import { fauxton } from './handlers/fauxton.js';
-
-/**
- * Every `handler#action` the routes declare, and no other: the router's handler table for these
- * routes, each action required, so a misspelt name on either side fails `tsc`.
- */
-type HandlerTable = {
-  [H in keyof HandlerTableFor<ApiRoutes, 'params'>]-?: {
-    [A in keyof NonNullable<HandlerTableFor<ApiRoutes, 'params'>[H]>]-?: Handler;
-  };
-};
-
-export const HANDLERS: HandlerTable = {
-  server,
-  session,
-  config,
-  errors,
-  databases,
-  documents,
-  attachments,
-  all_docs: allDocsHandlers,
-  design_docs: designDocsHandlers,
-  local_docs: localDocsHandlers,
-  changes,
-  bulk,
-  views,
-  maintenance,
-  mango,
-  fauxton,
-  node,
-  scheduler,
-};
-
-/** The same table, looked up by the names a match gives. */
-const ACTIONS: Partial<Record<string, Partial<Record<string, Handler>>>> = HANDLERS;
-
-/** The access level a database route declares (routes.ts); a route without one is refused, not opened. */
-function accessOf(route: RouteInfo): Access {
-  const access = route.defaults.access;
-  if (typeof access !== 'string') throw new Error(`The route ${route.verb} ${route.path} declares no access level`);
-  return access as Access;
-}
-
+import { routes } from './routes.js';
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     // Read per request: the config API may turn CORS on or change it.
@@ -131,10 +75,9 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (match === null) throw new CouchError('not_found', 'missing');
     ctx.params = match.params;
     if (match.params.node !== undefined) checkNodeLocal(ctx);
-    const handler = ACTIONS[match.handler]?.[match.action];
+    const handler = handlerOf(match);
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
-    if (match.params.db !== undefined)
-      await authorizeDb(ctx, accessOf(match.route), `${match.handler}#${match.action}`);
+    if (match.params.db !== undefined) await authorizeDb(ctx, match.route);
     // A request with no body (DELETE, COPY, PUT /db) ends with its headers: bytes behind them
     // that are no request fail it here, as the body readers fail a body followed by such bytes.
     checkRequestEnd(ctx);
