@@ -1,5 +1,5 @@
 /** @divan/db: a CouchDB-compatible document server, embeddable (`startServer`) or standalone (`divan serve`). */
-export { startServer, type ServerOptions, type RunningServer } from './server/start.js';
+export { startServer, type ServerOptions, type RunningServer } from './start-server.js';
 export { CouchServer } from './server/couch-server.js';
 export { Database, SERVER_ADMIN, type WriteResult, type Writer } from './documents/database.js';
 export { CouchError } from './errors.js';

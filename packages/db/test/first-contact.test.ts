@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { ADMINS_FILE_NAME } from '../src/auth/admins.js';
 import { main } from '../src/cli/divan.js';
 import { levelledLog } from '../src/server/log.js';
-import { startServer } from '../src/server/start.js';
+import { startServer } from '../src/start-server.js';
 import { startChildServer } from './support/child-server.js';
 import { makeTempDir } from './support/tmp-dir.js';
 

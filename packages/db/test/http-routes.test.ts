@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatRoutes } from '@divan/router';
+import { HANDLERS } from '../src/http/handler-table.js';
 import routes from '../src/http/routes.js';
 
 /** The HTTP API is one route set declared with @divan/router; divan-routes can print it. */
@@ -25,5 +26,43 @@ describe('the API route table', () => {
     assert.deepEqual(routes.recognize('GET', '/a%2Fb/x')?.params.db, 'a/b');
     const notAllowed = routes.recognize('PATCH', '/db/_bulk_docs');
     assert.deepEqual([notAllowed?.action, notAllowed?.params.allow], ['methodNotAllowed', 'POST']);
+  });
+});
+
+/** Each endpoint is declared once: its verbs give its `Allow`, and a database's endpoints their access level. */
+describe('the endpoint declarations', () => {
+  it('give every route a handler action in the table', () => {
+    const table: Partial<Record<string, Partial<Record<string, unknown>>>> = HANDLERS;
+    for (const route of routes.list()) {
+      assert.equal(typeof table[route.handler]?.[route.action], 'function', `${route.handler}#${route.action}`);
+    }
+  });
+
+  it("give every database route an access level, the error answers 'none'", () => {
+    for (const route of routes.list()) {
+      if (!route.path.includes(':db')) continue;
+      // Creating and deleting a database: their handlers ask for a server admin before anything else.
+      const unchecked = ['errors', 'databases#create', 'databases#destroy'];
+      const answersItself = unchecked.includes(route.handler) || unchecked.includes(`${route.handler}#${route.action}`);
+      const expected = answersItself ? 'none' : route.defaults.access;
+      assert.ok(typeof route.defaults.access === 'string', `${route.verb} ${route.path}`);
+      assert.equal(route.defaults.access, expected, `${route.verb} ${route.path}`);
+    }
+    assert.equal(routes.recognize('POST', '/db/_purge')?.route.defaults.access, 'server-admin');
+    assert.equal(routes.recognize('PUT', '/db/_security')?.route.defaults.access, 'db-admin');
+    assert.equal(routes.recognize('GET', '/db/_security')?.route.defaults.access, 'member-own-doc');
+    assert.equal(routes.recognize('GET', '/_node/_local/db/_changes')?.route.defaults.access, 'feed-ids');
+  });
+
+  it("derive `Allow` from the verbs, in CouchDB's order for each endpoint", () => {
+    const allow = (path: string) => routes.recognize('PATCH', path)?.params.allow;
+    assert.equal(allow('/db'), 'DELETE,GET,HEAD,POST');
+    assert.equal(allow('/db/_changes'), 'GET,POST,HEAD');
+    assert.equal(allow('/db/_all_docs'), 'GET,HEAD,POST');
+    assert.equal(allow('/db/doc'), 'DELETE,GET,HEAD,POST,PUT,COPY');
+    assert.equal(allow('/db/doc/file.txt'), 'DELETE,GET,HEAD,PUT');
+    assert.equal(allow('/_session'), 'GET,HEAD,POST,DELETE');
+    assert.equal(allow('/_uuids'), 'GET');
+    assert.equal(routes.recognize('HEAD', '/_uuids')?.action, 'uuids');
   });
 });

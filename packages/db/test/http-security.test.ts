@@ -107,8 +107,8 @@ describe('per-database _security', () => {
       'session#create',
       'session#destroy',
       // Fauxton's files: the app is public, as CouchDB serves it; its login is a session.
-      'utils#index',
-      'utils#file',
+      'fauxton#index',
+      'fauxton#file',
     ]);
     const fill = (path: string) =>
       path

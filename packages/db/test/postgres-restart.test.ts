@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startServer, type RunningServer } from '../src/server/start.js';
+import { startServer, type RunningServer } from '../src/start-server.js';
 import { request } from './support/server.js';
 
 interface OwnPostgres {

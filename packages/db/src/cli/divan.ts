@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
 import type { JwtOptions } from '../auth/jwt.js';
 import { batchedLines, levelledLog } from '../server/log.js';
-import { startServer } from '../server/start.js';
+import { startServer } from '../start-server.js';
 import { type Env, helpText, parseCli, UsageError } from './args.js';
 
 export interface CliIo {

@@ -1,88 +1,85 @@
 /**
  * Authorization of every database route, before its handler runs: the caller must be a member
- * of the database (`_security`), and some actions need more. Decided here per handler action,
- * so each route of `/:db/...` (Mango's included) is covered without a check in its handler.
+ * of the database (`_security`), and some endpoints need more. Each route of `/:db/...` declares
+ * its level (routes.ts), so every one (Mango's included) is covered without a check in its handler.
  * Checks follow CouchDB's order: the member check first, then the admin check of the action.
  */
 import { isDbAdmin, requireAdmin, requireDbAdmin, requireDbAdminForMaintenance, requireMember } from '../auth/index.js';
 import { isUsersDb } from '../documents/users-db.js';
 import { CouchError } from '../errors.js';
+import type { RouteInfo } from '@divan/router';
 import type { RequestContext } from './context.js';
 
-/** Creating and deleting a database: their handlers ask for a server admin before anything else. */
-const NO_DATABASE_CHECK = new Set(['databases#create', 'databases#destroy']);
-/** Server admins only, whatever `_security` says (every other caller gets that 401). */
-const SERVER_ADMIN_ONLY = new Set(['maintenance#purge']);
-/** `_compact` and `_view_cleanup`: a 401 "not a server or db admin" for plain members. */
-const DB_ADMIN_MAINTENANCE = new Set(['maintenance#compact', 'maintenance#compactViews', 'views#cleanup']);
-/** Settings and index definitions (Mango indexes are design documents). */
-const DB_ADMIN = new Set([
-  'databases#setSecurity',
-  'databases#setRevsLimit',
-  'maintenance#setPurgedInfosLimit',
-  'mango#createIndex',
-  'mango#deleteIndex',
-  'mango#bulkDeleteIndexes',
-]);
-/** Feeds of every document: server admins only on the system databases `_users` and `_replicator` (CouchDB 3). */
-const SYSTEM_DB_FEEDS = new Set([
-  'all_docs#index',
-  'all_docs#query',
-  'all_docs#queries',
-  'changes#index',
-  'changes#query',
-]);
+/**
+ * Who may call an endpoint of a database, declared with the endpoint in routes.ts. The levels
+ * follow CouchDB's checks; "a users database" is `_users` or any database named `.../_users`.
+ * - `none`: no database check (the error answers; creating and deleting a database, whose
+ *   handlers ask for a server admin before anything else);
+ * - `member`: members of the database (`_security`); in a users database, its DB admins only
+ *   (the answer could carry other users' documents);
+ * - `member-own-doc`: members, in a users database too: there a member reaches only their own
+ *   document (checkUsersDbRead below, the `_users` write rules);
+ * - `feed`: a feed of every document: server admins only on `_users` and `_replicator` (CouchDB
+ *   3), else as `member`;
+ * - `feed-ids`: as `feed`, and in a users database a member may read the ids, not the documents
+ *   (`include_docs`, `conflicts`: DB admins only);
+ * - `db-admin`: settings and index definitions (Mango indexes are design documents): 401 for
+ *   anonymous, 403 for a signed-in member;
+ * - `db-admin-maintenance`: `_compact` and `_view_cleanup`: a 401 "not a server or db admin" for members;
+ * - `server-admin`: server admins only, whatever `_security` says (every other caller gets that 401).
+ */
+export type Access =
+  | 'none'
+  | 'member'
+  | 'member-own-doc'
+  | 'feed'
+  | 'feed-ids'
+  | 'db-admin'
+  | 'db-admin-maintenance'
+  | 'server-admin';
 
-export async function authorizeDb(ctx: RequestContext, action: string): Promise<void> {
-  if (NO_DATABASE_CHECK.has(action) || action.startsWith('errors#')) return;
-  if (SERVER_ADMIN_ONLY.has(action)) requireAdmin(ctx.user);
+/** Authorizes the caller for the database route matched, at the level the route declares. */
+export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promise<void> {
+  const access = accessOf(route);
+  if (access === 'none') return;
+  if (access === 'server-admin') requireAdmin(ctx.user);
   const name = String(ctx.params.db);
   const db = await ctx.server.db(name);
   const security = await db.security();
-  if ((name === '_users' || name === '_replicator') && SYSTEM_DB_FEEDS.has(action)) requireAdmin(ctx.user);
+  const feed = access === 'feed' || access === 'feed-ids';
+  if (feed && (name === '_users' || name === '_replicator')) requireAdmin(ctx.user);
   requireMember(ctx.user, security);
-  if (DB_ADMIN_MAINTENANCE.has(action)) requireDbAdminForMaintenance(ctx.user, security);
-  if (DB_ADMIN.has(action)) requireDbAdmin(ctx.user, security);
-  if (action === 'databases#setSecurity' && name === '_users' && !ctx.server.usersDbSecurityEditable) {
+  if (access === 'db-admin-maintenance') requireDbAdminForMaintenance(ctx.user, security);
+  if (access === 'db-admin') requireDbAdmin(ctx.user, security);
+  // The one rule of a single endpoint: `_users`' own `_security` is fixed unless configured.
+  if (
+    route.handler === 'databases' &&
+    route.action === 'setSecurity' &&
+    name === '_users' &&
+    !ctx.server.usersDbSecurityEditable
+  ) {
     throw new CouchError('forbidden', "You can't edit the security object of the user database.");
   }
   const dbAdmin = isDbAdmin(ctx.user, security);
-  if (!dbAdmin && isUsersDb(name)) checkUsersDbAction(ctx, action);
+  if (!dbAdmin && isUsersDb(name)) checkUsersDbAccess(ctx, access);
   ctx.access = { db, security, dbAdmin };
 }
 
-/** What a member who is not DB admin may do in a users database: nothing that reads others' documents. */
-const USERS_DB_MEMBER_ACTIONS = new Set([
-  'databases#show',
-  'databases#security',
-  'databases#ensureFullCommit',
-  'documents#show',
-  'documents#update',
-  'documents#create',
-  'documents#destroy',
-  'documents#copy',
-  'attachments#show',
-  'attachments#update',
-  'attachments#destroy',
-  'bulk#docs',
-  'bulk#revsDiff',
-  'bulk#missingRevs',
-  'all_docs#index',
-  'changes#index',
-]);
+/** A database route without a level is refused, never opened. */
+function accessOf(route: RouteInfo): Access {
+  const access = route.defaults.access;
+  if (typeof access !== 'string') throw new Error(`The route ${route.verb} ${route.path} declares no access level`);
+  return access as Access;
+}
 
 /**
  * CouchDB strips other users' documents from what members read (`_all_docs` lists ids, their
  * docs come back null); here the reads that could carry documents are refused instead.
  */
-function checkUsersDbAction(ctx: RequestContext, action: string): void {
+function checkUsersDbAccess(ctx: RequestContext, access: Access): void {
+  if (access === 'member-own-doc') return;
   const includeDocs = ctx.query.get('include_docs') === 'true' || ctx.query.has('conflicts');
-  if (
-    USERS_DB_MEMBER_ACTIONS.has(action) &&
-    !(includeDocs && (action === 'all_docs#index' || action === 'changes#index'))
-  ) {
-    return;
-  }
+  if (access === 'feed-ids' && !includeDocs) return;
   throw new CouchError('forbidden', "Only administrators can read other users' documents in the users database.");
 }
 

@@ -25,7 +25,6 @@ export interface RequestContext {
 }
 
 export type Handler = (ctx: RequestContext) => void | Promise<void>;
-export type HandlerTable = Record<string, Record<string, Handler>>;
 
 export function param(ctx: RequestContext, name: string): string {
   return String(ctx.params[name]);

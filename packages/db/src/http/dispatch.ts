@@ -7,55 +7,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anonymous } from '../auth/index.js';
 import { authorizeDb } from './access.js';
 import { applyCors } from './cors.js';
-import { session, setSessionCookie } from './handlers/session.js';
-import { config } from './handlers/config.js';
+import { setSessionCookie } from './handlers/session.js';
 import { CouchError } from '../errors.js';
 import { StorageUnavailableError } from '../storage/contract.js';
 import { validateDbName } from '../storage/db-names.js';
 import { NODE_NAME } from '../server/couch-server.js';
 import type { CouchServer } from '../server/couch-server.js';
-import type { HandlerTable, RequestContext } from './context.js';
+import type { RequestContext } from './context.js';
+import { handlerOf } from './handler-table.js';
 import { sendError, sendJson } from './respond.js';
 import { checkRequestEnd } from './body.js';
 import { acceptsType } from './accept.js';
 import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
 import { routes } from './routes.js';
-import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
-import { bulk } from './handlers/bulk.js';
-import { changes } from './handlers/changes.js';
-import { databases } from './handlers/databases.js';
-import { documents } from './handlers/documents.js';
-import { attachments } from './handlers/attachments.js';
-import { maintenance } from './handlers/maintenance.js';
-import { mango } from './handlers/mango.js';
-import { errors, server } from './handlers/server.js';
-import { views } from './handlers/views.js';
-import { node } from './handlers/node.js';
-import { scheduler } from './handlers/scheduler.js';
-import { utils } from './handlers/utils.js';
-
-const HANDLERS: HandlerTable = {
-  server,
-  session,
-  config,
-  errors,
-  databases,
-  documents,
-  attachments,
-  all_docs: allDocsHandlers,
-  design_docs: designDocsHandlers,
-  local_docs: localDocsHandlers,
-  changes,
-  bulk,
-  views,
-  maintenance,
-  mango,
-  utils,
-  node,
-  scheduler,
-};
-
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     // Read per request: the config API may turn CORS on or change it.
@@ -110,9 +75,9 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (match === null) throw new CouchError('not_found', 'missing');
     ctx.params = match.params;
     if (match.params.node !== undefined) checkNodeLocal(ctx);
-    const handler = HANDLERS[match.handler]?.[match.action];
+    const handler = handlerOf(match);
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
-    if (match.params.db !== undefined) await authorizeDb(ctx, `${match.handler}#${match.action}`);
+    if (match.params.db !== undefined) await authorizeDb(ctx, match.route);
     // A request with no body (DELETE, COPY, PUT /db) ends with its headers: bytes behind them
     // that are no request fail it here, as the body readers fail a body followed by such bytes.
     checkRequestEnd(ctx);

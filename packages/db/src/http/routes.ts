@@ -1,10 +1,12 @@
 /**
- * The whole HTTP API, declared with @divan/router. Each endpoint lists the verbs it answers and
- * ends with a catch-all that answers 405 with CouchDB's `Allow` list for that endpoint.
+ * The whole HTTP API, declared with @divan/router: each endpoint on one line, with its path, the
+ * handler action of each verb, and (for a database's endpoints) who may call it (access.ts). Each
+ * endpoint ends with a catch-all that answers 405 with its `Allow` list, derived from its verbs.
  * Static paths come before `/:db/:docid`: the router keeps declaration order, as Rails does.
  * `divan-routes packages/db/dist/src/http/routes.js` prints the table.
  */
-import { draw, type Mapper } from '@divan/router';
+import { type AnyScope, draw, type Mapper, type RouteSet, type TypedMapper, type TypedRoute } from '@divan/router';
+import type { Access } from './access.js';
 
 /** Database names and document ids are any non-empty segment (ids may hold dots; `%2F` decodes to `/`). */
 const SEGMENT = /[^/]+/;
@@ -25,163 +27,263 @@ const CONSTRAINTS = {
   replicator: SEGMENT,
 };
 
-type Verbs = Partial<Record<'get' | 'put' | 'post' | 'delete' | 'copy', string>>;
+/** `handler#action`. */
+type Target = `${string}#${string}`;
+/** A verb's handler action, with its own access level where it differs from its endpoint's. */
+type VerbTarget = Target | readonly [Target, Access];
+/**
+ * An endpoint's verbs, in the order its `Allow` header lists them (CouchDB's order, which varies
+ * between endpoints). HEAD is answered by the GET action on every endpoint; `HEAD: true` lists it
+ * in `Allow`, at its place, where CouchDB lists it.
+ */
+interface Verbs {
+  GET?: VerbTarget;
+  HEAD?: true;
+  POST?: VerbTarget;
+  PUT?: VerbTarget;
+  DELETE?: VerbTarget;
+  COPY?: VerbTarget;
+}
+type Defaults = Record<string, string>;
 
-function endpoint(r: Mapper, path: string, verbs: Verbs, allow: string, defaults: Record<string, string> = {}): void {
-  for (const [verb, to] of Object.entries(verbs)) {
-    // HEAD goes where GET goes; said explicitly so the catch-all below does not take it first.
-    r.match(path, { to, via: verb === 'get' ? ['get', 'head'] : verb, defaults });
-  }
-  r.match(path, { to: 'errors#methodNotAllowed', via: 'all', defaults: { ...defaults, allow } });
+/**
+ * A route as the router's types know it: the handler table (dispatch.ts) is typed from these.
+ * Name and path are left unknown, as the router's types leave them for a pattern path.
+ */
+type RouteTo<T> = T extends readonly [infer To, Access]
+  ? RouteTo<To>
+  : T extends `${infer H}#${infer A}`
+    ? { name: string; path: string; handler: H; action: A }
+    : never;
+
+/** Routes to declare in a scope, carrying the types of those routes. */
+interface Declaration<R extends TypedRoute> {
+  /** Type only: the routes `declare` adds. */
+  readonly routes?: R;
+  declare(r: Mapper): void;
 }
 
-function notImplemented(r: Mapper, path: string, feature: string): void {
-  r.match(path, { to: 'errors#notImplemented', via: 'all', defaults: { feature } });
+/** A database's endpoints declare who may call them; the server's and the node's do not. */
+type AccessOf<P extends string> = P extends `/:db${string}` ? [access: Access, defaults?: Defaults] : [];
+
+function endpoint<const P extends string, const V extends Verbs>(
+  path: P,
+  verbs: V,
+  ...accessAndDefaults: AccessOf<P>
+): Declaration<RouteTo<V[Exclude<keyof V, 'HEAD'>]> | RouteTo<'errors#methodNotAllowed'>> {
+  const [access, defaults = {}]: [Access?, Defaults?] = accessAndDefaults;
+  return {
+    declare(r) {
+      const allow: string[] = [];
+      for (const [verb, target] of Object.entries(verbs) as [keyof Verbs, VerbTarget | true][]) {
+        allow.push(verb);
+        if (target === true) continue;
+        const [to, level] = typeof target === 'string' ? [target, access] : target;
+        // HEAD goes where GET goes; said explicitly so the catch-all below does not take it first.
+        const via = verb === 'GET' ? ['get', 'head'] : verb.toLowerCase();
+        r.match(path, { to, via, defaults: level === undefined ? defaults : { ...defaults, access: level } });
+      }
+      r.match(path, {
+        to: 'errors#methodNotAllowed',
+        via: 'all',
+        defaults: { ...defaults, allow: allow.join(','), access: 'none' },
+      });
+    },
+  };
 }
+
+/** One verb answered at a path but left out of its endpoint's `Allow` list, as CouchDB leaves it. */
+function unlisted<const To extends Target>(
+  verb: 'get' | 'post' | 'put' | 'delete' | 'copy',
+  path: string,
+  to: To,
+  access: Access,
+): Declaration<RouteTo<To>> {
+  return { declare: (r) => r.match(path, { to, via: verb, defaults: { access } }) };
+}
+
+/** A path answered with one of `errors`' answers, whatever the verb, before any database check. */
+function answer<const A extends 'notFound' | 'notImplemented' | 'moved'>(
+  path: string,
+  action: A,
+  defaults: Defaults = {},
+): Declaration<RouteTo<`errors#${A}`>> {
+  return {
+    declare: (r) => r.match(path, { to: `errors#${action}`, via: 'all', defaults: { ...defaults, access: 'none' } }),
+  };
+}
+
+function notImplemented(path: string, feature: string): Declaration<RouteTo<'errors#notImplemented'>> {
+  return answer(path, 'notImplemented', { feature });
+}
+
+/** The routes the declarations carry. */
+type RoutesOf<D> = D extends Declaration<infer R> ? R : never;
+
+/**
+ * Declares the routes in scope and types the mapper with them: the router's types follow chained
+ * calls, not the loops above, so the routes are typed here from their declarations.
+ */
+function declare<S extends AnyScope, Out extends TypedRoute, const D extends readonly Declaration<TypedRoute>[]>(
+  r: TypedMapper<S, Out>,
+  declarations: D,
+): TypedMapper<S, Out | RoutesOf<D[number]>> {
+  for (const declaration of declarations) declaration.declare(r as unknown as Mapper);
+  return r as unknown as TypedMapper<S, Out | RoutesOf<D[number]>>;
+}
+
+/**
+ * A document's verbs, at `/:db/:docid` and its `_local/` and `_design/` forms. In a users
+ * database, form uploads are for its DB admins only.
+ */
+const DOCUMENT = {
+  DELETE: 'documents#destroy',
+  GET: 'documents#show',
+  HEAD: true,
+  POST: ['documents#formUpload', 'member'],
+  PUT: 'documents#update',
+  COPY: 'documents#copy',
+} as const;
+const ATTACHMENT = {
+  DELETE: 'attachments#destroy',
+  GET: 'attachments#show',
+  HEAD: true,
+  PUT: 'attachments#update',
+} as const;
+
+/** The server's own endpoints. */
+const SERVER = [
+  endpoint('/', { GET: 'server#welcome', HEAD: true }),
+  endpoint('/_up', { GET: 'server#up', HEAD: true }),
+  endpoint('/_uuids', { GET: 'server#uuids' }),
+  endpoint('/_all_dbs', { GET: 'server#allDbs', HEAD: true }),
+  endpoint('/_dbs_info', { GET: 'server#dbsInfo', HEAD: true, POST: 'server#dbsInfoOf' }),
+  endpoint('/_session', { GET: 'session#show', HEAD: true, POST: 'session#create', DELETE: 'session#destroy' }),
+  endpoint('/_active_tasks', { GET: 'views#activeTasks' }),
+  // Fauxton, and the cluster and scheduler endpoints it reads, as a single CouchDB node has them.
+  endpoint('/_utils', { GET: 'fauxton#index', HEAD: true }),
+  endpoint('/_utils/*rest', { GET: 'fauxton#file', HEAD: true }),
+  endpoint('/_membership', { GET: 'node#membership' }),
+  endpoint('/_cluster_setup', { GET: 'node#clusterSetup' }),
+  endpoint('/_scheduler/jobs', { GET: 'scheduler#jobs' }),
+  endpoint('/_scheduler/jobs/:docid', { GET: 'scheduler#job' }),
+  endpoint('/_scheduler/docs', { GET: 'scheduler#docs' }),
+  // `:replicator`, not `:db`: these read no database, so dispatch does not open or authorize one.
+  endpoint('/_scheduler/docs/:replicator', { GET: 'scheduler#docs' }),
+  endpoint('/_scheduler/docs/:replicator/:docid', { GET: 'scheduler#doc' }),
+  answer('/_scheduler/*rest', 'notFound'),
+  // Answered with a refusal that says server-side replication is not available (not a 501).
+  endpoint('/_replicate', { POST: 'scheduler#replicate' }),
+
+  // The server's other reserved names, each answered for itself (never read as a database name).
+  notImplemented('/_db_updates', 'The database updates feed (`/_db_updates`)'),
+  notImplemented('/_reshard', 'Resharding (`/_reshard`)'),
+  notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)'),
+  notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'),
+  notImplemented('/_search_analyze', 'Full-text search (`/_search_analyze`)'),
+  notImplemented('/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'),
+  // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
+  ...['_config', '_stats', '_log', '_restart'].flatMap((name) => [
+    answer(`/${name}`, 'moved', { name }),
+    answer(`/${name}/*rest`, 'moved', { name }),
+  ]),
+];
 
 /** Every endpoint of one database, at `/:db/...` (also under `/_node/:node/`, the node-local API). */
-function databaseRoutes(r: Mapper): void {
+const DATABASE = [
+  // CouchDB creates a database before its database endpoint, whose `Allow` leaves PUT out.
+  unlisted('put', '/:db', 'databases#create', 'none'),
   endpoint(
-    r,
     '/:db',
-    { get: 'databases#show', put: 'databases#create', delete: 'databases#destroy', post: 'documents#create' },
-    'DELETE,GET,HEAD,POST',
-  );
-  endpoint(r, '/:db/_all_docs', { get: 'all_docs#index', post: 'all_docs#query' }, 'GET,HEAD,POST');
-  endpoint(r, '/:db/_all_docs/queries', { post: 'all_docs#queries' }, 'POST');
-  endpoint(r, '/:db/_design_docs', { get: 'design_docs#index', post: 'design_docs#query' }, 'GET,HEAD,POST');
-  endpoint(r, '/:db/_design_docs/queries', { post: 'design_docs#queries' }, 'POST');
-  endpoint(r, '/:db/_local_docs', { get: 'local_docs#index', post: 'local_docs#query' }, 'GET,HEAD,POST');
-  endpoint(r, '/:db/_local_docs/queries', { post: 'local_docs#queries' }, 'POST');
-  endpoint(r, '/:db/_changes', { get: 'changes#index', post: 'changes#query' }, 'GET,POST,HEAD');
-  endpoint(r, '/:db/_bulk_docs', { post: 'bulk#docs' }, 'POST');
-  endpoint(r, '/:db/_bulk_get', { post: 'bulk#get' }, 'POST');
-  endpoint(r, '/:db/_revs_diff', { post: 'bulk#revsDiff' }, 'POST');
-  endpoint(r, '/:db/_missing_revs', { post: 'bulk#missingRevs' }, 'POST');
-  endpoint(r, '/:db/_ensure_full_commit', { post: 'databases#ensureFullCommit' }, 'POST');
-  endpoint(r, '/:db/_revs_limit', { get: 'databases#revsLimit', put: 'databases#setRevsLimit' }, 'GET,PUT');
-  endpoint(r, '/:db/_security', { get: 'databases#security', put: 'databases#setSecurity' }, 'GET,PUT');
-  endpoint(r, '/:db/_compact', { post: 'maintenance#compact' }, 'POST');
-  endpoint(r, '/:db/_compact/:docid', { post: 'maintenance#compactViews' }, 'POST');
-  endpoint(r, '/:db/_purge', { post: 'maintenance#purge' }, 'POST');
+    { DELETE: ['databases#destroy', 'none'], GET: 'databases#show', HEAD: true, POST: 'documents#create' },
+    'member-own-doc',
+  ),
+  endpoint('/:db/_all_docs', { GET: 'all_docs#index', HEAD: true, POST: ['all_docs#query', 'feed'] }, 'feed-ids'),
+  endpoint('/:db/_all_docs/queries', { POST: 'all_docs#queries' }, 'feed'),
+  endpoint('/:db/_design_docs', { GET: 'design_docs#index', HEAD: true, POST: 'design_docs#query' }, 'member'),
+  endpoint('/:db/_design_docs/queries', { POST: 'design_docs#queries' }, 'member'),
+  endpoint('/:db/_local_docs', { GET: 'local_docs#index', HEAD: true, POST: 'local_docs#query' }, 'member'),
+  endpoint('/:db/_local_docs/queries', { POST: 'local_docs#queries' }, 'member'),
+  endpoint('/:db/_changes', { GET: 'changes#index', POST: ['changes#query', 'feed'], HEAD: true }, 'feed-ids'),
+  endpoint('/:db/_bulk_docs', { POST: 'bulk#docs' }, 'member-own-doc'),
+  endpoint('/:db/_bulk_get', { POST: 'bulk#get' }, 'member'),
+  endpoint('/:db/_revs_diff', { POST: 'bulk#revsDiff' }, 'member-own-doc'),
+  endpoint('/:db/_missing_revs', { POST: 'bulk#missingRevs' }, 'member-own-doc'),
+  endpoint('/:db/_ensure_full_commit', { POST: 'databases#ensureFullCommit' }, 'member-own-doc'),
+  endpoint('/:db/_revs_limit', { GET: 'databases#revsLimit', PUT: ['databases#setRevsLimit', 'db-admin'] }, 'member'),
   endpoint(
-    r,
+    '/:db/_security',
+    { GET: 'databases#security', PUT: ['databases#setSecurity', 'db-admin'] },
+    'member-own-doc',
+  ),
+  endpoint('/:db/_compact', { POST: 'maintenance#compact' }, 'db-admin-maintenance'),
+  endpoint('/:db/_compact/:docid', { POST: 'maintenance#compactViews' }, 'db-admin-maintenance'),
+  endpoint('/:db/_purge', { POST: 'maintenance#purge' }, 'server-admin'),
+  endpoint(
     '/:db/_purged_infos_limit',
-    { get: 'maintenance#purgedInfosLimit', put: 'maintenance#setPurgedInfosLimit' },
-    'GET,PUT',
-  );
-  endpoint(r, '/:db/_view_cleanup', { post: 'views#cleanup' }, 'POST');
+    { GET: 'maintenance#purgedInfosLimit', PUT: ['maintenance#setPurgedInfosLimit', 'db-admin'] },
+    'member',
+  ),
+  endpoint('/:db/_view_cleanup', { POST: 'views#cleanup' }, 'db-admin-maintenance'),
   // Mango and the rest of a database's reserved names: each its own route, so none falls through
   // to the document routes below (a POST to `/db/_find` is not a form upload).
-  endpoint(r, '/:db/_find', { post: 'mango#find' }, 'POST');
-  endpoint(r, '/:db/_find/*rest', { post: 'mango#find' }, 'POST');
-  endpoint(r, '/:db/_explain', { post: 'mango#explain' }, 'POST');
-  endpoint(r, '/:db/_explain/*rest', { post: 'mango#explain' }, 'POST');
-  endpoint(r, '/:db/_index', { get: 'mango#indexes', post: 'mango#createIndex' }, 'GET,POST');
-  endpoint(r, '/:db/_index/_bulk_delete', { post: 'mango#bulkDeleteIndexes' }, 'POST');
-  endpoint(r, '/:db/_index/_design/:ddoc/:type/:name', { delete: 'mango#deleteIndex' }, 'DELETE', { design: '1' });
-  endpoint(r, '/:db/_index/:ddoc/:type/:name', { delete: 'mango#deleteIndex' }, 'DELETE');
-  r.match('/:db/_index/*rest', { to: 'errors#notFound', via: 'all' });
-  notImplemented(r, '/:db/_partition/*rest', 'Partitioned databases (`_partition`)');
-  notImplemented(r, '/:db/_shards', 'Shard maps (`_shards`)');
-  notImplemented(r, '/:db/_shards/*rest', 'Shard maps (`_shards`)');
-  notImplemented(r, '/:db/_sync_shards', 'Shard maps (`_sync_shards`)');
+  endpoint('/:db/_find', { POST: 'mango#find' }, 'member'),
+  endpoint('/:db/_find/*rest', { POST: 'mango#find' }, 'member'),
+  endpoint('/:db/_explain', { POST: 'mango#explain' }, 'member'),
+  endpoint('/:db/_explain/*rest', { POST: 'mango#explain' }, 'member'),
+  endpoint('/:db/_index', { GET: 'mango#indexes', POST: ['mango#createIndex', 'db-admin'] }, 'member'),
+  endpoint('/:db/_index/_bulk_delete', { POST: 'mango#bulkDeleteIndexes' }, 'db-admin'),
+  endpoint('/:db/_index/_design/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin', { design: '1' }),
+  endpoint('/:db/_index/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin'),
+  answer('/:db/_index/*rest', 'notFound'),
+  notImplemented('/:db/_partition/*rest', 'Partitioned databases (`_partition`)'),
+  notImplemented('/:db/_shards', 'Shard maps (`_shards`)'),
+  notImplemented('/:db/_shards/*rest', 'Shard maps (`_shards`)'),
+  notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)'),
 
-  const doc = {
-    get: 'documents#show',
-    put: 'documents#update',
-    delete: 'documents#destroy',
-    copy: 'documents#copy',
-    post: 'documents#formUpload',
-  };
-  const docAllow = 'DELETE,GET,HEAD,POST,PUT,COPY';
-  endpoint(r, '/:db/_local/:docid', doc, docAllow, { prefix: '_local/' });
-  endpoint(r, '/:db/_design/:docid', doc, docAllow, { prefix: '_design/' });
-  endpoint(r, '/:db/_design/:docid/_view/:view', { get: 'views#show', post: 'views#query' }, 'GET,POST,HEAD');
-  endpoint(r, '/:db/_design/:docid/_view/:view/queries', { post: 'views#queries' }, 'POST');
-  endpoint(r, '/:db/_design/:docid/_info', { get: 'views#info' }, 'GET');
-  for (const fn of ['_show', '_list', '_update', '_rewrite']) {
-    notImplemented(r, `/:db/_design/:docid/${fn}/*rest`, `Design document functions (\`${fn}\`)`);
-  }
-  const attachment = { get: 'attachments#show', put: 'attachments#update', delete: 'attachments#destroy' };
-  const attachmentAllow = 'DELETE,GET,HEAD,PUT';
-  endpoint(r, '/:db/_design/:docid/*attachment', attachment, attachmentAllow, { prefix: '_design/' });
-  endpoint(r, '/:db/_local/:docid/*attachment', attachment, attachmentAllow, { prefix: '_local/' });
-  endpoint(r, '/:db/:docid', doc, docAllow);
-  endpoint(r, '/:db/:docid/*attachment', attachment, attachmentAllow);
-}
+  endpoint('/:db/_local/:docid', DOCUMENT, 'member-own-doc', { prefix: '_local/' }),
+  endpoint('/:db/_design/:docid', DOCUMENT, 'member-own-doc', { prefix: '_design/' }),
+  endpoint('/:db/_design/:docid/_view/:view', { GET: 'views#show', POST: 'views#query', HEAD: true }, 'member'),
+  endpoint('/:db/_design/:docid/_view/:view/queries', { POST: 'views#queries' }, 'member'),
+  endpoint('/:db/_design/:docid/_info', { GET: 'views#info' }, 'member'),
+  ...['_show', '_list', '_update', '_rewrite'].map((fn) =>
+    notImplemented(`/:db/_design/:docid/${fn}/*rest`, `Design document functions (\`${fn}\`)`),
+  ),
+  endpoint('/:db/_design/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_design/' }),
+  endpoint('/:db/_local/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_local/' }),
+  endpoint('/:db/:docid', DOCUMENT, 'member-own-doc'),
+  endpoint('/:db/:docid/*attachment', ATTACHMENT, 'member-own-doc'),
+];
 
-export const routes = draw((r) => {
-  r.scope({ format: false, constraints: CONSTRAINTS }, (r) => {
-    endpoint(r, '/', { get: 'server#welcome' }, 'GET,HEAD');
-    endpoint(r, '/_up', { get: 'server#up' }, 'GET,HEAD');
-    endpoint(r, '/_uuids', { get: 'server#uuids' }, 'GET');
-    endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
-    endpoint(r, '/_dbs_info', { get: 'server#dbsInfo', post: 'server#dbsInfoOf' }, 'GET,HEAD,POST');
-    endpoint(
-      r,
-      '/_session',
-      { get: 'session#show', post: 'session#create', delete: 'session#destroy' },
-      'GET,HEAD,POST,DELETE',
-    );
-    endpoint(r, '/_active_tasks', { get: 'views#activeTasks' }, 'GET');
-    // Fauxton, and the cluster and scheduler endpoints it reads, as a single CouchDB node has them.
-    endpoint(r, '/_utils', { get: 'utils#index' }, 'GET,HEAD');
-    endpoint(r, '/_utils/*rest', { get: 'utils#file' }, 'GET,HEAD');
-    endpoint(r, '/_membership', { get: 'node#membership' }, 'GET');
-    endpoint(r, '/_cluster_setup', { get: 'node#clusterSetup' }, 'GET');
-    endpoint(r, '/_scheduler/jobs', { get: 'scheduler#jobs' }, 'GET');
-    endpoint(r, '/_scheduler/jobs/:docid', { get: 'scheduler#job' }, 'GET');
-    endpoint(r, '/_scheduler/docs', { get: 'scheduler#docs' }, 'GET');
-    // `:replicator`, not `:db`: these read no database, so dispatch does not open or authorize one.
-    endpoint(r, '/_scheduler/docs/:replicator', { get: 'scheduler#docs' }, 'GET');
-    endpoint(r, '/_scheduler/docs/:replicator/:docid', { get: 'scheduler#doc' }, 'GET');
-    r.match('/_scheduler/*rest', { to: 'errors#notFound', via: 'all' });
-    // Answered with a refusal that says server-side replication is not available (not a 501).
-    endpoint(r, '/_replicate', { post: 'scheduler#replicate' }, 'POST');
+/** The node-local API, `/_node/{node}/...`: this node's own endpoints (and its databases, declared after). */
+const NODE = [
+  endpoint('/_all_dbs', { GET: 'server#allDbs', HEAD: true }),
+  endpoint('/_config', { GET: 'config#all', HEAD: true }),
+  endpoint('/_config/:section', { GET: 'config#section', HEAD: true }),
+  endpoint('/_config/:section/:key', {
+    DELETE: 'config#destroy',
+    GET: 'config#show',
+    HEAD: true,
+    PUT: 'config#update',
+  }),
+  answer('/_config/*rest', 'notFound'),
+  endpoint('/_stats', { GET: 'node#stats' }),
+  endpoint('/_stats/*rest', { GET: 'node#stats' }),
+  endpoint('/_system', { GET: 'node#system' }),
+  notImplemented('/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'),
+  notImplemented('/_versions', 'Versions (`/_node/{node}/_versions`)'),
+  notImplemented('/_restart', 'Restarting (`/_node/{node}/_restart`)'),
+  notImplemented('/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'),
+];
 
-    // The server's other reserved names, each answered for itself (never read as a database name).
-    for (const [path, feature] of [
-      ['/_db_updates', 'The database updates feed (`/_db_updates`)'],
-      ['/_reshard', 'Resharding (`/_reshard`)'],
-      ['/_reshard/*rest', 'Resharding (`/_reshard`)'],
-      ['/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'],
-      ['/_search_analyze', 'Full-text search (`/_search_analyze`)'],
-      ['/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'],
-    ] as const) {
-      notImplemented(r, path, feature);
-    }
-    // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
-    for (const name of ['_config', '_stats', '_log', '_restart']) {
-      r.match(`/${name}`, { to: 'errors#moved', via: 'all', defaults: { name } });
-      r.match(`/${name}/*rest`, { to: 'errors#moved', via: 'all', defaults: { name } });
-    }
+export const routes = draw((r) =>
+  r.scope({ format: false, constraints: CONSTRAINTS }, (r) =>
+    declare(r, [...SERVER, ...DATABASE]).scope('/_node/:node', (r) => declare(r, [...NODE, ...DATABASE])),
+  ),
+);
 
-    databaseRoutes(r);
-
-    // The node-local API, `/_node/{node}/...`: this node's own endpoints and its databases.
-    r.scope('/_node/:node', (r) => {
-      endpoint(r, '/_all_dbs', { get: 'server#allDbs' }, 'GET,HEAD');
-      endpoint(r, '/_config', { get: 'config#all' }, 'GET,HEAD');
-      endpoint(r, '/_config/:section', { get: 'config#section' }, 'GET,HEAD');
-      const configKey = { get: 'config#show', put: 'config#update', delete: 'config#destroy' };
-      endpoint(r, '/_config/:section/:key', configKey, 'DELETE,GET,HEAD,PUT');
-      r.match('/_config/*rest', { to: 'errors#notFound', via: 'all' });
-      endpoint(r, '/_stats', { get: 'node#stats' }, 'GET');
-      endpoint(r, '/_stats/*rest', { get: 'node#stats' }, 'GET');
-      endpoint(r, '/_system', { get: 'node#system' }, 'GET');
-      for (const [path, feature] of [
-        ['/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'],
-        ['/_versions', 'Versions (`/_node/{node}/_versions`)'],
-        ['/_restart', 'Restarting (`/_node/{node}/_restart`)'],
-        ['/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'],
-      ] as const) {
-        notImplemented(r, path, feature);
-      }
-      databaseRoutes(r);
-    });
-  });
-});
+/** The routes of the API, as the router's types know them (the handler table is checked against these). */
+export type ApiRoutes = typeof routes extends RouteSet<infer R> ? R : never;
 
 /** The route table for `divan-routes packages/db/dist/src/http/routes.js`. */
 export default routes;

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type RunningServer, type ServerOptions } from '../../src/server/start.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/start-server.js';
 import { dropSchema, freshSchema, testPostgresUrl } from './postgres.js';
 
 export const ADMIN = { name: 'admin', password: 'secret' };

@@ -6,17 +6,17 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { loadAdmins } from '../auth/index.js';
-import { loadSessionSecret } from '../auth/session-secret.js';
-import { USERS_DB } from '../documents/users-db.js';
-import { CouchError } from '../errors.js';
-import type { CorsOptions } from '../http/cors.js';
-import type { JwtOptions } from '../auth/jwt.js';
-import { createListener } from '../http/dispatch.js';
+import { loadAdmins } from './auth/index.js';
+import { loadSessionSecret } from './auth/session-secret.js';
+import { USERS_DB } from './documents/users-db.js';
+import { CouchError } from './errors.js';
+import type { CorsOptions } from './http/cors.js';
+import type { JwtOptions } from './auth/jwt.js';
+import { createListener } from './http/dispatch.js';
 import { join } from 'node:path';
-import type { Storage } from '../storage/contract.js';
-import { openSqliteStorage } from '../storage/sqlite/sqlite-storage.js';
-import { CouchServer } from './couch-server.js';
+import type { Storage } from './storage/contract.js';
+import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
+import { CouchServer } from './server/couch-server.js';
 
 export interface ServerOptions {
   /** Default 5984; 0 picks a free port. */
@@ -154,7 +154,7 @@ async function openStorage(
 ): Promise<Storage> {
   if (where === undefined) return openSqliteStorage({ dir: dataDir, durability });
   // Loaded only when asked for: the pg driver costs a SQLite server ~15 MB of RSS.
-  const { openPostgresStorage } = await import('../storage/postgres/postgres-storage.js');
+  const { openPostgresStorage } = await import('./storage/postgres/postgres-storage.js');
   return openPostgresStorage({
     ...(typeof where === 'string' ? postgresWhere(where) : where),
     cacheDir: join(dataDir, 'views'),

@@ -21,7 +21,7 @@ const YEAR = 365 * 24 * 3600;
 let files: StaticFiles | undefined;
 
 /** Loaded on first use, so a server that never serves Fauxton never reads it. */
-function fauxton(): StaticFiles {
+function fauxtonFiles(): StaticFiles {
   if (files !== undefined) return files;
   if (!existsSync(FAUXTON_DIR)) {
     throw new CouchError(
@@ -36,14 +36,14 @@ function fauxton(): StaticFiles {
   return files;
 }
 
-export const utils = {
+export const fauxton = {
   /**
    * `/_utils/` is the page; `/_utils` redirects there, as CouchDB does (the router reads both
    * paths as one, so the trailing slash is told apart here).
    */
   index(ctx: RequestContext): void {
     if (ctx.rawPath.endsWith('/')) {
-      utils.file(ctx);
+      fauxton.file(ctx);
       return;
     }
     const search = ctx.req.url!.slice(ctx.rawPath.length);
@@ -55,7 +55,7 @@ export const utils = {
 
   file(ctx: RequestContext): void {
     const rest = ctx.params.rest === undefined ? '' : String(ctx.params.rest);
-    const file = fauxton().get(rest === '' ? 'index.html' : rest);
+    const file = fauxtonFiles().get(rest === '' ? 'index.html' : rest);
     if (file === undefined) throw new CouchError('not_found', 'Document is missing attachment');
     const { res } = ctx;
     res.setHeader('Content-Type', file.type);
