@@ -18,8 +18,27 @@ export type Lookup =
 
 const NOT_FOUND: Lookup = Object.freeze({ kind: 'not-found' });
 
-/** Looks a request up; a malformed escape (`%zz`) throws a URIError the caller maps to 400. */
+/**
+ * Whether a request path is spelled the one way the adapters dispatch: no doubled slash
+ * anywhere, no trailing slash (but `/` itself). The host framework matches its own guards
+ * (`app.use('/admin', auth)`, Hono's `/admin/*`, a Fastify route's hooks) on the path as sent,
+ * while recognition squeezes slashes as Rails does: dispatching `//admin/posts/1` would walk
+ * past a guard that never saw `/admin`. So another spelling is not recognized (it falls
+ * through to the framework, which answers it as it would without Divan). Case and escapes
+ * need no rule here: static segments match byte for byte (`/ADMIN`, `/%61dmin` are not
+ * `/admin`), and only param values are decoded.
+ */
+export function isCanonicalPath(path: string): boolean {
+  const last = path.length - 1;
+  return path.indexOf('//') === -1 && (last === 0 || path.charCodeAt(last) !== 47);
+}
+
+/**
+ * Looks a request up (the path as sent, see `isCanonicalPath`); a malformed escape (`%zz`)
+ * throws a URIError the caller maps to 400.
+ */
 export function lookupRequest(routes: RouteSetLike, method: string, path: string): Lookup {
+  if (!isCanonicalPath(path)) return NOT_FOUND;
   const verb = method.toUpperCase();
   const match = routes.recognize(verb, path) ?? (verb === 'HEAD' ? routes.recognize('GET', path) : null);
   if (match !== null) return { kind: 'match', match };
@@ -95,6 +114,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Headers the answer carries (`Allow` of a 405); Express' and Fastify's error handlers set them. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
