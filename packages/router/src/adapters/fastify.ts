@@ -28,6 +28,11 @@
  * picks is not the one whose options ran (an earlier `get('posts/:id')` wins over the
  * resource's `/posts/new`, which Fastify's router picks), it answers only if both have the
  * same options; otherwise it is a 500 naming both, never a dispatch past a hook.
+ *
+ * A known path with another verb is Fastify's (its 404, or a route of the application's own)
+ * unless `methodNotAllowed: true` (405 with `Allow`; OPTIONS never). `register(plugin, {
+ * prefix })` mounts the routes under the prefix. A handler table that lacks an action some
+ * route needs is refused when the plugin is created.
  */
 import type {
   FastifyInstance,
@@ -40,7 +45,15 @@ import type {
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match, RouteInfo, RouteSetLike } from '../types.js';
 import { fastifyUrlKey, fastifyUrls } from './fastify-urls.js';
-import { actionFinder, HttpError, isCanonicalPath, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
+import {
+  actionFinder,
+  assertActions,
+  HttpError,
+  isCanonicalPath,
+  lookupRequest,
+  pathOfUrl,
+  type HandlerTable,
+} from './shared.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -100,6 +113,7 @@ export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
   handlers: HandlerTableFor<R, 'fastify'>,
   options: FastifyRouterOptions<R> = {},
 ): FastifyPluginCallback {
+  assertActions(routes, handlers as HandlerTable<FastifyHandler>);
   const findAction = actionFinder(handlers as HandlerTable<FastifyHandler>);
   const routeOptions = (options.routeOptions ?? {}) as Record<string, RouteShorthandOptions | undefined>;
   const entries = fastifyEntries(routes.list(), routeOptions);

@@ -16,8 +16,10 @@
  * A handler that answers later by itself must return a promise that settles once it is done.
  *
  * Errors are JSON `{"error": ..., "reason": ...}`: 400 for a malformed path, 404 when no
- * route's path matches, 405 with an `Allow` header when the path matches only other verbs, 501
- * when the route has no handler function. An error a handler throws answers with its own
+ * route's path matches or the path is not spelled canonically (see `isCanonicalPath`), 405 with
+ * an `Allow` header when the path matches only other verbs (OPTIONS answers 204 with `Allow`
+ * instead). A handler table that lacks an action some route needs is refused when the listener
+ * is created. An error a handler throws answers with its own
  * `status` (or `statusCode`) when that is 400-599, with its message as the reason (`throw new
  * HttpError(404, 'no such post')`); any other error answers 500 "Internal Server Error" and is
  * logged with console.error (its message and stack are never sent). HEAD requests are answered
@@ -34,6 +36,8 @@ import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } fro
 import type { Match, RouteInfo, RouteSetLike } from '../types.js';
 import {
   actionFinder,
+  assertActions,
+  errorName,
   errorStatus,
   HttpError,
   lookupRequest,
@@ -100,6 +104,7 @@ export function createNodeListener<R extends TypedRoute = UnknownRoute>(
   options: NodeListenerOptions = {},
 ): NodeListener {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  assertActions(routes, handlers as Handlers);
   const findAction = actionFinder(handlers as Handlers);
   return (req, res) => {
     dispatch(routes, findAction, maxBodyBytes, req, res).catch((error: unknown) => {
@@ -134,6 +139,12 @@ async function dispatch(
 
   if (found.kind === 'method-not-allowed') {
     res.setHeader('Allow', found.allowed.join(', '));
+    // OPTIONS is never refused: without a route of its own, it answers what the path allows.
+    if (method === 'OPTIONS') {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
     return sendJson(req, res, 405, {
       error: 'method_not_allowed',
       reason: `No route matches ${label}; allowed: ${found.allowed.join(', ')}`,
@@ -207,22 +218,6 @@ async function dispatch(
   }
   // JSON.stringify gives undefined for functions and symbols.
   return send(req, res, 'application/json; charset=utf-8', json ?? 'null');
-}
-
-/** `bad_request`, `not_found`, ...: the JSON error name of a status. */
-function errorName(status: number): string {
-  const names: Record<number, string> = {
-    400: 'bad_request',
-    401: 'unauthorized',
-    403: 'forbidden',
-    404: 'not_found',
-    405: 'method_not_allowed',
-    409: 'conflict',
-    413: 'payload_too_large',
-    415: 'unsupported_media_type',
-    422: 'unprocessable_entity',
-  };
-  return names[status] ?? (status < 500 ? 'client_error' : 'internal_server_error');
 }
 
 /** The body readers of a context: the body is read once, on the first call, and kept. */

@@ -84,7 +84,7 @@ export function actionFinder<F extends (...args: never[]) => unknown>(
   };
 }
 
-function resolve<F>(handlers: HandlerTable<F>, match: Match): Resolved<F> {
+function resolve<F>(handlers: HandlerTable<F>, match: Pick<Match, 'handler' | 'action'>): Resolved<F> {
   const target = member(handlers, match.handler);
   const fn = target === undefined ? undefined : member(target, match.action);
   if (typeof fn === 'function') return { fn: fn.bind(target) as F };
@@ -95,6 +95,26 @@ function resolve<F>(handlers: HandlerTable<F>, match: Match): Resolved<F> {
         ? `No handler ${JSON.stringify(match.handler)} for ${endpoint}`
         : `Handler ${JSON.stringify(match.handler)} has no action ${JSON.stringify(match.action)} for ${endpoint}`,
   };
+}
+
+/**
+ * Refuses, when an adapter is created, a handler table that lacks an action some route needs:
+ * a typo or a forgotten action is a start-up error naming every such `handler#action`, not a
+ * 501 a client finds later. (A route whose handler or action comes from the path, `:action`,
+ * is looked up per request.)
+ */
+export function assertActions(routes: RouteSetLike, handlers: HandlerTable<unknown>): void {
+  const missing = new Map<string, string>();
+  for (const route of routes.list()) {
+    const endpoint = `${route.handler}#${route.action}`;
+    if (missing.has(endpoint) || /^$|:/.test(route.handler) || /^$|:/.test(route.action)) continue;
+    const resolved = resolve(handlers, route);
+    if ('missing' in resolved) missing.set(endpoint, `${resolved.missing} (${route.verb || 'any verb'} ${route.path})`);
+  }
+  if (missing.size > 0)
+    throw new Error(
+      `[divan] The handler table lacks ${missing.size} action(s) the routes need:\n  ${[...missing.values()].join('\n  ')}\nAdd them, or leave those routes out of the declaration (only:/except:).`,
+    );
 }
 
 /**
@@ -124,4 +144,33 @@ export class HttpError extends Error {
   get statusCode(): number {
     return this.status;
   }
+
+  /**
+   * The answer, as node:http's adapter gives it: Hono's default error handler sends what an
+   * error's `getResponse()` returns (as for its own HTTPException), so an HttpError answers
+   * with its status there too. A server error's message never leaves the server.
+   */
+  getResponse(): Response {
+    const reason = this.status < 500 ? this.message : 'Internal Server Error';
+    return new Response(JSON.stringify({ error: errorName(this.status), reason }), {
+      status: this.status,
+      headers: { ...this.headers, 'content-type': 'application/json; charset=utf-8' },
+    });
+  }
+}
+
+/** `bad_request`, `not_found`, ...: the JSON error name of a status. */
+export function errorName(status: number): string {
+  const names: Record<number, string> = {
+    400: 'bad_request',
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'not_found',
+    405: 'method_not_allowed',
+    409: 'conflict',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    422: 'unprocessable_entity',
+  };
+  return names[status] ?? (status < 500 ? 'client_error' : 'internal_server_error');
 }
