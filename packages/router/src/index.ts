@@ -29,6 +29,7 @@ export {
   type ScopeOptions,
   type Verb,
   type Constraint,
+  type RouteMiddleware,
 } from './declaration/options.js';
 export { RESOURCE_METHOD_SCOPES, RESOURCE_SCOPES, type ScopeLevel } from './declaration/scope.js';
 export { RouteSet } from './route-set.js';

@@ -23,6 +23,8 @@ export interface RouteSpec {
   anchored: boolean;
   /** False when `format: false` (globs then match greedily, as in Rails). */
   formatted: boolean;
+  /** Middleware the adapters run before the action, outermost scope first (absent when none). */
+  middleware?: readonly unknown[];
 }
 
 const DEFAULT_SEGMENT = '[^/.?]+';
@@ -84,6 +86,7 @@ export class Route {
       action: spec.action,
       constraints: constraints === EMPTY ? EMPTY : Object.freeze(constraints),
       defaults: Object.isFrozen(spec.defaults) ? spec.defaults : Object.freeze({ ...spec.defaults }),
+      ...(spec.middleware === undefined ? {} : { middleware: spec.middleware }),
     }));
   }
 

@@ -19,6 +19,8 @@ export interface RouteInfo {
   constraints: Record<string, string>;
   /** Declared defaults (not handler/action). */
   defaults: Record<string, unknown>;
+  /** Middleware declared for the route (`middleware:` on it and its scopes, outermost first); absent when none. */
+  middleware?: readonly unknown[];
 }
 
 /** The answer of `recognize`. */

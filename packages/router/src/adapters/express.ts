@@ -80,15 +80,51 @@ export function expressRouter<R extends TypedRoute = UnknownRoute>(
     if ('missing' in resolved) return next(new HttpError(501, resolved.missing));
     req.params = match.params as Request['params'];
     res.locals.divan = match;
-    let value: unknown;
-    try {
-      value = resolved.fn(req, res, next);
-    } catch (error) {
-      return next(error);
-    }
-    if (value instanceof Promise) value.then((answer) => answerWith(res, answer), next);
-    else answerWith(res, value);
+    const action = () => {
+      let value: unknown;
+      try {
+        value = resolved.fn(req, res, next);
+      } catch (error) {
+        return next(error);
+      }
+      if (value instanceof Promise) value.then((answer) => answerWith(res, answer), next);
+      else answerWith(res, value);
+    };
+    const middleware = match.route.middleware as readonly ExpressMiddleware[] | undefined;
+    if (middleware === undefined) action();
+    else runMiddleware(middleware, req, res, next, action);
   };
+}
+
+/** An Express middleware declared with the routes (`middleware:`), run before the action. */
+export type ExpressMiddleware = (req: Request, res: Response, next: NextFunction) => unknown;
+
+/**
+ * Runs the route's declared middleware in order, as Express runs a route's stack: each calls
+ * `next()` to go on, `next(error)` for Express' error handling, `next('route')` to leave the
+ * route to what the application declares next, or answers itself.
+ */
+function runMiddleware(
+  middleware: readonly ExpressMiddleware[],
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  action: () => void,
+): void {
+  let at = 0;
+  const step = (error?: unknown): void => {
+    if (error === 'route' || error === 'router') return next();
+    if (error !== undefined && error !== null) return next(error);
+    const layer = middleware[at++];
+    if (layer === undefined) return action();
+    try {
+      const value = layer(req, res, step as NextFunction);
+      if (value instanceof Promise) value.catch(next);
+    } catch (thrown) {
+      next(thrown);
+    }
+  };
+  step();
 }
 
 /**

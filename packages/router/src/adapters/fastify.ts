@@ -142,7 +142,9 @@ export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
         const match = request.divan!;
         const resolved = findAction(match);
         if ('missing' in resolved) throw new HttpError(501, resolved.missing);
-        return resolved.fn(request as Parameters<FastifyHandler>[0], reply);
+        const layers = match.route.middleware as readonly FastifyMiddleware[] | undefined;
+        if (layers === undefined) return resolved.fn(request as Parameters<FastifyHandler>[0], reply);
+        return runMiddleware(layers, request, reply, resolved.fn);
       };
       const url = entry.url === '/' && prefix !== '' ? prefix : prefix + entry.url;
       // Recognition runs as a preValidation hook only where the route has options (validation and
@@ -267,6 +269,26 @@ function registerMethodNotAllowed(
       },
     });
   }
+}
+
+/**
+ * A middleware declared with the routes (`middleware:`): run like an async `preHandler` hook,
+ * after Fastify's own hooks and validation, before the action; it stops the request by
+ * sending (`reply.code(401).send()`) or throwing.
+ */
+export type FastifyMiddleware = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+async function runMiddleware(
+  layers: readonly FastifyMiddleware[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+  action: FastifyHandler,
+): Promise<unknown> {
+  for (const layer of layers) {
+    await layer(request, reply);
+    if (reply.sent) return reply;
+  }
+  return action(request as Parameters<FastifyHandler>[0], reply);
 }
 
 /** Our recognition first, then the route's own preValidation hooks, if any. */

@@ -74,6 +74,13 @@ export interface Context<P extends Record<string, unknown> = Record<string, unkn
 // biome-ignore lint/suspicious/noExplicitAny: a table of handlers for different routes holds contexts of any params
 export type HandlerFunction<P extends Record<string, unknown> = any> = (ctx: Context<P>) => unknown;
 
+/**
+ * A middleware declared with the routes (`middleware:`), as node:http's adapter runs it: the
+ * context, and `next()` running the rest (the action last) and giving back what it returned.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: declared once for routes of any params
+export type NodeMiddleware = (ctx: Context<any>, next: () => unknown) => unknown;
+
 /** `{ 'admin/users': { index(ctx) { ... }, show(ctx) { ... } } }`: handler name → action name → function. */
 export type Handlers = HandlerTable<HandlerFunction>;
 
@@ -181,7 +188,7 @@ async function dispatch(
   };
   let value: unknown;
   try {
-    value = await resolved.fn(ctx);
+    value = await withMiddleware(match.route.middleware as readonly NodeMiddleware[] | undefined, ctx, resolved.fn);
   } catch (error) {
     const status = errorStatus(error);
     if (status >= 500) console.error(`[divan] error in ${endpoint} (${label}):`, error);
@@ -218,6 +225,24 @@ async function dispatch(
   }
   // JSON.stringify gives undefined for functions and symbols.
   return send(req, res, 'application/json; charset=utf-8', json ?? 'null');
+}
+
+/**
+ * Runs the route's declared middleware, outermost first, then the action: each gets the
+ * context and `next()`, which runs the rest and gives back what the action returned; what the
+ * first one returns is the answer (a guard answers by returning or throwing without `next()`).
+ */
+function withMiddleware(
+  middleware: readonly NodeMiddleware[] | undefined,
+  ctx: Context,
+  action: HandlerFunction,
+): unknown {
+  if (middleware === undefined) return action(ctx);
+  const step = (i: number): unknown => {
+    const layer = middleware[i];
+    return layer === undefined ? action(ctx) : layer(ctx, () => step(i + 1));
+  };
+  return step(0);
 }
 
 /** The body readers of a context: the body is read once, on the first call, and kept. */

@@ -90,6 +90,7 @@ export function leanHandler(scope: Scope): string | undefined {
   if (!isEmpty(scope.get('options')) || !isEmpty(scope.get('defaults')) || !isEmpty(scope.get('constraints')))
     return undefined;
   if (scope.get('format') !== undefined || scope.get('action') !== undefined) return undefined;
+  if (scope.get('middleware') !== undefined) return undefined;
   let handler = scope.get('handler');
   if (!handler) return undefined;
   const module = scope.get('module');
@@ -159,6 +160,7 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   const constraints: Record<string, unknown> = { ...(scope.get('constraints') ?? {}) };
   const optionDefaults: Record<string, unknown> = {};
   for (const key in options) {
+    if (key === 'middleware') continue;
     const value = options[key];
     if (value instanceof RegExp) constraints[key] = value;
     else optionDefaults[key] = value;
@@ -214,5 +216,15 @@ export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
     defaults: orShared(allDefaults, NO_DEFAULTS as Record<string, unknown>),
     anchored: call.anchor,
     formatted: call.formatted !== false,
+    ...routeMiddleware(scope, call),
   };
+}
+
+/** The scope's middleware, then the route's own: `{ middleware }` when there is any. */
+function routeMiddleware(scope: Scope, call: RouteCall): Pick<RouteSpec, 'middleware'> {
+  const own = call.options.middleware === undefined ? [] : [call.options.middleware].flat();
+  const all = [...(scope.get('middleware') ?? []), ...own];
+  if (all.some((m) => typeof m !== 'function'))
+    throw new ArgumentError(`middleware must be a function or an array of functions (${call.path})`);
+  return all.length > 0 ? { middleware: Object.freeze(all) } : {};
 }

@@ -4,6 +4,10 @@ export type Verb = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'optio
 
 export type Constraint = RegExp | string;
 
+/** A middleware declared with the routes; its arguments are the adapter's (see `middleware`). */
+// biome-ignore lint/suspicious/noExplicitAny: each adapter calls it with its own arguments
+export type RouteMiddleware = (...args: any[]) => unknown;
+
 export interface MatchOptions {
   /** `handler#action` */
   to?: string;
@@ -23,6 +27,11 @@ export interface MatchOptions {
   constraints?: Record<string, Constraint>;
   defaults?: Record<string, unknown>;
   module?: string;
+  /**
+   * Functions every adapter runs, in scope order, before the route's action (each adapter's own
+   * middleware shape: docs/router.md, "Middleware"); a scope's are added to its routes' own.
+   */
+  middleware?: RouteMiddleware | readonly RouteMiddleware[];
   /** Other keys: a RegExp constrains the segment of that name, any other value becomes a default. */
   [extra: string]: unknown;
 }
@@ -63,6 +72,7 @@ export const OPTION_NAMES: ReadonlySet<string> = new Set([
   'to',
   'action',
   'anchor',
+  'middleware',
 ]);
 
 /** Rails' `Resources::RESOURCE_OPTIONS`: the options a resource keeps; the rest open a scope. */

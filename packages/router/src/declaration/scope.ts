@@ -34,6 +34,8 @@ export interface ScopeFrame {
   via?: string | string[] | undefined;
   format?: unknown;
   options?: Record<string, unknown>;
+  /** The middleware of this scope and the scopes around it, outermost first. */
+  middleware?: readonly unknown[];
   actionOptions?: { only?: unknown; except?: unknown };
   resource?: Resource;
 }

@@ -59,6 +59,11 @@ export abstract class Scoping extends HttpHelpers {
       delete options.except;
     }
     if ('anchor' in options) throw new ArgumentError('anchor is ignored unless passed to `match`');
+    if ('middleware' in options) {
+      // Added to the enclosing scopes' middleware (never a default or a requirement).
+      frame.middleware = [...(this.current.get('middleware') ?? []), ...[options.middleware].flat()];
+      delete options.middleware;
+    }
 
     const s = this.current;
     for (const key of SCOPE_OPTIONS) {

@@ -5,7 +5,7 @@
  * never runs): never the action past the guard.
  */
 import assert from 'node:assert/strict';
-import { draw } from '../../src/index.js';
+import { draw, type RouteMiddleware } from '../../src/index.js';
 
 export function guardedRoutes() {
   return draw((r) => {
@@ -13,6 +13,21 @@ export function guardedRoutes() {
     r.resources('posts', { only: ['show', 'create'] });
     // A route without a format: the framework's guard on `/publish` covers every spelling it answers.
     r.post('publish', { to: 'posts#publish', format: false });
+  });
+}
+
+/**
+ * The same routes with their guards declared in the DSL (`middleware:`): on the namespace and on
+ * the route, which keeps its format here (`/publish.json` is recognized, and guarded). `trace`
+ * records the order the middleware ran in.
+ */
+export function routesGuardedInDsl(guard: RouteMiddleware, trace: (name: string) => RouteMiddleware) {
+  return draw((r) => {
+    r.namespace('admin', { middleware: [trace('namespace'), guard] }, (r) =>
+      r.resources('posts', { only: ['show', 'destroy'], middleware: trace('resources') }),
+    );
+    r.resources('posts', { only: ['show', 'create'] });
+    r.post('publish', { to: 'posts#publish', middleware: [trace('route'), guard] });
   });
 }
 
