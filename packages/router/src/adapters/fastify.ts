@@ -9,7 +9,7 @@
  *   }, {
  *     routeOptions: { 'posts#create': { schema: { body: { type: 'object', required: ['title'] } } } },
  *   }));
- *   app.divan.helpers.postPath(1);                           // the route set, on the instance
+ *   app.divan.helpers.postPath?.(1);                         // the route set, on the instance
  *
  * Every declared route is registered with Fastify as routes of its own, one per spelling
  * Fastify's router needs (`/posts`, `/posts.:format`, each variant of an optional group, a
@@ -43,7 +43,7 @@ import type {
   RouteShorthandOptions,
 } from 'fastify';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
-import type { Match, RouteInfo, RouteSetLike } from '../types.js';
+import type { Match, RouteHelper, RouteInfo, RouteSetLike } from '../types.js';
 import { fastifyUrlKey, fastifyUrls } from './fastify-urls.js';
 import {
   actionFinder,
@@ -57,8 +57,12 @@ import {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The route set the plugin serves: `list()`, `path()`, `url()`, `helpers`. */
-    divan: RouteSetLike;
+    /**
+     * The route set the plugin serves: `list()`, `path()`, `url()`, and its `helpers` by name
+     * (typed loosely here, as Fastify's instance type cannot know the set: a helper may be
+     * missing; the route set itself has them typed).
+     */
+    divan: RouteSetLike & { readonly helpers: Readonly<Record<string, RouteHelper | undefined>> };
   }
   interface FastifyRequest {
     /** The route this request was recognized as. */
@@ -118,7 +122,8 @@ export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
   const routeOptions = (options.routeOptions ?? {}) as Record<string, RouteShorthandOptions | undefined>;
   const entries = fastifyEntries(routes.list(), routeOptions);
   const plugin: FastifyPluginCallback = (app: FastifyInstance, pluginOptions, done) => {
-    if (!app.hasDecorator('divan')) app.decorate('divan', routes);
+    // A route set from `draw` has its helpers; a bare RouteSetLike serves routes without them.
+    if (!app.hasDecorator('divan')) app.decorate('divan', routes as FastifyInstance['divan']);
     if (!app.hasRequestDecorator('divan')) app.decorateRequest('divan', null);
     // The plugin shares its instance (as `fastify-plugin` does), so Fastify does not apply a
     // `prefix` given to `register`: it is ours to add to each URL and to cut from each path.
