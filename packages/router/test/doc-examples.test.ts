@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { draw } from '../src/index.js';
 import { typeCheck } from './support/type-check.js';
 
 const packageDir = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,9 +31,12 @@ function blocks(markdown: string): { line: number; code: string }[] {
   return found;
 }
 
+/** A block of mapper calls (`r.resources(...)`), perhaps after comments. */
+const MAPPER_CALLS = /^(?:\s*\/\/.*\n)*\s*r\./;
+
 function asModule(code: string): string {
   if (/^import /m.test(code)) return code;
-  if (/^r\./.test(code.trimStart())) return `import { draw } from '@divan/router';\ndraw((r) => {\n${code}});\n`;
+  if (MAPPER_CALLS.test(code)) return `import { draw } from '@divan/router';\ndraw((r) => {\n${code}});\n`;
   return `${PRELUDE}${code}\nexport {};\n`;
 }
 
@@ -66,5 +70,16 @@ test("the READMEs' and docs' TypeScript examples type-check (strict, noUnchecked
     assert.equal(run.status, 0, run.stdout + run.stderr);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the docs' blocks of mapper calls declare their routes as written", () => {
+  for (const source of SOURCES) {
+    for (const { line, code } of blocks(readFileSync(join(repoRoot, source), 'utf8'))) {
+      if (/^import /m.test(code) || !MAPPER_CALLS.test(code)) continue;
+      // Plain JavaScript as written: run it as the body of a declaration block.
+      const block = new Function('r', code) as (r: unknown) => void;
+      assert.doesNotThrow(() => draw((r) => block(r)), `${source}:${line}`);
+    }
   }
 });
