@@ -18,6 +18,9 @@
  * known path with another verb, falls through with `next()` (`methodNotAllowed: true` answers
  * those 405 with `Allow`). A handler table that lacks an action some route needs is refused when
  * the middleware is created. Nothing here needs Node (no `Buffer`, no `node:` module).
+ *
+ * One middleware instance serves one mount point: an instance registered both at the root and
+ * under `/api` would take the root's (paths below `/api` are paths below the root too).
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
@@ -63,10 +66,15 @@ export function honoRouter<R extends TypedRoute = UnknownRoute>(
 ): MiddlewareHandler<DivanEnv> {
   assertActions(routes, handlers as HandlerTable<HonoHandler>);
   const findAction = actionFinder(handlers as HandlerTable<HonoHandler>);
+  // The mount point the last request came through: reading Hono's route path costs about 5% of
+  // a request (it maps every matched route), so it is read again only for a path outside it.
+  let mount: string | null = null;
   // A Response may come back without a promise: Hono takes either from a middleware.
   const middleware = (c: Context<DivanEnv>, next: Next): unknown => {
     const sent = pathOfUrl(c.req.url); // as sent: c.req.path is already decoded
-    const [scriptName, path] = splitMount(sent, c.req.routePath);
+    if (mount === null || !isUnder(sent, mount)) mount = mountOf(sent, c.req.routePath);
+    const scriptName = mount;
+    const path = mount === '' ? sent : sent.slice(mount.length) || '/';
     let found;
     try {
       found = lookupRequest(routes, c.req.method, path);
@@ -139,16 +147,20 @@ function answerWith(c: Context<DivanEnv>, value: unknown): Response | undefined 
 }
 
 /**
- * The mount point and the path below it: where the middleware runs, Hono's route path
+ * The mount point of a request, as sent: where the middleware runs, Hono's route path
  * (`/api/*` under `app.route('/api', ...)`, `basePath('/api')` or `app.use('/api/*', ...)`) has
  * as many segments before its `*` as the mount point has in the path as sent.
  */
-function splitMount(path: string, routePath: string): [string, string] {
-  if (routePath === '/*' || routePath === '*') return ['', path];
-  const mount = routePath.replace(/\/?\*$/, '');
+function mountOf(path: string, routePath: string): string {
+  if (routePath === '/*' || routePath === '*') return '';
+  const pattern = routePath.replace(/\/?\*$/, '');
   let at = 0;
-  for (let segments = mount.split('/').length - 1; segments > 0 && at !== -1; segments--)
+  for (let segments = pattern.split('/').length - 1; segments > 0 && at !== -1; segments--)
     at = path.indexOf('/', at + 1);
-  if (at === -1) return [path, '/'];
-  return [path.slice(0, at), path.slice(at)];
+  return at === -1 ? path : path.slice(0, at);
+}
+
+/** Whether a path is the mount point or below it. */
+function isUnder(path: string, mount: string): boolean {
+  return path.startsWith(mount) && (path.length === mount.length || path.charCodeAt(mount.length) === 47);
 }
