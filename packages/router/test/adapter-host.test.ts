@@ -86,10 +86,18 @@ describe('one handler contract', () => {
   test('Express: a returned value is the answer; HttpError keeps its status', async () => {
     const app = express();
     app.use(expressRouter(routes(), answering));
-    const index = await expressInject(app, 'GET', '/posts');
-    assert.equal(index.status, 200);
-    assert.deepEqual(JSON.parse(index.body), { answered: 'index' });
+    const answered = await expressInject(app, 'GET', '/posts');
+    assert.equal(answered.status, 200);
+    assert.deepEqual(JSON.parse(answered.body), { answered: 'index' });
     assert.equal((await expressInject(app, 'GET', '/posts/1')).status, 404);
+    const text = express();
+    text.use(
+      expressRouter(routes(), { posts: { index: async () => 'all posts', show: () => new Uint8Array([1, 2]) } }),
+    );
+    const index = await expressInject(text, 'GET', '/posts');
+    assert.equal(index.body, 'all posts');
+    assert.match(index.headers['content-type'] ?? '', /^text\/plain/);
+    assert.equal((await expressInject(text, 'GET', '/posts/1')).headers['content-type'], 'application/octet-stream');
   });
 
   test("Hono: a returned value is the answer; HttpError keeps its status under Hono's default onError", async () => {

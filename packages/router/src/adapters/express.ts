@@ -129,11 +129,14 @@ function runMiddleware(
 
 /**
  * What an action returned is the answer, as in the other adapters, unless it answered itself:
- * a string is sent as it is (Express: text/html unless set), a Uint8Array as bytes, anything
- * else but `undefined` as JSON.
+ * a string as text/plain, a Uint8Array as bytes (unless the action set a type), anything else
+ * but `undefined` as JSON.
  */
 function answerWith(res: Response, value: unknown): void {
   if (value === undefined || res.headersSent || value === res) return;
-  if (typeof value === 'string' || value instanceof Uint8Array) res.send(value);
-  else res.json(value);
+  if (typeof value === 'string' || value instanceof Uint8Array) {
+    if (res.get('Content-Type') === undefined)
+      res.type(typeof value === 'string' ? 'text/plain' : 'application/octet-stream');
+    res.send(value);
+  } else res.json(value);
 }
