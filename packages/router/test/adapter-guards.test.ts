@@ -150,6 +150,8 @@ describe('Fastify: routeOptions (hooks, schemas) hold for every spelling Divan r
         ),
       /does not declare: posts#destory/,
     );
+    const spanning = draw((r) => r.get('docs/:id/raw', { to: 'docs#raw', constraints: { id: /.+/ } }));
+    assert.throws(() => fastifyRouter(spanning, { docs: { raw: () => '' } }), /cannot express GET \/docs\/:id\/raw/);
     const inner = draw((r) => r.get('files/*path/edit', { to: 'files#edit' }));
     assert.throws(
       () => fastifyRouter(inner, { files: { edit: () => '' } }),

@@ -127,6 +127,17 @@ describe('fastifyRouter', () => {
   });
 });
 
+describe('fastifyRouter: a param whose constraint takes a slash', () => {
+  test("is served through Fastify's wildcard, as a glob is", async () => {
+    const spanning = draw((r) => r.get('pages/:id', { to: 'pages#show', constraints: { id: /.+/ } }));
+    const server = Fastify();
+    await server.register(fastifyRouter(spanning, { pages: { show: async (request) => request.params.id } }));
+    assert.equal((await server.inject({ url: '/pages/a/b' })).body, 'a/b');
+    assert.equal((await server.inject({ url: '/pages/a' })).body, 'a');
+    await server.close();
+  });
+});
+
 describe('fastifyRouter: declaration order decides, as in Rails', () => {
   test("an earlier get('posts/:id') wins over the resource's static /posts/new, which Fastify's router would pick", async () => {
     const ordered = draw((r) => r.get('posts/:id', { to: 'early#show' }).resources('posts', { only: ['new', 'show'] }));

@@ -16,17 +16,29 @@ const SEGMENT = /^(?:[\w~.-]+|:\w+)(?:\.:\w+)?$/;
 /** A glob segment (`*path`, `*path.:format`): only as the last segment, as Fastify's `*`. */
 const GLOB = /^\*\w+(?:\.:\w+)?$/;
 
-/** The URLs of a declared path, or null when Fastify's router cannot express it. */
-export function fastifyUrls(path: string): FastifyUrls | null {
+/**
+ * The URLs of a declared path, or null when Fastify's router cannot express it. A param whose
+ * constraint takes a slash (`id: /.+/`) spans segments, as a glob does.
+ */
+export function fastifyUrls(path: string, constraints: Record<string, string> = {}): FastifyUrls | null {
   const urls: string[] = [];
   let wildcard = false;
+  const spanning = Object.keys(constraints).filter((name) => takesSlash(constraints[name]!));
   for (const variant of expandOptional(path)) {
-    const url = variantUrl(variant);
+    const url = variantUrl(spanning.reduce((v, name) => v.replace(new RegExp(`:${name}\\b`), `*${name}`), variant));
     if (url === null) return null;
     if (url.endsWith('*')) wildcard = true;
     urls.push(url);
   }
   return { urls: [...new Set(urls)], wildcard };
+}
+
+function takesSlash(source: string): boolean {
+  try {
+    return new RegExp(`^(?:${source})$`).test('a/b');
+  } catch {
+    return true; // a constraint we cannot read: never claim to know its segment
+  }
 }
 
 function variantUrl(variant: string): string | null {

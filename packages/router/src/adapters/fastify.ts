@@ -180,10 +180,10 @@ function fastifyEntries(list: RouteInfo[], routeOptions: Record<string, RouteSho
     const endpoint = `${route.handler}#${route.action}`;
     endpoints.add(endpoint);
     const own = routeOptions[endpoint];
-    const shape = fastifyUrls(route.path);
+    const shape = fastifyUrls(route.path, route.constraints);
     if (shape === null)
       throw new Error(
-        `[divan] Fastify's router cannot express ${route.verb || 'any verb'} ${route.path} (${endpoint}): a glob may only end a path here`,
+        `[divan] Fastify's router cannot express ${route.verb || 'any verb'} ${route.path} (${endpoint}): a glob (or a param whose constraint takes a slash) may only end a path here`,
       );
     if (shape.wildcard && own !== undefined)
       throw new Error(
