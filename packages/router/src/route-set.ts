@@ -107,6 +107,8 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   }
 
   private pathOf(route: Route, args: unknown[]): string {
+    const { scriptName } = this.defaultUrlOptions;
+    if (scriptName !== undefined) return generatePath(route, { scriptName, ...paramsFromArgs(route, args) });
     let fast = this.fastPaths.get(route);
     if (fast === undefined) this.fastPaths.set(route, (fast = compileFastPath(route)));
     if (fast !== null) {
@@ -118,7 +120,9 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
 
   private urlOf(route: Route, args: unknown[]): string {
     const params = paramsFromArgs(route, args);
-    return urlFor(generatePath(route, params), { ...this.defaultUrlOptions, ...params });
+    const { scriptName } = this.defaultUrlOptions;
+    const path = generatePath(route, scriptName === undefined ? params : { scriptName, ...params });
+    return urlFor(path, { ...this.defaultUrlOptions, ...params });
   }
 
   /** `{ editPostCommentPath(postId, id), editPostCommentUrl(...), ... }` for every named route. */

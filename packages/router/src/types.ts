@@ -44,6 +44,8 @@ export interface UrlOptions {
   protocol?: string;
   port?: number | string;
   anchor?: string;
+  /** Where the routes are mounted (`/api`): prefixed to every path (Rails' `script_name`). */
+  scriptName?: string;
 }
 
 /** A URL/path helper: positional values for the required segments (then the optional format), then a params object. */

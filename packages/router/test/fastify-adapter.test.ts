@@ -31,8 +31,10 @@ before(async () => {
           index: async () => [{ id: 1 }],
           show: async (request) => ({ params: request.params, route: request.divan?.route.name }),
           create: async (request, reply) => reply.code(201).send({ received: request.body }),
+          update: async (_request, reply) => reply.code(204).send(),
         },
         comments: { show: async (request) => request.params },
+        files: { show: async (request) => request.params.path },
         errors: {
           boom: async () => {
             throw new Error('secret detail');
@@ -53,6 +55,7 @@ before(async () => {
             },
           },
         },
+        methodNotAllowed: true,
       },
     ),
   );
@@ -86,8 +89,9 @@ describe('fastifyRouter', () => {
   test('declared routes are Fastify routes of their own, with their options: validation and hooks per route', async () => {
     assert.equal(app.hasRoute({ method: 'GET', url: '/posts/:id' }), true);
     assert.equal(app.hasRoute({ method: 'GET', url: '/posts/:post_id/comments/:id' }), true);
-    // A glob is left to recognition (through the catch-all route).
-    assert.equal(app.hasRoute({ method: 'GET', url: '/files/*path' }), false);
+    // A glob ending the path is Fastify's wildcard; no catch-all is claimed.
+    assert.equal(app.hasRoute({ method: 'GET', url: '/files/*' }), true);
+    assert.equal(app.hasRoute({ method: 'GET', url: '/*' }), false);
     const invalid = await fetch(`${base}/posts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -107,22 +111,30 @@ describe('fastifyRouter', () => {
     await expectMethodNotAllowed(base);
   });
 
-  test("errors go to Fastify's error handling with their status; a missing action is a 501", async () => {
+  test("errors go to Fastify's error handling with their status", async () => {
     const boom = await fetch(`${base}/boom`);
     assert.equal(boom.status, 500);
     await boom.arrayBuffer();
     const tea = await fetch(`${base}/teapot`);
     assert.equal(tea.status, 418);
     await tea.arrayBuffer();
-    const ghost = await fetch(`${base}/missing`);
-    assert.equal(ghost.status, 501);
-    assert.match(((await ghost.json()) as { message: string }).message, /ghost#index/);
   });
 
   test('HEAD is answered by the GET route; the route set is on the instance', async () => {
     const res = await fetch(`${base}/posts`, { method: 'HEAD' });
     assert.equal(res.status, 200);
     assert.equal(app.divan.path('post_comment', 1, 2), '/posts/1/comments/2');
+  });
+});
+
+describe('fastifyRouter: a param whose constraint takes a slash', () => {
+  test("is served through Fastify's wildcard, as a glob is", async () => {
+    const spanning = draw((r) => r.get('pages/:id', { to: 'pages#show', constraints: { id: /.+/ } }));
+    const server = Fastify();
+    await server.register(fastifyRouter(spanning, { pages: { show: async (request) => request.params.id } }));
+    assert.equal((await server.inject({ url: '/pages/a/b' })).body, 'a/b');
+    assert.equal((await server.inject({ url: '/pages/a' })).body, 'a');
+    await server.close();
   });
 });
 

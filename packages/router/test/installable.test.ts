@@ -3,7 +3,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +66,63 @@ test('the package holds its build, bin, LICENSE and CHANGELOG, and nothing of th
     files.some((f) => f.includes('/test/')),
     false,
   );
+  assert.ok(files.includes('package/README.md'), 'README.md');
+  assert.deepEqual(
+    files.filter((f) => /demo/.test(f)),
+    [],
+    'no demo in the package',
+  );
+});
+
+test('every source map in the package points at files the package ships', () => {
+  const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz'))!);
+  const unpacked = join(dir, 'unpacked');
+  mkdirSync(unpacked, { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
+  const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+  const maps = files.filter((f) => f.endsWith('.map'));
+  assert.ok(maps.length > 0);
+  for (const map of maps) {
+    const { sources } = JSON.parse(readFileSync(join(unpacked, map), 'utf8')) as { sources: string[] };
+    for (const source of sources) {
+      const shipped = join(map, '..', source).replaceAll('\\', '/');
+      assert.ok(files.includes(shipped), `${map} points at ${source}, which the package does not ship`);
+    }
+  }
+});
+
+test('`npm pack` from a clean checkout builds dist/ first (prepack)', () => {
+  // The files git knows (tracked, or new and not ignored): no dist/ among them.
+  const checkout = join(dir, 'checkout');
+  const known = execFileSync(
+    'git',
+    ['ls-files', '-z', '--cached', '--others', '--exclude-standard', 'packages/router', 'tsconfig.base.json'],
+    {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    },
+  )
+    .split('\0')
+    .filter((f) => f !== '' && existsSync(join(repoRoot, f)));
+  assert.equal(
+    known.some((f) => f.startsWith('packages/router/dist/')),
+    false,
+  );
+  for (const file of known) {
+    mkdirSync(join(checkout, file, '..'), { recursive: true });
+    copyFileSync(join(repoRoot, file), join(checkout, file));
+  }
+  // The repository's own dev dependencies (TypeScript, the frameworks' types), as after `npm install`.
+  symlinkSync(join(repoRoot, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+  const packed = execFileSync('npm', ['pack', '--dry-run', '--json'], {
+    cwd: join(checkout, 'packages', 'router'),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const paths = (JSON.parse(packed) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/adapters/fastify.js']) {
+    assert.ok(paths.includes(f), f);
+  }
 });
 
 test("the README's router example runs in the fresh project", () => {

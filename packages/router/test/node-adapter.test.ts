@@ -8,7 +8,11 @@ import { draw } from '../src/index.js';
 import { StubRouteSet, postsRoutes, route } from './support/stub-route-set.js';
 
 function sampleRoutes(): RouteSetLike {
-  return new StubRouteSet([
+  return new StubRouteSet(sampleRows());
+}
+
+function sampleRows() {
+  return [
     ...postsRoutes(),
     route({
       name: 'post_comment',
@@ -20,15 +24,13 @@ function sampleRoutes(): RouteSetLike {
     route({ name: 'raw', verb: 'GET', path: '/raw', handler: 'files', action: 'raw' }),
     route({ name: 'boom', verb: 'GET', path: '/boom', handler: 'errors', action: 'boom' }),
     route({ name: 'reject', verb: 'GET', path: '/reject', handler: 'errors', action: 'reject' }),
-    route({ name: 'missing_handler', verb: 'GET', path: '/nohandler', handler: 'nothing', action: 'index' }),
-    route({ name: 'inherited', verb: 'GET', path: '/inherited', handler: 'posts', action: 'toString' }),
     route({ name: 'manual', verb: 'GET', path: '/manual', handler: 'misc', action: 'manual' }),
     route({ name: 'created', verb: 'POST', path: '/created', handler: 'misc', action: 'created' }),
     route({ name: 'redirect', verb: 'GET', path: '/redirect', handler: 'misc', action: 'redirect' }),
     route({ name: 'nil', verb: 'GET', path: '/nil', handler: 'misc', action: 'nil' }),
     route({ name: 'slow', verb: 'GET', path: '/slow', handler: 'misc', action: 'slow' }),
     route({ name: 'query', verb: 'GET', path: '/query', handler: 'misc', action: 'query' }),
-  ]);
+  ];
 }
 
 class Comments {
@@ -52,7 +54,9 @@ const handlers: Handlers = {
       return { created: true };
     },
     destroy: () => undefined,
-    // no update, edit, new
+    new: () => 'new',
+    edit: () => 'edit',
+    update: () => 'updated',
   },
   comments: new Comments() as unknown as Handlers[string],
   files: { raw: () => Buffer.from([0, 1, 2, 255]) },
@@ -202,21 +206,24 @@ describe('createNodeListener', () => {
     assert.match(body.reason, /No route matches \[DELETE\] "\/posts"/);
   });
 
-  test('501 naming handler#action when the handler or its action is missing', async () => {
-    const noAction = await fetch(`${base}/posts/1`, { method: 'PATCH' });
-    assert.equal(noAction.status, 501);
-    const a = (await noAction.json()) as { error: string; reason: string };
-    assert.equal(a.error, 'not_implemented');
-    assert.match(a.reason, /posts#update/);
-
-    const noHandler = await fetch(`${base}/nohandler`);
-    assert.equal(noHandler.status, 501);
-    assert.match(((await noHandler.json()) as { reason: string }).reason, /nothing#index/);
-
-    // what every object inherits is not an action
-    const inherited = await fetch(`${base}/inherited`);
-    assert.equal(inherited.status, 501);
-    assert.match(((await inherited.json()) as { reason: string }).reason, /posts#toString/);
+  test('a table that lacks an action some route needs is refused at start-up, naming each handler#action', () => {
+    const rows = [
+      ...sampleRows(),
+      route({ name: 'missing_handler', verb: 'GET', path: '/nohandler', handler: 'nothing', action: 'index' }),
+      route({ name: 'inherited', verb: 'GET', path: '/inherited', handler: 'posts', action: 'toString' }),
+    ];
+    const { update: _update, ...withoutUpdate } = handlers.posts as Record<string, unknown>;
+    assert.throws(
+      () => createNodeListener(new StubRouteSet(rows), { ...handlers, posts: withoutUpdate }),
+      (error: Error) => {
+        assert.match(error.message, /lacks 3 action\(s\)/);
+        assert.match(error.message, /posts#update \(PATCH \/posts\/:id\(\.:format\)\)/);
+        assert.match(error.message, /No handler "nothing" for nothing#index/);
+        // what every object inherits is not an action
+        assert.match(error.message, /posts#toString/);
+        return true;
+      },
+    );
   });
 
   test('500 on a thrown error or a rejected promise, logged, stack not leaked, server alive', async (t) => {
@@ -254,7 +261,7 @@ describe('createNodeListener', () => {
 });
 
 describe('createNodeListener with a drawn route set', () => {
-  test('params, percent-decoding, constraints, 404, 405, 501', async () => {
+  test('params, percent-decoding, constraints, 404, 405', async () => {
     const routes = draw((r) => {
       r.resources('posts', { only: ['index', 'show', 'create'] }, (r) => {
         r.resources('comments', { only: ['show'] });
@@ -266,9 +273,10 @@ describe('createNodeListener with a drawn route set', () => {
     });
     const app = createServer(
       createNodeListener(routes, {
-        posts: { index: () => 'all posts', show: ({ params }) => ({ ...params }) },
+        posts: { index: () => 'all posts', show: ({ params }) => ({ ...params }), create: () => 'created' },
         comments: { show: ({ params, route }) => ({ params, name: route.name }) },
         files: { show: ({ params }) => `file ${String(params.id)}` },
+        'admin/users': { index: () => [] },
       }),
     );
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
@@ -295,13 +303,10 @@ describe('createNodeListener with a drawn route set', () => {
       assert.match(notAllowed.headers.get('allow') ?? '', /\bGET\b/);
       await notAllowed.body?.cancel();
 
-      const noHandler = await fetch(`${url}/admin/users`);
-      assert.equal(noHandler.status, 501);
-      assert.match(((await noHandler.json()) as { reason: string }).reason, /admin\/users#index/);
-
-      const create = await fetch(`${url}/posts`, { method: 'POST' });
-      assert.equal(create.status, 501);
-      assert.match(((await create.json()) as { reason: string }).reason, /posts#create/);
+      // OPTIONS is never refused: the path's verbs, no body.
+      const options = await fetch(`${url}/posts/1`, { method: 'OPTIONS' });
+      assert.equal(options.status, 204);
+      assert.equal(options.headers.get('allow'), routes.allowedMethods('/posts/1').join(', '));
     } finally {
       app.closeAllConnections();
       await new Promise<void>((resolve) => app.close(() => resolve()));

@@ -10,17 +10,20 @@
  *   }));
  *   app.use((req, res) => res.status(404).send('not ours'));   // still reached
  *
- * It recognizes `req.path` (relative to where the middleware is mounted), sets `req.params` to the
- * route's params and `res.locals.divan` to the match, and calls `handlers[handler][action](req,
- * res, next)`; a rejected promise or a throw goes to `next(error)`, Express' error handling. A
- * path no route owns falls through with `next()`, so the middleware and routes declared after it
- * still run. A known path with another verb answers 405 with `Allow`; a route without a handler
- * function goes to `next()` with a 501 error (`status: 501`).
+ * It recognizes `req.path` (relative to where the middleware is mounted; only its canonical
+ * spelling, see `isCanonicalPath`), sets `req.params` to the route's params and
+ * `res.locals.divan` to the match, and calls `handlers[handler][action](req, res, next)`. What
+ * the action returns (or its promise resolves to) is the answer, unless it answered itself; a
+ * rejected promise or a throw goes to `next(error)`, Express' error handling, which every error
+ * of the adapter goes through (400, 405). A path no route owns, and by default a known path with
+ * another verb, falls through with `next()`, so the middleware and routes declared after it
+ * still run (`methodNotAllowed: true` answers those 405 with `Allow`). A handler table that
+ * lacks an action some route needs is refused when the middleware is created.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match } from '../types.js';
-import { actionFinder, HttpError, lookupRequest, type HandlerTable } from './shared.js';
+import { actionFinder, assertActions, HttpError, lookupRequest, type HandlerTable } from './shared.js';
 
 /** An action: an Express handler whose `req.params` are the route's params. */
 export type ExpressHandler = (req: Request, res: Response, next: NextFunction) => unknown;
@@ -37,11 +40,22 @@ declare module '../typed-routes.js' {
 /** What `res.locals.divan` holds for a recognized request. */
 export type ExpressMatch = Match;
 
+export interface ExpressRouterOptions {
+  /**
+   * Answer a path Divan knows with another verb with a 405 (with `Allow`, through Express' error
+   * handler). Off by default: such a request goes on to what the application declares next.
+   * OPTIONS is never refused.
+   */
+  methodNotAllowed?: boolean;
+}
+
 /** A typed route set's table holds only its declared `handler#action` pairs. */
 export function expressRouter<R extends TypedRoute = UnknownRoute>(
   routes: TypedRouteSetLike<R>,
   handlers: HandlerTableFor<R, 'express'>,
+  options: ExpressRouterOptions = {},
 ): RequestHandler {
+  assertActions(routes, handlers as HandlerTable<ExpressHandler>);
   const findAction = actionFinder(handlers as HandlerTable<ExpressHandler>);
   return (req, res, next) => {
     let found;
@@ -53,23 +67,76 @@ export function expressRouter<R extends TypedRoute = UnknownRoute>(
     }
     if (found.kind === 'not-found') return next();
     if (found.kind === 'method-not-allowed') {
-      res.set('Allow', found.allowed.join(', '));
-      res.status(405).json({
-        error: 'method_not_allowed',
-        reason: `No route matches [${req.method}] ${JSON.stringify(req.path)}; allowed: ${found.allowed.join(', ')}`,
-      });
-      return;
+      if (options.methodNotAllowed !== true || req.method === 'OPTIONS') return next();
+      const allow = found.allowed.join(', ');
+      return next(
+        new HttpError(405, `No route matches [${req.method}] ${JSON.stringify(req.path)}; allowed: ${allow}`, {
+          Allow: allow,
+        }),
+      );
     }
     const { match } = found;
     const resolved = findAction(match);
     if ('missing' in resolved) return next(new HttpError(501, resolved.missing));
     req.params = match.params as Request['params'];
     res.locals.divan = match;
+    const action = () => {
+      let value: unknown;
+      try {
+        value = resolved.fn(req, res, next);
+      } catch (error) {
+        return next(error);
+      }
+      if (value instanceof Promise) value.then((answer) => answerWith(res, answer), next);
+      else answerWith(res, value);
+    };
+    const middleware = match.route.middleware as readonly ExpressMiddleware[] | undefined;
+    if (middleware === undefined) action();
+    else runMiddleware(middleware, req, res, next, action);
+  };
+}
+
+/** An Express middleware declared with the routes (`middleware:`), run before the action. */
+export type ExpressMiddleware = (req: Request, res: Response, next: NextFunction) => unknown;
+
+/**
+ * Runs the route's declared middleware in order, as Express runs a route's stack: each calls
+ * `next()` to go on, `next(error)` for Express' error handling, `next('route')` to leave the
+ * route to what the application declares next, or answers itself.
+ */
+function runMiddleware(
+  middleware: readonly ExpressMiddleware[],
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  action: () => void,
+): void {
+  let at = 0;
+  const step = (error?: unknown): void => {
+    if (error === 'route' || error === 'router') return next();
+    if (error !== undefined && error !== null) return next(error);
+    const layer = middleware[at++];
+    if (layer === undefined) return action();
     try {
-      const value = resolved.fn(req, res, next);
+      const value = layer(req, res, step as NextFunction);
       if (value instanceof Promise) value.catch(next);
-    } catch (error) {
-      next(error);
+    } catch (thrown) {
+      next(thrown);
     }
   };
+  step();
+}
+
+/**
+ * What an action returned is the answer, as in the other adapters, unless it answered itself:
+ * a string as text/plain, a Uint8Array as bytes (unless the action set a type), anything else
+ * but `undefined` as JSON.
+ */
+function answerWith(res: Response, value: unknown): void {
+  if (value === undefined || res.headersSent || value === res) return;
+  if (typeof value === 'string' || value instanceof Uint8Array) {
+    if (res.get('Content-Type') === undefined)
+      res.type(typeof value === 'string' ? 'text/plain' : 'application/octet-stream');
+    res.send(value);
+  } else res.json(value);
 }

@@ -16,8 +16,10 @@
  * A handler that answers later by itself must return a promise that settles once it is done.
  *
  * Errors are JSON `{"error": ..., "reason": ...}`: 400 for a malformed path, 404 when no
- * route's path matches, 405 with an `Allow` header when the path matches only other verbs, 501
- * when the route has no handler function. An error a handler throws answers with its own
+ * route's path matches or the path is not spelled canonically (see `isCanonicalPath`), 405 with
+ * an `Allow` header when the path matches only other verbs (OPTIONS answers 204 with `Allow`
+ * instead). A handler table that lacks an action some route needs is refused when the listener
+ * is created. An error a handler throws answers with its own
  * `status` (or `statusCode`) when that is 400-599, with its message as the reason (`throw new
  * HttpError(404, 'no such post')`); any other error answers 500 "Internal Server Error" and is
  * logged with console.error (its message and stack are never sent). HEAD requests are answered
@@ -34,6 +36,8 @@ import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } fro
 import type { Match, RouteInfo, RouteSetLike } from '../types.js';
 import {
   actionFinder,
+  assertActions,
+  errorName,
   errorStatus,
   HttpError,
   lookupRequest,
@@ -70,6 +74,13 @@ export interface Context<P extends Record<string, unknown> = Record<string, unkn
 // biome-ignore lint/suspicious/noExplicitAny: a table of handlers for different routes holds contexts of any params
 export type HandlerFunction<P extends Record<string, unknown> = any> = (ctx: Context<P>) => unknown;
 
+/**
+ * A middleware declared with the routes (`middleware:`), as node:http's adapter runs it: the
+ * context, and `next()` running the rest (the action last) and giving back what it returned.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: declared once for routes of any params
+export type NodeMiddleware = (ctx: Context<any>, next: () => unknown) => unknown;
+
 /** `{ 'admin/users': { index(ctx) { ... }, show(ctx) { ... } } }`: handler name → action name → function. */
 export type Handlers = HandlerTable<HandlerFunction>;
 
@@ -100,6 +111,7 @@ export function createNodeListener<R extends TypedRoute = UnknownRoute>(
   options: NodeListenerOptions = {},
 ): NodeListener {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  assertActions(routes, handlers as Handlers);
   const findAction = actionFinder(handlers as Handlers);
   return (req, res) => {
     dispatch(routes, findAction, maxBodyBytes, req, res).catch((error: unknown) => {
@@ -134,6 +146,12 @@ async function dispatch(
 
   if (found.kind === 'method-not-allowed') {
     res.setHeader('Allow', found.allowed.join(', '));
+    // OPTIONS is never refused: without a route of its own, it answers what the path allows.
+    if (method === 'OPTIONS') {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
     return sendJson(req, res, 405, {
       error: 'method_not_allowed',
       reason: `No route matches ${label}; allowed: ${found.allowed.join(', ')}`,
@@ -170,7 +188,7 @@ async function dispatch(
   };
   let value: unknown;
   try {
-    value = await resolved.fn(ctx);
+    value = await withMiddleware(match.route.middleware as readonly NodeMiddleware[] | undefined, ctx, resolved.fn);
   } catch (error) {
     const status = errorStatus(error);
     if (status >= 500) console.error(`[divan] error in ${endpoint} (${label}):`, error);
@@ -209,20 +227,22 @@ async function dispatch(
   return send(req, res, 'application/json; charset=utf-8', json ?? 'null');
 }
 
-/** `bad_request`, `not_found`, ...: the JSON error name of a status. */
-function errorName(status: number): string {
-  const names: Record<number, string> = {
-    400: 'bad_request',
-    401: 'unauthorized',
-    403: 'forbidden',
-    404: 'not_found',
-    405: 'method_not_allowed',
-    409: 'conflict',
-    413: 'payload_too_large',
-    415: 'unsupported_media_type',
-    422: 'unprocessable_entity',
+/**
+ * Runs the route's declared middleware, outermost first, then the action: each gets the
+ * context and `next()`, which runs the rest and gives back what the action returned; what the
+ * first one returns is the answer (a guard answers by returning or throwing without `next()`).
+ */
+function withMiddleware(
+  middleware: readonly NodeMiddleware[] | undefined,
+  ctx: Context,
+  action: HandlerFunction,
+): unknown {
+  if (middleware === undefined) return action(ctx);
+  const step = (i: number): unknown => {
+    const layer = middleware[i];
+    return layer === undefined ? action(ctx) : layer(ctx, () => step(i + 1));
   };
-  return names[status] ?? (status < 500 ? 'client_error' : 'internal_server_error');
+  return step(0);
 }
 
 /** The body readers of a context: the body is read once, on the first call, and kept. */

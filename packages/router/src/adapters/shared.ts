@@ -18,8 +18,27 @@ export type Lookup =
 
 const NOT_FOUND: Lookup = Object.freeze({ kind: 'not-found' });
 
-/** Looks a request up; a malformed escape (`%zz`) throws a URIError the caller maps to 400. */
+/**
+ * Whether a request path is spelled the one way the adapters dispatch: no doubled slash
+ * anywhere, no trailing slash (but `/` itself). The host framework matches its own guards
+ * (`app.use('/admin', auth)`, Hono's `/admin/*`, a Fastify route's hooks) on the path as sent,
+ * while recognition squeezes slashes as Rails does: dispatching `//admin/posts/1` would walk
+ * past a guard that never saw `/admin`. So another spelling is not recognized (it falls
+ * through to the framework, which answers it as it would without Divan). Case and escapes
+ * need no rule here: static segments match byte for byte (`/ADMIN`, `/%61dmin` are not
+ * `/admin`), and only param values are decoded.
+ */
+export function isCanonicalPath(path: string): boolean {
+  const last = path.length - 1;
+  return path.indexOf('//') === -1 && (last === 0 || path.charCodeAt(last) !== 47);
+}
+
+/**
+ * Looks a request up (the path as sent, see `isCanonicalPath`); a malformed escape (`%zz`)
+ * throws a URIError the caller maps to 400.
+ */
 export function lookupRequest(routes: RouteSetLike, method: string, path: string): Lookup {
+  if (!isCanonicalPath(path)) return NOT_FOUND;
   const verb = method.toUpperCase();
   const match = routes.recognize(verb, path) ?? (verb === 'HEAD' ? routes.recognize('GET', path) : null);
   if (match !== null) return { kind: 'match', match };
@@ -65,7 +84,7 @@ export function actionFinder<F extends (...args: never[]) => unknown>(
   };
 }
 
-function resolve<F>(handlers: HandlerTable<F>, match: Match): Resolved<F> {
+function resolve<F>(handlers: HandlerTable<F>, match: Pick<Match, 'handler' | 'action'>): Resolved<F> {
   const target = member(handlers, match.handler);
   const fn = target === undefined ? undefined : member(target, match.action);
   if (typeof fn === 'function') return { fn: fn.bind(target) as F };
@@ -76,6 +95,26 @@ function resolve<F>(handlers: HandlerTable<F>, match: Match): Resolved<F> {
         ? `No handler ${JSON.stringify(match.handler)} for ${endpoint}`
         : `Handler ${JSON.stringify(match.handler)} has no action ${JSON.stringify(match.action)} for ${endpoint}`,
   };
+}
+
+/**
+ * Refuses, when an adapter is created, a handler table that lacks an action some route needs:
+ * a typo or a forgotten action is a start-up error naming every such `handler#action`, not a
+ * 501 a client finds later. (A route whose handler or action comes from the path, `:action`,
+ * is looked up per request.)
+ */
+export function assertActions(routes: RouteSetLike, handlers: HandlerTable<unknown>): void {
+  const missing = new Map<string, string>();
+  for (const route of routes.list()) {
+    const endpoint = `${route.handler}#${route.action}`;
+    if (missing.has(endpoint) || /^$|:/.test(route.handler) || /^$|:/.test(route.action)) continue;
+    const resolved = resolve(handlers, route);
+    if ('missing' in resolved) missing.set(endpoint, `${resolved.missing} (${route.verb || 'any verb'} ${route.path})`);
+  }
+  if (missing.size > 0)
+    throw new Error(
+      `[divan] The handler table lacks ${missing.size} action(s) the routes need:\n  ${[...missing.values()].join('\n  ')}\nAdd them, or leave those routes out of the declaration (only:/except:).`,
+    );
 }
 
 /**
@@ -95,6 +134,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Headers the answer carries (`Allow` of a 405); Express' and Fastify's error handlers set them. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -103,4 +144,33 @@ export class HttpError extends Error {
   get statusCode(): number {
     return this.status;
   }
+
+  /**
+   * The answer, as node:http's adapter gives it: Hono's default error handler sends what an
+   * error's `getResponse()` returns (as for its own HTTPException), so an HttpError answers
+   * with its status there too. A server error's message never leaves the server.
+   */
+  getResponse(): Response {
+    const reason = this.status < 500 ? this.message : 'Internal Server Error';
+    return new Response(JSON.stringify({ error: errorName(this.status), reason }), {
+      status: this.status,
+      headers: { ...this.headers, 'content-type': 'application/json; charset=utf-8' },
+    });
+  }
+}
+
+/** `bad_request`, `not_found`, ...: the JSON error name of a status. */
+export function errorName(status: number): string {
+  const names: Record<number, string> = {
+    400: 'bad_request',
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'not_found',
+    405: 'method_not_allowed',
+    409: 'conflict',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    422: 'unprocessable_entity',
+  };
+  return names[status] ?? (status < 500 ? 'client_error' : 'internal_server_error');
 }

@@ -104,6 +104,9 @@ export function generatePath(route: Route, params: Record<string, unknown>): str
   }
 
   let path = render(route.ast, values) || '/';
+  // Rails' script_name: where the routes are mounted (`/api`), before the route's own path.
+  const scriptName = toParam(params.scriptName ?? params.script_name);
+  if (scriptName !== null && scriptName !== '') path = scriptName.replace(/\/+$/, '') + path;
 
   const query: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) {

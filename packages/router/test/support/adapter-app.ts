@@ -12,7 +12,6 @@ export function adapterRoutes() {
       r.resources('comments', { only: ['show'] });
     });
     r.get('files/*path', { to: 'files#show', as: 'file' });
-    r.get('missing', { to: 'ghost#index' });
     r.get('boom', { to: 'errors#boom' });
     r.get('teapot', { to: 'errors#teapot' });
   });
