@@ -14,8 +14,8 @@ import { parseRev } from './revisions/index.js';
 import { readDocInput } from './documents/doc-input.js';
 import type { Database, OpenOptions, WriteResult } from './documents/database.js';
 import { fromPlain } from './json/index.js';
-import { parseViewQuery } from './views/query-params.js';
-import { openView, queryView } from './views/view-query.js';
+import { parseViewQuery } from './views/query/query-params.js';
+import { openView, queryView } from './views/query/view-query.js';
 import { CouchServer } from './server/couch-server.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 

@@ -7,10 +7,10 @@
  *   sequence waits for the one running update (CouchDB's couch_index waiters), which reads the
  *   changes since the index's sequence in batches, maps them in the sandbox, and commits them to
  *   the index up to APPLY_DOCS documents at a time (sooner while the sandbox is the slower side;
- *   ./view-index.ts writes commits to the file a moment later); an empty index is built in one
- *   go at the end (./view-index.ts startBuild). Progress shows in `_active_tasks` and in the log.
+ *   ./index/view-index.ts writes commits to the file a moment later); an empty index is built in one
+ *   go at the end (./index/view-index.ts startBuild). Progress shows in `_active_tasks` and in the log.
  * - Readers never wait for the writer nor the writer for readers: applying a batch is one
- *   synchronous step, and a read paused mid-stream resumes after its last row (./tree-adapter.ts).
+ *   synchronous step, and a read paused mid-stream resumes after its last row (./index/tree-adapter.ts).
  */
 import { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
@@ -19,14 +19,14 @@ import { DESIGN_PREFIX, isDesignId } from '../documents/doc-id.js';
 import { renderDoc } from '../documents/render.js';
 import { conflicts as conflictsOf, deletedConflicts as deletedConflictsOf, parseTree } from '../revisions/index.js';
 import { toPlain } from '../json/index.js';
-import { AnswerCache } from './answer-cache.js';
+import { AnswerCache } from './query/answer-cache.js';
 import { viewGroupOf, type ViewGroup } from './design.js';
 import { createReducer, type Reducer } from './reduce/index.js';
 import { createMapper, type Mapper } from '../sandbox/index.js';
-import { makeRowTree } from './tree-adapter.js';
-import type { MappedDoc } from './index-rows.js';
-import type { IndexUpdate } from './index-update.js';
-import { DuplicateInBuild, ViewIndex } from './view-index.js';
+import { makeRowTree } from './index/tree-adapter.js';
+import type { MappedDoc } from './index/index-rows.js';
+import type { IndexUpdate } from './index/index-update.js';
+import { DuplicateInBuild, ViewIndex } from './index/view-index.js';
 import type { TaskProgress } from '../support/active-task.js';
 
 /** Documents per sandbox call. */
@@ -81,7 +81,7 @@ export type NativeMappers = (group: ViewGroup) => Mapper | undefined;
 export class ViewManager {
   private readonly states = new Map<string, Promise<GroupState>>();
   private readonly groups = new Map<string, { rev: string; group: ViewGroup }>();
-  /** Rendered answers by ETag (never stale: see ./answer-cache.ts). */
+  /** Rendered answers by ETag (never stale: see ./query/answer-cache.ts). */
   readonly answers = new AnswerCache();
 
   constructor(
@@ -276,7 +276,7 @@ export class ViewManager {
         }
         batch.mapped = true;
       };
-      // An empty index is built in one go (./view-index.ts startBuild: rows sorted once, trees
+      // An empty index is built in one go (./index/view-index.ts startBuild: rows sorted once, trees
       // built bottom-up, no back-index reads). Otherwise each mapped batch is staged (diffed
       // against the back-index while the sandbox maps the next one) and the staged changes are
       // committed every APPLY_DOCS documents, since tree writes are cheapest in big batches (random

@@ -11,10 +11,10 @@ import type { Database } from '../../documents/database.js';
 import { compactionTasks } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import type { ViewManager } from '../../views/view-manager.js';
-import { openView, queryView, type ViewAnswer, type ViewTarget } from '../../views/view-query.js';
+import { openView, queryView, type ViewAnswer, type ViewTarget } from '../../views/query/view-query.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
-import { parseViewQuery } from '../../views/query-params.js';
+import { parseViewQuery } from '../../views/query/query-params.js';
 import { joinRows, rowIterator, sendJson, sendRowBytes, sendText, streamRows, type Rows } from '../respond.js';
 import { dbOf } from './databases.js';
 

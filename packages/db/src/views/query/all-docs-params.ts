@@ -4,9 +4,9 @@
  * JSON), the query string applied last so it wins. Params apply left to right, so `key` sets both
  * bounds and a later `endkey` overrides one. Then couch_mrview_util:validate_args' checks.
  */
-import { CouchError } from '../errors.js';
-import type { AllDocsOptions } from '../documents/all-docs.js';
-import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
+import { CouchError } from '../../errors.js';
+import type { AllDocsOptions } from '../../documents/all-docs.js';
+import { parseBool, parseJsonParam, parsePositiveInteger } from '../../support/query-values.js';
 
 /** Where a param came from: it decides the error wording for `keys`. */
 export type ParamSource = 'query' | 'body' | 'queries';

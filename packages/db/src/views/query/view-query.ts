@@ -5,13 +5,13 @@
  * answer cache), and once the answer has been read starts the update `update=lazy` asks for.
  */
 import { createHash } from 'node:crypto';
-import type { Database } from '../documents/database.js';
-import { DESIGN_PREFIX } from '../documents/doc-id.js';
-import type { Rows } from '../support/rows.js';
-import { viewOf, type ViewDef, type ViewGroup } from './design.js';
-import { answerQuery, type ViewMeta } from './query.js';
+import type { Database } from '../../documents/database.js';
+import { DESIGN_PREFIX } from '../../documents/doc-id.js';
+import type { Rows } from '../../support/rows.js';
+import { viewOf, type ViewDef, type ViewGroup } from '../design.js';
+import { answerQuery, type ViewMeta } from './read-view.js';
 import type { ViewQuery } from './query-options.js';
-import type { GroupState, ViewManager } from './view-manager.js';
+import type { GroupState, ViewManager } from '../view-manager.js';
 
 /** A view of a design document, opened for queries. */
 export interface ViewTarget {

@@ -18,9 +18,9 @@
  * ignored instead of failing every query of the design document. `partition` and `callback` are
  * never defaults.
  */
-import { CouchError, badRequest } from '../errors.js';
-import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
-import { collateRows, compareUtf8 } from '../collation/index.js';
+import { CouchError, badRequest } from '../../errors.js';
+import { parseBool, parseJsonParam, parsePositiveInteger } from '../../support/query-values.js';
+import { collateRows, compareUtf8 } from '../../collation/index.js';
 import type { ViewQuery } from './query-options.js';
 
 export type { ViewQuery } from './query-options.js';
