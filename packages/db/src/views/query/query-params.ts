@@ -123,7 +123,6 @@ const DEFAULTABLE = new Set([
   'conflicts',
   'sorted',
 ]);
-const _INTEGER_PARAMS = new Set(['limit', 'skip', 'group_level']);
 
 /**
  * Parses and validates a view query. `body` is the decoded POST body (undefined for GET; any
