@@ -1,6 +1,6 @@
 /**
  * A design document read as a view group: its views, their options, the design-level options
- * (the seed's query defaults, `collation`, `include_design`, `local_seq`), and the signature
+ * (query defaults, a Divan extension; `collation`, `include_design`, `local_seq`), and the signature
  * that names its index. Any change that can change a view's rows or reductions changes the
  * signature (CouchDB's rule: map and reduce sources, options, language, `views.lib`); the
  * collator version is part of it too, so an ICU upgrade builds a new index instead of reading
@@ -17,7 +17,7 @@ export interface ViewDef {
   reduce?: string;
   /** The view's own options (CouchDB 3: `collation`, `include_design`, `local_seq`). */
   options: Record<string, unknown>;
-  /** `collation: "raw"` in the view's options or (seed) at the root of the ddoc's `options`. */
+  /** `collation: "raw"` in the view's options or (a Divan extension) at the root of the ddoc's `options`. */
   raw: boolean;
 }
 
@@ -25,7 +25,7 @@ export interface ViewGroup {
   ddocId: string;
   language: string;
   views: ViewDef[];
-  /** The ddoc's `options`: query defaults for every view (seed) and index options. */
+  /** The ddoc's `options`: query defaults for every view (a Divan extension) and index options. */
   options: Record<string, unknown>;
   /** Map design docs too. */
   includeDesign: boolean;

@@ -13,7 +13,7 @@ import type { ViewQuery } from './query-options.js';
 import { groupKeyOf, type Grouping } from './group-key.js';
 import { isReduceOverflowError, type Reducer } from '../reduce/index.js';
 import type { RowEntry, RowTree } from '../index/row-tree.js';
-import type { GroupState } from '../view-manager.js';
+import type { GroupState } from '../group-state.js';
 
 /** The parts of a parsed query (./query-options.ts) that reading rows needs. */
 export type ViewQueryOptions = Pick<
