@@ -1,9 +1,10 @@
 /**
  * What the view parser (./query-params.ts) and the `_all_docs` parser (./all-docs-params.ts)
  * share: couch_mrview's query_parse_error, its limit ceiling, its reading of a decoded positive
- * integer, and validate_args' checks on `keys` and the doc-id bounds. The two parsers differ
- * where CouchDB's do (chttpd_view and chttpd_db take `keys`, booleans and freshness params
- * differently, and only views have design-document defaults and reduce).
+ * integer, and validate_args' checks on `keys` and the doc-id bounds. The parsers still differ
+ * in how they take `keys` (chttpd_db's errors for `_all_docs`, chttpd_view's for views),
+ * booleans, doc-id bounds and the freshness params (ignored by `_all_docs`), and only views have
+ * design-document defaults and reduce.
  */
 import { CouchError } from '../../errors.js';
 
