@@ -15,8 +15,8 @@ import { readDocInput } from './documents/doc-input.js';
 import { SERVER_ADMIN, type Database, type OpenOptions, type WriteResult, type Writer } from './documents/database.js';
 import type { UserCtx } from './auth/index.js';
 import { fromPlain } from './json/index.js';
-import { parseViewQuery } from './views/query-params.js';
-import { openView, queryView } from './views/view-query.js';
+import { parseViewQuery } from './views/query/query-params.js';
+import { openView, queryView } from './views/query/view-query.js';
 import { CouchServer } from './server/couch-server.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 

@@ -4,12 +4,12 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import Sqlite from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeBackIndex, encodeBackIndex, type BackEntry } from '../src/views/back-index.js';
+import { decodeBackIndex, encodeBackIndex, type BackEntry } from '../src/views/index/back-index.js';
 import { viewGroupOf } from '../src/views/design.js';
 import { createReducer } from '../src/views/reduce/index.js';
-import { makeRowTree } from '../src/views/tree-adapter.js';
-import type { MappedDoc } from '../src/views/index-rows.js';
-import { ViewIndex } from '../src/views/view-index.js';
+import { makeRowTree } from '../src/views/index/tree-adapter.js';
+import type { MappedDoc } from '../src/views/index/index-rows.js';
+import { ViewIndex } from '../src/views/index/view-index.js';
 import { SqliteIndexFile } from '../src/storage/local-index/index-file.js';
 
 describe('btree: back-index', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CouchError } from '../src/errors.js';
-import { parseViewQuery, type ViewQuery } from '../src/views/query-params.js';
+import { parseViewQuery, type ViewQuery } from '../src/views/query/query-params.js';
 
 const MAP = { raw: false };
 const RED = { reduce: '_count', raw: false };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { AnswerCache } from '../src/views/answer-cache.js';
+import { AnswerCache } from '../src/views/query/answer-cache.js';
 
 describe('view answer cache', () => {
   it('keeps an answer the second time it is offered, not the first', () => {

@@ -26,7 +26,7 @@ import {
   type RevTree,
 } from '../revisions/index.js';
 import type { DocumentStore } from '../storage/contract.js';
-import type { ChangedDoc, DocRecord, IdRange } from '../storage/records.js';
+import type { ChangedDoc, DocRecord, IdRange, Page } from '../storage/records.js';
 import type { ViewIndexStore } from '../storage/view-index-store.js';
 import { gcPacedUpTo } from '../support/gc-pacer.js';
 import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
@@ -81,6 +81,11 @@ export class DocumentReader {
   /** The records of many documents, in the order asked (undefined where one never existed). */
   records(ids: readonly string[]): Promise<(DocRecord | undefined)[]> {
     return this.store.getDocs(ids);
+  }
+
+  /** The changes after `since` with their winning bodies, a page at a time (what view indexes map). */
+  foldChangedBodies(since: number): AsyncIterable<Page<ChangedDoc>> {
+    return this.store.foldChangedBodies(since);
   }
 
   /** How many documents changed after `since` (`_changes`' `pending`). */

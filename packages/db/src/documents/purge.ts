@@ -7,7 +7,7 @@
  * Every document of a request gets a purge log entry and the purge sequence moves on; a document
  * that keeps revisions gets a new update sequence (its new winner is a change for `_changes` and
  * the view indexes), and the update sequence moves on even when none does, as CouchDB's. View
- * indexes catch up from the log (../views/view-manager.ts): the rows of a document that is gone
+ * indexes catch up from the log (purgedSince below; ../views/updater/purges.ts): the rows of a document that is gone
  * are removed, a document still there is mapped again from its new sequence. All of a request is
  * one transaction.
  */
@@ -40,6 +40,24 @@ export async function setPurgedInfosLimit(db: Database, limit: number): Promise<
     throw new CouchError('bad_request', '`purge_infos_limit` must be positive integer');
   }
   await db.store.setProp(LIMIT_PROP, String(limit));
+}
+
+/**
+ * The database's purge sequence and the ids purged after `since` (up to that sequence); `ids`
+ * is undefined when the purge log no longer reaches back that far (`purged_infos_limit`).
+ */
+export async function purgedSince(
+  db: Database,
+  since: number,
+): Promise<{ purgeSeq: number; ids: Set<string> | undefined }> {
+  const purgeSeq = await db.store.purgeSeq();
+  if (since >= purgeSeq) return { purgeSeq, ids: new Set() };
+  if ((await db.store.oldestPurge()) > since + 1) return { purgeSeq, ids: undefined };
+  const ids = new Set<string>();
+  for await (const page of db.store.foldPurges(since)) {
+    for (const info of page) if (info.purgeSeq <= purgeSeq) ids.add(info.id);
+  }
+  return { purgeSeq, ids };
 }
 
 /**

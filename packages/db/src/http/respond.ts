@@ -48,14 +48,9 @@ export function sendError(ctx: RequestContext, error: CouchError, headers?: Reco
   sendJson(ctx, error.status, error.toJSON(), headers);
 }
 
-import type { Rows } from '../support/rows.js';
+import { rowIterator, type Rows } from '../support/rows.js';
 
 export type { Rows } from '../support/rows.js';
-
-/** One way to read both kinds of rows. */
-export function rowIterator(rows: Rows): AsyncIterator<string> | Iterator<string> {
-  return Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : rows[Symbol.iterator]();
-}
 
 /** Every row, joined with `,` (for answers built whole). */
 export async function joinRows(rows: Rows): Promise<string> {
@@ -115,7 +110,7 @@ export async function streamRows(
   res.end();
 }
 
-/** Sends a whole row stream kept as its bytes (../views/answer-cache.ts), chunked as streamRows sends. */
+/** Sends a whole row stream kept as its bytes (../views/query/answer-cache.ts), chunked as streamRows sends. */
 export function sendRowBytes(
   ctx: RequestContext,
   status: number,

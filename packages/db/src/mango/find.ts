@@ -11,7 +11,7 @@ import { CouchError } from '../errors.js';
 import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
 import { viewOf } from '../views/design.js';
-import type { RowEntry } from '../views/row-tree.js';
+import type { RowEntry } from '../views/index/row-tree.js';
 import type { ViewManager } from '../views/view-manager.js';
 import { type Bookmark, decodeBookmark, encodeBookmark } from './bookmark.js';
 import type { FindRequest } from './find-request.js';

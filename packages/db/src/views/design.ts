@@ -75,7 +75,7 @@ export function viewGroupOf(ddocId: string, body: Record<string, unknown>): View
         options,
         lib,
         collator: collatorVersion(),
-        // Row format 2: one document's rows under one key are ordered by value (./index-rows.ts).
+        // Row format 2: one document's rows under one key are ordered by value (./index/index-rows.ts).
         rows: 2,
       }),
     )

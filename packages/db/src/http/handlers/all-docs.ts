@@ -3,7 +3,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { allDocs, type AllDocsOptions, type IdSpace } from '../../documents/all-docs.js';
 import type { Database } from '../../documents/database.js';
-import { allDocsOptions, defaultAllDocsOptions } from '../all-docs-params.js';
+import { allDocsOptions, defaultAllDocsOptions } from '../../views/query/index.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { joinRows, sendText, streamRows } from '../respond.js';

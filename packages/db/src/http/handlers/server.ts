@@ -4,7 +4,7 @@ import { CouchError } from '../../errors.js';
 import { randomId } from '../../documents/doc-id.js';
 import type { RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
-import { allDocsOptions } from '../all-docs-params.js';
+import { allDocsOptions } from '../../views/query/index.js';
 import { checkJsonType, readJson } from '../body.js';
 import { compareIds } from '../../documents/id-order.js';
 import { JsonObject, toPlain } from '../../json/index.js';

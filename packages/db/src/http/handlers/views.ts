@@ -1,5 +1,5 @@
 /**
- * CouchDB's view query interface: `GET/POST /{db}/_design/{ddoc}/_view/{view}` (and
+ * CouchDB 3.5's view query interface: `GET/POST /{db}/_design/{ddoc}/_view/{view}` (and
  * `/queries`), `_info`, `_view_cleanup`, `_active_tasks`. Rows stream as they are read; the ETag
  * hashes what the answer depends on (index signature and sequence, the parameters), so it
  * changes exactly when the answer can.
@@ -10,12 +10,10 @@ import { JsonObject, toPlain } from '../../json/index.js';
 import type { Database } from '../../documents/database.js';
 import { compactionTasks } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
-import type { ViewManager } from '../../views/view-manager.js';
-import { openView, queryView, type ViewAnswer, type ViewTarget } from '../../views/view-query.js';
+import { openView, parseViewQuery, queryView, type ViewTarget } from '../../views/query/index.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
-import { parseViewQuery } from '../../views/query-params.js';
-import { joinRows, rowIterator, sendJson, sendRowBytes, sendText, streamRows, type Rows } from '../respond.js';
+import { joinRows, sendJson, sendRowBytes, sendText, streamRows } from '../respond.js';
 import { dbOf } from './databases.js';
 
 export const views = {
@@ -41,7 +39,7 @@ export const views = {
     const results: string[] = [];
     for (const q of parsed) {
       const answer = await queryView(target, q);
-      const { head, rows } = render(answer);
+      const { head, rows } = answer.rendered();
       results.push(`${head}${await joinRows(rows)}]}`);
       answer.finished();
     }
@@ -50,30 +48,8 @@ export const views = {
 
   async info(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
-    const ddocId = DESIGN_PREFIX + param(ctx, 'docid');
-    const manager = ctx.server.views(db);
-    const group = await manager.groupOf(ddocId);
-    const state = await manager.state(group);
-    const size = state.index.fileSize();
-    sendJson(ctx, 200, {
-      name: param(ctx, 'docid'),
-      view_index: {
-        signature: group.signature,
-        language: group.language,
-        sizes: { file: size, external: 0, active: size },
-        update_seq: state.index.updateSeq,
-        purge_seq: state.index.purgeSeq,
-        updater_running: state.updating !== undefined,
-        compact_running: false,
-        waiting_clients: 0,
-        waiting_commit: false,
-        updates_pending: {
-          minimum: 0,
-          preferred: 0,
-          total: Math.max(0, (await db.updateSeq()) - state.index.updateSeq),
-        },
-      },
-    });
+    const viewIndex = await ctx.server.views(db).info(DESIGN_PREFIX + param(ctx, 'docid'));
+    sendJson(ctx, 200, { name: param(ctx, 'docid'), view_index: viewIndex });
   },
 
   async cleanup(ctx: RequestContext): Promise<void> {
@@ -111,63 +87,12 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   const headers = { ...contentType(ctx), ETag: answer.etag };
   try {
     if (matches(ctx.req.headers['if-none-match'], answer.etag)) return sendText(ctx, 304, '', headers);
-    // An answer with documents is streamed at once (its first byte does not wait for a cache
-    // entry's worth of rows): the documents change with the database, so it is rarely asked again.
-    if (q.includeDocs) {
-      const { head, rows } = render(answer);
-      await streamRows(ctx, 200, head, rows, () => ']}', headers);
-    } else await sendAnswer(ctx, target.manager, answer.etag, headers, () => render(answer));
+    const body = await answer.body();
+    if ('bytes' in body) return sendRowBytes(ctx, 200, body.bytes, headers);
+    await streamRows(ctx, 200, body.head, body.rows, () => ']}', headers);
   } finally {
     answer.finished();
   }
-}
-
-/**
- * Sends a view answer: from the cache when this ETag was answered before; else rendered up to
- * CACHE_ENTRY bytes, and a complete answer is kept for the next identical query, while a longer
- * one streams on from where rendering stopped (nothing is held whole).
- */
-async function sendAnswer(
-  ctx: RequestContext,
-  manager: ViewManager,
-  etag: string,
-  headers: Record<string, string>,
-  render: () => { head: string; rows: Rows },
-): Promise<void> {
-  const cached = manager.answers.get(etag);
-  if (cached !== undefined) return sendRowBytes(ctx, 200, cached, headers);
-  const { head, rows } = render();
-  const iterator = rowIterator(rows);
-  let text = head;
-  let count = 0;
-  let next = await iterator.next();
-  while (!next.done && text.length <= CACHE_ENTRY) {
-    text += `${count++ === 0 ? '' : ','}\r\n${next.value}`;
-    next = await iterator.next();
-  }
-  if (next.done) {
-    // Kept as bytes: the text is a chain of concatenations (one per row), which held as a
-    // string took ~3x its length of heap in ~2M pieces and slowed every major GC.
-    const bytes = Buffer.from(`${text}${count > 0 ? '\r\n' : ''}]}\n`);
-    manager.answers.set(etag, bytes);
-    return sendRowBytes(ctx, 200, bytes, headers);
-  }
-  const pending = next.value;
-  const rest = (async function* () {
-    yield pending;
-    for (let more = await iterator.next(); !more.done; more = await iterator.next()) yield more.value;
-  })();
-  await streamRows(ctx, 200, `${text}${count > 0 ? ',' : ''}`, rest, () => ']}', headers);
-}
-
-/** The largest answer kept by ETag (see ../../views/answer-cache.ts). */
-const CACHE_ENTRY = 256 * 1024;
-
-/** The head of the response object (everything before the rows) and the rows. */
-function render(answer: ViewAnswer): { head: string; rows: Rows } {
-  const { meta, rows } = answer.read();
-  const members = JSON.stringify(meta);
-  return { head: `${members.slice(0, -1)}${members.length > 2 ? ',' : ''}"rows":[`, rows };
 }
 
 /** If-None-Match may list several ETags (or `*`). */
@@ -180,7 +105,7 @@ function matches(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * CouchDB 1.x's rule: `application/json` when the client lists it in Accept, otherwise
+ * As CouchDB 1.x answers: `application/json` when the client lists it in Accept, otherwise
  * `text/plain; charset=utf-8` (the body is JSON either way). CouchDB 3 always says JSON.
  */
 function contentType(ctx: RequestContext): Record<string, string> {

@@ -1,7 +1,7 @@
 /**
  * Reduce execution for CouchDB views: builtins (`_sum`, `_count`, `_stats`,
  * `_approx_count_distinct`, matched by prefix) in-process, JavaScript reduce functions
- * `function(keys, values, rereduce)` batched into a sandbox (see ../sandbox).
+ * `function(keys, values, rereduce)` batched into a sandbox (see ../../sandbox).
  *
  * Contract for the index builder / query code:
  * - `createReducer(sources, options)` once per index (the reduce sources of the views sharing

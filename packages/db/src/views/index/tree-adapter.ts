@@ -1,11 +1,11 @@
 /**
- * A view's rows as a ./btree B+tree in a table of the index file: values packed as
+ * A view's rows as a ../../btree B+tree in a table of the index file: values packed as
  * `keyJson`, `docId`, `valueJson` with length prefixes (no JSON-in-JSON escaping), the view's
  * reduce function (builtins in-process, JavaScript through the sandbox's synchronous call)
  * kept in every inner node.
  */
-import { BTree, type Entry, type KeyRange, type NodeStore, type Reducer as TreeReducer } from '../btree/index.js';
-import { builtinName, type Reducer } from './reduce/index.js';
+import { BTree, type Entry, type KeyRange, type NodeStore, type Reducer as TreeReducer } from '../../btree/index.js';
+import { builtinName, type Reducer } from '../reduce/index.js';
 import type { RowEntry, RowGroup, RowRange, RowTree, RowValue } from './row-tree.js';
 import type { BuildableRowTree } from './view-index.js';
 
@@ -112,7 +112,7 @@ const HIGH = Buffer.from([0xff]);
 
 /**
  * `gte <= key < lt` in iteration order. Descending starts at `lt`, inclusively: an upper bound
- * is always a key prefix followed by 0xFF (./collation rowKeyBound), which no row key equals.
+ * is always a key prefix followed by 0xFF (../../collation rowKeyBound), which no row key equals.
  */
 function keyRange(range: RowRange, descending: boolean): KeyRange {
   return descending

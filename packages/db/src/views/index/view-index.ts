@@ -22,11 +22,11 @@
  * An empty index is built differently (`startBuild`): rows sorted externally, trees built
  * bottom-up, the back-index appended in id order, all in one transaction at the end.
  */
-import type { IndexMeta, IndexWriter, StoredIndex } from '../storage/view-index-store.js';
+import type { IndexMeta, IndexWriter, StoredIndex } from '../../storage/view-index-store.js';
 import { encodeBackIndex, type BackEntry } from './back-index.js';
-import { ExternalSorter } from '../btree/run-sort.js';
-import { compareKeys, WriteBackNodeStore, type NodeStore } from '../btree/index.js';
-import type { ViewGroup } from './design.js';
+import { ExternalSorter } from '../../btree/run-sort.js';
+import { compareKeys, WriteBackNodeStore, type NodeStore } from '../../btree/index.js';
+import type { ViewGroup } from '../design.js';
 import { rowsOf, type MappedDoc, type RowSink } from './index-rows.js';
 import { IndexUpdate } from './index-update.js';
 import type { RowTree, RowValue } from './row-tree.js';

@@ -1,11 +1,11 @@
 /**
  * The rows a mapped document puts in a view group's index: per emitted `[key, value]`, the row
- * key (collation bytes of the key and the doc id, ./collation/encode.ts), the row value the
+ * key (collation bytes of the key and the doc id, ../../collation/encode.ts), the row value the
  * tree keeps, and the document's back-index entry for it (./back-index.ts).
  */
-import { collateRaw, encodeRowKey } from '../collation/index.js';
+import { collateRaw, encodeRowKey } from '../../collation/index.js';
 import { SMALL_ROW, type BackEntry } from './back-index.js';
-import type { ViewDef } from './design.js';
+import type { ViewDef } from '../design.js';
 import type { RowValue } from './row-tree.js';
 
 /** What the map step produced for one changed document: rows per view, or none (deleted). */

@@ -1,19 +1,19 @@
 /**
  * Reading a view: map rows (ranges, keys, skip/limit, offset, include_docs) and reduce groups,
  * all as JSON text rows generated lazily so the HTTP layer can stream them. Bounds come from
- * ./collation (byte-comparable row keys); reductions come from the B-tree's stored values.
+ * ../../collation (byte-comparable row keys); reductions come from the B-tree's stored values.
  */
-import type { AttachmentView } from '../documents/attachment-read.js';
-import type { Database } from '../documents/database.js';
-import type { Rows } from '../support/rows.js';
-import { parseRev } from '../revisions/index.js';
-import { exactKeyRange, rowKeyRange, type RowKeyRange } from '../collation/index.js';
-import type { ViewDef } from './design.js';
+import type { AttachmentView } from '../../documents/attachment-read.js';
+import type { Database } from '../../documents/database.js';
+import type { Rows } from '../../support/rows.js';
+import { parseRev } from '../../revisions/index.js';
+import { exactKeyRange, rowKeyRange, type RowKeyRange } from '../../collation/index.js';
+import type { ViewDef } from '../design.js';
 import type { ViewQuery } from './query-options.js';
 import { groupKeyOf, type Grouping } from './group-key.js';
-import { isReduceOverflowError, type Reducer } from './reduce/index.js';
-import type { RowEntry, RowTree } from './row-tree.js';
-import type { GroupState } from './view-manager.js';
+import { isReduceOverflowError, type Reducer } from '../reduce/index.js';
+import type { RowEntry, RowTree } from '../index/row-tree.js';
+import type { GroupState } from '../group-state.js';
 
 /** The parts of a parsed query (./query-options.ts) that reading rows needs. */
 export type ViewQueryOptions = Pick<
@@ -134,7 +134,7 @@ async function* withDocs(db: Database, rows: Iterable<RowEntry>, q: ViewQueryOpt
   const flush = async function* (): AsyncGenerator<string> {
     const own = page.filter(([, , valueJson]) => !valueJson.startsWith('{'));
     const ids = [...new Set(own.map(([, docId]) => docId))];
-    const records = await db.store.getDocs(ids);
+    const records = await db.records(ids);
     const docs = await db.winningDocs(records, q.conflicts, attachmentView(q));
     const docOf = new Map(ids.map((id, i) => [id, docs[i] ?? null]));
     for (const value of page) {

@@ -2,16 +2,20 @@
  * The one way a view is queried, over HTTP and in process (the embedded API): the caller parses
  * its parameters into a typed query (./query-params.ts); this brings the index as fresh as the
  * query's `update` asks, names the answer by what it depends on (its ETag, which also keys the
- * answer cache), and once the answer has been read starts the update `update=lazy` asks for.
+ * answer cache), renders it as a response body (through the answer cache when it is small), and
+ * once the answer has been read starts the update `update=lazy` asks for. Callers never touch
+ * the manager's answer cache or index state themselves.
  */
 import { createHash } from 'node:crypto';
-import type { Database } from '../documents/database.js';
-import { DESIGN_PREFIX } from '../documents/doc-id.js';
-import type { Rows } from '../support/rows.js';
-import { viewOf, type ViewDef, type ViewGroup } from './design.js';
-import { answerQuery, type ViewMeta } from './query.js';
+import type { Database } from '../../documents/database.js';
+import { DESIGN_PREFIX } from '../../documents/doc-id.js';
+import type { Rows } from '../../support/rows.js';
+import { type AnswerBody, bodyThroughCache } from './answer-cache.js';
+import { viewOf, type ViewDef, type ViewGroup } from '../design.js';
+import { answerQuery, type ViewMeta } from './read-view.js';
 import type { ViewQuery } from './query-options.js';
-import type { GroupState, ViewManager } from './view-manager.js';
+import type { GroupState } from '../group-state.js';
+import type { ViewManager } from '../view-manager.js';
 
 /** A view of a design document, opened for queries. */
 export interface ViewTarget {
@@ -28,6 +32,14 @@ export interface ViewAnswer {
   etag: string;
   /** The answer's members before its rows, and its rows as JSON text (read lazily). */
   read(): { meta: ViewMeta; rows: Rows };
+  /** The response object's text before the rows (`{...,"rows":[`), and the rows. */
+  rendered(): { head: string; rows: Rows };
+  /**
+   * The response body: through the answer cache, except with documents (streamed at once, its
+   * first byte not waiting for a cache entry's worth of rows: the documents change with the
+   * database, so such an answer is rarely asked again).
+   */
+  body(): Promise<AnswerBody>;
   /** To be called once the answer has been read (or not needed): starts a lazy update. */
   finished(): void;
 }
@@ -51,11 +63,21 @@ export async function queryView(target: ViewTarget, q: ViewQuery): Promise<ViewA
       `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}:${JSON.stringify(q)}`,
     )
     .digest('hex')}"`;
+  const read = () => answerQuery(db, state, viewNo, q);
+  const rendered = () => render(read());
   return {
     etag,
-    read: () => answerQuery(db, state, viewNo, q),
+    read,
+    rendered,
+    body: async () => (q.includeDocs ? rendered() : bodyThroughCache(manager.answers, etag, rendered)),
     finished: () => {
       if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
     },
   };
+}
+
+/** The head of the response object (everything before the rows) and the rows. */
+function render({ meta, rows }: { meta: ViewMeta; rows: Rows }): { head: string; rows: Rows } {
+  const members = JSON.stringify(meta);
+  return { head: `${members.slice(0, -1)}${members.length > 2 ? ',' : ''}"rows":[`, rows };
 }

@@ -8,7 +8,7 @@
  * that emits exactly what it emitted before writes nothing at all.
  */
 import { decodeBackIndex, encodeBackIndex, type BackEntry } from './back-index.js';
-import type { ViewDef } from './design.js';
+import type { ViewDef } from '../design.js';
 import { rowsOf, type MappedDoc } from './index-rows.js';
 import type { RowEntry } from './row-tree.js';
 

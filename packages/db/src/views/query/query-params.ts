@@ -18,17 +18,13 @@
  * ignored instead of failing every query of the design document. `partition` and `callback` are
  * never defaults.
  */
-import { CouchError, badRequest } from '../errors.js';
-import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
-import { collateRows, compareUtf8 } from '../collation/index.js';
+import { CouchError, badRequest } from '../../errors.js';
+import { parseBool, parseJsonParam, parsePositiveInteger } from '../../support/query-values.js';
+import { collateRows, compareUtf8 } from '../../collation/index.js';
 import type { ViewQuery } from './query-options.js';
+import { MAX_LIMIT, checkRangeArgs, decodedPositiveInteger, queryParseError } from './range-args.js';
 
 export type { ViewQuery } from './query-options.js';
-
-/** couch_mrview's internal maximum limit (2^59 - 1), the default `[query_server_config] query_limit`. */
-export const MAX_VIEW_LIMIT = 576460752303423487n;
-
-const qpe = (reason: string): CouchError => new CouchError('query_parse_error', reason);
 
 /** Where a value came from: query-string values are text, the others decoded JSON. */
 type Source = 'query' | 'body' | 'ddoc';
@@ -123,7 +119,6 @@ const DEFAULTABLE = new Set([
   'conflicts',
   'sorted',
 ]);
-const _INTEGER_PARAMS = new Set(['limit', 'skip', 'group_level']);
 
 /**
  * Parses and validates a view query. `body` is the decoded POST body (undefined for GET; any
@@ -253,20 +248,20 @@ function apply(args: Args, name: string, value: unknown, source: Source): void {
         args.stable = true;
         args.update = 'lazy';
       } else {
-        throw qpe('Invalid value for `stale`.');
+        throw queryParseError('Invalid value for `stale`.');
       }
       break;
     // `stable` and `update` are matched exactly (no case folding), unlike booleans.
     case 'stable':
       if (value === true || value === 'true') args.stable = true;
       else if (value === false || value === 'false') args.stable = false;
-      else throw qpe('Invalid value for `stable`.');
+      else throw queryParseError('Invalid value for `stable`.');
       break;
     case 'update':
       if (value === true || value === 'true') args.update = 'true';
       else if (value === false || value === 'false') args.update = 'false';
       else if (value === 'lazy') args.update = 'lazy';
-      else throw qpe('Invalid value for `update`.');
+      else throw queryParseError('Invalid value for `update`.');
       break;
     case 'descending':
       args.descending = bool();
@@ -310,7 +305,7 @@ function toBool(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string') return parseBool(value);
   // CouchDB crashes (500) on a decoded non-string; answer the parse error instead.
-  throw qpe(`Invalid boolean parameter: ${JSON.stringify(value)}`);
+  throw queryParseError(`Invalid boolean parameter: ${JSON.stringify(value)}`);
 }
 
 /** parse_pos_int, exact (bigint) so that a too large `limit` can be reported. */
@@ -319,12 +314,8 @@ function positiveInteger(value: unknown, decoded: boolean): bigint {
     parsePositiveInteger(value as string);
     return BigInt(value as string);
   }
-  if (typeof value === 'number' && Number.isInteger(value)) {
-    // A decoded integer is printed as Erlang's ~p prints it: bare.
-    if (value < 0) throw qpe(`Invalid value for positive integer: ${value}`);
-    return BigInt(value);
-  }
-  throw qpe(`Invalid value for integer: ${erlangTerm(value)}`);
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(decodedPositiveInteger(value));
+  throw queryParseError(`Invalid value for integer: ${erlangTerm(value)}`);
 }
 
 /** ~p of a decoded JSON value: strings are binaries (`<<"5">>`); the rest close enough as JSON. */
@@ -350,30 +341,23 @@ function validate(args: Args, view: { reduce?: string; raw: boolean }): ViewQuer
     args.keys = undefined;
   }
   // apply_limit runs before validate_args.
-  if (args.limit !== undefined && args.limit > MAX_VIEW_LIMIT) {
-    throw qpe(`Limit is too large, must not exceed ${MAX_VIEW_LIMIT}`);
+  if (args.limit !== undefined && args.limit > MAX_LIMIT) {
+    throw queryParseError(`Limit is too large, must not exceed ${MAX_LIMIT}`);
   }
   const groupLevel = determineGroupLevel(args);
   const reducing = view.reduce !== undefined && args.reduce !== false;
-  if (!reducing && args.reduce === true) throw qpe('Reduce is invalid for map-only views.');
+  if (!reducing && args.reduce === true) throw queryParseError('Reduce is invalid for map-only views.');
   if (reducing && groupLevel !== 'exact' && Array.isArray(args.keys)) {
-    throw qpe('Multi-key fetches for reduce views must use `group=true`');
+    throw queryParseError('Multi-key fetches for reduce views must use `group=true`');
   }
-  if (args.keys !== undefined && !Array.isArray(args.keys)) throw qpe('`keys` must be an array of strings.');
-  if (Array.isArray(args.keys) && args.keys.length > 0 && (args.startkey !== undefined || args.endkey !== undefined)) {
-    throw qpe('`keys` is incompatible with `key`, `start_key` and `end_key`');
-  }
-  if (args.startkeyDocid !== undefined && typeof args.startkeyDocid !== 'string') {
-    throw qpe('`start_key_docid` must be a string.');
-  }
-  if (args.endkeyDocid !== undefined && typeof args.endkeyDocid !== 'string') {
-    throw qpe('`end_key_docid` must be a string.');
-  }
+  if (args.keys !== undefined && !Array.isArray(args.keys))
+    throw queryParseError('`keys` must be an array of strings.');
+  checkRangeArgs(args);
   // direction, limit/skip >= 0, stable, update, inclusive_end and sorted are already typed by parsing.
-  if (groupLevel !== 0 && !reducing) throw qpe('Invalid use of grouping on a map view.');
-  if (reducing && args.includeDocs) throw qpe('`include_docs` is invalid for reduce');
-  if (reducing && args.conflicts !== undefined) throw qpe('`conflicts` is invalid for reduce views.');
-  if (args.partition !== undefined) throw qpe('`partition` parameter is not supported in this design doc');
+  if (groupLevel !== 0 && !reducing) throw queryParseError('Invalid use of grouping on a map view.');
+  if (reducing && args.includeDocs) throw queryParseError('`include_docs` is invalid for reduce');
+  if (reducing && args.conflicts !== undefined) throw queryParseError('`conflicts` is invalid for reduce views.');
+  if (args.partition !== undefined) throw queryParseError('`partition` parameter is not supported in this design doc');
   checkRange(args, view.raw);
 
   const result: ViewQuery = {
@@ -404,7 +388,7 @@ function validate(args: Args, view: { reduce?: string; raw: boolean }): ViewQuer
 function determineGroupLevel(args: Args): 'exact' | number {
   if (args.groupLevel === undefined) return args.group === true ? 'exact' : 0;
   if (args.group === false && args.groupLevel > 0) {
-    throw qpe("Can't specify group=false and group_level>0 at the same time");
+    throw queryParseError("Can't specify group=false and group_level>0 at the same time");
   }
   return args.groupLevel;
 }
@@ -425,10 +409,14 @@ function checkRange(args: Args, raw: boolean): void {
   const endId: BoundId = (args.endkeyDocid as string | undefined) ?? (descending ? '' : HIGHEST_ID);
   const less = compareBounds(startkey, startId, endkey, endId, raw) < 0;
   if (!descending && !less) {
-    throw qpe('No rows can match your key range, reverse your start_key and end_key or set descending=true');
+    throw queryParseError(
+      'No rows can match your key range, reverse your start_key and end_key or set descending=true',
+    );
   }
   if (descending && less) {
-    throw qpe('No rows can match your key range, reverse your start_key and end_key or set descending=false');
+    throw queryParseError(
+      'No rows can match your key range, reverse your start_key and end_key or set descending=false',
+    );
   }
 }
 

@@ -5,7 +5,7 @@
  * prefix of each of its rows' keys, so the B-tree can use a subtree's stored reduction whenever
  * the subtree's first and last rows share the group key.
  *
- * Layouts are those of ./collation/encode.ts: ICU tags 0x10 null, 0x20/0x21 booleans, 0x30
+ * Layouts are those of ../../collation/encode.ts: ICU tags 0x10 null, 0x20/0x21 booleans, 0x30
  * number (8 bytes), 0x40 string (sort key, 0x00), 0x50 array (values, 0x00), 0x60 object
  * (key sort key 0x00 value..., 0x00); raw tags 0x10 number, 0x20-0x22 atoms, 0x30 object (0x01
  * key-body value..., 0x00), 0x40 array, 0x50 string body (escaped so its only 0x00 ends it).

@@ -1,8 +1,8 @@
 /**
  * What the view index needs from its ordered row store: rows keyed by byte-comparable row keys
- * (./collation/encode.ts), each carrying its JSON key, doc id and JSON value as text (rows go
+ * (../../collation/encode.ts), each carrying its JSON key, doc id and JSON value as text (rows go
  * out as text without a parse), with counts and stored reductions for offsets and reduce
- * queries. ./btree implements it; the adapter is in ./tree-adapter.ts.
+ * queries. ../../btree implements it; the adapter is in ./tree-adapter.ts.
  */
 
 /** `[keyJson, docId, valueJson]` */

@@ -9,7 +9,7 @@
  * key, key JSON and value) leaves the view's tree alone, without even reading the leaf.
  */
 
-import { readVarint, varintSize, writeVarint } from '../support/varint.js';
+import { readVarint, varintSize, writeVarint } from '../../support/varint.js';
 
 export type BackEntry = [view: number, rowKey: Buffer, keyJson?: string, valueJson?: string];
 

@@ -4,17 +4,13 @@
  * JSON), the query string applied last so it wins. Params apply left to right, so `key` sets both
  * bounds and a later `endkey` overrides one. Then couch_mrview_util:validate_args' checks.
  */
-import { CouchError } from '../errors.js';
-import type { AllDocsOptions } from '../documents/all-docs.js';
-import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
+import { CouchError } from '../../errors.js';
+import type { AllDocsOptions } from '../../documents/all-docs.js';
+import { parseBool, parseJsonParam, parsePositiveInteger } from '../../support/query-values.js';
+import { MAX_LIMIT, checkRangeArgs, decodedPositiveInteger, queryParseError } from './range-args.js';
 
 /** Where a param came from: it decides the error wording for `keys`. */
 export type ParamSource = 'query' | 'body' | 'queries';
-
-/** couch_mrview's internal maximum limit (2^59 - 1), the default `query_limit`. */
-const MAX_LIMIT = 576460752303423487n;
-
-const qpe = (reason: string): CouchError => new CouchError('query_parse_error', reason);
 
 export function defaultAllDocsOptions(): AllDocsOptions {
   return { inclusiveEnd: true, descending: false, skip: 0, includeDocs: false, conflicts: false };
@@ -35,7 +31,7 @@ export function allDocsOptions(
   const apply = (o: AllDocsOptions, name: string, value: unknown, source: ParamSource) =>
     applyParam(o, name, value, source, misuse);
   if (bodySource === 'body' && body?.keys !== undefined && query.has('keys')) {
-    throw qpe('`keys` is incompatible with `key`, `start_key` and `end_key`');
+    throw queryParseError('`keys` is incompatible with `key`, `start_key` and `end_key`');
   }
   if (bodySource === 'queries') {
     // `_all_docs/queries`: the URL params are defaults, each query's members override them.
@@ -46,9 +42,9 @@ export function allDocsOptions(
     for (const [name, value] of query) apply(options, name, value, 'query');
   }
   // _all_docs is a map-only view: couch_mrview's checks for reduce and grouping apply.
-  if (misuse.reduce) throw qpe('Reduce is invalid for map-only views.');
-  if (misuse.group) throw qpe('Invalid use of grouping on a map view.');
-  validate(options);
+  if (misuse.reduce) throw queryParseError('Reduce is invalid for map-only views.');
+  if (misuse.group) throw queryParseError('Invalid use of grouping on a map view.');
+  checkRangeArgs(options);
   return options;
 }
 
@@ -56,22 +52,6 @@ export function allDocsOptions(
 interface Misuse {
   reduce: boolean;
   group: boolean;
-}
-
-function validate(options: AllDocsOptions): void {
-  if (
-    options.keys !== undefined &&
-    options.keys.length > 0 &&
-    (options.startkey !== undefined || options.endkey !== undefined)
-  ) {
-    throw qpe('`keys` is incompatible with `key`, `start_key` and `end_key`');
-  }
-  if (options.startkeyDocid !== undefined && typeof options.startkeyDocid !== 'string') {
-    throw qpe('`start_key_docid` must be a string.');
-  }
-  if (options.endkeyDocid !== undefined && typeof options.endkeyDocid !== 'string') {
-    throw qpe('`end_key_docid` must be a string.');
-  }
 }
 
 function applyParam(options: AllDocsOptions, name: string, value: unknown, source: ParamSource, misuse: Misuse): void {
@@ -90,7 +70,7 @@ function applyParam(options: AllDocsOptions, name: string, value: unknown, sourc
       if (!Array.isArray(keys)) {
         if (source === 'query') throw new CouchError('bad_request', '`keys` parameter must be an array.');
         if (source === 'body') throw new CouchError('bad_request', '`keys` body member must be an array.');
-        throw qpe('`keys` must be an array of strings.');
+        throw queryParseError('`keys` must be an array of strings.');
       }
       options.keys = keys;
       break;
@@ -121,7 +101,7 @@ function applyParam(options: AllDocsOptions, name: string, value: unknown, sourc
     case 'limit':
       options.limit = positiveInteger(value);
       if (BigInt(typeof value === 'string' ? value : options.limit) > MAX_LIMIT) {
-        throw qpe(`Limit is too large, must not exceed ${MAX_LIMIT}`);
+        throw queryParseError(`Limit is too large, must not exceed ${MAX_LIMIT}`);
       }
       break;
     case 'skip':
@@ -159,9 +139,6 @@ function applyParam(options: AllDocsOptions, name: string, value: unknown, sourc
 
 /** A decoded integer is taken as it is (printed without quotes in the error, as Erlang's ~p). */
 function positiveInteger(value: unknown): number {
-  if (typeof value === 'number' && Number.isInteger(value)) {
-    if (value < 0) throw qpe(`Invalid value for positive integer: ${value}`);
-    return value;
-  }
+  if (typeof value === 'number' && Number.isInteger(value)) return decodedPositiveInteger(value);
   return parsePositiveInteger(String(value));
 }

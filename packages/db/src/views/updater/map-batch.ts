@@ -1,0 +1,25 @@
+/** The second stage of an update: a batch's documents through the view group's map functions. */
+import { createMapper, type Mapper, type SandboxLog } from '../../sandbox/index.js';
+import type { GroupState } from '../group-state.js';
+import type { Batch } from './read-changes.js';
+
+/** The group's mapper: a native one given at open (Mango), else the sandbox's, started on first use. */
+export async function mapperOf(state: GroupState, log: SandboxLog): Promise<Mapper> {
+  const { group } = state;
+  state.mapper ??= await createMapper(
+    { views: group.views.map((v) => ({ name: v.name, map: v.map })), lib: group.lib },
+    { log },
+  );
+  return state.mapper;
+}
+
+/** Maps the batch's texts (in the sandbox's own thread) into its docs' rows. */
+export async function mapBatch(mapper: Mapper, batch: Batch): Promise<void> {
+  if (batch.texts.length > 0) {
+    const mapped = await mapper.mapBatch(batch.texts);
+    batch.toMap.forEach((i, k) => {
+      batch.docs[i]!.rows = mapped.rows[k];
+    });
+  }
+  batch.mapped = true;
+}
