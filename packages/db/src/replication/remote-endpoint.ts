@@ -43,7 +43,7 @@ export class RemoteEndpoint implements Endpoint {
 
   async info(): Promise<EndpointInfo> {
     const reply = await this.request('GET', '', {});
-    if (reply.status === 404) throw new CouchError('db_not_found', `Database ${this.shown} does not exist.`);
+    if (reply.status === 404) throw new CouchError('db_not_found', `Database ${this.shown} does not exist.`, 404);
     const info = this.json(reply, 'GET /db') as { instance_start_time?: unknown; update_seq?: unknown };
     return { instanceStartTime: String(info.instance_start_time ?? '0'), updateSeq: info.update_seq ?? 0 };
   }
