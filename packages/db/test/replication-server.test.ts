@@ -7,6 +7,8 @@
  * with that user's rights only. Credentials never appear in an answer or a log line.
  */
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
@@ -286,6 +288,11 @@ describe('POST /_replicate', () => {
       async () => (await t.request('GET', '/live_remote/from_peer')).status === 200,
       'a remote write carried',
     );
+    // Shown without credentials wherever a job is listed.
+    const listed = [await t.request('GET', '/_active_tasks'), await t.request('GET', '/_scheduler/jobs')];
+    answers.push(...listed.map((reply) => reply.text));
+    const remoteTask = listed[0]!.json.find((entry: { source: string }) => entry.source === `${peer.url}/pushed/`);
+    assert.ok(remoteTask !== undefined, listed[0]!.text);
     const byId = await run(t, { replication_id: remote.json._local_id, cancel: true });
     assert.deepEqual(byId.json, { ok: true, _local_id: remote.json._local_id });
   });
@@ -337,5 +344,81 @@ describe('POST /_replicate', () => {
     const cancel = await run(t, { replication_id: job.json._local_id, cancel: true }, bob);
     assert.deepEqual([cancel.status, cancel.json.error], [401, 'unauthorized']);
     assert.equal((await run(t, { replication_id: job.json._local_id, cancel: true })).status, 200);
+  });
+
+  it('winning_revs_only carries winners only; since_seq starts where it says', async () => {
+    const winners = await run(t, { source: 'src', target: 'winners', create_target: true, winning_revs_only: true });
+    assert.equal(winners.status, 200, winners.text);
+    const b = await t.request('GET', '/winners/b?conflicts=true');
+    assert.deepEqual([b.json._rev, b.json._conflicts], [(await t.request('GET', '/src/b')).json._rev, undefined]);
+    const seq = (await t.request('GET', '/src')).json.update_seq;
+    assert.equal((await t.request('PUT', '/src/newest', { body: {} })).status, 201);
+    const since = await run(t, { source: 'src', target: 'since', create_target: true, since_seq: seq });
+    assert.equal(since.status, 200, since.text);
+    const rows = (await t.request('GET', '/since/_all_docs')).json.rows.map((row: { id: string }) => row.id);
+    assert.deepEqual(rows, ['newest']);
+  });
+
+  it('a peer without _bulk_get is read with open_revs', async () => {
+    // A proxy to the peer that answers `_bulk_get` as a server from before it would.
+    const proxy: Server = createServer(async (req, res) => {
+      if (req.url?.includes('/_bulk_get')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":"not_found","reason":"missing"}');
+        return;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'content-length'),
+      ) as Record<string, string>;
+      const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
+      const reply = await fetch(`${peer.url}${req.url}`, {
+        method: req.method!,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      });
+      res.writeHead(reply.status, { 'content-type': reply.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await reply.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      const r = await run(t, {
+        source: {
+          url: `http://127.0.0.1:${port}/pushed`,
+          auth: { basic: { username: ADMIN.name, password: ADMIN.password } },
+        },
+        target: 'from_old_peer',
+        create_target: true,
+      });
+      assert.equal(r.status, 200, r.text);
+      await assertCarried(peer, 'pushed', t, 'from_old_peer');
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('a target answering 413 gets smaller batches; a document too large alone is skipped and reported', async () => {
+    const small = await startTestServer({ maxBodyBytes: 4_000, log: (line) => log.push(line) });
+    try {
+      assert.equal((await t.request('PUT', '/sizes')).status, 201);
+      const docs = Array.from({ length: 6 }, (_, i) => ({ _id: `d${i}`, text: 'x'.repeat(1_000) }));
+      docs.push({ _id: 'huge', text: 'y'.repeat(10_000) });
+      assert.equal((await t.request('POST', '/sizes/_bulk_docs', { body: { docs } })).status, 201);
+      const r = await run(t, {
+        source: 'sizes',
+        target: { url: `${small.url}/sizes`, auth: { basic: { username: ADMIN.name, password: ADMIN.password } } },
+        create_target: true,
+      });
+      assert.equal(r.status, 200, r.text);
+      const [entry] = r.json.history;
+      assert.deepEqual([entry.docs_read, entry.docs_written, entry.doc_write_failures], [7, 6, 1]);
+      const rows = (await small.request('GET', '/sizes/_all_docs')).json.rows.map((row: { id: string }) => row.id);
+      assert.deepEqual(rows, ['d0', 'd1', 'd2', 'd3', 'd4', 'd5']);
+      assert.ok(log.some((line) => line.includes("couldn't write document `huge`")));
+    } finally {
+      await small.close();
+    }
   });
 });
