@@ -109,9 +109,9 @@ export class ReplicationSession {
       caughtUp = page.results.length < workerBatchSize;
       if (caughtUp) this.changesPending = 0;
       if (caughtUp && !continuous) break;
-      if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs || (continuous && caughtUp)) {
-        await this.checkpoint();
-      }
+      // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
+      // one longpoll before it gets here again); a session's end checkpoints below.
+      if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) await this.checkpoint();
     }
     await this.checkpoint();
     if (this.lastCheckpoint === undefined) return { ok: true, no_changes: true };
