@@ -141,6 +141,8 @@ describe('POST /_replicate', () => {
     // Without checkpoints the whole source is checked again (and nothing is missing).
     const again = await run(t, { source: 'src', target: 'tgt', create_target: true, use_checkpoints: false });
     assert.equal(again.status, 200);
+    assert.deepEqual([again.json.history[0].missing_checked, again.json.history[0].missing_found], [7, 0]);
+    assert.equal(again.json.history.length, 1);
     assert.equal((await t.request('GET', '/tgt/later')).json.n, 4);
   });
 

@@ -179,10 +179,18 @@ export class ReplicationSession {
     );
   }
 
-  /** Writes the checkpoint on both sides unless nothing moved since the last one. */
+  /**
+   * Writes the checkpoint on both sides unless nothing moved since the last one. Without
+   * `use_checkpoints` nothing is written, but the session's record is still what a one-shot answers.
+   */
   private async checkpoint(): Promise<void> {
     this.lastCheckpointAt = Date.now();
-    if (!this.settings.useCheckpoints || sameSeq(this.throughSeq, this.committedSeq)) return;
+    if (sameSeq(this.throughSeq, this.committedSeq)) return;
+    if (!this.settings.useCheckpoints) {
+      this.lastCheckpoint = checkpointBody(this.historyEntry(), this.history);
+      this.committedSeq = this.throughSeq;
+      return;
+    }
     const [sourceInfo, targetInfo] = await Promise.all([this.source.info(), this.target.info()]);
     this.sourceSeq = sourceInfo.updateSeq;
     if (sourceInfo.instanceStartTime !== this.instances.source) {
@@ -199,7 +207,18 @@ export class ReplicationSession {
         409,
       );
     }
-    const entry: HistoryEntry = {
+    const body = checkpointBody(this.historyEntry(), this.history);
+    const id = checkpointId(this.settings.replicationId);
+    const withRev = (rev: string | undefined) => ({ _id: id, ...(rev === undefined ? {} : { _rev: rev }), ...body });
+    this.localRevs.source = await this.source.putLocal(id, withRev(this.localRevs.source));
+    this.localRevs.target = await this.target.putLocal(id, withRev(this.localRevs.target));
+    this.committedSeq = this.throughSeq;
+    this.lastCheckpoint = body;
+  }
+
+  /** This session's entry of a checkpoint's `history`, as of now. */
+  private historyEntry(): HistoryEntry {
+    return {
       session_id: this.sessionId,
       start_time: this.startTime,
       end_time: rfc1123(),
@@ -208,13 +227,6 @@ export class ReplicationSession {
       recorded_seq: this.throughSeq,
       ...this.stats,
     };
-    const body = checkpointBody(entry, this.history);
-    const id = checkpointId(this.settings.replicationId);
-    const withRev = (rev: string | undefined) => ({ _id: id, ...(rev === undefined ? {} : { _rev: rev }), ...body });
-    this.localRevs.source = await this.source.putLocal(id, withRev(this.localRevs.source));
-    this.localRevs.target = await this.target.putLocal(id, withRev(this.localRevs.target));
-    this.committedSeq = this.throughSeq;
-    this.lastCheckpoint = body;
   }
 
   /** The session as `_active_tasks` shows a replication (CouchDB's fields). */
