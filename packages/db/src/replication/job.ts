@@ -46,7 +46,7 @@ const SKIPPED_STATUSES = new Set([401, 403, 413, 415]);
 const LONGPOLL_MS = 10_000;
 
 /** Revisions fetched per `_bulk_get`. */
-const FETCH_BATCH = 100;
+const FETCH_BATCH = 500;
 
 export class ReplicationSession {
   readonly sessionId = randomUUID().replaceAll('-', '');
@@ -95,23 +95,32 @@ export class ReplicationSession {
     this.sourceSeq = sourceInfo.updateSeq;
     await this.resume();
     const { continuous, workerBatchSize } = this.settings;
-    let caughtUp = false;
-    while (!this.cancelled) {
-      const page = await this.source.changes({
-        since: this.throughSeq,
+    const read = (since: Seq, wait: boolean) => {
+      const page = this.source.changes({
+        since,
         limit: workerBatchSize,
         ...(this.settings.filter === undefined ? {} : { filter: this.settings.filter }),
-        ...(continuous && caughtUp ? { waitMs: LONGPOLL_MS, signal: this.stop.signal } : {}),
+        ...(wait ? { waitMs: LONGPOLL_MS, signal: this.stop.signal } : {}),
       });
+      // Awaited below; marked handled so a failed batch meanwhile leaves no stray rejection.
+      page.catch(() => undefined);
+      return page;
+    };
+    let next = read(this.throughSeq, false);
+    while (!this.cancelled) {
+      const page = await next;
+      const caughtUp = page.results.length < workerBatchSize;
+      // The next batch's changes are read while this one is written (its seq is not committed before).
+      if (!caughtUp) next = read(page.lastSeq, false);
       if (page.results.length > 0) await this.replicateBatch(page.results);
       this.throughSeq = page.lastSeq;
       this.updatedOn = Math.floor(Date.now() / 1000);
-      caughtUp = page.results.length < workerBatchSize;
       if (caughtUp) this.changesPending = 0;
       if (caughtUp && !continuous) break;
       // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
       // one longpoll before it gets here again); a session's end checkpoints below.
       if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) await this.checkpoint();
+      if (caughtUp) next = read(this.throughSeq, true);
     }
     await this.checkpoint();
     if (this.lastCheckpoint === undefined) return { ok: true, no_changes: true };
