@@ -146,6 +146,27 @@ describe('POST /_replicate', () => {
     assert.equal((await t.request('GET', '/tgt/later')).json.n, 4);
   });
 
+  it('a later revision of a document with attachments: kept ones travel as stubs, new ones with their data', async () => {
+    const peerAuth = { basic: { username: ADMIN.name, password: ADMIN.password } };
+    const push = { source: 'src', target: { url: `${peer.url}/att_push`, auth: peerAuth }, create_target: true };
+    assert.equal((await run(t, push)).status, 200);
+    const att = (await t.request('GET', '/src/att')).json;
+    att.note = 'edited';
+    att._attachments['b.txt'] = { content_type: 'text/plain', data: Buffer.from('second').toString('base64') };
+    assert.equal((await t.request('PUT', '/src/att', { body: att })).status, 201);
+    for (const [server, db, body] of [
+      [t, 'tgt', { source: 'src', target: 'tgt', create_target: true }],
+      [peer, 'att_push', push],
+    ] as const) {
+      const r = await run(t, body);
+      assert.equal(r.status, 200, r.text);
+      const copy = await server.request('GET', `/${db}/att`);
+      assert.deepEqual(copy.json, (await t.request('GET', '/src/att')).json);
+      assert.equal((await server.request('GET', `/${db}/att/a.txt`)).text, 'hello, attachment');
+      assert.equal((await server.request('GET', `/${db}/att/b.txt`)).text, 'second');
+    }
+  });
+
   it('doc_ids and selector replicate only what they name; together a 400', async () => {
     const ids = await run(t, { source: 'src', target: 'by_ids', create_target: true, doc_ids: ['a', 'att'] });
     assert.equal(ids.status, 200, ids.text);

@@ -39,6 +39,19 @@ export interface ChangesRequest {
   signal?: AbortSignal;
 }
 
+export interface RevsDiff {
+  missing: string[];
+  /** The target's leaves that may be ancestors of the missing revs: their attachments need not travel. */
+  possibleAncestors: string[];
+}
+
+/** Revisions of one document to fetch, and the ancestors the target has (`atts_since`). */
+export interface Wanted {
+  id: string;
+  revs: readonly string[];
+  attsSince: readonly string[];
+}
+
 export interface EndpointInfo {
   /** Changes when the database is created again: a checkpoint is only good for one instance. */
   instanceStartTime: string;
@@ -60,12 +73,13 @@ export interface Endpoint {
   info(): Promise<EndpointInfo>;
   changes(request: ChangesRequest): Promise<ChangesPage>;
   /** For each id, the revs of those given that the endpoint lacks (ids lacking none left out). */
-  revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, string[]>>;
+  revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, RevsDiff>>;
   /**
-   * The named revisions with `_revisions` and attachment data inline (`revs=true&attachments=true`);
+   * The named revisions with `_revisions` and attachment data inline (`revs=true&attachments=true`),
+   * but stubs for attachments the target already has (`atts_since` its possible ancestors);
    * a revision the endpoint no longer has is left out.
    */
-  fetch(wanted: readonly { id: string; revs: readonly string[] }[]): Promise<JsonValue[]>;
+  fetch(wanted: readonly Wanted[]): Promise<JsonValue[]>;
   /** Writes with `new_edits=false`; answers the documents it refused. */
   write(docs: readonly JsonValue[]): Promise<WriteFailure[]>;
   /** A `_local` document's body (plain JSON), or undefined. */

@@ -20,7 +20,7 @@ import {
   type HistoryEntry,
   type SessionStats,
 } from './checkpoint.js';
-import type { ChangeEntry, ChangesFilter, Endpoint, Seq, WriteFailure } from './endpoint.js';
+import type { ChangeEntry, ChangesFilter, Endpoint, Seq, Wanted, WriteFailure } from './endpoint.js';
 
 export interface JobSettings {
   replicationId: string;
@@ -155,11 +155,11 @@ export class ReplicationSession {
     }
     for (const list of revs.values()) this.stats.missing_checked += list.length;
     const missing = await this.target.revsDiff(revs);
-    const wanted: { id: string; revs: string[] }[] = [];
-    for (const [id, list] of missing) {
+    const wanted: Wanted[] = [];
+    for (const [id, { missing: list, possibleAncestors }] of missing) {
       if (list.length === 0) continue;
       this.stats.missing_found += list.length;
-      wanted.push({ id, revs: list });
+      wanted.push({ id, revs: list, attsSince: possibleAncestors });
     }
     // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
     for (let at = 0; at < wanted.length; at += FETCH_BATCH) {

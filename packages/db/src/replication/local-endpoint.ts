@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { changeEvents, type ChangesOptions, type DocFilter } from '../documents/changes.js';
-import type { Database, Writer } from '../documents/database.js';
+import type { Database, OpenOptions, Writer } from '../documents/database.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { isUsersDb } from '../documents/users-db.js';
 import { CouchError, notFound } from '../errors.js';
@@ -26,6 +26,8 @@ import {
   type ChangesRequest,
   type Endpoint,
   type EndpointInfo,
+  type RevsDiff,
+  type Wanted,
   type WriteFailure,
 } from './endpoint.js';
 
@@ -182,20 +184,27 @@ export class LocalEndpoint implements Endpoint {
     return source;
   }
 
-  async revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, string[]>> {
+  async revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, RevsDiff>> {
     const request = new Map([...revs].map(([id, list]) => [id, list.map((rev) => parseRev(rev))]));
     const diff = await this.db.revsDiff(request);
-    return new Map(Object.entries(diff).map(([id, { missing }]) => [id, missing]));
+    return new Map(
+      Object.entries(diff).map(([id, found]) => [
+        id,
+        { missing: found.missing, possibleAncestors: found.possible_ancestors ?? [] },
+      ]),
+    );
   }
 
-  async fetch(wanted: readonly { id: string; revs: readonly string[] }[]): Promise<JsonValue[]> {
+  async fetch(wanted: readonly Wanted[]): Promise<JsonValue[]> {
     const docs: JsonValue[] = [];
     const ahead = await this.db.readAhead(wanted.map(({ id }) => id));
-    for (const { id, revs } of wanted) {
+    for (const { id, revs, attsSince } of wanted) {
+      const options: OpenOptions = { revs: true, attachments: true };
+      if (attsSince.length > 0) options.attsSince = attsSince.map((rev) => parseRev(rev));
       const opened = await this.db.openRevs(
         id,
         revs.map((rev) => parseRev(rev)),
-        { revs: true, attachments: true },
+        options,
         ahead,
       );
       for (const result of opened) if ('ok' in result) docs.push(parseJson(result.doc.json));

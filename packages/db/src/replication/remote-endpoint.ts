@@ -13,6 +13,8 @@ import {
   type ChangesRequest,
   type Endpoint,
   type EndpointInfo,
+  type RevsDiff,
+  type Wanted,
   type WriteFailure,
 } from './endpoint.js';
 
@@ -101,19 +103,33 @@ export class RemoteEndpoint implements Endpoint {
     }
   }
 
-  async revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, string[]>> {
+  async revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, RevsDiff>> {
     const body = new JsonObject(
       [...revs.keys()],
       [...revs.values()].map((list) => [...list]),
     );
     const reply = await this.request('POST', '/_revs_diff', { body });
-    const diff = this.json(reply, 'POST /db/_revs_diff') as Record<string, { missing?: string[] }>;
-    return new Map(Object.entries(diff).map(([id, { missing }]) => [id, missing ?? []]));
+    const diff = this.json(reply, 'POST /db/_revs_diff') as Record<
+      string,
+      { missing?: string[]; possible_ancestors?: string[] }
+    >;
+    return new Map(
+      Object.entries(diff).map(([id, found]) => [
+        id,
+        { missing: found.missing ?? [], possibleAncestors: found.possible_ancestors ?? [] },
+      ]),
+    );
   }
 
-  async fetch(wanted: readonly { id: string; revs: readonly string[] }[]): Promise<JsonValue[]> {
+  async fetch(wanted: readonly Wanted[]): Promise<JsonValue[]> {
     if (this.bulkGet) {
-      const entries = wanted.flatMap(({ id, revs }) => revs.map((rev) => new JsonObject(['id', 'rev'], [id, rev])));
+      const entries = wanted.flatMap(({ id, revs, attsSince }) =>
+        revs.map((rev) =>
+          attsSince.length === 0
+            ? new JsonObject(['id', 'rev'], [id, rev])
+            : new JsonObject(['id', 'rev', 'atts_since'], [id, rev, [...attsSince]]),
+        ),
+      );
       const query = new URLSearchParams({ revs: 'true', attachments: 'true', latest: 'true' });
       const reply = await this.request('POST', '/_bulk_get', { query, body: new JsonObject(['docs'], [entries]) });
       // Servers before `_bulk_get` answer its path as a document or a method they lack.
@@ -133,13 +149,14 @@ export class RemoteEndpoint implements Endpoint {
       }
     }
     const docs: JsonValue[] = [];
-    for (const { id, revs } of wanted) {
+    for (const { id, revs, attsSince } of wanted) {
       const query = new URLSearchParams({
         revs: 'true',
         attachments: 'true',
         latest: 'true',
         open_revs: JSON.stringify(revs),
       });
+      if (attsSince.length > 0) query.set('atts_since', JSON.stringify(attsSince));
       const reply = await this.request('GET', `/${encodeURIComponent(id)}`, {
         query,
         accept: 'application/json',
