@@ -362,6 +362,23 @@ describe('POST /_replicate', () => {
     assert.deepEqual([r.json.history[0].docs_written, r.json.history[0].doc_write_failures], [1, 1]);
     assert.equal((await t.request('GET', '/bobs_copy/mine')).status, 200);
     assert.equal((await t.request('GET', '/bobs_copy/_design/x')).status, 404);
+    // A continuous job of bob's stops writing when bob stops being a member of the target.
+    const live = await run(t, { source: 'bobs', target: 'bobs_copy', continuous: true }, bob);
+    assert.equal(live.status, 202, live.text);
+    assert.equal((await t.request('PUT', '/bobs/while_member', { body: {}, auth: bob })).status, 201);
+    await until(async () => (await t.request('GET', '/bobs_copy/while_member')).status === 200, 'a write carried');
+    const adminOnly = { members: { roles: ['_admin'] }, admins: { names: [] } };
+    assert.equal((await t.request('PUT', '/bobs_copy/_security', { body: adminOnly })).status, 200);
+    // `bobs` stays his: a write there no longer reaches `bobs_copy`.
+    const security = { members: { names: ['bob'] }, admins: { names: [] } };
+    assert.equal((await t.request('PUT', '/bobs/_security', { body: security })).status, 200);
+    assert.equal((await t.request('PUT', '/bobs/after_removal', { body: {}, auth: bob })).status, 201);
+    await until(
+      async () => log.some((line) => line.includes(live.json._local_id) && line.includes('failed')),
+      'the job fails',
+    );
+    assert.equal((await t.request('GET', '/bobs_copy/after_removal')).status, 404);
+    assert.equal((await run(t, { replication_id: live.json._local_id, cancel: true }, bob)).status, 200);
     // Bob cannot cancel an admin's job.
     const job = await run(t, { source: 'src', target: 'live', continuous: true });
     const cancel = await run(t, { replication_id: job.json._local_id, cancel: true }, bob);

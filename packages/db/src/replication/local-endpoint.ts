@@ -37,7 +37,8 @@ export class LocalEndpoint implements Endpoint {
 
   private constructor(
     readonly db: Database,
-    private readonly writer: Writer,
+    private readonly user: UserCtx,
+    private readonly role: 'source' | 'target',
     private readonly log: (line: string) => void,
   ) {
     this.shown = db.name;
@@ -48,12 +49,22 @@ export class LocalEndpoint implements Endpoint {
    * member; reading a users database needs its DB admin.
    */
   static async open(db: Database, user: UserCtx, role: 'source' | 'target', log: (line: string) => void) {
-    const security: SecurityObject = await db.security();
-    requireMember(user, security);
-    if (role === 'source' && isUsersDb(db.name) && !isDbAdmin(user, security)) {
-      throw new CouchError('forbidden', `Only admins of ${db.name} may replicate from it.`);
+    const endpoint = new LocalEndpoint(db, user, role, log);
+    await endpoint.writer();
+    return endpoint;
+  }
+
+  /**
+   * The job's writer under the database's `_security` as it is now: checked again before each
+   * batch, so a continuous job loses a right as soon as its user does.
+   */
+  private async writer(): Promise<Writer> {
+    const security: SecurityObject = await this.db.security();
+    requireMember(this.user, security);
+    if (this.role === 'source' && isUsersDb(this.db.name) && !isDbAdmin(this.user, security)) {
+      throw new CouchError('forbidden', `Only admins of ${this.db.name} may replicate from it.`);
     }
-    return new LocalEndpoint(db, { user, security }, log);
+    return { user: this.user, security };
   }
 
   async info(): Promise<EndpointInfo> {
@@ -63,6 +74,7 @@ export class LocalEndpoint implements Endpoint {
   }
 
   async changes(request: ChangesRequest): Promise<ChangesPage> {
+    await this.writer();
     const since = seqNumber(request.since);
     let page = await this.read(since, request);
     if (page.results.length > 0 || request.waitMs === undefined || request.signal?.aborted) return page;
@@ -149,7 +161,7 @@ export class LocalEndpoint implements Endpoint {
   /** The request object a filter function receives, as CouchDB's replicator's `_changes` request makes it. */
   private async requestObject(query: Record<string, string>): Promise<unknown> {
     const meta = await this.db.meta();
-    const { user } = this.writer;
+    const { user, security } = await this.writer();
     return {
       info: { db_name: this.db.name, update_seq: meta.updateSeq, doc_count: meta.docCount },
       uuid: randomUUID().replaceAll('-', ''),
@@ -165,7 +177,7 @@ export class LocalEndpoint implements Endpoint {
       form: {},
       cookie: {},
       userCtx: { db: this.db.name, name: user.name, roles: user.roles },
-      secObj: this.writer.security,
+      secObj: security,
     };
   }
 
@@ -213,8 +225,9 @@ export class LocalEndpoint implements Endpoint {
   }
 
   async write(docs: readonly JsonValue[]): Promise<WriteFailure[]> {
+    const writer = await this.writer();
     try {
-      const results = await this.db.bulkDocs(docs, false, this.writer);
+      const results = await this.db.bulkDocs(docs, false, writer);
       const failures: WriteFailure[] = [];
       for (const result of results) {
         if ('error' in result) failures.push({ ...result, status: statusOfError(result.error) });
@@ -236,6 +249,7 @@ export class LocalEndpoint implements Endpoint {
   }
 
   async putLocal(id: string, body: Record<string, unknown>): Promise<string> {
+    await this.writer();
     return (await this.db.local.put(id, readDocInput(fromPlain({ ...body, _id: id })))).rev;
   }
 
