@@ -60,6 +60,7 @@ export class RemoteEndpoint implements Endpoint {
   }
 
   async changes(request: ChangesRequest): Promise<ChangesPage> {
+    if (request.signal?.aborted) return { results: [], lastSeq: request.since };
     const query = new URLSearchParams({ style: 'all_docs', limit: String(request.limit) });
     if (request.since !== undefined && request.since !== 0) {
       query.set('since', typeof request.since === 'string' ? request.since : JSON.stringify(request.since));
