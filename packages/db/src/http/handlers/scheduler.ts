@@ -9,8 +9,7 @@ import { CouchError } from '../../errors.js';
 import { toPlain } from '../../json/index.js';
 import { readReplicationRequest } from '../../replication/request.js';
 import { readJson } from '../body.js';
-import type { RequestContext } from '../context.js';
-import { param } from '../context.js';
+import { param, type RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
 
 export const scheduler = {
