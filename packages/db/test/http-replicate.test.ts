@@ -261,6 +261,9 @@ describe('POST /_replicate', () => {
         'db_not_found',
       ],
       [{ source: 'src', target: 'tgt', continuous: 'yes' }, 400, 'bad_request'],
+      [{ source: 'src', target: 'tgt', retries_per_request: -1 }, 400, 'bad_request'],
+      // Nothing listens there: said as a bad gateway, at once without retries.
+      [{ source: 'http://127.0.0.1:1/db', target: 'tgt', retries_per_request: 0 }, 502, 'replication_failed'],
     ];
     for (const [body, status, error] of cases) {
       const r = await run(t, body);
@@ -399,9 +402,17 @@ describe('POST /_replicate', () => {
     assert.deepEqual(rows, ['newest']);
   });
 
-  it('a peer without _bulk_get is read with open_revs', async () => {
+  it('a peer without _bulk_get is read with open_revs; a 503 is asked again', async () => {
     // A proxy to the peer that answers `_bulk_get` as a server from before it would.
+    // It also answers the first `_changes` with a 503: the request is sent again.
+    let busy = true;
     const proxy: Server = createServer(async (req, res) => {
+      if (req.url?.includes('/_changes') && busy) {
+        busy = false;
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end('{"error":"service_unavailable","reason":"busy"}');
+        return;
+      }
       if (req.url?.includes('/_bulk_get')) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end('{"error":"not_found","reason":"missing"}');
@@ -433,6 +444,7 @@ describe('POST /_replicate', () => {
         create_target: true,
       });
       assert.equal(r.status, 200, r.text);
+      assert.equal(busy, false);
       await assertCarried(peer, 'pushed', t, 'from_old_peer');
     } finally {
       await new Promise((resolve) => proxy.close(resolve));

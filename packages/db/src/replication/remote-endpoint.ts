@@ -30,6 +30,14 @@ export interface RemoteSpec {
 /** How long one request may take before the job fails it (CouchDB's `connection_timeout`: 30 s). */
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** CouchDB's `retries_per_request`, and the first pause between attempts (doubling, capped). */
+const DEFAULT_RETRIES = 5;
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 10_000;
+
+/** Answers worth asking again: the peer is busy or briefly away. */
+const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+
 export class RemoteEndpoint implements Endpoint {
   readonly shown: string;
   /** Whether the peer answers `_bulk_get` (CouchDB 2.3+, PouchDB Server, Divan); else `open_revs`. */
@@ -39,6 +47,8 @@ export class RemoteEndpoint implements Endpoint {
   constructor(
     readonly spec: RemoteSpec,
     private readonly timeoutMs = DEFAULT_TIMEOUT_MS,
+    /** Attempts after the first for a request the peer did not answer or answered 5xx/429 (`retries_per_request`). */
+    private readonly retries = DEFAULT_RETRIES,
   ) {
     this.shown = `${spec.url}/`;
   }
@@ -251,21 +261,31 @@ export class RemoteEndpoint implements Endpoint {
     }
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const query = options.query === undefined || options.query.size === 0 ? '' : `?${options.query}`;
-    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
-    const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
-    try {
-      const response = await fetch(`${this.spec.url}${path}${query}`, {
-        method,
-        headers,
-        ...(options.body === undefined ? {} : { body: stringifyJson(options.body) }),
-        signal,
-      });
-      return { status: response.status, text: await response.text() };
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      // The cause names the host and port only: never the credentials (they are not in the URL).
-      const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : '';
-      throw new CouchError('replication_failed', `${method} ${this.shown} failed: ${cause}`, 502);
+    const body = options.body === undefined ? undefined : stringifyJson(options.body);
+    // Every request the replicator makes is idempotent (`new_edits=false` writes, reads), so it may be sent again.
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= this.retries;
+      const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
+      const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
+      try {
+        const response = await fetch(`${this.spec.url}${path}${query}`, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal,
+        });
+        const reply = { status: response.status, text: await response.text() };
+        if (last || !RETRIED_STATUSES.has(reply.status)) return reply;
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        if (last) {
+          // The cause names the host and port only: never the credentials (they are not in the URL).
+          const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : '';
+          throw new CouchError('replication_failed', `${method} ${this.shown} failed: ${cause}`, 502);
+        }
+      }
+      await pause(Math.min(FIRST_RETRY_MS * 2 ** attempt, MAX_RETRY_MS), options.signal);
+      if (options.signal?.aborted) throw options.signal.reason;
     }
   }
 
@@ -310,4 +330,17 @@ function idOf(doc: JsonValue): string {
 /** `_local/<id>` with the id's own characters escaped (a replication id may hold `+`). */
 function localPath(id: string): string {
   return `_local/${encodeURIComponent(id.slice('_local/'.length))}`;
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal?.addEventListener('abort', done);
+  });
 }

@@ -286,7 +286,7 @@ export class Replicator {
     create: boolean,
   ): Promise<Endpoint> {
     if (spec.kind === 'remote') {
-      const remote = new RemoteEndpoint(spec.remote, request.connectionTimeoutMs);
+      const remote = new RemoteEndpoint(spec.remote, request.connectionTimeoutMs, request.retriesPerRequest);
       if (create) await remote.create(request.createTargetParams);
       // Reachable and readable now: a one-shot's answer says so rather than its first batch.
       await remote.info();

@@ -27,6 +27,7 @@ export interface ReplicationRequest {
   winningRevsOnly: boolean;
   workerBatchSize: number;
   connectionTimeoutMs: number;
+  retriesPerRequest: number;
 }
 
 /** CouchDB's defaults (`[replicator]` section). */
@@ -34,6 +35,7 @@ export const DEFAULTS = {
   workerBatchSize: 500,
   checkpointIntervalMs: 30_000,
   connectionTimeoutMs: 30_000,
+  retriesPerRequest: 5,
 } as const;
 
 export function readReplicationRequest(body: unknown): ReplicationRequest {
@@ -62,10 +64,10 @@ export function readReplicationRequest(body: unknown): ReplicationRequest {
     winningRevsOnly: bool(b, 'winning_revs_only'),
     workerBatchSize: positiveInt(b, 'worker_batch_size') ?? DEFAULTS.workerBatchSize,
     connectionTimeoutMs: positiveInt(b, 'connection_timeout') ?? DEFAULTS.connectionTimeoutMs,
+    retriesPerRequest: nonNegativeInt(b, 'retries_per_request') ?? DEFAULTS.retriesPerRequest,
   };
-  // Read and checked for their types, as CouchDB does; one connection and one attempt per request here.
+  // Checked for its type, as CouchDB does; a job makes one request at a time here.
   positiveInt(b, 'http_connections');
-  nonNegativeInt(b, 'retries_per_request');
   if (b.since_seq !== undefined) request.sinceSeq = b.since_seq;
   const filter = filterOf(b);
   if (filter !== undefined) request.filter = filter;
@@ -86,6 +88,7 @@ function emptyRequest(): ReplicationRequest {
     winningRevsOnly: false,
     workerBatchSize: DEFAULTS.workerBatchSize,
     connectionTimeoutMs: DEFAULTS.connectionTimeoutMs,
+    retriesPerRequest: DEFAULTS.retriesPerRequest,
   };
 }
 
