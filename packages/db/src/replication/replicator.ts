@@ -9,7 +9,7 @@ import { isAdmin, requireAdmin, type UserCtx } from '../auth/index.js';
 import type { Database } from '../documents/database.js';
 import { CouchError } from '../errors.js';
 import type { Endpoint } from './endpoint.js';
-import { ReplicationSession, type SessionResult } from './job.js';
+import { ReplicationSession, type SessionResult } from './session.js';
 import { LocalEndpoint } from './local-endpoint.js';
 import { randomBytes } from 'node:crypto';
 import type { Storage } from '../storage/contract.js';
