@@ -1,7 +1,7 @@
 /**
  * One side of a replication, behind the same interface whether it is this server's own database
  * (./local-endpoint.ts, in process) or a CouchDB-protocol server (./remote-endpoint.ts, HTTP).
- * The job (./job.ts) speaks only this: the replication protocol's requests, each one call.
+ * A replication session (./session.ts) speaks only this: the replication protocol's requests, each one call.
  * Documents travel as Divan's JSON values (exact numbers, member order), so a document comes
  * out of the target as it went into the source.
  */
