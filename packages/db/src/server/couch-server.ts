@@ -32,6 +32,7 @@ import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
 import { RequestStats } from './request-stats.js';
+import { Replicator } from '../replication/replicator.js';
 
 /** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
 function mangoMappers(group: ViewGroup) {
@@ -90,6 +91,17 @@ export class CouchServer {
   readonly startTime = Date.now();
   /** Counted by the HTTP layer, read by `/_node/{node}/_stats`. */
   readonly stats = new RequestStats();
+  /** The replications `POST /_replicate` started, acting on this server's databases in process. */
+  readonly replicator = new Replicator({
+    values: {
+      getServerValue: (key) => this.storage.getServerValue(key),
+      setServerValue: (key, value) => this.storage.setServerValue(key, value),
+    },
+    node: NODE_NAME,
+    log: (line) => this.log(line),
+    openDb: (name) => this.db(name),
+    createDb: (name) => this.createDb(name),
+  });
   private readonly open = new Map<string, Database>();
   /** What every database is opened with: the view engine's design rules, the password rounds of `_users`. */
   private readonly databaseOptions: DatabaseOptions;
@@ -258,6 +270,7 @@ export class CouchServer {
   }
 
   async close(): Promise<void> {
+    await this.replicator.close();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();
     this.viewManagers.clear();

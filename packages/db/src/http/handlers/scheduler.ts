@@ -1,23 +1,36 @@
 /**
- * `/_scheduler/jobs` and `/_scheduler/docs`: the replication scheduler's lists, empty until
- * server-side replication exists (admin-only, as in CouchDB); `POST /_replicate` refuses with
- * the reason that says so (documents/replicator-db.ts).
+ * `POST /_replicate` (replication/: a one-shot answers when done, a continuous job with 202) and
+ * `/_scheduler/jobs` (the running `_replicate` jobs, admin-only as in CouchDB);
+ * `/_scheduler/docs` stays empty while `_replicator` documents are refused
+ * (documents/replicator-db.ts).
  */
-import { requireAdmin } from '../../auth/index.js';
+import { isAdmin, requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
-import { replicationUnavailable } from '../../documents/replicator-db.js';
-import type { RequestContext } from '../context.js';
+import { toPlain } from '../../json/index.js';
+import { readReplicationRequest } from '../../replication/request.js';
+import { readJson } from '../body.js';
+import { param, type RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
 
 export const scheduler = {
-  /** `POST /_replicate`: refused, whoever asks and whatever it asks (a cancel too: no job exists). */
-  replicate(): void {
-    throw replicationUnavailable();
+  /**
+   * `POST /_replicate`: any signed-in user, acting with their own rights on local databases
+   * (an admin's job acts as admin). Anonymous callers are refused: a replication makes this
+   * server fetch and write URLs on their behalf.
+   */
+  async replicate(ctx: RequestContext): Promise<void> {
+    if (ctx.user.name === null && !isAdmin(ctx.user)) {
+      throw new CouchError('unauthorized', 'You must be signed in to replicate.');
+    }
+    const request = readReplicationRequest(toPlain(await readJson(ctx, true)));
+    const answer = await ctx.server.replicator.replicate(request, ctx.user);
+    sendJson(ctx, answer.status, answer.body);
   },
 
   jobs(ctx: RequestContext): void {
     requireAdmin(ctx.user);
-    sendJson(ctx, 200, { total_rows: 0, offset: 0, jobs: [] });
+    const jobs = ctx.server.replicator.schedulerJobs();
+    sendJson(ctx, 200, { total_rows: jobs.length, offset: 0, jobs });
   },
 
   /** `/_scheduler/docs` and `/_scheduler/docs/{replicator db}`. */
@@ -28,7 +41,9 @@ export const scheduler = {
 
   job(ctx: RequestContext): void {
     requireAdmin(ctx.user);
-    throw new CouchError('not_found', 'unknown_job');
+    const job = ctx.server.replicator.schedulerJobs().find((entry) => entry.id === param(ctx, 'docid'));
+    if (job === undefined) throw new CouchError('not_found', 'unknown_job');
+    sendJson(ctx, 200, job);
   },
 
   doc(ctx: RequestContext): void {

@@ -62,6 +62,7 @@ export const views = {
     requireAdmin(ctx.user);
     const tasks: object[] = [...compactionTasks()];
     for (const manager of ctx.server.allViews()) tasks.push(...(await manager.tasks()));
+    tasks.push(...ctx.server.replicator.tasks());
     sendJson(ctx, 200, tasks);
   },
 };

@@ -1,0 +1,279 @@
+/**
+ * This server's own database as a replication endpoint: read and written in process through the
+ * database layer, as the job's user. The same rules as over HTTP apply: the user must be a member
+ * of the database (`_security`), and every write passes `documents/write-rules.ts` (design
+ * documents need a DB admin, `validate_doc_update` runs with the user's context). Only DB admins
+ * read a users database whole (its members see only their own document over HTTP).
+ */
+import { randomUUID } from 'node:crypto';
+import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
+import { changeEvents, type ChangesOptions, type DocFilter } from '../documents/changes.js';
+import type { Database, OpenOptions, Writer } from '../documents/database.js';
+import { readDocInput } from '../documents/doc-input.js';
+import { isUsersDb } from '../documents/users-db.js';
+import { CouchError, notFound } from '../errors.js';
+import { fromPlain, JsonObject, parseJson, stringifyJson, toPlain, type JsonValue } from '../json/index.js';
+import { matches } from '../mango/match.js';
+import { selectorParser } from '../mango/selector-parser.js';
+import { parseSelector } from '../mango/selector.js';
+import { parseRev } from '../revisions/index.js';
+import { createChangesFilter, type ChangesFilterRunner } from '../sandbox/index.js';
+import {
+  statusOfError,
+  type ChangeEntry,
+  type ChangesFilter,
+  type ChangesPage,
+  type ChangesRequest,
+  type Endpoint,
+  type EndpointInfo,
+  type RevsDiff,
+  type Wanted,
+  type WriteFailure,
+} from './endpoint.js';
+
+export class LocalEndpoint implements Endpoint {
+  readonly shown: string;
+  private filterState: { filter: ChangesFilter; docFilter: DocFilter; runner?: ChangesFilterRunner } | undefined;
+
+  private constructor(
+    readonly db: Database,
+    private readonly user: UserCtx,
+    private readonly role: 'source' | 'target',
+    private readonly log: (line: string) => void,
+  ) {
+    this.shown = db.name;
+  }
+
+  /**
+   * Opens the database for a job of `user`: refused (CouchDB's 401/403) unless the user is a
+   * member; reading a users database needs its DB admin.
+   */
+  static async open(db: Database, user: UserCtx, role: 'source' | 'target', log: (line: string) => void) {
+    const endpoint = new LocalEndpoint(db, user, role, log);
+    await endpoint.writer();
+    return endpoint;
+  }
+
+  /**
+   * The job's writer under the database's `_security` as it is now: checked again before each
+   * batch, so a continuous job loses a right as soon as its user does.
+   */
+  private async writer(): Promise<Writer> {
+    const security: SecurityObject = await this.db.security();
+    requireMember(this.user, security);
+    if (this.role === 'source' && isUsersDb(this.db.name) && !isDbAdmin(this.user, security)) {
+      throw new CouchError('forbidden', `Only admins of ${this.db.name} may replicate from it.`);
+    }
+    return { user: this.user, security };
+  }
+
+  async info(): Promise<EndpointInfo> {
+    const meta = await this.db.meta();
+    // As `GET /db` shows it (http/handlers/databases.ts).
+    return { instanceStartTime: String(Math.floor(meta.createdAt / 1000)), updateSeq: meta.updateSeq };
+  }
+
+  async changes(request: ChangesRequest): Promise<ChangesPage> {
+    await this.writer();
+    const since = seqNumber(request.since);
+    let page = await this.read(since, request);
+    if (page.results.length > 0 || request.waitMs === undefined || request.signal?.aborted) return page;
+    await this.waitForChange(since, request.waitMs, request.signal);
+    page = await this.read(since, request);
+    return page;
+  }
+
+  private async read(since: number, request: ChangesRequest): Promise<ChangesPage> {
+    const options: ChangesOptions = {
+      since,
+      descending: false,
+      includeDocs: false,
+      conflicts: false,
+      allLeaves: true,
+      ...(await this.filterOptions(request.filter)),
+    };
+    // Read first: a change committed during the scan may be past it, never skipped by it.
+    const seqAtStart = await this.db.updateSeq();
+    const results: ChangeEntry[] = [];
+    let lastSeq = since;
+    // Every change moves `lastSeq`, also those a filter rejects: the checkpoint does not scan them again.
+    for await (const event of changeEvents(this.db, options)) {
+      lastSeq = Math.max(lastSeq, event.seq);
+      if (event.json === undefined) continue;
+      results.push(JSON.parse(event.json) as ChangeEntry);
+      if (results.length >= request.limit) return { results, lastSeq };
+    }
+    return { results, lastSeq: Math.max(lastSeq, seqAtStart) };
+  }
+
+  private waitForChange(since: number, waitMs: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      let stop = () => {};
+      const done = () => {
+        stop();
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      timer.unref();
+      signal?.addEventListener('abort', done);
+      stop = this.db.onChange((seq) => {
+        if (seq > since) done();
+      });
+    });
+  }
+
+  private async filterOptions(filter: ChangesFilter | undefined): Promise<Partial<ChangesOptions>> {
+    if (filter === undefined) return {};
+    if (filter.kind === 'doc_ids') {
+      const docIds = new Map<string, number>();
+      for (const id of filter.ids) docIds.set(id, 1);
+      return { docIds };
+    }
+    if (this.filterState?.filter !== filter) this.filterState = await this.docFilterOf(filter);
+    return { docFilter: this.filterState.docFilter };
+  }
+
+  private async docFilterOf(filter: ChangesFilter & { kind: 'selector' | 'design' }) {
+    if (filter.kind === 'selector') {
+      const selector = parseSelector(fromPlain(filter.selector));
+      const parse = selectorParser(selector);
+      const docFilter: DocFilter = { test: async (docs) => docs.map((doc) => matches(selector, parse(doc))) };
+      return { filter, docFilter };
+    }
+    const [ddocName, name] = splitFilterName(filter.name);
+    const ddoc = await this.designDoc(`_design/${ddocName}`);
+    const filters = ddoc.get('filters');
+    const source = filters instanceof JsonObject ? filters.get(name) : undefined;
+    if (typeof source !== 'string') {
+      throw notFound(`The filter ${filter.name} does not exist in ${this.db.name}.`);
+    }
+    const runner = await createChangesFilter(
+      { name: filter.name, source, ddocJson: stringifyJson(ddoc) },
+      { log: (message, kind) => this.log(`${kind === 'user' ? 'Log' : 'Error'} :: ${message}`) },
+    );
+    const req = JSON.stringify(await this.requestObject(filter.queryParams));
+    const docFilter: DocFilter = { test: (docs) => runner.filterBatch(docs, req) };
+    return { filter, docFilter, runner };
+  }
+
+  /** The request object a filter function receives, as CouchDB's replicator's `_changes` request makes it. */
+  private async requestObject(query: Record<string, string>): Promise<unknown> {
+    const meta = await this.db.meta();
+    const { user, security } = await this.writer();
+    return {
+      info: { db_name: this.db.name, update_seq: meta.updateSeq, doc_count: meta.docCount },
+      uuid: randomUUID().replaceAll('-', ''),
+      id: null,
+      method: 'GET',
+      requested_path: [this.db.name, '_changes'],
+      path: [this.db.name, '_changes'],
+      raw_path: `/${encodeURIComponent(this.db.name)}/_changes`,
+      query,
+      headers: {},
+      body: 'undefined',
+      peer: '127.0.0.1',
+      form: {},
+      cookie: {},
+      userCtx: { db: this.db.name, name: user.name, roles: user.roles },
+      secObj: security,
+    };
+  }
+
+  private async designDoc(id: string): Promise<JsonObject> {
+    const found = await this.db.winningBody(id);
+    if (found === undefined) throw notFound(`The design document ${id} does not exist in ${this.db.name}.`);
+    const body = found.body as JsonObject;
+    return new JsonObject(['_id', '_rev', ...body.keys], [id, found.rev, ...body.values]);
+  }
+
+  async filterSource(name: string): Promise<string> {
+    const [ddocName, filterName] = splitFilterName(name);
+    const filters = (await this.designDoc(`_design/${ddocName}`)).get('filters');
+    const source = filters instanceof JsonObject ? filters.get(filterName) : undefined;
+    if (typeof source !== 'string') throw notFound(`The filter ${name} does not exist in ${this.db.name}.`);
+    return source;
+  }
+
+  async revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, RevsDiff>> {
+    const request = new Map([...revs].map(([id, list]) => [id, list.map((rev) => parseRev(rev))]));
+    const diff = await this.db.revsDiff(request);
+    return new Map(
+      Object.entries(diff).map(([id, found]) => [
+        id,
+        { missing: found.missing, possibleAncestors: found.possible_ancestors ?? [] },
+      ]),
+    );
+  }
+
+  async fetch(wanted: readonly Wanted[]): Promise<JsonValue[]> {
+    const docs: JsonValue[] = [];
+    const ahead = await this.db.readAhead(wanted.map(({ id }) => id));
+    for (const { id, revs, attsSince } of wanted) {
+      const options: OpenOptions = { revs: true, attachments: true };
+      if (attsSince.length > 0) options.attsSince = attsSince.map((rev) => parseRev(rev));
+      const opened = await this.db.openRevs(
+        id,
+        revs.map((rev) => parseRev(rev)),
+        options,
+        ahead,
+      );
+      for (const result of opened) if ('ok' in result) docs.push(parseJson(result.doc.json));
+    }
+    return docs;
+  }
+
+  async write(docs: readonly JsonValue[]): Promise<WriteFailure[]> {
+    const writer = await this.writer();
+    try {
+      const results = await this.db.bulkDocs(docs, false, writer);
+      const failures: WriteFailure[] = [];
+      for (const result of results) {
+        if ('error' in result) failures.push({ ...result, status: statusOfError(result.error) });
+      }
+      return failures;
+    } catch (error) {
+      // One document the whole batch cannot take (a 413, a malformed document): said per document.
+      if (!(error instanceof CouchError) || docs.length !== 1) throw error;
+      const doc = docs[0];
+      const id = doc instanceof JsonObject ? String(doc.get('_id')) : '';
+      return [{ id, error: error.error, reason: error.reason, status: error.status }];
+    }
+  }
+
+  async getLocal(id: string): Promise<Record<string, unknown> | undefined> {
+    const doc = await this.db.store.getLocal(id);
+    if (doc === undefined) return undefined;
+    return { ...(toPlain(parseJson(doc.body)) as Record<string, unknown>), _id: id, _rev: doc.rev };
+  }
+
+  async putLocal(id: string, body: Record<string, unknown>): Promise<string> {
+    await this.writer();
+    return (await this.db.local.put(id, readDocInput(fromPlain({ ...body, _id: id })))).rev;
+  }
+
+  close(): void {
+    this.filterState?.runner?.dispose();
+    this.filterState = undefined;
+  }
+}
+
+/** `ddoc/name`, as `_changes` takes a design filter. */
+export function splitFilterName(name: string): [string, string] {
+  const parts = name.split('/');
+  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
+    throw new CouchError('bad_request', '`filter` must be of the form `designname/filtername`');
+  }
+  return [parts[0]!, parts[1]!];
+}
+
+/** A local database's sequences are integers; a checkpoint or `since_seq` from elsewhere is read as one. */
+function seqNumber(seq: unknown): number {
+  if (typeof seq === 'number') return seq;
+  if (typeof seq === 'string') {
+    const leading = /^\d+/.exec(seq);
+    if (leading !== null) return Number(leading[0]);
+  }
+  return 0;
+}

@@ -1,0 +1,346 @@
+/**
+ * A CouchDB-protocol database over HTTP (CouchDB, PouchDB Server, another Divan) as a replication
+ * endpoint, with node's fetch. Credentials (`auth.basic`, user:pass in the URL or an
+ * `Authorization` header) are kept apart from the URL and sent only as the header: what the
+ * endpoint shows (`shown`) and every error it raises carry the URL without them.
+ */
+import { CouchError } from '../errors.js';
+import { JsonObject, parseJson, stringifyJson, type JsonValue } from '../json/index.js';
+import {
+  statusOfError,
+  type ChangeEntry,
+  type ChangesPage,
+  type ChangesRequest,
+  type Endpoint,
+  type EndpointInfo,
+  type RevsDiff,
+  type Wanted,
+  type WriteFailure,
+} from './endpoint.js';
+
+/** A remote endpoint as a replication request names it, its credentials set apart. */
+export interface RemoteSpec {
+  /** The database's URL without user info, ending without `/`. */
+  url: string;
+  /** Extra request headers (an `Authorization` among them is moved to `basic`). */
+  headers: Record<string, string>;
+  basic?: { username: string; password: string };
+}
+
+/** How long one request may take before the job fails it (CouchDB's `connection_timeout`: 30 s). */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** CouchDB's `retries_per_request`, and the first pause between attempts (doubling, capped). */
+const DEFAULT_RETRIES = 5;
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 10_000;
+
+/** Answers worth asking again: the peer is busy or briefly away. */
+const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+export class RemoteEndpoint implements Endpoint {
+  readonly shown: string;
+  /** Whether the peer answers `_bulk_get` (CouchDB 2.3+, PouchDB Server, Divan); else `open_revs`. */
+  private bulkGet = true;
+  private readonly waits = new Set<AbortController>();
+
+  constructor(
+    readonly spec: RemoteSpec,
+    private readonly timeoutMs = DEFAULT_TIMEOUT_MS,
+    /** Attempts after the first for a request the peer did not answer or answered 5xx/429 (`retries_per_request`). */
+    private readonly retries = DEFAULT_RETRIES,
+  ) {
+    this.shown = `${spec.url}/`;
+  }
+
+  async info(): Promise<EndpointInfo> {
+    const reply = await this.request('GET', '', {});
+    if (reply.status === 404) throw new CouchError('db_not_found', `Database ${this.shown} does not exist.`, 404);
+    const info = this.json(reply, 'GET /db') as { instance_start_time?: unknown; update_seq?: unknown };
+    return { instanceStartTime: String(info.instance_start_time ?? '0'), updateSeq: info.update_seq ?? 0 };
+  }
+
+  /** Creates the database (`create_target`): an existing one is fine. */
+  async create(params: Record<string, unknown>): Promise<void> {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(params)) query.set(key, String(value));
+    const reply = await this.request('PUT', '', { query });
+    if (reply.status === 412) return;
+    this.json(reply, 'PUT /db');
+  }
+
+  async changes(request: ChangesRequest): Promise<ChangesPage> {
+    if (request.signal?.aborted) return { results: [], lastSeq: request.since };
+    const query = new URLSearchParams({ style: 'all_docs', limit: String(request.limit) });
+    if (request.since !== undefined && request.since !== 0) {
+      query.set('since', typeof request.since === 'string' ? request.since : JSON.stringify(request.since));
+    }
+    if (request.waitMs !== undefined) {
+      query.set('feed', 'longpoll');
+      query.set('timeout', String(request.waitMs));
+    }
+    let body: JsonValue | undefined;
+    const filter = request.filter;
+    if (filter?.kind === 'doc_ids') {
+      query.set('filter', '_doc_ids');
+      body = new JsonObject(['doc_ids'], [[...filter.ids]]);
+    } else if (filter?.kind === 'selector') {
+      query.set('filter', '_selector');
+      body = parseJson(JSON.stringify({ selector: filter.selector }));
+    } else if (filter?.kind === 'design') {
+      query.set('filter', filter.name);
+      for (const [key, value] of Object.entries(filter.queryParams)) query.set(key, value);
+    }
+    // A longpoll is cancelled with the job, and may take its whole timeout.
+    const wait = new AbortController();
+    this.waits.add(wait);
+    const onAbort = () => wait.abort();
+    request.signal?.addEventListener('abort', onAbort);
+    try {
+      const reply = await this.request(body === undefined ? 'GET' : 'POST', '/_changes', {
+        query,
+        ...(body === undefined ? {} : { body }),
+        signal: wait.signal,
+        timeoutMs: (request.waitMs ?? 0) + this.timeoutMs,
+      });
+      const page = this.json(reply, 'GET /db/_changes') as { results?: ChangeEntry[]; last_seq?: unknown };
+      return { results: page.results ?? [], lastSeq: page.last_seq ?? request.since };
+    } catch (error) {
+      if (wait.signal.aborted && request.signal?.aborted) return { results: [], lastSeq: request.since };
+      throw error;
+    } finally {
+      request.signal?.removeEventListener('abort', onAbort);
+      this.waits.delete(wait);
+    }
+  }
+
+  async revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, RevsDiff>> {
+    const body = new JsonObject(
+      [...revs.keys()],
+      [...revs.values()].map((list) => [...list]),
+    );
+    const reply = await this.request('POST', '/_revs_diff', { body });
+    const diff = this.json(reply, 'POST /db/_revs_diff') as Record<
+      string,
+      { missing?: string[]; possible_ancestors?: string[] }
+    >;
+    return new Map(
+      Object.entries(diff).map(([id, found]) => [
+        id,
+        { missing: found.missing ?? [], possibleAncestors: found.possible_ancestors ?? [] },
+      ]),
+    );
+  }
+
+  async fetch(wanted: readonly Wanted[]): Promise<JsonValue[]> {
+    if (this.bulkGet) {
+      const entries = wanted.flatMap(({ id, revs, attsSince }) =>
+        revs.map((rev) =>
+          attsSince.length === 0
+            ? new JsonObject(['id', 'rev'], [id, rev])
+            : new JsonObject(['id', 'rev', 'atts_since'], [id, rev, [...attsSince]]),
+        ),
+      );
+      const query = new URLSearchParams({ revs: 'true', attachments: 'true', latest: 'true' });
+      const reply = await this.request('POST', '/_bulk_get', { query, body: new JsonObject(['docs'], [entries]) });
+      // Servers before `_bulk_get` answer its path as a document or a method they lack.
+      if (reply.status === 404 || reply.status === 405 || reply.status === 400 || reply.status === 501) {
+        this.bulkGet = false;
+      } else {
+        const results = this.documents(reply, 'POST /db/_bulk_get').get('results');
+        const docs: JsonValue[] = [];
+        for (const result of Array.isArray(results) ? results : []) {
+          const items = result instanceof JsonObject ? result.get('docs') : undefined;
+          for (const item of Array.isArray(items) ? items : []) {
+            const ok = item instanceof JsonObject ? item.get('ok') : undefined;
+            if (ok instanceof JsonObject) docs.push(ok);
+          }
+        }
+        return docs;
+      }
+    }
+    const docs: JsonValue[] = [];
+    for (const { id, revs, attsSince } of wanted) {
+      const query = new URLSearchParams({
+        revs: 'true',
+        attachments: 'true',
+        latest: 'true',
+        open_revs: JSON.stringify(revs),
+      });
+      if (attsSince.length > 0) query.set('atts_since', JSON.stringify(attsSince));
+      const reply = await this.request('GET', `/${encodeURIComponent(id)}`, {
+        query,
+        accept: 'application/json',
+      });
+      if (reply.status === 404) continue;
+      const list = parseJson(this.text(reply, 'GET /db/doc?open_revs'));
+      for (const item of Array.isArray(list) ? list : []) {
+        const ok = item instanceof JsonObject ? item.get('ok') : undefined;
+        if (ok instanceof JsonObject) docs.push(ok);
+      }
+    }
+    return docs;
+  }
+
+  async write(docs: readonly JsonValue[]): Promise<WriteFailure[]> {
+    const reply = await this.request('POST', '/_bulk_docs', {
+      body: new JsonObject(['docs', 'new_edits'], [[...docs], false]),
+    });
+    if (reply.status === 413 && docs.length > 1) {
+      // Too large for the peer: halves, down to single documents (CouchDB's replicator splits so).
+      const half = Math.ceil(docs.length / 2);
+      return [...(await this.write(docs.slice(0, half))), ...(await this.write(docs.slice(half)))];
+    }
+    if (reply.status === 401 || reply.status === 403 || reply.status === 413 || reply.status === 415) {
+      // The whole request refused: each of its documents is a failure of that kind.
+      const { error, reason } = errorOf(reply.text, reply.status);
+      return docs.map((doc) => ({ id: idOf(doc), error, reason, status: reply.status }));
+    }
+    const rows = this.json(reply, 'POST /db/_bulk_docs') as {
+      id: string;
+      rev?: string;
+      error?: string;
+      reason?: string;
+    }[];
+    const failures: WriteFailure[] = [];
+    for (const row of Array.isArray(rows) ? rows : []) {
+      if (row.error === undefined) continue;
+      failures.push({
+        id: row.id,
+        ...(row.rev === undefined ? {} : { rev: row.rev }),
+        error: row.error,
+        reason: String(row.reason ?? ''),
+        status: statusOfError(row.error),
+      });
+    }
+    return failures;
+  }
+
+  async getLocal(id: string): Promise<Record<string, unknown> | undefined> {
+    const reply = await this.request('GET', `/${localPath(id)}`, {});
+    if (reply.status === 404) return undefined;
+    return this.json(reply, 'GET /db/_local/id') as Record<string, unknown>;
+  }
+
+  async putLocal(id: string, body: Record<string, unknown>): Promise<string> {
+    const reply = await this.request('PUT', `/${localPath(id)}`, { body: parseJson(JSON.stringify(body)) });
+    return String((this.json(reply, 'PUT /db/_local/id') as { rev?: unknown }).rev ?? '');
+  }
+
+  async filterSource(name: string): Promise<string> {
+    const [ddoc, filter] = name.split('/');
+    const reply = await this.request('GET', `/_design/${encodeURIComponent(ddoc ?? '')}`, {});
+    if (reply.status === 404) throw new CouchError('not_found', `The filter ${name} does not exist in ${this.shown}.`);
+    const doc = this.json(reply, 'GET /db/_design/ddoc') as { filters?: Record<string, unknown> };
+    const source = doc.filters?.[filter ?? ''];
+    if (typeof source !== 'string') {
+      throw new CouchError('not_found', `The filter ${name} does not exist in ${this.shown}.`);
+    }
+    return source;
+  }
+
+  close(): void {
+    for (const wait of this.waits) wait.abort();
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    options: {
+      query?: URLSearchParams;
+      body?: JsonValue;
+      signal?: AbortSignal;
+      accept?: string;
+      timeoutMs?: number;
+    },
+  ): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = { accept: options.accept ?? 'application/json', ...this.spec.headers };
+    if (this.spec.basic !== undefined) {
+      const { username, password } = this.spec.basic;
+      headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+    }
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const query = options.query === undefined || options.query.size === 0 ? '' : `?${options.query}`;
+    const body = options.body === undefined ? undefined : stringifyJson(options.body);
+    // Every request the replicator makes is idempotent (`new_edits=false` writes, reads), so it may be sent again.
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= this.retries;
+      const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
+      const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
+      try {
+        const response = await fetch(`${this.spec.url}${path}${query}`, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal,
+        });
+        const reply = { status: response.status, text: await response.text() };
+        if (last || !RETRIED_STATUSES.has(reply.status)) return reply;
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        if (last) {
+          // The cause names the host and port only: never the credentials (they are not in the URL).
+          const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : '';
+          throw new CouchError('replication_failed', `${method} ${this.shown} failed: ${cause}`, 502);
+        }
+      }
+      await pause(Math.min(FIRST_RETRY_MS * 2 ** attempt, MAX_RETRY_MS), options.signal);
+      if (options.signal?.aborted) throw options.signal.reason;
+    }
+  }
+
+  private text(reply: { status: number; text: string }, what: string): string {
+    if (reply.status >= 200 && reply.status < 300) return reply.text;
+    const { error, reason } = errorOf(reply.text, reply.status);
+    throw new CouchError(error, `${what} on ${this.shown}: ${reason}`, reply.status);
+  }
+
+  private json(reply: { status: number; text: string }, what: string): unknown {
+    const text = this.text(reply, what);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new CouchError('replication_failed', `${what} on ${this.shown} did not answer JSON.`, 502);
+    }
+  }
+
+  /** An answer that carries documents, parsed as Divan keeps JSON (exact numbers, member order). */
+  private documents(reply: { status: number; text: string }, what: string): JsonObject {
+    const value = parseJson(this.text(reply, what));
+    if (!(value instanceof JsonObject)) {
+      throw new CouchError('replication_failed', `${what} on ${this.shown} did not answer an object.`, 502);
+    }
+    return value;
+  }
+}
+
+function errorOf(text: string, status: number): { error: string; reason: string } {
+  try {
+    const body = JSON.parse(text) as { error?: unknown; reason?: unknown };
+    return { error: String(body.error ?? 'unknown_error'), reason: String(body.reason ?? '') };
+  } catch {
+    return { error: status === 413 ? 'too_large' : 'unknown_error', reason: `HTTP ${status}` };
+  }
+}
+
+function idOf(doc: JsonValue): string {
+  return doc instanceof JsonObject ? String(doc.get('_id')) : '';
+}
+
+/** `_local/<id>` with the id's own characters escaped (a replication id may hold `+`). */
+function localPath(id: string): string {
+  return `_local/${encodeURIComponent(id.slice('_local/'.length))}`;
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal?.addEventListener('abort', done);
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * The replication id, by the inputs of CouchDB's version 4 (couch_replicator_ids): this server's
+ * uuid, each endpoint without its password (a remote one as user, host, non-default port, path
+ * and extra headers; a local one by its name), and the filter (a design filter's source code and
+ * query params, the doc ids, or the selector), hashed with MD5 into 32 hex digits; then the
+ * `+continuous` and `+create_target` suffixes. The same request gives the same id, so a job
+ * finds its checkpoints again; a changed password does not change it. The digest is taken over
+ * canonical JSON, not Erlang's term format: ids are this server's own (its uuid is in them), so
+ * no other implementation has to reproduce them.
+ */
+import { createHash } from 'node:crypto';
+import type { EndpointSpec, ReplicationRequest } from './request.js';
+
+export const REPLICATION_ID_VERSION = 4;
+
+export interface ReplicationId {
+  base: string;
+  /** `+continuous`, `+create_target`, in CouchDB's order. */
+  extension: string;
+  /** What `_local_id` and the checkpoints' names carry. */
+  full: string;
+}
+
+export function replicationId(serverUuid: string, request: ReplicationRequest, filterSource?: string): ReplicationId {
+  const parts: unknown[] = [serverUuid, endpointInfo(request.source), endpointInfo(request.target)];
+  const filter = request.filter;
+  if (filter?.kind === 'design') parts.push(filterSource ?? filter.name, sortedObject(filter.queryParams));
+  else if (filter?.kind === 'doc_ids') parts.push(filter.ids);
+  else if (filter?.kind === 'selector') parts.push(sortedObject(filter.selector));
+  // Checkpoints of a winners-only replication are not a full one's.
+  if (request.winningRevsOnly) parts.push('winning_revs_only');
+  const base = createHash('md5').update(JSON.stringify(parts)).digest('hex');
+  const extension = `${request.continuous ? '+continuous' : ''}${request.createTarget ? '+create_target' : ''}`;
+  return { base, extension, full: base + extension };
+}
+
+function endpointInfo(spec: EndpointSpec): unknown {
+  if (spec.kind === 'local') return ['local', spec.name];
+  const url = new URL(spec.remote.url);
+  const defaultPort = url.port === '' || url.port === '5984';
+  const headers = Object.entries(spec.remote.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [
+    'remote',
+    spec.remote.basic?.username ?? null,
+    url.hostname,
+    defaultPort ? 'default' : Number(url.port),
+    url.pathname,
+    headers,
+  ];
+}
+
+/** Objects with their members sorted at every level, so member order does not change the id. */
+function sortedObject(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedObject);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortedObject((value as Record<string, unknown>)[key]);
+  return out;
+}

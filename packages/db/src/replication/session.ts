@@ -1,0 +1,271 @@
+/**
+ * One replication session, as couch_replicator runs it: resume from the checkpoints, then read
+ * the source's changes in batches of `worker_batch_size`; for each batch ask the target which
+ * revisions it lacks (`_revs_diff`), fetch those with their history and attachments, write them
+ * with `new_edits=false`, and checkpoint on both sides every `checkpoint_interval` and at the
+ * end. A one-shot session ends when the source has nothing newer; a continuous one waits for
+ * changes (longpoll) until it is cancelled. Documents the target refuses are counted and logged
+ * by id and reason; CouchDB 3.3's policy decides whether the job goes on: refusals of 401, 403,
+ * 413 and 415 are skipped, any other error fails the job.
+ */
+import { randomUUID } from 'node:crypto';
+import type { UserCtx } from '../auth/index.js';
+import { CouchError } from '../errors.js';
+import {
+  checkpointBody,
+  checkpointId,
+  resumePoint,
+  rfc1123,
+  type CheckpointBody,
+  type HistoryEntry,
+  type SessionStats,
+} from './checkpoint.js';
+import type { ChangeEntry, ChangesFilter, Endpoint, Seq, Wanted, WriteFailure } from './endpoint.js';
+
+export interface JobSettings {
+  replicationId: string;
+  continuous: boolean;
+  filter?: ChangesFilter;
+  sinceSeq?: Seq;
+  useCheckpoints: boolean;
+  checkpointIntervalMs: number;
+  winningRevsOnly: boolean;
+  workerBatchSize: number;
+  /** Who the job acts as (its local writes), shown in tasks. */
+  user: UserCtx;
+  log: (line: string) => void;
+}
+
+/** What a finished one-shot answers (CouchDB's `_replicate` body). */
+export type SessionResult = { ok: true; no_changes: true } | ({ ok: true } & CheckpointBody);
+
+/** Refusals a replication skips (CouchDB 3.3): the document is counted as a failure and the job goes on. */
+const SKIPPED_STATUSES = new Set([401, 403, 413, 415]);
+
+/** How long a continuous job's longpoll waits for a change. */
+const LONGPOLL_MS = 10_000;
+
+/** Revisions fetched per `_bulk_get`. */
+const FETCH_BATCH = 500;
+
+export class ReplicationSession {
+  readonly sessionId = randomUUID().replaceAll('-', '');
+  readonly stats: SessionStats = {
+    missing_checked: 0,
+    missing_found: 0,
+    docs_read: 0,
+    docs_written: 0,
+    doc_write_failures: 0,
+  };
+  readonly startedOn = Math.floor(Date.now() / 1000);
+  updatedOn = this.startedOn;
+  startTime = rfc1123();
+  /** Where this session started, how far it has replicated, and what is checkpointed. */
+  startSeq: Seq = 0;
+  throughSeq: Seq = 0;
+  committedSeq: Seq = 0;
+  /** The source's latest sequence seen (`source_seq` in tasks). */
+  sourceSeq: Seq = 0;
+  changesPending: number | null = null;
+  private history: HistoryEntry[] = [];
+  private lastCheckpoint: CheckpointBody | undefined;
+  private lastCheckpointAt = Date.now();
+  private readonly stop = new AbortController();
+  private instances = { source: '', target: '' };
+  private localRevs: { source?: string; target?: string } = {};
+
+  constructor(
+    readonly source: Endpoint,
+    readonly target: Endpoint,
+    readonly settings: JobSettings,
+  ) {}
+
+  get cancelled(): boolean {
+    return this.stop.signal.aborted;
+  }
+
+  /** Ends a continuous session after its current batch (it checkpoints first). */
+  cancel(): void {
+    this.stop.abort();
+  }
+
+  async run(): Promise<SessionResult> {
+    const [sourceInfo, targetInfo] = await Promise.all([this.source.info(), this.target.info()]);
+    this.instances = { source: sourceInfo.instanceStartTime, target: targetInfo.instanceStartTime };
+    this.sourceSeq = sourceInfo.updateSeq;
+    await this.resume();
+    const { continuous, workerBatchSize } = this.settings;
+    const read = (since: Seq, wait: boolean) => {
+      const page = this.source.changes({
+        since,
+        limit: workerBatchSize,
+        ...(this.settings.filter === undefined ? {} : { filter: this.settings.filter }),
+        ...(wait ? { waitMs: LONGPOLL_MS, signal: this.stop.signal } : {}),
+      });
+      // Awaited below; marked handled so a failed batch meanwhile leaves no stray rejection.
+      page.catch(() => undefined);
+      return page;
+    };
+    let next = read(this.throughSeq, false);
+    while (!this.cancelled) {
+      const page = await next;
+      const caughtUp = page.results.length < workerBatchSize;
+      // The next batch's changes are read while this one is written (its seq is not committed before).
+      if (!caughtUp) next = read(page.lastSeq, false);
+      if (page.results.length > 0) await this.replicateBatch(page.results);
+      this.throughSeq = page.lastSeq;
+      this.updatedOn = Math.floor(Date.now() / 1000);
+      if (caughtUp) this.changesPending = 0;
+      if (caughtUp && !continuous) break;
+      // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
+      // one longpoll before it gets here again); a session's end checkpoints below.
+      if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) await this.checkpoint();
+      if (caughtUp) next = read(this.throughSeq, true);
+    }
+    await this.checkpoint();
+    if (this.lastCheckpoint === undefined) return { ok: true, no_changes: true };
+    return { ok: true, ...this.lastCheckpoint };
+  }
+
+  private async resume(): Promise<void> {
+    const id = checkpointId(this.settings.replicationId);
+    if (this.settings.useCheckpoints) {
+      const [sourceLog, targetLog] = await Promise.all([this.source.getLocal(id), this.target.getLocal(id)]);
+      this.localRevs = {
+        ...(typeof sourceLog?._rev === 'string' ? { source: sourceLog._rev } : {}),
+        ...(typeof targetLog?._rev === 'string' ? { target: targetLog._rev } : {}),
+      };
+      const point = resumePoint(sourceLog, targetLog);
+      this.startSeq = point.since;
+      this.history = point.history;
+    }
+    // `since_seq` wins over the checkpoints (CouchDB's rule).
+    if (this.settings.sinceSeq !== undefined) this.startSeq = this.settings.sinceSeq;
+    this.throughSeq = this.startSeq;
+    this.committedSeq = this.startSeq;
+  }
+
+  private async replicateBatch(changes: readonly ChangeEntry[]): Promise<void> {
+    const revs = new Map<string, string[]>();
+    for (const change of changes) {
+      const leaves = this.settings.winningRevsOnly ? change.changes.slice(0, 1) : change.changes;
+      const known = revs.get(change.id) ?? [];
+      for (const { rev } of leaves) if (!known.includes(rev)) known.push(rev);
+      revs.set(change.id, known);
+    }
+    for (const list of revs.values()) this.stats.missing_checked += list.length;
+    const missing = await this.target.revsDiff(revs);
+    const wanted: Wanted[] = [];
+    for (const [id, { missing: list, possibleAncestors }] of missing) {
+      if (list.length === 0) continue;
+      this.stats.missing_found += list.length;
+      wanted.push({ id, revs: list, attsSince: possibleAncestors });
+    }
+    // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
+    for (let at = 0; at < wanted.length; at += FETCH_BATCH) {
+      const docs = await this.source.fetch(wanted.slice(at, at + FETCH_BATCH));
+      this.stats.docs_read += docs.length;
+      const failures = docs.length === 0 ? [] : await this.target.write(docs);
+      this.stats.docs_written += docs.length - failures.length;
+      this.stats.doc_write_failures += failures.length;
+      for (const failure of failures) this.reportFailure(failure);
+      const fatal = failures.find((failure) => !SKIPPED_STATUSES.has(failure.status));
+      if (fatal !== undefined) {
+        throw new CouchError(
+          fatal.error,
+          `The target refused document ${JSON.stringify(fatal.id)}: ${fatal.reason}`,
+          fatal.status >= 400 ? fatal.status : 500,
+        );
+      }
+    }
+  }
+
+  private reportFailure(failure: WriteFailure): void {
+    const rev = failure.rev === undefined ? '' : `, revision \`${failure.rev}\``;
+    this.settings.log(
+      `Replicator: couldn't write document \`${failure.id}\`${rev}, to target database \`${this.target.shown}\`. ` +
+        `Error: \`${failure.error}\`, reason: \`${failure.reason}\`. Replication ${this.settings.replicationId}.`,
+    );
+  }
+
+  /**
+   * Writes the checkpoint on both sides unless nothing moved since the last one. Without
+   * `use_checkpoints` nothing is written, but the session's record is still what a one-shot answers.
+   */
+  private async checkpoint(): Promise<void> {
+    this.lastCheckpointAt = Date.now();
+    if (sameSeq(this.throughSeq, this.committedSeq)) return;
+    if (!this.settings.useCheckpoints) {
+      this.lastCheckpoint = checkpointBody(this.historyEntry(), this.history);
+      this.committedSeq = this.throughSeq;
+      return;
+    }
+    const [sourceInfo, targetInfo] = await Promise.all([this.source.info(), this.target.info()]);
+    this.sourceSeq = sourceInfo.updateSeq;
+    if (sourceInfo.instanceStartTime !== this.instances.source) {
+      throw new CouchError(
+        'replication_failed',
+        `The source ${this.source.shown} was created again; restart the replication.`,
+        409,
+      );
+    }
+    if (targetInfo.instanceStartTime !== this.instances.target) {
+      throw new CouchError(
+        'replication_failed',
+        `The target ${this.target.shown} was created again; restart the replication.`,
+        409,
+      );
+    }
+    const body = checkpointBody(this.historyEntry(), this.history);
+    const id = checkpointId(this.settings.replicationId);
+    const withRev = (rev: string | undefined) => ({ _id: id, ...(rev === undefined ? {} : { _rev: rev }), ...body });
+    this.localRevs.source = await this.source.putLocal(id, withRev(this.localRevs.source));
+    this.localRevs.target = await this.target.putLocal(id, withRev(this.localRevs.target));
+    this.committedSeq = this.throughSeq;
+    this.lastCheckpoint = body;
+  }
+
+  /** This session's entry of a checkpoint's `history`, as of now. */
+  private historyEntry(): HistoryEntry {
+    return {
+      session_id: this.sessionId,
+      start_time: this.startTime,
+      end_time: rfc1123(),
+      start_last_seq: this.startSeq,
+      end_last_seq: this.throughSeq,
+      recorded_seq: this.throughSeq,
+      ...this.stats,
+    };
+  }
+
+  /** The session as `_active_tasks` shows a replication (CouchDB's fields). */
+  task(pid: string): Record<string, unknown> {
+    return {
+      pid,
+      type: 'replication',
+      replication_id: this.settings.replicationId,
+      doc_id: null,
+      database: null,
+      user: this.settings.user.name,
+      source: this.source.shown,
+      target: this.target.shown,
+      continuous: this.settings.continuous,
+      checkpointed_source_seq: this.committedSeq,
+      source_seq: this.sourceSeq,
+      through_seq: this.throughSeq,
+      revisions_checked: this.stats.missing_checked,
+      missing_revisions_found: this.stats.missing_found,
+      docs_read: this.stats.docs_read,
+      docs_written: this.stats.docs_written,
+      doc_write_failures: this.stats.doc_write_failures,
+      changes_pending: this.changesPending,
+      checkpoint_interval: this.settings.checkpointIntervalMs,
+      started_on: this.startedOn,
+      updated_on: this.updatedOn,
+    };
+  }
+}
+
+function sameSeq(a: Seq, b: Seq): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
