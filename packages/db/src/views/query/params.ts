@@ -5,38 +5,44 @@
  */
 import { CouchError } from '../../errors.js';
 import { parseBool, parseJsonParam, parsePositiveInteger } from '../../support/query-values.js';
+import type { ViewQuery } from './query-options.js';
 
 /** Where a value came from: query-string values are text, the others decoded JSON. */
 export type Source = 'query' | 'body' | 'member' | 'ddoc';
 
-/** The #mrargs being built. Loosely typed where CouchDB checks types only in validation. */
-export interface Args {
-  startkey?: unknown;
-  endkey?: unknown;
+/**
+ * The #mrargs being built: the parsed query's members where parsing already types them, the
+ * others loose where CouchDB checks types only in validation.
+ */
+export type Args = Pick<
+  ViewQuery,
+  | 'startkey'
+  | 'endkey'
+  | 'inclusiveEnd'
+  | 'descending'
+  | 'skip'
+  | 'includeDocs'
+  | 'updateSeq'
+  | 'update'
+  | 'stable'
+  | 'sorted'
+  | 'attachments'
+  | 'attEncodingInfo'
+> & {
   /** Whether the bound was last set by `startkey`/`endkey` themselves (not by `key`). */
   explicitStart?: boolean;
   explicitEnd?: boolean;
   startkeyDocid?: unknown;
   endkeyDocid?: unknown;
   keys?: unknown;
-  inclusiveEnd: boolean;
-  descending: boolean;
   limit?: bigint;
-  skip: number;
   reduce?: boolean;
   group?: boolean;
   groupLevel?: number;
-  includeDocs: boolean;
   /** undefined = not given: on a reduce view even `conflicts=false` is an error. */
   conflicts?: boolean;
-  updateSeq: boolean;
-  update: 'true' | 'false' | 'lazy';
-  stable: boolean;
-  sorted: boolean;
-  attachments: boolean;
-  attEncodingInfo: boolean;
   partition?: string;
-}
+};
 
 export const initialArgs = (): Args => ({
   inclusiveEnd: true,
@@ -92,7 +98,10 @@ interface Param {
 
 const rangeParam = (apply: Param['apply']): Param => ({ unit: 'range', apply });
 
-/** couch_mrview_http:parse_param. `''` (as in `?&limit=1`), `callback`, `count` and unknown names are not here: ignored, as in CouchDB 3. */
+/**
+ * couch_mrview_http:parse_param, one reader a parameter. `''` (as in `?&limit=1`), `callback`,
+ * `count` and unknown names are not here: they are ignored, as in CouchDB 3.
+ */
 const PARAMS: Record<string, Param> = {
   reduce: { apply: (a, v) => void (a.reduce = v.bool()) },
   key: rangeParam((a, v) => {
