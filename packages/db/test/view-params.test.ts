@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CouchError } from '../src/errors.js';
-import { parseQuery, type ViewQuery, viewIndex } from '../src/views/query/query-params.js';
+import { ALL_DOCS, parseQuery, type ViewQuery, viewIndex } from '../src/views/query/query-params.js';
 
 const MAP = { raw: false };
 const RED = { reduce: '_count', raw: false };
@@ -525,5 +525,62 @@ describe('parseQuery on a view: design-document options as defaults (seed)', () 
     qpe('Reduce is invalid for map-only views.', 'reduce=true', { ddoc: { limit: 5, include_docs: true } });
     qpe('Invalid value for integer: "x"', 'limit=x', { ddoc: { limit: 5 } });
     qpe(REVERSE_FWD, 'startkey=2&endkey=1', { ddoc: { descending: false } });
+  });
+});
+
+describe('parseQuery: one query of /queries (URL params are its defaults)', () => {
+  const member = (qs: string, body: unknown, index = viewIndex(MAP, {})) =>
+    parseQuery(index, new URLSearchParams(qs), body, 'member');
+  it("the query's members apply after the URL params, on a view and on _all_docs", () => {
+    assert.equal(member('limit=1&skip=2', { limit: 3 }).limit, 3);
+    assert.equal(member('limit=1&skip=2', { limit: 3 }).skip, 2);
+    assert.equal(member('limit=1', { limit: 3 }, ALL_DOCS).limit, 3);
+  });
+  it("a member that is not an object; a `keys` that is not an array is validate_args' error", () => {
+    assert.throws(() => member('', []), { error: 'bad_request', reason: 'Each query must be a JSON object' });
+    assert.throws(() => member('', { keys: 1 }, ALL_DOCS), {
+      error: 'query_parse_error',
+      reason: '`keys` must be an array of strings.',
+    });
+  });
+});
+
+describe('parseQuery on _all_docs: the same table, its endpoint rules', () => {
+  const all = (qs: string, body?: unknown): ViewQuery => parseQuery(ALL_DOCS, new URLSearchParams(qs), body);
+  const allFails = (error: string, reason: string, qs: string, body?: unknown): void => {
+    assert.throws(() => all(qs, body), { error, reason });
+  };
+  it('a reversed range is no error (no check_range), and nothing reduces', () => {
+    const r = all(`startkey=${q('d')}&endkey=${q('b')}`);
+    assert.deepEqual([r.startkey, r.endkey, r.reduce, r.group], ['d', 'b', false, 'none']);
+  });
+  it('a one-element keys stays a keys list, so with a bound it is incompatible', () => {
+    assert.deepEqual(all(`keys=${q(['a'])}`).keys, ['a']);
+    allFails('query_parse_error', KEYS_INCOMPATIBLE, `keys=${q(['a'])}&startkey=${q('b')}`);
+  });
+  it("`keys` not an array: chttpd_db's words for GET and POST; keys in body and query", () => {
+    allFails('bad_request', '`keys` parameter must be an array.', 'keys=5');
+    allFails('bad_request', '`keys` parameter must be an array.', 'limit=x&keys=5');
+    allFails('bad_request', 'invalid UTF-8 JSON', 'limit=x&keys=[');
+    allFails('bad_request', '`keys` body member must be an array.', 'limit=x', { keys: 5 });
+    allFails('query_parse_error', KEYS_INCOMPATIBLE, `keys=${q(['a'])}`, { keys: ['b'] });
+    // `queries` is no parameter here (the plain view URL refuses it).
+    assert.equal(all('', { queries: [], limit: 1 }).limit, 1);
+  });
+  it('decoded integers may be text; booleans, doc ids, freshness and grouping read as for a view', () => {
+    assert.equal(all('', { limit: '5' }).limit, 5);
+    allFails('query_parse_error', 'Invalid value for integer: "abc"', '', { limit: 'abc' });
+    assert.equal(all('', { startkey_docid: 5 }).startkeyDocid, '5');
+    assert.deepEqual(
+      [all('attachments=TRUE').attachments, all('att_encoding_info=True').attEncodingInfo],
+      [true, true],
+    );
+    allFails('query_parse_error', 'Invalid boolean parameter: "no"', 'attachments=no');
+    allFails('query_parse_error', 'Invalid value for `stale`.', 'stale=never');
+    allFails('query_parse_error', GROUP_CONFLICT, 'group_level=1&group=false');
+    allFails('query_parse_error', GROUPING_ON_MAP, 'group=true');
+  });
+  it('partition: not supported on this db (validate_all_docs_args)', () => {
+    allFails('query_parse_error', '`partition` parameter is not supported on this db', 'partition=p');
   });
 });
