@@ -10,7 +10,7 @@ import { JsonObject, toPlain } from '../../json/index.js';
 import type { Database } from '../../documents/database.js';
 import { compactionTasks } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
-import { openView, parseQuery, queryView, type ViewTarget, viewIndex } from '../../views/query/index.js';
+import { openView, parseQuery, queryView, type ViewTarget } from '../../views/query/index.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { joinRows, sendJson, sendRowBytes, sendText, streamRows } from '../respond.js';
@@ -30,8 +30,7 @@ export const views = {
     const queries = body.queries;
     if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
     const target = await open(ctx, db);
-    const index = viewIndex(target.view, target.group.options);
-    const parsed = queries.map((query) => parseQuery(index, ctx.query, query, 'member'));
+    const parsed = queries.map((query) => parseQuery(target.queryIndex, ctx.query, query, 'member'));
     const results: string[] = [];
     for (const q of parsed) {
       const answer = await queryView(target, q);
@@ -78,7 +77,7 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
     throw new CouchError('bad_request', 'The `queries` parameter is no longer supported at this endpoint');
   }
   const target = await open(ctx, db);
-  const q = parseQuery(viewIndex(target.view, target.group.options), ctx.query, body);
+  const q = parseQuery(target.queryIndex, ctx.query, body);
   const answer = await queryView(target, q);
   const headers = { ...contentType(ctx), ETag: answer.etag };
   try {
