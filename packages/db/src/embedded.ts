@@ -15,8 +15,7 @@ import { readDocInput } from './documents/doc-input.js';
 import { SERVER_ADMIN, type Database, type OpenOptions, type WriteResult, type Writer } from './documents/database.js';
 import type { UserCtx } from './auth/index.js';
 import { fromPlain } from './json/index.js';
-import { parseViewQuery } from './views/query/query-params.js';
-import { openView, queryView } from './views/query/view-query.js';
+import { openView, parseQuery, queryView } from './views/query/index.js';
 import { CouchServer } from './server/couch-server.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 
@@ -133,7 +132,7 @@ export class EmbeddedDb {
    */
   async view(ddoc: string, name: string, params: Record<string, unknown> = {}): Promise<ViewResult> {
     const target = await openView(this.database, this.couch.views(this.database), ddoc, name);
-    const q = parseViewQuery(new URLSearchParams(), params, target.view, target.group.options);
+    const q = parseQuery(target.queryIndex, new URLSearchParams(), params);
     const answer = await queryView(target, q);
     try {
       const { meta, rows } = answer.read();

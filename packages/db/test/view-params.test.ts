@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CouchError } from '../src/errors.js';
-import { parseViewQuery, type ViewQuery } from '../src/views/query/query-params.js';
+import { ALL_DOCS, parseQuery, type ViewQuery, viewIndex } from '../src/views/query/query-params.js';
 
 const MAP = { raw: false };
 const RED = { reduce: '_count', raw: false };
@@ -13,7 +13,7 @@ interface Opts {
   ddoc?: Record<string, unknown>;
 }
 const parse = (qs: string, opts: Opts = {}): ViewQuery =>
-  parseViewQuery(new URLSearchParams(qs), opts.body, opts.view ?? MAP, opts.ddoc ?? {});
+  parseQuery(viewIndex(opts.view ?? MAP, opts.ddoc ?? {}), new URLSearchParams(qs), opts.body);
 const q = (value: unknown): string => encodeURIComponent(JSON.stringify(value));
 
 const fails = (error: string, reason: string, qs: string, opts: Opts = {}): void => {
@@ -52,7 +52,7 @@ const DEFAULTS: ViewQuery = {
   attEncodingInfo: false,
 };
 
-describe('parseViewQuery: defaults', () => {
+describe('parseQuery on a view: defaults', () => {
   it('map view, no params', () => {
     assert.deepEqual(parse(''), DEFAULTS);
   });
@@ -61,7 +61,7 @@ describe('parseViewQuery: defaults', () => {
   });
 });
 
-describe('parseViewQuery: JSON-valued params', () => {
+describe('parseQuery on a view: JSON-valued params', () => {
   it('key sets both bounds; any JSON value is a key', () => {
     for (const key of [1, null, true, 'a', [1, 'b'], { a: 1 }, 2.5]) {
       const r = parse(`key=${q(key)}`);
@@ -92,7 +92,7 @@ describe('parseViewQuery: JSON-valued params', () => {
 
 const pick = (r: ViewQuery): unknown[] => [r.startkey, r.endkey];
 
-describe('parseViewQuery: booleans and integers', () => {
+describe('parseQuery on a view: booleans and integers', () => {
   it('booleans are true/false in any case', () => {
     assert.equal(parse('descending=TRUE').descending, true);
     assert.equal(parse('descending=True&descending=false').descending, false);
@@ -142,7 +142,7 @@ describe('parseViewQuery: booleans and integers', () => {
   });
 });
 
-describe('parseViewQuery: left to right', () => {
+describe('parseQuery on a view: left to right', () => {
   it('key then endkey is a range; endkey then key is exactly key', () => {
     assert.deepEqual(pick(parse(`key=${q('a')}&endkey=${q('b')}`)), ['a', 'b']);
     assert.deepEqual(pick(parse(`endkey=${q('b')}&key=${q('a')}`)), ['a', 'a']);
@@ -165,7 +165,7 @@ describe('parseViewQuery: left to right', () => {
   });
 });
 
-describe('parseViewQuery: ignored params', () => {
+describe('parseQuery on a view: ignored params', () => {
   it('unknown params, count, callback', () => {
     assert.deepEqual(parse('foo=bar&count=1&callback=cb&Limit=x'), DEFAULTS);
   });
@@ -176,7 +176,7 @@ describe('parseViewQuery: ignored params', () => {
   });
 });
 
-describe('parseViewQuery: stale / update / stable', () => {
+describe('parseQuery on a view: stale / update / stable', () => {
   it('stale=ok → update false, stable; stale=update_after → lazy', () => {
     const ok = parse('stale=ok');
     assert.deepEqual([ok.update, ok.stable], ['false', true]);
@@ -206,7 +206,7 @@ describe('parseViewQuery: stale / update / stable', () => {
   });
 });
 
-describe('parseViewQuery: POST body', () => {
+describe('parseQuery on a view: POST body', () => {
   it('members are decoded values', () => {
     const r = parse('', {
       body: {
@@ -263,7 +263,7 @@ describe('parseViewQuery: POST body', () => {
   });
 });
 
-describe('parseViewQuery: reduce and grouping', () => {
+describe('parseQuery on a view: reduce and grouping', () => {
   it('reduce=true on a map view', () => {
     qpe('Reduce is invalid for map-only views.', 'reduce=true');
     assert.equal(parse('reduce=false').reduce, false);
@@ -299,7 +299,7 @@ describe('parseViewQuery: reduce and grouping', () => {
   });
 });
 
-describe('parseViewQuery: keys', () => {
+describe('parseQuery on a view: keys', () => {
   it('multi-key fetch on a reduce view needs group=true (group_level is not enough; [] counts)', () => {
     qpe(MULTI_KEY, `keys=${q(['a', 'b'])}`, { view: RED });
     qpe(MULTI_KEY, `keys=${q(['a', 'b'])}&group_level=1`, { view: RED });
@@ -353,7 +353,7 @@ describe('parseViewQuery: keys', () => {
   });
 });
 
-describe('parseViewQuery: include_docs / conflicts / partition', () => {
+describe('parseQuery on a view: include_docs / conflicts / partition', () => {
   it('include_docs=true on a reduce view (unless reduce=false)', () => {
     qpe('`include_docs` is invalid for reduce', 'include_docs=true', { view: RED });
     assert.equal(parse('include_docs=false', { view: RED }).includeDocs, false);
@@ -370,7 +370,7 @@ describe('parseViewQuery: include_docs / conflicts / partition', () => {
   });
 });
 
-describe('parseViewQuery: reversed ranges (check_range)', () => {
+describe('parseQuery on a view: reversed ranges (check_range)', () => {
   it('forward: start after end', () => {
     qpe(REVERSE_FWD, `startkey=2&endkey=1`);
     qpe(REVERSE_FWD, `startkey=${q('b')}&endkey=${q('a')}`);
@@ -424,7 +424,7 @@ describe('parseViewQuery: reversed ranges (check_range)', () => {
   });
 });
 
-describe('parseViewQuery: order of checks (first reported wins)', () => {
+describe('parseQuery on a view: order of checks (first reported wins)', () => {
   it('parse errors before validation', () => {
     qpe('Invalid value for integer: "x"', 'reduce=true&limit=x');
     qpe('Invalid boolean parameter: "x"', `startkey=2&endkey=1&descending=x`);
@@ -453,7 +453,7 @@ describe('parseViewQuery: order of checks (first reported wins)', () => {
   });
 });
 
-describe('parseViewQuery: design-document options as defaults (seed)', () => {
+describe('parseQuery on a view: design-document options as defaults (seed)', () => {
   it('a query param in the ddoc options is the default; the request overrides', () => {
     assert.equal(parse('', { ddoc: { include_docs: true } }).includeDocs, true);
     assert.equal(parse('include_docs=false', { ddoc: { include_docs: true } }).includeDocs, false);
@@ -525,5 +525,62 @@ describe('parseViewQuery: design-document options as defaults (seed)', () => {
     qpe('Reduce is invalid for map-only views.', 'reduce=true', { ddoc: { limit: 5, include_docs: true } });
     qpe('Invalid value for integer: "x"', 'limit=x', { ddoc: { limit: 5 } });
     qpe(REVERSE_FWD, 'startkey=2&endkey=1', { ddoc: { descending: false } });
+  });
+});
+
+describe('parseQuery: one query of /queries (URL params are its defaults)', () => {
+  const member = (qs: string, body: unknown, index = viewIndex(MAP, {})) =>
+    parseQuery(index, new URLSearchParams(qs), body, 'member');
+  it("the query's members apply after the URL params, on a view and on _all_docs", () => {
+    assert.equal(member('limit=1&skip=2', { limit: 3 }).limit, 3);
+    assert.equal(member('limit=1&skip=2', { limit: 3 }).skip, 2);
+    assert.equal(member('limit=1', { limit: 3 }, ALL_DOCS).limit, 3);
+  });
+  it("a member that is not an object; a `keys` that is not an array is validate_args' error", () => {
+    assert.throws(() => member('', []), { error: 'bad_request', reason: 'Each query must be a JSON object' });
+    assert.throws(() => member('', { keys: 1 }, ALL_DOCS), {
+      error: 'query_parse_error',
+      reason: '`keys` must be an array of strings.',
+    });
+  });
+});
+
+describe('parseQuery on _all_docs: the same table, its endpoint rules', () => {
+  const all = (qs: string, body?: unknown): ViewQuery => parseQuery(ALL_DOCS, new URLSearchParams(qs), body);
+  const allFails = (error: string, reason: string, qs: string, body?: unknown): void => {
+    assert.throws(() => all(qs, body), { error, reason });
+  };
+  it('a reversed range is no error (no check_range), and nothing reduces', () => {
+    const r = all(`startkey=${q('d')}&endkey=${q('b')}`);
+    assert.deepEqual([r.startkey, r.endkey, r.reduce, r.group], ['d', 'b', false, 'none']);
+  });
+  it('a one-element keys stays a keys list, so with a bound it is incompatible', () => {
+    assert.deepEqual(all(`keys=${q(['a'])}`).keys, ['a']);
+    allFails('query_parse_error', KEYS_INCOMPATIBLE, `keys=${q(['a'])}&startkey=${q('b')}`);
+  });
+  it("`keys` not an array: chttpd_db's words for GET and POST; keys in body and query", () => {
+    allFails('bad_request', '`keys` parameter must be an array.', 'keys=5');
+    allFails('bad_request', '`keys` parameter must be an array.', 'limit=x&keys=5');
+    allFails('bad_request', 'invalid UTF-8 JSON', 'limit=x&keys=[');
+    allFails('bad_request', '`keys` body member must be an array.', 'limit=x', { keys: 5 });
+    allFails('query_parse_error', KEYS_INCOMPATIBLE, `keys=${q(['a'])}`, { keys: ['b'] });
+    // `queries` is no parameter here (the plain view URL refuses it).
+    assert.equal(all('', { queries: [], limit: 1 }).limit, 1);
+  });
+  it('decoded integers may be text; booleans, doc ids, freshness and grouping read as for a view', () => {
+    assert.equal(all('', { limit: '5' }).limit, 5);
+    allFails('query_parse_error', 'Invalid value for integer: "abc"', '', { limit: 'abc' });
+    assert.equal(all('', { startkey_docid: 5 }).startkeyDocid, '5');
+    assert.deepEqual(
+      [all('attachments=TRUE').attachments, all('att_encoding_info=True').attEncodingInfo],
+      [true, true],
+    );
+    allFails('query_parse_error', 'Invalid boolean parameter: "no"', 'attachments=no');
+    allFails('query_parse_error', 'Invalid value for `stale`.', 'stale=never');
+    allFails('query_parse_error', GROUP_CONFLICT, 'group_level=1&group=false');
+    allFails('query_parse_error', GROUPING_ON_MAP, 'group=true');
+  });
+  it('partition: not supported on this db (validate_all_docs_args)', () => {
+    allFails('query_parse_error', '`partition` parameter is not supported on this db', 'partition=p');
   });
 });

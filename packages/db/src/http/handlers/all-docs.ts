@@ -3,7 +3,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { allDocs, type AllDocsOptions, type IdSpace } from '../../documents/all-docs.js';
 import type { Database } from '../../documents/database.js';
-import { allDocsOptions, defaultAllDocsOptions } from '../../views/query/index.js';
+import { ALL_DOCS, parseQuery } from '../../views/query/index.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { joinRows, sendText, streamRows } from '../respond.js';
@@ -40,10 +40,10 @@ async function collect(db: Database, space: IdSpace, options: AllDocsOptions): P
 
 function handlersFor(space: IdSpace) {
   return {
-    index: (ctx: RequestContext) => answer(ctx, space, allDocsOptions(ctx.query)),
+    index: (ctx: RequestContext) => answer(ctx, space, parseQuery(ALL_DOCS, ctx.query)),
     async query(ctx: RequestContext) {
       await dbOf(ctx); // a missing database is a 404 before anything about the body
-      return answer(ctx, space, allDocsOptions(ctx.query, await bodyParams(ctx, true)));
+      return answer(ctx, space, parseQuery(ALL_DOCS, ctx.query, await bodyParams(ctx, true)));
     },
     queries: (ctx: RequestContext) => queriesIn(ctx, space),
   };
@@ -64,12 +64,7 @@ async function queriesIn(ctx: RequestContext, space: IdSpace): Promise<void> {
   if (queries === undefined) throw new CouchError('bad_request', 'POST body must include `queries` parameter.');
   if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
   // Every query is parsed (and may fail) before any is answered.
-  const parsed = queries.map((query) => {
-    if (query === null || typeof query !== 'object' || Array.isArray(query)) {
-      throw new CouchError('bad_request', 'Each query must be a JSON object');
-    }
-    return allDocsOptions(ctx.query, query as Record<string, unknown>, 'queries', defaultAllDocsOptions());
-  });
+  const parsed = queries.map((query) => parseQuery(ALL_DOCS, ctx.query, query, 'member'));
   const results: string[] = [];
   for (const options of parsed) results.push(await collect(db, space, options));
   sendText(ctx, 200, `{"results":[${results.join(',')}]}`);

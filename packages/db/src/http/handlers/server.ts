@@ -4,7 +4,7 @@ import { CouchError } from '../../errors.js';
 import { randomId } from '../../documents/doc-id.js';
 import type { RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
-import { allDocsOptions } from '../../views/query/index.js';
+import { ALL_DOCS, parseQuery } from '../../views/query/index.js';
 import { checkJsonType, readJson } from '../body.js';
 import { compareIds } from '../../documents/id-order.js';
 import { JsonObject, toPlain } from '../../json/index.js';
@@ -87,7 +87,7 @@ const MAX_DBS_INFO_KEYS = 100;
  * (`startkey`/`start_key`, `endkey`/`end_key`, `inclusive_end`, `descending`, `skip`, `limit`).
  */
 async function selectDbs(ctx: RequestContext): Promise<string[]> {
-  const options = allDocsOptions(ctx.query);
+  const options = parseQuery(ALL_DOCS, ctx.query);
   const { startkey, endkey, inclusiveEnd, descending, skip, limit } = options;
   const names = await ctx.server.listDbs();
   if (descending) names.reverse();

@@ -10,7 +10,7 @@ import { JsonObject, toPlain } from '../../json/index.js';
 import type { Database } from '../../documents/database.js';
 import { compactionTasks } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
-import { openView, parseViewQuery, queryView, type ViewTarget } from '../../views/query/index.js';
+import { openView, parseQuery, queryView, type ViewTarget } from '../../views/query/index.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { joinRows, sendJson, sendRowBytes, sendText, streamRows } from '../respond.js';
@@ -30,12 +30,7 @@ export const views = {
     const queries = body.queries;
     if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
     const target = await open(ctx, db);
-    const parsed = queries.map((query) => {
-      if (query === null || typeof query !== 'object' || Array.isArray(query)) {
-        throw new CouchError('bad_request', 'Each query must be a JSON object');
-      }
-      return parseViewQuery(ctx.query, query as Record<string, unknown>, target.view, target.group.options);
-    });
+    const parsed = queries.map((query) => parseQuery(target.queryIndex, ctx.query, query, 'member'));
     const results: string[] = [];
     for (const q of parsed) {
       const answer = await queryView(target, q);
@@ -83,7 +78,7 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
     throw new CouchError('bad_request', 'The `queries` parameter is no longer supported at this endpoint');
   }
   const target = await open(ctx, db);
-  const q = parseViewQuery(ctx.query, body, target.view, target.group.options);
+  const q = parseQuery(target.queryIndex, ctx.query, body);
   const answer = await queryView(target, q);
   const headers = { ...contentType(ctx), ETag: answer.etag };
   try {

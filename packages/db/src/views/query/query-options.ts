@@ -1,6 +1,7 @@
 /**
- * A view query after parsing and validation (see `./query-params.ts`): what the view engine
- * needs, with CouchDB 3's resolution of reduce, grouping and index freshness already applied.
+ * A view or `_all_docs` query after parsing and validation (see `./query-params.ts`): what the
+ * view engine (and `_all_docs`, which reads the members it has) needs, with CouchDB 3's resolution
+ * of reduce, grouping and index freshness already applied.
  */
 export interface ViewQuery {
   /** Range bounds in iteration order; undefined = not given. `key` sets both. */

@@ -14,6 +14,7 @@ import { type AnswerBody, bodyThroughCache } from './answer-cache.js';
 import { viewOf, type ViewDef, type ViewGroup } from '../design.js';
 import { answerQuery, type ViewMeta } from './read-view.js';
 import type { ViewQuery } from './query-options.js';
+import { type QueryIndex, viewIndex } from './query-params.js';
 import type { GroupState } from '../group-state.js';
 import type { ViewManager } from '../view-manager.js';
 
@@ -25,6 +26,8 @@ export interface ViewTarget {
   view: ViewDef;
   viewNo: number;
   state: GroupState;
+  /** What its query parameters are parsed against (`parseQuery`): the view and its design document's defaults. */
+  queryIndex: QueryIndex;
 }
 
 export interface ViewAnswer {
@@ -48,7 +51,8 @@ export interface ViewAnswer {
 export async function openView(db: Database, manager: ViewManager, ddoc: string, name: string): Promise<ViewTarget> {
   const group = await manager.groupOf(DESIGN_PREFIX + ddoc);
   const { index: viewNo, view } = viewOf(group, name);
-  return { db, manager, group, view, viewNo, state: await manager.state(group) };
+  const queryIndex = viewIndex(view, group.options);
+  return { db, manager, group, view, viewNo, state: await manager.state(group), queryIndex };
 }
 
 export async function queryView(target: ViewTarget, q: ViewQuery): Promise<ViewAnswer> {
