@@ -1,6 +1,6 @@
 /**
  * Divan's one addition to Fauxton's page: a notice on its replication pages that server-side
- * replication is not available here. Fauxton has nothing to show a server's message when those
+ * replication documents are not run here yet (`POST /_replicate` is). Fauxton has nothing to show a server's message when those
  * pages open (it reads `/_replicator/_all_docs` and `/_scheduler/*` and turns any error into an
  * empty list), so the notice is a small script of Divan's, served beside Fauxton's files at
  * `/_utils/divan-notice.js` and named by one `<script>` tag added to the `index.html` served
@@ -17,7 +17,7 @@ import { REPLICATION_UNAVAILABLE } from '../documents/replicator-db.js';
 
 export const NOTICE_PATH = 'divan-notice.js';
 
-export const NOTICE_SCRIPT = `// Divan (not Fauxton): the replication pages say that server-side replication is not available.
+export const NOTICE_SCRIPT = `// Divan (not Fauxton): the replication pages say that replication documents are not run yet.
 (function () {
   'use strict';
   var ROUTE = /^#\\/?replication(?:\\/|$)/;

@@ -172,7 +172,7 @@ const SERVER = [
   endpoint('/_scheduler/docs/:replicator', { GET: 'scheduler#docs' }),
   endpoint('/_scheduler/docs/:replicator/:docid', { GET: 'scheduler#doc' }),
   answer('/_scheduler/*rest', 'notFound'),
-  // Answered with a refusal that says server-side replication is not available (not a 501).
+  // Server-side replication (src/replication/): a one-shot answers when done, a continuous job 202.
   endpoint('/_replicate', { POST: 'scheduler#replicate' }),
 
   // The server's other reserved names, each answered for itself (never read as a database name).
