@@ -51,9 +51,11 @@ export function rewriteByRules(
       throw new CouchError('bad_request', `The query parameter ${key} must be JSON.`);
     }
   });
-  for (const raw of rules) {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) continue;
-    const rule = ruleOf(raw as Record<string, unknown>);
+  // Every rule is read before any is tried: one bad rule fails them all, as in CouchDB.
+  const parsed = rules
+    .filter((raw) => raw !== null && typeof raw === 'object' && !Array.isArray(raw))
+    .map((raw) => ruleOf(raw as Record<string, unknown>));
+  for (const rule of parsed) {
     if (rule.method !== '*' && rule.method !== method) continue;
     const bound = bindPath(rule.from, parts);
     if (bound === undefined) continue;

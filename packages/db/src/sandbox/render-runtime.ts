@@ -239,8 +239,12 @@ export const RENDER_RUNTIME = String.raw`
       var resp = fun.call(ddoc, doc, req) || {};
       resp = maybeWrapResponse(resp);
       if (chunks.length > 0) {
+        // What start() gave: its headers join the response's (render.js copies start's members
+        // into the headers, which CouchDB then fails to send).
         resp.headers = resp.headers || {};
-        for (var header in startResp) resp.headers[header] = startResp[header];
+        var startHeaders = startResp.headers || {};
+        for (var header in startHeaders) resp.headers[header] = startHeaders[header];
+        if (startResp.code !== undefined && resp.code === undefined) resp.code = startResp.code;
         resp.body = chunks.join('') + (resp.body || '');
         resetList();
       }
