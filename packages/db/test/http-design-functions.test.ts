@@ -356,6 +356,17 @@ describe('design document functions', () => {
       assert.deepEqual(json.json, [1, 2]);
     });
 
+    it('runs over _all_docs', async () => {
+      const r = await t.request(
+        'GET',
+        '/db/_design/app/_list/negotiate/_all_docs?startkey=%22alice%22&limit=2&format=json',
+      );
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.json, ['alice', 'bob']);
+      const head = await t.request('GET', '/db/_design/app/_list/no_rows/_all_docs?limit=0');
+      assert.equal(head.text, `head {"total_rows":${rows + 5},"offset":0}`);
+    });
+
     it('stops reading when the function stops asking; a list with no getRow still answers', async () => {
       assert.equal((await t.request('GET', '/db/_design/app/_list/first_two/by_n')).text, '[1,2]');
       const none = await t.request('GET', '/db/_design/app/_list/no_rows/by_n?limit=1');

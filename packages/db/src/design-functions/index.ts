@@ -7,7 +7,7 @@ export { openDesignDoc, type DesignDoc } from './design-doc.js';
 export type { ExternalAnswer } from './external-response.js';
 export { prepareShow, type PreparedShow, type ShowTarget } from './show.js';
 export { runUpdate, type UpdateTarget } from './update.js';
-export { openList, runList, type ListSink, type ListTarget } from './list.js';
+export { allDocsRows, type ListRows, type ListSink, openList, runList, viewRows } from './list.js';
 export {
   resolveRewritePath,
   rewriteByResult,

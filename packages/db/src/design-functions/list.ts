@@ -1,11 +1,13 @@
 /**
  * List functions (`_list/{name}/{view}` and `_list/{name}/{ddoc}/{view}`, couch_mrview_show's
  * list callbacks): the function reads the view's rows one `getRow()` at a time and what it sends
- * goes out as it asks for the next row. Rows come from the view engine's query entry point,
- * lazily; nothing is buffered beyond one row and the chunks sent since the last one.
+ * goes out as it asks for the next row. Rows come from the view engine's query entry point (or
+ * `_all_docs`, the view name CouchDB reads as the database's documents), lazily; nothing is
+ * buffered beyond one row and the chunks sent since the last one.
  */
-import { rowIterator } from '../support/rows.js';
-import { createRenderRunner, type ListFlush, type RenderRunnerOptions } from '../sandbox/index.js';
+import { allDocs, type AllDocsOptions } from '../documents/all-docs.js';
+import { rowIterator, type Rows } from '../support/rows.js';
+import { createRenderRunner, type ListFlush, type RenderRunner, type RenderRunnerOptions } from '../sandbox/index.js';
 import { queryView, type ViewQuery, type ViewTarget } from '../views/query/index.js';
 import type { Database } from '../documents/database.js';
 import { type DesignDoc, openDesignDoc, requireFunction } from './design-doc.js';
@@ -18,11 +20,30 @@ export interface ListSink {
   end(): void;
 }
 
-export interface ListTarget {
-  name: string;
-  /** The view, possibly of another design document. */
-  view: ViewTarget;
-  query: ViewQuery;
+/** The rows a list reads: the head it is called with, the rows (JSON text), and what to do once read. */
+export interface ListRows {
+  head: Record<string, unknown>;
+  rows: Rows;
+  finished(): void;
+}
+
+/** A view's rows (possibly another design document's view), as its query asks. */
+export async function viewRows(view: ViewTarget, query: ViewQuery): Promise<ListRows> {
+  const answer = await queryView(view, query);
+  const { meta, rows } = answer.read();
+  return {
+    head: { total_rows: meta.total_rows, offset: meta.offset, update_seq: meta.update_seq },
+    rows,
+    finished: () => answer.finished(),
+  };
+}
+
+/** The database's documents (`_list/{name}/_all_docs`). */
+export async function allDocsRows(db: Database, options: AllDocsOptions): Promise<ListRows> {
+  const result = await allDocs(db, 'all', options);
+  const head: Record<string, unknown> = { total_rows: result.totalRows, offset: result.offset };
+  if (options.updateSeq) head.update_seq = options.keys === undefined ? await db.updateSeq() : null;
+  return { head, rows: result.rows, finished: () => {} };
 }
 
 /** The design document holding the list function: 404 when either is missing, before anything is answered. */
@@ -32,17 +53,17 @@ export async function openList(db: Database, ddocId: string, name: string): Prom
   return ddoc;
 }
 
+/** Runs `lists.{name}` of the design document over the rows, into the sink. */
 export async function runList(
-  target: ListTarget,
   ddoc: { json: string },
+  name: string,
+  source: ListRows,
   req: Record<string, unknown>,
   sink: ListSink,
   options: RenderRunnerOptions,
 ): Promise<void> {
-  const answer = await queryView(target.view, target.query);
-  const { meta, rows } = answer.read();
-  const iterator = rowIterator(rows);
-  const runner = await createRenderRunner(ddoc.json, options);
+  const iterator = rowIterator(source.rows);
+  let runner: RenderRunner | undefined;
   let started = false;
   let gone = false;
   const flush = async ({ chunks, start }: ListFlush): Promise<void> => {
@@ -55,8 +76,8 @@ export async function runList(
     if (text !== '' && !gone && !(await sink.write(text))) gone = true;
   };
   try {
-    const head = { total_rows: meta.total_rows, offset: meta.offset, update_seq: meta.update_seq };
-    const last = await runner.list(target.name, head, req, async (message) => {
+    runner = await createRenderRunner(ddoc.json, options);
+    const last = await runner.list(name, source.head, req, async (message) => {
       await flush(message);
       if (gone) return null;
       const next = await iterator.next();
@@ -65,8 +86,8 @@ export async function runList(
     await flush({ chunks: last });
     sink.end();
   } finally {
-    runner.dispose();
+    runner?.dispose();
     await iterator.return?.();
-    answer.finished();
+    source.finished();
   }
 }

@@ -6,7 +6,9 @@
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import type { Database } from '../../documents/database.js';
 import {
+  allDocsRows,
   type ExternalAnswer,
+  type ListRows,
   openDesignDoc,
   openList,
   prepareShow,
@@ -16,11 +18,12 @@ import {
   type Rewritten,
   runList,
   runUpdate,
+  viewRows,
 } from '../../design-functions/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { createRenderRunner, type RenderRunnerOptions } from '../../sandbox/index.js';
-import { openView, parseViewQuery } from '../../views/query/index.js';
+import { allDocsOptions, openView, parseViewQuery } from '../../views/query/index.js';
 import { parseBody, readBody } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { pathSegments, requestObject } from '../request-object.js';
@@ -64,24 +67,24 @@ export const designFunctions = {
     const db = await dbOf(ctx);
     const other = ctx.params.viewddoc;
     const name = param(ctx, 'func');
-    const listDdoc = await openList(db, ddocIdOf(ctx), name);
-    const view = await openView(
-      db,
-      ctx.server.views(db),
-      typeof other === 'string' ? other : param(ctx, 'docid'),
-      param(ctx, 'view'),
-    );
-    let keysBody: Record<string, unknown> | undefined;
+    const viewName = param(ctx, 'view');
+    const ddoc = await openList(db, ddocIdOf(ctx), name);
+    let body: Record<string, unknown> | undefined;
     if (ctx.method === 'POST') {
-      const body = parseBody(await bufferBody(ctx));
-      if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
-      const keys = (toPlain(body) as Record<string, unknown>).keys;
-      keysBody = keys === undefined ? {} : { keys };
+      const parsed = parseBody(await bufferBody(ctx));
+      if (!(parsed instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
+      const { keys } = toPlain(parsed) as Record<string, unknown>;
+      body = keys === undefined ? {} : { keys };
     }
-    const query = parseViewQuery(ctx.query, keysBody, view.view, view.group.options);
-    const target = { name, view, query };
+    let source: ListRows;
+    if (viewName === '_all_docs') source = await allDocsRows(db, allDocsOptions(ctx.query, body));
+    else {
+      const viewDdoc = typeof other === 'string' ? other : param(ctx, 'docid');
+      const view = await openView(db, ctx.server.views(db), viewDdoc, viewName);
+      source = await viewRows(view, parseViewQuery(ctx.query, body, view.view, view.group.options));
+    }
     const req = await renderRequest(ctx, db, null);
-    await runList(target, listDdoc, req, responseSink(ctx), runnerOptions(ctx));
+    await runList(ddoc, name, source, req, responseSink(ctx), runnerOptions(ctx));
   },
 
   async rewrite(ctx: RequestContext): Promise<void> {
