@@ -159,6 +159,13 @@ describe('design document functions', () => {
       assert.equal(r.text, 'Hello nobody from _design/app');
     });
 
+    it('a document id with slashes, and a design document, are documents to show', async () => {
+      assert.equal((await t.request('PUT', '/db/a%2Fb', { body: { name: 'Slash' } })).status, 201);
+      assert.equal((await t.request('GET', '/db/_design/app/_show/hello/a/b')).text, 'Hello Slash from _design/app');
+      assert.equal((await t.request('GET', '/db/_design/app/_show/json/a%2Fb')).json.id, 'a/b');
+      assert.equal((await t.request('GET', '/db/_design/app/_show/json/_design/other')).json.id, '_design/other');
+    });
+
     it('a missing document is null too, and a function failing on it is 404 not_found', async () => {
       const missing = await t.request('GET', '/db/_design/app/_show/hello/nobody-here');
       assert.equal(missing.status, 200);
@@ -282,6 +289,17 @@ describe('design document functions', () => {
       assert.equal(changed.text, 'Hello Bobby from _design/app');
     });
 
+    it('a new revision of the design document runs its new functions', async () => {
+      const v1 = await t.request('PUT', '/db/_design/changing', {
+        body: { shows: { v: "function() { return 'one'; }" } },
+      });
+      assert.equal((await t.request('GET', '/db/_design/changing/_show/v')).text, 'one');
+      await t.request('PUT', '/db/_design/changing', {
+        body: { _rev: v1.json.rev, shows: { v: "function() { return 'two'; }" } },
+      });
+      assert.equal((await t.request('GET', '/db/_design/changing/_show/v')).text, 'two');
+    });
+
     it("errors in CouchDB's shapes", async () => {
       const missingFn = await t.request('GET', '/db/_design/app/_show/nope/alice');
       assert.equal(missingFn.status, 404);
@@ -335,7 +353,7 @@ describe('design document functions', () => {
     it("runs over another design document's view", async () => {
       const r = await t.request('GET', '/db/_design/app/_list/basic/other/names');
       assert.equal(r.status, 200);
-      assert.equal(r.text, 'total=2;Alice=1;Bobby=1;end');
+      assert.equal(r.text, 'total=3;Alice=1;Bobby=1;Slash=1;end');
     });
 
     it('takes the view options, and POSTed keys', async () => {
@@ -364,7 +382,7 @@ describe('design document functions', () => {
       assert.equal(r.status, 200);
       assert.deepEqual(r.json, ['alice', 'bob']);
       const head = await t.request('GET', '/db/_design/app/_list/no_rows/_all_docs?limit=0');
-      assert.equal(head.text, `head {"total_rows":${rows + 5},"offset":0}`);
+      assert.equal(head.text, `head {"total_rows":${rows + 7},"offset":0}`);
     });
 
     it('stops reading when the function stops asking; a list with no getRow still answers', async () => {

@@ -12,6 +12,7 @@ export {
   resolveRewritePath,
   rewriteByResult,
   rewriteByRules,
+  rewriteWith,
   type RewriteAnswer,
   type Rewritten,
 } from './rewrite.js';

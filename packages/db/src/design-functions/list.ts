@@ -7,11 +7,12 @@
  */
 import { allDocs, type AllDocsOptions } from '../documents/all-docs.js';
 import { rowIterator, type Rows } from '../support/rows.js';
-import { createRenderRunner, type ListFlush, type RenderRunner, type RenderRunnerOptions } from '../sandbox/index.js';
+import type { ListFlush, RenderRunnerOptions } from '../sandbox/index.js';
 import { queryView, type ViewQuery, type ViewTarget } from '../views/query/index.js';
 import type { Database } from '../documents/database.js';
 import { type DesignDoc, openDesignDoc, requireFunction } from './design-doc.js';
 import { externalHead } from './external-response.js';
+import { withRunner } from './runner-pool.js';
 
 /** Where a list's answer goes: its head once, then chunks (false: the client has gone). */
 export interface ListSink {
@@ -55,7 +56,8 @@ export async function openList(db: Database, ddocId: string, name: string): Prom
 
 /** Runs `lists.{name}` of the design document over the rows, into the sink. */
 export async function runList(
-  ddoc: { json: string },
+  db: Database,
+  ddoc: DesignDoc,
   name: string,
   source: ListRows,
   req: Record<string, unknown>,
@@ -63,7 +65,6 @@ export async function runList(
   options: RenderRunnerOptions,
 ): Promise<void> {
   const iterator = rowIterator(source.rows);
-  let runner: RenderRunner | undefined;
   let started = false;
   let gone = false;
   const flush = async ({ chunks, start }: ListFlush): Promise<void> => {
@@ -76,17 +77,17 @@ export async function runList(
     if (text !== '' && !gone && !(await sink.write(text))) gone = true;
   };
   try {
-    runner = await createRenderRunner(ddoc.json, options);
-    const last = await runner.list(name, source.head, req, async (message) => {
-      await flush(message);
-      if (gone) return null;
-      const next = await iterator.next();
-      return next.done ? null : next.value;
-    });
+    const last = await withRunner(db, ddoc, options, (runner) =>
+      runner.list(name, source.head, req, async (message) => {
+        await flush(message);
+        if (gone) return null;
+        const next = await iterator.next();
+        return next.done ? null : next.value;
+      }),
+    );
     await flush({ chunks: last });
     sink.end();
   } finally {
-    runner?.dispose();
     await iterator.return?.();
     source.finished();
   }

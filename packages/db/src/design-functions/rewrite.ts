@@ -4,7 +4,11 @@
  * document's path (`/db/_design/ddoc/` + the target, `..` segments resolved), which the server
  * then answers as any other request.
  */
+import type { Database } from '../documents/database.js';
 import { CouchError } from '../errors.js';
+import type { RenderRunnerOptions } from '../sandbox/index.js';
+import type { DesignDoc } from './design-doc.js';
+import { withRunner } from './runner-pool.js';
 
 /** The new request a rewrite makes (the path still relative to the design document, its query apart). */
 export interface Rewritten {
@@ -169,6 +173,16 @@ function newPath(to: readonly Token[], bindings: readonly [string, unknown][], r
     }
   }
   return parts;
+}
+
+/** Runs the design document's `rewrites` function on the request object: its result, undefined for none. */
+export function rewriteWith(
+  db: Database,
+  ddoc: DesignDoc,
+  req: Record<string, unknown>,
+  options: RenderRunnerOptions,
+): Promise<unknown> {
+  return withRunner(db, ddoc, options, (runner) => runner.rewrite(req));
 }
 
 /**

@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../documents/database.js';
 import { CouchError } from '../errors.js';
-import { createRenderRunner, type RenderRunnerOptions } from '../sandbox/index.js';
+import type { RenderRunnerOptions } from '../sandbox/index.js';
 import { openDesignDoc, requireFunction } from './design-doc.js';
+import { withRunner } from './runner-pool.js';
 import { applyHeaders, type ExternalAnswer, externalAnswer } from './external-response.js';
 
 export interface ShowTarget {
@@ -38,13 +39,10 @@ export async function prepareShow(target: ShowTarget): Promise<PreparedShow> {
   return {
     etag,
     async render(req, options) {
-      const runner = await createRenderRunner(ddoc.json, options);
-      try {
-        const resp = await runner.show(target.name, doc?.json ?? null, req);
-        return externalAnswer(applyHeaders(resp, { ETag: etag, Vary: 'Accept' }));
-      } finally {
-        runner.dispose();
-      }
+      const resp = await withRunner(target.db, ddoc, options, (runner) =>
+        runner.show(target.name, doc?.json ?? null, req),
+      );
+      return externalAnswer(applyHeaders(resp, { ETag: etag, Vary: 'Accept' }));
     },
   };
 }

@@ -8,9 +8,10 @@
 import type { Database, Writer } from '../documents/database.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { parseJson } from '../json/index.js';
-import { createRenderRunner, type RenderRunnerOptions } from '../sandbox/index.js';
+import type { RenderRunnerOptions } from '../sandbox/index.js';
 import { openDesignDoc, requireUpdateFunction } from './design-doc.js';
 import { applyHeaders, type ExternalAnswer, externalAnswer } from './external-response.js';
+import { withRunner } from './runner-pool.js';
 import { openOrNull } from './show.js';
 
 export interface UpdateTarget {
@@ -30,14 +31,9 @@ export async function runUpdate(
   const ddoc = await openDesignDoc(db, target.ddocId);
   requireUpdateFunction(ddoc, target.name);
   const doc = target.docId === null ? null : await openOrNull(db, target.docId);
-  const runner = await createRenderRunner(ddoc.json, options);
-  let docJson: string | null;
-  let resp: Record<string, unknown>;
-  try {
-    [docJson, resp] = await runner.update(target.name, doc?.json ?? null, req);
-  } finally {
-    runner.dispose();
-  }
+  const [docJson, resp] = await withRunner(db, ddoc, options, (runner) =>
+    runner.update(target.name, doc?.json ?? null, req),
+  );
   if (docJson === null) return externalAnswer({ code: 200, ...resp });
   const input = readDocInput(parseJson(docJson));
   const written = await db.putDoc(input.id ?? '', input, true, undefined, target.writer);

@@ -42,6 +42,8 @@ export interface RenderRunner {
   list(name: string, head: unknown, req: unknown, feed: ListFeed): Promise<string[]>;
   /** The `rewrites` function → its result (a path or `{path, query, method, headers, body, code}`), undefined for none. */
   rewrite(req: unknown): Promise<unknown>;
+  /** True once disposed, or after a time or memory failure threw the isolate away. */
+  readonly disposed: boolean;
   dispose(): void;
 }
 
@@ -125,6 +127,9 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
     async rewrite(req) {
       const out = await call('rewrite', JSON.stringify({ req }), 'rewrite function');
       return out.none === true ? undefined : out.rewrite;
+    },
+    get disposed() {
+      return isolate.isDisposed;
     },
     dispose() {
       host.release();

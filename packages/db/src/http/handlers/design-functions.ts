@@ -15,6 +15,7 @@ import {
   resolveRewritePath,
   rewriteByResult,
   rewriteByRules,
+  rewriteWith,
   type Rewritten,
   runList,
   runUpdate,
@@ -22,7 +23,7 @@ import {
 } from '../../design-functions/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
-import { createRenderRunner, type RenderRunnerOptions } from '../../sandbox/index.js';
+import type { RenderRunnerOptions } from '../../sandbox/index.js';
 import { allDocsOptions, openView, parseViewQuery } from '../../views/query/index.js';
 import { parseBody, readBody } from '../body.js';
 import { param, type RequestContext } from '../context.js';
@@ -84,7 +85,7 @@ export const designFunctions = {
       source = await viewRows(view, parseViewQuery(ctx.query, body, view.view, view.group.options));
     }
     const req = await renderRequest(ctx, db, null);
-    await runList(ddoc, name, source, req, responseSink(ctx), runnerOptions(ctx));
+    await runList(db, ddoc, name, source, req, responseSink(ctx), runnerOptions(ctx));
   },
 
   async rewrite(ctx: RequestContext): Promise<void> {
@@ -99,13 +100,7 @@ export const designFunctions = {
       rewritten = rewriteByRules(toPlain(rules) as unknown[], ctx.method, restOf(ctx), ctx.query);
     } else if (typeof rules === 'string') {
       const req = await requestObject(ctx, db, { ...(await bodyMembers(ctx)), id: null, forRewrite: true });
-      const runner = await createRenderRunner(ddoc.json, runnerOptions(ctx));
-      let result: unknown;
-      try {
-        result = await runner.rewrite(req);
-      } finally {
-        runner.dispose();
-      }
+      const result = await rewriteWith(db, ddoc, req, runnerOptions(ctx));
       if (result === undefined) throw new CouchError('rewrite_error', 'Invalid path.', 404);
       const outcome = rewriteByResult(result, ctx.query);
       if ('code' in outcome) {
