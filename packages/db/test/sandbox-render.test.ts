@@ -26,6 +26,12 @@ const DDOC = {
     hog: 'function() { var a = []; for (;;) a.push(new Array(1e6).fill(1)); }',
   },
   lists: {
+    busy: `function(head, req) {
+      var row, n = 0;
+      while ((row = getRow())) { var until = Date.now() + 60; while (Date.now() < until) {} n++; }
+      return 'rows ' + n;
+    }`,
+    spins: 'function(head, req) { getRow(); for (;;) {} }',
     all: `function(head, req) {
       send('h' + head.total_rows + ';');
       var row;
@@ -99,6 +105,22 @@ describe('render runner', () => {
         flushes.slice(1).map((f) => f.chunks),
         [['0;'], ['1;'], ['2;'], ['3;'], ['4;']],
       );
+    } finally {
+      runner.dispose();
+    }
+  });
+
+  test("a list's time limit is per row: a long list of quick steps runs, a step that never ends does not", async () => {
+    const runner = await createRenderRunner(JSON.stringify(DDOC), { timeoutMs: 150 });
+    try {
+      let next = 0;
+      const feed = async () => (next < 6 ? JSON.stringify({ key: next++ }) : null);
+      assert.deepEqual(await runner.list('busy', {}, req(), feed), ['rows 6']);
+      await assert.rejects(runner.list('spins', {}, req(), feed), (e: unknown) => {
+        assert.ok(e instanceof CouchError);
+        assert.equal(e.error, 'os_process_timeout');
+        return true;
+      });
     } finally {
       runner.dispose();
     }

@@ -3,7 +3,7 @@
  * isolated-vm isolate of its own, with the sandbox's time and memory limits. A list streams: the
  * function's `getRow()` blocks its isolate on the host (`applySyncPromise`) while the host writes
  * the chunks sent so far and reads the next row, so nothing is buffered on either side. Waiting
- * for rows does not count against the time limit; the function's own running does.
+ * for rows does not count against the time limit, which a list has per row (per message, as couchjs).
  */
 import { CouchError } from '../errors.js';
 import { checkNodeSnapshotFlag, loadIvm } from './isolated-vm.js';
@@ -58,6 +58,8 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
   let feed: ListFeed | undefined;
   // A failure of the host while the function waits (a view read): rethrown once the call returns.
   let hostFailure: unknown;
+  // The isolate's CPU time when the list last got a row (its time limit counts from there).
+  let stepStartedAt = 0n;
   const host = new ivm.Reference(async (flushJson: string): Promise<string | null> => {
     if (feed === undefined || hostFailure !== undefined) return null;
     try {
@@ -65,6 +67,8 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
     } catch (error) {
       hostFailure = error;
       return null;
+    } finally {
+      stepStartedAt = isolate.cpuTime;
     }
   });
   let dispatch: Reference;
@@ -81,22 +85,49 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
     throw error;
   }
 
-  const call = async (method: string, inputJson: string, what: string): Promise<Record<string, unknown>> => {
+  /**
+   * Runs one method. A list's limit is per step, as couchjs has one per message: the function's
+   * own CPU time since it last asked for a row (a watchdog stops it); any other call has one
+   * limit for the whole call.
+   */
+  const call = async (
+    method: string,
+    inputJson: string,
+    what: string,
+    perStep = false,
+  ): Promise<Record<string, unknown>> => {
     if (isolate.isDisposed) throw new CouchError('os_process_error', 'the design function sandbox was disposed');
     hostFailure = undefined;
+    let watchdog: NodeJS.Timeout | undefined;
+    let overran = false;
+    if (perStep) {
+      stepStartedAt = isolate.cpuTime;
+      watchdog = setInterval(
+        () => {
+          if (Number(isolate.cpuTime - stepStartedAt) / 1e6 <= timeoutMs) return;
+          overran = true;
+          isolate.dispose();
+        },
+        Math.max(10, Math.min(100, timeoutMs / 4)),
+      );
+    }
     let out: unknown;
     try {
-      out = await dispatch.apply(undefined, [method, inputJson], { timeout: timeoutMs });
+      out = await dispatch.apply(undefined, [method, inputJson], perStep ? {} : { timeout: timeoutMs });
     } catch (error) {
-      if (!isolate.isDisposed) isolate.dispose();
       const message = error instanceof Error ? error.message : String(error);
-      const reason = /timed out/i.test(message)
+      const timedOut = overran || /timed out/i.test(message);
+      const outOfMemory = !timedOut && (/memory limit/i.test(message) || isolate.isDisposed);
+      if (!isolate.isDisposed) isolate.dispose();
+      const reason = timedOut
         ? `${what} exceeded the ${timeoutMs} ms time limit`
-        : /memory limit/i.test(message) || isolate.isDisposed
+        : outOfMemory
           ? `${what} exceeded the ${memoryLimitMb} MB memory limit`
           : `${what} failed: ${message}`;
       log(reason, 'error');
-      throw new CouchError(/timed out/i.test(message) ? 'os_process_timeout' : 'os_process_error', reason);
+      throw new CouchError(timedOut ? 'os_process_timeout' : 'os_process_error', reason);
+    } finally {
+      clearInterval(watchdog);
     }
     if (hostFailure !== undefined) throw hostFailure;
     const result = JSON.parse(String(out)) as Record<string, unknown> & { l: string[]; error?: [string, string] };
@@ -119,7 +150,8 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
     async list(name, head, req, listFeed) {
       feed = listFeed;
       try {
-        return (await call('list', JSON.stringify({ name, head, req }), `list function ${name}`)).end as string[];
+        const input = JSON.stringify({ name, head, req });
+        return (await call('list', input, `list function ${name}`, true)).end as string[];
       } finally {
         feed = undefined;
       }
