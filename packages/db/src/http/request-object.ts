@@ -57,7 +57,7 @@ export async function requestObject(
     ['uuid', () => randomUUID().replaceAll('-', '')],
     ['id', () => options.id],
     ['method', () => ctx.method],
-    ['requested_path', () => (ctx.requestedPath === undefined ? path : pathSegments(ctx.requestedPath))],
+    ['requested_path', () => pathSegments(ctx.requestedPath ?? ctx.rawPath)],
     ['path', () => path],
     ['raw_path', () => (search === '' ? ctx.rawPath : `${ctx.rawPath}?${search}`)],
     ['query', () => query],
