@@ -16,6 +16,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const PREALLOCATE = 8 * 1024 * 1024;
 
 export async function readBody(ctx: RequestContext): Promise<Buffer> {
+  if (ctx.bufferedBody !== undefined) return ctx.bufferedBody;
   const limit = ctx.server.maxBodyBytes;
   const declared = Number(ctx.req.headers['content-length']);
   if (declared > limit) throw tooLarge();
@@ -50,6 +51,10 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
  * server error, and whatever consumed it sees that error and keeps nothing.
  */
 export async function* bodyStream(ctx: RequestContext): AsyncGenerator<Buffer> {
+  if (ctx.bufferedBody !== undefined) {
+    yield ctx.bufferedBody;
+    return;
+  }
   try {
     for await (const chunk of ctx.req as AsyncIterable<Buffer>) yield chunk;
   } catch {

@@ -6,8 +6,6 @@
  * a filter or map function that throws, a Mango index as `_view`), the answer is a 400 that
  * says what is wrong.
  */
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import type { ChangesOptions, DocFilter } from '../documents/changes.js';
 import type { Database } from '../documents/database.js';
 import { isDesignId } from '../documents/doc-id.js';
@@ -20,7 +18,8 @@ import { parseJsonParam } from '../support/query-values.js';
 import { selectorParser, storedBodyParser } from '../mango/selector-parser.js';
 import { createChangesFilter, createMapper } from '../sandbox/index.js';
 import type { RequestContext } from './context.js';
-import { dbInfo } from './handlers/databases.js';
+import { requestObject } from './request-object.js';
+import { openDesignDoc } from '../design-functions/index.js';
 
 /** The filter options of a feed, and what to release when the request ends (sandboxes). */
 export interface FeedFilter {
@@ -107,15 +106,6 @@ function twoSegments(value: string): [string, string] | undefined {
   return parts.length === 2 && parts[0] !== '' && parts[1] !== '' ? [parts[0]!, parts[1]!] : undefined;
 }
 
-/** The design document's body, or 404 `missing`/`deleted`. */
-async function designDoc(db: Database, ddocId: string): Promise<JsonObject> {
-  const found = await db.winningBody(ddocId);
-  if (found === undefined) throw notFound((await db.record(ddocId))?.deleted ? 'deleted' : 'missing');
-  const body = found.body as JsonObject;
-  // The document as functions see it (`this`): with its `_id` and `_rev`.
-  return new JsonObject(['_id', '_rev', ...body.keys], [ddocId, found.rev, ...body.values]);
-}
-
 /** `_view&view=ddoc/view`: the change passes when the view's map function emits for it. */
 async function viewFilter(ctx: RequestContext, db: Database): Promise<FeedFilter> {
   const viewParam = ctx.query.get('view');
@@ -125,7 +115,7 @@ async function viewFilter(ctx: RequestContext, db: Database): Promise<FeedFilter
   const parts = twoSegments(viewParam);
   // CouchDB crashes (500) on anything but two segments.
   if (parts === undefined) throw new CouchError('bad_request', '`view` must be of the form `designname/viewname`');
-  const ddoc = await designDoc(db, `_design/${parts[0]}`);
+  const ddoc = (await openDesignDoc(db, `_design/${parts[0]}`)).body;
   const views = ddoc.get('views');
   const view = views instanceof JsonObject ? views.get(parts[1]) : undefined;
   const map = view instanceof JsonObject ? view.get('map') : undefined;
@@ -166,7 +156,7 @@ async function designFilter(
   const parts = twoSegments(name);
   if (parts === undefined) throw new CouchError('bad_request', '`filter` must be of the form `designname/filtername`');
   const ddocId = `_design/${parts[0]}`;
-  const ddoc = await designDoc(db, ddocId);
+  const ddoc = (await openDesignDoc(db, ddocId)).body;
   const filters = ddoc.get('filters');
   const source = filters instanceof JsonObject ? filters.get(parts[1]) : undefined;
   if (source === undefined) throw notFound(`missing json key: ${parts[1]}`);
@@ -174,71 +164,17 @@ async function designFilter(
     throw new CouchError('compilation_error', `The filter ${name} is not a JavaScript function source.`, 400);
   }
   const runner = await createChangesFilter({ name, source, ddocJson: stringifyJson(ddoc) }, { log: sandboxLog(ctx) });
-  const req = JSON.stringify(await requestObject(ctx, db, body));
+  const req = JSON.stringify(
+    await requestObject(ctx, db, {
+      id: null,
+      body: body === undefined ? 'undefined' : toPlain(body as JsonValue),
+      path: [db.name, '_changes'],
+    }),
+  );
   const docFilter: DocFilter = { test: (docs) => runner.filterBatch(docs, req) };
   return { options: { docFilter }, lookup: false, dispose: () => runner.dispose() };
 }
 
 function sandboxLog(ctx: RequestContext): (message: string, kind: 'user' | 'error') => void {
   return (message, kind) => ctx.server.log?.(`${kind === 'user' ? 'Log' : 'Error'} :: ${message}`);
-}
-
-/** Query parameters a JS filter receives JSON-decoded (couch_httpd_external's json_query_keys). */
-const JSON_QUERY_KEYS = new Set(['key', 'startkey', 'endkey', 'descending']);
-
-/** CouchDB's request object (`req`) as filter functions receive it. */
-async function requestObject(ctx: RequestContext, db: Database, body: JsonObject | undefined): Promise<unknown> {
-  const query: Record<string, unknown> = {};
-  for (const [key, value] of ctx.query) {
-    if (!JSON_QUERY_KEYS.has(key)) {
-      query[key] = value;
-      continue;
-    }
-    try {
-      query[key] = JSON.parse(value);
-    } catch {
-      // CouchDB: 500.
-      throw new CouchError('bad_request', `The query parameter ${key} must be JSON for a filter function.`);
-    }
-  }
-  const url = ctx.req.url ?? '';
-  const path = url.split('?')[0]!;
-  const requestedPath = path
-    .split('/')
-    .filter((segment) => segment !== '')
-    .map((segment) => decodeURIComponent(segment));
-  const security = await db.security();
-  return {
-    info: await dbInfo(db),
-    uuid: randomUUID().replaceAll('-', ''),
-    id: null,
-    method: ctx.method,
-    requested_path: requestedPath,
-    path: [db.name, '_changes'],
-    raw_path: url,
-    query,
-    headers: headersOf(ctx.req),
-    body: body === undefined ? 'undefined' : toPlain(body as JsonValue),
-    peer: ctx.req.socket.remoteAddress ?? '',
-    form: {},
-    cookie: cookiesOf(ctx.req.headers.cookie),
-    userCtx: { db: db.name, name: ctx.user.name, roles: ctx.user.roles },
-    secObj: security,
-  };
-}
-
-/** Request headers with their names as the client sent them. */
-function headersOf(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;
-  return headers;
-}
-
-function cookiesOf(header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) cookies[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
-  }
-  return cookies;
 }

@@ -20,6 +20,14 @@ export interface RequestContext {
   authenticatedBy?: 'jwt' | 'cookie' | 'default';
   /** The addressed database and what its `_security` grants the caller (set before the handler runs). */
   access?: DbAccess;
+  /** A request a rewrite (`_rewrite`) made: the path the client asked for (`req.requested_path`). */
+  requestedPath?: string;
+  /** How many rewrites led to this request (CouchDB stops at `[httpd] rewrite_limit`, 100). */
+  rewrites?: number;
+  /** The body once read, for a request read again after a rewrite (./body.ts). */
+  bufferedBody?: Buffer;
+  /** Recognizes, authorizes and answers the request `ctx` now describes (a rewrite's new request). */
+  reroute?: (ctx: RequestContext) => Promise<void>;
   /** The error answered, if any (for the request log line). */
   failure?: CouchError;
 }

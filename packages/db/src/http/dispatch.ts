@@ -48,6 +48,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     rawPath,
     method,
     user: anonymous(),
+    reroute: route,
   };
   res.once('close', () => logRequest(ctx, started));
   try {
@@ -60,31 +61,40 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (found.via !== undefined) ctx.authenticatedBy = found.via;
     // Login and logout set their own cookie over this one.
     if (found.refresh !== undefined) setSessionCookie(ctx, found.refresh);
-    const decodes = pathDecodes(rawPath);
-    if (decodes && redirectDesignId(ctx)) return;
-    // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
-    const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%20') : rawPath;
-    let match;
-    try {
-      match = routes.recognize(method, path);
-    } catch (error) {
-      if (error instanceof URIError) throw new CouchError('bad_request', 'Malformed URL path');
-      throw error;
-    }
-    if (!decodes) throw undecodablePath(match, rawPath);
-    if (match === null) throw new CouchError('not_found', 'missing');
-    ctx.params = match.params;
-    if (match.params.node !== undefined) checkNodeLocal(ctx);
-    const handler = handlerOf(match);
-    if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
-    if (match.params.db !== undefined) await authorizeDb(ctx, match.route);
-    // A request with no body (DELETE, COPY, PUT /db) ends with its headers: bytes behind them
-    // that are no request fail it here, as the body readers fail a body followed by such bytes.
-    checkRequestEnd(ctx);
-    await handler(ctx);
+    if (pathDecodes(rawPath) && redirectDesignId(ctx)) return;
+    await route(ctx);
   } catch (error) {
     fail(ctx, error);
   }
+}
+
+/**
+ * Recognizes the route of the request `ctx` describes, authorizes it and runs its handler: every
+ * request, and each request a rewrite (`_rewrite`) makes of one.
+ */
+async function route(ctx: RequestContext): Promise<void> {
+  const { rawPath, method } = ctx;
+  const decodes = pathDecodes(rawPath);
+  // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
+  const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%20') : rawPath;
+  let match;
+  try {
+    match = routes.recognize(method, path);
+  } catch (error) {
+    if (error instanceof URIError) throw new CouchError('bad_request', 'Malformed URL path');
+    throw error;
+  }
+  if (!decodes) throw undecodablePath(match, rawPath);
+  if (match === null) throw new CouchError('not_found', 'missing');
+  ctx.params = match.params;
+  if (match.params.node !== undefined) checkNodeLocal(ctx);
+  const handler = handlerOf(match);
+  if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
+  if (match.params.db !== undefined) await authorizeDb(ctx, match.route);
+  // A request with no body (DELETE, COPY, PUT /db) ends with its headers: bytes behind them
+  // that are no request fail it here, as the body readers fail a body followed by such bytes.
+  checkRequestEnd(ctx);
+  await handler(ctx);
 }
 
 function fail(ctx: RequestContext, error: unknown): void {

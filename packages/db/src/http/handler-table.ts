@@ -18,6 +18,7 @@ import { maintenance } from './handlers/maintenance.js';
 import { mango } from './handlers/mango.js';
 import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
+import { designFunctions } from './handlers/design-functions.js';
 import { node } from './handlers/node.js';
 import { scheduler } from './handlers/scheduler.js';
 import { fauxton } from './handlers/fauxton.js';
@@ -43,6 +44,7 @@ export const HANDLERS: HandlerTable = {
   changes,
   bulk,
   views,
+  design_functions: designFunctions,
   maintenance,
   mango,
   fauxton,

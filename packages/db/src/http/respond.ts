@@ -135,7 +135,7 @@ function startRows(ctx: RequestContext, status: number, headers: Record<string, 
 }
 
 /** Writes a chunk; resolves false when the client has gone. */
-function write(res: ServerResponse, chunk: string): Promise<boolean> {
+export function write(res: ServerResponse, chunk: string): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   if (res.write(chunk)) return Promise.resolve(true);
   return new Promise((resolve) => {
@@ -148,6 +148,15 @@ function write(res: ServerResponse, chunk: string): Promise<boolean> {
     const onClose = () => done(false);
     res.on('drain', onDrain);
     res.on('close', onClose);
+  });
+}
+
+/** Whether an If-None-Match header (it may list several ETags, or `*`) names the answer's ETag. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === etag || t === '*' || t === `W/${etag}`;
   });
 }
 

@@ -25,6 +25,8 @@ const CONSTRAINTS = {
   section: SEGMENT,
   key: SEGMENT,
   replicator: SEGMENT,
+  func: SEGMENT,
+  viewddoc: SEGMENT,
 };
 
 /** `handler#action`. */
@@ -189,6 +191,32 @@ const SERVER = [
   ]),
 ];
 
+/**
+ * Design-document functions: a show answers any verb (a form may post to it); an update's GET is
+ * refused by couchjs itself (405 `Update functions do not allow GET`); a rewrite passes every verb on.
+ */
+const SHOW = {
+  GET: 'design_functions#show',
+  HEAD: true,
+  POST: 'design_functions#show',
+  PUT: 'design_functions#show',
+} as const;
+const LIST = { GET: 'design_functions#list', HEAD: true, POST: 'design_functions#list' } as const;
+const UPDATE = {
+  GET: 'design_functions#update',
+  POST: 'design_functions#update',
+  PUT: 'design_functions#update',
+  DELETE: 'design_functions#update',
+} as const;
+const REWRITE = {
+  GET: 'design_functions#rewrite',
+  HEAD: true,
+  POST: 'design_functions#rewrite',
+  PUT: 'design_functions#rewrite',
+  DELETE: 'design_functions#rewrite',
+  COPY: 'design_functions#rewrite',
+} as const;
+
 /** Every endpoint of one database, at `/:db/...` (also under `/_node/:node/`, the node-local API). */
 const DATABASE = [
   // CouchDB creates a database before its database endpoint, whose `Allow` leaves PUT out.
@@ -246,9 +274,14 @@ const DATABASE = [
   endpoint('/:db/_design/:docid/_view/:view', { GET: 'views#show', POST: 'views#query', HEAD: true }, 'member'),
   endpoint('/:db/_design/:docid/_view/:view/queries', { POST: 'views#queries' }, 'member'),
   endpoint('/:db/_design/:docid/_info', { GET: 'views#info' }, 'member'),
-  ...['_show', '_list', '_update', '_rewrite'].map((fn) =>
-    notImplemented(`/:db/_design/:docid/${fn}/*rest`, `Design document functions (\`${fn}\`)`),
-  ),
+  endpoint('/:db/_design/:docid/_show/:func', SHOW, 'member'),
+  endpoint('/:db/_design/:docid/_show/:func/*rest', SHOW, 'member'),
+  endpoint('/:db/_design/:docid/_list/:func/:view', LIST, 'member'),
+  endpoint('/:db/_design/:docid/_list/:func/:viewddoc/:view', LIST, 'member'),
+  endpoint('/:db/_design/:docid/_update/:func', UPDATE, 'member-own-doc'),
+  endpoint('/:db/_design/:docid/_update/:func/*rest', UPDATE, 'member-own-doc'),
+  endpoint('/:db/_design/:docid/_rewrite', REWRITE, 'member'),
+  endpoint('/:db/_design/:docid/_rewrite/*rest', REWRITE, 'member'),
   endpoint('/:db/_design/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_design/' }),
   endpoint('/:db/_local/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_local/' }),
   endpoint('/:db/:docid', DOCUMENT, 'member-own-doc'),

@@ -43,3 +43,11 @@ export { SandboxSession, type SessionOptions, type SandboxLog } from './session.
 export { SandboxFailure, type Sandbox, type SandboxEngine, type SandboxFailureKind } from './engine.js';
 export { isolatedVmEngine, hasNoNodeSnapshotFlag, checkNodeSnapshotFlag, ALLOW_SNAPSHOT_ENV } from './isolated-vm.js';
 export { SANDBOX_RUNTIME } from './runtime.js';
+export {
+  createRenderRunner,
+  type RenderRunner,
+  type RenderRunnerOptions,
+  type RenderResponse,
+  type ListFlush,
+  type ListFeed,
+} from './render-runner.js';

@@ -33,7 +33,8 @@ export function checkNodeSnapshotFlag(): void {
 }
 
 let ivmModule: Promise<IvmModule> | undefined;
-function loadIvm(): Promise<IvmModule> {
+/** The isolated-vm module, loaded once (also for sandboxes that need more than {@link Sandbox}'s calls). */
+export function loadIvm(): Promise<IvmModule> {
   ivmModule ??= import('isolated-vm').then(
     (m) => ((m as { default?: IvmModule }).default ?? m) as IvmModule,
     (err: unknown) => {

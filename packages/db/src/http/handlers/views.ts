@@ -13,7 +13,7 @@ import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import { openView, parseQuery, queryView, type ViewTarget } from '../../views/query/index.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
-import { joinRows, sendJson, sendRowBytes, sendText, streamRows } from '../respond.js';
+import { etagMatches, joinRows, sendJson, sendRowBytes, sendText, streamRows } from '../respond.js';
 import { dbOf } from './databases.js';
 
 export const views = {
@@ -82,22 +82,13 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   const answer = await queryView(target, q);
   const headers = { ...contentType(ctx), ETag: answer.etag };
   try {
-    if (matches(ctx.req.headers['if-none-match'], answer.etag)) return sendText(ctx, 304, '', headers);
+    if (etagMatches(ctx.req.headers['if-none-match'], answer.etag)) return sendText(ctx, 304, '', headers);
     const body = await answer.body();
     if ('bytes' in body) return sendRowBytes(ctx, 200, body.bytes, headers);
     await streamRows(ctx, 200, body.head, body.rows, () => ']}', headers);
   } finally {
     answer.finished();
   }
-}
-
-/** If-None-Match may list several ETags (or `*`). */
-function matches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === etag || t === '*' || t === `W/${etag}`;
-  });
 }
 
 /**
