@@ -42,7 +42,7 @@ import type {
   HTTPMethods,
   RouteShorthandOptions,
 } from 'fastify';
-import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { CheckedHandlers, HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match, RouteHelper, RouteInfo, RouteSetLike } from '../types.js';
 import { fastifyUrlKey, fastifyUrls } from './fastify-urls.js';
 import {
@@ -112,9 +112,12 @@ interface Entry {
   endpoint: string;
 }
 
-export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
+export function fastifyRouter<
+  R extends TypedRoute = UnknownRoute,
+  const T extends HandlerTableFor<R, 'fastify'> = HandlerTableFor<R, 'fastify'>,
+>(
   routes: TypedRouteSetLike<R>,
-  handlers: HandlerTableFor<R, 'fastify'>,
+  handlers: CheckedHandlers<T, R>,
   options: FastifyRouterOptions<R> = {},
 ): FastifyPluginCallback {
   assertActions(routes, handlers as HandlerTable<FastifyHandler>);
