@@ -139,8 +139,9 @@ export type Helpers<R extends TypedRoute> = {
 export type RouteName<R extends TypedRoute> = string extends R['name'] ? string : NamedRoutes<R>['name'];
 
 /**
- * A handler table for routes `R`, each action an `F`: every entry is optional (a missing action
- * answers 501), a handler or action name no route declares is an error. For routes the types
+ * A handler table for routes `R`, each action an `F`: every entry is optional to the types (the
+ * adapters refuse a table missing an action when they are created), a handler or action name no
+ * route declares is an error. For routes the types
  * do not know, any names, and handler objects of any shape (class instances).
  */
 export type HandlerTableFor<R extends TypedRoute, Kind extends keyof HandlerKinds<never>> = string extends
