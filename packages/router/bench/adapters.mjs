@@ -140,6 +140,39 @@ export const ROUTERS = {
       return m ? { key: m.data.key, params: m.params } : null;
     },
   },
+  // Hono's RegExpRouter, from the repository's own hono (a dev dependency of the package, for the
+  // adapter), not from bench/package.json. It refuses a set where one position holds params of
+  // different names (`/res0/:id`, `/res0/:res0_id/sub0`: the Rails-shaped set), as Hono's
+  // SmartRouter does before falling back to its TrieRouter; the run reports that as its error.
+  'hono RegExpRouter': {
+    label: "Hono's RegExpRouter",
+    async load() {
+      return (await import('hono/router/reg-exp-router')).RegExpRouter;
+    },
+    build(RegExpRouter, set, handlers) {
+      const router = new RegExpRouter();
+      set.routes.forEach((r, i) => {
+        // A final glob as a param taking slashes: Hono's `*` captures nothing.
+        router.add(r.method, r.path.replace(/\*(\w+)$/, ':$1{.+}'), {
+          handler: handlers[i],
+          key: keyOf(r.method, r.path),
+        });
+      });
+      return { router };
+    },
+    prelude: 'const router = ctx.router;',
+    // The first handler of the match (Hono runs them all in turn) with its params' indexes.
+    call: (M, P) => `router.match(${M}, ${P})[0][0]`,
+    answer(ctx, method, path) {
+      const [handlers, stash] = ctx.router.match(method, path);
+      const first = handlers[0];
+      if (first === undefined) return null;
+      const [store, map] = first;
+      const params = {};
+      for (const key in map) params[key] = stash === undefined ? map[key] : stash[map[key]];
+      return { key: store.key, params };
+    },
+  },
 };
 
 /** `GET /posts/:post_id/comments(.:format)` -> the canonical key `GET /posts/:post_id/comments`. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of @divan/router against find-my-way, memoirist and rou3 (tree and compiled).
+// Benchmark of @divan/router against find-my-way, memoirist, rou3 (tree and compiled) and Hono's RegExpRouter.
 //
 //   npm run bench -w @divan/router [-- --rounds N | --quick | --suite rails,classic | --router divan,memoirist]
 //   BENCH_ROUNDS=7 npm run bench -w @divan/router
@@ -110,7 +110,7 @@ function runJob(job) {
   }
 }
 
-const ROUTER_ORDER = ['divan', 'find-my-way', 'memoirist', 'rou3', 'rou3 compiled'];
+const ROUTER_ORDER = ['divan', 'find-my-way', 'memoirist', 'rou3', 'rou3 compiled', 'hono RegExpRouter'];
 const GENERATOR_ORDER = ['divan helper', 'divan path()', 'template', 'path-to-regexp'];
 
 function participants(suite, opts) {

@@ -6,9 +6,12 @@
 import { Mapper } from './declaration/mapper.js';
 import { RouteSet } from './route-set.js';
 import type { BlockRoutes, TypedMapper } from './typed-mapper.js';
-import type { RootScope } from './typed-routes.js';
+import type { ConcernsFollowed, RootScope } from './typed-routes.js';
 
-export function draw<Returned>(block: (r: TypedMapper<RootScope, never>) => Returned): RouteSet<BlockRoutes<Returned>> {
+export function draw<Returned>(
+  // A typed declaration applying a concern fails here, its message saying why and what to do.
+  block: (r: TypedMapper<RootScope, never>) => Returned & ConcernsFollowed<BlockRoutes<Returned>>,
+): RouteSet<BlockRoutes<Returned>> {
   const routes = new RouteSet<BlockRoutes<Returned>>();
   // The runtime mapper is the typed one: the types only describe what its methods return.
   block(new Mapper(routes) as unknown as TypedMapper<RootScope, never>);

@@ -83,6 +83,7 @@ export class Route {
       action: spec.action,
       constraints: constraints === EMPTY ? EMPTY : Object.freeze(constraints),
       defaults: Object.isFrozen(spec.defaults) ? spec.defaults : Object.freeze({ ...spec.defaults }),
+      ...(spec.anchored ? undefined : { anchored: false as const }),
       ...(spec.middleware.length > 0 ? { middleware: spec.middleware } : undefined),
     }));
   }

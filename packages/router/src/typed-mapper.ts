@@ -10,6 +10,7 @@ import type { MatchOptions, ResourcesOptions, ScopeOptions } from './declaration
 import type { Checked } from './typed-options.js';
 import type {
   AnyScope,
+  ConcernRoute,
   Enclosing,
   LevelScope,
   NamespaceScope,
@@ -147,7 +148,8 @@ export interface TypedMapper<S extends TypedScope, Out extends TypedRoute> {
   root(path?: string | MatchOptions, options?: MatchOptions): TypedMapper<S, Out | UnknownRoute>;
 
   concern(name: string, block: ConcernBlock): TypedMapper<S, Out>;
-  concerns(names: Names, options?: Record<string, unknown>): TypedMapper<S, Out | UnknownRoute>;
+  /** Its routes are a marker `draw` refuses in a typed declaration (see `ConcernRoute`). */
+  concerns(names: Names, options?: Record<string, unknown>): TypedMapper<S, Out | ConcernRoute>;
   shallow<Returned>(block: Block<ShallowScope<S>, Returned>): TypedMapper<S, Out | BlockRoutes<Returned>>;
   constraints<Returned>(
     constraints: Record<string, RegExp | string>,

@@ -7,9 +7,10 @@
  *
  * The types follow the runtime's naming rules (typed-inflection.ts mirrors its inflector for
  * every lowercase word), shallow nesting (`shallow` options, `shallow` blocks, shallow paths and
- * prefixes) and `pathNames`. A path given as a pattern without `as`, the routes a concern adds
- * (the resource's own stay typed), a `shallow` that is not a literal, or a block written as
- * statements (returning nothing) gives routes of unknown name, path, handler and action: the
+ * prefixes) and `pathNames`. A typed declaration applying a concern fails tsc (`ConcernsUntypable`
+ * says why and what to do). A path given as a pattern without `as`, a `shallow` that is not a
+ * literal, or a block written as statements (returning nothing) gives routes of unknown name,
+ * path, handler and action: the
  * helpers then also accept any `...Path`/`...Url` name, typed as plain helpers (string keys,
  * never `any`).
  */
@@ -138,8 +139,9 @@ export type Helpers<R extends TypedRoute> = {
 export type RouteName<R extends TypedRoute> = string extends R['name'] ? string : NamedRoutes<R>['name'];
 
 /**
- * A handler table for routes `R`, each action an `F`: every entry is optional (a missing action
- * answers 501), a handler or action name no route declares is an error. For routes the types
+ * A handler table for routes `R`, each action an `F`: every entry is optional to the types (the
+ * adapters refuse a table missing an action when they are created), a handler or action name no
+ * route declares is an error. For routes the types
  * do not know, any names, and handler objects of any shape (class instances).
  */
 export type HandlerTableFor<R extends TypedRoute, Kind extends keyof HandlerKinds<never>> = string extends
@@ -294,11 +296,24 @@ type PathNamesOf<S extends TypedScope, Options> = Options extends { pathNames: i
 /** The path segment of `new` or `edit` under these path names. */
 type Segment<N, A extends 'new' | 'edit'> = N extends { [K in A]: infer V extends string } ? V : A;
 
+/** What tsc says where a typed declaration applies a concern. */
+export type ConcernsUntypable =
+  "the types cannot follow a concern's routes (no type-level call of a named block): call a generic function in the resource's block instead, (r) => commentable(r), or write the block as statements (untyped)";
+
 /**
- * The routes a concern adds are not followed by the types (a concern is a block registered by
- * name): the resource's own routes stay typed, the concern's are unknown ones.
+ * The routes a concern adds: a marker, not untyped routes, so that `draw` refuses a typed
+ * declaration holding them (see `ConcernsFollowed`) instead of its helpers going untyped.
  */
-type ConcernRoutes<Options> = Options extends { concerns: unknown } ? UnknownRoute : never;
+export interface ConcernRoute extends UnknownRoute {
+  concern: ConcernsUntypable;
+}
+
+type ConcernRoutes<Options> = Options extends { concerns: unknown } ? ConcernRoute : never;
+
+/** `unknown` for routes `R` the types follow; the message when a concern is among them. */
+export type ConcernsFollowed<R extends TypedRoute> = [Extract<R, { concern: unknown }>] extends [never]
+  ? unknown
+  : ConcernsUntypable;
 
 /** Where a resource's member routes go: under its collection, or, shallow, under the shallow path. */
 type MemberBase<S extends TypedScope, Name extends string, Options> = Join<

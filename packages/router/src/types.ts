@@ -19,6 +19,8 @@ export interface RouteInfo {
   constraints: Record<string, string>;
   /** Declared defaults (not handler/action). */
   defaults: Record<string, unknown>;
+  /** False for a prefix route (`anchor: false`: `/mounted` also answers `/mounted/a/b`); absent when anchored. */
+  anchored?: false;
   /** The `middleware` of the enclosing scopes then the route's own, outermost first; absent when none. */
   middleware?: readonly Middleware[];
 }

@@ -138,6 +138,47 @@ describe('fastifyRouter: a param whose constraint takes a slash', () => {
   });
 });
 
+describe('fastifyRouter: a prefix route (anchor: false)', () => {
+  test('is reached at every path Divan recognizes for it, as in Rails, next to routes of its own', async () => {
+    const mounted = draw((r) =>
+      r
+        .get('status', { to: 'pages#status' })
+        .match('mounted', { to: 'mounted#app', via: 'all', anchor: false })
+        .get('files/:name', { to: 'files#show', anchor: false }),
+    );
+    assert.equal(mounted.list()[1]!.anchored, false);
+    assert.equal(mounted.list()[0]!.anchored, undefined);
+    const server = Fastify();
+    await server.register(
+      fastifyRouter(mounted, {
+        pages: { status: async () => 'status' },
+        mounted: { app: async (request) => `app ${request.method}` },
+        files: { show: async (request) => `file ${request.params.name}` },
+      }),
+    );
+    for (const url of ['/mounted', '/mounted/a/b', '/mounted.json', '/mounted-x', '/mounted/a?q=1']) {
+      assert.equal(mounted.recognize('GET', url.split('?')[0]!)?.action, 'app', url);
+      assert.equal((await server.inject({ url })).body, 'app GET', url);
+    }
+    assert.equal((await server.inject({ method: 'DELETE', url: '/mounted/x' })).body, 'app DELETE');
+    for (const url of ['/files/a', '/files/a/b', '/files/a.txt/b']) {
+      assert.equal((await server.inject({ url })).body, `file ${mounted.recognize('GET', url)?.params.name}`, url);
+    }
+    assert.equal((await server.inject({ url: '/status' })).body, 'status');
+    assert.equal((await server.inject({ url: '/mountedx' })).statusCode, 404);
+    assert.equal((await server.inject({ url: '/status/x' })).statusCode, 404);
+    await server.close();
+  });
+
+  test('refuses routeOptions for it: other paths come in through the same Fastify route', () => {
+    const mounted = draw((r) => r.match('mounted', { to: 'mounted#app', via: 'all', anchor: false }));
+    assert.throws(
+      () => fastifyRouter(mounted, { mounted: { app: async () => 'app' } }, { routeOptions: { 'mounted#app': {} } }),
+      /routeOptions\['mounted#app'\]: \/mounted\(\.:format\) is a prefix route \(anchor: false\)/,
+    );
+  });
+});
+
 describe('fastifyRouter: declaration order decides, as in Rails', () => {
   test("an earlier get('posts/:id') wins over the resource's static /posts/new, which Fastify's router would pick", async () => {
     const ordered = draw((r) => r.get('posts/:id', { to: 'early#show' }).resources('posts', { only: ['new', 'show'] }));

@@ -21,7 +21,7 @@
  * lacks an action some route needs is refused when the middleware is created.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { CheckedHandlers, HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match } from '../types.js';
 import { actionFinder, assertActions, HttpError, lookupRequest, type HandlerTable } from './shared.js';
 
@@ -50,11 +50,10 @@ export interface ExpressRouterOptions {
 }
 
 /** A typed route set's table holds only its declared `handler#action` pairs. */
-export function expressRouter<R extends TypedRoute = UnknownRoute>(
-  routes: TypedRouteSetLike<R>,
-  handlers: HandlerTableFor<R, 'express'>,
-  options: ExpressRouterOptions = {},
-): RequestHandler {
+export function expressRouter<
+  R extends TypedRoute = UnknownRoute,
+  const T extends HandlerTableFor<R, 'express'> = HandlerTableFor<R, 'express'>,
+>(routes: TypedRouteSetLike<R>, handlers: CheckedHandlers<T, R>, options: ExpressRouterOptions = {}): RequestHandler {
   assertActions(routes, handlers as HandlerTable<ExpressHandler>);
   const findAction = actionFinder(handlers as HandlerTable<ExpressHandler>);
   return (req, res, next) => {

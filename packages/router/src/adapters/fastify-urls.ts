@@ -18,19 +18,35 @@ const GLOB = /^\*\w+(?:\.:\w+)?$/;
 
 /**
  * The URLs of a declared path, or null when Fastify's router cannot express it. A param whose
- * constraint takes a slash (`id: /.+/`) spans segments, as a glob does.
+ * constraint takes a slash (`id: /.+/`) spans segments, as a glob does. A prefix route
+ * (`anchored` false) also answers what follows its path, as Rails' `anchor: false` does.
  */
-export function fastifyUrls(path: string, constraints: Record<string, string> = {}): FastifyUrls | null {
+export function fastifyUrls(
+  path: string,
+  constraints: Record<string, string> = {},
+  anchored = true,
+): FastifyUrls | null {
   const urls: string[] = [];
   let wildcard = false;
   const spanning = Object.keys(constraints).filter((name) => takesSlash(constraints[name]!));
   for (const variant of expandOptional(path)) {
     const url = variantUrl(spanning.reduce((v, name) => v.replace(new RegExp(`:${name}\\b`), `*${name}`), variant));
     if (url === null) return null;
-    if (url.endsWith('*')) wildcard = true;
-    urls.push(url);
+    if (!anchored && !url.endsWith('*')) urls.push(url, ...prefixUrls(url));
+    else urls.push(url);
+    wildcard ||= !anchored || url.endsWith('*');
   }
   return { urls: [...new Set(urls)], wildcard };
+}
+
+/**
+ * What else a prefix route's URL answers: Rails matches `^path(?:\b|$|/)`. After a word,
+ * Fastify's `word*` takes every continuation (recognition keeps only the word boundaries);
+ * after a param (which takes all but a slash), what follows a slash.
+ */
+function prefixUrls(url: string): string[] {
+  if (url === '/') return ['/*'];
+  return /:\w+$/.test(url) ? [`${url}/*`] : [`${url}*`];
 }
 
 function takesSlash(source: string): boolean {

@@ -42,7 +42,7 @@ import type {
   HTTPMethods,
   RouteShorthandOptions,
 } from 'fastify';
-import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { CheckedHandlers, HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match, RouteHelper, RouteInfo, RouteSetLike } from '../types.js';
 import { fastifyUrlKey, fastifyUrls } from './fastify-urls.js';
 import {
@@ -112,9 +112,12 @@ interface Entry {
   endpoint: string;
 }
 
-export function fastifyRouter<R extends TypedRoute = UnknownRoute>(
+export function fastifyRouter<
+  R extends TypedRoute = UnknownRoute,
+  const T extends HandlerTableFor<R, 'fastify'> = HandlerTableFor<R, 'fastify'>,
+>(
   routes: TypedRouteSetLike<R>,
-  handlers: HandlerTableFor<R, 'fastify'>,
+  handlers: CheckedHandlers<T, R>,
   options: FastifyRouterOptions<R> = {},
 ): FastifyPluginCallback {
   assertActions(routes, handlers as HandlerTable<FastifyHandler>);
@@ -180,10 +183,14 @@ function fastifyEntries(list: RouteInfo[], routeOptions: Record<string, RouteSho
     const endpoint = `${route.handler}#${route.action}`;
     endpoints.add(endpoint);
     const own = routeOptions[endpoint];
-    const shape = fastifyUrls(route.path, route.constraints);
+    const shape = fastifyUrls(route.path, route.constraints, route.anchored !== false);
     if (shape === null)
       throw new Error(
         `[divan] Fastify's router cannot express ${route.verb || 'any verb'} ${route.path} (${endpoint}): a glob (or a param whose constraint takes a slash) may only end a path here`,
+      );
+    if (route.anchored === false && own !== undefined)
+      throw new Error(
+        `[divan] routeOptions['${endpoint}']: ${route.path} is a prefix route (anchor: false), served through Fastify's wildcard ${shape.urls.join(', ')}, which other routes' paths reach too; its options would not be this route's alone. Guard it in the handler or with middleware: declared with the routes`,
       );
     if (shape.wildcard && own !== undefined)
       throw new Error(

@@ -23,7 +23,7 @@
  * under `/api` would take the root's (paths below `/api` are paths below the root too).
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { CheckedHandlers, HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match } from '../types.js';
 import { actionFinder, assertActions, HttpError, lookupRequest, pathOfUrl, type HandlerTable } from './shared.js';
 
@@ -59,9 +59,12 @@ export interface HonoRouterOptions {
 }
 
 /** A typed route set's table holds only its declared `handler#action` pairs. */
-export function honoRouter<R extends TypedRoute = UnknownRoute>(
+export function honoRouter<
+  R extends TypedRoute = UnknownRoute,
+  const T extends HandlerTableFor<R, 'hono'> = HandlerTableFor<R, 'hono'>,
+>(
   routes: TypedRouteSetLike<R>,
-  handlers: HandlerTableFor<R, 'hono'>,
+  handlers: CheckedHandlers<T, R>,
   options: HonoRouterOptions = {},
 ): MiddlewareHandler<DivanEnv> {
   assertActions(routes, handlers as HandlerTable<HonoHandler>);

@@ -32,7 +32,7 @@
  * request with no body followed by such bytes does not reach its handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
+import type { CheckedHandlers, HandlerTableFor, TypedRoute, TypedRouteSetLike, UnknownRoute } from '../typed-routes.js';
 import type { Match, RouteInfo, RouteSetLike } from '../types.js';
 import {
   actionFinder,
@@ -105,11 +105,10 @@ declare module '../typed-routes.js' {
 }
 
 /** Builds the `node:http` request listener of a route set; see the module comment. */
-export function createNodeListener<R extends TypedRoute = UnknownRoute>(
-  routes: TypedRouteSetLike<R>,
-  handlers: NodeHandlers<R>,
-  options: NodeListenerOptions = {},
-): NodeListener {
+export function createNodeListener<
+  R extends TypedRoute = UnknownRoute,
+  const T extends NodeHandlers<R> = NodeHandlers<R>,
+>(routes: TypedRouteSetLike<R>, handlers: CheckedHandlers<T, R>, options: NodeListenerOptions = {}): NodeListener {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   assertActions(routes, handlers as Handlers);
   const findAction = actionFinder(handlers as Handlers);

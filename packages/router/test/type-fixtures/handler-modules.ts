@@ -1,5 +1,5 @@
 // Handler modules (`import * as posts`) are checked like inline literals: an action no route
-// declares is an error naming it, once the adapter takes `CheckedHandlers<T, R>`.
+// declares is an error naming it: every adapter takes `CheckedHandlers<T, R>` (adapter-handler-modules.ts).
 import { draw, type CheckedHandlers, type HandlerTableFor, type TypedRoute } from '@divan/router';
 import type {} from '../../src/adapters/node.js';
 import type { TypedRouteSetLike } from '../../src/typed-routes.js';
