@@ -103,13 +103,17 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
 
   const running = server;
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const onSignal = (signal: NodeJS.Signals | 'disconnect'): void => {
     if (stopping) {
       io.stderr(`divan: ${signal} again, exiting without waiting\n`);
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     stopping = true;
-    io.stderr(`divan: ${signal} received, shutting down (send it again to exit at once)\n`);
+    io.stderr(
+      signal === 'disconnect'
+        ? 'divan: the launcher process ended, shutting down\n'
+        : `divan: ${signal} received, shutting down (send it again to exit at once)\n`,
+    );
     running.close().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -120,6 +124,12 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  // Run by bin/divan.js's launcher (node without --no-node-snapshot): the launcher is the process
+  // a shell or supervisor holds, so this one ends with it, even when it was killed with -9.
+  if (env.DIVAN_LAUNCHED_BY !== undefined && process.channel !== undefined) {
+    process.once('disconnect', () => onSignal('disconnect'));
+  }
   return null;
 }
 
@@ -137,6 +147,9 @@ const HEAP_GROWING_PERCENT = 100;
 /** Entry point of bin/divan.js. */
 export async function run(): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  // The launcher's IPC channel only tells this process when the launcher is gone; it must not
+  // keep a `--help` or a failed start alive.
+  process.channel?.unref();
   try {
     const code = await main(process.argv.slice(2), process.env);
     if (code !== null) process.exitCode = code;
