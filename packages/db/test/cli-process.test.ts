@@ -4,6 +4,7 @@
  * server itself (node with --no-node-snapshot) or bin/divan.js's launcher (node without it).
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { lockFolder } from '../src/storage/folder-lock.js';
@@ -56,3 +57,29 @@ for (const launcher of [true, false]) {
     }
   });
 }
+
+describe('--jwt', () => {
+  const temp = makeTempDir('divan-jwt-flag-');
+  after(() => temp.cleanup());
+
+  test('a missing file is a clear message, not a raw ENOENT', async () => {
+    const missing = `${temp.dir}/nowhere/keys.json`;
+    await assert.rejects(startChildServer(['--data', `${temp.dir}/data`, '--jwt', missing]), (err: Error) => {
+      assert.match(
+        err.message,
+        /divan: cannot start the server: --jwt \S+keys\.json: cannot read the JWT keys file: there is no such file/,
+      );
+      assert.doesNotMatch(err.message, /ENOENT/);
+      return true;
+    });
+  });
+
+  test('a file that is not JSON says so', async () => {
+    const file = `${temp.dir}/bad.json`;
+    writeFileSync(file, '{"keys": ');
+    await assert.rejects(
+      startChildServer(['--data', `${temp.dir}/data`, '--jwt', file]),
+      /--jwt \S+bad\.json: the JWT keys file is not JSON/,
+    );
+  });
+});

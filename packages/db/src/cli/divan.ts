@@ -177,10 +177,23 @@ function describe(err: unknown): string {
 
 /** The `--jwt` file: CouchDB's `[jwt_keys]` as `keys`, plus the roles claim and required claims. */
 function readJwtFile(file: string): JwtOptions {
-  const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<JwtOptions> | null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EACCES' ? 'it is not readable' : describe(err);
+    throw new Error(`--jwt ${file}: cannot read the JWT keys file: ${why}`);
+  }
+  let value: Partial<JwtOptions> | null;
+  try {
+    value = JSON.parse(text) as Partial<JwtOptions> | null;
+  } catch (err) {
+    throw new Error(`--jwt ${file}: the JWT keys file is not JSON: ${describe(err)}`);
+  }
   const keys = value?.keys;
   if (typeof keys !== 'object' || keys === null || !Object.values(keys).every((k) => typeof k === 'string')) {
-    throw new Error(`${file}: "keys" must be an object of key strings ("hmac:_default": "<base64>", ...)`);
+    throw new Error(`--jwt ${file}: "keys" must be an object of key strings ("hmac:_default": "<base64>", ...)`);
   }
   return value as JwtOptions;
 }
