@@ -75,7 +75,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await storage.close();
     throw error;
   }
-  const { admins, created, save } = loaded;
+  const { admins, save } = loaded;
   const couch = new CouchServer({
     storage,
     admins,
@@ -98,10 +98,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     socket.on('close', () => sockets.delete(socket));
   });
 
+  let createdAdmin: RunningServer['createdAdmin'];
   try {
     await listen(http, wantedPort, host);
-    // Only a server that listens keeps a generated admin (its caller prints the password).
-    await save();
+    // Only a server that listens keeps a generated admin (its caller prints the password), and
+    // only if no other node starting on the same storage stored the first admin before it.
+    createdAdmin = await save();
     await ensureUsersDb(couch);
     await couch.watchConfig();
   } catch (error) {
@@ -114,7 +116,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    createdAdmin: created,
+    ...(createdAdmin === undefined ? {} : { createdAdmin }),
     couch,
     close() {
       closing ??= (async () => {

@@ -21,7 +21,7 @@ import {
 export const ADMINS_FILE_NAME = 'admins.json';
 
 /** Where admins are kept: the server values of a storage. */
-export type AdminsPlace = Pick<Storage, 'getServerValue' | 'setServerValue'>;
+export type AdminsPlace = Pick<Storage, 'getServerValue' | 'setServerValue' | 'addServerValue'>;
 export const DEFAULT_ADMIN_NAME = 'admin';
 
 export interface AdminCredentials {
@@ -55,10 +55,18 @@ export interface LoadAdminsOptions {
 
 export interface LoadedAdmins {
   admins: AdminStore;
-  /** Set only when this call generated the admin; its password is known nowhere else. */
+  /**
+   * Set only when this call generated the admin; its password is known nowhere else. With
+   * `deferWrite`, it stands only if `save()` answers it too.
+   */
   created?: AdminCredentials;
-  /** Writes the admins if this load changed them (with `deferWrite`; a no-op otherwise). */
-  save(): Promise<void>;
+  /**
+   * Writes the admins if this load changed them (with `deferWrite`; a no-op otherwise). Answers
+   * the generated admin if it is the one stored: when another node on the same storage stored
+   * the first admin at the same moment, that admin stands, this store takes it over, and the
+   * answer is undefined (a password nobody can use is never printed).
+   */
+  save(): Promise<AdminCredentials | undefined>;
 }
 
 /** Successful verifications remembered; a full PBKDF2 run costs ~0.3 s of blocked CPU. */
@@ -155,7 +163,8 @@ export async function loadAdmins(
   options: LoadAdminsOptions = {},
 ): Promise<LoadedAdmins> {
   const iterations = options.iterations ?? DEFAULT_ITERATIONS;
-  const hashes = parseAdmins(await place.getServerValue(ADMINS_FILE_NAME));
+  const storedText = await place.getServerValue(ADMINS_FILE_NAME);
+  const hashes = parseAdmins(storedText);
   let dirty = false;
   const known: AdminCredentials[] = [];
 
@@ -185,10 +194,21 @@ export async function loadAdmins(
     dirty = true;
   }
 
-  const write = async () => {
-    if (!dirty) return;
-    await saveAdmins(place, hashes);
+  const write = async (): Promise<AdminCredentials | undefined> => {
+    if (!dirty) return created;
     dirty = false;
+    if (created === undefined || storedText !== undefined) {
+      await saveAdmins(place, hashes);
+      return created;
+    }
+    // The first admin of a new storage: stored only if no other node stored one meanwhile.
+    const text = adminsText(hashes);
+    const stored = await writing(() => place.addServerValue(ADMINS_FILE_NAME, text));
+    if (stored === text) return created;
+    hashes.clear();
+    for (const [name, hash] of parseAdmins(stored)) hashes.set(name, hash);
+    created = undefined;
+    return undefined;
   };
   if (!options.deferWrite) await write();
   const admins = new HashedAdminStore(hashes);
@@ -211,10 +231,18 @@ export async function refreshAdmins(place: AdminsPlace, admins: AdminStore): Pro
 
 /** Writes the admins (name → stored hash) as the `admins.json` server value. */
 export async function saveAdmins(place: AdminsPlace, hashes: ReadonlyMap<string, string>): Promise<void> {
+  await writing(() => place.setServerValue(ADMINS_FILE_NAME, adminsText(hashes)));
+}
+
+function adminsText(hashes: ReadonlyMap<string, string>): string {
   const admins: Record<string, string> = {};
   for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
+  return `${JSON.stringify({ admins }, null, 2)}\n`;
+}
+
+async function writing<T>(write: () => Promise<T>): Promise<T> {
   try {
-    await place.setServerValue(ADMINS_FILE_NAME, `${JSON.stringify({ admins }, null, 2)}\n`);
+    return await write();
   } catch (err) {
     throw new CouchError('unknown_error', `Cannot write ${ADMINS_FILE_NAME}: ${(err as Error).message}`);
   }
