@@ -38,9 +38,17 @@ export interface AdminStore {
   names(): string[];
   /** The stored hash string of an admin (its salt keys that admin's session cookies). */
   hashOf(name: string): string | undefined;
+  /** Logins answered from the remembered verifications (hits) and by a PBKDF2 run (misses). */
+  readonly cacheCounts: CacheCounts;
   /** Adds or replaces an admin (`[admins]` through the config API); `hash` is a stored hash string. */
   set(name: string, hash: string): void;
   remove(name: string): boolean;
+}
+
+/** `_stats`' `auth_cache_hits` and `auth_cache_misses`. */
+export interface CacheCounts {
+  hits: number;
+  misses: number;
 }
 
 export interface LoadAdminsOptions {
@@ -77,6 +85,7 @@ class HashedAdminStore implements AdminStore {
   // Keys are HMACs under a per-process secret, so the cache holds nothing reusable offline.
   readonly #cacheSecret = randomBytes(32);
   readonly #cache = new Set<string>();
+  readonly cacheCounts: CacheCounts = { hits: 0, misses: 0 };
 
   constructor(hashes: Map<string, string>) {
     this.#hashes = hashes;
@@ -97,7 +106,11 @@ class HashedAdminStore implements AdminStore {
     const stored = this.#hashes.get(name);
     if (stored === undefined) return false;
     const key = createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64');
-    if (this.#cache.has(key)) return true;
+    if (this.#cache.has(key)) {
+      this.cacheCounts.hits++;
+      return true;
+    }
+    this.cacheCounts.misses++;
     if (!(await verifyPasswordAsync(password, stored))) return false; // failures are never cached
     this.remember(key);
     return true;

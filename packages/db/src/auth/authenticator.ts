@@ -7,7 +7,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { CouchError } from '../errors.js';
-import type { AdminStore } from './admins.js';
+import type { AdminStore, CacheCounts } from './admins.js';
 import { ADMIN_ROLE, anonymous, type UserCtx } from './authenticate.js';
 import { parseAuthorization } from './basic.js';
 import { authSessionOf, cookieMacMatches, decodeCookie, encodeCookie } from './cookie.js';
@@ -65,6 +65,8 @@ export class Authenticator {
   readonly #now: () => number;
   readonly #cacheSecret = randomBytes(32);
   readonly #verified = new Set<string>();
+  /** Logins of `_users` accounts answered from the remembered verifications, or by a PBKDF2 run. */
+  readonly cacheCounts: CacheCounts = { hits: 0, misses: 0 };
 
   constructor(options: AuthenticatorOptions) {
     this.#options = { ...options };
@@ -180,7 +182,11 @@ export class Authenticator {
     const key = createHmac('sha256', this.#cacheSecret)
       .update(`${name}\0${password}\0${JSON.stringify(stored)}`)
       .digest('base64');
-    if (this.#verified.has(key)) return true;
+    if (this.#verified.has(key)) {
+      this.cacheCounts.hits++;
+      return true;
+    }
+    this.cacheCounts.misses++;
     if (!(await verifyCredentials(password, stored))) return false; // failures are never cached
     if (this.#verified.size >= CACHE_LIMIT) {
       const oldest = this.#verified.values().next();

@@ -21,6 +21,7 @@ import { acceptsType } from './accept.js';
 import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
 import { routes } from './routes.js';
+import { countAnswer, countStart } from './request-counts.js';
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     // Read per request: the config API may turn CORS on or change it.
@@ -74,6 +75,8 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (!decodes) throw undecodablePath(match, rawPath);
     if (match === null) throw new CouchError('not_found', 'missing');
     ctx.params = match.params;
+    ctx.endpoint = `${match.handler}#${match.action}`;
+    countStart(ctx);
     if (match.params.node !== undefined) checkNodeLocal(ctx);
     const handler = handlerOf(match);
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
@@ -130,6 +133,7 @@ function wantsLoginPage(ctx: RequestContext): boolean {
 function logRequest(ctx: RequestContext, started: number): void {
   const elapsed = performance.now() - started;
   ctx.server.stats.record(ctx.method, ctx.res.statusCode, elapsed);
+  countAnswer(ctx);
   const ms = elapsed.toFixed(1);
   const user = ctx.user.name ?? '-';
   const failure = ctx.failure === undefined ? '' : ` ${ctx.failure.error}: ${ctx.failure.reason}`;

@@ -31,7 +31,7 @@ import { jsonIndexMapper } from '../mango/json-index.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
-import { RequestStats } from './request-stats.js';
+import { ServerStats, type StatsTree } from './stats.js';
 
 /** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
 function mangoMappers(group: ViewGroup) {
@@ -88,8 +88,8 @@ export class CouchServer {
   /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
   readonly uuid = randomBytes(16).toString('hex');
   readonly startTime = Date.now();
-  /** Counted by the HTTP layer, read by `/_node/{node}/_stats`. */
-  readonly stats = new RequestStats();
+  /** Counted by the floors that see the events, read by `/_node/{node}/_stats` and `_prometheus`. */
+  readonly stats = new ServerStats();
   private readonly open = new Map<string, Database>();
   /** What every database is opened with: the view engine's design rules, the password rounds of `_users`. */
   private readonly databaseOptions: DatabaseOptions;
@@ -251,6 +251,17 @@ export class CouchServer {
   /** How many databases are open now (`_stats`' `open_databases`). */
   get openDbCount(): number {
     return this.open.size;
+  }
+
+  /** `_stats`: the counters, with the values read at this moment. */
+  statsTree(): StatsTree {
+    const admins = this.admins.cacheCounts;
+    const users = this.auth.cacheCounts;
+    return this.stats.tree({
+      'couchdb.open_databases': this.openDbCount,
+      'couchdb.auth_cache_hits': admins.hits + users.hits,
+      'couchdb.auth_cache_misses': admins.misses + users.misses,
+    });
   }
 
   listDbs(): Promise<string[]> {
