@@ -8,8 +8,8 @@ import { setFlagsFromString } from 'node:v8';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
 import type { JwtOptions } from '../auth/jwt.js';
 import { batchedLines, levelledLog } from '../server/log.js';
-import { startServer } from '../start-server.js';
-import { type Env, helpText, parseCli, UsageError } from './args.js';
+import { startServer, type TlsOptions } from '../start-server.js';
+import { type Env, helpText, parseCli, type ServeOptions, UsageError } from './args.js';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -64,8 +64,10 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   let server;
   try {
     const jwt = options.jwtFile === undefined ? undefined : readJwtFile(options.jwtFile);
+    const tls = options.tls === undefined ? undefined : readTls(options.tls);
     server = await startServer({
       ...(jwt === undefined ? {} : { jwt }),
+      ...(tls === undefined ? {} : { tls }),
       port: options.port,
       host: options.host,
       dataDir: options.dataDir,
@@ -85,7 +87,8 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
 
   const where =
     options.storage === undefined ? `data: ${options.dataDir}` : `storage: ${withoutPassword(options.storage)}`;
-  io.stdout(`Divan ${version()} listening on ${server.url} (${where})\n`);
+  const alsoHttp = server.httpUrl === undefined ? '' : ` and ${server.httpUrl}`;
+  io.stdout(`Divan ${version()} listening on ${server.url}${alsoHttp} (${where})\n`);
   if (server.createdAdmin !== undefined) {
     const { name, password } = server.createdAdmin;
     io.stdout(
@@ -173,6 +176,25 @@ function withoutPassword(url: string): string {
 function describe(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/** The `--tls-cert` and `--tls-key` files, read now so a missing one is named. */
+function readTls(tls: NonNullable<ServeOptions['tls']>): TlsOptions {
+  const read = (file: string, flag: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const why =
+        code === 'ENOENT' ? 'there is no such file' : code === 'EACCES' ? 'it is not readable' : describe(err);
+      throw new Error(`${flag} ${file}: cannot read it: ${why}`);
+    }
+  };
+  return {
+    cert: read(tls.certFile, '--tls-cert'),
+    key: read(tls.keyFile, '--tls-key'),
+    ...(tls.httpPort === undefined ? {} : { httpPort: tls.httpPort }),
+  };
 }
 
 /** The `--jwt` file: CouchDB's `[jwt_keys]` as `keys`, plus the roles claim and required claims. */

@@ -36,7 +36,7 @@ export function startChildServer(
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
+      const match = /listening on (https?:\/\/\S+)/.exec(out);
       if (match !== null) resolve({ url: match[1]!, child, output: () => out, exited });
     };
     child.stdout!.on('data', onData);
