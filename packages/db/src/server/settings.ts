@@ -35,7 +35,12 @@ function bool(value: string | undefined, fallback: boolean, where: string): bool
 
 export function effectiveSettings(base: LiveSettings, sections: ConfigSections): LiveSettings {
   const cors = sections.cors ?? {};
-  const enabled = bool(sections.chttpd?.enable_cors, base.cors !== undefined, '[chttpd] enable_cors');
+  // CouchDB 3 reads `[chttpd] enable_cors`, then `[httpd] enable_cors` (where Fauxton's CORS page writes it).
+  const enabled = bool(
+    sections.chttpd?.enable_cors ?? sections.httpd?.enable_cors,
+    base.cors !== undefined,
+    sections.chttpd?.enable_cors === undefined ? '[httpd] enable_cors' : '[chttpd] enable_cors',
+  );
   let corsSettings: CorsOptions | undefined;
   if (enabled) {
     const origins = cors.origins === undefined ? (base.cors?.origins ?? []) : list(cors.origins);
@@ -93,6 +98,8 @@ export function effectiveSettings(base: LiveSettings, sections: ConfigSections):
 export function baseSections(base: LiveSettings): ConfigSections {
   const sections: ConfigSections = {
     chttpd: { enable_cors: String(base.cors !== undefined) },
+    // Fauxton's CORS page reads the state here.
+    httpd: { enable_cors: String(base.cors !== undefined) },
     chttpd_auth: { timeout: String(base.sessionTimeoutSec), allow_persistent_cookies: 'true' },
     couchdb: { users_db_security_editable: String(base.usersDbSecurityEditable) },
   };
