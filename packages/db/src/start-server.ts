@@ -11,6 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from './auth/index.js';
 import { loadSessionSecret } from './auth/session-secret.js';
 import { USERS_DB } from './documents/users-db.js';
+import { ensureAuthDdoc } from './documents/users-auth-ddoc.js';
 import { CouchError } from './errors.js';
 import type { CorsOptions } from './http/cors.js';
 import type { JwtOptions } from './auth/jwt.js';
@@ -172,15 +173,20 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
-/** `_users` exists from the first start on, admin-only (CouchDB 3 creates it at setup). */
+/**
+ * `_users` exists from the first start on, admin-only (CouchDB 3 creates it at setup), with its
+ * `_design/_auth`.
+ */
 async function ensureUsersDb(couch: CouchServer): Promise<void> {
-  if ((await couch.storage.open(USERS_DB)) !== undefined) return;
-  try {
-    await couch.createDb(USERS_DB);
-  } catch (error) {
-    // Another node on the same storage created it first.
-    if (!(error instanceof CouchError && error.error === 'file_exists')) throw error;
+  if ((await couch.storage.open(USERS_DB)) === undefined) {
+    try {
+      await couch.createDb(USERS_DB);
+    } catch (error) {
+      // Another node on the same storage created it first.
+      if (!(error instanceof CouchError && error.error === 'file_exists')) throw error;
+    }
   }
+  await ensureAuthDdoc(await couch.db(USERS_DB));
 }
 
 /**

@@ -18,6 +18,7 @@ import { isDesignId, isLocalId } from './doc-id.js';
 import type { DocInput } from './doc-input.js';
 import { isReplicatorDb, replicationUnavailable } from './replicator-db.js';
 import { USER_PREFIX, hashUserPassword, isUsersDb, validateUserDoc } from './users-db.js';
+import { AUTH_DDOC_ID, AUTH_VALIDATE_SOURCE } from './users-auth-ddoc.js';
 
 /** Who writes: CouchDB's `userCtx`, and the `_security` the caller was already authorized against. */
 export interface Writer {
@@ -197,8 +198,11 @@ async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
   const cached = runners.get(db);
   if (cached?.fingerprint === fingerprint) return cached.runner;
   const functions: ValidateFunction[] = [];
+  const usersDb = isUsersDb(db.name);
   for (const { id } of designs) {
     const body = plainBody((await db.winningBody(id))?.body);
+    // The users database's own rules run natively (validateUserDoc), not a second time here.
+    if (usersDb && id === AUTH_DDOC_ID && body.validate_doc_update === AUTH_VALIDATE_SOURCE) continue;
     // Design documents whose member is not a string never saved (see design-check); skip any other.
     if (typeof body.validate_doc_update === 'string') functions.push({ ddocId: id, source: body.validate_doc_update });
   }
