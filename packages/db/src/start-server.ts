@@ -16,7 +16,7 @@ import { CouchError } from './errors.js';
 import type { CorsOptions } from './http/cors.js';
 import type { JwtOptions } from './auth/jwt.js';
 import { createListener } from './http/dispatch.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Storage } from './storage/contract.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './server/couch-server.js';
@@ -109,6 +109,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.usersDbSecurityEditable === undefined
       ? {}
       : { usersDbSecurityEditable: options.usersDbSecurityEditable }),
+    databaseDir: resolve(dataDir),
   });
   const listener = createListener(couch);
   let tls: TlsOptions | undefined;

@@ -259,6 +259,7 @@ const DATABASE = [
 const NODE = [
   endpoint('/_all_dbs', { GET: 'server#allDbs', HEAD: true }),
   endpoint('/_config', { GET: 'config#all', HEAD: true }),
+  endpoint('/_config/_reload', { POST: 'config#reload' }),
   endpoint('/_config/:section', { GET: 'config#section', HEAD: true }),
   endpoint('/_config/:section/:key', {
     DELETE: 'config#destroy',

@@ -61,6 +61,8 @@ export interface CouchServerOptions {
   jwt?: JwtOptions;
   /** Whether `PUT /_users/_security` is allowed (CouchDB's `users_db_security_editable`, false). */
   usersDbSecurityEditable?: boolean;
+  /** The data folder, absolute (shown as `[couchdb] database_dir`). */
+  databaseDir?: string;
 }
 
 /** This node's name, as `/_membership` and `/_node/{node}/` spell it (CouchDB's single-node default). */
@@ -70,8 +72,11 @@ export class CouchServer {
   readonly storage: Storage;
   readonly admins: AdminStore;
   readonly lockout = new Lockout();
-  readonly maxBodyBytes: number;
+  /** `[chttpd] max_http_request_size` as configured now (the start option, then the config API). */
+  maxBodyBytes: number;
   readonly maxAttachmentBytes: number;
+  /** Where this node keeps its files (`[couchdb] database_dir`), when it has a folder. */
+  readonly databaseDir: string | undefined;
   readonly log: (line: string) => void;
   readonly auth: Authenticator;
   readonly hashIterations: number;
@@ -99,6 +104,7 @@ export class CouchServer {
     this.storage = options.storage;
     this.admins = options.admins;
     this.maxBodyBytes = options.maxBodyBytes;
+    this.databaseDir = options.databaseDir;
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
     this.log = options.log;
     this.hashIterations = options.hashIterations ?? DEFAULT_ITERATIONS;
@@ -106,6 +112,7 @@ export class CouchServer {
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
     this.baseSettings = {
+      maxBodyBytes: options.maxBodyBytes,
       sessionTimeoutSec: options.sessionTimeoutSec ?? 600,
       usersDbSecurityEditable: this.usersDbSecurityEditable,
       ...(options.cors === undefined ? {} : { cors: options.cors }),
@@ -128,11 +135,18 @@ export class CouchServer {
     const settings = effectiveSettings(this.baseSettings, sections);
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
     this.config = sections;
+    this.maxBodyBytes = settings.maxBodyBytes;
     this.cors = settings.cors;
     this.cookie = settings.cookie ?? {};
     this.usersDbSecurityEditable = settings.usersDbSecurityEditable;
     this.auth.timeoutSec = settings.sessionTimeoutSec;
     this.auth.setJwt(jwt);
+  }
+
+  /** `POST /_node/_local/_config/_reload`: the stored config and admins, read again now. */
+  async reloadConfig(): Promise<void> {
+    await refreshAdmins(this.storage, this.admins);
+    this.applyConfig(await loadConfig(this.storage));
   }
 
   /**
