@@ -17,7 +17,7 @@ export interface RequestContext {
   method: string;
   user: UserCtx;
   /** The handler that authenticated the caller (`GET /_session`'s `info.authenticated`). */
-  authenticatedBy?: 'jwt' | 'cookie' | 'default';
+  authenticatedBy?: 'jwt' | 'cookie' | 'proxy' | 'default';
   /** The addressed database and what its `_security` grants the caller (set before the handler runs). */
   access?: DbAccess;
   /** The endpoint that answers (`handler#action`), for the statistics. */

@@ -56,6 +56,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
       req.headers.cookie,
       req.headers.authorization,
       () => req.socket.remoteAddress ?? '',
+      req.headers,
     );
     ctx.user = found.user;
     if (found.via !== undefined) ctx.authenticatedBy = found.via;

@@ -141,6 +141,7 @@ export class CouchServer {
     this.usersDbSecurityEditable = settings.usersDbSecurityEditable;
     this.auth.timeoutSec = settings.sessionTimeoutSec;
     this.auth.setJwt(jwt);
+    this.auth.setProxy(settings.proxy);
   }
 
   /** `POST /_node/_local/_config/_reload`: the stored config and admins, read again now. */

@@ -7,6 +7,7 @@
  */
 import { CouchError } from '../errors.js';
 import type { JwtOptions } from '../auth/jwt.js';
+import { PROXY_DEFAULTS, type ProxyAuthOptions } from '../auth/proxy.js';
 import type { ConfigSections } from './config.js';
 import type { CorsOptions } from './cors-settings.js';
 
@@ -19,6 +20,8 @@ export interface LiveSettings {
   cookie?: { sameSite?: string; domain?: string; persistent?: boolean };
   usersDbSecurityEditable: boolean;
   jwt?: JwtOptions;
+  /** Proxy authentication (`[chttpd] authentication_handlers` naming it, `[chttpd_auth]`'s keys). */
+  proxy?: ProxyAuthOptions;
 }
 
 const SAME_SITE: Record<string, string> = { none: 'None', lax: 'Lax', strict: 'Strict' };
@@ -89,6 +92,16 @@ export function effectiveSettings(base: LiveSettings, sections: ConfigSections):
     '[chttpd_auth] allow_persistent_cookies',
   );
   settings.cookie = cookie;
+  if (sections.chttpd?.authentication_handlers?.includes('proxy_authentication_handler')) {
+    const proxy: ProxyAuthOptions = {
+      userHeader: (auth.x_auth_username ?? PROXY_DEFAULTS.userHeader).toLowerCase(),
+      rolesHeader: (auth.x_auth_roles ?? PROXY_DEFAULTS.rolesHeader).toLowerCase(),
+      tokenHeader: (auth.x_auth_token ?? PROXY_DEFAULTS.tokenHeader).toLowerCase(),
+    };
+    const useSecret = bool(auth.proxy_use_secret, false, '[chttpd_auth] proxy_use_secret');
+    if (useSecret && auth.secret !== undefined && auth.secret !== '') proxy.secret = auth.secret;
+    settings.proxy = proxy;
+  }
   const keys: Record<string, string> = { ...base.jwt?.keys };
   // CouchDB's ini form: a PEM on one line, its line breaks written `\n`.
   for (const [name, value] of Object.entries(sections.jwt_keys ?? {})) keys[name] = value.replaceAll('\\n', '\n');
