@@ -33,6 +33,8 @@ export const SERVER_ADMIN: Writer = { user: { name: null, roles: ['_admin'] } };
 /** What the rules need from the server: the PBKDF2 rounds for passwords hashed now. */
 export interface WriteRuleSettings {
   hashIterations: number;
+  /** The server's users-database rule (with its `authentication_db`); users-db.ts's by default. */
+  isUsersDb?: (name: string) => boolean;
 }
 
 /** A validate function's refusal: its reason goes out as the JSON it threw (a string, a number, an object). */
@@ -63,7 +65,7 @@ export async function checkWrites(
   settings: WriteRuleSettings,
 ): Promise<(CouchError | undefined)[]> {
   const { user } = writer;
-  const usersDb = isUsersDb(db.name);
+  const usersDb = (settings.isUsersDb ?? isUsersDb)(db.name);
   const replicatorDb = isReplicatorDb(db.name);
   // Looked up at the first document a rule may judge, never for `_local` documents: a replication
   // checkpoint's write reads neither the design documents nor `_security`.

@@ -16,7 +16,7 @@ import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, type ConfigSections } from './config.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
-import { USERS_DB, hashUserPassword, userDocId } from '../documents/users-db.js';
+import { USERS_DB, hashUserPassword, isUsersDb, userDocId } from '../documents/users-db.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { parseRev } from '../revisions/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
@@ -108,7 +108,11 @@ export class CouchServer {
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
     this.log = options.log;
     this.hashIterations = options.hashIterations ?? DEFAULT_ITERATIONS;
-    this.databaseOptions = { check: checkDesignWrite, hashIterations: this.hashIterations };
+    this.databaseOptions = {
+      check: checkDesignWrite,
+      hashIterations: this.hashIterations,
+      isUsersDb: (name) => this.isUsersDb(name),
+    };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
     this.baseSettings = {
@@ -174,7 +178,7 @@ export class CouchServer {
 
   /** Rewrites a user's hash with today's scheme and rounds, keeping the salt (and so the cookies). */
   private async upgradeUser(name: string, password: string): Promise<void> {
-    const db = await this.db(USERS_DB);
+    const db = await this.db(this.authenticationDb);
     const id = userDocId(name);
     const current = await db.winningBody(id);
     if (!(current?.body instanceof JsonObject)) return;
@@ -189,11 +193,21 @@ export class CouchServer {
     await db.putDoc(id, input); // a concurrent update wins: this one then fails as a conflict
   }
 
-  /** A `_users` account, read at every request so changes apply at once. */
+  /** Where accounts live: `[chttpd_auth] authentication_db`, `_users` unless configured. */
+  get authenticationDb(): string {
+    return this.config.chttpd_auth?.authentication_db || USERS_DB;
+  }
+
+  /** CouchDB's rule: `_users`, any `…/_users`, and the authentication database. */
+  isUsersDb(name: string): boolean {
+    return isUsersDb(name) || name === this.authenticationDb;
+  }
+
+  /** An account of the authentication database, read at every request so changes apply at once. */
   async findUser(name: string): Promise<UserAccount | undefined> {
     let db: Database;
     try {
-      db = await this.db(USERS_DB);
+      db = await this.db(this.authenticationDb);
     } catch (error) {
       if (error instanceof CouchError && error.status === 404) return undefined;
       throw error;
