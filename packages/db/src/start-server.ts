@@ -4,19 +4,23 @@
  * way finish (writes are synchronous, so a started write is always complete), cuts long-lived
  * feeds after a grace period, then closes storage.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from './auth/index.js';
 import { loadSessionSecret } from './auth/session-secret.js';
 import { USERS_DB } from './documents/users-db.js';
+import { ensureAuthDdoc } from './documents/users-auth-ddoc.js';
 import { CouchError } from './errors.js';
 import type { CorsOptions } from './http/cors.js';
 import type { JwtOptions } from './auth/jwt.js';
 import { createListener } from './http/dispatch.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Storage } from './storage/contract.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './server/couch-server.js';
+import { loadConfig } from './server/config.js';
 
 export interface ServerOptions {
   /** Default 5984; 0 picks a free port. */
@@ -46,11 +50,26 @@ export interface ServerOptions {
   jwt?: JwtOptions;
   /** CORS (CouchDB's `[chttpd] enable_cors` and `[cors]`); off unless given. */
   cors?: CorsOptions;
+  /**
+   * HTTPS on `port` with this certificate (chain) and key, PEM; `httpPort` serves plain HTTP
+   * too. Without it, the stored config's `[ssl] enable = true` with `cert_file` and `key_file`
+   * (CouchDB's names) turns it on.
+   */
+  tls?: TlsOptions;
+}
+
+export interface TlsOptions {
+  cert: string | Buffer;
+  key: string | Buffer;
+  httpPort?: number;
 }
 
 export interface RunningServer {
+  /** `https://…` under TLS. */
   url: string;
   port: number;
+  /** The plain HTTP listener beside HTTPS (`tls.httpPort`). */
+  httpUrl?: string;
   createdAdmin?: { name: string; password: string };
   couch: CouchServer;
   close(): Promise<void>;
@@ -75,7 +94,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await storage.close();
     throw error;
   }
-  const { admins, created, save } = loaded;
+  const { admins, save } = loaded;
   const couch = new CouchServer({
     storage,
     admins,
@@ -90,36 +109,59 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.usersDbSecurityEditable === undefined
       ? {}
       : { usersDbSecurityEditable: options.usersDbSecurityEditable }),
+    databaseDir: resolve(dataDir),
   });
-  const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch));
+  const listener = createListener(couch);
+  let tls: TlsOptions | undefined;
+  try {
+    tls = options.tls ?? tlsFromConfig((await loadConfig(storage)).ssl);
+  } catch (error) {
+    await couch.close();
+    throw error;
+  }
+  const http =
+    tls === undefined
+      ? createServer({ keepAliveTimeout: 5_000 }, listener)
+      : createHttpsServer({ keepAliveTimeout: 5_000, cert: tls.cert, key: tls.key }, listener);
+  const plain = tls?.httpPort === undefined ? undefined : createServer({ keepAliveTimeout: 5_000 }, listener);
+  const servers = plain === undefined ? [http] : [http, plain];
   const sockets = new Set<Socket>();
-  http.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  for (const server of servers) {
+    server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+  }
 
+  let createdAdmin: RunningServer['createdAdmin'];
   try {
     await listen(http, wantedPort, host);
-    // Only a server that listens keeps a generated admin (its caller prints the password).
-    await save();
+    if (plain !== undefined) await listen(plain, tls?.httpPort ?? 0, host);
+    // Only a server that listens keeps a generated admin (its caller prints the password), and
+    // only if no other node starting on the same storage stored the first admin before it.
+    createdAdmin = await save();
     await ensureUsersDb(couch);
     await couch.watchConfig();
   } catch (error) {
-    http.close();
+    for (const server of servers) server.close();
     await couch.close();
     throw error;
   }
   const port = (http.address() as AddressInfo).port;
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `${tls === undefined ? 'http' : 'https'}://${hostInUrl}:${port}`,
     port,
-    createdAdmin: created,
+    ...(plain === undefined ? {} : { httpUrl: `http://${hostInUrl}:${(plain.address() as AddressInfo).port}` }),
+    ...(createdAdmin === undefined ? {} : { createdAdmin }),
     couch,
     close() {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-        http.closeIdleConnections();
+        const stopped = Promise.all(
+          servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+        );
+        for (const server of servers) server.closeIdleConnections();
         const timer = setTimeout(() => {
           for (const socket of sockets) socket.destroy();
         }, CLOSE_GRACE_MS);
@@ -132,15 +174,20 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
-/** `_users` exists from the first start on, admin-only (CouchDB 3 creates it at setup). */
+/**
+ * `_users` exists from the first start on, admin-only (CouchDB 3 creates it at setup), with its
+ * `_design/_auth`.
+ */
 async function ensureUsersDb(couch: CouchServer): Promise<void> {
-  if ((await couch.storage.open(USERS_DB)) !== undefined) return;
-  try {
-    await couch.createDb(USERS_DB);
-  } catch (error) {
-    // Another node on the same storage created it first.
-    if (!(error instanceof CouchError && error.error === 'file_exists')) throw error;
+  if ((await couch.storage.open(USERS_DB)) === undefined) {
+    try {
+      await couch.createDb(USERS_DB);
+    } catch (error) {
+      // Another node on the same storage created it first.
+      if (!(error instanceof CouchError && error.error === 'file_exists')) throw error;
+    }
   }
+  await ensureAuthDdoc(await couch.db(USERS_DB));
 }
 
 /**
@@ -181,4 +228,21 @@ function listen(http: Server, port: number, host: string): Promise<void> {
       resolve();
     });
   });
+}
+
+/** CouchDB's `[ssl]` section: `enable = true` with `cert_file` and `key_file` serves HTTPS. */
+function tlsFromConfig(ssl: Record<string, string> | undefined): TlsOptions | undefined {
+  if (ssl?.enable !== 'true') return undefined;
+  const { cert_file: certFile, key_file: keyFile } = ssl;
+  if (certFile === undefined || keyFile === undefined) {
+    throw new Error('[ssl] enable is true but cert_file or key_file is not set');
+  }
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`[ssl] ${what} ${file}: ${(error as Error).message}`);
+    }
+  };
+  return { cert: read(certFile, 'cert_file'), key: read(keyFile, 'key_file') };
 }

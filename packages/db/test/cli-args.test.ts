@@ -213,6 +213,22 @@ describe('divan serve: CORS and session flags', () => {
     assert.equal(parseServeArgs(['--jwt', 'keys.json'], {}, '/w').jwtFile, resolve('/w', 'keys.json'));
   });
 
+  test('--tls-cert and --tls-key go together; --http-port adds plain HTTP and needs them', () => {
+    assert.deepEqual(parseServeArgs(['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}, '/w').tls, {
+      certFile: resolve('/w', 'c.pem'),
+      keyFile: resolve('/w', 'k.pem'),
+    });
+    const both = parseServeArgs([], { DIVAN_TLS_CERT: 'c', DIVAN_TLS_KEY: 'k', DIVAN_HTTP_PORT: '5986' }, '/w');
+    assert.equal(both.tls?.httpPort, 5986);
+    assert.throws(() => parseServeArgs(['--tls-cert', 'c.pem'], {}, '/w'), /--tls-cert needs --tls-key too/);
+    assert.throws(() => parseServeArgs(['--tls-key', 'k.pem'], {}, '/w'), /--tls-key needs --tls-cert too/);
+    assert.throws(
+      () => parseServeArgs(['--http-port', '5986'], {}, '/w'),
+      /--http-port needs --tls-cert and --tls-key/,
+    );
+    assert.equal(parseServeArgs([], {}, '/w').tls, undefined);
+  });
+
   test('--session-timeout takes seconds', () => {
     assert.equal(parseServeArgs(['--session-timeout', '3600'], {}, '/w').sessionTimeout, 3600);
     assert.throws(() => parseServeArgs(['--session-timeout', '0'], {}, '/w'), UsageError);

@@ -58,7 +58,7 @@ describe('node and cluster endpoints', () => {
     it('the whole config: the settings this server has, as CouchDB names them', async () => {
       const r = await t.request('GET', '/_node/_local/_config');
       assert.equal(r.status, 200);
-      assert.deepEqual(Object.keys(r.json), ['admins', 'chttpd', 'chttpd_auth', 'cluster', 'couchdb', 'csp']);
+      assert.deepEqual(Object.keys(r.json), ['admins', 'chttpd', 'chttpd_auth', 'cluster', 'couchdb', 'csp', 'httpd']);
       assert.match(r.json.admins.admin, /^-pbkdf2:sha256-/);
       assert.equal(r.json.chttpd.max_http_request_size, '1000000');
       assert.deepEqual(r.json.cluster, { n: '1', q: '1' });

@@ -62,7 +62,9 @@ describe('PostgreSQL restarted under a running server', () => {
       assert.equal(r.status, 503, `${method} ${path}: ${r.text}`);
       assert.equal(r.json.error, 'service_unavailable');
     }
-    assert.equal((await ask('GET', '/_up')).status, 200, 'the server itself is up');
+    const up = await ask('GET', '/_up');
+    assert.equal(up.status, 503, 'a load balancer sends no requests to a node without its storage');
+    assert.equal(up.json.error, 'service_unavailable');
 
     pg.resume();
     let back = await ask('GET', '/db/before');
@@ -71,6 +73,7 @@ describe('PostgreSQL restarted under a running server', () => {
       back = await ask('GET', '/db/before');
     }
     assert.equal(back.status, 200);
+    assert.deepEqual((await ask('GET', '/_up')).json, { status: 'ok', seeds: {} });
     assert.equal((await ask('PUT', '/db/after', { v: 3 })).status, 201);
     assert.equal((await ask('GET', '/db/during')).status, 404, 'the write refused while away did not happen');
     assert.equal((await ask('GET', '/db')).json.doc_count, 2);

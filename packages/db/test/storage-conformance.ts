@@ -851,6 +851,9 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         const att = await db.putAttachment([Buffer.from('kept bytes')]);
         await storage.setServerValue('secret', 'abc');
         await storage.setServerValue('secret', 'def');
+        assert.equal(await storage.addServerValue('added', 'first'), 'first');
+        assert.equal(await storage.addServerValue('added', 'second'), 'first', 'a value stored stays');
+        assert.equal(await storage.addServerValue('secret', 'ghi'), 'def');
         await storage.close();
         storage = await engine.open();
         const again = await storage.open('kept');
@@ -865,6 +868,7 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.equal(Buffer.concat(bytes).toString(), 'kept bytes');
         assert.equal(await storage.getServerValue('secret'), 'def');
         assert.equal(await storage.getServerValue('other'), undefined);
+        assert.equal(await storage.getServerValue('added'), 'first');
         const next = await again.update(['k2'], writing([write('k2', '1-k', '{}')]));
         assert.deepEqual(next.seqs, [2], 'sequences continue after a reopen');
       });

@@ -21,7 +21,7 @@ import {
 export const ADMINS_FILE_NAME = 'admins.json';
 
 /** Where admins are kept: the server values of a storage. */
-export type AdminsPlace = Pick<Storage, 'getServerValue' | 'setServerValue'>;
+export type AdminsPlace = Pick<Storage, 'getServerValue' | 'setServerValue' | 'addServerValue'>;
 export const DEFAULT_ADMIN_NAME = 'admin';
 
 export interface AdminCredentials {
@@ -38,9 +38,17 @@ export interface AdminStore {
   names(): string[];
   /** The stored hash string of an admin (its salt keys that admin's session cookies). */
   hashOf(name: string): string | undefined;
+  /** Logins answered from the remembered verifications (hits) and by a PBKDF2 run (misses). */
+  readonly cacheCounts: CacheCounts;
   /** Adds or replaces an admin (`[admins]` through the config API); `hash` is a stored hash string. */
   set(name: string, hash: string): void;
   remove(name: string): boolean;
+}
+
+/** `_stats`' `auth_cache_hits` and `auth_cache_misses`. */
+export interface CacheCounts {
+  hits: number;
+  misses: number;
 }
 
 export interface LoadAdminsOptions {
@@ -55,10 +63,18 @@ export interface LoadAdminsOptions {
 
 export interface LoadedAdmins {
   admins: AdminStore;
-  /** Set only when this call generated the admin; its password is known nowhere else. */
+  /**
+   * Set only when this call generated the admin; its password is known nowhere else. With
+   * `deferWrite`, it stands only if `save()` answers it too.
+   */
   created?: AdminCredentials;
-  /** Writes the admins if this load changed them (with `deferWrite`; a no-op otherwise). */
-  save(): Promise<void>;
+  /**
+   * Writes the admins if this load changed them (with `deferWrite`; a no-op otherwise). Answers
+   * the generated admin if it is the one stored: when another node on the same storage stored
+   * the first admin at the same moment, that admin stands, this store takes it over, and the
+   * answer is undefined (a password nobody can use is never printed).
+   */
+  save(): Promise<AdminCredentials | undefined>;
 }
 
 /** Successful verifications remembered; a full PBKDF2 run costs ~0.3 s of blocked CPU. */
@@ -69,6 +85,7 @@ class HashedAdminStore implements AdminStore {
   // Keys are HMACs under a per-process secret, so the cache holds nothing reusable offline.
   readonly #cacheSecret = randomBytes(32);
   readonly #cache = new Set<string>();
+  readonly cacheCounts: CacheCounts = { hits: 0, misses: 0 };
 
   constructor(hashes: Map<string, string>) {
     this.#hashes = hashes;
@@ -89,7 +106,11 @@ class HashedAdminStore implements AdminStore {
     const stored = this.#hashes.get(name);
     if (stored === undefined) return false;
     const key = createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64');
-    if (this.#cache.has(key)) return true;
+    if (this.#cache.has(key)) {
+      this.cacheCounts.hits++;
+      return true;
+    }
+    this.cacheCounts.misses++;
     if (!(await verifyPasswordAsync(password, stored))) return false; // failures are never cached
     this.remember(key);
     return true;
@@ -155,7 +176,8 @@ export async function loadAdmins(
   options: LoadAdminsOptions = {},
 ): Promise<LoadedAdmins> {
   const iterations = options.iterations ?? DEFAULT_ITERATIONS;
-  const hashes = parseAdmins(await place.getServerValue(ADMINS_FILE_NAME));
+  const storedText = await place.getServerValue(ADMINS_FILE_NAME);
+  const hashes = parseAdmins(storedText);
   let dirty = false;
   const known: AdminCredentials[] = [];
 
@@ -185,10 +207,21 @@ export async function loadAdmins(
     dirty = true;
   }
 
-  const write = async () => {
-    if (!dirty) return;
-    await saveAdmins(place, hashes);
+  const write = async (): Promise<AdminCredentials | undefined> => {
+    if (!dirty) return created;
     dirty = false;
+    if (created === undefined || storedText !== undefined) {
+      await saveAdmins(place, hashes);
+      return created;
+    }
+    // The first admin of a new storage: stored only if no other node stored one meanwhile.
+    const text = adminsText(hashes);
+    const stored = await writing(() => place.addServerValue(ADMINS_FILE_NAME, text));
+    if (stored === text) return created;
+    hashes.clear();
+    for (const [name, hash] of parseAdmins(stored)) hashes.set(name, hash);
+    created = undefined;
+    return undefined;
   };
   if (!options.deferWrite) await write();
   const admins = new HashedAdminStore(hashes);
@@ -211,10 +244,18 @@ export async function refreshAdmins(place: AdminsPlace, admins: AdminStore): Pro
 
 /** Writes the admins (name → stored hash) as the `admins.json` server value. */
 export async function saveAdmins(place: AdminsPlace, hashes: ReadonlyMap<string, string>): Promise<void> {
+  await writing(() => place.setServerValue(ADMINS_FILE_NAME, adminsText(hashes)));
+}
+
+function adminsText(hashes: ReadonlyMap<string, string>): string {
   const admins: Record<string, string> = {};
   for (const name of [...hashes.keys()].sort()) admins[name] = hashes.get(name) as string;
+  return `${JSON.stringify({ admins }, null, 2)}\n`;
+}
+
+async function writing<T>(write: () => Promise<T>): Promise<T> {
   try {
-    await place.setServerValue(ADMINS_FILE_NAME, `${JSON.stringify({ admins }, null, 2)}\n`);
+    return await write();
   } catch (err) {
     throw new CouchError('unknown_error', `Cannot write ${ADMINS_FILE_NAME}: ${(err as Error).message}`);
   }

@@ -23,3 +23,13 @@ export function isAdmin(user: UserCtx): boolean {
 export function requireAdmin(user: UserCtx): void {
   if (!isAdmin(user)) throw new CouchError('unauthorized', 'You are not a server admin.');
 }
+
+/** CouchDB's role for monitoring: it reads `_stats`, `_system` and `_prometheus`, and nothing else. */
+export const METRICS_ROLE = '_metrics';
+
+/** `/_node/{node}/_stats`, `_system`, `_prometheus`: server admins and `_metrics` users. */
+export function requireMetrics(user: UserCtx): void {
+  if (!isAdmin(user) && !user.roles.includes(METRICS_ROLE)) {
+    throw new CouchError('unauthorized', 'You are not a server admin or read-only metrics user');
+  }
+}

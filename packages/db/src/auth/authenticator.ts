@@ -7,11 +7,12 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { CouchError } from '../errors.js';
-import type { AdminStore } from './admins.js';
+import type { AdminStore, CacheCounts } from './admins.js';
 import { ADMIN_ROLE, anonymous, type UserCtx } from './authenticate.js';
 import { parseAuthorization } from './basic.js';
 import { authSessionOf, cookieMacMatches, decodeCookie, encodeCookie } from './cookie.js';
 import type { JwtVerifier } from './jwt.js';
+import { type ProxyAuthOptions, proxyUser } from './proxy.js';
 import { LOCKED_REASON, type Lockout } from './lockout.js';
 import { parseHash } from './passwords.js';
 import { burnPasswordCheck, type StoredCredentials, verifyCredentials } from './user-credentials.js';
@@ -42,10 +43,12 @@ export interface AuthenticatorOptions {
   iterations: number;
   /** Bearer tokens, when JWT keys are configured (the `jwt` handler runs first then). */
   jwt?: JwtVerifier;
+  /** Proxy authentication, when `[chttpd] authentication_handlers` lists it (after the cookie). */
+  proxy?: ProxyAuthOptions;
   now?: () => number;
 }
 
-export type HandlerName = 'jwt' | 'cookie' | 'default';
+export type HandlerName = 'jwt' | 'cookie' | 'proxy' | 'default';
 
 export interface Authenticated {
   user: UserCtx;
@@ -65,6 +68,8 @@ export class Authenticator {
   readonly #now: () => number;
   readonly #cacheSecret = randomBytes(32);
   readonly #verified = new Set<string>();
+  /** Logins of `_users` accounts answered from the remembered verifications, or by a PBKDF2 run. */
+  readonly cacheCounts: CacheCounts = { hits: 0, misses: 0 };
 
   constructor(options: AuthenticatorOptions) {
     this.#options = { ...options };
@@ -74,7 +79,16 @@ export class Authenticator {
 
   /** The handlers in the order they run (`GET /_session`'s `authentication_handlers`). */
   get handlers(): readonly HandlerName[] {
-    return this.#options.jwt === undefined ? ['cookie', 'default'] : ['jwt', 'cookie', 'default'];
+    const handlers: HandlerName[] = this.#options.jwt === undefined ? ['cookie'] : ['jwt', 'cookie'];
+    if (this.#options.proxy !== undefined) handlers.push('proxy');
+    handlers.push('default');
+    return handlers;
+  }
+
+  /** Turns proxy authentication on (its settings) or off (undefined): the config API. */
+  setProxy(proxy: ProxyAuthOptions | undefined): void {
+    if (proxy === undefined) delete this.#options.proxy;
+    else this.#options.proxy = proxy;
   }
 
   /** Replaces the JWT settings (the config API's `jwt_keys`); undefined turns the handler off. */
@@ -89,6 +103,8 @@ export class Authenticator {
     authorization: string | undefined,
     /** The client's address, asked for only when the lockout tracks a failure (a system call). */
     address: () => string,
+    /** All request headers (proxy authentication reads its own). */
+    headers: Record<string, string | string[] | undefined> = {},
   ): Promise<Authenticated> {
     const { jwt } = this.#options;
     if (jwt !== undefined && authorization?.startsWith('Bearer ')) {
@@ -99,6 +115,11 @@ export class Authenticator {
     if (cookie !== null) {
       const found = await this.#fromCookie(cookie);
       if (found !== undefined) return found;
+    }
+    const { proxy } = this.#options;
+    if (proxy !== undefined) {
+      const user = proxyUser(proxy, headers);
+      if (user !== undefined) return { user, via: 'proxy' };
     }
     const credentials = parseAuthorization(authorization);
     if (credentials === null) return { user: anonymous() };
@@ -180,7 +201,11 @@ export class Authenticator {
     const key = createHmac('sha256', this.#cacheSecret)
       .update(`${name}\0${password}\0${JSON.stringify(stored)}`)
       .digest('base64');
-    if (this.#verified.has(key)) return true;
+    if (this.#verified.has(key)) {
+      this.cacheCounts.hits++;
+      return true;
+    }
+    this.cacheCounts.misses++;
     if (!(await verifyCredentials(password, stored))) return false; // failures are never cached
     if (this.#verified.size >= CACHE_LIMIT) {
       const oldest = this.#verified.values().next();

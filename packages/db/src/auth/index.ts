@@ -8,6 +8,7 @@ export {
   validateAdminCredentials,
   type AdminCredentials,
   type AdminStore,
+  type CacheCounts,
   type LoadAdminsOptions,
   type LoadedAdmins,
 } from './admins.js';
@@ -15,7 +16,9 @@ export {
   ADMIN_ROLE,
   anonymous,
   isAdmin,
+  METRICS_ROLE,
   requireAdmin,
+  requireMetrics,
   type UserCtx,
 } from './authenticate.js';
 export { parseAuthorization, type BasicCredentials } from './basic.js';

@@ -15,6 +15,8 @@ export interface JwtOptions {
   rolesClaim?: string;
   /** Claims a token must carry (CouchDB's `[jwt_auth] required_claims`), e.g. `exp`. */
   requiredClaims?: readonly string[];
+  /** Required claims that must also have a value (`[jwt_auth] required_claims = {iss, "x"}`). */
+  requiredClaimValues?: Readonly<Record<string, string>>;
 }
 
 const ALGORITHMS: Record<string, { kind: 'hmac' | 'rsa' | 'ec'; digest: string }> = {
@@ -73,6 +75,10 @@ export class JwtVerifier {
     if (!valid) throw unauthorized('Signature verification failed');
     for (const claim of this.#options.requiredClaims ?? []) {
       if (!(claim in claims)) throw unauthorized(`Missing required claim: ${claim}`);
+    }
+    for (const [claim, value] of Object.entries(this.#options.requiredClaimValues ?? {})) {
+      if (!(claim in claims)) throw unauthorized(`Missing required claim: ${claim}`);
+      if (claims[claim] !== value) throw unauthorized(`Invalid ${claim} claim`);
     }
     if (claims.exp !== undefined && !(typeof claims.exp === 'number' && nowSec < claims.exp)) {
       throw unauthorized('Token expired');

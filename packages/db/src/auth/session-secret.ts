@@ -11,7 +11,11 @@ export const SECRET_KEY = 'session-secret';
 export async function loadSessionSecret(place: AdminsPlace): Promise<string> {
   const stored = (await place.getServerValue(SECRET_KEY))?.trim();
   if (stored !== undefined && stored !== '') return stored;
-  await place.setServerValue(SECRET_KEY, randomBytes(16).toString('hex'));
-  // Read back: of two nodes starting at once on one storage, both keep the value that stayed.
-  return ((await place.getServerValue(SECRET_KEY)) ?? '').trim();
+  const secret = randomBytes(16).toString('hex');
+  if (stored === '') {
+    await place.setServerValue(SECRET_KEY, secret);
+    return secret;
+  }
+  // Of two nodes starting at once on one storage, both keep the value stored first.
+  return (await place.addServerValue(SECRET_KEY, secret)).trim();
 }

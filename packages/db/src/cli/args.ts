@@ -33,6 +33,8 @@ export interface ServeOptions {
   sessionTimeout?: number;
   /** A JSON file of JWT settings (`{"keys": {"hmac:_default": "<base64>"}, "rolesClaim", "requiredClaims"}`). */
   jwtFile?: string;
+  /** HTTPS with this certificate and key (PEM files, absolute); with `httpPort`, plain HTTP too. */
+  tls?: { certFile: string; keyFile: string; httpPort?: number };
 }
 
 export type CliCommand =
@@ -70,6 +72,9 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   'cors-headers': { env: 'DIVAN_CORS_HEADERS', value: 'HEADER,...' },
   'session-timeout': { env: 'DIVAN_SESSION_TIMEOUT', value: 'SECONDS' },
   jwt: { env: 'DIVAN_JWT', value: 'FILE' },
+  'tls-cert': { env: 'DIVAN_TLS_CERT', value: 'FILE' },
+  'tls-key': { env: 'DIVAN_TLS_KEY', value: 'FILE' },
+  'http-port': { env: 'DIVAN_HTTP_PORT', value: 'PORT' },
 };
 
 /** The whole command line (without `node` and the script). */
@@ -167,7 +172,31 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   }
   const jwt = pick('jwt');
   if (jwt !== undefined) options.jwtFile = resolve(cwd, nonEmpty(jwt.value, jwt.source));
+  const tls = parseTls(pick, cwd);
+  if (tls !== undefined) options.tls = tls;
   return options;
+}
+
+/** `--tls-cert` and `--tls-key` go together; `--http-port` adds plain HTTP beside HTTPS. */
+function parseTls(
+  pick: (name: string) => { value: string; source: string } | undefined,
+  cwd: string,
+): ServeOptions['tls'] {
+  const cert = pick('tls-cert');
+  const key = pick('tls-key');
+  const httpPort = pick('http-port');
+  if (cert === undefined && key === undefined) {
+    if (httpPort !== undefined)
+      throw new UsageError(`${httpPort.source} needs --tls-cert and --tls-key (it adds plain HTTP beside HTTPS)`);
+    return undefined;
+  }
+  if (cert === undefined) throw new UsageError(`${key!.source} needs --tls-cert too`);
+  if (key === undefined) throw new UsageError(`${cert.source} needs --tls-key too`);
+  return {
+    certFile: resolve(cwd, nonEmpty(cert.value, cert.source)),
+    keyFile: resolve(cwd, nonEmpty(key.value, key.source)),
+    ...(httpPort === undefined ? {} : { httpPort: parsePort(httpPort.value, httpPort.source) }),
+  };
 }
 
 /** The `--cors-*` flags: CORS is on once origins are given; the others refine it. */
@@ -288,6 +317,9 @@ export function helpText(topic?: 'serve'): string {
     '  --jwt FILE              accept Bearer tokens signed by these keys [DIVAN_JWT]',
     '                          ({"keys":{"hmac:_default":"<base64>","rsa:<kid>":"<PEM>"},',
     '                          "rolesClaim":"_couchdb.roles","requiredClaims":["exp"]})',
+    '  --tls-cert FILE         serve HTTPS on --port with this PEM certificate (chain) [DIVAN_TLS_CERT]',
+    '  --tls-key FILE          and this PEM private key                [DIVAN_TLS_KEY]',
+    '  --http-port PORT        with TLS, serve plain HTTP on this port too [DIVAN_HTTP_PORT]',
     '',
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',
     'once and keeps only its hash in the data folder.',

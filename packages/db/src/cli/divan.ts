@@ -8,8 +8,8 @@ import { setFlagsFromString } from 'node:v8';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
 import type { JwtOptions } from '../auth/jwt.js';
 import { batchedLines, levelledLog } from '../server/log.js';
-import { startServer } from '../start-server.js';
-import { type Env, helpText, parseCli, UsageError } from './args.js';
+import { startServer, type TlsOptions } from '../start-server.js';
+import { type Env, helpText, parseCli, type ServeOptions, UsageError } from './args.js';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -64,8 +64,10 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   let server;
   try {
     const jwt = options.jwtFile === undefined ? undefined : readJwtFile(options.jwtFile);
+    const tls = options.tls === undefined ? undefined : readTls(options.tls);
     server = await startServer({
       ...(jwt === undefined ? {} : { jwt }),
+      ...(tls === undefined ? {} : { tls }),
       port: options.port,
       host: options.host,
       dataDir: options.dataDir,
@@ -85,7 +87,8 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
 
   const where =
     options.storage === undefined ? `data: ${options.dataDir}` : `storage: ${withoutPassword(options.storage)}`;
-  io.stdout(`Divan ${version()} listening on ${server.url} (${where})\n`);
+  const alsoHttp = server.httpUrl === undefined ? '' : ` and ${server.httpUrl}`;
+  io.stdout(`Divan ${version()} listening on ${server.url}${alsoHttp} (${where})\n`);
   if (server.createdAdmin !== undefined) {
     const { name, password } = server.createdAdmin;
     io.stdout(
@@ -103,13 +106,17 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
 
   const running = server;
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const onSignal = (signal: NodeJS.Signals | 'disconnect'): void => {
     if (stopping) {
       io.stderr(`divan: ${signal} again, exiting without waiting\n`);
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     stopping = true;
-    io.stderr(`divan: ${signal} received, shutting down (send it again to exit at once)\n`);
+    io.stderr(
+      signal === 'disconnect'
+        ? 'divan: the launcher process ended, shutting down\n'
+        : `divan: ${signal} received, shutting down (send it again to exit at once)\n`,
+    );
     running.close().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -120,6 +127,12 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  // Run by bin/divan.js's launcher (node without --no-node-snapshot): the launcher is the process
+  // a shell or supervisor holds, so this one ends with it, even when it was killed with -9.
+  if (env.DIVAN_LAUNCHED_BY !== undefined && process.channel !== undefined) {
+    process.once('disconnect', () => onSignal('disconnect'));
+  }
   return null;
 }
 
@@ -137,6 +150,9 @@ const HEAP_GROWING_PERCENT = 100;
 /** Entry point of bin/divan.js. */
 export async function run(): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  // The launcher's IPC channel only tells this process when the launcher is gone; it must not
+  // keep a `--help` or a failed start alive.
+  process.channel?.unref();
   try {
     const code = await main(process.argv.slice(2), process.env);
     if (code !== null) process.exitCode = code;
@@ -162,12 +178,44 @@ function describe(err: unknown): string {
   return String(err);
 }
 
+/** The `--tls-cert` and `--tls-key` files, read now so a missing one is named. */
+function readTls(tls: NonNullable<ServeOptions['tls']>): TlsOptions {
+  const read = (file: string, flag: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const why =
+        code === 'ENOENT' ? 'there is no such file' : code === 'EACCES' ? 'it is not readable' : describe(err);
+      throw new Error(`${flag} ${file}: cannot read it: ${why}`);
+    }
+  };
+  return {
+    cert: read(tls.certFile, '--tls-cert'),
+    key: read(tls.keyFile, '--tls-key'),
+    ...(tls.httpPort === undefined ? {} : { httpPort: tls.httpPort }),
+  };
+}
+
 /** The `--jwt` file: CouchDB's `[jwt_keys]` as `keys`, plus the roles claim and required claims. */
 function readJwtFile(file: string): JwtOptions {
-  const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<JwtOptions> | null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EACCES' ? 'it is not readable' : describe(err);
+    throw new Error(`--jwt ${file}: cannot read the JWT keys file: ${why}`);
+  }
+  let value: Partial<JwtOptions> | null;
+  try {
+    value = JSON.parse(text) as Partial<JwtOptions> | null;
+  } catch (err) {
+    throw new Error(`--jwt ${file}: the JWT keys file is not JSON: ${describe(err)}`);
+  }
   const keys = value?.keys;
   if (typeof keys !== 'object' || keys === null || !Object.values(keys).every((k) => typeof k === 'string')) {
-    throw new Error(`${file}: "keys" must be an object of key strings ("hmac:_default": "<base64>", ...)`);
+    throw new Error(`--jwt ${file}: "keys" must be an object of key strings ("hmac:_default": "<base64>", ...)`);
   }
   return value as JwtOptions;
 }

@@ -39,6 +39,11 @@ export interface DatabaseOptions {
   check?: DocCheck;
   /** PBKDF2 rounds for `_users` passwords hashed now (CouchDB's 600000). */
   hashIterations?: number;
+  /**
+   * Whether a database name is a users database, asked at each write: the server's rule adds its
+   * `[chttpd_auth] authentication_db` to `_users` and `…/_users` (users-db.ts's `isUsersDb`).
+   */
+  isUsersDb?: (name: string) => boolean;
 }
 
 export class Database extends DocumentReader {
@@ -70,6 +75,7 @@ export class Database extends DocumentReader {
     );
     this.writes = new WritePipeline(this, store, this.local, commits, {
       hashIterations: options.hashIterations ?? DEFAULT_ITERATIONS,
+      ...(options.isUsersDb === undefined ? {} : { isUsersDb: options.isUsersDb }),
     });
   }
   /**

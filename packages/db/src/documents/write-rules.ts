@@ -18,6 +18,7 @@ import { isDesignId, isLocalId } from './doc-id.js';
 import type { DocInput } from './doc-input.js';
 import { isReplicatorDb, replicationUnavailable } from './replicator-db.js';
 import { USER_PREFIX, hashUserPassword, isUsersDb, validateUserDoc } from './users-db.js';
+import { AUTH_DDOC_ID, AUTH_VALIDATE_SOURCE } from './users-auth-ddoc.js';
 
 /** Who writes: CouchDB's `userCtx`, and the `_security` the caller was already authorized against. */
 export interface Writer {
@@ -32,6 +33,8 @@ export const SERVER_ADMIN: Writer = { user: { name: null, roles: ['_admin'] } };
 /** What the rules need from the server: the PBKDF2 rounds for passwords hashed now. */
 export interface WriteRuleSettings {
   hashIterations: number;
+  /** The server's users-database rule (with its `authentication_db`); users-db.ts's by default. */
+  isUsersDb?: (name: string) => boolean;
 }
 
 /** A validate function's refusal: its reason goes out as the JSON it threw (a string, a number, an object). */
@@ -62,7 +65,7 @@ export async function checkWrites(
   settings: WriteRuleSettings,
 ): Promise<(CouchError | undefined)[]> {
   const { user } = writer;
-  const usersDb = isUsersDb(db.name);
+  const usersDb = (settings.isUsersDb ?? isUsersDb)(db.name);
   const replicatorDb = isReplicatorDb(db.name);
   // Looked up at the first document a rule may judge, never for `_local` documents: a replication
   // checkpoint's write reads neither the design documents nor `_security`.
@@ -197,8 +200,11 @@ async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
   const cached = runners.get(db);
   if (cached?.fingerprint === fingerprint) return cached.runner;
   const functions: ValidateFunction[] = [];
+  const usersDb = isUsersDb(db.name);
   for (const { id } of designs) {
     const body = plainBody((await db.winningBody(id))?.body);
+    // The users database's own rules run natively (validateUserDoc), not a second time here.
+    if (usersDb && id === AUTH_DDOC_ID && body.validate_doc_update === AUTH_VALIDATE_SOURCE) continue;
     // Design documents whose member is not a string never saved (see design-check); skip any other.
     if (typeof body.validate_doc_update === 'string') functions.push({ ddocId: id, source: body.validate_doc_update });
   }

@@ -5,7 +5,6 @@
  * Checks follow CouchDB's order: the member check first, then the admin check of the action.
  */
 import { isDbAdmin, requireAdmin, requireDbAdmin, requireDbAdminForMaintenance, requireMember } from '../auth/index.js';
-import { isUsersDb } from '../documents/users-db.js';
 import { CouchError } from '../errors.js';
 import type { RouteInfo } from '@divan/router';
 import type { RequestContext } from './context.js';
@@ -61,7 +60,7 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
     throw new CouchError('forbidden', "You can't edit the security object of the user database.");
   }
   const dbAdmin = isDbAdmin(ctx.user, security);
-  if (!dbAdmin && isUsersDb(name)) checkUsersDbAccess(ctx, access);
+  if (!dbAdmin && ctx.server.isUsersDb(name)) checkUsersDbAccess(ctx, access);
   ctx.access = { db, security, dbAdmin };
 }
 
@@ -89,7 +88,7 @@ function checkUsersDbAccess(ctx: RequestContext, access: Access): void {
  */
 export function checkUsersDbRead(ctx: RequestContext, id: string): void {
   const access = ctx.access;
-  if (access === undefined || access.dbAdmin || !isUsersDb(access.db.name)) return;
+  if (access === undefined || access.dbAdmin || !ctx.server.isUsersDb(access.db.name)) return;
   if (id.startsWith('_design/')) {
     throw new CouchError('forbidden', 'Only administrators can view design docs in the users database.');
   }

@@ -17,7 +17,7 @@ export interface RequestContext {
   method: string;
   user: UserCtx;
   /** The handler that authenticated the caller (`GET /_session`'s `info.authenticated`). */
-  authenticatedBy?: 'jwt' | 'cookie' | 'default';
+  authenticatedBy?: 'jwt' | 'cookie' | 'proxy' | 'default';
   /** The addressed database and what its `_security` grants the caller (set before the handler runs). */
   access?: DbAccess;
   /** A request a rewrite (`_rewrite`) made: the path the client asked for (`req.requested_path`). */
@@ -28,6 +28,8 @@ export interface RequestContext {
   bufferedBody?: Buffer;
   /** Recognizes, authorizes and answers the request `ctx` now describes (a rewrite's new request). */
   reroute?: (ctx: RequestContext) => Promise<void>;
+  /** The endpoint that answers (`handler#action`), for the statistics. */
+  endpoint?: string;
   /** The error answered, if any (for the request log line). */
   failure?: CouchError;
 }

@@ -21,6 +21,7 @@ import { acceptsType } from './accept.js';
 import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
 import { routes } from './routes.js';
+import { countAnswer, countStart } from './request-counts.js';
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     // Read per request: the config API may turn CORS on or change it.
@@ -56,6 +57,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
       req.headers.cookie,
       req.headers.authorization,
       () => req.socket.remoteAddress ?? '',
+      req.headers,
     );
     ctx.user = found.user;
     if (found.via !== undefined) ctx.authenticatedBy = found.via;
@@ -87,6 +89,9 @@ async function route(ctx: RequestContext): Promise<void> {
   if (!decodes) throw undecodablePath(match, rawPath);
   if (match === null) throw new CouchError('not_found', 'missing');
   ctx.params = match.params;
+  ctx.endpoint = `${match.handler}#${match.action}`;
+  // A rewrite's new request is the same client request: counted once, as the rewrite.
+  if (ctx.rewrites === undefined) countStart(ctx);
   if (match.params.node !== undefined) checkNodeLocal(ctx);
   const handler = handlerOf(match);
   if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
@@ -140,6 +145,7 @@ function wantsLoginPage(ctx: RequestContext): boolean {
 function logRequest(ctx: RequestContext, started: number): void {
   const elapsed = performance.now() - started;
   ctx.server.stats.record(ctx.method, ctx.res.statusCode, elapsed);
+  countAnswer(ctx);
   const ms = elapsed.toFixed(1);
   const user = ctx.user.name ?? '-';
   const failure = ctx.failure === undefined ? '' : ` ${ctx.failure.error}: ${ctx.failure.reason}`;

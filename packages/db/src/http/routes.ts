@@ -292,6 +292,7 @@ const DATABASE = [
 const NODE = [
   endpoint('/_all_dbs', { GET: 'server#allDbs', HEAD: true }),
   endpoint('/_config', { GET: 'config#all', HEAD: true }),
+  endpoint('/_config/_reload', { POST: 'config#reload' }),
   endpoint('/_config/:section', { GET: 'config#section', HEAD: true }),
   endpoint('/_config/:section/:key', {
     DELETE: 'config#destroy',
@@ -303,7 +304,7 @@ const NODE = [
   endpoint('/_stats', { GET: 'node#stats' }),
   endpoint('/_stats/*rest', { GET: 'node#stats' }),
   endpoint('/_system', { GET: 'node#system' }),
-  notImplemented('/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'),
+  endpoint('/_prometheus', { GET: 'node#prometheus' }),
   notImplemented('/_versions', 'Versions (`/_node/{node}/_versions`)'),
   notImplemented('/_restart', 'Restarting (`/_node/{node}/_restart`)'),
   notImplemented('/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'),

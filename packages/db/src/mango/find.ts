@@ -31,6 +31,18 @@ export interface FindAnswer {
   warning?: string;
 }
 
+/** What one run of a query did, for the node's statistics (`mango` group of `_stats`). */
+export interface FindRun {
+  keysExamined: number;
+  docsExamined: number;
+  resultsReturned: number;
+  /** No index but `_all_docs` could answer it. */
+  unindexed: boolean;
+  /** It got the warning that it examined many documents per result. */
+  tooManyScanned: boolean;
+  ms: number;
+}
+
 export interface ExecutionStats {
   total_keys_examined: number;
   total_docs_examined: number;
@@ -71,12 +83,13 @@ export async function findBody(
   views: ViewManager,
   request: FindRequest,
   requestJson: string,
+  onRun?: (run: FindRun) => void,
 ): Promise<Buffer> {
   const cacheable = request.update && request.stale !== 'ok' && !request.executionStats;
   const key = cacheable ? `_find ${await db.updateSeq()} ${requestJson}` : undefined;
   const cached = key === undefined ? undefined : views.answers.get(key);
   if (cached !== undefined) return cached;
-  const answer = await find(db, views, request);
+  const answer = await find(db, views, request, onRun);
   let text = `{"docs":[${answer.docs.join(',')}]`;
   if (answer.bookmark !== undefined) text += `,"bookmark":${JSON.stringify(answer.bookmark)}`;
   if (answer.stats !== undefined) text += `,"execution_stats":${JSON.stringify(answer.stats)}`;
@@ -87,7 +100,12 @@ export async function findBody(
 }
 
 /** `POST /{db}/_find`. */
-export async function find(db: Database, views: ViewManager, request: FindRequest): Promise<FindAnswer> {
+export async function find(
+  db: Database,
+  views: ViewManager,
+  request: FindRequest,
+  onRun?: (run: FindRun) => void,
+): Promise<FindAnswer> {
   const started = performance.now();
   if (request.partition !== '') {
     throw new CouchError('query_parse_error', '`partition` parameter is not supported on this db', 400);
@@ -144,6 +162,14 @@ export async function find(db: Database, views: ViewManager, request: FindReques
       'The number of documents examined is high in proportion to the number of results returned. Consider adding a more specific index to improve this.',
     );
   }
+  onRun?.({
+    keysExamined: stats.keys,
+    docsExamined: stats.docs,
+    resultsReturned: docs.length,
+    unindexed: index.kind === 'all_docs',
+    tooManyScanned: warnings.length > planned.warnings.length,
+    ms: performance.now() - started,
+  });
   if (warnings.length > 0) answer.warning = warnings.join('\n');
   if (request.executionStats) {
     answer.stats = {

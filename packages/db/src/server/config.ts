@@ -8,6 +8,19 @@ import type { Storage } from '../storage/contract.js';
 
 export const CONFIG_KEY = 'config.json';
 
+/** Sections CouchDB refuses to change over HTTP (`couch_util:check_config_blacklist`): they run code. */
+export const BLACKLISTED_SECTIONS = new Set([
+  'daemons',
+  'external',
+  'httpd_design_handlers',
+  'httpd_db_handlers',
+  'httpd_global_handlers',
+  'native_query_servers',
+  'os_daemons',
+  'query_servers',
+  'feature_flags',
+]);
+
 export type ConfigSections = Record<string, Record<string, string>>;
 
 type Place = Pick<Storage, 'getServerValue' | 'setServerValue'>;
@@ -40,15 +53,17 @@ export const UTILS_CSP =
  * in `/_node/{node}/_config` as a single CouchDB node shows them: Fauxton reads some of them.
  */
 export function fixedSections(server: {
-  maxBodyBytes: number;
   maxAttachmentBytes: number;
   uuid: string;
+  databaseDir: string | undefined;
 }): ConfigSections {
   return {
-    chttpd: { max_http_request_size: String(server.maxBodyBytes) },
     // One copy and one shard of every database: what a single node has.
     cluster: { n: '1', q: '1' },
     couchdb: {
+      ...(server.databaseDir === undefined
+        ? {}
+        : { database_dir: server.databaseDir, view_index_dir: server.databaseDir }),
       max_attachment_size: String(server.maxAttachmentBytes),
       single_node: 'true',
       uuid: server.uuid,

@@ -16,7 +16,7 @@ import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, type ConfigSections } from './config.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
-import { USERS_DB, hashUserPassword, userDocId } from '../documents/users-db.js';
+import { USERS_DB, hashUserPassword, isUsersDb, userDocId } from '../documents/users-db.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { parseRev } from '../revisions/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
@@ -31,7 +31,7 @@ import { jsonIndexMapper } from '../mango/json-index.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
-import { RequestStats } from './request-stats.js';
+import { ServerStats, type StatsTree } from './stats.js';
 import { Replicator } from '../replication/replicator.js';
 
 /** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
@@ -62,6 +62,8 @@ export interface CouchServerOptions {
   jwt?: JwtOptions;
   /** Whether `PUT /_users/_security` is allowed (CouchDB's `users_db_security_editable`, false). */
   usersDbSecurityEditable?: boolean;
+  /** The data folder, absolute (shown as `[couchdb] database_dir`). */
+  databaseDir?: string;
 }
 
 /** This node's name, as `/_membership` and `/_node/{node}/` spell it (CouchDB's single-node default). */
@@ -71,8 +73,11 @@ export class CouchServer {
   readonly storage: Storage;
   readonly admins: AdminStore;
   readonly lockout = new Lockout();
-  readonly maxBodyBytes: number;
+  /** `[chttpd] max_http_request_size` as configured now (the start option, then the config API). */
+  maxBodyBytes: number;
   readonly maxAttachmentBytes: number;
+  /** Where this node keeps its files (`[couchdb] database_dir`), when it has a folder. */
+  readonly databaseDir: string | undefined;
   readonly log: (line: string) => void;
   readonly auth: Authenticator;
   readonly hashIterations: number;
@@ -89,8 +94,8 @@ export class CouchServer {
   /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
   readonly uuid = randomBytes(16).toString('hex');
   readonly startTime = Date.now();
-  /** Counted by the HTTP layer, read by `/_node/{node}/_stats`. */
-  readonly stats = new RequestStats();
+  /** Counted by the floors that see the events, read by `/_node/{node}/_stats` and `_prometheus`. */
+  readonly stats = new ServerStats();
   /** The replications `POST /_replicate` started, acting on this server's databases in process. */
   readonly replicator = new Replicator({
     values: {
@@ -111,13 +116,19 @@ export class CouchServer {
     this.storage = options.storage;
     this.admins = options.admins;
     this.maxBodyBytes = options.maxBodyBytes;
+    this.databaseDir = options.databaseDir;
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
     this.log = options.log;
     this.hashIterations = options.hashIterations ?? DEFAULT_ITERATIONS;
-    this.databaseOptions = { check: checkDesignWrite, hashIterations: this.hashIterations };
+    this.databaseOptions = {
+      check: checkDesignWrite,
+      hashIterations: this.hashIterations,
+      isUsersDb: (name) => this.isUsersDb(name),
+    };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
     this.baseSettings = {
+      maxBodyBytes: options.maxBodyBytes,
       sessionTimeoutSec: options.sessionTimeoutSec ?? 600,
       usersDbSecurityEditable: this.usersDbSecurityEditable,
       ...(options.cors === undefined ? {} : { cors: options.cors }),
@@ -140,11 +151,19 @@ export class CouchServer {
     const settings = effectiveSettings(this.baseSettings, sections);
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
     this.config = sections;
+    this.maxBodyBytes = settings.maxBodyBytes;
     this.cors = settings.cors;
     this.cookie = settings.cookie ?? {};
     this.usersDbSecurityEditable = settings.usersDbSecurityEditable;
     this.auth.timeoutSec = settings.sessionTimeoutSec;
     this.auth.setJwt(jwt);
+    this.auth.setProxy(settings.proxy);
+  }
+
+  /** `POST /_node/_local/_config/_reload`: the stored config and admins, read again now. */
+  async reloadConfig(): Promise<void> {
+    await refreshAdmins(this.storage, this.admins);
+    this.applyConfig(await loadConfig(this.storage));
   }
 
   /**
@@ -171,7 +190,7 @@ export class CouchServer {
 
   /** Rewrites a user's hash with today's scheme and rounds, keeping the salt (and so the cookies). */
   private async upgradeUser(name: string, password: string): Promise<void> {
-    const db = await this.db(USERS_DB);
+    const db = await this.db(this.authenticationDb);
     const id = userDocId(name);
     const current = await db.winningBody(id);
     if (!(current?.body instanceof JsonObject)) return;
@@ -186,11 +205,21 @@ export class CouchServer {
     await db.putDoc(id, input); // a concurrent update wins: this one then fails as a conflict
   }
 
-  /** A `_users` account, read at every request so changes apply at once. */
+  /** Where accounts live: `[chttpd_auth] authentication_db`, `_users` unless configured. */
+  get authenticationDb(): string {
+    return this.config.chttpd_auth?.authentication_db || USERS_DB;
+  }
+
+  /** CouchDB's rule: `_users`, any `…/_users`, and the authentication database. */
+  isUsersDb(name: string): boolean {
+    return isUsersDb(name) || name === this.authenticationDb;
+  }
+
+  /** An account of the authentication database, read at every request so changes apply at once. */
   async findUser(name: string): Promise<UserAccount | undefined> {
     let db: Database;
     try {
-      db = await this.db(USERS_DB);
+      db = await this.db(this.authenticationDb);
     } catch (error) {
       if (error instanceof CouchError && error.status === 404) return undefined;
       throw error;
@@ -263,6 +292,17 @@ export class CouchServer {
   /** How many databases are open now (`_stats`' `open_databases`). */
   get openDbCount(): number {
     return this.open.size;
+  }
+
+  /** `_stats`: the counters, with the values read at this moment. */
+  statsTree(): StatsTree {
+    const admins = this.admins.cacheCounts;
+    const users = this.auth.cacheCounts;
+    return this.stats.tree({
+      'couchdb.open_databases': this.openDbCount,
+      'couchdb.auth_cache_hits': admins.hits + users.hits,
+      'couchdb.auth_cache_misses': admins.misses + users.misses,
+    });
   }
 
   listDbs(): Promise<string[]> {

@@ -7,16 +7,21 @@
  */
 import { CouchError } from '../errors.js';
 import type { JwtOptions } from '../auth/jwt.js';
+import { PROXY_DEFAULTS, type ProxyAuthOptions } from '../auth/proxy.js';
 import type { ConfigSections } from './config.js';
 import type { CorsOptions } from './cors-settings.js';
 
 export interface LiveSettings {
+  /** `[chttpd] max_http_request_size` (the `--max-body` flag gives the default). */
+  maxBodyBytes: number;
   cors?: CorsOptions;
   sessionTimeoutSec: number;
   /** `[chttpd_auth] same_site`, `cookie_domain`, `allow_persistent_cookies`. */
   cookie?: { sameSite?: string; domain?: string; persistent?: boolean };
   usersDbSecurityEditable: boolean;
   jwt?: JwtOptions;
+  /** Proxy authentication (`[chttpd] authentication_handlers` naming it, `[chttpd_auth]`'s keys). */
+  proxy?: ProxyAuthOptions;
 }
 
 const SAME_SITE: Record<string, string> = { none: 'None', lax: 'Lax', strict: 'Strict' };
@@ -35,7 +40,12 @@ function bool(value: string | undefined, fallback: boolean, where: string): bool
 
 export function effectiveSettings(base: LiveSettings, sections: ConfigSections): LiveSettings {
   const cors = sections.cors ?? {};
-  const enabled = bool(sections.chttpd?.enable_cors, base.cors !== undefined, '[chttpd] enable_cors');
+  // CouchDB 3 reads `[chttpd] enable_cors`, then `[httpd] enable_cors` (where Fauxton's CORS page writes it).
+  const enabled = bool(
+    sections.chttpd?.enable_cors ?? sections.httpd?.enable_cors,
+    base.cors !== undefined,
+    sections.chttpd?.enable_cors === undefined ? '[httpd] enable_cors' : '[chttpd] enable_cors',
+  );
   let corsSettings: CorsOptions | undefined;
   if (enabled) {
     const origins = cors.origins === undefined ? (base.cors?.origins ?? []) : list(cors.origins);
@@ -52,7 +62,13 @@ export function effectiveSettings(base: LiveSettings, sections: ConfigSections):
   const timeout = timeoutText === undefined ? base.sessionTimeoutSec : Number(timeoutText);
   if (!Number.isInteger(timeout) || timeout < 1)
     throw new CouchError('bad_request', '[chttpd_auth] timeout must be a positive integer');
+  const sizeText = sections.chttpd?.max_http_request_size ?? sections.httpd?.max_http_request_size;
+  const maxBodyBytes = sizeText === undefined ? base.maxBodyBytes : Number(sizeText);
+  if (!/^\d+$/.test(sizeText ?? '0') || !(maxBodyBytes > 0)) {
+    throw new CouchError('bad_request', '[chttpd] max_http_request_size must be a positive integer (bytes)');
+  }
   const settings: LiveSettings = {
+    maxBodyBytes,
     sessionTimeoutSec: timeout,
     usersDbSecurityEditable: bool(
       sections.couchdb?.users_db_security_editable,
@@ -76,23 +92,66 @@ export function effectiveSettings(base: LiveSettings, sections: ConfigSections):
     '[chttpd_auth] allow_persistent_cookies',
   );
   settings.cookie = cookie;
-  const keys = { ...base.jwt?.keys, ...sections.jwt_keys };
+  if (sections.chttpd?.authentication_handlers?.includes('proxy_authentication_handler')) {
+    const proxy: ProxyAuthOptions = {
+      userHeader: (auth.x_auth_username ?? PROXY_DEFAULTS.userHeader).toLowerCase(),
+      rolesHeader: (auth.x_auth_roles ?? PROXY_DEFAULTS.rolesHeader).toLowerCase(),
+      tokenHeader: (auth.x_auth_token ?? PROXY_DEFAULTS.tokenHeader).toLowerCase(),
+    };
+    const useSecret = bool(auth.proxy_use_secret, false, '[chttpd_auth] proxy_use_secret');
+    if (useSecret && auth.secret !== undefined && auth.secret !== '') proxy.secret = auth.secret;
+    settings.proxy = proxy;
+  }
+  const keys: Record<string, string> = { ...base.jwt?.keys };
+  // CouchDB's ini form: a PEM on one line, its line breaks written `\n`.
+  for (const [name, value] of Object.entries(sections.jwt_keys ?? {})) keys[name] = value.replaceAll('\\n', '\n');
   if (Object.keys(keys).length > 0) {
     const jwtAuth = sections.jwt_auth ?? {};
     const jwt: JwtOptions = { keys };
     const rolesClaim = jwtAuth.roles_claim_path ?? jwtAuth.roles_claim_name ?? base.jwt?.rolesClaim;
     if (rolesClaim !== undefined) jwt.rolesClaim = rolesClaim;
-    const required = jwtAuth.required_claims === undefined ? base.jwt?.requiredClaims : list(jwtAuth.required_claims);
-    if (required !== undefined) jwt.requiredClaims = required;
+    if (jwtAuth.required_claims === undefined) {
+      if (base.jwt?.requiredClaims !== undefined) jwt.requiredClaims = base.jwt.requiredClaims;
+      if (base.jwt?.requiredClaimValues !== undefined) jwt.requiredClaimValues = base.jwt.requiredClaimValues;
+    } else {
+      const { names, values } = parseRequiredClaims(jwtAuth.required_claims);
+      jwt.requiredClaims = names;
+      if (Object.keys(values).length > 0) jwt.requiredClaimValues = values;
+    }
     settings.jwt = jwt;
   }
   return settings;
 }
 
+/**
+ * `[jwt_auth] required_claims` as CouchDB writes it: names, and `{name, "value"}` for a claim that
+ * must have that value (`exp, iat, {iss, "https://issuer"}`).
+ */
+export function parseRequiredClaims(text: string): { names: string[]; values: Record<string, string> } {
+  const names: string[] = [];
+  const values: Record<string, string> = {};
+  const item = /\s*(?:([A-Za-z_][\w.-]*)|\{\s*([A-Za-z_][\w.-]*)\s*,\s*"([^"]*)"\s*\})\s*(?:,|$)/y;
+  let at = 0;
+  while (at < text.length) {
+    item.lastIndex = at;
+    const match = item.exec(text);
+    if (match === null || match[0] === '') {
+      throw new CouchError('bad_request', `[jwt_auth] required_claims: cannot read "${text.slice(at)}"`);
+    }
+    const name = (match[1] ?? match[2])!;
+    names.push(name);
+    if (match[2] !== undefined) values[name] = match[3]!;
+    at = item.lastIndex;
+  }
+  return { names, values };
+}
+
 /** What `GET /_node/_local/_config` shows for the start options (stored sections go over it). */
 export function baseSections(base: LiveSettings): ConfigSections {
   const sections: ConfigSections = {
-    chttpd: { enable_cors: String(base.cors !== undefined) },
+    chttpd: { enable_cors: String(base.cors !== undefined), max_http_request_size: String(base.maxBodyBytes) },
+    // Fauxton's CORS page reads the state here.
+    httpd: { enable_cors: String(base.cors !== undefined) },
     chttpd_auth: { timeout: String(base.sessionTimeoutSec), allow_persistent_cookies: 'true' },
     couchdb: { users_db_security_editable: String(base.usersDbSecurityEditable) },
   };

@@ -182,6 +182,12 @@ export interface Storage {
   /** Server-level values (admins, configuration, secrets), shared by every node on this storage. */
   getServerValue(key: string): Promise<string | undefined>;
   setServerValue(key: string, value: string): Promise<void>;
+  /**
+   * Stores `value` unless `key` holds a value already, atomically across every node on this
+   * storage; answers the value now stored (`value`, or the one that was there). Two nodes starting
+   * at once create one admin and one cookie secret with it.
+   */
+  addServerValue(key: string, value: string): Promise<string>;
   close(): Promise<void>;
 }
 

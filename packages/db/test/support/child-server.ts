@@ -13,11 +13,20 @@ export interface ChildServer {
   exited: Promise<number | string | null>;
 }
 
-export function startChildServer(args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
-  // With the flag the launcher runs the server itself (without it, it would start a child and a
-  // kill would reach the launcher, not the server).
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, ...env },
+/**
+ * `divan serve` with the flag the sandbox needs, so the process started is the server; with
+ * `launcher: true` as `divan` runs from a shell (node without the flag): the process started is
+ * the launcher, and the server its child.
+ */
+export function startChildServer(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { launcher?: boolean } = {},
+): Promise<ChildServer> {
+  const nodeOptions = (process.env.NODE_OPTIONS ?? '').replaceAll('--no-node-snapshot', '').trim();
+  const flags = options.launcher === true ? [] : ['--no-node-snapshot'];
+  const child = spawn(process.execPath, [...flags, BIN, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, NODE_OPTIONS: nodeOptions, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -27,7 +36,7 @@ export function startChildServer(args: string[], env: Record<string, string> = {
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
+      const match = /listening on (https?:\/\/\S+)/.exec(out);
       if (match !== null) resolve({ url: match[1]!, child, output: () => out, exited });
     };
     child.stdout!.on('data', onData);

@@ -6,7 +6,7 @@
  */
 import { hashPassword, requireAdmin, saveAdmins } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
-import { fixedSections, saveConfig, type ConfigSections } from '../../server/config.js';
+import { BLACKLISTED_SECTIONS, fixedSections, saveConfig, type ConfigSections } from '../../server/config.js';
 import { baseSections } from '../../server/settings.js';
 import { param, type RequestContext } from '../context.js';
 import { readJson } from '../body.js';
@@ -33,6 +33,9 @@ function merged(ctx: RequestContext): ConfigSections {
 
 /** A setting that comes from a start flag or is fixed by design: shown, never changed over HTTP. */
 function refuseFixed(ctx: RequestContext, section: string, key: string): void {
+  if (BLACKLISTED_SECTIONS.has(section)) {
+    throw new CouchError('forbidden', 'Config section blacklisted for modification over HTTP API.');
+  }
   if (fixedSections(ctx.server)[section]?.[key] === undefined) return;
   throw new CouchError(
     'forbidden',
@@ -45,6 +48,13 @@ function unknownValue(): CouchError {
 }
 
 export const config = {
+  /** `POST /_node/_local/_config/_reload`: reads the stored settings again (CouchDB re-reads its ini files). */
+  async reload(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    await ctx.server.reloadConfig();
+    sendJson(ctx, 200, { ok: true });
+  },
+
   all(ctx: RequestContext): void {
     requireAdmin(ctx.user);
     sendJson(ctx, 200, merged(ctx));

@@ -5,7 +5,7 @@
 import { CouchError } from '../../errors.js';
 import { JsonObject, stringifyJson } from '../../json/index.js';
 import { explain } from '../../mango/explain.js';
-import { findBody } from '../../mango/find.js';
+import { type FindRun, findBody } from '../../mango/find.js';
 import { parseFindRequest } from '../../mango/find-request.js';
 import { parseIndexRequest } from '../../mango/index-request.js';
 import { ALL_DOCS_INDEX, describeIndex } from '../../mango/json-index.js';
@@ -15,6 +15,7 @@ import { param, type RequestContext } from '../context.js';
 import { writerOf } from '../writer.js';
 import { sendBytes, sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
+import { countFind } from '../request-counts.js';
 
 export const mango = {
   /** `POST /{db}/_find`: `{"docs", "bookmark", "execution_stats"?, "warning"?}`, or `{"docs":[]}` when not run. */
@@ -23,7 +24,8 @@ export const mango = {
     checkJsonType(ctx);
     const body = await readJson(ctx);
     const request = parseFindRequest(body);
-    sendBytes(ctx, 200, await findBody(db, ctx.server.views(db), request, stringifyJson(body)));
+    const onRun = (run: FindRun) => countFind(ctx.server.stats, run);
+    sendBytes(ctx, 200, await findBody(db, ctx.server.views(db), request, stringifyJson(body), onRun));
   },
 
   /** `POST /{db}/_explain`. */

@@ -1,5 +1,6 @@
 /** Server-level endpoints: welcome, health, uuids, database list. */
 import { requireAdmin } from '../../auth/index.js';
+import { SECRET_KEY } from '../../auth/session-secret.js';
 import { CouchError } from '../../errors.js';
 import { randomId } from '../../documents/doc-id.js';
 import type { RequestContext } from '../context.js';
@@ -28,7 +29,12 @@ export const server = {
     });
   },
 
-  up(ctx: RequestContext): void {
+  /**
+   * What a load balancer asks before sending requests here: not while the storage is away (a
+   * one-row read of it fails, and dispatch answers 503 `service_unavailable`).
+   */
+  async up(ctx: RequestContext): Promise<void> {
+    await ctx.server.storage.getServerValue(SECRET_KEY);
     sendJson(ctx, 200, { status: 'ok', seeds: {} });
   },
 

@@ -18,6 +18,8 @@ export const session = {
     }
     const info: Record<string, unknown> = { authentication_handlers: ctx.server.auth.handlers };
     if (ctx.authenticatedBy !== undefined) info.authenticated = ctx.authenticatedBy;
+    const authenticationDb = ctx.server.config.chttpd_auth?.authentication_db;
+    if (authenticationDb) info.authentication_db = authenticationDb;
     sendJson(ctx, 200, { ok: true, userCtx: ctx.user, info });
   },
 

@@ -183,6 +183,15 @@ class PostgresStorage implements Storage {
     );
   }
 
+  async addServerValue(key: string, value: string): Promise<string> {
+    const [inserted] = await this.query<{ value: string }>(
+      `INSERT INTO ${this.s}.server_values (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING value`,
+      [key, value],
+    );
+    if (inserted !== undefined) return inserted.value;
+    return (await this.getServerValue(key)) ?? value;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -69,6 +69,14 @@ export class SqliteStorage implements Storage {
     writeServerFile(this.dir, key, value);
   }
 
+  /** One process holds the data folder (the folder lock), and this runs without awaiting: atomic. */
+  async addServerValue(key: string, value: string): Promise<string> {
+    const stored = readServerFile(this.dir, key);
+    if (stored !== undefined) return stored;
+    writeServerFile(this.dir, key, value);
+    return value;
+  }
+
   async close(): Promise<void> {
     this.engine.close();
     this.lock.release();

@@ -1,0 +1,85 @@
+/**
+ * The process a shell or supervisor starts ends the server when it is killed: `kill -9` or
+ * SIGTERM of the started pid frees the port and the data folder, whether that process is the
+ * server itself (node with --no-node-snapshot) or bin/divan.js's launcher (node without it).
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { after, describe, test } from 'node:test';
+import { lockFolder } from '../src/storage/folder-lock.js';
+import { startChildServer } from './support/child-server.js';
+import { makeTempDir } from './support/tmp-dir.js';
+import { until } from './support/until.js';
+
+function portRefuses(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+function folderFree(dir: string): boolean {
+  try {
+    lockFolder(dir).release();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function up(url: string): Promise<boolean> {
+  return (await fetch(`${url}/_up`)).status === 200;
+}
+
+for (const launcher of [true, false]) {
+  const form = launcher ? 'through the launcher (node without the flag)' : 'as the server itself';
+  describe(`divan started ${form}`, () => {
+    const temp = makeTempDir('divan-process-');
+    after(() => temp.cleanup());
+
+    for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
+      test(`${signal} of the started pid ends the server: port and data folder free`, async () => {
+        const dir = `${temp.dir}/${signal}`;
+        const server = await startChildServer(['--data', dir, '--admin', 'admin:secret'], {}, { launcher });
+        assert.ok(await up(server.url));
+        assert.equal(folderFree(dir), false, 'the running server holds the data folder');
+        server.child.kill(signal);
+        assert.equal(await server.exited, signal === 'SIGKILL' ? 'SIGKILL' : 0, 'SIGTERM is a graceful stop');
+        await until(() => portRefuses(server.url), 'the port is free');
+        await until(async () => folderFree(dir), 'the data folder lock is released');
+      });
+    }
+  });
+}
+
+describe('--jwt', () => {
+  const temp = makeTempDir('divan-jwt-flag-');
+  after(() => temp.cleanup());
+
+  test('a missing file is a clear message, not a raw ENOENT', async () => {
+    const missing = `${temp.dir}/nowhere/keys.json`;
+    await assert.rejects(startChildServer(['--data', `${temp.dir}/data`, '--jwt', missing]), (err: Error) => {
+      assert.match(
+        err.message,
+        /divan: cannot start the server: --jwt \S+keys\.json: cannot read the JWT keys file: there is no such file/,
+      );
+      assert.doesNotMatch(err.message, /ENOENT/);
+      return true;
+    });
+  });
+
+  test('a file that is not JSON says so', async () => {
+    const file = `${temp.dir}/bad.json`;
+    writeFileSync(file, '{"keys": ');
+    await assert.rejects(
+      startChildServer(['--data', `${temp.dir}/data`, '--jwt', file]),
+      /--jwt \S+bad\.json: the JWT keys file is not JSON/,
+    );
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * Monitoring: `/_node/_local/_stats` with CouchDB's metric names and shapes for what Divan does,
+ * `/_node/_local/_prometheus` in Prometheus' text format, and the `_metrics` role that reads them.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './support/server.js';
+import { until } from './support/until.js';
+import { basic, createUser } from './support/users.js';
+
+describe('monitoring', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    await createUser(t, 'watcher', 'pw', ['_metrics']);
+    await createUser(t, 'plain', 'pw');
+  });
+  after(() => t.close());
+
+  const stats = async (): Promise<any> => (await t.request('GET', '/_node/_local/_stats')).json;
+  const value = (tree: any, path: string) => path.split('.').reduce((node, part) => node[part], tree).value;
+
+  it("_stats has CouchDB's groups, names and shapes", async () => {
+    const tree = await stats();
+    for (const method of ['COPY', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']) {
+      assert.deepEqual(Object.keys(tree.couchdb.httpd_request_methods[method]), ['value', 'type', 'desc']);
+    }
+    assert.deepEqual(tree.couchdb.httpd_status_codes['404'], {
+      value: tree.couchdb.httpd_status_codes['404'].value,
+      type: 'counter',
+      desc: 'number of HTTP 404 Not Found responses',
+    });
+    assert.deepEqual(tree.couchdb.database_reads.desc, 'number of times a document was read from a database');
+    const time = tree.couchdb.request_time;
+    assert.equal(time.type, 'histogram');
+    assert.deepEqual(Object.keys(time.value), [
+      'min',
+      'max',
+      'arithmetic_mean',
+      'geometric_mean',
+      'harmonic_mean',
+      'median',
+      'variance',
+      'standard_deviation',
+      'skewness',
+      'kurtosis',
+      'percentile',
+      'histogram',
+      'n',
+    ]);
+    assert.deepEqual(
+      time.value.percentile.map(([p]: [number]) => p),
+      [50, 75, 90, 95, 99, 999],
+    );
+    assert.equal(tree.mango.query_time.type, 'histogram');
+    const one = await t.request('GET', '/_node/_local/_stats/couchdb/open_databases');
+    assert.deepEqual(Object.keys(one.json), ['value', 'type', 'desc']);
+    assert.equal((await t.request('GET', '/_node/_local/_stats/couchdb/nothing')).status, 404);
+  });
+
+  it('counts requests, document reads and writes, bulk, view and Mango requests, open databases', async () => {
+    const before = await stats();
+    assert.equal((await t.request('PUT', '/counted')).status, 201);
+    assert.equal((await t.request('PUT', '/counted/a', { body: { n: 1 } })).status, 201);
+    assert.equal((await t.request('PUT', '/counted/_local/l', { body: {} })).status, 201);
+    assert.equal((await t.request('GET', '/counted/a')).status, 200);
+    assert.equal((await t.request('GET', '/counted/missing')).status, 404);
+    const bulk = await t.request('POST', '/counted/_bulk_docs', {
+      body: {
+        docs: [
+          { _id: 'b', n: 2 },
+          { _id: 'c', n: 3 },
+        ],
+      },
+    });
+    assert.equal(bulk.status, 201);
+    const ddoc = { views: { n: { map: 'function (doc) { emit(doc.n, null); }' } } };
+    assert.equal((await t.request('PUT', '/counted/_design/d', { body: ddoc })).status, 201);
+    assert.equal((await t.request('GET', '/counted/_design/d/_view/n')).status, 200);
+    const find = await t.request('POST', '/counted/_find', { body: { selector: { n: { $gt: 1 } } } });
+    assert.equal(find.json.docs.length, 2);
+    let after: any;
+    await until(async () => {
+      after = await stats();
+      return value(after, 'couchdb.httpd.requests') - value(before, 'couchdb.httpd.requests') >= 9 + 1;
+    }, 'every request counted');
+    const delta = (path: string) => value(after, path) - value(before, path);
+    assert.equal(delta('couchdb.database_reads'), 1, 'one document read (the 404 is no read)');
+    assert.equal(delta('couchdb.database_writes'), 3, 'a PUT, a _bulk_docs, a design document');
+    assert.equal(delta('couchdb.local_document_writes'), 1);
+    assert.equal(delta('couchdb.httpd.bulk_requests'), 1);
+    assert.equal(delta('couchdb.httpd.view_reads'), 1);
+    assert.equal(delta('mango.unindexed_queries'), 1);
+    assert.equal(delta('mango.results_returned'), 2);
+    assert.ok(delta('mango.docs_examined') >= 2);
+    assert.equal(delta('couchdb.httpd_request_methods.PUT'), 4);
+    assert.ok(delta('couchdb.httpd_status_codes.404') >= 1);
+    assert.ok(value(after, 'couchdb.open_databases') >= 1);
+    assert.ok(value(after, 'couchdb.request_time').n > 0);
+    assert.ok(value(after, 'mango.query_time').n >= 1);
+  });
+
+  it('counts authentication cache hits and misses', async () => {
+    const before = await stats();
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await t.request('GET', '/_session', { auth: basic('plain', 'pw') })).json.userCtx.name, 'plain');
+    }
+    let after: any;
+    await until(async () => {
+      after = await stats();
+      return value(after, 'couchdb.auth_cache_hits') - value(before, 'couchdb.auth_cache_hits') >= 3;
+    }, 'the cache hits counted');
+    // The first login of the user's password runs PBKDF2 (a miss), the two after it are hits;
+    // the admin's own requests for _stats are hits too.
+    assert.equal(value(after, 'couchdb.auth_cache_misses') - value(before, 'couchdb.auth_cache_misses'), 1);
+  });
+
+  it('_prometheus answers the statistics in Prometheus text format, under CouchDB names', async () => {
+    await t.request('GET', '/counted/a');
+    const r = await t.request('GET', '/_node/_local/_prometheus');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type'), 'text/plain; version=2.0');
+    const lines = r.text.trimEnd().split('\n');
+    for (const line of lines) {
+      if (line.startsWith('# '))
+        assert.match(line, /^# (HELP couchdb_\w+ .+|TYPE couchdb_\w+ (counter|gauge|summary))$/);
+      else assert.match(line, /^couchdb_\w+(\{\w+="[^"]*"\})? -?\d+(\.\d+)?(e[-+]?\d+)?$/, line);
+    }
+    assert.ok(lines.includes('# TYPE couchdb_database_reads_total counter'));
+    assert.ok(lines.some((line) => /^couchdb_database_reads_total [1-9]\d*$/.test(line)));
+    assert.ok(lines.includes('# TYPE couchdb_httpd_request_methods counter'));
+    assert.ok(lines.some((line) => /^couchdb_httpd_request_methods\{method="GET"\} [1-9]\d*$/.test(line)));
+    assert.ok(lines.some((line) => /^couchdb_httpd_status_codes\{code="200"\} [1-9]\d*$/.test(line)));
+    assert.ok(lines.includes('# TYPE couchdb_open_databases gauge'));
+    assert.ok(lines.includes('# TYPE couchdb_request_time_seconds summary'));
+    assert.ok(lines.some((line) => line.startsWith('couchdb_request_time_seconds{quantile="0.99"} ')));
+    assert.ok(lines.some((line) => /^couchdb_request_time_seconds_count [1-9]\d*$/.test(line)));
+    assert.ok(lines.includes('# TYPE couchdb_auth_cache_requests_total counter'));
+    assert.ok(lines.includes('# TYPE couchdb_uptime_seconds gauge'));
+  });
+
+  it('the _metrics role reads _stats, _system and _prometheus, and nothing an admin reads', async () => {
+    const watcher = { auth: basic('watcher', 'pw') };
+    for (const path of [
+      '/_node/_local/_stats',
+      '/_node/_local/_stats/couchdb',
+      '/_node/_local/_system',
+      '/_node/_local/_prometheus',
+    ]) {
+      assert.equal((await t.request('GET', path, watcher)).status, 200, path);
+      for (const other of [{ auth: basic('plain', 'pw') }, { auth: false as const }]) {
+        const refused = await t.request('GET', path, other);
+        assert.equal(refused.status, 401, path);
+        assert.deepEqual(refused.json, {
+          error: 'unauthorized',
+          reason: 'You are not a server admin or read-only metrics user',
+        });
+      }
+    }
+    assert.equal((await t.request('GET', '/_node/_local/_config', watcher)).status, 401);
+    assert.equal((await t.request('PUT', '/not-for-metrics', watcher)).status, 401);
+  });
+});
