@@ -1,4 +1,7 @@
 /**
+ * One file (above the house's ~500 lines) because TypeScript's conditional types that follow the
+ * declaration refer to each other at every step; split, they would import each other in a ring.
+ *
  * The types of a route set, computed from its declaration by TypeScript itself (no build step):
  * each DSL call returns a mapper typed with the routes declared so far, and a block that returns
  * its mapper (`(r) => r.resources('comments')`) hands its routes to the enclosing call. `draw`

@@ -1,3 +1,8 @@
+/**
+ * The JSON parser every request body and stored document goes through: strict RFC 8259, exact
+ * numbers, member order kept, a depth limit. One file (above the house's ~500 lines) because it
+ * is one hot loop: its scanners are written out inline for speed (docs/benchmarks.md).
+ */
 import { stringifyNumber } from './stringify.js';
 import { JsonNumber, JsonObject, type JsonValue } from './value.js';
 

@@ -11,6 +11,9 @@
  * A pattern PCRE does not compile is 400 `bad_arg` (CouchDB's own answer); a construct that
  * has no faithful JS translation (atomic groups, possessive quantifiers, recursion, backreferences
  * to groups that may not take part, …) is 400 `not_supported` rather than a different result.
+ *
+ * One file (above the house's ~500 lines) because it is one translator: the tokenizer, the class
+ * builder and the emitter share the pattern's state and PCRE's flags at every step.
  */
 import { CouchError } from '../errors.js';
 import { formatW } from './erlang-text.js';

@@ -1,7 +1,9 @@
 /**
  * One view group's index: a B-tree of rows (with stored reductions) per view, the back-index
  * (doc id → its row keys), and the sequence the index is complete up to, kept by storage (a
- * `StoredIndex`: a SQLite file, or PostgreSQL shared by every node). `commit` applies a staged update (./index-update.ts) —
+ * `StoredIndex`: a SQLite file, or PostgreSQL shared by every node). One file (a little above
+ * the house's ~500 lines) because commit, flush and reads share the pending write-back state.
+ * `commit` applies a staged update (./index-update.ts) —
  * row removals and insertions in every view, the back-index and the new sequence — in memory
  * (the trees' write-back stores, a map of back-index writes), and `flush`, a moment later,
  * writes everything pending in one transaction: the index on disk is always the index of some
