@@ -453,7 +453,7 @@ describe('parseQuery on a view: order of checks (first reported wins)', () => {
   });
 });
 
-describe('parseQuery on a view: design-document options as defaults (seed)', () => {
+describe('parseQuery on a view: design-document options as defaults (a Divan extension)', () => {
   it('a query param in the ddoc options is the default; the request overrides', () => {
     assert.equal(parse('', { ddoc: { include_docs: true } }).includeDocs, true);
     assert.equal(parse('include_docs=false', { ddoc: { include_docs: true } }).includeDocs, false);

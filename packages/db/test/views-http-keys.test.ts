@@ -46,7 +46,7 @@ describe('views over HTTP: keys', () => {
     const r = await v.postOk('by_k', { keys: ['c', 'a', 'b'] });
     assert.deepEqual(ids(r), ['c1', 'c2', 'a1', 'a2', 'a3', 'b1']);
     assert.deepEqual(r.rows[0], { id: 'c1', key: 'c', value: 5 });
-    assert.equal(r.total_rows, 10, 'total_rows still reports the whole view (seed §4 POST)');
+    assert.equal(r.total_rows, 10, 'total_rows still reports the whole view (CouchDB 3.5: POST keys)');
   });
 
   it('GET ?keys=<URL-encoded JSON array> answers the same as POST', async () => {
@@ -56,7 +56,7 @@ describe('views over HTTP: keys', () => {
     assert.equal(get.total_rows, post.total_rows);
   });
 
-  it('the answer keeps the map view shape: total_rows and a numeric offset (seed §2: offset is a number)', async () => {
+  it('the answer keeps the map view shape: total_rows and a numeric offset (CouchDB 3.5: offset is a number)', async () => {
     const r = await v.postOk('by_k', { keys: ['b', 'a'] });
     assert.deepEqual(Object.keys(r), ['total_rows', 'offset', 'rows']);
     assert.equal(typeof r.offset, 'number', `offset: ${JSON.stringify(r.offset)}`);

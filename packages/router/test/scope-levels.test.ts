@@ -329,7 +329,7 @@ describe('constants', () => {
   });
 });
 
-describe("exclusive scope (withExclusiveScope, the seed's with_exclusive_scope)", () => {
+describe("exclusive scope (withExclusiveScope, Rails' with_exclusive_scope)", () => {
   type Exclusive = (block: (r: Mapper) => void) => unknown;
   const exclusiveOf = (r: Mapper): Exclusive => {
     const fn = (r as unknown as { withExclusiveScope?: Exclusive }).withExclusiveScope;
