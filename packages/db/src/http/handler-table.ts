@@ -21,6 +21,7 @@ import { views } from './handlers/views.js';
 import { node } from './handlers/node.js';
 import { scheduler } from './handlers/scheduler.js';
 import { fauxton } from './handlers/fauxton.js';
+import { dbUpdates } from './handlers/db-updates.js';
 
 /** Every `handler#action` the routes declare, and no other. */
 type HandlerTable = {
@@ -48,6 +49,7 @@ export const HANDLERS: HandlerTable = {
   fauxton,
   node,
   scheduler,
+  db_updates: dbUpdates,
 };
 
 /** The same table, looked up by the names a match gives. */

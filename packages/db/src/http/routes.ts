@@ -176,7 +176,7 @@ const SERVER = [
   endpoint('/_replicate', { POST: 'scheduler#replicate' }),
 
   // The server's other reserved names, each answered for itself (never read as a database name).
-  notImplemented('/_db_updates', 'The database updates feed (`/_db_updates`)'),
+  endpoint('/_db_updates', { GET: 'db_updates#index' }),
   notImplemented('/_reshard', 'Resharding (`/_reshard`)'),
   notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)'),
   notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'),

@@ -32,6 +32,7 @@ import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
 import { RequestStats } from './request-stats.js';
+import { DbUpdates } from './db-updates.js';
 
 /** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
 function mangoMappers(group: ViewGroup) {
@@ -90,6 +91,8 @@ export class CouchServer {
   readonly startTime = Date.now();
   /** Counted by the HTTP layer, read by `/_node/{node}/_stats`. */
   readonly stats = new RequestStats();
+  /** The server's database events (`_db_updates`). */
+  readonly dbUpdates: DbUpdates;
   private readonly open = new Map<string, Database>();
   /** What every database is opened with: the view engine's design rules, the password rounds of `_users`. */
   private readonly databaseOptions: DatabaseOptions;
@@ -97,6 +100,7 @@ export class CouchServer {
 
   constructor(options: CouchServerOptions) {
     this.storage = options.storage;
+    this.dbUpdates = new DbUpdates(options.storage);
     this.admins = options.admins;
     this.maxBodyBytes = options.maxBodyBytes;
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
