@@ -219,6 +219,7 @@ const DATABASE = [
   endpoint('/:db/_compact', { POST: 'maintenance#compact' }, 'db-admin-maintenance'),
   endpoint('/:db/_compact/:docid', { POST: 'maintenance#compactViews' }, 'db-admin-maintenance'),
   endpoint('/:db/_purge', { POST: 'maintenance#purge' }, 'server-admin'),
+  endpoint('/:db/_purged_infos', { GET: 'maintenance#purgedInfos' }, 'member'),
   endpoint(
     '/:db/_purged_infos_limit',
     { GET: 'maintenance#purgedInfosLimit', PUT: ['maintenance#setPurgedInfosLimit', 'db-admin'] },
