@@ -164,6 +164,7 @@ const SERVER = [
   endpoint('/_utils', { GET: 'fauxton#index', HEAD: true }),
   endpoint('/_utils/*rest', { GET: 'fauxton#file', HEAD: true }),
   endpoint('/_membership', { GET: 'node#membership' }),
+  endpoint('/_node/:node', { GET: 'node#name' }),
   endpoint('/_cluster_setup', { GET: 'node#clusterSetup' }),
   endpoint('/_scheduler/jobs', { GET: 'scheduler#jobs' }),
   endpoint('/_scheduler/jobs/:docid', { GET: 'scheduler#job' }),
@@ -272,9 +273,10 @@ const NODE = [
   endpoint('/_stats/*rest', { GET: 'node#stats' }),
   endpoint('/_system', { GET: 'node#system' }),
   notImplemented('/_prometheus', 'Prometheus metrics (`/_node/{node}/_prometheus`)'),
-  notImplemented('/_versions', 'Versions (`/_node/{node}/_versions`)'),
-  notImplemented('/_restart', 'Restarting (`/_node/{node}/_restart`)'),
-  notImplemented('/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'),
+  endpoint('/_versions', { GET: 'node#versions' }),
+  endpoint('/_restart', { POST: 'node#restart' }),
+  endpoint('/_smoosh/status', { GET: 'node#smooshStatus' }),
+  answer('/_smoosh/*rest', 'notFound'),
 ];
 
 export const routes = draw((r) =>
