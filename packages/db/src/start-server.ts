@@ -4,6 +4,7 @@
  * way finish (writes are synchronous, so a started write is always complete), cuts long-lived
  * feeds after a grace period, then closes storage.
  */
+import { answerUnusualRequests } from './http/unusual-requests.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from './auth/index.js';
@@ -91,7 +92,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? {}
       : { usersDbSecurityEditable: options.usersDbSecurityEditable }),
   });
-  const http = createServer({ keepAliveTimeout: 5_000 }, createListener(couch));
+  const listener = createListener(couch);
+  const http = createServer({ keepAliveTimeout: 5_000 }, listener);
+  answerUnusualRequests(http, listener);
   const sockets = new Set<Socket>();
   http.on('connection', (socket) => {
     sockets.add(socket);

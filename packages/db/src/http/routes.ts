@@ -25,6 +25,8 @@ const CONSTRAINTS = {
   section: SEGMENT,
   key: SEGMENT,
   replicator: SEGMENT,
+  /** A design document's endpoint (`_view`, `_info`, ...): attachment names never start with `_`. */
+  fn: /_[^/]*/,
 };
 
 /** `handler#action`. */
@@ -102,19 +104,28 @@ function unlisted<const To extends Target>(
   return { declare: (r) => r.match(path, { to, via: verb, defaults: { access } }) };
 }
 
-/** A path answered with one of `errors`' answers, whatever the verb, before any database check. */
-function answer<const A extends 'notFound' | 'notImplemented' | 'moved'>(
+/**
+ * A path answered with one of `errors`' answers, whatever the verb: before any database check
+ * (`none`), or once the caller passed the route's access level (a database's, or `server-admin`
+ * for a server path, checked by the answer itself), as CouchDB authorizes before it finds nothing.
+ */
+function answer<const A extends 'notFound' | 'notImplemented' | 'moved' | 'designEndpoint'>(
   path: string,
   action: A,
   defaults: Defaults = {},
+  access: Access = 'none',
 ): Declaration<RouteTo<`errors#${A}`>> {
   return {
-    declare: (r) => r.match(path, { to: `errors#${action}`, via: 'all', defaults: { ...defaults, access: 'none' } }),
+    declare: (r) => r.match(path, { to: `errors#${action}`, via: 'all', defaults: { ...defaults, access } }),
   };
 }
 
-function notImplemented(path: string, feature: string): Declaration<RouteTo<'errors#notImplemented'>> {
-  return answer(path, 'notImplemented', { feature });
+function notImplemented(
+  path: string,
+  feature: string,
+  access: Access = 'none',
+): Declaration<RouteTo<'errors#notImplemented'>> {
+  return answer(path, 'notImplemented', { feature }, access);
 }
 
 /** The routes the declarations carry. */
@@ -178,9 +189,9 @@ const SERVER = [
 
   // The server's other reserved names, each answered for itself (never read as a database name).
   endpoint('/_db_updates', { GET: 'db_updates#index' }),
-  notImplemented('/_reshard', 'Resharding (`/_reshard`)'),
-  notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)'),
-  notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'),
+  notImplemented('/_reshard', 'Resharding (`/_reshard`)', 'server-admin'),
+  notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)', 'server-admin'),
+  notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)', 'server-admin'),
   notImplemented('/_search_analyze', 'Full-text search (`/_search_analyze`)'),
   notImplemented('/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'),
   // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
@@ -239,9 +250,11 @@ const DATABASE = [
   endpoint('/:db/_index/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin'),
   answer('/:db/_index/*rest', 'notFound'),
   notImplemented('/:db/_partition/*rest', 'Partitioned databases (`_partition`)'),
-  notImplemented('/:db/_shards', 'Shard maps (`_shards`)'),
-  notImplemented('/:db/_shards/*rest', 'Shard maps (`_shards`)'),
-  notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)'),
+  notImplemented('/:db/_shards', 'Shard maps (`_shards`)', 'member'),
+  notImplemented('/:db/_shards/*rest', 'Shard maps (`_shards`)', 'member'),
+  notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)', 'server-admin'),
+  notImplemented('/:db/_search_cleanup', 'Full-text search (`_search_cleanup`)', 'db-admin'),
+  notImplemented('/:db/_nouveau_cleanup', 'Full-text search (`_nouveau_cleanup`)', 'db-admin'),
 
   endpoint('/:db/_local/:docid', DOCUMENT, 'member-own-doc', { prefix: '_local/' }),
   endpoint('/:db/_design/:docid', DOCUMENT, 'member-own-doc', { prefix: '_design/' }),
@@ -251,6 +264,14 @@ const DATABASE = [
   ...['_show', '_list', '_update', '_rewrite'].map((fn) =>
     notImplemented(`/:db/_design/:docid/${fn}/*rest`, `Design document functions (\`${fn}\`)`),
   ),
+  // Full-text search (`_search`, `_nouveau`) and any other `_name` under a design document: no
+  // attachment name starts with `_`, so each is answered as an endpoint, naming it.
+  ...['_search', '_search_info', '_nouveau', '_nouveau_info'].flatMap((fn) => [
+    answer(`/:db/_design/:docid/${fn}`, 'designEndpoint', { fn, search: '1' }, 'member'),
+    answer(`/:db/_design/:docid/${fn}/*rest`, 'designEndpoint', { fn, search: '1' }, 'member'),
+  ]),
+  answer('/:db/_design/:docid/:fn', 'designEndpoint', {}, 'member'),
+  answer('/:db/_design/:docid/:fn/*rest', 'designEndpoint', {}, 'member'),
   endpoint('/:db/_design/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_design/' }),
   endpoint('/:db/_local/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_local/' }),
   endpoint('/:db/:docid', DOCUMENT, 'member-own-doc'),

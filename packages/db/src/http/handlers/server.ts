@@ -9,7 +9,7 @@ import { checkJsonType, readJson } from '../body.js';
 import { compareIds } from '../../documents/id-order.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { dbNotFound } from '../../errors.js';
-import { dbInfo } from './databases.js';
+import { dbInfo, dbOf } from './databases.js';
 
 export const VERSION = '3.5.0';
 export const VENDOR_VERSION = '0.1.0';
@@ -109,6 +109,31 @@ function compareKeyToName(key: unknown, name: string): number {
   return key !== null && typeof key === 'object' ? 1 : -1;
 }
 
+/**
+ * `/{db}/_design/{ddoc}/_name...` that no route answers: the design document must exist (as in
+ * CouchDB, which opens it first), then the answer names the endpoint: full-text search is not
+ * there (501), any other name is none CouchDB has (404), never a missing attachment.
+ */
+const DESIGN_FUNCTIONS = new Set(['_show', '_list', '_update', '_rewrite']);
+
+async function designEndpoint(ctx: RequestContext): Promise<void> {
+  const db = await dbOf(ctx);
+  const ddocId = `_design/${String(ctx.params.docid)}`;
+  if ((await db.winningBody(ddocId))?.body === undefined) throw new CouchError('not_found', 'missing');
+  const fn = String(ctx.params.fn);
+  // Written as an attachment, the name is refused as CouchDB refuses it.
+  if (ctx.method === 'PUT' && ctx.params.rest === undefined) {
+    throw new CouchError('bad_request', `Attachment name '${fn}' starts with prohibited character '_'`);
+  }
+  if (DESIGN_FUNCTIONS.has(fn)) {
+    throw new CouchError('not_implemented', `Not available on this server yet: Design document functions (\`${fn}\`).`);
+  }
+  if (ctx.params.search !== undefined) {
+    throw new CouchError('not_implemented', `Not available on this server yet: Full-text search (\`${fn}\`).`);
+  }
+  throw new CouchError('not_found', `\`${fn}\` is not an endpoint of a design document.`);
+}
+
 /** The fallback of every endpoint: 405 with the methods it answers, as CouchDB lists them. */
 export const errors = {
   methodNotAllowed(ctx: RequestContext): void {
@@ -122,12 +147,16 @@ export const errors = {
     throw new CouchError('not_found', `\`/${name}\` is \`/_node/_local/${name}\` since CouchDB 2.0.`);
   },
 
+  designEndpoint,
+
   /** A path under an endpoint that names nothing (`/{db}/_index/x`). */
   notFound(): void {
     throw new CouchError('not_found', 'missing');
   },
 
   notImplemented(ctx: RequestContext): void {
+    // A server path's level (a database's was checked in dispatch, before this).
+    if (ctx.params.access === 'server-admin') requireAdmin(ctx.user);
     const what = String(ctx.params.feature ?? 'This endpoint');
     throw new CouchError('not_implemented', `Not available on this server yet: ${what}.`);
   },
