@@ -3,6 +3,7 @@
  * handler, and turns every CouchError into CouchDB's `{"error","reason"}` with its status. Any
  * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anonymous } from '../auth/index.js';
 import { authorizeDb } from './access.js';
@@ -23,6 +24,7 @@ import { pathDecodes, undecodablePath } from './path-encoding.js';
 import { routes } from './routes.js';
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    res.setHeader('X-Couch-Request-ID', requestId(req));
     // Read per request: the config API may turn CORS on or change it.
     const cors = couch.cors;
     if (cors !== undefined && applyCors(cors, req, res)) return;
@@ -35,7 +37,7 @@ export function createListener(couch: CouchServer): (req: IncomingMessage, res: 
 
 async function handle(couch: CouchServer, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
-  const method = (req.method ?? 'GET').toUpperCase();
+  const method = methodOf(req);
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q >= 0 ? url.slice(0, q) : url;
@@ -62,8 +64,8 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (found.refresh !== undefined) setSessionCookie(ctx, found.refresh);
     const decodes = pathDecodes(rawPath);
     if (decodes && redirectDesignId(ctx)) return;
-    // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
-    const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%20') : rawPath;
+    // A `+` in a path is a plus (only a query string reads it as a space).
+    const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%2B') : rawPath;
     let match;
     try {
       match = routes.recognize(method, path);
@@ -85,6 +87,26 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
   } catch (error) {
     fail(ctx, error);
   }
+}
+
+/**
+ * The request's method; a POST with `X-HTTP-Method-Override` naming one of CouchDB's methods is
+ * that method (for clients that can only send GET and POST), any other method ignores the header.
+ */
+function methodOf(req: IncomingMessage): string {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const override = req.headers['x-http-method-override'];
+  if (method !== 'POST' || typeof override !== 'string' || !OVERRIDES.has(override)) return method;
+  return override;
+}
+
+const OVERRIDES = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'TRACE', 'CONNECT', 'COPY']);
+
+/** A request id a client sends is echoed back (ids of its own to trace); a fresh one otherwise. */
+function requestId(req: IncomingMessage): string {
+  const sent = req.headers['x-couch-request-id'];
+  if (typeof sent === 'string' && /^[\x21-\x7e]{1,64}$/.test(sent)) return sent;
+  return randomBytes(5).toString('hex');
 }
 
 function fail(ctx: RequestContext, error: unknown): void {

@@ -30,18 +30,32 @@ export function sendBytes(
 ): void {
   const { res } = ctx;
   res.statusCode = status;
-  res.setHeader('Content-Type', JSON_TYPE);
+  if (status !== 304) res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');
   if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  if (ctx.method === 'HEAD' || status === 304) res.end();
-  else res.end(body);
+  // A 304 has no body, and says nothing of one.
+  if (status === 304) res.end();
+  else if (ctx.method === 'HEAD') res.setHeader('Content-Length', Buffer.byteLength(body)).end();
+  else res.setHeader('Content-Length', Buffer.byteLength(body)).end(body);
 }
 
 /** An opaque, quoted ETag as CouchDB makes them (base-36 MD5 of what the answer depends on). */
 export function opaqueEtag(...parts: readonly (string | number)[]): string {
   const digest = createHash('md5').update(parts.join('\n')).digest('hex');
   return `"${BigInt(`0x${digest}`).toString(36).toUpperCase()}"`;
+}
+
+/**
+ * Whether the request's `If-None-Match` names `etag` (CouchDB's etag_match): one of a list, in
+ * its strong or its weak (`W/`) form.
+ */
+export function ifNoneMatch(ctx: RequestContext, etag: string): boolean {
+  const header = ctx.req.headers['if-none-match'];
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === etag || t === `W/${etag}`;
+  });
 }
 
 export function sendError(ctx: RequestContext, error: CouchError, headers?: Record<string, string>): void {

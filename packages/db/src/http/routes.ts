@@ -109,7 +109,7 @@ function unlisted<const To extends Target>(
  * (`none`), or once the caller passed the route's access level (a database's, or `server-admin`
  * for a server path, checked by the answer itself), as CouchDB authorizes before it finds nothing.
  */
-function answer<const A extends 'notFound' | 'notImplemented' | 'moved' | 'designEndpoint'>(
+function answer<const A extends 'notFound' | 'notImplemented' | 'moved' | 'designEndpoint' | 'tempViewGone'>(
   path: string,
   action: A,
   defaults: Defaults = {},
@@ -253,6 +253,8 @@ const DATABASE = [
   notImplemented('/:db/_shards', 'Shard maps (`_shards`)', 'member'),
   notImplemented('/:db/_shards/*rest', 'Shard maps (`_shards`)', 'member'),
   notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)', 'server-admin'),
+  // Temporary views were removed in CouchDB 2.0: 410, as CouchDB answers.
+  answer('/:db/_temp_view', 'tempViewGone', {}, 'member'),
   notImplemented('/:db/_search_cleanup', 'Full-text search (`_search_cleanup`)', 'db-admin'),
   notImplemented('/:db/_nouveau_cleanup', 'Full-text search (`_nouveau_cleanup`)', 'db-admin'),
 

@@ -33,6 +33,7 @@ import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
 import { RequestStats } from './request-stats.js';
 import { DbUpdates } from './db-updates.js';
+import { UuidGenerator } from './uuids.js';
 
 /** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
 function mangoMappers(group: ViewGroup) {
@@ -93,6 +94,8 @@ export class CouchServer {
   readonly stats = new RequestStats();
   /** The server's database events (`_db_updates`). */
   readonly dbUpdates: DbUpdates;
+  /** `/_uuids`' generator (its sequence is this node's). */
+  readonly uuids = new UuidGenerator();
   private readonly open = new Map<string, Database>();
   /** What every database is opened with: the view engine's design rules, the password rounds of `_users`. */
   private readonly databaseOptions: DatabaseOptions;

@@ -9,7 +9,7 @@ import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import type { DbEvent } from '../../storage/records.js';
 import type { RequestContext } from '../context.js';
-import { opaqueEtag, sendBytes } from '../respond.js';
+import { opaqueEtag, sendBytes, ifNoneMatch } from '../respond.js';
 
 /** CouchDB's `[chttpd] changes_timeout` and heartbeat default. */
 const DEFAULT_TIMEOUT = 60_000;
@@ -108,7 +108,7 @@ function normalBody(events: readonly DbEvent[], lastSeq: number): string {
 
 async function normal(ctx: RequestContext, request: DbUpdatesRequest): Promise<void> {
   const etag = opaqueEtag('_db_updates', ctx.server.uuid, await ctx.server.dbUpdates.seq());
-  if (ctx.req.headers['if-none-match'] === etag) return sendBytes(ctx, 304, '', { ETag: etag });
+  if (ifNoneMatch(ctx, etag)) return sendBytes(ctx, 304, '', { ETag: etag });
   const { events, lastSeq } = await read(ctx, request, request.since);
   sendBytes(ctx, 200, normalBody(events, lastSeq), { ETag: etag });
 }

@@ -1,9 +1,9 @@
 /** Server-level endpoints: welcome, health, uuids, database list. */
 import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
-import { randomId } from '../../documents/doc-id.js';
 import type { RequestContext } from '../context.js';
-import { sendJson } from '../respond.js';
+import { ifNoneMatch, opaqueEtag, sendJson, sendText } from '../respond.js';
+import { UuidGenerator } from '../../server/uuids.js';
 import { allDocsOptions } from '../all-docs-params.js';
 import { checkJsonType, readJson } from '../body.js';
 import { compareIds } from '../../documents/id-order.js';
@@ -12,6 +12,8 @@ import { dbNotFound } from '../../errors.js';
 import { dbInfo, dbOf } from './databases.js';
 
 export const VERSION = '3.5.0';
+/** CouchDB's `[uuids] max_count`. */
+const DEFAULT_MAX_UUIDS = 1000;
 export const VENDOR_VERSION = '0.1.0';
 /** CouchDB names its build here; clients only show it. */
 const GIT_SHA = `divan-${VENDOR_VERSION}`;
@@ -32,13 +34,31 @@ export const server = {
     sendJson(ctx, 200, { status: 'ok', seeds: {} });
   },
 
+  /** `count` ids by the `[uuids] algorithm` configured, with an ETag and CouchDB's no-cache headers. */
   uuids(ctx: RequestContext): void {
     const raw = ctx.query.get('count') ?? '1';
     const count = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
     if (!(count >= 0)) throw new CouchError('bad_request', 'count must be a positive integer');
-    if (count > 1000) throw new CouchError('bad_request', 'count parameter too large');
-    const uuids = Array.from({ length: count }, randomId);
-    sendJson(ctx, 200, { uuids }, { 'Cache-Control': 'must-revalidate, no-cache', Pragma: 'no-cache' });
+    const max = Number(ctx.server.config.uuids?.max_count ?? DEFAULT_MAX_UUIDS);
+    if (count > (Number.isInteger(max) ? max : DEFAULT_MAX_UUIDS)) {
+      throw new CouchError('bad_request', 'count parameter too large');
+    }
+    const { algorithm, suffix } = UuidGenerator.settingsOf(ctx.server.config);
+    const uuids = Array.from({ length: count }, () => ctx.server.uuids.next(algorithm, suffix));
+    const etag = opaqueEtag(...uuids);
+    if (ifNoneMatch(ctx, etag)) return sendText(ctx, 304, '', { ETag: etag });
+    sendJson(
+      ctx,
+      200,
+      { uuids },
+      {
+        'Cache-Control': 'must-revalidate, no-cache',
+        Pragma: 'no-cache',
+        // A past date, on purpose (CouchDB's): no cache keeps ids.
+        Expires: 'Mon, 01 Jan 1990 00:00:00 GMT',
+        ETag: etag,
+      },
+    );
   },
 
   async allDbs(ctx: RequestContext): Promise<void> {
@@ -148,6 +168,11 @@ export const errors = {
   },
 
   designEndpoint,
+
+  /** `/{db}/_temp_view`: gone since CouchDB 2.0. */
+  tempViewGone(): void {
+    throw new CouchError('gone', 'Temporary views are not supported in CouchDB', 410);
+  },
 
   /** A path under an endpoint that names nothing (`/{db}/_index/x`). */
   notFound(): void {
