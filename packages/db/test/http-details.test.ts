@@ -135,6 +135,41 @@ describe('HTTP details', () => {
     );
   });
 
+  it('JSONP: ?callback= is ignored until [chttpd] allow_jsonp, then wraps JSON answers', async () => {
+    const plain = await t.request('GET', '/hd/doc?callback=cb');
+    assert.equal(plain.headers.get('content-type'), 'application/json');
+    assert.equal(plain.json._id, 'doc');
+    const set = await t.request('PUT', '/_node/_local/_config/chttpd/allow_jsonp', { body: '"true"' });
+    assert.equal(set.status, 200, set.text);
+    try {
+      const unwrap = (text: string, name: string) => {
+        const match = /^\/\* CouchDB \*\/(\w+)\(([\s\S]*)\);\n$/.exec(text);
+        assert.ok(match, text);
+        assert.equal(match[1], name);
+        return JSON.parse(match[2]!);
+      };
+      const doc = await t.request('GET', '/hd/doc?callback=jsonp_no_chunk');
+      assert.equal(doc.status, 200);
+      assert.equal(doc.headers.get('content-type'), 'application/javascript');
+      assert.equal(unwrap(doc.text, 'jsonp_no_chunk')._id, 'doc');
+      const view = await t.request('GET', '/hd/_design/d/_view/v?callback=jsonp_chunk');
+      assert.equal(view.headers.get('content-type'), 'application/javascript');
+      assert.ok(unwrap(view.text, 'jsonp_chunk').total_rows >= 1);
+      const again = await t.request('GET', '/hd/_design/d/_view/v?callback=jsonp_chunk');
+      assert.equal(unwrap(again.text, 'jsonp_chunk').total_rows, unwrap(view.text, 'jsonp_chunk').total_rows);
+      const changes = await t.request('GET', '/hd/_changes?callback=jsonp_chunk');
+      assert.equal(changes.headers.get('content-type'), 'application/javascript');
+      assert.ok(Array.isArray(unwrap(changes.text, 'jsonp_chunk').results));
+      for (const bad of ['jsonp_no_chunk%22', "jsonp_chunk'", 'a(b)']) {
+        const r = await t.request('GET', `/hd/doc?callback=${bad}`);
+        assert.deepEqual([r.status, r.json], [400, { error: 'bad_request', reason: 'invalid_callback' }], bad);
+      }
+    } finally {
+      await t.request('DELETE', '/_node/_local/_config/chttpd/allow_jsonp');
+    }
+    assert.equal((await t.request('GET', '/hd/doc?callback=cb')).headers.get('content-type'), 'application/json');
+  });
+
   it('/_uuids has an ETag and no-cache headers; sequential ids by default', async () => {
     const r = await t.request('GET', '/_uuids?count=5');
     assert.match(r.headers.get('etag') ?? '', /^"[0-9A-Z]+"$/);

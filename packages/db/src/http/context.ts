@@ -20,6 +20,8 @@ export interface RequestContext {
   authenticatedBy?: 'jwt' | 'cookie' | 'default';
   /** The addressed database and what its `_security` grants the caller (set before the handler runs). */
   access?: DbAccess;
+  /** The JSONP callback JSON answers are wrapped in (`?callback=` with `[chttpd] allow_jsonp`). */
+  jsonp?: string;
   /** The error answered, if any (for the request log line). */
   failure?: CouchError;
 }

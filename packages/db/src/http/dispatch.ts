@@ -22,6 +22,7 @@ import { acceptsType } from './accept.js';
 import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
 import { routes } from './routes.js';
+import { jsonpCallbackOf } from './jsonp.js';
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     res.setHeader('X-Couch-Request-ID', requestId(req));
@@ -76,6 +77,8 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     if (!decodes) throw undecodablePath(match, rawPath);
     if (match === null) throw new CouchError('not_found', 'missing');
     ctx.params = match.params;
+    const jsonp = jsonpCallbackOf(ctx);
+    if (jsonp !== undefined) ctx.jsonp = jsonp;
     if (match.params.node !== undefined) checkNodeLocal(ctx);
     const handler = handlerOf(match);
     if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
