@@ -263,7 +263,7 @@ describe('documents', () => {
     assert.equal(over.status, 201);
   });
 
-  it('documents POSTed to need a Referer (form uploads are not supported)', async () => {
+  it('documents POSTed to need a Referer (form uploads: http-form-upload.test.ts)', async () => {
     await t.request('PUT', '/db/withatt', { body: {} });
     const att = await t.request('GET', '/db/withatt/file.txt');
     assert.deepEqual([att.status, att.json.reason], [404, 'Document is missing attachment']);

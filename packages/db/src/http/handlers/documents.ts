@@ -22,6 +22,7 @@ import { dbOf } from './databases.js';
 import { locationOf } from '../location.js';
 import { checkUsersDbRead } from '../access.js';
 import { writerOf } from '../writer.js';
+import { formUpload } from './form-upload.js';
 
 /** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
 export function docIdOf(ctx: RequestContext): string {
@@ -149,10 +150,8 @@ export const documents = {
     respondWritten(ctx, result, 201, true);
   },
 
-  /** POST to a document is CouchDB's form upload, which needs a Referer (and attachments). */
-  formUpload(): void {
-    throw new CouchError('bad_request', 'Referer header required.');
-  },
+  /** POST to a document is CouchDB's HTML form upload (./form-upload.ts). */
+  formUpload: (ctx: RequestContext) => formUpload(ctx, docIdOf(ctx)),
 };
 
 /** The body and attachments of the revision COPY copies. */
