@@ -79,6 +79,8 @@ describe('reserved names and unusual requests', () => {
     const member = await t.request('GET', '/rdb/_design/d/_search/idx', { auth: basic('ria', 'pw') });
     assert.equal(member.status, 501);
     assert.equal((await t.request('GET', '/rdb/_shards', { auth: false })).status, 401);
+    assert.equal((await t.request('GET', '/rdb/_partition/p/_all_docs', { auth: false })).status, 401);
+    assert.equal((await t.request('GET', '/nodb/_partition/p/_all_docs')).status, 404);
     assert.equal((await t.request('GET', '/rdb/_shards', { auth: basic('ria', 'pw') })).status, 501);
     const sync = await t.request('POST', '/rdb/_sync_shards', { auth: basic('ria', 'pw') });
     assert.deepEqual([sync.status, sync.json.reason], [401, 'You are not a server admin.']);

@@ -249,7 +249,7 @@ const DATABASE = [
   endpoint('/:db/_index/_design/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin', { design: '1' }),
   endpoint('/:db/_index/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin'),
   answer('/:db/_index/*rest', 'notFound'),
-  notImplemented('/:db/_partition/*rest', 'Partitioned databases (`_partition`)'),
+  notImplemented('/:db/_partition/*rest', 'Partitioned databases (`_partition`)', 'member'),
   notImplemented('/:db/_shards', 'Shard maps (`_shards`)', 'member'),
   notImplemented('/:db/_shards/*rest', 'Shard maps (`_shards`)', 'member'),
   notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)', 'server-admin'),
