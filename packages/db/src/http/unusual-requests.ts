@@ -24,19 +24,42 @@ export function answerUnusualRequests(server: Server, listener: Listener): void 
     });
     listener(req, res);
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    socket.end(rawAnswer(...statusOf(error)));
+  // As node:http's own handling (its socketOnError): an answer if none was written on this
+  // connection yet, then the socket destroyed with the error, which a handler still reading a
+  // request on it sees (body.ts, checkRequestEnd).
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
+    if (socket.writable && socket.bytesWritten === 0) socket.write(rawAnswer(...statusOf(error as ParseError)));
+    socket.destroy(error);
   });
 }
 
-/** The answer to a request that could not be parsed: node:http's own, but 405 for an unknown method. */
-function statusOf(error: NodeJS.ErrnoException): [number, string, string | undefined] {
+/** node:http's parse errors carry the bytes being parsed and how far it got. */
+type ParseError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
+
+/** A request line: a method token, a target, the HTTP version. */
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?\n/;
+const TOKEN_CHAR = /[!#$%&'*+.^_`|~0-9A-Za-z-]/;
+
+/**
+ * Whether the parser stopped in the method of a request line (the bytes it failed in, back to
+ * the start of their token, read as one), not in bytes that are no request at all.
+ */
+function inRequestLine(error: ParseError): boolean {
+  if (error.rawPacket === undefined || error.bytesParsed === undefined) return false;
+  const text = error.rawPacket.toString('latin1');
+  let start = Math.min(error.bytesParsed, text.length);
+  while (start > 0 && TOKEN_CHAR.test(text[start - 1]!)) start--;
+  return REQUEST_LINE.test(text.slice(start));
+}
+
+/**
+ * The answer to a request that could not be parsed: node:http's own, but 405 for a request line
+ * whose method the parser does not know (bytes that are no request line at all stay a 400).
+ */
+function statusOf(error: ParseError): [number, string, string | undefined] {
   switch (error.code) {
     case 'HPE_INVALID_METHOD':
+      if (!inRequestLine(error)) return [400, 'Bad Request', undefined];
       return [
         405,
         'Method Not Allowed',

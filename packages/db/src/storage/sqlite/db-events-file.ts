@@ -19,6 +19,7 @@ interface EventRow {
 
 export class DbEventsFile {
   private readonly db: Database.Database;
+  private readonly upsert: Database.Statement<[string, string, number]>;
   private seq: number;
 
   constructor(dir: string) {
@@ -32,6 +33,9 @@ export class DbEventsFile {
       PRIMARY KEY (db_name, type)
     ) WITHOUT ROWID`);
     this.seq = (this.db.prepare('SELECT max(seq) AS seq FROM db_events').get() as { seq: number | null }).seq ?? 0;
+    this.upsert = this.db.prepare(
+      'INSERT INTO db_events (db_name, type, seq) VALUES (?, ?, ?) ON CONFLICT (db_name, type) DO UPDATE SET seq = excluded.seq',
+    );
   }
 
   get lastSeq(): number {
@@ -40,12 +44,9 @@ export class DbEventsFile {
 
   /** Gives the events the next sequences, in order, in one transaction. */
   write(events: readonly NewDbEvent[]): void {
-    const upsert = this.db.prepare(
-      'INSERT INTO db_events (db_name, type, seq) VALUES (?, ?, ?) ON CONFLICT (db_name, type) DO UPDATE SET seq = excluded.seq',
-    );
     let seq = this.seq;
     this.db.transaction(() => {
-      for (const event of events) upsert.run(event.dbName, event.type, ++seq);
+      for (const event of events) this.upsert.run(event.dbName, event.type, ++seq);
     })();
     this.seq = seq;
   }
