@@ -5,6 +5,7 @@
  * feeds after a grace period, then closes storage.
  */
 import { readFileSync } from 'node:fs';
+import { answerUnusualRequests } from './http/unusual-requests.js';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';

@@ -144,14 +144,15 @@ describe('documents', () => {
     assert.equal(empty.json.reason, 'Document id must not be empty');
   });
 
-  it('the URL id wins over the body _id; ids with dots, slashes (%2F) and + (a space) work', async () => {
+  it('the URL id wins over the body _id; ids with dots, slashes (%2F) and + (a plus) work', async () => {
     const r = await t.request('PUT', '/db/url-id', { body: { _id: 'body-id' } });
     assert.equal(r.json.id, 'url-id');
     assert.equal((await t.request('PUT', '/db/file.txt', { body: {} })).json.id, 'file.txt');
     assert.equal((await t.request('PUT', '/db/a%2Fb', { body: {} })).json.id, 'a/b');
     assert.equal((await t.request('GET', '/db/a%2fb')).json._id, 'a/b');
-    assert.equal((await t.request('PUT', '/db/a+plus', { body: {} })).json.id, 'a plus');
-    assert.equal((await t.request('PUT', '/db/a%2Bplus', { body: {} })).json.id, 'a+plus');
+    assert.equal((await t.request('PUT', '/db/a+plus', { body: {} })).json.id, 'a+plus');
+    assert.equal((await t.request('GET', '/db/a%20space')).status, 404);
+    assert.equal((await t.request('GET', '/db/a%2Bplus')).json._id, 'a+plus');
   });
 
   it('Location escapes the id as CouchDB does', async () => {
@@ -262,7 +263,7 @@ describe('documents', () => {
     assert.equal(over.status, 201);
   });
 
-  it('documents POSTed to need a Referer (form uploads are not supported)', async () => {
+  it('documents POSTed to need a Referer (form uploads: http-form-upload.test.ts)', async () => {
     await t.request('PUT', '/db/withatt', { body: {} });
     const att = await t.request('GET', '/db/withatt/file.txt');
     assert.deepEqual([att.status, att.json.reason], [404, 'Document is missing attachment']);

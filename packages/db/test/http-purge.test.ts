@@ -136,6 +136,28 @@ describe('purge', () => {
     }
   });
 
+  it('_purged_infos lists the purge log: each document with the revisions its request named', async () => {
+    await fresh('pinfo');
+    assert.deepEqual((await t.request('GET', '/pinfo/_purged_infos')).json, { purged_infos: [] });
+    const a = await revOf('pinfo', 'a');
+    const b = await revOf('pinfo', 'b');
+    await purge('pinfo', { a: [a] });
+    await purge('pinfo', { b: [b, '9-nothere'] });
+    const r = await t.request('GET', '/pinfo/_purged_infos');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json, {
+      purged_infos: [
+        { id: 'a', revs: [a] },
+        { id: 'b', revs: [b, '9-nothere'] },
+      ],
+    });
+    const post = await t.request('POST', '/pinfo/_purged_infos', { body: {} });
+    assert.deepEqual([post.status, post.headers.get('allow')], [405, 'GET']);
+    // Members only, as every read of a database.
+    assert.equal((await t.request('GET', '/pinfo/_purged_infos', { auth: false })).status, 401);
+    assert.equal((await t.request('GET', '/nodb/_purged_infos')).status, 404);
+  });
+
   it('an index further behind than the purge log reaches still catches up', async () => {
     const v = await fresh('p5');
     assert.equal((await t.request('PUT', '/p5/_purged_infos_limit', { body: 1 })).status, 200);

@@ -38,11 +38,11 @@ describe('the endpoint declarations', () => {
     }
   });
 
-  it("give every database route an access level, the error answers 'none'", () => {
+  it("give every database route an access level, the 405 answers 'none'", () => {
     for (const route of routes.list()) {
       if (!route.path.includes(':db')) continue;
       // Creating and deleting a database: their handlers ask for a server admin before anything else.
-      const unchecked = ['errors', 'databases#create', 'databases#destroy'];
+      const unchecked = ['errors#methodNotAllowed', 'databases#create', 'databases#destroy'];
       const answersItself = unchecked.includes(route.handler) || unchecked.includes(`${route.handler}#${route.action}`);
       const expected = answersItself ? 'none' : route.defaults.access;
       assert.ok(typeof route.defaults.access === 'string', `${route.verb} ${route.path}`);
@@ -52,6 +52,12 @@ describe('the endpoint declarations', () => {
     assert.equal(routes.recognize('PUT', '/db/_security')?.route.defaults.access, 'db-admin');
     assert.equal(routes.recognize('GET', '/db/_security')?.route.defaults.access, 'member-own-doc');
     assert.equal(routes.recognize('GET', '/_node/_local/db/_changes')?.route.defaults.access, 'feed-ids');
+    // Reserved names the server does not have authorize first, as CouchDB does.
+    assert.equal(routes.recognize('GET', '/db/_shards')?.route.defaults.access, 'member');
+    assert.equal(routes.recognize('POST', '/db/_sync_shards')?.route.defaults.access, 'server-admin');
+    assert.equal(routes.recognize('GET', '/db/_design/d/_search/idx')?.route.defaults.access, 'member');
+    assert.equal(routes.recognize('GET', '/db/_design/d/_bogus')?.route.defaults.access, 'member');
+    assert.equal(routes.recognize('GET', '/db/_index/x/y')?.route.defaults.access, 'none');
   });
 
   it("derive `Allow` from the verbs, in CouchDB's order for each endpoint", () => {

@@ -167,10 +167,12 @@ describe('views over HTTP', () => {
     const r = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: 'application/json' } });
     assert.equal(r.headers.get('cache-control'), 'must-revalidate');
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
-    // CouchDB 1.x: only a client that lists application/json gets it (curl's */* gets text/plain).
+    // JSON for curl's */* and any type but text/plain alone (CouchDB 1.x's text/plain only then).
     const any = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: '*/*' } });
-    assert.equal(any.headers.get('content-type'), 'text/plain; charset=utf-8');
-    const plain = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: 'text/html' } });
+    assert.equal(any.headers.get('content-type'), 'application/json');
+    const html = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: 'text/html' } });
+    assert.equal(html.headers.get('content-type'), 'application/json');
+    const plain = await t.request('GET', '/db/_design/app/_view/by_title', { headers: { accept: 'text/plain' } });
     assert.equal(plain.headers.get('content-type'), 'text/plain; charset=utf-8');
   });
 

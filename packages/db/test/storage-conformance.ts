@@ -842,6 +842,96 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
       }
     });
 
+    describe('database events', () => {
+      const eventsAfter = async (s: Storage, since: number, descending = false) =>
+        (await all(s.foldDbEvents(since, descending))).map((e) => [e.dbName, e.type]);
+
+      it('record created, updated (once per batch of writes close together) and deleted, in order', async () => {
+        const since = await storage.dbEventSeq();
+        const db = await storage.create('evented');
+        await db.update(['a'], writing([write('a', '1-a', '{}')]));
+        await Promise.all([
+          db.update(['b'], writing([write('b', '1-b', '{}')])),
+          db.update(['c'], writing([write('c', '1-c', '{}')])),
+        ]);
+        // A plan that writes nothing is no update.
+        const quiet = await storage.create('quiet');
+        await quiet.update(['x'], writing([]));
+        assert.equal(await storage.destroy('evented'), true);
+        assert.equal(await storage.destroy('evented'), false);
+        const events = await all(storage.foldDbEvents(since));
+        assert.deepEqual(
+          events.map((e) => [e.dbName, e.type]),
+          [
+            ['evented', 'created'],
+            ['evented', 'updated'],
+            ['quiet', 'created'],
+            ['evented', 'deleted'],
+          ],
+        );
+        const seqs = events.map((e) => e.seq);
+        assert.deepEqual(
+          seqs,
+          [...seqs].sort((a, b) => a - b),
+        );
+        assert.ok(seqs[0]! > since);
+        assert.equal(await storage.dbEventSeq(), seqs[seqs.length - 1]);
+        assert.deepEqual(await eventsAfter(storage, seqs[2]!), [['evented', 'deleted']]);
+        assert.deepEqual((await eventsAfter(storage, since, true)).slice(0, 2), [
+          ['evented', 'deleted'],
+          ['quiet', 'created'],
+        ]);
+        await storage.destroy('quiet');
+      });
+
+      it('keep each database at its latest event of each type, also a purge', async () => {
+        const db = await storage.create('evented-twice');
+        await db.update(['a'], writing([write('a', '1-a', '{}')]));
+        const mid = await storage.dbEventSeq();
+        await db.purge(['a'], 10, () => ({ purges: [{ id: 'a', revs: ['1-a'], record: null }], result: null }));
+        assert.deepEqual(await eventsAfter(storage, mid), [['evented-twice', 'updated']]);
+        await storage.destroy('evented-twice');
+        await storage.create('evented-twice');
+        const mine = (await all(storage.foldDbEvents(0))).filter((e) => e.dbName === 'evented-twice');
+        assert.deepEqual(
+          mine.map((e) => e.type),
+          ['updated', 'deleted', 'created'],
+        );
+        await storage.destroy('evented-twice');
+      });
+
+      it('are there for the next storage opened on the same place, and for other nodes', async () => {
+        const db = await storage.create('lasting');
+        await db.update(['a'], writing([write('a', '1-a', '{}')]));
+        const seq = await storage.dbEventSeq();
+        await storage.close();
+        storage = await engine.open();
+        assert.equal(await storage.dbEventSeq(), seq);
+        const lasting = (await all(storage.foldDbEvents(0))).filter((e) => e.dbName === 'lasting');
+        assert.deepEqual(
+          lasting.map((e) => e.type),
+          ['created', 'updated'],
+        );
+        if (engine.openOtherNode !== undefined) {
+          const other = await engine.openOtherNode();
+          try {
+            const db2 = await other.open('lasting');
+            await db2!.update(['b'], writing([write('b', '1-b', '{}')]));
+            await other.create('elsewhere');
+            // The other node's events, in the order it made them, with sequences after ours.
+            assert.deepEqual(await eventsAfter(storage, seq), [
+              ['lasting', 'updated'],
+              ['elsewhere', 'created'],
+            ]);
+            await other.destroy('elsewhere');
+          } finally {
+            await other.close();
+          }
+        }
+        await storage.destroy('lasting');
+      });
+    });
+
     describe('durability', () => {
       it('what was committed is there for the next storage opened on the same place', async () => {
         const db = await storage.create('kept');

@@ -61,6 +61,16 @@ export async function purgedSince(
 }
 
 /**
+ * The purge log as `GET /db/_purged_infos` shows it: each purged document with the revisions
+ * its request named, oldest first (the last `purged_infos_limit` kept).
+ */
+export async function purgedInfos(db: Database): Promise<{ id: string; revs: string[] }[]> {
+  const infos: { id: string; revs: string[] }[] = [];
+  for await (const page of db.store.foldPurges(0)) for (const { id, revs } of page) infos.push({ id, revs });
+  return infos;
+}
+
+/**
  * Purges the given revisions of each document; returns, per document, the revisions actually
  * purged (in the order asked).
  */

@@ -30,6 +30,8 @@ export interface RequestContext {
   reroute?: (ctx: RequestContext) => Promise<void>;
   /** The endpoint that answers (`handler#action`), for the statistics. */
   endpoint?: string;
+  /** The JSONP callback JSON answers are wrapped in (`?callback=` with `[chttpd] allow_jsonp`). */
+  jsonp?: string;
   /** The error answered, if any (for the request log line). */
   failure?: CouchError;
 }

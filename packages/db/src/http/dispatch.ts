@@ -3,6 +3,7 @@
  * handler, and turns every CouchError into CouchDB's `{"error","reason"}` with its status. Any
  * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anonymous } from '../auth/index.js';
 import { authorizeDb } from './access.js';
@@ -22,8 +23,10 @@ import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
 import { routes } from './routes.js';
 import { countAnswer, countStart } from './request-counts.js';
+import { jsonpCallbackOf } from './jsonp.js';
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    res.setHeader('X-Couch-Request-ID', requestId(req));
     // Read per request: the config API may turn CORS on or change it.
     const cors = couch.cors;
     if (cors !== undefined && applyCors(cors, req, res)) return;
@@ -36,7 +39,7 @@ export function createListener(couch: CouchServer): (req: IncomingMessage, res: 
 
 async function handle(couch: CouchServer, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
-  const method = (req.method ?? 'GET').toUpperCase();
+  const method = methodOf(req);
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q >= 0 ? url.slice(0, q) : url;
@@ -77,8 +80,8 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
 async function route(ctx: RequestContext): Promise<void> {
   const { rawPath, method } = ctx;
   const decodes = pathDecodes(rawPath);
-  // CouchDB decodes a raw `+` in the path as a space (`%2B` stays a plus).
-  const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%20') : rawPath;
+  // A `+` in a path is a plus (only a query string reads it as a space).
+  const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%2B') : rawPath;
   let match;
   try {
     match = routes.recognize(method, path);
@@ -92,6 +95,8 @@ async function route(ctx: RequestContext): Promise<void> {
   ctx.endpoint = `${match.handler}#${match.action}`;
   // A rewrite's new request is the same client request: counted once, as the rewrite.
   if (ctx.rewrites === undefined) countStart(ctx);
+  const jsonp = jsonpCallbackOf(ctx);
+  if (jsonp !== undefined) ctx.jsonp = jsonp;
   if (match.params.node !== undefined) checkNodeLocal(ctx);
   const handler = handlerOf(match);
   if (handler === undefined) throw new CouchError('not_implemented', `${match.handler}#${match.action}`);
@@ -100,6 +105,26 @@ async function route(ctx: RequestContext): Promise<void> {
   // that are no request fail it here, as the body readers fail a body followed by such bytes.
   checkRequestEnd(ctx);
   await handler(ctx);
+}
+
+/**
+ * The request's method; a POST with `X-HTTP-Method-Override` naming one of CouchDB's methods is
+ * that method (for clients that can only send GET and POST), any other method ignores the header.
+ */
+function methodOf(req: IncomingMessage): string {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const override = req.headers['x-http-method-override'];
+  if (method !== 'POST' || typeof override !== 'string' || !OVERRIDES.has(override)) return method;
+  return override;
+}
+
+const OVERRIDES = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'TRACE', 'CONNECT', 'COPY']);
+
+/** A request id a client sends is echoed back (ids of its own to trace); a fresh one otherwise. */
+function requestId(req: IncomingMessage): string {
+  const sent = req.headers['x-couch-request-id'];
+  if (typeof sent === 'string' && /^[\x21-\x7e]{1,64}$/.test(sent)) return sent;
+  return randomBytes(5).toString('hex');
 }
 
 function fail(ctx: RequestContext, error: unknown): void {

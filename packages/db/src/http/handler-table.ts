@@ -22,6 +22,7 @@ import { designFunctions } from './handlers/design-functions.js';
 import { node } from './handlers/node.js';
 import { scheduler } from './handlers/scheduler.js';
 import { fauxton } from './handlers/fauxton.js';
+import { dbUpdates } from './handlers/db-updates.js';
 
 /** Every `handler#action` the routes declare, and no other. */
 type HandlerTable = {
@@ -50,6 +51,7 @@ export const HANDLERS: HandlerTable = {
   fauxton,
   node,
   scheduler,
+  db_updates: dbUpdates,
 };
 
 /** The same table, looked up by the names a match gives. */

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ServerResponse } from 'node:http';
 import type { CouchError } from '../errors.js';
 import type { RequestContext } from './context.js';
+import { JSONP_END, JSONP_TYPE, jsonpStart } from './jsonp.js';
 
 const JSON_TYPE = 'application/json';
 
@@ -30,18 +31,37 @@ export function sendBytes(
 ): void {
   const { res } = ctx;
   res.statusCode = status;
-  res.setHeader('Content-Type', JSON_TYPE);
+  if (status !== 304) res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');
   if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  if (ctx.method === 'HEAD' || status === 304) res.end();
-  else res.end(body);
+  // A 304 has no body, and says nothing of one.
+  if (status === 304) return void res.end();
+  if (ctx.jsonp !== undefined && res.getHeader('Content-Type') !== undefined) {
+    res.setHeader('Content-Type', JSONP_TYPE);
+    const json = body.toString();
+    body = `${jsonpStart(ctx.jsonp)}${json.endsWith('\n') ? json.slice(0, -1) : json}${JSONP_END}\n`;
+  }
+  if (ctx.method === 'HEAD') res.setHeader('Content-Length', Buffer.byteLength(body)).end();
+  else res.setHeader('Content-Length', Buffer.byteLength(body)).end(body);
 }
 
 /** An opaque, quoted ETag as CouchDB makes them (base-36 MD5 of what the answer depends on). */
 export function opaqueEtag(...parts: readonly (string | number)[]): string {
   const digest = createHash('md5').update(parts.join('\n')).digest('hex');
   return `"${BigInt(`0x${digest}`).toString(36).toUpperCase()}"`;
+}
+
+/**
+ * Whether the request's `If-None-Match` names `etag` (CouchDB's etag_match): one of a list, in
+ * its strong or its weak (`W/`) form.
+ */
+export function ifNoneMatch(ctx: RequestContext, etag: string): boolean {
+  const header = ctx.req.headers['if-none-match'];
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === etag || t === `W/${etag}`;
+  });
 }
 
 export function sendError(ctx: RequestContext, error: CouchError, headers?: Record<string, string>): void {
@@ -83,7 +103,7 @@ export async function streamRows(
     await iterator.return?.();
     return;
   }
-  let buffer = head;
+  let buffer = ctx.jsonp === undefined ? head : jsonpStart(ctx.jsonp) + head;
   let first = true;
   let written = false;
   while (!next.done) {
@@ -104,7 +124,7 @@ export async function streamRows(
     }
     next = await iterator.next();
   }
-  buffer += `${first ? '' : '\r\n'}${await tail()}\n`;
+  buffer += `${first ? '' : '\r\n'}${await tail()}${ctx.jsonp === undefined ? '' : JSONP_END}\n`;
   // write + end, not end(buffer): a streamed answer is always chunked, however short.
   res.write(buffer);
   res.end();
@@ -118,7 +138,11 @@ export function sendRowBytes(
   headers?: Record<string, string>,
 ): void {
   if (!startRows(ctx, status, headers)) return;
-  ctx.res.write(bytes);
+  if (ctx.jsonp === undefined) ctx.res.write(bytes);
+  else {
+    const text = bytes.toString();
+    ctx.res.write(`${jsonpStart(ctx.jsonp)}${text.endsWith('\n') ? text.slice(0, -1) : text}${JSONP_END}\n`);
+  }
   ctx.res.end();
 }
 
@@ -129,6 +153,7 @@ function startRows(ctx: RequestContext, status: number, headers: Record<string, 
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');
   if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
+  if (ctx.jsonp !== undefined) res.setHeader('Content-Type', JSONP_TYPE);
   if (ctx.method !== 'HEAD') return true;
   res.end();
   return false;

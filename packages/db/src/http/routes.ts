@@ -27,6 +27,8 @@ const CONSTRAINTS = {
   replicator: SEGMENT,
   func: SEGMENT,
   viewddoc: SEGMENT,
+  /** A design document's endpoint (`_view`, `_info`, ...): attachment names never start with `_`. */
+  fn: /_[^/]*/,
 };
 
 /** `handler#action`. */
@@ -104,19 +106,28 @@ function unlisted<const To extends Target>(
   return { declare: (r) => r.match(path, { to, via: verb, defaults: { access } }) };
 }
 
-/** A path answered with one of `errors`' answers, whatever the verb, before any database check. */
-function answer<const A extends 'notFound' | 'notImplemented' | 'moved'>(
+/**
+ * A path answered with one of `errors`' answers, whatever the verb: before any database check
+ * (`none`), or once the caller passed the route's access level (a database's, or `server-admin`
+ * for a server path, checked by the answer itself), as CouchDB authorizes before it finds nothing.
+ */
+function answer<const A extends 'notFound' | 'notImplemented' | 'moved' | 'designEndpoint' | 'tempViewGone'>(
   path: string,
   action: A,
   defaults: Defaults = {},
+  access: Access = 'none',
 ): Declaration<RouteTo<`errors#${A}`>> {
   return {
-    declare: (r) => r.match(path, { to: `errors#${action}`, via: 'all', defaults: { ...defaults, access: 'none' } }),
+    declare: (r) => r.match(path, { to: `errors#${action}`, via: 'all', defaults: { ...defaults, access } }),
   };
 }
 
-function notImplemented(path: string, feature: string): Declaration<RouteTo<'errors#notImplemented'>> {
-  return answer(path, 'notImplemented', { feature });
+function notImplemented(
+  path: string,
+  feature: string,
+  access: Access = 'none',
+): Declaration<RouteTo<'errors#notImplemented'>> {
+  return answer(path, 'notImplemented', { feature }, access);
 }
 
 /** The routes the declarations carry. */
@@ -166,6 +177,7 @@ const SERVER = [
   endpoint('/_utils', { GET: 'fauxton#index', HEAD: true }),
   endpoint('/_utils/*rest', { GET: 'fauxton#file', HEAD: true }),
   endpoint('/_membership', { GET: 'node#membership' }),
+  endpoint('/_node/:node', { GET: 'node#name' }),
   endpoint('/_cluster_setup', { GET: 'node#clusterSetup' }),
   endpoint('/_scheduler/jobs', { GET: 'scheduler#jobs' }),
   endpoint('/_scheduler/jobs/:docid', { GET: 'scheduler#job' }),
@@ -178,10 +190,10 @@ const SERVER = [
   endpoint('/_replicate', { POST: 'scheduler#replicate' }),
 
   // The server's other reserved names, each answered for itself (never read as a database name).
-  notImplemented('/_db_updates', 'The database updates feed (`/_db_updates`)'),
-  notImplemented('/_reshard', 'Resharding (`/_reshard`)'),
-  notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)'),
-  notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)'),
+  endpoint('/_db_updates', { GET: 'db_updates#index' }),
+  notImplemented('/_reshard', 'Resharding (`/_reshard`)', 'server-admin'),
+  notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)', 'server-admin'),
+  notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)', 'server-admin'),
   notImplemented('/_search_analyze', 'Full-text search (`/_search_analyze`)'),
   notImplemented('/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'),
   // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
@@ -247,6 +259,7 @@ const DATABASE = [
   endpoint('/:db/_compact', { POST: 'maintenance#compact' }, 'db-admin-maintenance'),
   endpoint('/:db/_compact/:docid', { POST: 'maintenance#compactViews' }, 'db-admin-maintenance'),
   endpoint('/:db/_purge', { POST: 'maintenance#purge' }, 'server-admin'),
+  endpoint('/:db/_purged_infos', { GET: 'maintenance#purgedInfos' }, 'member'),
   endpoint(
     '/:db/_purged_infos_limit',
     { GET: 'maintenance#purgedInfosLimit', PUT: ['maintenance#setPurgedInfosLimit', 'db-admin'] },
@@ -264,10 +277,14 @@ const DATABASE = [
   endpoint('/:db/_index/_design/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin', { design: '1' }),
   endpoint('/:db/_index/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin'),
   answer('/:db/_index/*rest', 'notFound'),
-  notImplemented('/:db/_partition/*rest', 'Partitioned databases (`_partition`)'),
-  notImplemented('/:db/_shards', 'Shard maps (`_shards`)'),
-  notImplemented('/:db/_shards/*rest', 'Shard maps (`_shards`)'),
-  notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)'),
+  notImplemented('/:db/_partition/*rest', 'Partitioned databases (`_partition`)', 'member'),
+  notImplemented('/:db/_shards', 'Shard maps (`_shards`)', 'member'),
+  notImplemented('/:db/_shards/*rest', 'Shard maps (`_shards`)', 'member'),
+  notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)', 'server-admin'),
+  // Temporary views were removed in CouchDB 2.0: 410, as CouchDB answers.
+  answer('/:db/_temp_view', 'tempViewGone', {}, 'member'),
+  notImplemented('/:db/_search_cleanup', 'Full-text search (`_search_cleanup`)', 'db-admin'),
+  notImplemented('/:db/_nouveau_cleanup', 'Full-text search (`_nouveau_cleanup`)', 'db-admin'),
 
   endpoint('/:db/_local/:docid', DOCUMENT, 'member-own-doc', { prefix: '_local/' }),
   endpoint('/:db/_design/:docid', DOCUMENT, 'member-own-doc', { prefix: '_design/' }),
@@ -282,6 +299,14 @@ const DATABASE = [
   endpoint('/:db/_design/:docid/_update/:func/*rest', UPDATE, 'member-own-doc'),
   endpoint('/:db/_design/:docid/_rewrite', REWRITE, 'member'),
   endpoint('/:db/_design/:docid/_rewrite/*rest', REWRITE, 'member'),
+  // Full-text search (`_search`, `_nouveau`) and any other `_name` under a design document: no
+  // attachment name starts with `_`, so each is answered as an endpoint, naming it.
+  ...['_search', '_search_info', '_nouveau', '_nouveau_info'].flatMap((fn) => [
+    answer(`/:db/_design/:docid/${fn}`, 'designEndpoint', { fn, search: '1' }, 'member'),
+    answer(`/:db/_design/:docid/${fn}/*rest`, 'designEndpoint', { fn, search: '1' }, 'member'),
+  ]),
+  answer('/:db/_design/:docid/:fn', 'designEndpoint', {}, 'member'),
+  answer('/:db/_design/:docid/:fn/*rest', 'designEndpoint', {}, 'member'),
   endpoint('/:db/_design/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_design/' }),
   endpoint('/:db/_local/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_local/' }),
   endpoint('/:db/:docid', DOCUMENT, 'member-own-doc'),
@@ -305,9 +330,10 @@ const NODE = [
   endpoint('/_stats/*rest', { GET: 'node#stats' }),
   endpoint('/_system', { GET: 'node#system' }),
   endpoint('/_prometheus', { GET: 'node#prometheus' }),
-  notImplemented('/_versions', 'Versions (`/_node/{node}/_versions`)'),
-  notImplemented('/_restart', 'Restarting (`/_node/{node}/_restart`)'),
-  notImplemented('/_smoosh/*rest', 'Compaction daemon status (`/_node/{node}/_smoosh`)'),
+  endpoint('/_versions', { GET: 'node#versions' }),
+  endpoint('/_restart', { POST: 'node#restart' }),
+  endpoint('/_smoosh/status', { GET: 'node#smooshStatus' }),
+  answer('/_smoosh/*rest', 'notFound'),
 ];
 
 export const routes = draw((r) =>

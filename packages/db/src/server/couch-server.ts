@@ -33,6 +33,8 @@ import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
 import { ServerStats, type StatsTree } from './stats.js';
 import { Replicator } from '../replication/replicator.js';
+import { DbUpdates } from './db-updates.js';
+import { UuidGenerator } from './uuids.js';
 
 /** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
 function mangoMappers(group: ViewGroup) {
@@ -107,6 +109,10 @@ export class CouchServer {
     openDb: (name) => this.db(name),
     createDb: (name) => this.createDb(name),
   });
+  /** The server's database events (`_db_updates`). */
+  readonly dbUpdates: DbUpdates;
+  /** `/_uuids`' generator (its sequence is this node's). */
+  readonly uuids = new UuidGenerator();
   private readonly open = new Map<string, Database>();
   /** What every database is opened with: the view engine's design rules, the password rounds of `_users`. */
   private readonly databaseOptions: DatabaseOptions;
@@ -114,6 +120,7 @@ export class CouchServer {
 
   constructor(options: CouchServerOptions) {
     this.storage = options.storage;
+    this.dbUpdates = new DbUpdates(options.storage);
     this.admins = options.admins;
     this.maxBodyBytes = options.maxBodyBytes;
     this.databaseDir = options.databaseDir;

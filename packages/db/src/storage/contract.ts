@@ -23,6 +23,7 @@ import type {
   AttachmentSource,
   ChangedDoc,
   CompactWrite,
+  DbEvent,
   Counters,
   DbMeta,
   DocRecord,
@@ -179,6 +180,16 @@ export interface Storage {
   open(name: string): Promise<DocumentStore | undefined>;
   /** Deletes a database and everything of it; false when there was none. */
   destroy(name: string): Promise<boolean>;
+  /**
+   * The server's database events, after `since`, by sequence (descending: newest first): each
+   * database's latest `created`, `updated` and `deleted`, shared by every node on this storage
+   * (CouchDB's `_db_updates`). The engine records them itself: `create` and `destroy` before they
+   * resolve, `updated` for every `update` and `purge` that committed, shortly after the commit
+   * (writes close together share one), and always before this storage's next read of them.
+   */
+  foldDbEvents(since: number, descending?: boolean): AsyncIterable<Page<DbEvent>>;
+  /** The latest database event's sequence (0 before any). */
+  dbEventSeq(): Promise<number>;
   /** Server-level values (admins, configuration, secrets), shared by every node on this storage. */
   getServerValue(key: string): Promise<string | undefined>;
   setServerValue(key: string, value: string): Promise<void>;

@@ -141,3 +141,16 @@ export interface AttachmentInfo {
 
 /** The bytes of an attachment as they arrive (a request body, a decoded base64 string). */
 export type AttachmentSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+/** What happened to a database, as CouchDB's `_db_updates` names it. */
+export type DbEventType = 'created' | 'updated' | 'deleted';
+
+/**
+ * An entry of the server's database events (`Storage.foldDbEvents`): each database's latest event
+ * of each type, at the server-wide sequence it was recorded with.
+ */
+export interface DbEvent {
+  seq: number;
+  dbName: string;
+  type: DbEventType;
+}

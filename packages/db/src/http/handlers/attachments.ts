@@ -3,6 +3,7 @@
  * as it arrives and out of it a chunk at a time, never held whole. Conditional requests, ranges
  * and gzip follow CouchDB (chttpd_db:db_attachment_req).
  */
+import { writtenStatus } from '../write-quorum.js';
 import { CouchError } from '../../errors.js';
 import { isLocalId } from '../../documents/doc-id.js';
 import { DEFAULT_CONTENT_TYPE } from '../../documents/attachment-input.js';
@@ -15,7 +16,7 @@ import { param, type RequestContext } from '../context.js';
 import { locationOf } from '../location.js';
 import { randomBoundary } from '../multipart.js';
 import { parseRange, resolveRanges, type ByteRange } from '../range.js';
-import { sendError, sendJson, streamBytes } from '../respond.js';
+import { sendError, sendJson, streamBytes, ifNoneMatch } from '../respond.js';
 import { dbOf } from './databases.js';
 import { docIdOf, revOf } from './documents.js';
 import { checkUsersDbRead } from '../access.js';
@@ -44,7 +45,7 @@ export const attachments = {
     const att = await findAttachment(db, id, nameOf(ctx), revText === null ? undefined : parseRev(revText));
     const etag = `"${att.digest.slice(4)}"`;
     const { res } = ctx;
-    if (matchesEtag(ctx.req.headers['if-none-match'], etag)) {
+    if (ifNoneMatch(ctx, etag)) {
       res.statusCode = 304;
       res.setHeader('ETag', etag);
       res.setHeader('Content-Length', 0);
@@ -99,28 +100,20 @@ export const attachments = {
       },
       writerOf(ctx),
     );
-    sendJson(ctx, 201, result, { Location: locationOf(ctx, param(ctx, 'db'), id, name) });
+    sendJson(ctx, writtenStatus(ctx, 201), result, { Location: locationOf(ctx, param(ctx, 'db'), id, name) });
   },
 
   async destroy(ctx: RequestContext): Promise<void> {
     const id = docOf(ctx);
     const db = await dbOf(ctx);
-    sendJson(ctx, 200, await deleteAttachment(db, id, nameOf(ctx), revOf(ctx, undefined), writerOf(ctx)));
+    const result = await deleteAttachment(db, id, nameOf(ctx), revOf(ctx, undefined), writerOf(ctx));
+    sendJson(ctx, writtenStatus(ctx, 200), result);
   },
 };
 
 function header(ctx: RequestContext, name: string): string | undefined {
   const value = ctx.req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/** `If-None-Match`: the exact quoted ETag, its weak form, or a list holding either. */
-function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === etag || t === `W/${etag}`;
-  });
 }
 
 async function sendRanges(

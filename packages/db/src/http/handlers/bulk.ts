@@ -1,6 +1,7 @@
 /** `_bulk_docs`, `_bulk_get`, `_revs_diff`, `_missing_revs`: the endpoints replication lives on. */
+import { writtenStatus } from '../write-quorum.js';
 import { CouchError } from '../../errors.js';
-import { JsonObject, type JsonValue } from '../../json/index.js';
+import { JsonObject, type JsonValue, toPlain } from '../../json/index.js';
 import { formatRev, parseRev, type Rev } from '../../revisions/index.js';
 import { randomId, validateDocId } from '../../documents/doc-id.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
@@ -58,7 +59,8 @@ export const bulk = {
       return sendJson(ctx, 417, rows);
     }
     const results = await db.bulkDocs(docs, newEdits, writerOf(ctx));
-    sendJson(ctx, 201, newEdits ? results : results.filter((r) => 'error' in r));
+    const status = writtenStatus(ctx, 201, toPlain(body.get('w') ?? null));
+    sendJson(ctx, status, newEdits ? results : results.filter((r) => 'error' in r));
   },
 
   async get(ctx: RequestContext): Promise<void> {

@@ -12,7 +12,7 @@ import type { Database } from '../../documents/database.js';
 import { checkJsonType, parseBody, readBody } from '../body.js';
 import { feedFilter } from '../changes-filter.js';
 import type { RequestContext } from '../context.js';
-import { opaqueEtag, sendText, streamRows } from '../respond.js';
+import { opaqueEtag, sendText, streamRows, ifNoneMatch } from '../respond.js';
 import { dbOf } from './databases.js';
 
 /** CouchDB's `[chttpd] changes_timeout`: the longest a feed waits without a heartbeat. */
@@ -270,7 +270,7 @@ function feed(
 }
 
 async function normal(ctx: RequestContext, db: Database, request: FeedRequest, etag?: string): Promise<void> {
-  if (etag !== undefined && ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
+  if (etag !== undefined && ifNoneMatch(ctx, etag)) return sendText(ctx, 304, '', { ETag: etag });
   const { rows, tail } = feed(ctx, db, request);
   await streamRows(ctx, 200, '{"results":[', rows, tail, etag === undefined ? undefined : { ETag: etag });
 }

@@ -2,6 +2,7 @@
  * Document endpoints (`/db/id`, `/db/_design/id`, `/db/_local/id`, `POST /db`): CouchDB's rules
  * for where a rev may come from, status codes, ETag and Location.
  */
+import { writtenStatus } from '../write-quorum.js';
 import { CouchError, conflict } from '../../errors.js';
 import { fromPlain, parseJson, stringifyJson, type JsonObject } from '../../json/index.js';
 import { parseRev, type Rev } from '../../revisions/index.js';
@@ -16,11 +17,12 @@ import { bodyStream, readJson, checkJsonType, parseBody } from '../body.js';
 import { validateDocId } from '../../documents/doc-id.js';
 import { param, type RequestContext } from '../context.js';
 import { looseBool } from '../../support/query-values.js';
-import { opaqueEtag, sendJson, sendText, streamBytes } from '../respond.js';
+import { opaqueEtag, sendJson, sendText, streamBytes, ifNoneMatch } from '../respond.js';
 import { dbOf } from './databases.js';
 import { locationOf } from '../location.js';
 import { checkUsersDbRead } from '../access.js';
 import { writerOf } from '../writer.js';
+import { formUpload } from './form-upload.js';
 
 /** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
 export function docIdOf(ctx: RequestContext): string {
@@ -37,7 +39,7 @@ export const documents = {
     if (isLocalId(id)) {
       const doc = await db.local.get(id);
       const etag = localEtag(doc.id, doc.rev, doc.body);
-      if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
+      if (ifNoneMatch(ctx, etag)) return sendText(ctx, 304, '', { ETag: etag });
       return sendText(ctx, 200, db.local.render(doc, looseBool(query, 'revs')), { ETag: etag });
     }
     const openRevs = query.get('open_revs');
@@ -61,7 +63,7 @@ export const documents = {
     const doc = await db.openDoc(id, multipart ? { ...options, follows: true } : options);
     const etag = `"${doc.rev}"`;
     if (multipart && doc.following.length > 0) {
-      if (ctx.req.headers['if-none-match'] === etag && !doc.hasMeta) return sendText(ctx, 304, '', { ETag: etag });
+      if (ifNoneMatch(ctx, etag) && !doc.hasMeta) return sendText(ctx, 304, '', { ETag: etag });
       const boundary = randomBoundary();
       const related = relatedParts(boundary, doc, (att) => db.attachmentBytes(att));
       ctx.res.statusCode = 200;
@@ -122,6 +124,8 @@ export const documents = {
     if (typeof destination !== 'string' || destination === '') {
       throw new CouchError('bad_request', 'Destination header is mandatory for COPY.');
     }
+    // CouchDB's parse_copy_destination_header: a path in this database, never a URL.
+    if (/^https?:\/\//.test(destination)) throw new CouchError('bad_request', 'Destination URL must be relative.');
     const q = destination.indexOf('?');
     const target = decodeURIComponent(q >= 0 ? destination.slice(0, q) : destination);
     const targetRev = q >= 0 ? new URLSearchParams(destination.slice(q + 1)).get('rev') : null;
@@ -146,10 +150,8 @@ export const documents = {
     respondWritten(ctx, result, 201, true);
   },
 
-  /** POST to a document is CouchDB's form upload, which needs a Referer (and attachments). */
-  formUpload(): void {
-    throw new CouchError('bad_request', 'Referer header required.');
-  },
+  /** POST to a document is CouchDB's HTML form upload (./form-upload.ts). */
+  formUpload: (ctx: RequestContext) => formUpload(ctx, docIdOf(ctx)),
 };
 
 /** The body and attachments of the revision COPY copies. */
@@ -214,7 +216,7 @@ function openOptions(query: URLSearchParams): OpenOptions {
 function showJson(ctx: RequestContext, doc: OpenedDoc): void {
   if (doc.hasMeta) return sendText(ctx, 200, doc.json);
   const etag = `"${doc.rev}"`;
-  if (ctx.req.headers['if-none-match'] === etag) return sendText(ctx, 304, '', { ETag: etag });
+  if (ifNoneMatch(ctx, etag)) return sendText(ctx, 304, '', { ETag: etag });
   sendText(ctx, 200, doc.json, { ETag: etag });
 }
 
@@ -292,7 +294,7 @@ function respondWritten(
   const headers: Record<string, string> = { ETag: etag };
   const db = param(ctx, 'db');
   if (withLocation) headers.Location = locationOf(ctx, db, result.id);
-  sendJson(ctx, status, { ok: true, id: result.id, rev: result.rev }, headers);
+  sendJson(ctx, writtenStatus(ctx, status), { ok: true, id: result.id, rev: result.rev }, headers);
 }
 
 /** A `_local` doc's ETag is opaque (CouchDB hashes a term), never its `0-N` rev. */

@@ -1,7 +1,7 @@
 /**
  * Database maintenance: `POST /db/_compact` (../../documents/compaction.ts) and
  * `POST /db/_compact/{ddoc}` (view compaction), both answering 202 at once and running after
- * the answer, as CouchDB does; `POST /db/_purge` and `GET|PUT /db/_purged_infos_limit`
+ * the answer, as CouchDB does; `POST /db/_purge`, `GET /db/_purged_infos` and `GET|PUT /db/_purged_infos_limit`
  * (../../documents/purge.ts).
  */
 import { requireAdmin } from '../../auth/index.js';
@@ -9,7 +9,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject } from '../../json/index.js';
 import { compact } from '../../documents/compaction.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
-import { purgeDocs, purgedInfosLimit, setPurgedInfosLimit } from '../../documents/purge.js';
+import { purgeDocs, purgedInfos, purgedInfosLimit, setPurgedInfosLimit } from '../../documents/purge.js';
 import { parseRev, type Rev } from '../../revisions/index.js';
 import { checkJsonType, readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
@@ -61,6 +61,11 @@ export const maintenance = {
     if (request.length > MAX_PURGE_IDS) throw new CouchError('bad_request', 'Exceeded maximum number of documents.');
     if (revCount > MAX_PURGE_REVS) throw new CouchError('bad_request', 'Exceeded maximum number of revisions.');
     sendJson(ctx, 201, { purge_seq: null, purged: await purgeDocs(db, request) });
+  },
+
+  /** `{"purged_infos": [{"id", "revs"}]}`: the purge log (CouchDB 3.5). */
+  async purgedInfos(ctx: RequestContext): Promise<void> {
+    sendJson(ctx, 200, { purged_infos: await purgedInfos(await dbOf(ctx)) });
   },
 
   async purgedInfosLimit(ctx: RequestContext): Promise<void> {

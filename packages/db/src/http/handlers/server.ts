@@ -2,17 +2,19 @@
 import { requireAdmin } from '../../auth/index.js';
 import { SECRET_KEY } from '../../auth/session-secret.js';
 import { CouchError } from '../../errors.js';
-import { randomId } from '../../documents/doc-id.js';
 import type { RequestContext } from '../context.js';
-import { sendJson } from '../respond.js';
+import { ifNoneMatch, opaqueEtag, sendJson, sendText } from '../respond.js';
+import { UuidGenerator } from '../../server/uuids.js';
 import { ALL_DOCS, parseQuery } from '../../views/query/index.js';
 import { checkJsonType, readJson } from '../body.js';
 import { compareIds } from '../../documents/id-order.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { dbNotFound } from '../../errors.js';
-import { dbInfo } from './databases.js';
+import { dbInfo, dbOf } from './databases.js';
 
 export const VERSION = '3.5.0';
+/** CouchDB's `[uuids] max_count`. */
+const DEFAULT_MAX_UUIDS = 1000;
 export const VENDOR_VERSION = '0.1.0';
 /** CouchDB names its build here; clients only show it. */
 const GIT_SHA = `divan-${VENDOR_VERSION}`;
@@ -38,13 +40,31 @@ export const server = {
     sendJson(ctx, 200, { status: 'ok', seeds: {} });
   },
 
+  /** `count` ids by the `[uuids] algorithm` configured, with an ETag and CouchDB's no-cache headers. */
   uuids(ctx: RequestContext): void {
     const raw = ctx.query.get('count') ?? '1';
     const count = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
     if (!(count >= 0)) throw new CouchError('bad_request', 'count must be a positive integer');
-    if (count > 1000) throw new CouchError('bad_request', 'count parameter too large');
-    const uuids = Array.from({ length: count }, randomId);
-    sendJson(ctx, 200, { uuids }, { 'Cache-Control': 'must-revalidate, no-cache', Pragma: 'no-cache' });
+    const max = Number(ctx.server.config.uuids?.max_count ?? DEFAULT_MAX_UUIDS);
+    if (count > (Number.isInteger(max) ? max : DEFAULT_MAX_UUIDS)) {
+      throw new CouchError('bad_request', 'count parameter too large');
+    }
+    const { algorithm, suffix } = UuidGenerator.settingsOf(ctx.server.config);
+    const uuids = Array.from({ length: count }, () => ctx.server.uuids.next(algorithm, suffix));
+    const etag = opaqueEtag(...uuids);
+    if (ifNoneMatch(ctx, etag)) return sendText(ctx, 304, '', { ETag: etag });
+    sendJson(
+      ctx,
+      200,
+      { uuids },
+      {
+        'Cache-Control': 'must-revalidate, no-cache',
+        Pragma: 'no-cache',
+        // A past date, on purpose (CouchDB's): no cache keeps ids.
+        Expires: 'Mon, 01 Jan 1990 00:00:00 GMT',
+        ETag: etag,
+      },
+    );
   },
 
   async allDbs(ctx: RequestContext): Promise<void> {
@@ -115,6 +135,31 @@ function compareKeyToName(key: unknown, name: string): number {
   return key !== null && typeof key === 'object' ? 1 : -1;
 }
 
+/**
+ * `/{db}/_design/{ddoc}/_name...` that no route answers: the design document must exist (as in
+ * CouchDB, which opens it first), then the answer names the endpoint: full-text search is not
+ * there (501), any other name is none CouchDB has (404), never a missing attachment.
+ */
+const DESIGN_FUNCTIONS = new Set(['_show', '_list', '_update', '_rewrite']);
+
+async function designEndpoint(ctx: RequestContext): Promise<void> {
+  const db = await dbOf(ctx);
+  const ddocId = `_design/${String(ctx.params.docid)}`;
+  if ((await db.winningBody(ddocId))?.body === undefined) throw new CouchError('not_found', 'missing');
+  const fn = String(ctx.params.fn);
+  // Written as an attachment, the name is refused as CouchDB refuses it.
+  if (ctx.method === 'PUT' && ctx.params.rest === undefined) {
+    throw new CouchError('bad_request', `Attachment name '${fn}' starts with prohibited character '_'`);
+  }
+  if (DESIGN_FUNCTIONS.has(fn)) {
+    throw new CouchError('not_implemented', `Not available on this server yet: Design document functions (\`${fn}\`).`);
+  }
+  if (ctx.params.search !== undefined) {
+    throw new CouchError('not_implemented', `Not available on this server yet: Full-text search (\`${fn}\`).`);
+  }
+  throw new CouchError('not_found', `\`${fn}\` is not an endpoint of a design document.`);
+}
+
 /** The fallback of every endpoint: 405 with the methods it answers, as CouchDB lists them. */
 export const errors = {
   methodNotAllowed(ctx: RequestContext): void {
@@ -128,12 +173,21 @@ export const errors = {
     throw new CouchError('not_found', `\`/${name}\` is \`/_node/_local/${name}\` since CouchDB 2.0.`);
   },
 
+  designEndpoint,
+
+  /** `/{db}/_temp_view`: gone since CouchDB 2.0. */
+  tempViewGone(): void {
+    throw new CouchError('gone', 'Temporary views are not supported in CouchDB', 410);
+  },
+
   /** A path under an endpoint that names nothing (`/{db}/_index/x`). */
   notFound(): void {
     throw new CouchError('not_found', 'missing');
   },
 
   notImplemented(ctx: RequestContext): void {
+    // A server path's level (a database's was checked in dispatch, before this).
+    if (ctx.params.access === 'server-admin') requireAdmin(ctx.user);
     const what = String(ctx.params.feature ?? 'This endpoint');
     throw new CouchError('not_implemented', `Not available on this server yet: ${what}.`);
   },

@@ -4,6 +4,7 @@
  * hashes what the answer depends on (index signature and sequence, the parameters), so it
  * changes exactly when the answer can.
  */
+import { acceptsType } from '../accept.js';
 import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
@@ -92,10 +93,12 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
 }
 
 /**
- * As CouchDB 1.x answers: `application/json` when the client lists it in Accept, otherwise
- * `text/plain; charset=utf-8` (the body is JSON either way). CouchDB 3 always says JSON.
+ * `application/json`, unless the client's Accept asks for `text/plain` and takes no JSON (then
+ * `text/plain; charset=utf-8`, CouchDB 1.x's answer; the body is JSON either way). No Accept, or
+ * `*\/*` (curl and most HTTP libraries), gets JSON.
  */
 function contentType(ctx: RequestContext): Record<string, string> {
-  const accept = ctx.req.headers.accept ?? '';
-  return accept.includes('application/json') ? {} : { 'Content-Type': 'text/plain; charset=utf-8' };
+  const accept = ctx.req.headers.accept;
+  if (accept === undefined || acceptsType(accept, 'application/json')) return {};
+  return acceptsType(accept, 'text/plain') ? { 'Content-Type': 'text/plain; charset=utf-8' } : {};
 }

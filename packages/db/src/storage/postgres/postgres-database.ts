@@ -4,6 +4,7 @@
  * `dbs` row, records from `docs`. Its statements are in ./statements.ts; what changes documents
  * (under the writers' lock) in ./doc-writes.ts; attachment bytes in ./attachments.ts.
  */
+import type { DbEventQueue } from '../db-event-queue.js';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { toWellFormed } from '../../support/unicode.js';
 import type { AttachmentSweepMark, CompactPlanner, DocumentStore, Planner, PurgePlanner } from '../contract.js';
@@ -48,6 +49,8 @@ export class PostgresDocumentStore implements DocumentStore {
     private readonly indexes: ViewIndexStore,
     /** This node's attachment writes, where every node's sweep sees them (one per storage). */
     attachmentWrites: AttachmentWriteLocks,
+    /** The server's database events: each commit here records an `updated`. */
+    private readonly events: DbEventQueue,
   ) {
     this.target = { sql, dbId, name };
     this.attachments = new PostgresAttachments(pool, this.target, attachmentWrites);
@@ -126,16 +129,20 @@ export class PostgresDocumentStore implements DocumentStore {
    * The write path: in one transaction, under the writers' lock, the records of `ids` are read,
    * planned over and written (./doc-writes.ts).
    */
-  update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
-    return this.transaction((client) => updateLocked(client, this.target, ids, plan));
+  async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
+    const done = await this.transaction((client) => updateLocked(client, this.target, ids, plan));
+    if (done.seqs.length > 0) this.events.updated(this.name);
+    return done;
   }
 
-  purge<R>(
+  async purge<R>(
     ids: readonly string[],
     keepInfos: number,
     plan: PurgePlanner<R>,
   ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
-    return this.transaction((client) => purgeLocked(client, this.target, ids, keepInfos, plan));
+    const done = await this.transaction((client) => purgeLocked(client, this.target, ids, keepInfos, plan));
+    this.events.updated(this.name);
+    return done;
   }
 
   async compact(ids: readonly string[], plan: CompactPlanner): Promise<void> {

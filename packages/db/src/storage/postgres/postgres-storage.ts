@@ -19,6 +19,9 @@ import { migrate, quoteIdent } from './schema.js';
 import { IndexFolder } from '../local-index/index-folder.js';
 import { SharedIndexes } from './shared-index.js';
 import { AttachmentWriteLocks } from './attachment-write-locks.js';
+import { DbEventQueue, type NewDbEvent } from '../db-event-queue.js';
+import { keysetPagesAsync } from '../keyset-pages.js';
+import type { DbEvent, DbEventType, Page } from '../records.js';
 
 export interface PostgresStorageOptions {
   /** A libpq-style connection URL, `postgres://user@host:port/database`. */
@@ -82,6 +85,11 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   return new PostgresStorage(pool, schema, cacheDir, release);
 }
 
+/** Advisory lock key (first half) of the database events' sequence; the second half hashes the schema name. */
+const DB_EVENTS_LOCK_CLASS = 0x646965; // "die"
+/** Database events per page of `foldDbEvents`. */
+const DB_EVENT_PAGE_ROWS = 256;
+
 interface DbRow {
   db_id: string;
   created_at: string;
@@ -92,6 +100,7 @@ class PostgresStorage implements Storage {
   private readonly s: string;
   /** This node's attachment writes under way, in every database (./attachment-write-locks.ts). */
   private readonly attachmentWrites: AttachmentWriteLocks;
+  private readonly events = new DbEventQueue((events) => this.writeDbEvents(events));
   private closed = false;
 
   constructor(
@@ -115,7 +124,16 @@ class PostgresStorage implements Storage {
     // A copy's folder is named by the database's identity: one deleted and created again never meets it.
     const copies = new IndexFolder(join(this.cacheDir, `${encodeURIComponent(name)}-${createdAt}`));
     const indexes = new SharedIndexes(this.pool, this.schema, row.db_id, copies);
-    return new PostgresDocumentStore(this.pool, this.sql, name, row.db_id, createdAt, indexes, this.attachmentWrites);
+    return new PostgresDocumentStore(
+      this.pool,
+      this.sql,
+      name,
+      row.db_id,
+      createdAt,
+      indexes,
+      this.attachmentWrites,
+      this.events,
+    );
   }
 
   async listDatabases(): Promise<string[]> {
@@ -130,6 +148,7 @@ class PostgresStorage implements Storage {
       [name, Date.now()],
     );
     if (row === undefined) throw new StorageExistsError(name);
+    await this.events.record(name, 'created');
     return this.store(name, row);
   }
 
@@ -144,7 +163,7 @@ class PostgresStorage implements Storage {
    * Ids are never reused, so a database created again starts empty whatever an old handle does.
    */
   async destroy(name: string): Promise<boolean> {
-    return this.transaction(async (client) => {
+    const existed = await this.transaction(async (client) => {
       const found = await client.query<{ db_id: string }>(`DELETE FROM ${this.s}.dbs WHERE name = $1 RETURNING db_id`, [
         name,
       ]);
@@ -166,6 +185,54 @@ class PostgresStorage implements Storage {
         await client.query(`DELETE FROM ${this.s}.${table} WHERE db_id = $1`, [dbId]);
       }
       return true;
+    });
+    if (existed) await this.events.record(name, 'deleted');
+    return existed;
+  }
+
+  async *foldDbEvents(since: number, descending = false): AsyncIterable<Page<DbEvent>> {
+    await this.events.flush();
+    // Ascending: after the last row read; descending: below it, and always after `since`.
+    const rows = keysetPagesAsync(
+      descending ? Number.MAX_SAFE_INTEGER : since,
+      (row: { seq: string; db_name: string; type: DbEventType }) => Number(row.seq),
+      DB_EVENT_PAGE_ROWS,
+      (query) =>
+        this.query<{ seq: string; db_name: string; type: DbEventType }>(
+          descending
+            ? `SELECT seq, db_name, type FROM ${this.s}.db_events WHERE seq > $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`
+            : `SELECT seq, db_name, type FROM ${this.s}.db_events WHERE seq > $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+          [since, query.from, query.limit],
+        ),
+    );
+    for await (const page of rows) {
+      yield page.map((row) => ({ seq: Number(row.seq), dbName: row.db_name, type: row.type }));
+    }
+  }
+
+  async dbEventSeq(): Promise<number> {
+    await this.events.flush();
+    const [row] = await this.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.s}.db_events`);
+    return Number(row?.seq ?? 0);
+  }
+
+  /**
+   * Gives the events the next sequences in one transaction, holding the events' lock: a node
+   * takes its sequences only after the last node to take any has committed, so no reader ever
+   * sees a sequence before an earlier one has committed.
+   */
+  private async writeDbEvents(events: readonly NewDbEvent[]): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DB_EVENTS_LOCK_CLASS, this.schema]);
+      const found = await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.s}.db_events`);
+      let seq = Number(found.rows[0]?.seq ?? 0);
+      for (const event of events) {
+        await client.query(
+          `INSERT INTO ${this.s}.db_events (db_name, type, seq) VALUES ($1, $2, $3)
+           ON CONFLICT (db_name, type) DO UPDATE SET seq = excluded.seq`,
+          [event.dbName, event.type, ++seq],
+        );
+      }
     });
   }
 
@@ -195,6 +262,7 @@ class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.events.flush().catch(() => {});
     try {
       await this.pool.end();
     } finally {

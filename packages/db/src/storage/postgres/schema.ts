@@ -143,6 +143,17 @@ export function migrations(schema: string): string[] {
       begun bigint NOT NULL
     );
     `,
+    // 6: the server's database events (_db_updates): each database's latest event of each type,
+    // at a sequence every node takes under one lock (see postgres-storage.ts), so sequence
+    // order is commit order.
+    `
+    CREATE TABLE ${s}.db_events (
+      db_name text COLLATE "C" NOT NULL,
+      type text NOT NULL,
+      seq bigint NOT NULL UNIQUE,
+      PRIMARY KEY (db_name, type)
+    );
+    `,
   ];
 }
 

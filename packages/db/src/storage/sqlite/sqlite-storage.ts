@@ -3,7 +3,7 @@
  * synchronous and this process is each file's only writer, so every call is answered at once
  * inside; folds hand out the pages the engine reads anyway.
  */
-import type { AttachmentInfo, AttachmentSource, Counters, Page } from '../records.js';
+import type { AttachmentInfo, AttachmentSource, Counters, DbEvent, Page } from '../records.js';
 import type {
   AttachmentSweepMark,
   CompactPlanner,
@@ -20,6 +20,8 @@ import { openSqliteEngine } from './sqlite-engine.js';
 import { IndexFolder } from '../local-index/index-folder.js';
 import { LocalAttachmentWrites } from '../attachment-writes.js';
 import { type FolderLock, lockFolder } from '../folder-lock.js';
+import { DbEventQueue } from '../db-event-queue.js';
+import { DbEventsFile } from './db-events-file.js';
 
 /** Rows per page handed out by the folds. */
 const PAGE_ROWS = 256;
@@ -36,19 +38,26 @@ export function openSqliteStorage(options: SqliteOptions): SqliteStorage {
 
 export class SqliteStorage implements Storage {
   private readonly stores = new WeakMap<SqliteSyncStore, SqliteDocumentStore>();
+  private readonly eventsFile: DbEventsFile;
+  private readonly events: DbEventQueue;
 
   constructor(
     private readonly engine: SqliteSyncEngine,
     private readonly dir: string,
     private readonly lock: FolderLock,
-  ) {}
+  ) {
+    this.eventsFile = new DbEventsFile(dir);
+    this.events = new DbEventQueue(async (events) => this.eventsFile.write(events));
+  }
 
   async listDatabases(): Promise<string[]> {
     return this.engine.listDatabases();
   }
 
   async create(name: string): Promise<DocumentStore> {
-    return this.wrap(this.engine.create(name));
+    const store = this.wrap(this.engine.create(name));
+    await this.events.record(name, 'created');
+    return store;
   }
 
   async open(name: string): Promise<DocumentStore | undefined> {
@@ -57,7 +66,20 @@ export class SqliteStorage implements Storage {
   }
 
   async destroy(name: string): Promise<boolean> {
-    return this.engine.destroy(name);
+    const existed = this.engine.destroy(name);
+    if (existed) await this.events.record(name, 'deleted');
+    return existed;
+  }
+
+  async *foldDbEvents(since: number, descending = false): AsyncIterable<Page<DbEvent>> {
+    await this.events.flush();
+    const events = this.eventsFile.events(since, descending);
+    for (let i = 0; i < events.length; i += PAGE_ROWS) yield events.slice(i, i + PAGE_ROWS);
+  }
+
+  async dbEventSeq(): Promise<number> {
+    await this.events.flush();
+    return this.eventsFile.lastSeq;
   }
 
   /** Server values are small files in the data folder (./server-files.ts). */
@@ -78,14 +100,16 @@ export class SqliteStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    await this.events.flush().catch(() => {});
     this.engine.close();
+    this.eventsFile.close();
     this.lock.release();
   }
 
   private wrap(store: SqliteSyncStore): DocumentStore {
     let wrapped = this.stores.get(store);
     if (wrapped === undefined) {
-      wrapped = new SqliteDocumentStore(store, new IndexFolder(this.engine.indexDir(store.name)));
+      wrapped = new SqliteDocumentStore(store, new IndexFolder(this.engine.indexDir(store.name)), this.events);
       this.stores.set(store, wrapped);
     }
     return wrapped;
@@ -99,6 +123,8 @@ class SqliteDocumentStore implements DocumentStore {
   constructor(
     private readonly db: SqliteSyncStore,
     private readonly indexes: IndexFolder,
+    /** The server's database events: each commit here records an `updated`. */
+    private readonly events: DbEventQueue,
   ) {}
 
   viewIndexes(): IndexFolder {
@@ -140,7 +166,9 @@ class SqliteDocumentStore implements DocumentStore {
   }
 
   async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
-    return this.db.updateDocs(ids, plan);
+    const done = this.db.updateDocs(ids, plan);
+    if (done.seqs.length > 0) this.events.updated(this.name);
+    return done;
   }
 
   async purge<R>(
@@ -150,7 +178,9 @@ class SqliteDocumentStore implements DocumentStore {
   ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
     // Read, planned and written in one synchronous step: this connection is the only writer.
     const { purges, result } = plan(recordsOf(ids, this.db.getDocs(ids)));
-    return { result, ...this.db.purgeDocs(purges, keepInfos) };
+    const done = { result, ...this.db.purgeDocs(purges, keepInfos) };
+    this.events.updated(this.name);
+    return done;
   }
 
   async purgeSeq(): Promise<number> {

@@ -1,0 +1,214 @@
+/**
+ * HTTP details CouchDB clients rely on: content types, `+` in paths, request ids, Location behind
+ * a proxy, conditional requests, batch and quorum statuses, COPY's Destination, method override,
+ * temporary views, `/_uuids`' ETag and algorithms.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './support/server.js';
+
+describe('HTTP details', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    await t.request('PUT', '/hd');
+    await t.request('PUT', '/hd/doc', { body: { a: 1 } });
+    await t.request('PUT', '/hd/_design/d', { body: { views: { v: { map: 'function (d) { emit(d._id, 1); }' } } } });
+  });
+  after(() => t.close());
+
+  it('a view is JSON unless Accept asks for text/plain and takes no JSON', async () => {
+    const type = async (accept?: string) =>
+      (
+        await t.request('GET', '/hd/_design/d/_view/v', accept === undefined ? {} : { headers: { accept } })
+      ).headers.get('content-type');
+    assert.equal(await type(), 'application/json');
+    assert.equal(await type('*/*'), 'application/json');
+    assert.equal(await type('text/plain, */*'), 'application/json');
+    assert.equal(await type('application/json'), 'application/json');
+    assert.equal(await type('text/html'), 'application/json');
+    assert.equal(await type('text/plain'), 'text/plain; charset=utf-8');
+  });
+
+  it('+ in a path is a plus, in database names and document ids alike', async () => {
+    const created = await t.request('PUT', '/random+db');
+    assert.equal(created.status, 201, created.text);
+    assert.equal((await t.request('GET', '/random+db')).json.db_name, 'random+db');
+    assert.ok((await t.request('GET', '/_all_dbs')).json.includes('random+db'));
+    const doc = await t.request('PUT', '/random+db/test+doc', { body: {} });
+    assert.equal(doc.json.id, 'test+doc');
+    assert.equal(doc.headers.get('location'), `${t.url}/random%2Bdb/test%2Bdoc`);
+    assert.equal((await t.request('GET', '/random%2Bdb/test%2Bdoc')).json._id, 'test+doc');
+    // A query string still reads + as a space.
+    const keyed = await t.request('GET', '/random+db/_all_docs?key=%22test+doc%22');
+    assert.deepEqual(keyed.json.rows, []);
+  });
+
+  it('every answer carries X-Couch-Request-ID; a client’s own is echoed', async () => {
+    const ids = new Set<string>();
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/hd/nothere'],
+      ['DELETE', '/_all_dbs'],
+    ] as const) {
+      const id = (await t.request(method, path)).headers.get('x-couch-request-id');
+      assert.match(id ?? '', /^[0-9a-f]{10}$/, `${method} ${path}`);
+      ids.add(id!);
+    }
+    assert.equal(ids.size, 3);
+    const mine = await t.request('GET', '/', { headers: { 'x-couch-request-id': 'trace-42' } });
+    assert.equal(mine.headers.get('x-couch-request-id'), 'trace-42');
+  });
+
+  it('Location honours X-Forwarded-Host (and the forwarded scheme)', async () => {
+    const r = await t.request('PUT', '/hd/fwd', { body: {}, headers: { 'x-forwarded-host': 'couch.example:8443' } });
+    assert.equal(r.headers.get('location'), 'http://couch.example:8443/hd/fwd');
+    const https = await t.request('PUT', '/hd/fwd2', {
+      body: {},
+      headers: { 'x-forwarded-host': 'couch.example', 'x-forwarded-proto': 'https' },
+    });
+    assert.equal(https.headers.get('location'), 'https://couch.example/hd/fwd2');
+  });
+
+  it('If-None-Match with the weak form of an ETag answers 304, with no body', async () => {
+    const doc = await t.request('GET', '/hd/doc');
+    const etag = doc.headers.get('etag')!;
+    for (const tag of [etag, `W/${etag}`, `"other", W/${etag}`]) {
+      const r = await t.request('GET', '/hd/doc', { headers: { 'if-none-match': tag } });
+      assert.deepEqual([r.status, r.text], [304, ''], tag);
+      assert.equal(r.headers.get('content-type'), null);
+    }
+    const changes = await t.request('GET', '/hd/_changes');
+    const again = await t.request('GET', '/hd/_changes', {
+      headers: { 'if-none-match': `W/${changes.headers.get('etag')}` },
+    });
+    assert.deepEqual([again.status, again.text], [304, '']);
+  });
+
+  it('PUT ?batch=ok answers 202; w above one copy answers 202, as a single CouchDB node does', async () => {
+    const batch = await t.request('PUT', '/hd/batched?batch=ok', { body: {} });
+    assert.deepEqual([batch.status, batch.json], [202, { ok: true, id: 'batched' }]);
+    const w2 = await t.request('PUT', '/hd/quorum?w=2', { body: {} });
+    assert.deepEqual([w2.status, w2.json.ok], [202, true]);
+    assert.equal((await t.request('PUT', '/hd/quorum1?w=1', { body: {} })).status, 201);
+    const del = await t.request('DELETE', `/hd/quorum?w=3&rev=${w2.json.rev}`);
+    assert.equal(del.status, 202);
+    const bulk = await t.request('POST', '/hd/_bulk_docs', { body: { docs: [{}], w: 2 } });
+    assert.equal(bulk.status, 202);
+    assert.equal((await t.request('POST', '/hd/_bulk_docs?w=2', { body: { docs: [{}] } })).status, 202);
+    assert.equal((await t.request('POST', '/hd/_bulk_docs', { body: { docs: [{}] } })).status, 201);
+    const att = await t.request('PUT', '/hd/withatt/a.txt?w=2', {
+      body: 'hi',
+      headers: { 'content-type': 'text/plain' },
+    });
+    assert.equal(att.status, 202);
+    assert.equal((await t.request('POST', '/hd?w=2', { body: {} })).status, 202);
+  });
+
+  it('COPY with an absolute Destination is a 400', async () => {
+    for (const destination of ['http://elsewhere/hd/copy', 'https://x/hd/copy']) {
+      const r = await t.request('COPY', '/hd/doc', { headers: { destination } });
+      assert.deepEqual(
+        [r.status, r.json],
+        [400, { error: 'bad_request', reason: 'Destination URL must be relative.' }],
+      );
+    }
+    assert.equal((await t.request('COPY', '/hd/doc', { headers: { destination: 'copied' } })).status, 201);
+  });
+
+  it('X-HTTP-Method-Override turns a POST into the method it names (only a POST)', async () => {
+    const put = await t.request('POST', '/hd/overridden', { body: {}, headers: { 'x-http-method-override': 'PUT' } });
+    assert.deepEqual([put.status, put.json.id], [201, 'overridden']);
+    const get = await t.request('POST', '/hd/overridden', { headers: { 'x-http-method-override': 'GET' } });
+    assert.deepEqual([get.status, get.json._id], [200, 'overridden']);
+    // Another method ignores it.
+    const ignored = await t.request('GET', '/hd/overridden', { headers: { 'x-http-method-override': 'DELETE' } });
+    assert.equal(ignored.status, 200);
+    assert.equal((await t.request('GET', '/hd/overridden')).status, 200);
+  });
+
+  it('POST /db/_temp_view is 410 gone', async () => {
+    const r = await t.request('POST', '/hd/_temp_view', { body: { map: 'function (d) { emit(d._id); }' } });
+    assert.deepEqual(
+      [r.status, r.json],
+      [410, { error: 'gone', reason: 'Temporary views are not supported in CouchDB' }],
+    );
+  });
+
+  it('JSONP: ?callback= is ignored until [chttpd] allow_jsonp, then wraps JSON answers', async () => {
+    const plain = await t.request('GET', '/hd/doc?callback=cb');
+    assert.equal(plain.headers.get('content-type'), 'application/json');
+    assert.equal(plain.json._id, 'doc');
+    const set = await t.request('PUT', '/_node/_local/_config/chttpd/allow_jsonp', { body: '"true"' });
+    assert.equal(set.status, 200, set.text);
+    try {
+      const unwrap = (text: string, name: string) => {
+        const match = /^\/\* CouchDB \*\/(\w+)\(([\s\S]*)\);\n$/.exec(text);
+        assert.ok(match, text);
+        assert.equal(match[1], name);
+        return JSON.parse(match[2]!);
+      };
+      const doc = await t.request('GET', '/hd/doc?callback=jsonp_no_chunk');
+      assert.equal(doc.status, 200);
+      assert.equal(doc.headers.get('content-type'), 'application/javascript');
+      assert.equal(unwrap(doc.text, 'jsonp_no_chunk')._id, 'doc');
+      const view = await t.request('GET', '/hd/_design/d/_view/v?callback=jsonp_chunk');
+      assert.equal(view.headers.get('content-type'), 'application/javascript');
+      assert.ok(unwrap(view.text, 'jsonp_chunk').total_rows >= 1);
+      const again = await t.request('GET', '/hd/_design/d/_view/v?callback=jsonp_chunk');
+      assert.equal(unwrap(again.text, 'jsonp_chunk').total_rows, unwrap(view.text, 'jsonp_chunk').total_rows);
+      const changes = await t.request('GET', '/hd/_changes?callback=jsonp_chunk');
+      assert.equal(changes.headers.get('content-type'), 'application/javascript');
+      assert.ok(Array.isArray(unwrap(changes.text, 'jsonp_chunk').results));
+      for (const bad of ['jsonp_no_chunk%22', "jsonp_chunk'", 'a(b)']) {
+        const r = await t.request('GET', `/hd/doc?callback=${bad}`);
+        assert.deepEqual([r.status, r.json], [400, { error: 'bad_request', reason: 'invalid_callback' }], bad);
+      }
+    } finally {
+      await t.request('DELETE', '/_node/_local/_config/chttpd/allow_jsonp');
+    }
+    assert.equal((await t.request('GET', '/hd/doc?callback=cb')).headers.get('content-type'), 'application/json');
+  });
+
+  it('/_uuids has an ETag and no-cache headers; sequential ids by default', async () => {
+    const r = await t.request('GET', '/_uuids?count=5');
+    assert.match(r.headers.get('etag') ?? '', /^"[0-9A-Z]+"$/);
+    assert.equal(r.headers.get('expires'), 'Mon, 01 Jan 1990 00:00:00 GMT');
+    assert.match(r.headers.get('cache-control') ?? '', /no-cache/);
+    const uuids: string[] = r.json.uuids;
+    assert.equal(new Set(uuids.map((u) => u.slice(0, 26))).size, 1, 'one prefix');
+    assert.deepEqual([...uuids].sort(), uuids, 'increasing');
+    for (const u of uuids) assert.match(u, /^[0-9a-f]{32}$/);
+    const other = await t.request('GET', '/_uuids?count=5');
+    assert.notEqual(other.headers.get('etag'), r.headers.get('etag'));
+  });
+
+  it('[uuids] algorithm: random, utc_random, utc_id (with utc_id_suffix), sequential', async () => {
+    const set = async (key: string, value: string) => {
+      const r = await t.request('PUT', `/_node/_local/_config/uuids/${key}`, { body: JSON.stringify(value) });
+      assert.equal(r.status, 200, r.text);
+    };
+    const take = async (count = 3): Promise<string[]> => (await t.request('GET', `/_uuids?count=${count}`)).json.uuids;
+    await set('algorithm', 'random');
+    const random = await take();
+    assert.ok(random.every((u) => /^[0-9a-f]{32}$/.test(u)));
+    assert.equal(new Set(random.map((u) => u.slice(0, 26))).size, 3);
+    await set('algorithm', 'utc_random');
+    const before = Date.now() * 1000;
+    const utc = await take();
+    for (const u of utc) {
+      assert.match(u, /^[0-9a-f]{32}$/);
+      const micros = Number.parseInt(u.slice(0, 14), 16);
+      assert.ok(Math.abs(micros - before) < 60_000_000, `${u}: its time`);
+    }
+    assert.deepEqual([...utc].sort(), utc, 'time ordered');
+    await set('algorithm', 'utc_id');
+    await set('utc_id_suffix', 'frog');
+    const ids = await take();
+    for (const u of ids) assert.match(u, /^[0-9a-f]{14}frog$/);
+    assert.equal(new Set(ids).size, 3);
+    await set('algorithm', 'sequential');
+    const seq = await take(2);
+    assert.equal(seq[0]!.slice(0, 26), seq[1]!.slice(0, 26));
+  });
+});
