@@ -126,6 +126,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       : createHttpsServer({ keepAliveTimeout: 5_000, cert: tls.cert, key: tls.key }, listener);
   const plain = tls?.httpPort === undefined ? undefined : createServer({ keepAliveTimeout: 5_000 }, listener);
   const servers = plain === undefined ? [http] : [http, plain];
+  // CONNECT and requests node's parser cannot read get an HTTP answer, not a closed connection.
+  for (const server of servers) answerUnusualRequests(server, listener);
   const sockets = new Set<Socket>();
   for (const server of servers) {
     server.on('connection', (socket: Socket) => {
