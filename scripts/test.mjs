@@ -122,11 +122,11 @@ const isSuite = (data) => data.details?.type === 'suite';
 // The view sandbox (isolated-vm) needs every test process started with --no-node-snapshot.
 process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --no-node-snapshot`.trim();
 /** One pass of the test runner over `files`; resolves when it has reported everything. */
-function pass(files, label) {
+function pass(files, label, concurrency = 2) {
   return new Promise((resolve) => {
     if (label !== undefined) console.log(`\n${label}`);
     // Generous: the install test builds native addons from source, minutes on a busy machine.
-    const stream = run({ files, concurrency: 2, timeout: 600_000 });
+    const stream = run({ files, concurrency, timeout: 600_000 });
     stream.on('test:pass', (data) => {
       if (!isSuite(data) && !data.skip && !data.todo) passed++;
     });
@@ -138,7 +138,11 @@ function pass(files, label) {
   });
 }
 
-await pass(selected);
+// The browser tests check what a person waits for (a page's first load, under a second): they
+// run alone, after the rest, so another test file's CPU on the two cores is not in their figures.
+const inBrowser = selected.filter((f) => BROWSER_TESTS.test(relative(root, f)));
+await pass(selected.filter((f) => !inBrowser.includes(f)));
+if (inBrowser.length > 0) await pass(inBrowser, `▶ the browser tests, alone (${inBrowser.length} files)`, 1);
 if (onPostgres.length > 0) {
   process.env.DIVAN_TEST_STORAGE = 'postgres';
   await pass(onPostgres, `▶ the HTTP suites again, on PostgreSQL (${onPostgres.length} files)`);
