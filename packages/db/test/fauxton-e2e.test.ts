@@ -476,7 +476,7 @@ describe('Fauxton in a browser', () => {
     noPageErrors();
   });
 
-  it('the replication pages open without errors and say server-side replication is not available', async () => {
+  it('the replication pages open without errors and say replication documents are not run yet', async () => {
     const notice = page.locator('.replication__page').getByText(REPLICATION_UNAVAILABLE);
     await open('replication');
     await page.getByText('There is no replicator-db activity or history to display.').waitFor();
