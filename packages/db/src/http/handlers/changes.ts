@@ -223,6 +223,11 @@ function feed(
   /** The change looked at past the limit: undefined when the scan reached the end first. */
   let past: { seq: number; passes: boolean } | undefined;
   let failed = false;
+  // The sequence before the scan starts: every change up to it is one the scan meets (a document
+  // changed meanwhile moves past it). Read after the scan, a write landing between the scan's end
+  // and that read would be skipped by the next `since` (a continuous replication lost it).
+  const seqBefore = options.descending ? undefined : db.updateSeq();
+  seqBefore?.catch(() => undefined);
   const rows = (async function* () {
     try {
       for await (const event of changeEvents(db, options)) {
@@ -249,14 +254,14 @@ function feed(
       const pending = await pendingAfter(db, options, lastSeq, count);
       return `],"last_seq":${lastSeq},"pending":${pending}}`;
     }
-    if (request.lookup && !options.descending) {
-      const seq = Math.max(lastSeq, await db.updateSeq());
+    if (request.lookup && seqBefore !== undefined) {
+      const seq = Math.max(lastSeq, await seqBefore);
       const pending = Math.max(0, (await db.countChanges(options.since)) - count);
       return `],"last_seq":${seq},"pending":${pending}}`;
     }
     if (past === undefined && count < limit) {
-      // The scan reached the end: last_seq is the database's current sequence.
-      if (!options.descending) lastSeq = Math.max(lastSeq, await db.updateSeq());
+      // The scan reached the end: last_seq is the database's sequence as the scan began.
+      if (seqBefore !== undefined) lastSeq = Math.max(lastSeq, await seqBefore);
       return `],"last_seq":${lastSeq},"pending":0}`;
     }
     let pendingFrom = lastSeq;
