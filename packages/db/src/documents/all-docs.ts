@@ -6,6 +6,7 @@ import type { DocRecord, IdRange, LocalDoc } from '../storage/records.js';
 import type { AttachmentView } from './attachment-read.js';
 import type { Database } from './database.js';
 import { DESIGN_PREFIX, isLocalId } from './doc-id.js';
+import { inPartition, partitionIdRange } from './partition.js';
 import { compareIds } from './id-order.js';
 
 export type IdSpace = 'all' | 'design' | 'local';
@@ -27,6 +28,8 @@ export interface AllDocsOptions {
   attachments?: boolean;
   /** With `includeDocs`: `att_encoding_info=true`. */
   attEncodingInfo?: boolean;
+  /** A partitioned database's partition: only its id range is read (./partition.ts). */
+  partition?: string;
 }
 
 export interface AllDocsResult {
@@ -36,6 +39,7 @@ export interface AllDocsResult {
 }
 
 export async function allDocs(db: Database, space: IdSpace, options: AllDocsOptions): Promise<AllDocsResult> {
+  if (space === 'all' && options.partition !== undefined) return partitionDocs(db, options.partition, options);
   const totalRows =
     space === 'local' ? null : space === 'design' ? await countDesign(db) : (await db.store.counters()).docCount;
   // Keys are opened one by one as documents, whatever the namespace (CouchDB's fabric does so).
@@ -48,6 +52,48 @@ export async function allDocs(db: Database, space: IdSpace, options: AllDocsOpti
       ? totalRows
       : Math.min(totalRows!, (await db.store.countDocs(rangeBefore(range))) + options.skip);
   return { totalRows, offset, rows: empty ? none() : rangeRows(db, range, options) };
+}
+
+/**
+ * A partition's `_all_docs`: the query's range clipped to the partition's id range, so storage
+ * reads that range alone; `total_rows` and `offset` count within the partition, and a key of
+ * another partition is not found.
+ */
+async function partitionDocs(db: Database, partition: string, options: AllDocsOptions): Promise<AllDocsResult> {
+  const bounds = partitionIdRange(partition);
+  const totalRows = (await db.store.rangeStats(bounds.start, bounds.end)).docCount;
+  if (options.keys !== undefined) return { totalRows, offset: null, rows: keyRows(db, options.keys, options) };
+  const { range, empty } = rangeOf('all', options);
+  const clipped = clipToPartition(range, bounds);
+  if (clipped === undefined) return { totalRows, offset: totalRows, rows: none() };
+  // The partition's ids before the range's start, in its direction.
+  const before = clipped.descending
+    ? { start: bounds.end, end: clipped.start, inclusiveEnd: false, descending: true }
+    : { start: bounds.start, end: clipped.start, inclusiveEnd: false };
+  const offset = Math.min(totalRows, (await db.store.countDocs(before)) + options.skip);
+  return { totalRows, offset, rows: empty ? none() : rangeRows(db, clipped, options) };
+}
+
+/** A range within a partition's ids, or undefined when they do not meet. */
+function clipToPartition(range: IdRange, bounds: { start: string; end: string }): IdRange | undefined {
+  const { descending } = range;
+  const low = descending ? range.end : range.start;
+  const high = descending ? range.start : range.end;
+  const lowIn = low === undefined || compareIds(low, bounds.start) < 0 ? bounds.start : low;
+  // The partition's end bound is exclusive; a query's high bound is inclusive unless inclusiveEnd is false (ascending).
+  const highAbove = high === undefined || compareIds(high, bounds.end) >= 0;
+  const highIn = highAbove ? bounds.end : high;
+  if (compareIds(lowIn, highIn) > 0) return undefined;
+  if (descending) {
+    // Walking down from `start` (inclusive): the partition end itself is never a document of it.
+    return {
+      start: highIn,
+      end: lowIn,
+      inclusiveEnd: low === undefined || lowIn !== low ? true : range.inclusiveEnd,
+      descending: true,
+    };
+  }
+  return { start: lowIn, end: highIn, inclusiveEnd: highAbove ? false : range.inclusiveEnd, descending: false };
 }
 
 async function* none(): AsyncGenerator<string> {}
@@ -78,19 +124,23 @@ async function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions)
 async function* keyRows(db: Database, keys: readonly unknown[], options: AllDocsOptions): AsyncGenerator<string> {
   const ordered = options.descending ? [...keys].reverse() : keys;
   const selected = ordered.slice(options.skip, options.limit === undefined ? undefined : options.skip + options.limit);
-  const ids = [...new Set(selected.filter((key): key is string => typeof key === 'string' && !isLocalId(key)))];
+  // A partition's query finds its own documents only.
+  const { partition } = options;
+  const inScope = (key: unknown): key is string =>
+    typeof key === 'string' && (partition === undefined || inPartition(key, partition));
+  const ids = [...new Set(selected.filter((key): key is string => inScope(key) && !isLocalId(key)))];
   const records = new Map<string, DocRecord | undefined>();
   const found = await db.store.getDocs(ids);
   ids.forEach((id, i) => {
     records.set(id, found[i]);
   });
   for (const key of selected) {
-    if (typeof key === 'string' && isLocalId(key)) {
+    if (inScope(key) && isLocalId(key)) {
       const local = await db.store.getLocal(key);
       yield local === undefined ? notFoundRow(key) : localRow(db, local, options);
       continue;
     }
-    const record = typeof key === 'string' ? records.get(key) : undefined;
+    const record = inScope(key) ? records.get(key) : undefined;
     if (record === undefined) {
       yield notFoundRow(key);
     } else if (record.deleted) {

@@ -44,6 +44,8 @@ export interface DatabaseOptions {
    * `[chttpd_auth] authentication_db` to `_users` and `…/_users` (users-db.ts's `isUsersDb`).
    */
   isUsersDb?: (name: string) => boolean;
+  /** Created with `?partitioned=true` (./partition.ts): kept in storage as the `partitioned` prop. */
+  partitioned?: boolean;
 }
 
 export class Database extends DocumentReader {
@@ -57,6 +59,8 @@ export class Database extends DocumentReader {
   /** The latest sequence listeners were told of. */
   private notifiedSeq = 0;
   private watch: NodeJS.Timeout | undefined;
+  /** A partitioned database (./partition.ts): ids are `partition:docid`, queries may name a partition. */
+  readonly partitioned: boolean;
 
   constructor(
     readonly name: string,
@@ -66,6 +70,7 @@ export class Database extends DocumentReader {
     options: DatabaseOptions = {},
   ) {
     super(store);
+    this.partitioned = options.partitioned === true;
     this.local = new LocalDocs(store);
     const commits = new GroupCommit(
       store,

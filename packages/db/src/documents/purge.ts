@@ -25,6 +25,7 @@ import {
 } from '../revisions/index.js';
 import type { DocRecord, PurgeWrite } from '../storage/records.js';
 import type { Database } from './database.js';
+import { validatePartitionedDocId } from './partition.js';
 
 /** CouchDB's default `purged_infos_limit`. */
 export const DEFAULT_PURGED_INFOS_LIMIT = 1000;
@@ -79,6 +80,7 @@ export async function purgeDocs(
   request: ReadonlyArray<readonly [string, Rev[]]>,
 ): Promise<Record<string, string[]>> {
   if (request.length === 0) return {};
+  if (db.partitioned) for (const [id] of request) validatePartitionedDocId(id);
   const limit = await purgedInfosLimit(db);
   const { result, updateSeq } = await db.store.purge(
     request.map(([id]) => id),

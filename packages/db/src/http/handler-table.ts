@@ -16,6 +16,7 @@ import { documents } from './handlers/documents.js';
 import { attachments } from './handlers/attachments.js';
 import { maintenance } from './handlers/maintenance.js';
 import { mango } from './handlers/mango.js';
+import { partitions } from './handlers/partitions.js';
 import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
 import { designFunctions } from './handlers/design-functions.js';
@@ -48,6 +49,7 @@ export const HANDLERS: HandlerTable = {
   design_functions: designFunctions,
   maintenance,
   mango,
+  partitions,
   fauxton,
   node,
   scheduler,

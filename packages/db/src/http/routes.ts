@@ -27,6 +27,7 @@ const CONSTRAINTS = {
   replicator: SEGMENT,
   func: SEGMENT,
   viewddoc: SEGMENT,
+  partition: SEGMENT,
   /** A design document's endpoint (`_view`, `_info`, ...): attachment names never start with `_`. */
   fn: /_[^/]*/,
 };
@@ -129,6 +130,10 @@ function notImplemented(
 ): Declaration<RouteTo<'errors#notImplemented'>> {
   return answer(path, 'notImplemented', { feature }, access);
 }
+
+/** A partition path CouchDB answers the same whatever the verb (its answer is an error). */
+const PARTITION_ANY = <const T extends Target>(to: T) =>
+  ({ GET: to, POST: to, PUT: to, DELETE: to, COPY: to }) as const;
 
 /** The routes the declarations carry. */
 type RoutesOf<D> = D extends Declaration<infer R> ? R : never;
@@ -277,7 +282,22 @@ const DATABASE = [
   endpoint('/:db/_index/_design/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin', { design: '1' }),
   endpoint('/:db/_index/:ddoc/:type/:name', { DELETE: 'mango#deleteIndex' }, 'db-admin'),
   answer('/:db/_index/*rest', 'notFound'),
-  notImplemented('/:db/_partition/*rest', 'Partitioned databases (`_partition`)', 'member'),
+  // Partitioned databases (documents/partition.ts, http/handlers/partitions.ts).
+  endpoint('/:db/_partition', PARTITION_ANY('partitions#invalid'), 'member'),
+  endpoint('/:db/_partition/:partition', { GET: 'partitions#info' }, 'member'),
+  endpoint(
+    '/:db/_partition/:partition/_all_docs',
+    { GET: 'partitions#allDocs', HEAD: true, POST: 'partitions#allDocsQuery' },
+    'feed-ids',
+  ),
+  endpoint(
+    '/:db/_partition/:partition/_design/:docid/_view/:view',
+    { GET: 'partitions#view', POST: 'partitions#viewQuery', HEAD: true },
+    'member',
+  ),
+  endpoint('/:db/_partition/:partition/_find', { POST: 'partitions#find' }, 'member'),
+  endpoint('/:db/_partition/:partition/_explain', { POST: 'partitions#explain' }, 'member'),
+  endpoint('/:db/_partition/:partition/*rest', PARTITION_ANY('partitions#other'), 'member'),
   notImplemented('/:db/_shards', 'Shard maps (`_shards`)', 'member'),
   notImplemented('/:db/_shards/*rest', 'Shard maps (`_shards`)', 'member'),
   notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)', 'server-admin'),

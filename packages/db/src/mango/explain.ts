@@ -20,7 +20,7 @@ export async function explain(db: Database, request: FindRequest): Promise<JsonO
   const out = JsonObject.from([
     ['dbname', db.name],
     ['index', index === undefined ? null : index.kind === 'all_docs' ? ALL_DOCS_INDEX() : describeIndex(index.index)],
-    ['partitioned', false],
+    ['partitioned', db.partitioned],
     ['selector', selectorToJson(request.selector)],
     ['opts', options(request)],
     ['limit', request.limit],
@@ -77,7 +77,7 @@ export async function explain(db: Database, request: FindRequest): Promise<JsonO
       ['include_docs', !planned.covering && !quorum],
       ['view_type', 'map'],
       ['reduce', false],
-      ['partition', null],
+      ['partition', request.partition === '' ? null : request.partition],
       ['start_key', startKey],
       ['end_key', endKey],
       ['direction', planned.descending ? 'rev' : 'fwd'],

@@ -7,11 +7,14 @@
  */
 import type { Database } from '../documents/database.js';
 import { isDesignId } from '../documents/doc-id.js';
+import { compareIds } from '../documents/id-order.js';
+import { partitionIdRange } from '../documents/partition.js';
 import { CouchError } from '../errors.js';
 import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
 import { viewOf } from '../views/design.js';
 import type { RowEntry } from '../views/index/row-tree.js';
+import { partitionRows } from '../views/index/partition-rows.js';
 import type { ViewManager } from '../views/view-manager.js';
 import { type Bookmark, decodeBookmark, encodeBookmark } from './bookmark.js';
 import type { FindRequest } from './find-request.js';
@@ -57,8 +60,9 @@ const PAGE = 128;
 const SCAN_WARNING_RATIO = 10;
 
 export async function planFind(db: Database, request: FindRequest): Promise<Plan> {
-  // A query for a partition can only use partitioned indexes, which databases here never have.
-  const indexes = request.partition === '' ? await jsonIndexes(db) : [];
+  // A query for a partition uses partitioned indexes only, any other query global ones (and `_all_docs` either way).
+  const scoped = request.partition !== '';
+  const indexes = (await jsonIndexes(db)).filter((index) => index.partitioned === scoped);
   const planned = plan(
     {
       selector: request.selector,
@@ -107,13 +111,19 @@ export async function find(
   onRun?: (run: FindRun) => void,
 ): Promise<FindAnswer> {
   const started = performance.now();
-  if (request.partition !== '') {
+  if (request.partition !== '' && !db.partitioned) {
     throw new CouchError('query_parse_error', '`partition` parameter is not supported on this db', 400);
   }
   const planned = await planFind(db, request);
   const { index } = planned;
   if (index === undefined) {
-    throw new CouchError('no_usable_index', 'No index exists for this sort, try indexing by the sort fields.', 400);
+    // mango_idx:mango_sort_error names the kind of index missing in a partitioned database.
+    const kind = !db.partitioned ? '' : request.partition !== '' ? 'partitioned ' : 'global ';
+    throw new CouchError(
+      'no_usable_index',
+      `No ${kind}index exists for this sort, try indexing by the sort fields.`,
+      400,
+    );
   }
   if (planned.empty || neverRuns(request)) return { docs: [] };
   const bookmark = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark);
@@ -124,8 +134,16 @@ export async function find(
   const quorum = request.r >= 2;
   const source =
     index.kind === 'all_docs'
-      ? allDocsRows(db, planned, bookmark)
-      : await indexRows(db, views, index.index, planned, bookmark, request.update && request.stale !== 'ok');
+      ? allDocsRows(db, planned, bookmark, request.partition)
+      : await indexRows(
+          db,
+          views,
+          index.index,
+          planned,
+          bookmark,
+          request.update && request.stale !== 'ok',
+          request.partition,
+        );
   // With `limit: 0` nothing is taken, and the request's bookmark is given back.
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).
@@ -253,12 +271,15 @@ async function indexRows(
   planned: Plan,
   bookmark: Bookmark | undefined,
   update: boolean,
+  partition: string,
 ): Promise<RowSource> {
   const group = await views.groupOf(index.ddoc);
   const state = await views.state(group);
   if (update) await views.refresh(state);
   else await views.catchUp(state);
-  const tree = state.index.trees[viewOf(group, index.name).index]!;
+  const whole = state.index.trees[viewOf(group, index.name).index]!;
+  // A partitioned index is read in the partition's rows alone.
+  const tree = partition === '' ? whole : partitionRows(whole, partition);
   const { start, end } = indexKeys(planned.ranges);
   const range: RowKeyRange = {};
   // Arrays encode as tag, elements, terminator: [a] is below every [a, ...], and [a] without its
@@ -328,10 +349,17 @@ function setPath(target: JsonObject, path: readonly string[], value: JsonValue):
 }
 
 /** `_all_docs` as Mango reads it: ids in byte order, design documents left out. */
-function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined): RowSource {
+function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined, partition: string): RowSource {
   const range = planned.ranges[0];
-  const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
-  const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
+  let low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
+  let high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
+  if (partition !== '') {
+    // A partition's scan reads its id range alone (no id of the partition is its end bound).
+    const bounds = partitionIdRange(partition);
+    if (low === undefined || compareIds(low, bounds.start) < 0) low = bounds.start;
+    if (high === undefined || compareIds(high, bounds.end) > 0) high = bounds.end;
+    if (compareIds(low, high) > 0) high = low = bounds.end;
+  }
   return {
     async *rows(conflicts, _first, parse, parseStored) {
       const descending = planned.descending;

@@ -51,7 +51,7 @@ export async function jsonIndexes(db: Database): Promise<JsonIndex[]> {
       const current = await db.winningBody(record.id);
       entry = {
         rev: current?.rev ?? record.rev,
-        indexes: current === undefined ? [] : jsonIndexesOf(record.id, current.body),
+        indexes: current === undefined ? [] : jsonIndexesOf(record.id, current.body, db.partitioned),
       };
       known.set(record.id, entry);
     }
@@ -82,6 +82,10 @@ export async function createIndex(
   const id = designIdOf(request.ddoc ?? auto);
   const name = request.name ?? auto;
   const view = indexView(request.fields, request.partialFilter, request.def);
+  // Divan answers CouchDB's `error_saving_ddoc` (a 500 there) with a 400.
+  if (request.partitioned === true && !db.partitioned) {
+    throw new CouchError('invalid_partitioned', 'Partitioned indexes need a partitioned database.', 400);
+  }
   // A concurrent writer of the same design document: read it again and retry.
   for (let attempt = 0; ; attempt++) {
     const current = await db.winningBody(id);
@@ -92,6 +96,9 @@ export async function createIndex(
         ['language', 'query'],
         ['views', new JsonObject()],
       ]);
+      // A new design document takes the request's `partitioned` (mango_idx:set_ddoc_partitioned).
+      if (request.partitioned !== undefined)
+        body.set('options', JsonObject.from([['partitioned', request.partitioned]]));
     } else {
       body = (current.body as JsonObject).without(new Set());
       const language = body.get('language');
@@ -101,6 +108,16 @@ export async function createIndex(
         throw new CouchError('invalid_ddoc_lang', `Existing design doc has an invalid language: ${shown}`, 400);
       }
       body.set('_id', id).set('_rev', current.rev);
+      // An existing one keeps its own, which the request must not contradict.
+      const options = body.get('options');
+      const stored = options instanceof JsonObject ? options.get('partitioned') : undefined;
+      if (request.partitioned !== undefined && request.partitioned !== stored) {
+        throw new CouchError(
+          'invalid_partitioned_option',
+          `Requested partitioned option does not match existing value on design document ${id}`,
+          400,
+        );
+      }
     }
     let views = body.get('views');
     if (!(views instanceof JsonObject)) body.set('views', (views = new JsonObject()));

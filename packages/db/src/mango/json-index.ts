@@ -29,11 +29,18 @@ export interface JsonIndex {
   partialFilter?: JsonObject;
   /** The view's position in its design document's view group. */
   view: number;
+  /**
+   * Its design document's `options.partitioned`, by default the database's: a partitioned index
+   * serves queries of one partition, a global one the others (CouchDB's filter_partition_indexes).
+   */
+  partitioned: boolean;
 }
 
 /** The JSON indexes of a design document's body (none unless its language is "query"). */
-export function jsonIndexesOf(ddocId: string, body: JsonValue): JsonIndex[] {
+export function jsonIndexesOf(ddocId: string, body: JsonValue, dbPartitioned = false): JsonIndex[] {
   if (!(body instanceof JsonObject) || body.get('language') !== 'query') return [];
+  const options = body.get('options');
+  const partitioned = dbPartitioned && !(options instanceof JsonObject && options.get('partitioned') === false);
   const views = body.get('views');
   if (!(views instanceof JsonObject)) return [];
   const out: JsonIndex[] = [];
@@ -43,7 +50,7 @@ export function jsonIndexesOf(ddocId: string, body: JsonValue): JsonIndex[] {
     const view = views.values[i]!;
     // The view group counts the views it can read (./views/design.ts): the same ones, in order.
     if (name === 'lib' || !(view instanceof JsonObject) || !isQueryMap(view.get('map'))) continue;
-    const index = indexOfMap(ddocId, name, view.get('map') as JsonObject, position++);
+    const index = indexOfMap(ddocId, name, view.get('map') as JsonObject, position++, partitioned);
     if (index !== undefined) out.push(index);
   }
   return out;
@@ -54,7 +61,13 @@ export function isQueryMap(map: JsonValue | undefined): boolean {
   return map instanceof JsonObject && map.get('fields') instanceof JsonObject;
 }
 
-function indexOfMap(ddoc: string, name: string, map: JsonObject, view: number): JsonIndex | undefined {
+function indexOfMap(
+  ddoc: string,
+  name: string,
+  map: JsonObject,
+  view: number,
+  partitioned: boolean,
+): JsonIndex | undefined {
   const fields: IndexField[] = [];
   const spec = map.get('fields') as JsonObject;
   for (let i = 0; i < spec.keys.length; i++) {
@@ -74,6 +87,7 @@ function indexOfMap(ddoc: string, name: string, map: JsonObject, view: number): 
     name,
     fields,
     view,
+    partitioned,
     ...(partial instanceof JsonObject && partial.size > 0 ? { partialFilter: partial } : {}),
   };
 }
@@ -103,7 +117,7 @@ export function describeIndex(index: JsonIndex): JsonObject {
     ['ddoc', index.ddoc],
     ['name', index.name],
     ['type', 'json'],
-    ['partitioned', false],
+    ['partitioned', index.partitioned],
     ['def', def],
   ]);
 }
@@ -127,7 +141,8 @@ export type FilterCompiler = (selector: JsonObject) => (doc: JsonValue) => boole
 export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler): Mapper {
   const indexes = group.views.map((view) => {
     const map = parseJson(view.map);
-    const index = map instanceof JsonObject ? indexOfMap(group.ddocId, view.name, map, 0) : undefined;
+    const index =
+      map instanceof JsonObject ? indexOfMap(group.ddocId, view.name, map, 0, group.partitioned) : undefined;
     return {
       fields: index?.fields,
       filter: index?.partialFilter === undefined ? undefined : compileFilter(index.partialFilter),

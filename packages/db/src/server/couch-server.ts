@@ -18,6 +18,7 @@ import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
 import { USERS_DB, hashUserPassword, isUsersDb, userDocId } from '../documents/users-db.js';
 import { readDocInput } from '../documents/doc-input.js';
+import { checkPartitionableName, PARTITIONED_PROP } from '../documents/partition.js';
 import { parseRev } from '../revisions/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
 import { Database, type DatabaseOptions, DEFAULT_MAX_ATTACHMENT_BYTES } from '../documents/database.js';
@@ -245,21 +246,26 @@ export class CouchServer {
     const store = await this.storage.open(name);
     if (store === undefined) throw dbNotFound();
     const { createdAt } = await store.meta();
+    const partitioned = (await store.getProp(PARTITIONED_PROP)) === 'true';
     // Another request may have opened it meanwhile: one Database per name.
     let db = this.open.get(name);
     if (db === undefined) {
-      db = new Database(name, store, createdAt, this.databaseOptions);
+      db = new Database(name, store, createdAt, { ...this.databaseOptions, partitioned });
       db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);
     }
     return db;
   }
 
-  async createDb(name: string): Promise<Database> {
+  /** Creates a database; `partitioned` (documents/partition.ts) is kept in its storage for good. */
+  async createDb(name: string, options: { partitioned?: boolean } = {}): Promise<Database> {
     validateDbName(name);
+    const partitioned = options.partitioned === true;
+    if (partitioned) checkPartitionableName(name);
     try {
       const store = await this.storage.create(name);
-      const db = new Database(name, store, (await store.meta()).createdAt, this.databaseOptions);
+      if (partitioned) await store.setProp(PARTITIONED_PROP, 'true');
+      const db = new Database(name, store, (await store.meta()).createdAt, { ...this.databaseOptions, partitioned });
       db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);
       return db;

@@ -33,6 +33,7 @@ import type {
   Page,
   PurgeInfo,
   PurgeWrite,
+  RangeStats,
 } from './records.js';
 import type { ViewIndexStore } from './view-index-store.js';
 
@@ -113,6 +114,11 @@ export interface DocumentStore {
   foldDocs(range: IdRange): AsyncIterable<Page<DocRecord>>;
   /** How many documents `foldDocs(range)` would give. */
   countDocs(range: IdRange): Promise<number>;
+  /**
+   * The documents with ids from `start` (inclusive) to `end` (exclusive): live and deleted counts
+   * and the bytes of the live winners' bodies, read from that id range alone (a partition's info).
+   */
+  rangeStats(start: string, end: string): Promise<RangeStats>;
   /** Documents whose last change is after `since`, by sequence (descending: newest first). */
   foldChanges(since: number, descending?: boolean): AsyncIterable<Page<DocRecord>>;
   /** `foldDocs` with each live winner's body (a scan of every document, Mango without an index). */

@@ -128,6 +128,14 @@ export interface IdRange {
 /** A page of a fold: rows in order; folds read a page per query, so nothing stays open between pages. */
 export type Page<T> = readonly T[];
 
+/** Counts and sizes of an id range (`DocumentStore.rangeStats`). */
+export interface RangeStats {
+  docCount: number;
+  docDelCount: number;
+  /** Bytes of the live winners' bodies as JSON (what `sizes.external` sums). */
+  external: number;
+}
+
 /** The counters of a database, without file sizes. */
 export type Counters = Pick<DbMeta, 'updateSeq' | 'docCount' | 'docDelCount'>;
 

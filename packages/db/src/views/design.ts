@@ -19,6 +19,11 @@ export interface ViewDef {
   options: Record<string, unknown>;
   /** `collation: "raw"` in the view's options or (a Divan extension) at the root of the ddoc's `options`. */
   raw: boolean;
+  /**
+   * A partitioned view (its design document's, see `ViewGroup.partitioned`): each row key starts
+   * with its document's partition (./index/partition-rows.ts).
+   */
+  partitioned: boolean;
 }
 
 export interface ViewGroup {
@@ -33,13 +38,19 @@ export interface ViewGroup {
   localSeq: boolean;
   /** `views.lib`: the CommonJS modules map functions `require` (`views/lib/...`); `{}` when none. */
   lib: unknown;
+  /**
+   * `options.partitioned`, by default the database's own setting (CouchDB's rule; `true` is
+   * refused on save in a database that is not partitioned): its queries name one partition.
+   */
+  partitioned: boolean;
   signature: string;
 }
 
 /** The view group of a design document's body (a plain object as JSON.parse gives it). */
-export function viewGroupOf(ddocId: string, body: Record<string, unknown>): ViewGroup {
+export function viewGroupOf(ddocId: string, body: Record<string, unknown>, dbPartitioned = false): ViewGroup {
   const language = typeof body.language === 'string' ? body.language : 'javascript';
   const options = isObject(body.options) ? body.options : {};
+  const partitioned = dbPartitioned && options.partitioned !== false;
   const views: ViewDef[] = [];
   const rawViews = isObject(body.views) ? body.views : {};
   for (const name of Object.keys(rawViews)) {
@@ -61,6 +72,7 @@ export function viewGroupOf(ddocId: string, body: Record<string, unknown>): View
       reduce: typeof view.reduce === 'string' ? view.reduce : undefined,
       options: viewOptions,
       raw: viewOptions.collation === 'raw' || options.collation === 'raw',
+      partitioned,
     });
   }
   const includeDesign = options.include_design === true || views.some((v) => v.options.include_design === true);
@@ -77,10 +89,12 @@ export function viewGroupOf(ddocId: string, body: Record<string, unknown>): View
         collator: collatorVersion(),
         // Row format 2: one document's rows under one key are ordered by value (./index/index-rows.ts).
         rows: 2,
+        // Partitioned rows are keyed otherwise; other signatures stay what they were.
+        ...(partitioned ? { partitioned } : {}),
       }),
     )
     .digest('hex');
-  return { ddocId, language, views, options, includeDesign, localSeq, lib, signature };
+  return { ddocId, language, views, options, includeDesign, localSeq, lib, partitioned, signature };
 }
 
 export function viewOf(group: ViewGroup, name: string): { view: ViewDef; index: number } {

@@ -68,7 +68,7 @@ export class ViewManager {
     const current = await this.db.winningBody(ddocId);
     // Deleted between the two reads: as if read a moment later.
     if (current === undefined) throw new CouchError('not_found', 'deleted');
-    const group = viewGroupOf(ddocId, toPlain(current.body) as Record<string, unknown>);
+    const group = viewGroupOf(ddocId, toPlain(current.body) as Record<string, unknown>, this.db.partitioned);
     this.groups.set(ddocId, { rev: record.rev, group });
     return group;
   }
@@ -107,7 +107,9 @@ export class ViewManager {
     for (const record of await this.db.designRecords()) {
       const current = await this.db.winningBody(record.id);
       if (current !== undefined)
-        live.add(viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>).signature);
+        live.add(
+          viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>, this.db.partitioned).signature,
+        );
     }
     return live;
   }

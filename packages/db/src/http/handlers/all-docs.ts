@@ -3,7 +3,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { allDocs, type AllDocsOptions, type IdSpace } from '../../documents/all-docs.js';
 import type { Database } from '../../documents/database.js';
-import { ALL_DOCS, parseQuery } from '../../views/query/index.js';
+import { ALL_DOCS, PARTITIONED_ALL_DOCS, parseQuery, type QueryIndex } from '../../views/query/index.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { joinRows, sendText, streamRows } from '../respond.js';
@@ -38,12 +38,17 @@ async function collect(db: Database, space: IdSpace, options: AllDocsOptions): P
   return `${await head(db, options, result.totalRows, result.offset)}${await joinRows(result.rows)}]}`;
 }
 
+/** `_all_docs` of a partitioned database takes a `partition`. */
+function indexOf(db: Database, space: IdSpace): QueryIndex {
+  return space === 'all' && db.partitioned ? PARTITIONED_ALL_DOCS : ALL_DOCS;
+}
+
 function handlersFor(space: IdSpace) {
   return {
-    index: (ctx: RequestContext) => answer(ctx, space, parseQuery(ALL_DOCS, ctx.query)),
+    index: async (ctx: RequestContext) => answer(ctx, space, parseQuery(indexOf(await dbOf(ctx), space), ctx.query)),
     async query(ctx: RequestContext) {
-      await dbOf(ctx); // a missing database is a 404 before anything about the body
-      return answer(ctx, space, parseQuery(ALL_DOCS, ctx.query, await bodyParams(ctx, true)));
+      const db = await dbOf(ctx); // a missing database is a 404 before anything about the body
+      return answer(ctx, space, parseQuery(indexOf(db, space), ctx.query, await bodyParams(ctx, true)));
     },
     queries: (ctx: RequestContext) => queriesIn(ctx, space),
   };
@@ -64,7 +69,7 @@ async function queriesIn(ctx: RequestContext, space: IdSpace): Promise<void> {
   if (queries === undefined) throw new CouchError('bad_request', 'POST body must include `queries` parameter.');
   if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
   // Every query is parsed (and may fail) before any is answered.
-  const parsed = queries.map((query) => parseQuery(ALL_DOCS, ctx.query, query, 'member'));
+  const parsed = queries.map((query) => parseQuery(indexOf(db, space), ctx.query, query, 'member'));
   const results: string[] = [];
   for (const options of parsed) results.push(await collect(db, space, options));
   sendText(ctx, 200, `{"results":[${results.join(',')}]}`);

@@ -4,6 +4,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { compactionOf } from '../../documents/compaction.js';
 import type { Database } from '../../documents/database.js';
+import { parsePartitionedFlag } from '../../documents/partition.js';
 import { param, type RequestContext } from '../context.js';
 import { readJson } from '../body.js';
 import { locationOf } from '../location.js';
@@ -24,8 +25,9 @@ export const databases = {
         throw new CouchError('bad_request', `The \`${name}\` value should be a positive integer.`);
       }
     }
+    const partitioned = parsePartitionedFlag(ctx.query.get('partitioned'));
     const name = param(ctx, 'db');
-    await ctx.server.createDb(name);
+    await ctx.server.createDb(name, { partitioned });
     sendJson(ctx, 201, { ok: true }, { Location: locationOf(ctx, name) });
   },
 
@@ -89,7 +91,7 @@ export async function dbInfo(db: Database): Promise<Record<string, unknown>> {
     purge_seq: meta.purgeSeq,
     update_seq: meta.updateSeq,
     sizes: meta.sizes,
-    props: {},
+    props: db.partitioned ? { partitioned: true } : {},
     doc_del_count: meta.docDelCount,
     doc_count: meta.docCount,
     disk_format_version: 8,

@@ -6,7 +6,8 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, stringifyJson } from '../../json/index.js';
 import { explain } from '../../mango/explain.js';
 import { type FindRun, findBody } from '../../mango/find.js';
-import { parseFindRequest } from '../../mango/find-request.js';
+import { type FindRequest, parseFindRequest } from '../../mango/find-request.js';
+import { validatePartition } from '../../documents/partition.js';
 import { parseIndexRequest } from '../../mango/index-request.js';
 import { ALL_DOCS_INDEX, describeIndex } from '../../mango/json-index.js';
 import { bulkDeleteIndexes, createIndex, deleteIndex, jsonIndexes } from '../../mango/indexes.js';
@@ -17,13 +18,19 @@ import { sendBytes, sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
 import { countFind } from '../request-counts.js';
 
+/** A `partition` in the query string (`/{db}/_partition/{p}/_find` puts it there) wins over the body's. */
+function scopedFind(ctx: RequestContext, request: FindRequest): FindRequest {
+  const partition = ctx.query.get('partition');
+  return partition === null ? request : { ...request, partition: validatePartition(partition) };
+}
+
 export const mango = {
   /** `POST /{db}/_find`: `{"docs", "bookmark", "execution_stats"?, "warning"?}`, or `{"docs":[]}` when not run. */
   async find(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     checkJsonType(ctx);
     const body = await readJson(ctx);
-    const request = parseFindRequest(body);
+    const request = scopedFind(ctx, parseFindRequest(body));
     const onRun = (run: FindRun) => countFind(ctx.server.stats, run);
     sendBytes(ctx, 200, await findBody(db, ctx.server.views(db), request, stringifyJson(body), onRun));
   },
@@ -32,7 +39,7 @@ export const mango = {
   async explain(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     checkJsonType(ctx);
-    sendText(ctx, 200, stringifyJson(await explain(db, parseFindRequest(await readJson(ctx)))));
+    sendText(ctx, 200, stringifyJson(await explain(db, scopedFind(ctx, parseFindRequest(await readJson(ctx))))));
   },
 
   /** `POST /{db}/_index`. */

@@ -20,6 +20,7 @@ import type {
   LocalDoc,
   Page,
   PurgeInfo,
+  RangeStats,
 } from '../records.js';
 import type { ViewIndexStore } from '../view-index-store.js';
 import type { AttachmentWriteLocks } from './attachment-write-locks.js';
@@ -210,6 +211,20 @@ export class PostgresDocumentStore implements DocumentStore {
       [this.dbId, ...params],
     );
     return Number(row?.n ?? 0);
+  }
+
+  async rangeStats(start: string, end: string): Promise<RangeStats> {
+    // The (db_id, id) key bounds the scan to the range; sizes are 0 for deleted winners.
+    const [row] = await this.query<{ live: string; deleted: string; external: string }>(
+      `SELECT count(*) FILTER (WHERE NOT deleted) AS live, count(*) FILTER (WHERE deleted) AS deleted, ` +
+        `coalesce(sum(size), 0) AS external FROM ${this.sql.schema}.docs WHERE db_id = $1 AND id >= $2 AND id < $3`,
+      [this.dbId, start, end],
+    );
+    return {
+      docCount: Number(row?.live ?? 0),
+      docDelCount: Number(row?.deleted ?? 0),
+      external: Number(row?.external ?? 0),
+    };
   }
 
   async *foldChanges(since: number, descending = false): AsyncGenerator<Page<DocRecord>> {

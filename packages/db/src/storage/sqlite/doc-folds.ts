@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { GROWING_PAGES, keysetPages } from '../keyset-pages.js';
-import type { ChangedDoc, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
+import type { ChangedDoc, DocRecord, IdRange, LocalDoc, PurgeInfo, RangeStats } from '../records.js';
 import {
   type BodyRow,
   DOC_COLUMNS,
@@ -67,6 +67,14 @@ export class SqliteDocFolds {
     const all = this.rangeStatement(`SELECT count(*) FROM docs${where}`).get(...params) as number;
     if (range.includeDeleted === true) return all;
     return all - (this.rangeStatement(`SELECT count(*) FROM docs${where} AND deleted = 1`).get(...params) as number);
+  }
+
+  rangeStats(start: string, end: string): RangeStats {
+    // The `id` index bounds the scan to the range; sizes are 0 for deleted winners.
+    const row = this.rangeStatement(
+      'SELECT coalesce(sum(deleted = 0), 0), coalesce(sum(deleted), 0), coalesce(sum(size), 0) FROM docs WHERE id >= ? AND id < ?',
+    ).get(start, end) as [number, number, number];
+    return { docCount: row[0], docDelCount: row[1], external: row[2] };
   }
 
   *foldChanges(since: number, descending = false): Generator<DocRecord> {

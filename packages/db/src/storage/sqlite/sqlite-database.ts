@@ -18,6 +18,7 @@ import type {
   LocalDoc,
   PurgeInfo,
   PurgeWrite,
+  RangeStats,
 } from '../records.js';
 import { SqliteAttachments } from './attachments.js';
 import { SqliteDocFolds } from './doc-folds.js';
@@ -211,6 +212,10 @@ export class SqliteDatabase implements SqliteSyncStore {
 
   countDocs(range: IdRange): number {
     return this.folds.countDocs(range);
+  }
+
+  rangeStats(start: string, end: string): RangeStats {
+    return this.folds.rangeStats(start, end);
   }
 
   foldChanges(since: number, descending = false): Generator<DocRecord> {

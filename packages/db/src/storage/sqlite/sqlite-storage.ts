@@ -13,7 +13,7 @@ import type {
   Storage,
 } from '../contract.js';
 import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
-import type { DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
+import type { DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo, RangeStats } from '../records.js';
 import { recordsOf } from './doc-reads.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
@@ -209,6 +209,10 @@ class SqliteDocumentStore implements DocumentStore {
 
   async countDocs(range: IdRange): Promise<number> {
     return this.db.countDocs(range);
+  }
+
+  async rangeStats(start: string, end: string): Promise<RangeStats> {
+    return this.db.rangeStats(start, end);
   }
 
   foldChanges(since: number, descending = false): AsyncIterable<Page<DocRecord>> {

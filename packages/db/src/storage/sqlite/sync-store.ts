@@ -20,6 +20,7 @@ import type {
   LocalDoc,
   PurgeInfo,
   PurgeWrite,
+  RangeStats,
 } from '../records.js';
 import type { SqliteAttachments } from './attachments.js';
 
@@ -56,6 +57,8 @@ export interface SqliteSyncStore {
   foldDocs(range: IdRange): Generator<DocRecord>;
   /** How many documents `foldDocs(range)` would give (what `_all_docs` reports as `offset`). */
   countDocs(range: IdRange): number;
+  /** `DocumentStore.rangeStats`, synchronous. */
+  rangeStats(start: string, end: string): RangeStats;
   /** Documents whose last change is after `since`, by sequence (descending: newest first). */
   foldChanges(since: number, descending?: boolean): Generator<DocRecord>;
   /** `foldDocs` with each live winner's body (`body` undefined for a deleted winner). */

@@ -5,6 +5,9 @@
  */
 import { collateRaw, encodeRowKey } from '../../collation/index.js';
 import { SMALL_ROW, type BackEntry } from './back-index.js';
+import { isDesignId } from '../../documents/doc-id.js';
+import { partitionOf } from '../../documents/partition.js';
+import { partitionPrefix } from './partition-rows.js';
 import type { ViewDef } from '../design.js';
 import type { RowValue } from './row-tree.js';
 
@@ -30,15 +33,26 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
   const back: BackEntry[] = [];
   const all = doc.rows;
   if (all === undefined) return back;
+  // A partitioned view's row keys start with the document's partition (./partition-rows.ts); a
+  // document without one (a design document) has no rows there.
+  let prefix: Buffer | undefined | null;
   for (let view = 0; view < all.length; view++) {
     const rows = all[view];
     if (rows === undefined || rows.length === 0) continue;
-    const raw = views[view]!.raw;
+    const { raw, partitioned } = views[view]!;
+    if (partitioned) {
+      if (prefix === undefined) {
+        const partition = isDesignId(doc.id) ? undefined : partitionOf(doc.id);
+        prefix = partition === undefined ? null : partitionPrefix(partition);
+      }
+      if (prefix === null) continue;
+    }
+    const rowKeyOf = (key: unknown): Buffer =>
+      partitioned ? Buffer.concat([prefix!, encodeRowKey(key, doc.id, raw)]) : encodeRowKey(key, doc.id, raw);
     const rowKeys: Buffer[] = new Array(rows.length);
     for (let n = 0; n < rows.length; n++) {
       const key = rows[n]![0];
-      rowKeys[n] =
-        (rows.length === 1 ? known?.(view, JSON.stringify(key)) : undefined) ?? encodeRowKey(key, doc.id, raw);
+      rowKeys[n] = (rows.length === 1 ? known?.(view, JSON.stringify(key)) : undefined) ?? rowKeyOf(key);
     }
     // A document may emit the same key twice: the rows after the first of a key get a suffix
     // that keeps them distinct (never 0xFF, which range bounds rely on), and CouchDB's order

@@ -5,6 +5,7 @@
  */
 import { CouchError } from '../../errors.js';
 import { parseBool, parseJsonParam, parsePositiveInteger } from '../../support/query-values.js';
+import { validatePartition } from '../../documents/partition.js';
 import type { ViewQuery } from './query-options.js';
 
 /** Where a value came from: query-string values are text, the others decoded JSON. */
@@ -161,7 +162,8 @@ const PARAMS: Record<string, Param> = {
   update_seq: { apply: (a, v) => void (a.updateSeq = v.bool()) },
   conflicts: { apply: (a, v) => void (a.conflicts = v.bool()) },
   sorted: { apply: (a, v) => void (a.sorted = v.bool()) },
-  partition: { requestOnly: true, apply: (a, v) => void (a.partition = String(v.raw)) },
+  // couch_mrview_http checks the name as it parses it.
+  partition: { requestOnly: true, apply: (a, v) => void (a.partition = validatePartition(v.raw)) },
 };
 
 const ALIASES: Record<string, string> = {

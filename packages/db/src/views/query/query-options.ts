@@ -30,4 +30,6 @@ export interface ViewQuery {
   sorted: boolean;
   attachments: boolean;
   attEncodingInfo: boolean;
+  /** A partitioned database's partition the query reads alone (../../documents/partition.ts). */
+  partition?: string;
 }

@@ -44,6 +44,9 @@ export type { ViewQuery } from './query-options.js';
 /** couch_mrview's internal maximum limit (2^59 - 1), the default `[query_server_config] query_limit`. */
 export const MAX_LIMIT = 576460752303423487n;
 
+/** CouchDB's default `[query_server_config] partition_query_limit`: the most rows a partition's query reads. */
+export const PARTITION_QUERY_LIMIT = 2000n;
+
 const KEYS_INCOMPATIBLE = '`keys` is incompatible with `key`, `start_key` and `end_key`';
 
 /** What a query reads: a view of a design document, or `_all_docs` (a map-only view of the by-id index). */
@@ -55,12 +58,24 @@ export interface QueryIndex {
   raw: boolean;
   /** The design document's `options`, as query defaults (none for `_all_docs`). */
   defaults: Record<string, unknown>;
+  /**
+   * A partitioned view (it needs a `partition`), or for `_all_docs` a partitioned database (it
+   * takes one); the partition rules are in ../../documents/partition.ts.
+   */
+  partitioned?: boolean;
 }
 
 export const ALL_DOCS: QueryIndex = { rules: ALL_DOCS_RULES, raw: false, defaults: {} };
 
-export function viewIndex(view: { reduce?: string; raw: boolean }, ddocOptions: Record<string, unknown>): QueryIndex {
-  const index: QueryIndex = { rules: VIEW_RULES, raw: view.raw, defaults: ddocOptions };
+/** `_all_docs` of a partitioned database: a `partition` may scope it. */
+export const PARTITIONED_ALL_DOCS: QueryIndex = { ...ALL_DOCS, partitioned: true };
+
+export function viewIndex(
+  view: { reduce?: string; raw: boolean },
+  ddocOptions: Record<string, unknown>,
+  partitioned = false,
+): QueryIndex {
+  const index: QueryIndex = { rules: VIEW_RULES, raw: view.raw, defaults: ddocOptions, partitioned };
   if (view.reduce !== undefined) index.reduce = view.reduce;
   return index;
 }
@@ -178,10 +193,13 @@ function validate(args: Args, index: QueryIndex): ViewQuery {
     if (args.explicitEnd !== true) args.endkey = key;
     args.keys = undefined;
   }
-  // apply_limit runs before validate_args.
-  if (args.limit !== undefined && args.limit > MAX_LIMIT) {
-    throw queryParseError(`Limit is too large, must not exceed ${MAX_LIMIT}`);
+  // apply_limit runs before validate_args; a partition's query has the lower limit, its default too.
+  const partitionScoped = index.partitioned === true && (index.rules === VIEW_RULES || args.partition !== undefined);
+  const maxLimit = partitionScoped ? PARTITION_QUERY_LIMIT : MAX_LIMIT;
+  if (args.limit !== undefined && args.limit > maxLimit) {
+    throw queryParseError(`Limit is too large, must not exceed ${maxLimit}`);
   }
+  if (partitionScoped && args.limit === undefined) args.limit = PARTITION_QUERY_LIMIT;
   const groupLevel = determineGroupLevel(args);
   const reducing = index.reduce !== undefined && args.reduce !== false;
   if (!reducing && args.reduce === true) throw queryParseError('Reduce is invalid for map-only views.');
@@ -204,7 +222,7 @@ function validate(args: Args, index: QueryIndex): ViewQuery {
   if (groupLevel !== 0 && !reducing) throw queryParseError('Invalid use of grouping on a map view.');
   if (reducing && args.includeDocs) throw queryParseError('`include_docs` is invalid for reduce');
   if (reducing && args.conflicts !== undefined) throw queryParseError('`conflicts` is invalid for reduce views.');
-  if (args.partition !== undefined) throw queryParseError(index.rules.partitionRefusal);
+  checkPartition(args.partition, index);
   if (index.rules.checksRange) checkRange(args, index.raw);
 
   const result: ViewQuery = {
@@ -228,7 +246,23 @@ function validate(args: Args, index: QueryIndex): ViewQuery {
   if (args.endkeyDocid !== undefined) result.endkeyDocid = args.endkeyDocid as string;
   if (args.keys !== undefined) result.keys = args.keys as unknown[];
   if (args.limit !== undefined) result.limit = Number(args.limit);
+  if (args.partition !== undefined) result.partition = args.partition;
   return result;
+}
+
+/**
+ * validate_args' partition rules: a partitioned view needs a partition, any other view refuses
+ * one, and `_all_docs` takes one in a partitioned database only.
+ */
+function checkPartition(partition: string | undefined, index: QueryIndex): void {
+  const view = index.rules === VIEW_RULES;
+  if (index.partitioned === true) {
+    if (view && partition === undefined) {
+      throw queryParseError('`partition` parameter is mandatory for queries to this view.');
+    }
+    return;
+  }
+  if (partition !== undefined) throw queryParseError(index.rules.partitionRefusal);
 }
 
 /** 3.x: group_level, when given, wins over group (whatever their order); group=false with a level > 0 is an error. */

@@ -13,6 +13,7 @@ import type { ViewQuery } from './query-options.js';
 import { groupKeyOf, type Grouping } from './group-key.js';
 import { isReduceOverflowError, type Reducer } from '../reduce/index.js';
 import type { RowEntry, RowTree } from '../index/row-tree.js';
+import { partitionRows } from '../index/partition-rows.js';
 import type { GroupState } from '../group-state.js';
 
 /** The parts of a parsed query (./query-options.ts) that reading rows needs. */
@@ -268,7 +269,9 @@ export function answerQuery(
   q: ViewQuery,
 ): { meta: ViewMeta; rows: Rows } {
   const view = state.group.views[viewNo]!;
-  const tree = state.index.trees[viewNo]!;
+  const whole = state.index.trees[viewNo]!;
+  // A partition's query reads the partition's rows alone (../index/partition-rows.ts).
+  const tree = view.partitioned && q.partition !== undefined ? partitionRows(whole, q.partition) : whole;
   // The view's own update_seq (the last change to its rows; its ETag moves with it): a change
   // the view ignores (a design doc, a doc it emits nothing for) leaves it, as in CouchDB.
   const seq = q.updateSeq ? { update_seq: state.index.changedSeq(viewNo) } : {};

@@ -51,7 +51,7 @@ export interface ViewAnswer {
 export async function openView(db: Database, manager: ViewManager, ddoc: string, name: string): Promise<ViewTarget> {
   const group = await manager.groupOf(DESIGN_PREFIX + ddoc);
   const { index: viewNo, view } = viewOf(group, name);
-  const queryIndex = viewIndex(view, group.options);
+  const queryIndex = viewIndex(view, group.options, group.partitioned);
   return { db, manager, group, view, viewNo, state: await manager.state(group), queryIndex };
 }
 
