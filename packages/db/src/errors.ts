@@ -27,6 +27,7 @@ const STATUS_OF: Record<string, number> = {
   bad_request: 400,
   query_parse_error: 400,
   illegal_docid: 400,
+  illegal_partition: 400,
   doc_validation: 400,
   invalid_design_doc: 400,
   compilation_error: 400,

@@ -26,7 +26,8 @@ export interface ReplicatorHost {
   log(line: string): void;
   /** A local database, or a 404 when there is none. */
   openDb(name: string): Promise<Database>;
-  createDb(name: string): Promise<Database>;
+  /** `partitioned`: `create_target_params.partitioned` (documents/partition.ts). */
+  createDb(name: string, options?: { partitioned?: boolean }): Promise<Database>;
 }
 
 export interface ReplicateAnswer {
@@ -300,7 +301,7 @@ export class Replicator {
       if (!create) throw new CouchError('db_not_found', `The ${role} database ${spec.name} does not exist.`, 404);
       // Creating a database is a server admin's right, as `PUT /db` is.
       requireAdmin(user);
-      db = await this.host.createDb(spec.name);
+      db = await this.host.createDb(spec.name, { partitioned: request.createTargetParams.partitioned === true });
     }
     return LocalEndpoint.open(db, user, role, this.host.log);
   }

@@ -108,7 +108,7 @@ export class CouchServer {
     node: NODE_NAME,
     log: (line) => this.log(line),
     openDb: (name) => this.db(name),
-    createDb: (name) => this.createDb(name),
+    createDb: (name, options) => this.createDb(name, options),
   });
   /** The server's database events (`_db_updates`). */
   readonly dbUpdates: DbUpdates;
