@@ -296,6 +296,19 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         }
       });
 
+      it('rangeStats counts live and deleted documents and sums live bodies in [start, end) alone', async () => {
+        const bytes = (id: string) => Buffer.byteLength(`{"id":${JSON.stringify(id)}}`);
+        assert.deepEqual(await db.rangeStats('a', 'b'), {
+          docCount: 2,
+          docDelCount: 0,
+          external: bytes('a') + bytes('ab'),
+        });
+        assert.deepEqual(await db.rangeStats('d', 'e'), { docCount: 0, docDelCount: 1, external: 0 });
+        assert.deepEqual(await db.rangeStats('b', 'b'), { docCount: 0, docDelCount: 0, external: 0 });
+        assert.equal((await db.rangeStats('m', 'n')).docCount, 600);
+        assert.deepEqual(await db.rangeStats('x', 'y'), { docCount: 0, docDelCount: 0, external: 0 });
+      });
+
       it("foldDocBodies is foldDocs with each live winner's body", async () => {
         for (const range of [
           {},
