@@ -51,9 +51,12 @@ export class Divan {
     });
   }
 
-  /** Creates a database; a 412 `file_exists` CouchError when it exists. */
-  async createDb(name: string): Promise<EmbeddedDb> {
-    return new EmbeddedDb(this.couch, await this.couch.createDb(name));
+  /**
+   * Creates a database (`partitioned`: CouchDB's `?partitioned=true`); a 412 `file_exists`
+   * CouchError when it exists.
+   */
+  async createDb(name: string, options: { partitioned?: boolean } = {}): Promise<EmbeddedDb> {
+    return new EmbeddedDb(this.couch, await this.couch.createDb(name, options));
   }
 
   /** An existing database; a 404 CouchError when there is none. */
