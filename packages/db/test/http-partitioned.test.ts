@@ -138,6 +138,27 @@ describe('partitioned databases', () => {
       error(purge, 400, 'illegal_docid');
     });
 
+    it('_bulk_get answers an id without a partition with its error, the others as usual', async () => {
+      const r = await t.request('POST', '/ids/_bulk_get', {
+        body: { docs: [{ id: 'my-partition-post' }, { id: 'p:posted' }] },
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json.results[0], {
+        id: 'my-partition-post',
+        docs: [
+          {
+            error: {
+              id: 'my-partition-post',
+              rev: null,
+              error: 'illegal_docid',
+              reason: 'Doc id must be of form partition:id',
+            },
+          },
+        ],
+      });
+      assert.equal(r.json.results[1].docs[0].ok._id, 'p:posted');
+    });
+
     it('a plain database takes any id', async () => {
       await create('plainids', '');
       assert.equal((await t.request('PUT', '/plainids/nopartition', { body: {} })).status, 201);
@@ -410,6 +431,10 @@ describe('partitioned databases', () => {
       assert.equal(global.json.execution_stats.total_docs_examined, 200);
       const inBody = await find('/m/_find', { selector: { value: 3 }, partition: 'bar' });
       assert.deepEqual(docIds(inBody), ['bar:3']);
+      // The same body, asked globally and of a partition: two answers (never one cached for both).
+      assert.deepEqual(docIds(await find('/m/_find', { selector: { value: 4 } })).sort(), ['bar:4', 'foo:4']);
+      assert.deepEqual(docIds(await find('/m/_partition/foo/_find', { selector: { value: 4 } })), ['foo:4']);
+      assert.deepEqual(docIds(await find('/m/_partition/bar/_find', { selector: { value: 4 } })), ['bar:4']);
     });
 
     it('indexes are partitioned by default: a partition query uses them, a global one cannot', async () => {
@@ -444,6 +469,19 @@ describe('partitioned databases', () => {
       assert.equal(r.json.execution_stats.total_keys_examined, 11, 'the index rows of the partition only');
       const global = await find('/m/_explain', { selector: { value: { $gt: 90 } } });
       assert.equal(global.json.index.name, '_all_docs');
+      assert.equal(global.json.mrargs.partition, null);
+      // A bookmark goes on within the partition.
+      const page = { selector: { value: { $gte: 6, $lt: 16 } }, limit: 3 };
+      const first = await find('/m/_partition/foo/_find', page);
+      assert.deepEqual(docIds(first), ['foo:6', 'foo:7', 'foo:8']);
+      const next = await find('/m/_partition/foo/_find', { ...page, bookmark: first.json.bookmark });
+      assert.deepEqual(docIds(next), ['foo:9', 'foo:10', 'foo:11']);
+      error(
+        await t.request('GET', '/m/_partition/_find'),
+        400,
+        'illegal_partition',
+        'Partition must not start with an underscore',
+      );
       error(
         await find('/m/_find', { selector: { value: { $gt: 90 } }, sort: ['value'] }),
         400,

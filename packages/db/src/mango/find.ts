@@ -90,7 +90,8 @@ export async function findBody(
   onRun?: (run: FindRun) => void,
 ): Promise<Buffer> {
   const cacheable = request.update && request.stale !== 'ok' && !request.executionStats;
-  const key = cacheable ? `_find ${await db.updateSeq()} ${requestJson}` : undefined;
+  // The partition may come from the path, not the body.
+  const key = cacheable ? `_find ${await db.updateSeq()} ${request.partition} ${requestJson}` : undefined;
   const cached = key === undefined ? undefined : views.answers.get(key);
   if (cached !== undefined) return cached;
   const answer = await find(db, views, request, onRun);

@@ -4,6 +4,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, type JsonValue, toPlain } from '../../json/index.js';
 import { formatRev, parseRev, type Rev } from '../../revisions/index.js';
 import { randomId, validateDocId } from '../../documents/doc-id.js';
+import { validatePartitionedDocId } from '../../documents/partition.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
@@ -177,6 +178,8 @@ async function bulkGetOne(db: Db, entry: JsonValue, options: OpenOptions, ahead?
   if (id === undefined) return wrap([error(null, null, 'bad_request', 'document id missed')]);
   try {
     validateDocId(id);
+    // A partitioned database's rule, as CouchDB's _bulk_get applies it to reads.
+    if (db.partitioned) validatePartitionedDocId(id as string);
   } catch (failure) {
     if (!(failure instanceof CouchError)) throw failure;
     return wrap([error(id, null, failure.error, failure.reason)]);
