@@ -402,6 +402,30 @@ describe('partitioned databases', () => {
     });
   });
 
+  describe('partitioned views kept up to date', () => {
+    it('an update moves a row, a purge removes it, in the partition and nowhere else', async () => {
+      await create('upd');
+      await bulk('upd', [
+        { _id: 'foo:2', value: 2 },
+        { _id: 'bar:2', value: 2 },
+        { _id: '_design/v', views: { some: { map: 'function (doc) { emit(doc.value, null); }' } } },
+      ]);
+      const keyRows = async (partition: string, key: number) =>
+        ids(await t.request('GET', `/upd/_partition/${partition}/_design/v/_view/some?key=${key}`));
+      assert.deepEqual(await keyRows('foo', 2), ['foo:2']);
+      const doc = (await t.request('GET', '/upd/foo:2')).json;
+      const put = await t.request('PUT', '/upd/foo:2', { body: { ...doc, value: 4 } });
+      assert.equal(put.status, 201);
+      assert.deepEqual(await keyRows('foo', 2), []);
+      assert.deepEqual(await keyRows('foo', 4), ['foo:2']);
+      assert.deepEqual(await keyRows('bar', 2), ['bar:2']);
+      assert.equal((await t.request('POST', '/upd/_purge', { body: { 'foo:2': [put.json.rev] } })).status, 201);
+      assert.deepEqual(await keyRows('foo', 4), []);
+      assert.equal((await t.request('GET', '/upd/_partition/foo/_design/v/_view/some')).json.total_rows, 0);
+      assert.equal((await t.request('GET', '/upd/_partition/bar/_design/v/_view/some')).json.total_rows, 1);
+    });
+  });
+
   describe('Mango in a partitioned database', () => {
     before(async () => {
       await create('m');
