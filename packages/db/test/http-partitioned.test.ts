@@ -222,7 +222,10 @@ describe('partitioned databases', () => {
         'bad_request',
         'database is not partitioned',
       );
-      assert.equal((await t.request('POST', '/info/_partition/foo', { body: {} })).status, 405);
+      const post = await t.request('POST', '/info/_partition/foo', { body: {} });
+      error(post, 405, 'method_not_allowed', 'Only GET allowed');
+      assert.equal(post.headers.get('allow'), 'GET');
+      error(await t.request('POST', '/info/_partition/_foo', { body: {} }), 400, 'illegal_partition');
       assert.equal((await t.request('GET', '/nodb/_partition/foo')).status, 404);
       error(await t.request('GET', '/info/_partition/foo/_changes'), 404, 'not_found');
     });

@@ -284,6 +284,7 @@ const DATABASE = [
   answer('/:db/_index/*rest', 'notFound'),
   // Partitioned databases (documents/partition.ts, http/handlers/partitions.ts).
   endpoint('/:db/_partition', PARTITION_ANY('partitions#invalid'), 'member'),
+  unlisted('post', '/:db/_partition/:partition', 'partitions#infoPost', 'member'),
   endpoint('/:db/_partition/:partition', { GET: 'partitions#info' }, 'member'),
   endpoint(
     '/:db/_partition/:partition/_all_docs',

@@ -12,6 +12,7 @@ import { sendJson } from '../respond.js';
 import { allDocsHandlers } from './all-docs.js';
 import { dbOf } from './databases.js';
 import { mango } from './mango.js';
+import { errors } from './server.js';
 import { views } from './views.js';
 
 /** Checks the request's partition and puts it in the query string, as CouchDB rewrites the request. */
@@ -34,6 +35,15 @@ export const partitions = {
 
   async info(ctx: RequestContext): Promise<void> {
     sendJson(ctx, 200, await partitionInfo(await dbOf(ctx), param(ctx, 'partition')));
+  },
+
+  /** A POST to a partition is a 405, except that CouchDB checks an underscore first. */
+  async infoPost(ctx: RequestContext): Promise<void> {
+    await dbOf(ctx);
+    const partition = param(ctx, 'partition');
+    if (partition.startsWith('_')) validatePartition(partition);
+    ctx.params.allow = 'GET';
+    errors.methodNotAllowed(ctx);
   },
 
   async allDocs(ctx: RequestContext): Promise<void> {
