@@ -49,9 +49,9 @@ describe('node and cluster endpoints', () => {
     assert.deepEqual([r.status, r.json], [200, { state: 'single_node_enabled' }]);
   });
 
-  it('GET / lists no feature Divan lacks (Fauxton hides partitions and search then)', async () => {
+  it('GET / lists the features Divan has and none it lacks (Fauxton offers partitions, hides search)', async () => {
     const r = await t.request('GET', '/', { auth: false });
-    assert.deepEqual(r.json.features, []);
+    assert.deepEqual(r.json.features, ['partitioned']);
   });
 
   describe('/_node/{node}/_config', () => {

@@ -264,7 +264,13 @@ export class CouchServer {
     if (partitioned) checkPartitionableName(name);
     try {
       const store = await this.storage.create(name);
-      if (partitioned) await store.setProp(PARTITIONED_PROP, 'true');
+      if (partitioned) {
+        // Never left as an ordinary database: one whose mark failed to be stored goes again.
+        await store.setProp(PARTITIONED_PROP, 'true').catch(async (error: unknown) => {
+          await this.storage.destroy(name).catch(() => {});
+          throw error;
+        });
+      }
       const db = new Database(name, store, (await store.meta()).createdAt, { ...this.databaseOptions, partitioned });
       db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);

@@ -26,7 +26,8 @@ export const server = {
       version: VERSION,
       git_sha: GIT_SHA,
       uuid: ctx.server.uuid,
-      features: [],
+      // What Fauxton and clients look for before offering a feature (partitioned databases).
+      features: ['partitioned'],
       vendor: { name: 'Divan', version: VENDOR_VERSION },
     });
   },

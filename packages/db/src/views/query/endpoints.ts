@@ -23,7 +23,7 @@ export interface EndpointRules {
   oneKeyIsKey: boolean;
   /** check_range: a reversed key range is a 400 on a view; `_all_docs` answers it with no rows. */
   checksRange: boolean;
-  /** validate_args' refusal of `partition` (no database or design document here is partitioned). */
+  /** validate_args' refusal of `partition` by a design document or database that is not partitioned. */
   partitionRefusal: string;
 }
 
