@@ -342,6 +342,13 @@ describe('partitioned databases', () => {
       assert.deepEqual(nothing.json.rows, []);
       const viaQuery = await t.request('GET', '/q/_design/map/_view/some?partition=bar&key=7');
       assert.deepEqual(ids(viaQuery), ['bar:7']);
+      const multi = await t.request('POST', '/q/_partition/foo/_design/map/_view/some/queries', {
+        body: { queries: [{ key: 3 }, { keys: [5, 7] }] },
+      });
+      assert.deepEqual(
+        multi.json.results.map((r: { rows: { id: string }[] }) => r.rows.map((row) => row.id)),
+        [['foo:3'], ['foo:5', 'foo:7']],
+      );
       const docs = await t.request('GET', '/q/_partition/foo/_design/map/_view/some?key=22&include_docs=true');
       assert.equal(docs.json.rows[0].doc._id, 'foo:22');
     });

@@ -296,6 +296,11 @@ const DATABASE = [
     { GET: 'partitions#view', POST: 'partitions#viewQuery', HEAD: true },
     'member',
   ),
+  endpoint(
+    '/:db/_partition/:partition/_design/:docid/_view/:view/queries',
+    { POST: 'partitions#viewQueries' },
+    'member',
+  ),
   endpoint('/:db/_partition/:partition/_find', { POST: 'partitions#find' }, 'member'),
   endpoint('/:db/_partition/:partition/_explain', { POST: 'partitions#explain' }, 'member'),
   endpoint('/:db/_partition/:partition/*rest', PARTITION_ANY('partitions#other'), 'member'),

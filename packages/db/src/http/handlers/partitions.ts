@@ -66,6 +66,11 @@ export const partitions = {
     return views.query(ctx);
   },
 
+  async viewQueries(ctx: RequestContext): Promise<void> {
+    await scoped(ctx);
+    return views.queries(ctx);
+  },
+
   async find(ctx: RequestContext): Promise<void> {
     await scoped(ctx);
     return mango.find(ctx);
