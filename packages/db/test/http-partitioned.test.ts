@@ -409,6 +409,17 @@ describe('partitioned databases', () => {
         (await t.request('PUT', '/plainddoc/_design/g', { body: { options: { partitioned: false } } })).status,
         201,
       );
+      // In a batch it is that document's own error row, as any design document check.
+      const batch = await t.request('POST', '/plainddoc/_bulk_docs', {
+        body: { docs: [{ _id: 'plain' }, { _id: '_design/p2', options: { partitioned: true } }] },
+      });
+      assert.equal(batch.status, 201, batch.text);
+      assert.equal(batch.json[0].ok, true);
+      assert.deepEqual(batch.json[1], {
+        id: '_design/p2',
+        error: 'invalid_design_doc',
+        reason: 'partitioned option cannot be true in a non-partitioned database.',
+      });
     });
   });
 

@@ -16,6 +16,7 @@ import { readDocInput, type DocInput } from './doc-input.js';
 import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
 import { LocalDocs } from './local-docs.js';
+import { withDesignPartitionCheck } from './partition.js';
 import { WritePipeline } from './write-pipeline.js';
 import type { DocCheck, WriteResult } from './write-plan.js';
 import { SERVER_ADMIN, type Writer } from './write-rules.js';
@@ -76,7 +77,7 @@ export class Database extends DocumentReader {
       store,
       () => this.revsLimit(),
       (updateSeq) => this.notify(updateSeq),
-      options.check,
+      withDesignPartitionCheck(this.partitioned, options.check),
     );
     this.writes = new WritePipeline(this, store, this.local, commits, {
       hashIterations: options.hashIterations ?? DEFAULT_ITERATIONS,

@@ -6,9 +6,10 @@
  * fold over. The error texts are CouchDB 3.5's.
  */
 import { CouchError } from '../errors.js';
-import { type JsonObject, toPlain } from '../json/index.js';
+import { toPlain } from '../json/index.js';
 import { isWellFormed } from '../support/unicode.js';
 import { DESIGN_PREFIX, LOCAL_PREFIX, validateDocId } from './doc-id.js';
+import type { DocCheck } from './write-plan.js';
 
 /** The database prop (`DocumentStore.getProp`) that marks a partitioned database: `"true"`. */
 export const PARTITIONED_PROP = 'partitioned';
@@ -93,16 +94,13 @@ export function designPartitioned(options: unknown, dbPartitioned: boolean): boo
 }
 
 /**
- * What every write to a database meets about partitions, before any other write rule (CouchDB
- * checks it as it reads the document): the id rule in a partitioned database, and a design
- * document's `options.partitioned` anywhere. Throws: the whole request fails, as in CouchDB.
+ * A database's check of each design document written (a `DocCheck`, ./write-plan.ts: a bad one
+ * is its own error row): `inner`'s, then `options.partitioned` against the database's setting.
  */
-export function checkPartitionRules(
-  dbPartitioned: boolean,
-  item: { id: string; input: { deleted: boolean; body: JsonObject } },
-): void {
-  if (dbPartitioned) validatePartitionedDocId(item.id);
-  if (item.id.startsWith(DESIGN_PREFIX) && !item.input.deleted) {
-    designPartitioned(toPlain(item.input.body.get('options') ?? null), dbPartitioned);
-  }
+export function withDesignPartitionCheck(dbPartitioned: boolean, inner?: DocCheck): DocCheck {
+  return (id, body, deleted) => {
+    inner?.(id, body, deleted);
+    if (id.startsWith(DESIGN_PREFIX) && !deleted)
+      designPartitioned(toPlain(body.get('options') ?? null), dbPartitioned);
+  };
 }

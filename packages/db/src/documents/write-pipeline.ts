@@ -16,7 +16,7 @@ import type { GroupCommit } from './group-commit.js';
 import type { LocalDocs } from './local-docs.js';
 import { settle } from './settle.js';
 import type { WriteResult } from './write-plan.js';
-import { checkPartitionRules } from './partition.js';
+import { validatePartitionedDocId } from './partition.js';
 import { checkWrites, type Writer, type WriteRuleSettings } from './write-rules.js';
 
 export type WriteItem = { id: string; input: DocInput };
@@ -58,7 +58,8 @@ export class WritePipeline {
     single: boolean,
     run: (items: readonly WriteItem[]) => Promise<WriteResult[]>,
   ): Promise<WriteResult[]> {
-    for (const item of items) checkPartitionRules(this.db.partitioned, item);
+    // The partition id rule fails the whole request, as CouchDB checks it reading the documents.
+    if (this.db.partitioned) for (const item of items) validatePartitionedDocId(item.id);
     const refusals = await checkWrites(this.db, items, newEdits, writer, this.rules);
     if (refusals.every((refusal) => refusal === undefined)) return run(items);
     if (single) throw refusals[0]!;
