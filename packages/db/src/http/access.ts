@@ -61,7 +61,8 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
   }
   const dbAdmin = isDbAdmin(ctx.user, security);
   if (!dbAdmin && ctx.server.isUsersDb(name)) checkUsersDbAccess(ctx, access);
-  ctx.access = { db, security, dbAdmin };
+  const reader = dbAdmin ? undefined : await db.accessReaderOf(ctx.user, security);
+  ctx.access = { db, security, dbAdmin, ...(reader === undefined ? {} : { reader }) };
 }
 
 /** A database route without a level is refused, never opened. */

@@ -14,6 +14,7 @@ import {
 } from '../auth/index.js';
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, type ConfigSections } from './config.js';
+import { perDocAccess } from './access-settings.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
 import { USERS_DB, hashUserPassword, isUsersDb, userDocId } from '../documents/users-db.js';
@@ -131,6 +132,7 @@ export class CouchServer {
       check: checkDesignWrite,
       hashIterations: this.hashIterations,
       isUsersDb: (name) => this.isUsersDb(name),
+      accessAutofill: () => perDocAccess(this.config).autofill,
     };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
