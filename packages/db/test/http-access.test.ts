@@ -373,6 +373,96 @@ describe('per-document access (_access)', () => {
     });
   });
 
+  describe('views and Mango for a non-admin', () => {
+    let db: string;
+    before(async () => {
+      db = await accessDb();
+      await t.request('PUT', `/${db}/_design/app`, {
+        body: {
+          views: {
+            byV: { map: 'function (d) { emit(d.v, 1) }', reduce: '_sum' },
+            linked: { map: 'function (d) { emit(d.v, { _id: d.link }) }' },
+          },
+        },
+      });
+      await t.request('PUT', `/${db}/a1`, { auth: alice, body: { v: 1, link: 'b1', _access: ['alice'] } });
+      await t.request('PUT', `/${db}/a2`, { auth: alice, body: { v: 2, link: 'a1', _access: ['alice'] } });
+      await t.request('PUT', `/${db}/b1`, { auth: bob, body: { v: 3, link: 'a1', _access: ['bob'] } });
+      await t.request('PUT', `/${db}/s1`, { auth: alice, body: { v: 4, link: 'a1', _access: ['alice', 'bob'] } });
+      await t.request('PUT', `/${db}/z1`, { body: { v: 5 } });
+    });
+
+    it('a view answers only rows of readable documents, counted and reduced over them', async () => {
+      const map = await t.request('GET', `/${db}/_design/app/_view/byV?reduce=false`, { auth: alice });
+      assert.deepEqual(
+        [map.status, map.json.total_rows, map.json.offset, ids(map.json.rows)],
+        [200, 3, 0, ['a1', 'a2', 's1']],
+      );
+      const ranged = await t.request('GET', `/${db}/_design/app/_view/byV?reduce=false&startkey=2&limit=1`, {
+        auth: alice,
+      });
+      assert.deepEqual([ranged.json.offset, ids(ranged.json.rows)], [1, ['a2']]);
+      const reduced = await t.request('GET', `/${db}/_design/app/_view/byV`, { auth: bob });
+      assert.deepEqual(reduced.json.rows, [{ key: null, value: 2 }]);
+      const grouped = await t.request('GET', `/${db}/_design/app/_view/byV?group=true`, { auth: bob });
+      assert.deepEqual(grouped.json.rows, [
+        { key: 3, value: 1 },
+        { key: 4, value: 1 },
+      ]);
+      const admin = await t.request('GET', `/${db}/_design/app/_view/byV`);
+      assert.deepEqual(admin.json.rows, [{ key: null, value: 5 }]);
+      // A linked document the reader cannot read is null.
+      const linked = await t.request('GET', `/${db}/_design/app/_view/linked?include_docs=true`, { auth: alice });
+      assert.deepEqual(
+        linked.json.rows.map((r: { id: string; doc: { _id: string } | null }) => [r.id, r.doc?._id ?? null]),
+        [
+          ['a1', null],
+          ['a2', 'a1'],
+          ['s1', 'a1'],
+        ],
+      );
+      // A revocation applies at once, whatever `stale` says.
+      const s1 = (await t.request('GET', `/${db}/s1`)).json;
+      await t.request('PUT', `/${db}/s1`, { body: { ...s1, _access: ['alice'] } });
+      const stale = await t.request('GET', `/${db}/_design/app/_view/byV?reduce=false&update=false`, { auth: bob });
+      assert.deepEqual(ids(stale.json.rows), ['b1']);
+      const narrowed = (await t.request('GET', `/${db}/s1`)).json;
+      await t.request('PUT', `/${db}/s1`, { body: { ...narrowed, _access: ['alice', 'bob'] } });
+      const regranted = await t.request('GET', `/${db}/_design/app/_view/byV?reduce=false&update=false`, { auth: bob });
+      assert.deepEqual(ids(regranted.json.rows), ['b1', 's1']);
+    });
+
+    it('_find evaluates the selector over readable documents only', async () => {
+      const r = await t.request('POST', `/${db}/_find`, {
+        auth: bob,
+        body: { selector: { v: { $gt: 0 } }, fields: ['_id'], execution_stats: true },
+      });
+      assert.deepEqual(r.json.docs, [{ _id: 'b1' }, { _id: 's1' }]);
+      assert.equal(r.json.execution_stats.results_returned, 2);
+      const admin = await t.request('POST', `/${db}/_find`, { body: { selector: { v: { $gt: 0 } }, fields: ['_id'] } });
+      assert.equal(admin.json.docs.length, 5);
+      assert.equal(
+        (await t.request('POST', `/${db}/_explain`, { auth: bob, body: { selector: { v: 1 } } })).status,
+        200,
+      );
+    });
+
+    it('endpoints that do not filter by access are refused to a non-admin, design documents are absent', async () => {
+      for (const [method, path, status] of [
+        ['GET', `/${db}/_purged_infos`, 403],
+        ['GET', `/${db}/_design/app/_show/x/a1`, 403],
+        ['GET', `/${db}/_design/app/_list/x/byV`, 403],
+        ['POST', `/${db}/_design/app/_update/x`, 403],
+        ['GET', `/${db}/_design/app/_rewrite/x`, 403],
+        ['GET', `/${db}/_design/app/_info`, 404],
+        ['GET', `/${db}/_design/app`, 404],
+      ] as const) {
+        const r = await t.request(method, path, { auth: alice, ...(method === 'POST' ? { body: {} } : {}) });
+        assert.equal(r.status, status, `${method} ${path}: ${r.text}`);
+      }
+    });
+  });
+
   describe('revocation and conflicts', () => {
     it('removed=true reports a document the user lost; a regrant gives a normal row again', async () => {
       const db = await accessDb();

@@ -38,3 +38,10 @@ export async function readableOf(
   const readers = await db.store.readersOf(ids);
   return readers.map((list) => overlaps(reader.principals, list));
 }
+
+/** The ids of every live document the reader may read (what per-user views and Mango filter rows by). */
+export async function readableIdSet(db: DocumentReader, reader: AccessReader): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const page of db.store.foldReadable(reader.principals, {})) for (const record of page) ids.add(record.id);
+  return ids;
+}

@@ -139,6 +139,11 @@ export const documents = {
     const target = decodeURIComponent(q >= 0 ? destination.slice(0, q) : destination);
     const targetRev = q >= 0 ? new URLSearchParams(destination.slice(q + 1)).get('rev') : null;
     checkUsersDbRead(ctx, id);
+    // The source must be readable (per-document `_access`): else it is absent.
+    const sourceRev = ctx.query.get('rev');
+    if (await hiddenFrom(db, ctx.access?.reader, id, sourceRev === null ? undefined : parseRev(sourceRev))) {
+      throw notFound('missing');
+    }
     // The attachments go along as they are (their revpos and digest kept). Those of an old
     // revision may be referenced by nothing else once compaction drops it: it keeps off them
     // from the read until the copy commits.
