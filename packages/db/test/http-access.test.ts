@@ -463,6 +463,34 @@ describe('per-document access (_access)', () => {
     });
   });
 
+  describe('replication as a non-admin', () => {
+    it('reads only the user’s documents from an access database, and writes only theirs into one', async () => {
+      const source = await accessDb();
+      await t.request('PUT', `/${source}/a1`, { auth: alice, body: { _access: ['alice'] } });
+      await t.request('PUT', `/${source}/s1`, { auth: alice, body: { _access: ['alice', 'bob'] } });
+      await t.request('PUT', `/${source}/b1`, { auth: bob, body: { _access: ['bob'] } });
+      const plain = `plain${n}`;
+      await t.request('PUT', `/${plain}`);
+      await t.request('PUT', `/${plain}/_security`, { body: { members: { names: ['alice'] } } });
+      const pull = await t.request('POST', '/_replicate', { auth: alice, body: { source, target: plain } });
+      assert.equal(pull.status, 200, pull.text);
+      const stats = pull.json.history[0];
+      assert.deepEqual(
+        [stats.missing_checked, stats.missing_found, stats.docs_read, stats.docs_written, stats.doc_write_failures],
+        [2, 2, 2, 2, 0],
+      );
+      assert.deepEqual(ids((await t.request('GET', `/${plain}/_all_docs`)).json.rows), ['a1', 's1']);
+      // Back into an access database: only the documents naming the user are written.
+      await t.request('PUT', `/${plain}/other`, { body: { _access: ['bob'] } });
+      const target = await accessDb();
+      const push = await t.request('POST', '/_replicate', { auth: alice, body: { source: plain, target } });
+      assert.equal(push.status, 200, push.text);
+      const pushed = push.json.history[0];
+      assert.deepEqual([pushed.docs_read, pushed.docs_written, pushed.doc_write_failures], [3, 2, 1]);
+      assert.deepEqual(ids((await t.request('GET', `/${target}/_all_docs`)).json.rows), ['a1', 's1']);
+    });
+  });
+
   describe('revocation and conflicts', () => {
     it('removed=true reports a document the user lost; a regrant gives a normal row again', async () => {
       const db = await accessDb();
