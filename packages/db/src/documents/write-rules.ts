@@ -5,7 +5,7 @@
  * replication is not available: ./replicator-db.ts), only deletions of those it holds; in a users
  * database the password is hashed and the `_users` rules apply (./users-db.ts); then each design
  * document's `validate_doc_update`, in id order, with `(newDoc, oldDoc, userCtx, secObj)`.
- * `_local` documents are never checked.
+ * `_local` documents are checked only by the per-document access rules (./access-rules.ts).
  */
 import { isDbAdmin, requireDbAdmin, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { CouchError } from '../errors.js';

@@ -14,6 +14,7 @@ const FOR_READERS: ReadonlySet<string> = new Set([
   'databases#revsLimit',
   'databases#security',
   'databases#ensureFullCommit',
+  'maintenance#purgedInfosLimit',
   'documents#show',
   'documents#update',
   'documents#create',
