@@ -15,6 +15,7 @@ import {
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, type ConfigSections } from './config.js';
 import { perDocAccess } from './access-settings.js';
+import { PerUserDatabases, perUserSettings } from './peruser.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
 import { USERS_DB, hashUserPassword, isUsersDb, userDocId } from '../documents/users-db.js';
@@ -118,6 +119,8 @@ export class CouchServer {
   /** What every database is opened with: the view engine's design rules, the password rounds of `_users`. */
   private readonly databaseOptions: DatabaseOptions;
   private readonly viewManagers = new Map<Database, ViewManager>();
+  /** `[couch_peruser]`: a private database per account, when enabled (./peruser.ts). */
+  readonly perUser = new PerUserDatabases(this);
 
   constructor(options: CouchServerOptions) {
     this.storage = options.storage;
@@ -167,6 +170,7 @@ export class CouchServer {
     this.auth.timeoutSec = settings.sessionTimeoutSec;
     this.auth.setJwt(jwt);
     this.auth.setProxy(settings.proxy);
+    this.perUser.configure(perUserSettings(sections));
   }
 
   /** `POST /_node/_local/_config/_reload`: the stored config and admins, read again now. */
@@ -319,6 +323,8 @@ export class CouchServer {
   }
 
   async close(): Promise<void> {
+    this.perUser.stop();
+    await this.perUser.settled();
     await this.replicator.close();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();
