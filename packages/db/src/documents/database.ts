@@ -101,8 +101,12 @@ export class Database extends DocumentReader {
 
   /** Whether the database has per-document access control (created with `?access=true`). */
   async accessEnabled(): Promise<boolean> {
-    this.accessCache ??= (await this.store.getProp(ACCESS_PROP)) === 'true';
-    return this.accessCache;
+    if (this.accessCache !== undefined) return this.accessCache;
+    const enabled = (await this.store.getProp(ACCESS_PROP)) === 'true';
+    // The flag is set right after creation, before any write: while a database (opened by
+    // another node meanwhile, say) has none, "not enabled" is asked again.
+    if (enabled || (await this.store.counters()).updateSeq > 0) this.accessCache = enabled;
+    return enabled;
   }
 
   /** Makes a new database access-enabled (at its creation, before any write). */
