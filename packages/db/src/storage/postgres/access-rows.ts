@@ -188,9 +188,26 @@ export class PostgresAccessReads {
   }
 
   async countReadable(principals: readonly string[], range: IdRange): Promise<number> {
-    let n = 0;
-    for await (const page of this.foldReadable(principals, range)) n += page.length;
-    return n;
+    const s = this.db.sql.schema;
+    const desc = range.descending === true;
+    const where = ['a.db_id = $1', 'a.principal = ANY($2::text[])', 'NOT a.removed'];
+    const params: unknown[] = [this.db.dbId, principals];
+    if (range.start !== undefined) {
+      params.push(range.start);
+      where.push(`a.doc ${desc ? '<=' : '>='} $${params.length}`);
+    }
+    if (range.end !== undefined) {
+      params.push(range.end);
+      where.push(`a.doc ${desc ? '>' : '<'}${range.inclusiveEnd !== false ? '=' : ''} $${params.length}`);
+    }
+    if (range.includeDeleted !== true) {
+      where.push(`NOT EXISTS (SELECT 1 FROM ${s}.docs d WHERE d.db_id = a.db_id AND d.id = a.doc AND d.deleted)`);
+    }
+    const [row] = await this.query<{ n: string }>(
+      `SELECT count(DISTINCT a.doc) AS n FROM ${s}.access_log a WHERE ${where.join(' AND ')}`,
+      params,
+    );
+    return Number(row?.n ?? 0);
   }
 
   async *foldChanges(
