@@ -20,7 +20,9 @@
 // In-process suites (only when asked; no server, no load: compiled from bench/*.ts by `tsc -b`):
 //   btree   (btree.ts) the generic B-tree on SQLite and in memory: bulk build, 1% updates, grouped
 //                      and range reductions, short folds, heap (BTREE_BENCH_ROWS sets the big build);
-//   sandbox (sandbox-map.ts) the view sandbox's map step: --docs docs through two views, docs/s.
+//   sandbox (sandbox-map.ts) the view sandbox's map step: --docs docs through two views, docs/s;
+//   access  (access.ts) per-document access: a user's _all_docs/_changes among 100k docs of 1,000
+//                      users against a database of their own, a write against a plain database.
 //
 //   npm run bench -w @divan/db [-- --suite docs,views --docs 100000 --seconds 10 --view-seconds 5
 //                                  --server divan,pouchdb-server --peer-timeout 300 --quick]
@@ -43,7 +45,7 @@ import { reportAttachments, runAttachments } from './attachments.mjs';
 import { reportAuth, runAuth } from './auth.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth,btree,sandbox] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -91,6 +93,8 @@ function parseArgs(argv) {
 /** The in-process suites: a script of dist/bench, its node flags and arguments. */
 const IN_PROCESS = {
   btree: { script: 'btree.js', flags: [], args: () => [] },
+  // Per-document access: one user's reads among 1,000 users' documents, write cost (#30).
+  access: { script: 'access.js', flags: [], args: () => [] },
   // isolated-vm needs every process started without the node snapshot.
   sandbox: { script: 'sandbox-map.js', flags: ['--no-node-snapshot'], args: (opts) => [String(opts.docs)] },
 };

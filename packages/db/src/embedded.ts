@@ -9,7 +9,9 @@
  *   await db.view('app', 'by_author', { group: true });  // { rows: [{ key: 'ann', value: 1 }] }
  */
 import { createAdminStore } from './auth/index.js';
-import { CouchError } from './errors.js';
+import { CouchError, notFound } from './errors.js';
+import { hiddenFrom } from './documents/access-reads.js';
+import type { AccessReader } from './documents/access-rules.js';
 import { parseRev } from './revisions/index.js';
 import { readDocInput } from './documents/doc-input.js';
 import { SERVER_ADMIN, type Database, type OpenOptions, type WriteResult, type Writer } from './documents/database.js';
@@ -52,10 +54,11 @@ export class Divan {
   }
 
   /**
-   * Creates a database (`partitioned`: CouchDB's `?partitioned=true`); a 412 `file_exists`
-   * CouchError when it exists.
+   * Creates a database (`partitioned`: CouchDB's `?partitioned=true`; `access`: per-document
+   * access control, `_access`, as `PUT /db?access=true`); a 412 `file_exists` CouchError when it
+   * exists.
    */
-  async createDb(name: string, options: { partitioned?: boolean } = {}): Promise<EmbeddedDb> {
+  async createDb(name: string, options: { partitioned?: boolean; access?: boolean } = {}): Promise<EmbeddedDb> {
     return new EmbeddedDb(this.couch, await this.couch.createDb(name, options));
   }
 
@@ -121,8 +124,15 @@ export class EmbeddedDb {
     return this.database.putDoc(id, input, true, undefined, this.writer);
   }
 
+  /** As over HTTP, a document this user may not read (per-document `_access`) is a 404 `missing`. */
   async get(id: string, options: OpenOptions = {}): Promise<Record<string, unknown>> {
+    if (await hiddenFrom(this.database, await this.reader(), id, options.rev)) throw notFound('missing');
     return JSON.parse((await this.database.openDoc(id, options)).json) as Record<string, unknown>;
+  }
+
+  /** What this user may read of an access-enabled database (undefined: everything). */
+  private reader(): Promise<AccessReader | undefined> {
+    return this.database.accessReaderOf(this.writer.user, this.writer.security);
   }
 
   bulkDocs(docs: readonly Record<string, unknown>[], newEdits = true): Promise<WriteResult[]> {
@@ -136,7 +146,7 @@ export class EmbeddedDb {
   async view(ddoc: string, name: string, params: Record<string, unknown> = {}): Promise<ViewResult> {
     const target = await openView(this.database, this.couch.views(this.database), ddoc, name);
     const q = parseQuery(target.queryIndex, new URLSearchParams(), params);
-    const answer = await queryView(target, q);
+    const answer = await queryView(target, q, await this.reader());
     try {
       const { meta, rows } = answer.read();
       const all: unknown[] = [];

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { openPostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { storageConformance } from './storage-conformance.js';
+import { accessRowsConformance } from './storage-conformance-access.js';
 import { dropSchema, freshSchema, terminateLockHolder, testPostgresUrl } from './support/postgres.js';
 import { makeTempDir } from './support/tmp-dir.js';
 
@@ -23,6 +24,15 @@ if (url instanceof Error) {
     cleanup: async () => {
       await dropSchema(url, schema);
       rmSync(dir, { recursive: true, force: true });
+    },
+  });
+  const accessSchema = freshSchema('conformance_access');
+  const access = makeTempDir('divan-conformance-access-pg-');
+  accessRowsConformance('PostgreSQL', {
+    open: async () => openPostgresStorage({ url, schema: accessSchema, cacheDir: access.dir }),
+    cleanup: async () => {
+      await dropSchema(url, accessSchema);
+      rmSync(access.dir, { recursive: true, force: true });
     },
   });
 }

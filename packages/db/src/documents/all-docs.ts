@@ -3,6 +3,7 @@
  * key. Rows come out as JSON text, one at a time, so the HTTP layer can stream them.
  */
 import type { DocRecord, IdRange, LocalDoc } from '../storage/records.js';
+import { type AccessReader, accessOfText, overlaps } from './access-rules.js';
 import type { AttachmentView } from './attachment-read.js';
 import type { Database } from './database.js';
 import { DESIGN_PREFIX, isLocalId } from './doc-id.js';
@@ -38,20 +39,52 @@ export interface AllDocsResult {
   rows: AsyncIterable<string>;
 }
 
-export async function allDocs(db: Database, space: IdSpace, options: AllDocsOptions): Promise<AllDocsResult> {
+/**
+ * `reader`: a non-admin of an access-enabled database (./access-rules.ts), who sees only the
+ * documents they may read, counted in `total_rows` and `offset` (from their access rows), and
+ * no design document. (A partitioned database is never access-enabled: server/couch-server.ts.)
+ */
+export async function allDocs(
+  db: Database,
+  space: IdSpace,
+  options: AllDocsOptions,
+  reader?: AccessReader,
+): Promise<AllDocsResult> {
   if (space === 'all' && options.partition !== undefined) return partitionDocs(db, options.partition, options);
+  const docs = sourceOf(db, reader);
   const totalRows =
-    space === 'local' ? null : space === 'design' ? await countDesign(db) : (await db.store.counters()).docCount;
+    space === 'local'
+      ? null
+      : space === 'design'
+        ? reader === undefined
+          ? await countDesign(db)
+          : 0
+        : reader === undefined
+          ? (await db.store.counters()).docCount
+          : await docs.count({});
   // Keys are opened one by one as documents, whatever the namespace (CouchDB's fabric does so).
-  if (options.keys !== undefined) return { totalRows, offset: null, rows: keyRows(db, options.keys, options) };
+  if (options.keys !== undefined) return { totalRows, offset: null, rows: keyRows(db, options.keys, options, reader) };
   const { range, empty } = rangeOf(space, options);
-  if (space === 'local') return { totalRows: null, offset: null, rows: empty ? none() : localRows(db, range, options) };
+  if (space === 'local') {
+    return { totalRows: null, offset: null, rows: empty ? none() : localRows(db, range, options, reader) };
+  }
+  if (space === 'design' && reader !== undefined) return { totalRows, offset: 0, rows: none() };
   // CouchDB 3 reports the design doc count as the offset of `_design_docs`.
   const offset =
-    space === 'design'
-      ? totalRows
-      : Math.min(totalRows!, (await db.store.countDocs(rangeBefore(range))) + options.skip);
-  return { totalRows, offset, rows: empty ? none() : rangeRows(db, range, options) };
+    space === 'design' ? totalRows : Math.min(totalRows!, (await docs.count(rangeBefore(range))) + options.skip);
+  return { totalRows, offset, rows: empty ? none() : rangeRows(docs, db, range, options) };
+}
+
+/** Where rows come from: every document, or those a reader may read (their access rows). */
+interface DocSource {
+  fold(range: IdRange): AsyncIterable<readonly DocRecord[]>;
+  count(range: IdRange): Promise<number>;
+}
+
+function sourceOf(db: Database, reader: AccessReader | undefined): DocSource {
+  if (reader === undefined) return { fold: (r) => db.store.foldDocs(r), count: (r) => db.store.countDocs(r) };
+  const { principals } = reader;
+  return { fold: (r) => db.store.foldReadable(principals, r), count: (r) => db.store.countReadable(principals, r) };
 }
 
 /**
@@ -62,7 +95,8 @@ export async function allDocs(db: Database, space: IdSpace, options: AllDocsOpti
 async function partitionDocs(db: Database, partition: string, options: AllDocsOptions): Promise<AllDocsResult> {
   const bounds = partitionIdRange(partition);
   const totalRows = (await db.store.rangeStats(bounds.start, bounds.end)).docCount;
-  if (options.keys !== undefined) return { totalRows, offset: null, rows: keyRows(db, options.keys, options) };
+  if (options.keys !== undefined)
+    return { totalRows, offset: null, rows: keyRows(db, options.keys, options, undefined) };
   const { range, empty } = rangeOf('all', options);
   const clipped = clipToPartition(range, bounds);
   if (clipped === undefined) return { totalRows, offset: totalRows, rows: none() };
@@ -71,7 +105,7 @@ async function partitionDocs(db: Database, partition: string, options: AllDocsOp
     ? { start: bounds.end, end: clipped.start, inclusiveEnd: false, descending: true }
     : { start: bounds.start, end: clipped.start, inclusiveEnd: false };
   const offset = Math.min(totalRows, (await db.store.countDocs(before)) + options.skip);
-  return { totalRows, offset, rows: empty ? none() : rangeRows(db, clipped, options) };
+  return { totalRows, offset, rows: empty ? none() : rangeRows(sourceOf(db, undefined), db, clipped, options) };
 }
 
 /** A range within a partition's ids, or undefined when they do not meet. */
@@ -98,11 +132,16 @@ function clipToPartition(range: IdRange, bounds: { start: string; end: string })
 
 async function* none(): AsyncGenerator<string> {}
 
-async function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions): AsyncGenerator<string> {
+async function* rangeRows(
+  docs: DocSource,
+  db: Database,
+  range: IdRange,
+  options: AllDocsOptions,
+): AsyncGenerator<string> {
   let skip = options.skip;
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
-  for await (const page of db.store.foldDocs(range)) {
+  for await (const page of docs.fold(range)) {
     const selected: DocRecord[] = [];
     for (const record of page) {
       if (skip > 0) {
@@ -121,7 +160,12 @@ async function* rangeRows(db: Database, range: IdRange, options: AllDocsOptions)
   }
 }
 
-async function* keyRows(db: Database, keys: readonly unknown[], options: AllDocsOptions): AsyncGenerator<string> {
+async function* keyRows(
+  db: Database,
+  keys: readonly unknown[],
+  options: AllDocsOptions,
+  reader: AccessReader | undefined,
+): AsyncGenerator<string> {
   const ordered = options.descending ? [...keys].reverse() : keys;
   const selected = ordered.slice(options.skip, options.limit === undefined ? undefined : options.skip + options.limit);
   // A partition's query finds its own documents only.
@@ -131,13 +175,16 @@ async function* keyRows(db: Database, keys: readonly unknown[], options: AllDocs
   const ids = [...new Set(selected.filter((key): key is string => inScope(key) && !isLocalId(key)))];
   const records = new Map<string, DocRecord | undefined>();
   const found = await db.store.getDocs(ids);
+  // A reader's unreadable documents answer as absent ones.
+  const readers = reader === undefined ? undefined : await db.store.readersOf(ids);
   ids.forEach((id, i) => {
-    records.set(id, found[i]);
+    const unreadable = readers !== undefined && !overlaps(reader!.principals, readers[i]!);
+    records.set(id, unreadable ? undefined : found[i]);
   });
   for (const key of selected) {
     if (inScope(key) && isLocalId(key)) {
       const local = await db.store.getLocal(key);
-      yield local === undefined ? notFoundRow(key) : localRow(db, local, options);
+      yield local === undefined || !localReadable(local, reader) ? notFoundRow(key) : localRow(db, local, options);
       continue;
     }
     const record = inScope(key) ? records.get(key) : undefined;
@@ -216,12 +263,23 @@ function countDesign(db: Database): Promise<number> {
   return db.store.countDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false });
 }
 
-async function* localRows(db: Database, range: IdRange, options: AllDocsOptions): AsyncGenerator<string> {
+/** A `_local` document a reader may read: by the `_access` in its body. */
+function localReadable(doc: LocalDoc, reader: AccessReader | undefined): boolean {
+  return reader === undefined || overlaps(reader.principals, accessOfText(doc.body));
+}
+
+async function* localRows(
+  db: Database,
+  range: IdRange,
+  options: AllDocsOptions,
+  reader: AccessReader | undefined,
+): AsyncGenerator<string> {
   let skip = options.skip;
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
   for await (const page of db.local.fold(range)) {
     for (const doc of page) {
+      if (!localReadable(doc, reader)) continue;
       if (skip > 0) {
         skip--;
         continue;

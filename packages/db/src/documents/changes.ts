@@ -5,6 +5,7 @@
  */
 import { parseRev } from '../revisions/index.js';
 import type { DocRecord } from '../storage/records.js';
+import type { AccessReader } from './access-rules.js';
 import { attachmentViewOf } from './all-docs.js';
 import type { Database } from './database.js';
 
@@ -28,6 +29,11 @@ export interface ChangesOptions {
   docIds?: ReadonlyMap<string, number>;
   /** A filter on the documents themselves. */
   docFilter?: DocFilter;
+  /**
+   * A reader of an access-enabled database (./access-rules.ts): only the documents they may
+   * read, from their access rows; `removed`: also a row for each document they lost.
+   */
+  access?: { reader: AccessReader; removed: boolean };
 }
 
 /**
@@ -81,14 +87,25 @@ export async function* changeRows(db: Database, options: ChangesOptions): AsyncG
  */
 export async function* changeEvents(db: Database, options: ChangesOptions): AsyncGenerator<ChangeEvent> {
   // A document filter on the winners of an ascending feed reads the bodies with the changes.
-  const withBodies = options.docFilter !== undefined && !options.descending && !options.allLeaves;
-  const pages: AsyncIterable<readonly (DocRecord & { body?: string | undefined })[]> =
-    options.docIds !== undefined && options.docIds.size <= LOOKUP_IDS
-      ? lookedUp(db, options, options.docIds)
-      : withBodies
-        ? db.store.foldChangedBodies(options.since)
-        : db.store.foldChanges(options.since, options.descending);
+  const withBodies =
+    options.docFilter !== undefined && !options.descending && !options.allLeaves && options.access === undefined;
+  const pages: AsyncIterable<readonly (DocRecord & { body?: string | undefined; removedAt?: number })[]> =
+    options.access !== undefined
+      ? accessPages(db, options, options.access)
+      : options.docIds !== undefined && options.docIds.size <= LOOKUP_IDS
+        ? lookedUp(db, options, options.docIds)
+        : withBodies
+          ? db.store.foldChangedBodies(options.since)
+          : db.store.foldChanges(options.since, options.descending);
   for await (const page of pages) {
+    const lost = page.length === 1 ? page[0]!.removedAt : undefined;
+    if (lost !== undefined) {
+      const { id } = page[0]!;
+      if (options.docIds === undefined || options.docIds.has(id)) {
+        yield { seq: lost, json: `{"seq":${lost},"id":${JSON.stringify(id)},"changes":[],"removed":true}` };
+      }
+      continue;
+    }
     const records: (DocRecord & { body?: string | undefined })[] = [];
     for (const record of page) {
       if (options.filter !== undefined && !options.filter(record)) continue;
@@ -112,6 +129,40 @@ export async function* changeEvents(db: Database, options: ChangesOptions): Asyn
       }
     }
   }
+}
+
+/**
+ * A reader's changes from their access rows, in feed order: readable documents in pages, each
+ * document they lost (with `removed`) as a page of its own, marked with the row's sequence.
+ */
+async function* accessPages(
+  db: Database,
+  options: ChangesOptions,
+  access: NonNullable<ChangesOptions['access']>,
+): AsyncGenerator<(DocRecord & { removedAt?: number })[]> {
+  const folded = db.store.foldAccessChanges(access.reader.principals, options.since, {
+    descending: options.descending,
+    withRemoved: access.removed,
+  });
+  for await (const page of folded) {
+    let run: DocRecord[] = [];
+    for (const change of page) {
+      if (!change.removed) {
+        run.push(change.record);
+        continue;
+      }
+      if (run.length > 0) yield run;
+      run = [];
+      yield [{ ...change.record, removedAt: change.seq }];
+    }
+    if (run.length > 0) yield run;
+  }
+}
+
+/** How many changes after `since` a feed with these options could give (`pending`). */
+export function countChangesOf(db: Database, options: ChangesOptions, since: number): Promise<number> {
+  if (options.access === undefined) return db.countChanges(since);
+  return db.store.countAccessChanges(options.access.reader.principals, since, options.access.removed);
 }
 
 /** Up to this many `doc_ids`, the documents are looked up rather than the changes scanned (CouchDB's rule). */

@@ -4,9 +4,10 @@
  * write runs through the write pipeline (./write-pipeline.ts: the write rules, attachment bytes,
  * the group commit); the reads are in ./document-reader.ts, which this class extends.
  */
-import { DEFAULT_ITERATIONS, securityOf, type SecurityObject } from '../auth/index.js';
+import { DEFAULT_ITERATIONS, isDbAdmin, securityOf, type SecurityObject, type UserCtx } from '../auth/index.js';
+import { ACCESS_PROP, type AccessReader, type AccessWriter, checkAccessWrite, principalsOf } from './access-rules.js';
 import { CouchError } from '../errors.js';
-import type { JsonValue } from '../json/index.js';
+import { JsonObject, type JsonValue } from '../json/index.js';
 import type { DocumentStore } from '../storage/contract.js';
 import type { DbMeta, DocRecord } from '../storage/records.js';
 import type { FollowingParts } from './attachment-resolve.js';
@@ -47,6 +48,8 @@ export interface DatabaseOptions {
   isUsersDb?: (name: string) => boolean;
   /** Created with `?partitioned=true` (./partition.ts): kept in storage as the `partitioned` prop. */
   partitioned?: boolean;
+  /** `[per_doc_access] autofill`, asked at each write of an access-enabled database (./access-rules.ts). */
+  accessAutofill?: () => boolean;
 }
 
 export class Database extends DocumentReader {
@@ -54,6 +57,9 @@ export class Database extends DocumentReader {
   private readonly writes: WritePipeline;
   private securityCache: { stored: string | undefined; security: SecurityObject } | undefined;
   private revsLimitCache: number | undefined;
+  /** Whether the database was created access-enabled: set at creation only, so read once. */
+  private accessCache: boolean | undefined;
+  private readonly accessAutofill: () => boolean;
   /** The largest attachment accepted, in bytes (413 `attachment_too_large` past it). */
   maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
   private readonly listeners = new Set<ChangeListener>();
@@ -72,6 +78,7 @@ export class Database extends DocumentReader {
   ) {
     super(store);
     this.partitioned = options.partitioned === true;
+    this.accessAutofill = options.accessAutofill ?? (() => false);
     this.local = new LocalDocs(store);
     const commits = new GroupCommit(
       store,
@@ -96,6 +103,41 @@ export class Database extends DocumentReader {
     const security = securityOf(stored);
     this.securityCache = { stored, security };
     return security;
+  }
+
+  /** Whether the database has per-document access control (created with `?access=true`). */
+  async accessEnabled(): Promise<boolean> {
+    if (this.accessCache !== undefined) return this.accessCache;
+    const enabled = (await this.store.getProp(ACCESS_PROP)) === 'true';
+    // The flag is set right after creation, before any write: while a database (opened by
+    // another node meanwhile, say) has none, "not enabled" is asked again.
+    if (enabled || (await this.store.counters()).updateSeq > 0) this.accessCache = enabled;
+    return enabled;
+  }
+
+  /** Makes a new database access-enabled (at its creation, before any write). */
+  async enableAccess(): Promise<void> {
+    await this.store.setProp(ACCESS_PROP, 'true');
+    this.accessCache = true;
+  }
+
+  /** The writer as the access rules see it (./access-rules.ts); undefined without access control. */
+  async accessWriterOf(writer: Writer): Promise<AccessWriter | undefined> {
+    if (!(await this.accessEnabled())) return undefined;
+    const security = writer.security ?? (await this.security());
+    return {
+      admin: isDbAdmin(writer.user, security),
+      name: writer.user.name,
+      principals: principalsOf(writer.user),
+      autofill: this.accessAutofill(),
+    };
+  }
+
+  /** What a reader may see: undefined when everything (no access control, or an admin). */
+  async accessReaderOf(user: UserCtx, security?: SecurityObject): Promise<AccessReader | undefined> {
+    if (!(await this.accessEnabled())) return undefined;
+    if (isDbAdmin(user, security ?? (await this.security()))) return undefined;
+    return { principals: principalsOf(user) };
   }
 
   async setSecurity(security: SecurityObject): Promise<void> {
@@ -221,6 +263,19 @@ export class Database extends DocumentReader {
     writer: Writer = SERVER_ADMIN,
   ): Promise<{ ok: true; id: string; rev: string }> {
     return okOrThrow(await this.writes.writePrepared({ id, input }, writer));
+  }
+
+  /**
+   * `DELETE /db/_local/id`: in an access-enabled database a non-admin deletes only a `_local`
+   * document whose `_access` names them (./access-rules.ts); 404 when there is none.
+   */
+  async deleteLocal(id: string, writer: Writer = SERVER_ADMIN): Promise<{ ok: true; id: string; rev: string }> {
+    const access = await this.accessWriterOf(writer);
+    if (access !== undefined) {
+      const input = { id, rev: undefined, revisions: undefined, deleted: true, body: new JsonObject() };
+      await checkAccessWrite((local) => this.store.getLocal(local), id, input, access, 'local');
+    }
+    return this.local.delete(id);
   }
 
   /**

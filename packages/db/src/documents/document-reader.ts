@@ -38,6 +38,7 @@ import {
   type AttachmentView,
 } from './attachment-read.js';
 import { ReadAhead } from './read-ahead.js';
+import { type AccessReader, overlaps } from './access-rules.js';
 import { renderDoc } from './render.js';
 
 export interface OpenOptions {
@@ -342,10 +343,18 @@ export class DocumentReader {
   /** `_revs_diff`: for each id, the revisions this database lacks and the leaves that may be their ancestors. */
   async revsDiff(
     request: ReadonlyMap<string, Rev[]>,
+    /** A reader of an access-enabled database: documents they may not read answer as absent. */
+    reader?: AccessReader,
   ): Promise<Record<string, { missing: string[]; possible_ancestors?: string[] }>> {
     const out: Record<string, { missing: string[]; possible_ancestors?: string[] }> = {};
     const ids = [...request.keys()];
     const records = await this.store.getDocs(ids);
+    if (reader !== undefined) {
+      const readers = await this.store.readersOf(ids);
+      readers.forEach((list, i) => {
+        if (!overlaps(reader.principals, list)) records[i] = undefined;
+      });
+    }
     ids.forEach((id, i) => {
       const revs = request.get(id)!;
       const record = records[i];

@@ -50,7 +50,7 @@ export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revs
     parent = input.rev;
     path = found.path;
   }
-  const id = newRevId(input.deleted, parent, input.body, hashedAttachments(input));
+  const id = newRevId(input.deleted, parent, input.hashBody ?? input.body, hashedAttachments(input));
   if (tree === undefined) {
     // A new document (so no parent): the tree is its one revision, as mergePath would build it
     // without the work. The id is lower-case hex (normalizeRevId keeps it); one rev never stems.

@@ -5,6 +5,7 @@
  * concurrent requests share one transaction and its round trips.
  */
 import type { DocumentStore } from '../storage/contract.js';
+import { AccessPlanner } from './access-rules.js';
 import { type DocCheck, idsOf, planWrites, type WriteRequest, type WriteResult } from './write-plan.js';
 
 interface Pending {
@@ -40,10 +41,22 @@ export class GroupCommit {
         try {
           const requests = batch.map((p) => p.request);
           const limit = await this.revsLimit();
-          const { result, seqs } = await this.store.update(idsOf(requests), (records) => {
-            const planned = planWrites(requests, records, limit, this.check);
-            return { writes: planned.writes, result: planned.results };
-          });
+          // An access-enabled database's writes carry their writer; the plan then reads stored access.
+          const access = requests.some((r) => r.access !== undefined);
+          const { result, seqs } = await this.store.update(
+            idsOf(requests),
+            (records) => {
+              const planned = planWrites(
+                requests,
+                records,
+                limit,
+                this.check,
+                access ? new AccessPlanner() : undefined,
+              );
+              return { writes: planned.writes, result: planned.results };
+            },
+            access ? { access: true } : undefined,
+          );
           const last = seqs[seqs.length - 1];
           if (last !== undefined) this.committed(last);
           batch.forEach((p, i) => {

@@ -42,12 +42,14 @@ export class WritePipeline {
     writer: Writer,
     single = false,
   ): Promise<WriteResult[]> {
-    return this.checked(items, newEdits, writer, single, (passed) => this.withAttachments(passed, newEdits, following));
+    return this.checked(items, newEdits, writer, single, (passed) =>
+      this.withAttachments(passed, newEdits, following, writer),
+    );
   }
 
   /** Writes one document whose attachments are already resolved (`input.atts`, bytes stored). */
   writePrepared(item: WriteItem, writer: Writer): Promise<WriteResult[]> {
-    return this.checked([item], true, writer, false, (passed) => this.commit(passed, true));
+    return this.checked([item], true, writer, false, (passed) => this.commit(passed, true, writer));
   }
 
   /** Runs the write rules for this writer: refused documents become error rows, the others go to `run`. */
@@ -79,10 +81,11 @@ export class WritePipeline {
   private async withAttachments(
     items: readonly WriteItem[],
     newEdits: boolean,
-    following?: FollowingParts,
+    following: FollowingParts | undefined,
+    writer: Writer,
   ): Promise<WriteResult[]> {
     const stores = ({ id, input }: WriteItem) => !isLocalId(id) && hasAttachments(input);
-    if (!items.some(stores)) return this.commit(items, newEdits);
+    if (!items.some(stores)) return this.commit(items, newEdits, writer);
     // Attachment bytes are stored before the revisions that refer to them commit; compaction
     // leaves bytes alone while such a write is under way (see attachment-sweep.ts).
     return this.store.attachmentWrite(async () => {
@@ -110,18 +113,20 @@ export class WritePipeline {
           writing.forEach(({ input }, j) => {
             if (atts[j] !== undefined) input.atts = atts[j];
           });
-          return this.commit(writing, newEdits);
+          return this.commit(writing, newEdits, writer);
         },
       );
     });
   }
 
   /** `_local/` documents have no revision tree: written as they come; the rest go to the group commit. */
-  private commit(items: readonly WriteItem[], newEdits: boolean): Promise<WriteResult[]> {
+  private async commit(items: readonly WriteItem[], newEdits: boolean, writer: Writer): Promise<WriteResult[]> {
+    // In an access-enabled database the plan checks the writer against the stored `_access`.
+    const access = await this.db.accessWriterOf(writer);
     return settle(
       items,
       (item) => (isLocalId(item.id) ? this.local.put(item.id, item.input) : undefined),
-      (docs) => this.commits.submit({ items: docs, newEdits }),
+      (docs) => this.commits.submit({ items: docs, newEdits, ...(access === undefined ? {} : { access }) }),
     );
   }
 }

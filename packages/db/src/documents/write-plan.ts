@@ -8,6 +8,7 @@ import { stringifyJson } from '../json/index.js';
 import { formatRev, parseTree, serializeTree, winner, type RevTree } from '../revisions/index.js';
 import type { DocRecord, DocWrite } from '../storage/records.js';
 import type { JsonObject } from '../json/index.js';
+import type { AccessPlanner, AccessWriter } from './access-rules.js';
 import { storedBody } from './attachment.js';
 import type { DocInput } from './doc-input.js';
 import { interactiveEdit, replicatedEdit, type Edit } from './edit.js';
@@ -22,6 +23,8 @@ export type WriteResult =
 export interface WriteRequest {
   items: readonly { id: string; input: DocInput }[];
   newEdits: boolean;
+  /** In an access-enabled database: who writes (./access-rules.ts). */
+  access?: AccessWriter;
 }
 
 export interface PlannedWrites {
@@ -59,17 +62,19 @@ export function planWrites(
   records: ReadonlyMap<string, DocRecord>,
   revsLimit: number,
   check?: DocCheck,
+  access?: AccessPlanner,
 ): PlannedWrites {
   // The latest tree of each id touched so far, and its write once it has one.
   const state = new Map<string, { record: DocRecord | undefined; tree: RevTree | undefined; write?: DocWrite }>();
   const writes: DocWrite[] = [];
-  const results = requests.map(({ items, newEdits }) => {
+  const results = requests.map(({ items, newEdits, access: writer }) => {
     const rows: WriteResult[] = new Array(items.length);
     // Within one request a second interactive edit of an id conflicts, as CouchDB answers it; a
     // replicated one merges in. Across requests each simply sees the one before.
     const editedHere = new Set<string>();
     const firstWrites: string[] = [];
-    items.forEach(({ id, input }, index) => {
+    items.forEach(({ id, input: given }, index) => {
+      let input = given;
       let doc = state.get(id);
       if (doc === undefined) {
         const record = records.get(id);
@@ -80,7 +85,20 @@ export function planWrites(
         return;
       }
       let edit: Edit;
+      let revAccess: string[] | undefined;
       try {
+        if (access !== undefined && writer !== undefined) {
+          try {
+            ({ input, access: revAccess } = access.admit(id, input, doc.record, doc.tree, writer));
+          } catch (error) {
+            // A refused replicated write names its revision, as the write rules' rows do.
+            if (error instanceof CouchError && !newEdits && input.rev !== undefined) {
+              rows[index] = { id, rev: formatRev(input.rev), error: error.error, reason: error.reason };
+              return;
+            }
+            throw error;
+          }
+        }
         // Design documents are checked one by one: a bad one is its own error row (CouchDB's
         // per-document validation), not a failed request.
         check?.(id, input.body, input.deleted);
@@ -103,6 +121,7 @@ export function planWrites(
       doc.write.record = record;
       doc.write.bodies.push({ rev, body: bodyText(input, edit.rev.pos) });
       if (edit.stemmed.length > 0) (doc.write.dropBodies ??= []).push(...edit.stemmed.map(formatRev));
+      if (revAccess !== undefined) doc.write.access = access!.written(id, edit.tree, rev, revAccess);
       doc.tree = edit.tree;
     });
     // CouchDB gives a request's sequences in id order (UTF-8 bytes), not in the order sent.

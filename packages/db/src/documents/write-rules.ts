@@ -5,13 +5,14 @@
  * replication is not available: ./replicator-db.ts), only deletions of those it holds; in a users
  * database the password is hashed and the `_users` rules apply (./users-db.ts); then each design
  * document's `validate_doc_update`, in id order, with `(newDoc, oldDoc, userCtx, secObj)`.
- * `_local` documents are never checked.
+ * `_local` documents are checked only by the per-document access rules (./access-rules.ts).
  */
 import { isDbAdmin, requireDbAdmin, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { CouchError } from '../errors.js';
 import { toPlain } from '../json/index.js';
 import { formatRev, parseRev, type Rev } from '../revisions/index.js';
 import { ValidateRunner, type ValidateFunction } from '../sandbox/validate-runner.js';
+import { checkAccessWrite } from './access-rules.js';
 import type { NewAttachment } from './attachment-resolve.js';
 import type { Database } from './database.js';
 import { isDesignId, isLocalId } from './doc-id.js';
@@ -74,7 +75,19 @@ export async function checkWrites(
   const securityOf = async () => (security ??= await db.security());
   const userCtx = { db: db.name, name: user.name, roles: user.roles };
   const refusals: (CouchError | undefined)[] = [];
+  // Per-document access (./access-rules.ts): an access-enabled database's first rules.
+  const accessWriter = await db.accessWriterOf(writer);
   for (const { id, input } of items) {
+    if (accessWriter !== undefined) {
+      const kind = isLocalId(id) ? 'local' : isDesignId(id) ? 'design' : 'doc';
+      try {
+        await checkAccessWrite((local) => db.store.getLocal(local), id, input, accessWriter, kind);
+      } catch (error) {
+        if (!(error instanceof CouchError)) throw error;
+        refusals.push(error);
+        continue;
+      }
+    }
     if (isLocalId(id)) {
       refusals.push(undefined);
       continue;

@@ -8,6 +8,7 @@ import { isDbAdmin, requireAdmin, requireDbAdmin, requireDbAdminForMaintenance, 
 import { CouchError } from '../errors.js';
 import type { RouteInfo } from '@divan/router';
 import type { RequestContext } from './context.js';
+import { checkReaderRoute } from './access-readers.js';
 
 /**
  * Who may call an endpoint of a database, declared with the endpoint in routes.ts. The levels
@@ -61,7 +62,9 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
   }
   const dbAdmin = isDbAdmin(ctx.user, security);
   if (!dbAdmin && ctx.server.isUsersDb(name)) checkUsersDbAccess(ctx, access);
-  ctx.access = { db, security, dbAdmin };
+  const reader = dbAdmin ? undefined : await db.accessReaderOf(ctx.user, security);
+  if (reader !== undefined) checkReaderRoute(route);
+  ctx.access = { db, security, dbAdmin, ...(reader === undefined ? {} : { reader }) };
 }
 
 /** A database route without a level is refused, never opened. */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserCtx } from '../auth/index.js';
 import type { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
+import type { AccessReader } from '../documents/access-rules.js';
 import type { CouchServer } from '../server/couch-server.js';
 
 /** What every endpoint handler receives. */
@@ -48,4 +49,6 @@ export interface DbAccess {
   security: Record<string, unknown>;
   /** Server admin, or DB admin by name or role. */
   dbAdmin: boolean;
+  /** A non-admin of an access-enabled database: reads see only their documents (per-document `_access`). */
+  reader?: AccessReader;
 }

@@ -5,6 +5,8 @@
  * after the last returned one is examined too (it shows in `execution_stats`), and the bookmark
  * names the last row a page took (returned or skipped).
  */
+import { readableIdSet } from '../documents/access-reads.js';
+import type { AccessReader } from '../documents/access-rules.js';
 import type { Database } from '../documents/database.js';
 import { isDesignId } from '../documents/doc-id.js';
 import { compareIds } from '../documents/id-order.js';
@@ -88,13 +90,16 @@ export async function findBody(
   request: FindRequest,
   requestJson: string,
   onRun?: (run: FindRun) => void,
+  /** A reader of an access-enabled database: only documents they may read (documents/access-rules.ts). */
+  reader?: AccessReader,
 ): Promise<Buffer> {
-  const cacheable = request.update && request.stale !== 'ok' && !request.executionStats;
+  const readable = reader === undefined ? undefined : await readableIdSet(db, reader);
+  const cacheable = request.update && request.stale !== 'ok' && !request.executionStats && reader === undefined;
   // The partition may come from the path, not the body.
   const key = cacheable ? `_find ${await db.updateSeq()} ${request.partition} ${requestJson}` : undefined;
   const cached = key === undefined ? undefined : views.answers.get(key);
   if (cached !== undefined) return cached;
-  const answer = await find(db, views, request, onRun);
+  const answer = await find(db, views, request, onRun, readable === undefined ? undefined : (id) => readable.has(id));
   let text = `{"docs":[${answer.docs.join(',')}]`;
   if (answer.bookmark !== undefined) text += `,"bookmark":${JSON.stringify(answer.bookmark)}`;
   if (answer.stats !== undefined) text += `,"execution_stats":${JSON.stringify(answer.stats)}`;
@@ -110,6 +115,8 @@ export async function find(
   views: ViewManager,
   request: FindRequest,
   onRun?: (run: FindRun) => void,
+  /** Which documents the caller may see (a reader's): the others are passed over unexamined. */
+  visible?: (id: string) => boolean,
 ): Promise<FindAnswer> {
   const started = performance.now();
   if (request.partition !== '' && !db.partitioned) {
@@ -150,6 +157,7 @@ export async function find(
     // The rows a page can take, and the one after (examined, not returned).
     const first = Math.min(PAGE, request.skip + request.limit + 1);
     for await (const row of source.rows(request.conflicts, first, documentParser(request), storedParser(request))) {
+      if (visible !== undefined && !visible(row.id)) continue;
       stats.keys++;
       if (row.doc !== undefined) stats.docs++;
       const doc = row.doc ?? row.covered!;

@@ -5,6 +5,7 @@
  * documents need a DB admin, `validate_doc_update` runs with the user's context). Only DB admins
  * read a users database whole (its members see only their own document over HTTP).
  */
+import { hiddenFrom } from '../documents/access-reads.js';
 import { randomUUID } from 'node:crypto';
 import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { changeEvents, type ChangesOptions, type DocFilter } from '../documents/changes.js';
@@ -92,6 +93,9 @@ export class LocalEndpoint implements Endpoint {
       allLeaves: true,
       ...(await this.filterOptions(request.filter)),
     };
+    // A non-admin of an access-enabled database reads only their documents (documents/access-rules.ts).
+    const reader = await this.db.accessReaderOf(this.user);
+    if (reader !== undefined) options.access = { reader, removed: false };
     // Read first: a change committed during the scan may be past it, never skipped by it.
     const seqAtStart = await this.db.updateSeq();
     const results: ChangeEntry[] = [];
@@ -198,7 +202,7 @@ export class LocalEndpoint implements Endpoint {
 
   async revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, RevsDiff>> {
     const request = new Map([...revs].map(([id, list]) => [id, list.map((rev) => parseRev(rev))]));
-    const diff = await this.db.revsDiff(request);
+    const diff = await this.db.revsDiff(request, await this.db.accessReaderOf(this.user));
     return new Map(
       Object.entries(diff).map(([id, found]) => [
         id,
@@ -210,7 +214,9 @@ export class LocalEndpoint implements Endpoint {
   async fetch(wanted: readonly Wanted[]): Promise<JsonValue[]> {
     const docs: JsonValue[] = [];
     const ahead = await this.db.readAhead(wanted.map(({ id }) => id));
+    const reader = await this.db.accessReaderOf(this.user);
     for (const { id, revs, attsSince } of wanted) {
+      if (await hiddenFrom(this.db, reader, id)) continue;
       const options: OpenOptions = { revs: true, attachments: true };
       if (attsSince.length > 0) options.attsSince = attsSince.map((rev) => parseRev(rev));
       const opened = await this.db.openRevs(

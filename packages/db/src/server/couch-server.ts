@@ -14,10 +14,13 @@ import {
 } from '../auth/index.js';
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, type ConfigSections } from './config.js';
+import { perDocAccess } from './access-settings.js';
+import { PerUserDatabases, perUserSettings } from './peruser.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
 import { USERS_DB, hashUserPassword, isUsersDb, userDocId } from '../documents/users-db.js';
 import { readDocInput } from '../documents/doc-input.js';
+import { ACCESS_PROP } from '../documents/access-rules.js';
 import { checkPartitionableName, PARTITIONED_PROP } from '../documents/partition.js';
 import { parseRev } from '../revisions/index.js';
 import { CouchError, dbNotFound } from '../errors.js';
@@ -118,6 +121,8 @@ export class CouchServer {
   /** What every database is opened with: the view engine's design rules, the password rounds of `_users`. */
   private readonly databaseOptions: DatabaseOptions;
   private readonly viewManagers = new Map<Database, ViewManager>();
+  /** `[couch_peruser]`: a private database per account, when enabled (./peruser.ts). */
+  readonly perUser = new PerUserDatabases(this);
 
   constructor(options: CouchServerOptions) {
     this.storage = options.storage;
@@ -132,6 +137,7 @@ export class CouchServer {
       check: checkDesignWrite,
       hashIterations: this.hashIterations,
       isUsersDb: (name) => this.isUsersDb(name),
+      accessAutofill: () => perDocAccess(this.config).autofill,
     };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
@@ -166,6 +172,7 @@ export class CouchServer {
     this.auth.timeoutSec = settings.sessionTimeoutSec;
     this.auth.setJwt(jwt);
     this.auth.setProxy(settings.proxy);
+    this.perUser.configure(perUserSettings(sections));
   }
 
   /** `POST /_node/_local/_config/_reload`: the stored config and admins, read again now. */
@@ -257,16 +264,28 @@ export class CouchServer {
     return db;
   }
 
-  /** Creates a database; `partitioned` (documents/partition.ts) is kept in its storage for good. */
-  async createDb(name: string, options: { partitioned?: boolean } = {}): Promise<Database> {
+  /**
+   * Creates a database; `partitioned` (documents/partition.ts) and `access` (per-document
+   * `_access`, documents/access-rules.ts) are kept in its storage for good, before anyone can
+   * write to it.
+   */
+  async createDb(name: string, options: { partitioned?: boolean; access?: boolean } = {}): Promise<Database> {
     validateDbName(name);
     const partitioned = options.partitioned === true;
+    const access = options.access === true;
     if (partitioned) checkPartitionableName(name);
+    if (partitioned && access) {
+      throw new CouchError(
+        'bad_request',
+        'Per-document access (`access=true`) is not supported on a partitioned database.',
+      );
+    }
     try {
       const store = await this.storage.create(name);
-      if (partitioned) {
+      const prop = partitioned ? PARTITIONED_PROP : access ? ACCESS_PROP : undefined;
+      if (prop !== undefined) {
         // Never left as an ordinary database: one whose mark failed to be stored goes again.
-        await store.setProp(PARTITIONED_PROP, 'true').catch(async (error: unknown) => {
+        await store.setProp(prop, 'true').catch(async (error: unknown) => {
           await this.storage.destroy(name).catch(() => {});
           throw error;
         });
@@ -329,6 +348,8 @@ export class CouchServer {
   }
 
   async close(): Promise<void> {
+    this.perUser.stop();
+    await this.perUser.settled();
     await this.replicator.close();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();

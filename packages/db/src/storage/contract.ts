@@ -19,6 +19,7 @@
  * ./view-index-store.ts. `test/storage-conformance.ts` is the one suite every engine passes.
  */
 import type {
+  AccessChange,
   AttachmentInfo,
   AttachmentSource,
   ChangedDoc,
@@ -36,6 +37,12 @@ import type {
   RangeStats,
 } from './records.js';
 import type { ViewIndexStore } from './view-index-store.js';
+
+/** How an `update` reads its records. */
+export interface UpdateOptions {
+  /** Give each record its `access` text (an access-enabled database's planner checks writers against it). */
+  access?: boolean;
+}
 
 /**
  * What an update plan returns: the writes (one per document, at most; committed in this order,
@@ -80,7 +87,30 @@ export interface DocumentStore {
   getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]>;
 
   /** The one write path (see the top of this file). Resolves with the plan's result and each write's sequence. */
-  update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }>;
+  update<R>(ids: readonly string[], plan: Planner<R>, options?: UpdateOptions): Promise<{ result: R; seqs: number[] }>;
+
+  /*
+   * Access rows (per-document `_access`, see `AccessWrite` in ./records.ts): written by `update`
+   * for writes that carry `access`, removed with their document by a purge that removes it.
+   */
+  /** Each document's readers (principals of its current access rows), in the order asked; [] for none. */
+  readersOf(ids: readonly string[]): Promise<string[][]>;
+  /** The documents any of `principals` may read, by id in raw order (as `foldDocs`, each once). */
+  foldReadable(principals: readonly string[], range: IdRange): AsyncIterable<Page<DocRecord>>;
+  /** How many documents `foldReadable(principals, range)` would give. */
+  countReadable(principals: readonly string[], range: IdRange): Promise<number>;
+  /**
+   * The documents whose newest access row of any of `principals` is after `since`, once each, by
+   * that row's sequence (descending: newest first): `removed` when none of them may read it now.
+   * `withRemoved` false leaves the removed ones out.
+   */
+  foldAccessChanges(
+    principals: readonly string[],
+    since: number,
+    options: { descending?: boolean; withRemoved?: boolean },
+  ): AsyncIterable<Page<AccessChange>>;
+  /** How many documents `foldAccessChanges` would give. */
+  countAccessChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number>;
 
   /**
    * A purge, in one transaction with the writers held off: the plan sees the records of `ids`;

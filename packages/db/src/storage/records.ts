@@ -15,6 +15,11 @@ export interface DocRecord {
   deleted: boolean;
   /** The serialized revision tree; opaque to storage (the revisions module writes and reads it). */
   tree: string;
+  /**
+   * The text the document layer keeps with a document of an access-enabled database
+   * (`AccessWrite.leaves`): given only to the planner of an `update` asked `{ access: true }`.
+   */
+  access?: string;
 }
 
 /** A changed document with its winner's body (see `DocumentStore.foldChangedBodies`). */
@@ -47,6 +52,32 @@ export interface DocWrite {
    * engine may insert without looking again (a bulk load of new documents does one lookup, not two).
    */
   isNew?: boolean;
+  /** Who may read the document after this write (an access-enabled database only): ./contract.ts. */
+  access?: AccessWrite;
+}
+
+/**
+ * A document's access after a write (per-document `_access`). The engine keeps, in the write's
+ * transaction, one access row per principal and document: `(principal, id, seq, removed)`. Each
+ * reader gets a row at the write's sequence; a principal who could read the document before and
+ * cannot now gets a `removed` row at that sequence; other rows stay. So a principal's readable
+ * documents and their changes are a range scan of its rows.
+ */
+export interface AccessWrite {
+  /** Opaque text kept with the document, handed back as `DocRecord.access` (see `UpdateOptions`). */
+  leaves: string;
+  /** The principals (user names, role names) who may read the document now; none: admins only. */
+  readers: readonly string[];
+}
+
+/** A document in the changes of a set of principals (`DocumentStore.foldAccessChanges`). */
+export interface AccessChange {
+  /** The sequence of the principals' newest access row of the document. */
+  seq: number;
+  /** True when none of the principals may read the document since that sequence. */
+  removed: boolean;
+  /** The document's current record (its `seq` is later than `seq` for a removed row). */
+  record: DocRecord;
 }
 
 /**

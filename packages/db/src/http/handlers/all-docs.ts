@@ -3,6 +3,7 @@ import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { allDocs, type AllDocsOptions, type IdSpace } from '../../documents/all-docs.js';
 import type { Database } from '../../documents/database.js';
+import type { AccessReader } from '../../documents/access-rules.js';
 import { ALL_DOCS, PARTITIONED_ALL_DOCS, parseQuery, type QueryIndex } from '../../views/query/index.js';
 import { readJson } from '../body.js';
 import type { RequestContext } from '../context.js';
@@ -29,12 +30,17 @@ async function head(
 
 async function answer(ctx: RequestContext, space: IdSpace, options: AllDocsOptions): Promise<void> {
   const db = await dbOf(ctx);
-  const result = await allDocs(db, space, options);
+  const result = await allDocs(db, space, options, ctx.access?.reader);
   await streamRows(ctx, 200, await head(db, options, result.totalRows, result.offset), result.rows, () => ']}');
 }
 
-async function collect(db: Database, space: IdSpace, options: AllDocsOptions): Promise<string> {
-  const result = await allDocs(db, space, options);
+async function collect(
+  db: Database,
+  space: IdSpace,
+  options: AllDocsOptions,
+  reader: AccessReader | undefined,
+): Promise<string> {
+  const result = await allDocs(db, space, options, reader);
   return `${await head(db, options, result.totalRows, result.offset)}${await joinRows(result.rows)}]}`;
 }
 
@@ -71,6 +77,6 @@ async function queriesIn(ctx: RequestContext, space: IdSpace): Promise<void> {
   // Every query is parsed (and may fail) before any is answered.
   const parsed = queries.map((query) => parseQuery(indexOf(db, space), ctx.query, query, 'member'));
   const results: string[] = [];
-  for (const options of parsed) results.push(await collect(db, space, options));
+  for (const options of parsed) results.push(await collect(db, space, options, ctx.access?.reader));
   sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
 }

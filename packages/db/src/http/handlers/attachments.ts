@@ -3,8 +3,9 @@
  * as it arrives and out of it a chunk at a time, never held whole. Conditional requests, ranges
  * and gzip follow CouchDB (chttpd_db:db_attachment_req).
  */
+import { hiddenFrom } from '../../documents/access-reads.js';
 import { writtenStatus } from '../write-quorum.js';
-import { CouchError } from '../../errors.js';
+import { CouchError, notFound } from '../../errors.js';
 import { isLocalId } from '../../documents/doc-id.js';
 import { DEFAULT_CONTENT_TYPE } from '../../documents/attachment-input.js';
 import { deleteAttachment, findAttachment, putAttachment } from '../../documents/attachment-edits.js';
@@ -42,6 +43,10 @@ export const attachments = {
     const db = await dbOf(ctx);
     checkUsersDbRead(ctx, id);
     const revText = ctx.query.get('rev');
+    // An attachment of a document the reader may not read is absent (per-document `_access`).
+    if (await hiddenFrom(db, ctx.access?.reader, id, revText === null ? undefined : parseRev(revText))) {
+      throw notFound('missing');
+    }
     const att = await findAttachment(db, id, nameOf(ctx), revText === null ? undefined : parseRev(revText));
     const etag = `"${att.digest.slice(4)}"`;
     const { res } = ctx;

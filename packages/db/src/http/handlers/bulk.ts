@@ -1,4 +1,6 @@
 /** `_bulk_docs`, `_bulk_get`, `_revs_diff`, `_missing_revs`: the endpoints replication lives on. */
+import { hiddenFrom } from '../../documents/access-reads.js';
+import type { AccessReader } from '../../documents/access-rules.js';
 import { writtenStatus } from '../write-quorum.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, type JsonValue, toPlain } from '../../json/index.js';
@@ -85,7 +87,7 @@ export const bulk = {
       // Every attachment follows, whatever the query (but those `atts_since` leaves out).
       const entries = async function* () {
         for (const [entry, ahead] of readingAhead(db, docs)) {
-          yield await bulkGetOne(db, entry, { ...options, follows: true }, await ahead);
+          yield await bulkGetOne(db, entry, { ...options, follows: true }, await ahead, ctx.access?.reader);
         }
       };
       const boundary = `--${randomBoundary()}`;
@@ -95,19 +97,19 @@ export const bulk = {
     }
     const results: string[] = [];
     for (const [entry, ahead] of readingAhead(db, docs)) {
-      results.push(bulkGetJson(await bulkGetOne(db, entry, options, await ahead)));
+      results.push(bulkGetJson(await bulkGetOne(db, entry, options, await ahead, ctx.access?.reader)));
     }
     sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
   },
 
   async revsDiff(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
-    sendJson(ctx, 200, await db.revsDiff(revsRequest(await objectBody(ctx))));
+    sendJson(ctx, 200, await db.revsDiff(revsRequest(await objectBody(ctx)), ctx.access?.reader));
   },
 
   async missingRevs(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
-    const diff = await db.revsDiff(revsRequest(await objectBody(ctx)));
+    const diff = await db.revsDiff(revsRequest(await objectBody(ctx)), ctx.access?.reader);
     const missing: Record<string, string[]> = {};
     for (const id in diff) missing[id] = diff[id]!.missing;
     sendJson(ctx, 200, { missing_revs: missing });
@@ -167,7 +169,13 @@ function* readingAhead(db: Db, entries: readonly JsonValue[]): Generator<[JsonVa
   }
 }
 
-async function bulkGetOne(db: Db, entry: JsonValue, options: OpenOptions, ahead?: ReadAhead): Promise<BulkGetEntry> {
+async function bulkGetOne(
+  db: Db,
+  entry: JsonValue,
+  options: OpenOptions,
+  ahead?: ReadAhead,
+  reader?: AccessReader,
+): Promise<BulkGetEntry> {
   const id = entry instanceof JsonObject ? entry.get('id') : undefined;
   const revValue = entry instanceof JsonObject ? entry.get('rev') : undefined;
   const since = entry instanceof JsonObject ? entry.get('atts_since') : undefined;
@@ -204,6 +212,11 @@ async function bulkGetOne(db: Db, entry: JsonValue, options: OpenOptions, ahead?
     } catch {
       return wrap([error(docId, revValue ?? null, 'bad_request', 'Invalid rev format')]);
     }
+  }
+  // A document the reader may not read is absent for them (per-document `_access`).
+  if (await hiddenFrom(db, reader, docId)) {
+    const revList = revs === 'all' ? ['undefined'] : revs.map(formatRev);
+    return wrap(revList.map((rev) => error(docId, rev, 'not_found', 'missing')));
   }
   // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
   if (revs === 'all' && (await db.leafRevs(docId, ahead)).length === 0)

@@ -7,7 +7,7 @@
  */
 import { CouchError } from '../../errors.js';
 import { JsonObject } from '../../json/index.js';
-import { changeEvents, changeRows, type ChangesOptions } from '../../documents/changes.js';
+import { changeEvents, changeRows, countChangesOf, type ChangesOptions } from '../../documents/changes.js';
 import type { Database } from '../../documents/database.js';
 import { checkJsonType, parseBody, readBody } from '../body.js';
 import { feedFilter } from '../changes-filter.js';
@@ -56,7 +56,16 @@ async function serve(ctx: RequestContext, body: JsonObject | undefined): Promise
   try {
     request.options = { ...request.options, ...filter.options };
     request.lookup = filter.lookup;
-    if (request.feed === 'normal') return await normal(ctx, db, request, await etagOf(db));
+    // A reader of an access-enabled database: their rows only, with their own last_seq and pending.
+    const reader = ctx.access?.reader;
+    if (reader !== undefined) {
+      request.options.access = { reader, removed: ctx.query.get('removed') === 'true' };
+      request.lookup = false;
+    }
+    // A reader's feed is their own: no ETag shared with other callers.
+    if (request.feed === 'normal') {
+      return await normal(ctx, db, request, reader === undefined ? await etagOf(db) : undefined);
+    }
     if (request.feed === 'longpoll') return await longpoll(ctx, db, request);
     return await continuous(ctx, db, request);
   } finally {
@@ -198,9 +207,9 @@ async function etagOf(db: Database): Promise<string> {
  * walked (newer ones ascending, older ones descending), whatever the filter, as CouchDB counts them.
  */
 async function pendingAfter(db: Database, options: ChangesOptions, lastSeq: number, returned: number): Promise<number> {
-  if (!options.descending) return db.countChanges(lastSeq);
-  const all = await db.countChanges(options.since);
-  return returned === 0 ? all : all - (await db.countChanges(lastSeq - 1));
+  if (!options.descending) return countChangesOf(db, options, lastSeq);
+  const all = await countChangesOf(db, options, options.since);
+  return returned === 0 ? all : all - (await countChangesOf(db, options, lastSeq - 1));
 }
 
 /**
@@ -226,7 +235,8 @@ function feed(
   // The sequence before the scan starts: every change up to it is one the scan meets (a document
   // changed meanwhile moves past it). Read after the scan, a write landing between the scan's end
   // and that read would be skipped by the next `since` (a continuous replication lost it).
-  const seqBefore = options.descending ? undefined : db.updateSeq();
+  // A reader's feed ends at the last row it reached: the database's sequence would tell of others' writes.
+  const seqBefore = options.descending || options.access !== undefined ? undefined : db.updateSeq();
   seqBefore?.catch(() => undefined);
   const rows = (async function* () {
     try {
@@ -398,7 +408,8 @@ async function continuous(ctx: RequestContext, db: Database, request: FeedReques
   }
   // A feed that ran to its end has seen every change: last_seq is the current sequence then.
   const cut = left <= 0;
-  const lastSeq = cut || options.descending ? since : Math.max(since, await db.updateSeq());
+  const lastSeq =
+    cut || options.descending || options.access !== undefined ? since : Math.max(since, await db.updateSeq());
   const pending = cut ? await pendingAfter(db, options, lastSeq, returned) : 0;
   res.end(`{"last_seq":${lastSeq},"pending":${pending}}\n`);
 }

@@ -9,6 +9,7 @@ import { param, type RequestContext } from '../context.js';
 import { readJson } from '../body.js';
 import { locationOf } from '../location.js';
 import { sendJson } from '../respond.js';
+import { perDocAccess } from '../../server/access-settings.js';
 
 /** The database a request addresses, as authorized before its handler ran (http/access.ts). */
 export async function dbOf(ctx: RequestContext): Promise<Database> {
@@ -26,8 +27,9 @@ export const databases = {
       }
     }
     const partitioned = parsePartitionedFlag(ctx.query.get('partitioned'));
+    const access = accessOption(ctx);
     const name = param(ctx, 'db');
-    await ctx.server.createDb(name, { partitioned });
+    await ctx.server.createDb(name, { partitioned, access });
     sendJson(ctx, 201, { ok: true }, { Location: locationOf(ctx, name) });
   },
 
@@ -82,6 +84,17 @@ export const databases = {
   },
 };
 
+/** `?access=true` of `PUT /db`: per-document access, when the server allows it (CouchDB's words). */
+function accessOption(ctx: RequestContext): boolean {
+  const value = ctx.query.get('access');
+  if (value === null || value === 'false') return false;
+  if (value !== 'true') throw new CouchError('bad_request', 'The `access` value should be a boolean.');
+  if (!perDocAccess(ctx.server.config).enable) {
+    throw new CouchError('bad_request', 'The `access` option is not available on this CouchDB installation.');
+  }
+  return true;
+}
+
 /** `GET /db`'s answer (also each row of `_dbs_info`). */
 export async function dbInfo(db: Database): Promise<Record<string, unknown>> {
   const meta = await db.meta();
@@ -91,7 +104,7 @@ export async function dbInfo(db: Database): Promise<Record<string, unknown>> {
     purge_seq: meta.purgeSeq,
     update_seq: meta.updateSeq,
     sizes: meta.sizes,
-    props: db.partitioned ? { partitioned: true } : {},
+    props: db.partitioned ? { partitioned: true } : (await db.accessEnabled()) ? { access: true } : {},
     doc_del_count: meta.docDelCount,
     doc_count: meta.docCount,
     disk_format_version: 8,

@@ -3,9 +3,9 @@
  * for where a rev may come from, status codes, ETag and Location.
  */
 import { writtenStatus } from '../write-quorum.js';
-import { CouchError, conflict } from '../../errors.js';
+import { CouchError, conflict, notFound } from '../../errors.js';
 import { fromPlain, parseJson, stringifyJson, type JsonObject } from '../../json/index.js';
-import { parseRev, type Rev } from '../../revisions/index.js';
+import { formatRev, parseRev, type Rev } from '../../revisions/index.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { isLocalId, randomId } from '../../documents/doc-id.js';
 import type { Database, OpenedDoc, OpenOptions, OpenRevsResult } from '../../documents/database.js';
@@ -23,6 +23,7 @@ import { locationOf } from '../location.js';
 import { checkUsersDbRead } from '../access.js';
 import { writerOf } from '../writer.js';
 import { formUpload } from './form-upload.js';
+import { hiddenFrom } from '../../documents/access-reads.js';
 
 /** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
 export function docIdOf(ctx: RequestContext): string {
@@ -36,6 +37,14 @@ export const documents = {
     const id = docIdOf(ctx);
     checkUsersDbRead(ctx, id);
     const { query } = ctx;
+    // A document the reader may not read is absent for them (per-document `_access`).
+    const rev = query.get('rev');
+    if (await hiddenFrom(db, ctx.access?.reader, id, rev === null ? undefined : parseRev(rev))) {
+      const openRevs = query.get('open_revs');
+      if (openRevs === null || openRevs === 'all') throw notFound('missing');
+      const revs = parseRevs(openRevs, '`open_revs` must be `all` or a JSON array of revisions');
+      return sendText(ctx, 200, `[${revs.map((r) => `{"missing":${JSON.stringify(formatRev(r))}}`).join(',')}]`);
+    }
     if (isLocalId(id)) {
       const doc = await db.local.get(id);
       const etag = localEtag(doc.id, doc.rev, doc.body);
@@ -107,7 +116,7 @@ export const documents = {
     const db = await dbOf(ctx);
     const id = docIdOf(ctx);
     if (isLocalId(id)) {
-      const result = await db.local.delete(id);
+      const result = await db.deleteLocal(id, writerOf(ctx));
       return sendJson(ctx, 200, result, { ETag: localEtag(id, result.rev, '') });
     }
     await db.requireCurrent(id, undefined);
@@ -130,6 +139,11 @@ export const documents = {
     const target = decodeURIComponent(q >= 0 ? destination.slice(0, q) : destination);
     const targetRev = q >= 0 ? new URLSearchParams(destination.slice(q + 1)).get('rev') : null;
     checkUsersDbRead(ctx, id);
+    // The source must be readable (per-document `_access`): else it is absent.
+    const sourceRev = ctx.query.get('rev');
+    if (await hiddenFrom(db, ctx.access?.reader, id, sourceRev === null ? undefined : parseRev(sourceRev))) {
+      throw notFound('missing');
+    }
     // The attachments go along as they are (their revpos and digest kept). Those of an old
     // revision may be referenced by nothing else once compaction drops it: it keeps off them
     // from the read until the copy commits.

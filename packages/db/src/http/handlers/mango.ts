@@ -32,7 +32,8 @@ export const mango = {
     const body = await readJson(ctx);
     const request = scopedFind(ctx, parseFindRequest(body));
     const onRun = (run: FindRun) => countFind(ctx.server.stats, run);
-    sendBytes(ctx, 200, await findBody(db, ctx.server.views(db), request, stringifyJson(body), onRun));
+    const reader = ctx.access?.reader;
+    sendBytes(ctx, 200, await findBody(db, ctx.server.views(db), request, stringifyJson(body), onRun, reader));
   },
 
   /** `POST /{db}/_explain`. */

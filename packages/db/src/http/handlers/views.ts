@@ -34,7 +34,7 @@ export const views = {
     const parsed = queries.map((query) => parseQuery(target.queryIndex, ctx.query, query, 'member'));
     const results: string[] = [];
     for (const q of parsed) {
-      const answer = await queryView(target, q);
+      const answer = await queryView(target, q, ctx.access?.reader);
       const { head, rows } = answer.rendered();
       results.push(`${head}${await joinRows(rows)}]}`);
       answer.finished();
@@ -80,7 +80,7 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   }
   const target = await open(ctx, db);
   const q = parseQuery(target.queryIndex, ctx.query, body);
-  const answer = await queryView(target, q);
+  const answer = await queryView(target, q, ctx.access?.reader);
   const headers = { ...contentType(ctx), ETag: answer.etag };
   try {
     if (etagMatches(ctx.req.headers['if-none-match'], answer.etag)) return sendText(ctx, 304, '', headers);

@@ -5,7 +5,8 @@
  */
 import type { PoolClient, QueryResultRow } from 'pg';
 import { toWellFormed } from '../../support/unicode.js';
-import type { CompactPlanner, Planner, PurgePlanner } from '../contract.js';
+import type { CompactPlanner, Planner, PurgePlanner, UpdateOptions } from '../contract.js';
+import { applyAccess, forgetAccess, withLeaves } from './access-rows.js';
 import type { DocRecord } from '../records.js';
 import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
 
@@ -20,10 +21,12 @@ export async function updateLocked<R>(
   db: DbTarget,
   ids: readonly string[],
   plan: Planner<R>,
+  options?: UpdateOptions,
 ): Promise<{ result: R; seqs: number[] }> {
   const q = async <T extends QueryResultRow>(config: { name: string; text: string }, values: unknown[]) =>
     (await client.query<T>({ ...config, values })).rows;
-  const { locked, rows, records } = await lockedRecords(client, db, ids);
+  const { locked, rows, records: found } = await lockedRecords(client, db, ids);
+  const records = options?.access === true ? await withLeaves(client, db, found) : found;
   const { writes, result } = plan(records);
   if (writes.length === 0) return { result, seqs: [] };
   for (const { record, bodies } of writes) {
@@ -116,6 +119,7 @@ export async function updateLocked<R>(
     docTrees.push(record.tree);
   }
   await q(db.sql.putDocs, [db.dbId, docIds, docSeqs, docRevs, docDeleted, docSizes, docTrees]);
+  await applyAccess(client, db, writes, seqs);
   await q(db.sql.saveCounters, [db.dbId, c.updateSeq, c.docCount, c.docDelCount, c.external]);
   return { result, seqs };
 }
@@ -185,6 +189,7 @@ export async function purgeLocked<R>(
   if (removed.length > 0) {
     await q(db.sql.deleteAllBodies, [db.dbId, removed]);
     await q(db.sql.deleteDocs, [db.dbId, removed]);
+    await forgetAccess(client, db, removed);
   }
   if (dropIds.length > 0) await q(db.sql.dropBodies, [db.dbId, dropIds, dropRevs]);
   if (kept.length > 0) {

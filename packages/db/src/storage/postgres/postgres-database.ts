@@ -7,9 +7,18 @@
 import type { DbEventQueue } from '../db-event-queue.js';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { toWellFormed } from '../../support/unicode.js';
-import type { AttachmentSweepMark, CompactPlanner, DocumentStore, Planner, PurgePlanner } from '../contract.js';
+import type {
+  AttachmentSweepMark,
+  CompactPlanner,
+  DocumentStore,
+  Planner,
+  PurgePlanner,
+  UpdateOptions,
+} from '../contract.js';
+import { PostgresAccessReads } from './access-rows.js';
 import { GROWING_PAGES, keysetPagesAsync } from '../keyset-pages.js';
 import type {
+  AccessChange,
   AttachmentInfo,
   AttachmentSource,
   ChangedDoc,
@@ -40,6 +49,7 @@ function bySeq(row: DocRow): number {
 export class PostgresDocumentStore implements DocumentStore {
   private readonly target: DbTarget;
   private readonly attachments: PostgresAttachments;
+  private readonly access: PostgresAccessReads;
 
   constructor(
     private readonly pool: Pool,
@@ -55,6 +65,7 @@ export class PostgresDocumentStore implements DocumentStore {
   ) {
     this.target = { sql, dbId, name };
     this.attachments = new PostgresAttachments(pool, this.target, attachmentWrites);
+    this.access = new PostgresAccessReads((config, values) => this.query(config, values), this.target);
   }
 
   viewIndexes(): ViewIndexStore {
@@ -130,10 +141,38 @@ export class PostgresDocumentStore implements DocumentStore {
    * The write path: in one transaction, under the writers' lock, the records of `ids` are read,
    * planned over and written (./doc-writes.ts).
    */
-  async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
-    const done = await this.transaction((client) => updateLocked(client, this.target, ids, plan));
+  async update<R>(
+    ids: readonly string[],
+    plan: Planner<R>,
+    options?: UpdateOptions,
+  ): Promise<{ result: R; seqs: number[] }> {
+    const done = await this.transaction((client) => updateLocked(client, this.target, ids, plan, options));
     if (done.seqs.length > 0) this.events.updated(this.name);
     return done;
+  }
+
+  readersOf(ids: readonly string[]): Promise<string[][]> {
+    return this.access.readersOf(ids);
+  }
+
+  foldReadable(principals: readonly string[], range: IdRange): AsyncIterable<Page<DocRecord>> {
+    return this.access.foldReadable(principals, range);
+  }
+
+  countReadable(principals: readonly string[], range: IdRange): Promise<number> {
+    return this.access.countReadable(principals, range);
+  }
+
+  foldAccessChanges(
+    principals: readonly string[],
+    since: number,
+    options: { descending?: boolean; withRemoved?: boolean },
+  ): AsyncIterable<Page<AccessChange>> {
+    return this.access.foldChanges(principals, since, options);
+  }
+
+  countAccessChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number> {
+    return this.access.countChanges(principals, since, withRemoved);
   }
 
   async purge<R>(

@@ -3,6 +3,7 @@
  * server in one PostgreSQL schema, shared by any number of Divan nodes. The tables and why they
  * are so: ./schema.ts and docs/storage.md.
  */
+import { ACCESS_TABLES } from './access-rows.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,6 +182,7 @@ class PostgresStorage implements Storage {
         'view_indexes',
         'view_index_nodes',
         'view_index_back',
+        ...ACCESS_TABLES,
       ]) {
         await client.query(`DELETE FROM ${this.s}.${table} WHERE db_id = $1`, [dbId]);
       }

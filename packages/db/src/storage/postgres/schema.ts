@@ -7,6 +7,7 @@
  * the order `_all_docs` walks (a locale collation would not be).
  */
 import type { PoolClient } from 'pg';
+import { accessMigration } from './access-rows.js';
 
 /** `name` quoted as an SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -154,6 +155,8 @@ export function migrations(schema: string): string[] {
       PRIMARY KEY (db_name, type)
     );
     `,
+    // 7: access rows of per-document `_access` (see access-rows.ts).
+    accessMigration(s),
   ];
 }
 

@@ -6,7 +6,8 @@
  */
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { Planner } from '../contract.js';
+import type { Planner, UpdateOptions } from '../contract.js';
+import { SqliteAccessRows } from './access-rows.js';
 import { RecentChanges } from '../recent-changes.js';
 import type {
   ChangedDoc,
@@ -56,6 +57,8 @@ export class SqliteDatabase implements SqliteSyncStore {
   private readonly db: Database.Database;
   /** Attachment bytes (./attachments.ts). */
   readonly attachments: SqliteAttachments;
+  /** Access rows (./access-rows.ts). */
+  readonly access: SqliteAccessRows;
   private readonly reads: SqliteDocReads;
   private readonly writes: SqliteDocWrites;
   private readonly folds: SqliteDocFolds;
@@ -82,6 +85,7 @@ export class SqliteDatabase implements SqliteSyncStore {
   private readonly updateTransaction: <R>(
     ids: readonly string[],
     plan: Planner<R>,
+    options: UpdateOptions | undefined,
   ) => { result: R; writes: readonly DocWrite[]; seqs: number[]; counters: StoredCounters };
 
   constructor(
@@ -105,6 +109,7 @@ export class SqliteDatabase implements SqliteSyncStore {
     }
     const db = this.db;
     this.attachments = new SqliteAttachments(db);
+    this.access = new SqliteAccessRows(db);
     this.reads = new SqliteDocReads(db);
     this.writes = new SqliteDocWrites(db);
     this.folds = new SqliteDocFolds(db, () => this.totals);
@@ -118,12 +123,17 @@ export class SqliteDatabase implements SqliteSyncStore {
     this.recent = new RecentChanges(this.totals.updateSeq, options.recentBytes ?? RECENT_BYTES);
     this.writeTransaction = db.transaction((writes: readonly DocWrite[]) => this.writes.apply(writes, this.totals));
     // better-sqlite3's Transaction type loses the generic: the cast restores it.
-    this.updateTransaction = db.transaction((ids: readonly string[], plan: Planner<unknown>) => {
-      const records = recordsOf(ids, this.getDocs(ids));
-      const { writes, result } = plan(records);
-      const marked = writes.map((w) => (w.isNew === undefined ? { ...w, isNew: !records.has(w.record.id) } : w));
-      return { result, writes: marked, ...this.writes.apply(marked, this.totals) };
-    }) as SqliteDatabase['updateTransaction'];
+    this.updateTransaction = db.transaction(
+      (ids: readonly string[], plan: Planner<unknown>, options: UpdateOptions | undefined) => {
+        const found = recordsOf(ids, this.getDocs(ids));
+        const records = options?.access === true ? this.access.withLeaves(found) : found;
+        const { writes, result } = plan(records);
+        const marked = writes.map((w) => (w.isNew === undefined ? { ...w, isNew: !records.has(w.record.id) } : w));
+        const applied = this.writes.apply(marked, this.totals);
+        this.access.apply(marked, applied.seqs);
+        return { result, writes: marked, ...applied };
+      },
+    ) as SqliteDatabase['updateTransaction'];
   }
 
   counters(): Pick<DbMeta, 'updateSeq' | 'purgeSeq' | 'docCount' | 'docDelCount'> {
@@ -174,8 +184,8 @@ export class SqliteDatabase implements SqliteSyncStore {
    * The contract's write path, synchronous: the records of `ids` are read, planned over and
    * written in one transaction (this connection is the database's only writer).
    */
-  updateDocs<R>(ids: readonly string[], plan: Planner<R>): { result: R; seqs: number[] } {
-    const { result, writes, seqs, counters } = this.updateTransaction(ids, plan);
+  updateDocs<R>(ids: readonly string[], plan: Planner<R>, options?: UpdateOptions): { result: R; seqs: number[] } {
+    const { result, writes, seqs, counters } = this.updateTransaction(ids, plan, options);
     if (writes.length > 0) this.committed(writes, seqs, counters);
     return { result, seqs };
   }
@@ -240,7 +250,10 @@ export class SqliteDatabase implements SqliteSyncStore {
   }
 
   purgeDocs(purges: readonly PurgeWrite[], keepInfos: number): { purgeSeq: number; updateSeq: number } {
-    const counters = this.db.transaction(() => this.writes.purge(purges, keepInfos, this.totals))();
+    const counters = this.db.transaction(() => {
+      for (const { id, record } of purges) if (record === null) this.access.forget(id);
+      return this.writes.purge(purges, keepInfos, this.totals);
+    })();
     this.totals = counters;
     // Documents it holds may be gone: the next index update reads the tables.
     this.recent.clear(counters.updateSeq);

@@ -11,9 +11,10 @@ import type {
   Planner,
   PurgePlanner,
   Storage,
+  UpdateOptions,
 } from '../contract.js';
 import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
-import type { DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo, RangeStats } from '../records.js';
+import type { AccessChange, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo, RangeStats } from '../records.js';
 import { recordsOf } from './doc-reads.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
@@ -165,10 +166,38 @@ class SqliteDocumentStore implements DocumentStore {
     return this.db.getBodies(wanted);
   }
 
-  async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
-    const done = this.db.updateDocs(ids, plan);
+  async update<R>(
+    ids: readonly string[],
+    plan: Planner<R>,
+    options?: UpdateOptions,
+  ): Promise<{ result: R; seqs: number[] }> {
+    const done = this.db.updateDocs(ids, plan, options);
     if (done.seqs.length > 0) this.events.updated(this.name);
     return done;
+  }
+
+  async readersOf(ids: readonly string[]): Promise<string[][]> {
+    return this.db.access.readersOf(ids);
+  }
+
+  foldReadable(principals: readonly string[], range: IdRange): AsyncIterable<Page<DocRecord>> {
+    return paged(this.db.access.foldReadable(principals, range));
+  }
+
+  async countReadable(principals: readonly string[], range: IdRange): Promise<number> {
+    return this.db.access.countReadable(principals, range);
+  }
+
+  foldAccessChanges(
+    principals: readonly string[],
+    since: number,
+    options: { descending?: boolean; withRemoved?: boolean },
+  ): AsyncIterable<Page<AccessChange>> {
+    return paged(this.db.access.foldChanges(principals, since, options));
+  }
+
+  async countAccessChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number> {
+    return this.db.access.countChanges(principals, since, withRemoved);
   }
 
   async purge<R>(

@@ -9,7 +9,8 @@
  *
  * Nothing above storage uses it; tests of the engine itself (and of crashes) do.
  */
-import type { Planner } from '../contract.js';
+import type { Planner, UpdateOptions } from '../contract.js';
+import type { SqliteAccessRows } from './access-rows.js';
 import type {
   ChangedDoc,
   CompactWrite,
@@ -51,7 +52,9 @@ export interface SqliteSyncStore {
    * The contract's write path (`DocumentStore.update`), synchronous: the records of `ids` are
    * read, planned over and written in one transaction.
    */
-  updateDocs<R>(ids: readonly string[], plan: Planner<R>): { result: R; seqs: number[] };
+  updateDocs<R>(ids: readonly string[], plan: Planner<R>, options?: UpdateOptions): { result: R; seqs: number[] };
+  /** Access rows (./access-rows.ts), written by `updateDocs`. */
+  readonly access: SqliteAccessRows;
 
   /** Documents by id in raw UTF-8 byte order (code point order), paged internally. */
   foldDocs(range: IdRange): Generator<DocRecord>;

@@ -15,6 +15,7 @@ import { isReduceOverflowError, type Reducer } from '../reduce/index.js';
 import type { RowEntry, RowTree } from '../index/row-tree.js';
 import { partitionRows } from '../index/partition-rows.js';
 import type { GroupState } from '../group-state.js';
+import { readerReduceRows, type Visible, visibleTree } from './reader-rows.js';
 
 /** The parts of a parsed query (./query-options.ts) that reading rows needs. */
 export type ViewQueryOptions = Pick<
@@ -42,11 +43,18 @@ export interface MapResult {
   rows: Rows;
 }
 
-export function queryMap(db: Database, tree: RowTree, view: ViewDef, q: ViewQueryOptions): MapResult {
+/** `visible`: a reader's view (./reader-rows.ts): `tree` holds only their rows, linked documents they cannot read are null. */
+export function queryMap(
+  db: Database,
+  tree: RowTree,
+  view: ViewDef,
+  q: ViewQueryOptions,
+  visible?: Visible,
+): MapResult {
   const totalRows = tree.total();
   const ranges =
     q.keys !== undefined ? orderedKeys(q).map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
-  return { totalRows, offset: offsetOf(tree, ranges, q), rows: mapRows(db, tree, ranges, q) };
+  return { totalRows, offset: offsetOf(tree, ranges, q), rows: mapRows(db, tree, ranges, q, visible) };
 }
 
 /**
@@ -80,8 +88,14 @@ function offsetOf(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOpt
 }
 
 /** Map rows; with include_docs each row waits for its document from storage. */
-function mapRows(db: Database, tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): Rows {
-  return q.includeDocs ? withDocs(db, entries(tree, ranges, q), q) : plainRows(entries(tree, ranges, q));
+function mapRows(
+  db: Database,
+  tree: RowTree,
+  ranges: readonly RowKeyRange[],
+  q: ViewQueryOptions,
+  visible?: Visible,
+): Rows {
+  return q.includeDocs ? withDocs(db, entries(tree, ranges, q), q, visible) : plainRows(entries(tree, ranges, q));
 }
 
 /** The row entries a query reads: its ranges in order, after skip, up to limit. */
@@ -130,7 +144,12 @@ function* plainRows(rows: Iterable<RowEntry>): Generator<string> {
  * Rows with their documents, a page at a time: the rows' own documents are read together (two
  * storage calls a page); a value that links another document or revision is opened by itself.
  */
-async function* withDocs(db: Database, rows: Iterable<RowEntry>, q: ViewQueryOptions): AsyncGenerator<string> {
+async function* withDocs(
+  db: Database,
+  rows: Iterable<RowEntry>,
+  q: ViewQueryOptions,
+  visible?: Visible,
+): AsyncGenerator<string> {
   let page: RowEntry['value'][] = [];
   const flush = async function* (): AsyncGenerator<string> {
     const own = page.filter(([, , valueJson]) => !valueJson.startsWith('{'));
@@ -140,7 +159,9 @@ async function* withDocs(db: Database, rows: Iterable<RowEntry>, q: ViewQueryOpt
     const docOf = new Map(ids.map((id, i) => [id, docs[i] ?? null]));
     for (const value of page) {
       const [, docId, valueJson] = value;
-      const doc = valueJson.startsWith('{') ? await includedDoc(db, docId, valueJson, q) : (docOf.get(docId) ?? 'null');
+      const doc = valueJson.startsWith('{')
+        ? await includedDoc(db, docId, valueJson, q, visible)
+        : (docOf.get(docId) ?? 'null');
       yield `${mapRow(value).slice(0, -1)},"doc":${doc}}`;
     }
     page = [];
@@ -173,7 +194,13 @@ function mapRow([keyJson, docId, valueJson]: RowEntry['value']): string {
  * The doc of an include_docs row: the row's document, or the one the value links to
  * (`{"_id": ..., "_rev"?: ...}`); null when missing or deleted.
  */
-async function includedDoc(db: Database, docId: string, valueJson: string, q: ViewQueryOptions): Promise<string> {
+async function includedDoc(
+  db: Database,
+  docId: string,
+  valueJson: string,
+  q: ViewQueryOptions,
+  visible?: Visible,
+): Promise<string> {
   let id = docId;
   let rev: string | undefined;
   if (valueJson.startsWith('{')) {
@@ -185,6 +212,8 @@ async function includedDoc(db: Database, docId: string, valueJson: string, q: Vi
     // `{_rev}` alone names a revision of the row's own document.
     if (typeof value._rev === 'string') rev = value._rev;
   }
+  // A reader's linked document they may not read is as missing.
+  if (visible !== undefined && !visible(id)) return 'null';
   try {
     // A linked revision is fetched exactly (couch_index_util:load_doc with a rev opens that
     // revision alone): no _conflicts even with conflicts=true.
@@ -267,6 +296,8 @@ export function answerQuery(
   state: GroupState,
   viewNo: number,
   q: ViewQuery,
+  /** A reader of an access-enabled database: only rows of documents they may read (./reader-rows.ts). */
+  visible?: Visible,
 ): { meta: ViewMeta; rows: Rows } {
   const view = state.group.views[viewNo]!;
   const whole = state.index.trees[viewNo]!;
@@ -275,8 +306,15 @@ export function answerQuery(
   // The view's own update_seq (the last change to its rows; its ETag moves with it): a change
   // the view ignores (a design doc, a doc it emits nothing for) leaves it, as in CouchDB.
   const seq = q.updateSeq ? { update_seq: state.index.changedSeq(viewNo) } : {};
+  if (q.reduce && visible !== undefined) {
+    const ranges = q.keys !== undefined ? q.keys.map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
+    const options = { descending: q.descending, skip: q.skip, limit: q.limit, raw: view.raw };
+    const keyJsonOf = (keyJson: string) => groupKeyJson(keyJson, q.group);
+    const reducer = state.reducers[viewNo]!;
+    return { meta: seq, rows: readerReduceRows(tree, ranges, options, q.group, reducer, keyJsonOf, visible) };
+  }
   if (q.reduce) return { meta: seq, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
-  const result = queryMap(db, tree, view, q);
+  const result = queryMap(db, visible === undefined ? tree : visibleTree(tree, visible), view, q, visible);
   // sorted=false (CouchDB 3): rows only, without total_rows and offset.
   if (!q.sorted) return { meta: seq, rows: result.rows };
   return { meta: { total_rows: result.totalRows, offset: result.offset, ...seq }, rows: result.rows };

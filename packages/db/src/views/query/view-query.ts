@@ -8,6 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database } from '../../documents/database.js';
+import { readableIdSet } from '../../documents/access-reads.js';
+import type { AccessReader } from '../../documents/access-rules.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import type { Rows } from '../../support/rows.js';
 import { type AnswerBody, bodyThroughCache } from './answer-cache.js';
@@ -55,25 +57,33 @@ export async function openView(db: Database, manager: ViewManager, ddoc: string,
   return { db, manager, group, view, viewNo, state: await manager.state(group), queryIndex };
 }
 
-export async function queryView(target: ViewTarget, q: ViewQuery): Promise<ViewAnswer> {
+/**
+ * `reader`: a non-admin of an access-enabled database, who sees only rows of documents they may
+ * read (./reader-rows.ts); their answer depends on the database's writes and is never cached.
+ */
+export async function queryView(target: ViewTarget, q: ViewQuery, reader?: AccessReader): Promise<ViewAnswer> {
   const { db, manager, state, viewNo } = target;
   if (q.update === 'true') await manager.refresh(state);
   else await manager.catchUp(state);
+  const readable = reader === undefined ? undefined : await readableIdSet(db, reader);
+  const visible = readable === undefined ? undefined : (id: string) => readable.has(id);
   // What the answer depends on: the view's rows (its signature, the sequence at which it last
   // changed, purges), the query, and with include_docs the documents (the database's sequence).
-  const docs = q.includeDocs ? `:${await db.updateSeq()}` : '';
+  const docs = q.includeDocs || reader !== undefined ? `:${await db.updateSeq()}` : '';
+  const who = reader === undefined ? '' : `:${JSON.stringify(reader.principals)}`;
   const etag = `"${createHash('md5')
     .update(
-      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}:${JSON.stringify(q)}`,
+      `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}${who}:${JSON.stringify(q)}`,
     )
     .digest('hex')}"`;
-  const read = () => answerQuery(db, state, viewNo, q);
+  const read = () => answerQuery(db, state, viewNo, q, visible);
   const rendered = () => render(read());
   return {
     etag,
     read,
     rendered,
-    body: async () => (q.includeDocs ? rendered() : bodyThroughCache(manager.answers, etag, rendered)),
+    body: async () =>
+      q.includeDocs || reader !== undefined ? rendered() : bodyThroughCache(manager.answers, etag, rendered),
     finished: () => {
       if (q.update === 'lazy') void manager.refresh(state).catch(() => {});
     },

@@ -1,0 +1,225 @@
+/**
+ * Per-document access (`_access`, CouchDB's per-doc-access branch, with Divan's decided
+ * differences): who may write and read a document of an access-enabled database.
+ *
+ * - A document's `_access` is a list of user names and role names (`_users`: every signed-in
+ *   user). A user's principals are their name, their roles and `_users`; a user reads a document
+ *   when the two overlap. No `_access` (or `[]`): admins only.
+ * - Each leaf of a document keeps its own `_access`; the document's *effective* access is the
+ *   intersection over its live leaves (every leaf deleted: the winning tombstone's), so a
+ *   conflicting branch never shows one user's edit to another.
+ * - A non-admin write is allowed when the writer's principals meet both the effective access of
+ *   the document as stored (tombstones included) and the `_access` of the new revision: checked
+ *   before the conflict decision, so a refused writer learns nothing about revisions.
+ * - A tombstone written without `_access` inherits its parent's; with autofill on, a non-admin's
+ *   write without `_access` gets `[name]` on create and the effective access on update.
+ * - `_access` is not part of the revision hash in an access-enabled database.
+ *
+ * The planner part (`AccessPlanner`) runs inside the storage transaction with the records'
+ * stored leaves (`DocRecord.access`), pure like the write planner it serves.
+ */
+import type { UserCtx } from '../auth/index.js';
+import { CouchError } from '../errors.js';
+import { JsonObject, type JsonValue } from '../json/index.js';
+import { formatRev, leaves as leavesOf, type RevTree, winner } from '../revisions/index.js';
+import type { AccessWrite, DocRecord } from '../storage/records.js';
+import type { DocInput } from './doc-input.js';
+
+/** The member that holds a document's readers. */
+export const ACCESS_MEMBER = '_access';
+const ACCESS_ONLY: ReadonlySet<string> = new Set([ACCESS_MEMBER]);
+
+/** The role every signed-in user holds for `_access` (the branch's `extract_roles`). */
+export const USERS_ROLE = '_users';
+
+/** The database property that makes a database access-enabled (set once, at creation). */
+export const ACCESS_PROP = 'access';
+
+/** Every refused write, whatever the reason (the branch's `{forbidden, access}`). */
+export const accessDenied = (): CouchError => new CouchError('forbidden', 'access', 403);
+
+export const ddocWithAccess = (): CouchError =>
+  new CouchError('ddocs_with_access', 'Design Docs with an _access property are not allowed', 403);
+
+/** A user's principals: their name, their roles, and `_users` when signed in. */
+export function principalsOf(user: UserCtx): string[] {
+  const out = new Set<string>(user.roles);
+  if (user.name !== null) {
+    out.add(user.name);
+    out.add(USERS_ROLE);
+  }
+  return [...out];
+}
+
+/** Whether any principal is among the readers. */
+export function overlaps(principals: readonly string[], readers: readonly string[]): boolean {
+  return readers.some((reader) => principals.includes(reader));
+}
+
+/** `_access` of a body: undefined when absent; 400 `doc_validation` unless a list of strings. */
+export function accessOfBody(body: JsonObject): string[] | undefined {
+  const value = body.get(ACCESS_MEMBER);
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((entry): entry is string => typeof entry === 'string')) {
+    throw new CouchError('doc_validation', '_access must be a list of user and role names');
+  }
+  return [...new Set(value)];
+}
+
+/** `_access` of a stored body text (a `_local` document's), [] when it has none. */
+export function accessOfText(text: string): string[] {
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const value = parsed[ACCESS_MEMBER];
+    return Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The body a revision's id hashes: without `_access` (it lives beside the body in the branch). */
+export function hashedBody(body: JsonObject): JsonObject {
+  return body.has(ACCESS_MEMBER) ? body.without(ACCESS_ONLY) : body;
+}
+
+/** Each leaf's `_access`, by rev: what storage keeps with the document (`AccessWrite.leaves`). */
+export type LeafAccess = Record<string, string[]>;
+
+/** The effective access of a document: the intersection over its live leaves (see the top). */
+export function effectiveAccess(tree: RevTree, leaves: LeafAccess): string[] {
+  const live = leavesOf(tree).filter((leaf) => !leaf.deleted);
+  if (live.length === 0) {
+    const top = winner(tree);
+    return top === undefined ? [] : (leaves[formatRev(top)] ?? []);
+  }
+  let readers: string[] | undefined;
+  for (const leaf of live) {
+    const own = leaves[formatRev(leaf)] ?? [];
+    readers = readers === undefined ? [...own] : readers.filter((reader) => own.includes(reader));
+  }
+  return readers ?? [];
+}
+
+/** A reader who sees only what their principals may read (a non-admin in an access-enabled database). */
+export interface AccessReader {
+  principals: readonly string[];
+}
+
+/** Who writes, as the access rules see it. */
+export interface AccessWriter {
+  /** Server admin or DB admin: no access rule applies. */
+  admin: boolean;
+  name: string | null;
+  principals: readonly string[];
+  /** `[per_doc_access] autofill`. */
+  autofill: boolean;
+}
+
+/**
+ * The access part of one write plan (one storage transaction): it sees each document's stored
+ * leaves, admits or refuses each write, and gives each write its access rows.
+ */
+export class AccessPlanner {
+  private readonly leaves = new Map<string, LeafAccess>();
+
+  private leavesOf(id: string, record: DocRecord | undefined): LeafAccess {
+    let found = this.leaves.get(id);
+    if (found === undefined) {
+      found = record?.access === undefined ? {} : (JSON.parse(record.access) as LeafAccess);
+      this.leaves.set(id, found);
+    }
+    return found;
+  }
+
+  /**
+   * Admits a write or throws 403 `forbidden`/`access`: the input to plan, its `_access` filled
+   * where it inherits one, and the `_access` its new revision gets.
+   */
+  admit(
+    id: string,
+    input: DocInput,
+    record: DocRecord | undefined,
+    tree: RevTree | undefined,
+    writer: AccessWriter,
+  ): { input: DocInput; access: string[] } {
+    const leaves = this.leavesOf(id, record);
+    const current = tree === undefined ? undefined : effectiveAccess(tree, leaves);
+    const explicit = accessOfBody(input.body);
+    let access = explicit;
+    if (access === undefined) {
+      if (input.deleted) access = parentAccess(input, leaves) ?? current ?? [];
+      else if (!writer.admin && writer.autofill) access = current ?? (writer.name === null ? [] : [writer.name]);
+      else access = [];
+    }
+    if (!writer.admin) {
+      if (current !== undefined && !overlaps(writer.principals, current)) throw accessDenied();
+      if (!overlaps(writer.principals, access)) throw accessDenied();
+    }
+    let body = input.body;
+    if (explicit === undefined && access.length > 0) {
+      body = new JsonObject([...input.body.keys], [...input.body.values]);
+      body.set(ACCESS_MEMBER, access as JsonValue);
+    }
+    const hashBody = hashedBody(body);
+    const changed = body !== input.body;
+    return {
+      input: {
+        ...input,
+        body,
+        ...(changed ? { json: undefined } : {}),
+        ...(hashBody === body ? {} : { hashBody }),
+      },
+      access,
+    };
+  }
+
+  /** The access rows of a document after its edit: `rev` (a new leaf) gets `access`. */
+  written(id: string, tree: RevTree, rev: string, access: readonly string[]): AccessWrite {
+    const before = this.leaves.get(id) ?? {};
+    const next: LeafAccess = {};
+    for (const leaf of leavesOf(tree)) {
+      const key = formatRev(leaf);
+      const kept = key === rev ? [...access] : before[key];
+      if (kept !== undefined) next[key] = kept;
+    }
+    this.leaves.set(id, next);
+    return { leaves: JSON.stringify(next), readers: effectiveAccess(tree, next) };
+  }
+}
+
+/** The `_access` of the leaf a deletion replaces (its parent), when the plan knows it. */
+function parentAccess(input: DocInput, leaves: LeafAccess): string[] | undefined {
+  if (input.revisions !== undefined && input.revisions.ids.length > 1) {
+    return leaves[`${input.revisions.start - 1}-${input.revisions.ids[1]}`];
+  }
+  return input.rev === undefined ? undefined : leaves[formatRev(input.rev)];
+}
+
+/**
+ * The access rules a write meets before planning (`checkWrites`), in an access-enabled database:
+ * `_access` must be a list of strings; a design document carries none (everyone, admins too);
+ * a `_local` document follows the document rules against its stored `_access` (it has no
+ * revision tree for the planner to check). May fill a `_local` document's `_access` (autofill).
+ */
+export async function checkAccessWrite(
+  readLocal: (id: string) => Promise<{ body: string } | undefined>,
+  id: string,
+  input: DocInput,
+  writer: AccessWriter,
+  kind: 'design' | 'local' | 'doc',
+): Promise<void> {
+  const explicit = accessOfBody(input.body);
+  if (kind === 'design' && explicit !== undefined && explicit.length > 0) throw ddocWithAccess();
+  if (kind !== 'local' || writer.admin) return;
+  const stored = await readLocal(id);
+  const current = stored === undefined ? undefined : accessOfText(stored.body);
+  if (current !== undefined && !overlaps(writer.principals, current)) throw accessDenied();
+  if (input.deleted) return;
+  let access = explicit;
+  if (access === undefined && writer.autofill) {
+    access = current ?? (writer.name === null ? [] : [writer.name]);
+    input.body = new JsonObject([...input.body.keys], [...input.body.values]).set(ACCESS_MEMBER, access as JsonValue);
+    input.json = undefined;
+  }
+  if (!overlaps(writer.principals, access ?? [])) throw accessDenied();
+}

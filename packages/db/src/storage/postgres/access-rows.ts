@@ -1,0 +1,257 @@
+/**
+ * The PostgreSQL engine's access rows (per-document `_access`, ../records.ts `AccessWrite`), the
+ * same two tables as the SQLite engine's (../sqlite/access-rows.ts) under each database's `db_id`:
+ * `access_log` (one row per principal and document, written in the document write's
+ * transaction) and `access_leaves` (the document layer's text of each document). A principal's
+ * readable documents are its rows with `removed = false`, its changes its rows by sequence.
+ */
+import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { AccessChange, DocRecord, DocWrite, IdRange } from '../records.js';
+import { type DbTarget, type DocRow, toRecord } from './statements.js';
+
+/** The migration that makes the tables (appended to ./schema.ts's list). */
+export function accessMigration(s: string): string {
+  return `
+    CREATE TABLE ${s}.access_log (
+      db_id bigint NOT NULL,
+      principal text COLLATE "C" NOT NULL,
+      doc text COLLATE "C" NOT NULL,
+      seq bigint NOT NULL,
+      removed boolean NOT NULL,
+      PRIMARY KEY (db_id, principal, doc)
+    );
+    CREATE INDEX access_log_by_seq ON ${s}.access_log (db_id, principal, seq);
+    CREATE INDEX access_log_by_doc ON ${s}.access_log (db_id, doc, principal);
+    CREATE TABLE ${s}.access_leaves (
+      db_id bigint NOT NULL,
+      doc text COLLATE "C" NOT NULL,
+      leaves text NOT NULL,
+      PRIMARY KEY (db_id, doc)
+    );
+  `;
+}
+
+/** The tables a database's deletion empties of its rows. */
+export const ACCESS_TABLES = ['access_log', 'access_leaves'] as const;
+
+/** Rows per page of the folds. */
+const PAGE_ROWS = 256;
+
+/** The records with their `access` text, read under the writers' lock. */
+export async function withLeaves(
+  client: PoolClient,
+  db: DbTarget,
+  records: Map<string, DocRecord>,
+): Promise<Map<string, DocRecord>> {
+  if (records.size === 0) return records;
+  const s = db.sql.schema;
+  const { rows } = await client.query<{ doc: string; leaves: string }>(
+    `SELECT doc, leaves FROM ${s}.access_leaves WHERE db_id = $1 AND doc = ANY($2::text[])`,
+    [db.dbId, [...records.values()].map((r) => r.id)],
+  );
+  const byId = new Map(rows.map((row) => [row.doc, row.leaves]));
+  for (const [id, record] of records) {
+    const leaves = byId.get(record.id);
+    if (leaves !== undefined) records.set(id, { ...record, access: leaves });
+  }
+  return records;
+}
+
+/** The access rows of a batch, in its transaction: `seqs[i]` is `writes[i]`'s sequence. */
+export async function applyAccess(
+  client: PoolClient,
+  db: DbTarget,
+  writes: readonly DocWrite[],
+  seqs: readonly number[],
+): Promise<void> {
+  const ids: string[] = [];
+  const leaves: string[] = [];
+  writes.forEach(({ record, access }) => {
+    if (access === undefined) return;
+    ids.push(record.id);
+    leaves.push(access.leaves);
+  });
+  if (ids.length === 0) return;
+  const s = db.sql.schema;
+  const { rows } = await client.query<{ doc: string; principal: string }>(
+    `SELECT doc, principal FROM ${s}.access_log WHERE db_id = $1 AND doc = ANY($2::text[]) AND NOT removed`,
+    [db.dbId, ids],
+  );
+  const before = new Map<string, string[]>();
+  for (const row of rows) {
+    const list = before.get(row.doc) ?? [];
+    list.push(row.principal);
+    before.set(row.doc, list);
+  }
+  const principals: string[] = [];
+  const docs: string[] = [];
+  const rowSeqs: number[] = [];
+  const removed: boolean[] = [];
+  writes.forEach(({ record, access }, i) => {
+    if (access === undefined) return;
+    const readers = new Set(access.readers);
+    const add = (principal: string, gone: boolean) => {
+      principals.push(principal);
+      docs.push(record.id);
+      rowSeqs.push(seqs[i]!);
+      removed.push(gone);
+    };
+    for (const principal of readers) add(principal, false);
+    for (const principal of before.get(record.id) ?? []) if (!readers.has(principal)) add(principal, true);
+  });
+  if (principals.length > 0) {
+    await client.query(
+      `INSERT INTO ${s}.access_log (db_id, principal, doc, seq, removed)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[])
+       ON CONFLICT (db_id, principal, doc) DO UPDATE SET seq = excluded.seq, removed = excluded.removed`,
+      [db.dbId, principals, docs, rowSeqs, removed],
+    );
+  }
+  await client.query(
+    `INSERT INTO ${s}.access_leaves (db_id, doc, leaves) SELECT $1, * FROM unnest($2::text[], $3::text[])
+     ON CONFLICT (db_id, doc) DO UPDATE SET leaves = excluded.leaves`,
+    [db.dbId, ids, leaves],
+  );
+}
+
+/** Documents purged away: their rows go with them. */
+export async function forgetAccess(client: PoolClient, db: DbTarget, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  for (const table of ACCESS_TABLES) {
+    await client.query(`DELETE FROM ${db.sql.schema}.${table} WHERE db_id = $1 AND doc = ANY($2::text[])`, [
+      db.dbId,
+      ids,
+    ]);
+  }
+}
+
+type Query = <T extends QueryResultRow>(config: QueryConfig | string, values?: unknown[]) => Promise<T[]>;
+
+const DOC_COLUMNS = 'd.id, d.seq, d.rev, d.deleted, d.tree';
+
+/** The reads of access rows, on the pool. */
+export class PostgresAccessReads {
+  constructor(
+    private readonly query: Query,
+    private readonly db: DbTarget,
+  ) {}
+
+  async readersOf(ids: readonly string[]): Promise<string[][]> {
+    if (ids.length === 0) return [];
+    const rows = await this.query<{ doc: string; principal: string }>(
+      `SELECT doc, principal FROM ${this.db.sql.schema}.access_log
+       WHERE db_id = $1 AND doc = ANY($2::text[]) AND NOT removed ORDER BY principal`,
+      [this.db.dbId, ids],
+    );
+    const byId = new Map<string, string[]>();
+    for (const row of rows) {
+      const list = byId.get(row.doc) ?? [];
+      list.push(row.principal);
+      byId.set(row.doc, list);
+    }
+    return ids.map((id) => byId.get(id) ?? []);
+  }
+
+  async *foldReadable(principals: readonly string[], range: IdRange): AsyncGenerator<DocRecord[]> {
+    const desc = range.descending === true;
+    const order = desc ? 'DESC' : '';
+    const inclusiveEnd = range.inclusiveEnd !== false;
+    let from: string | undefined;
+    for (;;) {
+      const where = ['db_id = $1', 'principal = ANY($2::text[])', 'NOT removed'];
+      const params: unknown[] = [this.db.dbId, principals];
+      if (from !== undefined) {
+        params.push(from);
+        where.push(`doc ${desc ? '<' : '>'} $${params.length}`);
+      } else if (range.start !== undefined) {
+        params.push(range.start);
+        where.push(`doc ${desc ? '<=' : '>='} $${params.length}`);
+      }
+      if (range.end !== undefined) {
+        params.push(range.end);
+        where.push(`doc ${desc ? '>' : '<'}${inclusiveEnd ? '=' : ''} $${params.length}`);
+      }
+      params.push(PAGE_ROWS);
+      const rows = await this.query<DocRow & { doc: string }>(
+        `SELECT a.doc, ${DOC_COLUMNS} FROM (SELECT DISTINCT doc FROM ${this.db.sql.schema}.access_log
+         WHERE ${where.join(' AND ')} ORDER BY doc ${order} LIMIT $${params.length}) a
+         LEFT JOIN ${this.db.sql.schema}.docs d ON d.db_id = $1 AND d.id = a.doc ORDER BY a.doc ${order}`,
+        params,
+      );
+      const page = rows
+        .filter((row) => row.id !== null && (range.includeDeleted === true || !row.deleted))
+        .map(toRecord);
+      if (page.length > 0) yield page;
+      if (rows.length < PAGE_ROWS) return;
+      from = rows[rows.length - 1]!.doc;
+    }
+  }
+
+  async countReadable(principals: readonly string[], range: IdRange): Promise<number> {
+    const s = this.db.sql.schema;
+    const desc = range.descending === true;
+    const where = ['a.db_id = $1', 'a.principal = ANY($2::text[])', 'NOT a.removed'];
+    const params: unknown[] = [this.db.dbId, principals];
+    if (range.start !== undefined) {
+      params.push(range.start);
+      where.push(`a.doc ${desc ? '<=' : '>='} $${params.length}`);
+    }
+    if (range.end !== undefined) {
+      params.push(range.end);
+      where.push(`a.doc ${desc ? '>' : '<'}${range.inclusiveEnd !== false ? '=' : ''} $${params.length}`);
+    }
+    if (range.includeDeleted !== true) {
+      where.push(`NOT EXISTS (SELECT 1 FROM ${s}.docs d WHERE d.db_id = a.db_id AND d.id = a.doc AND d.deleted)`);
+    }
+    const [row] = await this.query<{ n: string }>(
+      `SELECT count(DISTINCT a.doc) AS n FROM ${s}.access_log a WHERE ${where.join(' AND ')}`,
+      params,
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async *foldChanges(
+    principals: readonly string[],
+    since: number,
+    options: { descending?: boolean; withRemoved?: boolean },
+  ): AsyncGenerator<AccessChange[]> {
+    const s = this.db.sql.schema;
+    const desc = options.descending === true;
+    const removed = options.withRemoved === true ? '' : 'AND NOT l.removed';
+    // The newest row of each document among the principals' rows (as the SQLite engine's).
+    const sql = `SELECT l.seq AS row_seq, l.removed, ${DOC_COLUMNS} FROM ${s}.access_log l
+      JOIN ${s}.docs d ON d.db_id = l.db_id AND d.id = l.doc
+      WHERE l.db_id = $1 AND l.principal = ANY($2::text[]) AND l.seq > $3 AND l.seq < $4 ${removed}
+      AND NOT EXISTS (SELECT 1 FROM ${s}.access_log m WHERE m.db_id = l.db_id AND m.doc = l.doc
+        AND m.principal = ANY($2::text[]) AND (m.seq > l.seq OR (m.seq = l.seq AND
+        ((NOT m.removed AND l.removed) OR (m.removed = l.removed AND m.principal < l.principal)))))
+      ORDER BY l.seq ${desc ? 'DESC' : ''} LIMIT $5`;
+    let low = since;
+    let high = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const rows = await this.query<DocRow & { row_seq: string; removed: boolean }>(sql, [
+        this.db.dbId,
+        principals,
+        low,
+        high,
+        PAGE_ROWS,
+      ]);
+      if (rows.length > 0) {
+        yield rows.map((row) => ({ seq: Number(row.row_seq), removed: row.removed, record: toRecord(row) }));
+      }
+      if (rows.length < PAGE_ROWS) return;
+      const last = Number(rows[rows.length - 1]!.row_seq);
+      if (desc) high = last;
+      else low = last;
+    }
+  }
+
+  async countChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number> {
+    const [row] = await this.query<{ n: string }>(
+      `SELECT count(DISTINCT doc) AS n FROM ${this.db.sql.schema}.access_log
+       WHERE db_id = $1 AND principal = ANY($2::text[]) AND seq > $3 ${withRemoved ? '' : 'AND NOT removed'}`,
+      [this.db.dbId, principals, since],
+    );
+    return Number(row?.n ?? 0);
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The SQLite engine's access rows (per-document `_access`, ../records.ts `AccessWrite`): one row
+ * per principal and document in `access_log`, written in the transaction of the document's write,
+ * and the document layer's text of each document in `access_leaves`. A principal's readable
+ * documents are its rows with `removed = 0` (by id: the primary key), its changes its rows by
+ * sequence; a user's few principals are bound as one JSON array.
+ */
+import type Database from 'better-sqlite3';
+import type { AccessChange, DocRecord, DocWrite, IdRange } from '../records.js';
+import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
+
+type Statement = Database.Statement;
+
+/** Made on open (in files made before them too): a file without access rows simply has none. */
+export const ACCESS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS access_log (
+  principal TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  removed INTEGER NOT NULL,
+  PRIMARY KEY (principal, doc)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS access_log_by_seq ON access_log (principal, seq);
+CREATE INDEX IF NOT EXISTS access_log_by_doc ON access_log (doc, principal);
+CREATE TABLE IF NOT EXISTS access_leaves (
+  doc TEXT PRIMARY KEY,
+  leaves TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
+/** Rows per page of the folds. */
+const PAGE_ROWS = 256;
+
+const PRINCIPALS = 'principal IN (SELECT value FROM json_each(?))';
+
+/**
+ * The newest row of each document among the principals' rows: no row of theirs is later, or as
+ * late and better (readable before removed, then the lowest principal), so each document once.
+ */
+const NEWEST = `NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = l.doc AND m.${PRINCIPALS}
+  AND (m.seq > l.seq OR (m.seq = l.seq AND (m.removed < l.removed OR (m.removed = l.removed AND m.principal < l.principal)))))`;
+
+export class SqliteAccessRows {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly db: Database.Database) {
+    db.exec(ACCESS_SCHEMA);
+  }
+
+  private stmt(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  /** Each record with its `access` text (the planner of an access-enabled database reads it). */
+  withLeaves(records: Map<string, DocRecord>): Map<string, DocRecord> {
+    const get = this.stmt('SELECT leaves FROM access_leaves WHERE doc = ?').pluck();
+    for (const [id, record] of records) {
+      const leaves = get.get(record.id) as string | undefined;
+      if (leaves !== undefined) records.set(id, { ...record, access: leaves });
+    }
+    return records;
+  }
+
+  /** The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s. */
+  apply(writes: readonly DocWrite[], seqs: readonly number[]): void {
+    writes.forEach(({ record, access }, i) => {
+      if (access === undefined) return;
+      const seq = seqs[i]!;
+      const before = this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0')
+        .pluck()
+        .all(record.id) as string[];
+      const put = this.stmt('INSERT OR REPLACE INTO access_log (principal, doc, seq, removed) VALUES (?, ?, ?, ?)');
+      const readers = new Set(access.readers);
+      for (const principal of readers) put.run(principal, record.id, seq, 0);
+      for (const principal of before) if (!readers.has(principal)) put.run(principal, record.id, seq, 1);
+      this.stmt('INSERT OR REPLACE INTO access_leaves (doc, leaves) VALUES (?, ?)').run(record.id, access.leaves);
+    });
+  }
+
+  /** A document purged away: its rows go with it. */
+  forget(id: string): void {
+    this.stmt('DELETE FROM access_log WHERE doc = ?').run(id);
+    this.stmt('DELETE FROM access_leaves WHERE doc = ?').run(id);
+  }
+
+  readersOf(ids: readonly string[]): string[][] {
+    const get = this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0 ORDER BY principal').pluck();
+    return ids.map((id) => get.all(id) as string[]);
+  }
+
+  *foldReadable(principals: readonly string[], range: IdRange): Generator<DocRecord> {
+    const desc = range.descending === true;
+    const bound = boundsOf(range);
+    const list = JSON.stringify(principals);
+    let from: string | undefined;
+    for (;;) {
+      const where = [`${PRINCIPALS}`, 'removed = 0'];
+      const params: unknown[] = [list];
+      if (from !== undefined) {
+        where.push(desc ? 'doc < ?' : 'doc > ?');
+        params.push(from);
+      } else if (bound.start !== undefined) {
+        where.push(desc ? 'doc <= ?' : 'doc >= ?');
+        params.push(bound.start);
+      }
+      if (bound.end !== undefined) {
+        where.push(`doc ${desc ? '>' : '<'}${bound.inclusiveEnd ? '=' : ''} ?`);
+        params.push(bound.end);
+      }
+      const order = desc ? 'DESC' : '';
+      const sql = `SELECT a.doc, ${DOC_COLUMNS.split(', ')
+        .map((c) => `d.${c}`)
+        .join(
+          ', ',
+        )} FROM (SELECT DISTINCT doc FROM access_log WHERE ${where.join(' AND ')} ORDER BY doc ${order} LIMIT ?) a
+        LEFT JOIN docs d ON d.id = a.doc ORDER BY a.doc ${order}`;
+      const rows = this.stmt(sql)
+        .raw()
+        .all(...params, PAGE_ROWS) as [string, ...DocRow][];
+      for (const [, ...row] of rows) {
+        if (row[0] === null) continue;
+        const record = toRecord(row as DocRow);
+        if (record.deleted && range.includeDeleted !== true) continue;
+        yield record;
+      }
+      if (rows.length < PAGE_ROWS) return;
+      from = rows[rows.length - 1]![0];
+    }
+  }
+
+  countReadable(principals: readonly string[], range: IdRange): number {
+    const desc = range.descending === true;
+    const bound = boundsOf(range);
+    const where = [`a.${PRINCIPALS}`, 'a.removed = 0'];
+    const params: unknown[] = [JSON.stringify(principals)];
+    if (bound.start !== undefined) {
+      where.push(desc ? 'a.doc <= ?' : 'a.doc >= ?');
+      params.push(bound.start);
+    }
+    if (bound.end !== undefined) {
+      where.push(`a.doc ${desc ? '>' : '<'}${bound.inclusiveEnd ? '=' : ''} ?`);
+      params.push(bound.end);
+    }
+    if (range.includeDeleted !== true)
+      where.push('NOT EXISTS (SELECT 1 FROM docs d WHERE d.id = a.doc AND d.deleted = 1)');
+    const sql = `SELECT count(DISTINCT a.doc) FROM access_log a WHERE ${where.join(' AND ')}`;
+    return this.stmt(sql)
+      .pluck()
+      .get(...params) as number;
+  }
+
+  *foldChanges(
+    principals: readonly string[],
+    since: number,
+    options: { descending?: boolean; withRemoved?: boolean },
+  ): Generator<AccessChange> {
+    const desc = options.descending === true;
+    const list = JSON.stringify(principals);
+    const removed = options.withRemoved === true ? '' : 'AND l.removed = 0';
+    const sql = `SELECT l.seq, l.removed, ${DOC_COLUMNS.split(', ')
+      .map((c) => `d.${c}`)
+      .join(', ')} FROM access_log l JOIN docs d ON d.id = l.doc
+      WHERE l.${PRINCIPALS} AND l.seq > ? AND l.seq < ? ${removed} AND ${NEWEST}
+      ORDER BY l.seq ${desc ? 'DESC' : ''} LIMIT ?`;
+    let low = since;
+    let high = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const rows = this.stmt(sql).raw().all(list, low, high, list, PAGE_ROWS) as [number, number, ...DocRow][];
+      for (const [seq, gone, ...row] of rows) yield { seq, removed: gone !== 0, record: toRecord(row as DocRow) };
+      if (rows.length < PAGE_ROWS) return;
+      const last = rows[rows.length - 1]![0];
+      if (desc) high = last;
+      else low = last;
+    }
+  }
+
+  countChanges(principals: readonly string[], since: number, withRemoved: boolean): number {
+    const sql = `SELECT count(DISTINCT doc) FROM access_log WHERE ${PRINCIPALS} AND seq > ? ${withRemoved ? '' : 'AND removed = 0'}`;
+    return this.stmt(sql).pluck().get(JSON.stringify(principals), since) as number;
+  }
+}
+
+/** A range's bounds with CouchDB's defaults (`inclusiveEnd` true). */
+function boundsOf(range: IdRange): { start?: string; end?: string; inclusiveEnd: boolean } {
+  return {
+    ...(range.start === undefined ? {} : { start: range.start }),
+    ...(range.end === undefined ? {} : { end: range.end }),
+    inclusiveEnd: range.inclusiveEnd !== false,
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The storage conformance suite's part for access rows (per-document `_access`: `DocWrite.access`,
+ * `readersOf`, `foldReadable`, `foldAccessChanges`), run against every engine by the
+ * storage-conformance-*.test.ts files beside the rest of the suite.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Storage } from '../src/storage/contract.js';
+import type { AccessChange, DocRecord, DocWrite } from '../src/storage/records.js';
+import { all, type EngineUnderTest } from './storage-conformance.js';
+
+function write(id: string, rev: string, readers: string[], deleted = false): DocWrite {
+  return {
+    record: { id, rev, deleted, tree: `tree:${rev}` },
+    bodies: [{ rev, body: '{}' }],
+    access: { leaves: `leaves:${rev}`, readers },
+  };
+}
+
+const writing = (writes: DocWrite[]) => (records: ReadonlyMap<string, DocRecord>) => ({
+  writes,
+  result: [...records.values()].map((r) => [r.id, r.access]),
+});
+
+const changesOf = (rows: AccessChange[]) => rows.map((c) => [c.seq, c.record.id, c.removed]);
+
+export function accessRowsConformance(label: string, engine: EngineUnderTest): void {
+  describe(`storage conformance, access rows: ${label}`, () => {
+    let opened: Storage;
+    before(async () => {
+      opened = await engine.open();
+    });
+    after(async () => {
+      await opened.close();
+      await engine.cleanup();
+    });
+    let n = 0;
+    // `storage.close()` below is the suite's `after`: each test leaves the storage open.
+    const fresh = async () => {
+      const storage = {
+        close: async () => {},
+        destroy: (name: string) => opened.destroy(name),
+        create: (name: string) => opened.create(name),
+      };
+      return { storage, db: await opened.create(`access-${++n}`) };
+    };
+
+    it('keeps readers with each write, in its transaction, and gives the planner its text back', async () => {
+      const { storage, db } = await fresh();
+      await db.update(['a', 'b'], writing([write('a', '1-a', ['alice', 'team']), write('b', '1-b', ['bob'])]));
+      assert.deepEqual(await db.readersOf(['a', 'b', 'none']), [['alice', 'team'], ['bob'], []]);
+      // Without `access: true` the records carry no text; with it, the text of the last write.
+      const plain = await db.update(['a'], writing([]));
+      assert.deepEqual(plain.result, [['a', undefined]]);
+      const asked = await db.update(['a', 'b'], writing([]), { access: true });
+      assert.deepEqual(asked.result, [
+        ['a', 'leaves:1-a'],
+        ['b', 'leaves:1-b'],
+      ]);
+      // A plan that throws leaves no access row behind.
+      await assert.rejects(
+        db.update(['c'], () => {
+          throw new Error('planner refused');
+        }),
+      );
+      assert.deepEqual(await db.readersOf(['c']), [[]]);
+      await storage.close();
+    });
+
+    it("folds a principal set's readable documents by id, each once, without tombstones", async () => {
+      const { storage, db } = await fresh();
+      await db.update(
+        ['a', 'b', 'c', 'd', 'e'],
+        writing([
+          write('a', '1-a', ['alice']),
+          write('b', '1-b', ['alice', 'team']),
+          write('c', '1-c', ['bob']),
+          write('d', '1-d', ['team']),
+          write('e', '1-e', ['alice'], true),
+        ]),
+      );
+      const ids = async (principals: string[], range = {}) =>
+        (await all(db.foldReadable(principals, range))).map((r) => r.id);
+      assert.deepEqual(await ids(['alice', 'team']), ['a', 'b', 'd']);
+      assert.deepEqual(await ids(['alice']), ['a', 'b']);
+      assert.deepEqual(await ids(['alice'], { includeDeleted: true }), ['a', 'b', 'e']);
+      assert.deepEqual(await ids(['alice', 'team'], { descending: true }), ['d', 'b', 'a']);
+      assert.deepEqual(await ids(['alice', 'team'], { start: 'b', end: 'd', inclusiveEnd: false }), ['b']);
+      assert.deepEqual(await ids(['nobody']), []);
+      assert.equal(await db.countReadable(['alice', 'team'], {}), 3);
+      assert.equal(await db.countReadable(['alice', 'team'], { end: 'b', inclusiveEnd: false }), 1);
+      await storage.close();
+    });
+
+    it('reports changes by the newest row of any principal, and removals once', async () => {
+      const { storage, db } = await fresh();
+      await db.update(['a', 'b'], writing([write('a', '1-a', ['alice', 'team']), write('b', '1-b', ['bob'])])); // 1, 2
+      await db.update(['a'], writing([write('a', '2-a', ['team'])])); // 3: alice loses it, team keeps it
+      await db.update(['b'], writing([write('b', '2-b', ['alice'])])); // 4: bob loses it, alice gains it
+      const feed = async (principals: string[], since: number, withRemoved: boolean, descending = false) =>
+        changesOf(await all(db.foldAccessChanges(principals, since, { withRemoved, descending })));
+      assert.deepEqual(await feed(['alice'], 0, false), [[4, 'b', false]]);
+      assert.deepEqual(await feed(['alice'], 0, true), [
+        [3, 'a', true],
+        [4, 'b', false],
+      ]);
+      // alice in team reads `a` still: its row at 3 is a change, not a removal.
+      assert.deepEqual(await feed(['alice', 'team'], 0, true), [
+        [3, 'a', false],
+        [4, 'b', false],
+      ]);
+      assert.deepEqual(await feed(['alice', 'team'], 3, true), [[4, 'b', false]]);
+      assert.deepEqual(await feed(['bob'], 0, true), [[4, 'b', true]]);
+      assert.deepEqual(await feed(['bob'], 0, false), []);
+      assert.deepEqual(await feed(['alice', 'team'], 0, true, true), [
+        [4, 'b', false],
+        [3, 'a', false],
+      ]);
+      assert.equal(await db.countAccessChanges(['alice'], 0, false), 1);
+      assert.equal(await db.countAccessChanges(['alice'], 0, true), 2);
+      assert.equal(await db.countAccessChanges(['alice', 'team'], 3, true), 1);
+      await storage.close();
+    });
+
+    it('forgets a document purged away, and a deleted database', async () => {
+      const { storage, db } = await fresh();
+      await db.update(['a', 'b'], writing([write('a', '1-a', ['alice']), write('b', '1-b', ['alice'])]));
+      await db.purge(['a'], 100, () => ({ purges: [{ id: 'a', revs: ['1-a'], record: null }], result: null }));
+      assert.deepEqual(await db.readersOf(['a', 'b']), [[], ['alice']]);
+      assert.deepEqual(
+        (await all(db.foldAccessChanges(['alice'], 0, { withRemoved: true }))).map((c) => c.record.id),
+        ['b'],
+      );
+      await storage.destroy(db.name);
+      const again = await storage.create(db.name);
+      assert.deepEqual(await again.readersOf(['b']), [[]]);
+      assert.deepEqual(await all(again.foldReadable(['alice'], {})), []);
+      await storage.close();
+    });
+  });
+}
