@@ -13,7 +13,7 @@ import {
   type UserAccount,
 } from '../auth/index.js';
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
-import { loadConfig, type ConfigSections } from './config.js';
+import { loadConfig, saveConfig, type ConfigSections } from './config.js';
 import { perDocAccess } from './access-settings.js';
 import { PerUserDatabases, perUserSettings } from './peruser.js';
 import type { CorsOptions } from './cors-settings.js';
@@ -97,6 +97,9 @@ export class CouchServer {
   /** The stored config sections (`/_node/_local/_config`). */
   config: ConfigSections = {};
   private configWatch: NodeJS.Timeout | undefined;
+  /** Config changes of this node being stored, and how many were: the watch skips reads they overtake. */
+  private configWrites = 0;
+  private configGeneration = 0;
   /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
   readonly uuid = randomBytes(16).toString('hex');
   readonly startTime = Date.now();
@@ -175,6 +178,22 @@ export class CouchServer {
     this.perUser.configure(perUserSettings(sections));
   }
 
+  /**
+   * A config change made on this node: applied at once (a 400, changing nothing, when unusable),
+   * then stored. Until it is stored, and for the periodic reads that began before it, the watch
+   * below keeps its older copy of the store to itself (it would undo the change for a round).
+   */
+  async changeConfig(sections: ConfigSections): Promise<void> {
+    this.applyConfig(sections);
+    this.configWrites++;
+    try {
+      await saveConfig(this.storage, sections);
+    } finally {
+      this.configWrites--;
+      this.configGeneration++;
+    }
+  }
+
   /** `POST /_node/_local/_config/_reload`: the stored config and admins, read again now. */
   async reloadConfig(): Promise<void> {
     await refreshAdmins(this.storage, this.admins);
@@ -190,8 +209,10 @@ export class CouchServer {
     this.applyConfig(await loadConfig(this.storage));
     this.configWatch ??= setInterval(() => {
       refreshAdmins(this.storage, this.admins).catch(() => {}); // storage away: next round
+      const generation = this.configGeneration;
       loadConfig(this.storage).then(
         (sections) => {
+          if (this.configWrites > 0 || generation !== this.configGeneration) return; // read before a change here
           try {
             this.applyConfig(sections);
           } catch (error) {

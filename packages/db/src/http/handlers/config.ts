@@ -6,7 +6,7 @@
  */
 import { hashPassword, requireAdmin, saveAdmins } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
-import { BLACKLISTED_SECTIONS, fixedSections, saveConfig, type ConfigSections } from '../../server/config.js';
+import { BLACKLISTED_SECTIONS, fixedSections, type ConfigSections } from '../../server/config.js';
 import { baseSections } from '../../server/settings.js';
 import { param, type RequestContext } from '../context.js';
 import { readJson } from '../body.js';
@@ -86,9 +86,7 @@ export const config = {
       couch.admins.set(key, hashPassword(value, { iterations: couch.hashIterations }));
       await saveAdmins(couch.storage, adminHashes(ctx));
     } else {
-      const sections = withValue(couch.config, section, key, value);
-      couch.applyConfig(sections); // a 400 when unusable, nothing changed then
-      await saveConfig(couch.storage, sections);
+      await couch.changeConfig(withValue(couch.config, section, key, value));
     }
     sendJson(ctx, 200, old);
   },
@@ -111,9 +109,7 @@ export const config = {
     }
     const old = couch.config[section]?.[key];
     if (old === undefined) throw unknownValue();
-    const sections = withValue(couch.config, section, key, undefined);
-    couch.applyConfig(sections);
-    await saveConfig(couch.storage, sections);
+    await couch.changeConfig(withValue(couch.config, section, key, undefined));
     sendJson(ctx, 200, old);
   },
 };
