@@ -17,6 +17,7 @@ import { type Bookmark, decodeBookmark, encodeBookmark } from './bookmark.js';
 import type { FindRequest } from './find-request.js';
 import { jsonIndexes } from './indexes.js';
 import type { JsonIndex } from './json-index.js';
+import { rangeIsExact } from './exact-range.js';
 import { matches } from './match.js';
 import { type FieldRange, type Plan, plan } from './planner.js';
 import { selectorParser, storedBodyParser } from './selector-parser.js';
@@ -122,25 +123,33 @@ export async function find(
   let last: Bookmark | undefined;
   let skip = request.skip;
   const quorum = request.r >= 2;
+  const fresh = request.update && request.stale !== 'ok';
   const source =
     index.kind === 'all_docs'
       ? allDocsRows(db, planned, bookmark)
-      : await indexRows(db, views, index.index, planned, bookmark, request.update && request.stale !== 'ok');
+      : await indexRows(db, views, index.index, planned, bookmark, fresh);
+  // Rows skipped in a fresh index whose range is the selector are counted, not read (./exact-range.ts).
+  const unread =
+    fresh && index.kind === 'json' && !planned.covering && rangeIsExact(request.selector, index.index, planned.ranges)
+      ? request.skip
+      : 0;
   // With `limit: 0` nothing is taken, and the request's bookmark is given back.
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).
-    const first = Math.min(PAGE, request.skip + request.limit + 1);
-    for await (const row of source.rows(request.conflicts, first, documentParser(request), storedParser(request))) {
+    const first = Math.min(PAGE, request.skip - unread + request.limit + 1);
+    const parse = documentParser(request);
+    for await (const row of source.rows(request.conflicts, first, parse, storedParser(request), unread)) {
       stats.keys++;
-      if (row.doc !== undefined) stats.docs++;
-      const doc = row.doc ?? row.covered!;
-      if (!matches(request.selector, doc)) continue;
+      // An unread row counts as examined, as CouchDB (which reads it) counts it.
+      if (row.doc !== undefined || row.unread) stats.docs++;
+      if (!row.unread && !matches(request.selector, row.doc ?? row.covered!)) continue;
       if (docs.length === request.limit) break;
       last = { key: row.key, docId: row.id };
       if (skip > 0) {
         skip--;
         continue;
       }
+      const doc = row.doc ?? row.covered!;
       docs.push(
         isAllFields(request.fields)
           ? (row.text?.() ?? stringifyJson(doc))
@@ -198,6 +207,8 @@ interface FoundRow {
   covered?: JsonValue;
   /** The document's JSON text (rendered when asked: a scan renders only what it keeps). */
   text?: () => string;
+  /** One of the leading rows yielded without a document (`unread`), which the query skips. */
+  unread?: boolean;
 }
 
 type StoredParser = ReturnType<typeof storedBodyParser>;
@@ -205,13 +216,15 @@ type StoredParser = ReturnType<typeof storedBodyParser>;
 interface RowSource {
   /**
    * `first`: how many rows the first page reads (a query with a small limit needs few); `parse`
-   * reads a document's text as far as the query needs it.
+   * reads a document's text as far as the query needs it; `unread`: how many leading rows come
+   * without their documents (an index source only; `_all_docs` reads every one).
    */
   rows(
     conflicts: boolean,
     first: number,
     parse: (text: string) => JsonValue,
     parseStored: StoredParser,
+    unread: number,
   ): AsyncGenerator<FoundRow>;
 }
 
@@ -275,10 +288,11 @@ async function indexRows(
   }
   const columns = index.fields;
   return {
-    async *rows(conflicts, firstPage, parse) {
+    async *rows(conflicts, firstPage, parse, _parseStored, unread) {
       let page: RowEntry[] = [];
       let size = firstPage;
       let first = bookmark !== undefined;
+      let toSkip = unread;
       const flush = async function* (covering: boolean): AsyncGenerator<FoundRow> {
         const keys = page.map((entry) => parseJson(entry.value[0]));
         if (covering) {
@@ -303,6 +317,11 @@ async function indexRows(
       for (const entry of tree.rows(range, planned.descending)) {
         if (first) {
           first = false;
+          continue;
+        }
+        if (toSkip > 0) {
+          toSkip--;
+          yield { key: parseJson(entry.value[0]), id: entry.value[1], unread: true };
           continue;
         }
         page.push(entry);
