@@ -303,8 +303,10 @@ async function indexRows(
             yield { key: keys[i]!, id: entry.value[1], covered };
           }
         } else {
-          const records = await db.records(page.map((entry) => entry.value[1]));
-          const texts = await db.winningDocs(records, conflicts);
+          const texts = await db.winningDocsOf(
+            page.map((entry) => entry.value[1]),
+            conflicts,
+          );
           for (const [i, entry] of page.entries()) {
             const text = texts[i];
             // A document deleted since the index was read: not there any more.

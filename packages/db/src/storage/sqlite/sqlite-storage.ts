@@ -13,7 +13,7 @@ import type {
   Storage,
 } from '../contract.js';
 import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
-import type { DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
+import type { ChangedDoc, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo } from '../records.js';
 import { recordsOf } from './doc-reads.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
@@ -163,6 +163,10 @@ class SqliteDocumentStore implements DocumentStore {
 
   async getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
     return this.db.getBodies(wanted);
+  }
+
+  async getDocsWithBodies(ids: readonly string[]): Promise<(ChangedDoc | undefined)[]> {
+    return this.db.getDocsWithBodies(ids);
   }
 
   async update<R>(ids: readonly string[], plan: Planner<R>): Promise<{ result: R; seqs: number[] }> {
