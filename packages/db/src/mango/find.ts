@@ -120,7 +120,8 @@ export async function find(
   const bookmark = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark);
   const stats = { keys: 0, docs: 0 };
   const docs: string[] = [];
-  let last: Bookmark | undefined;
+  // The last row taken (its key is read only for the bookmark: a skipped row's may never be).
+  let last: FoundRow | undefined;
   let skip = request.skip;
   const quorum = request.r >= 2;
   const fresh = request.update && request.stale !== 'ok';
@@ -144,7 +145,7 @@ export async function find(
       if (row.doc !== undefined || row.unread) stats.docs++;
       if (!row.unread && !matches(request.selector, row.doc ?? row.covered!)) continue;
       if (docs.length === request.limit) break;
-      last = { key: row.key, docId: row.id };
+      last = row;
       if (skip > 0) {
         skip--;
         continue;
@@ -159,7 +160,7 @@ export async function find(
   }
   const answer: FindAnswer = {
     docs,
-    bookmark: last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark(last),
+    bookmark: last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark({ key: last.key, docId: last.id }),
   };
   const examined = stats.docs;
   const warnings = [...planned.warnings];
@@ -323,7 +324,7 @@ async function indexRows(
         }
         if (toSkip > 0) {
           toSkip--;
-          yield { key: parseJson(entry.value[0]), id: entry.value[1], unread: true };
+          yield unreadRow(entry);
           continue;
         }
         page.push(entry);
@@ -333,6 +334,19 @@ async function indexRows(
         }
       }
       if (page.length > 0) yield* flush(planned.covering);
+    },
+  };
+}
+
+/** A row counted without its document; its key and id are decoded only if asked (the last one, for the bookmark). */
+function unreadRow(entry: RowEntry): FoundRow {
+  return {
+    unread: true,
+    get key() {
+      return parseJson(entry.value[0]);
+    },
+    get id() {
+      return entry.value[1];
     },
   };
 }
