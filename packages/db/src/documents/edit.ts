@@ -78,9 +78,10 @@ export function interactiveAppend(
   input: DocInput,
   revsLimit: number,
 ): { text: string; rev: Rev; stemmed: Rev[] } | undefined {
-  if (input.rev === undefined) return undefined;
-  const id = newRevId(input.deleted, input.rev, input.body, hashedAttachments(input));
-  const appended = appendToLinear(text, input.rev, id, input.deleted, revsLimit);
+  const parent = input.rev;
+  if (parent === undefined) return undefined;
+  const id = () => newRevId(input.deleted, parent, input.body, hashedAttachments(input));
+  const appended = appendToLinear(text, parent, id, input.deleted, revsLimit);
   return appended && { text: appended.text, rev: appended.leaf, stemmed: appended.stemmed };
 }
 

@@ -29,21 +29,25 @@ interface LinearShape {
 }
 
 /**
- * `text` with a revision `id` (deleted or not, with a body) on `parent`, stemmed to `revsLimit`
- * revisions; undefined when the text is not one line of plain ids, or `parent` is not its live
- * leaf (the caller then takes the general path, which also decides conflicts).
+ * `text` with a revision `id` (deleted or not, with a body; or the function that makes the id)
+ * on `parent`, stemmed to `revsLimit` revisions; undefined when the text is not one line of
+ * plain ids, or `parent` is not its live leaf (the caller then takes the general path, which
+ * also decides conflicts).
  */
 export function appendToLinear(
   text: string,
   parent: Rev,
-  id: string,
+  id: string | (() => string),
   deleted: boolean,
   revsLimit: number,
 ): LinearAppend | undefined {
-  if (!(revsLimit >= 1) || !isPlainId(id)) return undefined;
+  if (!(revsLimit >= 1)) return undefined;
   const shape = linearShape(text);
   if (shape === undefined || shape.leafDeleted) return undefined;
   if (shape.leaf.pos !== parent.pos || shape.leaf.id !== parent.id) return undefined;
+  // The id may be computed only now (hashing the body is wasted where this does not apply).
+  if (typeof id === 'function') id = id();
+  if (!isPlainId(id)) return undefined;
   const leaf = { pos: parent.pos + 1, id };
   const node = deleted ? `${id}d` : id;
   const cut = shape.count + 1 - revsLimit;
