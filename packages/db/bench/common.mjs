@@ -341,13 +341,14 @@ export async function closedLoop({
   timeoutMs,
   maxRequests = Infinity,
   pid,
+  ok = 200,
 }) {
   const send = async () => {
     const [method, path, body] = next();
     const t0 = process.hrtime.bigint();
     const r = await request(method, path, body, { timeoutMs });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${r.body.slice(0, 200)}`);
+    if (r.status !== ok) throw new Error(`${method} ${path}: ${r.status} ${r.body.slice(0, 200)}`);
     return { r, ms };
   };
   // Warm-up rounds (at least one; no more once a second has gone: a peer may take seconds a query).

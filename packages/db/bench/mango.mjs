@@ -1,36 +1,42 @@
-// The mango suite: Mango queries on the bench documents (issue #18's targets), each server in the
+// The mango suite: Mango queries on the bench documents (issue #31's targets), each server in the
 // same run. Index builds: a 1-field JSON index (author) and a 2-field one (type, date), timed by
-// the first query that uses each; then `_find` by author (limit 25) at c16 and c1, a range on
+// the first query that uses each; then `_find` by author (limit 25) at c16 and c1, once with 500
+// queries repeated (the answer cache serves them) and once every request unique; a range on
 // (type, date) sorted by both, a query no index serves (a full scan), and
 // `_changes?filter=_selector` over every change.
 
 import { AUTHORS, authorOf, closedLoop, dateOf, fmt, nowUs, phase } from './common.mjs';
 
 const TARGETS = {
-  build1: { label: 'build a 1-field JSON index (author), s', goal: 2.5, better: 'lower', couch: '16.9 s (both)' },
-  build2: { label: 'build a 2-field JSON index (type, date), s', goal: 2.5, better: 'lower', couch: '' },
-  author16: { label: '_find author=…, limit 25, c16, req/s', goal: 5000, better: 'higher', couch: '289 req/s' },
-  author1: { label: '_find author=…, limit 25, c1, p50 ms', goal: 1, better: 'lower', couch: '5.1 ms' },
-  author16u: {
-    label: 'the same, each request unique (no answer cache), c16, req/s',
-    goal: undefined,
+  build1: { label: 'build a 1-field JSON index (author), s', goal: 0.88, better: 'lower', couch: '13.2 s (both)' },
+  build2: { label: 'build a 2-field JSON index (type, date), s', goal: 0.88, better: 'lower', couch: '' },
+  author16: {
+    label: '_find author=…, limit 25, 500 queries repeated (answer cache), c16, req/s',
+    goal: 5000,
     better: 'higher',
-    couch: '',
+    couch: '291 req/s',
   },
-  author1u: { label: 'the same, each request unique, c1, p50 ms', goal: undefined, better: 'lower', couch: '' },
+  author1: { label: 'the same, c1, p50 ms', goal: 1, better: 'lower', couch: '4.4 ms' },
+  author16u: {
+    label: '_find author=…, limit 25, skip ≤ 150, every request unique (no answer cache), c16, req/s',
+    goal: 2360,
+    better: 'higher',
+    couch: '118 req/s',
+  },
+  author1u: { label: 'the same, each request unique, c1, p50 ms', goal: 0.5, better: 'lower', couch: '17.1 ms' },
   range1: {
     label: '_find type=post, date range, sort [type, date], c1, p50 ms',
-    goal: 1.5,
+    goal: 0.47,
     better: 'lower',
-    couch: '5.4 ms',
+    couch: '4.7 ms',
   },
   scan1: {
     label: '_find without a usable index (full scan), c1, p50 ms',
-    goal: 400,
+    goal: 192,
     better: 'lower',
-    couch: '2,230 ms',
+    couch: '1,917 ms',
   },
-  selector: { label: '_changes?filter=_selector over every change, s', goal: 0.5, better: 'lower', couch: '2.75 s' },
+  selector: { label: '_changes?filter=_selector over every change, s', goal: 0.5, better: 'lower', couch: '2.35 s' },
 };
 
 export async function runMango(server, opts) {
@@ -96,13 +102,15 @@ export async function runMango(server, opts) {
   };
   await loop('author16', 16, byAuthor, authorCheck);
   await loop('author1', 1, byAuthor, authorCheck);
-  // An always-true condition that differs in every request: the query of a cold cache.
+  // Every request unique (the query of a cold answer cache), as CouchDB's figure was taken: an
+  // author and a skip ≤ 150. 500 and 151 are coprime, so (u % 500, 73u % 151) repeats only after
+  // 75,500 requests, and the skips spread evenly over 0..150 from the start.
   let u = 0;
-  const byAuthorUnique = () => [
-    'POST',
-    `/${db}/_find`,
-    JSON.stringify({ selector: { author: authorOf(u % AUTHORS), views: { $gte: -1 - u++ } }, limit: 25 }),
-  ];
+  const byAuthorUnique = () => {
+    const body = { selector: { author: authorOf(u % AUTHORS) }, skip: (u * 73) % 151, limit: 25 };
+    u++;
+    return ['POST', `/${db}/_find`, JSON.stringify(body)];
+  };
   await loop('author16u', 16, byAuthorUnique, authorCheck);
   await loop('author1u', 1, byAuthorUnique, authorCheck);
   let d = 0;

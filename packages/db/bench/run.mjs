@@ -13,6 +13,9 @@
 //   auth   (auth.mjs, only when asked: --suite auth) a cookie-authenticated GET /db/doc at c16
 //                      against Basic auth of an admin; 100 first logins at once while GET /_up
 //                      is probed (divan, divan-postgres, couchdb).
+//   writes (writes.mjs, only when asked: --suite writes) single-document PUTs over keep-alive at
+//                      c1 and c16 and over new connections, and the update of a document with
+//                      1,000 revisions beside the PUT of a new one.
 //   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
 //                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
 //                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
@@ -43,9 +46,10 @@ import { reportNodes, runNodes } from './nodes.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
 import { reportAttachments, runAttachments } from './attachments.mjs';
 import { reportAuth, runAuth } from './auth.mjs';
+import { reportWrites, runWrites } from './writes.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,writes,nodes,attachments,auth,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -81,7 +85,9 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   for (const suite of opts.suites) {
-    if (!['docs', 'views', 'mango', 'nodes', 'attachments', 'auth', ...Object.keys(IN_PROCESS)].includes(suite)) {
+    if (
+      !['docs', 'views', 'mango', 'writes', 'nodes', 'attachments', 'auth', ...Object.keys(IN_PROCESS)].includes(suite)
+    ) {
       throw new Error(`unknown suite ${suite}`);
     }
   }
@@ -171,7 +177,7 @@ if (serverSuites.length > 0) {
   );
 }
 
-const results = { docs: {}, views: {}, mango: {}, attachments: {}, auth: {}, nodes: undefined };
+const results = { docs: {}, views: {}, mango: {}, writes: {}, attachments: {}, auth: {}, nodes: undefined };
 for (const name of opts.servers) {
   const server = await startServer(name);
   try {
@@ -189,6 +195,7 @@ for (const name of opts.servers) {
       if (opts.suites.includes('mango')) results.mango[name] = await runMango(server, opts);
       if (opts.suites.includes('nodes') && name === 'divan-postgres') results.nodes = await runNodes(server, opts);
     }
+    if (opts.suites.includes('writes')) results.writes[name] = await runWrites(server, opts);
     if (opts.suites.includes('attachments')) results.attachments[name] = await runAttachments(server);
     // pouchdb-server has no _users accounts or _security to measure.
     if (opts.suites.includes('auth') && name !== 'pouchdb-server') results.auth[name] = await runAuth(server, opts);
@@ -203,6 +210,7 @@ for (const name of opts.servers) {
 if (opts.suites.includes('docs')) await reportDocs(results.docs, opts);
 if (opts.suites.includes('views')) reportViews(results.views, opts);
 if (opts.suites.includes('mango')) reportMango(results.mango);
+if (opts.suites.includes('writes')) reportWrites(results.writes);
 if (results.nodes !== undefined) reportNodes(results.nodes);
 if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
 if (opts.suites.includes('auth')) reportAuth(results.auth);

@@ -201,6 +201,46 @@ describe('Mango over HTTP', () => {
       assert.deepEqual(bad.json, { error: 'invalid_bookmark', reason: 'Invalid bookmark value: "abc"' });
     });
 
+    it('skip in an index range that is the whole selector: the same documents, stats and bookmark as a range the matcher checks', async () => {
+      // A database of its own: the index must not change which index the other tests' queries choose.
+      await t.request('PUT', '/mskip');
+      const docs = Array.from({ length: 40 }, (_, i) => ({
+        _id: `s${String(i).padStart(2, '0')}`,
+        type: i % 2 === 0 ? 'user' : 'post',
+        n: i,
+        grp: `g${i % 4}`,
+      }));
+      await t.request('POST', '/mskip/_bulk_docs', { body: { docs } });
+      await t.request('POST', '/mskip/_index', { body: { index: { fields: ['type', 'grp'] }, name: 'ix-type-grp' } });
+      const query = (body: object) =>
+        t.request('POST', '/mskip/_find', { body: { execution_stats: true, limit: 3, ...body } });
+      const selector = { type: 'post', grp: { $gte: 'g1' } };
+      // An exact range (skipped rows are counted from the index): `$eq`, then an inclusive bound on
+      // strings (a number in a document may be more precise than its index key: left to the matcher).
+      const exact = await query({ selector, skip: 4 });
+      const whole = await query({ selector, limit: 100 });
+      assert.equal(whole.json.docs.length, 20);
+      assert.deepEqual(exact.json.docs, whole.json.docs.slice(4, 7), 'the rows after the skipped ones');
+      assert.equal(exact.json.execution_stats.total_docs_examined, 8, 'skipped rows count as examined, as CouchDB');
+      assert.equal(exact.json.execution_stats.total_keys_examined, 8);
+      const next = await query({ selector, skip: 4, bookmark: exact.json.bookmark });
+      assert.deepEqual(next.json.docs, whole.json.docs.slice(11, 14), 'the bookmark is the last row taken');
+      // A strict bound is left to the matcher: the same answer and counts through the other path.
+      const strict = await query({ selector: { type: 'post', grp: { $gt: 'g0' } }, skip: 4 });
+      assert.deepEqual(strict.json.docs, exact.json.docs);
+      assert.equal(strict.json.bookmark, exact.json.bookmark);
+      assert.equal(strict.json.execution_stats.total_docs_examined, 8);
+      // A condition outside the range (`n`) still filters the skipped rows.
+      const filtered = await query({ selector: { ...selector, n: { $gt: 20 } }, skip: 2 });
+      assert.deepEqual(filtered.json.docs, whole.json.docs.filter((d: { n: number }) => d.n > 20).slice(2, 5));
+      // A document changed since the last query has left the range: the index is read fresh.
+      const moved = whole.json.docs[0] as { _id: string };
+      const put = await t.request('PUT', `/mskip/${moved._id}`, { body: { ...moved, type: 'moved' } });
+      assert.equal(put.status, 201);
+      const after = await query({ selector, skip: 3 });
+      assert.deepEqual(after.json.docs, whole.json.docs.slice(4, 7));
+    });
+
     it('execution_stats count rows and documents; a covering index reads no document', async () => {
       const r = await find({ selector: { type: 'user', n: { $lt: 20 } }, limit: 4, execution_stats: true });
       const stats = r.json.execution_stats;

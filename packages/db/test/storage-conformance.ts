@@ -331,6 +331,31 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         }
       });
 
+      it("getDocsWithBodies is getDocs with each live winner's body, in the order asked", async () => {
+        const records = await all(db.foldDocs({ includeDeleted: true }));
+        const deleted = records.filter((r) => r.deleted).map((r) => r.id);
+        assert.ok(deleted.length > 0, 'the data set has tombstones');
+        // Few ids (one lookup each), a page, more than a page; missing ids and repeats among them.
+        for (const wanted of [
+          [records[0]!.id, 'missing', deleted[0]!],
+          [...records.slice(0, 40).map((r) => r.id), 'zz-missing', records[3]!.id, ...deleted.slice(0, 5)],
+          records.map((r) => r.id).reverse(),
+          [],
+        ]) {
+          const found = await db.getDocsWithBodies(wanted);
+          const expected = await db.getDocs(wanted);
+          assert.deepEqual(
+            found.map((doc) => (doc === undefined ? undefined : { ...doc, body: undefined })),
+            expected.map((record) => (record === undefined ? undefined : { ...record, body: undefined })),
+          );
+          const bodies = await db.getBodies(expected.map((r) => ({ id: r?.id ?? '', rev: r?.rev ?? '' })));
+          assert.deepEqual(
+            found.map((doc) => doc?.body),
+            expected.map((record, i) => (record === undefined || record.deleted ? undefined : bodies[i])),
+          );
+        }
+      });
+
       it('foldChanges and countChanges by sequence, both directions; foldChangedBodies carries bodies', async () => {
         const asc = await all(db.foldChanges(0));
         assert.equal(asc.length, ids.length + 600);

@@ -287,6 +287,15 @@ export class DocumentReader {
     return out;
   }
 
+  /**
+   * The winning documents' texts of `ids` (null where missing or deleted), records and bodies in
+   * one read: a page of Mango results.
+   */
+  async winningDocsOf(ids: readonly string[], withConflicts = false): Promise<(string | null)[]> {
+    const found = await this.store.getDocsWithBodies(ids);
+    return found.map((doc) => (doc === undefined || doc.deleted ? null : renderWinner(doc, doc.body, withConflicts)));
+  }
+
   /** The `_attachments` text a read with inline data or encoding info gives (undefined: the stored stubs). */
   private async attachmentsText(
     body: string | undefined,

@@ -5,6 +5,7 @@
  */
 import { CouchError, conflict } from '../errors.js';
 import {
+  appendToLinear,
   findRev,
   mergePath,
   newRevId,
@@ -65,6 +66,23 @@ export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revs
   const pos = (parent?.pos ?? 0) + 1;
   const merged = mergePath(tree, { pos, ids: [id, ...path], deleted: input.deleted, stored: true }, revsLimit);
   return { tree: merged.tree, rev: { pos, id }, changed: true, stemmed: merged.stemmed };
+}
+
+/**
+ * `interactiveEdit` done on the stored text of a tree whose history is one line of revisions
+ * (../revisions/linear-append.ts): the new text, revision and stemmed revisions; undefined
+ * where that does not apply (then the parsed tree decides, conflicts included).
+ */
+export function interactiveAppend(
+  text: string,
+  input: DocInput,
+  revsLimit: number,
+): { text: string; rev: Rev; stemmed: Rev[] } | undefined {
+  const parent = input.rev;
+  if (parent === undefined) return undefined;
+  const id = () => newRevId(input.deleted, parent, input.body, hashedAttachments(input));
+  const appended = appendToLinear(text, parent, id, input.deleted, revsLimit);
+  return appended && { text: appended.text, rev: appended.leaf, stemmed: appended.stemmed };
 }
 
 /** What the rev id hashes of the new revision's attachments. */

@@ -11,7 +11,7 @@ import type { JsonObject } from '../json/index.js';
 import type { AccessPlanner, AccessWriter } from './access-rules.js';
 import { storedBody } from './attachment.js';
 import type { DocInput } from './doc-input.js';
-import { interactiveEdit, replicatedEdit, type Edit } from './edit.js';
+import { interactiveAppend, interactiveEdit, replicatedEdit, type Edit } from './edit.js';
 import { compareIds } from './id-order.js';
 
 /** One row of a `_bulk_docs` answer. */
@@ -64,8 +64,12 @@ export function planWrites(
   check?: DocCheck,
   access?: AccessPlanner,
 ): PlannedWrites {
-  // The latest tree of each id touched so far, and its write once it has one.
-  const state = new Map<string, { record: DocRecord | undefined; tree: RevTree | undefined; write?: DocWrite }>();
+  // The latest tree of each id touched so far (its stored text, parsed when an edit needs the
+  // tree), and its write once it has one.
+  const state = new Map<
+    string,
+    { record: DocRecord | undefined; text: string | undefined; tree: RevTree | undefined; write?: DocWrite }
+  >();
   const writes: DocWrite[] = [];
   const results = requests.map(({ items, newEdits, access: writer }) => {
     const rows: WriteResult[] = new Array(items.length);
@@ -78,16 +82,19 @@ export function planWrites(
       let doc = state.get(id);
       if (doc === undefined) {
         const record = records.get(id);
-        doc = { record, tree: record === undefined ? undefined : parseTree(record.tree) };
+        doc = { record, text: record?.tree, tree: undefined };
         state.set(id, doc);
       } else if (newEdits && editedHere.has(id)) {
         rows[index] = { id, error: 'conflict', reason: 'Document update conflict.' };
         return;
       }
-      let edit: Edit;
+      let edit: Edit | undefined;
+      let appended: ReturnType<typeof interactiveAppend>;
       let revAccess: string[] | undefined;
       try {
         if (access !== undefined && writer !== undefined) {
+          // The access rules read the tree (each leaf's readers), so it is parsed.
+          if (doc.tree === undefined && doc.text !== undefined) doc.tree = parseTree(doc.text);
           try {
             ({ input, access: revAccess } = access.admit(id, input, doc.record, doc.tree, writer));
           } catch (error) {
@@ -102,27 +109,43 @@ export function planWrites(
         // Design documents are checked one by one: a bad one is its own error row (CouchDB's
         // per-document validation), not a failed request.
         check?.(id, input.body, input.deleted);
-        edit = newEdits ? interactiveEdit(doc.tree, input, revsLimit) : replicatedEdit(doc.tree, input, revsLimit);
+        // An update of a one-line history is done on the stored text; anything else on the tree.
+        if (newEdits && doc.tree === undefined && doc.text !== undefined) {
+          appended = interactiveAppend(doc.text, input, revsLimit);
+        }
+        if (appended === undefined) {
+          if (doc.tree === undefined && doc.text !== undefined) doc.tree = parseTree(doc.text);
+          edit = newEdits ? interactiveEdit(doc.tree, input, revsLimit) : replicatedEdit(doc.tree, input, revsLimit);
+        }
       } catch (error) {
         if (!(error instanceof CouchError)) throw error;
         rows[index] = { id, error: error.error, reason: error.reason };
         return;
       }
-      const rev = formatRev(edit.rev);
+      const written = appended ?? edit!;
+      const rev = formatRev(written.rev);
       rows[index] = { ok: true, id, rev };
       editedHere.add(id);
-      if (!edit.changed) return;
-      const top = winner(edit.tree)!;
-      const record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit.tree) };
+      let record: DocWrite['record'];
+      if (appended !== undefined) {
+        record = { id, rev, deleted: input.deleted, tree: appended.text };
+        doc.text = appended.text;
+      } else {
+        if (!edit!.changed) return;
+        const top = winner(edit!.tree)!;
+        record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit!.tree) };
+        doc.tree = edit!.tree;
+        doc.text = record.tree;
+      }
       if (doc.write === undefined) {
         doc.write = { record, bodies: [], isNew: doc.record === undefined };
         firstWrites.push(id);
       }
       doc.write.record = record;
-      doc.write.bodies.push({ rev, body: bodyText(input, edit.rev.pos) });
-      if (edit.stemmed.length > 0) (doc.write.dropBodies ??= []).push(...edit.stemmed.map(formatRev));
-      if (revAccess !== undefined) doc.write.access = access!.written(id, edit.tree, rev, revAccess);
-      doc.tree = edit.tree;
+      doc.write.bodies.push({ rev, body: bodyText(input, written.rev.pos) });
+      if (written.stemmed.length > 0) (doc.write.dropBodies ??= []).push(...written.stemmed.map(formatRev));
+      // Only the tree path runs with access rules (above), so `edit` is there.
+      if (revAccess !== undefined) doc.write.access = access!.written(id, edit!.tree, rev, revAccess);
     });
     // CouchDB gives a request's sequences in id order (UTF-8 bytes), not in the order sent.
     firstWrites.sort(compareIds);

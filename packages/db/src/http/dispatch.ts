@@ -3,7 +3,7 @@
  * handler, and turns every CouchError into CouchDB's `{"error","reason"}` with its status. Any
  * other error is a 500 `unknown_error`, logged; a response already under way is cut instead.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anonymous } from '../auth/index.js';
 import { authorizeDb } from './access.js';
@@ -124,8 +124,17 @@ const OVERRIDES = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'TRACE', 'CON
 function requestId(req: IncomingMessage): string {
   const sent = req.headers['x-couch-request-id'];
   if (typeof sent === 'string' && /^[\x21-\x7e]{1,64}$/.test(sent)) return sent;
-  return randomBytes(5).toString('hex');
+  if (idPoolAt + 5 > idPool.length) {
+    randomFillSync(idPool);
+    idPoolAt = 0;
+  }
+  idPoolAt += 5;
+  return idPool.toString('hex', idPoolAt - 5, idPoolAt);
 }
+
+/** Random bytes for request ids, filled 1,000 ids at a time (a system call per request cost ~2% of a small one). */
+const idPool = Buffer.alloc(5000);
+let idPoolAt = idPool.length;
 
 function fail(ctx: RequestContext, error: unknown): void {
   const { res, server } = ctx;

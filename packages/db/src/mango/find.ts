@@ -22,6 +22,7 @@ import { type Bookmark, decodeBookmark, encodeBookmark } from './bookmark.js';
 import type { FindRequest } from './find-request.js';
 import { jsonIndexes } from './indexes.js';
 import type { JsonIndex } from './json-index.js';
+import { rangeIsExact } from './exact-range.js';
 import { matches } from './match.js';
 import { type FieldRange, type Plan, plan } from './planner.js';
 import { selectorParser, storedBodyParser } from './selector-parser.js';
@@ -137,37 +138,43 @@ export async function find(
   const bookmark = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark);
   const stats = { keys: 0, docs: 0 };
   const docs: string[] = [];
-  let last: Bookmark | undefined;
+  // The last row taken (its key is read only for the bookmark: a skipped row's may never be).
+  let last: FoundRow | undefined;
   let skip = request.skip;
   const quorum = request.r >= 2;
+  const fresh = request.update && request.stale !== 'ok';
   const source =
     index.kind === 'all_docs'
       ? allDocsRows(db, planned, bookmark, request.partition)
-      : await indexRows(
-          db,
-          views,
-          index.index,
-          planned,
-          bookmark,
-          request.update && request.stale !== 'ok',
-          request.partition,
-        );
+      : await indexRows(db, views, index.index, planned, bookmark, fresh, request.partition);
+  // Rows skipped in a fresh index whose range is the selector are counted, not read
+  // (./exact-range.ts); not for a reader, whose skipped rows are their readable ones only.
+  const unread =
+    fresh &&
+    visible === undefined &&
+    index.kind === 'json' &&
+    !planned.covering &&
+    rangeIsExact(request.selector, index.index, planned.ranges)
+      ? request.skip
+      : 0;
   // With `limit: 0` nothing is taken, and the request's bookmark is given back.
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).
-    const first = Math.min(PAGE, request.skip + request.limit + 1);
-    for await (const row of source.rows(request.conflicts, first, documentParser(request), storedParser(request))) {
+    const first = Math.min(PAGE, request.skip - unread + request.limit + 1);
+    const parse = documentParser(request);
+    for await (const row of source.rows(request.conflicts, first, parse, storedParser(request), unread)) {
       if (visible !== undefined && !visible(row.id)) continue;
       stats.keys++;
-      if (row.doc !== undefined) stats.docs++;
-      const doc = row.doc ?? row.covered!;
-      if (!matches(request.selector, doc)) continue;
+      // An unread row counts as examined, as CouchDB (which reads it) counts it.
+      if (row.doc !== undefined || row.unread) stats.docs++;
+      if (!row.unread && !matches(request.selector, row.doc ?? row.covered!)) continue;
       if (docs.length === request.limit) break;
-      last = { key: row.key, docId: row.id };
+      last = row;
       if (skip > 0) {
         skip--;
         continue;
       }
+      const doc = row.doc ?? row.covered!;
       docs.push(
         isAllFields(request.fields)
           ? (row.text?.() ?? stringifyJson(doc))
@@ -177,7 +184,7 @@ export async function find(
   }
   const answer: FindAnswer = {
     docs,
-    bookmark: last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark(last),
+    bookmark: last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark({ key: last.key, docId: last.id }),
   };
   const examined = stats.docs;
   const warnings = [...planned.warnings];
@@ -225,6 +232,8 @@ interface FoundRow {
   covered?: JsonValue;
   /** The document's JSON text (rendered when asked: a scan renders only what it keeps). */
   text?: () => string;
+  /** One of the leading rows yielded without a document (`unread`), which the query skips. */
+  unread?: boolean;
 }
 
 type StoredParser = ReturnType<typeof storedBodyParser>;
@@ -232,13 +241,15 @@ type StoredParser = ReturnType<typeof storedBodyParser>;
 interface RowSource {
   /**
    * `first`: how many rows the first page reads (a query with a small limit needs few); `parse`
-   * reads a document's text as far as the query needs it.
+   * reads a document's text as far as the query needs it; `unread`: how many leading rows come
+   * without their documents (an index source only; `_all_docs` reads every one).
    */
   rows(
     conflicts: boolean,
     first: number,
     parse: (text: string) => JsonValue,
     parseStored: StoredParser,
+    unread: number,
   ): AsyncGenerator<FoundRow>;
 }
 
@@ -305,10 +316,11 @@ async function indexRows(
   }
   const columns = index.fields;
   return {
-    async *rows(conflicts, firstPage, parse) {
+    async *rows(conflicts, firstPage, parse, _parseStored, unread) {
       let page: RowEntry[] = [];
       let size = firstPage;
       let first = bookmark !== undefined;
+      let toSkip = unread;
       const flush = async function* (covering: boolean): AsyncGenerator<FoundRow> {
         const keys = page.map((entry) => parseJson(entry.value[0]));
         if (covering) {
@@ -319,8 +331,10 @@ async function indexRows(
             yield { key: keys[i]!, id: entry.value[1], covered };
           }
         } else {
-          const records = await db.records(page.map((entry) => entry.value[1]));
-          const texts = await db.winningDocs(records, conflicts);
+          const texts = await db.winningDocsOf(
+            page.map((entry) => entry.value[1]),
+            conflicts,
+          );
           for (const [i, entry] of page.entries()) {
             const text = texts[i];
             // A document deleted since the index was read: not there any more.
@@ -335,6 +349,11 @@ async function indexRows(
           first = false;
           continue;
         }
+        if (toSkip > 0) {
+          toSkip--;
+          yield unreadRow(entry);
+          continue;
+        }
         page.push(entry);
         if (page.length === size) {
           yield* flush(planned.covering);
@@ -342,6 +361,19 @@ async function indexRows(
         }
       }
       if (page.length > 0) yield* flush(planned.covering);
+    },
+  };
+}
+
+/** A row counted without its document; its key and id are decoded only if asked (the last one, for the bookmark). */
+function unreadRow(entry: RowEntry): FoundRow {
+  return {
+    unread: true,
+    get key() {
+      return parseJson(entry.value[0]);
+    },
+    get id() {
+      return entry.value[1];
     },
   };
 }

@@ -11,6 +11,7 @@
  * - find.ts: `findRev`, `revisions` (`_revisions`), `revsInfo` (`_revs_info`), `latest`.
  * - revs-diff.ts: `missingRevs`, `possibleAncestors` (`_revs_diff`).
  * - serialize.ts: `serializeTree` / `parseTree`, the compact stored form.
+ * - linear-append.ts: `appendToLinear`, a new leaf on a one-line history done on its stored text.
  */
 export { type Rev, parseRev, formatRev, normalizeRevId, revIdBytes, compareRevIds, compareRevs } from './rev.js';
 export { newRevId, type HashedAttachment } from './rev-id.js';
@@ -22,3 +23,4 @@ export { compareLeaves, sortedLeaves, winner, conflicts, deletedConflicts } from
 export { type FoundRev, type RevStatus, findRev, revisions, revsInfo, latest } from './find.js';
 export { missingRevs, possibleAncestors } from './revs-diff.js';
 export { serializeTree, parseTree } from './serialize.js';
+export { type LinearAppend, appendToLinear } from './linear-append.js';

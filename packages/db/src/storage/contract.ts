@@ -85,6 +85,11 @@ export interface DocumentStore {
   getDocWithBody(id: string): Promise<{ record: DocRecord; body: string | undefined } | undefined>;
   /** Several bodies at once (one per pair, in order): what `include_docs` reads a page of rows with. */
   getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]>;
+  /**
+   * Records with their winners' bodies (undefined for a deleted winner), one entry per id in the
+   * order given (undefined where there is none): a page of Mango results in one read.
+   */
+  getDocsWithBodies(ids: readonly string[]): Promise<(ChangedDoc | undefined)[]>;
 
   /** The one write path (see the top of this file). Resolves with the plan's result and each write's sequence. */
   update<R>(ids: readonly string[], plan: Planner<R>, options?: UpdateOptions): Promise<{ result: R; seqs: number[] }>;

@@ -126,6 +126,17 @@ export class PostgresDocumentStore implements DocumentStore {
     return row === undefined ? undefined : { record: toRecord(row), body: row.body ?? undefined };
   }
 
+  async getDocsWithBodies(ids: readonly string[]): Promise<(ChangedDoc | undefined)[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.query<DocRow & { body: string | null }>(this.sql.getDocsWithBodies, [
+      this.dbId,
+      ids.map(toWellFormed),
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, { ...toRecord(row), body: row.body ?? undefined }]));
+    // An id with a lone surrogate travels as U+FFFD (UTF-8 cannot hold it); its row comes back so.
+    return ids.map((id) => byId.get(id) ?? byId.get(toWellFormed(id)));
+  }
+
   async getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
     if (wanted.length === 0) return [];
     const rows = await this.query<{ id: string; rev: string; body: string }>(this.sql.getBodies, [

@@ -51,6 +51,11 @@ export function documentStatements(schema: string) {
        LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev
        WHERE d.db_id = $1 AND d.id = $2`,
     ),
+    getDocsWithBodies: named(
+      `SELECT d.id, d.seq, d.rev, d.deleted, d.tree, b.body FROM ${s}.docs d
+       LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev AND NOT d.deleted
+       WHERE d.db_id = $1 AND d.id = ANY($2::text[])`,
+    ),
     getBodies: named(
       `SELECT b.id, b.rev, b.body FROM ${s}.bodies b JOIN unnest($2::text[], $3::text[]) AS w(id, rev) ` +
         `ON b.id = w.id AND b.rev = w.rev WHERE b.db_id = $1`,

@@ -4,8 +4,8 @@
  */
 import type Database from 'better-sqlite3';
 import { isWellFormed } from '../../support/unicode.js';
-import type { DocRecord } from '../records.js';
-import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
+import type { ChangedDoc, DocRecord } from '../records.js';
+import { type BodyRow, DOC_COLUMNS, type DocRow, toChangedDoc, toRecord } from './doc-rows.js';
 
 type Statement = Database.Statement;
 
@@ -20,6 +20,7 @@ export class SqliteDocReads {
   private readonly stmtGetDocWithBody: Statement;
   private readonly stmtGetDocsIn: Statement;
   private readonly stmtGetBodiesIn: Statement;
+  private readonly stmtGetDocsWithBodiesIn: Statement;
 
   constructor(db: Database.Database) {
     this.stmtGetDoc = db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id = ?`).raw();
@@ -39,6 +40,12 @@ export class SqliteDocReads {
       .prepare(
         `WITH w(id, rev) AS (VALUES ${Array(LOOKUP_CHUNK).fill('(?, ?)').join(', ')})
          SELECT d.id, b.rev, b.body FROM w JOIN docs d ON d.id = w.id JOIN bodies b ON b.doc = d.k AND b.rev = w.rev`,
+      )
+      .raw();
+    this.stmtGetDocsWithBodiesIn = db
+      .prepare(
+        'SELECT d.id, d.seq, d.rev, d.deleted, b.body, d.tree FROM docs d ' +
+          `LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`,
       )
       .raw();
   }
@@ -68,6 +75,30 @@ export class SqliteDocReads {
       // An id with a lone surrogate is bound as U+FFFD, so its row (if any) comes back under
       // another id: only the lookup of that one id finds it.
       return isWellFormed(id) ? undefined : this.getDoc(id);
+    });
+  }
+
+  /** Records with their winners' bodies (a deleted winner's left out), in the order asked. */
+  getDocsWithBodies(ids: readonly string[]): (ChangedDoc | undefined)[] {
+    const one = (id: string): ChangedDoc | undefined => {
+      const found = this.getDocWithBody(id);
+      if (found === undefined) return undefined;
+      const { record, body } = found;
+      return { ...record, body: record.deleted ? undefined : body };
+    };
+    if (ids.length < MIN_BATCH_LOOKUP) return ids.map(one);
+    const rows = new Map<string, BodyRow>();
+    for (let at = 0; at < ids.length; at += LOOKUP_CHUNK) {
+      const chunk: (string | null)[] = ids.slice(at, at + LOOKUP_CHUNK);
+      while (chunk.length < LOOKUP_CHUNK) chunk.push(null);
+      for (const row of this.stmtGetDocsWithBodiesIn.all(chunk) as BodyRow[]) rows.set(row[0], row);
+    }
+    return ids.map((id) => {
+      const row = rows.get(id);
+      if (row === undefined) return isWellFormed(id) ? undefined : one(id);
+      const doc = toChangedDoc(row);
+      if (doc.deleted) doc.body = undefined;
+      return doc;
     });
   }
 

@@ -178,6 +178,10 @@ export class SqliteDatabase implements SqliteSyncStore {
     return this.reads.getBodies(wanted);
   }
 
+  getDocsWithBodies(ids: readonly string[]): (ChangedDoc | undefined)[] {
+    return this.reads.getDocsWithBodies(ids);
+  }
+
   private readonly bodyOf = (id: string, rev: string): string | undefined => this.reads.getBody(id, rev);
 
   /**

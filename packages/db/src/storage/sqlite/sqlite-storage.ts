@@ -14,7 +14,16 @@ import type {
   UpdateOptions,
 } from '../contract.js';
 import type { SqliteOptions, SqliteSyncEngine, SqliteSyncStore } from './sync-store.js';
-import type { AccessChange, DbMeta, DocRecord, IdRange, LocalDoc, PurgeInfo, RangeStats } from '../records.js';
+import type {
+  AccessChange,
+  ChangedDoc,
+  DbMeta,
+  DocRecord,
+  IdRange,
+  LocalDoc,
+  PurgeInfo,
+  RangeStats,
+} from '../records.js';
 import { recordsOf } from './doc-reads.js';
 import { readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
@@ -164,6 +173,10 @@ class SqliteDocumentStore implements DocumentStore {
 
   async getBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
     return this.db.getBodies(wanted);
+  }
+
+  async getDocsWithBodies(ids: readonly string[]): Promise<(ChangedDoc | undefined)[]> {
+    return this.db.getDocsWithBodies(ids);
   }
 
   async update<R>(

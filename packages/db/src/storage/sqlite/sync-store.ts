@@ -41,6 +41,8 @@ export interface SqliteSyncStore {
   getBody(id: string, rev: string): string | undefined;
   /** Several bodies at once, one per pair, in order. */
   getBodies(wanted: readonly { id: string; rev: string }[]): (string | undefined)[];
+  /** Records with their winners' bodies (undefined for a deleted winner), in the order asked. */
+  getDocsWithBodies(ids: readonly string[]): (ChangedDoc | undefined)[];
 
   /**
    * Writes every document of the batch in one transaction, in order: each gets the next sequence

@@ -1,0 +1,168 @@
+// The writes suite (issue #31): single-document PUTs of a small body (~60 bytes) over keep-alive
+// at c1 and c16, over a new connection each at c1, and the update of a document that already
+// has 1,000 revisions (c1, each PUT naming the rev the one before made), beside the PUT of a new
+// document: its cost should not grow with the document's history.
+
+import http from 'node:http';
+import { closedLoop, cpuSecondsOf, fmt, nowUs, percentile, phase } from './common.mjs';
+
+const TARGETS = {
+  put1: { label: 'PUT a new document, keep-alive, c1, req/s', goal: 3180, better: 'higher', couch: '318 req/s' },
+  put16: { label: 'PUT a new document, keep-alive, c16, req/s', goal: 10350, better: 'higher', couch: '1,035 req/s' },
+  putFresh1: {
+    label: 'PUT a new document, a new connection each, c1, req/s',
+    goal: 1795,
+    better: 'higher',
+    couch: '359 req/s',
+  },
+  update1k: {
+    label: 'PUT an update of a document with 1,000 revisions, c1, p50 ms',
+    goal: undefined,
+    better: 'lower',
+    couch: '5.91 ms',
+  },
+};
+
+/** How many revisions the long-lived document has before its updates are timed. */
+const HISTORY = 1000;
+
+const body = (i) => JSON.stringify({ type: 'write', n: i, note: 'a small document body' });
+
+export async function runWrites(server, opts) {
+  const { request, db } = server;
+  const log = (line) => console.error(`${server.name}: ${line}`);
+  const capMs = opts.peerTimeout * 1000;
+  const out = {};
+  const created = await request('PUT', `/${db}_writes`);
+  if (created.status !== 201) throw new Error(`create ${db}_writes: ${created.status} ${created.body}`);
+  const path = (id) => `/${db}_writes/${id}`;
+  let n = 0;
+  const putNew = () => ['PUT', path(`w${n++}`), body(n)];
+  const loop = async (name, concurrency, next, send = request) => {
+    try {
+      const started = nowUs();
+      out[name] = await closedLoop({
+        request: send,
+        next,
+        seconds: opts.viewSeconds,
+        concurrency,
+        timeoutMs: capMs,
+        pid: server.pid,
+        ok: 201,
+      });
+      phase(server, name, started);
+    } catch (e) {
+      out[name] = { error: e.message };
+      log(`${name}: ${e.message}`);
+    }
+  };
+  await loop('put1', 1, putNew);
+  await loop('put16', 16, putNew);
+  await loop('putFresh1', 1, putNew, freshConnections(server));
+  try {
+    log(`writes: giving one document ${HISTORY} revisions ...`);
+    let rev;
+    for (let i = 0; i < HISTORY; i++) rev = await putDoc(request, path('long'), { n: i }, rev, capMs);
+    const started = nowUs();
+    const latencies = [];
+    const newDoc = [];
+    const cpu = { update: 0, fresh: 0 };
+    const deadline = Date.now() + opts.viewSeconds * 1000;
+    // Blocks of updates and of new documents in turn, so both see the same machine; the
+    // server's CPU time per request of each kind is the figure least bent by a busy machine.
+    let fresh = 0;
+    const block = async (kind, put) => {
+      const cpuStart = cpuSecondsOf(server.pid);
+      for (let i = 0; i < 20; i++) {
+        const t0 = process.hrtime.bigint();
+        await put();
+        (kind === 'update' ? latencies : newDoc).push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+      if (cpuStart !== undefined) cpu[kind] += cpuSecondsOf(server.pid) - cpuStart;
+    };
+    let i = 0;
+    while (Date.now() < deadline) {
+      await block('update', async () => {
+        rev = await putDoc(request, path('long'), { n: HISTORY + i++ }, rev, capMs);
+      });
+      await block('fresh', () => putDoc(request, path(`fresh${fresh++}`), { n: fresh }, undefined, capMs));
+    }
+    latencies.sort((a, b) => a - b);
+    newDoc.sort((a, b) => a - b);
+    out.update1k = {
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      n: latencies.length,
+      newDocP50: percentile(newDoc, 0.5),
+      serverCpuMs: server.pid === undefined ? undefined : (cpu.update * 1000) / latencies.length,
+      newDocServerCpuMs: server.pid === undefined ? undefined : (cpu.fresh * 1000) / newDoc.length,
+    };
+    phase(server, 'update1k', started);
+  } catch (e) {
+    out.update1k = { error: e.message };
+    log(`update1k: ${e.message}`);
+  }
+  return out;
+}
+
+async function putDoc(request, path, doc, rev, timeoutMs) {
+  const r = await request('PUT', path, JSON.stringify(rev === undefined ? doc : { ...doc, _rev: rev }), {
+    timeoutMs,
+  });
+  if (r.status !== 201) throw new Error(`PUT ${path}: ${r.status} ${r.body.slice(0, 200)}`);
+  return JSON.parse(r.body).rev;
+}
+
+/** A request function like common.mjs's client, but every request on a new connection. */
+function freshConnections(server) {
+  const url = new URL(server.base);
+  return (method, path, payload, { timeoutMs } = {}) =>
+    new Promise((resolve, reject) => {
+      const headers = { accept: 'application/json', 'content-type': 'application/json', connection: 'close' };
+      if (server.auth) headers.authorization = server.auth;
+      headers['content-length'] = Buffer.byteLength(payload ?? '');
+      const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent: false }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      });
+      if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error('timed out')));
+      req.on('error', reject);
+      req.end(payload);
+    });
+}
+
+export function reportWrites(results) {
+  const names = Object.keys(results);
+  console.log('\n## writes suite\n');
+  console.log(`| workload | ${names.join(' | ')} | issue's CouchDB | target | verdict |`);
+  console.log(`|---|${names.map(() => '---:').join('|')}|---:|---:|---:|`);
+  for (const [key, target] of Object.entries(TARGETS)) {
+    const cells = names.map((name) => {
+      const r = results[name]?.[key];
+      if (r === undefined) return 'n/a';
+      if (r.error) return `error: ${r.error.slice(0, 50)}`;
+      if (key === 'update1k') {
+        const cpu =
+          r.serverCpuMs === undefined
+            ? ''
+            : `; server CPU ${fmt(r.serverCpuMs, 2)} against ${fmt(r.newDocServerCpuMs, 2)} ms: ${fmt(r.serverCpuMs / r.newDocServerCpuMs, 2)}×`;
+        return `${fmt(r.p50, 2)} (p99 ${fmt(r.p99, 2)}; a new document ${fmt(r.newDocP50, 2)}: ${fmt(r.p50 / r.newDocP50, 2)}×${cpu})`;
+      }
+      return `${fmt(r.perSecond)} (p50 ${fmt(r.p50, 2)} ms)`;
+    });
+    const r = results.divan?.[key];
+    let verdict = '—';
+    let goal = target.goal === undefined ? '' : `≥ ${fmt(target.goal)}`;
+    if (key === 'update1k') {
+      goal = '≤ 1.5× a new document';
+      // Judged by latency and, where the server's CPU is known, by CPU per request too.
+      if (r !== undefined && !r.error) {
+        const cpuOk = r.serverCpuMs === undefined || r.serverCpuMs / r.newDocServerCpuMs <= 1.5;
+        verdict = r.p50 / r.newDocP50 <= 1.5 && cpuOk ? 'PASS' : 'MISS';
+      }
+    } else if (r !== undefined && !r.error) verdict = r.perSecond >= target.goal ? 'PASS' : 'MISS';
+    console.log(`| ${target.label} | ${cells.join(' | ')} | ${target.couch} | ${goal} | ${verdict} |`);
+  }
+}
