@@ -5,7 +5,9 @@
  * endpoint shows (`shown`) and every error it raises carry the URL without them.
  */
 import { CouchError } from '../errors.js';
-import { JsonObject, parseJson, stringifyJson, type JsonValue } from '../json/index.js';
+import { fromPlain, JsonObject, parseJson, stringifyJson, toPlain, type JsonValue } from '../json/index.js';
+import { matches } from '../mango/match.js';
+import { parseSelector } from '../mango/selector.js';
 import {
   statusOfError,
   type ChangeEntry,
@@ -35,6 +37,8 @@ const DEFAULT_RETRIES = 5;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
 
+const DOC_MEMBER: ReadonlySet<string> = new Set(['doc']);
+
 /** Answers worth asking again: the peer is busy or briefly away. */
 const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
 
@@ -42,6 +46,8 @@ export class RemoteEndpoint implements Endpoint {
   readonly shown: string;
   /** Whether the peer answers `_bulk_get` (CouchDB 2.3+, PouchDB Server, Divan); else `open_revs`. */
   private bulkGet = true;
+  /** Whether the peer filters `_changes` by `_selector` (CouchDB 2+, Divan); else the replicator does. */
+  private selectorFilter = true;
   private readonly waits = new Set<AbortController>();
 
   constructor(
@@ -71,16 +77,10 @@ export class RemoteEndpoint implements Endpoint {
 
   async changes(request: ChangesRequest): Promise<ChangesPage> {
     if (request.signal?.aborted) return { results: [], lastSeq: request.since };
-    const query = new URLSearchParams({ style: 'all_docs', limit: String(request.limit) });
-    if (request.since !== undefined && request.since !== 0) {
-      query.set('since', typeof request.since === 'string' ? request.since : JSON.stringify(request.since));
-    }
-    if (request.waitMs !== undefined) {
-      query.set('feed', 'longpoll');
-      query.set('timeout', String(request.waitMs));
-    }
-    let body: JsonValue | undefined;
     const filter = request.filter;
+    if (filter?.kind === 'selector' && !this.selectorFilter) return this.changesJudgedHere(request, filter.selector);
+    const query = changesQuery(request);
+    let body: JsonValue | undefined;
     if (filter?.kind === 'doc_ids') {
       query.set('filter', '_doc_ids');
       body = new JsonObject(['doc_ids'], [[...filter.ids]]);
@@ -91,22 +91,68 @@ export class RemoteEndpoint implements Endpoint {
       query.set('filter', filter.name);
       for (const [key, value] of Object.entries(filter.queryParams)) query.set(key, value);
     }
+    const reply = await this.changesReply(query, body, request);
+    if (reply === undefined) return { results: [], lastSeq: request.since };
+    if (filter?.kind === 'selector' && (reply.status === 400 || reply.status === 404)) {
+      // A peer without the `_selector` filter (CouchDB 1.x, PouchDB Server): its changes are judged here.
+      this.selectorFilter = false;
+      return this.changesJudgedHere(request, filter.selector);
+    }
+    const page = this.json(reply, 'GET /db/_changes') as { results?: ChangeEntry[]; last_seq?: unknown };
+    return { results: page.results ?? [], lastSeq: page.last_seq ?? request.since };
+  }
+
+  /**
+   * A selector replication from a peer that cannot filter by selector: pages of changes with
+   * their documents, each judged by Divan's matcher, until `limit` pass or the feed ends (a
+   * short page is how the session knows it caught up).
+   */
+  private async changesJudgedHere(request: ChangesRequest, selector: Record<string, unknown>): Promise<ChangesPage> {
+    const parsed = parseSelector(fromPlain(selector));
+    const results: ChangeEntry[] = [];
+    // Only the first page may wait for a change: later ones read what is there.
+    const { waitMs: _, ...noWait } = request;
+    let since = request.since;
+    for (let first = true; ; first = false) {
+      const pageRequest = first ? { ...request, since } : { ...noWait, since };
+      const query = changesQuery(pageRequest);
+      query.set('include_docs', 'true');
+      const reply = await this.changesReply(query, undefined, pageRequest);
+      if (reply === undefined) return { results, lastSeq: since };
+      const page = this.documents(reply, 'GET /db/_changes?include_docs=true');
+      const rows = page.get('results');
+      const list = Array.isArray(rows) ? rows : [];
+      for (const row of list) {
+        if (!(row instanceof JsonObject)) continue;
+        const doc = row.get('doc');
+        if (doc === undefined || !matches(parsed, doc)) continue;
+        results.push(toPlain(row.without(DOC_MEMBER)) as unknown as ChangeEntry);
+      }
+      since = page.get('last_seq') ?? since;
+      if (list.length < request.limit || results.length >= request.limit) return { results, lastSeq: since };
+    }
+  }
+
+  /** One `_changes` request (a longpoll cancelled with the job); undefined when the job was cancelled. */
+  private async changesReply(
+    query: URLSearchParams,
+    body: JsonValue | undefined,
+    request: ChangesRequest,
+  ): Promise<{ status: number; text: string } | undefined> {
     // A longpoll is cancelled with the job, and may take its whole timeout.
     const wait = new AbortController();
     this.waits.add(wait);
     const onAbort = () => wait.abort();
     request.signal?.addEventListener('abort', onAbort);
     try {
-      const reply = await this.request(body === undefined ? 'GET' : 'POST', '/_changes', {
+      return await this.request(body === undefined ? 'GET' : 'POST', '/_changes', {
         query,
         ...(body === undefined ? {} : { body }),
         signal: wait.signal,
         timeoutMs: (request.waitMs ?? 0) + this.timeoutMs,
       });
-      const page = this.json(reply, 'GET /db/_changes') as { results?: ChangeEntry[]; last_seq?: unknown };
-      return { results: page.results ?? [], lastSeq: page.last_seq ?? request.since };
     } catch (error) {
-      if (wait.signal.aborted && request.signal?.aborted) return { results: [], lastSeq: request.since };
+      if (wait.signal.aborted && request.signal?.aborted) return undefined;
       throw error;
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
@@ -312,6 +358,19 @@ export class RemoteEndpoint implements Endpoint {
     }
     return value;
   }
+}
+
+/** The query of a replication's `_changes` read: every leaf, from `since`, a longpoll when asked to wait. */
+function changesQuery(request: ChangesRequest): URLSearchParams {
+  const query = new URLSearchParams({ style: 'all_docs', limit: String(request.limit) });
+  if (request.since !== undefined && request.since !== 0) {
+    query.set('since', typeof request.since === 'string' ? request.since : JSON.stringify(request.since));
+  }
+  if (request.waitMs !== undefined) {
+    query.set('feed', 'longpoll');
+    query.set('timeout', String(request.waitMs));
+  }
+  return query;
 }
 
 function errorOf(text: string, status: number): { error: string; reason: string } {

@@ -37,7 +37,7 @@ export interface JobSettings {
 }
 
 /** What a finished one-shot answers (CouchDB's `_replicate` body). */
-export type SessionResult = { ok: true; no_changes: true } | ({ ok: true } & CheckpointBody);
+export type SessionResult = { ok: true; no_changes: true } | ({ ok: true } & Omit<CheckpointBody, 'last_seq'>);
 
 /** Refusals a replication skips (CouchDB 3.3): the document is counted as a failure and the job goes on. */
 const SKIPPED_STATUSES = new Set([401, 403, 413, 415]);
@@ -124,7 +124,9 @@ export class ReplicationSession {
     }
     await this.checkpoint();
     if (this.lastCheckpoint === undefined) return { ok: true, no_changes: true };
-    return { ok: true, ...this.lastCheckpoint };
+    // PouchDB's `last_seq` is for the checkpoint's readers, not part of CouchDB's answer.
+    const { last_seq: _, ...answer } = this.lastCheckpoint;
+    return { ok: true, ...answer };
   }
 
   private async resume(): Promise<void> {
