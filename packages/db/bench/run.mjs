@@ -13,6 +13,10 @@
 //   auth   (auth.mjs, only when asked: --suite auth) a cookie-authenticated GET /db/doc at c16
 //                      against Basic auth of an admin; 100 first logins at once while GET /_up
 //                      is probed (divan, divan-postgres, couchdb).
+//   replication (replication.mjs, only when asked: --suite replication --server divan) Divan's
+//                      replicator: 100k small docs in process, server → server both ways and
+//                      PouchDB on the same pair (CouchDB's recorded figures beside), 10k docs with
+//                      10 KB attachments, continuous lag at 200 writes/s, 500 idle continuous jobs.
 //   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
 //                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
 //                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
@@ -41,9 +45,10 @@ import { reportNodes, runNodes } from './nodes.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
 import { reportAttachments, runAttachments } from './attachments.mjs';
 import { reportAuth, runAuth } from './auth.mjs';
+import { reportReplication, runReplication } from './replication.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth,btree,sandbox] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth,replication,btree,sandbox] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -79,7 +84,11 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   for (const suite of opts.suites) {
-    if (!['docs', 'views', 'mango', 'nodes', 'attachments', 'auth', ...Object.keys(IN_PROCESS)].includes(suite)) {
+    if (
+      !['docs', 'views', 'mango', 'nodes', 'attachments', 'auth', 'replication', ...Object.keys(IN_PROCESS)].includes(
+        suite,
+      )
+    ) {
       throw new Error(`unknown suite ${suite}`);
     }
   }
@@ -167,7 +176,7 @@ if (serverSuites.length > 0) {
   );
 }
 
-const results = { docs: {}, views: {}, mango: {}, attachments: {}, auth: {}, nodes: undefined };
+const results = { docs: {}, views: {}, mango: {}, attachments: {}, auth: {}, replication: {}, nodes: undefined };
 for (const name of opts.servers) {
   const server = await startServer(name);
   try {
@@ -188,6 +197,10 @@ for (const name of opts.servers) {
     if (opts.suites.includes('attachments')) results.attachments[name] = await runAttachments(server);
     // pouchdb-server has no _users accounts or _security to measure.
     if (opts.suites.includes('auth') && name !== 'pouchdb-server') results.auth[name] = await runAuth(server, opts);
+    // Divan's replicator between two Divan servers; PouchDB is the in-run peer, in this process.
+    if (opts.suites.includes('replication') && name.startsWith('divan')) {
+      results.replication[name] = await runReplication(server, opts);
+    }
     console.error(`${name}: done`);
   } catch (e) {
     console.error(`${name}: failed: ${e.stack ?? e}`);
@@ -202,6 +215,7 @@ if (opts.suites.includes('mango')) reportMango(results.mango);
 if (results.nodes !== undefined) reportNodes(results.nodes);
 if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
 if (opts.suites.includes('auth')) reportAuth(results.auth);
+if (opts.suites.includes('replication')) reportReplication(results.replication);
 console.log(
   `note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg()
     .map((l) => l.toFixed(1))

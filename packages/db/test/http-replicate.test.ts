@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
@@ -144,6 +145,40 @@ describe('POST /_replicate', () => {
     assert.deepEqual([again.json.history[0].missing_checked, again.json.history[0].missing_found], [7, 0]);
     assert.equal(again.json.history.length, 1);
     assert.equal((await t.request('GET', '/tgt/later')).json.n, 4);
+  });
+
+  it('attachments travel as stored: a gzip stream keeps its bytes and digest, in process and pushed (multipart PUT)', async () => {
+    assert.equal((await t.request('PUT', '/stored')).status, 201);
+    // Compressed at level 1: compressed again by the target (level 8), its bytes and digest would differ.
+    const gz = gzipSync(Buffer.from('compress me, '.repeat(5000)), { level: 1 });
+    const upload = await t.request('PUT', '/stored/doc/a.txt', {
+      body: gz,
+      headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' },
+    });
+    assert.equal(upload.status, 201, upload.text);
+    const more = await t.request('PUT', `/stored/doc/b.bin?rev=${upload.json.rev}`, {
+      body: Buffer.from([0, 1, 2, 3, 255]),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(more.status, 201, more.text);
+    const local = await run(t, { source: 'stored', target: 'stored_local', create_target: true });
+    assert.equal(local.status, 200, local.text);
+    const peerAuth = { basic: { username: ADMIN.name, password: ADMIN.password } };
+    const pushed = await run(t, {
+      source: 'stored',
+      target: { url: `${peer.url}/stored_pushed`, auth: peerAuth },
+      create_target: true,
+    });
+    assert.equal(pushed.status, 200, pushed.text);
+    assert.equal(pushed.json.history[0].docs_written, 1);
+    const stubs = async (server: TestServer, db: string) =>
+      (await server.request('GET', `/${db}/doc?att_encoding_info=true`)).json._attachments;
+    const source = await stubs(t, 'stored');
+    assert.equal(source['a.txt'].encoding, 'gzip');
+    assert.deepEqual(await stubs(t, 'stored_local'), source);
+    assert.deepEqual(await stubs(peer, 'stored_pushed'), source);
+    const bytes = await peer.request('GET', '/stored_pushed/doc/b.bin');
+    assert.deepEqual([...Buffer.from(bytes.text, 'latin1')].slice(0, 4), [0, 1, 2, 3]);
   });
 
   it('a later revision of a document with attachments: kept ones travel as stubs, new ones with their data', async () => {

@@ -4,6 +4,8 @@
  * `Authorization` header) are kept apart from the URL and sent only as the header: what the
  * endpoint shows (`shown`) and every error it raises carry the URL without them.
  */
+import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { CouchError } from '../errors.js';
 import { fromPlain, JsonObject, parseJson, stringifyJson, toPlain, type JsonValue } from '../json/index.js';
 import { matches } from '../mango/match.js';
@@ -15,6 +17,7 @@ import {
   type ChangesRequest,
   type Endpoint,
   type EndpointInfo,
+  type FetchedDoc,
   type RevsDiff,
   type Wanted,
   type WriteFailure,
@@ -48,6 +51,7 @@ export class RemoteEndpoint implements Endpoint {
   private bulkGet = true;
   /** Whether the peer filters `_changes` by `_selector` (CouchDB 2+, Divan); else the replicator does. */
   private selectorFilter = true;
+  private gzipParts: Promise<boolean> | undefined;
   private readonly waits = new Set<AbortController>();
 
   constructor(
@@ -262,6 +266,56 @@ export class RemoteEndpoint implements Endpoint {
     return failures;
   }
 
+  /**
+   * One document with its attachment bytes as CouchDB's replicator sends it: a `multipart/related`
+   * `PUT /db/id?new_edits=false`, the JSON first, then one part per `follows` attachment in the
+   * order of `_attachments`, gzip-stored ones as their gzip stream (`encoding` in the JSON).
+   */
+  async writeWithParts(fetched: FetchedDoc): Promise<WriteFailure[]> {
+    const { doc, parts } = (await this.takesGzipParts()) ? fetched : decodedParts(fetched);
+    const id = idOf(doc);
+    const boundary = randomUUID().replaceAll('-', '');
+    const chunks: Buffer[] = [
+      Buffer.from(`--${boundary}\r\nContent-Type: application/json\r\n\r\n${stringifyJson(doc)}`),
+    ];
+    const atts = doc instanceof JsonObject ? doc.get('_attachments') : undefined;
+    for (const [name, att] of atts instanceof JsonObject ? atts.entries() : []) {
+      if (!(att instanceof JsonObject) || att.get('follows') !== true) continue;
+      const bytes = parts.get(name) ?? Buffer.alloc(0);
+      let head = `\r\n--${boundary}\r\nContent-Disposition: attachment; filename=${JSON.stringify(name)}\r\n`;
+      head += `Content-Length: ${bytes.length}\r\n`;
+      if (att.get('encoding') === 'gzip') head += 'Content-Encoding: gzip\r\n';
+      chunks.push(Buffer.from(`${head}\r\n`), bytes);
+    }
+    chunks.push(Buffer.from(`\r\n--${boundary}--`));
+    const reply = await this.request('PUT', `/${docPath(id)}`, {
+      query: new URLSearchParams({ new_edits: 'false' }),
+      raw: { contentType: `multipart/related; boundary="${boundary}"`, bytes: Buffer.concat(chunks) },
+    });
+    if (reply.status === 201 || reply.status === 202) return [];
+    const { error, reason } = errorOf(reply.text, reply.status);
+    const rev = doc instanceof JsonObject ? doc.get('_rev') : undefined;
+    return [{ id, ...(typeof rev === 'string' ? { rev } : {}), error, reason, status: reply.status }];
+  }
+
+  /**
+   * Whether the peer stores a part sent with `encoding: gzip` as the gzip stream it is: CouchDB
+   * and Divan (their welcome says `"couchdb": "Welcome"`) do; PouchDB Server would keep the
+   * compressed bytes as the content, so it gets them decoded.
+   */
+  private takesGzipParts(): Promise<boolean> {
+    this.gzipParts ??= (async () => {
+      const root = this.spec.url.slice(0, this.spec.url.lastIndexOf('/') + 1);
+      const reply = await this.request('GET', '', { base: root });
+      try {
+        return reply.status === 200 && (JSON.parse(reply.text) as { couchdb?: unknown }).couchdb === 'Welcome';
+      } catch {
+        return false;
+      }
+    })();
+    return this.gzipParts;
+  }
+
   async getLocal(id: string): Promise<Record<string, unknown> | undefined> {
     const reply = await this.request('GET', `/${localPath(id)}`, {});
     if (reply.status === 404) return undefined;
@@ -298,6 +352,10 @@ export class RemoteEndpoint implements Endpoint {
       signal?: AbortSignal;
       accept?: string;
       timeoutMs?: number;
+      /** A body that is not JSON (a multipart document). */
+      raw?: { contentType: string; bytes: Buffer };
+      /** Another URL than the database's (its server's root). */
+      base?: string;
     },
   ): Promise<{ status: number; text: string }> {
     const headers: Record<string, string> = { accept: options.accept ?? 'application/json', ...this.spec.headers };
@@ -306,15 +364,16 @@ export class RemoteEndpoint implements Endpoint {
       headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
     }
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.raw !== undefined) headers['content-type'] = options.raw.contentType;
     const query = options.query === undefined || options.query.size === 0 ? '' : `?${options.query}`;
-    const body = options.body === undefined ? undefined : stringifyJson(options.body);
+    const body = options.raw?.bytes ?? (options.body === undefined ? undefined : stringifyJson(options.body));
     // Every request the replicator makes is idempotent (`new_edits=false` writes, reads), so it may be sent again.
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.retries;
       const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
       const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
       try {
-        const response = await fetch(`${this.spec.url}${path}${query}`, {
+        const response = await fetch(`${options.base ?? this.spec.url}${path}${query}`, {
           method,
           headers,
           ...(body === undefined ? {} : { body }),
@@ -384,6 +443,29 @@ function errorOf(text: string, status: number): { error: string; reason: string 
 
 function idOf(doc: JsonValue): string {
   return doc instanceof JsonObject ? String(doc.get('_id')) : '';
+}
+
+/** The document with its gzip-stored attachments decoded (`encoding` dropped, `length` the bytes sent). */
+function decodedParts({ doc, parts }: FetchedDoc): FetchedDoc {
+  const atts = doc instanceof JsonObject ? doc.get('_attachments') : undefined;
+  if (!(atts instanceof JsonObject)) return { doc, parts };
+  const decoded = new Map(parts);
+  for (const [name, att] of atts.entries()) {
+    const bytes = parts.get(name);
+    if (!(att instanceof JsonObject) || att.get('encoding') !== 'gzip' || bytes === undefined) continue;
+    const plain = gunzipSync(bytes);
+    decoded.set(name, plain);
+    att.delete('encoding');
+    att.delete('encoded_length');
+    att.set('length', plain.length);
+  }
+  return { doc, parts: decoded };
+}
+
+/** A document's path: a design document's `/` kept, as CouchDB's replicator writes it. */
+function docPath(id: string): string {
+  if (id.startsWith('_design/')) return `_design/${encodeURIComponent(id.slice('_design/'.length))}`;
+  return encodeURIComponent(id);
 }
 
 /** `_local/<id>` with the id's own characters escaped (a replication id may hold `+`). */

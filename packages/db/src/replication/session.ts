@@ -20,7 +20,8 @@ import {
   type HistoryEntry,
   type SessionStats,
 } from './checkpoint.js';
-import type { ChangeEntry, ChangesFilter, Endpoint, Seq, Wanted, WriteFailure } from './endpoint.js';
+import type { JsonValue } from '../json/index.js';
+import type { ChangeEntry, ChangesFilter, Endpoint, FetchedDoc, Seq, Wanted, WriteFailure } from './endpoint.js';
 
 export interface JobSettings {
   replicationId: string;
@@ -47,6 +48,9 @@ const LONGPOLL_MS = 10_000;
 
 /** Revisions fetched per `_bulk_get`. */
 const FETCH_BATCH = 500;
+
+/** Documents with attachment bytes written at once (their writes are one request or transaction each). */
+const PARTS_CONCURRENCY = 8;
 
 export class ReplicationSession {
   readonly sessionId = randomUUID().replaceAll('-', '');
@@ -110,8 +114,11 @@ export class ReplicationSession {
     while (!this.cancelled) {
       const page = await next;
       const caughtUp = page.results.length < workerBatchSize;
-      // The next batch's changes are read while this one is written (its seq is not committed before).
+      // The next batch's changes are read while this one is written (its seq is not committed
+      // before); a caught-up continuous job already waits for the next change meanwhile, so a
+      // write landing during this batch travels without waiting for it.
       if (!caughtUp) next = read(page.lastSeq, false);
+      else if (continuous) next = read(page.lastSeq, true);
       if (page.results.length > 0) await this.replicateBatch(page.results);
       this.throughSeq = page.lastSeq;
       this.updatedOn = Math.floor(Date.now() / 1000);
@@ -120,7 +127,6 @@ export class ReplicationSession {
       // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
       // one longpoll before it gets here again); a session's end checkpoints below.
       if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) await this.checkpoint();
-      if (caughtUp) next = read(this.throughSeq, true);
     }
     await this.checkpoint();
     if (this.lastCheckpoint === undefined) return { ok: true, no_changes: true };
@@ -165,10 +171,16 @@ export class ReplicationSession {
     }
     // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
     for (let at = 0; at < wanted.length; at += FETCH_BATCH) {
-      const docs = await this.source.fetch(wanted.slice(at, at + FETCH_BATCH));
-      this.stats.docs_read += docs.length;
+      const slice = wanted.slice(at, at + FETCH_BATCH);
+      const { docs, withParts } = await this.fetch(slice);
+      const count = docs.length + withParts.length;
+      this.stats.docs_read += count;
       const failures = docs.length === 0 ? [] : await this.target.write(docs);
-      this.stats.docs_written += docs.length - failures.length;
+      // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
+      await eachConcurrently(withParts, PARTS_CONCURRENCY, async (fetched) => {
+        failures.push(...(await this.target.writeWithParts!(fetched)));
+      });
+      this.stats.docs_written += count - failures.length;
       this.stats.doc_write_failures += failures.length;
       for (const failure of failures) this.reportFailure(failure);
       const fatal = failures.find((failure) => !SKIPPED_STATUSES.has(failure.status));
@@ -180,6 +192,23 @@ export class ReplicationSession {
         );
       }
     }
+  }
+
+  /**
+   * The revisions of one fetch: with attachment bytes beside the JSON when both endpoints can
+   * (stored bytes travel as they are), else with their data inline.
+   */
+  private async fetch(wanted: readonly Wanted[]): Promise<{ docs: JsonValue[]; withParts: FetchedDoc[] }> {
+    if (this.source.fetchWithParts === undefined || this.target.writeWithParts === undefined) {
+      return { docs: await this.source.fetch(wanted), withParts: [] };
+    }
+    const docs: JsonValue[] = [];
+    const withParts: FetchedDoc[] = [];
+    for (const fetched of await this.source.fetchWithParts(wanted)) {
+      if (fetched.parts.size === 0) docs.push(fetched.doc);
+      else withParts.push(fetched);
+    }
+    return { docs, withParts };
   }
 
   private reportFailure(failure: WriteFailure): void {
@@ -270,4 +299,17 @@ export class ReplicationSession {
 
 function sameSeq(a: Seq, b: Seq): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Runs `work` on every item, at most `limit` at a time. */
+async function eachConcurrently<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
