@@ -111,22 +111,47 @@ export class ReplicationSession {
       return page;
     };
     let next = read(this.throughSeq, false);
-    while (!this.cancelled) {
-      const page = await next;
-      const caughtUp = page.results.length < workerBatchSize;
-      // The next batch's changes are read while this one is written (its seq is not committed
-      // before); a caught-up continuous job already waits for the next change meanwhile, so a
-      // write landing during this batch travels without waiting for it.
-      if (!caughtUp) next = read(page.lastSeq, false);
-      else if (continuous) next = read(page.lastSeq, true);
-      if (page.results.length > 0) await this.replicateBatch(page.results);
-      this.throughSeq = page.lastSeq;
+    // The batch being written, and the sequence it takes the job through once written.
+    let writing: { done: Promise<void>; seq: Seq } | undefined;
+    const written = async () => {
+      if (writing === undefined) return;
+      const { done, seq } = writing;
+      writing = undefined;
+      await done;
+      this.throughSeq = seq;
       this.updatedOn = Math.floor(Date.now() / 1000);
-      if (caughtUp) this.changesPending = 0;
-      if (caughtUp && !continuous) break;
-      // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
-      // one longpoll before it gets here again); a session's end checkpoints below.
-      if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) await this.checkpoint();
+    };
+    try {
+      while (!this.cancelled) {
+        const page = await next;
+        const caughtUp = page.results.length < workerBatchSize;
+        // The next batch's changes are read while this one is prepared and written (its seq is
+        // not committed before); a caught-up continuous job already waits for the next change
+        // meanwhile, so a write landing during this batch travels without waiting for it.
+        if (!caughtUp) next = read(page.lastSeq, false);
+        else if (continuous) next = read(page.lastSeq, true);
+        // This batch is read from the source while the previous one is written to the target.
+        const fetched = page.results.length > 0 ? await this.prepareBatch(page.results) : [];
+        await written();
+        const done = this.writeBatch(fetched);
+        // Awaited by `written`; marked handled so a failure meanwhile leaves no stray rejection.
+        done.catch(() => undefined);
+        writing = { done, seq: page.lastSeq };
+        if (caughtUp) {
+          await written();
+          this.changesPending = 0;
+          if (!continuous) break;
+        }
+        // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
+        // one longpoll before it gets here again); a session's end checkpoints below.
+        if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) {
+          await written();
+          await this.checkpoint();
+        }
+      }
+    } finally {
+      // A cancelled job still finishes the batch it is writing: its checkpoint covers it.
+      if (writing !== undefined) await written().catch(() => undefined);
     }
     await this.checkpoint();
     if (this.lastCheckpoint === undefined) return { ok: true, no_changes: true };
@@ -153,7 +178,12 @@ export class ReplicationSession {
     this.committedSeq = this.startSeq;
   }
 
-  private async replicateBatch(changes: readonly ChangeEntry[]): Promise<void> {
+  /**
+   * The first half of a batch: which revisions the target lacks (`_revs_diff`), and those read
+   * from the source. It runs while the previous batch is written (the target and the source
+   * each work meanwhile); nothing here changes the target.
+   */
+  private async prepareBatch(changes: readonly ChangeEntry[]): Promise<Fetched[]> {
     const revs = new Map<string, string[]>();
     for (const change of changes) {
       const leaves = this.settings.winningRevsOnly ? change.changes.slice(0, 1) : change.changes;
@@ -169,16 +199,24 @@ export class ReplicationSession {
       this.stats.missing_found += list.length;
       wanted.push({ id, revs: list, attsSince: possibleAncestors });
     }
-    // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
+    const fetched: Fetched[] = [];
     for (let at = 0; at < wanted.length; at += FETCH_BATCH) {
-      const slice = wanted.slice(at, at + FETCH_BATCH);
-      const { docs, withParts } = await this.fetch(slice);
+      const slice = await this.fetch(wanted.slice(at, at + FETCH_BATCH));
+      this.stats.docs_read += slice.docs.length + slice.withParts.length;
+      fetched.push(slice);
+    }
+    return fetched;
+  }
+
+  /** The second half of a batch: its documents written, refusals reported (a fatal one throws). */
+  private async writeBatch(fetched: readonly Fetched[]): Promise<void> {
+    // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
+    for (const { docs, withParts } of fetched) {
       const count = docs.length + withParts.length;
-      this.stats.docs_read += count;
       const failures = docs.length === 0 ? [] : await this.target.write(docs);
       // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
-      await eachConcurrently(withParts, PARTS_CONCURRENCY, async (fetched) => {
-        failures.push(...(await this.target.writeWithParts!(fetched)));
+      await eachConcurrently(withParts, PARTS_CONCURRENCY, async (doc) => {
+        failures.push(...(await this.target.writeWithParts!(doc)));
       });
       this.stats.docs_written += count - failures.length;
       this.stats.doc_write_failures += failures.length;
@@ -198,7 +236,7 @@ export class ReplicationSession {
    * The revisions of one fetch: with attachment bytes beside the JSON when both endpoints can
    * (stored bytes travel as they are), else with their data inline.
    */
-  private async fetch(wanted: readonly Wanted[]): Promise<{ docs: JsonValue[]; withParts: FetchedDoc[] }> {
+  private async fetch(wanted: readonly Wanted[]): Promise<Fetched> {
     if (this.source.fetchWithParts === undefined || this.target.writeWithParts === undefined) {
       return { docs: await this.source.fetch(wanted), withParts: [] };
     }
@@ -299,6 +337,12 @@ export class ReplicationSession {
 
 function sameSeq(a: Seq, b: Seq): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** One fetch's revisions: those written in bulk, and those with attachment bytes beside them. */
+interface Fetched {
+  docs: JsonValue[];
+  withParts: FetchedDoc[];
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */
