@@ -186,6 +186,7 @@ export class Replicator {
       checkpointIntervalMs: request.checkpointIntervalMs,
       winningRevsOnly: request.winningRevsOnly,
       workerBatchSize: request.workerBatchSize,
+      ...(request.httpConnections === undefined ? {} : { httpConnections: request.httpConnections }),
       user: job.user,
       log: this.host.log,
     });

@@ -32,6 +32,8 @@ export interface JobSettings {
   checkpointIntervalMs: number;
   winningRevsOnly: boolean;
   workerBatchSize: number;
+  /** `http_connections`: documents with attachment bytes written at once, at most. */
+  httpConnections?: number;
   /** Who the job acts as (its local writes), shown in tasks. */
   user: UserCtx;
   log: (line: string) => void;
@@ -215,7 +217,8 @@ export class ReplicationSession {
       const count = docs.length + withParts.length;
       const failures = docs.length === 0 ? [] : await this.target.write(docs);
       // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
-      await eachConcurrently(withParts, PARTS_CONCURRENCY, async (doc) => {
+      const concurrency = Math.min(PARTS_CONCURRENCY, this.settings.httpConnections ?? PARTS_CONCURRENCY);
+      await eachConcurrently(withParts, concurrency, async (doc) => {
         failures.push(...(await this.target.writeWithParts!(doc)));
       });
       this.stats.docs_written += count - failures.length;
