@@ -508,4 +508,57 @@ describe('POST /_replicate', () => {
       await small.close();
     }
   });
+
+  it('a document refused with another 4xx (CouchDB 3.3: not skipped) fails the job, naming the document', async () => {
+    // The peer behind a proxy that takes document `bad` out of `_bulk_docs` and answers a 400 for it.
+    const proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
+      ) as Record<string, string>;
+      let body = chunks.length === 0 ? undefined : Buffer.concat(chunks).toString();
+      const refused: unknown[] = [];
+      if (req.url?.includes('/_bulk_docs') && body !== undefined) {
+        const request = JSON.parse(body) as { docs: { _id: string }[] };
+        const kept = request.docs.filter((doc) => doc._id !== 'bad');
+        if (kept.length < request.docs.length) {
+          refused.push({ id: 'bad', error: 'bad_request', reason: 'the proxy refuses it' });
+        }
+        body = JSON.stringify({ ...request, docs: kept });
+      }
+      const answer = await fetch(`${peer.url}${req.url}`, { method: req.method ?? 'GET', headers, body });
+      let text = await answer.text();
+      if (refused.length > 0) text = JSON.stringify([...(JSON.parse(text) as unknown[]), ...refused]);
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(text);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      assert.equal((await t.request('PUT', '/with_bad')).status, 201);
+      const docs = [
+        { _id: 'good', n: 1 },
+        { _id: 'bad', n: 2 },
+      ];
+      assert.equal((await t.request('POST', '/with_bad/_bulk_docs', { body: { docs } })).status, 201);
+      const r = await run(t, {
+        source: 'with_bad',
+        target: {
+          url: `http://127.0.0.1:${port}/with_bad`,
+          auth: { basic: { username: ADMIN.name, password: ADMIN.password } },
+        },
+        create_target: true,
+      });
+      assert.deepEqual([r.status, r.json.error], [400, 'bad_request'], r.text);
+      assert.match(r.json.reason, /"bad"/);
+      assert.match(r.json.reason, /the proxy refuses it/);
+      assert.ok(log.some((line) => line.includes("couldn't write document `bad`")));
+      // The documents it could write are there.
+      assert.equal((await peer.request('GET', '/with_bad/good')).status, 200);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
 });
