@@ -16,6 +16,10 @@
 //   writes (writes.mjs, only when asked: --suite writes) single-document PUTs over keep-alive at
 //                      c1 and c16 and over new connections, and the update of a document with
 //                      1,000 revisions beside the PUT of a new one.
+//   replication (replication.mjs, only when asked: --suite replication --server divan) Divan's
+//                      replicator: 100k small docs in process, server → server both ways and
+//                      PouchDB on the same pair (CouchDB's recorded figures beside), 10k docs with
+//                      10 KB attachments, continuous lag at 200 writes/s, 500 idle continuous jobs.
 //   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
 //                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
 //                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
@@ -47,9 +51,10 @@ import { WORKLOADS, reportViews, runViews } from './views.mjs';
 import { reportAttachments, runAttachments } from './attachments.mjs';
 import { reportAuth, runAuth } from './auth.mjs';
 import { reportWrites, runWrites } from './writes.mjs';
+import { reportReplication, runReplication } from './replication.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,writes,nodes,attachments,auth,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,writes,nodes,attachments,auth,replication,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -86,7 +91,17 @@ function parseArgs(argv) {
   }
   for (const suite of opts.suites) {
     if (
-      !['docs', 'views', 'mango', 'writes', 'nodes', 'attachments', 'auth', ...Object.keys(IN_PROCESS)].includes(suite)
+      ![
+        'docs',
+        'views',
+        'mango',
+        'writes',
+        'nodes',
+        'attachments',
+        'auth',
+        'replication',
+        ...Object.keys(IN_PROCESS),
+      ].includes(suite)
     ) {
       throw new Error(`unknown suite ${suite}`);
     }
@@ -177,7 +192,16 @@ if (serverSuites.length > 0) {
   );
 }
 
-const results = { docs: {}, views: {}, mango: {}, writes: {}, attachments: {}, auth: {}, nodes: undefined };
+const results = {
+  docs: {},
+  views: {},
+  mango: {},
+  writes: {},
+  attachments: {},
+  auth: {},
+  replication: {},
+  nodes: undefined,
+};
 for (const name of opts.servers) {
   const server = await startServer(name);
   try {
@@ -199,6 +223,10 @@ for (const name of opts.servers) {
     if (opts.suites.includes('attachments')) results.attachments[name] = await runAttachments(server);
     // pouchdb-server has no _users accounts or _security to measure.
     if (opts.suites.includes('auth') && name !== 'pouchdb-server') results.auth[name] = await runAuth(server, opts);
+    // Divan's replicator between two Divan servers; PouchDB is the in-run peer, in this process.
+    if (opts.suites.includes('replication') && name.startsWith('divan')) {
+      results.replication[name] = await runReplication(server, opts);
+    }
     console.error(`${name}: done`);
   } catch (e) {
     console.error(`${name}: failed: ${e.stack ?? e}`);
@@ -214,6 +242,7 @@ if (opts.suites.includes('writes')) reportWrites(results.writes);
 if (results.nodes !== undefined) reportNodes(results.nodes);
 if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
 if (opts.suites.includes('auth')) reportAuth(results.auth);
+if (opts.suites.includes('replication')) reportReplication(results.replication);
 console.log(
   `note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg()
     .map((l) => l.toFixed(1))

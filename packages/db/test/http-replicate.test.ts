@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
@@ -144,6 +145,40 @@ describe('POST /_replicate', () => {
     assert.deepEqual([again.json.history[0].missing_checked, again.json.history[0].missing_found], [7, 0]);
     assert.equal(again.json.history.length, 1);
     assert.equal((await t.request('GET', '/tgt/later')).json.n, 4);
+  });
+
+  it('attachments travel as stored: a gzip stream keeps its bytes and digest, in process and pushed (multipart PUT)', async () => {
+    assert.equal((await t.request('PUT', '/stored')).status, 201);
+    // Compressed at level 1: compressed again by the target (level 8), its bytes and digest would differ.
+    const gz = gzipSync(Buffer.from('compress me, '.repeat(5000)), { level: 1 });
+    const upload = await t.request('PUT', '/stored/doc/a.txt', {
+      body: gz,
+      headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' },
+    });
+    assert.equal(upload.status, 201, upload.text);
+    const more = await t.request('PUT', `/stored/doc/b.bin?rev=${upload.json.rev}`, {
+      body: Buffer.from([0, 1, 2, 3, 255]),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(more.status, 201, more.text);
+    const local = await run(t, { source: 'stored', target: 'stored_local', create_target: true });
+    assert.equal(local.status, 200, local.text);
+    const peerAuth = { basic: { username: ADMIN.name, password: ADMIN.password } };
+    const pushed = await run(t, {
+      source: 'stored',
+      target: { url: `${peer.url}/stored_pushed`, auth: peerAuth },
+      create_target: true,
+    });
+    assert.equal(pushed.status, 200, pushed.text);
+    assert.equal(pushed.json.history[0].docs_written, 1);
+    const stubs = async (server: TestServer, db: string) =>
+      (await server.request('GET', `/${db}/doc?att_encoding_info=true`)).json._attachments;
+    const source = await stubs(t, 'stored');
+    assert.equal(source['a.txt'].encoding, 'gzip');
+    assert.deepEqual(await stubs(t, 'stored_local'), source);
+    assert.deepEqual(await stubs(peer, 'stored_pushed'), source);
+    const bytes = await peer.request('GET', '/stored_pushed/doc/b.bin');
+    assert.deepEqual([...Buffer.from(bytes.text, 'latin1')].slice(0, 4), [0, 1, 2, 3]);
   });
 
   it('a later revision of a document with attachments: kept ones travel as stubs, new ones with their data', async () => {
@@ -471,6 +506,59 @@ describe('POST /_replicate', () => {
       assert.ok(log.some((line) => line.includes("couldn't write document `huge`")));
     } finally {
       await small.close();
+    }
+  });
+
+  it('a document refused with another 4xx (CouchDB 3.3: not skipped) fails the job, naming the document', async () => {
+    // The peer behind a proxy that takes document `bad` out of `_bulk_docs` and answers a 400 for it.
+    const proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
+      ) as Record<string, string>;
+      let body = chunks.length === 0 ? undefined : Buffer.concat(chunks).toString();
+      const refused: unknown[] = [];
+      if (req.url?.includes('/_bulk_docs') && body !== undefined) {
+        const request = JSON.parse(body) as { docs: { _id: string }[] };
+        const kept = request.docs.filter((doc) => doc._id !== 'bad');
+        if (kept.length < request.docs.length) {
+          refused.push({ id: 'bad', error: 'bad_request', reason: 'the proxy refuses it' });
+        }
+        body = JSON.stringify({ ...request, docs: kept });
+      }
+      const answer = await fetch(`${peer.url}${req.url}`, { method: req.method ?? 'GET', headers, body });
+      let text = await answer.text();
+      if (refused.length > 0) text = JSON.stringify([...(JSON.parse(text) as unknown[]), ...refused]);
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(text);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      assert.equal((await t.request('PUT', '/with_bad')).status, 201);
+      const docs = [
+        { _id: 'good', n: 1 },
+        { _id: 'bad', n: 2 },
+      ];
+      assert.equal((await t.request('POST', '/with_bad/_bulk_docs', { body: { docs } })).status, 201);
+      const r = await run(t, {
+        source: 'with_bad',
+        target: {
+          url: `http://127.0.0.1:${port}/with_bad`,
+          auth: { basic: { username: ADMIN.name, password: ADMIN.password } },
+        },
+        create_target: true,
+      });
+      assert.deepEqual([r.status, r.json.error], [400, 'bad_request'], r.text);
+      assert.match(r.json.reason, /"bad"/);
+      assert.match(r.json.reason, /the proxy refuses it/);
+      assert.ok(log.some((line) => line.includes("couldn't write document `bad`")));
+      // The documents it could write are there.
+      assert.equal((await peer.request('GET', '/with_bad/good')).status, 200);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 });

@@ -232,8 +232,14 @@ async function judge(
       winners.push(live[r] ?? undefined);
     }
   } else {
+    // A live document with one leaf (most of them) is its winner: read with the page's others,
+    // not opened one by one as the leaves of a conflicted or deleted document are.
+    const single = records.map((record, r) => (revsOf[r]!.length === 1 && !record.deleted ? record : undefined));
+    const live = await db.winningDocs(single, options.conflicts);
     for (let r = 0; r < records.length; r++) {
-      for (const { rev } of revsOf[r]!) texts.push(await revisionDoc(db, records[r]!, rev, options.conflicts));
+      const text = live[r];
+      if (text !== null && text !== undefined) texts.push(text);
+      else for (const { rev } of revsOf[r]!) texts.push(await revisionDoc(db, records[r]!, rev, options.conflicts));
     }
   }
   const verdicts = await filter.test(texts);

@@ -4,7 +4,10 @@
  * `source_last_seq`, `replication_id_version`, `history` newest first). Where a job resumes is
  * decided as CouchDB's compare_replication_logs does: the same session on both sides resumes
  * from `source_last_seq`; otherwise the newest session both histories share gives its
- * `recorded_seq`; none shared starts from the beginning.
+ * `recorded_seq`; none shared starts from the beginning. PouchDB's checkpointer writes the same
+ * comparison with `last_seq` in place of `source_last_seq` and `recorded_seq`: read as well, and
+ * `last_seq` is written beside `source_last_seq`, so a PouchDB replication of the same pair
+ * resumes from Divan's checkpoint and Divan's from PouchDB's.
  */
 import type { Seq } from './endpoint.js';
 import { REPLICATION_ID_VERSION } from './replication-id.js';
@@ -32,6 +35,8 @@ export interface HistoryEntry extends SessionStats {
 export interface CheckpointBody {
   session_id: string;
   source_last_seq: Seq;
+  /** PouchDB's name of `source_last_seq` (it reads no other). */
+  last_seq: Seq;
   replication_id_version: number;
   history: HistoryEntry[];
 }
@@ -47,7 +52,7 @@ export function resumePoint(
 ): { since: Seq; history: HistoryEntry[] } {
   if (source === undefined || target === undefined) return { since: 0, history: [] };
   if (source.session_id !== undefined && source.session_id === target.session_id) {
-    return { since: source.source_last_seq ?? 0, history: historyOf(source) };
+    return { since: source.source_last_seq ?? source.last_seq ?? 0, history: historyOf(source) };
   }
   return compareHistories(historyOf(source), historyOf(target));
 }
@@ -58,12 +63,17 @@ function compareHistories(source: HistoryEntry[], target: HistoryEntry[]): { sin
   while (s.length > 0 && t.length > 0) {
     const [sHead, ...sRest] = s as [HistoryEntry, ...HistoryEntry[]];
     const [tHead, ...tRest] = t as [HistoryEntry, ...HistoryEntry[]];
-    if (hasSession(sHead.session_id, t)) return { since: sHead.recorded_seq ?? 0, history: sRest };
-    if (hasSession(tHead.session_id, sRest)) return { since: tHead.recorded_seq ?? 0, history: tRest };
+    if (hasSession(sHead.session_id, t)) return { since: recordedSeq(sHead), history: sRest };
+    if (hasSession(tHead.session_id, sRest)) return { since: recordedSeq(tHead), history: tRest };
     s = sRest;
     t = tRest;
   }
   return { since: 0, history: [] };
+}
+
+/** A history entry's sequence: CouchDB's `recorded_seq`, PouchDB's `last_seq`. */
+function recordedSeq(entry: HistoryEntry): Seq {
+  return entry.recorded_seq ?? (entry as { last_seq?: Seq }).last_seq ?? 0;
 }
 
 function hasSession(sessionId: string, history: readonly HistoryEntry[]): boolean {
@@ -80,6 +90,7 @@ export function checkpointBody(entry: HistoryEntry, earlier: readonly HistoryEnt
   return {
     session_id: entry.session_id,
     source_last_seq: entry.recorded_seq,
+    last_seq: entry.recorded_seq,
     replication_id_version: REPLICATION_ID_VERSION,
     history,
   };

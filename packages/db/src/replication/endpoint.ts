@@ -58,6 +58,18 @@ export interface EndpointInfo {
   updateSeq: Seq;
 }
 
+/**
+ * A fetched revision whose attachments travel as their stored bytes beside the JSON: each
+ * attachment with data is a `follows: true` entry (with `encoding`/`encoded_length` when stored
+ * gzip-compressed), its bytes in `parts` by name, in the stored encoding. This is how CouchDB's
+ * replicator moves attachments (multipart, compressed ones as stored): no base64, no second
+ * compression.
+ */
+export interface FetchedDoc {
+  doc: JsonValue;
+  parts: ReadonlyMap<string, Buffer>;
+}
+
 /** A document the target did not take, and why (`status` decides skip or fail: CouchDB 3.3's policy). */
 export interface WriteFailure {
   id: string;
@@ -82,6 +94,16 @@ export interface Endpoint {
   fetch(wanted: readonly Wanted[]): Promise<JsonValue[]>;
   /** Writes with `new_edits=false`; answers the documents it refused. */
   write(docs: readonly JsonValue[]): Promise<WriteFailure[]>;
+  /**
+   * Like `fetch`, attachment data as stored bytes beside each document (endpoints that can read
+   * them so: a local database).
+   */
+  fetchWithParts?(wanted: readonly Wanted[]): Promise<FetchedDoc[]>;
+  /**
+   * Writes one fetched document with its attachment bytes (`new_edits=false`; over HTTP a
+   * multipart `PUT`); answers its refusal, if any.
+   */
+  writeWithParts?(fetched: FetchedDoc): Promise<WriteFailure[]>;
   /** A `_local` document's body (plain JSON), or undefined. */
   getLocal(id: string): Promise<Record<string, unknown> | undefined>;
   /** Writes a `_local` document over the one read (its `_rev` in `body`); answers the new rev. */

@@ -9,7 +9,7 @@ import { hiddenFrom } from '../documents/access-reads.js';
 import { randomUUID } from 'node:crypto';
 import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { changeEvents, type ChangesOptions, type DocFilter } from '../documents/changes.js';
-import type { Database, OpenOptions, Writer } from '../documents/database.js';
+import type { Database, OpenedDoc, OpenOptions, Writer } from '../documents/database.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { isUsersDb } from '../documents/users-db.js';
 import { CouchError, notFound } from '../errors.js';
@@ -27,6 +27,7 @@ import {
   type ChangesRequest,
   type Endpoint,
   type EndpointInfo,
+  type FetchedDoc,
   type RevsDiff,
   type Wanted,
   type WriteFailure,
@@ -212,12 +213,33 @@ export class LocalEndpoint implements Endpoint {
   }
 
   async fetch(wanted: readonly Wanted[]): Promise<JsonValue[]> {
-    const docs: JsonValue[] = [];
+    return (await this.opened(wanted, false)).map(({ doc }) => parseJson(doc.json));
+  }
+
+  async fetchWithParts(wanted: readonly Wanted[]): Promise<FetchedDoc[]> {
+    const fetched: FetchedDoc[] = [];
+    for (const { doc } of await this.opened(wanted, true)) {
+      const parts = new Map<string, Buffer>();
+      for (const att of doc.following) {
+        const chunks: Uint8Array[] = [];
+        for await (const chunk of this.db.attachmentBytes(att)) chunks.push(chunk);
+        parts.set(att.name, Buffer.concat(chunks));
+      }
+      fetched.push({ doc: parseJson(doc.json), parts });
+    }
+    return fetched;
+  }
+
+  /** The wanted revisions as read (left out: those no longer here); attachments inline or following. */
+  private async opened(wanted: readonly Wanted[], follows: boolean): Promise<{ doc: OpenedDoc }[]> {
+    const docs: { doc: OpenedDoc }[] = [];
     const ahead = await this.db.readAhead(wanted.map(({ id }) => id));
     const reader = await this.db.accessReaderOf(this.user);
     for (const { id, revs, attsSince } of wanted) {
       if (await hiddenFrom(this.db, reader, id)) continue;
-      const options: OpenOptions = { revs: true, attachments: true };
+      const options: OpenOptions = follows
+        ? { revs: true, follows: true, attEncodingInfo: true }
+        : { revs: true, attachments: true };
       if (attsSince.length > 0) options.attsSince = attsSince.map((rev) => parseRev(rev));
       const opened = await this.db.openRevs(
         id,
@@ -225,7 +247,7 @@ export class LocalEndpoint implements Endpoint {
         options,
         ahead,
       );
-      for (const result of opened) if ('ok' in result) docs.push(parseJson(result.doc.json));
+      for (const result of opened) if ('ok' in result) docs.push(result);
     }
     return docs;
   }
@@ -244,6 +266,29 @@ export class LocalEndpoint implements Endpoint {
       if (!(error instanceof CouchError) || docs.length !== 1) throw error;
       const doc = docs[0];
       const id = doc instanceof JsonObject ? String(doc.get('_id')) : '';
+      return [{ id, error: error.error, reason: error.reason, status: error.status }];
+    }
+  }
+
+  async writeWithParts({ doc, parts }: FetchedDoc): Promise<WriteFailure[]> {
+    const writer = await this.writer();
+    const input = readDocInput(doc);
+    const id = typeof input.id === 'string' ? input.id : '';
+    try {
+      await this.db.putDoc(
+        input.id,
+        input,
+        false,
+        (name) => {
+          const bytes = parts.get(name);
+          if (bytes === undefined) throw new CouchError('bad_request', 'attachment shorter than expected');
+          return [bytes];
+        },
+        writer,
+      );
+      return [];
+    } catch (error) {
+      if (!(error instanceof CouchError)) throw error;
       return [{ id, error: error.error, reason: error.reason, status: error.status }];
     }
   }

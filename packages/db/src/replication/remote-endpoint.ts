@@ -4,8 +4,12 @@
  * `Authorization` header) are kept apart from the URL and sent only as the header: what the
  * endpoint shows (`shown`) and every error it raises carry the URL without them.
  */
+import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { CouchError } from '../errors.js';
-import { JsonObject, parseJson, stringifyJson, type JsonValue } from '../json/index.js';
+import { fromPlain, JsonObject, parseJson, stringifyJson, toPlain, type JsonValue } from '../json/index.js';
+import { matches } from '../mango/match.js';
+import { parseSelector } from '../mango/selector.js';
 import {
   statusOfError,
   type ChangeEntry,
@@ -13,6 +17,7 @@ import {
   type ChangesRequest,
   type Endpoint,
   type EndpointInfo,
+  type FetchedDoc,
   type RevsDiff,
   type Wanted,
   type WriteFailure,
@@ -35,6 +40,8 @@ const DEFAULT_RETRIES = 5;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
 
+const DOC_MEMBER: ReadonlySet<string> = new Set(['doc']);
+
 /** Answers worth asking again: the peer is busy or briefly away. */
 const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
 
@@ -42,6 +49,9 @@ export class RemoteEndpoint implements Endpoint {
   readonly shown: string;
   /** Whether the peer answers `_bulk_get` (CouchDB 2.3+, PouchDB Server, Divan); else `open_revs`. */
   private bulkGet = true;
+  /** Whether the peer filters `_changes` by `_selector` (CouchDB 2+, Divan); else the replicator does. */
+  private selectorFilter = true;
+  private gzipParts: Promise<boolean> | undefined;
   private readonly waits = new Set<AbortController>();
 
   constructor(
@@ -71,16 +81,10 @@ export class RemoteEndpoint implements Endpoint {
 
   async changes(request: ChangesRequest): Promise<ChangesPage> {
     if (request.signal?.aborted) return { results: [], lastSeq: request.since };
-    const query = new URLSearchParams({ style: 'all_docs', limit: String(request.limit) });
-    if (request.since !== undefined && request.since !== 0) {
-      query.set('since', typeof request.since === 'string' ? request.since : JSON.stringify(request.since));
-    }
-    if (request.waitMs !== undefined) {
-      query.set('feed', 'longpoll');
-      query.set('timeout', String(request.waitMs));
-    }
-    let body: JsonValue | undefined;
     const filter = request.filter;
+    if (filter?.kind === 'selector' && !this.selectorFilter) return this.changesJudgedHere(request, filter.selector);
+    const query = changesQuery(request);
+    let body: JsonValue | undefined;
     if (filter?.kind === 'doc_ids') {
       query.set('filter', '_doc_ids');
       body = new JsonObject(['doc_ids'], [[...filter.ids]]);
@@ -91,22 +95,68 @@ export class RemoteEndpoint implements Endpoint {
       query.set('filter', filter.name);
       for (const [key, value] of Object.entries(filter.queryParams)) query.set(key, value);
     }
+    const reply = await this.changesReply(query, body, request);
+    if (reply === undefined) return { results: [], lastSeq: request.since };
+    if (filter?.kind === 'selector' && (reply.status === 400 || reply.status === 404)) {
+      // A peer without the `_selector` filter (CouchDB 1.x, PouchDB Server): its changes are judged here.
+      this.selectorFilter = false;
+      return this.changesJudgedHere(request, filter.selector);
+    }
+    const page = this.json(reply, 'GET /db/_changes') as { results?: ChangeEntry[]; last_seq?: unknown };
+    return { results: page.results ?? [], lastSeq: page.last_seq ?? request.since };
+  }
+
+  /**
+   * A selector replication from a peer that cannot filter by selector: pages of changes with
+   * their documents, each judged by Divan's matcher, until `limit` pass or the feed ends (a
+   * short page is how the session knows it caught up).
+   */
+  private async changesJudgedHere(request: ChangesRequest, selector: Record<string, unknown>): Promise<ChangesPage> {
+    const parsed = parseSelector(fromPlain(selector));
+    const results: ChangeEntry[] = [];
+    // Only the first page may wait for a change: later ones read what is there.
+    const { waitMs: _, ...noWait } = request;
+    let since = request.since;
+    for (let first = true; ; first = false) {
+      const pageRequest = first ? { ...request, since } : { ...noWait, since };
+      const query = changesQuery(pageRequest);
+      query.set('include_docs', 'true');
+      const reply = await this.changesReply(query, undefined, pageRequest);
+      if (reply === undefined) return { results, lastSeq: since };
+      const page = this.documents(reply, 'GET /db/_changes?include_docs=true');
+      const rows = page.get('results');
+      const list = Array.isArray(rows) ? rows : [];
+      for (const row of list) {
+        if (!(row instanceof JsonObject)) continue;
+        const doc = row.get('doc');
+        if (doc === undefined || !matches(parsed, doc)) continue;
+        results.push(toPlain(row.without(DOC_MEMBER)) as unknown as ChangeEntry);
+      }
+      since = page.get('last_seq') ?? since;
+      if (list.length < request.limit || results.length >= request.limit) return { results, lastSeq: since };
+    }
+  }
+
+  /** One `_changes` request (a longpoll cancelled with the job); undefined when the job was cancelled. */
+  private async changesReply(
+    query: URLSearchParams,
+    body: JsonValue | undefined,
+    request: ChangesRequest,
+  ): Promise<{ status: number; text: string } | undefined> {
     // A longpoll is cancelled with the job, and may take its whole timeout.
     const wait = new AbortController();
     this.waits.add(wait);
     const onAbort = () => wait.abort();
     request.signal?.addEventListener('abort', onAbort);
     try {
-      const reply = await this.request(body === undefined ? 'GET' : 'POST', '/_changes', {
+      return await this.request(body === undefined ? 'GET' : 'POST', '/_changes', {
         query,
         ...(body === undefined ? {} : { body }),
         signal: wait.signal,
         timeoutMs: (request.waitMs ?? 0) + this.timeoutMs,
       });
-      const page = this.json(reply, 'GET /db/_changes') as { results?: ChangeEntry[]; last_seq?: unknown };
-      return { results: page.results ?? [], lastSeq: page.last_seq ?? request.since };
     } catch (error) {
-      if (wait.signal.aborted && request.signal?.aborted) return { results: [], lastSeq: request.since };
+      if (wait.signal.aborted && request.signal?.aborted) return undefined;
       throw error;
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
@@ -216,6 +266,56 @@ export class RemoteEndpoint implements Endpoint {
     return failures;
   }
 
+  /**
+   * One document with its attachment bytes as CouchDB's replicator sends it: a `multipart/related`
+   * `PUT /db/id?new_edits=false`, the JSON first, then one part per `follows` attachment in the
+   * order of `_attachments`, gzip-stored ones as their gzip stream (`encoding` in the JSON).
+   */
+  async writeWithParts(fetched: FetchedDoc): Promise<WriteFailure[]> {
+    const { doc, parts } = (await this.takesGzipParts()) ? fetched : decodedParts(fetched);
+    const id = idOf(doc);
+    const boundary = randomUUID().replaceAll('-', '');
+    const chunks: Buffer[] = [
+      Buffer.from(`--${boundary}\r\nContent-Type: application/json\r\n\r\n${stringifyJson(doc)}`),
+    ];
+    const atts = doc instanceof JsonObject ? doc.get('_attachments') : undefined;
+    for (const [name, att] of atts instanceof JsonObject ? atts.entries() : []) {
+      if (!(att instanceof JsonObject) || att.get('follows') !== true) continue;
+      const bytes = parts.get(name) ?? Buffer.alloc(0);
+      let head = `\r\n--${boundary}\r\nContent-Disposition: attachment; filename=${JSON.stringify(name)}\r\n`;
+      head += `Content-Length: ${bytes.length}\r\n`;
+      if (att.get('encoding') === 'gzip') head += 'Content-Encoding: gzip\r\n';
+      chunks.push(Buffer.from(`${head}\r\n`), bytes);
+    }
+    chunks.push(Buffer.from(`\r\n--${boundary}--`));
+    const reply = await this.request('PUT', `/${docPath(id)}`, {
+      query: new URLSearchParams({ new_edits: 'false' }),
+      raw: { contentType: `multipart/related; boundary="${boundary}"`, bytes: Buffer.concat(chunks) },
+    });
+    if (reply.status === 201 || reply.status === 202) return [];
+    const { error, reason } = errorOf(reply.text, reply.status);
+    const rev = doc instanceof JsonObject ? doc.get('_rev') : undefined;
+    return [{ id, ...(typeof rev === 'string' ? { rev } : {}), error, reason, status: reply.status }];
+  }
+
+  /**
+   * Whether the peer stores a part sent with `encoding: gzip` as the gzip stream it is: CouchDB
+   * and Divan (their welcome says `"couchdb": "Welcome"`) do; PouchDB Server would keep the
+   * compressed bytes as the content, so it gets them decoded.
+   */
+  private takesGzipParts(): Promise<boolean> {
+    this.gzipParts ??= (async () => {
+      const root = this.spec.url.slice(0, this.spec.url.lastIndexOf('/') + 1);
+      const reply = await this.request('GET', '', { base: root });
+      try {
+        return reply.status === 200 && (JSON.parse(reply.text) as { couchdb?: unknown }).couchdb === 'Welcome';
+      } catch {
+        return false;
+      }
+    })();
+    return this.gzipParts;
+  }
+
   async getLocal(id: string): Promise<Record<string, unknown> | undefined> {
     const reply = await this.request('GET', `/${localPath(id)}`, {});
     if (reply.status === 404) return undefined;
@@ -252,6 +352,10 @@ export class RemoteEndpoint implements Endpoint {
       signal?: AbortSignal;
       accept?: string;
       timeoutMs?: number;
+      /** A body that is not JSON (a multipart document). */
+      raw?: { contentType: string; bytes: Buffer };
+      /** Another URL than the database's (its server's root). */
+      base?: string;
     },
   ): Promise<{ status: number; text: string }> {
     const headers: Record<string, string> = { accept: options.accept ?? 'application/json', ...this.spec.headers };
@@ -260,15 +364,16 @@ export class RemoteEndpoint implements Endpoint {
       headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
     }
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.raw !== undefined) headers['content-type'] = options.raw.contentType;
     const query = options.query === undefined || options.query.size === 0 ? '' : `?${options.query}`;
-    const body = options.body === undefined ? undefined : stringifyJson(options.body);
+    const body = options.raw?.bytes ?? (options.body === undefined ? undefined : stringifyJson(options.body));
     // Every request the replicator makes is idempotent (`new_edits=false` writes, reads), so it may be sent again.
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.retries;
       const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
       const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
       try {
-        const response = await fetch(`${this.spec.url}${path}${query}`, {
+        const response = await fetch(`${options.base ?? this.spec.url}${path}${query}`, {
           method,
           headers,
           ...(body === undefined ? {} : { body }),
@@ -314,6 +419,19 @@ export class RemoteEndpoint implements Endpoint {
   }
 }
 
+/** The query of a replication's `_changes` read: every leaf, from `since`, a longpoll when asked to wait. */
+function changesQuery(request: ChangesRequest): URLSearchParams {
+  const query = new URLSearchParams({ style: 'all_docs', limit: String(request.limit) });
+  if (request.since !== undefined && request.since !== 0) {
+    query.set('since', typeof request.since === 'string' ? request.since : JSON.stringify(request.since));
+  }
+  if (request.waitMs !== undefined) {
+    query.set('feed', 'longpoll');
+    query.set('timeout', String(request.waitMs));
+  }
+  return query;
+}
+
 function errorOf(text: string, status: number): { error: string; reason: string } {
   try {
     const body = JSON.parse(text) as { error?: unknown; reason?: unknown };
@@ -325,6 +443,29 @@ function errorOf(text: string, status: number): { error: string; reason: string 
 
 function idOf(doc: JsonValue): string {
   return doc instanceof JsonObject ? String(doc.get('_id')) : '';
+}
+
+/** The document with its gzip-stored attachments decoded (`encoding` dropped, `length` the bytes sent). */
+function decodedParts({ doc, parts }: FetchedDoc): FetchedDoc {
+  const atts = doc instanceof JsonObject ? doc.get('_attachments') : undefined;
+  if (!(atts instanceof JsonObject)) return { doc, parts };
+  const decoded = new Map(parts);
+  for (const [name, att] of atts.entries()) {
+    const bytes = parts.get(name);
+    if (!(att instanceof JsonObject) || att.get('encoding') !== 'gzip' || bytes === undefined) continue;
+    const plain = gunzipSync(bytes);
+    decoded.set(name, plain);
+    att.delete('encoding');
+    att.delete('encoded_length');
+    att.set('length', plain.length);
+  }
+  return { doc, parts: decoded };
+}
+
+/** A document's path: a design document's `/` kept, as CouchDB's replicator writes it. */
+function docPath(id: string): string {
+  if (id.startsWith('_design/')) return `_design/${encodeURIComponent(id.slice('_design/'.length))}`;
+  return encodeURIComponent(id);
 }
 
 /** `_local/<id>` with the id's own characters escaped (a replication id may hold `+`). */

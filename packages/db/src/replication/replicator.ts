@@ -187,6 +187,7 @@ export class Replicator {
       checkpointIntervalMs: request.checkpointIntervalMs,
       winningRevsOnly: request.winningRevsOnly,
       workerBatchSize: request.workerBatchSize,
+      ...(request.httpConnections === undefined ? {} : { httpConnections: request.httpConnections }),
       user: job.user,
       log: this.host.log,
     });

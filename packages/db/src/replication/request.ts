@@ -28,6 +28,8 @@ export interface ReplicationRequest {
   workerBatchSize: number;
   connectionTimeoutMs: number;
   retriesPerRequest: number;
+  /** `http_connections`: how many documents with attachments are written at once, at most. */
+  httpConnections?: number;
 }
 
 /** CouchDB's defaults (`[replicator]` section). */
@@ -66,8 +68,10 @@ export function readReplicationRequest(body: unknown): ReplicationRequest {
     connectionTimeoutMs: positiveInt(b, 'connection_timeout') ?? DEFAULTS.connectionTimeoutMs,
     retriesPerRequest: nonNegativeInt(b, 'retries_per_request') ?? DEFAULTS.retriesPerRequest,
   };
-  // Checked for its type, as CouchDB does; a job makes one request at a time here.
-  positiveInt(b, 'http_connections');
+  // A job keeps a few requests in flight (the next changes, the next batch's reads beside this
+  // batch's writes, documents with attachments written side by side): at most this many of the last.
+  const httpConnections = positiveInt(b, 'http_connections');
+  if (httpConnections !== undefined) request.httpConnections = httpConnections;
   if (b.since_seq !== undefined) request.sinceSeq = b.since_seq;
   const filter = filterOf(b);
   if (filter !== undefined) request.filter = filter;

@@ -20,7 +20,8 @@ import {
   type HistoryEntry,
   type SessionStats,
 } from './checkpoint.js';
-import type { ChangeEntry, ChangesFilter, Endpoint, Seq, Wanted, WriteFailure } from './endpoint.js';
+import type { JsonValue } from '../json/index.js';
+import type { ChangeEntry, ChangesFilter, Endpoint, FetchedDoc, Seq, Wanted, WriteFailure } from './endpoint.js';
 
 export interface JobSettings {
   replicationId: string;
@@ -31,13 +32,15 @@ export interface JobSettings {
   checkpointIntervalMs: number;
   winningRevsOnly: boolean;
   workerBatchSize: number;
+  /** `http_connections`: documents with attachment bytes written at once, at most. */
+  httpConnections?: number;
   /** Who the job acts as (its local writes), shown in tasks. */
   user: UserCtx;
   log: (line: string) => void;
 }
 
 /** What a finished one-shot answers (CouchDB's `_replicate` body). */
-export type SessionResult = { ok: true; no_changes: true } | ({ ok: true } & CheckpointBody);
+export type SessionResult = { ok: true; no_changes: true } | ({ ok: true } & Omit<CheckpointBody, 'last_seq'>);
 
 /** Refusals a replication skips (CouchDB 3.3): the document is counted as a failure and the job goes on. */
 const SKIPPED_STATUSES = new Set([401, 403, 413, 415]);
@@ -47,6 +50,9 @@ const LONGPOLL_MS = 10_000;
 
 /** Revisions fetched per `_bulk_get`. */
 const FETCH_BATCH = 500;
+
+/** Documents with attachment bytes written at once (their writes are one request or transaction each). */
+const PARTS_CONCURRENCY = 8;
 
 export class ReplicationSession {
   readonly sessionId = randomUUID().replaceAll('-', '');
@@ -107,24 +113,53 @@ export class ReplicationSession {
       return page;
     };
     let next = read(this.throughSeq, false);
-    while (!this.cancelled) {
-      const page = await next;
-      const caughtUp = page.results.length < workerBatchSize;
-      // The next batch's changes are read while this one is written (its seq is not committed before).
-      if (!caughtUp) next = read(page.lastSeq, false);
-      if (page.results.length > 0) await this.replicateBatch(page.results);
-      this.throughSeq = page.lastSeq;
+    // The batch being written, and the sequence it takes the job through once written.
+    let writing: { done: Promise<void>; seq: Seq } | undefined;
+    const written = async () => {
+      if (writing === undefined) return;
+      const { done, seq } = writing;
+      writing = undefined;
+      await done;
+      this.throughSeq = seq;
       this.updatedOn = Math.floor(Date.now() / 1000);
-      if (caughtUp) this.changesPending = 0;
-      if (caughtUp && !continuous) break;
-      // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
-      // one longpoll before it gets here again); a session's end checkpoints below.
-      if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) await this.checkpoint();
-      if (caughtUp) next = read(this.throughSeq, true);
+    };
+    try {
+      while (!this.cancelled) {
+        const page = await next;
+        const caughtUp = page.results.length < workerBatchSize;
+        // The next batch's changes are read while this one is prepared and written (its seq is
+        // not committed before); a caught-up continuous job already waits for the next change
+        // meanwhile, so a write landing during this batch travels without waiting for it.
+        if (!caughtUp) next = read(page.lastSeq, false);
+        else if (continuous) next = read(page.lastSeq, true);
+        // This batch is read from the source while the previous one is written to the target.
+        const fetched = page.results.length > 0 ? await this.prepareBatch(page.results) : [];
+        await written();
+        const done = this.writeBatch(fetched);
+        // Awaited by `written`; marked handled so a failure meanwhile leaves no stray rejection.
+        done.catch(() => undefined);
+        writing = { done, seq: page.lastSeq };
+        if (caughtUp) {
+          await written();
+          this.changesPending = 0;
+          if (!continuous) break;
+        }
+        // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
+        // one longpoll before it gets here again); a session's end checkpoints below.
+        if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) {
+          await written();
+          await this.checkpoint();
+        }
+      }
+    } finally {
+      // A cancelled job still finishes the batch it is writing: its checkpoint covers it.
+      if (writing !== undefined) await written().catch(() => undefined);
     }
     await this.checkpoint();
     if (this.lastCheckpoint === undefined) return { ok: true, no_changes: true };
-    return { ok: true, ...this.lastCheckpoint };
+    // PouchDB's `last_seq` is for the checkpoint's readers, not part of CouchDB's answer.
+    const { last_seq: _, ...answer } = this.lastCheckpoint;
+    return { ok: true, ...answer };
   }
 
   private async resume(): Promise<void> {
@@ -145,7 +180,12 @@ export class ReplicationSession {
     this.committedSeq = this.startSeq;
   }
 
-  private async replicateBatch(changes: readonly ChangeEntry[]): Promise<void> {
+  /**
+   * The first half of a batch: which revisions the target lacks (`_revs_diff`), and those read
+   * from the source. It runs while the previous batch is written (the target and the source
+   * each work meanwhile); nothing here changes the target.
+   */
+  private async prepareBatch(changes: readonly ChangeEntry[]): Promise<Fetched[]> {
     const revs = new Map<string, string[]>();
     for (const change of changes) {
       const leaves = this.settings.winningRevsOnly ? change.changes.slice(0, 1) : change.changes;
@@ -161,12 +201,27 @@ export class ReplicationSession {
       this.stats.missing_found += list.length;
       wanted.push({ id, revs: list, attsSince: possibleAncestors });
     }
-    // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
+    const fetched: Fetched[] = [];
     for (let at = 0; at < wanted.length; at += FETCH_BATCH) {
-      const docs = await this.source.fetch(wanted.slice(at, at + FETCH_BATCH));
-      this.stats.docs_read += docs.length;
+      const slice = await this.fetch(wanted.slice(at, at + FETCH_BATCH));
+      this.stats.docs_read += slice.docs.length + slice.withParts.length;
+      fetched.push(slice);
+    }
+    return fetched;
+  }
+
+  /** The second half of a batch: its documents written, refusals reported (a fatal one throws). */
+  private async writeBatch(fetched: readonly Fetched[]): Promise<void> {
+    // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
+    for (const { docs, withParts } of fetched) {
+      const count = docs.length + withParts.length;
       const failures = docs.length === 0 ? [] : await this.target.write(docs);
-      this.stats.docs_written += docs.length - failures.length;
+      // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
+      const concurrency = Math.min(PARTS_CONCURRENCY, this.settings.httpConnections ?? PARTS_CONCURRENCY);
+      await eachConcurrently(withParts, concurrency, async (doc) => {
+        failures.push(...(await this.target.writeWithParts!(doc)));
+      });
+      this.stats.docs_written += count - failures.length;
       this.stats.doc_write_failures += failures.length;
       for (const failure of failures) this.reportFailure(failure);
       const fatal = failures.find((failure) => !SKIPPED_STATUSES.has(failure.status));
@@ -178,6 +233,23 @@ export class ReplicationSession {
         );
       }
     }
+  }
+
+  /**
+   * The revisions of one fetch: with attachment bytes beside the JSON when both endpoints can
+   * (stored bytes travel as they are), else with their data inline.
+   */
+  private async fetch(wanted: readonly Wanted[]): Promise<Fetched> {
+    if (this.source.fetchWithParts === undefined || this.target.writeWithParts === undefined) {
+      return { docs: await this.source.fetch(wanted), withParts: [] };
+    }
+    const docs: JsonValue[] = [];
+    const withParts: FetchedDoc[] = [];
+    for (const fetched of await this.source.fetchWithParts(wanted)) {
+      if (fetched.parts.size === 0) docs.push(fetched.doc);
+      else withParts.push(fetched);
+    }
+    return { docs, withParts };
   }
 
   private reportFailure(failure: WriteFailure): void {
@@ -268,4 +340,23 @@ export class ReplicationSession {
 
 function sameSeq(a: Seq, b: Seq): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** One fetch's revisions: those written in bulk, and those with attachment bytes beside them. */
+interface Fetched {
+  docs: JsonValue[];
+  withParts: FetchedDoc[];
+}
+
+/** Runs `work` on every item, at most `limit` at a time. */
+async function eachConcurrently<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
