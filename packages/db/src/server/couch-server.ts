@@ -33,6 +33,10 @@ import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
 import { ServerStats, type StatsTree } from './stats.js';
 import { Replicator } from '../replication/replicator.js';
+import { ReplicationScheduler } from '../replication/scheduler.js';
+import { ReplicatorDocs } from '../replication/replicator-docs.js';
+import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-credentials.js';
+import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '../replication/scheduler-settings.js';
 import { DbUpdates } from './db-updates.js';
 import { UuidGenerator } from './uuids.js';
 
@@ -66,6 +70,8 @@ export interface CouchServerOptions {
   usersDbSecurityEditable?: boolean;
   /** The data folder, absolute (shown as `[couchdb] database_dir`). */
   databaseDir?: string;
+  /** The replication scheduler's settings (`[replicator]`); CouchDB's defaults otherwise. */
+  replicator?: Partial<SchedulerSettings>;
 }
 
 /** This node's name, as `/_membership` and `/_node/{node}/` spell it (CouchDB's single-node default). */
@@ -98,6 +104,8 @@ export class CouchServer {
   readonly startTime = Date.now();
   /** Counted by the floors that see the events, read by `/_node/{node}/_stats` and `_prometheus`. */
   readonly stats = new ServerStats();
+  /** The node name `_scheduler` shows. */
+  readonly nodeName = NODE_NAME;
   /** The replications `POST /_replicate` started, acting on this server's databases in process. */
   readonly replicator = new Replicator({
     values: {
@@ -109,6 +117,26 @@ export class CouchServer {
     openDb: (name) => this.db(name),
     createDb: (name) => this.createDb(name),
   });
+  /** The jobs of replication documents, run `max_jobs` at a time (replication/scheduler.ts). */
+  readonly scheduler = new ReplicationScheduler({
+    log: (line) => this.log(line),
+    open: (request, user) => this.replicator.open(request, user),
+    completed: (job, result) => this.replicatorDocs.completed(job, result),
+    node: NODE_NAME,
+  });
+  /** The replicator databases' documents, followed and turned into the scheduler's jobs. */
+  readonly replicatorDocs = new ReplicatorDocs(
+    {
+      log: (line) => this.log(line),
+      listDbs: () => this.listDbs(),
+      openDb: (name) => this.db(name),
+      open: (request, user) => this.replicator.open(request, user),
+      credentialsKey: () => this.credentialsKey(),
+    },
+    this.scheduler,
+  );
+  /** The scheduler's settings from the start options (`[replicator]` of the config API goes over them). */
+  readonly baseSchedulerSettings: SchedulerSettings;
   /** The server's database events (`_db_updates`). */
   readonly dbUpdates: DbUpdates;
   /** `/_uuids`' generator (its sequence is this node's). */
@@ -131,9 +159,12 @@ export class CouchServer {
       check: checkDesignWrite,
       hashIterations: this.hashIterations,
       isUsersDb: (name) => this.isUsersDb(name),
+      credentialsKey: () => this.credentialsKey(),
     };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
+    this.baseSchedulerSettings = { ...SCHEDULER_DEFAULTS, ...options.replicator };
+    this.scheduler.settings = this.baseSchedulerSettings;
     this.baseSettings = {
       maxBodyBytes: options.maxBodyBytes,
       sessionTimeoutSec: options.sessionTimeoutSec ?? 600,
@@ -157,7 +188,9 @@ export class CouchServer {
   applyConfig(sections: ConfigSections): void {
     const settings = effectiveSettings(this.baseSettings, sections);
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
+    const replicator = schedulerSettings(this.baseSchedulerSettings, sections.replicator);
     this.config = sections;
+    this.scheduler.configure(replicator);
     this.maxBodyBytes = settings.maxBodyBytes;
     this.cors = settings.cors;
     this.cookie = settings.cookie ?? {};
@@ -262,6 +295,7 @@ export class CouchServer {
       const db = new Database(name, store, (await store.meta()).createdAt, this.databaseOptions);
       db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);
+      this.replicatorDocs.follow(name);
       return db;
     } catch (error) {
       if (error instanceof StorageExistsError) {
@@ -316,7 +350,30 @@ export class CouchServer {
     return this.storage.listDatabases();
   }
 
+  /**
+   * The key replication documents' credentials are encrypted with: a server value, made once by
+   * whichever node needs it first (atomically), the same for every node on this storage.
+   */
+  credentialsKey(): Promise<Buffer> {
+    this.credentialsKeyRead ??= this.storage
+      .addServerValue(CREDENTIALS_KEY, newCredentialsKey())
+      .then((hex) => Buffer.from(hex, 'hex'));
+    this.credentialsKeyRead.catch(() => {
+      this.credentialsKeyRead = undefined;
+    });
+    return this.credentialsKeyRead;
+  }
+  private credentialsKeyRead: Promise<Buffer> | undefined;
+
+  /** Starts the replication scheduler and the following of replicator databases. */
+  startReplicator(): void {
+    this.scheduler.start();
+    this.replicatorDocs.start();
+  }
+
   async close(): Promise<void> {
+    this.replicatorDocs.close();
+    await this.scheduler.close();
     await this.replicator.close();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();

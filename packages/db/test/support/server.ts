@@ -61,7 +61,10 @@ export async function startTestServer(
     /** Receives the server's log lines (default: dropped). */
     log?: (line: string) => void;
     /** Settings of the auth suites (CORS, `users_db_security_editable`, session timeout). */
-    settings?: Pick<ServerOptions, 'cors' | 'usersDbSecurityEditable' | 'sessionTimeout' | 'hashIterations' | 'jwt'>;
+    settings?: Pick<
+      ServerOptions,
+      'cors' | 'usersDbSecurityEditable' | 'sessionTimeout' | 'hashIterations' | 'jwt' | 'replicator'
+    >;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'divan-test-'));
