@@ -493,6 +493,9 @@ describe('Fauxton in a browser', () => {
   /** Fills the new-replication form: `source` to a new local `target`, both with the admin's password. */
   async function fillForm(source: string, target: string, continuous: boolean): Promise<void> {
     await open(`replication/_create/${source}`);
+    // Loaded afresh: coming from another replication route by its hash alone, Fauxton's form keeps
+    // the source it had (none) rather than the one the route names.
+    await page.reload();
     await page.locator('#replication-source').selectOption('REPLICATION_SOURCE_LOCAL');
     await page.locator('#select-replication-source-auth').selectOption('BASIC_AUTH');
     await page.locator('#replication-source-auth-username').fill(ADMIN.name);
@@ -526,7 +529,11 @@ describe('Fauxton in a browser', () => {
     // The password the form stored is not shown in `_scheduler`.
     assert.doesNotMatch((await t.request('GET', '/_scheduler/docs')).text, new RegExp(ADMIN.password));
     await open('replication');
-    await page.locator('.replication__page').getByText('Completed', { exact: false }).first().waitFor();
+    await page.reload();
+    await page
+      .locator('tr', { hasText: 'logbook-copy' })
+      .locator('.replication__row-status', { hasText: /completed/i })
+      .waitFor();
     await screenshot(page, '10-replication-completed');
     noPageErrors();
   });
@@ -546,15 +553,18 @@ describe('Fauxton in a browser', () => {
       20_000,
     );
     await open('replication');
+    await page.reload();
     const row = page.locator('tr', { hasText: 'journal-copy' });
-    await row.getByText('Running', { exact: false }).waitFor();
+    await row.locator('.replication__row-status', { hasText: /running/i }).waitFor();
     await screenshot(page, '10-replication-running');
     // Cancel: Fauxton deletes the replication document, which stops the job.
-    await row.locator('input[type="checkbox"]').check();
-    await page.locator('.replication__page button', { hasText: 'Delete' }).first().click();
-    await page.locator('.modal button', { hasText: 'Delete' }).click();
+    await row.locator('a[title^="Delete document"]').click();
+    await page.locator('.modal button', { hasText: 'Delete Document' }).click();
     await until(
-      async () => (await t.request('GET', '/_scheduler/jobs')).json.total_rows === 0,
+      async () =>
+        !(await t.request('GET', '/_scheduler/jobs')).json.jobs.some((job: { target: string }) =>
+          job.target.includes('journal-copy'),
+        ),
       'the job stopped',
       20_000,
     );

@@ -55,6 +55,8 @@ export function testStorage(): { url: string; schema: string } | undefined {
 export async function startTestServer(
   options: {
     dataDir?: string;
+    /** A fixed port (a server brought back where its peers expect it); default: a free one. */
+    port?: number;
     maxBodyBytes?: number;
     maxAttachmentBytes?: number;
     storage?: { url: string; schema: string };
@@ -70,7 +72,7 @@ export async function startTestServer(
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'divan-test-'));
   const storage = options.storage ?? (options.dataDir === undefined ? testStorage() : undefined);
   const server = await startServer({
-    port: 0,
+    port: options.port ?? 0,
     host: '127.0.0.1',
     dataDir,
     admin: ADMIN,
