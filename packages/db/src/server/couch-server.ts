@@ -35,6 +35,7 @@ import { ServerStats, type StatsTree } from './stats.js';
 import { Replicator } from '../replication/replicator.js';
 import { ReplicationScheduler } from '../replication/scheduler.js';
 import { ReplicatorDocs } from '../replication/replicator-docs.js';
+import { ReplicateJobs } from '../replication/replicate-jobs.js';
 import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-credentials.js';
 import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '../replication/scheduler-settings.js';
 import { DbUpdates } from './db-updates.js';
@@ -135,6 +136,16 @@ export class CouchServer {
     },
     this.scheduler,
   );
+  /** Continuous `POST /_replicate` jobs, kept to start again after a restart. */
+  readonly replicateJobs = new ReplicateJobs({
+    values: {
+      getServerValue: (key) => this.storage.getServerValue(key),
+      setServerValue: (key, value) => this.storage.setServerValue(key, value),
+    },
+    credentialsKey: () => this.credentialsKey(),
+    replicator: this.replicator,
+    log: (line) => this.log(line),
+  });
   /** The scheduler's settings from the start options (`[replicator]` of the config API goes over them). */
   readonly baseSchedulerSettings: SchedulerSettings;
   /** The server's database events (`_db_updates`). */
@@ -369,6 +380,7 @@ export class CouchServer {
   startReplicator(): void {
     this.scheduler.start();
     this.replicatorDocs.start();
+    void this.replicateJobs.restart();
   }
 
   async close(): Promise<void> {

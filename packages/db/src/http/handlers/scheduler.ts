@@ -25,8 +25,15 @@ export const scheduler = {
     if (ctx.user.name === null && !isAdmin(ctx.user)) {
       throw new CouchError('unauthorized', 'You must be signed in to replicate.');
     }
-    const request = readReplicationRequest(toPlain(await readJson(ctx, true)));
+    const body = toPlain(await readJson(ctx, true));
+    const request = readReplicationRequest(body);
     const answer = await ctx.server.replicator.replicate(request, ctx.user);
+    // Continuous jobs are kept across restarts (replication/replicate-jobs.ts).
+    const id = String(answer.body._local_id);
+    if (request.cancel) await ctx.server.replicateJobs.forget(id);
+    else if (request.continuous && answer.status === 202) {
+      await ctx.server.replicateJobs.remember(id, body as Record<string, unknown>, ctx.user);
+    }
     sendJson(ctx, answer.status, answer.body);
   },
 
