@@ -64,6 +64,8 @@ export interface ServerOptions {
    * the config API's stored `[replicator]` values go over them.
    */
   replicator?: Partial<SchedulerSettings>;
+  /** This node's name in `_scheduler` (default CouchDB's `nonode@nohost`); name each of several nodes. */
+  nodeName?: string;
 }
 
 export interface TlsOptions {
@@ -119,6 +121,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       : { usersDbSecurityEditable: options.usersDbSecurityEditable }),
     databaseDir: resolve(dataDir),
     ...(options.replicator === undefined ? {} : { replicator: options.replicator }),
+    ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
   });
   const listener = createListener(couch);
   let tls: TlsOptions | undefined;

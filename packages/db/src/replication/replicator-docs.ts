@@ -36,6 +36,8 @@ export interface ReplicatorDocsHost {
   open(request: ReplicationRequest, user: UserCtx): Promise<Opened>;
   /** The key the documents' credentials are stored encrypted with. */
   credentialsKey(): Promise<Buffer>;
+  /** Whether this node runs the jobs (and so writes the documents' states back). */
+  leads(): boolean;
 }
 
 export type DocState = 'initializing' | 'error' | 'pending' | 'running' | 'crashing' | 'completed' | 'failed';
@@ -304,6 +306,8 @@ export class ReplicatorDocs {
     entry.state = 'failed';
     entry.reason = reason;
     entry.lastUpdated = Date.now();
+    // The node running the jobs writes it back; the others see it in the document then.
+    if (!this.host.leads()) return;
     this.host.log(`[error] Error processing replication doc \`${entry.docId}\` from \`${db.name}\`: ${reason}`);
     await this.writeState(db.name, entry.docId, { _replication_state: 'failed', _replication_state_reason: reason });
   }

@@ -39,6 +39,8 @@ export class ReplicationScheduler {
   private watch: NodeJS.Timeout | undefined;
   private pids = 0;
   private closed = false;
+  /** Whether this node runs the jobs (it holds the replicator lease: ./replicator-lease.ts). */
+  private active = false;
   private readonly runs = new Set<Promise<unknown>>();
 
   constructor(private readonly host: SchedulerHost) {}
@@ -66,6 +68,23 @@ export class ReplicationScheduler {
     this.timer.unref();
   }
 
+  /**
+   * Starts or stops running jobs on this node: the lease was taken or lost. Stopped jobs wait as
+   * pending (the node that takes the lease runs them).
+   */
+  setActive(active: boolean): void {
+    this.active = active;
+    if (active) {
+      this.reschedule();
+      return;
+    }
+    for (const job of this.jobs.values()) this.stopJob(job, true);
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
   all(): ReplicationJob[] {
     return [...this.jobs.values()];
   }
@@ -91,6 +110,7 @@ export class ReplicationScheduler {
 
   /** One round: stop the excess, start pending jobs, rotate (couch_replicator_scheduler:reschedule). */
   reschedule(): void {
+    if (!this.active) return;
     const { maxJobs, maxChurn } = this.settings;
     const running = this.runningCount();
     if (running > maxJobs) {
@@ -150,7 +170,7 @@ export class ReplicationScheduler {
   }
 
   private startJob(job: ReplicationJob): void {
-    if (job.running || this.closed) return;
+    if (job.running || this.closed || !this.active) return;
     const run = job.nextRun(`<0.${++this.pids}.0>`);
     job.record({ type: 'started', at: Date.now() }, this.settings.maxHistory);
     const done = this.runJob(job, run);

@@ -36,6 +36,8 @@ import { Replicator } from '../replication/replicator.js';
 import { ReplicationScheduler } from '../replication/scheduler.js';
 import { ReplicatorDocs } from '../replication/replicator-docs.js';
 import { ReplicateJobs } from '../replication/replicate-jobs.js';
+import { ReplicatorLease, type SchedulerSnapshot } from '../replication/replicator-lease.js';
+import { docListing, jobListing } from '../replication/scheduler-listing.js';
 import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-credentials.js';
 import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '../replication/scheduler-settings.js';
 import { DbUpdates } from './db-updates.js';
@@ -73,6 +75,8 @@ export interface CouchServerOptions {
   databaseDir?: string;
   /** The replication scheduler's settings (`[replicator]`); CouchDB's defaults otherwise. */
   replicator?: Partial<SchedulerSettings>;
+  /** This node's name in `_scheduler` (default CouchDB's `nonode@nohost`). */
+  nodeName?: string;
 }
 
 /** This node's name, as `/_membership` and `/_node/{node}/` spell it (CouchDB's single-node default). */
@@ -105,8 +109,8 @@ export class CouchServer {
   readonly startTime = Date.now();
   /** Counted by the floors that see the events, read by `/_node/{node}/_stats` and `_prometheus`. */
   readonly stats = new ServerStats();
-  /** The node name `_scheduler` shows. */
-  readonly nodeName = NODE_NAME;
+  /** The node name `_scheduler` shows (CouchDB's single-node name unless the start options name it). */
+  readonly nodeName: string;
   /** The replications `POST /_replicate` started, acting on this server's databases in process. */
   readonly replicator = new Replicator({
     values: {
@@ -125,6 +129,22 @@ export class CouchServer {
     completed: (job, result) => this.replicatorDocs.completed(job, result),
     node: NODE_NAME,
   });
+  /** Which node of those sharing the storage runs the replication documents' jobs. */
+  readonly replicatorLease = new ReplicatorLease({
+    values: {
+      getServerValue: (key) => this.storage.getServerValue(key),
+      setServerValue: (key, value) => this.storage.setServerValue(key, value),
+    },
+    nodeId: this.uuid,
+    nodeName: () => this.nodeName,
+    log: (line) => this.log(line),
+    changed: (holding) => {
+      this.scheduler.setActive(holding);
+      // Continuous `_replicate` jobs kept from before a restart start again on the node that runs jobs.
+      if (holding) void this.replicateJobs.restart();
+    },
+    snapshot: () => this.schedulerSnapshot(),
+  });
   /** The replicator databases' documents, followed and turned into the scheduler's jobs. */
   readonly replicatorDocs = new ReplicatorDocs(
     {
@@ -133,6 +153,7 @@ export class CouchServer {
       openDb: (name) => this.db(name),
       open: (request, user) => this.replicator.open(request, user),
       credentialsKey: () => this.credentialsKey(),
+      leads: () => this.replicatorLease.holding,
     },
     this.scheduler,
   );
@@ -175,6 +196,7 @@ export class CouchServer {
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
     this.baseSchedulerSettings = { ...SCHEDULER_DEFAULTS, ...options.replicator };
+    this.nodeName = options.nodeName ?? NODE_NAME;
     this.scheduler.settings = this.baseSchedulerSettings;
     this.baseSettings = {
       maxBodyBytes: options.maxBodyBytes,
@@ -380,10 +402,20 @@ export class CouchServer {
   startReplicator(): void {
     this.scheduler.start();
     this.replicatorDocs.start();
-    void this.replicateJobs.restart();
+    this.replicatorLease.start();
+  }
+
+  /** What `/_scheduler` shows of the documents' jobs on this node (published when it holds the lease). */
+  schedulerSnapshot(): SchedulerSnapshot {
+    return {
+      node: this.nodeName,
+      jobs: this.scheduler.all().map((job) => jobListing(job, this.nodeName)),
+      docs: this.replicatorDocs.all().map((entry) => docListing(entry, this.scheduler, this.nodeName)),
+    };
   }
 
   async close(): Promise<void> {
+    await this.replicatorLease.close();
     this.replicatorDocs.close();
     await this.scheduler.close();
     await this.replicator.close();

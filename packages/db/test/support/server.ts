@@ -65,7 +65,7 @@ export async function startTestServer(
     /** Settings of the auth suites (CORS, `users_db_security_editable`, session timeout). */
     settings?: Pick<
       ServerOptions,
-      'cors' | 'usersDbSecurityEditable' | 'sessionTimeout' | 'hashIterations' | 'jwt' | 'replicator'
+      'cors' | 'usersDbSecurityEditable' | 'sessionTimeout' | 'hashIterations' | 'jwt' | 'replicator' | 'nodeName'
     >;
   } = {},
 ): Promise<TestServer> {

@@ -10,7 +10,6 @@ import { isReplicatorDb } from '../../documents/replicator-db.js';
 import { CouchError } from '../../errors.js';
 import { toPlain } from '../../json/index.js';
 import { readReplicationRequest } from '../../replication/request.js';
-import { docListing, jobListing } from '../../replication/scheduler-listing.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { sendJson } from '../respond.js';
@@ -37,42 +36,42 @@ export const scheduler = {
     sendJson(ctx, answer.status, answer.body);
   },
 
-  jobs(ctx: RequestContext): void {
+  async jobs(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    const page = paged(ctx, allJobs(ctx));
+    const page = paged(ctx, await allJobs(ctx));
     sendJson(ctx, 200, { total_rows: page.total, offset: page.offset, jobs: page.rows });
   },
 
-  job(ctx: RequestContext): void {
+  async job(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
     // A `+` of the id may come decoded as a space.
     const id = param(ctx, 'docid').replaceAll(' ', '+');
-    const job = allJobs(ctx).find((entry) => entry.id === id);
+    const job = (await allJobs(ctx)).find((entry) => entry.id === id);
     if (job === undefined) throw new CouchError('not_found', 'unknown_job');
     sendJson(ctx, 200, job);
   },
 
   /** `/_scheduler/docs` and `/_scheduler/docs/{replicator db}`. */
-  docs(ctx: RequestContext): void {
+  async docs(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
     const db = ctx.params.replicator === undefined ? undefined : param(ctx, 'replicator');
-    listDocs(ctx, db);
+    await listDocs(ctx, db);
   },
 
   /** `/_scheduler/docs/{db}/{docid}`, or `/_scheduler/docs/{a}/_replicator` (the db `a/_replicator`). */
-  doc(ctx: RequestContext): void {
+  async doc(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
     const first = param(ctx, 'replicator');
     const docid = param(ctx, 'docid');
     if (docid === '_replicator' && !isReplicatorDb(first)) {
-      listDocs(ctx, `${first}/_replicator`);
+      await listDocs(ctx, `${first}/_replicator`);
       return;
     }
-    showDoc(ctx, first, docid);
+    await showDoc(ctx, first, docid);
   },
 
   /** `/_scheduler/docs/{a}/{b}/…`: a replicator database named with its `/`s, then maybe a document. */
-  docPath(ctx: RequestContext): void {
+  async docPath(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
     const segments = String(ctx.params.rest ?? '')
       .split('/')
@@ -81,33 +80,39 @@ export const scheduler = {
     if (dbEnd < 0) throw new CouchError('not_found', 'unknown_doc');
     const db = segments.slice(0, dbEnd + 1).join('/');
     const rest = segments.slice(dbEnd + 1);
-    if (rest.length === 0) listDocs(ctx, db);
-    else showDoc(ctx, db, rest.join('/'));
+    if (rest.length === 0) await listDocs(ctx, db);
+    else await showDoc(ctx, db, rest.join('/'));
   },
 };
 
-function allJobs(ctx: RequestContext): Record<string, unknown>[] {
-  const node = ctx.server.nodeName;
-  const scheduled = ctx.server.scheduler.all().map((job) => jobListing(job, node));
-  const jobs = [...ctx.server.replicator.schedulerJobs(), ...scheduled];
+/**
+ * The documents' jobs and documents as this node sees them when it runs the jobs, else as the node
+ * that runs them last published them (./replication/replicator-lease.ts): the same on every node.
+ */
+async function scheduled(
+  ctx: RequestContext,
+): Promise<{ jobs: Record<string, unknown>[]; docs: Record<string, unknown>[] }> {
+  const { server } = ctx;
+  if (server.replicatorLease.holding) return server.schedulerSnapshot();
+  return (await server.replicatorLease.published()) ?? { jobs: [], docs: [] };
+}
+
+async function allJobs(ctx: RequestContext): Promise<Record<string, unknown>[]> {
+  const jobs = [...ctx.server.replicator.schedulerJobs(), ...(await scheduled(ctx)).jobs];
   return jobs.sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
 }
 
-function listDocs(ctx: RequestContext, db: string | undefined): void {
+async function listDocs(ctx: RequestContext, db: string | undefined): Promise<void> {
   if (db !== undefined && !isReplicatorDb(db)) throw new CouchError('not_found', 'Database does not exist.');
-  const { server } = ctx;
-  const entries = server.replicatorDocs.all().filter((entry) => db === undefined || entry.db === db);
-  const page = paged(
-    ctx,
-    entries.map((entry) => docListing(entry, server.scheduler, server.nodeName)),
-  );
+  const docs = (await scheduled(ctx)).docs.filter((entry) => db === undefined || entry.database === db);
+  const page = paged(ctx, docs);
   sendJson(ctx, 200, { total_rows: page.total, offset: page.offset, docs: page.rows });
 }
 
-function showDoc(ctx: RequestContext, db: string, docid: string): void {
-  const entry = ctx.server.replicatorDocs.get(db, docid);
+async function showDoc(ctx: RequestContext, db: string, docid: string): Promise<void> {
+  const entry = (await scheduled(ctx)).docs.find((doc) => doc.database === db && doc.doc_id === docid);
   if (entry === undefined) throw new CouchError('not_found', 'unknown_doc');
-  sendJson(ctx, 200, docListing(entry, ctx.server.scheduler, ctx.server.nodeName));
+  sendJson(ctx, 200, entry);
 }
 
 /** `limit` and `skip` of a listing (non-negative integers; a bad one is a 400). */
