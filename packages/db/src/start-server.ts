@@ -173,6 +173,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     couch,
     close() {
       closing ??= (async () => {
+        // Replications first, while the server still answers their requests to itself.
+        await couch.stopReplication();
         const stopped = Promise.all(
           servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
         );

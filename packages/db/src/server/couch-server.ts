@@ -414,11 +414,23 @@ export class CouchServer {
     };
   }
 
+  /**
+   * Stops every replication (each after its checkpoint) and gives the lease up. The server calls
+   * it before it stops answering HTTP: a job whose endpoint is this server's own URL checkpoints then.
+   */
+  stopReplication(): Promise<void> {
+    this.replicationStopped ??= (async () => {
+      await this.replicatorLease.close();
+      this.replicatorDocs.close();
+      await this.scheduler.close();
+      await this.replicator.close();
+    })();
+    return this.replicationStopped;
+  }
+  private replicationStopped: Promise<void> | undefined;
+
   async close(): Promise<void> {
-    await this.replicatorLease.close();
-    this.replicatorDocs.close();
-    await this.scheduler.close();
-    await this.replicator.close();
+    await this.stopReplication();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();
     this.viewManagers.clear();
