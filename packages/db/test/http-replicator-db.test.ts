@@ -185,6 +185,19 @@ describe('_replicator databases', () => {
     assert.equal(rewritten.status, 201);
     await sleep(300);
     assert.equal((await docState('_replicator', 'once')).state, 'completed');
+    // Rewritten without it, it runs again and carries what came since.
+    assert.equal((await req('PUT', '/src/later', { n: 'later' })).status, 201);
+    const { _replication_state, _replication_state_time, _replication_stats, ...request } = (
+      await req('GET', '/_replicator/once')
+    ).json;
+    assert.equal((await req('PUT', '/_replicator/once', request)).status, 201);
+    await until(async () => (await req('GET', '/copy1/later')).status === 200, 'run again');
+    await until(
+      async () => (await req('GET', '/_replicator/once')).json._replication_state === 'completed',
+      'completed again',
+    );
+    const later = (await req('GET', '/src/later')).json._rev;
+    assert.equal((await req('DELETE', `/src/later?rev=${later}`)).status, 200);
   });
 
   it('a continuous document runs until deleted; an update restarts it with the new request', async () => {

@@ -198,8 +198,10 @@ export class ReplicatorDocs {
       });
       return;
     }
-    // Unchanged (a state written back, a rewrite of the same request): the job runs on.
-    if (existing !== undefined && existing.fingerprint === fingerprint && existing.state !== 'failed') return;
+    // Unchanged (a rewrite of the same request): the job runs on. A document rewritten without
+    // its terminal state runs again.
+    const terminal = existing?.state === 'failed' || existing?.state === 'completed';
+    if (existing !== undefined && existing.fingerprint === fingerprint && !terminal) return;
     if (existing?.job !== undefined) this.scheduler.remove(existing.job.id);
     const entry = this.blank(db.name, docId, fingerprint);
     this.entries.set(key, entry);

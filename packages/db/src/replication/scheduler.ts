@@ -25,8 +25,6 @@ export interface SchedulerHost {
   open(request: ReplicationRequest, user: UserCtx): Promise<Opened>;
   /** A one-shot job finished: its document is marked completed. */
   completed(job: ReplicationJob, result: SessionResult): void;
-  /** The node name shown in `_scheduler`. */
-  node: string;
 }
 
 /** How often the scheduler looks for zombies (and lets the reschedule timer be long). */

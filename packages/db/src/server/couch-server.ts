@@ -127,7 +127,6 @@ export class CouchServer {
     log: (line) => this.log(line),
     open: (request, user) => this.replicator.open(request, user),
     completed: (job, result) => this.replicatorDocs.completed(job, result),
-    node: NODE_NAME,
   });
   /** Which node of those sharing the storage runs the replication documents' jobs. */
   readonly replicatorLease = new ReplicatorLease({
