@@ -21,6 +21,7 @@ import { join, resolve } from 'node:path';
 import type { Storage } from './storage/contract.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './server/couch-server.js';
+import type { SchedulerSettings } from './replication/scheduler-settings.js';
 import { loadConfig } from './server/config.js';
 
 export interface ServerOptions {
@@ -57,6 +58,14 @@ export interface ServerOptions {
    * (CouchDB's names) turns it on.
    */
   tls?: TlsOptions;
+  /**
+   * The replication scheduler's settings (CouchDB's `[replicator] max_jobs`, `interval`,
+   * `max_churn`, `max_history`, `health_threshold`, Divan's `crash_backoff`, `stall_timeout`);
+   * the config API's stored `[replicator]` values go over them.
+   */
+  replicator?: Partial<SchedulerSettings>;
+  /** This node's name in `_scheduler` (default CouchDB's `nonode@nohost`); name each of several nodes. */
+  nodeName?: string;
 }
 
 export interface TlsOptions {
@@ -111,6 +120,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? {}
       : { usersDbSecurityEditable: options.usersDbSecurityEditable }),
     databaseDir: resolve(dataDir),
+    ...(options.replicator === undefined ? {} : { replicator: options.replicator }),
+    ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
   });
   const listener = createListener(couch);
   let tls: TlsOptions | undefined;
@@ -145,6 +156,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     createdAdmin = await save();
     await ensureUsersDb(couch);
     await couch.watchConfig();
+    couch.startReplicator();
   } catch (error) {
     for (const server of servers) server.close();
     await couch.close();
@@ -161,6 +173,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     couch,
     close() {
       closing ??= (async () => {
+        // Replications first, while the server still answers their requests to itself.
+        await couch.stopReplication();
         const stopped = Promise.all(
           servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
         );

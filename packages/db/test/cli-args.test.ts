@@ -233,4 +233,22 @@ describe('divan serve: CORS and session flags', () => {
     assert.equal(parseServeArgs(['--session-timeout', '3600'], {}, '/w').sessionTimeout, 3600);
     assert.throws(() => parseServeArgs(['--session-timeout', '0'], {}, '/w'), UsageError);
   });
+
+  test('--replicator-* flags set the scheduler; a value that is not an integer is refused', () => {
+    const options = parseServeArgs(
+      ['--replicator-max-jobs', '0', '--replicator-interval=500', '--replicator-max-churn', '3'],
+      { DIVAN_REPLICATOR_CRASH_BACKOFF: '1000', DIVAN_REPLICATOR_STALL_TIMEOUT: '20000' },
+      '/w',
+    );
+    assert.deepEqual(options.replicator, {
+      maxJobs: 0,
+      intervalMs: 500,
+      maxChurn: 3,
+      crashBackoffMs: 1000,
+      stallTimeoutMs: 20000,
+    });
+    assert.equal(parseServeArgs([], {}, '/w').replicator, undefined);
+    assert.throws(() => parseServeArgs(['--replicator-max-churn', '0'], {}, '/w'), /at least 1/);
+    assert.throws(() => parseServeArgs(['--replicator-interval', 'soon'], {}, '/w'), UsageError);
+  });
 });

@@ -116,10 +116,24 @@ describe('write rules for in-process writers', () => {
     });
   });
 
-  it('refuses replication documents in a replicator database', async () => {
+  it('applies the replication document rules in a replicator database: CouchDB’s reasons, owner, no takeover', async () => {
     const db = await divan.createDb('_replicator');
-    const answer = await refusal(db.put({ _id: 'r1', source: 'a', target: 'b' }));
-    assert.equal(answer.status, 403);
-    assert.equal((answer.body as { error: string }).error, 'forbidden');
+    assert.deepEqual(await refusal(db.put({ _id: 'r0', target: 'b' })), {
+      status: 403,
+      body: { error: 'forbidden', reason: "The `source' property must exist and be either a string or an object." },
+    });
+    // Taken when well-formed, `owner` the writer (the embedded API acts as a server admin: no name).
+    await db.put({ _id: 'r1', source: 'nosuch_a', target: 'nosuch_b' });
+    assert.equal(((await db.get('r1')) as { owner: unknown }).owner, null);
+    const ann = db.as({ name: 'ann', roles: [] });
+    await db.database.setSecurity({ members: { names: ['ann', 'bo'] } });
+    await ann.put({ _id: 'r2', source: 'nosuch_a', target: 'nosuch_c', user_ctx: { name: 'ann' } });
+    assert.equal(((await db.get('r2')) as { owner: unknown }).owner, 'ann');
+    const current = (await db.get('r2')) as Record<string, unknown>;
+    const bo = db.as({ name: 'bo', roles: [] });
+    assert.deepEqual(await refusal(bo.put({ ...current, owner: undefined, user_ctx: { name: 'bo' } })), {
+      status: 403,
+      body: { error: 'forbidden', reason: "Can't update replication documents from other users." },
+    });
   });
 });

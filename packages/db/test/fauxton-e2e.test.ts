@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { REPLICATION_UNAVAILABLE } from '../src/documents/replicator-db.js';
 import { adminContext, launchChromium, openPage, screenshot } from './support/browser.js';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
@@ -476,55 +475,102 @@ describe('Fauxton in a browser', () => {
     noPageErrors();
   });
 
-  it('the replication pages open without errors and say replication documents are not run yet', async () => {
-    const notice = page.locator('.replication__page').getByText(REPLICATION_UNAVAILABLE);
+  it('the replication pages open without errors, with no notice of Divan’s', async () => {
     await open('replication');
     await page.getByText('There is no replicator-db activity or history to display.').waitFor();
-    await notice.waitFor();
     await screenshot(page, '10-replication');
     await page.getByText('_replicate Activity').click();
     await page.getByText('Active _replicate jobs are displayed.').waitFor();
-    await notice.waitFor();
     await screenshot(page, '10-replicate-activity');
     await open('replication/_create');
     await page.getByText('Job Configuration').waitFor();
     await page.locator('button', { hasText: 'Start Replication' }).waitFor();
-    await notice.waitFor();
     await screenshot(page, '10-new-replication');
-    // Elsewhere, no notice.
-    await open('_all_dbs');
-    await page.getByText('Create Database', { exact: true }).waitFor();
-    assert.equal(await page.getByText(REPLICATION_UNAVAILABLE).count(), 0);
+    assert.equal(await page.getByText('not run by Divan').count(), 0);
     noPageErrors();
   });
 
-  it('starting a replication from the form says why it is not available, and the page keeps working', async () => {
-    await seed('logbook', [{ _id: 'entry' }]);
-    await open('replication/_create/logbook');
+  /** Fills the new-replication form: `source` to a new local `target`, both with the admin's password. */
+  async function fillForm(source: string, target: string, continuous: boolean): Promise<void> {
+    await open(`replication/_create/${source}`);
+    // Loaded afresh: coming from another replication route by its hash alone, Fauxton's form keeps
+    // the source it had (none) rather than the one the route names.
+    await page.reload();
     await page.locator('#replication-source').selectOption('REPLICATION_SOURCE_LOCAL');
     await page.locator('#select-replication-source-auth').selectOption('BASIC_AUTH');
     await page.locator('#replication-source-auth-username').fill(ADMIN.name);
     await page.locator('#replication-source-auth-password').fill(ADMIN.password);
     // Fauxton gives the target type's and the options' selects one id.
     await page.locator('select#replication-target').first().selectOption('REPLICATION_TARGET_NEW_LOCAL_DATABASE');
-    await page.locator('.replication__new-input').fill('logbook-copy');
+    await page.locator('.replication__new-input').fill(target);
     await page.locator('#select-replication-target-auth').selectOption('BASIC_AUTH');
     await page.locator('#replication-target-auth-username').fill(ADMIN.name);
     await page.locator('#replication-target-auth-password').fill(ADMIN.password);
+    if (continuous) await page.locator('select#replication-target').nth(1).selectOption('REPLICATION_TYPE_CONTINUOUS');
     await page.locator('button#replicate').click();
-    // Fauxton shows the reason of the refused `POST /_replicator` (once its slide-in has ended).
-    await page.locator('.Toastify__toast--error:not([class*="enter"])', { hasText: REPLICATION_UNAVAILABLE }).waitFor();
-    await screenshot(page, '10-new-replication-refused');
-    await dismissToasts();
-    // The form is still there, nothing was stored or created.
-    await page.getByText('Job Configuration').waitFor();
-    assert.equal(await page.locator('.replication__new-input').inputValue(), 'logbook-copy');
-    assert.equal((await t.request('GET', '/_replicator/_all_docs')).json.rows.length, 0);
-    assert.equal((await t.request('GET', '/logbook-copy')).status, 404);
-    // And the activity page still opens, with `_replicator` there now (Fauxton created it).
+  }
+
+  it('a one-shot replication from the form runs: the copy is made and Replicator DB Activity shows it completed', async () => {
+    await seed('logbook', [{ _id: 'entry' }]);
+    await fillForm('logbook', 'logbook-copy', false);
+    await until(
+      async () => (await t.request('GET', '/logbook-copy/entry')).status === 200,
+      'the document copied',
+      20_000,
+    );
+    await until(
+      async () => {
+        const rows = (await t.request('GET', '/_replicator/_all_docs?include_docs=true')).json.rows ?? [];
+        return rows.some((row: { doc: Record<string, unknown> }) => row.doc._replication_state === 'completed');
+      },
+      'the document marked completed',
+      20_000,
+    );
+    // The password the form stored is not shown in `_scheduler`.
+    assert.doesNotMatch((await t.request('GET', '/_scheduler/docs')).text, new RegExp(ADMIN.password));
     await open('replication');
-    await page.getByText('There is no replicator-db activity or history to display.').waitFor();
-    await page.locator('.replication__page').getByText(REPLICATION_UNAVAILABLE).waitFor();
+    await page.reload();
+    await page
+      .locator('tr', { hasText: 'logbook-copy' })
+      .locator('.replication__row-status', { hasText: /completed/i })
+      .waitFor();
+    await screenshot(page, '10-replication-completed');
+    noPageErrors();
+  });
+
+  it('a continuous replication from the form runs until cancelled from Replicator DB Activity', async () => {
+    await seed('journal', [{ _id: 'first' }]);
+    await fillForm('journal', 'journal-copy', true);
+    await until(
+      async () => (await t.request('GET', '/journal-copy/first')).status === 200,
+      'the document copied',
+      20_000,
+    );
+    assert.equal((await t.request('PUT', '/journal/second', { body: {} })).status, 201);
+    await until(
+      async () => (await t.request('GET', '/journal-copy/second')).status === 200,
+      'a later write carried too',
+      20_000,
+    );
+    await open('replication');
+    await page.reload();
+    const row = page.locator('tr', { hasText: 'journal-copy' });
+    await row.locator('.replication__row-status', { hasText: /running/i }).waitFor();
+    await screenshot(page, '10-replication-running');
+    // Cancel: Fauxton deletes the replication document, which stops the job.
+    await row.locator('a[title^="Delete document"]').click();
+    await page.locator('.modal button', { hasText: 'Delete Document' }).click();
+    await until(
+      async () =>
+        !(await t.request('GET', '/_scheduler/jobs')).json.jobs.some((job: { target: string }) =>
+          job.target.includes('journal-copy'),
+        ),
+      'the job stopped',
+      20_000,
+    );
+    assert.equal((await t.request('PUT', '/journal/third', { body: {} })).status, 201);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal((await t.request('GET', '/journal-copy/third')).status, 404);
     noPageErrors();
   });
 

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../server/log.js';
 import { parseOrigins, type CorsOptions } from '../http/cors.js';
+import type { SchedulerSettings } from '../replication/scheduler-settings.js';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -35,6 +36,8 @@ export interface ServeOptions {
   jwtFile?: string;
   /** HTTPS with this certificate and key (PEM files, absolute); with `httpPort`, plain HTTP too. */
   tls?: { certFile: string; keyFile: string; httpPort?: number };
+  /** The replication scheduler's `[replicator]` settings given at start. */
+  replicator?: Partial<SchedulerSettings>;
 }
 
 export type CliCommand =
@@ -75,7 +78,21 @@ const SERVE_FLAGS: Record<string, FlagSpec> = {
   'tls-cert': { env: 'DIVAN_TLS_CERT', value: 'FILE' },
   'tls-key': { env: 'DIVAN_TLS_KEY', value: 'FILE' },
   'http-port': { env: 'DIVAN_HTTP_PORT', value: 'PORT' },
+  'replicator-max-jobs': { env: 'DIVAN_REPLICATOR_MAX_JOBS', value: 'N' },
+  'replicator-interval': { env: 'DIVAN_REPLICATOR_INTERVAL', value: 'MS' },
+  'replicator-max-churn': { env: 'DIVAN_REPLICATOR_MAX_CHURN', value: 'N' },
+  'replicator-crash-backoff': { env: 'DIVAN_REPLICATOR_CRASH_BACKOFF', value: 'MS' },
+  'replicator-stall-timeout': { env: 'DIVAN_REPLICATOR_STALL_TIMEOUT', value: 'MS' },
 };
+
+/** The `--replicator-*` flags: each a `[replicator]` setting (replication/scheduler-settings.ts). */
+const REPLICATOR_FLAGS: [string, keyof SchedulerSettings, number][] = [
+  ['replicator-max-jobs', 'maxJobs', 0],
+  ['replicator-interval', 'intervalMs', 1],
+  ['replicator-max-churn', 'maxChurn', 1],
+  ['replicator-crash-backoff', 'crashBackoffMs', 1],
+  ['replicator-stall-timeout', 'stallTimeoutMs', 1],
+];
 
 /** The whole command line (without `node` and the script). */
 export function parseCli(argv: readonly string[], env: Env, cwd: string = process.cwd()): CliCommand {
@@ -174,6 +191,16 @@ export function parseServeArgs(argv: readonly string[], env: Env, cwd: string = 
   if (jwt !== undefined) options.jwtFile = resolve(cwd, nonEmpty(jwt.value, jwt.source));
   const tls = parseTls(pick, cwd);
   if (tls !== undefined) options.tls = tls;
+  const replicator: Partial<SchedulerSettings> = {};
+  for (const [flag, key, least] of REPLICATOR_FLAGS) {
+    const given = pick(flag);
+    if (given === undefined) continue;
+    if (!/^\d+$/.test(given.value) || Number(given.value) < least) {
+      throw new UsageError(`${given.source} must be an integer of at least ${least}, got '${given.value}'`);
+    }
+    replicator[key] = Number(given.value);
+  }
+  if (Object.keys(replicator).length > 0) options.replicator = replicator;
   return options;
 }
 
@@ -320,6 +347,11 @@ export function helpText(topic?: 'serve'): string {
     '  --tls-cert FILE         serve HTTPS on --port with this PEM certificate (chain) [DIVAN_TLS_CERT]',
     '  --tls-key FILE          and this PEM private key                [DIVAN_TLS_KEY]',
     '  --http-port PORT        with TLS, serve plain HTTP on this port too [DIVAN_HTTP_PORT]',
+    '  --replicator-max-jobs N replication jobs running at once      [DIVAN_REPLICATOR_MAX_JOBS, default 500]',
+    '  --replicator-interval MS  time between reschedules            [DIVAN_REPLICATOR_INTERVAL, default 60000]',
+    '  --replicator-max-churn N  jobs rotated per reschedule         [DIVAN_REPLICATOR_MAX_CHURN, default 20]',
+    "  --replicator-crash-backoff MS  base of a crashing job's backoff [DIVAN_REPLICATOR_CRASH_BACKOFF, default 30000]",
+    '  --replicator-stall-timeout MS  no progress this long: restarted [DIVAN_REPLICATOR_STALL_TIMEOUT, default 90000]',
     '',
     'Without --admin, a first start creates the admin "admin" with a random password, prints it',
     'once and keeps only its hash in the data folder.',

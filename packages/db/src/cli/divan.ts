@@ -78,6 +78,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       ...(options.storage === undefined ? {} : { storage: options.storage }),
       ...(options.cors === undefined ? {} : { cors: options.cors }),
       ...(options.sessionTimeout === undefined ? {} : { sessionTimeout: options.sessionTimeout }),
+      ...(options.replicator === undefined ? {} : { replicator: options.replicator }),
       log: levelledLog(options.logLevel, batchedLines(io.stdout)),
     });
   } catch (err) {

@@ -50,6 +50,8 @@ export interface DatabaseOptions {
   partitioned?: boolean;
   /** `[per_doc_access] autofill`, asked at each write of an access-enabled database (./access-rules.ts). */
   accessAutofill?: () => boolean;
+  /** The key replication documents' credentials are stored encrypted with (a server value). */
+  credentialsKey?: () => Promise<Buffer>;
 }
 
 export class Database extends DocumentReader {
@@ -89,6 +91,7 @@ export class Database extends DocumentReader {
     this.writes = new WritePipeline(this, store, this.local, commits, {
       hashIterations: options.hashIterations ?? DEFAULT_ITERATIONS,
       ...(options.isUsersDb === undefined ? {} : { isUsersDb: options.isUsersDb }),
+      ...(options.credentialsKey === undefined ? {} : { credentialsKey: options.credentialsKey }),
     });
   }
   /**

@@ -1,15 +1,14 @@
 /**
  * The rules every document write passes before anything of it is stored, whoever writes it (HTTP,
  * the embedded API, any in-process writer), in CouchDB's order (couch_db, not chttpd): design
- * documents need a DB admin; a replicator database takes no replication document (server-side
- * replication is not available: ./replicator-db.ts), only deletions of those it holds; in a users
- * database the password is hashed and the `_users` rules apply (./users-db.ts); then each design
+ * documents need a DB admin; in a replicator database the replication document rules apply
+ * (`owner`, CouchDB's validation: ./replicator-db.ts); in a users database the password is hashed and the `_users` rules apply (./users-db.ts); then each design
  * document's `validate_doc_update`, in id order, with `(newDoc, oldDoc, userCtx, secObj)`.
  * `_local` documents are checked only by the per-document access rules (./access-rules.ts).
  */
 import { isDbAdmin, requireDbAdmin, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { CouchError } from '../errors.js';
-import { toPlain } from '../json/index.js';
+import { type JsonObject, toPlain } from '../json/index.js';
 import { formatRev, parseRev, type Rev } from '../revisions/index.js';
 import { ValidateRunner, type ValidateFunction } from '../sandbox/validate-runner.js';
 import { checkAccessWrite } from './access-rules.js';
@@ -17,7 +16,8 @@ import type { NewAttachment } from './attachment-resolve.js';
 import type { Database } from './database.js';
 import { isDesignId, isLocalId } from './doc-id.js';
 import type { DocInput } from './doc-input.js';
-import { isReplicatorDb, replicationUnavailable } from './replicator-db.js';
+import { encryptCredentials } from './replicator-credentials.js';
+import { checkReplicatorWrite, isReplicatorDb } from './replicator-db.js';
 import { USER_PREFIX, hashUserPassword, isUsersDb, validateUserDoc } from './users-db.js';
 import { AUTH_DDOC_ID, AUTH_VALIDATE_SOURCE } from './users-auth-ddoc.js';
 
@@ -36,6 +36,8 @@ export interface WriteRuleSettings {
   hashIterations: number;
   /** The server's users-database rule (with its `authentication_db`); users-db.ts's by default. */
   isUsersDb?: (name: string) => boolean;
+  /** The key replication documents' credentials are stored encrypted with (./replicator-credentials.ts). */
+  credentialsKey?: () => Promise<Buffer>;
 }
 
 /** A validate function's refusal: its reason goes out as the JSON it threw (a string, a number, an object). */
@@ -94,16 +96,32 @@ export async function checkWrites(
     }
     // Outside the try: a storage failure here fails the whole request, as any read would.
     const functions = isDesignId(id) ? undefined : (runner ??= await validateRunnerOf(db));
-    const secObj = functions === undefined || usersDb || functions.size > 0 ? await securityOf() : undefined;
+    const secObj =
+      functions === undefined || usersDb || replicatorDb || functions.size > 0 ? await securityOf() : undefined;
     try {
       if (functions === undefined) {
         requireDbAdmin(user, secObj!);
         refusals.push(undefined);
         continue;
       }
-      // Stored, the document would say a replication was scheduled that never runs.
-      if (replicatorDb && !input.deleted) throw replicationUnavailable();
       const dbAdmin = secObj !== undefined && isDbAdmin(user, secObj);
+      if (replicatorDb) {
+        const body = checkReplicatorWrite({
+          id,
+          body: input.deleted ? undefined : (input.body as JsonObject),
+          oldDoc: await oldDocOf(db, id),
+          user,
+          dbAdmin,
+        });
+        const stored =
+          body === undefined || settings.credentialsKey === undefined
+            ? body
+            : encryptCredentials(body, await settings.credentialsKey());
+        if (stored !== undefined && stored !== input.body) {
+          input.body = stored;
+          input.json = undefined;
+        }
+      }
       if (usersDb && !dbAdmin && user.name !== null && id !== USER_PREFIX + user.name) {
         // Someone else's user document does not exist for this writer (the whole request).
         throw Object.assign(new CouchError('not_found', 'missing'), { wholeRequest: true });

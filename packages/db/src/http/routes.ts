@@ -190,6 +190,7 @@ const SERVER = [
   // `:replicator`, not `:db`: these read no database, so dispatch does not open or authorize one.
   endpoint('/_scheduler/docs/:replicator', { GET: 'scheduler#docs' }),
   endpoint('/_scheduler/docs/:replicator/:docid', { GET: 'scheduler#doc' }),
+  endpoint('/_scheduler/docs/*rest', { GET: 'scheduler#docPath' }),
   answer('/_scheduler/*rest', 'notFound'),
   // Server-side replication (src/replication/): a one-shot answers when done, a continuous job 202.
   endpoint('/_replicate', { POST: 'scheduler#replicate' }),

@@ -55,7 +55,8 @@ interface Job {
   done: Promise<SessionResult | undefined>;
 }
 
-interface Opened {
+/** A replication's two endpoints, opened, and its id. */
+export interface Opened {
   source: Endpoint;
   target: Endpoint;
   id: ReplicationId;
@@ -239,8 +240,8 @@ export class Replicator {
     return undefined;
   }
 
-  /** Both endpoints opened (or the target created), and the replication id. */
-  private async open(request: ReplicationRequest, user: UserCtx): Promise<Opened> {
+  /** Both endpoints opened (or the target created), and the replication id (the scheduler's jobs use it too). */
+  async open(request: ReplicationRequest, user: UserCtx): Promise<Opened> {
     const source = await this.endpoint(request.source, user, 'source', request, false);
     let target: Endpoint;
     try {
@@ -308,7 +309,7 @@ export class Replicator {
   }
 }
 
-function closeBoth(opened: Partial<Opened>): void {
+export function closeBoth(opened: Partial<Opened>): void {
   opened.source?.close();
   opened.target?.close();
 }

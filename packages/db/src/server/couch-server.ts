@@ -37,6 +37,13 @@ import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
 import { ServerStats, type StatsTree } from './stats.js';
 import { Replicator } from '../replication/replicator.js';
+import { ReplicationScheduler } from '../replication/scheduler.js';
+import { ReplicatorDocs } from '../replication/replicator-docs.js';
+import { ReplicateJobs } from '../replication/replicate-jobs.js';
+import { ReplicatorLease, type SchedulerSnapshot } from '../replication/replicator-lease.js';
+import { docListing, jobListing } from '../replication/scheduler-listing.js';
+import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-credentials.js';
+import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '../replication/scheduler-settings.js';
 import { DbUpdates } from './db-updates.js';
 import { UuidGenerator } from './uuids.js';
 
@@ -70,6 +77,10 @@ export interface CouchServerOptions {
   usersDbSecurityEditable?: boolean;
   /** The data folder, absolute (shown as `[couchdb] database_dir`). */
   databaseDir?: string;
+  /** The replication scheduler's settings (`[replicator]`); CouchDB's defaults otherwise. */
+  replicator?: Partial<SchedulerSettings>;
+  /** This node's name in `_scheduler` (default CouchDB's `nonode@nohost`). */
+  nodeName?: string;
 }
 
 /** This node's name, as `/_membership` and `/_node/{node}/` spell it (CouchDB's single-node default). */
@@ -105,6 +116,8 @@ export class CouchServer {
   readonly startTime = Date.now();
   /** Counted by the floors that see the events, read by `/_node/{node}/_stats` and `_prometheus`. */
   readonly stats = new ServerStats();
+  /** The node name `_scheduler` shows (CouchDB's single-node name unless the start options name it). */
+  readonly nodeName: string;
   /** The replications `POST /_replicate` started, acting on this server's databases in process. */
   readonly replicator = new Replicator({
     values: {
@@ -116,6 +129,52 @@ export class CouchServer {
     openDb: (name) => this.db(name),
     createDb: (name, options) => this.createDb(name, options),
   });
+  /** The jobs of replication documents, run `max_jobs` at a time (replication/scheduler.ts). */
+  readonly scheduler = new ReplicationScheduler({
+    log: (line) => this.log(line),
+    open: (request, user) => this.replicator.open(request, user),
+    completed: (job, result) => this.replicatorDocs.completed(job, result),
+  });
+  /** Which node of those sharing the storage runs the replication documents' jobs. */
+  readonly replicatorLease = new ReplicatorLease({
+    values: {
+      getServerValue: (key) => this.storage.getServerValue(key),
+      setServerValue: (key, value) => this.storage.setServerValue(key, value),
+    },
+    nodeId: this.uuid,
+    nodeName: () => this.nodeName,
+    log: (line) => this.log(line),
+    changed: (holding) => {
+      this.scheduler.setActive(holding);
+      // Continuous `_replicate` jobs kept from before a restart start again on the node that runs jobs.
+      if (holding) void this.replicateJobs.restart();
+    },
+    snapshot: () => this.schedulerSnapshot(),
+  });
+  /** The replicator databases' documents, followed and turned into the scheduler's jobs. */
+  readonly replicatorDocs = new ReplicatorDocs(
+    {
+      log: (line) => this.log(line),
+      listDbs: () => this.listDbs(),
+      openDb: (name) => this.db(name),
+      open: (request, user) => this.replicator.open(request, user),
+      credentialsKey: () => this.credentialsKey(),
+      leads: () => this.replicatorLease.holding,
+    },
+    this.scheduler,
+  );
+  /** Continuous `POST /_replicate` jobs, kept to start again after a restart. */
+  readonly replicateJobs = new ReplicateJobs({
+    values: {
+      getServerValue: (key) => this.storage.getServerValue(key),
+      setServerValue: (key, value) => this.storage.setServerValue(key, value),
+    },
+    credentialsKey: () => this.credentialsKey(),
+    replicator: this.replicator,
+    log: (line) => this.log(line),
+  });
+  /** The scheduler's settings from the start options (`[replicator]` of the config API goes over them). */
+  readonly baseSchedulerSettings: SchedulerSettings;
   /** The server's database events (`_db_updates`). */
   readonly dbUpdates: DbUpdates;
   /** `/_uuids`' generator (its sequence is this node's). */
@@ -141,9 +200,13 @@ export class CouchServer {
       hashIterations: this.hashIterations,
       isUsersDb: (name) => this.isUsersDb(name),
       accessAutofill: () => perDocAccess(this.config).autofill,
+      credentialsKey: () => this.credentialsKey(),
     };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
+    this.baseSchedulerSettings = { ...SCHEDULER_DEFAULTS, ...options.replicator };
+    this.nodeName = options.nodeName ?? NODE_NAME;
+    this.scheduler.settings = this.baseSchedulerSettings;
     this.baseSettings = {
       maxBodyBytes: options.maxBodyBytes,
       sessionTimeoutSec: options.sessionTimeoutSec ?? 600,
@@ -167,7 +230,9 @@ export class CouchServer {
   applyConfig(sections: ConfigSections): void {
     const settings = effectiveSettings(this.baseSettings, sections);
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
+    const replicator = schedulerSettings(this.baseSchedulerSettings, sections.replicator);
     this.config = sections;
+    this.scheduler.configure(replicator);
     this.maxBodyBytes = settings.maxBodyBytes;
     this.cors = settings.cors;
     this.cookie = settings.cookie ?? {};
@@ -314,6 +379,7 @@ export class CouchServer {
       const db = new Database(name, store, (await store.meta()).createdAt, { ...this.databaseOptions, partitioned });
       db.maxAttachmentBytes = this.maxAttachmentBytes;
       this.open.set(name, db);
+      this.replicatorDocs.follow(name);
       return db;
     } catch (error) {
       if (error instanceof StorageExistsError) {
@@ -368,10 +434,56 @@ export class CouchServer {
     return this.storage.listDatabases();
   }
 
+  /**
+   * The key replication documents' credentials are encrypted with: a server value, made once by
+   * whichever node needs it first (atomically), the same for every node on this storage.
+   */
+  credentialsKey(): Promise<Buffer> {
+    this.credentialsKeyRead ??= this.storage
+      .addServerValue(CREDENTIALS_KEY, newCredentialsKey())
+      .then((hex) => Buffer.from(hex, 'hex'));
+    this.credentialsKeyRead.catch(() => {
+      this.credentialsKeyRead = undefined;
+    });
+    return this.credentialsKeyRead;
+  }
+  private credentialsKeyRead: Promise<Buffer> | undefined;
+
+  /** Starts the replication scheduler and the following of replicator databases. */
+  startReplicator(): void {
+    this.scheduler.start();
+    this.replicatorDocs.start();
+    this.replicatorLease.start();
+  }
+
+  /** What `/_scheduler` shows of the documents' jobs on this node (published when it holds the lease). */
+  schedulerSnapshot(): SchedulerSnapshot {
+    return {
+      node: this.nodeName,
+      jobs: this.scheduler.all().map((job) => jobListing(job, this.nodeName)),
+      docs: this.replicatorDocs.all().map((entry) => docListing(entry, this.scheduler, this.nodeName)),
+    };
+  }
+
+  /**
+   * Stops every replication (each after its checkpoint) and gives the lease up. The server calls
+   * it before it stops answering HTTP: a job whose endpoint is this server's own URL checkpoints then.
+   */
+  stopReplication(): Promise<void> {
+    this.replicationStopped ??= (async () => {
+      await this.replicatorLease.close();
+      this.replicatorDocs.close();
+      await this.scheduler.close();
+      await this.replicator.close();
+    })();
+    return this.replicationStopped;
+  }
+  private replicationStopped: Promise<void> | undefined;
+
   async close(): Promise<void> {
+    await this.stopReplication();
     this.perUser.stop();
     await this.perUser.settled();
-    await this.replicator.close();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();
     this.viewManagers.clear();

@@ -55,19 +55,24 @@ export function testStorage(): { url: string; schema: string } | undefined {
 export async function startTestServer(
   options: {
     dataDir?: string;
+    /** A fixed port (a server brought back where its peers expect it); default: a free one. */
+    port?: number;
     maxBodyBytes?: number;
     maxAttachmentBytes?: number;
     storage?: { url: string; schema: string };
     /** Receives the server's log lines (default: dropped). */
     log?: (line: string) => void;
     /** Settings of the auth suites (CORS, `users_db_security_editable`, session timeout). */
-    settings?: Pick<ServerOptions, 'cors' | 'usersDbSecurityEditable' | 'sessionTimeout' | 'hashIterations' | 'jwt'>;
+    settings?: Pick<
+      ServerOptions,
+      'cors' | 'usersDbSecurityEditable' | 'sessionTimeout' | 'hashIterations' | 'jwt' | 'replicator' | 'nodeName'
+    >;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'divan-test-'));
   const storage = options.storage ?? (options.dataDir === undefined ? testStorage() : undefined);
   const server = await startServer({
-    port: 0,
+    port: options.port ?? 0,
     host: '127.0.0.1',
     dataDir,
     admin: ADMIN,

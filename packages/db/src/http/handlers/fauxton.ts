@@ -1,16 +1,14 @@
 /**
  * `/_utils/`: Fauxton, CouchDB's web interface, from the `fauxton` npm package's build
- * (fetched at install into packages/db/fauxton by scripts/fetch-fauxton.mjs), its page with
- * Divan's notice on the replication pages (../fauxton-notice.ts). Public, as in CouchDB: the
- * page itself logs in through the API.
+ * (fetched at install into packages/db/fauxton by scripts/fetch-fauxton.mjs), served as fetched.
+ * Public, as in CouchDB: the page itself logs in through the API.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CouchError } from '../../errors.js';
 import { acceptsGzip } from '../accept-encoding.js';
 import type { RequestContext } from '../context.js';
-import { StaticFiles, staticFile } from '../static-files.js';
-import { NOTICE_PATH, NOTICE_SCRIPT, withNotice } from '../fauxton-notice.js';
+import { StaticFiles } from '../static-files.js';
 import { UTILS_CSP } from '../../server/config.js';
 
 /** dist/src/http/handlers/ → packages/db/fauxton/ */
@@ -30,9 +28,6 @@ function fauxtonFiles(): StaticFiles {
     );
   }
   files = new StaticFiles(FAUXTON_DIR);
-  const index = files.get('index.html');
-  if (index !== undefined) files.add('index.html', staticFile('index.html', withNotice(index.bytes)));
-  files.add(NOTICE_PATH, staticFile(NOTICE_PATH, Buffer.from(NOTICE_SCRIPT, 'utf8')));
   return files;
 }
 

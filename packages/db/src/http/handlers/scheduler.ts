@@ -1,10 +1,12 @@
 /**
- * `POST /_replicate` (replication/: a one-shot answers when done, a continuous job with 202) and
- * `/_scheduler/jobs` (the running `_replicate` jobs, admin-only as in CouchDB);
- * `/_scheduler/docs` stays empty while `_replicator` documents are refused
- * (documents/replicator-db.ts).
+ * `POST /_replicate` (replication/: a one-shot answers when done, a continuous job with 202),
+ * `/_scheduler/jobs[/{id}]` (the `_replicate` jobs and the replication documents' jobs) and
+ * `/_scheduler/docs[/{replicator db}[/{docid}]]` (the replication documents and their states),
+ * admin-only as in CouchDB, in CouchDB's shapes with `limit` and `skip`. A replicator database's
+ * name may come with its `/` unescaped (`/_scheduler/docs/other/_replicator/doc`), as in CouchDB.
  */
 import { isAdmin, requireAdmin } from '../../auth/index.js';
+import { isReplicatorDb } from '../../documents/replicator-db.js';
 import { CouchError } from '../../errors.js';
 import { toPlain } from '../../json/index.js';
 import { readReplicationRequest } from '../../replication/request.js';
@@ -22,32 +24,108 @@ export const scheduler = {
     if (ctx.user.name === null && !isAdmin(ctx.user)) {
       throw new CouchError('unauthorized', 'You must be signed in to replicate.');
     }
-    const request = readReplicationRequest(toPlain(await readJson(ctx, true)));
+    const body = toPlain(await readJson(ctx, true));
+    const request = readReplicationRequest(body);
     const answer = await ctx.server.replicator.replicate(request, ctx.user);
+    // Continuous jobs are kept across restarts (replication/replicate-jobs.ts).
+    const id = String(answer.body._local_id);
+    if (request.cancel) await ctx.server.replicateJobs.forget(id);
+    else if (request.continuous && answer.status === 202) {
+      await ctx.server.replicateJobs.remember(id, body as Record<string, unknown>, ctx.user);
+    }
     sendJson(ctx, answer.status, answer.body);
   },
 
-  jobs(ctx: RequestContext): void {
+  async jobs(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    const jobs = ctx.server.replicator.schedulerJobs();
-    sendJson(ctx, 200, { total_rows: jobs.length, offset: 0, jobs });
+    const page = paged(ctx, await allJobs(ctx));
+    sendJson(ctx, 200, { total_rows: page.total, offset: page.offset, jobs: page.rows });
   },
 
-  /** `/_scheduler/docs` and `/_scheduler/docs/{replicator db}`. */
-  docs(ctx: RequestContext): void {
+  async job(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    sendJson(ctx, 200, { total_rows: 0, offset: 0, docs: [] });
-  },
-
-  job(ctx: RequestContext): void {
-    requireAdmin(ctx.user);
-    const job = ctx.server.replicator.schedulerJobs().find((entry) => entry.id === param(ctx, 'docid'));
+    // A `+` of the id may come decoded as a space.
+    const id = param(ctx, 'docid').replaceAll(' ', '+');
+    const job = (await allJobs(ctx)).find((entry) => entry.id === id);
     if (job === undefined) throw new CouchError('not_found', 'unknown_job');
     sendJson(ctx, 200, job);
   },
 
-  doc(ctx: RequestContext): void {
+  /** `/_scheduler/docs` and `/_scheduler/docs/{replicator db}`. */
+  async docs(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    throw new CouchError('not_found', 'unknown_doc');
+    const db = ctx.params.replicator === undefined ? undefined : param(ctx, 'replicator');
+    await listDocs(ctx, db);
+  },
+
+  /** `/_scheduler/docs/{db}/{docid}`, or `/_scheduler/docs/{a}/_replicator` (the db `a/_replicator`). */
+  async doc(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    const first = param(ctx, 'replicator');
+    const docid = param(ctx, 'docid');
+    if (docid === '_replicator' && !isReplicatorDb(first)) {
+      await listDocs(ctx, `${first}/_replicator`);
+      return;
+    }
+    await showDoc(ctx, first, docid);
+  },
+
+  /** `/_scheduler/docs/{a}/{b}/…`: a replicator database named with its `/`s, then maybe a document. */
+  async docPath(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    const segments = String(ctx.params.rest ?? '')
+      .split('/')
+      .map((segment) => decodeURIComponent(segment));
+    const dbEnd = segments.lastIndexOf('_replicator');
+    if (dbEnd < 0) throw new CouchError('not_found', 'unknown_doc');
+    const db = segments.slice(0, dbEnd + 1).join('/');
+    const rest = segments.slice(dbEnd + 1);
+    if (rest.length === 0) await listDocs(ctx, db);
+    else await showDoc(ctx, db, rest.join('/'));
   },
 };
+
+/**
+ * The documents' jobs and documents as this node sees them when it runs the jobs, else as the node
+ * that runs them last published them (./replication/replicator-lease.ts): the same on every node.
+ */
+async function scheduled(
+  ctx: RequestContext,
+): Promise<{ jobs: Record<string, unknown>[]; docs: Record<string, unknown>[] }> {
+  const { server } = ctx;
+  if (server.replicatorLease.holding) return server.schedulerSnapshot();
+  return (await server.replicatorLease.published()) ?? { jobs: [], docs: [] };
+}
+
+async function allJobs(ctx: RequestContext): Promise<Record<string, unknown>[]> {
+  const jobs = [...ctx.server.replicator.schedulerJobs(), ...(await scheduled(ctx)).jobs];
+  return jobs.sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
+}
+
+async function listDocs(ctx: RequestContext, db: string | undefined): Promise<void> {
+  if (db !== undefined && !isReplicatorDb(db)) throw new CouchError('not_found', 'Database does not exist.');
+  const docs = (await scheduled(ctx)).docs.filter((entry) => db === undefined || entry.database === db);
+  const page = paged(ctx, docs);
+  sendJson(ctx, 200, { total_rows: page.total, offset: page.offset, docs: page.rows });
+}
+
+async function showDoc(ctx: RequestContext, db: string, docid: string): Promise<void> {
+  const entry = (await scheduled(ctx)).docs.find((doc) => doc.database === db && doc.doc_id === docid);
+  if (entry === undefined) throw new CouchError('not_found', 'unknown_doc');
+  sendJson(ctx, 200, entry);
+}
+
+/** `limit` and `skip` of a listing (non-negative integers; a bad one is a 400). */
+function paged<T>(ctx: RequestContext, rows: T[]): { total: number; offset: number; rows: T[] } {
+  const skip = count(ctx, 'skip') ?? 0;
+  const limit = count(ctx, 'limit');
+  const end = limit === undefined ? undefined : skip + limit;
+  return { total: rows.length, offset: skip, rows: rows.slice(skip, end) };
+}
+
+function count(ctx: RequestContext, name: 'limit' | 'skip'): number | undefined {
+  const text = ctx.query.get(name);
+  if (text === null) return undefined;
+  if (!/^[0-9]+$/.test(text)) throw new CouchError('bad_request', `\`${name}\` must be a non-negative integer.`);
+  return Number(text);
+}

@@ -4,6 +4,7 @@
  * hashes what the answer depends on (index signature and sequence, the parameters), so it
  * changes exactly when the answer can.
  */
+import { jobTasks } from '../../replication/scheduler-listing.js';
 import { acceptsType } from '../accept.js';
 import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
@@ -58,7 +59,7 @@ export const views = {
     requireAdmin(ctx.user);
     const tasks: object[] = [...compactionTasks()];
     for (const manager of ctx.server.allViews()) tasks.push(...(await manager.tasks()));
-    tasks.push(...ctx.server.replicator.tasks());
+    tasks.push(...ctx.server.replicator.tasks(), ...jobTasks(ctx.server.scheduler));
     sendJson(ctx, 200, tasks);
   },
 };

@@ -1,0 +1,119 @@
+/**
+ * Which node runs the replication documents' jobs when several nodes share one storage
+ * (PostgreSQL): the holder of a lease kept in a server value (`{id, name, until}`), renewed every
+ * `renewMs` and good for `ttlMs`. A node takes the lease when it is free or expired, then reads it
+ * back: the node whose write stayed holds it. Two nodes that took an expired lease at the same
+ * instant both see the one write that stayed, so at most one goes on; a node that dies stops
+ * renewing and another takes its jobs within `ttlMs` plus one renewal. The holder also publishes
+ * what `/_scheduler` shows (its jobs and documents), so every node answers the same and names the
+ * node that runs them. A node that closes gives the lease up at once.
+ */
+import type { Storage } from '../storage/contract.js';
+
+const LEASE_KEY = 'replicator_lease';
+const SNAPSHOT_KEY = 'replicator_scheduler_snapshot';
+
+export interface LeaseHost {
+  values: Pick<Storage, 'getServerValue' | 'setServerValue'>;
+  /** This node's identity (unique per process) and the name `_scheduler` shows. */
+  nodeId: string;
+  nodeName(): string;
+  log(line: string): void;
+  /** Called when this node starts or stops holding the lease. */
+  changed(holding: boolean): void;
+  /** What `/_scheduler` shows now, published by the holder. */
+  snapshot(): SchedulerSnapshot;
+}
+
+export interface SchedulerSnapshot {
+  node: string;
+  jobs: Record<string, unknown>[];
+  docs: Record<string, unknown>[];
+}
+
+interface Lease {
+  id: string;
+  name: string;
+  until: number;
+}
+
+export class ReplicatorLease {
+  holding = false;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly host: LeaseHost,
+    private readonly ttlMs = 6_000,
+    private readonly renewMs = 2_000,
+  ) {}
+
+  start(): void {
+    void this.tick();
+    this.timer ??= setInterval(() => void this.tick(), this.renewMs);
+    this.timer.unref();
+  }
+
+  private tick(): Promise<void> {
+    this.ticking ??= this.renew().finally(() => {
+      this.ticking = undefined;
+    });
+    return this.ticking;
+  }
+
+  private async renew(): Promise<void> {
+    if (this.closed) return;
+    let holding = false;
+    try {
+      const now = Date.now();
+      const current = await this.read();
+      if (current === undefined || current.id === this.host.nodeId || current.until <= now) {
+        const mine: Lease = { id: this.host.nodeId, name: this.host.nodeName(), until: now + this.ttlMs };
+        await this.host.values.setServerValue(LEASE_KEY, JSON.stringify(mine));
+        // Another node may have written at the same moment: the write that stayed decides.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        holding = (await this.read())?.id === this.host.nodeId;
+      }
+      if (holding) await this.host.values.setServerValue(SNAPSHOT_KEY, JSON.stringify(this.host.snapshot()));
+    } catch {
+      // Storage away: a node that cannot renew does not hold the lease (another will take it).
+      holding = false;
+    }
+    if (this.closed) return;
+    if (holding !== this.holding) {
+      this.holding = holding;
+      this.host.log(`[notice] replicator: this node ${holding ? 'now runs' : 'no longer runs'} the replication jobs`);
+      this.host.changed(holding);
+    }
+  }
+
+  /** What the holder last published (for the nodes that do not hold the lease). */
+  async published(): Promise<SchedulerSnapshot | undefined> {
+    const text = await this.host.values.getServerValue(SNAPSHOT_KEY);
+    return text === undefined ? undefined : (JSON.parse(text) as SchedulerSnapshot);
+  }
+
+  private async read(): Promise<Lease | undefined> {
+    const text = await this.host.values.getServerValue(LEASE_KEY);
+    if (text === undefined || text === '') return undefined;
+    return JSON.parse(text) as Lease;
+  }
+
+  /** Stops renewing; a holder gives the lease up so another node takes the jobs at once. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.ticking;
+    if (!this.holding) return;
+    this.holding = false;
+    try {
+      const current = await this.read();
+      if (current?.id === this.host.nodeId) {
+        await this.host.values.setServerValue(LEASE_KEY, JSON.stringify({ ...current, until: 0 }));
+      }
+    } catch {
+      // Storage away: the lease expires on its own.
+    }
+  }
+}
