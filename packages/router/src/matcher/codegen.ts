@@ -4,7 +4,8 @@
  * `charCodeAt` comparisons, whose branches are nested blocks, and whose positions are locals:
  * no node objects, lookup tables or stack are touched while matching. A big tree is cut into
  * subtrees of at most MAX_NODES nodes (`partition`), each a function the one above calls where
- * the subtree starts, so that every function stays small enough to be optimized.
+ * the subtree starts, so that every function stays small enough to be optimized; the nodes
+ * above the cuts stay thin, so that a lookup mostly makes one such call.
  *
  * The generated code does exactly what `walk` does, in the same order: at a node, the path's
  * end takes the node's leaf; otherwise the static kid of the next char is followed first, then
@@ -32,7 +33,13 @@ export type CompiledWalk = (path: string, state: SearchState, decode: boolean) =
  * Nodes per generated function at most: V8 optimizes a function only after running it for a
  * while in proportion to its size, so small functions are fast soon after a tree is compiled.
  */
-const MAX_NODES = 32;
+const MAX_NODES = 96;
+/**
+ * A node over MAX_NODES cuts off every child subtree bigger than this, so that it becomes a
+ * thin dispatcher its parent keeps inline: `/res3` → `/res39/...` is then one call from the
+ * root instead of a call per level (each call cost ~10% of a Rails-shaped lookup).
+ */
+const THIN_NODES = 24;
 /** Nodes on a path through one function at most (its source would nest too far). */
 const MAX_DEPTH = 48;
 /** Trees with more nodes stay interpreted: their code would cost more memory than it saves time. */
@@ -363,12 +370,17 @@ function hasPatterns(node: Node): boolean {
 /**
  * The nodes whose subtrees get generated functions of their own, so that no function holds
  * more than MAX_NODES nodes or nests deeper than MAX_DEPTH: bottom up, a node keeps its
- * children's subtrees inline, cutting off the biggest (then the deepest) while it is over a
- * limit. Null for a tree of more than MAX_TOTAL nodes, which stays interpreted.
+ * children's subtrees inline; one over MAX_NODES cuts off those over THIN_NODES, then the
+ * biggest of the rest while it is still over, then the deepest while too deep. Null for a tree
+ * of more than MAX_TOTAL nodes, which stays interpreted.
  */
 function partition(root: Node): Set<Node> | null {
   const cuts = new Set<Node>();
   let total = 0;
+  const cut = (child: { node: Node; nodes: number }): number => {
+    cuts.add(child.node);
+    return child.nodes;
+  };
   const measure = (node: Node): { node: Node; nodes: number; height: number } => {
     total++;
     const children: Node[] = node.kids === null ? [] : [...node.kids];
@@ -376,17 +388,12 @@ function partition(root: Node): Set<Node> | null {
     const kept = children.map(measure).sort((x, y) => y.nodes - x.nodes);
     let nodes = 1;
     for (const child of kept) nodes += child.nodes;
-    while (nodes > MAX_NODES) {
-      const child = kept.shift()!;
-      cuts.add(child.node);
-      nodes -= child.nodes;
+    if (nodes > MAX_NODES) {
+      while (kept.length > 0 && kept[0]!.nodes > THIN_NODES) nodes -= cut(kept.shift()!);
+      while (nodes > MAX_NODES) nodes -= cut(kept.shift()!);
     }
     kept.sort((x, y) => y.height - x.height);
-    while (kept.length > 0 && kept[0]!.height >= MAX_DEPTH) {
-      const child = kept.shift()!;
-      cuts.add(child.node);
-      nodes -= child.nodes;
-    }
+    while (kept.length > 0 && kept[0]!.height >= MAX_DEPTH) nodes -= cut(kept.shift()!);
     return { node, nodes, height: 1 + (kept.length === 0 ? 0 : kept[0]!.height) };
   };
   measure(root);
