@@ -116,6 +116,8 @@ function generate(
    */
   const rootLeafIds = new Set<number>();
   let inChunk = false;
+  /** The leaves the chunk being generated records (a recognizer's chunk may answer for them itself). */
+  let chunkLeaves: Leaf[] = [];
   /**
    * The functions of the subtrees cut off from the root's (`partition`), called as `C[k]`: each
    * is generated on its first call, so that a big tree pays only for the parts requests reach.
@@ -161,6 +163,7 @@ function generate(
     let id = leafIds.get(leaf);
     if (id === undefined) leafIds.set(leaf, (id = leaves.push(leaf) - 1));
     if (!inChunk) rootLeafIds.add(id);
+    else if (!chunkLeaves.includes(leaf)) chunkLeaves.push(leaf);
     let out = `best = ${leaf.key}; id = ${id};`;
     if (recognize === null) out += ' bp = state.bestPos;';
     for (let d = 0; d < depth; d++) out += ` ${b(d)} = p${d};`;
@@ -250,13 +253,20 @@ function generate(
     slots = depth;
     used = new Set();
     inChunk = true;
+    chunkLeaves = [];
     const body = visit(node, 'i0', depth, pending);
     let params = '';
     for (let d = 0; d < depth; d++) params += `, p${d}`;
+    // A recognizer's chunk answers for a leaf it recorded that nothing left to try after it can
+    // beat (`/posts/new`, recorded while the param beside it is tried), as the root does for its own.
+    let answers = '';
+    if (recognize !== null)
+      for (const leaf of chunkLeaves)
+        if (leaf.key < pending) answers += `case ${leafIds.get(leaf)}: return ${answer(leaf, b)};\n`;
     return compile(`return function chunk(path, state, len, i0, best${params}) {
   let id = -1, r, c = 0, e = 0, ${recognize === null ? 'bp = null' : 'ab = false'}${positionLocals(depth)};
 ${body}
-  ${recognize === null ? '' : 'if (ab) return undefined; '}return id;
+  ${recognize === null ? '' : 'if (ab) return undefined; '}${answers === '' ? '' : `switch (id) {\n${answers}}\n`}return id;
 };`) as Chunk;
   };
 
