@@ -11,17 +11,7 @@
 import { ROUTERS, GENERATORS } from './adapters.mjs';
 import { SUITES, referenceMatch, normalizeAnswer } from './routes.mjs';
 
-const wallClock = () => Number(process.hrtime.bigint()); // ns
-/**
- * `--clock cpu`: the process's CPU time (all its threads, so its GC and compiler threads too),
- * which stands still while the process waits for a core, so that runs on a machine shared with
- * other work still compare. (A thread's time from /proc is only updated every scheduler tick.)
- */
-const cpuClock = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) * 1e3; // ns
-};
-let now = wallClock;
+const now = () => Number(process.hrtime.bigint()); // ns
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
@@ -220,7 +210,6 @@ async function buildSuite(job) {
 
 async function main() {
   const job = JSON.parse(process.argv[2]);
-  if (job.clock === 'cpu') now = cpuClock;
   let result;
   try {
     if (job.suite === 'build') result = await buildSuite(job);

@@ -4,7 +4,6 @@
 //   npm run bench -w @divan/router [-- --rounds N | --quick | --suite rails,classic | --router divan,memoirist]
 //   BENCH_ROUNDS=7 npm run bench -w @divan/router
 //   BENCH_DIVAN_DIST=/elsewhere/dist/src/index.js node bench/run.mjs   (another build of ours)
-//   node bench/run.mjs --clock cpu   (times by the process's CPU time, for a shared machine)
 //
 // Every (suite, router, round) runs in a fresh child process (harness.mjs), in a shuffled order
 // each round; the tables print the median over rounds, with the ratio to find-my-way (for URL
@@ -27,13 +26,7 @@ const HARNESS = join(BENCH, 'harness.mjs');
 // --- options ---------------------------------------------------------------------------------
 
 function parseArgs(argv) {
-  const opts = {
-    rounds: Number(process.env.BENCH_ROUNDS) || 5,
-    quick: false,
-    suites: null,
-    routers: null,
-    clock: 'wall',
-  };
+  const opts = { rounds: Number(process.env.BENCH_ROUNDS) || 5, quick: false, suites: null, routers: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]);
@@ -41,17 +34,15 @@ function parseArgs(argv) {
     else if (a.startsWith('--rounds')) opts.rounds = Number(value());
     else if (a.startsWith('--suite')) opts.suites = value().split(',');
     else if (a.startsWith('--router')) opts.routers = value().split(',');
-    else if (a.startsWith('--clock')) opts.clock = value();
     else if (a === '--help' || a === '-h') {
       console.log(
-        'usage: node bench/run.mjs [--rounds N] [--quick] [--suite rails,classic,build,generate] [--router divan,find-my-way,...] [--clock wall|cpu]',
+        'usage: node bench/run.mjs [--rounds N] [--quick] [--suite rails,classic,build,generate] [--router divan,find-my-way,...]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
   if (opts.quick && !argv.some((a) => a.startsWith('--rounds'))) opts.rounds = 1;
   if (!(opts.rounds >= 1)) throw new Error('--rounds needs a positive number');
-  if (opts.clock !== 'wall' && opts.clock !== 'cpu') throw new Error('--clock is wall or cpu');
   opts.timing = opts.quick ? { warmupMs: 20, slices: 5, sliceMs: 10 } : { warmupMs: 60, slices: 9, sliceMs: 30 };
   return opts;
 }
@@ -359,7 +350,7 @@ async function main() {
     `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model?.trim()}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}`,
   );
   console.log(
-    `${opts.rounds} round(s); per case ${opts.timing.warmupMs} ms warm-up + ${opts.timing.slices} × ${opts.timing.sliceMs} ms slices; one child process per (suite, router, round), shuffled; ${opts.clock === 'cpu' ? "times are the process's CPU time" : 'wall-clock times'}`,
+    `${opts.rounds} round(s); per case ${opts.timing.warmupMs} ms warm-up + ${opts.timing.slices} × ${opts.timing.sliceMs} ms slices; one child process per (suite, router, round), shuffled`,
   );
 
   for (let round = 1; round <= opts.rounds; round++) {
@@ -368,7 +359,7 @@ async function main() {
       for (const name of participants(suite, opts)) {
         const ours = suite === 'generate' ? name.startsWith('divan') : name === 'divan';
         if (ours && !oursReady) continue;
-        jobs.push({ suite, router: name, timing: opts.timing, clock: opts.clock });
+        jobs.push({ suite, router: name, timing: opts.timing });
       }
     }
     for (const job of shuffle(jobs)) {
