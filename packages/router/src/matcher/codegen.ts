@@ -4,7 +4,8 @@
  * `charCodeAt` comparisons, whose branches are nested blocks, and whose positions are locals:
  * no node objects, lookup tables or stack are touched while matching. A big tree is cut into
  * subtrees of at most MAX_NODES nodes (`partition`), each a function the one above calls where
- * the subtree starts, so that every function stays small enough to be optimized.
+ * the subtree starts, so that every function stays small enough to be optimized; the nodes
+ * above the cuts stay thin, so that a lookup mostly makes one such call.
  *
  * The generated code does exactly what `walk` does, in the same order: at a node, the path's
  * end takes the node's leaf; otherwise the static kid of the next char is followed first, then
@@ -32,7 +33,13 @@ export type CompiledWalk = (path: string, state: SearchState, decode: boolean) =
  * Nodes per generated function at most: V8 optimizes a function only after running it for a
  * while in proportion to its size, so small functions are fast soon after a tree is compiled.
  */
-const MAX_NODES = 32;
+const MAX_NODES = 96;
+/**
+ * A node over MAX_NODES cuts off every child subtree bigger than this, so that it becomes a
+ * thin dispatcher its parent keeps inline: `/res3` → `/res39/...` is then one call from the
+ * root instead of a call per level (each call cost ~10% of a Rails-shaped lookup).
+ */
+const THIN_NODES = 24;
 /** Nodes on a path through one function at most (its source would nest too far). */
 const MAX_DEPTH = 48;
 /** Trees with more nodes stay interpreted: their code would cost more memory than it saves time. */
@@ -109,6 +116,8 @@ function generate(
    */
   const rootLeafIds = new Set<number>();
   let inChunk = false;
+  /** The leaves the chunk being generated records (a recognizer's chunk may answer for them itself). */
+  let chunkLeaves: Leaf[] = [];
   /**
    * The functions of the subtrees cut off from the root's (`partition`), called as `C[k]`: each
    * is generated on its first call, so that a big tree pays only for the parts requests reach.
@@ -154,6 +163,7 @@ function generate(
     let id = leafIds.get(leaf);
     if (id === undefined) leafIds.set(leaf, (id = leaves.push(leaf) - 1));
     if (!inChunk) rootLeafIds.add(id);
+    else if (!chunkLeaves.includes(leaf)) chunkLeaves.push(leaf);
     let out = `best = ${leaf.key}; id = ${id};`;
     if (recognize === null) out += ' bp = state.bestPos;';
     for (let d = 0; d < depth; d++) out += ` ${b(d)} = p${d};`;
@@ -243,13 +253,20 @@ function generate(
     slots = depth;
     used = new Set();
     inChunk = true;
+    chunkLeaves = [];
     const body = visit(node, 'i0', depth, pending);
     let params = '';
     for (let d = 0; d < depth; d++) params += `, p${d}`;
+    // A recognizer's chunk answers for a leaf it recorded that nothing left to try after it can
+    // beat (`/posts/new`, recorded while the param beside it is tried), as the root does for its own.
+    let answers = '';
+    if (recognize !== null)
+      for (const leaf of chunkLeaves)
+        if (leaf.key < pending) answers += `case ${leafIds.get(leaf)}: return ${answer(leaf, b)};\n`;
     return compile(`return function chunk(path, state, len, i0, best${params}) {
   let id = -1, r, c = 0, e = 0, ${recognize === null ? 'bp = null' : 'ab = false'}${positionLocals(depth)};
 ${body}
-  ${recognize === null ? '' : 'if (ab) return undefined; '}return id;
+  ${recognize === null ? '' : 'if (ab) return undefined; '}${answers === '' ? '' : `switch (id) {\n${answers}}\n`}return id;
 };`) as Chunk;
   };
 
@@ -363,12 +380,17 @@ function hasPatterns(node: Node): boolean {
 /**
  * The nodes whose subtrees get generated functions of their own, so that no function holds
  * more than MAX_NODES nodes or nests deeper than MAX_DEPTH: bottom up, a node keeps its
- * children's subtrees inline, cutting off the biggest (then the deepest) while it is over a
- * limit. Null for a tree of more than MAX_TOTAL nodes, which stays interpreted.
+ * children's subtrees inline; one over MAX_NODES cuts off those over THIN_NODES, then the
+ * biggest of the rest while it is still over, then the deepest while too deep. Null for a tree
+ * of more than MAX_TOTAL nodes, which stays interpreted.
  */
 function partition(root: Node): Set<Node> | null {
   const cuts = new Set<Node>();
   let total = 0;
+  const cut = (child: { node: Node; nodes: number }): number => {
+    cuts.add(child.node);
+    return child.nodes;
+  };
   const measure = (node: Node): { node: Node; nodes: number; height: number } => {
     total++;
     const children: Node[] = node.kids === null ? [] : [...node.kids];
@@ -376,17 +398,12 @@ function partition(root: Node): Set<Node> | null {
     const kept = children.map(measure).sort((x, y) => y.nodes - x.nodes);
     let nodes = 1;
     for (const child of kept) nodes += child.nodes;
-    while (nodes > MAX_NODES) {
-      const child = kept.shift()!;
-      cuts.add(child.node);
-      nodes -= child.nodes;
+    if (nodes > MAX_NODES) {
+      while (kept.length > 0 && kept[0]!.nodes > THIN_NODES) nodes -= cut(kept.shift()!);
+      while (nodes > MAX_NODES) nodes -= cut(kept.shift()!);
     }
     kept.sort((x, y) => y.height - x.height);
-    while (kept.length > 0 && kept[0]!.height >= MAX_DEPTH) {
-      const child = kept.shift()!;
-      cuts.add(child.node);
-      nodes -= child.nodes;
-    }
+    while (kept.length > 0 && kept[0]!.height >= MAX_DEPTH) nodes -= cut(kept.shift()!);
     return { node, nodes, height: 1 + (kept.length === 0 ? 0 : kept[0]!.height) };
   };
   measure(root);
