@@ -278,6 +278,15 @@ describe('partitioned databases', () => {
       const skipped = await t.request('GET', '/q/_partition/foo/_all_docs?skip=3&limit=2');
       assert.deepEqual(ids(skipped), ['foo:11', 'foo:12']);
       assert.equal(skipped.json.offset, 3);
+      const queries = await t.request('POST', '/q/_partition/bar/_all_docs/queries', {
+        body: { queries: [{ limit: 1 }, { keys: ['bar:5', 'foo:5'] }] },
+      });
+      assert.deepEqual(
+        queries.json.results.map((r: { rows: { id?: string; key: string }[] }) =>
+          r.rows.map((row) => row.id ?? row.key),
+        ),
+        [['bar:1'], ['bar:5', 'foo:5']],
+      );
       const global = await t.request('GET', '/q/_all_docs?partition=bar&limit=2');
       assert.deepEqual(ids(global), ['bar:1', 'bar:10']);
       assert.equal((await t.request('GET', '/q/_all_docs?limit=0')).json.total_rows, 205);
