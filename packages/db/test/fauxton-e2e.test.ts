@@ -161,6 +161,8 @@ describe('Fauxton in a browser', () => {
     await open('_all_dbs');
     await page.getByText('Create Database', { exact: true }).click();
     await page.locator('#js-new-database-name').fill('made-in-fauxton');
+    // Divan lists the `partitioned` feature, so Fauxton asks which kind, as it does of CouchDB 3.5.
+    await page.getByLabel('Non-partitioned', { exact: true }).check();
     await screenshot(page, '02-create-database');
     await page.locator('#js-create-database').click();
     await page.waitForURL(/#\/?database\/made-in-fauxton\/_all_docs/);
@@ -177,6 +179,23 @@ describe('Fauxton in a browser', () => {
     await modal.locator('button', { hasText: 'Delete' }).click();
     await row.waitFor({ state: 'detached' });
     assert.equal((await t.request('GET', '/made-in-fauxton')).status, 404);
+    noPageErrors();
+  });
+
+  it('creates a partitioned database, which the databases list shows as such', async () => {
+    await open('_all_dbs');
+    await page.getByText('Create Database', { exact: true }).click();
+    await page.locator('#js-new-database-name').fill('parted-in-fauxton');
+    await page.getByLabel('Partitioned', { exact: true }).check();
+    await page.locator('#js-create-database').click();
+    await page.waitForURL(/#\/?database\/parted-in-fauxton\/_all_docs/);
+    assert.deepEqual((await t.request('GET', '/parted-in-fauxton')).json.props, { partitioned: true });
+    await open('_all_dbs');
+    const row = page.locator('tr', { has: page.locator('a', { hasText: /^parted-in-fauxton$/ }) });
+    await row.waitFor();
+    assert.equal((await row.locator('td').allInnerTexts())[3]?.trim(), 'Yes');
+    await screenshot(page, '02-partitioned-database');
+    assert.equal((await t.request('DELETE', '/parted-in-fauxton')).status, 200);
     noPageErrors();
   });
 

@@ -275,9 +275,21 @@ describe('partitioned databases', () => {
       const down = await t.request('GET', '/q/_partition/foo/_all_docs?descending=true&limit=3');
       assert.deepEqual(ids(down), ['foo:99', 'foo:98', 'foo:97']);
       assert.equal(down.json.offset, 0);
+      const downFrom = await t.request('GET', '/q/_partition/foo/_all_docs?descending=true&start_key="foo:97"&limit=1');
+      assert.deepEqual(ids(downFrom), ['foo:97']);
+      assert.equal(downFrom.json.offset, 2, 'foo:99 and foo:98 come before, going down');
       const skipped = await t.request('GET', '/q/_partition/foo/_all_docs?skip=3&limit=2');
       assert.deepEqual(ids(skipped), ['foo:11', 'foo:12']);
       assert.equal(skipped.json.offset, 3);
+      const queries = await t.request('POST', '/q/_partition/bar/_all_docs/queries', {
+        body: { queries: [{ limit: 1 }, { keys: ['bar:5', 'foo:5'] }] },
+      });
+      assert.deepEqual(
+        queries.json.results.map((r: { rows: { id?: string; key: string }[] }) =>
+          r.rows.map((row) => row.id ?? row.key),
+        ),
+        [['bar:1'], ['bar:5', 'foo:5']],
+      );
       const global = await t.request('GET', '/q/_all_docs?partition=bar&limit=2');
       assert.deepEqual(ids(global), ['bar:1', 'bar:10']);
       assert.equal((await t.request('GET', '/q/_all_docs?limit=0')).json.total_rows, 205);
@@ -336,6 +348,12 @@ describe('partitioned databases', () => {
       const down = await t.request('GET', '/q/_partition/bar/_design/map/_view/some?descending=true&limit=2&skip=1');
       assert.deepEqual(ids(down), ['bar:99', 'bar:98']);
       assert.equal(down.json.offset, 1);
+      const from98 = await t.request(
+        'GET',
+        '/q/_partition/foo/_design/map/_view/some?descending=true&startkey=98&limit=2',
+      );
+      assert.deepEqual(ids(from98), ['foo:98', 'foo:97']);
+      assert.equal(from98.json.offset, 2, 'foo:100 and foo:99 come before, going down');
       const keys = await t.request('POST', '/q/_partition/foo/_design/map/_view/some', { body: { keys: [2, 4, 6] } });
       assert.deepEqual(ids(keys), ['foo:2', 'foo:4', 'foo:6']);
       const nothing = await t.request('GET', '/q/_partition/foo/_design/map/_view/some?start_key="foo:12"');

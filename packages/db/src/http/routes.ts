@@ -289,9 +289,10 @@ const DATABASE = [
   endpoint('/:db/_partition/:partition', { GET: 'partitions#info' }, 'member'),
   endpoint(
     '/:db/_partition/:partition/_all_docs',
-    { GET: 'partitions#allDocs', HEAD: true, POST: 'partitions#allDocsQuery' },
+    { GET: 'partitions#allDocs', HEAD: true, POST: ['partitions#allDocsQuery', 'feed'] },
     'feed-ids',
   ),
+  endpoint('/:db/_partition/:partition/_all_docs/queries', { POST: 'partitions#allDocsQueries' }, 'feed'),
   endpoint(
     '/:db/_partition/:partition/_design/:docid/_view/:view',
     { GET: 'partitions#view', POST: 'partitions#viewQuery', HEAD: true },

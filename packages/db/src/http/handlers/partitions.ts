@@ -56,6 +56,11 @@ export const partitions = {
     return allDocsHandlers.query(ctx);
   },
 
+  async allDocsQueries(ctx: RequestContext): Promise<void> {
+    await scoped(ctx);
+    return allDocsHandlers.queries(ctx);
+  },
+
   async view(ctx: RequestContext): Promise<void> {
     await scoped(ctx);
     return views.show(ctx);
