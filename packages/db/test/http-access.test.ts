@@ -370,6 +370,15 @@ describe('per-document access (_access)', () => {
         .map((line) => JSON.parse(line));
       assert.deepEqual(ids(lines.slice(0, -1)), ['t1']);
       assert.equal(lines[lines.length - 1].last_seq, lines[0].seq);
+      const events = await t.request('GET', `/${db}/_changes?feed=eventsource&timeout=1`, { auth: carol });
+      const data = events.text
+        .split('\n')
+        .filter((line) => line.startsWith('data: {'))
+        .map((line) => JSON.parse(line.slice('data: '.length)));
+      assert.deepEqual(ids(data), ['t1']);
+      const allLeaves = await t.request('GET', `/${db}/_changes?style=all_docs&conflicts=true`, { auth: alice });
+      assert.deepEqual(ids(allLeaves.json.results), ['s1', 'a1']);
+      assert.equal(allLeaves.text.includes('b1'), false);
     });
   });
 
