@@ -32,9 +32,6 @@ function groupOf(value: unknown): Group {
 
 function admits(user: UserCtx, group: Group): boolean {
   if (user.name !== null && group.names.includes(user.name)) return true;
-  // Every signed-in user holds `_users` (per-document access's "every logged-in user", as
-  // CouchDB's per-doc-access branch gives it at login).
-  if (user.name !== null && group.roles.includes('_users')) return true;
   return user.roles.some((role) => group.roles.includes(role));
 }
 

@@ -41,6 +41,16 @@ export const accessDenied = (): CouchError => new CouchError('forbidden', 'acces
 export const ddocWithAccess = (): CouchError =>
   new CouchError('ddocs_with_access', 'Design Docs with an _access property are not allowed', 403);
 
+/**
+ * The user as an access-enabled database's `_security` sees them: signed in, they hold `_users`
+ * (the branch's "every logged-in user"). Other databases see the user as CouchDB 3.5 does, where
+ * `_users` is a role like any other.
+ */
+export function withUsersRole(user: UserCtx): UserCtx {
+  if (user.name === null || user.roles.includes(USERS_ROLE)) return user;
+  return { ...user, roles: [...user.roles, USERS_ROLE] };
+}
+
 /** A user's principals: their name, their roles, and `_users` when signed in. */
 export function principalsOf(user: UserCtx): string[] {
   const out = new Set<string>(user.roles);

@@ -5,7 +5,14 @@
  * the group commit); the reads are in ./document-reader.ts, which this class extends.
  */
 import { DEFAULT_ITERATIONS, isDbAdmin, securityOf, type SecurityObject, type UserCtx } from '../auth/index.js';
-import { ACCESS_PROP, type AccessReader, type AccessWriter, checkAccessWrite, principalsOf } from './access-rules.js';
+import {
+  ACCESS_PROP,
+  type AccessReader,
+  type AccessWriter,
+  checkAccessWrite,
+  principalsOf,
+  withUsersRole,
+} from './access-rules.js';
 import { CouchError } from '../errors.js';
 import { JsonObject, type JsonValue } from '../json/index.js';
 import type { DocumentStore } from '../storage/contract.js';
@@ -129,7 +136,7 @@ export class Database extends DocumentReader {
     if (!(await this.accessEnabled())) return undefined;
     const security = writer.security ?? (await this.security());
     return {
-      admin: isDbAdmin(writer.user, security),
+      admin: isDbAdmin(withUsersRole(writer.user), security),
       name: writer.user.name,
       principals: principalsOf(writer.user),
       autofill: this.accessAutofill(),
@@ -139,7 +146,7 @@ export class Database extends DocumentReader {
   /** What a reader may see: undefined when everything (no access control, or an admin). */
   async accessReaderOf(user: UserCtx, security?: SecurityObject): Promise<AccessReader | undefined> {
     if (!(await this.accessEnabled())) return undefined;
-    if (isDbAdmin(user, security ?? (await this.security()))) return undefined;
+    if (isDbAdmin(withUsersRole(user), security ?? (await this.security()))) return undefined;
     return { principals: principalsOf(user) };
   }
 

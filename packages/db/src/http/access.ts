@@ -9,6 +9,7 @@ import { CouchError } from '../errors.js';
 import type { RouteInfo } from '@divan/router';
 import type { RequestContext } from './context.js';
 import { checkReaderRoute } from './access-readers.js';
+import { withUsersRole } from '../documents/access-rules.js';
 
 /**
  * Who may call an endpoint of a database, declared with the endpoint in routes.ts. The levels
@@ -46,11 +47,13 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
   const name = String(ctx.params.db);
   const db = await ctx.server.db(name);
   const security = await db.security();
+  // In an access-enabled database every signed-in user holds `_users` (documents/access-rules.ts).
+  const user = (await db.accessEnabled()) ? withUsersRole(ctx.user) : ctx.user;
   const feed = access === 'feed' || access === 'feed-ids';
   if (feed && (name === '_users' || name === '_replicator')) requireAdmin(ctx.user);
-  requireMember(ctx.user, security);
-  if (access === 'db-admin-maintenance') requireDbAdminForMaintenance(ctx.user, security);
-  if (access === 'db-admin') requireDbAdmin(ctx.user, security);
+  requireMember(user, security);
+  if (access === 'db-admin-maintenance') requireDbAdminForMaintenance(user, security);
+  if (access === 'db-admin') requireDbAdmin(user, security);
   // The one rule of a single endpoint: `_users`' own `_security` is fixed unless configured.
   if (
     route.handler === 'databases' &&
@@ -60,7 +63,7 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
   ) {
     throw new CouchError('forbidden', "You can't edit the security object of the user database.");
   }
-  const dbAdmin = isDbAdmin(ctx.user, security);
+  const dbAdmin = isDbAdmin(user, security);
   if (!dbAdmin && ctx.server.isUsersDb(name)) checkUsersDbAccess(ctx, access);
   const reader = dbAdmin ? undefined : await db.accessReaderOf(ctx.user, security);
   if (reader !== undefined) checkReaderRoute(route);

@@ -8,6 +8,7 @@
 import { hiddenFrom } from '../documents/access-reads.js';
 import { randomUUID } from 'node:crypto';
 import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
+import { withUsersRole } from '../documents/access-rules.js';
 import { changeEvents, type ChangesOptions, type DocFilter } from '../documents/changes.js';
 import type { Database, OpenedDoc, OpenOptions, Writer } from '../documents/database.js';
 import { readDocInput } from '../documents/doc-input.js';
@@ -62,8 +63,10 @@ export class LocalEndpoint implements Endpoint {
    */
   private async writer(): Promise<Writer> {
     const security: SecurityObject = await this.db.security();
-    requireMember(this.user, security);
-    if (this.role === 'source' && isUsersDb(this.db.name) && !isDbAdmin(this.user, security)) {
+    // In an access-enabled database every signed-in user holds `_users` (documents/access-rules.ts).
+    const user = (await this.db.accessEnabled()) ? withUsersRole(this.user) : this.user;
+    requireMember(user, security);
+    if (this.role === 'source' && isUsersDb(this.db.name) && !isDbAdmin(user, security)) {
       throw new CouchError('forbidden', `Only admins of ${this.db.name} may replicate from it.`);
     }
     return { user: this.user, security };
