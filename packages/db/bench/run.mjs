@@ -14,7 +14,7 @@
 //                      against Basic auth of an admin; 100 first logins at once while GET /_up
 //                      is probed (divan, divan-postgres, couchdb).
 //   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
-//                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
+//                      and down (MB/s, RSS), 100 MB of text up (compressed on the way in), 10,000 docs with a 10 KB inline attachment
 //                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
 //
 // In-process suites (only when asked; no server, no load: compiled from bench/*.ts by `tsc -b`):
