@@ -1,0 +1,75 @@
+/**
+ * Answers that differed from recorded CouchDB 3.5 conversations (issue #29's "last differences"):
+ * `_local` with no name is CouchDB's `bad_request` for every method; a document id that is not
+ * UTF-8 is `illegal_docid` "Document id must be valid UTF-8"; a re-created document's new
+ * attachment gets the new generation as its revpos.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { raw } from './support/raw-http.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+describe('the last differences from recorded CouchDB answers', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    await t.request('PUT', '/db');
+  });
+  after(() => t.close());
+
+  it('`_local` and `_local/` with no name: 400 bad_request "Invalid _local document id." for every method', async () => {
+    for (const path of ['/db/_local', '/db/_local/']) {
+      for (const method of ['GET', 'HEAD', 'PUT', 'DELETE', 'COPY']) {
+        const r = await t.request(method, path, {
+          ...(method === 'PUT' ? { body: {} } : {}),
+          ...(method === 'COPY' ? { headers: { destination: 'x' } } : {}),
+        });
+        assert.equal(r.status, 400, `${method} ${path}`);
+        if (method !== 'HEAD') {
+          assert.deepEqual(
+            r.json,
+            { error: 'bad_request', reason: 'Invalid _local document id.' },
+            `${method} ${path}`,
+          );
+        }
+      }
+    }
+    // A named local document still works.
+    assert.equal((await t.request('PUT', '/db/_local/x', { body: { a: 1 } })).status, 201);
+  });
+
+  it('a document id that is not UTF-8: illegal_docid "Document id must be valid UTF-8"', async () => {
+    for (const path of ['/db/%C3%28', '/db/caf%E9', '/db/_local/%FF', '/db/_design/%C3%28']) {
+      const r = await raw(t.url, 'PUT', path, { body: '{}', headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 400, path);
+      assert.deepEqual(r.json, { error: 'illegal_docid', reason: 'Document id must be valid UTF-8' }, path);
+    }
+    // The database name itself undecodable: the path's own 400, not a document's.
+    const db = await raw(t.url, 'PUT', '/d%FF/doc', { body: '{}' });
+    assert.equal(db.status, 400);
+    assert.equal(db.json.error, 'bad_request');
+  });
+
+  it('an attachment written on a re-created document gets the new generation as revpos', async () => {
+    const one = await t.request('PUT', '/db/again', {
+      body: { _attachments: { 'a.txt': { content_type: 'text/plain', data: 'aGk=' } } },
+    });
+    const gone = await t.request('DELETE', `/db/again?rev=${one.json.rev}`);
+    assert.match(gone.json.rev, /^2-/);
+    const inline = await t.request('PUT', '/db/again', {
+      body: { _attachments: { 'a.txt': { content_type: 'text/plain', data: 'aGk=' } } },
+    });
+    assert.match(inline.json.rev, /^3-/);
+    assert.equal((await t.request('GET', '/db/again')).json._attachments['a.txt'].revpos, 3);
+    const doc = await t.request('GET', '/db/again');
+    await t.request('DELETE', `/db/again?rev=${doc.json._rev}`);
+    const standalone = await raw(t.url, 'PUT', '/db/again/b.txt', {
+      body: 'hi',
+      headers: { 'content-type': 'text/plain' },
+    });
+    assert.match(standalone.json.rev, /^5-/);
+    const atts = (await t.request('GET', '/db/again')).json._attachments;
+    assert.deepEqual(Object.keys(atts), ['b.txt']);
+    assert.equal(atts['b.txt'].revpos, 5);
+  });
+});
