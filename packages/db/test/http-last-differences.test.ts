@@ -2,7 +2,8 @@
  * Answers that differed from recorded CouchDB 3.5 conversations (issue #29's "last differences"):
  * `_local` with no name is CouchDB's `bad_request` for every method; a document id that is not
  * UTF-8 is `illegal_docid` "Document id must be valid UTF-8"; a re-created document's new
- * attachment gets the new generation as its revpos.
+ * attachment gets the new generation as its revpos. And from the rest of #29: `[couchdb]
+ * max_attachment_size` changes at run time (the start flag gives the default), as in CouchDB.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -71,5 +72,55 @@ describe('the last differences from recorded CouchDB answers', () => {
     const atts = (await t.request('GET', '/db/again')).json._attachments;
     assert.deepEqual(Object.keys(atts), ['b.txt']);
     assert.equal(atts['b.txt'].revpos, 5);
+  });
+
+  it('[couchdb] max_attachment_size changes at run time; the start option is the default it goes back to', async () => {
+    const config = '/_node/_local/_config/couchdb/max_attachment_size';
+    assert.equal((await t.request('GET', config)).json, String(1024 ** 3));
+    const put = await t.request('PUT', config, { body: '"10"' });
+    assert.deepEqual([put.status, put.json], [200, String(1024 ** 3)]);
+    const big = await raw(t.url, 'PUT', '/db/limited/a.bin', {
+      body: 'eleven byte',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.deepEqual([big.status, big.json], [413, { error: 'attachment_too_large', reason: 'a.bin' }]);
+    const inline = await t.request('PUT', '/db/limited', {
+      body: {
+        _attachments: { 'b.txt': { content_type: 'text/plain', data: Buffer.from('eleven byte').toString('base64') } },
+      },
+    });
+    assert.equal(inline.status, 413);
+    const small = await raw(t.url, 'PUT', '/db/limited/a.bin', {
+      body: 'ten bytes!',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(small.status, 201);
+    const bad = await t.request('PUT', config, { body: '"lots"' });
+    assert.equal(bad.status, 400);
+    assert.equal((await t.request('PUT', config, { body: '"infinity"' })).status, 200);
+    assert.equal((await t.request('GET', config)).json, 'infinity');
+    const any = await raw(t.url, 'PUT', `/db/limited/c.bin?rev=${small.json.rev}`, {
+      body: Buffer.alloc(2000),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(any.status, 201);
+    const removed = await t.request('DELETE', config);
+    assert.deepEqual([removed.status, removed.json], [200, 'infinity']);
+    assert.equal((await t.request('GET', config)).json, String(1024 ** 3));
+  });
+
+  it('_stats counts validate_doc_update runs and refusals (couchdb.query_server.vdu_*)', async () => {
+    const stats = async () => (await t.request('GET', '/_node/_local/_stats/couchdb/query_server')).json;
+    const before = await stats();
+    assert.equal(before.vdu_rejects.type, 'counter');
+    assert.equal(before.vdu_process_time.type, 'histogram');
+    await t.request('PUT', '/db/_design/guard', {
+      body: { validate_doc_update: "function (doc) { if (doc.bad) throw({ forbidden: 'no' }); }" },
+    });
+    assert.equal((await t.request('PUT', '/db/fine', { body: { bad: false } })).status, 201);
+    assert.equal((await t.request('PUT', '/db/refused', { body: { bad: true } })).status, 403);
+    const after = await stats();
+    assert.equal(after.vdu_rejects.value, before.vdu_rejects.value + 1);
+    assert.equal(after.vdu_process_time.value.n, before.vdu_process_time.value.n + 2);
   });
 });

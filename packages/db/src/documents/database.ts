@@ -44,6 +44,8 @@ export interface DatabaseOptions {
    * `[chttpd_auth] authentication_db` to `_users` and `…/_users` (users-db.ts's `isUsersDb`).
    */
   isUsersDb?: (name: string) => boolean;
+  /** Told of each run of validate functions (the server's `couchdb.query_server.vdu_*` stats). */
+  validated?: (ms: number, refused: boolean) => void;
 }
 
 export class Database extends DocumentReader {
@@ -76,6 +78,7 @@ export class Database extends DocumentReader {
     this.writes = new WritePipeline(this, store, this.local, commits, {
       hashIterations: options.hashIterations ?? DEFAULT_ITERATIONS,
       ...(options.isUsersDb === undefined ? {} : { isUsersDb: options.isUsersDb }),
+      ...(options.validated === undefined ? {} : { validated: options.validated }),
     });
   }
   /**

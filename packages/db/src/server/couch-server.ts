@@ -77,7 +77,8 @@ export class CouchServer {
   readonly lockout = new Lockout();
   /** `[chttpd] max_http_request_size` as configured now (the start option, then the config API). */
   maxBodyBytes: number;
-  readonly maxAttachmentBytes: number;
+  /** `[couchdb] max_attachment_size` as configured now (the start option, then the config API). */
+  maxAttachmentBytes: number;
   /** Where this node keeps its files (`[couchdb] database_dir`), when it has a folder. */
   readonly databaseDir: string | undefined;
   readonly log: (line: string) => void;
@@ -131,11 +132,16 @@ export class CouchServer {
       check: checkDesignWrite,
       hashIterations: this.hashIterations,
       isUsersDb: (name) => this.isUsersDb(name),
+      validated: (ms, refused) => {
+        this.stats.observe('couchdb.query_server.vdu_process_time', ms);
+        if (refused) this.stats.increment('couchdb.query_server.vdu_rejects');
+      },
     };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
     this.baseSettings = {
       maxBodyBytes: options.maxBodyBytes,
+      maxAttachmentBytes: this.maxAttachmentBytes,
       sessionTimeoutSec: options.sessionTimeoutSec ?? 600,
       usersDbSecurityEditable: this.usersDbSecurityEditable,
       ...(options.cors === undefined ? {} : { cors: options.cors }),
@@ -159,6 +165,8 @@ export class CouchServer {
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
     this.config = sections;
     this.maxBodyBytes = settings.maxBodyBytes;
+    this.maxAttachmentBytes = settings.maxAttachmentBytes;
+    for (const db of this.open.values()) db.maxAttachmentBytes = settings.maxAttachmentBytes;
     this.cors = settings.cors;
     this.cookie = settings.cookie ?? {};
     this.usersDbSecurityEditable = settings.usersDbSecurityEditable;
