@@ -123,4 +123,18 @@ describe('the last differences from recorded CouchDB answers', () => {
     assert.equal(after.vdu_rejects.value, before.vdu_rejects.value + 1);
     assert.equal(after.vdu_process_time.value.n, before.vdu_process_time.value.n + 2);
   });
+
+  it("a method a list does not take: 405 with CouchDB's Allow, GET,POST,HEAD (as a view)", async () => {
+    await t.request('PUT', '/db/_design/lists', {
+      body: {
+        views: { v: { map: 'function (doc) { emit(doc._id, null); }' } },
+        lists: { l: 'function () { send("x"); }' },
+      },
+    });
+    for (const path of ['/db/_design/lists/_list/l/v', '/db/_design/lists/_view/v']) {
+      const r = await t.request('DELETE', path);
+      assert.equal(r.status, 405, path);
+      assert.equal(r.headers.get('allow'), 'GET,POST,HEAD', path);
+    }
+  });
 });
