@@ -3,7 +3,8 @@
  * `_local` with no name is CouchDB's `bad_request` for every method; a document id that is not
  * UTF-8 is `illegal_docid` "Document id must be valid UTF-8"; a re-created document's new
  * attachment gets the new generation as its revpos. And from the rest of #29: `[couchdb]
- * max_attachment_size` changes at run time (the start flag gives the default), as in CouchDB.
+ * max_attachment_size` changes at run time (the start flag gives the default), as in CouchDB;
+ * `_stats` counts validate functions; a list's `Allow`; `$regex` with `\\p{…}`.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -136,5 +137,23 @@ describe('the last differences from recorded CouchDB answers', () => {
       assert.equal(r.status, 405, path);
       assert.equal(r.headers.get('allow'), 'GET,POST,HEAD', path);
     }
+  });
+
+  it("$regex with Unicode properties matches as CouchDB's PCRE (bytes without UTF, code points with it)", async () => {
+    await t.request('PUT', '/names');
+    await t.request('POST', '/names/_bulk_docs', {
+      body: { docs: ['Alice', 'bob', 'Émile', 'ñandu'].map((name, i) => ({ _id: `n${i}`, name })) },
+    });
+    const find = async (regex: string) => {
+      const r = await t.request('POST', '/names/_find', {
+        body: { selector: { name: { $regex: regex } }, fields: ['name'] },
+      });
+      assert.equal(r.status, 200, r.text);
+      return r.json.docs.map((d: { name: string }) => d.name).sort();
+    };
+    // The lead byte C3 of "É" and "ñ" is "Ã" to a PCRE without UTF: an upper-case letter.
+    assert.deepEqual(await find('^\\p{Lu}'), ['Alice', 'Émile', 'ñandu']);
+    assert.deepEqual(await find('(*UTF8)^\\p{Lu}'), ['Alice', 'Émile']);
+    assert.deepEqual(await find('(*UTF8)^\\p{Ll}'), ['bob', 'ñandu']);
   });
 });
