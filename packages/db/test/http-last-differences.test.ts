@@ -156,4 +156,37 @@ describe('the last differences from recorded CouchDB answers', () => {
     assert.deepEqual(await find('(*UTF8)^\\p{Lu}'), ['Alice', 'Émile']);
     assert.deepEqual(await find('(*UTF8)^\\p{Ll}'), ['bob', 'ñandu']);
   });
+
+  it('a _find bookmark from another query continues after its key, skipping one row there as CouchDB does', async () => {
+    for (const [db, ids] of [
+      ['marks1', ['a', 'b', 'c', 'd', 'e']],
+      ['marks2', ['aa', 'bb', 'cc']],
+    ] as const) {
+      await t.request('PUT', `/${db}`);
+      await t.request('POST', `/${db}/_bulk_docs`, { body: { docs: ids.map((_id, n) => ({ _id, n })) } });
+    }
+    const find = (db: string, body: object) => t.request('POST', `/${db}/_find`, { body });
+    const ids = (r: { json: { docs: { _id: string }[] } }) => r.json.docs.map((d) => d._id);
+    // A page of marks2 ends at "bb": on marks1 the scan restarts at "bb" and skips the row there ("c").
+    const other = await find('marks2', { selector: { _id: { $gt: null } }, limit: 2 });
+    assert.deepEqual(ids(other), ['aa', 'bb']);
+    const resumed = await find('marks1', { selector: { _id: { $gt: null } }, bookmark: other.json.bookmark });
+    assert.deepEqual(ids(resumed), ['d', 'e']);
+    // The same query's own bookmark: the next page, as always.
+    const page1 = await find('marks1', { selector: { _id: { $gt: null } }, limit: 2 });
+    const page2 = await find('marks1', { selector: { _id: { $gt: null } }, limit: 2, bookmark: page1.json.bookmark });
+    assert.deepEqual(
+      [ids(page1), ids(page2)],
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+    );
+    // A JSON index's bookmark (an array key) sorts after every id: nothing is left on _all_docs.
+    await t.request('POST', '/marks1/_index', { body: { index: { fields: ['n'] }, name: 'by-n' } });
+    const indexed = await find('marks1', { selector: { n: { $gte: 0 } }, sort: ['n'], limit: 1, use_index: 'by-n' });
+    assert.deepEqual(ids(indexed), ['a']);
+    const onAllDocs = await find('marks1', { selector: { _id: { $gt: null } }, bookmark: indexed.json.bookmark });
+    assert.deepEqual(ids(onAllDocs), []);
+  });
 });
