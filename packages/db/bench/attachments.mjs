@@ -1,5 +1,5 @@
 // The attachments suite: one 100 MB incompressible attachment uploaded and downloaded (MB/s,
-// server RSS growth), 10,000 docs each with a 10 KB inline attachment through _bulk_docs (docs/s),
+// server RSS growth), one 100 MB text attachment uploaded (stored compressed, as CouchDB does), 10,000 docs each with a 10 KB inline attachment through _bulk_docs (docs/s),
 // and PouchDB (node, in-memory adapter) pulling those docs and pushing them to a new database.
 
 import http from 'node:http';
@@ -21,12 +21,23 @@ function piece(n) {
 }
 const PIECES = Array.from({ length: 16 }, (_, n) => piece(n));
 
-function streamRequest(server, method, path, { body, onChunk } = {}) {
+/** Text that compresses about 4:1, as logs do (the same for every server). */
+function textPiece(n) {
+  let text = '';
+  for (let i = n * 1000; text.length < PIECE; i++) {
+    text += `row ${i}: value ${(i * 7919) % 10007} of ${(i * 104729) % 65521}, status ${i % 3 ? 'ok' : 'retry'}\n`;
+  }
+  return Buffer.from(text.slice(0, PIECE));
+}
+const TEXT_PIECES = Array.from({ length: 16 }, (_, n) => textPiece(n));
+
+function streamRequest(server, method, path, { body, onChunk, text = false } = {}) {
   const url = new URL(server.base);
   return new Promise((resolve, reject) => {
     const headers = {};
     if (server.auth) headers.authorization = server.auth;
-    if (body) Object.assign(headers, { 'content-type': 'application/octet-stream', 'content-length': BIG });
+    const type = text ? 'text/plain' : 'application/octet-stream';
+    if (body) Object.assign(headers, { 'content-type': type, 'content-length': BIG });
     const req = http.request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
       const chunks = [];
       res.on('data', (c) => (onChunk ? onChunk(c) : chunks.push(c)));
@@ -37,7 +48,8 @@ function streamRequest(server, method, path, { body, onChunk } = {}) {
     if (!body) return req.end();
     let n = 0;
     const write = () => {
-      while (n < BIG / PIECE) if (!req.write(PIECES[n++ % PIECES.length])) return req.once('drain', write);
+      const pieces = text ? TEXT_PIECES : PIECES;
+      while (n < BIG / PIECE) if (!req.write(pieces[n++ % pieces.length])) return req.once('drain', write);
       req.end();
     };
     write();
@@ -109,6 +121,13 @@ export async function runAttachments(server) {
   phase(server, 'download', started);
   out.rssGrowth = base === undefined ? undefined : Math.max(up.peak, down.peak) - base;
 
+  started = nowUs();
+  t0 = performance.now();
+  const text = await streamRequest(server, 'PUT', `/${db}/text/log.txt`, { body: true, text: true });
+  if (text.status !== 201) throw new Error(`text upload: ${text.status} ${text.body}`);
+  out.textUploadMBs = BIG / 1048576 / ((performance.now() - t0) / 1000);
+  phase(server, 'text-upload', started);
+
   const small = `${server.db}_small`;
   await server.request('PUT', `/${small}`);
   // The bodies are made before the clock starts: the client shares the server's two cores.
@@ -163,12 +182,16 @@ function cpuSeconds(from) {
 }
 
 export function reportAttachments(results) {
-  console.log('attachments: 100 MB incompressible, 10,000 docs × 10 KB inline, PouchDB (memory) pull and push');
+  console.log(
+    'attachments: 100 MB incompressible, 100 MB text (compressed), 10,000 docs × 10 KB inline, PouchDB (memory) pull and push',
+  );
   console.log('(client s: CPU the PouchDB client itself used, a floor under pull and push on any server)');
-  console.log('server          upload MB/s  download MB/s  RSS +MB  bulk docs/s  pull s  client s  push s  client s');
+  console.log(
+    'server          upload MB/s  download MB/s  RSS +MB  text upload MB/s  bulk docs/s  pull s  client s  push s  client s',
+  );
   for (const [name, r] of Object.entries(results)) {
     console.log(
-      `${name.padEnd(15)} ${fmt(r.uploadMBs).padStart(11)}  ${fmt(r.downloadMBs).padStart(13)}  ${mb(r.rssGrowth).padStart(7)}  ${fmt(r.bulkDocsPerSecond).padStart(11)}  ${fmt(r.pullSeconds, 1).padStart(6)}  ${fmt(r.pullClientSeconds, 1).padStart(8)}  ${fmt(r.pushSeconds, 1).padStart(6)}  ${fmt(r.pushClientSeconds, 1).padStart(8)}`,
+      `${name.padEnd(15)} ${fmt(r.uploadMBs).padStart(11)}  ${fmt(r.downloadMBs).padStart(13)}  ${mb(r.rssGrowth).padStart(7)}  ${fmt(r.textUploadMBs).padStart(16)}  ${fmt(r.bulkDocsPerSecond).padStart(11)}  ${fmt(r.pullSeconds, 1).padStart(6)}  ${fmt(r.pullClientSeconds, 1).padStart(8)}  ${fmt(r.pushSeconds, 1).padStart(6)}  ${fmt(r.pushClientSeconds, 1).padStart(8)}`,
     );
   }
   const ours = results.divan;
@@ -176,7 +199,7 @@ export function reportAttachments(results) {
   for (const [name, r] of Object.entries(results)) {
     if (ours === undefined || name === 'divan') continue;
     console.log(
-      `divan vs ${name}: upload ${ratio(ours.uploadMBs, r.uploadMBs)}, download ${ratio(ours.downloadMBs, r.downloadMBs)}, bulk ${ratio(ours.bulkDocsPerSecond, r.bulkDocsPerSecond)} (higher is better); pull time ${ratio(ours.pullSeconds, r.pullSeconds)}, push time ${ratio(ours.pushSeconds, r.pushSeconds)} (target ≤ 0.33×)`,
+      `divan vs ${name}: upload ${ratio(ours.uploadMBs, r.uploadMBs)}, text upload ${ratio(ours.textUploadMBs, r.textUploadMBs)}, download ${ratio(ours.downloadMBs, r.downloadMBs)}, bulk ${ratio(ours.bulkDocsPerSecond, r.bulkDocsPerSecond)} (higher is better); pull time ${ratio(ours.pullSeconds, r.pullSeconds)}, push time ${ratio(ours.pushSeconds, r.pushSeconds)} (target ≤ 0.33×)`,
     );
   }
   console.log('');

@@ -21,7 +21,7 @@
 //                      PouchDB on the same pair (CouchDB's recorded figures beside), 10k docs with
 //                      10 KB attachments, continuous lag at 200 writes/s, 500 idle continuous jobs.
 //   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
-//                      and down (MB/s, RSS), 10,000 docs with a 10 KB inline attachment
+//                      and down (MB/s, RSS), 100 MB of text up (compressed on the way in), 10,000 docs with a 10 KB inline attachment
 //                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
 //
 // In-process suites (only when asked; no server, no load: compiled from bench/*.ts by `tsc -b`):

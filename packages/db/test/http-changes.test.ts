@@ -49,14 +49,25 @@ describe('_changes', () => {
     ]);
   });
 
-  it('since is an integer (1.x form, also N-opaque) or now; anything else is a 400', async () => {
+  it("since is an integer (1.x form) or now; N-opaque (another server's) starts over, past the end is the end; anything else is a 400", async () => {
     const since4 = await t.request('GET', '/db/_changes?since=4');
     assert.deepEqual(seqIds(since4.json), [
       [5, 'b'],
       [6, '_design/x'],
     ]);
+    // Divan's sequences are integers: an opaque one is another server's, and CouchDB rewinds a
+    // sequence of another database to 0 (never reading its number as one of its own).
     const opaque = await t.request('GET', '/db/_changes?since=5-g1AAAA');
-    assert.deepEqual(seqIds(opaque.json), [[6, '_design/x']]);
+    const all = await t.request('GET', '/db/_changes');
+    assert.deepEqual(opaque.json, all.json);
+    assert.equal(opaque.json.last_seq, 6);
+    // Past the end: no rows, and last_seq is the database's own, never the one sent.
+    for (const since of ['7', '1000']) {
+      const past = await t.request('GET', `/db/_changes?since=${since}`);
+      assert.deepEqual(past.json, { results: [], last_seq: 6, pending: 0 }, since);
+      const longpoll = await t.request('GET', `/db/_changes?feed=longpoll&timeout=50&since=${since}`);
+      assert.deepEqual(longpoll.json, { results: [], last_seq: 6, pending: 0 }, since);
+    }
     const now = await t.request('GET', '/db/_changes?since=now');
     assert.deepEqual(now.json, { results: [], last_seq: 6, pending: 0 });
     for (const bad of ['abc', '-1', '1.5', '']) {

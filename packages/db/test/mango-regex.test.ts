@@ -145,9 +145,44 @@ describe('mango $regex', () => {
   });
 
   it('constructs without a faithful translation are not_supported', () => {
-    for (const pattern of ['(?>a)', 'a++', '(?R)', '\\p{L}', '(?(1)a|b)', '(a)?\\1', '(a)|\\1', '(*CR)a', '(?U)a']) {
+    for (const pattern of [
+      '(?>a)',
+      'a++',
+      '(?R)',
+      '\\X',
+      '(?i)[\\p{Lu}]',
+      '(?(1)a|b)',
+      '(a)?\\1',
+      '(a)|\\1',
+      '(*CR)a',
+      '(?U)a',
+    ]) {
       refused(pattern, 'not_supported');
     }
+  });
+
+  it('Unicode properties \\p / \\P as PCRE matches them: on bytes (0..255 as code points) without UTF, code points with it', () => {
+    // Without UTF: "É" is the bytes C3 89, and C3 is "Ã", an upper-case letter; "ñ" is C3 B1.
+    assert.equal(test('^\\p{Lu}', 'Alice'), true);
+    assert.equal(test('^\\p{Lu}', 'bob'), false);
+    assert.equal(test('^\\p{Lu}', 'Émile'), true);
+    assert.equal(test('^\\p{Lu}', 'ñandu'), true);
+    assert.equal(test('^\\p{Lu}\\p{Lu}$', 'ñ'), false, 'B1 is ± (Sm)');
+    assert.equal(test('^\\p{Ll}', 'ñandu'), false);
+    assert.equal(test('^\\pL+$', 'abc'), true);
+    assert.equal(test('^\\P{L}+$', '123'), true);
+    assert.equal(test('^\\p{^N}', 'x'), true);
+    assert.equal(test('^[\\p{Nd}x]+$', '12x3'), true);
+    assert.equal(test('\\p{Greek}', 'αβγ'), false, 'Greek letters are above 0xFF: never one byte');
+    // With UTF: code points.
+    assert.equal(test('(*UTF8)^\\p{Lu}', 'Émile'), true);
+    assert.equal(test('(*UTF8)^\\p{Lu}', 'ñandu'), false);
+    assert.equal(test('(*UTF8)^\\p{Ll}', 'ñandu'), true);
+    assert.equal(test('(*UTF8)^\\p{Greek}+$', 'αβγ'), true);
+    assert.equal(test('(*UTF8)^\\p{L&}+$', 'Ωmega'), true);
+    assert.equal(test('(*UTF8)^[^\\p{L}]+$', '१२३'), true);
+    // PCRE does not compile an unknown property name or a lower-case category.
+    for (const pattern of ['\\p{Nope}', '\\p{lu}', '\\p{Lu', '\\p']) refused(pattern, 'bad_arg');
   });
 
   it('an unbounded repetition of a group that repeats is refused (no match limit here to stop it)', () => {

@@ -2,6 +2,7 @@
 import type { Database } from '../documents/database.js';
 import { CouchError, notFound } from '../errors.js';
 import { JsonObject, stringifyJson } from '../json/index.js';
+import { refuseUnsupportedLanguage } from '../sandbox/query-language.js';
 
 export interface DesignDoc {
   id: string;
@@ -25,6 +26,7 @@ export async function openDesignDoc(db: Database, ddocId: string): Promise<Desig
  * `missing json key: …` naming the first member that is not there.
  */
 export function requireFunction(ddoc: DesignDoc, section: string, name: string): void {
+  refuseLanguageOf(ddoc.body);
   const holder = ddoc.body.get(section);
   if (holder === undefined) throw notFound(`missing json key: ${section}`);
   if (!(holder instanceof JsonObject)) throw notFound('json_mismatch');
@@ -33,8 +35,15 @@ export function requireFunction(ddoc: DesignDoc, section: string, name: string):
 
 /** `updates.name`, as couchjs looks it up: 404 naming the function and the design document. */
 export function requireUpdateFunction(ddoc: DesignDoc, name: string): void {
+  refuseLanguageOf(ddoc.body);
   const holder = ddoc.body.get('updates');
   if (!(holder instanceof JsonObject) || holder.get(name) === undefined) {
     throw new CouchError('not_found', `missing updates function ${name} on design doc ${ddoc.id}`);
   }
+}
+
+/** A design document in Erlang or CoffeeScript: its functions are refused with a 400 naming the language. */
+export function refuseLanguageOf(body: JsonObject): void {
+  const language = body.get('language');
+  if (typeof language === 'string') refuseUnsupportedLanguage(language);
 }

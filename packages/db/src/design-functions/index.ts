@@ -3,7 +3,7 @@
  * sandbox (../sandbox/render-runner.ts) on documents read and written through `documents/`
  * and view rows read through the view engine's query entry point.
  */
-export { openDesignDoc, type DesignDoc } from './design-doc.js';
+export { openDesignDoc, refuseLanguageOf, type DesignDoc } from './design-doc.js';
 export type { ExternalAnswer } from './external-response.js';
 export { prepareShow, type PreparedShow, type ShowTarget } from './show.js';
 export { runUpdate, type UpdateTarget } from './update.js';

@@ -1,16 +1,15 @@
 /**
- * Attachment bytes on their way into storage: compressed as CouchDB compresses them (gzip, level
- * 8, for its compressible types), counted against the size limit as they pass, and checked
+ * Attachment bytes on their way into storage: compressed as CouchDB compresses them (stock
+ * zlib's gzip at `[attachments] compression_level`, default 8, for its compressible types), counted against the size limit as they pass, and checked
  * against a declared length. Every check fails the source stream itself, so storage keeps
  * nothing of a refused attachment (see `DocumentStore.putAttachment`).
  */
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { createHash } from 'node:crypto';
 import { CouchError } from '../errors.js';
 import { gcPaced } from '../support/gc-pacer.js';
-import type { AttachmentInfo, AttachmentSource } from '../storage/records.js';
+import type { AttachmentSource } from '../storage/records.js';
 import type { DocumentStore } from '../storage/contract.js';
+import { stockGzip } from './stock-gzip.js';
 
 /** CouchDB's `[attachments] compressible_types` defaults, matched case-insensitively with `*` and optional parameters. */
 const COMPRESSIBLE = /^(text\/.*|application\/javascript|application\/json|application\/xml)\s*(;.*)?$/is;
@@ -25,6 +24,8 @@ export interface StoredBytes {
   length: number;
   /** Set when stored as a gzip stream: its length. */
   encodedLength?: number;
+  /** `md5-` digest of the bytes as received (the identity bytes): `digest` unless compressed here. */
+  receivedDigest: string;
 }
 
 export interface StoreBytesOptions {
@@ -36,7 +37,12 @@ export interface StoreBytesOptions {
   maxBytes: number;
   /** The bytes the source must give exactly (a multipart part's declared length). */
   expectedLength?: number;
+  /** CouchDB's `[attachments] compression_level`: 1..9, 0 stores compressible types as they are. Default 8. */
+  compressionLevel?: number;
 }
+
+/** CouchDB's default `[attachments] compression_level`. */
+export const DEFAULT_COMPRESSION_LEVEL = 8;
 
 /** Stores one attachment's bytes, compressing them when CouchDB would. */
 export async function storeAttachmentBytes(
@@ -55,24 +61,25 @@ export async function storeAttachmentBytes(
     }
     if (options.expectedLength !== undefined && received < options.expectedLength) throw shorter();
   };
-  if (options.gzipped || !isCompressible(options.contentType)) {
+  const level = options.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
+  if (options.gzipped || level === 0 || !isCompressible(options.contentType)) {
     const info = await store.putAttachment(counted());
     return options.gzipped
-      ? { digest: info.digest, length: info.length, encodedLength: info.length }
-      : { digest: info.digest, length: info.length };
+      ? { digest: info.digest, length: info.length, encodedLength: info.length, receivedDigest: info.digest }
+      : { digest: info.digest, length: info.length, receivedDigest: info.digest };
   }
-  const gzip = createGzip({ level: 8 });
-  // The pipeline ends the gzip stream with the source's error, so the store's read of it fails too.
-  const feeding = pipeline(Readable.from(counted()), gzip).catch(() => {});
-  let info: AttachmentInfo;
-  try {
-    info = await store.putAttachment(gzip);
-  } catch (error) {
-    gzip.destroy(); // the source is not read on: the request's body stops with it
-    throw error;
-  }
-  await feeding;
-  return { digest: info.digest, length: received, encodedLength: info.length };
+  // What was received is hashed too: CouchDB checks a declared digest against those bytes.
+  const hash = createHash('md5');
+  const hashed = async function* (): AsyncGenerator<Uint8Array> {
+    for await (const chunk of counted()) {
+      hash.update(chunk);
+      yield chunk;
+    }
+  };
+  // A failing source fails the gzip stream the store reads, so the store keeps nothing of it.
+  const info = await store.putAttachment(stockGzip(hashed(), level));
+  const receivedDigest = `md5-${hash.digest('base64')}`;
+  return { digest: info.digest, length: received, encodedLength: info.length, receivedDigest };
 }
 
 export const tooLarge = (name: string): CouchError => new CouchError('attachment_too_large', name);

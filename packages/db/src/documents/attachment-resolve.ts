@@ -167,7 +167,10 @@ async function storeFollowing(
     maxBytes: options.maxAttachmentBytes,
     expectedLength: entry.encodedLength ?? entry.length,
   });
-  if (entry.digest !== undefined && entry.digest !== bytes.digest) {
+  // CouchDB checks a declared digest against the bytes of the part (couch_db:with_stream), so a
+  // replicator's digest of a compressible attachment sent uncompressed is over those; the stored
+  // digest (over the gzip stream made here) is taken too.
+  if (entry.digest !== undefined && entry.digest !== bytes.receivedDigest && entry.digest !== bytes.digest) {
     throw new CouchError('bad_request', `The digest of attachment ${entry.name} does not match its bytes.`);
   }
   // Declared lengths win for parts sent gzipped (CouchDB keeps the JSON's values).

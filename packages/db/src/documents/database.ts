@@ -59,6 +59,8 @@ export interface DatabaseOptions {
   accessAutofill?: () => boolean;
   /** The key replication documents' credentials are stored encrypted with (a server value). */
   credentialsKey?: () => Promise<Buffer>;
+  /** Told of each run of validate functions (the server's `couchdb.query_server.vdu_*` stats). */
+  validated?: (ms: number, refused: boolean) => void;
 }
 
 export class Database extends DocumentReader {
@@ -99,6 +101,7 @@ export class Database extends DocumentReader {
       hashIterations: options.hashIterations ?? DEFAULT_ITERATIONS,
       ...(options.isUsersDb === undefined ? {} : { isUsersDb: options.isUsersDb }),
       ...(options.credentialsKey === undefined ? {} : { credentialsKey: options.credentialsKey }),
+      ...(options.validated === undefined ? {} : { validated: options.validated }),
     });
   }
   /**

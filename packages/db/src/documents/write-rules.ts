@@ -38,6 +38,8 @@ export interface WriteRuleSettings {
   isUsersDb?: (name: string) => boolean;
   /** The key replication documents' credentials are stored encrypted with (./replicator-credentials.ts). */
   credentialsKey?: () => Promise<Buffer>;
+  /** Told of each run of a database's validate functions: how long it took, and whether it refused. */
+  validated?: (ms: number, refused: boolean) => void;
 }
 
 /** A validate function's refusal: its reason goes out as the JSON it threw (a string, a number, an object). */
@@ -140,7 +142,9 @@ export async function checkWrites(
       const oldDoc = await oldDocOf(db, id);
       const newDoc = newDocOf(id, input, newEdits);
       if (usersDb) validateUserDoc({ newDoc, oldDoc, user, dbAdmin });
+      const started = performance.now();
       const outcome = await functions.validate(newDoc, oldDoc, userCtx, secObj!);
+      settings.validated?.(performance.now() - started, !outcome.ok);
       if (!outcome.ok) {
         refusals.push(
           outcome.status === 401 || outcome.status === 403

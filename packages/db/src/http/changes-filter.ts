@@ -19,7 +19,7 @@ import { selectorParser, storedBodyParser } from '../mango/selector-parser.js';
 import { createChangesFilter, createMapper } from '../sandbox/index.js';
 import type { RequestContext } from './context.js';
 import { requestObject } from './request-object.js';
-import { openDesignDoc } from '../design-functions/index.js';
+import { openDesignDoc, refuseLanguageOf } from '../design-functions/index.js';
 
 /** The filter options of a feed, and what to release when the request ends (sandboxes). */
 export interface FeedFilter {
@@ -157,6 +157,7 @@ async function designFilter(
   if (parts === undefined) throw new CouchError('bad_request', '`filter` must be of the form `designname/filtername`');
   const ddocId = `_design/${parts[0]}`;
   const ddoc = (await openDesignDoc(db, ddocId)).body;
+  refuseLanguageOf(ddoc);
   const filters = ddoc.get('filters');
   const source = filters instanceof JsonObject ? filters.get(parts[1]) : undefined;
   if (source === undefined) throw notFound(`missing json key: ${parts[1]}`);

@@ -19,9 +19,14 @@ export function pathDecodes(rawPath: string): boolean {
  * CouchDB's attachment wording; under `_local/` every attachment path gets its usual 400.
  */
 export function undecodablePath(
-  route: { handler: string; params: Record<string, unknown> } | null,
+  route: { handler: string; action?: string; params: Record<string, unknown> } | null,
   rawPath: string,
 ): CouchError {
+  // A document written under an id that is not UTF-8: CouchDB's couch_doc:validate_docid answer.
+  if (route?.handler === 'documents' && route.action === 'update') {
+    const db = rawPath.split('/').filter((segment) => segment !== '')[route.params.node === undefined ? 0 : 2];
+    if (db !== undefined && decodes(db)) return new CouchError('illegal_docid', 'Document id must be valid UTF-8');
+  }
   if (route?.handler === 'attachments') {
     const prefix = route.params.prefix;
     // The database and the document id: `db/doc`, or `db/_design/doc` and `db/_local/doc` (after

@@ -219,7 +219,8 @@ const SHOW = {
   POST: 'design_functions#show',
   PUT: 'design_functions#show',
 } as const;
-const LIST = { GET: 'design_functions#list', HEAD: true, POST: 'design_functions#list' } as const;
+/** In CouchDB's order for its `Allow` header (chttpd_show: "GET,POST,HEAD"). */
+const LIST = { GET: 'design_functions#list', POST: 'design_functions#list', HEAD: true } as const;
 const UPDATE = {
   GET: 'design_functions#update',
   POST: 'design_functions#update',

@@ -12,7 +12,7 @@ import { isDesignId } from '../documents/doc-id.js';
 import { compareIds } from '../documents/id-order.js';
 import { partitionIdRange } from '../documents/partition.js';
 import { CouchError } from '../errors.js';
-import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
+import { type JsonValue, JsonNumber, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
 import { viewOf } from '../views/design.js';
 import type { RowEntry } from '../views/index/row-tree.js';
@@ -406,28 +406,38 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
       const descending = planned.descending;
       let start = descending ? high : low;
       const end = descending ? low : high;
-      // A bookmark restarts the scan at its row, which it then skips.
+      // A bookmark restarts the scan at its key and skips one row there, whatever that row is
+      // (CouchDB's mango_json_bookmark: start_key and skip + 1), so a bookmark from another query
+      // continues after its key. A key that is no string sorts before every id (null, booleans,
+      // numbers) or after them (arrays, objects), in view collation.
       let skipping = false;
-      if (bookmark !== undefined && typeof bookmark.key === 'string') {
-        start = bookmark.key;
+      if (bookmark !== undefined) {
         skipping = true;
+        const key = bookmark.key;
+        if (typeof key === 'string') start = key;
+        else {
+          const belowIds =
+            key === null || typeof key === 'boolean' || typeof key === 'number' || key instanceof JsonNumber;
+          // Before every id: a forward scan starts at the first, a backward one has nothing left.
+          if (belowIds === descending) return;
+        }
       }
       const range = {
         ...(start === undefined ? {} : { start }),
         ...(end === undefined ? {} : { end }),
         descending,
       };
-      const starts = (id: string): boolean => {
+      const starts = (): boolean => {
         if (!skipping) return false;
         skipping = false;
-        return id === start;
+        return true;
       };
       if (parseStored !== undefined) {
         // Matched on the stored bodies: only the documents kept are rendered.
         for await (const page of db.foldWinningBodies(range)) {
           for (const winner of page) {
             const { id, rev, body } = winner;
-            if (starts(id) || isDesignId(id)) continue;
+            if (starts() || isDesignId(id)) continue;
             yield {
               key: id,
               id,
@@ -440,7 +450,7 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
       }
       for await (const page of db.foldWinningDocs(range, conflicts)) {
         for (const { id, text } of page) {
-          if (starts(id) || isDesignId(id)) continue;
+          if (starts() || isDesignId(id)) continue;
           yield { key: id, id, doc: parse(text), text: () => text };
         }
       }

@@ -528,6 +528,8 @@ class Translator {
         throw new NotCompiled();
       case 0x70 /* p */:
       case 0x50 /* P */:
+        // Caseless matching does not touch a property (PCRE), so no folding here.
+        return this.atom(this.writeClass(this.property(k === 0x50)));
       case 0x58 /* X */:
         throw new Unfaithful(`\\${String.fromCharCode(k)}`);
       case 0x4b /* K */:
@@ -755,7 +757,12 @@ class Translator {
     if (set !== undefined) return set[1] ? complement(set[0], this.max) : set[0];
     if (k === 0x62 /* b */) return 0x08;
     if (k === 0x51 || k === 0x45) throw new Unfaithful('\\Q…\\E in a class');
-    if (k === 0x70 || k === 0x50 || k === 0x58) throw new Unfaithful(`\\${String.fromCharCode(k)}`);
+    if (k === 0x70 || k === 0x50) {
+      // A class under (?i) is folded as a whole, which PCRE does not do to a property in it.
+      if (this.flags.i) throw new Unfaithful(`\\${String.fromCharCode(k)} in a caseless class`);
+      return this.property(k === 0x50);
+    }
+    if (k === 0x58) throw new Unfaithful(`\\${String.fromCharCode(k)}`);
     if (k === 0x4c || k === 0x6c || k === 0x55 || k === 0x75 || k === 0x4e) throw new NotCompiled();
     if (k >= 0x31 && k <= 0x39) throw new Unfaithful('octal escape in a class');
     return this.escapedCharacter(k);
@@ -779,6 +786,35 @@ class Translator {
     const set = POSIX[negated ? name.slice(1) : name];
     if (set === undefined) throw new NotCompiled(); // unknown POSIX class name
     return negated ? complement(set, this.max) : set;
+  }
+
+  /**
+   * `\p{Name}`, `\p{^Name}`, `\pL` (after the `p`/`P`): a Unicode property as PCRE reads it,
+   * as ranges. Without UTF the subject's units are bytes, which PCRE takes as code points 0..255
+   * (so the lead byte of a UTF-8 letter may match `\p{Lu}`, as in CouchDB).
+   */
+  private property(negated: boolean): Ranges {
+    let name: string;
+    if (this.peek() === 0x7b /* { */) {
+      this.at++;
+      name = '';
+      for (;;) {
+        const k = this.units[this.at++];
+        if (k === undefined) throw new NotCompiled(); // malformed \p
+        if (k === 0x7d) break;
+        name += String.fromCharCode(k);
+      }
+      if (name.startsWith('^')) {
+        negated = !negated;
+        name = name.slice(1);
+      }
+    } else {
+      const k = this.units[this.at++];
+      if (k === undefined) throw new NotCompiled();
+      name = String.fromCharCode(k);
+    }
+    const ranges = propertyRanges(name, this.max);
+    return negated ? complement(ranges, this.max) : ranges;
   }
 
   /** Adds the other ASCII case of every letter in the ranges. */
@@ -832,4 +868,38 @@ function complement(ranges: Ranges, max: number): Ranges {
   }
   if (next <= max) out.push([next, max]);
   return out;
+}
+
+/** PCRE's general category names (and `L&`, `Any`); any other name is a script. */
+const CATEGORIES = new Set(
+  'C Cc Cf Cn Co Cs L Ll Lm Lo Lt Lu M Mc Me Mn N Nd Nl No P Pc Pd Pe Pf Pi Po Ps S Sc Sk Sm So Z Zl Zp Zs'.split(' '),
+);
+const propertyCache = new Map<string, Ranges>();
+
+/** The code points up to `max` that have the property, as ranges (a scan, cached per name). */
+function propertyRanges(name: string, max: number): Ranges {
+  const key = `${name}/${max}`;
+  const cached = propertyCache.get(key);
+  if (cached !== undefined) return cached;
+  let test: RegExp | undefined;
+  if (name === 'Any') test = undefined;
+  else if (name === 'L&') test = /[\p{Lu}\p{Ll}\p{Lt}]/u;
+  else if (CATEGORIES.has(name)) test = new RegExp(`\\p{${name}}`, 'u');
+  else if (/^[A-Z][A-Za-z_]*$/.test(name)) {
+    try {
+      test = new RegExp(`\\p{Script=${name}}`, 'u');
+    } catch {
+      throw new NotCompiled(); // unknown property name after \P or \p
+    }
+  } else throw new NotCompiled();
+  const ranges: Ranges = [];
+  for (let c = 0; c <= max; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    if (test !== undefined && !test.test(String.fromCodePoint(c))) continue;
+    const last = ranges[ranges.length - 1];
+    if (last !== undefined && last[1] === c - 1) last[1] = c;
+    else ranges.push([c, c]);
+  }
+  propertyCache.set(key, ranges);
+  return ranges;
 }

@@ -52,11 +52,7 @@ export const UTILS_CSP =
  * Settings this server has but does not take over HTTP (start flags, or fixed by design), shown
  * in `/_node/{node}/_config` as a single CouchDB node shows them: Fauxton reads some of them.
  */
-export function fixedSections(server: {
-  maxAttachmentBytes: number;
-  uuid: string;
-  databaseDir: string | undefined;
-}): ConfigSections {
+export function fixedSections(server: { uuid: string; databaseDir: string | undefined }): ConfigSections {
   return {
     // One copy and one shard of every database: what a single node has.
     cluster: { n: '1', q: '1' },
@@ -64,7 +60,6 @@ export function fixedSections(server: {
       ...(server.databaseDir === undefined
         ? {}
         : { database_dir: server.databaseDir, view_index_dir: server.databaseDir }),
-      max_attachment_size: String(server.maxAttachmentBytes),
       single_node: 'true',
       uuid: server.uuid,
     },

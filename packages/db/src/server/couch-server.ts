@@ -92,7 +92,8 @@ export class CouchServer {
   readonly lockout = new Lockout();
   /** `[chttpd] max_http_request_size` as configured now (the start option, then the config API). */
   maxBodyBytes: number;
-  readonly maxAttachmentBytes: number;
+  /** `[couchdb] max_attachment_size` as configured now (the start option, then the config API). */
+  maxAttachmentBytes: number;
   /** Where this node keeps its files (`[couchdb] database_dir`), when it has a folder. */
   readonly databaseDir: string | undefined;
   readonly log: (line: string) => void;
@@ -201,6 +202,10 @@ export class CouchServer {
       isUsersDb: (name) => this.isUsersDb(name),
       accessAutofill: () => perDocAccess(this.config).autofill,
       credentialsKey: () => this.credentialsKey(),
+      validated: (ms, refused) => {
+        this.stats.observe('couchdb.query_server.vdu_process_time', ms);
+        if (refused) this.stats.increment('couchdb.query_server.vdu_rejects');
+      },
     };
     this.usersDbSecurityEditable = options.usersDbSecurityEditable ?? false;
     this.cors = options.cors;
@@ -209,6 +214,7 @@ export class CouchServer {
     this.scheduler.settings = this.baseSchedulerSettings;
     this.baseSettings = {
       maxBodyBytes: options.maxBodyBytes,
+      maxAttachmentBytes: this.maxAttachmentBytes,
       sessionTimeoutSec: options.sessionTimeoutSec ?? 600,
       usersDbSecurityEditable: this.usersDbSecurityEditable,
       ...(options.cors === undefined ? {} : { cors: options.cors }),
@@ -234,6 +240,8 @@ export class CouchServer {
     this.config = sections;
     this.scheduler.configure(replicator);
     this.maxBodyBytes = settings.maxBodyBytes;
+    this.maxAttachmentBytes = settings.maxAttachmentBytes;
+    for (const db of this.open.values()) db.maxAttachmentBytes = settings.maxAttachmentBytes;
     this.cors = settings.cors;
     this.cookie = settings.cookie ?? {};
     this.usersDbSecurityEditable = settings.usersDbSecurityEditable;

@@ -1,6 +1,6 @@
 /**
  * The settings the config API can change at run time, from the start options (defaults) and the
- * stored config sections, with CouchDB's names: `[chttpd] enable_cors`, `[cors] origins,
+ * stored config sections, with CouchDB's names: `[chttpd] enable_cors`, `[couchdb] max_attachment_size`, `[cors] origins,
  * credentials, methods, headers`, `[chttpd_auth] timeout`, `[couchdb] users_db_security_editable`,
  * `[jwt_keys]`, `[jwt_auth] roles_claim_path (or roles_claim_name), required_claims`,
  * `[chttpd_auth] same_site, cookie_domain, allow_persistent_cookies`.
@@ -14,6 +14,8 @@ import type { CorsOptions } from './cors-settings.js';
 export interface LiveSettings {
   /** `[chttpd] max_http_request_size` (the `--max-body` flag gives the default). */
   maxBodyBytes: number;
+  /** `[couchdb] max_attachment_size` (the `--max-attachment` flag gives the default; `infinity`: no limit). */
+  maxAttachmentBytes: number;
   cors?: CorsOptions;
   sessionTimeoutSec: number;
   /** `[chttpd_auth] same_site`, `cookie_domain`, `allow_persistent_cookies`. */
@@ -67,8 +69,19 @@ export function effectiveSettings(base: LiveSettings, sections: ConfigSections):
   if (!/^\d+$/.test(sizeText ?? '0') || !(maxBodyBytes > 0)) {
     throw new CouchError('bad_request', '[chttpd] max_http_request_size must be a positive integer (bytes)');
   }
+  const attachmentText = sections.couchdb?.max_attachment_size;
+  const maxAttachmentBytes =
+    attachmentText === undefined
+      ? base.maxAttachmentBytes
+      : attachmentText === 'infinity'
+        ? Number.POSITIVE_INFINITY
+        : Number(attachmentText);
+  if (attachmentText !== undefined && attachmentText !== 'infinity' && !/^\d+$/.test(attachmentText)) {
+    throw new CouchError('bad_request', '[couchdb] max_attachment_size must be an integer (bytes) or infinity');
+  }
   const settings: LiveSettings = {
     maxBodyBytes,
+    maxAttachmentBytes,
     sessionTimeoutSec: timeout,
     usersDbSecurityEditable: bool(
       sections.couchdb?.users_db_security_editable,
@@ -153,7 +166,10 @@ export function baseSections(base: LiveSettings): ConfigSections {
     // Fauxton's CORS page reads the state here.
     httpd: { enable_cors: String(base.cors !== undefined) },
     chttpd_auth: { timeout: String(base.sessionTimeoutSec), allow_persistent_cookies: 'true' },
-    couchdb: { users_db_security_editable: String(base.usersDbSecurityEditable) },
+    couchdb: {
+      max_attachment_size: Number.isFinite(base.maxAttachmentBytes) ? String(base.maxAttachmentBytes) : 'infinity',
+      users_db_security_editable: String(base.usersDbSecurityEditable),
+    },
   };
   if (base.cors !== undefined) {
     sections.cors = {

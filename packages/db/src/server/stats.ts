@@ -27,6 +27,14 @@ export const METRICS = {
   'couchdb.httpd.purge_requests': { type: 'counter', desc: 'number of purge requests' },
   'couchdb.open_databases': { type: 'counter', desc: 'number of open databases' },
   'couchdb.request_time': { type: 'histogram', desc: 'length of a request inside CouchDB without MochiWeb' },
+  'couchdb.query_server.vdu_rejects': {
+    type: 'counter',
+    desc: 'number of rejections by validate_doc_update function',
+  },
+  'couchdb.query_server.vdu_process_time': {
+    type: 'histogram',
+    desc: 'duration of validate_doc_update function calls',
+  },
   'mango.unindexed_queries': { type: 'counter', desc: 'number of mango queries that could not use an index' },
   'mango.too_many_docs_scanned': {
     type: 'counter',

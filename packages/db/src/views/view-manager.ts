@@ -9,6 +9,8 @@
  * - Readers never wait for the writer nor the writer for readers: applying a batch is one
  *   synchronous step, and a read paused mid-stream resumes after its last row (./index/tree-adapter.ts).
  */
+import { refuseUnsupportedLanguage } from '../sandbox/query-language.js';
+import { collatorVersion } from '../collation/index.js';
 import { CouchError } from '../errors.js';
 import type { Database } from '../documents/database.js';
 import type { ViewIndexStore } from '../storage/view-index-store.js';
@@ -41,6 +43,8 @@ export interface ViewIndexInfo {
   waiting_clients: number;
   waiting_commit: boolean;
   updates_pending: { minimum: number; preferred: number; total: number };
+  /** The ICU collator versions the index was built under (CouchDB 3.5's `ucol_vs`): always the running one, since a new one means a new signature. */
+  collator_versions: string[];
 }
 
 export class ViewManager {
@@ -128,6 +132,7 @@ export class ViewManager {
   private async open(group: ViewGroup): Promise<GroupState> {
     const native = group.language === 'javascript' ? undefined : this.nativeMappers(group);
     if (group.language !== 'javascript' && native === undefined) {
+      refuseUnsupportedLanguage(group.language);
       throw new CouchError('unknown_query_language', group.language, 500);
     }
     const reducers = await Promise.all(
@@ -202,6 +207,7 @@ export class ViewManager {
         preferred: 0,
         total: Math.max(0, (await this.db.updateSeq()) - state.index.updateSeq),
       },
+      collator_versions: [collatorVersion().collator],
     };
   }
 

@@ -187,13 +187,21 @@ function parseHeartbeat(value: string): number {
   return ms;
 }
 
-/** `now`, an integer, or a CouchDB 2+/3 style `N-opaque` sequence a client may hold from elsewhere. */
+/**
+ * `now`, an integer, or a CouchDB 2+/3 style `N-opaque` sequence. Divan's sequences are integers,
+ * so an opaque one was made by another server: it starts the feed over, as CouchDB rewinds to 0 a
+ * sequence whose database uuid is not its own (fabric_rpc:calculate_start_seq). A sequence past
+ * the end reads as the end, so `last_seq` never names a sequence this database has not reached
+ * (a client resuming from it would skip the writes in between).
+ */
 async function parseSince(raw: string, descending: boolean, db: Database): Promise<number> {
   // Descending feeds start from the newest change whatever since says.
   if (raw === 'now') return descending ? 0 : db.updateSeq();
   const match = /^(\d+)(-.+)?$/.exec(raw);
   if (match === null) throw new CouchError('bad_request', "Malformed sequence supplied in 'since' parameter.");
-  return Number(match[1]);
+  if (match[2] !== undefined) return 0;
+  const since = Number(match[1]);
+  return since === 0 ? 0 : Math.min(since, await db.updateSeq());
 }
 
 /** The normal feed's opaque ETag: it changes with the database, as CouchDB's (db info based). */

@@ -28,7 +28,10 @@ import { hiddenFrom } from '../../documents/access-reads.js';
 /** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
 export function docIdOf(ctx: RequestContext): string {
   const prefix = ctx.params.prefix;
-  return (typeof prefix === 'string' ? prefix : '') + param(ctx, 'docid');
+  const id = (typeof prefix === 'string' ? prefix : '') + param(ctx, 'docid');
+  // `_local` with no name, whatever the method (chttpd_db's db_req clauses for it).
+  if (id === '_local' || id === '_local/') throw new CouchError('bad_request', 'Invalid _local document id.');
+  return id;
 }
 
 export const documents = {

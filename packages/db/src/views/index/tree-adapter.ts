@@ -126,7 +126,8 @@ function keyRange(range: RowRange, descending: boolean): KeyRange {
  */
 function treeReducer(reducer: Reducer): TreeReducer<RowValue, unknown[]> {
   const builtin = builtinName(reducer.sources[0]!);
-  const needsKeys = builtin === undefined || builtin === '_approx_count_distinct';
+  const needsKeys =
+    builtin === undefined || builtin === '_approx_count_distinct' || builtin === '_first' || builtin === '_last';
   return {
     reduceCount: builtin === '_count' ? (count: number) => [count] : undefined,
     reduce(entries: readonly Entry<RowValue>[]) {

@@ -3,17 +3,40 @@ import { encodeTerm } from '../../json/term.js';
 import { fromPlain } from '../../json/plain.js';
 import { formatErlangTerm, formatProplist } from './erlang-format.js';
 import { Hll, isHllState, type HllState } from './hll.js';
+import {
+  edgeFinalize,
+  edgeReduce,
+  edgeRereduce,
+  looksLikeRank,
+  rankReduce,
+  rankRereduce,
+  rankSpec,
+} from './rank-builtins.js';
 
 /**
  * CouchDB's builtin reduce functions (couch_query_servers.erl), run in-process. Names match by
- * prefix, as in CouchDB ("_sum\n" and "_statsorama" are _sum and _stats).
+ * prefix, as in CouchDB ("_sum\n" and "_statsorama" are _sum and _stats), except CouchDB 3.5's
+ * `_top_N` / `_bottom_N`, whose N is read whole (1 to 100; see rank-builtins.ts).
  */
-export type BuiltinName = '_sum' | '_count' | '_stats' | '_approx_count_distinct';
-const BUILTINS: readonly BuiltinName[] = ['_approx_count_distinct', '_count', '_stats', '_sum'];
+export type BuiltinName =
+  | '_sum'
+  | '_count'
+  | '_stats'
+  | '_approx_count_distinct'
+  | '_first'
+  | '_last'
+  | `_top_${number}`
+  | `_bottom_${number}`;
+type PrefixBuiltin = '_sum' | '_count' | '_stats' | '_approx_count_distinct' | '_first' | '_last';
+const BUILTINS: readonly PrefixBuiltin[] = ['_approx_count_distinct', '_count', '_first', '_last', '_stats', '_sum'];
 
-/** The builtin a reduce source names, or undefined for a JavaScript function. */
+/** The builtin a reduce source names, or undefined for a JavaScript function or an unknown `_xxx`. */
 export function builtinName(source: string): BuiltinName | undefined {
   if (!source.startsWith('_')) return undefined;
+  if (looksLikeRank(source)) {
+    const spec = rankSpec(source);
+    return spec === undefined ? undefined : spec.top ? `_top_${spec.n}` : `_bottom_${spec.n}`;
+  }
   return BUILTINS.find((name) => source.startsWith(name));
 }
 
@@ -48,7 +71,16 @@ export function builtinReduce(
   kvs: ReadonlyArray<readonly [unknown, unknown]>,
   options: BuiltinOptions = {},
 ): unknown {
+  const rank = rankSpec(name);
+  if (rank !== undefined)
+    return rankReduce(
+      rank,
+      kvs.map((kv) => kv[1]),
+    );
   switch (name) {
+    case '_first':
+    case '_last':
+      return edgeReduce(name === '_first', kvs);
     case '_count':
       return kvs.length;
     case '_sum':
@@ -65,7 +97,12 @@ export function builtinReduce(
 
 /** Rereduce phase: values are earlier reductions of the same function. */
 export function builtinRereduce(name: BuiltinName, values: readonly unknown[], options: BuiltinOptions = {}): unknown {
+  const rank = rankSpec(name);
+  if (rank !== undefined) return rankRereduce(rank, values);
   switch (name) {
+    case '_first':
+    case '_last':
+      return edgeRereduce(name === '_first', values);
     case '_count':
     case '_sum': {
       const kvs = values.map((v) => [[], v] as const);
@@ -84,6 +121,7 @@ export function builtinRereduce(name: BuiltinName, values: readonly unknown[], o
 
 /** The value a query answers for a stored reduction (couch_query_servers:finalize). */
 export function builtinFinalize(name: BuiltinName, reduction: unknown): unknown {
+  if (name === '_first' || name === '_last') return edgeFinalize(reduction);
   if (name === '_approx_count_distinct' && isHllState(reduction)) {
     return Math.round(Hll.from(reduction as HllState).cardinality());
   }
