@@ -18,6 +18,7 @@ import { maintenance } from './handlers/maintenance.js';
 import { mango } from './handlers/mango.js';
 import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
+import { search } from './handlers/search.js';
 import { designFunctions } from './handlers/design-functions.js';
 import { node } from './handlers/node.js';
 import { scheduler } from './handlers/scheduler.js';
@@ -45,6 +46,7 @@ export const HANDLERS: HandlerTable = {
   changes,
   bulk,
   views,
+  search,
   design_functions: designFunctions,
   maintenance,
   mango,

@@ -27,6 +27,8 @@ const CONSTRAINTS = {
   replicator: SEGMENT,
   func: SEGMENT,
   viewddoc: SEGMENT,
+  /** A design document's search index (`_search/{index}`). */
+  index: SEGMENT,
   /** A design document's endpoint (`_view`, `_info`, ...): attachment names never start with `_`. */
   fn: /_[^/]*/,
 };
@@ -299,9 +301,12 @@ const DATABASE = [
   endpoint('/:db/_design/:docid/_update/:func/*rest', UPDATE, 'member-own-doc'),
   endpoint('/:db/_design/:docid/_rewrite', REWRITE, 'member'),
   endpoint('/:db/_design/:docid/_rewrite/*rest', REWRITE, 'member'),
-  // Full-text search (`_search`, `_nouveau`) and any other `_name` under a design document: no
-  // attachment name starts with `_`, so each is answered as an endpoint, naming it.
-  ...['_search', '_search_info', '_nouveau', '_nouveau_info'].flatMap((fn) => [
+  // Full-text search (src/search/): `_search` and `_search_info` of an index.
+  endpoint('/:db/_design/:docid/_search/:index', { GET: 'search#query', POST: 'search#query' }, 'member'),
+  endpoint('/:db/_design/:docid/_search_info/:index', { GET: 'search#info' }, 'member'),
+  // Nouveau (`_nouveau`) and any other `_name` under a design document: no attachment name
+  // starts with `_`, so each is answered as an endpoint, naming it.
+  ...['_nouveau', '_nouveau_info'].flatMap((fn) => [
     answer(`/:db/_design/:docid/${fn}`, 'designEndpoint', { fn, search: '1' }, 'member'),
     answer(`/:db/_design/:docid/${fn}/*rest`, 'designEndpoint', { fn, search: '1' }, 'member'),
   ]),

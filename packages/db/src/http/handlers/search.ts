@@ -1,0 +1,43 @@
+/**
+ * Full-text search: `GET/POST /{db}/_design/{ddoc}/_search/{index}` and
+ * `GET /{db}/_design/{ddoc}/_search_info/{index}` (src/search/ does the work).
+ */
+import { CouchError } from '../../errors.js';
+import { JsonObject, toPlain } from '../../json/index.js';
+import { searchDefinition, searchIndex, searchInfo } from '../../search/search.js';
+import { parseSearchParams } from '../../search/search-request.js';
+import { readJson } from '../body.js';
+import { param, type RequestContext } from '../context.js';
+import { sendJson, sendText } from '../respond.js';
+import { dbOf } from './databases.js';
+
+export const search = {
+  async query(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    const def = await searchDefinition(db, param(ctx, 'docid'), param(ctx, 'index'));
+    let body: Record<string, unknown> | undefined;
+    if (ctx.method === 'POST') {
+      const json = await readJson(ctx, true);
+      if (!(json instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
+      body = toPlain(json) as Record<string, unknown>;
+    }
+    const params = parseSearchParams(ctx.query, body);
+    const answer = await searchIndex(db, ctx.server.views(db), def, params);
+    // Included documents are JSON text already: spliced in, not parsed again.
+    const rows = answer.rows.map((row) => {
+      const { doc, ...rest } = row;
+      const head = JSON.stringify(rest);
+      return doc === undefined ? head : `${head.slice(0, -1)},"doc":${doc}}`;
+    });
+    sendText(
+      ctx,
+      200,
+      `{"total_rows":${answer.total_rows},"bookmark":${JSON.stringify(answer.bookmark)},"rows":[${rows.join(',')}]}`,
+    );
+  },
+
+  async info(ctx: RequestContext): Promise<void> {
+    const db = await dbOf(ctx);
+    sendJson(ctx, 200, await searchInfo(db, ctx.server.views(db), param(ctx, 'docid'), param(ctx, 'index')));
+  },
+};

@@ -1,0 +1,170 @@
+/**
+ * The parameters of `GET/POST /{db}/_design/{ddoc}/_search/{index}`, from the query string or
+ * a JSON body (the body's members win), checked as dreyfus_httpd checks them. Parameters of
+ * features this server does not have yet (facets, drilldown, grouping, highlighting) are
+ * refused with an error naming them, never ignored.
+ */
+import { CouchError } from '../errors.js';
+import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
+
+export interface SortField {
+  /** A field's name; `<score>` / `<doc>` for relevance and index order. */
+  field: string;
+  type: 'number' | 'string' | 'score' | 'doc';
+  descending: boolean;
+}
+
+export interface SearchParams {
+  query: string;
+  limit: number;
+  bookmark: string | undefined;
+  /** Undefined: by relevance. */
+  sort: SortField[] | undefined;
+  includeDocs: boolean;
+  conflicts: boolean;
+  includeFields: string[] | undefined;
+  /** `stale=ok` or `update=false`: answer from the index as it is. */
+  update: boolean;
+}
+
+/** CouchDB's `[dreyfus] limit` default and `max_limit`. */
+const DEFAULT_LIMIT = 25;
+const MAX_LIMIT = 200;
+
+const NOT_BUILT: Record<string, string> = {
+  counts: 'Faceted search (`counts`)',
+  ranges: 'Faceted search (`ranges`)',
+  drilldown: 'Faceted search (`drilldown`)',
+  group_field: 'Grouped search results (`group_field`)',
+  group_limit: 'Grouped search results (`group_limit`)',
+  group_sort: 'Grouped search results (`group_sort`)',
+  highlight_fields: 'Search highlighting (`highlight_fields`)',
+  highlight_pre_tag: 'Search highlighting (`highlight_pre_tag`)',
+  highlight_post_tag: 'Search highlighting (`highlight_post_tag`)',
+  highlight_number: 'Search highlighting (`highlight_number`)',
+  highlight_size: 'Search highlighting (`highlight_size`)',
+  partition: 'Partitioned search (`partition`)',
+};
+
+const KNOWN = new Set([
+  'q',
+  'query',
+  'limit',
+  'bookmark',
+  'sort',
+  'include_docs',
+  'conflicts',
+  'include_fields',
+  'stale',
+  'update',
+  ...Object.keys(NOT_BUILT),
+]);
+
+const bad = (reason: string) => new CouchError('bad_request', reason);
+
+export function parseSearchParams(query: URLSearchParams, body: Record<string, unknown> | undefined): SearchParams {
+  const values = new Map<string, unknown>();
+  for (const [name, raw] of query) values.set(name, { raw });
+  for (const [name, value] of Object.entries(body ?? {})) values.set(name, { value });
+  for (const name of values.keys()) {
+    const feature = NOT_BUILT[name];
+    if (feature !== undefined) throw new CouchError('not_implemented', `Not available on this server yet: ${feature}.`);
+    if (!KNOWN.has(name)) throw new CouchError('query_parse_error', `Unknown search parameter: ${name}`);
+  }
+  const get = (name: string): { raw?: string; value?: unknown } | undefined =>
+    values.get(name) as { raw?: string; value?: unknown } | undefined;
+
+  const q = get('q') ?? get('query');
+  const text = q?.raw ?? q?.value;
+  if (text === undefined)
+    throw new CouchError('query_parse_error', 'No query parameter found: `q` or `query` is required');
+  if (typeof text !== 'string') throw bad('`q` must be a string');
+
+  return {
+    query: text,
+    limit: limitOf(get('limit')),
+    bookmark: stringOf(get('bookmark'), 'bookmark'),
+    sort: sortOf(get('sort')),
+    includeDocs: boolOf(get('include_docs'), 'include_docs'),
+    conflicts: boolOf(get('conflicts'), 'conflicts'),
+    includeFields: includeFieldsOf(get('include_fields')),
+    update: updateOf(get('stale'), get('update')),
+  };
+}
+
+function limitOf(param: { raw?: string; value?: unknown } | undefined): number {
+  if (param === undefined) return DEFAULT_LIMIT;
+  const value = param.raw !== undefined ? parsePositiveInteger(param.raw) : param.value;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new CouchError('query_parse_error', 'limit must be a non-negative integer');
+  }
+  if (value > MAX_LIMIT) throw new CouchError('query_parse_error', `Limit is ${value}, maximum is ${MAX_LIMIT}`);
+  return value;
+}
+
+function stringOf(param: { raw?: string; value?: unknown } | undefined, name: string): string | undefined {
+  if (param === undefined) return undefined;
+  const value = param.raw ?? param.value;
+  if (typeof value !== 'string') throw bad(`\`${name}\` must be a string`);
+  return value;
+}
+
+function boolOf(param: { raw?: string; value?: unknown } | undefined, name: string): boolean {
+  if (param === undefined) return false;
+  const value = param.raw !== undefined ? parseBool(param.raw) : param.value;
+  if (typeof value !== 'boolean') throw new CouchError('query_parse_error', `Invalid boolean parameter: ${name}`);
+  return value;
+}
+
+function includeFieldsOf(param: { raw?: string; value?: unknown } | undefined): string[] | undefined {
+  if (param === undefined) return undefined;
+  const value = param.raw !== undefined ? parseJsonParam(param.raw) : param.value;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+    throw bad('`include_fields` must be an array of field names');
+  }
+  return value as string[];
+}
+
+function updateOf(
+  stale: { raw?: string; value?: unknown } | undefined,
+  update: { raw?: string; value?: unknown } | undefined,
+): boolean {
+  if (stale !== undefined) {
+    const value = stale.raw ?? stale.value;
+    if (value === 'ok' || value === 'update_after') return false;
+    throw new CouchError('query_parse_error', 'stale must be `ok` or `update_after`');
+  }
+  if (update === undefined) return true;
+  const value = update.raw ?? update.value;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false' || value === 'lazy') return false;
+  throw new CouchError('query_parse_error', 'update must be `true`, `false` or `lazy`');
+}
+
+/** Clouseau's sort field syntax: `[-+]name[<number|string>]`, `<score>`, `<doc>`; numbers by default. */
+const SORT_FIELD = /^([-+])?([.\w]+)(?:<(\w+)>)?$/u;
+
+function sortOf(param: { raw?: string; value?: unknown } | undefined): SortField[] | undefined {
+  if (param === undefined) return undefined;
+  let value: unknown = param.value;
+  if (param.raw !== undefined) {
+    // A bare field name works too in a query string (`sort=foo`), as CouchDB's docs write it.
+    value = /^\s*[["]/.test(param.raw) ? parseJsonParam(param.raw) : param.raw;
+  }
+  const specs = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(specs) || specs.length === 0 || specs.some((s) => typeof s !== 'string')) {
+    throw bad('`sort` must be a field name or an array of field names');
+  }
+  return (specs as string[]).map(sortField);
+}
+
+function sortField(spec: string): SortField {
+  const special = /^([-+])?<(score|doc)>$/.exec(spec);
+  if (special !== null)
+    return { field: `<${special[2]}>`, type: special[2] as 'score' | 'doc', descending: special[1] === '-' };
+  const match = SORT_FIELD.exec(spec);
+  if (match === null) throw bad(`Unrecognized sort field: ${spec}`);
+  const type = match[3] ?? 'number';
+  if (type !== 'number' && type !== 'string') throw bad(`Unrecognized type: ${type}`);
+  return { field: match[2]!, type, descending: match[1] === '-' };
+}

@@ -1,0 +1,212 @@
+/**
+ * `_search` and `_search_info` of one design document's index: the index found in the design
+ * document, opened and kept up to date by the view engine (as a view group: ./search-design.ts),
+ * the query parsed, built and run (./query-syntax.ts → ./query-build.ts → ./query-eval.ts), the
+ * hits sorted and paged, and the answer in CouchDB's shape:
+ * `{"total_rows", "bookmark", "rows": [{"id", "order", "fields"[, "doc"]}]}`.
+ *
+ * `order` is what the hit sorted by (its score, or its sort fields' values) and then its place in
+ * the index (Lucene's document number); the bookmark is where the last row stood (its sort values
+ * and id), and the next page starts after it.
+ */
+import type { Database } from '../documents/database.js';
+import { DESIGN_PREFIX } from '../documents/doc-id.js';
+import { encodeRowKey } from '../collation/index.js';
+import { CouchError } from '../errors.js';
+import { toPlain } from '../json/index.js';
+import type { ViewManager } from '../views/view-manager.js';
+import type { GroupState } from '../views/group-state.js';
+import { fieldAnalyzers } from './analyzers.js';
+import { buildQuery } from './query-build.js';
+import { IndexReader, runQuery } from './query-eval.js';
+import { parseQuerySyntax } from './query-syntax.js';
+import { DOCS, searchGroupOf, searchIndexOf, type SearchIndexDef } from './search-design.js';
+import { compareTerms } from './search-mapper.js';
+import type { SearchParams, SortField } from './search-request.js';
+import type { DocValue } from './search-rows.js';
+
+export interface SearchRow {
+  id: string;
+  order: unknown[];
+  fields: Record<string, unknown>;
+  /** With include_docs: the document's JSON text (`null` when gone). */
+  doc?: string;
+}
+
+export interface SearchAnswer {
+  total_rows: number;
+  bookmark: string;
+  rows: SearchRow[];
+}
+
+export interface SearchIndexInfo {
+  name: string;
+  search_index: {
+    pending_seq: number;
+    doc_del_count: number;
+    doc_count: number;
+    disk_size: number;
+    committed_seq: number;
+  };
+}
+
+/**
+ * The index definition of `_design/{ddoc}`'s `indexes.{name}` (404s as CouchDB has them: the
+ * design document is opened before the request's parameters are looked at).
+ */
+export async function searchDefinition(db: Database, ddoc: string, name: string): Promise<SearchIndexDef> {
+  const ddocId = DESIGN_PREFIX + ddoc;
+  const current = await db.winningBody(ddocId);
+  if (current === undefined)
+    throw new CouchError('not_found', (await db.record(ddocId)) === undefined ? 'missing' : 'deleted');
+  return searchIndexOf(ddocId, toPlain(current.body) as Record<string, unknown>, name);
+}
+
+/** The index opened in the view engine, brought up to date unless `update` is false. */
+async function openState(views: ViewManager, def: SearchIndexDef, update: boolean): Promise<GroupState> {
+  const state = await views.state(searchGroupOf(def));
+  if (update) await views.refresh(state);
+  else await views.catchUp(state);
+  return state;
+}
+
+export async function searchIndex(
+  db: Database,
+  views: ViewManager,
+  def: SearchIndexDef,
+  params: SearchParams,
+): Promise<SearchAnswer> {
+  const syntax = parseQuerySyntax(params.query);
+  const analyzers = fieldAnalyzers(def.analyzer);
+  const after = params.bookmark === undefined ? undefined : decodeBookmark(params.bookmark);
+  const state = await openState(views, def, params.update);
+  const trees = state.index.trees;
+  const reader = new IndexReader(trees);
+  const query = buildQuery(syntax, analyzers);
+  const hits = query === undefined ? new Map<string, number>() : runQuery(reader, query);
+
+  const docsTree = trees[DOCS]!;
+  const docRow = (id: string): DocValue | undefined => {
+    const key = encodeRowKey(null, id, true);
+    const next = docsTree.rows({ gte: key, lt: Buffer.concat([key, HIGH]) }, false).next();
+    return next.done ? undefined : (JSON.parse(next.value.value[2]) as DocValue);
+  };
+  const rank = (id: string): number => docsTree.countBelow(encodeRowKey(null, id, true));
+
+  const sort = params.sort ?? [{ field: '<score>', type: 'score', descending: false }];
+  const needsValues = sort.some((s) => s.type === 'number' || s.type === 'string');
+  const entries = [...hits].map(([id, score]) => {
+    const value = needsValues ? docRow(id) : undefined;
+    return { id, rank: rank(id), values: sort.map((s) => sortValue(s, score, id, value, rank)) };
+  });
+  const compare = (a: { values: unknown[]; rank: number }, b: { values: unknown[]; rank: number }) =>
+    compareSorted(sort, a.values, b.values) || a.rank - b.rank;
+  entries.sort(compare);
+
+  let start = 0;
+  if (after !== undefined) {
+    if (after.values.length !== sort.length) throw new CouchError('bad_request', 'Invalid bookmark for this sort');
+    const position = { values: after.values, rank: rank(after.id) };
+    while (start < entries.length && compare(entries[start]!, position) <= 0) start++;
+  }
+  const page = entries.slice(start, start + params.limit);
+  const rows: SearchRow[] = [];
+  for (const entry of page) {
+    const stored = docRow(entry.id)?.s ?? {};
+    const fields: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(stored)) {
+      if (params.includeFields === undefined || params.includeFields.includes(field)) fields[field] = value;
+    }
+    const row: SearchRow = { id: entry.id, order: [...entry.values, entry.rank], fields };
+    if (params.includeDocs) row.doc = await docJson(db, entry.id, params.conflicts);
+    rows.push(row);
+  }
+  const last = page[page.length - 1];
+  const bookmark =
+    last !== undefined ? encodeBookmark(last.values, last.id) : (params.bookmark ?? encodeBookmark([], ''));
+  return { total_rows: hits.size, bookmark, rows };
+}
+
+export async function searchInfo(
+  db: Database,
+  views: ViewManager,
+  ddoc: string,
+  name: string,
+): Promise<SearchIndexInfo> {
+  const state = await openState(views, await searchDefinition(db, ddoc, name), false);
+  return {
+    name: `${DESIGN_PREFIX}${ddoc}/${name}`,
+    search_index: {
+      pending_seq: await db.updateSeq(),
+      doc_del_count: 0,
+      doc_count: state.index.trees[DOCS]!.total(),
+      disk_size: state.index.fileSize(),
+      committed_seq: state.index.updateSeq,
+    },
+  };
+}
+
+const HIGH = Buffer.from([0xff]);
+
+function sortValue(
+  s: SortField,
+  score: number,
+  id: string,
+  doc: DocValue | undefined,
+  rank: (id: string) => number,
+): unknown {
+  switch (s.type) {
+    case 'score':
+      return score;
+    case 'doc':
+      return rank(id);
+    case 'number':
+      // Lucene's field cache reads a document without the field as 0.
+      return doc?.n[s.field] ?? 0;
+    case 'string':
+      return doc?.t[s.field] ?? null;
+  }
+}
+
+/** Relevance sorts the highest score first (`-<score>` the lowest); fields ascend unless `-`. */
+function compareSorted(sort: readonly SortField[], a: readonly unknown[], b: readonly unknown[]): number {
+  for (let i = 0; i < sort.length; i++) {
+    const s = sort[i]!;
+    let c: number;
+    const x = a[i];
+    const y = b[i];
+    if (s.type === 'string') {
+      // A document without the field sorts first (Lucene 4's missing string).
+      c = x === y ? 0 : x === null ? -1 : y === null ? 1 : compareTerms(x as string, y as string);
+    } else c = (x as number) - (y as number);
+    if (s.type === 'score') c = -c;
+    if (s.descending) c = -c;
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+function encodeBookmark(values: readonly unknown[], id: string): string {
+  return Buffer.from(JSON.stringify([values, id])).toString('base64url');
+}
+
+function decodeBookmark(bookmark: string): { values: unknown[]; id: string } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(bookmark, 'base64url').toString('utf8'));
+  } catch {
+    throw new CouchError('bad_request', 'Invalid bookmark');
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || !Array.isArray(parsed[0]) || typeof parsed[1] !== 'string') {
+    throw new CouchError('bad_request', 'Invalid bookmark');
+  }
+  // The bookmark of an empty page: from the start.
+  if (parsed[0].length === 0) return undefined;
+  return { values: parsed[0] as unknown[], id: parsed[1] };
+}
+
+async function docJson(db: Database, id: string, conflicts: boolean): Promise<string> {
+  const record = await db.record(id);
+  if (record === undefined) return 'null';
+  return (await db.winningDoc(record, conflicts, { data: false, encodingInfo: false })) ?? 'null';
+}
