@@ -52,9 +52,11 @@ describe('reserved names and unusual requests', () => {
         assert.ok(r.json.reason.includes(`\`${fn}\``), r.json.reason);
       }
     }
-    const cleanup = await t.request('POST', '/rdb/_search_cleanup', { body: {} });
+    const cleanup = await t.request('POST', '/rdb/_nouveau_cleanup', { body: {} });
     assert.deepEqual([cleanup.status, cleanup.json.error], [501, 'not_implemented']);
-    assert.match(cleanup.json.reason, /_search_cleanup/);
+    assert.match(cleanup.json.reason, /_nouveau_cleanup/);
+    const searchCleanup = await t.request('POST', '/rdb/_search_cleanup', { body: {} });
+    assert.deepEqual([searchCleanup.status, searchCleanup.json], [202, { ok: true }]);
   });
 
   it('an unknown design document endpoint is a 404 naming it, never a missing attachment', async () => {

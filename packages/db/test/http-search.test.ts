@@ -185,6 +185,43 @@ describe('full-text search over HTTP', () => {
     assert.deepEqual(ids(await search('body:fox')), ['a', 'g']);
   });
 
+  it('_active_tasks shows a build as a search_indexer of its index', async () => {
+    await t.request('PUT', '/big');
+    const docs = Array.from({ length: 3000 }, (_, i) => ({
+      _id: `d${i}`,
+      text: `word${i % 50} common text number ${i}`,
+    }));
+    await t.request('POST', '/big/_bulk_docs', { body: { docs } });
+    await t.request('PUT', '/big/_design/t', {
+      body: { indexes: { words: { index: 'function (doc) { index("default", doc.text); }' } } },
+    });
+    const running = t.request('GET', '/big/_design/t/_search/words?q=common');
+    let seen: { type: string; index?: string; design_document: string } | undefined;
+    for (let i = 0; i < 200 && seen === undefined; i++) {
+      const tasks = (await t.request('GET', '/_active_tasks')).json as {
+        type: string;
+        index?: string;
+        design_document: string;
+      }[];
+      seen = tasks.find((task) => task.type === 'search_indexer');
+      if (seen === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.equal((await running).json.total_rows, 3000);
+    assert.ok(seen !== undefined, 'the build showed in _active_tasks');
+    assert.equal(seen.index, 'words');
+    assert.equal(seen.design_document, '_design/t');
+  });
+
+  it('_view_cleanup and _search_cleanup keep the indexes in use', async () => {
+    const before = (await t.request('GET', '/s/_design/lib/_search_info/books')).json.search_index;
+    assert.equal((await t.request('POST', '/s/_view_cleanup', { body: {} })).status, 202);
+    assert.deepEqual((await t.request('POST', '/s/_search_cleanup', { body: {} })).json, { ok: true });
+    const after = (await t.request('GET', '/s/_design/lib/_search_info/books')).json.search_index;
+    assert.equal(after.committed_seq, before.committed_seq);
+    assert.ok(after.committed_seq > 0);
+    assert.deepEqual(ids(await search('body:fox', { stale: 'ok' })), ['a', 'g']);
+  });
+
   it('_search_info', async () => {
     const r = await t.request('GET', '/s/_design/lib/_search_info/books');
     assert.equal(r.status, 200);

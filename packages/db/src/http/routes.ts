@@ -285,7 +285,7 @@ const DATABASE = [
   notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)', 'server-admin'),
   // Temporary views were removed in CouchDB 2.0: 410, as CouchDB answers.
   answer('/:db/_temp_view', 'tempViewGone', {}, 'member'),
-  notImplemented('/:db/_search_cleanup', 'Full-text search (`_search_cleanup`)', 'db-admin'),
+  endpoint('/:db/_search_cleanup', { POST: 'search#cleanup' }, 'db-admin'),
   notImplemented('/:db/_nouveau_cleanup', 'Full-text search (`_nouveau_cleanup`)', 'db-admin'),
 
   endpoint('/:db/_local/:docid', DOCUMENT, 'member-own-doc', { prefix: '_local/' }),

@@ -83,6 +83,7 @@ export function searchGroupOf(def: SearchIndexDef): ViewGroup {
     localSeq: false,
     lib: {},
     signature: def.signature,
+    task: { type: 'search_indexer', index: def.name },
   };
 }
 

@@ -36,6 +36,15 @@ export const search = {
     );
   },
 
+  /**
+   * Removes the index files no current design document uses. Search indexes live beside view
+   * indexes (src/search/search-design.ts): one cleanup keeps every index in use, of both kinds.
+   */
+  async cleanup(ctx: RequestContext): Promise<void> {
+    await ctx.server.views(await dbOf(ctx)).cleanup();
+    sendJson(ctx, 202, { ok: true });
+  },
+
   async info(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
     sendJson(ctx, 200, await searchInfo(db, ctx.server.views(db), param(ctx, 'docid'), param(ctx, 'index')));
