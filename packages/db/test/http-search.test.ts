@@ -222,6 +222,17 @@ describe('full-text search over HTTP', () => {
     assert.deepEqual(ids(await search('body:fox', { stale: 'ok' })), ['a', 'g']);
   });
 
+  it("/_search_analyze gives an analyzer's terms", async () => {
+    const r = await t.request('POST', '/_search_analyze', { body: { analyzer: 'english', text: "The Dog's running" } });
+    assert.deepEqual([r.status, r.json], [200, { tokens: ['dog', 'run'] }]);
+    const keyword = await t.request('POST', '/_search_analyze', { body: { analyzer: 'keyword', text: 'A B' } });
+    assert.deepEqual(keyword.json, { tokens: ['A B'] });
+    const missing = await t.request('POST', '/_search_analyze', { body: { text: 'x' } });
+    assert.deepEqual([missing.status, missing.json.reason], [400, 'analyzer parameter is mandatory']);
+    assert.equal((await t.request('POST', '/_search_analyze', { body: { analyzer: 'nope', text: 'x' } })).status, 400);
+    assert.equal((await t.request('GET', '/_search_analyze')).status, 405);
+  });
+
   it('_search_info', async () => {
     const r = await t.request('GET', '/s/_design/lib/_search_info/books');
     assert.equal(r.status, 200);

@@ -196,7 +196,7 @@ const SERVER = [
   notImplemented('/_reshard', 'Resharding (`/_reshard`)', 'server-admin'),
   notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)', 'server-admin'),
   notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)', 'server-admin'),
-  notImplemented('/_search_analyze', 'Full-text search (`/_search_analyze`)'),
+  endpoint('/_search_analyze', { POST: 'search#analyze' }),
   notImplemented('/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'),
   // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
   ...['_config', '_stats', '_log', '_restart'].flatMap((name) => [

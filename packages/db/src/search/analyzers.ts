@@ -166,3 +166,22 @@ function classicFiltered(text: string): Token[] {
     return { text: t.text, position: t.position };
   });
 }
+
+/**
+ * `POST /_search_analyze` (`{"analyzer", "text"}`): the terms an analyzer makes of a text, as
+ * dreyfus_httpd checks the body.
+ */
+export function analyzeRequest(body: Record<string, unknown>): { tokens: string[] } {
+  const { analyzer, text } = body;
+  if (analyzer === undefined) throw new CouchError('bad_request', 'analyzer parameter is mandatory');
+  if (text === undefined) throw new CouchError('bad_request', 'text parameter is mandatory');
+  if (typeof text !== 'string') throw new CouchError('bad_request', 'text parameter must be a string');
+  if (typeof analyzer === 'object' && analyzer !== null && (analyzer as Record<string, unknown>).name === 'perfield') {
+    throw new CouchError('bad_request', 'perfield analyzer is not supported by /_search_analyze');
+  }
+  return {
+    tokens: fieldAnalyzers(analyzer)
+      .forField('default')(text)
+      .map((t) => t.text),
+  };
+}

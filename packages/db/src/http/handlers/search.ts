@@ -4,6 +4,7 @@
  */
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
+import { analyzeRequest } from '../../search/analyzers.js';
 import { searchDefinition, searchIndex, searchInfo } from '../../search/search.js';
 import { parseSearchParams } from '../../search/search-request.js';
 import { readJson } from '../body.js';
@@ -43,6 +44,13 @@ export const search = {
   async cleanup(ctx: RequestContext): Promise<void> {
     await ctx.server.views(await dbOf(ctx)).cleanup();
     sendJson(ctx, 202, { ok: true });
+  },
+
+  /** `POST /_search_analyze`: an analyzer's terms for a text. */
+  async analyze(ctx: RequestContext): Promise<void> {
+    const json = await readJson(ctx, true);
+    if (!(json instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
+    sendJson(ctx, 200, analyzeRequest(toPlain(json) as Record<string, unknown>));
   },
 
   async info(ctx: RequestContext): Promise<void> {
