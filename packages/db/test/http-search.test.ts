@@ -15,8 +15,8 @@ describe('full-text search over HTTP', () => {
   const INDEX = `function (doc) {
     if (doc.title) { index("default", doc.title); index("title", doc.title, {store: true}); }
     if (doc.body) index("body", doc.body);
-    if (typeof doc.year === "number") index("year", doc.year, {store: true});
-    if (doc.tag) index("tag", doc.tag, {store: true});
+    if (typeof doc.year === "number") index("year", doc.year, {store: true, facet: true});
+    if (doc.tag) index("tag", doc.tag, {store: true, facet: true});
     if (doc.flag !== undefined) index("flag", doc.flag);
     if (doc.secret) index("secret", doc.secret, {index: false, store: true});
   }`;
@@ -163,6 +163,46 @@ describe('full-text search over HTTP', () => {
     assert.equal((await search('*:*', { limit: '0' })).json.rows.length, 0);
   });
 
+  it('counts and ranges facets over the hits, after the rows', async () => {
+    const r = await search('*:*', {
+      counts: '["tag"]',
+      ranges: '{"year":{"old":"[* TO 2005]","new":"{2005 TO Infinity]"}}',
+      limit: '0',
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.deepEqual(Object.keys(r.json), ['total_rows', 'bookmark', 'rows', 'counts', 'ranges']);
+    assert.deepEqual(r.json.counts, { tag: { Animals: 3, Food: 1, Tech: 1 } });
+    assert.deepEqual(Object.keys(r.json.counts.tag), ['Animals', 'Food', 'Tech']);
+    assert.deepEqual(r.json.ranges, { year: { old: 2, new: 3 } });
+    const narrowed = await search('body:fox', { counts: '["tag"]' });
+    assert.deepEqual(narrowed.json.counts, { tag: { Animals: 2 } });
+    assert.equal((await search('*:*', { ranges: '{"year":{"bad":"year:foo"}}' })).status, 400);
+    assert.equal((await search('*:*', { counts: '"tag"' })).status, 400);
+  });
+
+  it('drilldown narrows to facet values: one field any value, several fields all', async () => {
+    assert.deepEqual(ids(await search('*:*', { drilldown: '["tag","Food"]' })), ['d']);
+    const either = await t.request(
+      'GET',
+      `/s/_design/lib/_search/books?q=*:*&drilldown=${encodeURIComponent('["tag","Food"]')}&drilldown=${encodeURIComponent('["tag","Tech"]')}`,
+    );
+    assert.deepEqual(ids(either), ['c', 'd']);
+    assert.deepEqual(ids(await search('*:*', { drilldown: '["tag","Food","Tech"]' })), ['c', 'd']);
+    const posted = await t.request('POST', '/s/_design/lib/_search/books', {
+      body: {
+        q: 'year:[2000 TO 2020]',
+        drilldown: [
+          ['tag', 'Animals'],
+          ['tag', 'Tech'],
+        ],
+        counts: ['tag'],
+      },
+    });
+    assert.deepEqual(ids(posted), ['a', 'c', 'e']);
+    assert.deepEqual(posted.json.counts, { tag: { Animals: 2, Tech: 1 } });
+    assert.equal((await search('*:*', { drilldown: '["tag"]' })).status, 400);
+  });
+
   it('include_docs and include_fields', async () => {
     const docs = await search('year:1999', { include_docs: 'true' });
     assert.equal(docs.json.rows[0].doc._id, 'b');
@@ -270,10 +310,8 @@ describe('full-text search over HTTP', () => {
 
   it('refuses what is not built, naming it', async () => {
     for (const [param, value] of [
-      ['counts', '["tag"]'],
-      ['ranges', '{}'],
-      ['drilldown', '["tag","Food"]'],
       ['group_field', 'tag'],
+      ['group_limit', '2'],
       ['highlight_fields', '["body"]'],
     ]) {
       const r = await search('x', { [param!]: value! });

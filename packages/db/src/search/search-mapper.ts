@@ -8,7 +8,9 @@
  *   not searchable), its length norm times `boost`;
  * - a number: a numeric field (numeric term queries and ranges), not text;
  * - a boolean: the one term `true` or `false`;
- * - `store: true` (or `"yes"`): the value comes back in a hit's `fields`.
+ * - `store: true` (or `"yes"`): the value comes back in a hit's `fields`;
+ * - `facet: true`: a string counts in `counts` and narrows with `drilldown`, a number counts
+ *   in `ranges`.
  *
  * Positions continue from one value of a field to the next in the same document (Lucene's
  * position increment gap of 0).
@@ -91,6 +93,7 @@ class SearchMapper implements Mapper {
         unknown
       >;
       if (isStored(options.store)) addStored(doc.s, field, typeof value === 'boolean' ? String(value) : value);
+      if (options.facet === true) addFacet(doc, field, value);
       if (typeof value === 'number') {
         numbers.push([[field, value], null]);
         if (doc.n[field] === undefined || value > doc.n[field]) doc.n[field] = value;
@@ -147,6 +150,17 @@ function indexMode(index: unknown): 'analyzed' | 'not_analyzed' | 'no' {
   if (upper === 'NO') return 'no';
   if (upper === 'NOT_ANALYZED' || upper === 'NOT_ANALYZED_NO_NORMS') return 'not_analyzed';
   return 'analyzed';
+}
+
+/** Clouseau's facets: a non-empty string for counts and drilldown, a number for ranges. */
+function addFacet(doc: DocValue, field: string, value: unknown): void {
+  if (typeof value === 'number') {
+    doc.fn ??= {};
+    (doc.fn[field] ??= []).push(value);
+  } else if (typeof value === 'string' && value !== '') {
+    doc.f ??= {};
+    (doc.f[field] ??= []).push(value);
+  }
 }
 
 function addStored(stored: Record<string, unknown>, field: string, value: unknown): void {

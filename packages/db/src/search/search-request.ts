@@ -1,11 +1,12 @@
 /**
  * The parameters of `GET/POST /{db}/_design/{ddoc}/_search/{index}`, from the query string or
  * a JSON body (the body's members win), checked as dreyfus_httpd checks them. Parameters of
- * features this server does not have yet (facets, drilldown, grouping, highlighting) are
- * refused with an error naming them, never ignored.
+ * features this server does not have yet (grouping, highlighting) are refused with an error
+ * naming them, never ignored.
  */
 import { CouchError } from '../errors.js';
 import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
+import { type FacetParams, parseCounts, parseDrilldown, parseRanges } from './facets.js';
 
 export interface SortField {
   /** A field's name; `<score>` / `<doc>` for relevance and index order. */
@@ -25,6 +26,7 @@ export interface SearchParams {
   includeFields: string[] | undefined;
   /** `stale=ok` or `update=false`: answer from the index as it is. */
   update: boolean;
+  facets: FacetParams;
 }
 
 /** CouchDB's `[dreyfus] limit` default and `max_limit`. */
@@ -32,9 +34,6 @@ const DEFAULT_LIMIT = 25;
 const MAX_LIMIT = 200;
 
 const NOT_BUILT: Record<string, string> = {
-  counts: 'Faceted search (`counts`)',
-  ranges: 'Faceted search (`ranges`)',
-  drilldown: 'Faceted search (`drilldown`)',
   group_field: 'Grouped search results (`group_field`)',
   group_limit: 'Grouped search results (`group_limit`)',
   group_sort: 'Grouped search results (`group_sort`)',
@@ -57,6 +56,9 @@ const KNOWN = new Set([
   'include_fields',
   'stale',
   'update',
+  'counts',
+  'ranges',
+  'drilldown',
   ...Object.keys(NOT_BUILT),
 ]);
 
@@ -89,7 +91,29 @@ export function parseSearchParams(query: URLSearchParams, body: Record<string, u
     conflicts: boolOf(get('conflicts'), 'conflicts'),
     includeFields: includeFieldsOf(get('include_fields')),
     update: updateOf(get('stale'), get('update')),
+    facets: {
+      counts: jsonOf(get('counts'), parseCounts),
+      ranges: jsonOf(get('ranges'), parseRanges),
+      drilldown: drilldownOf(query, body),
+    },
   };
+}
+
+/** A JSON-valued parameter (JSON text in a query string), checked by `parse`. */
+function jsonOf<T>(param: { raw?: string; value?: unknown } | undefined, parse: (value: unknown) => T): T | undefined {
+  if (param === undefined) return undefined;
+  return parse(param.raw !== undefined ? parseJsonParam(param.raw) : param.value);
+}
+
+/** `drilldown`: repeated in a query string, an array of them (or one) in a body. */
+function drilldownOf(query: URLSearchParams, body: Record<string, unknown> | undefined): string[][] | undefined {
+  if (body?.drilldown !== undefined) {
+    const value = body.drilldown;
+    if (Array.isArray(value) && value.every((v) => Array.isArray(v))) return value.map(parseDrilldown);
+    return [parseDrilldown(value)];
+  }
+  const raw = query.getAll('drilldown');
+  return raw.length === 0 ? undefined : raw.map((text) => parseDrilldown(parseJsonParam(text)));
 }
 
 function limitOf(param: { raw?: string; value?: unknown } | undefined): number {

@@ -8,7 +8,8 @@
  *   (their count is the term frequency);
  * - numbers (NUMBERS): key `[field, number]`, value null (numeric queries and ranges);
  * - documents (DOCS): key the doc id, value `{"s": stored fields, "n": numeric sort values,
- *   "t": string sort values}`: one row per indexed document, whatever its fields.
+ *   "t": string sort values, "f"/"fn": facet values}`: one row per indexed document, whatever
+ *   its fields.
  */
 import { encodeRawKey, exactKeyRange } from '../collation/index.js';
 import type { RowRange } from '../views/index/row-tree.js';
@@ -25,6 +26,10 @@ export interface DocValue {
   n: Record<string, number>;
   /** The string sort value per field (the largest term). */
   t: Record<string, string>;
+  /** Facet values (`facet: true`): strings for `counts` and `drilldown`... */
+  f?: Record<string, string[]>;
+  /** ...numbers for `ranges`. */
+  fn?: Record<string, number[]>;
 }
 
 const HIGH = Buffer.from([0xff]);

@@ -17,6 +17,7 @@ import { toPlain } from '../json/index.js';
 import type { ViewManager } from '../views/view-manager.js';
 import type { GroupState } from '../views/group-state.js';
 import { fieldAnalyzers } from './analyzers.js';
+import { drillDown, facetCounts, facetRanges } from './facets.js';
 import { buildQuery } from './query-build.js';
 import { IndexReader, runQuery } from './query-eval.js';
 import { parseQuerySyntax } from './query-syntax.js';
@@ -37,6 +38,8 @@ export interface SearchAnswer {
   total_rows: number;
   bookmark: string;
   rows: SearchRow[];
+  counts?: Record<string, Record<string, number>>;
+  ranges?: Record<string, Record<string, number>>;
 }
 
 export interface SearchIndexInfo {
@@ -83,14 +86,23 @@ export async function searchIndex(
   const trees = state.index.trees;
   const reader = new IndexReader(trees);
   const query = buildQuery(syntax, analyzers);
-  const hits = query === undefined ? new Map<string, number>() : runQuery(reader, query);
+  let hits = query === undefined ? new Map<string, number>() : runQuery(reader, query);
 
   const docsTree = trees[DOCS]!;
+  const docRows = new Map<string, DocValue | undefined>();
   const docRow = (id: string): DocValue | undefined => {
+    if (docRows.has(id)) return docRows.get(id);
     const key = encodeRowKey(null, id, true);
     const next = docsTree.rows({ gte: key, lt: Buffer.concat([key, HIGH]) }, false).next();
-    return next.done ? undefined : (JSON.parse(next.value.value[2]) as DocValue);
+    const value = next.done ? undefined : (JSON.parse(next.value.value[2]) as DocValue);
+    docRows.set(id, value);
+    return value;
   };
+  const { counts, ranges, drilldown } = params.facets;
+  if (drilldown !== undefined) {
+    const kept = new Set(drillDown([...hits.keys()], docRow, drilldown));
+    hits = new Map([...hits].filter(([id]) => kept.has(id)));
+  }
   const rank = (id: string): number => docsTree.countBelow(encodeRowKey(null, id, true));
 
   const sort = params.sort ?? [{ field: '<score>', type: 'score', descending: false }];
@@ -124,7 +136,10 @@ export async function searchIndex(
   const last = page[page.length - 1];
   const bookmark =
     last !== undefined ? encodeBookmark(last.values, last.id) : (params.bookmark ?? encodeBookmark([], ''));
-  return { total_rows: hits.size, bookmark, rows };
+  const answer: SearchAnswer = { total_rows: hits.size, bookmark, rows };
+  if (counts !== undefined) answer.counts = facetCounts([...hits.keys()], docRow, counts);
+  if (ranges !== undefined) answer.ranges = facetRanges([...hits.keys()], docRow, ranges);
+  return answer;
 }
 
 export async function searchInfo(

@@ -12,6 +12,14 @@ import { param, type RequestContext } from '../context.js';
 import { sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
 
+/** `counts` and `ranges` after the rows, when asked for. */
+function facets(answer: { counts?: unknown; ranges?: unknown }): string {
+  let out = '';
+  if (answer.counts !== undefined) out += `,"counts":${JSON.stringify(answer.counts)}`;
+  if (answer.ranges !== undefined) out += `,"ranges":${JSON.stringify(answer.ranges)}`;
+  return out;
+}
+
 export const search = {
   async query(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
@@ -33,7 +41,7 @@ export const search = {
     sendText(
       ctx,
       200,
-      `{"total_rows":${answer.total_rows},"bookmark":${JSON.stringify(answer.bookmark)},"rows":[${rows.join(',')}]}`,
+      `{"total_rows":${answer.total_rows},"bookmark":${JSON.stringify(answer.bookmark)},"rows":[${rows.join(',')}]${facets(answer)}}`,
     );
   },
 
