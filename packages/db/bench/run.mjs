@@ -6,6 +6,7 @@
 //   docs   (docs.mjs)  bulk load docs/s, random GET /db/{id} at c16, peak RSS, JSON parser speed;
 //   views  (views.mjs) index build of two views (time, peak RSS), reduce/group queries, range
 //                      reads, multi-key fetch, a streamed include_docs read, incremental update;
+//   search (search.mjs) search index build against a one-field view, term/phrase queries, the $regex peer, update, size
 //   mango  (mango.mjs) JSON index builds, _find by an indexed field, a sorted range, a full scan,
 //                      _changes?filter=_selector (not in the default suites until Mango lands);
 //   nodes  (nodes.mjs) divan-postgres only: a node's CPU per read request alone and with a
@@ -37,13 +38,14 @@ import { join } from 'node:path';
 import { BENCH, PACKAGE, ROOT, couchdbTarget, client, fmt, makeDoc, nowUs, phase, startServer } from './common.mjs';
 import { bulkLoad, reportDocs, runDocs } from './docs.mjs';
 import { reportMango, runMango } from './mango.mjs';
+import { reportSearch, runSearch } from './search.mjs';
 import { reportNodes, runNodes } from './nodes.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
 import { reportAttachments, runAttachments } from './attachments.mjs';
 import { reportAuth, runAuth } from './auth.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,nodes,attachments,auth,btree,sandbox] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,search,nodes,attachments,auth,btree,sandbox] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -79,7 +81,9 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   for (const suite of opts.suites) {
-    if (!['docs', 'views', 'mango', 'nodes', 'attachments', 'auth', ...Object.keys(IN_PROCESS)].includes(suite)) {
+    if (
+      !['docs', 'views', 'mango', 'search', 'nodes', 'attachments', 'auth', ...Object.keys(IN_PROCESS)].includes(suite)
+    ) {
       throw new Error(`unknown suite ${suite}`);
     }
   }
@@ -167,13 +171,13 @@ if (serverSuites.length > 0) {
   );
 }
 
-const results = { docs: {}, views: {}, mango: {}, attachments: {}, auth: {}, nodes: undefined };
+const results = { docs: {}, views: {}, mango: {}, search: {}, attachments: {}, auth: {}, nodes: undefined };
 for (const name of opts.servers) {
   const server = await startServer(name);
   try {
     const created = await server.request('PUT', `/${server.db}`);
     if (created.status !== 201) throw new Error(`${name}: create db ${created.status} ${created.body}`);
-    if (['docs', 'views', 'mango', 'nodes'].some((suite) => opts.suites.includes(suite))) {
+    if (['docs', 'views', 'mango', 'search', 'nodes'].some((suite) => opts.suites.includes(suite))) {
       console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
       const loadStart = nowUs();
       const load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
@@ -183,6 +187,7 @@ for (const name of opts.servers) {
       phase(server, 'reads', readStart);
       if (opts.suites.includes('views')) results.views[name] = await runViews(server, opts);
       if (opts.suites.includes('mango')) results.mango[name] = await runMango(server, opts);
+      if (opts.suites.includes('search')) results.search[name] = await runSearch(server, opts);
       if (opts.suites.includes('nodes') && name === 'divan-postgres') results.nodes = await runNodes(server, opts);
     }
     if (opts.suites.includes('attachments')) results.attachments[name] = await runAttachments(server);
@@ -199,6 +204,7 @@ for (const name of opts.servers) {
 if (opts.suites.includes('docs')) await reportDocs(results.docs, opts);
 if (opts.suites.includes('views')) reportViews(results.views, opts);
 if (opts.suites.includes('mango')) reportMango(results.mango);
+if (opts.suites.includes('search')) reportSearch(results.search);
 if (results.nodes !== undefined) reportNodes(results.nodes);
 if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
 if (opts.suites.includes('auth')) reportAuth(results.auth);

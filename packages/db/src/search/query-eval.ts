@@ -44,6 +44,20 @@ export class IndexReader {
     }
   }
 
+  /**
+   * A term's documents with its frequency and the field's norm there, read without parsing the
+   * positions (`[norm,p1,p2,...]`: the frequency is the number of commas).
+   */
+  *frequencies(field: string, term: string): Generator<{ id: string; norm: number; freq: number }> {
+    for (const row of this.trees[TERMS]!.rows(exactRange([field, term]), false)) {
+      const value = row.value[2];
+      const comma = value.indexOf(',');
+      let freq = 0;
+      for (let i = comma; i !== -1; i = value.indexOf(',', i + 1)) freq++;
+      yield { id: row.value[1], norm: Number(value.slice(1, comma)), freq };
+    }
+  }
+
   /** The distinct terms of a field from a prefix on (each term once: the scan skips its postings). */
   *terms(field: string, prefix: string): Generator<string> {
     const range = prefixRange(field, prefix);
@@ -322,50 +336,51 @@ export function editDistance(a: readonly string[], b: readonly string[], max: nu
 /**
  * The documents where a phrase occurs, with its frequency: exact (slop 0) a count of the places
  * every term is where the phrase puts it; sloppy, `1 / (distance + 1)` per place, the distance
- * being how far the terms had to move (Lucene's sloppy frequency).
+ * being how far the terms had to move (Lucene's sloppy frequency). The terms' postings come in
+ * document order: they are intersected in one pass.
  */
 function phraseMatches(
   reader: IndexReader,
   q: Extract<RunQuery, { type: 'phrase' }>,
 ): Map<string, { freq: number; norm: number }> {
   const out = new Map<string, { freq: number; norm: number }>();
-  // Rarest term first: the other terms' postings are read only for its documents.
-  const perTerm = q.terms.map((t) => {
-    const postings = new Map<string, { norm: number; positions: number[] }>();
-    for (const p of reader.postings(q.field, t.term)) postings.set(p.id, p);
-    return { ...t, postings };
-  });
-  const [first] = [...perTerm].sort((a, b) => a.postings.size - b.postings.size);
-  if (first === undefined) return out;
-  for (const [id, posting] of first.postings) {
-    const lists: { offset: number; positions: number[] }[] = [];
-    let missing = false;
-    for (const t of perTerm) {
-      const p = t.postings.get(id);
-      if (p === undefined) {
-        missing = true;
-        break;
-      }
-      lists.push({ offset: t.position, positions: p.positions });
+  const lists = q.terms.map((t) => ({ offset: t.position, postings: [...reader.postings(q.field, t.term)], at: 0 }));
+  if (lists.some((l) => l.postings.length === 0)) return out;
+  const first = lists[0]!;
+  for (const posting of first.postings) {
+    const id = posting.id;
+    const found: { offset: number; positions: number[] }[] = [];
+    for (const list of lists) {
+      while (list.at < list.postings.length && compareTerms(list.postings[list.at]!.id, id) < 0) list.at++;
+      const p = list.postings[list.at];
+      if (p === undefined || p.id !== id) break;
+      found.push({ offset: list.offset, positions: p.positions });
     }
-    if (missing) continue;
-    let freq = 0;
-    const anchor = lists[0]!;
-    for (const start of anchor.positions) {
-      const base = start - anchor.offset;
-      let lo = base;
-      let hi = base;
-      for (const list of lists.slice(1)) {
-        let best = list.positions[0]! - list.offset;
-        for (const p of list.positions)
-          if (Math.abs(p - list.offset - base) < Math.abs(best - base)) best = p - list.offset;
-        lo = Math.min(lo, best);
-        hi = Math.max(hi, best);
-      }
-      const distance = hi - lo;
-      if (distance <= q.slop) freq += 1 / (distance + 1);
-    }
+    if (found.length !== lists.length) continue;
+    const freq = phraseFreq(found, q.slop);
     if (freq > 0) out.set(id, { freq, norm: posting.norm });
   }
   return out;
+}
+
+/** The phrase's frequency in one document, given each term's offset in the phrase and positions there. */
+function phraseFreq(lists: readonly { offset: number; positions: number[] }[], slop: number): number {
+  let freq = 0;
+  const anchor = lists[0]!;
+  for (const start of anchor.positions) {
+    const base = start - anchor.offset;
+    let lo = base;
+    let hi = base;
+    for (let i = 1; i < lists.length; i++) {
+      const list = lists[i]!;
+      let best = list.positions[0]! - list.offset;
+      for (const p of list.positions)
+        if (Math.abs(p - list.offset - base) < Math.abs(best - base)) best = p - list.offset;
+      lo = Math.min(lo, best);
+      hi = Math.max(hi, best);
+    }
+    const distance = hi - lo;
+    if (distance <= slop) freq += 1 / (distance + 1);
+  }
+  return freq;
 }

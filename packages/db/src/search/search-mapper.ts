@@ -15,6 +15,7 @@
  * Positions continue from one value of a field to the next in the same document (Lucene's
  * position increment gap of 0).
  */
+import { compareUtf8 } from '../collation/index.js';
 import { CouchError } from '../errors.js';
 import { createMapper, type MapBatchResult, type Mapper, type Row } from '../sandbox/index.js';
 import type { ViewGroup } from '../views/design.js';
@@ -169,7 +170,5 @@ function addStored(stored: Record<string, unknown>, field: string, value: unknow
   else stored[field] = [stored[field], value];
 }
 
-/** Lucene's term order: UTF-8 bytes. */
-export function compareTerms(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
+/** Lucene's term order: UTF-8 bytes (also the order of document ids in the index's rows). */
+export const compareTerms = compareUtf8;

@@ -109,17 +109,19 @@ export async function searchIndex(
   const needsValues = sort.some((s) => s.type === 'number' || s.type === 'string');
   const entries = [...hits].map(([id, score]) => {
     const value = needsValues ? docRow(id) : undefined;
-    return { id, rank: rank(id), values: sort.map((s) => sortValue(s, score, id, value, rank)) };
+    return { id, values: sort.map((s) => sortValue(s, score, id, value, rank)) };
   });
-  const compare = (a: { values: unknown[]; rank: number }, b: { values: unknown[]; rank: number }) =>
-    compareSorted(sort, a.values, b.values) || a.rank - b.rank;
+  // Ties in index order, which is the ids' UTF-8 order (the rows of the documents tree).
+  const byRelevance = params.sort === undefined;
+  const compare = (a: { values: unknown[]; id: string }, b: { values: unknown[]; id: string }) =>
+    (byRelevance ? (b.values[0] as number) - (a.values[0] as number) : compareSorted(sort, a.values, b.values)) ||
+    compareTerms(a.id, b.id);
   entries.sort(compare);
 
   let start = 0;
   if (after !== undefined) {
     if (after.values.length !== sort.length) throw new CouchError('bad_request', 'Invalid bookmark for this sort');
-    const position = { values: after.values, rank: rank(after.id) };
-    while (start < entries.length && compare(entries[start]!, position) <= 0) start++;
+    while (start < entries.length && compare(entries[start]!, after) <= 0) start++;
   }
   const page = entries.slice(start, start + params.limit);
   const rows: SearchRow[] = [];
@@ -129,7 +131,7 @@ export async function searchIndex(
     for (const [field, value] of Object.entries(stored)) {
       if (params.includeFields === undefined || params.includeFields.includes(field)) fields[field] = value;
     }
-    const row: SearchRow = { id: entry.id, order: [...entry.values, entry.rank], fields };
+    const row: SearchRow = { id: entry.id, order: [...entry.values, rank(entry.id)], fields };
     if (params.includeDocs) row.doc = await docJson(db, entry.id, params.conflicts);
     rows.push(row);
   }

@@ -61,6 +61,17 @@ const MID_NUM = new Set([
 const EXTEND_NUM_LET = /\p{Pc}/u;
 
 function classOf(ch: string): WordClass {
+  // ASCII first: most text is, and a regular expression per character is slow.
+  const code = ch.charCodeAt(0);
+  if (code < 0x80) {
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) return 'letter';
+    if (code >= 0x30 && code <= 0x39) return 'numeric';
+    if (code === 0x5f) return 'extendNumLet';
+    if (code === 0x2e || code === 0x27) return 'midNumLet';
+    if (code === 0x3a) return 'midLetter';
+    if (code === 0x2c || code === 0x3b) return 'midNum';
+    return 'other';
+  }
   if (DIGIT.test(ch)) return 'numeric';
   if (KATAKANA.test(ch)) return 'katakana';
   if (HAN.test(ch)) return 'ideo';
