@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './support/server.js';
+import { dropSchema } from './support/postgres.js';
+import { startTestServer, testStorage, type TestServer } from './support/server.js';
 
 /**
  * `_search` and `_search_info` over HTTP (run on SQLite, then on PostgreSQL): one test per
@@ -339,6 +340,45 @@ describe('full-text search over HTTP', () => {
     const syntax = await t.request('GET', '/s/_design/broken/_search/syntax?q=x');
     assert.equal(syntax.status, 400);
     assert.equal(syntax.json.error, 'compilation_error');
+  });
+
+  it('the index is kept in storage: after a restart it answers at once, as it was', async () => {
+    const storage = testStorage();
+    const first = await startTestServer(storage === undefined ? {} : { storage });
+    const second: TestServer[] = [];
+    try {
+      await first.request('PUT', '/keep');
+      await first.request('POST', '/keep/_bulk_docs', {
+        body: {
+          docs: [
+            { _id: 'x', text: 'kept words' },
+            { _id: 'y', text: 'other words' },
+          ],
+        },
+      });
+      await first.request('PUT', '/keep/_design/d', {
+        body: { indexes: { i: { index: 'function (doc) { index("default", doc.text, {store: true}); }' } } },
+      });
+      const before = await first.request('GET', '/keep/_design/d/_search/i?q=words');
+      assert.equal(before.json.total_rows, 2);
+      const info = (await first.request('GET', '/keep/_design/d/_search_info/i')).json.search_index;
+      await first.stop();
+      second.push(await startTestServer({ dataDir: first.dataDir, ...(storage === undefined ? {} : { storage }) }));
+      const again = second[0]!;
+      const after = (await again.request('GET', '/keep/_design/d/_search_info/i')).json.search_index;
+      assert.equal(after.committed_seq, info.committed_seq);
+      assert.equal(after.doc_count, 2);
+      const stale = await again.request('GET', '/keep/_design/d/_search/i?q=kept&stale=ok');
+      assert.deepEqual(
+        stale.json.rows.map((r: { id: string }) => r.id),
+        ['x'],
+      );
+      assert.deepEqual(stale.json.rows[0].fields, { default: 'kept words' });
+    } finally {
+      for (const s of second) await s.close();
+      await first.close();
+      if (storage !== undefined) await dropSchema(storage.url, storage.schema);
+    }
   });
 
   it("scores a lone term as Lucene's DefaultSimilarity does", async () => {
