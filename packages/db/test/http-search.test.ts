@@ -204,6 +204,31 @@ describe('full-text search over HTTP', () => {
     assert.equal((await search('*:*', { drilldown: '["tag"]' })).status, 400);
   });
 
+  it('group_field groups the hits by a field: group_limit groups, group_sort their order, limit and sort within', async () => {
+    const by = (r: { json: { groups: { by: string; total_rows: number; rows: { id: string }[] }[] } }) =>
+      r.json.groups.map((g) => [g.by, g.total_rows, g.rows.map((row) => row.id)]);
+    const plain = await search('*:*', { group_field: 'tag' });
+    assert.equal(plain.status, 200, JSON.stringify(plain.json));
+    assert.deepEqual(Object.keys(plain.json), ['total_rows', 'groups']);
+    assert.equal(plain.json.total_rows, 5);
+    assert.deepEqual(Object.keys(plain.json.groups[0]), ['by', 'total_rows', 'rows']);
+    assert.deepEqual(by(plain), [
+      ['Animals', 3, ['a', 'b', 'e']],
+      ['Tech', 1, ['c']],
+      ['Food', 1, ['d']],
+    ]);
+    assert.deepEqual(
+      by(await search('*:*', { group_field: 'tag', group_sort: '"year"' })).map((g) => g[0]),
+      ['Animals', 'Food', 'Tech'],
+    );
+    assert.deepEqual(by(await search('*:*', { group_field: 'tag', group_limit: '2', sort: '"-year"', limit: '2' })), [
+      ['Animals', 3, ['e', 'a']],
+      ['Tech', 1, ['c']],
+    ]);
+    assert.equal((await search('*:*', { group_limit: '2' })).status, 400);
+    assert.equal((await search('*:*', { group_field: 'tag', group_limit: '0' })).status, 400);
+  });
+
   it('include_docs and include_fields', async () => {
     const docs = await search('year:1999', { include_docs: 'true' });
     assert.equal(docs.json.rows[0].doc._id, 'b');
@@ -311,9 +336,8 @@ describe('full-text search over HTTP', () => {
 
   it('refuses what is not built, naming it', async () => {
     for (const [param, value] of [
-      ['group_field', 'tag'],
-      ['group_limit', '2'],
       ['highlight_fields', '["body"]'],
+      ['highlight_pre_tag', '<b>'],
     ]) {
       const r = await search('x', { [param!]: value! });
       assert.equal(r.status, 501, param);

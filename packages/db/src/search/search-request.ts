@@ -1,7 +1,7 @@
 /**
  * The parameters of `GET/POST /{db}/_design/{ddoc}/_search/{index}`, from the query string or
  * a JSON body (the body's members win), checked as dreyfus_httpd checks them. Parameters of
- * features this server does not have yet (grouping, highlighting) are refused with an error
+ * features this server does not have yet (highlighting) are refused with an error
  * naming them, never ignored.
  */
 import { CouchError } from '../errors.js';
@@ -27,16 +27,18 @@ export interface SearchParams {
   /** `stale=ok` or `update=false`: answer from the index as it is. */
   update: boolean;
   facets: FacetParams;
+  /** `group_field`: hits grouped by a field's value, `group_limit` groups, ordered by `group_sort`. */
+  group: { field: string; limit: number; sort: SortField[] | undefined } | undefined;
 }
+
+/** Groups a grouped search answers when `group_limit` is not given. */
+const DEFAULT_GROUP_LIMIT = 10;
 
 /** CouchDB's `[dreyfus] limit` default and `max_limit`. */
 const DEFAULT_LIMIT = 25;
 const MAX_LIMIT = 200;
 
 const NOT_BUILT: Record<string, string> = {
-  group_field: 'Grouped search results (`group_field`)',
-  group_limit: 'Grouped search results (`group_limit`)',
-  group_sort: 'Grouped search results (`group_sort`)',
   highlight_fields: 'Search highlighting (`highlight_fields`)',
   highlight_pre_tag: 'Search highlighting (`highlight_pre_tag`)',
   highlight_post_tag: 'Search highlighting (`highlight_post_tag`)',
@@ -59,6 +61,9 @@ const KNOWN = new Set([
   'counts',
   'ranges',
   'drilldown',
+  'group_field',
+  'group_limit',
+  'group_sort',
   ...Object.keys(NOT_BUILT),
 ]);
 
@@ -96,7 +101,31 @@ export function parseSearchParams(query: URLSearchParams, body: Record<string, u
       ranges: jsonOf(get('ranges'), parseRanges),
       drilldown: drilldownOf(query, body),
     },
+    group: groupOf(get('group_field'), get('group_limit'), get('group_sort')),
   };
+}
+
+function groupOf(
+  field: { raw?: string; value?: unknown } | undefined,
+  limit: { raw?: string; value?: unknown } | undefined,
+  sort: { raw?: string; value?: unknown } | undefined,
+): SearchParams['group'] {
+  if (field === undefined) {
+    if (limit !== undefined || sort !== undefined) {
+      throw new CouchError('query_parse_error', '`group_limit` and `group_sort` need a `group_field`');
+    }
+    return undefined;
+  }
+  const name = stringOf(field, 'group_field')!;
+  let groups = DEFAULT_GROUP_LIMIT;
+  if (limit !== undefined) {
+    const value = limit.raw !== undefined ? parsePositiveInteger(limit.raw) : limit.value;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      throw new CouchError('query_parse_error', '`group_limit` must be a positive integer');
+    }
+    groups = value;
+  }
+  return { field: name, limit: groups, sort: sortOf(sort) };
 }
 
 /** A JSON-valued parameter (JSON text in a query string), checked by `parse`. */

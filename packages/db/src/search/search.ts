@@ -42,6 +42,23 @@ export interface SearchAnswer {
   ranges?: Record<string, Record<string, number>>;
 }
 
+/** One group of a grouped search (`group_field`): its value, its hits, its first rows. */
+export interface SearchGroup {
+  by: string | null;
+  total_rows: number;
+  rows: SearchRow[];
+}
+
+export interface GroupedAnswer {
+  total_rows: number;
+  groups: SearchGroup[];
+}
+
+interface Entry {
+  id: string;
+  values: unknown[];
+}
+
 export interface SearchIndexInfo {
   name: string;
   search_index: {
@@ -78,7 +95,7 @@ export async function searchIndex(
   views: ViewManager,
   def: SearchIndexDef,
   params: SearchParams,
-): Promise<SearchAnswer> {
+): Promise<SearchAnswer | GroupedAnswer> {
   const syntax = parseQuerySyntax(params.query);
   const analyzers = fieldAnalyzers(def.analyzer);
   const after = params.bookmark === undefined ? undefined : decodeBookmark(params.bookmark);
@@ -104,28 +121,8 @@ export async function searchIndex(
     hits = new Map([...hits].filter(([id]) => kept.has(id)));
   }
   const rank = (id: string): number => docsTree.countBelow(encodeRowKey(null, id, true));
-
-  const sort = params.sort ?? [{ field: '<score>', type: 'score', descending: false }];
-  const needsValues = sort.some((s) => s.type === 'number' || s.type === 'string');
-  const entries = [...hits].map(([id, score]) => {
-    const value = needsValues ? docRow(id) : undefined;
-    return { id, values: sort.map((s) => sortValue(s, score, id, value, rank)) };
-  });
-  // Ties in index order, which is the ids' UTF-8 order (the rows of the documents tree).
-  const byRelevance = params.sort === undefined;
-  const compare = (a: { values: unknown[]; id: string }, b: { values: unknown[]; id: string }) =>
-    (byRelevance ? (b.values[0] as number) - (a.values[0] as number) : compareSorted(sort, a.values, b.values)) ||
-    compareTerms(a.id, b.id);
-  entries.sort(compare);
-
-  let start = 0;
-  if (after !== undefined) {
-    if (after.values.length !== sort.length) throw new CouchError('bad_request', 'Invalid bookmark for this sort');
-    while (start < entries.length && compare(entries[start]!, after) <= 0) start++;
-  }
-  const page = entries.slice(start, start + params.limit);
-  const rows: SearchRow[] = [];
-  for (const entry of page) {
+  const ordered = (sort: readonly SortField[] | undefined) => orderHits(hits, sort, docRow, rank);
+  const rowOf = async (entry: Entry): Promise<SearchRow> => {
     const stored = docRow(entry.id)?.s ?? {};
     const fields: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(stored)) {
@@ -133,8 +130,41 @@ export async function searchIndex(
     }
     const row: SearchRow = { id: entry.id, order: [...entry.values, rank(entry.id)], fields };
     if (params.includeDocs) row.doc = await docJson(db, entry.id, params.conflicts);
-    rows.push(row);
+    return row;
+  };
+
+  if (params.group !== undefined) {
+    const { field, limit: groupLimit, sort: groupSort } = params.group;
+    const buckets = new Map<string | null, Entry[]>();
+    for (const entry of ordered(params.sort).entries) {
+      const by = docRow(entry.id)?.t[field] ?? null;
+      let bucket = buckets.get(by);
+      if (bucket === undefined) buckets.set(by, (bucket = []));
+      bucket.push(entry);
+    }
+    // Groups in the order of their first document under group_sort.
+    const position = new Map<string, number>();
+    ordered(groupSort).entries.forEach((entry, i) => position.set(entry.id, i));
+    const head = (bucket: Entry[]) => Math.min(...bucket.map((e) => position.get(e.id)!));
+    const sortedGroups = [...buckets].sort((a, b) => head(a[1]) - head(b[1])).slice(0, groupLimit);
+    const groups: SearchGroup[] = [];
+    for (const [by, bucket] of sortedGroups) {
+      const rows: SearchRow[] = [];
+      for (const entry of bucket.slice(0, params.limit)) rows.push(await rowOf(entry));
+      groups.push({ by, total_rows: bucket.length, rows });
+    }
+    return { total_rows: hits.size, groups };
   }
+
+  const { entries, compare, sort } = ordered(params.sort);
+  let start = 0;
+  if (after !== undefined) {
+    if (after.values.length !== sort.length) throw new CouchError('bad_request', 'Invalid bookmark for this sort');
+    while (start < entries.length && compare(entries[start]!, after) <= 0) start++;
+  }
+  const page = entries.slice(start, start + params.limit);
+  const rows: SearchRow[] = [];
+  for (const entry of page) rows.push(await rowOf(entry));
   const last = page[page.length - 1];
   const bookmark =
     last !== undefined ? encodeBookmark(last.values, last.id) : (params.bookmark ?? encodeBookmark([], ''));
@@ -164,6 +194,29 @@ export async function searchInfo(
 }
 
 const HIGH = Buffer.from([0xff]);
+
+const RELEVANCE: readonly SortField[] = [{ field: '<score>', type: 'score', descending: false }];
+
+/** The hits in a sort's order (relevance when undefined); ties in index order (ids' UTF-8 order). */
+function orderHits(
+  hits: ReadonlyMap<string, number>,
+  given: readonly SortField[] | undefined,
+  docRow: (id: string) => DocValue | undefined,
+  rank: (id: string) => number,
+): { entries: Entry[]; compare: (a: Entry, b: Entry) => number; sort: readonly SortField[] } {
+  const sort = given ?? RELEVANCE;
+  const needsValues = sort.some((s) => s.type === 'number' || s.type === 'string');
+  const entries = [...hits].map(([id, score]) => {
+    const value = needsValues ? docRow(id) : undefined;
+    return { id, values: sort.map((s) => sortValue(s, score, id, value, rank)) };
+  });
+  const byRelevance = given === undefined;
+  const compare = (a: Entry, b: Entry) =>
+    (byRelevance ? (b.values[0] as number) - (a.values[0] as number) : compareSorted(sort, a.values, b.values)) ||
+    compareTerms(a.id, b.id);
+  entries.sort(compare);
+  return { entries, compare, sort };
+}
 
 function sortValue(
   s: SortField,

@@ -5,12 +5,22 @@
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { analyzeRequest } from '../../search/analyzers.js';
-import { searchDefinition, searchIndex, searchInfo } from '../../search/search.js';
+import { type SearchRow, searchDefinition, searchIndex, searchInfo } from '../../search/search.js';
 import { parseSearchParams } from '../../search/search-request.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { sendJson, sendText } from '../respond.js';
 import { dbOf } from './databases.js';
+
+/** Rows as JSON; included documents are JSON text already: spliced in, not parsed again. */
+function rowsJson(rows: readonly SearchRow[]): string {
+  const out = rows.map((row) => {
+    const { doc, ...rest } = row;
+    const head = JSON.stringify(rest);
+    return doc === undefined ? head : `${head.slice(0, -1)},"doc":${doc}}`;
+  });
+  return `[${out.join(',')}]`;
+}
 
 /** `counts` and `ranges` after the rows, when asked for. */
 function facets(answer: { counts?: unknown; ranges?: unknown }): string {
@@ -32,16 +42,16 @@ export const search = {
     }
     const params = parseSearchParams(ctx.query, body);
     const answer = await searchIndex(db, ctx.server.views(db), def, params);
-    // Included documents are JSON text already: spliced in, not parsed again.
-    const rows = answer.rows.map((row) => {
-      const { doc, ...rest } = row;
-      const head = JSON.stringify(rest);
-      return doc === undefined ? head : `${head.slice(0, -1)},"doc":${doc}}`;
-    });
+    if ('groups' in answer) {
+      const groups = answer.groups.map(
+        (g) => `{"by":${JSON.stringify(g.by)},"total_rows":${g.total_rows},"rows":${rowsJson(g.rows)}}`,
+      );
+      return sendText(ctx, 200, `{"total_rows":${answer.total_rows},"groups":[${groups.join(',')}]}`);
+    }
     sendText(
       ctx,
       200,
-      `{"total_rows":${answer.total_rows},"bookmark":${JSON.stringify(answer.bookmark)},"rows":[${rows.join(',')}]${facets(answer)}}`,
+      `{"total_rows":${answer.total_rows},"bookmark":${JSON.stringify(answer.bookmark)},"rows":${rowsJson(answer.rows)}${facets(answer)}}`,
     );
   },
 
