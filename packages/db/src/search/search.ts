@@ -144,7 +144,7 @@ export async function searchIndex(
     }
     // Groups in the order of their first document under group_sort.
     const position = new Map<string, number>();
-    ordered(groupSort).entries.forEach((entry, i) => position.set(entry.id, i));
+    for (const [i, entry] of ordered(groupSort).entries.entries()) position.set(entry.id, i);
     const head = (bucket: Entry[]) => Math.min(...bucket.map((e) => position.get(e.id)!));
     const sortedGroups = [...buckets].sort((a, b) => head(a[1]) - head(b[1])).slice(0, groupLimit);
     const groups: SearchGroup[] = [];
