@@ -285,7 +285,7 @@ export function wildcardPattern(pattern: string): { prefix: string; regex: RegEx
 }
 
 /** A fuzzy query as the optional terms it expands to (Lucene's top-terms rewrite, no coord). */
-function fuzzyExpansion(reader: IndexReader, q: Extract<RunQuery, { type: 'fuzzy' }>): RunQuery {
+export function fuzzyExpansion(reader: IndexReader, q: Extract<RunQuery, { type: 'fuzzy' }>): RunQuery {
   const target = [...q.term];
   const found: { term: string; similarity: number }[] = [];
   for (const term of reader.terms(q.field, '')) {

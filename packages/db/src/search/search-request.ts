@@ -1,12 +1,13 @@
 /**
  * The parameters of `GET/POST /{db}/_design/{ddoc}/_search/{index}`, from the query string or
- * a JSON body (the body's members win), checked as dreyfus_httpd checks them. Parameters of
- * features this server does not have yet (highlighting) are refused with an error
- * naming them, never ignored.
+ * a JSON body (the body's members win), checked as dreyfus_httpd checks them. A parameter of
+ * a feature this server does not have (`partition`) is refused with an error naming it, never
+ * ignored.
  */
 import { CouchError } from '../errors.js';
 import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
 import { type FacetParams, parseCounts, parseDrilldown, parseRanges } from './facets.js';
+import type { HighlightParams } from './highlights.js';
 
 export interface SortField {
   /** A field's name; `<score>` / `<doc>` for relevance and index order. */
@@ -29,6 +30,7 @@ export interface SearchParams {
   facets: FacetParams;
   /** `group_field`: hits grouped by a field's value, `group_limit` groups, ordered by `group_sort`. */
   group: { field: string; limit: number; sort: SortField[] | undefined } | undefined;
+  highlight: HighlightParams | undefined;
 }
 
 /** Groups a grouped search answers when `group_limit` is not given. */
@@ -39,11 +41,6 @@ const DEFAULT_LIMIT = 25;
 const MAX_LIMIT = 200;
 
 const NOT_BUILT: Record<string, string> = {
-  highlight_fields: 'Search highlighting (`highlight_fields`)',
-  highlight_pre_tag: 'Search highlighting (`highlight_pre_tag`)',
-  highlight_post_tag: 'Search highlighting (`highlight_post_tag`)',
-  highlight_number: 'Search highlighting (`highlight_number`)',
-  highlight_size: 'Search highlighting (`highlight_size`)',
   partition: 'Partitioned search (`partition`)',
 };
 
@@ -64,6 +61,11 @@ const KNOWN = new Set([
   'group_field',
   'group_limit',
   'group_sort',
+  'highlight_fields',
+  'highlight_pre_tag',
+  'highlight_post_tag',
+  'highlight_number',
+  'highlight_size',
   ...Object.keys(NOT_BUILT),
 ]);
 
@@ -102,6 +104,37 @@ export function parseSearchParams(query: URLSearchParams, body: Record<string, u
       drilldown: drilldownOf(query, body),
     },
     group: groupOf(get('group_field'), get('group_limit'), get('group_sort')),
+    highlight: highlightOf(get),
+  };
+}
+
+/** `highlight_fields` and its options (Clouseau's defaults: `<em>`, `</em>`, 1 fragment of 100 characters). */
+function highlightOf(
+  get: (name: string) => { raw?: string; value?: unknown } | undefined,
+): HighlightParams | undefined {
+  const fields = get('highlight_fields');
+  const options = ['highlight_pre_tag', 'highlight_post_tag', 'highlight_number', 'highlight_size'];
+  if (fields === undefined) {
+    const stray = options.find((name) => get(name) !== undefined);
+    if (stray !== undefined) throw new CouchError('query_parse_error', `\`${stray}\` needs \`highlight_fields\``);
+    return undefined;
+  }
+  const names = includeFieldsOf(fields, 'highlight_fields')!;
+  const count = (name: string, fallback: number): number => {
+    const param = get(name);
+    if (param === undefined) return fallback;
+    const value = param.raw !== undefined ? parsePositiveInteger(param.raw) : param.value;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      throw new CouchError('query_parse_error', `\`${name}\` must be a positive integer`);
+    }
+    return value;
+  };
+  return {
+    fields: names,
+    pre: stringOf(get('highlight_pre_tag'), 'highlight_pre_tag') ?? '<em>',
+    post: stringOf(get('highlight_post_tag'), 'highlight_post_tag') ?? '</em>',
+    number: count('highlight_number', 1),
+    size: count('highlight_size', 100),
   };
 }
 
@@ -169,11 +202,14 @@ function boolOf(param: { raw?: string; value?: unknown } | undefined, name: stri
   return value;
 }
 
-function includeFieldsOf(param: { raw?: string; value?: unknown } | undefined): string[] | undefined {
+function includeFieldsOf(
+  param: { raw?: string; value?: unknown } | undefined,
+  name = 'include_fields',
+): string[] | undefined {
   if (param === undefined) return undefined;
   const value = param.raw !== undefined ? parseJsonParam(param.raw) : param.value;
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
-    throw bad('`include_fields` must be an array of field names');
+    throw bad(`\`${name}\` must be an array of field names`);
   }
   return value as string[];
 }

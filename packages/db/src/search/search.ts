@@ -19,7 +19,8 @@ import type { GroupState } from '../views/group-state.js';
 import { fieldAnalyzers } from './analyzers.js';
 import { drillDown, facetCounts, facetRanges } from './facets.js';
 import { buildQuery } from './query-build.js';
-import { IndexReader, runQuery } from './query-eval.js';
+import { fuzzyExpansion, IndexReader, runQuery } from './query-eval.js';
+import { highlight, queryMatchers } from './highlights.js';
 import { parseQuerySyntax } from './query-syntax.js';
 import { DOCS, searchGroupOf, searchIndexOf, type SearchIndexDef } from './search-design.js';
 import { compareTerms } from './search-mapper.js';
@@ -30,6 +31,8 @@ export interface SearchRow {
   id: string;
   order: unknown[];
   fields: Record<string, unknown>;
+  /** With highlight_fields: per field, the fragments where the query matched. */
+  highlights?: Record<string, string[]>;
   /** With include_docs: the document's JSON text (`null` when gone). */
   doc?: string;
 }
@@ -121,6 +124,24 @@ export async function searchIndex(
     hits = new Map([...hits].filter(([id]) => kept.has(id)));
   }
   const rank = (id: string): number => docsTree.countBelow(encodeRowKey(null, id, true));
+  const matchers =
+    params.highlight === undefined
+      ? undefined
+      : queryMatchers(query, (q) => {
+          const expanded = fuzzyExpansion(reader, q as Extract<typeof q, { type: 'fuzzy' }>);
+          return expanded.type === 'bool' ? expanded.clauses.map((c) => (c.query as { term: string }).term) : [];
+        });
+  const highlightsOf = (stored: Record<string, unknown>): Record<string, string[]> => {
+    const out: Record<string, string[]> = {};
+    for (const field of params.highlight!.fields) {
+      const value = stored[field];
+      const texts = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+      out[field] = texts
+        .flatMap((text) => highlight(text, analyzers.forField(field), matchers!.get(field), params.highlight!))
+        .slice(0, params.highlight!.number);
+    }
+    return out;
+  };
   const ordered = (sort: readonly SortField[] | undefined) => orderHits(hits, sort, docRow, rank);
   const rowOf = async (entry: Entry): Promise<SearchRow> => {
     const stored = docRow(entry.id)?.s ?? {};
@@ -129,6 +150,7 @@ export async function searchIndex(
       if (params.includeFields === undefined || params.includeFields.includes(field)) fields[field] = value;
     }
     const row: SearchRow = { id: entry.id, order: [...entry.values, rank(entry.id)], fields };
+    if (params.highlight !== undefined) row.highlights = highlightsOf(stored);
     if (params.includeDocs) row.doc = await docJson(db, entry.id, params.conflicts);
     return row;
   };
