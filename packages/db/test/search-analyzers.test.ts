@@ -81,6 +81,13 @@ describe('search analyzers', () => {
     ]);
   });
 
+  test('cjk: runs of Han, Kana and Hangul as bigrams, width folded, the rest as standard', () => {
+    assert.deepEqual(terms('cjk', '我是中国人'), ['我是', '是中', '中国', '国人']);
+    assert.deepEqual(terms('cjk', 'カタカナ and 한국어'), ['カタ', 'タカ', 'カナ', '한국', '국어']);
+    assert.deepEqual(terms('cjk', '東 Ｔｏｋｙｏ 京'), ['東', 'tokyo', '京']);
+    assert.deepEqual(terms('cjk', 'ｶﾀｶﾅ'), ['カタ', 'タカ', 'カナ']);
+  });
+
   test('Porter: the examples of the paper', () => {
     const cases: Record<string, string> = {
       caresses: 'caress',
@@ -196,7 +203,7 @@ describe('search analyzers', () => {
   });
 
   test('property: every analyzer takes any text; positions strictly increase; no empty term but keyword', () => {
-    for (const name of ['standard', 'simple', 'whitespace', 'email', 'classic', 'english']) {
+    for (const name of ['standard', 'simple', 'whitespace', 'email', 'classic', 'english', 'cjk']) {
       fc.assert(
         fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (text) => {
           const tokens = analyzerNamed(name)(text);

@@ -12,6 +12,7 @@
  * | `email`      | UAX29URLEmailAnalyzer             | standard tokens, URLs and addresses whole → lowercase → stop |
  * | `classic`    | ClassicAnalyzer                   | classic grammar → ClassicFilter → lowercase → stop      |
  * | `english`    | EnglishAnalyzer                   | standard tokens → possessive `'s` off → lowercase → stop → Porter stem |
+ * | `cjk`        | CJKAnalyzer                       | width folded → Han/Kana/Hangul runs as bigrams, the rest standard → lowercase → stop |
  *
  * `{"name": ..., "stopwords": [...]}` replaces the stop words of an analyzer that has them;
  * `{"name": "perfield", "default": ..., "fields": {...}}` picks one per field. Any other name is
@@ -20,6 +21,7 @@
 import { CouchError } from '../errors.js';
 import { porterStem } from './porter-stemmer.js';
 import {
+  cjkTokens,
   classicTokens,
   emailTokens,
   keywordTokens,
@@ -71,7 +73,16 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
 export type Analyzer = (text: string) => Token[];
 
 /** The analyzers by name, for the messages that list them. */
-export const ANALYZER_NAMES = ['standard', 'simple', 'whitespace', 'keyword', 'email', 'classic', 'english'] as const;
+export const ANALYZER_NAMES = [
+  'standard',
+  'simple',
+  'whitespace',
+  'keyword',
+  'email',
+  'classic',
+  'english',
+  'cjk',
+] as const;
 
 /** One analyzer by name, with its stop words replaced when `stopwords` is given. */
 export function analyzerNamed(name: string, stopwords?: ReadonlySet<string>): Analyzer {
@@ -95,6 +106,8 @@ export function analyzerNamed(name: string, stopwords?: ReadonlySet<string>): An
           text: porterStem(t.text),
           position: t.position,
         }));
+    case 'cjk':
+      return (text) => withoutStopWords(lowercased(cjkTokens(text)), stop);
     default:
       throw new CouchError(
         'bad_request',

@@ -291,3 +291,50 @@ export function classicTokens(text: string): ClassicToken[] {
   }
   return out;
 }
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * CJKWidthFilter's folding: full-width ASCII (U+FF01–FF5E) to ASCII, half-width Katakana to
+ * full width (with its voicing marks composed).
+ */
+export function foldWidth(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (code >= 0xff01 && code <= 0xff5e) out += String.fromCharCode(code - 0xfee0);
+    else out += ch;
+  }
+  return /[\uff65-\uff9f]/u.test(out) ? out.replace(/[\uff65-\uff9f]+/gu, (run) => run.normalize('NFKC')) : out;
+}
+
+/**
+ * CJKAnalyzer's tokens before lowercasing and stop words: runs of Han, Hiragana, Katakana and
+ * Hangul as overlapping bigrams (a run of one character as itself), the rest as `standardTokens`.
+ */
+export function cjkTokens(text: string): Token[] {
+  const words: string[] = [];
+  let plain = '';
+  let run: string[] = [];
+  const flushPlain = () => {
+    for (const word of standardWords(plain)) words.push(word);
+    plain = '';
+  };
+  const flushRun = () => {
+    if (run.length === 1) words.push(run[0]!);
+    for (let i = 0; i + 1 < run.length; i++) words.push(run[i]! + run[i + 1]!);
+    run = [];
+  };
+  for (const ch of foldWidth(text)) {
+    if (CJK.test(ch)) {
+      if (plain !== '') flushPlain();
+      run.push(ch);
+    } else {
+      if (run.length > 0) flushRun();
+      plain += ch;
+    }
+  }
+  if (run.length > 0) flushRun();
+  if (plain !== '') flushPlain();
+  return positioned(words);
+}
