@@ -266,6 +266,16 @@ describe('full-text search over HTTP', () => {
     await t.request('PUT', '/s/g', { body: { body: 'a fox again' } });
     assert.deepEqual(ids(await search('body:fox', { stale: 'ok' })), ['a', 'e', 'f']);
     assert.deepEqual(ids(await search('body:fox', { update: 'false' })), ['a', 'e', 'f']);
+    // update_after: this answer as the index is, the update after it.
+    assert.deepEqual(ids(await search('body:fox', { stale: 'update_after' })), ['a', 'e', 'f']);
+    let later: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      later = ids(await search('body:fox', { stale: 'ok' }));
+      if (later.includes('g')) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(later, ['a', 'f', 'g']);
+    assert.equal((await search('body:fox', { stale: 'later' })).status, 400);
     assert.deepEqual(ids(await search('body:fox')), ['a', 'f', 'g']);
     const f = await t.request('GET', '/s/f');
     await t.request('PUT', '/s/f', { body: { ...f.json, body: 'no animals here' } });

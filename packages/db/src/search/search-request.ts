@@ -25,8 +25,12 @@ export interface SearchParams {
   includeDocs: boolean;
   conflicts: boolean;
   includeFields: string[] | undefined;
-  /** `stale=ok` or `update=false`: answer from the index as it is. */
-  update: boolean;
+  /**
+   * `now` (the default): the index brought up to date first; `never` (`stale=ok`,
+   * `update=false`): answered from the index as it is; `after` (`stale=update_after`,
+   * `update=lazy`): as it is, then brought up to date.
+   */
+  update: 'now' | 'never' | 'after';
   facets: FacetParams;
   /** `group_field`: hits grouped by a field's value, `group_limit` groups, ordered by `group_sort`. */
   group: { field: string; limit: number; sort: SortField[] | undefined } | undefined;
@@ -217,16 +221,18 @@ function includeFieldsOf(
 function updateOf(
   stale: { raw?: string; value?: unknown } | undefined,
   update: { raw?: string; value?: unknown } | undefined,
-): boolean {
+): SearchParams['update'] {
   if (stale !== undefined) {
     const value = stale.raw ?? stale.value;
-    if (value === 'ok' || value === 'update_after') return false;
+    if (value === 'ok') return 'never';
+    if (value === 'update_after') return 'after';
     throw new CouchError('query_parse_error', 'stale must be `ok` or `update_after`');
   }
-  if (update === undefined) return true;
+  if (update === undefined) return 'now';
   const value = update.raw ?? update.value;
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false' || value === 'lazy') return false;
+  if (value === true || value === 'true') return 'now';
+  if (value === false || value === 'false') return 'never';
+  if (value === 'lazy') return 'after';
   throw new CouchError('query_parse_error', 'update must be `true`, `false` or `lazy`');
 }
 

@@ -85,11 +85,19 @@ export async function searchDefinition(db: Database, ddoc: string, name: string)
   return searchIndexOf(ddocId, toPlain(current.body) as Record<string, unknown>, name);
 }
 
-/** The index opened in the view engine, brought up to date unless `update` is false. */
-async function openState(views: ViewManager, def: SearchIndexDef, update: boolean): Promise<GroupState> {
+/**
+ * The index opened in the view engine: brought up to date first (`now`), or taken as it is
+ * (what other nodes stored included), then updated in the background (`after`) or not.
+ */
+async function openState(views: ViewManager, def: SearchIndexDef, update: SearchParams['update']): Promise<GroupState> {
   const state = await views.state(searchGroupOf(def));
-  if (update) await views.refresh(state);
-  else await views.catchUp(state);
+  if (update === 'now') {
+    await views.refresh(state);
+    return state;
+  }
+  await views.catchUp(state);
+  // A failure of that update is the next query's to report (it runs the update again).
+  if (update === 'after') void views.refresh(state).catch(() => {});
   return state;
 }
 
@@ -202,7 +210,7 @@ export async function searchInfo(
   ddoc: string,
   name: string,
 ): Promise<SearchIndexInfo> {
-  const state = await openState(views, await searchDefinition(db, ddoc, name), false);
+  const state = await openState(views, await searchDefinition(db, ddoc, name), 'never');
   return {
     name: `${DESIGN_PREFIX}${ddoc}/${name}`,
     search_index: {
