@@ -12,7 +12,7 @@ import type { RowTree } from '../views/index/row-tree.js';
 import type { RunQuery } from './query-build.js';
 import { DOCS, NUMBERS, TERMS } from './search-design.js';
 import { compareTerms } from './search-mapper.js';
-import { boundedRange, exactRange, prefixRange } from './search-rows.js';
+import { boundedRange, exactRange, normValue, prefixRange } from './search-rows.js';
 
 /** Doc id → score. */
 export type Hits = Map<string, number>;
@@ -40,7 +40,7 @@ export class IndexReader {
   *postings(field: string, term: string): Generator<{ id: string; norm: number; positions: number[] }> {
     for (const row of this.trees[TERMS]!.rows(exactRange([field, term]), false)) {
       const [norm, ...positions] = JSON.parse(row.value[2]) as number[];
-      yield { id: row.value[1], norm: norm!, positions };
+      yield { id: row.value[1], norm: normValue(norm!), positions };
     }
   }
 
@@ -54,7 +54,7 @@ export class IndexReader {
       const comma = value.indexOf(',');
       let freq = 0;
       for (let i = comma; i !== -1; i = value.indexOf(',', i + 1)) freq++;
-      yield { id: row.value[1], norm: Number(value.slice(1, comma)), freq };
+      yield { id: row.value[1], norm: normValue(Number(value.slice(1, comma))), freq };
     }
   }
 

@@ -45,8 +45,9 @@ export function searchIndexesOf(ddocId: string, body: Record<string, unknown>): 
     if (typeof source !== 'string') continue;
     const analyzer = (def as Record<string, unknown>).analyzer;
     const signature = createHash('md5')
-      // Row format 1; the ddoc id, so that two design documents never share one index's state.
-      .update(JSON.stringify({ search: 1, ddocId, source, analyzer: analyzer ?? null }))
+      // Row format 2 (norms as Lucene's byte); the ddoc id, so that two design documents never
+      // share one index's state.
+      .update(JSON.stringify({ search: 2, ddocId, source, analyzer: analyzer ?? null }))
       .digest('hex');
     out.push({ ddocId, name, source, analyzer, signature });
   }

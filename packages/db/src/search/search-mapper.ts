@@ -21,7 +21,7 @@ import { createMapper, type MapBatchResult, type Mapper, type Row } from '../san
 import type { ViewGroup } from '../views/design.js';
 import { type FieldAnalyzers, fieldAnalyzers } from './analyzers.js';
 import { defOfGroup, SEARCH_LANGUAGE } from './search-design.js';
-import { type DocValue, encodedNorm } from './search-rows.js';
+import { type DocValue, normByte } from './search-rows.js';
 
 /** The server's native mapper for a search group (undefined for any other group). */
 export function searchMapper(group: ViewGroup): Mapper | undefined {
@@ -123,8 +123,8 @@ class SearchMapper implements Mapper {
       }
     }
     for (const [field, state] of fields) {
-      // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in one byte.
-      const norm = encodedNorm(state.length === 0 ? 0 : state.boost / Math.sqrt(state.length));
+      // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in Lucene's one byte.
+      const norm = normByte(state.length === 0 ? 0 : state.boost / Math.sqrt(state.length));
       for (const [term, positions] of state.postings)
         terms.push([
           [field, term],

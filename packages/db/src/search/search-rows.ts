@@ -4,7 +4,7 @@
  * is Lucene's term order), so a field's terms are one contiguous, ordered run of rows:
  *
  * - postings (TERMS): key `[field, term]`, value `[norm, position, ...]` — the field's length
- *   norm in this document (Lucene's, through its one-byte encoding) and the term's positions
+ *   norm in this document (Lucene's one byte, ./search-rows.ts normByte) and the term's positions
  *   (their count is the term frequency);
  * - numbers (NUMBERS): key `[field, number]`, value null (numeric queries and ranges);
  * - documents (DOCS): key the doc id, value `{"s": stored fields, "n": numeric sort values,
@@ -76,18 +76,25 @@ export function boundedRange(
   return { gte, lt };
 }
 
-/** Lucene 4's one-byte norm (SmallFloat.floatToByte315), decoded: what a stored norm is worth. */
-export function encodedNorm(value: number): number {
+/** Lucene 4's one-byte norm (SmallFloat.floatToByte315): the byte a posting keeps. */
+export function normByte(value: number): number {
   const floats = new Float32Array(1);
   const ints = new Int32Array(floats.buffer);
   floats[0] = value;
   const bits = ints[0]!;
   const small = bits >> (24 - 3);
-  let byte: number;
-  if (small <= (63 - 15) << 3) byte = bits <= 0 ? 0 : 1;
-  else if (small >= ((63 - 15) << 3) + 0x100) byte = 255;
-  else byte = small - ((63 - 15) << 3);
+  if (small <= (63 - 15) << 3) return bits <= 0 ? 0 : 1;
+  if (small >= ((63 - 15) << 3) + 0x100) return 255;
+  return small - ((63 - 15) << 3);
+}
+
+/** What each norm byte is worth (SmallFloat.byte315ToFloat). */
+const NORMS: readonly number[] = Array.from({ length: 256 }, (_, byte) => {
   if (byte === 0) return 0;
-  ints[0] = (byte << (24 - 3)) + ((63 - 15) << 24);
-  return floats[0]!;
+  const ints = new Int32Array([(byte << (24 - 3)) + ((63 - 15) << 24)]);
+  return new Float32Array(ints.buffer)[0]!;
+});
+
+export function normValue(byte: number): number {
+  return NORMS[byte] ?? 0;
 }
