@@ -150,7 +150,8 @@ export async function searchIndex(
     }
     return out;
   };
-  const ordered = (sort: readonly SortField[] | undefined) => orderHits(hits, sort, docRow, rank);
+  const ordered = (sort: readonly SortField[] | undefined, sorted = true) =>
+    orderHits(hits, sort, docRow, rank, sorted);
   const rowOf = async (entry: Entry): Promise<SearchRow> => {
     const stored = docRow(entry.id)?.s ?? {};
     const fields: Record<string, unknown> = {};
@@ -186,13 +187,16 @@ export async function searchIndex(
     return { total_rows: hits.size, groups };
   }
 
-  const { entries, compare, sort } = ordered(params.sort);
-  let start = 0;
-  if (after !== undefined) {
-    if (after.values.length !== sort.length) throw new CouchError('bad_request', 'Invalid bookmark for this sort');
-    while (start < entries.length && compare(entries[start]!, after) <= 0) start++;
+  // Only the page is put in order: the first `limit` hits after the bookmark.
+  const { entries, compare, sort } = ordered(params.sort, false);
+  if (after !== undefined && after.values.length !== sort.length) {
+    throw new CouchError('bad_request', 'Invalid bookmark for this sort');
   }
-  const page = entries.slice(start, start + params.limit);
+  const page = smallest(
+    after === undefined ? entries : entries.filter((entry) => compare(entry, after) > 0),
+    params.limit,
+    compare,
+  );
   const rows: SearchRow[] = [];
   for (const entry of page) rows.push(await rowOf(entry));
   const last = page[page.length - 1];
@@ -233,6 +237,7 @@ function orderHits(
   given: readonly SortField[] | undefined,
   docRow: (id: string) => DocValue | undefined,
   rank: (id: string) => number,
+  sorted: boolean,
 ): { entries: Entry[]; compare: (a: Entry, b: Entry) => number; sort: readonly SortField[] } {
   const sort = given ?? RELEVANCE;
   const needsValues = sort.some((s) => s.type === 'number' || s.type === 'string');
@@ -244,8 +249,45 @@ function orderHits(
   const compare = (a: Entry, b: Entry) =>
     (byRelevance ? (b.values[0] as number) - (a.values[0] as number) : compareSorted(sort, a.values, b.values)) ||
     compareTerms(a.id, b.id);
-  entries.sort(compare);
+  if (sorted) entries.sort(compare);
   return { entries, compare, sort };
+}
+
+/** The `k` first entries in order, through a bounded max-heap (a page of many hits sorts k, not all). */
+function smallest(entries: readonly Entry[], k: number, compare: (a: Entry, b: Entry) => number): Entry[] {
+  if (k <= 0) return [];
+  if (entries.length <= k) return [...entries].sort(compare);
+  const heap: Entry[] = [];
+  const up = (i: number) => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (compare(heap[i]!, heap[parent]!) <= 0) return;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let top = i;
+      if (left < heap.length && compare(heap[left]!, heap[top]!) > 0) top = left;
+      if (right < heap.length && compare(heap[right]!, heap[top]!) > 0) top = right;
+      if (top === i) return;
+      [heap[i], heap[top]] = [heap[top]!, heap[i]!];
+      i = top;
+    }
+  };
+  for (const entry of entries) {
+    if (heap.length < k) {
+      heap.push(entry);
+      up(heap.length - 1);
+    } else if (compare(entry, heap[0]!) < 0) {
+      heap[0] = entry;
+      down(0);
+    }
+  }
+  return heap.sort(compare);
 }
 
 function sortValue(
