@@ -6,6 +6,7 @@
 //   docs   (docs.mjs)  bulk load docs/s, random GET /db/{id} at c16, peak RSS, JSON parser speed;
 //   views  (views.mjs) index build of two views (time, peak RSS), reduce/group queries, range
 //                      reads, multi-key fetch, a streamed include_docs read, incremental update;
+//   search (search.mjs) search index build against a one-field view, term/phrase queries, the $regex peer, update, size
 //   mango  (mango.mjs) JSON index builds, _find by an indexed field, a sorted range, a full scan,
 //                      _changes?filter=_selector (not in the default suites until Mango lands);
 //   nodes  (nodes.mjs) divan-postgres only: a node's CPU per read request alone and with a
@@ -46,6 +47,7 @@ import { join } from 'node:path';
 import { BENCH, PACKAGE, ROOT, couchdbTarget, client, fmt, makeDoc, nowUs, phase, startServer } from './common.mjs';
 import { bulkLoad, reportDocs, runDocs } from './docs.mjs';
 import { reportMango, runMango } from './mango.mjs';
+import { reportSearch, runSearch } from './search.mjs';
 import { reportNodes, runNodes } from './nodes.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
 import { reportAttachments, runAttachments } from './attachments.mjs';
@@ -54,7 +56,7 @@ import { reportWrites, runWrites } from './writes.mjs';
 import { reportReplication, runReplication } from './replication.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,writes,nodes,attachments,auth,replication,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,search,writes,nodes,attachments,auth,replication,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -95,6 +97,7 @@ function parseArgs(argv) {
         'docs',
         'views',
         'mango',
+        'search',
         'writes',
         'nodes',
         'attachments',
@@ -196,6 +199,7 @@ const results = {
   docs: {},
   views: {},
   mango: {},
+  search: {},
   writes: {},
   attachments: {},
   auth: {},
@@ -207,7 +211,7 @@ for (const name of opts.servers) {
   try {
     const created = await server.request('PUT', `/${server.db}`);
     if (created.status !== 201) throw new Error(`${name}: create db ${created.status} ${created.body}`);
-    if (['docs', 'views', 'mango', 'nodes'].some((suite) => opts.suites.includes(suite))) {
+    if (['docs', 'views', 'mango', 'search', 'nodes'].some((suite) => opts.suites.includes(suite))) {
       console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
       const loadStart = nowUs();
       const load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
@@ -217,6 +221,7 @@ for (const name of opts.servers) {
       phase(server, 'reads', readStart);
       if (opts.suites.includes('views')) results.views[name] = await runViews(server, opts);
       if (opts.suites.includes('mango')) results.mango[name] = await runMango(server, opts);
+      if (opts.suites.includes('search')) results.search[name] = await runSearch(server, opts);
       if (opts.suites.includes('nodes') && name === 'divan-postgres') results.nodes = await runNodes(server, opts);
     }
     if (opts.suites.includes('writes')) results.writes[name] = await runWrites(server, opts);
@@ -239,6 +244,7 @@ if (opts.suites.includes('docs')) await reportDocs(results.docs, opts);
 if (opts.suites.includes('views')) reportViews(results.views, opts);
 if (opts.suites.includes('mango')) reportMango(results.mango);
 if (opts.suites.includes('writes')) reportWrites(results.writes);
+if (opts.suites.includes('search')) reportSearch(results.search);
 if (results.nodes !== undefined) reportNodes(results.nodes);
 if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
 if (opts.suites.includes('auth')) reportAuth(results.auth);

@@ -36,17 +36,27 @@ describe('reserved names and unusual requests', () => {
   });
   after(() => t.close());
 
-  it('_search and _nouveau under a design document answer 501 naming them', async () => {
-    for (const fn of ['_search', '_search_info', '_nouveau', '_nouveau_info']) {
+  it('_nouveau under a design document answers 501 naming it; _search looks for the index (http-search)', async () => {
+    for (const fn of ['_search', '_search_info']) {
+      const r = await t.request('GET', `/rdb/_design/d/${fn}/idx?q=x:1`);
+      assert.deepEqual([r.status, r.json.error], [404, 'not_found'], fn);
+      assert.match(r.json.reason, /Search index idx not found in design document _design\/d/);
+      const bare = await t.request('GET', `/rdb/_design/d/${fn}`);
+      assert.deepEqual([bare.status, bare.json.error], [404, 'not_found'], fn);
+      assert.ok(bare.json.reason.includes(`\`${fn}\``), bare.json.reason);
+    }
+    for (const fn of ['_nouveau', '_nouveau_info']) {
       for (const path of [`/rdb/_design/d/${fn}/idx`, `/rdb/_design/d/${fn}`]) {
         const r = await t.request('GET', `${path}?q=x:1`);
         assert.deepEqual([r.status, r.json.error], [501, 'not_implemented'], path);
         assert.ok(r.json.reason.includes(`\`${fn}\``), r.json.reason);
       }
     }
-    const cleanup = await t.request('POST', '/rdb/_search_cleanup', { body: {} });
+    const cleanup = await t.request('POST', '/rdb/_nouveau_cleanup', { body: {} });
     assert.deepEqual([cleanup.status, cleanup.json.error], [501, 'not_implemented']);
-    assert.match(cleanup.json.reason, /_search_cleanup/);
+    assert.match(cleanup.json.reason, /_nouveau_cleanup/);
+    const searchCleanup = await t.request('POST', '/rdb/_search_cleanup', { body: {} });
+    assert.deepEqual([searchCleanup.status, searchCleanup.json], [202, { ok: true }]);
   });
 
   it('an unknown design document endpoint is a 404 naming it, never a missing attachment', async () => {
@@ -76,8 +86,11 @@ describe('reserved names and unusual requests', () => {
   it('the database is authorized before any of that is said', async () => {
     const anon = await t.request('GET', '/rdb/_design/d/_search/idx', { auth: false });
     assert.equal(anon.status, 401);
-    const member = await t.request('GET', '/rdb/_design/d/_search/idx', { auth: basic('ria', 'pw') });
+    const member = await t.request('GET', '/rdb/_design/d/_nouveau/idx', { auth: basic('ria', 'pw') });
     assert.equal(member.status, 501);
+    // A member may search: authorized, then told the index is not there.
+    const search = await t.request('GET', '/rdb/_design/d/_search/idx?q=x', { auth: basic('ria', 'pw') });
+    assert.equal(search.status, 404);
     assert.equal((await t.request('GET', '/rdb/_shards', { auth: false })).status, 401);
     assert.equal((await t.request('GET', '/rdb/_partition/p/_all_docs', { auth: false })).status, 401);
     assert.equal((await t.request('GET', '/nodb/_partition/p/_all_docs')).status, 404);

@@ -19,6 +19,7 @@ import { mango } from './handlers/mango.js';
 import { partitions } from './handlers/partitions.js';
 import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
+import { search } from './handlers/search.js';
 import { designFunctions } from './handlers/design-functions.js';
 import { node } from './handlers/node.js';
 import { scheduler } from './handlers/scheduler.js';
@@ -46,6 +47,7 @@ export const HANDLERS: HandlerTable = {
   changes,
   bulk,
   views,
+  search,
   design_functions: designFunctions,
   maintenance,
   mango,

@@ -28,6 +28,8 @@ const CONSTRAINTS = {
   func: SEGMENT,
   viewddoc: SEGMENT,
   partition: SEGMENT,
+  /** A design document's search index (`_search/{index}`). */
+  index: SEGMENT,
   /** A design document's endpoint (`_view`, `_info`, ...): attachment names never start with `_`. */
   fn: /_[^/]*/,
 };
@@ -200,7 +202,7 @@ const SERVER = [
   notImplemented('/_reshard', 'Resharding (`/_reshard`)', 'server-admin'),
   notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)', 'server-admin'),
   notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)', 'server-admin'),
-  notImplemented('/_search_analyze', 'Full-text search (`/_search_analyze`)'),
+  endpoint('/_search_analyze', { POST: 'search#analyze' }),
   notImplemented('/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'),
   // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
   ...['_config', '_stats', '_log', '_restart'].flatMap((name) => [
@@ -312,7 +314,7 @@ const DATABASE = [
   notImplemented('/:db/_sync_shards', 'Shard maps (`_sync_shards`)', 'server-admin'),
   // Temporary views were removed in CouchDB 2.0: 410, as CouchDB answers.
   answer('/:db/_temp_view', 'tempViewGone', {}, 'member'),
-  notImplemented('/:db/_search_cleanup', 'Full-text search (`_search_cleanup`)', 'db-admin'),
+  endpoint('/:db/_search_cleanup', { POST: 'search#cleanup' }, 'db-admin'),
   notImplemented('/:db/_nouveau_cleanup', 'Full-text search (`_nouveau_cleanup`)', 'db-admin'),
 
   endpoint('/:db/_local/:docid', DOCUMENT, 'member-own-doc', { prefix: '_local/' }),
@@ -328,9 +330,12 @@ const DATABASE = [
   endpoint('/:db/_design/:docid/_update/:func/*rest', UPDATE, 'member-own-doc'),
   endpoint('/:db/_design/:docid/_rewrite', REWRITE, 'member'),
   endpoint('/:db/_design/:docid/_rewrite/*rest', REWRITE, 'member'),
-  // Full-text search (`_search`, `_nouveau`) and any other `_name` under a design document: no
-  // attachment name starts with `_`, so each is answered as an endpoint, naming it.
-  ...['_search', '_search_info', '_nouveau', '_nouveau_info'].flatMap((fn) => [
+  // Full-text search (src/search/): `_search` and `_search_info` of an index.
+  endpoint('/:db/_design/:docid/_search/:index', { GET: 'search#query', POST: 'search#query' }, 'member'),
+  endpoint('/:db/_design/:docid/_search_info/:index', { GET: 'search#info' }, 'member'),
+  // Nouveau (`_nouveau`) and any other `_name` under a design document: no attachment name
+  // starts with `_`, so each is answered as an endpoint, naming it.
+  ...['_nouveau', '_nouveau_info'].flatMap((fn) => [
     answer(`/:db/_design/:docid/${fn}`, 'designEndpoint', { fn, search: '1' }, 'member'),
     answer(`/:db/_design/:docid/${fn}/*rest`, 'designEndpoint', { fn, search: '1' }, 'member'),
   ]),

@@ -31,6 +31,8 @@ import { StorageExistsError } from '../storage/contract.js';
 import { validateDbName } from '../storage/db-names.js';
 import { checkDesignWrite } from '../views/design-check.js';
 import { ViewManager } from '../views/view-manager.js';
+import { searchMapper } from '../search/search-mapper.js';
+import { searchSignatures } from '../search/search-design.js';
 import { jsonIndexMapper } from '../mango/json-index.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
@@ -47,9 +49,12 @@ import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '.
 import { DbUpdates } from './db-updates.js';
 import { UuidGenerator } from './uuids.js';
 
-/** Mango's JSON indexes (`"language": "query"` design docs) are mapped natively. */
+/**
+ * Mango's JSON indexes (`"language": "query"` design docs) are mapped natively; so are
+ * full-text indexes (their index functions run in the sandbox, their analyzers here).
+ */
 function mangoMappers(group: ViewGroup) {
-  if (group.language !== 'query') return undefined;
+  if (group.language !== 'query') return searchMapper(group);
   return jsonIndexMapper(group, (json) => {
     const selector = parseSelector(json);
     return (doc) => matches(selector, doc);
@@ -401,7 +406,7 @@ export class CouchServer {
   views(db: Database): ViewManager {
     let manager = this.viewManagers.get(db);
     if (manager === undefined) {
-      manager = new ViewManager(db, db.viewIndexes(), this.log, mangoMappers);
+      manager = new ViewManager(db, db.viewIndexes(), this.log, mangoMappers, searchSignatures);
       this.viewManagers.set(db, manager);
     }
     return manager;

@@ -44,6 +44,11 @@ export interface ViewGroup {
    */
   partitioned: boolean;
   signature: string;
+  /**
+   * How its updates show in `_active_tasks` when not as a view group's (`indexer`): a full-text
+   * index is CouchDB's `search_indexer` of one index.
+   */
+  task?: { type: 'search_indexer'; index: string };
 }
 
 /** The view group of a design document's body (a plain object as JSON.parse gives it). */

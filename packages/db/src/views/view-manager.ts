@@ -31,6 +31,12 @@ import { updateIndex } from './updater/update-index.js';
  */
 export type NativeMappers = (group: ViewGroup) => Mapper | undefined;
 
+/**
+ * The signatures of the other index groups a design document defines (full-text indexes, kept
+ * by this manager too): in use while their design document is, so cleanup keeps them.
+ */
+export type MoreSignatures = (ddocId: string, body: Record<string, unknown>) => readonly string[];
+
 /** The `view_index` member of a design document's `_info`. */
 export interface ViewIndexInfo {
   signature: string;
@@ -58,6 +64,7 @@ export class ViewManager {
     private readonly indexes: ViewIndexStore,
     private readonly log: (line: string) => void,
     private readonly nativeMappers: NativeMappers = () => undefined,
+    private readonly moreSignatures: MoreSignatures = () => [],
   ) {}
 
   /** The view group of a design document: 404 `missing`/`deleted` as CouchDB answers. */
@@ -110,10 +117,10 @@ export class ViewManager {
     const live = new Set<string>();
     for (const record of await this.db.designRecords()) {
       const current = await this.db.winningBody(record.id);
-      if (current !== undefined)
-        live.add(
-          viewGroupOf(record.id, toPlain(current.body) as Record<string, unknown>, this.db.partitioned).signature,
-        );
+      if (current === undefined) continue;
+      const body = toPlain(current.body) as Record<string, unknown>;
+      live.add(viewGroupOf(record.id, body, this.db.partitioned).signature);
+      for (const signature of this.moreSignatures(record.id, body)) live.add(signature);
     }
     return live;
   }

@@ -133,6 +133,9 @@ function waitForEvent(ctx: RequestContext, since: number, timeout: number): Prom
     // setTimeout would fire at once for Infinity (it overflows to 1 ms).
     if (Number.isFinite(timeout)) timer = setTimeout(finish, timeout);
     ctx.res.on('close', finish);
+    // A client that left while the rows before were read has closed already: its 'close' has
+    // passed, and waiting would keep the feed (and its heartbeat timer) for ever.
+    if (ctx.res.destroyed) finish();
   });
 }
 

@@ -3,8 +3,10 @@ import type { TaskProgress } from '../../support/active-task.js';
 import type { ViewGroup } from '../design.js';
 
 export interface ActiveTask extends TaskProgress {
-  type: 'indexer';
+  type: 'indexer' | 'search_indexer';
   design_document: string;
+  /** A search index's name (`search_indexer`). */
+  index?: string;
 }
 
 /** Log lines of a running update at most this often (ms). */
@@ -24,9 +26,10 @@ export class UpdateProgress {
   ) {
     const now = Math.floor(Date.now() / 1000);
     this.task = {
-      type: 'indexer',
+      type: group.task?.type ?? 'indexer',
       database: dbName,
       design_document: group.ddocId,
+      ...(group.task === undefined ? {} : { index: group.task.index }),
       changes_done: 0,
       total_changes: totalChanges,
       progress: 0,

@@ -1,0 +1,174 @@
+/**
+ * The map step of a search index: each document through the index function in the sandbox
+ * (CouchDB's dreyfus.js `index(name, value, options)`, with its checks), then its fields
+ * through the analyzers here, into the rows of ./search-rows.ts. What each call of `index`
+ * makes is what Clouseau makes of it:
+ *
+ * - a string: analyzed text (`index: "not_analyzed"` one term as is; `index: false` or `"no"`
+ *   not searchable), its length norm times `boost`;
+ * - a number: a numeric field (numeric term queries and ranges), not text;
+ * - a boolean: the one term `true` or `false`;
+ * - `store: true` (or `"yes"`): the value comes back in a hit's `fields`;
+ * - `facet: true`: a string counts in `counts` and narrows with `drilldown`, a number counts
+ *   in `ranges`.
+ *
+ * Positions continue from one value of a field to the next in the same document (Lucene's
+ * position increment gap of 0).
+ */
+import { compareUtf8 } from '../collation/index.js';
+import { CouchError } from '../errors.js';
+import { createMapper, type MapBatchResult, type Mapper, type Row } from '../sandbox/index.js';
+import type { ViewGroup } from '../views/design.js';
+import { type FieldAnalyzers, fieldAnalyzers } from './analyzers.js';
+import { defOfGroup, SEARCH_LANGUAGE } from './search-design.js';
+import { type DocValue, normByte } from './search-rows.js';
+
+/** The server's native mapper for a search group (undefined for any other group). */
+export function searchMapper(group: ViewGroup): Mapper | undefined {
+  if (group.language !== SEARCH_LANGUAGE) return undefined;
+  return new SearchMapper(group);
+}
+
+/**
+ * The index function as a map function: `index` is a local of the closure the function is
+ * compiled in (a direct `eval`), and each call is emitted as a row `[name, [value, options]]`.
+ */
+function indexFunctionAsMap(source: string): string {
+  return `(function () {
+  var index = function (name, value, options) {
+    if (typeof name !== 'string') throw { name: 'TypeError', message: 'name must be a string not ' + typeof name };
+    if (name.substring(0, 1) === '_') throw { name: 'ReservedName', message: 'name must not start with an underscore' };
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      throw { name: 'TypeError', message: 'value must be a string, a number or boolean not ' + typeof value };
+    if (options && typeof options !== 'object') throw { name: 'TypeError', message: 'options must be an object not ' + typeof options };
+    emit(name, [value, options || {}]);
+  };
+  var fn = eval('(' + ${JSON.stringify(source.trim().replace(/;+$/, ''))} + '\\n)');
+  if (typeof fn !== 'function') throw 'Expression does not eval to a function.';
+  return function (doc) { fn(doc); };
+})()`;
+}
+
+class SearchMapper implements Mapper {
+  readonly viewNames = ['terms', 'numbers', 'docs'];
+  private inner: Promise<Mapper> | undefined;
+  private readonly analyzers: FieldAnalyzers;
+
+  constructor(private readonly group: ViewGroup) {
+    const def = defOfGroup(group);
+    // An unknown analyzer fails the update (a 400 to the query that asked for it).
+    this.analyzers = fieldAnalyzers(def.analyzer);
+  }
+
+  async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
+    const def = defOfGroup(this.group);
+    this.inner ??= createMapper({ views: [{ name: def.name, map: indexFunctionAsMap(def.source) }] }).catch(
+      (error: unknown) => {
+        this.inner = undefined;
+        if (error instanceof CouchError && error.error === 'compilation_error') {
+          throw new CouchError(
+            'compilation_error',
+            `Compilation of the index function of '${def.name}' failed: ${error.reason}`,
+            400,
+          );
+        }
+        throw error;
+      },
+    );
+    const mapped = await (await this.inner).mapBatch(docsJson);
+    return { rows: mapped.rows.map((views) => this.rowsOf(views[0] ?? [])), errors: mapped.errors };
+  }
+
+  /** One document's index calls → its rows in the three trees. */
+  private rowsOf(calls: Row[]): Row[][] {
+    const terms: Row[] = [];
+    const numbers: Row[] = [];
+    const doc: DocValue = { s: {}, n: {}, t: {} };
+    /** Per field: its tokens so far (positions continue), its boost, its postings by term. */
+    const fields = new Map<string, { length: number; next: number; boost: number; postings: Map<string, number[]> }>();
+    for (const [name, args] of calls) {
+      const field = name as string;
+      const [value, rawOptions] = args as [unknown, unknown];
+      const options = (typeof rawOptions === 'object' && rawOptions !== null ? rawOptions : {}) as Record<
+        string,
+        unknown
+      >;
+      if (isStored(options.store)) addStored(doc.s, field, typeof value === 'boolean' ? String(value) : value);
+      if (options.facet === true) addFacet(doc, field, value);
+      if (typeof value === 'number') {
+        numbers.push([[field, value], null]);
+        if (doc.n[field] === undefined || value > doc.n[field]) doc.n[field] = value;
+        continue;
+      }
+      const mode = typeof value === 'boolean' ? 'not_analyzed' : indexMode(options.index);
+      if (mode === 'no') continue;
+      const text = String(value);
+      const tokens = mode === 'not_analyzed' ? [{ text, position: 0 }] : this.analyzers.forField(field)(text);
+      let state = fields.get(field);
+      if (state === undefined) {
+        state = { length: 0, next: 0, boost: 1, postings: new Map() };
+        fields.set(field, state);
+      }
+      if (typeof options.boost === 'number') state.boost *= options.boost;
+      const base = state.next;
+      for (const token of tokens) {
+        const position = base + token.position;
+        let positions = state.postings.get(token.text);
+        if (positions === undefined) state.postings.set(token.text, (positions = []));
+        positions.push(position);
+        state.length++;
+        state.next = position + 1;
+        const best = doc.t[field];
+        if (best === undefined || compareTerms(token.text, best) > 0) doc.t[field] = token.text;
+      }
+    }
+    for (const [field, state] of fields) {
+      // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in Lucene's one byte.
+      const norm = normByte(state.length === 0 ? 0 : state.boost / Math.sqrt(state.length));
+      for (const [term, positions] of state.postings)
+        terms.push([
+          [field, term],
+          [norm, ...positions],
+        ]);
+    }
+    return [terms, numbers, [[null, doc]]];
+  }
+
+  dispose(): void {
+    void this.inner?.then((mapper) => mapper.dispose()).catch(() => {});
+  }
+}
+
+function isStored(store: unknown): boolean {
+  return store === true || (typeof store === 'string' && store.toLowerCase() === 'yes');
+}
+
+/** Clouseau's `index` option: analyzed by default; `false`/`"no"` not indexed; `"not_analyzed"` one term. */
+function indexMode(index: unknown): 'analyzed' | 'not_analyzed' | 'no' {
+  if (index === false) return 'no';
+  if (typeof index !== 'string') return 'analyzed';
+  const upper = index.toUpperCase();
+  if (upper === 'NO') return 'no';
+  if (upper === 'NOT_ANALYZED' || upper === 'NOT_ANALYZED_NO_NORMS') return 'not_analyzed';
+  return 'analyzed';
+}
+
+/** Clouseau's facets: a non-empty string for counts and drilldown, a number for ranges. */
+function addFacet(doc: DocValue, field: string, value: unknown): void {
+  if (typeof value === 'number') {
+    doc.fn ??= {};
+    (doc.fn[field] ??= []).push(value);
+  } else if (typeof value === 'string' && value !== '') {
+    doc.f ??= {};
+    (doc.f[field] ??= []).push(value);
+  }
+}
+
+function addStored(stored: Record<string, unknown>, field: string, value: unknown): void {
+  if (!(field in stored)) stored[field] = value;
+  else if (Array.isArray(stored[field])) (stored[field] as unknown[]).push(value);
+  else stored[field] = [stored[field], value];
+}
+
+/** Lucene's term order: UTF-8 bytes (also the order of document ids in the index's rows). */
+export const compareTerms = compareUtf8;

@@ -1,0 +1,100 @@
+/**
+ * The rows of a search index (see ./search-design.ts), and the byte ranges that read them back.
+ * Keys are in the raw collation (../collation: Erlang term order, strings by UTF-8 bytes, which
+ * is Lucene's term order), so a field's terms are one contiguous, ordered run of rows:
+ *
+ * - postings (TERMS): key `[field, term]`, value `[norm, position, ...]` — the field's length
+ *   norm in this document (Lucene's one byte, ./search-rows.ts normByte) and the term's positions
+ *   (their count is the term frequency);
+ * - numbers (NUMBERS): key `[field, number]`, value null (numeric queries and ranges);
+ * - documents (DOCS): key the doc id, value `{"s": stored fields, "n": numeric sort values,
+ *   "t": string sort values, "f"/"fn": facet values}`: one row per indexed document, whatever
+ *   its fields.
+ */
+import { encodeRawKey, exactKeyRange } from '../collation/index.js';
+import type { RowRange } from '../views/index/row-tree.js';
+
+export interface PostingValue {
+  norm: number;
+  positions: number[];
+}
+
+export interface DocValue {
+  /** Stored fields: one value, or an array for a field stored more than once. */
+  s: Record<string, unknown>;
+  /** The numeric sort value per field (the largest, as Lucene's field cache reads it). */
+  n: Record<string, number>;
+  /** The string sort value per field (the largest term). */
+  t: Record<string, string>;
+  /** Facet values (`facet: true`): strings for `counts` and `drilldown`... */
+  f?: Record<string, string[]>;
+  /** ...numbers for `ranges`. */
+  fn?: Record<string, number[]>;
+}
+
+const HIGH = Buffer.from([0xff]);
+
+/** The row key prefix of every row of `key` (the encoding without the array's terminator). */
+function openKey(key: unknown[]): Buffer {
+  const bytes = encodeRawKey(key);
+  return bytes.subarray(0, bytes.length - 1);
+}
+
+/** All rows of one exact key (a term of a field, a number of a field, a doc id). */
+export function exactRange(key: unknown): RowRange {
+  return exactKeyRange(key, true);
+}
+
+/** The rows of every term of `field` starting with `prefix` (all of its terms for ''). */
+export function prefixRange(field: string, prefix: string): RowRange {
+  // Without the string's terminator either: every longer term continues these bytes.
+  const start = openKey([field, prefix]);
+  const gte = start.subarray(0, start.length - 1);
+  return { gte, lt: Buffer.concat([gte, HIGH]) };
+}
+
+/**
+ * The rows of `field` between two bounds (strings in the postings, numbers in the numbers
+ * tree); null: open on that side.
+ */
+export function boundedRange(
+  field: string,
+  lower: string | number | null,
+  upper: string | number | null,
+  includeLower: boolean,
+  includeUpper: boolean,
+): RowRange {
+  const whole = openKey([field]);
+  const gte =
+    lower === null ? whole : includeLower ? openKey([field, lower]) : Buffer.concat([openKey([field, lower]), HIGH]);
+  const lt =
+    upper === null
+      ? Buffer.concat([whole, HIGH])
+      : includeUpper
+        ? Buffer.concat([openKey([field, upper]), HIGH])
+        : openKey([field, upper]);
+  return { gte, lt };
+}
+
+/** Lucene 4's one-byte norm (SmallFloat.floatToByte315): the byte a posting keeps. */
+export function normByte(value: number): number {
+  const floats = new Float32Array(1);
+  const ints = new Int32Array(floats.buffer);
+  floats[0] = value;
+  const bits = ints[0]!;
+  const small = bits >> (24 - 3);
+  if (small <= (63 - 15) << 3) return bits <= 0 ? 0 : 1;
+  if (small >= ((63 - 15) << 3) + 0x100) return 255;
+  return small - ((63 - 15) << 3);
+}
+
+/** What each norm byte is worth (SmallFloat.byte315ToFloat). */
+const NORMS: readonly number[] = Array.from({ length: 256 }, (_, byte) => {
+  if (byte === 0) return 0;
+  const ints = new Int32Array([(byte << (24 - 3)) + ((63 - 15) << 24)]);
+  return new Float32Array(ints.buffer)[0]!;
+});
+
+export function normValue(byte: number): number {
+  return NORMS[byte] ?? 0;
+}
