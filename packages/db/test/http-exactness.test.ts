@@ -20,7 +20,10 @@ describe('exactly CouchDB', () => {
     it('a percent-escape that is not UTF-8 is a 400, and nothing is stored under the escape as written', async () => {
       const put = await t.request('PUT', '/db/caf%E9', { body: {} });
       // CouchDB 3.5 recorded: `%C3%28` → illegal_docid "Document id must be valid UTF-8".
-      assert.deepEqual([put.status, put.json], [400, { error: 'illegal_docid', reason: 'Document id must be valid UTF-8' }]);
+      assert.deepEqual(
+        [put.status, put.json],
+        [400, { error: 'illegal_docid', reason: 'Document id must be valid UTF-8' }],
+      );
       assert.equal((await t.request('GET', '/db/caf%25E9')).status, 404);
       assert.equal((await t.request('GET', '/db/caf%E9')).status, 400);
       const ok = await t.request('PUT', '/db/caf%C3%A9', { body: {} });
