@@ -94,6 +94,35 @@ describe('POST /_replicate', () => {
     return r;
   }
 
+  it('create_target_params for a local target: q, n and partitioned taken as PUT /db takes them, others refused by name', async () => {
+    await fill(t, 'ctp-src');
+    const refused = await replicate(t, {
+      source: 'ctp-src',
+      target: 'ctp-tgt1',
+      create_target: true,
+      create_target_params: { q: 8, placement: 'x' },
+    });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.json.error, 'bad_request');
+    assert.match(refused.json.reason, /create_target_params\.placement is not supported/);
+    assert.equal((await t.request('GET', '/ctp-tgt1')).status, 404);
+    const badQ = await replicate(t, {
+      source: 'ctp-src',
+      target: 'ctp-tgt1',
+      create_target: true,
+      create_target_params: { q: 0 },
+    });
+    assert.equal(badQ.status, 400, badQ.text);
+    const ok = await replicate(t, {
+      source: 'ctp-src',
+      target: 'ctp-tgt2',
+      create_target: true,
+      create_target_params: { q: 8, n: 3 },
+    });
+    assert.equal(ok.status, 200, ok.text);
+    assert.deepEqual((await t.request('GET', '/ctp-tgt2')).json.props, {});
+  });
+
   it('between two local databases: everything but _local docs, a one-shot answer as CouchDB gives it', async () => {
     await fill(t, 'src');
     const r = await run(t, { source: 'src', target: 'tgt', create_target: true });

@@ -303,10 +303,35 @@ export class Replicator {
       if (!create) throw new CouchError('db_not_found', `The ${role} database ${spec.name} does not exist.`, 404);
       // Creating a database is a server admin's right, as `PUT /db` is.
       requireAdmin(user);
-      db = await this.host.createDb(spec.name, { partitioned: request.createTargetParams.partitioned === true });
+      db = await this.host.createDb(spec.name, localCreateOptions(request.createTargetParams));
     }
     return LocalEndpoint.open(db, user, role, this.host.log);
   }
+}
+
+/**
+ * `create_target_params` for a local target, as `PUT /db` takes them: `q` and `n` (one shard and
+ * one copy here, checked and passed over as `PUT /db` does) and `partitioned`; any other is
+ * refused by name rather than dropped.
+ */
+export function localCreateOptions(params: Record<string, unknown>): { partitioned: boolean } {
+  for (const [key, value] of Object.entries(params)) {
+    if (key === 'q' || key === 'n') {
+      if (!(Number.isInteger(Number(value)) && Number(value) > 0)) {
+        throw new CouchError('bad_request', `create_target_params.${key} should be a positive integer.`);
+      }
+    } else if (key === 'partitioned') {
+      if (typeof value !== 'boolean' && value !== 'true' && value !== 'false') {
+        throw new CouchError('bad_request', 'create_target_params.partitioned should be a boolean.');
+      }
+    } else {
+      throw new CouchError(
+        'bad_request',
+        `create_target_params.${key} is not supported for a target on this server (only q, n and partitioned).`,
+      );
+    }
+  }
+  return { partitioned: params.partitioned === true || params.partitioned === 'true' };
 }
 
 export function closeBoth(opened: Partial<Opened>): void {
