@@ -33,9 +33,9 @@ import {
 
 /**
  * CouchDB 3.5.0's replicator, 100k small docs one-shot with `create_target`, measured on this kind
- * of machine (2 shared cores) in a run beside Divan: ../../shared/notes/couchdb-figures.md,
- * "Replication". CouchDB cannot run in this benchmark (not installable here), so its figures are
- * constants, named as such in the report.
+ * of machine (2 shared cores) in a run beside Divan: the team's CouchDB 3.5.0 figures note
+ * (couchdb-figures.md), "Replication". CouchDB cannot run in this benchmark (not installable
+ * here), so its figures are constants, named as such in the report.
  */
 const COUCHDB = {
   source: 'Apache CouchDB 3.5.0, recorded 2026-11-29 (couchdb-figures.md, "Replication", 100k small docs)',
