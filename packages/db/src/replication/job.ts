@@ -124,20 +124,7 @@ export class ReplicationJob {
   /** The replication's counters now (CouchDB's `info` of a job). */
   info(): Record<string, unknown> | null {
     const session = this.run?.session;
-    if (session !== undefined) {
-      const task = session.task(this.run!.pid);
-      return {
-        revisions_checked: task.revisions_checked,
-        missing_revisions_found: task.missing_revisions_found,
-        docs_read: task.docs_read,
-        docs_written: task.docs_written,
-        changes_pending: task.changes_pending,
-        doc_write_failures: task.doc_write_failures,
-        checkpointed_source_seq: task.checkpointed_source_seq,
-        source_seq: task.source_seq,
-        through_seq: task.through_seq,
-      };
-    }
+    if (session !== undefined) return session.info(this.run!.pid);
     const stats = this.lastStats;
     if (stats === undefined) return null;
     return {

@@ -98,7 +98,6 @@ export class Replicator {
   /** `/_scheduler/jobs` entries (CouchDB's shape). */
   schedulerJobs(): Record<string, unknown>[] {
     return [...this.jobs.values()].map((job) => {
-      const task = job.session?.task(job.pid);
       return {
         database: null,
         id: job.id.full,
@@ -107,20 +106,7 @@ export class Replicator {
         target: job.target,
         user: job.user.name,
         doc_id: null,
-        info:
-          task === undefined
-            ? null
-            : {
-                revisions_checked: task.revisions_checked,
-                missing_revisions_found: task.missing_revisions_found,
-                docs_read: task.docs_read,
-                docs_written: task.docs_written,
-                changes_pending: task.changes_pending,
-                doc_write_failures: task.doc_write_failures,
-                checkpointed_source_seq: task.checkpointed_source_seq,
-                source_seq: task.source_seq,
-                through_seq: task.through_seq,
-              },
+        info: job.session?.info(job.pid) ?? null,
         history: [...job.history].reverse(),
         node: this.host.node,
         start_time: job.startTime,

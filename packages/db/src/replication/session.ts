@@ -310,6 +310,22 @@ export class ReplicationSession {
     };
   }
 
+  /** The replication's counters now, as `_scheduler` shows a running job's `info` (CouchDB's fields). */
+  info(pid: string): Record<string, unknown> {
+    const task = this.task(pid);
+    return {
+      revisions_checked: task.revisions_checked,
+      missing_revisions_found: task.missing_revisions_found,
+      docs_read: task.docs_read,
+      docs_written: task.docs_written,
+      changes_pending: task.changes_pending,
+      doc_write_failures: task.doc_write_failures,
+      checkpointed_source_seq: task.checkpointed_source_seq,
+      source_seq: task.source_seq,
+      through_seq: task.through_seq,
+    };
+  }
+
   /** The session as `_active_tasks` shows a replication (CouchDB's fields). */
   task(pid: string): Record<string, unknown> {
     return {
