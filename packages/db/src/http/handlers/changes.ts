@@ -12,6 +12,7 @@ import type { Database } from '../../documents/database.js';
 import { checkJsonType, parseBody, readBody } from '../body.js';
 import { feedFilter } from '../changes-filter.js';
 import type { RequestContext } from '../context.js';
+import { waitForFeed } from '../feed-wait.js';
 import { opaqueEtag, sendText, streamRows, ifNoneMatch } from '../respond.js';
 import { dbOf } from './databases.js';
 
@@ -343,29 +344,19 @@ async function hasChanges(db: Database, options: ChangesOptions): Promise<boolea
 
 /** Resolves at the first change that passes the filter, at the timeout, or when the client leaves. */
 function waitForChange(ctx: RequestContext, db: Database, options: ChangesOptions, timeout: number): Promise<void> {
-  return new Promise((resolve) => {
-    let timer: NodeJS.Timeout | undefined;
-    const finish = () => {
-      clearTimeout(timer);
-      unsubscribe();
-      ctx.res.off('close', finish);
-      resolve();
-    };
-    const unsubscribe = db.onChange(() => {
-      hasChanges(db, options).then(
-        (has) => {
-          if (has) finish();
-        },
-        () => finish(),
-      );
-    });
-    // setTimeout would fire at once for Infinity (it overflows to 1 ms).
-    if (Number.isFinite(timeout)) timer = setTimeout(finish, timeout);
-    ctx.res.on('close', finish);
-    // A client that left while the rows before were read has closed already: its 'close' has
-    // passed, and waiting would keep the feed (and its heartbeat timer) for ever.
-    if (ctx.res.destroyed) finish();
-  });
+  return waitForFeed(
+    ctx,
+    (done) =>
+      db.onChange(() => {
+        hasChanges(db, options).then(
+          (has) => {
+            if (has) done();
+          },
+          () => done(),
+        );
+      }),
+    timeout,
+  );
 }
 
 /**

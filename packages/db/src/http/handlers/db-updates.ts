@@ -9,6 +9,7 @@ import { requireAdmin } from '../../auth/index.js';
 import { CouchError } from '../../errors.js';
 import type { DbEvent } from '../../storage/records.js';
 import type { RequestContext } from '../context.js';
+import { waitForFeed } from '../feed-wait.js';
 import { opaqueEtag, sendBytes, ifNoneMatch } from '../respond.js';
 
 /** CouchDB's `[chttpd] changes_timeout` and heartbeat default. */
@@ -119,24 +120,14 @@ async function hasEvents(ctx: RequestContext, since: number): Promise<boolean> {
 
 /** Resolves at the first event after `since`, at the timeout, or when the client leaves. */
 function waitForEvent(ctx: RequestContext, since: number, timeout: number): Promise<void> {
-  return new Promise((resolve) => {
-    let timer: NodeJS.Timeout | undefined;
-    const finish = () => {
-      clearTimeout(timer);
-      unsubscribe();
-      ctx.res.off('close', finish);
-      resolve();
-    };
-    const unsubscribe = ctx.server.dbUpdates.onEvent((seq) => {
-      if (seq > since) finish();
-    });
-    // setTimeout would fire at once for Infinity (it overflows to 1 ms).
-    if (Number.isFinite(timeout)) timer = setTimeout(finish, timeout);
-    ctx.res.on('close', finish);
-    // A client that left while the rows before were read has closed already: its 'close' has
-    // passed, and waiting would keep the feed (and its heartbeat timer) for ever.
-    if (ctx.res.destroyed) finish();
-  });
+  return waitForFeed(
+    ctx,
+    (done) =>
+      ctx.server.dbUpdates.onEvent((seq) => {
+        if (seq > since) done();
+      }),
+    timeout,
+  );
 }
 
 function startStream(ctx: RequestContext, eventSource: boolean): void {
