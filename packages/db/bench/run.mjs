@@ -21,6 +21,8 @@
 //                      replicator: 100k small docs in process, server → server both ways and
 //                      PouchDB on the same pair (CouchDB's recorded figures beside), 10k docs with
 //                      10 KB attachments, continuous lag at 200 writes/s, 500 idle continuous jobs.
+//   fauxton (fauxton.mjs, only when asked: --suite fauxton) the first load of /_utils/ with every
+//                      asset, over loopback and in Debian's Chromium (cold), against pouchdb-server's.
 //   attachments (attachments.mjs, only when asked: --suite attachments) one 100 MB attachment up
 //                      and down (MB/s, RSS), 100 MB of text up (compressed on the way in), 10,000 docs with a 10 KB inline attachment
 //                      (_bulk_docs docs/s), PouchDB (memory) pulling and pushing them.
@@ -52,11 +54,12 @@ import { reportNodes, runNodes } from './nodes.mjs';
 import { WORKLOADS, reportViews, runViews } from './views.mjs';
 import { reportAttachments, runAttachments } from './attachments.mjs';
 import { reportAuth, runAuth } from './auth.mjs';
+import { reportFauxton, runFauxton } from './fauxton.mjs';
 import { reportWrites, runWrites } from './writes.mjs';
 import { reportReplication, runReplication } from './replication.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,search,writes,nodes,attachments,auth,replication,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,search,writes,nodes,attachments,auth,fauxton,replication,btree,sandbox,access] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -102,6 +105,7 @@ function parseArgs(argv) {
         'nodes',
         'attachments',
         'auth',
+        'fauxton',
         'replication',
         ...Object.keys(IN_PROCESS),
       ].includes(suite)
@@ -203,6 +207,7 @@ const results = {
   writes: {},
   attachments: {},
   auth: {},
+  fauxton: {},
   replication: {},
   nodes: undefined,
 };
@@ -228,6 +233,7 @@ for (const name of opts.servers) {
     if (opts.suites.includes('attachments')) results.attachments[name] = await runAttachments(server);
     // pouchdb-server has no _users accounts or _security to measure.
     if (opts.suites.includes('auth') && name !== 'pouchdb-server') results.auth[name] = await runAuth(server, opts);
+    if (opts.suites.includes('fauxton')) results.fauxton[name] = await runFauxton(server);
     // Divan's replicator between two Divan servers; PouchDB is the in-run peer, in this process.
     if (opts.suites.includes('replication') && name.startsWith('divan')) {
       results.replication[name] = await runReplication(server, opts);
@@ -248,6 +254,7 @@ if (opts.suites.includes('search')) reportSearch(results.search);
 if (results.nodes !== undefined) reportNodes(results.nodes);
 if (opts.suites.includes('attachments')) reportAttachments(results.attachments);
 if (opts.suites.includes('auth')) reportAuth(results.auth);
+if (opts.suites.includes('fauxton')) reportFauxton(results.fauxton);
 if (opts.suites.includes('replication')) reportReplication(results.replication);
 console.log(
   `note: ${cpus().length} cores shared by the client, the server under test and whatever else runs (load at the end ${loadavg()

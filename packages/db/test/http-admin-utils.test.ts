@@ -116,13 +116,16 @@ describe('/_utils (Fauxton)', () => {
     }
   });
 
-  it('the first load of the page and all its assets takes under a second on loopback', async () => {
-    const started = performance.now();
+  it('the page and every asset it names are served, compressed to a client that takes gzip', async () => {
+    // How fast the first load is: `npm run bench -w @divan/db -- --suite fauxton` (a timed
+    // assertion here failed at random on a shared machine).
     const paths = ['/_utils/', ...(await assets())];
-    await Promise.all(
-      paths.map((p) => fetch(t.url + p, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer())),
-    );
-    const ms = performance.now() - started;
-    assert.ok(ms < 1000, `${ms.toFixed(0)} ms`);
+    assert.ok(paths.length >= 5, JSON.stringify(paths));
+    for (const p of paths) {
+      const r = await fetch(t.url + p, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(r.status, 200, p);
+      if (/\.(js|css)$/.test(p)) assert.equal(r.headers.get('content-encoding'), 'gzip', p);
+      assert.ok((await r.arrayBuffer()).byteLength > 0, p);
+    }
   });
 });
