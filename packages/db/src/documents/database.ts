@@ -4,6 +4,7 @@
  * write runs through the write pipeline (./write-pipeline.ts: the write rules, attachment bytes,
  * the group commit); the reads are in ./document-reader.ts, which this class extends.
  */
+import { SequenceWatch } from '../support/sequence-watch.js';
 import { DEFAULT_ITERATIONS, isDbAdmin, securityOf, type SecurityObject, type UserCtx } from '../auth/index.js';
 import {
   ACCESS_PROP,
@@ -73,10 +74,7 @@ export class Database extends DocumentReader {
   private readonly accessAutofill: () => boolean;
   /** The largest attachment accepted, in bytes (413 `attachment_too_large` past it). */
   maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
-  private readonly listeners = new Set<ChangeListener>();
-  /** The latest sequence listeners were told of. */
-  private notifiedSeq = 0;
-  private watch: NodeJS.Timeout | undefined;
+  private readonly changes = new SequenceWatch(() => this.updateSeq(), WATCH_MS);
   /** A partitioned database (./partition.ts): ids are `partition:docid`, queries may name a partition. */
   readonly partitioned: boolean;
 
@@ -194,33 +192,11 @@ export class Database extends DocumentReader {
    * storage (other server nodes), found by polling the sequence while anyone listens.
    */
   onChange(listener: ChangeListener): () => void {
-    this.listeners.add(listener);
-    // The first poll tells the listeners of the current sequence: they check for themselves what
-    // is new, so a write between their own check and this call is not missed.
-    this.watch ??= setInterval(() => void this.poll(), WATCH_MS).unref();
-    return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0 && this.watch !== undefined) {
-        clearInterval(this.watch);
-        this.watch = undefined;
-      }
-    };
-  }
-
-  private async poll(): Promise<void> {
-    let seq: number;
-    try {
-      seq = await this.updateSeq();
-    } catch {
-      return; // storage away for a moment: the next poll tries again
-    }
-    if (seq > this.notifiedSeq) this.notify(seq);
+    return this.changes.listen(listener);
   }
 
   private notify(updateSeq: number): void {
-    if (updateSeq <= this.notifiedSeq) return;
-    this.notifiedSeq = updateSeq;
-    for (const listener of this.listeners) listener(updateSeq);
+    this.changes.notify(updateSeq);
   }
 
   /** Tells the change listeners about a write made outside `bulkDocs`/`putDoc` (a purge). */

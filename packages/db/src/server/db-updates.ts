@@ -2,10 +2,11 @@
  * The server's database events (`_db_updates`), read from storage, where every node records its
  * own (storage/contract.ts `foldDbEvents`): a feed on one node sees another node's databases
  * created, written and deleted. Waiting feeds learn of new events by polling the latest sequence
- * while anyone listens, as a database's change listeners do.
+ * while anyone listens (support/sequence-watch.ts, as a database's change listeners do).
  */
 import type { Storage } from '../storage/contract.js';
 import type { DbEvent } from '../storage/records.js';
+import { SequenceWatch } from '../support/sequence-watch.js';
 
 /** How often the latest event's sequence is read while a feed waits. */
 const WATCH_MS = 200;
@@ -13,8 +14,7 @@ const WATCH_MS = 200;
 export type DbEventListener = (seq: number) => void;
 
 export class DbUpdates {
-  private readonly listeners = new Set<DbEventListener>();
-  private watch: NodeJS.Timeout | undefined;
+  private readonly watch = new SequenceWatch(() => this.seq(), WATCH_MS);
 
   constructor(private readonly storage: Storage) {}
 
@@ -28,26 +28,8 @@ export class DbUpdates {
     return this.storage.dbEventSeq();
   }
 
-  /** Calls `listener` with the latest sequence every time it moves (first at the next poll). */
+  /** Calls `listener` with the latest sequence at the next poll, then every time it moves. */
   onEvent(listener: DbEventListener): () => void {
-    this.listeners.add(listener);
-    this.watch ??= setInterval(() => void this.poll(), WATCH_MS).unref();
-    return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0 && this.watch !== undefined) {
-        clearInterval(this.watch);
-        this.watch = undefined;
-      }
-    };
-  }
-
-  private async poll(): Promise<void> {
-    let seq: number;
-    try {
-      seq = await this.seq();
-    } catch {
-      return; // storage away for a moment: the next poll tries again
-    }
-    for (const listener of this.listeners) listener(seq);
+    return this.watch.listen(listener);
   }
 }
