@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Nano from 'nano';
-import { ADMIN, startTestServer, type TestServer } from './support/server.js';
+import { adminUrl, startTestServer, type TestServer } from './support/server.js';
 
 /** nano, the official CouchDB client for Node, used unchanged against the server. */
 describe('nano as a client', () => {
@@ -9,10 +9,7 @@ describe('nano as a client', () => {
   let nano: Nano.ServerScope;
   before(async () => {
     t = await startTestServer();
-    const url = new URL(t.url);
-    url.username = ADMIN.name;
-    url.password = ADMIN.password;
-    nano = Nano(url.toString());
+    nano = Nano(adminUrl(t));
   });
   after(() => t.close());
 

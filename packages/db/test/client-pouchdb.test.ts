@@ -8,21 +8,14 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
+import { BLOG_DOCS } from './support/blog-docs.js';
 import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 
 const require = createRequire(import.meta.url);
 // The PouchDB packages ship no type declarations: used untyped, as in a plain JS application.
 const PouchDB = require('pouchdb-core').plugin(require('pouchdb-adapter-http')).plugin(require('pouchdb-mapreduce'));
 
-const DOCS = [
-  { _id: 'p1', type: 'post', author: 'bob', date: '2024-01-02', title: 'b', words: 10 },
-  { _id: 'p2', type: 'post', author: 'alice', date: '2024-01-01', title: 'A', words: 5 },
-  { _id: 'p3', type: 'post', author: 'alice', date: '2024-01-03', title: 'a', words: 7 },
-  { _id: 'p4', type: 'post', author: 'carol', date: '2024-01-04', title: 'c', words: 1 },
-  { _id: 'c1', type: 'comment', post: 'p1' },
-  { _id: 'c2', type: 'comment', post: 'p3' },
-  { _id: 'c3', type: 'comment', post: 'gone' },
-];
+const DOCS = BLOG_DOCS;
 
 const DDOC = {
   _id: '_design/app',

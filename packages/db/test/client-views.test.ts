@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import Nano from 'nano';
-import { ADMIN, AUTH, startTestServer, type TestServer } from './support/server.js';
+import { BLOG_DOCS } from './support/blog-docs.js';
+import { adminUrl, AUTH, startTestServer, type TestServer } from './support/server.js';
 
 const DDOC = {
   _id: '_design/app',
@@ -22,15 +23,7 @@ const DDOC = {
   },
 };
 
-const DOCS = [
-  { _id: 'p1', type: 'post', author: 'bob', date: '2024-01-02', title: 'b', words: 10 },
-  { _id: 'p2', type: 'post', author: 'alice', date: '2024-01-01', title: 'A', words: 5 },
-  { _id: 'p3', type: 'post', author: 'alice', date: '2024-01-03', title: 'a', words: 7 },
-  { _id: 'p4', type: 'post', author: 'carol', date: '2024-01-04', title: 'c', words: 1 },
-  { _id: 'c1', type: 'comment', post: 'p1' },
-  { _id: 'c2', type: 'comment', post: 'p3' },
-  { _id: 'c3', type: 'comment', post: 'gone' },
-];
+const DOCS = BLOG_DOCS;
 
 interface Row<K = unknown, V = unknown, D = unknown> {
   id?: string;
@@ -45,10 +38,7 @@ describe('nano: views', () => {
   let nano: Nano.ServerScope;
   before(async () => {
     t = await startTestServer();
-    const url = new URL(t.url);
-    url.username = ADMIN.name;
-    url.password = ADMIN.password;
-    nano = Nano(url.toString());
+    nano = Nano(adminUrl(t));
     await nano.db.create('nv');
     db = nano.use('nv');
     await db.bulk({ docs: [...DOCS, DDOC] });

@@ -12,6 +12,14 @@ import { dropSchema, freshSchema, testPostgresUrl } from './postgres.js';
 export const ADMIN = { name: 'admin', password: 'secret' };
 export const AUTH = `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}`;
 
+/** The server's URL with the test admin's credentials in it (as clients such as nano take them). */
+export function adminUrl(t: { url: string }): string {
+  const url = new URL(t.url);
+  url.username = ADMIN.name;
+  url.password = ADMIN.password;
+  return url.toString();
+}
+
 export interface Reply {
   status: number;
   headers: Headers;
