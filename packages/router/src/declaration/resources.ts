@@ -13,8 +13,11 @@ import { buildRouteSpec, isPlainObject, leanHandler, leanRouteSpec } from './map
 import { CANONICAL_ACTIONS, RESOURCE_OPTIONS, type MatchOptions, type ResourcesOptions } from './options.js';
 import { Resource, SingletonResource, type ActionName, type ResourceOptions } from './resource.js';
 import type { ScopeFrame, ScopeLevel } from './scope.js';
-import { joinPresent, NO_OPTIONS, VALID_NAME_START, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
+import { NO_OPTIONS, startsValidName, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
 import { Concerns } from './concerns.js';
+
+/** The options of a resource declared without any (only read). */
+const NO_RESOURCE_OPTIONS = NO_OPTIONS as ResourcesOptions;
 
 export abstract class Resources extends Concerns {
   /** Merges path names (`{ new: 'nuevo', edit: 'editar' }`) into the current scope's. */
@@ -29,16 +32,16 @@ export abstract class Resources extends Concerns {
   resources(names: Names, block?: Block): this;
   resources(names: Names, options: ResourcesOptions, block?: Block): this;
   resources(names: Names, b?: ResourcesOptions | Block, c?: Block): this {
-    const [options, block] = typeof b === 'function' ? [{}, b] : [b ?? {}, c];
-    return this.declareResource('resources', names, options, block);
+    if (typeof b === 'function') return this.declareResource('resources', names, NO_RESOURCE_OPTIONS, b);
+    return this.declareResource('resources', names, b ?? NO_RESOURCE_OPTIONS, c);
   }
 
   /** `resource('profile')`: a singular resource with no id: new, edit, show, update, destroy, create. */
   resource(names: Names, block?: Block): this;
   resource(names: Names, options: ResourcesOptions, block?: Block): this;
   resource(names: Names, b?: ResourcesOptions | Block, c?: Block): this {
-    const [options, block] = typeof b === 'function' ? [{}, b] : [b ?? {}, c];
-    return this.declareResource('resource', names, options, block);
+    if (typeof b === 'function') return this.declareResource('resource', names, NO_RESOURCE_OPTIONS, b);
+    return this.declareResource('resource', names, b ?? NO_RESOURCE_OPTIONS, c);
   }
 
   protected declareResource(
@@ -47,13 +50,19 @@ export abstract class Resources extends Concerns {
     input: ResourcesOptions,
     block?: Block,
   ): this {
-    const list = Array.isArray(names) ? names.flat() : [names];
-    const options: Record<string, unknown> = { ...input };
-    if (list.length > 1) {
+    const list = Array.isArray(names) ? names.flat() : null;
+    if (list !== null && list.length > 1) {
       for (const name of list) this.declareResource(kind, name, input, block);
       return this;
     }
-    const name = String(list[0]);
+    const name = String(list === null ? names : list[0]);
+    // Most resources have no options: nothing to copy, sort out or take apart (never modified).
+    if (isEmpty(input)) {
+      if (!this.current.isResourceScope()) return this.declareResourceRoutes(kind, name, NO_OPTIONS, block);
+      this.nestedScope(() => this.declareResource(kind, name, input, block));
+      return this;
+    }
+    const options: Record<string, unknown> = { ...input };
     if (options.shallow) {
       delete options.shallow;
       this.shallow(() => this.declareResource(kind, name, options, block));
@@ -142,44 +151,42 @@ export abstract class Resources extends Concerns {
     let formatted = '';
     // Names as `joinedName` makes them for these actions (a plain word or none as the prefix),
     // from parts read once; the canonical actions of a level share theirs (index and create;
-    // show, update and destroy), which only the first of them can take.
+    // show, update and destroy), which only the first of them can take. Every action but
+    // `edit` is canonical (CANONICAL_ACTIONS): callers say which, instead of a lookup per route.
     const namePrefix = scope.get('as');
     const collectionName = resource.collectionName;
     const memberName = resource.memberName;
+    const actions = resource.actions;
     let candidateLevel: ScopeLevel = null;
     let candidate: string | null = null;
     let taken = false;
-    const declare = (verb: string, action: ActionName, level: ScopeLevel, scopePath: string) => {
-      if (!resource.allows(action)) return;
+    const declare = (verb: string, action: ActionName, canonical: boolean, level: ScopeLevel, scopePath: string) => {
+      if (!actions.includes(action)) return;
       if (handler === undefined) return this.addAction(verb, action, level, scopePath);
-      const canonical = CANONICAL_ACTIONS.includes(action);
       const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
       if (path !== lastPath) formatted = withFormat(normalizePath(escapeDeclaredPath((lastPath = path))), undefined);
       if (!canonical || level !== candidateLevel) {
-        const joined = joinPresent(
-          scope.nameParts(namePrefix, canonical ? undefined : action, collectionName, memberName, level),
-        );
-        candidate = VALID_NAME_START.test(joined) ? joined : null;
+        const joined = scope.actionName(namePrefix, canonical ? undefined : action, collectionName, memberName, level);
+        candidate = startsValidName(joined) ? joined : null;
         candidateLevel = canonical ? level : null;
         taken = candidate === null || this.sink.hasNamedRoute(candidate);
       }
-      this.sink.add(
-        leanRouteSpec(taken ? null : candidate, formatted, viaVerbs.get(verb) ?? verbsOf(verb), handler, action),
-      );
+      const verbs = viaVerbs.get(verb) ?? verbsOf(verb);
+      this.sink.add(leanRouteSpec(taken ? null : candidate, formatted, verbs, handler, action));
       taken = true;
     };
     if (kind === 'resources') {
-      declare('get', 'index', 'collection', collection);
-      declare('post', 'create', 'collection', collection);
+      declare('get', 'index', true, 'collection', collection);
+      declare('post', 'create', true, 'collection', collection);
     }
-    if (resource.allows('new'))
-      declare('get', 'new', 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
-    declare('get', 'edit', 'member', member);
-    declare('get', 'show', 'member', member);
-    declare('patch', 'update', 'member', member);
-    declare('put', 'update', 'member', member);
-    declare('delete', 'destroy', 'member', member);
-    if (kind === 'resource') declare('post', 'create', 'collection', collection);
+    if (actions.includes('new'))
+      declare('get', 'new', true, 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
+    declare('get', 'edit', false, 'member', member);
+    declare('get', 'show', true, 'member', member);
+    declare('patch', 'update', true, 'member', member);
+    declare('put', 'update', true, 'member', member);
+    declare('delete', 'destroy', true, 'member', member);
+    if (kind === 'resource') declare('post', 'create', true, 'collection', collection);
   }
 
   /** What `mapMatch` and `addRoute` do for `get('edit')` and the like in a block at `level` with `scopePath`. */
