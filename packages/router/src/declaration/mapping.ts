@@ -72,11 +72,12 @@ function merged(a: Record<string, unknown> | undefined, b: Record<string, unknow
 }
 
 let lastValidHandler = '';
+const HANDLER_NAME = /^[a-z_0-9][a-z_0-9/]*$/;
 
 /** Whether a handler name is one Rails accepts (`admin/users`). */
 function isValidHandler(handler: string): boolean {
   if (handler === lastValidHandler) return true;
-  if (!/^[a-z_0-9][a-z_0-9/]*$/.test(handler)) return false;
+  if (!HANDLER_NAME.test(handler)) return false;
   lastValidHandler = handler;
   return true;
 }

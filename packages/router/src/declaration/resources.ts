@@ -12,7 +12,7 @@ import { escapeDeclaredPath, normalizePath, withFormat } from '../pattern/normal
 import { buildRouteSpec, isPlainObject, leanHandler, leanRouteSpec } from './mapping.js';
 import { CANONICAL_ACTIONS, RESOURCE_OPTIONS, type MatchOptions, type ResourcesOptions } from './options.js';
 import { Resource, SingletonResource, type ActionName, type ResourceOptions } from './resource.js';
-import type { ScopeFrame, ScopeLevel } from './scope.js';
+import { Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
 import { NO_OPTIONS, startsValidName, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
 import { Concerns } from './concerns.js';
 
@@ -58,8 +58,8 @@ export abstract class Resources extends Concerns {
     const name = String(list === null ? names : list[0]);
     // Most resources have no options: nothing to copy, sort out or take apart (never modified).
     if (isEmpty(input)) {
-      if (!this.current.isResourceScope()) return this.declareResourceRoutes(kind, name, NO_OPTIONS, block);
-      this.nestedScope(() => this.declareResource(kind, name, input, block));
+      if (!this.declarePlainResource(kind, name, block))
+        this.nestedScope(() => this.declareResource(kind, name, input, block));
       return this;
     }
     const options: Record<string, unknown> = { ...input };
@@ -101,34 +101,80 @@ export abstract class Resources extends Concerns {
     block?: Block,
   ): this {
     this.withScopeLevel(kind, () => {
-      const actionOptions =
-        options.only !== undefined || options.except !== undefined ? {} : (this.current.get('actionOptions') ?? {});
-      const resourceOptions = { ...actionOptions, ...options } as ResourceOptions;
-      const shallow = Boolean(this.current.get('shallow'));
-      const resource =
-        kind === 'resources'
-          ? new Resource(name, shallow, resourceOptions)
-          : new SingletonResource(name, shallow, resourceOptions);
+      const resource = this.newResource(kind, name, options);
       // One frame for both: a lookup finds each key as it would in two nested frames.
-      this.within({ resource, handler: resource.handler }, undefined, () => {
-        this.run(block);
-        if (options.concerns !== undefined) this.concerns(options.concerns as Names);
-        if (!this.isShallow()) this.declareActions(resource, kind);
-        else if (kind === 'resources') {
-          this.collection(() => {
-            if (resource.allows('index')) this.get('index');
-            if (resource.allows('create')) this.post('create');
-          });
-          if (resource.allows('new')) this.new(() => this.get('new'));
-          this.setMemberMappingsForResource();
-        } else {
-          if (resource.allows('new')) this.new(() => this.get('new'));
-          this.setMemberMappingsForResource();
-          if (resource.allows('create')) this.collection(() => this.post('create'));
-        }
-      });
+      this.within({ resource, handler: resource.handler }, undefined, () =>
+        this.declareResourceBody(kind, resource, options, block),
+      );
     });
     return this;
+  }
+
+  /**
+   * A resource declared without options (most of a large set), as `nestedScope` and
+   * `declareResourceRoutes` would declare it but with their frames as one: the nested path and
+   * name prefix, the resource and its handler, at the resource's level (a lookup finds each key
+   * as it would through the frames in between, and the resource is made from the same keys).
+   * False when the nesting needs those frames one by one (see `nestedFrame`).
+   */
+  private declarePlainResource(kind: 'resources' | 'resource', name: string, block: Block | undefined): boolean {
+    const parent = this.current;
+    let frame: ScopeFrame;
+    if (parent.isResourceScope()) {
+      const nested = this.nestedFrame();
+      if (nested === null) return false;
+      frame = nested;
+    } else frame = {};
+    const resource = this.newResource(kind, name, NO_OPTIONS);
+    frame.resource = resource;
+    frame.handler = resource.handler;
+    this.current = new Scope(frame, parent, kind);
+    try {
+      this.declareResourceBody(kind, resource, NO_OPTIONS, block);
+    } finally {
+      this.current = parent;
+    }
+    return true;
+  }
+
+  /** The resource of a declaration, with the `only`/`except` of the scope unless it names its own. */
+  private newResource(kind: 'resources' | 'resource', name: string, options: Record<string, unknown>): Resource {
+    const scoped = this.current.get('actionOptions');
+    const resourceOptions = (
+      options.only !== undefined || options.except !== undefined || scoped === undefined
+        ? options
+        : isEmpty(options)
+          ? scoped
+          : { ...scoped, ...options }
+    ) as ResourceOptions;
+    const shallow = Boolean(this.current.get('shallow'));
+    return kind === 'resources'
+      ? new Resource(name, shallow, resourceOptions)
+      : new SingletonResource(name, shallow, resourceOptions);
+  }
+
+  /** Inside the resource's frame: its block, its concerns, then its own routes. */
+  private declareResourceBody(
+    kind: 'resources' | 'resource',
+    resource: Resource,
+    options: Record<string, unknown>,
+    block: Block | undefined,
+  ): void {
+    this.run(block);
+    if (options.concerns !== undefined) this.concerns(options.concerns as Names);
+    if (!this.isShallow()) this.declareActions(resource, kind);
+    else if (kind === 'resources') {
+      this.collection(() => {
+        if (resource.allows('index')) this.get('index');
+        if (resource.allows('create')) this.post('create');
+      });
+      if (resource.allows('new')) this.new(() => this.get('new'));
+      this.setMemberMappingsForResource();
+    } else {
+      if (resource.allows('new')) this.new(() => this.get('new'));
+      this.setMemberMappingsForResource();
+      if (resource.allows('create')) this.collection(() => this.post('create'));
+    }
   }
 
   /**
@@ -272,28 +318,37 @@ export abstract class Resources extends Concerns {
   protected nestedScope(block: () => void): void {
     if (!this.current.isResourceScope()) throw new ArgumentError("can't use nested outside resource(s) scope");
     this.withScopeLevel('nested', () => {
-      const resource = this.parentResource!;
-      const s = this.current;
-      if (!this.isShallow() && !(s.get('constraints')?.[resource.param] instanceof RegExp)) {
-        // The frames `pathScope` and `applyScope({ as })` below would push, as one: the path and
-        // the name prefix, with the scope's constraints, defaults and options as they are (never
-        // modified, so shared rather than copied).
-        const as = s.get('as');
-        const frame: ScopeFrame = {
-          path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
-          as: as ? `${as}_${resource.memberName}` : resource.memberName,
-          constraints: s.get('constraints') ?? {},
-          defaults: s.get('defaults') ?? {},
-          options: s.get('options') ?? {},
-        };
+      const frame = this.nestedFrame();
+      if (frame !== null) {
         this.within(frame, undefined, block);
         return;
       }
+      const resource = this.parentResource!;
       const body = () =>
         this.pathScope(resource.nestedScope, () => this.applyScope(this.nestedOptions(resource), block));
       if (this.isShallow() && this.shallowNestingDepth() >= 1) this.shallowScope(body);
       else body();
     });
+  }
+
+  /**
+   * The frames `pathScope` and `applyScope({ as })` of `nestedScope` would push under the current
+   * resource, as one: the path and the name prefix, with the scope's constraints, defaults and
+   * options as they are (never modified, so shared rather than copied). Null for a shallow
+   * resource or a constraint on the parent's param, which need those frames one by one.
+   */
+  private nestedFrame(): ScopeFrame | null {
+    const resource = this.parentResource!;
+    const s = this.current;
+    if (this.isShallow() || s.get('constraints')?.[resource.param] instanceof RegExp) return null;
+    const as = s.get('as');
+    return {
+      path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
+      as: as ? `${as}_${resource.memberName}` : resource.memberName,
+      constraints: s.get('constraints') ?? NO_OPTIONS,
+      defaults: s.get('defaults') ?? NO_OPTIONS,
+      options: s.get('options') ?? NO_OPTIONS,
+    };
   }
 
   protected nestedOptions(resource: Resource): Record<string, unknown> {
