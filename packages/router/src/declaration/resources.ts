@@ -16,6 +16,17 @@ import { Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
 import { NO_OPTIONS, startsValidName, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
 import { Concerns } from './concerns.js';
 
+type Via = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/** The (interned) verb lists of a resource's own routes, looked up once rather than per route. */
+const RESOURCE_VERBS: Readonly<Record<Via, string[]>> = {
+  get: verbsOf('get'),
+  post: verbsOf('post'),
+  patch: verbsOf('patch'),
+  put: verbsOf('put'),
+  delete: verbsOf('delete'),
+};
+
 /** The options of a resource declared without any (only read). */
 const NO_RESOURCE_OPTIONS = NO_OPTIONS as ResourcesOptions;
 
@@ -206,7 +217,7 @@ export abstract class Resources extends Concerns {
     let candidateLevel: ScopeLevel = null;
     let candidate: string | null = null;
     let taken = false;
-    const declare = (verb: string, action: ActionName, canonical: boolean, level: ScopeLevel, scopePath: string) => {
+    const declare = (verb: Via, action: ActionName, canonical: boolean, level: ScopeLevel, scopePath: string) => {
       if (!actions.includes(action)) return;
       if (handler === undefined) return this.addAction(verb, action, level, scopePath);
       const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
@@ -217,8 +228,7 @@ export abstract class Resources extends Concerns {
         candidateLevel = canonical ? level : null;
         taken = candidate === null || this.sink.hasNamedRoute(candidate);
       }
-      const verbs = viaVerbs.get(verb) ?? verbsOf(verb);
-      this.sink.add(leanRouteSpec(taken ? null : candidate, formatted, verbs, handler, action));
+      this.sink.add(leanRouteSpec(taken ? null : candidate, formatted, RESOURCE_VERBS[verb], handler, action));
       taken = true;
     };
     if (kind === 'resources') {
