@@ -16,6 +16,9 @@ import type { Match, RouteHelper, RouteInfo, RouteSetLike, UrlOptions } from './
 const DUPLICATE_NAME =
   'You may have defined two routes with the same name using the `as` option, or you may be overriding a route already defined by a resource with the same naming. For the latter, restrict the routes `resources` creates with its `only` or `except` option (see docs/router.md, "Restricting the routes created").';
 
+/** What a route name may be (a regexp literal here would be a new object per route). */
+const ROUTE_NAME = /^[_a-z]\w*$/i;
+
 /** `R`: the routes as the declaration types them (see typed-routes.ts). */
 export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLike, RouteSink {
   declare readonly [routeTypes]?: R;
@@ -33,7 +36,7 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   add(spec: RouteSpec): void {
     const name = spec.name;
     if (name !== null) {
-      if (!/^[_a-z]\w*$/i.test(name)) throw new ArgumentError(`Invalid route name: '${name}'`);
+      if (!ROUTE_NAME.test(name)) throw new ArgumentError(`Invalid route name: '${name}'`);
       if (this.named.has(name))
         throw new ArgumentError(`Invalid route name, already in use: '${name}' \n${DUPLICATE_NAME}`);
     }

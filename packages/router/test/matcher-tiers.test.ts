@@ -86,6 +86,45 @@ for (const tier of TIERS) {
   });
 }
 
+/** A set where one route answers every verb and one a verb only it names. */
+function declareVerbs(r: Mapper): void {
+  r.resources('posts');
+  r.match('mounted', { to: 'mounted#app', via: 'all', anchor: false });
+  r.match('dav', { to: 'dav#find', via: 'propfind' });
+}
+
+const EVERY_VERB = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
+
+for (const tier of TIERS) {
+  describe(`matcher tier: ${tier}, whatever the first request`, () => {
+    // The first tree a matcher builds gathers the verbs the routes name, in the same pass: it
+    // may be the tree of a verb only one route names, of a verb none names (the any-verb routes'
+    // tree), of a lower-case spelling, or none at all (allowedMethods asks for the verbs first).
+    const FIRSTS: Array<[string, string, string | null] | null> = [
+      ['PROPFIND', '/dav', 'dav#find {}'],
+      ['MKCOL', '/mounted/x', 'mounted#app {}'],
+      ['MKCOL', '/posts/abc', null],
+      ['get', '/posts/abc', 'posts#show {"id":"abc"}'],
+      ['DELETE', '/posts/abc', 'posts#destroy {"id":"abc"}'],
+      null,
+    ];
+    for (const first of FIRSTS) {
+      test(first === null ? 'allowedMethods before any request' : `first ${first[0]} ${first[1]}`, () => {
+        const routes = draw(declareVerbs).useMatcherTier(tier);
+        if (first !== null) assert.equal(answer(routes, first[0], first[1]), first[2]);
+        assert.deepEqual(routes.allowedMethods('/posts/abc'), ['DELETE', 'GET', 'HEAD', 'PATCH', 'PUT']);
+        assert.deepEqual(routes.allowedMethods('/mounted/x'), EVERY_VERB);
+        assert.deepEqual(routes.allowedMethods('/dav'), ['PROPFIND']);
+        assert.equal(answer(routes, 'MKCOL', '/mounted/x'), 'mounted#app {}');
+        assert.equal(answer(routes, 'MKCOL', '/posts/abc'), null);
+        assert.equal(answer(routes, 'propfind', '/dav'), 'dav#find {}');
+        assert.equal(answer(routes, 'GET', '/dav'), null);
+        assert.equal(answer(routes, 'PATCH', '/posts/abc'), 'posts#update {"id":"abc"}');
+      });
+    }
+  });
+}
+
 describe('without code generation (node --disallow-code-generation-from-strings)', () => {
   test('the compiled tiers fall back to the interpreter and still pass every Rails scenario', () => {
     const conformance = fileURLToPath(new URL('./rails-conformance.test.js', import.meta.url));

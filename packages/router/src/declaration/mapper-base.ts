@@ -12,7 +12,7 @@ import { buildRouteSpec, internVerbs, isPlainObject } from './mapping.js';
 import { CANONICAL_ACTIONS, OPTION_NAMES, VALID_ON_OPTIONS, type MatchOptions, type Middleware } from './options.js';
 import { middlewareList, refuseUnknownVerbs } from './refusals.js';
 import type { Resource } from './resource.js';
-import { RESOURCE_METHOD_SCOPES, Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
+import { present, RESOURCE_METHOD_SCOPES, Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
 import type { Mapper } from './mapper.js';
 
 export type Block = (r: Mapper) => void;
@@ -31,22 +31,13 @@ export function isBareWord(path: string): boolean {
   return /^[A-Za-z0-9_-]+$/.test(path);
 }
 
-export function present(value: string | undefined | null): value is string {
-  return value !== undefined && value !== null && value !== '';
+/** Whether an implicit route name starts as a name must (`_` or a letter; else the route gets none). */
+export function startsValidName(name: string): boolean {
+  const c = name.charCodeAt(0);
+  if (c === 95) return true; // '_'
+  const lower = c | 32; // a letter in lower case
+  return lower >= 97 && lower <= 122;
 }
-
-/** The present parts joined with `_` (Rails' `[...].compact.join('_')`, empty strings dropped too). */
-export function joinPresent(parts: Array<string | undefined>): string {
-  let out = '';
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i];
-    if (present(part)) out = out === '' ? part : `${out}_${part}`;
-  }
-  return out;
-}
-
-/** How an implicit route name must start (else the route gets none). */
-export const VALID_NAME_START = /^[_a-z]/i;
 
 /** Verb lists (interned) by `via` string: most routes say `get`. */
 export const viaVerbs = new Map<string, string[]>();
@@ -298,7 +289,7 @@ export abstract class MapperBase {
   /** The name a route gets without `as`, unless it is taken by then: null when there is none or it would be invalid. */
   protected implicitName(action: string | undefined, level: ScopeLevel): string | null {
     const candidate = this.joinedName(undefined, action, level);
-    return candidate !== null && VALID_NAME_START.test(candidate) ? candidate : null;
+    return candidate !== null && startsValidName(candidate) ? candidate : null;
   }
 
   /** The parts of a route's name joined (Rails' `name_for_action` before its checks); null: no name in a resource. */
@@ -320,7 +311,7 @@ export abstract class MapperBase {
       collectionName = resource.collectionName;
       memberName = resource.memberName;
     }
-    return joinPresent(this.current.nameParts(namePrefix, prefix, collectionName, memberName, level));
+    return this.current.actionName(namePrefix, prefix, collectionName, memberName, level);
   }
 }
 

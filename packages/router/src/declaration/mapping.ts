@@ -72,11 +72,12 @@ function merged(a: Record<string, unknown> | undefined, b: Record<string, unknow
 }
 
 let lastValidHandler = '';
+const HANDLER_NAME = /^[a-z_0-9][a-z_0-9/]*$/;
 
 /** Whether a handler name is one Rails accepts (`admin/users`). */
 function isValidHandler(handler: string): boolean {
   if (handler === lastValidHandler) return true;
-  if (!/^[a-z_0-9][a-z_0-9/]*$/.test(handler)) return false;
+  if (!HANDLER_NAME.test(handler)) return false;
   lastValidHandler = handler;
   return true;
 }
@@ -105,7 +106,8 @@ export function leanHandler(scope: Scope): string | undefined {
 /**
  * What `buildRouteSpec` gives for a route with no options of its own in a scope `leanHandler`
  * accepted: nothing but the name, path, verbs (an interned list), handler and action (a
- * resource's own routes).
+ * resource's own routes). The fields every such spec holds alike are on the prototype: a spec
+ * of five fields is made per route instead of one of ten (10,000 of them in a large set).
  */
 export function leanRouteSpec(
   name: string | null,
@@ -114,21 +116,40 @@ export function leanRouteSpec(
   handler: string,
   action: string,
 ): RouteSpec {
-  return {
-    name,
-    verbs, // interned by the caller (`verbsOf`)
-    path,
-    handler,
-    action,
-    requirements: NO_REQUIREMENTS as Record<string, RegExp>,
-    defaults: NO_DEFAULTS as Record<string, unknown>,
-    anchored: true,
-    formatted: true,
-    middleware: NO_MIDDLEWARE,
-  };
+  return new LeanRouteSpec(name, verbs, path, handler, action);
+}
+
+class LeanRouteSpec implements RouteSpec {
+  // Assigned in the constructor: a class field would be defined per instance, a slower operation.
+  declare readonly name: string | null;
+  declare readonly verbs: string[];
+  declare readonly path: string;
+  declare readonly handler: string;
+  declare readonly action: string;
+  declare readonly requirements: Record<string, RegExp>;
+  declare readonly defaults: Record<string, unknown>;
+  declare readonly anchored: boolean;
+  declare readonly formatted: boolean;
+  declare readonly middleware: Middleware[];
+
+  constructor(name: string | null, verbs: string[], path: string, handler: string, action: string) {
+    this.name = name;
+    this.verbs = verbs; // interned by the caller (`verbsOf`)
+    this.path = path;
+    this.handler = handler;
+    this.action = action;
+  }
 }
 
 const NO_MIDDLEWARE: Middleware[] = Object.freeze([]) as unknown as Middleware[];
+
+Object.assign(LeanRouteSpec.prototype, {
+  requirements: NO_REQUIREMENTS,
+  defaults: NO_DEFAULTS,
+  anchored: true,
+  formatted: true,
+  middleware: NO_MIDDLEWARE,
+});
 
 export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   const options = merged(scope.get('options'), call.options);

@@ -18,6 +18,17 @@ export interface ResourceOptions {
   except?: string | string[] | undefined;
 }
 
+const RESOURCES_ACTIONS: readonly string[] = Object.freeze([
+  'index',
+  'create',
+  'new',
+  'show',
+  'update',
+  'destroy',
+  'edit',
+]);
+const SINGLETON_ACTIONS: readonly string[] = Object.freeze(['show', 'create', 'update', 'destroy', 'new', 'edit']);
+
 function list(value: string | string[] | undefined): string[] {
   if (value === undefined || value === null) return [];
   return (Array.isArray(value) ? value : [value]).map(String);
@@ -43,20 +54,24 @@ export class Resource {
     this.param = String(options.param ?? 'id');
     this.shallow = shallow;
     const known = this.defaultActions();
+    const hasOnly = options.only !== undefined && options.only !== null;
+    const hasExcept = options.except !== undefined && options.except !== null;
+    // Most resources name neither: they share the frozen list of every action.
+    if (!hasOnly && !hasExcept) {
+      this.actions = known;
+      return;
+    }
     const where = `${this.isSingleton ? 'resource' : 'resources'} "${this.name}"`;
-    const only = options.only !== undefined && options.only !== null ? list(options.only) : undefined;
+    const only = hasOnly ? list(options.only) : undefined;
     if (only !== undefined) refuseUnknownActions('only', only, known, where);
     const available = only ?? known;
     const except = list(options.except);
     refuseUnknownActions('except', except, known, where);
-    this.actions =
-      options.except !== undefined && options.except !== null
-        ? available.filter((a) => !except.includes(a))
-        : available;
+    this.actions = hasExcept ? available.filter((a) => !except.includes(a)) : available;
   }
 
-  protected defaultActions(): string[] {
-    return ['index', 'create', 'new', 'show', 'update', 'destroy', 'edit'];
+  protected defaultActions(): readonly string[] {
+    return RESOURCES_ACTIONS;
   }
 
   get handler(): string {
@@ -129,8 +144,8 @@ export class SingletonResource extends Resource {
     this.handlerName = String(options.handler ?? this.pluralName);
   }
 
-  protected override defaultActions(): string[] {
-    return ['show', 'create', 'update', 'destroy', 'new', 'edit'];
+  protected override defaultActions(): readonly string[] {
+    return SINGLETON_ACTIONS;
   }
 
   override get plural(): string {

@@ -12,9 +12,23 @@ import { escapeDeclaredPath, normalizePath, withFormat } from '../pattern/normal
 import { buildRouteSpec, isPlainObject, leanHandler, leanRouteSpec } from './mapping.js';
 import { CANONICAL_ACTIONS, RESOURCE_OPTIONS, type MatchOptions, type ResourcesOptions } from './options.js';
 import { Resource, SingletonResource, type ActionName, type ResourceOptions } from './resource.js';
-import type { ScopeFrame, ScopeLevel } from './scope.js';
-import { joinPresent, NO_OPTIONS, VALID_NAME_START, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
+import { Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
+import { NO_OPTIONS, startsValidName, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
 import { Concerns } from './concerns.js';
+
+type Via = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/** The (interned) verb lists of a resource's own routes, looked up once rather than per route. */
+const RESOURCE_VERBS: Readonly<Record<Via, string[]>> = {
+  get: verbsOf('get'),
+  post: verbsOf('post'),
+  patch: verbsOf('patch'),
+  put: verbsOf('put'),
+  delete: verbsOf('delete'),
+};
+
+/** The options of a resource declared without any (only read). */
+const NO_RESOURCE_OPTIONS = NO_OPTIONS as ResourcesOptions;
 
 export abstract class Resources extends Concerns {
   /** Merges path names (`{ new: 'nuevo', edit: 'editar' }`) into the current scope's. */
@@ -29,16 +43,16 @@ export abstract class Resources extends Concerns {
   resources(names: Names, block?: Block): this;
   resources(names: Names, options: ResourcesOptions, block?: Block): this;
   resources(names: Names, b?: ResourcesOptions | Block, c?: Block): this {
-    const [options, block] = typeof b === 'function' ? [{}, b] : [b ?? {}, c];
-    return this.declareResource('resources', names, options, block);
+    if (typeof b === 'function') return this.declareResource('resources', names, NO_RESOURCE_OPTIONS, b);
+    return this.declareResource('resources', names, b ?? NO_RESOURCE_OPTIONS, c);
   }
 
   /** `resource('profile')`: a singular resource with no id: new, edit, show, update, destroy, create. */
   resource(names: Names, block?: Block): this;
   resource(names: Names, options: ResourcesOptions, block?: Block): this;
   resource(names: Names, b?: ResourcesOptions | Block, c?: Block): this {
-    const [options, block] = typeof b === 'function' ? [{}, b] : [b ?? {}, c];
-    return this.declareResource('resource', names, options, block);
+    if (typeof b === 'function') return this.declareResource('resource', names, NO_RESOURCE_OPTIONS, b);
+    return this.declareResource('resource', names, b ?? NO_RESOURCE_OPTIONS, c);
   }
 
   protected declareResource(
@@ -47,13 +61,19 @@ export abstract class Resources extends Concerns {
     input: ResourcesOptions,
     block?: Block,
   ): this {
-    const list = Array.isArray(names) ? names.flat() : [names];
-    const options: Record<string, unknown> = { ...input };
-    if (list.length > 1) {
+    const list = Array.isArray(names) ? names.flat() : null;
+    if (list !== null && list.length > 1) {
       for (const name of list) this.declareResource(kind, name, input, block);
       return this;
     }
-    const name = String(list[0]);
+    const name = String(list === null ? names : list[0]);
+    // Most resources have no options: nothing to copy, sort out or take apart (never modified).
+    if (isEmpty(input)) {
+      if (!this.declarePlainResource(kind, name, block))
+        this.nestedScope(() => this.declareResource(kind, name, input, block));
+      return this;
+    }
+    const options: Record<string, unknown> = { ...input };
     if (options.shallow) {
       delete options.shallow;
       this.shallow(() => this.declareResource(kind, name, options, block));
@@ -92,34 +112,80 @@ export abstract class Resources extends Concerns {
     block?: Block,
   ): this {
     this.withScopeLevel(kind, () => {
-      const actionOptions =
-        options.only !== undefined || options.except !== undefined ? {} : (this.current.get('actionOptions') ?? {});
-      const resourceOptions = { ...actionOptions, ...options } as ResourceOptions;
-      const shallow = Boolean(this.current.get('shallow'));
-      const resource =
-        kind === 'resources'
-          ? new Resource(name, shallow, resourceOptions)
-          : new SingletonResource(name, shallow, resourceOptions);
+      const resource = this.newResource(kind, name, options);
       // One frame for both: a lookup finds each key as it would in two nested frames.
-      this.within({ resource, handler: resource.handler }, undefined, () => {
-        this.run(block);
-        if (options.concerns !== undefined) this.concerns(options.concerns as Names);
-        if (!this.isShallow()) this.declareActions(resource, kind);
-        else if (kind === 'resources') {
-          this.collection(() => {
-            if (resource.allows('index')) this.get('index');
-            if (resource.allows('create')) this.post('create');
-          });
-          if (resource.allows('new')) this.new(() => this.get('new'));
-          this.setMemberMappingsForResource();
-        } else {
-          if (resource.allows('new')) this.new(() => this.get('new'));
-          this.setMemberMappingsForResource();
-          if (resource.allows('create')) this.collection(() => this.post('create'));
-        }
-      });
+      this.within({ resource, handler: resource.handler }, undefined, () =>
+        this.declareResourceBody(kind, resource, options, block),
+      );
     });
     return this;
+  }
+
+  /**
+   * A resource declared without options (most of a large set), as `nestedScope` and
+   * `declareResourceRoutes` would declare it but with their frames as one: the nested path and
+   * name prefix, the resource and its handler, at the resource's level (a lookup finds each key
+   * as it would through the frames in between, and the resource is made from the same keys).
+   * False when the nesting needs those frames one by one (see `nestedFrame`).
+   */
+  private declarePlainResource(kind: 'resources' | 'resource', name: string, block: Block | undefined): boolean {
+    const parent = this.current;
+    let frame: ScopeFrame;
+    if (parent.isResourceScope()) {
+      const nested = this.nestedFrame();
+      if (nested === null) return false;
+      frame = nested;
+    } else frame = {};
+    const resource = this.newResource(kind, name, NO_OPTIONS);
+    frame.resource = resource;
+    frame.handler = resource.handler;
+    this.current = new Scope(frame, parent, kind);
+    try {
+      this.declareResourceBody(kind, resource, NO_OPTIONS, block);
+    } finally {
+      this.current = parent;
+    }
+    return true;
+  }
+
+  /** The resource of a declaration, with the `only`/`except` of the scope unless it names its own. */
+  private newResource(kind: 'resources' | 'resource', name: string, options: Record<string, unknown>): Resource {
+    const scoped = this.current.get('actionOptions');
+    const resourceOptions = (
+      options.only !== undefined || options.except !== undefined || scoped === undefined
+        ? options
+        : isEmpty(options)
+          ? scoped
+          : { ...scoped, ...options }
+    ) as ResourceOptions;
+    const shallow = Boolean(this.current.get('shallow'));
+    return kind === 'resources'
+      ? new Resource(name, shallow, resourceOptions)
+      : new SingletonResource(name, shallow, resourceOptions);
+  }
+
+  /** Inside the resource's frame: its block, its concerns, then its own routes. */
+  private declareResourceBody(
+    kind: 'resources' | 'resource',
+    resource: Resource,
+    options: Record<string, unknown>,
+    block: Block | undefined,
+  ): void {
+    this.run(block);
+    if (options.concerns !== undefined) this.concerns(options.concerns as Names);
+    if (!this.isShallow()) this.declareActions(resource, kind);
+    else if (kind === 'resources') {
+      this.collection(() => {
+        if (resource.allows('index')) this.get('index');
+        if (resource.allows('create')) this.post('create');
+      });
+      if (resource.allows('new')) this.new(() => this.get('new'));
+      this.setMemberMappingsForResource();
+    } else {
+      if (resource.allows('new')) this.new(() => this.get('new'));
+      this.setMemberMappingsForResource();
+      if (resource.allows('create')) this.collection(() => this.post('create'));
+    }
   }
 
   /**
@@ -142,44 +208,41 @@ export abstract class Resources extends Concerns {
     let formatted = '';
     // Names as `joinedName` makes them for these actions (a plain word or none as the prefix),
     // from parts read once; the canonical actions of a level share theirs (index and create;
-    // show, update and destroy), which only the first of them can take.
+    // show, update and destroy), which only the first of them can take. Every action but
+    // `edit` is canonical (CANONICAL_ACTIONS): callers say which, instead of a lookup per route.
     const namePrefix = scope.get('as');
     const collectionName = resource.collectionName;
     const memberName = resource.memberName;
+    const actions = resource.actions;
     let candidateLevel: ScopeLevel = null;
     let candidate: string | null = null;
     let taken = false;
-    const declare = (verb: string, action: ActionName, level: ScopeLevel, scopePath: string) => {
-      if (!resource.allows(action)) return;
+    const declare = (verb: Via, action: ActionName, canonical: boolean, level: ScopeLevel, scopePath: string) => {
+      if (!actions.includes(action)) return;
       if (handler === undefined) return this.addAction(verb, action, level, scopePath);
-      const canonical = CANONICAL_ACTIONS.includes(action);
       const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
       if (path !== lastPath) formatted = withFormat(normalizePath(escapeDeclaredPath((lastPath = path))), undefined);
       if (!canonical || level !== candidateLevel) {
-        const joined = joinPresent(
-          scope.nameParts(namePrefix, canonical ? undefined : action, collectionName, memberName, level),
-        );
-        candidate = VALID_NAME_START.test(joined) ? joined : null;
+        const joined = scope.actionName(namePrefix, canonical ? undefined : action, collectionName, memberName, level);
+        candidate = startsValidName(joined) ? joined : null;
         candidateLevel = canonical ? level : null;
         taken = candidate === null || this.sink.hasNamedRoute(candidate);
       }
-      this.sink.add(
-        leanRouteSpec(taken ? null : candidate, formatted, viaVerbs.get(verb) ?? verbsOf(verb), handler, action),
-      );
+      this.sink.add(leanRouteSpec(taken ? null : candidate, formatted, RESOURCE_VERBS[verb], handler, action));
       taken = true;
     };
     if (kind === 'resources') {
-      declare('get', 'index', 'collection', collection);
-      declare('post', 'create', 'collection', collection);
+      declare('get', 'index', true, 'collection', collection);
+      declare('post', 'create', true, 'collection', collection);
     }
-    if (resource.allows('new'))
-      declare('get', 'new', 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
-    declare('get', 'edit', 'member', member);
-    declare('get', 'show', 'member', member);
-    declare('patch', 'update', 'member', member);
-    declare('put', 'update', 'member', member);
-    declare('delete', 'destroy', 'member', member);
-    if (kind === 'resource') declare('post', 'create', 'collection', collection);
+    if (actions.includes('new'))
+      declare('get', 'new', true, 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
+    declare('get', 'edit', false, 'member', member);
+    declare('get', 'show', true, 'member', member);
+    declare('patch', 'update', true, 'member', member);
+    declare('put', 'update', true, 'member', member);
+    declare('delete', 'destroy', true, 'member', member);
+    if (kind === 'resource') declare('post', 'create', true, 'collection', collection);
   }
 
   /** What `mapMatch` and `addRoute` do for `get('edit')` and the like in a block at `level` with `scopePath`. */
@@ -265,28 +328,37 @@ export abstract class Resources extends Concerns {
   protected nestedScope(block: () => void): void {
     if (!this.current.isResourceScope()) throw new ArgumentError("can't use nested outside resource(s) scope");
     this.withScopeLevel('nested', () => {
-      const resource = this.parentResource!;
-      const s = this.current;
-      if (!this.isShallow() && !(s.get('constraints')?.[resource.param] instanceof RegExp)) {
-        // The frames `pathScope` and `applyScope({ as })` below would push, as one: the path and
-        // the name prefix, with the scope's constraints, defaults and options as they are (never
-        // modified, so shared rather than copied).
-        const as = s.get('as');
-        const frame: ScopeFrame = {
-          path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
-          as: as ? `${as}_${resource.memberName}` : resource.memberName,
-          constraints: s.get('constraints') ?? {},
-          defaults: s.get('defaults') ?? {},
-          options: s.get('options') ?? {},
-        };
+      const frame = this.nestedFrame();
+      if (frame !== null) {
         this.within(frame, undefined, block);
         return;
       }
+      const resource = this.parentResource!;
       const body = () =>
         this.pathScope(resource.nestedScope, () => this.applyScope(this.nestedOptions(resource), block));
       if (this.isShallow() && this.shallowNestingDepth() >= 1) this.shallowScope(body);
       else body();
     });
+  }
+
+  /**
+   * The frames `pathScope` and `applyScope({ as })` of `nestedScope` would push under the current
+   * resource, as one: the path and the name prefix, with the scope's constraints, defaults and
+   * options as they are (never modified, so shared rather than copied). Null for a shallow
+   * resource or a constraint on the parent's param, which need those frames one by one.
+   */
+  private nestedFrame(): ScopeFrame | null {
+    const resource = this.parentResource!;
+    const s = this.current;
+    if (this.isShallow() || s.get('constraints')?.[resource.param] instanceof RegExp) return null;
+    const as = s.get('as');
+    return {
+      path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
+      as: as ? `${as}_${resource.memberName}` : resource.memberName,
+      constraints: s.get('constraints') ?? NO_OPTIONS,
+      defaults: s.get('defaults') ?? NO_OPTIONS,
+      options: s.get('options') ?? NO_OPTIONS,
+    };
   }
 
   protected nestedOptions(resource: Resource): Record<string, unknown> {

@@ -44,6 +44,9 @@ export interface ScopeFrame {
 export const RESOURCE_SCOPES: readonly ScopeLevel[] = Object.freeze(['resource', 'resources']);
 export const RESOURCE_METHOD_SCOPES: readonly ScopeLevel[] = Object.freeze(['collection', 'member', 'new']);
 
+/** The frame of a scope that only changes the level (never modified: frames are read only). */
+const NO_FRAME: ScopeFrame = Object.freeze({});
+
 export class Scope {
   /**
    * Every key any frame up to the root holds, with the nearest frame's value: each route
@@ -72,7 +75,7 @@ export class Scope {
 
   /** A child at another level, holding no options of its own. */
   pushLevel(level: ScopeLevel): Scope {
-    return new Scope({}, this, level);
+    return new Scope(NO_FRAME, this, level);
   }
 
   get<K extends keyof ScopeFrame>(key: K): ScopeFrame[K] {
@@ -92,27 +95,49 @@ export class Scope {
     return RESOURCE_METHOD_SCOPES.includes(this.level);
   }
 
-  /** The parts a route name is built from, ordered by scope level (Rails' `Scope#action_name`). */
-  nameParts(
+  /**
+   * A route's name from its parts, ordered by scope level (Rails' `Scope#action_name`), the
+   * present ones joined with `_` (Rails' `[...].compact.join('_')`, empty strings dropped too).
+   */
+  actionName(
     namePrefix: string | undefined,
     prefix: string | undefined,
     collectionName: string | undefined,
     memberName: string | undefined,
     level: ScopeLevel = this.level,
-  ): Array<string | undefined> {
+  ): string {
     switch (level) {
       case 'nested':
-        return [namePrefix, prefix];
+        return joinPresent(namePrefix, prefix, undefined, undefined);
       case 'collection':
-        return [prefix, namePrefix, collectionName];
+        return joinPresent(prefix, namePrefix, collectionName, undefined);
       case 'new':
-        return [prefix, 'new', namePrefix, memberName];
+        return joinPresent(prefix, 'new', namePrefix, memberName);
       case 'member':
-        return [prefix, namePrefix, memberName];
+        return joinPresent(prefix, namePrefix, memberName, undefined);
       case 'root':
-        return [namePrefix, collectionName, prefix];
+        return joinPresent(namePrefix, collectionName, prefix, undefined);
       default:
-        return [namePrefix, memberName, prefix];
+        return joinPresent(namePrefix, memberName, prefix, undefined);
     }
   }
+}
+
+/** Up to four name parts joined with `_`, skipping those absent or empty (no array: this runs per route). */
+function joinPresent(
+  a: string | undefined,
+  b: string | undefined,
+  c: string | undefined,
+  d: string | undefined,
+): string {
+  let out = present(a) ? a : '';
+  if (present(b)) out = out === '' ? b : `${out}_${b}`;
+  if (present(c)) out = out === '' ? c : `${out}_${c}`;
+  if (present(d)) out = out === '' ? d : `${out}_${d}`;
+  return out;
+}
+
+/** A name part that takes part: not absent, not empty. */
+export function present(part: string | undefined | null): part is string {
+  return part !== undefined && part !== null && part !== '';
 }

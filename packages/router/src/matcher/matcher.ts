@@ -89,8 +89,8 @@ export class Matcher {
   /** The last other method and its tree: requests often repeat a method. */
   private lastMethod = '';
   private lastTree: Tree | null = null;
-  /** Verbs some route names (routes with no verb answer every verb). */
-  readonly verbs = new Set<string>();
+  /** Verbs some route names (routes with no verb answer every verb); gathered by the first `build`. */
+  private verbSet: Set<string> | null = null;
   private anyVerb: Tree | null = null;
   private readonly state = new SearchState(8);
   /** Lookups (and walks) of a tree after which it is compiled. */
@@ -104,14 +104,12 @@ export class Matcher {
   ) {
     this.compileAfter = tier === 'auto' ? TREE_CODEGEN_AFTER_LOOKUPS : Number.POSITIVE_INFINITY;
     this.useStatics = tier !== 'walk' && tier !== 'compiled-walk';
-    // Verb lists are interned: a set of 10,000 routes holds a handful, each added once.
-    const seen: string[][] = [];
-    for (let r = 0; r < routes.length; r++) {
-      const verbs = routes[r]!.spec.verbs;
-      if (seen.includes(verbs)) continue;
-      seen.push(verbs);
-      for (const verb of verbs) this.verbs.add(verb);
-    }
+  }
+
+  /** Verbs some route names (routes with no verb answer every verb). */
+  get verbs(): ReadonlySet<string> {
+    if (this.verbSet === null) this.anyVerb ??= this.build(null);
+    return this.verbSet!;
   }
 
   /**
@@ -274,7 +272,12 @@ export class Matcher {
   private treeOfVerb(verb: string): Tree {
     let tree = this.trees.get(verb);
     if (tree === undefined) {
-      if (this.verbs.has(verb)) tree = this.build(verb);
+      if (this.verbSet === null) {
+        // The first tree: its pass over the routes gathers the verbs too. A verb no route
+        // names gets the routes of no verb, which is the any-verb tree.
+        tree = this.build(verb);
+        if (!this.verbSet!.has(verb)) tree = this.anyVerb ??= tree;
+      } else if (this.verbSet.has(verb)) tree = this.build(verb);
       else tree = this.anyVerb ??= this.build(null);
       if (this.tier === 'recognizer') this.compileTree(tree);
       else if (this.tier === 'compiled-walk' && tree.compiled === null) {
@@ -291,12 +294,21 @@ export class Matcher {
   private build(verb: string | null): Tree {
     const tree = new Tree();
     const routes = this.routes;
+    // The first build gathers the verbs of every route in the same pass. Verb lists are
+    // interned: a set of 10,000 routes holds a handful, each added once.
+    const gathered = this.verbSet === null ? new Set<string>() : null;
+    const seen: string[][] = [];
     // An indexed loop: this runs cold, once per verb, where for-of's iterator calls cost.
     for (let r = 0; r < routes.length; r++) {
       const route = routes[r]!;
       const verbs = route.spec.verbs;
+      if (gathered !== null && !seen.includes(verbs)) {
+        seen.push(verbs);
+        for (let v = 0; v < verbs.length; v++) gathered.add(verbs[v]!);
+      }
       if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) tree.add(route);
     }
+    if (gathered !== null) this.verbSet = gathered;
     return tree;
   }
 
