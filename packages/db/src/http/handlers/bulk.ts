@@ -221,7 +221,8 @@ async function bulkGetOne(
   // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
   if (revs === 'all' && (await db.leafRevs(docId, ahead)).length === 0)
     return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
-  const opened = attsSince === undefined ? options : { ...options, attsSince };
+  // CouchDB 3.5 fetches `_bulk_get` in batches merged into a revision tree: its leaf order.
+  const opened: OpenOptions = { ...options, revsOrder: 'keyTree', ...(attsSince === undefined ? {} : { attsSince }) };
   const results = await db.openRevs(docId, revs, opened, ahead);
   return wrap(results.map((r) => ('ok' in r ? { ok: r.doc } : error(docId, r.missing, 'not_found', 'missing'))));
 }
