@@ -15,6 +15,7 @@ import {
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, saveConfig, type ConfigSections } from './config.js';
 import { perDocAccess } from './access-settings.js';
+import { attachmentCompressionLevel } from './attachment-settings.js';
 import { PerUserDatabases, perUserSettings } from './peruser.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
@@ -206,6 +207,7 @@ export class CouchServer {
       hashIterations: this.hashIterations,
       isUsersDb: (name) => this.isUsersDb(name),
       accessAutofill: () => perDocAccess(this.config).autofill,
+      attachmentCompressionLevel: () => attachmentCompressionLevel(this.config),
       credentialsKey: () => this.credentialsKey(),
       validated: (ms, refused) => {
         this.stats.observe('couchdb.query_server.vdu_process_time', ms);
@@ -240,6 +242,7 @@ export class CouchServer {
   /** Applies stored config sections (throws a 400, changing nothing, when a value is unusable). */
   applyConfig(sections: ConfigSections): void {
     const settings = effectiveSettings(this.baseSettings, sections);
+    attachmentCompressionLevel(sections); // refuses an unusable level before anything changes
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
     const replicator = schedulerSettings(this.baseSchedulerSettings, sections.replicator);
     this.config = sections;
