@@ -185,6 +185,51 @@ describe('_all_docs', () => {
     assert.deepEqual(noDocs.json.rows, [row('e')]);
   });
 
+  it('conflicts=true as CouchDB 3.5 (couch_db:doc_meta_info): _conflicts only with live losing leaves, best first; deleted docs as without it', async () => {
+    await t.request('PUT', '/cdb');
+    await t.request('POST', '/cdb/_bulk_docs', {
+      body: {
+        new_edits: false,
+        docs: [
+          { _id: 'three', _rev: '1-aaa', v: 1 },
+          { _id: 'three', _rev: '1-ccc', v: 3 },
+          { _id: 'three', _rev: '1-bbb', v: 2 },
+          { _id: 'delconf', _rev: '1-aaa', v: 1 },
+          { _id: 'delconf', _rev: '1-bbb', _deleted: true },
+          { _id: 'gone', _rev: '1-aaa', v: 1 },
+          { _id: 'gone', _rev: '1-bbb', _deleted: true },
+          { _id: 'gone', _rev: '1-ccc', _deleted: true },
+        ],
+      },
+    });
+    const docs = {
+      delconf: { _id: 'delconf', _rev: '1-aaa', v: 1 },
+      three: { _id: 'three', _rev: '1-ccc', v: 3, _conflicts: ['1-bbb', '1-aaa'] },
+    };
+    const all = await t.request('GET', '/cdb/_all_docs?include_docs=true&conflicts=true');
+    // 'gone' has a live leaf (1-aaa) beside its tombstones: it is live, its conflicts none.
+    assert.deepEqual(
+      all.json.rows.map((r: { doc: unknown }) => r.doc),
+      [docs.delconf, { _id: 'gone', _rev: '1-aaa', v: 1 }, docs.three],
+    );
+    await t.request('DELETE', '/cdb/gone?rev=1-aaa');
+    const keyed = await t.request('POST', '/cdb/_all_docs?include_docs=true&conflicts=true', {
+      body: { keys: ['three', 'gone', 'delconf', 'none'] },
+    });
+    assert.deepEqual(keyed.json.rows, [
+      { id: 'three', key: 'three', value: { rev: '1-ccc' }, doc: docs.three },
+      { id: 'gone', key: 'gone', value: { rev: keyed.json.rows[1].value.rev, deleted: true }, doc: null },
+      { id: 'delconf', key: 'delconf', value: { rev: '1-aaa' }, doc: docs.delconf },
+      { key: 'none', error: 'not_found' },
+    ]);
+    assert.match(keyed.json.rows[1].value.rev, /^2-/);
+    const unkeyed = await t.request('GET', '/cdb/_all_docs?include_docs=true&conflicts=true');
+    assert.deepEqual(
+      unkeyed.json.rows.map((r: { id: string }) => r.id),
+      ['delconf', 'three'],
+    );
+  });
+
   it('update_seq=true adds the integer update_seq after offset', async () => {
     const seq = (await t.request('GET', '/db')).json.update_seq;
     const r = await t.request('GET', '/db/_all_docs?update_seq=true&limit=0');

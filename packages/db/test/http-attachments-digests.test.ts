@@ -141,4 +141,54 @@ describe('attachment digests as CouchDB computes them', () => {
     assert.equal(wrong.json.error, 'bad_request');
     assert.equal((await t.request('GET', '/db/replicated-wrong')).status, 404);
   });
+
+  it('[attachments] compression_level is honoured at run time: 1..9 give stock zlib at that level, 0 stores as sent', async () => {
+    // 10,341 bytes; the digests are the system zlib 1.2.13's gzip streams (windowBits 31, memLevel 8).
+    const text = Buffer.from(
+      Array.from({ length: 300 }, (_, i) => `line ${i} ${(i * i) % 97} of the quick brown fox\n`).join(''),
+    );
+    const config = '/_node/_local/_config/attachments/compression_level';
+    const expected: [string, string, number | undefined][] = [
+      ['1', 'md5-oT3bS/bX73XX8iLS4O6b2w==', 1304],
+      ['5', 'md5-zIR0/DiBA9pfkS/mRhdkQg==', 1221],
+      ['9', 'md5-JavWiC2PbC6Xs53RhQuZiw==', 1192],
+      ['8', 'md5-aGE3JuSX80EkDTiOsf+XMQ==', 1192],
+      ['0', 'md5-2AzBp/fnynGNQ1NVMmNqMg==', undefined],
+    ];
+    try {
+      for (const [level, digest, encodedLength] of expected) {
+        assert.equal((await t.request('PUT', config, { body: JSON.stringify(level) })).status, 200, level);
+        const put = await raw(t.url, 'PUT', `/db/level${level}/t.txt`, {
+          body: text,
+          headers: { 'content-type': 'text/plain' },
+        });
+        assert.equal(put.status, 201, level);
+        const stub = await stubOf(`level${level}`, 't.txt');
+        assert.deepEqual(
+          [stub.digest, stub.length, stub.encoding, stub.encoded_length],
+          [digest, text.length, encodedLength === undefined ? undefined : 'gzip', encodedLength],
+          `level ${level}`,
+        );
+        // Inline data takes the same path.
+        const inline = await t.request('PUT', `/db/inline${level}`, {
+          body: { _attachments: { 't.txt': { content_type: 'text/plain', data: text.toString('base64') } } },
+        });
+        assert.equal((await stubOf(`inline${level}`, 't.txt')).digest, digest, `inline at level ${level}`);
+        assert.equal(inline.status, 201);
+        const back = await raw(t.url, 'GET', `/db/level${level}/t.txt`);
+        assert.deepEqual(back.body, text);
+      }
+      for (const bad of ['10', '-1', 'high', '']) {
+        const r = await t.request('PUT', config, { body: JSON.stringify(bad) });
+        assert.equal(r.status, 400, JSON.stringify(bad));
+        assert.equal(r.json.error, 'bad_request');
+      }
+      assert.equal((await t.request('GET', config)).json, '0');
+    } finally {
+      await t.request('DELETE', config);
+    }
+    // Back to the default: level 8.
+    await raw(t.url, 'PUT', '/db/default/t.txt', { body: text, headers: { 'content-type': 'text/plain' } });
+    assert.equal((await stubOf('default', 't.txt')).digest, 'md5-aGE3JuSX80EkDTiOsf+XMQ==');
+  });
 });

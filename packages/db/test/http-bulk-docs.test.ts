@@ -263,4 +263,49 @@ describe('_bulk_docs', () => {
     });
     assert.equal((await t.request('GET', '/db/_design/bad')).status, 404);
   });
+
+  it('a document nested deeper than the JSON limit is refused alone, as a replicated batch needs (the rest is written)', async () => {
+    const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    const reason = 'JSON nested deeper than 1000 levels is not accepted.';
+    // A replicator's batch: new_edits=false, with histories; only the refused one is reported.
+    const replicated = `{"new_edits":false,"docs":[
+      {"_id":"rep-1","_rev":"1-aaa","v":1},
+      {"_id":"rep-deep","_rev":"2-bbb","_revisions":{"start":2,"ids":["bbb","aaa"]},"x":${deep(1100)}},
+      {"_id":"rep-2","_rev":"3-ccc","_revisions":{"start":3,"ids":["ccc","bbb","aaa"]},"v":2}]}`;
+    const r = await t.request('POST', '/db/_bulk_docs', {
+      body: replicated,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(r.status, 201);
+    assert.deepEqual(r.json, [{ id: 'rep-deep', error: 'bad_request', reason }]);
+    assert.equal((await t.request('GET', '/db/rep-1')).json._rev, '1-aaa');
+    assert.equal((await t.request('GET', '/db/rep-2')).json._rev, '3-ccc');
+    assert.equal((await t.request('GET', '/db/rep-deep')).status, 404);
+    // Interactive edits: a row per document, in order.
+    const interactive = await t.request('POST', '/db/_bulk_docs', {
+      body: `{"docs":[{"_id":"i-1"},{"_id":"i-deep","x":${deep(1200)}},{"_id":"i-2"}]}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(interactive.status, 201);
+    assert.deepEqual(
+      interactive.json.map((row: { id: string; ok?: boolean; error?: string }) => [row.id, row.ok ?? row.error]),
+      [
+        ['i-1', true],
+        ['i-deep', 'bad_request'],
+        ['i-2', true],
+      ],
+    );
+    // A document as deep as the limit allows is written; too deep anywhere else is the whole request's 400.
+    const fits = await t.request('POST', '/db/_bulk_docs', {
+      body: `{"docs":[{"_id":"fits","x":${deep(996)}}]}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(fits.json[0].ok, true);
+    const elsewhere = await t.request('POST', '/db/_bulk_docs', {
+      body: `{"docs":[{"_id":"e-1"}],"other":[${deep(1100)}]}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.deepEqual([elsewhere.status, elsewhere.json], [400, { error: 'bad_request', reason }]);
+    assert.equal((await t.request('GET', '/db/e-1')).status, 404);
+  });
 });

@@ -193,11 +193,12 @@ describe('exactly CouchDB', () => {
     const revsOf = (rows: { ok?: { _rev: string }; missing?: string }[]) =>
       rows.map((row) => row.ok?._rev ?? { missing: row.missing });
 
-    it('open_revs=[...] answers in request order, a missing rev as {"missing": rev}, with revs_info', async () => {
-      const list = encodeURIComponent(JSON.stringify(['3-ccc', '9-nope', '2-bbb', '1-aaa']));
+    it('open_revs=[...] answers in CouchDB\'s order (found by rev, then missing by rev), a missing rev as {"missing": rev}, with revs_info', async () => {
+      // fabric_doc_open_revs sorts its replies: {ok, Doc} before {{not_found, missing}, Rev}, each by (generation, id).
+      const list = encodeURIComponent(JSON.stringify(['3-ccc', '9-nope', '2-bbb', '1-aaa', '3-ccc']));
       const r = await t.request('GET', `/db/x?open_revs=${list}&revs_info=true`, JSON_ACCEPT);
-      assert.deepEqual(revsOf(r.json), ['3-ccc', { missing: '9-nope' }, '2-bbb', { missing: '1-aaa' }]);
-      assert.deepEqual(r.json[0].ok._revs_info, [
+      assert.deepEqual(revsOf(r.json), ['2-bbb', '3-ccc', { missing: '1-aaa' }, { missing: '9-nope' }]);
+      assert.deepEqual(r.json[1].ok._revs_info, [
         { rev: '3-ccc', status: 'available' },
         { rev: '2-ddd', status: 'missing' },
         { rev: '1-aaa', status: 'missing' },
@@ -207,7 +208,10 @@ describe('exactly CouchDB', () => {
     it('open_revs=[...]&latest=true lists each leaf once', async () => {
       const list = encodeURIComponent(JSON.stringify(['1-aaa', '2-bbb', '2-ddd']));
       const r = await t.request('GET', `/db/x?open_revs=${list}&latest=true`, JSON_ACCEPT);
-      assert.deepEqual(revsOf(r.json).sort(), ['2-bbb', '3-ccc']);
+      assert.deepEqual(revsOf(r.json), ['2-bbb', '3-ccc']);
+      const reversed = encodeURIComponent(JSON.stringify(['2-ddd', '1-zzz', '2-bbb', '5-gone']));
+      const again = await t.request('GET', `/db/x?open_revs=${reversed}&latest=true`, JSON_ACCEPT);
+      assert.deepEqual(revsOf(again.json), ['1-zzz', '2-bbb', '3-ccc', { missing: '5-gone' }]);
     });
 
     it('GET ?rev=R&latest=true is the best leaf below R', async () => {
@@ -229,10 +233,38 @@ describe('exactly CouchDB', () => {
       );
     });
 
+    it("open_revs=all lists leaves by (generation, id); _bulk_get without rev in couch_key_tree's leaf order", async () => {
+      // y: 1-aaa → 2-bbb, 1-aaa → 2-ddd → 3-eee, and a second root 1-mmm → 2-ccc.
+      await replicate([
+        { _id: 'y', _rev: '2-bbb', _revisions: { start: 2, ids: ['bbb', 'aaa'] } },
+        { _id: 'y', _rev: '3-eee', _revisions: { start: 3, ids: ['eee', 'ddd', 'aaa'] } },
+        { _id: 'y', _rev: '2-ccc', _revisions: { start: 2, ids: ['ccc', 'mmm'] } },
+      ]);
+      const all = await t.request('GET', '/db/y?open_revs=all', JSON_ACCEPT);
+      assert.deepEqual(revsOf(all.json), ['2-bbb', '2-ccc', '3-eee']);
+      // fabric_open_revs merges the leaves into a tree; get_all_leafs lists the last root's
+      // leaves first, each root depth first with children by id.
+      const bulk = await t.request('POST', '/db/_bulk_get', { body: { docs: [{ id: 'y' }, { id: 'x' }] } });
+      const listed = bulk.json.results.map((entry: { docs: { ok: { _rev: string } }[] }) =>
+        entry.docs.map((d) => d.ok._rev),
+      );
+      assert.deepEqual(listed, [
+        ['2-ccc', '2-bbb', '3-eee'],
+        ['1-zzz', '2-bbb', '3-ccc'],
+      ]);
+      const latest = await t.request('POST', '/db/_bulk_get?latest=true', {
+        body: { docs: [{ id: 'y', rev: '1-aaa' }] },
+      });
+      assert.deepEqual(
+        latest.json.results[0].docs.map((d: { ok: { _rev: string } }) => d.ok._rev),
+        ['2-bbb', '3-eee'],
+      );
+    });
+
     it("_revs_diff lists missing revs in couch_key_tree's order and possible ancestors in CouchDB's", async () => {
       const r = await t.request('POST', '/db/_revs_diff', { body: { x: ['4-new', '1-aaa', '1-new', '2-bbb'] } });
       assert.deepEqual(r.json, {
-        x: { missing: ['1-new', '4-new'], possible_ancestors: ['1-zzz', '2-bbb', '3-ccc'] },
+        x: { missing: ['1-new', '4-new'], possible_ancestors: ['3-ccc', '2-bbb', '1-zzz'] },
       });
     });
   });

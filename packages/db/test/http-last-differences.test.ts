@@ -125,6 +125,86 @@ describe('the last differences from recorded CouchDB answers', () => {
     assert.equal(after.vdu_process_time.value.n, before.vdu_process_time.value.n + 2);
   });
 
+  it("_stats counts the query server's work under CouchDB 3.5's names: processes, prompts, calls and time by kind, JS filters", async () => {
+    const stats = async () => (await t.request('GET', '/_node/_local/_stats/couchdb/query_server')).json;
+    const before = await stats();
+    const counters = [
+      'acquired_processes',
+      'process_starts',
+      'process_exits',
+      'process_error_exits',
+      'process_errors',
+      'process_prompts',
+      'js_filter',
+      'js_filterered',
+      'js_filter_error',
+    ];
+    for (const name of counters) assert.equal(before[name].type, 'counter', name);
+    const kinds = [
+      'spawn_proc',
+      'map',
+      'reduce',
+      'reset',
+      'add_fun',
+      'ddoc_new',
+      'ddoc_vdu',
+      'ddoc_filter',
+      'ddoc_other',
+      'other',
+    ];
+    assert.deepEqual(Object.keys(before.calls).sort(), [...kinds].sort());
+    assert.deepEqual(Object.keys(before.time).sort(), [...kinds].sort());
+    assert.equal(before.calls.map.desc, 'number of map_doc requests');
+    assert.equal(before.time.map.desc, 'accumulated number of microseconds spent processing map_doc requests');
+    await t.request('PUT', '/qs');
+    await t.request('POST', '/qs/_bulk_docs', {
+      body: {
+        docs: [
+          { _id: 'a', n: 1 },
+          { _id: 'b', n: 2 },
+          { _id: 'c', n: 3 },
+        ],
+      },
+    });
+    await t.request('PUT', '/qs/_design/d', {
+      body: {
+        views: { v: { map: 'function (doc) { emit(doc.n, doc.n); }', reduce: 'function (k, v) { return sum(v); }' } },
+        filters: { odd: 'function (doc) { return doc.n % 2 === 1; }' },
+        shows: { s: 'function (doc) { return "n=" + doc.n; }' },
+      },
+    });
+    assert.equal((await t.request('GET', '/qs/_design/d/_view/v')).json.rows[0].value, 6);
+    const changes = await t.request('GET', '/qs/_changes?filter=d/odd');
+    assert.deepEqual(
+      changes.json.results.map((row: { id: string }) => row.id),
+      ['a', 'c'],
+    );
+    assert.equal((await t.request('GET', '/qs/_design/d/_show/s/b')).text, 'n=2');
+    const after = await stats();
+    const grew = (name: string) => after.calls[name].value - before.calls[name].value;
+    assert.ok(grew('map') >= 1, 'map');
+    assert.ok(grew('reduce') >= 1, 'reduce');
+    assert.ok(grew('reset') >= 1 && grew('add_fun') >= 2, 'reset, add_fun');
+    assert.ok(grew('ddoc_filter') >= 1 && grew('ddoc_other') >= 1 && grew('ddoc_new') >= 2, 'ddoc_*');
+    assert.ok(grew('spawn_proc') >= 3, 'spawn_proc');
+    assert.ok(after.time.map.value > before.time.map.value, 'time.map');
+    assert.equal(after.process_starts.value - before.process_starts.value, grew('spawn_proc'));
+    assert.ok(after.process_prompts.value - before.process_prompts.value >= grew('map') + grew('reduce'));
+    assert.ok(after.acquired_processes.value > before.acquired_processes.value);
+    assert.ok(after.js_filter.value - before.js_filter.value >= 1);
+    assert.equal(
+      after.js_filterered.value - before.js_filterered.value,
+      4,
+      'the three documents and the design document',
+    );
+    assert.equal(after.js_filter_error.value, before.js_filter_error.value);
+    // A validate function runs as a vdu request.
+    await t.request('PUT', '/qs/_design/guard', { body: { validate_doc_update: 'function () {}' } });
+    const beforeVdu = (await stats()).calls.ddoc_vdu.value;
+    await t.request('PUT', '/qs/d', { body: {} });
+    assert.equal((await stats()).calls.ddoc_vdu.value, beforeVdu + 1);
+  });
+
   it("a method a list does not take: 405 with CouchDB's Allow, GET,POST,HEAD (as a view)", async () => {
     await t.request('PUT', '/db/_design/lists', {
       body: {

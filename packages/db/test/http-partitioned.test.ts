@@ -206,6 +206,45 @@ describe('partitioned databases', () => {
       assert.ok(after.sizes.external < before.sizes.external);
     });
 
+    it('sizes.active is what the partition occupies in storage (old revisions until compaction), external its live JSON', async () => {
+      await bulk('info', [{ _id: 'grow:a', text: 'x'.repeat(200) }]);
+      const first = (await t.request('GET', '/info/_partition/grow')).json;
+      assert.equal(first.sizes.active, first.sizes.external);
+      const rev = (await t.request('GET', '/info/grow:a')).json._rev;
+      await t.request('PUT', `/info/grow:a?rev=${rev}`, { body: { text: 'y'.repeat(100) } });
+      const updated = (await t.request('GET', '/info/_partition/grow')).json;
+      // The old 200-character body is still stored; external counts the new winner alone.
+      assert.ok(updated.sizes.external < first.sizes.external);
+      assert.ok(updated.sizes.active > first.sizes.active);
+      assert.equal(updated.sizes.active, first.sizes.active + updated.sizes.external);
+      assert.equal((await t.request('POST', '/info/_compact', { body: {} })).status, 202);
+      let compacted = updated;
+      for (let i = 0; i < 100 && compacted.sizes.active !== updated.sizes.external; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        compacted = (await t.request('GET', '/info/_partition/grow')).json;
+      }
+      assert.equal(compacted.sizes.active, updated.sizes.external);
+    });
+
+    it('_design_docs?partition=p: an empty list (the partition range and the design range never meet); a plain database refuses it', async () => {
+      const r = await t.request('GET', '/info/_design_docs?partition=foo');
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.json, { total_rows: 1, offset: 1, rows: [] });
+      assert.deepEqual((await t.request('GET', '/info/_design_docs?partition=A&descending=true')).json.rows, []);
+      // Keys are opened one by one; as in a partition's _all_docs, an id outside the partition is not found.
+      const keyed = await t.request('POST', '/info/_design_docs?partition=foo', { body: { keys: ['_design/d'] } });
+      assert.deepEqual(keyed.json.rows, [{ key: '_design/d', error: 'not_found' }]);
+      error(await t.request('GET', '/info/_design_docs?partition=foo&limit=2001'), 400, 'query_parse_error');
+      error(await t.request('GET', '/info/_design_docs?partition=_foo'), 400, 'illegal_partition');
+      await create('designplain', '');
+      const plain = await t.request('GET', '/designplain/_design_docs?partition=foo');
+      assert.equal(plain.status, 400);
+      assert.deepEqual(plain.json, {
+        error: 'query_parse_error',
+        reason: '`partition` parameter is not supported on this db',
+      });
+    });
+
     it('errors: /_partition alone, a bad partition, a plain database, another verb', async () => {
       error(await t.request('GET', '/info/_partition'), 400, 'bad_request', 'invalid_partition_req');
       error(

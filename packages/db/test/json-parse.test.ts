@@ -5,8 +5,11 @@ import {
   JsonNumber,
   JsonObject,
   JsonSyntaxError,
+  JsonTooDeepError,
+  type JsonValue,
   MAX_DEPTH,
   parseJson,
+  parseJsonIsolatingDeep,
   stringifyJson,
   toPlain,
 } from '../src/json/index.js';
@@ -285,5 +288,27 @@ describe('parseJson: properties', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('parseJsonIsolatingDeep', () => {
+  const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+  test("a too-deep element of the named member's array is set apart; the rest parses as usual", () => {
+    const element = `{"_id":"d","x":${deep(1100)}}`;
+    const text = `{"docs":[{"_id":"a"},${element},[1,{"b":2}]],"n":1}`;
+    const { value, tooDeep } = parseJsonIsolatingDeep(text, 'docs');
+    const docs = (value as JsonObject).get('docs') as JsonValue[];
+    assert.equal(docs.length, 3);
+    assert.equal(tooDeep.size, 1);
+    assert.equal(tooDeep.get(docs[1] as JsonObject), element);
+    assert.deepEqual(toPlain(docs[2]!), [1, { b: 2 }]);
+    assert.equal((value as JsonObject).get('n'), 1);
+    // The same text without isolation fails whole; parsing again afterwards isolates nothing.
+    assert.throws(() => parseJson(text), JsonTooDeepError);
+    assert.throws(() => parseJsonIsolatingDeep(`{"other":[${element}]}`, 'docs'), JsonTooDeepError);
+    assert.throws(() => parseJsonIsolatingDeep(`{"docs":{"x":${element}}}`, 'docs'), JsonTooDeepError);
+    // The element is what is set apart, whatever its type.
+    assert.equal(parseJsonIsolatingDeep(`{"docs":[[${element}]]}`, 'docs').tooDeep.size, 1);
+    assert.throws(() => parseJsonIsolatingDeep(`{"docs":[${element}`, 'docs'), JsonSyntaxError);
   });
 });

@@ -358,9 +358,10 @@ describe('lookups', () => {
       { pos: 3, id: 'y' },
       { pos: 5, id: 'e' },
     ]);
+    // Winner order: the live 4-d before the deleted 3-x.
     assert.deepEqual(possibleAncestors(withTombstone, missing), [
-      { pos: 3, id: 'x' },
       { pos: 4, id: 'd' },
+      { pos: 3, id: 'x' },
     ]);
     assert.deepEqual(possibleAncestors(withTombstone, [{ pos: 4, id: 'q' }]), [{ pos: 3, id: 'x' }]);
     assert.deepEqual(possibleAncestors(withTombstone, [{ pos: 1, id: 'q' }]), []);

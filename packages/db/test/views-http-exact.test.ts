@@ -254,9 +254,10 @@ describe('views exactly as CouchDB: multi-key offset and grouped order', () => {
   });
   after(() => t.close());
 
-  it('offset is the position of the first returned row (skip may pass whole keys)', async () => {
+  it('offset is counted as CouchDB 3.5 counts it: from the first requested key with rows, plus skip', async () => {
     const v = viewClient(t, 'multikey', 'k');
-    // Index: a0 a1 b2 c3 c4 d5.
+    // Index: a0 a1 b2 c3 c4 d5. CouchDB's shard reports the rows before the first row it finds
+    // (skip is applied on the coordinator, which adds it, capped at total_rows).
     let r = await v.postOk('map', { keys: ['c', 'a'] });
     assert.equal(r.offset, 3);
     r = await v.postOk('map', { keys: ['c', 'a'], skip: 2 });
@@ -264,20 +265,35 @@ describe('views exactly as CouchDB: multi-key offset and grouped order', () => {
       r.rows.map((row: { id: string }) => row.id),
       ['a0', 'a1'],
     );
-    assert.equal(r.offset, 0);
+    assert.equal(r.offset, 5);
     r = await v.postOk('map', { keys: ['zz', 'b', 'd'], skip: 1 });
     assert.deepEqual(
       r.rows.map((row: { id: string }) => row.id),
       ['d5'],
     );
-    assert.equal(r.offset, 5);
-    // Descending: positions count from the top.
+    assert.equal(r.offset, 3);
+    // No key with rows: the rows before the last requested key.
+    r = await v.postOk('map', { keys: ['zz', 'bb'] });
+    assert.deepEqual(r.rows, []);
+    assert.equal(r.offset, 3);
+    r = await v.postOk('map', { keys: ['bb', 'zz'] });
+    assert.equal(r.offset, 6);
+    // Descending: rows come in reversed key order, but the offset is read in request order
+    // (rows after the first requested key that has rows), capped at total_rows.
+    r = await v.postOk('map', { keys: ['a', 'c'], descending: true });
+    assert.deepEqual(
+      r.rows.map((row: { id: string }) => row.id),
+      ['c4', 'c3', 'a1', 'a0'],
+    );
+    assert.equal(r.offset, 4);
     r = await v.postOk('map', { keys: ['a', 'c'], descending: true, skip: 3 });
     assert.deepEqual(
       r.rows.map((row: { id: string }) => row.id),
       ['a0'],
     );
-    assert.equal(r.offset, 5);
+    assert.equal(r.offset, 6);
+    r = await v.postOk('map', { keys: ['c', 'zz'], descending: true, skip: 1 });
+    assert.equal(r.offset, 2);
   });
 
   it('a grouped reduce with keys keeps the order of the keys when descending', async () => {

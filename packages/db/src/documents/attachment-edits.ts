@@ -66,6 +66,7 @@ export async function putAttachment(
       contentType: upload.contentType,
       gzipped: upload.gzipped,
       maxBytes: db.maxAttachmentBytes,
+      compressionLevel: db.attachmentCompressionLevel(),
     });
     const added: NewAttachment = { name, contentType: upload.contentType, revpos: undefined, ...bytes };
     return writeOver(db, id, base, [added, ...base.atts.filter((att) => att.name !== name)], writer);

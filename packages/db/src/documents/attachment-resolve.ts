@@ -22,6 +22,8 @@ export type FollowingParts = (name: string) => AttachmentSource;
 export interface ResolveOptions {
   newEdits: boolean;
   maxAttachmentBytes: number;
+  /** `[attachments] compression_level` (default 8). */
+  compressionLevel?: number;
   following?: FollowingParts;
 }
 
@@ -125,6 +127,7 @@ export async function storeAttachments(
           name: entry.name,
           contentType: entry.contentType,
           maxBytes: options.maxAttachmentBytes,
+          ...(options.compressionLevel === undefined ? {} : { compressionLevel: options.compressionLevel }),
         }).then((bytes) => ({ name: entry.name, contentType: entry.contentType, revpos: revposOf(entry), ...bytes })),
       );
     } else out.push(await storeFollowing(store, entry, revposOf(entry), options));
@@ -166,6 +169,7 @@ async function storeFollowing(
     gzipped,
     maxBytes: options.maxAttachmentBytes,
     expectedLength: entry.encodedLength ?? entry.length,
+    ...(options.compressionLevel === undefined ? {} : { compressionLevel: options.compressionLevel }),
   });
   // CouchDB checks a declared digest against the bytes of the part (couch_db:with_stream), so a
   // replicator's digest of a compressible attachment sent uncompressed is over those; the stored

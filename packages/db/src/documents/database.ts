@@ -18,6 +18,7 @@ import { CouchError } from '../errors.js';
 import { JsonObject, type JsonValue } from '../json/index.js';
 import type { DocumentStore } from '../storage/contract.js';
 import type { DbMeta, DocRecord } from '../storage/records.js';
+import { DEFAULT_COMPRESSION_LEVEL } from './attachment-bytes.js';
 import type { FollowingParts } from './attachment-resolve.js';
 import { DocumentReader } from './document-reader.js';
 import { DESIGN_PREFIX, randomId, validateDocId } from './doc-id.js';
@@ -58,6 +59,8 @@ export interface DatabaseOptions {
   partitioned?: boolean;
   /** `[per_doc_access] autofill`, asked at each write of an access-enabled database (./access-rules.ts). */
   accessAutofill?: () => boolean;
+  /** `[attachments] compression_level` now (0: none, 1..9); default 8. */
+  attachmentCompressionLevel?: () => number;
   /** The key replication documents' credentials are stored encrypted with (a server value). */
   credentialsKey?: () => Promise<Buffer>;
   /** Told of each run of validate functions (the server's `couchdb.query_server.vdu_*` stats). */
@@ -75,6 +78,8 @@ export class Database extends DocumentReader {
   /** The largest attachment accepted, in bytes (413 `attachment_too_large` past it). */
   maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
   private readonly changes = new SequenceWatch(() => this.updateSeq(), WATCH_MS);
+  /** `[attachments] compression_level` for the bytes written now (0: none, 1..9). */
+  readonly attachmentCompressionLevel: () => number;
   /** A partitioned database (./partition.ts): ids are `partition:docid`, queries may name a partition. */
   readonly partitioned: boolean;
 
@@ -88,6 +93,7 @@ export class Database extends DocumentReader {
     super(store);
     this.partitioned = options.partitioned === true;
     this.accessAutofill = options.accessAutofill ?? (() => false);
+    this.attachmentCompressionLevel = options.attachmentCompressionLevel ?? (() => DEFAULT_COMPRESSION_LEVEL);
     this.local = new LocalDocs(store);
     const commits = new GroupCommit(
       store,

@@ -13,6 +13,7 @@ import {
   deletedConflicts as deletedConflictsOf,
   findRev,
   formatRev,
+  keyTreeLeaves,
   latest as latestLeaves,
   leaves as leavesOf,
   missingRevs,
@@ -57,6 +58,12 @@ export interface OpenOptions {
   attEncodingInfo?: boolean;
   /** Attachments as `follows` entries whose bytes the caller sends as parts (multipart answers). */
   follows?: boolean;
+  /**
+   * How `openRevs` orders what it finds. `sorted` (GET `open_revs`, fabric_doc_open_revs): found
+   * revisions by (generation, id), then missing ones likewise. `keyTree` (`_bulk_get`, whose
+   * batched fabric_open_revs merges the answers into a tree): couch_key_tree's leaf order.
+   */
+  revsOrder?: 'sorted' | 'keyTree';
 }
 
 /** A document read for a client: its JSON text, and whether it may carry an ETag (no meta members). */
@@ -149,11 +156,11 @@ export class DocumentReader {
     }
     const parsed = parseTree(record.tree);
     const tree = () => parsed;
+    const keyTree = options.revsOrder === 'keyTree';
     if (revs === 'all') {
-      // Ascending rev order, as CouchDB lists them.
-      const stored = leavesOf(parsed)
-        .filter((leaf) => leaf.stored)
-        .sort(compareRevs);
+      const stored = (keyTree ? keyTreeLeaves(parsed) : leavesOf(parsed).sort(compareRevs)).filter(
+        (leaf) => leaf.stored,
+      );
       const out: OpenRevsResult[] = [];
       for (const leaf of stored) {
         const read = ahead?.bodyOf(record, formatRev(leaf));
@@ -161,29 +168,37 @@ export class DocumentReader {
       }
       return out;
     }
-    const out: OpenRevsResult[] = [];
-    // With `latest`, two requested revs on one branch reach the same leaf: it is listed once.
+    // Found and missing revisions, each once (CouchDB collects the answers in a dict or a tree).
+    const found: Rev[] = [];
+    const missing: Rev[] = [];
     const seen = new Set<string>();
     for (const requested of revs) {
       const targets = options.latest ? latestLeaves(parsed, requested) : [requested];
-      if (targets.length === 0) {
-        out.push({ missing: formatRev(requested) });
-        continue;
-      }
+      if (targets.length === 0) targets.push(requested);
       for (const target of targets) {
-        if (options.latest) {
-          const key = formatRev(target);
-          if (seen.has(key)) continue;
-          seen.add(key);
-        }
-        const found = findRev(parsed, target);
-        if (found === undefined || !found.stored) out.push({ missing: formatRev(target) });
-        else {
-          const read = ahead?.bodyOf(record, formatRev(target));
-          out.push(okResult(await this.renderRevision(record, tree, target, found.deleted, options, read)));
-        }
+        const key = formatRev(target);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const node = findRev(parsed, target);
+        if (node === undefined || !node.stored) missing.push(target);
+        else found.push(target);
       }
     }
+    if (keyTree) {
+      const position = new Map(keyTreeLeaves(parsed).map((leaf, i) => [formatRev(leaf), i]));
+      const at = (rev: Rev) => position.get(formatRev(rev)) ?? -1;
+      found.sort((a, b) => at(a) - at(b));
+    } else {
+      found.sort(compareRevs);
+      missing.sort(compareRevs);
+    }
+    const out: OpenRevsResult[] = [];
+    for (const target of found) {
+      const read = ahead?.bodyOf(record, formatRev(target));
+      const deleted = findRev(parsed, target)!.deleted;
+      out.push(okResult(await this.renderRevision(record, tree, target, deleted, options, read)));
+    }
+    for (const target of missing) out.push({ missing: formatRev(target) });
     return out;
   }
 

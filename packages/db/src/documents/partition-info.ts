@@ -1,7 +1,8 @@
 /**
  * `GET /{db}/_partition/{partition}`: a partition's document counts and sizes, read from the
- * partition's id range alone (./partition.ts). `sizes.active` is the same figure as `external`:
- * storage keeps no per-document file space to tell them apart.
+ * partition's id range alone (./partition.ts). As in CouchDB, `sizes.external` is the live
+ * documents' JSON and `sizes.active` what the partition's revisions occupy in storage: every
+ * revision body still kept (old revisions until compaction, tombstones), so compaction shrinks it.
  */
 import { CouchError } from '../errors.js';
 import type { Database } from './database.js';
@@ -22,7 +23,7 @@ export async function partitionInfo(db: Database, partition: string): Promise<Pa
   const stats = await db.store.rangeStats(start, end);
   return {
     db_name: db.name,
-    sizes: { active: stats.external, external: stats.external },
+    sizes: { active: stats.active, external: stats.external },
     partition,
     doc_count: stats.docCount,
     doc_del_count: stats.docDelCount,

@@ -95,7 +95,12 @@ export class WritePipeline {
         kept.push(stores(item) ? await checkStubs(this.store, item.id, item.input, newEdits) : undefined);
       }
       for (const { id, input } of items) if (!isLocalId(id)) checkSizes(input, this.db.maxAttachmentBytes);
-      const options = { newEdits, maxAttachmentBytes: this.db.maxAttachmentBytes, following };
+      const options = {
+        newEdits,
+        maxAttachmentBytes: this.db.maxAttachmentBytes,
+        compressionLevel: this.db.attachmentCompressionLevel(),
+        following,
+      };
       // An edit of a revision that is not a live leaf is a conflict row, before its bytes are stored.
       return settle(
         items,

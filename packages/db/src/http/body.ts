@@ -7,7 +7,14 @@
 import { isAscii } from 'node:buffer';
 import { shorter } from '../documents/attachment-bytes.js';
 import { CouchError, invalidJson, tooDeep } from '../errors.js';
-import { JsonSyntaxError, JsonTooDeepError, parseJson, type JsonValue } from '../json/index.js';
+import {
+  type JsonObject,
+  JsonSyntaxError,
+  JsonTooDeepError,
+  parseJson,
+  parseJsonIsolatingDeep,
+  type JsonValue,
+} from '../json/index.js';
 import type { RequestContext } from './context.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -90,6 +97,32 @@ export async function readJson(ctx: RequestContext, requireJsonType = false): Pr
 }
 
 export function parseBody(bytes: Buffer): JsonValue {
+  return parseText(bodyText(bytes), parseJson);
+}
+
+/**
+ * The body parsed as JSON, but an element of its `docs` list (`_bulk_docs`) nested too deep is set apart (json/parse.ts `parseJsonIsolatingDeep`) instead of failing the
+ * request, so that document alone can be refused.
+ */
+export async function readJsonIsolatingDeep(
+  ctx: RequestContext,
+): Promise<{ value: JsonValue; tooDeep: Map<JsonObject, string> }> {
+  checkJsonType(ctx);
+  const text = bodyText(await readBody(ctx));
+  return parseText(text, (t) => parseJsonIsolatingDeep(t, 'docs'));
+}
+
+function parseText<T>(text: string, parse: (text: string) => T): T {
+  try {
+    return parse(text);
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw tooDeep();
+    if (error instanceof JsonSyntaxError) throw invalidJson();
+    throw error;
+  }
+}
+
+function bodyText(bytes: Buffer): string {
   let text: string;
   // Pure ASCII (the common case) is valid UTF-8 as it is: a Latin-1 read gives the same string
   // without the strict decoder's checks.
@@ -101,13 +134,7 @@ export function parseBody(bytes: Buffer): JsonValue {
       throw invalidJson();
     }
   }
-  try {
-    return parseJson(text);
-  } catch (error) {
-    if (error instanceof JsonTooDeepError) throw tooDeep();
-    if (error instanceof JsonSyntaxError) throw invalidJson();
-    throw error;
-  }
+  return text;
 }
 
 /** 415 unless the request says `application/json` (parameters such as charset allowed). */

@@ -6,7 +6,15 @@
  * rev ids hash.
  */
 export { type JsonValue, JsonNumber, JsonObject, isFloat } from './value.js';
-export { parseJson, parseJsonMembers, JsonSyntaxError, JsonTooDeepError, MAX_DEPTH, nestingDepth } from './parse.js';
+export {
+  parseJson,
+  parseJsonIsolatingDeep,
+  parseJsonMembers,
+  JsonSyntaxError,
+  JsonTooDeepError,
+  MAX_DEPTH,
+  nestingDepth,
+} from './parse.js';
 export { stringifyJson, stringifyNumber } from './stringify.js';
 export { toPlain, fromPlain } from './plain.js';
 export { encodeTerm, TermWriter } from './term.js';

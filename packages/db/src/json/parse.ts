@@ -64,6 +64,46 @@ export function parseJson(text: string): JsonValue {
 }
 
 /**
+ * `parseJson`, except that an element of the array that is the top object's `member` (as
+ * `_bulk_docs`' `docs`) nested deeper than MAX_DEPTH does not fail the whole text: it comes out as
+ * an empty object, listed in `tooDeep` with its source text, so the caller can refuse that element
+ * alone. Its inside is skipped, not checked. Too deep anywhere else still fails.
+ */
+export function parseJsonIsolatingDeep(
+  text: string,
+  member: string,
+): { value: JsonValue; tooDeep: Map<JsonObject, string> } {
+  const tooDeep = new Map<JsonObject, string>();
+  isolate = { member, armed: false, tooDeep };
+  try {
+    return { value: parseJson(text), tooDeep };
+  } finally {
+    isolate = undefined;
+  }
+}
+
+/** Set while `parseJsonIsolatingDeep` runs. */
+let isolate: { member: string; armed: boolean; tooDeep: Map<JsonObject, string> } | undefined;
+
+/** An element of an isolating array: a too-deep one becomes a listed empty object. */
+function parseIsolated(tooDeep: Map<JsonObject, string>): JsonValue {
+  const start = pos;
+  const depthBefore = depth;
+  try {
+    return parseValue();
+  } catch (error) {
+    if (!(error instanceof JsonTooDeepError)) throw error;
+    pos = start;
+    depth = depthBefore;
+    skipValue();
+    dirt++;
+    const marker = new JsonObject();
+    tooDeep.set(marker, src.slice(start, pos));
+    return marker;
+  }
+}
+
+/**
  * The members `keep` names of a JSON object text, parsed; the others skipped without building a
  * value (a test that reads a few fields of many documents: Mango's scan). For texts this
  * package wrote (stored documents): the skipped values are not checked, and a text that is not
@@ -221,6 +261,9 @@ function enter(): void {
 
 function parseArray(): JsonValue[] {
   enter();
+  // The member `parseJsonIsolatingDeep` names: its elements (only) are parsed one by one.
+  const isolating = isolate?.armed === true ? isolate.tooDeep : undefined;
+  if (isolate !== undefined) isolate.armed = false;
   pos++; // [
   const items: JsonValue[] = [];
   skipWhitespace();
@@ -231,7 +274,7 @@ function parseArray(): JsonValue[] {
   }
   for (;;) {
     skipWhitespace();
-    items.push(parseValue());
+    items.push(isolating === undefined ? parseValue() : parseIsolated(isolating));
     skipWhitespace();
     const c = src.charCodeAt(pos++);
     if (c === 44) continue; // ,
@@ -266,7 +309,9 @@ function parseObject(): JsonObject {
     skipWhitespace();
     const memberStart = pos;
     const key = memberKey();
+    if (isolate !== undefined) isolate.armed = depth === 1 && key === isolate.member;
     const value = parseValue();
+    if (isolate !== undefined) isolate.armed = false;
     if (key.charCodeAt(0) === 95) {
       if (spans === undefined) spans = [memberStart, pos];
       else spans.push(memberStart, pos);

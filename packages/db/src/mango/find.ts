@@ -65,7 +65,8 @@ const SCAN_WARNING_RATIO = 10;
 export async function planFind(db: Database, request: FindRequest): Promise<Plan> {
   // A query for a partition uses partitioned indexes only, any other query global ones (and `_all_docs` either way).
   const scoped = request.partition !== '';
-  const indexes = (await jsonIndexes(db)).filter((index) => index.partitioned === scoped);
+  const all = await jsonIndexes(db);
+  const indexes = all.filter((index) => index.partitioned === scoped);
   const planned = plan(
     {
       selector: request.selector,
@@ -75,6 +76,7 @@ export async function planFind(db: Database, request: FindRequest): Promise<Plan
       fields: request.fields.names,
     },
     indexes,
+    all.filter((index) => index.partitioned !== scoped),
   );
   return planned;
 }

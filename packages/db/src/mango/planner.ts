@@ -44,7 +44,8 @@ export type CandidateReason =
   | 'less_overlap'
   | 'too_many_fields'
   | 'alphabetically_comes_after'
-  | 'unfavored_type';
+  | 'unfavored_type'
+  | 'scope_mismatch';
 
 export interface Candidate {
   index: ChosenIndex;
@@ -85,7 +86,8 @@ export interface PlanRequest {
 
 const MANGO_ALL_DOCS = 'No matching index found, create an index to optimize query time.';
 
-export function plan(request: PlanRequest, indexes: readonly JsonIndex[]): Plan {
+/** `otherScope`: the indexes of the other scope (partitioned vs global), listed by `_explain` only. */
+export function plan(request: PlanRequest, indexes: readonly JsonIndex[], otherScope: readonly JsonIndex[] = []): Plan {
   const { selector, sort, useIndex } = request;
   const required = requiredFields(selector);
   const constant = constantFields(selector);
@@ -132,7 +134,19 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[]): Plan 
     }
   }
   const analysis = {
-    candidates: candidatesOf(indexes, chosen, { named, usable, ranges, required, constant, sort, text, request }),
+    candidates: candidatesOf(indexes, chosen, {
+      named,
+      usable,
+      allDocsUsable,
+      outOfScope: otherScope.filter((index) => index.partialFilter === undefined),
+      outOfScopePartial: otherScope.filter((index) => index.partialFilter !== undefined),
+      ranges,
+      required,
+      constant,
+      sort,
+      text,
+      request,
+    }),
     indexableFields: [...ranges.keys()].sort(),
     unindexableFields: [...selectorFields(selector)].filter((f) => !ranges.has(f)).sort(),
   };
@@ -160,6 +174,10 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[]): Plan 
 interface Analysis {
   named: (index: JsonIndex) => boolean;
   usable: readonly JsonIndex[];
+  allDocsUsable: boolean;
+  /** JSON indexes of the other scope (partitioned vs global): without and with a partial filter. */
+  outOfScope: readonly JsonIndex[];
+  outOfScopePartial: readonly JsonIndex[];
   ranges: ReadonlyMap<string, FieldRange>;
   required: ReadonlySet<string>;
   constant: ReadonlySet<string>;
@@ -168,54 +186,120 @@ interface Analysis {
   request: PlanRequest;
 }
 
-/** Each index but the chosen one, and why (the ranking is by `best`'s order). */
+/**
+ * Each index but the chosen one, and why, as CouchDB 3.5's mango_cursor:extract_candidate_indexes
+ * sorts them out: partial (`is_partial`), of the other scope (`scope_mismatch`), not usable (the
+ * usability reason), usable but left out by `use_index` (`excluded_by_user`), usable but of
+ * another cursor type (`_all_docs` beside a JSON index: `unfavored_type`), and the usable JSON
+ * indexes not chosen, ranked by `best`'s order (`less_overlap`, `too_many_fields`,
+ * `alphabetically_comes_after`). Each kind ranks one below the last non-empty kind before it;
+ * the list is in descending (design doc, name) order with `_all_docs` last (CouchDB folds a map
+ * of index records into a list, which reverses their term order).
+ */
 function candidatesOf(indexes: readonly JsonIndex[], chosen: ChosenIndex | undefined, a: Analysis): Candidate[] {
+  const usable = new Set(a.usable);
+  const allDocsUsable = a.allDocsUsable;
+  // use_index narrows the usable ones when it names any of them (else every usable one stays).
+  const named = a.usable.filter(a.named);
+  const filtered = new Set(a.request.useIndex.length > 0 && named.length > 0 ? named : a.usable);
+  const allDocsFiltered = allDocsUsable && (a.request.useIndex.length === 0 || named.length === 0);
+  // The cursor type chosen: JSON indexes when any is left, else `_all_docs`.
+  const ofType = [...filtered];
   const ranked: JsonIndex[] = [];
-  const left = [...a.usable];
+  const left = [...ofType];
   while (left.length > 0) {
     const next = best(left, a.ranges)!;
     ranked.push(next);
     left.splice(left.indexOf(next), 1);
   }
-  const out: Candidate[] = [];
+  const partial = indexes.filter((index) => index.partialFilter !== undefined).concat(a.outOfScopePartial);
+  const outOfScope = a.outOfScope;
+  const notUsable = indexes.filter((index) => index.partialFilter === undefined && !usable.has(index));
+  const allDocsNotUsable = !allDocsUsable;
+  const excluded = a.usable.filter((index) => !filtered.has(index));
+  const allDocsExcluded = allDocsUsable && !allDocsFiltered;
+  const allDocsUnfavored = allDocsFiltered && ofType.length > 0;
+
+  const unfavoredRank = Math.max(1, ranked.length);
+  const excludedRank = unfavoredRank + (allDocsUnfavored ? 1 : 0);
+  const notUsableRank = excludedRank + (excluded.length > 0 || allDocsExcluded ? 1 : 0);
+  const outOfScopeRank = notUsableRank + (notUsable.length > 0 || allDocsNotUsable ? 1 : 0);
+  const partialRank = outOfScopeRank + (outOfScope.length > 0 ? 1 : 0);
+
   const chosenIndex = chosen?.kind === 'json' ? chosen.index : undefined;
-  for (const index of indexes) {
-    if (index === chosenIndex) continue;
-    const reasons: CandidateReason[] = [];
-    const rank = ranked.indexOf(index);
-    if (a.request.useIndex.length > 0 && !a.named(index)) reasons.push('excluded_by_user');
-    if (index.partialFilter !== undefined && !a.named(index)) reasons.push('is_partial');
-    if (a.text) reasons.push('needs_text_search');
-    if (rank < 0) {
-      const columnsMet = index.fields.every(
-        (f) =>
-          f.name === '_id' || f.name === '_rev' || a.required.has(f.name) || a.sort.some((s) => s.field === f.name),
-      );
-      reasons.push(columnsMet ? 'sort_order_mismatch' : 'field_mismatch');
-    } else if (chosenIndex !== undefined) {
-      const fields = rankedFields(a.ranges);
-      if (missedFields(index, fields) > missedFields(chosenIndex, fields)) reasons.push('less_overlap');
-      else if (index.fields.length > chosenIndex.fields.length) reasons.push('too_many_fields');
-      else reasons.push('alphabetically_comes_after');
+  const chosenWidth = chosenIndex?.fields.length ?? 0;
+  const out: { index: JsonIndex | undefined; candidate: Candidate }[] = [];
+  const byIndex = new Map<JsonIndex, Candidate>();
+  const json = (index: JsonIndex, isUsable: boolean, reason: CandidateReason, ranking: number) => {
+    // An index in two kinds (a partial one `use_index` names) is one entry, combined as
+    // CouchDB's enhance_candidates does: usable only if both, the first reason, rankings added.
+    const seen = byIndex.get(index);
+    if (seen !== undefined) {
+      seen.usable = seen.usable && isUsable;
+      seen.ranking += ranking;
+      return;
     }
-    out.push({
+    const candidate: Candidate = {
       index: { kind: 'json', index },
-      usable: rank >= 0,
-      reasons,
-      ranking: rank < 0 ? 0 : rank + 1,
-      covering: rank < 0 ? null : covers(index, a.request.fields, a.request.selector),
-    });
+      usable: isUsable,
+      reasons: [reason],
+      ranking,
+      // A candidate's covering looks at the requested fields alone (mango_cursor), the chosen
+      // index's also at the selector's (mango_cursor_view's required fields).
+      covering: coversFields(index, a.request.fields),
+    };
+    byIndex.set(index, candidate);
+    out.push({ index, candidate });
+  };
+  for (const index of partial) json(index, false, 'is_partial', partialRank);
+  for (const index of outOfScope) json(index, false, 'scope_mismatch', outOfScopeRank);
+  for (const index of notUsable) json(index, false, notUsableReason(index, a), notUsableRank);
+  for (const index of excluded) json(index, true, 'excluded_by_user', excludedRank);
+  const fields = rankedFields(a.ranges);
+  for (const [position, index] of ranked.entries()) {
+    if (chosenIndex === undefined) break;
+    if (index === chosenIndex) {
+      byIndex.delete(index); // the chosen one is no candidate, whatever else it was
+      continue;
+    }
+    const reason: CandidateReason =
+      missedFields(index, fields) > missedFields(chosenIndex, fields)
+        ? 'less_overlap'
+        : index.fields.length > chosenWidth
+          ? 'too_many_fields'
+          : 'alphabetically_comes_after';
+    json(index, true, reason, position);
   }
   if (chosen?.kind !== 'all_docs') {
+    const [isUsable, reason, ranking]: [boolean, CandidateReason, number] = allDocsNotUsable
+      ? [false, 'sort_order_mismatch', notUsableRank]
+      : allDocsExcluded
+        ? [true, 'excluded_by_user', excludedRank]
+        : [true, 'unfavored_type', unfavoredRank];
     out.push({
-      index: { kind: 'all_docs' },
-      usable: a.sort.length === 0,
-      reasons: [a.usable.length > 0 ? 'unfavored_type' : 'sort_order_mismatch'],
-      ranking: a.sort.length === 0 ? ranked.length + 1 : 0,
-      covering: null,
+      index: undefined,
+      candidate: { index: { kind: 'all_docs' }, usable: isUsable, reasons: [reason], ranking, covering: null },
     });
   }
-  return out;
+  // Descending (design doc, name), `_all_docs` (whose record has no design doc) last.
+  const listed = out.filter((entry) => entry.index === undefined || byIndex.has(entry.index));
+  listed.sort((x, y) => {
+    if (x.index === undefined || y.index === undefined) return x.index === undefined ? 1 : -1;
+    return (
+      Buffer.compare(Buffer.from(y.index.ddoc), Buffer.from(x.index.ddoc)) ||
+      Buffer.compare(Buffer.from(y.index.name), Buffer.from(x.index.name))
+    );
+  });
+  return listed.map((entry) => entry.candidate);
+}
+
+/** Why a JSON index cannot serve the query (mango_idx_view's usability reasons). */
+function notUsableReason(index: JsonIndex, a: Analysis): CandidateReason {
+  if (a.text) return 'needs_text_search';
+  const columnsMet = index.fields.every(
+    (f) => f.name === '_id' || f.name === '_rev' || a.required.has(f.name) || a.sort.some((s) => s.field === f.name),
+  );
+  return columnsMet ? 'sort_order_mismatch' : 'field_mismatch';
 }
 
 /**
@@ -346,9 +430,16 @@ function selectorFields(selector: Selector, out = new Set<string>()): Set<string
 }
 
 function covers(index: JsonIndex, fields: readonly string[], selector: Selector): boolean {
+  if (!coversFields(index, fields)) return false;
+  const columns = new Set(['_id', ...index.fields.map((f) => f.name)]);
+  return [...selectorFields(selector)].every((f) => columns.has(f));
+}
+
+/** The index holds these fields (`_id` and its columns); none asked for (whole documents): no. */
+function coversFields(index: JsonIndex, fields: readonly string[]): boolean {
   if (fields.length === 0) return false;
   const columns = new Set(['_id', ...index.fields.map((f) => f.name)]);
-  return fields.every((f) => columns.has(f)) && [...selectorFields(selector)].every((f) => columns.has(f));
+  return fields.every((f) => columns.has(f));
 }
 
 /**

@@ -18,7 +18,7 @@ export { newRevId, type HashedAttachment } from './rev-id.js';
 export { type RevNode, type RevRoot, type RevTree, type RevPath, cloneTree, walk, treeSize } from './tree.js';
 export { type MergeOutcome, type MergeResult, DEFAULT_REVS_LIMIT, mergePath } from './merge.js';
 export { stemTree } from './stem.js';
-export { type Leaf, leaves } from './leaves.js';
+export { keyTreeLeaves, type Leaf, leaves } from './leaves.js';
 export { compareLeaves, sortedLeaves, winner, conflicts, deletedConflicts } from './winner.js';
 export { type FoundRev, type RevStatus, findRev, revisions, revsInfo, latest } from './find.js';
 export { missingRevs, possibleAncestors } from './revs-diff.js';

@@ -17,6 +17,16 @@ export function leaves(tree: RevTree): Leaf[] {
 }
 
 /**
+ * Every leaf in the order `couch_key_tree:get_all_leafs` lists them (CouchDB 3.5's `_bulk_get`
+ * answers in it): the last root's leaves first, each root depth first with children by id.
+ */
+export function keyTreeLeaves(tree: RevTree): Leaf[] {
+  const out: Leaf[] = [];
+  for (let i = tree.length - 1; i >= 0; i--) collectLeaves(tree[i]!.node, tree[i]!.pos, [], out);
+  return out;
+}
+
+/**
  * Appends the leaves under `node` (at generation `pos`) to `out`; `above` holds the ids of
  * its ancestors, root first. Iterative, as histories can be thousands of revs deep.
  */

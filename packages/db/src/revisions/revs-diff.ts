@@ -61,13 +61,13 @@ function missingInOrderGiven(tree: RevTree, revs: readonly Rev[]): Rev[] {
 
 /**
  * `_revs_diff`'s `possible_ancestors`: the tree's leaves whose generation is below that of at
- * least one missing rev. In CouchDB's order, which is the winner order reversed.
+ * least one missing rev, in winner order (couch_db:possible_ancestors filters the doc_info's
+ * leaves since CouchDB 3.3; older releases listed them reversed).
  */
 export function possibleAncestors(tree: RevTree, missing: readonly Rev[]): Rev[] {
   if (missing.length === 0) return [];
   const highest = missing.reduce((max, rev) => Math.max(max, rev.pos), -Infinity);
   return sortedLeaves(tree)
-    .reverse()
     .filter((leaf) => leaf.pos < highest)
     .map((leaf) => ({ pos: leaf.pos, id: leaf.id }));
 }

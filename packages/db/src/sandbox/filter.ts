@@ -1,4 +1,5 @@
 import { CouchError } from '../errors.js';
+import { report } from './meter.js';
 import { SandboxSession, type SessionOptions } from './session.js';
 
 /** A design document's `filters.{name}` function, ready to judge `_changes` rows. */
@@ -46,13 +47,14 @@ export async function createChangesFilter(
     async filterBatch(docsJson: readonly string[], reqJson: string): Promise<boolean[]> {
       if (docsJson.length === 0) return [];
       const what = `filter ${filter.name} of ${docsJson.length} doc(s)`;
-      const out = JSON.parse(
-        await session.call('filter', `{"docs":[${docsJson.join(',')}],"req":${reqJson}}`, what),
-      ) as {
-        r?: boolean[];
-        error?: [string, string | null];
-        l: string[];
-      };
+      let out: { r?: boolean[]; error?: [string, string | null]; l: string[] };
+      try {
+        out = JSON.parse(await session.call('filter', `{"docs":[${docsJson.join(',')}],"req":${reqJson}}`, what));
+      } catch (error) {
+        report({ kind: 'js_filter', docs: docsJson.length, failed: true });
+        throw error;
+      }
+      report({ kind: 'js_filter', docs: docsJson.length, failed: out.error !== undefined });
       for (const line of out.l) session.log(line, 'user');
       if (out.error !== undefined) {
         const [message, id] = out.error;

@@ -7,6 +7,7 @@
  */
 import { CouchError } from '../errors.js';
 import { checkNodeSnapshotFlag, loadIvm } from './isolated-vm.js';
+import { callOf, report, reportCall, reportPrompt, reportStart } from './meter.js';
 import { RENDER_RUNTIME } from './render-runtime.js';
 import type { SandboxLog } from './session.js';
 
@@ -54,6 +55,7 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
   const timeoutMs = options.timeoutMs ?? 5000;
   const memoryLimitMb = options.memoryLimitMb ?? 128;
   const log = options.log ?? (() => {});
+  const spawnedAt = performance.now();
   const isolate: Isolate = new ivm.Isolate({ memoryLimit: Math.max(8, memoryLimitMb) });
   let feed: ListFeed | undefined;
   // A failure of the host while the function waits (a view read): rethrown once the call returns.
@@ -79,7 +81,11 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
       result: { reference: true },
       timeout: timeoutMs,
     })) as Reference;
+    reportStart(spawnedAt);
+    report({ kind: 'acquired' });
+    const initAt = performance.now();
     await dispatch.apply(undefined, ['init', ddocJson], { timeout: timeoutMs });
+    reportCall('ddoc_new', initAt);
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
     throw error;
@@ -112,9 +118,13 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
       );
     }
     let out: unknown;
+    const startedAt = performance.now();
     try {
       out = await dispatch.apply(undefined, [method, inputJson], perStep ? {} : { timeout: timeoutMs });
+      reportPrompt(callOf(method), startedAt);
     } catch (error) {
+      report({ kind: 'error' });
+      report({ kind: 'error_exit' });
       const message = error instanceof Error ? error.message : String(error);
       const timedOut = overran || /timed out/i.test(message);
       const outOfMemory = !timedOut && (/memory limit/i.test(message) || isolate.isDisposed);
@@ -165,6 +175,7 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
     },
     dispose() {
       host.release();
+      if (!isolate.isDisposed) report({ kind: 'exit' });
       if (!isolate.isDisposed) isolate.dispose();
     },
   };

@@ -1,6 +1,7 @@
 import { CouchError } from '../errors.js';
 import { SandboxFailure, type Sandbox, type SandboxEngine } from './engine.js';
 import { isolatedVmEngine } from './isolated-vm.js';
+import { callOf, report, reportCall, reportPrompt, reportStart } from './meter.js';
 
 /** Where sandbox messages go: `user` for the functions' own log() calls, `error` for failures. */
 export type SandboxLog = (message: string, kind: 'user' | 'error') => void;
@@ -73,8 +74,11 @@ export class SandboxSession {
     const run = async (): Promise<string> => {
       if (this.closed) throw new CouchError('os_process_error', 'the view sandbox was disposed');
       const sandbox = await this.ensure();
+      const startedAt = performance.now();
       try {
-        return await sandbox.call(method, input, this.timeoutMs);
+        const out = await sandbox.call(method, input, this.timeoutMs);
+        reportPrompt(callOf(method), startedAt);
+        return out;
       } catch (err) {
         throw this.failed(err, what);
       }
@@ -100,8 +104,11 @@ export class SandboxSession {
     if (sandbox === undefined || sandbox.disposed) {
       throw new CouchError('os_process_error', `${what}: the view sandbox is restarting, try again`);
     }
+    const startedAt = performance.now();
     try {
-      return sandbox.callSync(method, input, this.timeoutMs);
+      const out = sandbox.callSync(method, input, this.timeoutMs);
+      reportPrompt(callOf(method), startedAt);
+      return out;
     } catch (err) {
       throw this.failed(err, what);
     }
@@ -109,7 +116,10 @@ export class SandboxSession {
 
   /** Throws the sandbox away after a failure and says why, as a CouchError. */
   private failed(err: unknown, what: string): CouchError {
-    this.discard();
+    report({ kind: 'error' });
+    if (this.sandbox !== undefined && !this.sandbox.disposed) report({ kind: 'error_exit' });
+    this.sandbox?.dispose();
+    this.sandbox = undefined;
     const failure = err instanceof SandboxFailure ? err : new SandboxFailure('error', String(err));
     const reason =
       failure.kind === 'timeout'
@@ -123,20 +133,29 @@ export class SandboxSession {
 
   dispose(): void {
     this.closed = true;
-    this.discard();
-  }
-
-  private discard(): void {
+    if (this.sandbox !== undefined && !this.sandbox.disposed) report({ kind: 'exit' });
     this.sandbox?.dispose();
     this.sandbox = undefined;
   }
 
   private async ensure(): Promise<Sandbox> {
     if (this.sandbox !== undefined && !this.sandbox.disposed) return this.sandbox;
+    const spawnedAt = performance.now();
     const sandbox = await this.engine.create({ memoryLimitMb: this.memoryLimitMb });
+    reportStart(spawnedAt);
+    report({ kind: 'acquired' });
     let out: string;
+    // CouchDB readies a process with `reset` and an `add_fun` per function, or `ddoc new` for a filter.
+    const initAt = performance.now();
     try {
       out = await sandbox.call('init', JSON.stringify(this.payload), this.timeoutMs);
+      if (this.payload.filter !== undefined) reportCall('ddoc_new', initAt);
+      else {
+        // One message here: its time goes to `reset`, the functions it compiled count as `add_fun`s.
+        reportCall('reset', initAt);
+        const functions = this.payload.maps.length + this.payload.reduces.length;
+        for (let i = 0; i < functions; i++) report({ kind: 'call', call: 'add_fun', micros: 0 });
+      }
     } catch (err) {
       sandbox.dispose();
       const message = err instanceof Error ? err.message : String(err);

@@ -6,6 +6,7 @@
  */
 import { CouchError } from '../errors.js';
 import { checkNodeSnapshotFlag } from './isolated-vm.js';
+import { report, reportCall, reportPrompt, reportStart } from './meter.js';
 
 type Ivm = typeof import('isolated-vm');
 type Isolate = import('isolated-vm').Isolate;
@@ -109,9 +110,13 @@ export class ValidateRunner {
     let out: string;
     try {
       const dispatch = await this.#start();
+      const startedAt = performance.now();
       out = (await dispatch.apply(undefined, ['validate', input], { timeout: this.#timeoutMs })) as string;
+      reportPrompt('ddoc_vdu', startedAt);
     } catch (error) {
-      this.dispose(); // a fresh isolate next time: nothing of a failed run survives
+      report({ kind: 'error' });
+      if (this.#isolate !== undefined && !this.#isolate.isDisposed) report({ kind: 'error_exit' });
+      this.#discard(); // a fresh isolate next time: nothing of a failed run survives
       if (error instanceof CouchError) throw error;
       const message = error instanceof Error ? error.message : String(error);
       const why = /timed out/i.test(message) ? `ran longer than ${this.#timeoutMs} ms` : message;
@@ -121,6 +126,11 @@ export class ValidateRunner {
   }
 
   dispose(): void {
+    if (this.#isolate !== undefined && !this.#isolate.isDisposed) report({ kind: 'exit' });
+    this.#discard();
+  }
+
+  #discard(): void {
     if (this.#isolate !== undefined && !this.#isolate.isDisposed) this.#isolate.dispose();
     this.#isolate = undefined;
     this.#dispatch = undefined;
@@ -130,11 +140,17 @@ export class ValidateRunner {
     this.#dispatch ??= (async () => {
       checkNodeSnapshotFlag();
       const ivm = await loadIvm();
+      const spawnedAt = performance.now();
       const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, this.#memoryLimitMb) });
       this.#isolate = isolate;
       const context = await isolate.createContext();
       const dispatch = (await context.eval(RUNTIME, { reference: true, timeout: this.#timeoutMs })) as Reference;
+      reportStart(spawnedAt);
+      report({ kind: 'acquired' });
+      // The validate functions come with their design documents: CouchDB's `ddoc new`.
+      const compiledAt = performance.now();
       await dispatch.apply(undefined, ['compile', JSON.stringify(this.#functions)], { timeout: this.#timeoutMs });
+      reportCall('ddoc_new', compiledAt);
       return dispatch;
     })();
     return this.#dispatch;

@@ -15,6 +15,8 @@ import {
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, saveConfig, type ConfigSections } from './config.js';
 import { perDocAccess } from './access-settings.js';
+import { attachmentCompressionLevel } from './attachment-settings.js';
+import { addQueryServerMeter } from '../sandbox/meter.js';
 import { PerUserDatabases, perUserSettings } from './peruser.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
@@ -122,6 +124,8 @@ export class CouchServer {
   readonly startTime = Date.now();
   /** Counted by the floors that see the events, read by `/_node/{node}/_stats` and `_prometheus`. */
   readonly stats = new ServerStats();
+  /** The sandboxes report to this node's `couchdb.query_server.*` statistics while it runs. */
+  private readonly stopMetering = addQueryServerMeter(this.stats.queryServerMeter);
   /** The node name `_scheduler` shows (CouchDB's single-node name unless the start options name it). */
   readonly nodeName: string;
   /** The replications `POST /_replicate` started, acting on this server's databases in process. */
@@ -206,6 +210,7 @@ export class CouchServer {
       hashIterations: this.hashIterations,
       isUsersDb: (name) => this.isUsersDb(name),
       accessAutofill: () => perDocAccess(this.config).autofill,
+      attachmentCompressionLevel: () => attachmentCompressionLevel(this.config),
       credentialsKey: () => this.credentialsKey(),
       validated: (ms, refused) => {
         this.stats.observe('couchdb.query_server.vdu_process_time', ms);
@@ -240,6 +245,7 @@ export class CouchServer {
   /** Applies stored config sections (throws a 400, changing nothing, when a value is unusable). */
   applyConfig(sections: ConfigSections): void {
     const settings = effectiveSettings(this.baseSettings, sections);
+    attachmentCompressionLevel(sections); // refuses an unusable level before anything changes
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
     const replicator = schedulerSettings(this.baseSchedulerSettings, sections.replicator);
     this.config = sections;
@@ -495,6 +501,7 @@ export class CouchServer {
 
   async close(): Promise<void> {
     await this.stopReplication();
+    this.stopMetering();
     this.perUser.stop();
     await this.perUser.settled();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);

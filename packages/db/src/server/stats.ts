@@ -5,6 +5,8 @@
  * requests; the authenticator: its cache; Mango: its queries), read through `tree()`.
  */
 
+import type { QueryServerMeter } from '../sandbox/meter.js';
+
 export type MetricType = 'counter' | 'gauge' | 'histogram';
 
 export interface MetricDescription {
@@ -35,6 +37,65 @@ export const METRICS = {
     type: 'histogram',
     desc: 'duration of validate_doc_update function calls',
   },
+  'couchdb.query_server.acquired_processes': { type: 'counter', desc: 'number of acquired external processes' },
+  'couchdb.query_server.process_starts': { type: 'counter', desc: 'number of OS process starts' },
+  'couchdb.query_server.process_exits': { type: 'counter', desc: 'number of normal OS process exits' },
+  'couchdb.query_server.process_error_exits': { type: 'counter', desc: 'number of error OS process exits' },
+  'couchdb.query_server.process_errors': { type: 'counter', desc: 'number of OS process errors' },
+  'couchdb.query_server.process_prompts': { type: 'counter', desc: 'number of successful OS process prompts' },
+  'couchdb.query_server.time.spawn_proc': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent spawning os query processes',
+  },
+  'couchdb.query_server.time.map': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing map_doc requests',
+  },
+  'couchdb.query_server.time.reduce': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing reduce requests',
+  },
+  'couchdb.query_server.time.reset': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing reset requests',
+  },
+  'couchdb.query_server.time.add_fun': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing add_fun requests',
+  },
+  'couchdb.query_server.time.ddoc_new': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing ddoc new requests',
+  },
+  'couchdb.query_server.time.ddoc_vdu': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing vdu requests',
+  },
+  'couchdb.query_server.time.ddoc_filter': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing filter requests',
+  },
+  'couchdb.query_server.time.ddoc_other': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing other ddoc requests',
+  },
+  'couchdb.query_server.time.other': {
+    type: 'counter',
+    desc: 'accumulated number of microseconds spent processing other requests',
+  },
+  'couchdb.query_server.calls.spawn_proc': { type: 'counter', desc: 'number of spawned query processes' },
+  'couchdb.query_server.calls.map': { type: 'counter', desc: 'number of map_doc requests' },
+  'couchdb.query_server.calls.reduce': { type: 'counter', desc: 'number of reduce requests' },
+  'couchdb.query_server.calls.reset': { type: 'counter', desc: 'number of reset requests' },
+  'couchdb.query_server.calls.add_fun': { type: 'counter', desc: 'number of add_fun requests' },
+  'couchdb.query_server.calls.ddoc_new': { type: 'counter', desc: 'number of ddoc new requests' },
+  'couchdb.query_server.calls.ddoc_vdu': { type: 'counter', desc: 'number of vdu requests' },
+  'couchdb.query_server.calls.ddoc_filter': { type: 'counter', desc: 'number of filter requests' },
+  'couchdb.query_server.calls.ddoc_other': { type: 'counter', desc: 'number of other ddoc requests' },
+  'couchdb.query_server.calls.other': { type: 'counter', desc: 'number of other requests' },
+  'couchdb.query_server.js_filter': { type: 'counter', desc: 'number of JS filter invocations' },
+  'couchdb.query_server.js_filterered': { type: 'counter', desc: 'number of docs filtered through JS invocations' },
+  'couchdb.query_server.js_filter_error': { type: 'counter', desc: 'number of JS filter invocation errors' },
   'mango.unindexed_queries': { type: 'counter', desc: 'number of mango queries that could not use an index' },
   'mango.too_many_docs_scanned': {
     type: 'counter',
@@ -199,6 +260,33 @@ export class ServerStats {
     if (histogram === undefined) this.#histograms.set(name, (histogram = new Histogram()));
     histogram.observe(ms);
   }
+
+  /** Counts what the sandboxes report (sandbox/meter.ts) as CouchDB's `couchdb.query_server.*`. */
+  readonly queryServerMeter: QueryServerMeter = (event) => {
+    switch (event.kind) {
+      case 'call':
+        this.increment(`couchdb.query_server.calls.${event.call}`);
+        this.increment(`couchdb.query_server.time.${event.call}`, event.micros);
+        return;
+      case 'js_filter':
+        this.increment('couchdb.query_server.js_filter');
+        this.increment('couchdb.query_server.js_filterered', event.docs);
+        if (event.failed) this.increment('couchdb.query_server.js_filter_error');
+        return;
+      case 'acquired':
+        return this.increment('couchdb.query_server.acquired_processes');
+      case 'start':
+        return this.increment('couchdb.query_server.process_starts');
+      case 'exit':
+        return this.increment('couchdb.query_server.process_exits');
+      case 'error_exit':
+        return this.increment('couchdb.query_server.process_error_exits');
+      case 'error':
+        return this.increment('couchdb.query_server.process_errors');
+      case 'prompt':
+        return this.increment('couchdb.query_server.process_prompts');
+    }
+  };
 
   /** One answered request (the request log's moment). */
   record(method: string, status: number, ms: number): void {

@@ -165,6 +165,8 @@ export interface RangeStats {
   docDelCount: number;
   /** Bytes of the live winners' bodies as JSON (what `sizes.external` sums). */
   external: number;
+  /** Bytes of every revision body still stored, tombstones and old revisions included (`sizes.active`). */
+  active: number;
 }
 
 /** The counters of a database, without file sizes. */

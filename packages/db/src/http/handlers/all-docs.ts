@@ -44,9 +44,9 @@ async function collect(
   return `${await head(db, options, result.totalRows, result.offset)}${await joinRows(result.rows)}]}`;
 }
 
-/** `_all_docs` of a partitioned database takes a `partition`. */
+/** `_all_docs` and `_design_docs` of a partitioned database take a `partition` (CouchDB's validate_all_docs_args). */
 function indexOf(db: Database, space: IdSpace): QueryIndex {
-  return space === 'all' && db.partitioned ? PARTITIONED_ALL_DOCS : ALL_DOCS;
+  return space !== 'local' && db.partitioned ? PARTITIONED_ALL_DOCS : ALL_DOCS;
 }
 
 function handlersFor(space: IdSpace) {

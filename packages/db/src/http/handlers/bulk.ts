@@ -2,13 +2,14 @@
 import { hiddenFrom } from '../../documents/access-reads.js';
 import type { AccessReader } from '../../documents/access-rules.js';
 import { writtenStatus } from '../write-quorum.js';
-import { CouchError } from '../../errors.js';
-import { JsonObject, type JsonValue, toPlain } from '../../json/index.js';
+import { CouchError, tooDeep as tooDeepError } from '../../errors.js';
+import { bulkDocsWithRefused, type RefusedDoc } from '../../documents/bulk-refused.js';
+import { JsonObject, type JsonValue, parseJsonMembers, toPlain } from '../../json/index.js';
 import { formatRev, parseRev, type Rev } from '../../revisions/index.js';
 import { randomId, validateDocId } from '../../documents/doc-id.js';
 import { validatePartitionedDocId } from '../../documents/partition.js';
 import { readDocInput, type DocInput } from '../../documents/doc-input.js';
-import { readJson } from '../body.js';
+import { readJson, readJsonIsolatingDeep } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { looseBool } from '../../support/query-values.js';
 import { sendJson, sendText, streamBytes } from '../respond.js';
@@ -39,7 +40,8 @@ function docsOf(body: JsonObject, missing: string, notList: string): JsonValue[]
 export const bulk = {
   async docs(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
-    const body = await objectBody(ctx);
+    const { value: body, tooDeep } = await readJsonIsolatingDeep(ctx);
+    if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
     const docs = docsOf(body, 'POST body must include `docs` parameter.', '`docs` parameter must be an array.');
     const newEdits = body.get('new_edits') ?? true;
     if (typeof newEdits !== 'boolean') {
@@ -61,7 +63,7 @@ export const bulk = {
       });
       return sendJson(ctx, 417, rows);
     }
-    const results = await db.bulkDocs(docs, newEdits, writerOf(ctx));
+    const results = await bulkDocsWithRefused(db, docs, refusedDocs(docs, tooDeep), newEdits, writerOf(ctx));
     const status = writtenStatus(ctx, 201, toPlain(body.get('w') ?? null));
     sendJson(ctx, status, newEdits ? results : results.filter((r) => 'error' in r));
   },
@@ -115,6 +117,22 @@ export const bulk = {
     sendJson(ctx, 200, { missing_revs: missing });
   },
 };
+
+/** The `docs` too deeply nested to read, each with its error row (its `_id` read from its text). */
+function refusedDocs(docs: readonly JsonValue[], tooDeep: ReadonlyMap<JsonObject, string>): Map<JsonValue, RefusedDoc> {
+  const refused = new Map<JsonValue, RefusedDoc>();
+  if (tooDeep.size === 0) return refused;
+  const { reason } = tooDeepError();
+  for (const doc of docs) {
+    const text = doc instanceof JsonObject ? tooDeep.get(doc) : undefined;
+    if (text === undefined) continue;
+    const id = parseJsonMembers(text, ID_ONLY).get('_id');
+    refused.set(doc, { id: typeof id === 'string' ? id : randomId(), error: 'bad_request', reason });
+  }
+  return refused;
+}
+
+const ID_ONLY = new Set(['_id']);
 
 function revsRequest(body: JsonObject): Map<string, Rev[]> {
   const request = new Map<string, Rev[]>();
@@ -221,7 +239,8 @@ async function bulkGetOne(
   // No leaf at all: CouchDB reports the (absent) rev param, printed by Erlang as `undefined`.
   if (revs === 'all' && (await db.leafRevs(docId, ahead)).length === 0)
     return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
-  const opened = attsSince === undefined ? options : { ...options, attsSince };
+  // CouchDB 3.5 fetches `_bulk_get` in batches merged into a revision tree: its leaf order.
+  const opened: OpenOptions = { ...options, revsOrder: 'keyTree', ...(attsSince === undefined ? {} : { attsSince }) };
   const results = await db.openRevs(docId, revs, opened, ahead);
   return wrap(results.map((r) => ('ok' in r ? { ok: r.doc } : error(docId, r.missing, 'not_found', 'missing'))));
 }

@@ -270,10 +270,16 @@ export class PostgresDocumentStore implements DocumentStore {
         `coalesce(sum(size), 0) AS external FROM ${this.sql.schema}.docs WHERE db_id = $1 AND id >= $2 AND id < $3`,
       [this.dbId, start, end],
     );
+    // Every stored revision body counts (until compaction drops the old ones), as CouchDB's active size.
+    const [stored] = await this.query<{ active: string }>(
+      `SELECT coalesce(sum(octet_length(body)), 0) AS active FROM ${this.sql.schema}.bodies WHERE db_id = $1 AND id >= $2 AND id < $3`,
+      [this.dbId, start, end],
+    );
     return {
       docCount: Number(row?.live ?? 0),
       docDelCount: Number(row?.deleted ?? 0),
       external: Number(row?.external ?? 0),
+      active: Number(stored?.active ?? 0),
     };
   }
 

@@ -74,7 +74,11 @@ export class SqliteDocFolds {
     const row = this.rangeStatement(
       'SELECT coalesce(sum(deleted = 0), 0), coalesce(sum(deleted), 0), coalesce(sum(size), 0) FROM docs WHERE id >= ? AND id < ?',
     ).get(start, end) as [number, number, number];
-    return { docCount: row[0], docDelCount: row[1], external: row[2] };
+    // Every stored revision body counts (until compaction drops the old ones), as CouchDB's active size.
+    const [active] = this.rangeStatement(
+      'SELECT coalesce(sum(length(CAST(b.body AS BLOB))), 0) FROM docs d JOIN bodies b ON b.doc = d.k WHERE d.id >= ? AND d.id < ?',
+    ).get(start, end) as [number];
+    return { docCount: row[0], docDelCount: row[1], external: row[2], active };
   }
 
   *foldChanges(since: number, descending = false): Generator<DocRecord> {

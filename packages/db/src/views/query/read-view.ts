@@ -58,10 +58,11 @@ export function queryMap(
 }
 
 /**
- * The rows before the first returned one in iteration order: rows before its range plus those
- * skipped in it. For a keys query that is the range of the first key with rows left after skip
- * (skipped keys' rows count as skipped); when no row is left, the rows before the first range
- * plus skip (at most total_rows).
+ * `offset` as CouchDB 3.5 computes it (couch_mrview:map_fold on the shard, fabric_view_map on
+ * the coordinator): the shard reads the keys in request order with skip 0 and reports the rows
+ * before the first row it finds (rows after it when descending); when no key has rows, the rows
+ * before the last key's position. The coordinator adds skip, capped at total_rows. So skipped
+ * rows are counted from the first key that has rows, not from the first row returned.
  */
 function offsetOf(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOptions): number {
   const before = (range: RowKeyRange): number =>
@@ -72,19 +73,14 @@ function offsetOf(tree: RowTree, ranges: readonly RowKeyRange[], q: ViewQueryOpt
       : range.gte === undefined
         ? 0
         : tree.countBelow(range.gte);
-  const first = ranges[0];
-  if (first === undefined) return 0;
-  if (ranges.length > 1) {
-    let skip = q.skip;
-    for (const range of ranges) {
-      const inRange =
-        (range.lt === undefined ? tree.total() : tree.countBelow(range.lt)) -
-        (range.gte === undefined ? 0 : tree.countBelow(range.gte));
-      if (skip < inRange) return before(range) + skip;
-      skip -= inRange;
-    }
-  }
-  return Math.min(tree.total(), before(first) + q.skip);
+  const rowsIn = (range: RowKeyRange): number =>
+    (range.lt === undefined ? tree.total() : tree.countBelow(range.lt)) -
+    (range.gte === undefined ? 0 : tree.countBelow(range.gte));
+  // `ranges` follow the answer's order (reversed keys when descending); the shard reads request order.
+  const requestOrder = q.keys !== undefined && q.descending ? [...ranges].reverse() : ranges;
+  const found = requestOrder.find((range) => rowsIn(range) > 0) ?? requestOrder[requestOrder.length - 1];
+  const shardOffset = found === undefined ? 0 : before(found);
+  return Math.min(tree.total(), shardOffset + q.skip);
 }
 
 /** Map rows; with include_docs each row waits for its document from storage. */
