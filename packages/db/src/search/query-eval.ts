@@ -20,10 +20,24 @@ import { boundedRange, normValue } from './search-rows.js';
 /** Doc id → score. */
 export type Hits = Map<string, number>;
 
-/** Matching documents (their numbers in ./postings.ts, ascending) and their scores. */
+/**
+ * Matching documents (their numbers in ./postings.ts, ascending) and their scores: the first
+ * `length` entries of two typed arrays (one allocation each per clause, sized beforehand).
+ */
 export interface Scored {
-  docs: number[];
-  scores: number[];
+  docs: Int32Array;
+  scores: Float64Array;
+  length: number;
+}
+
+/** Room for `capacity` hits. */
+export function scoredOf(capacity: number): Scored {
+  return { docs: new Int32Array(capacity), scores: new Float64Array(capacity), length: 0 };
+}
+
+function add(out: Scored, doc: number, score: number): void {
+  out.docs[out.length] = doc;
+  out.scores[out.length++] = score;
 }
 
 /** Lucene's FuzzyQuery.defaultMaxExpansions. */
@@ -131,9 +145,9 @@ export class IndexReader {
 
 /** The matching documents of a query with their scores. */
 export function runQuery(reader: IndexReader, query: RunQuery): Hits {
-  const { docs, scores } = scoreQuery(reader, query);
+  const { docs, scores, length } = scoreQuery(reader, query);
   const hits: Hits = new Map();
-  for (let i = 0; i < docs.length; i++) hits.set(reader.index.idOf(docs[i]!), scores[i]!);
+  for (let i = 0; i < length; i++) hits.set(reader.index.idOf(docs[i]!), scores[i]!);
   return hits;
 }
 
@@ -161,18 +175,17 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
         sumOfSquares: (idf * q.boost) ** 2,
         score(norm) {
           const value = idf * q.boost * norm * idf;
-          const out: Scored = { docs: [], scores: [] };
           const postings = index.term(q.field, q.term);
-          if (postings === undefined) return out;
+          if (postings === undefined) return scoredOf(0);
           const norms = index.norms(q.field);
           const { docs, ends } = postings;
+          const out = scoredOf(docs.length);
           let start = 0;
           for (let i = 0; i < docs.length; i++) {
             const doc = docs[i]!;
             const end = ends[i]!;
             if (index.alive(doc)) {
-              out.docs.push(doc);
-              out.scores.push(Math.sqrt(end - start) * value * normValue(norms[doc]!));
+              add(out, doc, Math.sqrt(end - start) * value * normValue(norms[doc]!));
             }
             start = end;
           }
@@ -186,12 +199,10 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
         sumOfSquares: (idf * q.boost) ** 2,
         score(norm) {
           const value = idf * q.boost * norm * idf;
-          const out: Scored = { docs: [], scores: [] };
           const norms = index.norms(q.field);
-          phraseMatches(index, q, (doc, freq) => {
-            out.docs.push(doc);
-            out.scores.push(Math.sqrt(freq) * value * normValue(norms[doc]!));
-          });
+          const first = index.term(q.field, q.terms[0]!.term);
+          const out = scoredOf(first?.docs.length ?? 0);
+          phraseMatches(index, q, (doc, freq) => add(out, doc, Math.sqrt(freq) * value * normValue(norms[doc]!)));
           return out;
         },
       };
@@ -206,7 +217,7 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
         score(norm) {
           const score = q.boost * norm;
           const docs = constantScoreDocs(reader, q);
-          return { docs, scores: docs.map(() => score) };
+          return { docs, scores: new Float64Array(docs.length).fill(score), length: docs.length };
         },
       };
     case 'fuzzy':
@@ -237,11 +248,11 @@ interface Cursor {
 
 /** The place of `doc` in a cursor's hits (moving forward to it), or -1 when it is not there. */
 function seek(cursor: Cursor, doc: number): number {
-  const docs = cursor.hits.docs;
+  const { docs, length } = cursor.hits;
   let at = cursor.at;
-  while (at < docs.length && docs[at]! < doc) at++;
+  while (at < length && docs[at]! < doc) at++;
   cursor.at = at;
-  return docs[at] === doc ? at : -1;
+  return at < length && docs[at] === doc ? at : -1;
 }
 
 /**
@@ -254,9 +265,9 @@ function combine(index: Postings, clauses: { occur: string; hits: Scored }[], co
   const optional = clauses.filter((c) => c.occur === 'should').map(cursor);
   const prohibited = clauses.filter((c) => c.occur === 'must_not').map(cursor);
   const maxCoord = required.length + optional.length;
-  const out: Scored = { docs: [], scores: [] };
-  if (maxCoord === 0) return out;
+  if (maxCoord === 0) return scoredOf(0);
   const candidates = required.length > 0 ? fewest(required) : union(index, optional);
+  const out = scoredOf(candidates.length);
   next: for (const doc of candidates) {
     for (const c of prohibited) if (seek(c, doc) >= 0) continue next;
     let score = 0;
@@ -274,35 +285,37 @@ function combine(index: Postings, clauses: { occur: string; hits: Scored }[], co
         overlap++;
       }
     }
-    out.docs.push(doc);
-    out.scores.push(coord ? (score * overlap) / maxCoord : score);
+    add(out, doc, coord ? (score * overlap) / maxCoord : score);
   }
   return out;
 }
 
-function fewest(cursors: readonly Cursor[]): readonly number[] {
-  let best = cursors[0]!.hits.docs;
-  for (const c of cursors) if (c.hits.docs.length < best.length) best = c.hits.docs;
-  return best;
+function fewest(cursors: readonly Cursor[]): Int32Array {
+  let best = cursors[0]!.hits;
+  for (const c of cursors) if (c.hits.length < best.length) best = c.hits;
+  return best.docs.subarray(0, best.length);
 }
 
 /** The documents of any of the cursors, ascending, each once. */
-function union(index: Postings, cursors: readonly Cursor[]): number[] {
-  if (cursors.length === 1) return cursors[0]!.hits.docs;
+function union(index: Postings, cursors: readonly Cursor[]): Int32Array {
+  if (cursors.length === 1) return fewest(cursors);
   const seen = new Uint8Array(index.size);
-  for (const c of cursors) for (const doc of c.hits.docs) seen[doc] = 1;
+  for (const { hits } of cursors) for (let i = 0; i < hits.length; i++) seen[hits.docs[i]!] = 1;
   return ascending(seen);
 }
 
 /** The numbers marked in `seen`, ascending. */
-function ascending(seen: Uint8Array): number[] {
-  const out: number[] = [];
-  for (let doc = 0; doc < seen.length; doc++) if (seen[doc] === 1) out.push(doc);
+function ascending(seen: Uint8Array): Int32Array {
+  let count = 0;
+  for (let doc = 0; doc < seen.length; doc++) count += seen[doc]!;
+  const out = new Int32Array(count);
+  let at = 0;
+  for (let doc = 0; doc < seen.length; doc++) if (seen[doc] === 1) out[at++] = doc;
   return out;
 }
 
 /** The live documents of a constant-score query, ascending. */
-function constantScoreDocs(reader: IndexReader, q: RunQuery): number[] {
+function constantScoreDocs(reader: IndexReader, q: RunQuery): Int32Array {
   const index = reader.index;
   const seen = new Uint8Array(index.size);
   const addTerm = (field: string, term: string) => {
@@ -311,7 +324,7 @@ function constantScoreDocs(reader: IndexReader, q: RunQuery): number[] {
   };
   switch (q.type) {
     case 'all':
-      return index.allDocs();
+      return Int32Array.from(index.allDocs());
     case 'numberRange':
       for (const id of reader.numbers(q.field, q.lower, q.upper, q.includeLower, q.includeUpper)) {
         const doc = index.docOf(id);
@@ -332,7 +345,7 @@ function constantScoreDocs(reader: IndexReader, q: RunQuery): number[] {
       }
       break;
     default:
-      return [];
+      return new Int32Array(0);
   }
   return ascending(seen);
 }

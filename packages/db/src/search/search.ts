@@ -20,7 +20,7 @@ import { fieldAnalyzers } from './analyzers.js';
 import { drillDown, facetCounts, facetRanges } from './facets.js';
 import { buildQuery } from './query-build.js';
 import type { Postings } from './postings.js';
-import { fuzzyExpansion, type Hits, IndexReader, type Scored, scoreQuery } from './query-eval.js';
+import { fuzzyExpansion, type Hits, IndexReader, type Scored, scoredOf, scoreQuery } from './query-eval.js';
 import { highlight, queryMatchers } from './highlights.js';
 import { parseQuerySyntax } from './query-syntax.js';
 import { DOCS, searchGroupOf, searchIndexOf, type SearchIndexDef } from './search-design.js';
@@ -115,7 +115,7 @@ export async function searchIndex(
   const trees = state.index.trees;
   const reader = new IndexReader(trees);
   const query = buildQuery(syntax, analyzers);
-  const scored: Scored = query === undefined ? { docs: [], scores: [] } : scoreQuery(reader, query);
+  const scored = query === undefined ? scoredOf(0) : scoreQuery(reader, query);
 
   const docsTree = trees[DOCS]!;
   const docRows = new Map<string, DocValue | undefined>();
@@ -171,15 +171,15 @@ export async function searchIndex(
     if (after !== undefined && after.values.length !== RELEVANCE.length) {
       throw new CouchError('bad_request', 'Invalid bookmark for this sort');
     }
-    const answer = await pageOf(topByRelevance(reader.index, scored, params.limit, after), scored.docs.length);
+    const answer = await pageOf(topByRelevance(reader.index, scored, params.limit, after), scored.length);
     if (counts === undefined && ranges === undefined) return answer;
-    const ids = scored.docs.map((doc) => reader.index.idOf(doc));
+    const ids = Array.from(scored.docs.subarray(0, scored.length), (doc) => reader.index.idOf(doc));
     if (counts !== undefined) answer.counts = facetCounts(ids, docRow, counts);
     if (ranges !== undefined) answer.ranges = facetRanges(ids, docRow, ranges);
     return answer;
   }
   let hits: Hits = new Map();
-  for (let i = 0; i < scored.docs.length; i++) hits.set(reader.index.idOf(scored.docs[i]!), scored.scores[i]!);
+  for (let i = 0; i < scored.length; i++) hits.set(reader.index.idOf(scored.docs[i]!), scored.scores[i]!);
   if (drilldown !== undefined) {
     const kept = new Set(drillDown([...hits.keys()], docRow, drilldown));
     hits = new Map([...hits].filter(([id]) => kept.has(id)));
@@ -273,22 +273,54 @@ function orderHits(
 
 /**
  * The page of a relevance sort (highest score first, then index order) after the bookmark,
- * picked from the hits' scores by their document numbers: no entry, id or row for the others.
+ * picked from the hits' scores by their document numbers through a bounded heap of places (the
+ * worst of the page on top): no entry, id or row for the others.
  */
 function topByRelevance(
   index: Postings,
-  { docs, scores }: Scored,
+  { docs, scores, length }: Scored,
   limit: number,
   after: { values: unknown[]; id: string } | undefined,
 ): Entry[] {
-  const compare = (a: number, b: number) => scores[b]! - scores[a]! || index.compare(docs[a]!, docs[b]!);
+  if (limit <= 0) return [];
+  /** Above 0: the hit at place `a` comes after the one at `b`. */
+  const later = (a: number, b: number) => scores[b]! - scores[a]! || index.compare(docs[a]!, docs[b]!);
+  const heap = new Int32Array(limit);
+  let size = 0;
   const afterScore = after?.values[0] as number;
-  function* candidates(): Generator<number> {
-    for (let i = 0; i < docs.length; i++) {
-      if (after === undefined || (afterScore - scores[i]! || compareTerms(index.idOf(docs[i]!), after.id)) > 0) yield i;
+  for (let i = 0; i < length; i++) {
+    if (after !== undefined && !((afterScore - scores[i]! || compareTerms(index.idOf(docs[i]!), after.id)) > 0)) {
+      continue;
     }
+    if (size < limit) {
+      let at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (later(i, heap[parent]!) <= 0) break;
+        heap[at] = heap[parent]!;
+        at = parent;
+      }
+      heap[at] = i;
+      continue;
+    }
+    // Most hits of a big result lose to the page's worst on their score alone.
+    const worst = heap[0]!;
+    if (scores[i]! < scores[worst]! || later(i, worst) >= 0) continue;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= size) break;
+      const right = left + 1;
+      const child = right < size && later(heap[right]!, heap[left]!) > 0 ? right : left;
+      if (later(heap[child]!, i) <= 0) break;
+      heap[at] = heap[child]!;
+      at = child;
+    }
+    heap[at] = i;
   }
-  return smallest(candidates(), limit, compare).map((i) => ({ id: index.idOf(docs[i]!), values: [scores[i]!] }));
+  return Array.from(heap.subarray(0, size))
+    .sort(later)
+    .map((i) => ({ id: index.idOf(docs[i]!), values: [scores[i]!] }));
 }
 
 /** The `k` first entries in order, through a bounded max-heap (a page of many hits sorts k, not all). */
