@@ -4,9 +4,9 @@
  * per field, each document's norm byte apart. Queries read them without a tree walk, a parse or
  * a string per posting (./query-eval.ts).
  *
- * They are made of the postings rows (./search-rows.ts, one per document: what is stored) the
- * first time they are needed, and kept in step with those rows by their tree
- * (./postings-tree.ts): a changed document's old number is marked dead and its new postings
+ * They are made of the documents' rows (./search-rows.ts, the only thing stored per document)
+ * the first time they are needed, and kept in step with those rows by the documents' tree
+ * (./search-docs-tree.ts): a changed document's old number is marked dead and its new postings
  * are appended under a new number (documents keep ascending in every list), a removed one is
  * marked dead. Dead entries are dropped from a term's lists when they are a quarter of them, and
  * all of it is made again from the rows once more documents are dead than alive.
@@ -17,7 +17,7 @@
  */
 import { compareUtf8 } from '../collation/index.js';
 import type { RowEntry } from '../views/index/row-tree.js';
-import type { FieldPostings } from './search-rows.js';
+import type { DocValue } from './search-rows.js';
 
 /** One term's postings in one field. */
 export class TermPostings {
@@ -164,7 +164,8 @@ export class Postings {
     if (doc >= this.alives.length) this.alives = grown(this.alives, doc);
     this.alives[doc] = 1;
     this.liveDocs++;
-    const fields = JSON.parse(json) as Record<string, FieldPostings>;
+    const fields = (JSON.parse(json) as DocValue).p;
+    if (fields === undefined) return;
     for (const field in fields) {
       const list = fields[field]!;
       let index = this.fields.get(field);

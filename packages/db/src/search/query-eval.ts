@@ -12,8 +12,8 @@ import type { RowTree } from '../views/index/row-tree.js';
 import { compareUtf8 } from '../collation/index.js';
 import type { Postings, TermPostings } from './postings.js';
 import type { RunQuery } from './query-build.js';
-import { PostingsTree } from './postings-tree.js';
-import { DOCS, NUMBERS, POSTINGS } from './search-design.js';
+import { SearchDocsTree } from './search-docs-tree.js';
+import { DOCS, NUMBERS } from './search-design.js';
 import { compareTerms } from './search-mapper.js';
 import { boundedRange, normValue } from './search-rows.js';
 
@@ -49,10 +49,10 @@ export class IndexReader {
   readonly index: Postings;
 
   constructor(private readonly trees: readonly RowTree[]) {
-    const postings = trees[POSTINGS];
-    if (!(postings instanceof PostingsTree)) throw new TypeError('IndexReader: not the trees of a search index');
-    this.maxDoc = trees[DOCS]!.total();
-    this.index = postings.postings();
+    const docs = trees[DOCS];
+    if (!(docs instanceof SearchDocsTree)) throw new TypeError('IndexReader: not the trees of a search index');
+    this.maxDoc = docs.total();
+    this.index = docs.postings();
   }
 
   docFreq(field: string, term: string): number {

@@ -12,10 +12,9 @@
  * fuzzy and range queries over, and two different engines where one contract is wanted. Here the
  * analyzers run in the server (./analyzers.ts) and every query reads the same rows on both.
  *
- * The group's three "views" (row layouts in ./search-rows.ts): the numbers (`[field, number]`),
- * one row per document of its stored fields and sort values, and one of its postings; the
- * inverted postings are made of the postings rows in memory and kept in step with them
- * (./postings.ts). Their `map` is not JavaScript: the group's language tells the
+ * The group's two "views" (row layouts in ./search-rows.ts): the numbers (`[field, number]`),
+ * and one row per document (its postings, stored fields and sort values); the inverted postings
+ * are made of the documents' rows in memory and kept in step with them (./postings.ts). Their `map` is not JavaScript: the group's language tells the
  * server's native mappers to use ./search-mapper.ts.
  */
 import { createHash } from 'node:crypto';
@@ -46,7 +45,7 @@ export function searchIndexesOf(ddocId: string, body: Record<string, unknown>): 
     if (typeof source !== 'string') continue;
     const analyzer = (def as Record<string, unknown>).analyzer;
     const signature = createHash('md5')
-      // Row format 4 (a postings row per document); the ddoc id, so that two design
+      // Row format 3 (postings in the documents' rows); the ddoc id, so that two design
       // documents never share one index's state.
       .update(JSON.stringify({ search: 3, ddocId, source, analyzer: analyzer ?? null }))
       .digest('hex');
@@ -71,7 +70,6 @@ export function searchSignatures(ddocId: string, body: Record<string, unknown>):
 /** Which of the group's trees holds what. */
 export const NUMBERS = 0;
 export const DOCS = 1;
-export const POSTINGS = 2;
 
 /** The view group the view engine keeps a search index as (see the header). */
 export function searchGroupOf(def: SearchIndexDef): ViewGroup {
@@ -80,7 +78,7 @@ export function searchGroupOf(def: SearchIndexDef): ViewGroup {
   return {
     ddocId: def.ddocId,
     language: SEARCH_LANGUAGE,
-    views: [view('numbers'), view('docs'), view('postings')],
+    views: [view('numbers'), view('docs')],
     options: { search: { name: def.name, index: def.source, analyzer: def.analyzer ?? null } },
     includeDesign: false,
     localSeq: false,

@@ -23,8 +23,8 @@ import type { ViewGroup } from '../views/design.js';
 import type { BuildableRowTree } from '../views/index/view-index.js';
 import type { NativeMapper } from '../views/view-manager.js';
 import { type FieldAnalyzers, fieldAnalyzers } from './analyzers.js';
-import { PostingsTree } from './postings-tree.js';
-import { defOfGroup, POSTINGS, SEARCH_LANGUAGE } from './search-design.js';
+import { DOCS, defOfGroup, SEARCH_LANGUAGE } from './search-design.js';
+import { SearchDocsTree } from './search-docs-tree.js';
 import { type DocValue, type FieldPostings, normByte } from './search-rows.js';
 
 /** The server's native mapper for a search group (undefined for any other group). */
@@ -54,7 +54,7 @@ function indexFunctionAsMap(source: string): string {
 }
 
 class SearchMapper implements NativeMapper {
-  readonly viewNames = ['numbers', 'docs', 'postings'];
+  readonly viewNames = ['numbers', 'docs'];
   private inner: Promise<Mapper> | undefined;
   private readonly analyzers: FieldAnalyzers;
 
@@ -83,7 +83,7 @@ class SearchMapper implements NativeMapper {
     return { rows: mapped.rows.map((views) => this.rowsOf(views[0] ?? [])), errors: mapped.errors };
   }
 
-  /** One document's index calls → its rows in the three trees. */
+  /** One document's index calls → its rows in the two trees. */
   private rowsOf(calls: Row[]): Row[][] {
     const numbers: Row[] = [];
     const doc: DocValue = { s: {}, n: {}, t: {} };
@@ -125,21 +125,19 @@ class SearchMapper implements NativeMapper {
         if (best === undefined || compareTerms(token.text, best) > 0) doc.t[field] = token.text;
       }
     }
-    // Every document has a postings row, none of them too: the postings know every document.
-    const postings: Record<string, FieldPostings> = {};
     for (const [field, state] of fields) {
       // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in Lucene's one byte.
       const norm = normByte(state.length === 0 ? 0 : state.boost / Math.sqrt(state.length));
-      const list: FieldPostings = [norm];
-      for (const [term, positions] of state.postings) list.push(term, ...positions);
-      postings[field] = list;
+      const postings: FieldPostings = [norm];
+      for (const [term, positions] of state.postings) postings.push(term, ...positions);
+      (doc.p ??= {})[field] = postings;
     }
-    return [numbers, [[null, doc]], [[null, postings]]];
+    return [numbers, [[null, doc]]];
   }
 
-  /** The postings tree keeps the postings in memory in step with its rows (./postings-tree.ts). */
+  /** The documents' tree keeps the postings in memory in step with its rows (./search-docs-tree.ts). */
   wrapTree(tree: BuildableRowTree, view: number): BuildableRowTree {
-    return view === POSTINGS ? new PostingsTree(tree) : tree;
+    return view === DOCS ? new SearchDocsTree(tree) : tree;
   }
 
   dispose(): void {

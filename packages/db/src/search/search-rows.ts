@@ -4,13 +4,11 @@
  *
  * - numbers (NUMBERS): key `[field, number]`, value null (numeric queries and ranges);
  * - documents (DOCS): key the doc id, value `{"s": stored fields, "n": numeric sort values,
- *   "t": string sort values, "f"/"fn": facet values}`: one row per indexed document, whatever
- *   its fields (what a page's rows read);
- * - postings (POSTINGS): key the doc id, value per searchable field the field's length norm in
- *   the document (Lucene's one byte, normByte) and then each term followed by its positions:
- *   `{"field": [norm, term, position, ..., term, position, ...]}` (the term frequency is the
- *   number of positions); one row per indexed document, `{}` for none. The inverted postings
- *   are made of these in memory (./postings.ts).
+ *   "t": string sort values, "f"/"fn": facet values, "p": postings}`: one row per indexed
+ *   document, whatever its fields. `p` is, per field, the field's length norm in the document
+ *   (Lucene's one byte, normByte) and then each term followed by its positions:
+ *   `[norm, term, position, ..., term, position, ...]` (the term frequency is the number of
+ *   positions). The inverted postings are made of these in memory (./postings.ts).
  *
  * Why one row per document and no row per (term, document): the view engine keeps a row's key,
  * document id and value, and a back-index entry per row; a row per posting made the index 19
@@ -33,6 +31,8 @@ export interface DocValue {
   f?: Record<string, string[]>;
   /** ...numbers for `ranges`. */
   fn?: Record<string, number[]>;
+  /** Per searchable field, its postings in this document (see the header). */
+  p?: Record<string, FieldPostings>;
 }
 
 const HIGH = Buffer.from([0xff]);

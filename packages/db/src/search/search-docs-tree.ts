@@ -1,6 +1,7 @@
 /**
- * The postings tree of a search index (one row per document, its postings: ./search-rows.ts),
- * with the inverted postings made of it in memory (./postings.ts) kept in step: every update of the tree is applied to them too; anything else that changes the rows
+ * The documents' tree of a search index (one row per document, its postings in it:
+ * ./search-rows.ts), with the inverted postings made of it in memory (./postings.ts) kept in
+ * step: every update of the tree is applied to them too; anything else that changes the rows
  * behind their back (a build, a rollback, another node's updates taken in) drops them, and the
  * next query makes them again from the rows.
  */
@@ -8,7 +9,7 @@ import type { BuildableRowTree } from '../views/index/view-index.js';
 import type { RowEntry, RowGroup, RowRange, RowValue } from '../views/index/row-tree.js';
 import { Postings } from './postings.js';
 
-export class PostingsTree implements BuildableRowTree {
+export class SearchDocsTree implements BuildableRowTree {
   private memory: Postings | undefined;
 
   constructor(private readonly tree: BuildableRowTree) {}
