@@ -88,6 +88,8 @@ export class Postings {
   /** Numbers below this one were given in id order. */
   private inOrder = 0;
   private readonly fields = new Map<string, FieldIndex>();
+  /** Per document of a small row, its stored fields, sort and facet values (a page reads them). */
+  private readonly values: (DocValue | undefined)[] = [];
 
   /** Made from a documents' tree (rows in id order). */
   static load(rows: Iterable<RowEntry>): Postings {
@@ -153,6 +155,19 @@ export class Postings {
     return index.sorted;
   }
 
+  /** A document's stored fields, sort and facet values, when its row is small (else undefined: read the row). */
+  valueOf(doc: number): DocValue | undefined {
+    return this.values[doc];
+  }
+
+  /**
+   * A document's place in the index (Lucene's document number: live documents with a lower id),
+   * when it is its number (nothing changed since the postings were made); else undefined.
+   */
+  rankOf(doc: number): number | undefined {
+    return this.inOrder === this.ids.length && this.liveDocs === this.ids.length ? doc : undefined;
+  }
+
   /** A document's row was written (`key` its row key, `json` its value): its postings replace any before. */
   put(key: Buffer, id: string, json: string): void {
     const name = key.toString('latin1');
@@ -164,7 +179,8 @@ export class Postings {
     if (doc >= this.alives.length) this.alives = grown(this.alives, doc);
     this.alives[doc] = 1;
     this.liveDocs++;
-    const fields = (JSON.parse(json) as DocValue).p;
+    const { p: fields, ...value } = JSON.parse(json) as DocValue;
+    this.values[doc] = json.length <= SMALL_ROW ? value : undefined;
     if (fields === undefined) return;
     for (const field in fields) {
       const list = fields[field]!;
@@ -200,6 +216,9 @@ export class Postings {
 }
 
 const EMPTY_NORMS = new Uint8Array(0);
+
+/** Rows of at most this many characters keep their values in memory besides their postings. */
+const SMALL_ROW = 1024;
 
 /** A copy of `bytes` with room for index `at` (doubling). */
 function grown(bytes: Uint8Array, at: number): Uint8Array<ArrayBuffer> {

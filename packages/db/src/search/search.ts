@@ -120,6 +120,9 @@ export async function searchIndex(
   const docsTree = trees[DOCS]!;
   const docRows = new Map<string, DocValue | undefined>();
   const docRow = (id: string): DocValue | undefined => {
+    const doc = reader.index.docOf(id);
+    const kept = doc === undefined ? undefined : reader.index.valueOf(doc);
+    if (kept !== undefined) return kept;
     if (docRows.has(id)) return docRows.get(id);
     const key = encodeRowKey(null, id, true);
     const next = docsTree.rows({ gte: key, lt: Buffer.concat([key, HIGH]) }, false).next();
@@ -146,7 +149,12 @@ export async function searchIndex(
     }
     return out;
   };
-  const rank = (id: string): number => docsTree.countBelow(encodeRowKey(null, id, true));
+  const rank = (id: string): number => {
+    const doc = reader.index.docOf(id);
+    return (
+      (doc === undefined ? undefined : reader.index.rankOf(doc)) ?? docsTree.countBelow(encodeRowKey(null, id, true))
+    );
+  };
   const rowOf = async (entry: Entry): Promise<SearchRow> => {
     const stored = docRow(entry.id)?.s ?? {};
     const fields: Record<string, unknown> = {};
