@@ -1,12 +1,14 @@
 /**
- * A query run over a search index's rows, scored as Lucene 4's DefaultSimilarity scores
+ * A query run over a search index's postings (in memory: ./postings.ts; numeric ranges over the
+ * numbers tree), scored as Lucene 4's DefaultSimilarity scores
  * (Clouseau's): for a term, `sqrt(freq) · idf² · boost · queryNorm · norm(field in doc)` with
  * `idf = 1 + ln(maxDoc / (docFreq + 1))` and `queryNorm = 1 / sqrt(sum of squared weights)`;
  * a phrase the same with its terms' idfs summed and its match frequency (`1 / (distance + 1)`
  * per sloppy match); boolean queries sum their matching clauses times `coord` (matching /
  * scoring clauses); prefix, wildcard and range queries score a constant `boost · queryNorm`,
  * as Lucene's constant-score rewrite does; a fuzzy query is its nearest 50 terms, each boosted
- * by its similarity.
+ * by its similarity. Every clause's hits are its documents' numbers in ascending order with
+ * their scores (`Scored`): boolean queries merge them in one pass, without a map of ids.
  */
 import type { RowTree } from '../views/index/row-tree.js';
 import { compareUtf8 } from '../collation/index.js';
