@@ -113,6 +113,11 @@ export class Postings {
     return this.alives[doc] === 1;
   }
 
+  /** Per document number, 1 when it is alive (for loops over many postings; valid until the next update). */
+  get liveness(): Uint8Array {
+    return this.alives;
+  }
+
   idOf(doc: number): string {
     return this.ids[doc]!;
   }
