@@ -116,13 +116,16 @@ export function client(base, auth, concurrency, extraHeaders = {}) {
 
 const ADMIN = 'bench:bench';
 const basic = (userinfo) => `Basic ${Buffer.from(userinfo).toString('base64')}`;
-/** Divan's own server: `storage` adds `--storage` (e.g. a PostgreSQL URL). */
-const divan = (port, dir, storage) => ({
+/**
+ * Divan's own server: `storage` adds `--storage` (e.g. a PostgreSQL URL); `pkg` another build of
+ * the package (the `divan-base` server of an A/B run).
+ */
+const divan = (port, dir, storage, pkg = PACKAGE) => ({
   cmd: process.execPath,
   args: [
     '--no-node-snapshot',
     ...(process.env.DIVAN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    join(PACKAGE, 'bin', 'divan.js'),
+    join(pkg, 'bin', 'divan.js'),
     'serve',
     '--port',
     String(port),
@@ -136,6 +139,12 @@ const divan = (port, dir, storage) => ({
 });
 const SERVERS = {
   divan: (port, dir) => divan(port, dir),
+  // The same run's A/B: DIVAN_BENCH_BASE is the folder of another build of this package (say a
+  // copy of bin/, dist/, native/ and package.json made before a change).
+  'divan-base': (port, dir) => {
+    if (!process.env.DIVAN_BENCH_BASE) throw new Error('divan-base: set DIVAN_BENCH_BASE to a build of the package');
+    return divan(port, dir, undefined, process.env.DIVAN_BENCH_BASE);
+  },
   // Divan on PostgreSQL: a throw-away server (scripts/postgres.mjs, default durability: fsync of
   // every commit) started on first use, a fresh schema per run.
   'divan-postgres': (port, dir, postgresUrl) => divan(port, dir, postgresUrl),

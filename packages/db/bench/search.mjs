@@ -3,9 +3,11 @@
 // one-field view over the body (the baseline the issue measures against) and a search index of
 // the same field; then a term query and a two-term phrase at c1, the term query at c16, the
 // Lucene-free peer (`_find` with `$regex` on the body) at c1, an incremental update after 1% of
-// the documents changed, and the index's size against the documents' JSON.
+// the documents changed, and the index's size against the documents' JSON. Each figure comes
+// with the server's CPU time (per request for the loops): on a loaded machine the wall-clock
+// figures of two servers of one run are not comparable, their CPU times are.
 
-import { closedLoop, fmt, makeDoc, nowUs, phase } from './common.mjs';
+import { closedLoop, cpuSecondsOf, fmt, makeDoc, nowUs, phase } from './common.mjs';
 
 const TARGETS = {
   viewBuild: { label: 'build a one-field view over the body (baseline), s', goal: undefined, better: 'lower' },
@@ -35,9 +37,10 @@ export async function runSearch(server, opts) {
   const timed = async (name, fn) => {
     try {
       const started = nowUs();
+      const cpu0 = cpuOf(server);
       const t0 = process.hrtime.bigint();
       await fn();
-      out[name] = { seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
+      out[name] = { seconds: Number(process.hrtime.bigint() - t0) / 1e9, cpuSeconds: cpuOf(server) - cpu0 };
       phase(server, name, started);
     } catch (e) {
       out[name] = { error: e.message };
@@ -108,9 +111,10 @@ export async function runSearch(server, opts) {
       }));
     await call('POST', '/_bulk_docs', { docs });
     // Only the query that takes the update in is timed.
+    const cpu0 = cpuOf(server);
     const t0 = process.hrtime.bigint();
     const answer = await call('GET', `/_design/bench-search/_search/body?q=changed&limit=1`);
-    out.update = { ms: Number(process.hrtime.bigint() - t0) / 1e6 };
+    out.update = { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: (cpuOf(server) - cpu0) * 1000 };
     if (answer.total_rows !== docs.length)
       throw new Error(`update: ${answer.total_rows} of ${docs.length} changed docs found`);
   } catch (e) {
@@ -125,6 +129,11 @@ export async function runSearch(server, opts) {
     out.sizeRatio = { error: e.message };
   }
   return out;
+}
+
+/** The server's CPU seconds so far (0 when it is not a local process). */
+function cpuOf(server) {
+  return server.pid === undefined ? 0 : cpuSecondsOf(server.pid);
 }
 
 export function reportSearch(results) {
@@ -142,10 +151,12 @@ export function reportSearch(results) {
       if (r === undefined) return 'n/a';
       if (r.error) return `error: ${r.error.slice(0, 50)}`;
       if (r.value !== undefined) return fmt(r.value, 2);
-      if (r.ms !== undefined) return fmt(r.ms, 1);
-      if (r.seconds !== undefined) return fmt(r.seconds, 2);
-      if (target.better === 'higher') return `${fmt(r.perSecond)} (p50 ${fmt(r.p50, 2)} ms)`;
-      return `${fmt(r.p50, 2)} (p99 ${fmt(r.p99, 2)})`;
+      if (r.ms !== undefined) return `${fmt(r.ms, 1)}${r.cpuMs === undefined ? '' : ` (cpu ${fmt(r.cpuMs, 1)} ms)`}`;
+      if (r.seconds !== undefined)
+        return `${fmt(r.seconds, 2)}${r.cpuSeconds === undefined ? '' : ` (cpu ${fmt(r.cpuSeconds, 2)} s)`}`;
+      const cpu = r.serverCpuMs === undefined ? '' : `, cpu ${fmt(r.serverCpuMs, 2)} ms/req`;
+      if (target.better === 'higher') return `${fmt(r.perSecond)} (p50 ${fmt(r.p50, 2)} ms${cpu})`;
+      return `${fmt(r.p50, 2)} (p99 ${fmt(r.p99, 2)}${cpu})`;
     });
     const value = figure(results.divan?.[key], target);
     const verdict =

@@ -106,21 +106,68 @@ describe("full-text search, property: the hits are what Lucene's rules say", () 
     ),
   })).q;
 
-  it('every generated query finds exactly the documents a brute-force reading finds', async () => {
-    await fc.assert(
+  /** The documents as the database has them now (the second test changes them). */
+  let corpus: Doc[] = docs;
+  const checkQueries = (numRuns: number) =>
+    fc.assert(
       fc.asyncProperty(query, async (q) => {
         const text = formatQuery(q);
         const r = await t.request('POST', '/p/_design/d/_search/i', { body: { q: text, limit: 200 } });
         assert.equal(r.status, 200, `${text}: ${JSON.stringify(r.json)}`);
         const found = (r.json.rows as { id: string }[]).map((row) => row.id).sort();
-        const expected = docs.filter((doc) => matches(q, doc)).map((doc) => doc._id);
+        const expected = corpus.filter((doc) => matches(q, doc)).map((doc) => doc._id);
         assert.deepEqual(found, expected, text);
         assert.equal(r.json.total_rows, expected.length, text);
         // Relevance order: scores never rise down the page.
         const scores = (r.json.rows as { order: number[] }[]).map((row) => row.order[0]!);
         for (let i = 1; i < scores.length; i++) assert.ok(scores[i]! <= scores[i - 1]!, text);
       }),
-      { numRuns: 150 },
+      { numRuns },
     );
+
+  it('every generated query finds exactly the documents a brute-force reading finds', async () => {
+    await checkQueries(150);
+  });
+
+  it('and again after documents changed, were deleted and were added (the index updated incrementally)', async () => {
+    const current = (await t.request('POST', '/p/_all_docs', { body: { keys: docs.map((d) => d._id) } })).json.rows as {
+      id: string;
+      value: { rev: string };
+    }[];
+    const rev = new Map(current.map((row) => [row.id, row.value.rev]));
+    const text = () =>
+      Array.from(
+        { length: 1 + Math.floor(random() * 8) },
+        () => VOCABULARY[Math.floor(random() * VOCABULARY.length)],
+      ).join(' ');
+    // Three rounds, each queried after: the postings in memory follow each update.
+    for (let round = 0; round < 3; round++) {
+      const changed = corpus.filter((_, i) => i % 5 === round).map((d) => ({ ...d, text: text(), n: d.n + 1 }));
+      const deleted = corpus.filter((_, i) => i % 7 === round + 1 && i % 5 !== round);
+      const added = Array.from({ length: 5 }, (_, i) => ({
+        _id: `doc${round}-${String(i).padStart(2, '0')}`,
+        text: text(),
+        n: Math.floor(random() * 100),
+      }));
+      const body = [
+        ...changed.map((d) => ({ ...d, _rev: rev.get(d._id) })),
+        ...deleted.map((d) => ({ _id: d._id, _rev: rev.get(d._id), _deleted: true })),
+        ...added,
+      ];
+      const results = (await t.request('POST', '/p/_bulk_docs', { body: { docs: body } })).json as {
+        id: string;
+        rev: string;
+      }[];
+      for (const r of results) {
+        assert.ok(r.rev !== undefined, JSON.stringify(r));
+        rev.set(r.id, r.rev);
+      }
+      const gone = new Set(deleted.map((d) => d._id));
+      const byId = new Map(changed.map((d) => [d._id, d]));
+      corpus = [...corpus.filter((d) => !gone.has(d._id)).map((d) => byId.get(d._id) ?? d), ...added].sort((a, b) =>
+        a._id < b._id ? -1 : 1,
+      );
+      await checkQueries(40);
+    }
   });
 });

@@ -1,92 +1,133 @@
 /**
- * A query run over a search index's rows, scored as Lucene 4's DefaultSimilarity scores
+ * A query run over a search index's postings (in memory: ./postings.ts; numeric ranges over the
+ * numbers tree), scored as Lucene 4's DefaultSimilarity scores
  * (Clouseau's): for a term, `sqrt(freq) · idf² · boost · queryNorm · norm(field in doc)` with
  * `idf = 1 + ln(maxDoc / (docFreq + 1))` and `queryNorm = 1 / sqrt(sum of squared weights)`;
  * a phrase the same with its terms' idfs summed and its match frequency (`1 / (distance + 1)`
  * per sloppy match); boolean queries sum their matching clauses times `coord` (matching /
  * scoring clauses); prefix, wildcard and range queries score a constant `boost · queryNorm`,
  * as Lucene's constant-score rewrite does; a fuzzy query is its nearest 50 terms, each boosted
- * by its similarity.
+ * by its similarity. Every clause's hits are its documents' numbers in ascending order with
+ * their scores (`Scored`): boolean queries merge them in one pass, without a map of ids.
  */
 import type { RowTree } from '../views/index/row-tree.js';
+import { compareUtf8 } from '../collation/index.js';
+import type { Postings, TermPostings } from './postings.js';
 import type { RunQuery } from './query-build.js';
-import { DOCS, NUMBERS, TERMS } from './search-design.js';
+import { SearchDocsTree } from './search-docs-tree.js';
+import { DOCS, NUMBERS } from './search-design.js';
 import { compareTerms } from './search-mapper.js';
-import { boundedRange, exactRange, normValue, prefixRange } from './search-rows.js';
+import { boundedRange, normValue } from './search-rows.js';
 
 /** Doc id → score. */
 export type Hits = Map<string, number>;
+
+/**
+ * Matching documents (their numbers in ./postings.ts, ascending) and their scores: the first
+ * `length` entries of two typed arrays (one allocation each per clause, sized beforehand).
+ */
+export interface Scored {
+  docs: Int32Array;
+  scores: Float64Array;
+  length: number;
+}
+
+/** Room for `capacity` hits. */
+export function scoredOf(capacity: number): Scored {
+  return { docs: new Int32Array(capacity), scores: new Float64Array(capacity), length: 0 };
+}
+
+function add(out: Scored, doc: number, score: number): void {
+  out.docs[out.length] = doc;
+  out.scores[out.length++] = score;
+}
+
+/** What each norm byte is worth, as normValue says, in a typed array for the scoring loops. */
+const NORM_VALUES = Float64Array.from({ length: 256 }, (_, byte) => normValue(byte));
 
 /** Lucene's FuzzyQuery.defaultMaxExpansions. */
 const MAX_EXPANSIONS = 50;
 
 export class IndexReader {
   readonly maxDoc: number;
+  /** The index's postings (./postings.ts), as of now. */
+  readonly index: Postings;
 
   constructor(private readonly trees: readonly RowTree[]) {
-    this.maxDoc = trees[DOCS]!.total();
+    const docs = trees[DOCS];
+    if (!(docs instanceof SearchDocsTree)) throw new TypeError('IndexReader: not the trees of a search index');
+    this.maxDoc = docs.total();
+    this.index = docs.postings();
   }
 
   docFreq(field: string, term: string): number {
-    const { gte, lt } = exactRange([field, term]);
-    const tree = this.trees[TERMS]!;
-    return tree.countBelow(lt!) - tree.countBelow(gte!);
+    return this.index.docFreq(field, term);
   }
 
   idf(field: string, term: string): number {
     return 1 + Math.log(this.maxDoc / (this.docFreq(field, term) + 1));
   }
 
+  /** A term's live documents, in index order of their numbers, with the field's norm and the term's positions. */
   *postings(field: string, term: string): Generator<{ id: string; norm: number; positions: number[] }> {
-    for (const row of this.trees[TERMS]!.rows(exactRange([field, term]), false)) {
-      const [norm, ...positions] = JSON.parse(row.value[2]) as number[];
-      yield { id: row.value[1], norm: normValue(norm!), positions };
+    const postings = this.index.term(field, term);
+    if (postings === undefined) return;
+    const norms = this.index.norms(field);
+    const { docs, ends, positions } = postings;
+    let start = 0;
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
+      const end = ends[i]!;
+      if (this.index.alive(doc))
+        yield { id: this.index.idOf(doc), norm: normValue(norms[doc]!), positions: positions.slice(start, end) };
+      start = end;
     }
   }
 
-  /**
-   * A term's documents with its frequency and the field's norm there, read without parsing the
-   * positions (`[norm,p1,p2,...]`: the frequency is the number of commas).
-   */
-  *frequencies(field: string, term: string): Generator<{ id: string; norm: number; freq: number }> {
-    for (const row of this.trees[TERMS]!.rows(exactRange([field, term]), false)) {
-      const value = row.value[2];
-      const comma = value.indexOf(',');
-      let freq = 0;
-      for (let i = comma; i !== -1; i = value.indexOf(',', i + 1)) freq++;
-      yield { id: row.value[1], norm: normValue(Number(value.slice(1, comma))), freq };
-    }
-  }
-
-  /** The distinct terms of a field from a prefix on (each term once: the scan skips its postings). */
-  *terms(field: string, prefix: string): Generator<string> {
-    const range = prefixRange(field, prefix);
-    let gte = range.gte;
-    for (;;) {
-      const next = this.trees[TERMS]!.rows({ gte, lt: range.lt }, false).next();
-      if (next.done) return;
-      const [, term] = JSON.parse(next.value.value[0]) as [string, string];
-      yield term;
-      gte = Buffer.concat([exactRange([field, term]).lt!]);
-    }
+  /** The terms of a field (with a live document) from a prefix on, in UTF-8 order. */
+  terms(field: string, prefix: string): Generator<string> {
+    return this.liveTerms(field, prefix, true, (term) => term.startsWith(prefix));
   }
 
   /** The terms of a field between two bounds (Lucene's TermRangeQuery). */
-  *termsBetween(
+  termsBetween(
     field: string,
     lower: string | null,
     upper: string | null,
     includeLower: boolean,
     includeUpper: boolean,
   ): Generator<string> {
-    const range = boundedRange(field, lower, upper, includeLower, includeUpper);
-    let gte = range.gte;
-    for (;;) {
-      const next = this.trees[TERMS]!.rows({ gte, lt: range.lt }, false).next();
-      if (next.done) return;
-      const [, term] = JSON.parse(next.value.value[0]) as [string, string];
-      yield term;
-      gte = exactRange([field, term]).lt!;
+    return this.liveTerms(field, lower ?? '', lower === null || includeLower, (term) => {
+      if (upper === null) return true;
+      const c = compareUtf8(term, upper);
+      return c < 0 || (c === 0 && includeUpper);
+    });
+  }
+
+  /**
+   * A field's terms with a live document, in UTF-8 order, from `from` on (`from` itself only
+   * when `inclusive`), while `within` holds: the one walk of the term dictionary that prefix,
+   * wildcard, fuzzy and range queries share.
+   */
+  private *liveTerms(
+    field: string,
+    from: string,
+    inclusive: boolean,
+    within: (term: string) => boolean,
+  ): Generator<string> {
+    const sorted = this.index.sortedTerms(field);
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const c = compareUtf8(sorted[mid]!, from);
+      if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < sorted.length; i++) {
+      const term = sorted[i]!;
+      if (!within(term)) return;
+      if (this.index.docFreq(field, term) > 0) yield term;
     }
   }
 
@@ -103,12 +144,20 @@ export class IndexReader {
   }
 
   *allDocs(): Generator<string> {
-    for (const row of this.trees[DOCS]!.rows({}, false)) yield row.value[1];
+    for (const doc of this.index.allDocs()) yield this.index.idOf(doc);
   }
 }
 
 /** The matching documents of a query with their scores. */
 export function runQuery(reader: IndexReader, query: RunQuery): Hits {
+  const { docs, scores, length } = scoreQuery(reader, query);
+  const hits: Hits = new Map();
+  for (let i = 0; i < length; i++) hits.set(reader.index.idOf(docs[i]!), scores[i]!);
+  return hits;
+}
+
+/** runQuery by document numbers (ascending), without a map of ids. */
+export function scoreQuery(reader: IndexReader, query: RunQuery): Scored {
   const weighted = weigh(reader, query);
   const sum = weighted.sumOfSquares;
   const queryNorm = sum > 0 && Number.isFinite(sum) ? 1 / Math.sqrt(sum) : 1;
@@ -119,10 +168,11 @@ interface Weighted {
   /** Lucene's getValueForNormalization. */
   sumOfSquares: number;
   /** The hits, given the query norm times the boosts of the enclosing queries. */
-  score(norm: number): Hits;
+  score(norm: number): Scored;
 }
 
 function weigh(reader: IndexReader, q: RunQuery): Weighted {
+  const index = reader.index;
   switch (q.type) {
     case 'term': {
       const idf = reader.idf(q.field, q.term);
@@ -130,10 +180,28 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
         sumOfSquares: (idf * q.boost) ** 2,
         score(norm) {
           const value = idf * q.boost * norm * idf;
-          const hits: Hits = new Map();
-          for (const p of reader.postings(q.field, q.term))
-            hits.set(p.id, Math.sqrt(p.positions.length) * value * p.norm);
-          return hits;
+          const postings = index.term(q.field, q.term);
+          if (postings === undefined) return scoredOf(0);
+          // The one loop every posting of a term goes through: locals and typed arrays only.
+          const norms = index.norms(q.field);
+          const alive = index.liveness;
+          const { docs, ends } = postings;
+          const out = scoredOf(docs.length);
+          const outDocs = out.docs;
+          const outScores = out.scores;
+          let found = 0;
+          let start = 0;
+          for (let i = 0; i < docs.length; i++) {
+            const doc = docs[i]!;
+            const end = ends[i]!;
+            if (alive[doc] === 1) {
+              outDocs[found] = doc;
+              outScores[found++] = Math.sqrt(end - start) * value * NORM_VALUES[norms[doc]!]!;
+            }
+            start = end;
+          }
+          out.length = found;
+          return out;
         },
       };
     }
@@ -143,11 +211,11 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
         sumOfSquares: (idf * q.boost) ** 2,
         score(norm) {
           const value = idf * q.boost * norm * idf;
-          const hits: Hits = new Map();
-          for (const [id, { freq, norm: fieldNorm }] of phraseMatches(reader, q)) {
-            hits.set(id, Math.sqrt(freq) * value * fieldNorm);
-          }
-          return hits;
+          const norms = index.norms(q.field);
+          const first = index.term(q.field, q.terms[0]!.term);
+          const out = scoredOf(first?.docs.length ?? 0);
+          phraseMatches(index, q, (doc, freq) => add(out, doc, Math.sqrt(freq) * value * normValue(norms[doc]!)));
+          return out;
         },
       };
     }
@@ -159,10 +227,9 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
       return {
         sumOfSquares: q.boost ** 2,
         score(norm) {
-          const hits: Hits = new Map();
           const score = q.boost * norm;
-          for (const id of constantScoreDocs(reader, q)) hits.set(id, score);
-          return hits;
+          const docs = constantScoreDocs(reader, q);
+          return { docs, scores: new Float64Array(docs.length).fill(score), length: docs.length };
         },
       };
     case 'fuzzy':
@@ -175,6 +242,7 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
         sumOfSquares: sum * q.boost ** 2,
         score(norm) {
           return combine(
+            index,
             clauses.map((c) => ({ occur: c.occur, hits: c.weighted.score(norm * q.boost) })),
             q.coord,
           );
@@ -184,80 +252,114 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
   }
 }
 
-/** A boolean query's hits: every required clause, at least one optional one when none is required, no prohibited one. */
-function combine(clauses: { occur: string; hits: Hits }[], coord: boolean): Hits {
-  const required = clauses.filter((c) => c.occur === 'must');
-  const optional = clauses.filter((c) => c.occur === 'should');
-  const prohibited = clauses.filter((c) => c.occur === 'must_not');
+/** A clause's hits read in ascending document order. */
+interface Cursor {
+  hits: Scored;
+  at: number;
+}
+
+/** The place of `doc` in a cursor's hits (moving forward to it), or -1 when it is not there. */
+function seek(cursor: Cursor, doc: number): number {
+  const { docs, length } = cursor.hits;
+  let at = cursor.at;
+  while (at < length && docs[at]! < doc) at++;
+  cursor.at = at;
+  return at < length && docs[at] === doc ? at : -1;
+}
+
+/**
+ * A boolean query's hits: every required clause, at least one optional one when none is
+ * required, no prohibited one; the clauses' hits are merged in document order.
+ */
+function combine(index: Postings, clauses: { occur: string; hits: Scored }[], coord: boolean): Scored {
+  const cursor = (c: { hits: Scored }): Cursor => ({ hits: c.hits, at: 0 });
+  const required = clauses.filter((c) => c.occur === 'must').map(cursor);
+  const optional = clauses.filter((c) => c.occur === 'should').map(cursor);
+  const prohibited = clauses.filter((c) => c.occur === 'must_not').map(cursor);
   const maxCoord = required.length + optional.length;
-  const out: Hits = new Map();
-  if (maxCoord === 0) return out;
-  const candidates = required.length > 0 ? smallest(required) : union(optional);
-  for (const id of candidates) {
-    if (prohibited.some((c) => c.hits.has(id))) continue;
+  if (maxCoord === 0) return scoredOf(0);
+  const candidates = required.length > 0 ? fewest(required) : union(index, optional);
+  const out = scoredOf(candidates.length);
+  next: for (const doc of candidates) {
+    for (const c of prohibited) if (seek(c, doc) >= 0) continue next;
     let score = 0;
     let overlap = 0;
-    let ok = true;
     for (const c of required) {
-      const s = c.hits.get(id);
-      if (s === undefined) {
-        ok = false;
-        break;
-      }
-      score += s;
+      const at = seek(c, doc);
+      if (at < 0) continue next;
+      score += c.hits.scores[at]!;
       overlap++;
     }
-    if (!ok) continue;
     for (const c of optional) {
-      const s = c.hits.get(id);
-      if (s !== undefined) {
-        score += s;
+      const at = seek(c, doc);
+      if (at >= 0) {
+        score += c.hits.scores[at]!;
         overlap++;
       }
     }
-    out.set(id, coord ? (score * overlap) / maxCoord : score);
+    add(out, doc, coord ? (score * overlap) / maxCoord : score);
   }
   return out;
 }
 
-function smallest(clauses: { hits: Hits }[]): Iterable<string> {
-  let best = clauses[0]!.hits;
-  for (const c of clauses) if (c.hits.size < best.size) best = c.hits;
-  return best.keys();
+function fewest(cursors: readonly Cursor[]): Int32Array {
+  let best = cursors[0]!.hits;
+  for (const c of cursors) if (c.hits.length < best.length) best = c.hits;
+  return best.docs.subarray(0, best.length);
 }
 
-function union(clauses: { hits: Hits }[]): Iterable<string> {
-  const ids = new Set<string>();
-  for (const c of clauses) for (const id of c.hits.keys()) ids.add(id);
-  return ids;
+/** The documents of any of the cursors, ascending, each once. */
+function union(index: Postings, cursors: readonly Cursor[]): Int32Array {
+  if (cursors.length === 1) return fewest(cursors);
+  const seen = new Uint8Array(index.size);
+  for (const { hits } of cursors) for (let i = 0; i < hits.length; i++) seen[hits.docs[i]!] = 1;
+  return ascending(seen);
 }
 
-function* constantScoreDocs(reader: IndexReader, q: RunQuery): Generator<string> {
+/** The numbers marked in `seen`, ascending. */
+function ascending(seen: Uint8Array): Int32Array {
+  let count = 0;
+  for (let doc = 0; doc < seen.length; doc++) count += seen[doc]!;
+  const out = new Int32Array(count);
+  let at = 0;
+  for (let doc = 0; doc < seen.length; doc++) if (seen[doc] === 1) out[at++] = doc;
+  return out;
+}
+
+/** The live documents of a constant-score query, ascending. */
+function constantScoreDocs(reader: IndexReader, q: RunQuery): Int32Array {
+  const index = reader.index;
+  const seen = new Uint8Array(index.size);
+  const addTerm = (field: string, term: string) => {
+    const postings = index.term(field, term);
+    if (postings !== undefined) for (const doc of postings.docs) if (index.alive(doc)) seen[doc] = 1;
+  };
   switch (q.type) {
     case 'all':
-      yield* reader.allDocs();
-      return;
+      return Int32Array.from(index.allDocs());
     case 'numberRange':
-      yield* reader.numbers(q.field, q.lower, q.upper, q.includeLower, q.includeUpper);
-      return;
+      for (const id of reader.numbers(q.field, q.lower, q.upper, q.includeLower, q.includeUpper)) {
+        const doc = index.docOf(id);
+        if (doc !== undefined) seen[doc] = 1;
+      }
+      break;
     case 'prefix':
-      for (const term of reader.terms(q.field, q.prefix)) for (const p of reader.postings(q.field, term)) yield p.id;
-      return;
+      for (const term of reader.terms(q.field, q.prefix)) addTerm(q.field, term);
+      break;
     case 'wildcard': {
       const { prefix, regex } = wildcardPattern(q.pattern);
-      for (const term of reader.terms(q.field, prefix)) {
-        if (regex.test(term)) for (const p of reader.postings(q.field, term)) yield p.id;
-      }
-      return;
+      for (const term of reader.terms(q.field, prefix)) if (regex.test(term)) addTerm(q.field, term);
+      break;
     }
     case 'termRange':
       for (const term of reader.termsBetween(q.field, q.lower, q.upper, q.includeLower, q.includeUpper)) {
-        for (const p of reader.postings(q.field, term)) yield p.id;
+        addTerm(q.field, term);
       }
-      return;
+      break;
     default:
-      return;
+      return new Int32Array(0);
   }
+  return ascending(seen);
 }
 
 /** Lucene's wildcard: `*` any run, `?` one character, `\` escapes; the literal text before the first wildcard narrows the scan. */
@@ -336,46 +438,68 @@ export function editDistance(a: readonly string[], b: readonly string[], max: nu
 /**
  * The documents where a phrase occurs, with its frequency: exact (slop 0) a count of the places
  * every term is where the phrase puts it; sloppy, `1 / (distance + 1)` per place, the distance
- * being how far the terms had to move (Lucene's sloppy frequency). The terms' postings come in
+ * being how far the terms had to move (Lucene's sloppy frequency). The terms' postings are in
  * document order: they are intersected in one pass.
  */
 function phraseMatches(
-  reader: IndexReader,
+  index: Postings,
   q: Extract<RunQuery, { type: 'phrase' }>,
-): Map<string, { freq: number; norm: number }> {
-  const out = new Map<string, { freq: number; norm: number }>();
-  const lists = q.terms.map((t) => ({ offset: t.position, postings: [...reader.postings(q.field, t.term)], at: 0 }));
-  if (lists.some((l) => l.postings.length === 0)) return out;
-  const first = lists[0]!;
-  for (const posting of first.postings) {
-    const id = posting.id;
-    const found: { offset: number; positions: number[] }[] = [];
-    for (const list of lists) {
-      while (list.at < list.postings.length && compareTerms(list.postings[list.at]!.id, id) < 0) list.at++;
-      const p = list.postings[list.at];
-      if (p === undefined || p.id !== id) break;
-      found.push({ offset: list.offset, positions: p.positions });
-    }
-    if (found.length !== lists.length) continue;
-    const freq = phraseFreq(found, q.slop);
-    if (freq > 0) out.set(id, { freq, norm: posting.norm });
+  found: (doc: number, freq: number) => void,
+): void {
+  const lists: PhraseList[] = [];
+  for (const t of q.terms) {
+    const postings = index.term(q.field, t.term);
+    if (postings === undefined || postings.live(index) === 0) return;
+    lists.push({ offset: t.position, postings, at: 0, start: 0, end: 0 });
   }
-  return out;
+  const first = lists[0]!;
+  const { docs, ends } = first.postings;
+  next: for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i]!;
+    if (!index.alive(doc)) continue;
+    first.start = i === 0 ? 0 : ends[i - 1]!;
+    first.end = ends[i]!;
+    for (let k = 1; k < lists.length; k++) {
+      const list = lists[k]!;
+      const other = list.postings.docs;
+      let at = list.at;
+      while (at < other.length && other[at]! < doc) at++;
+      list.at = at;
+      if (other[at] !== doc) continue next;
+      list.start = at === 0 ? 0 : list.postings.ends[at - 1]!;
+      list.end = list.postings.ends[at]!;
+    }
+    const freq = phraseFreq(lists, q.slop);
+    if (freq > 0) found(doc, freq);
+  }
+}
+
+/** One term of a phrase: its postings, where the intersection is, that document's positions. */
+interface PhraseList {
+  offset: number;
+  postings: TermPostings;
+  at: number;
+  start: number;
+  end: number;
 }
 
 /** The phrase's frequency in one document, given each term's offset in the phrase and positions there. */
-function phraseFreq(lists: readonly { offset: number; positions: number[] }[], slop: number): number {
+function phraseFreq(lists: readonly PhraseList[], slop: number): number {
   let freq = 0;
   const anchor = lists[0]!;
-  for (const start of anchor.positions) {
-    const base = start - anchor.offset;
+  const anchorPositions = anchor.postings.positions;
+  for (let a = anchor.start; a < anchor.end; a++) {
+    const base = anchorPositions[a]! - anchor.offset;
     let lo = base;
     let hi = base;
     for (let i = 1; i < lists.length; i++) {
       const list = lists[i]!;
-      let best = list.positions[0]! - list.offset;
-      for (const p of list.positions)
-        if (Math.abs(p - list.offset - base) < Math.abs(best - base)) best = p - list.offset;
+      const positions = list.postings.positions;
+      let best = positions[list.start]! - list.offset;
+      for (let p = list.start; p < list.end; p++) {
+        const at = positions[p]! - list.offset;
+        if (Math.abs(at - base) < Math.abs(best - base)) best = at;
+      }
       lo = Math.min(lo, best);
       hi = Math.max(hi, best);
     }

@@ -12,9 +12,9 @@
  * fuzzy and range queries over, and two different engines where one contract is wanted. Here the
  * analyzers run in the server (./analyzers.ts) and every query reads the same rows on both.
  *
- * The group's three "views" (row layouts in ./search-rows.ts): the postings (`[field, term]` →
- * norm and positions), the numbers (`[field, number]`), and one row per document (its stored
- * fields and sort values). Their `map` is not JavaScript: the group's language tells the
+ * The group's two "views" (row layouts in ./search-rows.ts): the numbers (`[field, number]`),
+ * and one row per document (its postings, stored fields and sort values); the inverted postings
+ * are made of the documents' rows in memory and kept in step with them (./postings.ts). Their `map` is not JavaScript: the group's language tells the
  * server's native mappers to use ./search-mapper.ts.
  */
 import { createHash } from 'node:crypto';
@@ -45,9 +45,9 @@ export function searchIndexesOf(ddocId: string, body: Record<string, unknown>): 
     if (typeof source !== 'string') continue;
     const analyzer = (def as Record<string, unknown>).analyzer;
     const signature = createHash('md5')
-      // Row format 2 (norms as Lucene's byte); the ddoc id, so that two design documents never
-      // share one index's state.
-      .update(JSON.stringify({ search: 2, ddocId, source, analyzer: analyzer ?? null }))
+      // Row format 3 (postings in the documents' rows); the ddoc id, so that two design
+      // documents never share one index's state.
+      .update(JSON.stringify({ search: 3, ddocId, source, analyzer: analyzer ?? null }))
       .digest('hex');
     out.push({ ddocId, name, source, analyzer, signature });
   }
@@ -68,9 +68,8 @@ export function searchSignatures(ddocId: string, body: Record<string, unknown>):
 }
 
 /** Which of the group's trees holds what. */
-export const TERMS = 0;
-export const NUMBERS = 1;
-export const DOCS = 2;
+export const NUMBERS = 0;
+export const DOCS = 1;
 
 /** The view group the view engine keeps a search index as (see the header). */
 export function searchGroupOf(def: SearchIndexDef): ViewGroup {
@@ -79,7 +78,7 @@ export function searchGroupOf(def: SearchIndexDef): ViewGroup {
   return {
     ddocId: def.ddocId,
     language: SEARCH_LANGUAGE,
-    views: [view('terms'), view('numbers'), view('docs')],
+    views: [view('numbers'), view('docs')],
     options: { search: { name: def.name, index: def.source, analyzer: def.analyzer ?? null } },
     includeDesign: false,
     localSeq: false,

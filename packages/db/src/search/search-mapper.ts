@@ -1,7 +1,8 @@
 /**
  * The map step of a search index: each document through the index function in the sandbox
  * (CouchDB's dreyfus.js `index(name, value, options)`, with its checks), then its fields
- * through the analyzers here, into the rows of ./search-rows.ts. What each call of `index`
+ * through the analyzers here, into the rows of ./search-rows.ts (one per document, its postings
+ * in it, and its numbers). What each call of `index`
  * makes is what Clouseau makes of it:
  *
  * - a string: analyzed text (`index: "not_analyzed"` one term as is; `index: false` or `"no"`
@@ -19,12 +20,15 @@ import { compareUtf8 } from '../collation/index.js';
 import { CouchError } from '../errors.js';
 import { createMapper, type MapBatchResult, type Mapper, type Row } from '../sandbox/index.js';
 import type { ViewGroup } from '../views/design.js';
+import type { BuildableRowTree } from '../views/index/view-index.js';
+import type { NativeMapper } from '../views/view-manager.js';
 import { type FieldAnalyzers, fieldAnalyzers } from './analyzers.js';
-import { defOfGroup, SEARCH_LANGUAGE } from './search-design.js';
-import { type DocValue, normByte } from './search-rows.js';
+import { DOCS, defOfGroup, SEARCH_LANGUAGE } from './search-design.js';
+import { SearchDocsTree } from './search-docs-tree.js';
+import { type DocValue, type FieldPostings, normByte } from './search-rows.js';
 
 /** The server's native mapper for a search group (undefined for any other group). */
-export function searchMapper(group: ViewGroup): Mapper | undefined {
+export function searchMapper(group: ViewGroup): NativeMapper | undefined {
   if (group.language !== SEARCH_LANGUAGE) return undefined;
   return new SearchMapper(group);
 }
@@ -49,8 +53,8 @@ function indexFunctionAsMap(source: string): string {
 })()`;
 }
 
-class SearchMapper implements Mapper {
-  readonly viewNames = ['terms', 'numbers', 'docs'];
+class SearchMapper implements NativeMapper {
+  readonly viewNames = ['numbers', 'docs'];
   private inner: Promise<Mapper> | undefined;
   private readonly analyzers: FieldAnalyzers;
 
@@ -79,9 +83,8 @@ class SearchMapper implements Mapper {
     return { rows: mapped.rows.map((views) => this.rowsOf(views[0] ?? [])), errors: mapped.errors };
   }
 
-  /** One document's index calls → its rows in the three trees. */
+  /** One document's index calls → its rows in the two trees. */
   private rowsOf(calls: Row[]): Row[][] {
-    const terms: Row[] = [];
     const numbers: Row[] = [];
     const doc: DocValue = { s: {}, n: {}, t: {} };
     /** Per field: its tokens so far (positions continue), its boost, its postings by term. */
@@ -125,13 +128,16 @@ class SearchMapper implements Mapper {
     for (const [field, state] of fields) {
       // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in Lucene's one byte.
       const norm = normByte(state.length === 0 ? 0 : state.boost / Math.sqrt(state.length));
-      for (const [term, positions] of state.postings)
-        terms.push([
-          [field, term],
-          [norm, ...positions],
-        ]);
+      const postings: FieldPostings = [norm];
+      for (const [term, positions] of state.postings) postings.push(term, ...positions);
+      (doc.p ??= {})[field] = postings;
     }
-    return [terms, numbers, [[null, doc]]];
+    return [numbers, [[null, doc]]];
+  }
+
+  /** The documents' tree keeps the postings in memory in step with its rows (./search-docs-tree.ts). */
+  wrapTree(tree: BuildableRowTree, view: number): BuildableRowTree {
+    return view === DOCS ? new SearchDocsTree(tree) : tree;
   }
 
   dispose(): void {

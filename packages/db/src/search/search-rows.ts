@@ -1,23 +1,24 @@
 /**
  * The rows of a search index (see ./search-design.ts), and the byte ranges that read them back.
- * Keys are in the raw collation (../collation: Erlang term order, strings by UTF-8 bytes, which
- * is Lucene's term order), so a field's terms are one contiguous, ordered run of rows:
+ * Keys are in the raw collation (../collation: Erlang term order, strings by UTF-8 bytes):
  *
- * - postings (TERMS): key `[field, term]`, value `[norm, position, ...]` — the field's length
- *   norm in this document (Lucene's one byte, ./search-rows.ts normByte) and the term's positions
- *   (their count is the term frequency);
  * - numbers (NUMBERS): key `[field, number]`, value null (numeric queries and ranges);
  * - documents (DOCS): key the doc id, value `{"s": stored fields, "n": numeric sort values,
- *   "t": string sort values, "f"/"fn": facet values}`: one row per indexed document, whatever
- *   its fields.
+ *   "t": string sort values, "f"/"fn": facet values, "p": postings}`: one row per indexed
+ *   document, whatever its fields. `p` is, per field, the field's length norm in the document
+ *   (Lucene's one byte, normByte) and then each term followed by its positions:
+ *   `[norm, term, position, ..., term, position, ...]` (the term frequency is the number of
+ *   positions). The inverted postings are made of these in memory (./postings.ts).
+ *
+ * Why one row per document and no row per (term, document): the view engine keeps a row's key,
+ * document id and value, and a back-index entry per row; a row per posting made the index 19
+ * times the documents' JSON and its build and updates as many rows as there are postings.
  */
-import { encodeRawKey, exactKeyRange } from '../collation/index.js';
+import { encodeRawKey } from '../collation/index.js';
 import type { RowRange } from '../views/index/row-tree.js';
 
-export interface PostingValue {
-  norm: number;
-  positions: number[];
-}
+/** A document's postings in one field: `[norm, term, position, ..., term, position, ...]`. */
+export type FieldPostings = (string | number)[];
 
 export interface DocValue {
   /** Stored fields: one value, or an array for a field stored more than once. */
@@ -30,6 +31,8 @@ export interface DocValue {
   f?: Record<string, string[]>;
   /** ...numbers for `ranges`. */
   fn?: Record<string, number[]>;
+  /** Per searchable field, its postings in this document (see the header). */
+  p?: Record<string, FieldPostings>;
 }
 
 const HIGH = Buffer.from([0xff]);
@@ -40,27 +43,13 @@ function openKey(key: unknown[]): Buffer {
   return bytes.subarray(0, bytes.length - 1);
 }
 
-/** All rows of one exact key (a term of a field, a number of a field, a doc id). */
-export function exactRange(key: unknown): RowRange {
-  return exactKeyRange(key, true);
-}
-
-/** The rows of every term of `field` starting with `prefix` (all of its terms for ''). */
-export function prefixRange(field: string, prefix: string): RowRange {
-  // Without the string's terminator either: every longer term continues these bytes.
-  const start = openKey([field, prefix]);
-  const gte = start.subarray(0, start.length - 1);
-  return { gte, lt: Buffer.concat([gte, HIGH]) };
-}
-
 /**
- * The rows of `field` between two bounds (strings in the postings, numbers in the numbers
- * tree); null: open on that side.
+ * The rows of `field` between two bounds (numbers in the numbers tree); null: open on that side.
  */
 export function boundedRange(
   field: string,
-  lower: string | number | null,
-  upper: string | number | null,
+  lower: number | null,
+  upper: number | null,
   includeLower: boolean,
   includeUpper: boolean,
 ): RowRange {

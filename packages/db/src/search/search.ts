@@ -19,7 +19,8 @@ import type { GroupState } from '../views/group-state.js';
 import { fieldAnalyzers } from './analyzers.js';
 import { drillDown, facetCounts, facetRanges } from './facets.js';
 import { buildQuery } from './query-build.js';
-import { fuzzyExpansion, IndexReader, runQuery } from './query-eval.js';
+import type { Postings } from './postings.js';
+import { fuzzyExpansion, type Hits, IndexReader, type Scored, scoredOf, scoreQuery } from './query-eval.js';
 import { highlight, queryMatchers } from './highlights.js';
 import { parseQuerySyntax } from './query-syntax.js';
 import { DOCS, searchGroupOf, searchIndexOf, type SearchIndexDef } from './search-design.js';
@@ -114,11 +115,14 @@ export async function searchIndex(
   const trees = state.index.trees;
   const reader = new IndexReader(trees);
   const query = buildQuery(syntax, analyzers);
-  let hits = query === undefined ? new Map<string, number>() : runQuery(reader, query);
+  const scored = query === undefined ? scoredOf(0) : scoreQuery(reader, query);
 
   const docsTree = trees[DOCS]!;
   const docRows = new Map<string, DocValue | undefined>();
   const docRow = (id: string): DocValue | undefined => {
+    const doc = reader.index.docOf(id);
+    const kept = doc === undefined ? undefined : reader.index.valueOf(doc);
+    if (kept !== undefined) return kept;
     if (docRows.has(id)) return docRows.get(id);
     const key = encodeRowKey(null, id, true);
     const next = docsTree.rows({ gte: key, lt: Buffer.concat([key, HIGH]) }, false).next();
@@ -127,11 +131,6 @@ export async function searchIndex(
     return value;
   };
   const { counts, ranges, drilldown } = params.facets;
-  if (drilldown !== undefined) {
-    const kept = new Set(drillDown([...hits.keys()], docRow, drilldown));
-    hits = new Map([...hits].filter(([id]) => kept.has(id)));
-  }
-  const rank = (id: string): number => docsTree.countBelow(encodeRowKey(null, id, true));
   const matchers =
     params.highlight === undefined
       ? undefined
@@ -150,8 +149,12 @@ export async function searchIndex(
     }
     return out;
   };
-  const ordered = (sort: readonly SortField[] | undefined, sorted = true) =>
-    orderHits(hits, sort, docRow, rank, sorted);
+  const rank = (id: string): number => {
+    const doc = reader.index.docOf(id);
+    return (
+      (doc === undefined ? undefined : reader.index.rankOf(doc)) ?? docsTree.countBelow(encodeRowKey(null, id, true))
+    );
+  };
   const rowOf = async (entry: Entry): Promise<SearchRow> => {
     const stored = docRow(entry.id)?.s ?? {};
     const fields: Record<string, unknown> = {};
@@ -163,6 +166,34 @@ export async function searchIndex(
     if (params.includeDocs) row.doc = await docJson(db, entry.id, params.conflicts);
     return row;
   };
+  const pageOf = async (page: readonly Entry[], total: number): Promise<SearchAnswer> => {
+    const rows: SearchRow[] = [];
+    for (const entry of page) rows.push(await rowOf(entry));
+    const last = page[page.length - 1];
+    const bookmark =
+      last !== undefined ? encodeBookmark(last.values, last.id) : (params.bookmark ?? encodeBookmark([], ''));
+    return { total_rows: total, bookmark, rows };
+  };
+  if (params.sort === undefined && params.group === undefined && drilldown === undefined) {
+    // By relevance, no hit needs its row: the page is picked from the scores as they are.
+    if (after !== undefined && after.values.length !== RELEVANCE.length) {
+      throw new CouchError('bad_request', 'Invalid bookmark for this sort');
+    }
+    const answer = await pageOf(topByRelevance(reader.index, scored, params.limit, after), scored.length);
+    if (counts === undefined && ranges === undefined) return answer;
+    const ids = Array.from(scored.docs.subarray(0, scored.length), (doc) => reader.index.idOf(doc));
+    if (counts !== undefined) answer.counts = facetCounts(ids, docRow, counts);
+    if (ranges !== undefined) answer.ranges = facetRanges(ids, docRow, ranges);
+    return answer;
+  }
+  let hits: Hits = new Map();
+  for (let i = 0; i < scored.length; i++) hits.set(reader.index.idOf(scored.docs[i]!), scored.scores[i]!);
+  if (drilldown !== undefined) {
+    const kept = new Set(drillDown([...hits.keys()], docRow, drilldown));
+    hits = new Map([...hits].filter(([id]) => kept.has(id)));
+  }
+  const ordered = (sort: readonly SortField[] | undefined, sorted = true) =>
+    orderHits(hits, sort, docRow, rank, sorted);
 
   if (params.group !== undefined) {
     const { field, limit: groupLimit, sort: groupSort } = params.group;
@@ -197,12 +228,7 @@ export async function searchIndex(
     params.limit,
     compare,
   );
-  const rows: SearchRow[] = [];
-  for (const entry of page) rows.push(await rowOf(entry));
-  const last = page[page.length - 1];
-  const bookmark =
-    last !== undefined ? encodeBookmark(last.values, last.id) : (params.bookmark ?? encodeBookmark([], ''));
-  const answer: SearchAnswer = { total_rows: hits.size, bookmark, rows };
+  const answer = await pageOf(page, hits.size);
   if (counts !== undefined) answer.counts = facetCounts([...hits.keys()], docRow, counts);
   if (ranges !== undefined) answer.ranges = facetRanges([...hits.keys()], docRow, ranges);
   return answer;
@@ -253,11 +279,62 @@ function orderHits(
   return { entries, compare, sort };
 }
 
+/**
+ * The page of a relevance sort (highest score first, then index order) after the bookmark,
+ * picked from the hits' scores by their document numbers through a bounded heap of places (the
+ * worst of the page on top): no entry, id or row for the others.
+ */
+function topByRelevance(
+  index: Postings,
+  { docs, scores, length }: Scored,
+  limit: number,
+  after: { values: unknown[]; id: string } | undefined,
+): Entry[] {
+  if (limit <= 0) return [];
+  /** Above 0: the hit at place `a` comes after the one at `b`. */
+  const later = (a: number, b: number) => scores[b]! - scores[a]! || index.compare(docs[a]!, docs[b]!);
+  const heap = new Int32Array(limit);
+  let size = 0;
+  const afterScore = after?.values[0] as number;
+  for (let i = 0; i < length; i++) {
+    if (after !== undefined && !((afterScore - scores[i]! || compareTerms(index.idOf(docs[i]!), after.id)) > 0)) {
+      continue;
+    }
+    if (size < limit) {
+      let at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (later(i, heap[parent]!) <= 0) break;
+        heap[at] = heap[parent]!;
+        at = parent;
+      }
+      heap[at] = i;
+      continue;
+    }
+    // Most hits of a big result lose to the page's worst on their score alone.
+    const worst = heap[0]!;
+    if (scores[i]! < scores[worst]! || later(i, worst) >= 0) continue;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= size) break;
+      const right = left + 1;
+      const child = right < size && later(heap[right]!, heap[left]!) > 0 ? right : left;
+      if (later(heap[child]!, i) <= 0) break;
+      heap[at] = heap[child]!;
+      at = child;
+    }
+    heap[at] = i;
+  }
+  return Array.from(heap.subarray(0, size))
+    .sort(later)
+    .map((i) => ({ id: index.idOf(docs[i]!), values: [scores[i]!] }));
+}
+
 /** The `k` first entries in order, through a bounded max-heap (a page of many hits sorts k, not all). */
-function smallest(entries: readonly Entry[], k: number, compare: (a: Entry, b: Entry) => number): Entry[] {
+function smallest<T>(entries: Iterable<T>, k: number, compare: (a: T, b: T) => number): T[] {
   if (k <= 0) return [];
-  if (entries.length <= k) return [...entries].sort(compare);
-  const heap: Entry[] = [];
+  const heap: T[] = [];
   const up = (i: number) => {
     while (i > 0) {
       const parent = (i - 1) >> 1;

@@ -19,7 +19,7 @@ import type { Mapper, SandboxLog } from '../sandbox/index.js';
 import { viewGroupOf, type ViewGroup } from './design.js';
 import type { GroupState } from './group-state.js';
 import { makeRowTree } from './index/tree-adapter.js';
-import { ViewIndex } from './index/view-index.js';
+import { type BuildableRowTree, ViewIndex } from './index/view-index.js';
 import { AnswerCache } from './query/answer-cache.js';
 import { createReducer } from './reduce/index.js';
 import type { ActiveTask } from './updater/progress.js';
@@ -29,7 +29,15 @@ import { updateIndex } from './updater/update-index.js';
  * Mappers for view groups that are not JavaScript (Mango's `"language": "query"` indexes):
  * undefined for a language it does not know.
  */
-export type NativeMappers = (group: ViewGroup) => Mapper | undefined;
+export type NativeMappers = (group: ViewGroup) => NativeMapper | undefined;
+
+/**
+ * A mapper of the server's own (not JavaScript), which may keep a structure of its own beside a
+ * view's rows (search: its postings in memory), kept in step by wrapping the view's tree.
+ */
+export interface NativeMapper extends Mapper {
+  wrapTree?(tree: BuildableRowTree, view: number): BuildableRowTree;
+}
 
 /**
  * The signatures of the other index groups a design document defines (full-text indexes, kept
@@ -150,7 +158,10 @@ export class ViewManager {
     const index = new ViewIndex(
       group,
       await this.indexes.open(group.signature, group.views.length),
-      (store, view) => makeRowTree(store, reducers[view]),
+      (store, view) => {
+        const tree = makeRowTree(store, reducers[view]);
+        return native?.wrapTree?.(tree, view) ?? tree;
+      },
       {
         onFlushError: (error) =>
           this.log(`[error] writing the index of ${this.db.name}/${group.ddocId}: ${String(error)}`),

@@ -1,0 +1,233 @@
+/**
+ * A search index's inverted postings, packed in memory: per field and term, the documents
+ * (small integers, ascending), each with where its positions end in one flat array of positions;
+ * per field, each document's norm byte apart. Queries read them without a tree walk, a parse or
+ * a string per posting (./query-eval.ts).
+ *
+ * They are made of the documents' rows (./search-rows.ts, the only thing stored per document)
+ * the first time they are needed, and kept in step with those rows by the documents' tree
+ * (./search-docs-tree.ts): a changed document's old number is marked dead and its new postings
+ * are appended under a new number (documents keep ascending in every list), a removed one is
+ * marked dead. Dead entries are dropped from a term's lists when they are a quarter of them, and
+ * all of it is made again from the rows once more documents are dead than alive.
+ *
+ * Document numbers are given in id order when made from the rows (an index's tree is in id
+ * order): two of those compare as numbers; a number given later compares by id (Lucene's order
+ * among equal scores is the documents' order in the index, here the ids' UTF-8 order).
+ */
+import { compareUtf8 } from '../collation/index.js';
+import type { RowEntry } from '../views/index/row-tree.js';
+import type { DocValue } from './search-rows.js';
+
+/** One term's postings in one field. */
+export class TermPostings {
+  /** Document numbers, ascending. */
+  readonly docs: number[] = [];
+  /** Per document, where its positions end in `positions` (they start where the previous end). */
+  readonly ends: number[] = [];
+  readonly positions: number[] = [];
+  /** Live documents among `docs`, as of `epoch` (the postings' removal count then). */
+  private liveCount = 0;
+  private epoch = -1;
+
+  /** Live documents (counted again, and dead entries dropped when many, after removals). */
+  live(postings: Postings): number {
+    if (this.epoch === postings.epoch) return this.liveCount;
+    let live = 0;
+    for (const doc of this.docs) if (postings.alive(doc)) live++;
+    this.epoch = postings.epoch;
+    this.liveCount = live;
+    if ((this.docs.length - live) * 4 > this.docs.length) this.compact(postings);
+    return live;
+  }
+
+  add(doc: number, positions: readonly number[], from: number, to: number): void {
+    this.docs.push(doc);
+    for (let i = from; i < to; i++) this.positions.push(positions[i]!);
+    this.ends.push(this.positions.length);
+    if (this.epoch >= 0) this.liveCount++;
+  }
+
+  private compact(postings: Postings): void {
+    let kept = 0;
+    let write = 0;
+    let start = 0;
+    for (let i = 0; i < this.docs.length; i++) {
+      const end = this.ends[i]!;
+      const doc = this.docs[i]!;
+      if (postings.alive(doc)) {
+        for (let p = start; p < end; p++) this.positions[write++] = this.positions[p]!;
+        this.docs[kept] = doc;
+        this.ends[kept] = write;
+        kept++;
+      }
+      start = end;
+    }
+    this.docs.length = kept;
+    this.ends.length = kept;
+    this.positions.length = write;
+  }
+}
+
+/** One field: its terms, their order (made when asked for), the documents' norm bytes. */
+class FieldIndex {
+  readonly terms = new Map<string, TermPostings>();
+  /** The terms in UTF-8 order; undefined until asked for, or after a new term. */
+  sorted: string[] | undefined;
+  norms: Uint8Array<ArrayBuffer> = new Uint8Array(64);
+}
+
+export class Postings {
+  /** Removals so far: a term's live count made before the last one is counted again. */
+  epoch = 0;
+  private readonly ids: string[] = [];
+  private readonly byKey = new Map<string, number>();
+  private readonly byId = new Map<string, number>();
+  private alives: Uint8Array<ArrayBuffer> = new Uint8Array(64);
+  private liveDocs = 0;
+  /** Numbers below this one were given in id order. */
+  private inOrder = 0;
+  private readonly fields = new Map<string, FieldIndex>();
+  /** Per document of a small row, its stored fields, sort and facet values (a page reads them). */
+  private readonly values: (DocValue | undefined)[] = [];
+
+  /** Made from a documents' tree (rows in id order). */
+  static load(rows: Iterable<RowEntry>): Postings {
+    const postings = new Postings();
+    for (const row of rows) postings.put(row.key, row.value[1], row.value[2]);
+    postings.inOrder = postings.ids.length;
+    return postings;
+  }
+
+  /** Whether more documents are dead than alive (then it is cheaper made again). */
+  get wasteful(): boolean {
+    return this.ids.length - this.liveDocs > Math.max(1024, this.liveDocs);
+  }
+
+  /** Numbers given so far (dead ones included): every document number is below. */
+  get size(): number {
+    return this.ids.length;
+  }
+
+  alive(doc: number): boolean {
+    return this.alives[doc] === 1;
+  }
+
+  /** Per document number, 1 when it is alive (for loops over many postings; valid until the next update). */
+  get liveness(): Uint8Array {
+    return this.alives;
+  }
+
+  idOf(doc: number): string {
+    return this.ids[doc]!;
+  }
+
+  docOf(id: string): number | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Every live document, ascending. */
+  allDocs(): number[] {
+    const out: number[] = [];
+    for (let doc = 0; doc < this.ids.length; doc++) if (this.alives[doc] === 1) out.push(doc);
+    return out;
+  }
+
+  /** Index order (the ids' UTF-8 order) of two documents. */
+  compare(a: number, b: number): number {
+    if (a < this.inOrder && b < this.inOrder) return a - b;
+    return compareUtf8(this.ids[a]!, this.ids[b]!);
+  }
+
+  term(field: string, term: string): TermPostings | undefined {
+    return this.fields.get(field)?.terms.get(term);
+  }
+
+  docFreq(field: string, term: string): number {
+    return this.term(field, term)?.live(this) ?? 0;
+  }
+
+  /** A field's norm byte per document. */
+  norms(field: string): Uint8Array {
+    return this.fields.get(field)?.norms ?? EMPTY_NORMS;
+  }
+
+  /** A field's terms in UTF-8 order (those without a live document included). */
+  sortedTerms(field: string): readonly string[] {
+    const index = this.fields.get(field);
+    if (index === undefined) return [];
+    index.sorted ??= [...index.terms.keys()].sort(compareUtf8);
+    return index.sorted;
+  }
+
+  /** A document's stored fields, sort and facet values, when its row is small (else undefined: read the row). */
+  valueOf(doc: number): DocValue | undefined {
+    return this.values[doc];
+  }
+
+  /**
+   * A document's place in the index (Lucene's document number: live documents with a lower id),
+   * when it is its number (nothing changed since the postings were made); else undefined.
+   */
+  rankOf(doc: number): number | undefined {
+    return this.inOrder === this.ids.length && this.liveDocs === this.ids.length ? doc : undefined;
+  }
+
+  /** A document's row was written (`key` its row key, `json` its value): its postings replace any before. */
+  put(key: Buffer, id: string, json: string): void {
+    const name = key.toString('latin1');
+    this.remove(name);
+    const doc = this.ids.length;
+    this.ids.push(id);
+    this.byKey.set(name, doc);
+    this.byId.set(id, doc);
+    if (doc >= this.alives.length) this.alives = grown(this.alives, doc);
+    this.alives[doc] = 1;
+    this.liveDocs++;
+    const { p: fields, ...value } = JSON.parse(json) as DocValue;
+    this.values[doc] = json.length <= SMALL_ROW ? value : undefined;
+    if (fields === undefined) return;
+    for (const field in fields) {
+      const list = fields[field]!;
+      let index = this.fields.get(field);
+      if (index === undefined) this.fields.set(field, (index = new FieldIndex()));
+      if (doc >= index.norms.length) index.norms = grown(index.norms, doc);
+      index.norms[doc] = list[0] as number;
+      let i = 1;
+      while (i < list.length) {
+        const term = list[i] as string;
+        const from = ++i;
+        while (i < list.length && typeof list[i] === 'number') i++;
+        let postings = index.terms.get(term);
+        if (postings === undefined) {
+          index.terms.set(term, (postings = new TermPostings()));
+          index.sorted = undefined;
+        }
+        postings.add(doc, list as number[], from, i);
+      }
+    }
+  }
+
+  /** A document's row was removed (by its row key, latin1). */
+  remove(name: string): void {
+    const doc = this.byKey.get(name);
+    if (doc === undefined) return;
+    this.byKey.delete(name);
+    this.byId.delete(this.ids[doc]!);
+    this.alives[doc] = 0;
+    this.liveDocs--;
+    this.epoch++;
+  }
+}
+
+const EMPTY_NORMS = new Uint8Array(0);
+
+/** Rows of at most this many characters keep their values in memory besides their postings. */
+const SMALL_ROW = 1024;
+
+/** A copy of `bytes` with room for index `at` (doubling). */
+function grown(bytes: Uint8Array, at: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(Math.max(at + 1, bytes.length * 2));
+  out.set(bytes);
+  return out;
+}
