@@ -297,6 +297,21 @@ describe('POST /_replicate', () => {
     // Again: the remote checkpoints are found, nothing new is read.
     const again = await run(t, { source: `${withCreds}/pushed`, target: 'pulled', create_target: true });
     assert.deepEqual(again.json, { ok: true, no_changes: true });
+    // CouchDB 3's precedence: `auth` over the URL's user info, that over an Authorization header.
+    const wrongInUrl = peer.url.replace('http://', `http://${ADMIN.name}:wrong@`);
+    const authWins = await run(t, {
+      source: { url: `${wrongInUrl}/pushed`, auth: peerAuth },
+      target: 'pulled-auth',
+      create_target: true,
+    });
+    assert.equal(authWins.status, 200, authWins.text);
+    const wrongHeader = `Basic ${Buffer.from(`${ADMIN.name}:wrong`).toString('base64')}`;
+    const urlWins = await run(t, {
+      source: { url: `${withCreds}/pushed`, headers: { Authorization: wrongHeader } },
+      target: 'pulled-url',
+      create_target: true,
+    });
+    assert.equal(urlWins.status, 200, urlWins.text);
     // Remote to remote, through this server.
     const both = await run(t, {
       source: { url: `${peer.url}/pushed`, auth: peerAuth },
@@ -326,6 +341,9 @@ describe('POST /_replicate', () => {
       ],
       [{ source: 'src', target: 'tgt', continuous: 'yes' }, 400, 'bad_request'],
       [{ source: 'src', target: 'tgt', retries_per_request: -1 }, 400, 'bad_request'],
+      // Proxies are not built: refused by name rather than ignored.
+      [{ source: 'src', target: 'tgt', proxy: 'http://127.0.0.1:3128' }, 400, 'bad_request'],
+      [{ source: 'src', target: 'tgt', source_proxy: 'http://127.0.0.1:3128' }, 400, 'bad_request'],
       // Nothing listens there: said as a bad gateway, at once without retries.
       [{ source: 'http://127.0.0.1:1/db', target: 'tgt', retries_per_request: 0 }, 502, 'replication_failed'],
     ];
@@ -440,9 +458,15 @@ describe('POST /_replicate', () => {
     const security = { members: { names: ['bob'] }, admins: { names: [] } };
     assert.equal((await t.request('PUT', '/bobs/_security', { body: security })).status, 200);
     assert.equal((await t.request('PUT', '/bobs/after_removal', { body: {}, auth: bob })).status, 201);
+    // It crashes (logged, and in its history), backing off as the scheduler's jobs do.
     await until(
-      async () => log.some((line) => line.includes(live.json._local_id) && line.includes('failed')),
+      async () => log.some((line) => line.includes(live.json._local_id) && line.includes('crashed')),
       'the job fails',
+    );
+    const crashed = await t.request('GET', `/_scheduler/jobs/${encodeURIComponent(live.json._local_id)}`);
+    assert.ok(
+      crashed.json.history.some((event: { type: string; reason?: string }) => event.type === 'crashed' && event.reason),
+      crashed.text,
     );
     assert.equal((await t.request('GET', '/bobs_copy/after_removal')).status, 404);
     assert.equal((await run(t, { replication_id: live.json._local_id, cancel: true }, bob)).status, 200);
