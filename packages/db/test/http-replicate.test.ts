@@ -66,6 +66,63 @@ async function assertCarried(source: TestServer, sourceDb: string, target: TestS
   assert.equal((await target.request('GET', `/${targetDb}/_local/private`)).status, 404);
 }
 
+/** A request the proxy passed on (or answered itself), with what was asked for and answered. */
+interface Seen {
+  method: string;
+  url: string;
+  accept: string;
+  answered: string;
+}
+
+/**
+ * A proxy in front of `peer` that records every request; `withoutBulkGet` answers `_bulk_get` as
+ * a server from before it would, `busyChanges` answers the first `_changes` with a 503.
+ */
+async function proxyTo(
+  peer: TestServer,
+  options: { withoutBulkGet?: boolean; busyChanges?: boolean } = {},
+): Promise<{ url: string; seen: Seen[]; busy: () => boolean; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  let busy = options.busyChanges === true;
+  const proxy: Server = createServer(async (req, res) => {
+    const entry = { method: req.method!, url: req.url!, accept: req.headers.accept ?? '', answered: '' };
+    seen.push(entry);
+    if (req.url?.includes('/_changes') && busy) {
+      busy = false;
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{"error":"service_unavailable","reason":"busy"}');
+      return;
+    }
+    if (req.url?.includes('/_bulk_get') && options.withoutBulkGet === true) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"not_found","reason":"missing"}');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'content-length'),
+    ) as Record<string, string>;
+    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
+    const reply = await fetch(`${peer.url}${req.url}`, {
+      method: req.method!,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+    entry.answered = reply.headers.get('content-type') ?? 'application/json';
+    res.writeHead(reply.status, { 'content-type': entry.answered });
+    res.end(Buffer.from(await reply.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    busy: () => busy,
+    close: () => new Promise((resolve) => proxy.close(() => resolve())),
+  };
+}
+
 function replicate(t: TestServer, body: Record<string, unknown>, auth?: string) {
   return t.request('POST', '/_replicate', { body, ...(auth === undefined ? {} : { auth }) });
 }
@@ -297,6 +354,21 @@ describe('POST /_replicate', () => {
     // Again: the remote checkpoints are found, nothing new is read.
     const again = await run(t, { source: `${withCreds}/pushed`, target: 'pulled', create_target: true });
     assert.deepEqual(again.json, { ok: true, no_changes: true });
+    // CouchDB 3's precedence: `auth` over the URL's user info, that over an Authorization header.
+    const wrongInUrl = peer.url.replace('http://', `http://${ADMIN.name}:wrong@`);
+    const authWins = await run(t, {
+      source: { url: `${wrongInUrl}/pushed`, auth: peerAuth },
+      target: 'pulled-auth',
+      create_target: true,
+    });
+    assert.equal(authWins.status, 200, authWins.text);
+    const wrongHeader = `Basic ${Buffer.from(`${ADMIN.name}:wrong`).toString('base64')}`;
+    const urlWins = await run(t, {
+      source: { url: `${withCreds}/pushed`, headers: { Authorization: wrongHeader } },
+      target: 'pulled-url',
+      create_target: true,
+    });
+    assert.equal(urlWins.status, 200, urlWins.text);
     // Remote to remote, through this server.
     const both = await run(t, {
       source: { url: `${peer.url}/pushed`, auth: peerAuth },
@@ -326,6 +398,9 @@ describe('POST /_replicate', () => {
       ],
       [{ source: 'src', target: 'tgt', continuous: 'yes' }, 400, 'bad_request'],
       [{ source: 'src', target: 'tgt', retries_per_request: -1 }, 400, 'bad_request'],
+      // Proxies are not built: refused by name rather than ignored.
+      [{ source: 'src', target: 'tgt', proxy: 'http://127.0.0.1:3128' }, 400, 'bad_request'],
+      [{ source: 'src', target: 'tgt', source_proxy: 'http://127.0.0.1:3128' }, 400, 'bad_request'],
       // Nothing listens there: said as a bad gateway, at once without retries.
       [{ source: 'http://127.0.0.1:1/db', target: 'tgt', retries_per_request: 0 }, 502, 'replication_failed'],
     ];
@@ -440,9 +515,15 @@ describe('POST /_replicate', () => {
     const security = { members: { names: ['bob'] }, admins: { names: [] } };
     assert.equal((await t.request('PUT', '/bobs/_security', { body: security })).status, 200);
     assert.equal((await t.request('PUT', '/bobs/after_removal', { body: {}, auth: bob })).status, 201);
+    // It crashes (logged, and in its history), backing off as the scheduler's jobs do.
     await until(
-      async () => log.some((line) => line.includes(live.json._local_id) && line.includes('failed')),
+      async () => log.some((line) => line.includes(live.json._local_id) && line.includes('crashed')),
       'the job fails',
+    );
+    const crashed = await t.request('GET', `/_scheduler/jobs/${encodeURIComponent(live.json._local_id)}`);
+    assert.ok(
+      crashed.json.history.some((event: { type: string; reason?: string }) => event.type === 'crashed' && event.reason),
+      crashed.text,
     );
     assert.equal((await t.request('GET', '/bobs_copy/after_removal')).status, 404);
     assert.equal((await run(t, { replication_id: live.json._local_id, cancel: true }, bob)).status, 200);
@@ -469,50 +550,94 @@ describe('POST /_replicate', () => {
   it('a peer without _bulk_get is read with open_revs; a 503 is asked again', async () => {
     // A proxy to the peer that answers `_bulk_get` as a server from before it would.
     // It also answers the first `_changes` with a 503: the request is sent again.
-    let busy = true;
-    const proxy: Server = createServer(async (req, res) => {
-      if (req.url?.includes('/_changes') && busy) {
-        busy = false;
-        res.writeHead(503, { 'content-type': 'application/json' });
-        res.end('{"error":"service_unavailable","reason":"busy"}');
-        return;
-      }
-      if (req.url?.includes('/_bulk_get')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":"not_found","reason":"missing"}');
-        return;
-      }
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'content-length'),
-      ) as Record<string, string>;
-      const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-      const reply = await fetch(`${peer.url}${req.url}`, {
-        method: req.method!,
-        headers,
-        ...(body === undefined ? {} : { body }),
-      });
-      res.writeHead(reply.status, { 'content-type': reply.headers.get('content-type') ?? 'application/json' });
-      res.end(Buffer.from(await reply.arrayBuffer()));
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxy = await proxyTo(peer, { withoutBulkGet: true, busyChanges: true });
     try {
-      const { port } = proxy.address() as AddressInfo;
       const r = await run(t, {
         source: {
-          url: `http://127.0.0.1:${port}/pushed`,
+          url: `${proxy.url}/pushed`,
           auth: { basic: { username: ADMIN.name, password: ADMIN.password } },
         },
         target: 'from_old_peer',
         create_target: true,
       });
       assert.equal(r.status, 200, r.text);
-      assert.equal(busy, false);
+      assert.equal(proxy.busy(), false);
       await assertCarried(peer, 'pushed', t, 'from_old_peer');
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
+  });
+
+  it('attachments pulled from a remote source come as multipart parts, as stored (_bulk_get, or open_revs)', async () => {
+    assert.equal((await peer.request('PUT', '/pull_parts')).status, 201);
+    const gz = gzipSync(Buffer.from('pull me, '.repeat(5000)), { level: 1 });
+    const upload = await peer.request('PUT', '/pull_parts/doc/a.txt', {
+      body: gz,
+      headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' },
+    });
+    assert.equal(upload.status, 201, upload.text);
+    const binary = Buffer.from([0, 1, 2, 3, 255, 13, 10, 45, 45]);
+    const more = await peer.request('PUT', `/pull_parts/doc/b.bin?rev=${upload.json.rev}`, {
+      body: binary,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(more.status, 201, more.text);
+    assert.equal((await peer.request('PUT', '/pull_parts/plain', { body: { n: 1 } })).status, 201);
+    const peerAuth = { basic: { username: ADMIN.name, password: ADMIN.password } };
+    const stubs = async (server: TestServer, db: string) =>
+      (await server.request('GET', `/${db}/doc?att_encoding_info=true`)).json._attachments;
+    const source = await stubs(peer, 'pull_parts');
+    assert.equal(source['a.txt'].encoding, 'gzip');
+    for (const withoutBulkGet of [false, true]) {
+      const proxy = await proxyTo(peer, { withoutBulkGet });
+      const target = withoutBulkGet ? 'pulled_parts_old' : 'pulled_parts';
+      try {
+        const r = await run(t, {
+          source: { url: `${proxy.url}/pull_parts`, auth: peerAuth },
+          target,
+          create_target: true,
+        });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.json.history[0].docs_written, 2);
+        // The attachment bytes came as multipart parts, never as base64 inside JSON.
+        const multipart = proxy.seen.filter((entry) => entry.answered.startsWith('multipart/mixed'));
+        for (const entry of multipart) assert.equal(entry.accept, 'multipart/mixed');
+        const urls = multipart.map((entry) => entry.url.replace(/\?.*/, ''));
+        // With `_bulk_get`: one request for the document with attachments (the other came in the
+        // first, JSON, `_bulk_get`); without: one `open_revs` read per document, as CouchDB's.
+        assert.deepEqual(
+          urls.sort(),
+          withoutBulkGet ? ['/pull_parts/doc', '/pull_parts/plain'] : ['/pull_parts/_bulk_get'],
+          JSON.stringify(proxy.seen),
+        );
+        for (const entry of multipart) assert.match(entry.url, withoutBulkGet ? /open_revs=/ : /attachments=true/);
+        const inline = proxy.seen.filter(
+          (entry) => entry.url.includes('attachments=true') && !entry.answered.startsWith('multipart/mixed'),
+        );
+        assert.deepEqual(inline, []);
+      } finally {
+        await proxy.close();
+      }
+      // As stored: the gzip stream with its digest and encoding, the binary byte for byte.
+      assert.deepEqual(await stubs(t, target), source);
+      const bytes = await fetch(`${t.url}/${target}/doc/b.bin`, {
+        headers: { authorization: basic(ADMIN.name, ADMIN.password) },
+      });
+      assert.deepEqual(Buffer.from(await bytes.arrayBuffer()), binary);
+      assert.equal((await t.request('GET', `/${target}/doc/a.txt`)).text, 'pull me, '.repeat(5000));
+      assert.equal((await t.request('GET', `/${target}/plain`)).json.n, 1);
+    }
+    // A later revision: the kept attachments travel as stubs (atts_since), the new one as a part.
+    const doc = (await peer.request('GET', '/pull_parts/doc')).json;
+    const added = await peer.request('PUT', `/pull_parts/doc/c.txt?rev=${doc._rev}`, {
+      body: 'third',
+      headers: { 'content-type': 'text/plain' },
+    });
+    assert.equal(added.status, 201, added.text);
+    const again = await run(t, { source: { url: `${peer.url}/pull_parts`, auth: peerAuth }, target: 'pulled_parts' });
+    assert.equal(again.status, 200, again.text);
+    assert.equal((await t.request('GET', '/pulled_parts/doc/c.txt')).text, 'third');
+    assert.deepEqual(await stubs(t, 'pulled_parts'), await stubs(peer, 'pull_parts'));
   });
 
   it('a target answering 413 gets smaller batches; a document too large alone is skipped and reported', async () => {

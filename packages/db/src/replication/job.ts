@@ -1,5 +1,6 @@
 /**
- * One scheduled replication job (a `_replicator` document's): its request, the user it acts as,
+ * One scheduled replication job (a `_replicator` document's, or a `POST /_replicate`'s, whose
+ * origin is null as CouchDB's transient jobs have no database): its request, the user it acts as,
  * and its history of events as couch_replicator_scheduler keeps it (`added`, `started`,
  * `stopped`, `crashed` with a reason; newest first, `max_history` long). The scheduler starts and
  * stops it; each start runs one replication session until it ends (a one-shot's completion), is
@@ -35,6 +36,8 @@ export interface JobRun {
   opened: Opened | undefined;
   /** When the run last showed progress (ms): its start, then each batch or longpoll answered. */
   startedAt: number;
+  /** Settles when the run has ended (its session checkpointed, its endpoints closed). */
+  ended?: Promise<void>;
 }
 
 export class ReplicationJob {
@@ -46,16 +49,35 @@ export class ReplicationJob {
     | (SessionStats & { checkpointed_source_seq: unknown; source_seq: unknown; through_seq: unknown })
     | undefined;
   readonly startTime = Date.now();
+  /** A `_replicate` one-shot's answer, for the request that waits on it (settled once). */
+  readonly answer: Promise<SessionResult> | undefined;
+  private settle: { resolve(result: SessionResult): void; reject(error: unknown): void } | undefined;
 
   constructor(
     readonly id: string,
     readonly request: ReplicationRequest,
     readonly user: UserCtx,
-    readonly origin: JobOrigin,
+    readonly origin: JobOrigin | null,
     readonly source: string,
     readonly target: string,
   ) {
     this.history.push({ type: 'added', at: Date.now() });
+    if (origin === null && !request.continuous) {
+      this.answer = new Promise<SessionResult>((resolve, reject) => {
+        this.settle = { resolve, reject };
+      });
+      // The waiting request reads it; marked handled so a job nobody waits for leaves no stray rejection.
+      this.answer.catch(() => undefined);
+    }
+  }
+
+  /** Answers the request waiting on a `_replicate` one-shot (the first outcome counts). */
+  answered(outcome: { result: SessionResult } | { error: unknown }): void {
+    const settle = this.settle;
+    this.settle = undefined;
+    if (settle === undefined) return;
+    if ('result' in outcome) settle.resolve(outcome.result);
+    else settle.reject(outcome.error);
   }
 
   get continuous(): boolean {
@@ -101,6 +123,7 @@ export class ReplicationJob {
       checkpointIntervalMs: request.checkpointIntervalMs,
       winningRevsOnly: request.winningRevsOnly,
       workerBatchSize: request.workerBatchSize,
+      ...(request.httpConnections === undefined ? {} : { httpConnections: request.httpConnections }),
       user: this.user,
       log,
     });

@@ -102,6 +102,14 @@ export class LocalEndpoint implements Endpoint {
     if (reader !== undefined) options.access = { reader, removed: false };
     // Read first: a change committed during the scan may be past it, never skipped by it.
     const seqAtStart = await this.db.updateSeq();
+    if (
+      options.filter === undefined &&
+      options.docFilter === undefined &&
+      options.docIds === undefined &&
+      reader === undefined
+    ) {
+      return this.readAll(since, request.limit, seqAtStart);
+    }
     const results: ChangeEntry[] = [];
     let lastSeq = since;
     // Every change moves `lastSeq`, also those a filter rejects: the checkpoint does not scan them again.
@@ -110,6 +118,26 @@ export class LocalEndpoint implements Endpoint {
       if (event.json === undefined) continue;
       results.push(JSON.parse(event.json) as ChangeEntry);
       if (results.length >= request.limit) return { results, lastSeq };
+    }
+    return { results, lastSeq: Math.max(lastSeq, seqAtStart) };
+  }
+
+  /**
+   * An unfiltered read (no filter, every document readable): the changes' leaves taken from the
+   * stored records as they are folded, not rendered as feed rows and parsed back (a large
+   * in-process replication spent a fifth of its allocations on that round trip).
+   */
+  private async readAll(since: number, limit: number, seqAtStart: number): Promise<ChangesPage> {
+    const results: ChangeEntry[] = [];
+    let lastSeq = since;
+    for await (const page of this.db.store.foldChanges(since, false)) {
+      for (const record of page) {
+        lastSeq = Math.max(lastSeq, record.seq);
+        const entry: ChangeEntry = { seq: record.seq, id: record.id, changes: this.db.changeRevs(record, true) };
+        if (record.deleted) entry.deleted = true;
+        results.push(entry);
+        if (results.length >= limit) return { results, lastSeq };
+      }
     }
     return { results, lastSeq: Math.max(lastSeq, seqAtStart) };
   }
@@ -239,7 +267,7 @@ export class LocalEndpoint implements Endpoint {
     const ahead = await this.db.readAhead(wanted.map(({ id }) => id));
     const reader = await this.db.accessReaderOf(this.user);
     for (const { id, revs, attsSince } of wanted) {
-      if (await hiddenFrom(this.db, reader, id)) continue;
+      if (reader !== undefined && (await hiddenFrom(this.db, reader, id))) continue;
       const options: OpenOptions = follows
         ? { revs: true, follows: true, attEncodingInfo: true }
         : { revs: true, attachments: true };

@@ -10,6 +10,7 @@ import { CouchError } from '../errors.js';
 import { fromPlain, JsonObject, parseJson, stringifyJson, toPlain, type JsonValue } from '../json/index.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
+import { boundaryOf, MultipartReader } from '../support/multipart.js';
 import {
   statusOfError,
   type ChangeEntry,
@@ -41,6 +42,9 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
 
 const DOC_MEMBER: ReadonlySet<string> = new Set(['doc']);
+
+/** Documents with attachments fetched at once, one request each (CouchDB's replicator fetches them so). */
+const ATTACHMENT_FETCHES = 4;
 
 /** Answers worth asking again: the peer is busy or briefly away. */
 const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
@@ -232,6 +236,133 @@ export class RemoteEndpoint implements Endpoint {
     return docs;
   }
 
+  /**
+   * The wanted revisions with attachment bytes beside the JSON: documents in one `_bulk_get`
+   * without attachment bodies; those with attachments then again with them, in one `_bulk_get`
+   * answered as `multipart/mixed` (a peer without `_bulk_get`: one by one, as CouchDB's replicator
+   * reads them, `GET doc?revs=true&open_revs=[rev]&latest=true&attachments=true&atts_since=…` with
+   * `Accept: multipart/mixed`). Their bytes come off the multipart parts in the encoding the peer
+   * stores them in (gzip ones as gzip), not as base64 inside JSON; a peer that answers JSON
+   * anyway gives the data inline.
+   */
+  async fetchWithParts(wanted: readonly Wanted[]): Promise<FetchedDoc[]> {
+    const fetched: FetchedDoc[] = [];
+    let withAttachments: Wanted[] = [...wanted];
+    if (this.bulkGet) {
+      const entries = wanted.flatMap(({ id, revs }) => revs.map((rev) => new JsonObject(['id', 'rev'], [id, rev])));
+      const query = new URLSearchParams({ revs: 'true', attachments: 'false', latest: 'true' });
+      const reply = await this.request('POST', '/_bulk_get', { query, body: new JsonObject(['docs'], [entries]) });
+      if (reply.status === 404 || reply.status === 405 || reply.status === 400 || reply.status === 501) {
+        this.bulkGet = false;
+      } else {
+        withAttachments = [];
+        const results = this.documents(reply, 'POST /db/_bulk_get').get('results');
+        const attsSinceOf = new Map(wanted.map((entry) => [entry.id, entry.attsSince]));
+        for (const result of Array.isArray(results) ? results : []) {
+          const items = result instanceof JsonObject ? result.get('docs') : undefined;
+          for (const item of Array.isArray(items) ? items : []) {
+            const doc = item instanceof JsonObject ? item.get('ok') : undefined;
+            if (!(doc instanceof JsonObject)) continue;
+            const atts = doc.get('_attachments');
+            if (atts instanceof JsonObject && atts.size > 0) {
+              const id = idOf(doc);
+              withAttachments.push({ id, revs: [String(doc.get('_rev'))], attsSince: attsSinceOf.get(id) ?? [] });
+            } else {
+              fetched.push({ doc, parts: new Map() });
+            }
+          }
+        }
+      }
+    }
+    if (withAttachments.length === 0) return fetched;
+    if (this.bulkGet) {
+      fetched.push(...(await this.bulkGetWithParts(withAttachments)));
+      return fetched;
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < withAttachments.length) fetched.push(...(await this.openRevsWithParts(withAttachments[next++]!)));
+    };
+    await Promise.all(Array.from({ length: Math.min(ATTACHMENT_FETCHES, withAttachments.length) }, worker));
+    return fetched;
+  }
+
+  /** Documents with attachments in one `_bulk_get` answered as `multipart/mixed` (JSON with inline data from a peer that cannot). */
+  private async bulkGetWithParts(wanted: readonly Wanted[]): Promise<FetchedDoc[]> {
+    const entries = wanted.flatMap(({ id, revs, attsSince }) =>
+      revs.map((rev) =>
+        attsSince.length === 0
+          ? new JsonObject(['id', 'rev'], [id, rev])
+          : new JsonObject(['id', 'rev', 'atts_since'], [id, rev, [...attsSince]]),
+      ),
+    );
+    const query = new URLSearchParams({ revs: 'true', attachments: 'true', latest: 'true' });
+    const what = 'POST /db/_bulk_get';
+    const reply = await this.request('POST', '/_bulk_get', {
+      query,
+      body: new JsonObject(['docs'], [entries]),
+      accept: 'multipart/mixed',
+      binary: true,
+    });
+    const boundary = multipartBoundary(reply.contentType, 'multipart/mixed');
+    if (boundary === undefined) {
+      const results = this.documents(reply, what).get('results');
+      const docs: FetchedDoc[] = [];
+      for (const result of Array.isArray(results) ? results : []) {
+        const items = result instanceof JsonObject ? result.get('docs') : undefined;
+        for (const item of Array.isArray(items) ? items : []) {
+          const ok = item instanceof JsonObject ? item.get('ok') : undefined;
+          if (ok instanceof JsonObject) docs.push({ doc: ok, parts: new Map() });
+        }
+      }
+      return docs;
+    }
+    return this.mixedDocs(reply, boundary, what);
+  }
+
+  /** The documents of a `multipart/mixed` answer; a body that does not parse fails the batch (502). */
+  private async mixedDocs(
+    reply: { status: number; text: string; bytes?: Buffer },
+    boundary: string,
+    what: string,
+  ): Promise<FetchedDoc[]> {
+    this.text(reply, what); // an error status throws here
+    try {
+      return await readMixedDocs(reply.bytes ?? Buffer.alloc(0), boundary);
+    } catch (error) {
+      const reason = error instanceof CouchError ? error.reason : String(error);
+      throw new CouchError(
+        'replication_failed',
+        `${what} on ${this.shown} answered a bad multipart body: ${reason}`,
+        502,
+      );
+    }
+  }
+
+  /** One document's revisions with their attachments as multipart parts (`open_revs`, `multipart/mixed`). */
+  private async openRevsWithParts({ id, revs, attsSince }: Wanted): Promise<FetchedDoc[]> {
+    const query = new URLSearchParams({
+      revs: 'true',
+      open_revs: JSON.stringify(revs),
+      latest: 'true',
+      attachments: 'true',
+    });
+    if (attsSince.length > 0) query.set('atts_since', JSON.stringify(attsSince));
+    const reply = await this.request('GET', `/${docPath(id)}`, { query, accept: 'multipart/mixed', binary: true });
+    if (reply.status === 404) return [];
+    const what = 'GET /db/doc?open_revs';
+    const boundary = multipartBoundary(reply.contentType, 'multipart/mixed');
+    if (boundary === undefined) {
+      // JSON after all: the attachment data inline.
+      const list = parseJson(this.text(reply, what));
+      return (Array.isArray(list) ? list : []).flatMap((item) => {
+        const ok = item instanceof JsonObject ? item.get('ok') : undefined;
+        return ok instanceof JsonObject ? [{ doc: ok, parts: new Map<string, Buffer>() }] : [];
+      });
+    }
+    return this.mixedDocs(reply, boundary, what);
+  }
+
   async write(docs: readonly JsonValue[]): Promise<WriteFailure[]> {
     const reply = await this.request('POST', '/_bulk_docs', {
       body: new JsonObject(['docs', 'new_edits'], [[...docs], false]),
@@ -356,8 +487,10 @@ export class RemoteEndpoint implements Endpoint {
       raw?: { contentType: string; bytes: Buffer };
       /** Another URL than the database's (its server's root). */
       base?: string;
+      /** Keep the answer's bytes (a multipart body); `text` is then empty unless the status is an error. */
+      binary?: boolean;
     },
-  ): Promise<{ status: number; text: string }> {
+  ): Promise<{ status: number; text: string; contentType: string; bytes?: Buffer }> {
     const headers: Record<string, string> = { accept: options.accept ?? 'application/json', ...this.spec.headers };
     if (this.spec.basic !== undefined) {
       const { username, password } = this.spec.basic;
@@ -379,7 +512,11 @@ export class RemoteEndpoint implements Endpoint {
           ...(body === undefined ? {} : { body }),
           signal,
         });
-        const reply = { status: response.status, text: await response.text() };
+        const contentType = response.headers.get('content-type') ?? '';
+        const binary = options.binary === true && response.ok && contentType.toLowerCase().startsWith('multipart/');
+        const bytes = binary ? Buffer.from(await response.arrayBuffer()) : undefined;
+        const text = binary ? '' : await response.text();
+        const reply = { status: response.status, text, contentType, ...(bytes === undefined ? {} : { bytes }) };
         if (last || !RETRIED_STATUSES.has(reply.status)) return reply;
       } catch (error) {
         if (options.signal?.aborted) throw error;
@@ -460,6 +597,65 @@ function decodedParts({ doc, parts }: FetchedDoc): FetchedDoc {
     att.set('length', plain.length);
   }
   return { doc, parts: decoded };
+}
+
+/** The boundary of a content type of the given multipart kind, or undefined (another type: JSON). */
+function multipartBoundary(contentType: string, kind: string): string | undefined {
+  return contentType.toLowerCase().startsWith(kind) ? boundaryOf(contentType) : undefined;
+}
+
+/**
+ * The documents of an `open_revs` or `_bulk_get` answer in `multipart/mixed`: a part is a document's JSON
+ * (`application/json`), a missing revision (`error="true"`, left out), or a `multipart/related`
+ * document whose JSON comes first and each `follows` attachment after it, named by its
+ * `Content-Disposition` filename (else taken in the order of `_attachments`).
+ */
+async function readMixedDocs(bytes: Buffer, boundary: string): Promise<FetchedDoc[]> {
+  const docs: FetchedDoc[] = [];
+  const mixed = new MultipartReader(
+    (async function* () {
+      yield bytes;
+    })(),
+    boundary,
+  );
+  for (let headers = await mixed.next(); headers !== undefined; headers = await mixed.next()) {
+    const type = headers.get('content-type') ?? 'application/json';
+    const inner = type.toLowerCase().startsWith('multipart/related') ? boundaryOf(type) : undefined;
+    if (inner === undefined) {
+      const body = await mixed.bodyBytes(Number.MAX_SAFE_INTEGER);
+      if (/error\s*=\s*"?true/i.test(type)) continue;
+      const doc = parseJson(body.toString('utf8'));
+      if (doc instanceof JsonObject && typeof doc.get('_id') === 'string') docs.push({ doc, parts: new Map() });
+      continue;
+    }
+    const related = new MultipartReader(mixed.body(), inner);
+    if ((await related.next()) === undefined) throw new CouchError('bad_request', 'a document part without its JSON');
+    const doc = parseJson((await related.bodyBytes(Number.MAX_SAFE_INTEGER)).toString('utf8'));
+    if (!(doc instanceof JsonObject)) throw new CouchError('bad_request', 'a document part that is not an object');
+    const atts = doc.get('_attachments');
+    const following =
+      atts instanceof JsonObject
+        ? [...atts.entries()].filter(([, att]) => att instanceof JsonObject && att.get('follows') === true)
+        : [];
+    const parts = new Map<string, Buffer>();
+    for (let k = 0, part = await related.next(); part !== undefined; k++, part = await related.next()) {
+      const named = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(part.get('content-disposition') ?? '');
+      const name =
+        named === null
+          ? following[k]?.[0]
+          : named[1] !== undefined
+            ? (JSON.parse(`"${named[1]}"`) as string)
+            : named[2];
+      const body = await related.bodyBytes(Number.MAX_SAFE_INTEGER);
+      if (name !== undefined) parts.set(name, body);
+    }
+    await related.rest();
+    for (const [name] of following) {
+      if (!parts.has(name)) throw new CouchError('bad_request', `the attachment ${JSON.stringify(name)} has no part`);
+    }
+    docs.push({ doc, parts });
+  }
+  return docs;
 }
 
 /** A document's path: a design document's `/` kept, as CouchDB's replicator writes it. */

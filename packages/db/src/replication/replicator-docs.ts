@@ -283,6 +283,7 @@ export class ReplicatorDocs {
 
   /** A one-shot job finished: its document says `completed`, with the session's stats. */
   completed(job: ReplicationJob, result: SessionResult): void {
+    if (job.origin === null) return;
     const entry = this.entries.get(entryKey(job.origin.db, job.origin.docId));
     if (entry?.job !== job) return;
     const stats = job.info() ?? {};

@@ -1,15 +1,17 @@
 /**
- * The server's replications started by `POST /_replicate`: one-shot jobs run while the request
- * waits; continuous jobs run in the background until cancelled, listed in `_active_tasks` and
- * `/_scheduler/jobs`. A continuous job that fails is started again from its checkpoint after a
- * pause (the scheduler's rotation and backoff come with `_replicator` documents). Every job acts
- * as the user who started it: on a local database with that user's rights, never more.
+ * The server's replications started by `POST /_replicate`, run by the scheduler beside the
+ * replication documents' jobs (./scheduler.ts: `max_jobs`, rotation, backoff): a one-shot's request
+ * waits for its answer; a continuous job runs until cancelled (by its body or its id), listed in
+ * `_active_tasks` and `/_scheduler/jobs`. Every job acts as the user who started it: on a local
+ * database with that user's rights, never more. Both kinds open their endpoints here.
  */
 import { isAdmin, requireAdmin, type UserCtx } from '../auth/index.js';
 import type { Database } from '../documents/database.js';
 import { CouchError } from '../errors.js';
 import type { Endpoint } from './endpoint.js';
-import { ReplicationSession, type SessionResult } from './session.js';
+import { ReplicationJob } from './job.js';
+import type { ReplicationScheduler } from './scheduler.js';
+import { jobListing } from './scheduler-listing.js';
 import { LocalEndpoint } from './local-endpoint.js';
 import { randomBytes } from 'node:crypto';
 import type { Storage } from '../storage/contract.js';
@@ -28,6 +30,8 @@ export interface ReplicatorHost {
   openDb(name: string): Promise<Database>;
   /** `partitioned`: `create_target_params.partitioned` (documents/partition.ts). */
   createDb(name: string, options?: { partitioned?: boolean }): Promise<Database>;
+  /** The scheduler that runs the jobs (the documents' too). */
+  scheduler(): ReplicationScheduler;
 }
 
 export interface ReplicateAnswer {
@@ -37,24 +41,6 @@ export interface ReplicateAnswer {
 
 const UUID_KEY = 'replicator_uuid';
 
-/** The pause before a failed continuous job starts again. */
-const RETRY_MS = 5_000;
-
-interface Job {
-  id: ReplicationId;
-  pid: string;
-  user: UserCtx;
-  request: ReplicationRequest;
-  source: string;
-  target: string;
-  startTime: string;
-  history: { timestamp: string; type: string; reason?: string }[];
-  session: ReplicationSession | undefined;
-  stop: AbortController;
-  /** A one-shot's answer; a continuous job's end. */
-  done: Promise<SessionResult | undefined>;
-}
-
 /** A replication's two endpoints, opened, and its id. */
 export interface Opened {
   source: Endpoint;
@@ -63,8 +49,6 @@ export interface Opened {
 }
 
 export class Replicator {
-  private readonly jobs = new Map<string, Job>();
-  private pids = 0;
   private uuid: Promise<string> | undefined;
 
   constructor(private readonly host: ReplicatorHost) {}
@@ -72,53 +56,35 @@ export class Replicator {
   async replicate(request: ReplicationRequest, user: UserCtx): Promise<ReplicateAnswer> {
     if (request.cancel) return this.cancel(request, user);
     const opened = await this.open(request, user);
-    const running = this.jobs.get(opened.id.full);
-    if (running !== undefined) {
+    const scheduler = this.host.scheduler();
+    const id = opened.id.full;
+    const existing = scheduler.get(id);
+    if (existing !== undefined) {
       closeBoth(opened);
-      if (request.continuous) return { status: 202, body: { ok: true, _local_id: opened.id.full } };
-      // The same one-shot already running: its answer is this one's (two would race on the checkpoints).
-      const result = await running.done;
-      return { status: 200, body: { ...result } };
+      if (request.continuous) return { status: 202, body: { ok: true, _local_id: id } };
+      // The same one-shot already scheduled: its answer is this one's (two would race on the checkpoints).
+      if (existing.answer !== undefined) return { status: 200, body: { ...(await existing.answer) } };
+      throw new CouchError(
+        'conflict',
+        `Replication ${id} already runs` +
+          (existing.origin === null
+            ? '.'
+            : `, triggered by document ${existing.origin.docId} of ${existing.origin.db}.`),
+      );
     }
-    const job = this.register(opened, request, user);
-    if (request.continuous) {
-      job.done = this.runContinuous(job, opened);
-      return { status: 202, body: { ok: true, _local_id: opened.id.full } };
-    }
-    job.done = this.runOnce(job, opened);
-    const result = await job.done;
-    return { status: 200, body: { ...result } };
+    const job = new ReplicationJob(id, request, user, null, opened.source.shown, opened.target.shown);
+    scheduler.add(job, opened);
+    if (job.answer === undefined) return { status: 202, body: { ok: true, _local_id: id } };
+    return { status: 200, body: { ...(await job.answer) } };
   }
 
-  /** `_active_tasks` entries of the running sessions. */
-  tasks(): Record<string, unknown>[] {
-    return [...this.jobs.values()].flatMap((job) => (job.session === undefined ? [] : [job.session.task(job.pid)]));
-  }
-
-  /** `/_scheduler/jobs` entries (CouchDB's shape). */
+  /** `/_scheduler/jobs` entries of this node's `_replicate` jobs (CouchDB's shape). */
   schedulerJobs(): Record<string, unknown>[] {
-    return [...this.jobs.values()].map((job) => {
-      return {
-        database: null,
-        id: job.id.full,
-        pid: job.pid,
-        source: job.source,
-        target: job.target,
-        user: job.user.name,
-        doc_id: null,
-        info: job.session?.info(job.pid) ?? null,
-        history: [...job.history].reverse(),
-        node: this.host.node,
-        start_time: job.startTime,
-      };
-    });
-  }
-
-  /** Stops every job (the server is closing), each after its checkpoint. */
-  async close(): Promise<void> {
-    const jobs = [...this.jobs.values()];
-    for (const job of jobs) this.stopJob(job);
-    await Promise.allSettled(jobs.map((job) => job.done));
+    return this.host
+      .scheduler()
+      .all()
+      .filter((job) => job.origin === null)
+      .map((job) => jobListing(job, this.host.node));
   }
 
   private async cancel(request: ReplicationRequest, user: UserCtx): Promise<ReplicateAnswer> {
@@ -129,101 +95,18 @@ export class Replicator {
       id = opened.id.full;
     }
     // An id given with spaces had its `+` decoded by a form: CouchDB reads them back as `+`.
-    const job = this.jobs.get(id.replaceAll(' ', '+'));
-    if (job === undefined) throw new CouchError('not_found', `No replication with id ${id} is running.`);
+    const scheduler = this.host.scheduler();
+    const job = scheduler.get(id.replaceAll(' ', '+'));
+    if (job === undefined || job.origin !== null) {
+      throw new CouchError('not_found', `No replication with id ${id} is running.`);
+    }
     if (!isAdmin(user) && job.user.name !== user.name) {
       throw new CouchError('unauthorized', 'Only the user who started a replication, or an admin, may cancel it.');
     }
-    this.stopJob(job);
-    await job.done.catch(() => undefined);
-    return { status: 200, body: { ok: true, _local_id: job.id.full } };
-  }
-
-  private register(opened: Opened, request: ReplicationRequest, user: UserCtx): Job {
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const job: Job = {
-      id: opened.id,
-      pid: `<0.${++this.pids}.0>`,
-      user,
-      request,
-      source: opened.source.shown,
-      target: opened.target.shown,
-      startTime: now,
-      history: [{ timestamp: now, type: 'added' }],
-      session: undefined,
-      stop: new AbortController(),
-      done: Promise.resolve(undefined),
-    };
-    this.jobs.set(opened.id.full, job);
-    return job;
-  }
-
-  private stopJob(job: Job): void {
-    job.stop.abort();
-    job.session?.cancel();
-  }
-
-  private session(job: Job, opened: Opened): ReplicationSession {
-    const { request } = job;
-    const session = new ReplicationSession(opened.source, opened.target, {
-      replicationId: job.id.full,
-      continuous: request.continuous,
-      ...(request.filter === undefined ? {} : { filter: request.filter }),
-      ...(request.sinceSeq === undefined ? {} : { sinceSeq: request.sinceSeq }),
-      useCheckpoints: request.useCheckpoints,
-      checkpointIntervalMs: request.checkpointIntervalMs,
-      winningRevsOnly: request.winningRevsOnly,
-      workerBatchSize: request.workerBatchSize,
-      ...(request.httpConnections === undefined ? {} : { httpConnections: request.httpConnections }),
-      user: job.user,
-      log: this.host.log,
-    });
-    job.session = session;
-    job.history.push({ timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), type: 'started' });
-    return session;
-  }
-
-  private async runOnce(job: Job, opened: Opened): Promise<SessionResult> {
-    try {
-      const result = await this.session(job, opened).run();
-      const stats = job.session!.stats;
-      this.host.log(
-        `Replication ${job.id.full} (${job.source} -> ${job.target}) completed: ` +
-          `${stats.docs_written} written, ${stats.doc_write_failures} failed.`,
-      );
-      return result;
-    } catch (error) {
-      this.host.log(`Replication ${job.id.full} (${job.source} -> ${job.target}) failed: ${reasonOf(error)}`);
-      throw error;
-    } finally {
-      closeBoth(opened);
-      this.jobs.delete(job.id.full);
-    }
-  }
-
-  private async runContinuous(job: Job, first: Opened): Promise<undefined> {
-    let opened: Opened | undefined = first;
-    while (!job.stop.signal.aborted) {
-      try {
-        opened ??= await this.open(job.request, job.user);
-        await this.session(job, opened).run();
-      } catch (error) {
-        if (job.stop.signal.aborted) break;
-        const reason = reasonOf(error);
-        job.history.push({ timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), type: 'crashed', reason });
-        this.host.log(
-          `Replication ${job.id.full} (${job.source} -> ${job.target}) failed: ${reason}; ` +
-            `starting again in ${RETRY_MS / 1000} s.`,
-        );
-        await pause(RETRY_MS, job.stop.signal);
-      } finally {
-        if (opened !== undefined) closeBoth(opened);
-        opened = undefined;
-      }
-    }
-    this.jobs.delete(job.id.full);
-    this.host.log(`Replication ${job.id.full} (${job.source} -> ${job.target}) cancelled.`);
-    return undefined;
+    this.host.log(`Replication ${job.id} (${job.source} -> ${job.target}) cancelled.`);
+    // Answered once its run has checkpointed and ended.
+    await scheduler.remove(job.id).catch(() => undefined);
+    return { status: 200, body: { ok: true, _local_id: job.id } };
   }
 
   /** Both endpoints opened (or the target created), and the replication id (the scheduler's jobs use it too). */
@@ -323,22 +206,4 @@ export function localCreateOptions(params: Record<string, unknown>): { partition
 export function closeBoth(opened: Partial<Opened>): void {
   opened.source?.close();
   opened.target?.close();
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof CouchError) return `${error.error}: ${error.reason}`;
-  return error instanceof Error ? error.message : String(error);
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    signal.addEventListener('abort', done);
-  });
 }

@@ -54,6 +54,11 @@ export function readReplicationRequest(body: unknown): ReplicationRequest {
     // Cancelling by id needs no endpoints.
     return { ...emptyRequest(), cancel, replicationId };
   }
+  for (const key of ['proxy', 'source_proxy', 'target_proxy']) {
+    if (b[key] !== undefined && b[key] !== null && b[key] !== '') {
+      throw badRequest(`\`${key}\` is not supported by this server: replications connect directly.`);
+    }
+  }
   const request: ReplicationRequest = {
     source: endpoint(b.source, 'source'),
     target: endpoint(b.target, 'target'),
@@ -160,7 +165,7 @@ function endpoint(value: unknown, role: 'source' | 'target'): EndpointSpec {
     }
     basic = { username: given.username, password: given.password };
   }
-  return endpointOfUrl(spec.url, role, headers, basic);
+  return endpointOfUrl(spec.url, role, headers, basic, spec.auth !== undefined && spec.auth !== null);
 }
 
 function endpointOfUrl(
@@ -168,6 +173,7 @@ function endpointOfUrl(
   role: 'source' | 'target',
   headers: Record<string, string>,
   basic: RemoteSpec['basic'],
+  fromAuth = false,
 ): EndpointSpec {
   if (!/^https?:\/\//i.test(text)) {
     if (isValidDbName(text)) return { kind: 'local', name: text };
@@ -180,8 +186,9 @@ function endpointOfUrl(
   } catch {
     throw badRequest(`The \`${role}\` is not a valid URL.`);
   }
-  // Credentials in the URL count unless `auth` or a header gave them (CouchDB's precedence: URL first).
-  if (url.username !== '') {
+  // CouchDB 3's precedence (couch_replicator_utils:normalize_basic_auth): `auth.basic`, then the
+  // URL's user info, then an `Authorization: Basic` header. Either way the URL keeps none of them.
+  if (url.username !== '' && !fromAuth) {
     basic = { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
   }
   url.username = '';

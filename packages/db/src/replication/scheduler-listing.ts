@@ -11,13 +11,13 @@ import type { ReplicationScheduler } from './scheduler.js';
 /** A `/_scheduler/jobs` entry. */
 export function jobListing(job: ReplicationJob, node: string): Record<string, unknown> {
   return {
-    database: job.origin.db,
+    database: job.origin?.db ?? null,
     id: job.id,
     pid: job.run?.pid ?? null,
     source: job.source,
     target: job.target,
     user: job.user.name,
-    doc_id: job.origin.docId,
+    doc_id: job.origin?.docId ?? null,
     info: job.info(),
     history: job.history.map((event) => ({
       timestamp: isoSeconds(new Date(event.at)),
@@ -72,6 +72,6 @@ export function jobTasks(scheduler: ReplicationScheduler): Record<string, unknow
   return scheduler.all().flatMap((job) => {
     const run = job.run;
     if (run?.session === undefined) return [];
-    return [{ ...run.session.task(run.pid), database: job.origin.db, doc_id: job.origin.docId }];
+    return [{ ...run.session.task(run.pid), database: job.origin?.db ?? null, doc_id: job.origin?.docId ?? null }];
   });
 }

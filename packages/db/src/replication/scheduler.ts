@@ -10,11 +10,16 @@
  * scheduler abandons its run, records a crash and starts it again after the backoff.
  *
  * Jobs are added by the replicator documents' processor (./replicator-docs.ts), which hears back
- * when a one-shot job completes.
+ * when a one-shot job completes, and by `POST /_replicate` (./replicator.ts): those count toward
+ * `max_jobs`, rotate and back off as the documents' do, and run on the node that was asked (a
+ * document's job only on the node holding the lease). Where CouchDB drops a `_replicate` job that
+ * crashes, a continuous one here backs off and starts again (it is kept across restarts too,
+ * ./replicate-jobs.ts); a one-shot that crashes answers its request with the error.
  */
 import type { SessionResult } from './session.js';
 import { type JobRun, type ReplicationJob, reasonOf } from './job.js';
 import { closeBoth, type Opened } from './replicator.js';
+import { CouchError } from '../errors.js';
 import { backoffMs, SCHEDULER_DEFAULTS, type SchedulerSettings } from './scheduler-settings.js';
 import type { ReplicationRequest } from './request.js';
 import type { UserCtx } from '../auth/index.js';
@@ -23,7 +28,7 @@ export interface SchedulerHost {
   log(line: string): void;
   /** Opens both endpoints of a request as `user` (the replicator's `open`). */
   open(request: ReplicationRequest, user: UserCtx): Promise<Opened>;
-  /** A one-shot job finished: its document is marked completed. */
+  /** A document's one-shot job finished: its document is marked completed. */
   completed(job: ReplicationJob, result: SessionResult): void;
 }
 
@@ -67,8 +72,8 @@ export class ReplicationScheduler {
   }
 
   /**
-   * Starts or stops running jobs on this node: the lease was taken or lost. Stopped jobs wait as
-   * pending (the node that takes the lease runs them).
+   * Starts or stops running the documents' jobs on this node: the lease was taken or lost. Stopped
+   * jobs wait as pending (the node that takes the lease runs them).
    */
   setActive(active: boolean): void {
     this.active = active;
@@ -76,7 +81,7 @@ export class ReplicationScheduler {
       this.reschedule();
       return;
     }
-    for (const job of this.jobs.values()) this.stopJob(job, true);
+    for (const job of this.jobs.values()) if (!this.runsHere(job)) this.stopJob(job, true);
   }
 
   get isActive(): boolean {
@@ -91,24 +96,39 @@ export class ReplicationScheduler {
     return this.jobs.get(id);
   }
 
-  /** Adds a job and starts it at once when there is room (CouchDB's maybe_start_newly_added_job). */
-  add(job: ReplicationJob): void {
-    this.remove(job.id);
+  /**
+   * Adds a job and starts it at once when there is room (CouchDB's maybe_start_newly_added_job).
+   * `opened`: its endpoints, already opened by the caller, used by its first run (closed if it waits).
+   */
+  add(job: ReplicationJob, opened?: Opened): void {
+    void this.remove(job.id);
     this.jobs.set(job.id, job);
-    if (this.runningCount() < this.settings.maxJobs) this.startJob(job);
+    if (this.runningCount() < this.settings.maxJobs) this.startJob(job, opened);
+    if (!job.running && opened !== undefined) closeBoth(opened);
+    if (this.closed) job.answered({ error: new CouchError('replication_stopped', 'The server is stopping.', 503) });
   }
 
-  /** Stops and forgets a job (its document was deleted or changed). */
-  remove(id: string): void {
+  /**
+   * Stops and forgets a job (its document was deleted or changed, a `_replicate` cancelled);
+   * settles when its run has ended, after its last checkpoint.
+   */
+  remove(id: string): Promise<void> {
     const job = this.jobs.get(id);
-    if (job === undefined) return;
-    this.stopJob(job, false);
+    if (job === undefined) return Promise.resolve();
+    const ended = job.run?.ended ?? Promise.resolve();
     this.jobs.delete(id);
+    if (!job.running) this.answerRemoved(job);
+    this.stopJob(job, false);
+    return ended;
+  }
+
+  /** Whether this node runs `job`: a document's only while it holds the lease, a `_replicate` always. */
+  private runsHere(job: ReplicationJob): boolean {
+    return this.active || job.origin === null;
   }
 
   /** One round: stop the excess, start pending jobs, rotate (couch_replicator_scheduler:reschedule). */
   reschedule(): void {
-    if (!this.active) return;
     const { maxJobs, maxChurn } = this.settings;
     const running = this.runningCount();
     if (running > maxJobs) {
@@ -116,7 +136,7 @@ export class ReplicationScheduler {
       if (stopped < running - maxJobs) this.stopLongestRunning(running - maxJobs - stopped, false);
     }
     const nowRunning = this.runningCount();
-    const pending = this.all().filter((job) => !job.running).length;
+    const pending = this.all().filter((job) => !job.running && this.runsHere(job)).length;
     if (nowRunning < maxJobs && pending > 0) {
       for (const job of this.pendingJobs(maxJobs - nowRunning)) this.startJob(job);
       return;
@@ -136,7 +156,7 @@ export class ReplicationScheduler {
     const { healthThresholdSec, crashBackoffMs } = this.settings;
     return this.all()
       .filter((job) => {
-        if (job.running) return false;
+        if (job.running || !this.runsHere(job)) return false;
         const latest = job.history[0];
         if (latest === undefined || latest.type === 'added' || latest.type === 'stopped') return true;
         const crashes = job.consecutiveCrashes(healthThresholdSec);
@@ -167,44 +187,79 @@ export class ReplicationScheduler {
     return job.consecutiveCrashes(this.settings.healthThresholdSec) > 0 ? 'crashing' : 'pending';
   }
 
-  private startJob(job: ReplicationJob): void {
-    if (job.running || this.closed || !this.active) return;
+  private startJob(job: ReplicationJob, opened?: Opened): void {
+    if (job.running || this.closed || !this.runsHere(job)) return;
     const run = job.nextRun(`<0.${++this.pids}.0>`);
     job.record({ type: 'started', at: Date.now() }, this.settings.maxHistory);
-    const done = this.runJob(job, run);
+    const done = this.runJob(job, run, opened);
+    run.ended = done;
     this.runs.add(done);
     void done.finally(() => this.runs.delete(done));
   }
 
-  private async runJob(job: ReplicationJob, run: JobRun): Promise<void> {
+  private async runJob(job: ReplicationJob, run: JobRun, preopened: Opened | undefined): Promise<void> {
     let result: SessionResult;
     try {
-      const opened = await this.host.open(job.request, job.user);
+      const opened = preopened ?? (await this.host.open(job.request, job.user));
       if (!job.isCurrent(run)) {
         closeBoth(opened);
+        this.answerRemoved(job);
         return;
       }
       result = await job.runSession(run, opened, (line) => this.host.log(line));
     } catch (error) {
-      if (!job.isCurrent(run)) return;
-      this.crashed(job, run, reasonOf(error));
+      if (!job.isCurrent(run)) {
+        this.answerRemoved(job, { error });
+        return;
+      }
+      this.crashed(job, run, error);
       return;
     } finally {
       if (run.opened !== undefined) closeBoth(run.opened);
     }
-    if (!job.isCurrent(run)) return;
+    if (!job.isCurrent(run)) {
+      // Cancelled: a waiting `_replicate` one-shot answers with what it did up to its checkpoint.
+      this.answerRemoved(job, { result });
+      return;
+    }
     job.keepStats(run);
     job.run = undefined;
     if (job.continuous) return; // stopped by the scheduler: it waits as pending
     this.jobs.delete(job.id);
-    this.host.log(`Replication ${job.id} (${job.source} -> ${job.target}) completed.`);
-    this.host.completed(job, result);
+    const stats = job.info();
+    this.host.log(
+      `Replication ${job.id} (${job.source} -> ${job.target}) completed: ` +
+        `${String(stats?.docs_written ?? 0)} written, ${String(stats?.doc_write_failures ?? 0)} failed.`,
+    );
+    if (job.origin === null) job.answered({ result });
+    else this.host.completed(job, result);
   }
 
-  private crashed(job: ReplicationJob, run: JobRun, reason: string): void {
+  /**
+   * A removed job's waiting `_replicate` request gets its answer: the cancelled run's outcome, or
+   * (never started, or stopped before its session) that it was cancelled. A job only stopped for
+   * a while (rotation, excess) is still scheduled and answers later.
+   */
+  private answerRemoved(job: ReplicationJob, outcome?: { result: SessionResult } | { error: unknown }): void {
+    if (this.jobs.get(job.id) === job) return;
+    job.answered(
+      outcome ??
+        ({ error: new CouchError('not_found', `Replication ${job.id} was cancelled before it ran.`) } as const),
+    );
+  }
+
+  private crashed(job: ReplicationJob, run: JobRun, error: unknown): void {
+    const reason = reasonOf(error);
     job.keepStats(run);
     job.run = undefined;
     job.record({ type: 'crashed', at: Date.now(), reason }, this.settings.maxHistory);
+    if (job.answer !== undefined) {
+      // A `_replicate` one-shot: its request answers with the error (CouchDB drops the job too).
+      this.jobs.delete(job.id);
+      this.host.log(`Replication ${job.id} (${job.source} -> ${job.target}) failed: ${reason}`);
+      job.answered({ error });
+      return;
+    }
     const crashes = job.consecutiveCrashes(this.settings.healthThresholdSec);
     const wait = backoffMs(crashes, this.settings.crashBackoffMs);
     this.host.log(
@@ -247,7 +302,11 @@ export class ReplicationScheduler {
       this.crashed(
         job,
         run,
-        `no progress for ${Math.round(this.settings.stallTimeoutMs / 1000)} s (source or target not answering)`,
+        new CouchError(
+          'replication_stalled',
+          `no progress for ${Math.round(this.settings.stallTimeoutMs / 1000)} s (source or target not answering)`,
+          502,
+        ),
       );
     }
   }
@@ -274,6 +333,7 @@ export class ReplicationScheduler {
     for (const job of this.jobs.values()) {
       if (job.run?.opened !== undefined) closeBoth(job.run.opened);
       job.run = undefined;
+      job.answered({ error: new CouchError('replication_stopped', 'The server is stopping.', 503) });
     }
   }
 }

@@ -9,6 +9,7 @@
  * 413 and 415 are skipped, any other error fails the job.
  */
 import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { UserCtx } from '../auth/index.js';
 import { CouchError } from '../errors.js';
 import {
@@ -125,6 +126,9 @@ export class ReplicationSession {
     };
     try {
       while (!this.cancelled) {
+        // A local endpoint's reads and writes may all settle as microtasks: the server's sockets
+        // and timers get their turn once a batch (else a large in-process job holds them for its whole run).
+        await yieldToEventLoop();
         const page = await next;
         const caughtUp = page.results.length < workerBatchSize;
         // The next batch's changes are read while this one is prepared and written (its seq is

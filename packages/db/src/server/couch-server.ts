@@ -138,6 +138,7 @@ export class CouchServer {
     log: (line) => this.log(line),
     openDb: (name) => this.db(name),
     createDb: (name, options) => this.createDb(name, options),
+    scheduler: () => this.scheduler,
   });
   /** The jobs of replication documents, run `max_jobs` at a time (replication/scheduler.ts). */
   readonly scheduler = new ReplicationScheduler({
@@ -479,7 +480,11 @@ export class CouchServer {
   schedulerSnapshot(): SchedulerSnapshot {
     return {
       node: this.nodeName,
-      jobs: this.scheduler.all().map((job) => jobListing(job, this.nodeName)),
+      // This node's `_replicate` jobs are listed by each node itself (Replicator.schedulerJobs).
+      jobs: this.scheduler
+        .all()
+        .filter((job) => job.origin !== null)
+        .map((job) => jobListing(job, this.nodeName)),
       docs: this.replicatorDocs.all().map((entry) => docListing(entry, this.scheduler, this.nodeName)),
     };
   }
@@ -493,7 +498,6 @@ export class CouchServer {
       await this.replicatorLease.close();
       this.replicatorDocs.close();
       await this.scheduler.close();
-      await this.replicator.close();
     })();
     return this.replicationStopped;
   }

@@ -59,7 +59,7 @@ export const views = {
     requireAdmin(ctx.user);
     const tasks: object[] = [...compactionTasks()];
     for (const manager of ctx.server.allViews()) tasks.push(...(await manager.tasks()));
-    tasks.push(...ctx.server.replicator.tasks(), ...jobTasks(ctx.server.scheduler));
+    tasks.push(...jobTasks(ctx.server.scheduler));
     sendJson(ctx, 200, tasks);
   },
 };
