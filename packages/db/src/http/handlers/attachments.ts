@@ -15,7 +15,7 @@ import { acceptsGzip } from '../accept-encoding.js';
 import { bodyStream } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { locationOf } from '../location.js';
-import { randomBoundary } from '../multipart.js';
+import { randomBoundary } from '../../support/multipart.js';
 import { parseRange, resolveRanges, type ByteRange } from '../range.js';
 import { sendError, sendJson, streamBytes, ifNoneMatch } from '../respond.js';
 import { dbOf } from './databases.js';

@@ -17,7 +17,7 @@ import type { OpenedDoc, OpenOptions } from '../../documents/database.js';
 import type { ReadAhead } from '../../documents/read-ahead.js';
 import type { Attachment } from '../../documents/attachment.js';
 import { acceptsType } from '../accept.js';
-import { randomBoundary } from '../multipart.js';
+import { randomBoundary } from '../../support/multipart.js';
 import { bulkGetParts, documentPart, errorPart, type MixedPart } from '../multipart-write.js';
 import { attachmentOptions } from './documents.js';
 import { dbOf } from './databases.js';

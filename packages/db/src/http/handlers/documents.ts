@@ -11,7 +11,7 @@ import { isLocalId, randomId } from '../../documents/doc-id.js';
 import type { Database, OpenedDoc, OpenOptions, OpenRevsResult } from '../../documents/database.js';
 import type { Attachment } from '../../documents/attachment.js';
 import { acceptsType } from '../accept.js';
-import { boundaryOf, MultipartReader, randomBoundary } from '../multipart.js';
+import { boundaryOf, MultipartReader, randomBoundary } from '../../support/multipart.js';
 import { documentPart, errorPart, mixedParts, relatedParts } from '../multipart-write.js';
 import { bodyStream, readJson, checkJsonType, parseBody } from '../body.js';
 import { validateDocId } from '../../documents/doc-id.js';

@@ -12,7 +12,7 @@ import { validateDocId } from '../../documents/doc-id.js';
 import { parseRev } from '../../revisions/index.js';
 import { bodyStream } from '../body.js';
 import type { RequestContext } from '../context.js';
-import { boundaryOf, MultipartReader } from '../multipart.js';
+import { boundaryOf, MultipartReader } from '../../support/multipart.js';
 import { sendJson } from '../respond.js';
 import { writtenStatus } from '../write-quorum.js';
 import { writerOf } from '../writer.js';
