@@ -8,6 +8,7 @@ import { isAscii } from 'node:buffer';
 import { shorter } from '../documents/attachment-bytes.js';
 import { CouchError, invalidJson, tooDeep } from '../errors.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, type JsonValue } from '../json/index.js';
+import { POOLED_MIN_BYTES, giveBack, takeBuffer } from './body-buffers.js';
 import type { RequestContext } from './context.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -15,7 +16,14 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** The largest declared body read into a buffer allocated up front. */
 const PREALLOCATE = 8 * 1024 * 1024;
 
-export async function readBody(ctx: RequestContext): Promise<Buffer> {
+/**
+ * The whole body. `allocate` gives the buffer a body with a Content-Length is read into (a
+ * pooled one when the caller gives it back once it has decoded it: ./body-buffers.ts).
+ */
+export async function readBody(
+  ctx: RequestContext,
+  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): Promise<Buffer> {
   if (ctx.bufferedBody !== undefined) return ctx.bufferedBody;
   const limit = ctx.server.maxBodyBytes;
   const declared = Number(ctx.req.headers['content-length']);
@@ -24,9 +32,7 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
   // that size (no chunk list, no concat); without one (chunked), past it, or for a larger body,
   // they are gathered as they come, so memory only grows with the bytes that actually arrive.
   const sized =
-    Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE
-      ? Buffer.allocUnsafe(declared)
-      : undefined;
+    Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE ? allocate(declared) : undefined;
   let chunks: Buffer[] | undefined;
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -86,7 +92,19 @@ function isParseError(error: Error | null): boolean {
 /** The body parsed as JSON; `requireJsonType` for the POST endpoints that check Content-Type (415). */
 export async function readJson(ctx: RequestContext, requireJsonType = false): Promise<JsonValue> {
   if (requireJsonType) checkJsonType(ctx);
-  return parseBody(await readBody(ctx));
+  if (ctx.bufferedBody !== undefined) return parseBody(ctx.bufferedBody);
+  // A large body is read into a reused buffer: parseBody copies it into a string, so the buffer
+  // is free again as soon as it returns (or throws).
+  let pooled: Buffer | undefined;
+  try {
+    return parseBody(
+      await readBody(ctx, (size) =>
+        size >= POOLED_MIN_BYTES ? (pooled = takeBuffer(size)) : Buffer.allocUnsafe(size),
+      ),
+    );
+  } finally {
+    if (pooled !== undefined) giveBack(pooled);
+  }
 }
 
 export function parseBody(bytes: Buffer): JsonValue {
