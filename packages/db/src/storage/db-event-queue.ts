@@ -1,11 +1,18 @@
 /**
  * The database events an engine records (`Storage.foldDbEvents`), queued in order and written in
  * batches, both engines. `updated` is recorded after the commit it follows, once per database per
- * batch (CouchDB's global_changes also coalesces them), so a write pays no second transaction of
+ * batch of up to UPDATED_DELAY_MS (CouchDB's global_changes also coalesces them), so a write pays no second transaction of
  * its own; `created` and `deleted` are written before their call returns. A read flushes first,
  * so this storage's reads see every event it recorded.
  */
 import type { DbEventType } from './records.js';
+
+/**
+ * How long an `updated` waits for others to join its batch: CouchDB's global_changes
+ * `max_event_delay` (25 ms). Without it a stream of single-document writes paid a transaction
+ * on the events file for each write. Reads of the events flush first, so nothing reads stale.
+ */
+const UPDATED_DELAY_MS = 25;
 
 export interface NewDbEvent {
   dbName: string;
@@ -30,7 +37,7 @@ export class DbEventQueue {
     if (this.scheduled) return;
     this.scheduled = true;
     // A failed batch is queued again by flush; the next write or read retries it.
-    setImmediate(() => void this.flush().catch(() => {}));
+    setTimeout(() => void this.flush().catch(() => {}), UPDATED_DELAY_MS);
   }
 
   /** Records `created` or `deleted` after what is queued, and resolves once it is written. */
