@@ -1,18 +1,19 @@
 /**
  * The database events an engine records (`Storage.foldDbEvents`), queued in order and written in
  * batches, both engines. `updated` is recorded after the commit it follows, once per database per
- * batch of up to UPDATED_DELAY_MS (CouchDB's global_changes also coalesces them), so a write pays no second transaction of
+ * batch (CouchDB's global_changes also coalesces them), so a write pays no second transaction of
  * its own; `created` and `deleted` are written before their call returns. A read flushes first,
  * so this storage's reads see every event it recorded.
  */
 import type { DbEventType } from './records.js';
 
 /**
- * How long an `updated` waits for others to join its batch: CouchDB's global_changes
- * `max_event_delay` (25 ms). Without it a stream of single-document writes paid a transaction
- * on the events file for each write. Reads of the events flush first, so nothing reads stale.
+ * A batch delay for engines whose event writes cost a transaction of their own (SQLite's events
+ * file): CouchDB's global_changes `max_event_delay`, 25 ms. Without it a stream of
+ * single-document writes paid that transaction for each write. Reads of the events flush first,
+ * so nothing reads stale.
  */
-const UPDATED_DELAY_MS = 25;
+export const COUCH_EVENT_DELAY_MS = 25;
 
 export interface NewDbEvent {
   dbName: string;
@@ -26,8 +27,14 @@ export class DbEventQueue {
   private scheduled = false;
   private writing: Promise<void> = Promise.resolve();
 
-  /** `write` gives the events the next sequences, in order, in one transaction. */
-  constructor(private readonly write: (events: readonly NewDbEvent[]) => Promise<void>) {}
+  /**
+   * `write` gives the events the next sequences, in order, in one transaction. `delayMs`: how
+   * long a queued `updated` waits for others (0: until the current turn of the event loop ends).
+   */
+  constructor(
+    private readonly write: (events: readonly NewDbEvent[]) => Promise<void>,
+    private readonly delayMs = 0,
+  ) {}
 
   /** A commit changed `dbName`'s documents: its `updated` event goes with the next batch. */
   updated(dbName: string): void {
@@ -37,7 +44,9 @@ export class DbEventQueue {
     if (this.scheduled) return;
     this.scheduled = true;
     // A failed batch is queued again by flush; the next write or read retries it.
-    setTimeout(() => void this.flush().catch(() => {}), UPDATED_DELAY_MS);
+    const flush = () => void this.flush().catch(() => {});
+    if (this.delayMs > 0) setTimeout(flush, this.delayMs);
+    else setImmediate(flush);
   }
 
   /** Records `created` or `deleted` after what is queued, and resolves once it is written. */
