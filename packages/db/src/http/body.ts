@@ -9,7 +9,6 @@ import { shorter } from '../documents/attachment-bytes.js';
 import { CouchError, invalidJson, tooDeep } from '../errors.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, type JsonValue } from '../json/index.js';
 import { POOLED_MIN_BYTES, giveBack, takeBuffer } from './body-buffers.js';
-import { parseSplitBody } from './split-body.js';
 import type { RequestContext } from './context.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -90,16 +89,10 @@ function isParseError(error: Error | null): boolean {
   return typeof code === 'string' && code.startsWith('HPE_');
 }
 
-/** Bodies from this size on may be parsed in pieces: V8 keeps strings over 128 KB in mappings of their own. */
-const IN_PIECES_BYTES = 128 * 1024;
-
-/**
- * The body parsed as JSON; `requireJsonType` for the POST endpoints that check Content-Type (415);
- * `inPieces` as parseBody takes it.
- */
-export async function readJson(ctx: RequestContext, requireJsonType = false, inPieces = false): Promise<JsonValue> {
+/** The body parsed as JSON; `requireJsonType` for the POST endpoints that check Content-Type (415). */
+export async function readJson(ctx: RequestContext, requireJsonType = false): Promise<JsonValue> {
   if (requireJsonType) checkJsonType(ctx);
-  if (ctx.bufferedBody !== undefined) return parseBody(ctx.bufferedBody, inPieces);
+  if (ctx.bufferedBody !== undefined) return parseBody(ctx.bufferedBody);
   // A large body is read into a reused buffer: parseBody copies it into a string, so the buffer
   // is free again as soon as it returns (or throws).
   let pooled: Buffer | undefined;
@@ -108,35 +101,24 @@ export async function readJson(ctx: RequestContext, requireJsonType = false, inP
       await readBody(ctx, (size) =>
         size >= POOLED_MIN_BYTES ? (pooled = takeBuffer(size)) : Buffer.allocUnsafe(size),
       ),
-      inPieces,
     );
   } finally {
     if (pooled !== undefined) giveBack(pooled);
   }
 }
 
-/** The body's text: strict UTF-8, a 400 when it is not. */
-function decodeBody(bytes: Buffer): string {
+export function parseBody(bytes: Buffer): JsonValue {
+  let text: string;
   // Pure ASCII (the common case) is valid UTF-8 as it is: a Latin-1 read gives the same string
   // without the strict decoder's checks.
-  if (isAscii(bytes)) return bytes.toString('latin1');
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw invalidJson();
+  if (isAscii(bytes)) text = bytes.toString('latin1');
+  else {
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw invalidJson();
+    }
   }
-}
-
-/**
- * `inPieces`: a large object body may be parsed a piece at a time (./split-body.ts); only for
- * bodies whose top-level object is read member by member, never stored or hashed whole.
- */
-export function parseBody(bytes: Buffer, inPieces = false): JsonValue {
-  if (inPieces && bytes.length >= IN_PIECES_BYTES) {
-    const parsed = parseSplitBody(bytes, decodeBody);
-    if (parsed !== undefined) return parsed;
-  }
-  const text = decodeBody(bytes);
   try {
     return parseJson(text);
   } catch (error) {

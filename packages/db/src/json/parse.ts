@@ -45,14 +45,11 @@ export const MAX_DEPTH = 1000;
  * An object whose source text is exactly what `stringifyJson` would write for it (no
  * whitespace, no collapsed duplicate, numbers and strings spelled canonically) remembers it:
  * see `JsonObject.canonicalText`.
- *
- * `startDepth`: the nesting the text sits in when it is one value cut out of a larger text.
  */
-export function parseJson(text: string, startDepth = 0): JsonValue {
+export function parseJson(text: string): JsonValue {
   src = text;
   pos = 0;
-  // A piece of a larger text (../http/split-body.ts) counts the levels it sits in.
-  depth = startDepth;
+  depth = 0;
   dirt = 0;
   try {
     skipWhitespace();

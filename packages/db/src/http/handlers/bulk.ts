@@ -23,8 +23,7 @@ import { dbOf } from './databases.js';
 import { writerOf } from '../writer.js';
 
 async function objectBody(ctx: RequestContext): Promise<JsonObject> {
-  // Read member by member, never stored whole: a large one may be parsed in pieces.
-  const body = await readJson(ctx, true, true);
+  const body = await readJson(ctx, true);
   if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
   return body;
 }
