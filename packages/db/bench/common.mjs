@@ -246,6 +246,9 @@ export async function startServer(name, options = {}) {
     if (!up) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (!up) throw new Error(`${name} did not start`);
+  // A fresh server's RSS once its start-up work has settled (issue #31: ≤ 50 MB).
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const idleRss = rssOf(child.pid);
   return {
     name,
     request,
@@ -253,6 +256,7 @@ export async function startServer(name, options = {}) {
     auth: spec.auth,
     db: 'bench',
     pid: child.pid,
+    idleRss,
     storage: postgresUrl,
     /** The directory the server runs in (cpu profiles land there). */
     dir,
@@ -290,6 +294,22 @@ export function cpuSecondsOf(pid) {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Page faults (minor + major) the process has taken so far, from /proc/pid/stat. On a virtual
+ * machine whose first touch of a page is slow (tens of µs), memory mapped afresh and dropped
+ * again costs more than the work done in it: this says how much of that a workload does.
+ */
+export function pageFaultsOf(pid) {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[7]) + Number(fields[9]); // minflt, majflt
   } catch {
     return undefined;
   }

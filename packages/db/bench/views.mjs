@@ -26,7 +26,9 @@ import {
   isPost,
   makeDoc,
   closedLoop,
+  cpuSecondsOf,
   nowUs,
+  pageFaultsOf,
   peakRssOf,
   phase,
   resetPeakRss,
@@ -99,6 +101,8 @@ export async function runViews(server, opts) {
     const reset = resetPeakRss(server.pid);
     out.peakResets = reset;
     const sampler = sampleRss(server.pid);
+    const cpuStart = cpuSecondsOf(server.pid);
+    const faultsStart = pageFaultsOf(server.pid);
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
     const perView = [];
@@ -140,6 +144,8 @@ export async function runViews(server, opts) {
       peakRss: reset ? peakRssOf(server.pid) : rss?.max,
       peakRssHow: reset ? 'VmHWM' : 'sampled',
       rssAfter: rss?.after,
+      serverCpu: server.pid === undefined ? undefined : cpuSecondsOf(server.pid) - cpuStart,
+      pageFaults: server.pid === undefined ? undefined : pageFaultsOf(server.pid) - faultsStart,
     };
     log(timedOut ? `index build did not finish within ${opts.peerTimeout} s` : `index built in ${fmt(ms / 1000, 2)} s`);
     if (timedOut) return out;
@@ -565,7 +571,10 @@ export function reportViews(results, opts) {
   const build = results.divan?.build;
   if (build?.perView)
     console.log(
-      `index build per view (divan, ms): ${build.perView.map((ms) => fmt(ms)).join(' + ')}; RSS after ${fmt((build.rssAfter ?? 0) / 1048576)} MB (${build.peakRssHow})`,
+      `index build per view (divan, ms): ${build.perView.map((ms) => fmt(ms)).join(' + ')}; RSS after ${fmt((build.rssAfter ?? 0) / 1048576)} MB (${build.peakRssHow})` +
+        (build.serverCpu === undefined
+          ? ''
+          : `; the server's own cost: ${fmt(build.serverCpu, 2)} s CPU, ${fmt(build.pageFaults / 1000, 1)}k page faults`),
     );
   console.log('');
 }

@@ -15,6 +15,7 @@ import {
   parseJsonIsolatingDeep,
   type JsonValue,
 } from '../json/index.js';
+import { POOLED_MIN_BYTES, giveBack, takeBuffer } from './body-buffers.js';
 import type { RequestContext } from './context.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -22,7 +23,14 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** The largest declared body read into a buffer allocated up front. */
 const PREALLOCATE = 8 * 1024 * 1024;
 
-export async function readBody(ctx: RequestContext): Promise<Buffer> {
+/**
+ * The whole body. `allocate` gives the buffer a body with a Content-Length is read into (a
+ * pooled one when the caller gives it back once it has decoded it: ./body-buffers.ts).
+ */
+export async function readBody(
+  ctx: RequestContext,
+  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): Promise<Buffer> {
   if (ctx.bufferedBody !== undefined) return ctx.bufferedBody;
   const limit = ctx.server.maxBodyBytes;
   const declared = Number(ctx.req.headers['content-length']);
@@ -31,9 +39,7 @@ export async function readBody(ctx: RequestContext): Promise<Buffer> {
   // that size (no chunk list, no concat); without one (chunked), past it, or for a larger body,
   // they are gathered as they come, so memory only grows with the bytes that actually arrive.
   const sized =
-    Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE
-      ? Buffer.allocUnsafe(declared)
-      : undefined;
+    Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE ? allocate(declared) : undefined;
   let chunks: Buffer[] | undefined;
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -93,7 +99,25 @@ function isParseError(error: Error | null): boolean {
 /** The body parsed as JSON; `requireJsonType` for the POST endpoints that check Content-Type (415). */
 export async function readJson(ctx: RequestContext, requireJsonType = false): Promise<JsonValue> {
   if (requireJsonType) checkJsonType(ctx);
-  return parseBody(await readBody(ctx));
+  if (ctx.bufferedBody !== undefined) return parseBody(ctx.bufferedBody);
+  return readPooled(ctx, parseBody);
+}
+
+/**
+ * The body read and handed to `parse`: a large one into a reused buffer (./body-buffers.ts),
+ * free again as soon as `parse` returns or throws (parsing copies it into a string).
+ */
+async function readPooled<T>(ctx: RequestContext, parse: (bytes: Buffer) => T): Promise<T> {
+  let pooled: Buffer | undefined;
+  try {
+    return parse(
+      await readBody(ctx, (size) =>
+        size >= POOLED_MIN_BYTES ? (pooled = takeBuffer(size)) : Buffer.allocUnsafe(size),
+      ),
+    );
+  } finally {
+    if (pooled !== undefined) giveBack(pooled);
+  }
 }
 
 export function parseBody(bytes: Buffer): JsonValue {
@@ -101,15 +125,15 @@ export function parseBody(bytes: Buffer): JsonValue {
 }
 
 /**
- * The body parsed as JSON, but an element of its `docs` list (`_bulk_docs`) nested too deep is set apart (json/parse.ts `parseJsonIsolatingDeep`) instead of failing the
- * request, so that document alone can be refused.
+ * The body parsed as JSON, but an element of its `docs` list (`_bulk_docs`) nested too deep is
+ * set apart (json/parse.ts `parseJsonIsolatingDeep`) instead of failing the request, so that
+ * document alone can be refused.
  */
 export async function readJsonIsolatingDeep(
   ctx: RequestContext,
 ): Promise<{ value: JsonValue; tooDeep: Map<JsonObject, string> }> {
   checkJsonType(ctx);
-  const text = bodyText(await readBody(ctx));
-  return parseText(text, (t) => parseJsonIsolatingDeep(t, 'docs'));
+  return readPooled(ctx, (bytes) => parseText(bodyText(bytes), (t) => parseJsonIsolatingDeep(t, 'docs')));
 }
 
 function parseText<T>(text: string, parse: (text: string) => T): T {

@@ -7,6 +7,14 @@
  */
 import type { DbEventType } from './records.js';
 
+/**
+ * A batch delay for engines whose event writes cost a transaction of their own (SQLite's events
+ * file): CouchDB's global_changes `max_event_delay`, 25 ms. Without it a stream of
+ * single-document writes paid that transaction for each write. Reads of the events flush first,
+ * so nothing reads stale.
+ */
+export const COUCH_EVENT_DELAY_MS = 25;
+
 export interface NewDbEvent {
   dbName: string;
   type: DbEventType;
@@ -19,8 +27,14 @@ export class DbEventQueue {
   private scheduled = false;
   private writing: Promise<void> = Promise.resolve();
 
-  /** `write` gives the events the next sequences, in order, in one transaction. */
-  constructor(private readonly write: (events: readonly NewDbEvent[]) => Promise<void>) {}
+  /**
+   * `write` gives the events the next sequences, in order, in one transaction. `delayMs`: how
+   * long a queued `updated` waits for others (0: until the current turn of the event loop ends).
+   */
+  constructor(
+    private readonly write: (events: readonly NewDbEvent[]) => Promise<void>,
+    private readonly delayMs = 0,
+  ) {}
 
   /** A commit changed `dbName`'s documents: its `updated` event goes with the next batch. */
   updated(dbName: string): void {
@@ -30,7 +44,9 @@ export class DbEventQueue {
     if (this.scheduled) return;
     this.scheduled = true;
     // A failed batch is queued again by flush; the next write or read retries it.
-    setImmediate(() => void this.flush().catch(() => {}));
+    const flush = () => void this.flush().catch(() => {});
+    if (this.delayMs > 0) setTimeout(flush, this.delayMs);
+    else setImmediate(flush);
   }
 
   /** Records `created` or `deleted` after what is queued, and resolves once it is written. */

@@ -30,7 +30,7 @@ import { openSqliteEngine } from './sqlite-engine.js';
 import { IndexFolder } from '../local-index/index-folder.js';
 import { LocalAttachmentWrites } from '../attachment-writes.js';
 import { type FolderLock, lockFolder } from '../folder-lock.js';
-import { DbEventQueue } from '../db-event-queue.js';
+import { COUCH_EVENT_DELAY_MS, DbEventQueue } from '../db-event-queue.js';
 import { DbEventsFile } from './db-events-file.js';
 
 /** Rows per page handed out by the folds. */
@@ -57,7 +57,7 @@ export class SqliteStorage implements Storage {
     private readonly lock: FolderLock,
   ) {
     this.eventsFile = new DbEventsFile(dir);
-    this.events = new DbEventQueue(async (events) => this.eventsFile.write(events));
+    this.events = new DbEventQueue(async (events) => this.eventsFile.write(events), COUCH_EVENT_DELAY_MS);
   }
 
   async listDatabases(): Promise<string[]> {
