@@ -236,6 +236,9 @@ if (url instanceof Error) {
       try {
         const db = await storage.create('u');
         await db.update(['a'], writing([write('a', '1-a', '{}')]));
+        // The write's `_db_updates` event is written after it, on its own connection: flush it,
+        // so the only statement left to wait on the lock below is the update the test means.
+        await storage.dbEventSeq();
         // Hold the database's writer lock, so the next update waits on it; then end that
         // update's connection (as a server restart or a network cut would).
         await admin.query('BEGIN');
