@@ -110,8 +110,9 @@ export function buildQuery(q: SyntaxQuery, analyzers: FieldAnalyzers): RunQuery 
         return {
           type: 'numberRange',
           field: q.field,
-          lower,
-          upper,
+          // An infinite bound is an open one (JSON holds no infinite number to include or not).
+          lower: lower === -Infinity ? null : lower,
+          upper: upper === Infinity ? null : upper,
           includeLower: q.includeLower,
           includeUpper: q.includeUpper,
           boost,

@@ -33,6 +33,7 @@ import { checkDesignWrite } from '../views/design-check.js';
 import { ViewManager } from '../views/view-manager.js';
 import { searchMapper } from '../search/search-mapper.js';
 import { searchSignatures } from '../search/search-design.js';
+import { nouveauSignatures } from '../search/nouveau-design.js';
 import { jsonIndexMapper } from '../mango/json-index.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
@@ -59,6 +60,11 @@ function mangoMappers(group: ViewGroup) {
     const selector = parseSelector(json);
     return (doc) => matches(selector, doc);
   });
+}
+
+/** The full-text indexes a design document defines (`_search`'s and Nouveau's): in use while it is. */
+function fullTextSignatures(ddocId: string, body: Record<string, unknown>): string[] {
+  return [...searchSignatures(ddocId, body), ...nouveauSignatures(ddocId, body)];
 }
 
 export interface CouchServerOptions {
@@ -406,7 +412,7 @@ export class CouchServer {
   views(db: Database): ViewManager {
     let manager = this.viewManagers.get(db);
     if (manager === undefined) {
-      manager = new ViewManager(db, db.viewIndexes(), this.log, mangoMappers, searchSignatures);
+      manager = new ViewManager(db, db.viewIndexes(), this.log, mangoMappers, fullTextSignatures);
       this.viewManagers.set(db, manager);
     }
     return manager;
