@@ -10,11 +10,28 @@ import { ALL_DOCS_INDEX, describeIndex } from './json-index.js';
 import type { Plan } from './planner.js';
 import { selectorToJson } from './selector.js';
 import { sortToJson } from './sort.js';
+import { textExplain, textPlan } from './text-find.js';
 
 /** How `_explain` writes the top of a range: CouchDB's `<MAX>`. */
 const MAX = '<MAX>';
 
 export async function explain(db: Database, request: FindRequest): Promise<JsonObject> {
+  const text = await textPlan(db, request, () => planFind(db, request));
+  if (text !== undefined) {
+    // A text index's plan: the query and sort it runs (mango_cursor_text:explain).
+    const { index, limit, tail } = textExplain(request, text);
+    return JsonObject.from([
+      ['dbname', db.name],
+      ['index', index],
+      ['partitioned', db.partitioned],
+      ['selector', selectorToJson(request.selector)],
+      ['opts', options(request)],
+      ['limit', limit],
+      ['skip', request.skip],
+      ['fields', [...request.fields.names]],
+      ...tail,
+    ]);
+  }
   const planned: Plan = await planFind(db, request);
   const { index } = planned;
   const out = JsonObject.from([

@@ -34,6 +34,8 @@ import { ViewManager } from '../views/view-manager.js';
 import { searchMapper } from '../search/search-mapper.js';
 import { searchSignatures } from '../search/search-design.js';
 import { nouveauSignatures } from '../search/nouveau-design.js';
+import { textIndexMapper } from '../mango/text-mapper.js';
+import { textIndexSignatures } from '../mango/text-index.js';
 import { jsonIndexMapper } from '../mango/json-index.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
@@ -52,19 +54,20 @@ import { UuidGenerator } from './uuids.js';
 
 /**
  * Mango's JSON indexes (`"language": "query"` design docs) are mapped natively; so are
- * full-text indexes (their index functions run in the sandbox, their analyzers here).
+ * full-text indexes (their index functions run in the sandbox, their analyzers here; a Mango
+ * text index's fields are computed natively too).
  */
 function mangoMappers(group: ViewGroup) {
-  if (group.language !== 'query') return searchMapper(group);
+  if (group.language !== 'query') return textIndexMapper(group) ?? searchMapper(group);
   return jsonIndexMapper(group, (json) => {
     const selector = parseSelector(json);
     return (doc) => matches(selector, doc);
   });
 }
 
-/** The full-text indexes a design document defines (`_search`'s and Nouveau's): in use while it is. */
+/** The full-text indexes a design document defines (`_search`'s, Nouveau's, Mango's text): in use while it is. */
 function fullTextSignatures(ddocId: string, body: Record<string, unknown>): string[] {
-  return [...searchSignatures(ddocId, body), ...nouveauSignatures(ddocId, body)];
+  return [...searchSignatures(ddocId, body), ...nouveauSignatures(ddocId, body), ...textIndexSignatures(ddocId, body)];
 }
 
 export interface CouchServerOptions {
