@@ -1,0 +1,28 @@
+/**
+ * The language analyzers of CouchDB's list that Divan has (Lucene 4's `*Analyzer` of each), by
+ * the name an index definition gives: each takes its own stop words, or those given
+ * (`{"name": "french", "stopwords": [...]}`).
+ */
+import type { Token } from '../tokenizers.js';
+import { frenchAnalyzer } from './french.js';
+import { germanAnalyzer } from './german.js';
+import { italianAnalyzer } from './italian.js';
+import { portugueseAnalyzer } from './portuguese.js';
+import { spanishAnalyzer } from './spanish.js';
+
+type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
+
+const LANGUAGES: Record<string, LanguageAnalyzer> = {
+  french: frenchAnalyzer,
+  german: germanAnalyzer,
+  italian: italianAnalyzer,
+  portuguese: portugueseAnalyzer,
+  spanish: spanishAnalyzer,
+};
+
+export const LANGUAGE_ANALYZER_NAMES: readonly string[] = Object.keys(LANGUAGES);
+
+/** The analyzer of a language by name; undefined for a name that is none of them. */
+export function languageAnalyzer(name: string, stop?: ReadonlySet<string>): ((text: string) => Token[]) | undefined {
+  return Object.hasOwn(LANGUAGES, name) ? LANGUAGES[name]!(stop) : undefined;
+}

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fieldAnalyzers } from '../src/search/analyzers.js';
+import { germanNormalized } from '../src/search/analyzers/german.js';
+import { portugueseLightStem } from '../src/search/analyzers/portuguese.js';
+
+const terms = (analyzer: unknown, text: string) =>
+  fieldAnalyzers(analyzer)
+    .forField('f')(text)
+    .map((t) => t.text);
+const stem = (word: string) => {
+  const units = word.split('');
+  return units.slice(0, portugueseLightStem(units, units.length)).join('');
+};
+
+/** Each expectation is Lucene's (its analyzers' own tests), the chains being Lucene 4's. */
+describe('language analyzers', () => {
+  it('french: elision, lowercase, stop words, the light stemmer', () => {
+    assert.deepEqual(terms('french', 'chien CHAT CHEVAL'), ['chien', 'chat', 'cheval']);
+    assert.deepEqual(terms('french', 'mot "entreguillemet"'), ['mot', 'entreguilemet']);
+    assert.deepEqual(terms('french', 'Jean-François'), ['jean', 'francoi']);
+    assert.deepEqual(terms('french', 'le la chien les aux chat du des à cheval'), ['chien', 'chat', 'cheval']);
+    assert.deepEqual(terms('french', 'lances chismes habitable chiste éléments captifs'), [
+      'lanc',
+      'chism',
+      'habitabl',
+      'chist',
+      'element',
+      'captif',
+    ]);
+    assert.deepEqual(terms('french', 'finissions souffrirent rugissante'), ['finision', 'soufrirent', 'rugisant']);
+    assert.deepEqual(terms('french', "C3PO aujourd'hui oeuf ïâöûàä anticonstitutionnellement Java++ "), [
+      'c3po',
+      "aujourd'hui",
+      'oeuf',
+      'ïaöuaä',
+      'anticonstitutionel',
+      'java',
+    ]);
+    assert.deepEqual(terms('french', '33Bis 1940-1945 1940:1945 (---i+++)*'), [
+      '33bi',
+      '1940',
+      '1945',
+      '1940',
+      '1945',
+      'i',
+    ]);
+    assert.deepEqual(terms('french', "voir l'embrouille"), ['voir', 'embrouil']);
+    assert.deepEqual(terms('french', 'Votre'), []);
+    assert.deepEqual(terms('french', 'sécuritaires securitaires'), ['securitair', 'securitair']);
+  });
+
+  it('german: normalization (umlauts, ae/oe/ue, ß) and the light stemmer', () => {
+    assert.deepEqual(terms('german', 'Tisch Tische Tischen'), ['tisch', 'tisch', 'tisch']);
+    assert.deepEqual(terms('german', 'Schaltflächen Schaltflaechen'), ['schaltflach', 'schaltflach']);
+    assert.deepEqual(terms('german', 'und der die das'), []);
+    assert.equal(germanNormalized('Schaltflächen'), 'Schaltflachen');
+    assert.equal(germanNormalized('Schaltflaechen'), 'Schaltflachen');
+    assert.equal(germanNormalized('dauer'), 'dauer');
+    assert.equal(germanNormalized('weißbier'), 'weissbier');
+  });
+
+  it('spanish: stop words and the light stemmer', () => {
+    assert.deepEqual(terms('spanish', 'chicana chicano'), ['chican', 'chican']);
+    assert.deepEqual(terms('spanish', 'los'), []);
+  });
+
+  it('italian: elision, stop words and the light stemmer', () => {
+    assert.deepEqual(terms('italian', 'abbandonata abbandonati'), ['abbandonat', 'abbandonat']);
+    assert.deepEqual(terms('italian', 'dallo'), []);
+    assert.deepEqual(terms('italian', "dell'Italia"), ['ital']);
+    assert.deepEqual(terms('italian', "l'Italiano"), ['italian']);
+  });
+
+  it("portuguese: stop words and the light stemmer (Savoy's examples)", () => {
+    assert.deepEqual(terms('portuguese', 'quilométricas quilométricos'), ['quilometric', 'quilometric']);
+    assert.deepEqual(terms('portuguese', 'não'), []);
+    const words =
+      'o debate político pelo menos o que vem a público parece de modo nada surpreendente restrito a temas menores mas há evidentemente grandes questões em jogo nas eleições que se aproximam';
+    assert.deepEqual(
+      words.split(' ').map(stem),
+      'o debat politic pelo meno o que vem a public parec de modo nada surpreendent restrit a tema menor mas há evident grand questa em jogo nas eleica que se aproximam'.split(
+        ' ',
+      ),
+    );
+    const pairs = [
+      ['doutores', 'doutor'],
+      ['homens', 'homem'],
+      ['papéis', 'papel'],
+      ['normais', 'normal'],
+      ['lencóis', 'lencol'],
+      ['barris', 'barril'],
+      ['botões', 'bota'],
+      ['botão', 'bota'],
+    ];
+    for (const [word, expected] of pairs) assert.equal(stem(word!), expected, word);
+  });
+
+  it("own stop words replace the language's", () => {
+    assert.deepEqual(terms({ name: 'french', stopwords: ['chien'] }, 'le chien'), ['le']);
+  });
+});
