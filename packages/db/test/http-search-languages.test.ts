@@ -38,6 +38,8 @@ describe('language analyzers over HTTP', () => {
       assert.deepEqual(await analyze(path, 'spanish', 'los chicanos'), { tokens: ['chican'] });
       assert.deepEqual(await analyze(path, 'italian', "dell'Italia"), { tokens: ['ital'] });
       assert.deepEqual(await analyze(path, 'portuguese', 'não homens'), { tokens: ['homem'] });
+      assert.deepEqual(await analyze(path, 'dutch', 'de lichamelijke kind'), { tokens: ['licham', 'kinder'] });
+      assert.deepEqual(await analyze(path, 'russian', 'Но знание это'), { tokens: ['знан', 'эт'] });
     }
     assert.deepEqual(await analyze('/_search_analyze', { name: 'french', stopwords: ['voir'] }, 'voir le'), {
       tokens: ['le'],

@@ -96,6 +96,67 @@ describe('language analyzers', () => {
     for (const [word, expected] of pairs) assert.equal(stem(word!), expected, word);
   });
 
+  it('russian: stop words and the Snowball stemmer', () => {
+    assert.deepEqual(terms('russian', 'Вместе с тем о силе электромагнитной энергии имели представление еще'), [
+      'вмест',
+      'сил',
+      'электромагнитн',
+      'энерг',
+      'имел',
+      'представлен',
+    ]);
+    assert.deepEqual(terms('russian', 'Но знание это хранилось в тайне'), ['знан', 'эт', 'хран', 'тайн']);
+    assert.deepEqual(terms('russian', 'text 1000'), ['text', '1000']);
+  });
+
+  it('dutch: stop words, the stem overrides and the Snowball stemmer', () => {
+    const cases: [string, string][] = [
+      ['lichaamsziek', 'lichaamsziek'],
+      ['lichamelijk', 'licham'],
+      ['lichamelijke', 'licham'],
+      ['lichamelijkheden', 'licham'],
+      ['lichamen', 'licham'],
+      ['lichere', 'licher'],
+      ['lichtdoorlatende', 'lichtdoorlat'],
+      ['lichte', 'licht'],
+      ['lichten', 'licht'],
+      ['lichtende', 'lichtend'],
+      ['lichtenvoorde', 'lichtenvoord'],
+      ['lichtere', 'lichter'],
+      ['lichters', 'lichter'],
+      ['lichtgevoeligheid', 'lichtgevoel'],
+      ['lichthoeveelheid', 'lichthoevel'],
+      ['lichtje', 'lichtj'],
+      ['lichtjes', 'lichtjes'],
+      ['lichtkranten', 'lichtkrant'],
+      ['lichtregelsystemen', 'lichtregelsystem'],
+      ['lichtste', 'lichtst'],
+      ['lichtstromende', 'lichtstrom'],
+      ['lichtte', 'licht'],
+      ['lichtten', 'licht'],
+      ['lichttoetreding', 'lichttoetred'],
+      ['lichtzinnige', 'lichtzinn'],
+      ['lidia', 'lidia'],
+      ['lidstaten', 'lidstat'],
+      ['lidvereniging', 'lidveren'],
+      ['opglimpende', 'opglimp'],
+      ['opgroeiplaats', 'opgroeiplat'],
+      ['ophaal', 'ophal'],
+      ['ophaalkosten', 'ophaalkost'],
+      ['ophalend', 'ophal'],
+      ['ophalers', 'ophaler'],
+      ['ophemelde', 'ophemeld'],
+      ['ophoog', 'ophog'],
+      ['ophoping', 'ophop'],
+      ['opheffen', 'opheff'],
+      ['opheffende', 'opheff'],
+      ['opheffing', 'opheff'],
+      ['fiets', 'fiets'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('dutch', word), [expected], word);
+    assert.deepEqual(terms('dutch', 'Zelf'), []);
+  });
+
   it("own stop words replace the language's", () => {
     assert.deepEqual(terms({ name: 'french', stopwords: ['chien'] }, 'le chien'), ['le']);
   });

@@ -4,19 +4,23 @@
  * (`{"name": "french", "stopwords": [...]}`).
  */
 import type { Token } from '../tokenizers.js';
+import { dutchAnalyzer } from './dutch.js';
 import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
 import { italianAnalyzer } from './italian.js';
 import { portugueseAnalyzer } from './portuguese.js';
+import { russianAnalyzer } from './russian.js';
 import { spanishAnalyzer } from './spanish.js';
 
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
+  dutch: dutchAnalyzer,
   french: frenchAnalyzer,
   german: germanAnalyzer,
   italian: italianAnalyzer,
   portuguese: portugueseAnalyzer,
+  russian: russianAnalyzer,
   spanish: spanishAnalyzer,
 };
 
