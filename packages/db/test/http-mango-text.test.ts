@@ -163,6 +163,16 @@ describe('Mango text indexes over HTTP', () => {
     assert.deepEqual([relevance.json.sort, relevance.json.limit], ['relevance', 200]);
   });
 
+  it('allow_fallback: false is content with a text index; a use_index naming nothing usable is still refused', async () => {
+    const served = await find({ selector: { $text: 'cats' }, allow_fallback: false, fields: ['_id'] });
+    assert.deepEqual([served.status, served.json.docs.length], [200, 2]);
+    const refused = await find({ selector: { $text: 'cats' }, allow_fallback: false, use_index: 'nothing' });
+    assert.deepEqual([refused.status, refused.json.error], [400, 'invalid_index']);
+    const warned = await find({ selector: { $text: 'cats' }, use_index: 'nothing', fields: ['_id'] });
+    assert.equal(warned.json.docs.length, 2);
+    assert.match(warned.json.warning, /_design\/nothing was not used/);
+  });
+
   it('execution_stats count the documents the hits brought', async () => {
     const r = await find({ selector: { $text: 'cats' }, execution_stats: true });
     assert.equal(r.json.execution_stats.results_returned, 2);

@@ -81,8 +81,12 @@ export async function textPlan(
   try {
     json = await planJson();
   } catch (error) {
-    // No JSON index and no `_all_docs` for this query: the text index serves it.
-    if (!(error instanceof CouchError) || !['invalid_index', 'no_usable_index'].includes(error.error)) throw error;
+    // No JSON index gives the sort, or only `_all_docs` could and fallback is off: the text index
+    // serves it. A `use_index` that names nothing usable stays refused.
+    const unserved =
+      error instanceof CouchError &&
+      (error.error === 'no_usable_index' || (error.error === 'invalid_index' && useIndex.length === 0));
+    if (!unserved) throw error;
   }
   if (json?.index?.kind === 'json') return undefined;
   return { index: only(usable), warnings: (json?.warnings ?? []).filter((w) => w !== MANGO_ALL_DOCS), json };
