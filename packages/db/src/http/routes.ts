@@ -306,6 +306,11 @@ const DATABASE = [
     { POST: 'partitions#viewQueries' },
     'member',
   ),
+  endpoint(
+    '/:db/_partition/:partition/_design/:docid/_search/:index',
+    { GET: 'partitions#search', POST: 'partitions#search' },
+    'member',
+  ),
   endpoint('/:db/_partition/:partition/_find', { POST: 'partitions#find' }, 'member'),
   endpoint('/:db/_partition/:partition/_explain', { POST: 'partitions#explain' }, 'member'),
   endpoint('/:db/_partition/:partition/*rest', PARTITION_ANY('partitions#other'), 'member'),

@@ -113,9 +113,6 @@ export async function createIndex(
   if (request.partitioned === true && !db.partitioned) {
     throw new CouchError('invalid_partitioned', 'Partitioned indexes need a partitioned database.', 400);
   }
-  if (textDef !== undefined && db.partitioned && request.partitioned !== false) {
-    throw new CouchError('not_implemented', 'Not available on this server yet: Partitioned text indexes.');
-  }
   // A concurrent writer of the same design document: read it again and retry.
   for (let attempt = 0; ; attempt++) {
     const current = await db.winningBody(id);

@@ -64,8 +64,9 @@ export async function textPlan(
   request: FindRequest,
   planJson: () => Promise<Plan>,
 ): Promise<TextPlan | undefined> {
-  if (request.partition !== '') return undefined;
-  const all = (await textIndexes(db)).filter((index) => !index.partitioned);
+  // A partition's query reads partitioned indexes only, any other query global ones (as ./find.ts).
+  const scoped = request.partition !== '';
+  const all = (await textIndexes(db)).filter((index) => index.partitioned === scoped);
   if (all.length === 0) return undefined;
   const selector = selectorToJson(request.selector);
   const { useIndex } = request;
@@ -146,6 +147,7 @@ export async function textFind(
       facets: { counts: undefined, ranges: undefined, drilldown: undefined },
       group: undefined,
       highlight: undefined,
+      ...(request.partition === '' ? {} : { partition: request.partition }),
     };
     const answer = await searchIndex(db, views, def, params).catch((error: unknown) => {
       if (error instanceof CouchError && error.reason.startsWith('Invalid bookmark')) {
@@ -206,7 +208,7 @@ export async function textFind(
   return answer;
 }
 
-/** `_explain`'s members for a text index: the index, then (after the common ones) `query` and `sort`. */
+/** `_explain`'s members for a text index: the index, then (after the common ones) `query`, `partition` and `sort`. */
 export function textExplain(
   request: FindRequest,
   planned: TextPlan,
@@ -217,6 +219,7 @@ export function textExplain(
     limit: Math.min(MAX_LIMIT, request.limit),
     tail: [
       ['query', queries(request).shown],
+      ['partition', request.partition === '' ? null : request.partition],
       ['sort', sort === undefined ? 'relevance' : sort.map((s) => `${s.descending ? '-' : ''}${s.field}<${s.type}>`)],
     ],
   };

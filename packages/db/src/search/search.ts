@@ -11,6 +11,7 @@
  */
 import type { Database } from '../documents/database.js';
 import { DESIGN_PREFIX } from '../documents/doc-id.js';
+import { inPartition } from '../documents/partition.js';
 import { encodeRowKey } from '../collation/index.js';
 import { CouchError } from '../errors.js';
 import { toPlain } from '../json/index.js';
@@ -115,6 +116,9 @@ export async function searchIndex(
   const reader = new IndexReader(trees);
   const query = buildQuery(syntax, analyzers);
   let hits = query === undefined ? new Map<string, number>() : runQuery(reader, query);
+  // A partition's query keeps its documents' hits (./search-partition.ts).
+  const { partition } = params;
+  if (partition !== undefined) hits = new Map([...hits].filter(([id]) => inPartition(id, partition)));
 
   const docsTree = trees[DOCS]!;
   const docRows = new Map<string, DocValue | undefined>();
