@@ -163,6 +163,77 @@ describe('Mango text indexes over HTTP', () => {
     assert.deepEqual([relevance.json.sort, relevance.json.limit], ['relevance', 200]);
   });
 
+  it("_explain of a text query lists every other index and why, and the selector's hints, as CouchDB 3.5", async () => {
+    await t.request('PUT', '/ex');
+    await t.request('POST', '/ex/_bulk_docs', { body: { docs: DOCS } });
+    const index = async (body: Record<string, unknown>) =>
+      assert.equal((await t.request('POST', '/ex/_index', { body })).status, 200);
+    await index({ index: { fields: ['age'] }, ddoc: 'j', name: 'age' });
+    await index({ index: {}, type: 'text', ddoc: 'txt', name: 'all' });
+    await index({
+      index: { default_field: false, fields: [{ name: 'name', type: 'string' }] },
+      type: 'text',
+      ddoc: 'txt2',
+      name: 'names',
+    });
+    await index({ index: { partial_filter_selector: { age: { $gt: 1 } } }, type: 'text', ddoc: 'tp', name: 'partial' });
+    const r = await t.request('POST', '/ex/_explain', { body: { selector: { $text: 'cats' } } });
+    assert.equal(r.status, 200);
+    assert.deepEqual(Object.keys(r.json), [
+      'dbname',
+      'index',
+      'partitioned',
+      'selector',
+      'opts',
+      'limit',
+      'skip',
+      'fields',
+      'index_candidates',
+      'selector_hints',
+      'query',
+      'partition',
+      'sort',
+    ]);
+    assert.equal(r.json.index.name, 'all');
+    const seen = r.json.index_candidates.map(
+      (c: { index: { ddoc: string | null; name: string }; analysis: Record<string, unknown> }) => [
+        c.index.ddoc,
+        c.index.name,
+        c.analysis,
+      ],
+    );
+    const analysis = (usable: boolean, reason: string, ranking: number, covering: boolean | null) => ({
+      usable,
+      reasons: [{ name: reason }],
+      ranking,
+      covering,
+    });
+    // Design documents descending, `_all_docs` last; stages ranked from the last (`unfavored_type`: 1).
+    assert.deepEqual(seen, [
+      ['_design/txt2', 'names', analysis(false, 'field_mismatch', 2, null)],
+      ['_design/tp', 'partial', analysis(false, 'is_partial', 3, null)],
+      ['_design/j', 'age', analysis(false, 'needs_text_search', 2, false)],
+      [null, '_all_docs', analysis(true, 'unfavored_type', 1, null)],
+    ]);
+    assert.deepEqual(r.json.selector_hints, [
+      { type: 'json', indexable_fields: [], unindexable_fields: ['$default'] },
+      { type: 'text', indexable_fields: ['$default'], unindexable_fields: [] },
+    ]);
+    // use_index naming the text index: the usable `_all_docs` is excluded by the user.
+    const named = await t.request('POST', '/ex/_explain', {
+      body: { selector: { $text: 'cats' }, use_index: ['txt', 'all'] },
+    });
+    const allDocs = named.json.index_candidates.at(-1);
+    assert.deepEqual([allDocs.index.name, allDocs.analysis.reasons], ['_all_docs', [{ name: 'excluded_by_user' }]]);
+    // A JSON query's hints name what a text index could serve too.
+    const json = await t.request('POST', '/ex/_explain', { body: { selector: { age: { $gt: 3 }, name: 'Bob' } } });
+    assert.equal(json.json.index.name, 'age');
+    assert.deepEqual(json.json.selector_hints, [
+      { type: 'json', indexable_fields: ['age', 'name'], unindexable_fields: [] },
+      { type: 'text', indexable_fields: ['age', 'name'], unindexable_fields: [] },
+    ]);
+  });
+
   it('allow_fallback: false is content with a text index; a use_index naming nothing usable is still refused', async () => {
     const served = await find({ selector: { $text: 'cats' }, allow_fallback: false, fields: ['_id'] });
     assert.deepEqual([served.status, served.json.docs.length], [200, 2]);

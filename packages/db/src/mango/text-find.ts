@@ -40,7 +40,7 @@ const MAX_LIMIT = 200;
 const MANGO_ALL_DOCS = 'No matching index found, create an index to optimize query time.';
 const SCAN_WARNING_RATIO = 10;
 
-function isPartial(index: TextIndex): boolean {
+export function isPartial(index: TextIndex): boolean {
   return ['partial_filter_selector', 'selector'].some((key) => {
     const selector = index.def.get(key);
     return selector instanceof JsonObject && selector.size > 0;
@@ -48,7 +48,7 @@ function isPartial(index: TextIndex): boolean {
 }
 
 /** mango_idx_text:is_usable. */
-function isUsable(index: TextIndex, selector: JsonValue): boolean {
+export function isUsable(index: TextIndex, selector: JsonValue): boolean {
   if (selector instanceof JsonObject && selector.size === 0) return false;
   if (index.columns === undefined) return true;
   const columns = new Set([...(index.defaultField ? ['$default'] : []), ...index.columns]);
@@ -70,10 +70,7 @@ export async function textPlan(
   if (all.length === 0) return undefined;
   const selector = selectorToJson(request.selector);
   const { useIndex } = request;
-  const named = (index: TextIndex) =>
-    useIndex.length > 0 &&
-    index.ddoc === `_design/${useIndex[0]}` &&
-    (useIndex.length === 1 || index.name === useIndex[1]);
+  const named = namedBy(useIndex);
   const usable = all.filter((index) => (!isPartial(index) || named(index)) && isUsable(index, selector));
   const mine = usable.filter(named);
   if (mine.length > 0) return { index: only(mine), warnings: [], json: undefined };
@@ -91,6 +88,14 @@ export async function textPlan(
   }
   if (json?.index?.kind === 'json') return undefined;
   return { index: only(usable), warnings: (json?.warnings ?? []).filter((w) => w !== MANGO_ALL_DOCS), json };
+}
+
+/** Whether `use_index` (`[ddoc]` or `[ddoc, name]`) names an index. */
+export function namedBy(useIndex: readonly string[]): (index: { ddoc: string; name: string }) => boolean {
+  return (index) =>
+    useIndex.length > 0 &&
+    index.ddoc === `_design/${useIndex[0]}` &&
+    (useIndex.length === 1 || index.name === useIndex[1]);
 }
 
 function only(indexes: TextIndex[]): TextIndex {
