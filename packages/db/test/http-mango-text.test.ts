@@ -218,6 +218,7 @@ describe('Mango text indexes over HTTP', () => {
     assert.deepEqual(r.json.selector_hints, [
       { type: 'json', indexable_fields: [], unindexable_fields: ['$default'] },
       { type: 'text', indexable_fields: ['$default'], unindexable_fields: [] },
+      { type: 'nouveau', indexable_fields: ['$default'], unindexable_fields: [] },
     ]);
     // use_index naming the text index: the usable `_all_docs` is excluded by the user.
     const named = await t.request('POST', '/ex/_explain', {
@@ -231,6 +232,7 @@ describe('Mango text indexes over HTTP', () => {
     assert.deepEqual(json.json.selector_hints, [
       { type: 'json', indexable_fields: ['age', 'name'], unindexable_fields: [] },
       { type: 'text', indexable_fields: ['age', 'name'], unindexable_fields: [] },
+      { type: 'nouveau', indexable_fields: ['age', 'name'], unindexable_fields: [] },
     ]);
   });
 

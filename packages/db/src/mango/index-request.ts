@@ -20,9 +20,10 @@ export function parseIndexRequest(body: JsonValue): IndexRequest {
   const def = body.get('index');
   if (def === undefined) throw new CouchError('missing_required_key', 'Missing required key: index', 400);
   let request: IndexRequest;
-  if (body.get('type') === 'text') {
-    // A text index (./text-index.ts): its own definition, every member optional.
-    request = { def, fields: [], type: 'text', textDef: textIndexDef(def) };
+  const kind = body.get('type');
+  if (kind === 'text' || kind === 'nouveau') {
+    // A text or nouveau index (./text-index.ts): its own definition, every member optional.
+    request = { def, fields: [], type: kind, textDef: textIndexDef(def, kind) };
   } else {
     if (!(def instanceof JsonObject)) {
       throw new CouchError('invalid_index', `JSON indexes must be an object, not: ${formatW(def)}`, 400);
@@ -47,8 +48,7 @@ export function parseIndexRequest(body: JsonValue): IndexRequest {
   const type = body.get('type');
   if (type !== undefined) {
     if (typeof type !== 'string') throw new CouchError('invalid_string', `Invalid string: ${formatW(type)}`, 400);
-    if (type === 'nouveau') throw new CouchError('required index service unavailable', type, 503);
-    if (type !== 'json' && type !== 'text')
+    if (type !== 'json' && type !== 'text' && type !== 'nouveau')
       throw new CouchError('invalid_index', `Invalid type for index: ${type}`, 400);
   }
   const name = optionalString(body.get('name'));

@@ -11,7 +11,14 @@ import { type JsonValue, JsonObject, stringifyJson } from '../json/index.js';
 import { formatErlangTerm } from '../views/reduce/erlang-format.js';
 import { autoIndexName } from './index-name.js';
 import { type IndexField, indexView, type JsonIndex, jsonIndexesOf, describeIndex } from './json-index.js';
-import { describeTextIndex, textIndexAnalyzer, textIndexes, textIndexesOf } from './text-index.js';
+import {
+  describeTextIndex,
+  TEXT_INDEX_MEMBER,
+  type TextIndexType,
+  textIndexAnalyzer,
+  textIndexes,
+  textIndexesOf,
+} from './text-index.js';
 
 /** An `_index` request, parsed (./index-request.ts). */
 export interface IndexRequest {
@@ -103,7 +110,7 @@ export async function createIndex(
     textDef === undefined
       ? ['views', indexView(request.fields, request.partialFilter, request.def)]
       : [
-          'indexes',
+          TEXT_INDEX_MEMBER[request.type === 'nouveau' ? 'nouveau' : 'text'],
           JsonObject.from([
             ['index', textDef],
             ['analyzer', textIndexAnalyzer(textDef)],
@@ -188,17 +195,17 @@ export async function deleteIndex(
         ? false
         : type === 'json'
           ? jsonIndexesOf(id, current.body).some((i) => i.name === name)
-          : type === 'text' && textIndexesOf(id, current.body).some((i) => i.name === name);
+          : textIndexesOf(id, current.body).some((i) => i.type === type && i.name === name);
     if (current === undefined || !found) throw new CouchError('not_found', 'missing');
     const body = (current.body as JsonObject).without(new Set());
-    (body.get(type === 'json' ? 'views' : 'indexes') as JsonObject).delete(name);
+    (body.get(type === 'json' ? 'views' : TEXT_INDEX_MEMBER[type as TextIndexType]) as JsonObject).delete(name);
     body.set('_id', id).set('_rev', current.rev);
     // The design document goes with its last index of either kind.
     const empty = (member: string) => {
       const holder = body.get(member);
       return !(holder instanceof JsonObject) || holder.size === 0;
     };
-    if (empty('views') && empty('indexes')) body.set('_deleted', true);
+    if (empty('views') && empty('indexes') && empty('nouveau')) body.set('_deleted', true);
     try {
       await db.putDoc(id, readDocInput(body), true, undefined, writer);
       return;

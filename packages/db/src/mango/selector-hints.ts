@@ -1,6 +1,6 @@
 /**
  * `_explain`'s `selector_hints` (mango_cursor:extract_selector_hints): for each kind of index
- * this server has (JSON, then text), the selector's fields such an index could serve and the
+ * this server has (JSON, text, nouveau), the selector's fields such an index could serve and the
  * others.
  */
 import { JsonObject } from '../json/index.js';
@@ -21,5 +21,6 @@ export function selectorHints(request: FindRequest, planned: Plan): JsonObject[]
       ['indexable_fields', [...indexable].sort()],
       ['unindexable_fields', [...all].filter((f) => !indexable.has(f)).sort()],
     ]);
-  return [hint('json', new Set(planned.indexableFields)), hint('text', textIndexable)];
+  // A nouveau index reads the same query (mango_idx_nouveau:indexable_fields).
+  return [hint('json', new Set(planned.indexableFields)), hint('text', textIndexable), hint('nouveau', textIndexable)];
 }

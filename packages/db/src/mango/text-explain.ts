@@ -8,7 +8,8 @@
  * - not usable: a JSON index's own reason (the JSON planner's, ./planner.ts), a text index's
  *   `empty_selector` or `field_mismatch`, `_all_docs`'s `sort_order_mismatch`;
  * - `excluded_by_user`: usable, but `use_index` names another;
- * - `unfavored_type`: usable, of another kind than the text index that runs it (`_all_docs`).
+ * - `unfavored_type`: usable, of another kind than the index that runs it (`_all_docs`, a nouveau
+ *   index when a text one runs it).
  *
  * Rankings as CouchDB counts them: the last stage 1, each earlier stage one more than the next
  * when the next has indexes. The list is in CouchDB's order (its map of index records folded
@@ -94,7 +95,9 @@ export async function textIndexCandidates(
     else if (!a.usable(index)) {
       const empty = selector instanceof JsonObject && selector.size === 0;
       entries.push({ ...base, stage: 'notUsable', usable: false, reason: empty ? 'empty_selector' : 'field_mismatch' });
-    } else entries.push({ ...base, stage: 'excluded', usable: true, reason: 'excluded_by_user' });
+    } else if (useIndex && !a.named(index)) {
+      entries.push({ ...base, stage: 'excluded', usable: true, reason: 'excluded_by_user' });
+    } else entries.push({ ...base, stage: 'unfavored', usable: true, reason: 'unfavored_type' });
   }
 
   // `_all_docs` serves no sort but by `_id`; usable, it is of the kind that did not run the query.

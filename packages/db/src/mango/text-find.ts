@@ -87,7 +87,13 @@ export async function textPlan(
     if (!unserved) throw error;
   }
   if (json?.index?.kind === 'json') return undefined;
-  return { index: only(usable), warnings: (json?.warnings ?? []).filter((w) => w !== MANGO_ALL_DOCS), json };
+  // Text indexes before nouveau ones (mango_cursor's cursor order: the first kind that has one).
+  const kind = usable.some((index) => index.type === 'text') ? 'text' : 'nouveau';
+  return {
+    index: only(usable.filter((index) => index.type === kind)),
+    warnings: (json?.warnings ?? []).filter((w) => w !== MANGO_ALL_DOCS),
+    json,
+  };
 }
 
 /** Whether `use_index` (`[ddoc]` or `[ddoc, name]`) names an index. */
@@ -225,7 +231,15 @@ export function textExplain(
     tail: [
       ['query', queries(request).shown],
       ['partition', request.partition === '' ? null : request.partition],
-      ['sort', sort === undefined ? 'relevance' : sort.map((s) => `${s.descending ? '-' : ''}${s.field}<${s.type}>`)],
+      // mango_cursor_nouveau writes no sort as `null`, mango_cursor_text as `relevance`.
+      [
+        'sort',
+        sort === undefined
+          ? planned.index.type === 'nouveau'
+            ? null
+            : 'relevance'
+          : sort.map((s) => `${s.descending ? '-' : ''}${s.field}<${s.type}>`),
+      ],
     ],
   };
 }
