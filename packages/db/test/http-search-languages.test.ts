@@ -40,6 +40,9 @@ describe('language analyzers over HTTP', () => {
       assert.deepEqual(await analyze(path, 'portuguese', 'não homens'), { tokens: ['homem'] });
       assert.deepEqual(await analyze(path, 'dutch', 'de lichamelijke kind'), { tokens: ['licham', 'kinder'] });
       assert.deepEqual(await analyze(path, 'russian', 'Но знание это'), { tokens: ['знан', 'эт'] });
+      assert.deepEqual(await analyze(path, 'danish', 'på undersøgelse'), { tokens: ['undersøg'] });
+      assert.deepEqual(await analyze(path, 'swedish', 'och jaktkarlarne'), { tokens: ['jaktkarl'] });
+      assert.deepEqual(await analyze(path, 'norwegian', 'det havnedistriktene'), { tokens: ['havnedistrikt'] });
     }
     assert.deepEqual(await analyze('/_search_analyze', { name: 'french', stopwords: ['voir'] }, 'voir le'), {
       tokens: ['le'],

@@ -109,6 +109,61 @@ describe('language analyzers', () => {
     assert.deepEqual(terms('russian', 'text 1000'), ['text', '1000']);
   });
 
+  it('danish: stop words and the Snowball stemmer', () => {
+    // TestDanishAnalyzer's words, then Snowball's Danish sample vocabulary.
+    assert.deepEqual(terms('danish', 'undersøg undersøgelse på'), ['undersøg', 'undersøg']);
+    const cases: [string, string][] = [
+      ['indtage', 'indtag'],
+      ['indtagelse', 'indtag'],
+      ['indtager', 'indtag'],
+      ['indtages', 'indtag'],
+      ['indtaget', 'indtag'],
+      ['indtil', 'indtil'],
+      ['indtræde', 'indtræd'],
+      ['indtræder', 'indtræd'],
+      ['indtræffe', 'indtræf'],
+      ['indtræffer', 'indtræf'],
+      ['indtryk', 'indtryk'],
+      // `-igst` → `-ig`, then `-ig` off; `-løst` → `-løs`; a short word keeps its ending (R1 starts at 3).
+      ['vigtigst', 'vigt'],
+      ['kærløst', 'kærløs'],
+      ['ene', 'ene'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('danish', word), [expected], word);
+  });
+
+  it('swedish: stop words and the Snowball stemmer', () => {
+    // TestSwedishAnalyzer's words, then endings of Snowball's Swedish stemmer.
+    assert.deepEqual(terms('swedish', 'jaktkarlarne jaktkarlens och'), ['jaktkarl', 'jaktkarl']);
+    const cases: [string, string][] = [
+      ['jackorna', 'jack'],
+      ['jackornas', 'jack'],
+      ['klokheten', 'klok'],
+      ['klokaste', 'klok'],
+      ['hopplöst', 'hopplös'],
+      ['skönhetsfullt', 'skönhetsfull'],
+      ['kattens', 'katt'],
+      ['bussen', 'buss'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('swedish', word), [expected], word);
+  });
+
+  it('norwegian: stop words and the Snowball stemmer', () => {
+    // TestNorwegianAnalyzer's words, then endings of Snowball's Norwegian stemmer.
+    assert.deepEqual(terms('norwegian', 'havnedistriktene havnedistrikter det'), ['havnedistrikt', 'havnedistrikt']);
+    const cases: [string, string][] = [
+      ['havnedistriktets', 'havnedistrikt'],
+      // `-erte`/`-ert` → `-er`; other endings only once, the longest in R1.
+      ['studerte', 'studer'],
+      ['studert', 'studer'],
+      ['hetslov', 'het'],
+      ['kjærlighetslov', 'kjærlig'],
+      ['parks', 'park'],
+      ['verdt', 'verd'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('norwegian', word), [expected], word);
+  });
+
   it('dutch: stop words, the stem overrides and the Snowball stemmer', () => {
     const cases: [string, string][] = [
       ['lichaamsziek', 'lichaamsziek'],

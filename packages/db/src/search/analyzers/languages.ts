@@ -4,24 +4,30 @@
  * (`{"name": "french", "stopwords": [...]}`).
  */
 import type { Token } from '../tokenizers.js';
+import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
 import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
 import { italianAnalyzer } from './italian.js';
+import { norwegianAnalyzer } from './norwegian.js';
 import { portugueseAnalyzer } from './portuguese.js';
 import { russianAnalyzer } from './russian.js';
 import { spanishAnalyzer } from './spanish.js';
+import { swedishAnalyzer } from './swedish.js';
 
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
+  danish: danishAnalyzer,
   dutch: dutchAnalyzer,
   french: frenchAnalyzer,
   german: germanAnalyzer,
   italian: italianAnalyzer,
+  norwegian: norwegianAnalyzer,
   portuguese: portugueseAnalyzer,
   russian: russianAnalyzer,
   spanish: spanishAnalyzer,
+  swedish: swedishAnalyzer,
 };
 
 export const LANGUAGE_ANALYZER_NAMES: readonly string[] = Object.keys(LANGUAGES);
