@@ -20,6 +20,7 @@ import { partitions } from './handlers/partitions.js';
 import { errors, server } from './handlers/server.js';
 import { views } from './handlers/views.js';
 import { search } from './handlers/search.js';
+import { nouveau } from './handlers/nouveau.js';
 import { designFunctions } from './handlers/design-functions.js';
 import { node } from './handlers/node.js';
 import { scheduler } from './handlers/scheduler.js';
@@ -48,6 +49,7 @@ export const HANDLERS: HandlerTable = {
   bulk,
   views,
   search,
+  nouveau,
   design_functions: designFunctions,
   maintenance,
   mango,

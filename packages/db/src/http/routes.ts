@@ -203,7 +203,7 @@ const SERVER = [
   notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)', 'server-admin'),
   notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)', 'server-admin'),
   endpoint('/_search_analyze', { POST: 'search#analyze' }),
-  notImplemented('/_nouveau_analyze', 'Full-text search (`/_nouveau_analyze`)'),
+  endpoint('/_nouveau_analyze', { POST: 'nouveau#analyze' }),
   // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.
   ...['_config', '_stats', '_log', '_restart'].flatMap((name) => [
     answer(`/${name}`, 'moved', { name }),
@@ -306,6 +306,11 @@ const DATABASE = [
     { POST: 'partitions#viewQueries' },
     'member',
   ),
+  endpoint(
+    '/:db/_partition/:partition/_design/:docid/_search/:index',
+    { GET: 'partitions#search', POST: 'partitions#search' },
+    'member',
+  ),
   endpoint('/:db/_partition/:partition/_find', { POST: 'partitions#find' }, 'member'),
   endpoint('/:db/_partition/:partition/_explain', { POST: 'partitions#explain' }, 'member'),
   endpoint('/:db/_partition/:partition/*rest', PARTITION_ANY('partitions#other'), 'member'),
@@ -315,7 +320,7 @@ const DATABASE = [
   // Temporary views were removed in CouchDB 2.0: 410, as CouchDB answers.
   answer('/:db/_temp_view', 'tempViewGone', {}, 'member'),
   endpoint('/:db/_search_cleanup', { POST: 'search#cleanup' }, 'db-admin'),
-  notImplemented('/:db/_nouveau_cleanup', 'Full-text search (`_nouveau_cleanup`)', 'db-admin'),
+  endpoint('/:db/_nouveau_cleanup', { POST: 'nouveau#cleanup' }, 'db-admin'),
 
   endpoint('/:db/_local/:docid', DOCUMENT, 'member-own-doc', { prefix: '_local/' }),
   endpoint('/:db/_design/:docid', DOCUMENT, 'member-own-doc', { prefix: '_design/' }),
@@ -333,12 +338,11 @@ const DATABASE = [
   // Full-text search (src/search/): `_search` and `_search_info` of an index.
   endpoint('/:db/_design/:docid/_search/:index', { GET: 'search#query', POST: 'search#query' }, 'member'),
   endpoint('/:db/_design/:docid/_search_info/:index', { GET: 'search#info' }, 'member'),
-  // Nouveau (`_nouveau`) and any other `_name` under a design document: no attachment name
-  // starts with `_`, so each is answered as an endpoint, naming it.
-  ...['_nouveau', '_nouveau_info'].flatMap((fn) => [
-    answer(`/:db/_design/:docid/${fn}`, 'designEndpoint', { fn, search: '1' }, 'member'),
-    answer(`/:db/_design/:docid/${fn}/*rest`, 'designEndpoint', { fn, search: '1' }, 'member'),
-  ]),
+  // Nouveau (src/search/nouveau*.ts): a Nouveau index is a search index with typed fields.
+  endpoint('/:db/_design/:docid/_nouveau/:index', { GET: 'nouveau#query', POST: 'nouveau#query' }, 'member'),
+  endpoint('/:db/_design/:docid/_nouveau_info/:index', { GET: 'nouveau#info' }, 'member'),
+  // Any other `_name` under a design document: no attachment name starts with `_`, so each is
+  // answered as an endpoint, naming it.
   answer('/:db/_design/:docid/:fn', 'designEndpoint', {}, 'member'),
   answer('/:db/_design/:docid/:fn/*rest', 'designEndpoint', {}, 'member'),
   endpoint('/:db/_design/:docid/*attachment', ATTACHMENT, 'member-own-doc', { prefix: '_design/' }),

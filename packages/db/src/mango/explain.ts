@@ -10,11 +10,42 @@ import { ALL_DOCS_INDEX, describeIndex } from './json-index.js';
 import type { Plan } from './planner.js';
 import { selectorToJson } from './selector.js';
 import { sortToJson } from './sort.js';
+import { selectorHints } from './selector-hints.js';
+import { textIndexCandidates } from './text-explain.js';
+import { isPartial, isUsable, namedBy, textExplain, textPlan } from './text-find.js';
 
 /** How `_explain` writes the top of a range: CouchDB's `<MAX>`. */
 const MAX = '<MAX>';
 
 export async function explain(db: Database, request: FindRequest): Promise<JsonObject> {
+  const text = await textPlan(db, request, () => planFind(db, request));
+  if (text !== undefined) {
+    // A text index's plan: the query and sort it runs (mango_cursor_text:explain).
+    const { index, limit, tail } = textExplain(request, text);
+    // The JSON planner's analysis, for the candidates and hints (it may not have run).
+    const json = text.json ?? (await planFind(db, { ...request, allowFallback: true }));
+    const selector = selectorToJson(request.selector);
+    const candidates = await textIndexCandidates(db, request, {
+      chosen: text.index,
+      json,
+      usable: (i) => isUsable(i, selector),
+      partial: isPartial,
+      named: namedBy(request.useIndex),
+    });
+    return JsonObject.from([
+      ['dbname', db.name],
+      ['index', index],
+      ['partitioned', db.partitioned],
+      ['selector', selectorToJson(request.selector)],
+      ['opts', options(request)],
+      ['limit', limit],
+      ['skip', request.skip],
+      ['fields', [...request.fields.names]],
+      ['index_candidates', candidates],
+      ['selector_hints', selectorHints(request, json)],
+      ...tail,
+    ]);
+  }
   const planned: Plan = await planFind(db, request);
   const { index } = planned;
   const out = JsonObject.from([
@@ -43,16 +74,7 @@ export async function explain(db: Database, request: FindRequest): Promise<JsonO
         ]),
       ),
     ],
-    [
-      'selector_hints',
-      [
-        JsonObject.from([
-          ['type', 'json'],
-          ['indexable_fields', planned.indexableFields],
-          ['unindexable_fields', planned.unindexableFields],
-        ]),
-      ],
-    ],
+    ['selector_hints', selectorHints(request, planned)],
   ]);
   if (index === undefined) return out;
   const notRun = planned.empty;

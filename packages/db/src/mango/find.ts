@@ -27,6 +27,7 @@ import { matches } from './match.js';
 import { type FieldRange, type Plan, plan } from './planner.js';
 import { selectorParser, storedBodyParser } from './selector-parser.js';
 import { isAllFields, project } from './projection.js';
+import { textFind, textPlan } from './text-find.js';
 
 export interface FindAnswer {
   /** The documents' JSON texts. */
@@ -125,6 +126,8 @@ export async function find(
   if (request.partition !== '' && !db.partitioned) {
     throw new CouchError('query_parse_error', '`partition` parameter is not supported on this db', 400);
   }
+  const text = await textPlan(db, request, () => planFind(db, request));
+  if (text !== undefined) return textFind(db, views, request, text, onRun, visible);
   const planned = await planFind(db, request);
   const { index } = planned;
   if (index === undefined) {

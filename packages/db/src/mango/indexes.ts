@@ -10,7 +10,15 @@ import { CouchError } from '../errors.js';
 import { type JsonValue, JsonObject, stringifyJson } from '../json/index.js';
 import { formatErlangTerm } from '../views/reduce/erlang-format.js';
 import { autoIndexName } from './index-name.js';
-import { type IndexField, indexView, type JsonIndex, jsonIndexesOf } from './json-index.js';
+import { type IndexField, indexView, type JsonIndex, jsonIndexesOf, describeIndex } from './json-index.js';
+import {
+  describeTextIndex,
+  TEXT_INDEX_MEMBER,
+  type TextIndexType,
+  textIndexAnalyzer,
+  textIndexes,
+  textIndexesOf,
+} from './text-index.js';
 
 /** An `_index` request, parsed (./index-request.ts). */
 export interface IndexRequest {
@@ -24,6 +32,8 @@ export interface IndexRequest {
   /** As given (with or without `_design/`). */
   ddoc?: string;
   type: string;
+  /** A text index's definition as stored (./text-index.ts); undefined for a JSON index. */
+  textDef?: JsonObject;
   w?: number;
   partitioned?: boolean;
 }
@@ -63,6 +73,19 @@ export async function jsonIndexes(db: Database): Promise<JsonIndex[]> {
   return out;
 }
 
+/**
+ * Every index as `GET /{db}/_index` lists it after `_all_docs`: JSON and text indexes in
+ * (design document, name) order, as CouchDB sorts its index records.
+ */
+export async function listedIndexes(db: Database): Promise<JsonObject[]> {
+  const all = [
+    ...(await jsonIndexes(db)).map((index) => ({ ddoc: index.ddoc, name: index.name, json: describeIndex(index) })),
+    ...(await textIndexes(db)).map((index) => ({ ddoc: index.ddoc, name: index.name, json: describeTextIndex(index) })),
+  ];
+  all.sort((a, b) => byBytes(a.ddoc, b.ddoc) || byBytes(a.name, b.name));
+  return all.map((index) => index.json);
+}
+
 function byBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
@@ -81,7 +104,18 @@ export async function createIndex(
   const auto = request.ddoc === undefined || request.name === undefined ? autoIndexName(request.def, request) : '';
   const id = designIdOf(request.ddoc ?? auto);
   const name = request.name ?? auto;
-  const view = indexView(request.fields, request.partialFilter, request.def);
+  const { textDef } = request;
+  // A JSON index is a view; a text index a member of `indexes`, stored as CouchDB stores it.
+  const [member, entry] =
+    textDef === undefined
+      ? ['views', indexView(request.fields, request.partialFilter, request.def)]
+      : [
+          TEXT_INDEX_MEMBER[request.type === 'nouveau' ? 'nouveau' : 'text'],
+          JsonObject.from([
+            ['index', textDef],
+            ['analyzer', textIndexAnalyzer(textDef)],
+          ]),
+        ];
   // Divan answers CouchDB's `error_saving_ddoc` (a 500 there) with a 400.
   if (request.partitioned === true && !db.partitioned) {
     throw new CouchError('invalid_partitioned', 'Partitioned indexes need a partitioned database.', 400);
@@ -94,7 +128,7 @@ export async function createIndex(
       body = JsonObject.from([
         ['_id', id],
         ['language', 'query'],
-        ['views', new JsonObject()],
+        [member, new JsonObject()],
       ]);
       // A new design document takes the request's `partitioned` (mango_idx:set_ddoc_partitioned).
       if (request.partitioned !== undefined)
@@ -119,12 +153,16 @@ export async function createIndex(
         );
       }
     }
-    let views = body.get('views');
-    if (!(views instanceof JsonObject)) body.set('views', (views = new JsonObject()));
-    const before = views.get(name);
-    const def = before instanceof JsonObject ? before.get('options') : undefined;
-    if (def instanceof JsonObject && sameJson(def.get('def'), request.def)) return { result: 'exists', id, name };
-    views.set(name, view);
+    let holder = body.get(member);
+    if (!(holder instanceof JsonObject)) body.set(member, (holder = new JsonObject()));
+    const before = holder.get(name);
+    if (textDef === undefined) {
+      const def = before instanceof JsonObject ? before.get('options') : undefined;
+      if (def instanceof JsonObject && sameJson(def.get('def'), request.def)) return { result: 'exists', id, name };
+    } else if (before instanceof JsonObject && sameJson(before.get('index'), textDef)) {
+      return { result: 'exists', id, name };
+    }
+    holder.set(name, entry);
     try {
       await db.putDoc(id, readDocInput(body), true, undefined, writer);
       return { result: 'created', id, name };
@@ -152,16 +190,22 @@ export async function deleteIndex(
   const id = designIdOf(ddoc);
   for (let attempt = 0; ; attempt++) {
     const current = await db.winningBody(id);
-    const index =
-      type === 'json' && current !== undefined
-        ? jsonIndexesOf(id, current.body).find((i) => i.name === name)
-        : undefined;
-    if (current === undefined || index === undefined) throw new CouchError('not_found', 'missing');
+    const found =
+      current === undefined
+        ? false
+        : type === 'json'
+          ? jsonIndexesOf(id, current.body).some((i) => i.name === name)
+          : textIndexesOf(id, current.body).some((i) => i.type === type && i.name === name);
+    if (current === undefined || !found) throw new CouchError('not_found', 'missing');
     const body = (current.body as JsonObject).without(new Set());
-    const views = body.get('views') as JsonObject;
-    views.delete(name);
+    (body.get(type === 'json' ? 'views' : TEXT_INDEX_MEMBER[type as TextIndexType]) as JsonObject).delete(name);
     body.set('_id', id).set('_rev', current.rev);
-    if (views.size === 0) body.set('_deleted', true);
+    // The design document goes with its last index of either kind.
+    const empty = (member: string) => {
+      const holder = body.get(member);
+      return !(holder instanceof JsonObject) || holder.size === 0;
+    };
+    if (empty('views') && empty('indexes') && empty('nouveau')) body.set('_deleted', true);
     try {
       await db.putDoc(id, readDocInput(body), true, undefined, writer);
       return;
@@ -185,7 +229,10 @@ export async function bulkDeleteIndexes(
   for (const given of ids) {
     const id = designIdOf(given);
     const current = await db.winningBody(id);
-    if (current === undefined || jsonIndexesOf(id, current.body).length === 0) {
+    if (
+      current === undefined ||
+      (jsonIndexesOf(id, current.body).length === 0 && textIndexesOf(id, current.body).length === 0)
+    ) {
       fail.unshift({ id, error: 'not_found' });
       continue;
     }

@@ -14,11 +14,15 @@
  * | `english`    | EnglishAnalyzer                   | standard tokens → possessive `'s` off → lowercase → stop → Porter stem |
  * | `cjk`        | CJKAnalyzer                       | width folded → Han/Kana/Hangul runs as bigrams, the rest standard → lowercase → stop |
  *
+ * and the language analyzers of ./analyzers/ (`danish`, `dutch`, `french`, `german`, `italian`,
+ * `norwegian`, `portuguese`, `russian`, `spanish`, `swedish`), each its Lucene 4 namesake's chain.
+ *
  * `{"name": ..., "stopwords": [...]}` replaces the stop words of an analyzer that has them;
  * `{"name": "perfield", "default": ..., "fields": {...}}` picks one per field. Any other name is
  * refused (400) when the index is used, naming it.
  */
 import { CouchError } from '../errors.js';
+import { LANGUAGE_ANALYZER_NAMES, languageAnalyzer } from './analyzers/languages.js';
 import { porterStem } from './porter-stemmer.js';
 import {
   cjkTokens,
@@ -87,6 +91,8 @@ export const ANALYZER_NAMES = [
 /** One analyzer by name, with its stop words replaced when `stopwords` is given. */
 export function analyzerNamed(name: string, stopwords?: ReadonlySet<string>): Analyzer {
   const stop = stopwords ?? ENGLISH_STOP_WORDS;
+  const language = languageAnalyzer(name, stopwords);
+  if (language !== undefined) return language;
   switch (name) {
     case 'standard':
       return (text) => withoutStopWords(lowercased(standardTokens(text)), stop);
@@ -111,7 +117,7 @@ export function analyzerNamed(name: string, stopwords?: ReadonlySet<string>): An
     default:
       throw new CouchError(
         'bad_request',
-        `Unsupported analyzer: ${name} (this server has ${ANALYZER_NAMES.join(', ')} and perfield)`,
+        `Unsupported analyzer: ${name} (this server has ${[...ANALYZER_NAMES, ...LANGUAGE_ANALYZER_NAMES].join(', ')} and perfield)`,
       );
   }
 }

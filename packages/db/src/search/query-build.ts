@@ -2,11 +2,12 @@
  * A parsed query (./query-syntax.ts) made into the query to run, as Lucene 4's QueryParser with
  * Clouseau's overrides makes it: term texts through the field's analyzer (no term left: the
  * clause goes; several: optional terms, or a phrase when quoted), prefix, wildcard, fuzzy and
- * range texts lowercased instead (`lowercaseExpandedTerms`), a number where a term or both
- * range bounds are numbers (Clouseau's numeric fields).
+ * range texts lowercased instead (`lowercaseExpandedTerms`, off for keyword-analyzed fields), a
+ * number where an unquoted term or both range bounds are numbers (Clouseau's numeric fields).
  */
 import type { FieldAnalyzers } from './analyzers.js';
 import type { Occur, SyntaxQuery } from './query-syntax.js';
+import { keywordTokens } from './tokenizers.js';
 
 export type RunQuery =
   | { type: 'term'; field: string; term: string; boost: number }
@@ -53,6 +54,14 @@ function numberOf(text: string): number | undefined {
   return Number(trimmed.replace(/[fFdD]$/, ''));
 }
 
+/**
+ * A prefix, wildcard, fuzzy or range text: lowercased (Lucene's lowercaseExpandedTerms) unless the
+ * field's analyzer is the keyword one, as ClouseauQueryParser sets it per field.
+ */
+function expanded(text: string, field: string, analyzers: FieldAnalyzers): string {
+  return analyzers.forField(field) === keywordTokens ? text : text.toLowerCase();
+}
+
 /** The query to run; undefined when nothing is left of it (every term analyzed away). */
 export function buildQuery(q: SyntaxQuery, analyzers: FieldAnalyzers): RunQuery | undefined {
   const boost = q.boost ?? 1;
@@ -61,7 +70,8 @@ export function buildQuery(q: SyntaxQuery, analyzers: FieldAnalyzers): RunQuery 
       return { type: 'all', boost };
     case 'term':
     case 'phrase': {
-      const number = numberOf(q.text);
+      // Quoted, a number is text (ClouseauQueryParser.getFieldQuery).
+      const number = q.type === 'term' ? numberOf(q.text) : undefined;
       if (number !== undefined) {
         return {
           type: 'numberRange',
@@ -97,11 +107,11 @@ export function buildQuery(q: SyntaxQuery, analyzers: FieldAnalyzers): RunQuery 
       };
     }
     case 'prefix':
-      return { type: 'prefix', field: q.field, prefix: q.prefix.toLowerCase(), boost };
+      return { type: 'prefix', field: q.field, prefix: expanded(q.prefix, q.field, analyzers), boost };
     case 'wildcard':
-      return { type: 'wildcard', field: q.field, pattern: q.pattern.toLowerCase(), boost };
+      return { type: 'wildcard', field: q.field, pattern: expanded(q.pattern, q.field, analyzers), boost };
     case 'fuzzy':
-      return { type: 'fuzzy', field: q.field, term: q.text.toLowerCase(), maxEdits: q.maxEdits, boost };
+      return { type: 'fuzzy', field: q.field, term: expanded(q.text, q.field, analyzers), maxEdits: q.maxEdits, boost };
     case 'range': {
       const lower = q.lower === null ? null : numberOf(q.lower);
       const upper = q.upper === null ? null : numberOf(q.upper);
@@ -110,8 +120,9 @@ export function buildQuery(q: SyntaxQuery, analyzers: FieldAnalyzers): RunQuery 
         return {
           type: 'numberRange',
           field: q.field,
-          lower,
-          upper,
+          // An infinite bound is an open one (JSON holds no infinite number to include or not).
+          lower: lower === -Infinity ? null : lower,
+          upper: upper === Infinity ? null : upper,
           includeLower: q.includeLower,
           includeUpper: q.includeUpper,
           boost,
@@ -120,8 +131,8 @@ export function buildQuery(q: SyntaxQuery, analyzers: FieldAnalyzers): RunQuery 
       return {
         type: 'termRange',
         field: q.field,
-        lower: q.lower?.toLowerCase() ?? null,
-        upper: q.upper?.toLowerCase() ?? null,
+        lower: q.lower === null ? null : expanded(q.lower, q.field, analyzers),
+        upper: q.upper === null ? null : expanded(q.upper, q.field, analyzers),
         includeLower: q.includeLower,
         includeUpper: q.includeUpper,
         boost,

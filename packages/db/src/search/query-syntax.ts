@@ -148,15 +148,16 @@ class Lexer {
       this.state = 'default';
       return this.take(ch === ']' ? 'RANGEIN_END' : 'RANGEEX_END', 1);
     }
-    if (ch === '"') {
-      let i = at + 1;
-      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-      if (i >= text.length || i === at + 1)
-        this.fail(`an unterminated or empty quoted range bound at position ${at + 1}`);
-      return this.take('RANGE_QUOTED', i + 1 - at);
-    }
     let i = at;
     while (i < text.length && !WHITESPACE.has(text[i]!) && text[i] !== ']' && text[i] !== '}') i++;
+    if (ch === '"') {
+      let end = at + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      // JavaCC's longest match: a quoted bound (one character at least) unless the bare one is
+      // longer (`""` and an unclosed quote are bare bounds, `"a"b` one bare bound).
+      const quoted = end < text.length && end > at + 1 ? end + 1 - at : 0;
+      if (quoted > 0 && quoted >= i - at) return this.take('RANGE_QUOTED', quoted);
+    }
     const image = text.slice(at, i);
     return this.take(image === 'TO' ? 'RANGE_TO' : 'RANGE_GOOP', i - at);
   }

@@ -73,7 +73,7 @@ export const DOCS = 1;
 
 /** The view group the view engine keeps a search index as (see the header). */
 export function searchGroupOf(def: SearchIndexDef): ViewGroup {
-  // Global trees (a partition's search is refused, http/handlers/search.ts): no partition prefix.
+  // Global trees, no partition prefix: a partition's search keeps its hits (./search-partition.ts).
   const view = (name: string): ViewDef => ({ name, map: '', options: {}, raw: true, partitioned: false });
   return {
     ddocId: def.ddocId,

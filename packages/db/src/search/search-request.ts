@@ -1,13 +1,13 @@
 /**
  * The parameters of `GET/POST /{db}/_design/{ddoc}/_search/{index}`, from the query string or
- * a JSON body (the body's members win), checked as dreyfus_httpd checks them. A parameter of
- * a feature this server does not have (`partition`) is refused with an error naming it, never
- * ignored.
+ * a JSON body (the body's members win), checked as dreyfus_httpd checks them. `partition` is
+ * checked against the design document by ./search-partition.ts.
  */
 import { CouchError } from '../errors.js';
 import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
 import { type FacetParams, parseCounts, parseDrilldown, parseRanges } from './facets.js';
 import type { HighlightParams } from './highlights.js';
+import { GLOBAL_LIMITS, partitionParam, type SearchLimits } from './search-partition.js';
 
 export interface SortField {
   /** A field's name; `<score>` / `<doc>` for relevance and index order. */
@@ -35,18 +35,12 @@ export interface SearchParams {
   /** `group_field`: hits grouped by a field's value, `group_limit` groups, ordered by `group_sort`. */
   group: { field: string; limit: number; sort: SortField[] | undefined } | undefined;
   highlight: HighlightParams | undefined;
+  /** Only the hits of this partition's documents (a partitioned index's query). */
+  partition?: string;
 }
 
 /** Groups a grouped search answers when `group_limit` is not given. */
 const DEFAULT_GROUP_LIMIT = 10;
-
-/** CouchDB's `[dreyfus] limit` default and `max_limit`. */
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 200;
-
-const NOT_BUILT: Record<string, string> = {
-  partition: 'Partitioned search (`partition`)',
-};
 
 const KNOWN = new Set([
   'q',
@@ -70,18 +64,21 @@ const KNOWN = new Set([
   'highlight_post_tag',
   'highlight_number',
   'highlight_size',
-  ...Object.keys(NOT_BUILT),
+  'partition',
 ]);
 
 const bad = (reason: string) => new CouchError('bad_request', reason);
 
-export function parseSearchParams(query: URLSearchParams, body: Record<string, unknown> | undefined): SearchParams {
+export function parseSearchParams(
+  query: URLSearchParams,
+  body: Record<string, unknown> | undefined,
+  /** The database's (./search-partition.ts searchLimits): a partitioned one's searches take more. */
+  limits: SearchLimits = GLOBAL_LIMITS,
+): SearchParams {
   const values = new Map<string, unknown>();
   for (const [name, raw] of query) values.set(name, { raw });
   for (const [name, value] of Object.entries(body ?? {})) values.set(name, { value });
   for (const name of values.keys()) {
-    const feature = NOT_BUILT[name];
-    if (feature !== undefined) throw new CouchError('not_implemented', `Not available on this server yet: ${feature}.`);
     if (!KNOWN.has(name)) throw new CouchError('query_parse_error', `Unknown search parameter: ${name}`);
   }
   const get = (name: string): { raw?: string; value?: unknown } | undefined =>
@@ -93,9 +90,10 @@ export function parseSearchParams(query: URLSearchParams, body: Record<string, u
     throw new CouchError('query_parse_error', 'No query parameter found: `q` or `query` is required');
   if (typeof text !== 'string') throw bad('`q` must be a string');
 
+  const partition = partitionParam(query, body);
   return {
     query: text,
-    limit: limitOf(get('limit')),
+    limit: limitOf(get('limit'), limits),
     bookmark: stringOf(get('bookmark'), 'bookmark'),
     sort: sortOf(get('sort')),
     includeDocs: boolOf(get('include_docs'), 'include_docs'),
@@ -109,6 +107,7 @@ export function parseSearchParams(query: URLSearchParams, body: Record<string, u
     },
     group: groupOf(get('group_field'), get('group_limit'), get('group_sort')),
     highlight: highlightOf(get),
+    ...(partition === undefined ? {} : { partition }),
   };
 }
 
@@ -182,13 +181,13 @@ function drilldownOf(query: URLSearchParams, body: Record<string, unknown> | und
   return raw.length === 0 ? undefined : raw.map((text) => parseDrilldown(parseJsonParam(text)));
 }
 
-function limitOf(param: { raw?: string; value?: unknown } | undefined): number {
-  if (param === undefined) return DEFAULT_LIMIT;
+function limitOf(param: { raw?: string; value?: unknown } | undefined, limits: SearchLimits): number {
+  if (param === undefined) return limits.default;
   const value = param.raw !== undefined ? parsePositiveInteger(param.raw) : param.value;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     throw new CouchError('query_parse_error', 'limit must be a non-negative integer');
   }
-  if (value > MAX_LIMIT) throw new CouchError('query_parse_error', `Limit is ${value}, maximum is ${MAX_LIMIT}`);
+  if (value > limits.max) throw new CouchError('query_parse_error', `Limit is ${value}, maximum is ${limits.max}`);
   return value;
 }
 

@@ -11,6 +11,7 @@
  */
 import type { Database } from '../documents/database.js';
 import { DESIGN_PREFIX } from '../documents/doc-id.js';
+import { inPartition } from '../documents/partition.js';
 import { encodeRowKey } from '../collation/index.js';
 import { CouchError } from '../errors.js';
 import { toPlain } from '../json/index.js';
@@ -116,6 +117,17 @@ export async function searchIndex(
   const reader = new IndexReader(trees);
   const query = buildQuery(syntax, analyzers);
   const scored = query === undefined ? scoredOf(0) : scoreQuery(reader, query);
+  // A partition's query keeps its documents' hits (./search-partition.ts).
+  const { partition } = params;
+  if (partition !== undefined) {
+    let kept = 0;
+    for (let i = 0; i < scored.length; i++) {
+      if (!inPartition(reader.index.idOf(scored.docs[i]!), partition)) continue;
+      scored.docs[kept] = scored.docs[i]!;
+      scored.scores[kept++] = scored.scores[i]!;
+    }
+    scored.length = kept;
+  }
 
   const docsTree = trees[DOCS]!;
   const docRows = new Map<string, DocValue | undefined>();

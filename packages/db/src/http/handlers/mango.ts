@@ -9,8 +9,8 @@ import { type FindRun, findBody } from '../../mango/find.js';
 import { type FindRequest, parseFindRequest } from '../../mango/find-request.js';
 import { validatePartition } from '../../documents/partition.js';
 import { parseIndexRequest } from '../../mango/index-request.js';
-import { ALL_DOCS_INDEX, describeIndex } from '../../mango/json-index.js';
-import { bulkDeleteIndexes, createIndex, deleteIndex, jsonIndexes } from '../../mango/indexes.js';
+import { ALL_DOCS_INDEX } from '../../mango/json-index.js';
+import { bulkDeleteIndexes, createIndex, deleteIndex, listedIndexes } from '../../mango/indexes.js';
 import { checkJsonType, readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { writerOf } from '../writer.js';
@@ -50,10 +50,10 @@ export const mango = {
     sendJson(ctx, 200, await createIndex(db, parseIndexRequest(await readJson(ctx)), writerOf(ctx)));
   },
 
-  /** `GET /{db}/_index`: `_all_docs` first, then the JSON indexes; `limit`/`skip` slice the list. */
+  /** `GET /{db}/_index`: `_all_docs` first, then the JSON and text indexes; `limit`/`skip` slice the list. */
   async indexes(ctx: RequestContext): Promise<void> {
     const db = await dbOf(ctx);
-    const all = [ALL_DOCS_INDEX(), ...(await jsonIndexes(db)).map(describeIndex)];
+    const all = [ALL_DOCS_INDEX(), ...(await listedIndexes(db))];
     const limit = listParam(ctx, 'limit', 1);
     const skip = listParam(ctx, 'skip', 0) ?? 0;
     const indexes = all.slice(skip, limit === undefined ? undefined : skip + limit);

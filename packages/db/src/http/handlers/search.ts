@@ -1,11 +1,13 @@
 /**
  * Full-text search: `GET/POST /{db}/_design/{ddoc}/_search/{index}` and
- * `GET /{db}/_design/{ddoc}/_search_info/{index}` (src/search/ does the work).
+ * `GET /{db}/_design/{ddoc}/_search_info/{index}` (src/search/ does the work); a partition's
+ * `_search` comes through http/handlers/partitions.ts with `partition` in the query string.
  */
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { analyzeRequest } from '../../search/analyzers.js';
 import { type SearchRow, searchDefinition, searchIndex, searchInfo } from '../../search/search.js';
+import { checkSearchPartition, searchLimits } from '../../search/search-partition.js';
 import { parseSearchParams } from '../../search/search-request.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
@@ -40,7 +42,8 @@ export const search = {
       if (!(json instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
       body = toPlain(json) as Record<string, unknown>;
     }
-    const params = parseSearchParams(ctx.query, body);
+    const params = parseSearchParams(ctx.query, body, searchLimits(db));
+    await checkSearchPartition(db, param(ctx, 'docid'), params.partition, params);
     const answer = await searchIndex(db, ctx.server.views(db), def, params);
     if ('groups' in answer) {
       const groups = answer.groups.map(

@@ -138,8 +138,8 @@ function compareKeyToName(key: unknown, name: string): number {
 
 /**
  * `/{db}/_design/{ddoc}/_name...` that no route answers: the design document must exist (as in
- * CouchDB, which opens it first), then the answer names the endpoint: full-text search is not
- * there (501), any other name is none CouchDB has (404), never a missing attachment.
+ * CouchDB, which opens it first), then the answer names the endpoint: any other name is none
+ * CouchDB has (404), never a missing attachment.
  */
 const DESIGN_FUNCTIONS = new Set(['_show', '_list', '_update', '_rewrite']);
 
@@ -154,9 +154,6 @@ async function designEndpoint(ctx: RequestContext): Promise<void> {
   }
   if (DESIGN_FUNCTIONS.has(fn)) {
     throw new CouchError('not_implemented', `Not available on this server yet: Design document functions (\`${fn}\`).`);
-  }
-  if (ctx.params.search !== undefined) {
-    throw new CouchError('not_implemented', `Not available on this server yet: Full-text search (\`${fn}\`).`);
   }
   throw new CouchError('not_found', `\`${fn}\` is not an endpoint of a design document.`);
 }

@@ -1,0 +1,38 @@
+/**
+ * The language analyzers of CouchDB's list that Divan has (Lucene 4's `*Analyzer` of each), by
+ * the name an index definition gives: each takes its own stop words, or those given
+ * (`{"name": "french", "stopwords": [...]}`).
+ */
+import type { Token } from '../tokenizers.js';
+import { danishAnalyzer } from './danish.js';
+import { dutchAnalyzer } from './dutch.js';
+import { frenchAnalyzer } from './french.js';
+import { germanAnalyzer } from './german.js';
+import { italianAnalyzer } from './italian.js';
+import { norwegianAnalyzer } from './norwegian.js';
+import { portugueseAnalyzer } from './portuguese.js';
+import { russianAnalyzer } from './russian.js';
+import { spanishAnalyzer } from './spanish.js';
+import { swedishAnalyzer } from './swedish.js';
+
+type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
+
+const LANGUAGES: Record<string, LanguageAnalyzer> = {
+  danish: danishAnalyzer,
+  dutch: dutchAnalyzer,
+  french: frenchAnalyzer,
+  german: germanAnalyzer,
+  italian: italianAnalyzer,
+  norwegian: norwegianAnalyzer,
+  portuguese: portugueseAnalyzer,
+  russian: russianAnalyzer,
+  spanish: spanishAnalyzer,
+  swedish: swedishAnalyzer,
+};
+
+export const LANGUAGE_ANALYZER_NAMES: readonly string[] = Object.keys(LANGUAGES);
+
+/** The analyzer of a language by name; undefined for a name that is none of them. */
+export function languageAnalyzer(name: string, stop?: ReadonlySet<string>): ((text: string) => Token[]) | undefined {
+  return Object.hasOwn(LANGUAGES, name) ? LANGUAGES[name]!(stop) : undefined;
+}

@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fieldAnalyzers } from '../src/search/analyzers.js';
+import { germanNormalized } from '../src/search/analyzers/german.js';
+import { portugueseLightStem } from '../src/search/analyzers/portuguese.js';
+
+const terms = (analyzer: unknown, text: string) =>
+  fieldAnalyzers(analyzer)
+    .forField('f')(text)
+    .map((t) => t.text);
+const stem = (word: string) => {
+  const units = word.split('');
+  return units.slice(0, portugueseLightStem(units, units.length)).join('');
+};
+
+/** Each expectation is Lucene's (its analyzers' own tests), the chains being Lucene 4's. */
+describe('language analyzers', () => {
+  it('french: elision, lowercase, stop words, the light stemmer', () => {
+    assert.deepEqual(terms('french', 'chien CHAT CHEVAL'), ['chien', 'chat', 'cheval']);
+    assert.deepEqual(terms('french', 'mot "entreguillemet"'), ['mot', 'entreguilemet']);
+    assert.deepEqual(terms('french', 'Jean-François'), ['jean', 'francoi']);
+    assert.deepEqual(terms('french', 'le la chien les aux chat du des à cheval'), ['chien', 'chat', 'cheval']);
+    assert.deepEqual(terms('french', 'lances chismes habitable chiste éléments captifs'), [
+      'lanc',
+      'chism',
+      'habitabl',
+      'chist',
+      'element',
+      'captif',
+    ]);
+    assert.deepEqual(terms('french', 'finissions souffrirent rugissante'), ['finision', 'soufrirent', 'rugisant']);
+    assert.deepEqual(terms('french', "C3PO aujourd'hui oeuf ïâöûàä anticonstitutionnellement Java++ "), [
+      'c3po',
+      "aujourd'hui",
+      'oeuf',
+      'ïaöuaä',
+      'anticonstitutionel',
+      'java',
+    ]);
+    assert.deepEqual(terms('french', '33Bis 1940-1945 1940:1945 (---i+++)*'), [
+      '33bi',
+      '1940',
+      '1945',
+      '1940',
+      '1945',
+      'i',
+    ]);
+    assert.deepEqual(terms('french', "voir l'embrouille"), ['voir', 'embrouil']);
+    assert.deepEqual(terms('french', 'Votre'), []);
+    assert.deepEqual(terms('french', 'sécuritaires securitaires'), ['securitair', 'securitair']);
+  });
+
+  it('german: normalization (umlauts, ae/oe/ue, ß) and the light stemmer', () => {
+    assert.deepEqual(terms('german', 'Tisch Tische Tischen'), ['tisch', 'tisch', 'tisch']);
+    assert.deepEqual(terms('german', 'Schaltflächen Schaltflaechen'), ['schaltflach', 'schaltflach']);
+    assert.deepEqual(terms('german', 'und der die das'), []);
+    assert.equal(germanNormalized('Schaltflächen'), 'Schaltflachen');
+    assert.equal(germanNormalized('Schaltflaechen'), 'Schaltflachen');
+    assert.equal(germanNormalized('dauer'), 'dauer');
+    assert.equal(germanNormalized('weißbier'), 'weissbier');
+  });
+
+  it('spanish: stop words and the light stemmer', () => {
+    assert.deepEqual(terms('spanish', 'chicana chicano'), ['chican', 'chican']);
+    assert.deepEqual(terms('spanish', 'los'), []);
+  });
+
+  it('italian: elision, stop words and the light stemmer', () => {
+    assert.deepEqual(terms('italian', 'abbandonata abbandonati'), ['abbandonat', 'abbandonat']);
+    assert.deepEqual(terms('italian', 'dallo'), []);
+    assert.deepEqual(terms('italian', "dell'Italia"), ['ital']);
+    assert.deepEqual(terms('italian', "l'Italiano"), ['italian']);
+  });
+
+  it("portuguese: stop words and the light stemmer (Savoy's examples)", () => {
+    assert.deepEqual(terms('portuguese', 'quilométricas quilométricos'), ['quilometric', 'quilometric']);
+    assert.deepEqual(terms('portuguese', 'não'), []);
+    const words =
+      'o debate político pelo menos o que vem a público parece de modo nada surpreendente restrito a temas menores mas há evidentemente grandes questões em jogo nas eleições que se aproximam';
+    assert.deepEqual(
+      words.split(' ').map(stem),
+      'o debat politic pelo meno o que vem a public parec de modo nada surpreendent restrit a tema menor mas há evident grand questa em jogo nas eleica que se aproximam'.split(
+        ' ',
+      ),
+    );
+    const pairs = [
+      ['doutores', 'doutor'],
+      ['homens', 'homem'],
+      ['papéis', 'papel'],
+      ['normais', 'normal'],
+      ['lencóis', 'lencol'],
+      ['barris', 'barril'],
+      ['botões', 'bota'],
+      ['botão', 'bota'],
+    ];
+    for (const [word, expected] of pairs) assert.equal(stem(word!), expected, word);
+  });
+
+  it('russian: stop words and the Snowball stemmer', () => {
+    assert.deepEqual(terms('russian', 'Вместе с тем о силе электромагнитной энергии имели представление еще'), [
+      'вмест',
+      'сил',
+      'электромагнитн',
+      'энерг',
+      'имел',
+      'представлен',
+    ]);
+    assert.deepEqual(terms('russian', 'Но знание это хранилось в тайне'), ['знан', 'эт', 'хран', 'тайн']);
+    assert.deepEqual(terms('russian', 'text 1000'), ['text', '1000']);
+  });
+
+  it('danish: stop words and the Snowball stemmer', () => {
+    // TestDanishAnalyzer's words, then Snowball's Danish sample vocabulary.
+    assert.deepEqual(terms('danish', 'undersøg undersøgelse på'), ['undersøg', 'undersøg']);
+    const cases: [string, string][] = [
+      ['indtage', 'indtag'],
+      ['indtagelse', 'indtag'],
+      ['indtager', 'indtag'],
+      ['indtages', 'indtag'],
+      ['indtaget', 'indtag'],
+      ['indtil', 'indtil'],
+      ['indtræde', 'indtræd'],
+      ['indtræder', 'indtræd'],
+      ['indtræffe', 'indtræf'],
+      ['indtræffer', 'indtræf'],
+      ['indtryk', 'indtryk'],
+      // `-igst` → `-ig`, then `-ig` off; `-løst` → `-løs`; a short word keeps its ending (R1 starts at 3).
+      ['vigtigst', 'vigt'],
+      ['kærløst', 'kærløs'],
+      ['ene', 'ene'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('danish', word), [expected], word);
+  });
+
+  it('swedish: stop words and the Snowball stemmer', () => {
+    // TestSwedishAnalyzer's words, then endings of Snowball's Swedish stemmer.
+    assert.deepEqual(terms('swedish', 'jaktkarlarne jaktkarlens och'), ['jaktkarl', 'jaktkarl']);
+    const cases: [string, string][] = [
+      ['jackorna', 'jack'],
+      ['jackornas', 'jack'],
+      ['klokheten', 'klok'],
+      ['klokaste', 'klok'],
+      ['hopplöst', 'hopplös'],
+      ['skönhetsfullt', 'skönhetsfull'],
+      ['kattens', 'katt'],
+      ['bussen', 'buss'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('swedish', word), [expected], word);
+  });
+
+  it('norwegian: stop words and the Snowball stemmer', () => {
+    // TestNorwegianAnalyzer's words, then endings of Snowball's Norwegian stemmer.
+    assert.deepEqual(terms('norwegian', 'havnedistriktene havnedistrikter det'), ['havnedistrikt', 'havnedistrikt']);
+    const cases: [string, string][] = [
+      ['havnedistriktets', 'havnedistrikt'],
+      // `-erte`/`-ert` → `-er`; other endings only once, the longest in R1.
+      ['studerte', 'studer'],
+      ['studert', 'studer'],
+      ['hetslov', 'het'],
+      ['kjærlighetslov', 'kjærlig'],
+      ['parks', 'park'],
+      ['verdt', 'verd'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('norwegian', word), [expected], word);
+  });
+
+  it('dutch: stop words, the stem overrides and the Snowball stemmer', () => {
+    const cases: [string, string][] = [
+      ['lichaamsziek', 'lichaamsziek'],
+      ['lichamelijk', 'licham'],
+      ['lichamelijke', 'licham'],
+      ['lichamelijkheden', 'licham'],
+      ['lichamen', 'licham'],
+      ['lichere', 'licher'],
+      ['lichtdoorlatende', 'lichtdoorlat'],
+      ['lichte', 'licht'],
+      ['lichten', 'licht'],
+      ['lichtende', 'lichtend'],
+      ['lichtenvoorde', 'lichtenvoord'],
+      ['lichtere', 'lichter'],
+      ['lichters', 'lichter'],
+      ['lichtgevoeligheid', 'lichtgevoel'],
+      ['lichthoeveelheid', 'lichthoevel'],
+      ['lichtje', 'lichtj'],
+      ['lichtjes', 'lichtjes'],
+      ['lichtkranten', 'lichtkrant'],
+      ['lichtregelsystemen', 'lichtregelsystem'],
+      ['lichtste', 'lichtst'],
+      ['lichtstromende', 'lichtstrom'],
+      ['lichtte', 'licht'],
+      ['lichtten', 'licht'],
+      ['lichttoetreding', 'lichttoetred'],
+      ['lichtzinnige', 'lichtzinn'],
+      ['lidia', 'lidia'],
+      ['lidstaten', 'lidstat'],
+      ['lidvereniging', 'lidveren'],
+      ['opglimpende', 'opglimp'],
+      ['opgroeiplaats', 'opgroeiplat'],
+      ['ophaal', 'ophal'],
+      ['ophaalkosten', 'ophaalkost'],
+      ['ophalend', 'ophal'],
+      ['ophalers', 'ophaler'],
+      ['ophemelde', 'ophemeld'],
+      ['ophoog', 'ophog'],
+      ['ophoping', 'ophop'],
+      ['opheffen', 'opheff'],
+      ['opheffende', 'opheff'],
+      ['opheffing', 'opheff'],
+      ['fiets', 'fiets'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('dutch', word), [expected], word);
+    assert.deepEqual(terms('dutch', 'Zelf'), []);
+  });
+
+  it("own stop words replace the language's", () => {
+    assert.deepEqual(terms({ name: 'french', stopwords: ['chien'] }, 'le chien'), ['le']);
+  });
+});
