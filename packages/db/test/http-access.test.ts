@@ -553,6 +553,37 @@ describe('per-document access (_access)', () => {
       assert.equal((await t.request('GET', `/${db}/c`, { auth: alice })).status, 200);
     });
 
+    it('a purge of one conflicting leaf updates who reads the document at once', async () => {
+      const db = await accessDb();
+      const branch = (rev: string, access: string[]) => ({
+        body: { new_edits: false, docs: [{ _id: 'p', _rev: rev, _access: access, v: rev }] },
+      });
+      await t.request('POST', `/${db}/_bulk_docs`, branch('1-aaaa', ['alice', 'bob']));
+      await t.request('POST', `/${db}/_bulk_docs`, branch('1-bbbb', ['bob']));
+      assert.equal((await t.request('GET', `/${db}/p`, { auth: alice })).status, 404);
+      const since = (await t.request('GET', `/${db}/_changes?since=now`, { auth: alice })).json.last_seq;
+      // Purging bob's branch leaves alice's: she reads the document with no further write.
+      const purged = await t.request('POST', `/${db}/_purge`, { body: { p: ['1-bbbb'] } });
+      assert.deepEqual(purged.json.purged, { p: ['1-bbbb'] });
+      assert.equal((await t.request('GET', `/${db}/p`, { auth: alice })).status, 200);
+      assert.deepEqual(ids((await t.request('GET', `/${db}/_all_docs`, { auth: alice })).json.rows), ['p']);
+      const feed = await t.request('GET', `/${db}/_changes?since=${since}`, { auth: alice });
+      assert.deepEqual(ids(feed.json.results), ['p']);
+      assert.deepEqual(feed.json.results[0].changes, [{ rev: '1-aaaa' }]);
+      // Purging alice's leaf instead (a fresh conflict) narrows the document to bob: alice's feed says so.
+      await t.request('POST', `/${db}/_bulk_docs`, branch('1-cccc', ['alice', 'bob']));
+      const mark = (await t.request('GET', `/${db}/_changes?since=now`, { auth: alice })).json.last_seq;
+      await t.request('POST', `/${db}/_bulk_docs`, branch('1-dddd', ['bob']));
+      await t.request('POST', `/${db}/_purge`, { body: { p: ['1-aaaa', '1-cccc'] } });
+      assert.equal((await t.request('GET', `/${db}/p`, { auth: alice })).status, 404);
+      assert.equal((await t.request('GET', `/${db}/p`, { auth: bob })).json._rev, '1-dddd');
+      const lost = await t.request('GET', `/${db}/_changes?removed=true&since=${mark}`, { auth: alice });
+      assert.deepEqual(
+        lost.json.results.map((r: { id: string; removed?: boolean }) => [r.id, r.removed]),
+        [['p', true]],
+      );
+    });
+
     it("a longpoll waits for the user's own changes: another user's write does not end it", async () => {
       const db = await accessDb();
       const seq = (await t.request('GET', `/${db}/_changes?since=now`, { auth: alice })).json.last_seq;

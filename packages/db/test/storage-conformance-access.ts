@@ -122,6 +122,47 @@ export function accessRowsConformance(label: string, engine: EngineUnderTest): v
       await storage.close();
     });
 
+    it('a purge that leaves a record rewrites its access rows at its new sequence, in one step', async () => {
+      const { storage, db } = await fresh();
+      await db.update(['a'], writing([write('a', '1-a', ['alice'])])); // 1
+      // The planner sees the stored text; the purge's new record carries the rows of what is left.
+      let seen: string | undefined;
+      const done = await db.purge(['a'], 100, (records) => {
+        seen = records.get('a')?.access;
+        return {
+          purges: [
+            {
+              id: 'a',
+              revs: ['2-x'],
+              record: { id: 'a', rev: '1-a', deleted: false, tree: 'tree:1-a' },
+              access: { leaves: 'leaves:after', readers: ['alice', 'bob'] },
+            },
+          ],
+          result: null,
+        };
+      });
+      assert.equal(seen, 'leaves:1-a');
+      assert.equal(done.updateSeq, 2);
+      assert.deepEqual(await db.readersOf(['a']), [['alice', 'bob']]);
+      assert.deepEqual(changesOf(await all(db.foldAccessChanges(['bob'], 1, {}))), [[2, 'a', false]]);
+      const asked = await db.update(['a'], writing([]), { access: true });
+      assert.deepEqual(asked.result, [['a', 'leaves:after']]);
+      // Narrowed by a purge: the principal who lost it gets a removed row at that sequence.
+      await db.purge(['a'], 100, () => ({
+        purges: [
+          {
+            id: 'a',
+            revs: ['2-y'],
+            record: { id: 'a', rev: '1-a', deleted: false, tree: 'tree:1-a' },
+            access: { leaves: 'leaves:narrow', readers: ['alice'] },
+          },
+        ],
+        result: null,
+      }));
+      assert.deepEqual(changesOf(await all(db.foldAccessChanges(['bob'], 0, { withRemoved: true }))), [[3, 'a', true]]);
+      await storage.close();
+    });
+
     it('forgets a document purged away, and a deleted database', async () => {
       const { storage, db } = await fresh();
       await db.update(['a', 'b'], writing([write('a', '1-a', ['alice']), write('b', '1-b', ['alice'])]));

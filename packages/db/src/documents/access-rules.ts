@@ -197,6 +197,20 @@ export class AccessPlanner {
   }
 }
 
+/**
+ * The access of a document a purge left some leaves of: the leaves' stored `_access` (the
+ * `DocRecord.access` text) narrowed to the leaves still in `tree`, and its effective readers.
+ */
+export function accessAfterPurge(tree: RevTree, stored: string): AccessWrite {
+  const before = JSON.parse(stored) as LeafAccess;
+  const next: LeafAccess = {};
+  for (const leaf of leavesOf(tree)) {
+    const kept = before[formatRev(leaf)];
+    if (kept !== undefined) next[formatRev(leaf)] = kept;
+  }
+  return { leaves: JSON.stringify(next), readers: effectiveAccess(tree, next) };
+}
+
 /** The `_access` of the leaf a deletion replaces (its parent), when the plan knows it. */
 function parentAccess(input: DocInput, leaves: LeafAccess): string[] | undefined {
   if (input.revisions !== undefined && input.revisions.ids.length > 1) {

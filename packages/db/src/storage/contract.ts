@@ -118,10 +118,12 @@ export interface DocumentStore {
   countAccessChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number>;
 
   /**
-   * A purge, in one transaction with the writers held off: the plan sees the records of `ids`;
+   * A purge, in one transaction with the writers held off: the plan sees the records of `ids`
+   * (with their `access` text, as an `update` asked `{ access: true }`);
    * each purge gets a log entry (the next purge sequence) and its document the change it names
    * (a new record gets the next update sequence, `null` removes the document); the update
-   * sequence moves on at least once; the log keeps its last `keepInfos` entries.
+   * sequence moves on at least once; the log keeps its last `keepInfos` entries. A new record's
+   * `access` rewrites its access rows at its new sequence, as an `update`'s write does.
    */
   purge<R>(
     ids: readonly string[],

@@ -103,6 +103,8 @@ export interface PurgeWrite {
   record?: Omit<DocRecord, 'seq'> | null;
   /** Bodies of revisions no longer in the tree (with a new record). */
   dropBodies?: string[];
+  /** Who may read the document after the purge (with a new record, in an access-enabled database). */
+  access?: AccessWrite;
 }
 
 /** An entry of the purge log: one document of one purge request. */

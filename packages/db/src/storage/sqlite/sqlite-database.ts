@@ -256,7 +256,11 @@ export class SqliteDatabase implements SqliteSyncStore {
   purgeDocs(purges: readonly PurgeWrite[], keepInfos: number): { purgeSeq: number; updateSeq: number } {
     const counters = this.db.transaction(() => {
       for (const { id, record } of purges) if (record === null) this.access.forget(id);
-      return this.writes.purge(purges, keepInfos, this.totals);
+      // A document that keeps revisions keeps the access rows of what is left, at its new sequence.
+      return this.writes.purge(purges, keepInfos, this.totals, ({ id, record, access }, seq) => {
+        if (record && access !== undefined)
+          this.access.apply([{ record: { ...record, id }, bodies: [], access }], [seq]);
+      });
     })();
     this.totals = counters;
     // Documents it holds may be gone: the next index update reads the tables.

@@ -219,7 +219,7 @@ class SqliteDocumentStore implements DocumentStore {
     plan: PurgePlanner<R>,
   ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
     // Read, planned and written in one synchronous step: this connection is the only writer.
-    const { purges, result } = plan(recordsOf(ids, this.db.getDocs(ids)));
+    const { purges, result } = plan(this.db.access.withLeaves(recordsOf(ids, this.db.getDocs(ids))));
     const done = { result, ...this.db.purgeDocs(purges, keepInfos) };
     this.events.updated(this.name);
     return done;
