@@ -553,6 +553,49 @@ describe('per-document access (_access)', () => {
       assert.equal((await t.request('GET', `/${db}/c`, { auth: alice })).status, 200);
     });
 
+    it('open_revs, ?rev and _bulk_get never give a reader an ended branch whose _access names others', async () => {
+      const db = await accessDb();
+      const leaf = (rev: string, access: string[], deleted = false) => ({
+        body: {
+          new_edits: false,
+          docs: [{ _id: 'o', _rev: rev, _access: access, ...(deleted ? { _deleted: true } : {}) }],
+        },
+      });
+      await t.request('POST', `/${db}/_bulk_docs`, leaf('1-aaaa', ['alice', 'bob']));
+      await t.request('POST', `/${db}/_bulk_docs`, leaf('1-bbbb', ['carol', 'secret-friend'], true));
+      await t.request('POST', `/${db}/_bulk_docs`, leaf('1-cccc', ['alice'], true));
+      const revsOf = (rows: { ok?: { _rev: string } }[]) => rows.map((row) => row.ok?._rev);
+      const json = { accept: 'application/json' };
+      const all = await t.request('GET', `/${db}/o?open_revs=all`, { auth: alice, headers: json });
+      assert.deepEqual([all.status, revsOf(all.json)], [200, ['1-aaaa', '1-cccc']]);
+      assert.ok(!all.text.includes('secret-friend'));
+      const admins = await t.request('GET', `/${db}/o?open_revs=all`, { headers: json });
+      assert.deepEqual(revsOf(admins.json), ['1-aaaa', '1-bbbb', '1-cccc']);
+      const listed = await t.request('GET', `/${db}/o?open_revs=${encodeURIComponent('["1-bbbb","1-cccc"]')}`, {
+        auth: alice,
+        headers: json,
+      });
+      assert.deepEqual([listed.json[0], listed.json[1].ok?._rev], [{ missing: '1-bbbb' }, '1-cccc']);
+      const multipart = await t.request('GET', `/${db}/o?open_revs=all`, {
+        auth: alice,
+        headers: { accept: 'multipart/mixed' },
+      });
+      assert.equal(multipart.status, 200);
+      assert.ok(multipart.text.includes('1-cccc') && !multipart.text.includes('secret-friend'));
+      const byRev = await t.request('GET', `/${db}/o?rev=1-bbbb`, { auth: alice });
+      assert.deepEqual([byRev.status, byRev.json.reason], [404, 'missing']);
+      assert.equal((await t.request('GET', `/${db}/o?rev=1-cccc`, { auth: alice })).status, 200);
+      const bulk = await t.request('POST', `/${db}/_bulk_get`, {
+        auth: alice,
+        body: { docs: [{ id: 'o' }, { id: 'o', rev: '1-bbbb' }] },
+      });
+      assert.deepEqual(revsOf(bulk.json.results[0].docs), ['1-aaaa', '1-cccc']);
+      assert.deepEqual(bulk.json.results[1].docs, [
+        { error: { id: 'o', rev: '1-bbbb', error: 'not_found', reason: 'missing' } },
+      ]);
+      assert.ok(!bulk.text.includes('secret-friend'));
+    });
+
     it('a purge of one conflicting leaf updates who reads the document at once', async () => {
       const db = await accessDb();
       const branch = (rev: string, access: string[]) => ({

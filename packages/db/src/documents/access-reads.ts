@@ -3,9 +3,9 @@
  * cannot read is answered exactly as an absent one (404 `not_found`/`missing`), so no read shows
  * that it exists. They read leaves only: an older revision's body is as if compacted away.
  */
-import { findRev, parseTree, type Rev } from '../revisions/index.js';
+import { findRev, formatRev, parseTree, type Rev } from '../revisions/index.js';
 import { type AccessReader, accessOfText, overlaps } from './access-rules.js';
-import type { DocumentReader } from './document-reader.js';
+import type { DocumentReader, OpenRevsResult } from './document-reader.js';
 import { isLocalId } from './doc-id.js';
 
 /** Whether the reader must see the document (or, given `rev`, that revision) as absent. */
@@ -25,7 +25,32 @@ export async function hiddenFrom(
   if (rev === undefined) return false;
   const record = await db.store.getDoc(id);
   const found = record === undefined ? undefined : findRev(parseTree(record.tree), rev);
-  return found !== undefined && !found.isLeaf;
+  if (found === undefined) return false;
+  if (!found.isLeaf) return true;
+  return (
+    found.deleted && !overlaps(reader.principals, accessOfText((await db.store.getBody(id, formatRev(rev))) ?? '{}'))
+  );
+}
+
+/**
+ * Leaves opened for a reader (`open_revs`, `_bulk_get`, a replication's reads): a deleted leaf
+ * whose own `_access` does not name them (another user's branch, ended) is missing for them and
+ * left out of `open_revs=all`, so its `_access` never shows them other users' names. Live leaves
+ * all name every reader of the document (its access is their intersection).
+ */
+export function readableRevs(
+  results: readonly OpenRevsResult[],
+  reader: AccessReader | undefined,
+  all: boolean,
+): OpenRevsResult[] {
+  if (reader === undefined) return [...results];
+  const out: OpenRevsResult[] = [];
+  for (const result of results) {
+    if (!('ok' in result) || !result.doc.deleted || overlaps(reader.principals, accessOfText(result.doc.json))) {
+      out.push(result);
+    } else if (!all) out.push({ missing: result.doc.rev });
+  }
+  return out;
 }
 
 /** For each id, whether the reader may read it (all true without a reader). */

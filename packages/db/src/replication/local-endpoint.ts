@@ -5,7 +5,7 @@
  * documents need a DB admin, `validate_doc_update` runs with the user's context). Only DB admins
  * read a users database whole (its members see only their own document over HTTP).
  */
-import { hiddenFrom } from '../documents/access-reads.js';
+import { hiddenFrom, readableRevs } from '../documents/access-reads.js';
 import { randomUUID } from 'node:crypto';
 import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { withUsersRole } from '../documents/access-rules.js';
@@ -250,7 +250,7 @@ export class LocalEndpoint implements Endpoint {
         options,
         ahead,
       );
-      for (const result of opened) if ('ok' in result) docs.push(result);
+      for (const result of readableRevs(opened, reader, false)) if ('ok' in result) docs.push(result);
     }
     return docs;
   }
