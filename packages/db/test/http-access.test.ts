@@ -500,6 +500,46 @@ describe('per-document access (_access)', () => {
     });
   });
 
+  describe('replication checkpoints', () => {
+    it("a user's job writes its checkpoints through the write rules, naming the user; each user has their own", async () => {
+      const source = await accessDb();
+      const target = await accessDb();
+      await t.request('PUT', `/${source}/a1`, { auth: alice, body: { _access: ['alice'] } });
+      await t.request('PUT', `/${source}/b1`, { auth: bob, body: { _access: ['bob'] } });
+      const locals = async (db: string) =>
+        (await t.request('GET', `/${db}/_local_docs?include_docs=true`)).json.rows.map(
+          (row: { id: string; doc: { _access?: string[] } }) => [row.id, row.doc._access],
+        );
+      const byAlice = await t.request('POST', '/_replicate', { auth: alice, body: { source, target } });
+      assert.equal(byAlice.status, 200, byAlice.text);
+      const [[checkpoint, access]] = await locals(source);
+      assert.deepEqual(access, ['alice']);
+      assert.deepEqual(await locals(target), [[checkpoint, ['alice']]]);
+      assert.equal((await t.request('GET', `/${source}/${checkpoint}`, { auth: alice })).status, 200);
+      assert.equal((await t.request('GET', `/${source}/${checkpoint}`, { auth: bob })).status, 404);
+      // Bob's job over the same databases keeps its own checkpoints: alice's are left as they were.
+      const byBob = await t.request('POST', '/_replicate', { auth: bob, body: { source, target } });
+      assert.equal(byBob.status, 200, byBob.text);
+      assert.equal(byBob.json.history[0].docs_written, 1);
+      const after = await locals(source);
+      assert.equal(after.length, 2);
+      assert.deepEqual(
+        after.find(([id]: [string]) => id === checkpoint),
+        [checkpoint, ['alice']],
+      );
+      assert.deepEqual(after.find(([id]: [string]) => id !== checkpoint)?.[1], ['bob']);
+      // A checkpoint the rules refuse (here one an admin gave bob) is not overwritten: the job fails.
+      await t.request('PUT', `/${target}/${checkpoint}`, { body: { _access: ['bob'] } });
+      await t.request('PUT', `/${source}/a2`, { auth: alice, body: { _access: ['alice'] } });
+      const refused = await t.request('POST', '/_replicate', { auth: alice, body: { source, target } });
+      assert.deepEqual([refused.status, refused.json], [403, { error: 'forbidden', reason: 'access' }]);
+      assert.deepEqual(await locals(target).then((rows) => rows.find(([id]: [string]) => id === checkpoint)), [
+        checkpoint,
+        ['bob'],
+      ]);
+    });
+  });
+
   describe('revocation and conflicts', () => {
     it('removed=true reports a document the user lost; a regrant gives a normal row again', async () => {
       const db = await accessDb();

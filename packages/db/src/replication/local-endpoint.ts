@@ -297,14 +297,22 @@ export class LocalEndpoint implements Endpoint {
   }
 
   async getLocal(id: string): Promise<Record<string, unknown> | undefined> {
+    if (await hiddenFrom(this.db, await this.db.accessReaderOf(this.user), id)) return undefined;
     const doc = await this.db.store.getLocal(id);
     if (doc === undefined) return undefined;
     return { ...(toPlain(parseJson(doc.body)) as Record<string, unknown>), _id: id, _rev: doc.rev };
   }
 
+  /**
+   * A checkpoint is written as the job's user, through the write rules like every write; in an
+   * access-enabled database a user's names them (`_access`, as CouchDB's branch's replicator does).
+   */
   async putLocal(id: string, body: Record<string, unknown>): Promise<string> {
-    await this.writer();
-    return (await this.db.local.put(id, readDocInput(fromPlain({ ...body, _id: id })))).rev;
+    const writer = await this.writer();
+    const access = await this.db.accessWriterOf(writer);
+    const named = access !== undefined && !access.admin && access.name !== null ? { _access: [access.name] } : {};
+    const input = readDocInput(fromPlain({ ...body, ...named, _id: id }));
+    return (await this.db.putDoc(id, input, true, undefined, writer)).rev;
   }
 
   close(): void {
