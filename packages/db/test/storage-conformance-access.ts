@@ -163,6 +163,44 @@ export function accessRowsConformance(label: string, engine: EngineUnderTest): v
       await storage.close();
     });
 
+    it('records a role log: the first roles as they are, then each document a change gives or takes', async () => {
+      const { storage, db } = await fresh();
+      await db.update(
+        ['a', 'b', 'c'],
+        writing([write('a', '1-a', ['team']), write('b', '1-b', ['team', 'alice']), write('c', '1-c', ['bob'])]),
+      ); // 1, 2, 3
+      const rows = async (since: number) =>
+        (await all(db.foldRoleRows('alice', since))).map((row) => [row.id, row.seq, row.removed]);
+      const first = await db.recordRoles('alice', ['team'], ['alice', '_users', 'team']);
+      assert.deepEqual(first, { log: [{ role: 'team', seq: 0, removed: false }] });
+      assert.deepEqual(await db.recordRoles('alice', ['team'], ['alice', '_users', 'team']), first);
+      assert.equal((await db.counters()).updateSeq, 3);
+      await db.update(['d'], writing([write('d', '1-d', ['team'])])); // 4
+      await db.update(['a'], writing([write('a', '2-a', ['bob'])])); // 5: team loses `a`
+      // Team taken away: what team read while alice held it and she does not read now, one sequence each.
+      const lost = await db.recordRoles('alice', [], ['alice', '_users']);
+      assert.deepEqual(lost, { log: [{ role: 'team', seq: 6, removed: true }], seq: 7 });
+      assert.deepEqual(await rows(0), [
+        ['a', 6, true],
+        ['d', 7, true],
+      ]);
+      assert.equal((await db.counters()).updateSeq, 7);
+      // Given back: what team reads now, each at a new sequence.
+      const gained = await db.recordRoles('alice', ['team'], ['alice', '_users', 'team']);
+      assert.deepEqual(gained, { log: [{ role: 'team', seq: 8, removed: false }], seq: 9 });
+      assert.deepEqual(await rows(7), [
+        ['b', 8, false],
+        ['d', 9, false],
+      ]);
+      // A role that reads nothing still moves the sequence once; other users are apart.
+      const empty = await db.recordRoles('alice', ['team', 'nobody'], ['alice', '_users', 'team', 'nobody']);
+      assert.equal(empty.seq, 10);
+      assert.deepEqual(await rows(9), []);
+      assert.deepEqual(await all(db.foldRoleRows('bob', 0)), []);
+      assert.equal((await db.counters()).updateSeq, 10);
+      await storage.close();
+    });
+
     it('forgets a document purged away, and a deleted database', async () => {
       const { storage, db } = await fresh();
       await db.update(['a', 'b'], writing([write('a', '1-a', ['alice']), write('b', '1-b', ['alice'])]));

@@ -120,6 +120,11 @@ export class SqliteDocWrites {
     values.length = 0;
   }
 
+  /** Saves counters moved outside a document write (a role change's sequences), in the caller's transaction. */
+  saveCounters(c: StoredCounters): void {
+    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
+  }
+
   /** A purge (`SqliteSyncStore.purgeDocs`), inside the caller's transaction; the counters after it. */
   purge(
     purges: readonly PurgeWrite[],

@@ -18,6 +18,7 @@ import type {
   IdRange,
   LocalDoc,
   PurgeInfo,
+  RoleChange,
   PurgeWrite,
   RangeStats,
 } from '../records.js';
@@ -266,6 +267,25 @@ export class SqliteDatabase implements SqliteSyncStore {
     // Documents it holds may be gone: the next index update reads the tables.
     this.recent.clear(counters.updateSeq);
     return { purgeSeq: counters.purgeSeq, updateSeq: counters.updateSeq };
+  }
+
+  /** `DocumentStore.recordRoles`: in one transaction, the sequences it takes saved with it. */
+  recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+  ): { log: RoleChange[]; seq?: number } {
+    const c = { ...this.totals };
+    const done = this.db.transaction(() => {
+      const recorded = this.access.recordRoles(user, roles, principals, () => ++c.updateSeq);
+      if (recorded.seq !== undefined) this.writes.saveCounters(c);
+      return recorded;
+    })();
+    if (done.seq !== undefined) {
+      this.totals = c;
+      this.recent.clear(c.updateSeq);
+    }
+    return done;
   }
 
   foldPurges(since: number): Generator<PurgeInfo> {

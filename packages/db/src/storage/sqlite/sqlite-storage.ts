@@ -22,6 +22,8 @@ import type {
   IdRange,
   LocalDoc,
   PurgeInfo,
+  RoleChange,
+  RoleRow,
   RangeStats,
 } from '../records.js';
 import { recordsOf } from './doc-reads.js';
@@ -211,6 +213,20 @@ class SqliteDocumentStore implements DocumentStore {
 
   async countAccessChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number> {
     return this.db.access.countChanges(principals, since, withRemoved);
+  }
+
+  async recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+  ): Promise<{ log: RoleChange[]; seq?: number }> {
+    const done = this.db.recordRoles(user, roles, principals);
+    if (done.seq !== undefined) this.events.updated(this.name);
+    return done;
+  }
+
+  foldRoleRows(user: string, since: number): AsyncIterable<Page<RoleRow>> {
+    return paged(this.db.access.foldRoleRows(user, since));
   }
 
   async purge<R>(
