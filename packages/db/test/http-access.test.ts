@@ -667,6 +667,94 @@ describe('per-document access (_access)', () => {
       );
     });
 
+    it("a role given in _users back-fills the role's older documents into the user's feed, page by page", async () => {
+      const db = await accessDb();
+      const dave = basic('dave', 'd');
+      await createUser(t, 'dave', 'd');
+      await t.request('PUT', `/${db}/d1`, { auth: dave, body: { _access: ['dave'] } });
+      for (const id of ['r1', 'r2', 'r3']) await t.request('PUT', `/${db}/${id}`, { body: { _access: ['crew'] } });
+      await t.request('PUT', `/${db}/other`, { body: { _access: ['bob'] } });
+      const synced = await t.request('GET', `/${db}/_changes`, { auth: dave });
+      assert.deepEqual(ids(synced.json.results), ['d1']);
+      const since = synced.json.last_seq;
+      await createUser(t, 'dave', 'd', ['crew']);
+      // From the checkpoint: the role's documents, each at a sequence of its own, so `limit` pages through them.
+      const seen: string[] = [];
+      let from = since;
+      for (;;) {
+        const page = await t.request('GET', `/${db}/_changes?since=${from}&limit=2`, { auth: dave });
+        seen.push(...ids(page.json.results));
+        if (page.json.results.length === 0) break;
+        from = page.json.last_seq;
+      }
+      assert.deepEqual(seen, ['r1', 'r2', 'r3']);
+      const again = await t.request('GET', `/${db}/_changes?since=${from}`, { auth: dave });
+      assert.deepEqual(again.json.results, []);
+      // From 0 the feed is the user's documents, once each.
+      const all = await t.request('GET', `/${db}/_changes`, { auth: dave });
+      assert.deepEqual(ids(all.json.results).sort(), ['d1', 'r1', 'r2', 'r3']);
+      assert.equal((await t.request('GET', `/${db}/r1`, { auth: dave })).status, 200);
+    });
+
+    it('a longpoll waiting when a role is given wakes with the back-filled documents', async () => {
+      const db = await accessDb();
+      const erin = basic('erin', 'e');
+      await createUser(t, 'erin', 'e');
+      await t.request('PUT', `/${db}/e1`, { auth: erin, body: { _access: ['erin'] } });
+      await t.request('PUT', `/${db}/g1`, { body: { _access: ['guild'] } });
+      const since = (await t.request('GET', `/${db}/_changes`, { auth: erin })).json.last_seq;
+      const polled = t.request('GET', `/${db}/_changes?feed=longpoll&since=${since}&timeout=10000`, { auth: erin });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await createUser(t, 'erin', 'e', ['guild']);
+      const r = await polled;
+      assert.deepEqual(ids(r.json.results), ['g1']);
+      // A continuous feed does the same for a role given while it runs.
+      const mark = r.json.last_seq;
+      const continuous = t.request('GET', `/${db}/_changes?feed=continuous&since=${mark}&timeout=1500`, {
+        auth: erin,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await t.request('PUT', `/${db}/h1`, { body: { _access: ['hall'] } });
+      await createUser(t, 'erin', 'e', ['guild', 'hall']);
+      const lines = (await continuous).text
+        .split('\n')
+        .filter((line) => line.startsWith('{"seq"'))
+        .map((line) => JSON.parse(line).id);
+      assert.deepEqual(lines, ['h1']);
+    });
+
+    it('a role taken away in _users: removed=true reports what it gave, the plain feed leaves it out', async () => {
+      const db = await accessDb();
+      const fay = basic('fay', 'f');
+      await createUser(t, 'fay', 'f', ['band']);
+      await t.request('PUT', `/${db}/b1`, { body: { _access: ['band'] } });
+      await t.request('PUT', `/${db}/b2`, { body: { _access: ['band', 'fay'] } });
+      await t.request('PUT', `/${db}/f1`, { auth: fay, body: { _access: ['fay'] } });
+      const synced = await t.request('GET', `/${db}/_changes`, { auth: fay });
+      assert.deepEqual(ids(synced.json.results).sort(), ['b1', 'b2', 'f1']);
+      const since = synced.json.last_seq;
+      await createUser(t, 'fay', 'f', []);
+      assert.equal((await t.request('GET', `/${db}/b1`, { auth: fay })).status, 404);
+      const removed = await t.request('GET', `/${db}/_changes?removed=true&since=${since}`, { auth: fay });
+      assert.deepEqual(
+        removed.json.results.map((row: { id: string; removed?: boolean; changes: unknown[] }) => [
+          row.id,
+          row.removed,
+          row.changes,
+        ]),
+        [['b1', true, []]],
+      );
+      const plain = await t.request('GET', `/${db}/_changes?since=${since}`, { auth: fay });
+      assert.deepEqual(plain.json.results, []);
+      // Given back: a normal row again.
+      await createUser(t, 'fay', 'f', ['band']);
+      const back = await t.request('GET', `/${db}/_changes?removed=true&since=${removed.json.last_seq}`, { auth: fay });
+      assert.deepEqual(
+        back.json.results.map((row: { id: string; removed?: boolean }) => [row.id, row.removed]),
+        [['b1', undefined]],
+      );
+    });
+
     it("a longpoll waits for the user's own changes: another user's write does not end it", async () => {
       const db = await accessDb();
       const seq = (await t.request('GET', `/${db}/_changes?since=now`, { auth: alice })).json.last_seq;

@@ -113,6 +113,11 @@ export function effectiveAccess(tree: RevTree, leaves: LeafAccess): string[] {
 /** A reader who sees only what their principals may read (a non-admin in an access-enabled database). */
 export interface AccessReader {
   principals: readonly string[];
+  /**
+   * The reader's account in `_users`, whose roles a feed reads as they are now (./access-roles.ts):
+   * `roles` answers undefined when there is none (a user of a JWT or proxy).
+   */
+  account?: { name: string; roles: () => Promise<readonly string[] | undefined> };
 }
 
 /** Who writes, as the access rules see it. */

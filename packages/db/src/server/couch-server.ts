@@ -15,6 +15,7 @@ import {
 import { JwtVerifier, type JwtOptions } from '../auth/jwt.js';
 import { loadConfig, saveConfig, type ConfigSections } from './config.js';
 import { perDocAccess } from './access-settings.js';
+import { AccessRoleFollower } from './access-roles.js';
 import { PerUserDatabases, perUserSettings } from './peruser.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
@@ -191,6 +192,8 @@ export class CouchServer {
   private readonly viewManagers = new Map<Database, ViewManager>();
   /** `[couch_peruser]`: a private database per account, when enabled (./peruser.ts). */
   readonly perUser = new PerUserDatabases(this);
+  /** Role changes in `_users` recorded in open access-enabled databases at once (./access-roles.ts). */
+  readonly accessRoles = new AccessRoleFollower(this);
 
   constructor(options: CouchServerOptions) {
     this.storage = options.storage;
@@ -254,6 +257,7 @@ export class CouchServer {
     this.auth.setJwt(jwt);
     this.auth.setProxy(settings.proxy);
     this.perUser.configure(perUserSettings(sections));
+    this.accessRoles.start();
   }
 
   /**
@@ -343,6 +347,11 @@ export class CouchServer {
     const doc = toPlain(found.body) as Record<string, unknown>;
     const roles = Array.isArray(doc.roles) ? doc.roles.filter((r): r is string => typeof r === 'string') : [];
     return { name, roles, credentials: credentialsOf(doc) };
+  }
+
+  /** The databases open on this node. */
+  openDatabases(): Iterable<Database> {
+    return this.open.values();
   }
 
   /** The database of that name, or a 404 `Database does not exist.` */
@@ -497,6 +506,8 @@ export class CouchServer {
     await this.stopReplication();
     this.perUser.stop();
     await this.perUser.settled();
+    this.accessRoles.stop();
+    await this.accessRoles.settled();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();
     this.viewManagers.clear();

@@ -123,7 +123,7 @@ export interface DocumentStore {
    * records `roles` as `user`'s roles now, in one transaction with the writers held off. The
    * first record of a user takes them as they are (sequence 0, nothing else written). A later
    * one that finds them changed gives the user one row per document a gained role reads now
-   * (`removed` false) and per document a lost role read while the user held it that none of
+   * that their principals before did not (`removed` false) and per document a lost role read while the user held it that none of
    * the user's principals (`principals`, the roles now included) reads now (`removed`), each at
    * its own new update sequence (at least one sequence, a change without a document as a
    * purge's), and each changed role that change's first sequence. Answers the user's roles

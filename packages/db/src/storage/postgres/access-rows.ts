@@ -111,10 +111,15 @@ export async function recordRoles(
     seqs.push(++c.updateSeq);
     removed.push(gone);
   };
+  // What a gained role reads that none of the user's principals before the change read.
+  const before = [...principals.filter((p) => !gained.includes(p)), ...lost.map((entry) => entry.role)];
   for (const role of gained) {
     const found = await client.query<{ doc: string }>(
-      `SELECT doc FROM ${s}.access_log WHERE db_id = $1 AND principal = $2 AND NOT removed ORDER BY doc`,
-      [db.dbId, role],
+      `SELECT a.doc FROM ${s}.access_log a WHERE a.db_id = $1 AND a.principal = $2 AND NOT a.removed
+       AND NOT EXISTS (SELECT 1 FROM ${s}.access_log m WHERE m.db_id = a.db_id AND m.doc = a.doc AND NOT m.removed
+         AND m.principal = ANY($3::text[]))
+       ORDER BY a.doc`,
+      [db.dbId, role, before],
     );
     for (const { doc } of found.rows) add(doc, false);
   }

@@ -145,9 +145,18 @@ export class SqliteAccessRows {
     };
     const putRow = this.stmt('INSERT OR REPLACE INTO access_role_rows (member, doc, seq, removed) VALUES (?, ?, ?, ?)');
     const seen = new Set<string>();
-    const readable = this.stmt('SELECT doc FROM access_log WHERE principal = ? AND removed = 0 ORDER BY doc').pluck();
+    // What a gained role reads that none of the user's principals before the change read.
+    const before = JSON.stringify([
+      ...principals.filter((p) => !gained.includes(p)),
+      ...lost.map((entry) => entry.role),
+    ]);
+    const readable = this.stmt(
+      `SELECT doc FROM access_log a WHERE a.principal = ? AND a.removed = 0
+       AND NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = a.doc AND m.removed = 0 AND m.${PRINCIPALS})
+       ORDER BY a.doc`,
+    ).pluck();
     for (const role of gained) {
-      for (const doc of readable.all(role) as string[]) {
+      for (const doc of readable.all(role, before) as string[]) {
         if (seen.has(doc)) continue;
         seen.add(doc);
         putRow.run(user, doc, next(), 0);
