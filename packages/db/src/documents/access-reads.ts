@@ -5,6 +5,7 @@
  */
 import { findRev, formatRev, parseTree, type Rev } from '../revisions/index.js';
 import { type AccessReader, accessOfText, overlaps } from './access-rules.js';
+import type { ChangedDoc, IdRange } from '../storage/records.js';
 import type { DocumentReader, OpenRevsResult } from './document-reader.js';
 import { isLocalId } from './doc-id.js';
 
@@ -64,7 +65,25 @@ export async function readableOf(
   return readers.map((list) => overlaps(reader.principals, list));
 }
 
-/** The ids of every live document the reader may read (what per-user views and Mango filter rows by). */
+/**
+ * The reader's live documents with their winners' bodies, by id in `range` (as
+ * `DocumentStore.foldDocBodies` gives every document): a range scan of their access rows joined
+ * with the documents a page at a time, so a scan for a reader costs their documents, not the
+ * database's (Mango without an index).
+ */
+export async function* foldReadableBodies(
+  db: DocumentReader,
+  reader: AccessReader,
+  range: IdRange,
+): AsyncGenerator<ChangedDoc[]> {
+  for await (const page of db.store.foldReadable(reader.principals, range)) {
+    const found = await db.store.getDocsWithBodies(page.map((record) => record.id));
+    const docs = found.filter((doc): doc is ChangedDoc => doc !== undefined);
+    if (docs.length > 0) yield docs;
+  }
+}
+
+/** The ids of every live document the reader may read (what per-user views and indexed Mango filter rows by). */
 export async function readableIdSet(db: DocumentReader, reader: AccessReader): Promise<Set<string>> {
   const ids = new Set<string>();
   for await (const page of db.store.foldReadable(reader.principals, {})) for (const record of page) ids.add(record.id);
