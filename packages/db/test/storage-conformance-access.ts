@@ -171,14 +171,17 @@ export function accessRowsConformance(label: string, engine: EngineUnderTest): v
       ); // 1, 2, 3
       const rows = async (since: number) =>
         (await all(db.foldRoleRows('alice', since))).map((row) => [row.id, row.seq, row.removed]);
-      const first = await db.recordRoles('alice', ['team'], ['alice', '_users', 'team']);
+      const first = await db.recordRoles('alice', ['team'], ['alice', '_users', 'team'], 1);
       assert.deepEqual(first, { log: [{ role: 'team', seq: 0, removed: false }] });
-      assert.deepEqual(await db.recordRoles('alice', ['team'], ['alice', '_users', 'team']), first);
+      assert.deepEqual(await db.recordRoles('alice', ['team'], ['alice', '_users', 'team'], 1), first);
       assert.equal((await db.counters()).updateSeq, 3);
       await db.update(['d'], writing([write('d', '1-d', ['team'])])); // 4
       await db.update(['a'], writing([write('a', '2-a', ['bob'])])); // 5: team loses `a`
       // Team taken away: what team read while alice held it and she does not read now, one sequence each.
-      const lost = await db.recordRoles('alice', [], ['alice', '_users']);
+      // An older account than the one recorded changes nothing (a late reader cannot undo a newer one).
+      assert.deepEqual(await db.recordRoles('alice', [], ['alice', '_users'], 0), first);
+      assert.equal((await db.counters()).updateSeq, 5);
+      const lost = await db.recordRoles('alice', [], ['alice', '_users'], 2);
       assert.deepEqual(lost, { log: [{ role: 'team', seq: 6, removed: true }], seq: 7 });
       assert.deepEqual(await rows(0), [
         ['a', 6, true],
@@ -186,11 +189,11 @@ export function accessRowsConformance(label: string, engine: EngineUnderTest): v
       ]);
       assert.equal((await db.counters()).updateSeq, 7);
       // Given back: what team reads now and alice did not read already (`b` is hers by name).
-      const gained = await db.recordRoles('alice', ['team'], ['alice', '_users', 'team']);
+      const gained = await db.recordRoles('alice', ['team'], ['alice', '_users', 'team'], 3);
       assert.deepEqual(gained, { log: [{ role: 'team', seq: 8, removed: false }], seq: 8 });
       assert.deepEqual(await rows(7), [['d', 8, false]]);
       // A role that reads nothing still moves the sequence once; other users are apart.
-      const empty = await db.recordRoles('alice', ['team', 'nobody'], ['alice', '_users', 'team', 'nobody']);
+      const empty = await db.recordRoles('alice', ['team', 'nobody'], ['alice', '_users', 'team', 'nobody'], 4);
       assert.equal(empty.seq, 9);
       assert.deepEqual(await rows(8), []);
       assert.deepEqual(await all(db.foldRoleRows('bob', 0)), []);

@@ -27,10 +27,10 @@ interface FeedPrincipals {
  */
 export async function feedPrincipalsOf(db: Database, reader: AccessReader): Promise<FeedPrincipals> {
   const account = reader.account;
-  const roles = account === undefined ? undefined : await account.roles();
-  if (account === undefined || roles === undefined) return { principals: reader.principals };
-  const principals = principalsOf({ name: account.name, roles: [...roles] });
-  const { seq } = await db.store.recordRoles(account.name, roles, principals);
+  const current = account === undefined ? undefined : await account.roles();
+  if (account === undefined || current === undefined) return { principals: reader.principals };
+  const principals = principalsOf({ name: account.name, roles: [...current.roles] });
+  const { seq } = await db.store.recordRoles(account.name, current.roles, principals, current.version);
   if (seq !== undefined) db.notifyChanged(seq);
   return { principals, user: account.name };
 }

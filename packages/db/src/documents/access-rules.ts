@@ -114,10 +114,10 @@ export function effectiveAccess(tree: RevTree, leaves: LeafAccess): string[] {
 export interface AccessReader {
   principals: readonly string[];
   /**
-   * The reader's account in `_users`, whose roles a feed reads as they are now (./access-roles.ts):
-   * `roles` answers undefined when there is none (a user of a JWT or proxy).
+   * The reader's account in `_users`, whose roles a feed reads as they are now (./access-roles.ts),
+   * with its document's revision number: undefined when there is none (a user of a JWT or proxy).
    */
-  account?: { name: string; roles: () => Promise<readonly string[] | undefined> };
+  account?: { name: string; roles: () => Promise<{ roles: readonly string[]; version: number } | undefined> };
 }
 
 /** Who writes, as the access rules see it. */

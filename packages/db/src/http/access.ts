@@ -69,7 +69,7 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
   // A feed reads the reader's roles as `_users` has them now (documents/access-roles.ts).
   const userName = ctx.user.name;
   if (reader !== undefined && userName !== null) {
-    reader.account = { name: userName, roles: async () => (await ctx.server.findUser(userName))?.roles };
+    reader.account = { name: userName, roles: () => ctx.server.accountRoles(userName) };
   }
   if (reader !== undefined) checkReaderRoute(route);
   ctx.access = { db, security, dbAdmin, ...(reader === undefined ? {} : { reader }) };

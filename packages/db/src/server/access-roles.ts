@@ -86,18 +86,20 @@ export class AccessRoleFollower {
     for await (const page of users.foldChangedBodies(this.since)) {
       for (const change of page) {
         if (change.id.startsWith(USER_PREFIX) && !change.deleted && change.body !== undefined) {
-          await this.record(change.id.slice(USER_PREFIX.length), rolesOf(change.body));
+          const version = Number(change.rev.slice(0, change.rev.indexOf('-')));
+          await this.record(change.id.slice(USER_PREFIX.length), rolesOf(change.body), version);
         }
         this.since = change.seq;
       }
     }
   }
 
-  private async record(name: string, roles: string[]): Promise<void> {
+  /** `version`: the account document's revision number (a late record of an older one changes nothing). */
+  private async record(name: string, roles: string[], version: number): Promise<void> {
     const principals = principalsOf({ name, roles });
     for (const db of [...this.server.openDatabases()]) {
       if (!(await db.accessEnabled())) continue;
-      const { seq } = await db.store.recordRoles(name, roles, principals);
+      const { seq } = await db.store.recordRoles(name, roles, principals, version);
       if (seq !== undefined) db.notifyChanged(seq);
     }
   }

@@ -354,6 +354,25 @@ export class CouchServer {
     return this.open.values();
   }
 
+  /**
+   * An account's roles with its document's revision number, read now (per-document access's
+   * role log, documents/access-roles.ts); undefined when there is no such account.
+   */
+  async accountRoles(name: string): Promise<{ roles: string[]; version: number } | undefined> {
+    let db: Database;
+    try {
+      db = await this.db(this.authenticationDb);
+    } catch (error) {
+      if (error instanceof CouchError && error.status === 404) return undefined;
+      throw error;
+    }
+    const found = await db.winningBody(userDocId(name));
+    if (found === undefined) return undefined;
+    const doc = toPlain(found.body) as Record<string, unknown>;
+    const roles = Array.isArray(doc.roles) ? doc.roles.filter((r): r is string => typeof r === 'string') : [];
+    return { roles, version: Number(found.rev.slice(0, found.rev.indexOf('-'))) };
+  }
+
   /** The database of that name, or a 404 `Database does not exist.` */
   async db(name: string): Promise<Database> {
     const open = this.open.get(name);

@@ -126,13 +126,16 @@ export interface DocumentStore {
    * that their principals before did not (`removed` false) and per document a lost role read while the user held it that none of
    * the user's principals (`principals`, the roles now included) reads now (`removed`), each at
    * its own new update sequence (at least one sequence, a change without a document as a
-   * purge's), and each changed role that change's first sequence. Answers the user's roles
-   * with their last changes, and the last sequence written, if any.
+   * purge's), and each changed role that change's first sequence. `version` orders the
+   * records (the account document's revision number): one older than the last that changed
+   * something changes nothing, so a late reader of an older account cannot undo a newer one.
+   * Answers the user's roles with their last changes, and the last sequence written, if any.
    */
   recordRoles(
     user: string,
     roles: readonly string[],
     principals: readonly string[],
+    version: number,
   ): Promise<{ log: RoleChange[]; seq?: number }>;
   /** The user's role rows (see `recordRoles`) after `since`, by sequence. */
   foldRoleRows(user: string, since: number): AsyncIterable<Page<RoleRow>>;

@@ -68,6 +68,7 @@ export async function recordRoles(
   user: string,
   roles: readonly string[],
   principals: readonly string[],
+  version: number,
 ): Promise<{ log: RoleChange[]; seq?: number }> {
   const s = db.sql.schema;
   const [locked] = (await client.query<CounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows;
@@ -88,17 +89,20 @@ export async function recordRoles(
   const wanted = [...new Set(roles)];
   if (rows.length === 0) {
     const log = wanted.map((role) => ({ role, seq: 0, removed: false }));
-    await put([{ role: KNOWN, seq: 0, removed: false }, ...log]);
+    // The known row's sequence holds the version of the account last recorded.
+    await put([{ role: KNOWN, seq: version, removed: false }, ...log]);
     return { log };
   }
   const log = new Map<string, RoleChange>();
   for (const row of rows) {
     if (row.role !== KNOWN) log.set(row.role, { role: row.role, seq: Number(row.seq), removed: row.removed });
   }
+  const known = Number(rows.find((row) => row.role === KNOWN)?.seq ?? 0);
   const held = [...log.values()].filter((entry) => !entry.removed);
   const gained = wanted.filter((role) => !held.some((entry) => entry.role === role));
   const lost = held.filter((entry) => !wanted.includes(entry.role));
-  if (gained.length === 0 && lost.length === 0) return { log: [...log.values()] };
+  if ((gained.length === 0 && lost.length === 0) || version < known) return { log: [...log.values()] };
+  await put([{ role: KNOWN, seq: version, removed: false }]);
   const c = countersOf(locked);
   const docs: string[] = [];
   const seqs: number[] = [];
@@ -366,7 +370,7 @@ export class PostgresAccessReads {
   }
 
   /** The user's role log when it already holds exactly `roles` (no lock, no write needed), else undefined. */
-  async unchangedRoles(user: string, roles: readonly string[]): Promise<RoleChange[] | undefined> {
+  async unchangedRoles(user: string, roles: readonly string[], version: number): Promise<RoleChange[] | undefined> {
     const rows = await this.query<{ role: string; seq: string; removed: boolean }>(
       `SELECT role, seq, removed FROM ${this.db.sql.schema}.access_roles WHERE db_id = $1 AND member = $2`,
       [this.db.dbId, user],
@@ -375,9 +379,11 @@ export class PostgresAccessReads {
     const log = rows
       .filter((row) => row.role !== KNOWN)
       .map((row) => ({ role: row.role, seq: Number(row.seq), removed: row.removed }));
+    const known = Number(rows.find((row) => row.role === KNOWN)?.seq ?? 0);
     const held = log.filter((entry) => !entry.removed).map((entry) => entry.role);
     const wanted = new Set(roles);
-    return held.length === wanted.size && held.every((role) => wanted.has(role)) ? log : undefined;
+    const same = held.length === wanted.size && held.every((role) => wanted.has(role));
+    return same || version < known ? log : undefined;
   }
 
   async *foldRoleRows(user: string, since: number): AsyncGenerator<RoleRow[]> {

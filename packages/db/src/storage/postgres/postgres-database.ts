@@ -192,11 +192,12 @@ export class PostgresDocumentStore implements DocumentStore {
     user: string,
     roles: readonly string[],
     principals: readonly string[],
+    version: number,
   ): Promise<{ log: RoleChange[]; seq?: number }> {
     // A feed records its user's roles at every request: most find them as they were, without the lock.
-    const unchanged = await this.access.unchangedRoles(user, roles);
+    const unchanged = await this.access.unchangedRoles(user, roles, version);
     if (unchanged !== undefined) return { log: unchanged };
-    const done = await this.transaction((client) => recordRoles(client, this.target, user, roles, principals));
+    const done = await this.transaction((client) => recordRoles(client, this.target, user, roles, principals, version));
     if (done.seq !== undefined) this.events.updated(this.name);
     return done;
   }

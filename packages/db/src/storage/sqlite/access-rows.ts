@@ -116,6 +116,7 @@ export class SqliteAccessRows {
     user: string,
     roles: readonly string[],
     principals: readonly string[],
+    version: number,
     allocate: () => number,
   ): { log: RoleChange[]; seq?: number } {
     const rows = this.stmt('SELECT role, seq, removed FROM access_roles WHERE member = ?').raw().all(user) as [
@@ -126,16 +127,19 @@ export class SqliteAccessRows {
     const put = this.stmt('INSERT OR REPLACE INTO access_roles (member, role, seq, removed) VALUES (?, ?, ?, ?)');
     const wanted = new Set(roles);
     if (rows.length === 0) {
-      put.run(user, KNOWN, 0, 0);
+      // The known row's sequence holds the version of the account last recorded.
+      put.run(user, KNOWN, version, 0);
       for (const role of wanted) put.run(user, role, 0, 0);
       return { log: [...wanted].map((role) => ({ role, seq: 0, removed: false })) };
     }
     const log = new Map<string, RoleChange>();
     for (const [role, seq, removed] of rows) if (role !== KNOWN) log.set(role, { role, seq, removed: removed !== 0 });
+    const known = rows.find(([role]) => role === KNOWN)?.[1] ?? 0;
     const held = [...log.values()].filter((entry) => !entry.removed);
     const gained = [...wanted].filter((role) => !held.some((entry) => entry.role === role));
     const lost = held.filter((entry) => !wanted.has(entry.role));
-    if (gained.length === 0 && lost.length === 0) return { log: [...log.values()] };
+    if ((gained.length === 0 && lost.length === 0) || version < known) return { log: [...log.values()] };
+    put.run(user, KNOWN, version, 0);
     let first: number | undefined;
     let last = 0;
     const next = () => {

@@ -274,10 +274,11 @@ export class SqliteDatabase implements SqliteSyncStore {
     user: string,
     roles: readonly string[],
     principals: readonly string[],
+    version: number,
   ): { log: RoleChange[]; seq?: number } {
     const c = { ...this.totals };
     const done = this.db.transaction(() => {
-      const recorded = this.access.recordRoles(user, roles, principals, () => ++c.updateSeq);
+      const recorded = this.access.recordRoles(user, roles, principals, version, () => ++c.updateSeq);
       if (recorded.seq !== undefined) this.writes.saveCounters(c);
       return recorded;
     })();

@@ -219,8 +219,9 @@ class SqliteDocumentStore implements DocumentStore {
     user: string,
     roles: readonly string[],
     principals: readonly string[],
+    version: number,
   ): Promise<{ log: RoleChange[]; seq?: number }> {
-    const done = this.db.recordRoles(user, roles, principals);
+    const done = this.db.recordRoles(user, roles, principals, version);
     if (done.seq !== undefined) this.events.updated(this.name);
     return done;
   }

@@ -63,6 +63,7 @@ export interface SqliteSyncStore {
     user: string,
     roles: readonly string[],
     principals: readonly string[],
+    version: number,
   ): { log: RoleChange[]; seq?: number };
 
   /** Documents by id in raw UTF-8 byte order (code point order), paged internally. */
