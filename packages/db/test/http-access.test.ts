@@ -450,6 +450,24 @@ describe('per-document access (_access)', () => {
       assert.equal(r.json.execution_stats.results_returned, 2);
       const admin = await t.request('POST', `/${db}/_find`, { body: { selector: { v: { $gt: 0 } }, fields: ['_id'] } });
       assert.equal(admin.json.docs.length, 5);
+      // Read through the reader's access rows: pages by bookmark and descending order hold.
+      const page = (bookmark?: string) =>
+        t.request('POST', `/${db}/_find`, {
+          auth: alice,
+          body: { selector: { v: { $gt: 0 } }, fields: ['_id'], limit: 2, ...(bookmark ? { bookmark } : {}) },
+        });
+      const first = await page();
+      const second = await page(first.json.bookmark);
+      const third = await page(second.json.bookmark);
+      assert.deepEqual(
+        [...first.json.docs, ...second.json.docs, ...third.json.docs],
+        [{ _id: 'a1' }, { _id: 'a2' }, { _id: 's1' }],
+      );
+      const descending = await t.request('POST', `/${db}/_find`, {
+        auth: alice,
+        body: { selector: { _id: { $gt: null } }, fields: ['_id'], sort: [{ _id: 'desc' }] },
+      });
+      assert.deepEqual(descending.json.docs, [{ _id: 's1' }, { _id: 'a2' }, { _id: 'a1' }]);
       assert.equal(
         (await t.request('POST', `/${db}/_explain`, { auth: bob, body: { selector: { v: 1 } } })).status,
         200,
