@@ -7,6 +7,9 @@ import type { AccessReader } from '../src/documents/access-rules.js';
 import type { Database } from '../src/documents/database.js';
 import { openDivan } from '../src/embedded.js';
 import { fromPlain } from '../src/json/index.js';
+import { find, findBody } from '../src/mango/find.js';
+import { parseFindRequest } from '../src/mango/find-request.js';
+import { readableIdSet } from '../src/documents/access-reads.js';
 
 /**
  * Per-document access in-process (no server), on SQLite: `npm run bench -w @divan/db -- --suite
@@ -17,6 +20,8 @@ import { fromPlain } from '../src/json/index.js';
  *   (1,000 × 100 by default) cost at most 1.5× the same query on a database holding only that
  *   user's documents (the access rows make them a range scan);
  * - a document write in an access-enabled database costs at most 1.2× one in a plain database.
+ * And an A/B of a reader's `_find` without an index: through their access rows against a scan of
+ * every document filtered by their readable ids (what it did before).
  */
 
 const users = Number(process.argv[2] ?? 1000);
@@ -24,6 +29,7 @@ const perUser = Number(process.argv[3] ?? 100);
 const userName = (u: number) => `user${String(u).padStart(4, '0')}`;
 const READS = 200;
 const WRITES = 2000;
+const FINDS = 5;
 
 async function load(db: Database, owners: number[], access: boolean): Promise<void> {
   for (const u of owners) {
@@ -96,6 +102,26 @@ try {
       `access: one user's ${name}: ${big.toFixed(0)} µs among ${users * perUser} docs, ${small.toFixed(0)} µs alone: ${ratio.toFixed(2)}× (target ≤ 1.5×)`,
     );
   }
+
+  // A/B: a reader's `_find` without an index through their access rows (a range join of their
+  // rows with the documents, as now) against the scan of every document filtered by their ids.
+  const views = divan.couch.views(shared);
+  const request = parseFindRequest(fromPlain({ selector: { n: { $gte: 50 } }, limit: 1000 }));
+  const joined = async () => JSON.parse((await findBody(shared, views, request, '', undefined, reader)).toString());
+  const scanned = async () => {
+    const readable = await readableIdSet(shared, reader);
+    return find(shared, views, request, undefined, (id) => readable.has(id));
+  };
+  const joinedDocs = (await joined()).docs.length;
+  const scannedDocs = (await scanned()).docs.length;
+  if (joinedDocs !== perUser / 2 || scannedDocs !== joinedDocs) {
+    throw new Error(`access: _find found ${joinedDocs} / ${scannedDocs}, expected ${perUser / 2}`);
+  }
+  const joinUs = await timed(FINDS, joined);
+  const scanUs = await timed(FINDS, scanned);
+  console.log(
+    `access: one user's _find without an index among ${users * perUser} docs: ${joinUs.toFixed(0)} µs through the access rows, ${scanUs.toFixed(0)} µs scanning every document by the user's ids: ${(joinUs / scanUs).toFixed(3)}×`,
+  );
 
   const plain = (await divan.createDb('plain')).database;
   const gated = (await divan.createDb('gated', { access: true })).database;

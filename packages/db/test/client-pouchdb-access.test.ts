@@ -94,4 +94,39 @@ describe('PouchDB sync of an access-enabled database as a non-admin', () => {
       ['a1', 'a2', 'a3', 'a4', 'b1', 'b2', 's1', 'z1'],
     );
   });
+
+  it('a role given in _users brings its documents to a live pull; taken away, the app drops them', async () => {
+    await t.request('PUT', `/${DB}/c1`, { body: { v: 9, _access: ['crew'] } });
+    const remote = open(`${t.url}/${DB}`, { auth: { username: 'alice', password: 'a' } });
+    const local = open(`alice-roles-${Date.now()}`, { adapter: 'memory' });
+    // An app that asks for `removed` rows and drops those documents (the memory adapter has no purge).
+    const pull = local.replicate.from(remote, { live: true, retry: false, query_params: { removed: true } });
+    const dropped: string[] = [];
+    pull.on('checkpoint', (info: { revs_diff?: { id: string; removed?: boolean } }) => {
+      const row = info.revs_diff;
+      if (row?.removed !== true) return;
+      dropped.push(row.id);
+      local.get(row.id).then(
+        (doc: object) => local.remove(doc),
+        () => undefined,
+      );
+    });
+    const ended = new Promise((resolve) => {
+      pull.on('complete', resolve);
+      pull.on('error', resolve);
+    });
+    try {
+      await until(async () => (await ids(local)).includes('a1'), 'alice’s documents pulled');
+      assert.ok(!(await ids(local)).includes('c1'));
+      await createUser(t, 'alice', 'a', ['crew']);
+      await until(async () => (await ids(local)).includes('c1'), 'the role’s older document back-filled');
+      await createUser(t, 'alice', 'a', []);
+      await until(async () => !(await ids(local)).includes('c1'), 'the document of the role taken away dropped');
+      assert.deepEqual(dropped, ['c1']);
+    } finally {
+      pull.cancel();
+      await ended;
+    }
+    assert.ok((await ids(local)).includes('a1'));
+  });
 });

@@ -450,6 +450,24 @@ describe('per-document access (_access)', () => {
       assert.equal(r.json.execution_stats.results_returned, 2);
       const admin = await t.request('POST', `/${db}/_find`, { body: { selector: { v: { $gt: 0 } }, fields: ['_id'] } });
       assert.equal(admin.json.docs.length, 5);
+      // Read through the reader's access rows: pages by bookmark and descending order hold.
+      const page = (bookmark?: string) =>
+        t.request('POST', `/${db}/_find`, {
+          auth: alice,
+          body: { selector: { v: { $gt: 0 } }, fields: ['_id'], limit: 2, ...(bookmark ? { bookmark } : {}) },
+        });
+      const first = await page();
+      const second = await page(first.json.bookmark);
+      const third = await page(second.json.bookmark);
+      assert.deepEqual(
+        [...first.json.docs, ...second.json.docs, ...third.json.docs],
+        [{ _id: 'a1' }, { _id: 'a2' }, { _id: 's1' }],
+      );
+      const descending = await t.request('POST', `/${db}/_find`, {
+        auth: alice,
+        body: { selector: { _id: { $gt: null } }, fields: ['_id'], sort: [{ _id: 'desc' }] },
+      });
+      assert.deepEqual(descending.json.docs, [{ _id: 's1' }, { _id: 'a2' }, { _id: 'a1' }]);
       assert.equal(
         (await t.request('POST', `/${db}/_explain`, { auth: bob, body: { selector: { v: 1 } } })).status,
         200,
@@ -497,6 +515,46 @@ describe('per-document access (_access)', () => {
       const pushed = push.json.history[0];
       assert.deepEqual([pushed.docs_read, pushed.docs_written, pushed.doc_write_failures], [3, 2, 1]);
       assert.deepEqual(ids((await t.request('GET', `/${target}/_all_docs`)).json.rows), ['a1', 's1']);
+    });
+  });
+
+  describe('replication checkpoints', () => {
+    it("a user's job writes its checkpoints through the write rules, naming the user; each user has their own", async () => {
+      const source = await accessDb();
+      const target = await accessDb();
+      await t.request('PUT', `/${source}/a1`, { auth: alice, body: { _access: ['alice'] } });
+      await t.request('PUT', `/${source}/b1`, { auth: bob, body: { _access: ['bob'] } });
+      const locals = async (db: string) =>
+        (await t.request('GET', `/${db}/_local_docs?include_docs=true`)).json.rows.map(
+          (row: { id: string; doc: { _access?: string[] } }) => [row.id, row.doc._access],
+        );
+      const byAlice = await t.request('POST', '/_replicate', { auth: alice, body: { source, target } });
+      assert.equal(byAlice.status, 200, byAlice.text);
+      const [[checkpoint, access]] = await locals(source);
+      assert.deepEqual(access, ['alice']);
+      assert.deepEqual(await locals(target), [[checkpoint, ['alice']]]);
+      assert.equal((await t.request('GET', `/${source}/${checkpoint}`, { auth: alice })).status, 200);
+      assert.equal((await t.request('GET', `/${source}/${checkpoint}`, { auth: bob })).status, 404);
+      // Bob's job over the same databases keeps its own checkpoints: alice's are left as they were.
+      const byBob = await t.request('POST', '/_replicate', { auth: bob, body: { source, target } });
+      assert.equal(byBob.status, 200, byBob.text);
+      assert.equal(byBob.json.history[0].docs_written, 1);
+      const after = await locals(source);
+      assert.equal(after.length, 2);
+      assert.deepEqual(
+        after.find(([id]: [string]) => id === checkpoint),
+        [checkpoint, ['alice']],
+      );
+      assert.deepEqual(after.find(([id]: [string]) => id !== checkpoint)?.[1], ['bob']);
+      // A checkpoint the rules refuse (here one an admin gave bob) is not overwritten: the job fails.
+      await t.request('PUT', `/${target}/${checkpoint}`, { body: { _access: ['bob'] } });
+      await t.request('PUT', `/${source}/a2`, { auth: alice, body: { _access: ['alice'] } });
+      const refused = await t.request('POST', '/_replicate', { auth: alice, body: { source, target } });
+      assert.deepEqual([refused.status, refused.json], [403, { error: 'forbidden', reason: 'access' }]);
+      assert.deepEqual(await locals(target).then((rows) => rows.find(([id]: [string]) => id === checkpoint)), [
+        checkpoint,
+        ['bob'],
+      ]);
     });
   });
 
@@ -551,6 +609,168 @@ describe('per-document access (_access)', () => {
       // Resolving the conflict gives alice the document back.
       await t.request('DELETE', `/${db}/c?rev=1-bbbb`);
       assert.equal((await t.request('GET', `/${db}/c`, { auth: alice })).status, 200);
+    });
+
+    it('open_revs, ?rev and _bulk_get never give a reader an ended branch whose _access names others', async () => {
+      const db = await accessDb();
+      const leaf = (rev: string, access: string[], deleted = false) => ({
+        body: {
+          new_edits: false,
+          docs: [{ _id: 'o', _rev: rev, _access: access, ...(deleted ? { _deleted: true } : {}) }],
+        },
+      });
+      await t.request('POST', `/${db}/_bulk_docs`, leaf('1-aaaa', ['alice', 'bob']));
+      await t.request('POST', `/${db}/_bulk_docs`, leaf('1-bbbb', ['carol', 'secret-friend'], true));
+      await t.request('POST', `/${db}/_bulk_docs`, leaf('1-cccc', ['alice'], true));
+      const revsOf = (rows: { ok?: { _rev: string } }[]) => rows.map((row) => row.ok?._rev);
+      const json = { accept: 'application/json' };
+      const all = await t.request('GET', `/${db}/o?open_revs=all`, { auth: alice, headers: json });
+      assert.deepEqual([all.status, revsOf(all.json)], [200, ['1-aaaa', '1-cccc']]);
+      assert.ok(!all.text.includes('secret-friend'));
+      const admins = await t.request('GET', `/${db}/o?open_revs=all`, { headers: json });
+      assert.deepEqual(revsOf(admins.json), ['1-aaaa', '1-bbbb', '1-cccc']);
+      const listed = await t.request('GET', `/${db}/o?open_revs=${encodeURIComponent('["1-bbbb","1-cccc"]')}`, {
+        auth: alice,
+        headers: json,
+      });
+      assert.deepEqual([listed.json[0], listed.json[1].ok?._rev], [{ missing: '1-bbbb' }, '1-cccc']);
+      const multipart = await t.request('GET', `/${db}/o?open_revs=all`, {
+        auth: alice,
+        headers: { accept: 'multipart/mixed' },
+      });
+      assert.equal(multipart.status, 200);
+      assert.ok(multipart.text.includes('1-cccc') && !multipart.text.includes('secret-friend'));
+      const byRev = await t.request('GET', `/${db}/o?rev=1-bbbb`, { auth: alice });
+      assert.deepEqual([byRev.status, byRev.json.reason], [404, 'missing']);
+      assert.equal((await t.request('GET', `/${db}/o?rev=1-cccc`, { auth: alice })).status, 200);
+      const bulk = await t.request('POST', `/${db}/_bulk_get`, {
+        auth: alice,
+        body: { docs: [{ id: 'o' }, { id: 'o', rev: '1-bbbb' }] },
+      });
+      assert.deepEqual(revsOf(bulk.json.results[0].docs), ['1-aaaa', '1-cccc']);
+      assert.deepEqual(bulk.json.results[1].docs, [
+        { error: { id: 'o', rev: '1-bbbb', error: 'not_found', reason: 'missing' } },
+      ]);
+      assert.ok(!bulk.text.includes('secret-friend'));
+    });
+
+    it('a purge of one conflicting leaf updates who reads the document at once', async () => {
+      const db = await accessDb();
+      const branch = (rev: string, access: string[]) => ({
+        body: { new_edits: false, docs: [{ _id: 'p', _rev: rev, _access: access, v: rev }] },
+      });
+      await t.request('POST', `/${db}/_bulk_docs`, branch('1-aaaa', ['alice', 'bob']));
+      await t.request('POST', `/${db}/_bulk_docs`, branch('1-bbbb', ['bob']));
+      assert.equal((await t.request('GET', `/${db}/p`, { auth: alice })).status, 404);
+      const since = (await t.request('GET', `/${db}/_changes?since=now`, { auth: alice })).json.last_seq;
+      // Purging bob's branch leaves alice's: she reads the document with no further write.
+      const purged = await t.request('POST', `/${db}/_purge`, { body: { p: ['1-bbbb'] } });
+      assert.deepEqual(purged.json.purged, { p: ['1-bbbb'] });
+      assert.equal((await t.request('GET', `/${db}/p`, { auth: alice })).status, 200);
+      assert.deepEqual(ids((await t.request('GET', `/${db}/_all_docs`, { auth: alice })).json.rows), ['p']);
+      const feed = await t.request('GET', `/${db}/_changes?since=${since}`, { auth: alice });
+      assert.deepEqual(ids(feed.json.results), ['p']);
+      assert.deepEqual(feed.json.results[0].changes, [{ rev: '1-aaaa' }]);
+      // Purging alice's leaf instead (a fresh conflict) narrows the document to bob: alice's feed says so.
+      await t.request('POST', `/${db}/_bulk_docs`, branch('1-cccc', ['alice', 'bob']));
+      const mark = (await t.request('GET', `/${db}/_changes?since=now`, { auth: alice })).json.last_seq;
+      await t.request('POST', `/${db}/_bulk_docs`, branch('1-dddd', ['bob']));
+      await t.request('POST', `/${db}/_purge`, { body: { p: ['1-aaaa', '1-cccc'] } });
+      assert.equal((await t.request('GET', `/${db}/p`, { auth: alice })).status, 404);
+      assert.equal((await t.request('GET', `/${db}/p`, { auth: bob })).json._rev, '1-dddd');
+      const lost = await t.request('GET', `/${db}/_changes?removed=true&since=${mark}`, { auth: alice });
+      assert.deepEqual(
+        lost.json.results.map((r: { id: string; removed?: boolean }) => [r.id, r.removed]),
+        [['p', true]],
+      );
+    });
+
+    it("a role given in _users back-fills the role's older documents into the user's feed, page by page", async () => {
+      const db = await accessDb();
+      const dave = basic('dave', 'd');
+      await createUser(t, 'dave', 'd');
+      await t.request('PUT', `/${db}/d1`, { auth: dave, body: { _access: ['dave'] } });
+      for (const id of ['r1', 'r2', 'r3']) await t.request('PUT', `/${db}/${id}`, { body: { _access: ['crew'] } });
+      await t.request('PUT', `/${db}/other`, { body: { _access: ['bob'] } });
+      const synced = await t.request('GET', `/${db}/_changes`, { auth: dave });
+      assert.deepEqual(ids(synced.json.results), ['d1']);
+      const since = synced.json.last_seq;
+      await createUser(t, 'dave', 'd', ['crew']);
+      // From the checkpoint: the role's documents, each at a sequence of its own, so `limit` pages through them.
+      const seen: string[] = [];
+      let from = since;
+      for (;;) {
+        const page = await t.request('GET', `/${db}/_changes?since=${from}&limit=2`, { auth: dave });
+        seen.push(...ids(page.json.results));
+        if (page.json.results.length === 0) break;
+        from = page.json.last_seq;
+      }
+      assert.deepEqual(seen, ['r1', 'r2', 'r3']);
+      const again = await t.request('GET', `/${db}/_changes?since=${from}`, { auth: dave });
+      assert.deepEqual(again.json.results, []);
+      // From 0 the feed is the user's documents, once each.
+      const all = await t.request('GET', `/${db}/_changes`, { auth: dave });
+      assert.deepEqual(ids(all.json.results).sort(), ['d1', 'r1', 'r2', 'r3']);
+      assert.equal((await t.request('GET', `/${db}/r1`, { auth: dave })).status, 200);
+    });
+
+    it('a longpoll waiting when a role is given wakes with the back-filled documents', async () => {
+      const db = await accessDb();
+      const erin = basic('erin', 'e');
+      await createUser(t, 'erin', 'e');
+      await t.request('PUT', `/${db}/e1`, { auth: erin, body: { _access: ['erin'] } });
+      await t.request('PUT', `/${db}/g1`, { body: { _access: ['guild'] } });
+      const since = (await t.request('GET', `/${db}/_changes`, { auth: erin })).json.last_seq;
+      const polled = t.request('GET', `/${db}/_changes?feed=longpoll&since=${since}&timeout=10000`, { auth: erin });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await createUser(t, 'erin', 'e', ['guild']);
+      const r = await polled;
+      assert.deepEqual(ids(r.json.results), ['g1']);
+      // A continuous feed does the same for a role given while it runs.
+      const mark = r.json.last_seq;
+      const continuous = t.request('GET', `/${db}/_changes?feed=continuous&since=${mark}&timeout=1500`, {
+        auth: erin,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await t.request('PUT', `/${db}/h1`, { body: { _access: ['hall'] } });
+      await createUser(t, 'erin', 'e', ['guild', 'hall']);
+      const lines = (await continuous).text
+        .split('\n')
+        .filter((line) => line.startsWith('{"seq"'))
+        .map((line) => JSON.parse(line).id);
+      assert.deepEqual(lines, ['h1']);
+    });
+
+    it('a role taken away in _users: removed=true reports what it gave, the plain feed leaves it out', async () => {
+      const db = await accessDb();
+      const fay = basic('fay', 'f');
+      await createUser(t, 'fay', 'f', ['band']);
+      await t.request('PUT', `/${db}/b1`, { body: { _access: ['band'] } });
+      await t.request('PUT', `/${db}/b2`, { body: { _access: ['band', 'fay'] } });
+      await t.request('PUT', `/${db}/f1`, { auth: fay, body: { _access: ['fay'] } });
+      const synced = await t.request('GET', `/${db}/_changes`, { auth: fay });
+      assert.deepEqual(ids(synced.json.results).sort(), ['b1', 'b2', 'f1']);
+      const since = synced.json.last_seq;
+      await createUser(t, 'fay', 'f', []);
+      assert.equal((await t.request('GET', `/${db}/b1`, { auth: fay })).status, 404);
+      const removed = await t.request('GET', `/${db}/_changes?removed=true&since=${since}`, { auth: fay });
+      assert.deepEqual(
+        removed.json.results.map((row: { id: string; removed?: boolean; changes: unknown[] }) => [
+          row.id,
+          row.removed,
+          row.changes,
+        ]),
+        [['b1', true, []]],
+      );
+      const plain = await t.request('GET', `/${db}/_changes?since=${since}`, { auth: fay });
+      assert.deepEqual(plain.json.results, []);
+      // Given back: a normal row again.
+      await createUser(t, 'fay', 'f', ['band']);
+      const back = await t.request('GET', `/${db}/_changes?removed=true&since=${removed.json.last_seq}`, { auth: fay });
+      assert.deepEqual(
+        back.json.results.map((row: { id: string; removed?: boolean }) => [row.id, row.removed]),
+        [['b1', undefined]],
+      );
     });
 
     it("a longpoll waits for the user's own changes: another user's write does not end it", async () => {

@@ -122,6 +122,85 @@ export function accessRowsConformance(label: string, engine: EngineUnderTest): v
       await storage.close();
     });
 
+    it('a purge that leaves a record rewrites its access rows at its new sequence, in one step', async () => {
+      const { storage, db } = await fresh();
+      await db.update(['a'], writing([write('a', '1-a', ['alice'])])); // 1
+      // The planner sees the stored text; the purge's new record carries the rows of what is left.
+      let seen: string | undefined;
+      const done = await db.purge(['a'], 100, (records) => {
+        seen = records.get('a')?.access;
+        return {
+          purges: [
+            {
+              id: 'a',
+              revs: ['2-x'],
+              record: { id: 'a', rev: '1-a', deleted: false, tree: 'tree:1-a' },
+              access: { leaves: 'leaves:after', readers: ['alice', 'bob'] },
+            },
+          ],
+          result: null,
+        };
+      });
+      assert.equal(seen, 'leaves:1-a');
+      assert.equal(done.updateSeq, 2);
+      assert.deepEqual(await db.readersOf(['a']), [['alice', 'bob']]);
+      assert.deepEqual(changesOf(await all(db.foldAccessChanges(['bob'], 1, {}))), [[2, 'a', false]]);
+      const asked = await db.update(['a'], writing([]), { access: true });
+      assert.deepEqual(asked.result, [['a', 'leaves:after']]);
+      // Narrowed by a purge: the principal who lost it gets a removed row at that sequence.
+      await db.purge(['a'], 100, () => ({
+        purges: [
+          {
+            id: 'a',
+            revs: ['2-y'],
+            record: { id: 'a', rev: '1-a', deleted: false, tree: 'tree:1-a' },
+            access: { leaves: 'leaves:narrow', readers: ['alice'] },
+          },
+        ],
+        result: null,
+      }));
+      assert.deepEqual(changesOf(await all(db.foldAccessChanges(['bob'], 0, { withRemoved: true }))), [[3, 'a', true]]);
+      await storage.close();
+    });
+
+    it('records a role log: the first roles as they are, then each document a change gives or takes', async () => {
+      const { storage, db } = await fresh();
+      await db.update(
+        ['a', 'b', 'c'],
+        writing([write('a', '1-a', ['team']), write('b', '1-b', ['team', 'alice']), write('c', '1-c', ['bob'])]),
+      ); // 1, 2, 3
+      const rows = async (since: number) =>
+        (await all(db.foldRoleRows('alice', since))).map((row) => [row.id, row.seq, row.removed]);
+      const first = await db.recordRoles('alice', ['team'], ['alice', '_users', 'team'], 1);
+      assert.deepEqual(first, { log: [{ role: 'team', seq: 0, removed: false }] });
+      assert.deepEqual(await db.recordRoles('alice', ['team'], ['alice', '_users', 'team'], 1), first);
+      assert.equal((await db.counters()).updateSeq, 3);
+      await db.update(['d'], writing([write('d', '1-d', ['team'])])); // 4
+      await db.update(['a'], writing([write('a', '2-a', ['bob'])])); // 5: team loses `a`
+      // Team taken away: what team read while alice held it and she does not read now, one sequence each.
+      // An older account than the one recorded changes nothing (a late reader cannot undo a newer one).
+      assert.deepEqual(await db.recordRoles('alice', [], ['alice', '_users'], 0), first);
+      assert.equal((await db.counters()).updateSeq, 5);
+      const lost = await db.recordRoles('alice', [], ['alice', '_users'], 2);
+      assert.deepEqual(lost, { log: [{ role: 'team', seq: 6, removed: true }], seq: 7 });
+      assert.deepEqual(await rows(0), [
+        ['a', 6, true],
+        ['d', 7, true],
+      ]);
+      assert.equal((await db.counters()).updateSeq, 7);
+      // Given back: what team reads now and alice did not read already (`b` is hers by name).
+      const gained = await db.recordRoles('alice', ['team'], ['alice', '_users', 'team'], 3);
+      assert.deepEqual(gained, { log: [{ role: 'team', seq: 8, removed: false }], seq: 8 });
+      assert.deepEqual(await rows(7), [['d', 8, false]]);
+      // A role that reads nothing still moves the sequence once; other users are apart.
+      const empty = await db.recordRoles('alice', ['team', 'nobody'], ['alice', '_users', 'team', 'nobody'], 4);
+      assert.equal(empty.seq, 9);
+      assert.deepEqual(await rows(8), []);
+      assert.deepEqual(await all(db.foldRoleRows('bob', 0)), []);
+      assert.equal((await db.counters()).updateSeq, 9);
+      await storage.close();
+    });
+
     it('forgets a document purged away, and a deleted database', async () => {
       const { storage, db } = await fresh();
       await db.update(['a', 'b'], writing([write('a', '1-a', ['alice']), write('b', '1-b', ['alice'])]));

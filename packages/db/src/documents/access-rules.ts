@@ -113,6 +113,11 @@ export function effectiveAccess(tree: RevTree, leaves: LeafAccess): string[] {
 /** A reader who sees only what their principals may read (a non-admin in an access-enabled database). */
 export interface AccessReader {
   principals: readonly string[];
+  /**
+   * The reader's account in `_users`, whose roles a feed reads as they are now (./access-roles.ts),
+   * with its document's revision number: undefined when there is none (a user of a JWT or proxy).
+   */
+  account?: { name: string; roles: () => Promise<{ roles: readonly string[]; version: number } | undefined> };
 }
 
 /** Who writes, as the access rules see it. */
@@ -195,6 +200,20 @@ export class AccessPlanner {
     this.leaves.set(id, next);
     return { leaves: JSON.stringify(next), readers: effectiveAccess(tree, next) };
   }
+}
+
+/**
+ * The access of a document a purge left some leaves of: the leaves' stored `_access` (the
+ * `DocRecord.access` text) narrowed to the leaves still in `tree`, and its effective readers.
+ */
+export function accessAfterPurge(tree: RevTree, stored: string): AccessWrite {
+  const before = JSON.parse(stored) as LeafAccess;
+  const next: LeafAccess = {};
+  for (const leaf of leavesOf(tree)) {
+    const kept = before[formatRev(leaf)];
+    if (kept !== undefined) next[formatRev(leaf)] = kept;
+  }
+  return { leaves: JSON.stringify(next), readers: effectiveAccess(tree, next) };
 }
 
 /** The `_access` of the leaf a deletion replaces (its parent), when the plan knows it. */

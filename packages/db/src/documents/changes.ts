@@ -5,6 +5,7 @@
  */
 import { parseRev } from '../revisions/index.js';
 import type { DocRecord } from '../storage/records.js';
+import { accessChanges, countAccessChanges } from './access-roles.js';
 import type { AccessReader } from './access-rules.js';
 import { attachmentViewOf } from './all-docs.js';
 import type { Database } from './database.js';
@@ -140,7 +141,7 @@ async function* accessPages(
   options: ChangesOptions,
   access: NonNullable<ChangesOptions['access']>,
 ): AsyncGenerator<(DocRecord & { removedAt?: number })[]> {
-  const folded = db.store.foldAccessChanges(access.reader.principals, options.since, {
+  const folded = accessChanges(db, access.reader, options.since, {
     descending: options.descending,
     withRemoved: access.removed,
   });
@@ -162,7 +163,7 @@ async function* accessPages(
 /** How many changes after `since` a feed with these options could give (`pending`). */
 export function countChangesOf(db: Database, options: ChangesOptions, since: number): Promise<number> {
   if (options.access === undefined) return db.countChanges(since);
-  return db.store.countAccessChanges(options.access.reader.principals, since, options.access.removed);
+  return countAccessChanges(db, options.access.reader, since, options.access.removed);
 }
 
 /** Up to this many `doc_ids`, the documents are looked up rather than the changes scanned (CouchDB's rule). */

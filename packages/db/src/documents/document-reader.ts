@@ -326,8 +326,13 @@ export class DocumentReader {
    * Live documents in id order with their winning revision's text, a page at a time (a scan of
    * every document: records and bodies read together).
    */
-  async *foldWinningDocs(range: IdRange, withConflicts = false): AsyncGenerator<{ id: string; text: string }[]> {
-    for await (const page of this.store.foldDocBodies(range)) {
+  async *foldWinningDocs(
+    range: IdRange,
+    withConflicts = false,
+    /** Where the documents come from (a reader's: documents/access-reads.ts); every document by default. */
+    bodies: AsyncIterable<Page<ChangedDoc>> = this.store.foldDocBodies(range),
+  ): AsyncGenerator<{ id: string; text: string }[]> {
+    for await (const page of bodies) {
       const out: { id: string; text: string }[] = [];
       for (const doc of page) {
         const text = doc.deleted ? null : renderWinner(doc, doc.body, withConflicts);
@@ -338,8 +343,11 @@ export class DocumentReader {
   }
 
   /** Live winners by id with their stored bodies, not rendered (`winningDocFromBody` renders one). */
-  async *foldWinningBodies(range: IdRange): AsyncGenerator<ChangedDoc[]> {
-    for await (const page of this.store.foldDocBodies(range)) {
+  async *foldWinningBodies(
+    range: IdRange,
+    bodies: AsyncIterable<Page<ChangedDoc>> = this.store.foldDocBodies(range),
+  ): AsyncGenerator<ChangedDoc[]> {
+    for await (const page of bodies) {
       const live = page.filter((doc) => !doc.deleted && doc.body !== undefined);
       if (live.length > 0) yield live;
     }

@@ -12,6 +12,7 @@
  * one transaction.
  */
 import { CouchError } from '../errors.js';
+import { accessAfterPurge } from './access-rules.js';
 import {
   formatRev,
   leaves,
@@ -121,6 +122,8 @@ function plan(
     const top = winner(kept);
     write.record =
       top === undefined ? null : { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(kept) };
+    // An access-enabled database's rows follow the leaves left, in the purge's transaction.
+    if (write.record !== null && record.access !== undefined) write.access = accessAfterPurge(kept, record.access);
   });
   return { purges: writes, result: purged };
 }

@@ -66,6 +66,11 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
   const dbAdmin = isDbAdmin(user, security);
   if (!dbAdmin && ctx.server.isUsersDb(name)) checkUsersDbAccess(ctx, access);
   const reader = dbAdmin ? undefined : await db.accessReaderOf(ctx.user, security);
+  // A feed reads the reader's roles as `_users` has them now (documents/access-roles.ts).
+  const userName = ctx.user.name;
+  if (reader !== undefined && userName !== null) {
+    reader.account = { name: userName, roles: () => ctx.server.accountRoles(userName) };
+  }
   if (reader !== undefined) checkReaderRoute(route);
   ctx.access = { db, security, dbAdmin, ...(reader === undefined ? {} : { reader }) };
 }

@@ -5,13 +5,14 @@
  * after the last returned one is examined too (it shows in `execution_stats`), and the bookmark
  * names the last row a page took (returned or skipped).
  */
-import { readableIdSet } from '../documents/access-reads.js';
+import { foldReadableBodies, readableIdSet } from '../documents/access-reads.js';
 import type { AccessReader } from '../documents/access-rules.js';
 import type { Database } from '../documents/database.js';
 import { isDesignId } from '../documents/doc-id.js';
 import { compareIds } from '../documents/id-order.js';
 import { partitionIdRange } from '../documents/partition.js';
 import { CouchError } from '../errors.js';
+import type { IdRange } from '../storage/records.js';
 import { type JsonValue, JsonNumber, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
 import { viewOf } from '../views/design.js';
@@ -97,13 +98,12 @@ export async function findBody(
   /** A reader of an access-enabled database: only documents they may read (documents/access-rules.ts). */
   reader?: AccessReader,
 ): Promise<Buffer> {
-  const readable = reader === undefined ? undefined : await readableIdSet(db, reader);
   const cacheable = request.update && request.stale !== 'ok' && !request.executionStats && reader === undefined;
   // The partition may come from the path, not the body.
   const key = cacheable ? `_find ${await db.updateSeq()} ${request.partition} ${requestJson}` : undefined;
   const cached = key === undefined ? undefined : views.answers.get(key);
   if (cached !== undefined) return cached;
-  const answer = await find(db, views, request, onRun, readable === undefined ? undefined : (id) => readable.has(id));
+  const answer = await find(db, views, request, onRun, undefined, reader);
   let text = `{"docs":[${answer.docs.join(',')}]`;
   if (answer.bookmark !== undefined) text += `,"bookmark":${JSON.stringify(answer.bookmark)}`;
   if (answer.stats !== undefined) text += `,"execution_stats":${JSON.stringify(answer.stats)}`;
@@ -119,15 +119,23 @@ export async function find(
   views: ViewManager,
   request: FindRequest,
   onRun?: (run: FindRun) => void,
-  /** Which documents the caller may see (a reader's): the others are passed over unexamined. */
-  visible?: (id: string) => boolean,
+  /** Which documents the caller may see: the others are passed over unexamined. */
+  visibleIds?: (id: string) => boolean,
+  /**
+   * A reader of an access-enabled database: a scan without an index reads their documents alone
+   * (their access rows joined with the documents); an index's rows are kept when they may read them.
+   */
+  reader?: AccessReader,
 ): Promise<FindAnswer> {
   const started = performance.now();
   if (request.partition !== '' && !db.partitioned) {
     throw new CouchError('query_parse_error', '`partition` parameter is not supported on this db', 400);
   }
   const text = await textPlan(db, request, () => planFind(db, request));
-  if (text !== undefined) return textFind(db, views, request, text, onRun, visible);
+  if (text !== undefined) {
+    const visible = reader === undefined ? visibleIds : await readableTest(db, reader);
+    return textFind(db, views, request, text, onRun, visible);
+  }
   const planned = await planFind(db, request);
   const { index } = planned;
   if (index === undefined) {
@@ -150,8 +158,11 @@ export async function find(
   const fresh = request.update && request.stale !== 'ok';
   const source =
     index.kind === 'all_docs'
-      ? allDocsRows(db, planned, bookmark, request.partition)
+      ? allDocsRows(db, planned, bookmark, request.partition, reader)
       : await indexRows(db, views, index.index, planned, bookmark, fresh, request.partition);
+  // A reader's scan of `_all_docs` reads their documents alone already (allDocsRows).
+  let visible = visibleIds;
+  if (reader !== undefined) visible = index.kind === 'all_docs' ? () => true : await readableTest(db, reader);
   // Rows skipped in a fresh index whose range is the selector are counted, not read
   // (./exact-range.ts); not for a reader, whose skipped rows are their readable ones only.
   const unread =
@@ -395,7 +406,13 @@ function setPath(target: JsonObject, path: readonly string[], value: JsonValue):
 }
 
 /** `_all_docs` as Mango reads it: ids in byte order, design documents left out. */
-function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined, partition: string): RowSource {
+function allDocsRows(
+  db: Database,
+  planned: Plan,
+  bookmark: Bookmark | undefined,
+  partition: string,
+  reader?: AccessReader,
+): RowSource {
   const range = planned.ranges[0];
   let low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
   let high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
@@ -432,6 +449,9 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
         ...(end === undefined ? {} : { end }),
         descending,
       };
+      // A reader's scan: their documents alone (documents/access-reads.ts).
+      const bodiesOf = (r: IdRange) =>
+        reader === undefined ? db.store.foldDocBodies(r) : foldReadableBodies(db, reader, r);
       const starts = (): boolean => {
         if (!skipping) return false;
         skipping = false;
@@ -439,7 +459,7 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
       };
       if (parseStored !== undefined) {
         // Matched on the stored bodies: only the documents kept are rendered.
-        for await (const page of db.foldWinningBodies(range)) {
+        for await (const page of db.foldWinningBodies(range, bodiesOf(range))) {
           for (const winner of page) {
             const { id, rev, body } = winner;
             if (starts() || isDesignId(id)) continue;
@@ -453,7 +473,7 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
         }
         return;
       }
-      for await (const page of db.foldWinningDocs(range, conflicts)) {
+      for await (const page of db.foldWinningDocs(range, conflicts, bodiesOf(range))) {
         for (const { id, text } of page) {
           if (starts() || isDesignId(id)) continue;
           yield { key: id, id, doc: parse(text), text: () => text };
@@ -461,4 +481,10 @@ function allDocsRows(db: Database, planned: Plan, bookmark: Bookmark | undefined
       }
     },
   };
+}
+
+/** Whether a reader may read a document, by id: an index's rows are checked one by one. */
+async function readableTest(db: Database, reader: AccessReader): Promise<(id: string) => boolean> {
+  const readable = await readableIdSet(db, reader);
+  return (id) => readable.has(id);
 }

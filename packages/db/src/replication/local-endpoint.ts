@@ -5,7 +5,7 @@
  * documents need a DB admin, `validate_doc_update` runs with the user's context). Only DB admins
  * read a users database whole (its members see only their own document over HTTP).
  */
-import { hiddenFrom } from '../documents/access-reads.js';
+import { hiddenFrom, readableRevs } from '../documents/access-reads.js';
 import { randomUUID } from 'node:crypto';
 import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { withUsersRole } from '../documents/access-rules.js';
@@ -278,7 +278,7 @@ export class LocalEndpoint implements Endpoint {
         options,
         ahead,
       );
-      for (const result of opened) if ('ok' in result) docs.push(result);
+      for (const result of readableRevs(opened, reader, false)) if ('ok' in result) docs.push(result);
     }
     return docs;
   }
@@ -325,14 +325,22 @@ export class LocalEndpoint implements Endpoint {
   }
 
   async getLocal(id: string): Promise<Record<string, unknown> | undefined> {
+    if (await hiddenFrom(this.db, await this.db.accessReaderOf(this.user), id)) return undefined;
     const doc = await this.db.store.getLocal(id);
     if (doc === undefined) return undefined;
     return { ...(toPlain(parseJson(doc.body)) as Record<string, unknown>), _id: id, _rev: doc.rev };
   }
 
+  /**
+   * A checkpoint is written as the job's user, through the write rules like every write; in an
+   * access-enabled database a user's names them (`_access`, as CouchDB's branch's replicator does).
+   */
   async putLocal(id: string, body: Record<string, unknown>): Promise<string> {
-    await this.writer();
-    return (await this.db.local.put(id, readDocInput(fromPlain({ ...body, _id: id })))).rev;
+    const writer = await this.writer();
+    const access = await this.db.accessWriterOf(writer);
+    const named = access !== undefined && !access.admin && access.name !== null ? { _access: [access.name] } : {};
+    const input = readDocInput(fromPlain({ ...body, ...named, _id: id }));
+    return (await this.db.putDoc(id, input, true, undefined, writer)).rev;
   }
 
   close(): void {

@@ -21,8 +21,18 @@ export interface ReplicationId {
   full: string;
 }
 
-export function replicationId(serverUuid: string, request: ReplicationRequest, filterSource?: string): ReplicationId {
+export function replicationId(
+  serverUuid: string,
+  request: ReplicationRequest,
+  filterSource?: string,
+  /** The job's user when not a server admin: a local endpoint is theirs (a remote one names its user). */
+  user?: string,
+): ReplicationId {
   const parts: unknown[] = [serverUuid, endpointInfo(request.source), endpointInfo(request.target)];
+  // Two users replicating the same local databases keep their own checkpoints (their `_access`
+  // names each one: documents/access-rules.ts), as CouchDB's ids name each endpoint's user.
+  const local = request.source.kind === 'local' || request.target.kind === 'local';
+  if (user !== undefined && local) parts.push(['user', user]);
   const filter = request.filter;
   if (filter?.kind === 'design') parts.push(filterSource ?? filter.name, sortedObject(filter.queryParams));
   else if (filter?.kind === 'doc_ids') parts.push(filter.ids);

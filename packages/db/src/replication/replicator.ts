@@ -123,7 +123,8 @@ export class Replicator {
     try {
       const filter = request.filter;
       const code = filter?.kind === 'design' ? await source.filterSource(filter.name) : undefined;
-      opened.id = replicationId(await this.replicatorUuid(), request, code);
+      const owner = user.name === null || user.roles.includes('_admin') ? undefined : user.name;
+      opened.id = replicationId(await this.replicatorUuid(), request, code, owner);
     } catch (error) {
       closeBoth(opened);
       throw error;

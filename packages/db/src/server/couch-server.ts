@@ -17,6 +17,7 @@ import { loadConfig, saveConfig, type ConfigSections } from './config.js';
 import { perDocAccess } from './access-settings.js';
 import { attachmentCompressionLevel } from './attachment-settings.js';
 import { addQueryServerMeter } from '../sandbox/meter.js';
+import { AccessRoleFollower } from './access-roles.js';
 import { PerUserDatabases, perUserSettings } from './peruser.js';
 import type { CorsOptions } from './cors-settings.js';
 import { effectiveSettings, type LiveSettings } from './settings.js';
@@ -205,6 +206,8 @@ export class CouchServer {
   private readonly viewManagers = new Map<Database, ViewManager>();
   /** `[couch_peruser]`: a private database per account, when enabled (./peruser.ts). */
   readonly perUser = new PerUserDatabases(this);
+  /** Role changes in `_users` recorded in open access-enabled databases at once (./access-roles.ts). */
+  readonly accessRoles = new AccessRoleFollower(this);
 
   constructor(options: CouchServerOptions) {
     this.storage = options.storage;
@@ -270,6 +273,7 @@ export class CouchServer {
     this.auth.setJwt(jwt);
     this.auth.setProxy(settings.proxy);
     this.perUser.configure(perUserSettings(sections));
+    this.accessRoles.start();
   }
 
   /**
@@ -359,6 +363,30 @@ export class CouchServer {
     const doc = toPlain(found.body) as Record<string, unknown>;
     const roles = Array.isArray(doc.roles) ? doc.roles.filter((r): r is string => typeof r === 'string') : [];
     return { name, roles, credentials: credentialsOf(doc) };
+  }
+
+  /** The databases open on this node. */
+  openDatabases(): Iterable<Database> {
+    return this.open.values();
+  }
+
+  /**
+   * An account's roles with its document's revision number, read now (per-document access's
+   * role log, documents/access-roles.ts); undefined when there is no such account.
+   */
+  async accountRoles(name: string): Promise<{ roles: string[]; version: number } | undefined> {
+    let db: Database;
+    try {
+      db = await this.db(this.authenticationDb);
+    } catch (error) {
+      if (error instanceof CouchError && error.status === 404) return undefined;
+      throw error;
+    }
+    const found = await db.winningBody(userDocId(name));
+    if (found === undefined) return undefined;
+    const doc = toPlain(found.body) as Record<string, unknown>;
+    const roles = Array.isArray(doc.roles) ? doc.roles.filter((r): r is string => typeof r === 'string') : [];
+    return { roles, version: Number(found.rev.slice(0, found.rev.indexOf('-'))) };
   }
 
   /** The database of that name, or a 404 `Database does not exist.` */
@@ -517,6 +545,8 @@ export class CouchServer {
     this.stopMetering();
     this.perUser.stop();
     await this.perUser.settled();
+    this.accessRoles.stop();
+    await this.accessRoles.settled();
     if (this.configWatch !== undefined) clearInterval(this.configWatch);
     for (const manager of this.viewManagers.values()) await manager.close();
     this.viewManagers.clear();

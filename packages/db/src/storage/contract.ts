@@ -35,6 +35,8 @@ import type {
   PurgeInfo,
   PurgeWrite,
   RangeStats,
+  RoleChange,
+  RoleRow,
 } from './records.js';
 import type { ViewIndexStore } from './view-index-store.js';
 
@@ -116,12 +118,35 @@ export interface DocumentStore {
   ): AsyncIterable<Page<AccessChange>>;
   /** How many documents `foldAccessChanges` would give. */
   countAccessChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number>;
+  /**
+   * The role log (roles given or taken away in `_users`, as this database's feeds know them):
+   * records `roles` as `user`'s roles now, in one transaction with the writers held off. The
+   * first record of a user takes them as they are (sequence 0, nothing else written). A later
+   * one that finds them changed gives the user one row per document a gained role reads now
+   * that their principals before did not (`removed` false) and per document a lost role read while the user held it that none of
+   * the user's principals (`principals`, the roles now included) reads now (`removed`), each at
+   * its own new update sequence (at least one sequence, a change without a document as a
+   * purge's), and each changed role that change's first sequence. `version` orders the
+   * records (the account document's revision number): one older than the last that changed
+   * something changes nothing, so a late reader of an older account cannot undo a newer one.
+   * Answers the user's roles with their last changes, and the last sequence written, if any.
+   */
+  recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+    version: number,
+  ): Promise<{ log: RoleChange[]; seq?: number }>;
+  /** The user's role rows (see `recordRoles`) after `since`, by sequence. */
+  foldRoleRows(user: string, since: number): AsyncIterable<Page<RoleRow>>;
 
   /**
-   * A purge, in one transaction with the writers held off: the plan sees the records of `ids`;
+   * A purge, in one transaction with the writers held off: the plan sees the records of `ids`
+   * (with their `access` text, as an `update` asked `{ access: true }`);
    * each purge gets a log entry (the next purge sequence) and its document the change it names
    * (a new record gets the next update sequence, `null` removes the document); the update
-   * sequence moves on at least once; the log keeps its last `keepInfos` entries.
+   * sequence moves on at least once; the log keeps its last `keepInfos` entries. A new record's
+   * `access` rewrites its access rows at its new sequence, as an `update`'s write does.
    */
   purge<R>(
     ids: readonly string[],

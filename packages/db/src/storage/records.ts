@@ -80,6 +80,25 @@ export interface AccessChange {
   record: DocRecord;
 }
 
+/** A user's role in the role log of an access-enabled database (`DocumentStore.recordRoles`). */
+export interface RoleChange {
+  role: string;
+  /** The sequence of its last change (0: held when the user was first recorded). */
+  seq: number;
+  /** Lost at that sequence. */
+  removed: boolean;
+}
+
+/**
+ * A user's row of the role log's per-document part: a document the user gained (`removed`
+ * false) or lost through a role change, at its own sequence (`DocumentStore.foldRoleRows`).
+ */
+export interface RoleRow {
+  id: string;
+  seq: number;
+  removed: boolean;
+}
+
 /**
  * A document rewritten by compaction: its tree with the revisions whose bodies go marked as not
  * stored, and those bodies. No new sequence: the winner, the counters and the changes stay.
@@ -103,6 +122,8 @@ export interface PurgeWrite {
   record?: Omit<DocRecord, 'seq'> | null;
   /** Bodies of revisions no longer in the tree (with a new record). */
   dropBodies?: string[];
+  /** Who may read the document after the purge (with a new record, in an access-enabled database). */
+  access?: AccessWrite;
 }
 
 /** An entry of the purge log: one document of one purge request. */

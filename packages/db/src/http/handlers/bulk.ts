@@ -1,5 +1,5 @@
 /** `_bulk_docs`, `_bulk_get`, `_revs_diff`, `_missing_revs`: the endpoints replication lives on. */
-import { hiddenFrom } from '../../documents/access-reads.js';
+import { hiddenFrom, readableRevs } from '../../documents/access-reads.js';
 import type { AccessReader } from '../../documents/access-rules.js';
 import { writtenStatus } from '../write-quorum.js';
 import { CouchError, tooDeep as tooDeepError } from '../../errors.js';
@@ -241,7 +241,7 @@ async function bulkGetOne(
     return wrap([error(docId, 'undefined', 'not_found', 'missing')]);
   // CouchDB 3.5 fetches `_bulk_get` in batches merged into a revision tree: its leaf order.
   const opened: OpenOptions = { ...options, revsOrder: 'keyTree', ...(attsSince === undefined ? {} : { attsSince }) };
-  const results = await db.openRevs(docId, revs, opened, ahead);
+  const results = readableRevs(await db.openRevs(docId, revs, opened, ahead), reader, revs === 'all');
   return wrap(results.map((r) => ('ok' in r ? { ok: r.doc } : error(docId, r.missing, 'not_found', 'missing'))));
 }
 

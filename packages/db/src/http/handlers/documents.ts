@@ -23,7 +23,7 @@ import { locationOf } from '../location.js';
 import { checkUsersDbRead } from '../access.js';
 import { writerOf } from '../writer.js';
 import { formUpload } from './form-upload.js';
-import { hiddenFrom } from '../../documents/access-reads.js';
+import { hiddenFrom, readableRevs } from '../../documents/access-reads.js';
 
 /** The document id of a request: routes under `_design/` and `_local/` carry the prefix as a default. */
 export function docIdOf(ctx: RequestContext): string {
@@ -62,9 +62,9 @@ export const documents = {
       if (acceptsType(ctx.req.headers.accept, 'multipart/mixed')) {
         // Every revision with its attachments as parts (but those `atts_since` leaves out).
         const results = await db.openRevs(id, revs, { ...options, follows: true });
-        return sendOpenRevsMultipart(ctx, db, results);
+        return sendOpenRevsMultipart(ctx, db, readableRevs(results, ctx.access?.reader, revs === 'all'));
       }
-      const results = await db.openRevs(id, revs, options);
+      const results = readableRevs(await db.openRevs(id, revs, options), ctx.access?.reader, revs === 'all');
       const parts = results.map((r) => ('ok' in r ? `{"ok":${r.ok}}` : `{"missing":${JSON.stringify(r.missing)}}`));
       return sendText(ctx, 200, `[${parts.join(',')}]`);
     }

@@ -6,8 +6,8 @@
  * readable documents are its rows with `removed = false`, its changes its rows by sequence.
  */
 import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
-import type { AccessChange, DocRecord, DocWrite, IdRange } from '../records.js';
-import { type DbTarget, type DocRow, toRecord } from './statements.js';
+import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
+import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
 
 /** The migration that makes the tables (appended to ./schema.ts's list). */
 export function accessMigration(s: string): string {
@@ -31,8 +31,131 @@ export function accessMigration(s: string): string {
   `;
 }
 
+/** The migration of the role log (appended to ./schema.ts's list after `accessMigration`). */
+export function roleLogMigration(s: string): string {
+  return `
+    CREATE TABLE ${s}.access_roles (
+      db_id bigint NOT NULL,
+      member text COLLATE "C" NOT NULL,
+      role text COLLATE "C" NOT NULL,
+      seq bigint NOT NULL,
+      removed boolean NOT NULL,
+      PRIMARY KEY (db_id, member, role)
+    );
+    CREATE TABLE ${s}.access_role_rows (
+      db_id bigint NOT NULL,
+      member text COLLATE "C" NOT NULL,
+      doc text COLLATE "C" NOT NULL,
+      seq bigint NOT NULL,
+      removed boolean NOT NULL,
+      PRIMARY KEY (db_id, member, doc)
+    );
+    CREATE INDEX access_role_rows_by_seq ON ${s}.access_role_rows (db_id, member, seq);
+    CREATE INDEX access_role_rows_by_doc ON ${s}.access_role_rows (db_id, doc);
+  `;
+}
+
 /** The tables a database's deletion empties of its rows. */
-export const ACCESS_TABLES = ['access_log', 'access_leaves'] as const;
+export const ACCESS_TABLES = ['access_log', 'access_leaves', 'access_roles', 'access_role_rows'] as const;
+
+/** The role log's row that says a user is known (the roles recorded at first sight are theirs). */
+const KNOWN = '';
+
+/** `DocumentStore.recordRoles` on `client`: the writers' lock first when something changes. */
+export async function recordRoles(
+  client: PoolClient,
+  db: DbTarget,
+  user: string,
+  roles: readonly string[],
+  principals: readonly string[],
+  version: number,
+): Promise<{ log: RoleChange[]; seq?: number }> {
+  const s = db.sql.schema;
+  const [locked] = (await client.query<CounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows;
+  if (locked === undefined) throw gone(db.name);
+  const { rows } = await client.query<{ role: string; seq: string; removed: boolean }>(
+    `SELECT role, seq, removed FROM ${s}.access_roles WHERE db_id = $1 AND member = $2`,
+    [db.dbId, user],
+  );
+  const put = async (entries: readonly RoleChange[]) => {
+    if (entries.length === 0) return;
+    await client.query(
+      `INSERT INTO ${s}.access_roles (db_id, member, role, seq, removed)
+       SELECT $1, $2, * FROM unnest($3::text[], $4::bigint[], $5::boolean[])
+       ON CONFLICT (db_id, member, role) DO UPDATE SET seq = excluded.seq, removed = excluded.removed`,
+      [db.dbId, user, entries.map((e) => e.role), entries.map((e) => e.seq), entries.map((e) => e.removed)],
+    );
+  };
+  const wanted = [...new Set(roles)];
+  if (rows.length === 0) {
+    const log = wanted.map((role) => ({ role, seq: 0, removed: false }));
+    // The known row's sequence holds the version of the account last recorded.
+    await put([{ role: KNOWN, seq: version, removed: false }, ...log]);
+    return { log };
+  }
+  const log = new Map<string, RoleChange>();
+  for (const row of rows) {
+    if (row.role !== KNOWN) log.set(row.role, { role: row.role, seq: Number(row.seq), removed: row.removed });
+  }
+  const known = Number(rows.find((row) => row.role === KNOWN)?.seq ?? 0);
+  const held = [...log.values()].filter((entry) => !entry.removed);
+  const gained = wanted.filter((role) => !held.some((entry) => entry.role === role));
+  const lost = held.filter((entry) => !wanted.includes(entry.role));
+  if ((gained.length === 0 && lost.length === 0) || version < known) return { log: [...log.values()] };
+  await put([{ role: KNOWN, seq: version, removed: false }]);
+  const c = countersOf(locked);
+  const docs: string[] = [];
+  const seqs: number[] = [];
+  const removed: boolean[] = [];
+  const seen = new Set<string>();
+  const add = (doc: string, gone: boolean) => {
+    if (seen.has(doc)) return;
+    seen.add(doc);
+    docs.push(doc);
+    seqs.push(++c.updateSeq);
+    removed.push(gone);
+  };
+  // What a gained role reads that none of the user's principals before the change read.
+  const before = [...principals.filter((p) => !gained.includes(p)), ...lost.map((entry) => entry.role)];
+  for (const role of gained) {
+    const found = await client.query<{ doc: string }>(
+      `SELECT a.doc FROM ${s}.access_log a WHERE a.db_id = $1 AND a.principal = $2 AND NOT a.removed
+       AND NOT EXISTS (SELECT 1 FROM ${s}.access_log m WHERE m.db_id = a.db_id AND m.doc = a.doc AND NOT m.removed
+         AND m.principal = ANY($3::text[]))
+       ORDER BY a.doc`,
+      [db.dbId, role, before],
+    );
+    for (const { doc } of found.rows) add(doc, false);
+  }
+  // What the role read while the user held it (now, or lost by the role since), and nobody of theirs reads now.
+  for (const { role, seq } of lost) {
+    const found = await client.query<{ doc: string }>(
+      `SELECT a.doc FROM ${s}.access_log a WHERE a.db_id = $1 AND a.principal = $2 AND (NOT a.removed OR a.seq > $3)
+       AND NOT EXISTS (SELECT 1 FROM ${s}.access_log m WHERE m.db_id = a.db_id AND m.doc = a.doc AND NOT m.removed
+         AND m.principal = ANY($4::text[]))
+       ORDER BY a.doc`,
+      [db.dbId, role, seq, principals],
+    );
+    for (const { doc } of found.rows) add(doc, true);
+  }
+  const at = seqs[0] ?? ++c.updateSeq;
+  if (docs.length > 0) {
+    await client.query(
+      `INSERT INTO ${s}.access_role_rows (db_id, member, doc, seq, removed)
+       SELECT $1, $2, * FROM unnest($3::text[], $4::bigint[], $5::boolean[])
+       ON CONFLICT (db_id, member, doc) DO UPDATE SET seq = excluded.seq, removed = excluded.removed`,
+      [db.dbId, user, docs, seqs, removed],
+    );
+  }
+  const changed = [
+    ...gained.map((role) => ({ role, seq: at, removed: false })),
+    ...lost.map(({ role }) => ({ role, seq: at, removed: true })),
+  ];
+  await put(changed);
+  for (const entry of changed) log.set(entry.role, entry);
+  await client.query({ ...db.sql.saveCounters, values: [db.dbId, c.updateSeq, c.docCount, c.docDelCount, c.external] });
+  return { log: [...log.values()], seq: c.updateSeq };
+}
 
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
@@ -117,7 +240,7 @@ export async function applyAccess(
 /** Documents purged away: their rows go with them. */
 export async function forgetAccess(client: PoolClient, db: DbTarget, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  for (const table of ACCESS_TABLES) {
+  for (const table of ['access_log', 'access_leaves', 'access_role_rows']) {
     await client.query(`DELETE FROM ${db.sql.schema}.${table} WHERE db_id = $1 AND doc = ANY($2::text[])`, [
       db.dbId,
       ids,
@@ -243,6 +366,37 @@ export class PostgresAccessReads {
       const last = Number(rows[rows.length - 1]!.row_seq);
       if (desc) high = last;
       else low = last;
+    }
+  }
+
+  /** The user's role log when it already holds exactly `roles` (no lock, no write needed), else undefined. */
+  async unchangedRoles(user: string, roles: readonly string[], version: number): Promise<RoleChange[] | undefined> {
+    const rows = await this.query<{ role: string; seq: string; removed: boolean }>(
+      `SELECT role, seq, removed FROM ${this.db.sql.schema}.access_roles WHERE db_id = $1 AND member = $2`,
+      [this.db.dbId, user],
+    );
+    if (rows.length === 0) return undefined;
+    const log = rows
+      .filter((row) => row.role !== KNOWN)
+      .map((row) => ({ role: row.role, seq: Number(row.seq), removed: row.removed }));
+    const known = Number(rows.find((row) => row.role === KNOWN)?.seq ?? 0);
+    const held = log.filter((entry) => !entry.removed).map((entry) => entry.role);
+    const wanted = new Set(roles);
+    const same = held.length === wanted.size && held.every((role) => wanted.has(role));
+    return same || version < known ? log : undefined;
+  }
+
+  async *foldRoleRows(user: string, since: number): AsyncGenerator<RoleRow[]> {
+    let after = since;
+    for (;;) {
+      const rows = await this.query<{ doc: string; seq: string; removed: boolean }>(
+        `SELECT doc, seq, removed FROM ${this.db.sql.schema}.access_role_rows
+         WHERE db_id = $1 AND member = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+        [this.db.dbId, user, after, PAGE_ROWS],
+      );
+      if (rows.length > 0) yield rows.map((row) => ({ id: row.doc, seq: Number(row.seq), removed: row.removed }));
+      if (rows.length < PAGE_ROWS) return;
+      after = Number(rows[rows.length - 1]!.seq);
     }
   }
 

@@ -7,7 +7,7 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import { toWellFormed } from '../../support/unicode.js';
 import type { CompactPlanner, Planner, PurgePlanner, UpdateOptions } from '../contract.js';
 import { applyAccess, forgetAccess, withLeaves } from './access-rows.js';
-import type { DocRecord } from '../records.js';
+import type { AccessWrite, DocRecord } from '../records.js';
 import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
 
 /**
@@ -155,7 +155,7 @@ export async function purgeLocked<R>(
 ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
   const q = async (config: { name: string; text: string }, values: unknown[]) => client.query({ ...config, values });
   const { locked, rows, records } = await lockedRecords(client, db, ids);
-  const { purges, result } = plan(records);
+  const { purges, result } = plan(await withLeaves(client, db, records));
   const old = new Map(rows.map((row) => [toWellFormed(row.id), row]));
   const c = countersOf(locked);
   const before = c.updateSeq;
@@ -165,8 +165,8 @@ export async function purgeLocked<R>(
   const removed: string[] = [];
   const dropIds: string[] = [];
   const dropRevs: string[] = [];
-  const kept: { id: string; record: Omit<DocRecord, 'seq'> }[] = [];
-  for (const { id, revs, record, dropBodies } of purges) {
+  const kept: { id: string; record: Omit<DocRecord, 'seq'>; access: AccessWrite | undefined }[] = [];
+  for (const { id, revs, record, dropBodies, access } of purges) {
     logSeqs.push(++c.purgeSeq);
     logIds.push(id);
     logRevs.push(JSON.stringify(revs));
@@ -184,7 +184,7 @@ export async function purgeLocked<R>(
       dropIds.push(id);
       dropRevs.push(rev);
     }
-    kept.push({ id, record });
+    kept.push({ id, record, access });
   }
   if (removed.length > 0) {
     await q(db.sql.deleteAllBodies, [db.dbId, removed]);
@@ -202,12 +202,12 @@ export async function purgeLocked<R>(
       });
       for (const row of found.rows) sizes.set(row.id, Number(row.size));
     }
-    const docs = kept.map(({ id, record }) => {
+    const docs = kept.map(({ id, record, access }) => {
       const size = record.deleted ? 0 : (sizes.get(toWellFormed(id)) ?? 0);
       if (record.deleted) c.docDelCount++;
       else c.docCount++;
       c.external += size;
-      return { id, seq: ++c.updateSeq, record, size };
+      return { id, seq: ++c.updateSeq, record, size, access };
     });
     await q(db.sql.putDocs, [
       db.dbId,
@@ -218,6 +218,14 @@ export async function purgeLocked<R>(
       docs.map((d) => d.size),
       docs.map((d) => d.record.tree),
     ]);
+    // A document that keeps revisions keeps the access rows of what is left, at its new sequence.
+    const rewritten = docs.filter((d) => d.access !== undefined);
+    await applyAccess(
+      client,
+      db,
+      rewritten.map((d) => ({ record: { ...d.record, id: d.id }, bodies: [], access: d.access })),
+      rewritten.map((d) => d.seq),
+    );
   }
   // As CouchDB: the update sequence moves even when no document was re-sequenced.
   if (c.updateSeq === before) c.updateSeq++;

@@ -15,7 +15,7 @@ import type {
   PurgePlanner,
   UpdateOptions,
 } from '../contract.js';
-import { PostgresAccessReads } from './access-rows.js';
+import { PostgresAccessReads, recordRoles } from './access-rows.js';
 import { GROWING_PAGES, keysetPagesAsync } from '../keyset-pages.js';
 import type {
   AccessChange,
@@ -30,6 +30,8 @@ import type {
   Page,
   PurgeInfo,
   RangeStats,
+  RoleChange,
+  RoleRow,
 } from '../records.js';
 import type { ViewIndexStore } from '../view-index-store.js';
 import type { AttachmentWriteLocks } from './attachment-write-locks.js';
@@ -184,6 +186,24 @@ export class PostgresDocumentStore implements DocumentStore {
 
   countAccessChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number> {
     return this.access.countChanges(principals, since, withRemoved);
+  }
+
+  async recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+    version: number,
+  ): Promise<{ log: RoleChange[]; seq?: number }> {
+    // A feed records its user's roles at every request: most find them as they were, without the lock.
+    const unchanged = await this.access.unchangedRoles(user, roles, version);
+    if (unchanged !== undefined) return { log: unchanged };
+    const done = await this.transaction((client) => recordRoles(client, this.target, user, roles, principals, version));
+    if (done.seq !== undefined) this.events.updated(this.name);
+    return done;
+  }
+
+  foldRoleRows(user: string, since: number): AsyncIterable<Page<RoleRow>> {
+    return this.access.foldRoleRows(user, since);
   }
 
   async purge<R>(

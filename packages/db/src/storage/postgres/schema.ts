@@ -7,7 +7,7 @@
  * the order `_all_docs` walks (a locale collation would not be).
  */
 import type { PoolClient } from 'pg';
-import { accessMigration } from './access-rows.js';
+import { accessMigration, roleLogMigration } from './access-rows.js';
 
 /** `name` quoted as an SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -157,6 +157,8 @@ export function migrations(schema: string): string[] {
     `,
     // 7: access rows of per-document `_access` (see access-rows.ts).
     accessMigration(s),
+    // 8: the role log of per-document `_access`: roles given or taken away in `_users` (access-rows.ts).
+    roleLogMigration(s),
   ];
 }
 

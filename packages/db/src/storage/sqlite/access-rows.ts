@@ -6,7 +6,7 @@
  * sequence; a user's few principals are bound as one JSON array.
  */
 import type Database from 'better-sqlite3';
-import type { AccessChange, DocRecord, DocWrite, IdRange } from '../records.js';
+import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
 
 type Statement = Database.Statement;
@@ -26,7 +26,26 @@ CREATE TABLE IF NOT EXISTS access_leaves (
   doc TEXT PRIMARY KEY,
   leaves TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS access_roles (
+  member TEXT NOT NULL,
+  role TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  removed INTEGER NOT NULL,
+  PRIMARY KEY (member, role)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS access_role_rows (
+  member TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  removed INTEGER NOT NULL,
+  PRIMARY KEY (member, doc)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS access_role_rows_by_seq ON access_role_rows (member, seq);
+CREATE INDEX IF NOT EXISTS access_role_rows_by_doc ON access_role_rows (doc);
 `;
+
+/** The role log's row that says a user is known (the roles recorded at first sight are theirs). */
+const KNOWN = '';
 
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
@@ -86,6 +105,104 @@ export class SqliteAccessRows {
   forget(id: string): void {
     this.stmt('DELETE FROM access_log WHERE doc = ?').run(id);
     this.stmt('DELETE FROM access_leaves WHERE doc = ?').run(id);
+    this.stmt('DELETE FROM access_role_rows WHERE doc = ?').run(id);
+  }
+
+  /**
+   * `DocumentStore.recordRoles` inside the caller's transaction; `allocate` gives the next update
+   * sequence (the caller saves the counters when `seq` is set).
+   */
+  recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+    version: number,
+    allocate: () => number,
+  ): { log: RoleChange[]; seq?: number } {
+    const rows = this.stmt('SELECT role, seq, removed FROM access_roles WHERE member = ?').raw().all(user) as [
+      string,
+      number,
+      number,
+    ][];
+    const put = this.stmt('INSERT OR REPLACE INTO access_roles (member, role, seq, removed) VALUES (?, ?, ?, ?)');
+    const wanted = new Set(roles);
+    if (rows.length === 0) {
+      // The known row's sequence holds the version of the account last recorded.
+      put.run(user, KNOWN, version, 0);
+      for (const role of wanted) put.run(user, role, 0, 0);
+      return { log: [...wanted].map((role) => ({ role, seq: 0, removed: false })) };
+    }
+    const log = new Map<string, RoleChange>();
+    for (const [role, seq, removed] of rows) if (role !== KNOWN) log.set(role, { role, seq, removed: removed !== 0 });
+    const known = rows.find(([role]) => role === KNOWN)?.[1] ?? 0;
+    const held = [...log.values()].filter((entry) => !entry.removed);
+    const gained = [...wanted].filter((role) => !held.some((entry) => entry.role === role));
+    const lost = held.filter((entry) => !wanted.has(entry.role));
+    if ((gained.length === 0 && lost.length === 0) || version < known) return { log: [...log.values()] };
+    put.run(user, KNOWN, version, 0);
+    let first: number | undefined;
+    let last = 0;
+    const next = () => {
+      last = allocate();
+      first ??= last;
+      return last;
+    };
+    const putRow = this.stmt('INSERT OR REPLACE INTO access_role_rows (member, doc, seq, removed) VALUES (?, ?, ?, ?)');
+    const seen = new Set<string>();
+    // What a gained role reads that none of the user's principals before the change read.
+    const before = JSON.stringify([
+      ...principals.filter((p) => !gained.includes(p)),
+      ...lost.map((entry) => entry.role),
+    ]);
+    const readable = this.stmt(
+      `SELECT doc FROM access_log a WHERE a.principal = ? AND a.removed = 0
+       AND NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = a.doc AND m.removed = 0 AND m.${PRINCIPALS})
+       ORDER BY a.doc`,
+    ).pluck();
+    for (const role of gained) {
+      for (const doc of readable.all(role, before) as string[]) {
+        if (seen.has(doc)) continue;
+        seen.add(doc);
+        putRow.run(user, doc, next(), 0);
+      }
+    }
+    // What the role read while the user held it (now, or lost by the role since), and nobody of theirs reads now.
+    const heldRows = this.stmt(
+      `SELECT doc FROM access_log a WHERE a.principal = ? AND (a.removed = 0 OR a.seq > ?)
+       AND NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = a.doc AND m.removed = 0 AND m.${PRINCIPALS})
+       ORDER BY a.doc`,
+    ).pluck();
+    const list = JSON.stringify(principals);
+    for (const { role, seq } of lost) {
+      for (const doc of heldRows.all(role, seq, list) as string[]) {
+        if (seen.has(doc)) continue;
+        seen.add(doc);
+        putRow.run(user, doc, next(), 1);
+      }
+    }
+    const at = first ?? next();
+    for (const role of gained) {
+      put.run(user, role, at, 0);
+      log.set(role, { role, seq: at, removed: false });
+    }
+    for (const { role } of lost) {
+      put.run(user, role, at, 1);
+      log.set(role, { role, seq: at, removed: true });
+    }
+    return { log: [...log.values()], seq: last };
+  }
+
+  *foldRoleRows(user: string, since: number): Generator<RoleRow> {
+    const page = this.stmt(
+      'SELECT doc, seq, removed FROM access_role_rows WHERE member = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ).raw();
+    let after = since;
+    for (;;) {
+      const rows = page.all(user, after, PAGE_ROWS) as [string, number, number][];
+      for (const [id, seq, removed] of rows) yield { id, seq, removed: removed !== 0 };
+      if (rows.length < PAGE_ROWS) return;
+      after = rows[rows.length - 1]![1];
+    }
   }
 
   readersOf(ids: readonly string[]): string[][] {

@@ -120,13 +120,25 @@ export class SqliteDocWrites {
     values.length = 0;
   }
 
+  /** Saves counters moved outside a document write (a role change's sequences), in the caller's transaction. */
+  saveCounters(c: StoredCounters): void {
+    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
+  }
+
   /** A purge (`SqliteSyncStore.purgeDocs`), inside the caller's transaction; the counters after it. */
-  purge(purges: readonly PurgeWrite[], keepInfos: number, totals: StoredCounters): StoredCounters {
+  purge(
+    purges: readonly PurgeWrite[],
+    keepInfos: number,
+    totals: StoredCounters,
+    /** Told of each purge that gave its document a new record, with that record's sequence. */
+    resequenced?: (purge: PurgeWrite, seq: number) => void,
+  ): StoredCounters {
     const c = { ...totals };
     const db = this.db;
     const before = c.updateSeq;
     const logPurge = db.prepare('INSERT INTO purges (seq, id, revs) VALUES (?, ?, ?)');
-    for (const { id, revs, record, dropBodies } of purges) {
+    for (const purge of purges) {
+      const { id, revs, record, dropBodies } = purge;
       logPurge.run(++c.purgeSeq, id, JSON.stringify(revs));
       if (record === undefined) continue;
       const old = this.stmtOld.get(id) as OldRow | undefined;
@@ -143,6 +155,7 @@ export class SqliteDocWrites {
       for (const rev of dropBodies ?? []) this.stmtDropBody.run(k, rev);
       const size = record.deleted ? 0 : ((this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0);
       this.stmtUpdateDoc.run(++c.updateSeq, record.rev, record.deleted ? 1 : 0, size, record.tree, k);
+      resequenced?.(purge, c.updateSeq);
       if (record.deleted) c.docDelCount++;
       else c.docCount++;
       c.external += size;

@@ -18,6 +18,7 @@ import type {
   IdRange,
   LocalDoc,
   PurgeInfo,
+  RoleChange,
   PurgeWrite,
   RangeStats,
 } from '../records.js';
@@ -256,12 +257,36 @@ export class SqliteDatabase implements SqliteSyncStore {
   purgeDocs(purges: readonly PurgeWrite[], keepInfos: number): { purgeSeq: number; updateSeq: number } {
     const counters = this.db.transaction(() => {
       for (const { id, record } of purges) if (record === null) this.access.forget(id);
-      return this.writes.purge(purges, keepInfos, this.totals);
+      // A document that keeps revisions keeps the access rows of what is left, at its new sequence.
+      return this.writes.purge(purges, keepInfos, this.totals, ({ id, record, access }, seq) => {
+        if (record && access !== undefined)
+          this.access.apply([{ record: { ...record, id }, bodies: [], access }], [seq]);
+      });
     })();
     this.totals = counters;
     // Documents it holds may be gone: the next index update reads the tables.
     this.recent.clear(counters.updateSeq);
     return { purgeSeq: counters.purgeSeq, updateSeq: counters.updateSeq };
+  }
+
+  /** `DocumentStore.recordRoles`: in one transaction, the sequences it takes saved with it. */
+  recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+    version: number,
+  ): { log: RoleChange[]; seq?: number } {
+    const c = { ...this.totals };
+    const done = this.db.transaction(() => {
+      const recorded = this.access.recordRoles(user, roles, principals, version, () => ++c.updateSeq);
+      if (recorded.seq !== undefined) this.writes.saveCounters(c);
+      return recorded;
+    })();
+    if (done.seq !== undefined) {
+      this.totals = c;
+      this.recent.clear(c.updateSeq);
+    }
+    return done;
   }
 
   foldPurges(since: number): Generator<PurgeInfo> {

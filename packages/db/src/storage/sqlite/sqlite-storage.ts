@@ -22,6 +22,8 @@ import type {
   IdRange,
   LocalDoc,
   PurgeInfo,
+  RoleChange,
+  RoleRow,
   RangeStats,
 } from '../records.js';
 import { recordsOf } from './doc-reads.js';
@@ -213,13 +215,28 @@ class SqliteDocumentStore implements DocumentStore {
     return this.db.access.countChanges(principals, since, withRemoved);
   }
 
+  async recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+    version: number,
+  ): Promise<{ log: RoleChange[]; seq?: number }> {
+    const done = this.db.recordRoles(user, roles, principals, version);
+    if (done.seq !== undefined) this.events.updated(this.name);
+    return done;
+  }
+
+  foldRoleRows(user: string, since: number): AsyncIterable<Page<RoleRow>> {
+    return paged(this.db.access.foldRoleRows(user, since));
+  }
+
   async purge<R>(
     ids: readonly string[],
     keepInfos: number,
     plan: PurgePlanner<R>,
   ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
     // Read, planned and written in one synchronous step: this connection is the only writer.
-    const { purges, result } = plan(recordsOf(ids, this.db.getDocs(ids)));
+    const { purges, result } = plan(this.db.access.withLeaves(recordsOf(ids, this.db.getDocs(ids))));
     const done = { result, ...this.db.purgeDocs(purges, keepInfos) };
     this.events.updated(this.name);
     return done;

@@ -22,6 +22,7 @@ import type {
   PurgeInfo,
   PurgeWrite,
   RangeStats,
+  RoleChange,
 } from '../records.js';
 import type { SqliteAttachments } from './attachments.js';
 
@@ -57,6 +58,13 @@ export interface SqliteSyncStore {
   updateDocs<R>(ids: readonly string[], plan: Planner<R>, options?: UpdateOptions): { result: R; seqs: number[] };
   /** Access rows (./access-rows.ts), written by `updateDocs`. */
   readonly access: SqliteAccessRows;
+  /** `DocumentStore.recordRoles`, synchronous. */
+  recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+    version: number,
+  ): { log: RoleChange[]; seq?: number };
 
   /** Documents by id in raw UTF-8 byte order (code point order), paged internally. */
   foldDocs(range: IdRange): Generator<DocRecord>;
