@@ -64,7 +64,7 @@ const CASES: Array<[string, string, string | null]> = [
   ['GET', '/nowhere', null],
 ];
 
-function answer(routes: ReturnType<typeof draw>, method: string, path: string): string | null {
+function answer(routes: Pick<ReturnType<typeof draw>, 'recognize'>, method: string, path: string): string | null {
   const m = routes.recognize(method, path);
   if (m === null) return null;
   const params = Object.fromEntries(Object.entries(m.params).sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -122,6 +122,40 @@ for (const tier of TIERS) {
         assert.equal(answer(routes, 'PATCH', '/posts/abc'), 'posts#update {"id":"abc"}');
       });
     }
+  });
+}
+
+for (const tier of TIERS) {
+  describe(`matcher tier: ${tier}, verbs interleaved once their trees are compiled`, () => {
+    // A standard verb's recognizer is kept by slot once found (Matcher.recognizers): a lower-case
+    // spelling, HEAD's fallback to GET, a verb only one route names and one no route names must
+    // still reach their own trees, and two route sets must never answer with each other's recognizers.
+    const MIXED: Array<[string, string, string | null]> = [
+      ['GET', '/posts/abc', 'posts#show {"id":"abc"}'],
+      ['PATCH', '/posts/abc', 'posts#update {"id":"abc"}'],
+      ['HEAD', '/posts/abc', 'posts#show {"id":"abc"}'],
+      ['get', '/posts/abc', 'posts#show {"id":"abc"}'],
+      ['DELETE', '/posts/abc', 'posts#destroy {"id":"abc"}'],
+      ['DELETE', '/posts', null],
+      ['PROPFIND', '/dav', 'dav#find {}'],
+      ['MKCOL', '/mounted/x', 'mounted#app {}'],
+      ['OPTIONS', '/posts/abc', null],
+      ['OPTIONS', '/mounted/x', 'mounted#app {}'],
+      ['POST', '/posts', 'posts#create {}'],
+      ['PUT', '/posts/a%20b', 'posts#update {"id":"a b"}'],
+      ['GET', '/posts//abc/', 'posts#show {"id":"abc"}'],
+    ];
+    test('each verb answers from its own tree, before and after 64 rounds of the mix', () => {
+      const routes = draw(declareVerbs).useMatcherTier(tier);
+      const other = draw((r: Mapper) => r.resources('posts', { only: ['show'], param: 'slug' })).useMatcherTier(tier);
+      for (let round = 0; round < 64; round++) {
+        for (const [method, path, want] of MIXED) {
+          assert.equal(answer(routes, method, path), want, `[${tier}, round ${round}] ${method} ${path}`);
+          const theirs = method.toUpperCase() === 'GET' || method === 'HEAD' ? 'posts#show {"slug":"abc"}' : null;
+          assert.equal(answer(other, method, path), path === '/posts/abc' || path === '/posts//abc/' ? theirs : null);
+        }
+      }
+    });
   });
 }
 
