@@ -109,8 +109,10 @@ describe('per-database _security', () => {
       // Fauxton's files: the app is public, as CouchDB serves it; its login is a session.
       'fauxton#index',
       'fauxton#file',
-      // A pure function of the text it is given (CouchDB's dreyfus_httpd checks no rights either).
+      // Pure functions of the text they are given (CouchDB's dreyfus_httpd and nouveau_httpd check
+      // no rights either).
       'search#analyze',
+      'nouveau#analyze',
     ]);
     // Any signed-in user, as in CouchDB 3: a replication runs with its user's own rights
     // (test/http-replicate.test.ts checks what a non-admin's job may not do). Anonymous: 401.
