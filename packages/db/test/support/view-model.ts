@@ -132,16 +132,26 @@ export function answer(rows: readonly ModelRow[], reduce: ReduceKind, q: ModelQu
   }
   const skip = q.skip ?? 0;
   const limit = q.limit ?? Infinity;
+  /** Rows before the key's place in scan order (after it, by key, when descending). */
+  const rowsBeforeKey = (key: unknown): number =>
+    ordered.filter((r) => (descending ? cmp(r.key, key) > 0 : cmp(r.key, key) < 0)).length;
+  /** The index of the first key in request order that has rows, else the last key's (a key may be null). */
+  const firstKeyWithRows = (wanted: readonly unknown[]): number => {
+    const found = wanted.findIndex((k) => ordered.some((r) => cmp(r.key, k) === 0));
+    return found === -1 ? wanted.length - 1 : found;
+  };
   if (!reducing) {
     return {
       kind: 'map',
       totalRows: rows.length,
-      // A keys query: the position of the first returned row in scan order (when there is one).
+      // A keys query, as CouchDB 3.5 counts it (couch_mrview:map_fold, fabric_view_map): the rows
+      // before (in scan order) the first key in request order that has rows — the last key when
+      // none has — plus skip, at most total_rows.
       offset:
         keys !== undefined
-          ? skip < selected.length
-            ? ordered.indexOf(selected[skip]!)
-            : null
+          ? keys.length === 0
+            ? null
+            : Math.min(rows.length, rowsBeforeKey(keys[firstKeyWithRows(keys)]) + skip)
           : Math.min(rows.length, before + skip),
       rows: selected.slice(skip, skip + limit),
     };
