@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatRoutes } from '@divan/router';
-import { HANDLERS } from '../src/http/handler-table.js';
+import { HANDLER_MODULES, HANDLERS } from '../src/http/handler-table.js';
 import routes from '../src/http/routes.js';
 
 /** The HTTP API is one route set declared with @divan/router; divan-routes can print it. */
@@ -35,6 +35,15 @@ describe('the endpoint declarations', () => {
     const table: Partial<Record<string, Partial<Record<string, unknown>>>> = HANDLERS;
     for (const route of routes.list()) {
       assert.equal(typeof table[route.handler]?.[route.action], 'function', `${route.handler}#${route.action}`);
+    }
+  });
+
+  it('give every route of a family loaded on first use an action of its module', async () => {
+    const modules: Partial<Record<string, () => Promise<Record<string, unknown>>>> = HANDLER_MODULES;
+    for (const route of routes.list()) {
+      const load = modules[route.handler];
+      if (load === undefined) continue;
+      assert.equal(typeof (await load())[route.action], 'function', `${route.handler}#${route.action}`);
     }
   });
 

@@ -5,27 +5,13 @@
  */
 import type { HandlerTableFor } from '@divan/router';
 import type { Handler } from './context.js';
-import type { ApiRoutes } from './routes.js';
-import { config } from './handlers/config.js';
+import { type ApiRoutes, routes } from './routes.js';
+import { CouchError } from '../errors.js';
 import { session } from './handlers/session.js';
 import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
-import { bulk } from './handlers/bulk.js';
-import { changes } from './handlers/changes.js';
 import { databases } from './handlers/databases.js';
 import { documents } from './handlers/documents.js';
-import { attachments } from './handlers/attachments.js';
-import { maintenance } from './handlers/maintenance.js';
-import { mango } from './handlers/mango.js';
-import { partitions } from './handlers/partitions.js';
 import { errors, server } from './handlers/server.js';
-import { views } from './handlers/views.js';
-import { search } from './handlers/search.js';
-import { nouveau } from './handlers/nouveau.js';
-import { designFunctions } from './handlers/design-functions.js';
-import { node } from './handlers/node.js';
-import { scheduler } from './handlers/scheduler.js';
-import { fauxton } from './handlers/fauxton.js';
-import { dbUpdates } from './handlers/db-updates.js';
 
 /** Every `handler#action` the routes declare, and no other. */
 type HandlerTable = {
@@ -34,30 +20,72 @@ type HandlerTable = {
   };
 };
 
+/**
+ * The families an idle server does not need, each imported on its first request (issue #31: a
+ * fresh server loads only what answers `GET /`, sessions and document reads and writes; Mango,
+ * views, search, design functions, replication's endpoints... load with their first use).
+ */
+export const HANDLER_MODULES = {
+  mango: () => import('./handlers/mango.js').then((m) => m.mango),
+  search: () => import('./handlers/search.js').then((m) => m.search),
+  nouveau: () => import('./handlers/nouveau.js').then((m) => m.nouveau),
+  design_functions: () => import('./handlers/design-functions.js').then((m) => m.designFunctions),
+  views: () => import('./handlers/views.js').then((m) => m.views),
+  partitions: () => import('./handlers/partitions.js').then((m) => m.partitions),
+  node: () => import('./handlers/node.js').then((m) => m.node),
+  scheduler: () => import('./handlers/scheduler.js').then((m) => m.scheduler),
+  changes: () => import('./handlers/changes.js').then((m) => m.changes),
+  maintenance: () => import('./handlers/maintenance.js').then((m) => m.maintenance),
+  db_updates: () => import('./handlers/db-updates.js').then((m) => m.dbUpdates),
+  bulk: () => import('./handlers/bulk.js').then((m) => m.bulk),
+  attachments: () => import('./handlers/attachments.js').then((m) => m.attachments),
+  fauxton: () => import('./handlers/fauxton.js').then((m) => m.fauxton),
+  config: () => import('./handlers/config.js').then((m) => m.config),
+};
+
+type Loaded<H extends keyof typeof HANDLER_MODULES> = Awaited<ReturnType<(typeof HANDLER_MODULES)[H]>>;
+
+/** Each action the routes name for that family, calling it once its module is loaded (then cached). */
+function onFirstUse<H extends keyof typeof HANDLER_MODULES>(family: H): Loaded<H> {
+  let loaded: Promise<Partial<Record<string, Handler>>> | undefined;
+  const actions: Record<string, Handler> = {};
+  for (const route of routes.list()) {
+    if (route.handler !== family || actions[route.action] !== undefined) continue;
+    const { action } = route;
+    actions[action] = async (ctx) => {
+      loaded ??= HANDLER_MODULES[family]();
+      const handler = (await loaded)[action];
+      if (handler === undefined) throw new CouchError('not_implemented', `${family}#${action}`);
+      await handler(ctx);
+    };
+  }
+  return actions as Loaded<H>;
+}
+
 export const HANDLERS: HandlerTable = {
   server,
   session,
-  config,
+  config: onFirstUse('config'),
   errors,
   databases,
   documents,
-  attachments,
+  attachments: onFirstUse('attachments'),
   all_docs: allDocsHandlers,
   design_docs: designDocsHandlers,
   local_docs: localDocsHandlers,
-  changes,
-  bulk,
-  views,
-  search,
-  nouveau,
-  design_functions: designFunctions,
-  maintenance,
-  mango,
-  partitions,
-  fauxton,
-  node,
-  scheduler,
-  db_updates: dbUpdates,
+  changes: onFirstUse('changes'),
+  bulk: onFirstUse('bulk'),
+  views: onFirstUse('views'),
+  search: onFirstUse('search'),
+  nouveau: onFirstUse('nouveau'),
+  design_functions: onFirstUse('design_functions'),
+  maintenance: onFirstUse('maintenance'),
+  mango: onFirstUse('mango'),
+  partitions: onFirstUse('partitions'),
+  fauxton: onFirstUse('fauxton'),
+  node: onFirstUse('node'),
+  scheduler: onFirstUse('scheduler'),
+  db_updates: onFirstUse('db_updates'),
 };
 
 /** The same table, looked up by the names a match gives. */
