@@ -10,6 +10,7 @@
 import type { Database } from '../documents/database.js';
 import { CouchError } from '../errors.js';
 import type { ConfigSections } from './config.js';
+import { USER_PREFIX, UsersFollower, type UsersFollowerServer } from './users-follower.js';
 
 export interface PerUserSettings {
   enable: boolean;
@@ -32,90 +33,41 @@ export function userDbName(prefix: string, name: string): string {
 }
 
 /** What the follower needs of the server. */
-export interface PerUserServer {
-  readonly authenticationDb: string;
-  db(name: string): Promise<Database>;
+export interface PerUserServer extends UsersFollowerServer {
   createDb(name: string): Promise<Database>;
   deleteDb(name: string): Promise<void>;
-  log(line: string): void;
 }
-
-const USER_PREFIX = 'org.couchdb.user:';
-/** How often a follower looks again when nothing told it of a change (a users database made later). */
-const POLL_MS = 1_000;
 
 export class PerUserDatabases {
   private settings: PerUserSettings = { enable: false, deleteDbs: false, prefix: 'userdb-' };
-  private since = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
-  private watched: Database | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly follower: UsersFollower;
 
-  constructor(private readonly server: PerUserServer) {}
+  constructor(private readonly server: PerUserServer) {
+    this.follower = new UsersFollower(server, {
+      label: 'couch_peruser',
+      // Every account, each time it is enabled: creating what exists already changes nothing.
+      startAt: async () => 0,
+      apply: async (change) => {
+        if (change.id.startsWith(USER_PREFIX)) await this.apply(change.id.slice(USER_PREFIX.length), change.deleted);
+      },
+    });
+  }
 
   /** Applies the config: starts following from the beginning when enabled, stops when not. */
   configure(settings: PerUserSettings): void {
     const was = this.settings;
     this.settings = settings;
-    if (settings.enable && !was.enable) {
-      this.since = 0;
-      this.timer = setInterval(() => this.kick(), POLL_MS).unref();
-      this.kick();
-    } else if (!settings.enable && was.enable) this.stop();
+    if (settings.enable && !was.enable) this.follower.start();
+    else if (!settings.enable && was.enable) this.follower.stop();
   }
 
   stop(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-    this.watched = undefined;
+    this.follower.stop();
   }
 
   /** Resolves once every change seen so far is handled (for tests and a clean shutdown). */
-  async settled(): Promise<void> {
-    while (this.running !== undefined) await this.running;
-  }
-
-  private kick(): void {
-    if (this.running !== undefined) {
-      this.again = true;
-      return;
-    }
-    this.running = this.follow()
-      .catch((error: unknown) => this.server.log(`[error] couch_peruser: ${(error as Error).message}`))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again && this.settings.enable) {
-          this.again = false;
-          this.kick();
-        }
-      });
-  }
-
-  private async follow(): Promise<void> {
-    if (!this.settings.enable) return;
-    let users: Database;
-    try {
-      users = await this.server.db(this.server.authenticationDb);
-    } catch (error) {
-      if (error instanceof CouchError && error.status === 404) return; // made later: the poll finds it
-      throw error;
-    }
-    if (this.watched !== users) {
-      this.unsubscribe?.();
-      this.watched = users;
-      this.since = 0;
-      this.unsubscribe = users.onChange(() => this.kick());
-    }
-    for await (const page of users.foldChangedBodies(this.since)) {
-      for (const change of page) {
-        if (change.id.startsWith(USER_PREFIX)) await this.apply(change.id.slice(USER_PREFIX.length), change.deleted);
-        this.since = change.seq;
-      }
-    }
+  settled(): Promise<void> {
+    return this.follower.settled();
   }
 
   private async apply(name: string, deleted: boolean): Promise<void> {
