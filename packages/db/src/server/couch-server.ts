@@ -351,18 +351,8 @@ export class CouchServer {
 
   /** An account of the authentication database, read at every request so changes apply at once. */
   async findUser(name: string): Promise<UserAccount | undefined> {
-    let db: Database;
-    try {
-      db = await this.db(this.authenticationDb);
-    } catch (error) {
-      if (error instanceof CouchError && error.status === 404) return undefined;
-      throw error;
-    }
-    const found = await db.winningBody(userDocId(name));
-    if (found === undefined) return undefined;
-    const doc = toPlain(found.body) as Record<string, unknown>;
-    const roles = Array.isArray(doc.roles) ? doc.roles.filter((r): r is string => typeof r === 'string') : [];
-    return { name, roles, credentials: credentialsOf(doc) };
+    const account = await this.accountDoc(name);
+    return account && { name, roles: account.roles, credentials: credentialsOf(account.doc) };
   }
 
   /** The databases open on this node. */
@@ -375,6 +365,14 @@ export class CouchServer {
    * role log, documents/access-roles.ts); undefined when there is no such account.
    */
   async accountRoles(name: string): Promise<{ roles: string[]; version: number } | undefined> {
+    const account = await this.accountDoc(name);
+    return account && { roles: account.roles, version: account.version };
+  }
+
+  /** An account's document as it is now, its roles (strings only) and its revision number. */
+  private async accountDoc(
+    name: string,
+  ): Promise<{ doc: Record<string, unknown>; roles: string[]; version: number } | undefined> {
     let db: Database;
     try {
       db = await this.db(this.authenticationDb);
@@ -386,7 +384,7 @@ export class CouchServer {
     if (found === undefined) return undefined;
     const doc = toPlain(found.body) as Record<string, unknown>;
     const roles = Array.isArray(doc.roles) ? doc.roles.filter((r): r is string => typeof r === 'string') : [];
-    return { roles, version: Number(found.rev.slice(0, found.rev.indexOf('-'))) };
+    return { doc, roles, version: Number(found.rev.slice(0, found.rev.indexOf('-'))) };
   }
 
   /** The database of that name, or a 404 `Database does not exist.` */
