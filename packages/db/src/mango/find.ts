@@ -12,6 +12,7 @@ import { isDesignId } from '../documents/doc-id.js';
 import { compareIds } from '../documents/id-order.js';
 import { partitionIdRange } from '../documents/partition.js';
 import { CouchError } from '../errors.js';
+import { withScanWarning } from './scan-warning.js';
 import type { IdRange } from '../storage/records.js';
 import { type JsonValue, JsonNumber, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
@@ -61,8 +62,6 @@ export interface ExecutionStats {
 
 /** Rows whose documents are read together (the first page only as many as the request can take). */
 const PAGE = 128;
-/** More documents examined than this per result is worth a warning (CouchDB's `index_scan_warning_threshold`). */
-const SCAN_WARNING_RATIO = 10;
 
 export async function planFind(db: Database, request: FindRequest): Promise<Plan> {
   // A query for a partition uses partitioned indexes only, any other query global ones (and `_all_docs` either way).
@@ -203,15 +202,7 @@ export async function find(
     bookmark: last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark({ key: last.key, docId: last.id }),
   };
   const examined = stats.docs;
-  const warnings = [...planned.warnings];
-  if (
-    (docs.length === 0 && examined > SCAN_WARNING_RATIO) ||
-    (docs.length > 0 && examined / docs.length > SCAN_WARNING_RATIO)
-  ) {
-    warnings.push(
-      'The number of documents examined is high in proportion to the number of results returned. Consider adding a more specific index to improve this.',
-    );
-  }
+  const warnings = withScanWarning(planned.warnings, examined, docs.length);
   onRun?.({
     keysExamined: stats.keys,
     docsExamined: stats.docs,

@@ -14,6 +14,7 @@
  */
 import type { Database } from '../documents/database.js';
 import { CouchError } from '../errors.js';
+import { withScanWarning } from './scan-warning.js';
 import { type JsonValue, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { searchIndex } from '../search/search.js';
 import type { SearchParams, SortField as SearchSortField } from '../search/search-request.js';
@@ -38,7 +39,6 @@ export interface TextPlan {
 /** CouchDB's `[dreyfus] max_limit`: the most hits one search, and one text `_find`, gives. */
 const MAX_LIMIT = 200;
 const MANGO_ALL_DOCS = 'No matching index found, create an index to optimize query time.';
-const SCAN_WARNING_RATIO = 10;
 
 export function isPartial(index: TextIndex): boolean {
   return ['partial_filter_selector', 'selector'].some((key) => {
@@ -188,15 +188,7 @@ export async function textFind(
     if (limit === 0 || answer.rows.length < page) break;
   }
   const answer: FindAnswer = { docs, bookmark: bookmark ?? 'nil' };
-  const warnings = [...planned.warnings];
-  if (
-    (docs.length === 0 && examined > SCAN_WARNING_RATIO) ||
-    (docs.length > 0 && examined / docs.length > SCAN_WARNING_RATIO)
-  ) {
-    warnings.push(
-      'The number of documents examined is high in proportion to the number of results returned. Consider adding a more specific index to improve this.',
-    );
-  }
+  const warnings = withScanWarning(planned.warnings, examined, docs.length);
   if (warnings.length > 0) answer.warning = warnings.join('\n');
   onRun?.({
     keysExamined: 0,
