@@ -188,13 +188,7 @@ export class RemoteEndpoint implements Endpoint {
 
   async fetch(wanted: readonly Wanted[]): Promise<JsonValue[]> {
     if (this.bulkGet) {
-      const entries = wanted.flatMap(({ id, revs, attsSince }) =>
-        revs.map((rev) =>
-          attsSince.length === 0
-            ? new JsonObject(['id', 'rev'], [id, rev])
-            : new JsonObject(['id', 'rev', 'atts_since'], [id, rev, [...attsSince]]),
-        ),
-      );
+      const entries = bulkGetEntries(wanted);
       const query = new URLSearchParams({ revs: 'true', attachments: 'true', latest: 'true' });
       const reply = await this.request('POST', '/_bulk_get', { query, body: new JsonObject(['docs'], [entries]) });
       // Servers before `_bulk_get` answer its path as a document or a method they lack.
@@ -289,13 +283,7 @@ export class RemoteEndpoint implements Endpoint {
 
   /** Documents with attachments in one `_bulk_get` answered as `multipart/mixed` (JSON with inline data from a peer that cannot). */
   private async bulkGetWithParts(wanted: readonly Wanted[]): Promise<FetchedDoc[]> {
-    const entries = wanted.flatMap(({ id, revs, attsSince }) =>
-      revs.map((rev) =>
-        attsSince.length === 0
-          ? new JsonObject(['id', 'rev'], [id, rev])
-          : new JsonObject(['id', 'rev', 'atts_since'], [id, rev, [...attsSince]]),
-      ),
-    );
+    const entries = bulkGetEntries(wanted);
     const query = new URLSearchParams({ revs: 'true', attachments: 'true', latest: 'true' });
     const what = 'POST /db/_bulk_get';
     const reply = await this.request('POST', '/_bulk_get', {
@@ -680,4 +668,15 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     timer.unref();
     signal?.addEventListener('abort', done);
   });
+}
+
+/** The `docs` of a `_bulk_get` asking for these revisions (with `atts_since` where attachments are known). */
+function bulkGetEntries(wanted: readonly Wanted[]): JsonObject[] {
+  return wanted.flatMap(({ id, revs, attsSince }) =>
+    revs.map((rev) =>
+      attsSince.length === 0
+        ? new JsonObject(['id', 'rev'], [id, rev])
+        : new JsonObject(['id', 'rev', 'atts_since'], [id, rev, [...attsSince]]),
+    ),
+  );
 }
