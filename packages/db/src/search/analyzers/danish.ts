@@ -6,7 +6,7 @@
  * consonant undone.
  */
 import { standardTokens, type Token } from '../tokenizers.js';
-import { lowercased, withoutStopWords } from './filters.js';
+import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
 import { cut, endingInR1, regionOne } from './scandinavian-snowball.js';
 
 export const DANISH_STOP_WORDS: ReadonlySet<string> = new Set(
@@ -18,11 +18,7 @@ export const DANISH_STOP_WORDS: ReadonlySet<string> = new Set(
 );
 
 export function danishAnalyzer(stop: ReadonlySet<string> = DANISH_STOP_WORDS): (text: string) => Token[] {
-  return (text) => {
-    const tokens = withoutStopWords(lowercased(standardTokens(text)), stop);
-    for (const token of tokens) token.text = danishStem(token.text);
-    return tokens;
-  };
+  return (text) => snowballStemmed(withoutStopWords(lowercased(standardTokens(text)), stop), danishStem);
 }
 
 const VOWELS = new Set('aeiouyæåø');

@@ -5,7 +5,7 @@
  * non-vowel), a final `dt`/`vt` halved, then `-hetslov`, `-elov`, `-elig`, `-leg`, `-ig`, ... off.
  */
 import { standardTokens, type Token } from '../tokenizers.js';
-import { lowercased, withoutStopWords } from './filters.js';
+import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
 import { cut, endingInR1, regionOne } from './scandinavian-snowball.js';
 
 export const NORWEGIAN_STOP_WORDS: ReadonlySet<string> = new Set(
@@ -21,11 +21,7 @@ export const NORWEGIAN_STOP_WORDS: ReadonlySet<string> = new Set(
 );
 
 export function norwegianAnalyzer(stop: ReadonlySet<string> = NORWEGIAN_STOP_WORDS): (text: string) => Token[] {
-  return (text) => {
-    const tokens = withoutStopWords(lowercased(standardTokens(text)), stop);
-    for (const token of tokens) token.text = norwegianStem(token.text);
-    return tokens;
-  };
+  return (text) => snowballStemmed(withoutStopWords(lowercased(standardTokens(text)), stop), norwegianStem);
 }
 
 const VOWELS = new Set('aeiouyæåø');

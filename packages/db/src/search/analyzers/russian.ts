@@ -5,7 +5,7 @@
  * a final `и`; a derivational ending in R2; superlatives, `нн` and the soft sign tidied up.
  */
 import { standardTokens, type Token } from '../tokenizers.js';
-import { lowercased, withoutStopWords } from './filters.js';
+import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
 
 export const RUSSIAN_STOP_WORDS: ReadonlySet<string> = new Set(
   `и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было
@@ -19,11 +19,7 @@ export const RUSSIAN_STOP_WORDS: ReadonlySet<string> = new Set(
 );
 
 export function russianAnalyzer(stop: ReadonlySet<string> = RUSSIAN_STOP_WORDS): (text: string) => Token[] {
-  return (text) => {
-    const tokens = withoutStopWords(lowercased(standardTokens(text)), stop);
-    for (const token of tokens) token.text = russianStem(token.text);
-    return tokens;
-  };
+  return (text) => snowballStemmed(withoutStopWords(lowercased(standardTokens(text)), stop), russianStem);
 }
 
 const VOWELS = new Set('аеиоуыэюя');

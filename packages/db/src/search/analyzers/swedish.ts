@@ -5,7 +5,7 @@
  * `-ig`/`-els` off, `-löst` → `-lös`, `-fullt` → `-full`.
  */
 import { standardTokens, type Token } from '../tokenizers.js';
-import { lowercased, withoutStopWords } from './filters.js';
+import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
 import { cut, endingInR1, regionOne } from './scandinavian-snowball.js';
 
 export const SWEDISH_STOP_WORDS: ReadonlySet<string> = new Set(
@@ -18,11 +18,7 @@ export const SWEDISH_STOP_WORDS: ReadonlySet<string> = new Set(
 );
 
 export function swedishAnalyzer(stop: ReadonlySet<string> = SWEDISH_STOP_WORDS): (text: string) => Token[] {
-  return (text) => {
-    const tokens = withoutStopWords(lowercased(standardTokens(text)), stop);
-    for (const token of tokens) token.text = swedishStem(token.text);
-    return tokens;
-  };
+  return (text) => snowballStemmed(withoutStopWords(lowercased(standardTokens(text)), stop), swedishStem);
 }
 
 const VOWELS = new Set('aeiouyäåö');
