@@ -412,11 +412,17 @@ function hasText(selector: Selector): boolean {
   }
 }
 
-/** Every field name a selector's conditions name (the arguments of `$elemMatch` and friends are relative). */
-function selectorFields(selector: Selector, out = new Set<string>()): Set<string> {
+/**
+ * Every field name a selector's conditions name (the arguments of `$elemMatch` and friends are
+ * relative), in the order they first appear (mango_selector:fields).
+ */
+export function selectorFields(selector: Selector, out = new Set<string>()): Set<string> {
   switch (selector.kind) {
     case 'field':
       out.add(selector.field);
+      break;
+    case 'text':
+      out.add('$default');
       break;
     case 'and':
     case 'or':
