@@ -69,9 +69,8 @@ export interface Plan {
   warnings: string[];
   /** Every index but the chosen one, with why it was not chosen (`_explain`'s `index_candidates`). */
   candidates: Candidate[];
-  /** The selector's range fields and the others (`_explain`'s `selector_hints`). */
+  /** The selector's range fields (`_explain`'s `selector_hints`). */
   indexableFields: string[];
-  unindexableFields: string[];
 }
 
 export interface PlanRequest {
@@ -147,8 +146,7 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[], otherS
       text,
       request,
     }),
-    indexableFields: [...ranges.keys()].sort(),
-    unindexableFields: [...selectorFields(selector)].filter((f) => !ranges.has(f)).sort(),
+    indexableFields: [...ranges.keys()],
   };
   if (chosen === undefined) return { ranges: [], empty: false, descending, covering: false, warnings, ...analysis };
   if (chosen.kind === 'all_docs') warnings.push(MANGO_ALL_DOCS);
