@@ -86,7 +86,11 @@ describe('_explain index_candidates as CouchDB 3.5', () => {
     });
     // Values Erlang/OTP 25 gives: sets:to_list(sets:from_list([<<"age">>, <<"name">>])) is [name, age].
     const two = await explain('m', { selector: { age: { $gt: 3 }, name: 'Bob' } });
-    assert.deepEqual(two.selector_hints[0], { type: 'json', indexable_fields: ['name', 'age'], unindexable_fields: [] });
+    assert.deepEqual(two.selector_hints[0], {
+      type: 'json',
+      indexable_fields: ['name', 'age'],
+      unindexable_fields: [],
+    });
   });
 
   it('usable indexes not chosen rank by their position after the chosen one; use_index excludes every other usable one', async () => {
