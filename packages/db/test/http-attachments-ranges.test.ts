@@ -38,7 +38,11 @@ describe('attachment ranges', () => {
     assert.equal((await range('bytes=-10')).headers['content-range'], 'bytes 990-999/1000');
     assert.equal((await range('bytes=0-5000')).headers['content-range'], 'bytes 0-999/1000');
     assert.equal((await range('bytes=0-999')).status, 206);
-    // A suffix longer than the attachment is all of it (CouchDB drops the first byte there).
+    // A suffix as long as the attachment, or longer, is all of it (CouchDB answers bytes 1..N-1
+    // there, dropping the first byte: a CouchDB bug, listed in docs/couchdb-differences.md).
+    const whole = await range('bytes=-1000');
+    assert.deepEqual([whole.status, whole.headers['content-range']], [206, 'bytes 0-999/1000']);
+    assert.deepEqual(whole.body, BYTES);
     assert.equal((await range('bytes=-5000')).headers['content-range'], 'bytes 0-999/1000');
     const head = await raw(t.url, 'HEAD', '/db/r/a.bin', { headers: { range: 'bytes=5-9' } });
     assert.deepEqual([head.status, head.headers['content-length'], head.body.length], [206, '5', 0]);

@@ -282,6 +282,13 @@ describe('_changes filters', () => {
     it('lookups answer the database sequence and count the changes not visited as pending', async () => {
       const design = await get('filter=_design');
       assert.deepEqual([design.json.last_seq, design.json.pending], [7, 4]);
+      // Five documents changed (a 6, b 2, c 7, d 4, _design/f 5); _doc_ids visits b and d.
+      const ids = await get(`filter=_doc_ids&doc_ids=${q(['b', 'd'])}`);
+      assert.deepEqual([ids.json.last_seq, ids.json.pending], [7, 3]);
+      // After since=3 four changed (a, c, d, _design/f); of the listed, only d is visited.
+      const since = await get(`filter=_doc_ids&since=3&doc_ids=${q(['b', 'd'])}`);
+      assert.deepEqual(seqIds(since.json), [[4, 'd']]);
+      assert.deepEqual([since.json.last_seq, since.json.pending], [7, 3]);
     });
   });
 

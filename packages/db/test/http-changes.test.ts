@@ -49,6 +49,39 @@ describe('_changes', () => {
     ]);
   });
 
+  it('a deleted design document is a bare tombstone: no language, views or other members (DELETE and _deleted alike)', async () => {
+    await t.request('PUT', '/tomb');
+    const ddoc = {
+      language: 'javascript',
+      views: { v: { map: 'function (doc) { emit(doc._id, 1); }' } },
+      filters: { f: 'function () { return true; }' },
+    };
+    const one = (await t.request('PUT', '/tomb/_design/one', { body: ddoc })).json.rev;
+    const two = (await t.request('PUT', '/tomb/_design/two', { body: ddoc })).json.rev;
+    const gone = (await t.request('DELETE', `/tomb/_design/one?rev=${one}`)).json.rev;
+    const marked = await t.request('POST', '/tomb/_bulk_docs', {
+      body: { docs: [{ _id: '_design/two', _rev: two, _deleted: true }] },
+    });
+    const tombstones = {
+      '_design/one': { _id: '_design/one', _rev: gone, _deleted: true },
+      '_design/two': { _id: '_design/two', _rev: marked.json[0].rev, _deleted: true },
+    };
+    const changes = await t.request('GET', '/tomb/_changes?include_docs=true');
+    assert.deepEqual(
+      changes.json.results.map((row: { doc: unknown }) => row.doc),
+      [tombstones['_design/one'], tombstones['_design/two']],
+    );
+    const keyed = await t.request('POST', '/tomb/_all_docs?include_docs=true', {
+      body: { keys: ['_design/one'] },
+    });
+    assert.equal(keyed.json.rows[0].doc, null);
+    const read = await t.request('GET', `/tomb/_design/one?rev=${gone}`);
+    assert.deepEqual(read.json, tombstones['_design/one']);
+    const opened = await t.request('GET', '/tomb/_design/two?open_revs=all');
+    assert.match(opened.text, /"_deleted":true/);
+    assert.doesNotMatch(opened.text, /language|views|filters/);
+  });
+
   it("since is an integer (1.x form) or now; N-opaque (another server's) starts over, past the end is the end; anything else is a 400", async () => {
     const since4 = await t.request('GET', '/db/_changes?since=4');
     assert.deepEqual(seqIds(since4.json), [

@@ -70,6 +70,53 @@ describe('HTTP details', () => {
     assert.equal(https.headers.get('location'), 'https://couch.example/hd/fwd2');
   });
 
+  it('[chttpd] x_forwarded_host, x_forwarded_proto and x_forwarded_ssl name the headers a proxy sends', async () => {
+    const config = '/_node/_local/_config/chttpd';
+    for (const [key, header] of [
+      ['x_forwarded_host', 'X-Proxy-Host'],
+      ['x_forwarded_proto', 'X-Proxy-Scheme'],
+      ['x_forwarded_ssl', 'X-Proxy-Ssl'],
+    ]) {
+      const set = await t.request('PUT', `${config}/${key}`, { body: JSON.stringify(header) });
+      assert.equal(set.status, 200, set.text);
+    }
+    try {
+      const named = await t.request('PUT', '/hd/fwd3', {
+        body: {},
+        headers: { 'x-proxy-host': 'db.example', 'x-proxy-scheme': 'https', 'x-forwarded-host': 'ignored.example' },
+      });
+      assert.equal(named.headers.get('location'), 'https://db.example/hd/fwd3');
+      const ssl = await t.request('PUT', '/hd/fwd4', {
+        body: {},
+        headers: { 'x-proxy-host': 'db.example', 'x-proxy-ssl': 'on' },
+      });
+      assert.equal(ssl.headers.get('location'), 'https://db.example/hd/fwd4');
+      // The default header names are no longer read: the Host header names the host.
+      const host = new URL(t.url).host;
+      const defaults = await t.request('PUT', '/hd/fwd5', {
+        body: {},
+        headers: { 'x-forwarded-host': 'ignored.example', 'x-forwarded-proto': 'https' },
+      });
+      assert.equal(defaults.headers.get('location'), `http://${host}/hd/fwd5`);
+      // A form post's Referer is checked against the same host.
+      const form = await t.request('POST', '/hd/fwd3', {
+        body: 'a=1',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          referer: 'http://elsewhere.example/page',
+          'x-proxy-host': 'db.example',
+        },
+      });
+      assert.deepEqual([form.status, form.json.reason], [400, 'Referer header must match host.']);
+    } finally {
+      for (const key of ['x_forwarded_host', 'x_forwarded_proto', 'x_forwarded_ssl']) {
+        await t.request('DELETE', `${config}/${key}`);
+      }
+    }
+    const back = await t.request('PUT', '/hd/fwd6', { body: {}, headers: { 'x-forwarded-host': 'couch.example' } });
+    assert.equal(back.headers.get('location'), 'http://couch.example/hd/fwd6');
+  });
+
   it('If-None-Match with the weak form of an ETag answers 304, with no body', async () => {
     const doc = await t.request('GET', '/hd/doc');
     const etag = doc.headers.get('etag')!;

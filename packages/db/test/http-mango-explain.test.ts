@@ -73,6 +73,26 @@ describe('_explain index_candidates as CouchDB 3.5', () => {
     ]);
   });
 
+  it("selector_hints list fields in the order of CouchDB's Erlang sets (OTP 25 sets, erlang:phash/2 slots), not sorted", async () => {
+    // Slots of 16: owner.name 1, zip 5, d and t 6, c and s 9. A set lists slot by slot, a slot
+    // in the order it was built; sets:subtract filters, which reverses what a slot keeps.
+    const r = await explain('m', {
+      selector: { s: { $ne: 1 }, c: { $ne: 2 }, d: 1, t: { $gt: 0 }, owner: { name: 'Bob' }, zip: { $regex: '^9' } },
+    });
+    assert.deepEqual(r.selector_hints[0], {
+      type: 'json',
+      indexable_fields: ['owner.name', 'd', 't'],
+      unindexable_fields: ['zip', 'c', 's'],
+    });
+    // Values Erlang/OTP 25 gives: sets:to_list(sets:from_list([<<"age">>, <<"name">>])) is [name, age].
+    const two = await explain('m', { selector: { age: { $gt: 3 }, name: 'Bob' } });
+    assert.deepEqual(two.selector_hints[0], {
+      type: 'json',
+      indexable_fields: ['name', 'age'],
+      unindexable_fields: [],
+    });
+  });
+
   it('usable indexes not chosen rank by their position after the chosen one; use_index excludes every other usable one', async () => {
     const r = await explain('m', { selector: { x: { $gt: 0 }, y: 2 } });
     assert.equal(r.index.name, 'xy');

@@ -139,6 +139,32 @@ describe('monitoring', () => {
     assert.ok(lines.includes('# TYPE couchdb_uptime_seconds gauge'));
   });
 
+  it("the replicator's jobs: couch_replicator.jobs gauges in _stats and _prometheus, read at the moment", async () => {
+    const jobs = async () => {
+      const tree = (await stats()).couch_replicator.jobs;
+      return ['running', 'pending', 'crashed', 'total'].map((state) => tree[state].value);
+    };
+    assert.deepEqual((await stats()).couch_replicator.jobs.running, {
+      value: 0,
+      type: 'gauge',
+      desc: 'replicator scheduler running jobs',
+    });
+    assert.deepEqual(await jobs(), [0, 0, 0, 0]);
+    await t.request('PUT', '/repl_src');
+    const body = { source: 'repl_src', target: 'repl_tgt', create_target: true, continuous: true };
+    const started = await t.request('POST', '/_replicate', { body });
+    assert.equal(started.status, 202, started.text);
+    await until(async () => (await jobs())[0] === 1, 'the continuous job running');
+    assert.deepEqual(await jobs(), [1, 0, 0, 1]);
+    const text = (await t.request('GET', '/_node/_local/_prometheus')).text.split('\n');
+    assert.ok(text.includes('# TYPE couchdb_couch_replicator_jobs_running gauge'), text.join('\n'));
+    assert.ok(text.includes('couchdb_couch_replicator_jobs_running 1'));
+    assert.ok(text.includes('couchdb_couch_replicator_jobs_total 1'));
+    const cancelled = await t.request('POST', '/_replicate', { body: { ...body, cancel: true } });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.deepEqual(await jobs(), [0, 0, 0, 0]);
+  });
+
   it('the _metrics role reads _stats, _system and _prometheus, and nothing an admin reads', async () => {
     const watcher = { auth: basic('watcher', 'pw') };
     for (const path of [

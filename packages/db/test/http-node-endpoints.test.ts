@@ -1,6 +1,6 @@
 /**
  * The node endpoints of a single CouchDB node that Divan answers: `/_node/_local` (its name),
- * `_versions`, `_restart` (POST only) and `_smoosh/status`. Server admins only.
+ * `_versions`, `_restart` (POST only), `_smoosh/status` and `/_reload_query_servers`. Server admins only.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -42,6 +42,35 @@ describe('node endpoints', () => {
     const get = await t.request('GET', '/_node/_local/_restart');
     assert.deepEqual([get.status, get.headers.get('allow')], [405, 'POST']);
     assert.equal((await t.request('POST', '/_node/_local/_restart', { auth: false })).status, 401);
+  });
+
+  it('POST /_reload_query_servers: design and validate functions start in fresh sandboxes; admins only, POST with JSON', async () => {
+    await t.request('PUT', '/reload');
+    // Each function counts its calls in a global: a kept sandbox remembers, a fresh one does not.
+    const ddoc = {
+      shows: {
+        count: 'function () { globalThis.calls = (globalThis.calls || 0) + 1; return String(globalThis.calls); }',
+      },
+      validate_doc_update:
+        'function (doc) { globalThis.writes = (globalThis.writes || 0) + 1; if (doc.expect && doc.expect !== globalThis.writes) throw { forbidden: "write " + globalThis.writes }; }',
+    };
+    assert.equal((await t.request('PUT', '/reload/_design/r', { body: ddoc })).status, 201);
+    const show = async () => (await t.request('GET', '/reload/_design/r/_show/count')).text;
+    assert.deepEqual([await show(), await show()], ['1', '2']);
+    assert.equal((await t.request('PUT', '/reload/a', { body: { expect: 1 } })).status, 201);
+    assert.equal((await t.request('PUT', '/reload/b', { body: { expect: 2 } })).status, 201);
+    const json = { 'content-type': 'application/json' };
+    const r = await t.request('POST', '/_reload_query_servers', { headers: json });
+    assert.deepEqual([r.status, r.json], [200, { ok: true }]);
+    assert.equal(await show(), '1');
+    assert.equal((await t.request('PUT', '/reload/c', { body: { expect: 1 } })).status, 201);
+    // Authorized first, whatever the verb (CouchDB's order), then POST only, then the body type.
+    const anonymous = await t.request('GET', '/_reload_query_servers', { auth: false });
+    assert.deepEqual([anonymous.status, anonymous.json.error], [401, 'unauthorized']);
+    const get = await t.request('GET', '/_reload_query_servers');
+    assert.deepEqual([get.status, get.headers.get('allow'), get.json.reason], [405, 'POST', 'Only POST allowed']);
+    const plain = await t.request('POST', '/_reload_query_servers', { headers: { 'content-type': 'text/plain' } });
+    assert.deepEqual([plain.status, plain.json.error], [415, 'bad_content_type']);
   });
 
   it('/_node/_local/_smoosh/status lists the compaction channels, all idle', async () => {

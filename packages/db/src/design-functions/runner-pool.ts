@@ -15,10 +15,22 @@ const MAX_IDLE = 2;
 
 interface Idle {
   rev: string;
+  /** The `discardKeptRunners` round they were made in. */
+  round: number;
   runners: RenderRunner[];
 }
 
 const pools = new WeakMap<Database, Map<string, Idle>>();
+let round = 0;
+
+/**
+ * `POST /_reload_query_servers`: no kept runner is used again (each goes at its next use), so
+ * every design document's functions start in fresh sandboxes, as CouchDB's reloaded couchjs
+ * processes do.
+ */
+export function discardKeptRunners(): void {
+  round++;
+}
 
 /** Runs `use` with a runner of the design document's current revision, and keeps the runner for later. */
 export async function withRunner<T>(
@@ -30,10 +42,10 @@ export async function withRunner<T>(
   let pool = pools.get(db);
   if (pool === undefined) pools.set(db, (pool = new Map()));
   let idle = pool.get(ddoc.id);
-  if (idle === undefined || idle.rev !== ddoc.rev) {
-    // Another revision: its functions may have changed.
+  if (idle === undefined || idle.rev !== ddoc.rev || idle.round !== round) {
+    // Another revision (its functions may have changed), or the sandboxes were reloaded.
     for (const runner of idle?.runners ?? []) runner.dispose();
-    idle = { rev: ddoc.rev, runners: [] };
+    idle = { rev: ddoc.rev, round, runners: [] };
     pool.set(ddoc.id, idle);
   }
   const runner = idle.runners.pop() ?? (await createRenderRunner(ddoc.json, options));

@@ -228,10 +228,16 @@ function inputStubs(input: DocInput): Record<string, unknown> | undefined {
 
 /** Each database's functions, reloaded when a design document changes (any node's write). */
 const runners = new WeakMap<Database, { fingerprint: string; runner: ValidateRunner }>();
+let reloads = 0;
+
+/** `POST /_reload_query_servers`: every database's validate functions start in a fresh sandbox at its next write. */
+export function reloadValidateFunctions(): void {
+  reloads++;
+}
 
 async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
   const designs = await db.designRecords();
-  const fingerprint = designs.map((d) => `${d.id}\0${d.rev}`).join('\n');
+  const fingerprint = `${reloads}\n${designs.map((d) => `${d.id}\0${d.rev}`).join('\n')}`;
   const cached = runners.get(db);
   if (cached?.fingerprint === fingerprint) return cached.runner;
   const functions: ValidateFunction[] = [];

@@ -2,20 +2,31 @@
 import type { RequestContext } from './context.js';
 
 /**
+ * The request header a `[chttpd]` setting names (chttpd_util:get_chttpd_config: `[chttpd]`, then
+ * CouchDB 1.x's `[httpd]`, then the default), so a proxy that sends its own header names works.
+ */
+function forwardedHeader(ctx: RequestContext, setting: string, fallback: string): string | undefined {
+  const { config } = ctx.server;
+  const name = config.chttpd?.[setting] ?? config.httpd?.[setting] ?? fallback;
+  const value = ctx.req.headers[name.toLowerCase()];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The host the client asked for (CouchDB's host_for_request): `[chttpd] x_forwarded_host`'s header, else Host. */
+export function requestHost(ctx: RequestContext): string | undefined {
+  return forwardedHeader(ctx, 'x_forwarded_host', 'X-Forwarded-Host') ?? ctx.req.headers.host;
+}
+
+/**
  * `scheme://host:port` of the request as its client sees it, CouchDB's absolute_uri: behind a
  * proxy, `X-Forwarded-Host` names the host, `X-Forwarded-Ssl: on` or `X-Forwarded-Proto: https`
- * the scheme.
+ * the scheme (header names from `[chttpd] x_forwarded_host`, `x_forwarded_ssl`, `x_forwarded_proto`).
  */
 export function origin(ctx: RequestContext): string {
-  const { headers } = ctx.req;
-  const forwarded = headers['x-forwarded-host'];
-  const host =
-    (typeof forwarded === 'string' && forwarded !== '' ? forwarded : undefined) ??
-    headers.host ??
-    `${ctx.req.socket.localAddress}:${ctx.req.socket.localPort}`;
+  const host = requestHost(ctx) ?? `${ctx.req.socket.localAddress}:${ctx.req.socket.localPort}`;
   const secure =
-    headers['x-forwarded-ssl'] === 'on' ||
-    headers['x-forwarded-proto'] === 'https' ||
+    forwardedHeader(ctx, 'x_forwarded_ssl', 'X-Forwarded-Ssl') === 'on' ||
+    forwardedHeader(ctx, 'x_forwarded_proto', 'X-Forwarded-Proto') === 'https' ||
     (ctx.req.socket as { encrypted?: boolean }).encrypted === true;
   return `${secure ? 'https' : 'http'}://${host}`;
 }

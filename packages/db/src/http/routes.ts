@@ -110,6 +110,14 @@ function unlisted<const To extends Target>(
 }
 
 /**
+ * One handler for every verb at a path, for an endpoint that authorizes before it looks at the
+ * verb; it answers the verbs it does not take with a 405 listing `allow`.
+ */
+function everyVerb<const To extends Target>(path: string, to: To, allow: string): Declaration<RouteTo<To>> {
+  return { declare: (r) => r.match(path, { to, via: 'all', defaults: { allow, access: 'none' } }) };
+}
+
+/**
  * A path answered with one of `errors`' answers, whatever the verb: before any database check
  * (`none`), or once the caller passed the route's access level (a database's, or `server-admin`
  * for a server path, checked by the answer itself), as CouchDB authorizes before it finds nothing.
@@ -201,7 +209,8 @@ const SERVER = [
   endpoint('/_db_updates', { GET: 'db_updates#index' }),
   notImplemented('/_reshard', 'Resharding (`/_reshard`)', 'server-admin'),
   notImplemented('/_reshard/*rest', 'Resharding (`/_reshard`)', 'server-admin'),
-  notImplemented('/_reload_query_servers', 'Query server reloading (`/_reload_query_servers`)', 'server-admin'),
+  // Server admins only whatever the verb (CouchDB authorizes the path first), then POST only.
+  everyVerb('/_reload_query_servers', 'node#reloadQueryServers', 'POST'),
   endpoint('/_search_analyze', { POST: 'search#analyze' }),
   endpoint('/_nouveau_analyze', { POST: 'nouveau#analyze' }),
   // CouchDB 1.x endpoints that moved under `/_node/{node}/` in 2.0.

@@ -69,9 +69,8 @@ export interface Plan {
   warnings: string[];
   /** Every index but the chosen one, with why it was not chosen (`_explain`'s `index_candidates`). */
   candidates: Candidate[];
-  /** The selector's range fields and the others (`_explain`'s `selector_hints`). */
+  /** The selector's range fields (`_explain`'s `selector_hints`). */
   indexableFields: string[];
-  unindexableFields: string[];
 }
 
 export interface PlanRequest {
@@ -147,8 +146,7 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[], otherS
       text,
       request,
     }),
-    indexableFields: [...ranges.keys()].sort(),
-    unindexableFields: [...selectorFields(selector)].filter((f) => !ranges.has(f)).sort(),
+    indexableFields: [...ranges.keys()],
   };
   if (chosen === undefined) return { ranges: [], empty: false, descending, covering: false, warnings, ...analysis };
   if (chosen.kind === 'all_docs') warnings.push(MANGO_ALL_DOCS);
@@ -412,11 +410,17 @@ function hasText(selector: Selector): boolean {
   }
 }
 
-/** Every field name a selector's conditions name (the arguments of `$elemMatch` and friends are relative). */
-function selectorFields(selector: Selector, out = new Set<string>()): Set<string> {
+/**
+ * Every field name a selector's conditions name (the arguments of `$elemMatch` and friends are
+ * relative), in the order they first appear (mango_selector:fields).
+ */
+export function selectorFields(selector: Selector, out = new Set<string>()): Set<string> {
   switch (selector.kind) {
     case 'field':
       out.add(selector.field);
+      break;
+    case 'text':
+      out.add('$default');
       break;
     case 'and':
     case 'or':

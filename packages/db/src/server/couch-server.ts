@@ -478,10 +478,17 @@ export class CouchServer {
   statsTree(): StatsTree {
     const admins = this.admins.cacheCounts;
     const users = this.auth.cacheCounts;
+    const jobs = { running: 0, pending: 0, crashing: 0 };
+    const scheduled = this.scheduler.all();
+    for (const job of scheduled) jobs[this.scheduler.stateOf(job)]++;
     return this.stats.tree({
       'couchdb.open_databases': this.openDbCount,
       'couchdb.auth_cache_hits': admins.hits + users.hits,
       'couchdb.auth_cache_misses': admins.misses + users.misses,
+      'couch_replicator.jobs.running': jobs.running,
+      'couch_replicator.jobs.pending': jobs.pending,
+      'couch_replicator.jobs.crashed': jobs.crashing,
+      'couch_replicator.jobs.total': scheduled.length,
     });
   }
 

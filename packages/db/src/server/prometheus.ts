@@ -2,7 +2,7 @@
  * `/_node/{node}/_prometheus`: the statistics in Prometheus' text format, named as CouchDB's
  * couch_prometheus names them (`couchdb_` + the path without its `couchdb` group; counters end
  * in `_total`, histograms are summaries in seconds, methods and status codes are labels, open
- * databases and `_changes` clients are gauges).
+ * databases, `_changes` clients and the replicator's jobs are gauges).
  */
 import type { HistogramValue, StatEntry, StatsTree } from './stats.js';
 
@@ -58,7 +58,7 @@ export function prometheusText(tree: StatsTree, uptimeSeconds: number): string {
     }
     if (name === 'auth_cache_misses')
       return family('auth_cache_misses_total', 'counter', stat.desc, [['', Number(stat.value)]]);
-    if (GAUGES.has(name)) return family(name, 'gauge', stat.desc, [['', Number(stat.value)]]);
+    if (GAUGES.has(name) || stat.type === 'gauge') return family(name, 'gauge', stat.desc, [['', Number(stat.value)]]);
     if (stat.type === 'histogram') return summary(name, stat.desc, stat.value as HistogramValue);
     family(name.endsWith('_total') ? name : `${name}_total`, 'counter', stat.desc, [['', Number(stat.value)]]);
   };

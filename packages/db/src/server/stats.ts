@@ -111,6 +111,11 @@ export const METRICS = {
   },
   'mango.results_returned': { type: 'counter', desc: 'number of rows returned by mango queries' },
   'mango.query_time': { type: 'histogram', desc: 'length of time processing a mango query' },
+  // The replication scheduler's jobs on this node, read when asked (couch_replicator_scheduler's gauges).
+  'couch_replicator.jobs.running': { type: 'gauge', desc: 'replicator scheduler running jobs' },
+  'couch_replicator.jobs.pending': { type: 'gauge', desc: 'replicator scheduler pending jobs' },
+  'couch_replicator.jobs.crashed': { type: 'gauge', desc: 'replicator scheduler crashed jobs' },
+  'couch_replicator.jobs.total': { type: 'gauge', desc: 'total number of replicator scheduler jobs' },
 } as const satisfies Record<string, MetricDescription>;
 
 export type MetricName = keyof typeof METRICS;
@@ -118,6 +123,8 @@ export type CounterName = { [K in MetricName]: (typeof METRICS)[K]['type'] exten
 export type HistogramName = {
   [K in MetricName]: (typeof METRICS)[K]['type'] extends 'histogram' ? K : never;
 }[MetricName];
+/** A statistic read at the moment it is asked for rather than counted. */
+export type LiveName = Exclude<MetricName, HistogramName>;
 
 /** CouchDB's (folsom's) histogram value. */
 export interface HistogramValue {
@@ -300,7 +307,7 @@ export class ServerStats {
    * Every statistic as CouchDB's `_stats` nests it; `live` gives the values read at the moment
    * (open databases, the authentication caches).
    */
-  tree(live: Partial<Record<CounterName, number>> = {}): StatsTree {
+  tree(live: Partial<Record<LiveName, number>> = {}): StatsTree {
     const root: StatsTree = {};
     const put = (path: string[], entry: StatEntry) => {
       let node = root;

@@ -106,6 +106,8 @@ export interface StoredIndex {
   scratch(name: string): ScratchFile;
   /** Bytes the index takes here (`_info` sizes). */
   size(): number;
+  /** Of those, the bytes in use: what `compact` keeps (`_info`'s `sizes.active`). */
+  activeSize(): number;
   /** Gives back the space of what updates left free. */
   compact(): Promise<void>;
   close(): void;

@@ -209,11 +209,10 @@ export class ViewManager {
   async info(ddocId: string): Promise<ViewIndexInfo> {
     const group = await this.groupOf(ddocId);
     const state = await this.state(group);
-    const size = state.index.fileSize();
     return {
       signature: group.signature,
       language: group.language,
-      sizes: { file: size, external: 0, active: size },
+      sizes: { file: state.index.fileSize(), external: 0, active: state.index.activeSize() },
       update_seq: state.index.updateSeq,
       purge_seq: state.index.purgeSeq,
       updater_running: state.updating !== undefined,

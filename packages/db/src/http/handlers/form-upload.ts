@@ -11,6 +11,7 @@ import { readDocInput } from '../../documents/doc-input.js';
 import { validateDocId } from '../../documents/doc-id.js';
 import { parseRev } from '../../revisions/index.js';
 import { bodyStream } from '../body.js';
+import { requestHost } from '../location.js';
 import type { RequestContext } from '../context.js';
 import { boundaryOf, MultipartReader } from '../../support/multipart.js';
 import { sendJson } from '../respond.js';
@@ -72,8 +73,7 @@ export async function formUpload(ctx: RequestContext, id: string): Promise<void>
 function checkReferer(ctx: RequestContext): void {
   const referer = ctx.req.headers.referer;
   if (referer === undefined) throw new CouchError('bad_request', 'Referer header required.');
-  const forwarded = ctx.req.headers['x-forwarded-host'];
-  const host = typeof forwarded === 'string' && forwarded !== '' ? forwarded : ctx.req.headers.host;
+  const host = requestHost(ctx);
   let refererHost: string | undefined;
   try {
     refererHost = new URL(referer).host;

@@ -11,6 +11,7 @@ import { CouchError } from '../../errors.js';
 import { NODE_NAME } from '../../server/couch-server.js';
 import type { RequestContext } from '../context.js';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from '../../server/prometheus.js';
+import { checkJsonType } from '../body.js';
 import { sendBytes, sendJson } from '../respond.js';
 
 /**
@@ -62,6 +63,25 @@ export const node = {
   async restart(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
     await ctx.server.watchConfig();
+    sendJson(ctx, 200, { ok: true });
+  },
+
+  /**
+   * `POST /_reload_query_servers` (server admins, whatever the verb, as CouchDB authorizes the
+   * path first; then POST with a JSON body type): the sandboxes kept for design document and
+   * validate functions are dropped, so the next call of each starts fresh (couch_proc_manager:reload).
+   */
+  async reloadQueryServers(ctx: RequestContext): Promise<void> {
+    requireAdmin(ctx.user);
+    if (ctx.method !== 'POST') throw new CouchError('method_not_allowed', 'Only POST allowed');
+    checkJsonType(ctx);
+    // Loaded here, not with this module: `_stats` scrapes need no sandbox code.
+    const [{ discardKeptRunners }, { reloadValidateFunctions }] = await Promise.all([
+      import('../../design-functions/runner-pool.js'),
+      import('../../documents/write-rules.js'),
+    ]);
+    discardKeptRunners();
+    reloadValidateFunctions();
     sendJson(ctx, 200, { ok: true });
   },
 

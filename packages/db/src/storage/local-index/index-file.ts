@@ -210,6 +210,13 @@ export class SqliteIndexFile implements StoredIndex {
     return pages * size;
   }
 
+  activeSize(): number {
+    // Pages updates left free stay in the file until VACUUM (compact) gives them back.
+    const free = this.sql.pragma('freelist_count', { simple: true }) as number;
+    const size = this.sql.pragma('page_size', { simple: true }) as number;
+    return this.size() - free * size;
+  }
+
   async compact(): Promise<void> {
     while (this.writing !== undefined) await this.writing;
     if (!this.sql.open) return;

@@ -268,6 +268,10 @@ class SharedIndex implements StoredIndex {
     return this.copy.size();
   }
 
+  activeSize(): number {
+    return this.copy.activeSize();
+  }
+
   compact(): Promise<void> {
     return this.copy.compact();
   }

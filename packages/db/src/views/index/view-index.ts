@@ -191,6 +191,11 @@ export class ViewIndex {
     return this.stored.size();
   }
 
+  /** Bytes of the index file in use, what view compaction keeps (`_info`'s `sizes.active`). */
+  activeSize(): number {
+    return this.stored.activeSize();
+  }
+
   /** An empty update, to stage mapped documents in (see ./index-update.ts). */
   startUpdate(): IndexUpdate {
     return new IndexUpdate(this.group.views, (docs) => this.readBack(docs), this.backFormat);
