@@ -16,7 +16,6 @@
  * among equal scores is the documents' order in the index, here the ids' UTF-8 order).
  */
 import { compareUtf8 } from '../collation/index.js';
-import type { RowEntry } from '../views/index/row-tree.js';
 import type { DocValue } from './search-rows.js';
 
 /** One term's postings in one field. */
@@ -29,6 +28,7 @@ export class TermPostings {
   /** Live documents among `docs`, as of `epoch` (the postings' removal count then). */
   private liveCount = 0;
   private epoch = -1;
+  private blockImpacts: BlockImpacts | undefined;
 
   /** Live documents (counted again, and dead entries dropped when many, after removals). */
   live(postings: Postings): number {
@@ -39,6 +39,49 @@ export class TermPostings {
     this.liveCount = live;
     if ((this.docs.length - live) * 4 > this.docs.length) this.compact(postings);
     return live;
+  }
+
+  /**
+   * Per block of BLOCK postings, the (frequency, norm byte) pairs no other posting of the block
+   * beats on both (a higher norm byte is worth more: `norms` are Lucene 4's bytes, or stored
+   * so): a query's best score in a block is its score of one of them (./query-top.ts). Dead
+   * entries are kept in (a bound stays a bound); made again from the first block that changed.
+   */
+  impacts(norms: Uint8Array): BlockImpacts {
+    let impacts = this.blockImpacts;
+    if (impacts === undefined || impacts.norms !== norms) {
+      impacts = this.blockImpacts = { norms, covered: 0, ends: [], freqs: [], bytes: [] };
+    }
+    if (impacts.covered === this.docs.length) return impacts;
+    // A last block that was not full is made again with the postings appended since.
+    let block = Math.floor(impacts.covered / BLOCK);
+    impacts.ends.length = block;
+    const kept = block === 0 ? 0 : impacts.ends[block - 1]!;
+    impacts.freqs.length = kept;
+    impacts.bytes.length = kept;
+    const { docs, ends } = this;
+    const pairs: number[] = [];
+    for (let from = block * BLOCK; from < docs.length; from += BLOCK, block++) {
+      const to = Math.min(from + BLOCK, docs.length);
+      pairs.length = 0;
+      for (let i = from; i < to; i++) {
+        const freq = ends[i]! - (i === 0 ? 0 : ends[i - 1]!);
+        pairs.push(freq * 256 + norms[docs[i]!]!);
+      }
+      // Highest frequency first; a pair stays when its norm beats every higher frequency's.
+      pairs.sort((a, b) => b - a);
+      let best = -1;
+      for (const pair of pairs) {
+        const byte = pair & 255;
+        if (byte <= best) continue;
+        best = byte;
+        impacts.freqs.push(pair >>> 8);
+        impacts.bytes.push(byte);
+      }
+      impacts.ends.push(impacts.freqs.length);
+    }
+    impacts.covered = docs.length;
+    return impacts;
   }
 
   add(doc: number, positions: readonly number[], from: number, to: number): void {
@@ -66,7 +109,21 @@ export class TermPostings {
     this.docs.length = kept;
     this.ends.length = kept;
     this.positions.length = write;
+    this.blockImpacts = undefined;
   }
+}
+
+/** Postings per block of the top-k scoring (./query-top.ts). */
+export const BLOCK = 128;
+
+/** A term's best (frequency, norm byte) pairs per block of its postings, as of `covered` postings. */
+export interface BlockImpacts {
+  norms: Uint8Array;
+  covered: number;
+  /** Per block, where its pairs end in `freqs` and `bytes`. */
+  ends: number[];
+  freqs: number[];
+  bytes: number[];
 }
 
 /** One field: its terms, their order (made when asked for), the documents' norm bytes. */
@@ -91,12 +148,9 @@ export class Postings {
   /** Per document of a small row, its stored fields, sort and facet values (a page reads them). */
   private readonly values: (DocValue | undefined)[] = [];
 
-  /** Made from a documents' tree (rows in id order). */
-  static load(rows: Iterable<RowEntry>): Postings {
-    const postings = new Postings();
-    for (const row of rows) postings.put(row.key, row.value[1], row.value[2]);
-    postings.inOrder = postings.ids.length;
-    return postings;
+  /** The documents put so far were a documents' tree's rows in id order. */
+  loaded(): void {
+    this.inOrder = this.ids.length;
   }
 
   /** Whether more documents are dead than alive (then it is cheaper made again). */
@@ -131,6 +185,11 @@ export class Postings {
     const out: number[] = [];
     for (let doc = 0; doc < this.ids.length; doc++) if (this.alives[doc] === 1) out.push(doc);
     return out;
+  }
+
+  /** Whether every document numbered `first` to `last` comes after `doc` in index order (numbers given in id order). */
+  allAfter(first: number, last: number, doc: number): boolean {
+    return last < this.inOrder && doc < this.inOrder && first > doc;
   }
 
   /** Index order (the ids' UTF-8 order) of two documents. */
