@@ -16,6 +16,7 @@
  * among equal scores is the documents' order in the index, here the ids' UTF-8 order).
  */
 import { compareUtf8 } from '../collation/index.js';
+import { lengthByte } from './bm25.js';
 import type { DocValue } from './search-rows.js';
 
 /** One term's postings in one field. */
@@ -126,12 +127,24 @@ export interface BlockImpacts {
   bytes: number[];
 }
 
-/** One field: its terms, their order (made when asked for), the documents' norm bytes. */
+/** One field: its terms, their order (made when asked for), the documents' norm bytes and lengths. */
 class FieldIndex {
   readonly terms = new Map<string, TermPostings>();
   /** The terms in UTF-8 order; undefined until asked for, or after a new term. */
   sorted: string[] | undefined;
   norms: Uint8Array<ArrayBuffer> = new Uint8Array(64);
+  /** Per document, its number of terms in the field (0: none), and Lucene 9's norm byte of it (./bm25.ts). */
+  lengths: Int32Array<ArrayBuffer> = new Int32Array(64);
+  lengthBytes: Uint8Array<ArrayBuffer> = new Uint8Array(64);
+  /** The live documents with the field and their lengths summed, as of `statsAt`. */
+  stats: FieldStats | undefined;
+  statsAt = -1;
+}
+
+/** Lucene's CollectionStatistics of a field: documents with a term in it, and their terms summed. */
+export interface FieldStats {
+  docCount: number;
+  sumTotalTermFreq: number;
 }
 
 export class Postings {
@@ -211,6 +224,33 @@ export class Postings {
     return this.fields.get(field)?.norms ?? EMPTY_NORMS;
   }
 
+  /** A field's BM25 norm byte per document (./bm25.ts). */
+  lengthBytes(field: string): Uint8Array {
+    return this.fields.get(field)?.lengthBytes ?? EMPTY_NORMS;
+  }
+
+  /** A field's statistics over the live documents (counted again after a change). */
+  fieldStats(field: string): FieldStats {
+    const index = this.fields.get(field);
+    if (index === undefined) return { docCount: 0, sumTotalTermFreq: 0 };
+    const at = this.epoch * 2 ** 26 + this.ids.length;
+    if (index.stats !== undefined && index.statsAt === at) return index.stats;
+    let docCount = 0;
+    let sumTotalTermFreq = 0;
+    const { lengths } = index;
+    const end = Math.min(lengths.length, this.ids.length);
+    for (let doc = 0; doc < end; doc++) {
+      const length = lengths[doc]!;
+      if (length > 0 && this.alives[doc] === 1) {
+        docCount++;
+        sumTotalTermFreq += length;
+      }
+    }
+    index.stats = { docCount, sumTotalTermFreq };
+    index.statsAt = at;
+    return index.stats;
+  }
+
   /** A field's terms in UTF-8 order (those without a live document included). */
   sortedTerms(field: string): readonly string[] {
     const index = this.fields.get(field);
@@ -250,13 +290,21 @@ export class Postings {
       const list = fields[field]!;
       let index = this.fields.get(field);
       if (index === undefined) this.fields.set(field, (index = new FieldIndex()));
-      if (doc >= index.norms.length) index.norms = grown(index.norms, doc);
+      if (doc >= index.norms.length) {
+        index.norms = grown(index.norms, doc);
+        index.lengthBytes = grown(index.lengthBytes, doc);
+        const lengths = new Int32Array(index.norms.length);
+        lengths.set(index.lengths);
+        index.lengths = lengths;
+      }
       index.norms[doc] = list[0] as number;
+      let length = 0;
       let i = 1;
       while (i < list.length) {
         const term = list[i] as string;
         const from = ++i;
         while (i < list.length && typeof list[i] === 'number') i++;
+        length += i - from;
         let postings = index.terms.get(term);
         if (postings === undefined) {
           index.terms.set(term, (postings = new TermPostings()));
@@ -264,6 +312,9 @@ export class Postings {
         }
         postings.add(doc, list as number[], from, i);
       }
+      index.lengths[doc] = length;
+      // A field without norms (value.k) reads as one term long.
+      index.lengthBytes[doc] = value.k?.includes(field) ? 1 : lengthByte(length);
     }
   }
 

@@ -57,17 +57,19 @@ export class IndexReader {
     private readonly trees: readonly RowTree[],
     index: Postings,
     maxDoc: number,
+    /** How its hits are scored: Lucene 4's TF-IDF (here), or Lucene 9's BM25 (./query-bm25.ts). */
+    readonly similarity: 'classic' | 'bm25',
   ) {
     this.index = index;
     this.maxDoc = maxDoc;
   }
 
   /** The reader of a search index's trees, once its postings are in memory. */
-  static async open(trees: readonly RowTree[]): Promise<IndexReader> {
+  static async open(trees: readonly RowTree[], similarity: 'classic' | 'bm25' = 'classic'): Promise<IndexReader> {
     const docs = trees[DOCS];
     if (!(docs instanceof SearchDocsTree)) throw new TypeError('IndexReader: not the trees of a search index');
     const index = await docs.postings();
-    return new IndexReader(trees, index, docs.total());
+    return new IndexReader(trees, index, docs.total(), similarity);
   }
 
   docFreq(field: string, term: string): number {
@@ -297,7 +299,7 @@ function seek(cursor: Cursor, doc: number): number {
  * A boolean query's hits: every required clause, at least one optional one when none is
  * required, no prohibited one; the clauses' hits are merged in document order.
  */
-function combine(index: Postings, clauses: { occur: string; hits: Scored }[], coord: boolean): Scored {
+export function combine(index: Postings, clauses: { occur: string; hits: Scored }[], coord: boolean): Scored {
   const cursor = (c: { hits: Scored }): Cursor => ({ hits: c.hits, at: 0 });
   const required = clauses.filter((c) => c.occur === 'must').map(cursor);
   const optional = clauses.filter((c) => c.occur === 'should').map(cursor);
@@ -353,7 +355,7 @@ function ascending(seen: Uint8Array): Int32Array {
 }
 
 /** The live documents of a constant-score query, ascending. */
-function constantScoreDocs(reader: IndexReader, q: RunQuery): Int32Array {
+export function constantScoreDocs(reader: IndexReader, q: RunQuery): Int32Array {
   const index = reader.index;
   const seen = new Uint8Array(index.size);
   const addTerm = (field: string, term: string) => {
@@ -467,7 +469,7 @@ export function editDistance(a: readonly string[], b: readonly string[], max: nu
  * being how far the terms had to move (Lucene's sloppy frequency). The terms' postings are in
  * document order: they are intersected in one pass.
  */
-function phraseMatches(
+export function phraseMatches(
   index: Postings,
   q: Extract<RunQuery, { type: 'phrase' }>,
   found: (doc: number, freq: number) => void,

@@ -4,17 +4,24 @@
  * score cannot enter the page (block-max, as Lucene's impacts do) is counted but not scored.
  * Scores, order and total are the ones scoring every hit gives (./query-eval.ts): a block's bound
  * is the query's own score of one of its postings, so a skipped block holds no hit of the page.
- * Other queries are scored whole and offered to the page one by one.
+ * Other queries, and every query of a BM25 index (./query-bm25.ts), are scored whole and offered
+ * to the page one by one.
  */
 import { BLOCK } from './postings.js';
 import type { RunQuery } from './query-build.js';
-import { type IndexReader, NORM_VALUES, scoreQuery, termValue } from './query-eval.js';
+import { scoreBm25 } from './query-bm25.js';
+import { type IndexReader, NORM_VALUES, type Scored, scoreQuery, termValue } from './query-eval.js';
 import type { TopHits } from './top-hits.js';
+
+/** Every hit of the query scored, by the index's similarity. */
+export function scoreHits(reader: IndexReader, query: RunQuery): Scored {
+  return reader.similarity === 'bm25' ? scoreBm25(reader, query) : scoreQuery(reader, query);
+}
 
 /** Offers the query's hits to `top` (the skippable ones not at all); the number of hits. */
 export function topOfQuery(reader: IndexReader, query: RunQuery, top: TopHits): number {
-  if (query.type === 'term') return topOfTerm(reader, query, top);
-  const { docs, scores, length } = scoreQuery(reader, query);
+  if (query.type === 'term' && reader.similarity === 'classic') return topOfTerm(reader, query, top);
+  const { docs, scores, length } = scoreHits(reader, query);
   for (let i = 0; i < length; i++) top.offer(docs[i]!, scores[i]!);
   return length;
 }

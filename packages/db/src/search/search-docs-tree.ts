@@ -22,9 +22,9 @@ export class SearchDocsTree implements BuildableRowTree {
   constructor(private readonly tree: BuildableRowTree) {}
 
   /**
-   * The postings of the rows as they are now: made of the rows the first time (LOAD_STEP rows at
-   * a time, other requests served in between: at 100,000 documents it takes the better part of
-   * a second), then kept in step by update.
+   * The postings of the rows as they are now: made of the rows the first time (LOAD_SLICE_MS of rows at
+   * a time, other requests served in between: at 100,000 documents it takes seconds of CPU),
+   * then kept in step by update.
    */
   async postings(): Promise<Postings> {
     if (this.memory !== undefined) return this.memory;
@@ -42,13 +42,18 @@ export class SearchDocsTree implements BuildableRowTree {
       this.pending = [];
       let from: Buffer | undefined;
       for (;;) {
+        const until = performance.now() + LOAD_SLICE_MS;
         let read = 0;
+        let more = false;
         for (const row of this.tree.rows(from === undefined ? {} : { gte: from }, false)) {
           postings.put(row.key, row.value[1], row.value[2]);
           this.loadedUpTo = row.key;
-          if (++read === LOAD_STEP) break;
+          if (++read % 64 === 0 && performance.now() > until) {
+            more = true;
+            break;
+          }
         }
-        if (read < LOAD_STEP) break;
+        if (!more) break;
         from = Buffer.concat([this.loadedUpTo!, ZERO]);
         await new Promise((resolve) => setImmediate(resolve));
         if (version !== this.version) break;
@@ -127,8 +132,8 @@ export class SearchDocsTree implements BuildableRowTree {
   }
 }
 
-/** Rows read per step of a load. */
-const LOAD_STEP = 2000;
+/** How long a step of a load reads rows before other requests are served. */
+const LOAD_SLICE_MS = 10;
 
 const ZERO = Buffer.from([0]);
 

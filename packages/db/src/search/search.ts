@@ -21,9 +21,10 @@ import { fieldAnalyzers } from './analyzers.js';
 import { drillDown, facetCounts, facetRanges } from './facets.js';
 import { buildQuery } from './query-build.js';
 import type { Postings } from './postings.js';
-import { fuzzyExpansion, type Hits, IndexReader, type Scored, scoredOf, scoreQuery } from './query-eval.js';
+import { fuzzyExpansion, type Hits, IndexReader, type Scored, scoredOf } from './query-eval.js';
+import { inPartitionBm25 } from './query-bm25.js';
 import { highlight, queryMatchers } from './highlights.js';
-import { topOfQuery } from './query-top.js';
+import { scoreHits, topOfQuery } from './query-top.js';
 import { TopHits } from './top-hits.js';
 import { parseQuerySyntax } from './query-syntax.js';
 import { DOCS, searchGroupOf, searchIndexOf, type SearchIndexDef } from './search-design.js';
@@ -116,14 +117,15 @@ export async function searchIndex(
   const after = params.bookmark === undefined ? undefined : decodeBookmark(params.bookmark);
   const state = await openState(views, def, params.update);
   const trees = state.index.trees;
-  const reader = await IndexReader.open(trees);
+  const reader = await IndexReader.open(trees, def.similarity ?? 'classic');
   const query = buildQuery(syntax, analyzers);
   const { partition } = params;
   /** Every hit scored (what the page by relevance alone does without: ./query-top.ts). */
   const scoreAll = (): Scored => {
-    const scored = query === undefined ? scoredOf(0) : scoreQuery(reader, query);
-    // A partition's query keeps its documents' hits (./search-partition.ts).
-    if (partition !== undefined) {
+    const scored = query === undefined ? scoredOf(0) : scoreHits(reader, query);
+    // A partition's query keeps its documents' hits (./search-partition.ts); Nouveau's scores its partition too.
+    if (partition !== undefined && reader.similarity === 'bm25') inPartitionBm25(reader, scored, partition, db.partitioned);
+    else if (partition !== undefined) {
       let kept = 0;
       for (let i = 0; i < scored.length; i++) {
         if (!inPartition(reader.index.idOf(scored.docs[i]!), partition)) continue;
