@@ -124,7 +124,8 @@ export async function searchIndex(
   const scoreAll = (): Scored => {
     const scored = query === undefined ? scoredOf(0) : scoreHits(reader, query);
     // A partition's query keeps its documents' hits (./search-partition.ts); Nouveau's scores its partition too.
-    if (partition !== undefined && reader.similarity === 'bm25') inPartitionBm25(reader, scored, partition, db.partitioned);
+    if (partition !== undefined && reader.similarity === 'bm25')
+      inPartitionBm25(reader, scored, partition, db.partitioned);
     else if (partition !== undefined) {
       let kept = 0;
       for (let i = 0; i < scored.length; i++) {

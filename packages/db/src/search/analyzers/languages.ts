@@ -4,6 +4,7 @@
  * (`{"name": "french", "stopwords": [...]}`).
  */
 import type { Token } from '../tokenizers.js';
+import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
 import { frenchAnalyzer } from './french.js';
@@ -18,6 +19,7 @@ import { swedishAnalyzer } from './swedish.js';
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
+  czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
   french: frenchAnalyzer,
