@@ -4,6 +4,7 @@
  * (`{"name": "french", "stopwords": [...]}`).
  */
 import type { Token } from '../tokenizers.js';
+import { bulgarianAnalyzer } from './bulgarian.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
@@ -19,6 +20,7 @@ import { swedishAnalyzer } from './swedish.js';
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
+  bulgarian: bulgarianAnalyzer,
   czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
