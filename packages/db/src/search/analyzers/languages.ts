@@ -4,6 +4,7 @@
  * (`{"name": "french", "stopwords": [...]}`).
  */
 import type { Token } from '../tokenizers.js';
+import { arabicAnalyzer } from './arabic.js';
 import { bulgarianAnalyzer } from './bulgarian.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
@@ -20,6 +21,7 @@ import { swedishAnalyzer } from './swedish.js';
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
+  arabic: arabicAnalyzer,
   bulgarian: bulgarianAnalyzer,
   czech: czechAnalyzer,
   danish: danishAnalyzer,
