@@ -15,6 +15,16 @@ const stem = (word: string) => {
 
 /** Each expectation is Lucene's (its analyzers' own tests), the chains being Lucene 4's. */
 describe('language analyzers', () => {
+  it("persian: normalization and stop words, no stemmer (Lucene's TestPersianAnalyzer)", () => {
+    assert.deepEqual(terms('persian', 'خورده مي شده بوده باشد'), ['خورده']);
+    assert.deepEqual(terms('persian', 'برگ ها'), ['برگ']);
+    // A zero-width non-joiner separates words (PersianCharFilter).
+    assert.deepEqual(terms('persian', 'برگ\u200Cها'), ['برگ']);
+    // Keheh, Farsi yeh, heh goal are folded; so are the Arabic forms.
+    assert.deepEqual(terms('persian', 'کتابی'), ['كتابي']);
+    assert.deepEqual(terms('persian', 'English test.'), ['english', 'test']);
+  });
+
   it("arabic: stop words, normalization and the light stemmer (Lucene's TestArabicAnalyzer, TestArabicStemFilter)", () => {
     const cases: [string, string[]][] = [
       ['كبير', ['كبير']],

@@ -13,6 +13,7 @@ import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
 import { italianAnalyzer } from './italian.js';
 import { norwegianAnalyzer } from './norwegian.js';
+import { persianAnalyzer } from './persian.js';
 import { portugueseAnalyzer } from './portuguese.js';
 import { russianAnalyzer } from './russian.js';
 import { spanishAnalyzer } from './spanish.js';
@@ -30,6 +31,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   german: germanAnalyzer,
   italian: italianAnalyzer,
   norwegian: norwegianAnalyzer,
+  persian: persianAnalyzer,
   portuguese: portugueseAnalyzer,
   russian: russianAnalyzer,
   spanish: spanishAnalyzer,
