@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fieldAnalyzers } from '../src/search/analyzers.js';
 import { germanNormalized } from '../src/search/analyzers/german.js';
+import { indonesianStem } from '../src/search/analyzers/indonesian.js';
 import { portugueseLightStem } from '../src/search/analyzers/portuguese.js';
 
 const terms = (analyzer: unknown, text: string) =>
@@ -15,6 +16,84 @@ const stem = (word: string) => {
 
 /** Each expectation is Lucene's (its analyzers' own tests), the chains being Lucene 4's. */
 describe('language analyzers', () => {
+  it("indonesian: stop words and Tala's stemmer (Lucene's TestIndonesianStemmer)", () => {
+    const words =
+      'bukukah adalah bukupun bukuku bukumu bukunya mengukur menyapu menduga menuduh membaca merusak pengukur penyapu penduga pembaca diukur tersapu kekasih berlari belajar bekerja perjelas pelajar pekerja tarikkan ambilkan mengambilkan makanan janjian perjanjian tandai dapati mendapati pantai penyalahgunaan menyalahgunakan disalahgunakan pertanggungjawaban mempertanggungjawabkan dipertanggungjawabkan pelaksanaan pelaksana melaksanakan dilaksanakan melibatkan terlibat penculikan menculik diculik penculik perubahan peledakan penanganan kepolisian kenaikan bersenjata penyelewengan kecelakaan gigi'.split(
+        ' ',
+      );
+    const stems = [
+      'buku',
+      'ada',
+      'buku',
+      'buku',
+      'buku',
+      'buku',
+      'ukur',
+      'sapu',
+      'duga',
+      'uduh',
+      'baca',
+      'rusak',
+      'ukur',
+      'sapu',
+      'duga',
+      'baca',
+      'ukur',
+      'sapu',
+      'kasih',
+      'lari',
+      'ajar',
+      'kerja',
+      'jelas',
+      'ajar',
+      'kerja',
+      'tarik',
+      'ambil',
+      'ambil',
+      'makan',
+      'janji',
+      'janji',
+      'tanda',
+      'dapat',
+      'dapat',
+      'panta',
+      'salahguna',
+      'salahguna',
+      'salahguna',
+      'tanggungjawab',
+      'tanggungjawab',
+      'tanggungjawab',
+      'laksana',
+      'laksana',
+      'laksana',
+      'laksana',
+      'libat',
+      'libat',
+      'culik',
+      'culik',
+      'culik',
+      'culik',
+      'ubah',
+      'ledak',
+      'tangan',
+      'polisi',
+      'naik',
+      'senjata',
+      'seleweng',
+      'celaka',
+      'gigi',
+    ];
+    assert.deepEqual(
+      words.map((word) => {
+        const units = word.split('');
+        return units.slice(0, indonesianStem(units, units.length)).join('');
+      }),
+      stems,
+    );
+    // Through the analyzer: `adalah` and `yang` are stop words.
+    assert.deepEqual(terms('indonesian', 'Pelaksanaan yang adalah menculik'), ['laksana', 'culik']);
+  });
+
   it("persian: normalization and stop words, no stemmer (Lucene's TestPersianAnalyzer)", () => {
     assert.deepEqual(terms('persian', 'خورده مي شده بوده باشد'), ['خورده']);
     assert.deepEqual(terms('persian', 'برگ ها'), ['برگ']);

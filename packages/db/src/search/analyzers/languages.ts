@@ -11,6 +11,7 @@ import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
 import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
+import { indonesianAnalyzer } from './indonesian.js';
 import { italianAnalyzer } from './italian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
@@ -29,6 +30,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   dutch: dutchAnalyzer,
   french: frenchAnalyzer,
   german: germanAnalyzer,
+  indonesian: indonesianAnalyzer,
   italian: italianAnalyzer,
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,
