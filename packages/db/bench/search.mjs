@@ -13,6 +13,7 @@ const TARGETS = {
   viewBuild: { label: 'build a one-field view over the body (baseline), s', goal: undefined, better: 'lower' },
   build: { label: 'build the search index of the body, s', goal: undefined, better: 'lower' },
   buildRatio: { label: 'search build ÷ view build', goal: 2, better: 'lower' },
+  stall: { label: 'longest wait of a `GET /` during the build and first query, ms', goal: undefined, better: 'lower' },
   term1: { label: 'term query, limit 25, c1, p50 ms', goal: 2, better: 'lower' },
   phrase1: { label: 'two-term phrase, limit 25, c1, p50 ms', goal: 5, better: 'lower' },
   term16: { label: 'term query, limit 25, c16, req/s', goal: 2000, better: 'higher' },
@@ -57,7 +58,23 @@ export async function runSearch(server, opts) {
   });
   const probe = makeDoc(0).body.split(' ');
   const term = probe[0];
+  // Meanwhile a `GET /` at a time: its longest wait is the longest the build and the first
+  // query's making of the postings kept the event loop from other requests.
+  let building = true;
+  const stalls = (async () => {
+    let longest = 0;
+    while (building) {
+      const t0 = process.hrtime.bigint();
+      // A reset connection (the server closed an idle one) is retried by the next round.
+      await request('GET', '/', undefined, { timeoutMs: capMs }).catch(() => {});
+      longest = Math.max(longest, Number(process.hrtime.bigint() - t0) / 1e6);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return longest;
+  })();
   await timed('build', () => call('GET', `/_design/bench-search/_search/body?q=${term}&limit=1`));
+  building = false;
+  out.stall = { ms: await stalls };
   if (out.build?.seconds !== undefined && out.viewBuild?.seconds !== undefined) {
     out.buildRatio = { value: out.build.seconds / out.viewBuild.seconds };
   }
@@ -111,10 +128,12 @@ export async function runSearch(server, opts) {
       }));
     await call('POST', '/_bulk_docs', { docs });
     // Only the query that takes the update in is timed.
+    const started = nowUs();
     const cpu0 = cpuOf(server);
     const t0 = process.hrtime.bigint();
     const answer = await call('GET', `/_design/bench-search/_search/body?q=changed&limit=1`);
     out.update = { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: (cpuOf(server) - cpu0) * 1000 };
+    phase(server, 'update', started);
     if (answer.total_rows !== docs.length)
       throw new Error(`update: ${answer.total_rows} of ${docs.length} changed docs found`);
   } catch (e) {

@@ -320,6 +320,11 @@ const DATABASE = [
     { GET: 'partitions#search', POST: 'partitions#search' },
     'member',
   ),
+  endpoint(
+    '/:db/_partition/:partition/_design/:docid/_nouveau/:index',
+    { GET: 'partitions#nouveau', POST: 'partitions#nouveau' },
+    'member',
+  ),
   endpoint('/:db/_partition/:partition/_find', { POST: 'partitions#find' }, 'member'),
   endpoint('/:db/_partition/:partition/_explain', { POST: 'partitions#explain' }, 'member'),
   endpoint('/:db/_partition/:partition/*rest', PARTITION_ANY('partitions#other'), 'member'),

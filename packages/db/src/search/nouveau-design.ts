@@ -34,7 +34,7 @@ function typedIndexFunction(source: string): string {
         return clouseauIndex(name, value, { store: store });
       case 'string':
         check('value', 'string', value);
-        return clouseauIndex(name, value, { index: 'not_analyzed', store: store, facet: true });
+        return clouseauIndex(name, value, { index: 'not_analyzed', store: store, facet: true, nouveau: 'string' });
       case 'double':
         check('value', 'number', value);
         return clouseauIndex(name, value, { store: store, facet: true });
@@ -80,7 +80,8 @@ export function nouveauIndexesOf(ddocId: string, body: Record<string, unknown>):
     const object = def as Record<string, unknown>;
     if (typeof object.index !== 'string') continue;
     const written = {
-      nouveau: 1,
+      // 2: string fields indexed as Lucene 9's StringField, for BM25 (./bm25.ts).
+      nouveau: 2,
       ddocId,
       index: object.index,
       default_analyzer: object.default_analyzer ?? null,
@@ -108,7 +109,7 @@ export function nouveauIndexOf(ddocId: string, body: Record<string, unknown>, na
     }
     throw new CouchError('invalid_design_doc', `index \`${name}\` must have parameter \`index\``);
   }
-  return { ...def, analyzer: analyzerOf(def.analyzer as Record<string, unknown>) };
+  return { ...def, analyzer: analyzerOf(def.analyzer as Record<string, unknown>), similarity: 'bm25' };
 }
 
 /** The signatures of a design document's Nouveau indexes (in use while it is). */

@@ -3,7 +3,7 @@
  * nouveau_httpd and the Nouveau server (SearchRequest's bounds) check them, and turned into the
  * search index's own parameters (./search-request.ts). A GET takes them from the query string
  * (JSON text for `sort`, `counts`, `ranges`), a POST from its JSON body (`partition` from the
- * query string either way). Nouveau reads only the names it knows; so does this.
+ * query string either way, as `/{db}/_partition/{p}/_design/...` puts it there). Nouveau reads only the names it knows; so does this.
  */
 import { CouchError } from '../errors.js';
 import { parseJsonParam } from '../support/query-values.js';
@@ -32,12 +32,6 @@ export function parseNouveauParams(query: URLSearchParams, body: Record<string, 
     return value === undefined || fromBody ? value : parseJsonParam(value as string);
   };
 
-  if (query.get('partition') !== null) {
-    throw new CouchError(
-      'not_implemented',
-      'Not available on this server yet: Partitioned Nouveau search (`partition`).',
-    );
-  }
   if (get('locale') !== undefined) {
     throw new CouchError('not_implemented', 'Not available on this server yet: Nouveau query locales (`locale`).');
   }
@@ -50,8 +44,11 @@ export function parseNouveauParams(query: URLSearchParams, body: Record<string, 
   if (counts !== undefined && counts !== null && !isStrings(counts)) {
     throw qpe('all items in counts parameter must be strings');
   }
+  // A partition's search (the query string's, POST too): Nouveau adds `_partition:{p}` to the query.
+  const partition = query.get('partition') ?? undefined;
   return {
     search: {
+      ...(partition === undefined ? {} : { partition }),
       query: q,
       limit: limitOf(get('limit')),
       bookmark: bookmarkOf(get('bookmark')),
@@ -128,7 +125,9 @@ function sortOf(value: unknown): SortField[] | undefined {
       'Not available on this server yet: Nouveau sorts on `_id` but last, ascending.',
     );
   }
-  return fields.length === 0 ? undefined : fields;
+  // `_id<string>` alone: the ids' order, which is the index's.
+  if (fields.length === 0) return specs.length === 0 ? undefined : [{ field: '<doc>', type: 'doc', descending: false }];
+  return fields;
 }
 
 function sortField(spec: string): SortField {

@@ -16,6 +16,7 @@ import { CouchError } from '../errors.js';
 import { toPlain } from '../json/index.js';
 import type { ViewManager } from '../views/view-manager.js';
 import { analyzeRequest } from './analyzers.js';
+import { shortestFloat } from './bm25.js';
 import { nouveauIndexOf } from './nouveau-design.js';
 import type { NouveauParams } from './nouveau-request.js';
 import { type SearchRow, searchIndex } from './search.js';
@@ -83,7 +84,13 @@ function hitOf(row: SearchRow, sort: readonly SortField[] | undefined): NouveauH
   const types = sort?.map((s) => (s.type === 'score' ? 'float' : s.type === 'number' ? 'double' : 'string')) ?? [
     'float',
   ];
-  const order = types.map((type, i) => ({ '@type': type, value: row.order[i] }));
+  // Scores are Lucene 9's floats, printed as Java prints one (./bm25.ts).
+  const order = types.flatMap((type, i) =>
+    // The index order stands for `_id<string>`, which comes last anyway.
+    sort?.[i]?.type === 'doc'
+      ? []
+      : [{ '@type': type, value: type === 'float' ? shortestFloat(row.order[i] as number) : row.order[i] }],
+  );
   order.push({ '@type': 'string', value: row.id });
   const hit: NouveauHit = { fields, id: row.id, order };
   if (row.doc !== undefined) hit.doc = row.doc;

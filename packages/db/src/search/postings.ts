@@ -16,7 +16,7 @@
  * among equal scores is the documents' order in the index, here the ids' UTF-8 order).
  */
 import { compareUtf8 } from '../collation/index.js';
-import type { RowEntry } from '../views/index/row-tree.js';
+import { lengthByte } from './bm25.js';
 import type { DocValue } from './search-rows.js';
 
 /** One term's postings in one field. */
@@ -29,6 +29,7 @@ export class TermPostings {
   /** Live documents among `docs`, as of `epoch` (the postings' removal count then). */
   private liveCount = 0;
   private epoch = -1;
+  private blockImpacts: BlockImpacts | undefined;
 
   /** Live documents (counted again, and dead entries dropped when many, after removals). */
   live(postings: Postings): number {
@@ -39,6 +40,49 @@ export class TermPostings {
     this.liveCount = live;
     if ((this.docs.length - live) * 4 > this.docs.length) this.compact(postings);
     return live;
+  }
+
+  /**
+   * Per block of BLOCK postings, the (frequency, norm byte) pairs no other posting of the block
+   * beats on both (a higher norm byte is worth more: `norms` are Lucene 4's bytes, or stored
+   * so): a query's best score in a block is its score of one of them (./query-top.ts). Dead
+   * entries are kept in (a bound stays a bound); made again from the first block that changed.
+   */
+  impacts(norms: Uint8Array): BlockImpacts {
+    let impacts = this.blockImpacts;
+    if (impacts === undefined || impacts.norms !== norms) {
+      impacts = this.blockImpacts = { norms, covered: 0, ends: [], freqs: [], bytes: [] };
+    }
+    if (impacts.covered === this.docs.length) return impacts;
+    // A last block that was not full is made again with the postings appended since.
+    let block = Math.floor(impacts.covered / BLOCK);
+    impacts.ends.length = block;
+    const kept = block === 0 ? 0 : impacts.ends[block - 1]!;
+    impacts.freqs.length = kept;
+    impacts.bytes.length = kept;
+    const { docs, ends } = this;
+    const pairs: number[] = [];
+    for (let from = block * BLOCK; from < docs.length; from += BLOCK, block++) {
+      const to = Math.min(from + BLOCK, docs.length);
+      pairs.length = 0;
+      for (let i = from; i < to; i++) {
+        const freq = ends[i]! - (i === 0 ? 0 : ends[i - 1]!);
+        pairs.push(freq * 256 + norms[docs[i]!]!);
+      }
+      // Highest frequency first; a pair stays when its norm beats every higher frequency's.
+      pairs.sort((a, b) => b - a);
+      let best = -1;
+      for (const pair of pairs) {
+        const byte = pair & 255;
+        if (byte <= best) continue;
+        best = byte;
+        impacts.freqs.push(pair >>> 8);
+        impacts.bytes.push(byte);
+      }
+      impacts.ends.push(impacts.freqs.length);
+    }
+    impacts.covered = docs.length;
+    return impacts;
   }
 
   add(doc: number, positions: readonly number[], from: number, to: number): void {
@@ -66,15 +110,41 @@ export class TermPostings {
     this.docs.length = kept;
     this.ends.length = kept;
     this.positions.length = write;
+    this.blockImpacts = undefined;
   }
 }
 
-/** One field: its terms, their order (made when asked for), the documents' norm bytes. */
+/** Postings per block of the top-k scoring (./query-top.ts). */
+export const BLOCK = 128;
+
+/** A term's best (frequency, norm byte) pairs per block of its postings, as of `covered` postings. */
+export interface BlockImpacts {
+  norms: Uint8Array;
+  covered: number;
+  /** Per block, where its pairs end in `freqs` and `bytes`. */
+  ends: number[];
+  freqs: number[];
+  bytes: number[];
+}
+
+/** One field: its terms, their order (made when asked for), the documents' norm bytes and lengths. */
 class FieldIndex {
   readonly terms = new Map<string, TermPostings>();
   /** The terms in UTF-8 order; undefined until asked for, or after a new term. */
   sorted: string[] | undefined;
   norms: Uint8Array<ArrayBuffer> = new Uint8Array(64);
+  /** Per document, its number of terms in the field (0: none), and Lucene 9's norm byte of it (./bm25.ts). */
+  lengths: Int32Array<ArrayBuffer> = new Int32Array(64);
+  lengthBytes: Uint8Array<ArrayBuffer> = new Uint8Array(64);
+  /** The live documents with the field and their lengths summed, as of `statsAt`. */
+  stats: FieldStats | undefined;
+  statsAt = -1;
+}
+
+/** Lucene's CollectionStatistics of a field: documents with a term in it, and their terms summed. */
+export interface FieldStats {
+  docCount: number;
+  sumTotalTermFreq: number;
 }
 
 export class Postings {
@@ -91,12 +161,9 @@ export class Postings {
   /** Per document of a small row, its stored fields, sort and facet values (a page reads them). */
   private readonly values: (DocValue | undefined)[] = [];
 
-  /** Made from a documents' tree (rows in id order). */
-  static load(rows: Iterable<RowEntry>): Postings {
-    const postings = new Postings();
-    for (const row of rows) postings.put(row.key, row.value[1], row.value[2]);
-    postings.inOrder = postings.ids.length;
-    return postings;
+  /** The documents put so far were a documents' tree's rows in id order. */
+  loaded(): void {
+    this.inOrder = this.ids.length;
   }
 
   /** Whether more documents are dead than alive (then it is cheaper made again). */
@@ -133,6 +200,11 @@ export class Postings {
     return out;
   }
 
+  /** Whether every document numbered `first` to `last` comes after `doc` in index order (numbers given in id order). */
+  allAfter(first: number, last: number, doc: number): boolean {
+    return last < this.inOrder && doc < this.inOrder && first > doc;
+  }
+
   /** Index order (the ids' UTF-8 order) of two documents. */
   compare(a: number, b: number): number {
     if (a < this.inOrder && b < this.inOrder) return a - b;
@@ -150,6 +222,33 @@ export class Postings {
   /** A field's norm byte per document. */
   norms(field: string): Uint8Array {
     return this.fields.get(field)?.norms ?? EMPTY_NORMS;
+  }
+
+  /** A field's BM25 norm byte per document (./bm25.ts). */
+  lengthBytes(field: string): Uint8Array {
+    return this.fields.get(field)?.lengthBytes ?? EMPTY_NORMS;
+  }
+
+  /** A field's statistics over the live documents (counted again after a change). */
+  fieldStats(field: string): FieldStats {
+    const index = this.fields.get(field);
+    if (index === undefined) return { docCount: 0, sumTotalTermFreq: 0 };
+    const at = this.epoch * 2 ** 26 + this.ids.length;
+    if (index.stats !== undefined && index.statsAt === at) return index.stats;
+    let docCount = 0;
+    let sumTotalTermFreq = 0;
+    const { lengths } = index;
+    const end = Math.min(lengths.length, this.ids.length);
+    for (let doc = 0; doc < end; doc++) {
+      const length = lengths[doc]!;
+      if (length > 0 && this.alives[doc] === 1) {
+        docCount++;
+        sumTotalTermFreq += length;
+      }
+    }
+    index.stats = { docCount, sumTotalTermFreq };
+    index.statsAt = at;
+    return index.stats;
   }
 
   /** A field's terms in UTF-8 order (those without a live document included). */
@@ -191,13 +290,21 @@ export class Postings {
       const list = fields[field]!;
       let index = this.fields.get(field);
       if (index === undefined) this.fields.set(field, (index = new FieldIndex()));
-      if (doc >= index.norms.length) index.norms = grown(index.norms, doc);
+      if (doc >= index.norms.length) {
+        index.norms = grown(index.norms, doc);
+        index.lengthBytes = grown(index.lengthBytes, doc);
+        const lengths = new Int32Array(index.norms.length);
+        lengths.set(index.lengths);
+        index.lengths = lengths;
+      }
       index.norms[doc] = list[0] as number;
+      let length = 0;
       let i = 1;
       while (i < list.length) {
         const term = list[i] as string;
         const from = ++i;
         while (i < list.length && typeof list[i] === 'number') i++;
+        length += i - from;
         let postings = index.terms.get(term);
         if (postings === undefined) {
           index.terms.set(term, (postings = new TermPostings()));
@@ -205,6 +312,9 @@ export class Postings {
         }
         postings.add(doc, list as number[], from, i);
       }
+      index.lengths[doc] = length;
+      // A field without norms (value.k) reads as one term long.
+      index.lengthBytes[doc] = value.k?.includes(field) ? 1 : lengthByte(length);
     }
   }
 

@@ -43,7 +43,7 @@ function add(out: Scored, doc: number, score: number): void {
 }
 
 /** What each norm byte is worth, as normValue says, in a typed array for the scoring loops. */
-const NORM_VALUES = Float64Array.from({ length: 256 }, (_, byte) => normValue(byte));
+export const NORM_VALUES = Float64Array.from({ length: 256 }, (_, byte) => normValue(byte));
 
 /** Lucene's FuzzyQuery.defaultMaxExpansions. */
 const MAX_EXPANSIONS = 50;
@@ -53,11 +53,23 @@ export class IndexReader {
   /** The index's postings (./postings.ts), as of now. */
   readonly index: Postings;
 
-  constructor(private readonly trees: readonly RowTree[]) {
+  private constructor(
+    private readonly trees: readonly RowTree[],
+    index: Postings,
+    maxDoc: number,
+    /** How its hits are scored: Lucene 4's TF-IDF (here), or Lucene 9's BM25 (./query-bm25.ts). */
+    readonly similarity: 'classic' | 'bm25',
+  ) {
+    this.index = index;
+    this.maxDoc = maxDoc;
+  }
+
+  /** The reader of a search index's trees, once its postings are in memory. */
+  static async open(trees: readonly RowTree[], similarity: 'classic' | 'bm25' = 'classic'): Promise<IndexReader> {
     const docs = trees[DOCS];
     if (!(docs instanceof SearchDocsTree)) throw new TypeError('IndexReader: not the trees of a search index');
-    this.maxDoc = docs.total();
-    this.index = docs.postings();
+    const index = await docs.postings();
+    return new IndexReader(trees, index, docs.total(), similarity);
   }
 
   docFreq(field: string, term: string): number {
@@ -159,9 +171,25 @@ export function runQuery(reader: IndexReader, query: RunQuery): Hits {
 /** runQuery by document numbers (ascending), without a map of ids. */
 export function scoreQuery(reader: IndexReader, query: RunQuery): Scored {
   const weighted = weigh(reader, query);
-  const sum = weighted.sumOfSquares;
-  const queryNorm = sum > 0 && Number.isFinite(sum) ? 1 / Math.sqrt(sum) : 1;
-  return weighted.score(queryNorm);
+  return weighted.score(queryNormOf(weighted.sumOfSquares));
+}
+
+/** Lucene's queryNorm: 1 / sqrt(sum of squared weights), 1 when that is no number. */
+function queryNormOf(sum: number): number {
+  return sum > 0 && Number.isFinite(sum) ? 1 / Math.sqrt(sum) : 1;
+}
+
+/**
+ * A term query run alone: its score of a posting is `sqrt(freq) · value · NORM_VALUES[norm byte]`
+ * (the term case of weigh, for the top-k scoring of ./query-top.ts).
+ */
+export function termValue(reader: IndexReader, q: Extract<RunQuery, { type: 'term' }>): number {
+  const idf = reader.idf(q.field, q.term);
+  return termFactor(idf, q.boost, queryNormOf((idf * q.boost) ** 2));
+}
+
+function termFactor(idf: number, boost: number, norm: number): number {
+  return idf * boost * norm * idf;
 }
 
 interface Weighted {
@@ -179,7 +207,7 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
       return {
         sumOfSquares: (idf * q.boost) ** 2,
         score(norm) {
-          const value = idf * q.boost * norm * idf;
+          const value = termFactor(idf, q.boost, norm);
           const postings = index.term(q.field, q.term);
           if (postings === undefined) return scoredOf(0);
           // The one loop every posting of a term goes through: locals and typed arrays only.
@@ -271,7 +299,7 @@ function seek(cursor: Cursor, doc: number): number {
  * A boolean query's hits: every required clause, at least one optional one when none is
  * required, no prohibited one; the clauses' hits are merged in document order.
  */
-function combine(index: Postings, clauses: { occur: string; hits: Scored }[], coord: boolean): Scored {
+export function combine(index: Postings, clauses: { occur: string; hits: Scored }[], coord: boolean): Scored {
   const cursor = (c: { hits: Scored }): Cursor => ({ hits: c.hits, at: 0 });
   const required = clauses.filter((c) => c.occur === 'must').map(cursor);
   const optional = clauses.filter((c) => c.occur === 'should').map(cursor);
@@ -327,7 +355,7 @@ function ascending(seen: Uint8Array): Int32Array {
 }
 
 /** The live documents of a constant-score query, ascending. */
-function constantScoreDocs(reader: IndexReader, q: RunQuery): Int32Array {
+export function constantScoreDocs(reader: IndexReader, q: RunQuery): Int32Array {
   const index = reader.index;
   const seen = new Uint8Array(index.size);
   const addTerm = (field: string, term: string) => {
@@ -441,7 +469,7 @@ export function editDistance(a: readonly string[], b: readonly string[], max: nu
  * being how far the terms had to move (Lucene's sloppy frequency). The terms' postings are in
  * document order: they are intersected in one pass.
  */
-function phraseMatches(
+export function phraseMatches(
   index: Postings,
   q: Extract<RunQuery, { type: 'phrase' }>,
   found: (doc: number, freq: number) => void,

@@ -32,6 +32,8 @@ export interface SearchIndexDef {
   /** `indexes.{name}.analyzer` as written (a name or an object); undefined: `standard`. */
   analyzer: unknown;
   signature: string;
+  /** How hits are scored: Lucene 4's TF-IDF (`_search`, Clouseau), or Lucene 9's BM25 (`_nouveau`: ./bm25.ts). */
+  similarity?: 'bm25';
 }
 
 /** The search indexes a design document defines (those with an `index` string). */

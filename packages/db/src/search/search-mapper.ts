@@ -88,7 +88,10 @@ class SearchMapper implements NativeMapper {
     const numbers: Row[] = [];
     const doc: DocValue = { s: {}, n: {}, t: {} };
     /** Per field: its tokens so far (positions continue), its boost, its postings by term. */
-    const fields = new Map<string, { length: number; next: number; boost: number; postings: Map<string, number[]> }>();
+    const fields = new Map<
+      string,
+      { length: number; next: number; boost: number; postings: Map<string, number[]>; keyword: boolean }
+    >();
     for (const [name, args] of calls) {
       const field = name as string;
       const [value, rawOptions] = args as [unknown, unknown];
@@ -109,15 +112,20 @@ class SearchMapper implements NativeMapper {
       const tokens = mode === 'not_analyzed' ? [{ text, position: 0 }] : this.analyzers.forField(field)(text);
       let state = fields.get(field);
       if (state === undefined) {
-        state = { length: 0, next: 0, boost: 1, postings: new Map() };
+        state = { length: 0, next: 0, boost: 1, postings: new Map(), keyword: true };
         fields.set(field, state);
       }
+      // Nouveau's `string` (./nouveau-design.ts): Lucene 9's StringField, documents only (a term
+      // once per document) and no norms; a field also given otherwise is not one.
+      const keyword = options.nouveau === 'string';
+      state.keyword &&= keyword;
       if (typeof options.boost === 'number') state.boost *= options.boost;
       const base = state.next;
       for (const token of tokens) {
         const position = base + token.position;
         let positions = state.postings.get(token.text);
         if (positions === undefined) state.postings.set(token.text, (positions = []));
+        else if (keyword) continue;
         positions.push(position);
         state.length++;
         state.next = position + 1;
@@ -131,6 +139,7 @@ class SearchMapper implements NativeMapper {
       const postings: FieldPostings = [norm];
       for (const [term, positions] of state.postings) postings.push(term, ...positions);
       (doc.p ??= {})[field] = postings;
+      if (state.keyword) (doc.k ??= []).push(field);
     }
     return [numbers, [[null, doc]]];
   }

@@ -4,7 +4,7 @@
  *
  * - numbers (NUMBERS): key `[field, number]`, value null (numeric queries and ranges);
  * - documents (DOCS): key the doc id, value `{"s": stored fields, "n": numeric sort values,
- *   "t": string sort values, "f"/"fn": facet values, "p": postings}`: one row per indexed
+ *   "t": string sort values, "f"/"fn": facet values, "k": fields without norms, "p": postings}`: one row per indexed
  *   document, whatever its fields. `p` is, per field, the field's length norm in the document
  *   (Lucene's one byte, normByte) and then each term followed by its positions:
  *   `[norm, term, position, ..., term, position, ...]` (the term frequency is the number of
@@ -31,6 +31,8 @@ export interface DocValue {
   f?: Record<string, string[]>;
   /** ...numbers for `ranges`. */
   fn?: Record<string, number[]>;
+  /** The fields indexed without norms (Nouveau's `string`: one term per value, scored as one term long). */
+  k?: string[];
   /** Per searchable field, its postings in this document (see the header). */
   p?: Record<string, FieldPostings>;
 }

@@ -21,8 +21,11 @@ import { fieldAnalyzers } from './analyzers.js';
 import { drillDown, facetCounts, facetRanges } from './facets.js';
 import { buildQuery } from './query-build.js';
 import type { Postings } from './postings.js';
-import { fuzzyExpansion, type Hits, IndexReader, type Scored, scoredOf, scoreQuery } from './query-eval.js';
+import { fuzzyExpansion, type Hits, IndexReader, type Scored, scoredOf } from './query-eval.js';
+import { inPartitionBm25 } from './query-bm25.js';
 import { highlight, queryMatchers } from './highlights.js';
+import { scoreHits, topOfQuery } from './query-top.js';
+import { TopHits } from './top-hits.js';
 import { parseQuerySyntax } from './query-syntax.js';
 import { DOCS, searchGroupOf, searchIndexOf, type SearchIndexDef } from './search-design.js';
 import { compareTerms } from './search-mapper.js';
@@ -114,20 +117,26 @@ export async function searchIndex(
   const after = params.bookmark === undefined ? undefined : decodeBookmark(params.bookmark);
   const state = await openState(views, def, params.update);
   const trees = state.index.trees;
-  const reader = new IndexReader(trees);
+  const reader = await IndexReader.open(trees, def.similarity ?? 'classic');
   const query = buildQuery(syntax, analyzers);
-  const scored = query === undefined ? scoredOf(0) : scoreQuery(reader, query);
-  // A partition's query keeps its documents' hits (./search-partition.ts).
   const { partition } = params;
-  if (partition !== undefined) {
-    let kept = 0;
-    for (let i = 0; i < scored.length; i++) {
-      if (!inPartition(reader.index.idOf(scored.docs[i]!), partition)) continue;
-      scored.docs[kept] = scored.docs[i]!;
-      scored.scores[kept++] = scored.scores[i]!;
+  /** Every hit scored (what the page by relevance alone does without: ./query-top.ts). */
+  const scoreAll = (): Scored => {
+    const scored = query === undefined ? scoredOf(0) : scoreHits(reader, query);
+    // A partition's query keeps its documents' hits (./search-partition.ts); Nouveau's scores its partition too.
+    if (partition !== undefined && reader.similarity === 'bm25')
+      inPartitionBm25(reader, scored, partition, db.partitioned);
+    else if (partition !== undefined) {
+      let kept = 0;
+      for (let i = 0; i < scored.length; i++) {
+        if (!inPartition(reader.index.idOf(scored.docs[i]!), partition)) continue;
+        scored.docs[kept] = scored.docs[i]!;
+        scored.scores[kept++] = scored.scores[i]!;
+      }
+      scored.length = kept;
     }
-    scored.length = kept;
-  }
+    return scored;
+  };
 
   const docsTree = trees[DOCS]!;
   const docRows = new Map<string, DocValue | undefined>();
@@ -191,13 +200,25 @@ export async function searchIndex(
     if (after !== undefined && after.values.length !== RELEVANCE.length) {
       throw new CouchError('bad_request', 'Invalid bookmark for this sort');
     }
-    const answer = await pageOf(topByRelevance(reader.index, scored, params.limit, after), scored.length);
+    const top = new TopHits(
+      reader.index,
+      params.limit,
+      after === undefined ? undefined : { score: after.values[0] as number, id: after.id },
+    );
+    if (partition === undefined && counts === undefined && ranges === undefined && query !== undefined) {
+      const total = topOfQuery(reader, query, top);
+      return pageOf(pageEntries(reader.index, top), total);
+    }
+    const scored = scoreAll();
+    for (let i = 0; i < scored.length; i++) top.offer(scored.docs[i]!, scored.scores[i]!);
+    const answer = await pageOf(pageEntries(reader.index, top), scored.length);
     if (counts === undefined && ranges === undefined) return answer;
     const ids = Array.from(scored.docs.subarray(0, scored.length), (doc) => reader.index.idOf(doc));
     if (counts !== undefined) answer.counts = facetCounts(ids, docRow, counts);
     if (ranges !== undefined) answer.ranges = facetRanges(ids, docRow, ranges);
     return answer;
   }
+  const scored = scoreAll();
   let hits: Hits = new Map();
   for (let i = 0; i < scored.length; i++) hits.set(reader.index.idOf(scored.docs[i]!), scored.scores[i]!);
   if (drilldown !== undefined) {
@@ -291,56 +312,9 @@ function orderHits(
   return { entries, compare, sort };
 }
 
-/**
- * The page of a relevance sort (highest score first, then index order) after the bookmark,
- * picked from the hits' scores by their document numbers through a bounded heap of places (the
- * worst of the page on top): no entry, id or row for the others.
- */
-function topByRelevance(
-  index: Postings,
-  { docs, scores, length }: Scored,
-  limit: number,
-  after: { values: unknown[]; id: string } | undefined,
-): Entry[] {
-  if (limit <= 0) return [];
-  /** Above 0: the hit at place `a` comes after the one at `b`. */
-  const later = (a: number, b: number) => scores[b]! - scores[a]! || index.compare(docs[a]!, docs[b]!);
-  const heap = new Int32Array(limit);
-  let size = 0;
-  const afterScore = after?.values[0] as number;
-  for (let i = 0; i < length; i++) {
-    if (after !== undefined && !((afterScore - scores[i]! || compareTerms(index.idOf(docs[i]!), after.id)) > 0)) {
-      continue;
-    }
-    if (size < limit) {
-      let at = size++;
-      while (at > 0) {
-        const parent = (at - 1) >> 1;
-        if (later(i, heap[parent]!) <= 0) break;
-        heap[at] = heap[parent]!;
-        at = parent;
-      }
-      heap[at] = i;
-      continue;
-    }
-    // Most hits of a big result lose to the page's worst on their score alone.
-    const worst = heap[0]!;
-    if (scores[i]! < scores[worst]! || later(i, worst) >= 0) continue;
-    let at = 0;
-    for (;;) {
-      const left = 2 * at + 1;
-      if (left >= size) break;
-      const right = left + 1;
-      const child = right < size && later(heap[right]!, heap[left]!) > 0 ? right : left;
-      if (later(heap[child]!, i) <= 0) break;
-      heap[at] = heap[child]!;
-      at = child;
-    }
-    heap[at] = i;
-  }
-  return Array.from(heap.subarray(0, size))
-    .sort(later)
-    .map((i) => ({ id: index.idOf(docs[i]!), values: [scores[i]!] }));
+/** The page of a relevance sort as entries: its hits' ids and scores. */
+function pageEntries(index: Postings, top: TopHits): Entry[] {
+  return top.page().map(({ doc, score }) => ({ id: index.idOf(doc), values: [score] }));
 }
 
 /** The `k` first entries in order, through a bounded max-heap (a page of many hits sorts k, not all). */

@@ -1,6 +1,6 @@
 /**
  * `/{db}/_partition/{partition}/...` (CouchDB's chttpd_db:handle_partition_req): a partition's
- * info, and its `_all_docs`, views, `_search`, `_find` and `_explain`, answered as the database-wide
+ * info, and its `_all_docs`, views, `_search`, `_nouveau`, `_find` and `_explain`, answered as the database-wide
  * endpoints answer them with `partition` set (a `partition` in the query string that names
  * another is CouchDB's 400). The database must be partitioned; the partition is checked first.
  */
@@ -12,6 +12,7 @@ import { sendJson } from '../respond.js';
 import { allDocsHandlers } from './all-docs.js';
 import { dbOf } from './databases.js';
 import { mango } from './mango.js';
+import { nouveau } from './nouveau.js';
 import { search } from './search.js';
 import { errors } from './server.js';
 import { views } from './views.js';
@@ -91,6 +92,12 @@ export const partitions = {
   async search(ctx: RequestContext): Promise<void> {
     await scoped(ctx);
     return search.query(ctx);
+  },
+
+  /** A design document's `_nouveau` for one partition (Nouveau's `_partition` clause: ../../search/query-bm25.ts). */
+  async nouveau(ctx: RequestContext): Promise<void> {
+    await scoped(ctx);
+    return nouveau.query(ctx);
   },
 
   /** Anything else under a partition: CouchDB's 404, once the database and partition pass. */

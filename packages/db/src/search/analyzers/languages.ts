@@ -4,12 +4,17 @@
  * (`{"name": "french", "stopwords": [...]}`).
  */
 import type { Token } from '../tokenizers.js';
+import { arabicAnalyzer } from './arabic.js';
+import { bulgarianAnalyzer } from './bulgarian.js';
+import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
 import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
+import { indonesianAnalyzer } from './indonesian.js';
 import { italianAnalyzer } from './italian.js';
 import { norwegianAnalyzer } from './norwegian.js';
+import { persianAnalyzer } from './persian.js';
 import { portugueseAnalyzer } from './portuguese.js';
 import { russianAnalyzer } from './russian.js';
 import { spanishAnalyzer } from './spanish.js';
@@ -18,12 +23,17 @@ import { swedishAnalyzer } from './swedish.js';
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
+  arabic: arabicAnalyzer,
+  bulgarian: bulgarianAnalyzer,
+  czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
   french: frenchAnalyzer,
   german: germanAnalyzer,
+  indonesian: indonesianAnalyzer,
   italian: italianAnalyzer,
   norwegian: norwegianAnalyzer,
+  persian: persianAnalyzer,
   portuguese: portugueseAnalyzer,
   russian: russianAnalyzer,
   spanish: spanishAnalyzer,

@@ -1,0 +1,59 @@
+/**
+ * The page of a query by relevance and its total, without scoring every hit when it can: a term
+ * query reads its postings by blocks (./postings.ts `impacts`), and a block whose best possible
+ * score cannot enter the page (block-max, as Lucene's impacts do) is counted but not scored.
+ * Scores, order and total are the ones scoring every hit gives (./query-eval.ts): a block's bound
+ * is the query's own score of one of its postings, so a skipped block holds no hit of the page.
+ * Other queries, and every query of a BM25 index (./query-bm25.ts), are scored whole and offered
+ * to the page one by one.
+ */
+import { BLOCK } from './postings.js';
+import type { RunQuery } from './query-build.js';
+import { scoreBm25 } from './query-bm25.js';
+import { type IndexReader, NORM_VALUES, type Scored, scoreQuery, termValue } from './query-eval.js';
+import type { TopHits } from './top-hits.js';
+
+/** Every hit of the query scored, by the index's similarity. */
+export function scoreHits(reader: IndexReader, query: RunQuery): Scored {
+  return reader.similarity === 'bm25' ? scoreBm25(reader, query) : scoreQuery(reader, query);
+}
+
+/** Offers the query's hits to `top` (the skippable ones not at all); the number of hits. */
+export function topOfQuery(reader: IndexReader, query: RunQuery, top: TopHits): number {
+  if (query.type === 'term' && reader.similarity === 'classic') return topOfTerm(reader, query, top);
+  const { docs, scores, length } = scoreHits(reader, query);
+  for (let i = 0; i < length; i++) top.offer(docs[i]!, scores[i]!);
+  return length;
+}
+
+function topOfTerm(reader: IndexReader, q: Extract<RunQuery, { type: 'term' }>, top: TopHits): number {
+  const index = reader.index;
+  const postings = index.term(q.field, q.term);
+  if (postings === undefined) return 0;
+  const total = postings.live(index);
+  const value = termValue(reader, q);
+  const norms = index.norms(q.field);
+  const impacts = postings.impacts(norms);
+  const alive = index.liveness;
+  const { docs, ends } = postings;
+  let pair = 0;
+  for (let block = 0, from = 0; from < docs.length; block++, from += BLOCK) {
+    const to = Math.min(from + BLOCK, docs.length);
+    // The block's best score: the same expression as each posting's below.
+    const pairsEnd = impacts.ends[block]!;
+    let bound = 0;
+    for (; pair < pairsEnd; pair++) {
+      const score = Math.sqrt(impacts.freqs[pair]!) * value * NORM_VALUES[impacts.bytes[pair]!]!;
+      if (score > bound) bound = score;
+    }
+    if (!top.reaches(bound, docs[from]!, docs[to - 1]!)) continue;
+    let start = from === 0 ? 0 : ends[from - 1]!;
+    for (let i = from; i < to; i++) {
+      const doc = docs[i]!;
+      const end = ends[i]!;
+      if (alive[doc] === 1) top.offer(doc, Math.sqrt(end - start) * value * NORM_VALUES[norms[doc]!]!);
+      start = end;
+    }
+  }
+  return total;
+}
