@@ -43,35 +43,37 @@ const CLOCKS = {
 /**
  * Warms `run(n)` up until its rate has settled: at least `warmupMs`, then until `SETTLED_WINDOWS`
  * windows in a row of about `WINDOW_MS` each bring no rate more than `SETTLED_GAIN` above the best
- * seen before them, and at most `maxWarmupMs`. V8 optimizes a loop and every function it reaches
- * at its own pace (a loop reaching ten route trees takes longer than one walking one tree), so a
- * fixed warm-up times some routers' code while it is still being optimized and others' once it
- * is done. The rule is the same for every router; returns the warm-up's length in ms.
+ * seen before them, and at most `maxWarmupMs`, all by the run's clock (with the CPU clock a
+ * process the machine's load keeps off the cores gets the same warm-up). V8 optimizes a loop and
+ * every function it reaches at its own pace (a loop reaching ten route trees' generated code
+ * takes longer than one walking one tree), so a fixed warm-up times some routers' code while it
+ * is still being optimized and others' once it is done. The rule is the same for every router;
+ * returns the warm-up's length in ms.
  */
 const WINDOW_MS = 20;
 const SETTLED_WINDOWS = 5;
 const SETTLED_GAIN = 1.02;
 function warmUp(run, n, clock, { warmupMs, maxWarmupMs = warmupMs }) {
-  const start = now();
+  const start = clock();
   const minEnd = start + warmupMs * 1e6;
   const maxEnd = start + Math.max(warmupMs, maxWarmupMs) * 1e6;
   let best = 0;
   let quiet = 0;
   for (;;) {
     const c0 = clock();
-    const t0 = now();
     let iterations = 0;
-    while (now() - t0 < WINDOW_MS * 1e6) {
+    let c1 = c0;
+    while (c1 - c0 < WINDOW_MS * 1e6) {
       run(n);
       iterations += n;
+      c1 = clock();
     }
-    const rate = iterations / Math.max(1, clock() - c0);
+    const rate = iterations / (c1 - c0);
     if (rate > best * SETTLED_GAIN) {
       best = rate;
       quiet = 0;
     } else quiet++;
-    const t = now();
-    if (t >= maxEnd || (t >= minEnd && quiet >= SETTLED_WINDOWS)) return (t - start) / 1e6;
+    if (c1 >= maxEnd || (c1 >= minEnd && quiet >= SETTLED_WINDOWS)) return (c1 - start) / 1e6;
   }
 }
 
