@@ -103,11 +103,16 @@ for (const word of [
   uncountables.add(word);
 }
 
+/** The uncountables as an array, made on first use (the set is filled above). */
+let uncountableList: string[] | null = null;
+
 /** A word is uncountable when it ends with an uncountable word (`\b` as ActiveSupport checks). */
 function isUncountable(word: string): boolean {
-  // endsWith over the few uncountables: no regexp to compile on a cold start.
+  // endsWith over the few uncountables (an array: a Set's iterator allocates per step): no
+  // regexp to compile on a cold start.
+  uncountableList ??= [...uncountables];
   const lower = word.toLowerCase();
-  for (const u of uncountables) {
+  for (const u of uncountableList) {
     if (!lower.endsWith(u)) continue;
     const before = lower.length - u.length - 1;
     if (before < 0 || !isWordCharacter(lower.charCodeAt(before))) return true;
