@@ -4,9 +4,11 @@
 //
 // It prints one JSON line: `{ ok: true, cases: { [name]: rate } , ... }` or `{ ok: false, error }`.
 // Lookup and generation suites: answers are checked against the reference first, then each case
-// gets its own generated loop (new Function, so cases don't share call-site feedback), a warm-up,
-// and timed slices with process.hrtime; the rate of a case is the median of its slices. The loop
-// counts hits (and reads params) so the work cannot be optimized away, and the count is checked.
+// gets its own generated loop (new Function, so cases don't share call-site feedback), a warm-up
+// until its rate settles (the same rule for every router, see warmUp), and timed slices by the
+// wall clock (process.hrtime) or, with `--clock cpu`, by the process's CPU time; the rate of a
+// case is the median of its slices. The loop counts hits (and reads params) so the work cannot
+// be optimized away, and the count is checked.
 
 import { ROUTERS, GENERATORS } from './adapters.mjs';
 import { SUITES, referenceMatch, normalizeAnswer } from './routes.mjs';
@@ -29,11 +31,61 @@ const shuffle = (xs) => {
 /** Never equal to a params object: reading `r.params` keeps lazy params honest. */
 const SENTINEL = Object.freeze({});
 
+/** The clocks a run can time slices by, in ns: wall (hrtime) or the process's CPU time (every thread). */
+const CLOCKS = {
+  wall: now,
+  cpu: () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) * 1000;
+  },
+};
+
+/**
+ * Warms `run(n)` up until its rate has settled: at least `warmupMs`, then until `SETTLED_WINDOWS`
+ * windows in a row of about `WINDOW_MS` each bring no rate more than `SETTLED_GAIN` above the best
+ * seen before them, and at most `maxWarmupMs`, all by the run's clock (with the CPU clock a
+ * process the machine's load keeps off the cores gets the same warm-up). V8 optimizes a loop and
+ * every function it reaches at its own pace (a loop reaching ten route trees' generated code
+ * takes longer than one walking one tree), so a fixed warm-up times some routers' code while it
+ * is still being optimized and others' once it is done. The rule is the same for every router;
+ * returns the warm-up's length in ms.
+ */
+const WINDOW_MS = 20;
+const SETTLED_WINDOWS = 5;
+const SETTLED_GAIN = 1.02;
+function warmUp(run, n, clock, { warmupMs, maxWarmupMs = warmupMs }) {
+  const start = clock();
+  const minEnd = start + warmupMs * 1e6;
+  const maxEnd = start + Math.max(warmupMs, maxWarmupMs) * 1e6;
+  let best = 0;
+  let quiet = 0;
+  for (;;) {
+    const c0 = clock();
+    let iterations = 0;
+    let c1 = c0;
+    while (c1 - c0 < WINDOW_MS * 1e6) {
+      run(n);
+      iterations += n;
+      c1 = clock();
+    }
+    const rate = iterations / (c1 - c0);
+    if (rate > best * SETTLED_GAIN) {
+      best = rate;
+      quiet = 0;
+    } else quiet++;
+    if (c1 >= maxEnd || (c1 >= minEnd && quiet >= SETTLED_WINDOWS)) return (c1 - start) / 1e6;
+  }
+}
+
 /**
  * Times `run(n)` (which does `n` iterations of `perIter` operations and returns a checksum):
- * calibration, warm-up, then `slices` slices of about `sliceMs`; returns ops/s (median slice).
+ * calibration, warm-up (see `warmUp`), then `slices` slices of about `sliceMs` by `clock`;
+ * returns ops/s (median slice) and the warm-up's length.
  */
-export function timeLoop(run, perIter, checksum, { warmupMs, slices, sliceMs }) {
+export function timeLoop(run, perIter, checksum, timing) {
+  const { slices, sliceMs, clock: clockName = 'wall' } = timing;
+  const clock = CLOCKS[clockName];
+  if (!clock) throw new Error(`unknown clock ${clockName}`);
   let n = 1;
   for (;;) {
     const t = now();
@@ -41,20 +93,19 @@ export function timeLoop(run, perIter, checksum, { warmupMs, slices, sliceMs }) 
     if (now() - t >= 1e6 || n >= 2 ** 30) break;
     n *= 2;
   }
-  const warmEnd = now() + warmupMs * 1e6;
-  while (now() < warmEnd) run(n);
+  const warmupMs = warmUp(run, n, clock, timing);
   const t = now();
   run(n);
   n = Math.max(1, Math.round((n * sliceMs * 1e6) / Math.max(1, now() - t)));
   const rates = [];
   for (let s = 0; s < slices; s++) {
-    const t0 = now();
+    const t0 = clock();
     const got = run(n);
-    const dt = now() - t0;
+    const dt = clock() - t0;
     if (got !== checksum(n)) throw new Error(`checksum ${got} != ${checksum(n)} for n=${n}`);
-    rates.push((n * perIter) / (dt / 1e9));
+    rates.push((n * perIter) / (Math.max(1, dt) / 1e9));
   }
-  return median(rates);
+  return { rate: median(rates), warmupMs };
 }
 
 /** A loop doing the given requests in a row per iteration, specialized for this case. */
@@ -117,7 +168,9 @@ async function lookupSuite(job) {
   for (const [k, { name, requests }] of shuffle(jobs.map((j, k) => [k, j]))) {
     const hitsPerIter = requests.filter((r) => !r.miss).length;
     const run = lookupLoop(adapter, ctx, requests, `case${k}`);
-    result.cases[name] = timeLoop(run, requests.length, (n) => n * hitsPerIter, job.timing);
+    const { rate, warmupMs } = timeLoop(run, requests.length, (n) => n * hitsPerIter, job.timing);
+    result.cases[name] = rate;
+    (result.warmupMs ??= {})[name] = warmupMs;
   }
   return result;
 }
@@ -159,12 +212,14 @@ async function generateSuite(job) {
       return len;
     };`;
     const run = new Function('ctx', 'A', 'B', src)(ctx, A, B);
-    result.cases[c.name] = timeLoop(run, 1, checksum, job.timing);
+    const { rate, warmupMs } = timeLoop(run, 1, checksum, job.timing);
+    result.cases[c.name] = rate;
+    (result.warmupMs ??= {})[c.name] = warmupMs;
   }
   return result;
 }
 
-/** Cold process: import (not timed), then register all routes and do the first lookup. */
+/** Cold process: import (not timed), then register all routes and do the first lookup (wall and CPU time). */
 async function buildSuite(job) {
   const set = SUITES.build;
   const adapter = ROUTERS[job.router];
@@ -179,11 +234,13 @@ async function buildSuite(job) {
   gc();
   gc();
   const heap0 = process.memoryUsage().heapUsed;
+  const c0 = CLOCKS.cpu();
   const t0 = now();
   const ctx = adapter.build(mod, input, handlers);
   const t1 = now();
   const hit = first(ctx, method, path);
   const t2 = now();
+  const c2 = CLOCKS.cpu();
   gc();
   gc();
   const heap1 = process.memoryUsage().heapUsed;
@@ -199,7 +256,14 @@ async function buildSuite(job) {
   }
   const result = {
     ok: true,
-    cases: { 'register ms': (t1 - t0) / 1e6, 'build ms': (t2 - t0) / 1e6, 'heap MB': (heap1 - heap0) / 2 ** 20 },
+    cases: {
+      'register ms': (t1 - t0) / 1e6,
+      'build ms': (t2 - t0) / 1e6,
+      // The process's CPU time over the same span: every thread (the optimizing compiler's and
+      // the GC's too), and unlike the wall clock not stretched by other processes on the cores.
+      'build cpu ms': (c2 - c0) / 1e6,
+      'heap MB': (heap1 - heap0) / 2 ** 20,
+    },
   };
   if (adapter.listDiff) {
     const diff = adapter.listDiff(ctx, input);

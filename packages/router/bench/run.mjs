@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmark of @divan/router against find-my-way, memoirist, rou3 (tree and compiled) and Hono's RegExpRouter.
 //
-//   npm run bench -w @divan/router [-- --rounds N | --quick | --suite rails,classic | --router divan,memoirist]
+//   npm run bench -w @divan/router [-- --rounds N | --quick | --suite rails,classic | --router divan,memoirist | --clock cpu]
 //   BENCH_ROUNDS=7 npm run bench -w @divan/router
 //   BENCH_DIVAN_DIST=/elsewhere/dist/src/index.js node bench/run.mjs   (another build of ours)
 //
@@ -26,7 +26,13 @@ const HARNESS = join(BENCH, 'harness.mjs');
 // --- options ---------------------------------------------------------------------------------
 
 function parseArgs(argv) {
-  const opts = { rounds: Number(process.env.BENCH_ROUNDS) || 5, quick: false, suites: null, routers: null };
+  const opts = {
+    rounds: Number(process.env.BENCH_ROUNDS) || 5,
+    quick: false,
+    suites: null,
+    routers: null,
+    clock: 'wall',
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]);
@@ -34,16 +40,22 @@ function parseArgs(argv) {
     else if (a.startsWith('--rounds')) opts.rounds = Number(value());
     else if (a.startsWith('--suite')) opts.suites = value().split(',');
     else if (a.startsWith('--router')) opts.routers = value().split(',');
+    else if (a.startsWith('--clock')) opts.clock = value();
     else if (a === '--help' || a === '-h') {
       console.log(
-        'usage: node bench/run.mjs [--rounds N] [--quick] [--suite rails,classic,build,generate] [--router divan,find-my-way,...]',
+        'usage: node bench/run.mjs [--rounds N] [--quick] [--suite rails,classic,build,generate] [--router divan,find-my-way,...] [--clock wall|cpu]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
   if (opts.quick && !argv.some((a) => a.startsWith('--rounds'))) opts.rounds = 1;
   if (!(opts.rounds >= 1)) throw new Error('--rounds needs a positive number');
-  opts.timing = opts.quick ? { warmupMs: 20, slices: 5, sliceMs: 10 } : { warmupMs: 60, slices: 9, sliceMs: 30 };
+  if (opts.clock !== 'wall' && opts.clock !== 'cpu') throw new Error('--clock is wall or cpu');
+  // Each case warms up for at least warmupMs, then until its rate settles (harness.mjs, warmUp),
+  // for at most maxWarmupMs: the same rule for every router.
+  opts.timing = opts.quick
+    ? { warmupMs: 20, maxWarmupMs: 500, slices: 5, sliceMs: 10, clock: opts.clock }
+    : { warmupMs: 60, maxWarmupMs: 3000, slices: 9, sliceMs: 30, clock: opts.clock };
   return opts;
 }
 
@@ -178,19 +190,20 @@ function printLookupSuite(results, suite, opts) {
   }
   console.log(`\n### ${set.title}\nmedian of ${opts.rounds} round(s), ratio vs find-my-way\n`);
   console.log(table(['router', ...caseNames.map((c) => (c === set.mix.name ? `**${c}**` : c))], rows));
+  warmups(results, suite, set.mix.name, opts);
   notes(results, suite);
   return med;
 }
 
 function printBuildSuite(results, opts) {
-  const cols = ['register ms', 'build ms', 'heap MB'];
+  const cols = ['register ms', 'build ms', 'build cpu ms', 'heap MB'];
   const { med, base } = summarize(results, 'build', cols, 'find-my-way');
   const rows = [];
   for (const name of participants('build', opts)) {
     const r = results.build?.[name];
     if (!r) continue;
     if (!med[name]) {
-      rows.push([label('build', name), 'error (below)', '', '', '']);
+      rows.push([label('build', name), 'error (below)', '', '', '', '']);
       continue;
     }
     const m = med[name];
@@ -200,13 +213,14 @@ function printBuildSuite(results, opts) {
       m['register ms'].toFixed(1),
       `${m['build ms'].toFixed(1)} (${ratio(m['build ms'], base?.['build ms'])})`,
       `${Math.min(...all).toFixed(1)}–${Math.max(...all).toFixed(1)}`,
+      m['build cpu ms'] == null ? '' : m['build cpu ms'].toFixed(1),
       m['heap MB'].toFixed(2),
     ]);
   }
   console.log(
-    `\n### ${SUITES.build.title}\nmedian of ${opts.rounds} cold process(es); build = register + first lookup, ratio vs find-my-way; heap = heapUsed growth after forced GC\n`,
+    `\n### ${SUITES.build.title}\nmedian of ${opts.rounds} cold process(es); build = register + first lookup, ratio vs find-my-way; build CPU = the process's CPU time over the build, every thread; heap = heapUsed growth after forced GC\n`,
   );
-  console.log(table(['router', 'register ms', 'build ms (× fmw)', 'build range ms', 'heap MB'], rows));
+  console.log(table(['router', 'register ms', 'build ms (× fmw)', 'build range ms', 'build CPU ms', 'heap MB'], rows));
   notes(results, 'build');
   return med;
 }
@@ -231,6 +245,16 @@ function printGenerateSuite(results, opts) {
   console.log(table(['generator', ...caseNames], rows));
   notes(results, 'generate');
   return med;
+}
+
+/** How long each router's headline case warmed up before its rate settled (median over rounds). */
+function warmups(results, suite, caseName, opts) {
+  const parts = [];
+  for (const name of participants(suite, opts)) {
+    const ms = (results[suite]?.[name]?.warmups ?? []).map((w) => w[caseName]).filter((x) => x != null);
+    if (ms.length) parts.push(`${label(suite, name)} ${median(ms).toFixed(0)}`);
+  }
+  if (parts.length) console.log(`\nwarm-up until settled, ${caseName}, median ms: ${parts.join(', ')}`);
 }
 
 const shorten = (s = '', n = 140) => (s.length > n ? `${s.slice(0, n)}…` : s);
@@ -278,7 +302,7 @@ function printTargets(results, meds) {
       ? [
           '10k routes build time',
           '< 30 ms',
-          `${b['build ms'].toFixed(1)} ms`,
+          `${b['build ms'].toFixed(1)} ms (CPU ${b['build cpu ms']?.toFixed(1) ?? '—'} ms)`,
           list('build ms', 0),
           b['build ms'] < 30 ? 'PASS' : 'FAIL',
         ]
@@ -351,7 +375,7 @@ async function main() {
     `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model?.trim()}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}`,
   );
   console.log(
-    `${opts.rounds} round(s); per case ${opts.timing.warmupMs} ms warm-up + ${opts.timing.slices} × ${opts.timing.sliceMs} ms slices; one child process per (suite, router, round), shuffled`,
+    `${opts.rounds} round(s); per case a warm-up of ${opts.timing.warmupMs}–${opts.timing.maxWarmupMs} ms until its rate settles + ${opts.timing.slices} × ${opts.timing.sliceMs} ms slices (${opts.clock} clock); one child process per (suite, router, round), shuffled`,
   );
 
   for (let round = 1; round <= opts.rounds; round++) {
@@ -369,6 +393,7 @@ async function main() {
       const slot = ((results[job.suite] ??= {})[job.router] ??= { rounds: [], errors: [], warnings: [] });
       if (r.ok) {
         slot.rounds.push(r.cases);
+        if (r.warmupMs) (slot.warmups ??= []).push(r.warmupMs);
         if (r.describe) slot.describe = r.describe;
       } else slot.errors.push(r.error);
       if (r.warning) slot.warnings.push(r.warning);

@@ -103,31 +103,82 @@ for (const word of [
   uncountables.add(word);
 }
 
-/** The uncountables in one regexp, `(?:^|\W)(?:fish|sheep|...)$`, made on first use (the list is filled above). */
-let uncountable: RegExp | null = null;
+/** The uncountables as an array, made on first use (the set is filled above). */
+let uncountableList: string[] | null = null;
 
 /** A word is uncountable when it ends with an uncountable word (`\b` as ActiveSupport checks). */
 function isUncountable(word: string): boolean {
-  uncountable ??= new RegExp(`(?:^|\\W)(?:${[...uncountables].join('|')})$`);
-  return uncountable.test(word.toLowerCase());
+  // endsWith over the few uncountables (an array: a Set's iterator allocates per step): no
+  // regexp to compile on a cold start.
+  uncountableList ??= [...uncountables];
+  const lower = word.toLowerCase();
+  for (const u of uncountableList) {
+    if (!lower.endsWith(u)) continue;
+    const before = lower.length - u.length - 1;
+    if (before < 0 || !isWordCharacter(lower.charCodeAt(before))) return true;
+  }
+  return false;
+}
+
+/** Regexp's `\w`: an ASCII letter, digit or `_`. */
+function isWordCharacter(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }
 
 /**
- * One regexp matching wherever some rule of the list would (the rules are case-insensitive,
- * or as `/$/` match any case): a word no rule changes (`res12`) costs one test, not one per rule.
+ * The last letters (lower case) a rule's match can end a word with, read off its source
+ * (`(x|ch|ss|sh)es$` → s; `(octop|vir)(us|i)$` → s, i), or null when the source does not say
+ * plainly (no `$`, an optional or repeated end, a class): such a rule is always tried. A word
+ * whose last letter no rule can end with (`res12`) is then left as is without a regexp, where
+ * a union of every rule took milliseconds to compile on each cold start.
  */
-const unions = new Map<Rule[], RegExp>();
+function finalLetters(source: string): string[] | null {
+  if (!source.endsWith('$') || source.endsWith('\\$')) return null;
+  return lastLetters(source.slice(0, -1));
+}
 
-function anyRule(rules: Rule[]): RegExp {
-  let union = unions.get(rules);
-  if (union === undefined)
-    unions.set(rules, (union = new RegExp(rules.map(([pattern]) => `(?:${pattern.source})`).join('|'), 'i')));
-  return union;
+function lastLetters(body: string): string[] | null {
+  const last = body.at(-1);
+  if (last === undefined) return null;
+  if (/[a-z]/i.test(last)) return body.at(-2) === '\\' ? null : [last.toLowerCase()];
+  if (last !== ')') return null;
+  // The alternatives of the closing group, each ending the word in its own way.
+  let depth = 0;
+  let open = -1;
+  for (let i = body.length - 1; i >= 0 && open < 0; i--) {
+    if (body[i] === ')') depth++;
+    else if (body[i] === '(' && --depth === 0) open = i;
+  }
+  if (open < 0) return null;
+  const inner = body.slice(body.startsWith('?:', open + 1) ? open + 3 : open + 1, -1);
+  if (/[()[\]\\]/.test(inner)) return null;
+  const letters: string[] = [];
+  for (const alternative of inner.split('|')) {
+    const end = lastLetters(alternative);
+    if (end === null) return null;
+    letters.push(...end);
+  }
+  return letters;
+}
+
+/** The rules a word's last letter lets match, in order: per letter, made on first use. */
+const byLastLetter = new Map<Rule[], Map<string, Rule[]>>();
+
+function candidateRules(word: string, rules: Rule[]): Rule[] {
+  let index = byLastLetter.get(rules);
+  if (index === undefined) byLastLetter.set(rules, (index = new Map()));
+  const letter = word.at(-1)!.toLowerCase();
+  let candidates = index.get(letter);
+  if (candidates === undefined) {
+    candidates = rules.filter(([pattern]) => finalLetters(pattern.source)?.includes(letter) ?? true);
+    index.set(letter, candidates);
+  }
+  return candidates;
 }
 
 function apply(word: string, rules: Rule[]): string {
-  if (word === '' || isUncountable(word) || !anyRule(rules).test(word)) return word;
-  for (const [pattern, replacement] of rules) {
+  if (word === '' || isUncountable(word)) return word;
+  for (const [pattern, replacement] of candidateRules(word, rules)) {
     if (pattern.test(word)) return word.replace(pattern, replacement);
   }
   return word;
