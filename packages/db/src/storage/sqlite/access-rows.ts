@@ -87,12 +87,15 @@ export class SqliteAccessRows {
 
   /** The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s. */
   apply(writes: readonly DocWrite[], seqs: readonly number[]): void {
-    writes.forEach(({ record, access }, i) => {
+    writes.forEach(({ record, access, isNew }, i) => {
       if (access === undefined) return;
       const seq = seqs[i]!;
-      const before = this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0')
-        .pluck()
-        .all(record.id) as string[];
+      // A new document has no rows yet (a purge takes a document's rows with it).
+      const before = isNew
+        ? []
+        : (this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0')
+            .pluck()
+            .all(record.id) as string[]);
       const put = this.stmt('INSERT OR REPLACE INTO access_log (principal, doc, seq, removed) VALUES (?, ?, ?, ?)');
       const readers = new Set(access.readers);
       for (const principal of readers) put.run(principal, record.id, seq, 0);
