@@ -114,10 +114,17 @@ export function effectiveAccess(tree: RevTree, leaves: LeafAccess): string[] {
 export interface AccessReader {
   principals: readonly string[];
   /**
-   * The reader's account in `_users`, whose roles a feed reads as they are now (./access-roles.ts),
-   * with its document's revision number: undefined when there is none (a user of a JWT or proxy).
+   * Where a feed reads the reader's roles as they are now (./access-roles.ts), with a number that
+   * orders them: their account in `_users` (its document's revision number), or for a user whose
+   * roles come with each request (JWT, proxy) the request's roles. `log` names the user in the
+   * role log when it is not `name` (request roles keep a log of their own). Undefined roles: none
+   * known (no such account).
    */
-  account?: { name: string; roles: () => Promise<{ roles: readonly string[]; version: number } | undefined> };
+  account?: {
+    name: string;
+    log?: string;
+    roles: () => Promise<{ roles: readonly string[]; version: number } | undefined>;
+  };
 }
 
 /** Who writes, as the access rules see it. */
