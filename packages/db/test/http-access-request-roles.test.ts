@@ -62,6 +62,7 @@ describe('per-document access: roles that come with the request (JWT, proxy)', (
       for (const id of ['t1', 't2']) await t.request('PUT', `/${db}/${id}`, { body: { _access: ['team'] } });
       await t.request('PUT', `/${db}/other`, { body: { _access: ['bob'] } });
       const synced = await t.request('GET', `/${db}/_changes`, as(user, []));
+      assert.equal(synced.status, 200, synced.text);
       assert.deepEqual(ids(synced.json.results), ['own']);
       // The next token (or proxy header) gives the role: resuming from the checkpoint brings its documents.
       const gained = await t.request('GET', `/${db}/_changes?since=${synced.json.last_seq}`, as(user, ['team']));

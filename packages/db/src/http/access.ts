@@ -90,10 +90,11 @@ function accountOf(ctx: RequestContext, name: string): NonNullable<AccessReader[
 }
 
 /**
- * The role log's name of a user whose roles come with their requests: no account name starts
- * with a NUL, so it never meets the log of an account in `_users` (ordered by revision numbers).
+ * The role log's name of a user whose roles come with their requests: no account name in
+ * `_users` starts with an underscore, so it never meets an account's log (ordered by revision
+ * numbers).
  */
-const REQUEST_ROLES = '\u0000request:';
+const REQUEST_ROLES = '_request:';
 
 /** A database route without a level is refused, never opened. */
 function accessOf(route: RouteInfo): Access {
