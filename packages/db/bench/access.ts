@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allDocs } from '../src/documents/all-docs.js';
@@ -10,18 +10,27 @@ import { fromPlain } from '../src/json/index.js';
 import { find, findBody } from '../src/mango/find.js';
 import { parseFindRequest } from '../src/mango/find-request.js';
 import { readableIdSet } from '../src/documents/access-reads.js';
+import { createIndex } from '../src/mango/indexes.js';
+import { parseIndexRequest } from '../src/mango/index-request.js';
+import { openView, queryView } from '../src/views/query/view-query.js';
+import { parseQuery } from '../src/views/query/query-params.js';
 
 /**
  * Per-document access in-process (no server), on SQLite: `npm run bench -w @divan/db -- --suite
- * access`, or by hand after `npx tsc -b`: `node packages/db/dist/bench/access.js [users] [perUser]`.
+ * access`, or by hand after `npx tsc -b`: `node --no-node-snapshot packages/db/dist/bench/access.js [users] [perUser]`.
  *
  * The issue's targets (#30), printed with the figures (not asserted):
  * - one user's `_all_docs` and `_changes?since=0` in a database of `users × perUser` documents
  *   (1,000 × 100 by default) cost at most 1.5× the same query on a database holding only that
  *   user's documents (the access rows make them a range scan);
  * - a document write in an access-enabled database costs at most 1.2× one in a plain database.
- * And an A/B of a reader's `_find` without an index: through their access rows against a scan of
- * every document filtered by their readable ids (what it did before).
+ * And, for the same user, a view query (`total_rows`, the first 10 rows; a `_count` reduce) and an
+ * indexed `_find` against the same queries on their database alone, and an A/B of a reader's
+ * `_find` without an index: through their access rows against a scan of every document filtered
+ * by their readable ids (what it did before).
+ *
+ * Figures are CPU time of this process (user + system), the median of five rounds: the machine
+ * is shared, and wall time counts other processes' turns.
  */
 
 const users = Number(process.argv[2] ?? 1000);
@@ -46,21 +55,45 @@ async function load(db: Database, owners: number[], access: boolean): Promise<vo
   }
 }
 
-async function drain(rows: AsyncIterable<unknown>): Promise<number> {
+async function drain(rows: AsyncIterable<unknown> | Iterable<unknown>): Promise<number> {
   let n = 0;
   for await (const _ of rows) n++;
   return n;
 }
 
-/** Microseconds per call, the median of five rounds of `times` calls. */
-async function timed(times: number, run: () => Promise<unknown>): Promise<number> {
-  const rounds: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < times; i++) await run();
-    rounds.push(Number(process.hrtime.bigint() - start) / 1000 / times);
+/** Bytes this process has written through system calls so far (Linux `/proc/self/io`). */
+function bytesWritten(): number {
+  const line = readFileSync('/proc/self/io', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('wchar:'));
+  return Number(line?.slice('wchar:'.length) ?? Number.NaN);
+}
+
+/** CPU microseconds of one round of `times` calls, per call. */
+async function cpuRound(times: number, run: () => Promise<unknown>): Promise<number> {
+  const start = process.cpuUsage();
+  for (let i = 0; i < times; i++) await run();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / times;
+}
+
+/**
+ * CPU microseconds per call of `a` and of `b`, each the median of seven rounds of `times` calls,
+ * their rounds alternating (so both see the same garbage collector and caches).
+ */
+async function timedPair(
+  times: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<[number, number]> {
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    as.push(await cpuRound(times, a));
+    bs.push(await cpuRound(times, b));
   }
-  return rounds.sort((a, b) => a - b)[2]!;
+  const median = (xs: number[]) => xs.sort((x, y) => x - y)[3]!;
+  return [median(as), median(bs)];
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'divan-bench-access-'));
@@ -95,11 +128,14 @@ try {
     ['_all_docs', listing],
     ['_changes?since=0', feed],
   ] as const) {
-    const big = await timed(READS, () => run(shared));
-    const small = await timed(READS, () => run(alone));
+    const [big, small] = await timedPair(
+      READS,
+      () => run(shared),
+      () => run(alone),
+    );
     const ratio = big / small;
     console.log(
-      `access: one user's ${name}: ${big.toFixed(0)} µs among ${users * perUser} docs, ${small.toFixed(0)} µs alone: ${ratio.toFixed(2)}× (target ≤ 1.5×)`,
+      `access: one user's ${name}: ${big.toFixed(0)} µs CPU among ${users * perUser} docs, ${small.toFixed(0)} µs alone: ${ratio.toFixed(2)}× (target ≤ 1.5×)`,
     );
   }
 
@@ -117,21 +153,78 @@ try {
   if (joinedDocs !== perUser / 2 || scannedDocs !== joinedDocs) {
     throw new Error(`access: _find found ${joinedDocs} / ${scannedDocs}, expected ${perUser / 2}`);
   }
-  const joinUs = await timed(FINDS, joined);
-  const scanUs = await timed(FINDS, scanned);
+  const [joinUs, scanUs] = await timedPair(FINDS, joined, scanned);
   console.log(
-    `access: one user's _find without an index among ${users * perUser} docs: ${joinUs.toFixed(0)} µs through the access rows, ${scanUs.toFixed(0)} µs scanning every document by the user's ids: ${(joinUs / scanUs).toFixed(3)}×`,
+    `access: one user's _find without an index among ${users * perUser} docs: ${joinUs.toFixed(0)} µs CPU through the access rows, ${scanUs.toFixed(0)} µs scanning every document by the user's ids: ${(joinUs / scanUs).toFixed(3)}×`,
   );
+
+  // A view and an indexed `_find` of the same reader, among everyone's rows and alone.
+  const design = fromPlain({
+    _id: '_design/bench',
+    views: { byN: { map: 'function (doc) { emit(doc.n, null); }', reduce: '_count' } },
+  });
+  for (const db of [shared, alone]) {
+    await db.bulkDocs([design], true);
+    await createIndex(db, parseIndexRequest(fromPlain({ index: { fields: ['n'] }, ddoc: 'byn', name: 'byn' })));
+  }
+  const viewRows = async (db: Database, params: Record<string, unknown>) => {
+    const target = await openView(db, divan.couch.views(db), 'bench', 'byN');
+    const answer = await queryView(target, parseQuery(target.queryIndex, new URLSearchParams(), params), reader);
+    const { meta, rows } = answer.read();
+    const n = await drain(rows);
+    answer.finished();
+    return { meta, n };
+  };
+  const indexedFind = async (db: Database) => {
+    const request = parseFindRequest(
+      fromPlain({ selector: { n: { $gte: 50 } }, limit: 10, use_index: ['byn', 'byn'] }),
+    );
+    return JSON.parse((await findBody(db, divan.couch.views(db), request, '', undefined, reader)).toString());
+  };
+  const indexStart = Date.now();
+  const checked = await viewRows(shared, { reduce: false, limit: 10 });
+  await viewRows(alone, { reduce: false, limit: 10 });
+  await indexedFind(shared);
+  await indexedFind(alone);
+  if (checked.meta.total_rows !== perUser || checked.n !== 10) {
+    throw new Error(`access: the view gave ${checked.meta.total_rows} rows, ${checked.n} read`);
+  }
+  console.log(`access: view and Mango index built in ${Date.now() - indexStart} ms`);
+  for (const [name, run] of [
+    ['view (reduce=false, limit=10)', (db: Database) => viewRows(db, { reduce: false, limit: 10 })],
+    ['view (_count)', (db: Database) => viewRows(db, {})],
+    ['indexed _find (limit=10)', indexedFind],
+  ] as const) {
+    const [big, small] = await timedPair(
+      FINDS * 4,
+      () => run(shared),
+      () => run(alone),
+    );
+    console.log(
+      `access: one user's ${name}: ${big.toFixed(0)} µs CPU among ${users * perUser} docs, ${small.toFixed(0)} µs alone: ${(big / small).toFixed(2)}×`,
+    );
+  }
 
   const plain = (await divan.createDb('plain')).database;
   const gated = (await divan.createDb('gated', { access: true })).database;
   let k = 0;
   const write = (db: Database, access: boolean) => () =>
     db.bulkDocs([fromPlain({ _id: `w${k++}`, v: k, ...(access ? { _access: ['someone'] } : {}) })], true);
-  const plainUs = await timed(WRITES / 5, write(plain, false));
-  const gatedUs = await timed(WRITES / 5, write(gated, true));
+  const [gatedUs, plainUs] = await timedPair(WRITES / 5, write(gated, true), write(plain, false));
   console.log(
-    `access: one-document write: ${gatedUs.toFixed(0)} µs access-enabled, ${plainUs.toFixed(0)} µs plain: ${(gatedUs / plainUs).toFixed(2)}× (target ≤ 1.2×)`,
+    `access: one-document write: ${gatedUs.toFixed(0)} µs CPU access-enabled, ${plainUs.toFixed(0)} µs plain: ${(gatedUs / plainUs).toFixed(2)}× (target ≤ 1.2×)`,
+  );
+  // Bytes a write hands the kernel (SQLite's WAL frames, one per page it changed): what a small
+  // commit's cost follows, and unlike CPU time the same however busy the machine is.
+  const written = async (run: () => Promise<unknown>): Promise<number> => {
+    const before = bytesWritten();
+    for (let i = 0; i < WRITES; i++) await run();
+    return (bytesWritten() - before) / WRITES;
+  };
+  const gatedBytes = await written(write(gated, true));
+  const plainBytes = await written(write(plain, false));
+  console.log(
+    `access: one-document write: ${(gatedBytes / 1024).toFixed(1)} KiB written access-enabled, ${(plainBytes / 1024).toFixed(1)} KiB plain: ${(gatedBytes / plainBytes).toFixed(2)}×`,
   );
 } finally {
   await divan.close();

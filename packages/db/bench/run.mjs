@@ -124,7 +124,7 @@ function parseArgs(argv) {
 const IN_PROCESS = {
   btree: { script: 'btree.js', flags: [], args: () => [] },
   // Per-document access: one user's reads among 1,000 users' documents, write cost (#30).
-  access: { script: 'access.js', flags: [], args: () => [] },
+  access: { script: 'access.js', flags: ['--no-node-snapshot'], args: () => [] },
   // One access-enabled database against couch_peruser: 1,000 users' first syncs, a fan-in view (#30).
   'access-sync': { script: 'access-sync.js', flags: ['--no-node-snapshot'], args: () => [] },
   // isolated-vm needs every process started without the node snapshot.

@@ -63,6 +63,38 @@ describe('per-document access for in-process writers', () => {
     assert.deepEqual(bulk[1], { id: 'e', error: 'forbidden', reason: 'access' });
   });
 
+  it("a tombstone inherits its parent's _access as written; conflicts and their resolution keep who reads it", async () => {
+    const db = await divan.createDb('leaves', { access: true });
+    // In byte order (the usual document: storage keeps no text for it) and not.
+    const sorted = await db.as(alice).put({ _id: 's', _access: ['alice', 'bob'] });
+    const unsorted = await db.as(alice).put({ _id: 'u', _access: ['bob', 'alice'] });
+    const [deletedSorted, deletedUnsorted] = await db.as(alice).bulkDocs([
+      { _id: 's', _rev: sorted.rev, _deleted: true },
+      { _id: 'u', _rev: unsorted.rev, _deleted: true },
+    ]);
+    const tombstone = async (id: string, rev: string) =>
+      (await db.get(id, { rev: { pos: Number(rev.split('-')[0]), id: rev.split('-')[1]! } }))._access;
+    assert.deepEqual(await tombstone('s', (deletedSorted as { rev: string }).rev), ['alice', 'bob']);
+    assert.deepEqual(await tombstone('u', (deletedUnsorted as { rev: string }).rev), ['bob', 'alice']);
+    // Two branches that disagree: only the principal on both reads; once the other branch is
+    // deleted, the document is the usual one again and its readers are the branch left.
+    await db.bulkDocs(
+      [
+        { _id: 'c', _rev: '1-aaaa', _access: ['alice', 'bob'] },
+        { _id: 'c', _rev: '1-bbbb', _access: ['alice'] },
+      ],
+      false,
+    );
+    assert.equal((await db.as(alice).get('c'))._id, 'c');
+    assert.deepEqual(await refusal(db.as(bob).get('c')), { status: 404, error: 'not_found', reason: 'missing' });
+    await db.as(alice).bulkDocs([{ _id: 'c', _rev: '1-bbbb', _deleted: true }]);
+    assert.equal((await db.as(bob).get('c'))._rev, '1-aaaa');
+    const update = await db.as(bob).put({ _id: 'c', _rev: '1-aaaa', v: 2, _access: ['alice', 'bob'] });
+    assert.equal((await db.as(alice).get('c'))._rev, update.rev);
+    await db.as(bob).put({ _id: 'c', _rev: update.rev, v: 3, _access: ['bob'] });
+    assert.deepEqual(await refusal(db.as(alice).get('c')), { status: 404, error: 'not_found', reason: 'missing' });
+  });
+
   it('a plain database keeps _access as an ordinary member, hashed with the body', async () => {
     const plain = await divan.createDb('plain');
     const withAccess = await plain.put({ _id: 'x', a: 1, _access: ['x'] });

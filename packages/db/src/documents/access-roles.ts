@@ -30,9 +30,10 @@ export async function feedPrincipalsOf(db: Database, reader: AccessReader): Prom
   const current = account === undefined ? undefined : await account.roles();
   if (account === undefined || current === undefined) return { principals: reader.principals };
   const principals = principalsOf({ name: account.name, roles: [...current.roles] });
-  const { seq } = await db.store.recordRoles(account.name, current.roles, principals, current.version);
+  const user = account.log ?? account.name;
+  const { seq } = await db.store.recordRoles(user, current.roles, principals, current.version);
   if (seq !== undefined) db.notifyChanged(seq);
-  return { principals, user: account.name };
+  return { principals, user };
 }
 
 /** `DocumentStore.foldAccessChanges` for a reader, with their role rows (see the top). */

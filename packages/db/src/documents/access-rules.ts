@@ -22,7 +22,8 @@ import type { UserCtx } from '../auth/index.js';
 import { CouchError } from '../errors.js';
 import { JsonObject, type JsonValue } from '../json/index.js';
 import { formatRev, leaves as leavesOf, type RevTree, winner } from '../revisions/index.js';
-import type { AccessWrite, DocRecord } from '../storage/records.js';
+import { type AccessWrite, type DocRecord, UNIFORM_LEAF, uniformLeaves } from '../storage/records.js';
+import { compareIds } from './id-order.js';
 import type { DocInput } from './doc-input.js';
 
 /** The member that holds a document's readers. */
@@ -95,16 +96,34 @@ export function hashedBody(body: JsonObject): JsonObject {
 /** Each leaf's `_access`, by rev: what storage keeps with the document (`AccessWrite.leaves`). */
 export type LeafAccess = Record<string, string[]>;
 
+/** A leaf's `_access` as stored: its own, or every leaf's (`uniformLeaves`, storage/records.ts). */
+function leafAccess(leaves: LeafAccess, rev: string): string[] | undefined {
+  return leaves[rev] ?? leaves[UNIFORM_LEAF];
+}
+
+/**
+ * The stored text of a document's leaves: `uniformLeaves` when each has the same `_access`,
+ * listed in UTF-8 byte order (the engine then keeps none: the readers' rows say it), else each
+ * leaf's own.
+ */
+function leavesText(next: LeafAccess, readers: readonly string[]): string {
+  const lists = Object.values(next);
+  const ordered = readers.every((reader, i) => i === 0 || compareIds(readers[i - 1]!, reader) < 0);
+  const uniform =
+    ordered && lists.every((list) => list.length === readers.length && list.every((p, i) => p === readers[i]));
+  return uniform ? uniformLeaves(readers) : JSON.stringify(next);
+}
+
 /** The effective access of a document: the intersection over its live leaves (see the top). */
 export function effectiveAccess(tree: RevTree, leaves: LeafAccess): string[] {
   const live = leavesOf(tree).filter((leaf) => !leaf.deleted);
   if (live.length === 0) {
     const top = winner(tree);
-    return top === undefined ? [] : (leaves[formatRev(top)] ?? []);
+    return top === undefined ? [] : (leafAccess(leaves, formatRev(top)) ?? []);
   }
   let readers: string[] | undefined;
   for (const leaf of live) {
-    const own = leaves[formatRev(leaf)] ?? [];
+    const own = leafAccess(leaves, formatRev(leaf)) ?? [];
     readers = readers === undefined ? [...own] : readers.filter((reader) => own.includes(reader));
   }
   return readers ?? [];
@@ -114,10 +133,17 @@ export function effectiveAccess(tree: RevTree, leaves: LeafAccess): string[] {
 export interface AccessReader {
   principals: readonly string[];
   /**
-   * The reader's account in `_users`, whose roles a feed reads as they are now (./access-roles.ts),
-   * with its document's revision number: undefined when there is none (a user of a JWT or proxy).
+   * Where a feed reads the reader's roles as they are now (./access-roles.ts), with a number that
+   * orders them: their account in `_users` (its document's revision number), or for a user whose
+   * roles come with each request (JWT, proxy) the request's roles. `log` names the user in the
+   * role log when it is not `name` (request roles keep a log of their own). Undefined roles: none
+   * known (no such account).
    */
-  account?: { name: string; roles: () => Promise<{ roles: readonly string[]; version: number } | undefined> };
+  account?: {
+    name: string;
+    log?: string;
+    roles: () => Promise<{ roles: readonly string[]; version: number } | undefined>;
+  };
 }
 
 /** Who writes, as the access rules see it. */
@@ -194,11 +220,12 @@ export class AccessPlanner {
     const next: LeafAccess = {};
     for (const leaf of leavesOf(tree)) {
       const key = formatRev(leaf);
-      const kept = key === rev ? [...access] : before[key];
+      const kept = key === rev ? [...access] : leafAccess(before, key);
       if (kept !== undefined) next[key] = kept;
     }
     this.leaves.set(id, next);
-    return { leaves: JSON.stringify(next), readers: effectiveAccess(tree, next) };
+    const readers = effectiveAccess(tree, next);
+    return { leaves: leavesText(next, readers), readers };
   }
 }
 
@@ -210,18 +237,19 @@ export function accessAfterPurge(tree: RevTree, stored: string): AccessWrite {
   const before = JSON.parse(stored) as LeafAccess;
   const next: LeafAccess = {};
   for (const leaf of leavesOf(tree)) {
-    const kept = before[formatRev(leaf)];
+    const kept = leafAccess(before, formatRev(leaf));
     if (kept !== undefined) next[formatRev(leaf)] = kept;
   }
-  return { leaves: JSON.stringify(next), readers: effectiveAccess(tree, next) };
+  const readers = effectiveAccess(tree, next);
+  return { leaves: leavesText(next, readers), readers };
 }
 
 /** The `_access` of the leaf a deletion replaces (its parent), when the plan knows it. */
 function parentAccess(input: DocInput, leaves: LeafAccess): string[] | undefined {
   if (input.revisions !== undefined && input.revisions.ids.length > 1) {
-    return leaves[`${input.revisions.start - 1}-${input.revisions.ids[1]}`];
+    return leafAccess(leaves, `${input.revisions.start - 1}-${input.revisions.ids[1]}`);
   }
-  return input.rev === undefined ? undefined : leaves[formatRev(input.rev)];
+  return input.rev === undefined ? undefined : leafAccess(leaves, formatRev(input.rev));
 }
 
 /**

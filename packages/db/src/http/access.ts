@@ -9,7 +9,7 @@ import { CouchError } from '../errors.js';
 import type { RouteInfo } from '@divan/router';
 import type { RequestContext } from './context.js';
 import { checkReaderRoute } from './access-readers.js';
-import { withUsersRole } from '../documents/access-rules.js';
+import { type AccessReader, USERS_ROLE, withUsersRole } from '../documents/access-rules.js';
 
 /**
  * Who may call an endpoint of a database, declared with the endpoint in routes.ts. The levels
@@ -66,14 +66,35 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
   const dbAdmin = isDbAdmin(user, security);
   if (!dbAdmin && ctx.server.isUsersDb(name)) checkUsersDbAccess(ctx, access);
   const reader = dbAdmin ? undefined : await db.accessReaderOf(ctx.user, security);
-  // A feed reads the reader's roles as `_users` has them now (documents/access-roles.ts).
+  // A feed reads the reader's roles as `_users` has them now, or as the request gives them
+  // (documents/access-roles.ts).
   const userName = ctx.user.name;
-  if (reader !== undefined && userName !== null) {
-    reader.account = { name: userName, roles: () => ctx.server.accountRoles(userName) };
-  }
+  if (reader !== undefined && userName !== null) reader.account = accountOf(ctx, userName);
   if (reader !== undefined) checkReaderRoute(route);
   ctx.access = { db, security, dbAdmin, ...(reader === undefined ? {} : { reader }) };
 }
+
+/**
+ * Where a reader's feed takes their roles from. A user of a JWT or a proxy holds the roles the
+ * request gives (the token's, the proxy's header), whatever `_users` says: the feed records those
+ * in a role log of their own (`log`), so a role first seen on a request back-fills its older
+ * documents then, and one no longer given reports its documents as removed. Requests are ordered
+ * by the time they arrive (there is no account revision to order them by).
+ */
+function accountOf(ctx: RequestContext, name: string): NonNullable<AccessReader['account']> {
+  if (ctx.authenticatedBy === 'jwt' || ctx.authenticatedBy === 'proxy') {
+    const roles = ctx.user.roles.filter((role) => role !== USERS_ROLE);
+    return { name, log: `${REQUEST_ROLES}${name}`, roles: async () => ({ roles, version: Date.now() }) };
+  }
+  return { name, roles: () => ctx.server.accountRoles(name) };
+}
+
+/**
+ * The role log's name of a user whose roles come with their requests: no account name in
+ * `_users` starts with an underscore, so it never meets an account's log (ordered by revision
+ * numbers).
+ */
+const REQUEST_ROLES = '_request:';
 
 /** A database route without a level is refused, never opened. */
 function accessOf(route: RouteInfo): Access {

@@ -19,6 +19,7 @@ import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js'
 import { viewOf } from '../views/design.js';
 import type { RowEntry } from '../views/index/row-tree.js';
 import { partitionRows } from '../views/index/partition-rows.js';
+import { readerView } from '../views/query/reader-rows.js';
 import type { ViewManager } from '../views/view-manager.js';
 import { type Bookmark, decodeBookmark, encodeBookmark } from './bookmark.js';
 import type { FindRequest } from './find-request.js';
@@ -158,12 +159,11 @@ export async function find(
   const source =
     index.kind === 'all_docs'
       ? allDocsRows(db, planned, bookmark, request.partition, reader)
-      : await indexRows(db, views, index.index, planned, bookmark, fresh, request.partition);
-  // A reader's scan of `_all_docs` reads their documents alone already (allDocsRows).
-  let visible = visibleIds;
-  if (reader !== undefined) visible = index.kind === 'all_docs' ? () => true : await readableTest(db, reader);
+      : await indexRows(db, views, index.index, planned, bookmark, fresh, request.partition, reader);
+  // A reader's source holds their documents' rows alone (allDocsRows, indexRows).
+  const visible = reader === undefined ? visibleIds : undefined;
   // Rows skipped in a fresh index whose range is the selector are counted, not read
-  // (./exact-range.ts); not for a reader, whose skipped rows are their readable ones only.
+  // (./exact-range.ts).
   const unread =
     fresh &&
     visible === undefined &&
@@ -299,12 +299,16 @@ async function indexRows(
   bookmark: Bookmark | undefined,
   update: boolean,
   partition: string,
+  /** A reader of an access-enabled database: the rows of their documents alone (views/query/reader-rows.ts). */
+  reader: AccessReader | undefined,
 ): Promise<RowSource> {
   const group = await views.groupOf(index.ddoc);
   const state = await views.state(group);
   if (update) await views.refresh(state);
   else await views.catchUp(state);
-  const whole = state.index.trees[viewOf(group, index.name).index]!;
+  const viewNo = viewOf(group, index.name).index;
+  const whole =
+    reader === undefined ? state.index.trees[viewNo]! : (await readerView(db, state.index, viewNo, reader)).tree;
   // A partitioned index is read in the partition's rows alone.
   const tree = partition === '' ? whole : partitionRows(whole, partition);
   const { start, end } = indexKeys(planned.ranges);

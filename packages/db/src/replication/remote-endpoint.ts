@@ -56,6 +56,7 @@ export class RemoteEndpoint implements Endpoint {
   /** Whether the peer filters `_changes` by `_selector` (CouchDB 2+, Divan); else the replicator does. */
   private selectorFilter = true;
   private gzipParts: Promise<boolean> | undefined;
+  private checkpointNames: Promise<{ _access?: string[] }> | undefined;
   private readonly waits = new Set<AbortController>();
 
   constructor(
@@ -442,8 +443,33 @@ export class RemoteEndpoint implements Endpoint {
   }
 
   async putLocal(id: string, body: Record<string, unknown>): Promise<string> {
-    const reply = await this.request('PUT', `/${localPath(id)}`, { body: parseJson(JSON.stringify(body)) });
+    const named = { ...body, ...(await this.checkpointAccess()) };
+    const reply = await this.request('PUT', `/${localPath(id)}`, { body: parseJson(JSON.stringify(named)) });
     return String((this.json(reply, 'PUT /db/_local/id') as { rev?: unknown }).rev ?? '');
+  }
+
+  /**
+   * What a checkpoint carries to an access-enabled peer (`props.access` in its `GET /db`): an
+   * `_access` naming the user the peer knows this job as (its `GET /_session`), as CouchDB's
+   * per-doc-access replicator writes it, so the peer's rules for `_local` documents admit the
+   * checkpoint without its autofill option, and only that user reads it back.
+   */
+  private checkpointAccess(): Promise<{ _access?: string[] }> {
+    this.checkpointNames ??= (async () => {
+      const info = this.json(await this.request('GET', '', {}), 'GET /db') as { props?: { access?: unknown } };
+      if (info.props?.access !== true) return {};
+      const root = this.spec.url.slice(0, this.spec.url.lastIndexOf('/') + 1);
+      const session = this.json(await this.request('GET', '_session', { base: root }), 'GET /_session') as {
+        userCtx?: { name?: unknown };
+      };
+      const name = session.userCtx?.name;
+      return typeof name === 'string' ? { _access: [name] } : {};
+    })().catch((error: unknown) => {
+      // Asked again at the next checkpoint: a peer that failed once may answer then.
+      this.checkpointNames = undefined;
+      throw error;
+    });
+    return this.checkpointNames;
   }
 
   async filterSource(name: string): Promise<string> {

@@ -64,11 +64,27 @@ export interface DocWrite {
  * documents and their changes are a range scan of its rows.
  */
 export interface AccessWrite {
-  /** Opaque text kept with the document, handed back as `DocRecord.access` (see `UpdateOptions`). */
+  /**
+   * Opaque text kept with the document, handed back as `DocRecord.access` (see `UpdateOptions`).
+   * When it is `uniformLeaves(readers)` an engine may keep no text (and drop any it kept) and
+   * hand back `uniformLeaves` of the document's readers, in UTF-8 byte order, when it has some.
+   */
   leaves: string;
   /** The principals (user names, role names) who may read the document now; none: admins only. */
   readers: readonly string[];
 }
+
+/**
+ * The `AccessWrite.leaves` text of a document whose every leaf has `readers` as its `_access`,
+ * listed in UTF-8 byte order: the usual document, whose text an engine need not keep (one row
+ * less per write), since its readers' access rows say it all.
+ */
+export function uniformLeaves(readers: readonly string[]): string {
+  return JSON.stringify({ [UNIFORM_LEAF]: readers });
+}
+
+/** The key of `uniformLeaves`' one entry (no revision is named `*`). */
+export const UNIFORM_LEAF = '*';
 
 /** A document in the changes of a set of principals (`DocumentStore.foldAccessChanges`). */
 export interface AccessChange {

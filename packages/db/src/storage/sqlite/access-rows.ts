@@ -6,7 +6,15 @@
  * sequence; a user's few principals are bound as one JSON array.
  */
 import type Database from 'better-sqlite3';
-import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
+import {
+  type AccessChange,
+  type DocRecord,
+  type DocWrite,
+  type IdRange,
+  type RoleChange,
+  type RoleRow,
+  uniformLeaves,
+} from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
 
 type Statement = Database.Statement;
@@ -81,23 +89,39 @@ export class SqliteAccessRows {
     for (const [id, record] of records) {
       const leaves = get.get(record.id) as string | undefined;
       if (leaves !== undefined) records.set(id, { ...record, access: leaves });
+      else {
+        // No text kept: every leaf has the readers' access (`uniformLeaves`), if there are any.
+        const readers = this.readers.all(record.id) as string[];
+        if (readers.length > 0) records.set(id, { ...record, access: uniformLeaves(readers) });
+      }
     }
     return records;
   }
 
+  /** A document's readers in UTF-8 byte order (BINARY collation). */
+  private get readers(): Statement {
+    return this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0 ORDER BY principal').pluck();
+  }
+
   /** The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s. */
   apply(writes: readonly DocWrite[], seqs: readonly number[]): void {
-    writes.forEach(({ record, access }, i) => {
+    writes.forEach(({ record, access, isNew }, i) => {
       if (access === undefined) return;
       const seq = seqs[i]!;
-      const before = this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0')
-        .pluck()
-        .all(record.id) as string[];
+      // A new document has no rows yet (a purge takes a document's rows with it).
+      const before = isNew
+        ? []
+        : (this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0')
+            .pluck()
+            .all(record.id) as string[]);
       const put = this.stmt('INSERT OR REPLACE INTO access_log (principal, doc, seq, removed) VALUES (?, ?, ?, ?)');
       const readers = new Set(access.readers);
       for (const principal of readers) put.run(principal, record.id, seq, 0);
       for (const principal of before) if (!readers.has(principal)) put.run(principal, record.id, seq, 1);
-      this.stmt('INSERT OR REPLACE INTO access_leaves (doc, leaves) VALUES (?, ?)').run(record.id, access.leaves);
+      // The usual document's text is its readers' rows: not kept (`uniformLeaves`).
+      if (access.leaves !== uniformLeaves(access.readers)) {
+        this.stmt('INSERT OR REPLACE INTO access_leaves (doc, leaves) VALUES (?, ?)').run(record.id, access.leaves);
+      } else if (!isNew) this.stmt('DELETE FROM access_leaves WHERE doc = ?').run(record.id);
     });
   }
 
@@ -206,7 +230,7 @@ export class SqliteAccessRows {
   }
 
   readersOf(ids: readonly string[]): string[][] {
-    const get = this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0 ORDER BY principal').pluck();
+    const get = this.readers;
     return ids.map((id) => get.all(id) as string[]);
   }
 

@@ -25,7 +25,7 @@
  * bottom-up, the back-index appended in id order, all in one transaction at the end.
  */
 import type { IndexMeta, IndexWriter, StoredIndex } from '../../storage/view-index-store.js';
-import { encodeBackIndex, type BackEntry } from './back-index.js';
+import { decodeBackIndex, encodeBackIndex, type BackEntry } from './back-index.js';
 import { ExternalSorter } from '../../btree/run-sort.js';
 import { compareKeys, WriteBackNodeStore, type NodeStore } from '../../btree/index.js';
 import type { ViewGroup } from '../design.js';
@@ -77,6 +77,15 @@ const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 const BACK_ROWS_PER_STEP = 128;
 /** A build's write gives other work a turn at least this often (ms). */
 const PAUSE_MS = 8;
+
+/** A row of a view named by its document's back-index entry (`ViewIndex.rowsOf`). */
+export interface DocRow {
+  key: Buffer;
+  docId: string;
+  /** Both set when the back-index keeps them (a small row); else the row is read from the tree. */
+  keyJson: string | undefined;
+  valueJson: string | undefined;
+}
 
 export class ViewIndex {
   readonly trees: BuildableRowTree[];
@@ -327,6 +336,21 @@ export class ViewIndex {
     }, due);
     // A pending flush does not keep the process alive: `close` flushes.
     this.flushTimer.unref();
+  }
+
+  /**
+   * The rows `view` holds of these documents, by their back-index entries: each row's key, and
+   * its key and value JSON when the entry keeps them (small rows). What a reader's view is made
+   * of (../query/reader-rows.ts): their documents' rows, without reading anyone else's.
+   */
+  rowsOf(ids: readonly string[], view: number): DocRow[] {
+    const out: DocRow[] = [];
+    for (const [docId, bytes] of this.readBack(ids.map((id) => ({ id })))) {
+      for (const [v, key, keyJson, valueJson] of decodeBackIndex(bytes, this.backFormat)) {
+        if (v === view) out.push({ key, docId, keyJson, valueJson });
+      }
+    }
+    return out;
   }
 
   /** The back-index entries of these docs, by id (those written since the last flush from memory). */

@@ -15,7 +15,7 @@ import { isReduceOverflowError, type Reducer } from '../reduce/index.js';
 import type { RowEntry, RowTree } from '../index/row-tree.js';
 import { partitionRows } from '../index/partition-rows.js';
 import type { GroupState } from '../group-state.js';
-import { readerReduceRows, type Visible, visibleTree } from './reader-rows.js';
+import { type ReaderView, readerReduceRows, type Visible } from './reader-rows.js';
 
 /** The parts of a parsed query (./query-options.ts) that reading rows needs. */
 export type ViewQueryOptions = Pick<
@@ -293,24 +293,24 @@ export function answerQuery(
   viewNo: number,
   q: ViewQuery,
   /** A reader of an access-enabled database: only rows of documents they may read (./reader-rows.ts). */
-  visible?: Visible,
+  reader?: ReaderView,
 ): { meta: ViewMeta; rows: Rows } {
   const view = state.group.views[viewNo]!;
-  const whole = state.index.trees[viewNo]!;
+  const whole = reader?.tree ?? state.index.trees[viewNo]!;
   // A partition's query reads the partition's rows alone (../index/partition-rows.ts).
   const tree = view.partitioned && q.partition !== undefined ? partitionRows(whole, q.partition) : whole;
   // The view's own update_seq (the last change to its rows; its ETag moves with it): a change
   // the view ignores (a design doc, a doc it emits nothing for) leaves it, as in CouchDB.
   const seq = q.updateSeq ? { update_seq: state.index.changedSeq(viewNo) } : {};
-  if (q.reduce && visible !== undefined) {
+  if (q.reduce && reader !== undefined) {
     const ranges = q.keys !== undefined ? q.keys.map((key) => keyRange(key, view, q)) : [rowKeyRange(q, view.raw)];
     const options = { descending: q.descending, skip: q.skip, limit: q.limit, raw: view.raw };
     const keyJsonOf = (keyJson: string) => groupKeyJson(keyJson, q.group);
     const reducer = state.reducers[viewNo]!;
-    return { meta: seq, rows: readerReduceRows(tree, ranges, options, q.group, reducer, keyJsonOf, visible) };
+    return { meta: seq, rows: readerReduceRows(tree, ranges, options, q.group, reducer, keyJsonOf) };
   }
   if (q.reduce) return { meta: seq, rows: reduceRows(tree, view, state.reducers[viewNo]!, q) };
-  const result = queryMap(db, visible === undefined ? tree : visibleTree(tree, visible), view, q, visible);
+  const result = queryMap(db, tree, view, q, reader?.visible);
   // sorted=false (CouchDB 3): rows only, without total_rows and offset.
   if (!q.sorted) return { meta: seq, rows: result.rows };
   return { meta: { total_rows: result.totalRows, offset: result.offset, ...seq }, rows: result.rows };

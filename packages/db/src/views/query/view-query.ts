@@ -8,13 +8,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database } from '../../documents/database.js';
-import { readableIdSet } from '../../documents/access-reads.js';
 import type { AccessReader } from '../../documents/access-rules.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import type { Rows } from '../../support/rows.js';
 import { type AnswerBody, bodyThroughCache } from './answer-cache.js';
 import { viewOf, type ViewDef, type ViewGroup } from '../design.js';
 import { answerQuery, type ViewMeta } from './read-view.js';
+import { readerView } from './reader-rows.js';
 import type { ViewQuery } from './query-options.js';
 import { type QueryIndex, viewIndex } from './query-params.js';
 import type { GroupState } from '../group-state.js';
@@ -65,8 +65,7 @@ export async function queryView(target: ViewTarget, q: ViewQuery, reader?: Acces
   const { db, manager, state, viewNo } = target;
   if (q.update === 'true') await manager.refresh(state);
   else await manager.catchUp(state);
-  const readable = reader === undefined ? undefined : await readableIdSet(db, reader);
-  const visible = readable === undefined ? undefined : (id: string) => readable.has(id);
+  const readerRows = reader === undefined ? undefined : await readerView(db, state.index, viewNo, reader);
   // What the answer depends on: the view's rows (its signature, the sequence at which it last
   // changed, purges), the query, and with include_docs the documents (the database's sequence).
   const docs = q.includeDocs || reader !== undefined ? `:${await db.updateSeq()}` : '';
@@ -76,7 +75,7 @@ export async function queryView(target: ViewTarget, q: ViewQuery, reader?: Acces
       `${state.group.signature}:${viewNo}:${state.index.changedSeq(viewNo)}:${state.index.purgeSeq}${docs}${who}:${JSON.stringify(q)}`,
     )
     .digest('hex')}"`;
-  const read = () => answerQuery(db, state, viewNo, q, visible);
+  const read = () => answerQuery(db, state, viewNo, q, readerRows);
   const rendered = () => render(read());
   return {
     etag,
