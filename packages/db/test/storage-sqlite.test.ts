@@ -323,6 +323,26 @@ describe('sqlite engine: documents', () => {
     engine.close();
   });
 
+  it('brings a file of schema version 1 (no tree_chunks) up to version 2 on open', () => {
+    const { engine, dir } = freshEngine();
+    engine.create('old').writeDocs([put('a', '1-a')]);
+    engine.close();
+    const file = new Database(join(dir, 'old.sqlite'));
+    file.exec('DROP TABLE tree_chunks');
+    file.pragma('user_version = 1');
+    file.close();
+    const again = openSqliteEngine({ dir });
+    const db = again.open('old')!;
+    assert.equal(db.getDoc('a')?.rev, '1-a');
+    const long = `1:${Array.from({ length: 200 }, (_, i) => createHash('md5').update(`${i}`).digest('hex')).join('.')}`;
+    db.writeDocs([{ record: { id: 'a', rev: '200-x', deleted: false, tree: long }, bodies: [] }]);
+    assert.equal(db.getDoc('a')?.tree, long);
+    again.close();
+    const reopened = new Database(join(dir, 'old.sqlite'), { readonly: true });
+    assert.equal(reopened.pragma('user_version', { simple: true }), 2);
+    reopened.close();
+  });
+
   it('a failing transaction changes nothing', () => {
     const { db, engine } = freshDb();
     db.writeDocs([put('a', '1-a'), put('b', '1-b')]);

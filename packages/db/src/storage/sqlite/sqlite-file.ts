@@ -67,12 +67,13 @@ export function migrateFile(db: Database.Database, name: string): number {
     }).immediate();
     return createdAt;
   }
-  if (version !== SCHEMA_VERSION) {
+  if (version !== SCHEMA_VERSION && version !== 1) {
     throw new Error(`database ${name}: unsupported storage schema version ${version}`);
   }
   db.exec(PURGE_SCHEMA);
   db.exec(ATTACHMENT_SCHEMA);
   db.exec(TREE_CHUNKS_SCHEMA);
+  if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('attachments');
   if (!columns.includes('chunks')) db.exec(ATTACHMENT_CHUNKS_COLUMN);
   const createdAt = db.prepare("SELECT value FROM meta WHERE key = 'created_at'").pluck().get();
