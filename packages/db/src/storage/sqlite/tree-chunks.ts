@@ -25,6 +25,8 @@ const CHUNKED_FROM = 2 * CHUNK_NODES + 1;
 /** The shortest text of CHUNKED_FROM nodes (`1:` and 33 bytes a node less the last dot): a quick test before splitting. */
 const CHUNKED_FROM_LENGTH = 2 + CHUNKED_FROM * 33 - 1;
 const TILDE = 0x7e;
+/** Documents whose text is kept with their head (the documents just written: the next update reads it again). */
+const KEPT_TEXTS = 32;
 
 export const TREE_CHUNKS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS tree_chunks (
@@ -49,6 +51,8 @@ export class TreeChunks {
   private readonly stmtPut: Database.Statement;
   private readonly stmtDropRange: Database.Statement;
   private readonly stmtDropAll: Database.Statement;
+  /** The text of a chunked tree by document, with the head it belongs to, for the last KEPT_TEXTS written (oldest first). */
+  private readonly kept = new Map<number, { head: string; text: string }>();
 
   constructor(db: Database.Database) {
     this.stmtRead = db.prepare('SELECT nodes FROM tree_chunks WHERE doc = ? AND n >= ? AND n < ? ORDER BY n').pluck();
@@ -61,10 +65,14 @@ export class TreeChunks {
   text(stored: string): string {
     if (stored.charCodeAt(0) !== TILDE) return stored;
     const head = parseHead(stored);
+    const kept = this.kept.get(head.k);
+    if (kept !== undefined && kept.head === stored) return kept.text;
     const chunks = this.stmtRead.all(head.k, head.first, head.first + head.count) as string[];
     if (chunks.length !== head.count) throw new Error(`tree_chunks: document ${head.k} lacks chunks of its tree`);
-    const nodes = chunks.join('.');
-    return `${head.rootPos}:${nodes.slice(afterNodes(nodes, 0, head.skip))}.${head.tail}`;
+    // `skip` < CHUNK_NODES: the stemmed revisions are all in the first chunk. One join, one copy.
+    chunks[0] = chunks[0]!.slice(afterNodes(chunks[0]!, 0, head.skip));
+    chunks.push(head.tail);
+    return `${head.rootPos}:${chunks.join('.')}`;
   }
 
   /**
@@ -73,19 +81,24 @@ export class TreeChunks {
    * write did to the tree.
    */
   store(k: number, text: string, old: string | undefined, growth: TreeGrowth | undefined): string {
+    this.kept.delete(k);
+    let stored: string | undefined;
     if (old !== undefined && old.charCodeAt(0) === TILDE) {
-      const head = parseHead(old);
-      if (growth !== undefined) {
-        const grown = this.grow(head, text, growth);
-        if (grown !== undefined) return grown;
-      }
-      this.stmtDropAll.run(k);
+      if (growth !== undefined) stored = this.grow(parseHead(old), text, growth);
+      if (stored === undefined) this.stmtDropAll.run(k);
     }
-    return this.chunk(k, text);
+    stored ??= this.chunk(k, text);
+    // Kept for the next read (a transaction that fails leaves the old head stored, which this one is not).
+    if (stored !== text) {
+      this.kept.set(k, { head: stored, text });
+      if (this.kept.size > KEPT_TEXTS) this.kept.delete(this.kept.keys().next().value!);
+    }
+    return stored;
   }
 
   /** Drops the chunks of a document whose row goes. */
   drop(k: number): void {
+    this.kept.delete(k);
     this.stmtDropAll.run(k);
   }
 
@@ -110,13 +123,15 @@ export class TreeChunks {
     let skip = head.skip + dropped;
     // Stemming into the tail (a revs limit lowered below a chunk's worth) rewrites the tree.
     if (!(added >= 1) || skip >= head.count * CHUNK_NODES) return undefined;
-    if (!text.startsWith(`${rootPos}:`) || !isOneLine(text)) return undefined;
+    if (!text.startsWith(`${rootPos}:`)) return undefined;
     let start = text.length;
     for (let i = 0; i < added; i++) {
       start = text.lastIndexOf('.', start - 1);
       if (start < 0) return undefined;
     }
-    let tail = `${head.tail}${text.slice(start)}`;
+    const nodes = text.slice(start);
+    if (BRANCHING.test(nodes)) return undefined;
+    let tail = `${head.tail}${nodes}`;
     // The text must end with the stored tail and the new nodes (its middle is the stored chunks).
     if (!text.endsWith(tail)) return undefined;
     let { first, count } = head;
@@ -137,9 +152,12 @@ export class TreeChunks {
   }
 }
 
-/** True for a tree of one line of revisions with plain ids (no JSON-string ids, branches or second roots). */
+/** What only a tree that is not one line of plain ids has: JSON-string ids, branches, second roots. */
+const BRANCHING = /["(;]/;
+
+/** True for a tree of one line of revisions with plain ids. */
 function isOneLine(text: string): boolean {
-  return !text.includes('"') && !text.includes('(') && !text.includes(';') && /^[0-9]+:/.test(text);
+  return !BRANCHING.test(text) && /^[0-9]+:/.test(text);
 }
 
 /** The index just after the `n`th "." from `from` in `nodes` (the start of node n), or its length when it has fewer. */
