@@ -28,7 +28,10 @@ describe('users and security across two nodes on one PostgreSQL', () => {
     assert.equal((await b.request('GET', '/team', { auth: basic('tom', 't') })).status, 200);
     // b has looked the design documents up for writes of its own (it keeps what it read).
     for (const id of ['before1', 'before2']) {
-      assert.equal((await b.request('PUT', `/team/${id}`, { auth: basic('tom', 't'), body: { no: true } })).status, 201);
+      assert.equal(
+        (await b.request('PUT', `/team/${id}`, { auth: basic('tom', 't'), body: { no: true } })).status,
+        201,
+      );
     }
     await a.request('PUT', '/team/_design/v', {
       body: { validate_doc_update: `function (d) { if (d.no) throw({ forbidden: 'no' }); }` },
