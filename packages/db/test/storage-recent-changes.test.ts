@@ -64,8 +64,8 @@ describe('RecentChanges', () => {
   });
 
   it('forgets the oldest writes read beyond its byte budget, and never has gaps', () => {
-    const recent = new RecentChanges(0, 100);
-    const body = `{"pad":"${'x'.repeat(40)}"}`; // 50 bytes
+    const recent = new RecentChanges(0, 110);
+    const body = `{"pad":"${'x'.repeat(40)}"}`; // 50 bytes, and a tree of 1
     const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body, tree: 't' });
     recent.record([write(1), write(2)]);
     assert.deepEqual(
@@ -89,7 +89,7 @@ describe('RecentChanges', () => {
   });
 
   it('stops keeping writes nobody reads, and starts again at the next read', () => {
-    const recent = new RecentChanges(0, 100);
+    const recent = new RecentChanges(0, 110);
     const body = `{"pad":"${'x'.repeat(40)}"}`;
     const write = (seq: number) => ({ seq, id: `d${seq}`, rev: '1-x', deleted: false, body, tree: 't' });
     recent.record([write(1), write(2), write(3)]);
@@ -104,6 +104,25 @@ describe('RecentChanges', () => {
       ['d5', 'd6'],
       'kept again after a read',
     );
+  });
+});
+
+describe('RecentChanges with long trees', () => {
+  it("counts each write's tree against the budget: a long history's writes do not pile up", () => {
+    const recent = new RecentChanges(0, 100_000);
+    const tree = `1:${Array.from({ length: 1000 }, () => 'f'.repeat(32)).join('.')}`; // ~33 KB
+    const write = (seq: number) => ({ seq, id: 'long', rev: `${seq}-x`, deleted: false, body: '{}', tree });
+    recent.record([write(1), write(2)]);
+    assert.deepEqual(
+      all(recent, 0)?.map((c) => c.seq),
+      [2],
+      'two fit; the document at its last write',
+    );
+    recent.record([write(3), write(4)]);
+    assert.equal(recent.covers(0), false, 'four trees are over budget: the oldest (read) went');
+    assert.equal(recent.covers(1), true);
+    recent.record([write(5), write(6), write(7)]);
+    assert.equal(recent.covers(4), false, 'unread writes beyond the budget: it stops keeping them');
   });
 });
 

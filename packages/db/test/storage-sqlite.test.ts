@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { StorageExistsError } from '../src/storage/contract.js';
 import type { SqliteSyncEngine, SqliteSyncStore } from '../src/storage/sqlite/sync-store.js';
@@ -280,6 +282,65 @@ describe('sqlite engine: documents', () => {
     assert.deepEqual(db.writeDocs([{ ...put('h', '1-h'), isNew: true }]), [before.updateSeq + 1]);
     assert.equal(db.getBody('h', '1-h'), '{"v":"1-h"}');
     engine.close();
+  });
+
+  it('stores a long one-line history in chunks: an update that grows it rewrites a short row', () => {
+    const { db, engine, dir } = freshDb();
+    const hex = (n: number): string => createHash('md5').update(`r${n}`).digest('hex');
+    const line = (from: number, to: number): string =>
+      `${from}:${Array.from({ length: to - from + 1 }, (_, i) => hex(from + i)).join('.')}`;
+    db.writeDocs([{ record: { id: 'h', rev: `1-${hex(1)}`, deleted: false, tree: line(1, 1) }, bodies: [] }]);
+    // Revs limit 1,000: from generation 1,001 on each write stems the oldest revision.
+    for (let n = 2; n <= 1100; n++) {
+      const from = Math.max(1, n - 999);
+      db.writeDocs([
+        {
+          record: { id: 'h', rev: `${n}-${hex(n)}`, deleted: false, tree: line(from, n) },
+          bodies: [{ rev: `${n}-${hex(n)}`, body: `{"n":${n}}` }],
+          treeGrowth: { dropped: n > 1000 ? 1 : 0, added: 1 },
+        },
+      ]);
+    }
+    assert.equal(db.getDoc('h')?.tree, line(101, 1100));
+    const file = new Database(join(dir, 'db.sqlite'), { readonly: true });
+    try {
+      const stored = file.prepare("SELECT tree FROM docs WHERE id = 'h'").pluck().get() as string;
+      assert.ok(
+        stored.length < 48 * 34 + 40,
+        `the row keeps at most a chunk's worth of the tree (${stored.length} bytes)`,
+      );
+      const chunks = file.prepare('SELECT count(*), max(length(nodes)) FROM tree_chunks').raw().get() as number[];
+      assert.ok(chunks[0]! >= 19 && chunks[0]! <= 21, `chunks of 48 revisions hold the rest (${chunks[0]})`);
+      assert.ok(chunks[1]! < 2000, 'each chunk fits in its b-tree page');
+    } finally {
+      file.close();
+    }
+    // A write that says nothing of how the tree grew stores it as given.
+    db.writeDocs([
+      { record: { id: 'h', rev: `1101-${hex(1101)}`, deleted: false, tree: line(1101, 1101) }, bodies: [] },
+    ]);
+    assert.equal(db.getDoc('h')?.tree, line(1101, 1101));
+    engine.close();
+  });
+
+  it('brings a file of schema version 1 (no tree_chunks) up to version 2 on open', () => {
+    const { engine, dir } = freshEngine();
+    engine.create('old').writeDocs([put('a', '1-a')]);
+    engine.close();
+    const file = new Database(join(dir, 'old.sqlite'));
+    file.exec('DROP TABLE tree_chunks');
+    file.pragma('user_version = 1');
+    file.close();
+    const again = openSqliteEngine({ dir });
+    const db = again.open('old')!;
+    assert.equal(db.getDoc('a')?.rev, '1-a');
+    const long = `1:${Array.from({ length: 200 }, (_, i) => createHash('md5').update(`${i}`).digest('hex')).join('.')}`;
+    db.writeDocs([{ record: { id: 'a', rev: '200-x', deleted: false, tree: long }, bodies: [] }]);
+    assert.equal(db.getDoc('a')?.tree, long);
+    again.close();
+    const reopened = new Database(join(dir, 'old.sqlite'), { readonly: true });
+    assert.equal(reopened.pragma('user_version', { simple: true }), 2);
+    reopened.close();
   });
 
   it('a failing transaction changes nothing', () => {

@@ -20,8 +20,9 @@ import type { DocumentStore } from '../storage/contract.js';
 import type { DbMeta, DocRecord } from '../storage/records.js';
 import { DEFAULT_COMPRESSION_LEVEL } from './attachment-bytes.js';
 import type { FollowingParts } from './attachment-resolve.js';
+import { DesignRecords } from './design-records.js';
 import { DocumentReader } from './document-reader.js';
-import { DESIGN_PREFIX, randomId, validateDocId } from './doc-id.js';
+import { randomId, validateDocId } from './doc-id.js';
 import { readDocInput, type DocInput } from './doc-input.js';
 import { revRequired } from './edit.js';
 import { GroupCommit } from './group-commit.js';
@@ -77,6 +78,7 @@ export class Database extends DocumentReader {
   private readonly accessAutofill: () => boolean;
   /** The largest attachment accepted, in bytes (413 `attachment_too_large` past it). */
   maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES;
+  private readonly designs: DesignRecords;
   private readonly changes = new SequenceWatch(() => this.updateSeq(), WATCH_MS);
   /** `[attachments] compression_level` for the bytes written now (0: none, 1..9). */
   readonly attachmentCompressionLevel: () => number;
@@ -95,10 +97,14 @@ export class Database extends DocumentReader {
     this.accessAutofill = options.accessAutofill ?? (() => false);
     this.attachmentCompressionLevel = options.attachmentCompressionLevel ?? (() => DEFAULT_COMPRESSION_LEVEL);
     this.local = new LocalDocs(store);
+    this.designs = new DesignRecords(store);
     const commits = new GroupCommit(
       store,
       () => this.revsLimit(),
-      (updateSeq) => this.notify(updateSeq),
+      (ids, seqs) => {
+        this.designs.committed(ids, seqs);
+        this.notify(seqs[seqs.length - 1]!);
+      },
       withDesignPartitionCheck(this.partitioned, options.check),
     );
     this.writes = new WritePipeline(this, store, this.local, commits, {
@@ -162,12 +168,8 @@ export class Database extends DocumentReader {
   }
 
   /** The live design documents' records, in id order (what validate functions, views and Mango indexes read). */
-  async designRecords(): Promise<DocRecord[]> {
-    const out: DocRecord[] = [];
-    for await (const page of this.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
-      for (const record of page) if (!record.deleted) out.push(record);
-    }
-    return out;
+  designRecords(): Promise<readonly DocRecord[]> {
+    return this.designs.get();
   }
 
   meta(): Promise<DbMeta> {

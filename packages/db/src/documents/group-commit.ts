@@ -21,7 +21,8 @@ export class GroupCommit {
   constructor(
     private readonly store: DocumentStore,
     private readonly revsLimit: () => Promise<number>,
-    private readonly committed: (updateSeq: number) => void,
+    /** After each commit that took sequences: the ids its requests touched, the sequences it took. */
+    private readonly committed: (ids: readonly string[], seqs: readonly number[]) => void,
     private readonly check?: DocCheck,
   ) {}
 
@@ -43,8 +44,9 @@ export class GroupCommit {
           const limit = await this.revsLimit();
           // An access-enabled database's writes carry their writer; the plan then reads stored access.
           const access = requests.some((r) => r.access !== undefined);
+          const ids = idsOf(requests);
           const { result, seqs } = await this.store.update(
-            idsOf(requests),
+            ids,
             (records) => {
               const planned = planWrites(
                 requests,
@@ -57,8 +59,7 @@ export class GroupCommit {
             },
             access ? { access: true } : undefined,
           );
-          const last = seqs[seqs.length - 1];
-          if (last !== undefined) this.committed(last);
+          if (seqs.length > 0) this.committed(ids, seqs);
           batch.forEach((p, i) => {
             p.resolve(result[i]!);
           });

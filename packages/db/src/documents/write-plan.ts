@@ -139,8 +139,11 @@ export function planWrites(
       }
       if (doc.write === undefined) {
         doc.write = { record, bodies: [], isNew: doc.record === undefined };
+        // The stored tree grown by one revision (an engine may append it); a second write of
+        // the id in the batch says nothing, as its growth is not from the stored tree.
+        if (appended !== undefined) doc.write.treeGrowth = { dropped: appended.stemmed.length, added: 1 };
         firstWrites.push(id);
-      }
+      } else delete doc.write.treeGrowth;
       doc.write.record = record;
       doc.write.bodies.push({ rev, body: bodyText(input, written.rev.pos) });
       if (written.stemmed.length > 0) (doc.write.dropBodies ??= []).push(...written.stemmed.map(formatRev));

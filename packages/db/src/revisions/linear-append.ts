@@ -64,10 +64,13 @@ export function appendToLinear(
   return { text: `${shape.rootPos + cut}:${rest}${node}`, leaf, stemmed };
 }
 
+/** What only a tree that is not one line of plain ids has: a JSON-string id's quote, branches, second roots. */
+const BRANCHING = /["(;]/;
+
 /** The shape of a stored tree that is one line of plain ids; undefined for any other text. */
 function linearShape(text: string): LinearShape | undefined {
   // A JSON-string id starts with a quote; branches use parentheses, disjoint trees semicolons.
-  if (text.includes('"') || text.includes('(') || text.includes(';')) return undefined;
+  if (BRANCHING.test(text)) return undefined;
   const colon = text.indexOf(':');
   if (colon <= 0 || !/^[0-9]+$/.test(text.slice(0, colon))) return undefined;
   const rootPos = Number(text.slice(0, colon));

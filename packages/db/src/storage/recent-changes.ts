@@ -6,8 +6,10 @@
  * from here (docs/benchmarks.md).
  *
  * It covers the sequences from `first` to the last one recorded, without gaps, and forgets the
- * oldest writes beyond `maxBytes` of bodies (kept as UTF-8 Buffers: a string might be a slice
- * that holds a whole request body alive, and Buffers are counted exactly).
+ * oldest writes beyond `maxBytes` of bodies and trees (bodies kept as UTF-8 Buffers: a string
+ * might be a slice that holds a whole request body alive, and Buffers are counted exactly; a
+ * tree counts its length: a document with a long history has a ~33 KB tree per write, which,
+ * uncounted, kept 100,000 writes' worth alive).
  *
  * Copying bodies costs every write a little: it is only worth it while someone reads changes
  * soon after they are written. So it stops (and lets go of what it holds) when it would forget
@@ -79,7 +81,7 @@ export class RecentChanges {
       const body = w.deleted || w.body === undefined ? undefined : Buffer.from(w.body);
       this.entries.push({ seq: w.seq, id: w.id, rev: w.rev, deleted: w.deleted, body, tree: w.tree });
       this.latest.set(w.id, w.seq);
-      this.bytes += body?.length ?? 0;
+      this.bytes += entryBytes(body, w.tree);
     }
     while (this.armed && this.size > 0 && (this.bytes > this.maxBytes || this.size > MAX_ENTRIES)) this.dropOldest();
   }
@@ -126,7 +128,7 @@ export class RecentChanges {
     }
     this.head++;
     if (this.latest.get(e.id) === e.seq) this.latest.delete(e.id);
-    this.bytes -= e.body?.length ?? 0;
+    this.bytes -= entryBytes(e.body, e.tree);
     this.first = e.seq + 1;
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
@@ -142,4 +144,9 @@ export class RecentChanges {
     this.bytes = 0;
     this.first = seq;
   }
+}
+
+/** What an entry counts against `maxBytes`: its body's bytes and its tree's length (ASCII but for JSON-string ids). */
+function entryBytes(body: Buffer | undefined, tree: string): number {
+  return (body?.length ?? 0) + tree.length;
 }

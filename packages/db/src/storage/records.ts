@@ -52,8 +52,20 @@ export interface DocWrite {
    * engine may insert without looking again (a bulk load of new documents does one lookup, not two).
    */
   isNew?: boolean;
+  /**
+   * The new tree is the stored one with its oldest revisions stemmed and new ones added on its
+   * one leaf (an interactive update of a history that is one line): an engine may store it by
+   * appending (./sqlite/tree-chunks.ts). Absent: nothing is said about the tree.
+   */
+  treeGrowth?: TreeGrowth;
   /** Who may read the document after this write (an access-enabled database only): ./contract.ts. */
   access?: AccessWrite;
+}
+
+/** What a write did to a one-line history: `dropped` oldest revisions stemmed, `added` revisions after its leaf. */
+export interface TreeGrowth {
+  dropped: number;
+  added: number;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   uniformLeaves,
 } from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
+import type { TreeChunks } from './tree-chunks.js';
 
 type Statement = Database.Statement;
 
@@ -70,7 +71,10 @@ const NEWEST = `NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = l.doc AND m
 export class SqliteAccessRows {
   private readonly statements = new Map<string, Statement>();
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly trees: TreeChunks,
+  ) {
     db.exec(ACCESS_SCHEMA);
   }
 
@@ -265,7 +269,7 @@ export class SqliteAccessRows {
         .all(...params, PAGE_ROWS) as [string, ...DocRow][];
       for (const [, ...row] of rows) {
         if (row[0] === null) continue;
-        const record = toRecord(row as DocRow);
+        const record = toRecord(row as DocRow, this.trees);
         if (record.deleted && range.includeDeleted !== true) continue;
         yield record;
       }
@@ -312,7 +316,8 @@ export class SqliteAccessRows {
     let high = Number.MAX_SAFE_INTEGER;
     for (;;) {
       const rows = this.stmt(sql).raw().all(list, low, high, list, PAGE_ROWS) as [number, number, ...DocRow][];
-      for (const [seq, gone, ...row] of rows) yield { seq, removed: gone !== 0, record: toRecord(row as DocRow) };
+      for (const [seq, gone, ...row] of rows)
+        yield { seq, removed: gone !== 0, record: toRecord(row as DocRow, this.trees) };
       if (rows.length < PAGE_ROWS) return;
       const last = rows[rows.length - 1]![0];
       if (desc) high = last;

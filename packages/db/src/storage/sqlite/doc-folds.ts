@@ -15,6 +15,7 @@ import {
   toLocal,
   toRecord,
 } from './doc-rows.js';
+import type { TreeChunks } from './tree-chunks.js';
 
 type Statement = Database.Statement;
 
@@ -34,6 +35,7 @@ export class SqliteDocFolds {
     private readonly db: Database.Database,
     /** The counters as committed (counts of everything need no query). */
     private readonly totals: () => StoredCounters,
+    private readonly trees: TreeChunks,
   ) {
     this.stmtChanges = db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE seq > ? ORDER BY seq LIMIT ?`).raw();
     this.stmtChangesDesc = db
@@ -51,14 +53,14 @@ export class SqliteDocFolds {
 
   *foldDocs(range: IdRange): Generator<DocRecord> {
     const where = range.includeDeleted === true ? '' : 'deleted = 0';
-    for (const row of this.foldRange<DocRow>('docs', DOC_COLUMNS, where, range)) yield toRecord(row);
+    for (const row of this.foldRange<DocRow>('docs', DOC_COLUMNS, where, range)) yield toRecord(row, this.trees);
   }
 
   *foldDocBodies(range: IdRange): Generator<ChangedDoc> {
     const where = range.includeDeleted === true ? '' : 'deleted = 0';
     const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree';
     const table = 'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev';
-    for (const row of this.foldRange<BodyRow>(table, columns, where, range)) yield toChangedDoc(row);
+    for (const row of this.foldRange<BodyRow>(table, columns, where, range)) yield toChangedDoc(row, this.trees);
   }
 
   countDocs(range: IdRange): number {
@@ -90,7 +92,7 @@ export class SqliteDocFolds {
           ({ from, limit }) => this.stmtChangesDesc.all(since, from, limit) as DocRow[],
         )
       : keysetPages(since, bySeq, GROWING_PAGES, ({ from, limit }) => this.stmtChanges.all(from, limit) as DocRow[]);
-    for (const rows of pages) for (const row of rows) yield toRecord(row);
+    for (const rows of pages) for (const row of rows) yield toRecord(row, this.trees);
   }
 
   /** `foldChangedBodies` from the tables, after `since`. */
@@ -101,7 +103,7 @@ export class SqliteDocFolds {
       GROWING_PAGES,
       ({ from, limit }) => this.stmtChangedBodies.all(from, limit) as BodyRow[],
     );
-    for (const rows of pages) for (const row of rows) yield toChangedDoc(row);
+    for (const rows of pages) for (const row of rows) yield toChangedDoc(row, this.trees);
   }
 
   countChanges(since: number): number {

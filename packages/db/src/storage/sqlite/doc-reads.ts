@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { isWellFormed } from '../../support/unicode.js';
 import type { ChangedDoc, DocRecord } from '../records.js';
 import { type BodyRow, DOC_COLUMNS, type DocRow, toChangedDoc, toRecord } from './doc-rows.js';
+import type { TreeChunks } from './tree-chunks.js';
 
 type Statement = Database.Statement;
 
@@ -22,7 +23,10 @@ export class SqliteDocReads {
   private readonly stmtGetBodiesIn: Statement;
   private readonly stmtGetDocsWithBodiesIn: Statement;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly trees: TreeChunks,
+  ) {
     this.stmtGetDoc = db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id = ?`).raw();
     this.stmtGetBody = db
       .prepare('SELECT body FROM bodies WHERE doc = (SELECT k FROM docs WHERE id = ?) AND rev = ?')
@@ -52,13 +56,13 @@ export class SqliteDocReads {
 
   getDoc(id: string): DocRecord | undefined {
     const row = this.stmtGetDoc.get(id) as DocRow | undefined;
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : toRecord(row, this.trees);
   }
 
   getDocWithBody(id: string): { record: DocRecord; body: string | undefined } | undefined {
     const row = this.stmtGetDocWithBody.get(id) as [...DocRow, body: string | null] | undefined;
     if (row === undefined) return undefined;
-    return { record: toRecord(row as unknown as DocRow), body: row[5] ?? undefined };
+    return { record: toRecord(row as unknown as DocRow, this.trees), body: row[5] ?? undefined };
   }
 
   getDocs(ids: readonly string[]): (DocRecord | undefined)[] {
@@ -71,7 +75,7 @@ export class SqliteDocReads {
     }
     return ids.map((id) => {
       const row = rows.get(id);
-      if (row !== undefined) return toRecord(row);
+      if (row !== undefined) return toRecord(row, this.trees);
       // An id with a lone surrogate is bound as U+FFFD, so its row (if any) comes back under
       // another id: only the lookup of that one id finds it.
       return isWellFormed(id) ? undefined : this.getDoc(id);
@@ -96,7 +100,7 @@ export class SqliteDocReads {
     return ids.map((id) => {
       const row = rows.get(id);
       if (row === undefined) return isWellFormed(id) ? undefined : one(id);
-      const doc = toChangedDoc(row);
+      const doc = toChangedDoc(row, this.trees);
       if (doc.deleted) doc.body = undefined;
       return doc;
     });

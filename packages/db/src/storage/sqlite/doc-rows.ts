@@ -3,6 +3,7 @@
  * (raw arrays), and the records they become; the counters the file keeps in `meta`.
  */
 import type { ChangedDoc, DocRecord, LocalDoc } from '../records.js';
+import type { TreeChunks } from './tree-chunks.js';
 
 /** The counters stored in `meta` (./schema.ts `COUNTERS`), kept in memory by the file's one writer. */
 export interface StoredCounters {
@@ -17,17 +18,18 @@ export type DocRow = [id: string, seq: number, rev: string, deleted: number, tre
 export type LocalRow = [id: string, rev: string, body: string];
 /** A record with its winner's body (NULL for a deleted winner), the tree last. */
 export type BodyRow = [id: string, seq: number, rev: string, deleted: number, body: string | null, tree: string];
-/** What a write needs of a document's current row: its key, deleted flag and counted body size. */
-export type OldRow = [k: number, deleted: number, size: number];
+/** What a write needs of a document's current row: its key, deleted flag, counted body size and stored tree. */
+export type OldRow = [k: number, deleted: number, size: number, tree: string];
 
 export const DOC_COLUMNS = 'id, seq, rev, deleted, tree';
 
-export function toRecord(row: DocRow): DocRecord {
-  return { id: row[0], seq: row[1], rev: row[2], deleted: row[3] !== 0, tree: row[4] };
+/** The record of a row; `trees` gives the text of a tree stored in chunks (./tree-chunks.ts). */
+export function toRecord(row: DocRow, trees: TreeChunks): DocRecord {
+  return { id: row[0], seq: row[1], rev: row[2], deleted: row[3] !== 0, tree: trees.text(row[4]) };
 }
 
-export function toChangedDoc([id, seq, rev, deleted, body, tree]: BodyRow): ChangedDoc {
-  return { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree };
+export function toChangedDoc([id, seq, rev, deleted, body, tree]: BodyRow, trees: TreeChunks): ChangedDoc {
+  return { id, seq, rev, deleted: deleted !== 0, body: body ?? undefined, tree: trees.text(tree) };
 }
 
 export function toLocal(row: LocalRow): LocalDoc {

@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import type { CompactWrite, DocWrite, PurgeWrite } from '../records.js';
 import type { OldRow, StoredCounters } from './doc-rows.js';
 import { COUNTERS } from './schema.js';
+import type { TreeChunks } from './tree-chunks.js';
 
 type Statement = Database.Statement;
 
@@ -28,8 +29,12 @@ export class SqliteDocWrites {
   private readonly stmtBodySize: Statement;
   private readonly stmtSaveCounters: Statement;
 
-  constructor(private readonly db: Database.Database) {
-    this.stmtOld = db.prepare('SELECT k, deleted, size FROM docs WHERE id = ?').raw();
+  constructor(
+    private readonly db: Database.Database,
+    /** Where long one-line histories are kept (./tree-chunks.ts): every tree is stored through it. */
+    private readonly trees: TreeChunks,
+  ) {
+    this.stmtOld = db.prepare('SELECT k, deleted, size, tree FROM docs WHERE id = ?').raw();
     // `k` is given explicitly on insert, as SQLite would pick it: one more than the largest.
     this.stmtMaxKey = db.prepare('SELECT max(k) FROM docs').pluck();
     this.stmtUpdateDoc = db.prepare('UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?');
@@ -60,7 +65,7 @@ export class SqliteDocWrites {
       this.insertRows(this.stmtPutBodies, 'INSERT OR REPLACE INTO bodies (doc, rev, body)', 3, bodyRows);
     };
     let nextKey = 0; // read when the first new document needs one
-    for (const { record, bodies, dropBodies, isNew } of writes) {
+    for (const { record, bodies, dropBodies, isNew, treeGrowth } of writes) {
       for (const b of bodies) {
         if (typeof b.body !== 'string') throw new TypeError(`body of ${record.id} ${b.rev} is not a string`);
       }
@@ -76,7 +81,15 @@ export class SqliteDocWrites {
         if (!record.deleted) size = sizeInBatch(bodies, record.rev) ?? 0;
         if (nextKey === 0) nextKey = ((this.stmtMaxKey.get() as number | null) ?? 0) + 1;
         const k = nextKey++;
-        docRows.push(k, record.id, seq, record.rev, deleted, size, record.tree);
+        docRows.push(
+          k,
+          record.id,
+          seq,
+          record.rev,
+          deleted,
+          size,
+          this.trees.store(k, record.tree, undefined, undefined),
+        );
         for (const b of bodies) bodyRows.push(k, b.rev, b.body);
       } else {
         const k = old[0];
@@ -85,7 +98,7 @@ export class SqliteDocWrites {
         if (!record.deleted) {
           size = sizeInBatch(bodies, record.rev) ?? (this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0;
         }
-        this.stmtUpdateDoc.run(seq, record.rev, deleted, size, record.tree, k);
+        this.stmtUpdateDoc.run(seq, record.rev, deleted, size, this.trees.store(k, record.tree, old[3], treeGrowth), k);
         if (old[1] !== 0) c.docDelCount--;
         else c.docCount--;
         c.external -= old[2];
@@ -143,18 +156,20 @@ export class SqliteDocWrites {
       if (record === undefined) continue;
       const old = this.stmtOld.get(id) as OldRow | undefined;
       if (old === undefined) continue;
-      const [k, oldDeleted, oldSize] = old;
+      const [k, oldDeleted, oldSize, oldTree] = old;
       if (oldDeleted !== 0) c.docDelCount--;
       else c.docCount--;
       c.external -= oldSize;
       if (record === null) {
         db.prepare('DELETE FROM bodies WHERE doc = ?').run(k);
         db.prepare('DELETE FROM docs WHERE k = ?').run(k);
+        this.trees.drop(k);
         continue;
       }
       for (const rev of dropBodies ?? []) this.stmtDropBody.run(k, rev);
       const size = record.deleted ? 0 : ((this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0);
-      this.stmtUpdateDoc.run(++c.updateSeq, record.rev, record.deleted ? 1 : 0, size, record.tree, k);
+      const tree = this.trees.store(k, record.tree, oldTree, undefined);
+      this.stmtUpdateDoc.run(++c.updateSeq, record.rev, record.deleted ? 1 : 0, size, tree, k);
       resequenced?.(purge, c.updateSeq);
       if (record.deleted) c.docDelCount++;
       else c.docCount++;
@@ -175,7 +190,7 @@ export class SqliteDocWrites {
         const old = this.stmtOld.get(id) as OldRow | undefined;
         if (old === undefined) continue;
         for (const rev of dropBodies) this.stmtDropBody.run(old[0], rev);
-        this.stmtSetTree.run(tree, old[0]);
+        this.stmtSetTree.run(this.trees.store(old[0], tree, old[3], undefined), old[0]);
       }
     })();
   }

@@ -10,7 +10,11 @@
  *
  * TEXT columns use the BINARY collation: UTF-8 byte order, which is code point order.
  */
-export const SCHEMA_VERSION = 1;
+/**
+ * 2: long one-line revision histories may be stored in `tree_chunks` (./tree-chunks.ts), which
+ * an older build would misread as tree text; a version-1 file is brought up to 2 on open.
+ */
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA = `
 CREATE TABLE docs (

@@ -26,6 +26,7 @@ import { SqliteAttachments } from './attachments.js';
 import { SqliteDocFolds } from './doc-folds.js';
 import { recordsOf, SqliteDocReads } from './doc-reads.js';
 import { type LocalRow, type StoredCounters, toLocal } from './doc-rows.js';
+import { TreeChunks } from './tree-chunks.js';
 import { SqliteDocWrites } from './doc-writes.js';
 import { configureConnection, loadCounters, migrateFile } from './sqlite-file.js';
 import type { SqliteSyncStore } from './sync-store.js';
@@ -110,10 +111,11 @@ export class SqliteDatabase implements SqliteSyncStore {
     }
     const db = this.db;
     this.attachments = new SqliteAttachments(db);
-    this.access = new SqliteAccessRows(db);
-    this.reads = new SqliteDocReads(db);
-    this.writes = new SqliteDocWrites(db);
-    this.folds = new SqliteDocFolds(db, () => this.totals);
+    const trees = new TreeChunks(db);
+    this.access = new SqliteAccessRows(db, trees);
+    this.reads = new SqliteDocReads(db, trees);
+    this.writes = new SqliteDocWrites(db, trees);
+    this.folds = new SqliteDocFolds(db, () => this.totals, trees);
     this.stmtGetLocal = db.prepare('SELECT id, rev, body FROM local_docs WHERE id = ?').raw();
     this.stmtPutLocal = db.prepare('INSERT OR REPLACE INTO local_docs (id, rev, body) VALUES (?, ?, ?)');
     this.stmtDeleteLocal = db.prepare('DELETE FROM local_docs WHERE id = ?');

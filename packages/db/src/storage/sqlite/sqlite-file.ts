@@ -13,6 +13,7 @@ import {
   SCHEMA,
   SCHEMA_VERSION,
 } from './schema.js';
+import { TREE_CHUNKS_SCHEMA } from './tree-chunks.js';
 
 /** The connection's settings; `checkpointedElsewhere`: the checkpoint worker (./wal-checkpointer.ts) watches the file. */
 export function configureConnection(
@@ -58,6 +59,7 @@ export function migrateFile(db: Database.Database, name: string): number {
       db.exec(SCHEMA);
       db.exec(PURGE_SCHEMA);
       db.exec(ATTACHMENT_SCHEMA);
+      db.exec(TREE_CHUNKS_SCHEMA);
       const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
       for (const key of COUNTERS) put.run(key, 0);
       put.run('created_at', createdAt);
@@ -65,11 +67,13 @@ export function migrateFile(db: Database.Database, name: string): number {
     }).immediate();
     return createdAt;
   }
-  if (version !== SCHEMA_VERSION) {
+  if (version !== SCHEMA_VERSION && version !== 1) {
     throw new Error(`database ${name}: unsupported storage schema version ${version}`);
   }
   db.exec(PURGE_SCHEMA);
   db.exec(ATTACHMENT_SCHEMA);
+  db.exec(TREE_CHUNKS_SCHEMA);
+  if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('attachments');
   if (!columns.includes('chunks')) db.exec(ATTACHMENT_CHUNKS_COLUMN);
   const createdAt = db.prepare("SELECT value FROM meta WHERE key = 'created_at'").pluck().get();
