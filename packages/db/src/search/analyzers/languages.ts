@@ -9,6 +9,7 @@ import { bulgarianAnalyzer } from './bulgarian.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
+import { finnishAnalyzer } from './finnish.js';
 import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
 import { indonesianAnalyzer } from './indonesian.js';
@@ -28,6 +29,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
+  finnish: finnishAnalyzer,
   french: frenchAnalyzer,
   german: germanAnalyzer,
   indonesian: indonesianAnalyzer,
