@@ -44,6 +44,7 @@ describe('language analyzers over HTTP', () => {
       assert.deepEqual(await analyze(path, 'swedish', 'och jaktkarlarne'), { tokens: ['jaktkarl'] });
       assert.deepEqual(await analyze(path, 'norwegian', 'det havnedistriktene'), { tokens: ['havnedistrikt'] });
       assert.deepEqual(await analyze(path, 'finnish', 'olla edeltäjiinsä'), { tokens: ['edeltäj'] });
+      assert.deepEqual(await analyze(path, 'hungarian', 'által babakocsijáért'), { tokens: ['babakocs'] });
     }
     assert.deepEqual(await analyze('/_search_analyze', { name: 'french', stopwords: ['voir'] }, 'voir le'), {
       tokens: ['le'],

@@ -646,6 +646,59 @@ describe('language analyzers', () => {
     for (const [word, expected] of cases) assert.deepEqual(terms('finnish', word), [expected], word);
   });
 
+  it('hungarian: stop words and the Snowball stemmer', () => {
+    // TestHungarianAnalyzer's words, then words of Snowball's Hungarian sample vocabulary with its outputs.
+    assert.deepEqual(terms('hungarian', 'babakocsi babakocsijáért által'), ['babakocs', 'babakocs']);
+    const cases: [string, string][] = [
+      ['játékosnak', 'játékos'],
+      ['játékosokat', 'játékos'],
+      ['játékosokból', 'játékos'],
+      ['játékosaira', 'játékos'],
+      ['játékosának', 'játékos'],
+      ['játékosságából', 'játékosság'],
+      ['játékprogram', 'játékprogr'],
+      ['játékprogramja', 'játékprogram'],
+      ['játékterembe', 'játékter'],
+      ['játéktermekben', 'játékterm'],
+      ['jázmin', 'jázm'],
+      ['jégfelületén', 'jégfelület'],
+      ['jéggé', 'jég'],
+      ['jégkrémet', 'jégkre'],
+      ['jégpályai', 'jégpály'],
+      ['jégszekrénnyel', 'jégszekrény'],
+      ['jóakaratból', 'jóakarat'],
+      ['jóakarattal', 'jóakar'],
+      ['jobbal', 'job'],
+      ['jobban', 'job'],
+      ['jobbat', 'jobb'],
+      ['jobbjával', 'jobb'],
+      ['jobbá', 'job'],
+      ['jóban-rosszban', 'jóban-rossz'],
+      ['jóbarát', 'jóbar'],
+      ['jócskán', 'jócs'],
+      ['jókedvvel', 'jókedv'],
+      ['jókedvükben', 'jókedv'],
+      ['jókorák', 'jókora'],
+      ['jóllakik', 'jóll'],
+      ['jólét', 'jól'],
+      ['jómódban', 'jómó'],
+      ['jósolják', 'jósolja'],
+      ['jósolta', 'jósolt'],
+      ['jószándékkal', 'jószánde'],
+      ['jószerencse', 'jószerencs'],
+      ['józan', 'józ'],
+      ['jóéjszakát', 'jóéjsz'],
+      ['jöjjenek', 'jöj'],
+      ['jönnöm', 'jönnö'],
+      ['jönnénk', 'jönne'],
+      ['jövedelmet', 'jövedel'],
+      ['jövedelem', 'jövedel'],
+      ['jövedéki', 'jövede'],
+      ['jövet', 'jöv'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('hungarian', word), [expected], word);
+  });
+
   it('dutch: stop words, the stem overrides and the Snowball stemmer', () => {
     const cases: [string, string][] = [
       ['lichaamsziek', 'lichaamsziek'],

@@ -12,6 +12,7 @@ import { dutchAnalyzer } from './dutch.js';
 import { finnishAnalyzer } from './finnish.js';
 import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
+import { hungarianAnalyzer } from './hungarian.js';
 import { indonesianAnalyzer } from './indonesian.js';
 import { italianAnalyzer } from './italian.js';
 import { norwegianAnalyzer } from './norwegian.js';
@@ -32,6 +33,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   finnish: finnishAnalyzer,
   french: frenchAnalyzer,
   german: germanAnalyzer,
+  hungarian: hungarianAnalyzer,
   indonesian: indonesianAnalyzer,
   italian: italianAnalyzer,
   norwegian: norwegianAnalyzer,
