@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fieldAnalyzers } from '../src/search/analyzers.js';
 import { germanNormalized } from '../src/search/analyzers/german.js';
+import { hungarianStem } from '../src/search/analyzers/hungarian.js';
 import { indonesianStem } from '../src/search/analyzers/indonesian.js';
 import { portugueseLightStem } from '../src/search/analyzers/portuguese.js';
 
@@ -696,7 +697,8 @@ describe('language analyzers', () => {
       ['jövedéki', 'jövede'],
       ['jövet', 'jöv'],
     ];
-    for (const [word, expected] of cases) assert.deepEqual(terms('hungarian', word), [expected], word);
+    // The stemmer alone: `jobban` is also a stop word.
+    for (const [word, expected] of cases) assert.equal(hungarianStem(word), expected, word);
   });
 
   it('dutch: stop words, the stem overrides and the Snowball stemmer', () => {
