@@ -45,6 +45,7 @@ describe('language analyzers over HTTP', () => {
       assert.deepEqual(await analyze(path, 'norwegian', 'det havnedistriktene'), { tokens: ['havnedistrikt'] });
       assert.deepEqual(await analyze(path, 'finnish', 'olla edeltäjiinsä'), { tokens: ['edeltäj'] });
       assert.deepEqual(await analyze(path, 'hungarian', 'által babakocsijáért'), { tokens: ['babakocs'] });
+      assert.deepEqual(await analyze(path, 'irish', "le b'fhearr"), { tokens: ['fearr'] });
     }
     assert.deepEqual(await analyze('/_search_analyze', { name: 'french', stopwords: ['voir'] }, 'voir le'), {
       tokens: ['le'],

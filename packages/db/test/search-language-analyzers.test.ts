@@ -4,6 +4,7 @@ import { fieldAnalyzers } from '../src/search/analyzers.js';
 import { germanNormalized } from '../src/search/analyzers/german.js';
 import { hungarianStem } from '../src/search/analyzers/hungarian.js';
 import { indonesianStem } from '../src/search/analyzers/indonesian.js';
+import { irishLowercased } from '../src/search/analyzers/irish.js';
 import { portugueseLightStem } from '../src/search/analyzers/portuguese.js';
 
 const terms = (analyzer: unknown, text: string) =>
@@ -699,6 +700,22 @@ describe('language analyzers', () => {
     ];
     // The stemmer alone: `jobban` is also a stop word.
     for (const [word, expected] of cases) assert.equal(hungarianStem(word), expected, word);
+  });
+
+  it('irish: hyphenation particles, elision, Irish lowercase, stop words and the Snowball stemmer', () => {
+    // TestIrishAnalyzer's and TestIrishLowerCaseFilter's cases.
+    assert.deepEqual(terms('irish', 'siopadóireacht síceapatacha le'), ['siopadóir', 'síceapaite']);
+    assert.deepEqual(terms('irish', "b'fhearr m'athair"), ['fearr', 'athair']);
+    // `n-athair` is two tokens: the `n` goes and its position stays empty.
+    assert.deepEqual(fieldAnalyzers('irish').forField('f')('n-athair'), [{ text: 'athair', position: 1 }]);
+    assert.deepEqual(
+      irishLowercased([
+        { text: 'nAthair', position: 0 },
+        { text: 'tUISCE', position: 1 },
+        { text: 'hARD', position: 2 },
+      ]).map((t) => t.text),
+      ['n-athair', 't-uisce', 'hard'],
+    );
   });
 
   it('dutch: stop words, the stem overrides and the Snowball stemmer', () => {

@@ -14,6 +14,7 @@ import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
 import { hungarianAnalyzer } from './hungarian.js';
 import { indonesianAnalyzer } from './indonesian.js';
+import { irishAnalyzer } from './irish.js';
 import { italianAnalyzer } from './italian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
@@ -35,6 +36,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   german: germanAnalyzer,
   hungarian: hungarianAnalyzer,
   indonesian: indonesianAnalyzer,
+  irish: irishAnalyzer,
   italian: italianAnalyzer,
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,
