@@ -43,6 +43,15 @@ describe('language analyzers over HTTP', () => {
       assert.deepEqual(await analyze(path, 'danish', 'på undersøgelse'), { tokens: ['undersøg'] });
       assert.deepEqual(await analyze(path, 'swedish', 'och jaktkarlarne'), { tokens: ['jaktkarl'] });
       assert.deepEqual(await analyze(path, 'norwegian', 'det havnedistriktene'), { tokens: ['havnedistrikt'] });
+      assert.deepEqual(await analyze(path, 'finnish', 'olla edeltäjiinsä'), { tokens: ['edeltäj'] });
+      assert.deepEqual(await analyze(path, 'hungarian', 'által babakocsijáért'), { tokens: ['babakocs'] });
+      assert.deepEqual(await analyze(path, 'irish', "le b'fhearr"), { tokens: ['fearr'] });
+    }
+    // A language still without an analyzer is refused, named, with the ones there are.
+    for (const name of ['romanian', 'turkish', 'catalan', 'basque', 'armenian']) {
+      const refused = await t.request('POST', '/_search_analyze', { body: { analyzer: name, text: 'x' } });
+      assert.equal(refused.status, 400, name);
+      assert.match(refused.json.reason, new RegExp(`Unsupported analyzer: ${name} .*finnish, .*hungarian, .*irish`));
     }
     assert.deepEqual(await analyze('/_search_analyze', { name: 'french', stopwords: ['voir'] }, 'voir le'), {
       tokens: ['le'],

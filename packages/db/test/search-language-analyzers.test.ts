@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fieldAnalyzers } from '../src/search/analyzers.js';
 import { germanNormalized } from '../src/search/analyzers/german.js';
+import { hungarianStem } from '../src/search/analyzers/hungarian.js';
 import { indonesianStem } from '../src/search/analyzers/indonesian.js';
+import { irishLowercased } from '../src/search/analyzers/irish.js';
 import { portugueseLightStem } from '../src/search/analyzers/portuguese.js';
 
 const terms = (analyzer: unknown, text: string) =>
@@ -567,6 +569,153 @@ describe('language analyzers', () => {
       ['verdt', 'verd'],
     ];
     for (const [word, expected] of cases) assert.deepEqual(terms('norwegian', word), [expected], word);
+  });
+
+  it('finnish: stop words and the Snowball stemmer', () => {
+    // TestFinnishAnalyzer's words, then words of Snowball's Finnish sample vocabulary with its outputs.
+    assert.deepEqual(terms('finnish', 'edeltäjiinsä edeltäjistään olla'), ['edeltäj', 'edeltäj']);
+    const cases: [string, string][] = [
+      ['aagot', 'aago'],
+      ['aakkoset', 'aakkos'],
+      ['aakkosjärjestykseen', 'aakkosjärjestyks'],
+      ['aakkosten', 'aakkost'],
+      ['aakkulalle', 'aakkul'],
+      ['aakoo', 'aako'],
+      ['aalloilla', 'aalo'],
+      ['aallokko', 'aalloko'],
+      ['aallokkoon', 'aalloko'],
+      ['aallon', 'aalo'],
+      ['aallot', 'aalo'],
+      ['aaltoihin', 'aalto'],
+      ['aaltoilee', 'aaltoil'],
+      ['aaltojärvi', 'aaltojärv'],
+      ['aaltomaa', 'aaltom'],
+      ['aaltonen', 'aalton'],
+      ['aaltopituudella', 'aaltopituud'],
+      ['aaltosta', 'aalto'],
+      ['aaltovirta', 'aaltovir'],
+      ['aamen', 'aame'],
+      ['aamiainen', 'aamiain'],
+      ['aamiaispöytään', 'aamiaispöy'],
+      ['aamiaista', 'aamia'],
+      ['aamuauringon', 'aamuauringo'],
+      ['aamuin', 'aamu'],
+      ['aamuinen', 'aamuin'],
+      ['aamuista', 'aamu'],
+      ['aamukahdeksaan', 'aamukahdeks'],
+      ['aamukuuteen', 'aamukuut'],
+      ['aamullakello', 'aamullakelo'],
+      ['aamullaparhain', 'aamullaparh'],
+      ['aamunkoitteessa', 'aamunkoit'],
+      ['aamunsa', 'aamu'],
+      ['aamupimeässä', 'aamupimeä'],
+      ['aamupuurolle', 'aamupuuro'],
+      ['aamutakkeja', 'aamutak'],
+      ['aamutunneille', 'aamutun'],
+      ['aapista', 'aap'],
+      ['aappo', 'aapo'],
+      ['aardman', 'aardm'],
+      ['aardmanin', 'aardman'],
+      ['aaretti', 'aaret'],
+      ['aaria', 'aar'],
+      ['aariaa', 'aaria'],
+      ['aarille', 'aar'],
+      ['aarni', 'aar'],
+      ['aarre', 'aar'],
+      ['aarretta', 'aar'],
+      ['aarteeksi', 'aart'],
+      ['aarteensa', 'aart'],
+      ['aarteillaan', 'aart'],
+      ['aasialaista', 'aasial'],
+      ['aasianleijona', 'aasianleij'],
+      ['aasinsa', 'aasi'],
+      ['aatoksi', 'aato'],
+      ['aatonaatto', 'aatonaato'],
+      ['aatteellista', 'aatteel'],
+      ['aatteeseensa', 'aattees'],
+      ['aatteetovat', 'aatteetov'],
+      ['aattoiltaan', 'aato'],
+      ['aattonakin', 'aato'],
+      ['aattoyönä', 'aatoyö'],
+      ['aavistaakaan', 'aavist'],
+      ['aavistamaton', 'aavistamato'],
+      ['aavistanut', 'aavistanu'],
+      ['aavistaneet', 'aavistan'],
+      ['aavikkoralli', 'aavikkoral'],
+      ['edeltäjiinsä', 'edeltäj'],
+      ['edeltäjistään', 'edeltäj'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('finnish', word), [expected], word);
+  });
+
+  it('hungarian: stop words and the Snowball stemmer', () => {
+    // TestHungarianAnalyzer's words, then words of Snowball's Hungarian sample vocabulary with its outputs.
+    assert.deepEqual(terms('hungarian', 'babakocsi babakocsijáért által'), ['babakocs', 'babakocs']);
+    const cases: [string, string][] = [
+      ['játékosnak', 'játékos'],
+      ['játékosokat', 'játékos'],
+      ['játékosokból', 'játékos'],
+      ['játékosaira', 'játékos'],
+      ['játékosának', 'játékos'],
+      ['játékosságából', 'játékosság'],
+      ['játékprogram', 'játékprogr'],
+      ['játékprogramja', 'játékprogram'],
+      ['játékterembe', 'játékter'],
+      ['játéktermekben', 'játékterm'],
+      ['jázmin', 'jázm'],
+      ['jégfelületén', 'jégfelület'],
+      ['jéggé', 'jég'],
+      ['jégkrémet', 'jégkre'],
+      ['jégpályai', 'jégpály'],
+      ['jégszekrénnyel', 'jégszekrény'],
+      ['jóakaratból', 'jóakarat'],
+      ['jóakarattal', 'jóakar'],
+      ['jobbal', 'job'],
+      ['jobban', 'job'],
+      ['jobbat', 'jobb'],
+      ['jobbjával', 'jobb'],
+      ['jobbá', 'job'],
+      ['jóban-rosszban', 'jóban-rossz'],
+      ['jóbarát', 'jóbar'],
+      ['jócskán', 'jócs'],
+      ['jókedvvel', 'jókedv'],
+      ['jókedvükben', 'jókedv'],
+      ['jókorák', 'jókora'],
+      ['jóllakik', 'jóll'],
+      ['jólét', 'jól'],
+      ['jómódban', 'jómó'],
+      ['jósolják', 'jósolja'],
+      ['jósolta', 'jósolt'],
+      ['jószándékkal', 'jószánde'],
+      ['jószerencse', 'jószerencs'],
+      ['józan', 'józ'],
+      ['jóéjszakát', 'jóéjsz'],
+      ['jöjjenek', 'jöj'],
+      ['jönnöm', 'jönnö'],
+      ['jönnénk', 'jönne'],
+      ['jövedelmet', 'jövedel'],
+      ['jövedelem', 'jövedel'],
+      ['jövedéki', 'jövede'],
+      ['jövet', 'jöv'],
+    ];
+    // The stemmer alone: `jobban` is also a stop word.
+    for (const [word, expected] of cases) assert.equal(hungarianStem(word), expected, word);
+  });
+
+  it('irish: hyphenation particles, elision, Irish lowercase, stop words and the Snowball stemmer', () => {
+    // TestIrishAnalyzer's and TestIrishLowerCaseFilter's cases.
+    assert.deepEqual(terms('irish', 'siopadóireacht síceapatacha le'), ['siopadóir', 'síceapaite']);
+    assert.deepEqual(terms('irish', "b'fhearr m'athair"), ['fearr', 'athair']);
+    // `n-athair` is two tokens: the `n` goes and its position stays empty.
+    assert.deepEqual(fieldAnalyzers('irish').forField('f')('n-athair'), [{ text: 'athair', position: 1 }]);
+    assert.deepEqual(
+      irishLowercased([
+        { text: 'nAthair', position: 0 },
+        { text: 'tUISCE', position: 1 },
+        { text: 'hARD', position: 2 },
+      ]).map((t) => t.text),
+      ['n-athair', 't-uisce', 'hard'],
+    );
   });
 
   it('dutch: stop words, the stem overrides and the Snowball stemmer', () => {

@@ -9,9 +9,12 @@ import { bulgarianAnalyzer } from './bulgarian.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
+import { finnishAnalyzer } from './finnish.js';
 import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
+import { hungarianAnalyzer } from './hungarian.js';
 import { indonesianAnalyzer } from './indonesian.js';
+import { irishAnalyzer } from './irish.js';
 import { italianAnalyzer } from './italian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
@@ -28,9 +31,12 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
+  finnish: finnishAnalyzer,
   french: frenchAnalyzer,
   german: germanAnalyzer,
+  hungarian: hungarianAnalyzer,
   indonesian: indonesianAnalyzer,
+  irish: irishAnalyzer,
   italian: italianAnalyzer,
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,

@@ -1,0 +1,31 @@
+/**
+ * Snowball's `[substring] R1 among(...)` in the stemmers whose endings each have one fixed
+ * replacement: the longest listed ending the word has is chosen first, and only then must it lie
+ * in the region (a shorter ending is not tried instead).
+ */
+
+/** The longest of `endings` that `word` ends with. */
+export function longestEnding(word: string, endings: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  for (const e of endings) if (word.endsWith(e) && (best === undefined || e.length > best.length)) best = e;
+  return best;
+}
+
+/**
+ * The word with its longest ending of `replacements` replaced (by `''`: removed) when that ending
+ * starts at `region` or after; otherwise undefined (the word unchanged).
+ */
+export function replacedEnding(
+  word: string,
+  region: number,
+  replacements: Readonly<Record<string, string>>,
+): string | undefined {
+  const ending = longestEnding(word, Object.keys(replacements));
+  if (ending === undefined || word.length - ending.length < region) return undefined;
+  return word.slice(0, word.length - ending.length) + replacements[ending]!;
+}
+
+/** A replacement table of endings that are all removed. */
+export function removed(endings: string): Record<string, string> {
+  return Object.fromEntries(endings.split(/\s+/).map((e) => [e, '']));
+}
