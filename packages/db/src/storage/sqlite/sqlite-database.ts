@@ -301,6 +301,8 @@ export class SqliteDatabase implements SqliteSyncStore {
 
   compactDocs(writes: readonly CompactWrite[]): void {
     this.writes.compact(writes);
+    // Compaction rewrites trees without a new sequence: the kept recent writes would give the old ones.
+    this.recent.clear(this.totals.updateSeq);
   }
 
   /**
