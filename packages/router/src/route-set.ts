@@ -22,8 +22,12 @@ const ROUTE_NAME = /^[_a-z]\w*$/i;
 /** `R`: the routes as the declaration types them (see typed-routes.ts). */
 export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLike, RouteSink {
   declare readonly [routeTypes]?: R;
-  private readonly routes: Route[] = [];
-  private readonly named = new Map<string, Route>();
+  // The declared specs; their `Route`s are made when first read (`routeAt`): the first lookup
+  // reads only its verb's routes, so a large set is not two objects a route before it is used.
+  private readonly specs: RouteSpec[] = [];
+  private readonly routes: (Route | undefined)[] = [];
+  /** Route name → index in `specs`. */
+  private readonly named = new Map<string, number>();
   private matcher: Matcher | null = null;
   private tier: MatcherTier = 'auto';
   private helperTable: Record<string, RouteHelper> | null = null;
@@ -40,9 +44,8 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
       if (this.named.has(name))
         throw new ArgumentError(`Invalid route name, already in use: '${name}' \n${DUPLICATE_NAME}`);
     }
-    const route = new Route(this.routes.length, spec);
-    this.routes.push(route);
-    if (name !== null) this.named.set(name, route);
+    if (name !== null) this.named.set(name, this.specs.length);
+    this.specs.push(spec);
     this.matcher = null;
     this.helperTable = null;
   }
@@ -53,7 +56,14 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
 
   /** Every route in declaration order (PATCH and PUT of `update` are two entries). */
   list(): RouteInfo[] {
-    return this.routes.map((r) => r.info);
+    const infos: RouteInfo[] = [];
+    for (let i = 0; i < this.specs.length; i++) infos.push(this.routeAt(i).info);
+    return infos;
+  }
+
+  /** The route of the `index`th declared spec, made on first read. */
+  private routeAt(index: number): Route {
+    return (this.routes[index] ??= new Route(index, this.specs[index]!));
   }
 
   /** Builds the recognizer now instead of on the first request. */
@@ -63,7 +73,7 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   }
 
   private compiled(): Matcher {
-    return (this.matcher ??= new Matcher(this.routes, this.tier));
+    return (this.matcher ??= new Matcher(this.specs, (index) => this.routeAt(index), this.tier));
   }
 
   /** @internal Forces one matcher tier for every lookup (tests run each tier over the same cases). */
@@ -94,9 +104,9 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   }
 
   private namedRoute(name: string): Route {
-    const route = this.named.get(name);
-    if (route === undefined) throw new Error(`Unknown route name: '${name}'`);
-    return route;
+    const index = this.named.get(name);
+    if (index === undefined) throw new Error(`Unknown route name: '${name}'`);
+    return this.routeAt(index);
   }
 
   /** `path('edit_post_comment', 1, 2)` → `/posts/1/comments/2/edit`; a last object gives keyed params. */
@@ -132,7 +142,8 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   get helpers(): Helpers<R> {
     if (this.helperTable !== null) return this.helperTable as Helpers<R>;
     const table: Record<string, RouteHelper> = Object.create(null);
-    for (const [name, route] of this.named) {
+    for (const [name, index] of this.named) {
+      const route = this.routeAt(index);
       table[camelHelperName(name, 'Path')] = (...args: unknown[]) => this.pathOf(route, args);
       table[camelHelperName(name, 'Url')] = (...args: unknown[]) => this.urlOf(route, args);
     }

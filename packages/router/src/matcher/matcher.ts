@@ -10,7 +10,7 @@
  *  2. the radix tree walk;
  *  3. the routes the tree cannot express, tried in declaration order with their own regexps.
  */
-import type { Route } from '../route.js';
+import type { Route, RouteSpec } from '../route.js';
 import type { Match } from '../types.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import { compileRecognizer, compileWalk, type CompiledWalk, type Recognizer, type StaticRoute } from './codegen.js';
@@ -108,7 +108,9 @@ export class Matcher {
   private readonly useStatics: boolean;
 
   constructor(
-    private readonly routes: readonly Route[],
+    /** The declared specs in order; `routeAt(i)` is the route of the `i`th (made on first read). */
+    private readonly specs: readonly RouteSpec[],
+    private readonly routeAt: (index: number) => Route,
     private readonly tier: MatcherTier = 'auto',
   ) {
     this.compileAfter = tier === 'auto' ? TREE_CODEGEN_AFTER_LOOKUPS : Number.POSITIVE_INFINITY;
@@ -347,20 +349,19 @@ export class Matcher {
   /** The tree of the routes answering `verb` (null: only the routes answering every verb). */
   private build(verb: string | null): Tree {
     const tree = new Tree();
-    const routes = this.routes;
+    const specs = this.specs;
     // The first build gathers the verbs of every route in the same pass. Verb lists are
     // interned: a set of 10,000 routes holds a handful, each added once.
     const gathered = this.verbSet === null ? new Set<string>() : null;
     const seen: string[][] = [];
     // An indexed loop: this runs cold, once per verb, where for-of's iterator calls cost.
-    for (let r = 0; r < routes.length; r++) {
-      const route = routes[r]!;
-      const verbs = route.spec.verbs;
+    for (let r = 0; r < specs.length; r++) {
+      const verbs = specs[r]!.verbs;
       if (gathered !== null && !seen.includes(verbs)) {
         seen.push(verbs);
         for (let v = 0; v < verbs.length; v++) gathered.add(verbs[v]!);
       }
-      if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) tree.add(route);
+      if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) tree.add(this.routeAt(r));
     }
     if (gathered !== null) this.verbSet = gathered;
     return tree;
