@@ -8,7 +8,7 @@
  *   await db.upsert({ _id: 'p1', author: 'ann' });
  *   await db.view('app', 'by_author', { group: true });  // { rows: [{ key: 'ann', value: 1 }] }
  */
-import { createAdminStore } from './auth/index.js';
+import { createAdminStore, isDbAdmin } from './auth/index.js';
 import { CouchError, notFound } from './errors.js';
 import { hiddenFrom } from './documents/access-reads.js';
 import type { AccessReader } from './documents/access-rules.js';
@@ -127,7 +127,9 @@ export class EmbeddedDb {
   /** As over HTTP, a document this user may not read (per-document `_access`) is a 404 `missing`. */
   async get(id: string, options: OpenOptions = {}): Promise<Record<string, unknown>> {
     if (await hiddenFrom(this.database, await this.reader(), id, options.rev)) throw notFound('missing');
-    return JSON.parse((await this.database.openDoc(id, options)).json) as Record<string, unknown>;
+    const security = this.writer.security ?? (await this.database.security());
+    const viewer = { name: this.writer.user.name, dbAdmin: isDbAdmin(this.writer.user, security) };
+    return JSON.parse((await this.database.openDoc(id, { viewer, ...options })).json) as Record<string, unknown>;
   }
 
   /** What this user may read of an access-enabled database (undefined: everything). */

@@ -1,7 +1,8 @@
 /**
- * Replication documents on two nodes of one PostgreSQL: the jobs run on exactly one node (the
- * holder of the replicator lease), `/_scheduler` answers the same on both and names that node, and
- * when that node goes away the other takes the jobs over within seconds and carries on.
+ * Replication documents on two nodes of one PostgreSQL: each job runs on exactly one node (the
+ * holder of its lease), `/_scheduler` answers the same on both and names that node, and when that
+ * node goes away the other takes the jobs over within seconds and carries on; a node that joins
+ * takes its fair share of the jobs.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -73,5 +74,73 @@ describe('replication jobs on two nodes of one PostgreSQL', () => {
     );
     const after = (await other.request('GET', '/_scheduler/docs/_replicator/job')).json;
     assert.deepEqual([after.state, after.node], ['running', other === a ? 'a@divan' : 'b@divan']);
+  });
+});
+
+/** Idle continuous jobs wait for changes 10 s at a time: not stalled within this test. */
+const SHARED = { ...FAST, stallTimeoutMs: 60_000 };
+
+describe('replication jobs shared fairly by two nodes of one PostgreSQL', () => {
+  const url = testPostgresUrl();
+  const schema = freshSchema('replshare');
+  let a: TestServer;
+  let b: TestServer;
+  before(async () => {
+    if (url instanceof Error) throw url;
+    a = await startTestServer({ storage: { url, schema }, settings: { replicator: SHARED, nodeName: 'a@divan' } });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    if (!(url instanceof Error)) await dropSchema(url, schema);
+  });
+
+  it('a node that joins takes its share of the jobs; _scheduler names each job’s node on both; a node that leaves gives its jobs back', async () => {
+    assert.equal((await a.request('PUT', '/_replicator')).status, 201);
+    assert.equal((await a.request('PUT', '/src')).status, 201);
+    const ids = ['j1', 'j2', 'j3', 'j4'];
+    for (const id of ids) {
+      const doc = {
+        source: 'src',
+        target: `dst-${id}`,
+        create_target: true,
+        continuous: true,
+        user_ctx: { roles: ['_admin'] },
+      };
+      assert.equal((await a.request('PUT', `/_replicator/${id}`, { body: doc })).status, 201);
+    }
+    const count = (node: TestServer) => node.server.couch.scheduler.runningCount();
+    // Alone, the first node runs them all.
+    await until(async () => count(a) === 4, 'all four on the only node');
+    if (url instanceof Error) throw url;
+    b = await startTestServer({ storage: { url, schema }, settings: { replicator: SHARED, nodeName: 'b@divan' } });
+    await until(async () => count(a) === 2 && count(b) === 2, 'two on each node', 20_000);
+    // Never more than one node runs a job: four in all, every time we look.
+    for (let i = 0; i < 10; i++) {
+      assert.equal(count(a) + count(b), 4, `${count(a)} + ${count(b)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Both nodes answer the same, each job with the node that runs it.
+    await until(async () => {
+      const [x, y] = await Promise.all([a, b].map((node) => node.request('GET', '/_scheduler/docs/_replicator')));
+      const nodes = (reply: { json: { docs: { doc_id: string; node: string; state: string }[] } }) =>
+        reply.json.docs.map((doc) => `${doc.doc_id}:${doc.state}:${doc.node}`).join();
+      const shown = nodes(x!);
+      return (
+        shown === nodes(y!) &&
+        x!.json.docs.every((doc: { state: string }) => doc.state === 'running') &&
+        (shown.match(/a@divan/g) ?? []).length === 2 &&
+        (shown.match(/b@divan/g) ?? []).length === 2
+      );
+    }, 'the same answer on both nodes, two jobs each');
+    const jobs = (await b.request('GET', '/_scheduler/jobs')).json.jobs as { doc_id: string; node: string }[];
+    assert.deepEqual(jobs.map((job) => job.doc_id).sort(), ids);
+    assert.deepEqual(jobs.map((job) => job.node).sort(), ['a@divan', 'a@divan', 'b@divan', 'b@divan']);
+    // Every job carries new writes, whichever node runs it.
+    assert.equal((await a.request('PUT', '/src/new', { body: {} })).status, 201);
+    for (const id of ids) await until(async () => (await a.request('GET', `/dst-${id}/new`)).status === 200, id);
+    // The second node leaves: the first runs all four again.
+    await b.server.close();
+    await until(async () => count(a) === 4, 'all four back on the first node', 15_000);
   });
 });

@@ -3,6 +3,7 @@
  * document, or null when the path names none or a missing one; the answer carries an ETag made of
  * what it depends on (design document, document, Accept, user) and `Vary: Accept`.
  */
+import type { Viewer } from '../documents/replicator-reads.js';
 import { createHash } from 'node:crypto';
 import type { Database } from '../documents/database.js';
 import { CouchError } from '../errors.js';
@@ -19,6 +20,8 @@ export interface ShowTarget {
   docId: string | null;
   accept: string | undefined;
   user: { name: string | null; roles: readonly string[] };
+  /** Who reads the document (documents/replicator-reads.ts). */
+  viewer?: Viewer;
 }
 
 export interface PreparedShow {
@@ -32,7 +35,7 @@ export interface PreparedShow {
 export async function prepareShow(target: ShowTarget): Promise<PreparedShow> {
   const ddoc = await openDesignDoc(target.db, target.ddocId);
   requireFunction(ddoc, 'shows', target.name);
-  const doc = target.docId === null ? null : await openOrNull(target.db, target.docId);
+  const doc = target.docId === null ? null : await openOrNull(target.db, target.docId, target.viewer);
   const etag = `"${createHash('md5')
     .update(JSON.stringify([ddoc.rev, doc?.rev ?? null, target.accept ?? null, target.user.name, target.user.roles]))
     .digest('hex')}"`;
@@ -48,9 +51,13 @@ export async function prepareShow(target: ShowTarget): Promise<PreparedShow> {
 }
 
 /** A document's winner with its conflicts, or null when missing or deleted (chttpd_show:maybe_open_doc). */
-export async function openOrNull(db: Database, id: string): Promise<{ rev: string; json: string } | null> {
+export async function openOrNull(
+  db: Database,
+  id: string,
+  viewer?: Viewer,
+): Promise<{ rev: string; json: string } | null> {
   try {
-    const opened = await db.openDoc(id, { conflicts: true });
+    const opened = await db.openDoc(id, { conflicts: true, ...(viewer && { viewer }) });
     return { rev: opened.rev, json: opened.json };
   } catch (error) {
     if (error instanceof CouchError && error.error === 'not_found') return null;

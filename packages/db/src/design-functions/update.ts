@@ -5,6 +5,7 @@
  * writer (validate functions, `_security`, conflicts), and the answer is 201 with
  * `X-Couch-Update-NewRev` and `X-Couch-Id` unless the response sets its own code.
  */
+import type { Viewer } from '../documents/replicator-reads.js';
 import type { Database, Writer } from '../documents/database.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { parseJson } from '../json/index.js';
@@ -20,6 +21,8 @@ export interface UpdateTarget {
   name: string;
   docId: string | null;
   writer: Writer;
+  /** Who reads the document (documents/replicator-reads.ts). */
+  viewer?: Viewer;
 }
 
 export async function runUpdate(
@@ -30,7 +33,7 @@ export async function runUpdate(
   const { db } = target;
   const ddoc = await openDesignDoc(db, target.ddocId);
   requireUpdateFunction(ddoc, target.name);
-  const doc = target.docId === null ? null : await openOrNull(db, target.docId);
+  const doc = target.docId === null ? null : await openOrNull(db, target.docId, target.viewer);
   const [docJson, resp] = await withRunner(db, ddoc, options, (runner) =>
     runner.update(target.name, doc?.json ?? null, req),
   );

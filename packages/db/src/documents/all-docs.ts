@@ -5,6 +5,7 @@
 import type { DocRecord, IdRange, LocalDoc } from '../storage/records.js';
 import { type AccessReader, accessOfText, overlaps } from './access-rules.js';
 import type { AttachmentView } from './attachment-read.js';
+import type { Viewer } from './replicator-reads.js';
 import type { Database } from './database.js';
 import { DESIGN_PREFIX, isLocalId } from './doc-id.js';
 import { inPartition, partitionIdRange } from './partition.js';
@@ -31,6 +32,8 @@ export interface AllDocsOptions {
   attEncodingInfo?: boolean;
   /** A partitioned database's partition: only its id range is read (./partition.ts). */
   partition?: string;
+  /** Who reads: `include_docs` documents as they may see them (./replicator-reads.ts). */
+  viewer?: Viewer;
 }
 
 export interface AllDocsResult {
@@ -156,7 +159,7 @@ async function* rangeRows(
     }
     // A page's documents are read together.
     const docs = options.includeDocs
-      ? await db.winningDocs(selected, options.conflicts, attachmentViewOf(options))
+      ? await db.winningDocs(selected, options.conflicts, attachmentViewOf(options), options.viewer)
       : undefined;
     for (const [i, record] of selected.entries()) yield rowText(record, record.id, docs?.[i]);
     if (left <= 0) return;
@@ -214,7 +217,9 @@ async function rowOf(db: Database, record: DocRecord, key: string, options: AllD
   return rowText(
     record,
     key,
-    options.includeDocs ? await db.winningDoc(record, options.conflicts, attachmentViewOf(options)) : undefined,
+    options.includeDocs
+      ? await db.winningDoc(record, options.conflicts, attachmentViewOf(options), options.viewer)
+      : undefined,
   );
 }
 

@@ -9,6 +9,7 @@ import { accessChanges, countAccessChanges } from './access-roles.js';
 import type { AccessReader } from './access-rules.js';
 import { attachmentViewOf } from './all-docs.js';
 import type { Database } from './database.js';
+import type { Viewer } from './replicator-reads.js';
 
 export interface ChangesOptions {
   since: number;
@@ -35,6 +36,8 @@ export interface ChangesOptions {
    * read, from their access rows; `removed`: also a row for each document they lost.
    */
   access?: { reader: AccessReader; removed: boolean };
+  /** Who reads: documents are shown (and judged by filters) as they may see them (./replicator-reads.ts). */
+  viewer?: Viewer;
 }
 
 /**
@@ -197,7 +200,8 @@ async function judge(
 ): Promise<{ passing: { rev: string }[][]; winners: (string | undefined)[] }> {
   const revsOf = records.map((record) => db.changeRevs(record, options.allLeaves));
   const filter = options.docFilter!;
-  if (withBodies && !options.conflicts && filter.testStored !== undefined) {
+  // Stored bodies are judged only where every reader is shown them (no read rule).
+  if (withBodies && !options.conflicts && filter.testStored !== undefined && !db.hasReadRule) {
     // Live winners judged on their stored bodies; tombstones as filters see them.
     const verdicts: boolean[] = [];
     const stored: StoredWinner[] = [];
@@ -210,7 +214,7 @@ async function judge(
         stored.push({ id: record.id, rev: record.rev, body: record.body });
         storedAt.push(r);
       } else {
-        tombstones.push(await revisionDoc(db, record, record.rev, false));
+        tombstones.push(await revisionDoc(db, record, record.rev, false, options.viewer));
         tombstonesAt.push(r);
       }
     }
@@ -225,10 +229,10 @@ async function judge(
   if (!options.allLeaves) {
     // Winners: live ones read together (or given with the changes), tombstones one by one.
     const live = withBodies
-      ? records.map((record) => db.winningDocFromBody(record, record.body, options.conflicts))
-      : await db.winningDocs(records, options.conflicts);
+      ? records.map((record) => db.winningDocFromBody(record, record.body, options.conflicts, options.viewer))
+      : await db.winningDocs(records, options.conflicts, undefined, options.viewer);
     for (let r = 0; r < records.length; r++) {
-      const text = live[r] ?? (await revisionDoc(db, records[r]!, records[r]!.rev, options.conflicts));
+      const text = live[r] ?? (await revisionDoc(db, records[r]!, records[r]!.rev, options.conflicts, options.viewer));
       texts.push(text);
       winners.push(live[r] ?? undefined);
     }
@@ -236,11 +240,15 @@ async function judge(
     // A live document with one leaf (most of them) is its winner: read with the page's others,
     // not opened one by one as the leaves of a conflicted or deleted document are.
     const single = records.map((record, r) => (revsOf[r]!.length === 1 && !record.deleted ? record : undefined));
-    const live = await db.winningDocs(single, options.conflicts);
+    const live = await db.winningDocs(single, options.conflicts, undefined, options.viewer);
     for (let r = 0; r < records.length; r++) {
       const text = live[r];
       if (text !== null && text !== undefined) texts.push(text);
-      else for (const { rev } of revsOf[r]!) texts.push(await revisionDoc(db, records[r]!, rev, options.conflicts));
+      else {
+        for (const { rev } of revsOf[r]!) {
+          texts.push(await revisionDoc(db, records[r]!, rev, options.conflicts, options.viewer));
+        }
+      }
     }
   }
   const verdicts = await filter.test(texts);
@@ -249,9 +257,15 @@ async function judge(
 }
 
 /** One revision as filters see it (`{_id, _rev, _deleted: true, …}` for a tombstone). */
-async function revisionDoc(db: Database, record: DocRecord, rev: string, conflicts: boolean): Promise<string> {
+async function revisionDoc(
+  db: Database,
+  record: DocRecord,
+  rev: string,
+  conflicts: boolean,
+  viewer: Viewer | undefined,
+): Promise<string> {
   try {
-    return (await db.openDoc(record.id, { rev: parseRev(rev), conflicts })).json;
+    return (await db.openDoc(record.id, { rev: parseRev(rev), conflicts, ...(viewer && { viewer }) })).json;
   } catch {
     return JSON.stringify({ _id: record.id, _rev: rev, _deleted: true });
   }
@@ -270,7 +284,7 @@ async function changeRow(
     // The winner's text as read for the filter (or from the body read with the change), unless
     // the row must carry attachment data or info.
     const plain = !options.attachments && !options.attEncodingInfo;
-    const winner = plain ? (read ?? readWinner(db, record, options.conflicts)) : undefined;
+    const winner = plain ? (read ?? readWinner(db, record, options.conflicts, options.viewer)) : undefined;
     let doc = winner ?? (await changeDoc(db, record, options));
     if (doc !== 'null' && options.docFilter?.projectDoc !== undefined) doc = options.docFilter.projectDoc(doc);
     row += `,"doc":${doc}`;
@@ -283,17 +297,20 @@ function readWinner(
   db: Database,
   record: DocRecord & { body?: string | undefined },
   conflicts: boolean,
+  viewer: Viewer | undefined,
 ): string | undefined {
   if (record.deleted || record.body === undefined) return undefined;
-  return db.winningDocFromBody(record, record.body, conflicts) ?? undefined;
+  return db.winningDocFromBody(record, record.body, conflicts, viewer) ?? undefined;
 }
 
 /** A deleted document's row carries its tombstone (`{_id, _rev, _deleted: true}` and kept members). */
 async function changeDoc(db: Database, record: DocRecord, options: ChangesOptions): Promise<string> {
-  if (!record.deleted) return (await db.winningDoc(record, options.conflicts, attachmentViewOf(options))) ?? 'null';
+  if (!record.deleted) {
+    return (await db.winningDoc(record, options.conflicts, attachmentViewOf(options), options.viewer)) ?? 'null';
+  }
   try {
-    const { attachments, attEncodingInfo } = options;
-    return (await db.openDoc(record.id, { rev: parseRev(record.rev), attachments, attEncodingInfo })).json;
+    const { attachments, attEncodingInfo, viewer } = options;
+    return (await db.openDoc(record.id, { rev: parseRev(record.rev), attachments, attEncodingInfo, viewer })).json;
   } catch {
     return 'null';
   }

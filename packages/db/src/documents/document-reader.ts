@@ -41,6 +41,7 @@ import {
 import { ReadAhead } from './read-ahead.js';
 import { type AccessReader, overlaps } from './access-rules.js';
 import { renderDoc } from './render.js';
+import { readRuleOf, type ReadRule, type Viewer } from './replicator-reads.js';
 
 export interface OpenOptions {
   rev?: Rev;
@@ -64,6 +65,8 @@ export interface OpenOptions {
    * batched fabric_open_revs merges the answers into a tree): couch_key_tree's leaf order.
    */
   revsOrder?: 'sorted' | 'keyTree';
+  /** Who reads (a replication document is shown whole only to its owner and admins: ./replicator-reads.ts). */
+  viewer?: Viewer;
 }
 
 /** A document read for a client: its JSON text, and whether it may carry an ETag (no meta members). */
@@ -79,7 +82,17 @@ export interface OpenedDoc {
 export type OpenRevsResult = { ok: string; doc: OpenedDoc } | { missing: string };
 
 export class DocumentReader {
-  constructor(readonly store: DocumentStore) {}
+  /** What readers are shown of a document (replication documents' credentials: ./replicator-reads.ts). */
+  private readonly readRule: ReadRule | undefined;
+
+  constructor(readonly store: DocumentStore) {
+    this.readRule = readRuleOf(store.name);
+  }
+
+  /** Whether readers may be shown less than the stored documents (./replicator-reads.ts). */
+  get hasReadRule(): boolean {
+    return this.readRule !== undefined;
+  }
 
   /** The record of a document, or undefined when it never existed. */
   record(id: string): Promise<DocRecord | undefined> {
@@ -211,12 +224,22 @@ export class DocumentReader {
     /** The revision's body when it was read with the record. */
     read?: string,
   ): Promise<OpenedDoc> {
-    const revText = formatRev(rev);
-    const body = read ?? (await this.store.getBody(record.id, revText));
-    if (body === undefined) throw notFound('missing');
+    const storedRev = formatRev(rev);
+    const storedBody = read ?? (await this.store.getBody(record.id, storedRev));
+    if (storedBody === undefined) throw notFound('missing');
+    const shown = this.readRule?.(
+      record.id,
+      storedRev,
+      storedBody,
+      deleted,
+      () => revisionsOf(tree(), rev),
+      options.viewer,
+    );
+    const revText = shown?.rev ?? storedRev;
+    const body = shown?.body ?? storedBody;
     const extras: [string, unknown][] = [];
     let hasMeta = false;
-    if (options.revs) extras.push(['_revisions', revisionsOf(tree(), rev)]);
+    if (options.revs) extras.push(['_revisions', shownRevisions(revisionsOf(tree(), rev), revText)]);
     if (options.revsInfo) {
       extras.push(['_revs_info', revsInfoOf(tree(), rev)]);
       hasMeta = true;
@@ -276,10 +299,15 @@ export class DocumentReader {
    * The winning revision's document text for `include_docs` (null when missing or deleted);
    * `atts` asks for inline attachment data or encoding info (`attachments=true`, `att_encoding_info=true`).
    */
-  async winningDoc(record: DocRecord, withConflicts = false, atts?: AttachmentView): Promise<string | null> {
+  async winningDoc(
+    record: DocRecord,
+    withConflicts = false,
+    atts?: AttachmentView,
+    viewer?: Viewer,
+  ): Promise<string | null> {
     if (record.deleted) return null;
     const body = await this.store.getBody(record.id, record.rev);
-    return renderWinner(record, body, withConflicts, await this.attachmentsText(body, atts));
+    return this.renderWinner(record, body, withConflicts, viewer, await this.attachmentsText(body, atts));
   }
 
   /** `winningDoc` of many records, their bodies read together (a page of `include_docs` rows). */
@@ -287,6 +315,7 @@ export class DocumentReader {
     records: readonly (DocRecord | undefined)[],
     withConflicts = false,
     atts?: AttachmentView,
+    viewer?: Viewer,
   ): Promise<(string | null)[]> {
     const live = records.filter((r): r is DocRecord => r !== undefined && !r.deleted);
     const bodies = await this.store.getBodies(live.map((r) => ({ id: r.id, rev: r.rev })));
@@ -296,7 +325,7 @@ export class DocumentReader {
       if (r === undefined || r.deleted) out.push(null);
       else {
         const body = bodyOf.get(r);
-        out.push(renderWinner(r, body, withConflicts, await this.attachmentsText(body, atts)));
+        out.push(this.renderWinner(r, body, withConflicts, viewer, await this.attachmentsText(body, atts)));
       }
     }
     return out;
@@ -306,9 +335,11 @@ export class DocumentReader {
    * The winning documents' texts of `ids` (null where missing or deleted), records and bodies in
    * one read: a page of Mango results.
    */
-  async winningDocsOf(ids: readonly string[], withConflicts = false): Promise<(string | null)[]> {
+  async winningDocsOf(ids: readonly string[], withConflicts = false, viewer?: Viewer): Promise<(string | null)[]> {
     const found = await this.store.getDocsWithBodies(ids);
-    return found.map((doc) => (doc === undefined || doc.deleted ? null : renderWinner(doc, doc.body, withConflicts)));
+    return found.map((doc) =>
+      doc === undefined || doc.deleted ? null : this.renderWinner(doc, doc.body, withConflicts, viewer),
+    );
   }
 
   /** The `_attachments` text a read with inline data or encoding info gives (undefined: the stored stubs). */
@@ -331,11 +362,12 @@ export class DocumentReader {
     withConflicts = false,
     /** Where the documents come from (a reader's: documents/access-reads.ts); every document by default. */
     bodies: AsyncIterable<Page<ChangedDoc>> = this.store.foldDocBodies(range),
+    viewer?: Viewer,
   ): AsyncGenerator<{ id: string; text: string }[]> {
     for await (const page of bodies) {
       const out: { id: string; text: string }[] = [];
       for (const doc of page) {
-        const text = doc.deleted ? null : renderWinner(doc, doc.body, withConflicts);
+        const text = doc.deleted ? null : this.renderWinner(doc, doc.body, withConflicts, viewer);
         if (text !== null) out.push({ id: doc.id, text });
       }
       if (out.length > 0) yield out;
@@ -346,16 +378,45 @@ export class DocumentReader {
   async *foldWinningBodies(
     range: IdRange,
     bodies: AsyncIterable<Page<ChangedDoc>> = this.store.foldDocBodies(range),
+    /** Who reads: the bodies are those they are shown (a Mango selector judges no more than that). */
+    viewer?: Viewer,
   ): AsyncGenerator<ChangedDoc[]> {
     for await (const page of bodies) {
       const live = page.filter((doc) => !doc.deleted && doc.body !== undefined);
-      if (live.length > 0) yield live;
+      if (live.length > 0) yield this.readRule === undefined ? live : live.map((doc) => this.shownDoc(doc, viewer));
     }
   }
 
   /** `winningDoc` from a body already read (a fold that returns bodies with the changes). */
-  winningDocFromBody(record: DocRecord, body: string | undefined, withConflicts = false): string | null {
-    return record.deleted ? null : renderWinner(record, body, withConflicts);
+  winningDocFromBody(
+    record: DocRecord,
+    body: string | undefined,
+    withConflicts = false,
+    viewer?: Viewer,
+  ): string | null {
+    return record.deleted ? null : this.renderWinner(record, body, withConflicts, viewer);
+  }
+
+  /** A winner with its body as `viewer` is shown it (./replicator-reads.ts). */
+  private shownDoc(doc: ChangedDoc, viewer: Viewer | undefined): ChangedDoc {
+    if (this.readRule === undefined || doc.body === undefined) return doc;
+    const shown = this.readRule(doc.id, doc.rev, doc.body, doc.deleted, () => winnerPath(doc), viewer);
+    return shown.body === doc.body ? doc : { ...doc, rev: shown.rev, body: shown.body };
+  }
+
+  /** A winning revision's document text (null without its body), with `_conflicts` when asked and any. */
+  private renderWinner(
+    record: DocRecord,
+    body: string | undefined,
+    withConflicts: boolean,
+    viewer: Viewer | undefined,
+    attachments?: string,
+  ): string | null {
+    if (body === undefined || this.readRule === undefined)
+      return renderWinner(record, body, withConflicts, attachments);
+    const shown = this.readRule(record.id, record.rev, body, false, () => winnerPath(record), viewer);
+    if (shown.body === body) return renderWinner(record, body, withConflicts, attachments);
+    return renderWinner({ ...record, rev: shown.rev }, shown.body, withConflicts, attachments);
   }
 
   /** A document's current body as a value (for design documents and linked docs). */
@@ -432,6 +493,21 @@ function renderWinner(
   const list = conflictsOf(parseTree(record.tree));
   const extras: [string, unknown][] | undefined = list.length > 0 ? [['_conflicts', list]] : undefined;
   return renderDoc(record.id, record.rev, body, false, extras, attachments);
+}
+
+/** The revision path of a record's winner (`_revisions`). */
+function winnerPath(record: DocRecord): { start: number; ids: string[] } | undefined {
+  return revisionsOf(parseTree(record.tree), parseRev(record.rev));
+}
+
+/** `_revisions` of a revision shown under another rev id (./replicator-reads.ts): that id first. */
+function shownRevisions(
+  path: { start: number; ids: string[] } | undefined,
+  rev: string,
+): { start: number; ids: string[] } | undefined {
+  if (path === undefined) return undefined;
+  const id = rev.slice(rev.indexOf('-') + 1);
+  return path.ids[0] === id ? path : { start: path.start, ids: [id, ...path.ids.slice(1)] };
 }
 
 function okResult(doc: OpenedDoc): OpenRevsResult {

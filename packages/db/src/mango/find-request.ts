@@ -4,6 +4,7 @@
  * left over is `invalid_key`. Where CouchDB answers 500 (a non-string bookmark, a bad `stale`)
  * the answer here is a 400 saying what is wrong.
  */
+import type { Viewer } from '../documents/replicator-reads.js';
 import { CouchError } from '../errors.js';
 import { type JsonValue, JsonNumber, JsonObject } from '../json/index.js';
 import { formatW } from './erlang-text.js';
@@ -32,6 +33,8 @@ export interface FindRequest {
   readonly stable: boolean;
   readonly executionStats: boolean;
   readonly allowFallback: boolean;
+  /** Who reads: documents are judged and answered as they may see them (documents/replicator-reads.ts). */
+  readonly viewer?: Viewer;
 }
 
 /** The default `limit` (CouchDB's `[mango] default_limit`). */

@@ -5,6 +5,7 @@
  * after the last returned one is examined too (it shows in `execution_stats`), and the bookmark
  * names the last row a page took (returned or skipped).
  */
+import type { Viewer } from '../documents/replicator-reads.js';
 import { foldReadableBodies, readableIdSet } from '../documents/access-reads.js';
 import type { AccessReader } from '../documents/access-rules.js';
 import type { Database } from '../documents/database.js';
@@ -98,7 +99,9 @@ export async function findBody(
   /** A reader of an access-enabled database: only documents they may read (documents/access-rules.ts). */
   reader?: AccessReader,
 ): Promise<Buffer> {
-  const cacheable = request.update && request.stale !== 'ok' && !request.executionStats && reader === undefined;
+  // Not kept where readers are shown different documents (a read rule: documents/replicator-reads.ts).
+  const cacheable =
+    request.update && request.stale !== 'ok' && !request.executionStats && reader === undefined && !db.hasReadRule;
   // The partition may come from the path, not the body.
   const key = cacheable ? `_find ${await db.updateSeq()} ${request.partition} ${requestJson}` : undefined;
   const cached = key === undefined ? undefined : views.answers.get(key);
@@ -158,8 +161,8 @@ export async function find(
   const fresh = request.update && request.stale !== 'ok';
   const source =
     index.kind === 'all_docs'
-      ? allDocsRows(db, planned, bookmark, request.partition, reader)
-      : await indexRows(db, views, index.index, planned, bookmark, fresh, request.partition, reader);
+      ? allDocsRows(db, planned, bookmark, request.partition, reader, request.viewer)
+      : await indexRows(db, views, index.index, planned, bookmark, fresh, request.partition, reader, request.viewer);
   // A reader's source holds their documents' rows alone (allDocsRows, indexRows).
   const visible = reader === undefined ? visibleIds : undefined;
   // Rows skipped in a fresh index whose range is the selector are counted, not read
@@ -301,7 +304,10 @@ async function indexRows(
   partition: string,
   /** A reader of an access-enabled database: the rows of their documents alone (views/query/reader-rows.ts). */
   reader: AccessReader | undefined,
+  viewer: Viewer | undefined,
 ): Promise<RowSource> {
+  // Index keys are the stored values: not answered where readers may be shown less (a read rule).
+  const covering = planned.covering && !db.hasReadRule;
   const group = await views.groupOf(index.ddoc);
   const state = await views.state(group);
   if (update) await views.refresh(state);
@@ -345,6 +351,7 @@ async function indexRows(
           const texts = await db.winningDocsOf(
             page.map((entry) => entry.value[1]),
             conflicts,
+            viewer,
           );
           for (const [i, entry] of page.entries()) {
             const text = texts[i];
@@ -367,11 +374,11 @@ async function indexRows(
         }
         page.push(entry);
         if (page.length === size) {
-          yield* flush(planned.covering);
+          yield* flush(covering);
           size = PAGE;
         }
       }
-      if (page.length > 0) yield* flush(planned.covering);
+      if (page.length > 0) yield* flush(covering);
     },
   };
 }
@@ -406,7 +413,8 @@ function allDocsRows(
   planned: Plan,
   bookmark: Bookmark | undefined,
   partition: string,
-  reader?: AccessReader,
+  reader: AccessReader | undefined,
+  viewer: Viewer | undefined,
 ): RowSource {
   const range = planned.ranges[0];
   let low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
@@ -454,7 +462,7 @@ function allDocsRows(
       };
       if (parseStored !== undefined) {
         // Matched on the stored bodies: only the documents kept are rendered.
-        for await (const page of db.foldWinningBodies(range, bodiesOf(range))) {
+        for await (const page of db.foldWinningBodies(range, bodiesOf(range), viewer)) {
           for (const winner of page) {
             const { id, rev, body } = winner;
             if (starts() || isDesignId(id)) continue;
@@ -462,13 +470,13 @@ function allDocsRows(
               key: id,
               id,
               doc: parseStored(body!, id, rev),
-              text: () => db.winningDocFromBody(winner, body, false)!,
+              text: () => db.winningDocFromBody(winner, body, false, viewer)!,
             };
           }
         }
         return;
       }
-      for await (const page of db.foldWinningDocs(range, conflicts, bodiesOf(range))) {
+      for await (const page of db.foldWinningDocs(range, conflicts, bodiesOf(range), viewer)) {
         for (const { id, text } of page) {
           if (starts() || isDesignId(id)) continue;
           yield { key: id, id, doc: parse(text), text: () => text };

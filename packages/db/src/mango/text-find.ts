@@ -170,7 +170,7 @@ export async function textFind(
     bookmark = answer.bookmark;
     if (answer.rows.length === 0) break;
     const ids = answer.rows.map((row) => row.id);
-    const texts = await db.winningDocsOf(ids, request.conflicts);
+    const texts = await db.winningDocsOf(ids, request.conflicts, request.viewer);
     for (const [i, id] of ids.entries()) {
       const text = texts[i];
       if (text === null || text === undefined || (visible !== undefined && !visible(id))) continue;

@@ -104,6 +104,11 @@ export interface Endpoint {
    * multipart `PUT`); answers its refusal, if any.
    */
   writeWithParts?(fetched: FetchedDoc): Promise<WriteFailure[]>;
+  /**
+   * The documents read since the last call that could not be handed over (a remote peer's
+   * document nested deeper than the JSON limit): each is a failure of its own, the job goes on.
+   */
+  takeUnreadable?(): WriteFailure[];
   /** A `_local` document's body (plain JSON), or undefined. */
   getLocal(id: string): Promise<Record<string, unknown> | undefined>;
   /** Writes a `_local` document over the one read (its `_rev` in `body`); answers the new rev. */

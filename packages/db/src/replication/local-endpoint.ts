@@ -5,6 +5,7 @@
  * documents need a DB admin, `validate_doc_update` runs with the user's context). Only DB admins
  * read a users database whole (its members see only their own document over HTTP).
  */
+import type { Viewer } from '../documents/replicator-reads.js';
 import { hiddenFrom, readableRevs } from '../documents/access-reads.js';
 import { randomUUID } from 'node:crypto';
 import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
@@ -72,6 +73,11 @@ export class LocalEndpoint implements Endpoint {
     return { user: this.user, security };
   }
 
+  /** The job's user as a reader of the database (documents/replicator-reads.ts). */
+  private async viewer(): Promise<Viewer> {
+    return { name: this.user.name, dbAdmin: isDbAdmin(this.user, await this.db.security()) };
+  }
+
   async info(): Promise<EndpointInfo> {
     const meta = await this.db.meta();
     // As `GET /db` shows it (http/handlers/databases.ts).
@@ -99,6 +105,8 @@ export class LocalEndpoint implements Endpoint {
     };
     // A non-admin of an access-enabled database reads only their documents (documents/access-rules.ts).
     const reader = await this.db.accessReaderOf(this.user);
+    // Documents are judged as the job's user is shown them (documents/replicator-reads.ts).
+    if (this.db.hasReadRule) options.viewer = await this.viewer();
     if (reader !== undefined) options.access = { reader, removed: false };
     // Read first: a change committed during the scan may be past it, never skipped by it.
     const seqAtStart = await this.db.updateSeq();
@@ -266,11 +274,12 @@ export class LocalEndpoint implements Endpoint {
     const docs: { doc: OpenedDoc }[] = [];
     const ahead = await this.db.readAhead(wanted.map(({ id }) => id));
     const reader = await this.db.accessReaderOf(this.user);
+    const viewer = await this.viewer();
     for (const { id, revs, attsSince } of wanted) {
       if (reader !== undefined && (await hiddenFrom(this.db, reader, id))) continue;
       const options: OpenOptions = follows
-        ? { revs: true, follows: true, attEncodingInfo: true }
-        : { revs: true, attachments: true };
+        ? { revs: true, follows: true, attEncodingInfo: true, viewer }
+        : { revs: true, attachments: true, viewer };
       if (attsSince.length > 0) options.attsSince = attsSince.map((rev) => parseRev(rev));
       const opened = await this.db.openRevs(
         id,

@@ -6,8 +6,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { CouchError } from '../errors.js';
-import { fromPlain, JsonObject, parseJson, stringifyJson, toPlain, type JsonValue } from '../json/index.js';
+import { CouchError, tooDeep } from '../errors.js';
+import {
+  fromPlain,
+  JsonObject,
+  JsonTooDeepError,
+  parseJson,
+  parseJsonIsolatingDeep,
+  parseJsonMembers,
+  stringifyJson,
+  toPlain,
+  type JsonValue,
+} from '../json/index.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import { boundaryOf, MultipartReader } from '../support/multipart.js';
@@ -42,6 +52,8 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
 
 const DOC_MEMBER: ReadonlySet<string> = new Set(['doc']);
+const ID_MEMBER: ReadonlySet<string> = new Set(['id']);
+const DOC_ID_MEMBER: ReadonlySet<string> = new Set(['_id']);
 
 /** Documents with attachments fetched at once, one request each (CouchDB's replicator fetches them so). */
 const ATTACHMENT_FETCHES = 4;
@@ -58,6 +70,8 @@ export class RemoteEndpoint implements Endpoint {
   private gzipParts: Promise<boolean> | undefined;
   private checkpointNames: Promise<{ _access?: string[] }> | undefined;
   private readonly waits = new Set<AbortController>();
+  /** Documents the peer sent that could not be read (nested deeper than the JSON limit), not yet taken. */
+  private unreadable: WriteFailure[] = [];
 
   constructor(
     readonly spec: RemoteSpec,
@@ -128,11 +142,18 @@ export class RemoteEndpoint implements Endpoint {
       query.set('include_docs', 'true');
       const reply = await this.changesReply(query, undefined, pageRequest);
       if (reply === undefined) return { results, lastSeq: since };
-      const page = this.documents(reply, 'GET /db/_changes?include_docs=true');
+      const what = 'GET /db/_changes?include_docs=true';
+      const { page, tooDeep: unreadable } = this.documents(reply, what);
       const rows = page.get('results');
       const list = Array.isArray(rows) ? rows : [];
       for (const row of list) {
         if (!(row instanceof JsonObject)) continue;
+        const text = unreadable.get(row);
+        // A document too deeply nested to judge: refused alone, by the row's id.
+        if (text !== undefined) {
+          this.refuseUnreadable(String(parseJsonMembers(text, ID_MEMBER).get('id') ?? ''));
+          continue;
+        }
         const doc = row.get('doc');
         if (doc === undefined || !matches(parsed, doc)) continue;
         results.push(toPlain(row.without(DOC_MEMBER)) as unknown as ChangeEntry);
@@ -196,9 +217,8 @@ export class RemoteEndpoint implements Endpoint {
       if (reply.status === 404 || reply.status === 405 || reply.status === 400 || reply.status === 501) {
         this.bulkGet = false;
       } else {
-        const results = this.documents(reply, 'POST /db/_bulk_get').get('results');
         const docs: JsonValue[] = [];
-        for (const result of Array.isArray(results) ? results : []) {
+        for (const result of this.bulkGetResults(reply, 'POST /db/_bulk_get')) {
           const items = result instanceof JsonObject ? result.get('docs') : undefined;
           for (const item of Array.isArray(items) ? items : []) {
             const ok = item instanceof JsonObject ? item.get('ok') : undefined;
@@ -222,8 +242,8 @@ export class RemoteEndpoint implements Endpoint {
         accept: 'application/json',
       });
       if (reply.status === 404) continue;
-      const list = parseJson(this.text(reply, 'GET /db/doc?open_revs'));
-      for (const item of Array.isArray(list) ? list : []) {
+      const list = this.openRevsList(reply, 'GET /db/doc?open_revs', id);
+      for (const item of list) {
         const ok = item instanceof JsonObject ? item.get('ok') : undefined;
         if (ok instanceof JsonObject) docs.push(ok);
       }
@@ -251,9 +271,8 @@ export class RemoteEndpoint implements Endpoint {
         this.bulkGet = false;
       } else {
         withAttachments = [];
-        const results = this.documents(reply, 'POST /db/_bulk_get').get('results');
         const attsSinceOf = new Map(wanted.map((entry) => [entry.id, entry.attsSince]));
-        for (const result of Array.isArray(results) ? results : []) {
+        for (const result of this.bulkGetResults(reply, 'POST /db/_bulk_get')) {
           const items = result instanceof JsonObject ? result.get('docs') : undefined;
           for (const item of Array.isArray(items) ? items : []) {
             const doc = item instanceof JsonObject ? item.get('ok') : undefined;
@@ -295,9 +314,8 @@ export class RemoteEndpoint implements Endpoint {
     });
     const boundary = multipartBoundary(reply.contentType, 'multipart/mixed');
     if (boundary === undefined) {
-      const results = this.documents(reply, what).get('results');
       const docs: FetchedDoc[] = [];
-      for (const result of Array.isArray(results) ? results : []) {
+      for (const result of this.bulkGetResults(reply, what)) {
         const items = result instanceof JsonObject ? result.get('docs') : undefined;
         for (const item of Array.isArray(items) ? items : []) {
           const ok = item instanceof JsonObject ? item.get('ok') : undefined;
@@ -317,7 +335,7 @@ export class RemoteEndpoint implements Endpoint {
   ): Promise<FetchedDoc[]> {
     this.text(reply, what); // an error status throws here
     try {
-      return await readMixedDocs(reply.bytes ?? Buffer.alloc(0), boundary);
+      return await readMixedDocs(reply.bytes ?? Buffer.alloc(0), boundary, (id) => this.refuseUnreadable(id));
     } catch (error) {
       const reason = error instanceof CouchError ? error.reason : String(error);
       throw new CouchError(
@@ -343,8 +361,7 @@ export class RemoteEndpoint implements Endpoint {
     const boundary = multipartBoundary(reply.contentType, 'multipart/mixed');
     if (boundary === undefined) {
       // JSON after all: the attachment data inline.
-      const list = parseJson(this.text(reply, what));
-      return (Array.isArray(list) ? list : []).flatMap((item) => {
+      return this.openRevsList(reply, what, id).flatMap((item) => {
         const ok = item instanceof JsonObject ? item.get('ok') : undefined;
         return ok instanceof JsonObject ? [{ doc: ok, parts: new Map<string, Buffer>() }] : [];
       });
@@ -560,13 +577,65 @@ export class RemoteEndpoint implements Endpoint {
     }
   }
 
-  /** An answer that carries documents, parsed as Divan keeps JSON (exact numbers, member order). */
-  private documents(reply: { status: number; text: string }, what: string): JsonObject {
-    const value = parseJson(this.text(reply, what));
+  /**
+   * Takes the documents the peer sent since the last call that could not be read: nested deeper
+   * than the JSON limit (json/parse.ts MAX_DEPTH). Each is refused alone, by id; the rest of its
+   * batch replicates.
+   */
+  takeUnreadable(): WriteFailure[] {
+    const taken = this.unreadable;
+    this.unreadable = [];
+    return taken;
+  }
+
+  private refuseUnreadable(id: string): void {
+    this.unreadable.push({ id, error: 'bad_request', reason: tooDeep().reason, status: 400 });
+  }
+
+  /**
+   * The `results` of a `_bulk_get` answer; an entry too deeply nested to read is set apart
+   * (json/parse.ts `parseJsonIsolatingDeep`) and its document refused alone, by the `id` the
+   * entry starts with.
+   */
+  private bulkGetResults(reply: { status: number; text: string }, what: string): JsonValue[] {
+    const parsed = this.documents(reply, what);
+    const results = parsed.page.get('results');
+    const out: JsonValue[] = [];
+    for (const result of Array.isArray(results) ? results : []) {
+      const text = result instanceof JsonObject ? parsed.tooDeep.get(result) : undefined;
+      if (text === undefined) out.push(result);
+      else this.refuseUnreadable(String(parseJsonMembers(text, ID_MEMBER).get('id') ?? ''));
+    }
+    return out;
+  }
+
+  /** One document's `open_revs` answer (JSON): when too deeply nested to read, the document is refused alone. */
+  private openRevsList(reply: { status: number; text: string }, what: string, id: string): JsonValue[] {
+    const text = this.text(reply, what);
+    try {
+      const list = parseJson(text);
+      return Array.isArray(list) ? list : [];
+    } catch (error) {
+      if (!(error instanceof JsonTooDeepError)) throw error;
+      this.refuseUnreadable(id);
+      return [];
+    }
+  }
+
+  /**
+   * An answer that carries documents in its `results`, parsed as Divan keeps JSON (exact numbers,
+   * member order); an entry nested too deeply to read is set apart in `tooDeep` with its text
+   * (json/parse.ts `parseJsonIsolatingDeep`), so that its document alone is refused.
+   */
+  private documents(
+    reply: { status: number; text: string },
+    what: string,
+  ): { page: JsonObject; tooDeep: Map<JsonObject, string> } {
+    const { value, tooDeep } = parseJsonIsolatingDeep(this.text(reply, what), 'results');
     if (!(value instanceof JsonObject)) {
       throw new CouchError('replication_failed', `${what} on ${this.shown} did not answer an object.`, 502);
     }
-    return value;
+    return { page: value, tooDeep };
   }
 }
 
@@ -624,7 +693,12 @@ function multipartBoundary(contentType: string, kind: string): string | undefine
  * document whose JSON comes first and each `follows` attachment after it, named by its
  * `Content-Disposition` filename (else taken in the order of `_attachments`).
  */
-async function readMixedDocs(bytes: Buffer, boundary: string): Promise<FetchedDoc[]> {
+async function readMixedDocs(
+  bytes: Buffer,
+  boundary: string,
+  /** Called with the id of a document too deeply nested to read (left out; the others are read). */
+  refuse: (id: string) => void,
+): Promise<FetchedDoc[]> {
   const docs: FetchedDoc[] = [];
   const mixed = new MultipartReader(
     (async function* () {
@@ -638,13 +712,17 @@ async function readMixedDocs(bytes: Buffer, boundary: string): Promise<FetchedDo
     if (inner === undefined) {
       const body = await mixed.bodyBytes(Number.MAX_SAFE_INTEGER);
       if (/error\s*=\s*"?true/i.test(type)) continue;
-      const doc = parseJson(body.toString('utf8'));
+      const doc = parsedOrRefused(body.toString('utf8'), refuse);
       if (doc instanceof JsonObject && typeof doc.get('_id') === 'string') docs.push({ doc, parts: new Map() });
       continue;
     }
     const related = new MultipartReader(mixed.body(), inner);
     if ((await related.next()) === undefined) throw new CouchError('bad_request', 'a document part without its JSON');
-    const doc = parseJson((await related.bodyBytes(Number.MAX_SAFE_INTEGER)).toString('utf8'));
+    const doc = parsedOrRefused((await related.bodyBytes(Number.MAX_SAFE_INTEGER)).toString('utf8'), refuse);
+    if (doc === undefined) {
+      await related.rest();
+      continue;
+    }
     if (!(doc instanceof JsonObject)) throw new CouchError('bad_request', 'a document part that is not an object');
     const atts = doc.get('_attachments');
     const following =
@@ -670,6 +748,17 @@ async function readMixedDocs(bytes: Buffer, boundary: string): Promise<FetchedDo
     docs.push({ doc, parts });
   }
   return docs;
+}
+
+/** A document part's JSON, or undefined when it is nested too deeply to read (then refused by its `_id`). */
+function parsedOrRefused(text: string, refuse: (id: string) => void): JsonValue | undefined {
+  try {
+    return parseJson(text);
+  } catch (error) {
+    if (!(error instanceof JsonTooDeepError)) throw error;
+    refuse(String(parseJsonMembers(text, DOC_ID_MEMBER).get('_id') ?? ''));
+    return undefined;
+  }
 }
 
 /** A document's path: a design document's `/` kept, as CouchDB's replicator writes it. */

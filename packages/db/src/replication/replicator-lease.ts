@@ -1,12 +1,12 @@
 /**
- * Which node runs the replication documents' jobs when several nodes share one storage
- * (PostgreSQL): the holder of a lease kept in a server value (`{id, name, until}`), renewed every
- * `renewMs` and good for `ttlMs`. A node takes the lease when it is free or expired, then reads it
- * back: the node whose write stayed holds it. Two nodes that took an expired lease at the same
- * instant both see the one write that stayed, so at most one goes on; a node that dies stops
- * renewing and another takes its jobs within `ttlMs` plus one renewal. The holder also publishes
- * what `/_scheduler` shows (its jobs and documents), so every node answers the same and names the
- * node that runs them. A node that closes gives the lease up at once.
+ * The leader of the nodes sharing one storage (PostgreSQL): the holder of a lease kept in a
+ * server value (`{id, name, until}`), renewed every `renewMs` and good for `ttlMs`. The leader does
+ * what one node only should: writes `failed` states back to malformed replication documents and
+ * starts again the continuous `_replicate` jobs kept from before a restart (the documents' jobs
+ * themselves are shared by all nodes: ./job-leases.ts). A node takes the lease when it is free or
+ * expired, then reads it back: the node whose write stayed holds it. A node that dies stops
+ * renewing and another takes over within `ttlMs` plus one renewal; a node that closes gives the
+ * lease up at once.
  */
 import type { Storage } from '../storage/contract.js';
 

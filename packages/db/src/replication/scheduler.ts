@@ -12,7 +12,7 @@
  * Jobs are added by the replicator documents' processor (./replicator-docs.ts), which hears back
  * when a one-shot job completes, and by `POST /_replicate` (./replicator.ts): those count toward
  * `max_jobs`, rotate and back off as the documents' do, and run on the node that was asked (a
- * document's job only on the node holding the lease). Where CouchDB drops a `_replicate` job that
+ * document's job only on the node holding its lease: ./job-leases.ts). Where CouchDB drops a `_replicate` job that
  * crashes, a continuous one here backs off and starts again (it is kept across restarts too,
  * ./replicate-jobs.ts); a one-shot that crashes answers its request with the error.
  */
@@ -30,6 +30,13 @@ export interface SchedulerHost {
   open(request: ReplicationRequest, user: UserCtx): Promise<Opened>;
   /** A document's one-shot job finished: its document is marked completed. */
   completed(job: ReplicationJob, result: SessionResult): void;
+  /**
+   * Whether this node holds a document job's lease (several nodes share the jobs: ./job-leases.ts);
+   * undefined: a document's job runs on the node holding the replicator lease.
+   */
+  holds?(jobId: string): boolean;
+  /** A document's job was added (its lease may be taken at once). */
+  added?(job: ReplicationJob): void;
 }
 
 /** How often the scheduler looks for zombies (and lets the reschedule timer be long). */
@@ -103,6 +110,7 @@ export class ReplicationScheduler {
   add(job: ReplicationJob, opened?: Opened): void {
     void this.remove(job.id);
     this.jobs.set(job.id, job);
+    if (job.origin !== null) this.host.added?.(job);
     if (this.runningCount() < this.settings.maxJobs) this.startJob(job, opened);
     if (!job.running && opened !== undefined) closeBoth(opened);
     if (this.closed) job.answered({ error: new CouchError('replication_stopped', 'The server is stopping.', 503) });
@@ -122,9 +130,18 @@ export class ReplicationScheduler {
     return ended;
   }
 
-  /** Whether this node runs `job`: a document's only while it holds the lease, a `_replicate` always. */
+  /** Whether this node runs `job`: a document's only while it holds its lease, a `_replicate` always. */
   private runsHere(job: ReplicationJob): boolean {
-    return this.active || job.origin === null;
+    if (job.origin === null) return true;
+    return this.host.holds === undefined ? this.active : this.host.holds(job.id);
+  }
+
+  /** This node took or lost a document job's lease (./job-leases.ts): the job starts or stops here. */
+  leaseChanged(jobId: string, holding: boolean): void {
+    const job = this.jobs.get(jobId);
+    if (job === undefined) return;
+    if (holding) this.reschedule();
+    else if (job.running) this.stopJob(job, true);
   }
 
   /** One round: stop the excess, start pending jobs, rotate (couch_replicator_scheduler:reschedule). */

@@ -211,6 +211,12 @@ export class ReplicationSession {
       this.stats.docs_read += slice.docs.length + slice.withParts.length;
       fetched.push(slice);
     }
+    // Documents the source sent but could not be read (too deeply nested): failures of their own.
+    const unreadable = this.source.takeUnreadable?.() ?? [];
+    if (unreadable.length > 0) {
+      this.stats.doc_write_failures += unreadable.length;
+      for (const failure of unreadable) this.reportFailure(failure, 'read');
+    }
     return fetched;
   }
 
@@ -256,10 +262,15 @@ export class ReplicationSession {
     return { docs, withParts };
   }
 
-  private reportFailure(failure: WriteFailure): void {
+  private reportFailure(failure: WriteFailure, side: 'read' | 'write' = 'write'): void {
     const rev = failure.rev === undefined ? '' : `, revision \`${failure.rev}\``;
+    const where =
+      side === 'write'
+        ? `write document \`${failure.id}\`${rev}, to target`
+        : `read document \`${failure.id}\` from source`;
+    const database = side === 'write' ? this.target.shown : this.source.shown;
     this.settings.log(
-      `Replicator: couldn't write document \`${failure.id}\`${rev}, to target database \`${this.target.shown}\`. ` +
+      `Replicator: couldn't ${where} database \`${database}\`. ` +
         `Error: \`${failure.error}\`, reason: \`${failure.reason}\`. Replication ${this.settings.replicationId}.`,
     );
   }

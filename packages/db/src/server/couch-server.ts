@@ -49,6 +49,7 @@ import { ReplicationScheduler } from '../replication/scheduler.js';
 import { ReplicatorDocs } from '../replication/replicator-docs.js';
 import { ReplicateJobs } from '../replication/replicate-jobs.js';
 import { ReplicatorLease, type SchedulerSnapshot } from '../replication/replicator-lease.js';
+import { JobLeases } from '../replication/job-leases.js';
 import { docListing, jobListing } from '../replication/scheduler-listing.js';
 import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-credentials.js';
 import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '../replication/scheduler-settings.js';
@@ -155,6 +156,26 @@ export class CouchServer {
     log: (line) => this.log(line),
     open: (request, user) => this.replicator.open(request, user),
     completed: (job, result) => this.replicatorDocs.completed(job, result),
+    holds: (jobId) => this.jobLeases.holds(jobId),
+    added: () => void this.jobLeases.tick(),
+  });
+  /** Which node runs each replication document's job, shared fairly among the nodes of the storage. */
+  readonly jobLeases: JobLeases = new JobLeases({
+    values: {
+      getServerValue: (key) => this.storage.getServerValue(key),
+      setServerValue: (key, value) => this.storage.setServerValue(key, value),
+      addServerValue: (key, value) => this.storage.addServerValue(key, value),
+    },
+    nodeId: this.uuid,
+    nodeName: () => this.nodeName,
+    log: (line) => this.log(line),
+    jobIds: () =>
+      this.scheduler
+        .all()
+        .filter((job) => job.origin !== null)
+        .map((job) => job.id),
+    changed: (jobId, holding) => this.scheduler.leaseChanged(jobId, holding),
+    snapshot: () => this.schedulerSnapshot(),
   });
   /** Which node of those sharing the storage runs the replication documents' jobs. */
   readonly replicatorLease = new ReplicatorLease({
@@ -516,6 +537,7 @@ export class CouchServer {
     this.scheduler.start();
     this.replicatorDocs.start();
     this.replicatorLease.start();
+    this.jobLeases.start();
   }
 
   /** What `/_scheduler` shows of the documents' jobs on this node (published when it holds the lease). */
@@ -537,6 +559,7 @@ export class CouchServer {
    */
   stopReplication(): Promise<void> {
     this.replicationStopped ??= (async () => {
+      await this.jobLeases.close();
       await this.replicatorLease.close();
       this.replicatorDocs.close();
       await this.scheduler.close();

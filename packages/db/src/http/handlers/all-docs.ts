@@ -1,4 +1,5 @@
 /** `_all_docs`, `_design_docs`, `_local_docs`: GET, POST and `/queries`. */
+import { viewerOf } from '../viewer.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, toPlain } from '../../json/index.js';
 import { allDocs, type AllDocsOptions, type IdSpace } from '../../documents/all-docs.js';
@@ -30,7 +31,7 @@ async function head(
 
 async function answer(ctx: RequestContext, space: IdSpace, options: AllDocsOptions): Promise<void> {
   const db = await dbOf(ctx);
-  const result = await allDocs(db, space, options, ctx.access?.reader);
+  const result = await allDocs(db, space, { ...options, viewer: viewerOf(ctx) }, ctx.access?.reader);
   await streamRows(ctx, 200, await head(db, options, result.totalRows, result.offset), result.rows, () => ']}');
 }
 
@@ -77,6 +78,7 @@ async function queriesIn(ctx: RequestContext, space: IdSpace): Promise<void> {
   // Every query is parsed (and may fail) before any is answered.
   const parsed = queries.map((query) => parseQuery(indexOf(db, space), ctx.query, query, 'member'));
   const results: string[] = [];
-  for (const options of parsed) results.push(await collect(db, space, options, ctx.access?.reader));
+  const viewer = viewerOf(ctx);
+  for (const options of parsed) results.push(await collect(db, space, { ...options, viewer }, ctx.access?.reader));
   sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
 }

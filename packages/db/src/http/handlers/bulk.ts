@@ -1,4 +1,5 @@
 /** `_bulk_docs`, `_bulk_get`, `_revs_diff`, `_missing_revs`: the endpoints replication lives on. */
+import { viewerOf } from '../viewer.js';
 import { hiddenFrom, readableRevs } from '../../documents/access-reads.js';
 import type { AccessReader } from '../../documents/access-rules.js';
 import { writtenStatus } from '../write-quorum.js';
@@ -77,6 +78,7 @@ export const bulk = {
       if (ctx.query.has(key)) throw new CouchError('bad_request', `"${key}" query parameter is not acceptable`);
     }
     const options: OpenOptions = {
+      viewer: viewerOf(ctx),
       revs: looseBool(ctx.query, 'revs'),
       latest: looseBool(ctx.query, 'latest'),
       ...attachmentOptions(ctx.query),

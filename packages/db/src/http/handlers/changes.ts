@@ -5,6 +5,7 @@
  * parse_changes_query: from the query string only, booleans are exactly `true`; values its
  * Erlang code crashes on (`limit=abc`, `timeout=abc`, `style=bogus`) are 400s that name the parameter.
  */
+import { viewerOf } from '../viewer.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject } from '../../json/index.js';
 import { changeEvents, changeRows, countChangesOf, type ChangesOptions } from '../../documents/changes.js';
@@ -55,7 +56,7 @@ async function serve(ctx: RequestContext, body: JsonObject | undefined): Promise
   const request = await parseRequest(ctx.query, db, ctx.req.headers['last-event-id']);
   const filter = await feedFilter(ctx, db, body);
   try {
-    request.options = { ...request.options, ...filter.options };
+    request.options = { ...request.options, ...filter.options, viewer: viewerOf(ctx) };
     request.lookup = filter.lookup;
     // A reader of an access-enabled database: their rows only, with their own last_seq and pending.
     const reader = ctx.access?.reader;
@@ -63,9 +64,10 @@ async function serve(ctx: RequestContext, body: JsonObject | undefined): Promise
       request.options.access = { reader, removed: ctx.query.get('removed') === 'true' };
       request.lookup = false;
     }
-    // A reader's feed is their own: no ETag shared with other callers.
+    // A reader's feed is their own: no ETag shared with other callers (nor where a read rule shows them less).
     if (request.feed === 'normal') {
-      return await normal(ctx, db, request, reader === undefined ? await etagOf(db) : undefined);
+      const shared = reader === undefined && !db.hasReadRule;
+      return await normal(ctx, db, request, shared ? await etagOf(db) : undefined);
     }
     if (request.feed === 'longpoll') return await longpoll(ctx, db, request);
     return await continuous(ctx, db, request);

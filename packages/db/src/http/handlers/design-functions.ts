@@ -3,6 +3,7 @@
  * request object, calls design-functions/ and answers; `_rewrite` hands the request it makes back
  * to the dispatcher.
  */
+import { viewerOf } from '../viewer.js';
 import { DESIGN_PREFIX } from '../../documents/doc-id.js';
 import type { Database } from '../../documents/database.js';
 import {
@@ -46,6 +47,7 @@ export const designFunctions = {
       docId,
       accept: ctx.req.headers.accept,
       user: ctx.user,
+      viewer: viewerOf(ctx),
     });
     if (etagMatches(ctx.req.headers['if-none-match'], show.etag)) {
       ctx.res.writeHead(304, { ETag: show.etag, Vary: 'Accept' });
@@ -60,7 +62,14 @@ export const designFunctions = {
     const db = await dbOf(ctx);
     const docId = docIdOf(ctx);
     const req = await renderRequest(ctx, db, docId);
-    const target = { db, ddocId: ddocIdOf(ctx), name: param(ctx, 'func'), docId, writer: writerOf(ctx) };
+    const target = {
+      db,
+      ddocId: ddocIdOf(ctx),
+      name: param(ctx, 'func'),
+      docId,
+      writer: writerOf(ctx),
+      viewer: viewerOf(ctx),
+    };
     send(ctx, await runUpdate(target, req, runnerOptions(ctx)));
   },
 

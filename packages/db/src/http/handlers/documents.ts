@@ -2,6 +2,8 @@
  * Document endpoints (`/db/id`, `/db/_design/id`, `/db/_local/id`, `POST /db`): CouchDB's rules
  * for where a rev may come from, status codes, ETag and Location.
  */
+import { viewerOf } from '../viewer.js';
+import type { Viewer } from '../../documents/replicator-reads.js';
 import { writtenStatus } from '../write-quorum.js';
 import { CouchError, conflict, notFound } from '../../errors.js';
 import { fromPlain, parseJson, stringifyJson, type JsonObject } from '../../json/index.js';
@@ -55,7 +57,7 @@ export const documents = {
       return sendText(ctx, 200, db.local.render(doc, looseBool(query, 'revs')), { ETag: etag });
     }
     const openRevs = query.get('open_revs');
-    const options = openOptions(query);
+    const options = { ...openOptions(query), viewer: viewerOf(ctx) };
     if (openRevs !== null) {
       const revs =
         openRevs === 'all' ? 'all' : parseRevs(openRevs, '`open_revs` must be `all` or a JSON array of revisions');
@@ -151,7 +153,7 @@ export const documents = {
     // revision may be referenced by nothing else once compaction drops it: it keeps off them
     // from the read until the copy commits.
     const result = await db.withAttachmentWrite(async () => {
-      const { body, atts } = await sourceOf(db, id, ctx.query.get('rev'));
+      const { body, atts } = await sourceOf(db, id, ctx.query.get('rev'), viewerOf(ctx));
       const input: DocInput = {
         id: target,
         rev: targetRev === null ? undefined : parseRev(targetRev),
@@ -176,9 +178,10 @@ async function sourceOf(
   db: Database,
   id: string,
   rev: string | null,
+  viewer: Viewer,
 ): Promise<{ body: JsonObject; atts: Attachment[] }> {
   if (isLocalId(id)) return { body: parseJson((await db.local.get(id)).body) as JsonObject, atts: [] };
-  const doc = await db.openDoc(id, rev === null ? {} : { rev: parseRev(rev) });
+  const doc = await db.openDoc(id, rev === null ? { viewer } : { rev: parseRev(rev), viewer });
   const parsed = parseJson(doc.json) as JsonObject;
   const atts = (await db.revisionAttachments(id, parseRev(doc.rev))) ?? [];
   return { body: readDocInput(parsed.without(new Set(['_attachments']))).body, atts };

@@ -2,6 +2,7 @@
  * Mango over HTTP: `_index` (create, list, delete), `_find` and `_explain`. The handlers parse
  * the request and answer; what the answers are is ../../mango's.
  */
+import { viewerOf } from '../viewer.js';
 import { CouchError } from '../../errors.js';
 import { JsonObject, stringifyJson } from '../../json/index.js';
 import { explain } from '../../mango/explain.js';
@@ -30,7 +31,7 @@ export const mango = {
     const db = await dbOf(ctx);
     checkJsonType(ctx);
     const body = await readJson(ctx);
-    const request = scopedFind(ctx, parseFindRequest(body));
+    const request = { ...scopedFind(ctx, parseFindRequest(body)), viewer: viewerOf(ctx) };
     const onRun = (run: FindRun) => countFind(ctx.server.stats, run);
     const reader = ctx.access?.reader;
     sendBytes(ctx, 200, await findBody(db, ctx.server.views(db), request, stringifyJson(body), onRun, reader));

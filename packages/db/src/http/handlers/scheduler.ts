@@ -86,15 +86,13 @@ export const scheduler = {
 };
 
 /**
- * The documents' jobs and documents as this node sees them when it runs the jobs, else as the node
- * that runs them last published them (./replication/replicator-lease.ts): the same on every node.
+ * The documents' jobs and documents as the nodes running them last published them
+ * (./replication/job-leases.ts): the same on every node; this node's own as they are now.
  */
 async function scheduled(
   ctx: RequestContext,
 ): Promise<{ jobs: Record<string, unknown>[]; docs: Record<string, unknown>[] }> {
-  const { server } = ctx;
-  if (server.replicatorLease.holding) return server.schedulerSnapshot();
-  return (await server.replicatorLease.published()) ?? { jobs: [], docs: [] };
+  return ctx.server.jobLeases.merged(ctx.server.schedulerSnapshot());
 }
 
 async function allJobs(ctx: RequestContext): Promise<Record<string, unknown>[]> {

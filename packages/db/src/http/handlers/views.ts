@@ -4,6 +4,7 @@
  * hashes what the answer depends on (index signature and sequence, the parameters), so it
  * changes exactly when the answer can.
  */
+import { viewerOf } from '../viewer.js';
 import { jobTasks } from '../../replication/scheduler-listing.js';
 import { acceptsType } from '../accept.js';
 import { requireAdmin } from '../../auth/index.js';
@@ -35,7 +36,7 @@ export const views = {
     const parsed = queries.map((query) => parseQuery(target.queryIndex, ctx.query, query, 'member'));
     const results: string[] = [];
     for (const q of parsed) {
-      const answer = await queryView(target, q, ctx.access?.reader);
+      const answer = await queryView(target, { ...q, viewer: viewerOf(ctx) }, ctx.access?.reader);
       const { head, rows } = answer.rendered();
       results.push(`${head}${await joinRows(rows)}]}`);
       answer.finished();
@@ -81,7 +82,7 @@ async function answerView(ctx: RequestContext, body: Record<string, unknown> | u
   }
   const target = await open(ctx, db);
   const q = parseQuery(target.queryIndex, ctx.query, body);
-  const answer = await queryView(target, q, ctx.access?.reader);
+  const answer = await queryView(target, { ...q, viewer: viewerOf(ctx) }, ctx.access?.reader);
   const headers = { ...contentType(ctx), ETag: answer.etag };
   try {
     if (etagMatches(ctx.req.headers['if-none-match'], answer.etag)) return sendText(ctx, 304, '', headers);

@@ -3,7 +3,11 @@
  * view engine (and `_all_docs`, which reads the members it has) needs, with CouchDB 3's resolution
  * of reduce, grouping and index freshness already applied.
  */
+import type { Viewer } from '../../documents/replicator-reads.js';
+
 export interface ViewQuery {
+  /** Who reads: `include_docs` documents as they may see them (documents/replicator-reads.ts). */
+  viewer?: Viewer;
   /** Range bounds in iteration order; undefined = not given. `key` sets both. */
   startkey?: unknown;
   endkey?: unknown;

@@ -35,6 +35,7 @@ export type ViewQueryOptions = Pick<
   | 'conflicts'
   | 'attachments'
   | 'attEncodingInfo'
+  | 'viewer'
 >;
 
 export interface MapResult {
@@ -151,7 +152,7 @@ async function* withDocs(
     const own = page.filter(([, , valueJson]) => !valueJson.startsWith('{'));
     const ids = [...new Set(own.map(([, docId]) => docId))];
     const records = await db.records(ids);
-    const docs = await db.winningDocs(records, q.conflicts, attachmentView(q));
+    const docs = await db.winningDocs(records, q.conflicts, attachmentView(q), q.viewer);
     const docOf = new Map(ids.map((id, i) => [id, docs[i] ?? null]));
     for (const value of page) {
       const [, docId, valueJson] = value;
@@ -215,11 +216,17 @@ async function includedDoc(
     // revision alone): no _conflicts even with conflicts=true.
     if (rev !== undefined) {
       return (
-        await db.openDoc(id, { rev: parseRev(rev), attachments: q.attachments, attEncodingInfo: q.attEncodingInfo })
+        await db.openDoc(id, {
+          rev: parseRev(rev),
+          attachments: q.attachments,
+          attEncodingInfo: q.attEncodingInfo,
+          ...(q.viewer && { viewer: q.viewer }),
+        })
       ).json;
     }
     const record = await db.record(id);
-    return record === undefined ? 'null' : ((await db.winningDoc(record, q.conflicts, attachmentView(q))) ?? 'null');
+    if (record === undefined) return 'null';
+    return (await db.winningDoc(record, q.conflicts, attachmentView(q), q.viewer)) ?? 'null';
   } catch {
     return 'null';
   }

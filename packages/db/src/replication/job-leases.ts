@@ -1,0 +1,250 @@
+/**
+ * Replication documents' jobs shared by the nodes of one storage (PostgreSQL): each job runs on
+ * the node holding its lease. A job's leases are numbered tenures, each a server value naming its
+ * node, created with `addServerValue` (atomic across the nodes: of two nodes taking the same
+ * tenure, exactly one gets it), so no two nodes ever hold a job at once. A tenure ends when its
+ * node gives it up (its value emptied) or dies: a node is alive while its heartbeat (a server
+ * value renewed every `renewMs`, good for `ttlMs`) is. A node whose own heartbeat could not be
+ * renewed in time, or that finds a newer tenure of a job it holds, stops the job.
+ *
+ * Nodes share the jobs fairly: each lists itself in a registry of live nodes, and takes a new
+ * lease only while it holds fewer than its share (the jobs divided by the live nodes, rounded
+ * up); a node holding more than its share (another node joined) gives one up a round, for the
+ * others to take. The registry only counts nodes for the shares: a lease is safe without it.
+ * A node that dies stops its heartbeat: its jobs are free for the others within `ttlMs` plus one
+ * round; a node that closes gives its leases up at once.
+ *
+ * Each node publishes what it knows of the jobs and documents; `/_scheduler` merges the live
+ * nodes' publications (`merged`), each job as the node running it shows it, the same on every node.
+ */
+import type { Storage } from '../storage/contract.js';
+import type { SchedulerSnapshot } from './replicator-lease.js';
+
+const NODES_KEY = 'replicator_nodes';
+const HEARTBEAT_PREFIX = 'replicator_node_heartbeat-';
+const SNAPSHOT_PREFIX = 'replicator_node_snapshot-';
+
+/** A job's tenure key (server value keys are `[a-z0-9_-]` only: a replication id's `+` and others escaped). */
+function tenureKey(jobId: string, tenure: number): string {
+  return `replicator_job_lease-${jobId.replace(/[^a-z0-9_]/g, (c) => `-${c.charCodeAt(0).toString(16)}`)}-${tenure}`;
+}
+
+export interface JobLeaseHost {
+  values: Pick<Storage, 'getServerValue' | 'setServerValue' | 'addServerValue'>;
+  /** This node's identity (unique per process) and the name `_scheduler` shows. */
+  nodeId: string;
+  nodeName(): string;
+  log(line: string): void;
+  /** The ids of the documents' jobs this node knows of (every node knows them all). */
+  jobIds(): string[];
+  /** This node starts or stops holding a job's lease. */
+  changed(jobId: string, holding: boolean): void;
+  /** What `/_scheduler` shows of this node's jobs and documents now. */
+  snapshot(): SchedulerSnapshot;
+}
+
+/** A node's publication: its snapshot, and the jobs it holds. */
+interface Published extends SchedulerSnapshot {
+  held: string[];
+}
+
+export class JobLeases {
+  private readonly held = new Set<string>();
+  /** The latest tenure seen of each job (0: none yet); those held are this node's. */
+  private readonly tenures = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private closed = false;
+  private again = false;
+  /** When this node's heartbeat was last written. */
+  private lastBeat = Date.now();
+
+  constructor(
+    private readonly host: JobLeaseHost,
+    private readonly ttlMs = 6_000,
+    private readonly renewMs = 2_000,
+  ) {}
+
+  start(): void {
+    void this.tick();
+    this.timer ??= setInterval(() => {
+      this.checkBeat();
+      void this.tick();
+    }, this.renewMs);
+    this.timer.unref();
+  }
+
+  /**
+   * A node whose heartbeat was not renewed for `ttlMs - renewMs` (a round held up by a slow
+   * storage or event loop) stops its jobs before the others may think it dead and take them.
+   */
+  private checkBeat(): void {
+    if (Date.now() - this.lastBeat <= this.ttlMs - this.renewMs) return;
+    for (const id of [...this.held]) this.drop(id);
+  }
+
+  holds(jobId: string): boolean {
+    return this.held.has(jobId);
+  }
+
+  /** A round now (a job was added: it need not wait for the next one); one more after a round under way. */
+  tick(): Promise<void> {
+    if (this.ticking !== undefined) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = this.round().finally(() => {
+      this.ticking = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.tick();
+      }
+    });
+    return this.ticking;
+  }
+
+  private async round(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const beat = Date.now();
+      this.checkBeat();
+      await this.host.values.setServerValue(
+        HEARTBEAT_PREFIX + this.host.nodeId,
+        JSON.stringify({ name: this.host.nodeName(), until: beat + this.ttlMs }),
+      );
+      this.lastBeat = beat;
+      const live = await this.announce();
+      const jobs = this.host.jobIds().sort();
+      const known = new Set(jobs);
+      // Jobs gone (their document deleted or changed): their leases given up.
+      for (const id of [...this.held]) if (!known.has(id)) await this.release(id);
+      const share = Math.ceil(jobs.length / Math.max(1, live));
+      // More than the share (a node joined): one given up a round, for the others to take.
+      if (this.held.size > share) await this.release([...this.held].sort().at(-1)!);
+      // A newer tenure of a job held here: another node took it (this one was thought dead).
+      for (const id of [...this.held]) if ((await this.latest(id)).tenure !== this.tenures.get(id)) this.drop(id);
+      const alive = new Map<string, boolean>();
+      for (const id of jobs) {
+        if (this.held.size >= share || this.closed) break;
+        if (this.held.has(id)) continue;
+        const { tenure, holder } = await this.latest(id);
+        // Free: never taken, given up, or its node dead (this node's own stale tenure included).
+        const held = holder !== undefined && holder !== '' && holder !== this.host.nodeId;
+        if (held && (await this.alive(holder, alive))) continue;
+        const next = tenure + 1;
+        const won = (await this.host.values.addServerValue(tenureKey(id, next), this.host.nodeId)) === this.host.nodeId;
+        this.tenures.set(id, next);
+        if (won && !this.closed) this.take(id);
+      }
+      await this.host.values.setServerValue(
+        SNAPSHOT_PREFIX + this.host.nodeId,
+        JSON.stringify({ ...this.host.snapshot(), held: [...this.held] } satisfies Published),
+      );
+    } catch (error) {
+      // Storage away: a node that cannot renew holds nothing (the others take its jobs).
+      this.host.log(`[warning] replicator: the job leases could not be renewed: ${String(error)}`);
+      for (const id of [...this.held]) this.drop(id);
+    }
+  }
+
+  /** A job's latest tenure and its node ('' once given up; undefined before the first). */
+  private async latest(id: string): Promise<{ tenure: number; holder: string | undefined }> {
+    let tenure = this.tenures.get(id) ?? 0;
+    let holder = tenure === 0 ? undefined : await this.host.values.getServerValue(tenureKey(id, tenure));
+    for (;;) {
+      const next = await this.host.values.getServerValue(tenureKey(id, tenure + 1));
+      if (next === undefined) break;
+      tenure++;
+      holder = next;
+    }
+    if (!this.held.has(id)) this.tenures.set(id, tenure);
+    return { tenure, holder };
+  }
+
+  /** Whether a node's heartbeat is current (`alive` caches the nodes asked in a round). */
+  private async alive(node: string, alive: Map<string, boolean>): Promise<boolean> {
+    if (node === this.host.nodeId) return true;
+    let lives = alive.get(node);
+    if (lives === undefined) {
+      const text = await this.host.values.getServerValue(HEARTBEAT_PREFIX + node);
+      lives = text !== undefined && text !== '' && (JSON.parse(text) as { until: number }).until > Date.now();
+      alive.set(node, lives);
+    }
+    return lives;
+  }
+
+  /** Lists this node in the registry of live nodes; answers how many are live. */
+  private async announce(): Promise<number> {
+    const nodes = await this.nodes();
+    nodes[this.host.nodeId] = Date.now() + this.ttlMs;
+    await this.host.values.setServerValue(NODES_KEY, JSON.stringify(nodes));
+    return Object.keys(nodes).length;
+  }
+
+  /** The live nodes of the registry (the expired left out), with when they expire. */
+  private async nodes(): Promise<Record<string, number>> {
+    const text = await this.host.values.getServerValue(NODES_KEY);
+    const all = text === undefined || text === '' ? {} : (JSON.parse(text) as Record<string, number>);
+    const now = Date.now();
+    return Object.fromEntries(Object.entries(all).filter(([, until]) => typeof until === 'number' && until > now));
+  }
+
+  /**
+   * The live nodes' publications merged: each document as the node holding its job shows it
+   * (else as any node shows it: pending), the jobs of every node that runs them.
+   */
+  async merged(own: SchedulerSnapshot): Promise<SchedulerSnapshot> {
+    // This node's own publication as it is now (a job it just took shows at once).
+    const published: Published[] = [{ ...own, held: [...this.held] }];
+    for (const id of Object.keys(await this.nodes())) {
+      if (id === this.host.nodeId) continue;
+      const text = await this.host.values.getServerValue(SNAPSHOT_PREFIX + id);
+      if (text !== undefined && text !== '') published.push(JSON.parse(text) as Published);
+    }
+    const holderOf = new Map<string, Published>();
+    for (const node of published) for (const id of node.held) holderOf.set(id, node);
+    const docs = new Map<string, Record<string, unknown>>();
+    for (const node of published) {
+      for (const doc of node.docs) {
+        const key = JSON.stringify([doc.database, doc.doc_id]);
+        const holder = typeof doc.id === 'string' ? holderOf.get(doc.id) : undefined;
+        if (holder === node || !docs.has(key)) docs.set(key, doc);
+      }
+    }
+    const jobs = published.flatMap((node) => node.jobs.filter((job) => holderOf.get(String(job.id)) === node));
+    return { node: this.host.nodeName(), jobs, docs: [...docs.values()] };
+  }
+
+  private take(id: string): void {
+    this.held.add(id);
+    this.host.changed(id, true);
+  }
+
+  private drop(id: string): void {
+    if (!this.held.delete(id)) return;
+    this.host.changed(id, false);
+  }
+
+  /** Gives a lease up at once (its tenure emptied), so another node may take the job. */
+  private async release(id: string): Promise<void> {
+    const tenure = this.tenures.get(id);
+    this.drop(id);
+    if (tenure !== undefined && tenure > 0) await this.host.values.setServerValue(tenureKey(id, tenure), '');
+  }
+
+  /** Stops renewing and gives every lease up, so the other nodes take the jobs at once. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.ticking;
+    try {
+      for (const id of [...this.held]) await this.release(id);
+      await this.host.values.setServerValue(HEARTBEAT_PREFIX + this.host.nodeId, JSON.stringify({ until: 0 }));
+      const nodes = await this.nodes();
+      delete nodes[this.host.nodeId];
+      await this.host.values.setServerValue(NODES_KEY, JSON.stringify(nodes));
+    } catch {
+      // Storage away: the leases and the registry entry expire on their own.
+    }
+  }
+}
