@@ -22,7 +22,16 @@ import {
   type SessionStats,
 } from './checkpoint.js';
 import type { JsonValue } from '../json/index.js';
-import type { ChangeEntry, ChangesFilter, Endpoint, FetchedDoc, Seq, Wanted, WriteFailure } from './endpoint.js';
+import type {
+  ChangeEntry,
+  ChangesFilter,
+  Endpoint,
+  FetchedDoc,
+  Seq,
+  StoredRevision,
+  Wanted,
+  WriteFailure,
+} from './endpoint.js';
 
 export interface JobSettings {
   replicationId: string;
@@ -208,7 +217,7 @@ export class ReplicationSession {
     const fetched: Fetched[] = [];
     for (let at = 0; at < wanted.length; at += FETCH_BATCH) {
       const slice = await this.fetch(wanted.slice(at, at + FETCH_BATCH));
-      this.stats.docs_read += slice.docs.length + slice.withParts.length;
+      this.stats.docs_read += slice.docs.length + slice.withParts.length + slice.stored.length;
       fetched.push(slice);
     }
     return fetched;
@@ -217,9 +226,10 @@ export class ReplicationSession {
   /** The second half of a batch: its documents written, refusals reported (a fatal one throws). */
   private async writeBatch(fetched: readonly Fetched[]): Promise<void> {
     // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
-    for (const { docs, withParts } of fetched) {
-      const count = docs.length + withParts.length;
-      const failures = docs.length === 0 ? [] : await this.target.write(docs);
+    for (const { docs, withParts, stored } of fetched) {
+      const count = docs.length + withParts.length + stored.length;
+      const failures = stored.length === 0 ? [] : await this.target.writeStored!(stored);
+      if (docs.length > 0) failures.push(...(await this.target.write(docs)));
       // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
       const concurrency = Math.min(PARTS_CONCURRENCY, this.settings.httpConnections ?? PARTS_CONCURRENCY);
       await eachConcurrently(withParts, concurrency, async (doc) => {
@@ -240,10 +250,23 @@ export class ReplicationSession {
   }
 
   /**
-   * The revisions of one fetch: with attachment bytes beside the JSON when both endpoints can
-   * (stored bytes travel as they are), else with their data inline.
+   * The revisions of one fetch: as stored when both endpoints are databases of this server (the
+   * text goes from store to store), else as documents.
    */
   private async fetch(wanted: readonly Wanted[]): Promise<Fetched> {
+    if (this.source.fetchStored === undefined || this.target.writeStored === undefined) {
+      return { ...(await this.fetchDocs(wanted)), stored: [] };
+    }
+    const { stored, others } = await this.source.fetchStored(wanted);
+    const docs = others.length === 0 ? { docs: [], withParts: [] } : await this.fetchDocs(others);
+    return { ...docs, stored };
+  }
+
+  /**
+   * Revisions as documents: with attachment bytes beside the JSON when both endpoints can
+   * (stored bytes travel as they are), else with their data inline.
+   */
+  private async fetchDocs(wanted: readonly Wanted[]): Promise<Omit<Fetched, 'stored'>> {
     if (this.source.fetchWithParts === undefined || this.target.writeWithParts === undefined) {
       return { docs: await this.source.fetch(wanted), withParts: [] };
     }
@@ -362,10 +385,11 @@ function sameSeq(a: Seq, b: Seq): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** One fetch's revisions: those written in bulk, and those with attachment bytes beside them. */
+/** One fetch's revisions: those written in bulk, those with attachment bytes beside them, those as stored. */
 interface Fetched {
   docs: JsonValue[];
   withParts: FetchedDoc[];
+  stored: StoredRevision[];
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */
