@@ -156,9 +156,11 @@ export class ReplicationSession {
           await written();
           this.changesPending = 0;
           if (!continuous) break;
+          // Caught up with progress not checkpointed: the checkpoint is written when due, not
+          // after the longpoll (up to LONGPOLL_MS) when no change comes meanwhile.
+          if (!sameSeq(this.throughSeq, this.committedSeq)) await this.checkpointDueOr(next);
         }
-        // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
-        // one longpoll before it gets here again); a session's end checkpoints below.
+        // Every `checkpoint_interval`, as CouchDB does; a session's end checkpoints below.
         if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) {
           await written();
           await this.checkpoint();
@@ -173,6 +175,21 @@ export class ReplicationSession {
     // PouchDB's `last_seq` is for the checkpoint's readers, not part of CouchDB's answer.
     const { last_seq: _, ...answer } = this.lastCheckpoint;
     return { ok: true, ...answer };
+  }
+
+  /** Until the next checkpoint is due, or `next` (the changes being waited for) has settled. */
+  private async checkpointDueOr(next: Promise<unknown>): Promise<void> {
+    const dueIn = this.lastCheckpointAt + this.settings.checkpointIntervalMs - Date.now();
+    if (dueIn <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const due = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, dueIn);
+    });
+    try {
+      await Promise.race([due, next.then(noop, noop)]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async resume(): Promise<void> {
@@ -380,6 +397,8 @@ export class ReplicationSession {
     };
   }
 }
+
+function noop(): void {}
 
 function sameSeq(a: Seq, b: Seq): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
