@@ -13,6 +13,7 @@ import { storedBody } from './attachment.js';
 import type { DocInput } from './doc-input.js';
 import { interactiveAppend, interactiveEdit, replicatedEdit, type Edit } from './edit.js';
 import { compareIds } from './id-order.js';
+import { isDesignId } from './doc-id.js';
 
 /** One row of a `_bulk_docs` answer. */
 export type WriteResult =
@@ -42,8 +43,9 @@ export function idsOf(requests: readonly WriteRequest[]): string[] {
 }
 
 /**
- * A check a document must pass before it is written (the view engine's design document rules,
- * later validate functions): it throws a CouchError, which becomes that document's error row.
+ * A check a design document must pass before it is written (the view engine's design document
+ * rules): it throws a CouchError, which becomes that document's error row. Other documents' bodies
+ * are not read here (a replicated revision's may be text not parsed yet).
  */
 export type DocCheck = (id: string, body: JsonObject, deleted: boolean) => void;
 
@@ -108,7 +110,7 @@ export function planWrites(
         }
         // Design documents are checked one by one: a bad one is its own error row (CouchDB's
         // per-document validation), not a failed request.
-        check?.(id, input.body, input.deleted);
+        if (check !== undefined && isDesignId(id)) check(id, input.body, input.deleted);
         // An update of a one-line history is done on the stored text; anything else on the tree.
         if (newEdits && doc.tree === undefined && doc.text !== undefined) {
           appended = interactiveAppend(doc.text, input, revsLimit);

@@ -70,6 +70,26 @@ export interface FetchedDoc {
   parts: ReadonlyMap<string, Buffer>;
 }
 
+/**
+ * A revision as a database of this server stores it, for another database of this server: its
+ * body is the stored text (canonical JSON without special members, no attachments), so it goes
+ * from one store to the other without being rendered as a document and parsed back.
+ */
+export interface StoredRevision {
+  id: string;
+  rev: string;
+  deleted: boolean;
+  /** `_revisions`: the revision's generation and the ids back to its root, newest first. */
+  revisions: { start: number; ids: string[] };
+  body: string;
+}
+
+/** What `fetchStored` read as stored, and the revisions left to `fetch`/`fetchWithParts` (attachments, filtered readers). */
+export interface StoredFetch {
+  stored: StoredRevision[];
+  others: Wanted[];
+}
+
 /** A document the target did not take, and why (`status` decides skip or fail: CouchDB 3.3's policy). */
 export interface WriteFailure {
   id: string;
@@ -109,6 +129,13 @@ export interface Endpoint {
    * document nested deeper than the JSON limit): each is a failure of its own, the job goes on.
    */
   takeUnreadable?(): WriteFailure[];
+  /**
+   * Like `fetch`, the revisions as stored (a database of this server); those it cannot give so
+   * are handed back in `others`. Used only when the target has `writeStored`.
+   */
+  fetchStored?(wanted: readonly Wanted[]): Promise<StoredFetch>;
+  /** Writes revisions read by `fetchStored` (`new_edits=false`, every write rule); answers those it refused. */
+  writeStored?(revisions: readonly StoredRevision[]): Promise<WriteFailure[]>;
   /** A `_local` document's body (plain JSON), or undefined. */
   getLocal(id: string): Promise<Record<string, unknown> | undefined>;
   /** Writes a `_local` document over the one read (its `_rev` in `body`); answers the new rev. */

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { isDbAdmin, requireMember, type SecurityObject, type UserCtx } from '../auth/index.js';
 import { withUsersRole } from '../documents/access-rules.js';
 import { changeEvents, type ChangesOptions, type DocFilter } from '../documents/changes.js';
-import type { Database, OpenedDoc, OpenOptions, Writer } from '../documents/database.js';
+import type { Database, OpenedDoc, OpenOptions, Writer, WriteResult } from '../documents/database.js';
 import { readDocInput } from '../documents/doc-input.js';
 import { isUsersDb } from '../documents/users-db.js';
 import { CouchError, notFound } from '../errors.js';
@@ -19,7 +19,9 @@ import { fromPlain, JsonObject, parseJson, stringifyJson, toPlain, type JsonValu
 import { matches } from '../mango/match.js';
 import { selectorParser } from '../mango/selector-parser.js';
 import { parseSelector } from '../mango/selector.js';
-import { parseRev } from '../revisions/index.js';
+import { findRev, parseRev, parseTree } from '../revisions/index.js';
+import { splitStoredBody } from '../documents/attachment.js';
+import type { DocInput } from '../documents/doc-input.js';
 import { createChangesFilter, type ChangesFilterRunner } from '../sandbox/index.js';
 import {
   statusOfError,
@@ -31,6 +33,8 @@ import {
   type EndpointInfo,
   type FetchedDoc,
   type RevsDiff,
+  type StoredFetch,
+  type StoredRevision,
   type Wanted,
   type WriteFailure,
 } from './endpoint.js';
@@ -269,6 +273,60 @@ export class LocalEndpoint implements Endpoint {
     return fetched;
   }
 
+  /**
+   * The wanted revisions as stored: records and winning bodies read together, other bodies in one
+   * more read, nothing rendered. A document with attachments goes to `others` whole (its bytes
+   * travel as parts); so does everything for a reader the access rules filter, and everything of a
+   * database whose reads may show less than is stored (a read rule: `_replicator`'s credentials).
+   */
+  async fetchStored(wanted: readonly Wanted[]): Promise<StoredFetch> {
+    if (this.db.hasReadRule || (await this.db.accessReaderOf(this.user)) !== undefined)
+      return { stored: [], others: [...wanted] };
+    const ahead = await this.db.readAhead(wanted.map(({ id }) => id));
+    const found: { want: Wanted; revisions: StoredRevision[] }[] = [];
+    const unread: { id: string; rev: string }[] = [];
+    const unreadAt: StoredRevision[] = [];
+    for (const want of wanted) {
+      const record = ahead.record(want.id);
+      // A document no longer here, or a revision no longer held, is left out (as `fetch` does).
+      if (record === undefined) continue;
+      const tree = parseTree(record.tree);
+      const revisions: StoredRevision[] = [];
+      for (const revText of want.revs) {
+        const rev = parseRev(revText);
+        const node = findRev(tree, rev);
+        if (node === undefined || !node.stored) continue;
+        const body = ahead.bodyOf(record, revText);
+        const revision = {
+          id: want.id,
+          rev: revText,
+          deleted: node.deleted,
+          revisions: { start: rev.pos, ids: node.path },
+          body: body ?? '',
+        };
+        if (body === undefined) {
+          unread.push({ id: want.id, rev: revText });
+          unreadAt.push(revision);
+        }
+        revisions.push(revision);
+      }
+      found.push({ want, revisions });
+    }
+    if (unread.length > 0) {
+      const bodies = await this.db.store.getBodies(unread);
+      unreadAt.forEach((revision, i) => {
+        revision.body = bodies[i] ?? '';
+      });
+    }
+    const stored: StoredRevision[] = [];
+    const others: Wanted[] = [];
+    for (const { want, revisions } of found) {
+      if (revisions.some(({ body }) => body !== '' && splitStoredBody(body).stubs !== undefined)) others.push(want);
+      else for (const revision of revisions) if (revision.body !== '') stored.push(revision);
+    }
+    return { stored, others };
+  }
+
   /** The wanted revisions as read (left out: those no longer here); attachments inline or following. */
   private async opened(wanted: readonly Wanted[], follows: boolean): Promise<{ doc: OpenedDoc }[]> {
     const docs: { doc: OpenedDoc }[] = [];
@@ -295,18 +353,25 @@ export class LocalEndpoint implements Endpoint {
   async write(docs: readonly JsonValue[]): Promise<WriteFailure[]> {
     const writer = await this.writer();
     try {
-      const results = await this.db.bulkDocs(docs, false, writer);
-      const failures: WriteFailure[] = [];
-      for (const result of results) {
-        if ('error' in result) failures.push({ ...result, status: statusOfError(result.error) });
-      }
-      return failures;
+      return failuresOf(await this.db.bulkDocs(docs, false, writer));
     } catch (error) {
       // One document the whole batch cannot take (a 413, a malformed document): said per document.
       if (!(error instanceof CouchError) || docs.length !== 1) throw error;
       const doc = docs[0];
       const id = doc instanceof JsonObject ? String(doc.get('_id')) : '';
       return [{ id, error: error.error, reason: error.reason, status: error.status }];
+    }
+  }
+
+  /** Writes revisions of another database of this server as stored, through every write rule of this one. */
+  async writeStored(revisions: readonly StoredRevision[]): Promise<WriteFailure[]> {
+    const writer = await this.writer();
+    const items = revisions.map((revision) => ({ id: revision.id, input: storedInput(revision) }));
+    try {
+      return failuresOf(await this.db.bulkReplicated(items, writer));
+    } catch (error) {
+      if (!(error instanceof CouchError) || revisions.length !== 1) throw error;
+      return [{ id: revisions[0]!.id, error: error.error, reason: error.reason, status: error.status }];
     }
   }
 
@@ -356,6 +421,43 @@ export class LocalEndpoint implements Endpoint {
     this.filterState?.runner?.dispose();
     this.filterState = undefined;
   }
+}
+
+/**
+ * A stored revision as a write input: its text is what gets stored (`json`), and its body is
+ * parsed only when a write rule reads it (a validate function, a design document's check): a
+ * plain copy between two databases never parses it.
+ */
+function storedInput({ id, rev, deleted, revisions, body: text }: StoredRevision): DocInput {
+  let body: JsonObject | undefined;
+  return {
+    id,
+    rev: parseRev(rev),
+    revisions,
+    deleted,
+    json: text,
+    get body(): JsonObject {
+      if (body === undefined) {
+        const parsed = parseJson(text);
+        if (!(parsed instanceof JsonObject)) throw new CouchError('bad_request', `The body of ${id} is not an object.`);
+        body = parsed;
+      }
+      return body;
+    },
+    // A rule may put a body of its own (clearing `json`): a users database hashes a password.
+    set body(value: JsonObject) {
+      body = value;
+    },
+  };
+}
+
+/** The rows of a write the target refused. */
+function failuresOf(results: readonly WriteResult[]): WriteFailure[] {
+  const failures: WriteFailure[] = [];
+  for (const result of results) {
+    if ('error' in result) failures.push({ ...result, status: statusOfError(result.error) });
+  }
+  return failures;
 }
 
 /** `ddoc/name`, as `_changes` takes a design filter. */

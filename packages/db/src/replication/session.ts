@@ -22,7 +22,16 @@ import {
   type SessionStats,
 } from './checkpoint.js';
 import type { JsonValue } from '../json/index.js';
-import type { ChangeEntry, ChangesFilter, Endpoint, FetchedDoc, Seq, Wanted, WriteFailure } from './endpoint.js';
+import type {
+  ChangeEntry,
+  ChangesFilter,
+  Endpoint,
+  FetchedDoc,
+  Seq,
+  StoredRevision,
+  Wanted,
+  WriteFailure,
+} from './endpoint.js';
 
 export interface JobSettings {
   replicationId: string;
@@ -147,9 +156,11 @@ export class ReplicationSession {
           await written();
           this.changesPending = 0;
           if (!continuous) break;
+          // Caught up with progress not checkpointed: the checkpoint is written when due, not
+          // after the longpoll (up to LONGPOLL_MS) when no change comes meanwhile.
+          if (!sameSeq(this.throughSeq, this.committedSeq)) await this.checkpointDueOr(next);
         }
-        // Every `checkpoint_interval`, as CouchDB does (a caught-up continuous job waits at most
-        // one longpoll before it gets here again); a session's end checkpoints below.
+        // Every `checkpoint_interval`, as CouchDB does; a session's end checkpoints below.
         if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) {
           await written();
           await this.checkpoint();
@@ -164,6 +175,21 @@ export class ReplicationSession {
     // PouchDB's `last_seq` is for the checkpoint's readers, not part of CouchDB's answer.
     const { last_seq: _, ...answer } = this.lastCheckpoint;
     return { ok: true, ...answer };
+  }
+
+  /** Until the next checkpoint is due, or `next` (the changes being waited for) has settled. */
+  private async checkpointDueOr(next: Promise<unknown>): Promise<void> {
+    const dueIn = this.lastCheckpointAt + this.settings.checkpointIntervalMs - Date.now();
+    if (dueIn <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const due = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, dueIn);
+    });
+    try {
+      await Promise.race([due, next.then(noop, noop)]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async resume(): Promise<void> {
@@ -208,7 +234,7 @@ export class ReplicationSession {
     const fetched: Fetched[] = [];
     for (let at = 0; at < wanted.length; at += FETCH_BATCH) {
       const slice = await this.fetch(wanted.slice(at, at + FETCH_BATCH));
-      this.stats.docs_read += slice.docs.length + slice.withParts.length;
+      this.stats.docs_read += slice.docs.length + slice.withParts.length + slice.stored.length;
       fetched.push(slice);
     }
     // Documents the source sent but could not be read (too deeply nested): failures of their own.
@@ -223,9 +249,10 @@ export class ReplicationSession {
   /** The second half of a batch: its documents written, refusals reported (a fatal one throws). */
   private async writeBatch(fetched: readonly Fetched[]): Promise<void> {
     // A batch is carried whole, even by a cancelled job: its checkpoint then covers it.
-    for (const { docs, withParts } of fetched) {
-      const count = docs.length + withParts.length;
-      const failures = docs.length === 0 ? [] : await this.target.write(docs);
+    for (const { docs, withParts, stored } of fetched) {
+      const count = docs.length + withParts.length + stored.length;
+      const failures = stored.length === 0 ? [] : await this.target.writeStored!(stored);
+      if (docs.length > 0) failures.push(...(await this.target.write(docs)));
       // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
       const concurrency = Math.min(PARTS_CONCURRENCY, this.settings.httpConnections ?? PARTS_CONCURRENCY);
       await eachConcurrently(withParts, concurrency, async (doc) => {
@@ -246,10 +273,23 @@ export class ReplicationSession {
   }
 
   /**
-   * The revisions of one fetch: with attachment bytes beside the JSON when both endpoints can
-   * (stored bytes travel as they are), else with their data inline.
+   * The revisions of one fetch: as stored when both endpoints are databases of this server (the
+   * text goes from store to store), else as documents.
    */
   private async fetch(wanted: readonly Wanted[]): Promise<Fetched> {
+    if (this.source.fetchStored === undefined || this.target.writeStored === undefined) {
+      return { ...(await this.fetchDocs(wanted)), stored: [] };
+    }
+    const { stored, others } = await this.source.fetchStored(wanted);
+    const docs = others.length === 0 ? { docs: [], withParts: [] } : await this.fetchDocs(others);
+    return { ...docs, stored };
+  }
+
+  /**
+   * Revisions as documents: with attachment bytes beside the JSON when both endpoints can
+   * (stored bytes travel as they are), else with their data inline.
+   */
+  private async fetchDocs(wanted: readonly Wanted[]): Promise<Omit<Fetched, 'stored'>> {
     if (this.source.fetchWithParts === undefined || this.target.writeWithParts === undefined) {
       return { docs: await this.source.fetch(wanted), withParts: [] };
     }
@@ -369,14 +409,17 @@ export class ReplicationSession {
   }
 }
 
+function noop(): void {}
+
 function sameSeq(a: Seq, b: Seq): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** One fetch's revisions: those written in bulk, and those with attachment bytes beside them. */
+/** One fetch's revisions: those written in bulk, those with attachment bytes beside them, those as stored. */
 interface Fetched {
   docs: JsonValue[];
   withParts: FetchedDoc[];
+  stored: StoredRevision[];
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */
