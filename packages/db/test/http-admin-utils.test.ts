@@ -98,7 +98,11 @@ describe('/_utils (Fauxton)', () => {
     const head = await raw(t.url, 'HEAD', '/_utils/', { auth: false });
     assert.deepEqual([head.status, head.body.length], [200, 0]);
     assert.ok(Number(head.headers['content-length']) > 0);
-    const post = await raw(t.url, 'POST', '/_utils/', { auth: false });
+    // Only GET and HEAD are open to anyone: another verb is a server admin's (CouchDB's
+    // chttpd_auth_request), who gets the 405.
+    const anonymous = await raw(t.url, 'POST', '/_utils/', { auth: false });
+    assert.deepEqual([anonymous.status, anonymous.json.error], [401, 'unauthorized']);
+    const post = await raw(t.url, 'POST', '/_utils/', {});
     assert.deepEqual([post.status, post.headers.allow], [405, 'GET,HEAD']);
   });
 

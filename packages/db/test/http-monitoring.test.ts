@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './support/server.js';
+import { ADMIN, startTestServer, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
 import { basic, createUser } from './support/users.js';
 
@@ -163,6 +163,104 @@ describe('monitoring', () => {
     const cancelled = await t.request('POST', '/_replicate', { body: { ...body, cancel: true } });
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.deepEqual(await jobs(), [0, 0, 0, 0]);
+  });
+
+  it("the replicator's counters: requests and answers, checkpoints, jobs, the documents' processor", async () => {
+    const before = await stats();
+    assert.equal((await t.request('PUT', '/rc_src')).status, 201);
+    const docs = [{ _id: 'a' }, { _id: 'b' }, { _id: 'c' }];
+    assert.equal((await t.request('POST', '/rc_src/_bulk_docs', { body: { docs } })).status, 201);
+    // A remote source (this server over HTTP): its requests and answers are counted.
+    const remote = { url: `${t.url}/rc_src`, auth: { basic: { username: ADMIN.name, password: ADMIN.password } } };
+    const once = await t.request('POST', '/_replicate', {
+      body: { source: remote, target: 'rc_tgt', create_target: true },
+    });
+    assert.equal(once.status, 200, once.text);
+    assert.equal(once.json.history[0].docs_written, 3);
+    // A continuous job asked for twice (a duplicate add), then cancelled (stopped and removed).
+    const continuous = { source: 'rc_src', target: 'rc_tgt', continuous: true };
+    assert.equal((await t.request('POST', '/_replicate', { body: continuous })).status, 202);
+    assert.equal((await t.request('POST', '/_replicate', { body: continuous })).status, 202);
+    const cancelled = await t.request('POST', '/_replicate', { body: { ...continuous, cancel: true } });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    // The documents' processor: a replicator database created, a document completed, one failed.
+    assert.equal((await t.request('PUT', '/_replicator')).status, 201);
+    const doc = { source: 'rc_src', target: 'rc_doc', create_target: true, user_ctx: { roles: ['_admin'] } };
+    assert.equal((await t.request('PUT', '/_replicator/done', { body: doc })).status, 201);
+    assert.equal(
+      (await t.request('PUT', '/_replicator/bad', { body: { source: 'Not A Name!', target: 'x' } })).status,
+      201,
+    );
+    const stateOf = async (id: string) => (await t.request('GET', `/_replicator/${id}`)).json._replication_state;
+    await until(async () => (await stateOf('done')) === 'completed', 'the document completed');
+    await until(async () => (await stateOf('bad')) === 'failed', 'the unreadable document failed');
+    const after = await stats();
+    const delta = (path: string) =>
+      value(after, `couch_replicator.${path}`) - value(before, `couch_replicator.${path}`);
+    // Every request of the remote source got an answer: a 2xx or 4xx, none a failure.
+    assert.ok(delta('requests') >= 4, `requests: ${delta('requests')}`);
+    assert.equal(delta('responses.success'), delta('requests'));
+    assert.equal(delta('responses.failure'), 0);
+    assert.ok(delta('checkpoints.success') >= 2, 'the one-shot job and the document job checkpointed');
+    assert.equal(delta('checkpoints.failure'), 0);
+    assert.equal(delta('jobs.adds'), 3, 'the one-shot, the continuous job, the document');
+    assert.equal(delta('jobs.duplicate_adds'), 1);
+    assert.equal(delta('jobs.starts'), 3);
+    assert.equal(delta('jobs.removes'), 1, 'the cancelled job');
+    assert.equal(delta('jobs.stops'), 1, 'the cancelled job, while it ran');
+    assert.equal(delta('jobs.crashes'), 0);
+    // Created here, found by a listing that came first: either way seen once.
+    assert.equal(delta('docs.dbs_created') + delta('docs.dbs_found'), 1);
+    assert.ok(delta('docs.db_changes') >= 2, 'the two documents (and the states written back)');
+    assert.equal(delta('docs.completed_state_updates'), 1);
+    assert.equal(delta('docs.failed_state_updates'), 1);
+    assert.deepEqual(after.couch_replicator.checkpoints.success, {
+      value: value(after, 'couch_replicator.checkpoints.success'),
+      type: 'counter',
+      desc: 'number of checkpoints successfully saves',
+    });
+    // Prometheus: a success counter is its group's total, failures apart (couch_prometheus' names).
+    const text = (await t.request('GET', '/_node/_local/_prometheus')).text.split('\n');
+    const sample = (name: string) => Number(text.find((line) => line.startsWith(`${name} `))?.split(' ')[1]);
+    assert.ok(text.includes('# TYPE couchdb_couch_replicator_responses_total counter'), text.join('\n'));
+    assert.ok(sample('couchdb_couch_replicator_responses_total') >= value(after, 'couch_replicator.requests'));
+    assert.equal(sample('couchdb_couch_replicator_responses_failure_total'), 0);
+    assert.ok(text.includes('# HELP couchdb_couch_replicator_checkpoints_total number of checkpoint saves'));
+    assert.ok(sample('couchdb_couch_replicator_checkpoints_total') >= 2);
+    assert.ok(sample('couchdb_couch_replicator_jobs_starts_total') >= 3);
+    assert.ok(sample('couchdb_couch_replicator_requests_total') >= 4);
+    assert.ok(!text.some((line) => line.startsWith('couchdb_couch_replicator_responses_success')));
+  });
+
+  it("the replicator's failures: a source gone is a failed changes read and a crash, its restart a failed start", async () => {
+    const far = await startTestServer();
+    const near = await startTestServer({ settings: { replicator: { intervalMs: 200, crashBackoffMs: 300 } } });
+    try {
+      const counters = async () => (await near.request('GET', '/_node/_local/_stats')).json.couch_replicator;
+      assert.equal((await far.request('PUT', '/away')).status, 201);
+      assert.equal((await far.request('PUT', '/away/one', { body: {} })).status, 201);
+      const source = { url: `${far.url}/away`, auth: { basic: { username: ADMIN.name, password: ADMIN.password } } };
+      const body = { source, target: 'back', create_target: true, continuous: true, retries_per_request: 0 };
+      const started = await near.request('POST', '/_replicate', { body });
+      assert.equal(started.status, 202, started.text);
+      await until(async () => (await near.request('GET', '/back/one')).status === 200, 'copied');
+      await far.close();
+      let seen: any;
+      await until(async () => {
+        seen = await counters();
+        return seen.jobs.crashes.value >= 2 && seen.failed_starts.value >= 1;
+      }, 'crashes, then a start that could not open the source');
+      assert.ok(seen.changes_read_failures.value >= 1, JSON.stringify(seen));
+      assert.ok(seen.responses.failure.value === 0, 'a peer that does not answer is no failed answer');
+      assert.equal(seen.jobs.crashed.value, 1, 'the gauge: one job crashing');
+      // By its id: its source can no longer be opened to compute it.
+      const id = started.json._local_id as string;
+      const cancelled = await near.request('POST', '/_replicate', { body: { replication_id: id, cancel: true } });
+      assert.equal(cancelled.status, 200, cancelled.text);
+    } finally {
+      await near.close();
+      await far.close();
+    }
   });
 
   it('the _metrics role reads _stats, _system and _prometheus, and nothing an admin reads', async () => {

@@ -111,6 +111,70 @@ describe('reserved names and unusual requests', () => {
     assert.deepEqual([reshard.status, reshard.json.error], [501, 'not_implemented']);
   });
 
+  it("server paths are authorized before their verb (CouchDB's chttpd_auth_request), open ones answer their 405", async () => {
+    await createUser(t, 'meter', 'pw', ['_metrics']);
+    const ria = { auth: basic('ria', 'pw') };
+    const notAdmin = { error: 'unauthorized', reason: 'You are not a server admin.' };
+    // [verb, path, what a server admin gets]: anyone else gets the 401 first, whatever the verb.
+    const adminOnly: [string, string, number][] = [
+      ['POST', '/_db_updates', 405],
+      ['PUT', '/_all_dbs', 405],
+      ['DELETE', '/_dbs_info', 405],
+      ['POST', '/_membership', 405],
+      ['DELETE', '/_cluster_setup', 405],
+      ['POST', '/_scheduler/jobs', 405],
+      ['PUT', '/_scheduler/docs', 405],
+      ['GET', '/_search_analyze', 405],
+      ['GET', '/_nouveau_analyze', 405],
+      ['POST', '/_utils', 405],
+      ['PUT', '/_utils/index.html', 405],
+      ['GET', '/_node/_local/_restart', 405],
+      ['GET', '/_node/_local/_config/_reload', 405],
+      ['POST', '/_node/_local/_versions', 405],
+      ['DELETE', '/_node/_local/_smoosh/status', 405],
+      ['POST', '/_node/_local/_all_dbs', 405],
+      ['GET', '/_config', 404],
+      ['GET', '/_nothing', 404],
+      ['GET', '/_node/_local/_nothing', 400],
+    ];
+    for (const [verb, path, forAdmin] of adminOnly) {
+      const body = verb === 'POST' || verb === 'PUT' ? { body: {} } : {};
+      const anon = await t.request(verb, path, { auth: false, ...body });
+      assert.deepEqual([anon.status, anon.json], [401, notAdmin], `anonymous ${verb} ${path}`);
+      const user = await t.request(verb, path, { ...ria, ...body });
+      assert.deepEqual([user.status, user.json], [401, notAdmin], `ria ${verb} ${path}`);
+      assert.equal((await t.request(verb, path, body)).status, forAdmin, `admin ${verb} ${path}`);
+    }
+    // The metrics endpoints are the _metrics role's too: it gets their 405, the others the 401.
+    const metricsOnly = { error: 'unauthorized', reason: 'You are not a server admin or read-only metrics user' };
+    for (const path of ['/_node/_local/_stats', '/_node/_local/_system', '/_node/_local/_prometheus']) {
+      const anon = await t.request('POST', path, { auth: false, body: {} });
+      assert.deepEqual([anon.status, anon.json], [401, metricsOnly], path);
+      assert.equal((await t.request('POST', path, { auth: basic('meter', 'pw'), body: {} })).status, 405, path);
+    }
+    // Open paths leave the verb to their endpoint: anyone gets its 405.
+    const open: [string, string][] = [
+      ['POST', '/'],
+      ['POST', '/_up'],
+      ['POST', '/_uuids'],
+      ['PUT', '/_session'],
+      ['GET', '/_replicate'],
+      ['POST', '/_active_tasks'],
+    ];
+    for (const [verb, path] of open) {
+      const anon = await t.request(verb, path, { auth: false, ...(verb === 'GET' ? {} : { body: {} }) });
+      assert.deepEqual([anon.status, anon.json.error], [405, 'method_not_allowed'], `${verb} ${path}`);
+    }
+    assert.equal((await t.request('GET', '/_utils/', { auth: false })).status, 200);
+    assert.equal((await t.request('GET', '/_up', { auth: false })).status, 200);
+    // The users and replicator databases are databases: their `_security` answers (a 403 for a
+    // signed-in caller who is no member) or their absence, not the server paths' 401.
+    const users = await t.request('GET', '/_users/org.couchdb.user:ria', ria);
+    assert.deepEqual([users.status, users.json.error], [403, 'forbidden']);
+    const replicator = await t.request('GET', '/_replicator/x', ria);
+    assert.deepEqual([replicator.status, replicator.json.error], [404, 'not_found']);
+  });
+
   it('CONNECT gets the endpoint’s 405, an unknown method a 405, both as HTTP answers', async () => {
     const connectDb = await rawExchange(t.url, `CONNECT /rdb HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\n\r\n`);
     assert.match(connectDb, /^HTTP\/1\.1 405 Method Not Allowed\r\n/);

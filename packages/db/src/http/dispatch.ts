@@ -24,6 +24,7 @@ import { pathDecodes, undecodablePath } from './path-encoding.js';
 import { routes } from './routes.js';
 import { countAnswer, countStart } from './request-counts.js';
 import { jsonpCallbackOf } from './jsonp.js';
+import { authorizeServerPath } from './server-authorization.js';
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     res.setHeader('X-Couch-Request-ID', requestId(req));
@@ -79,6 +80,8 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
  */
 async function route(ctx: RequestContext): Promise<void> {
   const { rawPath, method } = ctx;
+  // Server paths are authorized before their verb or their existence is looked at (CouchDB's order).
+  authorizeServerPath(rawPath, method, ctx.user);
   const decodes = pathDecodes(rawPath);
   // A `+` in a path is a plus (only a query string reads it as a space).
   const path = rawPath.includes('+') ? rawPath.replaceAll('+', '%2B') : rawPath;

@@ -10,6 +10,7 @@
 import type { UserCtx } from '../auth/index.js';
 import { CouchError } from '../errors.js';
 import type { SessionStats } from './checkpoint.js';
+import type { ReplicatorMeter } from './meter.js';
 import type { Opened } from './replicator.js';
 import type { ReplicationRequest } from './request.js';
 import { ReplicationSession, type SessionResult } from './session.js';
@@ -112,7 +113,12 @@ export class ReplicationJob {
   }
 
   /** Starts the session of `run` over `opened`; resolves with a one-shot's result. */
-  runSession(run: JobRun, opened: Opened, log: (line: string) => void): Promise<SessionResult> {
+  runSession(
+    run: JobRun,
+    opened: Opened,
+    log: (line: string) => void,
+    meter?: ReplicatorMeter,
+  ): Promise<SessionResult> {
     const { request } = this;
     const session = new ReplicationSession(opened.source, opened.target, {
       replicationId: this.id,
@@ -126,6 +132,7 @@ export class ReplicationJob {
       ...(request.httpConnections === undefined ? {} : { httpConnections: request.httpConnections }),
       user: this.user,
       log,
+      meter,
     });
     run.session = session;
     run.opened = opened;

@@ -33,6 +33,7 @@ import {
   type Wanted,
   type WriteFailure,
 } from './endpoint.js';
+import type { ReplicatorMeter } from './meter.js';
 
 /** A remote endpoint as a replication request names it, its credentials set apart. */
 export interface RemoteSpec {
@@ -78,6 +79,8 @@ export class RemoteEndpoint implements Endpoint {
     private readonly timeoutMs = DEFAULT_TIMEOUT_MS,
     /** Attempts after the first for a request the peer did not answer or answered 5xx/429 (`retries_per_request`). */
     private readonly retries = DEFAULT_RETRIES,
+    /** Counts each request sent and its answer (the node's `couch_replicator.*` statistics). */
+    private readonly meter?: ReplicatorMeter,
   ) {
     this.shown = `${spec.url}/`;
   }
@@ -537,12 +540,16 @@ export class RemoteEndpoint implements Endpoint {
       const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
       const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
       try {
+        this.meter?.('requests');
         const response = await fetch(`${options.base ?? this.spec.url}${path}${query}`, {
           method,
           headers,
           ...(body === undefined ? {} : { body }),
           signal,
         });
+        // CouchDB's rule (couch_replicator_httpc): a 2xx or 4xx is an answer, any other a failure.
+        const kind = Math.floor(response.status / 100);
+        this.meter?.(kind === 2 || kind === 4 ? 'responses.success' : 'responses.failure');
         const contentType = response.headers.get('content-type') ?? '';
         const binary = options.binary === true && response.ok && contentType.toLowerCase().startsWith('multipart/');
         const bytes = binary ? Buffer.from(await response.arrayBuffer()) : undefined;

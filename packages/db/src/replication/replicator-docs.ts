@@ -28,6 +28,7 @@ import { readReplicationRequest, type ReplicationRequest } from './request.js';
 import type { ReplicationScheduler } from './scheduler.js';
 import { backoffMs } from './scheduler-settings.js';
 import type { SessionResult } from './session.js';
+import type { ReplicatorMeter } from './meter.js';
 
 export interface ReplicatorDocsHost {
   log(line: string): void;
@@ -38,6 +39,8 @@ export interface ReplicatorDocsHost {
   credentialsKey(): Promise<Buffer>;
   /** Whether this node runs the jobs (and so writes the documents' states back). */
   leads(): boolean;
+  /** Counts the databases and changes seen, the states written (the node's `couch_replicator.*` statistics). */
+  meter?: ReplicatorMeter;
 }
 
 export type DocState = 'initializing' | 'error' | 'pending' | 'running' | 'crashing' | 'completed' | 'failed';
@@ -94,8 +97,9 @@ export class ReplicatorDocs {
   }
 
   /** Follows a replicator database now (it was just created here) rather than at the next listing. */
-  follow(name: string): void {
+  follow(name: string, created = true): void {
     if (this.closed || !isReplicatorDb(name) || this.followers.has(name)) return;
+    this.host.meter?.(created ? 'docs.dbs_created' : 'docs.dbs_found');
     let stopped = false;
     let wake: (() => void) | undefined;
     let unlisten: (() => void) | undefined;
@@ -120,6 +124,7 @@ export class ReplicatorDocs {
             for (const record of page) {
               since = Math.max(since, record.seq);
               if (isDesignId(record.id)) continue;
+              this.host.meter?.('docs.db_changes');
               this.enqueue(name, record.id, () => this.process(db, record.id));
             }
           }
@@ -148,11 +153,13 @@ export class ReplicatorDocs {
     } catch {
       return; // storage away for a moment
     }
-    for (const name of names) this.follow(name);
+    this.host.meter?.('db_scans');
+    for (const name of names) this.follow(name, false);
     for (const name of [...this.followers.keys()]) {
       if (names.includes(name)) continue;
       this.followers.get(name)!.stop();
       this.followers.delete(name);
+      this.host.meter?.('docs.dbs_deleted');
       for (const entry of [...this.entries.values()]) if (entry.db === name) this.forget(entry);
     }
   }
@@ -300,6 +307,7 @@ export class ReplicatorDocs {
     entry.state = 'completed';
     entry.stats = recorded;
     entry.lastUpdated = Date.now();
+    this.host.meter?.('docs.completed_state_updates');
     this.enqueue(entry.db, entry.docId, () =>
       this.writeState(entry.db, entry.docId, { _replication_state: 'completed', _replication_stats: recorded }),
     );
@@ -312,6 +320,7 @@ export class ReplicatorDocs {
     // The node running the jobs writes it back; the others see it in the document then.
     if (!this.host.leads()) return;
     this.host.log(`[error] Error processing replication doc \`${entry.docId}\` from \`${db.name}\`: ${reason}`);
+    this.host.meter?.('docs.failed_state_updates');
     await this.writeState(db.name, entry.docId, { _replication_state: 'failed', _replication_state_reason: reason });
   }
 

@@ -18,6 +18,7 @@ import type { Storage } from '../storage/contract.js';
 import { RemoteEndpoint } from './remote-endpoint.js';
 import { replicationId, type ReplicationId } from './replication-id.js';
 import type { EndpointSpec, ReplicationRequest } from './request.js';
+import type { ReplicatorMeter } from './meter.js';
 
 /** What the replicator needs from the server above it. */
 export interface ReplicatorHost {
@@ -32,6 +33,8 @@ export interface ReplicatorHost {
   createDb(name: string, options?: { partitioned?: boolean }): Promise<Database>;
   /** The scheduler that runs the jobs (the documents' too). */
   scheduler(): ReplicationScheduler;
+  /** Counts duplicate adds and remote endpoints' requests (the node's `couch_replicator.*` statistics). */
+  meter?: ReplicatorMeter;
 }
 
 export interface ReplicateAnswer {
@@ -60,6 +63,7 @@ export class Replicator {
     const id = opened.id.full;
     const existing = scheduler.get(id);
     if (existing !== undefined) {
+      this.host.meter?.('jobs.duplicate_adds');
       closeBoth(opened);
       if (request.continuous) return { status: 202, body: { ok: true, _local_id: id } };
       // The same one-shot already scheduled: its answer is this one's (two would race on the checkpoints).
@@ -159,7 +163,12 @@ export class Replicator {
     create: boolean,
   ): Promise<Endpoint> {
     if (spec.kind === 'remote') {
-      const remote = new RemoteEndpoint(spec.remote, request.connectionTimeoutMs, request.retriesPerRequest);
+      const remote = new RemoteEndpoint(
+        spec.remote,
+        request.connectionTimeoutMs,
+        request.retriesPerRequest,
+        this.host.meter,
+      );
       if (create) await remote.create(request.createTargetParams);
       // Reachable and readable now: a one-shot's answer says so rather than its first batch.
       await remote.info();

@@ -23,6 +23,7 @@ import { CouchError } from '../errors.js';
 import { backoffMs, SCHEDULER_DEFAULTS, type SchedulerSettings } from './scheduler-settings.js';
 import type { ReplicationRequest } from './request.js';
 import type { UserCtx } from '../auth/index.js';
+import type { ReplicatorMeter } from './meter.js';
 
 export interface SchedulerHost {
   log(line: string): void;
@@ -37,6 +38,8 @@ export interface SchedulerHost {
   holds?(jobId: string): boolean;
   /** A document's job was added (its lease may be taken at once). */
   added?(job: ReplicationJob): void;
+  /** Counts the jobs' events (the node's `couch_replicator.*` statistics). */
+  meter?: ReplicatorMeter;
 }
 
 /** How often the scheduler looks for zombies (and lets the reschedule timer be long). */
@@ -111,6 +114,7 @@ export class ReplicationScheduler {
     void this.remove(job.id);
     this.jobs.set(job.id, job);
     if (job.origin !== null) this.host.added?.(job);
+    this.host.meter?.('jobs.adds');
     if (this.runningCount() < this.settings.maxJobs) this.startJob(job, opened);
     if (!job.running && opened !== undefined) closeBoth(opened);
     if (this.closed) job.answered({ error: new CouchError('replication_stopped', 'The server is stopping.', 503) });
@@ -125,6 +129,7 @@ export class ReplicationScheduler {
     if (job === undefined) return Promise.resolve();
     const ended = job.run?.ended ?? Promise.resolve();
     this.jobs.delete(id);
+    this.host.meter?.('jobs.removes');
     if (!job.running) this.answerRemoved(job);
     this.stopJob(job, false);
     return ended;
@@ -208,6 +213,7 @@ export class ReplicationScheduler {
     if (job.running || this.closed || !this.runsHere(job)) return;
     const run = job.nextRun(`<0.${++this.pids}.0>`);
     job.record({ type: 'started', at: Date.now() }, this.settings.maxHistory);
+    this.host.meter?.('jobs.starts');
     const done = this.runJob(job, run, opened);
     run.ended = done;
     this.runs.add(done);
@@ -223,8 +229,10 @@ export class ReplicationScheduler {
         this.answerRemoved(job);
         return;
       }
-      result = await job.runSession(run, opened, (line) => this.host.log(line));
+      result = await job.runSession(run, opened, (line) => this.host.log(line), this.host.meter);
     } catch (error) {
+      // No session yet: the endpoints could not be opened (CouchDB's failed start).
+      if (run.opened === undefined) this.host.meter?.('failed_starts');
       if (!job.isCurrent(run)) {
         this.answerRemoved(job, { error });
         return;
@@ -267,6 +275,7 @@ export class ReplicationScheduler {
 
   private crashed(job: ReplicationJob, run: JobRun, error: unknown): void {
     const reason = reasonOf(error);
+    this.host.meter?.('jobs.crashes');
     job.keepStats(run);
     job.run = undefined;
     job.record({ type: 'crashed', at: Date.now(), reason }, this.settings.maxHistory);
@@ -300,6 +309,7 @@ export class ReplicationScheduler {
   private stopJob(job: ReplicationJob, record: boolean): void {
     const run = job.run;
     if (run === undefined) return;
+    this.host.meter?.('jobs.stops');
     job.keepStats(run);
     job.run = undefined;
     // Its session checkpoints and ends; the run closes the endpoints then.

@@ -22,6 +22,7 @@ import {
   type SessionStats,
 } from './checkpoint.js';
 import type { JsonValue } from '../json/index.js';
+import type { ReplicatorMeter } from './meter.js';
 import type {
   ChangeEntry,
   ChangesFilter,
@@ -47,6 +48,8 @@ export interface JobSettings {
   /** Who the job acts as (its local writes), shown in tasks. */
   user: UserCtx;
   log: (line: string) => void;
+  /** Counts checkpoints and failed changes reads (the node's `couch_replicator.*` statistics). */
+  meter?: ReplicatorMeter;
 }
 
 /** What a finished one-shot answers (CouchDB's `_replicate` body). */
@@ -119,7 +122,7 @@ export class ReplicationSession {
         ...(wait ? { waitMs: LONGPOLL_MS, signal: this.stop.signal } : {}),
       });
       // Awaited below; marked handled so a failed batch meanwhile leaves no stray rejection.
-      page.catch(() => undefined);
+      page.catch(() => this.settings.meter?.('changes_read_failures'));
       return page;
     };
     let next = read(this.throughSeq, false);
@@ -327,6 +330,17 @@ export class ReplicationSession {
       this.committedSeq = this.throughSeq;
       return;
     }
+    await this.commitCheckpoint().then(
+      () => this.settings.meter?.('checkpoints.success'),
+      (error: unknown) => {
+        this.settings.meter?.('checkpoints.failure');
+        throw error;
+      },
+    );
+  }
+
+  /** Writes the checkpoint document on both sides (each side checked to be the database the session began with). */
+  private async commitCheckpoint(): Promise<void> {
     const [sourceInfo, targetInfo] = await Promise.all([this.source.info(), this.target.info()]);
     this.sourceSeq = sourceInfo.updateSeq;
     if (sourceInfo.instanceStartTime !== this.instances.source) {

@@ -44,6 +44,7 @@ import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import type { ViewGroup } from '../views/design.js';
 import { ServerStats, type StatsTree } from './stats.js';
+import type { ReplicatorMeter } from '../replication/meter.js';
 import { Replicator } from '../replication/replicator.js';
 import { ReplicationScheduler } from '../replication/scheduler.js';
 import { ReplicatorDocs } from '../replication/replicator-docs.js';
@@ -137,6 +138,8 @@ export class CouchServer {
   readonly stats = new ServerStats();
   /** The sandboxes report to this node's `couchdb.query_server.*` statistics while it runs. */
   private readonly stopMetering = addQueryServerMeter(this.stats.queryServerMeter);
+  /** The replicator reports its events to this node's `couch_replicator.*` statistics. */
+  private readonly replicatorMeter: ReplicatorMeter = (counter) => this.stats.increment(`couch_replicator.${counter}`);
   /** The node name `_scheduler` shows (CouchDB's single-node name unless the start options name it). */
   readonly nodeName: string;
   /** The replications `POST /_replicate` started, acting on this server's databases in process. */
@@ -150,6 +153,7 @@ export class CouchServer {
     openDb: (name) => this.db(name),
     createDb: (name, options) => this.createDb(name, options),
     scheduler: () => this.scheduler,
+    meter: this.replicatorMeter,
   });
   /** The jobs of replication documents, run `max_jobs` at a time (replication/scheduler.ts). */
   readonly scheduler = new ReplicationScheduler({
@@ -158,6 +162,7 @@ export class CouchServer {
     completed: (job, result) => this.replicatorDocs.completed(job, result),
     holds: (jobId) => this.jobLeases.holds(jobId),
     added: () => void this.jobLeases.tick(),
+    meter: this.replicatorMeter,
   });
   /** Which node runs each replication document's job, shared fairly among the nodes of the storage. */
   readonly jobLeases: JobLeases = new JobLeases({
@@ -202,6 +207,7 @@ export class CouchServer {
       open: (request, user) => this.replicator.open(request, user),
       credentialsKey: () => this.credentialsKey(),
       leads: () => this.replicatorLease.holding,
+      meter: this.replicatorMeter,
     },
     this.scheduler,
   );

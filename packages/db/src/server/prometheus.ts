@@ -11,6 +11,12 @@ export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=2.0';
 
 const GAUGES = new Set(['open_databases', 'httpd_clients_requesting_changes']);
 
+/** Success counters CouchDB shows as their group's total (success and failure), with its description. */
+const SUCCESS_TOTALS: Record<string, string> = {
+  couch_replicator_checkpoints_success: 'number of checkpoint saves',
+  couch_replicator_responses_success: 'number of HTTP responses received by the replicator',
+};
+
 export function prometheusText(tree: StatsTree, uptimeSeconds: number): string {
   const lines: string[] = [];
   const family = (name: string, type: string, desc: string, samples: [string, number][]) => {
@@ -55,6 +61,13 @@ export function prometheusText(tree: StatsTree, uptimeSeconds: number): string {
     if (name === 'auth_cache_hits') {
       const total = Number(stat.value) + count(['couchdb', 'auth_cache_misses']);
       return family('auth_cache_requests_total', 'counter', 'number of authentication cache requests', [['', total]]);
+    }
+    // A success counter is the total of its group (couch_prometheus_util), its failures apart.
+    const totals = SUCCESS_TOTALS[name];
+    if (totals !== undefined) {
+      const group = path.slice(0, -1);
+      const total = Number(stat.value) + count([...group, 'failure']);
+      return family(`${group.join('_')}_total`, 'counter', totals, [['', total]]);
     }
     if (name === 'auth_cache_misses')
       return family('auth_cache_misses_total', 'counter', stat.desc, [['', Number(stat.value)]]);

@@ -116,6 +116,60 @@ export const METRICS = {
   'couch_replicator.jobs.pending': { type: 'gauge', desc: 'replicator scheduler pending jobs' },
   'couch_replicator.jobs.crashed': { type: 'gauge', desc: 'replicator scheduler crashed jobs' },
   'couch_replicator.jobs.total': { type: 'gauge', desc: 'total number of replicator scheduler jobs' },
+  // What the replicator did (replication/meter.ts), CouchDB's couch_replicator counters.
+  'couch_replicator.requests': { type: 'counter', desc: 'number of HTTP requests made by the replicator' },
+  'couch_replicator.responses.success': {
+    type: 'counter',
+    desc: 'number of successful HTTP responses received by the replicator',
+  },
+  'couch_replicator.responses.failure': {
+    type: 'counter',
+    desc: 'number of failed HTTP responses received by the replicator',
+  },
+  'couch_replicator.checkpoints.success': { type: 'counter', desc: 'number of checkpoints successfully saves' },
+  'couch_replicator.checkpoints.failure': { type: 'counter', desc: 'number of failed checkpoint saves' },
+  'couch_replicator.changes_read_failures': {
+    type: 'counter',
+    desc: 'number of failed replicator changes read failures',
+  },
+  'couch_replicator.failed_starts': { type: 'counter', desc: 'number of replications that have failed to start' },
+  'couch_replicator.db_scans': {
+    type: 'counter',
+    desc: 'number of times replicator db scans have been started',
+  },
+  'couch_replicator.docs.dbs_created': {
+    type: 'counter',
+    desc: 'number of db shard creations seen by replicator doc processor',
+  },
+  'couch_replicator.docs.dbs_deleted': {
+    type: 'counter',
+    desc: 'number of db shard deletions seen by replicator doc processor',
+  },
+  'couch_replicator.docs.dbs_found': { type: 'counter', desc: 'number of db shard found by replicator doc processor' },
+  'couch_replicator.docs.db_changes': {
+    type: 'counter',
+    desc: 'number of db changes processed by replicator doc processor',
+  },
+  'couch_replicator.docs.failed_state_updates': {
+    type: 'counter',
+    desc: "number of 'failed' state document updates",
+  },
+  'couch_replicator.docs.completed_state_updates': {
+    type: 'counter',
+    desc: "number of 'completed' state document updates",
+  },
+  'couch_replicator.jobs.adds': { type: 'counter', desc: 'number of jobs added to replicator scheduler' },
+  'couch_replicator.jobs.duplicate_adds': {
+    type: 'counter',
+    desc: 'number of duplicate jobs added to replicator scheduler',
+  },
+  'couch_replicator.jobs.removes': { type: 'counter', desc: 'number of jobs removed from replicator scheduler' },
+  'couch_replicator.jobs.starts': { type: 'counter', desc: 'number of jobs started by replicator scheduler' },
+  'couch_replicator.jobs.stops': { type: 'counter', desc: 'number of jobs stopped by replicator scheduler' },
+  'couch_replicator.jobs.crashes': {
+    type: 'counter',
+    desc: 'number of job crashed noticed by replicator scheduler',
+  },
 } as const satisfies Record<string, MetricDescription>;
 
 export type MetricName = keyof typeof METRICS;
