@@ -178,8 +178,16 @@ describe('view index sizes', () => {
     const gone = docs.slice(0, 2900).map((doc, i) => ({ _id: doc._id, _rev: written[i]!.rev, _deleted: true }));
     assert.equal((await t.request('POST', `/${db}/_bulk_docs`, { body: { docs: gone } })).status, 201);
     assert.equal((await viewClient(t, db, 'v').ok('pad', { limit: 1 })).total_rows, 100);
-    const thinned = await info();
-    assert.ok(thinned.active < thinned.file / 2, `most of the file is free: ${JSON.stringify(thinned)}`);
+    // The index file's write lands after the query that made it answers (the view reads its nodes
+    // from memory meanwhile): the sizes follow within moments, as CouchDB's do.
+    let thinned = await info();
+    await until(
+      async () => {
+        thinned = await info();
+        return thinned.active < thinned.file / 2;
+      },
+      `most of the file is free: ${JSON.stringify(thinned)}`,
+    );
     const r = await t.request('POST', `/${db}/_compact/v`, { headers: JSON_TYPE });
     assert.equal(r.status, 202, r.text);
     await until(async () => {
