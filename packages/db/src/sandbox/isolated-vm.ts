@@ -45,13 +45,43 @@ export function loadIvm(): Promise<IvmModule> {
   return ivmModule;
 }
 
+/** The isolates not yet disposed (weakly: one nobody holds may still be collected). */
+const liveIsolates = new Set<WeakRef<Isolate>>();
+let disposesAtExit = false;
+
+/**
+ * A new isolate of `memoryLimitMb` (at least 8), disposed when the process exits if nothing did
+ * it before: an isolate still alive while node tears its environment down can abort the process
+ * in isolated-vm's cleanup (`IsolateEnvironment::GetCurrent(): environment != nullptr`), after
+ * everything else finished well. Every sandbox starts its isolate here.
+ */
+export function newIsolate(ivm: IvmModule, memoryLimitMb: number): Isolate {
+  const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, memoryLimitMb) });
+  for (const ref of liveIsolates) {
+    const held = ref.deref();
+    if (held === undefined || held.isDisposed) liveIsolates.delete(ref);
+  }
+  liveIsolates.add(new WeakRef(isolate));
+  if (!disposesAtExit) {
+    disposesAtExit = true;
+    process.once('exit', () => {
+      for (const ref of liveIsolates) {
+        const held = ref.deref();
+        if (held !== undefined && !held.isDisposed) held.dispose();
+      }
+      liveIsolates.clear();
+    });
+  }
+  return isolate;
+}
+
 /** isolated-vm: one V8 isolate (own heap, own memory cap) per sandbox. */
 export const isolatedVmEngine: SandboxEngine = {
   name: 'isolated-vm',
   async create({ memoryLimitMb }) {
     checkNodeSnapshotFlag();
     const ivm = await loadIvm();
-    const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, memoryLimitMb) });
+    const isolate = newIsolate(ivm, memoryLimitMb);
     try {
       const context = await isolate.createContext();
       const dispatch = (await context.eval(SANDBOX_RUNTIME, { reference: true, timeout: 5000 })) as Reference;

@@ -6,7 +6,7 @@
  * for rows does not count against the time limit, which a list has per row (per message, as couchjs).
  */
 import { CouchError } from '../errors.js';
-import { checkNodeSnapshotFlag, loadIvm } from './isolated-vm.js';
+import { checkNodeSnapshotFlag, loadIvm, newIsolate } from './isolated-vm.js';
 import { callOf, report, reportCall, reportPrompt, reportStart } from './meter.js';
 import { RENDER_RUNTIME } from './render-runtime.js';
 import type { SandboxLog } from './session.js';
@@ -56,7 +56,7 @@ export async function createRenderRunner(ddocJson: string, options: RenderRunner
   const memoryLimitMb = options.memoryLimitMb ?? 128;
   const log = options.log ?? (() => {});
   const spawnedAt = performance.now();
-  const isolate: Isolate = new ivm.Isolate({ memoryLimit: Math.max(8, memoryLimitMb) });
+  const isolate: Isolate = newIsolate(ivm, memoryLimitMb);
   let feed: ListFeed | undefined;
   // A failure of the host while the function waits (a view read): rethrown once the call returns.
   let hostFailure: unknown;

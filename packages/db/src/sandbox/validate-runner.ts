@@ -5,10 +5,9 @@
  * thrown away and the next call starts a fresh one.
  */
 import { CouchError } from '../errors.js';
-import { checkNodeSnapshotFlag } from './isolated-vm.js';
+import { checkNodeSnapshotFlag, loadIvm, newIsolate } from './isolated-vm.js';
 import { report, reportCall, reportPrompt, reportStart } from './meter.js';
 
-type Ivm = typeof import('isolated-vm');
 type Isolate = import('isolated-vm').Isolate;
 type Reference = import('isolated-vm').Reference;
 
@@ -80,12 +79,6 @@ const RUNTIME = String.raw`
 })()
 `;
 
-let ivmModule: Promise<Ivm> | undefined;
-function loadIvm(): Promise<Ivm> {
-  ivmModule ??= import('isolated-vm').then((m) => ((m as { default?: Ivm }).default ?? m) as Ivm);
-  return ivmModule;
-}
-
 export class ValidateRunner {
   readonly #functions: readonly ValidateFunction[];
   readonly #timeoutMs: number;
@@ -141,7 +134,7 @@ export class ValidateRunner {
       checkNodeSnapshotFlag();
       const ivm = await loadIvm();
       const spawnedAt = performance.now();
-      const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, this.#memoryLimitMb) });
+      const isolate = newIsolate(ivm, this.#memoryLimitMb);
       this.#isolate = isolate;
       const context = await isolate.createContext();
       const dispatch = (await context.eval(RUNTIME, { reference: true, timeout: this.#timeoutMs })) as Reference;
