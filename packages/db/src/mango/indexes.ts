@@ -9,6 +9,7 @@ import { readDocInput } from '../documents/doc-input.js';
 import { CouchError } from '../errors.js';
 import { type JsonValue, JsonObject, stringifyJson } from '../json/index.js';
 import { formatErlangTerm } from '../views/reduce/erlang-format.js';
+import { DesignIndexes } from './design-indexes.js';
 import { autoIndexName } from './index-name.js';
 import { type IndexField, indexView, type JsonIndex, jsonIndexesOf, describeIndex } from './json-index.js';
 import {
@@ -39,10 +40,10 @@ export interface IndexRequest {
 }
 
 /**
- * The indexes read from each design document revision, and the list as of a database sequence
- * (a query lists them every time; the list can only change with a write).
+ * The indexes read from each design document revision (./design-indexes.ts), and the list as of a
+ * database sequence (a query lists them every time; the list can only change with a write).
  */
-const parsed = new WeakMap<Database, Map<string, { rev: string; indexes: JsonIndex[] }>>();
+const kept = new DesignIndexes(jsonIndexesOf);
 const listed = new WeakMap<Database, { seq: number; indexes: JsonIndex[] }>();
 
 /** Every JSON index of the database's live design documents, sorted by (ddoc id, name) bytewise. */
@@ -50,25 +51,8 @@ export async function jsonIndexes(db: Database): Promise<JsonIndex[]> {
   const seq = await db.updateSeq();
   const last = listed.get(db);
   if (last?.seq === seq) return last.indexes;
-  let known = parsed.get(db);
-  if (known === undefined) parsed.set(db, (known = new Map()));
-  const seen = new Set<string>();
-  const out: JsonIndex[] = [];
-  for (const record of await db.designRecords()) {
-    seen.add(record.id);
-    let entry = known.get(record.id);
-    if (entry?.rev !== record.rev) {
-      const current = await db.winningBody(record.id);
-      entry = {
-        rev: current?.rev ?? record.rev,
-        indexes: current === undefined ? [] : jsonIndexesOf(record.id, current.body, db.partitioned),
-      };
-      known.set(record.id, entry);
-    }
-    // The views of one design document in name order (the documents come in id order).
-    out.push(...[...entry.indexes].sort((a, b) => byBytes(a.name, b.name)));
-  }
-  for (const id of known.keys()) if (!seen.has(id)) known.delete(id);
+  // The views of one design document in name order (the documents come in id order).
+  const out = (await kept.byDesignDoc(db)).flatMap((indexes) => [...indexes].sort((a, b) => byBytes(a.name, b.name)));
   listed.set(db, { seq, indexes: out });
   return out;
 }

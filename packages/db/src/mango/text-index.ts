@@ -15,6 +15,7 @@ import type { Database } from '../documents/database.js';
 import { CouchError } from '../errors.js';
 import { fromPlain, type JsonValue, JsonObject, stringifyJson, toPlain } from '../json/index.js';
 import type { SearchIndexDef } from '../search/search-design.js';
+import { DesignIndexes } from './design-indexes.js';
 import { formatW } from './erlang-text.js';
 import { parseSelector, selectorToJson } from './selector.js';
 import type { TextEntryOptions } from './text-entries.js';
@@ -192,34 +193,11 @@ function indexesOf(
   return out;
 }
 
-/**
- * Each database's text indexes by design document, kept while the document's revision is the
- * same: every `_find` plans over them, and reading and parsing each design document's body again
- * was ~6% of an indexed `_find` (issue #31).
- */
-const parsed = new WeakMap<Database, Map<string, { rev: string; indexes: TextIndex[] }>>();
+const kept = new DesignIndexes(textIndexesOf);
 
 /** Every text index of the database's design documents, in design document order. */
 export async function textIndexes(db: Database): Promise<TextIndex[]> {
-  let known = parsed.get(db);
-  if (known === undefined) parsed.set(db, (known = new Map()));
-  const seen = new Set<string>();
-  const out: TextIndex[] = [];
-  for (const record of await db.designRecords()) {
-    seen.add(record.id);
-    let entry = known.get(record.id);
-    if (entry?.rev !== record.rev) {
-      const current = await db.winningBody(record.id);
-      entry = {
-        rev: current?.rev ?? record.rev,
-        indexes: current === undefined ? [] : textIndexesOf(record.id, current.body, db.partitioned),
-      };
-      known.set(record.id, entry);
-    }
-    out.push(...entry.indexes);
-  }
-  for (const id of known.keys()) if (!seen.has(id)) known.delete(id);
-  return out;
+  return (await kept.byDesignDoc(db)).flat();
 }
 
 /** How `GET /{db}/_index` lists a text index (`fields` as `[{"name": "type"}]`, `[]` for all). */
