@@ -472,21 +472,26 @@ describe('planWrites: batches of requests', () => runCases(batchCases));
 describe('planWrites: replicated edits (new_edits=false)', () => runCases(replicatedCases));
 
 describe('planWrites: the document check and attachments', () => {
-  test('a check refusing a document makes its error row; the rest are written', () => {
+  test('a check refusing a design document makes its error row; the rest are written; other documents are not checked', () => {
     const seen: [string, string, boolean][] = [];
     const check: DocCheck = (id, checked, deleted) => {
       seen.push([id, checked.keys.join(','), deleted]);
-      if (id === 'bad') throw new CouchError('forbidden', 'not this one');
+      if (id === '_design/bad') throw new CouchError('forbidden', 'not this one');
     };
-    const planned = plan({ requests: [interactive(['bad', { v: 1 }], ['good', { v: 1 }])] }, check);
+    const planned = plan(
+      { requests: [interactive(['_design/bad', { v: 1 }], ['_design/good', { v: 1 }], ['plain', { v: 1 }])] },
+      check,
+    );
     assert.deepEqual(seen, [
-      ['bad', 'v', false],
-      ['good', 'v', false],
+      ['_design/bad', 'v', false],
+      ['_design/good', 'v', false],
     ]);
-    assert.deepEqual(planned.results, [[{ id: 'bad', error: 'forbidden', reason: 'not this one' }, ok('good', NEW)]]);
+    assert.deepEqual(planned.results, [
+      [{ id: '_design/bad', error: 'forbidden', reason: 'not this one' }, ok('_design/good', NEW), ok('plain', NEW)],
+    ]);
     assert.deepEqual(
       planned.writes.map((write) => write.record.id),
-      ['good'],
+      ['_design/good', 'plain'],
     );
   });
 
@@ -494,7 +499,7 @@ describe('planWrites: the document check and attachments', () => {
     const check: DocCheck = () => {
       throw new TypeError('a bug');
     };
-    assert.throws(() => plan({ requests: [interactive(['x', { v: 1 }])] }, check), TypeError);
+    assert.throws(() => plan({ requests: [interactive(['_design/x', { v: 1 }])] }, check), TypeError);
   });
 
   test('a new attachment takes the generation written as its revpos; its digest is in the rev id', () => {
