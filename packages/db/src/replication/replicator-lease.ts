@@ -11,7 +11,6 @@
 import type { Storage } from '../storage/contract.js';
 
 const LEASE_KEY = 'replicator_lease';
-const SNAPSHOT_KEY = 'replicator_scheduler_snapshot';
 
 export interface LeaseHost {
   values: Pick<Storage, 'getServerValue' | 'setServerValue'>;
@@ -21,8 +20,6 @@ export interface LeaseHost {
   log(line: string): void;
   /** Called when this node starts or stops holding the lease. */
   changed(holding: boolean): void;
-  /** What `/_scheduler` shows now, published by the holder. */
-  snapshot(): SchedulerSnapshot;
 }
 
 export interface SchedulerSnapshot {
@@ -75,7 +72,6 @@ export class ReplicatorLease {
         await new Promise((resolve) => setTimeout(resolve, 50));
         holding = (await this.read())?.id === this.host.nodeId;
       }
-      if (holding) await this.host.values.setServerValue(SNAPSHOT_KEY, JSON.stringify(this.host.snapshot()));
     } catch {
       // Storage away: a node that cannot renew does not hold the lease (another will take it).
       holding = false;
@@ -86,12 +82,6 @@ export class ReplicatorLease {
       this.host.log(`[notice] replicator: this node ${holding ? 'now runs' : 'no longer runs'} the replication jobs`);
       this.host.changed(holding);
     }
-  }
-
-  /** What the holder last published (for the nodes that do not hold the lease). */
-  async published(): Promise<SchedulerSnapshot | undefined> {
-    const text = await this.host.values.getServerValue(SNAPSHOT_KEY);
-    return text === undefined ? undefined : (JSON.parse(text) as SchedulerSnapshot);
   }
 
   private async read(): Promise<Lease | undefined> {

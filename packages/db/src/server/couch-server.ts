@@ -196,7 +196,6 @@ export class CouchServer {
       // Continuous `_replicate` jobs kept from before a restart start again on the node that runs jobs.
       if (holding) void this.replicateJobs.restart();
     },
-    snapshot: () => this.schedulerSnapshot(),
   });
   /** The replicator databases' documents, followed and turned into the scheduler's jobs. */
   readonly replicatorDocs = new ReplicatorDocs(
