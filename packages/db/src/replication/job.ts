@@ -104,12 +104,12 @@ export class ReplicationJob {
     return this.run?.generation === run.generation;
   }
 
-  /** The session's last progress (ms), or the run's start. */
+  /** The session's last progress or answered changes read (ms), or the run's start. */
   lastProgress(): number {
     const run = this.run;
     if (run === undefined) return Date.now();
     const updated = (run.session?.updatedOn ?? 0) * 1000;
-    return Math.max(run.startedAt, updated);
+    return Math.max(run.startedAt, updated, run.session?.heardAt ?? 0);
   }
 
   /** Starts the session of `run` over `opened`; resolves with a one-shot's result. */
@@ -118,6 +118,7 @@ export class ReplicationJob {
     opened: Opened,
     log: (line: string) => void,
     meter?: ReplicatorMeter,
+    longpollMs?: number,
   ): Promise<SessionResult> {
     const { request } = this;
     const session = new ReplicationSession(opened.source, opened.target, {
@@ -129,6 +130,7 @@ export class ReplicationJob {
       checkpointIntervalMs: request.checkpointIntervalMs,
       winningRevsOnly: request.winningRevsOnly,
       workerBatchSize: request.workerBatchSize,
+      ...(longpollMs === undefined ? {} : { longpollMs }),
       ...(request.httpConnections === undefined ? {} : { httpConnections: request.httpConnections }),
       user: this.user,
       log,

@@ -229,7 +229,9 @@ export class ReplicationScheduler {
         this.answerRemoved(job);
         return;
       }
-      result = await job.runSession(run, opened, (line) => this.host.log(line), this.host.meter);
+      // An idle job's longpoll answers well within the stall timeout (else it would be taken for stalled).
+      const longpollMs = Math.min(10_000, Math.floor(this.settings.stallTimeoutMs / 2));
+      result = await job.runSession(run, opened, (line) => this.host.log(line), this.host.meter, longpollMs);
     } catch (error) {
       // No session yet: the endpoints could not be opened (CouchDB's failed start).
       if (run.opened === undefined) this.host.meter?.('failed_starts');

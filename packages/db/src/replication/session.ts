@@ -43,6 +43,11 @@ export interface JobSettings {
   checkpointIntervalMs: number;
   winningRevsOnly: boolean;
   workerBatchSize: number;
+  /**
+   * How long a caught-up continuous job waits for a change (default 10 s); kept under the
+   * scheduler's stall timeout, so an idle job answers before it could be taken for stalled.
+   */
+  longpollMs?: number;
   /** `http_connections`: documents with attachment bytes written at once, at most. */
   httpConnections?: number;
   /** Who the job acts as (its local writes), shown in tasks. */
@@ -78,6 +83,8 @@ export class ReplicationSession {
   };
   readonly startedOn = Math.floor(Date.now() / 1000);
   updatedOn = this.startedOn;
+  /** When the source last answered a changes read (ms): an idle job's sign of life. */
+  heardAt = Date.now();
   startTime = rfc1123();
   /** Where this session started, how far it has replicated, and what is checkpointed. */
   startSeq: Seq = 0;
@@ -119,7 +126,7 @@ export class ReplicationSession {
         since,
         limit: workerBatchSize,
         ...(this.settings.filter === undefined ? {} : { filter: this.settings.filter }),
-        ...(wait ? { waitMs: LONGPOLL_MS, signal: this.stop.signal } : {}),
+        ...(wait ? { waitMs: this.settings.longpollMs ?? LONGPOLL_MS, signal: this.stop.signal } : {}),
       });
       // Awaited below; marked handled so a failed batch meanwhile leaves no stray rejection.
       page.catch(() => this.settings.meter?.('changes_read_failures'));
@@ -142,6 +149,7 @@ export class ReplicationSession {
         // and timers get their turn once a batch (else a large in-process job holds them for its whole run).
         await yieldToEventLoop();
         const page = await next;
+        this.heardAt = Date.now();
         const caughtUp = page.results.length < workerBatchSize;
         // The next batch's changes are read while this one is prepared and written (its seq is
         // not committed before); a caught-up continuous job already waits for the next change
