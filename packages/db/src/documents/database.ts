@@ -163,6 +163,21 @@ export class Database extends DocumentReader {
     return { principals: principalsOf(user) };
   }
 
+  /**
+   * Records a user's roles as `_users` has them now (version: the account document's revision
+   * number) in the role log of an access-enabled database (./access-roles.ts); a change moves
+   * the update sequence, so the feeds waiting here wake.
+   */
+  async recordRoles(
+    user: string,
+    roles: readonly string[],
+    principals: readonly string[],
+    version: number,
+  ): Promise<void> {
+    const { seq } = await this.store.recordRoles(user, roles, principals, version);
+    if (seq !== undefined) this.notify(seq);
+  }
+
   async setSecurity(security: SecurityObject): Promise<void> {
     await this.store.setProp('security', JSON.stringify(security));
   }

@@ -104,6 +104,14 @@ export class DocumentReader {
     return this.store.getDocs(ids);
   }
 
+  /**
+   * The changes after `since`, a page of records at a time, in sequence order (newest first when
+   * `descending`): what a follower of the database reads to learn which documents changed.
+   */
+  foldChanges(since: number, descending = false): AsyncIterable<Page<DocRecord>> {
+    return this.store.foldChanges(since, descending);
+  }
+
   /** The changes after `since` with their winning bodies, a page at a time (what view indexes map). */
   foldChangedBodies(since: number): AsyncIterable<Page<ChangedDoc>> {
     return this.store.foldChangedBodies(since);

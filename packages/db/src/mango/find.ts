@@ -452,9 +452,9 @@ function allDocsRows(
         ...(end === undefined ? {} : { end }),
         descending,
       };
-      // A reader's scan: their documents alone (documents/access-reads.ts).
-      const bodiesOf = (r: IdRange) =>
-        reader === undefined ? db.store.foldDocBodies(r) : foldReadableBodies(db, reader, r);
+      // A reader's scan: their documents alone (documents/access-reads.ts); without one, every
+      // document (the folds' own default).
+      const bodiesOf = (r: IdRange) => (reader === undefined ? undefined : foldReadableBodies(db, reader, r));
       const starts = (): boolean => {
         if (!skipping) return false;
         skipping = false;

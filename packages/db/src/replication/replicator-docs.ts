@@ -120,7 +120,7 @@ export class ReplicatorDocs {
           wake?.();
         });
         while (!stopped) {
-          for await (const page of db.store.foldChanges(since)) {
+          for await (const page of db.foldChanges(since)) {
             for (const record of page) {
               since = Math.max(since, record.seq);
               if (isDesignId(record.id)) continue;

@@ -51,8 +51,7 @@ export class AccessRoleFollower {
     const principals = principalsOf({ name, roles });
     for (const db of [...this.server.openDatabases()]) {
       if (!(await db.accessEnabled())) continue;
-      const { seq } = await db.store.recordRoles(name, roles, principals, version);
-      if (seq !== undefined) db.notifyChanged(seq);
+      await db.recordRoles(name, roles, principals, version);
     }
   }
 }
