@@ -252,3 +252,43 @@ describe('Database: revs_limit stems histories', () => {
     assert.deepEqual((await open(reopened, 'x', { revs: true }))._revisions, { start: 4, ids: chain.slice(0, 2) });
   });
 });
+
+describe('Database: what the floors above read instead of the store', () => {
+  test('foldChanges: records after a sequence, in sequence order, newest first when descending', async () => {
+    const db = await freshDb();
+    const [a] = await bulk(db, [{ _id: 'a' }, { _id: 'b' }, { _id: 'c' }]);
+    await bulk(db, [{ _id: 'a', _rev: revOf(a), v: 2 }]);
+    const changes = async (since: number, descending?: boolean): Promise<string[]> => {
+      const out: string[] = [];
+      for await (const page of db.foldChanges(since, descending)) for (const r of page) out.push(`${r.id}@${r.seq}`);
+      return out;
+    };
+    assert.deepEqual(await changes(0), ['b@2', 'c@3', 'a@4']);
+    assert.deepEqual(await changes(2), ['c@3', 'a@4']);
+    assert.deepEqual(await changes(0, true), ['a@4', 'c@3', 'b@2']);
+    assert.deepEqual(await changes(4), []);
+  });
+
+  test('recordRoles: a change of roles moves the sequence and tells the listeners at once; none does not', async () => {
+    const db = await freshDb();
+    await db.enableAccess();
+    await bulk(db, [{ _id: 'd', _access: ['team'] }]);
+    const heard: number[] = [];
+    const stop = db.onChange((seq) => heard.push(seq));
+    try {
+      // The first record takes the roles as they are: nothing written, nobody told.
+      await db.recordRoles('alice', ['team'], ['alice', '_users', 'team'], 1);
+      assert.equal(await db.updateSeq(), 1);
+      assert.ok(
+        heard.every((seq) => seq === 1),
+        `heard ${heard}`,
+      );
+      // Team taken away: the document it read is a removed row at a new sequence, told before the call returns.
+      await db.recordRoles('alice', [], ['alice', '_users'], 2);
+      assert.equal(await db.updateSeq(), 2);
+      assert.equal(heard.at(-1), 2);
+    } finally {
+      stop();
+    }
+  });
+});
