@@ -48,19 +48,15 @@ export class Tree {
    * then build the tree of the few routes they can reach, not of thousands. (Routes of another
    * first word cannot match such a path, so the order of insertion between words is free.)
    */
-  private deferred: Map<string, Route[]> | null = null;
+  private deferred: Map<string, number[]> | null = null;
+
+  /** `routeAt(i)`: the route of the `i`th declared route (made on first read). */
+  constructor(private readonly routeAt: (index: number) => Route) {}
 
   add(route: Route): void {
     const spec = route.spec;
     if (spec.anchored && isEmpty(spec.requirements) && (SIMPLE_FORMATTED.test(spec.path) || SIMPLE.test(spec.path))) {
-      const word = firstWord(spec.path);
-      if (word === null) this.addSimple(route);
-      else {
-        const deferred = (this.deferred ??= new Map());
-        const routes = deferred.get(word);
-        if (routes === undefined) deferred.set(word, [route]);
-        else routes.push(route);
-      }
+      this.addSimpleOrDefer(route.index, spec.path, route);
       return;
     }
     const key = route.index * SHAPES;
@@ -76,6 +72,28 @@ export class Tree {
       } else if (this.insertGlob(route, key, ast)) return;
     }
     this.custom.push({ route, key });
+  }
+
+  /**
+   * A route with a lean spec (anchored, no requirements: a plain resource's, resource-routes.ts)
+   * by its index and path: its `Route` is made only when its first word is asked for.
+   */
+  addLean(index: number, path: string): void {
+    if (SIMPLE_FORMATTED.test(path) || SIMPLE.test(path)) this.addSimpleOrDefer(index, path, null);
+    else this.add(this.routeAt(index));
+  }
+
+  /** A simple route (see `addSimple`): put aside by its path's first word, or inserted when it has none. */
+  private addSimpleOrDefer(index: number, path: string, route: Route | null): void {
+    const word = firstWord(path);
+    if (word === null) {
+      this.addSimple(route ?? this.routeAt(index));
+      return;
+    }
+    const deferred = (this.deferred ??= new Map());
+    const routes = deferred.get(word);
+    if (routes === undefined) deferred.set(word, [index]);
+    else routes.push(index);
   }
 
   /**
@@ -140,7 +158,7 @@ export class Tree {
     const routes = deferred.get(word);
     if (routes === undefined) return;
     deferred.delete(word);
-    for (let r = 0; r < routes.length; r++) this.addSimple(routes[r]!);
+    for (let r = 0; r < routes.length; r++) this.addSimple(this.routeAt(routes[r]!));
   }
 
   /** Inserts every route put aside: before the tree is compiled, which walks all of it. */
@@ -148,7 +166,8 @@ export class Tree {
     const deferred = this.deferred;
     if (deferred === null) return;
     this.deferred = null;
-    for (const routes of deferred.values()) for (let r = 0; r < routes.length; r++) this.addSimple(routes[r]!);
+    for (const routes of deferred.values())
+      for (let r = 0; r < routes.length; r++) this.addSimple(this.routeAt(routes[r]!));
   }
 
   private addStatic(path: string, leaf: Leaf, normal: boolean): void {
