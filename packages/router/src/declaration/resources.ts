@@ -237,7 +237,7 @@ export abstract class Resources extends Concerns {
     const namePrefix = scope.get('as');
     const collectionName = resource.collectionName;
     const memberName = resource.memberName;
-    const names: (string | null)[] = [];
+    const names = new Array<string | null>(layout.length);
     let candidateLevel: ScopeLevel = null;
     let candidate: string | null = null;
     let taken = false;
@@ -248,9 +248,9 @@ export abstract class Resources extends Concerns {
         candidate = startsValidName(joined) ? joined : null;
         candidateLevel = canonical ? level : null;
         // Taken by a route before this record, or by one of its own (added with it, below).
-        taken = candidate === null || this.sink.hasNamedRoute(candidate) || names.includes(candidate);
+        taken = candidate === null || this.sink.hasNamedRoute(candidate) || names.includes(candidate, 0);
       }
-      names.push(taken ? null : candidate);
+      names[k] = taken ? null : candidate;
       taken = true;
     }
     const base = scope.get('path') ?? '';
@@ -365,15 +365,29 @@ export abstract class Resources extends Concerns {
     const resource = this.parentResource!;
     const s = this.current;
     if (this.isShallow() || s.get('constraints')?.[resource.param] instanceof RegExp) return null;
-    const as = s.get('as');
+    let parts = this.nestedParts;
+    if (parts === null || parts.scope !== s) {
+      const as = s.get('as');
+      parts = this.nestedParts = {
+        scope: s,
+        path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
+        as: as ? `${as}_${resource.memberName}` : resource.memberName,
+      };
+    }
     return {
-      path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
-      as: as ? `${as}_${resource.memberName}` : resource.memberName,
+      path: parts.path,
+      as: parts.as,
       constraints: s.get('constraints') ?? NO_OPTIONS,
       defaults: s.get('defaults') ?? NO_OPTIONS,
       options: s.get('options') ?? NO_OPTIONS,
     };
   }
+
+  /**
+   * The nested path and name prefix `nestedFrame` made last, with the scope it made them in:
+   * a resource's nested resources share them (scopes and resources are never modified).
+   */
+  private nestedParts: { scope: Scope; path: string; as: string } | null = null;
 
   protected nestedOptions(resource: Resource): Record<string, unknown> {
     const options: Record<string, unknown> = { as: resource.memberName };

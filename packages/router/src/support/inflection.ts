@@ -161,6 +161,15 @@ function lastLetters(body: string): string[] | null {
   return letters;
 }
 
+/** `finalLetters` of each rule's pattern, read once (a word's new last letter filters every rule). */
+const finalLettersByPattern = new Map<RegExp, string[] | null>();
+
+function finalLettersOf(pattern: RegExp): string[] | null {
+  let letters = finalLettersByPattern.get(pattern);
+  if (letters === undefined) finalLettersByPattern.set(pattern, (letters = finalLetters(pattern.source)));
+  return letters;
+}
+
 /** The rules a word's last letter lets match, in order: per letter, made on first use. */
 const byLastLetter = new Map<Rule[], Map<string, Rule[]>>();
 
@@ -170,7 +179,7 @@ function candidateRules(word: string, rules: Rule[]): Rule[] {
   const letter = word.at(-1)!.toLowerCase();
   let candidates = index.get(letter);
   if (candidates === undefined) {
-    candidates = rules.filter(([pattern]) => finalLetters(pattern.source)?.includes(letter) ?? true);
+    candidates = rules.filter(([pattern]) => finalLettersOf(pattern)?.includes(letter) ?? true);
     index.set(letter, candidates);
   }
   return candidates;
