@@ -94,17 +94,24 @@ export class ResourceRoutes {
   private paths: (string | undefined)[] | null = null;
   private specs: (RouteSpec | undefined)[] | null = null;
 
+  /**
+   * The first word every route's path starts with, when the matcher can put them aside by it
+   * without reading their paths (null: it cannot); the matcher's, made on its first build
+   * (matcher/build.ts, `simpleFirstWord`).
+   */
+  simpleWord: string | null | undefined = undefined;
+
   constructor(
     readonly layout: readonly ResourceRoute[],
     /** Each route's name (null: none), in layout order. */
     readonly names: (string | null)[],
     readonly handler: string,
     /** The enclosing scope's path. */
-    private readonly base: string,
-    private readonly resource: ResourcePaths,
+    readonly base: string,
+    readonly resource: ResourcePaths,
     /** The path names of `new` and `edit` when the resource was declared (`resourcesPathNames` may change them later). */
-    private readonly newName: string,
-    private readonly editName: string,
+    readonly newName: string,
+    readonly editName: string,
   ) {}
 
   get count(): number {

@@ -7,6 +7,7 @@
  */
 import { expandOptional, type PathNode } from '../pattern/ast.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
+import type { ResourceRoutes } from '../resource-routes.js';
 import type { Route } from '../route.js';
 import { escapeRegExp } from '../support/escape-regexp.js';
 import { isEmpty } from '../support/is-empty.js';
@@ -86,10 +87,12 @@ export class Tree {
   /** A simple route (see `addSimple`): put aside by its path's first word, or inserted when it has none. */
   private addSimpleOrDefer(index: number, path: string, route: Route | null): void {
     const word = firstWord(path);
-    if (word === null) {
-      this.addSimple(route ?? this.routeAt(index));
-      return;
-    }
+    if (word === null) this.addSimple(route ?? this.routeAt(index));
+    else this.defer(word, index);
+  }
+
+  /** Puts a simple route whose path starts with `word` aside until a request path starting with it (`expand`). */
+  defer(word: string, index: number): void {
     const deferred = (this.deferred ??= new Map());
     const routes = deferred.get(word);
     if (routes === undefined) deferred.set(word, [index]);
@@ -299,6 +302,31 @@ const FORMAT_GROUP = '(.:format)';
  */
 const SIMPLE = /^(?:\/(?:[\w~-]+|:\w+))+$/;
 const SIMPLE_FORMATTED = /^(?:\/(?:[\w~-]+|:\w+))+\(\.:format\)$/;
+
+/** A path with no leading param: `/word` then words and params; '' too (the root scope's path). */
+const SIMPLE_BASE = /^(?:\/[\w~-]+(?:\/(?:[\w~-]+|:\w+))*)?$/;
+/** A resource's scope path (`photos`, `photos/:id`): a word, then words and params. */
+const SIMPLE_SCOPE = /^[\w~-]+(?:\/(?:[\w~-]+|:\w+))*$/;
+/** A path name (`new`, `edit`, `nuevo`). */
+const SIMPLE_WORD = /^[\w~-]+$/;
+
+/**
+ * The first word of every path of a resource record when each of them is simple (see
+ * `addSimple`), read off the parts its paths are made of rather than the paths: a base path
+ * and scope paths of words and params, path names that are words. Each path is then
+ * `base/scope[/name](.:format)`, which normalizing, escaping and formatting leave as it is
+ * but for the format group, and starts with the base's first word (or the scope's). Null when
+ * the parts are anything else: the matcher then reads each route's path.
+ */
+export function simpleFirstWord(record: ResourceRoutes): string | null {
+  const { base, resource } = record;
+  if (!SIMPLE_BASE.test(base) || !SIMPLE_SCOPE.test(resource.collectionScope)) return null;
+  if (!SIMPLE_SCOPE.test(resource.memberScope)) return null;
+  if (!SIMPLE_WORD.test(record.newName) || !SIMPLE_WORD.test(record.editName)) return null;
+  const path = base === '' ? `/${resource.collectionScope}` : base;
+  const end = path.indexOf('/', 1);
+  return end === -1 ? path.slice(1) : path.slice(1, end);
+}
 
 /** The first segment of a simple path when it is a word (`/posts/:id` → `posts`), else null. */
 function firstWord(path: string): string | null {

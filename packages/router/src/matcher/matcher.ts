@@ -15,7 +15,7 @@ import { ResourceRoutes, type ResourceRoute, type RouteEntry } from '../resource
 import type { Match } from '../types.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import { compileRecognizer, compileWalk, type CompiledWalk, type Recognizer, type StaticRoute } from './codegen.js';
-import { Tree, type StaticEntry } from './build.js';
+import { simpleFirstWord, Tree, type StaticEntry } from './build.js';
 import { paramsFromValues, type Leaf, type RegexpLeaf } from './params.js';
 import { SearchState, walk } from './walk.js';
 
@@ -366,9 +366,14 @@ export class Matcher {
           seen.push(layout);
           for (let k = 0; k < layout.length; k++) for (const v of layout[k]!.verbs) gathered.add(v);
         }
+        // Most records' paths are simple and share a first word: put aside without reading them.
+        if (entry.simpleWord === undefined) entry.simpleWord = simpleFirstWord(entry);
+        const word = entry.simpleWord;
         for (let k = 0; k < layout.length; k++) {
           const verbs = layout[k]!.verbs;
-          if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) tree.addLean(index + k, entry.pathAt(k));
+          if (verbs.length !== 0 && (verb === null || !verbs.includes(verb))) continue;
+          if (word !== null) tree.defer(word, index + k);
+          else tree.addLean(index + k, entry.pathAt(k));
         }
         index += layout.length;
         continue;
