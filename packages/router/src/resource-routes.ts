@@ -88,31 +88,51 @@ const pluralLayouts = new Map<readonly string[], readonly ResourceRoute[]>();
 const singularLayouts = new Map<readonly string[], readonly ResourceRoute[]>();
 
 export class ResourceRoutes {
+  // Fields are declared and assigned in the constructor, not defined by class fields (a slower
+  // operation per instance): a large set makes one record per resource.
+  declare readonly layout: readonly ResourceRoute[];
+  /** Each route's name (null: none), in layout order. */
+  declare readonly names: (string | null)[];
+  declare readonly handler: string;
+  /** The enclosing scope's path. */
+  declare readonly base: string;
+  declare readonly resource: ResourcePaths;
+  /** The path names of `new` and `edit` when the resource was declared (`resourcesPathNames` may change them later). */
+  declare readonly newName: string;
+  declare readonly editName: string;
   /** The index of the first route in the route set; set when the set adds the record. */
-  start = 0;
-  /** Formatted paths by `PathKind`, made on first read. */
-  private paths: (string | undefined)[] | null = null;
-  private specs: (RouteSpec | undefined)[] | null = null;
-
+  declare start: number;
   /**
    * The first word every route's path starts with, when the matcher can put them aside by it
    * without reading their paths (null: it cannot); the matcher's, made on its first build
    * (matcher/build.ts, `simpleFirstWord`).
    */
-  simpleWord: string | null | undefined = undefined;
+  declare simpleWord: string | null | undefined;
+  /** Formatted paths by `PathKind`, made on first read. */
+  declare private paths: (string | undefined)[] | null;
+  declare private specs: (RouteSpec | undefined)[] | null;
 
   constructor(
-    readonly layout: readonly ResourceRoute[],
-    /** Each route's name (null: none), in layout order. */
-    readonly names: (string | null)[],
-    readonly handler: string,
-    /** The enclosing scope's path. */
-    readonly base: string,
-    readonly resource: ResourcePaths,
-    /** The path names of `new` and `edit` when the resource was declared (`resourcesPathNames` may change them later). */
-    readonly newName: string,
-    readonly editName: string,
-  ) {}
+    layout: readonly ResourceRoute[],
+    names: (string | null)[],
+    handler: string,
+    base: string,
+    resource: ResourcePaths,
+    newName: string,
+    editName: string,
+  ) {
+    this.layout = layout;
+    this.names = names;
+    this.handler = handler;
+    this.base = base;
+    this.resource = resource;
+    this.newName = newName;
+    this.editName = editName;
+    this.start = 0;
+    this.simpleWord = undefined;
+    this.paths = null;
+    this.specs = null;
+  }
 
   get count(): number {
     return this.layout.length;

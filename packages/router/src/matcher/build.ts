@@ -320,12 +320,26 @@ const SIMPLE_WORD = /^[\w~-]+$/;
  */
 export function simpleFirstWord(record: ResourceRoutes): string | null {
   const { base, resource } = record;
-  if (!SIMPLE_BASE.test(base) || !SIMPLE_SCOPE.test(resource.collectionScope)) return null;
+  if (!isSimple(base, SIMPLE_BASE) || !SIMPLE_SCOPE.test(resource.collectionScope)) return null;
   if (!SIMPLE_SCOPE.test(resource.memberScope)) return null;
-  if (!SIMPLE_WORD.test(record.newName) || !SIMPLE_WORD.test(record.editName)) return null;
+  if (!isSimple(record.newName, SIMPLE_WORD) || !isSimple(record.editName, SIMPLE_WORD)) return null;
   const path = base === '' ? `/${resource.collectionScope}` : base;
   const end = path.indexOf('/', 1);
   return end === -1 ? path.slice(1) : path.slice(1, end);
+}
+
+/** The last answers of `isSimple` by regexp: a parent's nested resources share their base, most resources their path names. */
+const lastSimple = new Map<RegExp, { text: string; simple: boolean }>();
+
+/** `pattern.test(text)`, remembered for the last text of each pattern. */
+function isSimple(text: string, pattern: RegExp): boolean {
+  let last = lastSimple.get(pattern);
+  if (last === undefined) lastSimple.set(pattern, (last = { text: '', simple: pattern.test('') }));
+  if (last.text !== text) {
+    last.text = text;
+    last.simple = pattern.test(text);
+  }
+  return last.simple;
 }
 
 /** The first segment of a simple path when it is a word (`/posts/:id` → `posts`), else null. */

@@ -355,6 +355,9 @@ export class Matcher {
     // interned: a set of 10,000 routes holds a handful, each added once.
     const gathered = this.verbSet === null ? new Set<string>() : null;
     const seen: (string[] | readonly ResourceRoute[])[] = [];
+    // The routes of the last layout seen that answer `verb` (most records share one layout).
+    let lastLayout: readonly ResourceRoute[] | null = null;
+    let answering: number[] = [];
     // An indexed loop: this runs cold, once per verb, where for-of's iterator calls cost.
     let index = 0;
     for (let e = 0; e < entries.length; e++) {
@@ -369,9 +372,16 @@ export class Matcher {
         // Most records' paths are simple and share a first word: put aside without reading them.
         if (entry.simpleWord === undefined) entry.simpleWord = simpleFirstWord(entry);
         const word = entry.simpleWord;
-        for (let k = 0; k < layout.length; k++) {
-          const verbs = layout[k]!.verbs;
-          if (verbs.length !== 0 && (verb === null || !verbs.includes(verb))) continue;
+        if (layout !== lastLayout) {
+          lastLayout = layout;
+          answering = [];
+          for (let k = 0; k < layout.length; k++) {
+            const verbs = layout[k]!.verbs;
+            if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) answering.push(k);
+          }
+        }
+        for (let a = 0; a < answering.length; a++) {
+          const k = answering[a]!;
           if (word !== null) tree.defer(word, index + k);
           else tree.addLean(index + k, entry.pathAt(k));
         }
