@@ -112,7 +112,9 @@ function isUncountable(word: string): boolean {
   // regexp to compile on a cold start.
   uncountableList ??= [...uncountables];
   const lower = word.toLowerCase();
-  for (const u of uncountableList) {
+  // Indexed loops here and in `apply`: they run cold, where for-of allocates an iterator result per step.
+  for (let i = 0; i < uncountableList.length; i++) {
+    const u = uncountableList[i]!;
     if (!lower.endsWith(u)) continue;
     const before = lower.length - u.length - 1;
     if (before < 0 || !isWordCharacter(lower.charCodeAt(before))) return true;
@@ -187,8 +189,10 @@ function candidateRules(word: string, rules: Rule[]): Rule[] {
 
 function apply(word: string, rules: Rule[]): string {
   if (word === '' || isUncountable(word)) return word;
-  for (const [pattern, replacement] of candidateRules(word, rules)) {
-    if (pattern.test(word)) return word.replace(pattern, replacement);
+  const candidates = candidateRules(word, rules);
+  for (let i = 0; i < candidates.length; i++) {
+    const rule = candidates[i]!;
+    if (rule[0].test(word)) return word.replace(rule[0], rule[1]);
   }
   return word;
 }
