@@ -3,7 +3,7 @@
  * that adds nothing but a handler (most resources of a large set). The names are decided when
  * it is declared (they are checked against the names before them); each route's spec and path
  * are made the first time something reads that route (the matcher building a verb's tree,
- * `list()`, a named route's URL), the same spec `leanRouteSpec` would have made then.
+ * `list()`, a named route's URL), the lean spec (route.ts, `leanSpecOf`) declaring them made before.
  *
  * Why a record: declaring the benchmark's 10,000 Rails-shaped routes made eight specs and four
  * formatted paths per resource, nearly all never read before the first requests, and the young
