@@ -9,6 +9,7 @@ import { camelHelperName } from './format/helper-name.js';
 import { compileFastPath, generatePath, paramsFromArgs, urlFor } from './generator/generate.js';
 import { Matcher, type MatcherTier } from './matcher/matcher.js';
 import { normalizeRequestPath } from './pattern/normalize.js';
+import { ResourceRoutes, type RouteEntry } from './resource-routes.js';
 import { Route, type RouteSpec } from './route.js';
 import type { Helpers, RouteName, routeTypes, TypedRoute, UnknownRoute } from './typed-routes.js';
 import type { Match, RouteHelper, RouteInfo, RouteSetLike, UrlOptions } from './types.js';
@@ -22,11 +23,16 @@ const ROUTE_NAME = /^[_a-z]\w*$/i;
 /** `R`: the routes as the declaration types them (see typed-routes.ts). */
 export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLike, RouteSink {
   declare readonly [routeTypes]?: R;
-  // The declared specs; their `Route`s are made when first read (`routeAt`): the first lookup
+  // The declared specs and resource records (one entry for a resource's own routes, see
+  // resource-routes.ts); a route's `Route` is made when first read (`routeAt`): the first lookup
   // reads only its verb's routes, so a large set is not two objects a route before it is used.
-  private readonly specs: RouteSpec[] = [];
+  private readonly entries: RouteEntry[] = [];
+  /** The index of each entry's first route. */
+  private readonly starts: number[] = [];
+  /** Routes declared so far. */
+  private count = 0;
   private readonly routes: (Route | undefined)[] = [];
-  /** Route name → index in `specs`. */
+  /** Route name → route index. */
   private readonly named = new Map<string, number>();
   private matcher: Matcher | null = null;
   private tier: MatcherTier = 'auto';
@@ -39,13 +45,41 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   /** Adds a declared route (the mapper calls this). */
   add(spec: RouteSpec): void {
     const name = spec.name;
-    if (name !== null) {
+    if (name !== null) this.addName(name, this.count);
+    this.addEntry(spec, 1);
+  }
+
+  /**
+   * Adds a plain resource's own routes (the mapper calls this), their names checked in order.
+   * The mapper gives them names no route has (`hasNamedRoute`), so a name is added with one
+   * map operation, not two (a large set has thousands).
+   */
+  addResourceRoutes(routes: ResourceRoutes): void {
+    const names = routes.names;
+    const named = this.named;
+    for (let k = 0; k < names.length; k++) {
+      const name = names[k]!;
+      if (name === null) continue;
       if (!ROUTE_NAME.test(name)) throw new ArgumentError(`Invalid route name: '${name}'`);
-      if (this.named.has(name))
-        throw new ArgumentError(`Invalid route name, already in use: '${name}' \n${DUPLICATE_NAME}`);
+      const size = named.size;
+      named.set(name, this.count + k);
+      if (named.size === size) throw new Error(`the mapper gave a route a name in use: '${name}'`);
     }
-    if (name !== null) this.named.set(name, this.specs.length);
-    this.specs.push(spec);
+    routes.start = this.count;
+    this.addEntry(routes, routes.count);
+  }
+
+  private addName(name: string, index: number): void {
+    if (!ROUTE_NAME.test(name)) throw new ArgumentError(`Invalid route name: '${name}'`);
+    if (this.named.has(name))
+      throw new ArgumentError(`Invalid route name, already in use: '${name}' \n${DUPLICATE_NAME}`);
+    this.named.set(name, index);
+  }
+
+  private addEntry(entry: RouteEntry, routes: number): void {
+    this.entries.push(entry);
+    this.starts.push(this.count);
+    this.count += routes;
     this.matcher = null;
     this.helperTable = null;
   }
@@ -57,13 +91,27 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   /** Every route in declaration order (PATCH and PUT of `update` are two entries). */
   list(): RouteInfo[] {
     const infos: RouteInfo[] = [];
-    for (let i = 0; i < this.specs.length; i++) infos.push(this.routeAt(i).info);
+    for (let i = 0; i < this.count; i++) infos.push(this.routeAt(i).info);
     return infos;
   }
 
-  /** The route of the `index`th declared spec, made on first read. */
+  /** The route of the `index`th declared route, made on first read. */
   private routeAt(index: number): Route {
-    return (this.routes[index] ??= new Route(index, this.specs[index]!));
+    return (this.routes[index] ??= new Route(index, this.specAt(index)));
+  }
+
+  /** The spec of the `index`th declared route: the entry holding it found by a binary search. */
+  private specAt(index: number): RouteSpec {
+    const starts = this.starts;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    const entry = this.entries[lo]!;
+    return entry instanceof ResourceRoutes ? entry.specAt(index - starts[lo]!) : entry;
   }
 
   /** Builds the recognizer now instead of on the first request. */
@@ -73,7 +121,7 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   }
 
   private compiled(): Matcher {
-    return (this.matcher ??= new Matcher(this.specs, (index) => this.routeAt(index), this.tier));
+    return (this.matcher ??= new Matcher(this.entries, (index) => this.routeAt(index), this.tier));
   }
 
   /** @internal Forces one matcher tier for every lookup (tests run each tier over the same cases). */

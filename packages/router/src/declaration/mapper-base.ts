@@ -8,6 +8,7 @@
 import { ArgumentError } from '../errors.js';
 import { escapeDeclaredPath, normalizeName, normalizePath, withFormat } from '../pattern/normalize.js';
 import type { RouteSpec } from '../route.js';
+import type { ResourceRoutes } from '../resource-routes.js';
 import { buildRouteSpec, internVerbs, isPlainObject } from './mapping.js';
 import { CANONICAL_ACTIONS, OPTION_NAMES, VALID_ON_OPTIONS, type MatchOptions, type Middleware } from './options.js';
 import { middlewareList, refuseUnknownVerbs } from './refusals.js';
@@ -23,6 +24,8 @@ export type PathArg = string | string[] | Record<string, unknown>;
 /** Receives each route as it is declared; the route set implements it. */
 export interface RouteSink {
   add(spec: RouteSpec): void;
+  /** A plain resource's own routes as one record (resource-routes.ts). */
+  addResourceRoutes(routes: ResourceRoutes): void;
   hasNamedRoute(name: string): boolean;
 }
 

@@ -6,7 +6,7 @@
 import { ArgumentError } from '../errors.js';
 import { PathPattern } from '../pattern/pattern.js';
 import { isEmpty } from '../support/is-empty.js';
-import type { RouteSpec } from '../route.js';
+import { NO_DEFAULTS, NO_MIDDLEWARE, NO_REQUIREMENTS, type RouteSpec } from '../route.js';
 import type { Scope } from './scope.js';
 import type { Middleware } from './options.js';
 import {
@@ -47,8 +47,6 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RegExp);
 }
 
-const NO_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze({});
-const NO_REQUIREMENTS: Readonly<Record<string, RegExp>> = Object.freeze({});
 const verbLists = new Map<string, string[]>();
 
 /** Routes share one array per verb list: most of 10,000 routes say ['GET']. */
@@ -84,7 +82,8 @@ function isValidHandler(handler: string): boolean {
 
 /**
  * The handler the routes of a scope get, when the scope adds nothing else to them (no options,
- * defaults, constraints, format or action): then `leanRouteSpec` builds their specs. Undefined
+ * defaults, constraints, format or action): then their specs are lean ones (route.ts,
+ * `leanSpecOf`), kept as one record per resource until read (resource-routes.ts). Undefined
  * when `buildRouteSpec` must (it also reports what is wrong).
  *
  * Why a second way to build a resource's specs: with every spec built by `buildRouteSpec`,
@@ -102,54 +101,6 @@ export function leanHandler(scope: Scope): string | undefined {
   if (module) handler = handler.startsWith('/') ? handler.slice(1) : `${module}/${handler}`;
   return isValidHandler(handler) ? handler : undefined;
 }
-
-/**
- * What `buildRouteSpec` gives for a route with no options of its own in a scope `leanHandler`
- * accepted: nothing but the name, path, verbs (an interned list), handler and action (a
- * resource's own routes). The fields every such spec holds alike are on the prototype: a spec
- * of five fields is made per route instead of one of ten (10,000 of them in a large set).
- */
-export function leanRouteSpec(
-  name: string | null,
-  path: string,
-  verbs: string[],
-  handler: string,
-  action: string,
-): RouteSpec {
-  return new LeanRouteSpec(name, verbs, path, handler, action);
-}
-
-class LeanRouteSpec implements RouteSpec {
-  // Assigned in the constructor: a class field would be defined per instance, a slower operation.
-  declare readonly name: string | null;
-  declare readonly verbs: string[];
-  declare readonly path: string;
-  declare readonly handler: string;
-  declare readonly action: string;
-  declare readonly requirements: Record<string, RegExp>;
-  declare readonly defaults: Record<string, unknown>;
-  declare readonly anchored: boolean;
-  declare readonly formatted: boolean;
-  declare readonly middleware: Middleware[];
-
-  constructor(name: string | null, verbs: string[], path: string, handler: string, action: string) {
-    this.name = name;
-    this.verbs = verbs; // interned by the caller (`verbsOf`)
-    this.path = path;
-    this.handler = handler;
-    this.action = action;
-  }
-}
-
-const NO_MIDDLEWARE: Middleware[] = Object.freeze([]) as unknown as Middleware[];
-
-Object.assign(LeanRouteSpec.prototype, {
-  requirements: NO_REQUIREMENTS,
-  defaults: NO_DEFAULTS,
-  anchored: true,
-  formatted: true,
-  middleware: NO_MIDDLEWARE,
-});
 
 export function buildRouteSpec(scope: Scope, call: RouteCall): RouteSpec {
   const options = merged(scope.get('options'), call.options);

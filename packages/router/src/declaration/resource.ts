@@ -35,18 +35,22 @@ function list(value: string | string[] | undefined): string[] {
 }
 
 export class Resource {
-  readonly name: string;
-  readonly path: string;
-  readonly param: string;
-  readonly shallow: boolean;
-  readonly actions: readonly string[];
-  protected readonly asName: string | undefined;
-  protected handlerName: string;
+  // Declared and assigned in the constructor, not defined by class fields (a slower operation
+  // per instance): a large set makes one resource per `resources` call.
+  declare readonly name: string;
+  declare readonly path: string;
+  declare readonly param: string;
+  declare readonly shallow: boolean;
+  declare readonly actions: readonly string[];
+  declare protected readonly asName: string | undefined;
+  declare protected handlerName: string;
+  declare private singularName: string | null;
 
   constructor(entity: string, shallow: boolean, options: ResourceOptions) {
     if (options.param !== undefined && String(options.param).includes(':')) {
       throw new ArgumentError(":param option can't contain colons");
     }
+    this.singularName = null;
     this.name = String(entity);
     this.path = String(options.path ?? this.name);
     this.handlerName = String(options.handler ?? this.name);
@@ -86,8 +90,6 @@ export class Resource {
   get plural(): string {
     return this.routeName;
   }
-
-  private singularName: string | null = null;
 
   get singular(): string {
     // Every route of the resource asks for it; inflecting is regexp work.
@@ -135,7 +137,7 @@ export class Resource {
 
 /** `resource 'profile'`: no id, handler named after the plural, names after the singular. */
 export class SingletonResource extends Resource {
-  private readonly pluralName: string;
+  declare private readonly pluralName: string;
 
   constructor(entity: string, shallow: boolean, options: ResourceOptions) {
     super(entity, shallow, options);

@@ -9,9 +9,10 @@
 import { ArgumentError } from '../errors.js';
 import { isEmpty } from '../support/is-empty.js';
 import { escapeDeclaredPath, normalizePath, withFormat } from '../pattern/normalize.js';
-import { buildRouteSpec, isPlainObject, leanHandler, leanRouteSpec } from './mapping.js';
+import { buildRouteSpec, isPlainObject, leanHandler } from './mapping.js';
+import { ResourceRoutes, resourceLayout } from '../resource-routes.js';
 import { CANONICAL_ACTIONS, RESOURCE_OPTIONS, type MatchOptions, type ResourcesOptions } from './options.js';
-import { Resource, SingletonResource, type ActionName, type ResourceOptions } from './resource.js';
+import { Resource, SingletonResource, type ResourceOptions } from './resource.js';
 import { Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
 import { NO_OPTIONS, startsValidName, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
 import { Concerns } from './concerns.js';
@@ -197,52 +198,65 @@ export abstract class Resources extends Concerns {
    */
   protected declareActions(resource: Resource, kind: 'resources' | 'resource'): void {
     const scope = this.current;
+    // In a scope that adds nothing but a handler (most resources), the routes are one record
+    // whose specs are made when read (resource-routes.ts).
+    const handler = leanHandler(scope);
+    if (handler !== undefined) {
+      this.declareLeanActions(resource, kind, handler);
+      return;
+    }
     const base = scope.get('path') ?? '';
     const collection = normalizePath(`${base}/${resource.collectionScope}`);
     const member = normalizePath(`${base}/${resource.memberScope}`);
-    // In a scope that adds nothing but a handler (most resources), each distinct path is
-    // formatted once and the specs are built directly (see leanRouteSpec).
-    const handler = leanHandler(scope);
-    // The formatted path of the last action: the member actions share theirs.
-    let lastPath = '';
-    let formatted = '';
-    // Names as `joinedName` makes them for these actions (a plain word or none as the prefix),
-    // from parts read once; the canonical actions of a level share theirs (index and create;
-    // show, update and destroy), which only the first of them can take. Every action but
-    // `edit` is canonical (CANONICAL_ACTIONS): callers say which, instead of a lookup per route.
+    const actions = resource.actions;
+    if (kind === 'resources') {
+      if (actions.includes('index')) this.addAction('get', 'index', 'collection', collection);
+      if (actions.includes('create')) this.addAction('post', 'create', 'collection', collection);
+    }
+    if (actions.includes('new'))
+      this.addAction('get', 'new', 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
+    if (actions.includes('edit')) this.addAction('get', 'edit', 'member', member);
+    if (actions.includes('show')) this.addAction('get', 'show', 'member', member);
+    if (actions.includes('update')) {
+      this.addAction('patch', 'update', 'member', member);
+      this.addAction('put', 'update', 'member', member);
+    }
+    if (actions.includes('destroy')) this.addAction('delete', 'destroy', 'member', member);
+    if (kind === 'resource' && actions.includes('create')) this.addAction('post', 'create', 'collection', collection);
+  }
+
+  /**
+   * `declareActions` in a scope `leanHandler` accepted: the names as `joinedName` makes them for
+   * these actions (a plain word or none as the prefix), from parts read once; the canonical
+   * actions of a level share theirs (index and create; show, update and destroy), which only the
+   * first of them can take. Every action but `edit` is canonical (CANONICAL_ACTIONS).
+   */
+  private declareLeanActions(resource: Resource, kind: 'resources' | 'resource', handler: string): void {
+    const scope = this.current;
+    const layout = resourceLayout(kind, resource.actions, RESOURCE_VERBS);
     const namePrefix = scope.get('as');
     const collectionName = resource.collectionName;
     const memberName = resource.memberName;
-    const actions = resource.actions;
+    const names = new Array<string | null>(layout.length);
     let candidateLevel: ScopeLevel = null;
     let candidate: string | null = null;
     let taken = false;
-    const declare = (verb: Via, action: ActionName, canonical: boolean, level: ScopeLevel, scopePath: string) => {
-      if (!actions.includes(action)) return;
-      if (handler === undefined) return this.addAction(verb, action, level, scopePath);
-      const path = canonical ? scopePath : `${scopePath}/${this.actionPath(action)}`;
-      if (path !== lastPath) formatted = withFormat(normalizePath(escapeDeclaredPath((lastPath = path))), undefined);
+    for (let k = 0; k < layout.length; k++) {
+      const { action, canonical, level } = layout[k]!;
       if (!canonical || level !== candidateLevel) {
         const joined = scope.actionName(namePrefix, canonical ? undefined : action, collectionName, memberName, level);
         candidate = startsValidName(joined) ? joined : null;
         candidateLevel = canonical ? level : null;
-        taken = candidate === null || this.sink.hasNamedRoute(candidate);
+        // Taken by a route before this record, or by one of its own (added with it, below).
+        taken = candidate === null || this.sink.hasNamedRoute(candidate) || names.includes(candidate, 0);
       }
-      this.sink.add(leanRouteSpec(taken ? null : candidate, formatted, RESOURCE_VERBS[verb], handler, action));
+      names[k] = taken ? null : candidate;
       taken = true;
-    };
-    if (kind === 'resources') {
-      declare('get', 'index', true, 'collection', collection);
-      declare('post', 'create', true, 'collection', collection);
     }
-    if (actions.includes('new'))
-      declare('get', 'new', true, 'new', normalizePath(`${base}/${resource.newScope(this.actionPath('new'))}`));
-    declare('get', 'edit', false, 'member', member);
-    declare('get', 'show', true, 'member', member);
-    declare('patch', 'update', true, 'member', member);
-    declare('put', 'update', true, 'member', member);
-    declare('delete', 'destroy', true, 'member', member);
-    if (kind === 'resource') declare('post', 'create', true, 'collection', collection);
+    const base = scope.get('path') ?? '';
+    this.sink.addResourceRoutes(
+      new ResourceRoutes(layout, names, handler, base, resource, this.actionPath('new'), this.actionPath('edit')),
+    );
   }
 
   /** What `mapMatch` and `addRoute` do for `get('edit')` and the like in a block at `level` with `scopePath`. */
@@ -351,15 +365,29 @@ export abstract class Resources extends Concerns {
     const resource = this.parentResource!;
     const s = this.current;
     if (this.isShallow() || s.get('constraints')?.[resource.param] instanceof RegExp) return null;
-    const as = s.get('as');
+    let parts = this.nestedParts;
+    if (parts === null || parts.scope !== s) {
+      const as = s.get('as');
+      parts = this.nestedParts = {
+        scope: s,
+        path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
+        as: as ? `${as}_${resource.memberName}` : resource.memberName,
+      };
+    }
     return {
-      path: normalizePath(`${s.get('path') ?? ''}/${resource.nestedScope}`),
-      as: as ? `${as}_${resource.memberName}` : resource.memberName,
+      path: parts.path,
+      as: parts.as,
       constraints: s.get('constraints') ?? NO_OPTIONS,
       defaults: s.get('defaults') ?? NO_OPTIONS,
       options: s.get('options') ?? NO_OPTIONS,
     };
   }
+
+  /**
+   * The nested path and name prefix `nestedFrame` made last, with the scope it made them in:
+   * a resource's nested resources share them (scopes and resources are never modified).
+   */
+  private nestedParts: { scope: Scope; path: string; as: string } | null = null;
 
   protected nestedOptions(resource: Resource): Record<string, unknown> {
     const options: Record<string, unknown> = { as: resource.memberName };

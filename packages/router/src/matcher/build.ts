@@ -7,6 +7,7 @@
  */
 import { expandOptional, type PathNode } from '../pattern/ast.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
+import type { ResourceRoutes } from '../resource-routes.js';
 import type { Route } from '../route.js';
 import { escapeRegExp } from '../support/escape-regexp.js';
 import { isEmpty } from '../support/is-empty.js';
@@ -48,19 +49,15 @@ export class Tree {
    * then build the tree of the few routes they can reach, not of thousands. (Routes of another
    * first word cannot match such a path, so the order of insertion between words is free.)
    */
-  private deferred: Map<string, Route[]> | null = null;
+  private deferred: Map<string, number[]> | null = null;
+
+  /** `routeAt(i)`: the route of the `i`th declared route (made on first read). */
+  constructor(private readonly routeAt: (index: number) => Route) {}
 
   add(route: Route): void {
     const spec = route.spec;
     if (spec.anchored && isEmpty(spec.requirements) && (SIMPLE_FORMATTED.test(spec.path) || SIMPLE.test(spec.path))) {
-      const word = firstWord(spec.path);
-      if (word === null) this.addSimple(route);
-      else {
-        const deferred = (this.deferred ??= new Map());
-        const routes = deferred.get(word);
-        if (routes === undefined) deferred.set(word, [route]);
-        else routes.push(route);
-      }
+      this.addSimpleOrDefer(route.index, spec.path, route);
       return;
     }
     const key = route.index * SHAPES;
@@ -76,6 +73,30 @@ export class Tree {
       } else if (this.insertGlob(route, key, ast)) return;
     }
     this.custom.push({ route, key });
+  }
+
+  /**
+   * A route with a lean spec (anchored, no requirements: a plain resource's, resource-routes.ts)
+   * by its index and path: its `Route` is made only when its first word is asked for.
+   */
+  addLean(index: number, path: string): void {
+    if (SIMPLE_FORMATTED.test(path) || SIMPLE.test(path)) this.addSimpleOrDefer(index, path, null);
+    else this.add(this.routeAt(index));
+  }
+
+  /** A simple route (see `addSimple`): put aside by its path's first word, or inserted when it has none. */
+  private addSimpleOrDefer(index: number, path: string, route: Route | null): void {
+    const word = firstWord(path);
+    if (word === null) this.addSimple(route ?? this.routeAt(index));
+    else this.defer(word, index);
+  }
+
+  /** Puts a simple route whose path starts with `word` aside until a request path starting with it (`expand`). */
+  defer(word: string, index: number): void {
+    const deferred = (this.deferred ??= new Map());
+    const routes = deferred.get(word);
+    if (routes === undefined) deferred.set(word, [index]);
+    else routes.push(index);
   }
 
   /**
@@ -140,7 +161,7 @@ export class Tree {
     const routes = deferred.get(word);
     if (routes === undefined) return;
     deferred.delete(word);
-    for (let r = 0; r < routes.length; r++) this.addSimple(routes[r]!);
+    for (let r = 0; r < routes.length; r++) this.addSimple(this.routeAt(routes[r]!));
   }
 
   /** Inserts every route put aside: before the tree is compiled, which walks all of it. */
@@ -148,7 +169,8 @@ export class Tree {
     const deferred = this.deferred;
     if (deferred === null) return;
     this.deferred = null;
-    for (const routes of deferred.values()) for (let r = 0; r < routes.length; r++) this.addSimple(routes[r]!);
+    for (const routes of deferred.values())
+      for (let r = 0; r < routes.length; r++) this.addSimple(this.routeAt(routes[r]!));
   }
 
   private addStatic(path: string, leaf: Leaf, normal: boolean): void {
@@ -280,6 +302,45 @@ const FORMAT_GROUP = '(.:format)';
  */
 const SIMPLE = /^(?:\/(?:[\w~-]+|:\w+))+$/;
 const SIMPLE_FORMATTED = /^(?:\/(?:[\w~-]+|:\w+))+\(\.:format\)$/;
+
+/** A path with no leading param: `/word` then words and params; '' too (the root scope's path). */
+const SIMPLE_BASE = /^(?:\/[\w~-]+(?:\/(?:[\w~-]+|:\w+))*)?$/;
+/** A resource's scope path (`photos`, `photos/:id`): a word, then words and params. */
+const SIMPLE_SCOPE = /^[\w~-]+(?:\/(?:[\w~-]+|:\w+))*$/;
+/** A path name (`new`, `edit`, `nuevo`). */
+const SIMPLE_WORD = /^[\w~-]+$/;
+
+/**
+ * The first word of every path of a resource record when each of them is simple (see
+ * `addSimple`), read off the parts its paths are made of rather than the paths: a base path
+ * and scope paths of words and params, path names that are words. Each path is then
+ * `base/scope[/name](.:format)`, which normalizing, escaping and formatting leave as it is
+ * but for the format group, and starts with the base's first word (or the scope's). Null when
+ * the parts are anything else: the matcher then reads each route's path.
+ */
+export function simpleFirstWord(record: ResourceRoutes): string | null {
+  const { base, resource } = record;
+  if (!isSimple(base, SIMPLE_BASE) || !SIMPLE_SCOPE.test(resource.collectionScope)) return null;
+  if (!SIMPLE_SCOPE.test(resource.memberScope)) return null;
+  if (!isSimple(record.newName, SIMPLE_WORD) || !isSimple(record.editName, SIMPLE_WORD)) return null;
+  const path = base === '' ? `/${resource.collectionScope}` : base;
+  const end = path.indexOf('/', 1);
+  return end === -1 ? path.slice(1) : path.slice(1, end);
+}
+
+/** The last answers of `isSimple` by regexp: a parent's nested resources share their base, most resources their path names. */
+const lastSimple = new Map<RegExp, { text: string; simple: boolean }>();
+
+/** `pattern.test(text)`, remembered for the last text of each pattern. */
+function isSimple(text: string, pattern: RegExp): boolean {
+  let last = lastSimple.get(pattern);
+  if (last === undefined) lastSimple.set(pattern, (last = { text: '', simple: pattern.test('') }));
+  if (last.text !== text) {
+    last.text = text;
+    last.simple = pattern.test(text);
+  }
+  return last.simple;
+}
 
 /** The first segment of a simple path when it is a word (`/posts/:id` → `posts`), else null. */
 function firstWord(path: string): string | null {

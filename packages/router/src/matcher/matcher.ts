@@ -10,11 +10,12 @@
  *  2. the radix tree walk;
  *  3. the routes the tree cannot express, tried in declaration order with their own regexps.
  */
-import type { Route, RouteSpec } from '../route.js';
+import type { Route } from '../route.js';
+import { ResourceRoutes, type ResourceRoute, type RouteEntry } from '../resource-routes.js';
 import type { Match } from '../types.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import { compileRecognizer, compileWalk, type CompiledWalk, type Recognizer, type StaticRoute } from './codegen.js';
-import { Tree, type StaticEntry } from './build.js';
+import { simpleFirstWord, Tree, type StaticEntry } from './build.js';
 import { paramsFromValues, type Leaf, type RegexpLeaf } from './params.js';
 import { SearchState, walk } from './walk.js';
 
@@ -108,8 +109,8 @@ export class Matcher {
   private readonly useStatics: boolean;
 
   constructor(
-    /** The declared specs in order; `routeAt(i)` is the route of the `i`th (made on first read). */
-    private readonly specs: readonly RouteSpec[],
+    /** The declared specs and resource records in order; `routeAt(i)` is the route of the `i`th route (made on first read). */
+    private readonly entries: readonly RouteEntry[],
     private readonly routeAt: (index: number) => Route,
     private readonly tier: MatcherTier = 'auto',
   ) {
@@ -348,20 +349,52 @@ export class Matcher {
 
   /** The tree of the routes answering `verb` (null: only the routes answering every verb). */
   private build(verb: string | null): Tree {
-    const tree = new Tree();
-    const specs = this.specs;
+    const tree = new Tree(this.routeAt);
+    const entries = this.entries;
     // The first build gathers the verbs of every route in the same pass. Verb lists are
     // interned: a set of 10,000 routes holds a handful, each added once.
     const gathered = this.verbSet === null ? new Set<string>() : null;
-    const seen: string[][] = [];
+    const seen: (string[] | readonly ResourceRoute[])[] = [];
+    // The routes of the last layout seen that answer `verb` (most records share one layout).
+    let lastLayout: readonly ResourceRoute[] | null = null;
+    let answering: number[] = [];
     // An indexed loop: this runs cold, once per verb, where for-of's iterator calls cost.
-    for (let r = 0; r < specs.length; r++) {
-      const verbs = specs[r]!.verbs;
+    let index = 0;
+    for (let e = 0; e < entries.length; e++) {
+      const entry = entries[e]!;
+      if (entry instanceof ResourceRoutes) {
+        // A resource's routes: read from its layout (shared by most resources), their specs left unmade.
+        const layout = entry.layout;
+        if (gathered !== null && !seen.includes(layout)) {
+          seen.push(layout);
+          for (let k = 0; k < layout.length; k++) for (const v of layout[k]!.verbs) gathered.add(v);
+        }
+        // Most records' paths are simple and share a first word: put aside without reading them.
+        if (entry.simpleWord === undefined) entry.simpleWord = simpleFirstWord(entry);
+        const word = entry.simpleWord;
+        if (layout !== lastLayout) {
+          lastLayout = layout;
+          answering = [];
+          for (let k = 0; k < layout.length; k++) {
+            const verbs = layout[k]!.verbs;
+            if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) answering.push(k);
+          }
+        }
+        for (let a = 0; a < answering.length; a++) {
+          const k = answering[a]!;
+          if (word !== null) tree.defer(word, index + k);
+          else tree.addLean(index + k, entry.pathAt(k));
+        }
+        index += layout.length;
+        continue;
+      }
+      const verbs = entry.verbs;
       if (gathered !== null && !seen.includes(verbs)) {
         seen.push(verbs);
         for (let v = 0; v < verbs.length; v++) gathered.add(verbs[v]!);
       }
-      if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) tree.add(this.routeAt(r));
+      if (verbs.length === 0 || (verb !== null && verbs.includes(verb))) tree.add(this.routeAt(index));
+      index++;
     }
     if (gathered !== null) this.verbSet = gathered;
     return tree;

@@ -112,7 +112,9 @@ function isUncountable(word: string): boolean {
   // regexp to compile on a cold start.
   uncountableList ??= [...uncountables];
   const lower = word.toLowerCase();
-  for (const u of uncountableList) {
+  // Indexed loops here and in `apply`: they run cold, where for-of allocates an iterator result per step.
+  for (let i = 0; i < uncountableList.length; i++) {
+    const u = uncountableList[i]!;
     if (!lower.endsWith(u)) continue;
     const before = lower.length - u.length - 1;
     if (before < 0 || !isWordCharacter(lower.charCodeAt(before))) return true;
@@ -161,6 +163,15 @@ function lastLetters(body: string): string[] | null {
   return letters;
 }
 
+/** `finalLetters` of each rule's pattern, read once (a word's new last letter filters every rule). */
+const finalLettersByPattern = new Map<RegExp, string[] | null>();
+
+function finalLettersOf(pattern: RegExp): string[] | null {
+  let letters = finalLettersByPattern.get(pattern);
+  if (letters === undefined) finalLettersByPattern.set(pattern, (letters = finalLetters(pattern.source)));
+  return letters;
+}
+
 /** The rules a word's last letter lets match, in order: per letter, made on first use. */
 const byLastLetter = new Map<Rule[], Map<string, Rule[]>>();
 
@@ -170,7 +181,7 @@ function candidateRules(word: string, rules: Rule[]): Rule[] {
   const letter = word.at(-1)!.toLowerCase();
   let candidates = index.get(letter);
   if (candidates === undefined) {
-    candidates = rules.filter(([pattern]) => finalLetters(pattern.source)?.includes(letter) ?? true);
+    candidates = rules.filter(([pattern]) => finalLettersOf(pattern)?.includes(letter) ?? true);
     index.set(letter, candidates);
   }
   return candidates;
@@ -178,8 +189,10 @@ function candidateRules(word: string, rules: Rule[]): Rule[] {
 
 function apply(word: string, rules: Rule[]): string {
   if (word === '' || isUncountable(word)) return word;
-  for (const [pattern, replacement] of candidateRules(word, rules)) {
-    if (pattern.test(word)) return word.replace(pattern, replacement);
+  const candidates = candidateRules(word, rules);
+  for (let i = 0; i < candidates.length; i++) {
+    const rule = candidates[i]!;
+    if (rule[0].test(word)) return word.replace(rule[0], rule[1]);
   }
   return word;
 }

@@ -1,0 +1,177 @@
+/**
+ * A plain resource's own routes as one record: what `resources('posts')` declares in a scope
+ * that adds nothing but a handler (most resources of a large set). The names are decided when
+ * it is declared (they are checked against the names before them); each route's spec and path
+ * are made the first time something reads that route (the matcher building a verb's tree,
+ * `list()`, a named route's URL), the lean spec (route.ts, `leanSpecOf`) declaring them made before.
+ *
+ * Why a record: declaring the benchmark's 10,000 Rails-shaped routes made eight specs and four
+ * formatted paths per resource, nearly all never read before the first requests, and the young
+ * generation's collections copied them all (docs/benchmarks.md).
+ */
+import { escapeDeclaredPath, normalizePath, withFormat } from './pattern/normalize.js';
+import { leanSpecOf, type RouteSpec } from './route.js';
+
+/** Which of a resource's paths a route has (an index into a record's paths). */
+type PathKind = 0 | 1 | 2 | 3;
+const COLLECTION = 0;
+const NEW = 1;
+const EDIT = 2;
+const MEMBER = 3;
+
+/** One route of a resource's layout: its verbs (an interned list), action, path and name's level. */
+export interface ResourceRoute {
+  readonly verbs: string[];
+  readonly action: string;
+  readonly path: PathKind;
+  /** Every action but `edit` is canonical: it shares its level's name (only the first takes it). */
+  readonly canonical: boolean;
+  readonly level: 'collection' | 'new' | 'member';
+}
+
+/** What a record reads of the resource: the paths of its scopes (declaration/resource.ts). */
+export interface ResourcePaths {
+  readonly collectionScope: string;
+  readonly memberScope: string;
+  newScope(newPath: string): string;
+}
+
+type Via = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+function route(
+  verbs: Record<Via, string[]>,
+  via: Via,
+  action: string,
+  path: PathKind,
+  level: ResourceRoute['level'],
+): ResourceRoute {
+  return Object.freeze({ verbs: verbs[via], action, path, canonical: action !== 'edit', level });
+}
+
+/**
+ * The routes a resource declares, in Rails' order, given its actions: index, create (plural),
+ * new, edit, show, update (PATCH, PUT), destroy, create (singular). `verbs` are the interned
+ * verb lists by `via`. Lists of the shared (frozen) action lists are kept: most resources share one.
+ */
+export function resourceLayout(
+  kind: 'resources' | 'resource',
+  actions: readonly string[],
+  verbs: Record<Via, string[]>,
+): readonly ResourceRoute[] {
+  const frozen = Object.isFrozen(actions);
+  const cache = kind === 'resources' ? pluralLayouts : singularLayouts;
+  if (frozen) {
+    const known = cache.get(actions);
+    if (known !== undefined) return known;
+  }
+  const all: ResourceRoute[] = [];
+  if (kind === 'resources') {
+    all.push(route(verbs, 'get', 'index', COLLECTION, 'collection'));
+    all.push(route(verbs, 'post', 'create', COLLECTION, 'collection'));
+  }
+  all.push(route(verbs, 'get', 'new', NEW, 'new'));
+  all.push(route(verbs, 'get', 'edit', EDIT, 'member'));
+  all.push(route(verbs, 'get', 'show', MEMBER, 'member'));
+  all.push(route(verbs, 'patch', 'update', MEMBER, 'member'));
+  all.push(route(verbs, 'put', 'update', MEMBER, 'member'));
+  all.push(route(verbs, 'delete', 'destroy', MEMBER, 'member'));
+  if (kind === 'resource') all.push(route(verbs, 'post', 'create', COLLECTION, 'collection'));
+  const layout = Object.freeze(all.filter((r) => actions.includes(r.action)));
+  if (frozen) cache.set(actions, layout);
+  return layout;
+}
+
+/** What a route set holds per declaration: a route's spec, or a resource's routes as one record. */
+export type RouteEntry = RouteSpec | ResourceRoutes;
+
+const pluralLayouts = new Map<readonly string[], readonly ResourceRoute[]>();
+const singularLayouts = new Map<readonly string[], readonly ResourceRoute[]>();
+
+export class ResourceRoutes {
+  // Fields are declared and assigned in the constructor, not defined by class fields (a slower
+  // operation per instance): a large set makes one record per resource.
+  declare readonly layout: readonly ResourceRoute[];
+  /** Each route's name (null: none), in layout order. */
+  declare readonly names: (string | null)[];
+  declare readonly handler: string;
+  /** The enclosing scope's path. */
+  declare readonly base: string;
+  declare readonly resource: ResourcePaths;
+  /** The path names of `new` and `edit` when the resource was declared (`resourcesPathNames` may change them later). */
+  declare readonly newName: string;
+  declare readonly editName: string;
+  /** The index of the first route in the route set; set when the set adds the record. */
+  declare start: number;
+  /**
+   * The first word every route's path starts with, when the matcher can put them aside by it
+   * without reading their paths (null: it cannot); the matcher's, made on its first build
+   * (matcher/build.ts, `simpleFirstWord`).
+   */
+  declare simpleWord: string | null | undefined;
+  /** Formatted paths by `PathKind`, made on first read. */
+  declare private paths: (string | undefined)[] | null;
+  declare private specs: (RouteSpec | undefined)[] | null;
+
+  constructor(
+    layout: readonly ResourceRoute[],
+    names: (string | null)[],
+    handler: string,
+    base: string,
+    resource: ResourcePaths,
+    newName: string,
+    editName: string,
+  ) {
+    this.layout = layout;
+    this.names = names;
+    this.handler = handler;
+    this.base = base;
+    this.resource = resource;
+    this.newName = newName;
+    this.editName = editName;
+    this.start = 0;
+    this.simpleWord = undefined;
+    this.paths = null;
+    this.specs = null;
+  }
+
+  get count(): number {
+    return this.layout.length;
+  }
+
+  /** The spec of the `k`th route of the record. */
+  specAt(k: number): RouteSpec {
+    const specs = (this.specs ??= []);
+    let spec = specs[k];
+    if (spec === undefined) {
+      const r = this.layout[k]!;
+      spec = leanSpecOf(this.names[k]!, r.verbs, this.pathAt(k), this.handler, r.action);
+      specs[k] = spec;
+    }
+    return spec;
+  }
+
+  /** The formatted path of the `k`th route (`/posts/:id(.:format)`), as the declaration formats it. */
+  pathAt(k: number): string {
+    const kind = this.layout[k]!.path;
+    const paths = (this.paths ??= [undefined, undefined, undefined, undefined]);
+    let path = paths[kind];
+    if (path === undefined) {
+      path = withFormat(normalizePath(escapeDeclaredPath(this.rawPath(kind))), undefined);
+      paths[kind] = path;
+    }
+    return path;
+  }
+
+  private rawPath(kind: PathKind): string {
+    switch (kind) {
+      case COLLECTION:
+        return normalizePath(`${this.base}/${this.resource.collectionScope}`);
+      case NEW:
+        return normalizePath(`${this.base}/${this.resource.newScope(this.newName)}`);
+      case EDIT:
+        return `${this.rawPath(MEMBER)}/${this.editName}`;
+      default:
+        return normalizePath(`${this.base}/${this.resource.memberScope}`);
+    }
+  }
+}
