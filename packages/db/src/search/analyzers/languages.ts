@@ -5,6 +5,7 @@
  */
 import type { Token } from '../tokenizers.js';
 import { arabicAnalyzer } from './arabic.js';
+import { armenianAnalyzer } from './armenian.js';
 import { bulgarianAnalyzer } from './bulgarian.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
@@ -22,11 +23,13 @@ import { portugueseAnalyzer } from './portuguese.js';
 import { russianAnalyzer } from './russian.js';
 import { spanishAnalyzer } from './spanish.js';
 import { swedishAnalyzer } from './swedish.js';
+import { thaiAnalyzer } from './thai.js';
 
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
   arabic: arabicAnalyzer,
+  armenian: armenianAnalyzer,
   bulgarian: bulgarianAnalyzer,
   czech: czechAnalyzer,
   danish: danishAnalyzer,
@@ -44,6 +47,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   russian: russianAnalyzer,
   spanish: spanishAnalyzer,
   swedish: swedishAnalyzer,
+  thai: thaiAnalyzer,
 };
 
 export const LANGUAGE_ANALYZER_NAMES: readonly string[] = Object.keys(LANGUAGES);

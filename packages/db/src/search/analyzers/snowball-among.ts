@@ -29,3 +29,16 @@ export function replacedEnding(
 export function removed(endings: string): Record<string, string> {
   return Object.fromEntries(endings.split(/\s+/).map((e) => [e, '']));
 }
+
+/**
+ * Snowball's `among` inside `setlimit tomark p`: the longest of `endings` that lies wholly at
+ * `region` or after (a longer ending reaching before the region is passed over for a shorter one).
+ */
+export function longestEndingWithin(word: string, region: number, endings: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  for (const e of endings) {
+    if (word.length - e.length >= region && word.endsWith(e) && (best === undefined || e.length > best.length))
+      best = e;
+  }
+  return best;
+}

@@ -1,0 +1,73 @@
+/**
+ * Lucene 4's ArmenianAnalyzer: standard tokens → lowercase → Armenian stop words (Lucene's list) →
+ * Snowball's Armenian stemmer: inside the region after the first vowel, the longest case ending
+ * (removed only when it starts in R2), then the longest verb, adjective and noun suffixes, each
+ * removed from what the step before left.
+ */
+import { standardTokens, type Token } from '../tokenizers.js';
+import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
+import { longestEndingWithin } from './snowball-among.js';
+
+export const ARMENIAN_STOP_WORDS: ReadonlySet<string> = new Set(
+  `այդ այլ այն այս դու դուք եմ են ենք ես եք է էի էին էինք էիր էիք էր ըստ թ ի ին իսկ իր կամ համար հետ հետո
+  մենք մեջ մի ն նա նաև նրա նրանք որ որը որոնք որպես ու ում պիտի վրա և`.split(/\s+/),
+);
+
+export function armenianAnalyzer(stop: ReadonlySet<string> = ARMENIAN_STOP_WORDS): (text: string) => Token[] {
+  return (text) => snowballStemmed(withoutStopWords(lowercased(standardTokens(text)), stop), armenianStem);
+}
+
+const VOWELS = new Set('աեէըիուօ');
+const list = (endings: string) => endings.split(/\s+/);
+
+const ADJECTIVE = list(
+  'րորդ երորդ ալի ակի որակ եղ ական արան են եկեն երեն որէն ին գին ովին լայն վուն պես իվ ատ ավետ կոտ բար',
+);
+const VERB = list(
+  `ա ացա եցա վե ացրի ացի եցի վեցի ալ ըալ անալ ենալ ացնալ ել ըել նել ցնել եցնել չել վել ացվել եցվել տել ատել
+  ոտել կոտել ված ում վում ան ցան ացան ացրին ացին եցին վեցին ալիս ելիս ավ ացավ եցավ ալով ելով ար ացար եցար
+  ացրիր ացիր եցիր վեցիր աց եց ացրեց ալուց ելուց ալու ելու աք ցաք ացաք ացրիք ացիք եցիք վեցիք անք ցանք ացանք
+  ացրինք ացինք եցինք վեցինք`,
+);
+const NOUN = list(
+  `որդ ույթ ուհի ցի իլ ակ յակ անակ իկ ուկ ան պան ստան արան եղէն յուն ություն ածո իչ ուս ուստ գար վոր ավոր ոց
+  անօց ու ք չեք իք ալիք անիք վածք ույք ենք ոնք ունք մունք իչք արք`,
+);
+const ENDING = list(
+  `սա վա ամբ դ անդ ությանդ վանդ ոջդ երդ ներդ ուդ ը անը ությանը վանը ոջը երը ները ի վի երի ների անում երում
+  ներում ն ան ության վան ին երին ներին ությանն երն ներն ուն ոջ ությանս վանս ոջս ով անով վով երով ներով եր
+  ներ ց ից վանից ոջից վից երից ներից ցից ոց ուց`,
+);
+
+export function armenianStem(word: string): string {
+  const { pV, p2 } = regions(word);
+  let w = word;
+  const ending = longestEndingWithin(w, pV, ENDING);
+  if (ending !== undefined && w.length - ending.length >= p2) w = w.slice(0, w.length - ending.length);
+  for (const suffixes of [VERB, ADJECTIVE, NOUN]) {
+    const suffix = longestEndingWithin(w, pV, suffixes);
+    if (suffix !== undefined) w = w.slice(0, w.length - suffix.length);
+  }
+  return w;
+}
+
+/** pV: after the first vowel; p2: Snowball's R2 (past a vowel then a non-vowel, twice). */
+function regions(word: string): { pV: number; p2: number } {
+  const isVowel = (i: number) => VOWELS.has(word[i]!);
+  const n = word.length;
+  let i = 0;
+  while (i < n && !isVowel(i)) i++;
+  if (i >= n) return { pV: n, p2: n };
+  const pV = i + 1;
+  i = pV;
+  for (let round = 0; round < 2; round++) {
+    while (i < n && isVowel(i)) i++;
+    if (i >= n) return { pV, p2: n };
+    i++;
+    if (round === 1) break;
+    while (i < n && !isVowel(i)) i++;
+    if (i >= n) return { pV, p2: n };
+    i++;
+  }
+  return { pV, p2: i };
+}

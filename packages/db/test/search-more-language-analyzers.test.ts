@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fieldAnalyzers } from '../src/search/analyzers.js';
+
+const terms = (analyzer: unknown, text: string) =>
+  fieldAnalyzers(analyzer)
+    .forField('f')(text)
+    .map((t) => t.text);
+/** Terms with their positions, `term@position`, as a phrase query sees them. */
+const placed = (analyzer: unknown, text: string) =>
+  fieldAnalyzers(analyzer)
+    .forField('f')(text)
+    .map((t) => `${t.text}@${t.position}`)
+    .join(' ');
+
+/**
+ * Each expectation is Lucene's: its analyzers' own test cases, or what Lucene's analyzer of that
+ * name (built for version 4.6, as Clouseau builds it) makes of Snowball's published sample words.
+ */
+describe('more language analyzers', () => {
+  it("thai: words cut by a dictionary, stop words out, each word its position (Lucene's TestThaiAnalyzer)", () => {
+    assert.equal(placed('thai', 'การที่ได้ต้องแสดงว่างานดี'), 'แสดง@4 งาน@6 ดี@7');
+    assert.equal(placed('thai', 'บริษัทชื่อ XY&Z - คุยกับ xyz@demo.com'), 'บริษัท@0 ชื่อ@1 xy@2 z@3 คุย@4 xyz@6 demo.com@7');
+    assert.equal(placed('thai', 'ข้อความทดสอบการตัดคำภาษาไทย'), 'ข้อความ@0 ทดสอบ@1 ตัด@3 คำ@4 ภาษา@5 ไทย@6');
+    assert.equal(
+      placed('thai', 'English text mixed กับภาษาไทย 123 ABC'),
+      'english@0 text@1 mixed@2 ภาษา@4 ไทย@5 123@6 abc@7',
+    );
+    assert.equal(placed('thai', 'นักเรียนไปโรงเรียนทุกวัน'), 'นักเรียน@0 โรงเรียน@2');
+    assert.equal(placed('thai', 'คอมพิวเตอร์และโทรศัพท์มือถือ'), 'คอมพิวเตอร์@0 โทรศัพท์@2 มือ@3 ถือ@4');
+    // Own stop words replace Lucene's list.
+    assert.deepEqual(terms({ name: 'thai', stopwords: ['งาน'] }, 'การที่ได้ต้องแสดงว่างานดี'), [
+      'การ',
+      'ที่',
+      'ได้',
+      'ต้อง',
+      'แสดง',
+      'ว่า',
+      'ดี',
+    ]);
+  });
+
+  it("armenian: stop words and Snowball's Armenian stemmer (Lucene's TestArmenianAnalyzer, then Lucene's stems)", () => {
+    const cases: [string, string][] = [
+      ['արծիվ', 'արծ'],
+      ['արծիվներ', 'արծ'],
+      ['գրքերը', 'գրքերը'],
+      ['քաղաքներում', 'քաղ'],
+      ['ուսանողներին', 'ուսանող'],
+      ['գեղեցիկ', 'գեղեց'],
+      ['աշխատանքները', 'աշխ'],
+      ['երեխաներով', 'երեխ'],
+      ['տներից', 'տներից'],
+      ['մարդկանց', 'մարդկ'],
+      ['համալսարանի', 'համալսար'],
+      ['գրել', 'գրել'],
+      ['գրեցի', 'գրե'],
+      ['խոսում', 'խոս'],
+      ['հայաստանի', 'հայաստ'],
+      ['լեզուն', 'լեզուն'],
+      ['ժողովուրդը', 'ժողովուրդ'],
+      ['պատմությունը', 'պատմ'],
+      // Made-up words through every table: a long ending passed over when it reaches before the first vowel.
+      ['քաղաքացրինք', 'քաղա'],
+      ['տունվեցիերդ', 'տուն'],
+      ['երեխատելալիս', 'երեխատել'],
+      ['քաղաքեցվելավ', 'քաղաքեցվել'],
+      ['սիրվեցիրացրի', 'սիրվեցիրացր'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('armenian', word), [expected], word);
+    assert.deepEqual(terms('armenian', 'մենք ենք այս'), []);
+  });
+});
