@@ -20,6 +20,7 @@ import { italianAnalyzer } from './italian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
 import { portugueseAnalyzer } from './portuguese.js';
+import { romanianAnalyzer } from './romanian.js';
 import { russianAnalyzer } from './russian.js';
 import { spanishAnalyzer } from './spanish.js';
 import { swedishAnalyzer } from './swedish.js';
@@ -44,6 +45,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,
   portuguese: portugueseAnalyzer,
+  romanian: romanianAnalyzer,
   russian: russianAnalyzer,
   spanish: spanishAnalyzer,
   swedish: swedishAnalyzer,
