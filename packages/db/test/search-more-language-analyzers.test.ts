@@ -178,4 +178,38 @@ describe('more language analyzers', () => {
     for (const [word, expected] of cases) assert.deepEqual(terms('romanian', word), [expected], word);
     assert.deepEqual(terms('romanian', 'aceasta este o carte'), ['o', 'cart']);
   });
+
+  it("catalan: elision, stop words and Snowball's Catalan stemmer (Lucene's TestCatalanAnalyzer, then Lucene's stems)", () => {
+    const cases: [string, string][] = [
+      ['llengües', 'llengu'],
+      ['llengua', 'llengu'],
+      ['catalanes', 'catalan'],
+      ['universitat', 'univer'],
+      ['universitats', 'univer'],
+      ['ciutadans', 'ciutadan'],
+      ['parlàvem', 'parl'],
+      ['cantaríem', 'cant'],
+      ['escriviríeu', 'escriv'],
+      ['menjant', 'menj'],
+      ['dormiria', 'dorm'],
+      ['col·lecció', 'col.lec'],
+      ['col·leccions', 'col.lec'],
+      ['biològiques', 'biologic'],
+      ['lògica', 'logic'],
+      ['riquíssima', 'riquissim'],
+      ['importància', 'importanc'],
+      ['nacionalitat', 'nacional'],
+      ['treballadors', 'treball'],
+      ['treballaven', 'treball'],
+      ['democràtiques', 'democratic'],
+      ["dóna'm", 'don'],
+      ["menja'l", 'menj'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('catalan', word), [expected], word);
+    assert.equal(
+      placed('catalan', "Diccionari de l'Institut d'Estudis Catalans"),
+      'diccion@0 inst@2 estud@3 catalan@4',
+    );
+    assert.equal(placed('catalan', 'un home i una dona'), 'hom@1 don@4');
+  });
 });

@@ -7,6 +7,7 @@ import type { Token } from '../tokenizers.js';
 import { arabicAnalyzer } from './arabic.js';
 import { armenianAnalyzer } from './armenian.js';
 import { bulgarianAnalyzer } from './bulgarian.js';
+import { catalanAnalyzer } from './catalan.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
@@ -32,6 +33,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   arabic: arabicAnalyzer,
   armenian: armenianAnalyzer,
   bulgarian: bulgarianAnalyzer,
+  catalan: catalanAnalyzer,
   czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
