@@ -212,4 +212,40 @@ describe('more language analyzers', () => {
     );
     assert.equal(placed('catalan', 'un home i una dona'), 'hom@1 don@4');
   });
+
+  it("basque: stop words and Snowball's Basque stemmer (Lucene's TestBasqueAnalyzer, then Lucene's stems)", () => {
+    const cases: [string, string][] = [
+      ['zaldi', 'zaldi'],
+      ['zaldiak', 'zaldi'],
+      ['etxea', 'etxea'],
+      ['etxeak', 'etxe'],
+      ['etxeko', 'etxeko'],
+      ['etxetik', 'etxet'],
+      ['mendiak', 'mendi'],
+      ['mendietan', 'mendi'],
+      ['gizonarekin', 'gizo'],
+      ['umeentzat', 'ume'],
+      ['euskaldunak', 'euskal'],
+      ['euskararen', 'eusk'],
+      ['herrialdeetan', 'herri'],
+      ['ikasleak', 'ikasle'],
+      ['ikastolan', 'ikastol'],
+      ['idazlearen', 'idaz'],
+      ['liburuak', 'liburu'],
+      ['liburutegira', 'liburu'],
+      ['lanean', 'lan'],
+      ['langileen', 'lan'],
+      ['kaleetatik', 'kaleetat'],
+      ['jokalariak', 'jok'],
+      ['zuhaitzak', 'zuhai'],
+      ['haurrentzat', 'haurren'],
+      ['ekonomikoa', 'ekonomi'],
+      ['politikariak', 'poli'],
+      ['gobernuaren', 'gobernua'],
+      ['historiaren', 'historia'],
+      ['garrantzitsua', 'garrantzi'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('basque', word), [expected], word);
+    assert.equal(placed('basque', 'zaldi zaldiak izan'), 'zaldi@0 zaldi@1');
+  });
 });

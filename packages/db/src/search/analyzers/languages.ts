@@ -6,6 +6,7 @@
 import type { Token } from '../tokenizers.js';
 import { arabicAnalyzer } from './arabic.js';
 import { armenianAnalyzer } from './armenian.js';
+import { basqueAnalyzer } from './basque.js';
 import { bulgarianAnalyzer } from './bulgarian.js';
 import { catalanAnalyzer } from './catalan.js';
 import { czechAnalyzer } from './czech.js';
@@ -32,6 +33,7 @@ type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
   arabic: arabicAnalyzer,
   armenian: armenianAnalyzer,
+  basque: basqueAnalyzer,
   bulgarian: bulgarianAnalyzer,
   catalan: catalanAnalyzer,
   czech: czechAnalyzer,
