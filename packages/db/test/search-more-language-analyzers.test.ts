@@ -248,4 +248,27 @@ describe('more language analyzers', () => {
     for (const [word, expected] of cases) assert.deepEqual(terms('basque', word), [expected], word);
     assert.equal(placed('basque', 'zaldi zaldiak izan'), 'zaldi@0 zaldi@1');
   });
+
+  it("latvian: stop words and the light stemmer, palatalization undone (Lucene's TestLatvianStemmer)", () => {
+    // Pairs of word and stem: declensions I to VI, adjectives, palatalized genitive plurals, length limits.
+    const pairs = `
+      tēvs tēv tēvi tēv tēva tēv tēvu tēv tēvam tēv tēviem tēv tēvus tēv tēvā tēv tēvos tēv
+      lācis lāc lāči lāc lāča lāc lāču lāc lācim lāc lāčiem lāc lāci lāc lāčus lāc lācī lāc lāčos lāc
+      akmens akmen akmeņi akmen akmeņu akmen akmenim akmen akmeņiem akmen akmeni akmen akmeņus akmen akmenī akmen akmeņos akmen
+      kurmis kurm kurmji kurm kurmja kurm kurmju kurm kurmim kurm kurmjiem kurm kurmi kurm kurmjus kurm kurmī kurm kurmjos kurm
+      lietus liet lieti liet lietu liet lietum liet lietiem liet lietū liet lietos liet
+      lapa lap lapas lap lapu lap lapai lap lapām lap lapā lap lapās lap
+      puika puik puikas puik puiku puik puikam puik puikām puik puikā puik puikās puik
+      egle egl egles egl egļu egl eglei egl eglēm egl egli egl eglē egl eglēs egl
+      govs gov govis gov govju gov govij gov govīm gov govi gov govī gov govīs gov
+      zils zil zilais zil zili zil zilie zil zila zil zilā zil zilas zil zilās zil zilu zil zilo zil zilam zil zilajam zil ziliem zil zilajiem zil zilai zil zilajai zil zilām zil zilajām zil zilus zil zilos zil zilajā zil zilajos zil zilajās zil
+      krāsns krāsn krāšņu krāsn zvaigzne zvaigzn zvaigžņu zvaigzn kāpslis kāpsl kāpšļu kāpsl zizlis zizl zižļu zizl vilnis viln viļņu viln lelle lell leļļu lell pinne pinn piņņu pinn rīkste rīkst rīkšu rīkst
+      usa usa 60ms 60ms`
+      .trim()
+      .split(/\s+/);
+    for (let i = 0; i < pairs.length; i += 2) {
+      assert.deepEqual(terms('latvian', pairs[i]!), [pairs[i + 1]], pairs[i]);
+    }
+    assert.deepEqual(terms('latvian', 'un tēvs ir'), ['tēv']);
+  });
 });

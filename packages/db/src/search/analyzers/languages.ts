@@ -19,6 +19,7 @@ import { hungarianAnalyzer } from './hungarian.js';
 import { indonesianAnalyzer } from './indonesian.js';
 import { irishAnalyzer } from './irish.js';
 import { italianAnalyzer } from './italian.js';
+import { latvianAnalyzer } from './latvian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
 import { portugueseAnalyzer } from './portuguese.js';
@@ -46,6 +47,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   indonesian: indonesianAnalyzer,
   irish: irishAnalyzer,
   italian: italianAnalyzer,
+  latvian: latvianAnalyzer,
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,
   portuguese: portugueseAnalyzer,
