@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fieldAnalyzers } from '../src/search/analyzers.js';
+import { hindiStem } from '../src/search/analyzers/hindi.js';
 
 const terms = (analyzer: unknown, text: string) =>
   fieldAnalyzers(analyzer)
@@ -270,5 +271,69 @@ describe('more language analyzers', () => {
       assert.deepEqual(terms('latvian', pairs[i]!), [pairs[i + 1]], pairs[i]);
     }
     assert.deepEqual(terms('latvian', 'un tēvs ir'), ['tēv']);
+  });
+
+  it("hindi: Indic and Hindi normalization, stop words, the light stemmer (Lucene's TestHindiStemmer, TestHindiAnalyzer)", () => {
+    // The stemmer alone, on Lucene's own cases.
+    const stems: [string, string][] = [
+      ['लडका', 'लडक'],
+      ['लडके', 'लडक'],
+      ['लडकों', 'लडक'],
+      ['गुरु', 'गुर'],
+      ['गुरुओं', 'गुर'],
+      ['दोस्त', 'दोस्त'],
+      ['दोस्तों', 'दोस्त'],
+      ['लडकी', 'लडक'],
+      ['लडकियों', 'लडक'],
+      ['किताब', 'किताब'],
+      ['किताबें', 'किताब'],
+      ['किताबों', 'किताब'],
+      ['आध्यापीका', 'आध्यापीक'],
+      ['आध्यापीकाएं', 'आध्यापीक'],
+      ['आध्यापीकाओं', 'आध्यापीक'],
+      ['खाना', 'खा'],
+      ['खाता', 'खा'],
+      ['खाती', 'खा'],
+      ['खा', 'खा'],
+      ['कठिनाइयां', 'कठिन'],
+      ['कठिन', 'कठिन'],
+    ];
+    for (const [word, expected] of stems) {
+      const units = word.split('');
+      assert.equal(units.slice(0, hindiStem(units, units.length)).join(''), expected, word);
+    }
+    // Through the analyzer: Snowball's Hindi sample words, each with Lucene's term.
+    const cases: [string, string][] = [
+      ['हिन्दी', 'हिंद'],
+      ['हिंदी', 'हिंद'],
+      ['अँगरेजों', 'अंगरेज'],
+      ['अँगुलियाँ', 'अंगुल'],
+      ['अंगरक्षकों', 'अंगरकषक'],
+      ['अंगूठियां', 'अंगुठ'],
+      ['अंतःक्रियाओं', 'अंतःकरिय'],
+      ['अंतरराष्ट्रीय', 'अंतरराषटरिय'],
+      ['अखबारों', 'अखबार'],
+      ['अख़्तर', 'अखतर'],
+      ['अखाड़ों', 'अखाड'],
+      ['अच्छाइयों', 'अचछ'],
+      ['अतिथियों', 'अतिथ'],
+      ['अदालतें', 'अदालत'],
+      ['अधिकारियों', 'अधिकार'],
+      ['अनुभूतियाँ', 'अनुभुत'],
+      ['अनुसंधानकर्ताओं', 'अनुसंधानकर'],
+      ['अपनाएं', 'अप'],
+      ['अपनाकर', 'अपन'],
+      ['अपनाता', 'अपन'],
+      ['अपनाने', 'अपन'],
+      ['अपेक्षाएँ', 'अपेकष'],
+      ['अफ़्रीकियों', 'अफरिक'],
+      ['अभिक्रियाएँ', 'अभिकरिय'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('hindi', word), [expected], word);
+    // Nukta forms fold to their base letter; \u0928 (with or without nukta) is a stop word.
+    assert.equal(placed('hindi', 'ऩ ऱ ऴ क़ ख़ ग़ ज़ ड़ ढ़ फ़ य़'), 'र@1 ळ@2 क@3 ख@4 ग@5 ज@6 ड@7 ढ@8 फ@9 य@10');
+    // Zero-width joiners go, in other Indic scripts too.
+    assert.equal(placed('hindi', 'ক্\u200dত ഴ്\u200d ৰ ব়া'), 'ক্ত@0 ഴ്@1 ৰ@2 ব়া@3');
+    assert.equal(placed('hindi', 'कर्म और पुण्य'), 'करम@0 पुणय@2');
   });
 });

@@ -15,6 +15,7 @@ import { dutchAnalyzer } from './dutch.js';
 import { finnishAnalyzer } from './finnish.js';
 import { frenchAnalyzer } from './french.js';
 import { germanAnalyzer } from './german.js';
+import { hindiAnalyzer } from './hindi.js';
 import { hungarianAnalyzer } from './hungarian.js';
 import { indonesianAnalyzer } from './indonesian.js';
 import { irishAnalyzer } from './irish.js';
@@ -43,6 +44,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   finnish: finnishAnalyzer,
   french: frenchAnalyzer,
   german: germanAnalyzer,
+  hindi: hindiAnalyzer,
   hungarian: hungarianAnalyzer,
   indonesian: indonesianAnalyzer,
   irish: irishAnalyzer,
