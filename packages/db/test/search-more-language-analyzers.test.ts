@@ -336,4 +336,37 @@ describe('more language analyzers', () => {
     assert.equal(placed('hindi', 'ক্\u200dত ഴ്\u200d ৰ ব়া'), 'ক্ত@0 ഴ്@1 ৰ@2 ব়া@3');
     assert.equal(placed('hindi', 'कर्म और पुण्य'), 'करम@0 पुणय@2');
   });
+
+  it("galician: stop words and the RSLP Galician stemmer (Lucene's TestGalicianAnalyzer, then Lucene's stems)", () => {
+    const cases: [string, string][] = [
+      ['cidades', 'cid'],
+      ['galegas', 'galeg'],
+      ['nacionais', 'nacion'],
+      ['bonitos', 'bon'],
+      ['rapazas', 'rapaz'],
+      ['cantabamos', 'cant'],
+      ['falaremos', 'fal'],
+      ['vendíamos', 'vend'],
+      ['libriños', 'libro'],
+      ['casiña', 'cas'],
+      ['homazo', 'homaz'],
+      ['cansadísimo', 'cans'],
+      ['xeralmente', 'xeral'],
+      ['rapidamente', 'rap'],
+      ['problemas', 'problem'],
+      ['universidades', 'univers'],
+      ['información', 'inform'],
+      ['traballadores', 'traball'],
+      ['escritores', 'escr'],
+      ['papéis', 'papel'],
+      ['capitães', 'capiton'],
+      ['luces', 'luz'],
+      ['animás', 'animal'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('galician', word), [expected], word);
+    assert.equal(
+      placed('galician', 'O Concello de Santiago de Compostela é a capital de Galicia'),
+      'concell@1 santiag@3 compostel@5 capit@8 gal@10',
+    );
+  });
 });

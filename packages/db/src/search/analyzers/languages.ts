@@ -14,6 +14,7 @@ import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
 import { finnishAnalyzer } from './finnish.js';
 import { frenchAnalyzer } from './french.js';
+import { galicianAnalyzer } from './galician.js';
 import { germanAnalyzer } from './german.js';
 import { hindiAnalyzer } from './hindi.js';
 import { hungarianAnalyzer } from './hungarian.js';
@@ -43,6 +44,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   dutch: dutchAnalyzer,
   finnish: finnishAnalyzer,
   french: frenchAnalyzer,
+  galician: galicianAnalyzer,
   german: germanAnalyzer,
   hindi: hindiAnalyzer,
   hungarian: hungarianAnalyzer,
