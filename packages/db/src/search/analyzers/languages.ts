@@ -16,6 +16,7 @@ import { finnishAnalyzer } from './finnish.js';
 import { frenchAnalyzer } from './french.js';
 import { galicianAnalyzer } from './galician.js';
 import { germanAnalyzer } from './german.js';
+import { greekAnalyzer } from './greek.js';
 import { hindiAnalyzer } from './hindi.js';
 import { hungarianAnalyzer } from './hungarian.js';
 import { indonesianAnalyzer } from './indonesian.js';
@@ -46,6 +47,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   french: frenchAnalyzer,
   galician: galicianAnalyzer,
   german: germanAnalyzer,
+  greek: greekAnalyzer,
   hindi: hindiAnalyzer,
   hungarian: hungarianAnalyzer,
   indonesian: indonesianAnalyzer,
