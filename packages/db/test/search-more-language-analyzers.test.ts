@@ -429,4 +429,52 @@ describe('more language analyzers', () => {
     }
     assert.equal(placed('greek', 'Ο ΆΝΘΡΩΠΟΣ ΚΑΙ Η ΓΥΝΑΊΚΑ ΤΟΥ'), 'ανθρωπ@1 γυναικ@4');
   });
+
+  it("brazilian: stop words and Lucene's Brazilian stemmer (Lucene's TestBrazilianStemmer words, then Lucene's stems)", () => {
+    const cases: [string, string][] = [
+      ['boassa', 'boass'],
+      ['boainain', 'boainain'],
+      ['boas', 'boas'],
+      ['bôas', 'boas'],
+      ['boca', 'boc'],
+      ['bocados', 'boc'],
+      ['bocas', 'boc'],
+      ['boçalizado', 'bocaliz'],
+      ['bôdes', 'bod'],
+      ['bodes', 'bod'],
+      ['boi', 'boi'],
+      ['bóia', 'boi'],
+      ['bola', 'bol'],
+      ['bolas', 'bol'],
+      ['bolo', 'bol'],
+      ['bolsas', 'bols'],
+      ['quilométricas', 'quilometr'],
+      ['quilométricos', 'quilometr'],
+      ['brasileiro', 'brasileir'],
+      ['brasileiros', 'brasileir'],
+      ['brasileira', 'brasileir'],
+      ['nações', 'naco'],
+      ['ações', 'aco'],
+      ['informação', 'inform'],
+      ['computadores', 'comput'],
+      ['comunicação', 'comunic'],
+      ['governamentais', 'governament'],
+      ['cantávamos', 'cant'],
+      ['falaríamos', 'fal'],
+      ['partisse', 'part'],
+      ['felizmente', 'feliz'],
+      ['nacionalidade', 'nacional'],
+      ['lógica', 'logic'],
+      ['ideologias', 'ideolog'],
+      ['lingüística', 'linguist'],
+      ['pão', 'pao'],
+      ['coração', 'coraca'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('brazilian', word), [expected], word);
+    // `é` is too short to stem and is kept as written; numbers and words with digits are not stemmed.
+    assert.equal(
+      placed('brazilian', 'Brasília é a capital do Brasil 2024 x1y2 ab'),
+      'brasil@0 é@1 capital@3 brasil@5 2024@6 x1y2@7 ab@8',
+    );
+  });
 });

@@ -7,6 +7,7 @@ import type { Token } from '../tokenizers.js';
 import { arabicAnalyzer } from './arabic.js';
 import { armenianAnalyzer } from './armenian.js';
 import { basqueAnalyzer } from './basque.js';
+import { brazilianAnalyzer } from './brazilian.js';
 import { bulgarianAnalyzer } from './bulgarian.js';
 import { catalanAnalyzer } from './catalan.js';
 import { czechAnalyzer } from './czech.js';
@@ -38,6 +39,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   arabic: arabicAnalyzer,
   armenian: armenianAnalyzer,
   basque: basqueAnalyzer,
+  brazilian: brazilianAnalyzer,
   bulgarian: bulgarianAnalyzer,
   catalan: catalanAnalyzer,
   czech: czechAnalyzer,
