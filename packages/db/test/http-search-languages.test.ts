@@ -55,6 +55,7 @@ describe('language analyzers over HTTP', () => {
       assert.deepEqual(await analyze(path, 'galician', 'as cidades galegas'), { tokens: ['cid', 'galeg'] });
       assert.deepEqual(await analyze(path, 'greek', 'Ο ΆΝΘΡΩΠΟΣ'), { tokens: ['ανθρωπ'] });
       assert.deepEqual(await analyze(path, 'brazilian', 'as nações'), { tokens: ['naco'] });
+      assert.deepEqual(await analyze(path, 'turkish', 'dolayı ağacı'), { tokens: ['ağaç'] });
       assert.deepEqual(await analyze(path, 'thai', 'การที่ได้ต้องแสดงว่างานดี'), { tokens: ['แสดง', 'งาน', 'ดี'] });
     }
     // A language still without an analyzer is refused, named, with the ones there are.

@@ -477,4 +477,30 @@ describe('more language analyzers', () => {
       'brasil@0 é@1 capital@3 brasil@5 2024@6 x1y2@7 ab@8',
     );
   });
+
+  it("turkish: Turkish lowercase, stop words and Snowball's Turkish stemmer (Lucene's TestTurkishAnalyzer, then Lucene's stems)", () => {
+    const cases: [string, string][] = [
+      ['ağacı', 'ağaç'],
+      ['ağaç', 'ağaç'],
+      ['kitaplarımızdan', 'kitap'],
+      ['evdekiler', 'evdeki'],
+      ['doktoruymuşsunuz', 'doktor'],
+      ['kedileri', 'kedi'],
+      ['okullarda', 'okul'],
+      ['arkadaşlarımızın', 'arkadaş'],
+      ['çocuklarımızın', 'çocuk'],
+      ['güzelleştirmek', 'güzelleştirmek'],
+      ['bilgisayarlarımızdaki', 'bilgisayar'],
+      ['soyad', 'soyad'],
+      ['adı', 'ad'],
+      ['KITAPLAR', 'kıtap'],
+      ['Iğdır', 'ık'],
+      ['İSTANBUL', 'istanbul'],
+    ];
+    for (const [word, expected] of cases) assert.deepEqual(terms('turkish', word), [expected], word);
+    // Lucene 4.6 has no ApostropheFilter: the suffix after an apostrophe stays on the term.
+    assert.equal(placed('turkish', "İstanbul'a gidiyorum, dolayı ağacı"), "istanbul'a@0 gidiyor@1 ağaç@3");
+    // A combining dot above makes `I` a dotted `i`, and goes.
+    assert.deepEqual(terms('turkish', 'I\u0307'), ['i']);
+  });
 });

@@ -32,6 +32,7 @@ import { russianAnalyzer } from './russian.js';
 import { spanishAnalyzer } from './spanish.js';
 import { swedishAnalyzer } from './swedish.js';
 import { thaiAnalyzer } from './thai.js';
+import { turkishAnalyzer } from './turkish.js';
 
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
@@ -64,6 +65,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   spanish: spanishAnalyzer,
   swedish: swedishAnalyzer,
   thai: thaiAnalyzer,
+  turkish: turkishAnalyzer,
 };
 
 export const LANGUAGE_ANALYZER_NAMES: readonly string[] = Object.keys(LANGUAGES);
