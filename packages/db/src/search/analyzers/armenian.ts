@@ -7,6 +7,7 @@
 import { standardTokens, type Token } from '../tokenizers.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
 import { longestEndingWithin } from './snowball-among.js';
+import { pastNext, regionsOneTwo } from './snowball-regions.js';
 
 export const ARMENIAN_STOP_WORDS: ReadonlySet<string> = new Set(
   `այդ այլ այն այս դու դուք եմ են ենք ես եք է էի էին էինք էիր էիք էր ըստ թ ի ին իսկ իր կամ համար հետ հետո
@@ -40,7 +41,9 @@ const ENDING = list(
 );
 
 export function armenianStem(word: string): string {
-  const { pV, p2 } = regions(word);
+  // pV: after the first vowel; p2 is R2.
+  const pV = pastNext(word, 0, VOWELS, true);
+  const p2 = regionsOneTwo(word, VOWELS).r2;
   let w = word;
   const ending = longestEndingWithin(w, pV, ENDING);
   if (ending !== undefined && w.length - ending.length >= p2) w = w.slice(0, w.length - ending.length);
@@ -49,25 +52,4 @@ export function armenianStem(word: string): string {
     if (suffix !== undefined) w = w.slice(0, w.length - suffix.length);
   }
   return w;
-}
-
-/** pV: after the first vowel; p2: Snowball's R2 (past a vowel then a non-vowel, twice). */
-function regions(word: string): { pV: number; p2: number } {
-  const isVowel = (i: number) => VOWELS.has(word[i]!);
-  const n = word.length;
-  let i = 0;
-  while (i < n && !isVowel(i)) i++;
-  if (i >= n) return { pV: n, p2: n };
-  const pV = i + 1;
-  i = pV;
-  for (let round = 0; round < 2; round++) {
-    while (i < n && isVowel(i)) i++;
-    if (i >= n) return { pV, p2: n };
-    i++;
-    if (round === 1) break;
-    while (i < n && !isVowel(i)) i++;
-    if (i >= n) return { pV, p2: n };
-    i++;
-  }
-  return { pV, p2: i };
 }

@@ -8,6 +8,7 @@
 import { standardTokens, type Token } from '../tokenizers.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
 import { longestEnding } from './snowball-among.js';
+import { regionsOneTwo, romanceRegionV } from './snowball-regions.js';
 
 export const BASQUE_STOP_WORDS: ReadonlySet<string> = new Set(
   `al anitz arabera asko baina bat batean batek bati batzuei batzuek batzuetan batzuk bera beraiek berau
@@ -84,10 +85,9 @@ const ADJECTIVES = rules([
 ]);
 
 const VOWELS = new Set('aeiou');
-const isVowel = (c: string | undefined) => c !== undefined && VOWELS.has(c);
 
 export function basqueStem(word: string): string {
-  const regions = regionsOf(word);
+  const regions = { rv: romanceRegionV(word, VOWELS), ...regionsOneTwo(word, VOWELS) };
   let w = word;
   // Snowball's cursor: suffixes are looked for at its left; a replacement leaves it before the new text.
   let cursor = w.length;
@@ -106,22 +106,4 @@ export function basqueStem(word: string): string {
   while (step(NOUNS));
   step(ADJECTIVES);
   return w;
-}
-
-/** RV as Snowball defines it for Spanish (after the vowel or consonant that ends its opening), R1, R2. */
-function regionsOf(w: string): { rv: number; r1: number; r2: number } {
-  const after = (from: number, vowel: boolean) => {
-    for (let i = from; i < w.length; i++) if (isVowel(w[i]) === vowel) return i + 1;
-    return w.length;
-  };
-  const n = w.length;
-  let rv = n;
-  if (n >= 2) {
-    if (isVowel(w[0]) && !isVowel(w[1])) rv = after(2, true);
-    else if (isVowel(w[0]) && isVowel(w[1])) rv = after(2, false);
-    else if (!isVowel(w[0]) && !isVowel(w[1])) rv = after(2, true);
-    else if (n >= 3) rv = 3;
-  }
-  const r1 = after(after(0, true), false);
-  return { rv, r1, r2: after(after(r1, true), false) };
 }

@@ -9,6 +9,7 @@ import { standardTokens, type Token } from '../tokenizers.js';
 import { withoutElision } from './elision.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
 import { longestEnding } from './snowball-among.js';
+import { regionsOneTwo } from './snowball-regions.js';
 
 export const CATALAN_STOP_WORDS: ReadonlySet<string> = new Set(
   `a abans ací ah així això al als aleshores algun alguna algunes alguns alhora allà allí allò altra altre
@@ -103,7 +104,7 @@ const CLEANED: Readonly<Record<string, string>> = {
 };
 
 export function catalanStem(word: string): string {
-  const { r1, r2 } = regions(word);
+  const { r1, r2 } = regionsOneTwo(word, VOWELS);
   let w = word;
   const startsIn = (ending: string, region: number) => w.length - ending.length >= region;
   const cut = (ending: string, replacement = '') => {
@@ -125,14 +126,4 @@ export function catalanStem(word: string): string {
   if (residual !== undefined && startsIn(residual, r1)) cut(residual, residual === 'iqu' ? 'ic' : '');
 
   return [...w].map((c) => CLEANED[c] ?? c).join('');
-}
-
-/** R1 and R2: each past a vowel and the non-vowel after it. */
-function regions(w: string): { r1: number; r2: number } {
-  const after = (from: number, vowel: boolean) => {
-    for (let i = from; i < w.length; i++) if (VOWELS.has(w[i]!) === vowel) return i + 1;
-    return w.length;
-  };
-  const r1 = after(after(0, true), false);
-  return { r1, r2: after(after(r1, true), false) };
 }

@@ -8,6 +8,7 @@
 import { standardTokens, type Token } from '../tokenizers.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
 import { longestEnding, longestEndingWithin } from './snowball-among.js';
+import { regionsOneTwo, romanceRegionV } from './snowball-regions.js';
 
 export const ROMANIAN_STOP_WORDS: ReadonlySet<string> = new Set(
   `acea aceasta această aceea acei aceia acel acela acele acelea acest acesta aceste acestea aceşti aceştia
@@ -85,7 +86,8 @@ const FINAL_VOWELS = ['a', 'e', 'ie', 'i', 'ă'];
 
 export function romanianStem(word: string): string {
   let w = markedSemivowels(word);
-  const { rv, r1, r2 } = regions(w);
+  const rv = romanceRegionV(w, VOWELS);
+  const { r1, r2 } = regionsOneTwo(w, VOWELS);
   const cut = (ending: string, replacement: string) => w.slice(0, w.length - ending.length) + replacement;
 
   const step0 = longestEnding(w, Object.keys(STEP_0));
@@ -136,25 +138,4 @@ function markedSemivowels(word: string): string {
       s[i + 1] = s[i + 1]!.toUpperCase();
   }
   return s.join('');
-}
-
-/** RV as Snowball defines it for the Romance languages; R1 and R2. */
-function regions(w: string): { rv: number; r1: number; r2: number } {
-  const n = w.length;
-  let rv = n;
-  if (n >= 2) {
-    if (isVowel(w[0]) && !isVowel(w[1])) rv = afterNext(w, 2, true);
-    else if (isVowel(w[0]) && isVowel(w[1])) rv = afterNext(w, 2, false);
-    else if (!isVowel(w[0]) && !isVowel(w[1])) rv = afterNext(w, 2, true);
-    else if (n >= 3) rv = 3;
-  }
-  const r1 = afterNext(w, afterNext(w, 0, true), false);
-  const r2 = afterNext(w, afterNext(w, r1, true), false);
-  return { rv, r1, r2 };
-}
-
-/** Past the next vowel (or non-vowel) at `from` or after; the word's length when there is none. */
-function afterNext(w: string, from: number, vowel: boolean): number {
-  for (let i = from; i < w.length; i++) if (isVowel(w[i]) === vowel) return i + 1;
-  return w.length;
 }
