@@ -6,7 +6,7 @@
  */
 import { standardTokens, type Token } from '../tokenizers.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
-import { longestEndingWithin } from './snowball-among.js';
+import { Endings } from './snowball-among.js';
 import { pastNext, regionsOneTwo } from './snowball-regions.js';
 
 export const ARMENIAN_STOP_WORDS: ReadonlySet<string> = new Set(
@@ -19,7 +19,7 @@ export function armenianAnalyzer(stop: ReadonlySet<string> = ARMENIAN_STOP_WORDS
 }
 
 const VOWELS = new Set('աեէըիուօ');
-const list = (endings: string) => endings.split(/\s+/);
+const list = (endings: string) => new Endings(endings.split(/\s+/));
 
 const ADJECTIVE = list(
   'րորդ երորդ ալի ակի որակ եղ ական արան են եկեն երեն որէն ին գին ովին լայն վուն պես իվ ատ ավետ կոտ բար',
@@ -45,10 +45,10 @@ export function armenianStem(word: string): string {
   const pV = pastNext(word, 0, VOWELS, true);
   const p2 = regionsOneTwo(word, VOWELS).r2;
   let w = word;
-  const ending = longestEndingWithin(w, pV, ENDING);
+  const ending = ENDING.longest(w, pV);
   if (ending !== undefined && w.length - ending.length >= p2) w = w.slice(0, w.length - ending.length);
   for (const suffixes of [VERB, ADJECTIVE, NOUN]) {
-    const suffix = longestEndingWithin(w, pV, suffixes);
+    const suffix = suffixes.longest(w, pV);
     if (suffix !== undefined) w = w.slice(0, w.length - suffix.length);
   }
   return w;

@@ -7,7 +7,7 @@
  */
 import { standardTokens, type Token } from '../tokenizers.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
-import { longestEnding } from './snowball-among.js';
+import { Endings } from './snowball-among.js';
 import { regionsOneTwo, romanceRegionV } from './snowball-regions.js';
 
 export const BASQUE_STOP_WORDS: ReadonlySet<string> = new Set(
@@ -25,13 +25,16 @@ export function basqueAnalyzer(stop: ReadonlySet<string> = BASQUE_STOP_WORDS): (
 
 /** Where a suffix must start to go (undefined: anywhere), and what replaces it. */
 type Region = 'rv' | 'r1' | 'r2' | undefined;
-type Rules = Map<string, readonly [Region, string]>;
+interface Rules {
+  readonly table: ReadonlyMap<string, readonly [Region, string]>;
+  readonly endings: Endings;
+}
 
 function rules(groups: readonly (readonly [string, Region, string])[]): Rules {
-  const out: Rules = new Map();
+  const table = new Map<string, readonly [Region, string]>();
   for (const [endings, region, replacement] of groups)
-    for (const e of endings.split(/\s+/)) out.set(e, [region, replacement]);
-  return out;
+    for (const e of endings.split(/\s+/)) table.set(e, [region, replacement]);
+  return { table, endings: new Endings(table.keys()) };
 }
 
 const VERBS = rules([
@@ -91,9 +94,8 @@ export function basqueStem(word: string): string {
   let w = word;
   // Snowball's cursor: suffixes are looked for at its left; a replacement leaves it before the new text.
   let cursor = w.length;
-  const step = (table: Rules): boolean => {
-    const head = w.slice(0, cursor);
-    const ending = longestEnding(head, table.keys());
+  const step = ({ table, endings }: Rules): boolean => {
+    const ending = endings.longest(w, 0, cursor);
     if (ending === undefined) return false;
     const [region, replacement] = table.get(ending)!;
     const start = cursor - ending.length;

@@ -8,7 +8,7 @@
 import { standardTokens, type Token } from '../tokenizers.js';
 import { withoutElision } from './elision.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
-import { longestEnding } from './snowball-among.js';
+import { Endings } from './snowball-among.js';
 import { regionsOneTwo } from './snowball-regions.js';
 
 export const CATALAN_STOP_WORDS: ReadonlySet<string> = new Set(
@@ -39,9 +39,11 @@ export function catalanAnalyzer(stop: ReadonlySet<string> = CATALAN_STOP_WORDS):
 const VOWELS = new Set('aeiouàáèéíïòóúü');
 const list = (endings: string) => endings.split(/\s+/);
 
-const PRONOUNS = list(
-  `la -la sela le me -me se -te hi 'hi li -li 'l 'm -m 'n -n ho 'ho lo selo 's las selas les -les 'ls
+const PRONOUNS = new Endings(
+  list(
+    `la -la sela le me -me se -te hi 'hi li -li 'l 'm -m 'n -n ho 'ho lo selo 's las selas les -les 'ls
   -ls 'ns -ns ens los selos nos -nos vos us -us 't`,
+  ),
 );
 type Region = 'r1' | 'r2';
 /** Standard suffixes: the region each must start in, and what replaces it. */
@@ -67,11 +69,12 @@ standard('ada ades acions', 'r2', '');
 standard('lógica logia logía logi lógics logies lógiques logíes logis', 'r2', 'log');
 standard('ica ic ics iques', 'r2', 'ic');
 standard('quíssima quíssim quíssimes quíssims', 'r1', 'c');
-const STANDARD_ENDINGS = [...STANDARD.keys()];
+const STANDARD_ENDINGS = new Endings(STANDARD.keys());
 
 /** Verb endings removed in R1, and `ando` in R2. */
-const VERB = list(
-  `aba esca isca ïsca ada ida uda ïda ia aria iria ara iera ira adora ïra ava ixa itza ía aría ería
+const VERB = new Endings(
+  list(
+    `aba esca isca ïsca ada ida uda ïda ia aria iria ara iera ira adora ïra ava ixa itza ía aría ería
   iría ïa isc ïsc ad ed id ie re dre ase iese aste iste ii ini esqui eixi itzi am em arem irem àrem
   írem àssem éssem iguem ïguem avem àvem ávem irìem íem aríem iríem assim essim issim àssim èssim
   éssim íssim ïm an aban arian aran ieran iran ían arían erían irían en ien arien irien aren eren iren
@@ -86,8 +89,9 @@ const VERB = list(
   ent int ut ït au erau ieu ineu areu ireu àreu íreu asseu esseu eresseu àsseu ésseu igueu ïgueu àveu
   áveu itzeu ìeu irìeu íeu aríeu iríeu assiu issiu àssiu èssiu éssiu íssiu ïu ix eix ïx itz ià arà irà
   itzà ará erá irá irè aré eré iré í iï ió ando`,
+  ),
 );
-const RESIDUAL = list('a e i ïn o ir s is os ïs it eu iu itz à á é ì í ï ó iqu');
+const RESIDUAL = new Endings(list('a e i ïn o ir s is os ïs it eu iu itz à á é ì í ï ó iqu'));
 const CLEANED: Readonly<Record<string, string>> = {
   à: 'a',
   á: 'a',
@@ -111,18 +115,18 @@ export function catalanStem(word: string): string {
     w = w.slice(0, w.length - ending.length) + replacement;
   };
 
-  const pronoun = longestEnding(w, PRONOUNS);
+  const pronoun = PRONOUNS.longest(w);
   if (pronoun !== undefined && startsIn(pronoun, r1)) cut(pronoun);
 
-  const suffix = longestEnding(w, STANDARD_ENDINGS);
+  const suffix = STANDARD_ENDINGS.longest(w);
   const [region, replacement] = suffix === undefined ? ['r1', ''] : STANDARD.get(suffix)!;
   if (suffix !== undefined && startsIn(suffix, region === 'r1' ? r1 : r2)) cut(suffix, replacement);
   else {
-    const verb = longestEnding(w, VERB);
+    const verb = VERB.longest(w);
     if (verb !== undefined && startsIn(verb, verb === 'ando' ? r2 : r1)) cut(verb);
   }
 
-  const residual = longestEnding(w, RESIDUAL);
+  const residual = RESIDUAL.longest(w);
   if (residual !== undefined && startsIn(residual, r1)) cut(residual, residual === 'iqu' ? 'ic' : '');
 
   return [...w].map((c) => CLEANED[c] ?? c).join('');

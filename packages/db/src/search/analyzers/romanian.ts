@@ -7,7 +7,7 @@
  */
 import { standardTokens, type Token } from '../tokenizers.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
-import { longestEnding, longestEndingWithin } from './snowball-among.js';
+import { Endings } from './snowball-among.js';
 import { regionsOneTwo, romanceRegionV } from './snowball-regions.js';
 
 export const ROMANIAN_STOP_WORDS: ReadonlySet<string> = new Set(
@@ -80,9 +80,12 @@ const VERB_AFTER_CONSONANT =
   ez ească ară aseră iseră useră âseră iră ură âră ează`.split(/\s+/);
 const VERB_ANYWHERE = `se sese sei seşi seseşi aţi eţi iţi âţi serăţi seserăţi em sesem im âm ăm serăm seserăm seră
   seseră`.split(/\s+/);
-const VERB = [...VERB_AFTER_CONSONANT, ...VERB_ANYWHERE];
+const VERB = new Endings([...VERB_AFTER_CONSONANT, ...VERB_ANYWHERE]);
 const AFTER_CONSONANT = new Set(VERB_AFTER_CONSONANT);
-const FINAL_VOWELS = ['a', 'e', 'ie', 'i', 'ă'];
+const FINAL_VOWELS = new Endings(['a', 'e', 'ie', 'i', 'ă']);
+const STEP_0_ENDINGS = new Endings(Object.keys(STEP_0));
+const COMBO_ENDINGS = new Endings(Object.keys(COMBO));
+const STANDARD_ENDINGS = new Endings(Object.keys(STANDARD));
 
 export function romanianStem(word: string): string {
   let w = markedSemivowels(word);
@@ -90,19 +93,19 @@ export function romanianStem(word: string): string {
   const { r1, r2 } = regionsOneTwo(w, VOWELS);
   const cut = (ending: string, replacement: string) => w.slice(0, w.length - ending.length) + replacement;
 
-  const step0 = longestEnding(w, Object.keys(STEP_0));
+  const step0 = STEP_0_ENDINGS.longest(w);
   if (step0 !== undefined && w.length - step0.length >= r1 && !(step0 === 'ile' && w.endsWith('abile'))) {
     w = cut(step0, step0 === 'ile' ? 'i' : STEP_0[step0]!);
   }
 
   let standardRemoved = false;
   for (;;) {
-    const combo = longestEnding(w, Object.keys(COMBO));
+    const combo = COMBO_ENDINGS.longest(w);
     if (combo === undefined || w.length - combo.length < r1) break;
     w = cut(combo, COMBO[combo]!);
     standardRemoved = true;
   }
-  const standard = longestEnding(w, Object.keys(STANDARD));
+  const standard = STANDARD_ENDINGS.longest(w);
   if (standard !== undefined && w.length - standard.length >= r2) {
     const replacement = STANDARD[standard]!;
     if (replacement !== 'ţ') {
@@ -115,7 +118,7 @@ export function romanianStem(word: string): string {
   }
 
   if (!standardRemoved) {
-    const verb = longestEndingWithin(w, rv, VERB);
+    const verb = VERB.longest(w, rv);
     if (verb !== undefined) {
       const at = w.length - verb.length;
       const before = at > rv ? w[at - 1] : undefined;
@@ -125,7 +128,7 @@ export function romanianStem(word: string): string {
     }
   }
 
-  const vowel = longestEnding(w, FINAL_VOWELS);
+  const vowel = FINAL_VOWELS.longest(w);
   if (vowel !== undefined && w.length - vowel.length >= rv) w = w.slice(0, w.length - vowel.length);
   return w.replaceAll('I', 'i').replaceAll('U', 'u');
 }
