@@ -11,6 +11,8 @@ export class SnowballBackward {
   cursor: number;
   ket: number;
   bra: number;
+  /** Counts the changes to the word, for whoever keeps results that depend on it. */
+  changes = 0;
 
   constructor(public word: string) {
     this.cursor = word.length;
@@ -126,6 +128,7 @@ export class SnowballBackward {
 
   private replaceAt(from: number, to: number, text: string): number {
     const adjustment = text.length - (to - from);
+    this.changes++;
     this.word = this.word.slice(0, from) + text + this.word.slice(to);
     if (this.cursor >= to) this.cursor += adjustment;
     else if (this.cursor > from) this.cursor = from;

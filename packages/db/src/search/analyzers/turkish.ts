@@ -60,16 +60,16 @@ const set = (letters: string) => new Set(letters);
 const VOWEL = set('aeıioöuü');
 const U = set('ıiuü');
 /** The vowels a suffix with `a`, `e`, `ı`, `i`, `o`/`u`, `ö`/`ü` may follow (vowel harmony). */
-const HARMONY: readonly (readonly [string, ReadonlySet<string>])[] = [
-  ['a', set('aıou')],
-  ['e', set('eiöü')],
-  ['ı', set('aı')],
-  ['i', set('ei')],
-  ['o', set('ou')],
-  ['ö', set('öü')],
-  ['u', set('ou')],
-  ['ü', set('öü')],
-];
+const HARMONY: Readonly<Record<string, ReadonlySet<string>>> = {
+  a: set('aıou'),
+  e: set('eiöü'),
+  ı: set('aı'),
+  i: set('ei'),
+  o: set('ou'),
+  ö: set('öü'),
+  u: set('ou'),
+  ü: set('öü'),
+};
 const list = (texts: string) => texts.split(' ');
 const POSSESSIVES = list('mız miz muz müz nız niz nuz nüz m n');
 const LARI = list('leri ları');
@@ -104,18 +104,27 @@ export function turkishStem(word: string): string {
   const b = new SnowballBackward(word);
   let continueWithNouns = true;
 
-  const harmony = () =>
-    b.test(
-      () =>
-        b.goto(VOWEL) &&
-        b.or(
-          ...HARMONY.map(
-            ([v, after]) =>
-              () =>
-                b.eq(v) && b.goto(after),
-          ),
-        ),
-    );
+  // The suffix's vowel (the last before the cursor) and the stem's vowel before it agree. Many
+  // suffixes are tried at one place: each answer is kept until the word changes.
+  let harmonyAt: (boolean | undefined)[] = [];
+  let harmonyChanges = 0;
+  const harmony = () => {
+    if (harmonyChanges !== b.changes) {
+      harmonyAt = [];
+      harmonyChanges = b.changes;
+    }
+    let agrees = harmonyAt[b.cursor];
+    if (agrees === undefined) {
+      agrees = b.test(() => {
+        if (!b.goto(VOWEL)) return false;
+        const vowel = b.word[b.cursor - 1]!;
+        b.cursor--;
+        return b.goto(HARMONY[vowel]!);
+      });
+      harmonyAt[b.cursor] = agrees;
+    }
+    return agrees;
+  };
   /** The buffer letter before a suffix: itself after a vowel, or no buffer letter and a vowel. */
   const buffered = (letter: string) => () =>
     b.or(
