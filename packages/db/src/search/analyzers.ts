@@ -14,9 +14,11 @@
  * | `english`    | EnglishAnalyzer                   | standard tokens → possessive `'s` off → lowercase → stop → Porter stem |
  * | `cjk`        | CJKAnalyzer                       | width folded → Han/Kana/Hangul runs as bigrams, the rest standard → lowercase → stop |
  *
- * and the language analyzers of ./analyzers/ (`arabic`, `bulgarian`, `czech`, `danish`, `dutch`,
- * `finnish`, `french`, `german`, `hungarian`, `indonesian`, `irish`, `italian`, `norwegian`, `persian`,
- * `portuguese`, `russian`, `spanish`, `swedish`), each its Lucene 4 namesake's chain.
+ * and the language analyzers of ./analyzers/ (`arabic`, `armenian`, `basque`, `brazilian`, `bulgarian`,
+ * `catalan`, `czech`, `danish`, `dutch`, `finnish`, `french`, `galician`, `german`, `greek`, `hindi`,
+ * `hungarian`, `indonesian`, `irish`, `italian`, `latvian`, `norwegian`, `persian`, `portuguese`,
+ * `romanian`, `russian`, `spanish`, `swedish`, `thai`, `turkish`), each its Lucene 4 namesake's chain.
+ * `chinese`, `japanese` and `polish` need Lucene's dictionaries or trained tables (docs/search.md).
  *
  * `{"name": ..., "stopwords": [...]}` replaces the stop words of an analyzer that has them;
  * `{"name": "perfield", "default": ..., "fields": {...}}` picks one per field. Any other name is

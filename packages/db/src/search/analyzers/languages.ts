@@ -5,45 +5,67 @@
  */
 import type { Token } from '../tokenizers.js';
 import { arabicAnalyzer } from './arabic.js';
+import { armenianAnalyzer } from './armenian.js';
+import { basqueAnalyzer } from './basque.js';
+import { brazilianAnalyzer } from './brazilian.js';
 import { bulgarianAnalyzer } from './bulgarian.js';
+import { catalanAnalyzer } from './catalan.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
 import { finnishAnalyzer } from './finnish.js';
 import { frenchAnalyzer } from './french.js';
+import { galicianAnalyzer } from './galician.js';
 import { germanAnalyzer } from './german.js';
+import { greekAnalyzer } from './greek.js';
+import { hindiAnalyzer } from './hindi.js';
 import { hungarianAnalyzer } from './hungarian.js';
 import { indonesianAnalyzer } from './indonesian.js';
 import { irishAnalyzer } from './irish.js';
 import { italianAnalyzer } from './italian.js';
+import { latvianAnalyzer } from './latvian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
 import { portugueseAnalyzer } from './portuguese.js';
+import { romanianAnalyzer } from './romanian.js';
 import { russianAnalyzer } from './russian.js';
 import { spanishAnalyzer } from './spanish.js';
 import { swedishAnalyzer } from './swedish.js';
+import { thaiAnalyzer } from './thai.js';
+import { turkishAnalyzer } from './turkish.js';
 
 type LanguageAnalyzer = (stop?: ReadonlySet<string>) => (text: string) => Token[];
 
 const LANGUAGES: Record<string, LanguageAnalyzer> = {
   arabic: arabicAnalyzer,
+  armenian: armenianAnalyzer,
+  basque: basqueAnalyzer,
+  brazilian: brazilianAnalyzer,
   bulgarian: bulgarianAnalyzer,
+  catalan: catalanAnalyzer,
   czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
   finnish: finnishAnalyzer,
   french: frenchAnalyzer,
+  galician: galicianAnalyzer,
   german: germanAnalyzer,
+  greek: greekAnalyzer,
+  hindi: hindiAnalyzer,
   hungarian: hungarianAnalyzer,
   indonesian: indonesianAnalyzer,
   irish: irishAnalyzer,
   italian: italianAnalyzer,
+  latvian: latvianAnalyzer,
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,
   portuguese: portugueseAnalyzer,
+  romanian: romanianAnalyzer,
   russian: russianAnalyzer,
   spanish: spanishAnalyzer,
   swedish: swedishAnalyzer,
+  thai: thaiAnalyzer,
+  turkish: turkishAnalyzer,
 };
 
 export const LANGUAGE_ANALYZER_NAMES: readonly string[] = Object.keys(LANGUAGES);

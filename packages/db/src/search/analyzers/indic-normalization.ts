@@ -1,0 +1,137 @@
+/**
+ * Lucene's IndicNormalizationFilter: in the nine Indic scripts of Unicode's South Asian blocks, a
+ * letter written as a sequence (a vowel and a vowel sign, a consonant and a nukta, a chillu as
+ * consonant + virama + zero-width joiner) becomes the single code point Unicode 5.2 gives it, as
+ * Lucene's table lists them. Each script is a block of 0x80 code points; the table holds offsets
+ * into the block.
+ */
+
+/** The scripts by the first letter used in the table: their block's first code point. */
+const SCRIPTS: Readonly<Record<string, number>> = {
+  D: 0x0900, // Devanagari
+  B: 0x0980, // Bengali
+  P: 0x0a00, // Gurmukhi (Punjabi)
+  G: 0x0a80, // Gujarati
+  O: 0x0b00, // Oriya
+  T: 0x0b80, // Tamil
+  E: 0x0c00, // Telugu
+  K: 0x0c80, // Kannada
+  M: 0x0d00, // Malayalam
+};
+/** Zero-width joiner, as a third code of the table. */
+const ZWJ = 0xff;
+
+/** First, second, third code (-1: none), the composed code, the scripts it applies in. */
+const COMPOSITIONS: readonly (readonly [number, number, number, number, string])[] = [
+  [0x05, 0x3e, 0x45, 0x11, 'DG'],
+  [0x05, 0x3e, 0x46, 0x12, 'D'],
+  [0x05, 0x3e, 0x47, 0x13, 'DG'],
+  [0x05, 0x3e, 0x48, 0x14, 'DG'],
+  [0x05, 0x3e, -1, 0x06, 'DBPGO'],
+  [0x05, 0x45, -1, 0x72, 'D'],
+  [0x05, 0x45, -1, 0x0d, 'G'],
+  [0x05, 0x46, -1, 0x04, 'D'],
+  [0x05, 0x47, -1, 0x0f, 'G'],
+  [0x05, 0x48, -1, 0x10, 'PG'],
+  [0x05, 0x49, -1, 0x11, 'DG'],
+  [0x05, 0x4a, -1, 0x12, 'D'],
+  [0x05, 0x4b, -1, 0x13, 'DG'],
+  [0x05, 0x4c, -1, 0x14, 'DPG'],
+  [0x06, 0x45, -1, 0x11, 'DG'],
+  [0x06, 0x46, -1, 0x12, 'D'],
+  [0x06, 0x47, -1, 0x13, 'DG'],
+  [0x06, 0x48, -1, 0x14, 'DG'],
+  [0x07, 0x57, -1, 0x08, 'M'],
+  [0x09, 0x41, -1, 0x0a, 'D'],
+  [0x09, 0x57, -1, 0x0a, 'TM'],
+  [0x0e, 0x46, -1, 0x10, 'M'],
+  [0x0f, 0x45, -1, 0x0d, 'D'],
+  [0x0f, 0x46, -1, 0x0e, 'D'],
+  [0x0f, 0x47, -1, 0x10, 'D'],
+  [0x0f, 0x57, -1, 0x10, 'O'],
+  [0x12, 0x3e, -1, 0x13, 'M'],
+  [0x12, 0x4c, -1, 0x14, 'EK'],
+  [0x12, 0x55, -1, 0x13, 'E'],
+  [0x12, 0x57, -1, 0x14, 'TM'],
+  [0x13, 0x57, -1, 0x14, 'O'],
+  [0x15, 0x3c, -1, 0x58, 'D'],
+  [0x16, 0x3c, -1, 0x59, 'DP'],
+  [0x17, 0x3c, -1, 0x5a, 'DP'],
+  [0x1c, 0x3c, -1, 0x5b, 'DP'],
+  [0x21, 0x3c, -1, 0x5c, 'DBO'],
+  [0x22, 0x3c, -1, 0x5d, 'DBO'],
+  [0x23, 0x4d, ZWJ, 0x7a, 'M'],
+  [0x24, 0x4d, ZWJ, 0x4e, 'B'],
+  [0x28, 0x3c, -1, 0x29, 'D'],
+  [0x28, 0x4d, ZWJ, 0x7b, 'M'],
+  [0x2b, 0x3c, -1, 0x5e, 'DP'],
+  [0x2f, 0x3c, -1, 0x5f, 'DB'],
+  [0x2c, 0x41, 0x41, 0x0b, 'E'],
+  [0x30, 0x3c, -1, 0x31, 'D'],
+  [0x30, 0x4d, ZWJ, 0x7c, 'M'],
+  [0x32, 0x4d, ZWJ, 0x7d, 'M'],
+  [0x33, 0x3c, -1, 0x34, 'D'],
+  [0x33, 0x4d, ZWJ, 0x7e, 'M'],
+  [0x35, 0x41, -1, 0x2e, 'E'],
+  [0x3e, 0x45, -1, 0x49, 'DG'],
+  [0x3e, 0x46, -1, 0x4a, 'D'],
+  [0x3e, 0x47, -1, 0x4b, 'DG'],
+  [0x3e, 0x48, -1, 0x4c, 'DG'],
+  [0x3f, 0x55, -1, 0x40, 'K'],
+  [0x41, 0x41, -1, 0x42, 'P'],
+  [0x46, 0x3e, -1, 0x4a, 'TM'],
+  [0x46, 0x42, 0x55, 0x4b, 'K'],
+  [0x46, 0x42, -1, 0x4a, 'K'],
+  [0x46, 0x46, -1, 0x48, 'M'],
+  [0x46, 0x55, -1, 0x47, 'EK'],
+  [0x46, 0x56, -1, 0x48, 'EK'],
+  [0x46, 0x57, -1, 0x4c, 'TM'],
+  [0x47, 0x3e, -1, 0x4b, 'BOTM'],
+  [0x47, 0x57, -1, 0x4c, 'BO'],
+  [0x4a, 0x55, -1, 0x4b, 'K'],
+  [0x72, 0x3f, -1, 0x07, 'P'],
+  [0x72, 0x40, -1, 0x08, 'P'],
+  [0x72, 0x47, -1, 0x0f, 'P'],
+  [0x73, 0x41, -1, 0x09, 'P'],
+  [0x73, 0x42, -1, 0x0a, 'P'],
+  [0x73, 0x4b, -1, 0x13, 'P'],
+];
+
+/** The script letter of a UTF-16 unit, when it is in one of the nine blocks. */
+function scriptOf(unit: string | undefined): string | undefined {
+  if (unit === undefined) return undefined;
+  const code = unit.charCodeAt(0);
+  if (code < 0x0900 || code >= 0x0d80) return undefined;
+  return 'DBPGOTEKM'[(code - 0x0900) >> 7];
+}
+
+export function indicNormalize(s: string[], len: number): number {
+  for (let i = 0; i < len; i++) {
+    const script = scriptOf(s[i]);
+    if (script !== undefined) len = composed(s, i, len, script);
+  }
+  return len;
+}
+
+function composed(s: string[], pos: number, len: number, script: string): number {
+  if (pos + 1 >= len || scriptOf(s[pos + 1]) !== script) return len;
+  const base = SCRIPTS[script]!;
+  const code = (at: number) => s[at]!.charCodeAt(0) - base;
+  const first = code(pos);
+  const second = code(pos + 1);
+  let third = -1;
+  if (pos + 2 < len) {
+    if (s[pos + 2] === '\u200D') third = ZWJ;
+    else if (scriptOf(s[pos + 2]) === script) third = code(pos + 2);
+  }
+  for (const [c1, c2, c3, composedCode, scripts] of COMPOSITIONS) {
+    if (c1 !== first || !scripts.includes(script)) continue;
+    if (c2 === second && (c3 < 0 || c3 === third)) {
+      s[pos] = String.fromCharCode(base + composedCode);
+      const removed = c3 >= 0 ? 2 : 1;
+      s.splice(pos + 1, removed);
+      return len - removed;
+    }
+  }
+  return len;
+}
