@@ -3,7 +3,7 @@
  * GalicianStemFilter ("Regras do lematizador para o galego", an RSLP stemmer): the plural,
  * unification of spellings, an adverb, augmentatives and diminutives as long as one goes, a noun
  * suffix or else a verb ending, a final vowel, then the acute accents (and `ê`) folded. The rules
- * are Lucene's `galician.rslp` table.
+ * are Lucene's `galician.rslp` table, one rule per line: that table is why this file is long.
  */
 import { standardTokens, type Token } from '../tokenizers.js';
 import { lowercased, snowballStemmed, withoutStopWords } from './filters.js';
