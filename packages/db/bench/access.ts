@@ -10,6 +10,7 @@ import { fromPlain } from '../src/json/index.js';
 import { find, findBody } from '../src/mango/find.js';
 import { parseFindRequest } from '../src/mango/find-request.js';
 import { readableIdSet } from '../src/documents/access-reads.js';
+import { pagesPerCommit } from './access-wal-pages.js';
 import { createIndex } from '../src/mango/indexes.js';
 import { parseIndexRequest } from '../src/mango/index-request.js';
 import { openView, queryView } from '../src/views/query/view-query.js';
@@ -24,7 +25,8 @@ import { parseQuery } from '../src/views/query/query-params.js';
  *   (1,000 × 100 by default) cost at most 1.5× the same query on a database holding only that
  *   user's documents (the access rows make them a range scan);
  * - a document write in an access-enabled database costs at most 1.2× one in a plain database.
- * And, for the same user, a view query (`total_rows`, the first 10 rows; a `_count` reduce) and an
+ * And the pages one such write's commit changes, by the table or index that owns each (from the
+ * WAL's frames). And, for the same user, a view query (`total_rows`, the first 10 rows; a `_count` reduce) and an
  * indexed `_find` against the same queries on their database alone, and an A/B of a reader's
  * `_find` without an index: through their access rows against a scan of every document filtered
  * by their readable ids (what it did before).
@@ -225,6 +227,18 @@ try {
   const plainBytes = await written(write(plain, false));
   console.log(
     `access: one-document write: ${(gatedBytes / 1024).toFixed(1)} KiB written access-enabled, ${(plainBytes / 1024).toFixed(1)} KiB plain: ${(gatedBytes / plainBytes).toFixed(2)}×`,
+  );
+  // What those bytes are: the pages one commit changes, by the table or index that owns each.
+  const pages = async (name: string, run: () => Promise<unknown>) => {
+    const byTree = await pagesPerCommit(dir, name, 200, run);
+    const total = [...byTree.values()].reduce((a, b) => a + b, 0);
+    const trees = [...byTree].map(([tree, n]) => `${tree} ${n.toFixed(2)}`).join(', ');
+    return { total, trees };
+  };
+  const gatedPages = await pages('gated', write(gated, true));
+  const plainPages = await pages('plain', write(plain, false));
+  console.log(
+    `access: pages one one-document commit changes: ${gatedPages.total.toFixed(2)} access-enabled (${gatedPages.trees}), ${plainPages.total.toFixed(2)} plain (${plainPages.trees})`,
   );
 } finally {
   await divan.close();

@@ -115,7 +115,7 @@ describe('access rules, pure', () => {
     const conflicted: RevTree = [
       { pos: 1, node: { ...leaf('root'), children: [leaf('a'), leaf('b'), leaf('c', true)] } },
     ];
-    const leaves = { '2-a': ['x', 'y'], '2-b': ['y', 'z'], '2-c': ['q'] };
+    const leaves = new Map(Object.entries({ '2-a': ['x', 'y'], '2-b': ['y', 'z'], '2-c': ['q'] }));
     assert.deepEqual(effectiveAccess(conflicted, leaves), ['y']);
     const tombstones: RevTree = [{ pos: 1, node: { ...leaf('root'), children: [leaf('a', true), leaf('b', true)] } }];
     assert.deepEqual(effectiveAccess(tombstones, leaves), ['y', 'z'], 'the winner is the highest rev id: 2-b');

@@ -1,11 +1,14 @@
 /**
  * The PostgreSQL engine's access rows (per-document `_access`, ../records.ts `AccessWrite`), the
- * same two tables as the SQLite engine's (../sqlite/access-rows.ts) under each database's `db_id`:
+ * same layout as the SQLite engine's (../sqlite/access-rows.ts) under each database's `db_id`:
  * `access_log` (one row per principal and document, written in the document write's
- * transaction) and `access_leaves` (the document layer's text of each document). A principal's
- * readable documents are its rows with `removed = false`, its changes its rows by sequence.
+ * transaction, keyed by principal then id, indexed by principal then sequence) and `access_docs`
+ * (each document's own access: readers, who lost it, its leaves' text, ../doc-access.ts). A
+ * principal's readable documents are its rows with `removed = false`, its changes its rows by
+ * sequence.
  */
 import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import { decodeDocAccess, type DocAccess, encodeDocAccess, leavesOfDocAccess, nextDocAccess } from '../doc-access.js';
 import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
 import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
 
@@ -55,8 +58,38 @@ export function roleLogMigration(s: string): string {
   `;
 }
 
+/**
+ * The migration that moves each document's access into `access_docs` (appended after
+ * `roleLogMigration`): readers and lost principals from its rows (through the by-document index,
+ * which then goes), its leaves' text from `access_leaves`, which goes too. A write then adds to
+ * the access rows' two orders and the document's one row.
+ */
+export function accessDocsMigration(s: string): string {
+  return `
+    CREATE TABLE ${s}.access_docs (
+      db_id bigint NOT NULL,
+      doc text COLLATE "C" NOT NULL,
+      access text NOT NULL,
+      PRIMARY KEY (db_id, doc)
+    );
+    INSERT INTO ${s}.access_docs (db_id, doc, access)
+    SELECT coalesce(r.db_id, l.db_id), coalesce(r.doc, l.doc),
+      (CASE WHEN l.leaves IS NULL
+        THEN json_build_array(coalesce(r.readers, '{}'), coalesce(r.gone, '{}'))
+        ELSE json_build_array(coalesce(r.readers, '{}'), coalesce(r.gone, '{}'), l.leaves) END)::text
+    FROM (
+      SELECT db_id, doc,
+        array_agg(principal ORDER BY principal) FILTER (WHERE NOT removed) AS readers,
+        array_agg(principal ORDER BY principal) FILTER (WHERE removed) AS gone
+      FROM ${s}.access_log GROUP BY db_id, doc
+    ) r FULL JOIN ${s}.access_leaves l ON l.db_id = r.db_id AND l.doc = r.doc;
+    DROP INDEX ${s}.access_log_by_doc;
+    DROP TABLE ${s}.access_leaves;
+  `;
+}
+
 /** The tables a database's deletion empties of its rows. */
-export const ACCESS_TABLES = ['access_log', 'access_leaves', 'access_roles', 'access_role_rows'] as const;
+export const ACCESS_TABLES = ['access_log', 'access_docs', 'access_roles', 'access_role_rows'] as const;
 
 /** The role log's row that says a user is known (the roles recorded at first sight are theirs). */
 const KNOWN = '';
@@ -160,21 +193,30 @@ export async function recordRoles(
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
 
+/** The stored access of `ids` (those with none are left out). */
+async function storedAccess(client: PoolClient, db: DbTarget, ids: readonly string[]): Promise<Map<string, DocAccess>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await client.query<{ doc: string; access: string }>(
+    `SELECT doc, access FROM ${db.sql.schema}.access_docs WHERE db_id = $1 AND doc = ANY($2::text[])`,
+    [db.dbId, ids],
+  );
+  return new Map(rows.map((row) => [row.doc, decodeDocAccess(row.access)]));
+}
+
 /** The records with their `access` text, read under the writers' lock. */
 export async function withLeaves(
   client: PoolClient,
   db: DbTarget,
   records: Map<string, DocRecord>,
 ): Promise<Map<string, DocRecord>> {
-  if (records.size === 0) return records;
-  const s = db.sql.schema;
-  const { rows } = await client.query<{ doc: string; leaves: string }>(
-    `SELECT doc, leaves FROM ${s}.access_leaves WHERE db_id = $1 AND doc = ANY($2::text[])`,
-    [db.dbId, [...records.values()].map((r) => r.id)],
+  const stored = await storedAccess(
+    client,
+    db,
+    [...records.values()].map((r) => r.id),
   );
-  const byId = new Map(rows.map((row) => [row.doc, row.leaves]));
   for (const [id, record] of records) {
-    const leaves = byId.get(record.id);
+    const access = stored.get(record.id);
+    const leaves = access === undefined ? undefined : leavesOfDocAccess(access);
     if (leaves !== undefined) records.set(id, { ...record, access: leaves });
   }
   return records;
@@ -187,41 +229,35 @@ export async function applyAccess(
   writes: readonly DocWrite[],
   seqs: readonly number[],
 ): Promise<void> {
-  const ids: string[] = [];
-  const leaves: string[] = [];
-  writes.forEach(({ record, access }) => {
-    if (access === undefined) return;
-    ids.push(record.id);
-    leaves.push(access.leaves);
-  });
-  if (ids.length === 0) return;
-  const s = db.sql.schema;
-  const { rows } = await client.query<{ doc: string; principal: string }>(
-    `SELECT doc, principal FROM ${s}.access_log WHERE db_id = $1 AND doc = ANY($2::text[]) AND NOT removed`,
-    [db.dbId, ids],
-  );
-  const before = new Map<string, string[]>();
-  for (const row of rows) {
-    const list = before.get(row.doc) ?? [];
-    list.push(row.principal);
-    before.set(row.doc, list);
-  }
+  // A new document has nothing stored (a purge takes a document's access with it).
+  const known = writes.filter((w) => w.access !== undefined && w.isNew !== true).map((w) => w.record.id);
+  const before = await storedAccess(client, db, known);
   const principals: string[] = [];
   const docs: string[] = [];
   const rowSeqs: number[] = [];
   const removed: boolean[] = [];
+  const kept: string[] = [];
+  const texts: string[] = [];
+  const dropped: string[] = [];
   writes.forEach(({ record, access }, i) => {
     if (access === undefined) return;
-    const readers = new Set(access.readers);
+    const previous = before.get(record.id);
+    const { next, removed: lost } = nextDocAccess(previous ?? decodeDocAccess(null), access);
     const add = (principal: string, gone: boolean) => {
       principals.push(principal);
       docs.push(record.id);
       rowSeqs.push(seqs[i]!);
       removed.push(gone);
     };
-    for (const principal of readers) add(principal, false);
-    for (const principal of before.get(record.id) ?? []) if (!readers.has(principal)) add(principal, true);
+    for (const principal of next.readers) add(principal, false);
+    for (const principal of lost) add(principal, true);
+    const text = encodeDocAccess(next);
+    if (text !== null) {
+      kept.push(record.id);
+      texts.push(text);
+    } else if (previous !== undefined) dropped.push(record.id);
   });
+  const s = db.sql.schema;
   if (principals.length > 0) {
     await client.query(
       `INSERT INTO ${s}.access_log (db_id, principal, doc, seq, removed)
@@ -230,21 +266,39 @@ export async function applyAccess(
       [db.dbId, principals, docs, rowSeqs, removed],
     );
   }
-  await client.query(
-    `INSERT INTO ${s}.access_leaves (db_id, doc, leaves) SELECT $1, * FROM unnest($2::text[], $3::text[])
-     ON CONFLICT (db_id, doc) DO UPDATE SET leaves = excluded.leaves`,
-    [db.dbId, ids, leaves],
-  );
+  if (kept.length > 0) {
+    await client.query(
+      `INSERT INTO ${s}.access_docs (db_id, doc, access) SELECT $1, * FROM unnest($2::text[], $3::text[])
+       ON CONFLICT (db_id, doc) DO UPDATE SET access = excluded.access`,
+      [db.dbId, kept, texts],
+    );
+  }
+  if (dropped.length > 0) {
+    await client.query(`DELETE FROM ${s}.access_docs WHERE db_id = $1 AND doc = ANY($2::text[])`, [db.dbId, dropped]);
+  }
 }
 
-/** Documents purged away: their rows go with them. */
+/** Documents purged away: their rows go with them (found through each one's stored access). */
 export async function forgetAccess(client: PoolClient, db: DbTarget, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  for (const table of ['access_log', 'access_leaves', 'access_role_rows']) {
-    await client.query(`DELETE FROM ${db.sql.schema}.${table} WHERE db_id = $1 AND doc = ANY($2::text[])`, [
-      db.dbId,
-      ids,
-    ]);
+  const s = db.sql.schema;
+  const principals: string[] = [];
+  const docs: string[] = [];
+  for (const [doc, { readers, gone }] of await storedAccess(client, db, ids)) {
+    for (const principal of [...readers, ...gone]) {
+      principals.push(principal);
+      docs.push(doc);
+    }
+  }
+  if (principals.length > 0) {
+    await client.query(
+      `DELETE FROM ${s}.access_log a USING unnest($2::text[], $3::text[]) AS gone(principal, doc)
+       WHERE a.db_id = $1 AND a.principal = gone.principal AND a.doc = gone.doc`,
+      [db.dbId, principals, docs],
+    );
+  }
+  for (const table of ['access_docs', 'access_role_rows']) {
+    await client.query(`DELETE FROM ${s}.${table} WHERE db_id = $1 AND doc = ANY($2::text[])`, [db.dbId, ids]);
   }
 }
 
@@ -261,17 +315,11 @@ export class PostgresAccessReads {
 
   async readersOf(ids: readonly string[]): Promise<string[][]> {
     if (ids.length === 0) return [];
-    const rows = await this.query<{ doc: string; principal: string }>(
-      `SELECT doc, principal FROM ${this.db.sql.schema}.access_log
-       WHERE db_id = $1 AND doc = ANY($2::text[]) AND NOT removed ORDER BY principal`,
+    const rows = await this.query<{ doc: string; access: string }>(
+      `SELECT doc, access FROM ${this.db.sql.schema}.access_docs WHERE db_id = $1 AND doc = ANY($2::text[])`,
       [this.db.dbId, ids],
     );
-    const byId = new Map<string, string[]>();
-    for (const row of rows) {
-      const list = byId.get(row.doc) ?? [];
-      list.push(row.principal);
-      byId.set(row.doc, list);
-    }
+    const byId = new Map(rows.map((row) => [row.doc, decodeDocAccess(row.access).readers]));
     return ids.map((id) => byId.get(id) ?? []);
   }
 

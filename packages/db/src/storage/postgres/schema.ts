@@ -7,7 +7,7 @@
  * the order `_all_docs` walks (a locale collation would not be).
  */
 import type { PoolClient } from 'pg';
-import { accessMigration, roleLogMigration } from './access-rows.js';
+import { accessDocsMigration, accessMigration, roleLogMigration } from './access-rows.js';
 
 /** `name` quoted as an SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -159,6 +159,8 @@ export function migrations(schema: string): string[] {
     accessMigration(s),
     // 8: the role log of per-document `_access`: roles given or taken away in `_users` (access-rows.ts).
     roleLogMigration(s),
+    // 9: each document's access in one row of its own, no by-document index of the access rows (access-rows.ts).
+    accessDocsMigration(s),
   ];
 }
 

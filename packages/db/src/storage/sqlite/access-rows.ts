@@ -1,26 +1,23 @@
 /**
  * The SQLite engine's access rows (per-document `_access`, ../records.ts `AccessWrite`): one row
  * per principal and document in `access_log`, written in the transaction of the document's write,
- * and the document layer's text of each document in `access_leaves`. A principal's readable
+ * and each document's own access (its readers, who lost it, its leaves' text: ../doc-access.ts)
+ * in its `docs` row's `access` column, which the write rewrites anyway. A principal's readable
  * documents are its rows with `removed = 0` (by id: the primary key), its changes its rows by
  * sequence; a user's few principals are bound as one JSON array.
  */
 import type Database from 'better-sqlite3';
-import {
-  type AccessChange,
-  type DocRecord,
-  type DocWrite,
-  type IdRange,
-  type RoleChange,
-  type RoleRow,
-  uniformLeaves,
-} from '../records.js';
+import { decodeDocAccess, type DocAccess, encodeDocAccess, leavesOfDocAccess, nextDocAccess } from '../doc-access.js';
+import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
 import type { TreeChunks } from './tree-chunks.js';
 
 type Statement = Database.Statement;
 
-/** Made on open (in files made before them too): a file without access rows simply has none. */
+/**
+ * Made on open (in files made before them too): a file without access rows simply has none.
+ * A principal's rows by id (the key) and by sequence: the only two trees a write adds to.
+ */
 export const ACCESS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS access_log (
   principal TEXT NOT NULL,
@@ -30,11 +27,6 @@ CREATE TABLE IF NOT EXISTS access_log (
   PRIMARY KEY (principal, doc)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS access_log_by_seq ON access_log (principal, seq);
-CREATE INDEX IF NOT EXISTS access_log_by_doc ON access_log (doc, principal);
-CREATE TABLE IF NOT EXISTS access_leaves (
-  doc TEXT PRIMARY KEY,
-  leaves TEXT NOT NULL
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS access_roles (
   member TEXT NOT NULL,
   role TEXT NOT NULL,
@@ -52,6 +44,44 @@ CREATE TABLE IF NOT EXISTS access_role_rows (
 CREATE INDEX IF NOT EXISTS access_role_rows_by_seq ON access_role_rows (member, seq);
 CREATE INDEX IF NOT EXISTS access_role_rows_by_doc ON access_role_rows (doc);
 `;
+
+/**
+ * Brings a file of the layout before `docs.access` up to it: each document's readers and lost
+ * principals come from its rows (through the old by-document index), its leaves' text from
+ * `access_leaves`; then the index and the table go. A file that never had access rows only
+ * gains the column.
+ */
+function migrateAccessLayout(db: Database.Database): void {
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('docs') as string[];
+  if (columns.includes('access')) return;
+  db.transaction(() => {
+    db.exec('ALTER TABLE docs ADD COLUMN access TEXT');
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
+    if (!tables.includes('access_log')) return;
+    const byDoc = new Map<string, DocAccess>();
+    const entry = (doc: string) => {
+      let found = byDoc.get(doc);
+      if (found === undefined) {
+        found = { readers: [], gone: [] };
+        byDoc.set(doc, found);
+      }
+      return found;
+    };
+    // BINARY order of principals within a document, as the readers are kept.
+    const rows = db.prepare('SELECT doc, principal, removed FROM access_log ORDER BY doc, principal').raw().all();
+    for (const [doc, principal, removed] of rows as [string, string, number][]) {
+      const found = entry(doc);
+      (removed === 0 ? found.readers : found.gone).push(principal);
+    }
+    if (tables.includes('access_leaves')) {
+      const leaves = db.prepare('SELECT doc, leaves FROM access_leaves').raw().all() as [string, string][];
+      for (const [doc, text] of leaves) entry(doc).leaves = text;
+    }
+    const put = db.prepare('UPDATE docs SET access = ? WHERE id = ?');
+    for (const [doc, access] of byDoc) put.run(encodeDocAccess(access), doc);
+    db.exec('DROP INDEX IF EXISTS access_log_by_doc; DROP TABLE IF EXISTS access_leaves;');
+  }).immediate();
+}
 
 /** The role log's row that says a user is known (the roles recorded at first sight are theirs). */
 const KNOWN = '';
@@ -75,6 +105,7 @@ export class SqliteAccessRows {
     private readonly db: Database.Database,
     private readonly trees: TreeChunks,
   ) {
+    migrateAccessLayout(db);
     db.exec(ACCESS_SCHEMA);
   }
 
@@ -87,24 +118,18 @@ export class SqliteAccessRows {
     return stmt;
   }
 
-  /** Each record with its `access` text (the planner of an access-enabled database reads it). */
-  withLeaves(records: Map<string, DocRecord>): Map<string, DocRecord> {
-    const get = this.stmt('SELECT leaves FROM access_leaves WHERE doc = ?').pluck();
-    for (const [id, record] of records) {
-      const leaves = get.get(record.id) as string | undefined;
-      if (leaves !== undefined) records.set(id, { ...record, access: leaves });
-      else {
-        // No text kept: every leaf has the readers' access (`uniformLeaves`), if there are any.
-        const readers = this.readers.all(record.id) as string[];
-        if (readers.length > 0) records.set(id, { ...record, access: uniformLeaves(readers) });
-      }
-    }
-    return records;
+  /** A document's stored access (none for a document without a row). */
+  private stored(id: string): DocAccess {
+    return decodeDocAccess(this.stmt('SELECT access FROM docs WHERE id = ?').pluck().get(id) as string | null);
   }
 
-  /** A document's readers in UTF-8 byte order (BINARY collation). */
-  private get readers(): Statement {
-    return this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0 ORDER BY principal').pluck();
+  /** Each record with its `access` text (the planner of an access-enabled database reads it). */
+  withLeaves(records: Map<string, DocRecord>): Map<string, DocRecord> {
+    for (const [id, record] of records) {
+      const leaves = leavesOfDocAccess(this.stored(record.id));
+      if (leaves !== undefined) records.set(id, { ...record, access: leaves });
+    }
+    return records;
   }
 
   /** The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s. */
@@ -113,26 +138,22 @@ export class SqliteAccessRows {
       if (access === undefined) return;
       const seq = seqs[i]!;
       // A new document has no rows yet (a purge takes a document's rows with it).
-      const before = isNew
-        ? []
-        : (this.stmt('SELECT principal FROM access_log WHERE doc = ? AND removed = 0')
-            .pluck()
-            .all(record.id) as string[]);
+      const before = isNew ? decodeDocAccess(null) : this.stored(record.id);
+      const { next, removed } = nextDocAccess(before, access);
       const put = this.stmt('INSERT OR REPLACE INTO access_log (principal, doc, seq, removed) VALUES (?, ?, ?, ?)');
-      const readers = new Set(access.readers);
-      for (const principal of readers) put.run(principal, record.id, seq, 0);
-      for (const principal of before) if (!readers.has(principal)) put.run(principal, record.id, seq, 1);
-      // The usual document's text is its readers' rows: not kept (`uniformLeaves`).
-      if (access.leaves !== uniformLeaves(access.readers)) {
-        this.stmt('INSERT OR REPLACE INTO access_leaves (doc, leaves) VALUES (?, ?)').run(record.id, access.leaves);
-      } else if (!isNew) this.stmt('DELETE FROM access_leaves WHERE doc = ?').run(record.id);
+      for (const principal of next.readers) put.run(principal, record.id, seq, 0);
+      for (const principal of removed) put.run(principal, record.id, seq, 1);
+      const text = encodeDocAccess(next);
+      if (isNew && text === null) return;
+      this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(text, record.id);
     });
   }
 
-  /** A document purged away: its rows go with it. */
+  /** A document purged away (before its row goes): its rows go with it. */
   forget(id: string): void {
-    this.stmt('DELETE FROM access_log WHERE doc = ?').run(id);
-    this.stmt('DELETE FROM access_leaves WHERE doc = ?').run(id);
+    const { readers, gone } = this.stored(id);
+    const drop = this.stmt('DELETE FROM access_log WHERE principal = ? AND doc = ?');
+    for (const principal of [...readers, ...gone]) drop.run(principal, id);
     this.stmt('DELETE FROM access_role_rows WHERE doc = ?').run(id);
   }
 
@@ -234,8 +255,7 @@ export class SqliteAccessRows {
   }
 
   readersOf(ids: readonly string[]): string[][] {
-    const get = this.readers;
-    return ids.map((id) => get.all(id) as string[]);
+    return ids.map((id) => this.stored(id).readers);
   }
 
   *foldReadable(principals: readonly string[], range: IdRange): Generator<DocRecord> {

@@ -14,7 +14,12 @@
  * 2: long one-line revision histories may be stored in `tree_chunks` (./tree-chunks.ts), which
  * an older build would misread as tree text; a version-1 file is brought up to 2 on open.
  */
-export const SCHEMA_VERSION = 2;
+/**
+ * 3: a document's access (readers, who lost it, its leaves' text) is kept in `docs.access`
+ * (./access-rows.ts), not in a by-document index of the access rows and `access_leaves`, which an
+ * older build would read as empty; a version-1 or -2 file is brought up to 3 on open.
+ */
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA = `
 CREATE TABLE docs (

@@ -67,7 +67,7 @@ export function migrateFile(db: Database.Database, name: string): number {
     }).immediate();
     return createdAt;
   }
-  if (version !== SCHEMA_VERSION && version !== 1) {
+  if (version !== SCHEMA_VERSION && version !== 1 && version !== 2) {
     throw new Error(`database ${name}: unsupported storage schema version ${version}`);
   }
   db.exec(PURGE_SCHEMA);
