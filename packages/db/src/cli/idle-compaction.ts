@@ -5,7 +5,7 @@
  * allocation, which a server that sits idle after start never runs: ~10 MB of a fresh server's
  * resident memory. So once the event loop has been nearly idle for a whole interval, one full
  * collection runs; it is given up after a busy first minute (a busy server's heap is sized by
- * its load, and V8's own memory reducer takes over after its first full collection).
+ * its load).
  */
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
