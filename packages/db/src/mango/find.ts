@@ -349,13 +349,12 @@ async function indexRows(
       let first = bookmark !== undefined;
       let toSkip = unread;
       const flush = async function* (covering: boolean): AsyncGenerator<FoundRow> {
-        const keys = page.map((entry) => parseJson(entry.value[0]));
         if (covering) {
-          for (const [i, entry] of page.entries()) {
-            const key = keys[i] as JsonValue[];
+          for (const entry of page) {
+            const key = parseJson(entry.value[0]) as JsonValue[];
             const covered = JsonObject.from([['_id', entry.value[1]]]);
             for (const [c, column] of columns.entries()) setPath(covered, column.path, key[c] ?? null);
-            yield { key: keys[i]!, id: entry.value[1], covered };
+            yield { key, id: entry.value[1], covered };
           }
         } else {
           const texts = await db.winningDocsOf(
@@ -367,7 +366,15 @@ async function indexRows(
             const text = texts[i];
             // A document deleted since the index was read: not there any more.
             if (text === null || text === undefined) continue;
-            yield { key: keys[i]!, id: entry.value[1], doc: parse(text), text: () => text };
+            // The key is read only for the bookmark (the last row taken).
+            yield {
+              get key() {
+                return parseJson(entry.value[0]);
+              },
+              id: entry.value[1],
+              doc: parse(text),
+              text: () => text,
+            };
           }
         }
         page = [];
