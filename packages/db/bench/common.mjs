@@ -246,9 +246,16 @@ export async function startServer(name, options = {}) {
     if (!up) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (!up) throw new Error(`${name} did not start`);
-  // A fresh server's RSS once its start-up work has settled (issue #31: ≤ 50 MB).
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // A fresh server's RSS once its start-up work has settled (issue #31: ≤ 50 MB), 2 s after
+  // it answered; with `options.settledRss`, again 12 s after (divan serve's one collection
+  // after 6 s of idling, cli/idle-compaction.ts, has run by then).
+  await new Promise((resolve) => setTimeout(resolve, 2000));
   const idleRss = rssOf(child.pid);
+  let settledRss;
+  if (options.settledRss) {
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    settledRss = rssOf(child.pid);
+  }
   return {
     name,
     request,
@@ -257,6 +264,7 @@ export async function startServer(name, options = {}) {
     db: 'bench',
     pid: child.pid,
     idleRss,
+    settledRss,
     storage: postgresUrl,
     /** The directory the server runs in (cpu profiles land there). */
     dir,

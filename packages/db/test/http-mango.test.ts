@@ -241,6 +241,39 @@ describe('Mango over HTTP', () => {
       assert.deepEqual(after.json.docs, whole.json.docs.slice(4, 7));
     });
 
+    it('a skip the index passes over by its counts: every skip, both directions, past the range end, alike to the matcher path', async () => {
+      await t.request('PUT', '/mskip2');
+      const docs = Array.from({ length: 30 }, (_, i) => ({ _id: `k${String(i).padStart(2, '0')}`, g: `g${i % 3}` }));
+      await t.request('POST', '/mskip2/_bulk_docs', { body: { docs } });
+      await t.request('POST', '/mskip2/_index', { body: { index: { fields: ['g'] }, name: 'ix-g' } });
+      const query = (body: object) =>
+        t.request('POST', '/mskip2/_find', { body: { execution_stats: true, limit: 2, ...body } });
+      for (const sort of [undefined, [{ g: 'desc' }]]) {
+        // 10 documents in g1: skips up to and past the end of the range.
+        for (const skip of [0, 1, 2, 7, 8, 9, 10, 11, 15]) {
+          const exact = await query({ selector: { g: 'g1' }, skip, ...(sort === undefined ? {} : { sort }) });
+          // `$gt`/`$lt` around g1 alone: the same documents and bookmark, each row read and matched.
+          const matched = await query({
+            selector: { g: { $gt: 'g0', $lt: 'g2' } },
+            skip,
+            ...(sort === undefined ? {} : { sort }),
+          });
+          const what = `skip ${skip}${sort === undefined ? '' : ' descending'}`;
+          assert.equal(exact.status, 200, what);
+          assert.deepEqual(exact.json.docs, matched.json.docs, what);
+          assert.equal(exact.json.bookmark, matched.json.bookmark, what);
+          // The skipped rows, the rows returned and the one after them, within g1's 10 rows (the
+          // matcher's path examines g0's rows too: its range starts at the excluded bound).
+          assert.equal(exact.json.execution_stats.total_keys_examined, Math.min(10, skip + 3), what);
+          assert.equal(exact.json.execution_stats.total_docs_examined, Math.min(10, skip + 3), what);
+          const ids = exact.json.docs.map((d: { _id: string }) => d._id);
+          const all = docs.filter((d) => d.g === 'g1').map((d) => d._id);
+          if (sort !== undefined) all.reverse();
+          assert.deepEqual(ids, all.slice(skip, skip + 2), what);
+        }
+      }
+    });
+
     it('execution_stats count rows and documents; a covering index reads no document', async () => {
       const r = await find({ selector: { type: 'user', n: { $lt: 20 } }, limit: 4, execution_stats: true });
       const stats = r.json.execution_stats;

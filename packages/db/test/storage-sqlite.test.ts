@@ -10,6 +10,7 @@ import { StorageExistsError } from '../src/storage/contract.js';
 import type { SqliteSyncEngine, SqliteSyncStore } from '../src/storage/sqlite/sync-store.js';
 import type { DocRecord, DocWrite, IdRange } from '../src/storage/records.js';
 import { openSqliteEngine } from '../src/storage/sqlite/sqlite-engine.js';
+import { WATCH_AFTER_DOCS } from '../src/storage/sqlite/wal-checkpointer.js';
 import { makeTempDir } from './support/tmp-dir.js';
 
 const tmp = makeTempDir('divan-storage-');
@@ -614,6 +615,8 @@ describe('sqlite engine: WAL checkpoints off the event loop', () => {
       const engine = openSqliteEngine({ dir });
       const old = engine.create('x');
       old.writeDocs([put('old', '1-a', { body: bigBody(round) })]);
+      // Enough writes for the worker to watch the file (it starts on a file's WATCH_AFTER_DOCS-th).
+      old.writeDocs(Array.from({ length: WATCH_AFTER_DOCS }, (_, k) => put(`filler${k}`, '1-f')));
       await sleep(150); // the worker has the file open by now
       engine.destroy('x');
       const fresh = engine.create('x');

@@ -10,6 +10,7 @@ import type { JwtOptions } from '../auth/jwt.js';
 import { batchedLines, levelledLog } from '../server/log.js';
 import { startServer, type TlsOptions } from '../start-server.js';
 import { type Env, helpText, parseCli, type ServeOptions, UsageError } from './args.js';
+import { compactWhenIdle } from './idle-compaction.js';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -105,6 +106,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
     );
   }
 
+  compactWhenIdle();
   const running = server;
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals | 'disconnect'): void => {

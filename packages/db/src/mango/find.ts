@@ -181,11 +181,18 @@ export async function find(
     const first = Math.min(PAGE, request.skip - unread + request.limit + 1);
     const parse = documentParser(request);
     for await (const row of source.rows(request.conflicts, first, parse, storedParser(request), unread)) {
+      if (row.unread !== undefined) {
+        // Leading rows counted from the index (./exact-range.ts): examined, never returned.
+        stats.keys += row.unread;
+        stats.docs += row.unread;
+        skip -= row.unread;
+        last = row;
+        continue;
+      }
       if (visible !== undefined && !visible(row.id)) continue;
       stats.keys++;
-      // An unread row counts as examined, as CouchDB (which reads it) counts it.
-      if (row.doc !== undefined || row.unread) stats.docs++;
-      if (!row.unread && !matches(request.selector, row.doc ?? row.covered!)) continue;
+      if (row.doc !== undefined) stats.docs++;
+      if (!matches(request.selector, row.doc ?? row.covered!)) continue;
       if (docs.length === request.limit) break;
       last = row;
       if (skip > 0) {
@@ -242,8 +249,11 @@ interface FoundRow {
   covered?: JsonValue;
   /** The document's JSON text (rendered when asked: a scan renders only what it keeps). */
   text?: () => string;
-  /** One of the leading rows yielded without a document (`unread`), which the query skips. */
-  unread?: boolean;
+  /**
+   * The last of `unread` leading rows yielded without their documents, which the query skips
+   * (counted, as CouchDB, which reads them, counts them examined).
+   */
+  unread?: number;
 }
 
 type StoredParser = ReturnType<typeof storedBodyParser>;
@@ -339,13 +349,12 @@ async function indexRows(
       let first = bookmark !== undefined;
       let toSkip = unread;
       const flush = async function* (covering: boolean): AsyncGenerator<FoundRow> {
-        const keys = page.map((entry) => parseJson(entry.value[0]));
         if (covering) {
-          for (const [i, entry] of page.entries()) {
-            const key = keys[i] as JsonValue[];
+          for (const entry of page) {
+            const key = parseJson(entry.value[0]) as JsonValue[];
             const covered = JsonObject.from([['_id', entry.value[1]]]);
             for (const [c, column] of columns.entries()) setPath(covered, column.path, key[c] ?? null);
-            yield { key: keys[i]!, id: entry.value[1], covered };
+            yield { key, id: entry.value[1], covered };
           }
         } else {
           const texts = await db.winningDocsOf(
@@ -357,19 +366,40 @@ async function indexRows(
             const text = texts[i];
             // A document deleted since the index was read: not there any more.
             if (text === null || text === undefined) continue;
-            yield { key: keys[i]!, id: entry.value[1], doc: parse(text), text: () => text };
+            // The key is read only for the bookmark (the last row taken).
+            yield {
+              get key() {
+                return parseJson(entry.value[0]);
+              },
+              id: entry.value[1],
+              doc: parse(text),
+              text: () => text,
+            };
           }
         }
         page = [];
       };
-      for (const entry of tree.rows(range, planned.descending)) {
+      let entries = tree.rows(range, planned.descending);
+      if (toSkip > 1 && !first && tree.rowsAfter !== undefined) {
+        // All but the last unread row passed over by the tree's counts; the last one stands for
+        // them all (its key is the bookmark's if no row follows). A range holding fewer rows
+        // than that is read one by one.
+        const after = tree.rowsAfter(range, planned.descending, toSkip - 1);
+        const lastUnread = after.next();
+        if (!lastUnread.done) {
+          yield unreadRow(lastUnread.value, toSkip);
+          toSkip = 0;
+          entries = after;
+        }
+      }
+      for (const entry of entries) {
         if (first) {
           first = false;
           continue;
         }
         if (toSkip > 0) {
           toSkip--;
-          yield unreadRow(entry);
+          yield unreadRow(entry, 1);
           continue;
         }
         page.push(entry);
@@ -383,10 +413,13 @@ async function indexRows(
   };
 }
 
-/** A row counted without its document; its key and id are decoded only if asked (the last one, for the bookmark). */
-function unreadRow(entry: RowEntry): FoundRow {
+/**
+ * `count` rows counted without their documents, as the last of them; its key and id are decoded
+ * only if asked (for the bookmark).
+ */
+function unreadRow(entry: RowEntry, count: number): FoundRow {
   return {
-    unread: true,
+    unread: count,
     get key() {
       return parseJson(entry.value[0]);
     },

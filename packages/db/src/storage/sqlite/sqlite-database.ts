@@ -30,7 +30,7 @@ import { TreeChunks } from './tree-chunks.js';
 import { SqliteDocWrites } from './doc-writes.js';
 import { configureConnection, loadCounters, migrateFile } from './sqlite-file.js';
 import type { SqliteSyncStore } from './sync-store.js';
-import { WalCheckpointer } from './wal-checkpointer.js';
+import { SAFETY_NET_PAGES, WalCheckpointer, WATCH_AFTER_DOCS } from './wal-checkpointer.js';
 
 type Statement = Database.Statement;
 
@@ -71,6 +71,9 @@ export class SqliteDatabase implements SqliteSyncStore {
   private readonly onClose: ((db: SqliteDatabase) => void) | undefined;
   /** This file's watch by the checkpoint worker (./wal-checkpointer.ts), when one runs. */
   private walWatch: { checkpointer: WalCheckpointer; id: number; synchronous: 'NORMAL' | 'FULL' } | undefined;
+  private readonly synchronous: 'NORMAL' | 'FULL';
+  /** Document writes left before the checkpoint worker watches this file (./wal-checkpointer.ts). */
+  private unwrittenDocs = WATCH_AFTER_DOCS;
 
   private readonly stmtGetLocal: Statement;
   private readonly stmtPutLocal: Statement;
@@ -97,7 +100,10 @@ export class SqliteDatabase implements SqliteSyncStore {
   ) {
     this.onClose = options.onClose;
     this.db = new Database(path, { timeout: 5000 });
-    const checkpointer = WalCheckpointer.shared();
+    // A file opened once the checkpoint worker runs is watched from the start; before that, once
+    // WATCH_AFTER_DOCS documents were written to it (./wal-checkpointer.ts: an idle server starts none).
+    const checkpointer = WalCheckpointer.started();
+    this.synchronous = options.durability === 'full' ? 'FULL' : 'NORMAL';
     try {
       configureConnection(this.db, options.durability, checkpointer?.running === true);
       this.createdAt = migrateFile(this.db, name);
@@ -105,10 +111,7 @@ export class SqliteDatabase implements SqliteSyncStore {
       this.db.close();
       throw err;
     }
-    if (checkpointer?.running === true) {
-      const synchronous = options.durability === 'full' ? 'FULL' : 'NORMAL';
-      this.walWatch = { checkpointer, id: checkpointer.watch(path, synchronous), synchronous };
-    }
+    if (checkpointer?.running === true) this.watchWal(checkpointer);
     const db = this.db;
     this.attachments = new SqliteAttachments(db);
     const trees = new TreeChunks(db);
@@ -207,6 +210,10 @@ export class SqliteDatabase implements SqliteSyncStore {
   /** After a commit (a throwing transaction leaves the counters as they were). */
   private committed(writes: readonly DocWrite[], seqs: readonly number[], counters: StoredCounters): void {
     this.totals = counters;
+    if (this.walWatch === undefined && (this.unwrittenDocs -= writes.length) <= 0) {
+      const checkpointer = WalCheckpointer.shared();
+      if (checkpointer?.running === true) this.watchWal(checkpointer);
+    }
     this.recent.record(
       writes.map(({ record, bodies }, i) => ({
         seq: seqs[i]!,
@@ -353,6 +360,16 @@ export class SqliteDatabase implements SqliteSyncStore {
   setProp(key: string, value: string): void {
     this.stmtSetProp.run(key, value);
     this.props.set(key, value);
+  }
+
+  /** Hands this file's checkpoints to the worker; this connection keeps a far safety net. */
+  private watchWal(checkpointer: WalCheckpointer): void {
+    this.db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+    this.walWatch = {
+      checkpointer,
+      id: checkpointer.watch(this.path, this.synchronous),
+      synchronous: this.synchronous,
+    };
   }
 
   /**

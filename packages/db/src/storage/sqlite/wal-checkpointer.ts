@@ -6,12 +6,23 @@
  * worker thread (./wal-checkpoint-worker.ts) holds a second connection to each open database
  * and checkpoints it within a tick of a commit; the writer keeps a far autocheckpoint as a safety
  * net. Where no worker can start, the writer checkpoints as before.
+ *
+ * The worker is a second JavaScript environment (~8 MB resident), so it starts only once a file
+ * has taken WATCH_AFTER_DOCS document writes: a server that only reads never pays for it, and
+ * until then a file's WAL is checkpointed by its writer every ~16 MiB, as without a worker.
  */
 import { Worker } from 'node:worker_threads';
 import type { CheckpointMessage } from './wal-checkpoint-worker.js';
 
 /** The writer's own autocheckpoint (pages) while the worker runs: only reached if it falls behind. */
 export const SAFETY_NET_PAGES = 8192;
+
+/**
+ * A file's document writes before the worker takes over its checkpoints: more than a server's
+ * start-up makes (`_users`' design document), few enough that a writing workload hands its
+ * checkpoints over long before its WAL reaches the writer's own threshold.
+ */
+export const WATCH_AFTER_DOCS = 16;
 
 /** How long a close waits for the worker to let go of a file (it may be mid-checkpoint). */
 const UNWATCH_TIMEOUT_MS = 10_000;
@@ -43,6 +54,11 @@ export class WalCheckpointer {
         WalCheckpointer.instance = null;
       }
     }
+    return WalCheckpointer.instance;
+  }
+
+  /** The process's checkpointer if one was asked for already (started, or null if it could not start). */
+  static started(): WalCheckpointer | null | undefined {
     return WalCheckpointer.instance;
   }
 

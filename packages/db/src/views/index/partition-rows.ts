@@ -32,6 +32,12 @@ export function partitionRows(tree: RowTree, partition: string): RowTree {
       throw new Error('a partition of a view is read-only');
     },
     rows: (r, descending) => withoutPrefix(tree.rows(range(r), descending), prefix.length),
+    ...(tree.rowsAfter === undefined
+      ? {}
+      : {
+          rowsAfter: (r: RowRange, descending: boolean, skip: number) =>
+            withoutPrefix(tree.rowsAfter!(range(r), descending, skip), prefix.length),
+        }),
     countBelow: (key) => below(inside(key)),
     countFrom: (key) => tree.countBelow(end) - tree.countBelow(inside(key)),
     total: () => below(end),

@@ -30,6 +30,11 @@ export interface RowTree {
   /** Applies removals, then insertions (a key in both is a replacement). */
   update(inserts: readonly RowEntry[], removes: readonly Buffer[]): void;
   rows(range: RowRange, descending: boolean): Generator<RowEntry>;
+  /**
+   * The same rows after the first `skip` of them, passed over by subtree counts rather than read
+   * (a tree that cannot leaves it out; Mango's exact-range skip reads rows one by one then).
+   */
+  rowsAfter?(range: RowRange, descending: boolean, skip: number): Generator<RowEntry>;
   /** Rows whose key is below `key` (`offset` of an ascending read). */
   countBelow(key: Buffer): number;
   /** Rows whose key is `key` or above. */

@@ -54,12 +54,19 @@ class BTreeRows implements RowTree, BuildableRowTree {
     return this.tree.bulkLoadSteps(rows, options);
   }
 
-  *rows(range: RowRange, descending: boolean): Generator<RowEntry> {
+  rows(range: RowRange, descending: boolean): Generator<RowEntry> {
+    return this.rowsAfter(range, descending, 0);
+  }
+
+  *rowsAfter(range: RowRange, descending: boolean, skip: number): Generator<RowEntry> {
     let bounds = keyRange(range, descending);
     let last: Buffer | undefined;
+    // Only the first fold skips: a restart begins at the last row given out.
+    let toSkip = skip;
     for (;;) {
       const version = this.version;
-      const fold = this.tree.fold(bounds, { descending });
+      const fold = this.tree.fold(bounds, { descending, skip: toSkip });
+      toSkip = 0;
       for (;;) {
         if (this.version !== version) break;
         const next = fold.next();
