@@ -159,6 +159,14 @@ export function migrations(schema: string): string[] {
     accessMigration(s),
     // 8: the role log of per-document `_access`: roles given or taken away in `_users` (access-rows.ts).
     roleLogMigration(s),
+    // 9: what a database's sizes.file and sizes.active are made of (postgres-database.ts meta):
+    // the bytes of its stored bodies, and of those of revisions that are not leaves (stale: what
+    // compaction drops), kept by every write. NULL in a database from before, until
+    // countStaleBodies counts them once; 0 in a new one.
+    `
+    ALTER TABLE ${s}.dbs ADD COLUMN stored bigint, ADD COLUMN stale bigint;
+    ALTER TABLE ${s}.dbs ALTER COLUMN stored SET DEFAULT 0, ALTER COLUMN stale SET DEFAULT 0;
+    `,
   ];
 }
 
