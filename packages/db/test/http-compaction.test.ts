@@ -13,7 +13,9 @@ import Sqlite from 'better-sqlite3';
 import { compactionPace } from '../src/documents/compaction.js';
 import { openSqliteEngine } from '../src/storage/sqlite/sqlite-engine.js';
 import { makeTempDir } from './support/tmp-dir.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { startTestServer, testStorage, type TestServer } from './support/server.js';
+import { dropSchema, forgetStaleCount } from './support/postgres.js';
+import { fileNameOf } from '../src/storage/sqlite/file-names.js';
 import { assertError, putDdoc, viewClient } from './support/views-http.js';
 import { until } from './support/until.js';
 
@@ -231,6 +233,78 @@ describe('database sizes', () => {
     assert.equal(compacted.external, 0);
     assert.equal(compacted.active, compacted.file, JSON.stringify(compacted));
     assert.ok(compacted.file < deleted.file, `${deleted.file} → ${compacted.file}`);
+  });
+});
+
+describe('database sizes: a database from before they were kept', () => {
+  it('is counted once from its revision trees (conflicts and tombstones too) on its first GET /db', async () => {
+    // The server's storage is kept over a restart: a data folder, or a schema dropped at the end.
+    const storage = testStorage();
+    const { dir, cleanup } = makeTempDir('divan-sizes-');
+    const start = () => startTestServer({ dataDir: dir, ...(storage === undefined ? {} : { storage }) });
+    let t = await start();
+    try {
+      const db = 'older';
+      assert.equal((await t.request('PUT', `/${db}`)).status, 201);
+      const filler = 'z'.repeat(1500);
+      const bytes = JSON.stringify({ filler, n: 10 }).length;
+      const put = async (id: string, body: Record<string, unknown>): Promise<string> => {
+        const r = await t.request('PUT', `/${db}/${id}`, { body });
+        assert.equal(r.status, 201, r.text);
+        return r.json.rev;
+      };
+      // Stale: a's first two bodies, c's first (under two conflicting leaves), d's before its deletion.
+      let rev = await put('a', { filler, n: 10 });
+      for (const n of [11, 12]) rev = await put('a', { _rev: rev, filler, n });
+      const first = await put('c', { filler, n: 20 });
+      for (const leaf of ['e', 'f']) {
+        const r = await t.request('POST', `/${db}/_bulk_docs`, {
+          body: {
+            new_edits: false,
+            docs: [
+              {
+                _id: 'c',
+                _rev: `2-${leaf.repeat(32)}`,
+                _revisions: { start: 2, ids: [leaf.repeat(32), first.slice(2)] },
+                filler,
+                n: 21,
+              },
+            ],
+          },
+        });
+        assert.equal(r.status, 201, r.text);
+      }
+      const d = await put('d', { filler, n: 30 });
+      assert.equal((await t.request('DELETE', `/${db}/d?rev=${d}`)).status, 200);
+      const sizes = async (): Promise<{ file: number; active: number; external: number }> =>
+        (await t.request('GET', `/${db}`)).json.sizes;
+      const kept = await sizes();
+      assert.ok(kept.file - kept.active >= 4 * bytes, JSON.stringify(kept));
+      await t.stop();
+
+      // As the older schema left it: no count.
+      if (storage === undefined) {
+        const file = new Sqlite(join(dir, fileNameOf(db)));
+        file.prepare("DELETE FROM meta WHERE key = 'stale'").run();
+        file.pragma('user_version = 2');
+        file.close();
+      } else await forgetStaleCount(storage.url, storage.schema, db);
+
+      t = await start();
+      const counted = await sizes();
+      assert.ok(counted.file - counted.active >= 4 * bytes, JSON.stringify(counted));
+      if (storage !== undefined) assert.deepEqual(counted, kept, 'PostgreSQL: the very same count');
+      const started = await t.request('POST', `/${db}/_compact`, { headers: JSON_TYPE });
+      assert.equal(started.status, 202, started.text);
+      await until(async () => (await t.request('GET', `/${db}`)).json.compact_running === false, 'compaction ends');
+      const compacted = await sizes();
+      assert.equal(compacted.active, compacted.file, `the count was right: ${JSON.stringify(compacted)}`);
+      assert.equal(compacted.external, 2 * bytes);
+    } finally {
+      await t.close();
+      if (storage !== undefined) await dropSchema(storage.url, storage.schema);
+      cleanup();
+    }
   });
 });
 
