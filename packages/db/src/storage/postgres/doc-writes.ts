@@ -103,8 +103,18 @@ export async function updateLocked<R>(
     }
   }
   let added = 0;
-  if (bodyIds.length > 0)
-    added = Number((await q<{ n: string }>(db.sql.putBodies, [db.dbId, bodyIds, bodyRevs, bodyTexts]))[0]!.n);
+  if (bodyIds.length > 0) {
+    const put = await q<{ id: string; rev: string; inserted: boolean }>(db.sql.putBodies, [
+      db.dbId,
+      bodyIds,
+      bodyRevs,
+      bodyTexts,
+    ]);
+    const inserted = new Set(put.filter((row) => row.inserted).map((row) => `${row.id}\0${row.rev}`));
+    bodyIds.forEach((id, i) => {
+      if (inserted.has(`${toWellFormed(id)}\0${bodyRevs[i]}`)) added += Buffer.byteLength(bodyTexts[i]!, 'utf8');
+    });
+  }
   if (lookIds.length > 0)
     unleafedBytes += Number((await q<{ n: string }>(db.sql.bodyBytes, [db.dbId, lookIds, lookRevs]))[0]!.n);
   // Dropped bodies were all stale by now (stemmed: not leaves before, or unleafed by this write).

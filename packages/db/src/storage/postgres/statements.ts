@@ -66,14 +66,11 @@ export function documentStatements(schema: string) {
       `SELECT b.id, b.rev, b.body FROM ${s}.bodies b JOIN unnest($2::text[], $3::text[]) AS w(id, rev) ` +
         `ON b.id = w.id AND b.rev = w.rev WHERE b.db_id = $1`,
     ),
-    // Answers the bytes it adds to the stored bodies (less those of any body it replaced).
+    // Names the bodies that were new (xmax 0: no row replaced), for the stored bodies' count: a
+    // revision's body written again is the same text (its rev id is its content's).
     putBodies: named(
-      `WITH x AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) AS x(id, rev, body)), ` +
-        `old AS (SELECT coalesce(sum(octet_length(b.body)), 0) AS n FROM x JOIN ${s}.bodies b ` +
-        'ON b.db_id = $1 AND b.id = x.id AND b.rev = x.rev), ' +
-        `put AS (INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, id, rev, body FROM x ` +
-        'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body RETURNING octet_length(body) AS n) ' +
-        'SELECT (SELECT coalesce(sum(n), 0) FROM put) - (SELECT n FROM old) AS n',
+      `INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, * FROM unnest($2::text[], $3::text[], $4::text[]) ` +
+        'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body RETURNING id, rev, xmax = 0 AS inserted',
     ),
     dropBodies: named(
       `WITH d AS (DELETE FROM ${s}.bodies b USING unnest($2::text[], $3::text[]) AS x(id, rev) ` +
@@ -82,8 +79,8 @@ export function documentStatements(schema: string) {
     ),
     /** The bytes of the bodies of the (id, rev) pairs stored (missing ones count nothing). */
     bodyBytes: named(
-      `SELECT coalesce(sum(octet_length(b.body)), 0) AS n FROM unnest($2::text[], $3::text[]) AS x(id, rev) ` +
-        `JOIN ${s}.bodies b ON b.db_id = $1 AND b.id = x.id AND b.rev = x.rev`,
+      `SELECT coalesce(sum((SELECT octet_length(b.body) FROM ${s}.bodies b ` +
+        'WHERE b.db_id = $1 AND b.id = x.id AND b.rev = x.rev)), 0) AS n FROM unnest($2::text[], $3::text[]) AS x(id, rev)',
     ),
     /** Every stored body's bytes, and those of revisions that are not their document's winner. */
     bodyTotals: named(
