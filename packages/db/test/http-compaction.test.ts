@@ -13,7 +13,9 @@ import Sqlite from 'better-sqlite3';
 import { compactionPace } from '../src/documents/compaction.js';
 import { openSqliteEngine } from '../src/storage/sqlite/sqlite-engine.js';
 import { makeTempDir } from './support/tmp-dir.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { startTestServer, testStorage, type TestServer } from './support/server.js';
+import { dropSchema, forgetStaleCount } from './support/postgres.js';
+import { fileNameOf } from '../src/storage/sqlite/file-names.js';
 import { assertError, putDdoc, viewClient } from './support/views-http.js';
 import { until } from './support/until.js';
 
@@ -94,15 +96,13 @@ describe('database compaction', () => {
 
     const after = (await t.request('GET', `/${DB}`)).json;
     assert.equal(after.compact_running, false);
-    if (process.env.DIVAN_TEST_STORAGE === 'postgres') {
-      // Sizes there are the live bodies' bytes, which compaction keeps.
-      assert.equal(after.sizes.file, before.sizes.file);
-    } else {
-      assert.ok(
-        after.sizes.file < before.sizes.file * 0.6,
-        `the file shrinks: ${before.sizes.file} → ${after.sizes.file} bytes`,
-      );
-    }
+    // On PostgreSQL `file` is the bytes of the stored bodies, two thirds of which went.
+    assert.ok(
+      after.sizes.file < before.sizes.file * 0.6,
+      `the file shrinks: ${before.sizes.file} → ${after.sizes.file} bytes`,
+    );
+    assert.ok(before.sizes.active < before.sizes.file * 0.6, 'the old revisions were not active before');
+    assert.equal(after.sizes.active, after.sizes.file, 'everything left is active');
     assert.equal(after.update_seq, before.update_seq, 'compaction writes no change');
     assertError(await t.request('GET', `/${DB}/d00000?rev=${firstRevs[0]}`), 404, 'not_found', 'missing');
     const current = await t.request('GET', `/${DB}/d00000?rev=${lastRevs[0]}`);
@@ -151,6 +151,160 @@ describe('database compaction', () => {
       const rows = (await viewClient(t, DB, 'v').ok('n', { key: 5 })).rows;
       return rows.length === 1 && rows[0].id === 'd00005';
     }, 'the view answers after its compaction');
+  });
+});
+
+describe('database sizes', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(() => t.close());
+
+  /*
+   * The rule, as CouchDB reports it: `file` is what the database takes, `active` that less what
+   * compaction would give back, `external` the live documents' JSON. Divan: `file - active` is at
+   * least the bytes of the bodies of revisions that are no longer leaves (exactly those on
+   * PostgreSQL, whose `file` is the bytes of its stored bodies; SQLite adds its free pages),
+   * and after a compaction no write overlapped, `active` equals `file` on both.
+   */
+  it('sizes.active leaves out old revision bodies and deleted data until compaction, and equals sizes.file after it', async () => {
+    const db = 'db_sizes';
+    const postgres = process.env.DIVAN_TEST_STORAGE === 'postgres';
+    assert.equal((await t.request('PUT', `/${db}`)).status, 201);
+    const sizes = async (): Promise<{ file: number; active: number; external: number }> =>
+      (await t.request('GET', `/${db}`)).json.sizes;
+    const filler = 'x'.repeat(2000);
+    const put = async (id: string, body: Record<string, unknown>): Promise<string> => {
+      const r = await t.request('PUT', `/${db}/${id}`, { body });
+      assert.equal(r.status, 201, r.text);
+      return r.json.rev;
+    };
+    let rev = await put('doc', { filler, n: 10 });
+    const one = await sizes();
+    const bytes = JSON.stringify({ filler, n: 10 }).length;
+    assert.equal(one.external, bytes);
+    assert.ok(one.active <= one.file, JSON.stringify(one));
+    // Twenty updates: the twenty bodies before the last are no leaves (kept until compaction).
+    for (let n = 11; n <= 30; n++) rev = await put('doc', { _rev: rev, filler, n });
+    const updated = await sizes();
+    assert.equal(updated.external, bytes);
+    assert.ok(updated.file - updated.active >= 20 * bytes, JSON.stringify(updated));
+    if (postgres) assert.deepEqual(updated, { file: 21 * bytes, active: bytes, external: bytes });
+    // A deletion: the last body is no leaf either (the tombstone's `{}` is).
+    const gone = await t.request('DELETE', `/${db}/doc?rev=${rev}`);
+    assert.equal(gone.status, 200, gone.text);
+    const deleted = await sizes();
+    assert.equal(deleted.external, 0);
+    assert.ok(deleted.file - deleted.active >= 21 * bytes, JSON.stringify(deleted));
+    if (postgres) assert.deepEqual(deleted, { file: 21 * bytes + 2, active: 2, external: 0 });
+
+    // Purges: a conflicting leaf purged leaves its parent a non-leaf; the document purged takes
+    // its old body with it (one revision's stale bytes fewer).
+    // Bodies of the same length as the first document's (two-digit n).
+    const a = await put('p', { filler, n: 41 });
+    const b = await put('p', { _rev: a, filler, n: 42 });
+    const c = `2-${'c'.repeat(32)}`;
+    const conflict = await t.request('POST', `/${db}/_bulk_docs`, {
+      body: {
+        new_edits: false,
+        docs: [{ _id: 'p', _rev: c, _revisions: { start: 2, ids: ['c'.repeat(32), a.slice(2)] }, filler, n: 43 }],
+      },
+    });
+    assert.equal(conflict.status, 201, conflict.text);
+    const withConflict = await sizes();
+    if (postgres) assert.equal(withConflict.file - withConflict.active, 22 * bytes);
+    for (const [purged, expected] of [
+      [c, 22],
+      [b, 21],
+    ] as const) {
+      const r = await t.request('POST', `/${db}/_purge`, { body: { p: [purged] } });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(r.json.purged, { p: [purged] });
+      const after = await sizes();
+      assert.ok(after.file - after.active >= expected * bytes, JSON.stringify(after));
+      if (postgres) assert.equal(after.file - after.active, expected * bytes);
+    }
+
+    const started = await t.request('POST', `/${db}/_compact`, { headers: JSON_TYPE });
+    assert.equal(started.status, 202, started.text);
+    await until(async () => (await t.request('GET', `/${db}`)).json.compact_running === false, 'compaction ends');
+    const compacted = await sizes();
+    assert.equal(compacted.external, 0);
+    assert.equal(compacted.active, compacted.file, JSON.stringify(compacted));
+    assert.ok(compacted.file < deleted.file, `${deleted.file} → ${compacted.file}`);
+  });
+});
+
+describe('database sizes: a database from before they were kept', () => {
+  it('is counted once from its revision trees (conflicts and tombstones too) on its first GET /db', async () => {
+    // The server's storage is kept over a restart: a data folder, or a schema dropped at the end.
+    const storage = testStorage();
+    const { dir, cleanup } = makeTempDir('divan-sizes-');
+    const start = () => startTestServer({ dataDir: dir, ...(storage === undefined ? {} : { storage }) });
+    let t = await start();
+    try {
+      const db = 'older';
+      assert.equal((await t.request('PUT', `/${db}`)).status, 201);
+      const filler = 'z'.repeat(1500);
+      const bytes = JSON.stringify({ filler, n: 10 }).length;
+      const put = async (id: string, body: Record<string, unknown>): Promise<string> => {
+        const r = await t.request('PUT', `/${db}/${id}`, { body });
+        assert.equal(r.status, 201, r.text);
+        return r.json.rev;
+      };
+      // Stale: a's first two bodies, c's first (under two conflicting leaves), d's before its deletion.
+      let rev = await put('a', { filler, n: 10 });
+      for (const n of [11, 12]) rev = await put('a', { _rev: rev, filler, n });
+      const first = await put('c', { filler, n: 20 });
+      for (const leaf of ['e', 'f']) {
+        const r = await t.request('POST', `/${db}/_bulk_docs`, {
+          body: {
+            new_edits: false,
+            docs: [
+              {
+                _id: 'c',
+                _rev: `2-${leaf.repeat(32)}`,
+                _revisions: { start: 2, ids: [leaf.repeat(32), first.slice(2)] },
+                filler,
+                n: 21,
+              },
+            ],
+          },
+        });
+        assert.equal(r.status, 201, r.text);
+      }
+      const d = await put('d', { filler, n: 30 });
+      assert.equal((await t.request('DELETE', `/${db}/d?rev=${d}`)).status, 200);
+      const sizes = async (): Promise<{ file: number; active: number; external: number }> =>
+        (await t.request('GET', `/${db}`)).json.sizes;
+      const kept = await sizes();
+      assert.ok(kept.file - kept.active >= 4 * bytes, JSON.stringify(kept));
+      await t.stop();
+
+      // As the older schema left it: no count.
+      if (storage === undefined) {
+        const file = new Sqlite(join(dir, fileNameOf(db)));
+        file.prepare("DELETE FROM meta WHERE key = 'stale'").run();
+        file.pragma('user_version = 2');
+        file.close();
+      } else await forgetStaleCount(storage.url, storage.schema, db);
+
+      t = await start();
+      const counted = await sizes();
+      assert.ok(counted.file - counted.active >= 4 * bytes, JSON.stringify(counted));
+      if (storage !== undefined) assert.deepEqual(counted, kept, 'PostgreSQL: the very same count');
+      const started = await t.request('POST', `/${db}/_compact`, { headers: JSON_TYPE });
+      assert.equal(started.status, 202, started.text);
+      await until(async () => (await t.request('GET', `/${db}`)).json.compact_running === false, 'compaction ends');
+      const compacted = await sizes();
+      assert.equal(compacted.active, compacted.file, `the count was right: ${JSON.stringify(compacted)}`);
+      assert.equal(compacted.external, 2 * bytes);
+    } finally {
+      await t.close();
+      if (storage !== undefined) await dropSchema(storage.url, storage.schema);
+      cleanup();
+    }
   });
 });
 

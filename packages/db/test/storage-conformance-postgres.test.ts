@@ -4,7 +4,7 @@ import { it } from 'node:test';
 import { openPostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { storageConformance } from './storage-conformance.js';
 import { accessRowsConformance } from './storage-conformance-access.js';
-import { dropSchema, freshSchema, terminateLockHolder, testPostgresUrl } from './support/postgres.js';
+import { dropSchema, forgetStaleCount, freshSchema, terminateLockHolder, testPostgresUrl } from './support/postgres.js';
 import { makeTempDir } from './support/tmp-dir.js';
 
 const url = testPostgresUrl();
@@ -21,6 +21,7 @@ if (url instanceof Error) {
     open: async () => openPostgresStorage({ url, schema, cacheDir: join(dir, 'node-a') }),
     openOtherNode: async () => openPostgresStorage({ url, schema, cacheDir: join(dir, `node-${++nodes}`) }),
     killLockHolder: (db, signature) => terminateLockHolder(url, schema, db, signature),
+    forgetStaleCount: (db) => forgetStaleCount(url, schema, db),
     cleanup: async () => {
       await dropSchema(url, schema);
       rmSync(dir, { recursive: true, force: true });

@@ -24,6 +24,11 @@ export interface EngineUnderTest {
   killLockHolder?(db: string, signature: string): Promise<void>;
   /** Removes the backing place, after every storage opened on it is closed. */
   cleanup(): Promise<void>;
+  /**
+   * Makes a database (its storage closed) look as an older schema left it, with no count of its
+   * stale bodies (the engine's upgrade is then `countStaleBodies`).
+   */
+  forgetStaleCount?(db: string): Promise<void>;
 }
 
 /** Collects every row of a fold. */
@@ -631,6 +636,130 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         // The space step ends (at once where the space is not the engine's to give).
         let steps = 0;
         while (await db.reclaimSpace(1024)) assert.ok(++steps < 1000);
+      });
+
+      /*
+       * Stale bodies (`DocWrite.unleafed`): once the space step has nothing left to give (free
+       * pages and journals), `file - active` is their bytes. Trees are opaque here: this one
+       * lists its leaves.
+       */
+      const tree = (...leaves: string[]): string => `leaves:${leaves.join(',')}`;
+      const leavesOf = (record: DocRecord): string[] => record.tree.slice('leaves:'.length).split(',');
+      const stale = async (db: DocumentStore): Promise<number> => {
+        while (await db.reclaimSpace(1 << 20)) {
+          /* steps */
+        }
+        const { sizes } = await db.meta();
+        assert.ok(sizes.active <= sizes.file && sizes.active >= sizes.external, JSON.stringify(sizes));
+        return sizes.file - sizes.active;
+      };
+      const body = JSON.stringify({ pad: 'q'.repeat(3000) });
+      const bytes = Buffer.byteLength(body);
+      const edit = (id: string, rev: string, fields: Partial<DocWrite> = {}): DocWrite => ({
+        record: { id, rev, deleted: false, tree: tree(rev) },
+        bodies: [{ rev, body }],
+        ...fields,
+      });
+
+      it('sizes: bodies a write makes non-leaves leave active until compaction drops them; the count is kept', async () => {
+        const name = `db${++dbCount}`;
+        const db = await storage.create(name);
+        await db.update(['a'], writing([edit('a', '1-a')]));
+        assert.equal(await stale(db), 0);
+        await db.update(['a'], writing([edit('a', '2-a', { unleafed: ['1-a'] })]));
+        await db.update(['a'], writing([edit('a', '3-a', { unleafed: ['2-a'] })]));
+        // A history written at once (a replicated one can carry an ancestor's body): 1-b no leaf.
+        await db.update(
+          ['b'],
+          writing([
+            {
+              record: { id: 'b', rev: '2-b', deleted: false, tree: tree('2-b') },
+              bodies: [
+                { rev: '1-b', body },
+                { rev: '2-b', body },
+              ],
+              unleafed: ['1-b'],
+            },
+          ]),
+        );
+        assert.equal(await stale(db), 3 * bytes);
+        // A revision named that has no body stored counts nothing.
+        await db.update(['c'], writing([edit('c', '1-c')]));
+        await db.update(['c'], writing([edit('c', '2-c', { unleafed: ['1-c', '1-nobody'] })]));
+        assert.equal(await stale(db), 4 * bytes);
+
+        await storage.close();
+        storage = await engine.open();
+        const again = (await storage.open(name))!;
+        assert.equal(await stale(again), 4 * bytes, 'the count is kept');
+        // Counted already: nothing to do.
+        await again.countStaleBodies(() => assert.fail('no scan where the count is kept'));
+        // Stemmed in a write: 1-a (stale) goes. Purged: b, taking its stale 1-b; c's leaf alone,
+        // its stale 1-c going with the document.
+        await again.update(['a'], writing([edit('a', '4-a', { unleafed: ['3-a'], dropBodies: ['1-a'] })]));
+        assert.equal(await stale(again), 4 * bytes);
+        await again.purge(['b', 'c'], 1000, () => ({
+          purges: [
+            { id: 'b', revs: ['2-b'], record: null, staleGone: ['1-b'] },
+            { id: 'c', revs: ['2-c'], record: null, staleGone: ['1-c'] },
+          ],
+          result: null,
+        }));
+        assert.equal(await stale(again), 2 * bytes);
+        await again.compact(['a'], () => [{ id: 'a', tree: tree('4-a'), dropBodies: ['2-a', '3-a'] }]);
+        assert.equal(await stale(again), 0, 'nothing left for compaction: active is file');
+        assert.equal((await again.meta()).sizes.external, bytes);
+      });
+
+      it('sizes: a database from before the count is counted once from its leaves', async () => {
+        const name = `db${++dbCount}`;
+        const db = await storage.create(name);
+        await db.update(['a'], writing([edit('a', '1-a')]));
+        await db.update(['a'], writing([edit('a', '2-a', { unleafed: ['1-a'] })]));
+        // A conflict: two leaves over 1-x, whose body is stale; a deleted winner's body is a leaf's.
+        await db.update(
+          ['x'],
+          writing([
+            {
+              record: { id: 'x', rev: '2-y', deleted: false, tree: tree('2-y', '2-z') },
+              bodies: ['1-x', '2-y', '2-z'].map((rev) => ({ rev, body })),
+              unleafed: ['1-x'],
+            },
+          ]),
+        );
+        await db.update(['d'], writing([edit('d', '1-d')]));
+        await db.update(
+          ['d'],
+          writing([
+            {
+              record: { id: 'd', rev: '2-d', deleted: true, tree: tree('2-d') },
+              bodies: [{ rev: '2-d', body: '{}' }],
+              unleafed: ['1-d'],
+            },
+          ]),
+        );
+        const known = await stale(db);
+        assert.equal(known, 3 * bytes);
+        await storage.close();
+        assert.ok(engine.forgetStaleCount !== undefined, 'the engine under test says how its older schema looked');
+        await engine.forgetStaleCount(name);
+        storage = await engine.open();
+        const old = (await storage.open(name))!;
+        let scanned = 0;
+        await old.countStaleBodies((record) => {
+          scanned++;
+          return leavesOf(record);
+        });
+        assert.equal(scanned, 3, 'every document once');
+        assert.equal(await stale(old), known, 'the same count as kept by the writes');
+        // Kept from then on.
+        await old.update(['a'], writing([edit('a', '3-a', { unleafed: ['2-a'] })]));
+        assert.equal(await stale(old), known + bytes);
+        await storage.close();
+        storage = await engine.open();
+        const reopened = (await storage.open(name))!;
+        await reopened.countStaleBodies(() => assert.fail('counted once'));
+        assert.equal(await stale(reopened), known + bytes);
       });
 
       it("foldChangedBodies carries each document's tree", async () => {

@@ -40,7 +40,8 @@ const changes = async (db: DocumentStore, principals: string[]) =>
 
 /**
  * Puts the schema back into the layout before migration 9: the leaves' text of every document
- * in `access_leaves` (as that layout kept it), the by-document index, no `access_docs`.
+ * in `access_leaves` (as that layout kept it), the by-document index, no `access_docs`; and
+ * before migration 10 (the size counts), which comes after it and so runs again.
  */
 async function downgrade(client: pg.Client, schema: string): Promise<void> {
   const s = `"${schema}"`;
@@ -51,7 +52,8 @@ async function downgrade(client: pg.Client, schema: string): Promise<void> {
       SELECT db_id, doc, coalesce(access::json->>2, json_build_object('*', access::json->0)::text) FROM ${s}.access_docs;
     CREATE INDEX access_log_by_doc ON ${s}.access_log (db_id, doc, principal);
     DROP TABLE ${s}.access_docs;
-    DELETE FROM ${s}.schema_version WHERE version = 9;
+    ALTER TABLE ${s}.dbs DROP COLUMN stored, DROP COLUMN stale;
+    DELETE FROM ${s}.schema_version WHERE version >= 9;
   `);
 }
 

@@ -90,7 +90,7 @@ describe('sqlite engine: access kept in the document row (schema version 3)', ()
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 3);
+      assert.equal(file.pragma('user_version', { simple: true }), 4);
       const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
       assert.ok(!names.includes('access_leaves') && !names.includes('access_log_by_doc'), 'the old layout is gone');
       assert.deepEqual(

@@ -63,6 +63,8 @@ interface ShownWrite {
   record: { id: string; rev: string; deleted: boolean; tree: RevTree };
   bodies: { rev: string; body: string }[];
   dropBodies?: string[];
+  /** The revisions the write makes non-leaves (their bodies stale until compaction). */
+  unleafed?: string[];
   isNew: boolean | undefined;
 }
 
@@ -71,12 +73,13 @@ function written(
   winning: { rev: string; deleted?: boolean },
   revTree: RevTree,
   bodies: [rev: string, body: string][],
-  options: { isNew: boolean; dropBodies?: string[] },
+  options: { isNew: boolean; dropBodies?: string[]; unleafed?: string[] },
 ): ShownWrite {
   return {
     record: { id, rev: winning.rev, deleted: winning.deleted ?? false, tree: revTree },
     bodies: bodies.map(([rev, text]) => ({ rev, body: text })),
     ...(options.dropBodies === undefined ? {} : { dropBodies: options.dropBodies }),
+    ...(options.unleafed === undefined ? {} : { unleafed: options.unleafed }),
     isNew: options.isNew,
   };
 }
@@ -136,7 +139,12 @@ const interactiveCases: Case[] = [
     records: { x: tree(1, n('a')) },
     requests: [interactive(['x', { _rev: '1-a', v: 2 }])],
     results: [[ok('x', ON_A)]],
-    writes: [written('x', { rev: ON_A }, tree(1, n('a', n(idOf(ON_A)))), [[ON_A, '{"v":2}']], { isNew: false })],
+    writes: [
+      written('x', { rev: ON_A }, tree(1, n('a', n(idOf(ON_A)))), [[ON_A, '{"v":2}']], {
+        isNew: false,
+        unleafed: ['1-a'],
+      }),
+    ],
   },
   {
     name: 'a stale rev (not a leaf) is a conflict row, nothing written',
@@ -160,6 +168,7 @@ const interactiveCases: Case[] = [
     writes: [
       written('x', { rev: ON_B }, tree(1, n('a', n('b', n(idOf(ON_B))), n('c'))), [[ON_B, '{"v":3}']], {
         isNew: false,
+        unleafed: ['2-b'],
       }),
     ],
   },
@@ -176,7 +185,10 @@ const interactiveCases: Case[] = [
     requests: [interactive(['x', { v: 3 }])],
     results: [[ok('x', ON_B)]],
     writes: [
-      written('x', { rev: ON_B }, tree(1, n('a', del('b', n(idOf(ON_B))))), [[ON_B, '{"v":3}']], { isNew: false }),
+      written('x', { rev: ON_B }, tree(1, n('a', del('b', n(idOf(ON_B))))), [[ON_B, '{"v":3}']], {
+        isNew: false,
+        unleafed: ['2-b'],
+      }),
     ],
   },
   {
@@ -211,6 +223,7 @@ const interactiveCases: Case[] = [
     writes: [
       written('x', { rev: DELETE_A, deleted: true }, tree(1, n('a', del(idOf(DELETE_A)))), [[DELETE_A, '{}']], {
         isNew: false,
+        unleafed: ['1-a'],
       }),
     ],
   },
@@ -222,6 +235,7 @@ const interactiveCases: Case[] = [
     writes: [
       written('x', { rev: '2-b' }, tree(1, n('a', n('b'), n('c', del(idOf(DELETE_C))))), [[DELETE_C, '{}']], {
         isNew: false,
+        unleafed: ['2-c'],
       }),
     ],
   },
@@ -248,6 +262,7 @@ const interactiveCases: Case[] = [
       written('x', { rev: ON_B }, tree(2, n('b', n(idOf(ON_B)))), [[ON_B, '{"v":3}']], {
         isNew: false,
         dropBodies: ['1-a'],
+        unleafed: ['2-b'],
       }),
     ],
   },
@@ -266,7 +281,10 @@ const batchCases: Case[] = [
     requests: [interactive(['x', { _rev: '1-a', v: 2 }], ['x', { _rev: '2-b', v: 3 }])],
     results: [[conflictRow('x'), ok('x', ON_B)]],
     writes: [
-      written('x', { rev: ON_B }, tree(1, n('a', n('b', n(idOf(ON_B))))), [[ON_B, '{"v":3}']], { isNew: false }),
+      written('x', { rev: ON_B }, tree(1, n('a', n('b', n(idOf(ON_B))))), [[ON_B, '{"v":3}']], {
+        isNew: false,
+        unleafed: ['2-b'],
+      }),
     ],
   },
   {
@@ -282,7 +300,7 @@ const batchCases: Case[] = [
           [NEW, '{"v":1}'],
           [NEW_THEN, '{"v":2}'],
         ],
-        { isNew: true },
+        { isNew: true, unleafed: [NEW] },
       ),
     ],
   },
@@ -291,7 +309,12 @@ const batchCases: Case[] = [
     records: { x: tree(1, n('a')) },
     requests: [interactive(['x', { _rev: '1-a', v: 2 }]), interactive(['x', { _rev: '1-a', v: 3 }])],
     results: [[ok('x', ON_A)], [conflictRow('x')]],
-    writes: [written('x', { rev: ON_A }, tree(1, n('a', n(idOf(ON_A)))), [[ON_A, '{"v":2}']], { isNew: false })],
+    writes: [
+      written('x', { rev: ON_A }, tree(1, n('a', n(idOf(ON_A)))), [[ON_A, '{"v":2}']], {
+        isNew: false,
+        unleafed: ['1-a'],
+      }),
+    ],
   },
   {
     name: 'writes come in id order within a request, request by request, one per document',
@@ -310,7 +333,7 @@ const batchCases: Case[] = [
           [NEW, '{"v":1}'],
           [NEW_THEN, '{"v":2}'],
         ],
-        { isNew: true },
+        { isNew: true, unleafed: [NEW] },
       ),
       written('c', { rev: NEW }, tree(1, n(idOf(NEW))), [[NEW, '{"v":1}']], { isNew: true }),
     ],
@@ -329,7 +352,7 @@ const batchCases: Case[] = [
           [NEW, '{"v":1}'],
           [NEW_THEN, '{"v":2}'],
         ],
-        { isNew: true, dropBodies: [NEW] },
+        { isNew: true, dropBodies: [NEW], unleafed: [NEW] },
       ),
     ],
   },
@@ -369,7 +392,12 @@ const replicatedCases: Case[] = [
     records: { x: tree(1, n('a')) },
     requests: [replicated(['x', { _rev: '3-c', _revisions: { start: 3, ids: ['c', 'b', 'a'] }, v: 3 }])],
     results: [[ok('x', '3-c')]],
-    writes: [written('x', { rev: '3-c' }, tree(1, n('a', stub('b', n('c')))), [['3-c', '{"v":3}']], { isNew: false })],
+    writes: [
+      written('x', { rev: '3-c' }, tree(1, n('a', stub('b', n('c')))), [['3-c', '{"v":3}']], {
+        isNew: false,
+        unleafed: ['1-a'],
+      }),
+    ],
   },
   {
     name: 'an existing revision changes nothing: an ok row, no write',
@@ -412,7 +440,13 @@ const replicatedCases: Case[] = [
     records: { x: tree(1, stub('a', n('b'))) },
     requests: [replicated(['x', { _rev: '1-a', v: 'a' }])],
     results: [[ok('x', '1-a')]],
-    writes: [written('x', { rev: '2-b' }, tree(1, n('a', n('b'))), [['1-a', '{"v":"a"}']], { isNew: false })],
+    // 1-a's body comes now, to a revision that is no leaf: stale from the start.
+    writes: [
+      written('x', { rev: '2-b' }, tree(1, n('a', n('b'))), [['1-a', '{"v":"a"}']], {
+        isNew: false,
+        unleafed: ['1-a'],
+      }),
+    ],
   },
   {
     name: 'two replicated edits of one id in one request merge (no conflict row)',

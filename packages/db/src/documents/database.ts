@@ -31,6 +31,7 @@ import { withDesignPartitionCheck } from './partition.js';
 import { WritePipeline } from './write-pipeline.js';
 import type { DocCheck, WriteResult } from './write-plan.js';
 import { SERVER_ADMIN, type Writer } from './write-rules.js';
+import { leafRevsOf } from './stale-bodies.js';
 
 export type { OpenedDoc, OpenOptions, OpenRevsResult } from './document-reader.js';
 export type { WriteResult } from './write-plan.js';
@@ -84,6 +85,8 @@ export class Database extends DocumentReader {
   readonly attachmentCompressionLevel: () => number;
   /** A partitioned database (./partition.ts): ids are `partition:docid`, queries may name a partition. */
   readonly partitioned: boolean;
+  /** Whether the storage's count of stale bodies is known to exist (see meta). */
+  private staleCounted = false;
 
   constructor(
     readonly name: string,
@@ -187,7 +190,12 @@ export class Database extends DocumentReader {
     return this.designs.get();
   }
 
-  meta(): Promise<DbMeta> {
+  async meta(): Promise<DbMeta> {
+    // A database stored before its engine kept the stale bodies' bytes has them counted once.
+    if (!this.staleCounted) {
+      await this.store.countStaleBodies(leafRevsOf);
+      this.staleCounted = true;
+    }
     return this.store.meta();
   }
 

@@ -27,6 +27,7 @@ import {
 import type { DocRecord, PurgeWrite } from '../storage/records.js';
 import type { Database } from './database.js';
 import { validatePartitionedDocId } from './partition.js';
+import { staleGoneByPurge } from './stale-bodies.js';
 
 /** CouchDB's default `purged_infos_limit`. */
 export const DEFAULT_PURGED_INFOS_LIMIT = 1000;
@@ -119,6 +120,8 @@ function plan(
       const rev = formatRev({ pos, id: node.id });
       if (node.stored && !keptRevs.has(rev)) write.dropBodies.push(rev);
     }
+    const staleGone = staleGoneByPurge(tree, kept);
+    if (staleGone.length > 0) write.staleGone = staleGone;
     const top = winner(kept);
     write.record =
       top === undefined ? null : { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(kept) };

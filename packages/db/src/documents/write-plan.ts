@@ -14,6 +14,7 @@ import type { DocInput } from './doc-input.js';
 import { interactiveAppend, interactiveEdit, replicatedEdit, type Edit } from './edit.js';
 import { compareIds } from './id-order.js';
 import { isDesignId } from './doc-id.js';
+import { addAppendedParent, addUnleafed } from './stale-bodies.js';
 
 /** One row of a `_bulk_docs` answer. */
 export type WriteResult =
@@ -129,13 +130,17 @@ export function planWrites(
       rows[index] = { ok: true, id, rev };
       editedHere.add(id);
       let record: DocWrite['record'];
+      // Revisions this edit makes non-leaves (DocWrite.unleafed; ./stale-bodies.ts).
+      const unleafed: string[] = [];
       if (appended !== undefined) {
         record = { id, rev, deleted: input.deleted, tree: appended.text };
         doc.text = appended.text;
+        addAppendedParent(unleafed, input.rev!);
       } else {
         if (!edit!.changed) return;
         const top = winner(edit!.tree)!;
         record = { id, rev: formatRev(top), deleted: top.deleted, tree: serializeTree(edit!.tree) };
+        addUnleafed(unleafed, doc.tree, edit!.tree, written.rev);
         doc.tree = edit!.tree;
         doc.text = record.tree;
       }
@@ -149,6 +154,10 @@ export function planWrites(
       doc.write.record = record;
       doc.write.bodies.push({ rev, body: bodyText(input, written.rev.pos) });
       if (written.stemmed.length > 0) (doc.write.dropBodies ??= []).push(...written.stemmed.map(formatRev));
+      if (unleafed.length > 0) {
+        const all = (doc.write.unleafed ??= []);
+        for (const r of unleafed) if (!all.includes(r)) all.push(r);
+      }
       // Only the tree path runs with access rules (above), so `edit` is there.
       if (revAccess !== undefined) doc.write.access = access!.written(id, edit!.tree, rev, revAccess);
     });

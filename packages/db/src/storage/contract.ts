@@ -165,6 +165,13 @@ export interface DocumentStore {
    */
   compact(ids: readonly string[], plan: CompactPlanner): Promise<void>;
   /**
+   * Counts the bytes of stored bodies of revisions that are not leaves (what `DbMeta.sizes`
+   * leaves out of `active`) once, for a database stored before the engine kept that count;
+   * with the writers held off. `leavesOf` names a record's leaf revisions. Where the count is
+   * kept already, this only finds so (no scan).
+   */
+  countStaleBodies(leavesOf: (record: DocRecord) => readonly string[]): Promise<void>;
+  /**
    * Compaction's space step: gives up to `maxPages` free pages back to the file system; true
    * while there is more to give. An engine whose space is not its own to give answers false.
    */

@@ -48,6 +48,13 @@ export interface DocWrite {
   /** Revisions whose bodies are no longer needed (stemmed out of the tree). */
   dropBodies?: string[];
   /**
+   * Revisions that stop being leaves with this write (stemmed ones included): those that were
+   * leaves with a stored body before it, and those new in `bodies` that are not leaves after it.
+   * Their bodies stay until compaction and count as stale from now on (`DbMeta.sizes.active`
+   * leaves them out); a body of one that is not stored counts nothing. Each revision once.
+   */
+  unleafed?: string[];
+  /**
    * The caller looked the id up in this same synchronous step and found no document: the
    * engine may insert without looking again (a bulk load of new documents does one lookup, not two).
    */
@@ -130,6 +137,7 @@ export interface RoleRow {
 /**
  * A document rewritten by compaction: its tree with the revisions whose bodies go marked as not
  * stored, and those bodies. No new sequence: the winner, the counters and the changes stay.
+ * Compaction drops bodies of revisions that are not leaves only: every one of them was stale.
  */
 export interface CompactWrite {
   id: string;
@@ -150,6 +158,12 @@ export interface PurgeWrite {
   record?: Omit<DocRecord, 'seq'> | null;
   /** Bodies of revisions no longer in the tree (with a new record). */
   dropBodies?: string[];
+  /**
+   * Revisions with a stored body that were not leaves before the purge and are gone or leaves
+   * after it (with `record: null`, every such revision of the document): their bodies no longer
+   * count as stale (`DocWrite.unleafed`).
+   */
+  staleGone?: string[];
   /** Who may read the document after the purge (with a new record, in an access-enabled database). */
   access?: AccessWrite;
 }
@@ -180,12 +194,17 @@ export interface DbMeta {
   docCount: number;
   /** Documents whose winner is deleted. */
   docDelCount: number;
+  /**
+   * `file` and `active` differ by what compaction would give back: bodies of revisions that are
+   * no longer leaves (`DocWrite.unleafed`, counted by the engine as they happen) and free space.
+   * After a compaction no write overlapped, they are equal.
+   */
   sizes: {
-    /** Bytes on disk (database file and its journal). */
+    /** Bytes the database takes (SQLite: its file and journal; PostgreSQL: its stored bodies). */
     file: number;
     /** Bytes of the current documents' bodies as JSON. */
     external: number;
-    /** Bytes of live data in the file. */
+    /** Bytes of live data: `file` less the stale bodies and free pages. */
     active: number;
   };
   /** Milliseconds since the epoch when the database was created. */

@@ -39,6 +39,17 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
+/** Makes a database's `dbs` row look as it was before migration 9 (no body bytes counted). */
+export async function forgetStaleCount(url: string, schema: string, db: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`UPDATE "${schema}".dbs SET stored = NULL, stale = NULL WHERE name = $1`, [db]);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Ends the connection holding the lock of a view index (storage/postgres/shared-index.ts), as its
  * node's death (or a network cut) would.

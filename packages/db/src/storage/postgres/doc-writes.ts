@@ -35,8 +35,8 @@ export async function updateLocked<R>(
     }
   }
 
-  // The previous state of every written document (deleted flag and counted size).
-  const old = new Map<string, { deleted: boolean; size: number }>();
+  // The previous state of every written document (deleted flag, counted size, winner).
+  const old = new Map<string, { deleted: boolean; size: number; rev: string }>();
   // A plan may write a document whose id it was not given: its row is read now.
   const asked = new Set(ids);
   const readIds = new Set(rows.map((row) => row.id));
@@ -46,7 +46,30 @@ export async function updateLocked<R>(
   }
   const oldRows =
     unread.length === 0 ? [] : await q<DocRow & { size: string }>(db.sql.readForUpdate, [db.dbId, unread]);
-  for (const row of [...rows, ...oldRows]) old.set(row.id, { deleted: row.deleted, size: Number(row.size) });
+  for (const row of [...rows, ...oldRows]) {
+    old.set(row.id, { deleted: row.deleted, size: Number(row.size), rev: row.rev });
+  }
+  const c = countersOf(locked);
+  // Bodies that stop being leaves (DocWrite.unleafed): their bytes from the batch, from the row
+  // of the winner they were (the usual update or deletion), or else looked up.
+  let unleafedBytes = 0;
+  const lookIds: string[] = [];
+  const lookRevs: string[] = [];
+  if (c.bodies !== undefined) {
+    for (const { record, bodies, unleafed } of writes) {
+      if (unleafed === undefined) continue;
+      const previous = old.get(toWellFormed(record.id));
+      for (const rev of unleafed) {
+        const inBatch = bodies.findLast((b) => b.rev === rev);
+        if (inBatch !== undefined) unleafedBytes += Buffer.byteLength(inBatch.body, 'utf8');
+        else if (previous !== undefined && previous.rev === rev && !previous.deleted) unleafedBytes += previous.size;
+        else {
+          lookIds.push(record.id);
+          lookRevs.push(rev);
+        }
+      }
+    }
+  }
 
   // New bodies first, then dropped ones (a write's order), then sizes of winners not in the batch.
   const bodyIds: string[] = [];
@@ -79,15 +102,35 @@ export async function updateLocked<R>(
       sizeRevs.push(record.rev);
     }
   }
-  if (bodyIds.length > 0) await q(db.sql.putBodies, [db.dbId, bodyIds, bodyRevs, bodyTexts]);
-  if (dropIds.length > 0) await q(db.sql.dropBodies, [db.dbId, dropIds, dropRevs]);
+  let added = 0;
+  if (bodyIds.length > 0) {
+    const put = await q<{ id: string; rev: string; inserted: boolean }>(db.sql.putBodies, [
+      db.dbId,
+      bodyIds,
+      bodyRevs,
+      bodyTexts,
+    ]);
+    const inserted = new Set(put.filter((row) => row.inserted).map((row) => `${row.id}\0${row.rev}`));
+    bodyIds.forEach((id, i) => {
+      if (inserted.has(`${toWellFormed(id)}\0${bodyRevs[i]}`)) added += Buffer.byteLength(bodyTexts[i]!, 'utf8');
+    });
+  }
+  if (lookIds.length > 0)
+    unleafedBytes += Number((await q<{ n: string }>(db.sql.bodyBytes, [db.dbId, lookIds, lookRevs]))[0]!.n);
+  // Dropped bodies were all stale by now (stemmed: not leaves before, or unleafed by this write).
+  let dropped = 0;
+  if (dropIds.length > 0)
+    dropped = Number((await q<{ n: string }>(db.sql.dropBodies, [db.dbId, dropIds, dropRevs]))[0]!.n);
+  if (c.bodies !== undefined) {
+    c.bodies.stored += added - dropped;
+    c.bodies.stale += unleafedBytes - dropped;
+  }
   if (sizeIds.length > 0) {
     for (const row of await q<{ id: string; size: number }>(db.sql.bodySizes, [db.dbId, sizeIds, sizeRevs])) {
       sizes.set(row.id, Number(row.size));
     }
   }
 
-  const c = countersOf(locked);
   const seqs: number[] = [];
   const docIds: string[] = [];
   const docSeqs: number[] = [];
@@ -109,7 +152,7 @@ export async function updateLocked<R>(
     else c.docCount++;
     c.external += size;
     // A later write of the same document in this batch sees this one as its previous state.
-    old.set(key, { deleted: record.deleted, size });
+    old.set(key, { deleted: record.deleted, size, rev: record.rev });
     seqs.push(seq);
     docIds.push(record.id);
     docSeqs.push(seq);
@@ -120,7 +163,7 @@ export async function updateLocked<R>(
   }
   await q(db.sql.putDocs, [db.dbId, docIds, docSeqs, docRevs, docDeleted, docSizes, docTrees]);
   await applyAccess(client, db, writes, seqs);
-  await q(db.sql.saveCounters, [db.dbId, c.updateSeq, c.docCount, c.docDelCount, c.external]);
+  await q(db.sql.saveCountersSized, counterValues(db, c));
   return { result, seqs };
 }
 
@@ -166,7 +209,10 @@ export async function purgeLocked<R>(
   const dropIds: string[] = [];
   const dropRevs: string[] = [];
   const kept: { id: string; record: Omit<DocRecord, 'seq'>; access: AccessWrite | undefined }[] = [];
-  for (const { id, revs, record, dropBodies, access } of purges) {
+  // Bodies that stop counting as stale (PurgeWrite.staleGone), read before any goes.
+  const staleIds: string[] = [];
+  const staleRevs: string[] = [];
+  for (const { id, revs, record, dropBodies, access, staleGone } of purges) {
     logSeqs.push(++c.purgeSeq);
     logIds.push(id);
     logRevs.push(JSON.stringify(revs));
@@ -176,6 +222,10 @@ export async function purgeLocked<R>(
     if (previous.deleted) c.docDelCount--;
     else c.docCount--;
     c.external -= Number(previous.size);
+    for (const rev of staleGone ?? []) {
+      staleIds.push(id);
+      staleRevs.push(rev);
+    }
     if (record === null) {
       removed.push(id);
       continue;
@@ -186,12 +236,21 @@ export async function purgeLocked<R>(
     }
     kept.push({ id, record, access });
   }
+  let bytesGone = 0;
+  let staleBytesGone = 0;
+  if (c.bodies !== undefined && staleIds.length > 0) {
+    staleBytesGone = Number((await q(db.sql.bodyBytes, [db.dbId, staleIds, staleRevs])).rows[0].n);
+  }
   if (removed.length > 0) {
-    await q(db.sql.deleteAllBodies, [db.dbId, removed]);
+    bytesGone += Number((await q(db.sql.deleteAllBodies, [db.dbId, removed])).rows[0].n);
     await q(db.sql.deleteDocs, [db.dbId, removed]);
     await forgetAccess(client, db, removed);
   }
-  if (dropIds.length > 0) await q(db.sql.dropBodies, [db.dbId, dropIds, dropRevs]);
+  if (dropIds.length > 0) bytesGone += Number((await q(db.sql.dropBodies, [db.dbId, dropIds, dropRevs])).rows[0].n);
+  if (c.bodies !== undefined) {
+    c.bodies.stored -= bytesGone;
+    c.bodies.stale -= staleBytesGone;
+  }
   if (kept.length > 0) {
     const live = kept.filter((k) => !k.record.deleted);
     const sizes = new Map<string, number>();
@@ -231,7 +290,7 @@ export async function purgeLocked<R>(
   if (c.updateSeq === before) c.updateSeq++;
   if (logSeqs.length > 0) await q(db.sql.logPurges, [db.dbId, logSeqs, logIds, logRevs]);
   await q(db.sql.prunePurges, [db.dbId, c.purgeSeq - Math.max(1, keepInfos)]);
-  await q(db.sql.saveCounters, [db.dbId, c.updateSeq, c.docCount, c.docDelCount, c.external]);
+  await q(db.sql.saveCountersSized, counterValues(db, c));
   await q(db.sql.savePurgeSeq, [db.dbId, c.purgeSeq]);
   return { result, purgeSeq: c.purgeSeq, updateSeq: c.updateSeq };
 }
@@ -243,9 +302,10 @@ export async function compactLocked(
   ids: readonly string[],
   plan: CompactPlanner,
 ): Promise<void> {
-  const { records } = await lockedRecords(client, db, ids);
+  const { locked, records } = await lockedRecords(client, db, ids);
   const writes = plan(records);
   if (writes.length === 0) return;
+  const { bodies } = countersOf(locked);
   const dropIds: string[] = [];
   const dropRevs: string[] = [];
   for (const w of writes) {
@@ -254,9 +314,70 @@ export async function compactLocked(
       dropRevs.push(rev);
     }
   }
-  if (dropIds.length > 0) await client.query({ ...db.sql.dropBodies, values: [db.dbId, dropIds, dropRevs] });
+  if (dropIds.length > 0) {
+    const found = await client.query<{ n: string }>({ ...db.sql.dropBodies, values: [db.dbId, dropIds, dropRevs] });
+    // Compaction drops bodies of revisions that are not leaves: every byte of them was stale.
+    const dropped = Number(found.rows[0]!.n);
+    if (bodies !== undefined && dropped > 0) {
+      await client.query({
+        ...db.sql.saveSizes,
+        values: [db.dbId, bodies.stored - dropped, bodies.stale - dropped],
+      });
+    }
+  }
   await client.query({
     ...db.sql.setTrees,
     values: [db.dbId, writes.map((w) => w.id), writes.map((w) => w.tree)],
   });
+}
+
+/** `saveCountersSized`' values: the body bytes stay NULL while not counted. */
+function counterValues(db: DbTarget, c: ReturnType<typeof countersOf>): unknown[] {
+  return [
+    db.dbId,
+    c.updateSeq,
+    c.docCount,
+    c.docDelCount,
+    c.external,
+    c.bodies?.stored ?? null,
+    c.bodies?.stale ?? null,
+  ];
+}
+
+/**
+ * `DocumentStore.countStaleBodies` inside its transaction on `client`, under the writers' lock:
+ * every stored body's bytes, and the stale ones: bodies whose revision is not the winner, less
+ * the other leaves' (`leavesOf`; conflicts are few). Nothing to do where they are counted.
+ */
+export async function countStaleLocked(
+  client: PoolClient,
+  db: DbTarget,
+  leavesOf: (record: DocRecord) => readonly string[],
+): Promise<void> {
+  const { locked } = await lockedRecords(client, db, []);
+  if (countersOf(locked).bodies !== undefined) return;
+  const [totals] = (await client.query<{ stored: string; stale: string }>({ ...db.sql.bodyTotals, values: [db.dbId] }))
+    .rows;
+  let stale = Number(totals!.stale);
+  const ids: string[] = [];
+  const revs: string[] = [];
+  const PAGE = 1000;
+  for (let after = ''; ; ) {
+    const page = (await client.query<DocRow>({ ...db.sql.docsAfter, values: [db.dbId, after, PAGE] })).rows;
+    for (const row of page) {
+      const record = toRecord(row);
+      for (const rev of leavesOf(record)) {
+        if (rev === record.rev) continue;
+        ids.push(row.id);
+        revs.push(rev);
+      }
+    }
+    if (page.length < PAGE) break;
+    after = page[page.length - 1]!.id;
+  }
+  if (ids.length > 0)
+    stale -= Number(
+      (await client.query<{ n: string }>({ ...db.sql.bodyBytes, values: [db.dbId, ids, revs] })).rows[0]!.n,
+    );
+  await client.query({ ...db.sql.saveSizes, values: [db.dbId, Number(totals!.stored), stale] });
 }

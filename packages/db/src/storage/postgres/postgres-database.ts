@@ -36,7 +36,7 @@ import type {
 import type { ViewIndexStore } from '../view-index-store.js';
 import type { AttachmentWriteLocks } from './attachment-write-locks.js';
 import { PostgresAttachments } from './attachments.js';
-import { compactLocked, purgeLocked, updateLocked } from './doc-writes.js';
+import { compactLocked, countStaleLocked, purgeLocked, updateLocked } from './doc-writes.js';
 import { inTransaction, queryRows, storageError } from './errors.js';
 import { type CounterRow, type DbTarget, type DocRow, type DocumentStatements, gone, toRecord } from './statements.js';
 
@@ -87,14 +87,19 @@ export class PostgresDocumentStore implements DocumentStore {
   async meta(): Promise<DbMeta> {
     const c = await this.readCounters();
     const external = Number(c.external);
+    const stored = c.stored === null || c.stale === null ? undefined : Number(c.stored);
     return {
       updateSeq: Number(c.update_seq),
       purgeSeq: Number(c.purge_seq),
       docCount: Number(c.doc_count),
       docDelCount: Number(c.doc_del_count),
       // PostgreSQL's files hold every database at once: no per-database file size to report,
-      // so both sizes are the bodies' bytes.
-      sizes: { file: external, external, active: external },
+      // so `file` is the bytes of its stored bodies, and `active` those less the stale ones
+      // (revisions no longer leaves: what compaction drops). Not counted yet: the live bodies'.
+      sizes:
+        stored === undefined
+          ? { file: external, external, active: external }
+          : { file: stored, external, active: stored - Number(c.stale) },
       createdAt: this.createdAt,
     };
   }
@@ -214,6 +219,13 @@ export class PostgresDocumentStore implements DocumentStore {
     const done = await this.transaction((client) => purgeLocked(client, this.target, ids, keepInfos, plan));
     this.events.updated(this.name);
     return done;
+  }
+
+  async countStaleBodies(leavesOf: (record: DocRecord) => readonly string[]): Promise<void> {
+    // Counted already (every database made since they are kept): one read, no lock.
+    const c = await this.readCounters();
+    if (c.stored !== null && c.stale !== null) return;
+    await this.transaction((client) => countStaleLocked(client, this.target, leavesOf));
   }
 
   async compact(ids: readonly string[], plan: CompactPlanner): Promise<void> {

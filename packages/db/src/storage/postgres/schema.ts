@@ -161,6 +161,14 @@ export function migrations(schema: string): string[] {
     roleLogMigration(s),
     // 9: each document's access in one row of its own, no by-document index of the access rows (access-rows.ts).
     accessDocsMigration(s),
+    // 10: what a database's sizes.file and sizes.active are made of (postgres-database.ts meta):
+    // the bytes of its stored bodies, and of those of revisions that are not leaves (stale: what
+    // compaction drops), kept by every write. NULL in a database from before, until
+    // countStaleBodies counts them once; 0 in a new one.
+    `
+    ALTER TABLE ${s}.dbs ADD COLUMN stored bigint, ADD COLUMN stale bigint;
+    ALTER TABLE ${s}.dbs ALTER COLUMN stored SET DEFAULT 0, ALTER COLUMN stale SET DEFAULT 0;
+    `,
   ];
 }
 

@@ -20,19 +20,25 @@ export function documentStatements(schema: string) {
     /** The attachment tables, qualified (their statements are built where used). */
     attachments: `${s}.attachments`,
     chunks: `${s}.attachment_chunks`,
-    counters: named(`SELECT update_seq, doc_count, doc_del_count, external, purge_seq FROM ${s}.dbs WHERE db_id = $1`),
+    counters: named(
+      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = $1`,
+    ),
     // The writers' lock: FOR NO KEY UPDATE conflicts with itself (one writer per database at a
     // time, on every node) but not with the KEY SHARE lock that local documents and properties
     // take, which only a DELETE of the row (destroy) waits for.
     lock: named(
-      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
+      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
     ),
     setTrees: named(
       `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
         'WHERE d.db_id = $1 AND d.id = x.id',
     ),
     deleteDocs: named(`DELETE FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
-    deleteAllBodies: named(`DELETE FROM ${s}.bodies WHERE db_id = $1 AND id = ANY($2::text[])`),
+    // Bodies deleted answer their bytes (the stored bodies' count follows them).
+    deleteAllBodies: named(
+      `WITH d AS (DELETE FROM ${s}.bodies WHERE db_id = $1 AND id = ANY($2::text[]) RETURNING octet_length(body) AS n) ` +
+        'SELECT coalesce(sum(n), 0) AS n FROM d',
+    ),
     logPurges: named(
       `INSERT INTO ${s}.purges (db_id, seq, id, revs) SELECT $1::int8, * FROM unnest($2::int8[], $3::text[], $4::text[])`,
     ),
@@ -60,14 +66,30 @@ export function documentStatements(schema: string) {
       `SELECT b.id, b.rev, b.body FROM ${s}.bodies b JOIN unnest($2::text[], $3::text[]) AS w(id, rev) ` +
         `ON b.id = w.id AND b.rev = w.rev WHERE b.db_id = $1`,
     ),
+    // Names the bodies that were new (xmax 0: no row replaced), for the stored bodies' count: a
+    // revision's body written again is the same text (its rev id is its content's).
     putBodies: named(
       `INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, * FROM unnest($2::text[], $3::text[], $4::text[]) ` +
-        'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body',
+        'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body RETURNING id, rev, xmax = 0 AS inserted',
     ),
     dropBodies: named(
-      `DELETE FROM ${s}.bodies b USING unnest($2::text[], $3::text[]) AS x(id, rev) ` +
-        'WHERE b.db_id = $1 AND b.id = x.id AND b.rev = x.rev',
+      `WITH d AS (DELETE FROM ${s}.bodies b USING unnest($2::text[], $3::text[]) AS x(id, rev) ` +
+        'WHERE b.db_id = $1 AND b.id = x.id AND b.rev = x.rev RETURNING octet_length(b.body) AS n) ' +
+        'SELECT coalesce(sum(n), 0) AS n FROM d',
     ),
+    /** The bytes of the bodies of the (id, rev) pairs stored (missing ones count nothing). */
+    bodyBytes: named(
+      `SELECT coalesce(sum((SELECT octet_length(b.body) FROM ${s}.bodies b ` +
+        'WHERE b.db_id = $1 AND b.id = x.id AND b.rev = x.rev)), 0) AS n FROM unnest($2::text[], $3::text[]) AS x(id, rev)',
+    ),
+    /** Every stored body's bytes, and those of revisions that are not their document's winner. */
+    bodyTotals: named(
+      `SELECT coalesce(sum(octet_length(b.body)), 0) AS stored, ` +
+        'coalesce(sum(octet_length(b.body)) FILTER (WHERE b.rev <> d.rev), 0) AS stale ' +
+        `FROM ${s}.bodies b LEFT JOIN ${s}.docs d ON d.db_id = b.db_id AND d.id = b.id WHERE b.db_id = $1`,
+    ),
+    /** A page of records by id, for a walk of every document. */
+    docsAfter: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id > $2 ORDER BY id LIMIT $3`),
     bodySizes: named(
       `SELECT x.id, octet_length(b.body) AS size FROM unnest($2::text[], $3::text[]) AS x(id, rev) ` +
         `JOIN ${s}.bodies b ON b.db_id = $1 AND b.id = x.id AND b.rev = x.rev`,
@@ -81,6 +103,12 @@ export function documentStatements(schema: string) {
     saveCounters: named(
       `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5 WHERE db_id = $1`,
     ),
+    /** `saveCounters` and the body bytes (`stored`, `stale`: NULL until counted). */
+    saveCountersSized: named(
+      `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5, stored = $6, stale = $7 ` +
+        'WHERE db_id = $1',
+    ),
+    saveSizes: named(`UPDATE ${s}.dbs SET stored = $2, stale = $3 WHERE db_id = $1`),
     changes: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
     changesDesc: named(
       `SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4`,
@@ -122,6 +150,9 @@ export interface CounterRow {
   doc_del_count: string;
   external: string;
   purge_seq: string;
+  /** Bytes of the stored bodies, and of those that are stale (not leaves); NULL until counted. */
+  stored: string | null;
+  stale: string | null;
 }
 
 /** The counters of a `dbs` row, as numbers. */
@@ -131,6 +162,8 @@ export function countersOf(row: CounterRow): {
   docDelCount: number;
   external: number;
   purgeSeq: number;
+  /** Both undefined until counted (a database from before they were kept). */
+  bodies: { stored: number; stale: number } | undefined;
 } {
   return {
     updateSeq: Number(row.update_seq),
@@ -138,6 +171,8 @@ export function countersOf(row: CounterRow): {
     docDelCount: Number(row.doc_del_count),
     external: Number(row.external),
     purgeSeq: Number(row.purge_seq),
+    bodies:
+      row.stored === null || row.stale === null ? undefined : { stored: Number(row.stored), stale: Number(row.stale) },
   };
 }
 

@@ -12,14 +12,19 @@ export interface StoredCounters {
   docDelCount: number;
   external: number;
   purgeSeq: number;
+  /**
+   * Bytes of stored bodies of revisions that are not leaves (what compaction drops); undefined
+   * in a file from before it was kept, until `SqliteDatabase.countStaleBodies`.
+   */
+  stale: number | undefined;
 }
 
 export type DocRow = [id: string, seq: number, rev: string, deleted: number, tree: string];
 export type LocalRow = [id: string, rev: string, body: string];
 /** A record with its winner's body (NULL for a deleted winner), the tree last. */
 export type BodyRow = [id: string, seq: number, rev: string, deleted: number, body: string | null, tree: string];
-/** What a write needs of a document's current row: its key, deleted flag, counted body size and stored tree. */
-export type OldRow = [k: number, deleted: number, size: number, tree: string];
+/** What a write needs of a document's current row: its key, deleted flag, counted body size, stored tree and winner. */
+export type OldRow = [k: number, deleted: number, size: number, tree: string, rev: string];
 
 export const DOC_COLUMNS = 'id, seq, rev, deleted, tree';
 

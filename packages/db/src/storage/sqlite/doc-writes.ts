@@ -3,9 +3,9 @@
  * INSERTs), purges and compaction's rewrites, each keeping the counters in `meta` with them.
  */
 import type Database from 'better-sqlite3';
-import type { CompactWrite, DocWrite, PurgeWrite } from '../records.js';
+import type { CompactWrite, DocRecord, DocWrite, PurgeWrite } from '../records.js';
 import type { OldRow, StoredCounters } from './doc-rows.js';
-import { COUNTERS } from './schema.js';
+import { COUNTERS, STALE } from './schema.js';
 import type { TreeChunks } from './tree-chunks.js';
 
 type Statement = Database.Statement;
@@ -28,24 +28,48 @@ export class SqliteDocWrites {
   private readonly stmtSetTree: Statement;
   private readonly stmtBodySize: Statement;
   private readonly stmtSaveCounters: Statement;
+  /** `stmtSaveCounters` with the stale bodies' bytes, once the file keeps them. */
+  private readonly stmtSaveCountersStale: Statement;
 
   constructor(
     private readonly db: Database.Database,
     /** Where long one-line histories are kept (./tree-chunks.ts): every tree is stored through it. */
     private readonly trees: TreeChunks,
   ) {
-    this.stmtOld = db.prepare('SELECT k, deleted, size, tree FROM docs WHERE id = ?').raw();
+    this.stmtOld = db.prepare('SELECT k, deleted, size, tree, rev FROM docs WHERE id = ?').raw();
     // `k` is given explicitly on insert, as SQLite would pick it: one more than the largest.
     this.stmtMaxKey = db.prepare('SELECT max(k) FROM docs').pluck();
     this.stmtUpdateDoc = db.prepare('UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?');
     this.stmtPutBody = db.prepare('INSERT OR REPLACE INTO bodies (doc, rev, body) VALUES (?, ?, ?)');
-    this.stmtDropBody = db.prepare('DELETE FROM bodies WHERE doc = ? AND rev = ?');
+    // The dropped body's bytes come back: a dropped body was stale (see `apply`).
+    this.stmtDropBody = db
+      .prepare('DELETE FROM bodies WHERE doc = ? AND rev = ? RETURNING length(CAST(body AS BLOB))')
+      .pluck();
     this.stmtSetTree = db.prepare('UPDATE docs SET tree = ? WHERE k = ?');
     // CAST to BLOB makes length() count bytes instead of characters.
     this.stmtBodySize = db.prepare('SELECT length(CAST(body AS BLOB)) FROM bodies WHERE doc = ? AND rev = ?').pluck();
     this.stmtSaveCounters = db.prepare(
       `INSERT OR REPLACE INTO meta (key, value) VALUES ${COUNTERS.map((k) => `('${k}', ?)`).join(', ')}`,
     );
+    this.stmtSaveCountersStale = db.prepare(
+      `INSERT OR REPLACE INTO meta (key, value) VALUES ${[...COUNTERS, STALE].map((k) => `('${k}', ?)`).join(', ')}`,
+    );
+  }
+
+  /** Bytes of the body of revision `rev` of document `k`, 0 where none is stored. */
+  private bodySize(k: number, rev: string): number {
+    return (this.stmtBodySize.get(k, rev) as number | undefined) ?? 0;
+  }
+
+  /**
+   * Drops the bodies of `revs` of document `k`: their bytes, all of them stale when dropped (a
+   * write drops stemmed revisions, which were not leaves or are `unleafed` by it; compaction
+   * drops bodies of revisions that are not leaves).
+   */
+  private dropBodies(k: number, revs: readonly string[]): number {
+    let bytes = 0;
+    for (const rev of revs) bytes += (this.stmtDropBody.get(k, rev) as number | undefined) ?? 0;
+    return bytes;
   }
 
   /**
@@ -65,7 +89,7 @@ export class SqliteDocWrites {
       this.insertRows(this.stmtPutBodies, 'INSERT OR REPLACE INTO bodies (doc, rev, body)', 3, bodyRows);
     };
     let nextKey = 0; // read when the first new document needs one
-    for (const { record, bodies, dropBodies, isNew, treeGrowth } of writes) {
+    for (const { record, bodies, dropBodies, isNew, treeGrowth, unleafed } of writes) {
       for (const b of bodies) {
         if (typeof b.body !== 'string') throw new TypeError(`body of ${record.id} ${b.rev} is not a string`);
       }
@@ -81,6 +105,12 @@ export class SqliteDocWrites {
         if (!record.deleted) size = sizeInBatch(bodies, record.rev) ?? 0;
         if (nextKey === 0) nextKey = ((this.stmtMaxKey.get() as number | null) ?? 0) + 1;
         const k = nextKey++;
+        // Bodies of a new document are all in the batch: those stemmed by a later write of it in
+        // the batch are not stored at all, those no longer leaves count as stale.
+        const dropped = dropBodies === undefined || dropBodies.length === 0 ? undefined : new Set(dropBodies);
+        if (c.stale !== undefined && unleafed !== undefined) {
+          for (const rev of unleafed) if (dropped?.has(rev) !== true) c.stale += sizeInBatch(bodies, rev) ?? 0;
+        }
         docRows.push(
           k,
           record.id,
@@ -90,11 +120,21 @@ export class SqliteDocWrites {
           size,
           this.trees.store(k, record.tree, undefined, undefined),
         );
-        for (const b of bodies) bodyRows.push(k, b.rev, b.body);
+        for (const b of bodies) if (dropped?.has(b.rev) !== true) bodyRows.push(k, b.rev, b.body);
       } else {
         const k = old[0];
         for (const b of bodies) this.stmtPutBody.run(k, b.rev, b.body);
-        if (dropBodies !== undefined) for (const rev of dropBodies) this.stmtDropBody.run(k, rev);
+        // New stale bodies, then the dropped ones (each stale by then): see DocWrite.unleafed.
+        if (c.stale !== undefined && unleafed !== undefined) {
+          for (const rev of unleafed) {
+            // The usual case, the live winner updated or deleted: its size is on its row.
+            c.stale += sizeInBatch(bodies, rev) ?? (rev === old[4] && old[1] === 0 ? old[2] : this.bodySize(k, rev));
+          }
+        }
+        if (dropBodies !== undefined) {
+          const bytes = this.dropBodies(k, dropBodies);
+          if (c.stale !== undefined) c.stale -= bytes;
+        }
         if (!record.deleted) {
           size = sizeInBatch(bodies, record.rev) ?? (this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0;
         }
@@ -109,7 +149,7 @@ export class SqliteDocWrites {
       seqs.push(seq);
     }
     flush();
-    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
+    this.saveCounters(c);
     return { seqs, counters: c };
   }
 
@@ -135,7 +175,9 @@ export class SqliteDocWrites {
 
   /** Saves counters moved outside a document write (a role change's sequences), in the caller's transaction. */
   saveCounters(c: StoredCounters): void {
-    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
+    if (c.stale === undefined)
+      this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
+    else this.stmtSaveCountersStale.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq, c.stale);
   }
 
   /** A purge (`SqliteSyncStore.purgeDocs`), inside the caller's transaction; the counters after it. */
@@ -151,7 +193,7 @@ export class SqliteDocWrites {
     const before = c.updateSeq;
     const logPurge = db.prepare('INSERT INTO purges (seq, id, revs) VALUES (?, ?, ?)');
     for (const purge of purges) {
-      const { id, revs, record, dropBodies } = purge;
+      const { id, revs, record, dropBodies, staleGone } = purge;
       logPurge.run(++c.purgeSeq, id, JSON.stringify(revs));
       if (record === undefined) continue;
       const old = this.stmtOld.get(id) as OldRow | undefined;
@@ -160,13 +202,16 @@ export class SqliteDocWrites {
       if (oldDeleted !== 0) c.docDelCount--;
       else c.docCount--;
       c.external -= oldSize;
+      // Read before any body goes: bodies that stop counting as stale.
+      if (c.stale !== undefined && staleGone !== undefined)
+        for (const rev of staleGone) c.stale -= this.bodySize(k, rev);
       if (record === null) {
         db.prepare('DELETE FROM bodies WHERE doc = ?').run(k);
         db.prepare('DELETE FROM docs WHERE k = ?').run(k);
         this.trees.drop(k);
         continue;
       }
-      for (const rev of dropBodies ?? []) this.stmtDropBody.run(k, rev);
+      if (dropBodies !== undefined) this.dropBodies(k, dropBodies);
       const size = record.deleted ? 0 : ((this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0);
       const tree = this.trees.store(k, record.tree, oldTree, undefined);
       this.stmtUpdateDoc.run(++c.updateSeq, record.rev, record.deleted ? 1 : 0, size, tree, k);
@@ -178,21 +223,52 @@ export class SqliteDocWrites {
     // As CouchDB: the update sequence moves even when no document was re-sequenced.
     if (c.updateSeq === before) c.updateSeq++;
     db.prepare('DELETE FROM purges WHERE seq <= ?').run(c.purgeSeq - Math.max(1, keepInfos));
-    this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);
+    this.saveCounters(c);
     return c;
   }
 
-  /** Compaction's rewrites (`SqliteSyncStore.compactDocs`), in a transaction of their own. */
-  compact(writes: readonly CompactWrite[]): void {
-    if (writes.length === 0) return;
+  /** Compaction's rewrites (`SqliteSyncStore.compactDocs`), in a transaction of their own; the counters after them. */
+  compact(writes: readonly CompactWrite[], totals: StoredCounters): StoredCounters {
+    if (writes.length === 0) return totals;
+    const c = { ...totals };
     this.db.transaction(() => {
       for (const { id, tree, dropBodies } of writes) {
         const old = this.stmtOld.get(id) as OldRow | undefined;
         if (old === undefined) continue;
-        for (const rev of dropBodies) this.stmtDropBody.run(old[0], rev);
+        const bytes = this.dropBodies(old[0], dropBodies);
+        if (c.stale !== undefined) c.stale -= bytes;
         this.stmtSetTree.run(this.trees.store(old[0], tree, old[3], undefined), old[0]);
       }
+      if (c.stale !== undefined) this.saveCounters(c);
     })();
+    return c;
+  }
+
+  /**
+   * Counts the stale bodies' bytes of a file from before they were kept, inside the caller's
+   * transaction: every body whose revision is not its document's winner, less the other leaves'
+   * (`leavesOf`: a document's leaf revisions; conflicts are few, so those are looked up one by
+   * one). Saves them with the counters; the counters after it.
+   */
+  countStale(
+    totals: StoredCounters,
+    records: Iterable<DocRecord & { k: number }>,
+    leavesOf: (record: DocRecord) => readonly string[],
+  ): StoredCounters {
+    let stale = this.db
+      .prepare(
+        'SELECT coalesce(sum(length(CAST(b.body AS BLOB))), 0) FROM bodies b JOIN docs d ON d.k = b.doc WHERE b.rev <> d.rev',
+      )
+      .pluck()
+      .get() as number;
+    const others: [number, string][] = [];
+    for (const record of records) {
+      for (const rev of leavesOf(record)) if (rev !== record.rev) others.push([record.k, rev]);
+    }
+    for (const [k, rev] of others) stale -= this.bodySize(k, rev);
+    const c = { ...totals, stale };
+    this.saveCounters(c);
+    return c;
   }
 }
 

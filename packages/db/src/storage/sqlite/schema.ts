@@ -13,13 +13,14 @@
 /**
  * 2: long one-line revision histories may be stored in `tree_chunks` (./tree-chunks.ts), which
  * an older build would misread as tree text; a version-1 file is brought up to 2 on open.
- */
-/**
  * 3: a document's access (readers, who lost it, its leaves' text) is kept in `docs.access`
  * (./access-rows.ts), not in a by-document index of the access rows and `access_leaves`, which an
  * older build would read as empty; a version-1 or -2 file is brought up to 3 on open.
+ * 4: `meta` keeps `stale`, the bytes of stored bodies of revisions that are not leaves, which
+ * every write keeps exact (an older build would not); a file of version 1 to 3 is brought up to
+ * 4 on open without it, and `SqliteDatabase.countStaleBodies` counts it once.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const SCHEMA = `
 CREATE TABLE docs (
@@ -105,3 +106,5 @@ export const ATTACHMENT_CHUNKS_COLUMN = 'ALTER TABLE attachments ADD COLUMN chun
 
 /** Counter keys of `meta`, written together at the end of every document transaction. */
 export const COUNTERS = ['update_seq', 'doc_count', 'doc_del_count', 'external', 'purge_seq'] as const;
+/** The `meta` key of the stale bodies' bytes (schema version 3), written with COUNTERS once known. */
+export const STALE = 'stale';

@@ -25,7 +25,7 @@ import type {
 import { SqliteAttachments } from './attachments.js';
 import { SqliteDocFolds } from './doc-folds.js';
 import { recordsOf, SqliteDocReads } from './doc-reads.js';
-import { type LocalRow, type StoredCounters, toLocal } from './doc-rows.js';
+import { type DocRow, type LocalRow, type StoredCounters, toLocal, toRecord } from './doc-rows.js';
 import { TreeChunks } from './tree-chunks.js';
 import { SqliteDocWrites } from './doc-writes.js';
 import { configureConnection, loadCounters, migrateFile } from './sqlite-file.js';
@@ -64,6 +64,8 @@ export class SqliteDatabase implements SqliteSyncStore {
   private readonly reads: SqliteDocReads;
   private readonly writes: SqliteDocWrites;
   private readonly folds: SqliteDocFolds;
+  /** Where long one-line histories are kept (./tree-chunks.ts). */
+  private readonly trees: TreeChunks;
   private totals: StoredCounters;
   /** The latest writes, for index updates that follow them (../recent-changes.ts). */
   private readonly recent: RecentChanges;
@@ -115,6 +117,7 @@ export class SqliteDatabase implements SqliteSyncStore {
     const db = this.db;
     this.attachments = new SqliteAttachments(db);
     const trees = new TreeChunks(db);
+    this.trees = trees;
     this.access = new SqliteAccessRows(db, trees);
     this.reads = new SqliteDocReads(db, trees);
     this.writes = new SqliteDocWrites(db, trees);
@@ -158,7 +161,8 @@ export class SqliteDatabase implements SqliteSyncStore {
       sizes: {
         file: fileSize(this.path) + fileSize(`${this.path}-wal`),
         external: c.external,
-        active: (pageCount - freePages) * pageSize,
+        // Pages in use less the stale bodies in them: what compaction would leave.
+        active: Math.max(0, (pageCount - freePages) * pageSize - (c.stale ?? 0)),
       },
       createdAt: this.createdAt,
     };
@@ -307,9 +311,29 @@ export class SqliteDatabase implements SqliteSyncStore {
   }
 
   compactDocs(writes: readonly CompactWrite[]): void {
-    this.writes.compact(writes);
+    this.totals = this.writes.compact(writes, this.totals);
     // Compaction rewrites trees without a new sequence: the kept recent writes would give the old ones.
     this.recent.clear(this.totals.updateSeq);
+  }
+
+  /** `DocumentStore.countStaleBodies`: in one transaction, once per file from before schema version 3. */
+  countStaleBodies(leavesOf: (record: DocRecord) => readonly string[]): void {
+    if (this.totals.stale !== undefined) return;
+    const page = this.db
+      .prepare('SELECT k, id, seq, rev, deleted, tree FROM docs WHERE k > ? ORDER BY k LIMIT 1000')
+      .raw();
+    const trees = this.trees;
+    // Pages by key, each read whole: no statement stays open while trees are read.
+    function* records(): Generator<DocRecord & { k: number }> {
+      let after = 0;
+      for (;;) {
+        const rows = page.all(after) as [number, ...DocRow][];
+        for (const [k, ...row] of rows) yield { k, ...toRecord(row, trees) };
+        if (rows.length < 1000) return;
+        after = rows[rows.length - 1]![0];
+      }
+    }
+    this.totals = this.db.transaction(() => this.writes.countStale(this.totals, records(), leavesOf))();
   }
 
   /**

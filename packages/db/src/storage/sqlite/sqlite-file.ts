@@ -12,6 +12,7 @@ import {
   PURGE_SCHEMA,
   SCHEMA,
   SCHEMA_VERSION,
+  STALE,
 } from './schema.js';
 import { TREE_CHUNKS_SCHEMA } from './tree-chunks.js';
 
@@ -62,12 +63,13 @@ export function migrateFile(db: Database.Database, name: string): number {
       db.exec(TREE_CHUNKS_SCHEMA);
       const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
       for (const key of COUNTERS) put.run(key, 0);
+      put.run(STALE, 0);
       put.run('created_at', createdAt);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
     return createdAt;
   }
-  if (version !== SCHEMA_VERSION && version !== 1 && version !== 2) {
+  if (version !== SCHEMA_VERSION && version !== 1 && version !== 2 && version !== 3) {
     throw new Error(`database ${name}: unsupported storage schema version ${version}`);
   }
   db.exec(PURGE_SCHEMA);
@@ -91,5 +93,7 @@ export function loadCounters(db: Database.Database): StoredCounters {
     docDelCount: get('doc_del_count'),
     external: get('external'),
     purgeSeq: get('purge_seq'),
+    // Absent in a file from before schema version 4, until counted.
+    stale: values.get(STALE),
   };
 }

@@ -258,6 +258,10 @@ class SqliteDocumentStore implements DocumentStore {
     this.db.compactDocs(plan(recordsOf(ids, this.db.getDocs(ids))));
   }
 
+  async countStaleBodies(leavesOf: (record: DocRecord) => readonly string[]): Promise<void> {
+    this.db.countStaleBodies(leavesOf);
+  }
+
   async reclaimSpace(maxPages: number): Promise<boolean> {
     return this.db.reclaimSpace(maxPages);
   }

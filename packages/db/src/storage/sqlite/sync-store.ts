@@ -51,6 +51,8 @@ export interface SqliteSyncStore {
    * and new `deleted` flags. Returns the sequence given to each write. All or nothing.
    */
   writeDocs(writes: readonly DocWrite[]): number[];
+  /** `DocumentStore.countStaleBodies`, synchronously. */
+  countStaleBodies(leavesOf: (record: DocRecord) => readonly string[]): void;
   /**
    * The contract's write path (`DocumentStore.update`), synchronous: the records of `ids` are
    * read, planned over and written in one transaction.
