@@ -93,9 +93,7 @@ function scoreTerm(reader: IndexReader, field: string, term: string, boost: numb
   const index = reader.index;
   const postings = index.term(field, term);
   if (postings === undefined) return scoredOf(0);
-  const stats = index.fieldStats(field);
-  const weight = f(boost * bm25Idf(docFreq, stats.docCount));
-  const cache = normCache(stats.sumTotalTermFreq, stats.docCount);
+  const { weight, cache } = bm25TermWeight(reader, field, boost, docFreq);
   const lengths = index.lengthBytes(field);
   const alive = index.liveness;
   const { docs, ends } = postings;
@@ -113,6 +111,20 @@ function scoreTerm(reader: IndexReader, field: string, term: string, boost: numb
   }
   out.length = found;
   return out;
+}
+
+/** A term's BM25 weight (its boost times its idf) and the field's length-norm cache. */
+export function bm25TermWeight(
+  reader: IndexReader,
+  field: string,
+  boost: number,
+  docFreq: number,
+): { weight: number; cache: Float64Array } {
+  const stats = reader.index.fieldStats(field);
+  return {
+    weight: f(boost * bm25Idf(docFreq, stats.docCount)),
+    cache: normCache(stats.sumTotalTermFreq, stats.docCount),
+  };
 }
 
 /**
