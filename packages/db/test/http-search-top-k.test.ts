@@ -105,6 +105,10 @@ describe('search: the page by relevance without scoring every posting', () => {
     await same('apple^3');
     await same('filler3');
     await same('nothing');
+    // Phrases: their matches go to the page as they are found.
+    await same('"apple pear"');
+    await same('"apple apple"');
+    await same('"pear apple"~3');
   });
 
   it('the same after updates, deletions and documents numbered out of id order', async () => {
@@ -120,5 +124,6 @@ describe('search: the page by relevance without scoring every posting', () => {
     assert.equal(await same('apple'), 700 - 50 + 60);
     await same('pear');
     await same('filler0 ');
+    await same('"apple pear"');
   });
 });
