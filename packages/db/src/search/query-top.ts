@@ -11,7 +11,7 @@
 import { BLOCK } from './postings.js';
 import type { RunQuery } from './query-build.js';
 import { bm25Score } from './bm25.js';
-import { bm25TermWeight, scoreBm25 } from './query-bm25.js';
+import { bm25PhraseScorer, bm25TermWeight, scoreBm25 } from './query-bm25.js';
 import {
   type IndexReader,
   NORM_VALUES,
@@ -34,7 +34,7 @@ export function topOfQuery(reader: IndexReader, query: RunQuery, top: TopHits): 
   if (query.type === 'term') {
     return reader.similarity === 'bm25' ? topOfTermBm25(reader, query, top) : topOfTerm(reader, query, top);
   }
-  if (query.type === 'phrase' && reader.similarity === 'classic') return topOfPhrase(reader, query, top);
+  if (query.type === 'phrase') return topOfPhrase(reader, query, top);
   const { docs, scores, length } = scoreHits(reader, query);
   for (let i = 0; i < length; i++) top.offer(docs[i]!, scores[i]!);
   return length;
@@ -78,9 +78,17 @@ function topOfTerm(reader: IndexReader, q: Extract<RunQuery, { type: 'term' }>, 
  */
 function topOfPhrase(reader: IndexReader, q: Extract<RunQuery, { type: 'phrase' }>, top: TopHits): number {
   const index = reader.index;
+  let total = 0;
+  if (reader.similarity === 'bm25') {
+    const scoreOf = bm25PhraseScorer(reader, q, Math.fround(q.boost));
+    phraseMatches(index, q, (doc, freq) => {
+      total++;
+      top.offer(doc, scoreOf(doc, freq));
+    });
+    return total;
+  }
   const value = phraseValue(reader, q);
   const norms = index.norms(q.field);
-  let total = 0;
   phraseMatches(index, q, (doc, freq) => {
     total++;
     top.offer(doc, Math.sqrt(freq) * value * normValue(norms[doc]!));
