@@ -7,7 +7,8 @@ import { startTestServer, type TestServer } from './support/server.js';
  * (search/query-top.ts): its pages, scores and total_rows must be the ones of every hit scored.
  * The oracle is the same query sorted by `<score>` (which scores every hit, then sorts), over
  * terms with hundreds of postings, many tied scores, and after updates, deletions and documents
- * added between others (numbered after the index was read).
+ * added between others (numbered after the index was read). The same for `_nouveau`'s BM25
+ * scores.
  */
 describe('search: the page by relevance without scoring every posting', () => {
   let t: TestServer;
@@ -44,6 +45,24 @@ describe('search: the page by relevance without scoring every posting', () => {
     return { total, rows };
   };
 
+  /** The same through `_nouveau` (BM25 scores): ids and scores. */
+  const walkNouveau = async (q: string, extra: Record<string, string>) => {
+    const hits: { id: string; score: unknown }[] = [];
+    let bookmark: string | undefined;
+    let total: number | undefined;
+    for (;;) {
+      const params = new URLSearchParams({ q, limit: '40', ...extra, ...(bookmark ? { bookmark } : {}) });
+      const r = await t.request('GET', `/k/_design/d/_nouveau/n?${params}`);
+      assert.equal(r.status, 200, r.text);
+      total ??= r.json.total_hits;
+      assert.equal(r.json.total_hits, total);
+      if (r.json.hits.length === 0) break;
+      for (const hit of r.json.hits) hits.push({ id: hit.id, score: hit.order[0].value });
+      bookmark = r.json.bookmark;
+    }
+    return { total, hits };
+  };
+
   const same = async (q: string) => {
     const top = await walk(q, {});
     const all = await walk(q, { sort: JSON.stringify('<score>') });
@@ -57,6 +76,12 @@ describe('search: the page by relevance without scoring every posting', () => {
       all.rows.slice(0, 25),
       q,
     );
+    // BM25 (`_nouveau`): the page by relevance against the sort by relevance, which scores every hit.
+    const bm25 = await walkNouveau(q, {});
+    const bm25All = await walkNouveau(q, { sort: JSON.stringify(['relevance']) });
+    assert.equal(bm25.total, top.total, q);
+    assert.deepEqual(bm25.hits, bm25All.hits, q);
+    assert.equal(bm25.hits.length, bm25.total, q);
     return top.total;
   };
 
@@ -66,7 +91,10 @@ describe('search: the page by relevance without scoring every posting', () => {
     const docs = Array.from({ length: 700 }, (_, i) => ({ _id: `d${String(i * 2).padStart(5, '0')}`, body: body() }));
     assert.equal((await t.request('POST', '/k/_bulk_docs', { body: { docs } })).status, 201);
     await t.request('PUT', '/k/_design/d', {
-      body: { indexes: { i: { index: 'function (doc) { index("default", doc.body); }' } } },
+      body: {
+        indexes: { i: { index: 'function (doc) { index("default", doc.body); }' } },
+        nouveau: { n: { index: 'function (doc) { index("text", "default", doc.body); }' } },
+      },
     });
   });
   after(() => t.close());
@@ -77,6 +105,10 @@ describe('search: the page by relevance without scoring every posting', () => {
     await same('apple^3');
     await same('filler3');
     await same('nothing');
+    // Phrases: their matches go to the page as they are found.
+    await same('"apple pear"');
+    await same('"apple apple"');
+    await same('"pear apple"~3');
   });
 
   it('the same after updates, deletions and documents numbered out of id order', async () => {
@@ -92,5 +124,6 @@ describe('search: the page by relevance without scoring every posting', () => {
     assert.equal(await same('apple'), 700 - 50 + 60);
     await same('pear');
     await same('filler0 ');
+    await same('"apple pear"');
   });
 });

@@ -13,10 +13,10 @@
 import type { Database } from '../documents/database.js';
 import { DESIGN_PREFIX } from '../documents/doc-id.js';
 import { CouchError } from '../errors.js';
-import { toPlain } from '../json/index.js';
 import type { ViewManager } from '../views/view-manager.js';
 import { analyzeRequest } from './analyzers.js';
 import { shortestFloat } from './bm25.js';
+import { fromDesign } from './design-definitions.js';
 import { nouveauIndexOf } from './nouveau-design.js';
 import type { NouveauParams } from './nouveau-request.js';
 import { type SearchRow, searchIndex } from './search.js';
@@ -43,10 +43,7 @@ export interface NouveauAnswer {
 /** The index definition of `_design/{ddoc}`'s `nouveau.{name}` (the design document's 404s first). */
 export async function nouveauDefinition(db: Database, ddoc: string, name: string): Promise<SearchIndexDef> {
   const ddocId = DESIGN_PREFIX + ddoc;
-  const current = await db.winningBody(ddocId);
-  if (current === undefined)
-    throw new CouchError('not_found', (await db.record(ddocId)) === undefined ? 'missing' : 'deleted');
-  return nouveauIndexOf(ddocId, toPlain(current.body) as Record<string, unknown>, name);
+  return fromDesign(db, ddocId, `nouveau:${name}`, (body) => nouveauIndexOf(ddocId, body, name));
 }
 
 export async function nouveauSearch(

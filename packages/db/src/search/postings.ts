@@ -45,14 +45,16 @@ export class TermPostings {
   /**
    * Per block of BLOCK postings, the (frequency, norm byte) pairs no other posting of the block
    * beats on both (a higher norm byte is worth more: `norms` are Lucene 4's bytes, or stored
-   * so): a query's best score in a block is its score of one of them (./query-top.ts). Dead
-   * entries are kept in (a bound stays a bound); made again from the first block that changed.
+   * so; with `lowerIsBetter`, BM25's length bytes, a lower byte is worth more): a query's best
+   * score in a block is its score of one of them (./query-top.ts). Dead entries are kept in (a
+   * bound stays a bound); made again from the first block that changed.
    */
-  impacts(norms: Uint8Array): BlockImpacts {
+  impacts(norms: Uint8Array, lowerIsBetter = false): BlockImpacts {
     let impacts = this.blockImpacts;
-    if (impacts === undefined || impacts.norms !== norms) {
-      impacts = this.blockImpacts = { norms, covered: 0, ends: [], freqs: [], bytes: [] };
+    if (impacts === undefined || impacts.norms !== norms || impacts.lowerIsBetter !== lowerIsBetter) {
+      impacts = this.blockImpacts = { norms, lowerIsBetter, covered: 0, ends: [], freqs: [], bytes: [] };
     }
+    const flip = lowerIsBetter ? 255 : 0;
     if (impacts.covered === this.docs.length) return impacts;
     // A last block that was not full is made again with the postings appended since.
     let block = Math.floor(impacts.covered / BLOCK);
@@ -67,7 +69,7 @@ export class TermPostings {
       pairs.length = 0;
       for (let i = from; i < to; i++) {
         const freq = ends[i]! - (i === 0 ? 0 : ends[i - 1]!);
-        pairs.push(freq * 256 + norms[docs[i]!]!);
+        pairs.push(freq * 256 + (flip ^ norms[docs[i]!]!));
       }
       // Highest frequency first; a pair stays when its norm beats every higher frequency's.
       pairs.sort((a, b) => b - a);
@@ -77,7 +79,7 @@ export class TermPostings {
         if (byte <= best) continue;
         best = byte;
         impacts.freqs.push(pair >>> 8);
-        impacts.bytes.push(byte);
+        impacts.bytes.push(flip ^ byte);
       }
       impacts.ends.push(impacts.freqs.length);
     }
@@ -120,6 +122,7 @@ export const BLOCK = 128;
 /** A term's best (frequency, norm byte) pairs per block of its postings, as of `covered` postings. */
 export interface BlockImpacts {
   norms: Uint8Array;
+  lowerIsBetter: boolean;
   covered: number;
   /** Per block, where its pairs end in `freqs` and `bytes`. */
   ends: number[];

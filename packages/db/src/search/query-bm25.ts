@@ -36,17 +36,12 @@ function score(reader: IndexReader, q: RunQuery, outer: number): Scored {
     case 'term':
       return scoreTerm(reader, q.field, q.term, boost, index.docFreq(q.field, q.term));
     case 'phrase': {
-      const stats = index.fieldStats(q.field);
-      let idf = 0;
-      for (const t of q.terms) idf += bm25Idf(index.docFreq(q.field, t.term), stats.docCount);
-      const weight = f(boost * f(idf));
-      const cache = normCache(stats.sumTotalTermFreq, stats.docCount);
-      const lengths = index.lengthBytes(q.field);
+      const scoreOf = bm25PhraseScorer(reader, q, boost);
       const first = index.term(q.field, q.terms[0]!.term);
       const out = scoredOf(first?.docs.length ?? 0);
       phraseMatches(index, q, (doc, freq) => {
         out.docs[out.length] = doc;
-        out.scores[out.length++] = bm25Score(weight, f(freq), cache[lengths[doc]!]!);
+        out.scores[out.length++] = scoreOf(doc, freq);
       });
       return out;
     }
@@ -93,9 +88,7 @@ function scoreTerm(reader: IndexReader, field: string, term: string, boost: numb
   const index = reader.index;
   const postings = index.term(field, term);
   if (postings === undefined) return scoredOf(0);
-  const stats = index.fieldStats(field);
-  const weight = f(boost * bm25Idf(docFreq, stats.docCount));
-  const cache = normCache(stats.sumTotalTermFreq, stats.docCount);
+  const { weight, cache } = bm25TermWeight(reader, field, boost, docFreq);
   const lengths = index.lengthBytes(field);
   const alive = index.liveness;
   const { docs, ends } = postings;
@@ -113,6 +106,36 @@ function scoreTerm(reader: IndexReader, field: string, term: string, boost: numb
   }
   out.length = found;
   return out;
+}
+
+/** A phrase's BM25 score of a document where it occurs `freq` times (its terms' idfs summed). */
+export function bm25PhraseScorer(
+  reader: IndexReader,
+  q: Extract<RunQuery, { type: 'phrase' }>,
+  boost: number,
+): (doc: number, freq: number) => number {
+  const index = reader.index;
+  const stats = index.fieldStats(q.field);
+  let idf = 0;
+  for (const t of q.terms) idf += bm25Idf(index.docFreq(q.field, t.term), stats.docCount);
+  const weight = f(boost * f(idf));
+  const cache = normCache(stats.sumTotalTermFreq, stats.docCount);
+  const lengths = index.lengthBytes(q.field);
+  return (doc, freq) => bm25Score(weight, f(freq), cache[lengths[doc]!]!);
+}
+
+/** A term's BM25 weight (its boost times its idf) and the field's length-norm cache. */
+export function bm25TermWeight(
+  reader: IndexReader,
+  field: string,
+  boost: number,
+  docFreq: number,
+): { weight: number; cache: Float64Array } {
+  const stats = reader.index.fieldStats(field);
+  return {
+    weight: f(boost * bm25Idf(docFreq, stats.docCount)),
+    cache: normCache(stats.sumTotalTermFreq, stats.docCount),
+  };
 }
 
 /**

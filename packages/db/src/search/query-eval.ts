@@ -188,6 +188,19 @@ export function termValue(reader: IndexReader, q: Extract<RunQuery, { type: 'ter
   return termFactor(idf, q.boost, queryNormOf((idf * q.boost) ** 2));
 }
 
+/**
+ * A phrase query run alone: its score of a document is `sqrt(freq) · value · normValue(norm byte)`
+ * (the phrase case of weigh, for the page by relevance of ./query-top.ts).
+ */
+export function phraseValue(reader: IndexReader, q: Extract<RunQuery, { type: 'phrase' }>): number {
+  const idf = q.terms.reduce((sum, t) => sum + reader.idf(q.field, t.term), 0);
+  return phraseFactor(idf, q.boost, queryNormOf((idf * q.boost) ** 2));
+}
+
+function phraseFactor(idf: number, boost: number, norm: number): number {
+  return idf * boost * norm * idf;
+}
+
 function termFactor(idf: number, boost: number, norm: number): number {
   return idf * boost * norm * idf;
 }
@@ -238,7 +251,7 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
       return {
         sumOfSquares: (idf * q.boost) ** 2,
         score(norm) {
-          const value = idf * q.boost * norm * idf;
+          const value = phraseFactor(idf, q.boost, norm);
           const norms = index.norms(q.field);
           const first = index.term(q.field, q.terms[0]!.term);
           const out = scoredOf(first?.docs.length ?? 0);
@@ -513,6 +526,7 @@ interface PhraseList {
 
 /** The phrase's frequency in one document, given each term's offset in the phrase and positions there. */
 function phraseFreq(lists: readonly PhraseList[], slop: number): number {
+  if (slop === 0) return exactPhraseFreq(lists);
   let freq = 0;
   const anchor = lists[0]!;
   const anchorPositions = anchor.postings.positions;
@@ -533,6 +547,29 @@ function phraseFreq(lists: readonly PhraseList[], slop: number): number {
     }
     const distance = hi - lo;
     if (distance <= slop) freq += 1 / (distance + 1);
+  }
+  return freq;
+}
+
+/**
+ * phraseFreq without slop: an anchor position counts 1 when every other term is exactly where
+ * the phrase puts it (the nearest position at distance 0), else nothing.
+ */
+function exactPhraseFreq(lists: readonly PhraseList[]): number {
+  let freq = 0;
+  const anchor = lists[0]!;
+  const anchorPositions = anchor.postings.positions;
+  next: for (let a = anchor.start; a < anchor.end; a++) {
+    const base = anchorPositions[a]! - anchor.offset;
+    for (let i = 1; i < lists.length; i++) {
+      const list = lists[i]!;
+      const positions = list.postings.positions;
+      const want = base + list.offset;
+      let p = list.start;
+      while (p < list.end && positions[p] !== want) p++;
+      if (p === list.end) continue next;
+    }
+    freq++;
   }
   return freq;
 }

@@ -14,7 +14,6 @@ import { DESIGN_PREFIX } from '../documents/doc-id.js';
 import { inPartition } from '../documents/partition.js';
 import { encodeRowKey } from '../collation/index.js';
 import { CouchError } from '../errors.js';
-import { toPlain } from '../json/index.js';
 import type { ViewManager } from '../views/view-manager.js';
 import type { GroupState } from '../views/group-state.js';
 import { fieldAnalyzers } from './analyzers.js';
@@ -26,6 +25,7 @@ import { inPartitionBm25 } from './query-bm25.js';
 import { highlight, queryMatchers } from './highlights.js';
 import { scoreHits, topOfQuery } from './query-top.js';
 import { TopHits } from './top-hits.js';
+import { fromDesign } from './design-definitions.js';
 import { parseQuerySyntax } from './query-syntax.js';
 import { DOCS, searchGroupOf, searchIndexOf, type SearchIndexDef } from './search-design.js';
 import { compareTerms } from './search-mapper.js';
@@ -84,10 +84,7 @@ export interface SearchIndexInfo {
  */
 export async function searchDefinition(db: Database, ddoc: string, name: string): Promise<SearchIndexDef> {
   const ddocId = DESIGN_PREFIX + ddoc;
-  const current = await db.winningBody(ddocId);
-  if (current === undefined)
-    throw new CouchError('not_found', (await db.record(ddocId)) === undefined ? 'missing' : 'deleted');
-  return searchIndexOf(ddocId, toPlain(current.body) as Record<string, unknown>, name);
+  return fromDesign(db, ddocId, `search:${name}`, (body) => searchIndexOf(ddocId, body, name));
 }
 
 /**
