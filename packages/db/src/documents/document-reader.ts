@@ -109,6 +109,16 @@ export class DocumentReader {
     return this.store.foldChangedBodies(since);
   }
 
+  /** The changed documents' records after `since`, by sequence, a page at a time (the replicator's unfiltered read). */
+  foldChangeRecords(since: number): AsyncIterable<Page<DocRecord>> {
+    return this.store.foldChanges(since, false);
+  }
+
+  /** Revisions' stored body texts as stored (undefined where one is not held), in the order asked. */
+  storedBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
+    return this.store.getBodies(wanted);
+  }
+
   /** How many documents changed after `since` (`_changes`' `pending`). */
   countChanges(since: number): Promise<number> {
     return this.store.countChanges(since);

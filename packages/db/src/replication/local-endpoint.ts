@@ -142,7 +142,7 @@ export class LocalEndpoint implements Endpoint {
   private async readAll(since: number, limit: number, seqAtStart: number): Promise<ChangesPage> {
     const results: ChangeEntry[] = [];
     let lastSeq = since;
-    for await (const page of this.db.store.foldChanges(since, false)) {
+    for await (const page of this.db.foldChangeRecords(since)) {
       for (const record of page) {
         lastSeq = Math.max(lastSeq, record.seq);
         const entry: ChangeEntry = { seq: record.seq, id: record.id, changes: this.db.changeRevs(record, true) };
@@ -313,7 +313,7 @@ export class LocalEndpoint implements Endpoint {
       found.push({ want, revisions });
     }
     if (unread.length > 0) {
-      const bodies = await this.db.store.getBodies(unread);
+      const bodies = await this.db.storedBodies(unread);
       unreadAt.forEach((revision, i) => {
         revision.body = bodies[i] ?? '';
       });
@@ -400,7 +400,7 @@ export class LocalEndpoint implements Endpoint {
 
   async getLocal(id: string): Promise<Record<string, unknown> | undefined> {
     if (await hiddenFrom(this.db, await this.db.accessReaderOf(this.user), id)) return undefined;
-    const doc = await this.db.store.getLocal(id);
+    const doc = await this.db.local.find(id);
     if (doc === undefined) return undefined;
     return { ...(toPlain(parseJson(doc.body)) as Record<string, unknown>), _id: id, _rev: doc.rev };
   }
