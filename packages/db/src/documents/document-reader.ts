@@ -104,14 +104,9 @@ export class DocumentReader {
     return this.store.getDocs(ids);
   }
 
-  /** The changes after `since` with their winning bodies, a page at a time (what view indexes map). */
+  /** The changes after `since` with their winning bodies, a page at a time (what view indexes map, what the replicator copies). */
   foldChangedBodies(since: number): AsyncIterable<Page<ChangedDoc>> {
     return this.store.foldChangedBodies(since);
-  }
-
-  /** The changed documents' records after `since`, by sequence, a page at a time (the replicator's unfiltered read). */
-  foldChangeRecords(since: number): AsyncIterable<Page<DocRecord>> {
-    return this.store.foldChanges(since, false);
   }
 
   /** Revisions' stored body texts as stored (undefined where one is not held), in the order asked. */
