@@ -445,6 +445,21 @@ export class DocumentReader {
     reader?: AccessReader,
   ): Promise<Record<string, { missing: string[]; possible_ancestors?: string[] }>> {
     const out: Record<string, { missing: string[]; possible_ancestors?: string[] }> = {};
+    for (const [id, { missing, possibleAncestors }] of await this.missingRevs(request, reader)) {
+      out[id] = possibleAncestors.length > 0 ? { missing, possible_ancestors: possibleAncestors } : { missing };
+    }
+    return out;
+  }
+
+  /**
+   * `revsDiff` as a map, only the ids with revisions missing (what the replicator reads: no
+   * object keyed by 500 ids built and walked again).
+   */
+  async missingRevs(
+    request: ReadonlyMap<string, Rev[]>,
+    reader?: AccessReader,
+  ): Promise<Map<string, { missing: string[]; possibleAncestors: string[] }>> {
+    const out = new Map<string, { missing: string[]; possibleAncestors: string[] }>();
     const ids = [...request.keys()];
     const records = await this.store.getDocs(ids);
     if (reader !== undefined) {
@@ -457,15 +472,14 @@ export class DocumentReader {
       const revs = request.get(id)!;
       const record = records[i];
       if (record === undefined) {
-        if (revs.length > 0) out[id] = { missing: revs.map(formatRev) };
+        if (revs.length > 0) out.set(id, { missing: revs.map(formatRev), possibleAncestors: [] });
         return;
       }
       const tree = parseTree(record.tree);
       const missing = missingRevs(tree, revs);
       if (missing.length === 0) return;
       const ancestors = possibleAncestors(tree, missing);
-      out[id] = { missing: missing.map(formatRev) };
-      if (ancestors.length > 0) out[id].possible_ancestors = ancestors.map(formatRev);
+      out.set(id, { missing: missing.map(formatRev), possibleAncestors: ancestors.map(formatRev) });
     });
     return out;
   }

@@ -19,7 +19,7 @@ import { fromPlain, JsonObject, parseJson, stringifyJson, toPlain, type JsonValu
 import { matches } from '../mango/match.js';
 import { selectorParser } from '../mango/selector-parser.js';
 import { parseSelector } from '../mango/selector.js';
-import { findRev, parseRev, parseTree } from '../revisions/index.js';
+import { findRev, parseRev, parseTree, type Rev } from '../revisions/index.js';
 import { splitStoredBody } from '../documents/attachment.js';
 import type { DocInput } from '../documents/doc-input.js';
 import type { ChangedDoc, Page } from '../storage/records.js';
@@ -287,14 +287,13 @@ export class LocalEndpoint implements Endpoint {
   }
 
   async revsDiff(revs: ReadonlyMap<string, readonly string[]>): Promise<Map<string, RevsDiff>> {
-    const request = new Map([...revs].map(([id, list]) => [id, list.map((rev) => parseRev(rev))]));
-    const diff = await this.db.revsDiff(request, await this.db.accessReaderOf(this.user));
-    return new Map(
-      Object.entries(diff).map(([id, found]) => [
+    const request = new Map<string, Rev[]>();
+    for (const [id, list] of revs)
+      request.set(
         id,
-        { missing: found.missing, possibleAncestors: found.possible_ancestors ?? [] },
-      ]),
-    );
+        list.map((rev) => parseRev(rev)),
+      );
+    return this.db.missingRevs(request, await this.db.accessReaderOf(this.user));
   }
 
   async fetch(wanted: readonly Wanted[]): Promise<JsonValue[]> {
