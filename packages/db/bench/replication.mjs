@@ -8,9 +8,10 @@
 //              figures recorded on this kind of machine are printed beside, with ratios.
 //   attachments  10,000 docs with a 10 KB attachment: A → A, A → B (pull by B), PouchDB A → B.
 //   lag        a continuous job (A → A, and B pulling from A) while 200 writes/s land on the source
-//              for --seconds: write acknowledged → change on the target's feed, p50/p99.
-//   idle       500 idle continuous jobs on A: GET /db/doc p99 at c16 before and with them, and the
-//              RSS they add.
+//              for --seconds: write acknowledged → change on the target's feed, p50/p99, and the
+//              servers' CPU per 1,000 writes (the writes, the job and the feeds together).
+//   idle       500 idle continuous jobs on A: GET /db/doc p99 at c16 before and with them, the RSS
+//              they add, and A's CPU over 5 s with nothing to replicate (what waiting costs).
 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -289,7 +290,8 @@ export async function runReplication(a, opts) {
     let started = nowUs();
     const localJob = await startContinuous(a, { source: 'lag_src', target: 'lag_local', create_target: true });
     try {
-      out.lagLocal = await measureLag(a, 'lag_src', a, 'lag_local', opts.seconds);
+      const { result, serverCpu } = await timed([a], () => measureLag(a, 'lag_src', a, 'lag_local', opts.seconds));
+      out.lagLocal = { ...result, cpuPerThousand: (serverCpu * 1000) / result.total };
     } finally {
       await cancel(a, localJob);
     }
@@ -302,7 +304,8 @@ export async function runReplication(a, opts) {
       create_target: true,
     });
     try {
-      out.lagRemote = await measureLag(a, 'lag_src2', b, 'lag_remote', opts.seconds);
+      const { result, serverCpu } = await timed([a, b], () => measureLag(a, 'lag_src2', b, 'lag_remote', opts.seconds));
+      out.lagRemote = { ...result, cpuPerThousand: (serverCpu * 1000) / result.total };
     } finally {
       await cancel(b, remoteJob);
     }
@@ -324,6 +327,7 @@ export async function runReplication(a, opts) {
     for (let i = 0; i < IDLE_JOBS; i++)
       jobs.push(await startContinuous(a, { source: 'idle_src', target: idleTarget(i) }));
     await new Promise((resolve) => setTimeout(resolve, 2000));
+    out.idleCpu = (await timed([a], () => new Promise((resolve) => setTimeout(resolve, 5000)))).serverCpu;
     out.idleWith = await docReads(a, 'repl_src', n, readSeconds);
     out.idleRssGrowth = rssBefore === undefined ? undefined : rssOf(a.pid) - rssBefore;
     out.idleJobs = JSON.parse((await a.request('GET', '/_active_tasks')).body).filter(
@@ -392,7 +396,7 @@ export function reportReplication(results) {
     const lag = (x) =>
       x === undefined
         ? 'n/a'
-        : `p50 ${fmt(x.p50, 1)} ms, p99 ${fmt(x.p99, 1)} ms (${fmt(x.arrived)} of ${fmt(x.total)} seen)`;
+        : `p50 ${fmt(x.p50, 1)} ms, p99 ${fmt(x.p99, 1)} ms (${fmt(x.arrived)} of ${fmt(x.total)} seen; server CPU ${x.cpuPerThousand === undefined ? 'n/a' : `${fmt(x.cpuPerThousand, 2)} s`} per 1,000 writes)`;
     console.log(
       `continuous lag under ${LAG_RATE} writes/s: in process ${lag(r.lagLocal)}; over loopback ${lag(r.lagRemote)}`,
     );
@@ -400,6 +404,9 @@ export function reportReplication(results) {
     const p99 = (x) => (x === undefined ? 'n/a' : `${fmt(x.p99, 2)} ms`);
     console.log(
       `${IDLE_JOBS} idle continuous jobs (${r.idleJobs ?? 'n/a'} running): GET doc c16 p99 ${p99(r.idleBefore)} without, ${p99(r.idleWith)} with (${r.idleBefore && r.idleWith ? `${fmt(r.idleWith.p99 / r.idleBefore.p99, 2)}×` : 'n/a'}); RSS +${mb(r.idleRssGrowth)} MB by the jobs (their ${IDLE_JOBS} target databases, opened before: +${mb(r.idleDbsRss)} MB)`,
+    );
+    console.log(
+      `  server CPU over 5 s with the ${IDLE_JOBS} jobs idle: ${r.idleCpu === undefined ? 'n/a' : `${fmt(r.idleCpu, 2)} s`}`,
     );
     console.log('  target: p99 ≤ 2× idle, RSS ≤ +100 MB\n');
   }

@@ -3,9 +3,10 @@
  * credentials, on every read path (CouchDB's couch_replicator_docs:after_doc_read): the user info
  * of `source`/`target` URLs is removed, endpoint objects lose `headers` and `auth`, and the
  * document is shown under a new rev id of the same generation. GET, `open_revs`, `_bulk_get`,
- * `_all_docs` and `_changes` with `include_docs`, a view's `include_docs`, `_find` (which judges
- * its selector on what the reader is shown, and answers no stored index keys), `_show`, and an
- * in-process replication run by a non-owner. Its owner and admins read it whole.
+ * `_all_docs` and `_changes` with `include_docs`, a view's, `_search`'s and `_nouveau`'s
+ * `include_docs`, `_find` (which judges its selector on what the reader is shown, and answers no
+ * stored index keys), `_show`, and an in-process replication run by a non-owner. Its owner and
+ * admins read it whole.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -80,6 +81,11 @@ describe('replication documents read by others than their owner', () => {
       assert.equal((await t.request('PUT', `/${db}/_design/v`, { body: ddoc })).status, 201);
       const index = { index: { fields: ['source'] }, ddoc: 'bysource', name: 'bysource' };
       assert.equal((await t.request('POST', `/${db}/_index`, { body: index })).status, 200);
+      const text = {
+        indexes: { byid: { index: 'function (doc) { index("default", doc._id); }' } },
+        nouveau: { byid: { index: 'function (doc) { index("string", "docid", doc._id); }' } },
+      };
+      assert.equal((await t.request('PUT', `/${db}/_design/t`, { body: text })).status, 201);
       const shows = { shows: { plain: 'function (doc) { return JSON.stringify(doc); }' } };
       assert.equal((await t.request('PUT', `/${db}/_design/s`, { body: shows })).status, 201);
     }
@@ -143,6 +149,27 @@ describe('replication documents read by others than their owner', () => {
         assert.deepEqual(covered.json.docs, [{ source: 'http://127.0.0.1:9/src' }]);
         const admin = await t.request('POST', `/${db}/_find`, { body: { selector: { _id: 'bobjob' } } });
         assertWhole(admin.json.docs[0], db);
+      });
+
+      it('_search and _nouveau with include_docs: stripped for a non-owner, whole for the owner and admins', async () => {
+        const searched = (auth?: string) =>
+          auth === undefined
+            ? t.request('GET', `/${db}/_design/t/_search/byid?q=bobjob&include_docs=true`)
+            : as(auth, 'GET', `/${db}/_design/t/_search/byid?q=bobjob&include_docs=true`);
+        const forCarol = await searched(carol);
+        assert.equal(forCarol.status, 200, forCarol.text);
+        assertStripped(forCarol.json.rows[0].doc, db);
+        assertWhole((await searched(bob)).json.rows[0].doc, db);
+        assertWhole((await searched()).json.rows[0].doc, db);
+        const hit = (auth?: string) =>
+          auth === undefined
+            ? t.request('GET', `/${db}/_design/t/_nouveau/byid?q=docid:bobjob&include_docs=true`)
+            : as(auth, 'GET', `/${db}/_design/t/_nouveau/byid?q=docid:bobjob&include_docs=true`);
+        const hitForCarol = await hit(carol);
+        assert.equal(hitForCarol.status, 200, hitForCarol.text);
+        assertStripped(hitForCarol.json.hits[0].doc, db);
+        assertWhole((await hit(bob)).json.hits[0].doc, db);
+        assertWhole((await hit()).json.hits[0].doc, db);
       });
 
       it('_show: the function gets what the reader is shown', async () => {

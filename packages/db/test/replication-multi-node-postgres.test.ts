@@ -6,11 +6,44 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { dropSchema, freshSchema, testPostgresUrl } from './support/postgres.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
 
 const FAST = { intervalMs: 200, crashBackoffMs: 200, stallTimeoutMs: 5_000 };
+
+/** The jobs' lease keys stored in `schema`, by job: each key's suffix (a tenure's number, or `head`) and value. */
+async function leaseKeys(url: string, schema: string): Promise<Map<string, Map<string, string>>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ key: string; value: string }>(
+      `SELECT key, value FROM "${schema}".server_values WHERE key LIKE 'replicator_job_lease-%'`,
+    );
+    const jobs = new Map<string, Map<string, string>>();
+    for (const { key, value } of rows) {
+      const at = key.lastIndexOf('-');
+      const job = key.slice(0, at);
+      if (!jobs.has(job)) jobs.set(job, new Map());
+      jobs.get(job)!.set(key.slice(at + 1), value);
+    }
+    return jobs;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether every job keeps only its head and the tenure the head names (its older tenures deleted). */
+function tidy(jobs: Map<string, Map<string, string>>): boolean {
+  for (const keys of jobs.values()) {
+    const head = keys.get('head');
+    if (head === undefined || keys.size !== 2) return false;
+    const { latest, floor } = JSON.parse(head) as { latest: number; floor: number };
+    if (latest !== floor || !keys.has(String(latest))) return false;
+  }
+  return true;
+}
 
 describe('replication jobs on two nodes of one PostgreSQL', () => {
   const url = testPostgresUrl();
@@ -74,6 +107,19 @@ describe('replication jobs on two nodes of one PostgreSQL', () => {
     );
     const after = (await other.request('GET', '/_scheduler/docs/_replicator/job')).json;
     assert.deepEqual([after.state, after.node], ['running', other === a ? 'a@divan' : 'b@divan']);
+    if (url instanceof Error) throw url;
+    // The tenures before the take-over are deleted; the one held stays, naming the node running the job.
+    await until(async () => tidy(await leaseKeys(url, schema)), 'older tenures deleted', 15_000);
+    const [keys] = [...(await leaseKeys(url, schema)).values()];
+    const latest = (JSON.parse(keys!.get('head')!) as { latest: number }).latest;
+    assert.ok(latest >= 2, `a tenure after the take-over: ${latest}`);
+    assert.equal(keys!.get(String(latest)), other.server.couch.uuid);
+    assert.equal(other.server.couch.scheduler.runningCount(), 1);
+    // The job goes away with its document: its keys with it.
+    const rev = (await other.request('GET', '/_replicator/job')).json._rev;
+    assert.equal((await other.request('DELETE', `/_replicator/job?rev=${rev}`)).status, 200);
+    await until(async () => (await leaseKeys(url, schema)).size === 0, 'the lease keys of a job gone deleted', 15_000);
+    assert.equal(other.server.couch.scheduler.runningCount(), 0);
   });
 });
 
@@ -142,5 +188,8 @@ describe('replication jobs shared fairly by two nodes of one PostgreSQL', () => 
     // The second node leaves: the first runs all four again.
     await b.server.close();
     await until(async () => count(a) === 4, 'all four back on the first node', 15_000);
+    // Leases given up and taken again, each job keeps only its head and its latest tenure.
+    await until(async () => tidy(await leaseKeys(url, schema)), 'older tenures deleted', 15_000);
+    assert.equal((await leaseKeys(url, schema)).size, 4);
   });
 });

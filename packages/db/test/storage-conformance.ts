@@ -1220,6 +1220,13 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.equal(await storage.addServerValue('added', 'first'), 'first');
         assert.equal(await storage.addServerValue('added', 'second'), 'first', 'a value stored stays');
         assert.equal(await storage.addServerValue('secret', 'ghi'), 'def');
+        await storage.setServerValue('gone', 'soon');
+        await storage.deleteServerValue('gone');
+        await storage.deleteServerValue('never-stored');
+        assert.equal(await storage.getServerValue('gone'), undefined);
+        assert.equal(await storage.addServerValue('gone', 'again'), 'again', 'a deleted value may be added again');
+        await storage.setServerValue('gone-for-good', 'x');
+        await storage.deleteServerValue('gone-for-good');
         await storage.close();
         storage = await engine.open();
         const again = await storage.open('kept');
@@ -1235,6 +1242,8 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.equal(await storage.getServerValue('secret'), 'def');
         assert.equal(await storage.getServerValue('other'), undefined);
         assert.equal(await storage.getServerValue('added'), 'first');
+        assert.equal(await storage.getServerValue('gone'), 'again');
+        assert.equal(await storage.getServerValue('gone-for-good'), undefined, 'a deletion is durable');
         const next = await again.update(['k2'], writing([write('k2', '1-k', '{}')]));
         assert.deepEqual(next.seqs, [2], 'sequences continue after a reopen');
       });

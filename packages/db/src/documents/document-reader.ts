@@ -112,9 +112,14 @@ export class DocumentReader {
     return this.store.foldChanges(since, descending);
   }
 
-  /** The changes after `since` with their winning bodies, a page at a time (what view indexes map). */
+  /** The changes after `since` with their winning bodies, a page at a time (what view indexes map, what the replicator copies). */
   foldChangedBodies(since: number): AsyncIterable<Page<ChangedDoc>> {
     return this.store.foldChangedBodies(since);
+  }
+
+  /** Revisions' stored body texts as stored (undefined where one is not held), in the order asked. */
+  storedBodies(wanted: readonly { id: string; rev: string }[]): Promise<(string | undefined)[]> {
+    return this.store.getBodies(wanted);
   }
 
   /** How many documents changed after `since` (`_changes`' `pending`). */
@@ -438,6 +443,8 @@ export class DocumentReader {
   /** The leaves of a document for `_changes?style=all_docs`: the winner first, the rest descending. */
   changeRevs(record: DocRecord, allLeaves: boolean): { rev: string }[] {
     if (!allLeaves) return [{ rev: record.rev }];
+    // One line of revisions (one root, no branch): its one leaf is the winner, no tree parsed.
+    if (!record.tree.includes('(') && !record.tree.includes(';')) return [{ rev: record.rev }];
     return sortedLeaves(parseTree(record.tree)).map((leaf) => ({ rev: formatRev(leaf) }));
   }
 
@@ -448,6 +455,21 @@ export class DocumentReader {
     reader?: AccessReader,
   ): Promise<Record<string, { missing: string[]; possible_ancestors?: string[] }>> {
     const out: Record<string, { missing: string[]; possible_ancestors?: string[] }> = {};
+    for (const [id, { missing, possibleAncestors }] of await this.missingRevs(request, reader)) {
+      out[id] = possibleAncestors.length > 0 ? { missing, possible_ancestors: possibleAncestors } : { missing };
+    }
+    return out;
+  }
+
+  /**
+   * `revsDiff` as a map, only the ids with revisions missing (what the replicator reads: no
+   * object keyed by 500 ids built and walked again).
+   */
+  async missingRevs(
+    request: ReadonlyMap<string, Rev[]>,
+    reader?: AccessReader,
+  ): Promise<Map<string, { missing: string[]; possibleAncestors: string[] }>> {
+    const out = new Map<string, { missing: string[]; possibleAncestors: string[] }>();
     const ids = [...request.keys()];
     const records = await this.store.getDocs(ids);
     if (reader !== undefined) {
@@ -460,15 +482,14 @@ export class DocumentReader {
       const revs = request.get(id)!;
       const record = records[i];
       if (record === undefined) {
-        if (revs.length > 0) out[id] = { missing: revs.map(formatRev) };
+        if (revs.length > 0) out.set(id, { missing: revs.map(formatRev), possibleAncestors: [] });
         return;
       }
       const tree = parseTree(record.tree);
       const missing = missingRevs(tree, revs);
       if (missing.length === 0) return;
       const ancestors = possibleAncestors(tree, missing);
-      out[id] = { missing: missing.map(formatRev) };
-      if (ancestors.length > 0) out[id].possible_ancestors = ancestors.map(formatRev);
+      out.set(id, { missing: missing.map(formatRev), possibleAncestors: ancestors.map(formatRev) });
     });
     return out;
   }

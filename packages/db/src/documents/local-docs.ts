@@ -29,6 +29,11 @@ export class LocalDocs {
     return doc;
   }
 
+  /** The `_local` document, or undefined when there is none. */
+  find(id: string): Promise<LocalDoc | undefined> {
+    return this.store.getLocal(id);
+  }
+
   render(doc: LocalDoc, revs = false): string {
     const extras = revs ? [['_revisions', { start: 0, ids: [doc.rev.slice(2)] }] as const] : undefined;
     return renderDoc(doc.id, doc.rev, doc.body, false, extras);

@@ -16,6 +16,14 @@
  *
  * Each node publishes what it knows of the jobs and documents; `/_scheduler` merges the live
  * nodes' publications (`merged`), each job as the node running it shows it, the same on every node.
+ *
+ * Old tenures are deleted, so the keys of a job stay few: its latest tenure and a head (the latest
+ * tenure known and the lowest that may still be stored). A node that does not know a job's tenure
+ * starts looking from the head. Before tenures are deleted the head names a later one, so a node
+ * that creates a deleted tenure again (it looked while they were being deleted) finds the head
+ * past its tenure and gives it up: it never runs the job. The holder deletes its predecessors a
+ * round after it took the lease (the head written by then); a job whose document is gone has all
+ * its keys deleted, by its holder or, when nobody holds it (given up, or its node dead), by any node.
  */
 import type { Storage } from '../storage/contract.js';
 import type { SchedulerSnapshot } from './replicator-lease.js';
@@ -24,13 +32,27 @@ const NODES_KEY = 'replicator_nodes';
 const HEARTBEAT_PREFIX = 'replicator_node_heartbeat-';
 const SNAPSHOT_PREFIX = 'replicator_node_snapshot-';
 
-/** A job's tenure key (server value keys are `[a-z0-9_-]` only: a replication id's `+` and others escaped). */
+/** A job's keys' prefix (server value keys are `[a-z0-9_-]` only: a replication id's `+` and others escaped). */
+function jobKey(jobId: string): string {
+  return `replicator_job_lease-${jobId.replace(/[^a-z0-9_]/g, (c) => `-${c.charCodeAt(0).toString(16)}`)}`;
+}
+
 function tenureKey(jobId: string, tenure: number): string {
-  return `replicator_job_lease-${jobId.replace(/[^a-z0-9_]/g, (c) => `-${c.charCodeAt(0).toString(16)}`)}-${tenure}`;
+  return `${jobKey(jobId)}-${tenure}`;
+}
+
+/** The key of a job's head: `{latest, floor}`, the latest tenure known and the lowest that may be stored. */
+function headKey(jobId: string): string {
+  return `${jobKey(jobId)}-head`;
+}
+
+interface Head {
+  latest: number;
+  floor: number;
 }
 
 export interface JobLeaseHost {
-  values: Pick<Storage, 'getServerValue' | 'setServerValue' | 'addServerValue'>;
+  values: Pick<Storage, 'getServerValue' | 'setServerValue' | 'addServerValue' | 'deleteServerValue'>;
   /** This node's identity (unique per process) and the name `_scheduler` shows. */
   nodeId: string;
   nodeName(): string;
@@ -52,6 +74,10 @@ export class JobLeases {
   private readonly held = new Set<string>();
   /** The latest tenure seen of each job (0: none yet); those held are this node's. */
   private readonly tenures = new Map<string, number>();
+  /** Held jobs whose older tenures are deleted (by this node, at the tenure held). */
+  private readonly tidied = new Map<string, number>();
+  /** Held jobs taken in the last round: their predecessors are deleted a whole round later. */
+  private readonly fresh = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private closed = false;
@@ -116,25 +142,35 @@ export class JobLeases {
       const live = await this.announce();
       const jobs = this.host.jobIds().sort();
       const known = new Set(jobs);
-      // Jobs gone (their document deleted or changed): their leases given up.
-      for (const id of [...this.held]) if (!known.has(id)) await this.release(id);
+      // Jobs gone (their document deleted or changed): their leases given up, their keys deleted.
+      for (const id of [...this.tenures.keys()]) if (!known.has(id)) await this.forget(id);
       const share = Math.ceil(jobs.length / Math.max(1, live));
       // More than the share (a node joined): one given up a round, for the others to take.
       if (this.held.size > share) await this.release([...this.held].sort().at(-1)!);
       // A newer tenure of a job held here: another node took it (this one was thought dead).
-      for (const id of [...this.held]) if ((await this.latest(id)).tenure !== this.tenures.get(id)) this.drop(id);
+      for (const id of [...this.held]) {
+        const { tenure, holder } = await this.latest(id);
+        if (tenure !== this.tenures.get(id) || holder !== this.host.nodeId) this.drop(id);
+      }
+      for (const id of [...this.held]) if (!this.fresh.has(id)) await this.tidy(id);
+      this.fresh.clear();
       const alive = new Map<string, boolean>();
       for (const id of jobs) {
         if (this.held.size >= share || this.closed) break;
         if (this.held.has(id)) continue;
         const { tenure, holder } = await this.latest(id);
+        // Being deleted (its head names a tenure no longer stored): looked at again next round.
+        if (holder === null) continue;
         // Free: never taken, given up, or its node dead (this node's own stale tenure included).
         const held = holder !== undefined && holder !== '' && holder !== this.host.nodeId;
         if (held && (await this.alive(holder, alive))) continue;
         const next = tenure + 1;
         const won = (await this.host.values.addServerValue(tenureKey(id, next), this.host.nodeId)) === this.host.nodeId;
         this.tenures.set(id, next);
-        if (won && !this.closed) this.take(id);
+        if (won && (await this.claim(id, next)) && !this.closed) {
+          this.fresh.add(id);
+          this.take(id);
+        }
       }
       await this.host.values.setServerValue(
         SNAPSHOT_PREFIX + this.host.nodeId,
@@ -147,10 +183,27 @@ export class JobLeases {
     }
   }
 
-  /** A job's latest tenure and its node ('' once given up; undefined before the first). */
-  private async latest(id: string): Promise<{ tenure: number; holder: string | undefined }> {
+  /**
+   * A job's latest tenure and its node ('' once given up; undefined before the first; null when
+   * not known now: the head names a tenure that is no longer stored, the job's keys being deleted).
+   * Looked for from the tenure this node knows, else from the head.
+   */
+  private async latest(id: string): Promise<{ tenure: number; holder: string | undefined | null }> {
     let tenure = this.tenures.get(id) ?? 0;
     let holder = tenure === 0 ? undefined : await this.host.values.getServerValue(tenureKey(id, tenure));
+    if (holder === undefined && tenure > 0) {
+      // The tenure known here was deleted (superseded, or the job's keys deleted): from the head.
+      tenure = 0;
+      if (!this.held.has(id)) this.tenures.set(id, 0);
+    }
+    if (tenure === 0) {
+      const head = await this.head(id);
+      if (head !== undefined) {
+        tenure = head.latest;
+        holder = await this.host.values.getServerValue(tenureKey(id, tenure));
+        if (holder === undefined) return { tenure, holder: null };
+      }
+    }
     for (;;) {
       const next = await this.host.values.getServerValue(tenureKey(id, tenure + 1));
       if (next === undefined) break;
@@ -159,6 +212,72 @@ export class JobLeases {
     }
     if (!this.held.has(id)) this.tenures.set(id, tenure);
     return { tenure, holder };
+  }
+
+  private async head(id: string): Promise<Head | undefined> {
+    const text = await this.host.values.getServerValue(headKey(id));
+    return text === undefined || text === '' ? undefined : (JSON.parse(text) as Head);
+  }
+
+  /**
+   * A tenure just created is the job's only if no later one was ever named by the head (else it
+   * is a deleted tenure created again, its key deleted here); the head then names it.
+   */
+  private async claim(id: string, tenure: number): Promise<boolean> {
+    const head = await this.head(id);
+    if (head !== undefined && head.latest > tenure) {
+      await this.host.values.deleteServerValue(tenureKey(id, tenure));
+      this.tenures.set(id, 0);
+      return false;
+    }
+    await this.host.values.setServerValue(
+      headKey(id),
+      JSON.stringify({ latest: tenure, floor: head?.floor ?? 1 } satisfies Head),
+    );
+    return true;
+  }
+
+  /**
+   * Deletes the held job's older tenures (never the one held): first the head names the held
+   * tenure (again, should a late write have named an older one), then the tenures from its floor
+   * up, then the floor moves up. Once per tenure held.
+   */
+  private async tidy(id: string): Promise<void> {
+    const tenure = this.tenures.get(id);
+    if (tenure === undefined || this.tidied.get(id) === tenure) return;
+    const head = await this.head(id);
+    const floor = head?.floor ?? 1;
+    if (head === undefined || head.latest !== tenure) {
+      // Named again; the tenures are deleted next round, when this write has long landed everywhere.
+      if (head === undefined || head.latest < tenure)
+        await this.host.values.setServerValue(headKey(id), JSON.stringify({ latest: tenure, floor } satisfies Head));
+      return;
+    }
+    for (let old = floor; old < tenure; old++) await this.host.values.deleteServerValue(tenureKey(id, old));
+    if (floor < tenure)
+      await this.host.values.setServerValue(
+        headKey(id),
+        JSON.stringify({ latest: tenure, floor: tenure } satisfies Head),
+      );
+    this.tidied.set(id, tenure);
+  }
+
+  /**
+   * A job no longer known (its document deleted or changed): given up if held here, and its keys
+   * deleted when nobody runs it (held here, given up, or its node dead), the head last.
+   */
+  private async forget(id: string): Promise<void> {
+    const holding = this.held.has(id);
+    if (holding) this.drop(id);
+    const { tenure, holder } = await this.latest(id);
+    const running = typeof holder === 'string' && holder !== '' && holder !== this.host.nodeId;
+    if (!running || !(await this.alive(holder, new Map()))) {
+      const floor = (await this.head(id))?.floor ?? 1;
+      for (let old = floor; old <= tenure; old++) await this.host.values.deleteServerValue(tenureKey(id, old));
+      await this.host.values.deleteServerValue(headKey(id));
+    }
+    this.tenures.delete(id);
+    this.tidied.delete(id);
   }
 
   /** Whether a node's heartbeat is current (`alive` caches the nodes asked in a round). */
@@ -222,6 +341,7 @@ export class JobLeases {
 
   private drop(id: string): void {
     if (!this.held.delete(id)) return;
+    this.tidied.delete(id);
     this.host.changed(id, false);
   }
 

@@ -3,6 +3,7 @@
  * a JSON body (the body's members win), checked as dreyfus_httpd checks them. `partition` is
  * checked against the design document by ./search-partition.ts.
  */
+import type { Viewer } from '../documents/replicator-reads.js';
 import { CouchError } from '../errors.js';
 import { parseBool, parseJsonParam, parsePositiveInteger } from '../support/query-values.js';
 import { type FacetParams, parseCounts, parseDrilldown, parseRanges } from './facets.js';
@@ -37,6 +38,8 @@ export interface SearchParams {
   highlight: HighlightParams | undefined;
   /** Only the hits of this partition's documents (a partitioned index's query). */
   partition?: string;
+  /** Who reads the included documents (a replication document's credentials: documents/replicator-reads.ts). */
+  viewer?: Viewer;
 }
 
 /** Groups a grouped search answers when `group_limit` is not given. */

@@ -10,6 +10,7 @@
  * and id), and the next page starts after it.
  */
 import type { Database } from '../documents/database.js';
+import type { Viewer } from '../documents/replicator-reads.js';
 import { DESIGN_PREFIX } from '../documents/doc-id.js';
 import { inPartition } from '../documents/partition.js';
 import { encodeRowKey } from '../collation/index.js';
@@ -181,7 +182,7 @@ export async function searchIndex(
     }
     const row: SearchRow = { id: entry.id, order: [...entry.values, rank(entry.id)], fields };
     if (params.highlight !== undefined) row.highlights = highlightsOf(stored);
-    if (params.includeDocs) row.doc = await docJson(db, entry.id, params.conflicts);
+    if (params.includeDocs) row.doc = await docJson(db, entry.id, params.conflicts, params.viewer);
     return row;
   };
   const pageOf = async (page: readonly Entry[], total: number): Promise<SearchAnswer> => {
@@ -407,8 +408,8 @@ function decodeBookmark(bookmark: string): { values: unknown[]; id: string } | u
   return { values: parsed[0] as unknown[], id: parsed[1] };
 }
 
-async function docJson(db: Database, id: string, conflicts: boolean): Promise<string> {
+async function docJson(db: Database, id: string, conflicts: boolean, viewer: Viewer | undefined): Promise<string> {
   const record = await db.record(id);
   if (record === undefined) return 'null';
-  return (await db.winningDoc(record, conflicts, { data: false, encodingInfo: false })) ?? 'null';
+  return (await db.winningDoc(record, conflicts, { data: false, encodingInfo: false }, viewer)) ?? 'null';
 }

@@ -170,6 +170,7 @@ export class CouchServer {
       getServerValue: (key) => this.storage.getServerValue(key),
       setServerValue: (key, value) => this.storage.setServerValue(key, value),
       addServerValue: (key, value) => this.storage.addServerValue(key, value),
+      deleteServerValue: (key) => this.storage.deleteServerValue(key),
     },
     nodeId: this.uuid,
     nodeName: () => this.nodeName,

@@ -272,6 +272,8 @@ export interface Storage {
    * at once create one admin and one cookie secret with it.
    */
   addServerValue(key: string, value: string): Promise<string>;
+  /** Removes a server value (nothing when there is none): `addServerValue` may then store one again. */
+  deleteServerValue(key: string): Promise<void>;
   close(): Promise<void>;
 }
 

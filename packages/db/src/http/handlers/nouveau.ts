@@ -9,6 +9,7 @@ import { parseNouveauParams } from '../../search/nouveau-request.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { sendJson, sendText } from '../respond.js';
+import { viewerOf } from '../viewer.js';
 import { dbOf } from './databases.js';
 
 async function jsonBody(ctx: RequestContext): Promise<Record<string, unknown>> {
@@ -22,7 +23,9 @@ export const nouveau = {
     const db = await dbOf(ctx);
     const def = await nouveauDefinition(db, param(ctx, 'docid'), param(ctx, 'index'));
     const body = ctx.method === 'POST' ? await jsonBody(ctx) : undefined;
-    const answer = await nouveauSearch(db, ctx.server.views(db), def, parseNouveauParams(ctx.query, body));
+    const params = parseNouveauParams(ctx.query, body);
+    params.search.viewer = viewerOf(ctx);
+    const answer = await nouveauSearch(db, ctx.server.views(db), def, params);
     // Included documents are JSON text already: spliced in, not parsed again.
     const hits = answer.hits.map(({ doc, ...hit }) =>
       doc === undefined ? JSON.stringify(hit) : `{"doc":${doc},${JSON.stringify(hit).slice(1)}`,

@@ -12,6 +12,7 @@ import { parseSearchParams } from '../../search/search-request.js';
 import { readJson } from '../body.js';
 import { param, type RequestContext } from '../context.js';
 import { sendJson, sendText } from '../respond.js';
+import { viewerOf } from '../viewer.js';
 import { dbOf } from './databases.js';
 
 /** Rows as JSON; included documents are JSON text already: spliced in, not parsed again. */
@@ -44,7 +45,7 @@ export const search = {
     }
     const params = parseSearchParams(ctx.query, body, searchLimits(db));
     await checkSearchPartition(db, param(ctx, 'docid'), params.partition, params);
-    const answer = await searchIndex(db, ctx.server.views(db), def, params);
+    const answer = await searchIndex(db, ctx.server.views(db), def, { ...params, viewer: viewerOf(ctx) });
     if ('groups' in answer) {
       const groups = answer.groups.map(
         (g) => `{"by":${JSON.stringify(g.by)},"total_rows":${g.total_rows},"rows":${rowsJson(g.rows)}}`,

@@ -261,6 +261,10 @@ class PostgresStorage implements Storage {
     return (await this.getServerValue(key)) ?? value;
   }
 
+  async deleteServerValue(key: string): Promise<void> {
+    await this.query(`DELETE FROM ${this.s}.server_values WHERE key = $1`, [key]);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

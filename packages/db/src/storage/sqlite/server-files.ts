@@ -44,6 +44,17 @@ export function writeServerFile(dir: string, key: string, value: string): void {
   syncDirectory(dir);
 }
 
+export function deleteServerFile(dir: string, key: string): void {
+  const file = pathOf(dir, key);
+  try {
+    rmSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  syncDirectory(dir);
+}
+
 /** Makes the rename durable; not every platform can open a directory, so failures are ignored. */
 function syncDirectory(dir: string): void {
   let fd: number | undefined;

@@ -27,7 +27,7 @@ import type {
   RangeStats,
 } from '../records.js';
 import { recordsOf } from './doc-reads.js';
-import { readServerFile, writeServerFile } from './server-files.js';
+import { deleteServerFile, readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
 import { IndexFolder } from '../local-index/index-folder.js';
 import { LocalAttachmentWrites } from '../attachment-writes.js';
@@ -109,6 +109,10 @@ export class SqliteStorage implements Storage {
     if (stored !== undefined) return stored;
     writeServerFile(this.dir, key, value);
     return value;
+  }
+
+  async deleteServerValue(key: string): Promise<void> {
+    deleteServerFile(this.dir, key);
   }
 
   async close(): Promise<void> {
