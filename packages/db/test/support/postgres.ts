@@ -39,7 +39,7 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
-/** Makes a database's `dbs` row look as it was before migration 9 (no body bytes counted). */
+/** Makes a database's `dbs` row look as it was before migration 10 (no body bytes counted). */
 export async function forgetStaleCount(url: string, schema: string, db: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -106,5 +106,5 @@ export const ATTACHMENT_CHUNKS_COLUMN = 'ALTER TABLE attachments ADD COLUMN chun
 
 /** Counter keys of `meta`, written together at the end of every document transaction. */
 export const COUNTERS = ['update_seq', 'doc_count', 'doc_del_count', 'external', 'purge_seq'] as const;
-/** The `meta` key of the stale bodies' bytes (schema version 3), written with COUNTERS once known. */
+/** The `meta` key of the stale bodies' bytes (schema version 4), written with COUNTERS once known. */
 export const STALE = 'stale';

@@ -316,7 +316,7 @@ export class SqliteDatabase implements SqliteSyncStore {
     this.recent.clear(this.totals.updateSeq);
   }
 
-  /** `DocumentStore.countStaleBodies`: in one transaction, once per file from before schema version 3. */
+  /** `DocumentStore.countStaleBodies`: in one transaction, once per file from before schema version 4. */
   countStaleBodies(leavesOf: (record: DocRecord) => readonly string[]): void {
     if (this.totals.stale !== undefined) return;
     const page = this.db
