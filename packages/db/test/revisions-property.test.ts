@@ -7,6 +7,8 @@ import {
   deletedConflicts,
   findRev,
   formatRev,
+  isOneLineTree,
+  leafNodes,
   leaves,
   mergePath,
   parseTree,
@@ -84,6 +86,26 @@ function revSet(tree: RevTree): Set<string> {
 }
 
 describe('revision tree properties', () => {
+  test('a stored tree read as one line has one leaf, its winner; leafNodes lists the leaves leaves() does', () => {
+    fc.assert(
+      fc.property(history, (h) => {
+        const { tree } = mergeAll(h.paths.map((p) => toPath(h, p)));
+        const all = leaves(tree).map((l) => `${l.pos}-${l.id}`);
+        assert.deepEqual(
+          leafNodes(tree).map(({ pos, node }) => `${pos}-${node.id}`),
+          all,
+        );
+        if (tree.length > 0 && isOneLineTree(serializeTree(tree))) {
+          assert.equal(all.length, 1);
+          assert.equal(formatRev(winner(tree)!), all[0]);
+        }
+        // One root without a branch is always read as one line (plain ids hold no `(` or `;`).
+        if (tree.length === 1 && all.length === 1) assert.ok(isOneLineTree(serializeTree(tree)));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   test('merging the same paths in any order gives the same tree', () => {
     fc.assert(
       fc.property(history, fc.infiniteStream(fc.nat()), (h, seeds) => {

@@ -15,6 +15,7 @@ import {
   formatRev,
   keyTreeLeaves,
   latest as latestLeaves,
+  isOneLineTree,
   leaves as leavesOf,
   missingRevs,
   parseRev,
@@ -443,8 +444,7 @@ export class DocumentReader {
   /** The leaves of a document for `_changes?style=all_docs`: the winner first, the rest descending. */
   changeRevs(record: DocRecord, allLeaves: boolean): { rev: string }[] {
     if (!allLeaves) return [{ rev: record.rev }];
-    // One line of revisions (one root, no branch): its one leaf is the winner, no tree parsed.
-    if (!record.tree.includes('(') && !record.tree.includes(';')) return [{ rev: record.rev }];
+    if (isOneLineTree(record.tree)) return [{ rev: record.rev }];
     return sortedLeaves(parseTree(record.tree)).map((leaf) => ({ rev: formatRev(leaf) }));
   }
 

@@ -6,14 +6,23 @@
  * again (`PurgeWrite.staleGone`); compaction drops stale bodies only. A database stored before
  * the count was kept is counted once from its documents' leaves (`leafRevsOf`).
  */
-import { findRev, formatRev, parseTree, type Rev, type RevTree, walk } from '../revisions/index.js';
+import {
+  findRev,
+  formatRev,
+  isOneLineTree,
+  leafNodes,
+  parseTree,
+  type Rev,
+  type RevTree,
+  walk,
+} from '../revisions/index.js';
 import type { DocRecord } from '../storage/records.js';
 
 /** The leaf revisions of a tree, formatted (`storedOnly`: those with a body). */
 function leafRevs(tree: RevTree, storedOnly: boolean): Set<string> {
   const out = new Set<string>();
-  for (const { pos, node } of walk(tree)) {
-    if (node.children.length === 0 && (!storedOnly || node.stored)) out.add(formatRev({ pos, id: node.id }));
+  for (const { pos, node } of leafNodes(tree)) {
+    if (!storedOnly || node.stored) out.add(formatRev({ pos, id: node.id }));
   }
   return out;
 }
@@ -60,9 +69,9 @@ export function staleGoneByPurge(before: RevTree, kept: RevTree): string[] {
 
 /**
  * A record's leaf revisions (for `DocumentStore.countStaleBodies`). A one-line history (no
- * branch, no second root: ../revisions/serialize.ts) has one leaf, its winner; it is not parsed.
+ * branch, no second root) has one leaf, its winner; it is not parsed.
  */
 export function leafRevsOf(record: DocRecord): readonly string[] {
-  if (!record.tree.includes('(') && !record.tree.includes(';')) return [record.rev];
+  if (isOneLineTree(record.tree)) return [record.rev];
   return [...leafRevs(parseTree(record.tree), false)];
 }

@@ -1,4 +1,4 @@
-import type { RevNode, RevTree } from './tree.js';
+import { type RevNode, type RevTree, walk } from './tree.js';
 
 export interface Leaf {
   pos: number;
@@ -13,6 +13,13 @@ export interface Leaf {
 export function leaves(tree: RevTree): Leaf[] {
   const out: Leaf[] = [];
   for (const root of tree) collectLeaves(root.node, root.pos, [], out);
+  return out;
+}
+
+/** Every leaf node with its generation, without the paths {@link leaves} builds (cheaper for long histories). */
+export function leafNodes(tree: RevTree): { pos: number; node: RevNode }[] {
+  const out: { pos: number; node: RevNode }[] = [];
+  for (const item of walk(tree)) if (item.node.children.length === 0) out.push(item);
   return out;
 }
 

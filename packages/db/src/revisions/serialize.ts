@@ -12,6 +12,15 @@ import type { RevNode, RevTree } from './tree.js';
  * without nesting, parentheses hold two or more children. A one-rev doc takes 34 bytes
  * (`1:967a00dff5e02add41819138abb3284d`).
  */
+/**
+ * Whether a stored tree is one line of revisions (one root, no branch), whose one leaf is the
+ * document's winner, so readers need not parse it. A JSON-string id holding `(` or `;` answers
+ * false, which only costs a parse.
+ */
+export function isOneLineTree(text: string): boolean {
+  return !text.includes('(') && !text.includes(';');
+}
+
 export function serializeTree(tree: RevTree): string {
   if (tree.length === 1 && tree[0]!.node.children.length === 0) {
     // One rev (every new document).

@@ -4,7 +4,12 @@
  */
 import { isDesignId } from '../../documents/doc-id.js';
 import { renderDoc } from '../../documents/render.js';
-import { conflicts as conflictsOf, deletedConflicts as deletedConflictsOf, parseTree } from '../../revisions/index.js';
+import {
+  conflicts as conflictsOf,
+  deletedConflicts as deletedConflictsOf,
+  isOneLineTree,
+  parseTree,
+} from '../../revisions/index.js';
 import type { ChangedDoc, Page } from '../../storage/records.js';
 import type { ViewGroup } from '../design.js';
 import type { MappedDoc } from '../index/index-rows.js';
@@ -101,13 +106,13 @@ export class ChangeReader {
 /**
  * The meta members CouchDB gives a map function (couch_index_updater opens each document with
  * `[conflicts, deleted_conflicts]`, plus `local_seq` when the group asks): `_conflicts` and
- * `_deleted_conflicts` only when there are some, then `_local_seq`. A tree without a branch (no
- * `(`) and with one root (no `;`) has one leaf: no conflicts, and nothing to parse.
+ * `_deleted_conflicts` only when there are some, then `_local_seq`. A one-line tree has one leaf:
+ * no conflicts, and nothing to parse.
  */
 function mapExtras(record: ChangedDoc, localSeq: boolean): [string, unknown][] | undefined {
   let extras: [string, unknown][] | undefined;
   const { tree } = record;
-  if (tree.includes('(') || tree.includes(';')) {
+  if (!isOneLineTree(tree)) {
     const parsed = parseTree(tree);
     const live = conflictsOf(parsed);
     const deleted = deletedConflictsOf(parsed);
