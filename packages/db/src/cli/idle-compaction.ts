@@ -8,8 +8,7 @@
  * its load).
  */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { garbageCollector } from '../support/collector.js';
 
 /** Long enough that V8's allocation rate over the interval no longer counts start-up's (5 s window). */
 const INTERVAL_MS = 6_000;
@@ -26,17 +25,7 @@ export function compactWhenIdle(): void {
     since = now;
     if (!idle && ++tries < MAX_TRIES) return;
     clearInterval(timer);
-    if (idle) fullCollection();
+    if (idle) garbageCollector()?.();
   }, INTERVAL_MS);
   timer.unref();
-}
-
-/** One full collection: `gc` exists only in a context made while --expose-gc is on. */
-function fullCollection(): void {
-  setFlagsFromString('--expose-gc');
-  try {
-    (runInNewContext('gc') as () => void)();
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
 }

@@ -1,4 +1,5 @@
 import { CouchError } from '../errors.js';
+import { garbageCollector } from '../support/collector.js';
 import { SandboxFailure, type Sandbox, type SandboxEngine } from './engine.js';
 import { SANDBOX_RUNTIME } from './runtime.js';
 
@@ -50,10 +51,14 @@ const liveIsolates = new Set<WeakRef<Isolate>>();
 let disposesAtExit = false;
 
 /**
- * A new isolate of `memoryLimitMb` (at least 8), disposed when the process exits if nothing did
- * it before: an isolate still alive while node tears its environment down can abort the process
- * in isolated-vm's cleanup (`IsolateEnvironment::GetCurrent(): environment != nullptr`), after
- * everything else finished well. Every sandbox starts its isolate here.
+ * A new isolate of `memoryLimitMb` (at least 8). Every sandbox starts its isolate here, so the
+ * process's exit can be made safe for isolated-vm: when node tears its environment down while V8
+ * is in the middle of an incremental marking, node finishes that collection after isolated-vm's
+ * own environment is gone, and the finalizer of any of its handles (an isolate, a context, a
+ * reference) found dead then aborts the process (`IsolateEnvironment::GetCurrent(): environment
+ * != nullptr`, seen in gdb under `node::IsolateData::~IsolateData`), after everything else
+ * finished well. So at exit every isolate still alive is disposed and one full collection runs
+ * while isolated-vm can still finalize its handles; no marking is left to finish at teardown.
  */
 export function newIsolate(ivm: IvmModule, memoryLimitMb: number): Isolate {
   const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, memoryLimitMb) });
@@ -70,6 +75,7 @@ export function newIsolate(ivm: IvmModule, memoryLimitMb: number): Isolate {
         if (held !== undefined && !held.isDisposed) held.dispose();
       }
       liveIsolates.clear();
+      garbageCollector()?.();
     });
   }
   return isolate;

@@ -6,26 +6,9 @@
  * MiB of memory, for well under a millisecond each time. Where the runtime refuses to expose its
  * collector, streams pass through unpaced.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { garbageCollector } from './collector.js';
 
 const EVERY_BYTES = 4 * 1024 * 1024;
-
-type Collector = (options: { type: 'minor' | 'major' }) => void;
-let collector: Collector | null | undefined;
-
-function collectorOf(): Collector | null {
-  if (collector === undefined) {
-    try {
-      // A context made after the flag is set gets `gc` (Node's documented way without --expose-gc).
-      setFlagsFromString('--expose-gc');
-      collector = runInNewContext('gc') as Collector;
-    } catch {
-      collector = null;
-    }
-  }
-  return collector;
-}
 
 /** The chunks of `source` as they come, with a young-generation collection every few MiB. */
 export async function* gcPaced<T extends Uint8Array>(source: AsyncIterable<T> | Iterable<T>): AsyncGenerator<T> {
@@ -34,7 +17,7 @@ export async function* gcPaced<T extends Uint8Array>(source: AsyncIterable<T> | 
     since += chunk.length;
     if (since >= EVERY_BYTES) {
       since = 0;
-      collectorOf()?.({ type: 'minor' });
+      garbageCollector()?.({ type: 'minor' });
     }
     yield chunk;
   }
