@@ -180,7 +180,7 @@ export async function find(
     // The rows a page can take, and the one after (examined, not returned).
     const first = Math.min(PAGE, request.skip - unread + request.limit + 1);
     const parse = documentParser(request);
-    // Rows come a page at a time: an async step per row was a tenth or more of a scan.s CPU.
+    // Rows come a page at a time: an async step per row was a tenth or more of a scan's CPU.
     pages: for await (const page of source.rows(request.conflicts, first, parse, storedParser(request), unread)) {
       for (const row of page) {
         if (row.unread !== undefined) {
