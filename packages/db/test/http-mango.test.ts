@@ -317,6 +317,41 @@ describe('Mango over HTTP', () => {
       });
     });
 
+    it('an index build reads the members its fields and partial filter name, at the top level only', async () => {
+      await t.request('PUT', '/nest');
+      const docs = [
+        { _id: 'a', addr: { city: 'Oslo', zip: 1 }, kind: { sub: 'x' }, n: 1 },
+        { _id: 'b', addr: { city: 'Bergen' }, kind: { sub: 'y' }, n: 2 },
+        { _id: 'c', addr: { city: 'Oslo' }, kind: { sub: 'x' } },
+        { _id: 'd', addr: 'nowhere', kind: { sub: 'x' }, n: 4 },
+        { _id: 'e', addr: { city: null }, kind: { sub: 'x' }, n: 5, 'a"b': { addr: { city: 'Fake' } } },
+        { _id: 'f', other: { addr: { city: 'Oslo' } }, kind: { sub: 'x' }, n: 6 },
+      ];
+      assert.equal((await t.request('POST', '/nest/_bulk_docs', { body: { docs } })).status, 201);
+      const index = async (name: string, def: unknown) =>
+        assert.equal(
+          (await t.request('POST', '/nest/_index', { body: { index: def, ddoc: 'nest', name } })).status,
+          200,
+        );
+      await index('by-city', {
+        fields: ['addr.city', '_id'],
+        partial_filter_selector: { 'kind.sub': 'x', n: { $exists: true } },
+      });
+      await index('by-n', { fields: ['n'] });
+      const nest = (body: unknown) => t.request('POST', '/nest/_find', { body });
+      const byCity = await nest({ selector: { 'addr.city': { $gte: null } }, use_index: ['nest', 'by-city'] });
+      assert.equal(byCity.json.warning, undefined);
+      assert.deepEqual(ids(byCity), ['e', 'a']);
+      const byN = await nest({ selector: { n: { $gt: 0 } }, use_index: ['nest', 'by-n'], fields: ['_id', 'n'] });
+      assert.deepEqual(byN.json.docs, [
+        { _id: 'a', n: 1 },
+        { _id: 'b', n: 2 },
+        { _id: 'd', n: 4 },
+        { _id: 'e', n: 5 },
+        { _id: 'f', n: 6 },
+      ]);
+    });
+
     it('contradictory ranges on the chosen index are not run: {"docs":[]}', async () => {
       const r = await find({ selector: { n: { $gt: 5, $lt: 3 } } });
       assert.deepEqual(r.json, { docs: [] });

@@ -8,10 +8,12 @@
  * field resolves (any value, null included) and the partial filter selector matches; its one
  * row's key is the array of the field values.
  */
-import { parseJson, type JsonValue, JsonObject, toPlain } from '../json/index.js';
+import { parseJson, parseJsonMembers, type JsonValue, JsonObject, toPlain } from '../json/index.js';
 import type { MapBatchResult, Mapper, Row } from '../sandbox/index.js';
 import type { ViewGroup } from '../views/design.js';
 import { BAD_PATH, type FieldPath, NOT_FOUND, parseFieldPath, resolvePath } from './field-path.js';
+import { parseSelector } from './selector.js';
+import { topLevelNames } from './selector-parser.js';
 
 export interface IndexField {
   /** The field name as written (dots escaped). */
@@ -139,20 +141,20 @@ export type FilterCompiler = (selector: JsonObject) => (doc: JsonValue) => boole
  * computed here, without a sandbox.
  */
 export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler): Mapper {
-  const indexes = group.views.map((view) => {
+  const defined = group.views.map((view) => {
     const map = parseJson(view.map);
-    const index =
-      map instanceof JsonObject ? indexOfMap(group.ddocId, view.name, map, 0, group.partitioned) : undefined;
-    return {
-      fields: index?.fields,
-      filter: index?.partialFilter === undefined ? undefined : compileFilter(index.partialFilter),
-    };
+    return map instanceof JsonObject ? indexOfMap(group.ddocId, view.name, map, 0, group.partitioned) : undefined;
   });
+  const indexes = defined.map((index) => ({
+    fields: index?.fields,
+    filter: index?.partialFilter === undefined ? undefined : compileFilter(index.partialFilter),
+  }));
+  const parse = membersParser(defined);
   return {
     viewNames: group.views.map((view) => view.name),
     async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
       const rows: Row[][][] = docsJson.map((text) => {
-        const doc = parseJson(text);
+        const doc = parse(text);
         return indexes.map(({ fields, filter }) => {
           if (fields === undefined) return [];
           const key: unknown[] = [];
@@ -169,4 +171,27 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
     },
     dispose() {},
   };
+}
+
+/**
+ * A parser of the documents a view group maps: only the top-level members its indexes' fields and
+ * partial filters read (an index build spent most of its time parsing whole documents and
+ * collecting them); the whole document when a filter tests more than named members.
+ */
+function membersParser(indexes: readonly (JsonIndex | undefined)[]): (text: string) => JsonValue {
+  const names = new Set<string>();
+  for (const index of indexes) {
+    if (index === undefined) continue;
+    for (const field of index.fields) names.add(field.path[0]!);
+    if (index.partialFilter === undefined) continue;
+    let named: boolean;
+    try {
+      named = topLevelNames(parseSelector(index.partialFilter), names);
+    } catch {
+      // A filter that does not parse is the filter compiler's to report.
+      named = false;
+    }
+    if (!named) return parseJson;
+  }
+  return (text) => parseJsonMembers(text, names);
 }

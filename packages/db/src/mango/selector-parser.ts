@@ -37,7 +37,7 @@ export function storedBodyParser(
 }
 
 /** Adds the first segment of each condition's path; false when one has none. */
-function topLevelNames(selector: Selector, out: Set<string>): boolean {
+export function topLevelNames(selector: Selector, out: Set<string>): boolean {
   switch (selector.kind) {
     case 'field': {
       const first = selector.path?.[0];
