@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { answerUnusualRequests } from './http/unusual-requests.js';
 import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { loadAdmins } from './auth/index.js';
 import { loadSessionSecret } from './auth/session-secret.js';
@@ -134,7 +133,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const http =
     tls === undefined
       ? createServer({ keepAliveTimeout: 5_000 }, listener)
-      : createHttpsServer({ keepAliveTimeout: 5_000, cert: tls.cert, key: tls.key }, listener);
+      : // node:https (and TLS with it, ~1.5 MB resident) loads only for a server that uses it.
+        (await import('node:https')).createServer({ keepAliveTimeout: 5_000, cert: tls.cert, key: tls.key }, listener);
   const plain = tls?.httpPort === undefined ? undefined : createServer({ keepAliveTimeout: 5_000 }, listener);
   const servers = plain === undefined ? [http] : [http, plain];
   // CONNECT and requests node's parser cannot read get an HTTP answer, not a closed connection.

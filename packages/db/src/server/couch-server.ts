@@ -34,15 +34,7 @@ import { StorageExistsError } from '../storage/contract.js';
 import { validateDbName } from '../storage/db-names.js';
 import { checkDesignWrite } from '../views/design-check.js';
 import { ViewManager } from '../views/view-manager.js';
-import { searchMapper } from '../search/search-mapper.js';
-import { searchSignatures } from '../search/search-design.js';
-import { nouveauSignatures } from '../search/nouveau-design.js';
-import { textIndexMapper } from '../mango/text-mapper.js';
-import { textIndexSignatures } from '../mango/text-index.js';
-import { jsonIndexMapper } from '../mango/json-index.js';
-import { matches } from '../mango/match.js';
-import { parseSelector } from '../mango/selector.js';
-import type { ViewGroup } from '../views/design.js';
+import { fullTextSignatures, nativeMappers } from './native-mappers.js';
 import { ServerStats, type StatsTree } from './stats.js';
 import type { ReplicatorMeter } from '../replication/meter.js';
 import { Replicator } from '../replication/replicator.js';
@@ -56,24 +48,6 @@ import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-cred
 import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '../replication/scheduler-settings.js';
 import { DbUpdates } from './db-updates.js';
 import { UuidGenerator } from './uuids.js';
-
-/**
- * Mango's JSON indexes (`"language": "query"` design docs) are mapped natively; so are
- * full-text indexes (their index functions run in the sandbox, their analyzers here; a Mango
- * text index's fields are computed natively too).
- */
-function mangoMappers(group: ViewGroup) {
-  if (group.language !== 'query') return textIndexMapper(group) ?? searchMapper(group);
-  return jsonIndexMapper(group, (json) => {
-    const selector = parseSelector(json);
-    return (doc) => matches(selector, doc);
-  });
-}
-
-/** The full-text indexes a design document defines (`_search`'s, Nouveau's, Mango's text): in use while it is. */
-function fullTextSignatures(ddocId: string, body: Record<string, unknown>): string[] {
-  return [...searchSignatures(ddocId, body), ...nouveauSignatures(ddocId, body), ...textIndexSignatures(ddocId, body)];
-}
 
 export interface CouchServerOptions {
   storage: Storage;
@@ -475,7 +449,7 @@ export class CouchServer {
   views(db: Database): ViewManager {
     let manager = this.viewManagers.get(db);
     if (manager === undefined) {
-      manager = new ViewManager(db, db.viewIndexes(), this.log, mangoMappers, fullTextSignatures);
+      manager = new ViewManager(db, db.viewIndexes(), this.log, nativeMappers, fullTextSignatures);
       this.viewManagers.set(db, manager);
     }
     return manager;

@@ -18,18 +18,41 @@ import { toPlain } from '../json/index.js';
 import type { Mapper, SandboxLog } from '../sandbox/index.js';
 import { viewGroupOf, type ViewGroup } from './design.js';
 import type { GroupState } from './group-state.js';
-import { makeRowTree } from './index/tree-adapter.js';
-import { type BuildableRowTree, ViewIndex } from './index/view-index.js';
+import type { BuildableRowTree } from './index/view-index.js';
 import { AnswerCache } from './query/answer-cache.js';
-import { createReducer } from './reduce/index.js';
 import type { ActiveTask } from './updater/progress.js';
-import { updateIndex } from './updater/update-index.js';
+
+/**
+ * The index, its trees and the updater (with the B-tree, the external sorter and the sandbox's
+ * mapper behind them), loaded when the first view group opens: a server that answers no view
+ * query never holds their code (issue #31, a fresh idle server's memory).
+ */
+let engine:
+  | Promise<{
+      makeRowTree: typeof import('./index/tree-adapter.js').makeRowTree;
+      ViewIndex: typeof import('./index/view-index.js').ViewIndex;
+      createReducer: typeof import('./reduce/index.js').createReducer;
+      updateIndex: typeof import('./updater/update-index.js').updateIndex;
+    }>
+  | undefined;
+const loadEngine = () =>
+  (engine ??= Promise.all([
+    import('./index/tree-adapter.js'),
+    import('./index/view-index.js'),
+    import('./reduce/index.js'),
+    import('./updater/update-index.js'),
+  ]).then(([trees, index, reduce, updater]) => ({
+    makeRowTree: trees.makeRowTree,
+    ViewIndex: index.ViewIndex,
+    createReducer: reduce.createReducer,
+    updateIndex: updater.updateIndex,
+  })));
 
 /**
  * Mappers for view groups that are not JavaScript (Mango's `"language": "query"` indexes):
- * undefined for a language it does not know.
+ * undefined for a language it does not know (a promise: their code may load on first use).
  */
-export type NativeMappers = (group: ViewGroup) => NativeMapper | undefined;
+export type NativeMappers = (group: ViewGroup) => NativeMapper | undefined | Promise<NativeMapper | undefined>;
 
 /**
  * A mapper of the server's own (not JavaScript), which may keep a structure of its own beside a
@@ -43,7 +66,10 @@ export interface NativeMapper extends Mapper {
  * The signatures of the other index groups a design document defines (full-text indexes, kept
  * by this manager too): in use while their design document is, so cleanup keeps them.
  */
-export type MoreSignatures = (ddocId: string, body: Record<string, unknown>) => readonly string[];
+export type MoreSignatures = (
+  ddocId: string,
+  body: Record<string, unknown>,
+) => readonly string[] | Promise<readonly string[]>;
 
 /** The `view_index` member of a design document's `_info`. */
 export interface ViewIndexInfo {
@@ -130,7 +156,7 @@ export class ViewManager {
       if (current === undefined) continue;
       const body = toPlain(current.body) as Record<string, unknown>;
       live.add(viewGroupOf(record.id, body, this.db.partitioned).signature);
-      for (const signature of this.moreSignatures(record.id, body)) live.add(signature);
+      for (const signature of await this.moreSignatures(record.id, body)) live.add(signature);
     }
     return live;
   }
@@ -147,7 +173,8 @@ export class ViewManager {
   }
 
   private async open(group: ViewGroup): Promise<GroupState> {
-    const native = group.language === 'javascript' ? undefined : this.nativeMappers(group);
+    const { makeRowTree, ViewIndex, createReducer } = await loadEngine();
+    const native = group.language === 'javascript' ? undefined : await this.nativeMappers(group);
     if (group.language !== 'javascript' && native === undefined) {
       refuseUnsupportedLanguage(group.language);
       throw new CouchError('unknown_query_language', group.language, 500);
@@ -184,12 +211,13 @@ export class ViewManager {
         continue;
       }
       if (state.index.updateSeq >= (await this.db.updateSeq())) return;
-      state.updating ??= updateIndex(
-        { db: this.db, log: this.log, sandboxLog: this.sandboxLog(state.group) },
-        state,
-      ).finally(() => {
-        state.updating = undefined;
-      });
+      state.updating ??= loadEngine()
+        .then(({ updateIndex }) =>
+          updateIndex({ db: this.db, log: this.log, sandboxLog: this.sandboxLog(state.group) }, state),
+        )
+        .finally(() => {
+          state.updating = undefined;
+        });
       await state.updating;
     }
   }
