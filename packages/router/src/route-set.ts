@@ -20,6 +20,9 @@ const DUPLICATE_NAME =
 /** What a route name may be (a regexp literal here would be a new object per route). */
 const ROUTE_NAME = /^[_a-z]\w*$/i;
 
+/** Records named by a scan before all are (`nameRecord`): the first lookups of a large set read a few. */
+const SCANNED_RECORDS = 16;
+
 /** `R`: the routes as the declaration types them (see typed-routes.ts). */
 export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLike, RouteSink {
   declare readonly [routeTypes]?: R;
@@ -32,8 +35,19 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   /** Routes declared so far. */
   private count = 0;
   private readonly routes: (Route | undefined)[] = [];
-  /** Route name → route index. */
+  /** Route name → route index, for the entries before `namedUpTo`. */
   private readonly named = new Map<string, number>();
+  /**
+   * The entries before this one have their names in `named`; those from it on are resource
+   * records whose names are not decided yet (`resolveNames`): declaring a large set made four
+   * names per resource and put them in the map, half of the declaration's time, before anything
+   * asked for a name (docs/benchmarks.md).
+   */
+  private namedUpTo = 0;
+  /** Records named ahead of the others by a scan (`nameRecord`). */
+  private scans = 0;
+  private readonly isNamed = (name: string): boolean => this.named.has(name);
+  private readonly namer = (record: ResourceRoutes): void => this.nameRecord(record);
   private matcher: Matcher | null = null;
   private tier: MatcherTier = 'auto';
   private helperTable: Record<string, RouteHelper> | null = null;
@@ -44,29 +58,77 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
 
   /** Adds a declared route (the mapper calls this). */
   add(spec: RouteSpec): void {
+    this.resolveNames();
     const name = spec.name;
     if (name !== null) this.addName(name, this.count);
     this.addEntry(spec, 1);
+    this.namedUpTo = this.entries.length;
   }
 
   /**
-   * Adds a plain resource's own routes (the mapper calls this), their names checked in order.
-   * The mapper gives them names no route has (`hasNamedRoute`), so a name is added with one
-   * map operation, not two (a large set has thousands).
+   * Adds a plain resource's own routes (the mapper calls this). Their names are decided when
+   * something needs them (`resolveNames`), unless a name could be refused: then now, so that
+   * `draw` refuses it.
    */
   addResourceRoutes(routes: ResourceRoutes): void {
-    const names = routes.names;
+    routes.start = this.count;
+    routes.namer = this.namer;
+    if (routes.namesAreWords) {
+      this.addEntry(routes, routes.count);
+      return;
+    }
+    this.resolveNames();
+    this.addRecordNames(routes);
+    this.addEntry(routes, routes.count);
+    this.namedUpTo = this.entries.length;
+  }
+
+  /** Decides the names of the records not named yet, in order, and puts them in the map. */
+  private resolveNames(): void {
+    const entries = this.entries;
+    for (let e = this.namedUpTo; e < entries.length; e++) this.addRecordNames(entries[e] as ResourceRoutes);
+    this.namedUpTo = entries.length;
+  }
+
+  /** Puts a record's names in the map (decided now unless a scan decided them), each checked. */
+  private addRecordNames(routes: ResourceRoutes): void {
+    const names = routes.names ?? routes.nameWith(this.isNamed);
     const named = this.named;
     for (let k = 0; k < names.length; k++) {
       const name = names[k]!;
       if (name === null) continue;
       if (!ROUTE_NAME.test(name)) throw new ArgumentError(`Invalid route name: '${name}'`);
       const size = named.size;
-      named.set(name, this.count + k);
-      if (named.size === size) throw new Error(`the mapper gave a route a name in use: '${name}'`);
+      named.set(name, routes.start + k);
+      if (named.size === size) throw new Error(`a resource's route was given a name in use: '${name}'`);
     }
-    routes.start = this.count;
-    this.addEntry(routes, routes.count);
+  }
+
+  /**
+   * Decides the names of a record not named yet before the others: the first lookups read the
+   * names of a few routes, which a scan of the records not named before theirs decides as
+   * `resolveNames` would (a name is taken when a route before has it, that is when a record
+   * before may take it). Past a few records, all are named at once.
+   */
+  private nameRecord(record: ResourceRoutes): void {
+    if (++this.scans > SCANNED_RECORDS) {
+      this.resolveNames();
+      return;
+    }
+    // The names it would try (a trial that takes none), then which of them a record before takes.
+    const candidates: string[] = [];
+    record.nameWith((name) => {
+      if (!this.named.has(name)) candidates.push(name);
+      return false;
+    });
+    const taken = candidates.map(() => false);
+    const entries = this.entries;
+    for (let e = this.namedUpTo, to = this.entryOf(record.start); e < to; e++)
+      (entries[e] as ResourceRoutes).markTaken(candidates, taken);
+    record.nameWith((name) => {
+      const i = candidates.indexOf(name);
+      return i === -1 || taken[i]!;
+    });
   }
 
   private addName(name: string, index: number): void {
@@ -85,11 +147,13 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   }
 
   hasNamedRoute(name: string): boolean {
+    this.resolveNames();
     return this.named.has(name);
   }
 
   /** Every route in declaration order (PATCH and PUT of `update` are two entries). */
   list(): RouteInfo[] {
+    this.resolveNames();
     const infos: RouteInfo[] = [];
     for (let i = 0; i < this.count; i++) infos.push(this.routeAt(i).info);
     return infos;
@@ -100,8 +164,15 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
     return (this.routes[index] ??= new Route(index, this.specAt(index)));
   }
 
-  /** The spec of the `index`th declared route: the entry holding it found by a binary search. */
+  /** The spec of the `index`th declared route (a record's made on first read). */
   private specAt(index: number): RouteSpec {
+    const e = this.entryOf(index);
+    const entry = this.entries[e]!;
+    return entry instanceof ResourceRoutes ? entry.specAt(index - this.starts[e]!) : entry;
+  }
+
+  /** The entry holding the `index`th declared route, found by a binary search. */
+  private entryOf(index: number): number {
     const starts = this.starts;
     let lo = 0;
     let hi = starts.length - 1;
@@ -110,8 +181,7 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
       if (starts[mid]! <= index) lo = mid;
       else hi = mid - 1;
     }
-    const entry = this.entries[lo]!;
-    return entry instanceof ResourceRoutes ? entry.specAt(index - starts[lo]!) : entry;
+    return lo;
   }
 
   /** Builds the recognizer now instead of on the first request. */
@@ -152,6 +222,7 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   }
 
   private namedRoute(name: string): Route {
+    this.resolveNames();
     const index = this.named.get(name);
     if (index === undefined) throw new Error(`Unknown route name: '${name}'`);
     return this.routeAt(index);
@@ -190,6 +261,7 @@ export class RouteSet<R extends TypedRoute = UnknownRoute> implements RouteSetLi
   get helpers(): Helpers<R> {
     if (this.helperTable !== null) return this.helperTable as Helpers<R>;
     const table: Record<string, RouteHelper> = Object.create(null);
+    this.resolveNames();
     for (const [name, index] of this.named) {
       const route = this.routeAt(index);
       table[camelHelperName(name, 'Path')] = (...args: unknown[]) => this.pathOf(route, args);

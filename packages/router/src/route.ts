@@ -33,25 +33,34 @@ export const NO_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze({});
 export const NO_REQUIREMENTS: Readonly<Record<string, RegExp>> = Object.freeze({});
 export const NO_MIDDLEWARE: Middleware[] = Object.freeze([]) as unknown as Middleware[];
 
+/** Where a lean spec's name is read (a resource record, which decides its names when one is first read). */
+export interface RouteNames {
+  nameAt(k: number): string | null;
+}
+
 /**
  * The spec of a route with no options of its own in a scope that adds nothing but a handler
- * (a plain resource's own routes, see resource-routes.ts): nothing but the name, path, verbs
- * (an interned list), handler and action. The fields every such spec holds alike are on the
- * prototype: a spec of five fields is made per route instead of one of ten.
+ * (a plain resource's own routes, see resource-routes.ts): nothing but the path, verbs (an
+ * interned list), handler, action and where its name is (the `k`th of `names`: read when asked
+ * for, so that a route the first lookup makes does not decide the names of every resource). The
+ * fields every such spec holds alike are on the prototype: a spec of six fields is made per route
+ * instead of one of ten.
  */
 export function leanSpecOf(
-  name: string | null,
+  names: RouteNames,
+  k: number,
   verbs: string[],
   path: string,
   handler: string,
   action: string,
 ): RouteSpec {
-  return new LeanRouteSpec(name, verbs, path, handler, action);
+  return new LeanRouteSpec(names, k, verbs, path, handler, action);
 }
 
 class LeanRouteSpec implements RouteSpec {
   // Assigned in the constructor: a class field would be defined per instance, a slower operation.
-  declare readonly name: string | null;
+  declare private readonly names: RouteNames;
+  declare private readonly k: number;
   declare readonly verbs: string[];
   declare readonly path: string;
   declare readonly handler: string;
@@ -62,12 +71,17 @@ class LeanRouteSpec implements RouteSpec {
   declare readonly formatted: boolean;
   declare readonly middleware: Middleware[];
 
-  constructor(name: string | null, verbs: string[], path: string, handler: string, action: string) {
-    this.name = name;
+  constructor(names: RouteNames, k: number, verbs: string[], path: string, handler: string, action: string) {
+    this.names = names;
+    this.k = k;
     this.verbs = verbs;
     this.path = path;
     this.handler = handler;
     this.action = action;
+  }
+
+  get name(): string | null {
+    return this.names.nameAt(this.k);
   }
 }
 

@@ -13,6 +13,7 @@ import { buildRouteSpec, internVerbs, isPlainObject } from './mapping.js';
 import { CANONICAL_ACTIONS, OPTION_NAMES, VALID_ON_OPTIONS, type MatchOptions, type Middleware } from './options.js';
 import { middlewareList, refuseUnknownVerbs } from './refusals.js';
 import type { Resource } from './resource.js';
+import { startsValidName } from '../support/name-parts.js';
 import { present, RESOURCE_METHOD_SCOPES, Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
 import type { Mapper } from './mapper.js';
 
@@ -34,13 +35,7 @@ export function isBareWord(path: string): boolean {
   return /^[A-Za-z0-9_-]+$/.test(path);
 }
 
-/** Whether an implicit route name starts as a name must (`_` or a letter; else the route gets none). */
-export function startsValidName(name: string): boolean {
-  const c = name.charCodeAt(0);
-  if (c === 95) return true; // '_'
-  const lower = c | 32; // a letter in lower case
-  return lower >= 97 && lower <= 122;
-}
+export { startsValidName } from '../support/name-parts.js';
 
 /** Verb lists (interned) by `via` string: most routes say `get`. */
 export const viaVerbs = new Map<string, string[]>();

@@ -45,12 +45,14 @@ export class Resource {
   declare protected readonly asName: string | undefined;
   declare protected handlerName: string;
   declare private singularName: string | null;
+  declare private collection: string | null;
 
   constructor(entity: string, shallow: boolean, options: ResourceOptions) {
     if (options.param !== undefined && String(options.param).includes(':')) {
       throw new ArgumentError(":param option can't contain colons");
     }
     this.singularName = null;
+    this.collection = null;
     this.name = String(entity);
     this.path = String(options.path ?? this.name);
     this.handlerName = String(options.handler ?? this.name);
@@ -102,7 +104,7 @@ export class Resource {
 
   /** `sheep` cannot tell index from show by name, so its collection becomes `sheep_index`. */
   get collectionName(): string {
-    return this.singular === this.plural ? `${this.plural}_index` : this.plural;
+    return (this.collection ??= this.singular === this.plural ? `${this.plural}_index` : this.plural);
   }
 
   get collectionScope(): string {

@@ -14,7 +14,7 @@ import { ResourceRoutes, resourceLayout } from '../resource-routes.js';
 import { CANONICAL_ACTIONS, RESOURCE_OPTIONS, type MatchOptions, type ResourcesOptions } from './options.js';
 import { Resource, SingletonResource, type ResourceOptions } from './resource.js';
 import { Scope, type ScopeFrame, type ScopeLevel } from './scope.js';
-import { NO_OPTIONS, startsValidName, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
+import { NO_OPTIONS, verbsOf, viaVerbs, type Block, type Names } from './mapper-base.js';
 import { Concerns } from './concerns.js';
 
 type Via = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -226,36 +226,23 @@ export abstract class Resources extends Concerns {
   }
 
   /**
-   * `declareActions` in a scope `leanHandler` accepted: the names as `joinedName` makes them for
-   * these actions (a plain word or none as the prefix), from parts read once; the canonical
-   * actions of a level share theirs (index and create; show, update and destroy), which only the
-   * first of them can take. Every action but `edit` is canonical (CANONICAL_ACTIONS).
+   * `declareActions` in a scope `leanHandler` accepted: the routes as one record, named from the
+   * scope's name prefix and the resource's names when the route set needs them (resource-routes.ts).
    */
   private declareLeanActions(resource: Resource, kind: 'resources' | 'resource', handler: string): void {
     const scope = this.current;
     const layout = resourceLayout(kind, resource.actions, RESOURCE_VERBS);
-    const namePrefix = scope.get('as');
-    const collectionName = resource.collectionName;
-    const memberName = resource.memberName;
-    const names = new Array<string | null>(layout.length);
-    let candidateLevel: ScopeLevel = null;
-    let candidate: string | null = null;
-    let taken = false;
-    for (let k = 0; k < layout.length; k++) {
-      const { action, canonical, level } = layout[k]!;
-      if (!canonical || level !== candidateLevel) {
-        const joined = scope.actionName(namePrefix, canonical ? undefined : action, collectionName, memberName, level);
-        candidate = startsValidName(joined) ? joined : null;
-        candidateLevel = canonical ? level : null;
-        // Taken by a route before this record, or by one of its own (added with it, below).
-        taken = candidate === null || this.sink.hasNamedRoute(candidate) || names.includes(candidate, 0);
-      }
-      names[k] = taken ? null : candidate;
-      taken = true;
-    }
     const base = scope.get('path') ?? '';
     this.sink.addResourceRoutes(
-      new ResourceRoutes(layout, names, handler, base, resource, this.actionPath('new'), this.actionPath('edit')),
+      new ResourceRoutes(
+        layout,
+        scope.get('as'),
+        handler,
+        base,
+        resource,
+        this.actionPath('new'),
+        this.actionPath('edit'),
+      ),
     );
   }
 

@@ -7,6 +7,9 @@
  */
 import type { Middleware } from './options.js';
 import type { Resource } from './resource.js';
+import { joinPresent } from '../support/name-parts.js';
+
+export { present } from '../support/name-parts.js';
 
 export type ScopeLevel =
   | 'resources'
@@ -121,23 +124,4 @@ export class Scope {
         return joinPresent(namePrefix, memberName, prefix, undefined);
     }
   }
-}
-
-/** Up to four name parts joined with `_`, skipping those absent or empty (no array: this runs per route). */
-function joinPresent(
-  a: string | undefined,
-  b: string | undefined,
-  c: string | undefined,
-  d: string | undefined,
-): string {
-  let out = present(a) ? a : '';
-  if (present(b)) out = out === '' ? b : `${out}_${b}`;
-  if (present(c)) out = out === '' ? c : `${out}_${c}`;
-  if (present(d)) out = out === '' ? d : `${out}_${d}`;
-  return out;
-}
-
-/** A name part that takes part: not absent, not empty. */
-export function present(part: string | undefined | null): part is string {
-  return part !== undefined && part !== null && part !== '';
 }
