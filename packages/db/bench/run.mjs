@@ -198,7 +198,8 @@ console.log(
     .join(' ')}, node ${process.version}`,
 );
 for (const suite of opts.suites) if (suite in IN_PROCESS) runInProcess(suite, opts);
-if (serverSuites.length > 0) {
+// The search suite's corpus is its own (it prints it with its figures).
+if (serverSuites.some((suite) => suite !== 'search')) {
   console.log(
     `data: ${fmt(opts.docs)} docs of ~${averageDocBytes(opts.docs)} bytes; suites: ${serverSuites.join(', ')}; servers: ${opts.servers.join(', ')}\n`,
   );
