@@ -1,4 +1,5 @@
-// The search suite: full-text search on the bench documents (issue #32's targets), divan only
+// The search suite: full-text search on documents of ~1 KB English text (issue #32's targets:
+// ./english.mjs; its own database, loaded here, not the other suites' ~365-byte docs), divan only
 // (pouchdb-server has no `_search`; CouchDB has it only with Clouseau on a JVM). Builds: a
 // one-field view over the body (the baseline the issue measures against) and a search index of
 // the same field; then a term query and a two-term phrase at c1, the term query at c16, the
@@ -7,7 +8,35 @@
 // with the server's CPU time (per request for the loops): on a loaded machine the wall-clock
 // figures of two servers of one run are not comparable, their CPU times are.
 
-import { closedLoop, cpuSecondsOf, fmt, makeDoc, nowUs, phase } from './common.mjs';
+import { closedLoop, cpuSecondsOf, docId, fmt, nowUs, phase } from './common.mjs';
+import { englishText, queryWords, UPDATE_MARKER } from './english.mjs';
+
+/** Document `i` of the search corpus: ~1.1 KB of JSON, its `body` ~1,000 bytes of English. */
+export function searchDoc(i) {
+  return { _id: docId(i), date: new Date(Date.UTC(2020, 0, 1) + i * 60_000).toISOString(), body: englishText(i) };
+}
+
+/** Loads docs [0, n) of the corpus into `db`, 500 a `_bulk_docs`, `concurrency` at a time. */
+async function loadCorpus(request, db, n, concurrency) {
+  let next = 0;
+  const sender = async () => {
+    while (next < n) {
+      const from = next;
+      next = Math.min(n, next + 500);
+      const docs = [];
+      for (let i = from; i < next; i++) docs.push(searchDoc(i));
+      const body = JSON.stringify({ docs });
+      // A keep-alive connection the server closed as it was reused: sent again (a doc already
+      // written answers a conflict in a 201).
+      const r = await request('POST', `/${db}/_bulk_docs`, body).catch((e) => {
+        if (e.code !== 'ECONNRESET') throw e;
+        return request('POST', `/${db}/_bulk_docs`, body);
+      });
+      if (r.status !== 201) throw new Error(`search corpus: ${r.status} ${r.body.slice(0, 200)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, sender));
+}
 
 const TARGETS = {
   viewBuild: { label: 'build a one-field view over the body (baseline), s', goal: undefined, better: 'lower' },
@@ -23,7 +52,8 @@ const TARGETS = {
 };
 
 export async function runSearch(server, opts) {
-  const { request, db } = server;
+  const { request } = server;
+  const db = `${server.db}-search`;
   const log = (line) => console.error(`${server.name}: ${line}`);
   const capMs = opts.peerTimeout * 1000;
   const out = {};
@@ -48,6 +78,18 @@ export async function runSearch(server, opts) {
       log(`${name}: ${e.message}`);
     }
   };
+  {
+    const created = await request('PUT', `/${db}`);
+    if (created.status !== 201) throw new Error(`search: create ${db}: ${created.status} ${created.body}`);
+    log(`search: loading ${fmt(opts.docs)} docs of ~1 KB English text ...`);
+    const started = nowUs();
+    await loadCorpus(request, db, opts.docs, opts.bulkConcurrency);
+    phase(server, 'search-load', started);
+    const sample = Math.min(opts.docs, 1000);
+    let bytes = 0;
+    for (let i = 0; i < sample; i++) bytes += JSON.stringify(searchDoc(i)).length;
+    out.corpus = { docs: opts.docs, docBytes: bytes / sample };
+  }
   log('search: building the baseline view and the search index ...');
   await call('PUT', '/_design/bench-body-view', {
     views: { body: { map: 'function (doc) { if (doc.body) emit(doc.body, null); }' } },
@@ -56,8 +98,7 @@ export async function runSearch(server, opts) {
   await call('PUT', '/_design/bench-search', {
     indexes: { body: { index: 'function (doc) { if (doc.body) index("default", doc.body); }' } },
   });
-  const probe = makeDoc(0).body.split(' ');
-  const term = probe[0];
+  const term = queryWords(searchDoc(0).body).find((w) => w.length >= 4);
   // Meanwhile a `GET /` at a time: its longest wait is the longest the build and the first
   // query's making of the postings kept the event loop from other requests.
   let building = true;
@@ -99,39 +140,45 @@ export async function runSearch(server, opts) {
       log(`${name}: ${e.message}`);
     }
   };
-  // Terms and phrases drawn from the documents themselves, a different one each request.
+  // Terms and phrases drawn from the documents themselves, a different one each request: the
+  // term the first word of 4+ letters from the 4th on that is no stop word; the phrase the first
+  // two such words side by side from the 6th on.
   let k = 0;
-  const words = () => makeDoc((k++ * 7919) % opts.docs).body.split(' ');
+  const words = () => queryWords(searchDoc((k++ * 7919) % opts.docs).body);
+  const termOf = (w) => w.find((word, i) => i >= 3 && word.length >= 4) ?? w.find(Boolean);
+  const phraseOf = (w) => {
+    for (let i = 5; i + 1 < w.length; i++) if (w[i] && w[i + 1]) return `"${w[i]} ${w[i + 1]}"`;
+    return termOf(w);
+  };
   const searchPath = (q) => `/${db}/_design/bench-search/_search/body?q=${encodeURIComponent(q)}&limit=25`;
-  await loop('term1', 1, () => ['GET', searchPath(words()[3])]);
-  await loop('phrase1', 1, () => {
-    const w = words();
-    return ['GET', searchPath(`"${w[5]} ${w[6]}"`)];
-  });
-  await loop('term16', 16, () => ['GET', searchPath(words()[3])]);
+  await loop('term1', 1, () => ['GET', searchPath(termOf(words()))]);
+  await loop('phrase1', 1, () => ['GET', searchPath(phraseOf(words()))]);
+  await loop('term16', 16, () => ['GET', searchPath(termOf(words()))]);
   await loop('regex1', 1, () => [
     'POST',
     `/${db}/_find`,
-    JSON.stringify({ selector: { body: { $regex: `\\b${words()[3]}\\b` } }, limit: 25 }),
+    JSON.stringify({ selector: { body: { $regex: `\\b${termOf(words())}\\b` } }, limit: 25 }),
   ]);
   try {
     const changed = Math.max(1, Math.floor(opts.docs / 100));
-    const ids = Array.from({ length: changed }, (_, i) => makeDoc((i * 97) % opts.docs)._id);
+    const numbers = Array.from({ length: changed }, (_, i) => (i * 97) % opts.docs);
+    const ids = numbers.map(docId);
     const current = await call('POST', '/_all_docs', { keys: ids });
     const docs = current.rows
-      .filter((row) => row.value !== undefined)
-      .map((row, i) => ({
-        ...makeDoc((i * 97) % opts.docs),
-        _id: row.id,
+      .map((row, i) => ({ row, i }))
+      .filter(({ row }) => row.value !== undefined)
+      .map(({ row, i }) => ({
+        ...searchDoc(numbers[i]),
         _rev: row.value.rev,
-        body: `changed ${row.id}`,
+        // A new text of the same size, with a word no other document has.
+        body: `${UPDATE_MARKER} ${englishText(numbers[i] + opts.docs)}`,
       }));
     await call('POST', '/_bulk_docs', { docs });
     // Only the query that takes the update in is timed.
     const started = nowUs();
     const cpu0 = cpuOf(server);
     const t0 = process.hrtime.bigint();
-    const answer = await call('GET', `/_design/bench-search/_search/body?q=changed&limit=1`);
+    const answer = await call('GET', `/_design/bench-search/_search/body?q=${UPDATE_MARKER}&limit=1`);
     out.update = { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: (cpuOf(server) - cpu0) * 1000 };
     phase(server, 'update', started);
     if (answer.total_rows !== docs.length)
@@ -158,6 +205,11 @@ function cpuOf(server) {
 export function reportSearch(results) {
   const names = Object.keys(results).filter((name) => name.startsWith('divan'));
   console.log('\n## search suite\n');
+  const corpus = results[names[0]]?.corpus;
+  if (corpus !== undefined)
+    console.log(
+      `corpus: ${fmt(corpus.docs)} docs of ~${fmt(corpus.docBytes)} bytes of JSON, ~1 KB English text each\n`,
+    );
   console.log(`| workload | ${names.join(' | ')} | target | verdict |`);
   console.log(`|---|${names.map(() => '---:').join('|')}|---:|---:|`);
   const figure = (r, target) =>

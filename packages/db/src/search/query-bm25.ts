@@ -20,6 +20,7 @@ import {
   phraseMatches,
   type Scored,
   scoredOf,
+  termScores,
 } from './query-eval.js';
 
 const f = Math.fround;
@@ -89,23 +90,7 @@ function scoreTerm(reader: IndexReader, field: string, term: string, boost: numb
   const postings = index.term(field, term);
   if (postings === undefined) return scoredOf(0);
   const { weight, cache } = bm25TermWeight(reader, field, boost, docFreq);
-  const lengths = index.lengthBytes(field);
-  const alive = index.liveness;
-  const { docs, ends } = postings;
-  const out = scoredOf(docs.length);
-  let found = 0;
-  let start = 0;
-  for (let i = 0; i < docs.length; i++) {
-    const doc = docs[i]!;
-    const end = ends[i]!;
-    if (alive[doc] === 1) {
-      out.docs[found] = doc;
-      out.scores[found++] = bm25Score(weight, end - start, cache[lengths[doc]!]!);
-    }
-    start = end;
-  }
-  out.length = found;
-  return out;
+  return termScores(index, postings, index.lengthBytes(field), { bm25: true, factor: weight, table: cache });
 }
 
 /** A phrase's BM25 score of a document where it occurs `freq` times (its terms' idfs summed). */

@@ -18,6 +18,7 @@ import { SearchDocsTree } from './search-docs-tree.js';
 import { DOCS, NUMBERS } from './search-design.js';
 import { compareTerms } from './search-mapper.js';
 import { boundedRange, normValue } from './search-rows.js';
+import { postingScore, type TermScoring } from './term-scoring.js';
 
 /** Doc id → score. */
 export type Hits = Map<string, number>;
@@ -44,6 +45,32 @@ function add(out: Scored, doc: number, score: number): void {
 
 /** What each norm byte is worth, as normValue says, in a typed array for the scoring loops. */
 export const NORM_VALUES = Float64Array.from({ length: 256 }, (_, byte) => normValue(byte));
+
+/**
+ * Every live posting of a term scored by `scoring` (./term-scoring.ts) of its frequency and its
+ * document's norm byte in `bytes` (TF-IDF's norms here, BM25's length bytes in ./query-bm25.ts). The one
+ * loop every posting of a term goes through: locals and typed arrays only.
+ */
+export function termScores(index: Postings, postings: TermPostings, bytes: Uint8Array, scoring: TermScoring): Scored {
+  const alive = index.liveness;
+  const { docs, ends } = postings;
+  const out = scoredOf(docs.length);
+  const outDocs = out.docs;
+  const outScores = out.scores;
+  let found = 0;
+  let start = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i]!;
+    const end = ends[i]!;
+    if (alive[doc] === 1) {
+      outDocs[found] = doc;
+      outScores[found++] = postingScore(scoring, end - start, bytes[doc]!);
+    }
+    start = end;
+  }
+  out.length = found;
+  return out;
+}
 
 /** Lucene's FuzzyQuery.defaultMaxExpansions. */
 const MAX_EXPANSIONS = 50;
@@ -223,26 +250,7 @@ function weigh(reader: IndexReader, q: RunQuery): Weighted {
           const value = termFactor(idf, q.boost, norm);
           const postings = index.term(q.field, q.term);
           if (postings === undefined) return scoredOf(0);
-          // The one loop every posting of a term goes through: locals and typed arrays only.
-          const norms = index.norms(q.field);
-          const alive = index.liveness;
-          const { docs, ends } = postings;
-          const out = scoredOf(docs.length);
-          const outDocs = out.docs;
-          const outScores = out.scores;
-          let found = 0;
-          let start = 0;
-          for (let i = 0; i < docs.length; i++) {
-            const doc = docs[i]!;
-            const end = ends[i]!;
-            if (alive[doc] === 1) {
-              outDocs[found] = doc;
-              outScores[found++] = Math.sqrt(end - start) * value * NORM_VALUES[norms[doc]!]!;
-            }
-            start = end;
-          }
-          out.length = found;
-          return out;
+          return termScores(index, postings, index.norms(q.field), { bm25: false, factor: value, table: NORM_VALUES });
         },
       };
     }

@@ -40,6 +40,14 @@ export function topOfQuery(reader: IndexReader, query: RunQuery, top: TopHits): 
   return length;
 }
 
+/**
+ * A term over a TF-IDF index by blocks. This loop and topOfTermBm25's are the same but for their
+ * scoring expression, and are kept two on purpose: one loop taking the scoring as a parameter
+ * (a closure, or ./term-scoring.ts's data form that the all-postings loop of ./query-eval.ts
+ * uses at no cost) was slower here. Measured on 100k documents of ~1 KB English text, 200 term
+ * queries of a page of 25, interleaved A/B of CPU time (31 pairs, load ~22): with a closure
+ * 1.27× (TF-IDF) and 8.4× (BM25) the two loops' time; with the data form 1.17× and 1.85×.
+ */
 function topOfTerm(reader: IndexReader, q: Extract<RunQuery, { type: 'term' }>, top: TopHits): number {
   const index = reader.index;
   const postings = index.term(q.field, q.term);
