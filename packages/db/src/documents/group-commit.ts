@@ -1,8 +1,10 @@
 /**
  * Group commit: write requests that arrive while a commit is under way wait for it, then go
- * together in the next one, planned over the records the engine locked (./write-plan.ts). With
- * an in-process engine a lone request commits at once; with a network engine (PostgreSQL)
- * concurrent requests share one transaction and its round trips.
+ * together in the next one, planned over the records the engine locked (./write-plan.ts). The
+ * first request of a group waits for the rest of the event loop's turn (setImmediate), so the
+ * requests whose bytes came in the same turn (concurrent clients) share one transaction: with
+ * an in-process engine (SQLite) one commit's WAL frames and locks instead of one set each, with
+ * a network engine (PostgreSQL) one transaction's round trips.
  */
 import type { DocumentStore } from '../storage/contract.js';
 import { AccessPlanner } from './access-rules.js';
@@ -16,6 +18,7 @@ interface Pending {
 
 export class GroupCommit {
   private queue: Pending[] = [];
+  /** A run is scheduled or under way: a request submitted now joins its next group. */
   private running = false;
 
   constructor(
@@ -29,12 +32,14 @@ export class GroupCommit {
   submit(request: WriteRequest): Promise<WriteResult[]> {
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
-      if (!this.running) void this.run();
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.run());
+      }
     });
   }
 
   private async run(): Promise<void> {
-    this.running = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue;
