@@ -150,7 +150,9 @@ export function reportWrites(results) {
             : `; server CPU ${fmt(r.serverCpuMs, 2)} against ${fmt(r.newDocServerCpuMs, 2)} ms: ${fmt(r.serverCpuMs / r.newDocServerCpuMs, 2)}×`;
         return `${fmt(r.p50, 2)} (p99 ${fmt(r.p99, 2)}; a new document ${fmt(r.newDocP50, 2)}: ${fmt(r.p50 / r.newDocP50, 2)}×${cpu})`;
       }
-      return `${fmt(r.perSecond)} (p50 ${fmt(r.p50, 2)} ms)`;
+      // Server CPU per request: the figure a busy machine bends least (closedLoop reads it).
+      const cpu = r.serverCpuMs === undefined ? '' : `; server CPU ${fmt(r.serverCpuMs, 3)} ms/req`;
+      return `${fmt(r.perSecond)} (p50 ${fmt(r.p50, 2)} ms${cpu})`;
     });
     const r = results.divan?.[key];
     let verdict = '—';

@@ -4,6 +4,7 @@ import { CouchError } from '../src/errors.js';
 import { parseJson, type JsonValue } from '../src/json/index.js';
 import { parseRev } from '../src/revisions/index.js';
 import { Database, type OpenOptions, type WriteResult } from '../src/documents/database.js';
+import { readDocInput } from '../src/documents/doc-input.js';
 import type { Storage } from '../src/storage/contract.js';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
 import { makeTempDir } from './support/tmp-dir.js';
@@ -290,5 +291,54 @@ describe('Database: what the floors above read instead of the store', () => {
     } finally {
       stop();
     }
+  });
+});
+
+describe('Database: group commit', () => {
+  test('writes that come in the same turn commit together: one change told, each its own sequence', async () => {
+    const db = await freshDb();
+    const heard: number[] = [];
+    const stop = db.onChange((seq) => heard.push(seq));
+    try {
+      const input = (id: string) => readDocInput(json({ n: id }), id);
+      const rows = await Promise.all(Array.from({ length: 16 }, (_, i) => db.putDoc(`d${i}`, input(`d${i}`))));
+      assert.equal(new Set(rows.map((r) => r.rev)).size, 16);
+      assert.equal(await db.updateSeq(), 16);
+      // One commit for the sixteen: the listeners hear its last sequence once.
+      assert.deepEqual(
+        heard.filter((seq) => seq > 0),
+        [16],
+      );
+      const changes: string[] = [];
+      for await (const page of db.foldChanges(0)) for (const r of page) changes.push(`${r.id}@${r.seq}`);
+      assert.deepEqual(changes.sort(), Array.from({ length: 16 }, (_, i) => `d${i}@${i + 1}`).sort());
+    } finally {
+      stop();
+    }
+  });
+
+  test('two edits of one id in the same turn: the first wins, the second is a conflict', async () => {
+    const db = await freshDb();
+    const [created] = await bulk(db, [{ _id: 'x' }]);
+    const edit = (v: number) =>
+      db.putDoc('x', readDocInput(json({ _rev: revOf(created), v }), 'x')).then(
+        (row) => row.rev,
+        (error: unknown) => (error instanceof CouchError ? error.error : error),
+      );
+    const [first, second] = await Promise.all([edit(1), edit(2)]);
+    assert.match(String(first), /^2-/);
+    assert.equal(second, 'conflict');
+    assert.equal((await open(db, 'x')).v, 1);
+  });
+
+  test('a writer alone, one document after another, still writes each', async () => {
+    const db = await freshDb();
+    let rev: string | undefined;
+    for (let i = 0; i < 40; i++) {
+      const body = rev === undefined ? { i } : { _rev: rev, i };
+      rev = (await db.putDoc('solo', readDocInput(json(body), 'solo'))).rev;
+    }
+    assert.match(rev!, /^40-/);
+    assert.equal((await open(db, 'solo')).i, 39);
   });
 });

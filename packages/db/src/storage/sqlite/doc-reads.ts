@@ -5,7 +5,16 @@
 import type Database from 'better-sqlite3';
 import { isWellFormed } from '../../support/unicode.js';
 import type { ChangedDoc, DocRecord } from '../records.js';
-import { type BodyRow, DOC_COLUMNS, type DocRow, toChangedDoc, toRecord } from './doc-rows.js';
+import {
+  type BodyRow,
+  DOC_COLUMNS,
+  type DocRow,
+  type OldRow,
+  toChangedDoc,
+  toRecord,
+  UPDATE_COLUMNS,
+  type UpdateRow,
+} from './doc-rows.js';
 import type { TreeChunks } from './tree-chunks.js';
 
 type Statement = Database.Statement;
@@ -22,12 +31,18 @@ export class SqliteDocReads {
   private readonly stmtGetDocsIn: Statement;
   private readonly stmtGetBodiesIn: Statement;
   private readonly stmtGetDocsWithBodiesIn: Statement;
+  private readonly stmtGetForUpdate: Statement;
+  private readonly stmtGetForUpdateIn: Statement;
 
   constructor(
     db: Database.Database,
     private readonly trees: TreeChunks,
   ) {
     this.stmtGetDoc = db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id = ?`).raw();
+    this.stmtGetForUpdate = db.prepare(`SELECT ${UPDATE_COLUMNS} FROM docs WHERE id = ?`).raw();
+    this.stmtGetForUpdateIn = db
+      .prepare(`SELECT ${UPDATE_COLUMNS} FROM docs WHERE id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`)
+      .raw();
     this.stmtGetBody = db
       .prepare('SELECT body FROM bodies WHERE doc = (SELECT k FROM docs WHERE id = ?) AND rev = ?')
       .pluck();
@@ -80,6 +95,37 @@ export class SqliteDocReads {
       // another id: only the lookup of that one id finds it.
       return isWellFormed(id) ? undefined : this.getDoc(id);
     });
+  }
+
+  /**
+   * What a write transaction reads of the documents it writes, in one statement per id (or per
+   * LOOKUP_CHUNK ids): their records (`getDocs`) and the rows the write replaces (`olds`, by id),
+   * so that the write does not look each row up again.
+   */
+  getForUpdate(ids: readonly string[]): { found: (DocRecord | undefined)[]; olds: Map<string, OldRow> } {
+    const rows = new Map<string, UpdateRow>();
+    if (ids.length < MIN_BATCH_LOOKUP) {
+      for (const id of ids) {
+        const row = this.stmtGetForUpdate.get(id) as UpdateRow | undefined;
+        if (row !== undefined) rows.set(id, row);
+      }
+    } else {
+      for (let at = 0; at < ids.length; at += LOOKUP_CHUNK) {
+        const chunk: (string | null)[] = ids.slice(at, at + LOOKUP_CHUNK);
+        while (chunk.length < LOOKUP_CHUNK) chunk.push(null);
+        for (const row of this.stmtGetForUpdateIn.all(chunk) as UpdateRow[]) rows.set(row[0], row);
+      }
+    }
+    const olds = new Map<string, OldRow>();
+    const found = ids.map((id) => {
+      const row = rows.get(id);
+      // An id with a lone surrogate is bound as U+FFFD, so its row (if any) comes back under
+      // another id: only the lookup of that one id finds it (and the write looks its row up).
+      if (row === undefined || row[0] !== id) return isWellFormed(id) ? undefined : this.getDoc(id);
+      olds.set(id, [row[5], row[3], row[6], row[4], row[2]]);
+      return toRecord(row as unknown as DocRow, this.trees);
+    });
+    return { found, olds };
   }
 
   /** Records with their winners' bodies (a deleted winner's left out), in the order asked. */

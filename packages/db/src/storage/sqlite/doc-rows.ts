@@ -27,6 +27,9 @@ export type BodyRow = [id: string, seq: number, rev: string, deleted: number, bo
 export type OldRow = [k: number, deleted: number, size: number, tree: string, rev: string];
 
 export const DOC_COLUMNS = 'id, seq, rev, deleted, tree';
+/** A record's columns and what a write needs of the row it replaces (an OldRow), in one read. */
+export type UpdateRow = [...DocRow, k: number, size: number];
+export const UPDATE_COLUMNS = `${DOC_COLUMNS}, k, size`;
 
 /** The record of a row; `trees` gives the text of a tree stored in chunks (./tree-chunks.ts). */
 export function toRecord(row: DocRow, trees: TreeChunks): DocRecord {

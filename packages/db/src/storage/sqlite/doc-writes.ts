@@ -75,9 +75,15 @@ export class SqliteDocWrites {
   /**
    * Writes a batch (`SqliteSyncStore.writeDocs`); run inside the caller's transaction. Returns
    * each write's sequence and the counters after it (`totals` is not changed: a transaction that
-   * throws leaves the caller's counters as they were).
+   * throws leaves the caller's counters as they were). `olds`: rows of the documents read in
+   * this transaction before (./doc-reads.ts `getForUpdate`); each is used once, as the first
+   * write of its document in the batch changes it.
    */
-  apply(writes: readonly DocWrite[], totals: StoredCounters): { seqs: number[]; counters: StoredCounters } {
+  apply(
+    writes: readonly DocWrite[],
+    totals: StoredCounters,
+    olds?: Map<string, OldRow>,
+  ): { seqs: number[]; counters: StoredCounters } {
     const c = { ...totals };
     const seqs: number[] = [];
     // New documents' rows wait here and go in with multi-row INSERTs (flushed before any
@@ -98,7 +104,9 @@ export class SqliteDocWrites {
       let old: OldRow | undefined;
       if (!isNew) {
         flush();
-        old = this.stmtOld.get(record.id) as OldRow | undefined;
+        old = olds?.get(record.id);
+        if (old === undefined) old = this.stmtOld.get(record.id) as OldRow | undefined;
+        else olds!.delete(record.id);
       }
       let size = 0;
       if (old === undefined) {

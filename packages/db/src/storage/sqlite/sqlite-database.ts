@@ -134,11 +134,12 @@ export class SqliteDatabase implements SqliteSyncStore {
     // better-sqlite3's Transaction type loses the generic: the cast restores it.
     this.updateTransaction = db.transaction(
       (ids: readonly string[], plan: Planner<unknown>, options: UpdateOptions | undefined) => {
-        const found = recordsOf(ids, this.getDocs(ids));
+        const read = this.reads.getForUpdate(ids);
+        const found = recordsOf(ids, read.found);
         const records = options?.access === true ? this.access.withLeaves(found) : found;
         const { writes, result } = plan(records);
         const marked = writes.map((w) => (w.isNew === undefined ? { ...w, isNew: !records.has(w.record.id) } : w));
-        const applied = this.writes.apply(marked, this.totals);
+        const applied = this.writes.apply(marked, this.totals, read.olds);
         this.access.apply(marked, applied.seqs);
         return { result, writes: marked, ...applied };
       },
