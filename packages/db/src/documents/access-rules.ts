@@ -182,6 +182,15 @@ export class AccessPlanner {
   }
 
   /**
+   * Whether `admit` needs the document's tree: not when every leaf has the same `_access` (or
+   * none has any), as the document's access is then that one list whatever its leaves are.
+   */
+  needsTree(id: string, record: DocRecord | undefined): boolean {
+    const leaves = this.leavesOf(id, record);
+    return leaves.size > 1 || (leaves.size === 1 && !leaves.has(UNIFORM_LEAF));
+  }
+
+  /**
    * Admits a write or throws 403 `forbidden`/`access`: the input to plan, its `_access` filled
    * where it inherits one, and the `_access` its new revision gets.
    */
@@ -193,7 +202,13 @@ export class AccessPlanner {
     writer: AccessWriter,
   ): { input: DocInput; access: string[] } {
     const leaves = this.leavesOf(id, record);
-    const current = tree === undefined ? undefined : effectiveAccess(tree, leaves);
+    // Without the tree (`needsTree` said so) a stored document's leaves share one `_access`.
+    const current =
+      tree !== undefined
+        ? effectiveAccess(tree, leaves)
+        : record === undefined
+          ? undefined
+          : [...(leaves.get(UNIFORM_LEAF) ?? [])];
     const explicit = accessOfBody(input.body);
     let access = explicit;
     if (access === undefined) {
@@ -230,6 +245,17 @@ export class AccessPlanner {
     const next = narrowedLeaves(tree, (key) => (key === rev ? [...access] : before && leafAccess(before, key)));
     this.leaves.set(id, next);
     const readers = effectiveAccess(tree, next);
+    return { leaves: leavesText(next, readers), readers };
+  }
+
+  /**
+   * `written` for a revision appended to a one-line history (revisions/linear-append.ts), whose
+   * tree then has that one leaf: its `_access` is the document's.
+   */
+  writtenAppended(id: string, rev: string, access: readonly string[]): AccessWrite {
+    const next: LeafAccess = new Map([[rev, [...access]]]);
+    this.leaves.set(id, next);
+    const readers = [...access];
     return { leaves: leavesText(next, readers), readers };
   }
 }

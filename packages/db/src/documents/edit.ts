@@ -80,7 +80,7 @@ export function interactiveAppend(
 ): { text: string; rev: Rev; stemmed: Rev[] } | undefined {
   const parent = input.rev;
   if (parent === undefined) return undefined;
-  const id = () => newRevId(input.deleted, parent, input.body, hashedAttachments(input));
+  const id = () => newRevId(input.deleted, parent, input.hashBody ?? input.body, hashedAttachments(input));
   const appended = appendToLinear(text, parent, id, input.deleted, revsLimit);
   return appended && { text: appended.text, rev: appended.leaf, stemmed: appended.stemmed };
 }

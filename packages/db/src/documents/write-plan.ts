@@ -96,8 +96,10 @@ export function planWrites(
       let revAccess: string[] | undefined;
       try {
         if (access !== undefined && writer !== undefined) {
-          // The access rules read the tree (each leaf's readers), so it is parsed.
-          if (doc.tree === undefined && doc.text !== undefined) doc.tree = parseTree(doc.text);
+          // The access rules read the tree (each leaf's readers), unless every leaf has the same.
+          if (doc.tree === undefined && doc.text !== undefined && access.needsTree(id, doc.record)) {
+            doc.tree = parseTree(doc.text);
+          }
           try {
             ({ input, access: revAccess } = access.admit(id, input, doc.record, doc.tree, writer));
           } catch (error) {
@@ -158,8 +160,12 @@ export function planWrites(
         const all = (doc.write.unleafed ??= []);
         for (const r of unleafed) if (!all.includes(r)) all.push(r);
       }
-      // Only the tree path runs with access rules (above), so `edit` is there.
-      if (revAccess !== undefined) doc.write.access = access!.written(id, edit!.tree, rev, revAccess);
+      if (revAccess !== undefined) {
+        doc.write.access =
+          appended !== undefined
+            ? access!.writtenAppended(id, rev, revAccess)
+            : access!.written(id, edit!.tree, rev, revAccess);
+      }
     });
     // CouchDB gives a request's sequences in id order (UTF-8 bytes), not in the order sent.
     firstWrites.sort(compareIds);

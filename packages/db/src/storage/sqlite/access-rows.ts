@@ -98,6 +98,15 @@ const PRINCIPALS = 'principal IN (SELECT value FROM json_each(?))';
 const NEWEST = `NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = l.doc AND m.${PRINCIPALS}
   AND (m.seq > l.seq OR (m.seq = l.seq AND (m.removed < l.removed OR (m.removed = l.removed AND m.principal < l.principal)))))`;
 
+/** A write's access as `SqliteAccessRows.plan` computes it. */
+export interface AccessPlan {
+  readers: readonly string[];
+  /** Principals who read the document before the write and do not after it. */
+  removed: readonly string[];
+  /** The `docs.access` text after the write. */
+  text: string | null;
+}
+
 export class SqliteAccessRows {
   private readonly statements = new Map<string, Statement>();
 
@@ -123,29 +132,62 @@ export class SqliteAccessRows {
     return decodeDocAccess(this.stmt('SELECT access FROM docs WHERE id = ?').pluck().get(id) as string | null);
   }
 
+  /**
+   * The stored access `withLeaves` read in the write transaction under way, which `plan` then
+   * reads again: one read per updated document, not two. Emptied by each transaction's `withLeaves`.
+   */
+  private readonly readForWrite = new Map<string, DocAccess>();
+
   /** Each record with its `access` text (the planner of an access-enabled database reads it). */
   withLeaves(records: Map<string, DocRecord>): Map<string, DocRecord> {
+    this.readForWrite.clear();
     for (const [id, record] of records) {
-      const leaves = leavesOfDocAccess(this.stored(record.id));
+      const stored = this.stored(record.id);
+      this.readForWrite.set(record.id, stored);
+      const leaves = leavesOfDocAccess(stored);
       if (leaves !== undefined) records.set(id, { ...record, access: leaves });
     }
     return records;
   }
 
-  /** The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s. */
-  apply(writes: readonly DocWrite[], seqs: readonly number[]): void {
-    writes.forEach(({ record, access, isNew }, i) => {
+  /**
+   * Each write's access after it (undefined: the write carries none), computed before the batch is
+   * written: a new document's text (`text`) then goes in with its `docs` row instead of an UPDATE
+   * of the row just inserted.
+   */
+  plan(writes: readonly DocWrite[]): (AccessPlan | undefined)[] {
+    const plans = writes.map(({ record, access, isNew }) => {
+      if (access === undefined) return undefined;
+      // A new document has no rows yet (a purge takes a document's rows with it).
+      const before = isNew ? decodeDocAccess(null) : (this.readForWrite.get(record.id) ?? this.stored(record.id));
+      const { next, removed } = nextDocAccess(before, access);
+      return { readers: next.readers, removed, text: encodeDocAccess(next) };
+    });
+    this.readForWrite.clear();
+    return plans;
+  }
+
+  /**
+   * The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s.
+   * With `plans` (of `plan`, before the batch was written) the new documents' texts went in
+   * with their rows; without, they are computed here and every text is written by an UPDATE.
+   */
+  apply(writes: readonly DocWrite[], seqs: readonly number[], plans?: readonly (AccessPlan | undefined)[]): void {
+    let planned = plans;
+    if (planned === undefined) {
+      // Not after `withLeaves` (a purge): what a failed transaction read may not be kept.
+      this.readForWrite.clear();
+      planned = this.plan(writes);
+    }
+    writes.forEach(({ record, isNew }, i) => {
+      const access = planned[i];
       if (access === undefined) return;
       const seq = seqs[i]!;
-      // A new document has no rows yet (a purge takes a document's rows with it).
-      const before = isNew ? decodeDocAccess(null) : this.stored(record.id);
-      const { next, removed } = nextDocAccess(before, access);
       const put = this.stmt('INSERT OR REPLACE INTO access_log (principal, doc, seq, removed) VALUES (?, ?, ?, ?)');
-      for (const principal of next.readers) put.run(principal, record.id, seq, 0);
-      for (const principal of removed) put.run(principal, record.id, seq, 1);
-      const text = encodeDocAccess(next);
-      if (isNew && text === null) return;
-      this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(text, record.id);
+      for (const principal of access.readers) put.run(principal, record.id, seq, 0);
+      for (const principal of access.removed) put.run(principal, record.id, seq, 1);
+      if (isNew === true && (plans !== undefined || access.text === null)) return;
+      this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
     });
   }
 

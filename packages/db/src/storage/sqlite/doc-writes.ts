@@ -83,19 +83,27 @@ export class SqliteDocWrites {
     writes: readonly DocWrite[],
     totals: StoredCounters,
     olds?: Map<string, OldRow>,
+    /** Each write's `docs.access` text (./access-rows.ts), which a new document's row is inserted with. */
+    accessTexts?: readonly (string | null)[],
   ): { seqs: number[]; counters: StoredCounters } {
     const c = { ...totals };
     const seqs: number[] = [];
     // New documents' rows wait here and go in with multi-row INSERTs (flushed before any
-    // statement that could see them): 7 values per docs row, 3 per bodies row.
+    // statement that could see them): 8 values per docs row, 3 per bodies row.
     const docRows: unknown[] = [];
     const bodyRows: unknown[] = [];
     const flush = (): void => {
-      this.insertRows(this.stmtInsertDocs, 'INSERT INTO docs (k, id, seq, rev, deleted, size, tree)', 7, docRows);
+      this.insertRows(
+        this.stmtInsertDocs,
+        'INSERT INTO docs (k, id, seq, rev, deleted, size, tree, access)',
+        8,
+        docRows,
+      );
       this.insertRows(this.stmtPutBodies, 'INSERT OR REPLACE INTO bodies (doc, rev, body)', 3, bodyRows);
     };
     let nextKey = 0; // read when the first new document needs one
-    for (const { record, bodies, dropBodies, isNew, treeGrowth, unleafed } of writes) {
+    for (let i = 0; i < writes.length; i++) {
+      const { record, bodies, dropBodies, isNew, treeGrowth, unleafed } = writes[i]!;
       for (const b of bodies) {
         if (typeof b.body !== 'string') throw new TypeError(`body of ${record.id} ${b.rev} is not a string`);
       }
@@ -127,6 +135,7 @@ export class SqliteDocWrites {
           deleted,
           size,
           this.trees.store(k, record.tree, undefined, undefined),
+          accessTexts?.[i] ?? null,
         );
         for (const b of bodies) if (dropped?.has(b.rev) !== true) bodyRows.push(k, b.rev, b.body);
       } else {

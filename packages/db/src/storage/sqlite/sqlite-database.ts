@@ -139,8 +139,14 @@ export class SqliteDatabase implements SqliteSyncStore {
         const records = options?.access === true ? this.access.withLeaves(found) : found;
         const { writes, result } = plan(records);
         const marked = writes.map((w) => (w.isNew === undefined ? { ...w, isNew: !records.has(w.record.id) } : w));
-        const applied = this.writes.apply(marked, this.totals, read.olds);
-        this.access.apply(marked, applied.seqs);
+        const access = marked.some((w) => w.access !== undefined) ? this.access.plan(marked) : undefined;
+        const applied = this.writes.apply(
+          marked,
+          this.totals,
+          read.olds,
+          access?.map((plan) => plan?.text ?? null),
+        );
+        if (access !== undefined) this.access.apply(marked, applied.seqs, access);
         return { result, writes: marked, ...applied };
       },
     ) as SqliteDatabase['updateTransaction'];
