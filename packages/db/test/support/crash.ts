@@ -129,7 +129,7 @@ export async function nodeKilledMidIndexUpdate(args: (node: 'a' | 'b') => string
     assert.equal(await a.exited, 'SIGKILL');
     // B waits for the lock the dead node held, then updates from the last stored version.
     const finished = await request(b.url, 'GET', `/shared${query}`);
-    assert.equal(finished.status, 200);
+    assert.equal(finished.status, 200, JSON.stringify(finished.json));
     assert.equal((await request(b.url, 'PUT', '/shared/_design/fresh', { body: ddoc(' ') })).status, 201);
     const rebuilt = await request(b.url, 'GET', `/shared/_design/fresh/_view/by_n?group=true`);
     assert.deepEqual(finished.json.rows, rebuilt.json.rows);
