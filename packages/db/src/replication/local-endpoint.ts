@@ -43,7 +43,7 @@ import {
 /**
  * Batches whose documents are kept for their fetch: the one being fetched, the next (its changes
  * are read meanwhile), and the one before (being written). The session needs the first two; the
- * third is slack, so a batch read out of that order costs a storage read, not a miss.
+ * third is slack (a document not found here is read from storage again, never missed).
  */
 const SEEN_BATCHES = 3;
 
