@@ -18,6 +18,7 @@ import {
   toPlain,
   type JsonValue,
 } from '../json/index.js';
+import { renderDoc } from '../documents/render.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import { boundaryOf, MultipartReader } from '../support/multipart.js';
@@ -30,6 +31,7 @@ import {
   type EndpointInfo,
   type FetchedDoc,
   type RevsDiff,
+  type StoredRevision,
   type Wanted,
   type WriteFailure,
 } from './endpoint.js';
@@ -373,18 +375,41 @@ export class RemoteEndpoint implements Endpoint {
   }
 
   async write(docs: readonly JsonValue[]): Promise<WriteFailure[]> {
+    return this.bulkDocs(docs.map((doc) => ({ id: idOf(doc), json: stringifyJson(doc) })));
+  }
+
+  /**
+   * Revisions of a database of this server as stored (`fetchStored`): each document's text is
+   * its stored body with `_id`, `_rev`, `_deleted` and `_revisions` spliced in, as `GET` renders
+   * it, so the bodies are never parsed to be sent.
+   */
+  async writeStored(revisions: readonly StoredRevision[]): Promise<WriteFailure[]> {
+    return this.bulkDocs(
+      revisions.map(({ id, rev, deleted, revisions: history, body }) => ({
+        id,
+        json: renderDoc(id, rev, body, deleted, [['_revisions', history]]),
+      })),
+    );
+  }
+
+  /** `_bulk_docs` with `new_edits=false` of documents given as their JSON text; answers those refused. */
+  private async bulkDocs(docs: readonly { id: string; json: string }[]): Promise<WriteFailure[]> {
+    // One buffer: the body's length and bytes come from one encoding of the text.
+    let text = '{"docs":[';
+    for (let i = 0; i < docs.length; i++) text += i === 0 ? docs[i]!.json : `,${docs[i]!.json}`;
+    text += '],"new_edits":false}';
     const reply = await this.request('POST', '/_bulk_docs', {
-      body: new JsonObject(['docs', 'new_edits'], [[...docs], false]),
+      raw: { contentType: 'application/json', bytes: Buffer.from(text) },
     });
     if (reply.status === 413 && docs.length > 1) {
       // Too large for the peer: halves, down to single documents (CouchDB's replicator splits so).
       const half = Math.ceil(docs.length / 2);
-      return [...(await this.write(docs.slice(0, half))), ...(await this.write(docs.slice(half)))];
+      return [...(await this.bulkDocs(docs.slice(0, half))), ...(await this.bulkDocs(docs.slice(half)))];
     }
     if (reply.status === 401 || reply.status === 403 || reply.status === 413 || reply.status === 415) {
       // The whole request refused: each of its documents is a failure of that kind.
       const { error, reason } = errorOf(reply.text, reply.status);
-      return docs.map((doc) => ({ id: idOf(doc), error, reason, status: reply.status }));
+      return docs.map(({ id }) => ({ id, error, reason, status: reply.status }));
     }
     const rows = this.json(reply, 'POST /db/_bulk_docs') as {
       id: string;
