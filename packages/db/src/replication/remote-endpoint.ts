@@ -1,6 +1,6 @@
 /**
  * A CouchDB-protocol database over HTTP (CouchDB, PouchDB Server, another Divan) as a replication
- * endpoint, with node's fetch. Credentials (`auth.basic`, user:pass in the URL or an
+ * endpoint, over ./http-client.ts. Credentials (`auth.basic`, user:pass in the URL or an
  * `Authorization` header) are kept apart from the URL and sent only as the header: what the
  * endpoint shows (`shown`) and every error it raises carry the URL without them.
  */
@@ -35,6 +35,7 @@ import {
   type Wanted,
   type WriteFailure,
 } from './endpoint.js';
+import { bodyText, httpRequest } from './http-client.js';
 import type { ReplicatorMeter } from './meter.js';
 
 /** A remote endpoint as a replication request names it, its credentials set apart. */
@@ -558,34 +559,36 @@ export class RemoteEndpoint implements Endpoint {
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.raw !== undefined) headers['content-type'] = options.raw.contentType;
     const query = options.query === undefined || options.query.size === 0 ? '' : `?${options.query}`;
-    const body = options.raw?.bytes ?? (options.body === undefined ? undefined : stringifyJson(options.body));
+    const text = options.raw === undefined && options.body !== undefined ? stringifyJson(options.body) : undefined;
+    const body = options.raw?.bytes ?? (text === undefined ? undefined : Buffer.from(text));
+    const url = `${options.base ?? this.spec.url}${path}${query}`;
     // Every request the replicator makes is idempotent (`new_edits=false` writes, reads), so it may be sent again.
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.retries;
-      const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
-      const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
       try {
         this.meter?.('requests');
-        const response = await fetch(`${options.base ?? this.spec.url}${path}${query}`, {
+        const answer = await httpRequest({
           method,
+          url,
           headers,
-          ...(body === undefined ? {} : { body }),
-          signal,
+          body,
+          timeoutMs: options.timeoutMs ?? this.timeoutMs,
+          signal: options.signal,
         });
         // CouchDB's rule (couch_replicator_httpc): a 2xx or 4xx is an answer, any other a failure.
-        const kind = Math.floor(response.status / 100);
+        const kind = Math.floor(answer.status / 100);
         this.meter?.(kind === 2 || kind === 4 ? 'responses.success' : 'responses.failure');
-        const contentType = response.headers.get('content-type') ?? '';
-        const binary = options.binary === true && response.ok && contentType.toLowerCase().startsWith('multipart/');
-        const bytes = binary ? Buffer.from(await response.arrayBuffer()) : undefined;
-        const text = binary ? '' : await response.text();
-        const reply = { status: response.status, text, contentType, ...(bytes === undefined ? {} : { bytes }) };
+        const { status, contentType } = answer;
+        const binary = options.binary === true && kind === 2 && contentType.toLowerCase().startsWith('multipart/');
+        const reply = binary
+          ? { status, text: '', contentType, bytes: answer.body }
+          : { status, text: bodyText(answer.body), contentType };
         if (last || !RETRIED_STATUSES.has(reply.status)) return reply;
       } catch (error) {
         if (options.signal?.aborted) throw error;
         if (last) {
           // The cause names the host and port only: never the credentials (they are not in the URL).
-          const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : '';
+          const cause = error instanceof Error ? error.message : '';
           throw new CouchError('replication_failed', `${method} ${this.shown} failed: ${cause}`, 502);
         }
       }
