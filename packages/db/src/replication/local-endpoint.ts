@@ -23,9 +23,6 @@ import { findRev, parseRev, parseTree, type Rev } from '../revisions/index.js';
 import { splitStoredBody } from '../documents/attachment.js';
 import type { DocInput } from '../documents/doc-input.js';
 import type { ChangedDoc, Page } from '../storage/records.js';
-
-/** Batches whose documents are kept for their fetch: the one being fetched and the next, read meanwhile. */
-const SEEN_BATCHES = 3;
 import { createChangesFilter, type ChangesFilterRunner } from '../sandbox/index.js';
 import {
   statusOfError,
@@ -42,6 +39,13 @@ import {
   type Wanted,
   type WriteFailure,
 } from './endpoint.js';
+
+/**
+ * Batches whose documents are kept for their fetch: the one being fetched, the next (its changes
+ * are read meanwhile), and the one before (being written). The session needs the first two; the
+ * third is slack (a document not found here is read from storage again, never missed).
+ */
+const SEEN_BATCHES = 3;
 
 export class LocalEndpoint implements Endpoint {
   readonly shown: string;

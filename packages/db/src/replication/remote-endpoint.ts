@@ -1,6 +1,6 @@
 /**
  * A CouchDB-protocol database over HTTP (CouchDB, PouchDB Server, another Divan) as a replication
- * endpoint, with node's fetch. Credentials (`auth.basic`, user:pass in the URL or an
+ * endpoint, over ./http-client.ts. Credentials (`auth.basic`, user:pass in the URL or an
  * `Authorization` header) are kept apart from the URL and sent only as the header: what the
  * endpoint shows (`shown`) and every error it raises carry the URL without them.
  */
@@ -18,6 +18,7 @@ import {
   toPlain,
   type JsonValue,
 } from '../json/index.js';
+import { renderDoc } from '../documents/render.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
 import { boundaryOf, MultipartReader } from '../support/multipart.js';
@@ -30,9 +31,11 @@ import {
   type EndpointInfo,
   type FetchedDoc,
   type RevsDiff,
+  type StoredRevision,
   type Wanted,
   type WriteFailure,
 } from './endpoint.js';
+import { bodyText, httpRequest } from './http-client.js';
 import type { ReplicatorMeter } from './meter.js';
 
 /** A remote endpoint as a replication request names it, its credentials set apart. */
@@ -373,18 +376,41 @@ export class RemoteEndpoint implements Endpoint {
   }
 
   async write(docs: readonly JsonValue[]): Promise<WriteFailure[]> {
+    return this.bulkDocs(docs.map((doc) => ({ id: idOf(doc), json: stringifyJson(doc) })));
+  }
+
+  /**
+   * Revisions of a database of this server as stored (`fetchStored`): each document's text is
+   * its stored body with `_id`, `_rev`, `_deleted` and `_revisions` spliced in, as `GET` renders
+   * it, so the bodies are never parsed to be sent.
+   */
+  async writeStored(revisions: readonly StoredRevision[]): Promise<WriteFailure[]> {
+    return this.bulkDocs(
+      revisions.map(({ id, rev, deleted, revisions: history, body }) => ({
+        id,
+        json: renderDoc(id, rev, body, deleted, [['_revisions', history]]),
+      })),
+    );
+  }
+
+  /** `_bulk_docs` with `new_edits=false` of documents given as their JSON text; answers those refused. */
+  private async bulkDocs(docs: readonly { id: string; json: string }[]): Promise<WriteFailure[]> {
+    // One buffer: the body's length and bytes come from one encoding of the text.
+    let text = '{"docs":[';
+    for (let i = 0; i < docs.length; i++) text += i === 0 ? docs[i]!.json : `,${docs[i]!.json}`;
+    text += '],"new_edits":false}';
     const reply = await this.request('POST', '/_bulk_docs', {
-      body: new JsonObject(['docs', 'new_edits'], [[...docs], false]),
+      raw: { contentType: 'application/json', bytes: Buffer.from(text) },
     });
     if (reply.status === 413 && docs.length > 1) {
       // Too large for the peer: halves, down to single documents (CouchDB's replicator splits so).
       const half = Math.ceil(docs.length / 2);
-      return [...(await this.write(docs.slice(0, half))), ...(await this.write(docs.slice(half)))];
+      return [...(await this.bulkDocs(docs.slice(0, half))), ...(await this.bulkDocs(docs.slice(half)))];
     }
     if (reply.status === 401 || reply.status === 403 || reply.status === 413 || reply.status === 415) {
       // The whole request refused: each of its documents is a failure of that kind.
       const { error, reason } = errorOf(reply.text, reply.status);
-      return docs.map((doc) => ({ id: idOf(doc), error, reason, status: reply.status }));
+      return docs.map(({ id }) => ({ id, error, reason, status: reply.status }));
     }
     const rows = this.json(reply, 'POST /db/_bulk_docs') as {
       id: string;
@@ -533,34 +559,36 @@ export class RemoteEndpoint implements Endpoint {
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.raw !== undefined) headers['content-type'] = options.raw.contentType;
     const query = options.query === undefined || options.query.size === 0 ? '' : `?${options.query}`;
-    const body = options.raw?.bytes ?? (options.body === undefined ? undefined : stringifyJson(options.body));
+    const text = options.raw === undefined && options.body !== undefined ? stringifyJson(options.body) : undefined;
+    const body = options.raw?.bytes ?? (text === undefined ? undefined : Buffer.from(text));
+    const url = `${options.base ?? this.spec.url}${path}${query}`;
     // Every request the replicator makes is idempotent (`new_edits=false` writes, reads), so it may be sent again.
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.retries;
-      const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
-      const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
       try {
         this.meter?.('requests');
-        const response = await fetch(`${options.base ?? this.spec.url}${path}${query}`, {
+        const answer = await httpRequest({
           method,
+          url,
           headers,
-          ...(body === undefined ? {} : { body }),
-          signal,
+          body,
+          timeoutMs: options.timeoutMs ?? this.timeoutMs,
+          signal: options.signal,
         });
         // CouchDB's rule (couch_replicator_httpc): a 2xx or 4xx is an answer, any other a failure.
-        const kind = Math.floor(response.status / 100);
+        const kind = Math.floor(answer.status / 100);
         this.meter?.(kind === 2 || kind === 4 ? 'responses.success' : 'responses.failure');
-        const contentType = response.headers.get('content-type') ?? '';
-        const binary = options.binary === true && response.ok && contentType.toLowerCase().startsWith('multipart/');
-        const bytes = binary ? Buffer.from(await response.arrayBuffer()) : undefined;
-        const text = binary ? '' : await response.text();
-        const reply = { status: response.status, text, contentType, ...(bytes === undefined ? {} : { bytes }) };
+        const { status, contentType } = answer;
+        const binary = options.binary === true && kind === 2 && contentType.toLowerCase().startsWith('multipart/');
+        const reply = binary
+          ? { status, text: '', contentType, bytes: answer.body }
+          : { status, text: bodyText(answer.body), contentType };
         if (last || !RETRIED_STATUSES.has(reply.status)) return reply;
       } catch (error) {
         if (options.signal?.aborted) throw error;
         if (last) {
           // The cause names the host and port only: never the credentials (they are not in the URL).
-          const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : '';
+          const cause = error instanceof Error ? error.message : '';
           throw new CouchError('replication_failed', `${method} ${this.shown} failed: ${cause}`, 502);
         }
       }
