@@ -41,7 +41,7 @@ const SWEEP_ROUNDS = 15;
 const DEAD_NODE_KEPT_MS = 60_000;
 
 /** A job's keys' prefix (server value keys are `[a-z0-9_-]` only: a replication id's `+` and others escaped). */
-function jobKey(jobId: string): string {
+export function jobKey(jobId: string): string {
   return `${JOB_PREFIX}${jobId.replace(/[^a-z0-9_]/g, (c) => `-${c.charCodeAt(0).toString(16)}`)}`;
 }
 

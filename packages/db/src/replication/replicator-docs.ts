@@ -79,7 +79,7 @@ const STATE_MEMBERS = new Set([
 
 export class ReplicatorDocs {
   private readonly entries = new Map<string, DocEntry>();
-  /** Each followed database; `caughtUp` once its changes were read to the end the first time. */
+  /** Each followed database; `caughtUp` once its changes were read to the end and those documents processed. */
   private readonly followers = new Map<string, { stop(): void; caughtUp: boolean }>();
   /** The replicator databases were listed once (each is followed from then on). */
   private listed = false;
@@ -134,7 +134,11 @@ export class ReplicatorDocs {
             }
           }
           if (stopped) break;
-          follower.caughtUp = true;
+          // Its documents read so far are processed (their jobs known) when the work queued now is done.
+          if (!follower.caughtUp) {
+            await Promise.allSettled([...this.queues.values()]);
+            follower.caughtUp = true;
+          }
           if (latest <= since) {
             await new Promise<void>((resolve) => {
               wake = resolve;
@@ -176,7 +180,7 @@ export class ReplicatorDocs {
    * read was brought in line with it: the jobs known now are those of every document there was.
    */
   settled(): boolean {
-    if (!this.listed || this.queues.size > 0) return false;
+    if (!this.listed) return false;
     for (const follower of this.followers.values()) if (!follower.caughtUp) return false;
     return true;
   }
