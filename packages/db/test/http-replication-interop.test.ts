@@ -190,7 +190,8 @@ describe('replication interop: Divan with express-pouchdb and PouchDB', () => {
     // express-pouchdb lists no `_local_docs`: the id is read on Divan's side, where the same checkpoint is.
     const locals = (await divan.request('GET', '/src/_local_docs')).json;
     const checkpointIds = locals.rows.map((row: { id: string }) => row.id);
-    const id = checkpointIds.find((name: string) => /^_local\/[0-9a-f]{32}\+create_target$/.test(name));
+    // Named by the replication id's base, as CouchDB names them (no `+create_target`).
+    const id = checkpointIds.find((name: string) => /^_local\/[0-9a-f]{32}$/.test(name));
     assert.ok(id !== undefined, JSON.stringify(locals));
     const doc = (await send(p, 'GET', `/pushed/_local/${encodeURIComponent(id.slice('_local/'.length))}`)).json;
     const seq = (await divan.request('GET', '/src')).json.update_seq;
@@ -324,14 +325,16 @@ describe('replication interop: Divan with express-pouchdb and PouchDB', () => {
     assert.equal(sourceLog.replicator, 'pouchdb');
     assert.equal(targetLog.session_id, sourceLog.session_id);
 
-    // Divan's replicator of the same pair finds PouchDB's checkpoint under its own replication id.
+    // Divan's replicator of the same pair finds PouchDB's checkpoint under its own checkpoint name
+    // (the replication id's base, as CouchDB's).
     const start = await replicate({ source: 'resume_src', target: 'resume_pouch', continuous: true });
     const divanId = start.json._local_id as string;
+    const checkpointName = divanId.split('+')[0]!;
     assert.equal((await replicate({ replication_id: divanId, cancel: true })).status, 200);
     for (const db of ['resume_src', 'resume_pouch']) {
-      const existing = await divan.request('GET', `/${db}/_local/${encodeURIComponent(divanId)}`);
+      const existing = await divan.request('GET', `/${db}/_local/${checkpointName}`);
       const { _id, _rev, ...body } = db === 'resume_src' ? sourceLog : targetLog;
-      const put = await divan.request('PUT', `/${db}/_local/${encodeURIComponent(divanId)}`, {
+      const put = await divan.request('PUT', `/${db}/_local/${checkpointName}`, {
         body: { ...body, ...(existing.status === 200 ? { _rev: existing.json._rev } : {}) },
       });
       assert.equal(put.status, 201, put.text);
@@ -349,8 +352,8 @@ describe('replication interop: Divan with express-pouchdb and PouchDB', () => {
     assert.equal((await replicate({ replication_id: divanId, cancel: true })).status, 200);
 
     // PouchDB finds Divan's checkpoint (just written at the cancel) under its own id: only what is new travels.
-    const divanSource = (await divan.request('GET', `/resume_src/_local/${encodeURIComponent(divanId)}`)).json;
-    const divanTarget = (await divan.request('GET', `/resume_pouch/_local/${encodeURIComponent(divanId)}`)).json;
+    const divanSource = (await divan.request('GET', `/resume_src/_local/${checkpointName}`)).json;
+    const divanTarget = (await divan.request('GET', `/resume_pouch/_local/${checkpointName}`)).json;
     assert.equal(divanSource.session_id, divanTarget.session_id);
     for (const [db, log] of [
       ['resume_src', divanSource],

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonNumber, encodeTerm, parseJson, type JsonValue } from '../src/json/index.js';
+import { JsonNumber, TermWriter, encodeTerm, parseJson, type JsonValue } from '../src/json/index.js';
 
 /** The term_to_binary body bytes (after 131) of a JSON text. */
 const bytes = (value: JsonValue | string): number[] => [
@@ -65,5 +65,15 @@ describe('encodeTerm (term_to_binary, minor_version 1, as jiffy decodes JSON)', 
   test('objects: a 1-tuple of a proplist of 2-tuples', () => {
     assert.deepEqual(bytes('{}'), [104, 1, 106]);
     assert.deepEqual(bytes('{"a":1}'), [104, 1, 108, 0, 0, 0, 1, 104, 2, 109, 0, 0, 0, 1, 97, 97, 1, 106]);
+  });
+
+  test('Erlang strings (lists of bytes, as binary_to_list makes them): STRING_EXT, NIL_EXT, LIST_EXT past 65,535', () => {
+    const string = (data: Uint8Array) => [...new TermWriter().string(data).finish()];
+    assert.deepEqual(string(Buffer.from('')), [106]);
+    assert.deepEqual(string(Buffer.from('hü')), [107, 0, 3, 104, 195, 188]);
+    const long = string(Buffer.alloc(65536, 200));
+    assert.deepEqual(long.slice(0, 9), [108, 0, 1, 0, 0, 97, 200, 97, 200]);
+    assert.equal(long.length, 5 + 65536 * 2 + 1);
+    assert.equal(long.at(-1), 106);
   });
 });

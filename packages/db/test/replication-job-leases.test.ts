@@ -38,6 +38,7 @@ class Values {
       deleteServerValue: async (key: string) => {
         this.stored.delete(key);
       },
+      serverValueKeys: async (prefix: string) => [...this.stored.keys()].filter((key) => key.startsWith(prefix)).sort(),
     };
   }
 }
@@ -50,6 +51,7 @@ function node(values: Values, nodeId: string, stale = new Map<string, string | u
     nodeName: () => nodeId,
     log: () => {},
     jobIds: () => [JOB],
+    settled: () => true,
     changed: (id, holding) => (holding ? held.add(id) : held.delete(id)),
     snapshot: () => ({ node: nodeId, jobs: [], docs: [] }),
   });
@@ -118,6 +120,7 @@ describe('job leases: old tenures deleted safely', () => {
       nodeName: () => 'a',
       log: () => {},
       jobIds: () => jobs,
+      settled: () => true,
       changed: (id, holding) => (holding ? held.add(id) : held.delete(id)),
       snapshot: () => ({ node: 'a', jobs: [], docs: [] }),
     });
@@ -146,6 +149,7 @@ describe('job leases: old tenures deleted safely', () => {
       nodeName: () => 'b',
       log: () => {},
       jobIds: () => jobs,
+      settled: () => true,
       changed: (id, holding) => (holding ? held.add(id) : held.delete(id)),
       snapshot: () => ({ node: 'b', jobs: [], docs: [] }),
     });
@@ -166,6 +170,98 @@ describe('job leases: old tenures deleted safely', () => {
       [...values.stored.keys()].filter((key) => key.startsWith(KEY)),
       [],
     );
+    await leases.close();
+  });
+});
+
+describe('job leases: keys of jobs whose documents went away while no node ran', () => {
+  const keysOf = (values: Values, prefix: string) =>
+    [...values.stored.keys()].filter((key) => key.startsWith(prefix)).sort();
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('are deleted once the node has read every replicator database and seen them so for a while; no others', async () => {
+    const values = new Values();
+    const gone = 'replicator_job_lease-gone';
+    const dead = 'replicator_job_lease-dead';
+    const elsewhere = 'replicator_job_lease-elsewhere';
+    const late = 'replicator_job_lease-late';
+    // Given up by a node that closed; held by a node long dead; held by a live node; a job whose document is read late.
+    values.stored.set(`${gone}-1`, '');
+    values.stored.set(`${gone}-head`, JSON.stringify({ latest: 1, floor: 1 }));
+    values.stored.set(`${dead}-2`, 'x');
+    values.stored.set(`${dead}-head`, JSON.stringify({ latest: 2, floor: 1 }));
+    values.stored.set('replicator_node_heartbeat-x', beat(Date.now() - 120_000));
+    values.stored.set('replicator_node_snapshot-x', '{}');
+    values.stored.set(`${elsewhere}-1`, 'c');
+    values.stored.set('replicator_node_heartbeat-c', beat(Date.now() + 60_000));
+    values.stored.set(`${late}-1`, '');
+    let jobs = [JOB];
+    let settled = false;
+    const leases = new JobLeases(
+      {
+        values: values.for(new Map()),
+        nodeId: 'a',
+        nodeName: () => 'a',
+        log: () => {},
+        jobIds: () => jobs,
+        settled: () => settled,
+        changed: () => {},
+        snapshot: () => ({ node: 'a', jobs: [], docs: [] }),
+      },
+      100,
+      20,
+    );
+    // Not before every replicator database was read: a document not yet read may name them.
+    await leases.tick();
+    await wait(150);
+    await leases.tick();
+    assert.deepEqual(keysOf(values, `${gone}-`), [`${gone}-1`, `${gone}-head`]);
+    assert.ok(values.stored.has('replicator_node_heartbeat-x'));
+    settled = true;
+    // Seen once: kept (a job taken or a document read meanwhile would keep them).
+    await leases.tick();
+    assert.deepEqual(keysOf(values, `${gone}-`), [`${gone}-1`, `${gone}-head`]);
+    jobs = [JOB, 'late'];
+    await wait(150);
+    await leases.tick();
+    assert.deepEqual(keysOf(values, `${gone}-`), []);
+    assert.deepEqual(keysOf(values, `${dead}-`), []);
+    assert.deepEqual(keysOf(values, 'replicator_node_heartbeat-'), [
+      'replicator_node_heartbeat-a',
+      'replicator_node_heartbeat-c',
+    ]);
+    assert.equal(values.stored.get('replicator_node_snapshot-x'), undefined);
+    assert.deepEqual(keysOf(values, `${elsewhere}-`), [`${elsewhere}-1`], 'a live node holds it');
+    assert.ok(keysOf(values, `${late}-`).length > 0, 'its document was read meanwhile');
+    assert.ok(keysOf(values, `${KEY}-`).length > 0, 'a known job');
+    await leases.close();
+  });
+
+  it('a job taken while it was seen without a document keeps its keys', async () => {
+    const values = new Values();
+    const taken = 'replicator_job_lease-taken';
+    values.stored.set(`${taken}-1`, '');
+    const leases = new JobLeases(
+      {
+        values: values.for(new Map()),
+        nodeId: 'a',
+        nodeName: () => 'a',
+        log: () => {},
+        jobIds: () => [],
+        settled: () => true,
+        changed: () => {},
+        snapshot: () => ({ node: 'a', jobs: [], docs: [] }),
+      },
+      100,
+      20,
+    );
+    await leases.tick();
+    // Another node, whose document this node has not read, takes the job.
+    values.stored.set(`${taken}-2`, 'c');
+    values.stored.set('replicator_node_heartbeat-c', beat(Date.now() + 60_000));
+    await wait(150);
+    await leases.tick();
+    assert.deepEqual(keysOf(values, `${taken}-`), [`${taken}-1`, `${taken}-2`]);
     await leases.close();
   });
 });

@@ -193,3 +193,76 @@ describe('replication jobs shared fairly by two nodes of one PostgreSQL', () => 
     assert.equal((await leaseKeys(url, schema)).size, 4);
   });
 });
+
+/** Writes server values into `schema` as another process would, with no node of this test running. */
+async function setValues(url: string, schema: string, values: Record<string, string>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const [key, value] of Object.entries(values)) {
+      await client.query(
+        `INSERT INTO "${schema}".server_values (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2`,
+        [key, value],
+      );
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+describe('lease keys of jobs whose documents went away while no node ran, on two nodes of one PostgreSQL', () => {
+  const url = testPostgresUrl();
+  const schema = freshSchema('replsweep');
+  const nodes: TestServer[] = [];
+  after(async () => {
+    for (const node of nodes) await node.close();
+    if (!(url instanceof Error)) await dropSchema(url, schema);
+  });
+
+  it('are deleted by the nodes started after; the keys of a live job, and of a job a live node holds, stay', async () => {
+    if (url instanceof Error) throw url;
+    const storage = { url, schema };
+    const first = await startTestServer({ storage, settings: { replicator: FAST, nodeName: 'a@divan' } });
+    for (const db of ['_replicator', 'src']) assert.equal((await first.request('PUT', `/${db}`)).status, 201);
+    const job = {
+      source: 'src',
+      target: 'dst',
+      create_target: true,
+      continuous: true,
+      user_ctx: { roles: ['_admin'] },
+    };
+    assert.equal((await first.request('PUT', '/_replicator/live', { body: job })).status, 201);
+    await until(async () => (await leaseKeys(url, schema)).size === 1, 'the live job leased', 15_000);
+    const [live] = [...(await leaseKeys(url, schema)).keys()];
+    await first.close();
+    // While no node runs: keys of a job whose document went away (given up at a close), and of a
+    // job a live node (c, whose document these nodes have not read) holds.
+    await setValues(url, schema, {
+      'replicator_job_lease-orphan-3': '',
+      'replicator_job_lease-orphan-head': JSON.stringify({ latest: 3, floor: 2 }),
+      'replicator_job_lease-elsewhere-1': 'c',
+      'replicator_node_heartbeat-c': JSON.stringify({ name: 'c', until: Date.now() + 600_000 }),
+    });
+    nodes.push(await startTestServer({ storage, settings: { replicator: FAST, nodeName: 'a@divan' } }));
+    nodes.push(await startTestServer({ storage, settings: { replicator: FAST, nodeName: 'b@divan' } }));
+    await until(
+      async () => !(await leaseKeys(url, schema)).has('replicator_job_lease-orphan'),
+      'the orphan keys deleted',
+      30_000,
+    );
+    const left = await leaseKeys(url, schema);
+    assert.deepEqual([...left.keys()].sort(), [live!, 'replicator_job_lease-elsewhere'].sort());
+    assert.equal(left.get('replicator_job_lease-elsewhere')!.get('1'), 'c');
+    await until(
+      async () => nodes.reduce((sum, node) => sum + node.server.couch.scheduler.runningCount(), 0) === 1,
+      'the live job runs on one node',
+      15_000,
+    );
+    assert.equal((await nodes[0]!.request('PUT', '/src/after', { body: {} })).status, 201);
+    await until(
+      async () => (await nodes[1]!.request('GET', '/dst/after')).status === 200,
+      'the live job carries on',
+      15_000,
+    );
+  });
+});

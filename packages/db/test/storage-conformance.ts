@@ -1227,8 +1227,16 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.equal(await storage.addServerValue('gone', 'again'), 'again', 'a deleted value may be added again');
         await storage.setServerValue('gone-for-good', 'x');
         await storage.deleteServerValue('gone-for-good');
+        await storage.setServerValue('listed-b', '');
+        await storage.addServerValue('listed-a', 'x');
+        await storage.setServerValue('listed_c', 'y');
+        assert.deepEqual(await storage.serverValueKeys('listed-'), ['listed-a', 'listed-b']);
+        assert.deepEqual(await storage.serverValueKeys('listed'), ['listed-a', 'listed-b', 'listed_c']);
+        assert.deepEqual(await storage.serverValueKeys('gone'), ['gone'], 'a deleted key is not listed');
+        assert.deepEqual(await storage.serverValueKeys('nothing-'), []);
         await storage.close();
         storage = await engine.open();
+        assert.deepEqual(await storage.serverValueKeys('listed-'), ['listed-a', 'listed-b']);
         const again = await storage.open('kept');
         assert.ok(again !== undefined);
         assert.deepEqual(await again.counters(), { updateSeq: 1, docCount: 1, docDelCount: 0 });

@@ -125,6 +125,25 @@ export class TermWriter {
     return this;
   }
 
+  /**
+   * An Erlang string (a list of bytes, as `binary_to_list` makes one): STRING_EXT, NIL_EXT when
+   * empty, and past 65,535 bytes a LIST_EXT of SMALL_INTEGER_EXTs (STRING_EXT's length is 16 bits).
+   */
+  string(bytes: Uint8Array): this {
+    if (bytes.length === 0) return this.nil();
+    if (bytes.length > 0xffff) {
+      this.list(bytes.length);
+      for (const byte of bytes) this.integer(byte);
+      return this.nil();
+    }
+    this.reserve(3 + bytes.length);
+    this.buf[this.len] = Tag.String;
+    this.buf.writeUInt16BE(bytes.length, this.len + 1);
+    this.buf.set(bytes, this.len + 3);
+    this.len += 3 + bytes.length;
+    return this;
+  }
+
   /** SMALL_TUPLE_EXT header; the elements follow. */
   tuple(arity: number): this {
     return this.byte(Tag.SmallTuple).byte(arity);

@@ -32,9 +32,24 @@ const NODES_KEY = 'replicator_nodes';
 const HEARTBEAT_PREFIX = 'replicator_node_heartbeat-';
 const SNAPSHOT_PREFIX = 'replicator_node_snapshot-';
 
+const JOB_PREFIX = 'replicator_job_lease-';
+
+/** Rounds between two looks for the keys of jobs no node knows, while none were found. */
+const SWEEP_ROUNDS = 15;
+
+/** How long a dead node's heartbeat stays before it is deleted (its snapshot with it). */
+const DEAD_NODE_KEPT_MS = 60_000;
+
 /** A job's keys' prefix (server value keys are `[a-z0-9_-]` only: a replication id's `+` and others escaped). */
-function jobKey(jobId: string): string {
-  return `replicator_job_lease-${jobId.replace(/[^a-z0-9_]/g, (c) => `-${c.charCodeAt(0).toString(16)}`)}`;
+export function jobKey(jobId: string): string {
+  return `${JOB_PREFIX}${jobId.replace(/[^a-z0-9_]/g, (c) => `-${c.charCodeAt(0).toString(16)}`)}`;
+}
+
+/** The job prefix and the tenure (or the head) of one of its keys. */
+function splitJobKey(key: string): { job: string; tenure: number | 'head' } | undefined {
+  const match = /^(.+)-(\d+|head)$/.exec(key);
+  if (match === null) return undefined;
+  return { job: match[1]!, tenure: match[2] === 'head' ? 'head' : Number(match[2]) };
 }
 
 function tenureKey(jobId: string, tenure: number): string {
@@ -52,13 +67,18 @@ interface Head {
 }
 
 export interface JobLeaseHost {
-  values: Pick<Storage, 'getServerValue' | 'setServerValue' | 'addServerValue' | 'deleteServerValue'>;
+  values: Pick<
+    Storage,
+    'getServerValue' | 'setServerValue' | 'addServerValue' | 'deleteServerValue' | 'serverValueKeys'
+  >;
   /** This node's identity (unique per process) and the name `_scheduler` shows. */
   nodeId: string;
   nodeName(): string;
   log(line: string): void;
   /** The ids of the documents' jobs this node knows of (every node knows them all). */
   jobIds(): string[];
+  /** Every replicator database was read since this node started: `jobIds` names every job with a document. */
+  settled(): boolean;
   /** This node starts or stops holding a job's lease. */
   changed(jobId: string, holding: boolean): void;
   /** What `/_scheduler` shows of this node's jobs and documents now. */
@@ -84,6 +104,10 @@ export class JobLeases {
   private again = false;
   /** When this node's heartbeat was last written. */
   private lastBeat = Date.now();
+  /** Keys of jobs no document names and no live node holds: since when each job was seen so (ms). */
+  private readonly orphans = new Map<string, number>();
+  /** Rounds until the next look for such keys. */
+  private sweepIn = 0;
 
   constructor(
     private readonly host: JobLeaseHost,
@@ -155,6 +179,7 @@ export class JobLeases {
       for (const id of [...this.held]) if (!this.fresh.has(id)) await this.tidy(id);
       this.fresh.clear();
       const alive = new Map<string, boolean>();
+      if (--this.sweepIn <= 0 && this.host.settled()) await this.sweep(known, alive);
       for (const id of jobs) {
         if (this.held.size >= share || this.closed) break;
         if (this.held.has(id)) continue;
@@ -278,6 +303,73 @@ export class JobLeases {
     }
     this.tenures.delete(id);
     this.tidied.delete(id);
+  }
+
+  /**
+   * Deletes the keys of jobs whose documents went away while no node ran (a node started since
+   * knows only the jobs of documents still there, so `forget` never sees them), and the
+   * heartbeats and publications of nodes long dead. Only once this node has read every replicator
+   * database; a job's keys go when no job this node knows has them and no live node holds their
+   * latest tenure, both seen for `ttlMs` (a document written meanwhile is read, or its job taken,
+   * well within it), and seen so again just before they are deleted, the head last.
+   */
+  private async sweep(known: ReadonlySet<string>, alive: Map<string, boolean>): Promise<void> {
+    const ownKeys = new Set([...known, ...this.tenures.keys()].map(jobKey));
+    const found = new Map<string, number[]>();
+    for (const key of await this.host.values.serverValueKeys(JOB_PREFIX)) {
+      const parts = splitJobKey(key);
+      if (parts === undefined || ownKeys.has(parts.job)) continue;
+      const tenures = found.get(parts.job) ?? [];
+      if (parts.tenure !== 'head') tenures.push(parts.tenure);
+      found.set(parts.job, tenures);
+    }
+    for (const job of [...this.orphans.keys()]) if (!found.has(job)) this.orphans.delete(job);
+    const now = Date.now();
+    for (const [job, tenures] of found) {
+      if (this.closed) return;
+      if (await this.runs(job, tenures, alive)) {
+        this.orphans.delete(job);
+        continue;
+      }
+      const since = this.orphans.get(job);
+      if (since === undefined) {
+        this.orphans.set(job, now);
+        continue;
+      }
+      if (now - since < this.ttlMs) continue;
+      // Looked at again just before: a tenure taken since, or a live holder, keeps them.
+      const again = (await this.host.values.serverValueKeys(`${job}-`))
+        .map((key) => splitJobKey(key))
+        .filter((parts) => parts?.job === job);
+      const tenuresNow = again.flatMap((parts) => (parts!.tenure === 'head' ? [] : [parts!.tenure]));
+      if (Math.max(0, ...tenuresNow) > Math.max(0, ...tenures) || (await this.runs(job, tenuresNow, new Map()))) {
+        this.orphans.delete(job);
+        continue;
+      }
+      for (const tenure of tenuresNow.sort((a, b) => a - b))
+        await this.host.values.deleteServerValue(`${job}-${tenure}`);
+      await this.host.values.deleteServerValue(`${job}-head`);
+      this.orphans.delete(job);
+      this.host.log(`[info] replicator: the lease keys of a job no document names were deleted (${job}).`);
+    }
+    for (const key of await this.host.values.serverValueKeys(HEARTBEAT_PREFIX)) {
+      const node = key.slice(HEARTBEAT_PREFIX.length);
+      if (node === this.host.nodeId) continue;
+      const text = await this.host.values.getServerValue(key);
+      const until = text === undefined || text === '' ? 0 : ((JSON.parse(text) as { until?: number }).until ?? 0);
+      if (until > now - DEAD_NODE_KEPT_MS) continue;
+      await this.host.values.deleteServerValue(SNAPSHOT_PREFIX + node);
+      await this.host.values.deleteServerValue(key);
+    }
+    this.sweepIn = this.orphans.size > 0 ? 1 : SWEEP_ROUNDS;
+  }
+
+  /** Whether a live node holds the latest of a job's tenures (given by its keys' numbers). */
+  private async runs(job: string, tenures: readonly number[], alive: Map<string, boolean>): Promise<boolean> {
+    if (tenures.length === 0) return false;
+    const holder = await this.host.values.getServerValue(`${job}-${Math.max(...tenures)}`);
+    if (holder === undefined || holder === '' || holder === this.host.nodeId) return false;
+    return this.alive(holder, alive);
   }
 
   /** Whether a node's heartbeat is current (`alive` caches the nodes asked in a round). */

@@ -14,6 +14,7 @@ import type { ReplicatorMeter } from './meter.js';
 import type { Opened } from './replicator.js';
 import type { ReplicationRequest } from './request.js';
 import { ReplicationSession, type SessionResult } from './session.js';
+import { migrateCheckpoints } from './checkpoint-migration.js';
 
 export type JobEventType = 'added' | 'started' | 'stopped' | 'crashed';
 
@@ -123,6 +124,7 @@ export class ReplicationJob {
     const { request } = this;
     const session = new ReplicationSession(opened.source, opened.target, {
       replicationId: this.id,
+      checkpointName: opened.id.base,
       continuous: request.continuous,
       ...(request.filter === undefined ? {} : { filter: request.filter }),
       ...(request.sinceSeq === undefined ? {} : { sinceSeq: request.sinceSeq }),
@@ -138,7 +140,8 @@ export class ReplicationJob {
     });
     run.session = session;
     run.opened = opened;
-    return session.run();
+    if (!request.useCheckpoints) return session.run();
+    return migrateCheckpoints(opened).then(() => session.run());
   }
 
   /** Keeps the counters of the run ending now. */

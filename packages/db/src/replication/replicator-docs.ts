@@ -79,7 +79,10 @@ const STATE_MEMBERS = new Set([
 
 export class ReplicatorDocs {
   private readonly entries = new Map<string, DocEntry>();
-  private readonly followers = new Map<string, { stop(): void }>();
+  /** Each followed database; `caughtUp` once its changes were read to the end and those documents processed. */
+  private readonly followers = new Map<string, { stop(): void; caughtUp: boolean }>();
+  /** The replicator databases were listed once (each is followed from then on). */
+  private listed = false;
   /** Per document, the processing under way: one at a time, in change order. */
   private readonly queues = new Map<string, Promise<void>>();
   private discover: NodeJS.Timeout | undefined;
@@ -103,13 +106,15 @@ export class ReplicatorDocs {
     let stopped = false;
     let wake: (() => void) | undefined;
     let unlisten: (() => void) | undefined;
-    this.followers.set(name, {
+    const follower = {
       stop: () => {
         stopped = true;
         unlisten?.();
         wake?.();
       },
-    });
+      caughtUp: false,
+    };
+    this.followers.set(name, follower);
     void (async () => {
       let since = 0;
       try {
@@ -129,6 +134,11 @@ export class ReplicatorDocs {
             }
           }
           if (stopped) break;
+          // Its documents read so far are processed (their jobs known) when the work queued now is done.
+          if (!follower.caughtUp) {
+            await Promise.allSettled([...this.queues.values()]);
+            follower.caughtUp = true;
+          }
           if (latest <= since) {
             await new Promise<void>((resolve) => {
               wake = resolve;
@@ -155,6 +165,7 @@ export class ReplicatorDocs {
     }
     this.host.meter?.('db_scans');
     for (const name of names) this.follow(name, false);
+    this.listed = true;
     for (const name of [...this.followers.keys()]) {
       if (names.includes(name)) continue;
       this.followers.get(name)!.stop();
@@ -162,6 +173,16 @@ export class ReplicatorDocs {
       this.host.meter?.('docs.dbs_deleted');
       for (const entry of [...this.entries.values()]) if (entry.db === name) this.forget(entry);
     }
+  }
+
+  /**
+   * Every replicator database was read to its end since this node started, and each document
+   * read was brought in line with it: the jobs known now are those of every document there was.
+   */
+  settled(): boolean {
+    if (!this.listed) return false;
+    for (const follower of this.followers.values()) if (!follower.caughtUp) return false;
+    return true;
   }
 
   private enqueue(db: string, docId: string, work: () => Promise<void>): void {

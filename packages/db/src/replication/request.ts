@@ -8,8 +8,12 @@ import { isValidDbName } from '../storage/db-names.js';
 import { CouchError } from '../errors.js';
 import type { ChangesFilter, Seq } from './endpoint.js';
 import type { RemoteSpec } from './remote-endpoint.js';
+import { remoteIdInfo, type RemoteIdInfo } from './endpoint-id.js';
 
-export type EndpointSpec = { kind: 'local'; name: string } | { kind: 'remote'; remote: RemoteSpec };
+export type EndpointSpec =
+  | { kind: 'local'; name: string }
+  /** `id`: what CouchDB's replication id takes of the endpoint as given (./endpoint-id.ts). */
+  | { kind: 'remote'; remote: RemoteSpec; id: RemoteIdInfo };
 
 export interface ReplicationRequest {
   source: EndpointSpec;
@@ -137,7 +141,10 @@ function filterOf(b: Record<string, unknown>): ChangesFilter | undefined {
 /** A URL (credentials set apart), `{url, headers, auth}`, or a bare local database name. */
 function endpoint(value: unknown, role: 'source' | 'target'): EndpointSpec {
   if (value === undefined || value === null || value === '') throw badRequest(`The \`${role}\` is missing.`);
-  if (typeof value === 'string') return endpointOfUrl(value, role, {}, undefined);
+  if (typeof value === 'string') {
+    const given = endpointOfUrl(value, role, {}, undefined);
+    return given.kind === 'local' ? given : { ...given, id: remoteIdInfo(value, {}, undefined) };
+  }
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest(`The \`${role}\` must be a URL, a database name or an object with a \`url\`.`);
   }
@@ -165,7 +172,10 @@ function endpoint(value: unknown, role: 'source' | 'target'): EndpointSpec {
     }
     basic = { username: given.username, password: given.password };
   }
-  return endpointOfUrl(spec.url, role, headers, basic, spec.auth !== undefined && spec.auth !== null);
+  const given = endpointOfUrl(spec.url, role, headers, basic, spec.auth !== undefined && spec.auth !== null);
+  if (given.kind === 'local') return given;
+  const authUser = spec.auth === undefined || spec.auth === null ? undefined : basic?.username;
+  return { ...given, id: remoteIdInfo(spec.url, (spec.headers as Record<string, string> | undefined) ?? {}, authUser) };
 }
 
 function endpointOfUrl(
@@ -174,7 +184,7 @@ function endpointOfUrl(
   headers: Record<string, string>,
   basic: RemoteSpec['basic'],
   fromAuth = false,
-): EndpointSpec {
+): { kind: 'local'; name: string } | { kind: 'remote'; remote: RemoteSpec } {
   if (!/^https?:\/\//i.test(text)) {
     if (isValidDbName(text)) return { kind: 'local', name: text };
     // The value is not echoed: it may hold a password.

@@ -36,6 +36,8 @@ import type {
 
 export interface JobSettings {
   replicationId: string;
+  /** The base of the replication id, the checkpoints' name (CouchDB's `_local/<base>`); else the id. */
+  checkpointName?: string;
   continuous: boolean;
   filter?: ChangesFilter;
   sinceSeq?: Seq;
@@ -204,7 +206,7 @@ export class ReplicationSession {
   }
 
   private async resume(): Promise<void> {
-    const id = checkpointId(this.settings.replicationId);
+    const id = checkpointId(this.settings.checkpointName ?? this.settings.replicationId);
     if (this.settings.useCheckpoints) {
       const [sourceLog, targetLog] = await Promise.all([this.source.getLocal(id), this.target.getLocal(id)]);
       this.localRevs = {
@@ -366,7 +368,7 @@ export class ReplicationSession {
       );
     }
     const body = checkpointBody(this.historyEntry(), this.history);
-    const id = checkpointId(this.settings.replicationId);
+    const id = checkpointId(this.settings.checkpointName ?? this.settings.replicationId);
     const withRev = (rev: string | undefined) => ({ _id: id, ...(rev === undefined ? {} : { _rev: rev }), ...body });
     this.localRevs.source = await this.source.putLocal(id, withRev(this.localRevs.source));
     this.localRevs.target = await this.target.putLocal(id, withRev(this.localRevs.target));

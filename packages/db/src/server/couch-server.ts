@@ -145,10 +145,12 @@ export class CouchServer {
       setServerValue: (key, value) => this.storage.setServerValue(key, value),
       addServerValue: (key, value) => this.storage.addServerValue(key, value),
       deleteServerValue: (key) => this.storage.deleteServerValue(key),
+      serverValueKeys: (prefix) => this.storage.serverValueKeys(prefix),
     },
     nodeId: this.uuid,
     nodeName: () => this.nodeName,
     log: (line) => this.log(line),
+    settled: () => this.replicatorDocs.settled(),
     jobIds: () =>
       this.scheduler
         .all()

@@ -274,6 +274,8 @@ export interface Storage {
   addServerValue(key: string, value: string): Promise<string>;
   /** Removes a server value (nothing when there is none): `addServerValue` may then store one again. */
   deleteServerValue(key: string): Promise<void>;
+  /** The keys of the server values stored now that start with `prefix`, sorted. */
+  serverValueKeys(prefix: string): Promise<string[]>;
   close(): Promise<void>;
 }
 

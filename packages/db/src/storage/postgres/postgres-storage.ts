@@ -265,6 +265,15 @@ class PostgresStorage implements Storage {
     await this.query(`DELETE FROM ${this.s}.server_values WHERE key = $1`, [key]);
   }
 
+  async serverValueKeys(prefix: string): Promise<string[]> {
+    // Compared as bytes (`COLLATE "C"`), so the prefix range holds exactly the keys that start with it.
+    const rows = await this.query<{ key: string }>(
+      `SELECT key FROM ${this.s}.server_values WHERE left(key, length($1)) = $1 ORDER BY key COLLATE "C"`,
+      [prefix],
+    );
+    return rows.map((row) => row.key);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -4,7 +4,17 @@
  * fsync and rename, so a crash leaves the old value or the new one, never half of one; mode 0600.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** Keys are file names that can never be a database's file or journal. */
@@ -53,6 +63,18 @@ export function deleteServerFile(dir: string, key: string): void {
     throw err;
   }
   syncDirectory(dir);
+}
+
+/** The keys stored that start with `prefix`, sorted (a temporary file of a write under way is no key). */
+export function listServerFiles(dir: string, prefix: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return names.filter((name) => name.startsWith(prefix) && KEY.test(name) && !name.endsWith('.sqlite')).sort();
 }
 
 /** Makes the rename durable; not every platform can open a directory, so failures are ignored. */

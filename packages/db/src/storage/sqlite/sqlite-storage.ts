@@ -27,7 +27,7 @@ import type {
   RangeStats,
 } from '../records.js';
 import { recordsOf } from './doc-reads.js';
-import { deleteServerFile, readServerFile, writeServerFile } from './server-files.js';
+import { deleteServerFile, listServerFiles, readServerFile, writeServerFile } from './server-files.js';
 import { openSqliteEngine } from './sqlite-engine.js';
 import { IndexFolder } from '../local-index/index-folder.js';
 import { LocalAttachmentWrites } from '../attachment-writes.js';
@@ -113,6 +113,10 @@ export class SqliteStorage implements Storage {
 
   async deleteServerValue(key: string): Promise<void> {
     deleteServerFile(this.dir, key);
+  }
+
+  async serverValueKeys(prefix: string): Promise<string[]> {
+    return listServerFiles(this.dir, prefix);
   }
 
   async close(): Promise<void> {
