@@ -51,6 +51,8 @@ export class Divan {
       log: options.log ?? (() => {}),
       ...(options.hashIterations === undefined ? {} : { hashIterations: options.hashIterations }),
     });
+    // The stored uuid, for a listener made over this server (a failure is met again on first use).
+    this.couch.loadUuid().catch(() => {});
   }
 
   /**

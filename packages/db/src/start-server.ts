@@ -125,6 +125,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const listener = createListener(couch);
   let tls: TlsOptions | undefined;
   try {
+    await couch.loadUuid();
     tls = options.tls ?? tlsFromConfig((await loadConfig(storage)).ssl);
   } catch (error) {
     await couch.close();

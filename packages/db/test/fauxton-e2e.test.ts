@@ -435,11 +435,11 @@ describe('Fauxton in a browser', () => {
     assert.ok(rows.some((row) => row[0] === 'single_node' && row[1] === 'true'));
     assert.ok(rows.some((row) => row[0] === 'utils_header_value' && row[1]?.startsWith("child-src 'self'")));
 
-    // The node's uuid is fixed (max_attachment_size, once fixed by its flag, now changes at run time as in CouchDB).
+    // The node's uuid changes only to another uuid (max_attachment_size, once fixed by its flag, now changes at run time as in CouchDB).
     await page.locator('td', { hasText: new RegExp(`^${uuid}$`) }).click();
     await page.locator('td input[type="text"]').fill('5');
     await page.locator('td button.btn-primary, td .js-save-value').first().click();
-    await toast('cannot be changed over HTTP on this server');
+    await toast('The uuid must be 32 lower-case hex digits');
     await screenshot(page, '07-config-refused');
     assert.equal((await t.request('GET', '/_node/_local/_config/couchdb/uuid')).json, uuid);
     noPageErrors();

@@ -6,22 +6,33 @@
  * the id Divan gave it before resumes from them. Both storage engines.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { replicationId } from '../src/replication/replication-id.js';
 import { legacyReplicationId } from '../src/replication/replication-id-legacy.js';
 import { readReplicationRequest } from '../src/replication/request.js';
-import { ADMIN, AUTH, startTestServer, type TestServer } from './support/server.js';
+import { dropSchema } from './support/postgres.js';
+import { ADMIN, AUTH, startTestServer, testStorage, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
 
-/** The uuid a CouchDB server would have (`[couchdb] uuid`), given to this one's replicator. */
+/** The uuid a CouchDB server would have (`[couchdb] uuid`), given to this one (stored, then restarted). */
 const UUID = '7e1b0a8ff2c24f1c9d5e3b6a4c8d2e10';
 
 describe('replication ids over HTTP', () => {
   let t: TestServer;
+  const storage = testStorage();
 
   before(async () => {
-    t = await startTestServer();
-    await t.server.couch.storage.setServerValue('replicator_uuid', UUID);
+    const first = await startTestServer({
+      dataDir: mkdtempSync(join(tmpdir(), 'divan-repids-')),
+      ...(storage === undefined ? {} : { storage }),
+    });
+    await first.server.couch.storage.setServerValue('uuid', UUID);
+    await first.stop();
+    t = await startTestServer({ dataDir: first.dataDir, ...(storage === undefined ? {} : { storage }) });
+    assert.equal((await t.request('GET', '/')).json.uuid, UUID);
     for (const db of ['_replicator', 'src', 'tgt', 'docsrc', 'doctgt', 'old_src', 'old_tgt']) {
       assert.equal((await t.request('PUT', `/${db}`)).status, 201);
     }
@@ -31,7 +42,10 @@ describe('replication ids over HTTP', () => {
     }
   });
 
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    if (storage !== undefined) await dropSchema(storage.url, storage.schema);
+  });
 
   it("a `_replicate` job: `_local_id`, `/_scheduler/jobs` and the checkpoints' names", async () => {
     const body = {

@@ -13,8 +13,6 @@ import { ReplicationJob } from './job.js';
 import type { ReplicationScheduler } from './scheduler.js';
 import { jobListing } from './scheduler-listing.js';
 import { LocalEndpoint } from './local-endpoint.js';
-import { randomBytes } from 'node:crypto';
-import type { Storage } from '../storage/contract.js';
 import { RemoteEndpoint } from './remote-endpoint.js';
 import { replicationId, type ReplicationId } from './replication-id.js';
 import type { EndpointSpec, ReplicationRequest } from './request.js';
@@ -22,8 +20,8 @@ import type { ReplicatorMeter } from './meter.js';
 
 /** What the replicator needs from the server above it. */
 export interface ReplicatorHost {
-  /** Where the replicator keeps its uuid (in every replication id), the same across restarts and nodes. */
-  values: Pick<Storage, 'getServerValue' | 'setServerValue'>;
+  /** The server's uuid (in every replication id, as CouchDB's `[couchdb] uuid`), the same across restarts and nodes. */
+  serverUuid(): Promise<string>;
   /** The node name `_scheduler` shows. */
   node: string;
   log(line: string): void;
@@ -42,8 +40,6 @@ export interface ReplicateAnswer {
   body: Record<string, unknown>;
 }
 
-const UUID_KEY = 'replicator_uuid';
-
 /** A replication's two endpoints, opened, and its id. */
 export interface Opened {
   source: Endpoint;
@@ -52,8 +48,6 @@ export interface Opened {
 }
 
 export class Replicator {
-  private uuid: Promise<string> | undefined;
-
   constructor(private readonly host: ReplicatorHost) {}
 
   async replicate(request: ReplicationRequest, user: UserCtx): Promise<ReplicateAnswer> {
@@ -128,31 +122,12 @@ export class Replicator {
       const filter = request.filter;
       const code = filter?.kind === 'design' ? await source.filterSource(filter.name) : undefined;
       const owner = user.name === null || user.roles.includes('_admin') ? undefined : user.name;
-      opened.id = replicationId(await this.replicatorUuid(), request, code, owner);
+      opened.id = replicationId(await this.host.serverUuid(), request, code, owner);
     } catch (error) {
       closeBoth(opened);
       throw error;
     }
     return opened;
-  }
-
-  /**
-   * The uuid replication ids are made with: a server value, so a job started again after a
-   * restart (or on another node) finds its checkpoints. Read back after writing, so two nodes
-   * that start at once agree on the one stored last.
-   */
-  private replicatorUuid(): Promise<string> {
-    this.uuid ??= (async () => {
-      const { values } = this.host;
-      const stored = await values.getServerValue(UUID_KEY);
-      if (stored !== undefined) return stored;
-      await values.setServerValue(UUID_KEY, randomBytes(16).toString('hex'));
-      return (await values.getServerValue(UUID_KEY))!;
-    })();
-    this.uuid.catch(() => {
-      this.uuid = undefined;
-    });
-    return this.uuid;
   }
 
   private async endpoint(

@@ -47,6 +47,7 @@ import { docListing, jobListing } from '../replication/scheduler-listing.js';
 import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-credentials.js';
 import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '../replication/scheduler-settings.js';
 import { DbUpdates } from './db-updates.js';
+import { loadServerUuid, SERVER_UUID_KEY } from './server-uuid.js';
 import { UuidGenerator } from './uuids.js';
 
 export interface CouchServerOptions {
@@ -105,8 +106,15 @@ export class CouchServer {
   /** Config changes of this node being stored, and how many were: the watch skips reads they overtake. */
   private configWrites = 0;
   private configGeneration = 0;
-  /** A stable identity for this server's lifetime (`GET /` uuid, `instance_start_time`). */
-  readonly uuid = randomBytes(16).toString('hex');
+  /** This process among the nodes of a shared storage (leases, `_db_updates` ETags); new at every start. */
+  readonly nodeId = randomBytes(16).toString('hex');
+  /**
+   * The server's uuid (`GET /`, `[couchdb] uuid`, replication ids): the stored one
+   * (./server-uuid.ts) once {@link loadUuid} has read it, which `startServer` does before it
+   * listens; this process's {@link nodeId} until then.
+   */
+  uuid = this.nodeId;
+  private uuidLoad: Promise<string> | undefined;
   readonly startTime = Date.now();
   /** Counted by the floors that see the events, read by `/_node/{node}/_stats` and `_prometheus`. */
   readonly stats = new ServerStats();
@@ -118,10 +126,7 @@ export class CouchServer {
   readonly nodeName: string;
   /** The replications `POST /_replicate` started, acting on this server's databases in process. */
   readonly replicator = new Replicator({
-    values: {
-      getServerValue: (key) => this.storage.getServerValue(key),
-      setServerValue: (key, value) => this.storage.setServerValue(key, value),
-    },
+    serverUuid: () => this.loadUuid(),
     node: NODE_NAME,
     log: (line) => this.log(line),
     openDb: (name) => this.db(name),
@@ -147,7 +152,7 @@ export class CouchServer {
       deleteServerValue: (key) => this.storage.deleteServerValue(key),
       serverValueKeys: (prefix) => this.storage.serverValueKeys(prefix),
     },
-    nodeId: this.uuid,
+    nodeId: this.nodeId,
     nodeName: () => this.nodeName,
     log: (line) => this.log(line),
     settled: () => this.replicatorDocs.settled(),
@@ -165,7 +170,7 @@ export class CouchServer {
       getServerValue: (key) => this.storage.getServerValue(key),
       setServerValue: (key, value) => this.storage.setServerValue(key, value),
     },
-    nodeId: this.uuid,
+    nodeId: this.nodeId,
     nodeName: () => this.nodeName,
     log: (line) => this.log(line),
     changed: (holding) => {
@@ -549,6 +554,25 @@ export class CouchServer {
     return this.replicationStopped;
   }
   private replicationStopped: Promise<void> | undefined;
+
+  /** The stored server uuid, read (or made) once; {@link uuid} holds it after. */
+  loadUuid(): Promise<string> {
+    this.uuidLoad ??= loadServerUuid(this.storage).then((uuid) => {
+      this.uuid = uuid;
+      return uuid;
+    });
+    this.uuidLoad.catch(() => {
+      this.uuidLoad = undefined;
+    });
+    return this.uuidLoad;
+  }
+
+  /** A new stored uuid (`PUT /_node/_local/_config/couchdb/uuid`); running replications keep their ids until they start again. */
+  async changeUuid(uuid: string): Promise<void> {
+    await this.storage.setServerValue(SERVER_UUID_KEY, uuid);
+    this.uuid = uuid;
+    this.uuidLoad = Promise.resolve(uuid);
+  }
 
   async close(): Promise<void> {
     await this.stopReplication();

@@ -76,12 +76,18 @@ export const config = {
     requireAdmin(ctx.user);
     const section = param(ctx, 'section');
     const key = param(ctx, 'key');
-    refuseFixed(ctx, section, key);
+    const uuid = section === 'couchdb' && key === 'uuid';
+    if (!uuid) refuseFixed(ctx, section, key);
     const value = await readJson(ctx);
     if (typeof value !== 'string') throw new CouchError('bad_request', 'The config value must be a JSON string.');
     const old = merged(ctx)[section]?.[key] ?? '';
     const couch = ctx.server;
-    if (section === ADMINS) {
+    if (uuid) {
+      // A server taking over from CouchDB takes its uuid, and with it its replications' ids.
+      if (!/^[0-9a-f]{32}$/.test(value))
+        throw new CouchError('bad_request', 'The uuid must be 32 lower-case hex digits.');
+      await couch.changeUuid(value);
+    } else if (section === ADMINS) {
       if (key === '' || key.includes(':')) throw new CouchError('bad_request', 'Admin names may not contain ":".');
       couch.admins.set(key, hashPassword(value, { iterations: couch.hashIterations }));
       await saveAdmins(couch.storage, adminHashes(ctx));

@@ -108,7 +108,7 @@ function normalBody(events: readonly DbEvent[], lastSeq: number): string {
 }
 
 async function normal(ctx: RequestContext, request: DbUpdatesRequest): Promise<void> {
-  const etag = opaqueEtag('_db_updates', ctx.server.uuid, await ctx.server.dbUpdates.seq());
+  const etag = opaqueEtag('_db_updates', ctx.server.nodeId, await ctx.server.dbUpdates.seq());
   if (ifNoneMatch(ctx, etag)) return sendBytes(ctx, 304, '', { ETag: etag });
   const { events, lastSeq } = await read(ctx, request, request.since);
   sendBytes(ctx, 200, normalBody(events, lastSeq), { ETag: etag });

@@ -20,12 +20,13 @@ export const VENDOR_VERSION = '0.1.0';
 const GIT_SHA = `divan-${VENDOR_VERSION}`;
 
 export const server = {
-  welcome(ctx: RequestContext): void {
+  async welcome(ctx: RequestContext): Promise<void> {
+    const uuid = await ctx.server.loadUuid();
     sendJson(ctx, 200, {
       couchdb: 'Welcome',
       version: VERSION,
       git_sha: GIT_SHA,
-      uuid: ctx.server.uuid,
+      uuid,
       // What Fauxton and clients look for before offering a feature (partitioned databases).
       features: ['partitioned'],
       vendor: { name: 'Divan', version: VENDOR_VERSION },
