@@ -113,7 +113,7 @@ describe('replication jobs on two nodes of one PostgreSQL', () => {
     const [keys] = [...(await leaseKeys(url, schema)).values()];
     const latest = (JSON.parse(keys!.get('head')!) as { latest: number }).latest;
     assert.ok(latest >= 2, `a tenure after the take-over: ${latest}`);
-    assert.equal(keys!.get(String(latest)), other.server.couch.uuid);
+    assert.equal(keys!.get(String(latest)), other.server.couch.nodeId);
     assert.equal(other.server.couch.scheduler.runningCount(), 1);
     // The job goes away with its document: its keys with it.
     const rev = (await other.request('GET', '/_replicator/job')).json._rev;
