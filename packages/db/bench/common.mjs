@@ -71,7 +71,14 @@ export function rng(seed) {
 export function client(base, auth, concurrency, extraHeaders = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const url = new URL(base);
-  const request = (method, path, body, { timeoutMs, onChunk } = {}) =>
+  const request = (method, path, body, options = {}) =>
+    send(method, path, body, options).catch((e) => {
+      // A kept connection the server closed (its keep-alive timeout) just as it was reused: the
+      // request never reached it, so it goes again once on a new connection (node's advice).
+      if (!e.reusedSocket || (e.code !== 'ECONNRESET' && e.code !== 'EPIPE')) throw e;
+      return send(method, path, body, options);
+    });
+  const send = (method, path, body, { timeoutMs, onChunk } = {}) =>
     new Promise((resolve, reject) => {
       const headers = { accept: 'application/json', ...extraHeaders };
       if (auth) headers.authorization = auth;
@@ -105,7 +112,7 @@ export function client(base, auth, concurrency, extraHeaders = {}) {
           req.destroy(Object.assign(new Error(`timed out after ${timeoutMs / 1000} s`), { code: 'BENCH_TIMEOUT' })),
         );
       }
-      req.on('error', reject);
+      req.on('error', (e) => reject(Object.assign(e, { reusedSocket: req.reusedSocket })));
       req.end(body);
     });
   request.close = () => agent.destroy();

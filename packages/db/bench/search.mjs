@@ -25,13 +25,8 @@ async function loadCorpus(request, db, n, concurrency) {
       next = Math.min(n, next + 500);
       const docs = [];
       for (let i = from; i < next; i++) docs.push(searchDoc(i));
-      const body = JSON.stringify({ docs });
-      // A keep-alive connection the server closed as it was reused: sent again (a doc already
-      // written answers a conflict in a 201).
-      const r = await request('POST', `/${db}/_bulk_docs`, body).catch((e) => {
-        if (e.code !== 'ECONNRESET') throw e;
-        return request('POST', `/${db}/_bulk_docs`, body);
-      });
+      // (A kept connection the server closed as it was reused is sent again by common.mjs' client.)
+      const r = await request('POST', `/${db}/_bulk_docs`, JSON.stringify({ docs }));
       if (r.status !== 201) throw new Error(`search corpus: ${r.status} ${r.body.slice(0, 200)}`);
     }
   };
