@@ -65,11 +65,16 @@ function send(request: HttpRequest, retried: boolean): Promise<HttpAnswer> {
       agent: secure ? httpsAgent : httpAgent,
     });
     let settled = false;
-    const finish = (error: unknown, answer?: HttpAnswer) => {
-      if (settled) return;
+    /** Ends this attempt's waiting (timer, signal): false when it had ended already. */
+    const settle = (): boolean => {
+      if (settled) return false;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+      return true;
+    };
+    const finish = (error: unknown, answer?: HttpAnswer) => {
+      if (!settle()) return;
       if (answer !== undefined) resolve(answer);
       else reject(error);
     };
@@ -83,12 +88,8 @@ function send(request: HttpRequest, retried: boolean): Promise<HttpAnswer> {
     }, timeoutMs);
     signal?.addEventListener('abort', onAbort);
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (settled) return;
       if (!retried && req.reusedSocket && STALE_CONNECTION.has(error.code ?? '')) {
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        send(request, true).then(resolve, reject);
+        if (settle()) send(request, true).then(resolve, reject);
         return;
       }
       finish(error);
