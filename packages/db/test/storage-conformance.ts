@@ -514,6 +514,32 @@ export function storageConformance(label: string, engine: EngineUnderTest): void
         assert.deepEqual(original, [...original].sort());
       });
 
+      it('countChanges stays exact page after page while writes and purges come between (a kept count is reused only for an unchanged database)', async () => {
+        const counted = await fresh();
+        const ids = Array.from({ length: 120 }, (_, i) => `c${String(i).padStart(3, '0')}`);
+        await counted.update(ids, writing(ids.map((id) => write(id, '1-a', '{}'))));
+        const exact = async (since: number) => (await all(counted.foldChanges(since))).length;
+        for (let since = 0, step = 0; since <= 130; since += 7, step++) {
+          assert.equal(await counted.countChanges(since), await exact(since), `since ${since}`);
+          // The same sequence asked again, then going on past writes of every kind.
+          assert.equal(await counted.countChanges(since), await exact(since));
+          if (step % 3 === 1) {
+            // An update moves a document counted before `since` past it; a new one adds a change.
+            const old = ids[step]!;
+            await counted.update([old, `n${step}`], (records) => ({
+              writes: [write(old, `${generation(records.get(old)!.rev) + 1}-b`, '{}'), write(`n${step}`, '1-n', '{}')],
+              result: null,
+            }));
+          } else if (step % 3 === 2) {
+            const gone = ids[ids.length - step]!;
+            await counted.purge([gone], 1000, (records) => ({
+              purges: [{ id: gone, revs: [records.get(gone)!.rev], record: null }],
+              result: null,
+            }));
+          }
+        }
+      });
+
       it('local documents: stored, replaced, folded, deleted; never counted or in changes', async () => {
         const local = await fresh();
         await local.putLocal({ id: '_local/b', rev: '0-1', body: '{"v":1}' });

@@ -16,6 +16,7 @@ import type {
   UpdateOptions,
 } from '../contract.js';
 import { PostgresAccessReads, recordRoles } from './access-rows.js';
+import { ChangesCountMemo } from '../changes-count-memo.js';
 import { GROWING_PAGES, keysetPagesAsync } from '../keyset-pages.js';
 import type {
   AccessChange,
@@ -52,6 +53,7 @@ export class PostgresDocumentStore implements DocumentStore {
   private readonly target: DbTarget;
   private readonly attachments: PostgresAttachments;
   private readonly access: PostgresAccessReads;
+  private readonly changesCounts = new ChangesCountMemo();
 
   constructor(
     private readonly pool: Pool,
@@ -347,8 +349,22 @@ export class PostgresDocumentStore implements DocumentStore {
       const c = await this.counters();
       return c.docCount + c.docDelCount;
     }
-    const [row] = await this.query<{ n: string }>(this.sql.countChanges, [this.dbId, since]);
-    return Number(row?.n ?? 0);
+    // Counted from the last count when the database has not changed since (ChangesCountMemo).
+    const from = this.changesCounts.since;
+    if (from !== undefined && from <= since) {
+      const [row] = await this.query<{ n: string; version: string }>(this.sql.countChanges, [this.dbId, from, since]);
+      if (row === undefined) throw gone(this.name);
+      const memo = this.changesCounts.from(since, row.version);
+      if (memo !== undefined) {
+        const count = memo.count - Number(row.n);
+        this.changesCounts.remember(since, count, row.version);
+        return count;
+      }
+    }
+    const [row] = await this.query<{ n: string; version: string }>(this.sql.countChanges, [this.dbId, since, null]);
+    if (row === undefined) throw gone(this.name);
+    this.changesCounts.remember(since, Number(row.n), row.version);
+    return Number(row.n);
   }
 
   async getLocal(id: string): Promise<LocalDoc | undefined> {

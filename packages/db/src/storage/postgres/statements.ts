@@ -118,7 +118,11 @@ export function documentStatements(schema: string) {
         `FROM ${s}.docs d LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev ` +
         'WHERE d.db_id = $1 AND d.seq > $2 ORDER BY d.seq LIMIT $3',
     ),
-    countChanges: named(`SELECT count(*) AS n FROM ${s}.docs WHERE db_id = $1 AND seq > $2`),
+    /** The changes after $2 (up to $3 when given), with the database's state they were counted in. */
+    countChanges: named(
+      `SELECT (SELECT count(*) FROM ${s}.docs WHERE db_id = $1 AND seq > $2 AND ($3::int8 IS NULL OR seq <= $3)) AS n, ` +
+        `update_seq || '/' || purge_seq || '/' || doc_count || '/' || doc_del_count AS version FROM ${s}.dbs WHERE db_id = $1`,
+    ),
     getLocal: named(`SELECT id, rev, body FROM ${s}.local_docs WHERE db_id = $1 AND id = $2`),
     putLocal: named(
       `INSERT INTO ${s}.local_docs (db_id, id, rev, body) SELECT db_id, $2, $3, $4 FROM ${s}.dbs ` +

@@ -3,6 +3,7 @@
  * purge log), a page per query (../keyset-pages.ts), and the counts that go with them.
  */
 import type Database from 'better-sqlite3';
+import { ChangesCountMemo } from '../changes-count-memo.js';
 import { GROWING_PAGES, keysetPages } from '../keyset-pages.js';
 import type { ChangedDoc, DocRecord, IdRange, LocalDoc, PurgeInfo, RangeStats } from '../records.js';
 import {
@@ -27,6 +28,8 @@ export class SqliteDocFolds {
   private readonly stmtChangesDesc: Statement;
   private readonly stmtChangedBodies: Statement;
   private readonly stmtCountChanges: Statement;
+  private readonly stmtCountChangesTo: Statement;
+  private readonly changesCounts = new ChangesCountMemo();
   private readonly stmtPurges: Statement;
   /** Range statements by shape, prepared on first use. */
   private readonly rangeStatements = new Map<string, Statement>();
@@ -48,6 +51,7 @@ export class SqliteDocFolds {
       )
       .raw();
     this.stmtCountChanges = db.prepare('SELECT count(*) FROM docs WHERE seq > ?').pluck();
+    this.stmtCountChangesTo = db.prepare('SELECT count(*) FROM docs WHERE seq > ? AND seq <= ?').pluck();
     this.stmtPurges = db.prepare('SELECT seq, id, revs FROM purges WHERE seq > ? ORDER BY seq LIMIT ?').raw();
   }
 
@@ -107,8 +111,16 @@ export class SqliteDocFolds {
   }
 
   countChanges(since: number): number {
-    if (since <= 0) return this.totals().docCount + this.totals().docDelCount;
-    return this.stmtCountChanges.get(since) as number;
+    const t = this.totals();
+    if (since <= 0) return t.docCount + t.docDelCount;
+    const version = `${t.updateSeq}/${t.purgeSeq}/${t.docCount}/${t.docDelCount}`;
+    const known = this.changesCounts.from(since, version);
+    const count =
+      known === undefined
+        ? (this.stmtCountChanges.get(since) as number)
+        : known.count - (this.stmtCountChangesTo.get(known.since, since) as number);
+    this.changesCounts.remember(since, count, version);
+    return count;
   }
 
   *foldLocal(range: IdRange): Generator<LocalDoc> {
