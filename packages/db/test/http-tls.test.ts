@@ -1,46 +1,25 @@
 /**
  * TLS: `--tls-cert`/`--tls-key` serve HTTPS (with `--http-port`, plain HTTP too), and so does the
  * stored `[ssl]` section; session cookies get `Secure` over TLS and the configured `SameSite`.
- * The certificate is made at test time with openssl.
+ * The certificate is made at test time with openssl (support/test-certificate.ts).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { startServer } from '../src/start-server.js';
 import { type ChildServer, startChildServer } from './support/child-server.js';
 import { ADMIN, AUTH, startTestServer } from './support/server.js';
+import { makeTestCertificate } from './support/test-certificate.js';
 import { makeTempDir } from './support/tmp-dir.js';
 
 const temp = makeTempDir('divan-tls-');
-const certFile = `${temp.dir}/cert.pem`;
-const keyFile = `${temp.dir}/key.pem`;
-execFileSync(
-  'openssl',
-  [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    keyFile,
-    '-out',
-    certFile,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-  ],
-  { stdio: 'ignore' },
-);
-const ca = readFileSync(certFile);
-after(() => temp.cleanup());
+const certificate = makeTestCertificate();
+const { certFile, keyFile } = certificate;
+const ca = certificate.cert;
+after(() => {
+  certificate.cleanup();
+  temp.cleanup();
+});
 
 interface Answer {
   status: number;

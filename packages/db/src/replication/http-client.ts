@@ -5,7 +5,7 @@
  * client CPU over loopback.)
  */
 import http from 'node:http';
-import https from 'node:https';
+import { DEFAULT_TLS, type ReplicatorTls } from './tls-settings.js';
 
 /** An answer: its status, its content type ('' when none) and its whole body. */
 export interface HttpAnswer {
@@ -23,6 +23,8 @@ export interface HttpRequest {
   timeoutMs: number;
   /** Ends the request; it then fails with the signal's reason. */
   signal?: AbortSignal | undefined;
+  /** How an `https:` peer's certificate is trusted (default: verified against node's authorities). */
+  tls?: ReplicatorTls | undefined;
 }
 
 /**
@@ -32,7 +34,35 @@ export interface HttpRequest {
  */
 const AGENT_OPTIONS = { keepAlive: true, scheduling: 'lifo', timeout: 5_000 } as const;
 const httpAgent = new http.Agent(AGENT_OPTIONS);
-const httpsAgent = new https.Agent(AGENT_OPTIONS);
+/**
+ * The agents for `https:` peers, one per trust setting (each server's `[replicator]` keys,
+ * ./tls-settings.ts). node:https (and TLS with it, ~1.5 MB resident) loads at the first request
+ * to such a peer. A setting replaced is dropped with its agent, whose idle connections end within
+ * the agent's timeout.
+ */
+const secureAgents = new WeakMap<ReplicatorTls, Promise<Transport>>();
+
+interface Transport {
+  request: typeof http.request;
+  agent: http.Agent;
+}
+
+function secureTransport(tls: ReplicatorTls): Promise<Transport> {
+  let transport = secureAgents.get(tls);
+  if (transport === undefined) {
+    transport = Promise.all([import('node:https'), import('node:tls')]).then(([https, { rootCertificates }]) => ({
+      request: https.request,
+      agent: new https.Agent({
+        ...AGENT_OPTIONS,
+        rejectUnauthorized: tls.verify,
+        // Node's bundled authorities stay trusted beside the file's.
+        ...(tls.trusted === undefined ? {} : { ca: [...rootCertificates, tls.trusted] }),
+      }),
+    }));
+    secureAgents.set(tls, transport);
+  }
+  return transport;
+}
 
 /** Errors of a kept connection the peer closed before it took the request: sent again at once. */
 const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
@@ -51,19 +81,22 @@ export function bodyText(body: Buffer): string {
   return body.toString('utf8', start);
 }
 
-function send(request: HttpRequest, retried: boolean): Promise<HttpAnswer> {
-  const { method, url, headers, body, timeoutMs, signal } = request;
+async function send(request: HttpRequest, retried: boolean): Promise<HttpAnswer> {
+  const target = new URL(request.url);
+  const transport =
+    target.protocol === 'https:'
+      ? await secureTransport(request.tls ?? DEFAULT_TLS)
+      : { request: http.request, agent: httpAgent };
+  return sendOver(transport, target, request, retried);
+}
+
+function sendOver(transport: Transport, target: URL, request: HttpRequest, retried: boolean): Promise<HttpAnswer> {
+  const { method, headers, body, timeoutMs, signal } = request;
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const secure = target.protocol === 'https:';
     const outgoing = { ...headers };
     if (body !== undefined) outgoing['content-length'] = String(body.length);
-    const req = (secure ? https : http).request(target, {
-      method,
-      headers: outgoing,
-      agent: secure ? httpsAgent : httpAgent,
-    });
+    const req = transport.request(target, { method, headers: outgoing, agent: transport.agent });
     let settled = false;
     /** Ends this attempt's waiting (timer, signal): false when it had ended already. */
     const settle = (): boolean => {

@@ -37,6 +37,7 @@ import {
 } from './endpoint.js';
 import { bodyText, httpRequest } from './http-client.js';
 import type { ReplicatorMeter } from './meter.js';
+import type { ReplicatorTls } from './tls-settings.js';
 
 /** A remote endpoint as a replication request names it, its credentials set apart. */
 export interface RemoteSpec {
@@ -84,6 +85,8 @@ export class RemoteEndpoint implements Endpoint {
     private readonly retries = DEFAULT_RETRIES,
     /** Counts each request sent and its answer (the node's `couch_replicator.*` statistics). */
     private readonly meter?: ReplicatorMeter,
+    /** How the peer's certificate is trusted when it is `https:`. */
+    private readonly tls?: ReplicatorTls,
   ) {
     this.shown = `${spec.url}/`;
   }
@@ -574,6 +577,7 @@ export class RemoteEndpoint implements Endpoint {
           body,
           timeoutMs: options.timeoutMs ?? this.timeoutMs,
           signal: options.signal,
+          tls: this.tls,
         });
         // CouchDB's rule (couch_replicator_httpc): a 2xx or 4xx is an answer, any other a failure.
         const kind = Math.floor(answer.status / 100);

@@ -14,6 +14,7 @@ import type { ReplicationScheduler } from './scheduler.js';
 import { jobListing } from './scheduler-listing.js';
 import { LocalEndpoint } from './local-endpoint.js';
 import { RemoteEndpoint } from './remote-endpoint.js';
+import type { ReplicatorTls } from './tls-settings.js';
 import { replicationId, type ReplicationId } from './replication-id.js';
 import type { EndpointSpec, ReplicationRequest } from './request.js';
 import type { ReplicatorMeter } from './meter.js';
@@ -33,6 +34,8 @@ export interface ReplicatorHost {
   scheduler(): ReplicationScheduler;
   /** Counts duplicate adds and remote endpoints' requests (the node's `couch_replicator.*` statistics). */
   meter?: ReplicatorMeter;
+  /** How `https:` peers' certificates are trusted now (a job keeps what it started with). */
+  tls(): ReplicatorTls;
 }
 
 export interface ReplicateAnswer {
@@ -143,6 +146,7 @@ export class Replicator {
         request.connectionTimeoutMs,
         request.retriesPerRequest,
         this.host.meter,
+        this.host.tls(),
       );
       if (create) await remote.create(request.createTargetParams);
       // Reachable and readable now: a one-shot's answer says so rather than its first batch.

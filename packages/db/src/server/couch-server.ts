@@ -46,6 +46,7 @@ import { JobLeases } from '../replication/job-leases.js';
 import { docListing, jobListing } from '../replication/scheduler-listing.js';
 import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-credentials.js';
 import { SCHEDULER_DEFAULTS, schedulerSettings, type SchedulerSettings } from '../replication/scheduler-settings.js';
+import { DEFAULT_TLS, type ReplicatorTls, replicatorTls } from '../replication/tls-settings.js';
 import { DbUpdates } from './db-updates.js';
 import { loadServerUuid, SERVER_UUID_KEY } from './server-uuid.js';
 import { UuidGenerator } from './uuids.js';
@@ -124,8 +125,11 @@ export class CouchServer {
   private readonly replicatorMeter: ReplicatorMeter = (counter) => this.stats.increment(`couch_replicator.${counter}`);
   /** The node name `_scheduler` shows (CouchDB's single-node name unless the start options name it). */
   readonly nodeName: string;
+  /** How the replicator trusts `https:` peers (`[replicator]` TLS keys). */
+  private replicatorTls: ReplicatorTls = DEFAULT_TLS;
   /** The replications `POST /_replicate` started, acting on this server's databases in process. */
   readonly replicator = new Replicator({
+    tls: () => this.replicatorTls,
     serverUuid: () => this.loadUuid(),
     node: NODE_NAME,
     log: (line) => this.log(line),
@@ -269,8 +273,10 @@ export class CouchServer {
     attachmentCompressionLevel(sections); // refuses an unusable level before anything changes
     const jwt = settings.jwt === undefined ? undefined : new JwtVerifier(settings.jwt);
     const replicator = schedulerSettings(this.baseSchedulerSettings, sections.replicator);
+    const replicatorTlsSettings = replicatorTls(sections.replicator);
     this.config = sections;
     this.scheduler.configure(replicator);
+    this.replicatorTls = replicatorTlsSettings;
     this.maxBodyBytes = settings.maxBodyBytes;
     this.maxAttachmentBytes = settings.maxAttachmentBytes;
     for (const db of this.open.values()) db.maxAttachmentBytes = settings.maxAttachmentBytes;
