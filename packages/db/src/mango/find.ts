@@ -159,22 +159,35 @@ export async function find(
   let skip = request.skip;
   const quorum = request.r >= 2;
   const fresh = request.update && request.stale !== 'ok';
-  const source =
-    index.kind === 'all_docs'
-      ? allDocsRows(db, planned, bookmark, request.partition, reader, request.viewer)
-      : await indexRows(db, views, index.index, planned, bookmark, fresh, request.partition, reader, request.viewer);
   // A reader's source holds their documents' rows alone (allDocsRows, indexRows).
   const visible = reader === undefined ? visibleIds : undefined;
-  // Rows skipped in a fresh index whose range is the selector are counted, not read
-  // (./exact-range.ts).
-  const unread =
+  // A fresh index whose range is the selector (./exact-range.ts): every row in it matches.
+  const exact =
     fresh &&
     visible === undefined &&
     index.kind === 'json' &&
     !planned.covering &&
-    rangeIsExact(request.selector, index.index, planned.ranges)
-      ? request.skip
-      : 0;
+    rangeIsExact(request.selector, index.index, planned.ranges);
+  // So its skipped rows are counted, not read, and a document unchanged since the index was
+  // current is returned as stored, not parsed to be matched (unless a projection needs it
+  // parsed, or a read rule may show it otherwise).
+  const matchedUnchanged = exact && isAllFields(request.fields) && !db.hasReadRule;
+  const source =
+    index.kind === 'all_docs'
+      ? allDocsRows(db, planned, bookmark, request.partition, reader, request.viewer)
+      : await indexRows(
+          db,
+          views,
+          index.index,
+          planned,
+          bookmark,
+          fresh,
+          request.partition,
+          reader,
+          request.viewer,
+          matchedUnchanged,
+        );
+  const unread = exact ? request.skip : 0;
   // With `limit: 0` nothing is taken, and the request's bookmark is given back.
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).
@@ -193,20 +206,16 @@ export async function find(
         }
         if (visible !== undefined && !visible(row.id)) continue;
         stats.keys++;
-        if (row.doc !== undefined) stats.docs++;
-        if (!matches(request.selector, row.doc ?? row.covered!)) continue;
+        if (row.doc !== undefined || row.matched) stats.docs++;
+        if (!row.matched && !matches(request.selector, row.doc ?? row.covered!)) continue;
         if (docs.length === request.limit) break pages;
         last = row;
         if (skip > 0) {
           skip--;
           continue;
         }
-        const doc = row.doc ?? row.covered!;
-        docs.push(
-          isAllFields(request.fields)
-            ? (row.text?.() ?? stringifyJson(doc))
-            : stringifyJson(project(doc as JsonObject, request.fields)),
-        );
+        if (isAllFields(request.fields)) docs.push(row.text?.() ?? stringifyJson(row.doc ?? row.covered!));
+        else docs.push(stringifyJson(project((row.doc ?? row.covered!) as JsonObject, request.fields)));
       }
     }
   }
@@ -250,6 +259,11 @@ interface FoundRow {
   doc?: JsonValue;
   /** The document rebuilt from the index key (a covering index). */
   covered?: JsonValue;
+  /**
+   * The selector holds without reading `doc` (left undefined): the document is unchanged since
+   * the index, whose range is the selector, was current.
+   */
+  matched?: boolean;
   /** The document's JSON text (rendered when asked: a scan renders only what it keeps). */
   text?: () => string;
   /**
@@ -319,6 +333,8 @@ async function indexRows(
   /** A reader of an access-enabled database: the rows of their documents alone (views/query/reader-rows.ts). */
   reader: AccessReader | undefined,
   viewer: Viewer | undefined,
+  /** Every row of the range matches the selector while its document is unchanged (see `find`). */
+  matchedUnchanged: boolean,
 ): Promise<RowSource> {
   // Index keys are the stored values: not answered where readers may be shown less (a read rule).
   const covering = planned.covering && !db.hasReadRule;
@@ -327,6 +343,9 @@ async function indexRows(
   if (update) await views.refresh(state);
   else await views.catchUp(state);
   const viewNo = viewOf(group, index.name).index;
+  // The rows read below are at least this current: a document whose sequence is not above it
+  // has the row it is found by.
+  const indexSeq = state.index.updateSeq;
   const whole =
     reader === undefined ? state.index.trees[viewNo]! : (await readerView(db, state.index, viewNo, reader)).tree;
   // A partitioned index is read in the partition's rows alone.
@@ -362,22 +381,24 @@ async function indexRows(
             found.push({ key, id: entry.value[1], covered });
           }
         } else {
-          const texts = await db.winningDocsOf(
+          const winners = await db.winningDocsWithSeqsOf(
             page.map((entry) => entry.value[1]),
             conflicts,
             viewer,
           );
           for (const [i, entry] of page.entries()) {
-            const text = texts[i];
+            const winner = winners[i];
             // A document deleted since the index was read: not there any more.
-            if (text === null || text === undefined) continue;
+            if (winner === null || winner === undefined) continue;
+            const { text, seq } = winner;
+            const matched = matchedUnchanged && seq <= indexSeq;
             // The key is read only for the bookmark (the last row taken).
             found.push({
               get key() {
                 return parseJson(entry.value[0]);
               },
               id: entry.value[1],
-              doc: parse(text),
+              ...(matched ? { matched } : { doc: parse(text) }),
               text: () => text,
             });
           }
