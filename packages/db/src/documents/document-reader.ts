@@ -367,8 +367,7 @@ export class DocumentReader {
   ): Promise<({ text: string; seq: number } | null)[]> {
     const found = await this.store.getDocsWithBodies(ids);
     return found.map((doc) => {
-      const text =
-        doc === undefined || doc.deleted ? null : this.renderWinner(doc, doc.body, withConflicts, viewer);
+      const text = doc === undefined || doc.deleted ? null : this.renderWinner(doc, doc.body, withConflicts, viewer);
       return text === null || doc === undefined ? null : { text, seq: doc.seq };
     });
   }

@@ -161,17 +161,12 @@ export async function find(
   const fresh = request.update && request.stale !== 'ok';
   // A reader's source holds their documents' rows alone (allDocsRows, indexRows).
   const visible = reader === undefined ? visibleIds : undefined;
-  // A fresh index whose range is the selector (./exact-range.ts): every row in it matches.
-  const exact =
-    fresh &&
-    visible === undefined &&
-    index.kind === 'json' &&
-    !planned.covering &&
-    rangeIsExact(request.selector, index.index, planned.ranges);
-  // So its skipped rows are counted, not read, and a document unchanged since the index was
-  // current is returned as stored, not parsed to be matched (unless a projection needs it
-  // parsed, or a read rule may show it otherwise).
-  const matchedUnchanged = exact && isAllFields(request.fields) && !db.hasReadRule;
+  // A fresh index whose range is the selector (./exact-range.ts), up to a strict end.
+  const exactIndex = fresh && visible === undefined && index.kind === 'json' && !planned.covering;
+  const exactBelowEnd = exactIndex && rangeIsExact(request.selector, index.index, planned.ranges, true);
+  // A document unchanged since the index was current is then judged by its row, not parsed to
+  // be matched (unless a projection needs it parsed, or a read rule may show it otherwise).
+  const judgedByRow = exactBelowEnd && isAllFields(request.fields) && !db.hasReadRule;
   const source =
     index.kind === 'all_docs'
       ? allDocsRows(db, planned, bookmark, request.partition, reader, request.viewer)
@@ -185,9 +180,10 @@ export async function find(
           request.partition,
           reader,
           request.viewer,
-          matchedUnchanged,
+          judgedByRow,
         );
-  const unread = exact ? request.skip : 0;
+  // Rows skipped in a range that is the whole selector are counted, not read.
+  const unread = exactBelowEnd && rangeIsExact(request.selector, index.index, planned.ranges) ? request.skip : 0;
   // With `limit: 0` nothing is taken, and the request's bookmark is given back.
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).
@@ -206,8 +202,8 @@ export async function find(
         }
         if (visible !== undefined && !visible(row.id)) continue;
         stats.keys++;
-        if (row.doc !== undefined || row.matched) stats.docs++;
-        if (!row.matched && !matches(request.selector, row.doc ?? row.covered!)) continue;
+        if (row.doc !== undefined || row.matched !== undefined) stats.docs++;
+        if (!(row.matched ?? matches(request.selector, row.doc ?? row.covered!))) continue;
         if (docs.length === request.limit) break pages;
         last = row;
         if (skip > 0) {
@@ -260,8 +256,9 @@ interface FoundRow {
   /** The document rebuilt from the index key (a covering index). */
   covered?: JsonValue;
   /**
-   * The selector holds without reading `doc` (left undefined): the document is unchanged since
-   * the index, whose range is the selector, was current.
+   * Whether the selector holds, known from the index row without parsing the document read (left
+   * undefined then): the document is unchanged since the index was current, and the index's
+   * range is the selector (see `find`).
    */
   matched?: boolean;
   /** The document's JSON text (rendered when asked: a scan renders only what it keeps). */
@@ -333,8 +330,8 @@ async function indexRows(
   /** A reader of an access-enabled database: the rows of their documents alone (views/query/reader-rows.ts). */
   reader: AccessReader | undefined,
   viewer: Viewer | undefined,
-  /** Every row of the range matches the selector while its document is unchanged (see `find`). */
-  matchedUnchanged: boolean,
+  /** Rows judged by their keys where their documents are unchanged (`FoundRow.matched`). */
+  judgedByRow: boolean,
 ): Promise<RowSource> {
   // Index keys are the stored values: not answered where readers may be shown less (a read rule).
   const covering = planned.covering && !db.hasReadRule;
@@ -355,9 +352,17 @@ async function indexRows(
   // Arrays encode as tag, elements, terminator: [a] is below every [a, ...], and [a] without its
   // terminator followed by 0xFF above them all.
   if (start.length > 0) range.gte = encodeKey(start);
+  // A strict end (`$lt`, read inclusively as CouchDB does): the rows from its value's own key on
+  // fail it.
+  let failsFrom: Buffer | undefined;
   if (end.length > 0) {
     const bytes = encodeKey(end);
-    range.lt = Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from([0xff])]);
+    // Without its terminator, [a] is below every [a, ...].
+    const open = bytes.subarray(0, bytes.length - 1);
+    range.lt = Buffer.concat([open, Buffer.from([0xff])]);
+    if (end.length === planned.ranges.length && planned.ranges[end.length - 1]?.high?.inclusive === false) {
+      failsFrom = open;
+    }
   }
   if (bookmark !== undefined) {
     // The scan restarts at the bookmark's row (which it then skips).
@@ -391,14 +396,15 @@ async function indexRows(
             // A document deleted since the index was read: not there any more.
             if (winner === null || winner === undefined) continue;
             const { text, seq } = winner;
-            const matched = matchedUnchanged && seq <= indexSeq;
+            const judged = judgedByRow && seq <= indexSeq;
             // The key is read only for the bookmark (the last row taken).
             found.push({
               get key() {
                 return parseJson(entry.value[0]);
               },
               id: entry.value[1],
-              ...(matched ? { matched } : { doc: parse(text) }),
+              doc: judged ? undefined : parse(text),
+              matched: judged ? failsFrom === undefined || Buffer.compare(entry.key, failsFrom) < 0 : undefined,
               text: () => text,
             });
           }
