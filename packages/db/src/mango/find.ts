@@ -14,7 +14,7 @@ import { compareIds } from '../documents/id-order.js';
 import { partitionIdRange } from '../documents/partition.js';
 import { CouchError } from '../errors.js';
 import { withScanWarning } from './scan-warning.js';
-import type { IdRange } from '../storage/records.js';
+import type { ChangedDoc, IdRange } from '../storage/records.js';
 import { type JsonValue, JsonNumber, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
 import { viewOf } from '../views/design.js';
@@ -210,7 +210,7 @@ export async function find(
           skip--;
           continue;
         }
-        if (isAllFields(request.fields)) docs.push(row.text?.() ?? stringifyJson(row.doc ?? row.covered!));
+        if (isAllFields(request.fields)) docs.push(row.text ?? renderedText(db, row, request.viewer));
         else docs.push(stringifyJson(project((row.doc ?? row.covered!) as JsonObject, request.fields)));
       }
     }
@@ -261,8 +261,10 @@ interface FoundRow {
    * range is the selector (see `find`).
    */
   matched?: boolean;
-  /** The document's JSON text (rendered when asked: a scan renders only what it keeps). */
-  text?: () => string;
+  /** The document's JSON text, if read rendered. */
+  text?: string;
+  /** The winner read with its stored body, rendered only if kept (a scan reads many, keeps few). */
+  stored?: ChangedDoc;
   /**
    * The last of `unread` leading rows yielded without their documents, which the query skips
    * (counted, as CouchDB, which reads them, counts them examined).
@@ -405,7 +407,7 @@ async function indexRows(
               id: entry.value[1],
               doc: judged ? undefined : parse(text),
               matched: judged ? failsFrom === undefined || Buffer.compare(entry.key, failsFrom) < 0 : undefined,
-              text: () => text,
+              text,
             });
           }
         }
@@ -444,6 +446,12 @@ async function indexRows(
       if (page.length > 0) yield await flush(covering);
     },
   };
+}
+
+/** A kept row's text where the source gave none: its stored body rendered, or its value written. */
+function renderedText(db: Database, row: FoundRow, viewer: Viewer | undefined): string {
+  if (row.stored !== undefined) return db.winningDocFromBody(row.stored, row.stored.body, false, viewer)!;
+  return stringifyJson(row.doc ?? row.covered!);
 }
 
 /**
@@ -549,7 +557,7 @@ function allDocsRows(
               key: id,
               id,
               doc: parseStored(body!, id, rev),
-              text: () => db.winningDocFromBody(winner, body, false, viewer)!,
+              stored: winner,
             });
             if (full()) yield taken();
           }
@@ -560,7 +568,7 @@ function allDocsRows(
       for await (const page of db.foldWinningDocs(range, conflicts, bodiesOf(range), viewer)) {
         for (const { id, text } of page) {
           if (starts() || isDesignId(id)) continue;
-          out.push({ key: id, id, doc: parse(text), text: () => text });
+          out.push({ key: id, id, doc: parse(text), text });
           if (full()) yield taken();
         }
       }
