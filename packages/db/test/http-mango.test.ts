@@ -274,6 +274,58 @@ describe('Mango over HTTP', () => {
       }
     });
 
+    it('a range that is the selector up to a strict end: its rows judged by their keys, alike to the matcher path', async () => {
+      await t.request('PUT', '/mstrict');
+      const docs = Array.from({ length: 30 }, (_, i) => ({
+        _id: `s${String(i).padStart(2, '0')}`,
+        g: `g${i % 3}`,
+        n: i,
+      }));
+      await t.request('POST', '/mstrict/_bulk_docs', { body: { docs } });
+      await t.request('POST', '/mstrict/_index', { body: { index: { fields: ['g'] }, name: 'ix-g' } });
+      const query = (body: object) => t.request('POST', '/mstrict/_find', { body: { execution_stats: true, ...body } });
+      for (const sort of [undefined, [{ g: 'desc' }]]) {
+        for (const [limit, skip] of [
+          [3, 0],
+          [5, 4],
+          [25, 0],
+          [10, 9],
+        ] as const) {
+          const paging = { limit, skip, ...(sort === undefined ? {} : { sort }) };
+          const judged = await query({ selector: { g: { $gte: 'g0', $lt: 'g1' } }, ...paging });
+          // An `_id` condition every document meets: the same range, each document parsed and matched.
+          const matched = await query({ selector: { g: { $gte: 'g0', $lt: 'g1' }, _id: { $gt: '' } }, ...paging });
+          const what = `limit ${limit} skip ${skip}${sort === undefined ? '' : ' descending'}`;
+          assert.equal(judged.status, 200, what);
+          assert.deepEqual(judged.json.docs, matched.json.docs, what);
+          assert.equal(judged.json.bookmark, matched.json.bookmark, what);
+          const { execution_time_ms: _a, ...stats } = judged.json.execution_stats;
+          const { execution_time_ms: _b, ...expected } = matched.json.execution_stats;
+          assert.deepEqual(stats, expected, what);
+          const all = docs.filter((d) => d.g === 'g0').map((d) => d._id);
+          if (sort !== undefined) all.reverse();
+          assert.deepEqual(
+            judged.json.docs.map((d: { _id: string }) => d._id),
+            all.slice(skip, skip + limit),
+            what,
+          );
+        }
+      }
+      // The rows holding the strict end's value are read and examined (as CouchDB reads the
+      // range inclusively): all 20 rows of g0 and g1 when the range is read to its end.
+      const whole = await query({ selector: { g: { $gte: 'g0', $lt: 'g1' } }, limit: 25 });
+      assert.equal(whole.json.execution_stats.total_keys_examined, 20);
+      assert.equal(whole.json.execution_stats.total_docs_examined, 20);
+      // A document changed since the last query: the index is brought up to date first.
+      const changed = await t.request('GET', '/mstrict/s03');
+      await t.request('PUT', '/mstrict/s03', { body: { ...changed.json, g: 'g1' } });
+      const after = await query({ selector: { g: { $gte: 'g0', $lt: 'g1' } }, limit: 25 });
+      assert.deepEqual(
+        after.json.docs.map((d: { _id: string }) => d._id),
+        docs.filter((d) => d.g === 'g0' && d._id !== 's03').map((d) => d._id),
+      );
+    });
+
     it('execution_stats count rows and documents; a covering index reads no document', async () => {
       const r = await find({ selector: { type: 'user', n: { $lt: 20 } }, limit: 4, execution_stats: true });
       const stats = r.json.execution_stats;

@@ -356,6 +356,22 @@ export class DocumentReader {
     );
   }
 
+  /**
+   * `winningDocsOf` with each winner's update sequence: a Mango query whose index was current at
+   * a later sequence knows such a document matches its range without reading it (mango/find.ts).
+   */
+  async winningDocsWithSeqsOf(
+    ids: readonly string[],
+    withConflicts = false,
+    viewer?: Viewer,
+  ): Promise<({ text: string; seq: number } | null)[]> {
+    const found = await this.store.getDocsWithBodies(ids);
+    return found.map((doc) => {
+      const text = doc === undefined || doc.deleted ? null : this.renderWinner(doc, doc.body, withConflicts, viewer);
+      return text === null || doc === undefined ? null : { text, seq: doc.seq };
+    });
+  }
+
   /** The `_attachments` text a read with inline data or encoding info gives (undefined: the stored stubs). */
   private async attachmentsText(
     body: string | undefined,

@@ -12,7 +12,11 @@
  *   only when the columns before the last are equal);
  * - the arguments are strings, booleans or null: a number in a document may be more precise
  *   than the double its index key holds.
- * Strict bounds (`$gt`, `$lt`) are left to the matcher, as the range reads them inclusively.
+ * Strict bounds (`$gt`, `$lt`) are left to the matcher, as the range reads them inclusively (as
+ * CouchDB does, whose `execution_stats` count those rows). With `strictEnd`, a `$lt` on the
+ * range's last column is let through too: a row then satisfies the selector if its key is below
+ * that value's (find.ts compares the row key's bytes), which holds for no skipped row counted
+ * blind, so only a row read may be judged so.
  */
 import { collate } from '../collation/index.js';
 import type { JsonValue } from '../json/index.js';
@@ -20,28 +24,40 @@ import type { JsonIndex } from './json-index.js';
 import type { FieldRange } from './planner.js';
 import type { Selector } from './selector.js';
 
-export function rangeIsExact(selector: Selector, index: JsonIndex, ranges: readonly FieldRange[]): boolean {
+export function rangeIsExact(
+  selector: Selector,
+  index: JsonIndex,
+  ranges: readonly FieldRange[],
+  strictEnd = false,
+): boolean {
   const columns = index.fields.slice(0, ranges.length).map((field) => field.name);
-  if (!conditionsWithin(selector, columns)) return false;
+  if (!conditionsWithin(selector, columns, strictEnd)) return false;
   return ranges.every((range, i) => {
     if (range.empty) return false;
-    if (range.low?.inclusive === false || range.high?.inclusive === false) return false;
-    if (i === ranges.length - 1) return true;
+    if (range.low?.inclusive === false) return false;
+    if (i === ranges.length - 1) {
+      return range.high?.inclusive !== false || (strictEnd && exactArgument(range.high.value));
+    }
+    if (range.high?.inclusive === false) return false;
     return range.low !== undefined && range.high !== undefined && collate(range.low.value, range.high.value) === 0;
   });
 }
 
-function conditionsWithin(selector: Selector, columns: readonly string[]): boolean {
+function conditionsWithin(selector: Selector, columns: readonly string[], strictEnd: boolean): boolean {
   switch (selector.kind) {
     case 'empty':
       return true;
     case 'and':
-      return selector.items.every((item) => conditionsWithin(item, columns));
+      return selector.items.every((item) => conditionsWithin(item, columns, strictEnd));
     case 'field': {
       const { field, negated, condition } = selector;
       if (negated || field === '_id' || !columns.includes(field)) return false;
       return (
-        (condition.op === '$eq' || condition.op === '$gte' || condition.op === '$lte') && exactArgument(condition.arg)
+        (condition.op === '$eq' ||
+          condition.op === '$gte' ||
+          condition.op === '$lte' ||
+          (strictEnd && condition.op === '$lt')) &&
+        exactArgument(condition.arg)
       );
     }
     default:

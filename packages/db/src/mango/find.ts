@@ -14,7 +14,7 @@ import { compareIds } from '../documents/id-order.js';
 import { partitionIdRange } from '../documents/partition.js';
 import { CouchError } from '../errors.js';
 import { withScanWarning } from './scan-warning.js';
-import type { IdRange } from '../storage/records.js';
+import type { ChangedDoc, IdRange } from '../storage/records.js';
 import { type JsonValue, JsonNumber, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
 import { viewOf } from '../views/design.js';
@@ -159,22 +159,31 @@ export async function find(
   let skip = request.skip;
   const quorum = request.r >= 2;
   const fresh = request.update && request.stale !== 'ok';
+  // A reader's source holds their documents' rows alone (allDocsRows, indexRows).
+  const visible = reader === undefined ? visibleIds : undefined;
+  // A fresh index whose range is the selector (./exact-range.ts), up to a strict end.
+  const exactIndex = fresh && visible === undefined && index.kind === 'json' && !planned.covering;
+  const exactBelowEnd = exactIndex && rangeIsExact(request.selector, index.index, planned.ranges, true);
+  // A document unchanged since the index was current is then judged by its row, not parsed to
+  // be matched (unless a projection needs it parsed, or a read rule may show it otherwise).
+  const judgedByRow = exactBelowEnd && isAllFields(request.fields) && !db.hasReadRule;
   const source =
     index.kind === 'all_docs'
       ? allDocsRows(db, planned, bookmark, request.partition, reader, request.viewer)
-      : await indexRows(db, views, index.index, planned, bookmark, fresh, request.partition, reader, request.viewer);
-  // A reader's source holds their documents' rows alone (allDocsRows, indexRows).
-  const visible = reader === undefined ? visibleIds : undefined;
-  // Rows skipped in a fresh index whose range is the selector are counted, not read
-  // (./exact-range.ts).
-  const unread =
-    fresh &&
-    visible === undefined &&
-    index.kind === 'json' &&
-    !planned.covering &&
-    rangeIsExact(request.selector, index.index, planned.ranges)
-      ? request.skip
-      : 0;
+      : await indexRows(
+          db,
+          views,
+          index.index,
+          planned,
+          bookmark,
+          fresh,
+          request.partition,
+          reader,
+          request.viewer,
+          judgedByRow,
+        );
+  // Rows skipped in a range that is the whole selector are counted, not read.
+  const unread = exactBelowEnd && rangeIsExact(request.selector, index.index, planned.ranges) ? request.skip : 0;
   // With `limit: 0` nothing is taken, and the request's bookmark is given back.
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).
@@ -193,20 +202,16 @@ export async function find(
         }
         if (visible !== undefined && !visible(row.id)) continue;
         stats.keys++;
-        if (row.doc !== undefined) stats.docs++;
-        if (!matches(request.selector, row.doc ?? row.covered!)) continue;
+        if (row.doc !== undefined || row.matched !== undefined) stats.docs++;
+        if (!(row.matched ?? matches(request.selector, row.doc ?? row.covered!))) continue;
         if (docs.length === request.limit) break pages;
         last = row;
         if (skip > 0) {
           skip--;
           continue;
         }
-        const doc = row.doc ?? row.covered!;
-        docs.push(
-          isAllFields(request.fields)
-            ? (row.text?.() ?? stringifyJson(doc))
-            : stringifyJson(project(doc as JsonObject, request.fields)),
-        );
+        if (isAllFields(request.fields)) docs.push(row.text ?? renderedText(db, row, request.viewer));
+        else docs.push(stringifyJson(project((row.doc ?? row.covered!) as JsonObject, request.fields)));
       }
     }
   }
@@ -250,8 +255,16 @@ interface FoundRow {
   doc?: JsonValue;
   /** The document rebuilt from the index key (a covering index). */
   covered?: JsonValue;
-  /** The document's JSON text (rendered when asked: a scan renders only what it keeps). */
-  text?: () => string;
+  /**
+   * Whether the selector holds, known from the index row without parsing the document read (left
+   * undefined then): the document is unchanged since the index was current, and the index's
+   * range is the selector (see `find`).
+   */
+  matched?: boolean;
+  /** The document's JSON text, if read rendered. */
+  text?: string;
+  /** The winner read with its stored body, rendered only if kept (a scan reads many, keeps few). */
+  stored?: ChangedDoc;
   /**
    * The last of `unread` leading rows yielded without their documents, which the query skips
    * (counted, as CouchDB, which reads them, counts them examined).
@@ -319,6 +332,8 @@ async function indexRows(
   /** A reader of an access-enabled database: the rows of their documents alone (views/query/reader-rows.ts). */
   reader: AccessReader | undefined,
   viewer: Viewer | undefined,
+  /** Rows judged by their keys where their documents are unchanged (`FoundRow.matched`). */
+  judgedByRow: boolean,
 ): Promise<RowSource> {
   // Index keys are the stored values: not answered where readers may be shown less (a read rule).
   const covering = planned.covering && !db.hasReadRule;
@@ -327,6 +342,9 @@ async function indexRows(
   if (update) await views.refresh(state);
   else await views.catchUp(state);
   const viewNo = viewOf(group, index.name).index;
+  // The rows read below are at least this current: a document whose sequence is not above it
+  // has the row it is found by.
+  const indexSeq = state.index.updateSeq;
   const whole =
     reader === undefined ? state.index.trees[viewNo]! : (await readerView(db, state.index, viewNo, reader)).tree;
   // A partitioned index is read in the partition's rows alone.
@@ -336,9 +354,17 @@ async function indexRows(
   // Arrays encode as tag, elements, terminator: [a] is below every [a, ...], and [a] without its
   // terminator followed by 0xFF above them all.
   if (start.length > 0) range.gte = encodeKey(start);
+  // A strict end (`$lt`, read inclusively as CouchDB does): the rows from its value's own key on
+  // fail it.
+  let failsFrom: Buffer | undefined;
   if (end.length > 0) {
     const bytes = encodeKey(end);
-    range.lt = Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from([0xff])]);
+    // Without its terminator, [a] is below every [a, ...].
+    const open = bytes.subarray(0, bytes.length - 1);
+    range.lt = Buffer.concat([open, Buffer.from([0xff])]);
+    if (end.length === planned.ranges.length && planned.ranges[end.length - 1]?.high?.inclusive === false) {
+      failsFrom = open;
+    }
   }
   if (bookmark !== undefined) {
     // The scan restarts at the bookmark's row (which it then skips).
@@ -362,23 +388,26 @@ async function indexRows(
             found.push({ key, id: entry.value[1], covered });
           }
         } else {
-          const texts = await db.winningDocsOf(
+          const winners = await db.winningDocsWithSeqsOf(
             page.map((entry) => entry.value[1]),
             conflicts,
             viewer,
           );
           for (const [i, entry] of page.entries()) {
-            const text = texts[i];
+            const winner = winners[i];
             // A document deleted since the index was read: not there any more.
-            if (text === null || text === undefined) continue;
+            if (winner === null || winner === undefined) continue;
+            const { text, seq } = winner;
+            const judged = judgedByRow && seq <= indexSeq;
             // The key is read only for the bookmark (the last row taken).
             found.push({
               get key() {
                 return parseJson(entry.value[0]);
               },
               id: entry.value[1],
-              doc: parse(text),
-              text: () => text,
+              doc: judged ? undefined : parse(text),
+              matched: judged ? failsFrom === undefined || Buffer.compare(entry.key, failsFrom) < 0 : undefined,
+              text,
             });
           }
         }
@@ -417,6 +446,12 @@ async function indexRows(
       if (page.length > 0) yield await flush(covering);
     },
   };
+}
+
+/** A kept row's text where the source gave none: its stored body rendered, or its value written. */
+function renderedText(db: Database, row: FoundRow, viewer: Viewer | undefined): string {
+  if (row.stored !== undefined) return db.winningDocFromBody(row.stored, row.stored.body, false, viewer)!;
+  return stringifyJson(row.doc ?? row.covered!);
 }
 
 /**
@@ -522,7 +557,7 @@ function allDocsRows(
               key: id,
               id,
               doc: parseStored(body!, id, rev),
-              text: () => db.winningDocFromBody(winner, body, false, viewer)!,
+              stored: winner,
             });
             if (full()) yield taken();
           }
@@ -533,7 +568,7 @@ function allDocsRows(
       for await (const page of db.foldWinningDocs(range, conflicts, bodiesOf(range), viewer)) {
         for (const { id, text } of page) {
           if (starts() || isDesignId(id)) continue;
-          out.push({ key: id, id, doc: parse(text), text: () => text });
+          out.push({ key: id, id, doc: parse(text), text });
           if (full()) yield taken();
         }
       }
