@@ -70,8 +70,7 @@ export interface NextDocAccess {
  * already, at `seq` too.
  */
 export function nextDocAccess(before: DocAccess, write: AccessWrite, seq: number): NextDocAccess {
-  const readers = [...new Set(write.readers)];
-  if (readers.length > 1) readers.sort(compareUtf8);
+  const readers = write.readers.length < 2 ? [...write.readers] : [...new Set(write.readers)].sort(compareUtf8);
   const stale: AccessRowKey[] = before.readers.map((principal) => [principal, before.at]);
   const removed = before.readers.filter((principal) => !readers.includes(principal));
   const gone: string[] = [];
