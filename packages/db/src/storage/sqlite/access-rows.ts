@@ -163,16 +163,22 @@ export class SqliteAccessRows {
   }
 
   /**
-   * The stored access `withLeaves` read in the write transaction under way, which `plan` then
-   * reads again: one read per updated document, not two. Emptied by each transaction's `withLeaves`.
+   * The stored access `withLeaves` was given in the write transaction under way (read with the
+   * documents' rows), which `plan` then uses: no read of its own per updated document. Emptied
+   * by each transaction's `withLeaves`.
    */
   private readonly readForWrite = new Map<string, DocAccess>();
 
-  /** Each record with its `access` text (the planner of an access-enabled database reads it). */
-  withLeaves(records: Map<string, DocRecord>): Map<string, DocRecord> {
+  /**
+   * Each record with its `access` text (the planner of an access-enabled database reads it);
+   * `texts`: the documents' `docs.access` as the transaction read them with their records (else
+   * each is read here).
+   */
+  withLeaves(records: Map<string, DocRecord>, texts?: ReadonlyMap<string, string | null>): Map<string, DocRecord> {
     this.readForWrite.clear();
     for (const [id, record] of records) {
-      const stored = this.stored(record.id);
+      const text = texts?.get(record.id);
+      const stored = text === undefined ? this.stored(record.id) : decodeDocAccess(text);
       this.readForWrite.set(record.id, stored);
       const leaves = leavesOfDocAccess(stored);
       if (leaves !== undefined) records.set(id, { ...record, access: leaves });

@@ -136,7 +136,7 @@ export class SqliteDatabase implements SqliteSyncStore {
       (ids: readonly string[], plan: Planner<unknown>, options: UpdateOptions | undefined) => {
         const read = this.reads.getForUpdate(ids);
         const found = recordsOf(ids, read.found);
-        const records = options?.access === true ? this.access.withLeaves(found) : found;
+        const records = options?.access === true ? this.access.withLeaves(found, read.access) : found;
         const { writes, result } = plan(records);
         const marked = writes.map((w) => (w.isNew === undefined ? { ...w, isNew: !records.has(w.record.id) } : w));
         // The sequences the batch takes (`SqliteDocWrites.apply`: one each, in order).
