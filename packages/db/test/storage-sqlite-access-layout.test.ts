@@ -34,6 +34,55 @@ const changes = (db: SqliteSyncStore, principals: string[]) =>
   [...db.access.foldChanges(principals, 0, { withRemoved: true })].map((c) => [c.record.id, c.removed]);
 
 /**
+ * Writes the file back into the layout of schema version 4: the access rows in `access_log`,
+ * keyed by principal and document and indexed by principal and sequence, and each document's
+ * `docs.access` text without the rows' sequences (`[readers, gone]`, `[readers, gone, leaves]`).
+ */
+function downgradeToVersion4(path: string): void {
+  const file = new Database(path);
+  file.exec(`
+    CREATE TABLE access_log (
+      principal TEXT NOT NULL, doc TEXT NOT NULL, seq INTEGER NOT NULL, removed INTEGER NOT NULL,
+      PRIMARY KEY (principal, doc)) WITHOUT ROWID;
+    CREATE INDEX access_log_by_seq ON access_log (principal, seq);
+    INSERT INTO access_log (principal, doc, seq, removed) SELECT principal, doc, seq, removed FROM access_feed;
+    DROP TABLE access_feed;
+  `);
+  const rows = file.prepare('SELECT id, access FROM docs WHERE access IS NOT NULL').raw().all() as [string, string][];
+  for (const [id, text] of rows) {
+    const [readers, gone, leaves] = JSON.parse(text) as [string[], string[], string | null];
+    const old = leaves === null ? [readers, gone] : [readers, gone, leaves];
+    file.prepare('UPDATE docs SET access = ? WHERE id = ?').run(JSON.stringify(old), id);
+  }
+  file.pragma('user_version = 4');
+  file.close();
+}
+
+/** What the access reads of `db` answer for each principal set: the same before and after a migration. */
+function answers(db: SqliteSyncStore, sets: string[][]): unknown {
+  const access = db.access;
+  return sets.map((principals) => ({
+    principals,
+    readers: access.readersOf(['a', 'b', 'c', 'd', 'e']),
+    changes: [...access.foldChanges(principals, 0, {})].map((c) => [c.seq, c.record.id, c.removed]),
+    withRemoved: [...access.foldChanges(principals, 0, { withRemoved: true })].map((c) => [
+      c.seq,
+      c.record.id,
+      c.removed,
+    ]),
+    descending: [...access.foldChanges(principals, 2, { descending: true, withRemoved: true })].map((c) => [
+      c.seq,
+      c.record.id,
+    ]),
+    readable: [...access.foldReadable(principals, {})].map((r) => r.id),
+    deleted: [...access.foldReadable(principals, { includeDeleted: true, descending: true })].map((r) => r.id),
+    ranged: [...access.foldReadable(principals, { start: 'b', end: 'd', inclusiveEnd: false })].map((r) => r.id),
+    count: access.countReadable(principals, {}),
+    countChanges: [access.countChanges(principals, 3, false), access.countChanges(principals, 0, true)],
+  }));
+}
+
+/**
  * Writes the file back into the layout before schema version 3: each document's readers only in
  * its access rows (found through a by-document index), the leaves' text of the documents whose
  * leaves differ in `access_leaves`, no `docs.access`.
@@ -54,7 +103,7 @@ function downgrade(path: string): void {
   file.close();
 }
 
-describe('sqlite engine: access kept in the document row (schema version 3)', () => {
+describe('sqlite engine: access kept in the document row (schema version 3), its rows in one tree (5)', () => {
   it('brings a version-2 file with access rows up to date on open, readers, losses and leaves included', () => {
     const dir = join(tmp.dir, 'upgrade');
     const engine = openSqliteEngine({ dir });
@@ -66,6 +115,7 @@ describe('sqlite engine: access kept in the document row (schema version 3)', ()
     // The team loses `a`: a removed row a purge must find again.
     update(db, [write('a', '2-a', ['alice'])]);
     engine.close();
+    downgradeToVersion4(join(dir, 'old.sqlite'));
     downgrade(join(dir, 'old.sqlite'));
 
     const again = openSqliteEngine({ dir });
@@ -90,11 +140,14 @@ describe('sqlite engine: access kept in the document row (schema version 3)', ()
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 4);
+      assert.equal(file.pragma('user_version', { simple: true }), 5);
       const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
-      assert.ok(!names.includes('access_leaves') && !names.includes('access_log_by_doc'), 'the old layout is gone');
+      assert.ok(
+        !names.includes('access_leaves') && !names.includes('access_log_by_doc') && !names.includes('access_log'),
+        'the old layout is gone',
+      );
       assert.deepEqual(
-        file.prepare('SELECT principal, doc, removed FROM access_log ORDER BY doc, principal').raw().all(),
+        file.prepare('SELECT principal, doc, removed FROM access_feed ORDER BY doc, principal').raw().all(),
         [
           ['bob', 'b', 1],
           ['carol', 'b', 0],
@@ -105,7 +158,64 @@ describe('sqlite engine: access kept in the document row (schema version 3)', ()
     }
   });
 
-  it('a new document costs its readers two access-row entries and no index of its own', () => {
+  it('brings a version-4 file (rows by principal and document) up to one tree, answering the same', () => {
+    const dir = join(tmp.dir, 'one-tree');
+    const engine = openSqliteEngine({ dir });
+    const db = engine.create('old');
+    update(db, [
+      write('a', '1-a', ['alice', 'team']),
+      write('b', '1-b', ['bob'], '{"2-x":["bob"],"2-y":["bob","eve"]}'),
+      write('c', '1-c', ['team']),
+      write('d', '1-d', ['alice']),
+    ]);
+    // The team loses `a` and `c` (then regains `c`), alice `d` to bob; `e` is deleted by alice.
+    update(db, [write('a', '2-a', ['alice'])]);
+    update(db, [write('c', '2-c', ['bob'])]);
+    update(db, [write('d', '2-d', ['bob'])]);
+    update(db, [write('c', '3-c', ['team', 'bob'])]);
+    update(db, [write('e', '1-e', ['alice'])]);
+    update(db, [{ ...write('e', '2-e', ['alice']), record: { id: 'e', rev: '2-e', deleted: true, tree: 'tree:2-e' } }]);
+    const sets = [['alice'], ['bob'], ['team'], ['alice', 'team'], ['alice', 'bob', 'team'], ['eve']];
+    const expected = answers(db, sets);
+    engine.close();
+    downgradeToVersion4(join(dir, 'old.sqlite'));
+
+    const again = openSqliteEngine({ dir });
+    const reopened = again.open('old')!;
+    assert.deepEqual(answers(reopened, sets), expected);
+    // Writes after the upgrade move the migrated rows: alice gets `d` back, the team loses `c` again.
+    update(reopened, [write('d', '3-d', ['alice', 'bob']), write('c', '4-c', ['bob'])]);
+    assert.deepEqual(changes(reopened, ['alice']), [
+      ['a', false],
+      ['e', false],
+      ['d', false],
+    ]);
+    assert.deepEqual(changes(reopened, ['team']), [
+      ['a', true],
+      ['c', true],
+    ]);
+    // A purge takes every row of `d`, migrated and new.
+    reopened.purgeDocs([{ id: 'd', revs: ['3-d'], record: null }], 1000);
+    assert.deepEqual(changes(reopened, ['alice', 'bob']), [
+      ['b', false],
+      ['a', false],
+      ['e', false],
+      ['c', false],
+    ]);
+    again.close();
+
+    const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
+    try {
+      assert.equal(file.pragma('user_version', { simple: true }), 5);
+      const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
+      assert.ok(!names.includes('access_log') && !names.includes('access_log_by_seq'), 'the old layout is gone');
+      assert.equal(file.prepare("SELECT count(*) FROM access_feed WHERE doc = 'd'").pluck().get(), 0);
+    } finally {
+      file.close();
+    }
+  });
+
+  it('a new document costs its readers one access-row entry each, in one tree', () => {
     const engine = openSqliteEngine({ dir: join(tmp.dir, 'trees') });
     const db = engine.create('db');
     update(db, [write('a', '1-a', ['alice'])]);
@@ -113,14 +223,17 @@ describe('sqlite engine: access kept in the document row (schema version 3)', ()
     const file = new Database(join(tmp.dir, 'trees', 'db.sqlite'), { readonly: true });
     try {
       const indexes = file
-        .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'access_log'")
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'access_feed'")
         .pluck()
         .all();
       assert.deepEqual(
         indexes.filter((name) => !String(name).startsWith('sqlite_autoindex')),
-        ['access_log_by_seq'],
+        [],
       );
-      assert.deepEqual(file.prepare("SELECT access FROM docs WHERE id = 'a'").pluck().get(), '[["alice"],[]]');
+      assert.deepEqual(file.prepare('SELECT principal, seq, doc, removed FROM access_feed').raw().all(), [
+        ['alice', 1, 'a', 0],
+      ]);
+      assert.deepEqual(file.prepare("SELECT access FROM docs WHERE id = 'a'").pluck().get(), '[["alice"],[],null,1]');
     } finally {
       file.close();
     }

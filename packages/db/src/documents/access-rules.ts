@@ -74,7 +74,8 @@ export function accessOfBody(body: JsonObject): string[] | undefined {
   if (!Array.isArray(value) || !value.every((entry): entry is string => typeof entry === 'string')) {
     throw new CouchError('doc_validation', '_access must be a list of user and role names');
   }
-  return [...new Set(value)];
+  // The usual list (one name, a few distinct ones) as it is: no Set and copy per write.
+  return value.every((entry, i) => value.indexOf(entry) === i) ? value : [...new Set(value)];
 }
 
 /** `_access` of a stored body text (a `_local` document's), [] when it has none. */
@@ -253,10 +254,11 @@ export class AccessPlanner {
    * tree then has that one leaf: its `_access` is the document's.
    */
   writtenAppended(id: string, rev: string, access: readonly string[]): AccessWrite {
-    const next: LeafAccess = new Map([[rev, [...access]]]);
-    this.leaves.set(id, next);
     const readers = [...access];
-    return { leaves: leavesText(next, readers), readers };
+    this.leaves.set(id, new Map([[rev, readers]]));
+    // One leaf: uniform whenever its list is in order (`leavesText`).
+    const ordered = readers.every((reader, i) => i === 0 || compareIds(readers[i - 1]!, reader) < 0);
+    return { leaves: ordered ? uniformLeaves(readers) : JSON.stringify({ [rev]: readers }), readers };
   }
 }
 

@@ -1,34 +1,52 @@
 /**
  * A document's access as an engine keeps it in the document's own row (per-document `_access`,
- * ./records.ts `AccessWrite`): its readers, the principals whose access rows say `removed` (so a
- * purge finds every row of the document), and the document layer's text of its leaves when it is
- * not `uniformLeaves(readers)`. Kept in the row a write rewrites anyway, a document's readers
- * cost no index of their own: the access rows need only the principals' orders (by id, by
- * sequence).
+ * ./records.ts `AccessWrite`): its readers and the sequence of their access rows, the principals
+ * whose access row says `removed` with the sequence of each (so a write or a purge finds every
+ * row of the document, and `_changes` which of a user's rows is the newest), and the document
+ * layer's text of its leaves when it is not `uniformLeaves(readers)`. Kept in the row a write
+ * rewrites anyway, it lets the access rows live in one order only: by principal and sequence.
  */
 import { type AccessWrite, uniformLeaves } from './records.js';
 
 export interface DocAccess {
   /** The principals who may read the document now, in UTF-8 byte order. */
   readers: string[];
+  /** The sequence of the readers' access rows (all at the document's last write with access). */
+  at: number;
   /** Principals with a `removed` access row of the document (none of them a reader). */
   gone: string[];
+  /** `goneAt[i]`: the sequence of `gone[i]`'s `removed` row. */
+  goneAt: number[];
   /** `AccessWrite.leaves` when it is not `uniformLeaves(readers)`. */
   leaves?: string;
 }
 
-/** The stored text (NULL for a document nobody but admins reads and nobody lost). */
+/** An access row of a document: its principal and sequence (the row's key). */
+export type AccessRowKey = readonly [principal: string, seq: number];
+
+/**
+ * The stored text (NULL for a document nobody but admins reads and nobody lost):
+ * `[readers, gone, leaves or null, at]`, then `goneAt` when someone lost it.
+ */
 export function encodeDocAccess(access: DocAccess): string | null {
   if (access.readers.length === 0 && access.gone.length === 0 && access.leaves === undefined) return null;
-  return JSON.stringify(
-    access.leaves === undefined ? [access.readers, access.gone] : [access.readers, access.gone, access.leaves],
-  );
+  const fields: unknown[] = [access.readers, access.gone, access.leaves ?? null, access.at];
+  if (access.gone.length > 0) fields.push(access.goneAt);
+  return JSON.stringify(fields);
 }
 
 export function decodeDocAccess(text: string | null | undefined): DocAccess {
-  if (text === null || text === undefined) return { readers: [], gone: [] };
-  const [readers, gone, leaves] = JSON.parse(text) as [string[], string[], string?];
-  return leaves === undefined ? { readers, gone } : { readers, gone, leaves };
+  if (text === null || text === undefined) return { readers: [], at: 0, gone: [], goneAt: [] };
+  const [readers, gone, leaves, at, goneAt] = JSON.parse(text) as [
+    string[],
+    string[],
+    string | null,
+    number?,
+    number[]?,
+  ];
+  const access: DocAccess = { readers, at: at ?? 0, gone, goneAt: goneAt ?? [] };
+  if (typeof leaves === 'string') access.leaves = leaves;
+  return access;
 }
 
 /** The `DocRecord.access` text of a stored access, if it has one. */
@@ -37,18 +55,64 @@ export function leavesOfDocAccess(access: DocAccess): string | undefined {
   return access.readers.length > 0 ? uniformLeaves(access.readers) : undefined;
 }
 
+/** A document's access after a write at `seq`, and the access rows the write changes. */
+export interface NextDocAccess {
+  next: DocAccess;
+  /** Principals who read it before and do not now: each gets a `removed` row at `seq`. */
+  removed: string[];
+  /** The rows the write replaces (every reader's old row; a returning principal's `removed` row). */
+  stale: AccessRowKey[];
+}
+
 /**
- * A document's access after a write: `write`'s readers (ordered, once each), and the principals
- * who read it before and do not now added to those who lost it already.
+ * A document's access after a write at `seq`: `write`'s readers (ordered, once each) with rows
+ * at `seq`, and the principals who read it before and do not now added to those who lost it
+ * already, at `seq` too.
  */
-export function nextDocAccess(before: DocAccess, write: AccessWrite): { next: DocAccess; removed: string[] } {
-  const readers = [...new Set(write.readers)];
-  if (readers.length > 1) readers.sort(compareUtf8);
+export function nextDocAccess(before: DocAccess, write: AccessWrite, seq: number): NextDocAccess {
+  const readers = write.readers.length < 2 ? [...write.readers] : [...new Set(write.readers)].sort(compareUtf8);
+  const stale: AccessRowKey[] = before.readers.map((principal) => [principal, before.at]);
   const removed = before.readers.filter((principal) => !readers.includes(principal));
-  const gone = [...new Set([...before.gone, ...removed])].filter((principal) => !readers.includes(principal));
-  const next: DocAccess = { readers, gone };
+  const gone: string[] = [];
+  const goneAt: number[] = [];
+  before.gone.forEach((principal, i) => {
+    const at = before.goneAt[i] ?? 0;
+    if (readers.includes(principal)) stale.push([principal, at]);
+    else {
+      gone.push(principal);
+      goneAt.push(at);
+    }
+  });
+  for (const principal of removed) {
+    gone.push(principal);
+    goneAt.push(seq);
+  }
+  const next: DocAccess = { readers, at: seq, gone, goneAt };
   if (write.leaves !== uniformLeaves(readers)) next.leaves = write.leaves;
-  return { next, removed };
+  return { next, removed, stale };
+}
+
+/** Every access row of a document (a purge takes them all). */
+export function rowsOfDocAccess(access: DocAccess): AccessRowKey[] {
+  return [
+    ...access.readers.map((principal): AccessRowKey => [principal, access.at]),
+    ...access.gone.map((principal, i): AccessRowKey => [principal, access.goneAt[i] ?? 0]),
+  ];
+}
+
+/**
+ * Whether a user's (`principals`) `removed` row at `seq` is their newest of the document: no
+ * principal of theirs reads it now, and none lost it later.
+ */
+export function isNewestRemoval(access: DocAccess, principals: ReadonlySet<string>, seq: number): boolean {
+  if (access.readers.some((principal) => principals.has(principal))) return false;
+  return access.gone.every((principal, i) => !principals.has(principal) || (access.goneAt[i] ?? 0) <= seq);
+}
+
+/** Whether any of `principals` reads the document now. */
+export function readByAny(access: DocAccess, principals: ReadonlySet<string> | readonly string[]): boolean {
+  const set = principals instanceof Set ? principals : new Set(principals as readonly string[]);
+  return access.readers.some((principal) => set.has(principal));
 }
 
 /** UTF-8 byte order (SQLite's BINARY collation, PostgreSQL's "C"): code point order. */

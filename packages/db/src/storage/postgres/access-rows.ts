@@ -1,14 +1,23 @@
 /**
  * The PostgreSQL engine's access rows (per-document `_access`, ../records.ts `AccessWrite`), the
  * same layout as the SQLite engine's (../sqlite/access-rows.ts) under each database's `db_id`:
- * `access_log` (one row per principal and document, written in the document write's
- * transaction, keyed by principal then id, indexed by principal then sequence) and `access_docs`
- * (each document's own access: readers, who lost it, its leaves' text, ../doc-access.ts). A
- * principal's readable documents are its rows with `removed = false`, its changes its rows by
- * sequence.
+ * `access_feed` (one row per principal and document, written in the document write's
+ * transaction, keyed by principal then sequence: the one tree a write adds to) and `access_docs`
+ * (each document's own access: readers and their rows' sequence, who lost it and when, its
+ * leaves' text, ../doc-access.ts). A principal's changes are its rows in order, its readable
+ * documents its rows with `removed = false`, sorted by id when read.
  */
 import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
-import { decodeDocAccess, type DocAccess, encodeDocAccess, leavesOfDocAccess, nextDocAccess } from '../doc-access.js';
+import {
+  type DocAccess,
+  decodeDocAccess,
+  encodeDocAccess,
+  isNewestRemoval,
+  leavesOfDocAccess,
+  nextDocAccess,
+  readByAny,
+  rowsOfDocAccess,
+} from '../doc-access.js';
 import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
 import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
 
@@ -88,8 +97,41 @@ export function accessDocsMigration(s: string): string {
   `;
 }
 
+/**
+ * The migration to one tree of access rows (appended after the size counts' migration 10):
+ * `access_feed` keyed by principal and sequence replaces `access_log` (keyed by principal and
+ * document, indexed by principal and sequence); each `access_docs` text gains its rows'
+ * sequences (a reader's rows all have the document's last one, ../doc-access.ts).
+ */
+export function accessFeedMigration(s: string): string {
+  return `
+    CREATE TABLE ${s}.access_feed (
+      db_id bigint NOT NULL,
+      principal text COLLATE "C" NOT NULL,
+      seq bigint NOT NULL,
+      doc text COLLATE "C" NOT NULL,
+      removed boolean NOT NULL,
+      PRIMARY KEY (db_id, principal, seq)
+    );
+    CREATE TEMPORARY TABLE access_at ON COMMIT DROP AS
+      SELECT db_id, doc, max(seq) FILTER (WHERE NOT removed) AS at FROM ${s}.access_log GROUP BY db_id, doc;
+    INSERT INTO ${s}.access_feed (db_id, principal, seq, doc, removed)
+      SELECT l.db_id, l.principal, CASE WHEN l.removed THEN l.seq ELSE t.at END, l.doc, l.removed
+      FROM ${s}.access_log l JOIN access_at t ON t.db_id = l.db_id AND t.doc = l.doc;
+    UPDATE ${s}.access_docs a SET access = (CASE WHEN json_array_length(a.access::json->1) = 0
+      THEN json_build_array(a.access::json->0, a.access::json->1, a.access::json->2, coalesce(t.at, 0))
+      ELSE json_build_array(a.access::json->0, a.access::json->1, a.access::json->2, coalesce(t.at, 0),
+        (SELECT json_agg(l.seq ORDER BY g.n)
+         FROM json_array_elements_text(a.access::json->1) WITH ORDINALITY AS g(principal, n)
+         JOIN ${s}.access_log l ON l.db_id = a.db_id AND l.doc = a.doc AND l.principal = g.principal))
+      END)::text
+    FROM access_at t WHERE t.db_id = a.db_id AND t.doc = a.doc;
+    DROP TABLE ${s}.access_log;
+  `;
+}
+
 /** The tables a database's deletion empties of its rows. */
-export const ACCESS_TABLES = ['access_log', 'access_docs', 'access_roles', 'access_role_rows'] as const;
+export const ACCESS_TABLES = ['access_feed', 'access_docs', 'access_roles', 'access_role_rows'] as const;
 
 /** The role log's row that says a user is known (the roles recorded at first sight are theirs). */
 const KNOWN = '';
@@ -148,28 +190,29 @@ export async function recordRoles(
     seqs.push(++c.updateSeq);
     removed.push(gone);
   };
+  // A role's rows with each document's access (its readers tell who else reads it).
+  const roleRows = async (role: string) =>
+    (
+      await client.query<{ doc: string; seq: string; removed: boolean; access: string | null }>(
+        `SELECT a.doc, a.seq, a.removed, d.access FROM ${s}.access_feed a
+         LEFT JOIN ${s}.access_docs d ON d.db_id = a.db_id AND d.doc = a.doc
+         WHERE a.db_id = $1 AND a.principal = $2 ORDER BY a.doc`,
+        [db.dbId, role],
+      )
+    ).rows;
   // What a gained role reads that none of the user's principals before the change read.
-  const before = [...principals.filter((p) => !gained.includes(p)), ...lost.map((entry) => entry.role)];
+  const before = new Set([...principals.filter((p) => !gained.includes(p)), ...lost.map((entry) => entry.role)]);
   for (const role of gained) {
-    const found = await client.query<{ doc: string }>(
-      `SELECT a.doc FROM ${s}.access_log a WHERE a.db_id = $1 AND a.principal = $2 AND NOT a.removed
-       AND NOT EXISTS (SELECT 1 FROM ${s}.access_log m WHERE m.db_id = a.db_id AND m.doc = a.doc AND NOT m.removed
-         AND m.principal = ANY($3::text[]))
-       ORDER BY a.doc`,
-      [db.dbId, role, before],
-    );
-    for (const { doc } of found.rows) add(doc, false);
+    for (const row of await roleRows(role)) {
+      if (!row.removed && !readByAny(decodeDocAccess(row.access), before)) add(row.doc, false);
+    }
   }
   // What the role read while the user held it (now, or lost by the role since), and nobody of theirs reads now.
+  const now = new Set(principals);
   for (const { role, seq } of lost) {
-    const found = await client.query<{ doc: string }>(
-      `SELECT a.doc FROM ${s}.access_log a WHERE a.db_id = $1 AND a.principal = $2 AND (NOT a.removed OR a.seq > $3)
-       AND NOT EXISTS (SELECT 1 FROM ${s}.access_log m WHERE m.db_id = a.db_id AND m.doc = a.doc AND NOT m.removed
-         AND m.principal = ANY($4::text[]))
-       ORDER BY a.doc`,
-      [db.dbId, role, seq, principals],
-    );
-    for (const { doc } of found.rows) add(doc, true);
+    for (const row of await roleRows(role)) {
+      if ((!row.removed || Number(row.seq) > seq) && !readByAny(decodeDocAccess(row.access), now)) add(row.doc, true);
+    }
   }
   const at = seqs[0] ?? ++c.updateSeq;
   if (docs.length > 0) {
@@ -236,21 +279,28 @@ export async function applyAccess(
   const docs: string[] = [];
   const rowSeqs: number[] = [];
   const removed: boolean[] = [];
+  const staleOf: string[] = [];
+  const staleAt: number[] = [];
   const kept: string[] = [];
   const texts: string[] = [];
   const dropped: string[] = [];
   writes.forEach(({ record, access }, i) => {
     if (access === undefined) return;
     const previous = before.get(record.id);
-    const { next, removed: lost } = nextDocAccess(previous ?? decodeDocAccess(null), access);
+    const seq = seqs[i]!;
+    const { next, removed: lost, stale } = nextDocAccess(previous ?? decodeDocAccess(null), access, seq);
     const add = (principal: string, gone: boolean) => {
       principals.push(principal);
       docs.push(record.id);
-      rowSeqs.push(seqs[i]!);
+      rowSeqs.push(seq);
       removed.push(gone);
     };
     for (const principal of next.readers) add(principal, false);
     for (const principal of lost) add(principal, true);
+    for (const [principal, at] of stale) {
+      staleOf.push(principal);
+      staleAt.push(at);
+    }
     const text = encodeDocAccess(next);
     if (text !== null) {
       kept.push(record.id);
@@ -258,11 +308,11 @@ export async function applyAccess(
     } else if (previous !== undefined) dropped.push(record.id);
   });
   const s = db.sql.schema;
+  await dropRows(client, db, staleOf, staleAt);
   if (principals.length > 0) {
     await client.query(
-      `INSERT INTO ${s}.access_log (db_id, principal, doc, seq, removed)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[])
-       ON CONFLICT (db_id, principal, doc) DO UPDATE SET seq = excluded.seq, removed = excluded.removed`,
+      `INSERT INTO ${s}.access_feed (db_id, principal, doc, seq, removed)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[])`,
       [db.dbId, principals, docs, rowSeqs, removed],
     );
   }
@@ -278,25 +328,29 @@ export async function applyAccess(
   }
 }
 
+/** Deletes the access rows keyed `(principals[i], seqs[i])`. */
+async function dropRows(client: PoolClient, db: DbTarget, principals: string[], seqs: number[]): Promise<void> {
+  if (principals.length === 0) return;
+  await client.query(
+    `DELETE FROM ${db.sql.schema}.access_feed a USING unnest($2::text[], $3::bigint[]) AS stale(principal, seq)
+     WHERE a.db_id = $1 AND a.principal = stale.principal AND a.seq = stale.seq`,
+    [db.dbId, principals, seqs],
+  );
+}
+
 /** Documents purged away: their rows go with them (found through each one's stored access). */
 export async function forgetAccess(client: PoolClient, db: DbTarget, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   const s = db.sql.schema;
   const principals: string[] = [];
-  const docs: string[] = [];
-  for (const [doc, { readers, gone }] of await storedAccess(client, db, ids)) {
-    for (const principal of [...readers, ...gone]) {
+  const seqs: number[] = [];
+  for (const access of (await storedAccess(client, db, ids)).values()) {
+    for (const [principal, seq] of rowsOfDocAccess(access)) {
       principals.push(principal);
-      docs.push(doc);
+      seqs.push(seq);
     }
   }
-  if (principals.length > 0) {
-    await client.query(
-      `DELETE FROM ${s}.access_log a USING unnest($2::text[], $3::text[]) AS gone(principal, doc)
-       WHERE a.db_id = $1 AND a.principal = gone.principal AND a.doc = gone.doc`,
-      [db.dbId, principals, docs],
-    );
-  }
+  await dropRows(client, db, principals, seqs);
   for (const table of ['access_docs', 'access_role_rows']) {
     await client.query(`DELETE FROM ${s}.${table} WHERE db_id = $1 AND doc = ANY($2::text[])`, [db.dbId, ids]);
   }
@@ -323,64 +377,66 @@ export class PostgresAccessReads {
     return ids.map((id) => byId.get(id) ?? []);
   }
 
-  async *foldReadable(principals: readonly string[], range: IdRange): AsyncGenerator<DocRecord[]> {
+  /** The principals' readable rows in `range` as a condition from `$2` on (`$1`: the database). */
+  private idRange(principals: readonly string[], range: IdRange, alias: string): { where: string; params: unknown[] } {
     const desc = range.descending === true;
-    const order = desc ? 'DESC' : '';
-    const inclusiveEnd = range.inclusiveEnd !== false;
-    let from: string | undefined;
-    for (;;) {
-      const where = ['db_id = $1', 'principal = ANY($2::text[])', 'NOT removed'];
-      const params: unknown[] = [this.db.dbId, principals];
-      if (from !== undefined) {
-        params.push(from);
-        where.push(`doc ${desc ? '<' : '>'} $${params.length}`);
-      } else if (range.start !== undefined) {
-        params.push(range.start);
-        where.push(`doc ${desc ? '<=' : '>='} $${params.length}`);
-      }
-      if (range.end !== undefined) {
-        params.push(range.end);
-        where.push(`doc ${desc ? '>' : '<'}${inclusiveEnd ? '=' : ''} $${params.length}`);
-      }
-      params.push(PAGE_ROWS);
-      const rows = await this.query<DocRow & { doc: string }>(
-        `SELECT a.doc, ${DOC_COLUMNS} FROM (SELECT DISTINCT doc FROM ${this.db.sql.schema}.access_log
-         WHERE ${where.join(' AND ')} ORDER BY doc ${order} LIMIT $${params.length}) a
-         LEFT JOIN ${this.db.sql.schema}.docs d ON d.db_id = $1 AND d.id = a.doc ORDER BY a.doc ${order}`,
+    const where = [`${alias}db_id = $1`, `${alias}principal = ANY($2::text[])`, `NOT ${alias}removed`];
+    const params: unknown[] = [this.db.dbId, principals];
+    if (range.start !== undefined) {
+      params.push(range.start);
+      where.push(`${alias}doc ${desc ? '<=' : '>='} $${params.length}`);
+    }
+    if (range.end !== undefined) {
+      params.push(range.end);
+      where.push(`${alias}doc ${desc ? '>' : '<'}${range.inclusiveEnd !== false ? '=' : ''} $${params.length}`);
+    }
+    return { where: where.join(' AND '), params };
+  }
+
+  /**
+   * The documents the principals read in `range`, by id: their readable rows in range, sorted
+   * (a user has two principals at least, so several ranges are merged by id anyway), then the
+   * documents by page.
+   */
+  async *foldReadable(principals: readonly string[], range: IdRange): AsyncGenerator<DocRecord[]> {
+    const s = this.db.sql.schema;
+    const order = range.descending === true ? 'DESC' : '';
+    const { where, params } = this.idRange(principals, range, '');
+    const ids = (
+      await this.query<{ doc: string }>(
+        `SELECT DISTINCT doc FROM ${s}.access_feed WHERE ${where} ORDER BY doc ${order}`,
         params,
+      )
+    ).map((row) => row.doc);
+    for (let i = 0; i < ids.length; i += PAGE_ROWS) {
+      const rows = await this.query<DocRow>(
+        `SELECT ${DOC_COLUMNS} FROM ${s}.docs d WHERE d.db_id = $1 AND d.id = ANY($2::text[]) ORDER BY d.id ${order}`,
+        [this.db.dbId, ids.slice(i, i + PAGE_ROWS)],
       );
-      const page = rows
-        .filter((row) => row.id !== null && (range.includeDeleted === true || !row.deleted))
-        .map(toRecord);
+      const page = rows.filter((row) => range.includeDeleted === true || !row.deleted).map(toRecord);
       if (page.length > 0) yield page;
-      if (rows.length < PAGE_ROWS) return;
-      from = rows[rows.length - 1]!.doc;
     }
   }
 
   async countReadable(principals: readonly string[], range: IdRange): Promise<number> {
     const s = this.db.sql.schema;
-    const desc = range.descending === true;
-    const where = ['a.db_id = $1', 'a.principal = ANY($2::text[])', 'NOT a.removed'];
-    const params: unknown[] = [this.db.dbId, principals];
-    if (range.start !== undefined) {
-      params.push(range.start);
-      where.push(`a.doc ${desc ? '<=' : '>='} $${params.length}`);
-    }
-    if (range.end !== undefined) {
-      params.push(range.end);
-      where.push(`a.doc ${desc ? '>' : '<'}${range.inclusiveEnd !== false ? '=' : ''} $${params.length}`);
-    }
-    if (range.includeDeleted !== true) {
-      where.push(`NOT EXISTS (SELECT 1 FROM ${s}.docs d WHERE d.db_id = a.db_id AND d.id = a.doc AND d.deleted)`);
-    }
+    const { where, params } = this.idRange(principals, range, 'a.');
+    const live =
+      range.includeDeleted === true
+        ? ''
+        : `AND NOT EXISTS (SELECT 1 FROM ${s}.docs d WHERE d.db_id = a.db_id AND d.id = a.doc AND d.deleted)`;
     const [row] = await this.query<{ n: string }>(
-      `SELECT count(DISTINCT a.doc) AS n FROM ${s}.access_log a WHERE ${where.join(' AND ')}`,
+      `SELECT count(DISTINCT a.doc) AS n FROM ${s}.access_feed a WHERE ${where} ${live}`,
       params,
     );
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * The principals' changes after `since`, each document once at their newest row of it (as the
+   * SQLite engine's: a readable row is always the newest, a `removed` one when the document's
+   * access says no principal of theirs reads it or lost it later).
+   */
   async *foldChanges(
     principals: readonly string[],
     since: number,
@@ -388,32 +444,38 @@ export class PostgresAccessReads {
   ): AsyncGenerator<AccessChange[]> {
     const s = this.db.sql.schema;
     const desc = options.descending === true;
-    const removed = options.withRemoved === true ? '' : 'AND NOT l.removed';
-    // The newest row of each document among the principals' rows (as the SQLite engine's).
-    const sql = `SELECT l.seq AS row_seq, l.removed, ${DOC_COLUMNS} FROM ${s}.access_log l
-      JOIN ${s}.docs d ON d.db_id = l.db_id AND d.id = l.doc
-      WHERE l.db_id = $1 AND l.principal = ANY($2::text[]) AND l.seq > $3 AND l.seq < $4 ${removed}
-      AND NOT EXISTS (SELECT 1 FROM ${s}.access_log m WHERE m.db_id = l.db_id AND m.doc = l.doc
-        AND m.principal = ANY($2::text[]) AND (m.seq > l.seq OR (m.seq = l.seq AND
-        ((NOT m.removed AND l.removed) OR (m.removed = l.removed AND m.principal < l.principal)))))
-      ORDER BY l.seq ${desc ? 'DESC' : ''} LIMIT $5`;
+    const withRemoved = options.withRemoved === true;
+    const sql = `SELECT l.seq AS row_seq, l.removed, ${withRemoved ? 'ad.access' : 'NULL AS access'}, ${DOC_COLUMNS}
+      FROM ${s}.access_feed l JOIN ${s}.docs d ON d.db_id = l.db_id AND d.id = l.doc
+      ${withRemoved ? `LEFT JOIN ${s}.access_docs ad ON ad.db_id = l.db_id AND ad.doc = l.doc` : ''}
+      WHERE l.db_id = $1 AND l.principal = ANY($2::text[]) AND l.seq > $3 AND l.seq < $4 ${withRemoved ? '' : 'AND NOT l.removed'}
+      ORDER BY l.seq ${desc ? 'DESC' : ''}, l.removed LIMIT $5`;
+    const mine = new Set(principals);
     let low = since;
     let high = Number.MAX_SAFE_INTEGER;
+    let last: number | undefined;
     for (;;) {
-      const rows = await this.query<DocRow & { row_seq: string; removed: boolean }>(sql, [
+      const rows = await this.query<DocRow & { row_seq: string; removed: boolean; access: string | null }>(sql, [
         this.db.dbId,
         principals,
         low,
         high,
         PAGE_ROWS,
       ]);
-      if (rows.length > 0) {
-        yield rows.map((row) => ({ seq: Number(row.row_seq), removed: row.removed, record: toRecord(row) }));
+      const page: AccessChange[] = [];
+      for (const row of rows) {
+        const seq = Number(row.row_seq);
+        if (seq === last) continue;
+        last = seq;
+        if (row.removed && !isNewestRemoval(decodeDocAccess(row.access), mine, seq)) continue;
+        page.push({ seq, removed: row.removed, record: toRecord(row) });
       }
+      if (page.length > 0) yield page;
       if (rows.length < PAGE_ROWS) return;
-      const last = Number(rows[rows.length - 1]!.row_seq);
-      if (desc) high = last;
-      else low = last;
+      // The rest of the last sequence's rows, if the page cut them, are not its first: skipped.
+      const end = Number(rows[rows.length - 1]!.row_seq);
+      if (desc) high = end;
+      else low = end;
     }
   }
 
@@ -450,7 +512,7 @@ export class PostgresAccessReads {
 
   async countChanges(principals: readonly string[], since: number, withRemoved: boolean): Promise<number> {
     const [row] = await this.query<{ n: string }>(
-      `SELECT count(DISTINCT doc) AS n FROM ${this.db.sql.schema}.access_log
+      `SELECT count(DISTINCT doc) AS n FROM ${this.db.sql.schema}.access_feed
        WHERE db_id = $1 AND principal = ANY($2::text[]) AND seq > $3 ${withRemoved ? '' : 'AND NOT removed'}`,
       [this.db.dbId, principals, since],
     );

@@ -7,7 +7,7 @@
  * the order `_all_docs` walks (a locale collation would not be).
  */
 import type { PoolClient } from 'pg';
-import { accessDocsMigration, accessMigration, roleLogMigration } from './access-rows.js';
+import { accessDocsMigration, accessFeedMigration, accessMigration, roleLogMigration } from './access-rows.js';
 
 /** `name` quoted as an SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -169,6 +169,8 @@ export function migrations(schema: string): string[] {
     ALTER TABLE ${s}.dbs ADD COLUMN stored bigint, ADD COLUMN stale bigint;
     ALTER TABLE ${s}.dbs ALTER COLUMN stored SET DEFAULT 0, ALTER COLUMN stale SET DEFAULT 0;
     `,
+    // 11: the access rows in one tree, by principal and sequence (access-rows.ts).
+    accessFeedMigration(s),
   ];
 }
 

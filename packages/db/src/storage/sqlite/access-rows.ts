@@ -1,13 +1,25 @@
 /**
  * The SQLite engine's access rows (per-document `_access`, ../records.ts `AccessWrite`): one row
- * per principal and document in `access_log`, written in the transaction of the document's write,
- * and each document's own access (its readers, who lost it, its leaves' text: ../doc-access.ts)
- * in its `docs` row's `access` column, which the write rewrites anyway. A principal's readable
- * documents are its rows with `removed = 0` (by id: the primary key), its changes its rows by
- * sequence; a user's few principals are bound as one JSON array.
+ * per principal and document in `access_feed`, keyed by principal and sequence, written in the
+ * transaction of the document's write; and each document's own access (its readers and their
+ * rows' sequence, who lost it and when, its leaves' text: ../doc-access.ts) in its `docs` row's
+ * `access` column, which the write rewrites anyway. A write adds to one access tree, at the end
+ * of each reader's range. A principal's changes are its rows in order; its readable documents
+ * its rows with `removed = 0`, sorted by id when read (a user's few principals are bound as one
+ * JSON array).
  */
 import type Database from 'better-sqlite3';
-import { decodeDocAccess, type DocAccess, encodeDocAccess, leavesOfDocAccess, nextDocAccess } from '../doc-access.js';
+import {
+  type AccessRowKey,
+  type DocAccess,
+  decodeDocAccess,
+  encodeDocAccess,
+  isNewestRemoval,
+  leavesOfDocAccess,
+  nextDocAccess,
+  readByAny,
+  rowsOfDocAccess,
+} from '../doc-access.js';
 import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
 import type { TreeChunks } from './tree-chunks.js';
@@ -16,17 +28,16 @@ type Statement = Database.Statement;
 
 /**
  * Made on open (in files made before them too): a file without access rows simply has none.
- * A principal's rows by id (the key) and by sequence: the only two trees a write adds to.
+ * A principal's rows by sequence: the only tree a write adds to.
  */
 export const ACCESS_SCHEMA = `
-CREATE TABLE IF NOT EXISTS access_log (
+CREATE TABLE IF NOT EXISTS access_feed (
   principal TEXT NOT NULL,
-  doc TEXT NOT NULL,
   seq INTEGER NOT NULL,
+  doc TEXT NOT NULL,
   removed INTEGER NOT NULL,
-  PRIMARY KEY (principal, doc)
+  PRIMARY KEY (principal, seq)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS access_log_by_seq ON access_log (principal, seq);
 CREATE TABLE IF NOT EXISTS access_roles (
   member TEXT NOT NULL,
   role TEXT NOT NULL,
@@ -46,40 +57,62 @@ CREATE INDEX IF NOT EXISTS access_role_rows_by_doc ON access_role_rows (doc);
 `;
 
 /**
- * Brings a file of the layout before `docs.access` up to it: each document's readers and lost
- * principals come from its rows (through the old by-document index), its leaves' text from
- * `access_leaves`; then the index and the table go. A file that never had access rows only
- * gains the column.
+ * Brings a file of an older layout up to this one. Before schema version 5 the rows were
+ * `access_log`, keyed by principal and document with an index by principal and sequence (and
+ * before version 3 each document's access was in those rows and `access_leaves`, not in
+ * `docs.access`): each document's access text gains its rows' sequences (a reader's rows all
+ * have the document's last one), the rows move to `access_feed`, and the old tables go.
  */
 function migrateAccessLayout(db: Database.Database): void {
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('docs') as string[];
-  if (columns.includes('access')) return;
+  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
+  const hasColumn = columns.includes('access');
+  if (hasColumn && !tables.includes('access_log')) return;
   db.transaction(() => {
-    db.exec('ALTER TABLE docs ADD COLUMN access TEXT');
-    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
+    if (!hasColumn) db.exec('ALTER TABLE docs ADD COLUMN access TEXT');
     if (!tables.includes('access_log')) return;
+    db.exec(ACCESS_SCHEMA);
     const byDoc = new Map<string, DocAccess>();
     const entry = (doc: string) => {
       let found = byDoc.get(doc);
       if (found === undefined) {
-        found = { readers: [], gone: [] };
+        found = { readers: [], at: 0, gone: [], goneAt: [] };
         byDoc.set(doc, found);
       }
       return found;
     };
-    // BINARY order of principals within a document, as the readers are kept.
-    const rows = db.prepare('SELECT doc, principal, removed FROM access_log ORDER BY doc, principal').raw().all();
-    for (const [doc, principal, removed] of rows as [string, string, number][]) {
-      const found = entry(doc);
-      (removed === 0 ? found.readers : found.gone).push(principal);
-    }
-    if (tables.includes('access_leaves')) {
+    if (hasColumn) {
+      const texts = db.prepare('SELECT id, access FROM docs WHERE access IS NOT NULL').raw().all();
+      for (const [doc, text] of texts as [string, string][]) {
+        const leaves = decodeDocAccess(text).leaves;
+        if (leaves !== undefined) entry(doc).leaves = leaves;
+      }
+    } else if (tables.includes('access_leaves')) {
       const leaves = db.prepare('SELECT doc, leaves FROM access_leaves').raw().all() as [string, string][];
       for (const [doc, text] of leaves) entry(doc).leaves = text;
     }
+    // BINARY order of principals within a document, as the readers are kept.
+    const rows = db.prepare('SELECT doc, principal, seq, removed FROM access_log ORDER BY doc, principal').raw().all();
+    for (const [doc, principal, seq, removed] of rows as [string, string, number, number][]) {
+      const found = entry(doc);
+      if (removed === 0) {
+        found.readers.push(principal);
+        found.at = Math.max(found.at, seq);
+      } else {
+        found.gone.push(principal);
+        found.goneAt.push(seq);
+      }
+    }
     const put = db.prepare('UPDATE docs SET access = ? WHERE id = ?');
-    for (const [doc, access] of byDoc) put.run(encodeDocAccess(access), doc);
-    db.exec('DROP INDEX IF EXISTS access_log_by_doc; DROP TABLE IF EXISTS access_leaves;');
+    const putRow = db.prepare('INSERT INTO access_feed (principal, seq, doc, removed) VALUES (?, ?, ?, ?)');
+    for (const [doc, access] of byDoc) {
+      put.run(encodeDocAccess(access), doc);
+      for (const principal of access.readers) putRow.run(principal, access.at, doc, 0);
+      access.gone.forEach((principal, i) => {
+        putRow.run(principal, access.goneAt[i], doc, 1);
+      });
+    }
+    db.exec('DROP TABLE access_log; DROP TABLE IF EXISTS access_leaves;');
   }).immediate();
 }
 
@@ -91,18 +124,15 @@ const PAGE_ROWS = 256;
 
 const PRINCIPALS = 'principal IN (SELECT value FROM json_each(?))';
 
-/**
- * The newest row of each document among the principals' rows: no row of theirs is later, or as
- * late and better (readable before removed, then the lowest principal), so each document once.
- */
-const NEWEST = `NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = l.doc AND m.${PRINCIPALS}
-  AND (m.seq > l.seq OR (m.seq = l.seq AND (m.removed < l.removed OR (m.removed = l.removed AND m.principal < l.principal)))))`;
-
 /** A write's access as `SqliteAccessRows.plan` computes it. */
 export interface AccessPlan {
   readers: readonly string[];
   /** Principals who read the document before the write and do not after it. */
   removed: readonly string[];
+  /** The rows the write replaces. */
+  stale: readonly AccessRowKey[];
+  /** The write's sequence (its rows'). */
+  seq: number;
   /** The `docs.access` text after the write. */
   text: string | null;
 }
@@ -133,16 +163,22 @@ export class SqliteAccessRows {
   }
 
   /**
-   * The stored access `withLeaves` read in the write transaction under way, which `plan` then
-   * reads again: one read per updated document, not two. Emptied by each transaction's `withLeaves`.
+   * The stored access `withLeaves` was given in the write transaction under way (read with the
+   * documents' rows), which `plan` then uses: no read of its own per updated document. Emptied
+   * by each transaction's `withLeaves`.
    */
   private readonly readForWrite = new Map<string, DocAccess>();
 
-  /** Each record with its `access` text (the planner of an access-enabled database reads it). */
-  withLeaves(records: Map<string, DocRecord>): Map<string, DocRecord> {
+  /**
+   * Each record with its `access` text (the planner of an access-enabled database reads it);
+   * `texts`: the documents' `docs.access` as the transaction read them with their records (else
+   * each is read here).
+   */
+  withLeaves(records: Map<string, DocRecord>, texts?: ReadonlyMap<string, string | null>): Map<string, DocRecord> {
     this.readForWrite.clear();
     for (const [id, record] of records) {
-      const stored = this.stored(record.id);
+      const text = texts?.get(record.id);
+      const stored = text === undefined ? this.stored(record.id) : decodeDocAccess(text);
       this.readForWrite.set(record.id, stored);
       const leaves = leavesOfDocAccess(stored);
       if (leaves !== undefined) records.set(id, { ...record, access: leaves });
@@ -152,16 +188,17 @@ export class SqliteAccessRows {
 
   /**
    * Each write's access after it (undefined: the write carries none), computed before the batch is
-   * written: a new document's text (`text`) then goes in with its `docs` row instead of an UPDATE
-   * of the row just inserted.
+   * written (`seqs[i]`: the sequence `writes[i]` will take): a document's text (`text`) then goes
+   * in with its `docs` row instead of an UPDATE of the row just written.
    */
-  plan(writes: readonly DocWrite[]): (AccessPlan | undefined)[] {
-    const plans = writes.map(({ record, access, isNew }) => {
+  plan(writes: readonly DocWrite[], seqs: readonly number[]): (AccessPlan | undefined)[] {
+    const plans = writes.map(({ record, access, isNew }, i) => {
       if (access === undefined) return undefined;
       // A new document has no rows yet (a purge takes a document's rows with it).
       const before = isNew ? decodeDocAccess(null) : (this.readForWrite.get(record.id) ?? this.stored(record.id));
-      const { next, removed } = nextDocAccess(before, access);
-      return { readers: next.readers, removed, text: encodeDocAccess(next) };
+      const seq = seqs[i]!;
+      const { next, removed, stale } = nextDocAccess(before, access, seq);
+      return { readers: next.readers, removed, stale, seq, text: encodeDocAccess(next) };
     });
     this.readForWrite.clear();
     return plans;
@@ -169,33 +206,36 @@ export class SqliteAccessRows {
 
   /**
    * The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s.
-   * With `plans` (of `plan`, before the batch was written) the new documents' texts went in
-   * with their rows; without, they are computed here and every text is written by an UPDATE.
+   * With `plans` (of `plan`, before the batch was written) the documents' texts went in with
+   * their rows; without, they are computed here and every text is written by an UPDATE.
    */
   apply(writes: readonly DocWrite[], seqs: readonly number[], plans?: readonly (AccessPlan | undefined)[]): void {
     let planned = plans;
     if (planned === undefined) {
       // Not after `withLeaves` (a purge): what a failed transaction read may not be kept.
       this.readForWrite.clear();
-      planned = this.plan(writes);
+      planned = this.plan(writes, seqs);
     }
-    writes.forEach(({ record, isNew }, i) => {
+    const drop = this.stmt('DELETE FROM access_feed WHERE principal = ? AND seq = ?');
+    const put = this.stmt('INSERT INTO access_feed (principal, seq, doc, removed) VALUES (?, ?, ?, ?)');
+    writes.forEach(({ record }, i) => {
       const access = planned[i];
       if (access === undefined) return;
       const seq = seqs[i]!;
-      const put = this.stmt('INSERT OR REPLACE INTO access_log (principal, doc, seq, removed) VALUES (?, ?, ?, ?)');
-      for (const principal of access.readers) put.run(principal, record.id, seq, 0);
-      for (const principal of access.removed) put.run(principal, record.id, seq, 1);
-      if (isNew === true && (plans !== undefined || access.text === null)) return;
-      this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
+      // The plan placed the rows at the sequence it was told the write takes.
+      if (access.seq !== seq)
+        throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
+      for (const [principal, at] of access.stale) drop.run(principal, at);
+      for (const principal of access.readers) put.run(principal, seq, record.id, 0);
+      for (const principal of access.removed) put.run(principal, seq, record.id, 1);
+      if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
     });
   }
 
   /** A document purged away (before its row goes): its rows go with it. */
   forget(id: string): void {
-    const { readers, gone } = this.stored(id);
-    const drop = this.stmt('DELETE FROM access_log WHERE principal = ? AND doc = ?');
-    for (const principal of [...readers, ...gone]) drop.run(principal, id);
+    const drop = this.stmt('DELETE FROM access_feed WHERE principal = ? AND seq = ?');
+    for (const [principal, seq] of rowsOfDocAccess(this.stored(id))) drop.run(principal, seq);
     this.stmt('DELETE FROM access_role_rows WHERE doc = ?').run(id);
   }
 
@@ -241,32 +281,25 @@ export class SqliteAccessRows {
     const putRow = this.stmt('INSERT OR REPLACE INTO access_role_rows (member, doc, seq, removed) VALUES (?, ?, ?, ?)');
     const seen = new Set<string>();
     // What a gained role reads that none of the user's principals before the change read.
-    const before = JSON.stringify([
-      ...principals.filter((p) => !gained.includes(p)),
-      ...lost.map((entry) => entry.role),
-    ]);
-    const readable = this.stmt(
-      `SELECT doc FROM access_log a WHERE a.principal = ? AND a.removed = 0
-       AND NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = a.doc AND m.removed = 0 AND m.${PRINCIPALS})
-       ORDER BY a.doc`,
-    ).pluck();
+    // The role's readable documents with each one's access (its readers tell who else reads it).
+    const rowsOf = this.stmt(
+      `SELECT a.doc, a.seq, a.removed, d.access FROM access_feed a JOIN docs d ON d.id = a.doc
+       WHERE a.principal = ? ORDER BY a.doc`,
+    ).raw();
+    const roleRows = (role: string) => rowsOf.all(role) as [string, number, number, string | null][];
+    const before = new Set([...principals.filter((p) => !gained.includes(p)), ...lost.map((entry) => entry.role)]);
     for (const role of gained) {
-      for (const doc of readable.all(role, before) as string[]) {
-        if (seen.has(doc)) continue;
+      for (const [doc, , removed, text] of roleRows(role)) {
+        if (removed !== 0 || seen.has(doc) || readByAny(decodeDocAccess(text), before)) continue;
         seen.add(doc);
         putRow.run(user, doc, next(), 0);
       }
     }
     // What the role read while the user held it (now, or lost by the role since), and nobody of theirs reads now.
-    const heldRows = this.stmt(
-      `SELECT doc FROM access_log a WHERE a.principal = ? AND (a.removed = 0 OR a.seq > ?)
-       AND NOT EXISTS (SELECT 1 FROM access_log m WHERE m.doc = a.doc AND m.removed = 0 AND m.${PRINCIPALS})
-       ORDER BY a.doc`,
-    ).pluck();
-    const list = JSON.stringify(principals);
+    const now = new Set(principals);
     for (const { role, seq } of lost) {
-      for (const doc of heldRows.all(role, seq, list) as string[]) {
-        if (seen.has(doc)) continue;
+      for (const [doc, at, removed, text] of roleRows(role)) {
+        if ((removed !== 0 && at <= seq) || seen.has(doc) || readByAny(decodeDocAccess(text), now)) continue;
         seen.add(doc);
         putRow.run(user, doc, next(), 1);
       }
@@ -300,67 +333,45 @@ export class SqliteAccessRows {
     return ids.map((id) => this.stored(id).readers);
   }
 
+  /**
+   * The documents the principals read in `range`, by id: their readable rows in range, sorted
+   * (a user has two principals at least, so the rows of several ranges are merged by id anyway),
+   * then the documents by page.
+   */
   *foldReadable(principals: readonly string[], range: IdRange): Generator<DocRecord> {
     const desc = range.descending === true;
-    const bound = boundsOf(range);
-    const list = JSON.stringify(principals);
-    let from: string | undefined;
-    for (;;) {
-      const where = [`${PRINCIPALS}`, 'removed = 0'];
-      const params: unknown[] = [list];
-      if (from !== undefined) {
-        where.push(desc ? 'doc < ?' : 'doc > ?');
-        params.push(from);
-      } else if (bound.start !== undefined) {
-        where.push(desc ? 'doc <= ?' : 'doc >= ?');
-        params.push(bound.start);
-      }
-      if (bound.end !== undefined) {
-        where.push(`doc ${desc ? '>' : '<'}${bound.inclusiveEnd ? '=' : ''} ?`);
-        params.push(bound.end);
-      }
-      const order = desc ? 'DESC' : '';
-      const sql = `SELECT a.doc, ${DOC_COLUMNS.split(', ')
-        .map((c) => `d.${c}`)
-        .join(
-          ', ',
-        )} FROM (SELECT DISTINCT doc FROM access_log WHERE ${where.join(' AND ')} ORDER BY doc ${order} LIMIT ?) a
-        LEFT JOIN docs d ON d.id = a.doc ORDER BY a.doc ${order}`;
-      const rows = this.stmt(sql)
-        .raw()
-        .all(...params, PAGE_ROWS) as [string, ...DocRow][];
-      for (const [, ...row] of rows) {
-        if (row[0] === null) continue;
-        const record = toRecord(row as DocRow, this.trees);
+    const { where, params } = idRangeOf(principals, range);
+    const ids = this.stmt(`SELECT DISTINCT doc FROM access_feed WHERE ${where} ORDER BY doc ${desc ? 'DESC' : ''}`)
+      .pluck()
+      .all(...params) as string[];
+    const page = this.stmt(
+      `SELECT ${DOC_COLUMNS} FROM docs WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id ${desc ? 'DESC' : ''}`,
+    ).raw();
+    for (let i = 0; i < ids.length; i += PAGE_ROWS) {
+      for (const row of page.all(JSON.stringify(ids.slice(i, i + PAGE_ROWS))) as DocRow[]) {
+        const record = toRecord(row, this.trees);
         if (record.deleted && range.includeDeleted !== true) continue;
         yield record;
       }
-      if (rows.length < PAGE_ROWS) return;
-      from = rows[rows.length - 1]![0];
     }
   }
 
   countReadable(principals: readonly string[], range: IdRange): number {
-    const desc = range.descending === true;
-    const bound = boundsOf(range);
-    const where = [`a.${PRINCIPALS}`, 'a.removed = 0'];
-    const params: unknown[] = [JSON.stringify(principals)];
-    if (bound.start !== undefined) {
-      where.push(desc ? 'a.doc <= ?' : 'a.doc >= ?');
-      params.push(bound.start);
-    }
-    if (bound.end !== undefined) {
-      where.push(`a.doc ${desc ? '>' : '<'}${bound.inclusiveEnd ? '=' : ''} ?`);
-      params.push(bound.end);
-    }
-    if (range.includeDeleted !== true)
-      where.push('NOT EXISTS (SELECT 1 FROM docs d WHERE d.id = a.doc AND d.deleted = 1)');
-    const sql = `SELECT count(DISTINCT a.doc) FROM access_log a WHERE ${where.join(' AND ')}`;
+    const { where, params } = idRangeOf(principals, range, 'a.');
+    const live =
+      range.includeDeleted === true ? '' : 'AND NOT EXISTS (SELECT 1 FROM docs d WHERE d.id = a.doc AND d.deleted = 1)';
+    const sql = `SELECT count(DISTINCT a.doc) FROM access_feed a WHERE ${where} ${live}`;
     return this.stmt(sql)
       .pluck()
       .get(...params) as number;
   }
 
+  /**
+   * The principals' changes after `since`: each document once, at their newest row of it. Rows
+   * of one sequence are one write of one document, readable ones first; a readable row is at
+   * the document's last write, so always the newest; a `removed` row is the newest when no
+   * principal of theirs reads the document now or lost it later (its `docs.access` says).
+   */
   *foldChanges(
     principals: readonly string[],
     since: number,
@@ -368,29 +379,53 @@ export class SqliteAccessRows {
   ): Generator<AccessChange> {
     const desc = options.descending === true;
     const list = JSON.stringify(principals);
-    const removed = options.withRemoved === true ? '' : 'AND l.removed = 0';
-    const sql = `SELECT l.seq, l.removed, ${DOC_COLUMNS.split(', ')
+    const withRemoved = options.withRemoved === true;
+    const sql = `SELECT l.seq, l.removed, ${withRemoved ? 'd.access' : 'NULL'}, ${DOC_COLUMNS.split(', ')
       .map((c) => `d.${c}`)
-      .join(', ')} FROM access_log l JOIN docs d ON d.id = l.doc
-      WHERE l.${PRINCIPALS} AND l.seq > ? AND l.seq < ? ${removed} AND ${NEWEST}
-      ORDER BY l.seq ${desc ? 'DESC' : ''} LIMIT ?`;
+      .join(', ')} FROM access_feed l JOIN docs d ON d.id = l.doc
+      WHERE l.${PRINCIPALS} AND l.seq > ? AND l.seq < ? ${withRemoved ? '' : 'AND l.removed = 0'}
+      ORDER BY l.seq ${desc ? 'DESC' : ''}, l.removed LIMIT ?`;
+    const mine = new Set(principals);
     let low = since;
     let high = Number.MAX_SAFE_INTEGER;
+    let last: number | undefined;
     for (;;) {
-      const rows = this.stmt(sql).raw().all(list, low, high, list, PAGE_ROWS) as [number, number, ...DocRow][];
-      for (const [seq, gone, ...row] of rows)
+      const rows = this.stmt(sql).raw().all(list, low, high, PAGE_ROWS) as [number, number, string | null, ...DocRow][];
+      for (const [seq, gone, text, ...row] of rows) {
+        if (seq === last) continue;
+        last = seq;
+        if (gone !== 0 && !isNewestRemoval(decodeDocAccess(text), mine, seq)) continue;
         yield { seq, removed: gone !== 0, record: toRecord(row as DocRow, this.trees) };
+      }
       if (rows.length < PAGE_ROWS) return;
-      const last = rows[rows.length - 1]![0];
-      if (desc) high = last;
-      else low = last;
+      const end = rows[rows.length - 1]![0];
+      // The rest of the last sequence's rows, if the page cut them, are not its first: skipped.
+      if (desc) high = end;
+      else low = end;
     }
   }
 
   countChanges(principals: readonly string[], since: number, withRemoved: boolean): number {
-    const sql = `SELECT count(DISTINCT doc) FROM access_log WHERE ${PRINCIPALS} AND seq > ? ${withRemoved ? '' : 'AND removed = 0'}`;
+    const sql = `SELECT count(DISTINCT doc) FROM access_feed WHERE ${PRINCIPALS} AND seq > ? ${withRemoved ? '' : 'AND removed = 0'}`;
     return this.stmt(sql).pluck().get(JSON.stringify(principals), since) as number;
   }
+}
+
+/** The condition (and its parameters) of the principals' readable rows in an id range. */
+function idRangeOf(principals: readonly string[], range: IdRange, alias = ''): { where: string; params: unknown[] } {
+  const desc = range.descending === true;
+  const bound = boundsOf(range);
+  const where = [`${alias}${PRINCIPALS}`, `${alias}removed = 0`];
+  const params: unknown[] = [JSON.stringify(principals)];
+  if (bound.start !== undefined) {
+    where.push(`${alias}doc ${desc ? '<=' : '>='} ?`);
+    params.push(bound.start);
+  }
+  if (bound.end !== undefined) {
+    where.push(`${alias}doc ${desc ? '>' : '<'}${bound.inclusiveEnd ? '=' : ''} ?`);
+    params.push(bound.end);
+  }
+  return { where: where.join(' AND '), params };
 }
 
 /** A range's bounds with CouchDB's defaults (`inclusiveEnd` true). */

@@ -102,7 +102,12 @@ export class SqliteDocReads {
    * LOOKUP_CHUNK ids): their records (`getDocs`) and the rows the write replaces (`olds`, by id),
    * so that the write does not look each row up again.
    */
-  getForUpdate(ids: readonly string[]): { found: (DocRecord | undefined)[]; olds: Map<string, OldRow> } {
+  getForUpdate(ids: readonly string[]): {
+    found: (DocRecord | undefined)[];
+    olds: Map<string, OldRow>;
+    /** Each found document's `docs.access` text (./access-rows.ts), by id. */
+    access: Map<string, string | null>;
+  } {
     const rows = new Map<string, UpdateRow>();
     if (ids.length < MIN_BATCH_LOOKUP) {
       for (const id of ids) {
@@ -117,15 +122,17 @@ export class SqliteDocReads {
       }
     }
     const olds = new Map<string, OldRow>();
+    const access = new Map<string, string | null>();
     const found = ids.map((id) => {
       const row = rows.get(id);
       // An id with a lone surrogate is bound as U+FFFD, so its row (if any) comes back under
       // another id: only the lookup of that one id finds it (and the write looks its row up).
       if (row === undefined || row[0] !== id) return isWellFormed(id) ? undefined : this.getDoc(id);
       olds.set(id, [row[5], row[3], row[6], row[4], row[2]]);
+      access.set(id, row[7]);
       return toRecord(row as unknown as DocRow, this.trees);
     });
-    return { found, olds };
+    return { found, olds, access };
   }
 
   /** Records with their winners' bodies (a deleted winner's left out), in the order asked. */

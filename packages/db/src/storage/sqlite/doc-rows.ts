@@ -27,9 +27,12 @@ export type BodyRow = [id: string, seq: number, rev: string, deleted: number, bo
 export type OldRow = [k: number, deleted: number, size: number, tree: string, rev: string];
 
 export const DOC_COLUMNS = 'id, seq, rev, deleted, tree';
-/** A record's columns and what a write needs of the row it replaces (an OldRow), in one read. */
-export type UpdateRow = [...DocRow, k: number, size: number];
-export const UPDATE_COLUMNS = `${DOC_COLUMNS}, k, size`;
+/**
+ * A record's columns and what a write needs of the row it replaces (an OldRow, and the access
+ * an access-enabled database's write reads: ./access-rows.ts), in one read.
+ */
+export type UpdateRow = [...DocRow, k: number, size: number, access: string | null];
+export const UPDATE_COLUMNS = `${DOC_COLUMNS}, k, size, access`;
 
 /** The record of a row; `trees` gives the text of a tree stored in chunks (./tree-chunks.ts). */
 export function toRecord(row: DocRow, trees: TreeChunks): DocRecord {

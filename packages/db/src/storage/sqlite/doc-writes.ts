@@ -23,6 +23,7 @@ export class SqliteDocWrites {
   private readonly stmtInsertDocs = new Map<number, Statement>();
   private readonly stmtPutBodies = new Map<number, Statement>();
   private readonly stmtUpdateDoc: Statement;
+  private readonly stmtUpdateDocAccess: Statement;
   private readonly stmtPutBody: Statement;
   private readonly stmtDropBody: Statement;
   private readonly stmtSetTree: Statement;
@@ -40,6 +41,9 @@ export class SqliteDocWrites {
     // `k` is given explicitly on insert, as SQLite would pick it: one more than the largest.
     this.stmtMaxKey = db.prepare('SELECT max(k) FROM docs').pluck();
     this.stmtUpdateDoc = db.prepare('UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?');
+    this.stmtUpdateDocAccess = db.prepare(
+      'UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ?, access = ? WHERE k = ?',
+    );
     this.stmtPutBody = db.prepare('INSERT OR REPLACE INTO bodies (doc, rev, body) VALUES (?, ?, ?)');
     // The dropped body's bytes come back: a dropped body was stale (see `apply`).
     this.stmtDropBody = db
@@ -83,8 +87,11 @@ export class SqliteDocWrites {
     writes: readonly DocWrite[],
     totals: StoredCounters,
     olds?: Map<string, OldRow>,
-    /** Each write's `docs.access` text (./access-rows.ts), which a new document's row is inserted with. */
-    accessTexts?: readonly (string | null)[],
+    /**
+     * Each write's `docs.access` text (./access-rows.ts), which its row is inserted or updated
+     * with (undefined: the write leaves the document's access as it is).
+     */
+    accessTexts?: readonly (string | null | undefined)[],
   ): { seqs: number[]; counters: StoredCounters } {
     const c = { ...totals };
     const seqs: number[] = [];
@@ -155,7 +162,10 @@ export class SqliteDocWrites {
         if (!record.deleted) {
           size = sizeInBatch(bodies, record.rev) ?? (this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0;
         }
-        this.stmtUpdateDoc.run(seq, record.rev, deleted, size, this.trees.store(k, record.tree, old[3], treeGrowth), k);
+        const tree = this.trees.store(k, record.tree, old[3], treeGrowth);
+        const accessText = accessTexts?.[i];
+        if (accessText === undefined) this.stmtUpdateDoc.run(seq, record.rev, deleted, size, tree, k);
+        else this.stmtUpdateDocAccess.run(seq, record.rev, deleted, size, tree, accessText, k);
         if (old[1] !== 0) c.docDelCount--;
         else c.docCount--;
         c.external -= old[2];

@@ -19,8 +19,12 @@
  * 4: `meta` keeps `stale`, the bytes of stored bodies of revisions that are not leaves, which
  * every write keeps exact (an older build would not); a file of version 1 to 3 is brought up to
  * 4 on open without it, and `SqliteDatabase.countStaleBodies` counts it once.
+ * 5: the access rows are one tree, `access_feed` by principal and sequence, and `docs.access`
+ * holds their sequences (./access-rows.ts); `access_log` (by principal and document, indexed by
+ * sequence), which an older build would read, is gone; a file of version 1 to 4 is brought up
+ * to 5 on open.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const SCHEMA = `
 CREATE TABLE docs (

@@ -136,15 +136,22 @@ export class SqliteDatabase implements SqliteSyncStore {
       (ids: readonly string[], plan: Planner<unknown>, options: UpdateOptions | undefined) => {
         const read = this.reads.getForUpdate(ids);
         const found = recordsOf(ids, read.found);
-        const records = options?.access === true ? this.access.withLeaves(found) : found;
+        const records = options?.access === true ? this.access.withLeaves(found, read.access) : found;
         const { writes, result } = plan(records);
         const marked = writes.map((w) => (w.isNew === undefined ? { ...w, isNew: !records.has(w.record.id) } : w));
-        const access = marked.some((w) => w.access !== undefined) ? this.access.plan(marked) : undefined;
+        // The sequences the batch takes (`SqliteDocWrites.apply`: one each, in order).
+        const first = this.totals.updateSeq + 1;
+        const access = marked.some((w) => w.access !== undefined)
+          ? this.access.plan(
+              marked,
+              marked.map((_, i) => first + i),
+            )
+          : undefined;
         const applied = this.writes.apply(
           marked,
           this.totals,
           read.olds,
-          access?.map((plan) => plan?.text ?? null),
+          access?.map((plan) => plan?.text),
         );
         if (access !== undefined) this.access.apply(marked, applied.seqs, access);
         return { result, writes: marked, ...applied };
