@@ -4,7 +4,7 @@
  * SQLite engine keeps it as that file in the data folder, PostgreSQL in a table every node reads).
  * There is no admin party: a server without any admin gets one with a random password on first start.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { CouchError } from '../errors.js';
 import type { Storage } from '../storage/contract.js';
 import {
@@ -16,6 +16,7 @@ import {
   verifyPassword,
   verifyPasswordAsync,
 } from './passwords.js';
+import { VerifiedKeys } from './verified-key.js';
 
 /** The server value holding the admins (with the SQLite engine: `<data>/admins.json`). */
 export const ADMINS_FILE_NAME = 'admins.json';
@@ -82,8 +83,7 @@ const CACHE_LIMIT = 1000;
 
 class HashedAdminStore implements AdminStore {
   readonly #hashes: Map<string, string>;
-  // Keys are HMACs under a per-process secret, so the cache holds nothing reusable offline.
-  readonly #cacheSecret = randomBytes(32);
+  readonly #keys = new VerifiedKeys();
   readonly #cache = new Set<string>();
   readonly cacheCounts: CacheCounts = { hits: 0, misses: 0 };
 
@@ -95,7 +95,7 @@ class HashedAdminStore implements AdminStore {
     const stored = this.#hashes.get(name);
     if (stored === undefined) return false;
     // The stored hash is part of the key, so a changed password never hits an old entry.
-    const key = createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64');
+    const key = this.#keys.of(name, password, stored);
     if (this.#cache.has(key)) return true;
     if (!verifyPassword(password, stored)) return false; // failures are never cached
     this.remember(key);
@@ -105,7 +105,7 @@ class HashedAdminStore implements AdminStore {
   async verifyAsync(name: string, password: string): Promise<boolean> {
     const stored = this.#hashes.get(name);
     if (stored === undefined) return false;
-    const key = createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64');
+    const key = this.#keys.of(name, password, stored);
     if (this.#cache.has(key)) {
       this.cacheCounts.hits++;
       return true;
@@ -120,7 +120,7 @@ class HashedAdminStore implements AdminStore {
   prime(name: string, password: string): void {
     const stored = this.#hashes.get(name);
     if (stored === undefined) return;
-    this.remember(createHmac('sha256', this.#cacheSecret).update(`${name}\0${password}\0${stored}`).digest('base64'));
+    this.remember(this.#keys.of(name, password, stored));
   }
 
   has(name: string): boolean {

@@ -5,7 +5,7 @@
  * deletions apply at once. A verified password is remembered (keyed by an HMAC that covers the
  * stored hash), so only the first request of a credential pays for PBKDF2.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { VerifiedKeys } from './verified-key.js';
 import { CouchError } from '../errors.js';
 import type { AdminStore, CacheCounts } from './admins.js';
 import { ADMIN_ROLE, anonymous, type UserCtx } from './authenticate.js';
@@ -66,7 +66,7 @@ export class Authenticator {
   timeoutSec: number;
   readonly #options: AuthenticatorOptions;
   readonly #now: () => number;
-  readonly #cacheSecret = randomBytes(32);
+  readonly #keys = new VerifiedKeys();
   readonly #verified = new Set<string>();
   /** Logins of `_users` accounts answered from the remembered verifications, or by a PBKDF2 run. */
   readonly cacheCounts: CacheCounts = { hits: 0, misses: 0 };
@@ -198,9 +198,7 @@ export class Authenticator {
 
   async #verify(name: string, password: string, stored: StoredCredentials): Promise<boolean> {
     // The stored hash is part of the key, so a changed password never hits an old entry.
-    const key = createHmac('sha256', this.#cacheSecret)
-      .update(`${name}\0${password}\0${JSON.stringify(stored)}`)
-      .digest('base64');
+    const key = this.#keys.of(name, password, JSON.stringify(stored));
     if (this.#verified.has(key)) {
       this.cacheCounts.hits++;
       return true;

@@ -5,6 +5,7 @@
  * the client was told failed writes nothing (`checkRequestEnd`).
  */
 import { isAscii } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import { shorter } from '../documents/attachment-bytes.js';
 import { CouchError, invalidJson, tooDeep } from '../errors.js';
 import {
@@ -38,8 +39,18 @@ export async function readBody(
   // With a Content-Length (up to PREALLOCATE) the chunks are copied straight into one buffer of
   // that size (no chunk list, no concat); without one (chunked), past it, or for a larger body,
   // they are gathered as they come, so memory only grows with the bytes that actually arrive.
+  const whole = wholeBodyBuffered(ctx, declared);
+  if (whole !== undefined) {
+    checkRequestEnd(ctx);
+    return whole;
+  }
   const sized =
     Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE ? allocate(declared) : undefined;
+  if (sized !== undefined && untouched(ctx.req)) {
+    const body = await readDeclared(ctx.req, sized);
+    checkRequestEnd(ctx);
+    return body;
+  }
   let chunks: Buffer[] | undefined;
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -56,6 +67,51 @@ export async function readBody(
   checkRequestEnd(ctx);
   if (chunks !== undefined) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
+}
+
+/**
+ * The body, taken at once when Node's parser already has all of it (a small body comes in the
+ * same packet as its headers, so by the time a handler reads it the message is complete): one
+ * `read()` of the buffered bytes instead of an async iterator over them, which cost ~3% of a
+ * small PUT's server CPU. Undefined when any of it is still to come (or it is not as declared).
+ */
+function wholeBodyBuffered(ctx: RequestContext, declared: number): Buffer | undefined {
+  const req = ctx.req;
+  if (!req.complete || !(declared > 0) || req.readableFlowing === true || req.readableLength !== declared) {
+    return undefined;
+  }
+  // Paused, so read() gives every buffered byte: exactly the declared body.
+  return (req.read() as Buffer | null) ?? undefined;
+}
+
+/** A request body nothing has read from or listened to yet. */
+function untouched(req: IncomingMessage): boolean {
+  return !req.readableEnded && !req.destroyed && req.readableFlowing === null && req.listenerCount('data') === 0;
+}
+
+/**
+ * A body of a declared length (the size of `into`, which Node's parser never lets a message pass),
+ * copied into `into` as its chunks come, from the stream's events: an async iterator over them
+ * cost more than the copying for a small body. It fails as the iterator did, with the stream's
+ * error, or when the stream closes before its end (the client went away).
+ */
+function readDeclared(req: IncomingMessage, into: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      if (size + chunk.length > into.length) return finish(tooLarge());
+      chunk.copy(into, size);
+      size += chunk.length;
+    };
+    const onEnd = (): void => finish(undefined);
+    const onClose = (): void => finish(new Error('the request body ended before its declared length'));
+    function finish(error: Error | undefined): void {
+      req.off('data', onData).off('end', onEnd).off('error', finish).off('close', onClose);
+      if (error !== undefined) reject(error);
+      else resolve(size === into.length ? into : into.subarray(0, size));
+    }
+    req.on('data', onData).once('end', onEnd).once('error', finish).once('close', onClose);
+  });
 }
 
 /**

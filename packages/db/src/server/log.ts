@@ -22,15 +22,29 @@ export function levelledLog(level: LogLevel, write: (line: string) => void): (li
   };
 }
 
+/** Lines logged within this long of the last write wait to be written with the next ones. */
+const FLUSH_EVERY_MS = 10;
+/** How long a waiting line waits at most, when no other line comes to write it. */
+const IDLE_FLUSH_MS = 100;
+/** Lines that are written at once, however recent the last write. */
+const FLUSH_LINES = 256;
+
 /**
- * Lines written together once per turn of the event loop (a busy server logs many requests a
- * turn; one write each cost more than formatting them), and at once when the process exits.
+ * Lines written together: a line is written at once, with the ones waiting, when the last write
+ * is FLUSH_EVERY_MS old (so a lone request's line goes out at once); one that comes sooner waits
+ * for the next line past that, or IDLE_FLUSH_MS at most. All are written when the process exits.
+ * A write per line, or per turn of the event loop, cost more than formatting the lines: a server
+ * answering one client at a time logs one request a turn. Waiting lines are written by the lines
+ * that follow, not by a timer of their own, which would wake an idle process up again.
  */
 export function batchedLines(write: (text: string) => void): (line: string) => void {
   let pending: string[] = [];
-  let scheduled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastWrite = Number.NEGATIVE_INFINITY;
   const flush = () => {
-    scheduled = false;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    lastWrite = performance.now();
     if (pending.length === 0) return;
     const text = pending.join('');
     pending = [];
@@ -39,9 +53,7 @@ export function batchedLines(write: (text: string) => void): (line: string) => v
   process.once('exit', flush);
   return (line) => {
     pending.push(line.endsWith('\n') ? line : `${line}\n`);
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
+    if (pending.length >= FLUSH_LINES || performance.now() - lastWrite >= FLUSH_EVERY_MS) flush();
+    else timer ??= setTimeout(flush, IDLE_FLUSH_MS).unref();
   };
 }

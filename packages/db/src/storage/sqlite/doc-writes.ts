@@ -19,6 +19,12 @@ const CHUNK_ROWS = [64, 16, 4, 1] as const;
 export class SqliteDocWrites {
   private readonly stmtOld: Statement;
   private readonly stmtMaxKey: Statement;
+  /**
+   * The largest `k` given so far, once read (this connection is the file's only writer): a new
+   * document then costs no `max(k)` lookup. A key given in a transaction that rolled back is just
+   * skipped, and so is one a purge freed: keys need only be unique.
+   */
+  private maxKey: number | undefined;
   /** Multi-row inserts by row count (CHUNK_ROWS), prepared on first use. */
   private readonly stmtInsertDocs = new Map<number, Statement>();
   private readonly stmtPutBodies = new Map<number, Statement>();
@@ -126,8 +132,9 @@ export class SqliteDocWrites {
       let size = 0;
       if (old === undefined) {
         if (!record.deleted) size = sizeInBatch(bodies, record.rev) ?? 0;
-        if (nextKey === 0) nextKey = ((this.stmtMaxKey.get() as number | null) ?? 0) + 1;
+        if (nextKey === 0) nextKey = (this.maxKey ?? (this.stmtMaxKey.get() as number | null) ?? 0) + 1;
         const k = nextKey++;
+        this.maxKey = k;
         // Bodies of a new document are all in the batch: those stemmed by a later write of it in
         // the batch are not stored at all, those no longer leaves count as stale.
         const dropped = dropBodies === undefined || dropBodies.length === 0 ? undefined : new Set(dropBodies);
