@@ -16,9 +16,10 @@
  *
  * and the language analyzers of ./analyzers/ (`arabic`, `armenian`, `basque`, `brazilian`, `bulgarian`,
  * `catalan`, `czech`, `danish`, `dutch`, `finnish`, `french`, `galician`, `german`, `greek`, `hindi`,
- * `hungarian`, `indonesian`, `irish`, `italian`, `latvian`, `norwegian`, `persian`, `portuguese`,
- * `romanian`, `russian`, `spanish`, `swedish`, `thai`, `turkish`), each its Lucene 4 namesake's chain.
- * `chinese`, `japanese` and `polish` need Lucene's dictionaries or trained tables (docs/search.md).
+ * `hungarian`, `indonesian`, `irish`, `italian`, `latvian`, `norwegian`, `persian`, `polish`,
+ * `portuguese`, `romanian`, `russian`, `spanish`, `swedish`, `thai`, `turkish`), each its Lucene
+ * namesake's chain (`polish` on Lucene's Stempel table, from packages/db/dictionaries/).
+ * `chinese` and `japanese` need Lucene's dictionaries (docs/search.md).
  *
  * `{"name": ..., "stopwords": [...]}` replaces the stop words of an analyzer that has them;
  * `{"name": "perfield", "default": ..., "fields": {...}}` picks one per field. Any other name is

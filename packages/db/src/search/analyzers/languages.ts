@@ -26,6 +26,7 @@ import { italianAnalyzer } from './italian.js';
 import { latvianAnalyzer } from './latvian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
+import { polishAnalyzer } from './polish.js';
 import { portugueseAnalyzer } from './portuguese.js';
 import { romanianAnalyzer } from './romanian.js';
 import { russianAnalyzer } from './russian.js';
@@ -59,6 +60,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   latvian: latvianAnalyzer,
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,
+  polish: polishAnalyzer,
   portuguese: portugueseAnalyzer,
   romanian: romanianAnalyzer,
   russian: russianAnalyzer,

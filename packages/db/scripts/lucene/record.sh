@@ -1,0 +1,15 @@
+#!/bin/sh
+# Records Lucene's tokens for each language's inputs (inputs/<language>.txt) into
+# packages/db/test/fixtures/lucene-<language>.json. See README.md here.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+fixtures="$here/../../test/fixtures"
+: "${LUCENE_DIR:?set LUCENE_DIR to the unpacked usr/share/maven-repo/org/apache/lucene folder}"
+cp=""
+for part in core analyzers-common analyzers-stempel analyzers-smartcn analyzers-kuromoji; do
+  cp="$cp:$LUCENE_DIR/lucene-$part/8.7.0/lucene-$part-8.7.0.jar"
+done
+for language in ${*:-polish chinese japanese}; do
+  java -cp "${cp#:}" "$here/LuceneTokens.java" "$language" "$here/inputs/$language.txt" > "$fixtures/lucene-$language.json"
+  echo "recorded $fixtures/lucene-$language.json"
+done
