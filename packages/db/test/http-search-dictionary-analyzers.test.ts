@@ -62,4 +62,28 @@ describe('dictionary analyzers over HTTP', () => {
       assert.deepEqual(analyzed.json, { tokens: ['dziecko', 'bawić'] });
     }
   });
+
+  it('chinese: SmartCN words are found whole, punctuation is no term', async () => {
+    await indexed('zh', 'chinese', [
+      { _id: 'prc', text: '中华人民共和国成立于1949年。' },
+      { _id: 'pku', text: '北京大学是中国最著名的大学之一。' },
+      { _id: 'search', text: '全文搜索引擎可以快速找到相关的文档，Apache Lucene是其中之一。' },
+    ]);
+    for (const ids of [searchIds, nouveauIds]) {
+      assert.deepEqual(await ids('zh', '中华人民共和国'), ['prc']);
+      assert.deepEqual(await ids('zh', '大学'), ['pku']);
+      assert.deepEqual(await ids('zh', '北京大学'), ['pku']);
+      assert.deepEqual(await ids('zh', '之一'), ['pku', 'search']);
+      assert.deepEqual(await ids('zh', '搜索引擎'), ['search']);
+      assert.deepEqual(await ids('zh', 'lucene'), ['search']);
+      assert.deepEqual(await ids('zh', '"成立于1949年"'), ['prc']);
+      // 中国 is a word of the PKU text; 中 alone is no term of any.
+      assert.deepEqual(await ids('zh', '中国'), ['pku']);
+      assert.deepEqual(await ids('zh', '"最 著名"'), ['pku']);
+    }
+    for (const path of ['/_search_analyze', '/_nouveau_analyze']) {
+      const analyzed = await t.request('POST', path, { body: { analyzer: 'chinese', text: '我是中国人。' } });
+      assert.deepEqual(analyzed.json, { tokens: ['我', '是', '中国', '人'] });
+    }
+  });
 });

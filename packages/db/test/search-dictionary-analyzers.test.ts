@@ -42,4 +42,8 @@ describe('analyzers on Lucene dictionaries, against recorded Lucene output', () 
   it('polish: own stop words replace the list; the stemmer still runs', () => {
     assert.deepEqual(placed({ name: 'polish', stopwords: ['kobiety'] }, 'kobiety i kobietami'), ['i@1', 'kobieta@2']);
   });
+
+  it("chinese: Lucene's SmartChineseAnalyzer (SmartCN's HMM segmenter and dictionaries), token for token", () => {
+    matchesLucene('chinese', 500);
+  });
 });

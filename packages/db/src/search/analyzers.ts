@@ -15,11 +15,11 @@
  * | `cjk`        | CJKAnalyzer                       | width folded → Han/Kana/Hangul runs as bigrams, the rest standard → lowercase → stop |
  *
  * and the language analyzers of ./analyzers/ (`arabic`, `armenian`, `basque`, `brazilian`, `bulgarian`,
- * `catalan`, `czech`, `danish`, `dutch`, `finnish`, `french`, `galician`, `german`, `greek`, `hindi`,
+ * `catalan`, `chinese`, `czech`, `danish`, `dutch`, `finnish`, `french`, `galician`, `german`, `greek`, `hindi`,
  * `hungarian`, `indonesian`, `irish`, `italian`, `latvian`, `norwegian`, `persian`, `polish`,
  * `portuguese`, `romanian`, `russian`, `spanish`, `swedish`, `thai`, `turkish`), each its Lucene
- * namesake's chain (`polish` on Lucene's Stempel table, from packages/db/dictionaries/).
- * `chinese` and `japanese` need Lucene's dictionaries (docs/search.md).
+ * namesake's chain (`polish` on Lucene's Stempel table, `chinese` on SmartCN's dictionaries, both
+ * from packages/db/dictionaries/). `japanese` needs Kuromoji's IPADIC lattice (docs/search.md).
  *
  * `{"name": ..., "stopwords": [...]}` replaces the stop words of an analyzer that has them;
  * `{"name": "perfield", "default": ..., "fields": {...}}` picks one per field. Any other name is

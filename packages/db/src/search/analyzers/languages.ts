@@ -10,6 +10,7 @@ import { basqueAnalyzer } from './basque.js';
 import { brazilianAnalyzer } from './brazilian.js';
 import { bulgarianAnalyzer } from './bulgarian.js';
 import { catalanAnalyzer } from './catalan.js';
+import { chineseAnalyzer } from './chinese.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
@@ -44,6 +45,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   brazilian: brazilianAnalyzer,
   bulgarian: bulgarianAnalyzer,
   catalan: catalanAnalyzer,
+  chinese: chineseAnalyzer,
   czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
