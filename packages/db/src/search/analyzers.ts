@@ -26,6 +26,7 @@
  * refused (400) when the index is used, naming it.
  */
 import { CouchError } from '../errors.js';
+import { lowercased } from './analyzers/filters.js';
 import { LANGUAGE_ANALYZER_NAMES, languageAnalyzer } from './analyzers/languages.js';
 import { porterStem } from './porter-stemmer.js';
 import {
@@ -161,11 +162,6 @@ export function fieldAnalyzers(spec: unknown): FieldAnalyzers {
 
 function uniform(analyzer: Analyzer): FieldAnalyzers {
   return { forField: () => analyzer };
-}
-
-function lowercased(tokens: Token[]): Token[] {
-  for (const token of tokens) token.text = token.text.toLowerCase();
-  return tokens;
 }
 
 /** StopFilter with position increments: the gap stays. */

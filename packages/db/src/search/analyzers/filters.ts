@@ -5,8 +5,20 @@
 import type { Token } from '../tokenizers.js';
 
 export function lowercased(tokens: Token[]): Token[] {
-  for (const token of tokens) token.text = token.text.toLowerCase();
+  for (const token of tokens) token.text = lowercase(token.text);
   return tokens;
+}
+
+/** The two capitals whose JavaScript lowercase is not Java's `Character.toLowerCase` of each. */
+const CONTEXT_CAPITALS = /[\u03a3\u0130]/g;
+
+/**
+ * Lucene lowercases a term one code point at a time (`Character.toLowerCase`), so a final `Σ`
+ * is `σ`, not `ς` as `String.prototype.toLowerCase` makes it, and `İ` is `i`, not `i̇`; every
+ * other capital lowers the same either way.
+ */
+export function lowercase(text: string): string {
+  return text.replace(CONTEXT_CAPITALS, (capital) => (capital === '\u03a3' ? '\u03c3' : 'i')).toLowerCase();
 }
 
 export function withoutStopWords(tokens: Token[], stop: ReadonlySet<string>): Token[] {

@@ -16,6 +16,7 @@ enum CharType {
   FullwidthLetter,
   FullwidthDigit,
   Other,
+  Surrogate,
 }
 
 enum WordType {
@@ -41,6 +42,7 @@ const COMMON_DELIMITER = ',';
 
 /** Utility.getCharType. */
 function charType(unit: number): CharType {
+  if (unit >= 0xd800 && unit <= 0xdfff) return CharType.Surrogate;
   if (unit >= 0x4e00 && unit <= 0x9fa5) return CharType.Hanzi;
   if ((unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a)) return CharType.Letter;
   if (unit >= 0x30 && unit <= 0x39) return CharType.Digit;
@@ -117,6 +119,11 @@ function candidates(sentence: string, { words }: SmartcnDictionaries): Map<numbe
       }
       add(NUMBER_WORD, i, j, fullwidth ? WordType.FullwidthNumber : WordType.Number, words.frequency(NUMBER_WORD));
       i = j;
+    } else if (type === CharType.Surrogate) {
+      // A character past U+FFFF is a word of its own, unknown to the dictionary.
+      const units = (sentence.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+      add(sentence.slice(i, i + units), i, i + units, WordType.ChineseWord, 0);
+      i += units;
     } else if (type === CharType.Delimiter) {
       add(sentence[i]!, i, i + 1, WordType.Delimiter, MAX_FREQUENCY);
       i++;
