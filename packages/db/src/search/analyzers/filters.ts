@@ -9,16 +9,20 @@ export function lowercased(tokens: Token[]): Token[] {
   return tokens;
 }
 
-/** The two capitals whose JavaScript lowercase is not Java's `Character.toLowerCase` of each. */
-const CONTEXT_CAPITALS = /[\u03a3\u0130]/g;
-
 /**
  * Lucene lowercases a term one code point at a time (`Character.toLowerCase`), so a final `Σ`
  * is `σ`, not `ς` as `String.prototype.toLowerCase` makes it, and `İ` is `i`, not `i̇`; every
- * other capital lowers the same either way.
+ * other capital lowers the same either way. A scan for those two first keeps the common case
+ * as cheap as `toLowerCase` alone (a regex replace per term cost ~6× more).
  */
 export function lowercase(text: string): string {
-  return text.replace(CONTEXT_CAPITALS, (capital) => (capital === '\u03a3' ? '\u03c3' : 'i')).toLowerCase();
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit === 0x03a3 || unit === 0x0130) {
+      return text.replace(/[\u03a3\u0130]/g, (capital) => (capital === '\u03a3' ? '\u03c3' : 'i')).toLowerCase();
+    }
+  }
+  return text.toLowerCase();
 }
 
 export function withoutStopWords(tokens: Token[], stop: ReadonlySet<string>): Token[] {
