@@ -12,6 +12,18 @@ import { porterStem } from '../src/search/porter-stemmer.js';
 const terms = (name: string, text: string) => analyzerNamed(name)(text).map((t) => t.text);
 
 describe('search analyzers', () => {
+  test("lowercasing is Lucene's, one code point at a time: a final Σ is σ, İ is i", () => {
+    assert.deepEqual(terms('standard', 'ΟΔΟΣ ΣΟΦΙΑ İstanbul ǅabłko STRASSE'), [
+      'οδοσ',
+      'σοφια',
+      'istanbul',
+      'ǆabłko',
+      'strasse',
+    ]);
+    assert.deepEqual(terms('simple', 'ΟΔΟΣ İ'), ['οδοσ', 'i']);
+    assert.deepEqual(terms('danish', 'ΟΔΟΣ'), ['οδοσ']);
+  });
+
   test('standard: UAX#29 words, lowercased, English stop words out (positions keep the gap)', () => {
     assert.deepEqual(terms('standard', 'The Quick Brown-Fox jumped over the lazy dogs.'), [
       'quick',

@@ -15,16 +15,18 @@
  * | `cjk`        | CJKAnalyzer                       | width folded → Han/Kana/Hangul runs as bigrams, the rest standard → lowercase → stop |
  *
  * and the language analyzers of ./analyzers/ (`arabic`, `armenian`, `basque`, `brazilian`, `bulgarian`,
- * `catalan`, `czech`, `danish`, `dutch`, `finnish`, `french`, `galician`, `german`, `greek`, `hindi`,
- * `hungarian`, `indonesian`, `irish`, `italian`, `latvian`, `norwegian`, `persian`, `portuguese`,
- * `romanian`, `russian`, `spanish`, `swedish`, `thai`, `turkish`), each its Lucene 4 namesake's chain.
- * `chinese`, `japanese` and `polish` need Lucene's dictionaries or trained tables (docs/search.md).
+ * `catalan`, `chinese`, `czech`, `danish`, `dutch`, `finnish`, `french`, `galician`, `german`, `greek`, `hindi`,
+ * `hungarian`, `indonesian`, `irish`, `italian`, `latvian`, `norwegian`, `persian`, `polish`,
+ * `portuguese`, `romanian`, `russian`, `spanish`, `swedish`, `thai`, `turkish`), each its Lucene
+ * namesake's chain (`polish` on Lucene's Stempel table, `chinese` on SmartCN's dictionaries, both
+ * from packages/db/dictionaries/). `japanese` needs Kuromoji's IPADIC lattice (docs/search.md).
  *
  * `{"name": ..., "stopwords": [...]}` replaces the stop words of an analyzer that has them;
  * `{"name": "perfield", "default": ..., "fields": {...}}` picks one per field. Any other name is
  * refused (400) when the index is used, naming it.
  */
 import { CouchError } from '../errors.js';
+import { lowercased } from './analyzers/filters.js';
 import { LANGUAGE_ANALYZER_NAMES, languageAnalyzer } from './analyzers/languages.js';
 import { porterStem } from './porter-stemmer.js';
 import {
@@ -160,11 +162,6 @@ export function fieldAnalyzers(spec: unknown): FieldAnalyzers {
 
 function uniform(analyzer: Analyzer): FieldAnalyzers {
   return { forField: () => analyzer };
-}
-
-function lowercased(tokens: Token[]): Token[] {
-  for (const token of tokens) token.text = token.text.toLowerCase();
-  return tokens;
 }
 
 /** StopFilter with position increments: the gap stays. */

@@ -10,6 +10,7 @@ import { basqueAnalyzer } from './basque.js';
 import { brazilianAnalyzer } from './brazilian.js';
 import { bulgarianAnalyzer } from './bulgarian.js';
 import { catalanAnalyzer } from './catalan.js';
+import { chineseAnalyzer } from './chinese.js';
 import { czechAnalyzer } from './czech.js';
 import { danishAnalyzer } from './danish.js';
 import { dutchAnalyzer } from './dutch.js';
@@ -26,6 +27,7 @@ import { italianAnalyzer } from './italian.js';
 import { latvianAnalyzer } from './latvian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
+import { polishAnalyzer } from './polish.js';
 import { portugueseAnalyzer } from './portuguese.js';
 import { romanianAnalyzer } from './romanian.js';
 import { russianAnalyzer } from './russian.js';
@@ -43,6 +45,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   brazilian: brazilianAnalyzer,
   bulgarian: bulgarianAnalyzer,
   catalan: catalanAnalyzer,
+  chinese: chineseAnalyzer,
   czech: czechAnalyzer,
   danish: danishAnalyzer,
   dutch: dutchAnalyzer,
@@ -59,6 +62,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   latvian: latvianAnalyzer,
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,
+  polish: polishAnalyzer,
   portuguese: portugueseAnalyzer,
   romanian: romanianAnalyzer,
   russian: russianAnalyzer,

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { fieldAnalyzers } from '../src/search/analyzers.js';
+
+/**
+ * The analyzers that need Lucene's dictionaries, against what Lucene itself made of the same
+ * texts: test/fixtures/lucene-<language>.json, recorded by scripts/lucene-fixtures/record.sh
+ * (a real Lucene 8 run once; these tests need no Java). Each case is a text and its terms as
+ * `term@position`.
+ */
+interface Recording {
+  lucene: string;
+  analyzer: string;
+  cases: [string, string[]][];
+}
+
+const recording = (language: string): Recording =>
+  JSON.parse(readFileSync(new URL(`../../test/fixtures/lucene-${language}.json`, import.meta.url), 'utf8'));
+
+const placed = (analyzer: unknown, text: string) =>
+  fieldAnalyzers(analyzer)
+    .forField('f')(text)
+    .map((t) => `${t.text}@${t.position}`);
+
+function matchesLucene(language: string, minimumTokens: number) {
+  const { cases, analyzer } = recording(language);
+  assert.equal(analyzer, language);
+  let tokens = 0;
+  for (const [text, expected] of cases) {
+    assert.deepEqual(placed(language, text), expected, text);
+    tokens += expected.length;
+  }
+  assert.ok(tokens >= minimumTokens, `${tokens} recorded tokens`);
+}
+
+describe('analyzers on Lucene dictionaries, against recorded Lucene output', () => {
+  it("polish: Lucene's PolishAnalyzer (Stempel's table), token for token", () => {
+    matchesLucene('polish', 400);
+  });
+
+  it('polish: own stop words replace the list; the stemmer still runs', () => {
+    assert.deepEqual(placed({ name: 'polish', stopwords: ['kobiety'] }, 'kobiety i kobietami'), ['i@1', 'kobieta@2']);
+  });
+
+  it("chinese: Lucene's SmartChineseAnalyzer (SmartCN's HMM segmenter and dictionaries), token for token", () => {
+    matchesLucene('chinese', 500);
+  });
+});
