@@ -54,8 +54,9 @@ export interface Mapper {
   /**
    * Maps a batch of docs (each the full JSON text of one doc, as CouchDB passes it to map:
    * `_id`, `_rev`, body, `_attachments` stubs, `_conflicts`…) through every view.
-   * Rejects with a CouchError when the batch as a whole fails: `os_process_timeout` (time
-   * limit), `os_process_error` (memory limit, sandbox crash) or the error of a fatal throw
+   * Rejects with a CouchError when the batch as a whole fails: `os_process_timeout` (a
+   * document's map ran past the time limit, which is per document as CouchDB's is per
+   * `map_doc`), `os_process_error` (memory limit, sandbox crash) or the error of a fatal throw
    * (`throw 'fatal_error'` → `map_runtime_error`, `throw ['fatal', name, reason]`). The
    * mapper stays usable after that (it restarts its sandbox).
    */
@@ -122,7 +123,16 @@ class SandboxMapper implements Mapper {
       let bytes = 0;
       do bytes += docsJson[end++]!.length + 1;
       while (end < docsJson.length && bytes + docsJson[end]!.length <= this.maxCallBytes);
-      await this.mapChunk(docsJson, start, end, rows, errors);
+      try {
+        await this.mapChunk(docsJson, start, end, rows, errors);
+      } catch (err) {
+        if (!(err instanceof CouchError && err.error === 'os_process_timeout') || end - start === 1) throw err;
+        // CouchDB's limit is per document (one `map_doc` prompt each); a chunk is many. A chunk
+        // past the limit in total (a slow map on a busy machine) is mapped again one document a
+        // call, each with the whole limit: only a document that alone runs past it fails.
+        this.session.log(`mapping those ${end - start} docs again one at a time, each with the time limit`, 'error');
+        for (let doc = start; doc < end; doc++) await this.mapChunk(docsJson, doc, doc + 1, rows, errors);
+      }
       start = end;
     }
     return { rows, errors };
