@@ -103,6 +103,10 @@ describe('runaway code is contained', () => {
     );
     assert.deepEqual(out.errors, []);
     assert.match(lines.join('\n'), /one at a time/);
+    // The next batch goes in smaller calls from the start: no call of it runs past the limit.
+    const before = lines.length;
+    assert.deepEqual((await m.mapBatch(docs)).rows, out.rows);
+    assert.deepEqual(lines.slice(before), []);
   });
 
   test('a promise-based infinite loop is contained too', async () => {
