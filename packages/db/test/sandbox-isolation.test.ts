@@ -87,6 +87,28 @@ describe('runaway code is contained', () => {
     assert.deepEqual((await m.mapBatch(['{"_id":"c"}'])).rows, [[[['c', null]]]]);
   });
 
+  test("the time limit is per document, as CouchDB's per map_doc: a batch slower in total maps whole", async () => {
+    // 15 documents of ~100 ms each (on the wall clock, so a busy machine makes none slower):
+    // ~1.5 s for the batch, past its 1 s limit, while no document comes near it.
+    const lines: string[] = [];
+    const m = await mapper('function(doc){ var t = Date.now(); while (Date.now() - t < 100) {} emit(doc.n) }', {
+      timeoutMs: 1000,
+      log: (line) => lines.push(line),
+    });
+    const docs = Array.from({ length: 15 }, (_, n) => JSON.stringify({ _id: `d${n}`, n }));
+    const out = await m.mapBatch(docs);
+    assert.deepEqual(
+      out.rows,
+      docs.map((_, n) => [[[n, null]]]),
+    );
+    assert.deepEqual(out.errors, []);
+    assert.match(lines.join('\n'), /one at a time/);
+    // The next batch goes in smaller calls from the start: no call of it runs past the limit.
+    const before = lines.length;
+    assert.deepEqual((await m.mapBatch(docs)).rows, out.rows);
+    assert.deepEqual(lines.slice(before), []);
+  });
+
   test('a promise-based infinite loop is contained too', async () => {
     const m = await mapper(
       'function(doc){ if (doc.loop) Promise.resolve().then(function () { while (true) {} }); emit(doc._id) }',

@@ -126,6 +126,45 @@ if (url instanceof Error) {
       assert.deepEqual(await again.counters(), { updateSeq: 0, docCount: 0, docDelCount: 0 });
       assert.equal(await again.getDoc('d'), undefined);
     });
+
+    it('a property read is kept on each node (no query), and a change on one node is told to the other', async () => {
+      const a = await one.create('props');
+      const b = (await two.open('props'))!;
+      await a.setProp('security', 'v1');
+      const direct = new pg.Client({ connectionString: url });
+      await direct.connect();
+      // Written behind the engine's back (no node is told): a node that answers it still read it.
+      const behind = (value: string) =>
+        direct.query(
+          `UPDATE ${schema}.props SET value = $1 WHERE key = 'security' AND db_id = (SELECT db_id FROM ${schema}.dbs WHERE name = 'props')`,
+          [value],
+        );
+      try {
+        let kept = false;
+        const until = Date.now() + 10_000; // the first read starts the node listening
+        while (!kept && Date.now() < until) {
+          assert.equal(await b.getProp('security'), 'v1');
+          await behind('behind');
+          kept = (await b.getProp('security')) === 'v1';
+          await behind('v1');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.ok(kept, 'the second node keeps the property it read');
+        await a.setProp('security', 'v2');
+        assert.equal(await a.getProp('security'), 'v2', 'the node that changed it reads its change at once');
+        let seen = await b.getProp('security');
+        for (const waitUntil = Date.now() + 5000; seen !== 'v2' && Date.now() < waitUntil; ) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          seen = await b.getProp('security');
+        }
+        assert.equal(seen, 'v2', 'the other node is told of the change');
+        await one.destroy('props');
+        await two.create('props');
+        assert.equal(await (await one.open('props'))!.getProp('security'), undefined);
+      } finally {
+        await direct.end();
+      }
+    });
   });
 
   describe('PostgreSQL engine: migrations', () => {

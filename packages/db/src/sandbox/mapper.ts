@@ -54,8 +54,9 @@ export interface Mapper {
   /**
    * Maps a batch of docs (each the full JSON text of one doc, as CouchDB passes it to map:
    * `_id`, `_rev`, body, `_attachments` stubs, `_conflicts`…) through every view.
-   * Rejects with a CouchError when the batch as a whole fails: `os_process_timeout` (time
-   * limit), `os_process_error` (memory limit, sandbox crash) or the error of a fatal throw
+   * Rejects with a CouchError when the batch as a whole fails: `os_process_timeout` (a
+   * document's map ran past the time limit, which is per document as CouchDB's is per
+   * `map_doc`), `os_process_error` (memory limit, sandbox crash) or the error of a fatal throw
    * (`throw 'fatal_error'` → `map_runtime_error`, `throw ['fatal', name, reason]`). The
    * mapper stays usable after that (it restarts its sandbox).
    */
@@ -107,6 +108,13 @@ export async function createMapper(design: MapDesign, options: MapperOptions = {
 }
 
 class SandboxMapper implements Mapper {
+  /**
+   * Most documents in one call: none until a call runs past the time limit (a busy machine),
+   * then a quarter of that call's, doubling back after each call well within the limit, so a
+   * slow stretch does not spend a whole limit on every chunk.
+   */
+  private docLimit = Number.POSITIVE_INFINITY;
+
   constructor(
     private readonly session: SandboxSession,
     readonly viewNames: readonly string[],
@@ -121,8 +129,26 @@ class SandboxMapper implements Mapper {
       let end = start;
       let bytes = 0;
       do bytes += docsJson[end++]!.length + 1;
-      while (end < docsJson.length && bytes + docsJson[end]!.length <= this.maxCallBytes);
-      await this.mapChunk(docsJson, start, end, rows, errors);
+      while (
+        end < docsJson.length &&
+        end - start < this.docLimit &&
+        bytes + docsJson[end]!.length <= this.maxCallBytes
+      );
+      const startedAt = performance.now();
+      try {
+        await this.mapChunk(docsJson, start, end, rows, errors);
+        if (this.docLimit !== Number.POSITIVE_INFINITY && performance.now() - startedAt < this.session.timeoutMs / 8) {
+          this.docLimit = this.docLimit >= 4096 ? Number.POSITIVE_INFINITY : this.docLimit * 2;
+        }
+      } catch (err) {
+        if (!(err instanceof CouchError && err.error === 'os_process_timeout') || end - start === 1) throw err;
+        this.docLimit = Math.max(1, Math.ceil((end - start) / 4));
+        // CouchDB's limit is per document (one `map_doc` prompt each); a chunk is many. A chunk
+        // past the limit in total (a slow map on a busy machine) is mapped again one document a
+        // call, each with the whole limit: only a document that alone runs past it fails.
+        this.session.log(`mapping those ${end - start} docs again one at a time, each with the time limit`, 'error');
+        for (let doc = start; doc < end; doc++) await this.mapChunk(docsJson, doc, doc + 1, rows, errors);
+      }
       start = end;
     }
     return { rows, errors };

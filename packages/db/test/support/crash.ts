@@ -116,7 +116,8 @@ export async function nodeKilledMidIndexUpdate(args: (node: 'a' | 'b') => string
     await load(0, 1000);
     assert.equal((await request(a.url, 'PUT', '/shared/_design/v', { body: ddoc('') })).status, 201);
     const query = '/_design/v/_view/by_n?group=true';
-    assert.equal((await request(a.url, 'GET', `/shared${query}`)).status, 200);
+    const first = await request(a.url, 'GET', `/shared${query}`);
+    assert.equal(first.status, 200, `${JSON.stringify(first.json)}\n${a.output().slice(-4000)}`);
     for (let from = 1000; from < 6000; from += 1000) await load(from, 1000);
     // A's update of 5,000 documents: killed once it is under way.
     void request(a.url, 'GET', `/shared${query}`).catch(() => {});
@@ -129,7 +130,7 @@ export async function nodeKilledMidIndexUpdate(args: (node: 'a' | 'b') => string
     assert.equal(await a.exited, 'SIGKILL');
     // B waits for the lock the dead node held, then updates from the last stored version.
     const finished = await request(b.url, 'GET', `/shared${query}`);
-    assert.equal(finished.status, 200, JSON.stringify(finished.json));
+    assert.equal(finished.status, 200, `${JSON.stringify(finished.json)}\n${b.output().slice(-4000)}`);
     assert.equal((await request(b.url, 'PUT', '/shared/_design/fresh', { body: ddoc(' ') })).status, 201);
     const rebuilt = await request(b.url, 'GET', `/shared/_design/fresh/_view/by_n?group=true`);
     assert.deepEqual(finished.json.rows, rebuilt.json.rows);

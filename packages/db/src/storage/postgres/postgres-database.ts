@@ -37,6 +37,7 @@ import type {
 import type { ViewIndexStore } from '../view-index-store.js';
 import type { AttachmentWriteLocks } from './attachment-write-locks.js';
 import { PostgresAttachments } from './attachments.js';
+import { MISS, type PropCache } from './prop-cache.js';
 import { compactLocked, countStaleLocked, purgeLocked, updateLocked } from './doc-writes.js';
 import { inTransaction, queryRows, storageError } from './errors.js';
 import { type CounterRow, type DbTarget, type DocRow, type DocumentStatements, gone, toRecord } from './statements.js';
@@ -66,6 +67,8 @@ export class PostgresDocumentStore implements DocumentStore {
     attachmentWrites: AttachmentWriteLocks,
     /** The server's database events: each commit here records an `updated`. */
     private readonly events: DbEventQueue,
+    /** This node's copy of the databases' properties (one per storage). */
+    private readonly props: PropCache,
   ) {
     this.target = { sql, dbId, name };
     this.attachments = new PostgresAttachments(pool, this.target, attachmentWrites);
@@ -419,13 +422,20 @@ export class PostgresDocumentStore implements DocumentStore {
     return this.attachments.sweep(digests, mark);
   }
 
+  /** From this node's copy while it is current (./prop-cache.ts), else one query. */
   async getProp(key: string): Promise<string | undefined> {
+    const kept = this.props.get(this.dbId, key);
+    if (kept !== MISS) return kept;
+    const epoch = this.props.begin();
     const [row] = await this.query<{ value: string }>(this.sql.getProp, [this.dbId, key]);
+    this.props.keep(epoch, this.dbId, key, row?.value);
     return row?.value;
   }
 
   async setProp(key: string, value: string): Promise<void> {
-    const rows = await this.queryCount(this.sql.setProp, [this.dbId, key, value]);
+    this.props.forget(this.dbId);
+    const rows = await this.queryCount(this.sql.setProp, [this.dbId, key, value, this.props.channel]);
+    this.props.forget(this.dbId);
     if (rows === 0) throw gone(this.name);
   }
 

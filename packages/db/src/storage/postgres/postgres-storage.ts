@@ -15,6 +15,7 @@ import { illegalDbName, isValidDbName } from '../db-names.js';
 import { lockFolder } from '../folder-lock.js';
 import { checkOut, inTransaction, queryRows, storageError } from './errors.js';
 import { PostgresDocumentStore } from './postgres-database.js';
+import { PropCache, propChannel } from './prop-cache.js';
 import { documentStatements, type DocumentStatements } from './statements.js';
 import { migrate, quoteIdent } from './schema.js';
 import { IndexFolder } from '../local-index/index-folder.js';
@@ -83,7 +84,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     release();
     throw storageError(err);
   }
-  return new PostgresStorage(pool, schema, cacheDir, release);
+  return new PostgresStorage(pool, schema, cacheDir, release, new PropCache(options.url, propChannel(schema)));
 }
 
 /** Advisory lock key (first half) of the database events' sequence; the second half hashes the schema name. */
@@ -110,6 +111,8 @@ class PostgresStorage implements Storage {
     private readonly cacheDir: string,
     /** Lets go of the index copies' folder (./folder-lock.ts). */
     private readonly releaseCache: () => void,
+    /** This node's copy of the databases' properties (./prop-cache.ts). */
+    private readonly props: PropCache,
   ) {
     this.sql = documentStatements(schema);
     this.s = quoteIdent(schema);
@@ -134,6 +137,7 @@ class PostgresStorage implements Storage {
       indexes,
       this.attachmentWrites,
       this.events,
+      this.props,
     );
   }
 
@@ -186,6 +190,9 @@ class PostgresStorage implements Storage {
       ]) {
         await client.query(`DELETE FROM ${this.s}.${table} WHERE db_id = $1`, [dbId]);
       }
+      // Every node forgets its copy of the properties (./prop-cache.ts), at commit.
+      await client.query('SELECT pg_notify($1, $2)', [this.props.channel, dbId]);
+      this.props.forget(dbId);
       return true;
     });
     if (existed) await this.events.record(name, 'deleted');
@@ -277,6 +284,7 @@ class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.props.close();
     await this.events.flush().catch(() => {});
     try {
       await this.pool.end();

@@ -130,9 +130,11 @@ export function documentStatements(schema: string) {
     ),
     deleteLocal: named(`DELETE FROM ${s}.local_docs WHERE db_id = $1 AND id = $2`),
     getProp: named(`SELECT value FROM ${s}.props WHERE db_id = $1 AND key = $2`),
+    // Tells every node (./prop-cache.ts) on channel $4, at commit: one row when the database is there.
     setProp: named(
-      `INSERT INTO ${s}.props (db_id, key, value) SELECT db_id, $2, $3 FROM ${s}.dbs ` +
-        'WHERE db_id = $1 FOR KEY SHARE ON CONFLICT (db_id, key) DO UPDATE SET value = excluded.value',
+      `WITH w AS (INSERT INTO ${s}.props (db_id, key, value) SELECT db_id, $2, $3 FROM ${s}.dbs ` +
+        'WHERE db_id = $1 FOR KEY SHARE ON CONFLICT (db_id, key) DO UPDATE SET value = excluded.value RETURNING db_id) ' +
+        'SELECT pg_notify($4, db_id::text) FROM w',
     ),
     schema: s,
   };
