@@ -38,6 +38,7 @@ const NOT_SHAPES = [
   'function (doc) { for (var i = 0; i < 2; i++) emit(i) }',
   'function (doc) { log(doc.a); emit(doc.a) }',
   'function (doc) { emit(doc.a + 1) }',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a map function's source with a template literal
   'function (doc) { emit(`${doc.a}`) }',
   "function (doc) { emit('a\\nb') }",
   'function (doc) { emit(0x10) }',
@@ -139,5 +140,65 @@ describe('rows, errors and log lines are the sandbox own', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('an index of the shape, built and updated', () => {
+  test('answers as the same functions run in the sandbox, documents they throw on included', async () => {
+    const { openDivan } = await import('../src/index.js');
+    const { makeTempDir } = await import('./support/tmp-dir.js');
+    const tmp = makeTempDir('divan-native-map-');
+    const divan = openDivan(tmp.dir);
+    try {
+      const db = await divan.createDb('shapes');
+      // The same functions twice: as given (run here), and with a statement outside the shape
+      // (`var`), which sends them to the sandbox.
+      const maps = {
+        nested: "function (doc) { if (doc.kind !== 'skip') emit([doc.meta.group, doc.n], doc.title); }",
+        flat: 'function (doc) { emit(doc.n, {t: doc.title, m: doc.meta}); }',
+      };
+      const views: Record<string, { map: string; reduce?: string }> = {};
+      for (const [name, map] of Object.entries(maps)) {
+        assert.notEqual(compileMapShape(map), undefined);
+        const boxed = map.replace('{', '{ var unused = 1;');
+        assert.equal(compileMapShape(boxed), undefined);
+        views[name] = { map, reduce: '_count' };
+        views[`${name}_sandbox`] = { map: boxed, reduce: '_count' };
+      }
+      await db.put({ _id: '_design/app', views });
+      const docs = (round: number) =>
+        Array.from({ length: 60 }, (_, i) => ({
+          _id: `d${i}`,
+          n: (i * 7) % 13,
+          title: `t${i}-${round}`,
+          ...(i % 5 === 0 ? {} : { meta: i % 7 === 0 ? null : { group: `g${i % 3}` } }),
+          ...(i % 11 === 0 ? { kind: 'skip' } : {}),
+        }));
+      const written = await db.bulkDocs(docs(0));
+      const compare = async () => {
+        for (const name of Object.keys(maps)) {
+          const here = await db.view('app', name, { reduce: false });
+          const there = await db.view('app', `${name}_sandbox`, { reduce: false });
+          assert.deepEqual(here.rows, there.rows, name);
+          assert.equal(here.total_rows, there.total_rows);
+          assert.deepEqual(await db.view('app', name, {}), await db.view('app', `${name}_sandbox`, {}));
+        }
+      };
+      await compare();
+      // Documents throwing before were there (no meta: a member of undefined), and skipped.
+      const nested = await db.view('app', 'nested', { reduce: false });
+      assert.ok(nested.total_rows !== undefined && nested.total_rows > 0 && nested.total_rows < 60);
+      // An incremental update: every document changed, some now throwing, some not.
+      const next = docs(1).map((doc, i) => ({
+        ...doc,
+        _rev: written[i]!.rev,
+        ...(i % 4 === 0 ? { meta: { group: 'late' } } : {}),
+      }));
+      await db.bulkDocs(next);
+      await compare();
+    } finally {
+      await divan.close();
+      tmp.cleanup();
+    }
   });
 });
