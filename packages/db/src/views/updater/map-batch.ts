@@ -1,15 +1,18 @@
 /** The second stage of an update: a batch's documents through the view group's map functions. */
 import { createMapper, type Mapper, type SandboxLog } from '../../sandbox/index.js';
 import type { GroupState } from '../group-state.js';
+import { nativeJsMapper } from '../native-map/native-js-mapper.js';
 import type { Batch } from './read-changes.js';
 
-/** The group's mapper: a native one given at open (Mango), else the sandbox's, started on first use. */
+/**
+ * The group's mapper: a native one given at open (Mango), else its JavaScript run on this thread
+ * when every map function is of a common shape (../native-map), else the sandbox's, started on
+ * first use.
+ */
 export async function mapperOf(state: GroupState, log: SandboxLog): Promise<Mapper> {
   const { group } = state;
-  state.mapper ??= await createMapper(
-    { views: group.views.map((v) => ({ name: v.name, map: v.map })), lib: group.lib },
-    { log },
-  );
+  const design = { views: group.views.map((v) => ({ name: v.name, map: v.map })), lib: group.lib };
+  state.mapper ??= nativeJsMapper(design, { log }) ?? (await createMapper(design, { log }));
   return state.mapper;
 }
 

@@ -1,0 +1,89 @@
+/**
+ * A view group's JavaScript map functions run on this thread when every one of them is of the
+ * shape ./map-shape.ts compiles (issue #31: the index build and the 1% update were mostly the
+ * sandbox's boundary). A document one of them would throw on is mapped by the sandbox instead,
+ * all views at once, so its rows, error and log line are the sandbox's; the sandbox starts on
+ * the first such document.
+ */
+import {
+  createMapper,
+  type MapBatchResult,
+  type MapDesign,
+  type Mapper,
+  type MapperOptions,
+  type Row,
+} from '../../sandbox/index.js';
+import { compileMapShape, type EmittedRows, type NativeMap } from './map-shape.js';
+
+/** The group's mapper run here, or undefined when one of its map functions is not of the shape. */
+export function nativeJsMapper(design: MapDesign, options: MapperOptions): Mapper | undefined {
+  const maps: NativeMap[] = [];
+  for (const view of design.views) {
+    const map = compileMapShape(view.map);
+    if (map === undefined) return undefined;
+    maps.push(map);
+  }
+  return new NativeJsMapper(maps, design, options);
+}
+
+class NativeJsMapper implements Mapper {
+  readonly viewNames: readonly string[];
+  private sandbox: Promise<Mapper> | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly maps: readonly NativeMap[],
+    private readonly design: MapDesign,
+    private readonly options: MapperOptions,
+  ) {
+    this.viewNames = design.views.map((v) => v.name);
+  }
+
+  async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
+    const maps = this.maps;
+    const rows: Row[][][] = new Array(docsJson.length);
+    let inSandbox: number[] | undefined;
+    for (let d = 0; d < docsJson.length; d++) {
+      const perView: Row[][] = new Array(maps.length);
+      try {
+        const doc: unknown = JSON.parse(docsJson[d]!);
+        for (let v = 0; v < maps.length; v++) {
+          const out: EmittedRows = [];
+          maps[v]!(doc, out);
+          perView[v] = out;
+        }
+        rows[d] = perView;
+      } catch {
+        // Where the sandbox throws (a member of null or undefined): its own answer, below.
+        (inSandbox ??= []).push(d);
+      }
+    }
+    if (inSandbox === undefined) return { rows, errors: [] };
+    const mapped = await (await this.sandboxMapper()).mapBatch(inSandbox.map((d) => docsJson[d]!));
+    inSandbox.forEach((d, k) => {
+      rows[d] = mapped.rows[k]!;
+    });
+    return { rows, errors: mapped.errors.map((error) => ({ ...error, doc: inSandbox[error.doc]! })) };
+  }
+
+  private sandboxMapper(): Promise<Mapper> {
+    if (this.sandbox === undefined) {
+      const started = createMapper(this.design, this.options);
+      this.sandbox = started;
+      // A failed start is tried again by the next document that needs it.
+      started.catch(() => {
+        if (this.sandbox === started) this.sandbox = undefined;
+      });
+    }
+    return this.sandbox;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    void this.sandbox?.then(
+      (mapper) => mapper.dispose(),
+      () => {},
+    );
+  }
+}
