@@ -107,22 +107,6 @@ export class IndexReader {
     return 1 + Math.log(this.maxDoc / (this.docFreq(field, term) + 1));
   }
 
-  /** A term's live documents, in index order of their numbers, with the field's norm and the term's positions. */
-  *postings(field: string, term: string): Generator<{ id: string; norm: number; positions: number[] }> {
-    const postings = this.index.term(field, term);
-    if (postings === undefined) return;
-    const norms = this.index.norms(field);
-    const { docs, ends, positions } = postings;
-    let start = 0;
-    for (let i = 0; i < docs.length; i++) {
-      const doc = docs[i]!;
-      const end = ends[i]!;
-      if (this.index.alive(doc))
-        yield { id: this.index.idOf(doc), norm: normValue(norms[doc]!), positions: positions.slice(start, end) };
-      start = end;
-    }
-  }
-
   /** The terms of a field (with a live document) from a prefix on, in UTF-8 order. */
   terms(field: string, prefix: string): Generator<string> {
     return this.liveTerms(field, prefix, true, (term) => term.startsWith(prefix));

@@ -25,7 +25,8 @@ import type { NativeMapper } from '../views/view-manager.js';
 import { type FieldAnalyzers, fieldAnalyzers } from './analyzers.js';
 import { DOCS, defOfGroup, SEARCH_LANGUAGE } from './search-design.js';
 import { SearchDocsTree } from './search-docs-tree.js';
-import { type DocValue, type FieldPostings, normByte } from './search-rows.js';
+import { encodeFieldPostings } from './postings-codec.js';
+import { type DocValue, normByte } from './search-rows.js';
 
 /** The server's native mapper for a search group (undefined for any other group). */
 export function searchMapper(group: ViewGroup): NativeMapper | undefined {
@@ -136,9 +137,7 @@ class SearchMapper implements NativeMapper {
     for (const [field, state] of fields) {
       // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in Lucene's one byte.
       const norm = normByte(state.length === 0 ? 0 : state.boost / Math.sqrt(state.length));
-      const postings: FieldPostings = [norm];
-      for (const [term, positions] of state.postings) postings.push(term, ...positions);
-      (doc.p ??= {})[field] = postings;
+      (doc.p ??= {})[field] = encodeFieldPostings(norm, state.postings);
       if (state.keyword) (doc.k ??= []).push(field);
     }
     return [numbers, [[null, doc]]];

@@ -16,9 +16,7 @@
  */
 import { encodeRawKey } from '../collation/index.js';
 import type { RowRange } from '../views/index/row-tree.js';
-
-/** A document's postings in one field: `[norm, term, position, ..., term, position, ...]`. */
-export type FieldPostings = (string | number)[];
+import type { FieldPostings } from './postings-codec.js';
 
 export interface DocValue {
   /** Stored fields: one value, or an array for a field stored more than once. */
@@ -33,7 +31,7 @@ export interface DocValue {
   fn?: Record<string, number[]>;
   /** The fields indexed without norms (Nouveau's `string`: one term per value, scored as one term long). */
   k?: string[];
-  /** Per searchable field, its postings in this document (see the header). */
+  /** Per searchable field, its postings in this document (./postings-codec.ts). */
   p?: Record<string, FieldPostings>;
 }
 

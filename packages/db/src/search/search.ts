@@ -66,6 +66,8 @@ export interface GroupedAnswer {
 interface Entry {
   id: string;
   values: unknown[];
+  /** Its number in the postings, when known (a page by relevance): no lookup of its id. */
+  doc?: number;
 }
 
 export interface SearchIndexInfo {
@@ -138,8 +140,7 @@ export async function searchIndex(
 
   const docsTree = trees[DOCS]!;
   const docRows = new Map<string, DocValue | undefined>();
-  const docRow = (id: string): DocValue | undefined => {
-    const doc = reader.index.docOf(id);
+  const docRow = (id: string, doc = reader.index.docOf(id)): DocValue | undefined => {
     const kept = doc === undefined ? undefined : reader.index.valueOf(doc);
     if (kept !== undefined) return kept;
     if (docRows.has(id)) return docRows.get(id);
@@ -168,19 +169,18 @@ export async function searchIndex(
     }
     return out;
   };
-  const rank = (id: string): number => {
-    const doc = reader.index.docOf(id);
+  const rank = (id: string, doc = reader.index.docOf(id)): number => {
     return (
       (doc === undefined ? undefined : reader.index.rankOf(doc)) ?? docsTree.countBelow(encodeRowKey(null, id, true))
     );
   };
   const rowOf = async (entry: Entry): Promise<SearchRow> => {
-    const stored = docRow(entry.id)?.s ?? {};
+    const stored = docRow(entry.id, entry.doc)?.s ?? {};
     const fields: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(stored)) {
       if (params.includeFields === undefined || params.includeFields.includes(field)) fields[field] = value;
     }
-    const row: SearchRow = { id: entry.id, order: [...entry.values, rank(entry.id)], fields };
+    const row: SearchRow = { id: entry.id, order: [...entry.values, rank(entry.id, entry.doc)], fields };
     if (params.highlight !== undefined) row.highlights = highlightsOf(stored);
     if (params.includeDocs) row.doc = await docJson(db, entry.id, params.conflicts, params.viewer);
     return row;
@@ -312,7 +312,7 @@ function orderHits(
 
 /** The page of a relevance sort as entries: its hits' ids and scores. */
 function pageEntries(index: Postings, top: TopHits): Entry[] {
-  return top.page().map(({ doc, score }) => ({ id: index.idOf(doc), values: [score] }));
+  return top.page().map(({ doc, score }) => ({ id: index.idOf(doc), values: [score], doc }));
 }
 
 /** The `k` first entries in order, through a bounded max-heap (a page of many hits sorts k, not all). */
