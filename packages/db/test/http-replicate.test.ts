@@ -639,6 +639,38 @@ describe('POST /_replicate', () => {
     assert.deepEqual(await stubs(t, 'pulled_parts'), await stubs(peer, 'pull_parts'));
   });
 
+  it('documents with attachments pulled into a database of this server are written together, each through the write rules', async () => {
+    const small = await startTestServer({ maxAttachmentBytes: 1_000, log: (line) => log.push(line) });
+    try {
+      assert.equal((await peer.request('PUT', '/pull_many')).status, 201);
+      const attachment = (text: string) => ({
+        'a.txt': { content_type: 'text/plain', data: Buffer.from(text).toString('base64') },
+      });
+      const docs = Array.from({ length: 6 }, (_, i) => ({ _id: `m${i}`, n: i, _attachments: attachment(`m${i}`) }));
+      docs.push({ _id: 'big', n: 10, _attachments: attachment('z'.repeat(5_000)) });
+      docs.push({ _id: 'plain', n: 11 } as (typeof docs)[number]);
+      assert.equal((await peer.request('POST', '/pull_many/_bulk_docs', { body: { docs } })).status, 201);
+      assert.equal((await small.request('PUT', '/many')).status, 201);
+      const validate = 'function (doc) { if (doc.n === 2) throw({forbidden: "no twos"}); }';
+      const ddoc = { validate_doc_update: validate };
+      assert.equal((await small.request('PUT', '/many/_design/v', { body: ddoc })).status, 201);
+      const peerAuth = { basic: { username: ADMIN.name, password: ADMIN.password } };
+      const r = await run(small, { source: { url: `${peer.url}/pull_many`, auth: peerAuth }, target: 'many' });
+      assert.equal(r.status, 200, r.text);
+      const [entry] = r.json.history;
+      // `m2` is refused by the validate function, `big` by the attachment limit (413): both
+      // skipped, each reported by id; the other six written with their attachments.
+      assert.deepEqual([entry.docs_read, entry.docs_written, entry.doc_write_failures], [8, 6, 2]);
+      for (const i of [0, 1, 3, 4, 5]) assert.equal((await small.request('GET', `/many/m${i}/a.txt`)).text, `m${i}`);
+      assert.equal((await small.request('GET', '/many/plain')).json.n, 11);
+      for (const id of ['m2', 'big']) assert.equal((await small.request('GET', `/many/${id}`)).status, 404);
+      assert.ok(log.some((line) => line.includes("couldn't write document `m2`") && line.includes('no twos')));
+      assert.ok(log.some((line) => line.includes("couldn't write document `big`")));
+    } finally {
+      await small.close();
+    }
+  });
+
   it('a target answering 413 gets smaller batches; a document too large alone is skipped and reported', async () => {
     const small = await startTestServer({ maxBodyBytes: 4_000, log: (line) => log.push(line) });
     try {

@@ -270,13 +270,14 @@ export class Database extends DocumentReader {
   /**
    * Writes replicated revisions (`new_edits=false`) already taken apart into inputs, through the
    * same write rules and pipeline as `bulkDocs`: a replication between two databases of this
-   * server hands their stored text over this way instead of documents to parse.
+   * server hands their stored text over this way instead of documents to parse, and a batch of
+   * replicated documents with attachments their bytes (each item's own `following`).
    */
   bulkReplicated(
-    items: readonly { id: string; input: DocInput }[],
+    items: readonly { id: string; input: DocInput; following?: FollowingParts }[],
     writer: Writer = SERVER_ADMIN,
   ): Promise<WriteResult[]> {
-    const checked = items.map(({ id, input }) => ({ id: validateDocId(id), input }));
+    const checked = items.map((item) => ({ ...item, id: validateDocId(item.id) }));
     return this.writes.write(checked, false, undefined, writer);
   }
 

@@ -19,7 +19,11 @@ import type { WriteResult } from './write-plan.js';
 import { validatePartitionedDocId } from './partition.js';
 import { checkWrites, type Writer, type WriteRuleSettings } from './write-rules.js';
 
-export type WriteItem = { id: string; input: DocInput };
+/**
+ * `following`: the bytes of this document's `follows` attachments, when they are its own (a
+ * replicated batch of documents with attachments); else the write's, if any.
+ */
+export type WriteItem = { id: string; input: DocInput; following?: FollowingParts };
 
 export class WritePipeline {
   constructor(
@@ -112,7 +116,8 @@ export class WritePipeline {
             writing.map((item, j) => {
               const stubs = kept[at[j]!];
               if (!stores(item) || stubs === 'conflict') return undefined;
-              return storeAttachments(this.store, item.input, stubs, options);
+              const own = item.following === undefined ? options : { ...options, following: item.following };
+              return storeAttachments(this.store, item.input, stubs, own);
             }),
           );
           writing.forEach(({ input }, j) => {

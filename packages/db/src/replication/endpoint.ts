@@ -125,6 +125,11 @@ export interface Endpoint {
    */
   writeWithParts?(fetched: FetchedDoc): Promise<WriteFailure[]>;
   /**
+   * Writes several fetched documents with their attachment bytes at once (`new_edits=false`, every
+   * write rule for each; a database of this server: one transaction); answers those it refused.
+   */
+  writeAllWithParts?(fetched: readonly FetchedDoc[]): Promise<WriteFailure[]>;
+  /**
    * The documents read since the last call that could not be handed over (a remote peer's
    * document nested deeper than the JSON limit): each is a failure of its own, the job goes on.
    */

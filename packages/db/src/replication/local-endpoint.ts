@@ -22,6 +22,7 @@ import { parseSelector } from '../mango/selector.js';
 import { findRev, parseRev, parseTree, type Rev } from '../revisions/index.js';
 import { splitStoredBody } from '../documents/attachment.js';
 import type { DocInput } from '../documents/doc-input.js';
+import type { FollowingParts } from '../documents/attachment-resolve.js';
 import type { ChangedDoc, Page } from '../storage/records.js';
 import { createChangesFilter, type ChangesFilterRunner } from '../sandbox/index.js';
 import {
@@ -433,21 +434,34 @@ export class LocalEndpoint implements Endpoint {
     const input = readDocInput(doc);
     const id = typeof input.id === 'string' ? input.id : '';
     try {
-      await this.db.putDoc(
-        input.id,
-        input,
-        false,
-        (name) => {
-          const bytes = parts.get(name);
-          if (bytes === undefined) throw new CouchError('bad_request', 'attachment shorter than expected');
-          return [bytes];
-        },
-        writer,
-      );
+      await this.db.putDoc(input.id, input, false, partsOf(parts), writer);
       return [];
     } catch (error) {
       if (!(error instanceof CouchError)) throw error;
       return [{ id, error: error.error, reason: error.reason, status: error.status }];
+    }
+  }
+
+  /**
+   * Documents with attachment bytes written together: their bytes stored, then their revisions
+   * committed in one transaction, each through every write rule (a refusal is its row). What
+   * fails the whole batch before anything is written (a bad stub, an attachment over the limit, a
+   * part that does not match its entry) is found out document by document, each alone.
+   */
+  async writeAllWithParts(fetched: readonly FetchedDoc[]): Promise<WriteFailure[]> {
+    if (fetched.length === 1) return this.writeWithParts(fetched[0]!);
+    const writer = await this.writer();
+    try {
+      const items = fetched.map(({ doc, parts }) => {
+        const input = readDocInput(doc);
+        return { id: typeof input.id === 'string' ? input.id : '', input, following: partsOf(parts) };
+      });
+      return failuresOf(await this.db.bulkReplicated(items, writer));
+    } catch (error) {
+      if (!(error instanceof CouchError)) throw error;
+      const failures: WriteFailure[] = [];
+      for (const one of fetched) failures.push(...(await this.writeWithParts(one)));
+      return failures;
     }
   }
 
@@ -513,6 +527,15 @@ function storedInput({ id, rev, deleted, revisions, body: text }: StoredRevision
     set body(value: JsonObject) {
       body = value;
     },
+  };
+}
+
+/** A fetched document's attachment bytes as its write reads them, by name. */
+function partsOf(parts: ReadonlyMap<string, Buffer>): FollowingParts {
+  return (name) => {
+    const bytes = parts.get(name);
+    if (bytes === undefined) throw new CouchError('bad_request', 'attachment shorter than expected');
+    return [bytes];
   };
 }
 

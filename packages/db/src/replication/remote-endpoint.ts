@@ -21,7 +21,7 @@ import {
 import { renderDoc } from '../documents/render.js';
 import { matches } from '../mango/match.js';
 import { parseSelector } from '../mango/selector.js';
-import { boundaryOf, MultipartReader } from '../support/multipart.js';
+import { boundaryOf, splitMultipart } from '../support/multipart.js';
 import {
   statusOfError,
   type ChangeEntry,
@@ -344,7 +344,7 @@ export class RemoteEndpoint implements Endpoint {
   ): Promise<FetchedDoc[]> {
     this.text(reply, what); // an error status throws here
     try {
-      return await readMixedDocs(reply.bytes ?? Buffer.alloc(0), boundary, (id) => this.refuseUnreadable(id));
+      return readMixedDocs(reply.bytes ?? Buffer.alloc(0), boundary, (id) => this.refuseUnreadable(id));
     } catch (error) {
       const reason = error instanceof CouchError ? error.reason : String(error);
       throw new CouchError(
@@ -732,36 +732,27 @@ function multipartBoundary(contentType: string, kind: string): string | undefine
  * document whose JSON comes first and each `follows` attachment after it, named by its
  * `Content-Disposition` filename (else taken in the order of `_attachments`).
  */
-async function readMixedDocs(
+function readMixedDocs(
   bytes: Buffer,
   boundary: string,
   /** Called with the id of a document too deeply nested to read (left out; the others are read). */
   refuse: (id: string) => void,
-): Promise<FetchedDoc[]> {
+): FetchedDoc[] {
   const docs: FetchedDoc[] = [];
-  const mixed = new MultipartReader(
-    (async function* () {
-      yield bytes;
-    })(),
-    boundary,
-  );
-  for (let headers = await mixed.next(); headers !== undefined; headers = await mixed.next()) {
+  // The answer is held whole: its parts are views of it, attachment bytes are never copied.
+  for (const { headers, body } of splitMultipart(bytes, boundary)) {
     const type = headers.get('content-type') ?? 'application/json';
     const inner = type.toLowerCase().startsWith('multipart/related') ? boundaryOf(type) : undefined;
     if (inner === undefined) {
-      const body = await mixed.bodyBytes(Number.MAX_SAFE_INTEGER);
       if (/error\s*=\s*"?true/i.test(type)) continue;
       const doc = parsedOrRefused(body.toString('utf8'), refuse);
       if (doc instanceof JsonObject && typeof doc.get('_id') === 'string') docs.push({ doc, parts: new Map() });
       continue;
     }
-    const related = new MultipartReader(mixed.body(), inner);
-    if ((await related.next()) === undefined) throw new CouchError('bad_request', 'a document part without its JSON');
-    const doc = parsedOrRefused((await related.bodyBytes(Number.MAX_SAFE_INTEGER)).toString('utf8'), refuse);
-    if (doc === undefined) {
-      await related.rest();
-      continue;
-    }
+    const [json, ...attachments] = splitMultipart(body, inner);
+    if (json === undefined) throw new CouchError('bad_request', 'a document part without its JSON');
+    const doc = parsedOrRefused(json.body.toString('utf8'), refuse);
+    if (doc === undefined) continue;
     if (!(doc instanceof JsonObject)) throw new CouchError('bad_request', 'a document part that is not an object');
     const atts = doc.get('_attachments');
     const following =
@@ -769,18 +760,18 @@ async function readMixedDocs(
         ? [...atts.entries()].filter(([, att]) => att instanceof JsonObject && att.get('follows') === true)
         : [];
     const parts = new Map<string, Buffer>();
-    for (let k = 0, part = await related.next(); part !== undefined; k++, part = await related.next()) {
-      const named = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(part.get('content-disposition') ?? '');
+    attachments.forEach((part, k) => {
+      const named = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(
+        part.headers.get('content-disposition') ?? '',
+      );
       const name =
         named === null
           ? following[k]?.[0]
           : named[1] !== undefined
             ? (JSON.parse(`"${named[1]}"`) as string)
             : named[2];
-      const body = await related.bodyBytes(Number.MAX_SAFE_INTEGER);
-      if (name !== undefined) parts.set(name, body);
-    }
-    await related.rest();
+      if (name !== undefined) parts.set(name, part.body);
+    });
     for (const [name] of following) {
       if (!parts.has(name)) throw new CouchError('bad_request', `the attachment ${JSON.stringify(name)} has no part`);
     }

@@ -68,6 +68,12 @@ const SKIPPED_STATUSES = new Set([401, 403, 413, 415]);
 /** How long a continuous job's longpoll waits for a change. */
 const LONGPOLL_MS = 10_000;
 
+/**
+ * Batches a session has under way at once: one being written while the next ones are read from
+ * the source (their changes, `_revs_diff`, `_bulk_get`).
+ */
+const BATCHES_IN_FLIGHT = 3;
+
 /** Revisions fetched per `_bulk_get`. */
 const FETCH_BATCH = 500;
 
@@ -135,15 +141,29 @@ export class ReplicationSession {
       return page;
     };
     let next = read(this.throughSeq, false);
-    // The batch being written, and the sequence it takes the job through once written.
-    let writing: { done: Promise<void>; seq: Seq } | undefined;
-    const written = async () => {
-      if (writing === undefined) return;
-      const { done, seq } = writing;
-      writing = undefined;
-      await done;
-      this.throughSeq = seq;
-      this.updatedOn = Math.floor(Date.now() / 1000);
+    // Batches in flight, oldest first: each is prepared (after the one before it) and then
+    // written (after the one before it), so the source serves one batch while the target writes
+    // an earlier one, as CouchDB's workers overlap. A batch takes the job through its sequence
+    // only once it and every batch before it are written: the checkpoint never passes a gap.
+    const inFlight: Promise<void>[] = [];
+    let prepared: Promise<unknown> = Promise.resolve();
+    let written: Promise<unknown> = Promise.resolve();
+    const start = (results: readonly ChangeEntry[], seq: Seq) => {
+      const batch = prepared.then(() => (results.length > 0 ? this.prepareBatch(results) : []));
+      const done = Promise.all([batch, written]).then(async ([fetched]) => {
+        await this.writeBatch(fetched);
+        this.throughSeq = seq;
+        this.updatedOn = Math.floor(Date.now() / 1000);
+      });
+      // Awaited through `inFlight`; marked handled so a failure meanwhile leaves no stray rejection.
+      batch.catch(noop);
+      done.catch(noop);
+      prepared = batch;
+      written = done;
+      inFlight.push(done);
+    };
+    const drain = async (keep: number) => {
+      while (inFlight.length > keep) await inFlight.shift();
     };
     try {
       while (!this.cancelled) {
@@ -158,30 +178,22 @@ export class ReplicationSession {
         // meanwhile, so a write landing during this batch travels without waiting for it.
         if (!caughtUp) next = read(page.lastSeq, false);
         else if (continuous) next = read(page.lastSeq, true);
-        // This batch is read from the source while the previous one is written to the target.
-        const fetched = page.results.length > 0 ? await this.prepareBatch(page.results) : [];
-        await written();
-        const done = this.writeBatch(fetched);
-        // Awaited by `written`; marked handled so a failure meanwhile leaves no stray rejection.
-        done.catch(() => undefined);
-        writing = { done, seq: page.lastSeq };
+        start(page.results, page.lastSeq);
+        await drain(caughtUp ? 0 : BATCHES_IN_FLIGHT - 1);
         if (caughtUp) {
-          await written();
           this.changesPending = 0;
           if (!continuous) break;
           // Caught up with progress not checkpointed: the checkpoint is written when due, not
           // after the longpoll (up to LONGPOLL_MS) when no change comes meanwhile.
           if (!sameSeq(this.throughSeq, this.committedSeq)) await this.checkpointDueOr(next);
         }
-        // Every `checkpoint_interval`, as CouchDB does; a session's end checkpoints below.
-        if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) {
-          await written();
-          await this.checkpoint();
-        }
+        // Every `checkpoint_interval`, as CouchDB does (through the batches written by now); a
+        // session's end checkpoints below.
+        if (Date.now() - this.lastCheckpointAt >= this.settings.checkpointIntervalMs) await this.checkpoint();
       }
     } finally {
-      // A cancelled job still finishes the batch it is writing: its checkpoint covers it.
-      if (writing !== undefined) await written().catch(() => undefined);
+      // A cancelled job still finishes the batches under way: its checkpoint covers them.
+      await Promise.all(inFlight.map((done) => done.catch(noop)));
     }
     await this.checkpoint();
     if (this.lastCheckpoint === undefined) return { ok: true, no_changes: true };
@@ -266,11 +278,16 @@ export class ReplicationSession {
       const count = docs.length + withParts.length + stored.length;
       const failures = stored.length === 0 ? [] : await this.target.writeStored!(stored);
       if (docs.length > 0) failures.push(...(await this.target.write(docs)));
-      // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
-      const concurrency = Math.min(PARTS_CONCURRENCY, this.settings.httpConnections ?? PARTS_CONCURRENCY);
-      await eachConcurrently(withParts, concurrency, async (doc) => {
-        failures.push(...(await this.target.writeWithParts!(doc)));
-      });
+      if (withParts.length > 0 && this.target.writeAllWithParts !== undefined) {
+        // A database of this server takes them together (one transaction).
+        failures.push(...(await this.target.writeAllWithParts(withParts)));
+      } else {
+        // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
+        const concurrency = Math.min(PARTS_CONCURRENCY, this.settings.httpConnections ?? PARTS_CONCURRENCY);
+        await eachConcurrently(withParts, concurrency, async (doc) => {
+          failures.push(...(await this.target.writeWithParts!(doc)));
+        });
+      }
       this.stats.docs_written += count - failures.length;
       this.stats.doc_write_failures += failures.length;
       for (const failure of failures) this.reportFailure(failure);
@@ -367,12 +384,14 @@ export class ReplicationSession {
         409,
       );
     }
+    // Batches go on being written meanwhile: what is committed is what the body says.
+    const seq = this.throughSeq;
     const body = checkpointBody(this.historyEntry(), this.history);
     const id = checkpointId(this.settings.checkpointName ?? this.settings.replicationId);
     const withRev = (rev: string | undefined) => ({ _id: id, ...(rev === undefined ? {} : { _rev: rev }), ...body });
     this.localRevs.source = await this.source.putLocal(id, withRev(this.localRevs.source));
     this.localRevs.target = await this.target.putLocal(id, withRev(this.localRevs.target));
-    this.committedSeq = this.throughSeq;
+    this.committedSeq = seq;
     this.lastCheckpoint = body;
   }
 

@@ -117,4 +117,42 @@ export class MultipartReader {
   }
 }
 
+/** One part of a multipart body held whole: its headers (lower-case names) and its bytes. */
+export interface HeldPart {
+  headers: Map<string, string>;
+  /** A view into the body given (no copy). */
+  body: Buffer;
+}
+
+/**
+ * The parts of a multipart body already in memory (a replicator's answer read whole), as
+ * `MultipartReader` reads them, each part's bytes a view of `bytes`: nothing is copied.
+ */
+export function splitMultipart(bytes: Buffer, boundary: string): HeldPart[] {
+  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  // The first delimiter may open the body, without the CRLF before it.
+  const opening = bytes.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2));
+  let after = opening ? delimiter.length - 2 : bytes.indexOf(delimiter);
+  if (after < 0) throw truncated();
+  if (!opening) after += delimiter.length;
+  const parts: HeldPart[] = [];
+  for (;;) {
+    if (after + 2 > bytes.length) throw truncated();
+    if (bytes[after] === 45 && bytes[after + 1] === 45 /* -- */) return parts;
+    // The rest of the delimiter line (transport padding), then the headers up to a blank line.
+    const end = bytes.indexOf(HEADERS_END, after);
+    if (end < 0) throw truncated();
+    const lines = bytes.subarray(after, end).toString('latin1').split('\r\n').slice(1);
+    const headers = new Map<string, string>();
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+    const next = bytes.indexOf(delimiter, end + 4);
+    if (next < 0) throw truncated();
+    parts.push({ headers, body: bytes.subarray(end + 4, next) });
+    after = next + delimiter.length;
+  }
+}
+
 const truncated = (): CouchError => new CouchError('bad_request', 'attachment shorter than expected');
