@@ -39,11 +39,6 @@ export async function readBody(
   // With a Content-Length (up to PREALLOCATE) the chunks are copied straight into one buffer of
   // that size (no chunk list, no concat); without one (chunked), past it, or for a larger body,
   // they are gathered as they come, so memory only grows with the bytes that actually arrive.
-  const whole = wholeBodyBuffered(ctx, declared);
-  if (whole !== undefined) {
-    checkRequestEnd(ctx);
-    return whole;
-  }
   const sized =
     Number.isSafeInteger(declared) && declared > 0 && declared <= PREALLOCATE ? allocate(declared) : undefined;
   if (sized !== undefined && untouched(ctx.req)) {
@@ -67,21 +62,6 @@ export async function readBody(
   checkRequestEnd(ctx);
   if (chunks !== undefined) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   return sized === undefined ? Buffer.alloc(0) : size === sized.length ? sized : sized.subarray(0, size);
-}
-
-/**
- * The body, taken at once when Node's parser already has all of it (a small body comes in the
- * same packet as its headers, so by the time a handler reads it the message is complete): one
- * `read()` of the buffered bytes instead of an async iterator over them, which cost ~3% of a
- * small PUT's server CPU. Undefined when any of it is still to come (or it is not as declared).
- */
-function wholeBodyBuffered(ctx: RequestContext, declared: number): Buffer | undefined {
-  const req = ctx.req;
-  if (!req.complete || !(declared > 0) || req.readableFlowing === true || req.readableLength !== declared) {
-    return undefined;
-  }
-  // Paused, so read() gives every buffered byte: exactly the declared body.
-  return (req.read() as Buffer | null) ?? undefined;
 }
 
 /** A request body nothing has read from or listened to yet. */
