@@ -276,7 +276,12 @@ export class CouchServer {
     const replicatorTlsSettings = replicatorTls(sections.replicator);
     this.config = sections;
     this.scheduler.configure(replicator);
-    this.replicatorTls = replicatorTlsSettings;
+    // Kept as the same object while unchanged: each setting has its own https agent and kept
+    // connections (replication/http-client.ts), and the config watch applies every few seconds.
+    const tls = this.replicatorTls;
+    if (replicatorTlsSettings.verify !== tls.verify || replicatorTlsSettings.trusted !== tls.trusted) {
+      this.replicatorTls = replicatorTlsSettings;
+    }
     this.maxBodyBytes = settings.maxBodyBytes;
     this.maxAttachmentBytes = settings.maxAttachmentBytes;
     for (const db of this.open.values()) db.maxAttachmentBytes = settings.maxAttachmentBytes;
