@@ -42,6 +42,7 @@ import { ReplicationScheduler } from '../replication/scheduler.js';
 import { ReplicatorDocs } from '../replication/replicator-docs.js';
 import { ReplicateJobs } from '../replication/replicate-jobs.js';
 import { ReplicatorLease, type SchedulerSnapshot } from '../replication/replicator-lease.js';
+import { coordinationValues, deleteStoredCoordination } from '../replication/coordination-values.js';
 import { JobLeases } from '../replication/job-leases.js';
 import { docListing, jobListing } from '../replication/scheduler-listing.js';
 import { CREDENTIALS_KEY, newCredentialsKey } from '../documents/replicator-credentials.js';
@@ -147,15 +148,11 @@ export class CouchServer {
     added: () => void this.jobLeases.tick(),
     meter: this.replicatorMeter,
   });
+  /** Where the leases below live: the storage's server values, or memory on a storage this process holds alone. */
+  private readonly coordination = coordinationValues(() => this.storage);
   /** Which node runs each replication document's job, shared fairly among the nodes of the storage. */
   readonly jobLeases: JobLeases = new JobLeases({
-    values: {
-      getServerValue: (key) => this.storage.getServerValue(key),
-      setServerValue: (key, value) => this.storage.setServerValue(key, value),
-      addServerValue: (key, value) => this.storage.addServerValue(key, value),
-      deleteServerValue: (key) => this.storage.deleteServerValue(key),
-      serverValueKeys: (prefix) => this.storage.serverValueKeys(prefix),
-    },
+    values: this.coordination,
     nodeId: this.nodeId,
     nodeName: () => this.nodeName,
     log: (line) => this.log(line),
@@ -170,10 +167,7 @@ export class CouchServer {
   });
   /** Which node of those sharing the storage runs the replication documents' jobs. */
   readonly replicatorLease = new ReplicatorLease({
-    values: {
-      getServerValue: (key) => this.storage.getServerValue(key),
-      setServerValue: (key, value) => this.storage.setServerValue(key, value),
-    },
+    values: this.coordination,
     nodeId: this.nodeId,
     nodeName: () => this.nodeName,
     log: (line) => this.log(line),
@@ -532,6 +526,11 @@ export class CouchServer {
 
   /** Starts the replication scheduler and the following of replicator databases. */
   startReplicator(): void {
+    if (!this.storage.sharedByNodes) {
+      deleteStoredCoordination(this.storage).catch((error) =>
+        this.log(`[error] replicator: old lease keys not deleted: ${(error as Error).message}`),
+      );
+    }
     this.scheduler.start();
     this.replicatorDocs.start();
     this.replicatorLease.start();

@@ -245,6 +245,12 @@ export interface DocumentStore {
 
 /** Where a server's databases and its own state live. */
 export interface Storage {
+  /**
+   * Whether other processes (nodes) may use this storage at the same time (PostgreSQL). When false,
+   * this process holds it alone (SQLite's folder lock), so what nodes coordinate through server
+   * values (replication leases, heartbeats) can stay in memory.
+   */
+  readonly sharedByNodes: boolean;
   /** Every database name, in code point order. */
   listDatabases(): Promise<string[]>;
   /** Creates a database; rejects with `StorageExistsError` when it exists. */

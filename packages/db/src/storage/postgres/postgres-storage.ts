@@ -98,6 +98,7 @@ interface DbRow {
 }
 
 class PostgresStorage implements Storage {
+  readonly sharedByNodes = true;
   private readonly sql: DocumentStatements;
   private readonly s: string;
   /** This node's attachment writes under way, in every database (./attachment-write-locks.ts). */

@@ -49,6 +49,8 @@ export function openSqliteStorage(options: SqliteOptions): SqliteStorage {
 }
 
 export class SqliteStorage implements Storage {
+  /** The folder lock keeps every other process out. */
+  readonly sharedByNodes = false;
   private readonly stores = new WeakMap<SqliteSyncStore, SqliteDocumentStore>();
   private readonly eventsFile: DbEventsFile;
   private readonly events: DbEventQueue;
