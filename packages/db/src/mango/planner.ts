@@ -134,29 +134,37 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[], otherS
   }
   // Only `_explain` reads the candidates: worked out when first asked for, not on every `_find`.
   let listed: Candidate[] | undefined;
-  const analysis = {
-    get candidates(): Candidate[] {
-      listed ??= candidatesOf(indexes, chosen, {
-        named,
-        usable,
-        allDocsUsable,
-        outOfScope: otherScope.filter((index) => index.partialFilter === undefined),
-        outOfScopePartial: otherScope.filter((index) => index.partialFilter !== undefined),
-        ranges,
-        required,
-        constant,
-        sort,
-        text,
-        request,
-      });
-      return listed;
-    },
-    get indexableFields(): string[] {
-      return [...ranges.keys()];
-    },
+  const candidateList = (): Candidate[] => {
+    listed ??= candidatesOf(indexes, chosen, {
+      named,
+      usable,
+      allDocsUsable,
+      outOfScope: otherScope.filter((index) => index.partialFilter === undefined),
+      outOfScopePartial: otherScope.filter((index) => index.partialFilter !== undefined),
+      ranges,
+      required,
+      constant,
+      sort,
+      text,
+      request,
+    });
+    return listed;
   };
-  if (chosen === undefined)
-    return withAnalysis({ ranges: [], empty: false, descending, covering: false, warnings }, analysis);
+  if (chosen === undefined) {
+    return {
+      ranges: [],
+      empty: false,
+      descending,
+      covering: false,
+      warnings,
+      get candidates() {
+        return candidateList();
+      },
+      get indexableFields() {
+        return [...ranges.keys()];
+      },
+    };
+  }
   if (chosen.kind === 'all_docs') warnings.push(MANGO_ALL_DOCS);
   const columns = chosen.kind === 'all_docs' ? ['_id'] : chosen.index.fields.map((f) => f.name);
   const prefix: FieldRange[] = [];
@@ -166,25 +174,20 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[], otherS
     prefix.push(range);
   }
   const emptyField = [...ranges.values()].some((range) => range.empty);
-  return withAnalysis(
-    {
-      index: chosen,
-      ranges: prefix,
-      empty: emptyField && prefix[0]?.empty === true,
-      descending,
-      covering: chosen.kind === 'json' && covers(chosen.index, request.fields, selector),
-      warnings,
+  return {
+    index: chosen,
+    ranges: prefix,
+    empty: emptyField && prefix[0]?.empty === true,
+    descending,
+    covering: chosen.kind === 'json' && covers(chosen.index, request.fields, selector),
+    warnings,
+    get candidates() {
+      return candidateList();
     },
-    analysis,
-  );
-}
-
-/** A plan with its analysis's members as getters (a spread would work them out at once). */
-function withAnalysis(
-  plan: Omit<Plan, 'candidates' | 'indexableFields'>,
-  analysis: Pick<Plan, 'candidates' | 'indexableFields'>,
-): Plan {
-  return Object.defineProperties(plan, Object.getOwnPropertyDescriptors(analysis)) as Plan;
+    get indexableFields() {
+      return [...ranges.keys()];
+    },
+  };
 }
 
 interface Analysis {
