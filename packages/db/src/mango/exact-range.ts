@@ -13,10 +13,10 @@
  * - the arguments are strings, booleans or null: a number in a document may be more precise
  *   than the double its index key holds.
  * Strict bounds (`$gt`, `$lt`) are left to the matcher, as the range reads them inclusively (as
- * CouchDB does, whose `execution_stats` count those rows). With `strictEnd`, a `$lt` on the
- * range's last column is let through too: a row then satisfies the selector if its key is below
- * that value's (find.ts compares the row key's bytes), which holds for no skipped row counted
- * blind, so only a row read may be judged so.
+ * CouchDB does, whose `execution_stats` count those rows). Short of `exact`, a `$lt` on the
+ * range's last column is let through as `belowEnd`: a row then satisfies the selector if its key
+ * is below that value's (find.ts compares the row key's bytes), which holds for no skipped row
+ * counted blind, so only a row read may be judged so.
  */
 import { collate } from '../collation/index.js';
 import type { JsonValue } from '../json/index.js';
@@ -24,44 +24,67 @@ import type { JsonIndex } from './json-index.js';
 import type { FieldRange } from './planner.js';
 import type { Selector } from './selector.js';
 
-export function rangeIsExact(
+/**
+ * Both answers in one walk of the selector: `exact` (every row of the range satisfies the
+ * selector, so skipped rows can be counted blind) and `belowEnd` (the same up to a strict end on
+ * the last column, judged from a read row's key). `exact` implies `belowEnd`.
+ */
+export function rangeExactness(
   selector: Selector,
   index: JsonIndex,
   ranges: readonly FieldRange[],
-  strictEnd = false,
-): boolean {
+): { exact: boolean; belowEnd: boolean } {
+  const no = { exact: false, belowEnd: false };
   const columns = index.fields.slice(0, ranges.length).map((field) => field.name);
-  if (!conditionsWithin(selector, columns, strictEnd)) return false;
-  return ranges.every((range, i) => {
-    if (range.empty) return false;
-    if (range.low?.inclusive === false) return false;
+  const conditions = conditionsWithin(selector, columns);
+  if (conditions === 'outside') return no;
+  let endInclusive = true;
+  for (const [i, range] of ranges.entries()) {
+    if (range.empty || range.low?.inclusive === false) return no;
     if (i === ranges.length - 1) {
-      return range.high?.inclusive !== false || (strictEnd && exactArgument(range.high.value));
+      if (range.high?.inclusive === false) {
+        if (!exactArgument(range.high.value)) return no;
+        endInclusive = false;
+      }
+    } else if (
+      range.high?.inclusive === false ||
+      range.low === undefined ||
+      range.high === undefined ||
+      collate(range.low.value, range.high.value) !== 0
+    ) {
+      return no;
     }
-    if (range.high?.inclusive === false) return false;
-    return range.low !== undefined && range.high !== undefined && collate(range.low.value, range.high.value) === 0;
-  });
+  }
+  return { exact: conditions === 'inclusive' && endInclusive, belowEnd: true };
 }
 
-function conditionsWithin(selector: Selector, columns: readonly string[], strictEnd: boolean): boolean {
+/**
+ * Whether the selector is only conditions on `columns` a range can be exact for: `inclusive`
+ * (`$eq`, `$gte`, `$lte`), `strictEnd` when a `$lt` is among them too, else `outside`.
+ */
+function conditionsWithin(selector: Selector, columns: readonly string[]): 'inclusive' | 'strictEnd' | 'outside' {
   switch (selector.kind) {
     case 'empty':
-      return true;
-    case 'and':
-      return selector.items.every((item) => conditionsWithin(item, columns, strictEnd));
+      return 'inclusive';
+    case 'and': {
+      let out: 'inclusive' | 'strictEnd' = 'inclusive';
+      for (const item of selector.items) {
+        const each = conditionsWithin(item, columns);
+        if (each === 'outside') return 'outside';
+        if (each === 'strictEnd') out = each;
+      }
+      return out;
+    }
     case 'field': {
       const { field, negated, condition } = selector;
-      if (negated || field === '_id' || !columns.includes(field)) return false;
-      return (
-        (condition.op === '$eq' ||
-          condition.op === '$gte' ||
-          condition.op === '$lte' ||
-          (strictEnd && condition.op === '$lt')) &&
-        exactArgument(condition.arg)
-      );
+      if (negated || field === '_id' || !columns.includes(field)) return 'outside';
+      if (condition.op === '$eq' || condition.op === '$gte' || condition.op === '$lte') {
+        return exactArgument(condition.arg) ? 'inclusive' : 'outside';
+      }
+      return condition.op === '$lt' && exactArgument(condition.arg) ? 'strictEnd' : 'outside';
     }
     default:
-      return false;
+      return 'outside';
   }
 }
 

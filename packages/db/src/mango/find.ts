@@ -26,7 +26,7 @@ import { type Bookmark, decodeBookmark, encodeBookmark } from './bookmark.js';
 import type { FindRequest } from './find-request.js';
 import { jsonIndexes } from './indexes.js';
 import type { JsonIndex } from './json-index.js';
-import { rangeIsExact } from './exact-range.js';
+import { rangeExactness } from './exact-range.js';
 import { matches } from './match.js';
 import { type FieldRange, type Plan, plan } from './planner.js';
 import { selectorParser, storedBodyParser } from './selector-parser.js';
@@ -163,7 +163,8 @@ export async function find(
   const visible = reader === undefined ? visibleIds : undefined;
   // A fresh index whose range is the selector (./exact-range.ts), up to a strict end.
   const exactIndex = fresh && visible === undefined && index.kind === 'json' && !planned.covering;
-  const exactBelowEnd = exactIndex && rangeIsExact(request.selector, index.index, planned.ranges, true);
+  const exactness = exactIndex ? rangeExactness(request.selector, index.index, planned.ranges) : undefined;
+  const exactBelowEnd = exactness?.belowEnd === true;
   // A document unchanged since the index was current is then judged by its row, not parsed to
   // be matched (unless a projection needs it parsed, or a read rule may show it otherwise).
   const judgedByRow = exactBelowEnd && isAllFields(request.fields) && !db.hasReadRule;
@@ -183,7 +184,7 @@ export async function find(
           judgedByRow,
         );
   // Rows skipped in a range that is the whole selector are counted, not read.
-  const unread = exactBelowEnd && rangeIsExact(request.selector, index.index, planned.ranges) ? request.skip : 0;
+  const unread = exactness?.exact === true ? request.skip : 0;
   // With `limit: 0` nothing is taken, and the request's bookmark is given back.
   if (request.limit > 0) {
     // The rows a page can take, and the one after (examined, not returned).

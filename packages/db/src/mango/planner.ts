@@ -132,8 +132,10 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[], otherS
       chosen = { kind: 'all_docs' };
     }
   }
-  const analysis = {
-    candidates: candidatesOf(indexes, chosen, {
+  // Only `_explain` reads the candidates: worked out when first asked for, not on every `_find`.
+  let listed: Candidate[] | undefined;
+  const candidateList = (): Candidate[] => {
+    listed ??= candidatesOf(indexes, chosen, {
       named,
       usable,
       allDocsUsable,
@@ -145,10 +147,24 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[], otherS
       sort,
       text,
       request,
-    }),
-    indexableFields: [...ranges.keys()],
+    });
+    return listed;
   };
-  if (chosen === undefined) return { ranges: [], empty: false, descending, covering: false, warnings, ...analysis };
+  if (chosen === undefined) {
+    return {
+      ranges: [],
+      empty: false,
+      descending,
+      covering: false,
+      warnings,
+      get candidates() {
+        return candidateList();
+      },
+      get indexableFields() {
+        return [...ranges.keys()];
+      },
+    };
+  }
   if (chosen.kind === 'all_docs') warnings.push(MANGO_ALL_DOCS);
   const columns = chosen.kind === 'all_docs' ? ['_id'] : chosen.index.fields.map((f) => f.name);
   const prefix: FieldRange[] = [];
@@ -165,7 +181,12 @@ export function plan(request: PlanRequest, indexes: readonly JsonIndex[], otherS
     descending,
     covering: chosen.kind === 'json' && covers(chosen.index, request.fields, selector),
     warnings,
-    ...analysis,
+    get candidates() {
+      return candidateList();
+    },
+    get indexableFields() {
+      return [...ranges.keys()];
+    },
   };
 }
 
