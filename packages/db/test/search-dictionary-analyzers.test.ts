@@ -46,4 +46,17 @@ describe('analyzers on Lucene dictionaries, against recorded Lucene output', () 
   it("chinese: Lucene's SmartChineseAnalyzer (SmartCN's HMM segmenter and dictionaries), token for token", () => {
     matchesLucene('chinese', 500);
   });
+
+  it("japanese: Lucene's JapaneseAnalyzer (Kuromoji's search mode over IPADIC), token for token", () => {
+    matchesLucene('japanese', 4000);
+  });
+
+  it("japanese: a compound sits at its first part's position; own stop words replace the list, stop tags stay", () => {
+    assert.deepEqual(placed('japanese', '関西国際空港'), ['関西@0', '関西国際空港@0', '国際@1', '空港@2']);
+    assert.deepEqual(placed({ name: 'japanese', stopwords: ['学生'] }, '多くの学生が試験に落ちた。'), [
+      '多く@0',
+      '試験@4',
+      '落ちる@6',
+    ]);
+  });
 });
