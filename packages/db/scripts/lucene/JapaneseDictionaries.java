@@ -13,7 +13,8 @@
 //   u32 posCount, string pos[posCount]
 //   u32 entryCount, per entry u16 leftId (= rightId), i16 wordCost, u16 pos
 //   per class u32 firstEntry, u16 entries (the unknown-word entries of that character class)
-//   u32 baseFormCount, per base form u32 entry, string baseForm (only entries that have one)
+//   u32 baseFormCount, per base form u32 entry and u8 length (only entries that have one, in
+//     entry order), then u16 units of every base form
 //   u32 surfaceCount, per surface (sorted by UTF-16 units) u8 sharedPrefix, u8 suffixLength,
 //     u8 entries (its entries follow the previous surface's), then u16 units of every suffix
 //   u32 stopWordCount, string stopWord[...]; u32 stopTagCount, string stopTag[...]
@@ -156,7 +157,12 @@ public class JapaneseDictionaries {
     entries.writeTo(out);
     for (int c = 0; c < CharacterDefinition.CLASS_COUNT; c++) { u32(classFirst[c]); u16(classCount[c]); }
     u32(baseForms.size());
-    for (int i = 0; i < baseForms.size(); i++) { u32(baseFormEntries.get(i)); string(baseForms.get(i)); }
+    for (int i = 0; i < baseForms.size(); i++) {
+      if (baseForms.get(i).length() > 255) throw new IllegalStateException("base form too long");
+      u32(baseFormEntries.get(i));
+      u8(baseForms.get(i).length());
+    }
+    for (String baseForm : baseForms) for (int i = 0; i < baseForm.length(); i++) u16(baseForm.charAt(i));
 
     u32(surfaceForms.size());
     StringBuilder suffixes = new StringBuilder();

@@ -28,9 +28,11 @@ export class KuromojiDictionary {
     private readonly partOfSpeechNames: string[],
     private readonly unknownFirst: Uint32Array,
     private readonly unknownCount: Uint16Array,
-    private readonly baseForms: Map<number, string>,
+    /** Entry `e`'s base form is `baseFormUnits[baseFormStart[e]]` up to the next start (empty: none). */
+    private readonly baseFormStart: Int32Array,
+    private readonly baseFormUnits: Uint16Array,
     /** Every surface form, one after the other; surface `s` is `surfaceStart[s]` to `surfaceStart[s + 1]`. */
-    private readonly surfaces: string,
+    private readonly surfaces: Uint16Array,
     private readonly surfaceStart: Int32Array,
     /** Surface `s`'s entries are `surfaceEntry[s]` to `surfaceEntry[s + 1]`. */
     private readonly surfaceEntry: Int32Array,
@@ -58,6 +60,11 @@ export class KuromojiDictionary {
       at += length;
       return slice;
     };
+    const units = (count: number) => {
+      const out = new Uint16Array(count);
+      for (let i = 0; i < count; i++, at += 2) out[i] = view.getUint16(at, true);
+      return out;
+    };
     const string = () => utf8.decode(take(u16()));
     const strings = () => Array.from({ length: u32() }, string);
 
@@ -67,9 +74,8 @@ export class KuromojiDictionary {
     const costs = new Int16Array(rows * columns);
     for (let row = 0, i = 0; row < rows; row++) {
       let cost = 0;
-      for (let column = 0; column < columns; column++, i++) {
+      for (let column = 0; column < columns; column++, i++, at += 2) {
         cost = ((cost + view.getInt16(at, true)) << 16) >> 16;
-        at += 2;
         costs[i] = cost;
       }
     }
@@ -81,10 +87,10 @@ export class KuromojiDictionary {
     const leftIds = new Uint16Array(entries);
     const wordCosts = new Int16Array(entries);
     const partsOfSpeech = new Uint16Array(entries);
-    for (let e = 0; e < entries; e++) {
-      leftIds[e] = u16();
-      wordCosts[e] = u16();
-      partsOfSpeech[e] = u16();
+    for (let e = 0; e < entries; e++, at += 6) {
+      leftIds[e] = view.getUint16(at, true);
+      wordCosts[e] = view.getInt16(at + 2, true);
+      partsOfSpeech[e] = view.getUint16(at + 4, true);
     }
     const unknownFirst = new Uint32Array(classFlags.length);
     const unknownCount = new Uint16Array(classFlags.length);
@@ -92,36 +98,35 @@ export class KuromojiDictionary {
       unknownFirst[c] = u32();
       unknownCount[c] = u16();
     }
-    const baseForms = new Map<number, string>();
+    // Base forms come in entry order: each entry's start is where the next base form would go.
+    const baseFormStart = new Int32Array(entries + 1);
+    let baseFormUnitCount = 0;
+    let nextEntry = 0;
     for (let n = u32(), i = 0; i < n; i++) {
       const entry = u32();
-      baseForms.set(entry, string());
+      while (nextEntry <= entry) baseFormStart[nextEntry++] = baseFormUnitCount;
+      baseFormUnitCount += u8();
     }
+    while (nextEntry <= entries) baseFormStart[nextEntry++] = baseFormUnitCount;
+    const baseFormUnits = units(baseFormUnitCount);
+
     const surfaceCount = u32();
     const shared = new Uint8Array(surfaceCount);
-    const suffix = new Uint8Array(surfaceCount);
+    const surfaceStart = new Int32Array(surfaceCount + 1);
     const surfaceEntry = new Int32Array(surfaceCount + 1);
-    let suffixUnits = 0;
     for (let s = 0; s < surfaceCount; s++) {
       shared[s] = u8();
-      suffix[s] = u8();
+      const suffix = u8();
       surfaceEntry[s + 1] = surfaceEntry[s]! + u8();
-      suffixUnits += suffix[s]!;
+      surfaceStart[s + 1] = surfaceStart[s]! + shared[s]! + suffix;
     }
-    const units = new Uint16Array(suffixUnits);
-    for (let i = 0; i < suffixUnits; i++) units[i] = u16();
     // Undo the front coding: each surface is the previous one's first `shared` units, then its own.
-    const surfaceStart = new Int32Array(surfaceCount + 1);
-    const parts: string[] = [];
-    let previous = '';
-    for (let s = 0, u = 0, length = 0; s < surfaceCount; s++) {
-      const own = String.fromCharCode(...units.subarray(u, u + suffix[s]!));
-      u += suffix[s]!;
-      const surface = previous.slice(0, shared[s]) + own;
-      parts.push(surface);
-      length += surface.length;
-      surfaceStart[s + 1] = length;
-      previous = surface;
+    const surfaces = new Uint16Array(surfaceStart[surfaceCount]!);
+    for (let s = 0, to = 0; s < surfaceCount; s++) {
+      const previous = s === 0 ? 0 : surfaceStart[s - 1]!;
+      surfaces.copyWithin(to, previous, previous + shared[s]!);
+      to += shared[s]!;
+      for (const end = surfaceStart[s + 1]!; to < end; to++, at += 2) surfaces[to] = view.getUint16(at, true);
     }
     const stopWords = new Set(strings());
     const stopTags = new Set(strings());
@@ -137,8 +142,9 @@ export class KuromojiDictionary {
       partOfSpeechNames,
       unknownFirst,
       unknownCount,
-      baseForms,
-      parts.join(''),
+      baseFormStart,
+      baseFormUnits,
+      surfaces,
       surfaceStart,
       surfaceEntry,
       stopWords,
@@ -165,7 +171,9 @@ export class KuromojiDictionary {
 
   /** The dictionary form of an inflected word (`落ち` → `落ちる`); undefined when it is the word itself. */
   baseForm(entry: number): string | undefined {
-    return this.baseForms.get(entry);
+    const start = this.baseFormStart[entry]!;
+    const end = this.baseFormStart[entry + 1]!;
+    return start === end ? undefined : String.fromCharCode(...this.baseFormUnits.subarray(start, end));
   }
 
   characterClass(unit: number): number {
@@ -226,7 +234,7 @@ export class KuromojiDictionary {
   private firstAtOrAbove(low: number, high: number, depth: number, unit: number): number {
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.surfaces.charCodeAt(this.surfaceStart[middle]! + depth) < unit) low = middle + 1;
+      if (this.surfaces[this.surfaceStart[middle]! + depth]! < unit) low = middle + 1;
       else high = middle;
     }
     return low;
