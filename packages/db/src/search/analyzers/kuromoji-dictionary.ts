@@ -36,6 +36,8 @@ export class KuromojiDictionary {
     private readonly surfaceStart: Int32Array,
     /** Surface `s`'s entries are `surfaceEntry[s]` to `surfaceEntry[s + 1]`. */
     private readonly surfaceEntry: Int32Array,
+    /** The surfaces that start with UTF-16 unit `u` are `byFirstUnit[u]` to `byFirstUnit[u + 1]`. */
+    private readonly byFirstUnit: Int32Array,
     readonly stopWords: ReadonlySet<string>,
     readonly stopTags: ReadonlySet<string>,
   ) {}
@@ -128,6 +130,9 @@ export class KuromojiDictionary {
       to += shared[s]!;
       for (const end = surfaceStart[s + 1]!; to < end; to++, at += 2) surfaces[to] = view.getUint16(at, true);
     }
+    const byFirstUnit = new Int32Array(65537);
+    for (let s = 0; s < surfaceCount; s++) byFirstUnit[surfaces[surfaceStart[s]!]! + 1]!++;
+    for (let u = 0; u < 65536; u++) byFirstUnit[u + 1]! += byFirstUnit[u]!;
     const stopWords = new Set(strings());
     const stopTags = new Set(strings());
     return new KuromojiDictionary(
@@ -147,6 +152,7 @@ export class KuromojiDictionary {
       surfaces,
       surfaceStart,
       surfaceEntry,
+      byFirstUnit,
       stopWords,
       stopTags,
     );
@@ -210,9 +216,12 @@ export class KuromojiDictionary {
    * `found(end, firstEntry, endEntry)` for each.
    */
   matches(text: string, start: number, found: (end: number, firstEntry: number, endEntry: number) => void): void {
-    let low = 0;
-    let high = this.surfaceStart.length - 1;
-    for (let depth = 0; start + depth < text.length; depth++) {
+    const first = text.charCodeAt(start);
+    let low = this.byFirstUnit[first]!;
+    let high = this.byFirstUnit[first + 1]!;
+    if (low === high) return;
+    if (this.surfaceLength(low) === 1) found(start + 1, this.surfaceEntry[low]!, this.surfaceEntry[low + 1]!);
+    for (let depth = 1; start + depth < text.length; depth++) {
       const unit = text.charCodeAt(start + depth);
       // All of [low, high) share their first `depth` units; one that has no more sorts first.
       if (low < high && this.surfaceLength(low) === depth) low++;

@@ -39,7 +39,7 @@ class Position {
   forwardIndex: number[] = [];
   forwardId: number[] = [];
 
-  constructor(readonly pos: number) {}
+  constructor(public pos: number) {}
 
   add(cost: number, lastRightId: number, backPos: number, backIndex: number, backId: number): void {
     const i = this.count++;
@@ -84,8 +84,13 @@ class Tokenizer {
   readonly pending: KuromojiToken[] = [];
   private pos = 0;
   private lastBackTracePos = 0;
-  /** Positions by absolute character position; those before the last backtrace are dropped. */
-  private readonly positions = new Map<number, Position>();
+  /**
+   * The live positions, from the last backtrace (`oldest`) to `nextPos`, in a ring indexed by
+   * absolute position: a freed position is reused for a later one, as Lucene's
+   * WrappedPositionArray does, so the search allocates nothing per character.
+   */
+  private ring: Position[] = Array.from({ length: 8 }, () => new Position(-1));
+  private oldest = 0;
   private nextPos = 0;
 
   constructor(
@@ -98,14 +103,26 @@ class Tokenizer {
 
   private position(pos: number): Position {
     while (pos >= this.nextPos) {
-      this.positions.set(this.nextPos, new Position(this.nextPos));
-      this.nextPos++;
+      if (this.nextPos - this.oldest >= this.ring.length) this.growRing();
+      const fresh = this.ring[this.nextPos & (this.ring.length - 1)]!;
+      fresh.pos = this.nextPos++;
+      fresh.count = 0;
+      fresh.forwardCount = 0;
     }
-    return this.positions.get(pos)!;
+    return this.ring[pos & (this.ring.length - 1)]!;
+  }
+
+  private growRing(): void {
+    const ring = Array.from({ length: this.ring.length * 2 }, () => new Position(-1));
+    for (let pos = this.oldest; pos < this.nextPos; pos++) {
+      const live = this.ring[pos & (this.ring.length - 1)]!;
+      ring[pos & (ring.length - 1)] = live;
+    }
+    this.ring = ring;
   }
 
   private freeBefore(pos: number): void {
-    for (const key of this.positions.keys()) if (key < pos) this.positions.delete(key);
+    this.oldest = pos;
   }
 
   private penalty(pos: number, length: number): number {
