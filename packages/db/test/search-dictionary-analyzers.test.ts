@@ -5,7 +5,7 @@ import { fieldAnalyzers } from '../src/search/analyzers.js';
 
 /**
  * The analyzers that need Lucene's dictionaries, against what Lucene itself made of the same
- * texts: test/fixtures/lucene-<language>.json, recorded by scripts/lucene-fixtures/record.sh
+ * texts: test/fixtures/lucene-<language>.json, recorded by scripts/lucene/record.sh
  * (a real Lucene 8 run once; these tests need no Java). Each case is a text and its terms as
  * `term@position`.
  */
