@@ -86,4 +86,36 @@ describe('dictionary analyzers over HTTP', () => {
       assert.deepEqual(analyzed.json, { tokens: ['我', '是', '中国', '人'] });
     }
   });
+
+  it('japanese: Kuromoji finds dictionary forms, compounds and their parts, katakana without ー', async () => {
+    await indexed('ja', 'japanese', [
+      { _id: 'airport', text: '関西国際空港に行った' },
+      { _id: 'exam', text: '多くの学生が試験に落ちた。' },
+      { _id: 'computer', text: 'コンピューターとサーバーのデータベースを東京都で管理する' },
+      { _id: 'company', text: 'ＡＢＣ株式会社のＣＥＯが来日した。' },
+    ]);
+    for (const ids of [searchIds, nouveauIds]) {
+      // The compound is a term, and so is each part, at the compound's positions.
+      assert.deepEqual(await ids('ja', '関西国際空港'), ['airport']);
+      assert.deepEqual(await ids('ja', '空港'), ['airport']);
+      assert.deepEqual(await ids('ja', '"国際空港"'), ['airport']);
+      // Inflected verbs are indexed, and looked up, in their dictionary form.
+      assert.deepEqual(await ids('ja', '行く'), ['airport']);
+      assert.deepEqual(await ids('ja', '落ちる'), ['exam']);
+      assert.deepEqual(await ids('ja', '落ちた'), ['exam']);
+      // A particle is no term; a phrase keeps its place.
+      assert.deepEqual(await ids('ja', '学生が'), ['exam']);
+      assert.deepEqual(await ids('ja', '"試験に落ちた"'), ['exam']);
+      // Katakana loses a final ー (half width folded first), full-width Latin is ASCII, lowercased.
+      assert.deepEqual(await ids('ja', 'コンピュータ'), ['computer']);
+      assert.deepEqual(await ids('ja', 'ｻｰﾊﾞｰ'), ['computer']);
+      assert.deepEqual(await ids('ja', 'abc'), ['company']);
+      assert.deepEqual(await ids('ja', 'ＣＥＯ'), ['company']);
+      assert.deepEqual(await ids('ja', '会社'), ['company']);
+    }
+    for (const path of ['/_search_analyze', '/_nouveau_analyze']) {
+      const analyzed = await t.request('POST', path, { body: { analyzer: 'japanese', text: '関西国際空港に行った' } });
+      assert.deepEqual(analyzed.json, { tokens: ['関西', '関西国際空港', '国際', '空港', '行く'] });
+    }
+  });
 });

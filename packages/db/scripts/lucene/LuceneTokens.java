@@ -26,7 +26,7 @@ public class LuceneTokens {
     boolean first = true;
     for (String line : lines) {
       if (line.isEmpty() || line.startsWith("#")) continue;
-      String text = line.replace("\\n", "\n");
+      String text = unescaped(line);
       out.append(first ? "\n" : ",\n").append("    [").append(json(text)).append(", [");
       first = false;
       try (TokenStream stream = analyzer.tokenStream("f", new StringReader(text))) {
@@ -48,11 +48,31 @@ public class LuceneTokens {
     System.out.print(out);
   }
 
+  /** `\\n` is a line break and `\\uXXXX` that UTF-16 unit (a lone surrogate too); the rest as it is. */
+  static String unescaped(String line) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < line.length(); i++) {
+      char c = line.charAt(i);
+      if (c == '\\' && i + 1 < line.length() && line.charAt(i + 1) == 'n') {
+        b.append('\n');
+        i++;
+      } else if (c == '\\' && i + 5 < line.length() && line.charAt(i + 1) == 'u'
+          && line.substring(i + 2, i + 6).matches("[0-9a-fA-F]{4}")) {
+        b.append((char) Integer.parseInt(line.substring(i + 2, i + 6), 16));
+        i += 5;
+      } else b.append(c);
+    }
+    return b.toString();
+  }
+
   static String json(String s) {
     StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean paired = Character.isHighSurrogate(c) ? i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
+          : Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(s.charAt(i - 1));
       if (c == '"' || c == '\\') b.append('\\').append(c);
-      else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
+      else if (c < 0x20 || (Character.isSurrogate(c) && !paired)) b.append(String.format("\\u%04x", (int) c));
       else b.append(c);
     }
     return b.append('"').toString();

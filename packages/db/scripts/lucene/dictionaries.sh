@@ -17,6 +17,11 @@ gzip -9 -n -c "$work/stempel/org/apache/lucene/analysis/pl/stemmer_20000.tbl" > 
 java "$here/ChineseDictionaries.java" "$work/smartcn/org/apache/lucene/analysis/cn/smart/hhmm" "$work"
 gzip -9 -n -c "$work/chinese-words.bin" > "$out/chinese-words.bin.gz"
 gzip -9 -n -c "$work/chinese-bigrams.bin" > "$out/chinese-bigrams.bin.gz"
+# Japanese: Kuromoji's IPADIC as Lucene's own dictionary classes read it, written plain by
+# JapaneseDictionaries.java (its header gives the format), gzip'd.
+cp="$LUCENE_DIR/lucene-core/8.7.0/lucene-core-8.7.0.jar:$LUCENE_DIR/lucene-analyzers-common/8.7.0/lucene-analyzers-common-8.7.0.jar"
+java -cp "$cp:$LUCENE_DIR/lucene-analyzers-kuromoji/8.7.0/lucene-analyzers-kuromoji-8.7.0.jar" "$here/JapaneseDictionaries.java" "$work/japanese-ipadic.bin"
+gzip -9 -n -c "$work/japanese-ipadic.bin" > "$out/japanese-ipadic.bin.gz"
 cp "$work/stempel/META-INF/LICENSE.txt" "$out/LICENSE.txt"
 cp "$work/stempel/META-INF/NOTICE.txt" "$out/NOTICE.txt"
 ls -l "$out"

@@ -16,10 +16,10 @@
  *
  * and the language analyzers of ./analyzers/ (`arabic`, `armenian`, `basque`, `brazilian`, `bulgarian`,
  * `catalan`, `chinese`, `czech`, `danish`, `dutch`, `finnish`, `french`, `galician`, `german`, `greek`, `hindi`,
- * `hungarian`, `indonesian`, `irish`, `italian`, `latvian`, `norwegian`, `persian`, `polish`,
+ * `hungarian`, `indonesian`, `irish`, `italian`, `japanese`, `latvian`, `norwegian`, `persian`, `polish`,
  * `portuguese`, `romanian`, `russian`, `spanish`, `swedish`, `thai`, `turkish`), each its Lucene
- * namesake's chain (`polish` on Lucene's Stempel table, `chinese` on SmartCN's dictionaries, both
- * from packages/db/dictionaries/). `japanese` needs Kuromoji's IPADIC lattice (docs/search.md).
+ * namesake's chain (`polish` on Lucene's Stempel table, `chinese` on SmartCN's dictionaries,
+ * `japanese` on Kuromoji's IPADIC, all from packages/db/dictionaries/).
  *
  * `{"name": ..., "stopwords": [...]}` replaces the stop words of an analyzer that has them;
  * `{"name": "perfield", "default": ..., "fields": {...}}` picks one per field. Any other name is

@@ -24,6 +24,7 @@ import { hungarianAnalyzer } from './hungarian.js';
 import { indonesianAnalyzer } from './indonesian.js';
 import { irishAnalyzer } from './irish.js';
 import { italianAnalyzer } from './italian.js';
+import { japaneseAnalyzer } from './japanese.js';
 import { latvianAnalyzer } from './latvian.js';
 import { norwegianAnalyzer } from './norwegian.js';
 import { persianAnalyzer } from './persian.js';
@@ -59,6 +60,7 @@ const LANGUAGES: Record<string, LanguageAnalyzer> = {
   indonesian: indonesianAnalyzer,
   irish: irishAnalyzer,
   italian: italianAnalyzer,
+  japanese: japaneseAnalyzer,
   latvian: latvianAnalyzer,
   norwegian: norwegianAnalyzer,
   persian: persianAnalyzer,
