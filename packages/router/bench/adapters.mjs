@@ -14,6 +14,10 @@ export const OURS_DIST = process.env.BENCH_DIVAN_DIST
   ? resolve(process.env.BENCH_DIVAN_DIST)
   : fileURLToPath(new URL('../dist/src/index.js', import.meta.url));
 
+// BENCH_DIVAN_BASE_DIST=/path/to/index.js adds `divan-base`: another build of ours run beside this
+// one in the same rounds (an A/B, say against the build before a change).
+export const BASE_DIST = process.env.BENCH_DIVAN_BASE_DIST ? resolve(process.env.BENCH_DIVAN_BASE_DIST) : null;
+
 const withGlob = (params, from) => {
   if (params == null || !(from in params)) return params;
   const { [from]: glob, ...rest } = params;
@@ -178,6 +182,18 @@ export const ROUTERS = {
 /** `GET /posts/:post_id/comments(.:format)` -> the canonical key `GET /posts/:post_id/comments`. */
 function ourKey(route) {
   return keyOf(route.verb, route.path.replace(/\(\.:format\)$/, ''));
+}
+
+if (BASE_DIST !== null) {
+  ROUTERS['divan-base'] = {
+    ...ROUTERS.divan,
+    label: '@divan/router (base build)',
+    async load() {
+      const mod = await import(pathToFileURL(BASE_DIST).href);
+      if (typeof mod.draw !== 'function') throw new Error(`${BASE_DIST} does not export draw`);
+      return mod;
+    },
+  };
 }
 
 // --- URL generation --------------------------------------------------------------------------

@@ -105,6 +105,142 @@ export const CLASSIC = {
   mix: { name: 'all together', of: () => true },
 };
 
+/** The verbs a CouchDB-shaped endpoint answers 405 for when it does not take them. */
+const COUCH_VERBS = ['GET', 'PUT', 'POST', 'DELETE'];
+
+/** A database's endpoints, as @divan/db declares them (packages/db/src/http/routes.ts), with their verbs. */
+const COUCH_DATABASE = [
+  ['/:db', ['DELETE', 'GET', 'POST']],
+  ['/:db/_all_docs', ['GET', 'POST']],
+  ['/:db/_all_docs/queries', ['POST']],
+  ['/:db/_design_docs', ['GET', 'POST']],
+  ['/:db/_design_docs/queries', ['POST']],
+  ['/:db/_local_docs', ['GET', 'POST']],
+  ['/:db/_local_docs/queries', ['POST']],
+  ['/:db/_changes', ['GET', 'POST']],
+  ['/:db/_bulk_docs', ['POST']],
+  ['/:db/_bulk_get', ['POST']],
+  ['/:db/_revs_diff', ['POST']],
+  ['/:db/_missing_revs', ['POST']],
+  ['/:db/_ensure_full_commit', ['POST']],
+  ['/:db/_revs_limit', ['GET', 'PUT']],
+  ['/:db/_security', ['GET', 'PUT']],
+  ['/:db/_compact', ['POST']],
+  ['/:db/_compact/:docid', ['POST']],
+  ['/:db/_purge', ['POST']],
+  ['/:db/_purged_infos', ['GET']],
+  ['/:db/_purged_infos_limit', ['GET', 'PUT']],
+  ['/:db/_view_cleanup', ['POST']],
+  ['/:db/_find', ['POST']],
+  ['/:db/_find/*rest', ['POST']],
+  ['/:db/_explain', ['POST']],
+  ['/:db/_explain/*rest', ['POST']],
+  ['/:db/_index', ['GET', 'POST']],
+  ['/:db/_index/_bulk_delete', ['POST']],
+  ['/:db/_index/_design/:ddoc/:type/:name', ['DELETE']],
+  ['/:db/_index/:ddoc/:type/:name', ['DELETE']],
+  ['/:db/_partition', ['GET', 'POST', 'PUT', 'DELETE']],
+  ['/:db/_partition/:partition', ['GET', 'POST']],
+  ['/:db/_partition/:partition/_all_docs', ['GET', 'POST']],
+  ['/:db/_partition/:partition/_design/:docid/_view/:view', ['GET', 'POST']],
+  ['/:db/_partition/:partition/_find', ['POST']],
+  ['/:db/_partition/:partition/_explain', ['POST']],
+  ['/:db/_partition/:partition/*rest', ['GET', 'POST', 'PUT', 'DELETE']],
+  ['/:db/_shards', ['GET', 'POST', 'PUT', 'DELETE']],
+  ['/:db/_temp_view', ['GET', 'POST', 'PUT', 'DELETE']],
+  ['/:db/_search_cleanup', ['POST']],
+  ['/:db/_local/:docid', ['DELETE', 'GET', 'POST', 'PUT']],
+  ['/:db/_design/:docid', ['DELETE', 'GET', 'POST', 'PUT']],
+  ['/:db/_design/:docid/_view/:view', ['GET', 'POST']],
+  ['/:db/_design/:docid/_view/:view/queries', ['POST']],
+  ['/:db/_design/:docid/_info', ['GET']],
+  ['/:db/_design/:docid/_show/:func', ['GET', 'POST', 'PUT']],
+  ['/:db/_design/:docid/_list/:func/:view', ['GET', 'POST']],
+  ['/:db/_design/:docid/_update/:func', ['GET', 'POST', 'PUT', 'DELETE']],
+  ['/:db/_design/:docid/_rewrite/*rest', ['GET', 'POST', 'PUT', 'DELETE']],
+  ['/:db/_design/:docid/_search/:index', ['GET', 'POST']],
+  ['/:db/_design/:docid/_nouveau/:index', ['GET', 'POST']],
+  ['/:db/_design/:docid/*attachment', ['DELETE', 'GET', 'PUT']],
+  ['/:db/_local/:docid/*attachment', ['DELETE', 'GET', 'PUT']],
+  ['/:db/:docid', ['DELETE', 'GET', 'POST', 'PUT']],
+  ['/:db/:docid/*attachment', ['DELETE', 'GET', 'PUT']],
+];
+
+/** The server's own endpoints, before the databases'. */
+const COUCH_SERVER = [
+  ['/_up', ['GET']],
+  ['/_uuids', ['GET']],
+  ['/_all_dbs', ['GET']],
+  ['/_session', ['GET', 'POST', 'DELETE']],
+  ['/_active_tasks', ['GET']],
+  ['/_utils/*rest', ['GET']],
+  ['/_scheduler/jobs', ['GET']],
+  ['/_replicate', ['POST']],
+];
+
+/**
+ * Each endpoint's verbs, then a route per other verb (its 405 answer, as @divan/db declares a
+ * catch-all): at the root, then again under `/_node/:node` (the node-local API).
+ */
+function couchRoutes() {
+  const routes = [];
+  const endpoints = (prefix, list) => {
+    for (const [path, verbs] of list) {
+      const full = `${prefix}${path}`;
+      for (const method of verbs) routes.push({ method, path: full, handler: 'couch', action: method.toLowerCase() });
+      for (const method of COUCH_VERBS)
+        if (!verbs.includes(method)) routes.push({ method, path: full, handler: 'errors', action: 'methodNotAllowed' });
+    }
+  };
+  // Creating a database comes first, outside its endpoint (whose `Allow` leaves PUT out).
+  routes.push({ method: 'PUT', path: '/:db', handler: 'databases', action: 'create' });
+  endpoints('', [...COUCH_SERVER, ...COUCH_DATABASE]);
+  endpoints('/_node/:node', [['/_stats', ['GET']], ...COUCH_DATABASE]);
+  return routes;
+}
+
+/**
+ * Every param constrained, as @divan/db's are: a database name is any segment but `_node`.
+ * (The cases below avoid the paths where that or `:fn` would part from the reference's plain segments.)
+ */
+const COUCH_CONSTRAINTS = {
+  db: /(?!_node(?![^/]))[^/]+/,
+  docid: /[^/]+/,
+  view: /[^/]+/,
+  node: /[^/]+/,
+  func: /[^/]+/,
+  partition: /[^/]+/,
+  index: /[^/]+/,
+  ddoc: /[^/]+/,
+  type: /[^/]+/,
+  name: /[^/]+/,
+};
+
+/** ~400 routes shaped like @divan/db's HTTP API, every param constrained (the write path's router cost). */
+export const COUCH = {
+  name: 'couch',
+  title: 'CouchDB-shaped set: @divan/db-like API, ~400 routes, every param constrained (lookups/s)',
+  routes: couchRoutes(),
+  draw(r) {
+    r.scope({ format: false, constraints: COUCH_CONSTRAINTS }, (r) => {
+      for (const route of COUCH.routes)
+        r.match(route.path, { to: `${route.handler}#${route.action}`, via: route.method.toLowerCase() });
+    });
+  },
+  cases: [
+    { name: 'PUT doc', method: 'PUT', path: '/db/doc123' },
+    { name: 'GET doc', method: 'GET', path: '/db/doc123' },
+    { name: 'GET _all_docs', method: 'GET', path: '/db/_all_docs' },
+    { name: 'POST _bulk_docs', method: 'POST', path: '/db/_bulk_docs' },
+    { name: 'GET view', method: 'GET', path: '/db/_design/app/_view/by_type' },
+    { name: 'PUT attachment', method: 'PUT', path: '/db/doc123/photo.jpg' },
+    { name: 'PUT design doc', method: 'PUT', path: '/db/_design/app' },
+    { name: 'GET _changes', method: 'GET', path: '/db/_changes' },
+    { name: 'not found', method: 'PATCH', path: '/db/doc123', miss: true },
+  ],
+  mix: { name: 'couch mix', of: (c) => !c.miss },
+};
+
 /** Registration: 10,000 routes in the Rails shape (250 top x 5 resources x 8). */
 export const BUILD = {
   name: 'build',
@@ -169,7 +305,7 @@ export const GENERATE = {
   expected: (a, b) => `/res5/${encodeURIComponent(a)}/sub2/${encodeURIComponent(b)}/edit`,
 };
 
-export const SUITES = { rails: RAILS, classic: CLASSIC, build: BUILD, generate: GENERATE };
+export const SUITES = { rails: RAILS, classic: CLASSIC, couch: COUCH, build: BUILD, generate: GENERATE };
 
 export const keyOf = (method, path) => `${method} ${path}`;
 

@@ -4,6 +4,7 @@
 //   npm run bench -w @divan/router [-- --rounds N | --quick | --suite rails,classic | --router divan,memoirist | --clock cpu]
 //   BENCH_ROUNDS=7 npm run bench -w @divan/router
 //   BENCH_DIVAN_DIST=/elsewhere/dist/src/index.js node bench/run.mjs   (another build of ours)
+//   BENCH_DIVAN_BASE_DIST=/base/dist/src/index.js node bench/run.mjs --router divan,divan-base   (an A/B in one run)
 //
 // Every (suite, router, round) runs in a fresh child process (harness.mjs), in a shuffled order
 // each round; the tables print the median over rounds, with the ratio to find-my-way (for URL
@@ -15,7 +16,7 @@ import { existsSync, statSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ROUTERS, GENERATORS, OURS_DIST } from './adapters.mjs';
+import { ROUTERS, GENERATORS, OURS_DIST, BASE_DIST } from './adapters.mjs';
 import { SUITES } from './routes.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
@@ -43,7 +44,7 @@ function parseArgs(argv) {
     else if (a.startsWith('--clock')) opts.clock = value();
     else if (a === '--help' || a === '-h') {
       console.log(
-        'usage: node bench/run.mjs [--rounds N] [--quick] [--suite rails,classic,build,generate] [--router divan,find-my-way,...] [--clock wall|cpu]',
+        'usage: node bench/run.mjs [--rounds N] [--quick] [--suite rails,classic,couch,build,generate] [--router divan,find-my-way,...] [--clock wall|cpu]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -122,7 +123,15 @@ function runJob(job) {
   }
 }
 
-const ROUTER_ORDER = ['divan', 'find-my-way', 'memoirist', 'rou3', 'rou3 compiled', 'hono RegExpRouter'];
+const ROUTER_ORDER = [
+  'divan',
+  ...(BASE_DIST === null ? [] : ['divan-base']),
+  'find-my-way',
+  'memoirist',
+  'rou3',
+  'rou3 compiled',
+  'hono RegExpRouter',
+];
 const GENERATOR_ORDER = ['divan helper', 'divan path()', 'template', 'path-to-regexp'];
 
 function participants(suite, opts) {
@@ -174,7 +183,9 @@ function summarize(results, suite, caseNames, baseName) {
 function printLookupSuite(results, suite, opts) {
   const set = SUITES[suite];
   const caseNames = [...set.cases.map((c) => c.name), set.mix.name];
-  const { med, base } = summarize(results, suite, caseNames, 'find-my-way');
+  // Against find-my-way; against our base build when find-my-way is not in the run (an A/B).
+  const baseName = results[suite]?.['find-my-way'] || !results[suite]?.['divan-base'] ? 'find-my-way' : 'divan-base';
+  const { med, base } = summarize(results, suite, caseNames, baseName);
   const rows = [];
   for (const name of participants(suite, opts)) {
     const r = results[suite]?.[name];
@@ -188,7 +199,7 @@ function printLookupSuite(results, suite, opts) {
       ...caseNames.map((c) => `${rate(med[name][c])} (${ratio(med[name][c], base?.[c])})`),
     ]);
   }
-  console.log(`\n### ${set.title}\nmedian of ${opts.rounds} round(s), ratio vs find-my-way\n`);
+  console.log(`\n### ${set.title}\nmedian of ${opts.rounds} round(s), ratio vs ${baseName}\n`);
   console.log(table(['router', ...caseNames.map((c) => (c === set.mix.name ? `**${c}**` : c))], rows));
   warmups(results, suite, set.mix.name, opts);
   notes(results, suite);
@@ -363,9 +374,9 @@ async function main() {
   if (!oursReady)
     console.error('bench: @divan/router does not export draw yet (dist/src/index.js); running the peers only');
 
-  const suites = (opts.suites ?? ['rails', 'classic', 'build', 'generate']).filter((s) => {
+  const suites = (opts.suites ?? ['rails', 'classic', 'couch', 'build', 'generate']).filter((s) => {
     if (SUITES[s]) return true;
-    throw new Error(`unknown suite ${s} (rails, classic, build, generate)`);
+    throw new Error(`unknown suite ${s} (rails, classic, couch, build, generate)`);
   });
   const results = {};
   const load0 = loadavg();
@@ -413,6 +424,7 @@ async function main() {
   const meds = {};
   if (suites.includes('rails')) meds.rails = printLookupSuite(results, 'rails', opts);
   if (suites.includes('classic')) meds.classic = printLookupSuite(results, 'classic', opts);
+  if (suites.includes('couch')) meds.couch = printLookupSuite(results, 'couch', opts);
   if (suites.includes('build')) meds.build = printBuildSuite(results, opts);
   if (suites.includes('generate')) meds.generate = printGenerateSuite(results, opts);
   if (!oursReady) console.log('\n(@divan/router not built yet: peers only)');

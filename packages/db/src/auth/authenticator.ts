@@ -68,6 +68,8 @@ export class Authenticator {
   readonly #now: () => number;
   readonly #keys = new VerifiedKeys();
   readonly #verified = new Set<string>();
+  /** Each admin's salt, with the stored hash it was read from: parsed once, not at every login. */
+  readonly #adminSalts = new Map<string, { hash: string; salt: string | undefined }>();
   /** Logins of `_users` accounts answered from the remembered verifications, or by a PBKDF2 run. */
   readonly cacheCounts: CacheCounts = { hits: 0, misses: 0 };
 
@@ -193,7 +195,10 @@ export class Authenticator {
 
   #adminSalt(name: string): string | undefined {
     const hash = this.#options.admins.hashOf(name);
-    return hash === undefined ? undefined : (parseHash(hash)?.salt ?? undefined);
+    if (hash === undefined) return undefined;
+    let known = this.#adminSalts.get(name);
+    if (known?.hash !== hash) this.#adminSalts.set(name, (known = { hash, salt: parseHash(hash)?.salt ?? undefined }));
+    return known.salt;
   }
 
   async #verify(name: string, password: string, stored: StoredCredentials): Promise<boolean> {

@@ -31,8 +31,12 @@ export function origin(ctx: RequestContext): string {
   return `${secure ? 'https' : 'http'}://${host}`;
 }
 
+/** Segments every escaping below leaves as they are (most document ids): answered without it. */
+const PLAIN_SEGMENT = /^[\w.:-]*$/;
+
 /** CouchDB's escaping of a path segment: like encodeURIComponent, plus `!'()*~` escaped and `:` left as is. */
 export function encodeSegment(segment: string): string {
+  if (PLAIN_SEGMENT.test(segment)) return segment;
   return encodeURIComponent(segment)
     .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replaceAll('%3A', ':');

@@ -9,7 +9,9 @@ const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, n
 
 /** A line's level from its prefix; lines without one are `info`. */
 function levelOf(line: string): LogLevel {
-  const match = /^\[(debug|info|warn|error)\]/.exec(line);
+  if (line.charCodeAt(0) !== 91) return 'info'; // '[': most lines are `[info]` requests
+  if (line.startsWith('[info]')) return 'info';
+  const match = /^\[(debug|warn|error)\]/.exec(line);
   return (match?.[1] as LogLevel | undefined) ?? 'info';
 }
 
@@ -17,8 +19,17 @@ function levelOf(line: string): LogLevel {
 export function levelledLog(level: LogLevel, write: (line: string) => void): (line: string) => void {
   const min = RANK[level];
   if (min >= RANK.none) return () => {};
+  // The time of the last line: a busy server logs several lines a millisecond.
+  let lastMs = Number.NaN;
+  let lastTime = '';
   return (line) => {
-    if (RANK[levelOf(line)] >= min) write(`${new Date().toISOString()} ${line}`);
+    if (RANK[levelOf(line)] < min) return;
+    const ms = Date.now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastTime = new Date(ms).toISOString();
+    }
+    write(`${lastTime} ${line}`);
   };
 }
 

@@ -1,11 +1,16 @@
 /**
  * Puts routes into the tree of one verb. Each route goes in once per shape of its optional
  * groups (`/posts/:id` and `/posts/:id.:format`), as static text, default-pattern params,
- * whole-segment regexps (`:a-:b`, where a param is followed by more text) and trailing globs.
- * Routes the tree cannot express (constraints on path params, other globs, `anchor: false`)
- * are matched by their own regexp, after the tree, in declaration order (as Journey does).
+ * constrained whole-segment params (`:db` with `/[^/]+/`), segment regexps (`:a-:b`, where a
+ * param is followed by more text) and trailing globs. A constrained param is a dynamic segment
+ * like any other, its constraint checked where the walk reaches it (as find-my-way and Hono's
+ * trie do), so that static text beside it (`/:db/_all_docs`) is still walked, not scanned route
+ * by route. Routes the tree cannot express (a constraint that may cross a `/` or match nothing,
+ * see segment-constraint.ts, a constrained glob, other globs, `anchor: false`) are matched by
+ * their own regexp, after the tree, in declaration order (as Journey does).
  */
 import { expandOptional, type PathNode } from '../pattern/ast.js';
+import { inlineFlags } from '../pattern/case-fold.js';
 import { normalizeRequestPath } from '../pattern/normalize.js';
 import type { ResourceRoutes } from '../resource-routes.js';
 import type { Route } from '../route.js';
@@ -13,7 +18,8 @@ import { escapeRegExp } from '../support/escape-regexp.js';
 import { isEmpty } from '../support/is-empty.js';
 import type { CompiledWalk, Recognizer } from './codegen.js';
 import { Leaf, type RegexpLeaf } from './params.js';
-import { insertText, Node, paramChild, patternChild } from './walk.js';
+import { segmentFit } from './segment-constraint.js';
+import { constrainedChild, insertText, Node, paramChild, patternChild } from './walk.js';
 
 /** Shapes per route are numbered below this; keys are `index * SHAPES + shape`. */
 export const SHAPES = 64;
@@ -63,7 +69,7 @@ export class Tree {
     const key = route.index * SHAPES;
     if (this.rawWalks && UNNORMAL_TEXT.test(spec.path)) this.rawWalks = false;
     const ast = route.ast;
-    if (spec.anchored && !constrainsPathParams(route)) {
+    if (spec.anchored && constraintsFitTree(route)) {
       if (!hasGlob(ast)) {
         const shapes = expandOptional(ast);
         if (shapes.length <= SHAPES) {
@@ -189,7 +195,7 @@ export class Tree {
 
   private insertShape(route: Route, key: number, shape: PathNode[]): void {
     const names: string[] = [];
-    const node = this.insertNodes(shape, names, key);
+    const node = this.insertNodes(shape, names, key, route.spec.requirements);
     if (node.leaf !== null) return; // an earlier route has this very shape: this one never wins
     if (key < node.min) node.min = key;
     node.leaf = new Leaf(route, key, this.names(names));
@@ -200,8 +206,16 @@ export class Tree {
     }
   }
 
-  /** Inserts a path shape (starting with a slash) from the root; returns its last node. */
-  private insertNodes(shape: PathNode[], names: string[], key: number): Node {
+  /**
+   * Inserts a path shape (starting with a slash) from the root; returns its last node.
+   * `requirements` are the route's constraints, each one `constraintsFitTree` let through.
+   */
+  private insertNodes(
+    shape: PathNode[],
+    names: string[],
+    key: number,
+    requirements: Readonly<Record<string, RegExp>>,
+  ): Node {
     let node = this.root;
     if (key < node.min) node.min = key;
     let text = '';
@@ -210,7 +224,13 @@ export class Tree {
       // shape[i] is a slash (or, for a glob's segment, its first token); the segment runs to the next slash.
       let j = i + 1;
       while (j < shape.length && shape[j]!.type !== 'slash') j++;
-      if (isSplittable(shape, i + 1, j)) {
+      const only = j === i + 2 ? shape[i + 1]! : null;
+      if (only?.type === 'param' && requirements[only.name] !== undefined) {
+        node = this.insertText(node, `${text}/`, key);
+        text = '';
+        names.push(only.name);
+        node = constrainedChild(node, inlineFlags(requirements[only.name]!), key);
+      } else if (isSplittable(shape, i + 1, j) && !constrainsSegment(shape, i + 1, j, requirements)) {
         text += '/';
         for (let k = i + 1; k < j; k++) {
           const n = shape[k]!;
@@ -226,7 +246,9 @@ export class Tree {
       } else {
         node = this.insertText(node, `${text}/`, key);
         text = '';
-        node = patternChild(node, segmentSource(shape, i + 1, j, names), key);
+        const groups: number[] = [];
+        const source = segmentSource(shape, i + 1, j, names, groups, requirements);
+        node = patternChild(node, source, groups, key);
       }
       i = j;
     }
@@ -268,7 +290,7 @@ export class Tree {
     if (prefix[slash - 1]?.type === 'slash') this.rawWalks = false;
     const names: string[] = [];
     // The glob's segment is plain text up to the glob: insert it without its closing part.
-    let node = this.insertNodes(prefix.slice(0, slash), names, key);
+    let node = this.insertNodes(prefix.slice(0, slash), names, key, route.spec.requirements);
     let text = '/';
     for (let k = slash + 1; k < prefix.length; k++) {
       const n = prefix[k]!;
@@ -373,12 +395,74 @@ function hasGlob(nodes: PathNode[]): boolean {
   return nodes.some((n) => n.type === 'glob' || (n.type === 'group' && hasGlob(n.children)));
 }
 
-function constrainsPathParams(route: Route): boolean {
+/**
+ * Whether the tree can hold every shape of a route as its constraints ask: each constraint on
+ * a path param is one the walk can check in place (segment-constraint.ts), none is on a glob,
+ * and the route's shapes cannot overlap (`shapesStayApart`).
+ */
+function constraintsFitTree(route: Route): boolean {
   const requirements = route.spec.requirements;
   for (const _ in requirements) {
     const keys = route.segmentKeys;
-    for (const key in requirements) if (keys.includes(key)) return true;
-    return false;
+    const dotted = new Set<string>();
+    for (const key in requirements) {
+      if (!keys.includes(key)) continue;
+      const fit = segmentFit(inlineFlags(requirements[key]!));
+      if (!fit.fits || globNamed(route.ast, key)) return false;
+      if (fit.dot) dotted.add(key);
+    }
+    return shapesStayApart(route.ast, dotted);
+  }
+  return true;
+}
+
+function globNamed(nodes: PathNode[], name: string): boolean {
+  return nodes.some(
+    (n) => (n.type === 'glob' && n.name === name) || (n.type === 'group' && globNamed(n.children, name)),
+  );
+}
+
+/**
+ * Whether no path matches two shapes of a route with constrained params (then the first shape
+ * that matches, the tree's choice, is the regexp's too). The tree takes the shape with a group
+ * before the one without, where the regexp first lets a greedy constraint take what it can: on
+ * `/files/:id(.:format)` with `id: /[^\/]+/`, `/files/a.b` is `id: 'a.b'`, not `a` and format `b`.
+ * So every group must start with a `/` or a `.`, and no segment holding a group may hold a
+ * param whose constraint takes a `.` (`dotted`); the routes left keep their regexp.
+ */
+function shapesStayApart(nodes: PathNode[], dotted: ReadonlySet<string>): boolean {
+  let group = false;
+  let dot = false;
+  for (const n of nodes) {
+    if (n.type === 'slash') {
+      if (group && dot) return false;
+      group = dot = false;
+    } else if (n.type === 'group') {
+      const first = n.children[0];
+      if ((first?.type !== 'slash' && first?.type !== 'dot') || !shapesStayApart(n.children, dotted)) return false;
+      group = true;
+      dot ||= hasParamOf(n.children, dotted);
+    } else if (n.type === 'param' && dotted.has(n.name)) dot = true;
+  }
+  return !(group && dot);
+}
+
+function hasParamOf(nodes: PathNode[], names: ReadonlySet<string>): boolean {
+  return nodes.some(
+    (n) => (n.type === 'param' && names.has(n.name)) || (n.type === 'group' && hasParamOf(n.children, names)),
+  );
+}
+
+/** Whether a segment holds a constrained param. */
+function constrainsSegment(
+  shape: PathNode[],
+  from: number,
+  to: number,
+  requirements: Readonly<Record<string, RegExp>>,
+): boolean {
+  for (let k = from; k < to; k++) {
+    const n = shape[k]!;
+    if (n.type === 'param' && requirements[n.name] !== undefined) return true;
   }
   return false;
 }
@@ -393,19 +477,39 @@ function isSplittable(shape: PathNode[], from: number, to: number): boolean {
   return true;
 }
 
-/** The regexp source of a whole segment, pushing its param names. */
-function segmentSource(shape: PathNode[], from: number, to: number, names: string[]): string {
-  let source = '^';
+/**
+ * The regexp source of a whole segment, run sticky from the segment's start and held to its
+ * end; pushes its param names and each one's group number (a constraint may hold groups of its own).
+ */
+function segmentSource(
+  shape: PathNode[],
+  from: number,
+  to: number,
+  names: string[],
+  groups: number[],
+  requirements: Readonly<Record<string, RegExp>>,
+): string {
+  let source = '';
+  let group = 1;
   for (let k = from; k < to; k++) {
     const n = shape[k]!;
     if (n.type === 'literal') source += escapeRegExp(n.text);
     else if (n.type === 'dot') source += '\\.';
     else if (n.type === 'param') {
-      source += '([^/.?]+)';
+      const requirement = requirements[n.name];
+      const pattern = requirement === undefined ? '[^/.?]+' : inlineFlags(requirement);
+      source += `(${pattern})`;
       names.push(n.name);
+      groups.push(group);
+      group += 1 + innerGroups(pattern);
     }
   }
-  return `${source}$`;
+  return `${source}(?=\\/|$)`;
+}
+
+/** The capturing groups a regexp source holds. */
+function innerGroups(source: string): number {
+  return new RegExp(`${source}|`).exec('')!.length - 1;
 }
 
 function staticText(shape: PathNode[]): string {

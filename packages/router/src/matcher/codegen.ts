@@ -10,7 +10,7 @@
  * The generated code does exactly what `walk` does, in the same order: at a node, the path's
  * end takes the node's leaf; otherwise the static kid of the next char is followed first, then
  * (once that subtree is done) the node's globs, segment regexps and param, each skipped when
- * its subtree's smallest key cannot beat the best match so far. A subtree is a nested block, so
+ * its subtree's smallest key cannot beat the best match so far, then its constrained params. A subtree is a nested block, so
  * coming back to a node is leaving a block: the interpreter's stack becomes the JS block nesting.
  *
  * Fallback: when code generation is disallowed (`--disallow-code-generation-from-strings`, a
@@ -185,7 +185,10 @@ function generate(
     if (node.patterns !== null) for (const edge of node.patterns) patterns = Math.min(patterns, edge.node.min);
     let globs = NONE;
     if (node.globs !== null) for (const glob of node.globs) globs = Math.min(globs, glob.key);
-    const afterGlobs = Math.min(pending, patterns, param);
+    let constrained = NONE;
+    if (node.constrained !== null)
+      for (const edge of node.constrained) constrained = Math.min(constrained, edge.node.min);
+    const afterGlobs = Math.min(pending, patterns, constrained, param);
     if (node.kids !== null) {
       out += `switch (path.charCodeAt(${i})) {\n`;
       for (const kid of node.kids) {
@@ -218,6 +221,26 @@ function generate(
       for (let d = 0; d < depth; d++) out += ` pos[${d}] = p${d};`;
       // A leaf the interpreter takes there is known by `id = -2` (it is left in `state.best`).
       out += ` state.bestKey = best; walkPatterns(${ref(node.patterns)}, state, ${i}, ${depth}); if (state.bestKey !== best) { best = state.bestKey; id = -2; } }\n`;
+    }
+    if (node.constrained !== null) {
+      // As walkConstrained: a non-empty run up to the next '/', which each constraint must match whole.
+      const end = `s${++vars}`;
+      slots = Math.max(slots, depth + 2);
+      out +=
+        `if (best > ${constrained}) { e = ${i}; do { c = path.charCodeAt(e); if (c === 47) break; ` +
+        `if (c === 37 || c === 35 || c === 63) ${flag}; } while (++e < len);\n` +
+        `if (e > ${i}) { const ${end} = e;\n`;
+      const edges = node.constrained;
+      edges.forEach((edge, k) => {
+        // What is left after this edge: the later edges, then the param.
+        let after = Math.min(pending, param);
+        for (let l = k + 1; l < edges.length; l++) after = Math.min(after, edges[l]!.node.min);
+        const check =
+          edge.regexp === null ? '' : ` && (${ref(edge.regexp)}.lastIndex = ${i}, ${ref(edge.regexp)}.test(path))`;
+        const j = `i${++vars}`;
+        out += `if (best > ${edge.node.min}${check}) { p${depth} = ${i}; p${depth + 1} = ${end}; const ${j} = ${end};\n${enter(edge.node, j, depth + 2, after)}\n}\n`;
+      });
+      out += '} }\n';
     }
     if (node.param !== null) {
       const j = `i${++vars}`;
@@ -374,6 +397,7 @@ function rest(text: string, i: string): string {
 function hasPatterns(node: Node): boolean {
   if (node.patterns !== null) return true;
   if (node.kids !== null) for (const kid of node.kids) if (hasPatterns(kid)) return true;
+  if (node.constrained !== null) for (const edge of node.constrained) if (hasPatterns(edge.node)) return true;
   return node.param !== null && hasPatterns(node.param);
 }
 
@@ -394,6 +418,7 @@ function partition(root: Node): Set<Node> | null {
   const measure = (node: Node): { node: Node; nodes: number; height: number } => {
     total++;
     const children: Node[] = node.kids === null ? [] : [...node.kids];
+    if (node.constrained !== null) for (const edge of node.constrained) children.push(edge.node);
     if (node.param !== null) children.push(node.param);
     const kept = children.map(measure).sort((x, y) => y.nodes - x.nodes);
     let nodes = 1;

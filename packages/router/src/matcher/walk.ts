@@ -12,10 +12,30 @@
  */
 import type { Leaf, RegexpLeaf } from './params.js';
 
-/** A segment the tree cannot split (`:a-:b`): matched whole by its own regexp. */
+/**
+ * A segment the tree cannot split (`:a-:b`, or a constrained param beside other text): matched
+ * by its own regexp, sticky from the segment's start over the whole path up to the segment's end.
+ */
 export interface PatternEdge {
   source: string;
   /** Compiled on first use, with indices (the walk records positions, not strings). */
+  regexp: RegExp | null;
+  /** The group number of each param, in order (a constraint's own groups are not params). */
+  groups: readonly number[];
+  node: Node;
+}
+
+/**
+ * A whole segment that is one constrained param (`:db` with `/[^/]+/`): a non-empty run up to
+ * the next `/`, which the constraint must match whole (segment-constraint.ts says which
+ * constraints can be matched so). A dynamic segment like a default param, beside the static
+ * text of its node, so a request path is walked to its route instead of trying the routes'
+ * regexps one by one.
+ */
+export interface ConstrainedEdge {
+  /** The constraint's source (case folded). */
+  source: string;
+  /** The constraint, sticky and held to the segment's end; null when any segment will do (`[^/]+`). */
   regexp: RegExp | null;
   node: Node;
 }
@@ -43,11 +63,13 @@ export class Node {
   /** A default-pattern param starting here. */
   param: Node | null = null;
   patterns: PatternEdge[] | null = null;
+  /** Constrained whole-segment params starting here, in the order routes put them here. */
+  constrained: ConstrainedEdge[] | null = null;
   globs: GlobEdge[] | null = null;
   leaf: Leaf | null = null;
   /** Smallest leaf key in this subtree. */
   min = NONE;
-  /** Whether a param, a segment regexp or a glob starts here (the walk comes back for them). */
+  /** Whether a param (constrained or not), a segment regexp or a glob starts here (the walk comes back for them). */
   branches = false;
 
   constructor(
@@ -131,6 +153,7 @@ function split(node: Node, at: number): void {
   node.table = null;
   tail.param = node.param;
   tail.patterns = node.patterns;
+  tail.constrained = node.constrained;
   tail.globs = node.globs;
   tail.leaf = node.leaf;
   tail.min = node.min;
@@ -141,6 +164,7 @@ function split(node: Node, at: number): void {
   node.codes = [tail.first];
   node.param = null;
   node.patterns = null;
+  node.constrained = null;
   node.globs = null;
   node.leaf = null;
 }
@@ -152,11 +176,27 @@ export function paramChild(node: Node, key: number): Node {
   return child;
 }
 
-export function patternChild(node: Node, source: string, key: number): Node {
+export function patternChild(node: Node, source: string, groups: readonly number[], key: number): Node {
   node.branches = true;
   node.patterns ??= [];
   let edge = node.patterns.find((e) => e.source === source);
-  if (edge === undefined) node.patterns.push((edge = { source, regexp: null, node: new Node('') }));
+  if (edge === undefined) node.patterns.push((edge = { source, regexp: null, groups, node: new Node('') }));
+  if (key < edge.node.min) edge.node.min = key;
+  return edge.node;
+}
+
+/** The constraint that lets any segment through: no regexp to run. */
+const ANY_SEGMENT = /^\[\^(?:\\\/|\/)\]\+$/;
+
+/** The node after a whole-segment param constrained by `source` (see ConstrainedEdge). */
+export function constrainedChild(node: Node, source: string, key: number): Node {
+  node.branches = true;
+  node.constrained ??= [];
+  let edge = node.constrained.find((e) => e.source === source);
+  if (edge === undefined) {
+    const regexp = ANY_SEGMENT.test(source) ? null : new RegExp(`(?:${source})(?=\\/|$)`, 'y');
+    node.constrained.push((edge = { source, regexp, node: new Node('') }));
+  }
   if (key < edge.node.min) edge.node.min = key;
   return edge.node;
 }
@@ -293,6 +333,11 @@ export function walk(node: Node, state: SearchState, i: number, depth: number): 
         walkPatterns(from.patterns, state, start, d);
         best = state.bestKey;
       }
+      if (from.constrained !== null) {
+        state.sp = sp;
+        walkConstrained(from.constrained, state, start, d);
+        best = state.bestKey;
+      }
       const param = from.param;
       from = null;
       if (param !== null && param.min < best) {
@@ -328,28 +373,60 @@ function matchesAt(path: string, i: number, text: string): boolean {
   return true;
 }
 
-/** Whole-segment regexps: the segment runs from `i` to the next slash. */
-const NEEDS_NORMALIZING = /[?#%]/;
+/**
+ * The end of the segment starting at `i` (the next slash, or the path's end), flagging the
+ * chars normalizing would change (`%`, `#`, `?`) on the way.
+ */
+function segmentEnd(state: SearchState, i: number): number {
+  const path = state.path;
+  const len = path.length;
+  let e = i;
+  for (; e < len; e++) {
+    const c = path.charCodeAt(e);
+    if (c === 47) break;
+    if (c === 37 || c === 35 || c === 63) state.abnormal = true;
+  }
+  return e;
+}
 
+/** Segment regexps: each runs from `i` and must end where the segment does. */
 export function walkPatterns(patterns: PatternEdge[], state: SearchState, i: number, depth: number): void {
   const path = state.path;
-  let end = path.indexOf('/', i);
-  if (end === -1) end = path.length;
-  const segment = path.slice(i, end);
-  if (NEEDS_NORMALIZING.test(segment)) state.abnormal = true;
+  const end = segmentEnd(state, i);
   for (let e = 0; e < patterns.length; e++) {
     const edge = patterns[e]!;
     if (edge.node.min >= state.bestKey) continue;
-    const m = (edge.regexp ??= new RegExp(edge.source, 'd')).exec(segment);
+    const regexp = (edge.regexp ??= new RegExp(edge.source, 'dy'));
+    regexp.lastIndex = i;
+    const m = regexp.exec(path);
     if (m === null) continue;
     const indices = m.indices!;
+    const groups = edge.groups;
     let d = depth;
-    for (let g = 1; g < indices.length; g++) {
-      const at = indices[g]!;
-      state.pos[d++] = i + at[0];
-      state.pos[d++] = i + at[1];
+    for (let g = 0; g < groups.length; g++) {
+      const at = indices[groups[g]!]!;
+      state.pos[d++] = at[0];
+      state.pos[d++] = at[1];
     }
     walk(edge.node, state, end, d);
+  }
+}
+
+/** Constrained whole-segment params (ConstrainedEdge) starting at `i`, tried in turn. */
+export function walkConstrained(edges: ConstrainedEdge[], state: SearchState, i: number, depth: number): void {
+  const end = segmentEnd(state, i);
+  if (end === i) return;
+  for (let e = 0; e < edges.length; e++) {
+    const edge = edges[e]!;
+    if (edge.node.min >= state.bestKey) continue;
+    const regexp = edge.regexp;
+    if (regexp !== null) {
+      regexp.lastIndex = i;
+      if (!regexp.test(state.path)) continue;
+    }
+    state.pos[depth] = i;
+    state.pos[depth + 1] = end;
+    walk(edge.node, state, end, depth + 2);
   }
 }
 
