@@ -1,8 +1,9 @@
 /**
  * One database of the PostgreSQL engine: its rows in the shared tables, under its `db_id`.
- * Nothing is cached between calls (another node may write at any time): counters come from the
- * `dbs` row, records from `docs`. Its statements are in ./statements.ts; what changes documents
- * (under the writers' lock) in ./doc-writes.ts; attachment bytes in ./attachments.ts.
+ * Records come from `docs` at every call (another node may write at any time); the `dbs` row
+ * (counters) and the properties are kept by the node while no change is told (./prop-cache.ts).
+ * Its statements are in ./statements.ts; what changes documents (under the writers' lock) in
+ * ./doc-writes.ts; attachment bytes in ./attachments.ts.
  */
 import type { DbEventQueue } from '../db-event-queue.js';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
@@ -83,9 +84,14 @@ export class PostgresDocumentStore implements DocumentStore {
     return queryRows<T>(this.pool, config, values);
   }
 
+  /** From this node's copy while it is current (./prop-cache.ts), else one query. */
   private async readCounters(): Promise<CounterRow> {
+    const kept = this.props.counters(this.dbId);
+    if (kept !== undefined) return kept;
+    const epoch = this.props.begin();
     const [row] = await this.query<CounterRow>(this.sql.counters, [this.dbId]);
     if (row === undefined) throw gone(this.name);
+    this.props.keepCounters(epoch, this.dbId, row);
     return row;
   }
 
@@ -237,9 +243,17 @@ export class PostgresDocumentStore implements DocumentStore {
     await this.transaction((client) => compactLocked(client, this.target, ids, plan));
   }
 
-  /** A transaction on a checked-out connection (rolled back on a throw; a broken one is not pooled). */
-  private transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, body);
+  /**
+   * A transaction on a checked-out connection (rolled back on a throw; a broken one is not
+   * pooled). The counters this node keeps are forgotten once it ends, committed or not (a cut-off
+   * `COMMIT` may have committed): a read after it asks PostgreSQL, not the notification's way.
+   */
+  private async transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.pool, body);
+    } finally {
+      this.props.forgetCounters(this.dbId);
+    }
   }
 
   async purgeSeq(): Promise<number> {
