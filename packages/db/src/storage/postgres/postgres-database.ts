@@ -334,7 +334,14 @@ export class PostgresDocumentStore implements DocumentStore {
     };
   }
 
+  /** Whether this node's kept counters say nothing changed after `since` (no query then). */
+  private nothingSince(since: number): boolean {
+    const kept = this.props.counters(this.dbId);
+    return kept !== undefined && Number(kept.update_seq) <= since;
+  }
+
   async *foldChanges(since: number, descending = false): AsyncGenerator<Page<DocRecord>> {
+    if (this.nothingSince(since)) return;
     const pages = descending
       ? keysetPagesAsync(Number.MAX_SAFE_INTEGER, bySeq, GROWING_PAGES, ({ from, limit }) =>
           this.query<DocRow>(this.sql.changesDesc, [this.dbId, since, from, limit]),
@@ -346,6 +353,7 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async *foldChangedBodies(since: number): AsyncGenerator<Page<ChangedDoc>> {
+    if (this.nothingSince(since)) return;
     const pages = keysetPagesAsync(since, bySeq, GROWING_PAGES, ({ from, limit }) =>
       this.query<DocRow & { body: string | null }>(this.sql.changedBodies, [this.dbId, from, limit]),
     );
@@ -366,6 +374,7 @@ export class PostgresDocumentStore implements DocumentStore {
       const c = await this.counters();
       return c.docCount + c.docDelCount;
     }
+    if (this.nothingSince(since)) return 0;
     // Counted from the last count when the database has not changed since (ChangesCountMemo).
     const from = this.changesCounts.since;
     if (from !== undefined && from <= since) {

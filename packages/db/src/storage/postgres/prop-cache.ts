@@ -21,12 +21,18 @@ export function propChannel(schema: string): string {
   return `divan_props_${createHash('sha1').update(schema).digest('hex').slice(0, 24)}`;
 }
 
-/** The payload prefix of a counters change (a bare `db_id`: properties, and counters with them). */
+/**
+ * The payload prefix of a counters change. A bare `db_id` tells a property change or a destroy
+ * (everything kept of it goes, and the list of databases); `NAMES_CHANGED` a database created.
+ */
 export const COUNTERS_CHANGED = 'c:';
+export const NAMES_CHANGED = 'n:';
 
 export class PropCache {
   private readonly byDb = new Map<string, Map<string, string | undefined>>();
   private readonly countersByDb = new Map<string, CounterRow>();
+  /** The databases' names, in order (`listDatabases`), while kept. */
+  private names: string[] | undefined;
   private client: pg.Client | undefined;
   private live = false;
   private closed = false;
@@ -65,6 +71,23 @@ export class PropCache {
     this.epoch++;
     this.byDb.delete(dbId);
     this.countersByDb.delete(dbId);
+    this.names = undefined;
+  }
+
+  /** The databases' names as last listed here (undefined: list them in PostgreSQL). */
+  databaseNames(): string[] | undefined {
+    return this.live ? this.names : undefined;
+  }
+
+  /** Keeps the names a listing begun at `epoch` found, unless a change was told since. */
+  keepNames(epoch: number, names: string[]): void {
+    if (this.live && epoch === this.epoch) this.names = names;
+  }
+
+  /** Forgets the databases' names (one was created, here or on another node). */
+  forgetNames(): void {
+    this.epoch++;
+    this.names = undefined;
   }
 
   /** The database's `dbs` row as last read here (undefined: read it from PostgreSQL). */
@@ -96,6 +119,7 @@ export class PropCache {
       const payload = message.payload;
       if (payload === undefined) return;
       if (payload.startsWith(COUNTERS_CHANGED)) this.forgetCounters(payload.slice(COUNTERS_CHANGED.length));
+      else if (payload === NAMES_CHANGED) this.forgetNames();
       else this.forget(payload);
     });
     const broken = (): void => {
@@ -117,6 +141,7 @@ export class PropCache {
         this.epoch++;
         this.byDb.clear();
         this.countersByDb.clear();
+        this.names = undefined;
         this.live = !this.closed;
       })
       .catch(broken);
@@ -128,6 +153,7 @@ export class PropCache {
     this.epoch++;
     this.byDb.clear();
     this.countersByDb.clear();
+    this.names = undefined;
     const client = this.client;
     this.client = undefined;
     client?.end().catch(() => {});
