@@ -41,7 +41,15 @@ import { PostgresAttachments } from './attachments.js';
 import { MISS, type PropCache } from './prop-cache.js';
 import { compactLocked, countStaleLocked, purgeLocked, updateLocked } from './doc-writes.js';
 import { inTransaction, queryRows, storageError } from './errors.js';
-import { type CounterRow, type DbTarget, type DocRow, type DocumentStatements, gone, toRecord } from './statements.js';
+import {
+  type CounterRow,
+  type DbTarget,
+  type DocRow,
+  type DocumentStatements,
+  gone,
+  named,
+  toRecord,
+} from './statements.js';
 
 /** Purge log entries per page. */
 const PURGES_PAGE = 1024;
@@ -308,7 +316,7 @@ export class PostgresDocumentStore implements DocumentStore {
     }
     const filter = range.includeDeleted === true ? '' : ' AND NOT deleted';
     const [row] = await this.query<{ n: string }>(
-      `SELECT count(*) AS n FROM ${this.sql.schema}.docs WHERE db_id = $1${where}${filter}`,
+      named(`SELECT count(*) AS n FROM ${this.sql.schema}.docs WHERE db_id = $1${where}${filter}`),
       [this.dbId, ...params],
     );
     return Number(row?.n ?? 0);
@@ -489,7 +497,9 @@ export class PostgresDocumentStore implements DocumentStore {
         const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
         const { where, params } = rangeWhere(range, from, fromOp, filter, 2);
         return this.query<Row>(
-          `SELECT ${columns} FROM ${this.sql.schema}.${table} WHERE db_id = $1${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT $${params.length + 2}`,
+          named(
+            `SELECT ${columns} FROM ${this.sql.schema}.${table} WHERE db_id = $1${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT $${params.length + 2}`,
+          ),
           [this.dbId, ...params, limit],
         );
       },

@@ -8,9 +8,19 @@ import type { DocRecord } from '../records.js';
 import { COUNTERS_CHANGED, propChannel } from './prop-cache.js';
 import { quoteIdent } from './schema.js';
 
-/** A named statement: node-postgres parses it once per connection, then only binds values. */
-function named(text: string): { name: string; text: string } {
-  return { name: `divan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+const namedByText = new Map<string, { name: string; text: string }>();
+
+/**
+ * A named statement: node-postgres parses it once per connection, then only binds values. Kept
+ * by text, so a statement built per call (a range walk's few shapes) is named once.
+ */
+export function named(text: string): { name: string; text: string } {
+  let statement = namedByText.get(text);
+  if (statement === undefined) {
+    statement = { name: `divan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+    namedByText.set(text, statement);
+  }
+  return statement;
 }
 
 /** The statements of one schema, built once per storage. */
