@@ -157,7 +157,8 @@ const SERVERS = {
   'divan-postgres': (port, dir, postgresUrl) => divan(port, dir, postgresUrl),
   // The same run's A/B on PostgreSQL: DIVAN_BENCH_BASE's build, on a schema of its own of the same server.
   'divan-postgres-base': (port, dir, postgresUrl) => {
-    if (!process.env.DIVAN_BENCH_BASE) throw new Error('divan-postgres-base: set DIVAN_BENCH_BASE to a build of the package');
+    if (!process.env.DIVAN_BENCH_BASE)
+      throw new Error('divan-postgres-base: set DIVAN_BENCH_BASE to a build of the package');
     return divan(port, dir, postgresUrl, process.env.DIVAN_BENCH_BASE);
   },
   'pouchdb-server': (port) => ({
