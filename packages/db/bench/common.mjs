@@ -155,6 +155,12 @@ const SERVERS = {
   // Divan on PostgreSQL: a throw-away server (scripts/postgres.mjs, default durability: fsync of
   // every commit) started on first use, a fresh schema per run.
   'divan-postgres': (port, dir, postgresUrl) => divan(port, dir, postgresUrl),
+  // The same run's A/B on PostgreSQL: DIVAN_BENCH_BASE's build, on a schema of its own of the same server.
+  'divan-postgres-base': (port, dir, postgresUrl) => {
+    if (!process.env.DIVAN_BENCH_BASE)
+      throw new Error('divan-postgres-base: set DIVAN_BENCH_BASE to a build of the package');
+    return divan(port, dir, postgresUrl, process.env.DIVAN_BENCH_BASE);
+  },
   'pouchdb-server': (port) => ({
     cmd: process.execPath,
     args: [
@@ -235,7 +241,7 @@ export async function startServer(name, options = {}) {
   const dir = mkdtempSync(join(tmpdir(), `divan-bench-${name}-`));
   let postgresUrl;
   if (options.storage !== undefined) postgresUrl = options.storage;
-  else if (name === 'divan-postgres') {
+  else if (name === 'divan-postgres' || name === 'divan-postgres-base') {
     const pg = await benchPostgres();
     const url = new URL(pg.url);
     url.searchParams.set('schema', `bench_${Date.now().toString(36)}`);

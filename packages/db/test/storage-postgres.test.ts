@@ -165,6 +165,76 @@ if (url instanceof Error) {
         await direct.end();
       }
     });
+
+    it('counters and the list of databases are kept on each node (no query), and a change on one node is told to the other', async () => {
+      const a = await one.create('kept');
+      const b = (await two.open('kept'))!;
+      await a.update(['k1'], writing([write('k1', '1-a', '{}')]));
+      const direct = new pg.Client({ connectionString: url });
+      await direct.connect();
+      // Written behind the engine's back (no node is told): a node that answers it still read it.
+      const behind = (seq: number) =>
+        direct.query(`UPDATE ${schema}.dbs SET update_seq = $1 WHERE name = 'kept'`, [seq]);
+      const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
+        let value = await read();
+        for (const until = Date.now() + 5000; !done(value) && Date.now() < until; ) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          value = await read();
+        }
+        return value;
+      };
+      try {
+        let kept = false;
+        const until = Date.now() + 10_000; // the first read starts the node listening
+        while (!kept && Date.now() < until) {
+          assert.equal((await b.counters()).updateSeq, 1);
+          await behind(99);
+          kept = (await b.counters()).updateSeq === 1;
+          await behind(1);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.ok(kept, 'the second node keeps the counters it read');
+        // Nothing after the kept sequence: a changes walk from it answers without a query.
+        assert.deepEqual(await all(b.foldChanges(1)), []);
+        assert.equal(await b.countChanges(1), 0);
+
+        await a.update(['k2'], writing([write('k2', '1-a', '{}')]));
+        assert.deepEqual(
+          await a.counters(),
+          { updateSeq: 2, docCount: 2, docDelCount: 0 },
+          'the writer reads its write at once',
+        );
+        const told = await eventually(
+          () => b.counters(),
+          (c) => c.updateSeq === 2,
+        );
+        assert.deepEqual(told, { updateSeq: 2, docCount: 2, docDelCount: 0 }, 'the other node is told of the write');
+        assert.deepEqual(
+          (await all(b.foldChanges(1))).map((r) => `${r.id}@${r.seq}`),
+          ['k2@2'],
+        );
+        assert.equal(await b.countChanges(1), 1);
+
+        // The list of databases: kept once listed, told of a database created or destroyed elsewhere.
+        assert.ok((await two.listDatabases()).includes('kept'));
+        await one.create('kept-too');
+        assert.ok((await one.listDatabases()).includes('kept-too'), 'the creator lists it at once');
+        const listed = await eventually(
+          () => two.listDatabases(),
+          (names) => names.includes('kept-too'),
+        );
+        assert.ok(listed.includes('kept-too'), 'the other node is told of the new database');
+        await one.destroy('kept-too');
+        assert.ok(!(await one.listDatabases()).includes('kept-too'), 'the destroyer lists it gone at once');
+        const after = await eventually(
+          () => two.listDatabases(),
+          (names) => !names.includes('kept-too'),
+        );
+        assert.ok(!after.includes('kept-too'), 'the other node is told of the destroyed database');
+      } finally {
+        await direct.end();
+      }
+    });
   });
 
   describe('PostgreSQL engine: migrations', () => {

@@ -1,8 +1,9 @@
 /**
  * One database of the PostgreSQL engine: its rows in the shared tables, under its `db_id`.
- * Nothing is cached between calls (another node may write at any time): counters come from the
- * `dbs` row, records from `docs`. Its statements are in ./statements.ts; what changes documents
- * (under the writers' lock) in ./doc-writes.ts; attachment bytes in ./attachments.ts.
+ * Records come from `docs` at every call (another node may write at any time); the `dbs` row
+ * (counters) and the properties are kept by the node while no change is told (./prop-cache.ts).
+ * Its statements are in ./statements.ts; what changes documents (under the writers' lock) in
+ * ./doc-writes.ts; attachment bytes in ./attachments.ts.
  */
 import type { DbEventQueue } from '../db-event-queue.js';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
@@ -40,7 +41,15 @@ import { PostgresAttachments } from './attachments.js';
 import { MISS, type PropCache } from './prop-cache.js';
 import { compactLocked, countStaleLocked, purgeLocked, updateLocked } from './doc-writes.js';
 import { inTransaction, queryRows, storageError } from './errors.js';
-import { type CounterRow, type DbTarget, type DocRow, type DocumentStatements, gone, toRecord } from './statements.js';
+import {
+  type CounterRow,
+  type DbTarget,
+  type DocRow,
+  type DocumentStatements,
+  gone,
+  named,
+  toRecord,
+} from './statements.js';
 
 /** Purge log entries per page. */
 const PURGES_PAGE = 1024;
@@ -83,9 +92,14 @@ export class PostgresDocumentStore implements DocumentStore {
     return queryRows<T>(this.pool, config, values);
   }
 
+  /** From this node's copy while it is current (./prop-cache.ts), else one query. */
   private async readCounters(): Promise<CounterRow> {
+    const kept = this.props.counters(this.dbId);
+    if (kept !== undefined) return kept;
+    const epoch = this.props.begin();
     const [row] = await this.query<CounterRow>(this.sql.counters, [this.dbId]);
     if (row === undefined) throw gone(this.name);
+    this.props.keepCounters(epoch, this.dbId, row);
     return row;
   }
 
@@ -237,9 +251,17 @@ export class PostgresDocumentStore implements DocumentStore {
     await this.transaction((client) => compactLocked(client, this.target, ids, plan));
   }
 
-  /** A transaction on a checked-out connection (rolled back on a throw; a broken one is not pooled). */
-  private transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, body);
+  /**
+   * A transaction on a checked-out connection (rolled back on a throw; a broken one is not
+   * pooled). The counters this node keeps are forgotten once it ends, committed or not (a cut-off
+   * `COMMIT` may have committed): a read after it asks PostgreSQL, not the notification's way.
+   */
+  private async transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.pool, body);
+    } finally {
+      this.props.forgetCounters(this.dbId);
+    }
   }
 
   async purgeSeq(): Promise<number> {
@@ -294,7 +316,7 @@ export class PostgresDocumentStore implements DocumentStore {
     }
     const filter = range.includeDeleted === true ? '' : ' AND NOT deleted';
     const [row] = await this.query<{ n: string }>(
-      `SELECT count(*) AS n FROM ${this.sql.schema}.docs WHERE db_id = $1${where}${filter}`,
+      named(`SELECT count(*) AS n FROM ${this.sql.schema}.docs WHERE db_id = $1${where}${filter}`),
       [this.dbId, ...params],
     );
     return Number(row?.n ?? 0);
@@ -320,7 +342,14 @@ export class PostgresDocumentStore implements DocumentStore {
     };
   }
 
+  /** Whether this node's kept counters say nothing changed after `since` (no query then). */
+  private nothingSince(since: number): boolean {
+    const kept = this.props.counters(this.dbId);
+    return kept !== undefined && Number(kept.update_seq) <= since;
+  }
+
   async *foldChanges(since: number, descending = false): AsyncGenerator<Page<DocRecord>> {
+    if (this.nothingSince(since)) return;
     const pages = descending
       ? keysetPagesAsync(Number.MAX_SAFE_INTEGER, bySeq, GROWING_PAGES, ({ from, limit }) =>
           this.query<DocRow>(this.sql.changesDesc, [this.dbId, since, from, limit]),
@@ -332,6 +361,7 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async *foldChangedBodies(since: number): AsyncGenerator<Page<ChangedDoc>> {
+    if (this.nothingSince(since)) return;
     const pages = keysetPagesAsync(since, bySeq, GROWING_PAGES, ({ from, limit }) =>
       this.query<DocRow & { body: string | null }>(this.sql.changedBodies, [this.dbId, from, limit]),
     );
@@ -352,6 +382,7 @@ export class PostgresDocumentStore implements DocumentStore {
       const c = await this.counters();
       return c.docCount + c.docDelCount;
     }
+    if (this.nothingSince(since)) return 0;
     // Counted from the last count when the database has not changed since (ChangesCountMemo).
     const from = this.changesCounts.since;
     if (from !== undefined && from <= since) {
@@ -466,7 +497,9 @@ export class PostgresDocumentStore implements DocumentStore {
         const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
         const { where, params } = rangeWhere(range, from, fromOp, filter, 2);
         return this.query<Row>(
-          `SELECT ${columns} FROM ${this.sql.schema}.${table} WHERE db_id = $1${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT $${params.length + 2}`,
+          named(
+            `SELECT ${columns} FROM ${this.sql.schema}.${table} WHERE db_id = $1${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT $${params.length + 2}`,
+          ),
           [this.dbId, ...params, limit],
         );
       },

@@ -15,7 +15,7 @@ import { illegalDbName, isValidDbName } from '../db-names.js';
 import { lockFolder } from '../folder-lock.js';
 import { checkOut, inTransaction, queryRows, storageError } from './errors.js';
 import { PostgresDocumentStore } from './postgres-database.js';
-import { PropCache, propChannel } from './prop-cache.js';
+import { NAMES_CHANGED, PropCache, propChannel } from './prop-cache.js';
 import { documentStatements, type DocumentStatements } from './statements.js';
 import { migrate, quoteIdent } from './schema.js';
 import { IndexFolder } from '../local-index/index-folder.js';
@@ -142,17 +142,25 @@ class PostgresStorage implements Storage {
     );
   }
 
+  /** From this node's list while no database was created or destroyed since (./prop-cache.ts). */
   async listDatabases(): Promise<string[]> {
+    const kept = this.props.databaseNames();
+    if (kept !== undefined) return [...kept];
+    const epoch = this.props.begin();
     const rows = await this.query<{ name: string }>(`SELECT name FROM ${this.s}.dbs ORDER BY name`);
-    return rows.map((r) => r.name);
+    const names = rows.map((r) => r.name);
+    this.props.keepNames(epoch, names);
+    return [...names];
   }
 
   async create(name: string): Promise<DocumentStore> {
     if (!isValidDbName(name)) throw illegalDbName(name);
+    // Every node forgets its list of databases (./prop-cache.ts), at commit.
     const [row] = await this.query<DbRow>(
-      `INSERT INTO ${this.s}.dbs (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING db_id, created_at`,
-      [name, Date.now()],
-    );
+      `INSERT INTO ${this.s}.dbs (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING ` +
+        'RETURNING db_id, created_at, pg_notify($3, $4)',
+      [name, Date.now(), this.props.channel, NAMES_CHANGED],
+    ).finally(() => this.props.forgetNames());
     if (row === undefined) throw new StorageExistsError(name);
     await this.events.record(name, 'created');
     return this.store(name, row);
@@ -169,6 +177,7 @@ class PostgresStorage implements Storage {
    * Ids are never reused, so a database created again starts empty whatever an old handle does.
    */
   async destroy(name: string): Promise<boolean> {
+    let destroyed: string | undefined;
     const existed = await this.transaction(async (client) => {
       const found = await client.query<{ db_id: string }>(`DELETE FROM ${this.s}.dbs WHERE name = $1 RETURNING db_id`, [
         name,
@@ -194,7 +203,11 @@ class PostgresStorage implements Storage {
       // Every node forgets its copy of the properties (./prop-cache.ts), at commit.
       await client.query('SELECT pg_notify($1, $2)', [this.props.channel, dbId]);
       this.props.forget(dbId);
+      destroyed = dbId;
       return true;
+    }).finally(() => {
+      // Again once it ended: a read begun before the commit kept the database as it was.
+      if (destroyed !== undefined) this.props.forget(destroyed);
     });
     if (existed) await this.events.record(name, 'deleted');
     return existed;

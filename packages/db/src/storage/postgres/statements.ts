@@ -5,17 +5,31 @@
 import { createHash } from 'node:crypto';
 import { CouchError } from '../../errors.js';
 import type { DocRecord } from '../records.js';
+import { COUNTERS_CHANGED, propChannel } from './prop-cache.js';
 import { quoteIdent } from './schema.js';
 
-/** A named statement: node-postgres parses it once per connection, then only binds values. */
-function named(text: string): { name: string; text: string } {
-  return { name: `divan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+const namedByText = new Map<string, { name: string; text: string }>();
+
+/**
+ * A named statement: node-postgres parses it once per connection, then only binds values. Kept
+ * by text, so a statement built per call (a range walk's few shapes) is named once.
+ */
+export function named(text: string): { name: string; text: string } {
+  let statement = namedByText.get(text);
+  if (statement === undefined) {
+    statement = { name: `divan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+    namedByText.set(text, statement);
+  }
+  return statement;
 }
 
 /** The statements of one schema, built once per storage. */
 export function documentStatements(schema: string) {
   const s = quoteIdent(schema);
   const DOC = 'id, seq, rev, deleted, tree';
+  // Every change of a `dbs` row tells the nodes at commit, so each can keep the row meanwhile
+  // (./prop-cache.ts); in the statement that makes it, so no write takes a round trip more.
+  const told = ` RETURNING pg_notify('${propChannel(schema)}', '${COUNTERS_CHANGED}' || db_id)`;
   return {
     /** The attachment tables, qualified (their statements are built where used). */
     attachments: `${s}.attachments`,
@@ -45,7 +59,7 @@ export function documentStatements(schema: string) {
     prunePurges: named(`DELETE FROM ${s}.purges WHERE db_id = $1 AND seq <= $2`),
     purges: named(`SELECT seq, id, revs FROM ${s}.purges WHERE db_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
     oldestPurge: named(`SELECT min(seq) AS seq FROM ${s}.purges WHERE db_id = $1`),
-    savePurgeSeq: named(`UPDATE ${s}.dbs SET purge_seq = $2 WHERE db_id = $1`),
+    savePurgeSeq: named(`UPDATE ${s}.dbs SET purge_seq = $2 WHERE db_id = $1${told}`),
     keyShare: `SELECT 1 FROM ${s}.dbs WHERE db_id = $1 FOR KEY SHARE`,
     getDoc: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id = $2`),
     getDocs: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
@@ -101,14 +115,14 @@ export function documentStatements(schema: string) {
         'size = excluded.size, tree = excluded.tree',
     ),
     saveCounters: named(
-      `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5 WHERE db_id = $1`,
+      `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5 WHERE db_id = $1${told}`,
     ),
     /** `saveCounters` and the body bytes (`stored`, `stale`: NULL until counted). */
     saveCountersSized: named(
       `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5, stored = $6, stale = $7 ` +
-        'WHERE db_id = $1',
+        `WHERE db_id = $1${told}`,
     ),
-    saveSizes: named(`UPDATE ${s}.dbs SET stored = $2, stale = $3 WHERE db_id = $1`),
+    saveSizes: named(`UPDATE ${s}.dbs SET stored = $2, stale = $3 WHERE db_id = $1${told}`),
     changes: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
     changesDesc: named(
       `SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4`,
