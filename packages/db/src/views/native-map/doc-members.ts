@@ -29,7 +29,7 @@ export function readDocMembers(text: string, names: readonly string[]): Record<s
     const end = valueEnd(text, start);
     if (end < 0) return undefined;
     if (name === ESCAPED) return undefined;
-    if (name !== undefined) out[name] = valueOf(text, start, end);
+    if (name !== undefined) out[name] = parsedValue(text, start, end);
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);
     if (c === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? out : undefined;
@@ -59,7 +59,7 @@ function nameAt(text: string, from: number, end: number, names: readonly string[
   return slash >= 0 && slash < end ? ESCAPED : undefined;
 }
 
-function valueOf(text: string, start: number, end: number): unknown {
+function parsedValue(text: string, start: number, end: number): unknown {
   if (text.charCodeAt(start) === QUOTE) {
     const slash = text.indexOf('\\', start + 1);
     if (slash < 0 || slash >= end) return text.slice(start + 1, end - 1);
