@@ -55,15 +55,17 @@ function nameAt(text: string, from: number, end: number, names: readonly string[
   for (const name of names) {
     if (name.length === length && text.startsWith(name, from)) return name;
   }
-  const slash = text.indexOf('\\', from);
-  return slash >= 0 && slash < end ? ESCAPED : undefined;
+  return hasEscape(text, from, end) ? ESCAPED : undefined;
+}
+
+/** Whether [from, end) holds a backslash (an indexOf would search on to the text's end). */
+function hasEscape(text: string, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) if (text.charCodeAt(i) === BACKSLASH) return true;
+  return false;
 }
 
 function parsedValue(text: string, start: number, end: number): unknown {
-  if (text.charCodeAt(start) === QUOTE) {
-    const slash = text.indexOf('\\', start + 1);
-    if (slash < 0 || slash >= end) return text.slice(start + 1, end - 1);
-  }
+  if (text.charCodeAt(start) === QUOTE && !hasEscape(text, start + 1, end - 1)) return text.slice(start + 1, end - 1);
   return JSON.parse(text.slice(start, end));
 }
 
