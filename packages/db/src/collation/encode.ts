@@ -137,7 +137,12 @@ export function rowKeyRange(q: RowRangeQuery, raw = false): RowKeyRange {
 
 /** All rows whose key equals `key` in the view's collation (`key=`, each of `keys=`). */
 export function exactKeyRange(key: unknown, raw = false): Required<RowKeyRange> {
-  return { gte: rowKeyBound(key, undefined, false, raw), lt: rowKeyBound(key, undefined, true, raw) };
+  // The key encoded once (a `keys=` read of 100 keys did every ICU sort key twice): lt is gte + FF.
+  const gte = rowKeyBound(key, undefined, false, raw);
+  const lt = Buffer.allocUnsafe(gte.length + 1);
+  gte.copy(lt);
+  lt[gte.length] = HIGH;
+  return { gte, lt };
 }
 
 /**

@@ -38,7 +38,7 @@ class BTreeRows implements RowTree, BuildableRowTree {
   }
 
   encodeValue(value: RowValue): Uint8Array {
-    return encodeRow(value);
+    return encodeRowScratch(value);
   }
 
   bulkLoad(rows: Iterable<readonly [key: Buffer, value: Buffer]>, options?: { cacheLeaves?: boolean }): void {
@@ -166,6 +166,24 @@ function encodeRow([keyJson, docId, valueJson]: RowValue): Uint8Array {
   out.write(docId, 8 + keyLength);
   out.write(valueJson, 8 + keyLength + idLength);
   return out;
+}
+
+/**
+ * `encodeRow` into one buffer reused by every call (a build copies each row into its sorter at
+ * once: no buffer per row to collect), valid until the next call.
+ */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+function encodeRowScratch([keyJson, docId, valueJson]: RowValue): Uint8Array {
+  const most = 8 + 3 * (keyJson.length + docId.length + valueJson.length);
+  if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.max(most, scratch.length * 2));
+  const out = scratch;
+  const keyLength = out.write(keyJson, 4);
+  out.writeUInt32BE(keyLength, 0);
+  const idAt = 8 + keyLength;
+  const idLength = out.write(docId, idAt);
+  out.writeUInt32BE(idLength, 4 + keyLength);
+  const end = idAt + idLength + out.write(valueJson, idAt + idLength);
+  return out.subarray(0, end);
 }
 
 function decodeRow(bytes: Buffer): RowValue {

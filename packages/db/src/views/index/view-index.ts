@@ -35,7 +35,7 @@ import type { RowTree, RowValue } from './row-tree.js';
 
 /** A row tree that can also be filled in one go from sorted, encoded rows (an index build). */
 export interface BuildableRowTree extends RowTree {
-  /** The bytes `bulkLoad` takes for a row value. */
+  /** The bytes `bulkLoad` takes for a row value (possibly a view valid until the next call: copy to keep). */
   encodeValue(value: RowValue): Uint8Array;
   /**
    * Replaces every row by the given ones, in ascending key order (equal keys: the last wins).

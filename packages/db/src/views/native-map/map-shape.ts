@@ -169,6 +169,8 @@ function literal(value: unknown): Expr {
 class Parser {
   private at = 0;
   private param = '';
+  /** The document's top-level members the function reads (undefined once it reads the document itself). */
+  docMembers: Set<string> | undefined = new Set();
 
   constructor(private readonly tokens: Token[]) {}
 
@@ -374,6 +376,8 @@ class Parser {
     if (names.some((name) => INHERITED.has(name))) return undefined;
     // The next token may not make this a call or an assignment.
     if (this.isPunct('(')) return undefined;
+    if (names[0] === undefined) this.docMembers = undefined;
+    else this.docMembers?.add(names[0]);
     const value = memberChain(names);
     return { value, json: (doc) => jsonOfValue(value(doc)) };
   }
@@ -483,9 +487,23 @@ function memberChain(names: readonly string[]): (doc: unknown) => unknown {
   };
 }
 
+/** A map function compiled, and what of the document it reads. */
+export interface CompiledShape {
+  map: NativeMap;
+  /** The top-level members of the document it reads; undefined when it reads the document itself. */
+  members: ReadonlySet<string> | undefined;
+}
+
 /** The map function compiled, when its source is of the shape this file runs (see the header). */
-export function compileMapShape(source: string): NativeMap | undefined {
+export function compileShape(source: string): CompiledShape | undefined {
   const tokens = tokenize(source);
   if (tokens === undefined) return undefined;
-  return new Parser(tokens).program();
+  const parser = new Parser(tokens);
+  const map = parser.program();
+  return map === undefined ? undefined : { map, members: parser.docMembers };
+}
+
+/** `compileShape`'s function alone. */
+export function compileMapShape(source: string): NativeMap | undefined {
+  return compileShape(source)?.map;
 }

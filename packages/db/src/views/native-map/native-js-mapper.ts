@@ -13,17 +13,22 @@ import {
   type MapperOptions,
   type Row,
 } from '../../sandbox/index.js';
-import { compileMapShape, type EmittedRows, type NativeMap } from './map-shape.js';
+import { readDocMembers } from './doc-members.js';
+import { compileShape, type EmittedRows, type NativeMap } from './map-shape.js';
 
 /** The group's mapper run here, or undefined when one of its map functions is not of the shape. */
 export function nativeJsMapper(design: MapDesign, options: MapperOptions): Mapper | undefined {
   const maps: NativeMap[] = [];
+  // The document's members any of the functions reads (undefined: one reads the whole document).
+  let members: Set<string> | undefined = new Set();
   for (const view of design.views) {
-    const map = compileMapShape(view.map);
-    if (map === undefined) return undefined;
-    maps.push(map);
+    const shape = compileShape(view.map);
+    if (shape === undefined) return undefined;
+    maps.push(shape.map);
+    if (shape.members === undefined) members = undefined;
+    else for (const name of shape.members) members?.add(name);
   }
-  return new NativeJsMapper(maps, design, options);
+  return new NativeJsMapper(maps, members === undefined ? undefined : [...members], design, options);
 }
 
 class NativeJsMapper implements Mapper {
@@ -33,6 +38,8 @@ class NativeJsMapper implements Mapper {
 
   constructor(
     private readonly maps: readonly NativeMap[],
+    /** What of each document the functions read (undefined: all of it). */
+    private readonly members: readonly string[] | undefined,
     private readonly design: MapDesign,
     private readonly options: MapperOptions,
   ) {
@@ -40,13 +47,14 @@ class NativeJsMapper implements Mapper {
   }
 
   async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
-    const maps = this.maps;
+    const { maps, members } = this;
     const rows: Row[][][] = new Array(docsJson.length);
     let inSandbox: number[] | undefined;
     for (let d = 0; d < docsJson.length; d++) {
       const perView: Row[][] = new Array(maps.length);
       try {
-        const doc: unknown = JSON.parse(docsJson[d]!);
+        const text = docsJson[d]!;
+        const doc: unknown = (members !== undefined && readDocMembers(text, members)) || JSON.parse(text);
         for (let v = 0; v < maps.length; v++) {
           const out: EmittedRows = [];
           maps[v]!(doc, out);
