@@ -639,6 +639,61 @@ describe('POST /_replicate', () => {
     assert.deepEqual(await stubs(t, 'pulled_parts'), await stubs(peer, 'pull_parts'));
   });
 
+  it('a pull whose batches mostly have attachments asks for them in one multipart _bulk_get, not after a JSON one', async () => {
+    assert.equal((await peer.request('PUT', '/pull_mostly')).status, 201);
+    const attachment = (text: string) => ({
+      'a.txt': { content_type: 'text/plain', data: Buffer.from(text).toString('base64') },
+    });
+    // Batches of 3 in this order: [p0 a0 a1] [a2 p1 p2] [p3 a3 p4].
+    const ids = ['p0', 'a0', 'a1', 'a2', 'p1', 'p2', 'p3', 'a3', 'p4'];
+    const docs = ids.map((id, n) =>
+      id.startsWith('a') ? { _id: id, n, _attachments: attachment(id) } : { _id: id, n },
+    );
+    for (const doc of docs)
+      assert.equal((await peer.request('PUT', `/pull_mostly/${doc._id}`, { body: doc })).status, 201);
+    const proxy = await proxyTo(peer);
+    try {
+      const r = await run(t, {
+        source: {
+          url: `${proxy.url}/pull_mostly`,
+          auth: { basic: { username: ADMIN.name, password: ADMIN.password } },
+        },
+        target: 'pulled_mostly',
+        create_target: true,
+        worker_batch_size: 3,
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.history[0].docs_written, 9);
+      const bulkGets = proxy.seen
+        .filter((entry) => entry.url.includes('/_bulk_get'))
+        .map((entry) => [/attachments=true/.test(entry.url), entry.answered.startsWith('multipart/mixed')]);
+      // The first batch: a JSON `_bulk_get`, then its two documents with attachments as parts.
+      // Two of three had attachments, so the second batch is asked for as parts at once (its
+      // plain documents come back as JSON parts); only one of its three had, so the third is
+      // asked for as the first was.
+      assert.deepEqual(
+        bulkGets,
+        [
+          [false, false],
+          [true, true],
+          [true, true],
+          [false, false],
+          [true, true],
+        ],
+        JSON.stringify(proxy.seen),
+      );
+    } finally {
+      await proxy.close();
+    }
+    for (const [n, id] of ids.entries()) {
+      const doc = (await t.request('GET', `/pulled_mostly/${id}`)).json;
+      const sourceDoc = (await peer.request('GET', `/pull_mostly/${id}`)).json;
+      assert.deepEqual(doc, sourceDoc);
+      assert.equal(doc.n, n);
+      if (id.startsWith('a')) assert.equal((await t.request('GET', `/pulled_mostly/${id}/a.txt`)).text, id);
+    }
+  });
+
   it('documents with attachments pulled into a database of this server are written together, each through the write rules', async () => {
     const small = await startTestServer({ maxAttachmentBytes: 1_000, log: (line) => log.push(line) });
     try {

@@ -73,6 +73,11 @@ export class RemoteEndpoint implements Endpoint {
   /** Whether the peer filters `_changes` by `_selector` (CouchDB 2+, Divan); else the replicator does. */
   private selectorFilter = true;
   private gzipParts: Promise<boolean> | undefined;
+  /**
+   * Whether most documents of the last `fetchWithParts` had attachment bytes to fetch: the next
+   * batch then goes as one `multipart/mixed` `_bulk_get` rather than a JSON one first.
+   */
+  private attachmentsLikely = false;
   private checkpointNames: Promise<{ _access?: string[] }> | undefined;
   private readonly waits = new Set<AbortController>();
   /** Documents the peer sent that could not be read (nested deeper than the JSON limit), not yet taken. */
@@ -270,6 +275,13 @@ export class RemoteEndpoint implements Endpoint {
    * anyway gives the data inline.
    */
   async fetchWithParts(wanted: readonly Wanted[]): Promise<FetchedDoc[]> {
+    if (this.bulkGet && this.attachmentsLikely) {
+      // Most documents of the last batch had attachments: this one is asked for with them at
+      // once (documents without come back as JSON parts), not first without and then again.
+      const fetched = await this.bulkGetWithParts(wanted);
+      this.attachmentsLikely = mostHaveParts(fetched.filter((doc) => doc.parts.size > 0).length, fetched.length);
+      return fetched;
+    }
     const fetched: FetchedDoc[] = [];
     let withAttachments: Wanted[] = [...wanted];
     if (this.bulkGet) {
@@ -297,6 +309,8 @@ export class RemoteEndpoint implements Endpoint {
         }
       }
     }
+    if (this.bulkGet)
+      this.attachmentsLikely = mostHaveParts(withAttachments.length, withAttachments.length + fetched.length);
     if (withAttachments.length === 0) return fetched;
     if (this.bulkGet) {
       fetched.push(...(await this.bulkGetWithParts(withAttachments)));
@@ -676,6 +690,11 @@ export class RemoteEndpoint implements Endpoint {
     }
     return { page: value, tooDeep };
   }
+}
+
+/** Whether `withParts` of `total` fetched documents is most of them (none of none is not). */
+function mostHaveParts(withParts: number, total: number): boolean {
+  return total > 0 && withParts * 2 >= total;
 }
 
 /** The query of a replication's `_changes` read: every leaf, from `since`, a longpoll when asked to wait. */
