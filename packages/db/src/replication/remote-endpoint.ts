@@ -450,6 +450,24 @@ export class RemoteEndpoint implements Endpoint {
   }
 
   /**
+   * Documents whose attachments to send are small and stored plain, written together: one
+   * `_bulk_docs` with `new_edits=false` and the bytes inline as base64 (what every CouchDB takes),
+   * instead of a multipart `PUT` each. The others are left for `writeWithParts`: a large
+   * attachment is not held as base64 in a batch, and a gzip-stored one travels as stored only in
+   * a part of its own.
+   */
+  async writeInline(fetched: readonly FetchedDoc[]): Promise<{ failures: WriteFailure[]; rest: FetchedDoc[] }> {
+    const inline: { id: string; json: string }[] = [];
+    const rest: FetchedDoc[] = [];
+    for (const one of fetched) {
+      const doc = inlined(one);
+      if (doc === undefined) rest.push(one);
+      else inline.push({ id: idOf(doc), json: stringifyJson(doc) });
+    }
+    return { failures: inline.length === 0 ? [] : await this.bulkDocs(inline), rest };
+  }
+
+  /**
    * One document with its attachment bytes as CouchDB's replicator sends it: a `multipart/related`
    * `PUT /db/id?new_edits=false`, the JSON first, then one part per `follows` attachment in the
    * order of `_attachments`, gzip-stored ones as their gzip stream (`encoding` in the JSON).
@@ -691,6 +709,35 @@ export class RemoteEndpoint implements Endpoint {
     return { page: value, tooDeep };
   }
 }
+
+/** Attachment bytes a document sends inline (base64 in `_bulk_docs`) at most, all its attachments together. */
+const INLINE_ATTACHMENT_BYTES = 64 * 1024;
+
+/**
+ * The document with its `follows` attachments' bytes inline (`data`), or undefined when they are
+ * too many bytes or one is stored gzip (inline data is taken as the content itself).
+ */
+function inlined({ doc, parts }: FetchedDoc): JsonObject | undefined {
+  const atts = doc instanceof JsonObject ? doc.get('_attachments') : undefined;
+  if (!(doc instanceof JsonObject) || !(atts instanceof JsonObject)) return undefined;
+  let bytes = 0;
+  const shown = new JsonObject();
+  for (const [name, att] of atts.entries()) {
+    if (!(att instanceof JsonObject) || att.get('follows') !== true) {
+      shown.set(name, att);
+      continue;
+    }
+    const part = parts.get(name);
+    if (part === undefined || att.has('encoding')) return undefined;
+    bytes += part.length;
+    if (bytes > INLINE_ATTACHMENT_BYTES) return undefined;
+    shown.set(name, att.without(FOLLOWS).set('data', part.toString('base64')));
+  }
+  return doc.without(ATTACHMENTS).set('_attachments', shown);
+}
+
+const FOLLOWS: ReadonlySet<string> = new Set(['follows']);
+const ATTACHMENTS: ReadonlySet<string> = new Set(['_attachments']);
 
 /** Whether `withParts` of `total` fetched documents is most of them (none of none is not). */
 function mostHaveParts(withParts: number, total: number): boolean {
