@@ -6,7 +6,8 @@
 //              Divan's replicator on either side), and PouchDB (node, http adapter both ends)
 //              replicating the same pair A → B as the in-run peer; CouchDB 3.5's own replicator's
 //              figures recorded on this kind of machine are printed beside, with ratios.
-//   attachments  10,000 docs with a 10 KB attachment: A → A, A → B (pull by B), PouchDB A → B.
+//   attachments  10,000 docs with a 10 KB attachment: A → A, A → B (pull by B, push by A),
+//              PouchDB A → B.
 //   lag        a continuous job (A → A, and B pulling from A) while 200 writes/s land on the source
 //              for --seconds: write acknowledged → change on the target's feed, p50/p99, and the
 //              servers' CPU per 1,000 writes (the writes, the job and the feeds together).
@@ -281,6 +282,9 @@ export async function runReplication(a, opts) {
     await attStep('attPull', [a, b], () =>
       replicateOnce(b, { source: endpointOf(a, 'repl_att'), target: 'repl_att_pulled', create_target: true }, capMs),
     );
+    await attStep('attPush', [a, b], () =>
+      replicateOnce(a, { source: 'repl_att', target: endpointOf(b, 'repl_att_pushed'), create_target: true }, capMs),
+    );
     await attStep('attPouchdb', [a, b], () =>
       pouchDB().replicate(pouchRemote(a, 'repl_att'), pouchRemote(b, 'repl_att_pouch')),
     );
@@ -386,6 +390,7 @@ export function reportReplication(results) {
     for (const [key, label] of [
       ['attLocal', 'Divan → Divan, in process'],
       ['attPull', 'Divan → Divan over loopback (pull)'],
+      ['attPush', 'Divan → Divan over loopback (push)'],
       ['attPouchdb', 'PouchDB (node), same pair'],
     ]) {
       const x = r[key];

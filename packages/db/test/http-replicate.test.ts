@@ -266,6 +266,82 @@ describe('POST /_replicate', () => {
     assert.deepEqual([...Buffer.from(bytes.text, 'latin1')].slice(0, 4), [0, 1, 2, 3]);
   });
 
+  it('a push sends documents with small plain attachments inline in one _bulk_docs; large or gzip ones by multipart PUT', async () => {
+    assert.equal((await t.request('PUT', '/inline_src')).status, 201);
+    const data = (text: string) => Buffer.from(text).toString('base64');
+    const small = (i: number) => ({
+      _id: `s${i}`,
+      n: i,
+      _attachments: {
+        // Not a compressible type: stored plain (a text/* one is stored gzip, and goes in a part).
+        'a.txt': { content_type: 'application/x-small', data: data(`small ${i}`) },
+        'b.bin': {
+          content_type: 'application/octet-stream',
+          data: Buffer.from([0, i, 255, 13, 10]).toString('base64'),
+        },
+      },
+    });
+    const large = Buffer.alloc(70 * 1024, 7);
+    const docs = [
+      small(0),
+      small(1),
+      small(2),
+      { _id: 'plain', n: 9 },
+      {
+        _id: 'large',
+        _attachments: { 'l.bin': { content_type: 'application/octet-stream', data: large.toString('base64') } },
+      },
+    ];
+    assert.equal((await t.request('POST', '/inline_src/_bulk_docs', { body: { docs } })).status, 201);
+    const gz = gzipSync(Buffer.from('zip me, '.repeat(2000)), { level: 1 });
+    const upload = await t.request('PUT', '/inline_src/gz/a.txt', {
+      body: gz,
+      headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' },
+    });
+    assert.equal(upload.status, 201, upload.text);
+    // A later revision of s0: its kept attachment goes as a stub beside the new one's data.
+    const s0 = (await t.request('GET', '/inline_src/s0')).json;
+    const added = await t.request('PUT', `/inline_src/s0/c.txt?rev=${s0._rev}`, {
+      body: 'third',
+      headers: { 'content-type': 'application/x-small' },
+    });
+    assert.equal(added.status, 201, added.text);
+    const proxy = await proxyTo(peer);
+    try {
+      const pushed = await run(t, {
+        source: 'inline_src',
+        target: { url: `${proxy.url}/inline_dst`, auth: { basic: { username: ADMIN.name, password: ADMIN.password } } },
+        create_target: true,
+      });
+      assert.equal(pushed.status, 200, pushed.text);
+      assert.deepEqual([pushed.json.history[0].docs_written, pushed.json.history[0].doc_write_failures], [6, 0]);
+      const puts = proxy.seen
+        .filter((entry) => entry.method === 'PUT' && !entry.url.includes('/_local/'))
+        .map((entry) => entry.url.replace(/\?.*/, ''));
+      assert.deepEqual(puts.sort(), ['/inline_dst', '/inline_dst/gz', '/inline_dst/large'], JSON.stringify(proxy.seen));
+      const bulk = proxy.seen.filter((entry) => entry.url.startsWith('/inline_dst/_bulk_docs'));
+      // One for `plain` (sent as stored), one for the three with their attachments inline.
+      assert.equal(bulk.length, 2, JSON.stringify(proxy.seen));
+    } finally {
+      await proxy.close();
+    }
+    const stubs = async (server: TestServer, id: string, db: string) =>
+      (await server.request('GET', `/${db}/${id}?att_encoding_info=true&revs=true`)).json;
+    for (const id of ['s0', 's1', 's2', 'plain', 'large', 'gz']) {
+      assert.deepEqual(await stubs(peer, id, 'inline_dst'), await stubs(t, id, 'inline_src'), id);
+    }
+    assert.equal((await peer.request('GET', '/inline_dst/s1/a.txt')).text, 'small 1');
+    assert.equal((await peer.request('GET', '/inline_dst/s0/c.txt')).text, 'third');
+    const bin = await fetch(`${peer.url}/inline_dst/s2/b.bin`, {
+      headers: { authorization: basic(ADMIN.name, ADMIN.password) },
+    });
+    assert.deepEqual([...Buffer.from(await bin.arrayBuffer())], [0, 2, 255, 13, 10]);
+    const big = await fetch(`${peer.url}/inline_dst/large/l.bin`, {
+      headers: { authorization: basic(ADMIN.name, ADMIN.password) },
+    });
+    assert.deepEqual(Buffer.from(await big.arrayBuffer()), large);
+  });
+
   it('a later revision of a document with attachments: kept ones travel as stubs, new ones with their data', async () => {
     const peerAuth = { basic: { username: ADMIN.name, password: ADMIN.password } };
     const push = { source: 'src', target: { url: `${peer.url}/att_push`, auth: peerAuth }, create_target: true };
@@ -637,6 +713,61 @@ describe('POST /_replicate', () => {
     assert.equal(again.status, 200, again.text);
     assert.equal((await t.request('GET', '/pulled_parts/doc/c.txt')).text, 'third');
     assert.deepEqual(await stubs(t, 'pulled_parts'), await stubs(peer, 'pull_parts'));
+  });
+
+  it('a pull whose batches mostly have attachments asks for them in one multipart _bulk_get, not after a JSON one', async () => {
+    assert.equal((await peer.request('PUT', '/pull_mostly')).status, 201);
+    const attachment = (text: string) => ({
+      'a.txt': { content_type: 'text/plain', data: Buffer.from(text).toString('base64') },
+    });
+    // Batches of 3 in this order: [p0 a0 a1] [a2 p1 p2] [p3 a3 p4].
+    const ids = ['p0', 'a0', 'a1', 'a2', 'p1', 'p2', 'p3', 'a3', 'p4'];
+    const docs = ids.map((id, n) =>
+      id.startsWith('a') ? { _id: id, n, _attachments: attachment(id) } : { _id: id, n },
+    );
+    for (const doc of docs)
+      assert.equal((await peer.request('PUT', `/pull_mostly/${doc._id}`, { body: doc })).status, 201);
+    const proxy = await proxyTo(peer);
+    try {
+      const r = await run(t, {
+        source: {
+          url: `${proxy.url}/pull_mostly`,
+          auth: { basic: { username: ADMIN.name, password: ADMIN.password } },
+        },
+        target: 'pulled_mostly',
+        create_target: true,
+        worker_batch_size: 3,
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.history[0].docs_written, 9);
+      const bulkGets = proxy.seen
+        .filter((entry) => entry.url.includes('/_bulk_get'))
+        .map((entry) => [/attachments=true/.test(entry.url), entry.answered.startsWith('multipart/mixed')]);
+      // The first batch: a JSON `_bulk_get`, then its two documents with attachments as parts.
+      // Two of three had attachments, so the second batch is asked for as parts at once (its
+      // plain documents come back as JSON parts); only one of its three had, so the third is
+      // asked for as the first was.
+      assert.deepEqual(
+        bulkGets,
+        [
+          [false, false],
+          [true, true],
+          [true, true],
+          [false, false],
+          [true, true],
+        ],
+        JSON.stringify(proxy.seen),
+      );
+    } finally {
+      await proxy.close();
+    }
+    for (const [n, id] of ids.entries()) {
+      const doc = (await t.request('GET', `/pulled_mostly/${id}`)).json;
+      const sourceDoc = (await peer.request('GET', `/pull_mostly/${id}`)).json;
+      assert.deepEqual(doc, sourceDoc);
+      assert.equal(doc.n, n);
+      if (id.startsWith('a')) assert.equal((await t.request('GET', `/pulled_mostly/${id}/a.txt`)).text, id);
+    }
   });
 
   it('documents with attachments pulled into a database of this server are written together, each through the write rules', async () => {

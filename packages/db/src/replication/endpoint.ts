@@ -130,6 +130,12 @@ export interface Endpoint {
    */
   writeAllWithParts?(fetched: readonly FetchedDoc[]): Promise<WriteFailure[]>;
   /**
+   * Writes those of `fetched` it can send together with their bytes inline (a remote target:
+   * small attachments stored plain, in one `_bulk_docs`); answers their failures and the rest,
+   * left for `writeWithParts`.
+   */
+  writeInline?(fetched: readonly FetchedDoc[]): Promise<{ failures: WriteFailure[]; rest: FetchedDoc[] }>;
+  /**
    * The documents read since the last call that could not be handed over (a remote peer's
    * document nested deeper than the JSON limit): each is a failure of its own, the job goes on.
    */

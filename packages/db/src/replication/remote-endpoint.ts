@@ -73,6 +73,11 @@ export class RemoteEndpoint implements Endpoint {
   /** Whether the peer filters `_changes` by `_selector` (CouchDB 2+, Divan); else the replicator does. */
   private selectorFilter = true;
   private gzipParts: Promise<boolean> | undefined;
+  /**
+   * Whether most documents of the last `fetchWithParts` had attachment bytes to fetch: the next
+   * batch then goes as one `multipart/mixed` `_bulk_get` rather than a JSON one first.
+   */
+  private attachmentsLikely = false;
   private checkpointNames: Promise<{ _access?: string[] }> | undefined;
   private readonly waits = new Set<AbortController>();
   /** Documents the peer sent that could not be read (nested deeper than the JSON limit), not yet taken. */
@@ -270,6 +275,13 @@ export class RemoteEndpoint implements Endpoint {
    * anyway gives the data inline.
    */
   async fetchWithParts(wanted: readonly Wanted[]): Promise<FetchedDoc[]> {
+    if (this.bulkGet && this.attachmentsLikely) {
+      // Most documents of the last batch had attachments: this one is asked for with them at
+      // once (documents without come back as JSON parts), not first without and then again.
+      const fetched = await this.bulkGetWithParts(wanted);
+      this.attachmentsLikely = mostHaveParts(fetched.filter((doc) => doc.parts.size > 0).length, fetched.length);
+      return fetched;
+    }
     const fetched: FetchedDoc[] = [];
     let withAttachments: Wanted[] = [...wanted];
     if (this.bulkGet) {
@@ -297,6 +309,8 @@ export class RemoteEndpoint implements Endpoint {
         }
       }
     }
+    if (this.bulkGet)
+      this.attachmentsLikely = mostHaveParts(withAttachments.length, withAttachments.length + fetched.length);
     if (withAttachments.length === 0) return fetched;
     if (this.bulkGet) {
       fetched.push(...(await this.bulkGetWithParts(withAttachments)));
@@ -433,6 +447,24 @@ export class RemoteEndpoint implements Endpoint {
       });
     }
     return failures;
+  }
+
+  /**
+   * Documents whose attachments to send are small and stored plain, written together: one
+   * `_bulk_docs` with `new_edits=false` and the bytes inline as base64 (what every CouchDB takes),
+   * instead of a multipart `PUT` each. The others are left for `writeWithParts`: a large
+   * attachment is not held as base64 in a batch, and a gzip-stored one travels as stored only in
+   * a part of its own.
+   */
+  async writeInline(fetched: readonly FetchedDoc[]): Promise<{ failures: WriteFailure[]; rest: FetchedDoc[] }> {
+    const inline: { id: string; json: string }[] = [];
+    const rest: FetchedDoc[] = [];
+    for (const one of fetched) {
+      const doc = inlined(one);
+      if (doc === undefined) rest.push(one);
+      else inline.push({ id: idOf(doc), json: stringifyJson(doc) });
+    }
+    return { failures: inline.length === 0 ? [] : await this.bulkDocs(inline), rest };
   }
 
   /**
@@ -676,6 +708,40 @@ export class RemoteEndpoint implements Endpoint {
     }
     return { page: value, tooDeep };
   }
+}
+
+/** Attachment bytes a document sends inline (base64 in `_bulk_docs`) at most, all its attachments together. */
+const INLINE_ATTACHMENT_BYTES = 64 * 1024;
+
+/**
+ * The document with its `follows` attachments' bytes inline (`data`), or undefined when they are
+ * too many bytes or one is stored gzip (inline data is taken as the content itself).
+ */
+function inlined({ doc, parts }: FetchedDoc): JsonObject | undefined {
+  const atts = doc instanceof JsonObject ? doc.get('_attachments') : undefined;
+  if (!(doc instanceof JsonObject) || !(atts instanceof JsonObject)) return undefined;
+  let bytes = 0;
+  const shown = new JsonObject();
+  for (const [name, att] of atts.entries()) {
+    if (!(att instanceof JsonObject) || att.get('follows') !== true) {
+      shown.set(name, att);
+      continue;
+    }
+    const part = parts.get(name);
+    if (part === undefined || att.has('encoding')) return undefined;
+    bytes += part.length;
+    if (bytes > INLINE_ATTACHMENT_BYTES) return undefined;
+    shown.set(name, att.without(FOLLOWS).set('data', part.toString('base64')));
+  }
+  return doc.without(ATTACHMENTS).set('_attachments', shown);
+}
+
+const FOLLOWS: ReadonlySet<string> = new Set(['follows']);
+const ATTACHMENTS: ReadonlySet<string> = new Set(['_attachments']);
+
+/** Whether `withParts` of `total` fetched documents is most of them (none of none is not). */
+function mostHaveParts(withParts: number, total: number): boolean {
+  return total > 0 && withParts * 2 >= total;
 }
 
 /** The query of a replication's `_changes` read: every leaf, from `since`, a longpoll when asked to wait. */

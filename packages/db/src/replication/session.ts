@@ -282,9 +282,16 @@ export class ReplicationSession {
         // A database of this server takes them together (one transaction).
         failures.push(...(await this.target.writeAllWithParts(withParts)));
       } else {
-        // Documents with attachment bytes go one by one (CouchDB's multipart PUT), a few at a time.
+        // Small attachments go inline in one `_bulk_docs` where the target takes them so; the
+        // others one by one (CouchDB's multipart PUT), a few at a time.
+        let rest = withParts;
+        if (withParts.length > 0 && this.target.writeInline !== undefined) {
+          const inline = await this.target.writeInline(withParts);
+          failures.push(...inline.failures);
+          rest = inline.rest;
+        }
         const concurrency = Math.min(PARTS_CONCURRENCY, this.settings.httpConnections ?? PARTS_CONCURRENCY);
-        await eachConcurrently(withParts, concurrency, async (doc) => {
+        await eachConcurrently(rest, concurrency, async (doc) => {
           failures.push(...(await this.target.writeWithParts!(doc)));
         });
       }

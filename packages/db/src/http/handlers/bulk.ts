@@ -13,7 +13,7 @@ import { readDocInput, type DocInput } from '../../documents/doc-input.js';
 import { readJson, readJsonIsolatingDeep } from '../body.js';
 import type { RequestContext } from '../context.js';
 import { looseBool } from '../../support/query-values.js';
-import { sendJson, sendText, streamBytes } from '../respond.js';
+import { sendBytes, sendJson, streamBytes } from '../respond.js';
 import type { OpenedDoc, OpenOptions } from '../../documents/database.js';
 import type { ReadAhead } from '../../documents/read-ahead.js';
 import type { Attachment } from '../../documents/attachment.js';
@@ -99,11 +99,15 @@ export const bulk = {
       ctx.res.setHeader('Content-Type', `multipart/mixed; boundary="${boundary}"`);
       return streamBytes(ctx, bulkGetParts(boundary, bulkGetMixed(db, entries())));
     }
-    const results: string[] = [];
+    // Each entry's text is encoded as it is made and the bytes joined once: joining the entries'
+    // strings (each built of many pieces) and encoding the whole cost ~5× as much CPU.
+    const results: Buffer[] = [RESULTS_HEAD];
     for (const [entry, ahead] of readingAhead(db, docs)) {
-      results.push(bulkGetJson(await bulkGetOne(db, entry, options, await ahead, ctx.access?.reader)));
+      if (results.length > 1) results.push(COMMA);
+      results.push(Buffer.from(bulkGetJson(await bulkGetOne(db, entry, options, await ahead, ctx.access?.reader))));
     }
-    sendText(ctx, 200, `{"results":[${results.join(',')}]}`);
+    results.push(RESULTS_TAIL);
+    sendBytes(ctx, 200, Buffer.concat(results));
   },
 
   async revsDiff(ctx: RequestContext): Promise<void> {
@@ -246,6 +250,11 @@ async function bulkGetOne(
   const results = readableRevs(await db.openRevs(docId, revs, opened, ahead), reader, revs === 'all');
   return wrap(results.map((r) => ('ok' in r ? { ok: r.doc } : error(docId, r.missing, 'not_found', 'missing'))));
 }
+
+const RESULTS_HEAD = Buffer.from('{"results":[');
+const COMMA = Buffer.from(',');
+/** The answer's end, with the newline CouchDB ends bodies with. */
+const RESULTS_TAIL = Buffer.from(']}\n');
 
 function bulkGetJson(entry: BulkGetEntry): string {
   const docs = entry.items.map((item) => ('ok' in item ? `{"ok":${item.ok.json}}` : `{"error":${item.error}}`));
