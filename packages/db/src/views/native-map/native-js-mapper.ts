@@ -12,14 +12,22 @@ import {
   type Mapper,
   type MapperOptions,
   type Row,
+  type ViewSource,
 } from '../../sandbox/index.js';
 import { compileMapShape, type EmittedRows, type NativeMap } from './map-shape.js';
 
-/** The group's mapper run here, or undefined when one of its map functions is not of the shape. */
-export function nativeJsMapper(design: MapDesign, options: MapperOptions): Mapper | undefined {
+/**
+ * The group's mapper run here, or undefined when one of its map functions is not of the shape
+ * (`compile`: how a view's function is compiled here; search's index functions have their own).
+ */
+export function nativeJsMapper(
+  design: MapDesign,
+  options: MapperOptions,
+  compile: (view: ViewSource) => NativeMap | undefined = (view) => compileMapShape(view.map),
+): Mapper | undefined {
   const maps: NativeMap[] = [];
   for (const view of design.views) {
-    const map = compileMapShape(view.map);
+    const map = compile(view);
     if (map === undefined) return undefined;
     maps.push(map);
   }
