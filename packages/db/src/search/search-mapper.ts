@@ -137,13 +137,15 @@ class SearchMapper implements NativeMapper {
       for (const token of tokens) {
         const position = base + token.position;
         let positions = state.postings.get(token.text);
-        if (positions === undefined) state.postings.set(token.text, (positions = []));
-        else if (keyword) continue;
+        if (positions === undefined) {
+          state.postings.set(token.text, (positions = []));
+          // The field's largest term: a term seen before in the field was compared then.
+          const best = doc.t[field];
+          if (best === undefined || compareTerms(token.text, best) > 0) doc.t[field] = token.text;
+        } else if (keyword) continue;
         positions.push(position);
         state.length++;
         state.next = position + 1;
-        const best = doc.t[field];
-        if (best === undefined || compareTerms(token.text, best) > 0) doc.t[field] = token.text;
       }
     }
     for (const [field, state] of fields) {
