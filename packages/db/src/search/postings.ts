@@ -7,9 +7,11 @@
  * They are made of the documents' rows (./search-rows.ts, the only thing stored per document)
  * the first time they are needed, and kept in step with those rows by the documents' tree
  * (./search-docs-tree.ts): a changed document's old number is marked dead and its new postings
- * are appended under a new number (documents keep ascending in every list), a removed one is
- * marked dead. Dead entries are dropped from a term's lists when they are a quarter of them, and
- * all of it is made again from the rows once more documents are dead than alive.
+ * go under a new number (documents keep ascending in every list), a removed one is marked dead.
+ * A document put after the load waits in a delta, uninverted, until a query reads one of its
+ * terms or the delta is merged (`deferring`). Dead entries are dropped from a term's lists when
+ * they are a quarter of them, and all of it is made again from the rows once more documents are
+ * dead than alive.
  *
  * Document numbers are given in id order when made from the rows (an index's tree is in id
  * order): two of those compare as numbers; a number given later compares by id (Lucene's order
@@ -17,7 +19,7 @@
  */
 import { compareUtf8 } from '../collation/index.js';
 import { lengthByte } from './bm25.js';
-import { readFieldPostings } from './postings-codec.js';
+import { type FieldPostings, readFieldPostings } from './postings-codec.js';
 import type { DocValue } from './search-rows.js';
 
 /**
@@ -129,6 +131,9 @@ export class TermPostings {
     return impacts;
   }
 
+  /** The delta's entries before this one are in these postings (./postings.ts `FieldIndex.pending`). */
+  movedUpTo = 0;
+
   /** A document's postings, after every document added before: `positions[from..to)` in it. */
   add(doc: number, positions: ArrayLike<number>, from: number, to: number): void {
     const count = this.count;
@@ -210,6 +215,22 @@ class FieldIndex {
   /** The live documents with the field and their lengths summed, as of `statsAt`. */
   stats: FieldStats | undefined;
   statsAt = -1;
+  /**
+   * The delta: documents put since the load with this field, in the order put, each with its
+   * row's postings as they are (not inverted). Entry `pendingBase + i` is `pending[i]`; entries
+   * before `mergedUpTo` are in `terms` (./postings.ts `mergeSome`), and a term's own from
+   * entry `TermPostings.movedUpTo` on are not.
+   */
+  pending: PendingDoc[] = [];
+  pendingBase = 0;
+  mergedUpTo = 0;
+}
+
+/** A document of the delta: its number, its row's postings of one field (./postings-codec.ts's second form). */
+interface PendingDoc {
+  doc: number;
+  terms: string | string[];
+  list: FieldPostings;
 }
 
 /** Lucene's CollectionStatistics of a field: documents with a term in it, and their terms summed. */
@@ -231,10 +252,83 @@ export class Postings {
   private readonly fields = new Map<string, FieldIndex>();
   /** Per document of a small row, its stored fields, sort and facet values (a page reads them). */
   private readonly values: (DocValue | undefined)[] = [];
+  /**
+   * After the load, a put's postings are not inverted: its fields' rows go to their `pending`
+   * (a delta beside the main postings). Inverting them was most of a 1% update's work in memory
+   * (each of a document's ~100 terms appended to its big arrays: a few cache misses each),
+   * where a query asks for a few terms. Queries see no difference: every read of a term's
+   * postings (`term`, `docFreq`, `sortedTerms`) first moves in the term's postings of the
+   * delta's documents, in the order they were put; the delta is merged in whole when it grows
+   * past a fraction of the main postings (`mergeDue`, `mergeSome`).
+   */
+  private deferring = false;
+  /** (document, field) entries in the deltas, and in the main postings (dead ones included). */
+  private pendingEntries = 0;
+  private mainEntries = 0;
 
-  /** The documents put so far were a documents' tree's rows in id order. */
+  /** The documents put so far were a documents' tree's rows in id order (later ones are pending: see `deferring`). */
   loaded(): void {
     this.inOrder = this.ids.length;
+    this.deferring = true;
+  }
+
+  /** Whether the delta is big enough to be merged into the main postings (`mergeSome`). */
+  get mergeDue(): boolean {
+    return this.pendingEntries > Math.max(MERGE_MIN, this.mainEntries * MERGE_PAST);
+  }
+
+  /**
+   * Merges the delta's documents into the main postings, in the order put, until `deadline`
+   * (performance.now()), then says whether any are left. Answers do not change: a merge only
+   * inverts earlier what a query would.
+   */
+  mergeSome(deadline = Number.POSITIVE_INFINITY): boolean {
+    for (const index of this.fields.values()) {
+      const { pending } = index;
+      while (index.mergedUpTo - index.pendingBase < pending.length) {
+        const at = index.mergedUpTo;
+        const entry = pending[at - index.pendingBase]!;
+        if (this.alives[entry.doc] === 1) {
+          readFieldPostings(entry.list, (term, positions, frequency) => {
+            let postings = index.terms.get(term);
+            if (postings === undefined) {
+              index.terms.set(term, (postings = new TermPostings()));
+              index.sorted = undefined;
+            }
+            // A term asked for since has this document already.
+            if (postings.movedUpTo <= at) postings.add(entry.doc, positions, 0, frequency);
+          });
+        }
+        index.mergedUpTo = at + 1;
+        this.pendingEntries--;
+        this.mainEntries++;
+        if ((at & 63) === 63 && performance.now() > deadline) return true;
+      }
+      index.pendingBase = index.mergedUpTo;
+      index.pending = [];
+    }
+    return false;
+  }
+
+  /** A term's postings of the delta's documents (those not yet merged) moved into its main ones. */
+  private movePending(index: FieldIndex, term: string, postings: TermPostings | undefined): TermPostings | undefined {
+    const end = index.pendingBase + index.pending.length;
+    let at = Math.max(index.mergedUpTo, postings?.movedUpTo ?? 0);
+    for (; at < end; at++) {
+      const entry = index.pending[at - index.pendingBase]!;
+      // Dead documents are left out (their entries would be skipped by every query).
+      if (this.alives[entry.doc] !== 1 || !hasTerm(entry.terms, term)) continue;
+      readFieldPostings(entry.list, (text, positions, frequency) => {
+        if (text !== term) return;
+        if (postings === undefined) {
+          index.terms.set(term, (postings = new TermPostings()));
+          index.sorted = undefined;
+        }
+        postings.add(entry.doc, positions, 0, frequency);
+      });
+    }
+    if (postings !== undefined) postings.movedUpTo = end;
+    return postings;
   }
 
   /** Whether more documents are dead than alive (then it is cheaper made again). */
@@ -283,7 +377,13 @@ export class Postings {
   }
 
   term(field: string, term: string): TermPostings | undefined {
-    return this.fields.get(field)?.terms.get(term);
+    const index = this.fields.get(field);
+    if (index === undefined) return undefined;
+    const postings = index.terms.get(term);
+    if (index.pending.length === 0 || (postings?.movedUpTo ?? 0) === index.pendingBase + index.pending.length) {
+      return postings;
+    }
+    return this.movePending(index, term, postings);
   }
 
   docFreq(field: string, term: string): number {
@@ -326,6 +426,8 @@ export class Postings {
   sortedTerms(field: string): readonly string[] {
     const index = this.fields.get(field);
     if (index === undefined) return [];
+    // A term only the delta has is in no list yet: the delta is merged first (wildcards, ranges and fuzzy terms).
+    if (index.pending.length > 0) this.mergeSome();
     index.sorted ??= [...index.terms.keys()].sort(compareUtf8);
     return index.sorted;
   }
@@ -373,16 +475,27 @@ export class Postings {
       }
       index.norms[doc] = list[0] as number;
       let length = 0;
-      const terms = index.terms;
-      readFieldPostings(list, (term, positions, frequency) => {
-        length += frequency;
-        let postings = terms.get(term);
-        if (postings === undefined) {
-          terms.set(term, (postings = new TermPostings()));
-          index.sorted = undefined;
-        }
-        postings.add(doc, positions, 0, frequency);
-      });
+      const terms = list[1];
+      if (this.deferring && list.length === 3 && typeof list[2] === 'string' && terms !== undefined) {
+        readFieldPostings(list, (_term, _positions, frequency) => {
+          length += frequency;
+        });
+        index.pending.push({ doc, terms: terms as string | string[], list });
+        this.pendingEntries++;
+      } else {
+        // The first form's rows are inverted at once, after the delta (documents ascend in every list).
+        if (this.deferring) this.mergeSome();
+        this.mainEntries++;
+        readFieldPostings(list, (term, positions, frequency) => {
+          length += frequency;
+          let postings = index!.terms.get(term);
+          if (postings === undefined) {
+            index!.terms.set(term, (postings = new TermPostings()));
+            index!.sorted = undefined;
+          }
+          postings.add(doc, positions, 0, frequency);
+        });
+      }
       index.lengths[doc] = length;
       // A field without norms (value.k) reads as one term long.
       index.lengthBytes[doc] = value.k?.includes(field) ? 1 : lengthByte(length);
@@ -402,6 +515,28 @@ export class Postings {
 }
 
 const EMPTY_NORMS = new Uint8Array(0);
+
+/**
+ * The delta is merged in when it is past this fraction of the main postings (a term's first
+ * query after an update reads each delta document that has it: ~7 µs each for a common term)...
+ */
+const MERGE_PAST = 0.05;
+/** ...and past this many entries whatever their size. */
+const MERGE_MIN = 2_000;
+
+/** Whether a row's terms (./postings-codec.ts: joined by spaces, or an array) hold `term`. */
+function hasTerm(terms: string | string[], term: string): boolean {
+  if (typeof terms !== 'string') return terms.includes(term);
+  // Joined terms have no empty term and none with a space.
+  if (term === '' || term.includes(' ')) return false;
+  for (let at = terms.indexOf(term); at >= 0; at = terms.indexOf(term, at + 1)) {
+    const end = at + term.length;
+    if ((at === 0 || terms.charCodeAt(at - 1) === 32) && (end === terms.length || terms.charCodeAt(end) === 32)) {
+      return true;
+    }
+  }
+  return false;
+}
 
 /** Rows whose values (all but the postings) take at most this many characters keep them in memory. */
 const SMALL_ROW = 1024;

@@ -18,6 +18,8 @@ export class SearchDocsTree implements BuildableRowTree {
   /** While a load is in progress: the last row key read, and the updates to rows up to it, to apply after. */
   private loadedUpTo: Buffer | undefined;
   private pending: { inserts: readonly RowEntry[]; removes: readonly Buffer[] }[] = [];
+  /** The postings whose delta is being merged in the background. */
+  private merging: Postings | undefined;
 
   constructor(private readonly tree: BuildableRowTree) {}
 
@@ -81,6 +83,22 @@ export class SearchDocsTree implements BuildableRowTree {
     }
     apply(memory, inserts, removes);
     if (memory.wasteful) this.memory = undefined;
+    else if (memory.mergeDue) this.merge(memory);
+  }
+
+  /**
+   * The postings' delta (what updates put since the load, ./postings.ts `deferring`) merged into
+   * the main postings between requests, LOAD_SLICE_MS at a time. Memory only: the rows are as
+   * they were, so a process killed mid-merge loses nothing (the postings are made of the rows).
+   */
+  private merge(memory: Postings): void {
+    if (this.merging === memory) return;
+    this.merging = memory;
+    const step = (): void => {
+      if (this.memory === memory && memory.mergeSome(performance.now() + LOAD_SLICE_MS)) setImmediate(step);
+      else if (this.merging === memory) this.merging = undefined;
+    };
+    setImmediate(step);
   }
 
   invalidate(): void {

@@ -25,6 +25,8 @@ export type NativeMap = (doc: unknown, rows: EmittedRows) => void;
 /** The evaluation reached a member of `null` or `undefined`: a TypeError in the sandbox. */
 export class MemberOfNothing extends Error {}
 const MEMBER_OF_NOTHING = new MemberOfNothing('member of null or undefined');
+/** A call whose arguments the sandbox's wrapper refuses (it throws there): the caller maps in the sandbox. */
+const REFUSED_ARGUMENTS = new Error('arguments the sandbox refuses');
 
 /** Member names some prototype of a JSON value (or of a literal here) has: their value would not be data. */
 const INHERITED = new Set<string>();
@@ -166,13 +168,19 @@ function literal(value: unknown): Expr {
   return { value: () => value, json: () => json };
 }
 
+/** The call a function's rows come from: `emit(key, value)`, or a search index function's `index(name, value, options)`. */
+export type RowCall = 'emit' | 'index';
+
 class Parser {
   private at = 0;
   private param = '';
   /** The document's top-level members the function reads (undefined once it reads the document itself). */
   docMembers: Set<string> | undefined = new Set();
 
-  constructor(private readonly tokens: Token[]) {}
+  constructor(
+    private readonly tokens: Token[],
+    private readonly call: RowCall = 'emit',
+  ) {}
 
   /** `function [name](param) { statements }` then nothing but semicolons. */
   program(): NativeMap | undefined {
@@ -181,12 +189,15 @@ class Parser {
     const first = this.peek();
     if (first?.kind === 'name') {
       name = first.text;
-      if (RESERVED.has(name)) return undefined;
+      // A function named as its call would call itself (a named function expression's own binding).
+      if (RESERVED.has(name) || name === this.call) return undefined;
       this.at++;
     }
     if (!this.takePunct('(')) return undefined;
     const param = this.peek();
-    if (param?.kind !== 'name' || RESERVED.has(param.text) || param.text === name) return undefined;
+    if (param?.kind !== 'name' || RESERVED.has(param.text) || param.text === name || param.text === this.call) {
+      return undefined;
+    }
     this.param = param.text;
     this.at++;
     if (!this.takePunct(')')) return undefined;
@@ -254,6 +265,7 @@ class Parser {
         else otherwise(doc, rows);
       };
     }
+    if (this.call === 'index') return this.takeName('index') ? this.indexCall() : undefined;
     if (this.takeName('emit')) {
       if (!this.takePunct('(')) return undefined;
       const key = this.expression();
@@ -281,6 +293,39 @@ class Parser {
       };
     }
     return undefined;
+  }
+
+  /**
+   * `index(name, value[, options])` as search's sandbox wrapper runs it (search/search-mapper.ts):
+   * a row `[name, [value, options || {}]]`. Where the wrapper's checks throw (a name not a
+   * string or starting with `_`, a value not a string, number or boolean, truthy options not
+   * an object), this throws too: the document goes to the sandbox, whose error it is.
+   */
+  private indexCall(): NativeMap | undefined {
+    if (!this.takePunct('(')) return undefined;
+    const args: Expr[] = [];
+    for (;;) {
+      const arg = this.expression();
+      if (arg === undefined) return undefined;
+      args.push(arg);
+      if (this.takePunct(')')) break;
+      if (!this.takePunct(',') || args.length === 3) return undefined;
+    }
+    if (args.length < 2) return undefined;
+    if (!this.takePunct(';')) {
+      const next = this.peek();
+      if (next !== undefined && !next.newlineBefore && !this.isPunct('}')) return undefined;
+    }
+    const [name, value, options] = args as [Expr, Expr, Expr | undefined];
+    return (doc, rows) => {
+      const n = name.value(doc);
+      const v = value.value(doc);
+      const o = options?.value(doc);
+      if (typeof n !== 'string' || n.startsWith('_')) throw REFUSED_ARGUMENTS;
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw REFUSED_ARGUMENTS;
+      if (o && typeof o !== 'object') throw REFUSED_ARGUMENTS;
+      rows.push([n, [jsonOfValue(v) ?? null, o ? jsonOfValue(o) : {}]]);
+    };
   }
 
   private expression(): Expr | undefined {
@@ -494,11 +539,16 @@ export interface CompiledShape {
   members: ReadonlySet<string> | undefined;
 }
 
-/** The map function compiled, when its source is of the shape this file runs (see the header). */
-export function compileShape(source: string): CompiledShape | undefined {
+/**
+ * The map function compiled, when its source is of the shape this file runs (see the header);
+ * `call` is `index` for a search index function of the same shape, with `index(name, value[,
+ * options])` calls where a map function has `emit` (the rows search's sandbox wrapper emits for
+ * it: search/search-mapper.ts).
+ */
+export function compileShape(source: string, call: RowCall = 'emit'): CompiledShape | undefined {
   const tokens = tokenize(source);
   if (tokens === undefined) return undefined;
-  const parser = new Parser(tokens);
+  const parser = new Parser(tokens, call);
   const map = parser.program();
   return map === undefined ? undefined : { map, members: parser.docMembers };
 }

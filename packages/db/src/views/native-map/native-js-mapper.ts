@@ -12,17 +12,25 @@ import {
   type Mapper,
   type MapperOptions,
   type Row,
+  type ViewSource,
 } from '../../sandbox/index.js';
 import { readDocMembers } from './doc-members.js';
-import { compileShape, type EmittedRows, type NativeMap } from './map-shape.js';
+import { type CompiledShape, compileShape, type EmittedRows, type NativeMap } from './map-shape.js';
 
-/** The group's mapper run here, or undefined when one of its map functions is not of the shape. */
-export function nativeJsMapper(design: MapDesign, options: MapperOptions): Mapper | undefined {
+/**
+ * The group's mapper run here, or undefined when one of its map functions is not of the shape
+ * (`compile`: how a view's function is compiled here; search's index functions have their own).
+ */
+export function nativeJsMapper(
+  design: MapDesign,
+  options: MapperOptions,
+  compile: (view: ViewSource) => CompiledShape | undefined = (view) => compileShape(view.map),
+): Mapper | undefined {
   const maps: NativeMap[] = [];
   // The document's members any of the functions reads (undefined: one reads the whole document).
   let members: Set<string> | undefined = new Set();
   for (const view of design.views) {
-    const shape = compileShape(view.map);
+    const shape = compile(view);
     if (shape === undefined) return undefined;
     maps.push(shape.map);
     if (shape.members === undefined) members = undefined;
