@@ -8,7 +8,7 @@ import type { DocRecord } from '../records.js';
 import { quoteIdent } from './schema.js';
 
 /** A named statement: node-postgres parses it once per connection, then only binds values. */
-function named(text: string): { name: string; text: string } {
+export function named(text: string): { name: string; text: string } {
   return { name: `divan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
 }
 
