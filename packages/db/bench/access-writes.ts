@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Database } from '../src/documents/database.js';
 import { openDivan } from '../src/embedded.js';
 import { fromPlain } from '../src/json/index.js';
+import { pagesPerCommit } from './access-wal-pages.js';
 
 /**
  * The write target of per-document access (#30: a write to an access-enabled database costs at
@@ -16,7 +17,9 @@ import { fromPlain } from '../src/json/index.js';
  * `_access` unchanged (a document's usual update). Figures are CPU time of this process (user +
  * system) per write: the cheapest round of each kind (other processes' turns only ever add CPU
  * time, so on a loaded machine it is the closest to the write's own cost) and the median of the
- * per-round ratios. Wall time counts other processes' turns and is not given.
+ * per-round ratios. Wall time counts other processes' turns and is not given. Then the pages one
+ * commit of each case changes (WAL frames, by owner: ./access-wal-pages.ts), the same however
+ * loaded the machine is.
  */
 
 const rounds = Number(process.argv[2] ?? 60);
@@ -88,6 +91,17 @@ try {
     const { aMin, bMin, cheapest, median } = await pairs(a, b);
     console.log(
       `access-writes: ${name}: cheapest round ${aMin.toFixed(0)} / ${bMin.toFixed(0)} µs CPU access-enabled / plain = ${cheapest.toFixed(2)}×, median of per-round ratios ${median.toFixed(2)}× (target ≤ 1.2×)`,
+    );
+  }
+  for (const [name, a, b] of cases) {
+    const [gatedPages, plainPages] = [
+      await pagesPerCommit(dir, 'gated', 200, a),
+      await pagesPerCommit(dir, 'plain', 200, b),
+    ];
+    const total = (pages: Map<string, number>) => [...pages.values()].reduce((x, y) => x + y, 0);
+    const trees = (pages: Map<string, number>) => [...pages].map(([tree, n]) => `${tree} ${n.toFixed(2)}`).join(', ');
+    console.log(
+      `access-writes: ${name}: pages per commit ${total(gatedPages).toFixed(2)} access-enabled (${trees(gatedPages)}), ${total(plainPages).toFixed(2)} plain (${trees(plainPages)}): ${(total(gatedPages) / total(plainPages)).toFixed(2)}×`,
     );
   }
 } finally {
