@@ -36,6 +36,8 @@
 //                      users against a database of their own, a write against a plain database.
 //   access-sync (access-sync.ts) 1,000 users' PouchDB-style first syncs and a fan-in view: one
 //                      access-enabled database against couch_peruser's 1,000 (disk, RSS, CPU ratios).
+//   access-writes (access-writes.ts) the write target alone: access-enabled / plain writes (new documents,
+//                      updates), CPU per write and pages per commit.
 //
 //   npm run bench -w @divan/db [-- --suite docs,views --docs 100000 --seconds 10 --view-seconds 5
 //                                  --server divan,pouchdb-server --peer-timeout 300 --quick]
@@ -62,7 +64,7 @@ import { reportWrites, runWrites } from './writes.mjs';
 import { reportReplication, runReplication } from './replication.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [--suite docs,views,mango,search,writes,nodes,attachments,auth,fauxton,replication,btree,sandbox,access,access-sync] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
+  'usage: node bench/run.mjs [--suite docs,views,mango,search,writes,nodes,attachments,auth,fauxton,replication,btree,sandbox,access,access-sync,access-writes] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
   '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
@@ -128,6 +130,8 @@ const IN_PROCESS = {
   access: { script: 'access.js', flags: ['--no-node-snapshot'], args: () => [] },
   // One access-enabled database against couch_peruser: 1,000 users' first syncs, a fan-in view (#30).
   'access-sync': { script: 'access-sync.js', flags: ['--no-node-snapshot'], args: () => [] },
+  // The write target of #30 alone: access-enabled / plain writes, new documents and updates (CPU, pages).
+  'access-writes': { script: 'access-writes.js', flags: ['--no-node-snapshot'], args: () => [] },
   // isolated-vm needs every process started without the node snapshot.
   sandbox: { script: 'sandbox-map.js', flags: ['--no-node-snapshot'], args: (opts) => [String(opts.docs)] },
 };

@@ -28,7 +28,6 @@ import type { DocInput } from './doc-input.js';
 
 /** The member that holds a document's readers. */
 export const ACCESS_MEMBER = '_access';
-const ACCESS_ONLY: ReadonlySet<string> = new Set([ACCESS_MEMBER]);
 
 /** The role every signed-in user holds for `_access` (the branch's `extract_roles`). */
 export const USERS_ROLE = '_users';
@@ -89,25 +88,35 @@ export function accessOfText(text: string): string[] {
   }
 }
 
-/** The body a revision's id hashes: without `_access` (it lives beside the body in the branch). */
-export function hashedBody(body: JsonObject): JsonObject {
-  return body.has(ACCESS_MEMBER) ? body.without(ACCESS_ONLY) : body;
-}
-
 /**
  * Each leaf's `_access`, by rev: what storage keeps with the document (`AccessWrite.leaves`, the
  * JSON object of this map). A Map: revision ids as property names would each be interned, and
  * cost an object a dictionary insert (a quarter of an access write's planning).
  */
-export type LeafAccess = Map<string, string[]>;
+export type LeafAccess = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * Stored leaves texts already parsed, shared: the documents of one user or role carry the same
+ * text, so an update parses it once, not per write. Read-only (the lists are frozen); emptied
+ * when full.
+ */
+const parsedLeaves = new Map<string, LeafAccess>();
+const PARSED_LEAVES = 1024;
 
 /** The leaves of a stored `DocRecord.access` text. */
 function parseLeaves(text: string): LeafAccess {
-  return new Map(Object.entries(JSON.parse(text) as Record<string, string[]>));
+  let leaves = parsedLeaves.get(text);
+  if (leaves === undefined) {
+    const entries = Object.entries(JSON.parse(text) as Record<string, string[]>);
+    leaves = new Map(entries.map(([rev, list]) => [rev, Object.freeze(list)]));
+    if (parsedLeaves.size >= PARSED_LEAVES) parsedLeaves.clear();
+    parsedLeaves.set(text, leaves);
+  }
+  return leaves;
 }
 
 /** A leaf's `_access` as stored: its own, or every leaf's (`uniformLeaves`, storage/records.ts). */
-function leafAccess(leaves: LeafAccess, rev: string): string[] | undefined {
+function leafAccess(leaves: LeafAccess, rev: string): readonly string[] | undefined {
   return leaves.get(rev) ?? leaves.get(UNIFORM_LEAF);
 }
 
@@ -129,7 +138,7 @@ export function effectiveAccess(tree: RevTree, leaves: LeafAccess): string[] {
   const live = leavesOf(tree).filter((leaf) => !leaf.deleted);
   if (live.length === 0) {
     const top = winner(tree);
-    return top === undefined ? [] : (leafAccess(leaves, formatRev(top)) ?? []);
+    return top === undefined ? [] : [...(leafAccess(leaves, formatRev(top)) ?? [])];
   }
   let readers: string[] | undefined;
   for (const leaf of live) {
@@ -201,17 +210,17 @@ export class AccessPlanner {
     record: DocRecord | undefined,
     tree: RevTree | undefined,
     writer: AccessWriter,
-  ): { input: DocInput; access: string[] } {
+  ): { input: DocInput; access: readonly string[] } {
     const leaves = this.leavesOf(id, record);
     // Without the tree (`needsTree` said so) a stored document's leaves share one `_access`.
-    const current =
+    const current: readonly string[] | undefined =
       tree !== undefined
         ? effectiveAccess(tree, leaves)
         : record === undefined
           ? undefined
-          : [...(leaves.get(UNIFORM_LEAF) ?? [])];
+          : (leaves.get(UNIFORM_LEAF) ?? []);
     const explicit = accessOfBody(input.body);
-    let access = explicit;
+    let access: readonly string[] | undefined = explicit;
     if (access === undefined) {
       if (input.deleted) access = parentAccess(input, leaves) ?? current ?? [];
       else if (!writer.admin && writer.autofill) access = current ?? (writer.name === null ? [] : [writer.name]);
@@ -221,23 +230,11 @@ export class AccessPlanner {
       if (current !== undefined && !overlaps(writer.principals, current)) throw accessDenied();
       if (!overlaps(writer.principals, access)) throw accessDenied();
     }
-    let body = input.body;
-    if (explicit === undefined && access.length > 0) {
-      body = new JsonObject([...input.body.keys], [...input.body.values]);
-      body.set(ACCESS_MEMBER, access as JsonValue);
-    }
-    const hashBody = hashedBody(body);
-    // One literal of one shape: spreads of optional members, or members added after, take V8's
-    // slow generic paths.
-    return {
-      input: {
-        ...input,
-        body,
-        json: body === input.body ? input.json : undefined,
-        hashBody: hashBody === body ? input.hashBody : hashBody,
-      },
-      access,
-    };
+    // The input as given unless `_access` was filled in (the usual write names it).
+    if (explicit !== undefined || access.length === 0) return { input, access };
+    const body = new JsonObject([...input.body.keys], [...input.body.values]);
+    body.set(ACCESS_MEMBER, [...access]);
+    return { input: { ...input, body, json: undefined }, access };
   }
 
   /** The access rows of a document after its edit: `rev` (a new leaf) gets `access`. */
@@ -250,8 +247,8 @@ export class AccessPlanner {
   }
 
   /**
-   * `written` for a revision appended to a one-line history (revisions/linear-append.ts), whose
-   * tree then has that one leaf: its `_access` is the document's.
+   * `written` for a revision whose document then has that one leaf (appended to a one-line
+   * history, revisions/linear-append.ts, or a document's first): its `_access` is the document's.
    */
   writtenAppended(id: string, rev: string, access: readonly string[]): AccessWrite {
     const readers = [...access];
@@ -263,8 +260,8 @@ export class AccessPlanner {
 }
 
 /** Each leaf of `tree` with the `_access` `kept` gives it (none: left out). */
-function narrowedLeaves(tree: RevTree, kept: (rev: string) => string[] | undefined): LeafAccess {
-  const next: LeafAccess = new Map();
+function narrowedLeaves(tree: RevTree, kept: (rev: string) => readonly string[] | undefined): LeafAccess {
+  const next = new Map<string, readonly string[]>();
   for (const leaf of leavesOf(tree)) {
     const key = formatRev(leaf);
     const access = kept(key);
@@ -285,7 +282,7 @@ export function accessAfterPurge(tree: RevTree, stored: string): AccessWrite {
 }
 
 /** The `_access` of the leaf a deletion replaces (its parent), when the plan knows it. */
-function parentAccess(input: DocInput, leaves: LeafAccess): string[] | undefined {
+function parentAccess(input: DocInput, leaves: LeafAccess): readonly string[] | undefined {
   if (input.revisions !== undefined && input.revisions.ids.length > 1) {
     return leafAccess(leaves, `${input.revisions.start - 1}-${input.revisions.ids[1]}`);
   }

@@ -23,8 +23,6 @@ export interface DocInput {
   json?: string | undefined;
   /** `_attachments` as the client wrote it (undefined: none). */
   attachments?: AttachmentInput[] | undefined;
-  /** The body the revision id hashes when it is not `body` (an access-enabled database's, without `_access`). */
-  hashBody?: JsonObject | undefined;
   /** The attachments of the new revision, once resolved (database.ts does it before planning). */
   atts?: NewAttachment[] | undefined;
 }

@@ -28,8 +28,16 @@ export interface Edit {
   stemmed: Rev[];
 }
 
-/** A `new_edits=true` edit: a new revision on top of the leaf the input names (or the tombstone). */
-export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revsLimit: number): Edit {
+/**
+ * A `new_edits=true` edit: a new revision on top of the leaf the input names (or the tombstone).
+ * `hashOmits`: a body member the new revision id does not hash (an access-enabled database's `_access`).
+ */
+export function interactiveEdit(
+  tree: RevTree | undefined,
+  input: DocInput,
+  revsLimit: number,
+  hashOmits?: string,
+): Edit {
   let parent: Rev | null = null;
   let path: string[] = [];
   if (input.rev === undefined) {
@@ -51,7 +59,7 @@ export function interactiveEdit(tree: RevTree | undefined, input: DocInput, revs
     parent = input.rev;
     path = found.path;
   }
-  const id = newRevId(input.deleted, parent, input.hashBody ?? input.body, hashedAttachments(input));
+  const id = newRevId(input.deleted, parent, input.body, hashedAttachments(input), hashOmits);
   if (tree === undefined) {
     // A new document (so no parent): the tree is its one revision, as mergePath would build it
     // without the work. The id is lower-case hex (normalizeRevId keeps it); one rev never stems.
@@ -77,10 +85,11 @@ export function interactiveAppend(
   text: string,
   input: DocInput,
   revsLimit: number,
+  hashOmits?: string,
 ): { text: string; rev: Rev; stemmed: Rev[] } | undefined {
   const parent = input.rev;
   if (parent === undefined) return undefined;
-  const id = () => newRevId(input.deleted, parent, input.hashBody ?? input.body, hashedAttachments(input));
+  const id = () => newRevId(input.deleted, parent, input.body, hashedAttachments(input), hashOmits);
   const appended = appendToLinear(text, parent, id, input.deleted, revsLimit);
   return appended && { text: appended.text, rev: appended.leaf, stemmed: appended.stemmed };
 }

@@ -8,7 +8,7 @@ import { stringifyJson } from '../json/index.js';
 import { formatRev, parseTree, serializeTree, winner, type RevTree } from '../revisions/index.js';
 import type { DocRecord, DocWrite } from '../storage/records.js';
 import type { JsonObject } from '../json/index.js';
-import type { AccessPlanner, AccessWriter } from './access-rules.js';
+import { ACCESS_MEMBER, type AccessPlanner, type AccessWriter } from './access-rules.js';
 import { storedBody } from './attachment.js';
 import type { DocInput } from './doc-input.js';
 import { interactiveAppend, interactiveEdit, replicatedEdit, type Edit } from './edit.js';
@@ -93,7 +93,9 @@ export function planWrites(
       }
       let edit: Edit | undefined;
       let appended: ReturnType<typeof interactiveAppend>;
-      let revAccess: string[] | undefined;
+      let revAccess: readonly string[] | undefined;
+      // An access-enabled database's revision ids do not hash `_access` (./access-rules.ts).
+      let hashOmits: string | undefined;
       try {
         if (access !== undefined && writer !== undefined) {
           // The access rules read the tree (each leaf's readers), unless every leaf has the same.
@@ -102,6 +104,7 @@ export function planWrites(
           }
           try {
             ({ input, access: revAccess } = access.admit(id, input, doc.record, doc.tree, writer));
+            hashOmits = ACCESS_MEMBER;
           } catch (error) {
             // A refused replicated write names its revision, as the write rules' rows do.
             if (error instanceof CouchError && !newEdits && input.rev !== undefined) {
@@ -116,17 +119,21 @@ export function planWrites(
         if (check !== undefined && isDesignId(id)) check(id, input.body, input.deleted);
         // An update of a one-line history is done on the stored text; anything else on the tree.
         if (newEdits && doc.tree === undefined && doc.text !== undefined) {
-          appended = interactiveAppend(doc.text, input, revsLimit);
+          appended = interactiveAppend(doc.text, input, revsLimit, hashOmits);
         }
         if (appended === undefined) {
           if (doc.tree === undefined && doc.text !== undefined) doc.tree = parseTree(doc.text);
-          edit = newEdits ? interactiveEdit(doc.tree, input, revsLimit) : replicatedEdit(doc.tree, input, revsLimit);
+          edit = newEdits
+            ? interactiveEdit(doc.tree, input, revsLimit, hashOmits)
+            : replicatedEdit(doc.tree, input, revsLimit);
         }
       } catch (error) {
         if (!(error instanceof CouchError)) throw error;
         rows[index] = { id, error: error.error, reason: error.reason };
         return;
       }
+      // A document with no tree before this edit has one leaf after it, as an appended one has.
+      const oneLeaf = appended !== undefined || doc.text === undefined;
       const written = appended ?? edit!;
       const rev = formatRev(written.rev);
       rows[index] = { ok: true, id, rev };
@@ -161,10 +168,9 @@ export function planWrites(
         for (const r of unleafed) if (!all.includes(r)) all.push(r);
       }
       if (revAccess !== undefined) {
-        doc.write.access =
-          appended !== undefined
-            ? access!.writtenAppended(id, rev, revAccess)
-            : access!.written(id, edit!.tree, rev, revAccess);
+        doc.write.access = oneLeaf
+          ? access!.writtenAppended(id, rev, revAccess)
+          : access!.written(id, edit!.tree, rev, revAccess);
       }
     });
     // CouchDB gives a request's sequences in id order (UTF-8 bytes), not in the order sent.

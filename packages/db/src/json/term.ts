@@ -163,8 +163,11 @@ export class TermWriter {
     return this.byte(Tag.Nil);
   }
 
-  /** A JSON value as jiffy decodes it. */
-  value(value: JsonValue): this {
+  /**
+   * A JSON value as jiffy decodes it; `omit`: a member of a top-level object left out (as if
+   * the object had never had it), which saves a copy of the object without it.
+   */
+  value(value: JsonValue, omit?: string): this {
     switch (typeof value) {
       case 'string':
         return this.binary(value);
@@ -175,7 +178,7 @@ export class TermWriter {
       case 'object':
         if (value === null) return this.atom('null');
         if (Array.isArray(value)) return this.array(value);
-        if (value instanceof JsonObject) return this.object(value);
+        if (value instanceof JsonObject) return this.object(value, omit);
         if (value instanceof JsonNumber) {
           return value.isFloat ? this.float(value.toNumber()) : this.integer(value.toBigInt());
         }
@@ -200,12 +203,15 @@ export class TermWriter {
   }
 
   /** `{[{Key, Value}, ...]}`: a 1-tuple holding the proplist. */
-  private object(object: JsonObject): this {
+  private object(object: JsonObject, omit?: string): this {
     this.tuple(1);
     const { keys, values } = object;
-    if (keys.length === 0) return this.nil();
-    this.list(keys.length);
+    const skipped = omit === undefined ? -1 : keys.indexOf(omit);
+    const length = skipped < 0 ? keys.length : keys.length - 1;
+    if (length === 0) return this.nil();
+    this.list(length);
     for (let i = 0; i < keys.length; i++) {
+      if (i === skipped) continue;
       // SMALL_TUPLE_EXT of arity 2: {Key, Value}
       this.reserve(2);
       this.buf[this.len] = Tag.SmallTuple;

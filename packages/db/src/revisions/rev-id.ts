@@ -10,13 +10,15 @@ import { revIdBytes, type Rev } from './rev.js';
  * stored bytes (16 raw bytes for 32 hex digits). `body` is the document without its special
  * `_` members. Atts is a list of `{Name, ContentType, Md5}` tuples (binaries; Md5 the 16 raw bytes
  * of the stored digest) in the reverse order of the document's attachments: couch_db:new_revid
- * builds it with a foldl that prepends.
+ * builds it with a foldl that prepends. `omit`: a member of `body` not hashed (an access-enabled
+ * database's `_access`, which lives beside the body in CouchDB's branch).
  */
 export function newRevId(
   deleted: boolean,
   parent: Rev | null,
   body: JsonObject,
   atts: readonly HashedAttachment[] = [],
+  omit?: string,
 ): string {
   // One writer for every call: writes are synchronous and the bytes are hashed before returning.
   const term = writer
@@ -26,7 +28,7 @@ export function newRevId(
     .atom(deleted ? 'true' : 'false');
   if (parent === null) term.integer(0).integer(0);
   else term.integer(parent.pos).binary(revIdBytes(parent.id));
-  term.value(body);
+  term.value(body, omit);
   if (atts.length > 0) {
     term.list(atts.length);
     for (let i = atts.length - 1; i >= 0; i--) {

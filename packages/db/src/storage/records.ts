@@ -99,7 +99,8 @@ export interface AccessWrite {
  * less per write), since its readers' access rows say it all.
  */
 export function uniformLeaves(readers: readonly string[]): string {
-  return JSON.stringify({ [UNIFORM_LEAF]: readers });
+  // `JSON.stringify({ [UNIFORM_LEAF]: readers })` without the object (a computed key makes a slow one).
+  return `{"${UNIFORM_LEAF}":${JSON.stringify(readers)}}`;
 }
 
 /** The key of `uniformLeaves`' one entry (no revision is named `*`). */

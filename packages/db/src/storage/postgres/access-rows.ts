@@ -19,7 +19,7 @@ import {
   rowsOfDocAccess,
 } from '../doc-access.js';
 import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
-import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
+import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, named, toRecord } from './statements.js';
 
 /** The migration that makes the tables (appended to ./schema.ts's list). */
 export function accessMigration(s: string): string {
@@ -246,11 +246,15 @@ async function storedAccess(client: PoolClient, db: DbTarget, ids: readonly stri
   return new Map(rows.map((row) => [row.doc, decodeDocAccess(row.access)]));
 }
 
-/** The records with their `access` text, read under the writers' lock. */
+/**
+ * The records with their `access` text, read under the writers' lock; `read` (when given) gets
+ * each found document's stored access, which `applyAccess` then uses instead of reading it again.
+ */
 export async function withLeaves(
   client: PoolClient,
   db: DbTarget,
   records: Map<string, DocRecord>,
+  read?: Map<string, DocAccess>,
 ): Promise<Map<string, DocRecord>> {
   const stored = await storedAccess(
     client,
@@ -259,21 +263,46 @@ export async function withLeaves(
   );
   for (const [id, record] of records) {
     const access = stored.get(record.id);
+    read?.set(record.id, access ?? decodeDocAccess(null));
     const leaves = access === undefined ? undefined : leavesOfDocAccess(access);
     if (leaves !== undefined) records.set(id, { ...record, access: leaves });
   }
   return records;
 }
 
-/** The access rows of a batch, in its transaction: `seqs[i]` is `writes[i]`'s sequence. */
+/**
+ * A batch's access writes in one statement (one round trip): the replaced rows go, the new rows
+ * go in, and the documents' own access is written or dropped.
+ */
+const applyStatement = (s: string) =>
+  named(`WITH stale AS (
+       DELETE FROM ${s}.access_feed a USING unnest($2::text[], $3::bigint[]) AS stale(principal, seq)
+       WHERE a.db_id = $1 AND a.principal = stale.principal AND a.seq = stale.seq
+     ), added AS (
+       INSERT INTO ${s}.access_feed (db_id, principal, doc, seq, removed)
+       SELECT $1, * FROM unnest($4::text[], $5::text[], $6::bigint[], $7::boolean[])
+     ), dropped AS (
+       DELETE FROM ${s}.access_docs WHERE db_id = $1 AND doc = ANY($10::text[])
+     )
+     INSERT INTO ${s}.access_docs (db_id, doc, access) SELECT $1, * FROM unnest($8::text[], $9::text[])
+     ON CONFLICT (db_id, doc) DO UPDATE SET access = excluded.access`);
+const applyStatements = new Map<string, ReturnType<typeof named>>();
+
+/**
+ * The access rows of a batch, in its transaction: `seqs[i]` is `writes[i]`'s sequence. `read`:
+ * the stored access `withLeaves` read in this transaction (the rest is read here).
+ */
 export async function applyAccess(
   client: PoolClient,
   db: DbTarget,
   writes: readonly DocWrite[],
   seqs: readonly number[],
+  read?: ReadonlyMap<string, DocAccess>,
 ): Promise<void> {
   // A new document has nothing stored (a purge takes a document's access with it).
-  const known = writes.filter((w) => w.access !== undefined && w.isNew !== true).map((w) => w.record.id);
+  const known = writes
+    .filter((w) => w.access !== undefined && w.isNew !== true && read?.has(w.record.id) !== true)
+    .map((w) => w.record.id);
   const before = await storedAccess(client, db, known);
   const principals: string[] = [];
   const docs: string[] = [];
@@ -284,9 +313,9 @@ export async function applyAccess(
   const kept: string[] = [];
   const texts: string[] = [];
   const dropped: string[] = [];
-  writes.forEach(({ record, access }, i) => {
+  writes.forEach(({ record, access, isNew }, i) => {
     if (access === undefined) return;
-    const previous = before.get(record.id);
+    const previous = isNew === true ? undefined : (before.get(record.id) ?? read?.get(record.id));
     const seq = seqs[i]!;
     const { next, removed: lost, stale } = nextDocAccess(previous ?? decodeDocAccess(null), access, seq);
     const add = (principal: string, gone: boolean) => {
@@ -307,25 +336,17 @@ export async function applyAccess(
       texts.push(text);
     } else if (previous !== undefined) dropped.push(record.id);
   });
+  if (principals.length === 0 && staleOf.length === 0 && kept.length === 0 && dropped.length === 0) return;
   const s = db.sql.schema;
-  await dropRows(client, db, staleOf, staleAt);
-  if (principals.length > 0) {
-    await client.query(
-      `INSERT INTO ${s}.access_feed (db_id, principal, doc, seq, removed)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[])`,
-      [db.dbId, principals, docs, rowSeqs, removed],
-    );
+  let statement = applyStatements.get(s);
+  if (statement === undefined) {
+    statement = applyStatement(s);
+    applyStatements.set(s, statement);
   }
-  if (kept.length > 0) {
-    await client.query(
-      `INSERT INTO ${s}.access_docs (db_id, doc, access) SELECT $1, * FROM unnest($2::text[], $3::text[])
-       ON CONFLICT (db_id, doc) DO UPDATE SET access = excluded.access`,
-      [db.dbId, kept, texts],
-    );
-  }
-  if (dropped.length > 0) {
-    await client.query(`DELETE FROM ${s}.access_docs WHERE db_id = $1 AND doc = ANY($2::text[])`, [db.dbId, dropped]);
-  }
+  await client.query({
+    ...statement,
+    values: [db.dbId, staleOf, staleAt, principals, docs, rowSeqs, removed, kept, texts, dropped],
+  });
 }
 
 /** Deletes the access rows keyed `(principals[i], seqs[i])`. */

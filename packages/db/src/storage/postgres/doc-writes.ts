@@ -7,6 +7,7 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import { toWellFormed } from '../../support/unicode.js';
 import type { CompactPlanner, Planner, PurgePlanner, UpdateOptions } from '../contract.js';
 import { applyAccess, forgetAccess, withLeaves } from './access-rows.js';
+import type { DocAccess } from '../doc-access.js';
 import type { AccessWrite, DocRecord } from '../records.js';
 import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
 
@@ -26,7 +27,9 @@ export async function updateLocked<R>(
   const q = async <T extends QueryResultRow>(config: { name: string; text: string }, values: unknown[]) =>
     (await client.query<T>({ ...config, values })).rows;
   const { locked, rows, records: found } = await lockedRecords(client, db, ids);
-  const records = options?.access === true ? await withLeaves(client, db, found) : found;
+  // The documents' stored access, read once for the plan and the access rows.
+  const accessRead = new Map<string, DocAccess>();
+  const records = options?.access === true ? await withLeaves(client, db, found, accessRead) : found;
   const { writes, result } = plan(records);
   if (writes.length === 0) return { result, seqs: [] };
   for (const { record, bodies } of writes) {
@@ -162,7 +165,7 @@ export async function updateLocked<R>(
     docTrees.push(record.tree);
   }
   await q(db.sql.putDocs, [db.dbId, docIds, docSeqs, docRevs, docDeleted, docSizes, docTrees]);
-  await applyAccess(client, db, writes, seqs);
+  await applyAccess(client, db, writes, seqs, accessRead);
   await q(db.sql.saveCountersSized, counterValues(db, c));
   return { result, seqs };
 }

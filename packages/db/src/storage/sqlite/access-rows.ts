@@ -218,6 +218,8 @@ export class SqliteAccessRows {
     }
     const drop = this.stmt('DELETE FROM access_feed WHERE principal = ? AND seq = ?');
     const put = this.stmt('INSERT INTO access_feed (principal, seq, doc, removed) VALUES (?, ?, ?, ?)');
+    // A principal's replaced row moves to its new key in one statement, not a delete and an insert.
+    const move = this.stmt('UPDATE access_feed SET seq = ?, removed = ? WHERE principal = ? AND seq = ?');
     writes.forEach(({ record }, i) => {
       const access = planned[i];
       if (access === undefined) return;
@@ -225,9 +227,22 @@ export class SqliteAccessRows {
       // The plan placed the rows at the sequence it was told the write takes.
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
-      for (const [principal, at] of access.stale) drop.run(principal, at);
-      for (const principal of access.readers) put.run(principal, seq, record.id, 0);
-      for (const principal of access.removed) put.run(principal, seq, record.id, 1);
+      const { stale } = access;
+      const moved = stale.length === 0 ? undefined : new Array<boolean>(stale.length).fill(false);
+      const write = (principal: string, removed: 0 | 1) => {
+        // A document's rows have one principal each: its replaced row, if any, is this one's.
+        const at = moved === undefined ? -1 : stale.findIndex(([p], j) => p === principal && !moved[j]);
+        if (at < 0) put.run(principal, seq, record.id, removed);
+        else {
+          move.run(seq, removed, principal, stale[at]![1]);
+          moved![at] = true;
+        }
+      };
+      for (const principal of access.readers) write(principal, 0);
+      for (const principal of access.removed) write(principal, 1);
+      stale.forEach(([principal, at], j) => {
+        if (!moved![j]) drop.run(principal, at);
+      });
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
     });
   }
