@@ -9,6 +9,7 @@ import { createMapper, type Mapper } from '../src/sandbox/index.js';
 import { indexFunctionAsMap } from '../src/search/search-mapper.js';
 import { compileShape } from '../src/views/native-map/map-shape.js';
 import { nativeJsMapper } from '../src/views/native-map/native-js-mapper.js';
+import { generatedDocs } from './support/generated-docs.js';
 
 const open: Mapper[] = [];
 after(() => {
@@ -95,18 +96,12 @@ describe('rows and errors are the sandbox wrapper own', () => {
       fc.boolean(),
       fc.constant(null),
     );
-    const value = fc.letrec((tie) => ({
-      value: fc.oneof(
-        { weight: 5, arbitrary: scalar },
-        { weight: 1, arbitrary: fc.array(tie('value'), { maxLength: 3 }) },
-        { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('c', 'store', 'facet'), tie('value'), { maxKeys: 2 }) },
-      ),
-    })).value;
-    const doc = fc
-      .dictionary(fc.constantFrom('body', 'title', 'n', 'a', 'b', 'tags', 'type', 'options', 'flag'), value, {
-        maxKeys: 6,
-      })
-      .map((body) => JSON.stringify({ _id: 'd', ...body }));
+    const doc = generatedDocs({
+      scalar,
+      nested: ['c', 'store', 'facet'],
+      members: ['body', 'title', 'n', 'a', 'b', 'tags', 'type', 'options', 'flag'],
+      base: { _id: 'd' },
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(doc, { minLength: 1, maxLength: 12 }), async (texts) => {
         for (const [i, native] of natives.entries()) {

@@ -7,6 +7,7 @@ import { createMapper, type Mapper } from '../src/sandbox/index.js';
 import { compileMapShape } from '../src/views/native-map/map-shape.js';
 import { nativeJsMapper } from '../src/views/native-map/native-js-mapper.js';
 import { readDocMembers } from '../src/views/native-map/doc-members.js';
+import { generatedDocs } from './support/generated-docs.js';
 
 const open: Mapper[] = [];
 after(() => {
@@ -120,18 +121,12 @@ describe('rows, errors and log lines are the sandbox own', () => {
       fc.boolean(),
       fc.constant(null),
     );
-    const value = fc.letrec((tie) => ({
-      value: fc.oneof(
-        { weight: 5, arbitrary: scalar },
-        { weight: 1, arbitrary: fc.array(tie('value'), { maxLength: 3 }) },
-        { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('c', 'q', 'length'), tie('value'), { maxKeys: 2 }) },
-      ),
-    })).value;
-    const doc = fc
-      .dictionary(fc.constantFrom('type', 'author', 'date', 'title', 'n', 'a', 'b', 'tags', 'length'), value, {
-        maxKeys: 6,
-      })
-      .map((body) => JSON.stringify({ _id: 'd', _rev: '1-a', ...body }));
+    const doc = generatedDocs({
+      scalar,
+      nested: ['c', 'q', 'length'],
+      members: ['type', 'author', 'date', 'title', 'n', 'a', 'b', 'tags', 'length'],
+      base: { _id: 'd', _rev: '1-a' },
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(doc, { minLength: 1, maxLength: 20 }), async (texts) => {
         logs.native.length = 0;
