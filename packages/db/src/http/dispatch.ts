@@ -62,6 +62,7 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
       req.headers.authorization,
       () => req.socket.remoteAddress ?? '',
       req.headers,
+      req.socket,
     );
     ctx.user = found.user;
     if (found.via !== undefined) ctx.authenticatedBy = found.via;
