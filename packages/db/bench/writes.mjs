@@ -226,8 +226,8 @@ export function reportWrites(results) {
   console.log(
     `The PUT rows start after ${fmt(WARM_UP.c16 + WARM_UP.c1)} unrecorded PUTs (${fmt(WARM_UP.c16)} at c16, ${fmt(WARM_UP.c1)} at c1): a server in its steady state, not its JIT's first seconds.\n`,
   );
-  console.log(`| workload | ${names.join(' | ')} | issue's CouchDB | target | verdict |`);
-  console.log(`|---|${names.map(() => '---:').join('|')}|---:|---:|---:|`);
+  console.log(`| workload | ${names.join(' | ')} | issue's CouchDB | target | verdict | the floor (divan's run) |`);
+  console.log(`|---|${names.map(() => '---:').join('|')}|---:|---:|---:|---:|`);
   for (const [key, target] of Object.entries(TARGETS)) {
     const cells = names.map((name) => {
       const r = results[name]?.[key];
@@ -255,7 +255,10 @@ export function reportWrites(results) {
         verdict = r.p50 / r.newDocP50 <= 1.5 && cpuOk ? 'PASS' : 'MISS';
       }
     } else if (r !== undefined && !r.error) verdict = r.perSecond >= target.goal ? 'PASS' : 'MISS';
-    console.log(`| ${target.label} | ${cells.join(' | ')} | ${target.couch} | ${goal} | ${verdict} |`);
+    // The bare node:http floor of the same run, beside the target it does not change.
+    const floor = results.divan?.floor?.[key];
+    const floorCell = floor === undefined ? '' : floor.error ? 'error' : `${fmt(floor.perSecond)} req/s`;
+    console.log(`| ${target.label} | ${cells.join(' | ')} | ${target.couch} | ${goal} | ${verdict} | ${floorCell} |`);
   }
   reportFloor(results);
 }
