@@ -2,9 +2,9 @@
  * The Basic login each open connection last made: the Authorization header, the name it
  * carried, and the stored hash its password verified against. A keep-alive client sends the same
  * header with every request; remembering it per connection saves parsing it and hashing the
- * verification key each time (~2-3% of a small request's server CPU). Held in a WeakMap keyed by
- * the connection's socket, so nothing outlives the connection that sent it, and the header is
- * kept only as long as node keeps that connection anyway.
+ * verification key each time (1.9 → 0.23 µs a request, ~2% of a small c16 PUT's server CPU).
+ * Held in a WeakMap keyed by the connection's socket, so nothing outlives the connection that
+ * sent it, and the header is kept only as long as node keeps that connection anyway.
  */
 export interface ConnectionLogin {
   authorization: string;
