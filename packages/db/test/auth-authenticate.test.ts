@@ -12,6 +12,9 @@ import {
   requireMember,
   type UserCtx,
 } from '../src/auth/index.js';
+import type { UserAccount } from '../src/auth/authenticator.js';
+import { parseHash } from '../src/auth/passwords.js';
+import type { StoredCredentials } from '../src/auth/user-credentials.js';
 
 const basic = (name: string, password: string): string =>
   `Basic ${Buffer.from(`${name}:${password}`, 'utf8').toString('base64')}`;
@@ -93,6 +96,75 @@ describe('authenticate (the handler chain, admins only)', () => {
     await assert.rejects(authenticate(basic('root', 'right'), 'a', admins, lockout), locked);
     now += 5 * 60_000;
     assert.equal((await authenticate(basic('root', 'right'), 'a', admins, lockout)).name, 'root');
+  });
+});
+
+describe("a connection's remembered Basic login", () => {
+  const connection = {};
+  const accounts = new Map<string, UserAccount>();
+  const userHash = (password: string): StoredCredentials => {
+    const parsed = parseHash(hashPassword(password, { iterations: 10 }))!;
+    const { prf, key, salt, iterations } = parsed;
+    return { scheme: 'pbkdf2', prf, iterations, salt, derivedKey: key };
+  };
+  const authenticator = (store: AdminStore, lockout: Lockout) =>
+    new Authenticator({
+      admins: store,
+      lockout,
+      findUser: async (name) => accounts.get(name),
+      secret: 'test-secret',
+      timeoutSec: 600,
+      iterations: 10,
+    });
+  const on = (auth: Authenticator, header: string | undefined, address = '127.0.0.1', conn: object = connection) =>
+    auth.authenticate(undefined, header, () => address, {}, conn).then((found) => found.user);
+
+  test('the same header on the same connection: the same user, counted as a cache hit', async () => {
+    const store = createAdminStore({ root: hashPassword('right', { iterations: 100 }) });
+    const auth = authenticator(store, new Lockout());
+    const conn = {};
+    assert.deepEqual(await on(auth, basic('root', 'right'), '127.0.0.1', conn), { name: 'root', roles: ['_admin'] });
+    const hits = store.cacheCounts.hits;
+    assert.deepEqual(await on(auth, basic('root', 'right'), '127.0.0.1', conn), { name: 'root', roles: ['_admin'] });
+    assert.equal(store.cacheCounts.hits, hits + 1);
+    // Another header on that connection goes the whole way.
+    await assert.rejects(on(auth, basic('root', 'wrong'), '127.0.0.1', conn), incorrect);
+    assert.deepEqual(await on(auth, undefined, '127.0.0.1', conn), { name: null, roles: [] });
+  });
+
+  test("an admin's changed or removed password is not answered from the connection", async () => {
+    const store = createAdminStore({ root: hashPassword('right', { iterations: 100 }) });
+    const auth = authenticator(store, new Lockout());
+    const conn = {};
+    assert.equal((await on(auth, basic('root', 'right'), '127.0.0.1', conn)).name, 'root');
+    store.set('root', hashPassword('new', { iterations: 100 }));
+    await assert.rejects(on(auth, basic('root', 'right'), '127.0.0.1', conn), incorrect);
+    assert.equal((await on(auth, basic('root', 'new'), '127.0.0.1', conn)).name, 'root');
+    store.remove('root');
+    await assert.rejects(on(auth, basic('root', 'new'), '127.0.0.1', conn), incorrect);
+  });
+
+  test("a _users account's new password, new roles or deletion apply at the next request", async () => {
+    const auth = authenticator(createAdminStore({}), new Lockout());
+    const conn = {};
+    accounts.set('bob', { name: 'bob', roles: ['a'], credentials: userHash('pw') });
+    assert.deepEqual(await on(auth, basic('bob', 'pw'), '127.0.0.1', conn), { name: 'bob', roles: ['a'] });
+    accounts.set('bob', { ...accounts.get('bob')!, roles: ['b'] });
+    assert.deepEqual(await on(auth, basic('bob', 'pw'), '127.0.0.1', conn), { name: 'bob', roles: ['b'] });
+    accounts.set('bob', { name: 'bob', roles: ['b'], credentials: userHash('other') });
+    await assert.rejects(on(auth, basic('bob', 'pw'), '127.0.0.1', conn), incorrect);
+    accounts.delete('bob');
+    await assert.rejects(on(auth, basic('bob', 'other'), '127.0.0.1', conn), incorrect);
+  });
+
+  test('a lockout applies to a remembered login too', async () => {
+    const store = createAdminStore({ root: hashPassword('right', { iterations: 100 }) });
+    const lockout = new Lockout();
+    const auth = authenticator(store, lockout);
+    const conn = {};
+    assert.equal((await on(auth, basic('root', 'right'), '10.0.0.1', conn)).name, 'root');
+    for (let i = 0; i < 5; i++) await assert.rejects(on(auth, basic('root', 'wrong'), '10.0.0.1', {}), incorrect);
+    await assert.rejects(on(auth, basic('root', 'right'), '10.0.0.1', conn), locked);
   });
 });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
 import { basic, createUser, login, withCookie } from './support/users.js';
@@ -92,6 +93,42 @@ describe('/_node/_local/_config (run-time settings)', () => {
     assert.equal((await t.request('GET', '/', { auth: basic('second', 'two') })).status, 401);
     const last = await t.request('DELETE', `${CONFIG}/admins/admin`);
     assert.equal(last.status, 403);
+  });
+
+  it("an admin's new password and a deleted account apply at once on a connection kept open", async () => {
+    // One socket for every request below, so each one after the first comes on the connection
+    // that already logged in with the same header.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const url = new URL(t.url);
+    const get = (auth: string) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = http.get(
+          { host: url.hostname, port: url.port, path: '/_session', agent, headers: { authorization: auth } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+          },
+        );
+        req.on('error', reject);
+      });
+    try {
+      await t.request('PUT', `${CONFIG}/admins/kept`, { body: '"one"' });
+      await createUser(t, 'keptuser', 'pw');
+      assert.deepEqual(await get(basic('kept', 'one')), { status: 200, reused: false });
+      assert.deepEqual(await get(basic('kept', 'one')), { status: 200, reused: true });
+      await t.request('PUT', `${CONFIG}/admins/kept`, { body: '"two"' });
+      assert.deepEqual(await get(basic('kept', 'one')), { status: 401, reused: true });
+      assert.deepEqual(await get(basic('kept', 'two')), { status: 200, reused: true });
+      await t.request('DELETE', `${CONFIG}/admins/kept`);
+      assert.deepEqual(await get(basic('kept', 'two')), { status: 401, reused: true });
+      assert.deepEqual(await get(basic('keptuser', 'pw')), { status: 200, reused: true });
+      assert.deepEqual(await get(basic('keptuser', 'pw')), { status: 200, reused: true });
+      const doc = (await t.request('GET', '/_users/org.couchdb.user:keptuser')).json;
+      await t.request('DELETE', `/_users/org.couchdb.user:keptuser?rev=${doc._rev}`);
+      assert.deepEqual(await get(basic('keptuser', 'pw')), { status: 401, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('[jwt_keys] enables Bearer tokens at once', async () => {

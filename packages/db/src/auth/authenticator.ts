@@ -2,9 +2,12 @@
  * CouchDB's handler chain (`cookie`, then `default` = Basic, then anonymous): the first handler
  * that yields a user wins and later credentials are not examined. Users are the server admins and
  * the documents of `_users`, looked up on every request so role changes, password changes and
- * deletions apply at once. A verified password is remembered (keyed by an HMAC that covers the
- * stored hash), so only the first request of a credential pays for PBKDF2.
+ * deletions apply at once. A verified password is remembered (keyed by a hash that covers the
+ * stored hash), so only the first request of a credential pays for PBKDF2; and a connection
+ * remembers the Authorization header it last logged in with, so its next requests with the same
+ * header skip parsing it and hashing the key (./connection-logins.ts).
  */
+import { ConnectionLogins } from './connection-logins.js';
 import { VerifiedKeys } from './verified-key.js';
 import { CouchError } from '../errors.js';
 import type { AdminStore, CacheCounts } from './admins.js';
@@ -68,6 +71,7 @@ export class Authenticator {
   readonly #now: () => number;
   readonly #keys = new VerifiedKeys();
   readonly #verified = new Set<string>();
+  readonly #connections = new ConnectionLogins();
   /** Each admin's salt, with the stored hash it was read from: parsed once, not at every login. */
   readonly #adminSalts = new Map<string, { hash: string; salt: string | undefined }>();
   /** Logins of `_users` accounts answered from the remembered verifications, or by a PBKDF2 run. */
@@ -107,6 +111,8 @@ export class Authenticator {
     address: () => string,
     /** All request headers (proxy authentication reads its own). */
     headers: Record<string, string | string[] | undefined> = {},
+    /** The request's connection: its Basic login is remembered for its next requests. */
+    connection?: object,
   ): Promise<Authenticated> {
     const { jwt } = this.#options;
     if (jwt !== undefined && authorization?.startsWith('Bearer ')) {
@@ -123,36 +129,80 @@ export class Authenticator {
       const user = proxyUser(proxy, headers);
       if (user !== undefined) return { user, via: 'proxy' };
     }
+    if (connection !== undefined && authorization !== undefined) {
+      const user = await this.#relogin(connection, authorization, address);
+      if (user !== undefined) return { user, via: 'default' };
+    }
     const credentials = parseAuthorization(authorization);
     if (credentials === null) return { user: anonymous() };
-    const user = await this.login(credentials.name, credentials.password, address);
+    const { user, stored } = await this.#login(credentials.name, credentials.password, address);
+    if (connection !== undefined) this.#connections.remember(connection, authorization!, credentials.name, stored);
     return { user, via: 'default' };
   }
 
   /** Checks a name and password (Basic auth, `POST /_session`), with the lockout. */
   async login(name: string, password: string, address: () => string): Promise<UserCtx> {
+    return (await this.#login(name, password, address)).user;
+  }
+
+  /** The login, and the stored hash it verified against (an admin's hash, an account's credentials). */
+  async #login(name: string, password: string, address: () => string): Promise<{ user: UserCtx; stored: string }> {
     const { admins, lockout } = this.#options;
     const isAdmin = admins.has(name);
     const account = isAdmin ? undefined : await this.#options.findUser(name);
-    // Counted per (user, salt) as CouchDB does: a new password (new salt) starts a new count.
-    const lockKey = `${name}\0${(isAdmin ? this.#adminSalt(name) : account?.credentials?.salt) ?? ''}`;
+    const lockKey = this.#lockKey(name, isAdmin, account);
     // Checked before the password so a locked account costs no PBKDF2 run.
     if (lockout.isLocked(lockKey, address)) throw new CouchError('forbidden', LOCKED_REASON);
-    let user: UserCtx | undefined;
+    let found: { user: UserCtx; stored: string } | undefined;
     if (isAdmin) {
-      if (await admins.verifyAsync(name, password)) user = { name, roles: [ADMIN_ROLE] };
+      const stored = admins.hashOf(name);
+      if (stored !== undefined && (await admins.verifyAsync(name, password))) {
+        found = { user: { name, roles: [ADMIN_ROLE] }, stored };
+      }
     } else if (account?.credentials === undefined) {
       await burnPasswordCheck(password, this.#options.iterations);
     } else if (await this.#verify(name, password, account.credentials)) {
-      user = { name, roles: account.roles };
+      found = { user: { name, roles: account.roles }, stored: JSON.stringify(account.credentials) };
       if (this.#isWeaker(account.credentials)) void this.#options.upgradeUser?.(name, password).catch(() => {});
     }
-    if (user === undefined) {
+    if (found === undefined) {
       lockout.recordFailure(lockKey, address);
       throw new CouchError('unauthorized', INCORRECT);
     }
     lockout.recordSuccess(lockKey, address);
-    return user;
+    return found;
+  }
+
+  /**
+   * The user of a connection's next request with the Authorization header its last login
+   * verified, while the password stored for that name is still the one it verified against (a
+   * changed or removed admin or account goes the whole way again): the lockout is checked and
+   * the roles read as for any login, only the header's parse and the verification key are saved.
+   */
+  async #relogin(connection: object, authorization: string, address: () => string): Promise<UserCtx | undefined> {
+    const known = this.#connections.of(connection, authorization);
+    if (known === undefined) return undefined;
+    const { admins, lockout } = this.#options;
+    const { name } = known;
+    const isAdmin = admins.has(name);
+    const account = isAdmin ? undefined : await this.#options.findUser(name);
+    const stored = isAdmin
+      ? admins.hashOf(name)
+      : account?.credentials === undefined
+        ? undefined
+        : JSON.stringify(account.credentials);
+    if (stored !== known.stored) return undefined;
+    const lockKey = this.#lockKey(name, isAdmin, account);
+    if (lockout.isLocked(lockKey, address)) throw new CouchError('forbidden', LOCKED_REASON);
+    lockout.recordSuccess(lockKey, address);
+    // Answered from a remembered verification, as the verified-key caches answer theirs.
+    (isAdmin ? admins.cacheCounts : this.cacheCounts).hits++;
+    return isAdmin ? { name, roles: [ADMIN_ROLE] } : { name, roles: account!.roles };
+  }
+
+  /** Failures are counted per (user, salt) as CouchDB does: a new password (new salt) starts a new count. */
+  #lockKey(name: string, isAdmin: boolean, account: UserAccount | undefined): string {
+    return `${name}\0${(isAdmin ? this.#adminSalt(name) : account?.credentials?.salt) ?? ''}`;
   }
 
   /** A new cookie value for a user (after a login), or undefined when the user has no salt. */

@@ -62,6 +62,9 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
       req.headers.authorization,
       () => req.socket.remoteAddress ?? '',
       req.headers,
+      // A connection that closes after this request sends no other: nothing to remember for it
+      // (remembering costs a WeakMap entry, whose write barrier is slow, per connection).
+      res.shouldKeepAlive ? req.socket : undefined,
     );
     ctx.user = found.user;
     if (found.via !== undefined) ctx.authenticatedBy = found.via;
