@@ -27,6 +27,8 @@ describe('mango flat members', () => {
         fc.constantFrom(...MEMBERS, 'views:', '"views":', '{', 'x\\"views\\":1', 1.5, -0),
         fc.string(),
         fc.integer(),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }).map(Number),
         fc.boolean(),
         fc.constant(null),
       ),
@@ -47,6 +49,9 @@ describe('mango flat members', () => {
     sameAsWalk('{"tags":["views","type"],"type":"views"}', ['views', 'type']);
     sameAsWalk('{"tags":["a",["views",1]],"views":[1,[2,"]"]]}', ['views']);
     sameAsWalk('{"views":12345678901234567890,"type":1.0,"n":1e2}', ['views', 'type', 'n']);
+    const numbers = '{"a":-0,"b":0,"c":-12,"d":123456789012345,"e":-1234567890123456,"f":9007199254740993,"g":0.5}';
+    sameAsWalk(numbers, ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    sameAsWalk('{"a":"\ud800x","b":"\udc00"}', ['a', 'b']);
   });
 
   it('leaves nested objects, escapes and odd names to the walk', () => {

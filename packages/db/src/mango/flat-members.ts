@@ -43,7 +43,7 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
       const start = skipSpace(text, colon + 1);
       const end = valueEnd(text, start);
       if (end < 0) return undefined;
-      found.push({ at, name, value: parseJson(text.slice(start, end)) });
+      found.push({ at, name, value: valueAt(text, start, end) });
       break;
     }
   }
@@ -52,6 +52,19 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
     found.map((member) => member.name),
     found.map((member) => member.value),
   );
+}
+
+/**
+ * A short integer needs no parser; other numbers get `parseJson`'s reading (a JsonNumber for a
+ * big or float-spelled one).
+ */
+const PLAIN_INTEGER = /^(?:0|-?[1-9][0-9]{0,14})$/;
+
+/** The value in [start, end) of a flat text (no escapes: a string is its characters). */
+function valueAt(text: string, start: number, end: number): JsonValue {
+  if (text.charCodeAt(start) === QUOTE) return text.slice(start + 1, end - 1);
+  const spelled = text.slice(start, end);
+  return PLAIN_INTEGER.test(spelled) ? Number(spelled) : parseJson(spelled);
 }
 
 /**
