@@ -107,12 +107,30 @@ export async function findBody(
   const cached = key === undefined ? undefined : views.answers.get(key);
   if (cached !== undefined) return cached;
   const answer = await find(db, views, request, onRun, undefined, reader);
-  let text = `{"docs":[${answer.docs.join(',')}]`;
-  if (answer.bookmark !== undefined) text += `,"bookmark":${JSON.stringify(answer.bookmark)}`;
-  if (answer.stats !== undefined) text += `,"execution_stats":${JSON.stringify(answer.stats)}`;
-  if (answer.warning !== undefined) text += `,"warning":${JSON.stringify(answer.warning)}`;
-  const body = Buffer.from(`${text}}\n`);
+  let tail = ']';
+  if (answer.bookmark !== undefined) tail += `,"bookmark":${JSON.stringify(answer.bookmark)}`;
+  if (answer.stats !== undefined) tail += `,"execution_stats":${JSON.stringify(answer.stats)}`;
+  if (answer.warning !== undefined) tail += `,"warning":${JSON.stringify(answer.warning)}`;
+  const body = answerBytes(answer.docs, `${tail}}\n`);
   if (key !== undefined) views.answers.set(key, body);
+  return body;
+}
+
+/**
+ * `{"docs":[` the documents `tail` as UTF-8, each text encoded straight into the body (joining
+ * them first made two more copies of the page to collect).
+ */
+function answerBytes(docs: readonly string[], tail: string): Buffer {
+  const head = '{"docs":[';
+  let size = head.length + Buffer.byteLength(tail) + Math.max(0, docs.length - 1);
+  for (const doc of docs) size += Buffer.byteLength(doc);
+  const body = Buffer.allocUnsafe(size);
+  let at = body.write(head, 0, 'latin1');
+  for (const [i, doc] of docs.entries()) {
+    if (i > 0) body[at++] = 0x2c; // ,
+    at += body.write(doc, at);
+  }
+  body.write(tail, at);
   return body;
 }
 
@@ -201,7 +219,7 @@ export async function find(
           last = row;
           continue;
         }
-        if (visible !== undefined && !visible(row.id)) continue;
+        if (visible !== undefined && !visible(idOf(row))) continue;
         stats.keys++;
         if (row.doc !== undefined || row.matched !== undefined) stats.docs++;
         if (!(row.matched ?? matches(request.selector, row.doc ?? row.covered!))) continue;
@@ -218,7 +236,8 @@ export async function find(
   }
   const answer: FindAnswer = {
     docs,
-    bookmark: last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark({ key: last.key, docId: last.id }),
+    bookmark:
+      last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark({ key: keyOf(last), docId: idOf(last) }),
   };
   const examined = stats.docs;
   const warnings = withScanWarning(planned.warnings, examined, docs.length);
@@ -250,8 +269,12 @@ function neverRuns(request: FindRequest): boolean {
 }
 
 interface FoundRow {
-  key: JsonValue;
-  id: string;
+  /** The row's key, or `entry` holds it (decoded only for the bookmark: `keyOf`). */
+  key?: JsonValue;
+  /** The row's id, or `entry` holds it (`idOf`). */
+  id?: string;
+  /** An index row, whose key and id are decoded only if asked. */
+  entry?: RowEntry;
   /** The document (undefined when the index covers the query). */
   doc?: JsonValue;
   /** The document rebuilt from the index key (a covering index). */
@@ -402,9 +425,7 @@ async function indexRows(
             const judged = judgedByRow && seq <= indexSeq;
             // The key is read only for the bookmark (the last row taken).
             found.push({
-              get key() {
-                return parseJson(entry.value[0]);
-              },
+              entry,
               id: entry.value[1],
               doc: judged ? undefined : parse(text),
               matched: judged ? failsFrom === undefined || Buffer.compare(entry.key, failsFrom) < 0 : undefined,
@@ -460,15 +481,17 @@ function renderedText(db: Database, row: FoundRow, viewer: Viewer | undefined): 
  * only if asked (for the bookmark).
  */
 function unreadRow(entry: RowEntry, count: number): FoundRow {
-  return {
-    unread: count,
-    get key() {
-      return parseJson(entry.value[0]);
-    },
-    get id() {
-      return entry.value[1];
-    },
-  };
+  return { unread: count, entry };
+}
+
+/** A row's key (an index row's decoded now). */
+function keyOf(row: FoundRow): JsonValue {
+  return row.key ?? parseJson(row.entry!.value[0]);
+}
+
+/** A row's document id. */
+function idOf(row: FoundRow): string {
+  return row.id ?? row.entry!.value[1];
 }
 
 /** Sets `value` at `path` in `target`, creating objects on the way (a covering index's document). */

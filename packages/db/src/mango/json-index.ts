@@ -8,7 +8,8 @@
  * field resolves (any value, null included) and the partial filter selector matches; its one
  * row's key is the array of the field values.
  */
-import { parseJson, parseJsonMembers, type JsonValue, JsonObject, toPlain } from '../json/index.js';
+import { parseJson, type JsonValue, JsonObject, toPlain } from '../json/index.js';
+import { membersReader } from './flat-members.js';
 import type { MapBatchResult, Mapper, Row } from '../sandbox/index.js';
 import type { ViewGroup } from '../views/design.js';
 import { BAD_PATH, type FieldPath, NOT_FOUND, parseFieldPath, resolvePath } from './field-path.js';
@@ -193,5 +194,5 @@ function membersParser(indexes: readonly (JsonIndex | undefined)[]): (text: stri
     }
     if (!named) return parseJson;
   }
-  return (text) => parseJsonMembers(text, names);
+  return membersReader(names);
 }

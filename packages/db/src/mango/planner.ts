@@ -515,7 +515,8 @@ function intersect(range: FieldRange, low: Bound | undefined, high: Bound | unde
     const c = next.high === undefined ? -1 : collate(high.value, next.high.value);
     if (c < 0 || (c === 0 && !high.inclusive)) next.high = high;
   }
-  if (next.low !== undefined && next.high !== undefined) {
+  // An `$eq`'s one bound is both ends: no collation call (ICU's) to find that it is not empty.
+  if (next.low !== undefined && next.high !== undefined && next.low !== next.high) {
     const c = collate(next.low.value, next.high.value);
     if (c > 0 || (c === 0 && !(next.low.inclusive && next.high.inclusive))) next.empty = true;
   }
