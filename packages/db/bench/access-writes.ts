@@ -5,6 +5,7 @@ import type { Database } from '../src/documents/database.js';
 import { openDivan } from '../src/embedded.js';
 import { fromPlain } from '../src/json/index.js';
 import { pagesPerCommit } from './access-wal-pages.js';
+import { serverWrites } from './access-writes-http.js';
 
 /**
  * The write target of per-document access (#30: a write to an access-enabled database costs at
@@ -24,6 +25,8 @@ import { pagesPerCommit } from './access-wal-pages.js';
 
 const rounds = Number(process.argv[2] ?? 60);
 const perRound = Number(process.argv[3] ?? 20);
+const httpRounds = Number(process.argv[4] ?? 15);
+const httpPerRound = Number(process.argv[5] ?? 200);
 const UPDATED = 500;
 
 /** CPU microseconds per call of one round of `times` calls. */
@@ -108,3 +111,6 @@ try {
   await divan.close();
   rmSync(dir, { recursive: true, force: true });
 }
+
+// The same target as a user meets it: a server on a loopback port (./access-writes-http.ts).
+await serverWrites(httpRounds, httpPerRound);
