@@ -20,7 +20,9 @@ import { serverWrites } from './access-writes-http.js';
  * time, so on a loaded machine it is the closest to the write's own cost) and the median of the
  * per-round ratios. Wall time counts other processes' turns and is not given. Then the pages one
  * commit of each case changes (WAL frames, by owner: ./access-wal-pages.ts), the same however
- * loaded the machine is.
+ * loaded the machine is: updates right after new documents, and updates once the updated
+ * documents' rows are the last of the principal's range. Last, the same writes through a server
+ * (./access-writes-http.ts).
  */
 
 const rounds = Number(process.argv[2] ?? 60);
@@ -96,7 +98,23 @@ try {
       `access-writes: ${name}: cheapest round ${aMin.toFixed(0)} / ${bMin.toFixed(0)} µs CPU access-enabled / plain = ${cheapest.toFixed(2)}×, median of per-round ratios ${median.toFixed(2)}× (target ≤ 1.2×)`,
     );
   }
-  for (const [name, a, b] of cases) {
+  // Updates just after new documents move rows from far back in the principal's range; once
+  // every updated document was updated since, their rows are the range's last 500 (a steady state
+  // in which one page can hold them all).
+  const [, updateGated, updatePlain] = cases[1];
+  const pageCases = [
+    ...cases,
+    [
+      'update, steady (each updated row among the range last 500)',
+      updateGated,
+      updatePlain,
+      async () => {
+        for (let i = 0; i < UPDATED; i++) await Promise.all([updateGated(), updatePlain()]);
+      },
+    ],
+  ] as const;
+  for (const [name, a, b, before] of pageCases) {
+    await before?.();
     const [gatedPages, plainPages] = [
       await pagesPerCommit(dir, 'gated', 200, a),
       await pagesPerCommit(dir, 'plain', 200, b),
