@@ -316,6 +316,26 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     }
   });
 
+  it('forgets the ids a rolled-back transaction gave: the next principal may take one, and keeps its rows', () => {
+    const engine = openSqliteEngine({ dir: join(tmp.dir, 'rollback') });
+    const db = engine.create('db');
+    update(db, [write('a', '1-a', ['alice'])]);
+    // The engine's own connection (private): a transaction that gives zed an id, then fails.
+    const file = (db as unknown as { db: Database.Database }).db;
+    const failing = db.access.guard(
+      file.transaction(() => {
+        db.access.apply([write('b', '1-b', ['zed'])], [100], undefined, [999]);
+        throw new Error('rolled back');
+      }),
+    );
+    assert.throws(failing, /rolled back/);
+    // bob's first row takes the id zed had: zed reads nothing, bob his document.
+    update(db, [write('c', '1-c', ['bob'])]);
+    assert.deepEqual(changes(db, ['zed']), []);
+    assert.deepEqual(changes(db, ['bob']), [['c', false]]);
+    engine.close();
+  });
+
   it('a new document costs its readers one access-row entry each, in one tree', () => {
     const engine = openSqliteEngine({ dir: join(tmp.dir, 'trees') });
     const db = engine.create('db');
