@@ -5,6 +5,7 @@ import type { Database } from '../src/documents/database.js';
 import { openDivan } from '../src/embedded.js';
 import { fromPlain } from '../src/json/index.js';
 import { pagesPerCommit } from './access-wal-pages.js';
+import { serverWrites } from './access-writes-http.js';
 
 /**
  * The write target of per-document access (#30: a write to an access-enabled database costs at
@@ -19,11 +20,15 @@ import { pagesPerCommit } from './access-wal-pages.js';
  * time, so on a loaded machine it is the closest to the write's own cost) and the median of the
  * per-round ratios. Wall time counts other processes' turns and is not given. Then the pages one
  * commit of each case changes (WAL frames, by owner: ./access-wal-pages.ts), the same however
- * loaded the machine is.
+ * loaded the machine is: updates right after new documents, and updates once the updated
+ * documents' rows are the last of the principal's range. Last, the same writes through a server
+ * (./access-writes-http.ts).
  */
 
 const rounds = Number(process.argv[2] ?? 60);
 const perRound = Number(process.argv[3] ?? 20);
+const httpRounds = Number(process.argv[4] ?? 15);
+const httpPerRound = Number(process.argv[5] ?? 200);
 const UPDATED = 500;
 
 /** CPU microseconds per call of one round of `times` calls. */
@@ -93,7 +98,23 @@ try {
       `access-writes: ${name}: cheapest round ${aMin.toFixed(0)} / ${bMin.toFixed(0)} µs CPU access-enabled / plain = ${cheapest.toFixed(2)}×, median of per-round ratios ${median.toFixed(2)}× (target ≤ 1.2×)`,
     );
   }
-  for (const [name, a, b] of cases) {
+  // Updates just after new documents move rows from far back in the principal's range; once
+  // every updated document was updated since, their rows are the range's last 500 (a steady state
+  // in which one page can hold them all).
+  const [, updateGated, updatePlain] = cases[1];
+  const pageCases = [
+    ...cases,
+    [
+      'update, steady (each updated row among the range last 500)',
+      updateGated,
+      updatePlain,
+      async () => {
+        for (let i = 0; i < UPDATED; i++) await Promise.all([updateGated(), updatePlain()]);
+      },
+    ],
+  ] as const;
+  for (const [name, a, b, before] of pageCases) {
+    await before?.();
     const [gatedPages, plainPages] = [
       await pagesPerCommit(dir, 'gated', 200, a),
       await pagesPerCommit(dir, 'plain', 200, b),
@@ -108,3 +129,6 @@ try {
   await divan.close();
   rmSync(dir, { recursive: true, force: true });
 }
+
+// The same target as a user meets it: a server on a loopback port (./access-writes-http.ts).
+await serverWrites(httpRounds, httpPerRound);

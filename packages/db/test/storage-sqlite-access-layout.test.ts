@@ -34,11 +34,43 @@ const changes = (db: SqliteSyncStore, principals: string[]) =>
   [...db.access.foldChanges(principals, 0, { withRemoved: true })].map((c) => [c.record.id, c.removed]);
 
 /**
+ * Writes the file back into the layout of schema version 5: the access rows hold the principal's
+ * name and the document's id, and there are no principal ids.
+ */
+function downgradeToVersion5(path: string): void {
+  const file = new Database(path);
+  file.exec(`
+    CREATE TABLE access_feed_text (
+      principal TEXT NOT NULL, seq INTEGER NOT NULL, doc TEXT NOT NULL, removed INTEGER NOT NULL,
+      PRIMARY KEY (principal, seq)) WITHOUT ROWID;
+    INSERT INTO access_feed_text SELECT p.name, f.seq, d.id, f.removed
+      FROM access_feed f JOIN access_principals p ON p.id = f.principal JOIN docs d ON d.k = f.doc;
+    DROP TABLE access_feed;
+    DROP TABLE access_principals;
+    ALTER TABLE access_feed_text RENAME TO access_feed;
+  `);
+  file.pragma('user_version = 5');
+  file.close();
+}
+
+/** An access tree's rows as names and ids: [principal, doc, removed], by document and principal. */
+function namedRows(file: Database.Database): unknown[] {
+  return file
+    .prepare(
+      `SELECT p.name, d.id, f.removed FROM access_feed f JOIN access_principals p ON p.id = f.principal
+       JOIN docs d ON d.k = f.doc ORDER BY d.id, p.name`,
+    )
+    .raw()
+    .all();
+}
+
+/**
  * Writes the file back into the layout of schema version 4: the access rows in `access_log`,
  * keyed by principal and document and indexed by principal and sequence, and each document's
  * `docs.access` text without the rows' sequences (`[readers, gone]`, `[readers, gone, leaves]`).
  */
 function downgradeToVersion4(path: string): void {
+  downgradeToVersion5(path);
   const file = new Database(path);
   file.exec(`
     CREATE TABLE access_log (
@@ -103,7 +135,7 @@ function downgrade(path: string): void {
   file.close();
 }
 
-describe('sqlite engine: access kept in the document row (schema version 3), its rows in one tree (5)', () => {
+describe('sqlite engine: access kept in the document row (schema version 3), its rows in one tree (5) of integers (6)', () => {
   it('brings a version-2 file with access rows up to date on open, readers, losses and leaves included', () => {
     const dir = join(tmp.dir, 'upgrade');
     const engine = openSqliteEngine({ dir });
@@ -140,19 +172,16 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 5);
+      assert.equal(file.pragma('user_version', { simple: true }), 6);
       const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
       assert.ok(
         !names.includes('access_leaves') && !names.includes('access_log_by_doc') && !names.includes('access_log'),
         'the old layout is gone',
       );
-      assert.deepEqual(
-        file.prepare('SELECT principal, doc, removed FROM access_feed ORDER BY doc, principal').raw().all(),
-        [
-          ['bob', 'b', 1],
-          ['carol', 'b', 0],
-        ],
-      );
+      assert.deepEqual(namedRows(file), [
+        ['bob', 'b', 1],
+        ['carol', 'b', 0],
+      ]);
     } finally {
       file.close();
     }
@@ -206,13 +235,105 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 5);
+      assert.equal(file.pragma('user_version', { simple: true }), 6);
       const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
       assert.ok(!names.includes('access_log') && !names.includes('access_log_by_seq'), 'the old layout is gone');
-      assert.equal(file.prepare("SELECT count(*) FROM access_feed WHERE doc = 'd'").pluck().get(), 0);
+      // The purged `d` has no row left: every row names a document that exists.
+      assert.equal(
+        file.prepare('SELECT count(*) FROM access_feed WHERE doc NOT IN (SELECT k FROM docs)').pluck().get(),
+        0,
+      );
     } finally {
       file.close();
     }
+  });
+
+  it('brings a version-5 file (rows of names and ids) up to integer rows, answering the same', () => {
+    const dir = join(tmp.dir, 'integers');
+    const engine = openSqliteEngine({ dir });
+    const db = engine.create('old');
+    update(db, [
+      write('a', '1-a', ['alice', 'team']),
+      write('b', '1-b', ['bob'], '{"2-x":["bob"],"2-y":["bob","eve"]}'),
+      write('c', '1-c', ['team']),
+      write('d', '1-d', ['alice']),
+    ]);
+    update(db, [write('a', '2-a', ['alice'])]);
+    update(db, [write('c', '2-c', ['bob'])]);
+    update(db, [write('d', '2-d', ['bob'])]);
+    update(db, [write('c', '3-c', ['team', 'bob'])]);
+    update(db, [write('e', '1-e', ['alice'])]);
+    update(db, [{ ...write('e', '2-e', ['alice']), record: { id: 'e', rev: '2-e', deleted: true, tree: 'tree:2-e' } }]);
+    const sets = [['alice'], ['bob'], ['team'], ['alice', 'team'], ['alice', 'bob', 'team'], ['eve'], ['nobody']];
+    const expected = answers(db, sets);
+    engine.close();
+    downgradeToVersion5(join(dir, 'old.sqlite'));
+    const text = new Database(join(dir, 'old.sqlite'), { readonly: true });
+    const textRows = text
+      .prepare('SELECT principal, doc, removed FROM access_feed ORDER BY doc, principal')
+      .raw()
+      .all();
+    text.close();
+
+    const again = openSqliteEngine({ dir });
+    const reopened = again.open('old')!;
+    assert.deepEqual(answers(reopened, sets), expected);
+    // New principals get ids after the migrated ones; migrated rows move and go as before.
+    update(reopened, [write('f', '1-f', ['zoe']), write('c', '4-c', ['bob'])]);
+    assert.deepEqual(changes(reopened, ['zoe']), [['f', false]]);
+    assert.deepEqual(changes(reopened, ['team']), [
+      ['a', true],
+      ['c', true],
+    ]);
+    reopened.purgeDocs([{ id: 'd', revs: ['2-d'], record: null }], 1000);
+    assert.deepEqual(changes(reopened, ['bob']), [
+      ['b', false],
+      ['c', false],
+    ]);
+    again.close();
+
+    const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
+    try {
+      assert.equal(file.pragma('user_version', { simple: true }), 6);
+      assert.equal(
+        file.prepare("SELECT type FROM pragma_table_info('access_feed') WHERE name = 'doc'").pluck().get(),
+        'INTEGER',
+      );
+      // The migrated rows are the version-5 rows, less the purged `d`'s, plus the writes after.
+      const expectedRows: [string, string, number][] = [
+        ...(textRows as [string, string, number][]).filter(([, doc]) => doc !== 'd' && doc !== 'c'),
+        ['bob', 'c', 0],
+        ['team', 'c', 1],
+        ['zoe', 'f', 0],
+      ];
+      const key = ([principal, doc]: [string, string, number]) => `${doc}\u0000${principal}`;
+      expectedRows.sort((x, y) => (key(x) < key(y) ? -1 : 1));
+      assert.deepEqual(namedRows(file), expectedRows);
+      const names = file.prepare('SELECT name FROM access_principals ORDER BY id').pluck().all();
+      assert.deepEqual(names, ['alice', 'bob', 'team', 'zoe']);
+    } finally {
+      file.close();
+    }
+  });
+
+  it('forgets the ids a rolled-back transaction gave: the next principal may take one, and keeps its rows', () => {
+    const engine = openSqliteEngine({ dir: join(tmp.dir, 'rollback') });
+    const db = engine.create('db');
+    update(db, [write('a', '1-a', ['alice'])]);
+    // The engine's own connection (private): a transaction that gives zed an id, then fails.
+    const file = (db as unknown as { db: Database.Database }).db;
+    const failing = db.access.guard(
+      file.transaction(() => {
+        db.access.apply([write('b', '1-b', ['zed'])], [100], undefined, [999]);
+        throw new Error('rolled back');
+      }),
+    );
+    assert.throws(failing, /rolled back/);
+    // bob's first row takes the id zed had: zed reads nothing, bob his document.
+    update(db, [write('c', '1-c', ['bob'])]);
+    assert.deepEqual(changes(db, ['zed']), []);
+    assert.deepEqual(changes(db, ['bob']), [['c', false]]);
+    engine.close();
   });
 
   it('a new document costs its readers one access-row entry each, in one tree', () => {
@@ -230,8 +351,11 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
         indexes.filter((name) => !String(name).startsWith('sqlite_autoindex')),
         [],
       );
+      // Integers only: alice's id and the document's key.
+      assert.deepEqual(file.prepare('SELECT id, name FROM access_principals').raw().all(), [[1, 'alice']]);
+      const k = file.prepare("SELECT k FROM docs WHERE id = 'a'").pluck().get();
       assert.deepEqual(file.prepare('SELECT principal, seq, doc, removed FROM access_feed').raw().all(), [
-        ['alice', 1, 'a', 0],
+        [1, 1, k, 0],
       ]);
       assert.deepEqual(file.prepare("SELECT access FROM docs WHERE id = 'a'").pluck().get(), '[["alice"],[],null,1]');
     } finally {

@@ -340,7 +340,7 @@ describe('sqlite engine: documents', () => {
     assert.equal(db.getDoc('a')?.tree, long);
     again.close();
     const reopened = new Database(join(dir, 'old.sqlite'), { readonly: true });
-    assert.equal(reopened.pragma('user_version', { simple: true }), 5);
+    assert.equal(reopened.pragma('user_version', { simple: true }), 6);
     reopened.close();
   });
 

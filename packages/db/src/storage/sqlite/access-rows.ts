@@ -7,6 +7,11 @@
  * of each reader's range. A principal's changes are its rows in order; its readable documents
  * its rows with `removed = 0`, sorted by id when read (a user's few principals are bound as one
  * JSON array).
+ *
+ * A row holds integers only: the principal's id (`access_principals`, given at its first row)
+ * and the document's key (`docs.k`). Small rows put more of a principal's range in a page, so
+ * an update's move of its row (from its old sequence to the range's end) stays in one page more
+ * often, and a read joins the documents by key.
  */
 import type Database from 'better-sqlite3';
 import {
@@ -31,10 +36,14 @@ type Statement = Database.Statement;
  * A principal's rows by sequence: the only tree a write adds to.
  */
 export const ACCESS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS access_principals (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
 CREATE TABLE IF NOT EXISTS access_feed (
-  principal TEXT NOT NULL,
+  principal INTEGER NOT NULL,
   seq INTEGER NOT NULL,
-  doc TEXT NOT NULL,
+  doc INTEGER NOT NULL,
   removed INTEGER NOT NULL,
   PRIMARY KEY (principal, seq)
 ) WITHOUT ROWID;
@@ -71,7 +80,7 @@ function migrateAccessLayout(db: Database.Database): void {
   db.transaction(() => {
     if (!hasColumn) db.exec('ALTER TABLE docs ADD COLUMN access TEXT');
     if (!tables.includes('access_log')) return;
-    db.exec(ACCESS_SCHEMA);
+    db.exec(TEXT_FEED_SCHEMA);
     const byDoc = new Map<string, DocAccess>();
     const entry = (doc: string) => {
       let found = byDoc.get(doc);
@@ -116,6 +125,38 @@ function migrateAccessLayout(db: Database.Database): void {
   }).immediate();
 }
 
+/** Schema version 5's rows: the principal's name and the document's id. */
+const TEXT_FEED_SCHEMA = `
+CREATE TABLE access_feed (
+  principal TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  doc TEXT NOT NULL,
+  removed INTEGER NOT NULL,
+  PRIMARY KEY (principal, seq)
+) WITHOUT ROWID;
+`;
+
+/**
+ * Brings rows of schema version 5 (principal names and document ids, TEXT) to integers: each
+ * principal gets an id, each row its document's key. Runs after `migrateAccessLayout`, which
+ * leaves an older file's rows in version 5's form.
+ */
+function migrateToIntegerRows(db: Database.Database): void {
+  const type = db.prepare("SELECT type FROM pragma_table_info('access_feed') WHERE name = 'principal'").pluck().get();
+  if (type !== 'TEXT') return;
+  db.transaction(() => {
+    db.exec(`
+      ALTER TABLE access_feed RENAME TO access_feed_text;
+      ${ACCESS_SCHEMA}
+      INSERT INTO access_principals (name) SELECT DISTINCT principal FROM access_feed_text ORDER BY principal;
+      INSERT INTO access_feed (principal, seq, doc, removed)
+        SELECT p.id, f.seq, d.k, f.removed FROM access_feed_text f
+        JOIN access_principals p ON p.name = f.principal JOIN docs d ON d.id = f.doc;
+      DROP TABLE access_feed_text;
+    `);
+  }).immediate();
+}
+
 /** The role log's row that says a user is known (the roles recorded at first sight are theirs). */
 const KNOWN = '';
 
@@ -145,7 +186,61 @@ export class SqliteAccessRows {
     private readonly trees: TreeChunks,
   ) {
     migrateAccessLayout(db);
+    migrateToIntegerRows(db);
     db.exec(ACCESS_SCHEMA);
+  }
+
+  /** Principals' ids as committed (an id never changes once its transaction committed). */
+  private readonly known = new Map<string, number>();
+  /** Ids the write transaction under way gave: known once it commits, forgotten if it rolls back. */
+  private readonly given = new Map<string, number>();
+
+  /** A principal's id, if it has one. */
+  private idOf(name: string): number | undefined {
+    const id = this.known.get(name) ?? this.given.get(name);
+    if (id !== undefined) return id;
+    const found = this.stmt('SELECT id FROM access_principals WHERE name = ?').pluck().get(name) as number | undefined;
+    // Not one the transaction under way gave (that one is in `given`): committed.
+    if (found !== undefined) this.known.set(name, found);
+    return found;
+  }
+
+  /** A principal's id, given one if it has none yet (inside a write transaction: see `guard`). */
+  private idFor(name: string): number {
+    const id = this.idOf(name);
+    if (id !== undefined) return id;
+    const given = Number(this.stmt('INSERT INTO access_principals (name) VALUES (?)').run(name).lastInsertRowid);
+    this.given.set(name, given);
+    return given;
+  }
+
+  /** The ids of those of `names` that have rows, as the JSON array a query binds. */
+  private idList(names: readonly string[]): string {
+    const ids: number[] = [];
+    for (const name of names) {
+      const id = this.idOf(name);
+      if (id !== undefined) ids.push(id);
+    }
+    return JSON.stringify(ids);
+  }
+
+  /**
+   * `transaction` (a write transaction that may give principals ids: a document write, a purge)
+   * followed by the fate of the ids it gave: kept when it committed, forgotten when it threw (its
+   * rollback took them, and a later transaction may give the same id to someone else).
+   */
+  guard<A extends unknown[], R>(transaction: (...args: A) => R): (...args: A) => R {
+    return (...args: A): R => {
+      let committed = false;
+      try {
+        const result = transaction(...args);
+        committed = true;
+        return result;
+      } finally {
+        if (committed) for (const [name, id] of this.given) this.known.set(name, id);
+        this.given.clear();
+      }
+    };
   }
 
   private stmt(sql: string): Statement {
@@ -205,11 +300,17 @@ export class SqliteAccessRows {
   }
 
   /**
-   * The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s.
-   * With `plans` (of `plan`, before the batch was written) the documents' texts went in with
-   * their rows; without, they are computed here and every text is written by an UPDATE.
+   * The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s,
+   * `keys[i]` its `docs.k` (else read here). With `plans` (of `plan`, before the batch was
+   * written) the documents' texts went in with their rows; without, they are computed here and
+   * every text is written by an UPDATE.
    */
-  apply(writes: readonly DocWrite[], seqs: readonly number[], plans?: readonly (AccessPlan | undefined)[]): void {
+  apply(
+    writes: readonly DocWrite[],
+    seqs: readonly number[],
+    plans?: readonly (AccessPlan | undefined)[],
+    keys?: readonly number[],
+  ): void {
     let planned = plans;
     if (planned === undefined) {
       // Not after `withLeaves` (a purge): what a failed transaction read may not be kept.
@@ -229,19 +330,22 @@ export class SqliteAccessRows {
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
       const { stale } = access;
       const moved = stale.length === 0 ? undefined : new Array<boolean>(stale.length).fill(false);
+      let doc = keys?.[i];
       const write = (principal: string, removed: 0 | 1) => {
         // A document's rows have one principal each: its replaced row, if any, is this one's.
         const at = moved === undefined ? -1 : stale.findIndex(([p], j) => p === principal && !moved[j]);
-        if (at < 0) put.run(principal, seq, record.id, removed);
-        else {
-          move.run(seq, removed, principal, stale[at]![1]);
+        if (at < 0) {
+          doc ??= this.stmt('SELECT k FROM docs WHERE id = ?').pluck().get(record.id) as number;
+          put.run(this.idFor(principal), seq, doc, removed);
+        } else {
+          move.run(seq, removed, this.idFor(principal), stale[at]![1]);
           moved![at] = true;
         }
       };
       for (const principal of access.readers) write(principal, 0);
       for (const principal of access.removed) write(principal, 1);
       stale.forEach(([principal, at], j) => {
-        if (!moved![j]) drop.run(principal, at);
+        if (!moved![j]) drop.run(this.idFor(principal), at);
       });
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
     });
@@ -250,7 +354,10 @@ export class SqliteAccessRows {
   /** A document purged away (before its row goes): its rows go with it. */
   forget(id: string): void {
     const drop = this.stmt('DELETE FROM access_feed WHERE principal = ? AND seq = ?');
-    for (const [principal, seq] of rowsOfDocAccess(this.stored(id))) drop.run(principal, seq);
+    for (const [principal, seq] of rowsOfDocAccess(this.stored(id))) {
+      const principalId = this.idOf(principal);
+      if (principalId !== undefined) drop.run(principalId, seq);
+    }
     this.stmt('DELETE FROM access_role_rows WHERE doc = ?').run(id);
   }
 
@@ -298,10 +405,13 @@ export class SqliteAccessRows {
     // What a gained role reads that none of the user's principals before the change read.
     // The role's readable documents with each one's access (its readers tell who else reads it).
     const rowsOf = this.stmt(
-      `SELECT a.doc, a.seq, a.removed, d.access FROM access_feed a JOIN docs d ON d.id = a.doc
-       WHERE a.principal = ? ORDER BY a.doc`,
+      `SELECT d.id, a.seq, a.removed, d.access FROM access_feed a JOIN docs d ON d.k = a.doc
+       WHERE a.principal = ? ORDER BY d.id`,
     ).raw();
-    const roleRows = (role: string) => rowsOf.all(role) as [string, number, number, string | null][];
+    const roleRows = (role: string) => {
+      const id = this.idOf(role);
+      return id === undefined ? [] : (rowsOf.all(id) as [string, number, number, string | null][]);
+    };
     const before = new Set([...principals.filter((p) => !gained.includes(p)), ...lost.map((entry) => entry.role)]);
     for (const role of gained) {
       for (const [doc, , removed, text] of roleRows(role)) {
@@ -355,8 +465,10 @@ export class SqliteAccessRows {
    */
   *foldReadable(principals: readonly string[], range: IdRange): Generator<DocRecord> {
     const desc = range.descending === true;
-    const { where, params } = idRangeOf(principals, range);
-    const ids = this.stmt(`SELECT DISTINCT doc FROM access_feed WHERE ${where} ORDER BY doc ${desc ? 'DESC' : ''}`)
+    const { where, params } = idRangeOf(this.idList(principals), range);
+    const ids = this.stmt(
+      `SELECT DISTINCT d.id FROM access_feed a JOIN docs d ON d.k = a.doc WHERE ${where} ORDER BY d.id ${desc ? 'DESC' : ''}`,
+    )
       .pluck()
       .all(...params) as string[];
     const page = this.stmt(
@@ -372,10 +484,9 @@ export class SqliteAccessRows {
   }
 
   countReadable(principals: readonly string[], range: IdRange): number {
-    const { where, params } = idRangeOf(principals, range, 'a.');
-    const live =
-      range.includeDeleted === true ? '' : 'AND NOT EXISTS (SELECT 1 FROM docs d WHERE d.id = a.doc AND d.deleted = 1)';
-    const sql = `SELECT count(DISTINCT a.doc) FROM access_feed a WHERE ${where} ${live}`;
+    const { where, params } = idRangeOf(this.idList(principals), range);
+    const live = range.includeDeleted === true ? '' : 'AND d.deleted = 0';
+    const sql = `SELECT count(DISTINCT a.doc) FROM access_feed a JOIN docs d ON d.k = a.doc WHERE ${where} ${live}`;
     return this.stmt(sql)
       .pluck()
       .get(...params) as number;
@@ -393,11 +504,11 @@ export class SqliteAccessRows {
     options: { descending?: boolean; withRemoved?: boolean },
   ): Generator<AccessChange> {
     const desc = options.descending === true;
-    const list = JSON.stringify(principals);
+    const list = this.idList(principals);
     const withRemoved = options.withRemoved === true;
     const sql = `SELECT l.seq, l.removed, ${withRemoved ? 'd.access' : 'NULL'}, ${DOC_COLUMNS.split(', ')
       .map((c) => `d.${c}`)
-      .join(', ')} FROM access_feed l JOIN docs d ON d.id = l.doc
+      .join(', ')} FROM access_feed l JOIN docs d ON d.k = l.doc
       WHERE l.${PRINCIPALS} AND l.seq > ? AND l.seq < ? ${withRemoved ? '' : 'AND l.removed = 0'}
       ORDER BY l.seq ${desc ? 'DESC' : ''}, l.removed LIMIT ?`;
     const mine = new Set(principals);
@@ -422,22 +533,25 @@ export class SqliteAccessRows {
 
   countChanges(principals: readonly string[], since: number, withRemoved: boolean): number {
     const sql = `SELECT count(DISTINCT doc) FROM access_feed WHERE ${PRINCIPALS} AND seq > ? ${withRemoved ? '' : 'AND removed = 0'}`;
-    return this.stmt(sql).pluck().get(JSON.stringify(principals), since) as number;
+    return this.stmt(sql).pluck().get(this.idList(principals), since) as number;
   }
 }
 
-/** The condition (and its parameters) of the principals' readable rows in an id range. */
-function idRangeOf(principals: readonly string[], range: IdRange, alias = ''): { where: string; params: unknown[] } {
+/**
+ * The condition (and its parameters) of the principals' readable rows (`a`, joined with their
+ * documents `d`) in an id range; `ids`: the principals' ids as a JSON array.
+ */
+function idRangeOf(ids: string, range: IdRange): { where: string; params: unknown[] } {
   const desc = range.descending === true;
   const bound = boundsOf(range);
-  const where = [`${alias}${PRINCIPALS}`, `${alias}removed = 0`];
-  const params: unknown[] = [JSON.stringify(principals)];
+  const where = [`a.${PRINCIPALS}`, 'a.removed = 0'];
+  const params: unknown[] = [ids];
   if (bound.start !== undefined) {
-    where.push(`${alias}doc ${desc ? '<=' : '>='} ?`);
+    where.push(`d.id ${desc ? '<=' : '>='} ?`);
     params.push(bound.start);
   }
   if (bound.end !== undefined) {
-    where.push(`${alias}doc ${desc ? '>' : '<'}${bound.inclusiveEnd ? '=' : ''} ?`);
+    where.push(`d.id ${desc ? '>' : '<'}${bound.inclusiveEnd ? '=' : ''} ?`);
     params.push(bound.end);
   }
   return { where: where.join(' AND '), params };

@@ -98,9 +98,11 @@ export class SqliteDocWrites {
      * with (undefined: the write leaves the document's access as it is).
      */
     accessTexts?: readonly (string | null | undefined)[],
-  ): { seqs: number[]; counters: StoredCounters } {
+  ): { seqs: number[]; keys: number[]; counters: StoredCounters } {
     const c = { ...totals };
     const seqs: number[] = [];
+    // Each write's `docs.k` (the access rows name their document by it).
+    const keys: number[] = [];
     // New documents' rows wait here and go in with multi-row INSERTs (flushed before any
     // statement that could see them): 8 values per docs row, 3 per bodies row.
     const docRows: unknown[] = [];
@@ -135,6 +137,7 @@ export class SqliteDocWrites {
         if (nextKey === 0) nextKey = (this.maxKey ?? (this.stmtMaxKey.get() as number | null) ?? 0) + 1;
         const k = nextKey++;
         this.maxKey = k;
+        keys.push(k);
         // Bodies of a new document are all in the batch: those stemmed by a later write of it in
         // the batch are not stored at all, those no longer leaves count as stale.
         const dropped = dropBodies === undefined || dropBodies.length === 0 ? undefined : new Set(dropBodies);
@@ -154,6 +157,7 @@ export class SqliteDocWrites {
         for (const b of bodies) if (dropped?.has(b.rev) !== true) bodyRows.push(k, b.rev, b.body);
       } else {
         const k = old[0];
+        keys.push(k);
         for (const b of bodies) this.stmtPutBody.run(k, b.rev, b.body);
         // New stale bodies, then the dropped ones (each stale by then): see DocWrite.unleafed.
         if (c.stale !== undefined && unleafed !== undefined) {
@@ -184,7 +188,7 @@ export class SqliteDocWrites {
     }
     flush();
     this.saveCounters(c);
-    return { seqs, counters: c };
+    return { seqs, keys, counters: c };
   }
 
   /** Runs `insert VALUES (...), ...` over `values` (`width` per row) in as few calls as CHUNK_ROWS allow; empties it. */

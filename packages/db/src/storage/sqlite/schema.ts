@@ -23,8 +23,11 @@
  * holds their sequences (./access-rows.ts); `access_log` (by principal and document, indexed by
  * sequence), which an older build would read, is gone; a file of version 1 to 4 is brought up
  * to 5 on open.
+ * 6: an access row holds integers, the principal's id (`access_principals`) and the document's
+ * `docs.k`, where version 5 had their texts (which an older build would bind names against); a
+ * file of version 1 to 5 is brought up to 6 on open.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const SCHEMA = `
 CREATE TABLE docs (

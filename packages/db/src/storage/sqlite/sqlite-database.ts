@@ -132,8 +132,9 @@ export class SqliteDatabase implements SqliteSyncStore {
     this.recent = new RecentChanges(this.totals.updateSeq, options.recentBytes ?? RECENT_BYTES);
     this.writeTransaction = db.transaction((writes: readonly DocWrite[]) => this.writes.apply(writes, this.totals));
     // better-sqlite3's Transaction type loses the generic: the cast restores it.
-    this.updateTransaction = db.transaction(
-      (ids: readonly string[], plan: Planner<unknown>, options: UpdateOptions | undefined) => {
+    // A write may give principals ids (./access-rows.ts `guard`).
+    this.updateTransaction = this.access.guard(
+      db.transaction((ids: readonly string[], plan: Planner<unknown>, options: UpdateOptions | undefined) => {
         const read = this.reads.getForUpdate(ids);
         const found = recordsOf(ids, read.found);
         const records = options?.access === true ? this.access.withLeaves(found, read.access) : found;
@@ -153,9 +154,9 @@ export class SqliteDatabase implements SqliteSyncStore {
           read.olds,
           access?.map((plan) => plan?.text),
         );
-        if (access !== undefined) this.access.apply(marked, applied.seqs, access);
+        if (access !== undefined) this.access.apply(marked, applied.seqs, access, applied.keys);
         return { result, writes: marked, ...applied };
-      },
+      }),
     ) as SqliteDatabase['updateTransaction'];
   }
 
@@ -282,14 +283,16 @@ export class SqliteDatabase implements SqliteSyncStore {
   }
 
   purgeDocs(purges: readonly PurgeWrite[], keepInfos: number): { purgeSeq: number; updateSeq: number } {
-    const counters = this.db.transaction(() => {
-      for (const { id, record } of purges) if (record === null) this.access.forget(id);
-      // A document that keeps revisions keeps the access rows of what is left, at its new sequence.
-      return this.writes.purge(purges, keepInfos, this.totals, ({ id, record, access }, seq) => {
-        if (record && access !== undefined)
-          this.access.apply([{ record: { ...record, id }, bodies: [], access }], [seq]);
-      });
-    })();
+    const counters = this.access.guard(
+      this.db.transaction(() => {
+        for (const { id, record } of purges) if (record === null) this.access.forget(id);
+        // A document that keeps revisions keeps the access rows of what is left, at its new sequence.
+        return this.writes.purge(purges, keepInfos, this.totals, ({ id, record, access }, seq) => {
+          if (record && access !== undefined)
+            this.access.apply([{ record: { ...record, id }, bodies: [], access }], [seq]);
+        });
+      }),
+    )();
     this.totals = counters;
     // Documents it holds may be gone: the next index update reads the tables.
     this.recent.clear(counters.updateSeq);
