@@ -183,7 +183,10 @@ export class PostgresDocumentStore implements DocumentStore {
     plan: Planner<R>,
     options?: UpdateOptions,
   ): Promise<{ result: R; seqs: number[] }> {
-    const done = await this.transaction((client) => updateLocked(client, this.target, ids, plan, options));
+    const done = await this.transaction(
+      (client, [locked]) => updateLocked(client, this.target, ids, plan, options, locked as CounterRow | undefined),
+      this.sql.lockWith(this.dbId),
+    );
     if (done.seqs.length > 0) this.events.updated(this.name);
     return done;
   }
@@ -255,10 +258,14 @@ export class PostgresDocumentStore implements DocumentStore {
    * A transaction on a checked-out connection (rolled back on a throw; a broken one is not
    * pooled). The counters this node keeps are forgotten once it ends, committed or not (a cut-off
    * `COMMIT` may have committed): a read after it asks PostgreSQL, not the notification's way.
+   * `first`: a statement sent with the `BEGIN` (./errors.ts inTransaction), its rows given to `body`.
    */
-  private async transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+  private async transaction<T>(
+    body: (client: PoolClient, begun: QueryResultRow[]) => Promise<T>,
+    first?: string,
+  ): Promise<T> {
     try {
-      return await inTransaction(this.pool, body);
+      return await inTransaction(this.pool, body, first);
     } finally {
       this.props.forgetCounters(this.dbId);
     }
@@ -314,11 +321,15 @@ export class PostgresDocumentStore implements DocumentStore {
       const c = await this.counters();
       return c.docCount + (range.includeDeleted === true ? c.docDelCount : 0);
     }
-    const filter = range.includeDeleted === true ? '' : ' AND NOT deleted';
-    const [row] = await this.query<{ n: string }>(
-      named(`SELECT count(*) AS n FROM ${this.sql.schema}.docs WHERE db_id = $1${where}${filter}`),
-      [this.dbId, ...params],
-    );
+    // Every row of the range by the primary key (an index-only scan), less the deleted ones by
+    // docs_deleted (a partial index, small): `NOT deleted` itself would need each row's heap tuple,
+    // which made PostgreSQL read the table (five times the pages, EXPLAIN ANALYZE BUFFERS).
+    const docs = `${this.sql.schema}.docs`;
+    const text =
+      range.includeDeleted === true
+        ? `SELECT count(*) AS n FROM ${docs} WHERE db_id = $1${where}`
+        : `SELECT (SELECT count(*) FROM ${docs} WHERE db_id = $1${where}) - (SELECT count(*) FROM ${docs} WHERE db_id = $1${where} AND deleted) AS n`;
+    const [row] = await this.query<{ n: string }>(named(text), [this.dbId, ...params]);
     return Number(row?.n ?? 0);
   }
 
