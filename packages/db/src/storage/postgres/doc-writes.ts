@@ -23,12 +23,15 @@ export async function updateLocked<R>(
   ids: readonly string[],
   plan: Planner<R>,
   options?: UpdateOptions,
-  /** The `dbs` row when the transaction's `BEGIN` took the lock already (`DbStatements.lockWith`). */
-  lockedWithBegin?: CounterRow,
+  /**
+   * What the transaction's `BEGIN` read already: the `dbs` row it locked (`lockWith`) and the
+   * records of `ids` (`readForUpdateWith`), when it did.
+   */
+  begun?: { locked: CounterRow | undefined; rows: (DocRow & { size: string })[] | undefined },
 ): Promise<{ result: R; seqs: number[] }> {
   const q = async <T extends QueryResultRow>(config: { name: string; text: string }, values: unknown[]) =>
     (await client.query<T>({ ...config, values })).rows;
-  const { locked, rows, records: found } = await lockedRecords(client, db, ids, lockedWithBegin);
+  const { locked, rows, records: found } = await lockedRecords(client, db, ids, begun?.locked, begun?.rows);
   // The documents' stored access, read once for the plan and the access rows.
   const accessRead = new Map<string, DocAccess>();
   const records = options?.access === true ? await withLeaves(client, db, found, accessRead) : found;
@@ -214,20 +217,24 @@ function docColumns(
 
 /**
  * The records of `ids` read on `client` under the writers' lock, by the id asked; the lock taken
- * first unless `lockedAlready` is the `dbs` row its transaction's `BEGIN` locked.
+ * first unless `lockedAlready` is the `dbs` row its transaction's `BEGIN` locked (and the records
+ * read unless `rowsAlready` are those the `BEGIN` read after it).
  */
 export async function lockedRecords(
   client: PoolClient,
   db: DbTarget,
   ids: readonly string[],
   lockedAlready?: CounterRow,
+  /** The records of `ids` read after the lock by the same simple query. */
+  rowsAlready?: (DocRow & { size: string })[],
 ): Promise<{ locked: CounterRow; rows: (DocRow & { size: string })[]; records: Map<string, DocRecord> }> {
   const locked = lockedAlready ?? (await client.query<CounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows[0];
   if (locked === undefined) throw gone(db.name);
   const rows =
-    ids.length === 0
+    rowsAlready ??
+    (ids.length === 0
       ? []
-      : (await client.query<DocRow & { size: string }>({ ...db.sql.readForUpdate, values: [db.dbId, ids] })).rows;
+      : (await client.query<DocRow & { size: string }>({ ...db.sql.readForUpdate, values: [db.dbId, ids] })).rows);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const records = new Map<string, DocRecord>();
   for (const id of ids) {

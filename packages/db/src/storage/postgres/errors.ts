@@ -88,21 +88,21 @@ export async function checkOut(pool: Pool): Promise<{ client: PoolClient; done: 
 /**
  * Runs `body` in a transaction on a checked-out connection: committed when it returns, rolled
  * back when it throws; a connection that failed mid-transaction is not given back to the pool.
- * `first`: a statement without parameters sent with the `BEGIN` (one round trip for both; a
- * writer's lock, say), whose rows `body` gets.
+ * `first`: statements without parameters sent with the `BEGIN` (one round trip for all; a
+ * writer's lock, say), whose rows `body` gets, an array per statement.
  */
 export async function inTransaction<T>(
   pool: Pool,
-  body: (client: PoolClient, begun: QueryResultRow[]) => Promise<T>,
-  first?: string,
+  body: (client: PoolClient, begun: QueryResultRow[][]) => Promise<T>,
+  first?: readonly string[],
 ): Promise<T> {
   const { client, done } = await checkOut(pool);
   let broken: Error | undefined;
   try {
     try {
       // Both statements in one simple query: its results come as an array, one per statement.
-      const begun: unknown = await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`);
-      const rows = first === undefined ? [] : ((begun as QueryResult[])[1]?.rows ?? []);
+      const begun: unknown = await client.query(['BEGIN', ...(first ?? [])].join('; '));
+      const rows = first === undefined ? [] : (begun as QueryResult[]).slice(1).map((result) => result.rows);
       const out = await body(client, rows);
       await client.query('COMMIT');
       return out;

@@ -59,6 +59,9 @@ function bySeq(row: DocRow): number {
   return Number(row.seq);
 }
 
+/** Most ids a write sends as literals with its `BEGIN` (more: a statement of their own). */
+const INLINE_IDS = 1000;
+
 export class PostgresDocumentStore implements DocumentStore {
   private readonly target: DbTarget;
   private readonly attachments: PostgresAttachments;
@@ -183,9 +186,17 @@ export class PostgresDocumentStore implements DocumentStore {
     plan: Planner<R>,
     options?: UpdateOptions,
   ): Promise<{ result: R; seqs: number[] }> {
+    // The lock, and the records when their ids can be written into the text, with the BEGIN.
+    const inline = ids.length > 0 && ids.length <= INLINE_IDS && ids.every((id) => !id.includes('\u0000'));
+    const first = [this.sql.lockWith(this.dbId)];
+    if (inline) first.push(this.sql.readForUpdateWith(this.dbId, ids.map(toWellFormed)));
     const done = await this.transaction(
-      (client, [locked]) => updateLocked(client, this.target, ids, plan, options, locked as CounterRow | undefined),
-      this.sql.lockWith(this.dbId),
+      (client, [locked, rows]) =>
+        updateLocked(client, this.target, ids, plan, options, {
+          locked: locked?.[0] as CounterRow | undefined,
+          rows: inline ? (rows as (DocRow & { size: string })[]) : undefined,
+        }),
+      first,
     );
     if (done.seqs.length > 0) this.events.updated(this.name);
     return done;
@@ -261,8 +272,8 @@ export class PostgresDocumentStore implements DocumentStore {
    * `first`: a statement sent with the `BEGIN` (./errors.ts inTransaction), its rows given to `body`.
    */
   private async transaction<T>(
-    body: (client: PoolClient, begun: QueryResultRow[]) => Promise<T>,
-    first?: string,
+    body: (client: PoolClient, begun: QueryResultRow[][]) => Promise<T>,
+    first?: readonly string[],
   ): Promise<T> {
     try {
       return await inTransaction(this.pool, body, first);

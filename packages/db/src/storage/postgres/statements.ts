@@ -3,6 +3,7 @@
  * once per storage and prepared once per connection, and the rows they give.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { CouchError } from '../../errors.js';
 import type { DocRecord } from '../records.js';
 import { COUNTERS_CHANGED, propChannel } from './prop-cache.js';
@@ -49,6 +50,13 @@ export function documentStatements(schema: string) {
      */
     lockWith: (dbId: string) =>
       `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = ${BigInt(dbId)} FOR NO KEY UPDATE`,
+    /**
+     * `readForUpdate` with the database's id and the ids written in (as literals), to be sent
+     * after `lockWith` in the same simple query: in READ COMMITTED each statement of it takes
+     * its snapshot when it starts, so the records are read after the lock was granted.
+     */
+    readForUpdateWith: (dbId: string, ids: readonly string[]) =>
+      `SELECT ${DOC}, size FROM ${s}.docs WHERE db_id = ${BigInt(dbId)} AND id = ANY(ARRAY[${ids.map((id) => pg.escapeLiteral(id)).join(', ')}]::text[])`,
     setTrees: named(
       `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
         'WHERE d.db_id = $1 AND d.id = x.id',
