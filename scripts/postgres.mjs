@@ -7,7 +7,7 @@
 //
 // Run directly (`node scripts/postgres.mjs`) it starts one, prints its URL and keeps it until Ctrl-C.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,7 +180,10 @@ export async function startPostgres({ durable = false, log = (line) => console.l
           if (result.status !== 0) throw new Error(`pg_ctl start failed:\n${result.stdout}${result.stderr}`);
           started = true;
         };
-        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, bin, dir, stop, pause, resume };
+        // The postmaster's pid (the first line of postmaster.pid): the benchmark adds the CPU of it
+        // and its backends to a node's own.
+        const pid = () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, bin, dir, pid, stop, pause, resume };
       }
       // Another process may have taken the port between the probe and the start: try another.
       if (attempt === 2) throw new Error(`pg_ctl start failed:\n${start.stdout}${start.stderr}`);

@@ -2,7 +2,7 @@
 // servers under test, process memory probes and latency statistics.
 
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -240,9 +240,11 @@ export async function startServer(name, options = {}) {
   }
   const dir = mkdtempSync(join(tmpdir(), `divan-bench-${name}-`));
   let postgresUrl;
+  let postmaster;
   if (options.storage !== undefined) postgresUrl = options.storage;
   else if (name === 'divan-postgres' || name === 'divan-postgres-base') {
     const pg = await benchPostgres();
+    postmaster = pg.pid();
     const url = new URL(pg.url);
     url.searchParams.set('schema', `bench_${Date.now().toString(36)}`);
     postgresUrl = url.toString();
@@ -250,6 +252,7 @@ export async function startServer(name, options = {}) {
   const port = await freePort();
   const spec = SERVERS[name](port, join(dir, 'data'), postgresUrl);
   const child = spawn(spec.cmd, spec.args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (postmaster !== undefined) postmasterOf.set(child.pid, postmaster);
   const request = client(`http://127.0.0.1:${port}`, spec.auth, 16);
   let up = false;
   for (let i = 0; i < 600 && !up && child.exitCode === null; i++) {
@@ -308,16 +311,57 @@ function statusField(pid, field) {
 export const rssOf = (pid) => (pid === undefined ? undefined : statusField(pid, 'VmRSS'));
 export const peakRssOf = (pid) => (pid === undefined ? undefined : statusField(pid, 'VmHWM'));
 
-/** CPU seconds (user + system) the process has used so far, from /proc/pid/stat. */
-export function cpuSecondsOf(pid) {
-  if (pid === undefined) return undefined;
+/** /proc/pid/stat's fields after the command name (fields[1] is the parent's pid), or undefined. */
+function statFields(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** CPU seconds (user + system) the process alone has used so far, from /proc/pid/stat. */
+export function ownCpuSecondsOf(pid) {
+  if (pid === undefined) return undefined;
+  const fields = statFields(pid);
+  return fields === undefined ? undefined : (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ
+}
+
+/**
+ * CPU seconds a PostgreSQL server has used so far: its postmaster's own and its reaped children's
+ * (cutime, cstime: backends that ended), and every live child's (backends, WAL writer, checkpointer...).
+ */
+function postgresCpuSeconds(postmaster) {
+  const fields = statFields(postmaster);
+  if (fields === undefined) return 0;
+  let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const child = statFields(entry);
+    if (child !== undefined && child[1] === String(postmaster)) ticks += Number(child[11]) + Number(child[12]);
+  }
+  return ticks / 100;
+}
+
+/** A divan-postgres node's pid → its PostgreSQL's postmaster pid (the bench's throw-away server). */
+const postmasterOf = new Map();
+
+/**
+ * CPU seconds (user + system) the server has used so far: the process's own, and for a
+ * divan-postgres node the whole PostgreSQL server's too (its backends do the node's storage work;
+ * only this run's nodes use that server, one at a time except in the nodes suite).
+ */
+export function cpuSecondsOf(pid) {
+  const own = ownCpuSecondsOf(pid);
+  const postmaster = postmasterOf.get(pid);
+  return own === undefined || postmaster === undefined ? own : own + postgresCpuSeconds(postmaster);
+}
+
+/** The PostgreSQL share of cpuSecondsOf(pid): 0 for a server on SQLite. */
+export function storageCpuSecondsOf(pid) {
+  const postmaster = postmasterOf.get(pid);
+  return postmaster === undefined ? 0 : postgresCpuSeconds(postmaster);
 }
 
 /**
@@ -380,6 +424,7 @@ export function percentile(sorted, p) {
  * Closed-loop load: `concurrency` workers each send `next()` (→ [method, path, body?]) back to
  * back for `seconds`, after `warmup` unrecorded requests per worker. `check(response)` runs on
  * the first recorded response (throws on a wrong answer). At most `maxRequests` are recorded.
+ * `cpuOf(pid)`: the server's CPU seconds so far (default: its own and, on divan-postgres, PostgreSQL's).
  */
 export async function closedLoop({
   request,
@@ -392,6 +437,7 @@ export async function closedLoop({
   maxRequests = Infinity,
   pid,
   ok = 200,
+  cpuOf = cpuSecondsOf,
 }) {
   const send = async () => {
     const [method, path, body] = next();
@@ -408,7 +454,7 @@ export async function closedLoop({
   const latencies = [];
   let checked = check === undefined;
   const deadline = Date.now() + seconds * 1000;
-  const cpuStart = cpuSecondsOf(pid);
+  const cpuStart = cpuOf(pid);
   const start = process.hrtime.bigint();
   const worker = async () => {
     while (Date.now() < deadline && latencies.length < maxRequests) {
@@ -422,7 +468,7 @@ export async function closedLoop({
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  const cpu = pid === undefined ? undefined : cpuSecondsOf(pid) - cpuStart;
+  const cpu = pid === undefined ? undefined : cpuOf(pid) - cpuStart;
   latencies.sort((a, b) => a - b);
   return {
     perSecond: latencies.length / elapsed,

@@ -9,7 +9,17 @@
 // The throughput columns are of this one machine (client, both nodes and PostgreSQL share its
 // cores); the CPU per request is each node's own, read from /proc.
 
-import { AUTHORS, authorOf, closedLoop, docId, fmt, rng, startServer } from './common.mjs';
+import {
+  AUTHORS,
+  authorOf,
+  closedLoop,
+  docId,
+  fmt,
+  ownCpuSecondsOf,
+  rng,
+  startServer,
+  storageCpuSecondsOf,
+} from './common.mjs';
 import { DDOC } from './views.mjs';
 
 const CONCURRENCY = 8;
@@ -55,12 +65,21 @@ export async function runNodes(first, opts) {
           concurrency,
           timeoutMs: opts.peerTimeout * 1000,
           pid: server.pid,
+          cpuOf: ownCpuSecondsOf,
         });
-      const one = await loop(first, 3);
+      // PostgreSQL's CPU per request answered (every backend's: both nodes' share one server).
+      const withStorage = async (run) => {
+        const before = storageCpuSecondsOf(first.pid);
+        const results = await run();
+        const served = [results].flat().reduce((sum, r) => sum + r.n, 0);
+        return { results, pgMs: ((storageCpuSecondsOf(first.pid) - before) * 1000) / served };
+      };
+      const one = await withStorage(() => loop(first, 3));
       const half = await loop(first, 4, CONCURRENCY / 2);
       // The second node's first view query fetches its copy of the index: in the warm-up.
-      const [a, b] = await Promise.all([loop(first, 5), loop(second, 6)]);
-      out.push({ name: workload.name, one, half, a, b });
+      const two = await withStorage(() => Promise.all([loop(first, 5), loop(second, 6)]));
+      const [a, b] = two.results;
+      out.push({ name: workload.name, one: one.results, half, a, b, pgOne: one.pgMs, pgTwo: two.pgMs });
     }
   } finally {
     await second.stop();
@@ -82,5 +101,22 @@ export function reportNodes(results) {
     const worst = Math.max(r.a.serverCpuMs, r.b.serverCpuMs);
     const ratio = `${(worst / r.half.serverCpuMs).toFixed(2)} (${(worst / r.one.serverCpuMs).toFixed(2)})`;
     console.log(`| ${r.name} | ${cell(r.one)} | ${cell(r.half)} | ${cell(r.a)} | ${cell(r.b)} | ${ratio} |`);
+  }
+  // On paper, for a machine with a core for each node: a node serves 1 / (its CPU per request);
+  // two serve the sum of theirs at their CPU per request beside each other, while PostgreSQL
+  // has the cores its CPU per request needs at that rate.
+  console.log(
+    `\nOn paper (each node on a core of its own): read throughput of two nodes ÷ one = Σ (node CPU alone c${CONCURRENCY / 2} ÷ node CPU beside the other), and the PostgreSQL cores that rate needs (its CPU per request, all backends, × the two nodes' rate).\n`,
+  );
+  console.log(
+    '| workload | PostgreSQL CPU ms/req: one node · two | two ÷ one | PostgreSQL cores needed by two nodes |',
+  );
+  console.log('|---|---:|---:|---:|');
+  for (const r of results) {
+    const scaling = r.half.serverCpuMs / r.a.serverCpuMs + r.half.serverCpuMs / r.b.serverCpuMs;
+    const cores = r.pgTwo * (1 / r.a.serverCpuMs + 1 / r.b.serverCpuMs);
+    console.log(
+      `| ${r.name} | ${fmt(r.pgOne, 3)} · ${fmt(r.pgTwo, 3)} | ${scaling.toFixed(2)} | ${cores.toFixed(2)} |`,
+    );
   }
 }

@@ -8,7 +8,7 @@ import { toWellFormed } from '../../support/unicode.js';
 import type { CompactPlanner, Planner, PurgePlanner, UpdateOptions } from '../contract.js';
 import { applyAccess, forgetAccess, withLeaves } from './access-rows.js';
 import type { DocAccess } from '../doc-access.js';
-import type { AccessWrite, DocRecord } from '../records.js';
+import type { AccessWrite, DocRecord, DocWrite } from '../records.js';
 import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
 
 /**
@@ -23,10 +23,15 @@ export async function updateLocked<R>(
   ids: readonly string[],
   plan: Planner<R>,
   options?: UpdateOptions,
+  /**
+   * What the transaction's `BEGIN` read already: the `dbs` row it locked (`lockWith`) and the
+   * records of `ids` (`readForUpdateWith`), when it did.
+   */
+  begun?: { locked: CounterRow | undefined; rows: (DocRow & { size: string })[] | undefined },
 ): Promise<{ result: R; seqs: number[] }> {
   const q = async <T extends QueryResultRow>(config: { name: string; text: string }, values: unknown[]) =>
     (await client.query<T>({ ...config, values })).rows;
-  const { locked, rows, records: found } = await lockedRecords(client, db, ids);
+  const { locked, rows, records: found } = await lockedRecords(client, db, ids, begun?.locked, begun?.rows);
   // The documents' stored access, read once for the plan and the access rows.
   const accessRead = new Map<string, DocAccess>();
   const records = options?.access === true ? await withLeaves(client, db, found, accessRead) : found;
@@ -105,6 +110,31 @@ export async function updateLocked<R>(
       sizeRevs.push(record.rev);
     }
   }
+  // The usual batch (no access, no body dropped or looked up): bodies, records and counters in one
+  // statement, its stored bytes counted by PostgreSQL from the bodies it inserted.
+  if (
+    lookIds.length === 0 &&
+    dropIds.length === 0 &&
+    sizeIds.length === 0 &&
+    writes.every((w) => w.access === undefined)
+  ) {
+    const docs = docColumns(writes, old, sizes, c);
+    if (c.bodies !== undefined) c.bodies.stale += unleafedBytes;
+    await q(db.sql.writeBatch, [
+      db.dbId,
+      bodyIds,
+      bodyRevs,
+      bodyTexts,
+      docs.ids,
+      docs.seqs,
+      docs.revs,
+      docs.deleted,
+      docs.sizes,
+      docs.trees,
+      ...counterValues(db, c).slice(1),
+    ]);
+    return { result, seqs: docs.seqs };
+  }
   let added = 0;
   if (bodyIds.length > 0) {
     const put = await q<{ id: string; rev: string; inserted: boolean }>(db.sql.putBodies, [
@@ -134,13 +164,32 @@ export async function updateLocked<R>(
     }
   }
 
-  const seqs: number[] = [];
-  const docIds: string[] = [];
-  const docSeqs: number[] = [];
-  const docRevs: string[] = [];
-  const docDeleted: boolean[] = [];
-  const docSizes: number[] = [];
-  const docTrees: string[] = [];
+  const docs = docColumns(writes, old, sizes, c);
+  const seqs = docs.seqs;
+  await q(db.sql.putDocs, [db.dbId, docs.ids, docs.seqs, docs.revs, docs.deleted, docs.sizes, docs.trees]);
+  await applyAccess(client, db, writes, seqs, accessRead);
+  await q(db.sql.saveCountersSized, counterValues(db, c));
+  return { result, seqs };
+}
+
+/**
+ * The `docs` rows of a batch as the columns of one multi-row statement, each write at the next
+ * sequence; `c` (the counters) and `old` (each document's previous state) move with them.
+ */
+function docColumns(
+  writes: readonly DocWrite[],
+  old: Map<string, { deleted: boolean; size: number; rev: string }>,
+  sizes: ReadonlyMap<string, number>,
+  c: ReturnType<typeof countersOf>,
+) {
+  const docs = {
+    ids: [] as string[],
+    seqs: [] as number[],
+    revs: [] as string[],
+    deleted: [] as boolean[],
+    sizes: [] as number[],
+    trees: [] as string[],
+  };
   for (const { record } of writes) {
     const seq = ++c.updateSeq;
     const key = toWellFormed(record.id);
@@ -156,32 +205,36 @@ export async function updateLocked<R>(
     c.external += size;
     // A later write of the same document in this batch sees this one as its previous state.
     old.set(key, { deleted: record.deleted, size, rev: record.rev });
-    seqs.push(seq);
-    docIds.push(record.id);
-    docSeqs.push(seq);
-    docRevs.push(record.rev);
-    docDeleted.push(record.deleted);
-    docSizes.push(size);
-    docTrees.push(record.tree);
+    docs.ids.push(record.id);
+    docs.seqs.push(seq);
+    docs.revs.push(record.rev);
+    docs.deleted.push(record.deleted);
+    docs.sizes.push(size);
+    docs.trees.push(record.tree);
   }
-  await q(db.sql.putDocs, [db.dbId, docIds, docSeqs, docRevs, docDeleted, docSizes, docTrees]);
-  await applyAccess(client, db, writes, seqs, accessRead);
-  await q(db.sql.saveCountersSized, counterValues(db, c));
-  return { result, seqs };
+  return docs;
 }
 
-/** The records of `ids` read on `client` (under the writers' lock), by the id asked. */
+/**
+ * The records of `ids` read on `client` under the writers' lock, by the id asked; the lock taken
+ * first unless `lockedAlready` is the `dbs` row its transaction's `BEGIN` locked (and the records
+ * read unless `rowsAlready` are those the `BEGIN` read after it).
+ */
 export async function lockedRecords(
   client: PoolClient,
   db: DbTarget,
   ids: readonly string[],
+  lockedAlready?: CounterRow,
+  /** The records of `ids` read after the lock by the same simple query. */
+  rowsAlready?: (DocRow & { size: string })[],
 ): Promise<{ locked: CounterRow; rows: (DocRow & { size: string })[]; records: Map<string, DocRecord> }> {
-  const [locked] = (await client.query<CounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows;
+  const locked = lockedAlready ?? (await client.query<CounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows[0];
   if (locked === undefined) throw gone(db.name);
   const rows =
-    ids.length === 0
+    rowsAlready ??
+    (ids.length === 0
       ? []
-      : (await client.query<DocRow & { size: string }>({ ...db.sql.readForUpdate, values: [db.dbId, ids] })).rows;
+      : (await client.query<DocRow & { size: string }>({ ...db.sql.readForUpdate, values: [db.dbId, ids] })).rows);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const records = new Map<string, DocRecord>();
   for (const id of ids) {

@@ -3,7 +3,7 @@
  * reached or dropped the connection": the request may succeed later (the HTTP layer answers 503).
  */
 
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 
 import { StorageUnavailableError } from '../contract.js';
 
@@ -88,17 +88,26 @@ export async function checkOut(pool: Pool): Promise<{ client: PoolClient; done: 
 /**
  * Runs `body` in a transaction on a checked-out connection: committed when it returns, rolled
  * back when it throws; a connection that failed mid-transaction is not given back to the pool.
+ * `first`: statements without parameters sent with the `BEGIN` (one round trip for all; a
+ * writer's lock, say), whose rows `body` gets, an array per statement.
  */
-export async function inTransaction<T>(pool: Pool, body: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: Pool,
+  body: (client: PoolClient, begun: QueryResultRow[][]) => Promise<T>,
+  first?: readonly string[],
+): Promise<T> {
   const { client, done } = await checkOut(pool);
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
     try {
-      const out = await body(client);
+      // Both statements in one simple query: its results come as an array, one per statement.
+      const begun: unknown = await client.query(['BEGIN', ...(first ?? [])].join('; '));
+      const rows = first === undefined ? [] : (begun as QueryResult[]).slice(1).map((result) => result.rows);
+      const out = await body(client, rows);
       await client.query('COMMIT');
       return out;
     } catch (err) {
+      // Also after a failed `first`: its BEGIN left the transaction open (aborted).
       await client.query('ROLLBACK').catch((rollbackErr: Error) => {
         broken = rollbackErr;
       });

@@ -3,6 +3,7 @@
  * once per storage and prepared once per connection, and the rows they give.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { CouchError } from '../../errors.js';
 import type { DocRecord } from '../records.js';
 import { COUNTERS_CHANGED, propChannel } from './prop-cache.js';
@@ -43,6 +44,19 @@ export function documentStatements(schema: string) {
     lock: named(
       `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
     ),
+    /**
+     * `lock` with the database's id written in, to be sent with the `BEGIN` in one simple query
+     * (no parameters there): a write's first round trip takes its lock.
+     */
+    lockWith: (dbId: string) =>
+      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = ${BigInt(dbId)} FOR NO KEY UPDATE`,
+    /**
+     * `readForUpdate` with the database's id and the ids written in (as literals), to be sent
+     * after `lockWith` in the same simple query: in READ COMMITTED each statement of it takes
+     * its snapshot when it starts, so the records are read after the lock was granted.
+     */
+    readForUpdateWith: (dbId: string, ids: readonly string[]) =>
+      `SELECT ${DOC}, size FROM ${s}.docs WHERE db_id = ${BigInt(dbId)} AND id = ANY(ARRAY[${ids.map((id) => pg.escapeLiteral(id)).join(', ')}]::text[])`,
     setTrees: named(
       `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
         'WHERE d.db_id = $1 AND d.id = x.id',
@@ -116,6 +130,21 @@ export function documentStatements(schema: string) {
     ),
     saveCounters: named(
       `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5 WHERE db_id = $1${told}`,
+    ),
+    /**
+     * `putBodies`, `putDocs` and `saveCountersSized` in one statement: `stored` ($15, NULL until
+     * counted) grows by the bytes of the bodies inserted (not those already there).
+     */
+    writeBatch: named(
+      `WITH b AS (INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, * FROM unnest($2::text[], $3::text[], $4::text[]) ` +
+        'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body RETURNING octet_length(body) AS n, xmax = 0 AS inserted), ' +
+        `d AS (INSERT INTO ${s}.docs (db_id, id, seq, rev, deleted, size, tree) ` +
+        'SELECT $1::int8, * FROM unnest($5::text[], $6::int8[], $7::text[], $8::bool[], $9::int8[], $10::text[]) ' +
+        'ON CONFLICT (db_id, id) DO UPDATE SET seq = excluded.seq, rev = excluded.rev, deleted = excluded.deleted, ' +
+        'size = excluded.size, tree = excluded.tree) ' +
+        `UPDATE ${s}.dbs SET update_seq = $11, doc_count = $12, doc_del_count = $13, external = $14, ` +
+        'stored = $15::int8 + (SELECT coalesce(sum(n), 0) FROM b WHERE inserted), stale = $16::int8 ' +
+        `WHERE db_id = $1${told}`,
     ),
     /** `saveCounters` and the body bytes (`stored`, `stale`: NULL until counted). */
     saveCountersSized: named(
