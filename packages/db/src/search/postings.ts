@@ -19,7 +19,7 @@
  */
 import { compareUtf8 } from '../collation/index.js';
 import { lengthByte } from './bm25.js';
-import { type FieldPostings, readFieldPostings } from './postings-codec.js';
+import { type FieldPostings, postingsLength, readFieldPostings } from './postings-codec.js';
 import type { DocValue } from './search-rows.js';
 
 /**
@@ -477,9 +477,7 @@ export class Postings {
       let length = 0;
       const terms = list[1];
       if (this.deferring && list.length === 3 && typeof list[2] === 'string' && terms !== undefined) {
-        readFieldPostings(list, (_term, _positions, frequency) => {
-          length += frequency;
-        });
+        length = postingsLength(terms as string | string[], list[2]);
         index.pending.push({ doc, terms: terms as string | string[], list });
         this.pendingEntries++;
       } else {

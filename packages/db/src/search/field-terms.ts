@@ -1,0 +1,124 @@
+/**
+ * One field of one document as the mapper (./search-mapper.ts) collects it: its terms' ids
+ * (./term-dictionary.ts) and positions in the order analyzed, then grouped by term in the order
+ * the terms first occur, which is how its row keeps them (./postings-codec.ts). Flat typed
+ * arrays and scratch reused from one document to the next, where a Map of a number array per
+ * term made garbage for every document.
+ */
+import { compareUtf8 } from '../collation/index.js';
+import type { TermDictionary } from './term-dictionary.js';
+
+export class FieldTerms {
+  ids = new Int32Array(256);
+  positions = new Int32Array(256);
+  /** Terms added (the field's length). */
+  count = 0;
+  /** Where the field's next value starts (positions continue from one value to the next). */
+  next = 0;
+  boost = 1;
+  /** Whether every value was Nouveau's `string` (no norms, a term once). */
+  keyword = true;
+
+  add(id: number, position: number): void {
+    if (this.count === this.ids.length) {
+      this.ids = doubled(this.ids);
+      this.positions = doubled(this.positions);
+    }
+    this.ids[this.count] = id;
+    this.positions[this.count] = position;
+    this.count++;
+    this.next = position + 1;
+  }
+
+  /** Whether the field has term `id` already (Nouveau's `string` fields: few terms). */
+  has(id: number): boolean {
+    for (let i = 0; i < this.count; i++) if (this.ids[i] === id) return true;
+    return false;
+  }
+}
+
+/** A field's terms grouped: `terms[0..count)` in first-occurrence order, their frequencies, positions by term. */
+export interface GroupedTerms {
+  terms: string[];
+  count: number;
+  frequencies: Int32Array;
+  positions: Int32Array;
+  /** The largest term in UTF-8 order (a string sort's value), undefined when none. */
+  largest: string | undefined;
+}
+
+/** Groups fields' terms, its scratch kept between calls (valid until the next call). */
+export class TermGrouper {
+  /** Per term id: the call that gave it a slot, and its slot. */
+  private stamps = new Int32Array(1024);
+  private slots = new Int32Array(1024);
+  private stamp = 0;
+  private readonly out: GroupedTerms = {
+    terms: [],
+    count: 0,
+    frequencies: new Int32Array(256),
+    positions: new Int32Array(256),
+    largest: undefined,
+  };
+  private starts = new Int32Array(256);
+
+  group(field: FieldTerms, dictionary: TermDictionary): GroupedTerms {
+    const size = dictionary.terms.length;
+    if (size > this.stamps.length) {
+      const length = Math.max(size, this.stamps.length * 2);
+      const stamps = new Int32Array(length);
+      stamps.set(this.stamps);
+      this.stamps = stamps;
+      this.slots = new Int32Array(length);
+    }
+    // Stamps tell this call's slots from earlier calls' (started again before they wrap).
+    if (this.stamp === 0x7fffffff) {
+      this.stamps.fill(0);
+      this.stamp = 0;
+    }
+    const stamp = ++this.stamp;
+    const { stamps, slots, out } = this;
+    const { ids, count } = field;
+    if (out.frequencies.length < count) {
+      out.frequencies = new Int32Array(count * 2);
+      this.starts = new Int32Array(count * 2);
+    }
+    if (out.positions.length < count) out.positions = new Int32Array(count * 2);
+    const { frequencies, positions } = out;
+    const starts = this.starts;
+    const terms = out.terms;
+    terms.length = 0;
+    let largest: string | undefined;
+    let slotCount = 0;
+    for (let i = 0; i < count; i++) {
+      const id = ids[i]!;
+      if (stamps[id] !== stamp) {
+        stamps[id] = stamp;
+        slots[id] = slotCount;
+        frequencies[slotCount] = 0;
+        const term = dictionary.terms[id]!;
+        terms.push(term);
+        if (largest === undefined || compareUtf8(term, largest) > 0) largest = term;
+        slotCount++;
+      }
+      frequencies[slots[id]!]!++;
+    }
+    // Positions by term: each term's run starts after the runs of the terms before it.
+    let at = 0;
+    for (let slot = 0; slot < slotCount; slot++) {
+      starts[slot] = at;
+      at += frequencies[slot]!;
+    }
+    const given = field.positions;
+    for (let i = 0; i < count; i++) positions[starts[slots[ids[i]!]!]!++] = given[i]!;
+    out.count = slotCount;
+    out.largest = largest;
+    return out;
+  }
+}
+
+function doubled(numbers: Int32Array): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(numbers.length * 2);
+  out.set(numbers);
+  return out;
+}
