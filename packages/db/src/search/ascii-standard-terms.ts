@@ -7,7 +7,7 @@
  * kept by id. The same terms and positions as the Token path (tested on the bench's corpus and
  * the tokenizer's edge cases), without a string or an object per token.
  */
-import type { TermDictionary } from './term-dictionary.js';
+import { HASH_START, hashStep, type TermDictionary } from './term-dictionary.js';
 
 /** Where a term goes: its id and position. */
 export type TermSink = (id: number, position: number) => void;
@@ -105,27 +105,34 @@ function asciiStandardWords(text: string, dictionary: TermDictionary, sink: Term
   let position = 0;
   let i = 0;
   while (i < n) {
-    const c = CLASS[text.charCodeAt(i)]!;
+    let code = text.charCodeAt(i);
+    const c = CLASS[code]!;
     if (c !== LETTER && c !== NUMERIC && c !== EXTEND_NUM_LET) {
       i++;
       continue;
     }
     const start = i;
+    // The word's dictionary hash, made in the same pass (./term-dictionary.ts).
+    let hash = hashStep(HASH_START, LOWERED[code]!);
     let last = c;
     i++;
     while (i < n) {
-      const next = CLASS[text.charCodeAt(i)]!;
+      code = text.charCodeAt(i);
+      const next = CLASS[code]!;
       if (joins(last, next)) {
+        hash = hashStep(hash, LOWERED[code]!);
         last = next;
         i++;
         continue;
       }
       // WB6/7, WB11/12: letter (mid) letter, digit (mid) digit.
       if (next === MID_LETTER || next === MID_NUM_LET || next === MID_NUM) {
-        const then = i + 1 < n ? CLASS[text.charCodeAt(i + 1)]! : OTHER;
+        const after = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+        const then = CLASS[after]!;
         const letters = last === LETTER && then === LETTER && next !== MID_NUM;
         const digits = last === NUMERIC && then === NUMERIC && next !== MID_LETTER;
         if (letters || digits) {
+          hash = hashStep(hashStep(hash, code), LOWERED[after]!);
           last = then;
           i += 2;
           continue;
@@ -139,9 +146,12 @@ function asciiStandardWords(text: string, dictionary: TermDictionary, sink: Term
       position++;
       continue;
     }
-    sink(dictionary.idOfLoweredAscii(text, start, i), position++);
+    sink(dictionary.idOfHashed(text, start, i, hash), position++);
   }
 }
+
+/** Each ASCII code lowered (A-Z to a-z). */
+const LOWERED = Uint8Array.from({ length: 128 }, (_, code) => (code >= 0x41 && code <= 0x5a ? code + 0x20 : code));
 
 function hasAlnum(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (alnum(CLASS[text.charCodeAt(i)]!)) return true;

@@ -21,6 +21,11 @@ export class TermDictionary {
   idOfLoweredAscii(text: string, start: number, end: number): number {
     let hash = FNV_OFFSET;
     for (let i = start; i < end; i++) hash = Math.imul(hash ^ lowered(text.charCodeAt(i)), FNV_PRIME);
+    return this.idOfHashed(text, start, end, hash);
+  }
+
+  /** The same, given the range's hash (`hashStep` over its lowered codes from HASH_START), made by a scan that read them. */
+  idOfHashed(text: string, start: number, end: number, hash: number): number {
     const mask = this.table.length - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const entry = this.table[slot]!;
@@ -94,6 +99,13 @@ const MAX_TERMS = 1 << 17;
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
+
+/** A term's hash starts at this... */
+export const HASH_START = FNV_OFFSET;
+/** ...and takes each (lowered) character code so. */
+export function hashStep(hash: number, code: number): number {
+  return Math.imul(hash ^ code, FNV_PRIME);
+}
 
 function lowered(code: number): number {
   return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
