@@ -19,6 +19,14 @@ export class FieldTerms {
   /** Whether every value was Nouveau's `string` (no norms, a term once). */
   keyword = true;
 
+  /** Empty again, for another document's field (the arrays kept). */
+  reset(): void {
+    this.count = 0;
+    this.next = 0;
+    this.boost = 1;
+    this.keyword = true;
+  }
+
   add(id: number, position: number): void {
     if (this.count === this.ids.length) {
       this.ids = doubled(this.ids);

@@ -199,4 +199,50 @@ export function postingsLength(terms: string | string[], codes: string): number 
   return numbers - count;
 }
 
+/**
+ * One term of row postings of the second form, the `index`-th in the row's order: its positions
+ * to `found` (a scratch, as readFieldPostings gives them). The terms before it are skipped over
+ * (their first positions summed, their other numbers passed by their last digit): a query moving
+ * one term's postings out of the delta (./postings.ts) read every term of each row before.
+ */
+export function readTermAt(
+  codes: string,
+  index: number,
+  found: (positions: Int32Array, frequency: number) => void,
+): void {
+  let at = 0;
+  const digitAt = (): number => {
+    // Past the end (NaN) or not a digit: -1.
+    const code = codes.charCodeAt(at++);
+    const digit = code < 128 ? DIGIT_OF[code]! : -1;
+    if (digit < 0) throw new Error('search row: bad postings codes');
+    return digit;
+  };
+  const next = (): number => {
+    let n = 0;
+    for (;;) {
+      const digit = digitAt();
+      if (digit < LEADING) {
+        n = n * LAST_BASE + digit;
+        break;
+      }
+      n = n * LEADING_BASE + digit - LEADING;
+    }
+    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  };
+  let first = 0;
+  for (let t = 0; t < index; t++) {
+    const frequency = next() + 1;
+    first += next();
+    for (let i = 1; i < frequency; i++) while (digitAt() >= LEADING);
+  }
+  const frequency = next() + 1;
+  let positions = scratch;
+  if (frequency > positions.length) positions = scratch = new Int32Array(frequency * 2);
+  first += next();
+  positions[0] = first;
+  for (let i = 1; i < frequency; i++) positions[i] = positions[i - 1]! + next();
+  found(positions, frequency);
+}
+
 let scratch = new Int32Array(64);

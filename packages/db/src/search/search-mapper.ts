@@ -65,6 +65,7 @@ class SearchMapper implements NativeMapper {
   private readonly analyzers: FieldAnalyzers;
   private readonly dictionary = new TermDictionary();
   private readonly grouper = new TermGrouper();
+  private readonly fieldTerms: FieldTerms[] = [];
 
   constructor(private readonly group: ViewGroup) {
     const def = defOfGroup(group);
@@ -126,7 +127,12 @@ class SearchMapper implements NativeMapper {
       if (mode === 'no') continue;
       const text = String(value);
       let state = fields.get(field);
-      if (state === undefined) fields.set(field, (state = new FieldTerms()));
+      if (state === undefined) {
+        // The fields' arrays are reused from one document to the next.
+        state = this.fieldTerms[fields.size] ??= new FieldTerms();
+        state.reset();
+        fields.set(field, state);
+      }
       // Nouveau's `string` (./nouveau-design.ts): Lucene 9's StringField, documents only (a term
       // once per document) and no norms; a field also given otherwise is not one.
       const keyword = options.nouveau === 'string';
