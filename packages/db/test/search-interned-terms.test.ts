@@ -19,7 +19,9 @@ function random(seed: number): () => number {
 /** The terms of the analyzer's ASCII path, as [term, position] (undefined when it declines the text). */
 function interned(analyzer: Analyzer, text: string, dictionary: TermDictionary): [string, number][] | undefined {
   const out: [string, number][] = [];
-  const taken = analyzer.interning?.(text, dictionary, (id, position) => out.push([dictionary.terms[id]!, position]));
+  const taken = analyzer.interning?.(text, dictionary, {
+    add: (id, position) => out.push([dictionary.terms[id]!, position]),
+  });
   return taken ? out : undefined;
 }
 

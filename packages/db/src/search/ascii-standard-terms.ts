@@ -9,8 +9,10 @@
  */
 import { HASH_START, hashStep, type TermDictionary } from './term-dictionary.js';
 
-/** Where a term goes: its id and position. */
-export type TermSink = (id: number, position: number) => void;
+/** Where terms go: each one's id and position, in position order. */
+export interface TermSink {
+  add(id: number, position: number): void;
+}
 
 /**
  * An analyzer's path over ASCII texts: false when `text` is not ASCII (the caller then takes the
@@ -24,35 +26,52 @@ export type InterningAnalysis = (text: string, dictionary: TermDictionary, sink:
  * stays empty).
  */
 export function interningAnalysis(termOf: (word: string) => string | undefined): InterningAnalysis {
-  /** Per word id: its term's id + 1, -1 dropped, 0 not known yet (for `dictionary` at `generation`). */
-  let cache = new Int32Array(0);
-  let dictionary: TermDictionary | undefined;
-  let generation = -1;
-  return (text, given, sink) => {
+  const words = new WordTerms(termOf);
+  return (text, dictionary, sink) => {
     if (NOT_ASCII.test(text)) return false;
-    if (given !== dictionary || given.generation !== generation) {
-      dictionary = given;
-      generation = given.generation;
-      cache = new Int32Array(1024);
-    }
-    const words = given;
-    asciiStandardWords(text, words, (word, position) => {
-      if (word >= cache.length) {
-        const grown = new Int32Array(Math.max(word + 1, cache.length * 2));
-        grown.set(cache);
-        cache = grown;
-      }
-      let known = cache[word]!;
-      if (known === 0) {
-        const term = termOf(words.terms[word]!);
-        known = term === undefined ? -1 : words.idOf(term) + 1;
-        // idOf may have grown the dictionary past the cache: it is grown on the next word that needs it.
-        cache[word] = known;
-      }
-      if (known > 0) sink(known - 1, position);
-    });
+    words.start(dictionary, sink);
+    asciiStandardWords(text, dictionary, words);
     return true;
   };
+}
+
+/** The words of a text to their terms, each distinct word's term found once per dictionary. */
+class WordTerms implements TermSink {
+  /** Per word id: its term's id + 1, -1 dropped, 0 not known yet (for `dictionary` at `generation`). */
+  private cache = new Int32Array(0);
+  private dictionary: TermDictionary | undefined;
+  private generation = -1;
+  private sink: TermSink | undefined;
+
+  constructor(private readonly termOf: (word: string) => string | undefined) {}
+
+  start(dictionary: TermDictionary, sink: TermSink): void {
+    if (dictionary !== this.dictionary || dictionary.generation !== this.generation) {
+      this.dictionary = dictionary;
+      this.generation = dictionary.generation;
+      this.cache = new Int32Array(1024);
+    }
+    this.sink = sink;
+  }
+
+  /** A word (its id) at a position. */
+  add(word: number, position: number): void {
+    let cache = this.cache;
+    if (word >= cache.length) {
+      cache = new Int32Array(Math.max(word + 1, cache.length * 2));
+      cache.set(this.cache);
+      this.cache = cache;
+    }
+    let known = cache[word]!;
+    if (known === 0) {
+      const dictionary = this.dictionary!;
+      const term = this.termOf(dictionary.terms[word]!);
+      known = term === undefined ? -1 : dictionary.idOf(term) + 1;
+      // idOf may have grown the dictionary past the cache: it is grown on the next word that needs it.
+      cache[word] = known;
+    }
+    if (known > 0) this.sink!.add(known - 1, position);
+  }
 }
 
 const NOT_ASCII = /[\u0080-\uffff]/;
@@ -146,7 +165,7 @@ function asciiStandardWords(text: string, dictionary: TermDictionary, sink: Term
       position++;
       continue;
     }
-    sink(dictionary.idOfHashed(text, start, i, hash), position++);
+    sink.add(dictionary.idOfHashed(text, start, i, hash), position++);
   }
 }
 

@@ -6,15 +6,18 @@
  * term made garbage for every document.
  */
 import { compareUtf8 } from '../collation/index.js';
+import type { TermSink } from './ascii-standard-terms.js';
 import type { TermDictionary } from './term-dictionary.js';
 
-export class FieldTerms {
+export class FieldTerms implements TermSink {
   ids = new Int32Array(256);
   positions = new Int32Array(256);
   /** Terms added (the field's length). */
   count = 0;
-  /** Where the field's next value starts (positions continue from one value to the next). */
+  /** Where the field's next value starts (positions continue from one value to the next)... */
   next = 0;
+  /** ...and where the value being added started: `add`'s positions are from there. */
+  base = 0;
   boost = 1;
   /** Whether every value was Nouveau's `string` (no norms, a term once). */
   keyword = true;
@@ -23,19 +26,22 @@ export class FieldTerms {
   reset(): void {
     this.count = 0;
     this.next = 0;
+    this.base = 0;
     this.boost = 1;
     this.keyword = true;
   }
 
+  /** Term `id` at `position` of the value being added. */
   add(id: number, position: number): void {
     if (this.count === this.ids.length) {
       this.ids = doubled(this.ids);
       this.positions = doubled(this.positions);
     }
+    const at = this.base + position;
     this.ids[this.count] = id;
-    this.positions[this.count] = position;
+    this.positions[this.count] = at;
     this.count++;
-    this.next = position + 1;
+    this.next = at + 1;
   }
 
   /** Whether the field has term `id` already (Nouveau's `string` fields: few terms). */

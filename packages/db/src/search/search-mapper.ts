@@ -138,19 +138,19 @@ class SearchMapper implements NativeMapper {
       const keyword = options.nouveau === 'string';
       state.keyword &&= keyword;
       if (typeof options.boost === 'number') state.boost *= options.boost;
-      const base = state.next;
-      const into = state;
-      const add = (id: number, at: number): void => {
-        if (keyword && into.has(id)) return;
-        into.add(id, base + at);
-      };
+      // This value's positions start where the field's last value ended.
+      state.base = state.next;
       if (mode === 'not_analyzed') {
-        add(dictionary.idOf(text), 0);
+        const id = dictionary.idOf(text);
+        if (!keyword || !state.has(id)) state.add(id, 0);
         continue;
       }
       const analyzer = this.analyzers.forField(field);
-      if (analyzer.interning?.(text, dictionary, add)) continue;
-      for (const token of analyzer(text)) add(dictionary.idOf(token.text), token.position);
+      if (!keyword && analyzer.interning?.(text, dictionary, state)) continue;
+      for (const token of analyzer(text)) {
+        const id = dictionary.idOf(token.text);
+        if (!keyword || !state.has(id)) state.add(id, token.position);
+      }
     }
     for (const [field, state] of fields) {
       // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in Lucene's one byte.
