@@ -130,6 +130,35 @@ describe('a term dictionary', () => {
   });
 });
 
+describe("a field's terms", () => {
+  it('say whether they hold a term, few or many, and again after a reset', () => {
+    const field = new FieldTerms();
+    for (let round = 0; round < 2; round++) {
+      field.reset();
+      for (let id = 0; id < 100; id += 2) {
+        assert.equal(field.has(id), false);
+        field.add(id, id);
+        assert.equal(field.has(id), true);
+        assert.equal(field.has(id + 1), false);
+      }
+      assert.equal(field.count, 50);
+      assert.equal(field.next, 99);
+    }
+  });
+});
+
+describe('a term dictionary of long terms', () => {
+  it('starts again past its characters, however few its terms', () => {
+    const dictionary = new TermDictionary();
+    dictionary.idOf('x'.repeat(3_000_000));
+    dictionary.trimmed();
+    assert.equal(dictionary.terms.length, 1);
+    dictionary.idOf('y'.repeat(3_000_000));
+    dictionary.trimmed();
+    assert.equal(dictionary.terms.length, 0);
+  });
+});
+
 describe('grouped row postings', () => {
   it('are the same row as encodeFieldPostings makes, and their length is counted without reading them', () => {
     const next = random(7);

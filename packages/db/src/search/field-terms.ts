@@ -29,6 +29,8 @@ export class FieldTerms implements TermSink {
     this.base = 0;
     this.boost = 1;
     this.keyword = true;
+    this.seen = undefined;
+    this.seenUpTo = 0;
   }
 
   /** Term `id` at `position` of the value being added. */
@@ -44,11 +46,20 @@ export class FieldTerms implements TermSink {
     this.next = at + 1;
   }
 
-  /** Whether the field has term `id` already (Nouveau's `string` fields: few terms). */
+  /** Whether the field has term `id` already (Nouveau's `string` fields: a scan while they are few). */
   has(id: number): boolean {
-    for (let i = 0; i < this.count; i++) if (this.ids[i] === id) return true;
-    return false;
+    if (this.count <= 16) {
+      for (let i = 0; i < this.count; i++) if (this.ids[i] === id) return true;
+      return false;
+    }
+    const seen = (this.seen ??= new Set());
+    for (; this.seenUpTo < this.count; this.seenUpTo++) seen.add(this.ids[this.seenUpTo]!);
+    return seen.has(id);
   }
+
+  /** `has`'s set of the ids up to `seenUpTo`, once the field has many. */
+  private seen: Set<number> | undefined;
+  private seenUpTo = 0;
 }
 
 /** A field's terms grouped: `terms[0..count)` in first-occurrence order, their frequencies, positions by term. */

@@ -13,6 +13,8 @@ export class TermDictionary {
   readonly terms: string[] = [];
   /** Bumped when the ids are given again from 0 (caches of derived ids start again). */
   generation = 0;
+  /** The terms' characters summed (a `not_analyzed` value is one term, however long). */
+  private characters = 0;
   private hashes = new Int32Array(1024);
   /** Open addressing: id + 1 per slot, 0 empty. */
   private table = new Int32Array(2048);
@@ -58,10 +60,11 @@ export class TermDictionary {
     }
   }
 
-  /** Starts again when past `limit` terms (call only where no id is held). */
+  /** Starts again when past `limit` terms or MAX_CHARACTERS of them (call only where no id is held). */
   trimmed(limit = MAX_TERMS): void {
-    if (this.terms.length <= limit) return;
+    if (this.terms.length <= limit && this.characters <= MAX_CHARACTERS) return;
     this.terms.length = 0;
+    this.characters = 0;
     this.table = new Int32Array(2048);
     this.hashes = new Int32Array(1024);
     this.generation++;
@@ -70,6 +73,7 @@ export class TermDictionary {
   private add(term: string, hash: number, slot: number): number {
     const id = this.terms.length;
     this.terms.push(term);
+    this.characters += term.length;
     if (id >= this.hashes.length) {
       const hashes = new Int32Array(this.hashes.length * 2);
       hashes.set(this.hashes);
@@ -94,8 +98,9 @@ export class TermDictionary {
   }
 }
 
-/** Terms kept before the dictionary starts again (a few MB). */
+/** Terms, and their characters, kept before the dictionary starts again (a few MB). */
 const MAX_TERMS = 1 << 17;
+const MAX_CHARACTERS = 1 << 22;
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
