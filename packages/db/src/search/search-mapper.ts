@@ -28,7 +28,9 @@ import type { NativeMapper } from '../views/view-manager.js';
 import { type FieldAnalyzers, fieldAnalyzers } from './analyzers.js';
 import { DOCS, defOfGroup, SEARCH_LANGUAGE } from './search-design.js';
 import { SearchDocsTree } from './search-docs-tree.js';
-import { encodeFieldPostings } from './postings-codec.js';
+import { FieldTerms, TermGrouper } from './field-terms.js';
+import { encodeGroupedPostings } from './postings-codec.js';
+import { TermDictionary } from './term-dictionary.js';
 import { type DocValue, normByte } from './search-rows.js';
 
 /** The server's native mapper for a search group (undefined for any other group). */
@@ -61,6 +63,9 @@ class SearchMapper implements NativeMapper {
   readonly viewNames = ['numbers', 'docs'];
   private inner: Promise<Mapper> | undefined;
   private readonly analyzers: FieldAnalyzers;
+  private readonly dictionary = new TermDictionary();
+  private readonly grouper = new TermGrouper();
+  private readonly fieldTerms: FieldTerms[] = [];
 
   constructor(private readonly group: ViewGroup) {
     const def = defOfGroup(group);
@@ -100,11 +105,10 @@ class SearchMapper implements NativeMapper {
   private rowsOf(calls: Row[]): Row[][] {
     const numbers: Row[] = [];
     const doc: DocValue = { s: {}, n: {}, t: {} };
-    /** Per field: its tokens so far (positions continue), its boost, its postings by term. */
-    const fields = new Map<
-      string,
-      { length: number; next: number; boost: number; postings: Map<string, number[]>; keyword: boolean }
-    >();
+    const dictionary = this.dictionary;
+    dictionary.trimmed();
+    /** Per field: its terms so far (ids and positions, positions continue), its boost. */
+    const fields = new Map<string, FieldTerms>();
     for (const [name, args] of calls) {
       const field = name as string;
       const [value, rawOptions] = args as [unknown, unknown];
@@ -122,10 +126,11 @@ class SearchMapper implements NativeMapper {
       const mode = typeof value === 'boolean' ? 'not_analyzed' : indexMode(options.index);
       if (mode === 'no') continue;
       const text = String(value);
-      const tokens = mode === 'not_analyzed' ? [{ text, position: 0 }] : this.analyzers.forField(field)(text);
       let state = fields.get(field);
       if (state === undefined) {
-        state = { length: 0, next: 0, boost: 1, postings: new Map(), keyword: true };
+        // The fields' arrays are reused from one document to the next.
+        state = this.fieldTerms[fields.size] ??= new FieldTerms();
+        state.reset();
         fields.set(field, state);
       }
       // Nouveau's `string` (./nouveau-design.ts): Lucene 9's StringField, documents only (a term
@@ -133,25 +138,33 @@ class SearchMapper implements NativeMapper {
       const keyword = options.nouveau === 'string';
       state.keyword &&= keyword;
       if (typeof options.boost === 'number') state.boost *= options.boost;
-      const base = state.next;
-      for (const token of tokens) {
-        const position = base + token.position;
-        let positions = state.postings.get(token.text);
-        if (positions === undefined) {
-          state.postings.set(token.text, (positions = []));
-          // The field's largest term: a term seen before in the field was compared then.
-          const best = doc.t[field];
-          if (best === undefined || compareTerms(token.text, best) > 0) doc.t[field] = token.text;
-        } else if (keyword) continue;
-        positions.push(position);
-        state.length++;
-        state.next = position + 1;
+      // This value's positions start where the field's last value ended.
+      state.base = state.next;
+      if (mode === 'not_analyzed') {
+        const id = dictionary.idOf(text);
+        if (!keyword || !state.has(id)) state.add(id, 0);
+        continue;
+      }
+      const analyzer = this.analyzers.forField(field);
+      if (!keyword && analyzer.interning?.(text, dictionary, state)) continue;
+      for (const token of analyzer(text)) {
+        const id = dictionary.idOf(token.text);
+        if (!keyword || !state.has(id)) state.add(id, token.position);
       }
     }
     for (const [field, state] of fields) {
       // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in Lucene's one byte.
-      const norm = normByte(state.length === 0 ? 0 : state.boost / Math.sqrt(state.length));
-      (doc.p ??= {})[field] = encodeFieldPostings(norm, state.postings);
+      const norm = normByte(state.count === 0 ? 0 : state.boost / Math.sqrt(state.count));
+      const grouped = this.grouper.group(state, dictionary);
+      (doc.p ??= {})[field] = encodeGroupedPostings(
+        norm,
+        grouped.terms,
+        grouped.count,
+        grouped.frequencies,
+        grouped.positions,
+      );
+      // The field's largest term (a string sort's value).
+      if (grouped.largest !== undefined) doc.t[field] = grouped.largest;
       if (state.keyword) (doc.k ??= []).push(field);
     }
     return [numbers, [[null, doc]]];
