@@ -42,11 +42,12 @@ import {
 } from './endpoint.js';
 
 /**
- * Batches whose documents are kept for their fetch: the one being fetched, the next (its changes
- * are read meanwhile), and the one before (being written). The session needs the first two; the
- * third is slack (a document not found here is read from storage again, never missed).
+ * Batches whose documents are kept for their fetch: the two being fetched (session.ts prepares
+ * two at once), the next (its changes are read meanwhile), and the one before (being written).
+ * The session needs the first three; the fourth is slack (a document not found here is read from
+ * storage again, never missed).
  */
-const SEEN_BATCHES = 3;
+const SEEN_BATCHES = 4;
 
 export class LocalEndpoint implements Endpoint {
   readonly shown: string;

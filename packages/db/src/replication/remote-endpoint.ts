@@ -78,6 +78,14 @@ export class RemoteEndpoint implements Endpoint {
    * batch then goes as one `multipart/mixed` `_bulk_get` rather than a JSON one first.
    */
   private attachmentsLikely = false;
+  /**
+   * Settles once the latest `fetchWithParts` has set `attachmentsLikely` (or ended): the next one
+   * waits for it while the job's first batch is unread or once documents with attachments were
+   * seen, and not otherwise, so that batches of plain documents are fetched at once.
+   */
+  private decided: Promise<void> = Promise.resolve();
+  private decidedOnce = false;
+  private attachmentsSeen = false;
   private checkpointNames: Promise<{ _access?: string[] }> | undefined;
   private readonly waits = new Set<AbortController>();
   /** Documents the peer sent that could not be read (nested deeper than the JSON limit), not yet taken. */
@@ -275,11 +283,37 @@ export class RemoteEndpoint implements Endpoint {
    * anyway gives the data inline.
    */
   async fetchWithParts(wanted: readonly Wanted[]): Promise<FetchedDoc[]> {
+    // The session prepares two batches at once: this one asks as the one before decided.
+    const before = this.decided;
+    const wait = !this.decidedOnce || this.attachmentsSeen;
+    let done = noop;
+    this.decided = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const decide = (withParts: number, total: number) => {
+      this.attachmentsLikely = mostHaveParts(withParts, total);
+      this.attachmentsSeen ||= withParts > 0;
+      this.decidedOnce = true;
+      done();
+    };
+    try {
+      if (wait) await before;
+      return await this.fetchDeciding(wanted, decide);
+    } finally {
+      done();
+    }
+  }
+
+  /** `fetchWithParts` itself: `decide` is told how many documents had attachment bytes, of how many. */
+  private async fetchDeciding(
+    wanted: readonly Wanted[],
+    decide: (withParts: number, total: number) => void,
+  ): Promise<FetchedDoc[]> {
     if (this.bulkGet && this.attachmentsLikely) {
       // Most documents of the last batch had attachments: this one is asked for with them at
       // once (documents without come back as JSON parts), not first without and then again.
       const fetched = await this.bulkGetWithParts(wanted);
-      this.attachmentsLikely = mostHaveParts(fetched.filter((doc) => doc.parts.size > 0).length, fetched.length);
+      decide(fetched.filter((doc) => doc.parts.size > 0).length, fetched.length);
       return fetched;
     }
     const fetched: FetchedDoc[] = [];
@@ -309,8 +343,7 @@ export class RemoteEndpoint implements Endpoint {
         }
       }
     }
-    if (this.bulkGet)
-      this.attachmentsLikely = mostHaveParts(withAttachments.length, withAttachments.length + fetched.length);
+    if (this.bulkGet) decide(withAttachments.length, withAttachments.length + fetched.length);
     if (withAttachments.length === 0) return fetched;
     if (this.bulkGet) {
       fetched.push(...(await this.bulkGetWithParts(withAttachments)));
@@ -900,6 +933,8 @@ function docPath(id: string): string {
 function localPath(id: string): string {
   return `_local/${encodeURIComponent(id.slice('_local/'.length))}`;
 }
+
+function noop(): void {}
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
