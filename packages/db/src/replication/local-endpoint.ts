@@ -313,7 +313,12 @@ export class LocalEndpoint implements Endpoint {
       for (const att of doc.following) {
         const chunks: Uint8Array[] = [];
         for await (const chunk of this.db.attachmentBytes(att)) chunks.push(chunk);
-        parts.set(att.name, Buffer.concat(chunks));
+        // A small attachment is one chunk, taken as it was read (a view, not a copy).
+        const only = chunks.length === 1 ? chunks[0]! : undefined;
+        parts.set(
+          att.name,
+          only === undefined ? Buffer.concat(chunks) : Buffer.from(only.buffer, only.byteOffset, only.byteLength),
+        );
       }
       fetched.push({ doc: parseJson(doc.json), parts });
     }

@@ -159,9 +159,18 @@ export class ReplicationSession {
     /** The latest batches' preparations, newest last. */
     const prepared: Promise<unknown>[] = [];
     let written: Promise<unknown> = Promise.resolve();
+    /** Settles once the latest batch has asked the source for its revisions (fetches are asked in order). */
+    let fetchTurn: Promise<void> = Promise.resolve();
     const start = (results: readonly ChangeEntry[], seq: Seq) => {
       const after = prepared.length < PREPARES_AT_ONCE ? Promise.resolve() : prepared[0]!;
-      const batch = after.then(() => (results.length > 0 ? this.prepareBatch(results) : []));
+      const turn = fetchTurn;
+      let asked = noop;
+      fetchTurn = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      const batch = after
+        .then(() => (results.length > 0 ? this.prepareBatch(results, turn, asked) : []))
+        .finally(asked);
       const done = Promise.all([batch, written]).then(async ([fetched]) => {
         await this.writeBatch(fetched);
         this.throughSeq = seq;
@@ -253,7 +262,13 @@ export class ReplicationSession {
    * from the source. It runs while the previous batch is written (the target and the source
    * each work meanwhile); nothing here changes the target.
    */
-  private async prepareBatch(changes: readonly ChangeEntry[]): Promise<Fetched[]> {
+  private async prepareBatch(
+    changes: readonly ChangeEntry[],
+    /** Settles once the batch before has asked for its revisions. */
+    turn: Promise<void>,
+    /** Tells the next batch that this one has asked for its last revisions. */
+    asked: () => void,
+  ): Promise<Fetched[]> {
     const revs = new Map<string, string[]>();
     for (const change of changes) {
       const leaves = this.settings.winningRevsOnly ? change.changes.slice(0, 1) : change.changes;
@@ -269,9 +284,14 @@ export class ReplicationSession {
       this.stats.missing_found += list.length;
       wanted.push({ id, revs: list, attsSince: possibleAncestors });
     }
+    // The batches' fetches are asked for in their order, though their diffs may end in another:
+    // a remote source decides how to ask for a batch from the one before (remote-endpoint.ts).
+    await turn;
     const fetched: Fetched[] = [];
     for (let at = 0; at < wanted.length; at += FETCH_BATCH) {
-      const slice = await this.fetch(wanted.slice(at, at + FETCH_BATCH));
+      const fetching = this.fetch(wanted.slice(at, at + FETCH_BATCH));
+      if (at + FETCH_BATCH >= wanted.length) asked();
+      const slice = await fetching;
       this.stats.docs_read += slice.docs.length + slice.withParts.length + slice.stored.length;
       fetched.push(slice);
     }
