@@ -42,11 +42,12 @@ import {
 } from './endpoint.js';
 
 /**
- * Batches whose documents are kept for their fetch: the one being fetched, the next (its changes
- * are read meanwhile), and the one before (being written). The session needs the first two; the
- * third is slack (a document not found here is read from storage again, never missed).
+ * Batches whose documents are kept for their fetch: the two being fetched (session.ts prepares
+ * two at once), the next (its changes are read meanwhile), and the one before (being written).
+ * The session needs the first three; the fourth is slack (a document not found here is read from
+ * storage again, never missed).
  */
-const SEEN_BATCHES = 3;
+const SEEN_BATCHES = 4;
 
 export class LocalEndpoint implements Endpoint {
   readonly shown: string;
@@ -312,7 +313,12 @@ export class LocalEndpoint implements Endpoint {
       for (const att of doc.following) {
         const chunks: Uint8Array[] = [];
         for await (const chunk of this.db.attachmentBytes(att)) chunks.push(chunk);
-        parts.set(att.name, Buffer.concat(chunks));
+        // A small attachment is one chunk, taken as it was read (a view, not a copy).
+        const only = chunks.length === 1 ? chunks[0]! : undefined;
+        parts.set(
+          att.name,
+          only === undefined ? Buffer.concat(chunks) : Buffer.from(only.buffer, only.byteOffset, only.byteLength),
+        );
       }
       fetched.push({ doc: parseJson(doc.json), parts });
     }

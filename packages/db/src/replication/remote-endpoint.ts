@@ -78,6 +78,14 @@ export class RemoteEndpoint implements Endpoint {
    * batch then goes as one `multipart/mixed` `_bulk_get` rather than a JSON one first.
    */
   private attachmentsLikely = false;
+  /**
+   * Settles once the latest `fetchWithParts` has set `attachmentsLikely` (or ended): the next one
+   * waits for it while the job's first batch is unread or once documents with attachments were
+   * seen, and not otherwise, so that batches of plain documents are fetched at once.
+   */
+  private decided: Promise<void> = Promise.resolve();
+  private decidedOnce = false;
+  private attachmentsSeen = false;
   private checkpointNames: Promise<{ _access?: string[] }> | undefined;
   private readonly waits = new Set<AbortController>();
   /** Documents the peer sent that could not be read (nested deeper than the JSON limit), not yet taken. */
@@ -275,11 +283,37 @@ export class RemoteEndpoint implements Endpoint {
    * anyway gives the data inline.
    */
   async fetchWithParts(wanted: readonly Wanted[]): Promise<FetchedDoc[]> {
+    // The session prepares two batches at once: this one asks as the one before decided.
+    const before = this.decided;
+    const wait = !this.decidedOnce || this.attachmentsSeen;
+    let done = noop;
+    this.decided = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const decide = (withParts: number, total: number) => {
+      this.attachmentsLikely = mostHaveParts(withParts, total);
+      this.attachmentsSeen ||= withParts > 0;
+      this.decidedOnce = true;
+      done();
+    };
+    try {
+      if (wait) await before;
+      return await this.fetchDeciding(wanted, decide);
+    } finally {
+      done();
+    }
+  }
+
+  /** `fetchWithParts` itself: `decide` is told how many documents had attachment bytes, of how many. */
+  private async fetchDeciding(
+    wanted: readonly Wanted[],
+    decide: (withParts: number, total: number) => void,
+  ): Promise<FetchedDoc[]> {
     if (this.bulkGet && this.attachmentsLikely) {
       // Most documents of the last batch had attachments: this one is asked for with them at
       // once (documents without come back as JSON parts), not first without and then again.
       const fetched = await this.bulkGetWithParts(wanted);
-      this.attachmentsLikely = mostHaveParts(fetched.filter((doc) => doc.parts.size > 0).length, fetched.length);
+      decide(fetched.filter((doc) => doc.parts.size > 0).length, fetched.length);
       return fetched;
     }
     const fetched: FetchedDoc[] = [];
@@ -309,8 +343,7 @@ export class RemoteEndpoint implements Endpoint {
         }
       }
     }
-    if (this.bulkGet)
-      this.attachmentsLikely = mostHaveParts(withAttachments.length, withAttachments.length + fetched.length);
+    if (this.bulkGet) decide(withAttachments.length, withAttachments.length + fetched.length);
     if (withAttachments.length === 0) return fetched;
     if (this.bulkGet) {
       fetched.push(...(await this.bulkGetWithParts(withAttachments)));
@@ -410,14 +443,28 @@ export class RemoteEndpoint implements Endpoint {
     );
   }
 
-  /** `_bulk_docs` with `new_edits=false` of documents given as their JSON text; answers those refused. */
-  private async bulkDocs(docs: readonly { id: string; json: string }[]): Promise<WriteFailure[]> {
-    // One buffer: the body's length and bytes come from one encoding of the text.
+  /**
+   * `_bulk_docs` with `new_edits=false` of documents given as their JSON text or bytes; answers
+   * those refused.
+   */
+  private async bulkDocs(docs: readonly BulkDoc[]): Promise<WriteFailure[]> {
+    // One buffer: the texts between documents given as bytes are encoded once each, and the
+    // bytes (base64 attachment data) are copied as they are, never part of a string.
+    const chunks: Buffer[] = [];
     let text = '{"docs":[';
-    for (let i = 0; i < docs.length; i++) text += i === 0 ? docs[i]!.json : `,${docs[i]!.json}`;
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
+      if (i > 0) text += ',';
+      if (doc.json !== undefined) text += doc.json;
+      else {
+        chunks.push(Buffer.from(text), ...doc.bytes);
+        text = '';
+      }
+    }
     text += '],"new_edits":false}';
+    chunks.push(Buffer.from(text));
     const reply = await this.request('POST', '/_bulk_docs', {
-      raw: { contentType: 'application/json', bytes: Buffer.from(text) },
+      raw: { contentType: 'application/json', bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) },
     });
     if (reply.status === 413 && docs.length > 1) {
       // Too large for the peer: halves, down to single documents (CouchDB's replicator splits so).
@@ -457,12 +504,12 @@ export class RemoteEndpoint implements Endpoint {
    * a part of its own.
    */
   async writeInline(fetched: readonly FetchedDoc[]): Promise<{ failures: WriteFailure[]; rest: FetchedDoc[] }> {
-    const inline: { id: string; json: string }[] = [];
+    const inline: BulkDoc[] = [];
     const rest: FetchedDoc[] = [];
     for (const one of fetched) {
-      const doc = inlined(one);
-      if (doc === undefined) rest.push(one);
-      else inline.push({ id: idOf(doc), json: stringifyJson(doc) });
+      const bytes = inlined(one);
+      if (bytes === undefined) rest.push(one);
+      else inline.push({ id: idOf(one.doc), bytes });
     }
     return { failures: inline.length === 0 ? [] : await this.bulkDocs(inline), rest };
   }
@@ -713,27 +760,46 @@ export class RemoteEndpoint implements Endpoint {
 /** Attachment bytes a document sends inline (base64 in `_bulk_docs`) at most, all its attachments together. */
 const INLINE_ATTACHMENT_BYTES = 64 * 1024;
 
+/** One document of a `_bulk_docs` body: its JSON text, or its JSON as bytes in pieces. */
+type BulkDoc = { id: string; json: string; bytes?: undefined } | { id: string; json?: undefined; bytes: Buffer[] };
+
 /**
- * The document with its `follows` attachments' bytes inline (`data`), or undefined when they are
- * too many bytes or one is stored gzip (inline data is taken as the content itself).
+ * The JSON of the document with its `follows` attachments' bytes inline (`data`, base64), as
+ * pieces of bytes, or undefined when they are too many bytes or one is stored gzip (inline data
+ * is taken as the content itself). The base64 goes from the bytes into the body without being a
+ * JSON string of its own: stringified, the data was scanned for escapes and encoded once more.
  */
-function inlined({ doc, parts }: FetchedDoc): JsonObject | undefined {
+function inlined({ doc, parts }: FetchedDoc): Buffer[] | undefined {
   const atts = doc instanceof JsonObject ? doc.get('_attachments') : undefined;
   if (!(doc instanceof JsonObject) || !(atts instanceof JsonObject)) return undefined;
   let bytes = 0;
-  const shown = new JsonObject();
   for (const [name, att] of atts.entries()) {
-    if (!(att instanceof JsonObject) || att.get('follows') !== true) {
-      shown.set(name, att);
-      continue;
-    }
+    if (!(att instanceof JsonObject) || att.get('follows') !== true) continue;
     const part = parts.get(name);
     if (part === undefined || att.has('encoding')) return undefined;
     bytes += part.length;
     if (bytes > INLINE_ATTACHMENT_BYTES) return undefined;
-    shown.set(name, att.without(FOLLOWS).set('data', part.toString('base64')));
   }
-  return doc.without(ATTACHMENTS).set('_attachments', shown);
+  const pieces: Buffer[] = [];
+  // `_attachments` goes last: the members before it are the document's own, as stringified.
+  const others = stringifyJson(doc.without(ATTACHMENTS));
+  let text = `${others.length === 2 ? '{' : `${others.slice(0, -1)},`}"_attachments":{`;
+  let first = true;
+  for (const [name, att] of atts.entries()) {
+    text += `${first ? '' : ','}${JSON.stringify(name)}:`;
+    first = false;
+    const part = parts.get(name);
+    if (!(att instanceof JsonObject) || att.get('follows') !== true || part === undefined) {
+      text += stringifyJson(att);
+      continue;
+    }
+    const meta = stringifyJson(att.without(FOLLOWS));
+    text += `${meta.length === 2 ? '{' : `${meta.slice(0, -1)},`}"data":"`;
+    pieces.push(Buffer.from(text), Buffer.from(part.toString('base64'), 'latin1'));
+    text = '"}';
+  }
+  pieces.push(Buffer.from(`${text}}}`));
+  return pieces;
 }
 
 const FOLLOWS: ReadonlySet<string> = new Set(['follows']);
@@ -867,6 +933,8 @@ function docPath(id: string): string {
 function localPath(id: string): string {
   return `_local/${encodeURIComponent(id.slice('_local/'.length))}`;
 }
+
+function noop(): void {}
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {

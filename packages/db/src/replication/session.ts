@@ -74,6 +74,15 @@ const LONGPOLL_MS = 10_000;
  */
 const BATCHES_IN_FLIGHT = 3;
 
+/**
+ * Batches prepared at once: the source serves one batch's `_bulk_get` while the target reads the
+ * answer of the one before (diffs and fetches change nothing, so their order does not matter;
+ * the writes keep theirs). One at a time, each side waited for the other: a pull's servers were
+ * both idle a good part of the time, and the target spent more CPU for the same work (30,000
+ * documents: 1.2–1.5 s against 0.8–1.0 s).
+ */
+const PREPARES_AT_ONCE = 2;
+
 /** Revisions fetched per `_bulk_get`. */
 const FETCH_BATCH = 500;
 
@@ -141,15 +150,27 @@ export class ReplicationSession {
       return page;
     };
     let next = read(this.throughSeq, false);
-    // Batches in flight, oldest first: each is prepared (after the one before it) and then
-    // written (after the one before it), so the source serves one batch while the target writes
-    // an earlier one, as CouchDB's workers overlap. A batch takes the job through its sequence
-    // only once it and every batch before it are written: the checkpoint never passes a gap.
+    // Batches in flight, oldest first: each is prepared (once the one PREPARES_AT_ONCE before it
+    // is) and then written (after the one before it), so the source serves one batch while the
+    // target writes an earlier one, as CouchDB's workers overlap. A batch takes the job through
+    // its sequence only once it and every batch before it are written: the checkpoint never
+    // passes a gap.
     const inFlight: Promise<void>[] = [];
-    let prepared: Promise<unknown> = Promise.resolve();
+    /** The latest batches' preparations, newest last. */
+    const prepared: Promise<unknown>[] = [];
     let written: Promise<unknown> = Promise.resolve();
+    /** Settles once the latest batch has asked the source for its revisions (fetches are asked in order). */
+    let fetchTurn: Promise<void> = Promise.resolve();
     const start = (results: readonly ChangeEntry[], seq: Seq) => {
-      const batch = prepared.then(() => (results.length > 0 ? this.prepareBatch(results) : []));
+      const after = prepared.length < PREPARES_AT_ONCE ? Promise.resolve() : prepared[0]!;
+      const turn = fetchTurn;
+      let asked = noop;
+      fetchTurn = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      const batch = after
+        .then(() => (results.length > 0 ? this.prepareBatch(results, turn, asked) : []))
+        .finally(asked);
       const done = Promise.all([batch, written]).then(async ([fetched]) => {
         await this.writeBatch(fetched);
         this.throughSeq = seq;
@@ -158,7 +179,8 @@ export class ReplicationSession {
       // Awaited through `inFlight`; marked handled so a failure meanwhile leaves no stray rejection.
       batch.catch(noop);
       done.catch(noop);
-      prepared = batch;
+      prepared.push(batch);
+      if (prepared.length > PREPARES_AT_ONCE) prepared.shift();
       written = done;
       inFlight.push(done);
     };
@@ -240,7 +262,13 @@ export class ReplicationSession {
    * from the source. It runs while the previous batch is written (the target and the source
    * each work meanwhile); nothing here changes the target.
    */
-  private async prepareBatch(changes: readonly ChangeEntry[]): Promise<Fetched[]> {
+  private async prepareBatch(
+    changes: readonly ChangeEntry[],
+    /** Settles once the batch before has asked for its revisions. */
+    turn: Promise<void>,
+    /** Tells the next batch that this one has asked for its last revisions. */
+    asked: () => void,
+  ): Promise<Fetched[]> {
     const revs = new Map<string, string[]>();
     for (const change of changes) {
       const leaves = this.settings.winningRevsOnly ? change.changes.slice(0, 1) : change.changes;
@@ -256,9 +284,14 @@ export class ReplicationSession {
       this.stats.missing_found += list.length;
       wanted.push({ id, revs: list, attsSince: possibleAncestors });
     }
+    // The batches' fetches are asked for in their order, though their diffs may end in another:
+    // a remote source decides how to ask for a batch from the one before (remote-endpoint.ts).
+    await turn;
     const fetched: Fetched[] = [];
     for (let at = 0; at < wanted.length; at += FETCH_BATCH) {
-      const slice = await this.fetch(wanted.slice(at, at + FETCH_BATCH));
+      const fetching = this.fetch(wanted.slice(at, at + FETCH_BATCH));
+      if (at + FETCH_BATCH >= wanted.length) asked();
+      const slice = await fetching;
       this.stats.docs_read += slice.docs.length + slice.withParts.length + slice.stored.length;
       fetched.push(slice);
     }
