@@ -19,6 +19,9 @@ describe('btree: back-index', () => {
       [1, Buffer.from('key'), '"k"', '1'],
       [200, Buffer.alloc(300, 7), '["é",2]', '{"a":"日本"}'],
       [3, Buffer.alloc(0)],
+      // Texts of 128 bytes and more (a two-byte length before them), ASCII and not.
+      [2, Buffer.from('long'), JSON.stringify('ü'.repeat(70)), JSON.stringify('a'.repeat(200))],
+      [1, Buffer.from('edge'), JSON.stringify('b'.repeat(125)), JSON.stringify('é'.repeat(63))],
     ];
     const two = decodeBackIndex(encodeBackIndex(rows, 2), 2);
     assert.deepEqual(two, rows);

@@ -202,6 +202,54 @@ describe('btree properties (memory store)', () => {
     );
   });
 
+  test('keys sharing long prefixes (descents compare past what the bound shares): folds match the model', () => {
+    // Every key starts with one of two long prefixes, then a short suffix: the searches' shared
+    // counts run deep, and bounds land on, between and around keys of both prefixes.
+    const long = (tail: Buffer, second: boolean): Buffer =>
+      Buffer.concat([Buffer.alloc(24, 0x61), Buffer.from([second ? 0x62 : 0x61]), Buffer.alloc(8, 0x01), tail]);
+    const longKey = fc.tuple(keyArb, fc.boolean()).map(([tail, second]) => long(tail, second));
+    const longBatches = fc.array(
+      fc.record({
+        inserts: fc.array(fc.record({ key: longKey, value: fc.integer({ min: -9, max: 9 }) }), { maxLength: 200 }),
+        removes: fc.array(longKey, { maxLength: 60 }),
+      }),
+      { minLength: 1, maxLength: 4 },
+    );
+    const bound = fc.oneof(
+      longKey,
+      longKey.map((k) => k.subarray(0, 20)),
+      keyArb,
+    );
+    const ranges = fc.array(
+      fc.record({
+        start: fc.option(bound, { nil: undefined }),
+        end: fc.option(bound, { nil: undefined }),
+        inclusiveStart: fc.boolean(),
+        inclusiveEnd: fc.boolean(),
+        descending: fc.boolean(),
+      }),
+      { minLength: 1, maxLength: 8 },
+    );
+    fc.assert(
+      fc.property(longBatches, fc.constantFrom(256, 512), ranges, (batches, nodeBytes, rs) => {
+        const t = new BTree<number, Red>({ store: new MemoryNodeStore(), reducer, nodeBytes });
+        const model = new Model();
+        for (const b of batches) {
+          t.update(b.inserts, b.removes);
+          model.apply(b.inserts, b.removes);
+        }
+        const all = model.sorted();
+        for (const r of rs) {
+          const inR = all.filter((e) => inRange(e.key, r));
+          const expected = r.descending ? [...inR].reverse() : inR;
+          const range: KeyRange = { ...r };
+          assert.deepEqual(show(t.fold(range, { descending: r.descending })), show(expected));
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
   test('a tiny cache (constant evictions) gives the same answers', () => {
     fc.assert(
       fc.property(batchesArb, queryArb, (batches, q) => {

@@ -4,7 +4,7 @@
  * inner node's pointers.
  */
 import type { LeafNode } from './leaf.js';
-import { compareKeys, type Ptr } from './node.js';
+import { compareAt, compareKeys, mismatch, type Ptr } from './node.js';
 
 /**
  * A key range in iteration order: with `descending`, `start` is the high end (start ≥ end).
@@ -73,10 +73,48 @@ export function leafBelowHi(leaf: LeafNode<unknown>, i: number, b: Bounds): bool
   return b.hi === undefined || inBelowHi(leaf.compareKeyAt(i, b.hi), b);
 }
 
+/*
+ * The descents to a low bound compare the bound with keys that share long prefixes with it (a
+ * view's array tag and first elements): each comparison starts past the bytes the bound shares
+ * with the keys at both ends of the range left, which every key between them shares too (they
+ * are sorted), instead of reading that prefix again (issue #31: key comparisons were a quarter
+ * of a `POST {"keys": [...]}` request's CPU). A descent carries those two counts down
+ * (`Shared`): a child's keys lie above the last key of the pointer before it and up to the last
+ * key of its own pointer, the two keys its parent's search ended between.
+ */
+
+/**
+ * How many first bytes the low bound shares with the key just below the range searched and with
+ * the key just above it (0: none known). Searches read it as their start and leave in it where
+ * they ended, for the next level's search.
+ */
+export interface Shared {
+  below: number;
+  above: number;
+}
+
 /** First entry index at or above the low bound. */
-export function lowerIndex(leaf: LeafNode<unknown>, b: Bounds): number {
-  if (b.lo === undefined) return 0;
-  return partitionPoint(0, leaf.length, (m) => !leafAboveLo(leaf, m, b));
+export function lowerIndex(leaf: LeafNode<unknown>, b: Bounds, shared?: Shared): number {
+  const bound = b.lo;
+  if (bound === undefined) return 0;
+  const incl = b.loIncl;
+  let lo = 0;
+  let hi = leaf.length;
+  let loShared = shared?.below ?? 0;
+  let hiShared = shared?.above ?? 0;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    const at = leaf.mismatchAt(m, bound, Math.min(loShared, hiShared));
+    const c = leaf.compareKeyAtMismatch(m, bound, at);
+    if (c < 0 || (c === 0 && !incl)) {
+      lo = m + 1;
+      loShared = at;
+    } else {
+      hi = m;
+      hiShared = at;
+    }
+  }
+  return lo;
 }
 
 /** First entry index above the high bound. */
@@ -86,9 +124,32 @@ export function upperIndex(leaf: LeafNode<unknown>, b: Bounds): number {
 }
 
 /** First child whose last key is at or above the low bound (ptrs.length if none). */
-export function firstPtrAbove(ps: readonly Ptr<unknown>[], b: Bounds): number {
-  if (b.lo === undefined) return 0;
-  return partitionPoint(0, ps.length, (m) => !aboveLo(ps[m]!.last, b));
+export function firstPtrAbove(ps: readonly Ptr<unknown>[], b: Bounds, shared?: Shared): number {
+  const bound = b.lo;
+  if (bound === undefined) return 0;
+  const incl = b.loIncl;
+  let lo = 0;
+  let hi = ps.length;
+  let loShared = shared?.below ?? 0;
+  let hiShared = shared?.above ?? 0;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    const key = ps[m]!.last;
+    const at = mismatch(key, bound, Math.min(loShared, hiShared));
+    const c = compareAt(key, bound, at);
+    if (c < 0 || (c === 0 && !incl)) {
+      lo = m + 1;
+      loShared = at;
+    } else {
+      hi = m;
+      hiShared = at;
+    }
+  }
+  if (shared !== undefined) {
+    shared.below = loShared;
+    shared.above = hiShared;
+  }
+  return lo;
 }
 
 /** Last child whose first key is at or below the high bound (-1 if none). */

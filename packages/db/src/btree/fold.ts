@@ -58,15 +58,16 @@ export function* fold<V, R>(
     }
     i = pos;
   } else {
+    const shared = { below: 0, above: 0 };
     while (!node.leaf) {
       const ps = node.ptrs;
-      const c = desc ? lastPtrBelow(ps, b) : firstPtrAbove(ps, b);
+      const c = desc ? lastPtrBelow(ps, b) : firstPtrAbove(ps, b, shared);
       if (c < 0 || c >= ps.length) return;
       stack.push(node);
       idxs.push(c);
       node = t.load(ps[c]!.id);
     }
-    i = desc ? upperIndex(node, b) - 1 : lowerIndex(node, b);
+    i = desc ? upperIndex(node, b) - 1 : lowerIndex(node, b, shared);
   }
   let leaf: LeafNode<V> = node;
   for (;;) {

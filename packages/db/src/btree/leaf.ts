@@ -120,6 +120,24 @@ export class LeafNode<V> {
     return byLength;
   }
 
+  /** `mismatch` of key i and `key` from `from` (./node.ts), without making a view of key i. */
+  mismatchAt(i: number, key: Uint8Array, from: number): number {
+    const bytes = this.bytes;
+    const start = this.marks[2 * i]!;
+    const al = this.marks[2 * i + 1]! - start;
+    const n = Math.min(al, key.length);
+    let k = from;
+    while (k < n && bytes[start + k] === key[k]) k++;
+    return k;
+  }
+
+  /** compareKeyAt, given `at`, where key i and `key` first differ (`mismatchAt`). */
+  compareKeyAtMismatch(i: number, key: Uint8Array, at: number): number {
+    const start = this.marks[2 * i]!;
+    const al = this.marks[2 * i + 1]! - start;
+    return at < al && at < key.length ? this.bytes[start + at]! - key[at]! : al - key.length;
+  }
+
   /** Whether value i's encoded bytes are `raw`. */
   rawEqualsAt(i: number, raw: Uint8Array): boolean {
     const bytes = this.bytes;

@@ -70,6 +70,22 @@ export function compareKeys(a: Uint8Array, b: Uint8Array): number {
   return byLength;
 }
 
+/**
+ * The first index from `from` at which `a` and `b` differ (the shorter one's length when one is
+ * a prefix of the other), for searches that know the keys share their first `from` bytes.
+ */
+export function mismatch(a: Uint8Array, b: Uint8Array, from: number): number {
+  const n = Math.min(a.length, b.length);
+  let i = from;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
+/** compareKeys of `a` and `b`, given `at`, the index where they first differ (`mismatch`). */
+export function compareAt(a: Uint8Array, b: Uint8Array, at: number): number {
+  return at < a.length && at < b.length ? a[at]! - b[at]! : a.length - b.length;
+}
+
 export function keysEqual(a: Uint8Array, b: Uint8Array): boolean {
   const n = a.length;
   if (n !== b.length) return false;

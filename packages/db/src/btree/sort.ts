@@ -50,6 +50,11 @@ export function sortedOrderPacked(buf: Uint8Array, starts: Int32Array, lengths: 
       insertionSortPacked(buf, starts, lengths, idx, lo, hi, depth);
       continue;
     }
+    // Rows often come in key order already, whole or in stretches (a build's back-index in id
+    // order, a view keyed by author then date within each author's bucket): a bucket found in
+    // order is done (its items are in input order, so this is the stable order). A bucket out
+    // of order usually shows it within its first few items.
+    if (inOrderPacked(buf, starts, lengths, idx, lo, hi, depth)) continue;
     let count = counts[depth];
     if (count === undefined) count = counts[depth] = new Int32Array(257);
     else count.fill(0);
@@ -86,6 +91,35 @@ export function sortedOrderPacked(buf: Uint8Array, starts: Int32Array, lengths: 
     }
   }
   return idx;
+}
+
+/** Whether the keys of idx[lo, hi), equal in their first `depth` bytes, are in ascending order. */
+function inOrderPacked(
+  buf: Uint8Array,
+  starts: Int32Array,
+  lengths: Int32Array,
+  idx: Int32Array,
+  lo: number,
+  hi: number,
+  depth: number,
+): boolean {
+  let prev = idx[lo]!;
+  for (let i = lo + 1; i < hi; i++) {
+    const next = idx[i]!;
+    const sp = starts[prev]!;
+    const sn = starts[next]!;
+    const lp = lengths[prev]!;
+    const ln = lengths[next]!;
+    const n = Math.min(lp, ln);
+    let c = 0;
+    for (let d = depth; d < n; d++) {
+      c = buf[sp + d]! - buf[sn + d]!;
+      if (c !== 0) break;
+    }
+    if (c > 0 || (c === 0 && lp > ln)) return false;
+    prev = next;
+  }
+  return true;
 }
 
 function insertionSortPacked(

@@ -10,6 +10,7 @@
  */
 
 import { readVarint, varintSize, writeVarint } from '../../support/varint.js';
+import { writeUtf8 } from './short-utf8.js';
 
 export type BackEntry = [view: number, rowKey: Buffer, keyJson?: string, valueJson?: string];
 
@@ -17,31 +18,49 @@ export type BackEntry = [view: number, rowKey: Buffer, keyJson?: string, valueJs
 export const SMALL_ROW = 64;
 
 export function encodeBackIndex(entries: readonly BackEntry[], format: 1 | 2): Buffer {
-  let size = 0;
-  for (const [view, key, keyJson, valueJson] of entries) {
-    if (format === 1 || keyJson === undefined || valueJson === undefined) {
-      size += varintSize(view * 2) + varintSize(key.length) + key.length;
-    } else {
-      const k = Buffer.byteLength(keyJson);
-      const v = Buffer.byteLength(valueJson);
-      size += varintSize(view * 2 + 1) + varintSize(key.length) + key.length + varintSize(k) + k + varintSize(v) + v;
-    }
+  const view = encodeBackIndexScratch(entries, format);
+  const out = Buffer.allocUnsafe(view.length);
+  view.copy(out);
+  return out;
+}
+
+/**
+ * `encodeBackIndex` into one buffer reused by every call (an index build copies each entry
+ * into its sorter at once), valid until the next call.
+ */
+export function encodeBackIndexScratch(entries: readonly BackEntry[], format: 1 | 2): Buffer {
+  let most = 0;
+  for (const [, key, keyJson, valueJson] of entries) {
+    most +=
+      10 +
+      key.length +
+      (keyJson === undefined || valueJson === undefined ? 0 : 10 + 3 * (keyJson.length + valueJson.length));
   }
-  const out = Buffer.allocUnsafe(size);
+  if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.max(most, 2 * scratch.length));
+  const out = scratch;
   let at = 0;
   for (const [view, key, keyJson, valueJson] of entries) {
     const small = format === 2 && keyJson !== undefined && valueJson !== undefined;
     at = writeVarint(out, at, format === 1 ? view : view * 2 + (small ? 1 : 0));
     at = writeVarint(out, at, key.length);
-    at += key.copy(out, at);
+    out.set(key, at);
+    at += key.length;
     if (small) {
-      at = writeVarint(out, at, Buffer.byteLength(keyJson));
-      at += out.write(keyJson, at);
-      at = writeVarint(out, at, Buffer.byteLength(valueJson));
-      at += out.write(valueJson, at);
+      at = writeLengthAndText(out, at, keyJson);
+      at = writeLengthAndText(out, at, valueJson);
     }
   }
   return out.subarray(0, at);
+}
+
+let scratch = Buffer.allocUnsafe(16 * 1024);
+
+/** A varint byte length, then the text's UTF-8 (written first, after a one-byte length, moved if that is short). */
+function writeLengthAndText(out: Buffer, at: number, text: string): number {
+  const n = writeUtf8(out, text, at + 1);
+  const size = varintSize(n);
+  if (size > 1) out.copyWithin(at + size, at + 1, at + 1 + n);
+  return writeVarint(out, at, n) + n;
 }
 
 export function decodeBackIndex(bytes: Uint8Array, format: 1 | 2): BackEntry[] {

@@ -7,6 +7,7 @@
 import { BTree, type Entry, type KeyRange, type NodeStore, type Reducer as TreeReducer } from '../../btree/index.js';
 import { builtinName, type Reducer } from '../reduce/index.js';
 import type { RowEntry, RowGroup, RowRange, RowTree, RowValue } from './row-tree.js';
+import { writeUtf8 } from './short-utf8.js';
 import type { BuildableRowTree } from './view-index.js';
 
 /** `store`: ./view-index.ts's, which makes a group of updates atomic itself. */
@@ -177,12 +178,12 @@ function encodeRowScratch([keyJson, docId, valueJson]: RowValue): Uint8Array {
   const most = 8 + 3 * (keyJson.length + docId.length + valueJson.length);
   if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.max(most, scratch.length * 2));
   const out = scratch;
-  const keyLength = out.write(keyJson, 4);
+  const keyLength = writeUtf8(out, keyJson, 4);
   out.writeUInt32BE(keyLength, 0);
   const idAt = 8 + keyLength;
-  const idLength = out.write(docId, idAt);
+  const idLength = writeUtf8(out, docId, idAt);
   out.writeUInt32BE(idLength, 4 + keyLength);
-  const end = idAt + idLength + out.write(valueJson, idAt + idLength);
+  const end = idAt + idLength + writeUtf8(out, valueJson, idAt + idLength);
   return out.subarray(0, end);
 }
 

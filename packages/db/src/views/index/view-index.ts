@@ -25,7 +25,7 @@
  * bottom-up, the back-index appended in id order, all in one transaction at the end.
  */
 import type { IndexMeta, IndexWriter, StoredIndex } from '../../storage/view-index-store.js';
-import { decodeBackIndex, encodeBackIndex, type BackEntry } from './back-index.js';
+import { decodeBackIndex, encodeBackIndexScratch, type BackEntry } from './back-index.js';
 import { ExternalSorter } from '../../btree/run-sort.js';
 import { compareKeys, WriteBackNodeStore, type NodeStore } from '../../btree/index.js';
 import type { ViewGroup } from '../design.js';
@@ -519,7 +519,7 @@ export class IndexBuild {
     for (const doc of docs) {
       seq = doc.seq ?? 0;
       const back = this.rowsOf(doc, out);
-      if (back.length > 0) this.back.add(Buffer.from(doc.id), encodeBackIndex(back, 2));
+      if (back.length > 0) this.back.add(Buffer.from(doc.id), encodeBackIndexScratch(back, 2));
     }
   }
 

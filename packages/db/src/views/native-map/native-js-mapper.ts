@@ -18,6 +18,23 @@ import { readDocMembers } from './doc-members.js';
 import { type CompiledShape, compileShape, type EmittedRows, type NativeMap } from './map-shape.js';
 
 /**
+ * A document to map as storage holds it: the body without `_id` and `_rev` (attachment stubs
+ * first), and the meta members CouchDB adds for a map function (`_conflicts`, `_local_seq`).
+ */
+export interface StoredDoc {
+  id: string;
+  rev: string;
+  body: string;
+  extras: [string, unknown][] | undefined;
+}
+
+/** A mapper that also maps documents as stored, without rendering each one's text first. */
+export interface StoredDocMapper extends Mapper {
+  /** As `mapBatch` of the documents' texts; `render` makes a document's text where it is needed. */
+  mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult>;
+}
+
+/**
  * The group's mapper run here, or undefined when one of its map functions is not of the shape
  * (`compile`: how a view's function is compiled here; search's index functions have their own).
  */
@@ -25,7 +42,7 @@ export function nativeJsMapper(
   design: MapDesign,
   options: MapperOptions,
   compile: (view: ViewSource) => CompiledShape | undefined = (view) => compileShape(view.map),
-): Mapper | undefined {
+): StoredDocMapper | undefined {
   const maps: NativeMap[] = [];
   // The document's members any of the functions reads (undefined: one reads the whole document).
   let members: Set<string> | undefined = new Set();
@@ -39,10 +56,16 @@ export function nativeJsMapper(
   return new NativeJsMapper(maps, members === undefined ? undefined : [...members], design, options);
 }
 
-class NativeJsMapper implements Mapper {
+class NativeJsMapper implements StoredDocMapper {
   readonly viewNames: readonly string[];
   private sandbox: Promise<Mapper> | undefined;
   private disposed = false;
+  /**
+   * Whether the members the functions read are all in a stored body: none starts with `_` (the
+   * stored body has no `_id` or `_rev`, and its attachment stubs and meta members are not the
+   * map function's view of them).
+   */
+  private readonly bodyOnly: boolean;
 
   constructor(
     private readonly maps: readonly NativeMap[],
@@ -52,17 +75,48 @@ class NativeJsMapper implements Mapper {
     private readonly options: MapperOptions,
   ) {
     this.viewNames = design.views.map((v) => v.name);
+    this.bodyOnly = members?.every((name) => !name.startsWith('_')) === true;
   }
 
-  async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
-    const { maps, members } = this;
-    const rows: Row[][][] = new Array(docsJson.length);
+  /**
+   * Issue #31: rendering each document's text (`_id`, `_rev`, the body spliced in) only to read
+   * a few members out of it was a copy of every document, and another when the reader flattened
+   * the spliced string. When the functions read only body members, they are read from the
+   * stored body itself; a document is rendered only where the whole text is needed (a member
+   * written with an escape, a document the sandbox maps).
+   */
+  async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
+    if (!this.bodyOnly) return this.mapBatch(docs.map(render));
+    const members = this.members!;
+    return this.mapEach(
+      docs.length,
+      (d) => readDocMembers(docs[d]!.body, members) ?? JSON.parse(render(docs[d]!)),
+      (d) => render(docs[d]!),
+    );
+  }
+
+  mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
+    const { members } = this;
+    return this.mapEach(
+      docsJson.length,
+      (d) => (members !== undefined && readDocMembers(docsJson[d]!, members)) || JSON.parse(docsJson[d]!),
+      (d) => docsJson[d]!,
+    );
+  }
+
+  /** Documents 0..n-1 (`docOf`: as the functions read it) through every view; `textOf` for the sandbox. */
+  private async mapEach(
+    n: number,
+    docOf: (d: number) => unknown,
+    textOf: (d: number) => string,
+  ): Promise<MapBatchResult> {
+    const { maps } = this;
+    const rows: Row[][][] = new Array(n);
     let inSandbox: number[] | undefined;
-    for (let d = 0; d < docsJson.length; d++) {
+    for (let d = 0; d < n; d++) {
       const perView: Row[][] = new Array(maps.length);
       try {
-        const text = docsJson[d]!;
-        const doc: unknown = (members !== undefined && readDocMembers(text, members)) || JSON.parse(text);
+        const doc = docOf(d);
         for (let v = 0; v < maps.length; v++) {
           const out: EmittedRows = [];
           maps[v]!(doc, out);
@@ -75,7 +129,7 @@ class NativeJsMapper implements Mapper {
       }
     }
     if (inSandbox === undefined) return { rows, errors: [] };
-    const mapped = await (await this.sandboxMapper()).mapBatch(inSandbox.map((d) => docsJson[d]!));
+    const mapped = await (await this.sandboxMapper()).mapBatch(inSandbox.map(textOf));
     inSandbox.forEach((d, k) => {
       rows[d] = mapped.rows[k]!;
     });

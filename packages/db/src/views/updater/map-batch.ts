@@ -1,8 +1,8 @@
 /** The second stage of an update: a batch's documents through the view group's map functions. */
 import { createMapper, type Mapper, type SandboxLog } from '../../sandbox/index.js';
 import type { GroupState } from '../group-state.js';
-import { nativeJsMapper } from '../native-map/native-js-mapper.js';
-import type { Batch } from './read-changes.js';
+import { nativeJsMapper, type StoredDocMapper } from '../native-map/native-js-mapper.js';
+import { type Batch, renderStored } from './read-changes.js';
 
 /**
  * The group's mapper: a native one given at open (Mango), else its JavaScript run on this thread
@@ -16,13 +16,20 @@ export async function mapperOf(state: GroupState, log: SandboxLog): Promise<Mapp
   return state.mapper;
 }
 
-/** Maps the batch's texts (in the sandbox's own thread) into its docs' rows. */
+/** Maps the batch's documents (here, or in the sandbox's own thread) into its docs' rows. */
 export async function mapBatch(mapper: Mapper, batch: Batch): Promise<void> {
-  if (batch.texts.length > 0) {
-    const mapped = await mapper.mapBatch(batch.texts);
+  const docs = batch.toMapDocs;
+  if (docs.length > 0) {
+    const mapped = isStoredDocMapper(mapper)
+      ? await mapper.mapStored(docs, renderStored)
+      : await mapper.mapBatch(docs.map(renderStored));
     batch.toMap.forEach((i, k) => {
       batch.docs[i]!.rows = mapped.rows[k];
     });
   }
   batch.mapped = true;
+}
+
+function isStoredDocMapper(mapper: Mapper): mapper is StoredDocMapper {
+  return 'mapStored' in mapper;
 }

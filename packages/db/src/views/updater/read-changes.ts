@@ -1,6 +1,7 @@
 /**
  * The first stage of an update: the database's changes since the index's sequence, read in
- * batches, each document rendered as the JSON text the map functions get.
+ * batches, each document to map as storage holds it (rendered as the JSON text the map
+ * functions get only where the mapper needs that text: `renderStored`).
  */
 import { isDesignId } from '../../documents/doc-id.js';
 import { renderDoc } from '../../documents/render.js';
@@ -13,6 +14,7 @@ import {
 import type { ChangedDoc, Page } from '../../storage/records.js';
 import type { ViewGroup } from '../design.js';
 import type { MappedDoc } from '../index/index-rows.js';
+import type { StoredDoc } from '../native-map/native-js-mapper.js';
 
 /** Documents per sandbox call. */
 const BATCH = 1000;
@@ -22,14 +24,14 @@ const BATCH = 1000;
  */
 const FIRST_BATCHES = [250, 500];
 
-/** One batch of the updater: changed docs, and the texts of those to map. */
+/** One batch of the updater: changed docs, and those to map. */
 export interface Batch {
   records: number;
   lastSeq: number;
   docs: MappedDoc[];
-  /** Index in `docs` of each text in `texts`. */
+  /** Index in `docs` of each document in `toMapDocs`. */
   toMap: number[];
-  texts: string[];
+  toMapDocs: StoredDoc[];
   /** Set once the sandbox has mapped it. */
   mapped?: boolean;
 }
@@ -72,7 +74,7 @@ export class ChangeReader {
   async readBatch(since: number): Promise<Batch> {
     const size = FIRST_BATCHES[this.batches++] ?? BATCH;
     const group = this.group;
-    const batch: Batch = { records: 0, lastSeq: since, docs: [], toMap: [], texts: [] };
+    const batch: Batch = { records: 0, lastSeq: since, docs: [], toMap: [], toMapDocs: [] };
     while (batch.records < size) {
       const record = await this.next();
       if (record === undefined) break;
@@ -87,9 +89,8 @@ export class ChangeReader {
       if (!record.deleted && (group.includeDesign || !isDesignId(record.id))) {
         const body = record.body;
         if (body !== undefined) {
-          const extras = mapExtras(record, group.localSeq);
           batch.toMap.push(batch.docs.length - 1);
-          batch.texts.push(renderDoc(record.id, record.rev, body, false, extras));
+          batch.toMapDocs.push({ id: record.id, rev: record.rev, body, extras: mapExtras(record, group.localSeq) });
         }
       }
     }
@@ -101,6 +102,11 @@ export class ChangeReader {
     this.done = true;
     await this.pages.return?.();
   }
+}
+
+/** The JSON text a map function gets of a document. */
+export function renderStored(doc: StoredDoc): string {
+  return renderDoc(doc.id, doc.rev, doc.body, false, doc.extras);
 }
 
 /**
