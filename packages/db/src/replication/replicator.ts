@@ -13,7 +13,7 @@ import { ReplicationJob } from './job.js';
 import type { ReplicationScheduler } from './scheduler.js';
 import { jobListing } from './scheduler-listing.js';
 import type { ReplicatorTls } from './tls-settings.js';
-import { replicationId, type ReplicationId } from './replication-id.js';
+import type { ReplicationId } from './replication-id.js';
 import type { EndpointSpec, ReplicationRequest } from './request.js';
 import type { ReplicatorMeter } from './meter.js';
 
@@ -123,6 +123,8 @@ export class Replicator {
       const filter = request.filter;
       const code = filter?.kind === 'design' ? await source.filterSource(filter.name) : undefined;
       const owner = user.name === null || user.roles.includes('_admin') ? undefined : user.name;
+      // Loaded with the first replication, as the endpoints are (it normalizes Mango selectors).
+      const { replicationId } = await import('./replication-id.js');
       opened.id = replicationId(await this.host.serverUuid(), request, code, owner);
     } catch (error) {
       closeBoth(opened);
