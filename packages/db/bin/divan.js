@@ -13,6 +13,10 @@ const FLAG = '--no-node-snapshot';
 const hasFlag = process.execArgv.includes(FLAG) || (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes(FLAG);
 
 if (hasFlag) {
+  // Start-up's full collections also compact (the flag is cleared by the idle collection,
+  // src/cli/idle-compaction.ts): set before the server's modules load, whose objects they move.
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--compact-on-every-full-gc');
   const { run } = await import('../dist/src/cli/divan.js');
   await run();
 } else {

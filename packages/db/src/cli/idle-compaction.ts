@@ -8,6 +8,7 @@
  * is sized by its load).
  */
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
 import { garbageCollector } from '../support/collector.js';
 
 /** Long enough that V8's allocation rate over the interval no longer counts start-up's (5 s window). */
@@ -39,6 +40,11 @@ export function compactWhenIdle(): void {
     if (!idle && history.length <= MAX_STEPS) return;
     clearInterval(timer);
     if (idle) garbageCollector()?.({ type: 'major' });
+    // bin/divan.js had every full collection of start-up compact: without it, start-up leaves
+    // the old space's 256 KB pages ~12% free, scattered, and V8's own heuristics do not compact
+    // for that (~1 MB of an idle server, docs/benchmarks.md, session 41). From here on V8's
+    // heuristics decide again: compacting on every full collection would cost a busy server time.
+    setFlagsFromString('--no-compact-on-every-full-gc');
   }, STEP_MS);
   timer.unref();
 }

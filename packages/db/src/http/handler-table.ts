@@ -8,7 +8,6 @@ import type { Handler } from './context.js';
 import { type ApiRoutes, routes } from './routes.js';
 import { CouchError } from '../errors.js';
 import { session } from './handlers/session.js';
-import { allDocsHandlers, designDocsHandlers, localDocsHandlers } from './handlers/all-docs.js';
 import { databases } from './handlers/databases.js';
 import { documents } from './handlers/documents.js';
 import { errors, server } from './handlers/server.js';
@@ -41,6 +40,9 @@ export const HANDLER_MODULES = {
   attachments: () => import('./handlers/attachments.js').then((m) => m.attachments),
   fauxton: () => import('./handlers/fauxton.js').then((m) => m.fauxton),
   config: () => import('./handlers/config.js').then((m) => m.config),
+  all_docs: () => import('./handlers/all-docs.js').then((m) => m.allDocsHandlers),
+  design_docs: () => import('./handlers/all-docs.js').then((m) => m.designDocsHandlers),
+  local_docs: () => import('./handlers/all-docs.js').then((m) => m.localDocsHandlers),
 };
 
 type Loaded<H extends keyof typeof HANDLER_MODULES> = Awaited<ReturnType<(typeof HANDLER_MODULES)[H]>>;
@@ -70,9 +72,9 @@ export const HANDLERS: HandlerTable = {
   databases,
   documents,
   attachments: onFirstUse('attachments'),
-  all_docs: allDocsHandlers,
-  design_docs: designDocsHandlers,
-  local_docs: localDocsHandlers,
+  all_docs: onFirstUse('all_docs'),
+  design_docs: onFirstUse('design_docs'),
+  local_docs: onFirstUse('local_docs'),
   changes: onFirstUse('changes'),
   bulk: onFirstUse('bulk'),
   views: onFirstUse('views'),

@@ -10,7 +10,7 @@
  * resumes from Divan's checkpoint and Divan's from PouchDB's.
  */
 import type { Seq } from './endpoint.js';
-import { REPLICATION_ID_VERSION } from './replication-id.js';
+import { REPLICATION_ID_VERSION } from './replication-id-version.js';
 
 /** How many sessions a checkpoint keeps (CouchDB's 50). */
 const MAX_HISTORY = 50;

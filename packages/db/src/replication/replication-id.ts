@@ -24,7 +24,7 @@ import { normalizeSelectorJson } from '../mango/selector.js';
 import { legacyReplicationId } from './replication-id-legacy.js';
 import type { EndpointSpec, ReplicationRequest } from './request.js';
 
-export const REPLICATION_ID_VERSION = 4;
+export { REPLICATION_ID_VERSION } from './replication-id-version.js';
 
 export interface ReplicationId {
   /** What the checkpoints are named by (`_local/<base>`). */

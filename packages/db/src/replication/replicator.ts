@@ -12,10 +12,8 @@ import type { Endpoint } from './endpoint.js';
 import { ReplicationJob } from './job.js';
 import type { ReplicationScheduler } from './scheduler.js';
 import { jobListing } from './scheduler-listing.js';
-import { LocalEndpoint } from './local-endpoint.js';
-import { RemoteEndpoint } from './remote-endpoint.js';
 import type { ReplicatorTls } from './tls-settings.js';
-import { replicationId, type ReplicationId } from './replication-id.js';
+import type { ReplicationId } from './replication-id.js';
 import type { EndpointSpec, ReplicationRequest } from './request.js';
 import type { ReplicatorMeter } from './meter.js';
 
@@ -125,6 +123,8 @@ export class Replicator {
       const filter = request.filter;
       const code = filter?.kind === 'design' ? await source.filterSource(filter.name) : undefined;
       const owner = user.name === null || user.roles.includes('_admin') ? undefined : user.name;
+      // Loaded with the first replication, as the endpoints are (it normalizes Mango selectors).
+      const { replicationId } = await import('./replication-id.js');
       opened.id = replicationId(await this.host.serverUuid(), request, code, owner);
     } catch (error) {
       closeBoth(opened);
@@ -140,7 +140,10 @@ export class Replicator {
     request: ReplicationRequest,
     create: boolean,
   ): Promise<Endpoint> {
+    // The endpoints (and the Mango selectors and sandbox filters they reach) load with the first
+    // replication: an idle server never imports them.
     if (spec.kind === 'remote') {
+      const { RemoteEndpoint } = await import('./remote-endpoint.js');
       const remote = new RemoteEndpoint(
         spec.remote,
         request.connectionTimeoutMs,
@@ -163,6 +166,7 @@ export class Replicator {
       requireAdmin(user);
       db = await this.host.createDb(spec.name, localCreateOptions(request.createTargetParams));
     }
+    const { LocalEndpoint } = await import('./local-endpoint.js');
     return LocalEndpoint.open(db, user, role, this.host.log);
   }
 }

@@ -5,7 +5,8 @@ import { CouchError } from '../../errors.js';
 import type { RequestContext } from '../context.js';
 import { ifNoneMatch, opaqueEtag, sendJson, sendText } from '../respond.js';
 import { UuidGenerator } from '../../server/uuids.js';
-import { ALL_DOCS, parseQuery } from '../../views/query/index.js';
+// The parser alone: the view engine's query side (views/query/index.ts) loads with the first view or `_all_docs` query.
+import { ALL_DOCS, parseQuery } from '../../views/query/query-params.js';
 import { checkJsonType, readJson } from '../body.js';
 import { compareIds } from '../../documents/id-order.js';
 import { JsonObject, toPlain } from '../../json/index.js';
