@@ -340,8 +340,75 @@ describe('sqlite engine: documents', () => {
     assert.equal(db.getDoc('a')?.tree, long);
     again.close();
     const reopened = new Database(join(dir, 'old.sqlite'), { readonly: true });
-    assert.equal(reopened.pragma('user_version', { simple: true }), 6);
+    assert.equal(reopened.pragma('user_version', { simple: true }), 7);
     reopened.close();
+  });
+
+  it('brings a file of schema version 6 (counters saved by every write) up to 7, its counters as saved', () => {
+    const { engine, dir } = freshEngine();
+    const db = engine.create('six');
+    db.writeDocs([put('a', '1-a'), put('b', '1-b'), put('c', '1-c', { deleted: true })]);
+    const before = db.meta();
+    engine.close();
+    const file = new Database(join(dir, 'six.sqlite'));
+    file.pragma('user_version = 6');
+    // Version 6 saved the stale bytes with every write; a kept value must survive the upgrade.
+    file.prepare("UPDATE meta SET value = 42 WHERE key = 'stale'").run();
+    file.close();
+    const again = openSqliteEngine({ dir });
+    const six = again.open('six')!;
+    const after = six.meta();
+    assert.deepEqual(
+      [after.updateSeq, after.docCount, after.docDelCount, after.sizes.external],
+      [before.updateSeq, before.docCount, before.docDelCount, before.sizes.external],
+    );
+    assert.deepEqual(six.writeDocs([put('d', '1-d')]), [4]);
+    again.close();
+    const reopened = new Database(join(dir, 'six.sqlite'), { readonly: true });
+    assert.equal(reopened.pragma('user_version', { simple: true }), 7);
+    assert.equal(reopened.prepare("SELECT value FROM meta WHERE key = 'stale'").pluck().get(), 42);
+    reopened.close();
+  });
+
+  it('saves the counters at a clean close, not with each write batch', () => {
+    const { engine, dir } = freshEngine();
+    const db = engine.create('saved');
+    db.writeDocs([put('a', '1-a')]);
+    const peek = new Database(join(dir, 'saved.sqlite'), { readonly: true });
+    const savedSeq = (): unknown => peek.prepare("SELECT value FROM meta WHERE key = 'update_seq'").pluck().get();
+    assert.equal(savedSeq(), 0);
+    engine.close();
+    assert.equal(savedSeq(), 1);
+    peek.close();
+  });
+
+  it('counts the counters again from the rows when meta is behind them (a write batch after the last save)', () => {
+    const { engine, dir } = freshEngine();
+    const db = engine.create('behind');
+    db.writeDocs([put('a', '1-a'), put('b', '1-b', { body: '{"b":"é"}' }), put('c', '1-c', { deleted: true })]);
+    db.writeDocs([put('a', '2-a', { drop: ['1-a'] })]);
+    const exact = db.meta();
+    engine.close();
+    // What a kill -9 after these writes leaves: meta as it was saved before them.
+    const file = new Database(join(dir, 'behind.sqlite'));
+    const setSaved = file.prepare('UPDATE meta SET value = ? WHERE key = ?');
+    for (const key of ['update_seq', 'doc_count', 'doc_del_count', 'external']) setSaved.run(0, key);
+    file.close();
+    const again = openSqliteEngine({ dir });
+    const behind = again.open('behind')!;
+    const m = behind.meta();
+    assert.deepEqual(
+      [m.updateSeq, m.docCount, m.docDelCount, m.sizes.external],
+      [exact.updateSeq, exact.docCount, exact.docDelCount, exact.sizes.external],
+    );
+    assert.deepEqual([m.updateSeq, m.docCount, m.docDelCount], [4, 2, 1]);
+    // The stale bytes are not on the rows: left to be counted again (SqliteDatabase.countStaleBodies).
+    const file2 = new Database(join(dir, 'behind.sqlite'), { readonly: true });
+    assert.equal(file2.prepare("SELECT count(*) FROM meta WHERE key = 'stale'").pluck().get(), 0);
+    file2.close();
+    behind.countStaleBodies(() => []);
+    assert.deepEqual(behind.writeDocs([put('d', '1-d')]), [5]);
+    again.close();
   });
 
   it('a failing transaction changes nothing', () => {

@@ -1,6 +1,8 @@
 /**
  * What changes documents in a database file: write batches (new documents go in with multi-row
- * INSERTs), purges and compaction's rewrites, each keeping the counters in `meta` with them.
+ * INSERTs), purges and compaction's rewrites. Purges and compaction save the counters in `meta`
+ * with them; a write batch does not (a page less per commit): its counters follow from the rows
+ * it leaves, which `loadCounters` (./sqlite-file.ts) counts again when `meta` is behind them.
  */
 import type Database from 'better-sqlite3';
 import type { CompactWrite, DocRecord, DocWrite, PurgeWrite } from '../records.js';
@@ -85,7 +87,8 @@ export class SqliteDocWrites {
   /**
    * Writes a batch (`SqliteSyncStore.writeDocs`); run inside the caller's transaction. Returns
    * each write's sequence and the counters after it (`totals` is not changed: a transaction that
-   * throws leaves the caller's counters as they were). `olds`: rows of the documents read in
+   * throws leaves the caller's counters as they were), which are not saved: every write leaves
+   * its sequence on its document's row, so `meta` is behind the rows until the next save. `olds`: rows of the documents read in
    * this transaction before (./doc-reads.ts `getForUpdate`); each is used once, as the first
    * write of its document in the batch changes it.
    */
@@ -187,7 +190,6 @@ export class SqliteDocWrites {
       seqs.push(seq);
     }
     flush();
-    this.saveCounters(c);
     return { seqs, keys, counters: c };
   }
 
@@ -211,7 +213,7 @@ export class SqliteDocWrites {
     values.length = 0;
   }
 
-  /** Saves counters moved outside a document write (a role change's sequences), in the caller's transaction. */
+  /** Saves the counters (a role change's sequences, a clean close), in the caller's transaction. */
   saveCounters(c: StoredCounters): void {
     if (c.stale === undefined)
       this.stmtSaveCounters.run(c.updateSeq, c.docCount, c.docDelCount, c.external, c.purgeSeq);

@@ -26,8 +26,11 @@
  * 6: an access row holds integers, the principal's id (`access_principals`) and the document's
  * `docs.k`, where version 5 had their texts (which an older build would bind names against); a
  * file of version 1 to 5 is brought up to 6 on open.
+ * 7: a write batch no longer saves the counters in `meta` (./sqlite-file.ts `loadCounters` counts
+ * them again from the rows when `meta` is behind), which an older build would take as they are;
+ * a file of version 1 to 6 (whose `meta` is exact) is brought up to 7 on open.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 export const SCHEMA = `
 CREATE TABLE docs (
@@ -111,7 +114,7 @@ CREATE TABLE IF NOT EXISTS attachment_uploads (
 /** Adds `attachments.chunks` to a file made before it. */
 export const ATTACHMENT_CHUNKS_COLUMN = 'ALTER TABLE attachments ADD COLUMN chunks TEXT';
 
-/** Counter keys of `meta`, written together at the end of every document transaction. */
+/** Counter keys of `meta`, written together (not by plain write batches: ./sqlite-file.ts `loadCounters`). */
 export const COUNTERS = ['update_seq', 'doc_count', 'doc_del_count', 'external', 'purge_seq'] as const;
 /** The `meta` key of the stale bodies' bytes (schema version 4), written with COUNTERS once known. */
 export const STALE = 'stale';

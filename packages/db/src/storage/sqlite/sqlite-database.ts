@@ -67,6 +67,8 @@ export class SqliteDatabase implements SqliteSyncStore {
   /** Where long one-line histories are kept (./tree-chunks.ts). */
   private readonly trees: TreeChunks;
   private totals: StoredCounters;
+  /** Whether write batches moved the counters since `meta` was last saved (they do not save it: ./doc-writes.ts). */
+  private countersUnsaved = false;
   /** The latest writes, for index updates that follow them (../recent-changes.ts). */
   private readonly recent: RecentChanges;
   private readonly createdAt: number;
@@ -229,6 +231,7 @@ export class SqliteDatabase implements SqliteSyncStore {
   /** After a commit (a throwing transaction leaves the counters as they were). */
   private committed(writes: readonly DocWrite[], seqs: readonly number[], counters: StoredCounters): void {
     this.totals = counters;
+    this.countersUnsaved = true;
     if (this.walWatch === undefined && (this.unwrittenDocs -= writes.length) <= 0) {
       const checkpointer = WalCheckpointer.shared();
       if (checkpointer?.running === true) this.watchWal(checkpointer);
@@ -432,6 +435,8 @@ export class SqliteDatabase implements SqliteSyncStore {
 
   close(): void {
     if (!this.db.open) return;
+    // A clean close leaves `meta` exact, so the next open need not count the rows again.
+    if (this.countersUnsaved) this.db.transaction(() => this.writes.saveCounters(this.totals))();
     // The worker lets go first, so that this is the last connection: closing the last one
     // checkpoints the WAL into the main file and removes it.
     if (this.walWatch !== undefined) this.walWatch.checkpointer.unwatch(this.walWatch.id);

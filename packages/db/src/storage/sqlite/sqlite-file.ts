@@ -69,7 +69,7 @@ export function migrateFile(db: Database.Database, name: string): number {
     }).immediate();
     return createdAt;
   }
-  if (version !== SCHEMA_VERSION && (version < 1 || version > 5)) {
+  if (version !== SCHEMA_VERSION && (version < 1 || version > 6)) {
     throw new Error(`database ${name}: unsupported storage schema version ${version}`);
   }
   db.exec(PURGE_SCHEMA);
@@ -82,12 +82,21 @@ export function migrateFile(db: Database.Database, name: string): number {
   return createdAt as number;
 }
 
-/** The counters as the file has them. */
+/**
+ * The counters, exact: as `meta` has them, or counted again from the rows when `meta` is behind
+ * them. Write batches do not save the counters (./doc-writes.ts): `meta` is brought up to date
+ * at a clean close, by purges, compaction and role changes. Every write leaves its sequence on
+ * its document's row and a purge that removes rows saves `meta`, so the rows hold a sequence
+ * above `meta`'s exactly when writes came after its last save (a kill -9, a crash): the document
+ * counters, sizes and update sequence are then counted from `docs` and saved, and the stale
+ * bodies' bytes, which the rows cannot give, are left to be counted again by
+ * `SqliteDatabase.countStaleBodies` (as for a file from before schema version 4).
+ */
 export function loadCounters(db: Database.Database): StoredCounters {
   const rows = db.prepare('SELECT key, value FROM meta').raw().all() as [string, number][];
   const values = new Map(rows);
   const get = (key: string): number => values.get(key) ?? 0;
-  return {
+  const saved: StoredCounters = {
     updateSeq: get('update_seq'),
     docCount: get('doc_count'),
     docDelCount: get('doc_del_count'),
@@ -96,4 +105,31 @@ export function loadCounters(db: Database.Database): StoredCounters {
     // Absent in a file from before schema version 4, until counted.
     stale: values.get(STALE),
   };
+  const lastSeq = (db.prepare('SELECT max(seq) FROM docs').pluck().get() as number | null) ?? 0;
+  if (lastSeq <= saved.updateSeq) return saved;
+  return db
+    .transaction(() => {
+      const [live, deleted, external] = db
+        .prepare(
+          'SELECT count(*) - coalesce(sum(deleted), 0), coalesce(sum(deleted), 0), coalesce(sum(size), 0) FROM docs',
+        )
+        .raw()
+        .get() as [number, number, number];
+      const counted: StoredCounters = {
+        ...saved,
+        updateSeq: lastSeq,
+        docCount: live,
+        docDelCount: deleted,
+        external,
+        stale: undefined,
+      };
+      const put = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+      put.run('update_seq', counted.updateSeq);
+      put.run('doc_count', counted.docCount);
+      put.run('doc_del_count', counted.docDelCount);
+      put.run('external', counted.external);
+      db.prepare('DELETE FROM meta WHERE key = ?').run(STALE);
+      return counted;
+    })
+    .immediate();
 }
