@@ -43,7 +43,9 @@
 //                                  --server divan,pouchdb-server --peer-timeout 300 --quick]
 //
 // --docs 1000000 is the 1M variant of the view issues (index build ≤ 30 s, peak RSS ≤ 300 MB);
-// expect pouchdb-server to hit its cap there (use --server divan).
+// expect pouchdb-server to hit its cap there (use --server divan). Its views and mango tables are
+// followed by issue #31's Scale table (scale.mjs): CouchDB's recorded 1M figures, the ratio at 1M
+// and at 100k, each side's growth; run the same command with --docs 100000 just before.
 // pouchdb-server is this folder's own dependency (bench/package.json), installed on first run.
 // DIVAN_BENCH_NODE_ARGS adds node flags to the divan server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 
