@@ -5,7 +5,8 @@
 // (type, date) sorted by both, a query no index serves (a full scan), and
 // `_changes?filter=_selector` over every change.
 
-import { AUTHORS, authorOf, closedLoop, dateOf, fmt, nowUs, phase } from './common.mjs';
+import { AUTHORS, authorOf, closedLoop, cpuSecondsOf, dateOf, fmt, nowUs, phase } from './common.mjs';
+import { reportMangoScale, saveForScale } from './scale.mjs';
 
 const TARGETS = {
   build1: { label: 'build a 1-field JSON index (author), s', goal: 0.88, better: 'lower', couch: '13.2 s (both)' },
@@ -49,8 +50,13 @@ export async function runMango(server, opts) {
     try {
       const t0 = process.hrtime.bigint();
       const started = nowUs();
+      const cpuBefore = cpuSecondsOf(server.pid);
       await fn();
-      out[name] = { seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
+      const cpu = cpuBefore === undefined ? undefined : cpuSecondsOf(server.pid) - cpuBefore;
+      out[name] = {
+        seconds: Number(process.hrtime.bigint() - t0) / 1e9,
+        serverCpuMs: cpu === undefined ? undefined : cpu * 1000,
+      };
       phase(server, name, started);
     } catch (e) {
       out[name] = { error: e.message };
@@ -151,7 +157,7 @@ export async function runMango(server, opts) {
   return out;
 }
 
-export function reportMango(results) {
+export function reportMango(results, opts) {
   const names = Object.keys(results);
   console.log('\n## mango suite\n');
   const peers = names.filter((name) => name !== 'divan' && results.divan !== undefined);
@@ -187,4 +193,7 @@ export function reportMango(results) {
       `| ${target.label} | ${cells.join(' | ')} | ${target.couch} | ${target.goal === undefined ? '' : `${target.better === 'lower' ? '≤' : '≥'} ${fmt(target.goal, 1)}`} | ${verdict} |`,
     );
   }
+  // Issue #31's Scale target: a 100k run keeps Divan's figures, the 1M run prints the growth.
+  saveForScale('mango', results.divan, opts);
+  reportMangoScale(results, opts, TARGETS, judgedBy);
 }
