@@ -20,6 +20,7 @@ import {
 } from '../doc-access.js';
 import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
 import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, named, toRecord } from './statements.js';
+import { treeColumn } from './tree-chunks.js';
 
 /** The migration that makes the tables (appended to ./schema.ts's list). */
 export function accessMigration(s: string): string {
@@ -379,7 +380,8 @@ export async function forgetAccess(client: PoolClient, db: DbTarget, ids: readon
 
 type Query = <T extends QueryResultRow>(config: QueryConfig | string, values?: unknown[]) => Promise<T[]>;
 
-const DOC_COLUMNS = 'd.id, d.seq, d.rev, d.deleted, d.tree';
+/** A document's columns, its tree text joined from chunks when stored in them (./tree-chunks.ts). */
+const docColumns = (s: string) => `d.id, d.seq, d.rev, d.deleted, ${treeColumn(s, 'd')}`;
 
 /** The reads of access rows, on the pool. */
 export class PostgresAccessReads {
@@ -431,7 +433,7 @@ export class PostgresAccessReads {
     ).map((row) => row.doc);
     for (let i = 0; i < ids.length; i += PAGE_ROWS) {
       const rows = await this.query<DocRow>(
-        `SELECT ${DOC_COLUMNS} FROM ${s}.docs d WHERE d.db_id = $1 AND d.id = ANY($2::text[]) ORDER BY d.id ${order}`,
+        `SELECT ${docColumns(s)} FROM ${s}.docs d WHERE d.db_id = $1 AND d.id = ANY($2::text[]) ORDER BY d.id ${order}`,
         [this.db.dbId, ids.slice(i, i + PAGE_ROWS)],
       );
       const page = rows.filter((row) => range.includeDeleted === true || !row.deleted).map(toRecord);
@@ -466,7 +468,7 @@ export class PostgresAccessReads {
     const s = this.db.sql.schema;
     const desc = options.descending === true;
     const withRemoved = options.withRemoved === true;
-    const sql = `SELECT l.seq AS row_seq, l.removed, ${withRemoved ? 'ad.access' : 'NULL AS access'}, ${DOC_COLUMNS}
+    const sql = `SELECT l.seq AS row_seq, l.removed, ${withRemoved ? 'ad.access' : 'NULL AS access'}, ${docColumns(s)}
       FROM ${s}.access_feed l JOIN ${s}.docs d ON d.db_id = l.db_id AND d.id = l.doc
       ${withRemoved ? `LEFT JOIN ${s}.access_docs ad ON ad.db_id = l.db_id AND ad.doc = l.doc` : ''}
       WHERE l.db_id = $1 AND l.principal = ANY($2::text[]) AND l.seq > $3 AND l.seq < $4 ${withRemoved ? '' : 'AND NOT l.removed'}

@@ -9,7 +9,16 @@ import type { CompactPlanner, Planner, PurgePlanner, UpdateOptions } from '../co
 import { applyAccess, forgetAccess, withLeaves } from './access-rows.js';
 import type { DocAccess } from '../doc-access.js';
 import type { AccessWrite, DocRecord, DocWrite } from '../records.js';
-import { type CounterRow, countersOf, type DbTarget, type DocRow, gone, toRecord } from './statements.js';
+import {
+  type CounterRow,
+  countersOf,
+  type DbTarget,
+  type DocRow,
+  gone,
+  type LockedDocRow,
+  toRecord,
+} from './statements.js';
+import { TreeChunkWrites } from './tree-chunks.js';
 
 /**
  * `DocumentStore.update` inside its transaction on `client`: locks the database's `dbs` row
@@ -27,7 +36,7 @@ export async function updateLocked<R>(
    * What the transaction's `BEGIN` read already: the `dbs` row it locked (`lockWith`) and the
    * records of `ids` (`readForUpdateWith`), when it did.
    */
-  begun?: { locked: CounterRow | undefined; rows: (DocRow & { size: string })[] | undefined },
+  begun?: { locked: CounterRow | undefined; rows: LockedDocRow[] | undefined },
 ): Promise<{ result: R; seqs: number[] }> {
   const q = async <T extends QueryResultRow>(config: { name: string; text: string }, values: unknown[]) =>
     (await client.query<T>({ ...config, values })).rows;
@@ -44,7 +53,7 @@ export async function updateLocked<R>(
   }
 
   // The previous state of every written document (deleted flag, counted size, winner).
-  const old = new Map<string, { deleted: boolean; size: number; rev: string }>();
+  const old = new Map<string, { deleted: boolean; size: number; rev: string; tree: string | undefined }>();
   // A plan may write a document whose id it was not given: its row is read now.
   const asked = new Set(ids);
   const readIds = new Set(rows.map((row) => row.id));
@@ -52,10 +61,9 @@ export async function updateLocked<R>(
   for (const { record } of writes) {
     if (!asked.has(record.id) && !readIds.has(toWellFormed(record.id))) unread.push(record.id);
   }
-  const oldRows =
-    unread.length === 0 ? [] : await q<DocRow & { size: string }>(db.sql.readForUpdate, [db.dbId, unread]);
+  const oldRows = unread.length === 0 ? [] : await q<LockedDocRow>(db.sql.readForUpdate, [db.dbId, unread]);
   for (const row of [...rows, ...oldRows]) {
-    old.set(row.id, { deleted: row.deleted, size: Number(row.size), rev: row.rev });
+    old.set(row.id, { deleted: row.deleted, size: Number(row.size), rev: row.rev, tree: row.stored_tree });
   }
   const c = countersOf(locked);
   // Bodies that stop being leaves (DocWrite.unleafed): their bytes from the batch, from the row
@@ -110,17 +118,22 @@ export async function updateLocked<R>(
       sizeRevs.push(record.rev);
     }
   }
-  // The usual batch (no access, no body dropped or looked up): bodies, records and counters in one
-  // statement, its stored bytes counted by PostgreSQL from the bodies it inserted.
+  // The usual batch (no access, no body looked up): bodies, records and counters in one statement,
+  // its stored bytes counted by PostgreSQL from the bodies it inserted and those it dropped (an
+  // update of a document at its revs limit drops the stemmed revision's body; every dropped
+  // body was stale). Not when a body dropped is one written in the batch (the order would matter).
+  const written = new Set(bodyIds.map((id, i) => `${toWellFormed(id)}\0${bodyRevs[i]}`));
   if (
     lookIds.length === 0 &&
-    dropIds.length === 0 &&
     sizeIds.length === 0 &&
-    writes.every((w) => w.access === undefined)
+    writes.every((w) => w.access === undefined) &&
+    dropIds.every((id, i) => !written.has(`${toWellFormed(id)}\0${dropRevs[i]}`))
   ) {
-    const docs = docColumns(writes, old, sizes, c);
+    const trees = new TreeChunkWrites();
+    const docs = docColumns(writes, old, sizes, c, trees);
+    await trees.apply(client, db);
     if (c.bodies !== undefined) c.bodies.stale += unleafedBytes;
-    await q(db.sql.writeBatch, [
+    await q(dropIds.length === 0 ? db.sql.writeBatch : db.sql.writeBatchDropping, [
       db.dbId,
       bodyIds,
       bodyRevs,
@@ -132,6 +145,7 @@ export async function updateLocked<R>(
       docs.sizes,
       docs.trees,
       ...counterValues(db, c).slice(1),
+      ...(dropIds.length === 0 ? [] : [dropIds, dropRevs]),
     ]);
     return { result, seqs: docs.seqs };
   }
@@ -164,7 +178,9 @@ export async function updateLocked<R>(
     }
   }
 
-  const docs = docColumns(writes, old, sizes, c);
+  const trees = new TreeChunkWrites();
+  const docs = docColumns(writes, old, sizes, c, trees);
+  await trees.apply(client, db);
   const seqs = docs.seqs;
   await q(db.sql.putDocs, [db.dbId, docs.ids, docs.seqs, docs.revs, docs.deleted, docs.sizes, docs.trees]);
   await applyAccess(client, db, writes, seqs, accessRead);
@@ -178,9 +194,11 @@ export async function updateLocked<R>(
  */
 function docColumns(
   writes: readonly DocWrite[],
-  old: Map<string, { deleted: boolean; size: number; rev: string }>,
+  old: Map<string, { deleted: boolean; size: number; rev: string; tree: string | undefined }>,
   sizes: ReadonlyMap<string, number>,
   c: ReturnType<typeof countersOf>,
+  /** Where each tree is stored through (./tree-chunks.ts). */
+  trees: TreeChunkWrites,
 ) {
   const docs = {
     ids: [] as string[],
@@ -190,7 +208,7 @@ function docColumns(
     sizes: [] as number[],
     trees: [] as string[],
   };
-  for (const { record } of writes) {
+  for (const { record, treeGrowth } of writes) {
     const seq = ++c.updateSeq;
     const key = toWellFormed(record.id);
     const size = record.deleted ? 0 : (sizes.get(key) ?? 0);
@@ -204,13 +222,13 @@ function docColumns(
     else c.docCount++;
     c.external += size;
     // A later write of the same document in this batch sees this one as its previous state.
-    old.set(key, { deleted: record.deleted, size, rev: record.rev });
+    old.set(key, { deleted: record.deleted, size, rev: record.rev, tree: undefined });
     docs.ids.push(record.id);
     docs.seqs.push(seq);
     docs.revs.push(record.rev);
     docs.deleted.push(record.deleted);
     docs.sizes.push(size);
-    docs.trees.push(record.tree);
+    docs.trees.push(trees.store(key, record.tree, previous?.tree, treeGrowth));
   }
   return docs;
 }
@@ -226,15 +244,15 @@ export async function lockedRecords(
   ids: readonly string[],
   lockedAlready?: CounterRow,
   /** The records of `ids` read after the lock by the same simple query. */
-  rowsAlready?: (DocRow & { size: string })[],
-): Promise<{ locked: CounterRow; rows: (DocRow & { size: string })[]; records: Map<string, DocRecord> }> {
+  rowsAlready?: LockedDocRow[],
+): Promise<{ locked: CounterRow; rows: LockedDocRow[]; records: Map<string, DocRecord> }> {
   const locked = lockedAlready ?? (await client.query<CounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows[0];
   if (locked === undefined) throw gone(db.name);
   const rows =
     rowsAlready ??
     (ids.length === 0
       ? []
-      : (await client.query<DocRow & { size: string }>({ ...db.sql.readForUpdate, values: [db.dbId, ids] })).rows);
+      : (await client.query<LockedDocRow>({ ...db.sql.readForUpdate, values: [db.dbId, ids] })).rows);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const records = new Map<string, DocRecord>();
   for (const id of ids) {
@@ -297,7 +315,9 @@ export async function purgeLocked<R>(
   if (c.bodies !== undefined && staleIds.length > 0) {
     staleBytesGone = Number((await q(db.sql.bodyBytes, [db.dbId, staleIds, staleRevs])).rows[0].n);
   }
+  const trees = new TreeChunkWrites();
   if (removed.length > 0) {
+    for (const id of removed) trees.forget(toWellFormed(id));
     bytesGone += Number((await q(db.sql.deleteAllBodies, [db.dbId, removed])).rows[0].n);
     await q(db.sql.deleteDocs, [db.dbId, removed]);
     await forgetAccess(client, db, removed);
@@ -331,7 +351,9 @@ export async function purgeLocked<R>(
       docs.map((d) => d.record.rev),
       docs.map((d) => d.record.deleted),
       docs.map((d) => d.size),
-      docs.map((d) => d.record.tree),
+      docs.map((d) =>
+        trees.store(toWellFormed(d.id), d.record.tree, old.get(toWellFormed(d.id))?.stored_tree, undefined),
+      ),
     ]);
     // A document that keeps revisions keeps the access rows of what is left, at its new sequence.
     const rewritten = docs.filter((d) => d.access !== undefined);
@@ -342,6 +364,7 @@ export async function purgeLocked<R>(
       rewritten.map((d) => d.seq),
     );
   }
+  await trees.apply(client, db);
   // As CouchDB: the update sequence moves even when no document was re-sequenced.
   if (c.updateSeq === before) c.updateSeq++;
   if (logSeqs.length > 0) await q(db.sql.logPurges, [db.dbId, logSeqs, logIds, logRevs]);
@@ -358,7 +381,7 @@ export async function compactLocked(
   ids: readonly string[],
   plan: CompactPlanner,
 ): Promise<void> {
-  const { locked, records } = await lockedRecords(client, db, ids);
+  const { locked, rows, records } = await lockedRecords(client, db, ids);
   const writes = plan(records);
   if (writes.length === 0) return;
   const { bodies } = countersOf(locked);
@@ -381,10 +404,13 @@ export async function compactLocked(
       });
     }
   }
-  await client.query({
-    ...db.sql.setTrees,
-    values: [db.dbId, writes.map((w) => w.id), writes.map((w) => w.tree)],
-  });
+  const stored = new Map(rows.map((row) => [row.id, row.stored_tree]));
+  const trees = new TreeChunkWrites();
+  const storedTrees = writes.map((w) =>
+    trees.store(toWellFormed(w.id), w.tree, stored.get(toWellFormed(w.id)), undefined),
+  );
+  await trees.apply(client, db);
+  await client.query({ ...db.sql.setTrees, values: [db.dbId, writes.map((w) => w.id), storedTrees] });
 }
 
 /** `saveCountersSized`' values: the body bytes stay NULL while not counted. */

@@ -47,9 +47,11 @@ import {
   type DocRow,
   type DocumentStatements,
   gone,
+  type LockedDocRow,
   named,
   toRecord,
 } from './statements.js';
+import { treeColumn } from './tree-chunks.js';
 
 /** Purge log entries per page. */
 const PURGES_PAGE = 1024;
@@ -194,7 +196,7 @@ export class PostgresDocumentStore implements DocumentStore {
       (client, [locked, rows]) =>
         updateLocked(client, this.target, ids, plan, options, {
           locked: locked?.[0] as CounterRow | undefined,
-          rows: inline ? (rows as (DocRow & { size: string })[]) : undefined,
+          rows: inline ? (rows as LockedDocRow[]) : undefined,
         }),
       first,
     );
@@ -312,7 +314,8 @@ export class PostgresDocumentStore implements DocumentStore {
 
   async *foldDocs(range: IdRange): AsyncGenerator<Page<DocRecord>> {
     const filter = range.includeDeleted === true ? '' : 'NOT deleted';
-    for await (const rows of this.foldRange<DocRow>('docs', 'id, seq, rev, deleted, tree', filter, range)) {
+    const columns = `id, seq, rev, deleted, ${treeColumn(this.sql.schema)}`;
+    for await (const rows of this.foldRange<DocRow>('docs', columns, filter, range)) {
       yield rows.map(toRecord);
     }
   }
@@ -322,7 +325,7 @@ export class PostgresDocumentStore implements DocumentStore {
     // Each page's records with their winners' bodies in one statement (a body looked up by the
     // primary key per row), not a page of records and then their bodies by arrays of ids and revs.
     const columns =
-      `id, seq, rev, deleted, tree, (SELECT b.body FROM ${this.sql.schema}.bodies b ` +
+      `id, seq, rev, deleted, ${treeColumn(this.sql.schema)}, (SELECT b.body FROM ${this.sql.schema}.bodies b ` +
       'WHERE b.db_id = docs.db_id AND b.id = docs.id AND b.rev = docs.rev AND NOT docs.deleted) AS body';
     for await (const rows of this.foldRange<DocRow & { body: string | null }>('docs', columns, filter, range)) {
       yield rows.map((row) => ({ ...toRecord(row), body: row.body ?? undefined }));

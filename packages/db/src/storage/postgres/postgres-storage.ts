@@ -188,6 +188,7 @@ class PostgresStorage implements Storage {
       if (dbId === undefined) return false;
       for (const table of [
         'docs',
+        'tree_chunks',
         'bodies',
         'local_docs',
         'props',

@@ -8,6 +8,7 @@
  */
 import type { PoolClient } from 'pg';
 import { accessDocsMigration, accessFeedMigration, accessMigration, roleLogMigration } from './access-rows.js';
+import { treeChunksMigration } from './tree-chunks.js';
 
 /** `name` quoted as an SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -171,6 +172,8 @@ export function migrations(schema: string): string[] {
     `,
     // 11: the access rows in one tree, by principal and sequence (access-rows.ts).
     accessFeedMigration(s),
+    // 12: long one-line revision histories in chunks, so that an update appends (tree-chunks.ts).
+    treeChunksMigration(s),
   ];
 }
 

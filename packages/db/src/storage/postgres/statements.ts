@@ -8,6 +8,7 @@ import { CouchError } from '../../errors.js';
 import type { DocRecord } from '../records.js';
 import { COUNTERS_CHANGED, propChannel } from './prop-cache.js';
 import { quoteIdent } from './schema.js';
+import { treeColumn } from './tree-chunks.js';
 
 const namedByText = new Map<string, { name: string; text: string }>();
 
@@ -27,7 +28,9 @@ export function named(text: string): { name: string; text: string } {
 /** The statements of one schema, built once per storage. */
 export function documentStatements(schema: string) {
   const s = quoteIdent(schema);
-  const DOC = 'id, seq, rev, deleted, tree';
+  // `tree` is the text, joined from its chunks when stored in them (./tree-chunks.ts).
+  const DOC = `id, seq, rev, deleted, ${treeColumn(s)}`;
+  const D_DOC = `d.id, d.seq, d.rev, d.deleted, ${treeColumn(s, 'd')}`;
   // Every change of a `dbs` row tells the nodes at commit, so each can keep the row meanwhile
   // (./prop-cache.ts); in the statement that makes it, so no write takes a round trip more.
   const told = ` RETURNING pg_notify('${propChannel(schema)}', '${COUNTERS_CHANGED}' || db_id)`;
@@ -56,12 +59,20 @@ export function documentStatements(schema: string) {
      * its snapshot when it starts, so the records are read after the lock was granted.
      */
     readForUpdateWith: (dbId: string, ids: readonly string[]) =>
-      `SELECT ${DOC}, size FROM ${s}.docs WHERE db_id = ${BigInt(dbId)} AND id = ANY(ARRAY[${ids.map((id) => pg.escapeLiteral(id)).join(', ')}]::text[])`,
+      `SELECT ${DOC}, tree AS stored_tree, size FROM ${s}.docs WHERE db_id = ${BigInt(dbId)} AND id = ANY(ARRAY[${ids.map((id) => pg.escapeLiteral(id)).join(', ')}]::text[])`,
     setTrees: named(
       `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
         'WHERE d.db_id = $1 AND d.id = x.id',
     ),
     deleteDocs: named(`DELETE FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
+    /** Chunks of trees dropped: every chunk of the ids $2, and of $3 those numbered from $4 up to $5. */
+    dropTreeChunks: named(
+      `DELETE FROM ${s}.tree_chunks c WHERE c.db_id = $1 AND (c.id = ANY($2::text[]) OR EXISTS ` +
+        '(SELECT 1 FROM unnest($3::text[], $4::int4[], $5::int4[]) AS x(id, lo, hi) WHERE c.id = x.id AND c.n >= x.lo AND c.n < x.hi))',
+    ),
+    putTreeChunks: named(
+      `INSERT INTO ${s}.tree_chunks (db_id, id, n, nodes) SELECT $1::int8, * FROM unnest($2::text[], $3::int4[], $4::text[])`,
+    ),
     // Bodies deleted answer their bytes (the stored bodies' count follows them).
     deleteAllBodies: named(
       `WITH d AS (DELETE FROM ${s}.bodies WHERE db_id = $1 AND id = ANY($2::text[]) RETURNING octet_length(body) AS n) ` +
@@ -78,15 +89,17 @@ export function documentStatements(schema: string) {
     getDoc: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id = $2`),
     getDocs: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
     // What update() reads under the lock: the records, and each one's counted size.
-    readForUpdate: named(`SELECT ${DOC}, size FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`),
+    readForUpdate: named(
+      `SELECT ${DOC}, tree AS stored_tree, size FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`,
+    ),
     getBody: named(`SELECT body FROM ${s}.bodies WHERE db_id = $1 AND id = $2 AND rev = $3`),
     getDocWithBody: named(
-      `SELECT d.id, d.seq, d.rev, d.deleted, d.tree, b.body FROM ${s}.docs d
+      `SELECT ${D_DOC}, b.body FROM ${s}.docs d
        LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev
        WHERE d.db_id = $1 AND d.id = $2`,
     ),
     getDocsWithBodies: named(
-      `SELECT d.id, d.seq, d.rev, d.deleted, d.tree, b.body FROM ${s}.docs d
+      `SELECT ${D_DOC}, b.body FROM ${s}.docs d
        LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev AND NOT d.deleted
        WHERE d.db_id = $1 AND d.id = ANY($2::text[])`,
     ),
@@ -135,17 +148,13 @@ export function documentStatements(schema: string) {
      * `putBodies`, `putDocs` and `saveCountersSized` in one statement: `stored` ($15, NULL until
      * counted) grows by the bytes of the bodies inserted (not those already there).
      */
-    writeBatch: named(
-      `WITH b AS (INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, * FROM unnest($2::text[], $3::text[], $4::text[]) ` +
-        'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body RETURNING octet_length(body) AS n, xmax = 0 AS inserted), ' +
-        `d AS (INSERT INTO ${s}.docs (db_id, id, seq, rev, deleted, size, tree) ` +
-        'SELECT $1::int8, * FROM unnest($5::text[], $6::int8[], $7::text[], $8::bool[], $9::int8[], $10::text[]) ' +
-        'ON CONFLICT (db_id, id) DO UPDATE SET seq = excluded.seq, rev = excluded.rev, deleted = excluded.deleted, ' +
-        'size = excluded.size, tree = excluded.tree) ' +
-        `UPDATE ${s}.dbs SET update_seq = $11, doc_count = $12, doc_del_count = $13, external = $14, ` +
-        'stored = $15::int8 + (SELECT coalesce(sum(n), 0) FROM b WHERE inserted), stale = $16::int8 ' +
-        `WHERE db_id = $1${told}`,
-    ),
+    writeBatch: named(writeBatchText(s, told, false)),
+    /**
+     * `writeBatch` and `dropBodies` ($17, $18): `stored` and `stale` ($16) shrink by the bytes of
+     * the bodies dropped (each was stale). A statement of its own, so a batch that drops nothing
+     * keeps the plan without the DELETE.
+     */
+    writeBatchDropping: named(writeBatchText(s, told, true)),
     /** `saveCounters` and the body bytes (`stored`, `stale`: NULL until counted). */
     saveCountersSized: named(
       `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5, stored = $6, stale = $7 ` +
@@ -157,7 +166,7 @@ export function documentStatements(schema: string) {
       `SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4`,
     ),
     changedBodies: named(
-      'SELECT d.id, d.seq, d.rev, d.deleted, d.tree, CASE WHEN NOT d.deleted THEN b.body END AS body ' +
+      `SELECT ${D_DOC}, CASE WHEN NOT d.deleted THEN b.body END AS body ` +
         `FROM ${s}.docs d LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev ` +
         'WHERE d.db_id = $1 AND d.seq > $2 ORDER BY d.seq LIMIT $3',
     ),
@@ -183,6 +192,26 @@ export function documentStatements(schema: string) {
   };
 }
 
+/** The text of `writeBatch` (`dropping`: `writeBatchDropping`) on schema `s`. */
+function writeBatchText(s: string, told: string, dropping: boolean): string {
+  const dropped = dropping ? ' - (SELECT coalesce(sum(n), 0) FROM x)' : '';
+  return (
+    `WITH b AS (INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, * FROM unnest($2::text[], $3::text[], $4::text[]) ` +
+    'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body RETURNING octet_length(body) AS n, xmax = 0 AS inserted), ' +
+    (dropping
+      ? `x AS (DELETE FROM ${s}.bodies o USING unnest($17::text[], $18::text[]) AS x(id, rev) ` +
+        'WHERE o.db_id = $1 AND o.id = x.id AND o.rev = x.rev RETURNING octet_length(o.body) AS n), '
+      : '') +
+    `d AS (INSERT INTO ${s}.docs (db_id, id, seq, rev, deleted, size, tree) ` +
+    'SELECT $1::int8, * FROM unnest($5::text[], $6::int8[], $7::text[], $8::bool[], $9::int8[], $10::text[]) ' +
+    'ON CONFLICT (db_id, id) DO UPDATE SET seq = excluded.seq, rev = excluded.rev, deleted = excluded.deleted, ' +
+    'size = excluded.size, tree = excluded.tree) ' +
+    `UPDATE ${s}.dbs SET update_seq = $11, doc_count = $12, doc_del_count = $13, external = $14, ` +
+    `stored = $15::int8 + (SELECT coalesce(sum(n), 0) FROM b WHERE inserted)${dropped}, stale = $16::int8${dropped} ` +
+    `WHERE db_id = $1${told}`
+  );
+}
+
 export type DocumentStatements = ReturnType<typeof documentStatements>;
 
 export interface DocRow {
@@ -192,6 +221,9 @@ export interface DocRow {
   deleted: boolean;
   tree: string;
 }
+
+/** A record read under the writers' lock: with its counted size and its stored `tree` value (a head, when chunked). */
+export type LockedDocRow = DocRow & { size: string; stored_tree: string };
 
 export interface CounterRow {
   update_seq: string;
