@@ -18,3 +18,4 @@ export {
 export { stringifyJson, stringifyNumber } from './stringify.js';
 export { toPlain, fromPlain } from './plain.js';
 export { encodeTerm, TermWriter } from './term.js';
+export { jsonStringEnd, jsonValueEnd, skipJsonSpace } from './value-extent.js';

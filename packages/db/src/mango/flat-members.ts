@@ -10,15 +10,11 @@
  * The last occurrence wins, as `JSON.parse` (and `parseJsonMembers`) take a duplicate key's last
  * value. Any other text is left to `parseJsonMembers`.
  */
-import { type JsonValue, JsonObject, parseJson, parseJsonMembers } from '../json/index.js';
+import { type JsonValue, JsonObject, jsonValueEnd, parseJson, parseJsonMembers, skipJsonSpace } from '../json/index.js';
 
 const OPEN_OBJECT = 0x7b;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
 const QUOTE = 0x22;
 const COLON = 0x3a;
-const COMMA = 0x2c;
 
 /** A reader of `names`' members of JSON object texts (stored documents: valid JSON). */
 export function membersReader(names: ReadonlySet<string>): (text: string) => JsonObject {
@@ -37,11 +33,11 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
   const found: { at: number; name: string; value: JsonValue }[] = [];
   for (const [name, key] of quoted) {
     for (let at = text.lastIndexOf(key); at > 0; at = text.lastIndexOf(key, at - 1)) {
-      const colon = skipSpace(text, at + key.length);
+      const colon = skipJsonSpace(text, at + key.length);
       // The same characters as a string value (in an array, or a member's value): not a key.
       if (text.charCodeAt(colon) !== COLON) continue;
-      const start = skipSpace(text, colon + 1);
-      const end = valueEnd(text, start);
+      const start = skipJsonSpace(text, colon + 1);
+      const end = jsonValueEnd(text, start);
       if (end < 0) return undefined;
       found.push({ at, name, value: valueAt(text, start, end) });
       break;
@@ -65,44 +61,4 @@ function valueAt(text: string, start: number, end: number): JsonValue {
   if (text.charCodeAt(start) === QUOTE) return text.slice(start + 1, end - 1);
   const spelled = text.slice(start, end);
   return PLAIN_INTEGER.test(spelled) ? Number(spelled) : parseJson(spelled);
-}
-
-/**
- * Just past the value starting at `start` in a text without escapes or nested objects (-1: not
- * such a value).
- */
-function valueEnd(text: string, start: number): number {
-  const c = text.charCodeAt(start);
-  if (c === QUOTE) {
-    const end = text.indexOf('"', start + 1);
-    return end < 0 ? -1 : end + 1;
-  }
-  if (c === OPEN_ARRAY) {
-    let depth = 0;
-    for (let i = start; i < text.length; i++) {
-      const d = text.charCodeAt(i);
-      if (d === QUOTE) {
-        i = text.indexOf('"', i + 1);
-        if (i < 0) return -1;
-      } else if (d === OPEN_ARRAY) depth++;
-      else if (d === CLOSE_ARRAY && --depth === 0) return i + 1;
-    }
-    return -1;
-  }
-  // A number, true, false or null: up to the next delimiter.
-  let i = start;
-  for (; i < text.length; i++) {
-    const d = text.charCodeAt(i);
-    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY || d <= 0x20) break;
-  }
-  return i > start ? i : -1;
-}
-
-/** Past JSON whitespace (space, tab, line feed, carriage return). */
-function skipSpace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
-    i++;
-  }
 }

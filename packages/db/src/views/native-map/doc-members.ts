@@ -10,38 +10,37 @@
  * the whole text instead. The texts are stored documents, valid JSON: skipped members are not
  * checked.
  */
+import { jsonStringEnd, jsonValueEnd, skipJsonSpace } from '../../json/index.js';
 
 /** Reads `names` (none of them a member every object inherits) out of a JSON object's text. */
 export function readDocMembers(text: string, names: readonly string[]): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
-  let i = skipSpace(text, 0);
+  let i = skipJsonSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined;
-  i = skipSpace(text, i + 1);
-  if (text.charCodeAt(i) === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? out : undefined;
+  i = skipJsonSpace(text, i + 1);
+  if (text.charCodeAt(i) === CLOSE_OBJECT) return skipJsonSpace(text, i + 1) === text.length ? out : undefined;
   for (;;) {
     if (text.charCodeAt(i) !== QUOTE) return undefined;
-    const nameEnd = stringEnd(text, i + 1);
+    const nameEnd = jsonStringEnd(text, i + 1);
     if (nameEnd < 0) return undefined;
     const name = nameAt(text, i + 1, nameEnd, names);
-    i = skipSpace(text, nameEnd + 1);
+    i = skipJsonSpace(text, nameEnd + 1);
     if (text.charCodeAt(i) !== COLON) return undefined;
-    const start = skipSpace(text, i + 1);
-    const end = valueEnd(text, start);
+    const start = skipJsonSpace(text, i + 1);
+    const end = jsonValueEnd(text, start);
     if (end < 0) return undefined;
     if (name === ESCAPED) return undefined;
     if (name !== undefined) out[name] = parsedValue(text, start, end);
-    i = skipSpace(text, end);
+    i = skipJsonSpace(text, end);
     const c = text.charCodeAt(i);
-    if (c === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? out : undefined;
+    if (c === CLOSE_OBJECT) return skipJsonSpace(text, i + 1) === text.length ? out : undefined;
     if (c !== COMMA) return undefined;
-    i = skipSpace(text, i + 1);
+    i = skipJsonSpace(text, i + 1);
   }
 }
 
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
@@ -67,55 +66,4 @@ function hasEscape(text: string, from: number, end: number): boolean {
 function parsedValue(text: string, start: number, end: number): unknown {
   if (text.charCodeAt(start) === QUOTE && !hasEscape(text, start + 1, end - 1)) return text.slice(start + 1, end - 1);
   return JSON.parse(text.slice(start, end));
-}
-
-/** The index of the quote closing a string whose text starts at `from` (-1: none). */
-function stringEnd(text: string, from: number): number {
-  let q = text.indexOf('"', from);
-  while (q >= 0) {
-    let slashes = 0;
-    while (text.charCodeAt(q - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return q;
-    q = text.indexOf('"', q + 1);
-  }
-  return -1;
-}
-
-/** The index just past the JSON value starting at `start` (-1: cannot tell). */
-function valueEnd(text: string, start: number): number {
-  const c = text.charCodeAt(start);
-  if (c === QUOTE) {
-    const end = stringEnd(text, start + 1);
-    return end < 0 ? -1 : end + 1;
-  }
-  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-    let depth = 0;
-    for (let i = start; i < text.length; i++) {
-      const d = text.charCodeAt(i);
-      if (d === QUOTE) {
-        i = stringEnd(text, i + 1);
-        if (i < 0) return -1;
-      } else if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth++;
-      else if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
-        if (--depth === 0) return i + 1;
-      }
-    }
-    return -1;
-  }
-  // A number, true, false or null: up to the next delimiter.
-  let i = start;
-  for (; i < text.length; i++) {
-    const d = text.charCodeAt(i);
-    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY || d <= 0x20) break;
-  }
-  return i > start ? i : -1;
-}
-
-/** Past JSON whitespace (space, tab, line feed, carriage return). */
-function skipSpace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
-    i++;
-  }
 }
