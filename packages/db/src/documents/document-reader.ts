@@ -347,13 +347,29 @@ export class DocumentReader {
 
   /**
    * The winning documents' texts of `ids` (null where missing or deleted), records and bodies in
-   * one read: a page of Mango results.
+   * one read: a page of Mango results or of `include_docs` rows (`atts` as in `winningDoc`).
    */
-  async winningDocsOf(ids: readonly string[], withConflicts = false, viewer?: Viewer): Promise<(string | null)[]> {
+  async winningDocsOf(
+    ids: readonly string[],
+    withConflicts = false,
+    viewer?: Viewer,
+    atts?: AttachmentView,
+  ): Promise<(string | null)[]> {
     const found = await this.store.getDocsWithBodies(ids);
-    return found.map((doc) =>
-      doc === undefined || doc.deleted ? null : this.renderWinner(doc, doc.body, withConflicts, viewer),
-    );
+    if (atts === undefined || !changesStubs(atts)) {
+      return found.map((doc) =>
+        doc === undefined || doc.deleted ? null : this.renderWinner(doc, doc.body, withConflicts, viewer),
+      );
+    }
+    const out: (string | null)[] = [];
+    for (const doc of found) {
+      if (doc === undefined || doc.deleted) out.push(null);
+      else {
+        const attachments = await this.attachmentsText(doc.body, atts);
+        out.push(this.renderWinner(doc, doc.body, withConflicts, viewer, attachments));
+      }
+    }
+    return out;
   }
 
   /**

@@ -138,8 +138,9 @@ function* plainRows(rows: Iterable<RowEntry>): Generator<string> {
 }
 
 /**
- * Rows with their documents, a page at a time: the rows' own documents are read together (two
- * storage calls a page); a value that links another document or revision is opened by itself.
+ * Rows with their documents, a page at a time: the rows' own documents are read together (one
+ * storage call a page: records with their winners' bodies); a value that links another document
+ * or revision is opened by itself.
  */
 async function* withDocs(
   db: Database,
@@ -151,8 +152,7 @@ async function* withDocs(
   const flush = async function* (): AsyncGenerator<string> {
     const own = page.filter(([, , valueJson]) => !valueJson.startsWith('{'));
     const ids = [...new Set(own.map(([, docId]) => docId))];
-    const records = await db.records(ids);
-    const docs = await db.winningDocs(records, q.conflicts, attachmentView(q), q.viewer);
+    const docs = await db.winningDocsOf(ids, q.conflicts, q.viewer, attachmentView(q));
     const docOf = new Map(ids.map((id, i) => [id, docs[i] ?? null]));
     for (const value of page) {
       const [, docId, valueJson] = value;
