@@ -83,11 +83,35 @@ export async function* mixedParts(
 }
 
 /** `_bulk_get` as multipart/mixed: each part `\r\n--B\r\n<headers>\r\n\r\n<body>`, then `\r\n--B--\r\n`. */
-export async function* bulkGetParts(boundary: string, parts: AsyncIterable<MixedPart>): AsyncGenerator<Uint8Array> {
+export function bulkGetParts(boundary: string, parts: AsyncIterable<MixedPart>): AsyncGenerator<Uint8Array> {
+  // A replicator's batch is thousands of small pieces (headers, JSON, a few KB of attachment):
+  // written one by one, the socket writes cost more than reading them.
+  return gathered(bulkGetPieces(boundary, parts));
+}
+
+async function* bulkGetPieces(boundary: string, parts: AsyncIterable<MixedPart>): AsyncGenerator<Uint8Array> {
   for await (const part of parts) {
     yield Buffer.from(`\r\n--${boundary}\r\n${part.headers.join('\r\n')}\r\n\r\n`);
     if (part.body instanceof Uint8Array) yield part.body;
     else yield* part.body;
   }
   yield Buffer.from(`\r\n--${boundary}--\r\n`);
+}
+
+/** Bytes per write of a gathered answer. */
+const GATHERED_BYTES = 64 * 1024;
+
+/** The same bytes in pieces of at least `size` (but the last): small pieces joined, large ones passed on. */
+export async function* gathered(pieces: AsyncIterable<Uint8Array>, size = GATHERED_BYTES): AsyncGenerator<Uint8Array> {
+  let pending: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const piece of pieces) {
+    pending.push(piece);
+    bytes += piece.length;
+    if (bytes < size) continue;
+    yield pending.length === 1 ? piece : Buffer.concat(pending, bytes);
+    pending = [];
+    bytes = 0;
+  }
+  if (bytes > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, bytes);
 }

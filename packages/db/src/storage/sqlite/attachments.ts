@@ -10,7 +10,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { chunkRange, fixedChunks } from '../attachment-chunks.js';
+import { ATTACHMENT_CHUNK_BYTES, chunkRange, fixedChunks } from '../attachment-chunks.js';
 import { keysetPages } from '../keyset-pages.js';
 import type { AttachmentInfo, AttachmentSource, Page } from '../records.js';
 
@@ -23,6 +23,7 @@ export class SqliteAttachments {
   private readonly info: Database.Statement;
   private readonly keyOf: Database.Statement;
   private readonly located: Database.Statement;
+  private readonly locatedWithFirst: Database.Statement;
   private readonly dropChunks: Database.Statement;
   private readonly dropLegacyChunks: Database.Statement;
   private readonly dropInfo: Database.Statement;
@@ -39,6 +40,9 @@ export class SqliteAttachments {
     this.info = db.prepare('SELECT digest, length FROM attachments WHERE digest = ?');
     this.keyOf = db.prepare('SELECT chunks FROM attachments WHERE digest = ?').pluck();
     this.located = db.prepare('SELECT length, chunks FROM attachments WHERE digest = ?');
+    this.locatedWithFirst = db.prepare(
+      'SELECT a.length, a.chunks, d.data FROM attachments a LEFT JOIN attachment_data d ON d.key = a.chunks AND d.n = 0 WHERE a.digest = ?',
+    );
     this.dropChunks = db.prepare('DELETE FROM attachment_data WHERE key = ?');
     this.dropLegacyChunks = db.prepare('DELETE FROM attachment_chunks WHERE digest = ?');
     this.dropInfo = db.prepare('DELETE FROM attachments WHERE digest = ?');
@@ -125,11 +129,21 @@ export class SqliteAttachments {
   }
 
   async *read(digest: string, start = 0, end?: number): AsyncGenerator<Uint8Array> {
-    const row = this.located.get(digest) as { length: number; chunks: string | null } | undefined;
+    // A read from the start gets the row and its first chunk in one statement: most attachments
+    // are one chunk, and a replicator's batch reads thousands of them.
+    const fromFirst = start < ATTACHMENT_CHUNK_BYTES;
+    const row = (fromFirst ? this.locatedWithFirst : this.located).get(digest) as
+      | { length: number; chunks: string | null; data?: Buffer | null }
+      | undefined;
     if (row === undefined) return;
     const key = row.chunks;
+    const first = key === null ? undefined : (row.data ?? undefined);
     const chunkOf = (n: number) =>
-      (key === null ? this.legacyChunk.get(digest, n) : this.chunk.get(key, n)) as Buffer | undefined;
+      (n === 0 && first !== undefined
+        ? first
+        : key === null
+          ? this.legacyChunk.get(digest, n)
+          : this.chunk.get(key, n)) as Buffer | undefined;
     yield* chunkRange(row.length, chunkOf, start, end);
   }
 
