@@ -289,11 +289,12 @@ describe('full-text search over HTTP', () => {
       text: `word${i % 50} common text number ${i}`,
     }));
     await t.request('POST', '/big/_bulk_docs', { body: { docs } });
-    // A function the sandbox runs (a `var`): one of the common shape is mapped on the server's
-    // thread, and 3,000 documents then go by between two polls.
-    await t.request('PUT', '/big/_design/t', {
-      body: { indexes: { words: { index: 'function (doc) { var text = doc.text; index("default", text); }' } } },
-    });
+    // A function the sandbox runs (a `var`; one of the common shape is mapped on the server's
+    // thread), made to take its time on each document (a loop whose sum it uses): however fast
+    // the analyzer gets, the build lasts several polls.
+    const slow =
+      'function (doc) { var s = 0; for (var j = 0; j < 100000; j++) s += j; var text = s < 0 ? "" : doc.text; index("default", text); }';
+    await t.request('PUT', '/big/_design/t', { body: { indexes: { words: { index: slow } } } });
     const running = t.request('GET', '/big/_design/t/_search/words?q=common');
     let seen: { type: string; index?: string; design_document: string } | undefined;
     for (let i = 0; i < 200 && seen === undefined; i++) {
