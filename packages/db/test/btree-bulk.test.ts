@@ -29,20 +29,24 @@ function reference(records: [Buffer, Buffer][]): [Buffer, Buffer][] {
 
 const keyArb = fc.uint8Array({ minLength: 0, maxLength: 12 }).map((a) => Buffer.from(a.map((b) => b % 4)));
 
+/** sortedOrderPacked of `keys` packed end to end, as the sorter packs them. */
+function packedOrder(keys: readonly Buffer[]): number[] {
+  const starts = new Int32Array(keys.length);
+  const lengths = new Int32Array(keys.length);
+  let at = 0;
+  keys.forEach((k, i) => {
+    starts[i] = at;
+    lengths[i] = k.length;
+    at += k.length;
+  });
+  return [...sortedOrderPacked(Buffer.concat(keys), starts, lengths, keys.length)];
+}
+
 describe('btree: sorting helpers', () => {
   test('sortedOrderPacked and sortByKey give the stable byte order', () => {
     fc.assert(
       fc.property(fc.array(keyArb, { maxLength: 300 }), (keys) => {
-        const buf = Buffer.concat(keys);
-        const starts = new Int32Array(keys.length);
-        const lengths = new Int32Array(keys.length);
-        let at = 0;
-        keys.forEach((k, i) => {
-          starts[i] = at;
-          lengths[i] = k.length;
-          at += k.length;
-        });
-        const a = [...sortedOrderPacked(buf, starts, lengths, keys.length)];
+        const a = packedOrder(keys);
         const items = keys.map((key, i) => ({ key, i }));
         assert.deepEqual(
           sortByKey(items).map((item) => item.i),
@@ -73,16 +77,7 @@ describe('btree: sorting helpers', () => {
       });
     fc.assert(
       fc.property(sortedKeys, (keys) => {
-        const buf = Buffer.concat(keys);
-        const starts = new Int32Array(keys.length);
-        const lengths = new Int32Array(keys.length);
-        let at = 0;
-        keys.forEach((k, i) => {
-          starts[i] = at;
-          lengths[i] = k.length;
-          at += k.length;
-        });
-        const a = [...sortedOrderPacked(buf, starts, lengths, keys.length)];
+        const a = packedOrder(keys);
         const expected = keys
           .map((key, i) => [key, i] as const)
           .sort((x, y) => compareKeys(x[0], y[0]) || x[1] - y[1])

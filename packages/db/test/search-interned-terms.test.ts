@@ -4,17 +4,7 @@ import { analyzerNamed, type Analyzer } from '../src/search/analyzers.js';
 import { FieldTerms, TermGrouper } from '../src/search/field-terms.js';
 import { encodeFieldPostings, encodeGroupedPostings, postingsLength } from '../src/search/postings-codec.js';
 import { TermDictionary } from '../src/search/term-dictionary.js';
-
-/** A seeded generator (mulberry32): the same cases every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from './support/seeded-random.js';
 
 /** The terms of the analyzer's ASCII path, as [term, position] (undefined when it declines the text). */
 function interned(analyzer: Analyzer, text: string, dictionary: TermDictionary): [string, number][] | undefined {
@@ -79,7 +69,7 @@ describe('the ASCII path of the standard and english analyzers', () => {
   ];
 
   it('gives the tokens of the analyzer itself, term for term and position for position', () => {
-    const next = random(32);
+    const next = seededRandom(32);
     const texts = [...EDGES];
     for (let i = 0; i < 3000; i++) texts.push(randomText(next));
     for (const [name, analyzer] of analyzers) {
@@ -161,7 +151,7 @@ describe('a term dictionary of long terms', () => {
 
 describe('grouped row postings', () => {
   it('are the same row as encodeFieldPostings makes, and their length is counted without reading them', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const dictionary = new TermDictionary();
     const grouper = new TermGrouper();
     for (let round = 0; round < 500; round++) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeFieldPostings, type FieldPostings, readFieldPostings } from '../src/search/postings-codec.js';
 import { Postings } from '../src/search/postings.js';
+import { seededRandom } from './support/seeded-random.js';
 
 /** What readFieldPostings gives: per term in order, its positions. */
 function read(list: FieldPostings): [string, number[]][] {
@@ -17,20 +18,9 @@ function firstFormat(norm: number, terms: [string, number[]][]): FieldPostings {
   return [norm, ...terms.flatMap(([term, positions]) => [term, ...positions])];
 }
 
-/** A seeded generator (mulberry32): the same cases every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe("search rows' packed postings", () => {
   it('read back what was written: any terms, any positions, any order', () => {
-    const next = random(32);
+    const next = seededRandom(32);
     const words = ['the', 'quick', 'brown fox', '', 'ünïcode', '日本', 'a"b\\c', 'x'.repeat(300)];
     for (let round = 0; round < 500; round++) {
       const map = new Map<string, number[]>();

@@ -30,6 +30,25 @@ function update(db: SqliteSyncStore, writes: DocWrite[]): Map<string, string | u
   ).result;
 }
 
+/**
+ * The history the migration tests upgrade: four documents, then the team loses `a` and `c` (then
+ * regains `c`), alice `d` to bob; `e` is written and deleted by alice.
+ */
+function writeHistory(db: SqliteSyncStore): void {
+  update(db, [
+    write('a', '1-a', ['alice', 'team']),
+    write('b', '1-b', ['bob'], '{"2-x":["bob"],"2-y":["bob","eve"]}'),
+    write('c', '1-c', ['team']),
+    write('d', '1-d', ['alice']),
+  ]);
+  update(db, [write('a', '2-a', ['alice'])]);
+  update(db, [write('c', '2-c', ['bob'])]);
+  update(db, [write('d', '2-d', ['bob'])]);
+  update(db, [write('c', '3-c', ['team', 'bob'])]);
+  update(db, [write('e', '1-e', ['alice'])]);
+  update(db, [{ ...write('e', '2-e', ['alice']), record: { id: 'e', rev: '2-e', deleted: true, tree: 'tree:2-e' } }]);
+}
+
 const changes = (db: SqliteSyncStore, principals: string[]) =>
   [...db.access.foldChanges(principals, 0, { withRemoved: true })].map((c) => [c.record.id, c.removed]);
 
@@ -191,19 +210,7 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     const dir = join(tmp.dir, 'one-tree');
     const engine = openSqliteEngine({ dir });
     const db = engine.create('old');
-    update(db, [
-      write('a', '1-a', ['alice', 'team']),
-      write('b', '1-b', ['bob'], '{"2-x":["bob"],"2-y":["bob","eve"]}'),
-      write('c', '1-c', ['team']),
-      write('d', '1-d', ['alice']),
-    ]);
-    // The team loses `a` and `c` (then regains `c`), alice `d` to bob; `e` is deleted by alice.
-    update(db, [write('a', '2-a', ['alice'])]);
-    update(db, [write('c', '2-c', ['bob'])]);
-    update(db, [write('d', '2-d', ['bob'])]);
-    update(db, [write('c', '3-c', ['team', 'bob'])]);
-    update(db, [write('e', '1-e', ['alice'])]);
-    update(db, [{ ...write('e', '2-e', ['alice']), record: { id: 'e', rev: '2-e', deleted: true, tree: 'tree:2-e' } }]);
+    writeHistory(db);
     const sets = [['alice'], ['bob'], ['team'], ['alice', 'team'], ['alice', 'bob', 'team'], ['eve']];
     const expected = answers(db, sets);
     engine.close();
@@ -252,18 +259,7 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     const dir = join(tmp.dir, 'integers');
     const engine = openSqliteEngine({ dir });
     const db = engine.create('old');
-    update(db, [
-      write('a', '1-a', ['alice', 'team']),
-      write('b', '1-b', ['bob'], '{"2-x":["bob"],"2-y":["bob","eve"]}'),
-      write('c', '1-c', ['team']),
-      write('d', '1-d', ['alice']),
-    ]);
-    update(db, [write('a', '2-a', ['alice'])]);
-    update(db, [write('c', '2-c', ['bob'])]);
-    update(db, [write('d', '2-d', ['bob'])]);
-    update(db, [write('c', '3-c', ['team', 'bob'])]);
-    update(db, [write('e', '1-e', ['alice'])]);
-    update(db, [{ ...write('e', '2-e', ['alice']), record: { id: 'e', rev: '2-e', deleted: true, tree: 'tree:2-e' } }]);
+    writeHistory(db);
     const sets = [['alice'], ['bob'], ['team'], ['alice', 'team'], ['alice', 'bob', 'team'], ['eve'], ['nobody']];
     const expected = answers(db, sets);
     engine.close();

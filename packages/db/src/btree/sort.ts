@@ -106,20 +106,20 @@ function inOrderPacked(
   let prev = idx[lo]!;
   for (let i = lo + 1; i < hi; i++) {
     const next = idx[i]!;
-    const sp = starts[prev]!;
-    const sn = starts[next]!;
-    const lp = lengths[prev]!;
-    const ln = lengths[next]!;
-    const n = Math.min(lp, ln);
-    let c = 0;
-    for (let d = depth; d < n; d++) {
-      c = buf[sp + d]! - buf[sn + d]!;
-      if (c !== 0) break;
-    }
-    if (c > 0 || (c === 0 && lp > ln)) return false;
+    if (comparePackedFrom(buf, starts[prev]!, lengths[prev]!, starts[next]!, lengths[next]!, depth) > 0) return false;
     prev = next;
   }
   return true;
+}
+
+/** Two packed keys compared from byte `depth` on (the bytes before it equal), a shorter prefix first. */
+function comparePackedFrom(buf: Uint8Array, sa: number, la: number, sb: number, lb: number, depth: number): number {
+  const n = Math.min(la, lb);
+  for (let d = depth; d < n; d++) {
+    const c = buf[sa + d]! - buf[sb + d]!;
+    if (c !== 0) return c;
+  }
+  return la - lb;
 }
 
 function insertionSortPacked(
@@ -138,16 +138,7 @@ function insertionSortPacked(
     let j = i - 1;
     for (; j >= lo; j--) {
       const k = idx[j]!;
-      const sk = starts[k]!;
-      const lk = lengths[k]!;
-      const n = Math.min(lk, l0);
-      let c = 0;
-      for (let d = depth; d < n; d++) {
-        c = buf[sk + d]! - buf[s0 + d]!;
-        if (c !== 0) break;
-      }
-      if (c === 0) c = lk - l0;
-      if (c <= 0) break;
+      if (comparePackedFrom(buf, starts[k]!, lengths[k]!, s0, l0, depth) <= 0) break;
       idx[j + 1] = k;
     }
     idx[j + 1] = j0;

@@ -30,6 +30,42 @@ const DIGIT_OF = new Int8Array(128).fill(-1);
 for (let i = 0; i < LAST_BASE; i++) DIGIT_OF[LAST_DIGITS.charCodeAt(i)] = i;
 for (let i = 0; i < LEADING_BASE; i++) DIGIT_OF[LEADING_DIGITS.charCodeAt(i)] = LEADING + i;
 
+/** The value of the digit character `code` (LEADING + value for a leading digit); a bad one throws. */
+function digitOf(code: number): number {
+  // Past the end (NaN) or not a digit: -1.
+  const digit = code < 128 ? DIGIT_OF[code]! : -1;
+  if (digit < 0) throw new Error('search row: bad postings codes');
+  return digit;
+}
+
+/** Reads the zigzagged numbers of a codes string in turn. */
+class CodesReader {
+  private at = 0;
+  constructor(private readonly codes: string) {}
+
+  digit(): number {
+    return digitOf(this.codes.charCodeAt(this.at++));
+  }
+
+  number(): number {
+    let n = 0;
+    for (;;) {
+      const digit = this.digit();
+      if (digit < LEADING) {
+        n = n * LAST_BASE + digit;
+        break;
+      }
+      n = n * LEADING_BASE + digit - LEADING;
+    }
+    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  }
+
+  /** Past one number, its value not made. */
+  skip(): void {
+    while (this.digit() >= LEADING);
+  }
+}
+
 function zigzag(n: number): number {
   return n >= 0 ? n * 2 : -n * 2 - 1;
 }
@@ -136,30 +172,15 @@ export function readFieldPostings(
     const given = list[1]!;
     const codes = list[2];
     const terms = typeof given === 'string' ? (given === '' ? [] : given.split(' ')) : (given as string[]);
-    let at = 0;
-    const next = (): number => {
-      let n = 0;
-      for (;;) {
-        // Past the end (NaN) or not a digit: -1.
-        const code = codes.charCodeAt(at++);
-        const digit = code < 128 ? DIGIT_OF[code]! : -1;
-        if (digit < 0) throw new Error('search row: bad postings codes');
-        if (digit < LEADING) {
-          n = n * LAST_BASE + digit;
-          break;
-        }
-        n = n * LEADING_BASE + digit - LEADING;
-      }
-      return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
-    };
+    const reader = new CodesReader(codes);
     let first = 0;
     for (const text of terms) {
-      const frequency = next() + 1;
+      const frequency = reader.number() + 1;
       let positions = scratch;
       if (frequency > positions.length) positions = scratch = new Int32Array(frequency * 2);
-      first += next();
+      first += reader.number();
       positions[0] = first;
-      for (let i = 1; i < frequency; i++) positions[i] = positions[i - 1]! + next();
+      for (let i = 1; i < frequency; i++) positions[i] = positions[i - 1]! + reader.number();
       term(text, positions, frequency);
     }
     return;
@@ -184,12 +205,7 @@ export function readFieldPostings(
  */
 export function postingsLength(terms: string | string[], codes: string): number {
   let numbers = 0;
-  for (let i = 0; i < codes.length; i++) {
-    const code = codes.charCodeAt(i);
-    const digit = code < 128 ? DIGIT_OF[code]! : -1;
-    if (digit < 0) throw new Error('search row: bad postings codes');
-    if (digit < LEADING) numbers++;
-  }
+  for (let i = 0; i < codes.length; i++) if (digitOf(codes.charCodeAt(i)) < LEADING) numbers++;
   let count = 0;
   if (typeof terms !== 'string') count = terms.length;
   else if (terms !== '') {
@@ -210,38 +226,19 @@ export function readTermAt(
   index: number,
   found: (positions: Int32Array, frequency: number) => void,
 ): void {
-  let at = 0;
-  const digitAt = (): number => {
-    // Past the end (NaN) or not a digit: -1.
-    const code = codes.charCodeAt(at++);
-    const digit = code < 128 ? DIGIT_OF[code]! : -1;
-    if (digit < 0) throw new Error('search row: bad postings codes');
-    return digit;
-  };
-  const next = (): number => {
-    let n = 0;
-    for (;;) {
-      const digit = digitAt();
-      if (digit < LEADING) {
-        n = n * LAST_BASE + digit;
-        break;
-      }
-      n = n * LEADING_BASE + digit - LEADING;
-    }
-    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
-  };
+  const reader = new CodesReader(codes);
   let first = 0;
   for (let t = 0; t < index; t++) {
-    const frequency = next() + 1;
-    first += next();
-    for (let i = 1; i < frequency; i++) while (digitAt() >= LEADING);
+    const frequency = reader.number() + 1;
+    first += reader.number();
+    for (let i = 1; i < frequency; i++) reader.skip();
   }
-  const frequency = next() + 1;
+  const frequency = reader.number() + 1;
   let positions = scratch;
   if (frequency > positions.length) positions = scratch = new Int32Array(frequency * 2);
-  first += next();
+  first += reader.number();
   positions[0] = first;
-  for (let i = 1; i < frequency; i++) positions[i] = positions[i - 1]! + next();
+  for (let i = 1; i < frequency; i++) positions[i] = positions[i - 1]! + reader.number();
   found(positions, frequency);
 }
 
