@@ -7,7 +7,10 @@
  * the same `users × perUser` documents: `shared` holds them in one database with
  * `_access: [user]`, `peruser` in `userdb-<hex>` databases made by `couch_peruser`. Then:
  * - every user's first sync, as PouchDB pulls into an empty database: its checkpoint read,
- *   `_changes?style=all_docs` in batches of 100, `_bulk_get` of each batch, its checkpoint written;
+ *   `_changes?style=all_docs` in batches of 100, `_bulk_get` of each batch, its checkpoint written
+ *   (the server's share, with no client library's own work in the figure);
+ * - every user's first pull by PouchDB itself (pouchdb-core 9, the memory adapter, over HTTP as
+ *   that user, eight users at a time), which is what the issue names: the figure a user meets;
  * - a fan-in view (documents by type, `_count`): on the shared database a view; with one database
  *   per user the usual way, every user database replicated into one, then that view.
  * It prints the parent's ratios shared / peruser (below 1: the shared database is cheaper) of disk
@@ -15,6 +18,7 @@
  * and wall time of a user's first sync and of the fan-in view.
  */
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +40,9 @@ interface Figures {
   maxRssBytes: number;
   syncCpuMs: number;
   syncWallMs: number;
+  pouchCpuMs: number;
+  pouchWallMs: number;
+  pouchDocs: number;
   viewCpuMs: number;
   viewWallMs: number;
   docsSynced: number;
@@ -49,6 +56,26 @@ function diskOf(dir: string): number {
     total += entry.isDirectory() ? diskOf(path) : statSync(path).size;
   }
   return total;
+}
+
+interface PouchDatabase {
+  replicate: { from(source: PouchDatabase): Promise<{ docs_written: number; ok: boolean }> };
+  destroy(): Promise<unknown>;
+}
+type PouchConstructor = (new (
+  name: string,
+  options?: object,
+) => PouchDatabase) & {
+  fetch(url: string, options: { headers: Headers }): Promise<Response>;
+};
+
+/** PouchDB as an app has it: core, the memory adapter for the local copy, HTTP for the server. */
+function pouchDB(): PouchConstructor {
+  const require = createRequire(import.meta.url);
+  return require('pouchdb-core')
+    .plugin(require('pouchdb-adapter-memory'))
+    .plugin(require('pouchdb-adapter-http'))
+    .plugin(require('pouchdb-replication')) as PouchConstructor;
 }
 
 const cpuMs = (since: NodeJS.CpuUsage) => {
@@ -160,6 +187,34 @@ async function child(layout: 'shared' | 'peruser', users: number, perUser: numbe
     const syncWallMs = Date.now() - syncStart;
     const syncCpuMs = cpuMs(syncCpu);
 
+    // Every user's first pull by PouchDB itself, into a new in-memory database.
+    const PouchDB = pouchDB();
+    let pouchDocs = 0;
+    const pullOne = async (u: number) => {
+      const auth = basic(userName(u), 'pw');
+      const remote = new PouchDB(`${server.url}/${dbOf(u)}`, {
+        fetch: (url: string, options: { headers: Headers }) => {
+          options.headers.set('Authorization', auth);
+          return PouchDB.fetch(url, options);
+        },
+      });
+      const local = new PouchDB(`bench-${layout}-${u}`, { adapter: 'memory' });
+      const result = await local.replicate.from(remote);
+      if (!result.ok) throw new Error(`PouchDB's pull for ${userName(u)} did not finish`);
+      pouchDocs += result.docs_written;
+      await local.destroy();
+    };
+    const pouchCpu = process.cpuUsage();
+    const pouchStart = Date.now();
+    let nextPull = 0;
+    await Promise.all(
+      Array.from({ length: SYNC_CONCURRENCY }, async () => {
+        while (nextPull < users) await pullOne(nextPull++);
+      }),
+    );
+    const pouchWallMs = Date.now() - pouchStart;
+    const pouchCpuMs = cpuMs(pouchCpu);
+
     // A fan-in view over every user's documents.
     const viewCpu = process.cpuUsage();
     const viewStart = Date.now();
@@ -185,6 +240,9 @@ async function child(layout: 'shared' | 'peruser', users: number, perUser: numbe
       maxRssBytes: process.resourceUsage().maxRSS * 1024,
       syncCpuMs,
       syncWallMs,
+      pouchCpuMs,
+      pouchWallMs,
+      pouchDocs,
       viewCpuMs,
       viewWallMs,
       docsSynced,
@@ -220,13 +278,18 @@ if (layoutAt >= 0) {
       `access-sync: ${layout}: loaded ${users} users × ${perUser} docs in ${f.loadMs} ms; disk ${(f.diskBytes / 2 ** 20).toFixed(1)} MiB; ` +
         `RSS ${(f.rssBytes / 2 ** 20).toFixed(0)} MiB (peak ${(f.maxRssBytes / 2 ** 20).toFixed(0)}); ` +
         `first syncs ${f.syncCpuMs.toFixed(0)} ms CPU / ${f.syncWallMs} ms (${f.docsSynced} docs); ` +
+        `PouchDB pulls ${f.pouchCpuMs.toFixed(0)} ms CPU / ${f.pouchWallMs} ms (${f.pouchDocs} docs); ` +
         `fan-in view ${f.viewCpuMs.toFixed(0)} ms CPU / ${f.viewWallMs} ms (${f.viewTotal} rows)`,
     );
   }
   const shared = figures.shared!;
   const peruser = figures.peruser!;
-  if (shared.docsSynced !== users * perUser || peruser.docsSynced !== users * perUser) {
-    throw new Error(`access-sync: synced ${shared.docsSynced} / ${peruser.docsSynced}, expected ${users * perUser}`);
+  for (const f of [shared, peruser]) {
+    if (f.docsSynced !== users * perUser || f.pouchDocs !== users * perUser) {
+      throw new Error(
+        `access-sync: ${f.layout} synced ${f.docsSynced} and PouchDB pulled ${f.pouchDocs}, expected ${users * perUser}`,
+      );
+    }
   }
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
   console.log(
@@ -234,6 +297,7 @@ if (layoutAt >= 0) {
       `disk ${ratio(shared.diskBytes, peruser.diskBytes)}, RSS ${ratio(shared.rssBytes, peruser.rssBytes)} ` +
       `(peak ${ratio(shared.maxRssBytes, peruser.maxRssBytes)}), ` +
       `a user's first sync ${ratio(shared.syncCpuMs, peruser.syncCpuMs)} CPU / ${ratio(shared.syncWallMs, peruser.syncWallMs)} wall, ` +
+      `PouchDB's pulls ${ratio(shared.pouchCpuMs, peruser.pouchCpuMs)} CPU / ${ratio(shared.pouchWallMs, peruser.pouchWallMs)} wall, ` +
       `fan-in view ${ratio(shared.viewCpuMs, peruser.viewCpuMs)} CPU / ${ratio(shared.viewWallMs, peruser.viewWallMs)} wall`,
   );
 }
