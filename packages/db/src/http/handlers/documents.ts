@@ -38,7 +38,7 @@ export function docIdOf(ctx: RequestContext): string {
 
 export const documents = {
   async show(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const id = docIdOf(ctx);
     checkUsersDbRead(ctx, id);
     const { query } = ctx;
@@ -94,7 +94,7 @@ export const documents = {
   },
 
   async update(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const id = docIdOf(ctx);
     const newEdits = ctx.query.get('new_edits') !== 'false';
     // CouchDB takes the multipart form only for exactly this spelling, with a parameter.
@@ -109,7 +109,7 @@ export const documents = {
   },
 
   async create(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     checkJsonType(ctx);
     const input = readDocInput(await readJson(ctx));
     const id = input.id === undefined ? randomId() : input.id;
@@ -118,7 +118,7 @@ export const documents = {
   },
 
   async destroy(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const id = docIdOf(ctx);
     if (isLocalId(id)) {
       const result = await db.deleteLocal(id, writerOf(ctx));
@@ -132,7 +132,7 @@ export const documents = {
   },
 
   async copy(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const id = docIdOf(ctx);
     const destination = ctx.req.headers.destination;
     if (typeof destination !== 'string' || destination === '') {
