@@ -20,6 +20,7 @@ import { encryptCredentials } from './replicator-credentials.js';
 import { checkReplicatorWrite, isReplicatorDb } from './replicator-db.js';
 import { USER_PREFIX, hashUserPassword, isUsersDb, validateUserDoc } from './users-db.js';
 import { AUTH_DDOC_ID, AUTH_VALIDATE_SOURCE } from './users-auth-ddoc.js';
+import type { DocRecord } from '../storage/records.js';
 
 /** Who writes: CouchDB's `userCtx`, and the `_security` the caller was already authorized against. */
 export interface Writer {
@@ -226,8 +227,15 @@ function inputStubs(input: DocInput): Record<string, unknown> | undefined {
   return stubs;
 }
 
-/** Each database's functions, reloaded when a design document changes (any node's write). */
-const runners = new WeakMap<Database, { fingerprint: string; runner: ValidateRunner }>();
+/**
+ * Each database's functions, reloaded when a design document changes (any node's write). `designs`
+ * is the list of records they were made from: the database gives the same list again while no
+ * design document can have changed (./design-records.ts), so most writes compare one reference.
+ */
+const runners = new WeakMap<
+  Database,
+  { designs: readonly DocRecord[]; reloads: number; fingerprint: string; runner: ValidateRunner }
+>();
 let reloads = 0;
 
 /** `POST /_reload_query_servers`: every database's validate functions start in a fresh sandbox at its next write. */
@@ -237,9 +245,14 @@ export function reloadValidateFunctions(): void {
 
 async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
   const designs = await db.designRecords();
-  const fingerprint = `${reloads}\n${designs.map((d) => `${d.id}\0${d.rev}`).join('\n')}`;
   const cached = runners.get(db);
-  if (cached?.fingerprint === fingerprint) return cached.runner;
+  if (cached !== undefined && cached.designs === designs && cached.reloads === reloads) return cached.runner;
+  // Records read again (another node's write, a purge) may still be the same revisions.
+  const fingerprint = `${reloads}\n${designs.map((d) => `${d.id}\0${d.rev}`).join('\n')}`;
+  if (cached?.fingerprint === fingerprint) {
+    cached.designs = designs;
+    return cached.runner;
+  }
   const functions: ValidateFunction[] = [];
   const usersDb = isUsersDb(db.name);
   for (const { id } of designs) {
@@ -252,6 +265,6 @@ async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
   // Writes under way may still be using the old functions: their isolate goes a little later.
   if (cached !== undefined) setTimeout(() => cached.runner.dispose(), RETIRE_MS).unref();
   const runner = new ValidateRunner(functions);
-  runners.set(db, { fingerprint, runner });
+  runners.set(db, { designs, reloads, fingerprint, runner });
   return runner;
 }

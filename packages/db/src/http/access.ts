@@ -45,7 +45,7 @@ export async function authorizeDb(ctx: RequestContext, route: RouteInfo): Promis
   if (access === 'none') return;
   if (access === 'server-admin') requireAdmin(ctx.user);
   const name = String(ctx.params.db);
-  const db = await ctx.server.db(name);
+  const db = ctx.server.openDb(name) ?? (await ctx.server.db(name));
   const security = await db.security();
   // In an access-enabled database every signed-in user holds `_users` (documents/access-rules.ts).
   const user = (await db.accessEnabled()) ? withUsersRole(ctx.user) : ctx.user;

@@ -5,6 +5,7 @@
  */
 import { randomFillSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RouteInfo } from '@divan/router';
 import { anonymous } from '../auth/index.js';
 import { authorizeDb } from './access.js';
 import { applyCors } from './cors.js';
@@ -55,7 +56,8 @@ async function handle(couch: CouchServer, req: IncomingMessage, res: ServerRespo
     user: anonymous(),
     reroute: route,
   };
-  res.once('close', () => logRequest(ctx, started));
+  // `on`, not `once`: a response closes once, and `once` wraps the listener and removes it again.
+  res.on('close', () => logRequest(ctx, started));
   try {
     const found = await couch.auth.authenticate(
       req.headers.cookie,
@@ -98,7 +100,7 @@ async function route(ctx: RequestContext): Promise<void> {
   if (!decodes) throw undecodablePath(match, rawPath);
   if (match === null) throw new CouchError('not_found', 'missing');
   ctx.params = match.params;
-  ctx.endpoint = `${match.handler}#${match.action}`;
+  ctx.endpoint = endpointOf(match.route);
   // A rewrite's new request is the same client request: counted once, as the rewrite.
   if (ctx.rewrites === undefined) countStart(ctx);
   const jsonp = jsonpCallbackOf(ctx);
@@ -180,6 +182,21 @@ function wantsLoginPage(ctx: RequestContext): boolean {
   const accept = ctx.req.headers.accept;
   return accept !== undefined && !acceptsType(accept, 'application/json') && acceptsType(accept, 'text/html');
 }
+
+/**
+ * `handler#action` of a route, made once per route: the statistics look it up in sets on every
+ * request, and a string built per request is flattened and hashed again each time.
+ */
+function endpointOf(route: RouteInfo): string {
+  let endpoint = endpoints.get(route);
+  if (endpoint === undefined) {
+    endpoint = `${route.handler}#${route.action}`;
+    endpoints.set(route, endpoint);
+  }
+  return endpoint;
+}
+
+const endpoints = new WeakMap<RouteInfo, string>();
 
 /** One line per request, when its response is done: who asked what, the answer and how long it took. */
 function logRequest(ctx: RequestContext, started: number): void {

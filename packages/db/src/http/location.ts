@@ -7,14 +7,15 @@ import type { RequestContext } from './context.js';
  */
 function forwardedHeader(ctx: RequestContext, setting: string, fallback: string): string | undefined {
   const { config } = ctx.server;
-  const name = config.chttpd?.[setting] ?? config.httpd?.[setting] ?? fallback;
-  const value = ctx.req.headers[name.toLowerCase()];
+  const named = config.chttpd?.[setting] ?? config.httpd?.[setting];
+  // `fallback` is given in lower case, as node keeps header names (no lowering per request).
+  const value = ctx.req.headers[named === undefined ? fallback : named.toLowerCase()];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** The host the client asked for (CouchDB's host_for_request): `[chttpd] x_forwarded_host`'s header, else Host. */
 export function requestHost(ctx: RequestContext): string | undefined {
-  return forwardedHeader(ctx, 'x_forwarded_host', 'X-Forwarded-Host') ?? ctx.req.headers.host;
+  return forwardedHeader(ctx, 'x_forwarded_host', 'x-forwarded-host') ?? ctx.req.headers.host;
 }
 
 /**
@@ -25,8 +26,8 @@ export function requestHost(ctx: RequestContext): string | undefined {
 export function origin(ctx: RequestContext): string {
   const host = requestHost(ctx) ?? `${ctx.req.socket.localAddress}:${ctx.req.socket.localPort}`;
   const secure =
-    forwardedHeader(ctx, 'x_forwarded_ssl', 'X-Forwarded-Ssl') === 'on' ||
-    forwardedHeader(ctx, 'x_forwarded_proto', 'X-Forwarded-Proto') === 'https' ||
+    forwardedHeader(ctx, 'x_forwarded_ssl', 'x-forwarded-ssl') === 'on' ||
+    forwardedHeader(ctx, 'x_forwarded_proto', 'x-forwarded-proto') === 'https' ||
     (ctx.req.socket as { encrypted?: boolean }).encrypted === true;
   return `${secure ? 'https' : 'http'}://${host}`;
 }

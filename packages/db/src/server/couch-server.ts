@@ -400,6 +400,11 @@ export class CouchServer {
     return { doc, roles, version: Number(found.rev.slice(0, found.rev.indexOf('-'))) };
   }
 
+  /** The database if it is open already (no storage call): request paths try it before `db`. */
+  openDb(name: string): Database | undefined {
+    return this.open.get(name);
+  }
+
   /** The database of that name, or a 404 `Database does not exist.` */
   async db(name: string): Promise<Database> {
     const open = this.open.get(name);

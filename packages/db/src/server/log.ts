@@ -19,15 +19,24 @@ function levelOf(line: string): LogLevel {
 export function levelledLog(level: LogLevel, write: (line: string) => void): (line: string) => void {
   const min = RANK[level];
   if (min >= RANK.none) return () => {};
-  // The time of the last line: a busy server logs several lines a millisecond.
+  // The time of the last line: a busy server logs several lines a millisecond. The date and
+  // time to the second are formatted once a second, the milliseconds appended to them.
   let lastMs = Number.NaN;
   let lastTime = '';
+  let lastSecond = Number.NaN;
+  let secondText = '';
   return (line) => {
     if (RANK[levelOf(line)] < min) return;
     const ms = Date.now();
     if (ms !== lastMs) {
       lastMs = ms;
-      lastTime = new Date(ms).toISOString();
+      const second = Math.floor(ms / 1000);
+      if (second !== lastSecond) {
+        lastSecond = second;
+        // `2026-11-30T08:44:22.` of `2026-11-30T08:44:22.000Z`.
+        secondText = new Date(second * 1000).toISOString().slice(0, 20);
+      }
+      lastTime = `${secondText}${String(ms - second * 1000).padStart(3, '0')}Z`;
     }
     write(`${lastTime} ${line}`);
   };

@@ -30,7 +30,7 @@ async function head(
 }
 
 async function answer(ctx: RequestContext, space: IdSpace, options: AllDocsOptions): Promise<void> {
-  const db = await dbOf(ctx);
+  const db = dbOf(ctx);
   const result = await allDocs(db, space, { ...options, viewer: viewerOf(ctx) }, ctx.access?.reader);
   await streamRows(ctx, 200, await head(db, options, result.totalRows, result.offset), result.rows, () => ']}');
 }
@@ -52,9 +52,9 @@ function indexOf(db: Database, space: IdSpace): QueryIndex {
 
 function handlersFor(space: IdSpace) {
   return {
-    index: async (ctx: RequestContext) => answer(ctx, space, parseQuery(indexOf(await dbOf(ctx), space), ctx.query)),
+    index: async (ctx: RequestContext) => answer(ctx, space, parseQuery(indexOf(dbOf(ctx), space), ctx.query)),
     async query(ctx: RequestContext) {
-      const db = await dbOf(ctx); // a missing database is a 404 before anything about the body
+      const db = dbOf(ctx); // a missing database is a 404 before anything about the body
       return answer(ctx, space, parseQuery(indexOf(db, space), ctx.query, await bodyParams(ctx, true)));
     },
     queries: (ctx: RequestContext) => queriesIn(ctx, space),
@@ -70,7 +70,7 @@ export const localDocsHandlers = handlersFor('local');
  * The URL params are every query's defaults; CouchDB does not check the Content-Type here.
  */
 async function queriesIn(ctx: RequestContext, space: IdSpace): Promise<void> {
-  const db = await dbOf(ctx);
+  const db = dbOf(ctx);
   const body = await bodyParams(ctx, false);
   const queries = body.queries;
   if (queries === undefined) throw new CouchError('bad_request', 'POST body must include `queries` parameter.');

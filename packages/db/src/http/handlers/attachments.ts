@@ -40,7 +40,7 @@ function docOf(ctx: RequestContext): string {
 export const attachments = {
   async show(ctx: RequestContext): Promise<void> {
     const id = docOf(ctx);
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     checkUsersDbRead(ctx, id);
     const revText = ctx.query.get('rev');
     // An attachment of a document the reader may not read is absent (per-document `_access`).
@@ -84,7 +84,7 @@ export const attachments = {
 
   async update(ctx: RequestContext): Promise<void> {
     const id = docOf(ctx);
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const name = nameOf(ctx);
     const rev = revOf(ctx, undefined);
     const declared = Number(ctx.req.headers['content-length']);
@@ -110,7 +110,7 @@ export const attachments = {
 
   async destroy(ctx: RequestContext): Promise<void> {
     const id = docOf(ctx);
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const result = await deleteAttachment(db, id, nameOf(ctx), revOf(ctx, undefined), writerOf(ctx));
     sendJson(ctx, writtenStatus(ctx, 200), result);
   },

@@ -40,7 +40,7 @@ function docsOf(body: JsonObject, missing: string, notList: string): JsonValue[]
 
 export const bulk = {
   async docs(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const { value: body, tooDeep } = await readJsonIsolatingDeep(ctx);
     if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
     const docs = docsOf(body, 'POST body must include `docs` parameter.', '`docs` parameter must be an array.');
@@ -70,7 +70,7 @@ export const bulk = {
   },
 
   async get(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const body = await objectBody(ctx);
     const docs = docsOf(body, "Missing JSON list of 'docs'.", '`docs` must be a list of {"id", "rev"} objects.');
     // Parameters that name revisions belong in each entry, not in the query (CouchDB's list).
@@ -111,12 +111,12 @@ export const bulk = {
   },
 
   async revsDiff(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     sendJson(ctx, 200, await db.revsDiff(revsRequest(await objectBody(ctx)), ctx.access?.reader));
   },
 
   async missingRevs(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const diff = await db.revsDiff(revsRequest(await objectBody(ctx)), ctx.access?.reader);
     const missing: Record<string, string[]> = {};
     for (const id in diff) missing[id] = diff[id]!.missing;

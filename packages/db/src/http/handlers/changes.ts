@@ -39,7 +39,7 @@ export const changes = {
   index: (ctx: RequestContext) => serve(ctx, undefined),
 
   async query(ctx: RequestContext): Promise<void> {
-    await dbOf(ctx);
+    dbOf(ctx);
     const filter = ctx.query.get('filter');
     if (filter === '_doc_ids' || filter === '_selector') checkJsonType(ctx);
     const bytes = await readBody(ctx);
@@ -52,7 +52,7 @@ export const changes = {
 };
 
 async function serve(ctx: RequestContext, body: JsonObject | undefined): Promise<void> {
-  const db = await dbOf(ctx);
+  const db = dbOf(ctx);
   const request = await parseRequest(ctx.query, db, ctx.req.headers['last-event-id']);
   const filter = await feedFilter(ctx, db, body);
   try {

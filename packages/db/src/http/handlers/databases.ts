@@ -12,7 +12,7 @@ import { sendJson } from '../respond.js';
 import { perDocAccess } from '../../server/access-settings.js';
 
 /** The database a request addresses, as authorized before its handler ran (http/access.ts). */
-export async function dbOf(ctx: RequestContext): Promise<Database> {
+export function dbOf(ctx: RequestContext): Database {
   if (ctx.access === undefined) throw new Error(`${ctx.method} ${ctx.rawPath}: database route without authorization`);
   return ctx.access.db;
 }
@@ -34,7 +34,7 @@ export const databases = {
   },
 
   async show(ctx: RequestContext): Promise<void> {
-    sendJson(ctx, 200, await dbInfo(await dbOf(ctx)));
+    sendJson(ctx, 200, await dbInfo(dbOf(ctx)));
   },
 
   async destroy(ctx: RequestContext): Promise<void> {
@@ -50,11 +50,11 @@ export const databases = {
   },
 
   async revsLimit(ctx: RequestContext): Promise<void> {
-    sendJson(ctx, 200, await (await dbOf(ctx)).revsLimit());
+    sendJson(ctx, 200, await dbOf(ctx).revsLimit());
   },
 
   async setRevsLimit(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const value = await readJson(ctx);
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
       throw new CouchError('bad_request', 'Revs limit must be a positive integer');
@@ -64,12 +64,12 @@ export const databases = {
   },
 
   async security(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     sendJson(ctx, 200, await db.security());
   },
 
   async setSecurity(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const value = await readJson(ctx);
     if (!(value instanceof JsonObject)) throw new CouchError('bad_request', 'Security object must be a JSON object');
     const plain = toPlain(value);
@@ -79,7 +79,7 @@ export const databases = {
   },
 
   async ensureFullCommit(ctx: RequestContext): Promise<void> {
-    await dbOf(ctx);
+    dbOf(ctx);
     sendJson(ctx, 201, { ok: true, instance_start_time: '0' });
   },
 };

@@ -38,7 +38,7 @@ const REWRITE_LIMIT = 100;
 
 export const designFunctions = {
   async show(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const docId = docIdOf(ctx);
     const show = await prepareShow({
       db,
@@ -59,7 +59,7 @@ export const designFunctions = {
   },
 
   async update(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const docId = docIdOf(ctx);
     const req = await renderRequest(ctx, db, docId);
     const target = {
@@ -74,7 +74,7 @@ export const designFunctions = {
   },
 
   async list(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const other = ctx.params.viewddoc;
     const name = param(ctx, 'func');
     const viewName = param(ctx, 'view');
@@ -98,7 +98,7 @@ export const designFunctions = {
   },
 
   async rewrite(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const rewrites = ctx.rewrites ?? 0;
     if (rewrites >= REWRITE_LIMIT) throw new CouchError('bad_request', 'Exceeded rewrite recursion limit');
     const ddocName = param(ctx, 'docid');

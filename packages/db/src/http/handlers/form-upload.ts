@@ -27,7 +27,7 @@ interface FormFile {
 
 export async function formUpload(ctx: RequestContext, id: string): Promise<void> {
   checkReferer(ctx);
-  const db = await dbOf(ctx);
+  const db = dbOf(ctx);
   validateDocId(id);
   const contentType = ctx.req.headers['content-type'] ?? '';
   if (contentType.split(';')[0]!.trim().toLowerCase() !== 'multipart/form-data') {

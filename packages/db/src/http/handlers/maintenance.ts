@@ -23,7 +23,7 @@ const MAX_PURGE_REVS = 1000;
 export const maintenance = {
   /** Database admins (the member check first, as CouchDB). */
   async compact(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx); // DB admins too: authorized in dispatch (http/access.ts)
+    const db = dbOf(ctx); // DB admins too: authorized in dispatch (http/access.ts)
     // CouchDB asks for a JSON content type (415 otherwise), though no body is read.
     checkJsonType(ctx);
     void compact(db, ctx.server.log).catch(() => {});
@@ -32,7 +32,7 @@ export const maintenance = {
 
   /** The design doc must exist (404 otherwise); its index is compacted once answered. */
   async compactViews(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx); // DB admins too: authorized in dispatch (http/access.ts)
+    const db = dbOf(ctx); // DB admins too: authorized in dispatch (http/access.ts)
     checkJsonType(ctx);
     const manager = ctx.server.views(db);
     const ddocId = DESIGN_PREFIX + param(ctx, 'docid');
@@ -48,7 +48,7 @@ export const maintenance = {
   /** `{docid: [revs]}` → 201 `{"purge_seq": null, "purged": {docid: [revs purged]}}` (server admins only). */
   async purge(ctx: RequestContext): Promise<void> {
     requireAdmin(ctx.user);
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const body = await readJson(ctx, true);
     if (!(body instanceof JsonObject)) throw new CouchError('bad_request', 'Request body must be a JSON object');
     const request: [string, Rev[]][] = [];
@@ -65,15 +65,15 @@ export const maintenance = {
 
   /** `{"purged_infos": [{"id", "revs"}]}`: the purge log (CouchDB 3.5). */
   async purgedInfos(ctx: RequestContext): Promise<void> {
-    sendJson(ctx, 200, { purged_infos: await purgedInfos(await dbOf(ctx)) });
+    sendJson(ctx, 200, { purged_infos: await purgedInfos(dbOf(ctx)) });
   },
 
   async purgedInfosLimit(ctx: RequestContext): Promise<void> {
-    sendJson(ctx, 200, await purgedInfosLimit(await dbOf(ctx)));
+    sendJson(ctx, 200, await purgedInfosLimit(dbOf(ctx)));
   },
 
   async setPurgedInfosLimit(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx); // DB admins too: authorized in dispatch (http/access.ts)
+    const db = dbOf(ctx); // DB admins too: authorized in dispatch (http/access.ts)
     const value = await readJson(ctx);
     await setPurgedInfosLimit(db, typeof value === 'number' ? value : Number.NaN);
     sendJson(ctx, 200, { ok: true });

@@ -28,7 +28,7 @@ function scopedFind(ctx: RequestContext, request: FindRequest): FindRequest {
 export const mango = {
   /** `POST /{db}/_find`: `{"docs", "bookmark", "execution_stats"?, "warning"?}`, or `{"docs":[]}` when not run. */
   async find(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     checkJsonType(ctx);
     const body = await readJson(ctx);
     const request = { ...scopedFind(ctx, parseFindRequest(body)), viewer: viewerOf(ctx) };
@@ -39,21 +39,21 @@ export const mango = {
 
   /** `POST /{db}/_explain`. */
   async explain(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     checkJsonType(ctx);
     sendText(ctx, 200, stringifyJson(await explain(db, scopedFind(ctx, parseFindRequest(await readJson(ctx))))));
   },
 
   /** `POST /{db}/_index`. */
   async createIndex(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     checkJsonType(ctx);
     sendJson(ctx, 200, await createIndex(db, parseIndexRequest(await readJson(ctx)), writerOf(ctx)));
   },
 
   /** `GET /{db}/_index`: `_all_docs` first, then the JSON and text indexes; `limit`/`skip` slice the list. */
   async indexes(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const all = [ALL_DOCS_INDEX(), ...(await listedIndexes(db))];
     const limit = listParam(ctx, 'limit', 1);
     const skip = listParam(ctx, 'skip', 0) ?? 0;
@@ -67,7 +67,7 @@ export const mango = {
 
   /** `DELETE /{db}/_index/{ddoc}/{type}/{name}` (the ddoc with or without `_design/`). */
   async deleteIndex(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const ddoc = ctx.params.design === undefined ? param(ctx, 'ddoc') : `_design/${param(ctx, 'ddoc')}`;
     await deleteIndex(db, ddoc, param(ctx, 'type'), param(ctx, 'name'), writerOf(ctx));
     sendJson(ctx, 200, { ok: true });
@@ -75,7 +75,7 @@ export const mango = {
 
   /** `POST /{db}/_index/_bulk_delete` `{"docids": [...]}`. */
   async bulkDeleteIndexes(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     checkJsonType(ctx);
     const body = await readJson(ctx);
     const ids = body instanceof JsonObject ? body.get('docids') : undefined;

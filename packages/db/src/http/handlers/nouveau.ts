@@ -20,7 +20,7 @@ async function jsonBody(ctx: RequestContext): Promise<Record<string, unknown>> {
 
 export const nouveau = {
   async query(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const def = await nouveauDefinition(db, param(ctx, 'docid'), param(ctx, 'index'));
     const body = ctx.method === 'POST' ? await jsonBody(ctx) : undefined;
     const params = parseNouveauParams(ctx.query, body);
@@ -41,13 +41,13 @@ export const nouveau = {
   },
 
   async info(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     sendJson(ctx, 200, await nouveauInfo(db, ctx.server.views(db), param(ctx, 'docid'), param(ctx, 'index')));
   },
 
   /** Nouveau indexes live beside view and search indexes: one cleanup keeps every index in use. */
   async cleanup(ctx: RequestContext): Promise<void> {
-    await ctx.server.views(await dbOf(ctx)).cleanup();
+    await ctx.server.views(dbOf(ctx)).cleanup();
     sendJson(ctx, 202, { ok: true });
   },
 

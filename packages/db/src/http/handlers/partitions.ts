@@ -19,7 +19,7 @@ import { views } from './views.js';
 
 /** Checks the request's partition and puts it in the query string, as CouchDB rewrites the request. */
 async function scoped(ctx: RequestContext): Promise<void> {
-  requirePartitioned(await dbOf(ctx));
+  requirePartitioned(dbOf(ctx));
   const partition = validatePartition(param(ctx, 'partition'));
   const asked = ctx.query.get('partition');
   if (asked !== null && asked !== partition) {
@@ -31,17 +31,17 @@ async function scoped(ctx: RequestContext): Promise<void> {
 export const partitions = {
   /** `/{db}/_partition` names no partition. */
   async invalid(ctx: RequestContext): Promise<void> {
-    await dbOf(ctx);
+    dbOf(ctx);
     throw new CouchError('bad_request', 'invalid_partition_req');
   },
 
   async info(ctx: RequestContext): Promise<void> {
-    sendJson(ctx, 200, await partitionInfo(await dbOf(ctx), param(ctx, 'partition')));
+    sendJson(ctx, 200, await partitionInfo(dbOf(ctx), param(ctx, 'partition')));
   },
 
   /** A POST to a partition is a 405, except that CouchDB checks an underscore first. */
   async infoPost(ctx: RequestContext): Promise<void> {
-    await dbOf(ctx);
+    dbOf(ctx);
     const partition = param(ctx, 'partition');
     if (partition.startsWith('_')) validatePartition(partition);
     ctx.params.allow = 'GET';

@@ -35,7 +35,7 @@ function facets(answer: { counts?: unknown; ranges?: unknown }): string {
 
 export const search = {
   async query(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const def = await searchDefinition(db, param(ctx, 'docid'), param(ctx, 'index'));
     let body: Record<string, unknown> | undefined;
     if (ctx.method === 'POST') {
@@ -64,7 +64,7 @@ export const search = {
    * indexes (src/search/search-design.ts): one cleanup keeps every index in use, of both kinds.
    */
   async cleanup(ctx: RequestContext): Promise<void> {
-    await ctx.server.views(await dbOf(ctx)).cleanup();
+    await ctx.server.views(dbOf(ctx)).cleanup();
     sendJson(ctx, 202, { ok: true });
   },
 
@@ -76,7 +76,7 @@ export const search = {
   },
 
   async info(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     sendJson(ctx, 200, await searchInfo(db, ctx.server.views(db), param(ctx, 'docid'), param(ctx, 'index')));
   },
 };

@@ -146,7 +146,7 @@ function compareKeyToName(key: unknown, name: string): number {
 const DESIGN_FUNCTIONS = new Set(['_show', '_list', '_update', '_rewrite']);
 
 async function designEndpoint(ctx: RequestContext): Promise<void> {
-  const db = await dbOf(ctx);
+  const db = dbOf(ctx);
   const ddocId = `_design/${String(ctx.params.docid)}`;
   if ((await db.winningBody(ddocId))?.body === undefined) throw new CouchError('not_found', 'missing');
   const fn = String(ctx.params.fn);

@@ -28,7 +28,7 @@ export const views = {
 
   /** Several queries of one view in one request. */
   async queries(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const body = await objectBody(ctx, true);
     const queries = body.queries;
     if (!Array.isArray(queries)) throw new CouchError('bad_request', '`queries` member must be an array.');
@@ -45,14 +45,14 @@ export const views = {
   },
 
   async info(ctx: RequestContext): Promise<void> {
-    const db = await dbOf(ctx);
+    const db = dbOf(ctx);
     const viewIndex = await ctx.server.views(db).info(DESIGN_PREFIX + param(ctx, 'docid'));
     sendJson(ctx, 200, { name: param(ctx, 'docid'), view_index: viewIndex });
   },
 
   async cleanup(ctx: RequestContext): Promise<void> {
     // DB admins too: authorized in dispatch (http/access.ts).
-    await ctx.server.views(await dbOf(ctx)).cleanup();
+    await ctx.server.views(dbOf(ctx)).cleanup();
     sendJson(ctx, 202, { ok: true });
   },
 
@@ -76,7 +76,7 @@ function open(ctx: RequestContext, db: Database): Promise<ViewTarget> {
 }
 
 async function answerView(ctx: RequestContext, body: Record<string, unknown> | undefined): Promise<void> {
-  const db = await dbOf(ctx);
+  const db = dbOf(ctx);
   if (body?.queries !== undefined) {
     throw new CouchError('bad_request', 'The `queries` parameter is no longer supported at this endpoint');
   }
