@@ -10,7 +10,8 @@
  */
 import { parseJson, type JsonValue, JsonObject, toPlain } from '../json/index.js';
 import { membersReader } from './flat-members.js';
-import type { MapBatchResult, Mapper, Row } from '../sandbox/index.js';
+import type { MapBatchResult, Row } from '../sandbox/index.js';
+import type { StoredDoc, StoredDocMapper } from '../views/native-map/native-js-mapper.js';
 import type { ViewGroup } from '../views/design.js';
 import { BAD_PATH, type FieldPath, NOT_FOUND, parseFieldPath, resolvePath } from './field-path.js';
 import { parseSelector } from './selector.js';
@@ -139,9 +140,12 @@ export type FilterCompiler = (selector: JsonObject) => (doc: JsonValue) => boole
 
 /**
  * The view engine's mapper for a `"language": "query"` view group: the rows of each document
- * computed here, without a sandbox.
+ * computed here, without a sandbox. Where the indexes read only body members (no `_id`, no
+ * meta member), each document is read from its stored body as the updater has it, not from its
+ * rendered text (issue #31: rendering every document of a build was a copy of each to read one
+ * or two members out of it).
  */
-export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler): Mapper {
+export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler): StoredDocMapper {
   const defined = group.views.map((view) => {
     const map = parseJson(view.map);
     return map instanceof JsonObject ? indexOfMap(group.ddocId, view.name, map, 0, group.partitioned) : undefined;
@@ -150,25 +154,26 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
     fields: index?.fields,
     filter: index?.partialFilter === undefined ? undefined : compileFilter(index.partialFilter),
   }));
-  const parse = membersParser(defined);
+  const { parse, bodyOnly } = membersParser(defined);
+  const rowsOf = (doc: JsonValue): Row[][] =>
+    indexes.map(({ fields, filter }) => {
+      if (fields === undefined) return [];
+      const key: unknown[] = [];
+      for (const field of fields) {
+        const value = resolvePath(doc, field.path);
+        if (value === NOT_FOUND || value === BAD_PATH) return [];
+        key.push(toPlain(value));
+      }
+      if (filter !== undefined && !filter(doc)) return [];
+      return [[key, null]];
+    });
   return {
     viewNames: group.views.map((view) => view.name),
     async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
-      const rows: Row[][][] = docsJson.map((text) => {
-        const doc = parse(text);
-        return indexes.map(({ fields, filter }) => {
-          if (fields === undefined) return [];
-          const key: unknown[] = [];
-          for (const field of fields) {
-            const value = resolvePath(doc, field.path);
-            if (value === NOT_FOUND || value === BAD_PATH) return [];
-            key.push(toPlain(value));
-          }
-          if (filter !== undefined && !filter(doc)) return [];
-          return [[key, null]];
-        });
-      });
-      return { rows, errors: [] };
+      return { rows: docsJson.map((text) => rowsOf(parse(text))), errors: [] };
+    },
+    async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
+      return { rows: docs.map((doc) => rowsOf(parse(bodyOnly ? doc.body : render(doc)))), errors: [] };
     },
     dispose() {},
   };
@@ -177,9 +182,14 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
 /**
  * A parser of the documents a view group maps: only the top-level members its indexes' fields and
  * partial filters read (an index build spent most of its time parsing whole documents and
- * collecting them); the whole document when a filter tests more than named members.
+ * collecting them); the whole document when a filter tests more than named members. `bodyOnly`:
+ * every member read is in a stored body (none starts with `_`: the stored body has no `_id` or
+ * `_rev`, and its attachment stubs and meta members are not the document's view of them).
  */
-function membersParser(indexes: readonly (JsonIndex | undefined)[]): (text: string) => JsonValue {
+function membersParser(indexes: readonly (JsonIndex | undefined)[]): {
+  parse: (text: string) => JsonValue;
+  bodyOnly: boolean;
+} {
   const names = new Set<string>();
   for (const index of indexes) {
     if (index === undefined) continue;
@@ -192,7 +202,7 @@ function membersParser(indexes: readonly (JsonIndex | undefined)[]): (text: stri
       // A filter that does not parse is the filter compiler's to report.
       named = false;
     }
-    if (!named) return parseJson;
+    if (!named) return { parse: parseJson, bodyOnly: false };
   }
-  return membersReader(names);
+  return { parse: membersReader(names), bodyOnly: [...names].every((name) => !name.startsWith('_')) };
 }
