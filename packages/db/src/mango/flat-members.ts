@@ -19,35 +19,86 @@ const COLON = 0x3a;
 /** A reader of `names`' members of JSON object texts (stored documents: valid JSON). */
 export function membersReader(names: ReadonlySet<string>): (text: string) => JsonObject {
   // A name with a quote or a backslash is written escaped: searched for as written, it would be missed.
-  if ([...names].some((name) => name.includes('"') || name.includes('\\'))) {
-    return (text) => parseJsonMembers(text, names);
-  }
+  if (!searchable(names)) return (text) => parseJsonMembers(text, names);
   const quoted = [...names].map((name) => [name, `"${name}"`] as const);
   return (text) => flatMembers(text, quoted) ?? parseJsonMembers(text, names);
 }
 
+/**
+ * A reader of the values of `names` (undefined where a member is missing), in that order: the
+ * values `membersReader` gives, without the object around them (an index build reads one or two
+ * per document, and its keys are made of nothing else).
+ */
+export function memberValuesReader(names: readonly string[]): (text: string) => (JsonValue | undefined)[] {
+  const walked = (text: string) => {
+    const members = parseJsonMembers(text, new Set(names));
+    return names.map((name) => members.get(name));
+  };
+  if (!searchable(names)) return walked;
+  const keys = names.map((name) => `"${name}"`);
+  return (text) => flatValues(text, keys) ?? walked(text);
+}
+
+function searchable(names: Iterable<string>): boolean {
+  for (const name of names) if (name.includes('"') || name.includes('\\')) return false;
+  return true;
+}
+
+/** Whether a text is of the flat shape: an object with no object inside and no escape. */
+function isFlat(text: string): boolean {
+  return text.charCodeAt(0) === OPEN_OBJECT && text.indexOf('{', 1) < 0 && text.indexOf('\\') < 0;
+}
+
 /** The members, or undefined when the text is not of the flat shape this reads. */
 function flatMembers(text: string, quoted: readonly (readonly [string, string])[]): JsonObject | undefined {
-  if (text.charCodeAt(0) !== OPEN_OBJECT || text.indexOf('{', 1) >= 0 || text.indexOf('\\') >= 0) return undefined;
+  if (!isFlat(text)) return undefined;
   // Each member found with where it starts: the object keeps the text's order, as the walk does.
   const found: { at: number; name: string; value: JsonValue }[] = [];
   for (const [name, key] of quoted) {
-    for (let at = text.lastIndexOf(key); at > 0; at = text.lastIndexOf(key, at - 1)) {
-      const colon = skipJsonSpace(text, at + key.length);
-      // The same characters as a string value (in an array, or a member's value): not a key.
-      if (text.charCodeAt(colon) !== COLON) continue;
-      const start = skipJsonSpace(text, colon + 1);
-      const end = jsonValueEnd(text, start);
-      if (end < 0) return undefined;
-      found.push({ at, name, value: valueAt(text, start, end) });
-      break;
-    }
+    const at = lastKeyAt(text, key);
+    if (at < 0) continue;
+    const value = valueAfterKey(text, at + key.length);
+    if (value === undefined) return undefined;
+    found.push({ at, name, value });
   }
   if (found.length > 1) found.sort((a, b) => a.at - b.at);
   return new JsonObject(
     found.map((member) => member.name),
     found.map((member) => member.value),
   );
+}
+
+/** The values of the members `keys` (quoted names), or undefined when the text is not flat. */
+function flatValues(text: string, keys: readonly string[]): (JsonValue | undefined)[] | undefined {
+  if (!isFlat(text)) return undefined;
+  const values: (JsonValue | undefined)[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const at = lastKeyAt(text, key);
+    if (at < 0) continue;
+    const value = valueAfterKey(text, at + key.length);
+    if (value === undefined) return undefined;
+    values[i] = value;
+  }
+  return values;
+}
+
+/**
+ * Where the last `key` (a quoted name) followed by `:` starts, or -1: the last of a duplicate
+ * wins, and the same characters as a string value (in an array, or a member's value) are no key.
+ */
+function lastKeyAt(text: string, key: string): number {
+  for (let at = text.lastIndexOf(key); at > 0; at = text.lastIndexOf(key, at - 1)) {
+    if (text.charCodeAt(skipJsonSpace(text, at + key.length)) === COLON) return at;
+  }
+  return -1;
+}
+
+/** The value after a key ending at `after` (before its colon), or undefined when it does not parse as one. */
+function valueAfterKey(text: string, after: number): JsonValue | undefined {
+  const start = skipJsonSpace(text, skipJsonSpace(text, after) + 1);
+  const end = jsonValueEnd(text, start);
+  return end < 0 ? undefined : valueAt(text, start, end);
 }
 
 /**

@@ -9,7 +9,7 @@
  * row's key is the array of the field values.
  */
 import { parseJson, type JsonValue, JsonObject, toPlain } from '../json/index.js';
-import { membersReader } from './flat-members.js';
+import { memberValuesReader, membersReader } from './flat-members.js';
 import type { MapBatchResult, Row } from '../sandbox/index.js';
 import type { StoredDoc, StoredDocMapper } from '../views/native-map/native-js-mapper.js';
 import type { ViewGroup } from '../views/design.js';
@@ -155,8 +155,29 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
     filter: index?.partialFilter === undefined ? undefined : compileFilter(index.partialFilter),
   }));
   const { parse, bodyOnly } = membersParser(defined);
-  const rowsOf = (doc: JsonValue): Row[][] =>
-    indexes.map(({ fields, filter }) => {
+  const rowsOf = keysReader(indexes) ?? docRows(parse, indexes);
+  return {
+    viewNames: group.views.map((view) => view.name),
+    async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
+      return { rows: docsJson.map(rowsOf), errors: [] };
+    },
+    async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
+      return { rows: docs.map((doc) => rowsOf(bodyOnly ? doc.body : render(doc))), errors: [] };
+    },
+    dispose() {},
+  };
+}
+
+interface MappedIndex {
+  fields: IndexField[] | undefined;
+  filter: ((doc: JsonValue) => boolean) | undefined;
+}
+
+/** Each index's rows of a document's text: its key where every field resolves and the filter holds. */
+function docRows(parse: (text: string) => JsonValue, indexes: readonly MappedIndex[]): (text: string) => Row[][] {
+  return (text) => {
+    const doc = parse(text);
+    return indexes.map(({ fields, filter }) => {
       if (fields === undefined) return [];
       const key: unknown[] = [];
       for (const field of fields) {
@@ -167,15 +188,32 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
       if (filter !== undefined && !filter(doc)) return [];
       return [[key, null]];
     });
-  return {
-    viewNames: group.views.map((view) => view.name),
-    async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
-      return { rows: docsJson.map((text) => rowsOf(parse(text))), errors: [] };
-    },
-    async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
-      return { rows: docs.map((doc) => rowsOf(parse(bodyOnly ? doc.body : render(doc)))), errors: [] };
-    },
-    dispose() {},
+  };
+}
+
+/**
+ * `docRows` where every index reads top-level members alone and has no filter (the common index):
+ * the keys made straight from the members' values, no document built around them.
+ */
+function keysReader(indexes: readonly MappedIndex[]): ((text: string) => Row[][]) | undefined {
+  if (indexes.some(({ fields, filter }) => filter !== undefined || fields?.some((f) => f.path.length !== 1))) {
+    return undefined;
+  }
+  const names = [...new Set(indexes.flatMap(({ fields }) => (fields ?? []).map((f) => f.path[0]!)))];
+  const slots = indexes.map(({ fields }) => fields?.map((f) => names.indexOf(f.path[0]!)));
+  const read = memberValuesReader(names);
+  return (text) => {
+    const values = read(text);
+    return slots.map((columns) => {
+      if (columns === undefined) return [];
+      const key: unknown[] = new Array(columns.length);
+      for (let c = 0; c < columns.length; c++) {
+        const value = values[columns[c]!];
+        if (value === undefined) return [];
+        key[c] = toPlain(value);
+      }
+      return [[key, null]];
+    });
   };
 }
 
