@@ -55,11 +55,16 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
   // Each member found with where it starts: the object keeps the text's order, as the walk does.
   const found: { at: number; name: string; value: JsonValue }[] = [];
   for (const [name, key] of quoted) {
-    const at = lastKeyAt(text, key);
-    if (at < 0) continue;
-    const value = valueAfterKey(text, at + key.length);
-    if (value === undefined) return undefined;
-    found.push({ at, name, value });
+    for (let at = text.lastIndexOf(key); at > 0; at = text.lastIndexOf(key, at - 1)) {
+      const colon = skipJsonSpace(text, at + key.length);
+      // The same characters as a string value (in an array, or a member's value): not a key.
+      if (text.charCodeAt(colon) !== COLON) continue;
+      const start = skipJsonSpace(text, colon + 1);
+      const end = jsonValueEnd(text, start);
+      if (end < 0) return undefined;
+      found.push({ at, name, value: valueAt(text, start, end) });
+      break;
+    }
   }
   if (found.length > 1) found.sort((a, b) => a.at - b.at);
   return new JsonObject(
@@ -68,37 +73,23 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
   );
 }
 
-/** The values of the members `keys` (quoted names), or undefined when the text is not flat. */
+/** The values of the members `keys` (quoted names), or undefined when the text is not flat (as `flatMembers`). */
 function flatValues(text: string, keys: readonly string[]): (JsonValue | undefined)[] | undefined {
   if (!isFlat(text)) return undefined;
   const values: (JsonValue | undefined)[] = new Array(keys.length);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    const at = lastKeyAt(text, key);
-    if (at < 0) continue;
-    const value = valueAfterKey(text, at + key.length);
-    if (value === undefined) return undefined;
-    values[i] = value;
+    for (let at = text.lastIndexOf(key); at > 0; at = text.lastIndexOf(key, at - 1)) {
+      const colon = skipJsonSpace(text, at + key.length);
+      if (text.charCodeAt(colon) !== COLON) continue;
+      const start = skipJsonSpace(text, colon + 1);
+      const end = jsonValueEnd(text, start);
+      if (end < 0) return undefined;
+      values[i] = valueAt(text, start, end);
+      break;
+    }
   }
   return values;
-}
-
-/**
- * Where the last `key` (a quoted name) followed by `:` starts, or -1: the last of a duplicate
- * wins, and the same characters as a string value (in an array, or a member's value) are no key.
- */
-function lastKeyAt(text: string, key: string): number {
-  for (let at = text.lastIndexOf(key); at > 0; at = text.lastIndexOf(key, at - 1)) {
-    if (text.charCodeAt(skipJsonSpace(text, at + key.length)) === COLON) return at;
-  }
-  return -1;
-}
-
-/** The value after a key ending at `after` (before its colon), or undefined when it does not parse as one. */
-function valueAfterKey(text: string, after: number): JsonValue | undefined {
-  const start = skipJsonSpace(text, skipJsonSpace(text, after) + 1);
-  const end = jsonValueEnd(text, start);
-  return end < 0 ? undefined : valueAt(text, start, end);
 }
 
 /**
