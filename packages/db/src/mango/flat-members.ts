@@ -44,14 +44,9 @@ function searchable(names: Iterable<string>): boolean {
   return true;
 }
 
-/** Whether a text is of the flat shape: an object with no object inside and no escape. */
-function isFlat(text: string): boolean {
-  return text.charCodeAt(0) === OPEN_OBJECT && text.indexOf('{', 1) < 0 && text.indexOf('\\') < 0;
-}
-
 /** The members, or undefined when the text is not of the flat shape this reads. */
 function flatMembers(text: string, quoted: readonly (readonly [string, string])[]): JsonObject | undefined {
-  if (!isFlat(text)) return undefined;
+  if (text.charCodeAt(0) !== OPEN_OBJECT || text.indexOf('{', 1) >= 0 || text.indexOf('\\') >= 0) return undefined;
   // Each member found with where it starts: the object keeps the text's order, as the walk does.
   const found: { at: number; name: string; value: JsonValue }[] = [];
   for (const [name, key] of quoted) {
@@ -75,7 +70,7 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
 
 /** The values of the members `keys` (quoted names), or undefined when the text is not flat (as `flatMembers`). */
 function flatValues(text: string, keys: readonly string[]): (JsonValue | undefined)[] | undefined {
-  if (!isFlat(text)) return undefined;
+  if (text.charCodeAt(0) !== OPEN_OBJECT || text.indexOf('{', 1) >= 0 || text.indexOf('\\') >= 0) return undefined;
   const values: (JsonValue | undefined)[] = new Array(keys.length);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
