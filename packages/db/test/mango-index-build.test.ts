@@ -55,6 +55,12 @@ describe('Mango index builds from stored bodies', () => {
     assert.deepEqual(ids(ranged), ['e', 'a']);
   });
 
+  it('an index on `_id` and a body member reads the rendered documents, keys from their values', async () => {
+    await index('by-k-id', { fields: ['k', '_id'] });
+    const found = await find({ selector: { k: 'x', _id: { $gt: 'a' } }, use_index: 'by-k-id' });
+    assert.deepEqual(ids(found), ['c', 'd', 'e']);
+  });
+
   it('an index on a meta member reads the rendered documents', async () => {
     await index('by-conflicts', { fields: ['_conflicts'] });
     const found = await find({

@@ -159,7 +159,7 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
   return {
     viewNames: group.views.map((view) => view.name),
     async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
-      return { rows: docsJson.map(rowsOf), errors: [] };
+      return { rows: docsJson.map((text) => rowsOf(text)), errors: [] };
     },
     async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
       return { rows: docs.map((doc) => rowsOf(bodyOnly ? doc.body : render(doc))), errors: [] };
