@@ -19,11 +19,29 @@ const COLON = 0x3a;
 /** A reader of `names`' members of JSON object texts (stored documents: valid JSON). */
 export function membersReader(names: ReadonlySet<string>): (text: string) => JsonObject {
   // A name with a quote or a backslash is written escaped: searched for as written, it would be missed.
-  if ([...names].some((name) => name.includes('"') || name.includes('\\'))) {
-    return (text) => parseJsonMembers(text, names);
-  }
+  if (!searchable(names)) return (text) => parseJsonMembers(text, names);
   const quoted = [...names].map((name) => [name, `"${name}"`] as const);
   return (text) => flatMembers(text, quoted) ?? parseJsonMembers(text, names);
+}
+
+/**
+ * A reader of the values of `names` (undefined where a member is missing), in that order: the
+ * values `membersReader` gives, without the object around them (an index build reads one or two
+ * per document, and its keys are made of nothing else).
+ */
+export function memberValuesReader(names: readonly string[]): (text: string) => (JsonValue | undefined)[] {
+  const walked = (text: string) => {
+    const members = parseJsonMembers(text, new Set(names));
+    return names.map((name) => members.get(name));
+  };
+  if (!searchable(names)) return walked;
+  const keys = names.map((name) => `"${name}"`);
+  return (text) => flatValues(text, keys) ?? walked(text);
+}
+
+function searchable(names: Iterable<string>): boolean {
+  for (const name of names) if (name.includes('"') || name.includes('\\')) return false;
+  return true;
 }
 
 /** The members, or undefined when the text is not of the flat shape this reads. */
@@ -48,6 +66,25 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
     found.map((member) => member.name),
     found.map((member) => member.value),
   );
+}
+
+/** The values of the members `keys` (quoted names), or undefined when the text is not flat (as `flatMembers`). */
+function flatValues(text: string, keys: readonly string[]): (JsonValue | undefined)[] | undefined {
+  if (text.charCodeAt(0) !== OPEN_OBJECT || text.indexOf('{', 1) >= 0 || text.indexOf('\\') >= 0) return undefined;
+  const values: (JsonValue | undefined)[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    for (let at = text.lastIndexOf(key); at > 0; at = text.lastIndexOf(key, at - 1)) {
+      const colon = skipJsonSpace(text, at + key.length);
+      if (text.charCodeAt(colon) !== COLON) continue;
+      const start = skipJsonSpace(text, colon + 1);
+      const end = jsonValueEnd(text, start);
+      if (end < 0) return undefined;
+      values[i] = valueAt(text, start, end);
+      break;
+    }
+  }
+  return values;
 }
 
 /**

@@ -9,8 +9,9 @@
  * row's key is the array of the field values.
  */
 import { parseJson, type JsonValue, JsonObject, toPlain } from '../json/index.js';
-import { membersReader } from './flat-members.js';
-import type { MapBatchResult, Mapper, Row } from '../sandbox/index.js';
+import { memberValuesReader, membersReader } from './flat-members.js';
+import type { MapBatchResult, Row } from '../sandbox/index.js';
+import type { StoredDoc, StoredDocMapper } from '../views/native-map/native-js-mapper.js';
 import type { ViewGroup } from '../views/design.js';
 import { BAD_PATH, type FieldPath, NOT_FOUND, parseFieldPath, resolvePath } from './field-path.js';
 import { parseSelector } from './selector.js';
@@ -139,9 +140,12 @@ export type FilterCompiler = (selector: JsonObject) => (doc: JsonValue) => boole
 
 /**
  * The view engine's mapper for a `"language": "query"` view group: the rows of each document
- * computed here, without a sandbox.
+ * computed here, without a sandbox. Where the indexes read only body members (no `_id`, no
+ * meta member), each document is read from its stored body as the updater has it, not from its
+ * rendered text (issue #31: rendering every document of a build was a copy of each to read one
+ * or two members out of it).
  */
-export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler): Mapper {
+export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler): StoredDocMapper {
   const defined = group.views.map((view) => {
     const map = parseJson(view.map);
     return map instanceof JsonObject ? indexOfMap(group.ddocId, view.name, map, 0, group.partitioned) : undefined;
@@ -150,36 +154,80 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
     fields: index?.fields,
     filter: index?.partialFilter === undefined ? undefined : compileFilter(index.partialFilter),
   }));
-  const parse = membersParser(defined);
+  const { parse, bodyOnly } = membersParser(defined);
+  const rowsOf = keysReader(indexes) ?? docRows(parse, indexes);
   return {
     viewNames: group.views.map((view) => view.name),
     async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
-      const rows: Row[][][] = docsJson.map((text) => {
-        const doc = parse(text);
-        return indexes.map(({ fields, filter }) => {
-          if (fields === undefined) return [];
-          const key: unknown[] = [];
-          for (const field of fields) {
-            const value = resolvePath(doc, field.path);
-            if (value === NOT_FOUND || value === BAD_PATH) return [];
-            key.push(toPlain(value));
-          }
-          if (filter !== undefined && !filter(doc)) return [];
-          return [[key, null]];
-        });
-      });
-      return { rows, errors: [] };
+      return { rows: docsJson.map((text) => rowsOf(text)), errors: [] };
+    },
+    async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
+      return { rows: docs.map((doc) => rowsOf(bodyOnly ? doc.body : render(doc))), errors: [] };
     },
     dispose() {},
+  };
+}
+
+interface MappedIndex {
+  fields: IndexField[] | undefined;
+  filter: ((doc: JsonValue) => boolean) | undefined;
+}
+
+/** Each index's rows of a document's text: its key where every field resolves and the filter holds. */
+function docRows(parse: (text: string) => JsonValue, indexes: readonly MappedIndex[]): (text: string) => Row[][] {
+  return (text) => {
+    const doc = parse(text);
+    return indexes.map(({ fields, filter }) => {
+      if (fields === undefined) return [];
+      const key: unknown[] = [];
+      for (const field of fields) {
+        const value = resolvePath(doc, field.path);
+        if (value === NOT_FOUND || value === BAD_PATH) return [];
+        key.push(toPlain(value));
+      }
+      if (filter !== undefined && !filter(doc)) return [];
+      return [[key, null]];
+    });
+  };
+}
+
+/**
+ * `docRows` where every index reads top-level members alone and has no filter (the common index):
+ * the keys made straight from the members' values, no document built around them.
+ */
+function keysReader(indexes: readonly MappedIndex[]): ((text: string) => Row[][]) | undefined {
+  if (indexes.some(({ fields, filter }) => filter !== undefined || fields?.some((f) => f.path.length !== 1))) {
+    return undefined;
+  }
+  const names = [...new Set(indexes.flatMap(({ fields }) => (fields ?? []).map((f) => f.path[0]!)))];
+  const slots = indexes.map(({ fields }) => fields?.map((f) => names.indexOf(f.path[0]!)));
+  const read = memberValuesReader(names);
+  return (text) => {
+    const values = read(text);
+    return slots.map((columns) => {
+      if (columns === undefined) return [];
+      const key: unknown[] = new Array(columns.length);
+      for (let c = 0; c < columns.length; c++) {
+        const value = values[columns[c]!];
+        if (value === undefined) return [];
+        key[c] = toPlain(value);
+      }
+      return [[key, null]];
+    });
   };
 }
 
 /**
  * A parser of the documents a view group maps: only the top-level members its indexes' fields and
  * partial filters read (an index build spent most of its time parsing whole documents and
- * collecting them); the whole document when a filter tests more than named members.
+ * collecting them); the whole document when a filter tests more than named members. `bodyOnly`:
+ * every member read is in a stored body (none starts with `_`: the stored body has no `_id` or
+ * `_rev`, and its attachment stubs and meta members are not the document's view of them).
  */
-function membersParser(indexes: readonly (JsonIndex | undefined)[]): (text: string) => JsonValue {
+function membersParser(indexes: readonly (JsonIndex | undefined)[]): {
+  parse: (text: string) => JsonValue;
+  bodyOnly: boolean;
+} {
   const names = new Set<string>();
   for (const index of indexes) {
     if (index === undefined) continue;
@@ -192,7 +240,7 @@ function membersParser(indexes: readonly (JsonIndex | undefined)[]): (text: stri
       // A filter that does not parse is the filter compiler's to report.
       named = false;
     }
-    if (!named) return parseJson;
+    if (!named) return { parse: parseJson, bodyOnly: false };
   }
-  return membersReader(names);
+  return { parse: membersReader(names), bodyOnly: [...names].every((name) => !name.startsWith('_')) };
 }
