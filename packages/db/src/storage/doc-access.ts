@@ -6,7 +6,7 @@
  * layer's text of its leaves when it is not `uniformLeaves(readers)`. Kept in the row a write
  * rewrites anyway, it lets the access rows live in one order only: by principal and sequence.
  */
-import { type AccessWrite, uniformLeaves } from './records.js';
+import { type AccessWrite, UNIFORM_LEAF, uniformLeaves } from './records.js';
 
 export interface DocAccess {
   /** The principals who may read the document now, in UTF-8 byte order. */
@@ -90,6 +90,71 @@ export function nextDocAccess(before: DocAccess, write: AccessWrite, seq: number
   const next: DocAccess = { readers, at: seq, gone, goneAt };
   if (write.leaves !== uniformLeaves(readers)) next.leaves = write.leaves;
   return { next, removed, stale };
+}
+
+/** What the usual stored text holds after its readers: nobody lost the document, no leaves text. */
+const USUAL_TAIL = ',[],null,';
+
+/**
+ * The usual stored text (`[readers,[],null,at]`: every leaf has the readers' `_access`, nobody
+ * lost the document) taken apart without parsing it: the readers' JSON and their rows'
+ * sequence. Undefined for any other text. Only such a text ends in `,[],null,` and digits: a
+ * leaves text or a name is a quoted string, and `goneAt` (a list) follows any non-empty `gone`.
+ */
+export function usualDocAccess(text: string): { readersJson: string; at: number } | undefined {
+  const tail = text.lastIndexOf(USUAL_TAIL);
+  const last = text.length - 1;
+  const from = tail + USUAL_TAIL.length;
+  if (tail < 2 || text.charCodeAt(0) !== 0x5b || text.charCodeAt(last) !== 0x5d || from === last) return undefined;
+  let at = 0;
+  for (let i = from; i < last; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    at = at * 10 + digit;
+  }
+  return { readersJson: text.slice(1, tail), at };
+}
+
+/** The `DocRecord.access` text of a stored access text (`leavesOfDocAccess`), parsing only an unusual one. */
+export function leavesOfStoredText(text: string | null): string | undefined {
+  if (text === null) return undefined;
+  const usual = usualDocAccess(text);
+  if (usual === undefined) return leavesOfDocAccess(decodeDocAccess(text));
+  return usual.readersJson === '[]' ? undefined : `{"${UNIFORM_LEAF}":${usual.readersJson}}`;
+}
+
+/** `nextDocAccess`'s answer with the next access as its stored text. */
+export interface NextDocAccessText {
+  /** The principals who read the document after the write (each gets a row at its sequence). */
+  readers: readonly string[];
+  /** Principals who read the document before the write and do not after it. */
+  removed: readonly string[];
+  /** The rows the write replaces. */
+  stale: readonly AccessRowKey[];
+  /** The stored access text after the write. */
+  text: string | null;
+}
+
+/**
+ * `nextDocAccess` from and to the stored texts (`before`: null for a document with none). The
+ * usual write (readers in order whose every leaf has them, a new document's or an update that
+ * keeps its readers) is made by concatenation, without parsing the stored text or building the
+ * next one; any other write goes through `nextDocAccess`.
+ */
+export function nextDocAccessText(before: string | null, write: AccessWrite, seq: number): NextDocAccessText {
+  const readersJson = JSON.stringify(write.readers);
+  // The write's leaves are uniform and its readers ordered, once each (`uniformLeaves`' rule).
+  if (write.readers.length > 0 && write.leaves === `{"${UNIFORM_LEAF}":${readersJson}}`) {
+    const text = `[${readersJson}${USUAL_TAIL}${seq}]`;
+    if (before === null) return { readers: write.readers, removed: [], stale: [], text };
+    const usual = usualDocAccess(before);
+    if (usual !== undefined && usual.readersJson === readersJson) {
+      const stale = write.readers.map((principal): AccessRowKey => [principal, usual.at]);
+      return { readers: write.readers, removed: [], stale, text };
+    }
+  }
+  const { next, removed, stale } = nextDocAccess(decodeDocAccess(before), write, seq);
+  return { readers: next.readers, removed, stale, text: encodeDocAccess(next) };
 }
 
 /** Every access row of a document (a purge takes them all). */
