@@ -160,6 +160,12 @@ function migrateToIntegerRows(db: Database.Database): void {
 /** The role log's row that says a user is known (the roles recorded at first sight are theirs). */
 const KNOWN = '';
 
+/**
+ * Rows per multi-row insert of a batch's new access rows (a group commit of several clients'
+ * documents): one statement call for many rows; smaller sizes mop up the remainder.
+ */
+const ADD_ROWS = [16, 4, 1] as const;
+
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
 
@@ -314,6 +320,9 @@ export class SqliteAccessRows {
       this.readForWrite.clear();
       planned = this.plan(writes, seqs);
     }
+    // New rows wait here (4 values each) and go in together: a batch's writes each have their
+    // own sequence, so no row of the batch is another's replaced row.
+    const added: number[] = [];
     writes.forEach(({ record }, i) => {
       const access = planned[i];
       if (access === undefined) return;
@@ -321,20 +330,46 @@ export class SqliteAccessRows {
       // The plan placed the rows at the sequence it was told the write takes.
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
-      this.writeRows(record.id, keys?.[i], access);
+      this.writeRows(record.id, keys?.[i], access, added);
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
     });
+    this.insertRows(added);
   }
 
-  private stmtPut: Statement | undefined;
   private stmtMove: Statement | undefined;
   private stmtDrop: Statement | undefined;
+  /** Multi-row inserts of new rows by row count (ADD_ROWS), prepared on first use. */
+  private readonly stmtPuts = new Map<number, Statement>();
 
-  /** One write's rows (`doc`: its `docs.k`, else read here when a row is new). */
-  private writeRows(id: string, doc: number | undefined, { readers, removed, stale, seq }: AccessPlan): void {
-    const put = (this.stmtPut ??= this.db.prepare(
-      'INSERT INTO access_feed (principal, seq, doc, removed) VALUES (?, ?, ?, ?)',
-    ));
+  /** Inserts `values` (4 per row) in as few statements as ADD_ROWS allow. */
+  private insertRows(values: number[]): void {
+    let at = 0;
+    for (const rows of ADD_ROWS) {
+      const n = rows * 4;
+      if (values.length - at < n) continue;
+      let stmt = this.stmtPuts.get(rows);
+      if (stmt === undefined) {
+        stmt = this.db.prepare(
+          `INSERT INTO access_feed (principal, seq, doc, removed) VALUES ${Array(rows).fill('(?, ?, ?, ?)').join(', ')}`,
+        );
+        this.stmtPuts.set(rows, stmt);
+      }
+      for (; values.length - at >= n; at += n)
+        stmt.run(at === 0 && values.length === n ? values : values.slice(at, at + n));
+    }
+  }
+
+  /**
+   * One write's rows (`doc`: its `docs.k`, else read here when a row is new); its new rows are
+   * added to `added` (principal, seq, doc, removed), for the caller to insert.
+   */
+  private writeRows(
+    id: string,
+    doc: number | undefined,
+    { readers, removed, stale, seq }: AccessPlan,
+    added: number[],
+  ): void {
+    const put = (principal: number, gone: 0 | 1) => added.push(principal, seq, (doc ??= this.keyOf(id)), gone);
     // A principal's replaced row moves to its new key in one statement, not a delete and an insert.
     const move = (this.stmtMove ??= this.db.prepare(
       'UPDATE access_feed SET seq = ?, removed = ? WHERE principal = ? AND seq = ?',
@@ -346,7 +381,7 @@ export class SqliteAccessRows {
       // The usual write: a new document's readers, or an update's readers as they were.
       for (let j = 0; j < readers.length; j++) {
         const principal = this.idFor(readers[j]!);
-        if (stale.length === 0) put.run(principal, seq, (doc ??= this.keyOf(id)), 0);
+        if (stale.length === 0) put(principal, 0);
         else move.run(seq, 0, principal, stale[j]![1]);
       }
       return;
@@ -355,7 +390,7 @@ export class SqliteAccessRows {
     const write = (principal: string, gone: 0 | 1) => {
       // A document's rows have one principal each: its replaced row, if any, is this one's.
       const at = stale.findIndex(([p], j) => p === principal && !moved[j]);
-      if (at < 0) put.run(this.idFor(principal), seq, (doc ??= this.keyOf(id)), gone);
+      if (at < 0) put(this.idFor(principal), gone);
       else {
         move.run(seq, gone, this.idFor(principal), stale[at]![1]);
         moved[at] = true;
