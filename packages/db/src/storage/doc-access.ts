@@ -144,7 +144,11 @@ export interface NextDocAccessText {
 export function nextDocAccessText(before: string | null, write: AccessWrite, seq: number): NextDocAccessText {
   const readersJson = JSON.stringify(write.readers);
   // The write's leaves are uniform and its readers ordered, once each (`uniformLeaves`' rule).
-  if (write.readers.length > 0 && write.leaves === `{"${UNIFORM_LEAF}":${readersJson}}`) {
+  if (
+    write.readers.length > 0 &&
+    write.leaves === `{"${UNIFORM_LEAF}":${readersJson}}` &&
+    isStrictlyOrdered(write.readers)
+  ) {
     const text = `[${readersJson}${USUAL_TAIL}${seq}]`;
     if (before === null) return { readers: write.readers, removed: [], stale: [], text };
     const usual = usualDocAccess(before);
@@ -178,6 +182,29 @@ export function isNewestRemoval(access: DocAccess, principals: ReadonlySet<strin
 export function readByAny(access: DocAccess, principals: ReadonlySet<string> | readonly string[]): boolean {
   const set = principals instanceof Set ? principals : new Set(principals as readonly string[]);
   return access.readers.some((principal) => set.has(principal));
+}
+
+/** Whether each principal comes after the one before it in UTF-8 byte order (so none twice). */
+function isStrictlyOrdered(principals: readonly string[]): boolean {
+  for (let i = 1; i < principals.length; i++) {
+    if (compareCodePoints(principals[i - 1]!, principals[i]!) >= 0) return false;
+  }
+  return true;
+}
+
+/** `compareUtf8` without encoding: UTF-16 units, with surrogates (astral code points) above the rest of the BMP. */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys) return xs ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 /** UTF-8 byte order (SQLite's BINARY collation, PostgreSQL's "C"): code point order. */
