@@ -6,7 +6,7 @@
  * layer's text of its leaves when it is not `uniformLeaves(readers)`. Kept in the row a write
  * rewrites anyway, it lets the access rows live in one order only: by principal and sequence.
  */
-import { type AccessWrite, uniformLeaves } from './records.js';
+import { type AccessWrite, UNIFORM_LEAF, uniformLeaves } from './records.js';
 
 export interface DocAccess {
   /** The principals who may read the document now, in UTF-8 byte order. */
@@ -92,6 +92,75 @@ export function nextDocAccess(before: DocAccess, write: AccessWrite, seq: number
   return { next, removed, stale };
 }
 
+/** What the usual stored text holds after its readers: nobody lost the document, no leaves text. */
+const USUAL_TAIL = ',[],null,';
+
+/**
+ * The usual stored text (`[readers,[],null,at]`: every leaf has the readers' `_access`, nobody
+ * lost the document) taken apart without parsing it: the readers' JSON and their rows'
+ * sequence. Undefined for any other text. Only such a text ends in `,[],null,` and digits: a
+ * leaves text or a name is a quoted string, and `goneAt` (a list) follows any non-empty `gone`.
+ */
+export function usualDocAccess(text: string): { readersJson: string; at: number } | undefined {
+  const tail = text.lastIndexOf(USUAL_TAIL);
+  const last = text.length - 1;
+  const from = tail + USUAL_TAIL.length;
+  if (tail < 2 || text.charCodeAt(0) !== 0x5b || text.charCodeAt(last) !== 0x5d || from === last) return undefined;
+  let at = 0;
+  for (let i = from; i < last; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    at = at * 10 + digit;
+  }
+  return { readersJson: text.slice(1, tail), at };
+}
+
+/** The `DocRecord.access` text of a stored access text (`leavesOfDocAccess`), parsing only an unusual one. */
+export function leavesOfStoredText(text: string | null): string | undefined {
+  if (text === null) return undefined;
+  const usual = usualDocAccess(text);
+  if (usual === undefined) return leavesOfDocAccess(decodeDocAccess(text));
+  return usual.readersJson === '[]' ? undefined : `{"${UNIFORM_LEAF}":${usual.readersJson}}`;
+}
+
+/** `nextDocAccess`'s answer with the next access as its stored text. */
+export interface NextDocAccessText {
+  /** The principals who read the document after the write (each gets a row at its sequence). */
+  readers: readonly string[];
+  /** Principals who read the document before the write and do not after it. */
+  removed: readonly string[];
+  /** The rows the write replaces. */
+  stale: readonly AccessRowKey[];
+  /** The stored access text after the write. */
+  text: string | null;
+}
+
+/**
+ * `nextDocAccess` from and to the stored texts (`before`: null for a document with none). The
+ * usual write (readers in order whose every leaf has them, a new document's or an update that
+ * keeps its readers) is made by concatenation, without parsing the stored text or building the
+ * next one; any other write goes through `nextDocAccess`.
+ */
+export function nextDocAccessText(before: string | null, write: AccessWrite, seq: number): NextDocAccessText {
+  const readersJson = JSON.stringify(write.readers);
+  // The write's leaves are uniform and its readers ordered, once each (`uniformLeaves`' rule).
+  if (
+    write.readers.length > 0 &&
+    write.leaves === `{"${UNIFORM_LEAF}":${readersJson}}` &&
+    isStrictlyOrdered(write.readers)
+  ) {
+    const text = `[${readersJson}${USUAL_TAIL}${seq}]`;
+    if (before === null) return { readers: write.readers, removed: [], stale: [], text };
+    const usual = usualDocAccess(before);
+    if (usual !== undefined && usual.readersJson === readersJson) {
+      const stale = write.readers.map((principal): AccessRowKey => [principal, usual.at]);
+      return { readers: write.readers, removed: [], stale, text };
+    }
+  }
+  const { next, removed, stale } = nextDocAccess(decodeDocAccess(before), write, seq);
+  return { readers: next.readers, removed, stale, text: encodeDocAccess(next) };
+}
+
 /** Every access row of a document (a purge takes them all). */
 export function rowsOfDocAccess(access: DocAccess): AccessRowKey[] {
   return [
@@ -113,6 +182,29 @@ export function isNewestRemoval(access: DocAccess, principals: ReadonlySet<strin
 export function readByAny(access: DocAccess, principals: ReadonlySet<string> | readonly string[]): boolean {
   const set = principals instanceof Set ? principals : new Set(principals as readonly string[]);
   return access.readers.some((principal) => set.has(principal));
+}
+
+/** Whether each principal comes after the one before it in UTF-8 byte order (so none twice). */
+function isStrictlyOrdered(principals: readonly string[]): boolean {
+  for (let i = 1; i < principals.length; i++) {
+    if (compareCodePoints(principals[i - 1]!, principals[i]!) >= 0) return false;
+  }
+  return true;
+}
+
+/** `compareUtf8` without encoding: UTF-16 units, with surrogates (astral code points) above the rest of the BMP. */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys) return xs ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 /** UTF-8 byte order (SQLite's BINARY collation, PostgreSQL's "C"): code point order. */

@@ -15,13 +15,13 @@
  */
 import type Database from 'better-sqlite3';
 import {
-  type AccessRowKey,
   type DocAccess,
   decodeDocAccess,
   encodeDocAccess,
   isNewestRemoval,
-  leavesOfDocAccess,
-  nextDocAccess,
+  leavesOfStoredText,
+  type NextDocAccessText,
+  nextDocAccessText,
   readByAny,
   rowsOfDocAccess,
 } from '../doc-access.js';
@@ -160,22 +160,21 @@ function migrateToIntegerRows(db: Database.Database): void {
 /** The role log's row that says a user is known (the roles recorded at first sight are theirs). */
 const KNOWN = '';
 
+/**
+ * Rows per multi-row insert of a batch's new access rows (a group commit of several clients'
+ * documents): one statement call for many rows; smaller sizes mop up the remainder.
+ */
+const ADD_ROWS = [16, 4, 1] as const;
+
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
 
 const PRINCIPALS = 'principal IN (SELECT value FROM json_each(?))';
 
 /** A write's access as `SqliteAccessRows.plan` computes it. */
-export interface AccessPlan {
-  readers: readonly string[];
-  /** Principals who read the document before the write and do not after it. */
-  removed: readonly string[];
-  /** The rows the write replaces. */
-  stale: readonly AccessRowKey[];
+export interface AccessPlan extends NextDocAccessText {
   /** The write's sequence (its rows'). */
   seq: number;
-  /** The `docs.access` text after the write. */
-  text: string | null;
 }
 
 export class SqliteAccessRows {
@@ -252,31 +251,36 @@ export class SqliteAccessRows {
     return stmt;
   }
 
+  /** A document's stored access text (null for a document without a row or access). */
+  private storedText(id: string): string | null {
+    return (this.stmt('SELECT access FROM docs WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null;
+  }
+
   /** A document's stored access (none for a document without a row). */
   private stored(id: string): DocAccess {
-    return decodeDocAccess(this.stmt('SELECT access FROM docs WHERE id = ?').pluck().get(id) as string | null);
+    return decodeDocAccess(this.storedText(id));
   }
 
   /**
-   * The stored access `withLeaves` was given in the write transaction under way (read with the
-   * documents' rows), which `plan` then uses: no read of its own per updated document. Emptied
-   * by each transaction's `withLeaves`.
+   * The stored access texts `withLeaves` was given in the write transaction under way (read with
+   * the documents' rows), which `plan` then uses: no read of its own per updated document.
+   * Emptied by each transaction's `withLeaves`.
    */
-  private readonly readForWrite = new Map<string, DocAccess>();
+  private readonly readForWrite = new Map<string, string | null>();
 
   /**
    * Each record with its `access` text (the planner of an access-enabled database reads it);
    * `texts`: the documents' `docs.access` as the transaction read them with their records (else
-   * each is read here).
+   * each is read here). The records are the transaction's own (just read): each gets its text.
    */
   withLeaves(records: Map<string, DocRecord>, texts?: ReadonlyMap<string, string | null>): Map<string, DocRecord> {
     this.readForWrite.clear();
-    for (const [id, record] of records) {
+    for (const record of records.values()) {
       const text = texts?.get(record.id);
-      const stored = text === undefined ? this.stored(record.id) : decodeDocAccess(text);
+      const stored = text === undefined ? this.storedText(record.id) : text;
       this.readForWrite.set(record.id, stored);
-      const leaves = leavesOfDocAccess(stored);
-      if (leaves !== undefined) records.set(id, { ...record, access: leaves });
+      const leaves = leavesOfStoredText(stored);
+      if (leaves !== undefined) record.access = leaves;
     }
     return records;
   }
@@ -287,13 +291,12 @@ export class SqliteAccessRows {
    * in with its `docs` row instead of an UPDATE of the row just written.
    */
   plan(writes: readonly DocWrite[], seqs: readonly number[]): (AccessPlan | undefined)[] {
-    const plans = writes.map(({ record, access, isNew }, i) => {
+    const plans = writes.map(({ record, access, isNew }, i): AccessPlan | undefined => {
       if (access === undefined) return undefined;
       // A new document has no rows yet (a purge takes a document's rows with it).
-      const before = isNew ? decodeDocAccess(null) : (this.readForWrite.get(record.id) ?? this.stored(record.id));
+      const before = isNew ? null : (this.readForWrite.get(record.id) ?? this.storedText(record.id));
       const seq = seqs[i]!;
-      const { next, removed, stale } = nextDocAccess(before, access, seq);
-      return { readers: next.readers, removed, stale, seq, text: encodeDocAccess(next) };
+      return { ...nextDocAccessText(before, access, seq), seq };
     });
     this.readForWrite.clear();
     return plans;
@@ -317,10 +320,9 @@ export class SqliteAccessRows {
       this.readForWrite.clear();
       planned = this.plan(writes, seqs);
     }
-    const drop = this.stmt('DELETE FROM access_feed WHERE principal = ? AND seq = ?');
-    const put = this.stmt('INSERT INTO access_feed (principal, seq, doc, removed) VALUES (?, ?, ?, ?)');
-    // A principal's replaced row moves to its new key in one statement, not a delete and an insert.
-    const move = this.stmt('UPDATE access_feed SET seq = ?, removed = ? WHERE principal = ? AND seq = ?');
+    // New rows wait here (4 values each) and go in together: a batch's writes each have their
+    // own sequence, so no row of the batch is another's replaced row.
+    const added: number[] = [];
     writes.forEach(({ record }, i) => {
       const access = planned[i];
       if (access === undefined) return;
@@ -328,27 +330,87 @@ export class SqliteAccessRows {
       // The plan placed the rows at the sequence it was told the write takes.
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
-      const { stale } = access;
-      const moved = stale.length === 0 ? undefined : new Array<boolean>(stale.length).fill(false);
-      let doc = keys?.[i];
-      const write = (principal: string, removed: 0 | 1) => {
-        // A document's rows have one principal each: its replaced row, if any, is this one's.
-        const at = moved === undefined ? -1 : stale.findIndex(([p], j) => p === principal && !moved[j]);
-        if (at < 0) {
-          doc ??= this.stmt('SELECT k FROM docs WHERE id = ?').pluck().get(record.id) as number;
-          put.run(this.idFor(principal), seq, doc, removed);
-        } else {
-          move.run(seq, removed, this.idFor(principal), stale[at]![1]);
-          moved![at] = true;
-        }
-      };
-      for (const principal of access.readers) write(principal, 0);
-      for (const principal of access.removed) write(principal, 1);
-      stale.forEach(([principal, at], j) => {
-        if (!moved![j]) drop.run(this.idFor(principal), at);
-      });
+      this.writeRows(record.id, keys?.[i], access, added);
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
     });
+    this.insertRows(added);
+  }
+
+  private stmtMove: Statement | undefined;
+  private stmtDrop: Statement | undefined;
+  /** Multi-row inserts of new rows by row count (ADD_ROWS), prepared on first use. */
+  private readonly stmtPuts = new Map<number, Statement>();
+
+  /** Inserts `values` (4 per row) in as few statements as ADD_ROWS allow. */
+  private insertRows(values: number[]): void {
+    let at = 0;
+    for (const rows of ADD_ROWS) {
+      const n = rows * 4;
+      if (values.length - at < n) continue;
+      let stmt = this.stmtPuts.get(rows);
+      if (stmt === undefined) {
+        stmt = this.db.prepare(
+          `INSERT INTO access_feed (principal, seq, doc, removed) VALUES ${Array(rows).fill('(?, ?, ?, ?)').join(', ')}`,
+        );
+        this.stmtPuts.set(rows, stmt);
+      }
+      // One row (a lone write's) bound as arguments: cheaper than an array to take apart.
+      if (rows === 1)
+        for (; at < values.length; at += 4) stmt.run(values[at], values[at + 1], values[at + 2], values[at + 3]);
+      else
+        for (; values.length - at >= n; at += n)
+          stmt.run(at === 0 && values.length === n ? values : values.slice(at, at + n));
+    }
+  }
+
+  /**
+   * One write's rows (`doc`: its `docs.k`, else read here when a row is new); its new rows are
+   * added to `added` (principal, seq, doc, removed), for the caller to insert.
+   */
+  private writeRows(
+    id: string,
+    doc: number | undefined,
+    { readers, removed, stale, seq }: AccessPlan,
+    added: number[],
+  ): void {
+    const put = (principal: number, gone: 0 | 1) => added.push(principal, seq, (doc ??= this.keyOf(id)), gone);
+    // A principal's replaced row moves to its new key in one statement, not a delete and an insert.
+    const move = (this.stmtMove ??= this.db.prepare(
+      'UPDATE access_feed SET seq = ?, removed = ? WHERE principal = ? AND seq = ?',
+    ));
+    const usual =
+      removed.length === 0 &&
+      (stale.length === 0 || (stale.length === readers.length && stale.every(([p], j) => p === readers[j])));
+    if (usual) {
+      // The usual write: a new document's readers, or an update's readers as they were.
+      for (let j = 0; j < readers.length; j++) {
+        const principal = this.idFor(readers[j]!);
+        if (stale.length === 0) put(principal, 0);
+        else move.run(seq, 0, principal, stale[j]![1]);
+      }
+      return;
+    }
+    const moved = new Array<boolean>(stale.length).fill(false);
+    const write = (principal: string, gone: 0 | 1) => {
+      // A document's rows have one principal each: its replaced row, if any, is this one's.
+      const at = stale.findIndex(([p], j) => p === principal && !moved[j]);
+      if (at < 0) put(this.idFor(principal), gone);
+      else {
+        move.run(seq, gone, this.idFor(principal), stale[at]![1]);
+        moved[at] = true;
+      }
+    };
+    for (const principal of readers) write(principal, 0);
+    for (const principal of removed) write(principal, 1);
+    const drop = (this.stmtDrop ??= this.db.prepare('DELETE FROM access_feed WHERE principal = ? AND seq = ?'));
+    stale.forEach(([principal, at], j) => {
+      if (!moved[j]) drop.run(this.idFor(principal), at);
+    });
+  }
+
+  /** A document's `docs.k`. */
+  private keyOf(id: string): number {
+    return this.stmt('SELECT k FROM docs WHERE id = ?').pluck().get(id) as number;
   }
 
   /** A document purged away (before its row goes): its rows go with it. */
