@@ -85,26 +85,46 @@ export async function checkOut(pool: Pool): Promise<{ client: PoolClient; done: 
   };
 }
 
+/** How a transaction's body may end it itself (`inTransaction`). */
+export interface TransactionEnd {
+  /**
+   * Sends `COMMIT` right behind `last`, a statement already sent on the transaction's connection
+   * (the pool's connections pipeline: both go in one round trip), and answers `last`'s result
+   * once both are done. When `last` fails, PostgreSQL answers the `COMMIT` by rolling back.
+   */
+  commitWith<R>(last: Promise<R>): Promise<R>;
+}
+
 /**
- * Runs `body` in a transaction on a checked-out connection: committed when it returns, rolled
- * back when it throws; a connection that failed mid-transaction is not given back to the pool.
+ * Runs `body` in a transaction on a checked-out connection: committed when it returns (unless
+ * it committed itself, `TransactionEnd`), rolled back when it throws; a connection that failed
+ * mid-transaction is not given back to the pool.
  * `first`: statements without parameters sent with the `BEGIN` (one round trip for all; a
  * writer's lock, say), whose rows `body` gets, an array per statement.
  */
 export async function inTransaction<T>(
   pool: Pool,
-  body: (client: PoolClient, begun: QueryResultRow[][]) => Promise<T>,
+  body: (client: PoolClient, begun: QueryResultRow[][], end: TransactionEnd) => Promise<T>,
   first?: readonly string[],
 ): Promise<T> {
   const { client, done } = await checkOut(pool);
   let broken: Error | undefined;
+  let committed = false;
+  const end: TransactionEnd = {
+    async commitWith(last) {
+      committed = true;
+      // Promise.all handles both rejections: a COMMIT that fails after `last` did is not left unhandled.
+      const [out] = await Promise.all([last, client.query('COMMIT')]);
+      return out;
+    },
+  };
   try {
     try {
       // Both statements in one simple query: its results come as an array, one per statement.
       const begun: unknown = await client.query(['BEGIN', ...(first ?? [])].join('; '));
       const rows = first === undefined ? [] : (begun as QueryResult[]).slice(1).map((result) => result.rows);
-      const out = await body(client, rows);
-      await client.query('COMMIT');
+      const out = await body(client, rows, end);
+      if (!committed) await client.query('COMMIT');
       return out;
     } catch (err) {
       // Also after a failed `first`: its BEGIN left the transaction open (aborted).

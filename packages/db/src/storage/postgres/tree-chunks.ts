@@ -6,7 +6,7 @@
  * `tree_text` function joins a head's chunks), so every statement that reads `tree` answers the
  * text as before; update() also reads the stored value (`stored_tree`) to plan from.
  */
-import type { PoolClient } from 'pg';
+import pg, { type PoolClient } from 'pg';
 import type { TreeGrowth } from '../records.js';
 import { CHUNK_NODES, planStoredTree } from '../tree-chunks.js';
 import type { DbTarget } from './statements.js';
@@ -127,4 +127,74 @@ export class TreeChunkWrites {
     this.putNs = [];
     this.putNodes = [];
   }
+}
+
+/** Texts of chunked trees kept per database (the last written, oldest first). */
+const KEPT_TEXTS = 32;
+
+/** A chunked tree's text as this node wrote it: its row's sequence and stored head then. */
+interface KeptText {
+  seq: number;
+  head: string;
+  text: string;
+}
+
+/**
+ * The texts of the chunked trees this node wrote last in one database, so that the next update
+ * of such a document reads its short head and not the whole text (~33 KB joined from its chunks
+ * by `tree_text`, most of an update's work in PostgreSQL). A text is used only while the row
+ * still has the sequence and head it was written with: any later write, on any node, gives the
+ * row a new sequence; compaction (which keeps the sequence) stores a changed text under a
+ * changed head. Kept only once the write's transaction committed.
+ */
+export class KeptTreeTexts {
+  private readonly kept = new Map<string, KeptText>();
+
+  /** Remembers what a committed write stored (`stored` a head) for the document `id` (well-formed). */
+  keep(id: string, seq: number, stored: string, text: string): void {
+    this.kept.delete(id);
+    if (stored === text) return;
+    this.kept.set(id, { seq, head: stored, text });
+    if (this.kept.size > KEPT_TEXTS) this.kept.delete(this.kept.keys().next().value!);
+  }
+
+  /** Forgets documents whose trees changed in ways a head may not show (purge). */
+  forget(ids: Iterable<string>): void {
+    for (const id of ids) this.kept.delete(id);
+  }
+
+  /**
+   * The `tree` column of a read of the documents `ids` (well-formed): NULL for a row that still
+   * is the one whose text is kept here, the text otherwise; `fill` puts the texts back into the
+   * rows (from `texts`, what was kept when the column was made: a write that ends meanwhile may
+   * replace or drop what is kept).
+   */
+  read(s: string, ids: readonly string[]): { column: string; texts: ReadonlyMap<string, string> } {
+    const rows: string[] = [];
+    const texts = new Map<string, string>();
+    for (const id of ids) {
+      const kept = this.kept.get(id);
+      if (kept === undefined) continue;
+      rows.push(`(${pg.escapeLiteral(id)}, ${kept.seq}::int8, ${pg.escapeLiteral(kept.head)})`);
+      texts.set(id, kept.text);
+    }
+    if (rows.length === 0) return { column: treeColumn(s), texts };
+    const text = treeColumn(s).slice(0, -' AS tree'.length);
+    return { column: `CASE WHEN (id, seq, tree) IN (${rows.join(', ')}) THEN NULL ELSE ${text} END AS tree`, texts };
+  }
+}
+
+/** Rows read with `KeptTreeTexts.read`'s column, their NULL trees put back from its `texts`. */
+export function withKeptTexts<Row extends { id: string; tree: string }>(
+  rows: Row[],
+  texts: ReadonlyMap<string, string>,
+): Row[] {
+  if (texts.size === 0) return rows;
+  for (const row of rows) {
+    if (row.tree !== null) continue;
+    const text = texts.get(row.id);
+    if (text === undefined) throw new Error(`tree of ${row.id}: no text kept`);
+    row.tree = text;
+  }
+  return rows;
 }
