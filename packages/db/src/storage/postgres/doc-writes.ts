@@ -34,8 +34,8 @@ export async function updateLocked<R>(
   plan: Planner<R>,
   options?: UpdateOptions,
   /**
-   * What the transaction's `BEGIN` read already: the `dbs` row it locked (`lockWith`) and the
-   * records of `ids` (`readForUpdateWith`), when it did.
+   * What the transaction's `BEGIN` read already: the `dbs` row it locked (`lock`) and the
+   * records of `ids` (`readForUpdateKept`), when it did.
    */
   begun?: { locked: CounterRow | undefined; rows: LockedDocRow[] | undefined },
   /** Lets the usual batch send its statement and the COMMIT together. */
@@ -136,7 +136,7 @@ export async function updateLocked<R>(
     const docs = docColumns(writes, old, sizes, c, trees);
     await trees.apply(client, db);
     if (c.bodies !== undefined) c.bodies.stale += unleafedBytes;
-    const written = q(dropIds.length === 0 ? db.sql.writeBatch : db.sql.writeBatchDropping, [
+    const values = [
       db.dbId,
       bodyIds,
       bodyRevs,
@@ -149,9 +149,11 @@ export async function updateLocked<R>(
       docs.trees,
       ...counterValues(db, c).slice(1),
       ...(dropIds.length === 0 ? [] : [dropIds, dropRevs]),
-    ]);
+    ];
+    const statement = dropIds.length === 0 ? db.sql.writeBatch : db.sql.writeBatchDropping;
     // The statement and the COMMIT in one round trip.
-    await (end === undefined ? written : end.commitWith(written));
+    if (end === undefined) await q(statement, values);
+    else await end.commitAfter({ ...statement, values });
     return { result, seqs: docs.seqs, trees: storedTrees(writes, docs) };
   }
   let added = 0;

@@ -53,6 +53,7 @@ import {
   toRecord,
 } from './statements.js';
 import { KeptTreeTexts, treeColumn, withKeptTexts } from './tree-chunks.js';
+import type { BatchStatement } from './statement-batch.js';
 
 /** Purge log entries per page. */
 const PURGES_PAGE = 1024;
@@ -61,9 +62,6 @@ const PURGES_PAGE = 1024;
 function bySeq(row: DocRow): number {
   return Number(row.seq);
 }
-
-/** Most ids a write sends as literals with its `BEGIN` (more: a statement of their own). */
-const INLINE_IDS = 1000;
 
 export class PostgresDocumentStore implements DocumentStore {
   private readonly target: DbTarget;
@@ -191,13 +189,14 @@ export class PostgresDocumentStore implements DocumentStore {
     plan: Planner<R>,
     options?: UpdateOptions,
   ): Promise<{ result: R; seqs: number[] }> {
-    // The lock, and the records when their ids can be written into the text, with the BEGIN.
-    const inline = ids.length > 0 && ids.length <= INLINE_IDS && ids.every((id) => !id.includes('\u0000'));
-    const first = [this.sql.lockWith(this.dbId)];
-    // Trees whose text this node wrote last come as NULL while their rows are unchanged.
-    const wellFormed = inline ? ids.map(toWellFormed) : [];
-    const kept = this.keptTrees.read(this.sql.schema, wellFormed);
-    if (inline) first.push(this.sql.readForUpdateWith(this.dbId, wellFormed, kept.column));
+    // The lock and the records in the batch of the BEGIN: one round trip. Trees whose text this
+    // node wrote last come as NULL while their rows are unchanged.
+    const wellFormed = ids.map(toWellFormed);
+    const kept = this.keptTrees.read(wellFormed);
+    const first = [
+      { ...this.sql.lock, values: [this.dbId] },
+      { ...this.sql.readForUpdateKept, values: [this.dbId, wellFormed, kept.ids, kept.seqs, kept.heads] },
+    ];
     const done = await this.transaction(
       (client, [locked, rows], end) =>
         updateLocked(
@@ -208,7 +207,7 @@ export class PostgresDocumentStore implements DocumentStore {
           options,
           {
             locked: locked?.[0] as CounterRow | undefined,
-            rows: inline ? withKeptTexts(rows as LockedDocRow[], kept.texts) : undefined,
+            rows: withKeptTexts(rows as LockedDocRow[], kept.texts),
           },
           end,
         ),
@@ -299,7 +298,7 @@ export class PostgresDocumentStore implements DocumentStore {
    */
   private async transaction<T>(
     body: (client: PoolClient, begun: QueryResultRow[][], end: TransactionEnd) => Promise<T>,
-    first?: readonly string[],
+    first?: readonly BatchStatement[],
   ): Promise<T> {
     try {
       return await inTransaction(this.pool, body, first);

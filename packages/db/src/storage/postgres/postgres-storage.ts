@@ -64,9 +64,6 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     application_name: 'divan',
-    // A statement is sent without waiting for the one before on the same connection: a write's
-    // last statement and its COMMIT go in one round trip (./errors.ts TransactionEnd).
-    pipeline: true,
   });
   // An idle connection that breaks (server restart) is dropped by the pool; without a listener
   // its error event would end the process.

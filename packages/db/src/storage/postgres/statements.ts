@@ -3,12 +3,11 @@
  * once per storage and prepared once per connection, and the rows they give.
  */
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { CouchError } from '../../errors.js';
 import type { ChangedDoc, DocRecord } from '../records.js';
 import { COUNTERS_CHANGED, propChannel } from './prop-cache.js';
 import { quoteIdent } from './schema.js';
-import { treeColumn } from './tree-chunks.js';
+import { treeColumn, treeText } from './tree-chunks.js';
 
 const namedByText = new Map<string, { name: string; text: string }>();
 
@@ -48,19 +47,16 @@ export function documentStatements(schema: string) {
       `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
     ),
     /**
-     * `lock` with the database's id written in, to be sent with the `BEGIN` in one simple query
-     * (no parameters there): a write's first round trip takes its lock.
+     * What update() reads under the lock, sent in the batch that takes it (in READ COMMITTED
+     * each statement takes its snapshot when it starts: the records are read after the lock was
+     * granted): the records of the ids $2, each with its counted size and its stored `tree`
+     * value; the tree's text NULL for a row still at one of the (id, seq, head) of $3, $4, $5,
+     * whose text the node kept (./tree-chunks.ts `KeptTreeTexts`).
      */
-    lockWith: (dbId: string) =>
-      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = ${BigInt(dbId)} FOR NO KEY UPDATE`,
-    /**
-     * `readForUpdate` with the database's id and the ids written in (as literals), to be sent
-     * after `lockWith` in the same simple query: in READ COMMITTED each statement of it takes
-     * its snapshot when it starts, so the records are read after the lock was granted. `tree`:
-     * the column of the trees' text (./tree-chunks.ts `KeptTreeTexts`).
-     */
-    readForUpdateWith: (dbId: string, ids: readonly string[], tree = treeColumn(s)) =>
-      `SELECT id, seq, rev, deleted, ${tree}, tree AS stored_tree, size FROM ${s}.docs WHERE db_id = ${BigInt(dbId)} AND id = ANY(ARRAY[${ids.map((id) => pg.escapeLiteral(id)).join(', ')}]::text[])`,
+    readForUpdateKept: named(
+      `SELECT id, seq, rev, deleted, CASE WHEN (id, seq, tree) IN (SELECT * FROM unnest($3::text[], $4::int8[], $5::text[])) ` +
+        `THEN NULL ELSE ${treeText(s)} END AS tree, tree AS stored_tree, size FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`,
+    ),
     setTrees: named(
       `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
         'WHERE d.db_id = $1 AND d.id = x.id',

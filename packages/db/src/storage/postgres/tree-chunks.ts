@@ -6,7 +6,7 @@
  * `tree_text` function joins a head's chunks), so every statement that reads `tree` answers the
  * text as before; update() also reads the stored value (`stored_tree`) to plan from.
  */
-import pg, { type PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import type { TreeGrowth } from '../records.js';
 import { CHUNK_NODES, planStoredTree } from '../tree-chunks.js';
 import type { DbTarget } from './statements.js';
@@ -53,8 +53,13 @@ export function treeChunksMigration(s: string): string {
 
 /** The `tree` column's text in a statement on `docs` (as `alias`, or unqualified). */
 export function treeColumn(s: string, alias?: string): string {
+  return `${treeText(s, alias)} AS tree`;
+}
+
+/** The expression of a `docs` row's tree text (`treeColumn` without its name). */
+export function treeText(s: string, alias?: string): string {
   const p = alias === undefined ? '' : `${alias}.`;
-  return `CASE WHEN left(${p}tree, 1) = '~' THEN ${s}.tree_text(${p}db_id, ${p}id, ${p}tree) ELSE ${p}tree END AS tree`;
+  return `CASE WHEN left(${p}tree, 1) = '~' THEN ${s}.tree_text(${p}db_id, ${p}id, ${p}tree) ELSE ${p}tree END`;
 }
 
 /**
@@ -164,27 +169,25 @@ export class KeptTreeTexts {
   }
 
   /**
-   * The `tree` column of a read of the documents `ids` (well-formed): NULL for a row that still
-   * is the one whose text is kept here, the text otherwise; `fill` puts the texts back into the
-   * rows (from `texts`, what was kept when the column was made: a write that ends meanwhile may
-   * replace or drop what is kept).
+   * What a read of the documents `ids` (well-formed) is given of the texts kept here (the
+   * `readForUpdateKept` parameters), and the texts to put back into its rows (`withKeptTexts`):
+   * those kept now, as a write that ends meanwhile may replace or drop them.
    */
-  read(s: string, ids: readonly string[]): { column: string; texts: ReadonlyMap<string, string> } {
-    const rows: string[] = [];
-    const texts = new Map<string, string>();
+  read(ids: readonly string[]): { ids: string[]; seqs: number[]; heads: string[]; texts: ReadonlyMap<string, string> } {
+    const out = { ids: [] as string[], seqs: [] as number[], heads: [] as string[], texts: new Map<string, string>() };
     for (const id of ids) {
       const kept = this.kept.get(id);
       if (kept === undefined) continue;
-      rows.push(`(${pg.escapeLiteral(id)}, ${kept.seq}::int8, ${pg.escapeLiteral(kept.head)})`);
-      texts.set(id, kept.text);
+      out.ids.push(id);
+      out.seqs.push(kept.seq);
+      out.heads.push(kept.head);
+      out.texts.set(id, kept.text);
     }
-    if (rows.length === 0) return { column: treeColumn(s), texts };
-    const text = treeColumn(s).slice(0, -' AS tree'.length);
-    return { column: `CASE WHEN (id, seq, tree) IN (${rows.join(', ')}) THEN NULL ELSE ${text} END AS tree`, texts };
+    return out;
   }
 }
 
-/** Rows read with `KeptTreeTexts.read`'s column, their NULL trees put back from its `texts`. */
+/** Rows read by `readForUpdateKept`, their NULL trees put back from `KeptTreeTexts.read`'s `texts`. */
 export function withKeptTexts<Row extends { id: string; tree: string }>(
   rows: Row[],
   texts: ReadonlyMap<string, string>,
