@@ -161,5 +161,50 @@ if (url instanceof Error) {
         await dropSchema(url, schema);
       }
     });
+
+    it('an update plans from the text its node wrote only while the row is unchanged (two nodes take turns)', async () => {
+      const schema = freshSchema('tree_kept');
+      const one = await openPostgresStorage({ url, schema });
+      const two = await openPostgresStorage({ url, schema });
+      try {
+        const a = await one.create('kept');
+        const b = (await two.open('kept'))!;
+        let from = 1;
+        const append = (db: DocumentStore, n: number) =>
+          db.update(['long'], (records) => {
+            assert.equal(
+              records.get('long')?.tree,
+              n === 1 ? undefined : line(from, n - 1),
+              `the tree read before ${n}`,
+            );
+            return {
+              writes: [
+                {
+                  record: { id: 'long', rev: `${n}-${hexId(n)}`, deleted: false, tree: line(from, n) },
+                  bodies: [{ rev: `${n}-${hexId(n)}`, body: '{}' }],
+                  treeGrowth: n === 1 ? undefined : { dropped: 0, added: 1 },
+                },
+              ],
+              result: null,
+            };
+          });
+        // One node alone far past the chunked length, then turns: twice here, once there, …
+        for (let n = 1; n <= 150; n++) await append(a, n);
+        for (let n = 151; n <= 260; n++) await append([a, a, b, a, b, b][n % 6]!, n);
+        // A compaction on one node (the row keeps its sequence) stores the text afresh under a new
+        // head: the node that wrote last reads it whole.
+        await a.compact(['long'], () => [{ id: 'long', tree: line(100, 260), dropBodies: [] }]);
+        from = 100;
+        await append(b, 261);
+        assert.equal((await a.getDoc('long'))?.tree, line(100, 261));
+        await append(a, 262);
+        await append(a, 263);
+        assert.equal((await b.getDoc('long'))?.tree, line(100, 263));
+      } finally {
+        await one.close();
+        await two.close();
+        await dropSchema(url, schema);
+      }
+    });
   });
 }

@@ -18,6 +18,7 @@ import {
   type LockedDocRow,
   toRecord,
 } from './statements.js';
+import type { TransactionEnd } from './errors.js';
 import { TreeChunkWrites } from './tree-chunks.js';
 
 /**
@@ -33,11 +34,13 @@ export async function updateLocked<R>(
   plan: Planner<R>,
   options?: UpdateOptions,
   /**
-   * What the transaction's `BEGIN` read already: the `dbs` row it locked (`lockWith`) and the
-   * records of `ids` (`readForUpdateWith`), when it did.
+   * What the transaction's `BEGIN` read already: the `dbs` row it locked (`lock`) and the
+   * records of `ids` (`readForUpdateKept`), when it did.
    */
   begun?: { locked: CounterRow | undefined; rows: LockedDocRow[] | undefined },
-): Promise<{ result: R; seqs: number[] }> {
+  /** Lets the usual batch send its statement and the COMMIT together. */
+  end?: TransactionEnd,
+): Promise<{ result: R; seqs: number[]; trees: StoredTree[] }> {
   const q = async <T extends QueryResultRow>(config: { name: string; text: string }, values: unknown[]) =>
     (await client.query<T>({ ...config, values })).rows;
   const { locked, rows, records: found } = await lockedRecords(client, db, ids, begun?.locked, begun?.rows);
@@ -45,7 +48,7 @@ export async function updateLocked<R>(
   const accessRead = new Map<string, DocAccess>();
   const records = options?.access === true ? await withLeaves(client, db, found, accessRead) : found;
   const { writes, result } = plan(records);
-  if (writes.length === 0) return { result, seqs: [] };
+  if (writes.length === 0) return { result, seqs: [], trees: [] };
   for (const { record, bodies } of writes) {
     for (const b of bodies) {
       if (typeof b.body !== 'string') throw new TypeError(`body of ${record.id} ${b.rev} is not a string`);
@@ -133,7 +136,7 @@ export async function updateLocked<R>(
     const docs = docColumns(writes, old, sizes, c, trees);
     await trees.apply(client, db);
     if (c.bodies !== undefined) c.bodies.stale += unleafedBytes;
-    await q(dropIds.length === 0 ? db.sql.writeBatch : db.sql.writeBatchDropping, [
+    const values = [
       db.dbId,
       bodyIds,
       bodyRevs,
@@ -146,8 +149,12 @@ export async function updateLocked<R>(
       docs.trees,
       ...counterValues(db, c).slice(1),
       ...(dropIds.length === 0 ? [] : [dropIds, dropRevs]),
-    ]);
-    return { result, seqs: docs.seqs };
+    ];
+    const statement = dropIds.length === 0 ? db.sql.writeBatch : db.sql.writeBatchDropping;
+    // The statement and the COMMIT in one round trip.
+    if (end === undefined) await q(statement, values);
+    else await end.commitAfter({ ...statement, values });
+    return { result, seqs: docs.seqs, trees: storedTrees(writes, docs) };
   }
   let added = 0;
   if (bodyIds.length > 0) {
@@ -185,7 +192,24 @@ export async function updateLocked<R>(
   await q(db.sql.putDocs, [db.dbId, docs.ids, docs.seqs, docs.revs, docs.deleted, docs.sizes, docs.trees]);
   await applyAccess(client, db, writes, seqs, accessRead);
   await q(db.sql.saveCountersSized, counterValues(db, c));
-  return { result, seqs };
+  return { result, seqs, trees: storedTrees(writes, docs) };
+}
+
+/** What a write stored as each document's tree (its id well-formed), in write order. */
+export interface StoredTree {
+  id: string;
+  seq: number;
+  stored: string;
+  text: string;
+}
+
+function storedTrees(writes: readonly DocWrite[], docs: ReturnType<typeof docColumns>): StoredTree[] {
+  return writes.map(({ record }, i) => ({
+    id: toWellFormed(record.id),
+    seq: docs.seqs[i]!,
+    stored: docs.trees[i]!,
+    text: record.tree,
+  }));
 }
 
 /**

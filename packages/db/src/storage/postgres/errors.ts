@@ -3,9 +3,10 @@
  * reached or dropped the connection": the request may succeed later (the HTTP layer answers 503).
  */
 
-import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 
 import { StorageUnavailableError } from '../contract.js';
+import { type BatchStatement, runBatch } from './statement-batch.js';
 
 /** Node's socket error codes that mean the server is not there (or went away). */
 const SOCKET_CODES = new Set([
@@ -85,26 +86,46 @@ export async function checkOut(pool: Pool): Promise<{ client: PoolClient; done: 
   };
 }
 
+/** How a transaction's body may end it itself (`inTransaction`). */
+export interface TransactionEnd {
+  /**
+   * Runs `last` and `COMMIT` as one batch (one round trip) and answers `last`'s rows. When
+   * `last` fails, PostgreSQL skips the `COMMIT`, and the transaction is rolled back as usual.
+   */
+  commitAfter(last: BatchStatement): Promise<QueryResultRow[]>;
+}
+
+const BEGIN: BatchStatement = { name: 'divan_begin', text: 'BEGIN', values: [] };
+const COMMIT: BatchStatement = { name: 'divan_commit', text: 'COMMIT', values: [] };
+
 /**
- * Runs `body` in a transaction on a checked-out connection: committed when it returns, rolled
- * back when it throws; a connection that failed mid-transaction is not given back to the pool.
- * `first`: statements without parameters sent with the `BEGIN` (one round trip for all; a
- * writer's lock, say), whose rows `body` gets, an array per statement.
+ * Runs `body` in a transaction on a checked-out connection: committed when it returns (unless
+ * it committed itself, `TransactionEnd`), rolled back when it throws; a connection that failed
+ * mid-transaction is not given back to the pool.
+ * `first`: statements sent with the `BEGIN` as one batch (one round trip for all; a writer's
+ * lock, say), whose rows `body` gets, an array per statement.
  */
 export async function inTransaction<T>(
   pool: Pool,
-  body: (client: PoolClient, begun: QueryResultRow[][]) => Promise<T>,
-  first?: readonly string[],
+  body: (client: PoolClient, begun: QueryResultRow[][], end: TransactionEnd) => Promise<T>,
+  first?: readonly BatchStatement[],
 ): Promise<T> {
   const { client, done } = await checkOut(pool);
   let broken: Error | undefined;
+  let committed = false;
+  const end: TransactionEnd = {
+    async commitAfter(last) {
+      committed = true;
+      return (await runBatch(client, [last, COMMIT]))[0]!;
+    },
+  };
   try {
     try {
-      // Both statements in one simple query: its results come as an array, one per statement.
-      const begun: unknown = await client.query(['BEGIN', ...(first ?? [])].join('; '));
-      const rows = first === undefined ? [] : (begun as QueryResult[]).slice(1).map((result) => result.rows);
-      const out = await body(client, rows);
-      await client.query('COMMIT');
+      let begun: QueryResultRow[][] = [];
+      if (first === undefined) await client.query('BEGIN');
+      else begun = (await runBatch(client, [BEGIN, ...first])).slice(1);
+      const out = await body(client, begun, end);
+      if (!committed) await client.query('COMMIT');
       return out;
     } catch (err) {
       // Also after a failed `first`: its BEGIN left the transaction open (aborted).

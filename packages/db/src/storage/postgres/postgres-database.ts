@@ -40,7 +40,7 @@ import type { AttachmentWriteLocks } from './attachment-write-locks.js';
 import { PostgresAttachments } from './attachments.js';
 import { MISS, type PropCache } from './prop-cache.js';
 import { compactLocked, countStaleLocked, purgeLocked, updateLocked } from './doc-writes.js';
-import { inTransaction, queryRows, storageError } from './errors.js';
+import { inTransaction, queryRows, storageError, type TransactionEnd } from './errors.js';
 import {
   type CounterRow,
   type DbTarget,
@@ -49,9 +49,11 @@ import {
   gone,
   type LockedDocRow,
   named,
+  toChangedDoc,
   toRecord,
 } from './statements.js';
-import { treeColumn } from './tree-chunks.js';
+import { KeptTreeTexts, treeColumn, withKeptTexts } from './tree-chunks.js';
+import type { BatchStatement } from './statement-batch.js';
 
 /** Purge log entries per page. */
 const PURGES_PAGE = 1024;
@@ -61,14 +63,13 @@ function bySeq(row: DocRow): number {
   return Number(row.seq);
 }
 
-/** Most ids a write sends as literals with its `BEGIN` (more: a statement of their own). */
-const INLINE_IDS = 1000;
-
 export class PostgresDocumentStore implements DocumentStore {
   private readonly target: DbTarget;
   private readonly attachments: PostgresAttachments;
   private readonly access: PostgresAccessReads;
   private readonly changesCounts = new ChangesCountMemo();
+  /** The long histories' texts this node wrote last (./tree-chunks.ts). */
+  private readonly keptTrees = new KeptTreeTexts();
 
   constructor(
     private readonly pool: Pool,
@@ -163,7 +164,7 @@ export class PostgresDocumentStore implements DocumentStore {
       this.dbId,
       ids.map(toWellFormed),
     ]);
-    const byId = new Map(rows.map((row) => [row.id, { ...toRecord(row), body: row.body ?? undefined }]));
+    const byId = new Map(rows.map((row) => [row.id, toChangedDoc(row)]));
     // An id with a lone surrogate travels as U+FFFD (UTF-8 cannot hold it); its row comes back so.
     return ids.map((id) => byId.get(id) ?? byId.get(toWellFormed(id)));
   }
@@ -188,20 +189,33 @@ export class PostgresDocumentStore implements DocumentStore {
     plan: Planner<R>,
     options?: UpdateOptions,
   ): Promise<{ result: R; seqs: number[] }> {
-    // The lock, and the records when their ids can be written into the text, with the BEGIN.
-    const inline = ids.length > 0 && ids.length <= INLINE_IDS && ids.every((id) => !id.includes('\u0000'));
-    const first = [this.sql.lockWith(this.dbId)];
-    if (inline) first.push(this.sql.readForUpdateWith(this.dbId, ids.map(toWellFormed)));
+    // The lock and the records in the batch of the BEGIN: one round trip. Trees whose text this
+    // node wrote last come as NULL while their rows are unchanged.
+    const wellFormed = ids.map(toWellFormed);
+    const kept = this.keptTrees.read(wellFormed);
+    const first = [
+      { ...this.sql.lock, values: [this.dbId] },
+      { ...this.sql.readForUpdateKept, values: [this.dbId, wellFormed, kept.ids, kept.seqs, kept.heads] },
+    ];
     const done = await this.transaction(
-      (client, [locked, rows]) =>
-        updateLocked(client, this.target, ids, plan, options, {
-          locked: locked?.[0] as CounterRow | undefined,
-          rows: inline ? (rows as LockedDocRow[]) : undefined,
-        }),
+      (client, [locked, rows], end) =>
+        updateLocked(
+          client,
+          this.target,
+          ids,
+          plan,
+          options,
+          {
+            locked: locked?.[0] as CounterRow | undefined,
+            rows: withKeptTexts(rows as LockedDocRow[], kept.texts),
+          },
+          end,
+        ),
       first,
     );
+    for (const { id, seq, stored, text } of done.trees) this.keptTrees.keep(id, seq, stored, text);
     if (done.seqs.length > 0) this.events.updated(this.name);
-    return done;
+    return { result: done.result, seqs: done.seqs };
   }
 
   readersOf(ids: readonly string[]): Promise<string[][]> {
@@ -251,7 +265,12 @@ export class PostgresDocumentStore implements DocumentStore {
     keepInfos: number,
     plan: PurgePlanner<R>,
   ): Promise<{ result: R; purgeSeq: number; updateSeq: number }> {
-    const done = await this.transaction((client) => purgeLocked(client, this.target, ids, keepInfos, plan));
+    let done: { result: R; purgeSeq: number; updateSeq: number };
+    try {
+      done = await this.transaction((client) => purgeLocked(client, this.target, ids, keepInfos, plan));
+    } finally {
+      this.keptTrees.forget(ids.map(toWellFormed));
+    }
     this.events.updated(this.name);
     return done;
   }
@@ -264,7 +283,11 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async compact(ids: readonly string[], plan: CompactPlanner): Promise<void> {
-    await this.transaction((client) => compactLocked(client, this.target, ids, plan));
+    try {
+      await this.transaction((client) => compactLocked(client, this.target, ids, plan));
+    } finally {
+      this.keptTrees.forget(ids.map(toWellFormed));
+    }
   }
 
   /**
@@ -274,8 +297,8 @@ export class PostgresDocumentStore implements DocumentStore {
    * `first`: a statement sent with the `BEGIN` (./errors.ts inTransaction), its rows given to `body`.
    */
   private async transaction<T>(
-    body: (client: PoolClient, begun: QueryResultRow[][]) => Promise<T>,
-    first?: readonly string[],
+    body: (client: PoolClient, begun: QueryResultRow[][], end: TransactionEnd) => Promise<T>,
+    first?: readonly BatchStatement[],
   ): Promise<T> {
     try {
       return await inTransaction(this.pool, body, first);
@@ -328,7 +351,7 @@ export class PostgresDocumentStore implements DocumentStore {
       `id, seq, rev, deleted, ${treeColumn(this.sql.schema)}, (SELECT b.body FROM ${this.sql.schema}.bodies b ` +
       'WHERE b.db_id = docs.db_id AND b.id = docs.id AND b.rev = docs.rev AND NOT docs.deleted) AS body';
     for await (const rows of this.foldRange<DocRow & { body: string | null }>('docs', columns, filter, range)) {
-      yield rows.map((row) => ({ ...toRecord(row), body: row.body ?? undefined }));
+      yield rows.map(toChangedDoc);
     }
   }
 
@@ -394,14 +417,7 @@ export class PostgresDocumentStore implements DocumentStore {
       this.query<DocRow & { body: string | null }>(this.sql.changedBodies, [this.dbId, from, limit]),
     );
     for await (const rows of pages) {
-      yield rows.map((r) => ({
-        id: r.id,
-        seq: Number(r.seq),
-        rev: r.rev,
-        deleted: r.deleted,
-        body: r.body ?? undefined,
-        tree: r.tree,
-      }));
+      yield rows.map(toChangedDoc);
     }
   }
 

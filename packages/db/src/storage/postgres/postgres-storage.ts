@@ -248,18 +248,20 @@ class PostgresStorage implements Storage {
    * sees a sequence before an earlier one has committed.
    */
   private async writeDbEvents(events: readonly NewDbEvent[]): Promise<void> {
-    await this.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DB_EVENTS_LOCK_CLASS, this.schema]);
-      const found = await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.s}.db_events`);
-      let seq = Number(found.rows[0]?.seq ?? 0);
-      for (const event of events) {
-        await client.query(
-          `INSERT INTO ${this.s}.db_events (db_name, type, seq) VALUES ($1, $2, $3)
-           ON CONFLICT (db_name, type) DO UPDATE SET seq = excluded.seq`,
-          [event.dbName, event.type, ++seq],
-        );
-      }
-    });
+    // One simple query, one round trip: its statements run as one transaction (the lock is held
+    // to its end), and each INSERT, in READ COMMITTED, reads `max(seq)` after the lock was
+    // granted and after the INSERTs before it. Values are written in as literals (no parameters).
+    const statements = [
+      `SELECT pg_advisory_xact_lock(${DB_EVENTS_LOCK_CLASS}, hashtext(${pg.escapeLiteral(this.schema)}))`,
+    ];
+    for (const event of events) {
+      statements.push(
+        `INSERT INTO ${this.s}.db_events (db_name, type, seq) ` +
+          `SELECT ${pg.escapeLiteral(event.dbName)}, ${pg.escapeLiteral(event.type)}, coalesce(max(seq), 0) + 1 FROM ${this.s}.db_events ` +
+          'ON CONFLICT (db_name, type) DO UPDATE SET seq = excluded.seq',
+      );
+    }
+    await this.query(statements.join('; '));
   }
 
   async getServerValue(key: string): Promise<string | undefined> {

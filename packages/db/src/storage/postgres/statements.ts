@@ -3,12 +3,11 @@
  * once per storage and prepared once per connection, and the rows they give.
  */
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { CouchError } from '../../errors.js';
-import type { DocRecord } from '../records.js';
+import type { ChangedDoc, DocRecord } from '../records.js';
 import { COUNTERS_CHANGED, propChannel } from './prop-cache.js';
 import { quoteIdent } from './schema.js';
-import { treeColumn } from './tree-chunks.js';
+import { treeColumn, treeText } from './tree-chunks.js';
 
 const namedByText = new Map<string, { name: string; text: string }>();
 
@@ -48,18 +47,16 @@ export function documentStatements(schema: string) {
       `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
     ),
     /**
-     * `lock` with the database's id written in, to be sent with the `BEGIN` in one simple query
-     * (no parameters there): a write's first round trip takes its lock.
+     * What update() reads under the lock, sent in the batch that takes it (in READ COMMITTED
+     * each statement takes its snapshot when it starts: the records are read after the lock was
+     * granted): the records of the ids $2, each with its counted size and its stored `tree`
+     * value; the tree's text NULL for a row still at one of the (id, seq, head) of $3, $4, $5,
+     * whose text the node kept (./tree-chunks.ts `KeptTreeTexts`).
      */
-    lockWith: (dbId: string) =>
-      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = ${BigInt(dbId)} FOR NO KEY UPDATE`,
-    /**
-     * `readForUpdate` with the database's id and the ids written in (as literals), to be sent
-     * after `lockWith` in the same simple query: in READ COMMITTED each statement of it takes
-     * its snapshot when it starts, so the records are read after the lock was granted.
-     */
-    readForUpdateWith: (dbId: string, ids: readonly string[]) =>
-      `SELECT ${DOC}, tree AS stored_tree, size FROM ${s}.docs WHERE db_id = ${BigInt(dbId)} AND id = ANY(ARRAY[${ids.map((id) => pg.escapeLiteral(id)).join(', ')}]::text[])`,
+    readForUpdateKept: named(
+      `SELECT id, seq, rev, deleted, CASE WHEN (id, seq, tree) IN (SELECT * FROM unnest($3::text[], $4::int8[], $5::text[])) ` +
+        `THEN NULL ELSE ${treeText(s)} END AS tree, tree AS stored_tree, size FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`,
+    ),
     setTrees: named(
       `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
         'WHERE d.db_id = $1 AND d.id = x.id',
@@ -98,10 +95,11 @@ export function documentStatements(schema: string) {
        LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev
        WHERE d.db_id = $1 AND d.id = $2`,
     ),
+    // Each body looked up by the primary key: a join let PostgreSQL hash a scan of every body of
+    // a small database (EXPLAIN ANALYZE, 100 ids of 5,000 documents: 2.2 → 0.9 ms).
     getDocsWithBodies: named(
-      `SELECT ${D_DOC}, b.body FROM ${s}.docs d
-       LEFT JOIN ${s}.bodies b ON b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev AND NOT d.deleted
-       WHERE d.db_id = $1 AND d.id = ANY($2::text[])`,
+      `SELECT ${D_DOC}, (SELECT b.body FROM ${s}.bodies b WHERE b.db_id = d.db_id AND b.id = d.id AND b.rev = d.rev ` +
+        `AND NOT d.deleted) AS body FROM ${s}.docs d WHERE d.db_id = $1 AND d.id = ANY($2::text[])`,
     ),
     getBodies: named(
       `SELECT b.id, b.rev, b.body FROM ${s}.bodies b JOIN unnest($2::text[], $3::text[]) AS w(id, rev) ` +
@@ -259,6 +257,18 @@ export function countersOf(row: CounterRow): {
 
 export function toRecord(row: DocRow): DocRecord {
   return { id: row.id, seq: Number(row.seq), rev: row.rev, deleted: row.deleted, tree: row.tree };
+}
+
+/** A record read with its winner's body (NULL: none), as one object (a scan makes one a row). */
+export function toChangedDoc(row: DocRow & { body: string | null }): ChangedDoc {
+  return {
+    id: row.id,
+    seq: Number(row.seq),
+    rev: row.rev,
+    deleted: row.deleted,
+    body: row.body ?? undefined,
+    tree: row.tree,
+  };
 }
 
 /** A database deleted under a handle still held. */

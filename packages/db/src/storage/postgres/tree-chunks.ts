@@ -53,8 +53,13 @@ export function treeChunksMigration(s: string): string {
 
 /** The `tree` column's text in a statement on `docs` (as `alias`, or unqualified). */
 export function treeColumn(s: string, alias?: string): string {
+  return `${treeText(s, alias)} AS tree`;
+}
+
+/** The expression of a `docs` row's tree text (`treeColumn` without its name). */
+export function treeText(s: string, alias?: string): string {
   const p = alias === undefined ? '' : `${alias}.`;
-  return `CASE WHEN left(${p}tree, 1) = '~' THEN ${s}.tree_text(${p}db_id, ${p}id, ${p}tree) ELSE ${p}tree END AS tree`;
+  return `CASE WHEN left(${p}tree, 1) = '~' THEN ${s}.tree_text(${p}db_id, ${p}id, ${p}tree) ELSE ${p}tree END`;
 }
 
 /**
@@ -127,4 +132,72 @@ export class TreeChunkWrites {
     this.putNs = [];
     this.putNodes = [];
   }
+}
+
+/** Texts of chunked trees kept per database (the last written, oldest first). */
+const KEPT_TEXTS = 32;
+
+/** A chunked tree's text as this node wrote it: its row's sequence and stored head then. */
+interface KeptText {
+  seq: number;
+  head: string;
+  text: string;
+}
+
+/**
+ * The texts of the chunked trees this node wrote last in one database, so that the next update
+ * of such a document reads its short head and not the whole text (~33 KB joined from its chunks
+ * by `tree_text`, most of an update's work in PostgreSQL). A text is used only while the row
+ * still has the sequence and head it was written with: any later write, on any node, gives the
+ * row a new sequence; compaction (which keeps the sequence) stores a changed text under a
+ * changed head. Kept only once the write's transaction committed.
+ */
+export class KeptTreeTexts {
+  private readonly kept = new Map<string, KeptText>();
+
+  /** Remembers what a committed write stored (`stored` a head) for the document `id` (well-formed). */
+  keep(id: string, seq: number, stored: string, text: string): void {
+    this.kept.delete(id);
+    if (stored === text) return;
+    this.kept.set(id, { seq, head: stored, text });
+    if (this.kept.size > KEPT_TEXTS) this.kept.delete(this.kept.keys().next().value!);
+  }
+
+  /** Forgets documents whose trees changed in ways a head may not show (purge). */
+  forget(ids: Iterable<string>): void {
+    for (const id of ids) this.kept.delete(id);
+  }
+
+  /**
+   * What a read of the documents `ids` (well-formed) is given of the texts kept here (the
+   * `readForUpdateKept` parameters), and the texts to put back into its rows (`withKeptTexts`):
+   * those kept now, as a write that ends meanwhile may replace or drop them.
+   */
+  read(ids: readonly string[]): { ids: string[]; seqs: number[]; heads: string[]; texts: ReadonlyMap<string, string> } {
+    const out = { ids: [] as string[], seqs: [] as number[], heads: [] as string[], texts: new Map<string, string>() };
+    for (const id of ids) {
+      const kept = this.kept.get(id);
+      if (kept === undefined) continue;
+      out.ids.push(id);
+      out.seqs.push(kept.seq);
+      out.heads.push(kept.head);
+      out.texts.set(id, kept.text);
+    }
+    return out;
+  }
+}
+
+/** Rows read by `readForUpdateKept`, their NULL trees put back from `KeptTreeTexts.read`'s `texts`. */
+export function withKeptTexts<Row extends { id: string; tree: string }>(
+  rows: Row[],
+  texts: ReadonlyMap<string, string>,
+): Row[] {
+  if (texts.size === 0) return rows;
+  for (const row of rows) {
+    if (row.tree !== null) continue;
+    const text = texts.get(row.id);
+    if (text === undefined) throw new Error(`tree of ${row.id}: no text kept`);
+    row.tree = text;
+  }
+  return rows;
 }
