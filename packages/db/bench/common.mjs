@@ -2,7 +2,7 @@
 // servers under test, process memory probes and latency statistics.
 
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -124,13 +124,22 @@ export function client(base, auth, concurrency, extraHeaders = {}) {
 const ADMIN = 'bench:bench';
 const basic = (userinfo) => `Basic ${Buffer.from(userinfo).toString('base64')}`;
 /**
+ * The node flags bin/divan.js's launcher starts its server with (bin/node-flags.json; a build
+ * from before that file had only --no-node-snapshot): the bench starts the server as the launcher
+ * would, without the launcher's own process.
+ */
+const serverFlags = (pkg) => {
+  const file = join(pkg, 'bin', 'node-flags.json');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : ['--no-node-snapshot'];
+};
+/**
  * Divan's own server: `storage` adds `--storage` (e.g. a PostgreSQL URL); `pkg` another build of
  * the package (the `divan-base` server of an A/B run).
  */
 const divan = (port, dir, storage, pkg = PACKAGE) => ({
   cmd: process.execPath,
   args: [
-    '--no-node-snapshot',
+    ...serverFlags(pkg),
     ...(process.env.DIVAN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
     join(pkg, 'bin', 'divan.js'),
     'serve',

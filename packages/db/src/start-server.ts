@@ -22,6 +22,7 @@ import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './server/couch-server.js';
 import type { SchedulerSettings } from './replication/scheduler-settings.js';
 import { loadConfig } from './server/config.js';
+import { boundServerHeap } from './server-heap.js';
 
 export interface ServerOptions {
   /** Default 5984; 0 picks a free port. */
@@ -65,6 +66,12 @@ export interface ServerOptions {
   replicator?: Partial<SchedulerSettings>;
   /** This node's name in `_scheduler` (default CouchDB's `nonode@nohost`); name each of several nodes. */
   nodeName?: string;
+  /**
+   * Bound V8's heap growth for a server's memory (default true; process-wide, see
+   * ./server-heap.ts): the old generation grows to 1.5× its live size between full collections
+   * (`--heap-growing-percent=50`, unless node was given one). false leaves V8's default alone.
+   */
+  boundHeap?: boolean;
 }
 
 export interface TlsOptions {
@@ -88,6 +95,7 @@ export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 const CLOSE_GRACE_MS = 5_000;
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  if (options.boundHeap !== false) boundServerHeap();
   const log = options.log ?? ((line: string) => console.log(line));
   const { port: wantedPort = 5984, host = '127.0.0.1', dataDir = './data' } = options;
   const storage = await openStorage(options.storage, dataDir, options.durability);

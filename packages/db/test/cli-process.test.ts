@@ -4,7 +4,7 @@
  * server itself (node with --no-node-snapshot) or bin/divan.js's launcher (node without it).
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { lockFolder } from '../src/storage/folder-lock.js';
@@ -57,6 +57,30 @@ for (const launcher of [true, false]) {
     }
   });
 }
+
+describe('the launcher', () => {
+  const temp = makeTempDir('divan-launcher-flags-');
+  after(() => temp.cleanup());
+
+  test("starts the server in a node with bin/node-flags.json's flags (Linux: read from /proc)", async (t) => {
+    const server = await startChildServer(
+      ['--data', `${temp.dir}/data`, '--admin', 'admin:secret'],
+      {},
+      { launcher: true },
+    );
+    t.after(async () => {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    });
+    const pid = server.child.pid!;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
+    assert.equal(children.length, 1, 'one server process');
+    const argv = readFileSync(`/proc/${children[0]}/cmdline`, 'utf8').split('\0');
+    const wanted = JSON.parse(readFileSync(new URL('../../bin/node-flags.json', import.meta.url), 'utf8')) as string[];
+    assert.ok(wanted.includes('--max-semi-space-size=8'));
+    for (const flag of wanted) assert.ok(argv.includes(flag), `${flag} in ${argv.join(' ')}`);
+  });
+});
 
 describe('--jwt', () => {
   const temp = makeTempDir('divan-jwt-flag-');

@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { ADMINS_FILE_NAME } from '../auth/admins.js';
 import type { JwtOptions } from '../auth/jwt.js';
 import { batchedLines, levelledLog } from '../server/log.js';
@@ -139,20 +138,8 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   return null;
 }
 
-/**
- * V8 lets a heap grow to up to 4× its live size before the next full collection, sized for
- * throughput; this process's live heap is small and its garbage short-lived, so 2× costs little
- * time and bounds the server's peak memory: on the view bench it keeps the suite's peak RSS
- * under CouchDB's figure, index builds and queries alike (the factors measured:
- * docs/benchmarks.md, "Measurements behind design choices"). A long attachment stream grows the
- * process more the first time at 2×: the young generation's one-time growth, not the stream's
- * bytes.
- */
-const HEAP_GROWING_PERCENT = 100;
-
 /** Entry point of bin/divan.js. */
 export async function run(): Promise<void> {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   // The launcher's IPC channel only tells this process when the launcher is gone; it must not
   // keep a `--help` or a failed start alive.
   process.channel?.unref();
