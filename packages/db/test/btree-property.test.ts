@@ -311,7 +311,7 @@ describe('btree properties (memory store)', () => {
   test('a tiny cache (constant evictions) gives the same answers', () => {
     fc.assert(
       fc.property(batchesArb, queryArb, (batches, q) => {
-        const t = new BTree<number, Red>({ store: new MemoryNodeStore(), reducer, nodeBytes: 160, cacheNodes: 2 });
+        const t = new BTree<number, Red>({ store: new MemoryNodeStore(), reducer, nodeBytes: 160, cacheBytes: 2048 });
         const model = new Model();
         for (const b of batches) {
           t.update(b.inserts, b.removes);
