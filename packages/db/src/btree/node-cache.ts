@@ -32,8 +32,8 @@ export class NodeCache<V, R> {
    * A node read is moved to the recent end only when it sits in the older half (more than half
    * the budget's bytes came in after it): moving one (a Map delete and set) cost ~2 µs on a full
    * cache, most of a warm `POST keys` read's node loads, while a hot node (the root, the inner
-   * nodes) is now one lookup. A node read survives at least half the budget's insertions after
-   * that read, as in an exact LRU's older half.
+   * nodes) is now one lookup. A node read survives at least half the budget's bytes of
+   * insertions after that read, as in an exact LRU's older half.
    */
   get(id: number): Node<V, R> | undefined {
     const slot = this.map.get(id);
