@@ -199,7 +199,11 @@ function run(): void {
       const avgKey = rows.slice(0, 1000).reduce((a, r) => a + r.key.length, 0) / 1000;
       gc();
       const heap0 = process.memoryUsage().heapUsed;
-      const t = new BTree<Row, Red>({ store: new MemoryNodeStore(), reducer: sumReducer, cacheNodes: 100_000 });
+      const t = new BTree<Row, Red>({
+        store: new MemoryNodeStore(),
+        reducer: sumReducer,
+        cacheBytes: 1024 * 1024 * 1024,
+      });
       const build = measure(() => t.update(rows, []));
       gc();
       const heap1 = process.memoryUsage().heapUsed;

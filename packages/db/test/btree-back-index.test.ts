@@ -34,6 +34,31 @@ describe('btree: back-index', () => {
   });
 });
 
+describe('btree: back-index reads', () => {
+  test('any number of ids, present, missing and repeated, across the statement sizes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'divan-back-read-'));
+    const file = new SqliteIndexFile(join(dir, 'i.sqlite'), 'sig', 1);
+    try {
+      const id = (n: number): string => `d${String(n).padStart(5, '0')}`;
+      await file.write((w) => {
+        for (let n = 0; n < 3000; n += 2) w.putBack(id(n), Buffer.from(`rows of ${n}`));
+      });
+      for (const size of [1, 2, 7, 8, 9, 250, 500, 511, 512, 513, 1000, 1300]) {
+        // Every third id from a shifting start: half of them have no entry.
+        const ids = Array.from({ length: size }, (_, k) => id((size + 3 * k) % 3000));
+        if (size > 2) ids.push(ids[0]!);
+        const got = file.readBack(ids);
+        const want = new Map<string, string>();
+        for (const i of ids) if (Number(i.slice(1)) % 2 === 0) want.set(i, `rows of ${Number(i.slice(1))}`);
+        assert.deepEqual(new Map([...got].map(([k, v]) => [k, Buffer.from(v).toString()])), want, `${size} ids`);
+      }
+    } finally {
+      file.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('btree: view index build and updates', () => {
   const group = viewGroupOf('_design/t', {
     views: {

@@ -250,10 +250,68 @@ describe('btree properties (memory store)', () => {
     );
   });
 
+  test('updates of keys sharing long prefixes (searches compare past shared bytes): tree and counts match the model after every batch', () => {
+    // Keys of two long prefixes, some of them prefixes of others; values replaced under the same
+    // keys often (the small alphabet repeats keys), so a `_count`-like tree keeps leaves whose
+    // count did not change.
+    const long = (tail: Buffer, second: boolean): Buffer =>
+      Buffer.concat([Buffer.alloc(24, 0x61), Buffer.from([second ? 0x62 : 0x61]), Buffer.alloc(8, 0x01), tail]);
+    const longKey = fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(keyArb, fc.boolean()).map(([tail, second]) => long(tail, second)) },
+      { weight: 1, arbitrary: fc.nat({ max: 34 }).map((n) => long(Buffer.alloc(0), true).subarray(0, n)) },
+    );
+    const longBatches = fc.array(
+      fc.record({
+        inserts: fc.array(fc.record({ key: longKey, value: fc.integer({ min: -9, max: 9 }) }), { maxLength: 300 }),
+        removes: fc.array(longKey, { maxLength: 60 }),
+      }),
+      { minLength: 1, maxLength: 6 },
+    );
+    const counter: Reducer<number, number> = {
+      reduce: (es) => es.length,
+      reduceCount: (n) => n,
+      rereduce: (rs) => rs.reduce((a, b) => a + b, 0),
+    };
+    const bound = fc.oneof(longKey, keyArb);
+    const ranges = fc.array(fc.record({ start: bound, end: bound }), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      // This reducer's reductions hold two keys: two pointers of ~34-byte keys need 512 bytes.
+      fc.property(longBatches, fc.constantFrom(512, 1024), ranges, (batches, nodeBytes, rs) => {
+        const t = new BTree<number, Red>({ store: new MemoryNodeStore(), reducer, nodeBytes });
+        const counted = new BTree<number, number>({
+          store: new MemoryNodeStore(),
+          reducer: counter,
+          nodeBytes: nodeBytes >> 1,
+        });
+        const model = new Model();
+        for (const b of batches) {
+          t.update(b.inserts, b.removes);
+          counted.update(b.inserts, b.removes);
+          model.apply(b.inserts, b.removes);
+          checkStructure(t, model);
+          const all = model.sorted();
+          assert.deepEqual(show(t.fold()), show(all));
+          assert.deepEqual(show(counted.fold()), show(all));
+          assert.equal(counted.verify().entries, all.length);
+          assert.deepEqual(t.reduce(), reducer.reduce(all));
+          assert.equal(counted.reduce(), all.length);
+          for (const r of rs) {
+            const inR = all.filter((e) =>
+              inRange(e.key, { ...r, inclusiveStart: true, inclusiveEnd: true, descending: false }),
+            );
+            assert.equal(counted.reduce(r), inR.length);
+            assert.deepEqual(t.reduce(r), reducer.reduce(inR));
+          }
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
   test('a tiny cache (constant evictions) gives the same answers', () => {
     fc.assert(
       fc.property(batchesArb, queryArb, (batches, q) => {
-        const t = new BTree<number, Red>({ store: new MemoryNodeStore(), reducer, nodeBytes: 160, cacheNodes: 2 });
+        const t = new BTree<number, Red>({ store: new MemoryNodeStore(), reducer, nodeBytes: 160, cacheBytes: 2048 });
         const model = new Model();
         for (const b of batches) {
           t.update(b.inserts, b.removes);

@@ -70,6 +70,19 @@ export function compareKeys(a: Uint8Array, b: Uint8Array): number {
   return byLength;
 }
 
+/** compareKeys of keys known to share their first `from` bytes. */
+export function compareFrom(a: Uint8Array, b: Uint8Array, from: number): number {
+  const al = a.length;
+  const bl = b.length;
+  const byLength = al - bl;
+  const n = byLength < 0 ? al : bl;
+  for (let i = from; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return byLength;
+}
+
 /**
  * The first index from `from` at which `a` and `b` differ (the shorter one's length when one is
  * a prefix of the other), for searches that know the keys share their first `from` bytes.

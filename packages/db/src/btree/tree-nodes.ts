@@ -9,7 +9,7 @@
  * `version`, which running iterators compare, and marks the cache dirty until it ends well.
  */
 import { LeafNode } from './leaf.js';
-import { NodeCache } from './node-cache.js';
+import { DEFAULT_CACHE_BYTES, NodeCache } from './node-cache.js';
 import { LEAF, asBuffer, decodeInner, encodeInner, type Entry, type Node, type Ptr } from './node.js';
 import type { Reducer } from './reducer.js';
 import type { NodeStore } from './store.js';
@@ -32,12 +32,14 @@ export interface BTreeOptions<V, R> {
   exclusive?: boolean;
   /** Target maximum encoded node size in bytes. Default 2048 (./chunks.ts says why). */
   nodeBytes?: number;
-  /** Decoded nodes kept in the LRU cache. Default 20,000; 0 disables the cache. */
-  cacheNodes?: number;
+  /**
+   * Memory the LRU cache of decoded nodes may take, in bytes (estimated: ./node-cache.ts).
+   * Default DEFAULT_CACHE_BYTES; 0 disables the cache.
+   */
+  cacheBytes?: number;
 }
 
 const DEFAULT_NODE_BYTES = 2048;
-const DEFAULT_CACHE_NODES = 20_000;
 
 const jsonEncode = (value: unknown): Uint8Array => Buffer.from(JSON.stringify(value) ?? 'null');
 const jsonDecode = (bytes: Buffer): never => JSON.parse(bytes.toString('utf8')) as never;
@@ -80,7 +82,7 @@ export class TreeNodes<V, R> {
     this.decodeValue = options.decodeValue ?? jsonDecode;
     this.encodeReduction = options.encodeReduction ?? jsonEncode;
     this.decodeReduction = options.decodeReduction ?? jsonDecode;
-    this.cache = new NodeCache(options.cacheNodes ?? DEFAULT_CACHE_NODES);
+    this.cache = new NodeCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.exclusive = options.exclusive ?? false;
     this.gen = undefined;
     this.dirty = true;

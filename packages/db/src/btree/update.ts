@@ -18,7 +18,18 @@
  */
 import { chunkBytes, chunkEnds } from './chunks.js';
 import { LeafItems, type LeafNode } from './leaf.js';
-import { NODE_HEADER_BYTES, asBuffer, compareKeys, keysEqual, ptrBytes, type Entry, type Ptr } from './node.js';
+import {
+  NODE_HEADER_BYTES,
+  asBuffer,
+  compareAt,
+  compareFrom,
+  compareKeys,
+  keysEqual,
+  mismatch,
+  ptrBytes,
+  type Entry,
+  type Ptr,
+} from './node.js';
 import { sortByKey } from './sort.js';
 import type { TreeNodes } from './tree-nodes.js';
 
@@ -104,7 +115,7 @@ function apply<V, R>(t: TreeNodes<V, R>, acts: Action[]): void {
     for (const a of acts) if (a.raw !== undefined) items.pushNew(a);
     kids = materializeLeaf(t, items, false);
   } else {
-    kids = modify(t, t.root, acts, 0, acts.length);
+    kids = modify(t, t.root, acts, 0, acts.length, undefined, undefined, undefined, 0);
   }
   const root = kids === null ? t.root : buildRoot(t, kids);
   t.store.setRoot(root);
@@ -117,26 +128,43 @@ function apply<V, R>(t: TreeNodes<V, R>, acts: Action[]): void {
 }
 
 // The searches of an update, written out (no closure per call: they run a few times per action).
+//
+// Row keys share long prefixes (a view's array tag, its first elements): each search starts its
+// comparisons past the bytes every key it compares shares. The keys of a subtree, and the
+// actions sent to it, lie between two keys its ancestors know (the last key of the pointer
+// before its own, and its own pointer's last key; see `modify`), and every key between two keys
+// shares their common prefix (`skip`). Within a search, the bytes the key shares with the
+// entries at both ends of the range left are known too (as ./bounds.ts does for reads).
 
-/** The first child in [lo, hi) whose last key is not below `key`, or `hi`. */
-function childOf(ps: readonly Ptr<unknown>[], lo: number, hi: number, key: Buffer): number {
+/** The first child in [lo, hi) whose last key is not below `key`, or `hi` (all share `skip` bytes). */
+function childOf(ps: readonly Ptr<unknown>[], lo: number, hi: number, key: Buffer, skip: number): number {
+  let loShared = skip;
+  let hiShared = skip;
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (compareKeys(ps[m]!.last, key) < 0) lo = m + 1;
-    else hi = m;
+    const last = ps[m]!.last;
+    const at = mismatch(last, key, Math.min(loShared, hiShared));
+    if (compareAt(last, key, at) < 0) {
+      lo = m + 1;
+      loShared = at;
+    } else {
+      hi = m;
+      hiShared = at;
+    }
   }
   return lo;
 }
 
 /**
  * The end of the actions from `lo` whose keys are not above `last` (acts are sorted; `lo` is
- * past one that is). Galloping from `lo`: near the leaves a child gets one or two actions, so
- * the end is found in a few compares instead of a search over the whole batch.
+ * past one that is; all share `skip` bytes). Galloping from `lo`: near the leaves a child gets
+ * one or two actions, so the end is found in a few compares instead of a search over the whole
+ * batch.
  */
-function actsUpTo(acts: readonly Action[], lo: number, hi: number, last: Buffer): number {
+function actsUpTo(acts: readonly Action[], lo: number, hi: number, last: Buffer, skip: number): number {
   let step = 1;
   let bound = lo;
-  while (bound < hi && compareKeys(acts[bound]!.key, last) <= 0) {
+  while (bound < hi && compareFrom(acts[bound]!.key, last, skip) <= 0) {
     lo = bound + 1;
     bound = lo + step;
     step *= 2;
@@ -144,25 +172,55 @@ function actsUpTo(acts: readonly Action[], lo: number, hi: number, last: Buffer)
   if (bound < hi) hi = bound;
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (compareKeys(acts[m]!.key, last) <= 0) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
-
-/** The first item in [lo, hi) of a leaf whose key is not below `key`, or `hi`. */
-function leafPosition(leaf: LeafNode<unknown>, lo: number, hi: number, key: Buffer): number {
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (leaf.compareKeyAt(m, key) < 0) lo = m + 1;
+    if (compareFrom(acts[m]!.key, last, skip) <= 0) lo = m + 1;
     else hi = m;
   }
   return lo;
 }
 
 /**
+ * The first item in [lo, hi) of a leaf whose key is not below `key`, or `hi`, and whether that
+ * item's key is `key` (all share `skip` bytes).
+ */
+function leafPosition(
+  leaf: LeafNode<unknown>,
+  lo: number,
+  hi: number,
+  key: Buffer,
+  skip: number,
+  found: Found,
+): number {
+  let loShared = skip;
+  let hiShared = skip;
+  let hiAt = -1;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    const at = leaf.mismatchAt(m, key, Math.min(loShared, hiShared));
+    if (leaf.compareKeyAtMismatch(m, key, at) < 0) {
+      lo = m + 1;
+      loShared = at;
+    } else {
+      hi = m;
+      hiShared = at;
+      hiAt = m;
+    }
+  }
+  // The item found was compared last as the high end (or never: it is `hi` or beyond the range).
+  found.equal = hiAt === lo && hiShared === key.length && leaf.keyEnd(lo) - leaf.keyStart(lo) === hiShared;
+  return lo;
+}
+
+/** Where leafPosition says whether it found the key itself (one object, no allocation per search). */
+interface Found {
+  equal: boolean;
+}
+const found: Found = { equal: false };
+
+/**
  * Applies acts[a, b) to the subtree at `id`. Returns what replaces it (written pointers, or
  * one pending content below the minimum size, or nothing), or null when nothing changed.
+ * `below` and `upTo`: keys the subtree's keys and the actions lie above and up to (undefined:
+ * none known), `skip`: how many first bytes those two share.
  */
 function modify<V, R>(
   t: TreeNodes<V, R>,
@@ -170,11 +228,14 @@ function modify<V, R>(
   acts: Action[],
   a: number,
   b: number,
-  old?: Ptr<R>,
+  old: Ptr<R> | undefined,
+  below: Buffer | undefined,
+  upTo: Buffer | undefined,
+  skip: number,
 ): Kid<V, R>[] | null {
   const node = t.load(id);
   if (node.leaf) {
-    const merged = mergeLeaf(node, acts, a, b);
+    const merged = mergeLeaf(node, acts, a, b, skip);
     if (merged === null) return null;
     t.freeIds.push(id);
     return materializeLeaf(t, merged, false, old);
@@ -188,11 +249,16 @@ function modify<V, R>(
   // passed over by binary search, a few compares each, whether actions are few or many.
   let c = 0;
   for (let i = a; i < b; ) {
-    const target = childOf(ps, c, lastChild, acts[i]!.key);
+    const target = childOf(ps, c, lastChild, acts[i]!.key, skip);
     for (; c < target; c++) kids.push(ps[c]!);
     const p = ps[c]!;
-    const j = c === lastChild ? b : actsUpTo(acts, i + 1, b, p.last);
-    const out = modify(t, p.id, acts, i, j, p);
+    const j = c === lastChild ? b : actsUpTo(acts, i + 1, b, p.last, skip);
+    // The child's keys and its actions lie above the last key of the pointer before it and up
+    // to its own last key (the last child's actions may lie beyond it, up to this node's bound).
+    const childBelow = c > 0 ? ps[c - 1]!.last : below;
+    const childUpTo = c < lastChild ? p.last : upTo;
+    const childSkip = childBelow !== undefined && childUpTo !== undefined ? mismatch(childBelow, childUpTo, skip) : 0;
+    const out = modify(t, p.id, acts, i, j, p, childBelow, childUpTo, childSkip);
     // A child rewritten in place with the same keys, count and reduction (say new values under
     // the same keys, counted by _count): its pointer, hence this node, needs no rewrite.
     if (out === null || (out.length === 1 && samePtr(out[0]!, p))) kids.push(p);
@@ -214,17 +280,17 @@ function modify<V, R>(
  * A leaf merged with its sorted actions; null when nothing changes. Each action's place is
  * found by binary search, and the old items between two actions go over as one run.
  */
-function mergeLeaf<V>(node: LeafNode<V>, acts: Action[], a: number, b: number): LeafItems<V> | null {
+function mergeLeaf<V>(node: LeafNode<V>, acts: Action[], a: number, b: number, skip: number): LeafItems<V> | null {
   const items = new LeafItems<V>();
   const n = node.length;
   let changed = false;
   let i = 0;
   for (let j = a; j < b; j++) {
     const act = acts[j]!;
-    const k = leafPosition(node, i, n, act.key);
+    const k = leafPosition(node, i, n, act.key, skip, found);
     items.pushRun(node, i, k);
     i = k;
-    if (i < n && node.compareKeyAt(i, act.key) === 0) {
+    if (found.equal) {
       // The same key: removed, replaced, or (same value) left in the next run.
       if (act.raw === undefined) {
         changed = true;
@@ -374,8 +440,15 @@ function writeLeaf<V, R>(
   let redRaw: Buffer | undefined;
   if (t.reducer !== undefined) {
     const reducer = t.reducer;
-    red = reducer.reduceCount !== undefined ? reducer.reduceCount(leaf.length) : reducer.reduce(leaf.entries());
-    redRaw = asBuffer(t.encodeReduction(red));
+    if (reducer.reduceCount !== undefined && old !== undefined && old.count === leaf.length) {
+      // A count's reduction of as many rows as before is the one before (values replaced under
+      // the same keys): not made and encoded again, and samePtr compares it by reference.
+      red = old.red;
+      redRaw = old.redRaw;
+    } else {
+      red = reducer.reduceCount !== undefined ? reducer.reduceCount(leaf.length) : reducer.reduce(leaf.entries());
+      redRaw = asBuffer(t.encodeReduction(red));
+    }
   }
   // Edge keys equal to the old pointer's are its Buffers: no new views, and samePtr compares
   // them by reference.

@@ -70,7 +70,9 @@ export function decodeBackIndex(bytes: Uint8Array, format: 1 | 2): BackEntry[] {
   while (at.i < buf.length) {
     const head = readVarint(buf, at);
     const length = readVarint(buf, at);
-    const key = Buffer.from(buf.subarray(at.i, at.i + length));
+    // A view, not a copy: entries live as long as an update's staging or a reader's rows, and
+    // the bytes read are never written to (a copy per row key was ~5% of a 1% update's CPU).
+    const key = buf.subarray(at.i, at.i + length);
     at.i += length;
     if (format === 1) {
       out.push([head, key]);
