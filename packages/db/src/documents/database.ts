@@ -148,6 +148,11 @@ export class Database extends DocumentReader {
     return enabled;
   }
 
+  /** Known to have no per-document access control: a write path may skip `accessWriterOf`'s promise. */
+  get accessKnownOff(): boolean {
+    return this.accessCache === false;
+  }
+
   /** Makes a new database access-enabled (at its creation, before any write). */
   async enableAccess(): Promise<void> {
     await this.store.setProp(ACCESS_PROP, 'true');

@@ -65,6 +65,9 @@ export function planStoredTree(
   old: string | undefined,
   growth: TreeGrowth | undefined,
 ): StoredTree {
+  // The usual write: a short history stored as it is, over a value that is not a head either.
+  if (text.length < CHUNKED_FROM_LENGTH && (old === undefined || !isHead(old)))
+    return { stored: text, dropAll: false, drop: undefined, puts: [] };
   let dropAll = false;
   if (old !== undefined && isHead(old)) {
     if (growth !== undefined) {
