@@ -110,7 +110,7 @@ export class Database extends DocumentReader {
     this.designs = new DesignRecords(store);
     const commits = new GroupCommit(
       store,
-      () => this.revsLimit(),
+      () => this.revsLimitCache ?? this.revsLimit(),
       (ids, seqs) => {
         this.designs.committed(ids, seqs);
         this.notify(seqs[seqs.length - 1]!);

@@ -34,7 +34,8 @@ export class GroupCommit {
 
   constructor(
     private readonly store: DocumentStore,
-    private readonly revsLimit: () => Promise<number>,
+    /** The revs limit: the number itself once known (no promise to wait for). */
+    private readonly revsLimit: () => number | Promise<number>,
     /** After each commit that took sequences: the ids its requests touched, the sequences it took. */
     private readonly committed: (ids: readonly string[], seqs: readonly number[]) => void,
     private readonly check?: DocCheck,
@@ -88,7 +89,8 @@ export class GroupCommit {
 
   /** Plans and commits `requests` in one storage transaction: each request's rows, in order. */
   private async commitGroup(requests: readonly WriteRequest[]): Promise<WriteResult[][]> {
-    const limit = await this.revsLimit();
+    const known = this.revsLimit();
+    const limit = typeof known === 'number' ? known : await known;
     // An access-enabled database's writes carry their writer; the plan then reads stored access.
     const access = requests.some((r) => r.access !== undefined);
     const ids = idsOf(requests);
