@@ -110,7 +110,7 @@ export class Database extends DocumentReader {
     this.designs = new DesignRecords(store);
     const commits = new GroupCommit(
       store,
-      () => this.revsLimit(),
+      () => this.revsLimitCache ?? this.revsLimit(),
       (ids, seqs) => {
         this.designs.committed(ids, seqs);
         this.notify(seqs[seqs.length - 1]!);
@@ -146,6 +146,11 @@ export class Database extends DocumentReader {
     // another node meanwhile, say) has none, "not enabled" is asked again.
     if (enabled || (await this.store.counters()).updateSeq > 0) this.accessCache = enabled;
     return enabled;
+  }
+
+  /** Known to have no per-document access control: a write path may skip `accessWriterOf`'s promise. */
+  get accessKnownOff(): boolean {
+    return this.accessCache === false;
   }
 
   /** Makes a new database access-enabled (at its creation, before any write). */

@@ -34,21 +34,37 @@ export class GroupCommit {
 
   constructor(
     private readonly store: DocumentStore,
-    private readonly revsLimit: () => Promise<number>,
+    /** The revs limit: the number itself once known (no promise to wait for). */
+    private readonly revsLimit: () => number | Promise<number>,
     /** After each commit that took sequences: the ids its requests touched, the sequences it took. */
     private readonly committed: (ids: readonly string[], seqs: readonly number[]) => void,
     private readonly check?: DocCheck,
   ) {}
 
   submit(request: WriteRequest): Promise<WriteResult[]> {
+    if (!this.running && this.lone >= LONE_GROUPS && ++this.probes % PROBE_EVERY !== 0) {
+      // A lone writer's request commits at once, without the queue's entry, promise and arrays.
+      this.running = true;
+      this.lone++;
+      return this.commitAlone(request);
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
       if (!this.running) {
         this.running = true;
-        if (this.lone >= LONE_GROUPS && ++this.probes % PROBE_EVERY !== 0) void this.run();
-        else setImmediate(() => void this.run());
+        setImmediate(() => void this.run());
       }
     });
+  }
+
+  /** One request committed on its own; requests that came meanwhile go in the next group. */
+  private async commitAlone(request: WriteRequest): Promise<WriteResult[]> {
+    try {
+      return (await this.commitGroup([request]))[0]!;
+    } finally {
+      if (this.queue.length > 0) void this.run();
+      else this.running = false;
+    }
   }
 
   private async run(): Promise<void> {
@@ -58,26 +74,7 @@ export class GroupCommit {
         this.queue = [];
         this.lone = batch.length === 1 ? this.lone + 1 : 0;
         try {
-          const requests = batch.map((p) => p.request);
-          const limit = await this.revsLimit();
-          // An access-enabled database's writes carry their writer; the plan then reads stored access.
-          const access = requests.some((r) => r.access !== undefined);
-          const ids = idsOf(requests);
-          const { result, seqs } = await this.store.update(
-            ids,
-            (records) => {
-              const planned = planWrites(
-                requests,
-                records,
-                limit,
-                this.check,
-                access ? new AccessPlanner() : undefined,
-              );
-              return { writes: planned.writes, result: planned.results };
-            },
-            access ? { access: true } : undefined,
-          );
-          if (seqs.length > 0) this.committed(ids, seqs);
+          const result = await this.commitGroup(batch.map((p) => p.request));
           batch.forEach((p, i) => {
             p.resolve(result[i]!);
           });
@@ -88,5 +85,24 @@ export class GroupCommit {
     } finally {
       this.running = false;
     }
+  }
+
+  /** Plans and commits `requests` in one storage transaction: each request's rows, in order. */
+  private async commitGroup(requests: readonly WriteRequest[]): Promise<WriteResult[][]> {
+    const known = this.revsLimit();
+    const limit = typeof known === 'number' ? known : await known;
+    // An access-enabled database's writes carry their writer; the plan then reads stored access.
+    const access = requests.some((r) => r.access !== undefined);
+    const ids = idsOf(requests);
+    const { result, seqs } = await this.store.update(
+      ids,
+      (records) => {
+        const planned = planWrites(requests, records, limit, this.check, access ? new AccessPlanner() : undefined);
+        return { writes: planned.writes, result: planned.results };
+      },
+      access ? { access: true } : undefined,
+    );
+    if (seqs.length > 0) this.committed(ids, seqs);
+    return result;
   }
 }

@@ -7,6 +7,7 @@
  */
 import { formatRev } from '../revisions/index.js';
 import type { DocumentStore } from '../storage/contract.js';
+import type { AccessWriter } from './access-rules.js';
 import type { Attachment } from './attachment.js';
 import { checkSizes, checkStubs, hasAttachments, storeAttachments, type FollowingParts } from './attachment-resolve.js';
 import type { Database } from './database.js';
@@ -82,14 +83,24 @@ export class WritePipeline {
     );
   }
 
-  private async withAttachments(
+  /** Stores the items' attachments first where they have any (not async: the usual write adds no promise here). */
+  private withAttachments(
     items: readonly WriteItem[],
     newEdits: boolean,
     following: FollowingParts | undefined,
     writer: Writer,
   ): Promise<WriteResult[]> {
-    const stores = ({ id, input }: WriteItem) => !isLocalId(id) && hasAttachments(input);
-    if (!items.some(stores)) return this.commit(items, newEdits, writer);
+    if (!items.some(storesAttachments)) return this.commit(items, newEdits, writer);
+    return this.attachmentsThenCommit(items, newEdits, following, writer);
+  }
+
+  private async attachmentsThenCommit(
+    items: readonly WriteItem[],
+    newEdits: boolean,
+    following: FollowingParts | undefined,
+    writer: Writer,
+  ): Promise<WriteResult[]> {
+    const stores = storesAttachments;
     // Attachment bytes are stored before the revisions that refer to them commit; compaction
     // leaves bytes alone while such a write is under way (see attachment-sweep.ts).
     return this.store.attachmentWrite(async () => {
@@ -129,14 +140,32 @@ export class WritePipeline {
     });
   }
 
-  /** `_local/` documents have no revision tree: written as they come; the rest go to the group commit. */
-  private async commit(items: readonly WriteItem[], newEdits: boolean, writer: Writer): Promise<WriteResult[]> {
-    // In an access-enabled database the plan checks the writer against the stored `_access`.
-    const access = await this.db.accessWriterOf(writer);
+  /**
+   * `_local/` documents have no revision tree: written as they come; the rest go to the group
+   * commit. In an access-enabled database the plan checks the writer against the stored `_access`.
+   */
+  private commit(items: readonly WriteItem[], newEdits: boolean, writer: Writer): Promise<WriteResult[]> {
+    if (this.db.accessKnownOff) return this.commitAs(items, newEdits, undefined);
+    return this.db.accessWriterOf(writer).then((access) => this.commitAs(items, newEdits, access));
+  }
+
+  private commitAs(
+    items: readonly WriteItem[],
+    newEdits: boolean,
+    access: AccessWriter | undefined,
+  ): Promise<WriteResult[]> {
+    // No `_local` document among them (a PUT): straight to the group commit, no settling.
+    if (!items.some((item) => isLocalId(item.id)))
+      return this.commits.submit(access === undefined ? { items, newEdits } : { items, newEdits, access });
     return settle(
       items,
       (item) => (isLocalId(item.id) ? this.local.put(item.id, item.input) : undefined),
       (docs) => this.commits.submit({ items: docs, newEdits, ...(access === undefined ? {} : { access }) }),
     );
   }
+}
+
+/** Whether storing this item means storing attachment bytes first. */
+function storesAttachments({ id, input }: WriteItem): boolean {
+  return !isLocalId(id) && hasAttachments(input);
 }

@@ -108,6 +108,7 @@ export class SqliteDocReads {
     /** Each found document's `docs.access` text (./access-rows.ts), by id. */
     access: Map<string, string | null>;
   } {
+    if (ids.length === 1) return this.getOneForUpdate(ids[0]!);
     const rows = new Map<string, UpdateRow>();
     if (ids.length < MIN_BATCH_LOOKUP) {
       for (const id of ids) {
@@ -133,6 +134,19 @@ export class SqliteDocReads {
       return toRecord(row as unknown as DocRow, this.trees);
     });
     return { found, olds, access };
+  }
+
+  /** `getForUpdate` of one id (a single-document write): no map of the rows read. */
+  private getOneForUpdate(id: string): ReturnType<SqliteDocReads['getForUpdate']> {
+    const olds = new Map<string, OldRow>();
+    const access = new Map<string, string | null>();
+    const row = this.stmtGetForUpdate.get(id) as UpdateRow | undefined;
+    // As in `getForUpdate`: a row under another id is the lone surrogate's U+FFFD.
+    if (row === undefined || row[0] !== id)
+      return { found: [isWellFormed(id) ? undefined : this.getDoc(id)], olds, access };
+    olds.set(id, [row[5], row[3], row[6], row[4], row[2]]);
+    access.set(id, row[7]);
+    return { found: [toRecord(row as unknown as DocRow, this.trees)], olds, access };
   }
 
   /** Records with their winners' bodies (a deleted winner's left out), in the order asked. */
