@@ -7,6 +7,7 @@
  * rewrites anyway, it lets the access rows live in one order only: by principal and sequence.
  */
 import { type AccessWrite, UNIFORM_LEAF, uniformLeaves } from './records.js';
+import { compareCodePoints } from '../support/unicode.js';
 
 export interface DocAccess {
   /** The principals who may read the document now, in UTF-8 byte order. */
@@ -190,21 +191,6 @@ function isStrictlyOrdered(principals: readonly string[]): boolean {
     if (compareCodePoints(principals[i - 1]!, principals[i]!) >= 0) return false;
   }
   return true;
-}
-
-/** `compareUtf8` without encoding: UTF-16 units, with surrogates (astral code points) above the rest of the BMP. */
-function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    if (xs !== ys) return xs ? 1 : -1;
-    return x - y;
-  }
-  return a.length - b.length;
 }
 
 /** UTF-8 byte order (SQLite's BINARY collation, PostgreSQL's "C"): code point order. */
