@@ -68,7 +68,10 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
   );
 }
 
-/** The values of the members `keys` (quoted names), or undefined when the text is not flat (as `flatMembers`). */
+/**
+ * The values of the members `keys` (quoted names), or undefined when the text is not flat (as `flatMembers`).
+ * Its search repeats `flatMembers`' inline: the two as calls of one helper cost the full scan ~5%.
+ */
 function flatValues(text: string, keys: readonly string[]): (JsonValue | undefined)[] | undefined {
   if (text.charCodeAt(0) !== OPEN_OBJECT || text.indexOf('{', 1) >= 0 || text.indexOf('\\') >= 0) return undefined;
   const values: (JsonValue | undefined)[] = new Array(keys.length);
