@@ -47,6 +47,12 @@ export interface BuildableRowTree extends RowTree {
     rows: Iterable<readonly [key: Buffer, value: Buffer]>,
     options?: { cacheLeaves?: boolean },
   ): Generator<void>;
+  /**
+   * Applies to the rows the updates the tree took and deferred (a search index's documents' tree:
+   * ../../search/search-docs-tree.ts): the index calls it before each flush, and before a
+   * rolled-back commit invalidates the trees (the deferred updates are earlier commits').
+   */
+  settle?(): void;
 }
 
 export type TreeFactory = (store: NodeStore, view: number) => BuildableRowTree;
@@ -234,9 +240,17 @@ export class ViewIndex {
         if (purgeSeq === undefined) changedSeqs[view] = update.changedSeqs[view] || seq;
       });
     } catch (error) {
-      // Trees that applied their part must forget it.
+      // Trees that applied their part must forget it; what earlier commits deferred stays theirs
+      // (a tree that defers is its group's last: search's documents, after its numbers).
       for (const store of this.stores) store.rollback();
-      for (const tree of this.trees) tree.invalidate();
+      for (const tree of this.trees) {
+        try {
+          tree.settle?.();
+        } catch {
+          // The tree keeps the failure: it fails every read and flush after.
+        }
+        tree.invalidate();
+      }
       throw error;
     }
     for (const store of this.stores) store.end();
@@ -279,6 +293,7 @@ export class ViewIndex {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (!this.pending()) return;
+    for (const tree of this.trees) tree.settle?.();
     await this.stored.write((writer) => this.writePending(writer));
     for (const store of this.stores) store.flushed();
     this.pendingBack.clear();
