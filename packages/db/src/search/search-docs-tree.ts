@@ -85,6 +85,8 @@ export class SearchDocsTree implements BuildableRowTree {
   }
 
   update(inserts: readonly RowEntry[], removes: readonly Buffer[]): void {
+    // Rows short of a deferred update take no more (the index's rollback then starts it from what it stored).
+    if (this.failed !== undefined) throw this.failed.error;
     const memory = this.memory;
     if (memory !== undefined) {
       apply(memory, inserts, removes);
@@ -107,9 +109,9 @@ export class SearchDocsTree implements BuildableRowTree {
   }
 
   /**
-   * Applies the update the postings took to the rows. A failure leaves the rows short of it for
-   * good: every read and settle after throws it, so the index stores nothing past its last
-   * stored state (which a restart opens).
+   * Applies the updates the postings took to the rows. A failure leaves the rows short of them:
+   * every read, settle and update after throws it, so the index stores nothing past its last
+   * stored state, and its next commit goes back to that state (../views/index/view-index.ts).
    */
   settle(): void {
     if (this.failed !== undefined) throw this.failed.error;
@@ -142,6 +144,7 @@ export class SearchDocsTree implements BuildableRowTree {
 
   invalidate(): void {
     // The index's state is the stored one again (a rolled-back commit settled the earlier ones' first).
+    this.failed = undefined;
     this.unsettled = [];
     this.unsettledRows = 0;
     this.memory = undefined;

@@ -50,7 +50,8 @@ export interface BuildableRowTree extends RowTree {
   /**
    * Applies to the rows the updates the tree took and deferred (a search index's documents' tree:
    * ../../search/search-docs-tree.ts): the index calls it before each flush, and before a
-   * rolled-back commit invalidates the trees (the deferred updates are earlier commits').
+   * rolled-back commit invalidates the trees (the deferred updates are earlier commits'). A tree
+   * whose settle failed fails its next update too (the index then goes back to its stored state).
    */
   settle?(): void;
 }
@@ -241,16 +242,19 @@ export class ViewIndex {
       });
     } catch (error) {
       // Trees that applied their part must forget it; what earlier commits deferred stays theirs
-      // (a tree that defers is its group's last: search's documents, after its numbers).
+      // (a tree that defers is its group's last: search's documents, after its numbers)...
       for (const store of this.stores) store.rollback();
+      let settled = true;
       for (const tree of this.trees) {
         try {
           tree.settle?.();
         } catch {
-          // The tree keeps the failure: it fails every read and flush after.
+          settled = false;
         }
-        tree.invalidate();
       }
+      if (settled) for (const tree of this.trees) tree.invalidate();
+      // ...unless it cannot be applied: then the index is the stored one again (this is its updater).
+      else this.discard();
       throw error;
     }
     for (const store of this.stores) store.end();
@@ -292,8 +296,8 @@ export class ViewIndex {
   async flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (!this.pending()) return;
     for (const tree of this.trees) tree.settle?.();
+    if (!this.pending()) return;
     await this.stored.write((writer) => this.writePending(writer));
     for (const store of this.stores) store.flushed();
     this.pendingBack.clear();
