@@ -8,11 +8,12 @@
  * While the postings are in memory, an update is applied to them at once and to the tree's rows
  * later (`settle`): the query that took the update in is answered from the postings, and the
  * rows' update (rewriting a leaf per changed document: a quarter of a 1% update's CPU) comes
- * after it. The index settles its trees before it stores anything (../views/index/view-index.ts
- * `flush`, which runs after its commits, not during them) and before a rolled-back commit drops
- * their caches, and every read of the rows here settles first: what is stored is always a state
- * the rows and the index's sequence agree on, and a crash before loses only what was not stored
- * yet, as it did before (the index's commits are stored later anyway).
+ * after it (unless MAX_UNSETTLED_ROWS wait: then at once). The index settles its trees before
+ * it stores anything (../views/index/view-index.ts `flush`, ~10 ms after its last commit) and
+ * before a rolled-back commit drops their caches, and every read of the rows here settles first:
+ * what is stored is always a state the rows and the index's sequence agree on, and a crash
+ * before loses only what was not stored yet, as it did before (the index's commits are stored
+ * later anyway).
  */
 import type { BuildableRowTree } from '../views/index/view-index.js';
 import type { RowEntry, RowGroup, RowRange, RowValue } from '../views/index/row-tree.js';
