@@ -81,7 +81,7 @@ describe('a search index after many small updates', () => {
           await write(initial.map((d, i) => ({ _id: `d${String(i).padStart(2, '0')}`, ...d })));
           // The kept index is built and loaded, then takes each round in with a query.
           await answers(db, 'kept');
-          for (const changes of rounds) {
+          for (const [k, changes] of rounds.entries()) {
             const docs = new Map<string, Record<string, unknown>>();
             for (const { i, doc: d, del } of changes) {
               const id = `d${String(i).padStart(2, '0')}`;
@@ -95,7 +95,9 @@ describe('a search index after many small updates', () => {
             }
             await write([...docs.values()]);
             for (const [id, d] of docs) if (d._deleted) revs.delete(id);
-            await t.request('GET', `/${db}/_design/s/_search/kept?q=fox`);
+            // The last round is taken in by the first of the answers below: answered from the
+            // postings while the rows' update waits (src/search/search-docs-tree.ts `settle`).
+            if (k < rounds.length - 1) await t.request('GET', `/${db}/_design/s/_search/kept?q=fox`);
           }
           const kept = await answers(db, 'kept');
           // The same function under another name: built afresh over the final documents.

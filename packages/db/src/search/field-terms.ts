@@ -123,7 +123,7 @@ export class TermGrouper {
         frequencies[slotCount] = 0;
         const term = dictionary.terms[id]!;
         terms.push(term);
-        if (largest === undefined || compareUtf8(term, largest) > 0) largest = term;
+        if (largest === undefined || isLarger(term, largest)) largest = term;
         slotCount++;
       }
       frequencies[slots[id]!]!++;
@@ -140,6 +140,14 @@ export class TermGrouper {
     out.largest = largest;
     return out;
   }
+}
+
+/** compareUtf8(term, than) > 0, told by the first code units when they differ below the surrogates (most terms). */
+function isLarger(term: string, than: string): boolean {
+  const a = term.charCodeAt(0);
+  const b = than.charCodeAt(0);
+  if (a !== b && a < 0xd800 && b < 0xd800) return a > b;
+  return compareUtf8(term, than) > 0;
 }
 
 function doubled(numbers: Int32Array): Int32Array<ArrayBuffer> {

@@ -19,6 +19,7 @@
  */
 import { compareUtf8 } from '../collation/index.js';
 import { lengthByte } from './bm25.js';
+import { DocRanks } from './doc-ranks.js';
 import { type FieldPostings, postingsLength, readFieldPostings, readTermAt } from './postings-codec.js';
 import type { DocValue } from './search-rows.js';
 
@@ -249,6 +250,8 @@ export class Postings {
   private liveDocs = 0;
   /** Numbers below this one were given in id order. */
   private inOrder = 0;
+  /** Each document's place in index order, for a page's rows. */
+  private readonly ranks = new DocRanks();
   private readonly fields = new Map<string, FieldIndex>();
   /** Per document of a small row, its stored fields, sort and facet values (a page reads them). */
   private readonly values: (DocValue | undefined)[] = [];
@@ -269,6 +272,7 @@ export class Postings {
   /** The documents put so far were a documents' tree's rows in id order (later ones are pending: see `deferring`). */
   loaded(): void {
     this.inOrder = this.ids.length;
+    this.ranks.loaded();
     this.deferring = true;
   }
 
@@ -335,6 +339,11 @@ export class Postings {
   /** Whether more documents are dead than alive (then it is cheaper made again). */
   get wasteful(): boolean {
     return this.ids.length - this.liveDocs > Math.max(1024, this.liveDocs);
+  }
+
+  /** Live documents (one per row of the documents' tree). */
+  get liveCount(): number {
+    return this.liveDocs;
   }
 
   /** Numbers given so far (dead ones included): every document number is below. */
@@ -438,12 +447,11 @@ export class Postings {
     return this.values[doc];
   }
 
-  /**
-   * A document's place in the index (Lucene's document number: live documents with a lower id),
-   * when it is its number (nothing changed since the postings were made); else undefined.
-   */
-  rankOf(doc: number): number | undefined {
-    return this.inOrder === this.ids.length && this.liveDocs === this.ids.length ? doc : undefined;
+  /** A live document's place in the index (Lucene's document number: live documents with a lower id). */
+  rankOf(doc: number): number {
+    // Nothing changed since the load: its number.
+    if (this.inOrder === this.ids.length && this.liveDocs === this.ids.length) return doc;
+    return this.ranks.rankOf(doc, this.alives);
   }
 
   /** A document's row was written (`key` its row key, `json` its value): its postings replace any before. */
@@ -452,6 +460,7 @@ export class Postings {
     this.remove(name);
     const doc = this.ids.length;
     this.ids.push(id);
+    this.ranks.added(name);
     this.byKey.set(name, doc);
     this.byId.set(id, doc);
     if (doc >= this.alives.length) this.alives = grown(this.alives, doc);
@@ -508,6 +517,7 @@ export class Postings {
     this.byKey.delete(name);
     this.byId.delete(this.ids[doc]!);
     this.alives[doc] = 0;
+    this.ranks.removed(doc);
     this.liveDocs--;
     this.epoch++;
   }

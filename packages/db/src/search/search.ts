@@ -170,9 +170,7 @@ export async function searchIndex(
     return out;
   };
   const rank = (id: string, doc = reader.index.docOf(id)): number => {
-    return (
-      (doc === undefined ? undefined : reader.index.rankOf(doc)) ?? docsTree.countBelow(encodeRowKey(null, id, true))
-    );
+    return doc === undefined ? docsTree.countBelow(encodeRowKey(null, id, true)) : reader.index.rankOf(doc);
   };
   const rowOf = async (entry: Entry): Promise<SearchRow> => {
     const stored = docRow(entry.id, entry.doc)?.s ?? {};

@@ -47,6 +47,13 @@ export interface BuildableRowTree extends RowTree {
     rows: Iterable<readonly [key: Buffer, value: Buffer]>,
     options?: { cacheLeaves?: boolean },
   ): Generator<void>;
+  /**
+   * Applies to the rows the updates the tree took and deferred (a search index's documents' tree:
+   * ../../search/search-docs-tree.ts): the index calls it before each flush, and before a
+   * rolled-back commit invalidates the trees (the deferred updates are earlier commits'). A tree
+   * whose settle failed fails its next update too (the index then goes back to its stored state).
+   */
+  settle?(): void;
 }
 
 export type TreeFactory = (store: NodeStore, view: number) => BuildableRowTree;
@@ -234,9 +241,20 @@ export class ViewIndex {
         if (purgeSeq === undefined) changedSeqs[view] = update.changedSeqs[view] || seq;
       });
     } catch (error) {
-      // Trees that applied their part must forget it.
+      // Trees that applied their part must forget it; what earlier commits deferred stays theirs
+      // (a tree that defers is its group's last: search's documents, after its numbers)...
       for (const store of this.stores) store.rollback();
-      for (const tree of this.trees) tree.invalidate();
+      let settled = true;
+      for (const tree of this.trees) {
+        try {
+          tree.settle?.();
+        } catch {
+          settled = false;
+        }
+      }
+      if (settled) for (const tree of this.trees) tree.invalidate();
+      // ...unless it cannot be applied: then the index is the stored one again (this is its updater).
+      else this.discard();
       throw error;
     }
     for (const store of this.stores) store.end();
@@ -278,6 +296,7 @@ export class ViewIndex {
   async flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    for (const tree of this.trees) tree.settle?.();
     if (!this.pending()) return;
     await this.stored.write((writer) => this.writePending(writer));
     for (const store of this.stores) store.flushed();
