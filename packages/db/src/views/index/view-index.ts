@@ -412,7 +412,7 @@ export class ViewIndex {
    */
   private openBuild(build: IndexBuild): void {
     let late = false;
-    const written = this.stored.write(async (writer) => {
+    const written = this.fillEmpty(async (writer) => {
       if (late) return undefined; // storage queued the write behind another: the build sorts its back-index
       this.building = true;
       try {
@@ -445,7 +445,7 @@ export class ViewIndex {
     for (const store of this.stores) store.buffering = false;
     try {
       const changedSeqs = await (open ??
-        this.stored.write((writer) => {
+        this.fillEmpty((writer) => {
           writer.clearBack();
           return this.writeBuild(writer, build, seq);
         }));
@@ -459,6 +459,11 @@ export class ViewIndex {
     }
     this.seq = seq;
     this.flushedSeq = seq;
+  }
+
+  /** A build's write (see `StoredIndex.fillEmpty`). */
+  private fillEmpty<T>(fn: (writer: IndexWriter) => T | Promise<T>): Promise<T> {
+    return this.stored.fillEmpty?.(fn) ?? this.stored.write(fn);
   }
 
   /** The rest of a build's write: the sorted back-index entries, the trees, the checkpoint. */
