@@ -56,4 +56,33 @@ describe('views in-process', () => {
     assert.equal(stale.update_seq, 5);
     await divan.close();
   });
+
+  it('builds from empty when document ids do not come in order, and updates then replace the built rows', async () => {
+    const divan = openDivan(tmp.dir);
+    const db = await divan.createDb('unordered');
+    // m1, m2 ascend (their back-index entries are written as they come); a1 stops that, so the
+    // rest are sorted at the end (checked against those written already).
+    const ids = ['m1', 'm2', 'a1', 'z1', 'a2', 'm0', 'm3'];
+    for (const id of ids) await db.put({ _id: id, author: `old-${id}` });
+    await db.put({
+      _id: '_design/app',
+      views: { by_author: { map: 'function(d){ if (d.author) emit(d.author, d._id); }', reduce: '_count' } },
+    });
+    const built = await db.view('app', 'by_author', { reduce: false });
+    assert.deepEqual(
+      built.rows.map((r: any) => r.id),
+      [...ids].sort(),
+    );
+    for (const id of ids) {
+      const doc = (await db.get(id)) as { _rev: string };
+      await db.put({ _id: id, _rev: doc._rev, author: `new-${id}` });
+    }
+    const updated = await db.view('app', 'by_author', { reduce: false });
+    assert.deepEqual(
+      updated.rows.map((r: any) => r.key),
+      [...ids].sort().map((id) => `new-${id}`),
+    );
+    assert.deepEqual((await db.view('app', 'by_author', {})).rows, [{ key: null, value: ids.length }]);
+    await divan.close();
+  });
 });

@@ -102,6 +102,11 @@ export interface StoredIndex {
    * failure to store them, undoes them (then node caches are stale) and rejects.
    */
   write<T>(fn: (writer: IndexWriter) => T | Promise<T>): Promise<T>;
+  /**
+   * `write` for a write that fills an empty index (a build), where an engine has a cheaper way
+   * to write many new pages at once (SQLite: a rollback journal rather than the WAL).
+   */
+  fillEmpty?<T>(fn: (writer: IndexWriter) => T | Promise<T>): Promise<T>;
   /** A temporary file (for a build), next to the index. */
   scratch(name: string): ScratchFile;
   /** Bytes the index takes here (`_info` sizes). */

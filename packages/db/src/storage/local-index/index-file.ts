@@ -154,15 +154,37 @@ export class SqliteIndexFile implements StoredIndex {
    * writes made so far (one connection). Writes take turns.
    */
   write<T>(fn: (writer: IndexWriter) => T | Promise<T>, extraMeta?: () => Record<string, string>): Promise<T> {
-    if (this.writing !== undefined) return this.writing.then(() => this.write(fn, extraMeta));
+    return this.writeWith(fn, extraMeta, false);
+  }
+
+  /**
+   * `write` through a rollback journal rather than the WAL: a build's pages (new ones, past the
+   * end of the file) are then written once, where the WAL writes them twice (to the WAL, then
+   * into the file at the checkpoint) — about half the CPU of a build's commit. The WAL comes
+   * back when the write ends. A crash meanwhile leaves a hot journal, rolled back at next open.
+   */
+  fillEmpty<T>(fn: (writer: IndexWriter) => T | Promise<T>): Promise<T> {
+    return this.writeWith(fn, undefined, true);
+  }
+
+  private writeWith<T>(
+    fn: (writer: IndexWriter) => T | Promise<T>,
+    extraMeta: (() => Record<string, string>) | undefined,
+    journal: boolean,
+  ): Promise<T> {
+    if (this.writing !== undefined) return this.writing.then(() => this.writeWith(fn, extraMeta, journal));
     try {
-      return this.begin(fn, extraMeta);
+      return this.begin(fn, extraMeta, journal);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  private begin<T>(fn: (writer: IndexWriter) => T | Promise<T>, extraMeta?: () => Record<string, string>): Promise<T> {
+  private begin<T>(
+    fn: (writer: IndexWriter) => T | Promise<T>,
+    extraMeta: (() => Record<string, string>) | undefined,
+    journal: boolean,
+  ): Promise<T> {
     const sql = this.sql;
     let meta: IndexMeta | undefined;
     // Entries put and not inserted yet (id, rows, id, rows...): inserted a statement's worth at
@@ -204,6 +226,7 @@ export class SqliteIndexFile implements StoredIndex {
       }
       for (const [key, value] of Object.entries(extraMeta?.() ?? {})) this.putMeta.run(key, value);
       sql.exec('COMMIT');
+      if (journal) backToWal();
       if (meta !== undefined) {
         const { updateSeq, purgeSeq, changedSeqs } = meta;
         this.current = { updateSeq, purgeSeq, changedSeqs: [...changedSeqs], backFormat: this.current.backFormat };
@@ -212,9 +235,24 @@ export class SqliteIndexFile implements StoredIndex {
     };
     const undo = (error: unknown): never => {
       if (sql.open && sql.inTransaction) sql.exec('ROLLBACK');
+      if (journal && sql.open) backToWal();
       for (const store of this.nodes) store.forgetAllocation();
       throw error;
     };
+    const backToWal = (): void => {
+      try {
+        sql.pragma('journal_mode = WAL');
+      } catch {
+        // Left with the rollback journal: still correct; the next fill or open tries again.
+      }
+    };
+    if (journal) {
+      try {
+        sql.pragma('journal_mode = DELETE');
+      } catch {
+        // Another connection has the file: the write goes through the WAL as any other.
+      }
+    }
     sql.exec('BEGIN IMMEDIATE');
     let result: T | Promise<T>;
     try {

@@ -47,18 +47,25 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
       }
       if (prefix === null) continue;
     }
-    const rowKeyOf = (key: unknown): Buffer =>
-      partitioned ? Buffer.concat([prefix!, encodeRowKey(key, doc.id, raw)]) : encodeRowKey(key, doc.id, raw);
+    if (rows.length === 1) {
+      // One row (the usual case): no duplicates to tell apart.
+      const [key, value] = rows[0]!;
+      const keyJson = JSON.stringify(key);
+      const rowKey = known?.(view, keyJson) ?? rowKeyOf(key, doc.id, raw, partitioned ? prefix! : undefined);
+      const valueJson = JSON.stringify(value ?? null);
+      out(view, rowKey, [keyJson, doc.id, valueJson]);
+      back.push(keyJson.length + valueJson.length <= SMALL_ROW ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
+      continue;
+    }
     const rowKeys: Buffer[] = new Array(rows.length);
     for (let n = 0; n < rows.length; n++) {
-      const key = rows[n]![0];
-      rowKeys[n] = (rows.length === 1 ? known?.(view, JSON.stringify(key)) : undefined) ?? rowKeyOf(key);
+      rowKeys[n] = rowKeyOf(rows[n]![0], doc.id, raw, partitioned ? prefix! : undefined);
     }
     // A document may emit the same key twice: the rows after the first of a key get a suffix
     // that keeps them distinct (never 0xFF, which range bounds rely on), and CouchDB's order
     // among them: by value in Erlang term order (couch_mrview_updater sorts a doc's emits and
     // keeps a key's values as one sorted `dups` entry), which is the raw collation.
-    if (rows.length > 1) withDuplicateSuffixes(rows, rowKeys);
+    withDuplicateSuffixes(rows, rowKeys);
     for (let n = 0; n < rows.length; n++) {
       const [key, value] = rows[n]!;
       const keyJson = JSON.stringify(key);
@@ -69,6 +76,12 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
     }
   }
   return back;
+}
+
+/** A row's key: collation bytes of the key and doc id, after the partition's prefix in a partitioned view. */
+function rowKeyOf(key: unknown, docId: string, raw: boolean, prefix: Buffer | undefined): Buffer {
+  const bytes = encodeRowKey(key, docId, raw);
+  return prefix === undefined ? bytes : Buffer.concat([prefix, bytes]);
 }
 
 /** Gives the rows of each repeated row key, by value in raw order, suffixes 1, 2, ... (the first none). */

@@ -22,10 +22,14 @@
  * A shared index (several nodes) is written before its updater lets go of it (`flush`), and
  * takes in the other nodes' updates in `sync`.
  * An empty index is built differently (`startBuild`): rows sorted externally, trees built
- * bottom-up, the back-index appended in id order, all in one transaction at the end.
+ * bottom-up, the back-index appended in id order, all in one transaction. A local index opens
+ * that transaction when the build starts, and back-index entries go straight in while their ids
+ * come in ascending order (the usual order of a database's first changes): the transaction holds
+ * them until the end, so a crash still leaves the old (empty) index, and they are not sorted,
+ * spilled and read back again at the end.
  */
 import type { IndexMeta, IndexWriter, StoredIndex } from '../../storage/view-index-store.js';
-import { decodeBackIndex, encodeBackIndexScratch, type BackEntry } from './back-index.js';
+import { decodeBackIndex, encodeBackIndex, encodeBackIndexScratch, type BackEntry } from './back-index.js';
 import { ExternalSorter } from '../../btree/run-sort.js';
 import { compareKeys, WriteBackNodeStore, type NodeStore } from '../../btree/index.js';
 import type { ViewGroup } from '../design.js';
@@ -191,6 +195,8 @@ export class ViewIndex {
   /** Every document id with rows in the index, in pages (a purge past the kept log reads them). */
   async *backIds(): AsyncGenerator<string> {
     await this.flush();
+    // A build's open write holds entries of an index that is still empty.
+    if (this.building) return;
     for await (const page of this.stored.foldBackIds()) yield* page;
   }
 
@@ -376,6 +382,8 @@ export class ViewIndex {
   private readBack(docs: readonly { id: string }[]): Map<string, Uint8Array> {
     let ids: string[];
     const out = new Map<string, Uint8Array>();
+    // A build's open write holds entries of an index that is still empty.
+    if (this.building) return out;
     if (this.pendingBack.size > 0) {
       ids = [];
       for (const doc of docs) {
@@ -402,58 +410,66 @@ export class ViewIndex {
    */
   startBuild(): IndexBuild | undefined {
     if (this.seq !== 0 || this.backFormat !== 2) return undefined;
-    return new IndexBuild(
+    const build = new IndexBuild(
       this,
       (doc, out) => rowsOf(this.group.views, doc, out),
-      (seq, rows, back, lastSeqs) => this.finishBuild(seq, rows, back, lastSeqs),
+      (seq) => this.finishBuild(build, seq),
     );
+    // Nothing pending (a build's trees must start empty, and a flush now would wait for the
+    // build): the write opens at once and takes back-index entries as they come.
+    if (!this.stored.shared && !this.pending()) this.openBuild(build);
+    return build;
+  }
+
+  /** Whether a build's write is open (see `openBuild`). */
+  private building = false;
+
+  /**
+   * Opens the build's write now (a local index, when storage starts it at once): back-index
+   * entries go in while the build is fed (`IndexBuild.add`), and `finish` completes the same
+   * write; a build given up instead (`dispose`) rolls it back.
+   */
+  private openBuild(build: IndexBuild): void {
+    let late = false;
+    const written = this.fillEmpty(async (writer) => {
+      if (late) return undefined; // storage queued the write behind another: the build sorts its back-index
+      this.building = true;
+      try {
+        writer.clearBack();
+        build.openWith(writer);
+        const seq = await build.finishing;
+        return await this.writeBuild(writer, build, seq);
+      } finally {
+        this.building = false;
+      }
+    });
+    if (!this.building) {
+      late = true;
+      written.catch(() => {});
+      return;
+    }
+    build.written = written;
   }
 
   /**
    * Writes a build in one write that pauses every few thousand rows (PAUSE_MS at most between
    * pauses), so other requests are answered while a big index is written.
    */
-  private async finishBuild(
-    seq: number,
-    rows: readonly ExternalSorter[],
-    back: ExternalSorter,
-    lastSeqs: readonly number[],
-  ): Promise<void> {
-    // A build's nodes go straight to storage: they would not fit in memory.
-    await this.flush();
-    const run = async (writer: IndexWriter) => {
-      let slice = performance.now();
-      const pause = async (): Promise<void> => {
-        if (performance.now() - slice < PAUSE_MS) return;
-        await writer.pause();
-        slice = performance.now();
-      };
-      writer.clearBack();
-      // Sorted by id bytes. A doc id twice means the changes were not one entry per doc: the
-      // build is not valid.
-      let last: Buffer | undefined;
-      let n = 0;
-      for (const [id, entries] of back.sorted()) {
-        if (last !== undefined && compareKeys(last, id) === 0) throw new DuplicateInBuild(id.toString('utf8'));
-        last = id;
-        writer.putBack(id.toString('utf8'), entries);
-        if (++n % BACK_ROWS_PER_STEP === 0) await pause();
-      }
-      const changedSeqs = [...this.changedSeqs];
-      for (const [view, tree] of this.trees.entries()) {
-        if (rows[view]!.size === 0 && tree.total() === 0) continue;
-        const steps = tree.bulkLoadSteps(rows[view]!.sorted(), {
-          cacheLeaves: rows[view]!.bytes <= CACHED_BUILD_BYTES,
-        });
-        for (const _ of steps) await pause();
-        changedSeqs[view] = lastSeqs[view] || seq;
-      }
-      writer.setMeta({ updateSeq: seq, purgeSeq: this.purged, changedSeqs, backFormat: this.backFormat });
-      return changedSeqs;
-    };
+  private async finishBuild(build: IndexBuild, seq: number): Promise<void> {
+    const open = build.written;
+    if (open === undefined) {
+      // A build's nodes go straight to storage: they would not fit in memory.
+      await this.flush();
+    }
     for (const store of this.stores) store.buffering = false;
     try {
-      this.changedSeqs = await this.stored.write(run);
+      const changedSeqs = await (open ??
+        this.fillEmpty((writer) => {
+          writer.clearBack();
+          return this.writeBuild(writer, build, seq);
+        }));
+      if (changedSeqs === undefined) throw new Error('index build: its write ended before the build');
+      this.changedSeqs = changedSeqs;
     } catch (error) {
       for (const tree of this.trees) tree.invalidate();
       throw error;
@@ -462,6 +478,59 @@ export class ViewIndex {
     }
     this.seq = seq;
     this.flushedSeq = seq;
+  }
+
+  /** A build's write (see `StoredIndex.fillEmpty`). */
+  private fillEmpty<T>(fn: (writer: IndexWriter) => T | Promise<T>): Promise<T> {
+    return this.stored.fillEmpty?.(fn) ?? this.stored.write(fn);
+  }
+
+  /** The rest of a build's write: the sorted back-index entries, the trees, the checkpoint. */
+  private async writeBuild(writer: IndexWriter, build: IndexBuild, seq: number): Promise<number[]> {
+    const { rows, back, lastSeqs } = build;
+    let slice = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - slice < PAUSE_MS) return;
+      await writer.pause();
+      slice = performance.now();
+    };
+    // Sorted by id bytes. A doc id twice means the changes were not one entry per doc: the
+    // build is not valid. Entries written as they came (ascending ids) are in storage already:
+    // those the sorter got after the ids stopped ascending must not repeat one of them.
+    const direct = build.directCount > 0;
+    if (direct) await writer.pause(); // the entries put so far are readable
+    let last: Buffer | undefined;
+    let n = 0;
+    let checks: [string, Uint8Array][] = [];
+    const checkAndPut = (): void => {
+      const found = this.stored.readBack(checks.map(([id]) => id));
+      if (found.size > 0) throw new DuplicateInBuild([...found.keys()][0]!);
+      for (const [id, entries] of checks) writer.putBack(id, entries);
+      checks = [];
+    };
+    for (const [id, entries] of back.sorted()) {
+      if (last !== undefined && compareKeys(last, id) === 0) throw new DuplicateInBuild(id.toString('utf8'));
+      last = id;
+      if (direct) {
+        checks.push([id.toString('utf8'), Buffer.from(entries)]);
+        if (checks.length === BACK_ROWS_PER_STEP) checkAndPut();
+      } else {
+        writer.putBack(id.toString('utf8'), entries);
+      }
+      if (++n % BACK_ROWS_PER_STEP === 0) await pause();
+    }
+    if (checks.length > 0) checkAndPut();
+    const changedSeqs = [...this.changedSeqs];
+    for (const [view, tree] of this.trees.entries()) {
+      if (rows[view]!.size === 0 && tree.total() === 0) continue;
+      const steps = tree.bulkLoadSteps(rows[view]!.sorted(), {
+        cacheLeaves: rows[view]!.bytes <= CACHED_BUILD_BYTES,
+      });
+      for (const _ of steps) await pause();
+      changedSeqs[view] = lastSeqs[view] || seq;
+    }
+    writer.setMeta({ updateSeq: seq, purgeSeq: this.purged, changedSeqs, backFormat: this.backFormat });
+    return changedSeqs;
   }
 
   /**
@@ -501,21 +570,27 @@ export class DuplicateInBuild extends Error {
 
 /** See `ViewIndex.startBuild`. */
 export class IndexBuild {
-  private readonly rows: ExternalSorter[];
-  private readonly back: ExternalSorter;
-  private readonly trees: readonly BuildableRowTree[];
+  readonly rows: ExternalSorter[];
+  /** Back-index entries not written as they came (see `add`). */
+  readonly back: ExternalSorter;
   /** Per view, the latest sequence of a document with rows in it. */
-  private readonly lastSeqs: number[];
+  readonly lastSeqs: number[];
+  /** Back-index entries written as they came. */
+  directCount = 0;
+  /** The build's write when it opened with the build (ViewIndex.openBuild): settles once `finish`ed and stored. */
+  written: Promise<number[] | undefined> | undefined;
+  /** Resolves with the index's sequence at `finish`; rejects when the build is given up. */
+  readonly finishing: Promise<number>;
+  private readonly trees: readonly BuildableRowTree[];
+  /** Where back-index entries go while their ids ascend (the open write); undefined once they do not. */
+  private direct: IndexWriter | undefined;
+  private lastDirectId: Buffer | undefined;
+  private settle: { resolve: (seq: number) => void; reject: (error: Error) => void } | undefined;
 
   constructor(
     index: ViewIndex,
     private readonly rowsOf: (doc: MappedDoc, out: RowSink) => BackEntry[],
-    private readonly write: (
-      seq: number,
-      rows: readonly ExternalSorter[],
-      back: ExternalSorter,
-      lastSeqs: readonly number[],
-    ) => Promise<void>,
+    private readonly write: (seq: number) => Promise<void>,
   ) {
     this.trees = index.trees;
     this.lastSeqs = index.trees.map(() => 0);
@@ -523,6 +598,15 @@ export class IndexBuild {
       (_, view) => new ExternalSorter({ file: index.stored.scratch(`build-${view}`), memoryBytes: BUILD_MEMORY_BYTES }),
     );
     this.back = new ExternalSorter({ file: index.stored.scratch('build-back'), memoryBytes: BUILD_MEMORY_BYTES });
+    this.finishing = new Promise<number>((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+    this.finishing.catch(() => {}); // awaited only when the write opened with the build
+  }
+
+  /** The build's write is open: back-index entries go into it while their ids ascend. */
+  openWith(writer: IndexWriter): void {
+    this.direct = writer;
   }
 
   /** Adds mapped documents (each document once in the whole build). */
@@ -538,17 +622,38 @@ export class IndexBuild {
     for (const doc of docs) {
       seq = doc.seq ?? 0;
       const back = this.rowsOf(doc, out);
-      if (back.length > 0) this.back.add(Buffer.from(doc.id), encodeBackIndexScratch(back, 2));
+      if (back.length === 0) continue;
+      const id = Buffer.from(doc.id);
+      const direct = this.direct;
+      if (direct !== undefined) {
+        const last = this.lastDirectId;
+        if (last === undefined || compareKeys(last, id) < 0) {
+          direct.putBack(doc.id, encodeBackIndex(back, 2));
+          this.lastDirectId = id;
+          this.directCount++;
+          continue;
+        }
+        // Out of order: the rest go through the sorter, checked against these at the end.
+        this.direct = undefined;
+      }
+      this.back.add(id, encodeBackIndexScratch(back, 2));
     }
   }
 
   /** Writes everything added, and `seq` as the index's sequence, in one transaction. */
   finish(seq: number): Promise<void> {
-    return this.write(seq, this.rows, this.back, this.lastSeqs);
+    this.direct = undefined;
+    this.settle?.resolve(seq);
+    this.settle = undefined;
+    return this.write(seq);
   }
 
-  /** Removes the temporary files (after `finish`, or instead of it). */
+  /** Removes the temporary files (after `finish`, or instead of it: then an open write is rolled back). */
   dispose(): void {
+    this.direct = undefined;
+    this.settle?.reject(new Error('index build given up'));
+    this.settle = undefined;
+    this.written?.catch(() => {});
     for (const sorter of this.rows) sorter.dispose();
     this.back.dispose();
   }
