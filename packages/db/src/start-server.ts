@@ -22,7 +22,7 @@ import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { CouchServer } from './server/couch-server.js';
 import type { SchedulerSettings } from './replication/scheduler-settings.js';
 import { loadConfig } from './server/config.js';
-import { boundServerHeap } from './server-heap.js';
+import { boundServerHeap } from './support/server-heap.js';
 
 export interface ServerOptions {
   /** Default 5984; 0 picks a free port. */
@@ -68,7 +68,7 @@ export interface ServerOptions {
   nodeName?: string;
   /**
    * Bound V8's heap growth for a server's memory (default true; process-wide, see
-   * ./server-heap.ts): the old generation grows to 1.5× its live size between full collections
+   * ./support/server-heap.ts): the old generation grows to 1.5× its live size between full collections
    * (`--heap-growing-percent=50`, unless node was given one). false leaves V8's default alone.
    */
   boundHeap?: boolean;

@@ -12,8 +12,9 @@
  * no node flag; a `--heap-growing-percent` given to node (command line or NODE_OPTIONS) wins.
  *
  * The young generation (two semi-spaces, grown to 16 MB each under any sustained load) can only
- * be bounded on node's command line (`--max-semi-space-size=8`: ~15 MB less at the bench's peak,
- * ~5% more CPU in an index build): V8 reads that once, when the process starts.
+ * be bounded on node's command line (`--max-semi-space-size=8`, bin/node-flags.json: ~15–20 MB
+ * less at the bench's peak; ~5% more CPU in an index build on a loaded machine, none in a quiet
+ * A/B of the build's wall time): V8 reads that once, when the process starts.
  */
 import { setFlagsFromString } from 'node:v8';
 
