@@ -454,8 +454,11 @@ export class Postings {
     return this.ranks.rankOf(doc, this.alives);
   }
 
-  /** A document's row was written (`key` its row key, `json` its value): its postings replace any before. */
-  put(key: Buffer, id: string, json: string): void {
+  /**
+   * A document's row was written (`key` its row key, `json` its value, `parsed` that JSON's value
+   * when the caller has it): its postings replace any before.
+   */
+  put(key: Buffer, id: string, json: string, parsed?: DocValue): void {
     const name = key.toString('latin1');
     this.remove(name);
     const doc = this.ids.length;
@@ -466,7 +469,7 @@ export class Postings {
     if (doc >= this.alives.length) this.alives = grown(this.alives, doc);
     this.alives[doc] = 1;
     this.liveDocs++;
-    const { p: fields, ...value } = JSON.parse(json) as DocValue;
+    const { p: fields, ...value } = parsed ?? (JSON.parse(json) as DocValue);
     // The row's size counts its postings, which are not kept here: a row of a ~1 KB text is
     // past SMALL_ROW by its postings alone, and reading it back per hit of a page was a quarter
     // of a term query's CPU (bench, ~1 KB English docs).

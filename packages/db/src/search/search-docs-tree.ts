@@ -17,7 +17,9 @@
  */
 import type { BuildableRowTree } from '../views/index/view-index.js';
 import type { RowEntry, RowGroup, RowRange, RowValue } from '../views/index/row-tree.js';
+import { MappedValues } from './mapped-values.js';
 import { Postings } from './postings.js';
+import type { DocValue } from './search-rows.js';
 
 export class SearchDocsTree implements BuildableRowTree {
   private memory: Postings | undefined;
@@ -36,7 +38,11 @@ export class SearchDocsTree implements BuildableRowTree {
   /** Why applying an unsettled update to the rows failed: the rows are not the index's any more. */
   private failed: { error: unknown } | undefined;
 
-  constructor(private readonly tree: BuildableRowTree) {}
+  constructor(
+    private readonly tree: BuildableRowTree,
+    /** The mapper's values of the rows being put (taken by every update, whether the postings are in memory or not). */
+    private readonly mapped = new MappedValues(),
+  ) {}
 
   /**
    * The postings of the rows as they are now: made of the rows the first time (LOAD_SLICE_MS of rows at
@@ -88,9 +94,10 @@ export class SearchDocsTree implements BuildableRowTree {
   update(inserts: readonly RowEntry[], removes: readonly Buffer[]): void {
     // Rows short of a deferred update take no more (the index's rollback then starts it from what it stored).
     if (this.failed !== undefined) throw this.failed.error;
+    const values = inserts.map(({ value }) => this.mapped.take(value[1]));
     const memory = this.memory;
     if (memory !== undefined) {
-      apply(memory, inserts, removes);
+      apply(memory, inserts, removes, values);
       this.unsettled.push({ inserts, removes });
       this.unsettledRows += inserts.length + removes.length;
       if (memory.wasteful) {
@@ -173,6 +180,7 @@ export class SearchDocsTree implements BuildableRowTree {
     } finally {
       this.memory = undefined;
       this.version++;
+      this.mapped.cleared();
     }
   }
 
@@ -212,7 +220,15 @@ const LOAD_SLICE_MS = 10;
 
 const ZERO = Buffer.from([0]);
 
-function apply(postings: Postings, inserts: readonly RowEntry[], removes: readonly Buffer[]): void {
+function apply(
+  postings: Postings,
+  inserts: readonly RowEntry[],
+  removes: readonly Buffer[],
+  values?: readonly (DocValue | undefined)[],
+): void {
   for (const key of removes) postings.remove(key.toString('latin1'));
-  for (const { key, value } of inserts) postings.put(key, value[1], value[2]);
+  for (let n = 0; n < inserts.length; n++) {
+    const { key, value } = inserts[n]!;
+    postings.put(key, value[1], value[2], values?.[n]);
+  }
 }

@@ -22,11 +22,12 @@ import { CouchError } from '../errors.js';
 import { createMapper, type MapBatchResult, type Mapper, type Row } from '../sandbox/index.js';
 import type { ViewGroup } from '../views/design.js';
 import { compileShape } from '../views/native-map/map-shape.js';
-import { nativeJsMapper } from '../views/native-map/native-js-mapper.js';
+import { nativeJsMapper, type StoredDoc, type StoredDocMapper } from '../views/native-map/native-js-mapper.js';
 import type { BuildableRowTree } from '../views/index/view-index.js';
 import type { NativeMapper } from '../views/view-manager.js';
 import { type FieldAnalyzers, fieldAnalyzers } from './analyzers.js';
 import { DOCS, defOfGroup, SEARCH_LANGUAGE } from './search-design.js';
+import { MappedValues } from './mapped-values.js';
 import { SearchDocsTree } from './search-docs-tree.js';
 import { FieldTerms, TermGrouper } from './field-terms.js';
 import { encodeGroupedPostings } from './postings-codec.js';
@@ -66,6 +67,10 @@ class SearchMapper implements NativeMapper {
   private readonly dictionary = new TermDictionary();
   private readonly grouper = new TermGrouper();
   private readonly fieldTerms: FieldTerms[] = [];
+  /** The values mapped, for the in-memory postings to take rather than parse their rows (./mapped-values.ts). */
+  private readonly mapped = new MappedValues();
+  /** Whether the document being mapped has no number JSON would change (NaN, ±Infinity, -0). */
+  private exact = true;
 
   constructor(private readonly group: ViewGroup) {
     const def = defOfGroup(group);
@@ -74,6 +79,28 @@ class SearchMapper implements NativeMapper {
   }
 
   async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
+    const mapped = await (await this.started()).mapBatch(docsJson);
+    return { rows: mapped.rows.map((views) => this.rowsOf(views[0] ?? [])), errors: mapped.errors };
+  }
+
+  /** As mapBatch, from the documents as stored (not rendered where the function reads body members only). */
+  async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
+    const inner = await this.started();
+    const mapped =
+      'mapStored' in inner
+        ? await (inner as StoredDocMapper).mapStored(docs, render)
+        : await inner.mapBatch(docs.map(render));
+    const rows = mapped.rows.map((views, d) => {
+      this.exact = true;
+      const rows = this.rowsOf(views[0] ?? []);
+      const value = rows[1]![0]![1] as DocValue;
+      this.mapped.noted(docs[d]!.id, this.exact ? value : undefined);
+      return rows;
+    });
+    return { rows, errors: mapped.errors };
+  }
+
+  private started(): Promise<Mapper> {
     const def = defOfGroup(this.group);
     this.inner ??= this.start(def.name, def.source).catch((error: unknown) => {
       this.inner = undefined;
@@ -86,8 +113,7 @@ class SearchMapper implements NativeMapper {
       }
       throw error;
     });
-    const mapped = await (await this.inner).mapBatch(docsJson);
-    return { rows: mapped.rows.map((views) => this.rowsOf(views[0] ?? [])), errors: mapped.errors };
+    return this.inner;
   }
 
   /**
@@ -119,6 +145,7 @@ class SearchMapper implements NativeMapper {
       if (isStored(options.store)) addStored(doc.s, field, typeof value === 'boolean' ? String(value) : value);
       if (options.facet === true) addFacet(doc, field, value);
       if (typeof value === 'number') {
+        if (!Number.isFinite(value) || Object.is(value, -0)) this.exact = false;
         numbers.push([[field, value], null]);
         if (doc.n[field] === undefined || value > doc.n[field]) doc.n[field] = value;
         continue;
@@ -172,7 +199,7 @@ class SearchMapper implements NativeMapper {
 
   /** The documents' tree keeps the postings in memory in step with its rows (./search-docs-tree.ts). */
   wrapTree(tree: BuildableRowTree, view: number): BuildableRowTree {
-    return view === DOCS ? new SearchDocsTree(tree) : tree;
+    return view === DOCS ? new SearchDocsTree(tree, this.mapped) : tree;
   }
 
   dispose(): void {
