@@ -83,6 +83,22 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1000;
 };
 
+/** `task` for users 0 … users − 1, SYNC_CONCURRENCY at a time: its wall and CPU time. */
+async function everyUser(
+  users: number,
+  task: (u: number) => Promise<void>,
+): Promise<{ wallMs: number; cpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const start = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SYNC_CONCURRENCY }, async () => {
+      while (next < users) await task(next++);
+    }),
+  );
+  return { wallMs: Date.now() - start, cpuMs: cpuMs(cpu) };
+}
+
 async function child(layout: 'shared' | 'peruser', users: number, perUser: number): Promise<Figures> {
   const dataDir = mkdtempSync(join(tmpdir(), `divan-bench-access-sync-${layout}-`));
   const server = await startServer({ port: 0, dataDir, admin: ADMIN, hashIterations: 10, log: () => {} });
@@ -176,16 +192,7 @@ async function child(layout: 'shared' | 'peruser', users: number, perUser: numbe
         if (results.length < BATCH) break;
       }
     };
-    const syncCpu = process.cpuUsage();
-    const syncStart = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: SYNC_CONCURRENCY }, async () => {
-        while (next < users) await syncOne(next++);
-      }),
-    );
-    const syncWallMs = Date.now() - syncStart;
-    const syncCpuMs = cpuMs(syncCpu);
+    const { wallMs: syncWallMs, cpuMs: syncCpuMs } = await everyUser(users, syncOne);
 
     // Every user's first pull by PouchDB itself, into a new in-memory database.
     const PouchDB = pouchDB();
@@ -204,16 +211,7 @@ async function child(layout: 'shared' | 'peruser', users: number, perUser: numbe
       pouchDocs += result.docs_written;
       await local.destroy();
     };
-    const pouchCpu = process.cpuUsage();
-    const pouchStart = Date.now();
-    let nextPull = 0;
-    await Promise.all(
-      Array.from({ length: SYNC_CONCURRENCY }, async () => {
-        while (nextPull < users) await pullOne(nextPull++);
-      }),
-    );
-    const pouchWallMs = Date.now() - pouchStart;
-    const pouchCpuMs = cpuMs(pouchCpu);
+    const { wallMs: pouchWallMs, cpuMs: pouchCpuMs } = await everyUser(users, pullOne);
 
     // A fan-in view over every user's documents.
     const viewCpu = process.cpuUsage();
