@@ -100,14 +100,13 @@ export class WritePipeline {
     following: FollowingParts | undefined,
     writer: Writer,
   ): Promise<WriteResult[]> {
-    const stores = storesAttachments;
     // Attachment bytes are stored before the revisions that refer to them commit; compaction
     // leaves bytes alone while such a write is under way (see attachment-sweep.ts).
     return this.store.attachmentWrite(async () => {
       // Every stub first (one bad stub fails the request before any byte is stored), then the bytes.
       const kept: (Map<string, Attachment> | 'conflict' | undefined)[] = [];
       for (const item of items) {
-        kept.push(stores(item) ? await checkStubs(this.store, item.id, item.input, newEdits) : undefined);
+        kept.push(storesAttachments(item) ? await checkStubs(this.store, item.id, item.input, newEdits) : undefined);
       }
       for (const { id, input } of items) if (!isLocalId(id)) checkSizes(input, this.db.maxAttachmentBytes);
       const options = {
@@ -126,7 +125,7 @@ export class WritePipeline {
           const atts = await Promise.all(
             writing.map((item, j) => {
               const stubs = kept[at[j]!];
-              if (!stores(item) || stubs === 'conflict') return undefined;
+              if (!storesAttachments(item) || stubs === 'conflict') return undefined;
               const own = item.following === undefined ? options : { ...options, following: item.following };
               return storeAttachments(this.store, item.input, stubs, own);
             }),
