@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -603,6 +604,39 @@ describe('sqlite engine: local documents and props', () => {
     assert.equal(db.getProp('security'), '{"members":{}}');
     assert.equal(db.getProp('revs_limit'), '1000');
     engine.close();
+  });
+});
+
+describe('sqlite engine: one process owns an open file', () => {
+  const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
+  /** What another process gets reading `file`: its row count, or the error's code. */
+  const readElsewhere = (file: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const script = `try { const D = require(process.argv[1]); const d = new D(process.argv[2], { timeout: 0 });
+        console.log(d.prepare('SELECT count(*) FROM docs').pluck().get()); } catch (e) { console.log(e.code); }`;
+      const proc = spawn(process.execPath, ['-e', script, sqlitePath, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      proc.on('error', reject);
+      proc.on('exit', () => resolve(out.trim()));
+    });
+
+  it('keeps the WAL index in memory and the file locked from other processes until it closes', async () => {
+    // `%`, `?` and `#` in the path: the file is opened by a URI (src/storage/sqlite/process-vfs.ts).
+    const dir = join(tmp.dir, 'odd %25 ?x=1 #dir');
+    const engine = openSqliteEngine({ dir });
+    const db = engine.create('a/b');
+    db.writeDocs([put('x', '1-a'), put('y', '1-b')]);
+    const file = join(dir, 'a%2Fb.sqlite');
+    assert.ok(existsSync(file), 'the file is where its path says');
+    assert.ok(existsSync(`${file}-wal`), 'in WAL mode');
+    assert.ok(!existsSync(`${file}-shm`), 'the WAL index is in memory, not in a -shm file');
+    assert.equal(await readElsewhere(file), 'SQLITE_BUSY');
+    engine.close();
+    assert.equal(await readElsewhere(file), '2');
+    const again = openSqliteEngine({ dir });
+    assert.equal(again.open('a/b')?.getDoc('y')?.rev, '1-b');
+    again.close();
   });
 });
 

@@ -29,6 +29,7 @@ import { type DocRow, type LocalRow, type StoredCounters, toLocal, toRecord } fr
 import { TreeChunks } from './tree-chunks.js';
 import { SqliteDocWrites } from './doc-writes.js';
 import { configureConnection, loadCounters, migrateFile } from './sqlite-file.js';
+import { connectionNameOf } from './process-vfs.js';
 import type { SqliteSyncStore } from './sync-store.js';
 import { SAFETY_NET_PAGES, WalCheckpointer, WATCH_AFTER_DOCS } from './wal-checkpointer.js';
 
@@ -76,6 +77,8 @@ export class SqliteDatabase implements SqliteSyncStore {
   /** This file's watch by the checkpoint worker (./wal-checkpointer.ts), when one runs. */
   private walWatch: { checkpointer: WalCheckpointer; id: number; synchronous: 'NORMAL' | 'FULL' } | undefined;
   private readonly synchronous: 'NORMAL' | 'FULL';
+  /** What this process's connections to the file open it by (./process-vfs.ts). */
+  private readonly connectionName: string;
   /** Document writes left before the checkpoint worker watches this file (./wal-checkpointer.ts). */
   private unwrittenDocs = WATCH_AFTER_DOCS;
 
@@ -103,7 +106,8 @@ export class SqliteDatabase implements SqliteSyncStore {
     options: SqliteDatabaseOptions,
   ) {
     this.onClose = options.onClose;
-    this.db = new Database(path, { timeout: 5000 });
+    this.connectionName = connectionNameOf(path);
+    this.db = new Database(this.connectionName, { timeout: 5000 });
     // A file opened once the checkpoint worker runs is watched from the start; before that, once
     // WATCH_AFTER_DOCS documents were written to it (./wal-checkpointer.ts: an idle server starts none).
     const checkpointer = WalCheckpointer.started();
@@ -411,7 +415,7 @@ export class SqliteDatabase implements SqliteSyncStore {
     this.db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
     this.walWatch = {
       checkpointer,
-      id: checkpointer.watch(this.path, this.synchronous),
+      id: checkpointer.watch(this.connectionName, this.synchronous),
       synchronous: this.synchronous,
     };
   }
@@ -428,7 +432,7 @@ export class SqliteDatabase implements SqliteSyncStore {
       this.db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
       if (watch !== undefined) {
-        this.walWatch = { ...watch, id: watch.checkpointer.watch(this.path, watch.synchronous) };
+        this.walWatch = { ...watch, id: watch.checkpointer.watch(this.connectionName, watch.synchronous) };
       }
     }
   }

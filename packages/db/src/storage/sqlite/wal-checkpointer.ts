@@ -66,7 +66,7 @@ export class WalCheckpointer {
     return this.alive;
   }
 
-  /** Starts checkpointing the file at `path` (its writer already has it open and migrated). */
+  /** Starts checkpointing the file its writer opened by `path` (./process-vfs.ts), already migrated. */
   watch(path: string, synchronous: 'NORMAL' | 'FULL'): number {
     const id = this.nextId++;
     this.post({ type: 'watch', id, path, synchronous });
