@@ -46,6 +46,19 @@ if (profiler !== undefined) {
   await post('Profiler.setSamplingInterval', { interval: 100 });
 }
 const totalMs = new Map();
+// ALLOC=1 with PROFILE: bytes allocated in the windows (sampled, collected objects included), by allocating function (self) and stack (inclusive).
+const addAllocations = ({ head }) => {
+  const walk = (node, stack) => {
+    const f = node.callFrame;
+    const name = `${f.functionName || '(anon)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    const bytes = node.selfSize / 1024;
+    selfMs.set(name, (selfMs.get(name) ?? 0) + bytes);
+    const next = new Set(stack).add(name);
+    for (const s of next) totalMs.set(s, (totalMs.get(s) ?? 0) + bytes);
+    for (const c of node.children) walk(c, next);
+  };
+  walk(head, []);
+};
 const addProfile = ({ nodes, samples, timeDeltas }) => {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const parent = new Map();
@@ -153,7 +166,14 @@ async function round(k) {
         revs[indices[n]] = r.rev;
       });
       const profiling = profiler !== undefined && k === 1 && u > WARMUP;
-      if (profiling) await post('Profiler.start');
+      if (profiling && process.env.ALLOC) {
+        await post('HeapProfiler.enable');
+        await post('HeapProfiler.startSampling', {
+          samplingInterval: 1024,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
+      } else if (profiling) await post('Profiler.start');
       const t0 = performance.now();
       const q0 = mainCpuMs();
       for (const name of ['by_author_date', 'count_by_author']) {
@@ -161,7 +181,8 @@ async function round(k) {
       }
       const q1 = mainCpuMs();
       const t1 = performance.now();
-      if (profiling) addProfile((await post('Profiler.stop')).profile);
+      if (profiling && process.env.ALLOC) addAllocations((await post('HeapProfiler.stopSampling')).profile);
+      else if (profiling) addProfile((await post('Profiler.stop')).profile);
       await sleep(FLUSH_WAIT_MS);
       const f1 = mainCpuMs();
       if (u > WARMUP) {
