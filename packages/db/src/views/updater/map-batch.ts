@@ -30,6 +30,14 @@ export async function mapBatch(mapper: Mapper, batch: Batch): Promise<void> {
   batch.mapped = true;
 }
 
+/**
+ * Whether the mapper maps on this thread (a native one): the updater then gains nothing by
+ * writing rows while a batch is mapped, as nothing else maps meanwhile.
+ */
+export function mapsOnThisThread(mapper: Mapper): boolean {
+  return isStoredDocMapper(mapper);
+}
+
 function isStoredDocMapper(mapper: Mapper): mapper is StoredDocMapper {
   return 'mapStored' in mapper;
 }

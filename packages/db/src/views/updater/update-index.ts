@@ -9,7 +9,7 @@ import type { Database } from '../../documents/database.js';
 import type { SandboxLog } from '../../sandbox/index.js';
 import type { GroupState } from '../group-state.js';
 import { DuplicateInBuild } from '../index/view-index.js';
-import { mapBatch, mapperOf } from './map-batch.js';
+import { mapBatch, mapperOf, mapsOnThisThread } from './map-batch.js';
 import { UpdateProgress } from './progress.js';
 import { catchUpPurges } from './purges.js';
 import { ChangeReader } from './read-changes.js';
@@ -61,7 +61,7 @@ async function updateLocked(ctx: UpdaterContext, state: GroupState): Promise<voi
     // Purges first (the changes read below then find the documents they re-sequenced).
     await Promise.all(state.reducers.map((r) => r?.ready()));
     await catchUpPurges(db, index);
-    const writer = new RowWriter(state);
+    const writer = new RowWriter(state, mapsOnThisThread(mapper));
     const changes = new ChangeReader(db.foldChangedBodies(index.updateSeq), group, target);
     try {
       let current = await changes.readBatch(index.updateSeq);
