@@ -11,6 +11,7 @@
 import Sqlite from 'better-sqlite3';
 import { keysetPages } from '../keyset-pages.js';
 import { scratchFile } from '../scratch-file.js';
+import { connectionNameOf } from '../sqlite/process-vfs.js';
 import type { IndexMeta, IndexWriter, ScratchFile, StoredIndex } from '../view-index-store.js';
 import { SqliteNodeStore } from './sqlite-node-store.js';
 
@@ -49,7 +50,8 @@ export class SqliteIndexFile implements StoredIndex {
     signature: string,
     views: number,
   ) {
-    const sql = new Sqlite(file);
+    // Through the unix-excl VFS, as the database files: no fcntl per transaction (../sqlite/process-vfs.ts).
+    const sql = new Sqlite(connectionNameOf(file));
     this.sql = sql;
     sql.pragma('journal_mode = WAL');
     sql.pragma('synchronous = OFF');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { NewDbEvent } from '../db-event-queue.js';
 import type { DbEvent, DbEventType } from '../records.js';
+import { connectionNameOf } from './process-vfs.js';
 
 export const DB_EVENTS_FILE = '_db_events.sqlite';
 
@@ -23,7 +24,7 @@ export class DbEventsFile {
   private seq: number;
 
   constructor(dir: string) {
-    this.db = new Database(join(dir, DB_EVENTS_FILE), { timeout: 5000 });
+    this.db = new Database(connectionNameOf(join(dir, DB_EVENTS_FILE)), { timeout: 5000 });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS db_events (
