@@ -126,8 +126,12 @@ export async function runMango(server, opts) {
     `/${db}/_find`,
     JSON.stringify({ selector: { author: authorOf(k++ % AUTHORS) }, limit: 25 }),
   ];
+  // An author has docs / 500 documents: at 100k 200 each, so a page of 25 after a skip ≤ 150 is
+  // always full; a smaller run (--quick: 10k, 20 each) gets what there is.
+  const fullPages = opts.docs >= AUTHORS * (150 + 25);
   const authorCheck = (body) => {
-    if (body.docs?.length !== 25) throw new Error(`by author: ${body.docs?.length} docs`);
+    const n = body.docs?.length;
+    if (fullPages ? n !== 25 : !(n <= 25)) throw new Error(`by author: ${n} docs`);
   };
   await loop('author16', 16, byAuthor, authorCheck);
   await loop('author1', 1, byAuthor, authorCheck);
@@ -219,7 +223,7 @@ export function reportMango(results, opts) {
           ? 'PASS'
           : 'MISS';
     console.log(
-      `| ${target.label} | ${cells.join(' | ')} | ${target.couch} | ${target.goal === undefined ? '' : `${target.better === 'lower' ? '≤' : '≥'} ${fmt(target.goal, 1)}`} | ${verdict} |`,
+      `| ${target.label} | ${cells.join(' | ')} | ${target.couch} | ${target.goal === undefined ? '' : `${target.better === 'lower' ? '≤' : '≥'} ${fmt(target.goal, Number.isInteger(target.goal) ? 0 : 2)}`} | ${verdict} |`,
     );
   }
   // Issue #31's Scale target: a 100k run keeps Divan's figures, the 1M run prints the growth.
