@@ -250,6 +250,17 @@ describe('documented orders', () => {
     assert.ok(compareUtf8('\uffff', '😀') < 0); // JS '<' says the opposite
     assert.equal(compareUtf8('x\ud800', 'x\ufffd'), 0); // lone surrogate = U+FFFD, as in UTF-8
   });
+
+  test('short strings met again encode as the first time (sort keys remembered), before and after the memory fills', () => {
+    const strings = ['user001', 'a\u0301', 'A', '', 'x\ud800', '😀', 'a'.repeat(32), 'a'.repeat(33)];
+    const first = strings.map((s) => encodeKey([s, s]));
+    for (const [i, s] of strings.entries()) assert.deepEqual(encodeKey([s, s]), first[i]);
+    // Far more distinct strings than are remembered, then the first ones again.
+    for (let i = 0; i < 80_000; i++) encodeKey(`s${i}`);
+    for (const [i, s] of strings.entries()) assert.deepEqual(encodeKey([s, s]), first[i]);
+    for (let i = 0; i < 1000; i++)
+      assert.equal(bytesCmp(encodeKey(`s${i}`), encodeKey(`s${i + 1}`)), sign(collate(`s${i}`, `s${i + 1}`)));
+  });
 });
 
 describe('numbers', () => {
