@@ -71,6 +71,17 @@ export function encodeRowKey(key: unknown, docId: string, raw = false): Buffer {
   return finish();
 }
 
+/**
+ * `encodeRowKey` as a view of the encoder's own buffer, valid until the next encode: for a
+ * caller that copies it at once (an index build, which put a fresh Buffer per row before).
+ */
+export function encodeRowKeyScratch(key: unknown, docId: string, raw = false): Buffer {
+  begin();
+  writeValue(key, collation(raw));
+  writeRawString(docId);
+  return buf.subarray(0, pos);
+}
+
 /** A doc id as it appears at the end of a row key (raw string body). */
 export function encodeDocId(docId: string): Buffer {
   begin();
