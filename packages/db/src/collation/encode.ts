@@ -283,12 +283,13 @@ function writeValue(v: unknown, c: Collation): void {
 /**
  * Sort keys of short strings met before. View keys repeat the same short strings (an author, a
  * type, a tag: 175k of the 250k strings of the bench's two views at 100k docs), and a call into
- * ICU through N-API costs several times a Map lookup and a copy. Filled until MEMO_STRINGS
- * (~0.5 MB at most), then only read; emptied after MEMO_MISSES misses once full, so that a
- * memo filled by strings never seen again (dates, ids) makes room for those that repeat now.
+ * ICU through N-API costs several times a Map lookup and a copy. Longer strings (dates, ids,
+ * titles) seldom repeat: they are not looked up. Filled until MEMO_STRINGS (~0.3 MB at most),
+ * then only read; emptied after MEMO_MISSES misses once full, so that a memo filled by strings
+ * never seen again makes room for those that repeat now.
  */
 const sortKeyMemo = new Map<string, Uint8Array>();
-const MEMO_LENGTH = 32;
+const MEMO_LENGTH = 16;
 const MEMO_STRINGS = 4096;
 const MEMO_MISSES = 65_536;
 let missesWhileFull = 0;
@@ -333,6 +334,21 @@ function remember(s: string, n: number): void {
 /** UTF-8 with 0x00 → 01 01, 0x01 → 01 02, then 0x00. */
 function writeRawString(s: string): void {
   ensure(s.length * 3 + 1);
+  // Short ASCII without 0x00/0x01 (most doc ids): a loop, not a call into Buffer.write.
+  const length = s.length;
+  if (length <= 64) {
+    let i = 0;
+    for (; i < length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80 || c <= 0x01) break;
+      buf[pos + i] = c;
+    }
+    if (i === length) {
+      pos += length;
+      buf[pos++] = END;
+      return;
+    }
+  }
   const start = pos;
   const n = buf.write(s, start, 'utf8');
   pos = start + n;

@@ -106,9 +106,11 @@ export function buildRowsOf(views: readonly ViewDef[], doc: MappedDoc, out: Buil
   for (let view = 0; view < all.length; view++) {
     const rows = all[view];
     if (rows === undefined || rows.length === 0) continue;
-    const [key, value] = rows[0]!;
+    // Indexed, not destructured: an iterator per row otherwise.
+    const row = rows[0]!;
+    const key = row[0];
     const keyJson = JSON.stringify(key);
-    const valueJson = JSON.stringify(value ?? null);
+    const valueJson = JSON.stringify(row[1] ?? null);
     const rowKey = encodeRowKeyScratch(key, id, views[view]!.raw);
     out(view, rowKey, keyJson, id, valueJson);
     if (keyJson.length + valueJson.length <= SMALL_ROW) back.append(view, rowKey, keyJson, valueJson);

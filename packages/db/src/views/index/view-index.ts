@@ -40,7 +40,10 @@ import type { RowTree, RowValue } from './row-tree.js';
 
 /** A row tree that can also be filled in one go from sorted, encoded rows (an index build). */
 export interface BuildableRowTree extends RowTree {
-  /** The bytes `bulkLoad` takes for a row value (possibly a view valid until the next call: copy to keep). */
+  /**
+   * The bytes `bulkLoad` takes for a row value (possibly a view valid until the next call: copy
+   * to keep). `value` is read at once, not kept (a build passes one array for every row).
+   */
   encodeValue(value: RowValue): Uint8Array;
   /**
    * Replaces every row by the given ones, in ascending key order (equal keys: the last wins).
@@ -618,9 +621,13 @@ export class IndexBuild {
     const trees = this.trees;
     const lastSeqs = this.lastSeqs;
     const entry = this.entry;
+    const value: [keyJson: string, docId: string, valueJson: string] = ['', '', ''];
     let seq = 0;
     const out = (view: number, key: Buffer, keyJson: string, docId: string, valueJson: string): void => {
-      rows[view]!.add(key, trees[view]!.encodeValue([keyJson, docId, valueJson]));
+      value[0] = keyJson;
+      value[1] = docId;
+      value[2] = valueJson;
+      rows[view]!.add(key, trees[view]!.encodeValue(value));
       if (seq > lastSeqs[view]!) lastSeqs[view] = seq;
     };
     for (const doc of docs) {
