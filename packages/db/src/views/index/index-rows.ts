@@ -8,6 +8,7 @@ import { SMALL_ROW, type BackEntry, type BackEntryWriter } from './back-index.js
 import { isDesignId } from '../../documents/doc-id.js';
 import { partitionOf } from '../../documents/partition.js';
 import { partitionPrefix } from './partition-rows.js';
+import { rowJson } from './row-json.js';
 import type { ViewDef } from '../design.js';
 import type { RowValue } from './row-tree.js';
 
@@ -109,8 +110,8 @@ export function buildRowsOf(views: readonly ViewDef[], doc: MappedDoc, out: Buil
     // Indexed, not destructured: an iterator per row otherwise.
     const row = rows[0]!;
     const key = row[0];
-    const keyJson = JSON.stringify(key);
-    const valueJson = JSON.stringify(row[1] ?? null);
+    const keyJson = rowJson(key);
+    const valueJson = rowJson(row[1] ?? null);
     const rowKey = encodeRowKeyScratch(key, id, views[view]!.raw);
     out(view, rowKey, keyJson, id, valueJson);
     if (keyJson.length + valueJson.length <= SMALL_ROW) back.append(view, rowKey, keyJson, valueJson);
