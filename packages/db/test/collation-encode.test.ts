@@ -250,6 +250,40 @@ describe('documented orders', () => {
     assert.ok(compareUtf8('\uffff', '😀') < 0); // JS '<' says the opposite
     assert.equal(compareUtf8('x\ud800', 'x\ufffd'), 0); // lone surrogate = U+FFFD, as in UTF-8
   });
+
+  test('doc ids as raw string bodies: short ASCII (written by a loop) as any other', () => {
+    const reference = (id: string): Buffer => {
+      const bytes = [...Buffer.from(id)].flatMap((b) => (b <= 1 ? [1, b + 1] : [b]));
+      return Buffer.from([...bytes, 0]);
+    };
+    const ids = [
+      '',
+      'a',
+      'doc0001',
+      'x'.repeat(64),
+      'x'.repeat(65),
+      `${'x'.repeat(63)}\u0001`,
+      'a\u0000b',
+      '\u007f',
+      'é',
+      'x😀',
+    ];
+    for (const id of ids) {
+      assert.deepEqual(encodeDocId(id), reference(id), JSON.stringify(id));
+      assert.deepEqual(encodeRowKey(1, id).subarray(9), reference(id), JSON.stringify(id));
+    }
+  });
+
+  test('short strings met again encode as the first time (sort keys remembered), before and after the memory fills', () => {
+    const strings = ['user001', 'a\u0301', 'A', '', 'x\ud800', '😀', 'a'.repeat(16), 'a'.repeat(17), 'a'.repeat(33)];
+    const first = strings.map((s) => encodeKey([s, s]));
+    for (const [i, s] of strings.entries()) assert.deepEqual(encodeKey([s, s]), first[i]);
+    // Far more distinct strings than are remembered, then the first ones again.
+    for (let i = 0; i < 80_000; i++) encodeKey(`s${i}`);
+    for (const [i, s] of strings.entries()) assert.deepEqual(encodeKey([s, s]), first[i]);
+    for (let i = 0; i < 1000; i++)
+      assert.equal(bytesCmp(encodeKey(`s${i}`), encodeKey(`s${i + 1}`)), sign(collate(`s${i}`, `s${i + 1}`)));
+  });
 });
 
 describe('numbers', () => {

@@ -120,12 +120,24 @@ export class ExternalSorter {
       }
       return;
     }
-    if (this.used > 0) this.spill();
+    // What is still in memory is merged from there as the last run, not written and read back.
+    const readers: SortedRun[] = this.runs.map((run, i) => new RunReader(this.file, run.start, run.end, i));
+    if (this.records > 0) {
+      const { buf, keyStarts, keyLengths, records } = this;
+      readers.push(
+        new MemoryRun(
+          buf,
+          keyStarts,
+          keyLengths,
+          sortedOrderPacked(buf, keyStarts, keyLengths, records),
+          readers.length,
+        ),
+      );
+    }
     this.release();
-    const readers = this.runs.map((run, i) => new RunReader(this.file, run.start, run.end, i));
     // A binary min-heap of the readers by (current key, run number).
-    const heap: RunReader[] = [];
-    const less = (a: RunReader, b: RunReader): boolean => {
+    const heap: SortedRun[] = [];
+    const less = (a: SortedRun, b: SortedRun): boolean => {
       const c = compareKeys(a.key, b.key);
       return c < 0 || (c === 0 && a.run < b.run);
     };
@@ -211,8 +223,45 @@ export class ExternalSorter {
   }
 }
 
+/** One sorted run of a merge: its current record (views), `next` moves on (false at its end). */
+interface SortedRun {
+  readonly key: Buffer;
+  readonly value: Buffer;
+  /** Its place among the runs (equal keys come out in run order: the order they were added). */
+  readonly run: number;
+  next(): boolean;
+}
+
+/** The records still in memory at the merge, in sorted order (the last run). */
+class MemoryRun implements SortedRun {
+  key: Buffer = EMPTY;
+  value: Buffer = EMPTY;
+  private i = 0;
+  private readonly at = { i: 0 };
+
+  constructor(
+    private readonly buf: Buffer,
+    private readonly keyStarts: Int32Array,
+    private readonly keyLengths: Int32Array,
+    private readonly order: Int32Array,
+    readonly run: number,
+  ) {}
+
+  next(): boolean {
+    if (this.i >= this.order.length) return false;
+    const r = this.order[this.i++]!;
+    const keyStart = this.keyStarts[r]!;
+    const keyEnd = keyStart + this.keyLengths[r]!;
+    this.at.i = keyEnd;
+    const vl = readVarint(this.buf, this.at);
+    this.key = this.buf.subarray(keyStart, keyEnd);
+    this.value = this.buf.subarray(this.at.i, this.at.i + vl);
+    return true;
+  }
+}
+
 /** Reads one sorted run back, a chunk at a time (each chunk a fresh buffer: views stay valid). */
-class RunReader {
+class RunReader implements SortedRun {
   key: Buffer = EMPTY;
   value: Buffer = EMPTY;
   private buf: Buffer = EMPTY;

@@ -71,6 +71,17 @@ export function encodeRowKey(key: unknown, docId: string, raw = false): Buffer {
   return finish();
 }
 
+/**
+ * `encodeRowKey` as a view of the encoder's own buffer, valid until the next encode: for a
+ * caller that copies it at once (an index build, which put a fresh Buffer per row before).
+ */
+export function encodeRowKeyScratch(key: unknown, docId: string, raw = false): Buffer {
+  begin();
+  writeValue(key, collation(raw));
+  writeRawString(docId);
+  return buf.subarray(0, pos);
+}
+
 /** A doc id as it appears at the end of a row key (raw string body). */
 export function encodeDocId(docId: string): Buffer {
   begin();
@@ -269,21 +280,75 @@ function writeValue(v: unknown, c: Collation): void {
   buf[pos++] = tag.Null;
 }
 
+/**
+ * Sort keys of short strings met before. View keys repeat the same short strings (an author, a
+ * type, a tag: 175k of the 250k strings of the bench's two views at 100k docs), and a call into
+ * ICU through N-API costs several times a Map lookup and a copy. Longer strings (dates, ids,
+ * titles) seldom repeat: they are not looked up. Filled until MEMO_STRINGS (~0.3 MB at most),
+ * then only read; emptied after MEMO_MISSES misses once full, so that a memo filled by strings
+ * never seen again makes room for those that repeat now.
+ */
+const sortKeyMemo = new Map<string, Uint8Array>();
+const MEMO_LENGTH = 16;
+const MEMO_STRINGS = 4096;
+const MEMO_MISSES = 65_536;
+let missesWhileFull = 0;
+
 /** ICU sort key + 0x00. */
 function writeSortKey(s: string, icu: IcuCollator): void {
+  const short = s.length <= MEMO_LENGTH;
+  if (short) {
+    const known = sortKeyMemo.get(s);
+    if (known !== undefined) {
+      const n = known.length;
+      ensure(n + 1);
+      for (let i = 0; i < n; i++) buf[pos + i] = known[i]!;
+      pos += n;
+      buf[pos++] = END;
+      return;
+    }
+  }
   let n = icu.sortKeyInto(s, buf, pos);
   if (n < 0) {
     grow(pos - n + 1);
     n = icu.sortKeyInto(s, buf, pos);
   }
+  if (short) remember(s, n);
   pos += n;
   ensure(1);
   buf[pos++] = END;
 }
 
+/** Keeps the sort key just written at `pos` (n bytes) for `s` (see `sortKeyMemo`). */
+function remember(s: string, n: number): void {
+  if (sortKeyMemo.size >= MEMO_STRINGS) {
+    if (++missesWhileFull < MEMO_MISSES) return;
+    sortKeyMemo.clear();
+    missesWhileFull = 0;
+  }
+  const key = new Uint8Array(n);
+  for (let i = 0; i < n; i++) key[i] = buf[pos + i]!;
+  sortKeyMemo.set(s, key);
+}
+
 /** UTF-8 with 0x00 → 01 01, 0x01 → 01 02, then 0x00. */
 function writeRawString(s: string): void {
   ensure(s.length * 3 + 1);
+  // Short ASCII without 0x00/0x01 (most doc ids): a loop, not a call into Buffer.write.
+  const length = s.length;
+  if (length <= 64) {
+    let i = 0;
+    for (; i < length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80 || c <= 0x01) break;
+      buf[pos + i] = c;
+    }
+    if (i === length) {
+      pos += length;
+      buf[pos++] = END;
+      return;
+    }
+  }
   const start = pos;
   const n = buf.write(s, start, 'utf8');
   pos = start + n;

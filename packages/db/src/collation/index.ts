@@ -17,6 +17,7 @@ export {
   encodeKey,
   encodeRawKey,
   encodeRowKey,
+  encodeRowKeyScratch,
   encodeDocId,
   rowKeyRange,
   exactKeyRange,

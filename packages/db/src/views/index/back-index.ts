@@ -29,19 +29,45 @@ export function encodeBackIndex(entries: readonly BackEntry[], format: 1 | 2): B
  * into its sorter at once), valid until the next call.
  */
 export function encodeBackIndexScratch(entries: readonly BackEntry[], format: 1 | 2): Buffer {
-  let most = 0;
-  for (const [, key, keyJson, valueJson] of entries) {
-    most +=
-      10 +
-      key.length +
-      (keyJson === undefined || valueJson === undefined ? 0 : 10 + 3 * (keyJson.length + valueJson.length));
+  const out = scratchEntries;
+  out.clear();
+  for (const [view, key, keyJson, valueJson] of entries) out.append(view, key, keyJson, valueJson, format);
+  return out.bytes();
+}
+
+/**
+ * A document's back-index entry written row by row (an index build appends each row as it is
+ * made, its row key a view valid only until the next; `encodeBackIndex` writes them this way too).
+ */
+export class BackEntryWriter {
+  private buf = Buffer.allocUnsafe(16 * 1024);
+  private at = 0;
+
+  /** Starts the next document's entry. */
+  clear(): void {
+    this.at = 0;
   }
-  if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.max(most, 2 * scratch.length));
-  const out = scratch;
-  let at = 0;
-  for (const [view, key, keyJson, valueJson] of entries) {
+
+  append(
+    view: number,
+    key: Uint8Array,
+    keyJson: string | undefined,
+    valueJson: string | undefined,
+    format: 1 | 2 = 2,
+  ): void {
     const small = format === 2 && keyJson !== undefined && valueJson !== undefined;
-    at = writeVarint(out, at, format === 1 ? view : view * 2 + (small ? 1 : 0));
+    const most =
+      this.at +
+      20 +
+      key.length +
+      (keyJson === undefined || valueJson === undefined ? 0 : 3 * (keyJson.length + valueJson.length));
+    if (most > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(most, 2 * this.buf.length));
+      this.buf.copy(grown, 0, 0, this.at);
+      this.buf = grown;
+    }
+    const out = this.buf;
+    let at = writeVarint(out, this.at, format === 1 ? view : view * 2 + (small ? 1 : 0));
     at = writeVarint(out, at, key.length);
     out.set(key, at);
     at += key.length;
@@ -49,11 +75,21 @@ export function encodeBackIndexScratch(entries: readonly BackEntry[], format: 1 
       at = writeLengthAndText(out, at, keyJson);
       at = writeLengthAndText(out, at, valueJson);
     }
+    this.at = at;
   }
-  return out.subarray(0, at);
+
+  /** The entry so far, a view valid until the next `clear` or `append`. */
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.at);
+  }
+
+  /** Rows appended since `clear` (none: the document has no rows). */
+  get empty(): boolean {
+    return this.at === 0;
+  }
 }
 
-let scratch = Buffer.allocUnsafe(16 * 1024);
+const scratchEntries = new BackEntryWriter();
 
 /** A varint byte length, then the text's UTF-8 (written first, after a one-byte length, moved if that is short). */
 function writeLengthAndText(out: Buffer, at: number, text: string): number {

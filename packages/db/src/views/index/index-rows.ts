@@ -3,11 +3,12 @@
  * key (collation bytes of the key and the doc id, ../../collation/encode.ts), the row value the
  * tree keeps, and the document's back-index entry for it (./back-index.ts).
  */
-import { collateRaw, encodeRowKey } from '../../collation/index.js';
-import { SMALL_ROW, type BackEntry } from './back-index.js';
+import { collateRaw, encodeRowKey, encodeRowKeyScratch } from '../../collation/index.js';
+import { SMALL_ROW, type BackEntry, type BackEntryWriter } from './back-index.js';
 import { isDesignId } from '../../documents/doc-id.js';
 import { partitionOf } from '../../documents/partition.js';
 import { partitionPrefix } from './partition-rows.js';
+import { rowJson } from './row-json.js';
 import type { ViewDef } from '../design.js';
 import type { RowValue } from './row-tree.js';
 
@@ -76,6 +77,46 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
     }
   }
   return back;
+}
+
+/** Where an index build's rows go: `rowKey` is a view valid only during the call (copy to keep). */
+export type BuildRowSink = (view: number, rowKey: Buffer, keyJson: string, docId: string, valueJson: string) => void;
+
+/**
+ * `rowsOf` for an index build: each row's key is encoded into the encoder's own buffer and
+ * handed to `out` and `back` (the document's back-index entry, format 2) at once, which copy it:
+ * no Buffer, row value or entry array per row. A document with several rows in a view, or rows
+ * in a partitioned view, goes through `rowsOf`.
+ */
+export function buildRowsOf(views: readonly ViewDef[], doc: MappedDoc, out: BuildRowSink, back: BackEntryWriter): void {
+  back.clear();
+  const all = doc.rows;
+  if (all === undefined) return;
+  for (let view = 0; view < all.length; view++) {
+    const rows = all[view];
+    if (rows !== undefined && (rows.length > 1 || (rows.length === 1 && views[view]!.partitioned))) {
+      for (const [v, rowKey, keyJson, valueJson] of rowsOf(views, doc, (at, key, [k, id, value]) =>
+        out(at, key, k, id, value),
+      )) {
+        back.append(v, rowKey, keyJson, valueJson);
+      }
+      return;
+    }
+  }
+  const id = doc.id;
+  for (let view = 0; view < all.length; view++) {
+    const rows = all[view];
+    if (rows === undefined || rows.length === 0) continue;
+    // Indexed, not destructured: an iterator per row otherwise.
+    const row = rows[0]!;
+    const key = row[0];
+    const keyJson = rowJson(key);
+    const valueJson = rowJson(row[1] ?? null);
+    const rowKey = encodeRowKeyScratch(key, id, views[view]!.raw);
+    out(view, rowKey, keyJson, id, valueJson);
+    if (keyJson.length + valueJson.length <= SMALL_ROW) back.append(view, rowKey, keyJson, valueJson);
+    else back.append(view, rowKey, undefined, undefined);
+  }
 }
 
 /** A row's key: collation bytes of the key and doc id, after the partition's prefix in a partitioned view. */

@@ -29,17 +29,21 @@
  * spilled and read back again at the end.
  */
 import type { IndexMeta, IndexWriter, StoredIndex } from '../../storage/view-index-store.js';
-import { decodeBackIndex, encodeBackIndex, encodeBackIndexScratch, type BackEntry } from './back-index.js';
+import { BackEntryWriter, decodeBackIndex } from './back-index.js';
+import { compareUtf8 } from '../../collation/index.js';
 import { ExternalSorter } from '../../btree/run-sort.js';
 import { compareKeys, WriteBackNodeStore, type NodeStore } from '../../btree/index.js';
 import type { ViewGroup } from '../design.js';
-import { rowsOf, type MappedDoc, type RowSink } from './index-rows.js';
+import { buildRowsOf, type BuildRowSink, type MappedDoc } from './index-rows.js';
 import { IndexUpdate } from './index-update.js';
 import type { RowTree, RowValue } from './row-tree.js';
 
 /** A row tree that can also be filled in one go from sorted, encoded rows (an index build). */
 export interface BuildableRowTree extends RowTree {
-  /** The bytes `bulkLoad` takes for a row value (possibly a view valid until the next call: copy to keep). */
+  /**
+   * The bytes `bulkLoad` takes for a row value (possibly a view valid until the next call: copy
+   * to keep). `value` is read at once, not kept (a build passes one array for every row).
+   */
   encodeValue(value: RowValue): Uint8Array;
   /**
    * Replaces every row by the given ones, in ascending key order (equal keys: the last wins).
@@ -412,7 +416,7 @@ export class ViewIndex {
     if (this.seq !== 0 || this.backFormat !== 2) return undefined;
     const build = new IndexBuild(
       this,
-      (doc, out) => rowsOf(this.group.views, doc, out),
+      (doc, out, entry) => buildRowsOf(this.group.views, doc, out, entry),
       (seq) => this.finishBuild(build, seq),
     );
     // Nothing pending (a build's trees must start empty, and a flush now would wait for the
@@ -584,12 +588,14 @@ export class IndexBuild {
   private readonly trees: readonly BuildableRowTree[];
   /** Where back-index entries go while their ids ascend (the open write); undefined once they do not. */
   private direct: IndexWriter | undefined;
-  private lastDirectId: Buffer | undefined;
+  private lastDirectId: string | undefined;
+  /** The back-index entry of the document being added. */
+  private readonly entry = new BackEntryWriter();
   private settle: { resolve: (seq: number) => void; reject: (error: Error) => void } | undefined;
 
   constructor(
     index: ViewIndex,
-    private readonly rowsOf: (doc: MappedDoc, out: RowSink) => BackEntry[],
+    private readonly rowsOf: (doc: MappedDoc, out: BuildRowSink, entry: BackEntryWriter) => void,
     private readonly write: (seq: number) => Promise<void>,
   ) {
     this.trees = index.trees;
@@ -614,29 +620,37 @@ export class IndexBuild {
     const rows = this.rows;
     const trees = this.trees;
     const lastSeqs = this.lastSeqs;
+    const entry = this.entry;
+    const value: [keyJson: string, docId: string, valueJson: string] = ['', '', ''];
     let seq = 0;
-    const out = (view: number, key: Buffer, value: RowValue): void => {
+    const out = (view: number, key: Buffer, keyJson: string, docId: string, valueJson: string): void => {
+      value[0] = keyJson;
+      value[1] = docId;
+      value[2] = valueJson;
       rows[view]!.add(key, trees[view]!.encodeValue(value));
       if (seq > lastSeqs[view]!) lastSeqs[view] = seq;
     };
     for (const doc of docs) {
       seq = doc.seq ?? 0;
-      const back = this.rowsOf(doc, out);
-      if (back.length === 0) continue;
-      const id = Buffer.from(doc.id);
+      this.rowsOf(doc, out, entry);
+      if (entry.empty) continue;
       const direct = this.direct;
       if (direct !== undefined) {
         const last = this.lastDirectId;
-        if (last === undefined || compareKeys(last, id) < 0) {
-          direct.putBack(doc.id, encodeBackIndex(back, 2));
-          this.lastDirectId = id;
+        // UTF-8 byte order (the back-index's), without a Buffer per id.
+        if (last === undefined || compareUtf8(last, doc.id) < 0) {
+          const bytes = entry.bytes();
+          const copy = Buffer.allocUnsafe(bytes.length);
+          bytes.copy(copy);
+          direct.putBack(doc.id, copy);
+          this.lastDirectId = doc.id;
           this.directCount++;
           continue;
         }
         // Out of order: the rest go through the sorter, checked against these at the end.
         this.direct = undefined;
       }
-      this.back.add(id, encodeBackIndexScratch(back, 2));
+      this.back.add(Buffer.from(doc.id), entry.bytes());
     }
   }
 
