@@ -76,7 +76,8 @@ export class ChangeReader {
     const group = this.group;
     const batch: Batch = { records: 0, lastSeq: since, docs: [], toMap: [], toMapDocs: [] };
     while (batch.records < size) {
-      const record = await this.next();
+      // The page in hand is read without an await per record (a build reads 100k of them).
+      const record = this.at < this.page.length ? this.page[this.at++] : await this.next();
       if (record === undefined) break;
       if (record.seq > this.target) {
         // Past the target: the changes end here for this update.
