@@ -294,17 +294,30 @@ function parentAccess(input: DocInput, leaves: LeafAccess): readonly string[] | 
  * `_access` must be a list of strings; a design document carries none (everyone, admins too);
  * a `_local` document follows the document rules against its stored `_access` (it has no
  * revision tree for the planner to check). May fill a `_local` document's `_access` (autofill).
+ * Synchronous (undefined) unless a non-admin writes a `_local` document, whose stored `_access`
+ * is read: a usual write waits for no promise here.
  */
-export async function checkAccessWrite(
+export function checkAccessWrite(
   readLocal: (id: string) => Promise<{ body: string } | undefined>,
   id: string,
   input: DocInput,
   writer: AccessWriter,
   kind: 'design' | 'local' | 'doc',
-): Promise<void> {
+): Promise<void> | undefined {
   const explicit = accessOfBody(input.body);
   if (kind === 'design' && explicit !== undefined && explicit.length > 0) throw ddocWithAccess();
-  if (kind !== 'local' || writer.admin) return;
+  if (kind !== 'local' || writer.admin) return undefined;
+  return checkLocalWrite(readLocal, id, input, writer, explicit);
+}
+
+/** `checkAccessWrite` of a non-admin's `_local` document: against its stored `_access`. */
+async function checkLocalWrite(
+  readLocal: (id: string) => Promise<{ body: string } | undefined>,
+  id: string,
+  input: DocInput,
+  writer: AccessWriter,
+  explicit: string[] | undefined,
+): Promise<void> {
   const stored = await readLocal(id);
   const current = stored === undefined ? undefined : accessOfText(stored.body);
   if (current !== undefined && !overlaps(writer.principals, current)) throw accessDenied();

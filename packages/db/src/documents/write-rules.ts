@@ -82,11 +82,13 @@ export async function checkWrites(
   const refusals: (CouchError | undefined)[] = [];
   // Per-document access (./access-rules.ts): an access-enabled database's first rules.
   const accessWriter = db.accessKnownOff ? undefined : await db.accessWriterOf(writer);
+  const readLocal = (id: string) => db.store.getLocal(id);
   for (const { id, input } of items) {
     if (accessWriter !== undefined) {
       const kind = isLocalId(id) ? 'local' : isDesignId(id) ? 'design' : 'doc';
       try {
-        await checkAccessWrite((local) => db.store.getLocal(local), id, input, accessWriter, kind);
+        const local = checkAccessWrite(readLocal, id, input, accessWriter, kind);
+        if (local !== undefined) await local;
       } catch (error) {
         if (!(error instanceof CouchError)) throw error;
         refusals.push(error);
