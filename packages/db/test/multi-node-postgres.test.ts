@@ -50,6 +50,47 @@ describe('two Divan nodes on one PostgreSQL', () => {
     assert.equal(doc._rev, (fromA.status === 201 ? fromA : fromB).json.rev);
   });
 
+  it('a validate function written, deleted or purged through one node applies at once to writes on the other', async () => {
+    await a.request('PUT', '/rules');
+    const put = (node: TestServer, id: string, body: object) => node.request('PUT', `/rules/${id}`, { body });
+    // b keeps the design documents it looked up for its writes (none yet), and its writes go on
+    // with them while no design document changes, whatever a's other writes.
+    assert.equal((await put(b, 'b1', { no: true })).status, 201);
+    assert.equal((await put(a, 'a1', { no: true })).status, 201);
+    assert.equal((await put(b, 'b2', { no: true })).status, 201);
+    const ddoc = await put(a, '_design/v', {
+      validate_doc_update: `function (d) { if (d.no) throw({ forbidden: 'no' }); }`,
+    });
+    assert.equal(ddoc.status, 201);
+    const refused = await put(b, 'b3', { no: true });
+    assert.deepEqual([refused.status, refused.json.reason], [403, 'no']);
+    // A batch and a concurrent PUT on b, planned together: each refused as its rules say.
+    const [batch, single] = await Promise.all([
+      b.request('POST', '/rules/_bulk_docs', { body: { docs: [{ _id: 'b4', no: true }, { _id: 'b5' }] } }),
+      put(b, 'b6', {}),
+    ]);
+    assert.deepEqual(
+      batch.json.map((row: { id: string; error?: string }) => [row.id, row.error ?? 'ok']),
+      [
+        ['b4', 'forbidden'],
+        ['b5', 'ok'],
+      ],
+    );
+    assert.equal(single.status, 201);
+    const gone = await a.request('DELETE', `/rules/_design/v?rev=${ddoc.json.rev}`);
+    assert.equal(gone.status, 200);
+    assert.equal((await put(b, 'b7', { no: true })).status, 201, 'deleted on a: b writes as before');
+    const again = await put(a, '_design/v', {
+      validate_doc_update: `function (d) { if (d.no) throw({ forbidden: 'no' }); }`,
+    });
+    assert.equal(again.status, 201);
+    assert.equal((await put(b, 'b8', { no: true })).status, 403);
+    const purged = await a.request('POST', '/rules/_purge', { body: { '_design/v': [again.json.rev] } });
+    assert.equal(purged.status, 201);
+    assert.equal((await a.request('GET', '/rules/_design/v')).status, 404);
+    assert.equal((await put(b, 'b9', { no: true })).status, 201, 'purged on a: b writes as before');
+  });
+
   it('a longpoll _changes on one node wakes within 300 ms of a write on the other', async () => {
     const since = (await b.request('GET', '/shared')).json.update_seq;
     const started = Date.now();

@@ -110,6 +110,41 @@ if (url instanceof Error) {
       assert.equal((await a.meta()).sizes.external, (await b.meta()).sizes.external);
     });
 
+    it('a write’s plan is told the last change to a design document on either node, written or purged', async () => {
+      const a = await one.create('designs');
+      const b = (await two.open('designs'))!;
+      assert.equal(a.tellsDesignSeq, true);
+      // The design sequence the next write's plan is told (the write itself: `x`, on `store`).
+      const told = async (store: typeof a, x: string) => {
+        let seen: number | undefined;
+        await store.update([x], (_records, designSeq) => {
+          seen = designSeq;
+          return { writes: [write(x, '1-x', '{}')], result: null };
+        });
+        return seen;
+      };
+      assert.equal(await told(a, 'x1'), 0);
+      await b.update(['_design/v'], writing([write('_design/v', '1-v', '{}')]));
+      assert.equal(await told(a, 'x2'), 2);
+      assert.equal(await told(b, 'x3'), 2, 'other documents written since leave it');
+      // In a batch of several, the design document's own sequence; then a write of one without its
+      // body in the batch (the statements of the slow path, which look its size up).
+      await a.update(
+        ['x4', '_design/w', 'x5'],
+        writing([write('x4', '1-x', '{}'), write('_design/w', '1-w', '{}'), write('x5', '1-x', '{}')]),
+      );
+      assert.equal(await told(b, 'x6'), 6);
+      await a.update(['_design/w'], writing([write('_design/w', '2-w', undefined)]));
+      assert.equal(await told(b, 'x7'), 9);
+      await b.purge(['_design/v'], 100, () => ({
+        purges: [{ id: '_design/v', revs: ['1-v'], record: null }],
+        result: null,
+      }));
+      assert.equal(await told(a, 'x8'), 11, 'a purge of one moves it to the purge’s sequence');
+      await a.purge(['x1'], 100, () => ({ purges: [{ id: 'x1', revs: ['1-x'], record: null }], result: null }));
+      assert.equal(await told(b, 'x9'), 11);
+    });
+
     it('a database destroyed on one node is gone for the other node’s handle; created again it is empty', async () => {
       const a = await one.create('doomed');
       await a.update(['d'], writing([write('d', '1-d', '{}')]));

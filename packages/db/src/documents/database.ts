@@ -205,6 +205,14 @@ export class Database extends DocumentReader {
     return this.designs.get();
   }
 
+  /**
+   * For a write's rules: the design documents' records and the update sequence they are current
+   * at; `kept`: as this node kept them, unchecked (./design-records.ts `kept`).
+   */
+  designRecordsForWrite(kept: boolean): Promise<{ records: readonly DocRecord[]; seq: number }> {
+    return kept ? this.designs.kept() : this.designs.current();
+  }
+
   async meta(): Promise<DbMeta> {
     // A database stored before its engine kept the stale bodies' bytes has them counted once.
     if (!this.staleCounted) {

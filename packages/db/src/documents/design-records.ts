@@ -18,16 +18,32 @@ export class DesignRecords {
 
   /** The live design documents' records, in id order. */
   async get(): Promise<DocRecord[]> {
+    return (await this.current()).records;
+  }
+
+  /**
+   * For a write's rules on a store that tells its plan the design sequence (storage/contract.ts
+   * `tellsDesignSeq`): the records kept, without reading the counters (a round trip there), and
+   * the update sequence they are known current at; the write's plan sends a write back when a
+   * design document changed after it (./group-commit.ts). None kept: read as `current`.
+   */
+  kept(): Promise<{ records: DocRecord[]; seq: number }> {
+    const cached = this.cached;
+    return cached === undefined ? this.current() : Promise.resolve({ records: cached.records, seq: cached.seq });
+  }
+
+  /** The records, checked against the counters, and the update sequence they are current at. */
+  async current(): Promise<{ records: DocRecord[]; seq: number }> {
     const { updateSeq } = await this.store.counters();
     const cached = this.cached;
-    if (cached !== undefined && cached.seq === updateSeq) return cached.records;
+    if (cached !== undefined && cached.seq === updateSeq) return { records: cached.records, seq: updateSeq };
     const records: DocRecord[] = [];
     for await (const page of this.store.foldDocs({ start: DESIGN_PREFIX, end: '_design0', inclusiveEnd: false })) {
       for (const record of page) if (!record.deleted) records.push(record);
     }
     // Read at `updateSeq` or later: a later change has a sequence after it, so it is seen above.
     this.cached = { seq: updateSeq, records };
-    return records;
+    return { records, seq: updateSeq };
   }
 
   /** After a commit of this process: the ids it touched and the (consecutive) sequences it took. */

@@ -8,6 +8,10 @@
  * LONE_GROUPS groups commits at once (an embedded caller writing one document after another
  * would otherwise pay an event-loop turn each), but for one group in PROBE_EVERY, which waits
  * again to see whether company came back.
+ *
+ * A request whose rules ran with design documents older than the design sequence the engine
+ * tells the plan (a design document changed since, on any node) is left out of the plan and
+ * rejected with `DesignsChanged`, for its rules to run again (./write-pipeline.ts).
  */
 import type { DocumentStore } from '../storage/contract.js';
 import { AccessPlanner } from './access-rules.js';
@@ -17,6 +21,13 @@ import { type DocCheck, idsOf, planWrites, type WriteRequest, type WriteResult }
 const LONE_GROUPS = 8;
 /** While commits go at once, one group in this many waits for company again. */
 const PROBE_EVERY = 16;
+
+/** A write request's rules ran with design documents that have changed since: nothing of it was written. */
+export class DesignsChanged extends Error {
+  constructor() {
+    super('the design documents changed while the write was checked');
+  }
+}
 
 interface Pending {
   request: WriteRequest;
@@ -60,7 +71,9 @@ export class GroupCommit {
   /** One request committed on its own; requests that came meanwhile go in the next group. */
   private async commitAlone(request: WriteRequest): Promise<WriteResult[]> {
     try {
-      return (await this.commitGroup([request]))[0]!;
+      const rows = (await this.commitGroup([request]))[0]!;
+      if (rows instanceof DesignsChanged) throw rows;
+      return rows;
     } finally {
       if (this.queue.length > 0) void this.run();
       else this.running = false;
@@ -76,7 +89,9 @@ export class GroupCommit {
         try {
           const result = await this.commitGroup(batch.map((p) => p.request));
           batch.forEach((p, i) => {
-            p.resolve(result[i]!);
+            const rows = result[i]!;
+            if (rows instanceof DesignsChanged) p.reject(rows);
+            else p.resolve(rows);
           });
         } catch (error) {
           for (const p of batch) p.reject(error);
@@ -87,8 +102,11 @@ export class GroupCommit {
     }
   }
 
-  /** Plans and commits `requests` in one storage transaction: each request's rows, in order. */
-  private async commitGroup(requests: readonly WriteRequest[]): Promise<WriteResult[][]> {
+  /**
+   * Plans and commits `requests` in one storage transaction: each request's rows, in order, or
+   * `DesignsChanged` for a request left out (see the top of this file).
+   */
+  private async commitGroup(requests: readonly WriteRequest[]): Promise<(WriteResult[] | DesignsChanged)[]> {
     const known = this.revsLimit();
     const limit = typeof known === 'number' ? known : await known;
     // An access-enabled database's writes carry their writer; the plan then reads stored access.
@@ -96,9 +114,20 @@ export class GroupCommit {
     const ids = idsOf(requests);
     const { result, seqs } = await this.store.update(
       ids,
-      (records) => {
-        const planned = planWrites(requests, records, limit, this.check, access ? new AccessPlanner() : undefined);
-        return { writes: planned.writes, result: planned.results };
+      (records, designSeq) => {
+        const plan = (planned: readonly WriteRequest[]) =>
+          planWrites(planned, records, limit, this.check, access ? new AccessPlanner() : undefined);
+        const stale = requests.map(
+          (r) => designSeq !== undefined && r.designsAt !== undefined && r.designsAt < designSeq,
+        );
+        if (!stale.includes(true)) {
+          const planned = plan(requests);
+          return { writes: planned.writes, result: planned.results as (WriteResult[] | DesignsChanged)[] };
+        }
+        const planned = plan(requests.filter((_, i) => !stale[i]));
+        let k = 0;
+        const rows = requests.map((_, i) => (stale[i] ? new DesignsChanged() : planned.results[k++]!));
+        return { writes: planned.writes, result: rows };
       },
       access ? { access: true } : undefined,
     );

@@ -13,7 +13,7 @@ import { checkSizes, checkStubs, hasAttachments, storeAttachments, type Followin
 import type { Database } from './database.js';
 import type { DocInput } from './doc-input.js';
 import { isLocalId } from './doc-id.js';
-import type { GroupCommit } from './group-commit.js';
+import { DesignsChanged, type GroupCommit } from './group-commit.js';
 import type { LocalDocs } from './local-docs.js';
 import { settle } from './settle.js';
 import type { WriteResult } from './write-plan.js';
@@ -47,28 +47,61 @@ export class WritePipeline {
     writer: Writer,
     single = false,
   ): Promise<WriteResult[]> {
-    return this.checked(items, newEdits, writer, single, (passed) =>
-      this.withAttachments(passed, newEdits, following, writer),
+    return this.checked(items, newEdits, writer, single, (passed, designsAt) =>
+      this.withAttachments(passed, newEdits, following, writer, designsAt),
     );
   }
 
   /** Writes one document whose attachments are already resolved (`input.atts`, bytes stored). */
   writePrepared(item: WriteItem, writer: Writer): Promise<WriteResult[]> {
-    return this.checked([item], true, writer, false, (passed) => this.commit(passed, true, writer));
+    return this.checked([item], true, writer, false, (passed, designsAt) =>
+      this.commit(passed, true, writer, designsAt),
+    );
   }
 
-  /** Runs the write rules for this writer: refused documents become error rows, the others go to `run`. */
+  /**
+   * Runs the write rules for this writer: refused documents become error rows, the others go to
+   * `run`. On an engine that tells the plan the design sequence (PostgreSQL), a write that goes
+   * through the group commit alone (no attachment bytes, no `_local` document: nothing of it
+   * stored on its way) is checked with the design documents this node kept, without reading the
+   * counters, and `run` is given their sequence: the plan sends it back (DesignsChanged) when a
+   * design document changed after it, and the rules run again with the current ones. So do they
+   * when the kept ones refused something (a design document may have gone since).
+   */
   private async checked(
     items: readonly WriteItem[],
     newEdits: boolean,
     writer: Writer,
     single: boolean,
-    run: (items: readonly WriteItem[]) => Promise<WriteResult[]>,
+    run: (items: readonly WriteItem[], designsAt: number | undefined) => Promise<WriteResult[]>,
   ): Promise<WriteResult[]> {
     // The partition id rule fails the whole request, as CouchDB checks it reading the documents.
     if (this.db.partitioned) for (const item of items) validatePartitionedDocId(item.id);
-    const refusals = await checkWrites(this.db, items, newEdits, writer, this.rules);
-    if (refusals.every((refusal) => refusal === undefined)) return run(items);
+    const checkedAtPlan = this.store.tellsDesignSeq === true && !items.some(storedOnTheWay);
+    for (let kept = checkedAtPlan; ; kept = false) {
+      try {
+        return await this.ruled(items, newEdits, writer, single, kept, checkedAtPlan, run);
+      } catch (error) {
+        if (!(error instanceof DesignsChanged)) throw error;
+      }
+    }
+  }
+
+  /** `checked`'s one pass: the rules with the design documents kept (`kept`) or current. */
+  private async ruled(
+    items: readonly WriteItem[],
+    newEdits: boolean,
+    writer: Writer,
+    single: boolean,
+    kept: boolean,
+    checkedAtPlan: boolean,
+    run: (items: readonly WriteItem[], designsAt: number | undefined) => Promise<WriteResult[]>,
+  ): Promise<WriteResult[]> {
+    const checked = await checkWrites(this.db, items, newEdits, writer, this.rules, kept);
+    const refusals = checked.refusals;
+    if (checked.kept && refusals.some((refusal) => refusal !== undefined)) throw new DesignsChanged();
+    const designsAt = checkedAtPlan ? checked.designsAt : undefined;
+    if (refusals.every((refusal) => refusal === undefined)) return run(items, designsAt);
     if (single) throw refusals[0]!;
     return settle(
       items,
@@ -79,7 +112,7 @@ export class WritePipeline {
         const rev = !newEdits && item.input.rev !== undefined ? { rev: formatRev(item.input.rev) } : {};
         return { id: item.id, ...rev, ...refusal.toJSON() };
       },
-      run,
+      (passed) => run(passed, designsAt),
     );
   }
 
@@ -89,8 +122,9 @@ export class WritePipeline {
     newEdits: boolean,
     following: FollowingParts | undefined,
     writer: Writer,
+    designsAt: number | undefined,
   ): Promise<WriteResult[]> {
-    if (!items.some(storesAttachments)) return this.commit(items, newEdits, writer);
+    if (!items.some(storesAttachments)) return this.commit(items, newEdits, writer, designsAt);
     return this.attachmentsThenCommit(items, newEdits, following, writer);
   }
 
@@ -143,25 +177,38 @@ export class WritePipeline {
    * `_local/` documents have no revision tree: written as they come; the rest go to the group
    * commit. In an access-enabled database the plan checks the writer against the stored `_access`.
    */
-  private commit(items: readonly WriteItem[], newEdits: boolean, writer: Writer): Promise<WriteResult[]> {
-    if (this.db.accessKnownOff) return this.commitAs(items, newEdits, undefined);
-    return this.db.accessWriterOf(writer).then((access) => this.commitAs(items, newEdits, access));
+  private commit(
+    items: readonly WriteItem[],
+    newEdits: boolean,
+    writer: Writer,
+    designsAt?: number,
+  ): Promise<WriteResult[]> {
+    if (this.db.accessKnownOff) return this.commitAs(items, newEdits, undefined, designsAt);
+    return this.db.accessWriterOf(writer).then((access) => this.commitAs(items, newEdits, access, designsAt));
   }
 
   private commitAs(
     items: readonly WriteItem[],
     newEdits: boolean,
     access: AccessWriter | undefined,
+    designsAt: number | undefined,
   ): Promise<WriteResult[]> {
     // No `_local` document among them (a PUT): straight to the group commit, no settling.
-    if (!items.some((item) => isLocalId(item.id)))
-      return this.commits.submit(access === undefined ? { items, newEdits } : { items, newEdits, access });
+    if (!items.some((item) => isLocalId(item.id))) {
+      const request = access === undefined ? { items, newEdits } : { items, newEdits, access };
+      return this.commits.submit(designsAt === undefined ? request : { ...request, designsAt });
+    }
     return settle(
       items,
       (item) => (isLocalId(item.id) ? this.local.put(item.id, item.input) : undefined),
       (docs) => this.commits.submit({ items: docs, newEdits, ...(access === undefined ? {} : { access }) }),
     );
   }
+}
+
+/** Whether writing this item stores something before the group commit (attachment bytes, a `_local` document). */
+function storedOnTheWay(item: WriteItem): boolean {
+  return isLocalId(item.id) || storesAttachments(item);
 }
 
 /** Whether storing this item means storing attachment bytes first. */

@@ -27,6 +27,11 @@ export interface WriteRequest {
   newEdits: boolean;
   /** In an access-enabled database: who writes (./access-rules.ts). */
   access?: AccessWriter;
+  /**
+   * The update sequence the design documents its rules ran with are current at, when the engine
+   * tells its plan the design sequence: a later one sends the request back (./group-commit.ts).
+   */
+  designsAt?: number;
 }
 
 export interface PlannedWrites {

@@ -59,7 +59,11 @@ class ValidateRefusal extends CouchError {
 }
 
 /**
- * Checks a batch before anything of it is stored: one entry per item, the refusal or undefined.
+ * Checks a batch before anything of it is stored: `refusals`, one entry per item, the refusal or
+ * undefined; `designsAt`, the update sequence the design documents the rules ran with are current
+ * at (undefined: none looked up). `keptDesigns`: with those this node kept, unchecked
+ * (./design-records.ts `kept`), except in `_users` and `_replicator`, whose rules change bodies;
+ * `kept` says whether it did.
  * It may replace an item's `body` (clearing `json`): `_users` hashes passwords that way. Throwing
  * fails the whole request.
  */
@@ -69,10 +73,13 @@ export async function checkWrites(
   newEdits: boolean,
   writer: Writer,
   settings: WriteRuleSettings,
-): Promise<(CouchError | undefined)[]> {
+  keptDesigns = false,
+): Promise<{ refusals: (CouchError | undefined)[]; designsAt: number | undefined; kept: boolean }> {
   const { user } = writer;
   const usersDb = (settings.isUsersDb ?? isUsersDb)(db.name);
   const replicatorDb = isReplicatorDb(db.name);
+  const kept = keptDesigns && !usersDb && !replicatorDb;
+  let designsAt: number | undefined;
   // Looked up at the first document a rule may judge, never for `_local` documents: a replication
   // checkpoint's write reads neither the design documents nor `_security`.
   let runner: ValidateRunner | undefined;
@@ -100,7 +107,8 @@ export async function checkWrites(
       continue;
     }
     // Outside the try: a storage failure here fails the whole request, as any read would.
-    const functions = isDesignId(id) ? undefined : (runner ??= await validateRunnerOf(db));
+    if (!isDesignId(id) && runner === undefined) ({ runner, seq: designsAt } = await validateRunnerOf(db, kept));
+    const functions = isDesignId(id) ? undefined : runner;
     const secObj =
       functions === undefined || usersDb || replicatorDb || functions.size > 0 ? await securityOf() : undefined;
     try {
@@ -162,7 +170,7 @@ export async function checkWrites(
       refusals.push(error);
     }
   }
-  return refusals;
+  return { refusals, designsAt, kept };
 }
 
 /** `oldDoc` as CouchDB hands it over: the current winner with its attachment stubs and `_revisions`. */
@@ -245,15 +253,18 @@ export function reloadValidateFunctions(): void {
   reloads++;
 }
 
-async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
-  const designs = await db.designRecords();
+/** The database's validate functions, and the update sequence the design records they came from are current at. */
+async function validateRunnerOf(db: Database, kept: boolean): Promise<{ runner: ValidateRunner; seq: number }> {
+  const { records: designs, seq } = await db.designRecordsForWrite(kept);
   const cached = runners.get(db);
-  if (cached !== undefined && cached.designs === designs && cached.reloads === reloads) return cached.runner;
+  if (cached !== undefined && cached.designs === designs && cached.reloads === reloads) {
+    return { runner: cached.runner, seq };
+  }
   // Records read again (another node's write, a purge) may still be the same revisions.
   const fingerprint = `${reloads}\n${designs.map((d) => `${d.id}\0${d.rev}`).join('\n')}`;
   if (cached?.fingerprint === fingerprint) {
     cached.designs = designs;
-    return cached.runner;
+    return { runner: cached.runner, seq };
   }
   const functions: ValidateFunction[] = [];
   const usersDb = isUsersDb(db.name);
@@ -268,5 +279,5 @@ async function validateRunnerOf(db: Database): Promise<ValidateRunner> {
   if (cached !== undefined) setTimeout(() => cached.runner.dispose(), RETIRE_MS).unref();
   const runner = new ValidateRunner(functions);
   runners.set(db, { designs, reloads, fingerprint, runner });
-  return runner;
+  return { runner, seq };
 }

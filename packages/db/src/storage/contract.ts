@@ -58,8 +58,10 @@ export interface UpdatePlan<R> {
 /**
  * Computes a batch's writes from the current records of its ids (absent: no document). Runs
  * inside the engine's transaction: synchronous and pure; a throw aborts the batch, nothing written.
+ * `designSeq`, from an engine that keeps it (`DocumentStore.tellsDesignSeq`), read under the lock:
+ * the update sequence of the database's last change to a design document (written or purged).
  */
-export type Planner<R> = (records: ReadonlyMap<string, DocRecord>) => UpdatePlan<R>;
+export type Planner<R> = (records: ReadonlyMap<string, DocRecord>, designSeq?: number) => UpdatePlan<R>;
 
 /**
  * Computes a purge from the current records of its ids (absent: no document), inside the
@@ -75,6 +77,13 @@ export type AttachmentSweepMark = number;
 
 export interface DocumentStore {
   readonly name: string;
+  /**
+   * Whether `update` tells its plan the design sequence (see `Planner`). An engine whose counters
+   * are a round trip away (PostgreSQL) does: the document layer then checks a write against the
+   * design documents it kept without reading the counters first, and plans again a write checked
+   * against design documents older than that sequence.
+   */
+  readonly tellsDesignSeq?: boolean;
   meta(): Promise<DbMeta>;
   counters(): Promise<Counters>;
 

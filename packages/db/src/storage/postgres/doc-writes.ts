@@ -10,11 +10,13 @@ import { applyAccess, forgetAccess, withLeaves } from './access-rows.js';
 import type { DocAccess } from '../doc-access.js';
 import type { AccessWrite, DocRecord, DocWrite } from '../records.js';
 import {
-  type CounterRow,
   countersOf,
+  DESIGN_PREFIX,
+  lockedCountersOf,
   type DbTarget,
   type DocRow,
   gone,
+  type LockedCounterRow,
   type LockedDocRow,
   toRecord,
 } from './statements.js';
@@ -37,7 +39,7 @@ export async function updateLocked<R>(
    * What the transaction's `BEGIN` read already: the `dbs` row it locked (`lock`) and the
    * records of `ids` (`readForUpdateKept`), when it did.
    */
-  begun?: { locked: CounterRow | undefined; rows: LockedDocRow[] | undefined },
+  begun?: { locked: LockedCounterRow | undefined; rows: LockedDocRow[] | undefined },
   /** Lets the usual batch send its statement and the COMMIT together. */
   end?: TransactionEnd,
 ): Promise<{ result: R; seqs: number[]; trees: StoredTree[] }> {
@@ -47,7 +49,7 @@ export async function updateLocked<R>(
   // The documents' stored access, read once for the plan and the access rows.
   const accessRead = new Map<string, DocAccess>();
   const records = options?.access === true ? await withLeaves(client, db, found, accessRead) : found;
-  const { writes, result } = plan(records);
+  const { writes, result } = plan(records, Number(locked.design_seq));
   if (writes.length === 0) return { result, seqs: [], trees: [] };
   for (const { record, bodies } of writes) {
     for (const b of bodies) {
@@ -68,7 +70,7 @@ export async function updateLocked<R>(
   for (const row of [...rows, ...oldRows]) {
     old.set(row.id, { deleted: row.deleted, size: Number(row.size), rev: row.rev, tree: row.stored_tree });
   }
-  const c = countersOf(locked);
+  const c = lockedCountersOf(locked);
   // Bodies that stop being leaves (DocWrite.unleafed): their bytes from the batch, from the row
   // of the winner they were (the usual update or deletion), or else looked up.
   let unleafedBytes = 0;
@@ -220,7 +222,7 @@ function docColumns(
   writes: readonly DocWrite[],
   old: Map<string, { deleted: boolean; size: number; rev: string; tree: string | undefined }>,
   sizes: ReadonlyMap<string, number>,
-  c: ReturnType<typeof countersOf>,
+  c: ReturnType<typeof lockedCountersOf>,
   /** Where each tree is stored through (./tree-chunks.ts). */
   trees: TreeChunkWrites,
 ) {
@@ -235,6 +237,7 @@ function docColumns(
   for (const { record, treeGrowth } of writes) {
     const seq = ++c.updateSeq;
     const key = toWellFormed(record.id);
+    if (key.startsWith(DESIGN_PREFIX)) c.designSeq = seq;
     const size = record.deleted ? 0 : (sizes.get(key) ?? 0);
     const previous = old.get(key);
     if (previous !== undefined) {
@@ -266,11 +269,11 @@ export async function lockedRecords(
   client: PoolClient,
   db: DbTarget,
   ids: readonly string[],
-  lockedAlready?: CounterRow,
+  lockedAlready?: LockedCounterRow,
   /** The records of `ids` read after the lock by the same simple query. */
   rowsAlready?: LockedDocRow[],
-): Promise<{ locked: CounterRow; rows: LockedDocRow[]; records: Map<string, DocRecord> }> {
-  const locked = lockedAlready ?? (await client.query<CounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows[0];
+): Promise<{ locked: LockedCounterRow; rows: LockedDocRow[]; records: Map<string, DocRecord> }> {
+  const locked = lockedAlready ?? (await client.query<LockedCounterRow>({ ...db.sql.lock, values: [db.dbId] })).rows[0];
   if (locked === undefined) throw gone(db.name);
   const rows =
     rowsAlready ??
@@ -298,7 +301,7 @@ export async function purgeLocked<R>(
   const { locked, rows, records } = await lockedRecords(client, db, ids);
   const { purges, result } = plan(await withLeaves(client, db, records));
   const old = new Map(rows.map((row) => [toWellFormed(row.id), row]));
-  const c = countersOf(locked);
+  const c = lockedCountersOf(locked);
   const before = c.updateSeq;
   const logSeqs: number[] = [];
   const logIds: string[] = [];
@@ -391,6 +394,8 @@ export async function purgeLocked<R>(
   await trees.apply(client, db);
   // As CouchDB: the update sequence moves even when no document was re-sequenced.
   if (c.updateSeq === before) c.updateSeq++;
+  // A design document purged (whole or some revisions) is a change to the design documents.
+  if (purges.some((p) => p.id.startsWith(DESIGN_PREFIX))) c.designSeq = c.updateSeq;
   if (logSeqs.length > 0) await q(db.sql.logPurges, [db.dbId, logSeqs, logIds, logRevs]);
   await q(db.sql.prunePurges, [db.dbId, c.purgeSeq - Math.max(1, keepInfos)]);
   await q(db.sql.saveCountersSized, counterValues(db, c));
@@ -438,7 +443,7 @@ export async function compactLocked(
 }
 
 /** `saveCountersSized`' values: the body bytes stay NULL while not counted. */
-function counterValues(db: DbTarget, c: ReturnType<typeof countersOf>): unknown[] {
+function counterValues(db: DbTarget, c: ReturnType<typeof lockedCountersOf>): unknown[] {
   return [
     db.dbId,
     c.updateSeq,
@@ -447,6 +452,7 @@ function counterValues(db: DbTarget, c: ReturnType<typeof countersOf>): unknown[
     c.external,
     c.bodies?.stored ?? null,
     c.bodies?.stale ?? null,
+    c.designSeq,
   ];
 }
 

@@ -47,6 +47,7 @@ import {
   type DocRow,
   type DocumentStatements,
   gone,
+  type LockedCounterRow,
   type LockedDocRow,
   named,
   toChangedDoc,
@@ -64,6 +65,8 @@ function bySeq(row: DocRow): number {
 }
 
 export class PostgresDocumentStore implements DocumentStore {
+  /** A write's plan is told `dbs.design_seq`, read with the lock (./doc-writes.ts). */
+  readonly tellsDesignSeq = true;
   private readonly target: DbTarget;
   private readonly attachments: PostgresAttachments;
   private readonly access: PostgresAccessReads;
@@ -206,7 +209,7 @@ export class PostgresDocumentStore implements DocumentStore {
           plan,
           options,
           {
-            locked: locked?.[0] as CounterRow | undefined,
+            locked: locked?.[0] as LockedCounterRow | undefined,
             rows: withKeptTexts(rows as LockedDocRow[], kept.texts),
           },
           end,

@@ -174,6 +174,14 @@ export function migrations(schema: string): string[] {
     accessFeedMigration(s),
     // 12: long one-line revision histories in chunks, so that an update appends (tree-chunks.ts).
     treeChunksMigration(s),
+    // 13: the update sequence of a database's last change to a design document (written or
+    // purged), read with the writers' lock, so a write's rules need not read the counters first
+    // (doc-writes.ts). From before, unknown: any change so far may have been one. (IF NOT EXISTS:
+    // tests that put a schema back to an older version run it again.)
+    `
+    ALTER TABLE ${s}.dbs ADD COLUMN IF NOT EXISTS design_seq bigint NOT NULL DEFAULT 0;
+    UPDATE ${s}.dbs SET design_seq = update_seq;
+    `,
   ];
 }
 

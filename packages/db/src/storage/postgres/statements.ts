@@ -44,7 +44,7 @@ export function documentStatements(schema: string) {
     // time, on every node) but not with the KEY SHARE lock that local documents and properties
     // take, which only a DELETE of the row (destroy) waits for.
     lock: named(
-      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
+      `SELECT update_seq, doc_count, doc_del_count, external, purge_seq, stored, stale, design_seq FROM ${s}.dbs WHERE db_id = $1 FOR NO KEY UPDATE`,
     ),
     /**
      * What update() reads under the lock, sent in the batch that takes it (in READ COMMITTED
@@ -144,19 +144,19 @@ export function documentStatements(schema: string) {
     ),
     /**
      * `putBodies`, `putDocs` and `saveCountersSized` in one statement: `stored` ($15, NULL until
-     * counted) grows by the bytes of the bodies inserted (not those already there).
+     * counted) grows by the bytes of the bodies inserted (not those already there); `design_seq` $17.
      */
     writeBatch: named(writeBatchText(s, told, false)),
     /**
-     * `writeBatch` and `dropBodies` ($17, $18): `stored` and `stale` ($16) shrink by the bytes of
+     * `writeBatch` and `dropBodies` ($18, $19): `stored` and `stale` ($16) shrink by the bytes of
      * the bodies dropped (each was stale). A statement of its own, so a batch that drops nothing
      * keeps the plan without the DELETE.
      */
     writeBatchDropping: named(writeBatchText(s, told, true)),
-    /** `saveCounters` and the body bytes (`stored`, `stale`: NULL until counted). */
+    /** `saveCounters`, the body bytes (`stored`, `stale`: NULL until counted) and `design_seq`. */
     saveCountersSized: named(
-      `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5, stored = $6, stale = $7 ` +
-        `WHERE db_id = $1${told}`,
+      `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5, stored = $6, stale = $7, ` +
+        `design_seq = $8 WHERE db_id = $1${told}`,
     ),
     saveSizes: named(`UPDATE ${s}.dbs SET stored = $2, stale = $3 WHERE db_id = $1${told}`),
     changes: named(`SELECT ${DOC} FROM ${s}.docs WHERE db_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`),
@@ -197,7 +197,7 @@ function writeBatchText(s: string, told: string, dropping: boolean): string {
     `WITH b AS (INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, * FROM unnest($2::text[], $3::text[], $4::text[]) ` +
     'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body RETURNING octet_length(body) AS n, xmax = 0 AS inserted), ' +
     (dropping
-      ? `x AS (DELETE FROM ${s}.bodies o USING unnest($17::text[], $18::text[]) AS x(id, rev) ` +
+      ? `x AS (DELETE FROM ${s}.bodies o USING unnest($18::text[], $19::text[]) AS x(id, rev) ` +
         'WHERE o.db_id = $1 AND o.id = x.id AND o.rev = x.rev RETURNING octet_length(o.body) AS n), '
       : '') +
     `d AS (INSERT INTO ${s}.docs (db_id, id, seq, rev, deleted, size, tree) ` +
@@ -205,8 +205,8 @@ function writeBatchText(s: string, told: string, dropping: boolean): string {
     'ON CONFLICT (db_id, id) DO UPDATE SET seq = excluded.seq, rev = excluded.rev, deleted = excluded.deleted, ' +
     'size = excluded.size, tree = excluded.tree) ' +
     `UPDATE ${s}.dbs SET update_seq = $11, doc_count = $12, doc_del_count = $13, external = $14, ` +
-    `stored = $15::int8 + (SELECT coalesce(sum(n), 0) FROM b WHERE inserted)${dropped}, stale = $16::int8${dropped} ` +
-    `WHERE db_id = $1${told}`
+    `stored = $15::int8 + (SELECT coalesce(sum(n), 0) FROM b WHERE inserted)${dropped}, stale = $16::int8${dropped}, ` +
+    `design_seq = $17 WHERE db_id = $1${told}`
   );
 }
 
@@ -234,6 +234,15 @@ export interface CounterRow {
   stale: string | null;
 }
 
+/** A `dbs` row read under the writers' lock (`lock`): its counters and `design_seq`. */
+export type LockedCounterRow = CounterRow & { design_seq: string };
+
+/**
+ * Ids of design documents (documents/doc-id.ts `DESIGN_PREFIX`, a layer above storage): a change
+ * to one moves `dbs.design_seq`, which a write's plan is told (storage/contract.ts `Planner`).
+ */
+export const DESIGN_PREFIX = '_design/';
+
 /** The counters of a `dbs` row, as numbers. */
 export function countersOf(row: CounterRow): {
   updateSeq: number;
@@ -253,6 +262,14 @@ export function countersOf(row: CounterRow): {
     bodies:
       row.stored === null || row.stale === null ? undefined : { stored: Number(row.stored), stale: Number(row.stale) },
   };
+}
+
+/**
+ * `countersOf` a row read under the lock, and its `design_seq`: the update sequence of the last
+ * change to a design document (written or purged), which a write moves with the counters.
+ */
+export function lockedCountersOf(row: LockedCounterRow): ReturnType<typeof countersOf> & { designSeq: number } {
+  return { ...countersOf(row), designSeq: Number(row.design_seq) };
 }
 
 export function toRecord(row: DocRow): DocRecord {
