@@ -132,6 +132,11 @@ const serverFlags = (pkg) => {
   const file = join(pkg, 'bin', 'node-flags.json');
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : ['--no-node-snapshot'];
 };
+/** The environment the launcher adds for its server (bin/node-env.json, where the build has one; set here wins). */
+const serverEnv = (pkg) => {
+  const file = join(pkg, 'bin', 'node-env.json');
+  return { ...(existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}), ...process.env };
+};
 /**
  * Divan's own server: `storage` adds `--storage` (e.g. a PostgreSQL URL); `pkg` another build of
  * the package (the `divan-base` server of an A/B run).
@@ -151,6 +156,7 @@ const divan = (port, dir, storage, pkg = PACKAGE) => ({
     ADMIN,
     ...(storage === undefined ? [] : ['--storage', storage]),
   ],
+  env: serverEnv(pkg),
   auth: basic(ADMIN),
 });
 const SERVERS = {
@@ -260,7 +266,11 @@ export async function startServer(name, options = {}) {
   }
   const port = await freePort();
   const spec = SERVERS[name](port, join(dir, 'data'), postgresUrl);
-  const child = spawn(spec.cmd, spec.args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(spec.cmd, spec.args, {
+    cwd: dir,
+    env: spec.env ?? process.env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (postmaster !== undefined) postmasterOf.set(child.pid, postmaster);
   const request = client(`http://127.0.0.1:${port}`, spec.auth, 16);
   let up = false;

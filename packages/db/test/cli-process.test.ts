@@ -80,6 +80,32 @@ describe('the launcher', () => {
     assert.ok(wanted.includes('--max-semi-space-size=8'));
     for (const flag of wanted) assert.ok(argv.includes(flag), `${flag} in ${argv.join(' ')}`);
   });
+
+  test("starts the server with bin/node-env.json's environment; a variable already set wins (Linux)", async (t) => {
+    const wanted = JSON.parse(readFileSync(new URL('../../bin/node-env.json', import.meta.url), 'utf8')) as Record<
+      string,
+      string
+    >;
+    assert.equal(wanted.MALLOC_ARENA_MAX, '2');
+    const environOf = async (env: Record<string, string>, dir: string) => {
+      const server = await startChildServer(['--data', `${temp.dir}/${dir}`, '--admin', 'admin:secret'], env, {
+        launcher: true,
+      });
+      t.after(async () => {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      });
+      const pid = server.child.pid!;
+      const child = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+      return readFileSync(`/proc/${child}/environ`, 'utf8').split('\0');
+    };
+    const environ = await environOf({}, 'env-default');
+    for (const [name, value] of Object.entries(wanted)) {
+      assert.ok(environ.includes(`${name}=${process.env[name] ?? value}`), name);
+    }
+    const given = await environOf({ MALLOC_ARENA_MAX: '4' }, 'env-given');
+    assert.ok(given.includes('MALLOC_ARENA_MAX=4'));
+  });
 });
 
 describe('--jwt', () => {
