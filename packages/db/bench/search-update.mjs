@@ -156,7 +156,7 @@ for (let round = 0; round < rounds; round++) {
     body: `${marker} ${englishText(numbers[i] + docs * (round + 1))}`,
   }));
   await call(t, 'POST', '/_bulk_docs', { docs: changes });
-  const profiling = session !== undefined && round > 0;
+  const profiling = session !== undefined && round >= Number(opt('profile-from', 1));
   if (profiling && profileDir !== undefined) await session.post('Profiler.start');
   if (profiling && heapDir !== undefined)
     await session.post('HeapProfiler.startSampling', {
