@@ -14,7 +14,13 @@
 //   node --no-node-snapshot --max-semi-space-size=8 packages/db/bench/search-update.mjs \
 //     --template /tmp/search-100k [--root /path/to/other/build] [--rounds 8] [--json out.json]
 //
-// With --cpu-prof DIR each measured window's CPU profile (rounds after the first) is written there.
+// Also per round: how long the search documents' tree's deferred rows were written (`settle`)
+// before the answer, on this thread. With --cpu-prof DIR each window's CPU profile (until the
+// answer) is written there, with --heap-prof DIR its sampled allocations (collected objects
+// included), for rounds from --profile-from (default 1: the first round's code is cold).
+// The summary of a set of runs: --summary FILE.json... (p50/p90/max of rounds from the second).
+// A round after the first is a warm one; the bench's one update after its build is nearer the
+// first (the update path's code cold), with the mapper warm.
 
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,6 +46,28 @@ const changed = Math.max(1, Math.floor(docs / 100));
 const profileDir = opt('cpu-prof', undefined);
 const heapDir = opt('heap-prof', undefined);
 const DB = 'bench-search';
+
+if (args[0] === '--summary') {
+  const rounds = args
+    .slice(1)
+    .flatMap((file) => JSON.parse(readFileSync(file, 'utf8')).results.filter((r) => r.round > 0));
+  const quantile = (values, q) => values.sort((a, b) => a - b)[Math.round(q * (values.length - 1))];
+  for (const key of ['threadMs', 'processMs', 'allocatedMb', 'promotedMb', 'settledMs', 'scavenges']) {
+    const values = rounds.map((r) => r[key]).filter((value) => value !== undefined);
+    if (values.length === 0) continue;
+    console.log(
+      `${key}: p50 ${quantile(values, 0.5).toFixed(1)}, p90 ${quantile(values, 0.9).toFixed(1)}, max ${Math.max(...values).toFixed(1)} (n = ${values.length})`,
+    );
+  }
+  // The same round of every run changes the same documents: its answers hash the same in each.
+  const byRound = new Map();
+  for (const r of rounds) byRound.set(r.round, (byRound.get(r.round) ?? new Set()).add(r.answers));
+  const differing = [...byRound].filter(([, hashes]) => hashes.size > 1).map(([round]) => round);
+  console.log(
+    `answers: ${differing.length === 0 ? 'the same in every run' : `differ in rounds ${differing.join(', ')}`}`,
+  );
+  process.exit(0);
+}
 
 const { startTestServer } = await import(
   pathToFileURL(join(root, 'packages', 'db', 'dist', 'test', 'support', 'server.js')).href
