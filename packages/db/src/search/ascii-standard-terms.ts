@@ -30,7 +30,16 @@ export function interningAnalysis(termOf: (word: string) => string | undefined):
   return (text, dictionary, sink) => {
     if (NOT_ASCII.test(text)) return false;
     words.start(dictionary, sink);
-    asciiStandardWords(text, dictionary, words);
+    // Scanned as bytes: a text read out of a stored body is a slice of it, and each character
+    // read of a slice goes through its parent (the scan and the dictionary's compares: 10-15%).
+    let bytes = textBytes;
+    if (text.length > bytes.length) {
+      bytes = Buffer.allocUnsafe(Math.max(text.length, bytes.length * 2));
+      // A very long text's bytes are not kept for the next.
+      if (bytes.length <= MAX_KEPT_BYTES) textBytes = bytes;
+    }
+    bytes.write(text, 0, 'latin1');
+    asciiStandardWords(text, bytes, dictionary, words);
     return true;
   };
 }
@@ -76,6 +85,10 @@ class WordTerms implements TermSink {
 
 const NOT_ASCII = /[\u0080-\uffff]/;
 
+/** The text being scanned, as bytes (ASCII: one a character), kept up to MAX_KEPT_BYTES. */
+let textBytes = Buffer.allocUnsafe(4096);
+const MAX_KEPT_BYTES = 1 << 20;
+
 /** Lucene's StandardAnalyzer `maxTokenLength`: a longer word is skipped (its position kept). */
 const MAX_TOKEN_LENGTH = 255;
 
@@ -119,12 +132,12 @@ function joins(a: number, b: number): boolean {
 }
 
 /** The standard tokenizer's words of an ASCII text, lowercased, as word ids with their positions. */
-function asciiStandardWords(text: string, dictionary: TermDictionary, sink: TermSink): void {
+function asciiStandardWords(text: string, bytes: Uint8Array, dictionary: TermDictionary, sink: TermSink): void {
   const n = text.length;
   let position = 0;
   let i = 0;
   while (i < n) {
-    let code = text.charCodeAt(i);
+    let code = bytes[i]!;
     const c = CLASS[code]!;
     if (c !== LETTER && c !== NUMERIC && c !== EXTEND_NUM_LET) {
       i++;
@@ -136,7 +149,7 @@ function asciiStandardWords(text: string, dictionary: TermDictionary, sink: Term
     let last = c;
     i++;
     while (i < n) {
-      code = text.charCodeAt(i);
+      code = bytes[i]!;
       const next = CLASS[code]!;
       if (joins(last, next)) {
         hash = hashStep(hash, LOWERED[code]!);
@@ -146,7 +159,7 @@ function asciiStandardWords(text: string, dictionary: TermDictionary, sink: Term
       }
       // WB6/7, WB11/12: letter (mid) letter, digit (mid) digit.
       if (next === MID_LETTER || next === MID_NUM_LET || next === MID_NUM) {
-        const after = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+        const after = i + 1 < n ? bytes[i + 1]! : 0;
         const then = CLASS[after]!;
         const letters = last === LETTER && then === LETTER && next !== MID_NUM;
         const digits = last === NUMERIC && then === NUMERIC && next !== MID_LETTER;
@@ -165,7 +178,7 @@ function asciiStandardWords(text: string, dictionary: TermDictionary, sink: Term
       position++;
       continue;
     }
-    sink.add(dictionary.idOfHashed(text, start, i, hash), position++);
+    sink.add(dictionary.idOfHashedBytes(text, bytes, start, i, hash), position++);
   }
 }
 

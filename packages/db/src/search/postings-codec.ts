@@ -129,14 +129,40 @@ export function encodeGroupedPostings(
     previousFirst = first;
     for (let i = 1; i < frequency; i++) at = writeDigits(bytes, at, positions[p + i]! - positions[p + i - 1]!);
     p += frequency;
-    const term = terms[t]!;
-    if (term === '' || term.includes(' ')) joinable = false;
   }
-  const list = terms.length === count ? terms : terms.slice(0, count);
-  return [norm, joinable ? list.join(' ') : list.slice(), bytes.toString('latin1', 0, at)];
+  const codes = bytes.toString('latin1', 0, at);
+  // The terms joined by spaces, written as bytes while they are Latin-1 (the one string made):
+  // a join of the terms' slice made an array and a join's scratch per field.
+  let text = termBytes;
+  let end = 0;
+  let latin1 = true;
+  for (let t = 0; t < count && joinable; t++) {
+    const term = terms[t]!;
+    if (term === '') joinable = false;
+    if (!latin1) {
+      if (term.includes(' ')) joinable = false;
+      continue;
+    }
+    if (end + term.length + 1 > text.length) {
+      const grown = Buffer.allocUnsafe(Math.max(text.length * 2, end + term.length + 1));
+      text.copy(grown, 0, 0, end);
+      text = termBytes = grown;
+    }
+    if (t > 0) text[end++] = SPACE;
+    for (let i = 0; i < term.length; i++) {
+      const code = term.charCodeAt(i);
+      if (code === SPACE) joinable = false;
+      else if (code > 0xff) latin1 = false;
+      text[end++] = code;
+    }
+  }
+  if (!joinable) return [norm, terms.slice(0, count), codes];
+  return [norm, latin1 ? text.toString('latin1', 0, end) : terms.slice(0, count).join(' '), codes];
 }
 
 let codeBytes = Buffer.allocUnsafe(4096);
+let termBytes = Buffer.allocUnsafe(4096);
+const SPACE = 0x20;
 
 /** `writeNumber` into bytes at `at`; where they end. */
 function writeDigits(bytes: Buffer, at: number, value: number): number {

@@ -519,6 +519,8 @@ export class Postings {
     if (doc === undefined) return;
     this.byKey.delete(name);
     this.byId.delete(this.ids[doc]!);
+    // A dead document's values are read no more (pages and facets read live documents'): not kept.
+    this.values[doc] = undefined;
     this.alives[doc] = 0;
     this.ranks.removed(doc);
     this.liveDocs--;

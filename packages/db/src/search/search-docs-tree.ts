@@ -9,7 +9,7 @@
  * later (`settle`): the query that took the update in is answered from the postings, and the
  * rows' update (rewriting a leaf per changed document: a quarter of a 1% update's CPU) comes
  * after it (unless MAX_UNSETTLED_ROWS wait: then at once). The index settles its trees before
- * it stores anything (../views/index/view-index.ts `flush`, ~10 ms after its last commit) and
+ * it stores anything (../views/index/view-index.ts `flush`, 50 ms after its last commit) and
  * before a rolled-back commit drops their caches, and every read of the rows here settles first:
  * what is stored is always a state the rows and the index's sequence agree on, and a crash
  * before loses only what was not stored yet, as it did before (the index's commits are stored
@@ -32,6 +32,8 @@ export class SearchDocsTree implements BuildableRowTree {
   private pending: { inserts: readonly RowEntry[]; removes: readonly Buffer[] }[] = [];
   /** The postings whose delta is being merged in the background. */
   private merging: Postings | undefined;
+  /** When `update` last ran (performance.now()): a merge waits for MERGE_QUIET_MS without one. */
+  private updatedAt = 0;
   /** Updates the postings took and the rows not yet (`settle`), in order, and their rows. */
   private unsettled: { inserts: readonly RowEntry[]; removes: readonly Buffer[] }[] = [];
   private unsettledRows = 0;
@@ -96,6 +98,7 @@ export class SearchDocsTree implements BuildableRowTree {
     if (this.failed !== undefined) throw this.failed.error;
     const values = inserts.map(({ value }) => this.mapped.take(value[1]));
     const memory = this.memory;
+    this.updatedAt = performance.now();
     if (memory !== undefined) {
       apply(memory, inserts, removes, values);
       this.unsettled.push({ inserts, removes });
@@ -137,17 +140,21 @@ export class SearchDocsTree implements BuildableRowTree {
 
   /**
    * The postings' delta (what updates put since the load, ./postings.ts `deferring`) merged into
-   * the main postings between requests, LOAD_SLICE_MS at a time. Memory only: the rows are as
-   * they were, so a process killed mid-merge loses nothing (the postings are made of the rows).
+   * the main postings between requests, LOAD_SLICE_MS at a time, once no update came for
+   * MERGE_QUIET_MS: an update's batches let other work run between them, and merge steps there
+   * delayed the answer of the query waiting for the update. Memory only: the rows are as they
+   * were, so a process killed mid-merge loses nothing (the postings are made of the rows).
    */
   private merge(memory: Postings): void {
     if (this.merging === memory) return;
     this.merging = memory;
     const step = (): void => {
-      if (this.memory === memory && memory.mergeSome(performance.now() + LOAD_SLICE_MS)) setImmediate(step);
+      const quiet = this.updatedAt + MERGE_QUIET_MS - performance.now();
+      if (this.memory === memory && quiet > 0) setTimeout(step, quiet).unref();
+      else if (this.memory === memory && memory.mergeSome(performance.now() + LOAD_SLICE_MS)) setImmediate(step);
       else if (this.merging === memory) this.merging = undefined;
     };
-    setImmediate(step);
+    setTimeout(step, MERGE_QUIET_MS).unref();
   }
 
   invalidate(): void {
@@ -214,6 +221,9 @@ export class SearchDocsTree implements BuildableRowTree {
 
 /** Rows of deferred updates kept before they are applied to the tree at once (their values are held meanwhile). */
 const MAX_UNSETTLED_ROWS = 20_000;
+
+/** A merge of the delta starts this long after the last update (ms). */
+const MERGE_QUIET_MS = 50;
 
 /** How long a step of a load reads rows before other requests are served. */
 const LOAD_SLICE_MS = 10;

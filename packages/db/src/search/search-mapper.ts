@@ -66,6 +66,8 @@ class SearchMapper implements NativeMapper {
   private readonly analyzers: FieldAnalyzers;
   private readonly dictionary = new TermDictionary();
   private readonly grouper = new TermGrouper();
+  /** A document's fields so far, in the order first indexed, and their terms (both reused from one document to the next). */
+  private readonly fieldNames: string[] = [];
   private readonly fieldTerms: FieldTerms[] = [];
   /** The values mapped, for the in-memory postings to take rather than parse their rows (./mapped-values.ts). */
   private readonly mapped = new MappedValues();
@@ -133,8 +135,11 @@ class SearchMapper implements NativeMapper {
     const doc: DocValue = { s: {}, n: {}, t: {} };
     const dictionary = this.dictionary;
     dictionary.trimmed();
-    /** Per field: its terms so far (ids and positions, positions continue), its boost. */
-    const fields = new Map<string, FieldTerms>();
+    // Per field: its terms so far (ids and positions, positions continue), its boost; found by
+    // a scan while the fields are few (a Map and its iteration per document were garbage).
+    const { fieldNames, fieldTerms } = this;
+    let fieldCount = 0;
+    let byName: Map<string, FieldTerms> | undefined;
     for (const [name, args] of calls) {
       const field = name as string;
       const [value, rawOptions] = args as [unknown, unknown];
@@ -153,12 +158,26 @@ class SearchMapper implements NativeMapper {
       const mode = typeof value === 'boolean' ? 'not_analyzed' : indexMode(options.index);
       if (mode === 'no') continue;
       const text = String(value);
-      let state = fields.get(field);
+      let state: FieldTerms | undefined;
+      if (byName !== undefined) state = byName.get(field);
+      else {
+        for (let f = 0; f < fieldCount; f++) {
+          if (fieldNames[f] === field) {
+            state = fieldTerms[f];
+            break;
+          }
+        }
+      }
       if (state === undefined) {
         // The fields' arrays are reused from one document to the next.
-        state = this.fieldTerms[fields.size] ??= new FieldTerms();
+        state = fieldTerms[fieldCount] ??= new FieldTerms();
         state.reset();
-        fields.set(field, state);
+        fieldNames[fieldCount++] = field;
+        if (byName !== undefined) byName.set(field, state);
+        else if (fieldCount > MAX_SCANNED_FIELDS) {
+          byName = new Map();
+          for (let f = 0; f < fieldCount; f++) byName.set(fieldNames[f]!, fieldTerms[f]!);
+        }
       }
       // Nouveau's `string` (./nouveau-design.ts): Lucene 9's StringField, documents only (a term
       // once per document) and no norms; a field also given otherwise is not one.
@@ -179,7 +198,9 @@ class SearchMapper implements NativeMapper {
         if (!keyword || !state.has(id)) state.add(id, token.position);
       }
     }
-    for (const [field, state] of fields) {
+    for (let f = 0; f < fieldCount; f++) {
+      const field = fieldNames[f]!;
+      const state = fieldTerms[f]!;
       // DefaultSimilarity.lengthNorm: boost / sqrt(number of terms), kept in Lucene's one byte.
       const norm = normByte(state.count === 0 ? 0 : state.boost / Math.sqrt(state.count));
       const grouped = this.grouper.group(state, dictionary);
@@ -206,6 +227,9 @@ class SearchMapper implements NativeMapper {
     void this.inner?.then((mapper) => mapper.dispose()).catch(() => {});
   }
 }
+
+/** A document's fields are looked up by a scan up to this many, then in a Map. */
+const MAX_SCANNED_FIELDS = 8;
 
 function isStored(store: unknown): boolean {
   return store === true || (typeof store === 'string' && store.toLowerCase() === 'yes');

@@ -47,6 +47,17 @@ export class TermDictionary {
     }
   }
 
+  /** `idOfHashed` with the range's characters read from `bytes` (the text's, ASCII) where they are compared. */
+  idOfHashedBytes(text: string, bytes: Uint8Array, start: number, end: number, hash: number): number {
+    const mask = this.table.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.table[slot]!;
+      if (entry === 0) return this.idOfHashed(text, start, end, hash);
+      const id = entry - 1;
+      if (this.hashes[id] === hash && sameLoweredBytes(this.terms[id]!, bytes, start, end)) return id;
+    }
+  }
+
   /** The id of a term as it is. */
   idOf(term: string): number {
     let hash = FNV_OFFSET;
@@ -119,5 +130,11 @@ function lowered(code: number): number {
 function sameLoweredAscii(term: string, text: string, start: number, end: number): boolean {
   if (term.length !== end - start) return false;
   for (let i = 0; i < term.length; i++) if (term.charCodeAt(i) !== lowered(text.charCodeAt(start + i))) return false;
+  return true;
+}
+
+function sameLoweredBytes(term: string, bytes: Uint8Array, start: number, end: number): boolean {
+  if (term.length !== end - start) return false;
+  for (let i = 0; i < term.length; i++) if (term.charCodeAt(i) !== lowered(bytes[start + i]!)) return false;
   return true;
 }

@@ -82,8 +82,12 @@ const BUILD_MEMORY_BYTES = 4 * 1024 * 1024;
  * count against a big build's memory.
  */
 const CACHED_BUILD_BYTES = 16 * 1024 * 1024;
-/** A commit is flushed this long after the last one (see the header)... */
-const FLUSH_DELAY_MS = 10;
+/**
+ * A commit is flushed this long after the last one (see the header): longer than an update's
+ * batches take apart, or a flush between them stores (and a search index's documents' tree
+ * writes: ../../search/search-docs-tree.ts) in front of the query waiting for the update...
+ */
+const FLUSH_DELAY_MS = 50;
 /** ...or this long after the first unflushed one, */
 const FLUSH_MAX_DELAY_MS = 1000;
 /** ...or at once when its node and back-index writes pend with this many bytes. */
