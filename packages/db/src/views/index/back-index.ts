@@ -73,7 +73,9 @@ export class BackEntryWriter {
   ): void {
     const small = keyJson !== undefined && valueJson !== undefined;
     const at = this.head(view, end - start, keyJson, valueJson, small, 2);
-    src.copy(this.buf, at, start, end);
+    // A loop: `copy` of part of a buffer makes a view of it first (row keys are short).
+    const out = this.buf;
+    for (let i = start; i < end; i++) out[at + i - start] = src[i]!;
     this.at = small ? this.texts(at + end - start, keyJson!, valueJson!) : at + end - start;
   }
 
@@ -107,6 +109,19 @@ export class BackEntryWriter {
   /** The entry so far, a view valid until the next `clear` or `append`. */
   bytes(): Buffer {
     return this.buf.subarray(0, this.at);
+  }
+
+  /** Whether the entry so far is `bytes` (compared in place). */
+  sameAs(bytes: Buffer): boolean {
+    return bytes.length === this.at && bytes.compare(this.buf, 0, this.at) === 0;
+  }
+
+  /** A copy of the entry so far. */
+  copy(): Buffer {
+    const out = Buffer.allocUnsafe(this.at);
+    const buf = this.buf;
+    for (let i = 0; i < out.length; i++) out[i] = buf[i]!;
+    return out;
   }
 
   /** Rows appended since `clear` (none: the document has no rows). */

@@ -7,7 +7,7 @@
  * the back-index for small rows) is left alone: its view's tree is not even read. A document
  * that emits exactly what it emitted before writes nothing at all.
  */
-import { encodeRowKey } from '../../collation/index.js';
+import { encodeRowKeyScratch } from '../../collation/index.js';
 import {
   BackEntryWriter,
   BackRowScan,
@@ -169,8 +169,13 @@ export class IndexUpdate {
           if (sameText(buf!, f[o + 5]!, f[o + 6]!, valueJson)) continue;
           inserts[view]!.push({ key: buf!.subarray(start, end), value: [keyJson, doc.id, valueJson] });
         } else {
-          const rowKey = encodeRowKey(key, doc.id, views[view]!.raw);
-          if (k >= 0 && rowKey.compare(buf!, f[o + 1]!, f[o + 2]!) === 0) found[k] = 1;
+          // Encoded into the encoder's buffer: the old row key's bytes serve when they are the same.
+          const encoded = encodeRowKeyScratch(key, doc.id, views[view]!.raw);
+          let rowKey: Buffer;
+          if (k >= 0 && encoded.compare(buf!, f[o + 1]!, f[o + 2]!) === 0) {
+            found[k] = 1;
+            rowKey = buf!.subarray(f[o + 1]!, f[o + 2]!);
+          } else rowKey = Buffer.from(encoded);
           writer.append(view, rowKey, small ? keyJson : undefined, small ? valueJson : undefined);
           inserts[view]!.push({ key: rowKey, value: [keyJson, doc.id, valueJson] });
         }
@@ -187,8 +192,7 @@ export class IndexUpdate {
     if (writer.empty) {
       if (old !== undefined) this.backWrites.set(doc.id, undefined);
     } else {
-      const bytes = writer.bytes();
-      if (buf === undefined || !buf.equals(bytes)) this.backWrites.set(doc.id, Buffer.from(bytes));
+      if (buf === undefined || !writer.sameAs(buf)) this.backWrites.set(doc.id, writer.copy());
     }
     return true;
   }
