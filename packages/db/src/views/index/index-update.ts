@@ -7,7 +7,16 @@
  * the back-index for small rows) is left alone: its view's tree is not even read. A document
  * that emits exactly what it emitted before writes nothing at all.
  */
-import { decodeBackIndex, encodeBackIndex, type BackEntry } from './back-index.js';
+import { encodeRowKeyScratch } from '../../collation/index.js';
+import {
+  BackEntryWriter,
+  BackRowScan,
+  decodeBackIndex,
+  encodeBackIndex,
+  FIELDS,
+  SMALL_ROW,
+  type BackEntry,
+} from './back-index.js';
 import type { ViewDef } from '../design.js';
 import { rowsOf, type MappedDoc } from './index-rows.js';
 import type { RowEntry } from './row-tree.js';
@@ -57,6 +66,7 @@ export class IndexUpdate {
       this.ids.add(doc.id);
       const seq = doc.seq ?? 0;
       const old = olds.get(doc.id);
+      if (format === 2 && this.addOneRowPerView(doc, seq, old)) continue;
       const before = old === undefined ? NO_ROWS : decodeBackIndex(old, format);
       // Rows of `before` found again (same view and row key): unchanged ones are left alone,
       // changed ones are replaced by their insert; the others are removed.
@@ -100,6 +110,110 @@ export class IndexUpdate {
       } else if (old !== undefined) this.backWrites.set(doc.id, undefined);
     }
   }
+
+  /**
+   * `add` of one document whose rows, old and new, are at most one per view and in no
+   * partitioned view (the usual document): its new rows are compared with its back-index entry
+   * in place (./back-index.ts BackRowScan) and its new entry is written into a reused buffer, so
+   * a row left alone costs its key and value JSON and nothing else. False (nothing done) for any
+   * other document.
+   */
+  private addOneRowPerView(doc: MappedDoc, seq: number, old: Uint8Array | undefined): boolean {
+    const { views, inserts, removes, changedSeqs } = this;
+    const all = doc.rows;
+    if (all !== undefined) {
+      for (let view = 0; view < all.length; view++) {
+        const rows = all[view];
+        if (rows !== undefined && (rows.length > 1 || (rows.length === 1 && views[view]!.partitioned))) return false;
+      }
+    }
+    const buf =
+      old === undefined
+        ? undefined
+        : old instanceof Buffer
+          ? old
+          : Buffer.from(old.buffer, old.byteOffset, old.byteLength);
+    const oldRows = rowOfView.length < views.length ? (rowOfView = new Int32Array(views.length)) : rowOfView;
+    oldRows.fill(-1, 0, views.length);
+    let count = 0;
+    if (buf !== undefined) {
+      scan.scan(buf);
+      count = scan.rows;
+      for (let k = 0; k < count; k++) {
+        const view = scan.fields[FIELDS * k]!;
+        if (view >= views.length || oldRows[view] !== -1) return false;
+        oldRows[view] = k;
+      }
+    }
+    const f = scan.fields;
+    if (found.length < count) found = new Uint8Array(2 * count);
+    found.fill(0, 0, count);
+    writer.clear();
+    if (all !== undefined) {
+      for (let view = 0; view < all.length; view++) {
+        const rows = all[view];
+        if (rows === undefined || rows.length === 0) continue;
+        const row = rows[0]!;
+        const key = row[0];
+        const keyJson = JSON.stringify(key);
+        const valueJson = JSON.stringify(row[1] ?? null);
+        const small = keyJson.length + valueJson.length <= SMALL_ROW;
+        const k = view < views.length ? oldRows[view]! : -1;
+        const o = FIELDS * k;
+        if (k >= 0 && f[o + 3]! >= 0 && sameText(buf!, f[o + 3]!, f[o + 4]!, keyJson)) {
+          // Same key JSON: same row key (a function of the key and the doc id).
+          found[k] = 1;
+          const start = f[o + 1]!;
+          const end = f[o + 2]!;
+          writer.appendFrom(view, buf!, start, end, small ? keyJson : undefined, small ? valueJson : undefined);
+          if (sameText(buf!, f[o + 5]!, f[o + 6]!, valueJson)) continue;
+          inserts[view]!.push({ key: buf!.subarray(start, end), value: [keyJson, doc.id, valueJson] });
+        } else {
+          // Encoded into the encoder's buffer: the old row key's bytes serve when they are the same.
+          const encoded = encodeRowKeyScratch(key, doc.id, views[view]!.raw);
+          let rowKey: Buffer;
+          if (k >= 0 && encoded.compare(buf!, f[o + 1]!, f[o + 2]!) === 0) {
+            found[k] = 1;
+            rowKey = buf!.subarray(f[o + 1]!, f[o + 2]!);
+          } else rowKey = Buffer.from(encoded);
+          writer.append(view, rowKey, small ? keyJson : undefined, small ? valueJson : undefined);
+          inserts[view]!.push({ key: rowKey, value: [keyJson, doc.id, valueJson] });
+        }
+        if (seq > changedSeqs[view]!) changedSeqs[view] = seq;
+      }
+    }
+    for (let k = 0; k < count; k++) {
+      if (found[k] !== 0) continue;
+      const o = FIELDS * k;
+      const view = f[o]!;
+      removes[view]!.push(buf!.subarray(f[o + 1]!, f[o + 2]!));
+      if (seq > changedSeqs[view]!) changedSeqs[view] = seq;
+    }
+    if (writer.empty) {
+      if (old !== undefined) this.backWrites.set(doc.id, undefined);
+    } else {
+      if (buf === undefined || !writer.sameAs(buf)) this.backWrites.set(doc.id, writer.copy());
+    }
+    return true;
+  }
+}
+
+/** Reused by every `addOneRowPerView`: the old entry's rows, which were found again, the new entry. */
+const scan = new BackRowScan();
+let rowOfView = new Int32Array(8);
+let found = new Uint8Array(16);
+const writer = new BackEntryWriter();
+
+/** Whether `buf`'s UTF-8 bytes [start, end) are `text` (decoded only when it is not ASCII). */
+function sameText(buf: Buffer, start: number, end: number, text: string): boolean {
+  const n = text.length;
+  if (end - start < n) return false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return buf.toString('utf8', start, end) === text;
+    if (buf[start + i] !== c) return false;
+  }
+  return end - start === n;
 }
 
 const NO_ROWS: BackEntry[] = [];
