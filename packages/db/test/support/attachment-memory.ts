@@ -56,8 +56,9 @@ export async function attachmentStreamingWithinMemory(
   args: string[],
   diagnostic: (line: string) => void,
 ): Promise<void> {
-  // The flag in the environment: bin/divan.js then serves in this process instead of a child.
-  const server = await startChildServer([...args, '--log-level', 'warn']);
+  // The server process as `divan serve` starts it (the launcher's node flags and environment),
+  // since what is measured is its memory.
+  const server = await startChildServer([...args, '--log-level', 'warn'], {}, { asLaunched: true });
   try {
     const created = await raw(server.url, 'PUT', '/mem');
     assert.equal(created.status, 201);
