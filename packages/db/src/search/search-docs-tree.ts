@@ -9,7 +9,7 @@
  * later (`settle`): the query that took the update in is answered from the postings, and the
  * rows' update (rewriting a leaf per changed document: a quarter of a 1% update's CPU) comes
  * after it (unless MAX_UNSETTLED_ROWS wait: then at once). The index settles its trees before
- * it stores anything (../views/index/view-index.ts `flush`, 50 ms after its last commit) and
+ * it stores anything (../views/index/view-index.ts `flush`, after an update's last commit) and
  * before a rolled-back commit drops their caches, and every read of the rows here settles first:
  * what is stored is always a state the rows and the index's sequence agree on, and a crash
  * before loses only what was not stored yet, as it did before (the index's commits are stored

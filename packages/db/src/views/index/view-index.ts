@@ -83,11 +83,12 @@ const BUILD_MEMORY_BYTES = 4 * 1024 * 1024;
  */
 const CACHED_BUILD_BYTES = 16 * 1024 * 1024;
 /**
- * A commit is flushed this long after the last one (see the header): longer than an update's
- * batches take apart, or a flush between them stores (and a search index's documents' tree
- * writes: ../../search/search-docs-tree.ts) in front of the query waiting for the update...
+ * A commit is flushed this long after the last one (see the header), and not while an update
+ * is still committing its batches (`updateStarted`): a flush between them stores (and a search
+ * index's documents' tree writes: ../../search/search-docs-tree.ts) in front of the query waiting
+ * for the update...
  */
-const FLUSH_DELAY_MS = 50;
+const FLUSH_DELAY_MS = 10;
 /** ...or this long after the first unflushed one, */
 const FLUSH_MAX_DELAY_MS = 1000;
 /** ...or at once when its node and back-index writes pend with this many bytes. */
@@ -116,6 +117,9 @@ export class ViewIndex {
   private readonly pendingBack = new Map<string, Buffer | undefined>();
   private pendingBackBytes = 0;
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Updates committing batches now (`updateStarted`), and whether a flush waits for them to end. */
+  private updating = 0;
+  private flushAfterUpdate = false;
   /** When the first unflushed commit happened (0: none pending). */
   private pendingSince = 0;
   private closed = false;
@@ -354,6 +358,20 @@ export class ViewIndex {
     });
   }
 
+  /** An update starts committing batches: no flush until it ends (`updateEnded`), but for FLUSH_MAX_DELAY_MS. */
+  updateStarted(): void {
+    this.updating++;
+  }
+
+  /** The update is over: a flush that waited for it comes FLUSH_DELAY_MS later, as after any commit. */
+  updateEnded(): void {
+    this.updating--;
+    if (this.updating === 0 && this.flushAfterUpdate) {
+      this.flushAfterUpdate = false;
+      this.scheduleFlush(FLUSH_DELAY_MS);
+    }
+  }
+
   /**
    * A flush `delay` ms from now, but not later than FLUSH_MAX_DELAY_MS after the first commit it
    * writes (a failed one is retried FLUSH_MAX_DELAY_MS later).
@@ -365,7 +383,9 @@ export class ViewIndex {
     clearTimeout(this.flushTimer);
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      void this.flushOrRetry();
+      // Mid-update, the flush waits for the update's end (FLUSH_MAX_DELAY_MS still holds).
+      if (this.updating > 0 && Date.now() - this.pendingSince < FLUSH_MAX_DELAY_MS) this.flushAfterUpdate = true;
+      else void this.flushOrRetry();
     }, due);
     // A pending flush does not keep the process alive: `close` flushes.
     this.flushTimer.unref();

@@ -56,6 +56,8 @@ async function updateLocked(ctx: UpdaterContext, state: GroupState): Promise<voi
   const target = await db.updateSeq();
   const progress = new UpdateProgress(db.name, group, await db.countChanges(index.updateSeq), ctx.log);
   state.task = progress.task;
+  // The index stores nothing between this update's batches, only after (../index/view-index.ts).
+  index.updateStarted();
   try {
     const mapper = await mapperOf(state, ctx.sandboxLog);
     // Purges first (the changes read below then find the documents they re-sequenced).
@@ -96,6 +98,7 @@ async function updateLocked(ctx: UpdaterContext, state: GroupState): Promise<voi
     }
     progress.finished();
   } finally {
+    index.updateEnded();
     state.task = undefined;
   }
 }
