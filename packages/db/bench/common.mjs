@@ -50,6 +50,15 @@ export function batchBody(start, end) {
 }
 
 /** A seeded pseudo-random generator (same sequence for every server). */
+/** Takes `name VALUE` out of `args` (a script's argv), the value as a number, or `fallback` when absent. */
+export function takeNumberOption(args, name, fallback) {
+  const at = args.indexOf(name);
+  if (at < 0) return fallback;
+  const value = Number(args[at + 1]);
+  args.splice(at, 2);
+  return value;
+}
+
 export function rng(seed) {
   let s = seed >>> 0 || 1;
   return () => {

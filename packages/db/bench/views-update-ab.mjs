@@ -19,17 +19,11 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PACKAGE, makeDoc, rng } from './common.mjs';
+import { PACKAGE, takeNumberOption, makeDoc, rng } from './common.mjs';
 import { DDOC } from './views.mjs';
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  if (at < 0) return fallback;
-  const value = Number(args[at + 1]);
-  args.splice(at, 2);
-  return value;
-};
+const option = (name, fallback) => takeNumberOption(args, name, fallback);
 const rounds = option('--rounds', 6);
 const updates = option('--updates', 20);
 const docs = option('--docs', 100_000);
