@@ -18,7 +18,7 @@ import type { LocalDocs } from './local-docs.js';
 import { settle } from './settle.js';
 import type { WriteResult } from './write-plan.js';
 import { validatePartitionedDocId } from './partition.js';
-import { checkWrites, type Writer, type WriteRuleSettings } from './write-rules.js';
+import { checkWrites, validatorsStillCurrent, type Writer, type WriteRuleSettings } from './write-rules.js';
 
 /**
  * `following`: the bytes of this document's `follows` attachments, when they are its own (a
@@ -66,7 +66,8 @@ export class WritePipeline {
    * stored on its way) is checked with the design documents this node kept, without reading the
    * counters, and `run` is given their sequence: the plan sends it back (DesignsChanged) when a
    * design document changed after it, and the rules run again with the current ones. So do they
-   * when the kept ones refused something (a design document may have gone since).
+   * when the kept ones refused something and are not the database's any more (a design document
+   * may have gone since); when they still are, the refusal stands.
    */
   private async checked(
     items: readonly WriteItem[],
@@ -99,7 +100,11 @@ export class WritePipeline {
   ): Promise<WriteResult[]> {
     const checked = await checkWrites(this.db, items, newEdits, writer, this.rules, kept);
     const refusals = checked.refusals;
-    if (checked.kept && refusals.some((refusal) => refusal !== undefined)) throw new DesignsChanged();
+    // A refusal by the kept design documents stands if they are still the database's (one counters
+    // read); otherwise the rules run again (a refusal counted twice would also skew `_stats`).
+    if (checked.kept && refusals.some((refusal) => refusal !== undefined)) {
+      if (!(await validatorsStillCurrent(this.db, checked.runner))) throw new DesignsChanged();
+    }
     const designsAt = checkedAtPlan ? checked.designsAt : undefined;
     if (refusals.every((refusal) => refusal === undefined)) return run(items, designsAt);
     if (single) throw refusals[0]!;

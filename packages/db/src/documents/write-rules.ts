@@ -74,7 +74,12 @@ export async function checkWrites(
   writer: Writer,
   settings: WriteRuleSettings,
   keptDesigns = false,
-): Promise<{ refusals: (CouchError | undefined)[]; designsAt: number | undefined; kept: boolean }> {
+): Promise<{
+  refusals: (CouchError | undefined)[];
+  designsAt: number | undefined;
+  kept: boolean;
+  runner: ValidateRunner | undefined;
+}> {
   const { user } = writer;
   const usersDb = (settings.isUsersDb ?? isUsersDb)(db.name);
   const replicatorDb = isReplicatorDb(db.name);
@@ -170,7 +175,7 @@ export async function checkWrites(
       refusals.push(error);
     }
   }
-  return { refusals, designsAt, kept };
+  return { refusals, designsAt, kept, runner };
 }
 
 /** `oldDoc` as CouchDB hands it over: the current winner with its attachment stubs and `_revisions`. */
@@ -251,6 +256,14 @@ let reloads = 0;
 /** `POST /_reload_query_servers`: every database's validate functions start in a fresh sandbox at its next write. */
 export function reloadValidateFunctions(): void {
   reloads++;
+}
+
+/**
+ * Whether `used` (a runner `checkWrites` judged with, from the design documents kept) is still
+ * the database's: its design documents read as they are now (the counters read) give the same.
+ */
+export async function validatorsStillCurrent(db: Database, used: ValidateRunner | undefined): Promise<boolean> {
+  return used === undefined || (await validateRunnerOf(db, false)).runner === used;
 }
 
 /** The database's validate functions, and the update sequence the design records they came from are current at. */
