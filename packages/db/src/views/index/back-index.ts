@@ -170,6 +170,9 @@ export function decodeBackIndex(bytes: Uint8Array, format: 1 | 2): BackEntry[] {
   return out;
 }
 
+/** Numbers per row in BackRowScan's `fields`. */
+export const FIELDS = 7;
+
 /**
  * A document's back-index entry (format 2) read in place: per row its view and the byte ranges
  * of its row key and (small rows) key and value JSON, in one typed array reused entry after
@@ -177,9 +180,6 @@ export function decodeBackIndex(bytes: Uint8Array, format: 1 | 2): BackEntry[] {
  * rows it leaves alone (decodeBackIndex's arrays, Buffers and strings per row add up to about a
  * young-generation GC per 1,000-document update).
  */
-/** Numbers per row in BackRowScan's `fields`. */
-export const FIELDS = 7;
-
 export class BackRowScan {
   /** Per row, FIELDS numbers: view, row key start and end, key JSON start and end, value JSON start and end (-1: none kept). */
   fields = new Int32Array(FIELDS * 8);

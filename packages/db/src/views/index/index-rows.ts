@@ -51,9 +51,9 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
     if (rows.length === 1) {
       // One row (the usual case): no duplicates to tell apart.
       const [key, value] = rows[0]!;
-      const keyJson = JSON.stringify(key);
+      const keyJson = rowJson(key);
       const rowKey = known?.(view, keyJson) ?? rowKeyOf(key, doc.id, raw, partitioned ? prefix! : undefined);
-      const valueJson = JSON.stringify(value ?? null);
+      const valueJson = rowJson(value ?? null);
       out(view, rowKey, [keyJson, doc.id, valueJson]);
       back.push(keyJson.length + valueJson.length <= SMALL_ROW ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
       continue;
@@ -69,9 +69,9 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
     withDuplicateSuffixes(rows, rowKeys);
     for (let n = 0; n < rows.length; n++) {
       const [key, value] = rows[n]!;
-      const keyJson = JSON.stringify(key);
+      const keyJson = rowJson(key);
       const rowKey = rowKeys[n]!;
-      const valueJson = JSON.stringify(value ?? null);
+      const valueJson = rowJson(value ?? null);
       out(view, rowKey, [keyJson, doc.id, valueJson]);
       back.push(keyJson.length + valueJson.length <= SMALL_ROW ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
     }
@@ -92,16 +92,13 @@ export function buildRowsOf(views: readonly ViewDef[], doc: MappedDoc, out: Buil
   back.clear();
   const all = doc.rows;
   if (all === undefined) return;
-  for (let view = 0; view < all.length; view++) {
-    const rows = all[view];
-    if (rows !== undefined && (rows.length > 1 || (rows.length === 1 && views[view]!.partitioned))) {
-      for (const [v, rowKey, keyJson, valueJson] of rowsOf(views, doc, (at, key, [k, id, value]) =>
-        out(at, key, k, id, value),
-      )) {
-        back.append(v, rowKey, keyJson, valueJson);
-      }
-      return;
+  if (!oneRowPerView(views, doc)) {
+    for (const [v, rowKey, keyJson, valueJson] of rowsOf(views, doc, (at, key, [k, id, value]) =>
+      out(at, key, k, id, value),
+    )) {
+      back.append(v, rowKey, keyJson, valueJson);
     }
+    return;
   }
   const id = doc.id;
   for (let view = 0; view < all.length; view++) {
@@ -117,6 +114,21 @@ export function buildRowsOf(views: readonly ViewDef[], doc: MappedDoc, out: Buil
     if (keyJson.length + valueJson.length <= SMALL_ROW) back.append(view, rowKey, keyJson, valueJson);
     else back.append(view, rowKey, undefined, undefined);
   }
+}
+
+/**
+ * Whether a document has at most one row in each view and none in a partitioned view (the usual
+ * document): its rows' keys need no duplicate suffixes and no partition prefix, so a build and
+ * an update take them one by one without `rowsOf`.
+ */
+export function oneRowPerView(views: readonly ViewDef[], doc: MappedDoc): boolean {
+  const all = doc.rows;
+  if (all === undefined) return true;
+  for (let view = 0; view < all.length; view++) {
+    const rows = all[view];
+    if (rows !== undefined && (rows.length > 1 || (rows.length === 1 && views[view]!.partitioned))) return false;
+  }
+  return true;
 }
 
 /** A row's key: collation bytes of the key and doc id, after the partition's prefix in a partitioned view. */

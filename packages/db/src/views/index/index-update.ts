@@ -18,7 +18,8 @@ import {
   type BackEntry,
 } from './back-index.js';
 import type { ViewDef } from '../design.js';
-import { rowsOf, type MappedDoc } from './index-rows.js';
+import { oneRowPerView, rowsOf, type MappedDoc } from './index-rows.js';
+import { rowJson } from './row-json.js';
 import type { RowEntry } from './row-tree.js';
 
 export class IndexUpdate {
@@ -120,13 +121,8 @@ export class IndexUpdate {
    */
   private addOneRowPerView(doc: MappedDoc, seq: number, old: Uint8Array | undefined): boolean {
     const { views, inserts, removes, changedSeqs } = this;
+    if (!oneRowPerView(views, doc)) return false;
     const all = doc.rows;
-    if (all !== undefined) {
-      for (let view = 0; view < all.length; view++) {
-        const rows = all[view];
-        if (rows !== undefined && (rows.length > 1 || (rows.length === 1 && views[view]!.partitioned))) return false;
-      }
-    }
     const buf =
       old === undefined
         ? undefined
@@ -155,8 +151,8 @@ export class IndexUpdate {
         if (rows === undefined || rows.length === 0) continue;
         const row = rows[0]!;
         const key = row[0];
-        const keyJson = JSON.stringify(key);
-        const valueJson = JSON.stringify(row[1] ?? null);
+        const keyJson = rowJson(key);
+        const valueJson = rowJson(row[1] ?? null);
         const small = keyJson.length + valueJson.length <= SMALL_ROW;
         const k = view < views.length ? oldRows[view]! : -1;
         const o = FIELDS * k;
