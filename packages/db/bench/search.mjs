@@ -234,4 +234,18 @@ export function reportSearch(results) {
     const goal = target.goal === undefined ? '' : `${target.better === 'lower' ? '≤' : '≥'} ${fmt(target.goal, 1)}`;
     console.log(`| ${target.label} | ${cells.join(' | ')} | ${goal} | ${verdict} |`);
   }
+  const divan = results.divan;
+  const term = divan?.term1?.p50;
+  const regex = divan?.regex1?.p50;
+  if (term !== undefined && regex !== undefined)
+    console.log(
+      `\nthe Lucene-free peer in this run: a term query p50 ${fmt(term, 2)} ms against \`_find\` \`$regex\` ${fmt(regex, 2)} ms (${fmt(regex / term, 1)}× faster)`,
+    );
+  const build = divan?.build?.seconds;
+  const rate = corpus === undefined || build === undefined ? undefined : corpus.docs / build;
+  // Neither is installable here (a JVM beside CouchDB), and CouchDB publishes no figures for them:
+  // these are what their users and authors published, other machines and documents.
+  console.log(
+    `Clouseau / Nouveau (JVM, not run here; CouchDB publishes no figures): CouchDB 3.5.0's Nouveau built one index of ~1M documents in 184.8 s, ~5,400 docs/s (medic/cht-core's scalability results, cited in apache/couchdb#5894); Nouveau indexed 2-4× slower than Clouseau before apache/couchdb#4749.${rate === undefined ? '' : ` Divan's search build in this run: ${fmt(rate)} docs/s.`}`,
+  );
 }
