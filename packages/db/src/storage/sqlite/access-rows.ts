@@ -344,11 +344,7 @@ export class SqliteAccessRows {
    * written) the documents' texts went in with their rows; without, they are computed here and
    * every text is written by an UPDATE.
    */
-  apply(
-    writes: readonly DocWrite[],
-    seqs: readonly number[],
-    plans?: readonly (AccessPlan | undefined)[],
-  ): void {
+  apply(writes: readonly DocWrite[], seqs: readonly number[], plans?: readonly (AccessPlan | undefined)[]): void {
     let planned = plans;
     if (planned === undefined) {
       // Not after `withLeaves` (a purge): what a failed transaction read may not be kept.
