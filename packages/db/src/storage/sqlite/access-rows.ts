@@ -30,10 +30,12 @@ import {
   encodeDocAccess,
   isNewestRemoval,
   leavesOfStoredText,
+  type AccessRowKey,
   type NextDocAccessText,
   nextDocAccessText,
   readByAny,
   rowsOfDocAccess,
+  usualDocAccess,
 } from '../doc-access.js';
 import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
@@ -332,7 +334,13 @@ export class SqliteAccessRows {
       // A new document has no rows yet (a purge takes a document's rows with it).
       const before = isNew ? null : (this.readForWrite.get(record.id) ?? this.storedText(record.id));
       const seq = seqs[i]!;
-      return { ...nextDocAccessText(before, access, seq), seq };
+      const next = nextDocAccessText(before, access, seq);
+      // The replaced rows in `access_feed` are the merge's to delete (the write changes no page
+      // of the feed): the text keeps them with those earlier writes left (see `withDrops`).
+      const merged = this.mergedNext ?? this.merged;
+      const drops = [...dropsOf(before), ...next.stale.filter(([, at]) => at <= merged)];
+      const text = drops.length === 0 ? next.text : withDrops(next.text, seq, drops);
+      return { readers: next.readers, removed: next.removed, stale: next.stale, text, seq };
     });
     this.readForWrite.clear();
     return plans;
@@ -359,7 +367,6 @@ export class SqliteAccessRows {
       // The plan placed the rows at the sequence it was told the write takes.
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
-      this.dropReplaced(access);
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
       if (seq > last) last = seq;
     });
@@ -381,19 +388,6 @@ export class SqliteAccessRows {
   }
 
   /**
-   * Deletes the rows a write replaces that are in `access_feed` (up to `merged`): a replaced row
-   * of the tail is gone with the text the write rewrote.
-   */
-  private dropReplaced({ stale }: AccessPlan): void {
-    const merged = this.mergedNext ?? this.merged;
-    for (const [principal, at] of stale) {
-      if (at > merged) continue;
-      const id = this.idOf(principal);
-      if (id !== undefined) (this.stmtDrop ??= this.db.prepare(DROP_ROW)).run(id, at);
-    }
-  }
-
-  /**
    * Moves the tail's rows (every row after `merged`, up to `upTo`: the write transaction under
    * way's last sequence) into `access_feed`, by principal and sequence (each principal's rows in
    * one place of the tree), and makes `upTo` the new `merged`.
@@ -402,10 +396,18 @@ export class SqliteAccessRows {
     const from = this.mergedNext ?? this.merged;
     const rows: number[][] = [];
     const texts = this.stmt('SELECT k, access FROM docs WHERE seq > ? AND access IS NOT NULL').raw();
+    const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
     for (const [k, text] of texts.all(from) as [number, string][]) {
       for (const [principal, seq, removed] of tailRowsOf(decodeDocAccess(text), from)) {
         rows.push([this.idFor(principal), seq, k, removed]);
       }
+      const drops = dropsOf(text);
+      if (drops.length === 0) continue;
+      for (const [principal, at] of drops) {
+        const id = this.idOf(principal);
+        if (id !== undefined) drop.run(id, at);
+      }
+      this.stmt('UPDATE docs SET access = ? WHERE k = ?').run(withoutDrops(text), k);
     }
     rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
     this.insertRows(rows.flat());
@@ -442,7 +444,8 @@ export class SqliteAccessRows {
   /** A document purged away (before its row goes): its rows go with it. */
   forget(id: string): void {
     const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
-    for (const [principal, seq] of rowsOfDocAccess(this.stored(id))) {
+    const text = this.storedText(id);
+    for (const [principal, seq] of [...rowsOfDocAccess(decodeDocAccess(text)), ...dropsOf(text)]) {
       const principalId = this.idOf(principal);
       if (principalId !== undefined) drop.run(principalId, seq);
     }
@@ -494,13 +497,14 @@ export class SqliteAccessRows {
     // The role's readable documents with each one's access (its readers tell who else reads it).
     const rowsOf = this.stmt(
       `SELECT d.id, a.seq, a.removed, d.access FROM access_feed a JOIN docs d ON d.k = a.doc
-       WHERE a.principal = ? ORDER BY d.id`,
+       WHERE a.principal = ? AND d.seq <= ? ORDER BY d.id`,
     ).raw();
     // The tail read once: a role's rows are those of `access_feed` and the tail's, by id.
-    const tail = this.tailRows();
+    const merged = this.mergedNext ?? this.merged;
+    const tail = this.tailRows(merged);
     const roleRows = (role: string) => {
       const id = this.idOf(role);
-      const rows = id === undefined ? [] : (rowsOf.all(id) as [string, number, number, string | null][]);
+      const rows = id === undefined ? [] : (rowsOf.all(id, merged) as [string, number, number, string | null][]);
       const more = tail.filter((row) => row.principal === role);
       if (more.length === 0) return rows;
       rows.push(
@@ -561,7 +565,7 @@ export class SqliteAccessRows {
    */
   *foldReadable(principals: readonly string[], range: IdRange): Generator<DocRecord> {
     const desc = range.descending === true;
-    const { where, params } = idRangeOf(this.idList(principals), range);
+    const { where, params } = idRangeOf(this.idList(principals), this.mergedNext ?? this.merged, range);
     const fed = this.stmt(
       `SELECT DISTINCT d.id FROM access_feed a JOIN docs d ON d.k = a.doc WHERE ${where} ORDER BY d.id ${desc ? 'DESC' : ''}`,
     )
@@ -585,7 +589,7 @@ export class SqliteAccessRows {
   }
 
   countReadable(principals: readonly string[], range: IdRange): number {
-    const { where, params } = idRangeOf(this.idList(principals), range);
+    const { where, params } = idRangeOf(this.idList(principals), this.mergedNext ?? this.merged, range);
     const live = range.includeDeleted === true ? '' : 'AND d.deleted = 0';
     const sql = `SELECT count(DISTINCT a.doc) FROM access_feed a JOIN docs d ON d.k = a.doc WHERE ${where} ${live}`;
     const tail = this.tailReadable(principals, range).filter(
@@ -619,6 +623,13 @@ export class SqliteAccessRows {
     );
   }
 
+  /** The `docs.k` of every document written since `merged`. */
+  private tailKeys(): number[] {
+    return this.stmt('SELECT k FROM docs WHERE seq > ?')
+      .pluck()
+      .all(this.mergedNext ?? this.merged) as number[];
+  }
+
   /**
    * The tail's rows (after `merged`: ../doc-access.ts rows of the documents written since), by
    * sequence, a sequence's readable rows first, as `access_feed` orders a principal's.
@@ -629,7 +640,8 @@ export class SqliteAccessRows {
     ).raw();
     const rows: TailRow[] = [];
     for (const [text, k, ...doc] of docs.all(merged) as [string, number, ...DocRow][]) {
-      for (const [principal, seq, removed] of tailRowsOf(decodeDocAccess(text), merged)) {
+      // Every row of a document written since `merged`: its rows in the feed are not read.
+      for (const [principal, seq, removed] of tailRowsOf(decodeDocAccess(text), 0)) {
         rows.push({ principal, seq, removed, text, k, doc });
       }
     }
@@ -653,12 +665,18 @@ export class SqliteAccessRows {
     const sql = `SELECT l.seq, l.removed, ${withRemoved ? 'd.access' : 'NULL'}, ${DOC_COLUMNS.split(', ')
       .map((c) => `d.${c}`)
       .join(', ')} FROM access_feed l JOIN docs d ON d.k = l.doc
-      WHERE l.${PRINCIPALS} AND l.seq > ? AND l.seq < ? ${withRemoved ? '' : 'AND l.removed = 0'}
+      WHERE l.${PRINCIPALS} AND l.seq > ? AND l.seq < ? AND d.seq <= ? ${withRemoved ? '' : 'AND l.removed = 0'}
       ORDER BY l.seq ${desc ? 'DESC' : ''}, l.removed LIMIT ?`;
     const mine = new Set(principals);
-    // Rows up to `merged` as the fold begins are the feed's (a merge while it pages adds none
-    // below it), later ones the tail's, read from the documents when the fold comes to them.
+    // The documents written since `merged` as the fold begins are the tail's, read now and
+    // woven in by sequence; the feed's rows are the other documents' (a merge while the fold
+    // pages changes none of them).
     const merged = this.mergedNext ?? this.merged;
+    const tail = this.tailRows(merged).filter(
+      (row) => row.seq > since && mine.has(row.principal) && (withRemoved || row.removed === 0),
+    );
+    if (desc) tail.sort((a, b) => b.seq - a.seq || a.removed - b.removed);
+    let next = 0;
     let last: number | undefined;
     const change = (seq: number, gone: number, text: string | null, row: DocRow): AccessChange | undefined => {
       if (seq === last) return undefined;
@@ -666,22 +684,22 @@ export class SqliteAccessRows {
       if (gone !== 0 && !isNewestRemoval(decodeDocAccess(text), mine, seq)) return undefined;
       return { seq, removed: gone !== 0, record: toRecord(row, this.trees) };
     };
-    const tail = function* (this: SqliteAccessRows): Generator<AccessChange> {
-      const rows = this.tailRows(merged).filter(
-        (row) => row.seq > since && mine.has(row.principal) && (withRemoved || row.removed === 0),
-      );
-      if (desc) rows.sort((a, b) => b.seq - a.seq || a.removed - b.removed);
-      for (const row of rows) {
-        const found = change(row.seq, row.removed, row.text, row.doc);
-        if (found !== undefined) yield found;
-      }
-    };
-    if (desc) yield* tail.call(this);
     let low = since;
-    let high = merged + 1;
+    let high = Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const rows = this.stmt(sql).raw().all(list, low, high, PAGE_ROWS) as [number, number, string | null, ...DocRow][];
+      const rows = this.stmt(sql).raw().all(list, low, high, merged, PAGE_ROWS) as [
+        number,
+        number,
+        string | null,
+        ...DocRow,
+      ][];
       for (const [seq, gone, text, ...row] of rows) {
+        // The tail's rows that come before this one.
+        for (; next < tail.length && (desc ? tail[next]!.seq > seq : tail[next]!.seq < seq); next++) {
+          const { seq: at, removed, text: own, doc } = tail[next]!;
+          const found = change(at, removed, own, doc);
+          if (found !== undefined) yield found;
+        }
         const found = change(seq, gone, text, row as DocRow);
         if (found !== undefined) yield found;
       }
@@ -691,7 +709,11 @@ export class SqliteAccessRows {
       if (desc) high = end;
       else low = end;
     }
-    if (!desc) yield* tail.call(this);
+    for (; next < tail.length; next++) {
+      const { seq: at, removed, text: own, doc } = tail[next]!;
+      const found = change(at, removed, own, doc);
+      if (found !== undefined) yield found;
+    }
   }
 
   countChanges(principals: readonly string[], since: number, withRemoved: boolean): number {
@@ -702,14 +724,11 @@ export class SqliteAccessRows {
         .filter((row) => row.seq > since && mine.has(row.principal) && (withRemoved || row.removed === 0))
         .map((row) => row.k),
     );
+    // The feed's rows of a document written since `merged` are not read (the tail says its rows).
     const sql = `SELECT count(DISTINCT doc) FROM access_feed WHERE ${PRINCIPALS} AND seq > ? ${withRemoved ? '' : 'AND removed = 0'}
       AND doc NOT IN (SELECT value FROM json_each(?))`;
-    return (
-      tail.size +
-      (this.stmt(sql)
-        .pluck()
-        .get(this.idList(principals), since, JSON.stringify([...tail])) as number)
-    );
+    const written = JSON.stringify([...new Set(this.tailKeys())]);
+    return tail.size + (this.stmt(sql).pluck().get(this.idList(principals), since, written) as number);
   }
 }
 
@@ -736,6 +755,29 @@ function tailRowsOf(access: DocAccess, after: number): [string, number, 0 | 1][]
   return rows;
 }
 
+/**
+ * The rows of `access_feed` a document's writes since the last merge replaced, which the merge
+ * deletes: the sixth field of its `docs.access` text, `[[principal, seq], …]` (none in the usual
+ * text, which has four).
+ */
+function dropsOf(text: string | null): AccessRowKey[] {
+  if (text === null || usualDocAccess(text) !== undefined) return [];
+  return ((JSON.parse(text) as unknown[])[5] as AccessRowKey[] | undefined) ?? [];
+}
+
+/** A stored access text (`encodeDocAccess`'s, null: none) with `drops` as its sixth field. */
+function withDrops(text: string | null, at: number, drops: readonly AccessRowKey[]): string {
+  const fields = (text === null ? [[], [], null, at] : JSON.parse(text)) as unknown[];
+  if (fields.length < 5) fields[4] = [];
+  fields[5] = drops;
+  return JSON.stringify(fields);
+}
+
+/** A stored access text without its drops (the merge deleted them). */
+function withoutDrops(text: string): string | null {
+  return encodeDocAccess(decodeDocAccess(text));
+}
+
 /** Two lists of ids in order (ascending, or descending when `desc`), as one. */
 function mergeOrdered(a: readonly string[], b: readonly string[], desc: boolean): string[] {
   const out: string[] = [];
@@ -755,11 +797,12 @@ function mergeOrdered(a: readonly string[], b: readonly string[], desc: boolean)
  * The condition (and its parameters) of the principals' readable rows (`a`, joined with their
  * documents `d`) in an id range; `ids`: the principals' ids as a JSON array.
  */
-function idRangeOf(ids: string, range: IdRange): { where: string; params: unknown[] } {
+function idRangeOf(ids: string, merged: number, range: IdRange): { where: string; params: unknown[] } {
   const desc = range.descending === true;
   const bound = boundsOf(range);
-  const where = [`a.${PRINCIPALS}`, 'a.removed = 0'];
-  const params: unknown[] = [ids];
+  // A document written since `merged` is read from the tail (its rows here may be replaced ones).
+  const where = [`a.${PRINCIPALS}`, 'a.removed = 0', 'd.seq <= ?'];
+  const params: unknown[] = [ids, merged];
   if (bound.start !== undefined) {
     where.push(`d.id ${desc ? '<=' : '>='} ?`);
     params.push(bound.start);
