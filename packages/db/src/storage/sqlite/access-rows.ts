@@ -27,6 +27,7 @@ import type Database from 'better-sqlite3';
 import {
   type DocAccess,
   decodeDocAccess,
+  decodeDocAccessFields,
   encodeDocAccess,
   isNewestRemoval,
   leavesOfStoredText,
@@ -398,16 +399,26 @@ export class SqliteAccessRows {
     const texts = this.stmt('SELECT k, access FROM docs WHERE seq > ? AND access IS NOT NULL').raw();
     const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
     for (const [k, text] of texts.all(from) as [number, string][]) {
-      for (const [principal, seq, removed] of tailRowsOf(decodeDocAccess(text), from)) {
+      // The usual text (readers at its write's sequence, nobody lost it, no drops) without JSON.
+      const usual = usualDocAccess(text);
+      if (usual !== undefined) {
+        if (usual.at <= from) continue;
+        for (const principal of JSON.parse(usual.readersJson) as string[]) {
+          rows.push([this.idFor(principal), usual.at, k, 0]);
+        }
+        continue;
+      }
+      const fields = JSON.parse(text) as unknown[];
+      for (const [principal, seq, removed] of tailRowsOf(decodeDocAccessFields(fields), from)) {
         rows.push([this.idFor(principal), seq, k, removed]);
       }
-      const drops = dropsOf(text);
+      const drops = (fields[5] as AccessRowKey[] | undefined) ?? [];
       if (drops.length === 0) continue;
       for (const [principal, at] of drops) {
         const id = this.idOf(principal);
         if (id !== undefined) drop.run(id, at);
       }
-      this.stmt('UPDATE docs SET access = ? WHERE k = ?').run(withoutDrops(text), k);
+      this.stmt('UPDATE docs SET access = ? WHERE k = ?').run(encodeDocAccess(decodeDocAccessFields(fields)), k);
     }
     rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
     this.insertRows(rows.flat());
@@ -765,17 +776,16 @@ function dropsOf(text: string | null): AccessRowKey[] {
   return ((JSON.parse(text) as unknown[])[5] as AccessRowKey[] | undefined) ?? [];
 }
 
-/** A stored access text (`encodeDocAccess`'s, null: none) with `drops` as its sixth field. */
+/**
+ * A stored access text (`encodeDocAccess`'s, null: none) with `drops` as its sixth field; the
+ * usual text (four fields, ending in its sequence) by concatenation.
+ */
 function withDrops(text: string | null, at: number, drops: readonly AccessRowKey[]): string {
+  if (text !== null && usualDocAccess(text) !== undefined) return `${text.slice(0, -1)},[],${JSON.stringify(drops)}]`;
   const fields = (text === null ? [[], [], null, at] : JSON.parse(text)) as unknown[];
   if (fields.length < 5) fields[4] = [];
   fields[5] = drops;
   return JSON.stringify(fields);
-}
-
-/** A stored access text without its drops (the merge deleted them). */
-function withoutDrops(text: string): string | null {
-  return encodeDocAccess(decodeDocAccess(text));
 }
 
 /** Two lists of ids in order (ascending, or descending when `desc`), as one. */
