@@ -17,9 +17,10 @@ import { TreeChunks } from '../src/storage/sqlite/tree-chunks.js';
  * work, the checkpoints): cheapest round of each and the median of per-round differences.
  *
  * The per-principal order (a user's `_changes` and `_all_docs` are a range scan of their rows)
- * puts the row in a tree ordered by principal first, where no row of a plain write is: the row's
- * page is one more page per commit whatever else is cut (docs/access.md, limits). This bench
- * gives its price against the plain write the in-process access bench measures (./access-writes.ts).
+ * puts the row in a tree ordered by principal first, where no row of a plain write is: a row
+ * inserted by each write is one more page per commit. This bench gives its price against the
+ * plain write the in-process access bench measures (./access-writes.ts); since session 44 the
+ * engine saves it, a write leaving its rows to the tail (storage/sqlite/access-rows.ts).
  */
 
 const rounds = Number(process.argv[2] ?? 300);

@@ -54,7 +54,8 @@ const changes = (db: SqliteSyncStore, principals: string[]) =>
 
 /**
  * Writes the file back into the layout of schema version 5: the access rows hold the principal's
- * name and the document's id, and there are no principal ids.
+ * name and the document's id, and there are no principal ids; every row in `access_feed`, no
+ * tail (the engine that wrote it merged its tail before closing: `mergeTail`).
  */
 function downgradeToVersion5(path: string): void {
   const file = new Database(path);
@@ -66,6 +67,7 @@ function downgradeToVersion5(path: string): void {
       FROM access_feed f JOIN access_principals p ON p.id = f.principal JOIN docs d ON d.k = f.doc;
     DROP TABLE access_feed;
     DROP TABLE access_principals;
+    DROP TABLE access_tail;
     ALTER TABLE access_feed_text RENAME TO access_feed;
   `);
   file.pragma('user_version = 5');
@@ -165,6 +167,7 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     ]);
     // The team loses `a`: a removed row a purge must find again.
     update(db, [write('a', '2-a', ['alice'])]);
+    db.access.mergeTail();
     engine.close();
     downgradeToVersion4(join(dir, 'old.sqlite'));
     downgrade(join(dir, 'old.sqlite'));
@@ -187,11 +190,13 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     // A purge of `a` takes every row of it, the team's removed one too.
     reopened.purgeDocs([{ id: 'a', revs: ['2-a'], record: null }], 1000);
     assert.deepEqual(changes(reopened, ['team', 'alice']), []);
+    // The rows the writes after the upgrade left in the tail, into the tree the checks below read.
+    reopened.access.mergeTail();
     again.close();
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 7);
+      assert.equal(file.pragma('user_version', { simple: true }), 8);
       const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
       assert.ok(
         !names.includes('access_leaves') && !names.includes('access_log_by_doc') && !names.includes('access_log'),
@@ -213,6 +218,7 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     writeHistory(db);
     const sets = [['alice'], ['bob'], ['team'], ['alice', 'team'], ['alice', 'bob', 'team'], ['eve']];
     const expected = answers(db, sets);
+    db.access.mergeTail();
     engine.close();
     downgradeToVersion4(join(dir, 'old.sqlite'));
 
@@ -238,11 +244,13 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
       ['e', false],
       ['c', false],
     ]);
+    // The rows the writes after the upgrade left in the tail, into the tree the checks below read.
+    reopened.access.mergeTail();
     again.close();
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 7);
+      assert.equal(file.pragma('user_version', { simple: true }), 8);
       const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
       assert.ok(!names.includes('access_log') && !names.includes('access_log_by_seq'), 'the old layout is gone');
       // The purged `d` has no row left: every row names a document that exists.
@@ -262,6 +270,7 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     writeHistory(db);
     const sets = [['alice'], ['bob'], ['team'], ['alice', 'team'], ['alice', 'bob', 'team'], ['eve'], ['nobody']];
     const expected = answers(db, sets);
+    db.access.mergeTail();
     engine.close();
     downgradeToVersion5(join(dir, 'old.sqlite'));
     const text = new Database(join(dir, 'old.sqlite'), { readonly: true });
@@ -286,11 +295,13 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
       ['b', false],
       ['c', false],
     ]);
+    // The rows the writes after the upgrade left in the tail, into the tree the checks below read.
+    reopened.access.mergeTail();
     again.close();
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 7);
+      assert.equal(file.pragma('user_version', { simple: true }), 8);
       assert.equal(
         file.prepare("SELECT type FROM pragma_table_info('access_feed') WHERE name = 'doc'").pluck().get(),
         'INTEGER',
@@ -320,7 +331,14 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     const file = (db as unknown as { db: Database.Database }).db;
     const failing = db.access.guard(
       file.transaction(() => {
-        db.access.apply([write('b', '1-b', ['zed'])], [100], undefined, [999]);
+        // b's row at 100, then its access rows, which take the tail past TAIL_SEQS: the merge gives zed an id.
+        file
+          .prepare(
+            "INSERT INTO docs (id, seq, rev, deleted, size, tree, access) VALUES ('b', 100, '1-b', 0, 2, 'tree:1-b', ?)",
+          )
+          .run('[["zed"],[],null,100]');
+        db.access.apply([write('b', '1-b', ['zed'])], [100]);
+        assert.equal(file.prepare("SELECT count(*) FROM access_principals WHERE name = 'zed'").pluck().get(), 1);
         throw new Error('rolled back');
       }),
     );
@@ -332,10 +350,16 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     engine.close();
   });
 
-  it('a new document costs its readers one access-row entry each, in one tree', () => {
+  it("a new document's rows are its docs.access until a merge puts them in the one tree, one entry per reader", () => {
     const engine = openSqliteEngine({ dir: join(tmp.dir, 'trees') });
     const db = engine.create('db');
     update(db, [write('a', '1-a', ['alice'])]);
+    const own = (db as unknown as { db: Database.Database }).db;
+    // The write changed no access_feed page: its row is read from its `docs.access` (the tail).
+    assert.equal(own.prepare('SELECT count(*) FROM access_feed').pluck().get(), 0);
+    assert.deepEqual(changes(db, ['alice']), [['a', false]]);
+    db.access.mergeTail();
+    assert.deepEqual(changes(db, ['alice']), [['a', false]]);
     engine.close();
     const file = new Database(join(tmp.dir, 'trees', 'db.sqlite'), { readonly: true });
     try {
@@ -357,5 +381,89 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
     } finally {
       file.close();
     }
+  });
+});
+
+describe('sqlite engine: the tail of access rows (written since the last merge, read from docs.access)', () => {
+  /** A seeded pseudo-random source (the same history each run). */
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state / 2 ** 31;
+    };
+  }
+
+  /** Every access read for each principal set, as `answers` above, over ids `ids`. */
+  function reads(db: SqliteSyncStore, ids: string[], sets: string[][]): unknown {
+    const access = db.access;
+    return sets.map((principals) => ({
+      readers: access.readersOf(ids),
+      changes: [...access.foldChanges(principals, 0, {})].map((c) => [c.seq, c.record.id, c.removed]),
+      withRemoved: [...access.foldChanges(principals, 0, { withRemoved: true })].map((c) => [
+        c.seq,
+        c.record.id,
+        c.removed,
+      ]),
+      since: [...access.foldChanges(principals, 40, { withRemoved: true })].map((c) => [c.seq, c.record.id]),
+      descending: [...access.foldChanges(principals, 20, { descending: true, withRemoved: true })].map((c) => [
+        c.seq,
+        c.record.id,
+        c.removed,
+      ]),
+      readable: [...access.foldReadable(principals, {})].map((r) => r.id),
+      deleted: [...access.foldReadable(principals, { includeDeleted: true, descending: true })].map((r) => r.id),
+      ranged: [...access.foldReadable(principals, { start: 'c', end: 'h', inclusiveEnd: false })].map((r) => r.id),
+      rangedDown: [...access.foldReadable(principals, { start: 'h', end: 'c', descending: true })].map((r) => r.id),
+      count: [access.countReadable(principals, {}), access.countReadable(principals, { start: 'b', end: 'f' })],
+      countChanges: [access.countChanges(principals, 30, false), access.countChanges(principals, 0, true)],
+    }));
+  }
+
+  it('answers every read as when every row is in access_feed, across merges, losses, deletions and purges', () => {
+    const next = random(30);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    const ids = 'abcdefghijkl'.split('');
+    const pool = ['alice', 'bob', 'carol', 'team', '_users'];
+    const sets = [
+      ['alice'],
+      ['bob', 'team'],
+      ['carol', '_users'],
+      ['alice', 'bob', 'carol', 'team', '_users'],
+      ['eve'],
+    ];
+    const engine = openSqliteEngine({ dir: join(tmp.dir, 'tail') });
+    // `merged` merges after every write (all rows in the feed, as before the tail); `tail` by itself.
+    const merged = engine.create('merged');
+    const tail = engine.create('tail');
+    const revs = new Map<string, number>();
+    let compared = 0;
+    for (let step = 0; step < 400; step++) {
+      const id = pick(ids);
+      if (revs.has(id) && next() < 0.04) {
+        const purge = { id, revs: [`${revs.get(id)}-x`], record: null };
+        for (const db of [merged, tail]) db.purgeDocs([purge], 1000);
+        revs.delete(id);
+      } else {
+        const n = (revs.get(id) ?? 0) + 1;
+        revs.set(id, n);
+        const readers = [...new Set(pool.filter(() => next() < 0.35))].sort();
+        const rev = `${n}-x`;
+        const leaves = next() < 0.1 ? JSON.stringify({ [rev]: readers, [`${n}-y`]: [...readers, 'zed'] }) : undefined;
+        const base = leaves === undefined ? write(id, rev, readers) : write(id, rev, readers, leaves);
+        const one: DocWrite = next() < 0.1 ? { ...base, record: { ...base.record, deleted: true } } : base;
+        for (const db of [merged, tail]) update(db, [one]);
+      }
+      merged.access.mergeTail();
+      if (step % 7 === 0) {
+        assert.deepEqual(reads(tail, ids, sets), reads(merged, ids, sets), `step ${step}`);
+        compared++;
+      }
+    }
+    assert.ok(compared > 50);
+    // And once the tail is merged too.
+    tail.access.mergeTail();
+    assert.deepEqual(reads(tail, ids, sets), reads(merged, ids, sets));
+    engine.close();
   });
 });

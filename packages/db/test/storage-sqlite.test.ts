@@ -341,7 +341,7 @@ describe('sqlite engine: documents', () => {
     assert.equal(db.getDoc('a')?.tree, long);
     again.close();
     const reopened = new Database(join(dir, 'old.sqlite'), { readonly: true });
-    assert.equal(reopened.pragma('user_version', { simple: true }), 7);
+    assert.equal(reopened.pragma('user_version', { simple: true }), 8);
     reopened.close();
   });
 
@@ -366,7 +366,7 @@ describe('sqlite engine: documents', () => {
     assert.deepEqual(six.writeDocs([put('d', '1-d')]), [4]);
     again.close();
     const reopened = new Database(join(dir, 'six.sqlite'), { readonly: true });
-    assert.equal(reopened.pragma('user_version', { simple: true }), 7);
+    assert.equal(reopened.pragma('user_version', { simple: true }), 8);
     assert.equal(reopened.prepare("SELECT value FROM meta WHERE key = 'stale'").pluck().get(), 42);
     reopened.close();
   });

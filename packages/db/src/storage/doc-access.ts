@@ -38,13 +38,12 @@ export function encodeDocAccess(access: DocAccess): string | null {
 
 export function decodeDocAccess(text: string | null | undefined): DocAccess {
   if (text === null || text === undefined) return { readers: [], at: 0, gone: [], goneAt: [] };
-  const [readers, gone, leaves, at, goneAt] = JSON.parse(text) as [
-    string[],
-    string[],
-    string | null,
-    number?,
-    number[]?,
-  ];
+  return decodeDocAccessFields(JSON.parse(text) as unknown[]);
+}
+
+/** `decodeDocAccess` of a text already parsed (fields past `goneAt` are the engine's: ignored). */
+export function decodeDocAccessFields(fields: readonly unknown[]): DocAccess {
+  const [readers, gone, leaves, at, goneAt] = fields as [string[], string[], string | null, number?, number[]?];
   const access: DocAccess = { readers, at: at ?? 0, gone, goneAt: goneAt ?? [] };
   if (typeof leaves === 'string') access.leaves = leaves;
   return access;

@@ -12,22 +12,36 @@
  * and the document's key (`docs.k`). Small rows put more of a principal's range in a page, so
  * an update's move of its row (from its old sequence to the range's end) stays in one page more
  * often, and a read joins the documents by key.
+ *
+ * The tail: a write's new rows are not inserted by the write. A document's rows are exactly what
+ * its `docs.access` says (its readers at `at`, each principal who lost it at its sequence), and
+ * the write rewrites that text in the `docs` row anyway; so the rows of sequences after
+ * `access_tail.merged` are read from the documents written since (`docs` by sequence: at most
+ * TAIL_SEQS of them), and a write that takes the tail past TAIL_SEQS moves them into
+ * `access_feed` in its own transaction. `access_feed` holds the rows up to `merged`, the tail
+ * those after it: every read takes both, and is exact at once. A write still deletes the rows it
+ * replaces (an update's old row up to `merged`). What it saves: the page at the end of each
+ * reader's range, which a commit changed for its one row, is changed once per merge.
  */
 import type Database from 'better-sqlite3';
 import {
   type DocAccess,
   decodeDocAccess,
+  decodeDocAccessFields,
   encodeDocAccess,
   isNewestRemoval,
   leavesOfStoredText,
+  type AccessRowKey,
   type NextDocAccessText,
   nextDocAccessText,
   readByAny,
   rowsOfDocAccess,
+  usualDocAccess,
 } from '../doc-access.js';
 import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
 import type { TreeChunks } from './tree-chunks.js';
+import { compareCodePoints } from '../../support/unicode.js';
 
 type Statement = Database.Statement;
 
@@ -63,7 +77,20 @@ CREATE TABLE IF NOT EXISTS access_role_rows (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS access_role_rows_by_seq ON access_role_rows (member, seq);
 CREATE INDEX IF NOT EXISTS access_role_rows_by_doc ON access_role_rows (doc);
+CREATE TABLE IF NOT EXISTS access_tail (
+  merged INTEGER NOT NULL
+);
+INSERT INTO access_tail (merged) SELECT coalesce((SELECT max(seq) FROM docs), 0)
+  WHERE NOT EXISTS (SELECT 1 FROM access_tail);
 `;
+
+/**
+ * Sequences a write leaves in the tail (its new rows said by its `docs.access` alone) before a
+ * write moves the tail's rows into `access_feed`: a user's read reads at most this many documents'
+ * rows besides its range, and one merge writes each principal's rows of that many writes with one
+ * page, where a row per write changed the page at the end of its principal's range every commit.
+ */
+export const TAIL_SEQS = 32;
 
 /**
  * Brings a file of an older layout up to this one. Before schema version 5 the rows were
@@ -171,6 +198,8 @@ const PAGE_ROWS = 256;
 
 const PRINCIPALS = 'principal IN (SELECT value FROM json_each(?))';
 
+const DROP_ROW = 'DELETE FROM access_feed WHERE principal = ? AND seq = ?';
+
 /** A write's access as `SqliteAccessRows.plan` computes it. */
 export interface AccessPlan extends NextDocAccessText {
   /** The write's sequence (its rows'). */
@@ -187,7 +216,13 @@ export class SqliteAccessRows {
     migrateAccessLayout(db);
     migrateToIntegerRows(db);
     db.exec(ACCESS_SCHEMA);
+    this.merged = db.prepare('SELECT merged FROM access_tail').pluck().get() as number;
   }
+
+  /** `access_tail.merged` as committed: rows up to it are in `access_feed`, later ones in the tail. */
+  private merged: number;
+  /** `merged` after a merge in the write transaction under way: kept when it commits. */
+  private mergedNext: number | undefined;
 
   /** Principals' ids as committed (an id never changes once its transaction committed). */
   private readonly known = new Map<string, number>();
@@ -236,8 +271,12 @@ export class SqliteAccessRows {
         committed = true;
         return result;
       } finally {
-        if (committed) for (const [name, id] of this.given) this.known.set(name, id);
+        if (committed) {
+          for (const [name, id] of this.given) this.known.set(name, id);
+          if (this.mergedNext !== undefined) this.merged = this.mergedNext;
+        }
         this.given.clear();
+        this.mergedNext = undefined;
       }
     };
   }
@@ -296,33 +335,32 @@ export class SqliteAccessRows {
       // A new document has no rows yet (a purge takes a document's rows with it).
       const before = isNew ? null : (this.readForWrite.get(record.id) ?? this.storedText(record.id));
       const seq = seqs[i]!;
-      return { ...nextDocAccessText(before, access, seq), seq };
+      const next = nextDocAccessText(before, access, seq);
+      // The replaced rows in `access_feed` are the merge's to delete (the write changes no page
+      // of the feed): the text keeps them with those earlier writes left (see `withDrops`).
+      const merged = this.mergedNext ?? this.merged;
+      const drops = [...dropsOf(before), ...next.stale.filter(([, at]) => at <= merged)];
+      const text = drops.length === 0 ? next.text : withDrops(next.text, seq, drops);
+      return { readers: next.readers, removed: next.removed, stale: next.stale, text, seq };
     });
     this.readForWrite.clear();
     return plans;
   }
 
   /**
-   * The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s,
-   * `keys[i]` its `docs.k` (else read here). With `plans` (of `plan`, before the batch was
+   * The access rows of a committed batch (inside its transaction): `seqs[i]` is `writes[i]`'s.
+   * Its new rows are the tail's (see the top); the rows it replaces go. With `plans` (of `plan`, before the batch was
    * written) the documents' texts went in with their rows; without, they are computed here and
    * every text is written by an UPDATE.
    */
-  apply(
-    writes: readonly DocWrite[],
-    seqs: readonly number[],
-    plans?: readonly (AccessPlan | undefined)[],
-    keys?: readonly number[],
-  ): void {
+  apply(writes: readonly DocWrite[], seqs: readonly number[], plans?: readonly (AccessPlan | undefined)[]): void {
     let planned = plans;
     if (planned === undefined) {
       // Not after `withLeaves` (a purge): what a failed transaction read may not be kept.
       this.readForWrite.clear();
       planned = this.plan(writes, seqs);
     }
-    // New rows wait here (4 values each) and go in together: a batch's writes each have their
-    // own sequence, so no row of the batch is another's replaced row.
-    const added: number[] = [];
+    let last = 0;
     writes.forEach(({ record }, i) => {
       const access = planned[i];
       if (access === undefined) return;
@@ -330,13 +368,64 @@ export class SqliteAccessRows {
       // The plan placed the rows at the sequence it was told the write takes.
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
-      this.writeRows(record.id, keys?.[i], access, added);
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
+      if (seq > last) last = seq;
     });
-    this.insertRows(added);
+    // The write's own rows are in the tail (its `docs.access`); a long tail goes into the feed.
+    if (last - (this.mergedNext ?? this.merged) >= TAIL_SEQS) this.merge(last);
   }
 
-  private stmtMove: Statement | undefined;
+  /**
+   * Moves the tail's rows into `access_feed` now, in a transaction of its own: every row is then
+   * in the feed, as a file of schema version 7 or older has them (a test's older file).
+   */
+  mergeTail(): void {
+    this.guard(
+      this.db.transaction(() => {
+        const last = (this.db.prepare('SELECT max(seq) FROM docs').pluck().get() as number | null) ?? 0;
+        if (last > this.merged) this.merge(last);
+      }),
+    )();
+  }
+
+  /**
+   * Moves the tail's rows (every row after `merged`, up to `upTo`: the write transaction under
+   * way's last sequence) into `access_feed`, by principal and sequence (each principal's rows in
+   * one place of the tree), and makes `upTo` the new `merged`.
+   */
+  private merge(upTo: number): void {
+    const from = this.mergedNext ?? this.merged;
+    const rows: number[][] = [];
+    const texts = this.stmt('SELECT k, access FROM docs WHERE seq > ? AND access IS NOT NULL').raw();
+    const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
+    for (const [k, text] of texts.all(from) as [number, string][]) {
+      // The usual text (readers at its write's sequence, nobody lost it, no drops) without JSON.
+      const usual = usualDocAccess(text);
+      if (usual !== undefined) {
+        if (usual.at <= from) continue;
+        for (const principal of JSON.parse(usual.readersJson) as string[]) {
+          rows.push([this.idFor(principal), usual.at, k, 0]);
+        }
+        continue;
+      }
+      const fields = JSON.parse(text) as unknown[];
+      for (const [principal, seq, removed] of tailRowsOf(decodeDocAccessFields(fields), from)) {
+        rows.push([this.idFor(principal), seq, k, removed]);
+      }
+      const drops = (fields[5] as AccessRowKey[] | undefined) ?? [];
+      if (drops.length === 0) continue;
+      for (const [principal, at] of drops) {
+        const id = this.idOf(principal);
+        if (id !== undefined) drop.run(id, at);
+      }
+      this.stmt('UPDATE docs SET access = ? WHERE k = ?').run(encodeDocAccess(decodeDocAccessFields(fields)), k);
+    }
+    rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    this.insertRows(rows.flat());
+    this.stmt('UPDATE access_tail SET merged = ?').run(upTo);
+    this.mergedNext = upTo;
+  }
+
   private stmtDrop: Statement | undefined;
   /** Multi-row inserts of new rows by row count (ADD_ROWS), prepared on first use. */
   private readonly stmtPuts = new Map<number, Statement>();
@@ -363,60 +452,11 @@ export class SqliteAccessRows {
     }
   }
 
-  /**
-   * One write's rows (`doc`: its `docs.k`, else read here when a row is new); its new rows are
-   * added to `added` (principal, seq, doc, removed), for the caller to insert.
-   */
-  private writeRows(
-    id: string,
-    doc: number | undefined,
-    { readers, removed, stale, seq }: AccessPlan,
-    added: number[],
-  ): void {
-    const put = (principal: number, gone: 0 | 1) => added.push(principal, seq, (doc ??= this.keyOf(id)), gone);
-    // A principal's replaced row moves to its new key in one statement, not a delete and an insert.
-    const move = (this.stmtMove ??= this.db.prepare(
-      'UPDATE access_feed SET seq = ?, removed = ? WHERE principal = ? AND seq = ?',
-    ));
-    const usual =
-      removed.length === 0 &&
-      (stale.length === 0 || (stale.length === readers.length && stale.every(([p], j) => p === readers[j])));
-    if (usual) {
-      // The usual write: a new document's readers, or an update's readers as they were.
-      for (let j = 0; j < readers.length; j++) {
-        const principal = this.idFor(readers[j]!);
-        if (stale.length === 0) put(principal, 0);
-        else move.run(seq, 0, principal, stale[j]![1]);
-      }
-      return;
-    }
-    const moved = new Array<boolean>(stale.length).fill(false);
-    const write = (principal: string, gone: 0 | 1) => {
-      // A document's rows have one principal each: its replaced row, if any, is this one's.
-      const at = stale.findIndex(([p], j) => p === principal && !moved[j]);
-      if (at < 0) put(this.idFor(principal), gone);
-      else {
-        move.run(seq, gone, this.idFor(principal), stale[at]![1]);
-        moved[at] = true;
-      }
-    };
-    for (const principal of readers) write(principal, 0);
-    for (const principal of removed) write(principal, 1);
-    const drop = (this.stmtDrop ??= this.db.prepare('DELETE FROM access_feed WHERE principal = ? AND seq = ?'));
-    stale.forEach(([principal, at], j) => {
-      if (!moved[j]) drop.run(this.idFor(principal), at);
-    });
-  }
-
-  /** A document's `docs.k`. */
-  private keyOf(id: string): number {
-    return this.stmt('SELECT k FROM docs WHERE id = ?').pluck().get(id) as number;
-  }
-
   /** A document purged away (before its row goes): its rows go with it. */
   forget(id: string): void {
-    const drop = this.stmt('DELETE FROM access_feed WHERE principal = ? AND seq = ?');
-    for (const [principal, seq] of rowsOfDocAccess(this.stored(id))) {
+    const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
+    const text = this.storedText(id);
+    for (const [principal, seq] of [...rowsOfDocAccess(decodeDocAccess(text)), ...dropsOf(text)]) {
       const principalId = this.idOf(principal);
       if (principalId !== undefined) drop.run(principalId, seq);
     }
@@ -468,11 +508,20 @@ export class SqliteAccessRows {
     // The role's readable documents with each one's access (its readers tell who else reads it).
     const rowsOf = this.stmt(
       `SELECT d.id, a.seq, a.removed, d.access FROM access_feed a JOIN docs d ON d.k = a.doc
-       WHERE a.principal = ? ORDER BY d.id`,
+       WHERE a.principal = ? AND d.seq <= ? ORDER BY d.id`,
     ).raw();
+    // The tail read once: a role's rows are those of `access_feed` and the tail's, by id.
+    const merged = this.mergedNext ?? this.merged;
+    const tail = this.tailRows(merged);
     const roleRows = (role: string) => {
       const id = this.idOf(role);
-      return id === undefined ? [] : (rowsOf.all(id) as [string, number, number, string | null][]);
+      const rows = id === undefined ? [] : (rowsOf.all(id, merged) as [string, number, number, string | null][]);
+      const more = tail.filter((row) => row.principal === role);
+      if (more.length === 0) return rows;
+      rows.push(
+        ...more.map((row): [string, number, number, string | null] => [row.doc[0], row.seq, row.removed, row.text]),
+      );
+      return rows.sort((a, b) => compareCodePoints(a[0], b[0]));
     };
     const before = new Set([...principals.filter((p) => !gained.includes(p)), ...lost.map((entry) => entry.role)]);
     for (const role of gained) {
@@ -527,12 +576,17 @@ export class SqliteAccessRows {
    */
   *foldReadable(principals: readonly string[], range: IdRange): Generator<DocRecord> {
     const desc = range.descending === true;
-    const { where, params } = idRangeOf(this.idList(principals), range);
-    const ids = this.stmt(
+    const { where, params } = idRangeOf(this.idList(principals), this.mergedNext ?? this.merged, range);
+    const fed = this.stmt(
       `SELECT DISTINCT d.id FROM access_feed a JOIN docs d ON d.k = a.doc WHERE ${where} ORDER BY d.id ${desc ? 'DESC' : ''}`,
     )
       .pluck()
       .all(...params) as string[];
+    // A document's readable rows are all in the feed or all in the tail: the two lists share no id.
+    const tail = [...new Set(this.tailReadable(principals, range).map((row) => row.doc[0]))].sort((a, b) =>
+      desc ? compareCodePoints(b, a) : compareCodePoints(a, b),
+    );
+    const ids = tail.length === 0 ? fed : mergeOrdered(fed, tail, desc);
     const page = this.stmt(
       `SELECT ${DOC_COLUMNS} FROM docs WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id ${desc ? 'DESC' : ''}`,
     ).raw();
@@ -546,12 +600,63 @@ export class SqliteAccessRows {
   }
 
   countReadable(principals: readonly string[], range: IdRange): number {
-    const { where, params } = idRangeOf(this.idList(principals), range);
+    const { where, params } = idRangeOf(this.idList(principals), this.mergedNext ?? this.merged, range);
     const live = range.includeDeleted === true ? '' : 'AND d.deleted = 0';
     const sql = `SELECT count(DISTINCT a.doc) FROM access_feed a JOIN docs d ON d.k = a.doc WHERE ${where} ${live}`;
-    return this.stmt(sql)
+    const tail = this.tailReadable(principals, range).filter(
+      (row) => range.includeDeleted === true || row.doc[3] === 0,
+    );
+    return (
+      (this.stmt(sql)
+        .pluck()
+        .get(...params) as number) + new Set(tail.map((row) => row.doc[0])).size
+    );
+  }
+
+  /** The tail's readable rows of `principals` whose documents are in `range`. */
+  private tailReadable(principals: readonly string[], range: IdRange): TailRow[] {
+    const mine = new Set(principals);
+    const bound = boundsOf(range);
+    const desc = range.descending === true;
+    // Ids in BINARY (code point) order, as the feed's SQL compares them; `after`: from the start's side.
+    const after = (id: string, start: string) =>
+      desc ? compareCodePoints(id, start) <= 0 : compareCodePoints(id, start) >= 0;
+    const before = (id: string, end: string) => {
+      const order = compareCodePoints(id, end);
+      return desc ? order > 0 || (bound.inclusiveEnd && order === 0) : order < 0 || (bound.inclusiveEnd && order === 0);
+    };
+    return this.tailRows().filter(
+      (row) =>
+        row.removed === 0 &&
+        mine.has(row.principal) &&
+        (bound.start === undefined || after(row.doc[0], bound.start)) &&
+        (bound.end === undefined || before(row.doc[0], bound.end)),
+    );
+  }
+
+  /** The `docs.k` of every document written since `merged`. */
+  private tailKeys(): number[] {
+    return this.stmt('SELECT k FROM docs WHERE seq > ?')
       .pluck()
-      .get(...params) as number;
+      .all(this.mergedNext ?? this.merged) as number[];
+  }
+
+  /**
+   * The tail's rows (after `merged`: ../doc-access.ts rows of the documents written since), by
+   * sequence, a sequence's readable rows first, as `access_feed` orders a principal's.
+   */
+  private tailRows(merged = this.mergedNext ?? this.merged): TailRow[] {
+    const docs = this.stmt(
+      `SELECT access, k, ${DOC_COLUMNS} FROM docs WHERE seq > ? AND access IS NOT NULL ORDER BY seq`,
+    ).raw();
+    const rows: TailRow[] = [];
+    for (const [text, k, ...doc] of docs.all(merged) as [string, number, ...DocRow][]) {
+      // Every row of a document written since `merged`: its rows in the feed are not read.
+      for (const [principal, seq, removed] of tailRowsOf(decodeDocAccess(text), 0)) {
+        rows.push({ principal, seq, removed, text, k, doc });
+      }
+    }
+    return rows.sort((a, b) => a.seq - b.seq || a.removed - b.removed);
   }
 
   /**
@@ -571,43 +676,143 @@ export class SqliteAccessRows {
     const sql = `SELECT l.seq, l.removed, ${withRemoved ? 'd.access' : 'NULL'}, ${DOC_COLUMNS.split(', ')
       .map((c) => `d.${c}`)
       .join(', ')} FROM access_feed l JOIN docs d ON d.k = l.doc
-      WHERE l.${PRINCIPALS} AND l.seq > ? AND l.seq < ? ${withRemoved ? '' : 'AND l.removed = 0'}
+      WHERE l.${PRINCIPALS} AND l.seq > ? AND l.seq < ? AND d.seq <= ? ${withRemoved ? '' : 'AND l.removed = 0'}
       ORDER BY l.seq ${desc ? 'DESC' : ''}, l.removed LIMIT ?`;
     const mine = new Set(principals);
+    // The documents written since `merged` as the fold begins are the tail's, read now and
+    // woven in by sequence; the feed's rows are the other documents' (a merge while the fold
+    // pages changes none of them).
+    const merged = this.mergedNext ?? this.merged;
+    const tail = this.tailRows(merged).filter(
+      (row) => row.seq > since && mine.has(row.principal) && (withRemoved || row.removed === 0),
+    );
+    if (desc) tail.sort((a, b) => b.seq - a.seq || a.removed - b.removed);
+    let next = 0;
+    let last: number | undefined;
+    const change = (seq: number, gone: number, text: string | null, row: DocRow): AccessChange | undefined => {
+      if (seq === last) return undefined;
+      last = seq;
+      if (gone !== 0 && !isNewestRemoval(decodeDocAccess(text), mine, seq)) return undefined;
+      return { seq, removed: gone !== 0, record: toRecord(row, this.trees) };
+    };
     let low = since;
     let high = Number.MAX_SAFE_INTEGER;
-    let last: number | undefined;
     for (;;) {
-      const rows = this.stmt(sql).raw().all(list, low, high, PAGE_ROWS) as [number, number, string | null, ...DocRow][];
+      const rows = this.stmt(sql).raw().all(list, low, high, merged, PAGE_ROWS) as [
+        number,
+        number,
+        string | null,
+        ...DocRow,
+      ][];
       for (const [seq, gone, text, ...row] of rows) {
-        if (seq === last) continue;
-        last = seq;
-        if (gone !== 0 && !isNewestRemoval(decodeDocAccess(text), mine, seq)) continue;
-        yield { seq, removed: gone !== 0, record: toRecord(row as DocRow, this.trees) };
+        // The tail's rows that come before this one.
+        for (; next < tail.length && (desc ? tail[next]!.seq > seq : tail[next]!.seq < seq); next++) {
+          const { seq: at, removed, text: own, doc } = tail[next]!;
+          const found = change(at, removed, own, doc);
+          if (found !== undefined) yield found;
+        }
+        const found = change(seq, gone, text, row as DocRow);
+        if (found !== undefined) yield found;
       }
-      if (rows.length < PAGE_ROWS) return;
+      if (rows.length < PAGE_ROWS) break;
       const end = rows[rows.length - 1]![0];
       // The rest of the last sequence's rows, if the page cut them, are not its first: skipped.
       if (desc) high = end;
       else low = end;
     }
+    for (; next < tail.length; next++) {
+      const { seq: at, removed, text: own, doc } = tail[next]!;
+      const found = change(at, removed, own, doc);
+      if (found !== undefined) yield found;
+    }
   }
 
   countChanges(principals: readonly string[], since: number, withRemoved: boolean): number {
-    const sql = `SELECT count(DISTINCT doc) FROM access_feed WHERE ${PRINCIPALS} AND seq > ? ${withRemoved ? '' : 'AND removed = 0'}`;
-    return this.stmt(sql).pluck().get(this.idList(principals), since) as number;
+    // A document may have rows in both (a removed row in the feed, a readable one in the tail): once.
+    const mine = new Set(principals);
+    const tail = new Set(
+      this.tailRows()
+        .filter((row) => row.seq > since && mine.has(row.principal) && (withRemoved || row.removed === 0))
+        .map((row) => row.k),
+    );
+    // The feed's rows of a document written since `merged` are not read (the tail says its rows).
+    const sql = `SELECT count(DISTINCT doc) FROM access_feed WHERE ${PRINCIPALS} AND seq > ? ${withRemoved ? '' : 'AND removed = 0'}
+      AND doc NOT IN (SELECT value FROM json_each(?))`;
+    const written = JSON.stringify([...new Set(this.tailKeys())]);
+    return tail.size + (this.stmt(sql).pluck().get(this.idList(principals), since, written) as number);
   }
+}
+
+/** A row of the tail (`SqliteAccessRows.tailRows`): its key and document, read from the document's access. */
+interface TailRow {
+  principal: string;
+  seq: number;
+  removed: 0 | 1;
+  /** The document's `docs.access`. */
+  text: string;
+  /** Its `docs.k`. */
+  k: number;
+  doc: DocRow;
+}
+
+/** The rows `access` says the document has after sequence `after`: principal, sequence, removed. */
+function tailRowsOf(access: DocAccess, after: number): [string, number, 0 | 1][] {
+  const rows: [string, number, 0 | 1][] = [];
+  if (access.at > after) for (const principal of access.readers) rows.push([principal, access.at, 0]);
+  access.gone.forEach((principal, i) => {
+    const at = access.goneAt[i] ?? 0;
+    if (at > after) rows.push([principal, at, 1]);
+  });
+  return rows;
+}
+
+/**
+ * The rows of `access_feed` a document's writes since the last merge replaced, which the merge
+ * deletes: the sixth field of its `docs.access` text, `[[principal, seq], …]` (none in the usual
+ * text, which has four).
+ */
+function dropsOf(text: string | null): AccessRowKey[] {
+  if (text === null || usualDocAccess(text) !== undefined) return [];
+  return ((JSON.parse(text) as unknown[])[5] as AccessRowKey[] | undefined) ?? [];
+}
+
+/**
+ * A stored access text (`encodeDocAccess`'s, null: none) with `drops` as its sixth field; the
+ * usual text (four fields, ending in its sequence) by concatenation.
+ */
+function withDrops(text: string | null, at: number, drops: readonly AccessRowKey[]): string {
+  if (text !== null && usualDocAccess(text) !== undefined) return `${text.slice(0, -1)},[],${JSON.stringify(drops)}]`;
+  const fields = (text === null ? [[], [], null, at] : JSON.parse(text)) as unknown[];
+  if (fields.length < 5) fields[4] = [];
+  fields[5] = drops;
+  return JSON.stringify(fields);
+}
+
+/** Two lists of ids in order (ascending, or descending when `desc`), as one. */
+function mergeOrdered(a: readonly string[], b: readonly string[], desc: boolean): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const order = compareCodePoints(a[i]!, b[j]!);
+    if (desc ? order >= 0 : order <= 0) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
 }
 
 /**
  * The condition (and its parameters) of the principals' readable rows (`a`, joined with their
  * documents `d`) in an id range; `ids`: the principals' ids as a JSON array.
  */
-function idRangeOf(ids: string, range: IdRange): { where: string; params: unknown[] } {
+function idRangeOf(ids: string, merged: number, range: IdRange): { where: string; params: unknown[] } {
   const desc = range.descending === true;
   const bound = boundsOf(range);
-  const where = [`a.${PRINCIPALS}`, 'a.removed = 0'];
-  const params: unknown[] = [ids];
+  // A document written since `merged` is read from the tail (its rows here may be replaced ones).
+  const where = [`a.${PRINCIPALS}`, 'a.removed = 0', 'd.seq <= ?'];
+  const params: unknown[] = [ids, merged];
   if (bound.start !== undefined) {
     where.push(`d.id ${desc ? '<=' : '>='} ?`);
     params.push(bound.start);

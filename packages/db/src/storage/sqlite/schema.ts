@@ -29,8 +29,12 @@
  * 7: a write batch no longer saves the counters in `meta` (./sqlite-file.ts `loadCounters` counts
  * them again from the rows when `meta` is behind), which an older build would take as they are;
  * a file of version 1 to 6 (whose `meta` is exact) is brought up to 7 on open.
+ * 8: a write's new access rows are read from the `docs.access` of the documents written after
+ * `access_tail.merged` until a later write moves them into `access_feed` (./access-rows.ts), so
+ * an older build would miss them; a file of version 1 to 7 (every row in `access_feed`) is brought
+ * up to 8 on open, `merged` its last sequence.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 export const SCHEMA = `
 CREATE TABLE docs (

@@ -69,7 +69,7 @@ export function migrateFile(db: Database.Database, name: string): number {
     }).immediate();
     return createdAt;
   }
-  if (version !== SCHEMA_VERSION && (version < 1 || version > 6)) {
+  if (version !== SCHEMA_VERSION && (version < 1 || version > 7)) {
     throw new Error(`database ${name}: unsupported storage schema version ${version}`);
   }
   db.exec(PURGE_SCHEMA);
