@@ -8,6 +8,8 @@
 // view, the first of which brings the index up to date). The figure is this thread's CPU
 // (/proc/thread-self/schedstat: process CPU swings with SQLite's checkpoints and GC helpers) over
 // the two queries; the index's flush after them (FLUSH_WAIT_MS later) is measured on its own.
+// Beside it, the queries' wall time and how much of it the thread was blocked (neither running
+// nor waiting for a core, schedstat's second field): what a quiet wall adds to the CPU.
 // Answers are hashed (every query after every update, then group=true, group_level=1, reduce and
 // every row) and must be the same for both builds.
 //
@@ -53,7 +55,15 @@ const addAllocations = ({ head }) => {
   };
   walk(head, []);
 };
+// With PROFILE, the hottest lines (ticks) head the file.
+const lineTicks = new Map();
 const addProfile = ({ nodes, samples, timeDeltas }) => {
+  for (const n of nodes) {
+    for (const t of n.positionTicks ?? []) {
+      const line = `${n.callFrame.functionName} ${n.callFrame.url.split('/').slice(-2).join('/')}:${t.line}`;
+      lineTicks.set(line, (lineTicks.get(line) ?? 0) + t.ticks);
+    }
+  }
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -85,6 +95,8 @@ if (args.length < 1) {
 const packages = [resolve(args[0]), resolve(args[1] ?? PACKAGE)];
 const builds = await Promise.all(packages.map((dir) => import(join(dir, 'dist/src/index.js'))));
 const mainCpuMs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+// This thread's time waiting for a core (schedstat's second field): wall - CPU - this is time blocked.
+const mainWaitMs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 // Each build's own template (a change of the stored format shows as a different answer, not a crash).
@@ -108,7 +120,15 @@ for (const build of builds) {
   revsOf.push(revs);
 }
 
-const results = packages.map(() => ({ queries: [], flush: [], write: [], gc: [], hashes: new Set() }));
+const results = packages.map(() => ({
+  queries: [],
+  flush: [],
+  write: [],
+  gc: [],
+  wall: [],
+  blocked: [],
+  hashes: new Set(),
+}));
 // GC pauses on this thread (ms, by kind) within the query windows.
 const { PerformanceObserver, constants: perf } = await import('node:perf_hooks');
 const gcs = [];
@@ -170,10 +190,12 @@ async function round(k) {
       } else if (profiling) await post('Profiler.start');
       const t0 = performance.now();
       const q0 = mainCpuMs();
+      const r0 = mainWaitMs();
       for (const name of ['by_author_date', 'count_by_author']) {
         hash.update(JSON.stringify(await db.view('bench', name, { reduce: false, limit: 1 })));
       }
       const q1 = mainCpuMs();
+      const r1 = mainWaitMs();
       const t1 = performance.now();
       if (profiling && process.env.ALLOC) addAllocations((await post('HeapProfiler.stopSampling')).profile);
       else if (profiling) addProfile((await post('Profiler.stop')).profile);
@@ -183,6 +205,8 @@ async function round(k) {
         results[k].queries.push(q1 - q0);
         results[k].flush.push(f1 - q1);
         results[k].write.push(w1 - w0);
+        results[k].wall.push(t1 - t0);
+        results[k].blocked.push(t1 - t0 - (q1 - q0) - (r1 - r0));
         await sleep(0); // the observer's entries
         results[k].gc.push(gcIn(t0, t1));
       }
@@ -220,7 +244,11 @@ if (profileFile !== undefined) {
     .map(([n, ms]) => `${((100 * ms) / total).toFixed(1).padStart(5)}% ${ms.toFixed(1).padStart(7)} ms  ${n}`);
   (await import('node:fs')).writeFileSync(
     profileFile,
-    `${total.toFixed(0)} ms sampled\n${lines.join('\n')}\n\ninclusive:\n${inclusive.join('\n')}\n`,
+    `${[...lineTicks]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 80)
+      .map(([k, v]) => `${v} ${k}`)
+      .join('\n')}\n${total.toFixed(0)} ms sampled\n${lines.join('\n')}\n\ninclusive:\n${inclusive.join('\n')}\n`,
   );
 }
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
@@ -229,6 +257,7 @@ for (const [k, name] of ['base', 'new'].entries()) {
   const { queries, flush, write } = results[k];
   console.log(
     `${name} (${packages[k]}): the two queries' main-thread CPU ms, median ${median(queries).toFixed(2)}, mean ${mean(queries).toFixed(2)} (n ${queries.length}); ` +
+      `wall median ${median(results[k].wall).toFixed(2)}, blocked (wall - CPU - waiting for a core) median ${median(results[k].blocked).toFixed(2)}; ` +
       `flush median ${median(flush).toFixed(2)}; bulkDocs median ${median(write).toFixed(2)}; ` +
       `GC in the query windows, mean ms: ${['minor', 'major', 'incremental']
         .map((kind) => `${kind} ${mean(results[k].gc.map((g) => g[kind])).toFixed(2)}`)

@@ -190,14 +190,18 @@ export interface NewItem {
 
 /**
  * The items of a leaf an update is writing, in key order, as runs: item ranges of old leaves
- * (copied as bytes) and new items. Written in chunks (`write`), each chunk one new leaf.
+ * (copied as bytes) and new items. Written in chunks (`write`), each chunk one new leaf. One
+ * instance can be used again (`clear`): an update rewrites a leaf per changed row, and a new
+ * object with three growing arrays for each was a quarter of the trees' allocations.
  */
 export class LeafItems<V> {
-  /** Per run: the old leaf its items are in, or the one new item. */
-  private readonly src: (LeafNode<V> | NewItem)[] = [];
+  /** Per run: the old leaf its items are in, or the one new item (entries past `runs` are unused). */
+  private readonly src: (LeafNode<V> | NewItem | undefined)[] = [];
   /** Per run of an old leaf: its items [from, to) (unused for a new item). */
   private readonly from: number[] = [];
   private readonly to: number[] = [];
+  /** Number of runs. */
+  private runs = 0;
   /** Number of items. */
   length = 0;
   /** Encoded bytes of all items. */
@@ -210,15 +214,29 @@ export class LeafItems<V> {
     return items;
   }
 
+  /** No items (the arrays kept for the next use; the old leaves and items let go). */
+  clear(): void {
+    for (let r = 0; r < this.runs; r++) this.src[r] = undefined;
+    this.runs = 0;
+    this.length = 0;
+    this.bytes = 0;
+  }
+
+  /** The same items in a new instance (for one that is used again). */
+  copy(): LeafItems<V> {
+    return new LeafItems<V>().append(this);
+  }
+
   /** Items [from, to) of an old leaf. */
   pushRun(leaf: LeafNode<V>, from: number, to: number): void {
     if (from >= to) return;
-    const last = this.src.length - 1;
+    const last = this.runs - 1;
     if (last >= 0 && this.src[last] === leaf && this.to[last] === from) this.to[last] = to;
     else {
-      this.src.push(leaf);
-      this.from.push(from);
-      this.to.push(to);
+      const r = this.runs++;
+      this.src[r] = leaf;
+      this.from[r] = from;
+      this.to[r] = to;
     }
     this.length += to - from;
     this.bytes += leaf.itemStart(to) - leaf.itemStart(from);
@@ -226,30 +244,33 @@ export class LeafItems<V> {
 
   /** A new item (`raw` must be set). */
   pushNew(item: NewItem): void {
-    this.src.push(item);
-    this.from.push(0);
-    this.to.push(0);
+    const r = this.runs++;
+    this.src[r] = item;
+    this.from[r] = 0;
+    this.to[r] = 0;
     this.length++;
     this.bytes += entryBytes(item.key, item.raw!);
   }
 
   /** These items followed by `more`'s. */
   concat(more: LeafItems<V>): LeafItems<V> {
-    const out = new LeafItems<V>();
-    for (const items of [this, more]) {
-      for (let r = 0; r < items.src.length; r++) {
-        const s = items.src[r]!;
-        if (s instanceof LeafNode) out.pushRun(s, items.from[r]!, items.to[r]!);
-        else out.pushNew(s);
-      }
+    return new LeafItems<V>().append(this).append(more);
+  }
+
+  /** `items`' items added after these. */
+  private append(items: LeafItems<V>): this {
+    for (let r = 0; r < items.runs; r++) {
+      const s = items.src[r]!;
+      if (s instanceof LeafNode) this.pushRun(s, items.from[r]!, items.to[r]!);
+      else this.pushNew(s);
     }
-    return out;
+    return this;
   }
 
   /** Encoded bytes of each item, in order (to cut the items into several leaves). */
   sizes(): number[] {
     const out: number[] = [];
-    for (let r = 0; r < this.src.length; r++) {
+    for (let r = 0; r < this.runs; r++) {
       const s = this.src[r]!;
       if (s instanceof LeafNode) for (let i = this.from[r]!; i < this.to[r]!; i++) out.push(s.itemBytes(i));
       else out.push(entryBytes(s.key, s.raw!));
@@ -270,7 +291,7 @@ export class LeafItems<V> {
     let m = 0;
     // Item number of the current run's first item.
     let first = 0;
-    for (let r = 0; r < this.src.length && first < to; r++) {
+    for (let r = 0; r < this.runs && first < to; r++) {
       const s = this.src[r]!;
       const count = s instanceof LeafNode ? this.to[r]! - this.from[r]! : 1;
       const lo = Math.max(from, first);

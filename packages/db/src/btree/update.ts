@@ -235,10 +235,10 @@ function modify<V, R>(
 ): Kid<V, R>[] | null {
   const node = t.load(id);
   if (node.leaf) {
-    const merged = mergeLeaf(node, acts, a, b, skip);
-    if (merged === null) return null;
+    const items = mergeLeaf(node, acts, a, b, skip);
+    if (items === null) return null;
     t.freeIds.push(id);
-    return materializeLeaf(t, merged, false, old);
+    return materializeLeaf(t, items, false, old);
   }
   const ps = node.ptrs;
   const kids: Kid<V, R>[] = [];
@@ -276,12 +276,17 @@ function modify<V, R>(
   return materializeInner(t, kids, false);
 }
 
+/** What `mergeLeaf` returns, used again by each call: `materializeLeaf` copies it only to keep it. */
+const mergeScratch = new LeafItems<unknown>();
+
 /**
- * A leaf merged with its sorted actions; null when nothing changes. Each action's place is
- * found by binary search, and the old items between two actions go over as one run.
+ * A leaf merged with its sorted actions (in `mergeScratch`, valid until the next call); null when
+ * nothing changes. Each action's place is found by binary search, and the old items between
+ * two actions go over as one run.
  */
 function mergeLeaf<V>(node: LeafNode<V>, acts: Action[], a: number, b: number, skip: number): LeafItems<V> | null {
-  const items = new LeafItems<V>();
+  const items = mergeScratch as LeafItems<V>;
+  items.clear();
   const n = node.length;
   let changed = false;
   let i = 0;
@@ -383,7 +388,10 @@ function materializeLeaf<V, R>(t: TreeNodes<V, R>, items: LeafItems<V>, force: b
   const n = items.length;
   if (n === 0) return [];
   const total = NODE_HEADER_BYTES + items.bytes;
-  if (!force && total < t.minBytes) return [{ pending: true, leaf: true, items }];
+  if (!force && total < t.minBytes) {
+    // Kept until a neighbour is merged in: mergeLeaf's scratch is used again, so a copy of it.
+    return [{ pending: true, leaf: true, items: items === mergeScratch ? items.copy() : items }];
+  }
   // One leaf (most rewrites) needs no item sizes.
   if (total <= t.nodeBytes) return [writeLeaf(t, items, 0, n, total, old)];
   const sizes = items.sizes();

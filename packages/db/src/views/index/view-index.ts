@@ -425,7 +425,10 @@ export class ViewIndex {
       ids = docs.map((doc) => doc.id);
     }
     if (ids.length === 0) return out;
-    for (const [id, bytes] of this.stored.readBack(ids)) out.set(id, bytes);
+    const stored = this.stored.readBack(ids);
+    // Nothing pending among them (an update's usual case): the stored entries' own map.
+    if (out.size === 0) return stored;
+    for (const [id, bytes] of stored) out.set(id, bytes);
     return out;
   }
 
