@@ -118,14 +118,44 @@ export async function findBody(
 
 /**
  * `{"docs":[` the documents `tail` as UTF-8, each text encoded straight into the body (joining
- * them first made two more copies of the page to collect).
+ * them first made two more copies of the page to collect). Sized by characters first: an ASCII
+ * answer (the usual one) is then written without measuring each text's UTF-8 length.
  */
 function answerBytes(docs: readonly string[], tail: string): Buffer {
-  const head = '{"docs":[';
-  let size = head.length + Buffer.byteLength(tail) + Math.max(0, docs.length - 1);
+  return asciiAnswer(docs, tail) ?? measuredAnswer(docs, tail);
+}
+
+const ANSWER_HEAD = '{"docs":[';
+
+/**
+ * The answer written into as many bytes as it has characters (and 4 to spare), or undefined if
+ * some text is not ASCII: a piece's UTF-8 is as long as its characters only when it is ASCII,
+ * and a piece that does not fit is written short by at most one character (at most 4 bytes,
+ * Buffer.write writes no partial character), so one that is not ASCII always writes more or
+ * fewer bytes than its characters.
+ */
+function asciiAnswer(docs: readonly string[], tail: string): Buffer | undefined {
+  let chars = ANSWER_HEAD.length + tail.length + Math.max(0, docs.length - 1);
+  for (const doc of docs) chars += doc.length;
+  const body = Buffer.allocUnsafe(chars + 4);
+  let at = body.write(ANSWER_HEAD, 0, 'latin1');
+  for (let i = 0; i < docs.length; i++) {
+    if (i > 0) body[at++] = 0x2c; // ,
+    const doc = docs[i]!;
+    const written = body.write(doc, at);
+    if (written !== doc.length) return undefined;
+    at += written;
+  }
+  if (body.write(tail, at) !== tail.length) return undefined;
+  return body.subarray(0, chars);
+}
+
+/** The answer written after measuring each text's UTF-8 length. */
+function measuredAnswer(docs: readonly string[], tail: string): Buffer {
+  let size = ANSWER_HEAD.length + Buffer.byteLength(tail) + Math.max(0, docs.length - 1);
   for (const doc of docs) size += Buffer.byteLength(doc);
   const body = Buffer.allocUnsafe(size);
-  let at = body.write(head, 0, 'latin1');
+  let at = body.write(ANSWER_HEAD, 0, 'latin1');
   for (const [i, doc] of docs.entries()) {
     if (i > 0) body[at++] = 0x2c; // ,
     at += body.write(doc, at);

@@ -33,6 +33,8 @@ export class SqliteDocReads {
   private readonly stmtGetDocsWithBodiesIn: Statement;
   private readonly stmtGetForUpdate: Statement;
   private readonly stmtGetForUpdateIn: Statement;
+  /** The parameters of an `IN (...)` lookup, reused (better-sqlite3 binds them before `all` returns). */
+  private readonly params: (string | null)[] = new Array<string | null>(LOOKUP_CHUNK).fill(null);
 
   constructor(
     db: Database.Database,
@@ -158,18 +160,46 @@ export class SqliteDocReads {
       return { ...record, body: record.deleted ? undefined : body };
     };
     if (ids.length < MIN_BATCH_LOOKUP) return ids.map(one);
-    const rows = new Map<string, BodyRow>();
-    for (let at = 0; at < ids.length; at += LOOKUP_CHUNK) {
-      const chunk: (string | null)[] = ids.slice(at, at + LOOKUP_CHUNK);
-      while (chunk.length < LOOKUP_CHUNK) chunk.push(null);
-      for (const row of this.stmtGetDocsWithBodiesIn.all(chunk) as BodyRow[]) rows.set(row[0], row);
+    if (ids.length <= LOOKUP_CHUNK) {
+      // One statement (a Mango page, an `include_docs` page): its rows come in id order, which
+      // is mostly the order asked (an index's rows by one key), and then need no map by id.
+      const rows = this.stmtGetDocsWithBodiesIn.all(this.lookupParams(ids)) as BodyRow[];
+      if (inOrderAsked(rows, ids)) return rows.map((row) => this.liveChangedDoc(row));
+      return this.byId(ids, rows, one);
     }
+    const rows: BodyRow[] = [];
+    for (let at = 0; at < ids.length; at += LOOKUP_CHUNK) {
+      for (const row of this.stmtGetDocsWithBodiesIn.all(this.lookupParams(ids, at)) as BodyRow[]) rows.push(row);
+    }
+    return this.byId(ids, rows, one);
+  }
+
+  /** LOOKUP_CHUNK parameters: the ids from `at` on, NULLs after them (kept between calls: no array per lookup). */
+  private lookupParams(ids: readonly string[], at = 0): (string | null)[] {
+    const params = this.params;
+    for (let i = 0; i < LOOKUP_CHUNK; i++) params[i] = ids[at + i] ?? null;
+    return params;
+  }
+
+  /** A row as a record with its body (none for a deleted winner). */
+  private liveChangedDoc(row: BodyRow): ChangedDoc {
+    const doc = toChangedDoc(row, this.trees);
+    if (doc.deleted) doc.body = undefined;
+    return doc;
+  }
+
+  /** `getDocsWithBodies`'s answer from rows in another order than asked (or some missing). */
+  private byId(
+    ids: readonly string[],
+    found: readonly BodyRow[],
+    one: (id: string) => ChangedDoc | undefined,
+  ): (ChangedDoc | undefined)[] {
+    const rows = new Map<string, BodyRow>();
+    for (const row of found) rows.set(row[0], row);
     return ids.map((id) => {
       const row = rows.get(id);
       if (row === undefined) return isWellFormed(id) ? undefined : one(id);
-      const doc = toChangedDoc(row, this.trees);
-      if (doc.deleted) doc.body = undefined;
-      return doc;
+      return this.liveChangedDoc(row);
     });
   }
 
@@ -198,6 +228,13 @@ export class SqliteDocReads {
       ({ id, rev }) => found.get(`${rev} ${id}`) ?? (isWellFormed(id) ? undefined : this.getBody(id, rev)),
     );
   }
+}
+
+/** Whether `rows` are one for each of `ids`, in that order. */
+function inOrderAsked(rows: readonly BodyRow[], ids: readonly string[]): boolean {
+  if (rows.length !== ids.length) return false;
+  for (let i = 0; i < rows.length; i++) if (rows[i]![0] !== ids[i]) return false;
+  return true;
 }
 
 /** The records found, by the id asked. */
