@@ -16,10 +16,13 @@
 // platform workers come first) rather than by name; SLEEPS=1 lists each sample that found the
 // main thread asleep, with its kernel wait channel (futex: waiting on another thread, such as
 // V8's helpers at the end of a parallel collection) and the threads that ran meanwhile;
-// GC_WINDOW=1 prints the build's window in epoch ms, to cut a log of the server's collections.
+// GC_WINDOW=1 prints the build's window (epoch ms, and the monotonic clock of a --cpu-prof given
+// through DIVAN_BENCH_NODE_ARGS). The server's collections in the build are counted (a preload
+// this script writes and adds to DIVAN_BENCH_NODE_ARGS).
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { takeNumberOption, startServer, cpuSecondsOf, peakRssOf, resetPeakRss } from './common.mjs';
 import { bulkLoad } from './docs.mjs';
 import { DDOC } from './views.mjs';
@@ -30,6 +33,35 @@ const docs = takeNumberOption(args, '--docs', 100_000);
 const step = takeNumberOption(args, '--step', 100);
 const serversAt = args.indexOf('--servers');
 const servers = serversAt >= 0 ? args[serversAt + 1].split(',') : ['divan'];
+
+// The server's garbage collections (V8's `gc` performance entries), written to a file when it
+// stops: a preload given to the server through DIVAN_BENCH_NODE_ARGS (common.mjs).
+const gcDir = mkdtempSync(join(tmpdir(), 'divan-build-gc-'));
+const gcPreload = join(gcDir, 'gc-log.cjs');
+writeFileSync(
+  gcPreload,
+  `const { PerformanceObserver, performance } = require('node:perf_hooks');
+const entries = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) entries.push([performance.timeOrigin + e.startTime, e.duration, e.detail?.kind]);
+}).observe({ entryTypes: ['gc'] });
+const dump = () => require('node:fs').writeFileSync(${JSON.stringify(gcDir)} + '/gc-' + process.pid + '.json', JSON.stringify(entries));
+process.on('exit', dump);
+process.prependListener('SIGTERM', dump);
+`,
+);
+process.env.DIVAN_BENCH_NODE_ARGS = `${process.env.DIVAN_BENCH_NODE_ARGS ?? ''} --require ${gcPreload}`;
+process.on('exit', () => rmSync(gcDir, { recursive: true, force: true }));
+
+/** The server's collections within [from, to] (epoch ms): young ones, full ones and their ms. */
+function collections(pid, from, to) {
+  const file = join(gcDir, `gc-${pid}.json`);
+  if (!existsSync(file)) return undefined;
+  const inWindow = JSON.parse(readFileSync(file, 'utf8')).filter(([t]) => t >= from && t <= to);
+  const kind = (k) => inWindow.filter((e) => e[2] === k);
+  // kinds: 1 a scavenge, 4 a mark-compact (a full collection), 8 incremental marking steps
+  return { scavenges: kind(1).length, full: kind(4).length, fullMs: kind(4).reduce((a, e) => a + e[1], 0) };
+}
 
 /** Each thread's [name, run ns, runqueue wait ns, state] from /proc. */
 function threads(pid) {
@@ -61,6 +93,7 @@ async function measure(name) {
     const first = threads(pid);
     const cpu0 = cpuSecondsOf(pid);
     const t0 = performance.now();
+    const mono0 = process.hrtime.bigint() / 1000n;
     const samples = [{ t: 0, th: first }];
     let done = false;
     const sampler = (async () => {
@@ -79,7 +112,7 @@ async function measure(name) {
     const wall = performance.now() - t0;
     if (process.env.GC_WINDOW)
       console.log(
-        `  build window (epoch ms) ${performance.timeOrigin + t0} ${performance.timeOrigin + t0 + wall} pid ${pid}`,
+        `  build window (epoch ms) ${performance.timeOrigin + t0} ${performance.timeOrigin + t0 + wall}, monotonic µs (a --cpu-prof's clock) ${mono0} ${process.hrtime.bigint() / 1000n}, pid ${pid}`,
       );
     done = true;
     await sampler;
@@ -146,7 +179,8 @@ async function measure(name) {
         `  ${String(Math.round(a.t)).padStart(5)} ms: main run ${run.toFixed(0).padStart(3)}, waits for a core ${wait.toFixed(0).padStart(3)}, asleep ${(dt - run - wait).toFixed(0).padStart(3)} of ${dt.toFixed(0)}; other threads ran ${other.toFixed(0).padStart(3)}`,
       );
     }
-    return { name, wall, perView, cpu, groups, asleep, peak: peakRssOf(pid), lines };
+    const window = [performance.timeOrigin + t0, performance.timeOrigin + t0 + wall];
+    return { name, wall, perView, cpu, groups, asleep, peak: peakRssOf(pid), lines, pid, window };
   } finally {
     await server.stop();
   }
@@ -157,12 +191,13 @@ for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? servers : [...servers].reverse();
   for (const name of order) {
     const m = await measure(name);
+    m.gc = collections(m.pid, ...m.window);
     results.get(name).push(m);
     const g = [...m.groups].sort((x, y) => y[1].run - x[1].run);
     console.log(
       `${name} round ${r + 1}: wall ${m.wall.toFixed(0)} ms (${m.perView.map((x) => x.toFixed(0)).join(' + ')}), process CPU ${m.cpu.toFixed(0)} ms, ` +
         `main: run ${m.groups.get('MAIN').run.toFixed(0)}, waited for a core ${m.groups.get('MAIN').wait.toFixed(0)}, asleep ${m.asleep.toFixed(0)}; ` +
-        `peak RSS ${(m.peak / 1048576).toFixed(1)} MB; load ${loadavg()[0].toFixed(1)}`,
+        `peak RSS ${(m.peak / 1048576).toFixed(1)} MB; collections: ${m.gc === undefined ? 'n/a' : `${m.gc.scavenges} young, ${m.gc.full} full (${m.gc.fullMs.toFixed(0)} ms in their pauses' wall)`}; load ${loadavg()[0].toFixed(1)}`,
     );
     console.log(
       `  threads: ${g
