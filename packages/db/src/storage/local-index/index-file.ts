@@ -61,6 +61,10 @@ export class SqliteIndexFile implements StoredIndex {
     // nodes, SQLite's own interior pages) are copied once (~2 ms less CPU per update on average).
     sql.pragma('wal_autocheckpoint = 4096');
     sql.pragma('journal_size_limit = 67108864');
+    // 2 MiB of page cache, not better-sqlite3's 16 MB default: the trees keep their nodes decoded
+    // (btree/node-cache.ts), so their pages are read about once each; at 16 MB this cache was
+    // ~16 MB of the views bench's peak RSS, for no CPU told (docs/benchmarks.md, session 44).
+    sql.pragma('cache_size = -2048');
     sql.exec(SCHEMA);
     this.getBack = sql.prepare('SELECT rows FROM back_index WHERE id = ?').pluck();
     this.putBackStmt = sql.prepare('INSERT OR REPLACE INTO back_index (id, rows) VALUES (?, ?)');
