@@ -59,15 +59,21 @@ import type { BatchStatement } from './statement-batch.js';
 /** Purge log entries per page. */
 const PURGES_PAGE = 1024;
 /**
- * Sent first in a write's transaction: its statements run on plans kept per connection. Left to
- * choose, PostgreSQL plans the records' read (and the write that drops stemmed bodies) afresh at
- * every run, its estimate of the arrays' rows making the kept plan look dearer than a fresh one:
- * `pg_stat_statements`, 500 writes, 0.22–0.25 ms of planning a run against 0.01–0.04 ms of
- * executing. The kept plans are by the primary key, as the fresh ones (`EXPLAIN EXECUTE`).
+ * Around the records' read in a write's `BEGIN` batch: that statement runs on the plan kept per
+ * connection. Left to choose, PostgreSQL planned it afresh at every write, its estimate of the
+ * id arrays' rows making the kept plan look dearer (`pg_stat_statements`, 500 writes: 0.22–0.25
+ * ms of planning a run against 0.01–0.04 ms of executing); the kept plan is by the primary key,
+ * as the fresh ones (`EXPLAIN EXECUTE`). The write statements after it choose as before: kept
+ * plans for a group commit's write were slower than fresh ones (`PUT` c16).
  */
 const GENERIC_PLANS: BatchStatement = {
   name: 'divan_generic_plans',
   text: 'SET LOCAL plan_cache_mode = force_generic_plan',
+  values: [],
+};
+const CHOSEN_PLANS: BatchStatement = {
+  name: 'divan_chosen_plans',
+  text: 'SET LOCAL plan_cache_mode = auto',
   values: [],
 };
 
@@ -212,6 +218,7 @@ export class PostgresDocumentStore implements DocumentStore {
       GENERIC_PLANS,
       { ...this.sql.lock, values: [this.dbId] },
       { ...this.sql.readForUpdateKept, values: [this.dbId, wellFormed, kept.ids, kept.seqs, kept.heads] },
+      CHOSEN_PLANS,
     ];
     const done = await this.transaction(
       (client, [, locked, rows], end) =>
