@@ -7,7 +7,10 @@
  *
  * Built on node-postgres's Query (its handlers split the answer into one result per statement,
  * as for a simple query of several statements); the statements are parsed on the connection the
- * first time and kept there like any named statement.
+ * first time and kept there like any named statement. A statement's columns are asked for
+ * (Describe) the first time only: the connection keeps them by name (a named statement's text,
+ * and so its columns, never change), which spares PostgreSQL a RowDescription and the node its
+ * parsing at every run.
  */
 import { createRequire } from 'node:module';
 import pg, { type PoolClient, type QueryResultRow } from 'pg';
@@ -38,7 +41,27 @@ interface Wire {
 
 type Results = pg.QueryResult | pg.QueryResult[];
 
-const BaseQuery = (pg as unknown as { Query: new (config: { text: string }) => object }).Query;
+/** A RowDescription's columns, as node-postgres's parser gives them. */
+type Columns = readonly unknown[];
+interface RowDescription {
+  fields: Columns;
+}
+/** What of node-postgres's Query (and its Result) a batch builds on. */
+interface QueryInternals {
+  _result: { addFields(fields: Columns): void };
+  _accumulateRows: boolean;
+  _checkForMultirow(): void;
+  handleRowDescription(msg: RowDescription): void;
+  handleDataRow(msg: unknown): void;
+  handleCommandComplete(msg: unknown, connection: unknown): void;
+}
+const BaseQuery = (pg as unknown as { Query: new (config: { text: string }) => QueryInternals }).Query;
+
+/**
+ * Each connection's statements' columns by name, once PostgreSQL described them (none: a
+ * statement answering no rows, `BEGIN`); goes with the connection.
+ */
+const describedOn = new WeakMap<Wire, Map<string, Columns>>();
 /** node-postgres's own mapping of parameter values (arrays, Dates, Buffers, objects as JSON…). */
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
   prepareValue: (value: unknown) => unknown;
@@ -49,6 +72,12 @@ class BatchQuery extends BaseQuery {
   /** Names this batch sent a Parse for (recorded as parsed once the batch succeeded). */
   private readonly parsing: string[] = [];
   private wire: Wire | undefined;
+  /** The statement whose answer comes now (moved on at each CommandComplete). */
+  private answering = 0;
+  /** Per statement: its columns as kept (no Describe sent), or undefined when described now. */
+  private kept: (Columns | undefined)[] = [];
+  /** Whether the answering statement's columns were given to its result (RowDescription or kept). */
+  private columnsGiven = false;
 
   constructor(
     private readonly statements: readonly BatchStatement[],
@@ -66,6 +95,12 @@ class BatchQuery extends BaseQuery {
 
   submit(connection: Wire): Error | null {
     this.wire = connection;
+    let described = describedOn.get(connection);
+    if (described === undefined) {
+      described = new Map();
+      describedOn.set(connection, described);
+    }
+    this.kept = this.statements.map((s) => described.get(s.name));
     connection.stream.cork?.();
     try {
       for (const s of this.statements) {
@@ -78,7 +113,7 @@ class BatchQuery extends BaseQuery {
           this.parsing.push(s.name);
         }
         connection.bind({ portal: '', statement: s.name, values: s.values, valueMapper: prepareValue });
-        connection.describe({ type: 'P', name: '' });
+        if (described.get(s.name) === undefined) connection.describe({ type: 'P', name: '' });
         connection.execute({ portal: '' });
       }
       connection.sync();
@@ -86,6 +121,34 @@ class BatchQuery extends BaseQuery {
       connection.stream.uncork?.();
     }
     return null;
+  }
+
+  override handleRowDescription(msg: RowDescription): void {
+    this.columnsGiven = true;
+    const name = this.statements[this.answering]?.name;
+    if (this.wire !== undefined && name !== undefined) describedOn.get(this.wire)?.set(name, msg.fields);
+    super.handleRowDescription(msg);
+  }
+
+  override handleDataRow(msg: unknown): void {
+    if (!this.columnsGiven) {
+      // Not described this time: its result starts here, with the columns the connection kept.
+      this.columnsGiven = true;
+      this._checkForMultirow();
+      this._result.addFields(this.kept[this.answering] ?? []);
+      this._accumulateRows = true;
+    }
+    super.handleDataRow(msg);
+  }
+
+  override handleCommandComplete(msg: unknown, connection: unknown): void {
+    const name = this.statements[this.answering]?.name;
+    // Described, and no RowDescription came: the statement answers no rows (NoData).
+    if (!this.columnsGiven && this.kept[this.answering] === undefined && this.wire !== undefined && name !== undefined)
+      describedOn.get(this.wire)?.set(name, []);
+    this.answering += 1;
+    this.columnsGiven = false;
+    super.handleCommandComplete(msg, connection);
   }
 
   private succeeded(results: Results | undefined): void {
