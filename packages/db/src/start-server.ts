@@ -16,6 +16,7 @@ import { CouchError } from './errors.js';
 import type { CorsOptions } from './http/cors.js';
 import type { JwtOptions } from './auth/jwt.js';
 import { createListener } from './http/dispatch.js';
+import { CouchResponse } from './http/couch-response.js';
 import { join, resolve } from 'node:path';
 import type { Storage } from './storage/contract.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
@@ -141,10 +142,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const http =
     tls === undefined
-      ? createServer({ keepAliveTimeout: 5_000 }, listener)
+      ? createServer({ keepAliveTimeout: 5_000, ServerResponse: CouchResponse }, listener)
       : // node:https (and TLS with it, ~1.5 MB resident) loads only for a server that uses it.
-        (await import('node:https')).createServer({ keepAliveTimeout: 5_000, cert: tls.cert, key: tls.key }, listener);
-  const plain = tls?.httpPort === undefined ? undefined : createServer({ keepAliveTimeout: 5_000 }, listener);
+        (await import('node:https')).createServer(
+          { keepAliveTimeout: 5_000, ServerResponse: CouchResponse, cert: tls.cert, key: tls.key },
+          listener,
+        );
+  const plain =
+    tls?.httpPort === undefined
+      ? undefined
+      : createServer({ keepAliveTimeout: 5_000, ServerResponse: CouchResponse }, listener);
   const servers = plain === undefined ? [http] : [http, plain];
   // CONNECT and requests node's parser cannot read get an HTTP answer, not a closed connection.
   for (const server of servers) answerUnusualRequests(server, listener);

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './support/server.js';
+import { connect } from 'node:net';
+import { AUTH, startTestServer, type TestServer } from './support/server.js';
 
 describe('HTTP details', () => {
   let t: TestServer;
@@ -58,6 +59,67 @@ describe('HTTP details', () => {
     assert.equal(ids.size, 3);
     const mine = await t.request('GET', '/', { headers: { 'x-couch-request-id': 'trace-42' } });
     assert.equal(mine.headers.get('x-couch-request-id'), 'trace-42');
+  });
+
+  it('sends the request id first and each header once, in the same order on every kind of answer', async () => {
+    // The head as it goes on the wire (a raw socket: fetch would not show the order).
+    const head = (request: string) =>
+      new Promise<string[]>((resolve, reject) => {
+        const url = new URL(t.url);
+        const socket = connect(Number(url.port), url.hostname, () => socket.write(request));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n')));
+      });
+    const names = (lines: string[]) => lines.slice(1).map((line) => line.slice(0, line.indexOf(':')));
+    const ask = (method: string, path: string, body?: string) =>
+      head(
+        `${method} ${path} HTTP/1.1\r\nHost: h\r\nAuthorization: ${AUTH}\r\nX-Couch-Request-ID: ordered\r\n` +
+          (body === undefined ? '' : `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`) +
+          `Connection: close\r\n\r\n${body ?? ''}`,
+      );
+    const put = await ask('PUT', '/hd/ordered', '{"a":1}');
+    assert.equal(put[0], 'HTTP/1.1 201 Created');
+    assert.ok(put.includes('X-Couch-Request-ID: ordered'));
+    assert.deepEqual(names(put), [
+      'X-Couch-Request-ID',
+      'Content-Type',
+      'Cache-Control',
+      'ETag',
+      'Location',
+      'Content-Length',
+      'Date',
+      'Connection',
+    ]);
+    const missing = await ask('GET', '/hd/nothere');
+    assert.equal(missing[0], 'HTTP/1.1 404 Not Found');
+    assert.deepEqual(names(missing), [
+      'X-Couch-Request-ID',
+      'Content-Type',
+      'Cache-Control',
+      'Content-Length',
+      'Date',
+      'Connection',
+    ]);
+    const streamed = await ask('GET', '/hd/_all_docs?limit=1');
+    assert.deepEqual(names(streamed).slice(0, 3), ['X-Couch-Request-ID', 'Content-Type', 'Cache-Control']);
+    // A handler's own Content-Type replaces the JSON one in its place, once.
+    const prometheus = await ask('GET', '/_node/_local/_prometheus');
+    assert.deepEqual(names(prometheus).slice(0, 4), [
+      'X-Couch-Request-ID',
+      'Content-Type',
+      'Cache-Control',
+      'Content-Length',
+    ]);
+    assert.match(prometheus[2] ?? '', /^Content-Type: text\/plain/);
+    const head404 = await ask('HEAD', '/hd/nothere');
+    assert.deepEqual(names(head404).slice(0, 4), [
+      'X-Couch-Request-ID',
+      'Content-Type',
+      'Cache-Control',
+      'Content-Length',
+    ]);
   });
 
   it('Location honours X-Forwarded-Host (and the forwarded scheme)', async () => {

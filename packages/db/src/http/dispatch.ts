@@ -19,6 +19,7 @@ import type { RequestContext } from './context.js';
 import { handlerOf } from './handler-table.js';
 import { sendError, sendJson } from './respond.js';
 import { checkRequestEnd } from './body.js';
+import { CouchResponse, REQUEST_ID_HEADER } from './couch-response.js';
 import { acceptsType } from './accept.js';
 import { origin } from './location.js';
 import { pathDecodes, undecodablePath } from './path-encoding.js';
@@ -28,7 +29,10 @@ import { jsonpCallbackOf } from './jsonp.js';
 import { authorizeServerPath } from './server-authorization.js';
 export function createListener(couch: CouchServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    res.setHeader('X-Couch-Request-ID', requestId(req));
+    // Set, first, once anything touches the headers (./couch-response.ts); a response node:http
+    // made without that class (unusual-requests.ts) gets it at once.
+    if (res instanceof CouchResponse) res.pendingRequestId = requestId(req);
+    else res.setHeader(REQUEST_ID_HEADER, requestId(req));
     // Read per request: the config API may turn CORS on or change it.
     const cors = couch.cors;
     if (cors !== undefined && applyCors(cors, req, res)) return;

@@ -10,8 +10,10 @@ import type { ServerResponse } from 'node:http';
 import type { CouchError } from '../errors.js';
 import type { RequestContext } from './context.js';
 import { JSONP_END, JSONP_TYPE, jsonpStart } from './jsonp.js';
+import { CouchResponse, REQUEST_ID_HEADER } from './couch-response.js';
 
 const JSON_TYPE = 'application/json';
+const MUST_REVALIDATE = 'must-revalidate';
 
 export function sendJson(ctx: RequestContext, status: number, value: unknown, headers?: Record<string, string>): void {
   sendText(ctx, status, JSON.stringify(value), headers);
@@ -30,6 +32,15 @@ export function sendBytes(
   headers?: Record<string, string>,
 ): void {
   const { res } = ctx;
+  if (res instanceof CouchResponse && res.headless && status !== 304 && ctx.jsonp === undefined) {
+    const head = headList(res.pendingRequestId!, body, headers);
+    if (head !== undefined) {
+      res.writeWhole(status, head);
+      if (ctx.method === 'HEAD') res.end();
+      else res.end(body);
+      return;
+    }
+  }
   res.statusCode = status;
   if (status !== 304) res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Cache-Control', 'must-revalidate');
@@ -44,6 +55,37 @@ export function sendBytes(
   if (ctx.method === 'HEAD') res.setHeader('Content-Length', Buffer.byteLength(body)).end();
   else res.setHeader('Content-Length', Buffer.byteLength(body)).end(body);
 }
+
+/**
+ * The head `sendBytes` sends, as one list of names and values in the order its `setHeader` calls
+ * would put them: the request id, Content-Type, Cache-Control, `headers`, Content-Length.
+ * Undefined when `headers` names one of those (it replaces it in place: `setHeader` does that).
+ */
+function headList(
+  requestId: string,
+  body: string | Buffer,
+  headers: Record<string, string> | undefined,
+): (string | number)[] | undefined {
+  const head: (string | number)[] = [
+    REQUEST_ID_HEADER,
+    requestId,
+    'Content-Type',
+    JSON_TYPE,
+    'Cache-Control',
+    MUST_REVALIDATE,
+  ];
+  if (headers !== undefined) {
+    for (const name in headers) {
+      if (name.length >= 12 && name.length <= 14 && OWN_HEADERS.has(name.toLowerCase())) return undefined;
+      head.push(name, headers[name]!);
+    }
+  }
+  head.push('Content-Length', Buffer.byteLength(body));
+  return head;
+}
+
+/** The headers sendBytes sets itself, lowercased (all 12 to 14 characters long). */
+const OWN_HEADERS = new Set(['content-type', 'cache-control', 'content-length']);
 
 /** An opaque, quoted ETag as CouchDB makes them (base-36 MD5 of what the answer depends on). */
 export function opaqueEtag(...parts: readonly (string | number)[]): string {
