@@ -495,6 +495,20 @@ describe('sqlite engine: the tail of access rows (written since the last merge, 
     } finally {
       file.close();
     }
+    // A name that looks like the text's own parts: the drops are still the ones JSON says.
+    const odd = 'x"],[],null,1,[],[["x\\';
+    for (let n = 1; n <= 4; n++) {
+      update(db, [write('b', `${n}-b`, [odd])]);
+      if (n % 2 === 0) db.access.mergeTail();
+    }
+    assert.deepEqual(changes(db, [odd]), [['b', false]]);
+    db.access.mergeTail();
+    const check = new Database(join(dir, 'drops.sqlite'), { readonly: true });
+    try {
+      assert.deepEqual(check.prepare('SELECT seq FROM access_feed ORDER BY seq').pluck().all(), [3, 7]);
+    } finally {
+      check.close();
+    }
     engine.close();
   });
 });

@@ -792,12 +792,56 @@ const NO_TEXT: SplitText = { before: null, pending: [] };
  * that took that write into `access_feed` deleted them.
  */
 function splitDrops(text: string | null, merged: number): SplitText {
-  if (text === null || usualDocAccess(text) !== undefined) return { before: text, pending: [] };
+  if (text === null) return NO_TEXT;
+  // The usual update's text (`withDrops` of a usual one), taken apart without JSON.
+  const usual = usualWithDrops(text);
+  if (usual !== undefined) {
+    const pending = usual.at > merged ? (JSON.parse(usual.dropsJson) as AccessRowKey[]) : [];
+    return { before: usual.before, pending };
+  }
+  if (usualDocAccess(text) !== undefined) return { before: text, pending: [] };
   const fields = JSON.parse(text) as unknown[];
   const drops = fields[5] as AccessRowKey[] | undefined;
   if (drops === undefined) return { before: text, pending: [] };
   const before = encodeDocAccess(decodeDocAccessFields(fields));
   return { before, pending: ((fields[3] as number | undefined) ?? 0) > merged ? drops : [] };
+}
+
+/**
+ * `[readers,[],null,at,[],drops]` (`withDrops` of a usual text) taken apart by scanning: the usual
+ * text before it (`[readers,[],null,at]`), its sequence and the drops' JSON. Undefined for any
+ * other text. The readers are scanned string by string (a name may hold any character), so the
+ * parts are where JSON would put them.
+ */
+function usualWithDrops(text: string): { before: string; at: number; dropsJson: string } | undefined {
+  if (!text.startsWith('[["')) return undefined;
+  let i = 2;
+  for (;;) {
+    // A JSON string from its opening quote: to the first quote no backslash escapes.
+    if (text.charCodeAt(i) !== 0x22) return undefined;
+    for (i++; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x5c) i++;
+      else if (c === 0x22) break;
+    }
+    i++;
+    const next = text.charCodeAt(i);
+    if (next === 0x5d) break;
+    if (next !== 0x2c) return undefined;
+    i++;
+  }
+  const USUAL = '],[],null,';
+  if (!text.startsWith(USUAL, i)) return undefined;
+  let at = 0;
+  let j = i + USUAL.length;
+  const digits = j;
+  for (; j < text.length; j++) {
+    const digit = text.charCodeAt(j) - 0x30;
+    if (digit < 0 || digit > 9) break;
+    at = at * 10 + digit;
+  }
+  if (j === digits || !text.startsWith(',[],[', j) || text.charCodeAt(text.length - 1) !== 0x5d) return undefined;
+  return { before: `${text.slice(0, j)}]`, at, dropsJson: text.slice(j + 4, -1) };
 }
 
 /**
