@@ -18,7 +18,9 @@ import { serverWrites } from './access-writes-http.js';
  * `_access` unchanged (a document's usual update). Figures are CPU time of this process (user +
  * system) per write: the cheapest round of each kind (other processes' turns only ever add CPU
  * time, so on a loaded machine it is the closest to the write's own cost) and the median of the
- * per-round ratios. Wall time counts other processes' turns and is not given. Then the pages one
+ * per-round ratios. Wall time counts other processes' turns and is not given. The plain bodies
+ * have no `_access` (the target: the same document written without access control); the same
+ * two cases follow against plain bodies that carry the member too (like with like). Then the pages one
  * commit of each case changes (WAL frames, by owner: ./access-wal-pages.ts), the same however
  * loaded the machine is: updates right after new documents, and updates once the updated
  * documents' rows are the last of the principal's range. Last, the same writes through a server
@@ -57,25 +59,29 @@ async function pairs(a: () => Promise<unknown>, b: () => Promise<unknown>) {
   return { aMin, bMin, cheapest: aMin / bMin, median: ratios[ratios.length >> 1]! };
 }
 
-/** New documents, one per write. */
-function creator(db: Database, access: boolean): () => Promise<unknown> {
+/**
+ * New documents, one per write; with `access` their bodies carry `_access: ["someone"]` (in a
+ * plain database a member like any other: the like-for-like body, not the target's).
+ */
+function creator(db: Database, access: boolean, prefix = 'n'): () => Promise<unknown> {
   let k = 0;
-  return () => db.bulkDocs([fromPlain({ _id: `n${k++}`, v: k, ...(access ? { _access: ['someone'] } : {}) })], true);
+  return () =>
+    db.bulkDocs([fromPlain({ _id: `${prefix}${k++}`, v: k, ...(access ? { _access: ['someone'] } : {}) })], true);
 }
 
 /** Updates of `UPDATED` documents in turn (written first), each keeping its `_access`. */
-async function updater(db: Database, access: boolean): Promise<() => Promise<unknown>> {
+async function updater(db: Database, access: boolean, prefix = 'u'): Promise<() => Promise<unknown>> {
   const extra = access ? { _access: ['someone'] } : {};
   const revs: string[] = [];
   for (let i = 0; i < UPDATED; i++) {
-    const [result] = await db.bulkDocs([fromPlain({ _id: `u${i}`, v: 0, ...extra })], true);
+    const [result] = await db.bulkDocs([fromPlain({ _id: `${prefix}${i}`, v: 0, ...extra })], true);
     if (result === undefined || !('ok' in result)) throw new Error(`access-writes: u${i} not written`);
     revs.push(result.rev);
   }
   let turn = 0;
   return async () => {
     const i = turn++ % UPDATED;
-    const [result] = await db.bulkDocs([fromPlain({ _id: `u${i}`, _rev: revs[i], v: turn, ...extra })], true);
+    const [result] = await db.bulkDocs([fromPlain({ _id: `${prefix}${i}`, _rev: revs[i], v: turn, ...extra })], true);
     if (result === undefined || !('ok' in result)) throw new Error(`access-writes: u${i} not updated`);
     revs[i] = result.rev;
   };
@@ -96,6 +102,20 @@ try {
     const { aMin, bMin, cheapest, median } = await pairs(a, b);
     console.log(
       `access-writes: ${name}: cheapest round ${aMin.toFixed(0)} / ${bMin.toFixed(0)} µs CPU access-enabled / plain = ${cheapest.toFixed(2)}×, median of per-round ratios ${median.toFixed(2)}× (target ≤ 1.2×)`,
+    );
+  }
+  // Like with like: a plain database whose bodies carry the same `_access` member (stored there
+  // as any member, and hashed), beside the target above whose plain bodies have none.
+  const plainWithMember = (await divan.createDb('plain-with-member')).database;
+  const likeCases = [
+    ['new document', cases[0][1], creator(plainWithMember, true)],
+    ['update', cases[1][1], await updater(plainWithMember, true)],
+  ] as const;
+  for (const [name, a, b] of likeCases) {
+    for (let i = 0; i < 10 * perRound; i++) await b();
+    const { aMin, bMin, cheapest, median } = await pairs(a, b);
+    console.log(
+      `access-writes: ${name}, plain bodies with \`_access\` too: cheapest round ${aMin.toFixed(0)} / ${bMin.toFixed(0)} µs CPU = ${cheapest.toFixed(2)}×, median of per-round ratios ${median.toFixed(2)}×`,
     );
   }
   // Updates just after new documents move rows from far back in the principal's range; once

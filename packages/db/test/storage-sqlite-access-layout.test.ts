@@ -466,4 +466,49 @@ describe('sqlite engine: the tail of access rows (written since the last merge, 
     assert.deepEqual(reads(tail, ids, sets), reads(merged, ids, sets));
     engine.close();
   });
+
+  it('a merge leaves the drops it applied in the text, and the next write carries only its own', () => {
+    const dir = join(tmp.dir, 'drops');
+    const engine = openSqliteEngine({ dir });
+    const db = engine.create('drops');
+    update(db, [write('a', '1-a', ['alice'])]);
+    db.access.mergeTail();
+    update(db, [write('a', '2-a', ['alice'])]);
+    db.access.mergeTail();
+    update(db, [write('a', '3-a', ['alice'])]);
+    const text = () => {
+      const file = new Database(join(dir, 'drops.sqlite'), { readonly: true });
+      try {
+        return JSON.parse(file.prepare("SELECT access FROM docs WHERE id = 'a'").pluck().get() as string) as unknown[];
+      } finally {
+        file.close();
+      }
+    };
+    // The row of sequence 1 went with the first merge; the text names only the row 3 replaced.
+    assert.deepEqual(text(), [['alice'], [], null, 3, [], [['alice', 2]]]);
+    db.access.mergeTail();
+    assert.deepEqual(text()[5], [['alice', 2]]);
+    assert.deepEqual(changes(db, ['alice']), [['a', false]]);
+    const file = new Database(join(dir, 'drops.sqlite'), { readonly: true });
+    try {
+      assert.deepEqual(file.prepare('SELECT seq FROM access_feed').pluck().all(), [3]);
+    } finally {
+      file.close();
+    }
+    // A name that looks like the text's own parts: the drops are still the ones JSON says.
+    const odd = 'x"],[],null,1,[],[["x\\';
+    for (let n = 1; n <= 4; n++) {
+      update(db, [write('b', `${n}-b`, [odd])]);
+      if (n % 2 === 0) db.access.mergeTail();
+    }
+    assert.deepEqual(changes(db, [odd]), [['b', false]]);
+    db.access.mergeTail();
+    const check = new Database(join(dir, 'drops.sqlite'), { readonly: true });
+    try {
+      assert.deepEqual(check.prepare('SELECT seq FROM access_feed ORDER BY seq').pluck().all(), [3, 7]);
+    } finally {
+      check.close();
+    }
+    engine.close();
+  });
 });

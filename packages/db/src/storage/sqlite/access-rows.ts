@@ -302,10 +302,10 @@ export class SqliteAccessRows {
 
   /**
    * The stored access texts `withLeaves` was given in the write transaction under way (read with
-   * the documents' rows), which `plan` then uses: no read of its own per updated document.
-   * Emptied by each transaction's `withLeaves`.
+   * the documents' rows), their drops apart (`splitDrops`), which `plan` then uses: no read or
+   * parse of its own per updated document. Emptied by each transaction's `withLeaves`.
    */
-  private readonly readForWrite = new Map<string, string | null>();
+  private readonly readForWrite = new Map<string, SplitText>();
 
   /**
    * Each record with its `access` text (the planner of an access-enabled database reads it);
@@ -316,9 +316,9 @@ export class SqliteAccessRows {
     this.readForWrite.clear();
     for (const record of records.values()) {
       const text = texts?.get(record.id);
-      const stored = text === undefined ? this.storedText(record.id) : text;
-      this.readForWrite.set(record.id, stored);
-      const leaves = leavesOfStoredText(stored);
+      const split = splitDrops(text === undefined ? this.storedText(record.id) : text, this.mergedNext ?? this.merged);
+      this.readForWrite.set(record.id, split);
+      const leaves = leavesOfStoredText(split.before);
       if (leaves !== undefined) record.access = leaves;
     }
     return records;
@@ -333,13 +333,15 @@ export class SqliteAccessRows {
     const plans = writes.map(({ record, access, isNew }, i): AccessPlan | undefined => {
       if (access === undefined) return undefined;
       // A new document has no rows yet (a purge takes a document's rows with it).
-      const before = isNew ? null : (this.readForWrite.get(record.id) ?? this.storedText(record.id));
+      const merged = this.mergedNext ?? this.merged;
+      const { before, pending } = isNew
+        ? NO_TEXT
+        : (this.readForWrite.get(record.id) ?? splitDrops(this.storedText(record.id), merged));
       const seq = seqs[i]!;
       const next = nextDocAccessText(before, access, seq);
       // The replaced rows in `access_feed` are the merge's to delete (the write changes no page
       // of the feed): the text keeps them with those earlier writes left (see `withDrops`).
-      const merged = this.mergedNext ?? this.merged;
-      const drops = [...dropsOf(before), ...next.stale.filter(([, at]) => at <= merged)];
+      const drops = [...pending, ...next.stale.filter(([, at]) => at <= merged)];
       const text = drops.length === 0 ? next.text : withDrops(next.text, seq, drops);
       return { readers: next.readers, removed: next.removed, stale: next.stale, text, seq };
     });
@@ -412,13 +414,12 @@ export class SqliteAccessRows {
       for (const [principal, seq, removed] of tailRowsOf(decodeDocAccessFields(fields), from)) {
         rows.push([this.idFor(principal), seq, k, removed]);
       }
-      const drops = (fields[5] as AccessRowKey[] | undefined) ?? [];
-      if (drops.length === 0) continue;
-      for (const [principal, at] of drops) {
+      // The text keeps its drops (no rewrite of the row): the document's next write leaves out
+      // those of a write up to `merged` (`splitDrops`), and deleting a deleted row again is harmless.
+      for (const [principal, at] of (fields[5] as AccessRowKey[] | undefined) ?? []) {
         const id = this.idOf(principal);
         if (id !== undefined) drop.run(id, at);
       }
-      this.stmt('UPDATE docs SET access = ? WHERE k = ?').run(encodeDocAccess(decodeDocAccessFields(fields)), k);
     }
     rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
     this.insertRows(rows.flat());
@@ -774,6 +775,73 @@ function tailRowsOf(access: DocAccess, after: number): [string, number, 0 | 1][]
 function dropsOf(text: string | null): AccessRowKey[] {
   if (text === null || usualDocAccess(text) !== undefined) return [];
   return ((JSON.parse(text) as unknown[])[5] as AccessRowKey[] | undefined) ?? [];
+}
+
+/** A stored access text apart from its drops (`splitDrops`). */
+interface SplitText {
+  before: string | null;
+  pending: readonly AccessRowKey[];
+}
+
+const NO_TEXT: SplitText = { before: null, pending: [] };
+
+/**
+ * A stored access text without its drops (`before`: what `nextDocAccessText` reads, the usual
+ * text when it is one), and those drops a merge has yet to apply (`pending`): none once the
+ * text's write (its fourth field, the sequence of its rows) is up to `merged`, since the merge
+ * that took that write into `access_feed` deleted them.
+ */
+function splitDrops(text: string | null, merged: number): SplitText {
+  if (text === null) return NO_TEXT;
+  // The usual update's text (`withDrops` of a usual one), taken apart without JSON.
+  const usual = usualWithDrops(text);
+  if (usual !== undefined) {
+    const pending = usual.at > merged ? (JSON.parse(usual.dropsJson) as AccessRowKey[]) : [];
+    return { before: usual.before, pending };
+  }
+  if (usualDocAccess(text) !== undefined) return { before: text, pending: [] };
+  const fields = JSON.parse(text) as unknown[];
+  const drops = fields[5] as AccessRowKey[] | undefined;
+  if (drops === undefined) return { before: text, pending: [] };
+  const before = encodeDocAccess(decodeDocAccessFields(fields));
+  return { before, pending: ((fields[3] as number | undefined) ?? 0) > merged ? drops : [] };
+}
+
+/**
+ * `[readers,[],null,at,[],drops]` (`withDrops` of a usual text) taken apart by scanning: the usual
+ * text before it (`[readers,[],null,at]`), its sequence and the drops' JSON. Undefined for any
+ * other text. The readers are scanned string by string (a name may hold any character), so the
+ * parts are where JSON would put them.
+ */
+function usualWithDrops(text: string): { before: string; at: number; dropsJson: string } | undefined {
+  if (!text.startsWith('[["')) return undefined;
+  let i = 2;
+  for (;;) {
+    // A JSON string from its opening quote: to the first quote no backslash escapes.
+    if (text.charCodeAt(i) !== 0x22) return undefined;
+    for (i++; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x5c) i++;
+      else if (c === 0x22) break;
+    }
+    i++;
+    const next = text.charCodeAt(i);
+    if (next === 0x5d) break;
+    if (next !== 0x2c) return undefined;
+    i++;
+  }
+  const USUAL = '],[],null,';
+  if (!text.startsWith(USUAL, i)) return undefined;
+  let at = 0;
+  let j = i + USUAL.length;
+  const digits = j;
+  for (; j < text.length; j++) {
+    const digit = text.charCodeAt(j) - 0x30;
+    if (digit < 0 || digit > 9) break;
+    at = at * 10 + digit;
+  }
+  if (j === digits || !text.startsWith(',[],[', j) || text.charCodeAt(text.length - 1) !== 0x5d) return undefined;
+  return { before: `${text.slice(0, j)}]`, at, dropsJson: text.slice(j + 4, -1) };
 }
 
 /**
