@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Database } from '../src/documents/database.js';
 import { openDivan } from '../src/embedded.js';
 import { fromPlain } from '../src/json/index.js';
+import { TAIL_SEQS } from '../src/storage/sqlite/access-rows.js';
 import { pagesPerCommit } from './access-wal-pages.js';
 import { serverWrites } from './access-writes-http.js';
 
@@ -28,7 +29,10 @@ import { serverWrites } from './access-writes-http.js';
  */
 
 const rounds = Number(process.argv[2] ?? 60);
-const perRound = Number(process.argv[3] ?? 20);
+// A round is a whole number of the tail's merges (storage/sqlite/access-rows.ts: one every
+// TAIL_SEQS writes), so each round carries the merges' share a write pays on average: with 20, a
+// round held one merge or none and the median round paid a merge at 1/20 a write, not 1/32.
+const perRound = Number(process.argv[3] ?? 2 * TAIL_SEQS);
 const httpRounds = Number(process.argv[4] ?? 15);
 const httpPerRound = Number(process.argv[5] ?? 200);
 const UPDATED = 500;
