@@ -117,7 +117,7 @@ describe('/_db_updates', () => {
 
   it('continuous sends one event per line, then last_seq at the timeout', async () => {
     const now = (await t.request('GET', '/_db_updates')).json.last_seq;
-    const feed = t.request('GET', `/_db_updates?feed=continuous&since=${now}&timeout=800`);
+    const feed = t.request('GET', `/_db_updates?feed=continuous&since=${now}&timeout=2000`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     await t.request('PUT', '/dbu-cont');
     await t.request('DELETE', '/dbu-cont');
