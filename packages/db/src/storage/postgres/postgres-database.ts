@@ -73,7 +73,8 @@ const GENERIC_PLANS: BatchStatement = {
 };
 const CHOSEN_PLANS: BatchStatement = {
   name: 'divan_chosen_plans',
-  text: 'SET LOCAL plan_cache_mode = auto',
+  // Back to the server's own setting (`auto` unless its configuration says otherwise).
+  text: 'SET LOCAL plan_cache_mode TO DEFAULT',
   values: [],
 };
 
