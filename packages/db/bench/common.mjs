@@ -448,6 +448,18 @@ export function percentile(sorted, p) {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
+/** The middle of `values` (of a sorted copy; the upper one of an even count). */
+export const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+/**
+ * This thread's time on a core and waiting for one, ms (the kernel's per-thread run time,
+ * /proc/thread-self/schedstat): process CPU swings with SQLite's checkpoints and V8's helpers.
+ */
+export function threadSchedMs() {
+  const [run, wait] = readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ');
+  return { run: Number(run) / 1e6, wait: Number(wait) / 1e6 };
+}
+
 /**
  * Closed-loop load: `concurrency` workers each send `next()` (→ [method, path, body?]) back to
  * back for `seconds`, after `warmup` unrecorded requests per worker. `check(response)` runs on

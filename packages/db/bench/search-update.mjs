@@ -31,6 +31,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import { englishText, queryWords } from './english.mjs';
+import { threadSchedMs } from './common.mjs';
 import { searchDoc } from './search.mjs';
 
 const args = process.argv.slice(2);
@@ -73,7 +74,7 @@ const { startTestServer } = await import(
   pathToFileURL(join(root, 'packages', 'db', 'dist', 'test', 'support', 'server.js')).href
 );
 
-const threadNs = () => Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]);
+const threadMs = () => threadSchedMs().run;
 const processUs = () => {
   const { user, system } = process.cpuUsage();
   return user + system;
@@ -123,11 +124,11 @@ let settledMs = 0;
   const settle = SearchDocsTree.prototype.settle;
   SearchDocsTree.prototype.settle = function (...rest) {
     if (watching === undefined || atEnd !== undefined) return settle.apply(this, rest);
-    const t0 = threadNs();
+    const t0 = threadMs();
     try {
       return settle.apply(this, rest);
     } finally {
-      settledMs += (threadNs() - t0) / 1e6;
+      settledMs += threadMs() - t0;
     }
   };
 }
@@ -141,7 +142,7 @@ http.ServerResponse.prototype.end = function (...rest) {
     atEnd = {
       ticksUs: Number(process.hrtime.bigint() / 1000n),
       wall: performance.now(),
-      thread: threadNs(),
+      thread: threadMs(),
       process: processUs(),
       heap: v8.getHeapStatistics().used_heap_size,
     };
@@ -198,7 +199,7 @@ for (let round = 0; round < rounds; round++) {
   settledMs = 0;
   watching = `q=${marker}&`;
   const heap0 = v8.getHeapStatistics().used_heap_size;
-  const thread0 = threadNs();
+  const thread0 = threadMs();
   const wall0 = performance.now();
   const process0 = processUs();
   const answer = await call(t, 'GET', searchPath(marker, 1));
@@ -239,7 +240,7 @@ for (let round = 0; round < rounds; round++) {
     } else fulls++;
   }
   const heapEnd = v8.getHeapStatistics().used_heap_size;
-  const threadMs = (atEnd.thread - thread0) / 1e6;
+  const mainMs = atEnd.thread - thread0;
   const wallMs = atEnd.wall - wall0;
   const processMs = (atEnd.process - process0) / 1000;
   // The rows' write after the answer (the deferred settle, the index's flush) and the answers' hash.
@@ -253,7 +254,7 @@ for (let round = 0; round < rounds; round++) {
   results.push({
     round,
     wallMs,
-    threadMs,
+    threadMs: mainMs,
     processMs,
     gcPauseMs: pause / 1000,
     scavenges,
@@ -265,7 +266,7 @@ for (let round = 0; round < rounds; round++) {
     answers: hash.digest('hex').slice(0, 16),
   });
   console.error(
-    `round ${round}: wall ${wallMs.toFixed(1)} ms, thread ${threadMs.toFixed(1)} ms, process ${processMs.toFixed(1)} ms, gc ${(pause / 1000).toFixed(1)} ms (${scavenges} scavenges, ${fulls} full), allocated ${results.at(-1).allocatedMb.toFixed(1)} MB, promoted ${results.at(-1).promotedMb.toFixed(1)} MB, heap ${results.at(-1).heapMb.toFixed(0)} MB, settled before the answer ${settledMs.toFixed(1)} ms`,
+    `round ${round}: wall ${wallMs.toFixed(1)} ms, thread ${mainMs.toFixed(1)} ms, process ${processMs.toFixed(1)} ms, gc ${(pause / 1000).toFixed(1)} ms (${scavenges} scavenges, ${fulls} full), allocated ${results.at(-1).allocatedMb.toFixed(1)} MB, promoted ${results.at(-1).promotedMb.toFixed(1)} MB, heap ${results.at(-1).heapMb.toFixed(0)} MB, settled before the answer ${settledMs.toFixed(1)} ms`,
   );
   await sleep(200);
 }

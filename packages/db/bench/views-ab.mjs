@@ -14,11 +14,11 @@
 // NEW defaults to this package. The loaded data folder is made once per run with the new
 // build's embedded API.
 
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PACKAGE, takeNumberOption, authorOf, dateOf, isPost, makeDoc, rng } from './common.mjs';
+import { PACKAGE, takeNumberOption, authorOf, dateOf, isPost, makeDoc, median, rng, threadSchedMs } from './common.mjs';
 import { DDOC } from './views.mjs';
 
 const args = process.argv.slice(2);
@@ -39,7 +39,7 @@ const cpuMs = () => {
 // per-thread run time; undefined where /proc has no schedstat.
 const mainCpuMs = () => {
   try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+    return threadSchedMs().run;
   } catch {
     return Number.NaN;
   }
@@ -129,7 +129,6 @@ try {
   rmSync(template, { recursive: true, force: true });
 }
 
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const fmt = (a, digits) => a.map((x) => x.toFixed(digits)).join(' ');
 for (const [k, name] of ['base', 'new'].entries()) {
   const { build, main, wall, keys } = results[k];

@@ -23,7 +23,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { takeNumberOption, startServer, cpuSecondsOf, peakRssOf, resetPeakRss } from './common.mjs';
+import { takeNumberOption, startServer, cpuSecondsOf, median, peakRssOf, resetPeakRss } from './common.mjs';
 import { bulkLoad } from './docs.mjs';
 import { DDOC } from './views.mjs';
 
@@ -208,7 +208,6 @@ for (let r = 0; r < rounds; r++) {
     if (process.env.TIMELINE) console.log(m.lines.join('\n'));
   }
 }
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 for (const [name, ms] of results) {
   console.log(
     `${name}: medians of ${ms.length}: wall ${median(ms.map((m) => m.wall)).toFixed(0)}, process CPU ${median(ms.map((m) => m.cpu)).toFixed(0)}, ` +

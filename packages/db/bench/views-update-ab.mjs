@@ -18,10 +18,10 @@
 // A package dir holds dist/, native/ and package.json (a worktree's packages/db, built).
 
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PACKAGE, takeNumberOption, makeDoc, rng } from './common.mjs';
+import { PACKAGE, takeNumberOption, makeDoc, median, rng, threadSchedMs } from './common.mjs';
 import { DDOC } from './views.mjs';
 
 const args = process.argv.slice(2);
@@ -94,9 +94,9 @@ if (args.length < 1) {
 }
 const packages = [resolve(args[0]), resolve(args[1] ?? PACKAGE)];
 const builds = await Promise.all(packages.map((dir) => import(join(dir, 'dist/src/index.js'))));
-const mainCpuMs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+const mainCpuMs = () => threadSchedMs().run;
 // This thread's time waiting for a core (schedstat's second field): wall - CPU - this is time blocked.
-const mainWaitMs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+const mainWaitMs = () => threadSchedMs().wait;
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 // Each build's own template (a change of the stored format shows as a different answer, not a crash).
@@ -251,7 +251,6 @@ if (profileFile !== undefined) {
       .join('\n')}\n${total.toFixed(0)} ms sampled\n${lines.join('\n')}\n\ninclusive:\n${inclusive.join('\n')}\n`,
   );
 }
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
 for (const [k, name] of ['base', 'new'].entries()) {
   const { queries, flush, write } = results[k];

@@ -43,7 +43,7 @@ export function sendBytes(
   }
   res.statusCode = status;
   if (status !== 304) res.setHeader('Content-Type', JSON_TYPE);
-  res.setHeader('Cache-Control', 'must-revalidate');
+  res.setHeader('Cache-Control', MUST_REVALIDATE);
   if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
   // A 304 has no body, and says nothing of one.
   if (status === 304) return void res.end();
@@ -193,7 +193,7 @@ function startRows(ctx: RequestContext, status: number, headers: Record<string, 
   const { res } = ctx;
   res.statusCode = status;
   res.setHeader('Content-Type', JSON_TYPE);
-  res.setHeader('Cache-Control', 'must-revalidate');
+  res.setHeader('Cache-Control', MUST_REVALIDATE);
   if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
   if (ctx.jsonp !== undefined) res.setHeader('Content-Type', JSONP_TYPE);
   if (ctx.method !== 'HEAD') return true;

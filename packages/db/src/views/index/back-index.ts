@@ -17,6 +17,11 @@ export type BackEntry = [view: number, rowKey: Buffer, keyJson?: string, valueJs
 /** Rows whose key and value JSON are at most this many characters keep them in the back-index. */
 export const SMALL_ROW = 64;
 
+/** Whether a row is small: its back-index entry keeps its key and value JSON (format 2). */
+export function isSmallRow(keyJson: string, valueJson: string): boolean {
+  return keyJson.length + valueJson.length <= SMALL_ROW;
+}
+
 export function encodeBackIndex(entries: readonly BackEntry[], format: 1 | 2): Buffer {
   const view = encodeBackIndexScratch(entries, format);
   const out = Buffer.allocUnsafe(view.length);

@@ -4,7 +4,7 @@
  * tree keeps, and the document's back-index entry for it (./back-index.ts).
  */
 import { collateRaw, encodeRowKey, encodeRowKeyScratch } from '../../collation/index.js';
-import { SMALL_ROW, type BackEntry, type BackEntryWriter } from './back-index.js';
+import { isSmallRow, type BackEntry, type BackEntryWriter } from './back-index.js';
 import { isDesignId } from '../../documents/doc-id.js';
 import { partitionOf } from '../../documents/partition.js';
 import { partitionPrefix } from './partition-rows.js';
@@ -55,7 +55,7 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
       const rowKey = known?.(view, keyJson) ?? rowKeyOf(key, doc.id, raw, partitioned ? prefix! : undefined);
       const valueJson = rowJson(value ?? null);
       out(view, rowKey, [keyJson, doc.id, valueJson]);
-      back.push(keyJson.length + valueJson.length <= SMALL_ROW ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
+      back.push(isSmallRow(keyJson, valueJson) ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
       continue;
     }
     const rowKeys: Buffer[] = new Array(rows.length);
@@ -73,7 +73,7 @@ export function rowsOf(views: readonly ViewDef[], doc: MappedDoc, out: RowSink, 
       const rowKey = rowKeys[n]!;
       const valueJson = rowJson(value ?? null);
       out(view, rowKey, [keyJson, doc.id, valueJson]);
-      back.push(keyJson.length + valueJson.length <= SMALL_ROW ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
+      back.push(isSmallRow(keyJson, valueJson) ? [view, rowKey, keyJson, valueJson] : [view, rowKey]);
     }
   }
   return back;
@@ -111,7 +111,7 @@ export function buildRowsOf(views: readonly ViewDef[], doc: MappedDoc, out: Buil
     const valueJson = rowJson(row[1] ?? null);
     const rowKey = encodeRowKeyScratch(key, id, views[view]!.raw);
     out(view, rowKey, keyJson, id, valueJson);
-    if (keyJson.length + valueJson.length <= SMALL_ROW) back.append(view, rowKey, keyJson, valueJson);
+    if (isSmallRow(keyJson, valueJson)) back.append(view, rowKey, keyJson, valueJson);
     else back.append(view, rowKey, undefined, undefined);
   }
 }

@@ -14,7 +14,7 @@ import {
   decodeBackIndex,
   encodeBackIndex,
   FIELDS,
-  SMALL_ROW,
+  isSmallRow,
   type BackEntry,
 } from './back-index.js';
 import type { ViewDef } from '../design.js';
@@ -153,7 +153,7 @@ export class IndexUpdate {
         const key = row[0];
         const keyJson = rowJson(key);
         const valueJson = rowJson(row[1] ?? null);
-        const small = keyJson.length + valueJson.length <= SMALL_ROW;
+        const small = isSmallRow(keyJson, valueJson);
         const k = view < views.length ? oldRows[view]! : -1;
         const o = FIELDS * k;
         if (k >= 0 && f[o + 3]! >= 0 && sameText(buf!, f[o + 3]!, f[o + 4]!, keyJson)) {
