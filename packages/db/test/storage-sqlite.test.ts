@@ -710,6 +710,27 @@ describe('sqlite engine: WAL checkpoints off the event loop', () => {
     );
   });
 
+  it('copies the commits of a file written without pause while the writes go on', async () => {
+    const { engine, dir } = freshEngine();
+    const db = engine.create('busy');
+    const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.sqlite'))!);
+    // Enough writes for the worker to watch the file (it starts on a file's WATCH_AFTER_DOCS-th).
+    db.writeDocs(Array.from({ length: WATCH_AFTER_DOCS }, (_, k) => put(`filler${k}`, '1-f')));
+    const before = sizeOf(file);
+    // A commit every few milliseconds, never the quiet moment the worker waits for: it copies
+    // them anyway once the oldest is a few hundred milliseconds old.
+    let k = 0;
+    const deadline = Date.now() + 10_000;
+    while (sizeOf(file) < before + 2_000_000 && Date.now() < deadline) {
+      db.writeDocs([put(`d${k}`, `1-${k}`, { body: bigBody(k) })]);
+      k++;
+      await sleep(5);
+    }
+    assert.ok(sizeOf(file) >= before + 2_000_000, `database file ${sizeOf(file)} bytes after ${k} writes`);
+    assert.equal(db.getBody(`d${k - 1}`, `1-${k - 1}`), bigBody(k - 1));
+    engine.close();
+  });
+
   it('a database destroyed and made again under the same name keeps the new one’s writes', async () => {
     const { dir } = freshEngine();
     for (let round = 0; round < 5; round++) {

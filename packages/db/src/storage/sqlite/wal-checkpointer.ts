@@ -4,8 +4,10 @@
  * writing connection (SQLite's autocheckpoint), it stalls every request behind the commit that
  * crossed the threshold (measured: a third of the wall time of storing 10 KB attachments). One
  * worker thread (./wal-checkpoint-worker.ts) holds a second connection to each open database
- * and checkpoints it within a tick of a commit; the writer keeps a far autocheckpoint as a safety
- * net. Where no worker can start, the writer checkpoints as before.
+ * and checkpoints it once no commit came for a moment (not under the requests that follow a
+ * write), or once its oldest commit not yet copied is a few hundred milliseconds old; the writer
+ * keeps a far autocheckpoint as a safety net. Where no worker can start, the writer checkpoints
+ * as before.
  *
  * The worker is a second JavaScript environment (~8 MB resident), so it starts only once a file
  * has taken WATCH_AFTER_DOCS document writes: a server that only reads never pays for it, and
