@@ -2,7 +2,16 @@
 // servers under test, process memory probes and latency statistics.
 
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -238,7 +247,8 @@ function freePort() {
  * external server such as Apache CouchDB, whose memory we cannot see), `storage` (divan-postgres:
  * its PostgreSQL URL), `stop()`. On a free port: a fixed one could already be taken by another
  * run's server, which the benchmark would then measure instead. `options.storage`: a
- * divan-postgres node on that storage (a second node of the same deployment).
+ * divan-postgres node on that storage (a second node of the same deployment); `options.dataFrom`:
+ * a Divan server on a copy of that data folder (without its view indexes).
  */
 export async function startServer(name, options = {}) {
   if (name === 'couchdb') {
@@ -272,6 +282,14 @@ export async function startServer(name, options = {}) {
     const url = new URL(pg.url);
     url.searchParams.set('schema', `bench_${Date.now().toString(36)}`);
     postgresUrl = url.toString();
+  }
+  // A copy of a loaded data folder (run.mjs --data-from): its view indexes left behind, so the
+  // views suite builds them again; a 1M load takes minutes, a copy seconds.
+  if (options.dataFrom !== undefined) {
+    cpSync(options.dataFrom, join(dir, 'data'), {
+      recursive: true,
+      filter: (source) => !source.endsWith('.views') && !source.endsWith('divan.lock'),
+    });
   }
   const port = await freePort();
   const spec = SERVERS[name](port, join(dir, 'data'), postgresUrl);

@@ -47,6 +47,9 @@
 // followed by issue #31's Scale table (scale.mjs): CouchDB's recorded 1M figures, the ratio at 1M
 // and at 100k, each side's growth; run the same command with --docs 100000 just before.
 // pouchdb-server is this folder's own dependency (bench/package.json), installed on first run.
+// --data-from DIR starts Divan on a copy of DIR, the data folder of a loaded run kept with
+// DIVAN_BENCH_KEEP=1 (its view indexes left out, so they are built again), instead of loading:
+// a 1M load takes minutes and loads a shared machine; the bulk load's figure is then absent.
 // DIVAN_BENCH_NODE_ARGS adds node flags to the divan server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 
 import { spawnSync } from 'node:child_process';
@@ -67,7 +70,7 @@ import { reportReplication, runReplication } from './replication.mjs';
 
 const USAGE =
   'usage: node bench/run.mjs [--suite docs,views,mango,search,writes,nodes,attachments,auth,fauxton,replication,btree,sandbox,access,access-sync,access-writes] [--docs N] [--seconds S] [--view-seconds S] [--bulk-concurrency N]\n' +
-  '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick]\n' +
+  '                          [--server divan,pouchdb-server,couchdb] [--peer-timeout S] [--workload w1,w2] [--no-build] [--quick] [--data-from DIR]\n' +
   `  view workloads: ${WORKLOADS.join(', ')} (build always runs)`;
 
 function parseArgs(argv) {
@@ -82,6 +85,7 @@ function parseArgs(argv) {
     peerTimeout: 300,
     workloads: WORKLOADS,
     build: true,
+    dataFrom: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -96,6 +100,7 @@ function parseArgs(argv) {
     else if (a.startsWith('--workload')) opts.workloads = ['build', ...value().split(',')];
     else if (a.startsWith('--server')) opts.servers = value().split(',');
     else if (a === '--no-build') opts.build = false;
+    else if (a.startsWith('--data-from')) opts.dataFrom = value();
     else if (a === '--help' || a === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -122,6 +127,9 @@ function parseArgs(argv) {
   }
   for (const w of opts.workloads) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}`);
   if (!(opts.docs >= 1) || !(opts.peerTimeout > 0)) throw new Error('--docs and --peer-timeout must be positive');
+  if (opts.dataFrom !== undefined && opts.suites.includes('docs')) {
+    throw new Error('--data-from: the docs suite measures the load; leave it out');
+  }
   return opts;
 }
 
@@ -226,17 +234,24 @@ const results = {
 /** Each server's RSS 2 s and (Divan's) 12 s after it started (issue #31: a fresh idle server ≤ 50 MB). */
 const idleRss = {};
 for (const name of opts.servers) {
-  const server = await startServer(name, { settledRss: name.startsWith('divan') });
+  const dataFrom = name === 'divan' || name === 'divan-base' ? opts.dataFrom : undefined;
+  const server = await startServer(name, { settledRss: name.startsWith('divan'), dataFrom });
   if (server.idleRss !== undefined) idleRss[name] = server;
   try {
-    const created = await server.request('PUT', `/${server.db}`);
-    if (created.status !== 201) throw new Error(`${name}: create db ${created.status} ${created.body}`);
+    if (dataFrom === undefined) {
+      const created = await server.request('PUT', `/${server.db}`);
+      if (created.status !== 201) throw new Error(`${name}: create db ${created.status} ${created.body}`);
+    }
     // The search suite loads its own corpus (./search.mjs) into a database of its own.
     if (['docs', 'views', 'mango', 'nodes'].some((suite) => opts.suites.includes(suite))) {
-      console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
-      const loadStart = nowUs();
-      const load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
-      phase(server, 'load', loadStart);
+      // On a copy of a loaded folder there is no load to measure (its row reads n/a).
+      let load;
+      if (dataFrom === undefined) {
+        console.error(`${name}: loading ${fmt(opts.docs)} docs ...`);
+        const loadStart = nowUs();
+        load = await bulkLoad(server, opts.docs, opts.bulkConcurrency);
+        phase(server, 'load', loadStart);
+      } else console.error(`${name}: ${fmt(opts.docs)} docs copied from ${dataFrom}`);
       const readStart = nowUs();
       if (opts.suites.includes('docs')) results.docs[name] = await runDocs(server, opts, load);
       phase(server, 'reads', readStart);

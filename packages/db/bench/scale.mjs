@@ -204,6 +204,11 @@ export function reportViewsScale(results, opts) {
       "Divan's server CPU behind a figure (s for a step, ms per request in a loop) grows apart from the machine's load.",
   );
   baseLine('views', base);
+  if (opts.dataFrom !== undefined) {
+    console.log(
+      `This run started on a copy of ${opts.dataFrom} (--data-from): no bulk load, and no load in the peak RSS.`,
+    );
+  }
   const head = [
     'workload',
     'CouchDB 1M',

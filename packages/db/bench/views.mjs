@@ -95,7 +95,12 @@ export async function runViews(server, opts) {
 
   // --- index build ---
   {
-    const put = await request('PUT', `/${db}/_design/bench`, JSON.stringify(DDOC));
+    let put = await request('PUT', `/${db}/_design/bench`, JSON.stringify(DDOC));
+    if (put.status === 409 && opts.dataFrom !== undefined) {
+      // A copied folder (run.mjs --data-from) has the design doc already: written again, same views.
+      const { _rev } = JSON.parse((await request('GET', `/${db}/_design/bench`)).body);
+      put = await request('PUT', `/${db}/_design/bench`, JSON.stringify({ ...DDOC, _rev }));
+    }
     if (put.status !== 201) throw new Error(`${server.name}: PUT design doc ${put.status} ${put.body}`);
     // The load's peak, before the build's is measured on its own (the suite's peak is the larger).
     out.loadPeakRss = peakRssOf(server.pid);
