@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { ChangesCountMemo } from '../changes-count-memo.js';
 import { GROWING_PAGES, keysetPages } from '../keyset-pages.js';
-import type { ChangedDoc, DocRecord, IdRange, LocalDoc, PurgeInfo, RangeStats } from '../records.js';
+import type { ChangedDoc, DocRecord, IdRange, LocalDoc, NumberBound, PurgeInfo, RangeStats } from '../records.js';
 import {
   type BodyRow,
   DOC_COLUMNS,
@@ -60,11 +60,23 @@ export class SqliteDocFolds {
     for (const row of this.foldRange<DocRow>('docs', DOC_COLUMNS, where, range)) yield toRecord(row, this.trees);
   }
 
-  *foldDocBodies(range: IdRange): Generator<ChangedDoc> {
-    const where = range.includeDeleted === true ? '' : 'deleted = 0';
+  *foldDocBodies(range: IdRange, bounds: readonly NumberBound[] = []): Generator<ChangedDoc> {
+    let where = range.includeDeleted === true ? '' : 'deleted = 0';
+    const params: (string | number)[] = [];
+    // Judged in SQLite, a document passed over is never read into JavaScript: a scan whose
+    // selector leaves most documents out costs ~2/3 of reading them all (docs/benchmarks.md, Mango).
+    if (where !== '') {
+      for (const bound of bounds) {
+        where += ` AND NOT ${OUT_OF_BOUND[bound.op]}`;
+        const path = `$."${bound.member}"`;
+        params.push(path, path, path, bound.value);
+      }
+    }
     const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree';
     const table = 'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev';
-    for (const row of this.foldRange<BodyRow>(table, columns, where, range)) yield toChangedDoc(row, this.trees);
+    for (const row of this.foldRange<BodyRow>(table, columns, where, range, params)) {
+      yield toChangedDoc(row, this.trees);
+    }
   }
 
   countDocs(range: IdRange): number {
@@ -156,6 +168,8 @@ export class SqliteDocFolds {
     columns: string,
     filter: string,
     range: IdRange,
+    /** The values of `filter`'s parameters. */
+    filterParams: readonly (string | number)[] = [],
   ): Generator<Row> {
     const desc = range.descending === true;
     const pages = keysetPages(
@@ -166,7 +180,7 @@ export class SqliteDocFolds {
         const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
         const { where, params } = rangeWhere(range, from, fromOp, filter);
         const sql = `SELECT ${columns} FROM ${table}${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT ?`;
-        return this.rangeStatement(sql).all(...params, limit) as Row[];
+        return this.rangeStatement(sql).all(...params, ...filterParams, limit) as Row[];
       },
     );
     for (const rows of pages) yield* rows;
@@ -184,6 +198,22 @@ export class SqliteDocFolds {
     return stmt;
   }
 }
+
+/**
+ * A body whose member is an integer within 2^53 (the same value as a double in JavaScript, so
+ * SQLite's comparison and Mango's agree) that does not compare so (`NumberBound`): 0 or 1, never
+ * NULL (a missing member's `json_type` is NULL, which `IS` makes 0), and 0 for a text SQLite
+ * would not read as JSON (which its other JSON functions would fail the statement on). The
+ * parameters: the member's path three times, the bound's value.
+ */
+const OUT_OF_BOUND: Record<NumberBound['op'], string> = Object.fromEntries(
+  (['<', '<=', '>', '>=', '='] as const).map((op) => [
+    op,
+    "(CASE WHEN json_valid(b.body) THEN json_type(b.body, ?) IS 'integer' AND " +
+      `json_extract(b.body, ?) BETWEEN -9007199254740991 AND 9007199254740991 AND NOT (json_extract(b.body, ?) ${op} ?) ` +
+      'ELSE 0 END)',
+  ]),
+) as Record<NumberBound['op'], string>;
 
 /** The key of a by-sequence walk. */
 function bySeq(row: DocRow | BodyRow): number {
