@@ -270,8 +270,10 @@ export async function find(
       }
     }
     // Documents storage passed over were examined all the same (counted as CouchDB would).
-    const examined = await source.examined?.(stoppedAt);
-    if (examined !== undefined) stats.keys = stats.docs = examined;
+    if (source.examined !== undefined) {
+      const examined = await source.examined(stoppedAt);
+      if (examined !== undefined) stats.keys = stats.docs = examined;
+    }
   }
   const answer: FindAnswer = {
     docs,
