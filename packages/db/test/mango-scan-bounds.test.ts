@@ -54,6 +54,10 @@ describe('Mango scans with number bounds', () => {
       ['x-big', '9007199254740993'],
       ['x-bigneg', '-9007199254740993'],
       ['x-huge', '123456789012345678901234567890'],
+      ['x-hugeneg', '-123456789012345678901234567890'],
+      ['x-edge', '9007199254740991'],
+      ['x-edge2', '9007199254740992'],
+      ['x-int64', '9223372036854775807'],
       ['x-exp', '1e2'],
       ['x-float', '3.0'],
     ]) {
@@ -87,13 +91,16 @@ describe('Mango scans with number bounds', () => {
   };
 
   it('finds what a scan without bounds finds, for every comparison and many values', async () => {
-    const args = [-9007199254740992, -3, -1, -0.5, 0, 1, 2, 2.5, 3, 100, 1000, 9007199254740992, 1e300, -1e300];
+    const args = [
+      ...[-9007199254740992, -9007199254740991, -9007199254740990, -3, -1, -0.5, 0, 1, 2, 2.5, 3, 100, 1000],
+      ...[9007199254740990, 9007199254740991, 9007199254740992, 9223372036854775807, 1e300, -1e300],
+    ];
     for (const op of ['$eq', '$lt', '$lte', '$gt', '$gte']) {
       for (const arg of args) await same({ selector: { n: { [op]: arg } } });
     }
     // The bench's kind of query: no number matches, every document examined (null and the
     // booleans collate below the numbers, a big negative integer is below).
-    assert.deepEqual(await same({ selector: { n: { $lt: -1e6 } } }), ['v13', 'v14', 'v15', 'x-bigneg']);
+    assert.deepEqual(await same({ selector: { n: { $lt: -1e6 } } }), ['v13', 'v14', 'v15', 'x-bigneg', 'x-hugeneg']);
     assert.deepEqual(await same({ selector: { n: { $lt: 1.5 } } }), [
       'v00',
       'v01',
@@ -105,6 +112,7 @@ describe('Mango scans with number bounds', () => {
       'v15',
       'w-escape',
       'x-bigneg',
+      'x-hugeneg',
     ]);
   });
 

@@ -3,8 +3,9 @@
  * an index to hand to storage: a document whose member fails one cannot match, so the engine may
  * pass it over unread (SQLite judges it in the statement). Only what is certain is given: the
  * conditions of the selector's top-level conjunction on a top-level member with a plain name,
- * `$eq`/`$lt`/`$lte`/`$gt`/`$gte` of a finite number, not negated. A number collates with a
- * number by value, so for an integer member within 2^53 the comparison is the collation's.
+ * `$eq`/`$lt`/`$lte`/`$gt`/`$gte` of a number below 2^53 in size, not negated. A number collates
+ * with a number by value, and an integer member compares with such a number alike whether exactly
+ * or as a double (`NumberBound`).
  */
 import type { NumberBound } from '../storage/records.js';
 import type { ComparisonOp, Selector } from './selector.js';
@@ -37,5 +38,5 @@ function collect(selector: Selector, out: NumberBound[]): void {
   const op = OPS[condition.op as ComparisonOp];
   if (member === undefined || op === undefined || !PLAIN_NAME.test(member)) return;
   const value = condition.arg;
-  if (typeof value === 'number' && Number.isFinite(value)) out.push({ member, op, value });
+  if (typeof value === 'number' && Math.abs(value) < 2 ** 53) out.push({ member, op, value });
 }

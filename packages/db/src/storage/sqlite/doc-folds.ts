@@ -67,9 +67,10 @@ export class SqliteDocFolds {
     // selector leaves most documents out costs ~2/3 of reading them all (docs/benchmarks.md, Mango).
     if (where !== '') {
       for (const bound of bounds) {
+        if (!(Math.abs(bound.value) < 2 ** 53)) continue;
         where += ` AND NOT ${OUT_OF_BOUND[bound.op]}`;
         const path = `$."${bound.member}"`;
-        params.push(path, path, path, bound.value);
+        params.push(path, path, bound.value);
       }
     }
     const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree';
@@ -200,18 +201,17 @@ export class SqliteDocFolds {
 }
 
 /**
- * A body whose member is an integer within 2^53 (the same value as a double in JavaScript, so
- * SQLite's comparison and Mango's agree) that does not compare so (`NumberBound`): 0 or 1, never
- * NULL (a missing member's `json_type` is NULL, which `IS` makes 0), and 0 for a text SQLite
- * would not read as JSON (which its other JSON functions would fail the statement on). The
- * parameters: the member's path three times, the bound's value.
+ * A body whose member is an integer that does not compare so (`NumberBound`; SQLite compares an
+ * integer past 64 bits as a double, on the same side of a bound below 2^53): 0 or 1, never NULL
+ * (a missing member's `json_type` is NULL, which `IS` makes 0), and 0 for a text SQLite would not
+ * read as JSON (which its other JSON functions would fail the statement on). The parameters: the
+ * member's path twice, the bound's value. Each JSON function is a path lookup in the body's
+ * parse, which SQLite keeps for the row: fewer of them are cheaper.
  */
 const OUT_OF_BOUND: Record<NumberBound['op'], string> = Object.fromEntries(
   (['<', '<=', '>', '>=', '='] as const).map((op) => [
     op,
-    "(CASE WHEN json_valid(b.body) THEN json_type(b.body, ?) IS 'integer' AND " +
-      `json_extract(b.body, ?) BETWEEN -9007199254740991 AND 9007199254740991 AND NOT (json_extract(b.body, ?) ${op} ?) ` +
-      'ELSE 0 END)',
+    `(CASE WHEN json_valid(b.body) THEN json_type(b.body, ?) IS 'integer' AND NOT (json_extract(b.body, ?) ${op} ?) ELSE 0 END)`,
   ]),
 ) as Record<NumberBound['op'], string>;
 
