@@ -121,6 +121,12 @@ describe('Mango scans with number bounds', () => {
     await same({ selector: { n: { $gt: 0 } }, limit: 3, skip: 2 });
     await same({ selector: { n: { $gte: 1, $lt: 8 }, m: { $gt: 2 } }, limit: 2 });
     await same({ selector: { n: { $gte: 1 }, _id: { $gt: 'v05', $lt: 'w-z' } }, limit: 4 });
+    // Descending (a sort on `_id` with a range on it): the walk counted from the high end, the
+    // design document inside the range or outside it.
+    await same({ selector: { _id: { $gt: null }, n: { $gte: 1 } }, sort: [{ _id: 'desc' }], limit: 3 });
+    await same({ selector: { _id: { $gt: null }, n: { $gte: 1 } }, sort: [{ _id: 'desc' }] });
+    await same({ selector: { _id: { $lt: 'w' }, n: { $lt: 2 } }, sort: [{ _id: 'desc' }], limit: 2 });
+    await same({ selector: { _id: { $gt: '_' }, n: { $lt: 2 } }, limit: 1 });
     await same({ selector: { $and: [{ n: { $lt: 3 } }, { $or: [{ m: 1 }, { m: 2 }] }] } });
     await same({ selector: { n: { $not: { $lt: 3 } } } });
     await same({ selector: { n: { $lt: 3 } }, fields: ['_id', 'm'] });
