@@ -14,7 +14,7 @@ import { compareIds } from '../documents/id-order.js';
 import { partitionIdRange } from '../documents/partition.js';
 import { CouchError } from '../errors.js';
 import { withScanWarning } from './scan-warning.js';
-import type { ChangedDoc, IdRange } from '../storage/records.js';
+import type { ChangedDoc, IdRange, NumberBound } from '../storage/records.js';
 import { type JsonValue, JsonNumber, JsonObject, parseJson, stringifyJson } from '../json/index.js';
 import { encodeKey, rowKeyBound, type RowKeyRange } from '../collation/index.js';
 import { viewOf } from '../views/design.js';
@@ -28,6 +28,7 @@ import { jsonIndexes } from './indexes.js';
 import type { JsonIndex } from './json-index.js';
 import { rangeExactness } from './exact-range.js';
 import { matches } from './match.js';
+import { numberBounds } from './number-bounds.js';
 import { type FieldRange, type Plan, plan } from './planner.js';
 import { selectorParser, storedBodyParser } from './selector-parser.js';
 import { isAllFields, project } from './projection.js';
@@ -218,7 +219,7 @@ export async function find(
   const judgedByRow = exactBelowEnd && isAllFields(request.fields) && !db.hasReadRule;
   const source =
     index.kind === 'all_docs'
-      ? allDocsRows(db, planned, bookmark, request.partition, reader, request.viewer)
+      ? allDocsRows(db, planned, bookmark, request.partition, reader, request.viewer, scanBounds(db, request, visible))
       : await indexRows(
           db,
           views,
@@ -239,6 +240,8 @@ export async function find(
     const first = Math.min(PAGE, request.skip - unread + request.limit + 1);
     const parse = documentParser(request);
     // Rows come a page at a time: an async step per row was a tenth or more of a scan's CPU.
+    // The row a full page stopped at (the one after it), for a source that passes rows over.
+    let stoppedAt: string | undefined;
     pages: for await (const page of source.rows(request.conflicts, first, parse, storedParser(request), unread)) {
       for (const row of page) {
         if (row.unread !== undefined) {
@@ -253,7 +256,10 @@ export async function find(
         stats.keys++;
         if (row.doc !== undefined || row.matched !== undefined) stats.docs++;
         if (!(row.matched ?? matches(request.selector, row.doc ?? row.covered!))) continue;
-        if (docs.length === request.limit) break pages;
+        if (docs.length === request.limit) {
+          stoppedAt = idOf(row);
+          break pages;
+        }
         last = row;
         if (skip > 0) {
           skip--;
@@ -262,6 +268,11 @@ export async function find(
         if (isAllFields(request.fields)) docs.push(row.text ?? renderedText(db, row, request.viewer));
         else docs.push(stringifyJson(project((row.doc ?? row.covered!) as JsonObject, request.fields)));
       }
+    }
+    // Documents storage passed over were examined all the same (counted as CouchDB would).
+    if (source.examined !== undefined) {
+      const examined = await source.examined(stoppedAt);
+      if (examined !== undefined) stats.keys = stats.docs = examined;
     }
   }
   const answer: FindAnswer = {
@@ -342,6 +353,21 @@ interface RowSource {
     parseStored: StoredParser,
     unread: number,
   ): AsyncGenerator<FoundRow[]>;
+  /**
+   * Set by a source that passes documents over without yielding them: how many rows its walk
+   * examined up to the row `last` (included), or to its end (undefined).
+   */
+  examined?: (last: string | undefined) => Promise<number | undefined>;
+}
+
+/**
+ * The number bounds a scan without an index hands storage (./number-bounds.ts), when what storage
+ * leaves out is exactly what the query would not match: the stored bodies are what the selector
+ * judges (no read rule, no `conflicts`), every document is offered (no reader, no visibility test).
+ */
+function scanBounds(db: Database, request: FindRequest, visible: ((id: string) => boolean) | undefined): NumberBound[] {
+  if (visible !== undefined || db.hasReadRule || request.conflicts || request.bookmark !== undefined) return [];
+  return numberBounds(request.selector);
 }
 
 /** How much of each document a query reads: what its selector, projection and `conflicts` name. */
@@ -543,6 +569,8 @@ function allDocsRows(
   partition: string,
   reader: AccessReader | undefined,
   viewer: Viewer | undefined,
+  /** Bounds storage may pass documents over by (none with a reader or a bookmark: `scanBounds`). */
+  passOver: readonly NumberBound[],
 ): RowSource {
   const range = planned.ranges[0];
   let low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
@@ -554,9 +582,20 @@ function allDocsRows(
     if (high === undefined || compareIds(high, bounds.end) > 0) high = bounds.end;
     if (compareIds(low, high) > 0) high = low = bounds.end;
   }
+  const descending = planned.descending;
+  // The walk's range when it passes documents over (then without a bookmark: `scanBounds`).
+  let passedOver: IdRange | undefined;
   return {
+    examined: async (last) => {
+      if (passedOver === undefined) return undefined;
+      const walked: IdRange = last === undefined ? passedOver : { ...passedOver, end: last, inclusiveEnd: true };
+      let designs = 0;
+      for await (const page of db.store.foldDocs(DESIGN_IDS)) {
+        for (const { id } of page) if (inIdRange(id, walked)) designs++;
+      }
+      return (await db.store.countDocs(walked)) - designs;
+    },
     async *rows(conflicts, first, parse, parseStored) {
-      const descending = planned.descending;
       let start = descending ? high : low;
       const end = descending ? low : high;
       // A bookmark restarts the scan at its key and skips one row there, whatever that row is
@@ -603,7 +642,10 @@ function allDocsRows(
       };
       if (parseStored !== undefined) {
         // Matched on the stored bodies: only the documents kept are rendered.
-        for await (const page of db.foldWinningBodies(range, bodiesOf(range), viewer)) {
+        const bounded = passOver.length > 0 && reader === undefined && bookmark === undefined;
+        if (bounded) passedOver = range;
+        const bodies = bounded ? db.store.foldDocBodies(range, passOver) : bodiesOf(range);
+        for await (const page of db.foldWinningBodies(range, bodies, viewer)) {
           for (const winner of page) {
             const { id, rev, body } = winner;
             if (starts() || isDesignId(id)) continue;
@@ -629,6 +671,18 @@ function allDocsRows(
       if (out.length > 0) yield out;
     },
   };
+}
+
+/** Every design document's id (a scan leaves them out). */
+const DESIGN_IDS: IdRange = { start: '_design/', end: '_design0', inclusiveEnd: false };
+
+/** Whether `id` is in `range` (its end included unless said otherwise). */
+function inIdRange(id: string, range: IdRange): boolean {
+  const sign = range.descending === true ? -1 : 1;
+  if (range.start !== undefined && sign * compareIds(id, range.start) < 0) return false;
+  if (range.end === undefined) return true;
+  const past = sign * compareIds(id, range.end);
+  return range.inclusiveEnd === false ? past < 0 : past <= 0;
 }
 
 /** Whether a reader may read a document, by id: an index's rows are checked one by one. */

@@ -30,6 +30,7 @@ import type {
   DocRecord,
   DocWrite,
   IdRange,
+  NumberBound,
   LocalDoc,
   Page,
   PurgeInfo,
@@ -197,8 +198,11 @@ export interface DocumentStore {
   rangeStats(start: string, end: string): Promise<RangeStats>;
   /** Documents whose last change is after `since`, by sequence (descending: newest first). */
   foldChanges(since: number, descending?: boolean): AsyncIterable<Page<DocRecord>>;
-  /** `foldDocs` with each live winner's body (a scan of every document, Mango without an index). */
-  foldDocBodies(range: IdRange): AsyncIterable<Page<ChangedDoc>>;
+  /**
+   * `foldDocs` with each live winner's body (a scan of every document, Mango without an index);
+   * `bounds` (./records.ts `NumberBound`) may leave out live documents that cannot match them.
+   */
+  foldDocBodies(range: IdRange, bounds?: readonly NumberBound[]): AsyncIterable<Page<ChangedDoc>>;
   /** `foldChanges` (ascending) with each live winner's body text; `body` is undefined for deleted winners. */
   foldChangedBodies(since: number): AsyncIterable<Page<ChangedDoc>>;
   /** How many documents changed after `since`. */

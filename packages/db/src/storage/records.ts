@@ -225,6 +225,21 @@ export interface IdRange {
   includeDeleted?: boolean;
 }
 
+/**
+ * A necessary condition on a live winner's top-level member, which a body fold may apply to pass
+ * documents over unread (Mango's scan without an index: ../mango/number-bounds.ts): a document
+ * whose member `member` is an integer that does not compare `op` with `value` may be left out.
+ * Any other document (the member missing, not an integer) is kept, and an engine may ignore the
+ * bounds: the caller matches what it is given again. `value` is below 2^53 in size, so that an
+ * integer compares with it alike exactly and as a double (one larger is a double of at least
+ * 2^53, on the same side).
+ */
+export interface NumberBound {
+  member: string;
+  op: '<' | '<=' | '>' | '>=' | '=';
+  value: number;
+}
+
 /** A page of a fold: rows in order; folds read a page per query, so nothing stays open between pages. */
 export type Page<T> = readonly T[];
 

@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { ChangesCountMemo } from '../changes-count-memo.js';
 import { GROWING_PAGES, keysetPages } from '../keyset-pages.js';
-import type { ChangedDoc, DocRecord, IdRange, LocalDoc, PurgeInfo, RangeStats } from '../records.js';
+import type { ChangedDoc, DocRecord, IdRange, LocalDoc, NumberBound, PurgeInfo, RangeStats } from '../records.js';
 import {
   type BodyRow,
   DOC_COLUMNS,
@@ -60,11 +60,67 @@ export class SqliteDocFolds {
     for (const row of this.foldRange<DocRow>('docs', DOC_COLUMNS, where, range)) yield toRecord(row, this.trees);
   }
 
-  *foldDocBodies(range: IdRange): Generator<ChangedDoc> {
-    const where = range.includeDeleted === true ? '' : 'deleted = 0';
+  *foldDocBodies(range: IdRange, bounds: readonly NumberBound[] = []): Generator<ChangedDoc> {
+    const live = range.includeDeleted === true ? '' : 'deleted = 0';
     const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree';
     const table = 'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev';
-    for (const row of this.foldRange<BodyRow>(table, columns, where, range)) yield toChangedDoc(row, this.trees);
+    const judged = live === '' ? [] : bounds.filter((bound) => Math.abs(bound.value) < 2 ** 53);
+    const rows =
+      judged.length === 0
+        ? this.foldRange<BodyRow>(table, columns, live, range)
+        : this.judgedBodies(table, columns, live, range, judged);
+    for (const row of rows) yield toChangedDoc(row, this.trees);
+  }
+
+  /**
+   * `foldRange` of live bodies with `bounds` judged in the statement: a document passed over is
+   * never read into JavaScript, and a scan that leaves most out costs about half of reading them
+   * all. Judging costs a row more than reading it, though (SQLite parses its body): once a page
+   * keeps more than half the documents it walked (counted by id, the index alone), the rest of
+   * the walk reads every document (docs/benchmarks.md, Mango, session 45).
+   */
+  private *judgedBodies(
+    table: string,
+    columns: string,
+    live: string,
+    range: IdRange,
+    bounds: readonly NumberBound[],
+  ): Generator<BodyRow> {
+    let filter = live;
+    const filterParams: (string | number)[] = [];
+    for (const bound of bounds) {
+      filter += ` AND NOT ${OUT_OF_BOUND[bound.op]}`;
+      const path = `$."${bound.member}"`;
+      filterParams.push(path, path, bound.value);
+    }
+    const desc = range.descending === true;
+    const order = `ORDER BY id${desc ? ' DESC' : ''} LIMIT ?`;
+    let judging = true;
+    const pages = keysetPages(
+      range.start,
+      (row: BodyRow) => row[0],
+      GROWING_PAGES,
+      ({ from, first, limit }) => {
+        const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
+        if (!judging) {
+          const { where, params } = rangeWhere(range, from, fromOp, live);
+          const sql = `SELECT ${columns} FROM ${table}${where} ${order}`;
+          return this.rangeStatement(sql).all(...params, limit) as BodyRow[];
+        }
+        const { where, params } = rangeWhere(range, from, fromOp, filter);
+        const sql = `SELECT ${columns} FROM ${table}${where} ${order}`;
+        const rows = this.rangeStatement(sql).all(...params, ...filterParams, limit) as BodyRow[];
+        const last = rows[rows.length - 1];
+        // A full page: the walk goes on, judged only if this page kept at most half of it.
+        if (last !== undefined && rows.length === limit) {
+          const walked = rangeWhere(range, from, fromOp, `id ${desc ? '>=' : '<='} ?`);
+          const count = this.rangeStatement(`SELECT count(*) FROM docs${walked.where}`);
+          if (rows.length * 2 > (count.get(...walked.params, last[0]) as number)) judging = false;
+        }
+        return rows;
+      },
+    );
+    for (const rows of pages) yield* rows;
   }
 
   countDocs(range: IdRange): number {
@@ -184,6 +240,21 @@ export class SqliteDocFolds {
     return stmt;
   }
 }
+
+/**
+ * A body whose member is an integer that does not compare so (`NumberBound`; SQLite compares an
+ * integer past 64 bits as a double, on the same side of a bound below 2^53): 0 or 1, never NULL
+ * (a missing member's `json_type` is NULL, which `IS` makes 0), and 0 for a text SQLite would not
+ * read as JSON (which its other JSON functions would fail the statement on). The parameters: the
+ * member's path twice, the bound's value. Each JSON function is a path lookup in the body's
+ * parse, which SQLite keeps for the row: fewer of them are cheaper.
+ */
+const OUT_OF_BOUND: Record<NumberBound['op'], string> = Object.fromEntries(
+  (['<', '<=', '>', '>=', '='] as const).map((op) => [
+    op,
+    `(CASE WHEN json_valid(b.body) THEN json_type(b.body, ?) IS 'integer' AND NOT (json_extract(b.body, ?) ${op} ?) ELSE 0 END)`,
+  ]),
+) as Record<NumberBound['op'], string>;
 
 /** The key of a by-sequence walk. */
 function bySeq(row: DocRow | BodyRow): number {

@@ -16,6 +16,7 @@ import type {
   DocRecord,
   DocWrite,
   IdRange,
+  NumberBound,
   LocalDoc,
   PurgeInfo,
   RoleChange,
@@ -256,8 +257,8 @@ export class SqliteDatabase implements SqliteSyncStore {
     return this.folds.foldDocs(range);
   }
 
-  foldDocBodies(range: IdRange): Generator<ChangedDoc> {
-    return this.folds.foldDocBodies(range);
+  foldDocBodies(range: IdRange, bounds?: readonly NumberBound[]): Generator<ChangedDoc> {
+    return this.folds.foldDocBodies(range, bounds);
   }
 
   countDocs(range: IdRange): number {

@@ -20,6 +20,7 @@ import type {
   DbMeta,
   DocRecord,
   IdRange,
+  NumberBound,
   LocalDoc,
   PurgeInfo,
   RoleChange,
@@ -292,8 +293,8 @@ class SqliteDocumentStore implements DocumentStore {
     return paged(this.db.foldChanges(since, descending));
   }
 
-  foldDocBodies(range: IdRange) {
-    return paged(this.db.foldDocBodies(range));
+  foldDocBodies(range: IdRange, bounds?: readonly NumberBound[]) {
+    return paged(this.db.foldDocBodies(range, bounds));
   }
 
   foldChangedBodies(since: number) {

@@ -18,6 +18,7 @@ import type {
   DocRecord,
   DocWrite,
   IdRange,
+  NumberBound,
   LocalDoc,
   PurgeInfo,
   PurgeWrite,
@@ -77,7 +78,7 @@ export interface SqliteSyncStore {
   /** Documents whose last change is after `since`, by sequence (descending: newest first). */
   foldChanges(since: number, descending?: boolean): Generator<DocRecord>;
   /** `foldDocs` with each live winner's body (`body` undefined for a deleted winner). */
-  foldDocBodies(range: IdRange): Generator<ChangedDoc>;
+  foldDocBodies(range: IdRange, bounds?: readonly NumberBound[]): Generator<ChangedDoc>;
   /**
    * `foldChanges` (ascending) with each live winner's body text read in the same statement (what
    * a view index update maps); `body` is undefined for deleted winners.
