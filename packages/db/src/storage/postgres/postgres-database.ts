@@ -197,28 +197,39 @@ export class PostgresDocumentStore implements DocumentStore {
     // node wrote last come as NULL while their rows are unchanged.
     const wellFormed = ids.map(toWellFormed);
     const kept = this.keptTrees.read(wellFormed);
-    const first = [
-      GENERIC_PLANS,
-      { ...this.sql.lock, values: [this.dbId] },
-      { ...this.sql.readForUpdateKept, values: [this.dbId, wellFormed, kept.ids, kept.seqs, kept.heads] },
-      CHOSEN_PLANS,
-    ];
-    const done = await this.transaction(
-      (client, [, locked, rows], end) =>
-        updateLocked(
-          client,
-          this.target,
-          ids,
-          plan,
-          options,
-          {
-            locked: locked?.[0] as LockedCounterRow | undefined,
-            rows: withKeptTexts(rows as LockedDocRow[], kept.texts),
-          },
-          end,
-        ),
-      first,
-    );
+    const lock = { ...this.sql.lock, values: [this.dbId] };
+    // One id (a single-document write): a statement of its own, whose plan PostgreSQL keeps.
+    const one = wellFormed.length === 1 ? wellFormed[0] : undefined;
+    const first =
+      one === undefined
+        ? [
+            GENERIC_PLANS,
+            lock,
+            { ...this.sql.readForUpdateKept, values: [this.dbId, wellFormed, kept.ids, kept.seqs, kept.heads] },
+            CHOSEN_PLANS,
+          ]
+        : [
+            lock,
+            {
+              ...this.sql.readOneForUpdateKept,
+              values: [this.dbId, one, kept.seqs[0] ?? null, kept.heads[0] ?? null],
+            },
+          ];
+    const done = await this.transaction((client, begun, end) => {
+      const [locked, rows] = one === undefined ? begun.slice(1) : begun;
+      return updateLocked(
+        client,
+        this.target,
+        ids,
+        plan,
+        options,
+        {
+          locked: locked?.[0] as LockedCounterRow | undefined,
+          rows: withKeptTexts(rows as LockedDocRow[], kept.texts),
+        },
+        end,
+      );
+    }, first);
     for (const { id, seq, stored, text } of done.trees) this.keptTrees.keep(id, seq, stored, text);
     if (done.seqs.length > 0) this.events.updated(this.name);
     return { result: done.result, seqs: done.seqs };

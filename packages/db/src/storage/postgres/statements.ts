@@ -58,6 +58,16 @@ export function documentStatements(schema: string) {
       `SELECT id, seq, rev, deleted, CASE WHEN (id, seq, tree) IN (SELECT * FROM unnest($3::text[], $4::int8[], $5::text[])) ` +
         `THEN NULL ELSE ${treeText(s)} END AS tree, tree AS stored_tree, size FROM ${s}.docs WHERE db_id = $1 AND id = ANY($2::text[])`,
     ),
+    /**
+     * `readForUpdateKept` for one id ($2), the kept (seq, head) in $3, $4 (NULL: none kept): a
+     * plan PostgreSQL keeps per connection by itself (the id arrays' plan it made afresh at every
+     * run unless told otherwise: GENERIC_PLANS), so a single-document write's `BEGIN` batch needs
+     * no settings around it.
+     */
+    readOneForUpdateKept: named(
+      `SELECT id, seq, rev, deleted, CASE WHEN seq = $3::int8 AND tree = $4::text THEN NULL ELSE ${treeText(s)} END AS tree, ` +
+        `tree AS stored_tree, size FROM ${s}.docs WHERE db_id = $1 AND id = $2::text`,
+    ),
     setTrees: named(
       `UPDATE ${s}.docs d SET tree = x.tree FROM unnest($2::text[], $3::text[]) AS x(id, tree) ` +
         'WHERE d.db_id = $1 AND d.id = x.id',
