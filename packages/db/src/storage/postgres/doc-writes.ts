@@ -12,6 +12,7 @@ import type { AccessWrite, DocRecord, DocWrite } from '../records.js';
 import {
   countersOf,
   DESIGN_PREFIX,
+  GENERIC_PLANS,
   lockedCountersOf,
   type DbTarget,
   type DocRow,
@@ -153,9 +154,9 @@ export async function updateLocked<R>(
       ...(dropIds.length === 0 ? [] : [dropIds, dropRevs]),
     ];
     const statement = dropIds.length === 0 ? db.sql.writeBatch : db.sql.writeBatchDropping;
-    // The statement and the COMMIT in one round trip.
+    // The statement and the COMMIT in one round trip; the dropping one on its kept plan (GENERIC_PLANS).
     if (end === undefined) await q(statement, values);
-    else await end.commitAfter({ ...statement, values });
+    else await end.commitAfter({ ...statement, values }, dropIds.length === 0 ? [] : [GENERIC_PLANS]);
     return { result, seqs: docs.seqs, trees: storedTrees(writes, docs) };
   }
   let added = 0;

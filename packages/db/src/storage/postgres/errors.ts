@@ -89,10 +89,11 @@ export async function checkOut(pool: Pool): Promise<{ client: PoolClient; done: 
 /** How a transaction's body may end it itself (`inTransaction`). */
 export interface TransactionEnd {
   /**
-   * Runs `last` and `COMMIT` as one batch (one round trip) and answers `last`'s rows. When
-   * `last` fails, PostgreSQL skips the `COMMIT`, and the transaction is rolled back as usual.
+   * Runs `before` (rows not answered: a setting, say), `last` and `COMMIT` as one batch (one
+   * round trip) and answers `last`'s rows. When one fails, PostgreSQL skips the rest, the
+   * `COMMIT` too, and the transaction is rolled back as usual.
    */
-  commitAfter(last: BatchStatement): Promise<QueryResultRow[]>;
+  commitAfter(last: BatchStatement, before?: readonly BatchStatement[]): Promise<QueryResultRow[]>;
 }
 
 const BEGIN: BatchStatement = { name: 'divan_begin', text: 'BEGIN', values: [] };
@@ -114,9 +115,9 @@ export async function inTransaction<T>(
   let broken: Error | undefined;
   let committed = false;
   const end: TransactionEnd = {
-    async commitAfter(last) {
+    async commitAfter(last, before = []) {
       committed = true;
-      return (await runBatch(client, [last, COMMIT]))[0]!;
+      return (await runBatch(client, [...before, last, COMMIT]))[before.length]!;
     },
   };
   try {

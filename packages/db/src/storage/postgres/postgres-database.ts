@@ -49,6 +49,8 @@ import {
   gone,
   type LockedCounterRow,
   type LockedDocRow,
+  GENERIC_PLANS,
+  CHOSEN_PLANS,
   named,
   toChangedDoc,
   toRecord,
@@ -58,26 +60,6 @@ import type { BatchStatement } from './statement-batch.js';
 
 /** Purge log entries per page. */
 const PURGES_PAGE = 1024;
-/**
- * Around the records' read in a write's `BEGIN` batch: that statement runs on the plan kept per
- * connection. Left to choose, PostgreSQL planned it afresh at every write, its estimate of the
- * id arrays' rows making the kept plan look dearer (`pg_stat_statements`, 500 writes: 0.22–0.25
- * ms of planning a run against 0.01–0.04 ms of executing); the kept plan is by the primary key,
- * as the fresh ones (`EXPLAIN EXECUTE`). The write statements after it choose as before: kept
- * plans for a group commit's write were slower than fresh ones (`PUT` c16).
- */
-const GENERIC_PLANS: BatchStatement = {
-  name: 'divan_generic_plans',
-  text: 'SET LOCAL plan_cache_mode = force_generic_plan',
-  values: [],
-};
-const CHOSEN_PLANS: BatchStatement = {
-  name: 'divan_chosen_plans',
-  // Back to the server's own setting (`auto` unless its configuration says otherwise).
-  text: 'SET LOCAL plan_cache_mode TO DEFAULT',
-  values: [],
-};
-
 /** The key of a by-sequence walk. */
 function bySeq(row: DocRow): number {
   return Number(row.seq);
@@ -215,28 +197,39 @@ export class PostgresDocumentStore implements DocumentStore {
     // node wrote last come as NULL while their rows are unchanged.
     const wellFormed = ids.map(toWellFormed);
     const kept = this.keptTrees.read(wellFormed);
-    const first = [
-      GENERIC_PLANS,
-      { ...this.sql.lock, values: [this.dbId] },
-      { ...this.sql.readForUpdateKept, values: [this.dbId, wellFormed, kept.ids, kept.seqs, kept.heads] },
-      CHOSEN_PLANS,
-    ];
-    const done = await this.transaction(
-      (client, [, locked, rows], end) =>
-        updateLocked(
-          client,
-          this.target,
-          ids,
-          plan,
-          options,
-          {
-            locked: locked?.[0] as LockedCounterRow | undefined,
-            rows: withKeptTexts(rows as LockedDocRow[], kept.texts),
-          },
-          end,
-        ),
-      first,
-    );
+    const lock = { ...this.sql.lock, values: [this.dbId] };
+    // One id (a single-document write): a statement of its own, whose plan PostgreSQL keeps.
+    const one = wellFormed.length === 1 ? wellFormed[0] : undefined;
+    const first =
+      one === undefined
+        ? [
+            GENERIC_PLANS,
+            lock,
+            { ...this.sql.readForUpdateKept, values: [this.dbId, wellFormed, kept.ids, kept.seqs, kept.heads] },
+            CHOSEN_PLANS,
+          ]
+        : [
+            lock,
+            {
+              ...this.sql.readOneForUpdateKept,
+              values: [this.dbId, one, kept.seqs[0] ?? null, kept.heads[0] ?? null],
+            },
+          ];
+    const done = await this.transaction((client, begun, end) => {
+      const [locked, rows] = one === undefined ? begun.slice(1) : begun;
+      return updateLocked(
+        client,
+        this.target,
+        ids,
+        plan,
+        options,
+        {
+          locked: locked?.[0] as LockedCounterRow | undefined,
+          rows: withKeptTexts(rows as LockedDocRow[], kept.texts),
+        },
+        end,
+      );
+    }, first);
     for (const { id, seq, stored, text } of done.trees) this.keptTrees.keep(id, seq, stored, text);
     if (done.seqs.length > 0) this.events.updated(this.name);
     return { result: done.result, seqs: done.seqs };
