@@ -43,6 +43,8 @@ export interface PlannedWrites {
 
 /** The ids a batch of requests touches (what the engine reads and locks). */
 export function idsOf(requests: readonly WriteRequest[]): string[] {
+  // A one-document request (every PUT) needs no set to tell its ids apart.
+  if (requests.length === 1 && requests[0]!.items.length === 1) return [requests[0]!.items[0]!.id];
   const ids = new Set<string>();
   for (const request of requests) for (const item of request.items) ids.add(item.id);
   return [...ids];

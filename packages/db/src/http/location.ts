@@ -45,5 +45,8 @@ export function encodeSegment(segment: string): string {
 
 /** The absolute URL of `/seg1/seg2...`, each segment escaped. */
 export function locationOf(ctx: RequestContext, ...segments: readonly string[]): string {
-  return `${origin(ctx)}/${segments.map(encodeSegment).join('/')}`;
+  // Concatenated, not mapped and joined: every write's answer makes one (two segments).
+  let url = origin(ctx);
+  for (const segment of segments) url += `/${encodeSegment(segment)}`;
+  return segments.length === 0 ? `${url}/` : url;
 }

@@ -37,7 +37,9 @@ export class SequenceWatch {
   notify(seq: number): void {
     if (seq <= this.notified) return;
     this.notified = seq;
-    this.fresh.clear();
+    // Only when there is something to clear: V8's `clear` allocates a new table even for an
+    // empty set (~0.5% of a c1 `PUT`'s server CPU, told of every write).
+    if (this.fresh.size > 0) this.fresh.clear();
     for (const listener of this.listeners) listener(seq);
   }
 
