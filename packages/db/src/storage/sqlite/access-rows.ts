@@ -32,13 +32,21 @@ import {
   isNewestRemoval,
   leavesOfStoredText,
   type AccessRowKey,
-  type NextDocAccessText,
   nextDocAccessText,
   readByAny,
   rowsOfDocAccess,
   usualDocAccess,
 } from '../doc-access.js';
-import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
+import {
+  type AccessChange,
+  type AccessWrite,
+  type DocRecord,
+  type DocWrite,
+  type IdRange,
+  type RoleChange,
+  type RoleRow,
+  UNIFORM_LEAF,
+} from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
 import type { TreeChunks } from './tree-chunks.js';
 import { compareCodePoints } from '../../support/unicode.js';
@@ -201,9 +209,11 @@ const PRINCIPALS = 'principal IN (SELECT value FROM json_each(?))';
 const DROP_ROW = 'DELETE FROM access_feed WHERE principal = ? AND seq = ?';
 
 /** A write's access as `SqliteAccessRows.plan` computes it. */
-export interface AccessPlan extends NextDocAccessText {
+export interface AccessPlan {
   /** The write's sequence (its rows'). */
   seq: number;
+  /** The document's stored access text after the write. */
+  text: string | null;
 }
 
 export class SqliteAccessRows {
@@ -302,10 +312,10 @@ export class SqliteAccessRows {
 
   /**
    * The stored access texts `withLeaves` was given in the write transaction under way (read with
-   * the documents' rows), their drops apart (`splitDrops`), which `plan` then uses: no read or
-   * parse of its own per updated document. Emptied by each transaction's `withLeaves`.
+   * the documents' rows), the usual ones taken apart (`usualParts`), which `plan` then uses: no
+   * read or parse of its own per updated document. Emptied by each transaction's `withLeaves`.
    */
-  private readonly readForWrite = new Map<string, SplitText>();
+  private readonly readForWrite = new Map<string, StoredAccess>();
 
   /**
    * Each record with its `access` text (the planner of an access-enabled database reads it);
@@ -316,9 +326,12 @@ export class SqliteAccessRows {
     this.readForWrite.clear();
     for (const record of records.values()) {
       const text = texts?.get(record.id);
-      const split = splitDrops(text === undefined ? this.storedText(record.id) : text, this.mergedNext ?? this.merged);
-      this.readForWrite.set(record.id, split);
-      const leaves = leavesOfStoredText(split.before);
+      const stored = storedAccessOf(text === undefined ? this.storedText(record.id) : text);
+      this.readForWrite.set(record.id, stored);
+      const leaves =
+        stored.usual !== undefined
+          ? `{"${UNIFORM_LEAF}":${stored.usual.readersJson}}`
+          : leavesOfStoredText(splitDrops(stored.text, this.mergedNext ?? this.merged).before);
       if (leaves !== undefined) record.access = leaves;
     }
     return records;
@@ -334,16 +347,19 @@ export class SqliteAccessRows {
       if (access === undefined) return undefined;
       // A new document has no rows yet (a purge takes a document's rows with it).
       const merged = this.mergedNext ?? this.merged;
-      const { before, pending } = isNew
-        ? NO_TEXT
-        : (this.readForWrite.get(record.id) ?? splitDrops(this.storedText(record.id), merged));
+      const stored = isNew
+        ? NO_STORED
+        : (this.readForWrite.get(record.id) ?? storedAccessOf(this.storedText(record.id)));
       const seq = seqs[i]!;
+      const usual = stored.usual === undefined ? undefined : usualUpdateText(stored.usual, access, seq, merged);
+      if (usual !== undefined) return { text: usual, seq };
+      const { before, pending } = splitDrops(stored.text, merged);
       const next = nextDocAccessText(before, access, seq);
       // The replaced rows in `access_feed` are the merge's to delete (the write changes no page
       // of the feed): the text keeps them with those earlier writes left (see `withDrops`).
       const drops = [...pending, ...next.stale.filter(([, at]) => at <= merged)];
       const text = drops.length === 0 ? next.text : withDrops(next.text, seq, drops);
-      return { readers: next.readers, removed: next.removed, stale: next.stale, text, seq };
+      return { text, seq };
     });
     this.readForWrite.clear();
     return plans;
@@ -398,28 +414,36 @@ export class SqliteAccessRows {
   private merge(upTo: number): void {
     const from = this.mergedNext ?? this.merged;
     const rows: number[][] = [];
+    // The drops of every text: `[principal, seq]` by name. One statement per drop: one for all
+    // (a JSON list joined to the keys) measured slower, the list's own table costing more than
+    // the statements it saves.
+    const drops: AccessRowKey[] = [];
     const texts = this.stmt('SELECT k, access FROM docs WHERE seq > ? AND access IS NOT NULL').raw();
-    const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
     for (const [k, text] of texts.all(from) as [number, string][]) {
-      // The usual text (readers at its write's sequence, nobody lost it, no drops) without JSON.
-      const usual = usualDocAccess(text);
+      // The text keeps its drops (no rewrite of the row): the document's next write leaves out
+      // those of a write up to `merged` (`splitDrops`). A text whose write is up to `from` was
+      // merged, its drops deleted, by an earlier merge.
+      // The usual text (readers at its write's sequence, nobody lost it), its drops' JSON as it is.
+      const usual = usualParts(text);
       if (usual !== undefined) {
         if (usual.at <= from) continue;
         for (const principal of JSON.parse(usual.readersJson) as string[]) {
           rows.push([this.idFor(principal), usual.at, k, 0]);
         }
+        if (usual.dropsJson !== undefined) drops.push(...(JSON.parse(usual.dropsJson) as AccessRowKey[]));
         continue;
       }
       const fields = JSON.parse(text) as unknown[];
       for (const [principal, seq, removed] of tailRowsOf(decodeDocAccessFields(fields), from)) {
         rows.push([this.idFor(principal), seq, k, removed]);
       }
-      // The text keeps its drops (no rewrite of the row): the document's next write leaves out
-      // those of a write up to `merged` (`splitDrops`), and deleting a deleted row again is harmless.
-      for (const [principal, at] of (fields[5] as AccessRowKey[] | undefined) ?? []) {
-        const id = this.idOf(principal);
-        if (id !== undefined) drop.run(id, at);
-      }
+      drops.push(...((fields[5] as AccessRowKey[] | undefined) ?? []));
+    }
+    // Deleting a deleted row again is harmless (a key is never used twice).
+    const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
+    for (const [principal, at] of drops) {
+      const id = this.idOf(principal);
+      if (id !== undefined) drop.run(id, at);
     }
     rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
     this.insertRows(rows.flat());
@@ -793,13 +817,13 @@ const NO_TEXT: SplitText = { before: null, pending: [] };
  */
 function splitDrops(text: string | null, merged: number): SplitText {
   if (text === null) return NO_TEXT;
-  // The usual update's text (`withDrops` of a usual one), taken apart without JSON.
-  const usual = usualWithDrops(text);
+  const usual = usualParts(text);
   if (usual !== undefined) {
+    const before = `[${usual.readersJson},[],null,${usual.at}]`;
+    if (usual.dropsJson === undefined) return { before: text, pending: [] };
     const pending = usual.at > merged ? (JSON.parse(usual.dropsJson) as AccessRowKey[]) : [];
-    return { before: usual.before, pending };
+    return { before, pending };
   }
-  if (usualDocAccess(text) !== undefined) return { before: text, pending: [] };
   const fields = JSON.parse(text) as unknown[];
   const drops = fields[5] as AccessRowKey[] | undefined;
   if (drops === undefined) return { before: text, pending: [] };
@@ -808,12 +832,22 @@ function splitDrops(text: string | null, merged: number): SplitText {
 }
 
 /**
- * `[readers,[],null,at,[],drops]` (`withDrops` of a usual text) taken apart by scanning: the usual
- * text before it (`[readers,[],null,at]`), its sequence and the drops' JSON. Undefined for any
+ * The usual stored text taken apart by scanning, without JSON: `[readers,[],null,at]` (every
+ * leaf has the readers' `_access`, nobody lost the document: `nextDocAccessText`'s usual text)
+ * or that with drops, `[readers,[],null,at,[],drops]` (`withDrops` of it). Undefined for any
  * other text. The readers are scanned string by string (a name may hold any character), so the
- * parts are where JSON would put them.
+ * parts are where JSON would put them; a stored text's readers are in order, once each.
  */
-function usualWithDrops(text: string): { before: string; at: number; dropsJson: string } | undefined {
+interface UsualParts {
+  /** The readers' JSON list (one name at least). */
+  readersJson: string;
+  /** The sequence of the readers' rows. */
+  at: number;
+  /** The drops' JSON list, when the text has them. */
+  dropsJson: string | undefined;
+}
+
+function usualParts(text: string): UsualParts | undefined {
   if (!text.startsWith('[["')) return undefined;
   let i = 2;
   for (;;) {
@@ -840,8 +874,44 @@ function usualWithDrops(text: string): { before: string; at: number; dropsJson: 
     if (digit < 0 || digit > 9) break;
     at = at * 10 + digit;
   }
-  if (j === digits || !text.startsWith(',[],[', j) || text.charCodeAt(text.length - 1) !== 0x5d) return undefined;
-  return { before: `${text.slice(0, j)}]`, at, dropsJson: text.slice(j + 4, -1) };
+  if (j === digits) return undefined;
+  const readersJson = text.slice(1, i + 1);
+  if (j === text.length - 1 && text.charCodeAt(j) === 0x5d) return { readersJson, at, dropsJson: undefined };
+  if (!text.startsWith(',[],[', j) || text.charCodeAt(text.length - 1) !== 0x5d) return undefined;
+  return { readersJson, at, dropsJson: text.slice(j + 4, -1) };
+}
+
+/** A stored access text as `plan` reads it: the usual one taken apart. */
+interface StoredAccess {
+  text: string | null;
+  usual: UsualParts | undefined;
+}
+
+const NO_STORED: StoredAccess = { text: null, usual: undefined };
+
+function storedAccessOf(text: string | null): StoredAccess {
+  return { text, usual: text === null ? undefined : usualParts(text) };
+}
+
+/**
+ * The stored text after the usual update (`stored`: the usual text before it; `write`'s readers
+ * those same readers, every leaf with them) at `seq`, by concatenation: what `nextDocAccessText`
+ * then `withDrops` make of it. Undefined for any other write. The readers' old rows are the
+ * merge's to delete when they are in `access_feed` (their write up to `merged`); else the text
+ * keeps the drops its write before left (the feed has yet to lose them), and nothing of that
+ * write's rows, which never reached the feed.
+ */
+function usualUpdateText(stored: UsualParts, write: AccessWrite, seq: number, merged: number): string | undefined {
+  const readersJson = JSON.stringify(write.readers);
+  if (readersJson !== stored.readersJson || write.leaves !== `{"${UNIFORM_LEAF}":${readersJson}}`) return undefined;
+  if (stored.at > merged) {
+    const pending = stored.dropsJson;
+    return pending === undefined || pending === '[]'
+      ? `[${readersJson},[],null,${seq}]`
+      : `[${readersJson},[],null,${seq},[],${pending}]`;
+  }
+  const drops = JSON.stringify(write.readers.map((principal): AccessRowKey => [principal, stored.at]));
+  return `[${readersJson},[],null,${seq},[],${drops}]`;
 }
 
 /**
