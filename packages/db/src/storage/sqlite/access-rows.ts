@@ -234,6 +234,20 @@ export class SqliteAccessRows {
   /** `merged` after a merge in the write transaction under way: kept when it commits. */
   private mergedNext: number | undefined;
 
+  /**
+   * The tail's documents' `docs.access` texts by `docs.k`, as committed: each written by a
+   * planned write of this connection (the file's only writer) since `merged`, so a merge reads
+   * none of them back from `docs`. Undefined when not known (from the file's opening to its first
+   * merge; after a purge): the merge then reads `docs`.
+   */
+  private tailTexts: Map<number, string | null> | undefined;
+  /** The texts the write transaction under way wrote (since its merge, if it made one). */
+  private tailWritten = new Map<number, string | null>();
+  /** The write transaction under way changed texts or rows `tailWritten` does not say (a purge). */
+  private tailUnknown = false;
+  /** The write transaction under way merged: the tail was empty after it. */
+  private tailMerged = false;
+
   /** Principals' ids as committed (an id never changes once its transaction committed). */
   private readonly known = new Map<string, number>();
   /** Ids the write transaction under way gave: known once it commits, forgotten if it rolls back. */
@@ -284,11 +298,24 @@ export class SqliteAccessRows {
         if (committed) {
           for (const [name, id] of this.given) this.known.set(name, id);
           if (this.mergedNext !== undefined) this.merged = this.mergedNext;
+          this.commitTail();
         }
         this.given.clear();
         this.mergedNext = undefined;
+        this.tailWritten.clear();
+        this.tailUnknown = false;
+        this.tailMerged = false;
       }
     };
+  }
+
+  /** `tailTexts` after a write transaction committed (see `guard`). */
+  private commitTail(): void {
+    if (this.tailUnknown) this.tailTexts = undefined;
+    else if (this.tailMerged) {
+      this.tailTexts = this.tailWritten;
+      this.tailWritten = new Map();
+    } else if (this.tailTexts !== undefined) for (const [k, text] of this.tailWritten) this.tailTexts.set(k, text);
   }
 
   private stmt(sql: string): Statement {
@@ -371,13 +398,19 @@ export class SqliteAccessRows {
    * written) the documents' texts went in with their rows; without, they are computed here and
    * every text is written by an UPDATE.
    */
-  apply(writes: readonly DocWrite[], seqs: readonly number[], plans?: readonly (AccessPlan | undefined)[]): void {
+  apply(
+    writes: readonly DocWrite[],
+    seqs: readonly number[],
+    plans?: readonly (AccessPlan | undefined)[],
+    keys?: readonly number[],
+  ): void {
     let planned = plans;
     if (planned === undefined) {
       // Not after `withLeaves` (a purge): what a failed transaction read may not be kept.
       this.readForWrite.clear();
       planned = this.plan(writes, seqs);
     }
+    if (plans === undefined || keys === undefined) this.tailUnknown = true;
     let last = 0;
     writes.forEach(({ record }, i) => {
       const access = planned[i];
@@ -387,6 +420,7 @@ export class SqliteAccessRows {
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
+      else if (keys !== undefined) this.tailWritten.set(keys[i]!, access.text);
       if (seq > last) last = seq;
     });
     // The write's own rows are in the tail (its `docs.access`); a long tail goes into the feed.
@@ -418,8 +452,7 @@ export class SqliteAccessRows {
     // (a JSON list joined to the keys) measured slower, the list's own table costing more than
     // the statements it saves.
     const drops: AccessRowKey[] = [];
-    const texts = this.stmt('SELECT k, access FROM docs WHERE seq > ? AND access IS NOT NULL').raw();
-    for (const [k, text] of texts.all(from) as [number, string][]) {
+    for (const [k, text] of this.tailTextsSince(from)) {
       // The text keeps its drops (no rewrite of the row): the document's next write leaves out
       // those of a write up to `merged` (`splitDrops`). A text whose write is up to `from` was
       // merged, its drops deleted, by an earlier merge.
@@ -449,6 +482,29 @@ export class SqliteAccessRows {
     this.insertRows(rows.flat());
     this.stmt('UPDATE access_tail SET merged = ?').run(upTo);
     this.mergedNext = upTo;
+    this.tailWritten.clear();
+    this.tailUnknown = false;
+    this.tailMerged = true;
+  }
+
+  /**
+   * `[docs.k, docs.access]` of the documents written since `from` (`merged` as the transaction
+   * under way sees it) that have an access text: those `tailTexts` and the transaction's own
+   * writes say, else read from `docs`.
+   */
+  private tailTextsSince(from: number): [number, string][] {
+    const committed = this.tailTexts;
+    if (committed === undefined || this.tailUnknown) {
+      return this.stmt('SELECT k, access FROM docs WHERE seq > ? AND access IS NOT NULL').raw().all(from) as [
+        number,
+        string,
+      ][];
+    }
+    const texts: [number, string][] = [];
+    // Those the transaction under way rewrote are its own (the newer).
+    for (const [k, text] of committed) if (text !== null && !this.tailWritten.has(k)) texts.push([k, text]);
+    for (const [k, text] of this.tailWritten) if (text !== null) texts.push([k, text]);
+    return texts;
   }
 
   private stmtDrop: Statement | undefined;
@@ -479,6 +535,7 @@ export class SqliteAccessRows {
 
   /** A document purged away (before its row goes): its rows go with it. */
   forget(id: string): void {
+    this.tailUnknown = true;
     const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
     const text = this.storedText(id);
     for (const [principal, seq] of [...rowsOfDocAccess(decodeDocAccess(text)), ...dropsOf(text)]) {
