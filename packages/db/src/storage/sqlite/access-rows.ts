@@ -36,6 +36,7 @@ import {
   readByAny,
   rowsOfDocAccess,
   usualDocAccess,
+  usualNewText,
 } from '../doc-access.js';
 import {
   type AccessChange,
@@ -399,6 +400,10 @@ export class SqliteAccessRows {
       const seq = seqs[i]!;
       const usual = stored.usual === undefined ? undefined : usualUpdate(stored.usual, access, seq, merged);
       if (usual !== undefined) return usual;
+      // The usual new document's: its rows said with it, as an update's (the merge parses no text).
+      const created = stored.text === null ? usualNewText(access, seq) : undefined;
+      if (created !== undefined)
+        return { seq, text: created, rows: { readers: access.readers, at: seq, drops: undefined } };
       const { before, pending } = splitDrops(stored.text, merged);
       const next = nextDocAccessText(before, access, seq);
       // The replaced rows in `access_feed` are the merge's to delete (the write changes no page
