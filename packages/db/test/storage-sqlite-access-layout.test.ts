@@ -467,6 +467,48 @@ describe('sqlite engine: the tail of access rows (written since the last merge, 
     engine.close();
   });
 
+  it('a merge of the texts its connection wrote answers as one that reads them back, across reopenings and purges', () => {
+    // Mostly updates that keep their readers (the usual text with drops, whose rows a merge takes
+    // from what the write said), past many merges of their own (TAIL_SEQS); `reopened` is closed
+    // and opened again now and then (the tail's texts then read from docs until its next merge).
+    const next = random(44);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    const ids = 'abcdefghij'.split('');
+    const sets = [['alice'], ['bob', 'team'], ['carol', '_users'], ['alice', 'bob', 'carol', 'team', '_users']];
+    const dir = join(tmp.dir, 'tail-texts');
+    let engine = openSqliteEngine({ dir });
+    const mergedEngine = openSqliteEngine({ dir: join(tmp.dir, 'tail-texts-merged') });
+    const merged = mergedEngine.create('merged');
+    let reopened = engine.create('reopened');
+    const readersOf = new Map<string, string[]>();
+    const revs = new Map<string, number>();
+    for (let step = 0; step < 600; step++) {
+      const id = pick(ids);
+      if (revs.has(id) && next() < 0.02) {
+        const purge = { id, revs: [`${revs.get(id)}-x`], record: null };
+        for (const db of [merged, reopened]) db.purgeDocs([purge], 1000);
+        revs.delete(id);
+      } else {
+        const n = (revs.get(id) ?? 0) + 1;
+        revs.set(id, n);
+        if (!readersOf.has(id) || next() < 0.1) readersOf.set(id, pick(sets).slice().sort());
+        const one = write(id, `${n}-x`, readersOf.get(id)!);
+        for (const db of [merged, reopened]) update(db, [one]);
+      }
+      merged.access.mergeTail();
+      if (step % 53 === 0) {
+        engine.close();
+        engine = openSqliteEngine({ dir });
+        reopened = engine.open('reopened')!;
+      }
+      if (step % 9 === 0) assert.deepEqual(reads(reopened, ids, sets), reads(merged, ids, sets), `step ${step}`);
+    }
+    reopened.access.mergeTail();
+    assert.deepEqual(reads(reopened, ids, sets), reads(merged, ids, sets));
+    engine.close();
+    mergedEngine.close();
+  });
+
   it('a merge leaves the drops it applied in the text, and the next write carries only its own', () => {
     const dir = join(tmp.dir, 'drops');
     const engine = openSqliteEngine({ dir });

@@ -161,17 +161,30 @@ export class Database extends DocumentReader {
 
   /** The writer as the access rules see it (./access-rules.ts); undefined without access control. */
   async accessWriterOf(writer: Writer): Promise<AccessWriter | undefined> {
+    const known = this.knownAccessWriterOf(writer);
+    if (known !== undefined) return known;
     if (!(await this.accessEnabled())) return undefined;
     // A server admin is an admin whatever `_security` says: their writes (the embedded API's,
     // an admin's replication) read no `_security` for it.
     const admin =
       isAdmin(writer.user) || isDbAdmin(withUsersRole(writer.user), writer.security ?? (await this.security()));
-    return {
-      admin,
-      name: writer.user.name,
-      principals: principalsOf(writer.user),
-      autofill: this.accessAutofill(),
-    };
+    return this.accessWriter(writer, admin);
+  }
+
+  /**
+   * `accessWriterOf` without a promise when nothing is to be read: the database known
+   * access-enabled, the writer a server admin or with `_security` in hand (the usual write asks
+   * twice, its rules and its commit). Undefined otherwise: ask `accessWriterOf`.
+   */
+  knownAccessWriterOf(writer: Writer): AccessWriter | undefined {
+    if (this.accessCache !== true) return undefined;
+    if (isAdmin(writer.user)) return this.accessWriter(writer, true);
+    if (writer.security === undefined) return undefined;
+    return this.accessWriter(writer, isDbAdmin(withUsersRole(writer.user), writer.security));
+  }
+
+  private accessWriter(writer: Writer, admin: boolean): AccessWriter {
+    return { admin, name: writer.user.name, principals: principalsOf(writer.user), autofill: this.accessAutofill() };
   }
 
   /** What a reader may see: undefined when everything (no access control, or an admin). */

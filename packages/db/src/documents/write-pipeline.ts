@@ -189,6 +189,8 @@ export class WritePipeline {
     designsAt?: number,
   ): Promise<WriteResult[]> {
     if (this.db.accessKnownOff) return this.commitAs(items, newEdits, undefined, designsAt);
+    const known = this.db.knownAccessWriterOf(writer);
+    if (known !== undefined) return this.commitAs(items, newEdits, known, designsAt);
     return this.db.accessWriterOf(writer).then((access) => this.commitAs(items, newEdits, access, designsAt));
   }
 

@@ -93,7 +93,9 @@ export async function checkWrites(
   const userCtx = { db: db.name, name: user.name, roles: user.roles };
   const refusals: (CouchError | undefined)[] = [];
   // Per-document access (./access-rules.ts): an access-enabled database's first rules.
-  const accessWriter = db.accessKnownOff ? undefined : await db.accessWriterOf(writer);
+  const accessWriter = db.accessKnownOff
+    ? undefined
+    : (db.knownAccessWriterOf(writer) ?? (await db.accessWriterOf(writer)));
   const readLocal = (id: string) => db.store.getLocal(id);
   for (const { id, input } of items) {
     if (accessWriter !== undefined) {

@@ -161,6 +161,22 @@ export function nextDocAccessText(before: string | null, write: AccessWrite, seq
   return { readers: next.readers, removed, stale, text: encodeDocAccess(next) };
 }
 
+/**
+ * The usual stored text of a write at `seq` (its readers in order, once each, and every leaf with
+ * them) for a document with no text before it: `nextDocAccessText(null, write, seq).text` made
+ * without the rest of its answer. Undefined for any other write.
+ */
+export function usualNewText(write: AccessWrite, seq: number): string | undefined {
+  const readersJson = JSON.stringify(write.readers);
+  if (
+    write.readers.length === 0 ||
+    write.leaves !== `{"${UNIFORM_LEAF}":${readersJson}}` ||
+    !isStrictlyOrdered(write.readers)
+  )
+    return undefined;
+  return `[${readersJson}${USUAL_TAIL}${seq}]`;
+}
+
 /** Every access row of a document (a purge takes them all). */
 export function rowsOfDocAccess(access: DocAccess): AccessRowKey[] {
   return [

@@ -32,13 +32,22 @@ import {
   isNewestRemoval,
   leavesOfStoredText,
   type AccessRowKey,
-  type NextDocAccessText,
   nextDocAccessText,
   readByAny,
   rowsOfDocAccess,
   usualDocAccess,
+  usualNewText,
 } from '../doc-access.js';
-import type { AccessChange, DocRecord, DocWrite, IdRange, RoleChange, RoleRow } from '../records.js';
+import {
+  type AccessChange,
+  type AccessWrite,
+  type DocRecord,
+  type DocWrite,
+  type IdRange,
+  type RoleChange,
+  type RoleRow,
+  UNIFORM_LEAF,
+} from '../records.js';
 import { DOC_COLUMNS, type DocRow, toRecord } from './doc-rows.js';
 import type { TreeChunks } from './tree-chunks.js';
 import { compareCodePoints } from '../../support/unicode.js';
@@ -193,6 +202,9 @@ const KNOWN = '';
  */
 const ADD_ROWS = [16, 4, 1] as const;
 
+/** Sequences per statement of a merge's deletes, the remainder by smaller ones. */
+const DROP_SEQS = [16, 4, 1] as const;
+
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
 
@@ -201,9 +213,27 @@ const PRINCIPALS = 'principal IN (SELECT value FROM json_each(?))';
 const DROP_ROW = 'DELETE FROM access_feed WHERE principal = ? AND seq = ?';
 
 /** A write's access as `SqliteAccessRows.plan` computes it. */
-export interface AccessPlan extends NextDocAccessText {
+export interface AccessPlan {
   /** The write's sequence (its rows'). */
   seq: number;
+  /** The document's stored access text after the write. */
+  text: string | null;
+  /** The rows that text says, when it is the usual one (the merge then reads it without parsing). */
+  rows?: UsualRows;
+}
+
+/** The rows of a usual text (`usualParts`): its readers at `at`, and the feed's rows it drops. */
+interface UsualRows {
+  readers: readonly string[];
+  at: number;
+  /** As a list, or its JSON (the drops an earlier write left, as its text had them). */
+  drops: readonly AccessRowKey[] | string | undefined;
+}
+
+/** A tail document's stored access text, with its rows when a usual write of this connection made it. */
+interface TailText {
+  text: string | null;
+  rows?: UsualRows | undefined;
 }
 
 export class SqliteAccessRows {
@@ -223,6 +253,20 @@ export class SqliteAccessRows {
   private merged: number;
   /** `merged` after a merge in the write transaction under way: kept when it commits. */
   private mergedNext: number | undefined;
+
+  /**
+   * The tail's documents' `docs.access` texts by `docs.k`, as committed: each written by a
+   * planned write of this connection (the file's only writer) since `merged`, so a merge reads
+   * none of them back from `docs`. Undefined when not known (from the file's opening to its first
+   * merge; after a purge): the merge then reads `docs`.
+   */
+  private tailTexts: Map<number, TailText> | undefined;
+  /** The texts the write transaction under way wrote (since its merge, if it made one). */
+  private tailWritten = new Map<number, TailText>();
+  /** The write transaction under way changed texts or rows `tailWritten` does not say (a purge). */
+  private tailUnknown = false;
+  /** The write transaction under way merged: the tail was empty after it. */
+  private tailMerged = false;
 
   /** Principals' ids as committed (an id never changes once its transaction committed). */
   private readonly known = new Map<string, number>();
@@ -274,11 +318,24 @@ export class SqliteAccessRows {
         if (committed) {
           for (const [name, id] of this.given) this.known.set(name, id);
           if (this.mergedNext !== undefined) this.merged = this.mergedNext;
+          this.commitTail();
         }
         this.given.clear();
         this.mergedNext = undefined;
+        this.tailWritten.clear();
+        this.tailUnknown = false;
+        this.tailMerged = false;
       }
     };
+  }
+
+  /** `tailTexts` after a write transaction committed (see `guard`). */
+  private commitTail(): void {
+    if (this.tailUnknown) this.tailTexts = undefined;
+    else if (this.tailMerged) {
+      this.tailTexts = this.tailWritten;
+      this.tailWritten = new Map();
+    } else if (this.tailTexts !== undefined) for (const [k, text] of this.tailWritten) this.tailTexts.set(k, text);
   }
 
   private stmt(sql: string): Statement {
@@ -302,10 +359,10 @@ export class SqliteAccessRows {
 
   /**
    * The stored access texts `withLeaves` was given in the write transaction under way (read with
-   * the documents' rows), their drops apart (`splitDrops`), which `plan` then uses: no read or
-   * parse of its own per updated document. Emptied by each transaction's `withLeaves`.
+   * the documents' rows), the usual ones taken apart (`usualParts`), which `plan` then uses: no
+   * read or parse of its own per updated document. Emptied by each transaction's `withLeaves`.
    */
-  private readonly readForWrite = new Map<string, SplitText>();
+  private readonly readForWrite = new Map<string, StoredAccess>();
 
   /**
    * Each record with its `access` text (the planner of an access-enabled database reads it);
@@ -316,9 +373,12 @@ export class SqliteAccessRows {
     this.readForWrite.clear();
     for (const record of records.values()) {
       const text = texts?.get(record.id);
-      const split = splitDrops(text === undefined ? this.storedText(record.id) : text, this.mergedNext ?? this.merged);
-      this.readForWrite.set(record.id, split);
-      const leaves = leavesOfStoredText(split.before);
+      const stored = storedAccessOf(text === undefined ? this.storedText(record.id) : text);
+      this.readForWrite.set(record.id, stored);
+      const leaves =
+        stored.usual !== undefined
+          ? `{"${UNIFORM_LEAF}":${stored.usual.readersJson}}`
+          : leavesOfStoredText(splitDrops(stored.text, this.mergedNext ?? this.merged).before);
       if (leaves !== undefined) record.access = leaves;
     }
     return records;
@@ -334,16 +394,23 @@ export class SqliteAccessRows {
       if (access === undefined) return undefined;
       // A new document has no rows yet (a purge takes a document's rows with it).
       const merged = this.mergedNext ?? this.merged;
-      const { before, pending } = isNew
-        ? NO_TEXT
-        : (this.readForWrite.get(record.id) ?? splitDrops(this.storedText(record.id), merged));
+      const stored = isNew
+        ? NO_STORED
+        : (this.readForWrite.get(record.id) ?? storedAccessOf(this.storedText(record.id)));
       const seq = seqs[i]!;
+      const usual = stored.usual === undefined ? undefined : usualUpdate(stored.usual, access, seq, merged);
+      if (usual !== undefined) return usual;
+      // The usual new document's: its rows said with it, as an update's (the merge parses no text).
+      const created = stored.text === null ? usualNewText(access, seq) : undefined;
+      if (created !== undefined)
+        return { seq, text: created, rows: { readers: access.readers, at: seq, drops: undefined } };
+      const { before, pending } = splitDrops(stored.text, merged);
       const next = nextDocAccessText(before, access, seq);
       // The replaced rows in `access_feed` are the merge's to delete (the write changes no page
       // of the feed): the text keeps them with those earlier writes left (see `withDrops`).
       const drops = [...pending, ...next.stale.filter(([, at]) => at <= merged)];
       const text = drops.length === 0 ? next.text : withDrops(next.text, seq, drops);
-      return { readers: next.readers, removed: next.removed, stale: next.stale, text, seq };
+      return { text, seq };
     });
     this.readForWrite.clear();
     return plans;
@@ -355,13 +422,19 @@ export class SqliteAccessRows {
    * written) the documents' texts went in with their rows; without, they are computed here and
    * every text is written by an UPDATE.
    */
-  apply(writes: readonly DocWrite[], seqs: readonly number[], plans?: readonly (AccessPlan | undefined)[]): void {
+  apply(
+    writes: readonly DocWrite[],
+    seqs: readonly number[],
+    plans?: readonly (AccessPlan | undefined)[],
+    keys?: readonly number[],
+  ): void {
     let planned = plans;
     if (planned === undefined) {
       // Not after `withLeaves` (a purge): what a failed transaction read may not be kept.
       this.readForWrite.clear();
       planned = this.plan(writes, seqs);
     }
+    if (plans === undefined || keys === undefined) this.tailUnknown = true;
     let last = 0;
     writes.forEach(({ record }, i) => {
       const access = planned[i];
@@ -371,6 +444,7 @@ export class SqliteAccessRows {
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
+      else if (keys !== undefined) this.tailWritten.set(keys[i]!, { text: access.text, rows: access.rows });
       if (seq > last) last = seq;
     });
     // The write's own rows are in the tail (its `docs.access`); a long tail goes into the feed.
@@ -398,35 +472,99 @@ export class SqliteAccessRows {
   private merge(upTo: number): void {
     const from = this.mergedNext ?? this.merged;
     const rows: number[][] = [];
-    const texts = this.stmt('SELECT k, access FROM docs WHERE seq > ? AND access IS NOT NULL').raw();
-    const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
-    for (const [k, text] of texts.all(from) as [number, string][]) {
-      // The usual text (readers at its write's sequence, nobody lost it, no drops) without JSON.
-      const usual = usualDocAccess(text);
+    // The drops of every text: `[principal, seq]` by name (deleted by `dropRows`).
+    const drops: AccessRowKey[] = [];
+    for (const [k, { text, rows: known }] of this.tailTextsSince(from)) {
+      // A usual write of this connection said its rows: no text to take apart.
+      if (known !== undefined) {
+        if (known.at <= from) continue;
+        for (const principal of known.readers) rows.push([this.idFor(principal), known.at, k, 0]);
+        const own = typeof known.drops === 'string' ? (JSON.parse(known.drops) as AccessRowKey[]) : known.drops;
+        if (own !== undefined) for (const drop of own) drops.push(drop);
+        continue;
+      }
+      if (text === null) continue;
+      // The text keeps its drops (no rewrite of the row): the document's next write leaves out
+      // those of a write up to `merged` (`splitDrops`). A text whose write is up to `from` was
+      // merged, its drops deleted, by an earlier merge.
+      // The usual text (readers at its write's sequence, nobody lost it), its drops' JSON as it is.
+      const usual = usualParts(text);
       if (usual !== undefined) {
         if (usual.at <= from) continue;
         for (const principal of JSON.parse(usual.readersJson) as string[]) {
           rows.push([this.idFor(principal), usual.at, k, 0]);
         }
+        if (usual.dropsJson !== undefined) drops.push(...(JSON.parse(usual.dropsJson) as AccessRowKey[]));
         continue;
       }
       const fields = JSON.parse(text) as unknown[];
       for (const [principal, seq, removed] of tailRowsOf(decodeDocAccessFields(fields), from)) {
         rows.push([this.idFor(principal), seq, k, removed]);
       }
-      // The text keeps its drops (no rewrite of the row): the document's next write leaves out
-      // those of a write up to `merged` (`splitDrops`), and deleting a deleted row again is harmless.
-      for (const [principal, at] of (fields[5] as AccessRowKey[] | undefined) ?? []) {
-        const id = this.idOf(principal);
-        if (id !== undefined) drop.run(id, at);
-      }
+      drops.push(...((fields[5] as AccessRowKey[] | undefined) ?? []));
     }
+    this.dropRows(drops);
     rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
     this.insertRows(rows.flat());
     this.stmt('UPDATE access_tail SET merged = ?').run(upTo);
     this.mergedNext = upTo;
+    this.tailWritten.clear();
+    this.tailUnknown = false;
+    this.tailMerged = true;
   }
 
+  /**
+   * `[docs.k, docs.access]` of the documents written since `from` (`merged` as the transaction
+   * under way sees it) that have an access text: those `tailTexts` and the transaction's own
+   * writes say, else read from `docs`.
+   */
+  private tailTextsSince(from: number): [number, TailText][] {
+    const committed = this.tailTexts;
+    if (committed === undefined || this.tailUnknown) {
+      const read = this.stmt('SELECT k, access FROM docs WHERE seq > ? AND access IS NOT NULL').raw().all(from);
+      return (read as [number, string][]).map(([k, text]) => [k, { text }]);
+    }
+    const texts: [number, TailText][] = [];
+    // Those the transaction under way rewrote are its own (the newer).
+    for (const entry of committed) if (!this.tailWritten.has(entry[0])) texts.push(entry);
+    for (const entry of this.tailWritten) texts.push(entry);
+    return texts;
+  }
+
+  /**
+   * Deletes rows of `access_feed` (deleting a deleted row again is harmless: a key is never used
+   * twice): each principal's in statements of DROP_SEQS sequences, in order. A list of bound
+   * sequences costs a third less than a statement per row (the usual merge: 32 rows of one
+   * principal); a JSON list joined to the keys (one statement for all) measured 2.5× one per row.
+   */
+  private dropRows(drops: readonly AccessRowKey[]): void {
+    const byPrincipal = new Map<number, number[]>();
+    for (const [principal, at] of drops) {
+      const id = this.idOf(principal);
+      if (id === undefined) continue;
+      const seqs = byPrincipal.get(id);
+      if (seqs === undefined) byPrincipal.set(id, [at]);
+      else seqs.push(at);
+    }
+    for (const [id, seqs] of byPrincipal) {
+      seqs.sort((a, b) => a - b);
+      let at = 0;
+      for (const n of DROP_SEQS) {
+        if (seqs.length - at < n) continue;
+        let stmt = this.stmtDrops.get(n);
+        if (stmt === undefined) {
+          stmt = this.db.prepare(
+            `DELETE FROM access_feed WHERE principal = ? AND seq IN (${Array(n).fill('?').join(', ')})`,
+          );
+          this.stmtDrops.set(n, stmt);
+        }
+        for (; seqs.length - at >= n; at += n) stmt.run(id, ...seqs.slice(at, at + n));
+      }
+    }
+  }
+
+  /** `dropRows`' statements by sequence count (DROP_SEQS), prepared on first use. */
+  private readonly stmtDrops = new Map<number, Statement>();
   private stmtDrop: Statement | undefined;
   /** Multi-row inserts of new rows by row count (ADD_ROWS), prepared on first use. */
   private readonly stmtPuts = new Map<number, Statement>();
@@ -455,6 +593,7 @@ export class SqliteAccessRows {
 
   /** A document purged away (before its row goes): its rows go with it. */
   forget(id: string): void {
+    this.tailUnknown = true;
     const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
     const text = this.storedText(id);
     for (const [principal, seq] of [...rowsOfDocAccess(decodeDocAccess(text)), ...dropsOf(text)]) {
@@ -793,13 +932,13 @@ const NO_TEXT: SplitText = { before: null, pending: [] };
  */
 function splitDrops(text: string | null, merged: number): SplitText {
   if (text === null) return NO_TEXT;
-  // The usual update's text (`withDrops` of a usual one), taken apart without JSON.
-  const usual = usualWithDrops(text);
+  const usual = usualParts(text);
   if (usual !== undefined) {
+    const before = `[${usual.readersJson},[],null,${usual.at}]`;
+    if (usual.dropsJson === undefined) return { before: text, pending: [] };
     const pending = usual.at > merged ? (JSON.parse(usual.dropsJson) as AccessRowKey[]) : [];
-    return { before: usual.before, pending };
+    return { before, pending };
   }
-  if (usualDocAccess(text) !== undefined) return { before: text, pending: [] };
   const fields = JSON.parse(text) as unknown[];
   const drops = fields[5] as AccessRowKey[] | undefined;
   if (drops === undefined) return { before: text, pending: [] };
@@ -808,12 +947,22 @@ function splitDrops(text: string | null, merged: number): SplitText {
 }
 
 /**
- * `[readers,[],null,at,[],drops]` (`withDrops` of a usual text) taken apart by scanning: the usual
- * text before it (`[readers,[],null,at]`), its sequence and the drops' JSON. Undefined for any
+ * The usual stored text taken apart by scanning, without JSON: `[readers,[],null,at]` (every
+ * leaf has the readers' `_access`, nobody lost the document: `nextDocAccessText`'s usual text)
+ * or that with drops, `[readers,[],null,at,[],drops]` (`withDrops` of it). Undefined for any
  * other text. The readers are scanned string by string (a name may hold any character), so the
- * parts are where JSON would put them.
+ * parts are where JSON would put them; a stored text's readers are in order, once each.
  */
-function usualWithDrops(text: string): { before: string; at: number; dropsJson: string } | undefined {
+interface UsualParts {
+  /** The readers' JSON list (one name at least). */
+  readersJson: string;
+  /** The sequence of the readers' rows. */
+  at: number;
+  /** The drops' JSON list, when the text has them. */
+  dropsJson: string | undefined;
+}
+
+function usualParts(text: string): UsualParts | undefined {
   if (!text.startsWith('[["')) return undefined;
   let i = 2;
   for (;;) {
@@ -840,8 +989,49 @@ function usualWithDrops(text: string): { before: string; at: number; dropsJson: 
     if (digit < 0 || digit > 9) break;
     at = at * 10 + digit;
   }
-  if (j === digits || !text.startsWith(',[],[', j) || text.charCodeAt(text.length - 1) !== 0x5d) return undefined;
-  return { before: `${text.slice(0, j)}]`, at, dropsJson: text.slice(j + 4, -1) };
+  if (j === digits) return undefined;
+  const readersJson = text.slice(1, i + 1);
+  if (j === text.length - 1 && text.charCodeAt(j) === 0x5d) return { readersJson, at, dropsJson: undefined };
+  if (!text.startsWith(',[],[', j) || text.charCodeAt(text.length - 1) !== 0x5d) return undefined;
+  return { readersJson, at, dropsJson: text.slice(j + 4, -1) };
+}
+
+/** A stored access text as `plan` reads it: the usual one taken apart. */
+interface StoredAccess {
+  text: string | null;
+  usual: UsualParts | undefined;
+}
+
+const NO_STORED: StoredAccess = { text: null, usual: undefined };
+
+function storedAccessOf(text: string | null): StoredAccess {
+  return { text, usual: text === null ? undefined : usualParts(text) };
+}
+
+/**
+ * The stored text after the usual update (`stored`: the usual text before it; `write`'s readers
+ * those same readers, every leaf with them) at `seq`, by concatenation: what `nextDocAccessText`
+ * then `withDrops` make of it. Undefined for any other write. The readers' old rows are the
+ * merge's to delete when they are in `access_feed` (their write up to `merged`); else the text
+ * keeps the drops its write before left (the feed has yet to lose them), and nothing of that
+ * write's rows, which never reached the feed.
+ */
+function usualUpdate(stored: UsualParts, write: AccessWrite, seq: number, merged: number): AccessPlan | undefined {
+  const readersJson = JSON.stringify(write.readers);
+  if (readersJson !== stored.readersJson || write.leaves !== `{"${UNIFORM_LEAF}":${readersJson}}`) return undefined;
+  const readers = write.readers;
+  if (stored.at > merged) {
+    const pending = stored.dropsJson;
+    return pending === undefined || pending === '[]'
+      ? { seq, text: `[${readersJson},[],null,${seq}]`, rows: { readers, at: seq, drops: undefined } }
+      : { seq, text: `[${readersJson},[],null,${seq},[],${pending}]`, rows: { readers, at: seq, drops: pending } };
+  }
+  const drops = readers.map((principal): AccessRowKey => [principal, stored.at]);
+  return {
+    seq,
+    text: `[${readersJson},[],null,${seq},[],${JSON.stringify(drops)}]`,
+    rows: { readers, at: seq, drops },
+  };
 }
 
 /**

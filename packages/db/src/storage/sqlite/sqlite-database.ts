@@ -161,7 +161,7 @@ export class SqliteDatabase implements SqliteSyncStore {
           read.olds,
           access?.map((plan) => plan?.text),
         );
-        if (access !== undefined) this.access.apply(marked, applied.seqs, access);
+        if (access !== undefined) this.access.apply(marked, applied.seqs, access, applied.keys);
         return { result, writes: marked, ...applied };
       }),
     ) as SqliteDatabase['updateTransaction'];
