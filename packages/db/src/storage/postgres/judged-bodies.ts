@@ -91,11 +91,12 @@ export async function* judgedBodies(
  * with a `\u` escape is not parsed here: PostgreSQL's JSON functions fail a statement on `\u0000`
  * (and on any escape past ASCII in a database not in UTF-8), where the document layer's parser
  * (json/parse.ts) accepts it; that parser also keeps every body within what `json` reads (strict
- * RFC 8259, at most 1,000 levels deep). `CASE` orders the test before the parse.
+ * RFC 8259, at most 1,000 levels deep). `CASE` orders the test before the parse; `LIKE` without an
+ * escape character finds the `\u` a little cheaper than `strpos`.
  */
 function outOfBound(member: string, comparison: string): string {
   const integer = `substring((b.body::json -> ${member})::text from '^-?[0-9]{1,18}$')::int8`;
-  return `(CASE WHEN strpos(b.body, '\\u') = 0 THEN (${integer} ${comparison}) IS FALSE ELSE false END)`;
+  return `(CASE WHEN b.body NOT LIKE '%\\u%' ESCAPE '' THEN ${integer} END ${comparison}) IS FALSE`;
 }
 
 /**
