@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.js';
 
-// The scans of ./mango-scan-bounds.test.ts on PostgreSQL (storage/postgres/judged-bodies.ts): the
-// test servers of this process store in a fresh schema of the test PostgreSQL.
+// The scans of ./mango-scan-bounds.test.ts on PostgreSQL, which reads every document of a scan
+// (judging the bounds in its statement did not lower the scan's CPU: docs/benchmarks.md, PostgreSQL,
+// session 45): the test servers of this process store in a fresh schema of the test PostgreSQL.
 process.env.DIVAN_TEST_STORAGE = 'postgres';
 await import('./mango-scan-bounds.test.js');
 
 /**
  * Bodies spelled as the document layer accepts them but PostgreSQL's JSON functions read
  * differently or not at all (`\u0000`, escapes, spaces, duplicate members, deep nesting): a scan
- * with bounds finds and counts what the same scan without them does, and never fails.
+ * with bounds finds and counts what the same scan without them does, and never fails (a guard for
+ * any statement that judges bounds on PostgreSQL: commit 32031f5 tried one).
  */
 describe('Mango scans with number bounds on bodies PostgreSQL reads its own way', () => {
   let t: TestServer;

@@ -29,7 +29,6 @@ import type {
   DocRecord,
   IdRange,
   LocalDoc,
-  NumberBound,
   Page,
   PurgeInfo,
   RangeStats,
@@ -57,8 +56,6 @@ import {
   toRecord,
 } from './statements.js';
 import { KeptTreeTexts, treeColumn, withKeptTexts } from './tree-chunks.js';
-import { judgedBodies } from './judged-bodies.js';
-import { rangeWhere } from './range-where.js';
 import type { BatchStatement } from './statement-batch.js';
 
 /** Purge log entries per page. */
@@ -363,19 +360,8 @@ export class PostgresDocumentStore implements DocumentStore {
     }
   }
 
-  async *foldDocBodies(range: IdRange, bounds: readonly NumberBound[] = []): AsyncGenerator<Page<ChangedDoc>> {
+  async *foldDocBodies(range: IdRange): AsyncGenerator<Page<ChangedDoc>> {
     const filter = range.includeDeleted === true ? '' : 'NOT deleted';
-    const judged = filter === '' ? [] : bounds.filter((bound) => Math.abs(bound.value) < 2 ** 53);
-    if (judged.length > 0) {
-      const walk = {
-        schema: this.sql.schema,
-        treeColumn: treeColumn(this.sql.schema),
-        dbId: this.dbId,
-        query: this.query.bind(this),
-      };
-      for await (const rows of judgedBodies(walk, range, judged)) yield rows.map(toChangedDoc);
-      return;
-    }
     // Each page's records with their winners' bodies in one statement (a body looked up by the
     // primary key per row), not a page of records and then their bodies by arrays of ids and revs.
     const columns =
@@ -580,4 +566,31 @@ export class PostgresDocumentStore implements DocumentStore {
       },
     );
   }
+}
+
+/**
+ * The extra conditions (each starting with ` AND `) of a range walk whose next row is
+ * `fromOp from` (`from` undefined: no bound); parameters are numbered from `first`.
+ */
+function rangeWhere(
+  range: IdRange,
+  from: string | undefined,
+  fromOp: string,
+  filter: string,
+  first: number,
+): { where: string; params: string[] } {
+  const desc = range.descending === true;
+  let where = '';
+  const params: string[] = [];
+  if (from !== undefined) {
+    params.push(from);
+    where += ` AND id ${fromOp} $${first + params.length - 1}`;
+  }
+  if (range.end !== undefined) {
+    const inclusive = range.inclusiveEnd !== false;
+    params.push(range.end);
+    where += ` AND id ${desc ? '>' : '<'}${inclusive ? '=' : ''} $${first + params.length - 1}`;
+  }
+  if (filter !== '') where += ` AND ${filter}`;
+  return { where, params };
 }
