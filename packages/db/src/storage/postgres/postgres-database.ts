@@ -364,10 +364,13 @@ export class PostgresDocumentStore implements DocumentStore {
     const filter = range.includeDeleted === true ? '' : 'NOT deleted';
     // Each page's records with their winners' bodies in one statement (a body looked up by the
     // primary key per row), not a page of records and then their bodies by arrays of ids and revs.
-    const columns =
-      `id, seq, rev, deleted, ${treeColumn(this.sql.schema)}, (SELECT b.body FROM ${this.sql.schema}.bodies b ` +
-      'WHERE b.db_id = docs.db_id AND b.id = docs.id AND b.rev = docs.rev AND NOT docs.deleted) AS body';
-    for await (const rows of this.foldRange<DocRow & { body: string | null }>('docs', columns, filter, range)) {
+    // A lateral subquery (OFFSET 0: never flattened into a join the planner could make a merge
+    // join of) costs PostgreSQL less than the same lookup as a subquery in the columns.
+    const columns = `id, seq, rev, deleted, ${treeColumn(this.sql.schema)}, b.body`;
+    const table =
+      `docs LEFT JOIN LATERAL (SELECT b.body FROM ${this.sql.schema}.bodies b WHERE b.db_id = docs.db_id ` +
+      'AND b.id = docs.id AND b.rev = docs.rev AND NOT docs.deleted OFFSET 0) b ON true';
+    for await (const rows of this.foldRange<DocRow & { body: string | null }>(table, columns, filter, range)) {
       yield rows.map(toChangedDoc);
     }
   }
