@@ -126,11 +126,16 @@ function leafAccess(leaves: LeafAccess, rev: string): readonly string[] | undefi
  * leaf's own.
  */
 function leavesText(next: LeafAccess, readers: readonly string[]): string {
-  const ordered = readers.every((reader, i) => i === 0 || compareIds(readers[i - 1]!, reader) < 0);
   const uniform =
-    ordered &&
+    isOrdered(readers) &&
     [...next.values()].every((list) => list.length === readers.length && list.every((p, i) => p === readers[i]));
   return uniform ? uniformLeaves(readers) : JSON.stringify(Object.fromEntries(next));
+}
+
+/** Whether each reader comes after the one before it in id order (so none twice). */
+function isOrdered(readers: readonly string[]): boolean {
+  for (let i = 1; i < readers.length; i++) if (compareIds(readers[i - 1]!, readers[i]!) >= 0) return false;
+  return true;
 }
 
 /** The effective access of a document: the intersection over its live leaves (see the top). */
@@ -252,10 +257,10 @@ export class AccessPlanner {
    */
   writtenAppended(id: string, rev: string, access: readonly string[]): AccessWrite {
     const readers = [...access];
-    this.leaves.set(id, new Map([[rev, readers]]));
+    // `set` on an empty map, not an entries list: no arrays per write.
+    this.leaves.set(id, new Map<string, readonly string[]>().set(rev, readers));
     // One leaf: uniform whenever its list is in order (`leavesText`).
-    const ordered = readers.every((reader, i) => i === 0 || compareIds(readers[i - 1]!, reader) < 0);
-    return { leaves: ordered ? uniformLeaves(readers) : JSON.stringify({ [rev]: readers }), readers };
+    return { leaves: isOrdered(readers) ? uniformLeaves(readers) : JSON.stringify({ [rev]: readers }), readers };
   }
 }
 
