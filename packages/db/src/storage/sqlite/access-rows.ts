@@ -443,7 +443,8 @@ export class SqliteAccessRows {
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
-      else if (keys !== undefined) this.tailWritten.set(keys[i]!, { text: access.text, rows: access.rows });
+      // The plan itself (its text and rows): no object of its own per write.
+      else if (keys !== undefined) this.tailWritten.set(keys[i]!, access);
       if (seq > last) last = seq;
     });
     // The write's own rows are in the tail (its `docs.access`); a long tail goes into the feed.
