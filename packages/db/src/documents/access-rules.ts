@@ -95,6 +95,9 @@ export function accessOfText(text: string): string[] {
  */
 export type LeafAccess = ReadonlyMap<string, readonly string[]>;
 
+/** A document without stored leaves (read-only: a write's leaves are a new map). */
+const NO_LEAVES: LeafAccess = new Map();
+
 /**
  * Stored leaves texts already parsed, shared: the documents of one user or role carry the same
  * text, so an update parses it once, not per write. Read-only (the lists are frozen); emptied
@@ -126,11 +129,16 @@ function leafAccess(leaves: LeafAccess, rev: string): readonly string[] | undefi
  * leaf's own.
  */
 function leavesText(next: LeafAccess, readers: readonly string[]): string {
-  const ordered = readers.every((reader, i) => i === 0 || compareIds(readers[i - 1]!, reader) < 0);
   const uniform =
-    ordered &&
+    isOrdered(readers) &&
     [...next.values()].every((list) => list.length === readers.length && list.every((p, i) => p === readers[i]));
   return uniform ? uniformLeaves(readers) : JSON.stringify(Object.fromEntries(next));
+}
+
+/** Whether each reader comes after the one before it in id order (so none twice). */
+function isOrdered(readers: readonly string[]): boolean {
+  for (let i = 1; i < readers.length; i++) if (compareIds(readers[i - 1]!, readers[i]!) >= 0) return false;
+  return true;
 }
 
 /** The effective access of a document: the intersection over its live leaves (see the top). */
@@ -180,15 +188,28 @@ export interface AccessWriter {
  * leaves, admits or refuses each write, and gives each write its access rows.
  */
 export class AccessPlanner {
-  private readonly leaves = new Map<string, LeafAccess>();
+  /** Each document's leaves as this plan left them; one appended leaf as itself (see `planned`). */
+  private readonly leaves = new Map<string, LeafAccess | AppendedLeaf>();
 
   private leavesOf(id: string, record: DocRecord | undefined): LeafAccess {
-    let found = this.leaves.get(id);
+    let found = this.planned(id);
     if (found === undefined) {
-      found = record?.access === undefined ? new Map() : parseLeaves(record.access);
+      found = record?.access === undefined ? NO_LEAVES : parseLeaves(record.access);
       this.leaves.set(id, found);
     }
     return found;
+  }
+
+  /**
+   * The leaves an earlier write of this plan left `id` with. A map only when asked: the usual
+   * plan writes each document once, and its appended leaf is then never read again.
+   */
+  private planned(id: string): LeafAccess | undefined {
+    const found = this.leaves.get(id);
+    if (!(found instanceof AppendedLeaf)) return found;
+    const leaves = new Map<string, readonly string[]>().set(found.rev, found.readers);
+    this.leaves.set(id, leaves);
+    return leaves;
   }
 
   /**
@@ -239,7 +260,7 @@ export class AccessPlanner {
 
   /** The access rows of a document after its edit: `rev` (a new leaf) gets `access`. */
   written(id: string, tree: RevTree, rev: string, access: readonly string[]): AccessWrite {
-    const before = this.leaves.get(id);
+    const before = this.planned(id);
     const next = narrowedLeaves(tree, (key) => (key === rev ? [...access] : before && leafAccess(before, key)));
     this.leaves.set(id, next);
     const readers = effectiveAccess(tree, next);
@@ -252,11 +273,19 @@ export class AccessPlanner {
    */
   writtenAppended(id: string, rev: string, access: readonly string[]): AccessWrite {
     const readers = [...access];
-    this.leaves.set(id, new Map([[rev, readers]]));
+    // `set` on an empty map, not an entries list: no arrays per write.
+    this.leaves.set(id, new AppendedLeaf(rev, readers));
     // One leaf: uniform whenever its list is in order (`leavesText`).
-    const ordered = readers.every((reader, i) => i === 0 || compareIds(readers[i - 1]!, reader) < 0);
-    return { leaves: ordered ? uniformLeaves(readers) : JSON.stringify({ [rev]: readers }), readers };
+    return { leaves: isOrdered(readers) ? uniformLeaves(readers) : JSON.stringify({ [rev]: readers }), readers };
   }
+}
+
+/** A document's one leaf, as `writtenAppended` left it (`AccessPlanner.planned`). */
+class AppendedLeaf {
+  constructor(
+    readonly rev: string,
+    readonly readers: readonly string[],
+  ) {}
 }
 
 /** Each leaf of `tree` with the `_access` `kept` gives it (none: left out). */

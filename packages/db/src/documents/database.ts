@@ -183,8 +183,20 @@ export class Database extends DocumentReader {
     return this.accessWriter(writer, isDbAdmin(withUsersRole(writer.user), writer.security));
   }
 
+  /**
+   * The access writer last made for a user (its principals' set and list, made twice a write
+   * otherwise): used again while its admin and autofill still hold. A user's context is not changed
+   * once made.
+   */
+  private readonly accessWriters = new WeakMap<UserCtx, AccessWriter>();
+
   private accessWriter(writer: Writer, admin: boolean): AccessWriter {
-    return { admin, name: writer.user.name, principals: principalsOf(writer.user), autofill: this.accessAutofill() };
+    const autofill = this.accessAutofill();
+    const kept = this.accessWriters.get(writer.user);
+    if (kept !== undefined && kept.admin === admin && kept.autofill === autofill) return kept;
+    const made = { admin, name: writer.user.name, principals: principalsOf(writer.user), autofill };
+    this.accessWriters.set(writer.user, made);
+    return made;
   }
 
   /** What a reader may see: undefined when everything (no access control, or an admin). */

@@ -376,9 +376,7 @@ export class SqliteAccessRows {
       const stored = storedAccessOf(text === undefined ? this.storedText(record.id) : text);
       this.readForWrite.set(record.id, stored);
       const leaves =
-        stored.usual !== undefined
-          ? `{"${UNIFORM_LEAF}":${stored.usual.readersJson}}`
-          : leavesOfStoredText(splitDrops(stored.text, this.mergedNext ?? this.merged).before);
+        stored.leaves ?? leavesOfStoredText(splitDrops(stored.text, this.mergedNext ?? this.merged).before);
       if (leaves !== undefined) record.access = leaves;
     }
     return records;
@@ -398,7 +396,8 @@ export class SqliteAccessRows {
         ? NO_STORED
         : (this.readForWrite.get(record.id) ?? storedAccessOf(this.storedText(record.id)));
       const seq = seqs[i]!;
-      const usual = stored.usual === undefined ? undefined : usualUpdate(stored.usual, access, seq, merged);
+      const usual =
+        stored.usual === undefined ? undefined : usualUpdate(stored.usual, stored.leaves, access, seq, merged);
       if (usual !== undefined) return usual;
       // The usual new document's: its rows said with it, as an update's (the merge parses no text).
       const created = stored.text === null ? usualNewText(access, seq) : undefined;
@@ -444,7 +443,8 @@ export class SqliteAccessRows {
       if (access.seq !== seq)
         throw new Error(`access rows of ${record.id} planned at ${access.seq}, written at ${seq}`);
       if (plans === undefined) this.stmt('UPDATE docs SET access = ? WHERE id = ?').run(access.text, record.id);
-      else if (keys !== undefined) this.tailWritten.set(keys[i]!, { text: access.text, rows: access.rows });
+      // The plan itself (its text and rows): no object of its own per write.
+      else if (keys !== undefined) this.tailWritten.set(keys[i]!, access);
       if (seq > last) last = seq;
     });
     // The write's own rows are in the tail (its `docs.access`); a long tail goes into the feed.
@@ -996,16 +996,21 @@ function usualParts(text: string): UsualParts | undefined {
   return { readersJson, at, dropsJson: text.slice(j + 4, -1) };
 }
 
-/** A stored access text as `plan` reads it: the usual one taken apart. */
+/**
+ * A stored access text as `plan` reads it: the usual one taken apart, with its leaves' text
+ * (`uniformLeaves` of its readers: the record's `access`, and what the usual update's write says).
+ */
 interface StoredAccess {
   text: string | null;
   usual: UsualParts | undefined;
+  leaves: string | undefined;
 }
 
-const NO_STORED: StoredAccess = { text: null, usual: undefined };
+const NO_STORED: StoredAccess = { text: null, usual: undefined, leaves: undefined };
 
 function storedAccessOf(text: string | null): StoredAccess {
-  return { text, usual: text === null ? undefined : usualParts(text) };
+  const usual = text === null ? undefined : usualParts(text);
+  return { text, usual, leaves: usual === undefined ? undefined : `{"${UNIFORM_LEAF}":${usual.readersJson}}` };
 }
 
 /**
@@ -1016,9 +1021,17 @@ function storedAccessOf(text: string | null): StoredAccess {
  * keeps the drops its write before left (the feed has yet to lose them), and nothing of that
  * write's rows, which never reached the feed.
  */
-function usualUpdate(stored: UsualParts, write: AccessWrite, seq: number, merged: number): AccessPlan | undefined {
-  const readersJson = JSON.stringify(write.readers);
-  if (readersJson !== stored.readersJson || write.leaves !== `{"${UNIFORM_LEAF}":${readersJson}}`) return undefined;
+function usualUpdate(
+  stored: UsualParts,
+  leaves: string | undefined,
+  write: AccessWrite,
+  seq: number,
+  merged: number,
+): AccessPlan | undefined {
+  // `leaves`, the stored text's (`uniformLeaves` of the stored readers) is the write's only when the
+  // write's readers are the stored ones, in order: no JSON of them here.
+  if (write.leaves !== leaves) return undefined;
+  const readersJson = stored.readersJson;
   const readers = write.readers;
   if (stored.at > merged) {
     const pending = stored.dropsJson;
@@ -1027,9 +1040,11 @@ function usualUpdate(stored: UsualParts, write: AccessWrite, seq: number, merged
       : { seq, text: `[${readersJson},[],null,${seq},[],${pending}]`, rows: { readers, at: seq, drops: pending } };
   }
   const drops = readers.map((principal): AccessRowKey => [principal, stored.at]);
+  // One reader (the usual document): the drops' JSON from the readers' (the name as JSON wrote it).
+  const dropsJson = readers.length === 1 ? `[[${readersJson.slice(1, -1)},${stored.at}]]` : JSON.stringify(drops);
   return {
     seq,
-    text: `[${readersJson},[],null,${seq},[],${JSON.stringify(drops)}]`,
+    text: `[${readersJson},[],null,${seq},[],${dropsJson}]`,
     rows: { readers, at: seq, drops },
   };
 }
