@@ -28,7 +28,7 @@ import {
   type RevTree,
 } from '../revisions/index.js';
 import type { DocumentStore } from '../storage/contract.js';
-import type { ChangedDoc, DocRecord, IdRange, Page } from '../storage/records.js';
+import type { ChangedDoc, DocRecord, IdRange, NumberBound, Page } from '../storage/records.js';
 import type { ViewIndexStore } from '../storage/view-index-store.js';
 import { gcPacedUpTo } from '../support/gc-pacer.js';
 import { attachmentsOf, splitStoredBody, type Attachment } from './attachment.js';
@@ -39,6 +39,7 @@ import {
   storedBytes,
   type AttachmentView,
 } from './attachment-read.js';
+import { inIdRange } from './id-order.js';
 import { ReadAhead } from './read-ahead.js';
 import { type AccessReader, overlaps } from './access-rules.js';
 import { renderDoc } from './render.js';
@@ -420,6 +421,23 @@ export class DocumentReader {
     }
   }
 
+  /**
+   * Documents and bodies in id order with `bounds` judged by storage: a document whose member is
+   * an integer out of a bound is passed over unread (a Mango scan, ../mango/number-bounds.ts).
+   */
+  foldBoundedBodies(range: IdRange, bounds: readonly NumberBound[]): AsyncIterable<Page<ChangedDoc>> {
+    return this.store.foldDocBodies(range, bounds);
+  }
+
+  /** The documents in a range of ids, design documents left out (what a scan of it examines). */
+  async countDocsButDesigns(range: IdRange): Promise<number> {
+    let designs = 0;
+    for await (const page of this.store.foldDocs(DESIGN_IDS)) {
+      for (const { id } of page) if (inIdRange(id, range)) designs++;
+    }
+    return (await this.store.countDocs(range)) - designs;
+  }
+
   /** Live winners by id with their stored bodies, not rendered (`winningDocFromBody` renders one). */
   async *foldWinningBodies(
     range: IdRange,
@@ -594,3 +612,6 @@ function attachmentView(options: OpenOptions, path: () => { start: number; ids: 
     encodingInfo: options.attEncodingInfo,
   };
 }
+
+/** Every design document's id. */
+const DESIGN_IDS: IdRange = { start: '_design/', end: '_design0', inclusiveEnd: false };

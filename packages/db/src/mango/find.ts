@@ -589,11 +589,7 @@ function allDocsRows(
     examined: async (last) => {
       if (passedOver === undefined) return undefined;
       const walked: IdRange = last === undefined ? passedOver : { ...passedOver, end: last, inclusiveEnd: true };
-      let designs = 0;
-      for await (const page of db.store.foldDocs(DESIGN_IDS)) {
-        for (const { id } of page) if (inIdRange(id, walked)) designs++;
-      }
-      return (await db.store.countDocs(walked)) - designs;
+      return db.countDocsButDesigns(walked);
     },
     async *rows(conflicts, first, parse, parseStored) {
       let start = descending ? high : low;
@@ -644,7 +640,7 @@ function allDocsRows(
         // Matched on the stored bodies: only the documents kept are rendered.
         const bounded = passOver.length > 0 && reader === undefined && bookmark === undefined;
         if (bounded) passedOver = range;
-        const bodies = bounded ? db.store.foldDocBodies(range, passOver) : bodiesOf(range);
+        const bodies = bounded ? db.foldBoundedBodies(range, passOver) : bodiesOf(range);
         for await (const page of db.foldWinningBodies(range, bodies, viewer)) {
           for (const winner of page) {
             const { id, rev, body } = winner;
@@ -671,18 +667,6 @@ function allDocsRows(
       if (out.length > 0) yield out;
     },
   };
-}
-
-/** Every design document's id (a scan leaves them out). */
-const DESIGN_IDS: IdRange = { start: '_design/', end: '_design0', inclusiveEnd: false };
-
-/** Whether `id` is in `range` (its end included unless said otherwise). */
-function inIdRange(id: string, range: IdRange): boolean {
-  const sign = range.descending === true ? -1 : 1;
-  if (range.start !== undefined && sign * compareIds(id, range.start) < 0) return false;
-  if (range.end === undefined) return true;
-  const past = sign * compareIds(id, range.end);
-  return range.inclusiveEnd === false ? past < 0 : past <= 0;
 }
 
 /** Whether a reader may read a document, by id: an index's rows are checked one by one. */
