@@ -210,8 +210,6 @@ const PAGE_ROWS = 256;
 
 const PRINCIPALS = 'principal IN (SELECT value FROM json_each(?))';
 
-const DROP_ROW = 'DELETE FROM access_feed WHERE principal = ? AND seq = ?';
-
 /** A write's access as `SqliteAccessRows.plan` computes it. */
 export interface AccessPlan {
   /** The write's sequence (its rows'). */
@@ -565,7 +563,6 @@ export class SqliteAccessRows {
 
   /** `dropRows`' statements by sequence count (DROP_SEQS), prepared on first use. */
   private readonly stmtDrops = new Map<number, Statement>();
-  private stmtDrop: Statement | undefined;
   /** Multi-row inserts of new rows by row count (ADD_ROWS), prepared on first use. */
   private readonly stmtPuts = new Map<number, Statement>();
 
@@ -594,12 +591,8 @@ export class SqliteAccessRows {
   /** A document purged away (before its row goes): its rows go with it. */
   forget(id: string): void {
     this.tailUnknown = true;
-    const drop = (this.stmtDrop ??= this.db.prepare(DROP_ROW));
     const text = this.storedText(id);
-    for (const [principal, seq] of [...rowsOfDocAccess(decodeDocAccess(text)), ...dropsOf(text)]) {
-      const principalId = this.idOf(principal);
-      if (principalId !== undefined) drop.run(principalId, seq);
-    }
+    this.dropRows([...rowsOfDocAccess(decodeDocAccess(text)), ...dropsOf(text)]);
     this.stmt('DELETE FROM access_role_rows WHERE doc = ?').run(id);
   }
 

@@ -65,62 +65,38 @@ export class SqliteDocFolds {
     const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree';
     const table = 'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev';
     const judged = live === '' ? [] : bounds.filter((bound) => Math.abs(bound.value) < 2 ** 53);
-    const rows =
-      judged.length === 0
-        ? this.foldRange<BodyRow>(table, columns, live, range)
-        : this.judgedBodies(table, columns, live, range, judged);
-    for (const row of rows) yield toChangedDoc(row, this.trees);
+    const judge = judged.length === 0 ? undefined : this.boundsJudge(range, judged);
+    for (const row of this.foldRange<BodyRow>(table, columns, live, range, judge)) yield toChangedDoc(row, this.trees);
   }
 
   /**
-   * `foldRange` of live bodies with `bounds` judged in the statement: a document passed over is
-   * never read into JavaScript, and a scan that leaves most out costs about half of reading them
-   * all. Judging costs a row more than reading it, though (SQLite parses its body): once a page
-   * keeps more than half the documents it walked (counted by id, the index alone), the rest of
-   * the walk reads every document (docs/benchmarks.md, Mango, session 45).
+   * `bounds` judged in a body walk's statement: a document passed over is never read into
+   * JavaScript, and a scan that leaves most out costs about half of reading them all. Judging
+   * costs a row more than reading it, though (SQLite parses its body): once a page keeps more than
+   * half the documents it walked (counted by id, the index alone), the rest of the walk reads
+   * every document (docs/benchmarks.md, Mango, session 45).
    */
-  private *judgedBodies(
-    table: string,
-    columns: string,
-    live: string,
-    range: IdRange,
-    bounds: readonly NumberBound[],
-  ): Generator<BodyRow> {
-    let filter = live;
-    const filterParams: (string | number)[] = [];
+  private boundsJudge(range: IdRange, bounds: readonly NumberBound[]): PageJudge<BodyRow> {
+    const conditions: string[] = [];
+    const params: (string | number)[] = [];
     for (const bound of bounds) {
-      filter += ` AND NOT ${OUT_OF_BOUND[bound.op]}`;
+      conditions.push(`NOT ${OUT_OF_BOUND[bound.op]}`);
       const path = `$."${bound.member}"`;
-      filterParams.push(path, path, bound.value);
+      params.push(path, path, bound.value);
     }
-    const desc = range.descending === true;
-    const order = `ORDER BY id${desc ? ' DESC' : ''} LIMIT ?`;
-    let judging = true;
-    const pages = keysetPages(
-      range.start,
-      (row: BodyRow) => row[0],
-      GROWING_PAGES,
-      ({ from, first, limit }) => {
-        const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
-        if (!judging) {
-          const { where, params } = rangeWhere(range, from, fromOp, live);
-          const sql = `SELECT ${columns} FROM ${table}${where} ${order}`;
-          return this.rangeStatement(sql).all(...params, limit) as BodyRow[];
-        }
-        const { where, params } = rangeWhere(range, from, fromOp, filter);
-        const sql = `SELECT ${columns} FROM ${table}${where} ${order}`;
-        const rows = this.rangeStatement(sql).all(...params, ...filterParams, limit) as BodyRow[];
+    const upTo = `id ${range.descending === true ? '>=' : '<='} ?`;
+    return {
+      filter: conditions.join(' AND '),
+      params,
+      goesOn: (rows, limit, from, fromOp) => {
         const last = rows[rows.length - 1];
-        // A full page: the walk goes on, judged only if this page kept at most half of it.
-        if (last !== undefined && rows.length === limit) {
-          const walked = rangeWhere(range, from, fromOp, `id ${desc ? '>=' : '<='} ?`);
-          const count = this.rangeStatement(`SELECT count(*) FROM docs${walked.where}`);
-          if (rows.length * 2 > (count.get(...walked.params, last[0]) as number)) judging = false;
-        }
-        return rows;
+        // Not a full page: the walk ends here.
+        if (last === undefined || rows.length < limit) return true;
+        const walked = rangeWhere(range, from, fromOp, upTo);
+        const count = this.rangeStatement(`SELECT count(*) FROM docs${walked.where}`);
+        return rows.length * 2 <= (count.get(...walked.params, last[0]) as number);
       },
-    );
-    for (const rows of pages) yield* rows;
+    };
   }
 
   countDocs(range: IdRange): number {
@@ -205,24 +181,31 @@ export class SqliteDocFolds {
   /**
    * Rows of `table` by id in walk order, a page per query: each page starts after the last id of
    * the one before, so nothing stays open between two yields and concurrent writes are fine.
-   * Rows must have the id first.
+   * Rows must have the id first. A `judge`'s filter narrows the pages until it says it no longer
+   * pays.
    */
   private *foldRange<Row extends [string, ...unknown[]]>(
     table: string,
     columns: string,
     filter: string,
     range: IdRange,
+    judge?: PageJudge<Row>,
   ): Generator<Row> {
     const desc = range.descending === true;
+    let judging = judge;
     const pages = keysetPages(
       range.start,
       (row: Row) => row[0],
       GROWING_PAGES,
       ({ from, first, limit }) => {
         const fromOp = desc ? (first ? '<=' : '<') : first ? '>=' : '>';
-        const { where, params } = rangeWhere(range, from, fromOp, filter);
+        const narrowed =
+          judging === undefined ? filter : [filter, judging.filter].filter((f) => f !== '').join(' AND ');
+        const { where, params } = rangeWhere(range, from, fromOp, narrowed);
         const sql = `SELECT ${columns} FROM ${table}${where} ORDER BY id${desc ? ' DESC' : ''} LIMIT ?`;
-        return this.rangeStatement(sql).all(...params, limit) as Row[];
+        const rows = this.rangeStatement(sql).all(...params, ...(judging?.params ?? []), limit) as Row[];
+        if (judging !== undefined && !judging.goesOn(rows, limit, from, fromOp)) judging = undefined;
+        return rows;
       },
     );
     for (const rows of pages) yield* rows;
@@ -255,6 +238,16 @@ const OUT_OF_BOUND: Record<NumberBound['op'], string> = Object.fromEntries(
     `(CASE WHEN json_valid(b.body) THEN json_type(b.body, ?) IS 'integer' AND NOT (json_extract(b.body, ?) ${op} ?) ELSE 0 END)`,
   ]),
 ) as Record<NumberBound['op'], string>;
+
+/** A condition a walk's pages are narrowed by while it pays (`foldRange`). */
+interface PageJudge<Row> {
+  /** SQL conditions on the page's rows, after the range's own in the statement. */
+  filter: string;
+  /** Their parameters. */
+  params: readonly (string | number)[];
+  /** After a page (its rows, its limit, where it started): whether the next is narrowed too. */
+  goesOn(rows: readonly Row[], limit: number, from: string | undefined, fromOp: string): boolean;
+}
 
 /** The key of a by-sequence walk. */
 function bySeq(row: DocRow | BodyRow): number {
