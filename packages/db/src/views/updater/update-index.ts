@@ -70,8 +70,8 @@ async function updateLocked(ctx: UpdaterContext, state: GroupState): Promise<voi
     try {
       const build = writer.build;
       if (build !== undefined && mapsOneByOne(mapper)) {
-        const sliceMs = SLICE_MS;
-        const last = await buildOneByOne({ build, mapper, pages, group, target, progress, sliceMs });
+        // A build mapped on this thread: nothing to overlap, so no batches (./build-one-by-one.ts).
+        const last = await buildOneByOne({ build, mapper, pages, group, target, progress, sliceMs: SLICE_MS });
         if (last === undefined) await writer.currentAt(target);
         else await writer.finishBuild(last);
         progress.finished();
