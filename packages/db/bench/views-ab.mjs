@@ -3,28 +3,45 @@
 // (issue #31): two builds of this package are imported into one process (each its own module
 // graph) and take turns, each round building the bench's two views (views.mjs DDOC) over a
 // fresh copy of the same loaded data folder, then answering 300 POST {"keys": [100 keys]}.
-// The figures are this process's CPU (server and its loopback client) and its main thread's per
-// build, and CPU per keys request; wall time is printed too, but is noise on a loaded machine.
-// The order of the two builds alternates from round to round.
+// The figure is this process's CPU (server and its loopback client), per build and per keys
+// request; the order of the two builds alternates from round to round. A build's figures are
+// the process's CPU (every thread: an index build's worker, V8's GC and compiler threads), the
+// main thread's CPU (/proc: the event loop, where requests wait) and the wall clock, which on a
+// loaded machine is noise; on an idle two-core machine a build takes about the larger of its
+// critical path (main and worker thread in parallel while both run, see watchThreads) and half
+// its process CPU.
 //
-//   node --no-node-snapshot packages/db/bench/views-ab.mjs BASE_PACKAGE_DIR [NEW_PACKAGE_DIR] [--rounds N] [--docs N]
+//   node --no-node-snapshot packages/db/bench/views-ab.mjs BASE_PACKAGE_DIR [NEW_PACKAGE_DIR] [--rounds N] [--docs N] [--build-only]
 //
 // A package dir holds bin/, dist/, native/ and package.json (a copy made before a change; it
 // must resolve node_modules from where it sits, say under packages/db/bench/node_modules/).
 // NEW defaults to this package. The loaded data folder is made once per run with the new
 // build's embedded API.
 
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PACKAGE, takeNumberOption, authorOf, dateOf, isPost, makeDoc, median, rng, threadSchedMs } from './common.mjs';
+import {
+  PACKAGE,
+  takeNumberOption,
+  authorOf,
+  dateOf,
+  isPost,
+  makeDoc,
+  median,
+  peakRssOf,
+  resetPeakRss,
+  rng,
+} from './common.mjs';
 import { DDOC } from './views.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => takeNumberOption(args, name, fallback);
 const rounds = option('--rounds', 4);
 const docs = option('--docs', 100_000);
+const buildOnly = args.includes('--build-only');
+if (buildOnly) args.splice(args.indexOf('--build-only'), 1);
 if (args.length < 1) {
   console.error('usage: node --no-node-snapshot bench/views-ab.mjs BASE_DIR [NEW_DIR] [--rounds N] [--docs N]');
   process.exit(2);
@@ -35,15 +52,37 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-// This thread's CPU (the server's main thread: the index build's critical path), from the kernel's
-// per-thread run time; undefined where /proc has no schedstat.
-const mainCpuMs = () => {
-  try {
-    return threadSchedMs().run;
-  } catch {
-    return Number.NaN;
-  }
-};
+/** A thread's CPU (ms): the first field of its schedstat is nanoseconds on the CPU. */
+const threadCpuMs = (tid) => Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+const mainCpuMs = () => threadCpuMs(process.pid);
+
+/**
+ * Watches the threads a build starts (an index build's worker) every few ms: the busiest one's
+ * CPU, and the main thread's CPU when it ended. The build's critical path on an idle machine is
+ * then the larger of the two threads' CPU up to that point, plus the main thread's after it.
+ */
+function watchThreads() {
+  const before = new Set(readdirSync('/proc/self/task'));
+  /** Per new thread: its CPU when last seen, and the main thread's when it was first seen gone. */
+  const seen = new Map();
+  const timer = setInterval(() => {
+    const alive = new Set(readdirSync('/proc/self/task'));
+    for (const tid of alive) {
+      if (before.has(tid)) continue;
+      try {
+        seen.set(tid, { cpu: threadCpuMs(tid), mainAtEnd: undefined });
+      } catch {}
+    }
+    for (const [tid, thread] of seen) {
+      if (!alive.has(tid) && thread.mainAtEnd === undefined) thread.mainAtEnd = mainCpuMs();
+    }
+  }, 5);
+  return () => {
+    clearInterval(timer);
+    const busiest = [...seen.values()].sort((a, b) => b.cpu - a.cpu)[0];
+    return { worker: busiest?.cpu ?? 0, mainAtEnd: busiest?.mainAtEnd };
+  };
+}
 
 // The data folder, loaded once.
 const template = mkdtempSync(join(tmpdir(), 'divan-views-ab-'));
@@ -59,7 +98,7 @@ const template = mkdtempSync(join(tmpdir(), 'divan-views-ab-'));
 }
 
 const auth = `Basic ${Buffer.from('ab:ab').toString('base64')}`;
-const results = packages.map(() => ({ build: [], main: [], wall: [], keys: [] }));
+const results = packages.map(() => ({ build: [], main: [], worker: [], critical: [], wall: [], peak: [], keys: [] }));
 
 async function round(k) {
   const dir = mkdtempSync(join(tmpdir(), 'divan-views-ab-run-'));
@@ -87,16 +126,28 @@ async function round(k) {
     const view = (name, query) => `/bench/_design/bench/_view/${name}?${query}`;
     const put = await request('PUT', '/bench/_design/bench', JSON.stringify(DDOC));
     if (put.status !== 201) throw new Error(`PUT design doc: ${put.status} ${put.body}`);
+    resetPeakRss(process.pid);
     const before = cpuMs();
-    const beforeMain = mainCpuMs();
-    const beforeWall = performance.now();
+    const mainBefore = mainCpuMs();
+    const wallBefore = performance.now();
+    const threads = watchThreads();
     for (const name of ['by_author_date', 'count_by_author']) {
       const r = await request('GET', view(name, 'reduce=false&limit=1'));
       if (r.status !== 200) throw new Error(`${name}: ${r.status} ${r.body}`);
     }
+    const mainAfter = mainCpuMs();
+    const { worker, mainAtEnd } = threads();
     results[k].build.push(cpuMs() - before);
-    results[k].main.push(mainCpuMs() - beforeMain);
-    results[k].wall.push(performance.now() - beforeWall);
+    results[k].main.push(mainAfter - mainBefore);
+    results[k].worker.push(worker);
+    results[k].critical.push(
+      mainAtEnd === undefined
+        ? mainAfter - mainBefore
+        : Math.max(mainAtEnd - mainBefore, worker) + (mainAfter - mainAtEnd),
+    );
+    results[k].wall.push(performance.now() - wallBefore);
+    results[k].peak.push(peakRssOf(process.pid) / 1048576);
+    if (buildOnly) return;
     const random = rng(11);
     const postIndex = () => {
       const i = Math.floor(random() * docs);
@@ -130,17 +181,23 @@ try {
 }
 
 const fmt = (a, digits) => a.map((x) => x.toFixed(digits)).join(' ');
+const summary = (a, digits) =>
+  `${fmt(a, digits)} (median ${median(a).toFixed(digits)}, least ${Math.min(...a).toFixed(digits)})`;
 for (const [k, name] of ['base', 'new'].entries()) {
-  const { build, main, wall, keys } = results[k];
+  const { build, main, worker, critical, wall, peak, keys } = results[k];
   console.log(
-    `${name} (${packages[k]}): build CPU ms ${fmt(build, 0)} (median ${median(build).toFixed(0)}, least ${Math.min(...build).toFixed(0)}); ` +
-      `main thread ${fmt(main, 0)} (median ${median(main).toFixed(0)}); wall ${fmt(wall, 0)} (median ${median(wall).toFixed(0)}); ` +
-      `POST 100 keys CPU ms per request ${fmt(keys, 3)} (median ${median(keys).toFixed(3)})`,
+    `${name} (${packages[k]}): build CPU ms ${summary(build, 0)}; main thread ${summary(main, 0)}; ` +
+      `worker thread ${summary(worker, 0)}; critical path ${summary(critical, 0)}; wall ${summary(wall, 0)}; ` +
+      `peak RSS MB (the process's, both builds loaded) ${summary(peak, 0)}` +
+      (buildOnly ? '' : `; POST 100 keys CPU ms per request ${summary(keys, 3)}`),
   );
 }
 const ratio = (f) => (median(results[1][f]) / median(results[0][f])).toFixed(2);
 console.log(
-  `new / base, medians: build ${ratio('build')}×, main thread ${ratio('main')}×, wall ${ratio('wall')}×, keys ${ratio('keys')}×; load ${loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ')}`,
+  `new / base, medians: build ${ratio('build')}×, main thread ${ratio('main')}×, critical path ${ratio('critical')}×, ` +
+    `wall ${ratio('wall')}×` +
+    (buildOnly ? '' : `, keys ${ratio('keys')}×`) +
+    `; load ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
 );

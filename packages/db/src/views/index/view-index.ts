@@ -644,42 +644,50 @@ export class IndexBuild {
 
   /** Adds mapped documents (each document once in the whole build). */
   add(docs: readonly MappedDoc[]): void {
-    const rows = this.rows;
-    const trees = this.trees;
-    const lastSeqs = this.lastSeqs;
-    const entry = this.entry;
-    const value: [keyJson: string, docId: string, valueJson: string] = ['', '', ''];
-    let seq = 0;
-    const out = (view: number, key: Buffer, keyJson: string, docId: string, valueJson: string): void => {
-      value[0] = keyJson;
-      value[1] = docId;
-      value[2] = valueJson;
-      rows[view]!.add(key, trees[view]!.encodeValue(value));
-      if (seq > lastSeqs[view]!) lastSeqs[view] = seq;
-    };
-    for (const doc of docs) {
-      seq = doc.seq ?? 0;
-      this.rowsOf(doc, out, entry);
-      if (entry.empty) continue;
-      const direct = this.direct;
-      if (direct !== undefined) {
-        const last = this.lastDirectId;
-        // UTF-8 byte order (the back-index's), without a Buffer per id.
-        if (last === undefined || compareUtf8(last, doc.id) < 0) {
-          const bytes = entry.bytes();
-          const copy = Buffer.allocUnsafe(bytes.length);
-          bytes.copy(copy);
-          direct.putBack(doc.id, copy);
-          this.lastDirectId = doc.id;
-          this.directCount++;
-          continue;
-        }
-        // Out of order: the rest go through the sorter, checked against these at the end.
-        this.direct = undefined;
-      }
-      this.back.add(Buffer.from(doc.id), entry.bytes());
-    }
+    for (const doc of docs) this.addDoc(doc);
   }
+
+  /**
+   * Adds one mapped document (once in the whole build). Nothing of `doc` is kept: a caller may
+   * reuse it, and its rows' arrays, for the next document.
+   */
+  addDoc(doc: MappedDoc): void {
+    const entry = this.entry;
+    this.seq = doc.seq ?? 0;
+    this.rowsOf(doc, this.out, entry);
+    if (entry.empty) return;
+    const direct = this.direct;
+    if (direct !== undefined) {
+      const last = this.lastDirectId;
+      // UTF-8 byte order (the back-index's), without a Buffer per id.
+      if (last === undefined || compareUtf8(last, doc.id) < 0) {
+        const bytes = entry.bytes();
+        const copy = Buffer.allocUnsafe(bytes.length);
+        bytes.copy(copy);
+        direct.putBack(doc.id, copy);
+        this.lastDirectId = doc.id;
+        this.directCount++;
+        return;
+      }
+      // Out of order: the rest go through the sorter, checked against these at the end.
+      this.direct = undefined;
+    }
+    this.back.add(Buffer.from(doc.id), entry.bytes());
+  }
+
+  /** The sequence of the document being added (`out` raises its views' `lastSeqs` to it). */
+  private seq = 0;
+  /** A row's value as the tree encodes it: one array for every row (encoded at once). */
+  private readonly value: [keyJson: string, docId: string, valueJson: string] = ['', '', ''];
+  /** Where the document being added puts each row: made once, not per document or batch. */
+  private readonly out: BuildRowSink = (view, key, keyJson, docId, valueJson) => {
+    const value = this.value;
+    value[0] = keyJson;
+    value[1] = docId;
+    value[2] = valueJson;
+    this.rows[view]!.add(key, this.trees[view]!.encodeValue(value));
+    if (this.seq > this.lastSeqs[view]!) this.lastSeqs[view] = this.seq;
+  };
 
   /** Writes everything added, and `seq` as the index's sequence, in one transaction. */
   finish(seq: number): Promise<void> {

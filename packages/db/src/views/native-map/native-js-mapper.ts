@@ -32,6 +32,8 @@ export interface StoredDoc {
 export interface StoredDocMapper extends Mapper {
   /** As `mapBatch` of the documents' texts; `render` makes a document's text where it is needed. */
   mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult>;
+  /** One document into the caller's per-view arrays, on this thread; false: map it with `mapStored`. */
+  mapInto?(doc: StoredDoc, render: (doc: StoredDoc) => string, perView: EmittedRows[]): boolean;
 }
 
 /**
@@ -93,6 +95,32 @@ class NativeJsMapper implements StoredDocMapper {
       (d) => readDocMembers(docs[d]!.body, members) ?? JSON.parse(render(docs[d]!)),
       (d) => render(docs[d]!),
     );
+  }
+
+  /**
+   * One document as stored through every view, into `perView` (one array per view, emptied
+   * first and reused by the caller from document to document: an index build reads them before
+   * the next call, so a build makes no batch, row list or per-view array per document). False
+   * where a function throws: the sandbox maps that document (`mapStored`).
+   */
+  mapInto(doc: StoredDoc, render: (doc: StoredDoc) => string, perView: EmittedRows[]): boolean {
+    const { maps, members } = this;
+    try {
+      let value: unknown;
+      if (this.bodyOnly) value = readDocMembers(doc.body, members!) ?? JSON.parse(render(doc));
+      else {
+        const text = render(doc);
+        value = (members !== undefined && readDocMembers(text, members)) || JSON.parse(text);
+      }
+      for (let v = 0; v < maps.length; v++) {
+        const out = perView[v]!;
+        out.length = 0;
+        maps[v]!(value, out);
+      }
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {

@@ -116,7 +116,7 @@ export function renderStored(doc: StoredDoc): string {
  * `_deleted_conflicts` only when there are some, then `_local_seq`. A one-line tree has one leaf:
  * no conflicts, and nothing to parse.
  */
-function mapExtras(record: ChangedDoc, localSeq: boolean): [string, unknown][] | undefined {
+export function mapExtras(record: ChangedDoc, localSeq: boolean): [string, unknown][] | undefined {
   let extras: [string, unknown][] | undefined;
   const { tree } = record;
   if (!isOneLineTree(tree)) {

@@ -9,6 +9,7 @@ import type { Database } from '../../documents/database.js';
 import type { SandboxLog } from '../../sandbox/index.js';
 import type { GroupState } from '../group-state.js';
 import { DuplicateInBuild } from '../index/view-index.js';
+import { buildOneByOne, mapsOneByOne } from './build-one-by-one.js';
 import { mapBatch, mapperOf, mapsOnThisThread } from './map-batch.js';
 import { UpdateProgress } from './progress.js';
 import { catchUpPurges } from './purges.js';
@@ -64,8 +65,18 @@ async function updateLocked(ctx: UpdaterContext, state: GroupState): Promise<voi
     await Promise.all(state.reducers.map((r) => r?.ready()));
     await catchUpPurges(db, index);
     const writer = new RowWriter(state, mapsOnThisThread(mapper));
-    const changes = new ChangeReader(db.foldChangedBodies(index.updateSeq), group, target);
+    const pages = db.foldChangedBodies(index.updateSeq);
+    const changes = new ChangeReader(pages, group, target);
     try {
+      const build = writer.build;
+      if (build !== undefined && mapsOneByOne(mapper)) {
+        // A build mapped on this thread: nothing to overlap, so no batches (./build-one-by-one.ts).
+        const last = await buildOneByOne({ build, mapper, pages, group, target, progress, sliceMs: SLICE_MS });
+        if (last === undefined) await writer.currentAt(target);
+        else await writer.finishBuild(last);
+        progress.finished();
+        return;
+      }
       let current = await changes.readBatch(index.updateSeq);
       if (current.records === 0) await writer.currentAt(target);
       let mapping = mapBatch(mapper, current);

@@ -24,7 +24,8 @@ export interface ReadiedBatch {
 }
 
 export class RowWriter {
-  private readonly build: IndexBuild | undefined;
+  /** The build from empty this update is, if it is one. */
+  readonly build: IndexBuild | undefined;
   private staged: IndexUpdate | undefined;
   /** The sequence the index is complete up to once what is staged is committed. */
   private stagedSeq: number;
@@ -82,6 +83,12 @@ export class RowWriter {
     // rewrites a leaf once (a 1% update of the views suite wrote its trees three times).
     const sandboxBusy = !this.mapsHere && next.mapped !== true;
     if (this.staged.size >= APPLY_DOCS || next.records === 0 || sandboxBusy) await this.commit();
+  }
+
+  /** A build fed by the caller itself (./build-one-by-one.ts) is complete up to `seq`: written. */
+  async finishBuild(seq: number): Promise<void> {
+    await this.reducersReady();
+    await this.build?.finish(seq);
   }
 
   dispose(): void {
