@@ -64,7 +64,7 @@ describe('btree: back-index reads of any id and entry bytes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'divan-back-bytes-'));
     const file = new SqliteIndexFile(join(dir, 'i.sqlite'), 'sig', 1);
     try {
-      // Ids and entries that the packed read's framing (length, ':', bytes) must not confuse.
+      // Ids and entries of any bytes: digits, ':', NUL, quotes, backslashes, empty, not ASCII.
       const stored = new Map<string, Buffer>([
         ['12:', Buffer.from('3:abc')],
         [':', Buffer.alloc(0)],
@@ -83,7 +83,7 @@ describe('btree: back-index reads of any id and entry bytes', () => {
       const hex = (v: Uint8Array | undefined) => (v === undefined ? undefined : Buffer.from(v).toString('hex'));
       assert.equal(got.size, stored.size);
       for (const [id, bytes] of stored) {
-        // A lone surrogate's id comes back as SQLite's text of it (as it did a row at a time): found, under that.
+        // A lone surrogate's id comes back as SQLite's text of it from a read of several: found, under that.
         const key = id.includes('\ud800') ? [...got.keys()].find((k) => k.startsWith('lone ')) : id;
         assert.equal(hex(got.get(key ?? id)), bytes.toString('hex'), id);
         assert.equal(hex(file.readBack([id]).get(id)), bytes.toString('hex'), `${id} alone`);

@@ -19,20 +19,8 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS back_index (id TEXT PRIMARY KEY, rows BLOB NOT NULL) WITHOUT ROWID;
 `;
-/** Doc ids per back-index SELECT (see `readBack`): bounds the one value a SELECT hands back. */
-const BACK_IDS_PER_SELECT = 2048;
-/**
- * The back-index entries of a list of ids (a JSON array, one parameter) as ONE blob: per entry,
- * the id's UTF-8 length, ':', the id, the entry's length, ':', the entry (`readBack` splits it).
- * An entry a row each made better-sqlite3 hand back a string and a Buffer of its own per row (a
- * malloc'd copy each), and the ids went in as 512 bound parameters: ~30% of a 1% update's
- * back-index read (docs/benchmarks.md, session 46). CAST ... AS BLOB keeps the bytes as they
- * are (the concatenation is text only by name: no encoding is converted in a UTF-8 file).
- */
-const PACKED_BACK_ENTRIES = `SELECT CAST(group_concat(length(CAST(id AS BLOB)) || ':' || id || length(rows) || ':' || rows, '') AS BLOB)
-  FROM back_index WHERE id IN (SELECT value FROM json_each(?))`;
-/** ':' in the packed entries. */
-const COLON = 0x3a;
+/** Doc ids per back-index SELECT (a power of two: see `readBack`). */
+const BACK_IDS_PER_SELECT = 512;
 /** Back-index ids per page of `foldBackIds`. */
 const BACK_PAGE = 1000;
 /**
@@ -51,7 +39,7 @@ export class SqliteIndexFile implements StoredIndex {
   private readonly deleteBackStmt: Sqlite.Statement;
   private readonly putMeta: Sqlite.Statement;
   private readonly getMeta: Sqlite.Statement;
-  private readonly getBacks: Sqlite.Statement;
+  private readonly getBacks = new Map<number, Sqlite.Statement>();
   private readonly putBacksStmt: Sqlite.Statement;
   private current: IndexMeta;
   /** Settles when the running asynchronous `write` has (undefined: none runs). */
@@ -79,7 +67,6 @@ export class SqliteIndexFile implements StoredIndex {
     sql.pragma('cache_size = -2048');
     sql.exec(SCHEMA);
     this.getBack = sql.prepare('SELECT rows FROM back_index WHERE id = ?').pluck();
-    this.getBacks = sql.prepare(PACKED_BACK_ENTRIES).pluck();
     this.putBackStmt = sql.prepare('INSERT OR REPLACE INTO back_index (id, rows) VALUES (?, ?)');
     this.deleteBackStmt = sql.prepare('DELETE FROM back_index WHERE id = ?');
     this.putBacksStmt = sql.prepare(
@@ -128,10 +115,23 @@ export class SqliteIndexFile implements StoredIndex {
       return out;
     }
     for (let from = 0; from < ids.length; from += BACK_IDS_PER_SELECT) {
-      const batch = from === 0 && ids.length <= BACK_IDS_PER_SELECT ? ids : ids.slice(from, from + BACK_IDS_PER_SELECT);
-      // json_each gives a lone surrogate (JSON's \udxxx) the bytes a bound parameter gets: the same rows found.
-      const packed = this.getBacks.get(JSON.stringify(batch)) as Buffer | null;
-      if (packed !== null) unpackBackEntries(packed, out);
+      const n = Math.min(BACK_IDS_PER_SELECT, ids.length - from);
+      // The statement for the next power of two, its extra places given the last id again (an
+      // IN list is a set): a few statements serve every size. An update's first batches are
+      // smaller than the rest, and preparing a statement of hundreds of places for each (used
+      // once) was ~2% of a 1% update's CPU.
+      let places = 8;
+      while (places < n) places *= 2;
+      let stmt = this.getBacks.get(places);
+      if (stmt === undefined) {
+        stmt = this.sql
+          .prepare(`SELECT id, rows FROM back_index WHERE id IN (${Array(places).fill('?').join(', ')})`)
+          .raw();
+        this.getBacks.set(places, stmt);
+      }
+      const params = ids.slice(from, from + n);
+      while (params.length < places) params.push(params[n - 1]!);
+      for (const [id, rows] of stmt.all(params) as [string, Uint8Array][]) out.set(id, rows);
     }
     return out;
   }
@@ -317,20 +317,5 @@ export class SqliteIndexFile implements StoredIndex {
 
   close(): void {
     if (this.sql.open) this.sql.close();
-  }
-}
-
-/** Splits PACKED_BACK_ENTRIES' blob into `out` (each entry a view of the blob). */
-function unpackBackEntries(packed: Buffer, out: Map<string, Uint8Array>): void {
-  let at = 0;
-  while (at < packed.length) {
-    let n = 0;
-    for (let c = packed[at++]!; c !== COLON; c = packed[at++]!) n = n * 10 + c - 0x30;
-    const id = packed.toString('utf8', at, at + n);
-    at += n;
-    n = 0;
-    for (let c = packed[at++]!; c !== COLON; c = packed[at++]!) n = n * 10 + c - 0x30;
-    out.set(id, packed.subarray(at, at + n));
-    at += n;
   }
 }
