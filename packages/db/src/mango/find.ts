@@ -35,7 +35,7 @@ import { isAllFields, project } from './projection.js';
 import { textFind, textPlan } from './text-find.js';
 
 export interface FindAnswer {
-  /** The documents' JSON texts (a text may hold several, joined by commas: `FoundRow.joined`). */
+  /** The documents' JSON texts (a text may hold several, joined by commas: `FoundRow.inJoined`). */
   docs: string[];
   /** undefined: the query was not run (an empty range): the answer is `{"docs":[]}`. */
   bookmark?: string;
@@ -334,14 +334,13 @@ interface FoundRow {
    * range is the selector (see `find`).
    */
   matched?: boolean;
-  /** The document's JSON text, if read rendered (with `joined`, the texts of the run). */
-  text?: string;
   /**
-   * The first of `joined` rows, judged by their keys, whose documents were read as one text (the
-   * query returns them all): `text` holds them, joined by commas, and the others are `inJoined`.
+   * The document's JSON text, if read rendered. The first row of a run read as one text (rows
+   * judged by their keys whose documents the query returns, see `indexRows`) holds the run's
+   * texts, joined by commas; the run's other rows are `inJoined`.
    */
-  joined?: number;
-  /** A row of a run whose text the run's first row holds (`joined`). */
+  text?: string;
+  /** A row of a run whose text the run's first row holds (`text`). */
   inJoined?: true;
   /** The winner read with its stored body, rendered only if kept (a scan reads many, keeps few). */
   stored?: ChangedDoc;
@@ -480,7 +479,7 @@ async function indexRows(
         failsFrom === undefined || Buffer.compare(entry.key, failsFrom) < 0;
       /**
        * The page's rows into `found` with the documents the query returns read as one text
-       * (`FoundRow.joined`): the leading rows that match by their keys, as many as it takes, when
+       * (`FoundRow.inJoined`): the leading rows that match by their keys, as many as it takes, when
        * no later row of the page is returned; false (nothing read) when that does not hold, or
        * when some document of the page is not judged by its row (changed since the index was
        * read, deleted) or storage does not write such text.
@@ -497,10 +496,8 @@ async function indexRows(
         if (text === undefined) return false;
         for (const [i, entry] of page.entries()) {
           const row: FoundRow = { entry, id: entry.value[1], matched: i < run || keyMatches(entry) };
-          if (i === 0) {
-            row.text = text;
-            row.joined = run;
-          } else if (i < run) row.inJoined = true;
+          if (i === 0) row.text = text;
+          else if (i < run) row.inJoined = true;
           found.push(row);
         }
         return true;
