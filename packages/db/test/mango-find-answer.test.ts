@@ -66,3 +66,100 @@ describe('_find answer bytes', () => {
     ]);
   });
 });
+
+/**
+ * A page of documents judged by their index rows is read as one text written by storage
+ * (storage/sqlite/doc-reads.ts `plainWinnersText`): each document in it is the text a GET of it
+ * gives, byte for byte, whatever its id or body holds; a page it cannot write so (attachment
+ * stubs, a deleted or conflicted document, `conflicts`) is read document by document, the same.
+ */
+describe('_find page read as one text', () => {
+  let t: TestServer;
+  // In index order (`key`): the ids' own order is another.
+  const ids = [
+    'g plain',
+    'b "quoted" \\ back',
+    'f control \u0001\u0008\t\n\u001f\u007f',
+    'd 漢字 café',
+    'a \u2028 line separator',
+    'e 😀 pair',
+    'c last',
+  ];
+  const find = (body: unknown) => t.request('POST', '/joined/_find', { body });
+  /** The texts a GET of each document gives (without its newline). */
+  const gets = async (wanted: string[], query = '') =>
+    Promise.all(
+      wanted.map(async (id) => (await t.request('GET', `/joined/${encodeURIComponent(id)}${query}`)).text.trimEnd()),
+    );
+  /** The `docs` of a `_find` answer as they are written. */
+  const pageOf = (text: string): string => text.slice('{"docs":['.length, text.indexOf('],"bookmark"'));
+
+  before(async () => {
+    t = await startTestServer();
+    await t.request('PUT', '/joined');
+    const docs = ids.map((id, n) => ({
+      _id: id,
+      group: 'j',
+      key: `k${n}`,
+      text: `${id} ${'€'.repeat(n)}`,
+      nested: { a: [n] },
+    }));
+    await t.request('POST', '/joined/_bulk_docs', { body: { docs } });
+    await t.request('POST', '/joined/_index', { body: { index: { fields: ['group', 'key'] } } });
+  });
+  after(() => t.close());
+
+  it('gives each document as a GET does, in the index order, and the stats of a page read so', async () => {
+    const r = await find({ selector: { group: 'j', key: { $gte: 'k0' } }, execution_stats: true });
+    assert.equal(r.status, 200);
+    assert.equal(Number(r.headers.get('content-length')), Buffer.byteLength(r.text));
+    assert.equal(pageOf(r.text), (await gets(ids)).join(','));
+    assert.deepEqual(
+      (r.json.docs as { _id: string }[]).map((d) => d._id),
+      ids,
+    );
+    const stats = r.json.execution_stats as Record<string, number>;
+    assert.equal(stats.results_returned, ids.length);
+    assert.equal(stats.total_docs_examined, ids.length);
+    for (let skip = 0; skip < ids.length; skip++) {
+      for (const limit of [1, 2, 3, ids.length]) {
+        const page = await find({ selector: { group: 'j', key: { $lt: 'k6' } }, skip, limit, execution_stats: true });
+        const wanted = ids.slice(0, 6).slice(skip, skip + limit);
+        assert.equal(pageOf(page.text), (await gets(wanted)).join(','), `skip ${skip} limit ${limit}`);
+        assert.equal((page.json.execution_stats as Record<string, number>).results_returned, wanted.length);
+      }
+    }
+  });
+
+  it('the same where a page holds attachment stubs, a deletion or a conflict, or asks for conflicts', async () => {
+    const rev = async (id: string) => (await t.request('GET', `/joined/${encodeURIComponent(id)}`)).json._rev as string;
+    // Stubs: the document's body starts with them in storage (moved to the end when read).
+    await t.request('PUT', `/joined/${encodeURIComponent(ids[1]!)}/att.txt?rev=${await rev(ids[1]!)}`, {
+      body: 'bytes',
+      headers: { 'content-type': 'text/plain' },
+    });
+    let live = ids;
+    assert.equal(
+      pageOf((await find({ selector: { group: 'j', key: { $gte: 'k0' } } })).text),
+      (await gets(live)).join(','),
+    );
+    await t.request('DELETE', `/joined/${encodeURIComponent(ids[2]!)}?rev=${await rev(ids[2]!)}`);
+    live = ids.filter((id) => id !== ids[2]);
+    assert.equal(
+      pageOf((await find({ selector: { group: 'j', key: { $gte: 'k0' } } })).text),
+      (await gets(live)).join(','),
+    );
+    // A conflicting branch (new_edits: false) of the fourth document, not the winner.
+    await t.request('POST', '/joined/_bulk_docs', {
+      body: { new_edits: false, docs: [{ _id: ids[3], _rev: '1-0000', group: 'j', key: 'k3' }] },
+    });
+    assert.equal(
+      pageOf((await find({ selector: { group: 'j', key: { $gte: 'k0' } } })).text),
+      (await gets(live)).join(','),
+    );
+    assert.equal(
+      pageOf((await find({ selector: { group: 'j', key: { $gte: 'k0' } }, conflicts: true })).text),
+      (await gets(live, '?conflicts=true')).join(','),
+    );
+  });
+});

@@ -96,6 +96,17 @@ export class DocumentReader {
     return this.readRule !== undefined;
   }
 
+  /**
+   * The first `count` of `ids`' winners as `winningDocsWithSeqsOf` renders them (without
+   * `_conflicts`), joined by commas, when each is live at a sequence at most `maxSeq`; undefined
+   * when some is not, where readers may be shown less (a read rule), or where storage does not
+   * write such text (the caller reads the page document by document then).
+   */
+  async plainWinnersText(ids: readonly string[], maxSeq: number, count: number): Promise<string | undefined> {
+    if (this.readRule !== undefined || this.store.plainWinnersText === undefined) return undefined;
+    return this.store.plainWinnersText(ids, maxSeq, count);
+  }
+
   /** The record of a document, or undefined when it never existed. */
   record(id: string): Promise<DocRecord | undefined> {
     return this.store.getDoc(id);

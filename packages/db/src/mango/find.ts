@@ -35,7 +35,7 @@ import { isAllFields, project } from './projection.js';
 import { textFind, textPlan } from './text-find.js';
 
 export interface FindAnswer {
-  /** The documents' JSON texts. */
+  /** The documents' JSON texts (a text may hold several, joined by commas: `FoundRow.inJoined`). */
   docs: string[];
   /** undefined: the query was not run (an empty range): the answer is `{"docs":[]}`. */
   bookmark?: string;
@@ -203,6 +203,8 @@ export async function find(
   const bookmark = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark);
   const stats = { keys: 0, docs: 0 };
   const docs: string[] = [];
+  // The documents returned (a text of `docs` may hold several).
+  let returned = 0;
   // The last row taken (its key is read only for the bookmark: a skipped row's may never be).
   let last: FoundRow | undefined;
   let skip = request.skip;
@@ -242,7 +244,10 @@ export async function find(
     // Rows come a page at a time: an async step per row was a tenth or more of a scan's CPU.
     // The row a full page stopped at (the one after it), for a source that passes rows over.
     let stoppedAt: string | undefined;
-    pages: for await (const page of source.rows(request.conflicts, first, parse, storedParser(request), unread)) {
+    // How many of the next rows the query returns if they match (none while it skips).
+    const taking = () => (skip > 0 ? 0 : request.limit - returned);
+    const rows = source.rows(request.conflicts, first, parse, storedParser(request), unread, taking);
+    pages: for await (const page of rows) {
       for (const row of page) {
         if (row.unread !== undefined) {
           // Leading rows counted from the index (./exact-range.ts): examined, never returned.
@@ -256,7 +261,7 @@ export async function find(
         stats.keys++;
         if (row.doc !== undefined || row.matched !== undefined) stats.docs++;
         if (!(row.matched ?? matches(request.selector, row.doc ?? row.covered!))) continue;
-        if (docs.length === request.limit) {
+        if (returned === request.limit) {
           stoppedAt = idOf(row);
           break pages;
         }
@@ -265,6 +270,9 @@ export async function find(
           skip--;
           continue;
         }
+        returned++;
+        // Its text is in the one of the run it belongs to, pushed with the run's first row.
+        if (row.inJoined === true) continue;
         if (isAllFields(request.fields)) docs.push(row.text ?? renderedText(db, row, request.viewer));
         else docs.push(stringifyJson(project((row.doc ?? row.covered!) as JsonObject, request.fields)));
       }
@@ -281,11 +289,11 @@ export async function find(
       last === undefined ? (request.bookmark ?? 'nil') : encodeBookmark({ key: keyOf(last), docId: idOf(last) }),
   };
   const examined = stats.docs;
-  const warnings = withScanWarning(planned.warnings, examined, docs.length);
+  const warnings = withScanWarning(planned.warnings, examined, returned);
   onRun?.({
     keysExamined: stats.keys,
     docsExamined: stats.docs,
-    resultsReturned: docs.length,
+    resultsReturned: returned,
     unindexed: index.kind === 'all_docs',
     tooManyScanned: warnings.length > planned.warnings.length,
     ms: performance.now() - started,
@@ -296,7 +304,7 @@ export async function find(
       total_keys_examined: stats.keys,
       total_docs_examined: quorum ? 0 : stats.docs,
       total_quorum_docs_examined: quorum ? stats.docs : 0,
-      results_returned: docs.length,
+      results_returned: returned,
       execution_time_ms: performance.now() - started,
     };
   }
@@ -326,8 +334,14 @@ interface FoundRow {
    * range is the selector (see `find`).
    */
   matched?: boolean;
-  /** The document's JSON text, if read rendered. */
+  /**
+   * The document's JSON text, if read rendered. The first row of a run read as one text (rows
+   * judged by their keys whose documents the query returns, see `indexRows`) holds the run's
+   * texts, joined by commas; the run's other rows are `inJoined`.
+   */
   text?: string;
+  /** A row of a run whose text the run's first row holds (`text`). */
+  inJoined?: true;
   /** The winner read with its stored body, rendered only if kept (a scan reads many, keeps few). */
   stored?: ChangedDoc;
   /**
@@ -344,7 +358,8 @@ interface RowSource {
    * The rows in pages: `first`: how many rows the first page holds (a query with a small limit
    * needs few), the others up to PAGE; `parse` reads a document's text as far as the query needs
    * it; `unread`: how many leading rows come without their documents (an index source only;
-   * `_all_docs` reads every one).
+   * `_all_docs` reads every one); `taking`: how many of the next rows the query returns if they
+   * match, asked when a page is read (an index source reads such a run as one text).
    */
   rows(
     conflicts: boolean,
@@ -352,6 +367,7 @@ interface RowSource {
     parse: (text: string) => JsonValue,
     parseStored: StoredParser,
     unread: number,
+    taking: () => number,
   ): AsyncGenerator<FoundRow[]>;
   /**
    * Set by a source that passes documents over without yielding them: how many rows its walk
@@ -453,11 +469,39 @@ async function indexRows(
   }
   const columns = index.fields;
   return {
-    async *rows(conflicts, firstPage, parse, _parseStored, unread) {
+    async *rows(conflicts, firstPage, parse, _parseStored, unread, taking) {
       let page: RowEntry[] = [];
       let size = firstPage;
       let first = bookmark !== undefined;
       let toSkip = unread;
+      // A row judged by its key (`judgedByRow`): in the index's range, below a strict end.
+      const keyMatches = (entry: RowEntry): boolean =>
+        failsFrom === undefined || Buffer.compare(entry.key, failsFrom) < 0;
+      /**
+       * The page's rows into `found` with the documents the query returns read as one text
+       * (`FoundRow.inJoined`): the leading rows that match by their keys, as many as it takes, when
+       * no later row of the page is returned; false (nothing read) when that does not hold, or
+       * when some document of the page is not judged by its row (changed since the index was
+       * read, deleted) or storage does not write such text.
+       */
+      const flushJoined = async (found: FoundRow[]): Promise<boolean> => {
+        const want = taking();
+        let run = 0;
+        while (run < page.length && run < want && keyMatches(page[run]!)) run++;
+        // One document is no cheaper read so; a matching row after the run would need its own text.
+        if (run < 2) return false;
+        if (run < want && page.slice(run).some(keyMatches)) return false;
+        const ids = page.map((entry) => entry.value[1]);
+        const text = await db.plainWinnersText(ids, indexSeq, run);
+        if (text === undefined) return false;
+        for (const [i, entry] of page.entries()) {
+          const row: FoundRow = { entry, id: entry.value[1], matched: i < run || keyMatches(entry) };
+          if (i === 0) row.text = text;
+          else if (i < run) row.inJoined = true;
+          found.push(row);
+        }
+        return true;
+      };
       const flush = async (covering: boolean): Promise<FoundRow[]> => {
         const found: FoundRow[] = [];
         if (covering) {
@@ -467,7 +511,7 @@ async function indexRows(
             for (const [c, column] of columns.entries()) setPath(covered, column.path, key[c] ?? null);
             found.push({ key, id: entry.value[1], covered });
           }
-        } else {
+        } else if (!(judgedByRow && !conflicts && (await flushJoined(found)))) {
           const winners = await db.winningDocsWithSeqsOf(
             page.map((entry) => entry.value[1]),
             conflicts,
@@ -484,7 +528,7 @@ async function indexRows(
               entry,
               id: entry.value[1],
               doc: judged ? undefined : parse(text),
-              matched: judged ? failsFrom === undefined || Buffer.compare(entry.key, failsFrom) < 0 : undefined,
+              matched: judged ? keyMatches(entry) : undefined,
               text,
             });
           }

@@ -102,6 +102,14 @@ export interface DocumentStore {
    * order given (undefined where there is none): a page of Mango results in one read.
    */
   getDocsWithBodies(ids: readonly string[]): Promise<(ChangedDoc | undefined)[]>;
+  /**
+   * The first `count` of `ids`' winners as a plain read renders them, `{"_id":…,"_rev":…` and
+   * their bodies' members, joined by commas in the order given; undefined unless every id has a
+   * live winner whose sequence is at most `maxSeq` and whose body has no special (`_`) member
+   * first. A page of Mango results written without rendering each document (an engine may
+   * leave it out: the page is then read with `getDocsWithBodies`).
+   */
+  plainWinnersText?(ids: readonly string[], maxSeq: number, count: number): Promise<string | undefined>;
 
   /** The one write path (see the top of this file). Resolves with the plan's result and each write's sequence. */
   update<R>(ids: readonly string[], plan: Planner<R>, options?: UpdateOptions): Promise<{ result: R; seqs: number[] }>;

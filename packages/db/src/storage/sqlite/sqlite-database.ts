@@ -214,6 +214,10 @@ export class SqliteDatabase implements SqliteSyncStore {
     return this.reads.getDocsWithBodies(ids);
   }
 
+  plainWinnersText(ids: readonly string[], maxSeq: number, count: number): string | undefined {
+    return this.reads.plainWinnersText(ids, maxSeq, count);
+  }
+
   private readonly bodyOf = (id: string, rev: string): string | undefined => this.reads.getBody(id, rev);
 
   /**

@@ -192,6 +192,10 @@ class SqliteDocumentStore implements DocumentStore {
     return this.db.getDocsWithBodies(ids);
   }
 
+  async plainWinnersText(ids: readonly string[], maxSeq: number, count: number): Promise<string | undefined> {
+    return this.db.plainWinnersText(ids, maxSeq, count);
+  }
+
   async update<R>(
     ids: readonly string[],
     plan: Planner<R>,

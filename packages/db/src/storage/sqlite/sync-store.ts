@@ -45,6 +45,8 @@ export interface SqliteSyncStore {
   getBodies(wanted: readonly { id: string; rev: string }[]): (string | undefined)[];
   /** Records with their winners' bodies (undefined for a deleted winner), in the order asked. */
   getDocsWithBodies(ids: readonly string[]): (ChangedDoc | undefined)[];
+  /** `DocumentStore.plainWinnersText` (./doc-reads.ts). */
+  plainWinnersText(ids: readonly string[], maxSeq: number, count: number): string | undefined;
 
   /**
    * Writes every document of the batch in one transaction, in order: each gets the next sequence
