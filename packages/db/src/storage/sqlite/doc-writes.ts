@@ -200,7 +200,8 @@ export class SqliteDocWrites {
           accessTexts?.[i] ?? null,
           winner,
         );
-        for (const b of bodies) if (b.rev !== record.rev && dropped?.has(b.rev) !== true) bodyRows.push(k, b.rev, b.body);
+        for (const b of bodies)
+          if (b.rev !== record.rev && dropped?.has(b.rev) !== true) bodyRows.push(k, b.rev, b.body);
       } else {
         const k = old[0];
         keys.push(k);
@@ -319,7 +320,11 @@ export class SqliteDocWrites {
         const old = this.stmtOld.get(id) as OldRow | undefined;
         if (old === undefined) continue;
         // Compaction drops bodies of revisions that are not leaves: never the winner's.
-        const bytes = this.dropBodies(old[0], dropBodies.filter((rev) => rev !== old[4]), old);
+        const bytes = this.dropBodies(
+          old[0],
+          dropBodies.filter((rev) => rev !== old[4]),
+          old,
+        );
         if (c.stale !== undefined) c.stale -= bytes;
         this.stmtSetTree.run(this.trees.store(old[0], tree, old[3], undefined), old[0]);
       }
@@ -340,7 +345,10 @@ export class SqliteDocWrites {
     leavesOf: (record: DocRecord) => readonly string[],
   ): StoredCounters {
     // `bodies` holds no winner's body (schema version 9).
-    let stale = this.db.prepare('SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM bodies').pluck().get() as number;
+    let stale = this.db
+      .prepare('SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM bodies')
+      .pluck()
+      .get() as number;
     const others: [number, string][] = [];
     for (const record of records) {
       for (const rev of leavesOf(record)) if (rev !== record.rev) others.push([record.k, rev]);
