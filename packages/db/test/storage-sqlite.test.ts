@@ -371,6 +371,49 @@ describe('sqlite engine: documents', () => {
     reopened.close();
   });
 
+  it('moves bodies between the row and `bodies` when another revision wins (schema version 9)', () => {
+    const { db, engine, dir } = freshDb();
+    // A conflict: 2-y wins, 2-x's body goes to `bodies`.
+    db.writeDocs([
+      {
+        record: { id: 'a', rev: '2-y', deleted: false, tree: 't' },
+        bodies: [
+          { rev: '2-x', body: '{"v":"xx"}' },
+          { rev: '2-y', body: '{"v":"y"}' },
+        ],
+      },
+    ]);
+    // The winner deleted: the other branch wins, its body taken out of `bodies` into the row.
+    db.writeDocs([
+      { record: { id: 'a', rev: '2-x', deleted: false, tree: 't' }, bodies: [{ rev: '3-y', body: '{}' }] },
+    ]);
+    assert.deepEqual(db.getDocWithBody('a')?.body, '{"v":"xx"}');
+    assert.deepEqual(
+      ['2-x', '2-y', '3-y'].map((rev) => db.getBody('a', rev)),
+      ['{"v":"xx"}', '{"v":"y"}', '{}'],
+    );
+    assert.equal(db.meta().sizes.external, Buffer.byteLength('{"v":"xx"}'));
+    // A purge of the winner: 3-y (kept) wins again, 2-x's body goes with the purge.
+    db.purgeDocs(
+      [{ id: 'a', revs: ['2-x'], record: { id: 'a', rev: '3-y', deleted: true, tree: 't' }, dropBodies: ['2-x'] }],
+      10,
+    );
+    assert.deepEqual(db.getDocWithBody('a'), {
+      record: { id: 'a', seq: 3, rev: '3-y', deleted: true, tree: 't' },
+      body: '{}',
+    });
+    assert.deepEqual(
+      ['2-x', '2-y', '3-y'].map((rev) => db.getBody('a', rev)),
+      [undefined, '{"v":"y"}', '{}'],
+    );
+    assert.equal(db.meta().sizes.external, 0);
+    engine.close();
+    const file = new Database(join(dir, 'db.sqlite'), { readonly: true });
+    const rows = file.prepare('SELECT rev FROM bodies ORDER BY rev').pluck().all();
+    assert.deepEqual(rows, ['2-y'], 'bodies holds no winner');
+    file.close();
+  });
+
   it('brings a file of schema version 8 (every body in `bodies`) up to 9: winners move into their rows, every read the same', () => {
     const { engine, dir } = freshEngine();
     const db = engine.create('eight');
