@@ -196,7 +196,7 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 8);
+      assert.equal(file.pragma('user_version', { simple: true }), 9);
       const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
       assert.ok(
         !names.includes('access_leaves') && !names.includes('access_log_by_doc') && !names.includes('access_log'),
@@ -250,7 +250,7 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 8);
+      assert.equal(file.pragma('user_version', { simple: true }), 9);
       const names = file.prepare('SELECT name FROM sqlite_schema').pluck().all();
       assert.ok(!names.includes('access_log') && !names.includes('access_log_by_seq'), 'the old layout is gone');
       // The purged `d` has no row left: every row names a document that exists.
@@ -301,7 +301,7 @@ describe('sqlite engine: access kept in the document row (schema version 3), its
 
     const file = new Database(join(dir, 'old.sqlite'), { readonly: true });
     try {
-      assert.equal(file.pragma('user_version', { simple: true }), 8);
+      assert.equal(file.pragma('user_version', { simple: true }), 9);
       assert.equal(
         file.prepare("SELECT type FROM pragma_table_info('access_feed') WHERE name = 'doc'").pluck().get(),
         'INTEGER',

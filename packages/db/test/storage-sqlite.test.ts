@@ -341,7 +341,7 @@ describe('sqlite engine: documents', () => {
     assert.equal(db.getDoc('a')?.tree, long);
     again.close();
     const reopened = new Database(join(dir, 'old.sqlite'), { readonly: true });
-    assert.equal(reopened.pragma('user_version', { simple: true }), 8);
+    assert.equal(reopened.pragma('user_version', { simple: true }), 9);
     reopened.close();
   });
 
@@ -366,8 +366,131 @@ describe('sqlite engine: documents', () => {
     assert.deepEqual(six.writeDocs([put('d', '1-d')]), [4]);
     again.close();
     const reopened = new Database(join(dir, 'six.sqlite'), { readonly: true });
-    assert.equal(reopened.pragma('user_version', { simple: true }), 8);
+    assert.equal(reopened.pragma('user_version', { simple: true }), 9);
     assert.equal(reopened.prepare("SELECT value FROM meta WHERE key = 'stale'").pluck().get(), 42);
+    reopened.close();
+  });
+
+  it('moves bodies between the row and `bodies` when another revision wins (schema version 9)', () => {
+    const { db, engine, dir } = freshDb();
+    // A conflict: 2-y wins, 2-x's body goes to `bodies`.
+    db.writeDocs([
+      {
+        record: { id: 'a', rev: '2-y', deleted: false, tree: 't' },
+        bodies: [
+          { rev: '2-x', body: '{"v":"xx"}' },
+          { rev: '2-y', body: '{"v":"y"}' },
+        ],
+      },
+    ]);
+    // The winner deleted: the other branch wins, its body taken out of `bodies` into the row.
+    db.writeDocs([
+      { record: { id: 'a', rev: '2-x', deleted: false, tree: 't' }, bodies: [{ rev: '3-y', body: '{}' }] },
+    ]);
+    assert.deepEqual(db.getDocWithBody('a')?.body, '{"v":"xx"}');
+    assert.deepEqual(
+      ['2-x', '2-y', '3-y'].map((rev) => db.getBody('a', rev)),
+      ['{"v":"xx"}', '{"v":"y"}', '{}'],
+    );
+    assert.equal(db.meta().sizes.external, Buffer.byteLength('{"v":"xx"}'));
+    // A purge of the winner: 3-y (kept) wins again, 2-x's body goes with the purge.
+    db.purgeDocs(
+      [{ id: 'a', revs: ['2-x'], record: { id: 'a', rev: '3-y', deleted: true, tree: 't' }, dropBodies: ['2-x'] }],
+      10,
+    );
+    assert.deepEqual(db.getDocWithBody('a'), {
+      record: { id: 'a', seq: 3, rev: '3-y', deleted: true, tree: 't' },
+      body: '{}',
+    });
+    assert.deepEqual(
+      ['2-x', '2-y', '3-y'].map((rev) => db.getBody('a', rev)),
+      [undefined, '{"v":"y"}', '{}'],
+    );
+    assert.equal(db.meta().sizes.external, 0);
+    engine.close();
+    const file = new Database(join(dir, 'db.sqlite'), { readonly: true });
+    const rows = file.prepare('SELECT rev FROM bodies ORDER BY rev').pluck().all();
+    assert.deepEqual(rows, ['2-y'], 'bodies holds no winner');
+    file.close();
+  });
+
+  it('brings a file of schema version 8 (every body in `bodies`) up to 9: winners move into their rows, every read the same', () => {
+    const { engine, dir } = freshEngine();
+    const db = engine.create('eight');
+    db.writeDocs([put('a', '1-a'), put('b', '1-b'), put('c', '1-c'), put('d', '1-d')]);
+    db.writeDocs([
+      put('a', '2-a'),
+      // A conflict: two leaves, one the winner.
+      {
+        record: { id: 'b', rev: '2-y', deleted: false, tree: 't' },
+        bodies: [
+          { rev: '2-x', body: '{"v":"x"}' },
+          { rev: '2-y', body: '{"v":"y"}' },
+        ],
+      },
+      put('c', '2-c', { deleted: true, body: '{"gone":true}' }),
+      // A winner whose body was never stored.
+      { record: { id: 'd', rev: '2-d', deleted: false, tree: 't' }, bodies: [] },
+    ]);
+    const revs: [string, string][] = [
+      ['a', '1-a'],
+      ['a', '2-a'],
+      ['b', '1-b'],
+      ['b', '2-x'],
+      ['b', '2-y'],
+      ['c', '1-c'],
+      ['c', '2-c'],
+      ['d', '1-d'],
+      ['d', '2-d'],
+    ];
+    const ids = ['a', 'b', 'c', 'd'];
+    const reads = (store: SqliteSyncStore) => ({
+      bodies: revs.map(([id, rev]) => store.getBody(id, rev)),
+      batch: store.getBodies([...revs, ...revs].map(([id, rev]) => ({ id, rev }))),
+      withBodies: store.getDocsWithBodies(ids),
+      fold: [...store.foldDocBodies({ includeDeleted: true })],
+      changes: [...store.foldChangedBodies(0)],
+      one: ids.map((id) => store.getDocWithBody(id)),
+      sizes: store.meta().sizes.external,
+      stats: store.rangeStats('a', 'z'),
+    });
+    const before = reads(db);
+    assert.deepEqual(before.bodies, [
+      '{"v":"1-a"}',
+      '{"v":"2-a"}',
+      '{"v":"1-b"}',
+      '{"v":"x"}',
+      '{"v":"y"}',
+      '{"v":"1-c"}',
+      '{"gone":true}',
+      '{"v":"1-d"}',
+      undefined,
+    ]);
+    engine.close();
+    // The version-8 layout: no `docs.body`, every stored body in `bodies`.
+    const file = new Database(join(dir, 'eight.sqlite'));
+    file.exec(`
+      INSERT INTO bodies (doc, rev, body) SELECT k, rev, body FROM docs WHERE body IS NOT NULL;
+      ALTER TABLE docs DROP COLUMN body;
+    `);
+    file.pragma('user_version = 8');
+    file.close();
+    const again = openSqliteEngine({ dir });
+    const eight = again.open('eight')!;
+    assert.deepEqual(reads(eight), before);
+    // A write after the upgrade: the old winner's body stays readable.
+    eight.writeDocs([put('a', '3-a')]);
+    assert.deepEqual([eight.getBody('a', '2-a'), eight.getBody('a', '3-a')], ['{"v":"2-a"}', '{"v":"3-a"}']);
+    again.close();
+    const reopened = new Database(join(dir, 'eight.sqlite'), { readonly: true });
+    assert.equal(reopened.pragma('user_version', { simple: true }), 9);
+    const columns = reopened.prepare("SELECT name FROM pragma_table_info('docs')").pluck().all() as string[];
+    assert.equal(columns[columns.length - 1], 'body', 'the body last in the row, after access');
+    const winnersInBodies = reopened
+      .prepare('SELECT count(*) FROM bodies b JOIN docs d ON d.k = b.doc AND d.rev = b.rev')
+      .pluck()
+      .get();
+    assert.equal(winnersInBodies, 0);
     reopened.close();
   });
 

@@ -46,8 +46,8 @@ export class SqliteDocFolds {
       .raw();
     this.stmtChangedBodies = db
       .prepare(
-        'SELECT d.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree FROM docs d ' +
-          'LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.seq > ? ORDER BY d.seq LIMIT ?',
+        'SELECT id, seq, rev, deleted, CASE WHEN deleted = 0 THEN body END, tree FROM docs ' +
+          'WHERE seq > ? ORDER BY seq LIMIT ?',
       )
       .raw();
     this.stmtCountChanges = db.prepare('SELECT count(*) FROM docs WHERE seq > ?').pluck();
@@ -62,8 +62,9 @@ export class SqliteDocFolds {
 
   *foldDocBodies(range: IdRange, bounds: readonly NumberBound[] = []): Generator<ChangedDoc> {
     const live = range.includeDeleted === true ? '' : 'deleted = 0';
-    const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN b.body END, d.tree';
-    const table = 'docs d LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev';
+    const columns = 'd.id, d.seq, d.rev, d.deleted, CASE WHEN d.deleted = 0 THEN d.body END, d.tree';
+    // The winner's body is in its row (./schema.ts).
+    const table = 'docs d';
     const judged = live === '' ? [] : bounds.filter((bound) => Math.abs(bound.value) < 2 ** 53);
     const judge = judged.length === 0 ? undefined : this.boundsJudge(range, judged);
     for (const row of this.foldRange<BodyRow>(table, columns, live, range, judge)) yield toChangedDoc(row, this.trees);
@@ -112,10 +113,12 @@ export class SqliteDocFolds {
     const row = this.rangeStatement(
       'SELECT coalesce(sum(deleted = 0), 0), coalesce(sum(deleted), 0), coalesce(sum(size), 0) FROM docs WHERE id >= ? AND id < ?',
     ).get(start, end) as [number, number, number];
-    // Every stored revision body counts (until compaction drops the old ones), as CouchDB's active size.
+    // Every stored revision body counts (until compaction drops the old ones), as CouchDB's active
+    // size: the winners' in their rows, the others' in `bodies`.
     const [active] = this.rangeStatement(
-      'SELECT coalesce(sum(length(CAST(b.body AS BLOB))), 0) FROM docs d JOIN bodies b ON b.doc = d.k WHERE d.id >= ? AND d.id < ?',
-    ).get(start, end) as [number];
+      'SELECT coalesce(sum(length(CAST(d.body AS BLOB))), 0) + (SELECT coalesce(sum(length(CAST(b.body AS BLOB))), 0) ' +
+        'FROM docs o JOIN bodies b ON b.doc = o.k WHERE o.id >= ? AND o.id < ?) FROM docs d WHERE d.id >= ? AND d.id < ?',
+    ).get(start, end, start, end) as [number];
     return { docCount: row[0], docDelCount: row[1], external: row[2], active };
   }
 
@@ -235,7 +238,7 @@ export class SqliteDocFolds {
 const OUT_OF_BOUND: Record<NumberBound['op'], string> = Object.fromEntries(
   (['<', '<=', '>', '>=', '='] as const).map((op) => [
     op,
-    `(CASE WHEN json_valid(b.body) THEN json_type(b.body, ?) IS 'integer' AND NOT (json_extract(b.body, ?) ${op} ?) ELSE 0 END)`,
+    `(CASE WHEN json_valid(d.body) THEN json_type(d.body, ?) IS 'integer' AND NOT (json_extract(d.body, ?) ${op} ?) ELSE 0 END)`,
   ]),
 ) as Record<NumberBound['op'], string>;
 

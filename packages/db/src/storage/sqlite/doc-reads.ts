@@ -46,28 +46,29 @@ export class SqliteDocReads {
     this.stmtGetForUpdateIn = db
       .prepare(`SELECT ${UPDATE_COLUMNS} FROM docs WHERE id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`)
       .raw();
+    // The winner's body is in its row, the other revisions' in `bodies` (./schema.ts).
     this.stmtGetBody = db
-      .prepare('SELECT body FROM bodies WHERE doc = (SELECT k FROM docs WHERE id = ?) AND rev = ?')
-      .pluck();
-    this.stmtGetDocWithBody = db
       .prepare(
-        'SELECT d.id, d.seq, d.rev, d.deleted, d.tree, b.body FROM docs d ' +
-          'LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.id = ?',
+        'SELECT CASE WHEN d.rev = ? THEN d.body ELSE (SELECT b.body FROM bodies b WHERE b.doc = d.k AND b.rev = ?) END ' +
+          'FROM docs d WHERE d.id = ?',
       )
-      .raw();
+      .pluck();
+    this.stmtGetDocWithBody = db.prepare('SELECT id, seq, rev, deleted, tree, body FROM docs WHERE id = ?').raw();
     this.stmtGetDocsIn = db
       .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`)
       .raw();
     this.stmtGetBodiesIn = db
       .prepare(
         `WITH w(id, rev) AS (VALUES ${Array(LOOKUP_CHUNK).fill('(?, ?)').join(', ')})
-         SELECT d.id, b.rev, b.body FROM w JOIN docs d ON d.id = w.id JOIN bodies b ON b.doc = d.k AND b.rev = w.rev`,
+         SELECT d.id, w.rev, CASE WHEN d.rev = w.rev THEN d.body
+           ELSE (SELECT b.body FROM bodies b WHERE b.doc = d.k AND b.rev = w.rev) END
+         FROM w JOIN docs d ON d.id = w.id`,
       )
       .raw();
     this.stmtGetDocsWithBodiesIn = db
       .prepare(
-        'SELECT d.id, d.seq, d.rev, d.deleted, b.body, d.tree FROM docs d ' +
-          `LEFT JOIN bodies b ON b.doc = d.k AND b.rev = d.rev WHERE d.id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`,
+        'SELECT id, seq, rev, deleted, body, tree FROM docs ' +
+          `WHERE id IN (${Array(LOOKUP_CHUNK).fill('?').join(', ')})`,
       )
       .raw();
     // The ids come as one JSON array, read in its order (`j.key`): CROSS JOIN keeps json_each the
@@ -77,10 +78,10 @@ export class SqliteDocReads {
     // (attachment stubs) is written otherwise (the document layer's): counted.
     this.stmtPlainWinnersText = db
       .prepare(
-        `SELECT count(*), max(d.seq), sum(substr(b.body, 1, 3) = '{"_'), group_concat(CASE WHEN j.key < ? THEN
+        `SELECT count(*), max(d.seq), sum(substr(d.body, 1, 3) = '{"_'), group_concat(CASE WHEN j.key < ? THEN
            '{"_id":' || json_quote(d.id) || ',"_rev":' || json_quote(d.rev) ||
-           CASE WHEN length(b.body) > 2 THEN ',' || substr(b.body, 2) ELSE '}' END END, ',')
-         FROM json_each(?) j CROSS JOIN docs d ON d.id = j.value CROSS JOIN bodies b ON b.doc = d.k AND b.rev = d.rev
+           CASE WHEN length(d.body) > 2 THEN ',' || substr(d.body, 2) ELSE '}' END END, ',')
+         FROM json_each(?) j CROSS JOIN docs d ON d.id = j.value
          WHERE d.deleted = 0`,
       )
       .raw();
@@ -237,7 +238,7 @@ export class SqliteDocReads {
   }
 
   getBody(id: string, rev: string): string | undefined {
-    return this.stmtGetBody.get(id, rev) as string | undefined;
+    return (this.stmtGetBody.get(rev, rev, id) as string | null | undefined) ?? undefined;
   }
 
   /**
@@ -252,8 +253,8 @@ export class SqliteDocReads {
       params.length = 0;
       for (const { id, rev } of wanted.slice(at, at + LOOKUP_CHUNK)) params.push(id, rev);
       while (params.length < 2 * LOOKUP_CHUNK) params.push(null, null);
-      for (const [id, rev, body] of this.stmtGetBodiesIn.all(params) as [string, string, string][]) {
-        found.set(`${rev} ${id}`, body);
+      for (const [id, rev, body] of this.stmtGetBodiesIn.all(params) as [string, string, string | null][]) {
+        if (body !== null) found.set(`${rev} ${id}`, body);
       }
     }
     // An id with a lone surrogate is bound as U+FFFD: only its own lookup finds its row.

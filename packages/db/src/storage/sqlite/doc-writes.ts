@@ -36,6 +36,9 @@ export class SqliteDocWrites {
   private readonly stmtDropBody: Statement;
   private readonly stmtSetTree: Statement;
   private readonly stmtBodySize: Statement;
+  private readonly stmtWinnerSize: Statement;
+  private readonly stmtKeepOldWinner: Statement;
+  private readonly stmtTakeBody: Statement;
   private readonly stmtSaveCounters: Statement;
   /** `stmtSaveCounters` with the stale bodies' bytes, once the file keeps them. */
   private readonly stmtSaveCountersStale: Statement;
@@ -48,9 +51,13 @@ export class SqliteDocWrites {
     this.stmtOld = db.prepare('SELECT k, deleted, size, tree, rev FROM docs WHERE id = ?').raw();
     // `k` is given explicitly on insert, as SQLite would pick it: one more than the largest.
     this.stmtMaxKey = db.prepare('SELECT max(k) FROM docs').pluck();
-    this.stmtUpdateDoc = db.prepare('UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ? WHERE k = ?');
+    // The winner's body is set when `WinnerBody.set` (a new winner, or its body written), else kept.
+    const body = 'body = CASE WHEN ? THEN ? ELSE body END';
+    this.stmtUpdateDoc = db.prepare(
+      `UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ?, ${body} WHERE k = ?`,
+    );
     this.stmtUpdateDocAccess = db.prepare(
-      'UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ?, access = ? WHERE k = ?',
+      `UPDATE docs SET seq = ?, rev = ?, deleted = ?, size = ?, tree = ?, access = ?, ${body} WHERE k = ?`,
     );
     this.stmtPutBody = db.prepare('INSERT OR REPLACE INTO bodies (doc, rev, body) VALUES (?, ?, ?)');
     // The dropped body's bytes come back: a dropped body was stale (see `apply`).
@@ -60,6 +67,13 @@ export class SqliteDocWrites {
     this.stmtSetTree = db.prepare('UPDATE docs SET tree = ? WHERE k = ?');
     // CAST to BLOB makes length() count bytes instead of characters.
     this.stmtBodySize = db.prepare('SELECT length(CAST(body AS BLOB)) FROM bodies WHERE doc = ? AND rev = ?').pluck();
+    this.stmtWinnerSize = db.prepare('SELECT length(CAST(body AS BLOB)) FROM docs WHERE k = ?').pluck();
+    // A winner that stops being one keeps its body, in `bodies` (run before its row changes).
+    this.stmtKeepOldWinner = db.prepare(
+      'INSERT OR REPLACE INTO bodies (doc, rev, body) SELECT k, rev, body FROM docs WHERE k = ? AND body IS NOT NULL',
+    );
+    // A revision that becomes the winner takes its body out of `bodies`, into its row.
+    this.stmtTakeBody = db.prepare('DELETE FROM bodies WHERE doc = ? AND rev = ? RETURNING body').pluck();
     this.stmtSaveCounters = db.prepare(
       `INSERT OR REPLACE INTO meta (key, value) VALUES ${COUNTERS.map((k) => `('${k}', ?)`).join(', ')}`,
     );
@@ -68,9 +82,30 @@ export class SqliteDocWrites {
     );
   }
 
-  /** Bytes of the body of revision `rev` of document `k`, 0 where none is stored. */
-  private bodySize(k: number, rev: string): number {
-    return (this.stmtBodySize.get(k, rev) as number | undefined) ?? 0;
+  /** Bytes of the body of revision `rev` of document `k` (`old`: its row), 0 where none is stored. */
+  private bodySize(k: number, rev: string, old: OldRow): number {
+    if (rev !== old[4]) return (this.stmtBodySize.get(k, rev) as number | undefined) ?? 0;
+    // The winner's body is in its row; a live one's size is there too.
+    return old[1] === 0 ? old[2] : ((this.stmtWinnerSize.get(k) as number | null | undefined) ?? 0);
+  }
+
+  /**
+   * Moves the winner's body where a write (or purge) of document `k` (`old`: its row before)
+   * leaves it: the old winner's into `bodies` unless `dropped`, and the new winner's out of the
+   * write's `bodies`, or else out of the table. Returns what the row's `body` becomes.
+   */
+  private winnerBody(
+    k: number,
+    old: OldRow,
+    rev: string,
+    bodies: DocWrite['bodies'],
+    dropped: readonly string[] | undefined,
+  ): WinnerBody {
+    const oldDropped = dropped?.includes(old[4]) === true;
+    if (rev !== old[4] && !oldDropped) this.stmtKeepOldWinner.run(k);
+    for (const b of bodies) if (b.rev === rev) return { set: 1, body: b.body };
+    if (rev === old[4]) return oldDropped ? NO_BODY : KEEP_BODY;
+    return { set: 1, body: (this.stmtTakeBody.get(k, rev) as string | undefined) ?? null };
   }
 
   /**
@@ -78,9 +113,13 @@ export class SqliteDocWrites {
    * write drops stemmed revisions, which were not leaves or are `unleafed` by it; compaction
    * drops bodies of revisions that are not leaves).
    */
-  private dropBodies(k: number, revs: readonly string[]): number {
+  private dropBodies(k: number, revs: readonly string[], old: OldRow): number {
     let bytes = 0;
-    for (const rev of revs) bytes += (this.stmtDropBody.get(k, rev) as number | undefined) ?? 0;
+    for (const rev of revs) {
+      // The winner's (a write or purge that drops it gives the row another winner's body).
+      if (rev === old[4]) bytes += this.bodySize(k, rev, old);
+      else bytes += (this.stmtDropBody.get(k, rev) as number | undefined) ?? 0;
+    }
     return bytes;
   }
 
@@ -107,14 +146,15 @@ export class SqliteDocWrites {
     // Each write's `docs.k` (the access rows name their document by it).
     const keys: number[] = [];
     // New documents' rows wait here and go in with multi-row INSERTs (flushed before any
-    // statement that could see them): 8 values per docs row, 3 per bodies row.
+    // statement that could see them): 9 values per docs row (the winner's body last), 3 per
+    // bodies row (the other revisions').
     const docRows: unknown[] = [];
     const bodyRows: unknown[] = [];
     const flush = (): void => {
       this.insertRows(
         this.stmtInsertDocs,
-        'INSERT INTO docs (k, id, seq, rev, deleted, size, tree, access)',
-        8,
+        'INSERT INTO docs (k, id, seq, rev, deleted, size, tree, access, body)',
+        9,
         docRows,
       );
       this.insertRows(this.stmtPutBodies, 'INSERT OR REPLACE INTO bodies (doc, rev, body)', 3, bodyRows);
@@ -147,6 +187,8 @@ export class SqliteDocWrites {
         if (c.stale !== undefined && unleafed !== undefined) {
           for (const rev of unleafed) if (dropped?.has(rev) !== true) c.stale += sizeInBatch(bodies, rev) ?? 0;
         }
+        let winner: string | null = null;
+        for (const b of bodies) if (b.rev === record.rev) winner = b.body;
         docRows.push(
           k,
           record.id,
@@ -156,30 +198,30 @@ export class SqliteDocWrites {
           size,
           this.trees.store(k, record.tree, undefined, undefined),
           accessTexts?.[i] ?? null,
+          winner,
         );
-        for (const b of bodies) if (dropped?.has(b.rev) !== true) bodyRows.push(k, b.rev, b.body);
+        for (const b of bodies)
+          if (b.rev !== record.rev && dropped?.has(b.rev) !== true) bodyRows.push(k, b.rev, b.body);
       } else {
         const k = old[0];
         keys.push(k);
-        for (const b of bodies) this.stmtPutBody.run(k, b.rev, b.body);
         // New stale bodies, then the dropped ones (each stale by then): see DocWrite.unleafed.
+        // Sizes are read before any body moves (the old winner's is on its row).
         if (c.stale !== undefined && unleafed !== undefined) {
-          for (const rev of unleafed) {
-            // The usual case, the live winner updated or deleted: its size is on its row.
-            c.stale += sizeInBatch(bodies, rev) ?? (rev === old[4] && old[1] === 0 ? old[2] : this.bodySize(k, rev));
-          }
+          for (const rev of unleafed) c.stale += sizeInBatch(bodies, rev) ?? this.bodySize(k, rev, old);
         }
         if (dropBodies !== undefined) {
-          const bytes = this.dropBodies(k, dropBodies);
+          const bytes = this.dropBodies(k, dropBodies, old);
           if (c.stale !== undefined) c.stale -= bytes;
         }
-        if (!record.deleted) {
-          size = sizeInBatch(bodies, record.rev) ?? (this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0;
-        }
+        const winner = this.winnerBody(k, old, record.rev, bodies, dropBodies);
+        for (const b of bodies) if (b.rev !== record.rev) this.stmtPutBody.run(k, b.rev, b.body);
+        if (!record.deleted) size = winner.set === 0 ? old[2] : byteLength(winner.body);
         const tree = this.trees.store(k, record.tree, old[3], treeGrowth);
         const accessText = accessTexts?.[i];
-        if (accessText === undefined) this.stmtUpdateDoc.run(seq, record.rev, deleted, size, tree, k);
-        else this.stmtUpdateDocAccess.run(seq, record.rev, deleted, size, tree, accessText, k);
+        if (accessText === undefined)
+          this.stmtUpdateDoc.run(seq, record.rev, deleted, size, tree, winner.set, winner.body, k);
+        else this.stmtUpdateDocAccess.run(seq, record.rev, deleted, size, tree, accessText, winner.set, winner.body, k);
         if (old[1] !== 0) c.docDelCount--;
         else c.docCount--;
         c.external -= old[2];
@@ -244,17 +286,19 @@ export class SqliteDocWrites {
       c.external -= oldSize;
       // Read before any body goes: bodies that stop counting as stale.
       if (c.stale !== undefined && staleGone !== undefined)
-        for (const rev of staleGone) c.stale -= this.bodySize(k, rev);
+        for (const rev of staleGone) c.stale -= this.bodySize(k, rev, old);
       if (record === null) {
         db.prepare('DELETE FROM bodies WHERE doc = ?').run(k);
         db.prepare('DELETE FROM docs WHERE k = ?').run(k);
         this.trees.drop(k);
         continue;
       }
-      if (dropBodies !== undefined) this.dropBodies(k, dropBodies);
-      const size = record.deleted ? 0 : ((this.stmtBodySize.get(k, record.rev) as number | undefined) ?? 0);
+      if (dropBodies !== undefined) this.dropBodies(k, dropBodies, old);
+      const winner = this.winnerBody(k, old, record.rev, [], dropBodies);
+      let size = 0;
+      if (!record.deleted) size = winner.set === 0 ? oldSize : byteLength(winner.body);
       const tree = this.trees.store(k, record.tree, oldTree, undefined);
-      this.stmtUpdateDoc.run(++c.updateSeq, record.rev, record.deleted ? 1 : 0, size, tree, k);
+      this.stmtUpdateDoc.run(++c.updateSeq, record.rev, record.deleted ? 1 : 0, size, tree, winner.set, winner.body, k);
       resequenced?.(purge, c.updateSeq);
       if (record.deleted) c.docDelCount++;
       else c.docCount++;
@@ -275,7 +319,12 @@ export class SqliteDocWrites {
       for (const { id, tree, dropBodies } of writes) {
         const old = this.stmtOld.get(id) as OldRow | undefined;
         if (old === undefined) continue;
-        const bytes = this.dropBodies(old[0], dropBodies);
+        // Compaction drops bodies of revisions that are not leaves: never the winner's.
+        const bytes = this.dropBodies(
+          old[0],
+          dropBodies.filter((rev) => rev !== old[4]),
+          old,
+        );
         if (c.stale !== undefined) c.stale -= bytes;
         this.stmtSetTree.run(this.trees.store(old[0], tree, old[3], undefined), old[0]);
       }
@@ -295,17 +344,16 @@ export class SqliteDocWrites {
     records: Iterable<DocRecord & { k: number }>,
     leavesOf: (record: DocRecord) => readonly string[],
   ): StoredCounters {
+    // `bodies` holds no winner's body (schema version 9).
     let stale = this.db
-      .prepare(
-        'SELECT coalesce(sum(length(CAST(b.body AS BLOB))), 0) FROM bodies b JOIN docs d ON d.k = b.doc WHERE b.rev <> d.rev',
-      )
+      .prepare('SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM bodies')
       .pluck()
       .get() as number;
     const others: [number, string][] = [];
     for (const record of records) {
       for (const rev of leavesOf(record)) if (rev !== record.rev) others.push([record.k, rev]);
     }
-    for (const [k, rev] of others) stale -= this.bodySize(k, rev);
+    for (const [k, rev] of others) stale -= (this.stmtBodySize.get(k, rev) as number | undefined) ?? 0;
     const c = { ...totals, stale };
     this.saveCounters(c);
     return c;
@@ -325,6 +373,20 @@ function copyCounters(c: StoredCounters): StoredCounters {
     purgeSeq: c.purgeSeq,
     stale: c.stale,
   };
+}
+
+/** What a row's `body` becomes: set (1) to `body`, or kept as it is (0). */
+interface WinnerBody {
+  set: 0 | 1;
+  body: string | null;
+}
+
+const KEEP_BODY: WinnerBody = { set: 0, body: null };
+const NO_BODY: WinnerBody = { set: 1, body: null };
+
+/** UTF-8 bytes of a body, 0 for none. */
+function byteLength(body: string | null): number {
+  return body === null ? 0 : Buffer.byteLength(body, 'utf8');
 }
 
 /** UTF-8 bytes of `rev`'s body when this write carries it. */

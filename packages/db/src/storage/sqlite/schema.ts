@@ -8,6 +8,12 @@
  * Rows of `docs` go only when a purge removes a whole document, its bodies with it (so a `k`
  * used again never finds bodies of the one before).
  *
+ * The winning revision's body is in its `docs` row (`body`, added last, after `access`, by
+ * `WINNER_BODY_COLUMN`: reading the small columns never walks a big body's overflow pages), so a
+ * new document's commit writes no `bodies` page; `bodies` keeps the other revisions' bodies
+ * (conflicts, deleted branches, old revisions until compaction). When another revision becomes
+ * the winner its body moves into the row and the old winner's into `bodies`.
+ *
  * TEXT columns use the BINARY collation: UTF-8 byte order, which is code point order.
  */
 /**
@@ -33,8 +39,11 @@
  * `access_tail.merged` until a later write moves them into `access_feed` (./access-rows.ts), so
  * an older build would miss them; a file of version 1 to 7 (every row in `access_feed`) is brought
  * up to 8 on open, `merged` its last sequence.
+ * 9: the winning revision's body is `docs.body` (the row's last column, after `access`); `bodies`
+ * holds only the other revisions' bodies, so an older build would find no winner's body; a file
+ * of version 1 to 8 is brought up to 9 on open (`WINNER_BODIES_MIGRATION`).
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 export const SCHEMA = `
 CREATE TABLE docs (
@@ -117,6 +126,15 @@ CREATE TABLE IF NOT EXISTS attachment_uploads (
 
 /** Adds `attachments.chunks` to a file made before it. */
 export const ATTACHMENT_CHUNKS_COLUMN = 'ALTER TABLE attachments ADD COLUMN chunks TEXT';
+
+/** Adds `docs.body` (schema version 9), after `access` (./access-rows.ts adds that one on open). */
+export const WINNER_BODY_COLUMN = 'ALTER TABLE docs ADD COLUMN body TEXT';
+
+/** Moves each winner's body from `bodies` into its row (a file of schema version 1 to 8). */
+export const WINNER_BODIES_MIGRATION = `
+UPDATE docs SET body = (SELECT b.body FROM bodies b WHERE b.doc = docs.k AND b.rev = docs.rev);
+DELETE FROM bodies WHERE (doc, rev) IN (SELECT k, rev FROM docs);
+`;
 
 /** Counter keys of `meta`, written together (not by plain write batches: ./sqlite-file.ts `loadCounters`). */
 export const COUNTERS = ['update_seq', 'doc_count', 'doc_del_count', 'external', 'purge_seq'] as const;

@@ -29,7 +29,7 @@ import { recordsOf, SqliteDocReads } from './doc-reads.js';
 import { type DocRow, type LocalRow, type StoredCounters, toLocal, toRecord } from './doc-rows.js';
 import { TreeChunks } from './tree-chunks.js';
 import { SqliteDocWrites } from './doc-writes.js';
-import { configureConnection, loadCounters, migrateFile } from './sqlite-file.js';
+import { configureConnection, loadCounters, migrateFile, migrateWinnerBodies } from './sqlite-file.js';
 import { connectionNameOf } from './process-vfs.js';
 import type { SqliteSyncStore } from './sync-store.js';
 import { SAFETY_NET_PAGES, WalCheckpointer, WATCH_AFTER_DOCS } from './wal-checkpointer.js';
@@ -126,6 +126,7 @@ export class SqliteDatabase implements SqliteSyncStore {
     const trees = new TreeChunks(db);
     this.trees = trees;
     this.access = new SqliteAccessRows(db, trees);
+    migrateWinnerBodies(db);
     this.reads = new SqliteDocReads(db, trees);
     this.writes = new SqliteDocWrites(db, trees);
     this.folds = new SqliteDocFolds(db, () => this.totals, trees);

@@ -13,6 +13,8 @@ import {
   SCHEMA,
   SCHEMA_VERSION,
   STALE,
+  WINNER_BODIES_MIGRATION,
+  WINNER_BODY_COLUMN,
 } from './schema.js';
 import { TREE_CHUNKS_SCHEMA } from './tree-chunks.js';
 
@@ -69,7 +71,7 @@ export function migrateFile(db: Database.Database, name: string): number {
     }).immediate();
     return createdAt;
   }
-  if (version !== SCHEMA_VERSION && (version < 1 || version > 7)) {
+  if (version !== SCHEMA_VERSION && (version < 1 || version > 8)) {
     throw new Error(`database ${name}: unsupported storage schema version ${version}`);
   }
   db.exec(PURGE_SCHEMA);
@@ -80,6 +82,21 @@ export function migrateFile(db: Database.Database, name: string): number {
   if (!columns.includes('chunks')) db.exec(ATTACHMENT_CHUNKS_COLUMN);
   const createdAt = db.prepare("SELECT value FROM meta WHERE key = 'created_at'").pluck().get();
   return createdAt as number;
+}
+
+/**
+ * Gives `docs` its `body` column (schema version 9), moving each winner's body there from
+ * `bodies` in a file made before it, in one transaction. Run after `docs.access` exists
+ * (./access-rows.ts), so that `body` is the row's last column. Judged by the column, not the
+ * version: a crash between the version's update and this transaction leaves it to the next open.
+ */
+export function migrateWinnerBodies(db: Database.Database): void {
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('docs') as string[];
+  if (columns.includes('body')) return;
+  db.transaction(() => {
+    db.exec(WINNER_BODY_COLUMN);
+    db.exec(WINNER_BODIES_MIGRATION);
+  }).immediate();
 }
 
 /**
