@@ -148,6 +148,26 @@ describe('views over HTTP: include_docs', () => {
     );
   });
 
+  it('rows over many pages, in an order unlike the ids: each row carries its own document', async () => {
+    // The documents of a page of rows are read in id order (views/query/read-view.ts): the rows
+    // still come in key order, each with its own document, over pages of 8 to 128 rows.
+    const docs = Array.from({ length: 700 }, (_, i) => ({ _id: `m${String(i).padStart(4, '0')}`, m: (i * 37) % 700 }));
+    await seed(t, 'incdocs_many', docs, { m: { views: { m: { map: 'function (doc) { emit(doc.m, null); }' } } } });
+    const many = viewClient(t, 'incdocs_many', 'm');
+    const r = await many.ok('m', { include_docs: true });
+    assert.equal(r.rows.length, 700);
+    r.rows.forEach((row: any, at: number) => {
+      assert.equal(row.key, at);
+      assert.equal(row.doc._id, row.id);
+      assert.equal(row.doc.m, row.key);
+    });
+    const desc = await many.ok('m', { include_docs: true, descending: true, skip: 5, limit: 300 });
+    assert.deepEqual(
+      desc.rows.map((row: any) => [row.key, row.doc.m]),
+      Array.from({ length: 300 }, (_, i) => [694 - i, 694 - i]),
+    );
+  });
+
   it('include_docs=false on a reduce view is accepted and reduces', async () => {
     assert.deepEqual(await v.ok('plain', { include_docs: false }), { rows: [{ key: null, value: 60 }] });
   });
