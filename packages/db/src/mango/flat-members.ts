@@ -25,18 +25,22 @@ export function membersReader(names: ReadonlySet<string>): (text: string) => Jso
 }
 
 /**
- * A reader of the values of `names` (undefined where a member is missing), in that order: the
- * values `membersReader` gives, without the object around them (an index build reads one or two
- * per document, and its keys are made of nothing else).
+ * A reader of the values of `names` into the caller's array (undefined where a member is
+ * missing), in that order: the values `membersReader` gives, without the object around them (an
+ * index build reads one or two per document, and its keys are made of nothing else; the array is
+ * the build's, reused from document to document).
  */
-export function memberValuesReader(names: readonly string[]): (text: string) => (JsonValue | undefined)[] {
-  const walked = (text: string) => {
-    const members = parseJsonMembers(text, new Set(names));
-    return names.map((name) => members.get(name));
+export function memberValuesInto(names: readonly string[]): (text: string, values: (JsonValue | undefined)[]) => void {
+  const wanted = new Set(names);
+  const walked = (text: string, values: (JsonValue | undefined)[]) => {
+    const members = parseJsonMembers(text, wanted);
+    for (let i = 0; i < names.length; i++) values[i] = members.get(names[i]!);
   };
   if (!searchable(names)) return walked;
   const keys = names.map((name) => `"${name}"`);
-  return (text) => flatValues(text, keys) ?? walked(text);
+  return (text, values) => {
+    if (!flatValues(text, keys, values)) walked(text, values);
+  };
 }
 
 function searchable(names: Iterable<string>): boolean {
@@ -69,25 +73,26 @@ function flatMembers(text: string, quoted: readonly (readonly [string, string])[
 }
 
 /**
- * The values of the members `keys` (quoted names), or undefined when the text is not flat (as `flatMembers`).
- * Its search repeats `flatMembers`' inline: the two as calls of one helper cost the full scan ~5%.
+ * The values of the members `keys` (quoted names) into `values`, or false when the text is not
+ * flat (as `flatMembers`). Its search repeats `flatMembers`' inline: the two as calls of one
+ * helper cost the full scan ~5%.
  */
-function flatValues(text: string, keys: readonly string[]): (JsonValue | undefined)[] | undefined {
-  if (text.charCodeAt(0) !== OPEN_OBJECT || text.indexOf('{', 1) >= 0 || text.indexOf('\\') >= 0) return undefined;
-  const values: (JsonValue | undefined)[] = new Array(keys.length);
+function flatValues(text: string, keys: readonly string[], values: (JsonValue | undefined)[]): boolean {
+  if (text.charCodeAt(0) !== OPEN_OBJECT || text.indexOf('{', 1) >= 0 || text.indexOf('\\') >= 0) return false;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
+    values[i] = undefined;
     for (let at = text.lastIndexOf(key); at > 0; at = text.lastIndexOf(key, at - 1)) {
       const colon = skipJsonSpace(text, at + key.length);
       if (text.charCodeAt(colon) !== COLON) continue;
       const start = skipJsonSpace(text, colon + 1);
       const end = jsonValueEnd(text, start);
-      if (end < 0) return undefined;
+      if (end < 0) return false;
       values[i] = valueAt(text, start, end);
       break;
     }
   }
-  return values;
+  return true;
 }
 
 /**

@@ -9,8 +9,9 @@
  * row's key is the array of the field values.
  */
 import { parseJson, type JsonValue, JsonObject, toPlain } from '../json/index.js';
-import { memberValuesReader, membersReader } from './flat-members.js';
+import { memberValuesInto, membersReader } from './flat-members.js';
 import type { MapBatchResult, Row } from '../sandbox/index.js';
+import type { EmittedRows } from '../views/native-map/map-shape.js';
 import type { StoredDoc, StoredDocMapper } from '../views/native-map/native-js-mapper.js';
 import type { ViewGroup } from '../views/design.js';
 import { BAD_PATH, type FieldPath, NOT_FOUND, parseFieldPath, resolvePath } from './field-path.js';
@@ -143,7 +144,9 @@ export type FilterCompiler = (selector: JsonObject) => (doc: JsonValue) => boole
  * computed here, without a sandbox. Where the indexes read only body members (no `_id`, no
  * meta member), each document is read from its stored body as the updater has it, not from its
  * rendered text (issue #31: rendering every document of a build was a copy of each to read one
- * or two members out of it).
+ * or two members out of it). A build from empty maps one document at a time (`mapInto`, the
+ * view engine's one-at-a-time build): each index's key array and row are then made once for the
+ * whole build and refilled, as the build keeps nothing of a document's rows.
  */
 export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler): StoredDocMapper {
   const defined = group.views.map((view) => {
@@ -155,7 +158,16 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
     filter: index?.partialFilter === undefined ? undefined : compileFilter(index.partialFilter),
   }));
   const { parse, bodyOnly } = membersParser(defined);
-  const rowsOf = keysReader(indexes) ?? docRows(parse, indexes);
+  const rowsInto = keysReader(indexes) ?? docRows(parse, indexes);
+  // The rows `mapInto` refills: one key array and one row per index, for every document.
+  const reused = indexes.map(({ fields }): Row | undefined =>
+    fields === undefined ? undefined : [new Array<unknown>(fields.length), null],
+  );
+  const rowsOf = (text: string): Row[][] => {
+    const perView: Row[][] = indexes.map(() => []);
+    rowsInto(text, perView, undefined);
+    return perView;
+  };
   return {
     viewNames: group.views.map((view) => view.name),
     async mapBatch(docsJson: readonly string[]): Promise<MapBatchResult> {
@@ -163,6 +175,15 @@ export function jsonIndexMapper(group: ViewGroup, compileFilter: FilterCompiler)
     },
     async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
       return { rows: docs.map((doc) => rowsOf(bodyOnly ? doc.body : render(doc))), errors: [] };
+    },
+    mapInto(doc: StoredDoc, render: (doc: StoredDoc) => string, perView: EmittedRows[]): boolean {
+      try {
+        rowsInto(bodyOnly ? doc.body : render(doc), perView, reused);
+        return true;
+      } catch {
+        // As the view engine's native mapper: the document goes to `mapStored` (which reports it).
+        return false;
+      }
     },
     dispose() {},
   };
@@ -173,21 +194,41 @@ interface MappedIndex {
   filter: ((doc: JsonValue) => boolean) | undefined;
 }
 
+/**
+ * Puts each index's row of a document's text into `perView` (emptied first): its key where every
+ * field resolves and the filter holds. `reused`: each index's row to refill (its key array
+ * overwritten), or undefined for new ones.
+ */
+type RowsInto = (text: string, perView: Row[][], reused: readonly (Row | undefined)[] | undefined) => void;
+
+/** The row of index `v` with `key`'s slots to fill: the reused one, or a new one. */
+function rowFor(reused: readonly (Row | undefined)[] | undefined, v: number, length: number): Row {
+  return reused?.[v] ?? [new Array<unknown>(length), null];
+}
+
 /** Each index's rows of a document's text: its key where every field resolves and the filter holds. */
-function docRows(parse: (text: string) => JsonValue, indexes: readonly MappedIndex[]): (text: string) => Row[][] {
-  return (text) => {
+function docRows(parse: (text: string) => JsonValue, indexes: readonly MappedIndex[]): RowsInto {
+  return (text, perView, reused) => {
     const doc = parse(text);
-    return indexes.map(({ fields, filter }) => {
-      if (fields === undefined) return [];
-      const key: unknown[] = [];
-      for (const field of fields) {
-        const value = resolvePath(doc, field.path);
-        if (value === NOT_FOUND || value === BAD_PATH) return [];
-        key.push(toPlain(value));
+    for (let v = 0; v < indexes.length; v++) {
+      const out = perView[v]!;
+      out.length = 0;
+      const { fields, filter } = indexes[v]!;
+      if (fields === undefined) continue;
+      const row = rowFor(reused, v, fields.length);
+      const key = row[0] as unknown[];
+      let found = true;
+      for (let f = 0; f < fields.length; f++) {
+        const value = resolvePath(doc, fields[f]!.path);
+        if (value === NOT_FOUND || value === BAD_PATH) {
+          found = false;
+          break;
+        }
+        key[f] = toPlain(value);
       }
-      if (filter !== undefined && !filter(doc)) return [];
-      return [[key, null]];
-    });
+      if (!found || (filter !== undefined && !filter(doc))) continue;
+      out.push(row);
+    }
   };
 }
 
@@ -195,25 +236,35 @@ function docRows(parse: (text: string) => JsonValue, indexes: readonly MappedInd
  * `docRows` where every index reads top-level members alone and has no filter (the common index):
  * the keys made straight from the members' values, no document built around them.
  */
-function keysReader(indexes: readonly MappedIndex[]): ((text: string) => Row[][]) | undefined {
+function keysReader(indexes: readonly MappedIndex[]): RowsInto | undefined {
   if (indexes.some(({ fields, filter }) => filter !== undefined || fields?.some((f) => f.path.length !== 1))) {
     return undefined;
   }
   const names = [...new Set(indexes.flatMap(({ fields }) => (fields ?? []).map((f) => f.path[0]!)))];
   const slots = indexes.map(({ fields }) => fields?.map((f) => names.indexOf(f.path[0]!)));
-  const read = memberValuesReader(names);
-  return (text) => {
-    const values = read(text);
-    return slots.map((columns) => {
-      if (columns === undefined) return [];
-      const key: unknown[] = new Array(columns.length);
+  const read = memberValuesInto(names);
+  // The members' values of the document being mapped: one array, refilled for each.
+  const values: (JsonValue | undefined)[] = new Array(names.length);
+  return (text, perView, reused) => {
+    read(text, values);
+    for (let v = 0; v < slots.length; v++) {
+      const out = perView[v]!;
+      out.length = 0;
+      const columns = slots[v];
+      if (columns === undefined) continue;
+      let found = true;
       for (let c = 0; c < columns.length; c++) {
-        const value = values[columns[c]!];
-        if (value === undefined) return [];
-        key[c] = toPlain(value);
+        if (values[columns[c]!] === undefined) {
+          found = false;
+          break;
+        }
       }
-      return [[key, null]];
-    });
+      if (!found) continue;
+      const row = rowFor(reused, v, columns.length);
+      const key = row[0] as unknown[];
+      for (let c = 0; c < columns.length; c++) key[c] = toPlain(values[columns[c]!]!);
+      out.push(row);
+    }
   };
 }
 
