@@ -145,6 +145,64 @@ if (url instanceof Error) {
       assert.equal(await told(b, 'x9'), 11);
     });
 
+    it('a write planned on what a node assumes is one round trip, and planned again on what the other node wrote since', async () => {
+      const a = await one.create('assumed');
+      const b = (await two.open('assumed'))!;
+      // Each run's records and design sequence, as the plan saw them; the last run is the one committed.
+      const runs: string[][] = [];
+      const next = (store: typeof a, id: string, node: string) =>
+        store.update([id], (records, designSeq) => {
+          const record = records.get(id);
+          runs.push([record === undefined ? 'absent' : `${record.rev}@${record.seq}`, `design ${designSeq}`]);
+          const rev = `${record === undefined ? 1 : generation(record.rev) + 1}-${node}`;
+          return { writes: [write(id, rev, `{"by":"${node}"}`)], result: rev };
+        });
+      // The round trips of a write: the statement batches it sends (statement-batch.ts; a new
+      // connection's own set-up queries, when the pool opens one meanwhile, are not the write's).
+      const roundTrips = async <T>(write: () => Promise<T>): Promise<[T, number]> => {
+        const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+        const query = proto.query;
+        let n = 0;
+        proto.query = function (this: unknown, ...args: unknown[]) {
+          if (Array.isArray((args[0] as { statements?: unknown } | undefined)?.statements)) n++;
+          return query.apply(this, args);
+        };
+        try {
+          return [await write(), n];
+        } finally {
+          proto.query = query;
+        }
+      };
+      assert.equal((await roundTrips(() => next(a, 'd', 'one')))[1], 2, 'nothing known yet: the usual two');
+      // A node's own last write, assumed right: one run, one round trip, sequences and counters as under the lock.
+      runs.length = 0;
+      const [own, ownTrips] = await roundTrips(() => next(a, 'd', 'one'));
+      assert.deepEqual([own.result, own.seqs, ownTrips], ['2-one', [2], 1]);
+      assert.deepEqual(runs, [['1-one@1', 'design 0']]);
+      const [fresh, freshTrips] = await roundTrips(() => next(a, 'f', 'one'));
+      assert.deepEqual([fresh.result, fresh.seqs, freshTrips], ['1-one', [3], 1], 'a new id assumed absent');
+      // The other node updates `d`, creates `e` and a design document: `a` assumed none of it.
+      await next(b, 'd', 'two');
+      await b.update(['e'], writing([write('e', '1-e', '{}')]));
+      await b.update(['_design/x'], writing([write('_design/x', '1-x', '{}')]));
+      runs.length = 0;
+      const [again, againTrips] = await roundTrips(() => next(a, 'd', 'one'));
+      assert.deepEqual([again.result, again.seqs, againTrips], ['4-one', [7], 3], 'a miss, then the usual two');
+      assert.deepEqual(runs, [
+        ['2-one@2', 'design 0'],
+        ['3-two@4', 'design 6'],
+      ]);
+      runs.length = 0;
+      assert.equal((await next(a, 'e', 'one')).result, '2-one');
+      assert.deepEqual(runs.at(-1), ['1-e@5', 'design 6']);
+      assert.deepEqual(await b.counters(), { updateSeq: 8, docCount: 4, docDelCount: 0 });
+      assert.equal((await b.meta()).sizes.external, 3 * '{"by":"one"}'.length + 2);
+      assert.deepEqual(
+        (await all(b.foldChanges(0))).map((r) => `${r.id}@${r.seq}:${r.rev}`),
+        ['f@3:1-one', '_design/x@6:1-x', 'd@7:4-one', 'e@8:2-one'],
+      );
+    });
+
     it('a database destroyed on one node is gone for the other node’s handle; created again it is empty', async () => {
       const a = await one.create('doomed');
       await a.update(['d'], writing([write('d', '1-d', '{}')]));

@@ -57,8 +57,12 @@ export interface UpdatePlan<R> {
 }
 
 /**
- * Computes a batch's writes from the current records of its ids (absent: no document). Runs
- * inside the engine's transaction: synchronous and pure; a throw aborts the batch, nothing written.
+ * Computes a batch's writes from the current records of its ids (absent: no document).
+ * Synchronous and pure, so an engine may run it more than once for one `update`: on records it
+ * assumes, before its transaction (a write in one round trip, ./postgres/assumed-write.ts), and
+ * again on those it reads under its lock when they turn out otherwise. Only a run on the records
+ * (and `designSeq`) current under the lock is committed and answered; a throw there aborts the
+ * batch, nothing written.
  * `designSeq`, from an engine that keeps it (`DocumentStore.tellsDesignSeq`), read under the lock:
  * the update sequence of the database's last change to a design document (written or purged).
  */

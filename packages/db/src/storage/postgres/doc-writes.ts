@@ -43,7 +43,7 @@ export async function updateLocked<R>(
   begun?: { locked: LockedCounterRow | undefined; rows: LockedDocRow[] | undefined },
   /** Lets the usual batch send its statement and the COMMIT together. */
   end?: TransactionEnd,
-): Promise<{ result: R; seqs: number[]; trees: StoredTree[] }> {
+): Promise<{ result: R; seqs: number[]; trees: StoredTree[]; designSeq: number }> {
   const q = async <T extends QueryResultRow>(config: { name: string; text: string }, values: unknown[]) =>
     (await client.query<T>({ ...config, values })).rows;
   const { locked, rows, records: found } = await lockedRecords(client, db, ids, begun?.locked, begun?.rows);
@@ -51,7 +51,7 @@ export async function updateLocked<R>(
   const accessRead = new Map<string, DocAccess>();
   const records = options?.access === true ? await withLeaves(client, db, found, accessRead) : found;
   const { writes, result } = plan(records, Number(locked.design_seq));
-  if (writes.length === 0) return { result, seqs: [], trees: [] };
+  if (writes.length === 0) return { result, seqs: [], trees: [], designSeq: Number(locked.design_seq) };
   for (const { record, bodies } of writes) {
     for (const b of bodies) {
       if (typeof b.body !== 'string') throw new TypeError(`body of ${record.id} ${b.rev} is not a string`);
@@ -59,7 +59,7 @@ export async function updateLocked<R>(
   }
 
   // The previous state of every written document (deleted flag, counted size, winner).
-  const old = new Map<string, { deleted: boolean; size: number; rev: string; tree: string | undefined }>();
+  const old = new Map<string, OldState>();
   // A plan may write a document whose id it was not given: its row is read now.
   const asked = new Set(ids);
   const readIds = new Set(rows.map((row) => row.id));
@@ -72,69 +72,14 @@ export async function updateLocked<R>(
     old.set(row.id, { deleted: row.deleted, size: Number(row.size), rev: row.rev, tree: row.stored_tree });
   }
   const c = lockedCountersOf(locked);
-  // Bodies that stop being leaves (DocWrite.unleafed): their bytes from the batch, from the row
-  // of the winner they were (the usual update or deletion), or else looked up.
-  let unleafedBytes = 0;
-  const lookIds: string[] = [];
-  const lookRevs: string[] = [];
-  if (c.bodies !== undefined) {
-    for (const { record, bodies, unleafed } of writes) {
-      if (unleafed === undefined) continue;
-      const previous = old.get(toWellFormed(record.id));
-      for (const rev of unleafed) {
-        const inBatch = bodies.findLast((b) => b.rev === rev);
-        if (inBatch !== undefined) unleafedBytes += Buffer.byteLength(inBatch.body, 'utf8');
-        else if (previous !== undefined && previous.rev === rev && !previous.deleted) unleafedBytes += previous.size;
-        else {
-          lookIds.push(record.id);
-          lookRevs.push(rev);
-        }
-      }
-    }
-  }
-
-  // New bodies first, then dropped ones (a write's order), then sizes of winners not in the batch.
-  const bodyIds: string[] = [];
-  const bodyRevs: string[] = [];
-  const bodyTexts: string[] = [];
-  const dropIds: string[] = [];
-  const dropRevs: string[] = [];
-  const sizes = new Map<string, number>();
-  const sizeIds: string[] = [];
-  const sizeRevs: string[] = [];
-  for (const { record, bodies, dropBodies } of writes) {
-    const seen = new Map<string, string>();
-    for (const b of bodies) seen.set(b.rev, b.body);
-    for (const [rev, body] of seen) {
-      bodyIds.push(record.id);
-      bodyRevs.push(rev);
-      bodyTexts.push(body);
-    }
-    if (dropBodies !== undefined) {
-      for (const rev of dropBodies) {
-        dropIds.push(record.id);
-        dropRevs.push(rev);
-      }
-    }
-    if (record.deleted) continue;
-    const winner = seen.get(record.rev);
-    if (winner !== undefined) sizes.set(toWellFormed(record.id), Buffer.byteLength(winner, 'utf8'));
-    else {
-      sizeIds.push(record.id);
-      sizeRevs.push(record.rev);
-    }
-  }
+  const { bodyIds, bodyRevs, bodyTexts, dropIds, dropRevs, sizes, sizeIds, sizeRevs, lookIds, lookRevs, unleaf } =
+    batchColumns(writes, old, c.bodies !== undefined);
+  let unleafedBytes = unleaf;
   // The usual batch (no access, no body looked up): bodies, records and counters in one statement,
   // its stored bytes counted by PostgreSQL from the bodies it inserted and those it dropped (an
   // update of a document at its revs limit drops the stemmed revision's body; every dropped
   // body was stale). Not when a body dropped is one written in the batch (the order would matter).
-  const written = new Set(bodyIds.map((id, i) => `${toWellFormed(id)}\0${bodyRevs[i]}`));
-  if (
-    lookIds.length === 0 &&
-    sizeIds.length === 0 &&
-    writes.every((w) => w.access === undefined) &&
-    dropIds.every((id, i) => !written.has(`${toWellFormed(id)}\0${dropRevs[i]}`))
-  ) {
+  if (isUsualBatch(writes, { lookIds, sizeIds, dropIds, dropRevs, bodyIds, bodyRevs })) {
     const trees = new TreeChunkWrites();
     const docs = docColumns(writes, old, sizes, c, trees);
     await trees.apply(client, db);
@@ -157,7 +102,7 @@ export async function updateLocked<R>(
     // The statement and the COMMIT in one round trip; the dropping one on its kept plan (GENERIC_PLANS).
     if (end === undefined) await q(statement, values);
     else await end.commitAfter({ ...statement, values }, dropIds.length === 0 ? [] : [GENERIC_PLANS]);
-    return { result, seqs: docs.seqs, trees: storedTrees(writes, docs) };
+    return { result, seqs: docs.seqs, trees: storedTrees(writes, docs), designSeq: c.designSeq };
   }
   let added = 0;
   if (bodyIds.length > 0) {
@@ -195,21 +140,104 @@ export async function updateLocked<R>(
   await q(db.sql.putDocs, [db.dbId, docs.ids, docs.seqs, docs.revs, docs.deleted, docs.sizes, docs.trees]);
   await applyAccess(client, db, writes, seqs, accessRead);
   await q(db.sql.saveCountersSized, counterValues(db, c));
-  return { result, seqs, trees: storedTrees(writes, docs) };
+  return { result, seqs, trees: storedTrees(writes, docs), designSeq: c.designSeq };
+}
+
+/** A written document's previous state: its deleted flag, counted size, winner and stored `tree` value. */
+export type OldState = { deleted: boolean; size: number; rev: string; tree: string | undefined };
+
+/**
+ * A batch's bodies as the columns of its statements: new bodies (each revision once), bodies
+ * dropped, the sizes of winners written in the batch and those to look up (`sizeIds`), and,
+ * when the bodies' bytes are counted (`counted`), the bytes of the bodies that stop being leaves
+ * (DocWrite.unleafed: from the batch, from the row of the winner they were, or else to look up).
+ */
+export function batchColumns(writes: readonly DocWrite[], old: ReadonlyMap<string, OldState>, counted: boolean) {
+  let unleaf = 0;
+  const lookIds: string[] = [];
+  const lookRevs: string[] = [];
+  if (counted) {
+    for (const { record, bodies, unleafed } of writes) {
+      if (unleafed === undefined) continue;
+      const previous = old.get(toWellFormed(record.id));
+      for (const rev of unleafed) {
+        const inBatch = bodies.findLast((b) => b.rev === rev);
+        if (inBatch !== undefined) unleaf += Buffer.byteLength(inBatch.body, 'utf8');
+        else if (previous !== undefined && previous.rev === rev && !previous.deleted) unleaf += previous.size;
+        else {
+          lookIds.push(record.id);
+          lookRevs.push(rev);
+        }
+      }
+    }
+  }
+  // New bodies first, then dropped ones (a write's order), then sizes of winners not in the batch.
+  const bodyIds: string[] = [];
+  const bodyRevs: string[] = [];
+  const bodyTexts: string[] = [];
+  const dropIds: string[] = [];
+  const dropRevs: string[] = [];
+  const sizes = new Map<string, number>();
+  const sizeIds: string[] = [];
+  const sizeRevs: string[] = [];
+  for (const { record, bodies, dropBodies } of writes) {
+    const seen = new Map<string, string>();
+    for (const b of bodies) seen.set(b.rev, b.body);
+    for (const [rev, body] of seen) {
+      bodyIds.push(record.id);
+      bodyRevs.push(rev);
+      bodyTexts.push(body);
+    }
+    if (dropBodies !== undefined) {
+      for (const rev of dropBodies) {
+        dropIds.push(record.id);
+        dropRevs.push(rev);
+      }
+    }
+    if (record.deleted) continue;
+    const winner = seen.get(record.rev);
+    if (winner !== undefined) sizes.set(toWellFormed(record.id), Buffer.byteLength(winner, 'utf8'));
+    else {
+      sizeIds.push(record.id);
+      sizeRevs.push(record.rev);
+    }
+  }
+  return { bodyIds, bodyRevs, bodyTexts, dropIds, dropRevs, sizes, sizeIds, sizeRevs, lookIds, lookRevs, unleaf };
+}
+
+/**
+ * Whether a batch can be written by one statement (`writeBatch`): no access rows, no body's
+ * bytes or size to look up, and no body dropped that the batch writes (the order would matter).
+ */
+export function isUsualBatch(
+  writes: readonly DocWrite[],
+  cols: Pick<ReturnType<typeof batchColumns>, 'lookIds' | 'sizeIds' | 'dropIds' | 'dropRevs' | 'bodyIds' | 'bodyRevs'>,
+): boolean {
+  if (cols.lookIds.length > 0 || cols.sizeIds.length > 0 || writes.some((w) => w.access !== undefined)) return false;
+  if (cols.dropIds.length === 0) return true;
+  const written = new Set(cols.bodyIds.map((id, i) => `${toWellFormed(id)}\0${cols.bodyRevs[i]}`));
+  return cols.dropIds.every((id, i) => !written.has(`${toWellFormed(id)}\0${cols.dropRevs[i]}`));
 }
 
 /** What a write stored as each document's tree (its id well-formed), in write order. */
 export interface StoredTree {
   id: string;
   seq: number;
+  rev: string;
+  deleted: boolean;
+  /** The size counted for the document (its winner's body bytes; 0 when deleted). */
+  size: number;
   stored: string;
   text: string;
 }
 
-function storedTrees(writes: readonly DocWrite[], docs: ReturnType<typeof docColumns>): StoredTree[] {
+export function storedTrees(writes: readonly DocWrite[], docs: ReturnType<typeof docColumns>): StoredTree[] {
   return writes.map(({ record }, i) => ({
     id: toWellFormed(record.id),
     seq: docs.seqs[i]!,
+    rev: record.rev,
+    deleted: record.deleted,
+    size: docs.sizes[i]!,
     stored: docs.trees[i]!,
     text: record.tree,
   }));
@@ -219,9 +247,9 @@ function storedTrees(writes: readonly DocWrite[], docs: ReturnType<typeof docCol
  * The `docs` rows of a batch as the columns of one multi-row statement, each write at the next
  * sequence; `c` (the counters) and `old` (each document's previous state) move with them.
  */
-function docColumns(
+export function docColumns(
   writes: readonly DocWrite[],
-  old: Map<string, { deleted: boolean; size: number; rev: string; tree: string | undefined }>,
+  old: Map<string, OldState>,
   sizes: ReadonlyMap<string, number>,
   c: ReturnType<typeof lockedCountersOf>,
   /** Where each tree is stored through (./tree-chunks.ts). */

@@ -141,3 +141,23 @@ export async function inTransaction<T>(
     done(broken);
   }
 }
+
+/**
+ * `statements` as one transaction in one round trip: `BEGIN`, the statements and `COMMIT` in one
+ * batch; each statement's rows, in order. When one fails PostgreSQL skips the rest (the `COMMIT`
+ * too) and the transaction is rolled back.
+ */
+export async function commitInOneBatch(pool: Pool, statements: readonly BatchStatement[]): Promise<QueryResultRow[][]> {
+  const { client, done } = await checkOut(pool);
+  let broken: Error | undefined;
+  try {
+    return (await runBatch(client, [BEGIN, ...statements, COMMIT])).slice(1, -1);
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+      broken = rollbackErr;
+    });
+    throw storageError(err);
+  } finally {
+    done(broken);
+  }
+}

@@ -39,8 +39,9 @@ import type { ViewIndexStore } from '../view-index-store.js';
 import type { AttachmentWriteLocks } from './attachment-write-locks.js';
 import { PostgresAttachments } from './attachments.js';
 import { MISS, type PropCache } from './prop-cache.js';
-import { compactLocked, countStaleLocked, purgeLocked, updateLocked } from './doc-writes.js';
-import { inTransaction, queryRows, storageError, type TransactionEnd } from './errors.js';
+import { compactLocked, countStaleLocked, purgeLocked, type StoredTree, updateLocked } from './doc-writes.js';
+import { commitInOneBatch, inTransaction, queryRows, storageError, type TransactionEnd } from './errors.js';
+import { AssumedWrites } from './assumed-write.js';
 import {
   type CounterRow,
   type DbTarget,
@@ -74,6 +75,8 @@ export class PostgresDocumentStore implements DocumentStore {
   private readonly changesCounts = new ChangesCountMemo();
   /** The long histories' texts this node wrote last (./tree-chunks.ts). */
   private readonly keptTrees = new KeptTreeTexts();
+  /** What a write planned before its transaction assumes (./assumed-write.ts). */
+  private readonly assumed = new AssumedWrites();
 
   constructor(
     private readonly pool: Pool,
@@ -193,6 +196,26 @@ export class PostgresDocumentStore implements DocumentStore {
     plan: Planner<R>,
     options?: UpdateOptions,
   ): Promise<{ result: R; seqs: number[] }> {
+    // One round trip when the plan made on what this node assumes holds under the lock.
+    const assumed = options?.access === true ? undefined : this.assumed.plan(this.target, ids, plan);
+    if (assumed !== undefined) {
+      const lock = { ...this.sql.lock, values: [this.dbId] };
+      let answered: QueryResultRow[][];
+      try {
+        answered = await commitInOneBatch(this.pool, [lock, ...assumed.statements]);
+      } finally {
+        this.props.forgetCounters(this.dbId);
+      }
+      const locked = answered[0]?.[0] as LockedCounterRow | undefined;
+      if (locked === undefined) throw gone(this.name);
+      const base = (answered.at(-1)?.[0] as { base: string } | undefined)?.base;
+      if (base !== undefined) {
+        const done = assumed.written(Number(base));
+        this.committed(done.trees, done.designSeq);
+        return { result: assumed.result, seqs: done.seqs };
+      }
+      this.assumed.missed(ids.map(toWellFormed), Number(locked.design_seq));
+    }
     // The lock and the records in the batch of the BEGIN: one round trip. Trees whose text this
     // node wrote last come as NULL while their rows are unchanged.
     const wellFormed = ids.map(toWellFormed);
@@ -230,9 +253,15 @@ export class PostgresDocumentStore implements DocumentStore {
         end,
       );
     }, first);
-    for (const { id, seq, stored, text } of done.trees) this.keptTrees.keep(id, seq, stored, text);
-    if (done.seqs.length > 0) this.events.updated(this.name);
+    this.committed(done.trees, done.designSeq);
     return { result: done.result, seqs: done.seqs };
+  }
+
+  /** What a committed write leaves this node: its trees' texts, its assumptions, the event. */
+  private committed(trees: readonly StoredTree[], designSeq: number): void {
+    for (const { id, seq, stored, text } of trees) this.keptTrees.keep(id, seq, stored, text);
+    this.assumed.committed(trees, designSeq);
+    if (trees.length > 0) this.events.updated(this.name);
   }
 
   readersOf(ids: readonly string[]): Promise<string[][]> {
@@ -287,6 +316,7 @@ export class PostgresDocumentStore implements DocumentStore {
       done = await this.transaction((client) => purgeLocked(client, this.target, ids, keepInfos, plan));
     } finally {
       this.keptTrees.forget(ids.map(toWellFormed));
+      this.assumed.forget(ids.map(toWellFormed));
     }
     this.events.updated(this.name);
     return done;
@@ -304,6 +334,7 @@ export class PostgresDocumentStore implements DocumentStore {
       await this.transaction((client) => compactLocked(client, this.target, ids, plan));
     } finally {
       this.keptTrees.forget(ids.map(toWellFormed));
+      this.assumed.forget(ids.map(toWellFormed));
     }
   }
 

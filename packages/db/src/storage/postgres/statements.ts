@@ -164,6 +164,17 @@ export function documentStatements(schema: string) {
      * keeps the plan without the DELETE.
      */
     writeBatchDropping: named(writeBatchText(s, told, true)),
+    /**
+     * `writeBatch` on records assumed, not read (./assumed-write.ts): written only when, under
+     * the lock, every document of $18 is at the (seq, stored tree) of $19, $20 (NULL: no row)
+     * and `design_seq` is $17; the sequences are `update_seq` plus the offsets $6, the counters
+     * move by $11–$15 (the stored and stale bytes stay NULL until counted), a design document
+     * written at offset $16 (NULL: none) moves `design_seq`. Answers `update_seq` before the
+     * write (`base`), no row when an assumption failed (nothing written then).
+     */
+    writeAssumed: named(writeAssumedText(s, told, false)),
+    /** `writeAssumed` dropping the bodies of ($21, $22), as `writeBatchDropping`. */
+    writeAssumedDropping: named(writeAssumedText(s, told, true)),
     /** `saveCounters`, the body bytes (`stored`, `stale`: NULL until counted) and `design_seq`. */
     saveCountersSized: named(
       `UPDATE ${s}.dbs SET update_seq = $2, doc_count = $3, doc_del_count = $4, external = $5, stored = $6, stale = $7, ` +
@@ -218,6 +229,36 @@ function writeBatchText(s: string, told: string, dropping: boolean): string {
     `UPDATE ${s}.dbs SET update_seq = $11, doc_count = $12, doc_del_count = $13, external = $14, ` +
     `stored = $15::int8 + (SELECT coalesce(sum(n), 0) FROM b WHERE inserted)${dropped}, stale = $16::int8${dropped}, ` +
     `design_seq = $17 WHERE db_id = $1${told}`
+  );
+}
+
+/** The text of `writeAssumed` (`dropping`: `writeAssumedDropping`) on schema `s`. */
+function writeAssumedText(s: string, told: string, dropping: boolean): string {
+  const dropped = dropping ? ' - (SELECT coalesce(sum(n), 0) FROM x)' : '';
+  return (
+    // The one row of `dbs` while every assumption holds (read after the lock: its own snapshot).
+    // Each row looked up by the primary key (a lateral subquery, OFFSET 0: never made a join, which
+    // a kept plan made a hash join over every row of the database).
+    `WITH ok AS (SELECT update_seq FROM ${s}.dbs WHERE db_id = $1 AND design_seq = $17::int8 AND NOT EXISTS ` +
+    `(SELECT 1 FROM unnest($18::text[], $19::int8[], $20::text[]) AS k(id, seq, tree) LEFT JOIN LATERAL ` +
+    `(SELECT d.seq, d.tree FROM ${s}.docs d WHERE d.db_id = $1 AND d.id = k.id OFFSET 0) d ON true ` +
+    'WHERE d.seq IS DISTINCT FROM k.seq OR d.tree IS DISTINCT FROM k.tree)), ' +
+    `b AS (INSERT INTO ${s}.bodies (db_id, id, rev, body) SELECT $1::int8, x.id, x.rev, x.body ` +
+    'FROM unnest($2::text[], $3::text[], $4::text[]) AS x(id, rev, body), ok ' +
+    'ON CONFLICT (db_id, id, rev) DO UPDATE SET body = excluded.body RETURNING octet_length(body) AS n, xmax = 0 AS inserted), ' +
+    (dropping
+      ? `x AS (DELETE FROM ${s}.bodies o USING unnest($21::text[], $22::text[]) AS x(id, rev) ` +
+        'WHERE o.db_id = $1 AND o.id = x.id AND o.rev = x.rev AND EXISTS (SELECT FROM ok) RETURNING octet_length(o.body) AS n), '
+      : '') +
+    `d AS (INSERT INTO ${s}.docs (db_id, id, seq, rev, deleted, size, tree) ` +
+    'SELECT $1::int8, x.id, ok.update_seq + x.off, x.rev, x.deleted, x.size, x.tree ' +
+    'FROM unnest($5::text[], $6::int8[], $7::text[], $8::bool[], $9::int8[], $10::text[]) AS x(id, off, rev, deleted, size, tree), ok ' +
+    'ON CONFLICT (db_id, id) DO UPDATE SET seq = excluded.seq, rev = excluded.rev, deleted = excluded.deleted, ' +
+    'size = excluded.size, tree = excluded.tree) ' +
+    `UPDATE ${s}.dbs SET update_seq = ok.update_seq + $11::int8, doc_count = doc_count + $12::int8, ` +
+    'doc_del_count = doc_del_count + $13::int8, external = external + $14::int8, ' +
+    `stored = stored + (SELECT coalesce(sum(n), 0) FROM b WHERE inserted)${dropped}, stale = stale + $15::int8${dropped}, ` +
+    `design_seq = coalesce(ok.update_seq + $16::int8, design_seq) FROM ok WHERE db_id = $1${told}, ok.update_seq AS base`
   );
 }
 

@@ -107,6 +107,11 @@ export class TreeChunkWrites {
     this.storedNow.delete(id);
   }
 
+  /** Whether no chunk changes were gathered (the write stores its trees in the rows alone). */
+  isEmpty(): boolean {
+    return this.flushed.length === 0 && this.dropAllIds.length + this.dropIds.length + this.putIds.length === 0;
+  }
+
   /** Applies the gathered changes on `client` (inside the write's transaction). */
   async apply(client: PoolClient, db: DbTarget): Promise<void> {
     this.cut();
