@@ -99,7 +99,7 @@ INSERT INTO access_tail (merged) SELECT coalesce((SELECT max(seq) FROM docs), 0)
  * rows besides its range, and one merge writes each principal's rows of that many writes with one
  * page, where a row per write changed the page at the end of its principal's range every commit.
  */
-export const TAIL_SEQS = 32;
+export const TAIL_SEQS = 64;
 
 /**
  * Brings a file of an older layout up to this one. Before schema version 5 the rows were
@@ -200,10 +200,10 @@ const KNOWN = '';
  * Rows per multi-row insert of a batch's new access rows (a group commit of several clients'
  * documents): one statement call for many rows; smaller sizes mop up the remainder.
  */
-const ADD_ROWS = [16, 4, 1] as const;
+const ADD_ROWS = [64, 16, 4, 1] as const;
 
 /** Sequences per statement of a merge's deletes, the remainder by smaller ones. */
-const DROP_SEQS = [16, 4, 1] as const;
+const DROP_SEQS = [64, 16, 4, 1] as const;
 
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
@@ -469,14 +469,15 @@ export class SqliteAccessRows {
    */
   private merge(upTo: number): void {
     const from = this.mergedNext ?? this.merged;
-    const rows: number[][] = [];
+    // The new rows, 4 values each (principal id, sequence, docs.k, removed), as the insert binds them.
+    const rows = new MergeRows();
     // The drops of every text: `[principal, seq]` by name (deleted by `dropRows`).
     const drops: AccessRowKey[] = [];
     for (const [k, { text, rows: known }] of this.tailTextsSince(from)) {
       // A usual write of this connection said its rows: no text to take apart.
       if (known !== undefined) {
         if (known.at <= from) continue;
-        for (const principal of known.readers) rows.push([this.idFor(principal), known.at, k, 0]);
+        for (const principal of known.readers) rows.add(this.idFor(principal), known.at, k, 0);
         const own = typeof known.drops === 'string' ? (JSON.parse(known.drops) as AccessRowKey[]) : known.drops;
         if (own !== undefined) for (const drop of own) drops.push(drop);
         continue;
@@ -490,20 +491,19 @@ export class SqliteAccessRows {
       if (usual !== undefined) {
         if (usual.at <= from) continue;
         for (const principal of JSON.parse(usual.readersJson) as string[]) {
-          rows.push([this.idFor(principal), usual.at, k, 0]);
+          rows.add(this.idFor(principal), usual.at, k, 0);
         }
         if (usual.dropsJson !== undefined) drops.push(...(JSON.parse(usual.dropsJson) as AccessRowKey[]));
         continue;
       }
       const fields = JSON.parse(text) as unknown[];
       for (const [principal, seq, removed] of tailRowsOf(decodeDocAccessFields(fields), from)) {
-        rows.push([this.idFor(principal), seq, k, removed]);
+        rows.add(this.idFor(principal), seq, k, removed);
       }
       drops.push(...((fields[5] as AccessRowKey[] | undefined) ?? []));
     }
     this.dropRows(drops);
-    rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
-    this.insertRows(rows.flat());
+    this.insertRows(rows.inOrder());
     this.stmt('UPDATE access_tail SET merged = ?').run(upTo);
     this.mergedNext = upTo;
     this.tailWritten.clear();
@@ -876,6 +876,35 @@ export class SqliteAccessRows {
   }
 }
 
+/**
+ * A merge's new rows as the flat list of values its inserts bind (4 a row), put in key order
+ * (principal, sequence) only when they came out of it: the usual merge's rows (one principal,
+ * the tail's writes in sequence order) are in order already, and then no row is an array.
+ */
+class MergeRows {
+  private readonly values: number[] = [];
+  private ordered = true;
+
+  add(principal: number, seq: number, doc: number, removed: number): void {
+    const values = this.values;
+    const n = values.length;
+    if (n > 0 && this.ordered) {
+      const last = values[n - 4]!;
+      if (principal < last || (principal === last && seq < values[n - 3]!)) this.ordered = false;
+    }
+    values.push(principal, seq, doc, removed);
+  }
+
+  /** The values, rows in key order. */
+  inOrder(): number[] {
+    if (this.ordered) return this.values;
+    const rows: number[][] = [];
+    for (let i = 0; i < this.values.length; i += 4) rows.push(this.values.slice(i, i + 4));
+    rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    return rows.flat();
+  }
+}
+
 /** A row of the tail (`SqliteAccessRows.tailRows`): its key and document, read from the document's access. */
 interface TailRow {
   principal: string;
@@ -1003,7 +1032,25 @@ const NO_STORED: StoredAccess = { text: null, usual: undefined, leaves: undefine
 
 function storedAccessOf(text: string | null): StoredAccess {
   const usual = text === null ? undefined : usualParts(text);
-  return { text, usual, leaves: usual === undefined ? undefined : `{"${UNIFORM_LEAF}":${usual.readersJson}}` };
+  return { text, usual, leaves: usual === undefined ? undefined : uniformLeavesOf(usual.readersJson) };
+}
+
+/**
+ * `uniformLeaves` texts by their readers' JSON, each made once: the documents of one user or role
+ * share the text, so the planner's lookups by it (its parsed leaves, `usualUpdate`'s comparison)
+ * meet the same string every write (flattened and hashed once), not a new rope. Emptied when full.
+ */
+const uniformTexts = new Map<string, string>();
+const UNIFORM_TEXTS = 1024;
+
+function uniformLeavesOf(readersJson: string): string {
+  let text = uniformTexts.get(readersJson);
+  if (text === undefined) {
+    text = `{"${UNIFORM_LEAF}":${readersJson}}`;
+    if (uniformTexts.size >= UNIFORM_TEXTS) uniformTexts.clear();
+    uniformTexts.set(readersJson, text);
+  }
+  return text;
 }
 
 /**
