@@ -224,8 +224,11 @@ export interface AccessPlan {
 interface UsualRows {
   readers: readonly string[];
   at: number;
-  /** As a list, or its JSON (the drops an earlier write left, as its text had them). */
-  drops: readonly AccessRowKey[] | string | undefined;
+  /**
+   * As a list, or its JSON (the drops an earlier write left, as its text had them), or a
+   * sequence: each reader's row at it (the usual update's, the readers' rows before it).
+   */
+  drops: readonly AccessRowKey[] | string | number | undefined;
 }
 
 /** A tail document's stored access text, with its rows when a usual write of this connection made it. */
@@ -471,15 +474,16 @@ export class SqliteAccessRows {
     const from = this.mergedNext ?? this.merged;
     // The new rows, 4 values each (principal id, sequence, docs.k, removed), as the insert binds them.
     const rows = new MergeRows();
-    // The drops of every text: `[principal, seq]` by name (deleted by `dropRows`).
-    const drops: AccessRowKey[] = [];
+    // The drops of every text, by principal (deleted by `dropRows`).
+    const drops = new DropRows((name) => this.idOf(name));
     for (const [k, { text, rows: known }] of this.tailTextsSince(from)) {
       // A usual write of this connection said its rows: no text to take apart.
       if (known !== undefined) {
         if (known.at <= from) continue;
         for (const principal of known.readers) rows.add(this.idFor(principal), known.at, k, 0);
-        const own = typeof known.drops === 'string' ? (JSON.parse(known.drops) as AccessRowKey[]) : known.drops;
-        if (own !== undefined) for (const drop of own) drops.push(drop);
+        const own = known.drops;
+        if (typeof own === 'number') for (const principal of known.readers) drops.add(principal, own);
+        else if (own !== undefined) drops.addAll(typeof own === 'string' ? (JSON.parse(own) as AccessRowKey[]) : own);
         continue;
       }
       if (text === null) continue;
@@ -493,14 +497,14 @@ export class SqliteAccessRows {
         for (const principal of JSON.parse(usual.readersJson) as string[]) {
           rows.add(this.idFor(principal), usual.at, k, 0);
         }
-        if (usual.dropsJson !== undefined) drops.push(...(JSON.parse(usual.dropsJson) as AccessRowKey[]));
+        if (usual.dropsJson !== undefined) drops.addAll(JSON.parse(usual.dropsJson) as AccessRowKey[]);
         continue;
       }
       const fields = JSON.parse(text) as unknown[];
       for (const [principal, seq, removed] of tailRowsOf(decodeDocAccessFields(fields), from)) {
         rows.add(this.idFor(principal), seq, k, removed);
       }
-      drops.push(...((fields[5] as AccessRowKey[] | undefined) ?? []));
+      drops.addAll((fields[5] as AccessRowKey[] | undefined) ?? []);
     }
     this.dropRows(drops);
     this.insertRows(rows.inOrder());
@@ -535,16 +539,8 @@ export class SqliteAccessRows {
    * sequences costs a third less than a statement per row (the usual merge: 32 rows of one
    * principal); a JSON list joined to the keys (one statement for all) measured 2.5× one per row.
    */
-  private dropRows(drops: readonly AccessRowKey[]): void {
-    const byPrincipal = new Map<number, number[]>();
-    for (const [principal, at] of drops) {
-      const id = this.idOf(principal);
-      if (id === undefined) continue;
-      const seqs = byPrincipal.get(id);
-      if (seqs === undefined) byPrincipal.set(id, [at]);
-      else seqs.push(at);
-    }
-    for (const [id, seqs] of byPrincipal) {
+  private dropRows(drops: DropRows): void {
+    for (const [id, seqs] of drops.byPrincipal) {
       seqs.sort((a, b) => a - b);
       let at = 0;
       for (const n of DROP_SEQS) {
@@ -592,7 +588,10 @@ export class SqliteAccessRows {
   forget(id: string): void {
     this.tailUnknown = true;
     const text = this.storedText(id);
-    this.dropRows([...rowsOfDocAccess(decodeDocAccess(text)), ...dropsOf(text)]);
+    const drops = new DropRows((name) => this.idOf(name));
+    drops.addAll(rowsOfDocAccess(decodeDocAccess(text)));
+    drops.addAll(dropsOf(text));
+    this.dropRows(drops);
     this.stmt('DELETE FROM access_role_rows WHERE doc = ?').run(id);
   }
 
@@ -877,6 +876,28 @@ export class SqliteAccessRows {
 }
 
 /**
+ * Rows of `access_feed` to delete, each principal's sequences in a list of its own (by id: a
+ * principal without one has no rows), as `dropRows` deletes them.
+ */
+class DropRows {
+  readonly byPrincipal = new Map<number, number[]>();
+
+  constructor(private readonly idOf: (name: string) => number | undefined) {}
+
+  add(principal: string, seq: number): void {
+    const id = this.idOf(principal);
+    if (id === undefined) return;
+    const seqs = this.byPrincipal.get(id);
+    if (seqs === undefined) this.byPrincipal.set(id, [seq]);
+    else seqs.push(seq);
+  }
+
+  addAll(rows: readonly AccessRowKey[]): void {
+    for (const [principal, seq] of rows) this.add(principal, seq);
+  }
+}
+
+/**
  * A merge's new rows as the flat list of values its inserts bind (4 a row), put in key order
  * (principal, sequence) only when they came out of it: the usual merge's rows (one principal,
  * the tail's writes in sequence order) are in order already, and then no row is an array.
@@ -1079,13 +1100,16 @@ function usualUpdate(
       ? { seq, text: `[${readersJson},[],null,${seq}]`, rows: { readers, at: seq, drops: undefined } }
       : { seq, text: `[${readersJson},[],null,${seq},[],${pending}]`, rows: { readers, at: seq, drops: pending } };
   }
-  const drops = readers.map((principal): AccessRowKey => [principal, stored.at]);
   // One reader (the usual document): the drops' JSON from the readers' (the name as JSON wrote it).
-  const dropsJson = readers.length === 1 ? `[[${readersJson.slice(1, -1)},${stored.at}]]` : JSON.stringify(drops);
+  const dropsJson =
+    readers.length === 1
+      ? `[[${readersJson.slice(1, -1)},${stored.at}]]`
+      : JSON.stringify(readers.map((principal): AccessRowKey => [principal, stored.at]));
   return {
     seq,
     text: `[${readersJson},[],null,${seq},[],${dropsJson}]`,
-    rows: { readers, at: seq, drops },
+    // The drops: each reader's row at the stored sequence.
+    rows: { readers, at: seq, drops: stored.at },
   };
 }
 
