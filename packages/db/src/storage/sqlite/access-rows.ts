@@ -99,7 +99,7 @@ INSERT INTO access_tail (merged) SELECT coalesce((SELECT max(seq) FROM docs), 0)
  * rows besides its range, and one merge writes each principal's rows of that many writes with one
  * page, where a row per write changed the page at the end of its principal's range every commit.
  */
-export const TAIL_SEQS = 64;
+export const TAIL_SEQS = 32;
 
 /**
  * Brings a file of an older layout up to this one. Before schema version 5 the rows were
@@ -200,10 +200,10 @@ const KNOWN = '';
  * Rows per multi-row insert of a batch's new access rows (a group commit of several clients'
  * documents): one statement call for many rows; smaller sizes mop up the remainder.
  */
-const ADD_ROWS = [64, 16, 4, 1] as const;
+const ADD_ROWS = [32, 16, 4, 1] as const;
 
 /** Sequences per statement of a merge's deletes, the remainder by smaller ones. */
-const DROP_SEQS = [64, 16, 4, 1] as const;
+const DROP_SEQS = [32, 16, 4, 1] as const;
 
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
@@ -536,9 +536,9 @@ export class SqliteAccessRows {
   /**
    * Deletes rows of `access_feed` (deleting a deleted row again is harmless: a key is never used
    * twice): each principal's in statements of DROP_SEQS sequences, in order. A list of bound
-   * sequences costs a third less than a statement per row (session 45's measure, merges of 32
-   * rows of one principal; now up to 64 a statement); a JSON list joined to the keys (one
-   * statement for all) measured 2.5× one per row.
+   * sequences costs a third less than a statement per row (the usual merge: 32 rows of one
+   * principal, one statement); a JSON list joined to the keys (one statement for all) measured
+   * 2.5× one per row.
    */
   private dropRows(drops: DropRows): void {
     for (const [id, seqs] of drops.byPrincipal) {
