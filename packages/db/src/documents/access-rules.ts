@@ -106,6 +106,9 @@ const NO_LEAVES: LeafAccess = new Map();
 const parsedLeaves = new Map<string, LeafAccess>();
 const PARSED_LEAVES = 1024;
 
+/** The stored text each parsed leaves map was parsed from (`writtenAppended` hands it back). */
+const leavesTexts = new WeakMap<LeafAccess, string>();
+
 /** The leaves of a stored `DocRecord.access` text. */
 function parseLeaves(text: string): LeafAccess {
   let leaves = parsedLeaves.get(text);
@@ -114,6 +117,7 @@ function parseLeaves(text: string): LeafAccess {
     leaves = new Map(entries.map(([rev, list]) => [rev, Object.freeze(list)]));
     if (parsedLeaves.size >= PARSED_LEAVES) parsedLeaves.clear();
     parsedLeaves.set(text, leaves);
+    leavesTexts.set(leaves, text);
   }
   return leaves;
 }
@@ -268,10 +272,31 @@ export class AccessPlanner {
   }
 
   /**
+   * The stored access of `id` when every leaf of it has exactly `access` and this plan has not
+   * written it yet: its leaves text as stored and its readers (a frozen list), which the write
+   * keeps. Undefined otherwise.
+   */
+  private keptUniform(id: string, access: readonly string[]): AccessWrite | undefined {
+    const stored = this.leaves.get(id);
+    if (stored === undefined || stored instanceof AppendedLeaf || stored.size !== 1) return undefined;
+    const readers = stored.get(UNIFORM_LEAF);
+    const leaves = leavesTexts.get(stored);
+    if (readers === undefined || leaves === undefined || readers.length !== access.length) return undefined;
+    for (let i = 0; i < readers.length; i++) if (readers[i] !== access[i]) return undefined;
+    return { leaves, readers };
+  }
+
+  /**
    * `written` for a revision whose document then has that one leaf (appended to a one-line
    * history, revisions/linear-append.ts, or a document's first): its `_access` is the document's.
    */
   writtenAppended(id: string, rev: string, access: readonly string[]): AccessWrite {
+    // The usual update keeps its document's `_access`: its leaves text is the stored one, as it is.
+    const kept = this.keptUniform(id, access);
+    if (kept !== undefined) {
+      this.leaves.set(id, new AppendedLeaf(rev, kept.readers));
+      return kept;
+    }
     const readers = [...access];
     // `set` on an empty map, not an entries list: no arrays per write.
     this.leaves.set(id, new AppendedLeaf(rev, readers));

@@ -200,10 +200,10 @@ const KNOWN = '';
  * Rows per multi-row insert of a batch's new access rows (a group commit of several clients'
  * documents): one statement call for many rows; smaller sizes mop up the remainder.
  */
-const ADD_ROWS = [16, 4, 1] as const;
+const ADD_ROWS = [32, 16, 4, 1] as const;
 
 /** Sequences per statement of a merge's deletes, the remainder by smaller ones. */
-const DROP_SEQS = [16, 4, 1] as const;
+const DROP_SEQS = [32, 16, 4, 1] as const;
 
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
@@ -224,8 +224,11 @@ export interface AccessPlan {
 interface UsualRows {
   readers: readonly string[];
   at: number;
-  /** As a list, or its JSON (the drops an earlier write left, as its text had them). */
-  drops: readonly AccessRowKey[] | string | undefined;
+  /**
+   * As a list, or its JSON (the drops an earlier write left, as its text had them), or a
+   * sequence: each reader's row at it (the usual update's, the readers' rows before it).
+   */
+  drops: readonly AccessRowKey[] | string | number | undefined;
 }
 
 /** A tail document's stored access text, with its rows when a usual write of this connection made it. */
@@ -469,16 +472,18 @@ export class SqliteAccessRows {
    */
   private merge(upTo: number): void {
     const from = this.mergedNext ?? this.merged;
-    const rows: number[][] = [];
-    // The drops of every text: `[principal, seq]` by name (deleted by `dropRows`).
-    const drops: AccessRowKey[] = [];
+    // The new rows, 4 values each (principal id, sequence, docs.k, removed), as the insert binds them.
+    const rows = new MergeRows();
+    // The drops of every text, by principal (deleted by `dropRows`).
+    const drops = new DropRows((name) => this.idOf(name));
     for (const [k, { text, rows: known }] of this.tailTextsSince(from)) {
       // A usual write of this connection said its rows: no text to take apart.
       if (known !== undefined) {
         if (known.at <= from) continue;
-        for (const principal of known.readers) rows.push([this.idFor(principal), known.at, k, 0]);
-        const own = typeof known.drops === 'string' ? (JSON.parse(known.drops) as AccessRowKey[]) : known.drops;
-        if (own !== undefined) for (const drop of own) drops.push(drop);
+        for (const principal of known.readers) rows.add(this.idFor(principal), known.at, k, 0);
+        const own = known.drops;
+        if (typeof own === 'number') for (const principal of known.readers) drops.add(principal, own);
+        else if (own !== undefined) drops.addAll(typeof own === 'string' ? (JSON.parse(own) as AccessRowKey[]) : own);
         continue;
       }
       if (text === null) continue;
@@ -490,20 +495,19 @@ export class SqliteAccessRows {
       if (usual !== undefined) {
         if (usual.at <= from) continue;
         for (const principal of JSON.parse(usual.readersJson) as string[]) {
-          rows.push([this.idFor(principal), usual.at, k, 0]);
+          rows.add(this.idFor(principal), usual.at, k, 0);
         }
-        if (usual.dropsJson !== undefined) drops.push(...(JSON.parse(usual.dropsJson) as AccessRowKey[]));
+        if (usual.dropsJson !== undefined) drops.addAll(JSON.parse(usual.dropsJson) as AccessRowKey[]);
         continue;
       }
       const fields = JSON.parse(text) as unknown[];
       for (const [principal, seq, removed] of tailRowsOf(decodeDocAccessFields(fields), from)) {
-        rows.push([this.idFor(principal), seq, k, removed]);
+        rows.add(this.idFor(principal), seq, k, removed);
       }
-      drops.push(...((fields[5] as AccessRowKey[] | undefined) ?? []));
+      drops.addAll((fields[5] as AccessRowKey[] | undefined) ?? []);
     }
     this.dropRows(drops);
-    rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
-    this.insertRows(rows.flat());
+    this.insertRows(rows.inOrder());
     this.stmt('UPDATE access_tail SET merged = ?').run(upTo);
     this.mergedNext = upTo;
     this.tailWritten.clear();
@@ -533,18 +537,11 @@ export class SqliteAccessRows {
    * Deletes rows of `access_feed` (deleting a deleted row again is harmless: a key is never used
    * twice): each principal's in statements of DROP_SEQS sequences, in order. A list of bound
    * sequences costs a third less than a statement per row (the usual merge: 32 rows of one
-   * principal); a JSON list joined to the keys (one statement for all) measured 2.5× one per row.
+   * principal, one statement); a JSON list joined to the keys (one statement for all) measured
+   * 2.5× one per row.
    */
-  private dropRows(drops: readonly AccessRowKey[]): void {
-    const byPrincipal = new Map<number, number[]>();
-    for (const [principal, at] of drops) {
-      const id = this.idOf(principal);
-      if (id === undefined) continue;
-      const seqs = byPrincipal.get(id);
-      if (seqs === undefined) byPrincipal.set(id, [at]);
-      else seqs.push(at);
-    }
-    for (const [id, seqs] of byPrincipal) {
+  private dropRows(drops: DropRows): void {
+    for (const [id, seqs] of drops.byPrincipal) {
       seqs.sort((a, b) => a - b);
       let at = 0;
       for (const n of DROP_SEQS) {
@@ -592,7 +589,10 @@ export class SqliteAccessRows {
   forget(id: string): void {
     this.tailUnknown = true;
     const text = this.storedText(id);
-    this.dropRows([...rowsOfDocAccess(decodeDocAccess(text)), ...dropsOf(text)]);
+    const drops = new DropRows((name) => this.idOf(name));
+    drops.addAll(rowsOfDocAccess(decodeDocAccess(text)));
+    drops.addAll(dropsOf(text));
+    this.dropRows(drops);
     this.stmt('DELETE FROM access_role_rows WHERE doc = ?').run(id);
   }
 
@@ -876,6 +876,57 @@ export class SqliteAccessRows {
   }
 }
 
+/**
+ * Rows of `access_feed` to delete, each principal's sequences in a list of its own (by id: a
+ * principal without one has no rows), as `dropRows` deletes them.
+ */
+class DropRows {
+  readonly byPrincipal = new Map<number, number[]>();
+
+  constructor(private readonly idOf: (name: string) => number | undefined) {}
+
+  add(principal: string, seq: number): void {
+    const id = this.idOf(principal);
+    if (id === undefined) return;
+    const seqs = this.byPrincipal.get(id);
+    if (seqs === undefined) this.byPrincipal.set(id, [seq]);
+    else seqs.push(seq);
+  }
+
+  addAll(rows: readonly AccessRowKey[]): void {
+    for (const [principal, seq] of rows) this.add(principal, seq);
+  }
+}
+
+/**
+ * A merge's new rows as the flat list of values its inserts bind (4 a row), put in key order
+ * (principal, sequence) only when they came out of it: the usual merge's rows (one principal,
+ * the tail's writes in sequence order) are in order already, and then no row is an array.
+ */
+class MergeRows {
+  private readonly values: number[] = [];
+  private ordered = true;
+
+  add(principal: number, seq: number, doc: number, removed: number): void {
+    const values = this.values;
+    const n = values.length;
+    if (n > 0 && this.ordered) {
+      const last = values[n - 4]!;
+      if (principal < last || (principal === last && seq < values[n - 3]!)) this.ordered = false;
+    }
+    values.push(principal, seq, doc, removed);
+  }
+
+  /** The values, rows in key order. */
+  inOrder(): number[] {
+    if (this.ordered) return this.values;
+    const rows: number[][] = [];
+    for (let i = 0; i < this.values.length; i += 4) rows.push(this.values.slice(i, i + 4));
+    rows.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    return rows.flat();
+  }
+}
+
 /** A row of the tail (`SqliteAccessRows.tailRows`): its key and document, read from the document's access. */
 interface TailRow {
   principal: string;
@@ -1003,7 +1054,25 @@ const NO_STORED: StoredAccess = { text: null, usual: undefined, leaves: undefine
 
 function storedAccessOf(text: string | null): StoredAccess {
   const usual = text === null ? undefined : usualParts(text);
-  return { text, usual, leaves: usual === undefined ? undefined : `{"${UNIFORM_LEAF}":${usual.readersJson}}` };
+  return { text, usual, leaves: usual === undefined ? undefined : uniformLeavesOf(usual.readersJson) };
+}
+
+/**
+ * `uniformLeaves` texts by their readers' JSON, each made once: the documents of one user or role
+ * share the text, so the planner's lookups by it (its parsed leaves, `usualUpdate`'s comparison)
+ * meet the same string every write (flattened and hashed once), not a new rope. Emptied when full.
+ */
+const uniformTexts = new Map<string, string>();
+const UNIFORM_TEXTS = 1024;
+
+function uniformLeavesOf(readersJson: string): string {
+  let text = uniformTexts.get(readersJson);
+  if (text === undefined) {
+    text = `{"${UNIFORM_LEAF}":${readersJson}}`;
+    if (uniformTexts.size >= UNIFORM_TEXTS) uniformTexts.clear();
+    uniformTexts.set(readersJson, text);
+  }
+  return text;
 }
 
 /**
@@ -1032,13 +1101,16 @@ function usualUpdate(
       ? { seq, text: `[${readersJson},[],null,${seq}]`, rows: { readers, at: seq, drops: undefined } }
       : { seq, text: `[${readersJson},[],null,${seq},[],${pending}]`, rows: { readers, at: seq, drops: pending } };
   }
-  const drops = readers.map((principal): AccessRowKey => [principal, stored.at]);
   // One reader (the usual document): the drops' JSON from the readers' (the name as JSON wrote it).
-  const dropsJson = readers.length === 1 ? `[[${readersJson.slice(1, -1)},${stored.at}]]` : JSON.stringify(drops);
+  const dropsJson =
+    readers.length === 1
+      ? `[[${readersJson.slice(1, -1)},${stored.at}]]`
+      : JSON.stringify(readers.map((principal): AccessRowKey => [principal, stored.at]));
   return {
     seq,
     text: `[${readersJson},[],null,${seq},[],${dropsJson}]`,
-    rows: { readers, at: seq, drops },
+    // The drops: each reader's row at the stored sequence.
+    rows: { readers, at: seq, drops: stored.at },
   };
 }
 
