@@ -191,10 +191,11 @@ async function* withDocs(
  * Rows whose documents are read together (`include_docs`): a share of the view's rows, within
  * bounds. A view's key order visits the documents far apart, in rounds over the documents' file
  * (the views bench: an author's posts, 500 documents apart), and a round grows with the view: at
- * 100k documents an author's 200 rows read ~600 pages of the documents' three B-trees, which the
+ * 100k documents an author's 200 rows read ~600 pages of the documents' B-trees, which the
  * 8 MiB page cache holds for the next author's rows, at 1M its 2,000 rows ~6,000 pages (48 MB),
- * which it does not, so every row read its three leaves again from the OS (`pread`s: ~9 µs of
- * system time a row). Read in id order, the rows of a page that share a leaf read it once: a page
+ * which it does not, so every row read its leaves again from the OS (`pread`s: ~9 µs of system
+ * time a row; measured with the bodies in a third tree, before SQLite's schema 9 put a winner's
+ * body in its `docs` row). Read in id order, the rows of a page that share a leaf read it once: a page
  * of 1/96 of the rows spans four authors there at either size. The page's documents' text is held
  * until it goes out (~0.6 KB a row there): the bound keeps a small view's pages small.
  */
