@@ -467,6 +467,27 @@ describe('sqlite engine: the tail of access rows (written since the last merge, 
     engine.close();
   });
 
+  it("reads the tail again after a change the reads did not see: its own writes, another connection's commit", () => {
+    const dir = join(tmp.dir, 'tail-kept');
+    const engine = openSqliteEngine({ dir });
+    const db = engine.create('kept');
+    const readable = (principals: string[]) => [...db.access.foldReadable(principals, {})].map((r) => r.id);
+    update(db, [write('a', '1-a', ['alice'])]);
+    assert.deepEqual(readable(['alice']), ['a']);
+    // The tail's rows were kept by that read; this connection's write changes them.
+    update(db, [write('b', '1-b', ['alice'])]);
+    assert.deepEqual(readable(['alice']), ['a', 'b']);
+    // Another connection's commit (`data_version`): `a` now read by bob alone, at its sequence.
+    const other = new Database(join(dir, 'kept.sqlite'));
+    const seq = other.prepare("SELECT seq FROM docs WHERE id = 'a'").pluck().get() as number;
+    other.prepare("UPDATE docs SET access = ? WHERE id = 'a'").run(`[["bob"],[],null,${seq}]`);
+    other.close();
+    assert.deepEqual(readable(['alice']), ['b']);
+    assert.deepEqual(readable(['bob']), ['a']);
+    assert.equal(db.access.countReadable(['bob'], {}), 1);
+    engine.close();
+  });
+
   it('a merge of the texts its connection wrote answers as one that reads them back, across reopenings and purges', () => {
     // Mostly updates that keep their readers (the usual text with drops, whose rows a merge takes
     // from what the write said), past many merges of their own (TAIL_SEQS); `reopened` is closed
