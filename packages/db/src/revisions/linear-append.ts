@@ -65,6 +65,10 @@ export function appendToLinear(
   return { text: `${shape.rootPos + cut}:${rest}${node}`, leaf, stemmed };
 }
 
+const DOT = 0x2e;
+/** Characters of a plain revision id. */
+const ID_LENGTH = 32;
+
 /** The shape of a stored tree that is one line of plain ids; undefined for any other text. */
 function linearShape(text: string): LinearShape | undefined {
   // A JSON-string id starts with a quote; branches use parentheses, disjoint trees semicolons.
@@ -72,11 +76,20 @@ function linearShape(text: string): LinearShape | undefined {
   const colon = text.indexOf(':');
   if (colon <= 0 || !/^[0-9]+$/.test(text.slice(0, colon))) return undefined;
   const rootPos = Number(text.slice(0, colon));
+  // Past the checks above every node is 32 hex digits and its marks (./serialize.ts),
+  // so a node without marks ends 32 characters on: one character read per node, not a search
+  // (a 1,000-revision text: ~1,000 `indexOf` calls were a third of this function's cost).
   let count = 1;
   let last = colon;
-  for (let dot = text.indexOf('.', colon); dot >= 0; dot = text.indexOf('.', dot + 1)) {
+  for (let at = colon + 1; ; ) {
+    let dot = at + ID_LENGTH;
+    if (text.charCodeAt(dot) !== DOT) {
+      dot = text.indexOf('.', at);
+      if (dot < 0) break;
+    }
     count++;
     last = dot;
+    at = dot + 1;
   }
   const leafId = text.slice(last + 1, last + 33);
   const marks = text.slice(last + 33);
