@@ -13,6 +13,7 @@ if (dir === undefined) throw new Error('usage: storage-kill-child <dir>');
 const engine = openSqliteEngine({ dir });
 const db = engine.open('crash') ?? engine.create('crash');
 let k = db.meta().updateSeq;
+const pause = new Int32Array(new SharedArrayBuffer(4));
 for (;;) {
   const batch: DocWrite[] = [];
   for (let i = 0; i < 5; i++) {
@@ -24,6 +25,22 @@ for (;;) {
     });
   }
   const seqs = db.writeDocs(batch);
-  // Synchronous write, so the line is out before the next batch starts.
-  writeSync(1, `${seqs[seqs.length - 1]}\n`);
+  printLine(`${seqs[seqs.length - 1]}\n`);
+}
+
+/**
+ * Synchronous write, so the line is out before the next batch starts. The pipe to the test may be
+ * non-blocking and full when the test's process has not had a turn to read (a loaded machine):
+ * wait a millisecond and write again rather than die of EAGAIN before the test's SIGKILL.
+ */
+function printLine(line: string): void {
+  for (;;) {
+    try {
+      writeSync(1, line);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
 }
