@@ -530,6 +530,57 @@ describe('sqlite engine: the tail of access rows (written since the last merge, 
     mergedEngine.close();
   });
 
+  it("a merge's runs of consecutive drops (deleted by range) leave the feed as drops deleted one by one", () => {
+    // 48 documents updated in turn: each principal's drops in a merge are runs of consecutive
+    // sequences, broken where a document is not theirs (d17 is carol's, every sixth bob's too),
+    // by a pass in a shuffled order (its next pass's drops scattered), a loss and a deletion.
+    const next = random(46);
+    const ids = Array.from({ length: 48 }, (_, i) => `d${String(i).padStart(2, '0')}`);
+    const sets = [['alice'], ['bob'], ['carol'], ['alice', 'bob', 'carol']];
+    const readersOf = new Map(
+      ids.map((id, i): [string, string[]] => [id, i === 17 ? ['carol'] : i % 6 === 5 ? ['alice', 'bob'] : ['alice']]),
+    );
+    const dir = join(tmp.dir, 'drop-runs');
+    const engine = openSqliteEngine({ dir });
+    const merged = engine.create('merged');
+    const tail = engine.create('tail');
+    const revs = new Map<string, number>();
+    for (let pass = 0; pass < 6; pass++) {
+      const order = pass === 2 ? [...ids].sort(() => next() - 0.5) : ids;
+      if (pass === 2) readersOf.set('d20', ['bob']);
+      for (const id of order) {
+        const n = (revs.get(id) ?? 0) + 1;
+        revs.set(id, n);
+        const base = write(id, `${n}-x`, readersOf.get(id)!);
+        const one = pass === 3 && id === 'd30' ? { ...base, record: { ...base.record, deleted: true } } : base;
+        for (const db of [merged, tail]) update(db, [one]);
+        merged.access.mergeTail();
+      }
+      assert.deepEqual(reads(tail, ids, sets), reads(merged, ids, sets), `pass ${pass}`);
+    }
+    tail.access.mergeTail();
+    assert.deepEqual(reads(tail, ids, sets), reads(merged, ids, sets));
+    engine.close();
+    const feed = (name: string): unknown[] => {
+      const file = new Database(join(dir, `${name}.sqlite`), { readonly: true });
+      try {
+        return file
+          .prepare(
+            'SELECT p.name, f.seq, f.doc, f.removed FROM access_feed f JOIN access_principals p ON p.id = f.principal ORDER BY 1, 2',
+          )
+          .raw()
+          .all();
+      } finally {
+        file.close();
+      }
+    };
+    const rows = feed('tail') as [string, number, number, number][];
+    // One row a principal a document (the latest write's): every dropped row gone.
+    assert.equal(new Set(rows.map(([name, , doc]) => `${name} ${doc}`)).size, rows.length);
+    assert.ok(rows.length >= 48);
+    assert.deepEqual(rows, feed('merged'));
+  });
+
   it('a merge leaves the drops it applied in the text, and the next write carries only its own', () => {
     const dir = join(tmp.dir, 'drops');
     const engine = openSqliteEngine({ dir });

@@ -207,6 +207,9 @@ const ADD_ROWS = [64, 32, 16, 4, 1] as const;
 /** Sequences per statement of a merge's deletes, the remainder by smaller ones. */
 const DROP_SEQS = [64, 32, 16, 4, 1] as const;
 
+/** Consecutive sequences of one principal's drops deleted by one range (`dropRuns`). */
+const DROP_RUN = 8;
+
 /** Rows per page of the folds. */
 const PAGE_ROWS = 256;
 
@@ -549,8 +552,9 @@ export class SqliteAccessRows {
    * 2.5× one per row.
    */
   private dropRows(drops: DropRows): void {
-    for (const [id, seqs] of drops.byPrincipal) {
-      seqs.sort((a, b) => a - b);
+    for (const [id, sorted] of drops.byPrincipal) {
+      sorted.sort((a, b) => a - b);
+      const seqs = this.dropRuns(id, sorted);
       let at = 0;
       for (const n of DROP_SEQS) {
         if (seqs.length - at < n) continue;
@@ -566,6 +570,31 @@ export class SqliteAccessRows {
     }
   }
 
+  /**
+   * Deletes a principal's runs of at least DROP_RUN consecutive sequences (`seqs` sorted) by one
+   * range each, and hands back the sequences left for the lists. The key is (principal, seq), seq
+   * an integer: a range of consecutive sequences holds no row but theirs, so it deletes the same
+   * rows. The usual merge's drops (one principal's documents updated in turn) are one run, and a
+   * range costs about half a list of 64 bound sequences.
+   */
+  private dropRuns(id: number, seqs: number[]): number[] {
+    if (seqs.length < DROP_RUN) return seqs;
+    const left: number[] = [];
+    let start = 0;
+    for (let i = 1; i <= seqs.length; i++) {
+      // A run goes on while the next sequence is the same (a drop said twice) or the next one.
+      if (i < seqs.length && seqs[i]! - seqs[i - 1]! <= 1) continue;
+      if (i - start >= DROP_RUN) {
+        this.stmtDropRange ??= this.db.prepare('DELETE FROM access_feed WHERE principal = ? AND seq BETWEEN ? AND ?');
+        this.stmtDropRange.run(id, seqs[start], seqs[i - 1]);
+      } else for (let j = start; j < i; j++) left.push(seqs[j]!);
+      start = i;
+    }
+    return left;
+  }
+
+  /** `dropRuns`' statement, prepared on first use. */
+  private stmtDropRange: Statement | undefined;
   /** `dropRows`' statements by sequence count (DROP_SEQS), prepared on first use. */
   private readonly stmtDrops = new Map<number, Statement>();
   /** Multi-row inserts of new rows by row count (ADD_ROWS), prepared on first use. */
