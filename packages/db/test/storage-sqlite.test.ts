@@ -883,3 +883,40 @@ describe('sqlite engine: WAL checkpoints off the event loop', () => {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * The `_find` page read as one text (doc-reads.ts `plainWinnersText`) is a fast path its callers
+ * fall back from silently (they read the page document by document when it declines), so its
+ * answers are asserted here: a path that always declined would still pass every HTTP test.
+ */
+describe('sqlite engine: a page of winners as one text', () => {
+  it('writes live winners in the order asked, their bodies in the docs row included', () => {
+    const { db } = freshDb();
+    db.writeDocs([put('a', '1-a', { body: '{"v":1}' }), put('b', '1-b', { body: '{}' }), put('c', '1-c')]);
+    // An update: its winner's body is the new one, the old one kept for other revisions only.
+    db.writeDocs([put('a', '2-a', { body: '{"v":2,"w":[1]}' })]);
+    const max = db.meta().updateSeq;
+    assert.equal(
+      db.plainWinnersText(['c', 'a', 'b'], max, 3),
+      '{"_id":"c","_rev":"1-c","v":"1-c"},{"_id":"a","_rev":"2-a","v":2,"w":[1]},{"_id":"b","_rev":"1-b"}',
+    );
+    // Only the first `count` are written; every id is still checked.
+    assert.equal(db.plainWinnersText(['b', 'a'], max, 1), '{"_id":"b","_rev":"1-b"}');
+  });
+
+  it('declines a missing, deleted or newer document, and a body with a special member first', () => {
+    const { db } = freshDb();
+    db.writeDocs([
+      put('live', '1-l'),
+      put('gone', '1-g', { deleted: true }),
+      put('att', '1-t', { body: '{"_attachments":{}}' }),
+    ]);
+    const max = db.meta().updateSeq;
+    assert.notEqual(db.plainWinnersText(['live'], max, 1), undefined);
+    assert.equal(db.plainWinnersText(['live', 'missing'], max, 2), undefined);
+    assert.equal(db.plainWinnersText(['live', 'gone'], max, 2), undefined);
+    assert.equal(db.plainWinnersText(['att'], max, 1), undefined);
+    db.writeDocs([put('live', '2-l')]);
+    assert.equal(db.plainWinnersText(['live'], max, 1), undefined);
+  });
+});
