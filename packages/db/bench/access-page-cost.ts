@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteAccessRows } from '../src/storage/sqlite/access-rows.js';
-import { configureConnection, migrateFile } from '../src/storage/sqlite/sqlite-file.js';
+import { configureConnection, migrateFile, migrateWinnerBodies } from '../src/storage/sqlite/sqlite-file.js';
 import { TreeChunks } from '../src/storage/sqlite/tree-chunks.js';
 
 /**
  * What the access row's page costs a commit, in SQLite alone (no document layer, no JavaScript
  * of Divan's beyond the statements): `node --no-node-snapshot packages/db/dist/bench/access-page-cost.js
  * [rounds] [perRound]`. Two files with the engine's own settings and tables; each commit writes
- * a document's rows as the engine does (its `docs` row, its body; an update also moves the row's
- * sequence and drops the replaced body), and in one of them also its `docs.access` text and its
+ * a document's rows as the engine does (its `docs` row with its body, the winner's, in it: SQLite
+ * schema 9; an update also moves the row's sequence and replaces the body, the old one dropped), and in one of them also its `docs.access` text and its
  * reader's `access_feed` row at the end of the principal's range (an update moves it there).
  * Alternating rounds, process CPU per commit (the WAL frames' write and checksum, the B-tree
  * work, the checkpoints): cheapest round of each and the median of per-round differences.
@@ -33,17 +33,16 @@ function writers(path: string, feed: boolean, updated: readonly number[]): { cre
   const db = new Database(path);
   configureConnection(db, 'normal', false);
   migrateFile(db, 'bench');
-  // The access tables and `docs.access`, as the engine's access rows make them on open.
+  // The access tables and `docs.access`, then the winner's `body` column, as the engine's open makes them.
   new SqliteAccessRows(db, new TreeChunks(db));
+  migrateWinnerBodies(db);
   db.prepare("INSERT INTO access_principals (id, name) VALUES (1, 'someone')").run();
   const insertDoc = db.prepare(
-    'INSERT INTO docs (k, id, seq, rev, deleted, size, tree, access) VALUES (?, ?, ?, ?, 0, 10, ?, ?)',
+    'INSERT INTO docs (k, id, seq, rev, deleted, size, tree, access, body) VALUES (?, ?, ?, ?, 0, 10, ?, ?, ?)',
   );
   const updateDoc = db.prepare(
-    'UPDATE docs SET seq = ?, rev = ?, deleted = 0, size = 10, tree = ?, access = ? WHERE k = ?',
+    'UPDATE docs SET seq = ?, rev = ?, deleted = 0, size = 10, tree = ?, access = ?, body = ? WHERE k = ?',
   );
-  const putBody = db.prepare('INSERT INTO bodies (doc, rev, body) VALUES (?, ?, ?)');
-  const dropBody = db.prepare('DELETE FROM bodies WHERE doc = ? AND rev = ?');
   const putRow = db.prepare('INSERT INTO access_feed (principal, seq, doc, removed) VALUES (1, ?, ?, 0)');
   const moveRow = db.prepare('UPDATE access_feed SET seq = ?, removed = 0 WHERE principal = 1 AND seq = ?');
   let seq = 0;
@@ -56,8 +55,7 @@ function writers(path: string, feed: boolean, updated: readonly number[]): { cre
     seq++;
     k++;
     const rev = revOf(1, seq);
-    insertDoc.run(k, `d${k}`, seq, rev, `[1,["${rev}"]]`, text(seq));
-    putBody.run(k, rev, `{"v":${seq}}`);
+    insertDoc.run(k, `d${k}`, seq, rev, `[1,["${rev}"]]`, text(seq), `{"v":${seq}}`);
     if (feed) putRow.run(seq, k);
     last.set(k, { seq, rev, n: 1 });
   });
@@ -70,9 +68,7 @@ function writers(path: string, feed: boolean, updated: readonly number[]): { cre
       const before = last.get(doc)!;
       seq++;
       const rev = revOf(before.n + 1, seq);
-      updateDoc.run(seq, rev, `[${before.n + 1},["${rev}","${before.rev}"]]`, text(seq), doc);
-      putBody.run(doc, rev, `{"v":${seq}}`);
-      dropBody.run(doc, before.rev);
+      updateDoc.run(seq, rev, `[${before.n + 1},["${rev}","${before.rev}"]]`, text(seq), `{"v":${seq}}`, doc);
       if (feed) moveRow.run(seq, before.seq);
       last.set(doc, { seq, rev, n: before.n + 1 });
     });
