@@ -89,12 +89,19 @@ class NativeJsMapper implements StoredDocMapper {
    */
   async mapStored(docs: readonly StoredDoc[], render: (doc: StoredDoc) => string): Promise<MapBatchResult> {
     if (!this.bodyOnly) return this.mapBatch(docs.map(render));
-    const members = this.members!;
     return this.mapEach(
       docs.length,
-      (d) => readDocMembers(docs[d]!.body, members) ?? JSON.parse(render(docs[d]!)),
+      (d) => this.asRead(docs[d]!, render),
       (d) => render(docs[d]!),
     );
+  }
+
+  /** A stored document as the functions read it: its members, from the body alone where they are all there. */
+  private asRead(doc: StoredDoc, render: (doc: StoredDoc) => string): unknown {
+    const { members } = this;
+    if (this.bodyOnly) return readDocMembers(doc.body, members!) ?? JSON.parse(render(doc));
+    const text = render(doc);
+    return (members !== undefined && readDocMembers(text, members)) || JSON.parse(text);
   }
 
   /**
@@ -104,14 +111,9 @@ class NativeJsMapper implements StoredDocMapper {
    * where a function throws: the sandbox maps that document (`mapStored`).
    */
   mapInto(doc: StoredDoc, render: (doc: StoredDoc) => string, perView: EmittedRows[]): boolean {
-    const { maps, members } = this;
+    const { maps } = this;
     try {
-      let value: unknown;
-      if (this.bodyOnly) value = readDocMembers(doc.body, members!) ?? JSON.parse(render(doc));
-      else {
-        const text = render(doc);
-        value = (members !== undefined && readDocMembers(text, members)) || JSON.parse(text);
-      }
+      const value = this.asRead(doc, render);
       for (let v = 0; v < maps.length; v++) {
         const out = perView[v]!;
         out.length = 0;

@@ -9,7 +9,6 @@
  * objects die within the page of changes storage hands out. A document a map function throws on
  * is mapped by the sandbox, a few at a time (`mapStored`), as the batch pipeline does.
  */
-import { isDesignId } from '../../documents/doc-id.js';
 import type { ChangedDoc, Page } from '../../storage/records.js';
 import type { ViewGroup } from '../design.js';
 import type { MappedDoc } from '../index/index-rows.js';
@@ -18,7 +17,7 @@ import type { EmittedRows } from '../native-map/map-shape.js';
 import type { StoredDoc, StoredDocMapper } from '../native-map/native-js-mapper.js';
 import type { Mapper } from '../../sandbox/index.js';
 import type { UpdateProgress } from './progress.js';
-import { mapExtras, renderStored } from './read-changes.js';
+import { isMapped, mapExtras, renderStored } from './read-changes.js';
 
 /** Documents the sandbox is given at once (those a map function here threw on). */
 const SANDBOX_BATCH = 1000;
@@ -74,11 +73,10 @@ export async function buildOneByOne(options: OneByOneBuild): Promise<number | un
       }
       read++;
       lastSeq = record.seq;
-      const body = record.body;
-      if (record.deleted || body === undefined || (!group.includeDesign && isDesignId(record.id))) continue;
+      if (!isMapped(record, group)) continue;
       stored.id = record.id;
       stored.rev = record.rev;
-      stored.body = body;
+      stored.body = record.body;
       stored.extras = mapExtras(record, group.localSeq);
       if (!mapper.mapInto(stored, renderStored, perView)) {
         toSandbox ??= { docs: [], seqs: [] };

@@ -87,12 +87,14 @@ export class ChangeReader {
       batch.records++;
       batch.lastSeq = record.seq;
       batch.docs.push({ id: record.id, rows: undefined, seq: record.seq });
-      if (!record.deleted && (group.includeDesign || !isDesignId(record.id))) {
-        const body = record.body;
-        if (body !== undefined) {
-          batch.toMap.push(batch.docs.length - 1);
-          batch.toMapDocs.push({ id: record.id, rev: record.rev, body, extras: mapExtras(record, group.localSeq) });
-        }
+      if (isMapped(record, group)) {
+        batch.toMap.push(batch.docs.length - 1);
+        batch.toMapDocs.push({
+          id: record.id,
+          rev: record.rev,
+          body: record.body,
+          extras: mapExtras(record, group.localSeq),
+        });
       }
     }
     return batch;
@@ -103,6 +105,14 @@ export class ChangeReader {
     this.done = true;
     await this.pages.return?.();
   }
+}
+
+/**
+ * Whether a change is mapped: a live document with its body (design documents only when the group
+ * includes them); the others' rows are only removed.
+ */
+export function isMapped(record: ChangedDoc, group: ViewGroup): record is ChangedDoc & { body: string } {
+  return !record.deleted && record.body !== undefined && (group.includeDesign || !isDesignId(record.id));
 }
 
 /** The JSON text a map function gets of a document. */
